@@ -1,0 +1,53 @@
+#include "oar/api/api_base.h"
+
+#include "oar/kernels/funcs/copy.h"
+
+namespace oar::api {
+
+void CheckInput(const Tensor& t, const char* arg, int position) {
+  if (!t.defined()) {
+    throw errors::InvalidArgument("argument '", arg, "' (position ", position,
+                                  ") must be a Tensor, but got an undefined tensor");
+  }
+  if (!t.impl()->initialized()) {
+    throw errors::PreconditionNotMet("argument '", arg, "' (position ", position,
+                                     ") is a tensor without data (its buffer was released)");
+  }
+}
+
+PreparedTensor PrepareData(const Tensor& t, DType kernel_dtype, bool transform) {
+  const DenseTensor* d = t.impl().get();
+  if (!transform || d->dtype() == kernel_dtype || kernel_dtype == DType::kUndefined) {
+    return PreparedTensor(d);
+  }
+  return PreparedTensor(funcs::CastTo(*d, kernel_dtype));
+}
+
+PreparedTensorList PrepareData(const std::vector<Tensor>& ts, DType kernel_dtype, bool transform) {
+  PreparedTensorList out;
+  out.owned.reserve(ts.size());
+  out.ptrs.reserve(ts.size());
+  for (const auto& t : ts) {
+    out.owned.push_back(PrepareData(t, kernel_dtype, transform));
+    out.ptrs.push_back(out.owned.back().get());
+  }
+  return out;
+}
+
+void CheckInplaceTarget(const Tensor& x, const DenseTensor& inferred) {
+  const DenseTensor& d = *x.impl();
+  if (inferred.dims() != d.dims()) {
+    throw errors::InvalidArgument("the in-place result has shape ", DimsToString(inferred.dims()),
+                                  " but 'x' has shape ", DimsToString(d.dims()),
+                                  "; an in-place op cannot change the shape of its input");
+  }
+  for (size_t i = 0; i < d.dims().size(); ++i) {
+    if (d.strides()[i] == 0 && d.dims()[i] > 1) {
+      throw errors::InvalidArgument(
+          "'x' is an expanded view in which several elements share one memory location; "
+          "an in-place op on it would be ambiguous. Use clone() first");
+    }
+  }
+}
+
+}  // namespace oar::api

@@ -1,0 +1,36 @@
+#include "oar/autograd/accumulation_node.h"
+
+#include "oar/autograd/accumulate.h"
+#include "oar/autograd/autograd_meta.h"
+
+namespace oar {
+
+GradNodeAccumulation::GradNodeAccumulation(AutogradMeta* meta) : GradNodeBase(1, 1) {
+  weak_grad_ = meta->WeakGrad();
+  SetDefaultGradInOutMeta();
+}
+
+GradSlots GradNodeAccumulation::operator()(GradSlots& grads, bool create_graph, bool) {
+  if (!grads.empty() && !grads[0].empty() && grads[0][0].defined()) {
+    if (auto grad = weak_grad_.lock()) *grad = AccumulateGrad(*grad, grads[0][0], create_graph);
+  }
+  for (auto& [id, hook] : reduce_hooks_) hook();
+  return {};
+}
+
+int64_t GradNodeAccumulation::RegisterReduceHook(VoidHook hook) {
+  reduce_hooks_.emplace_back(next_reduce_hook_id_, std::move(hook));
+  return next_reduce_hook_id_++;
+}
+
+bool GradNodeAccumulation::RemoveReduceHook(int64_t id) {
+  for (auto it = reduce_hooks_.begin(); it != reduce_hooks_.end(); ++it) {
+    if (it->first == id) {
+      reduce_hooks_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+}  // namespace oar

@@ -1,0 +1,39 @@
+// The grad node of a leaf tensor that needs a gradient: it adds what arrives
+// into the leaf's .grad, then runs the leaf's reduce hooks.
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <vector>
+
+#include "oar/autograd/grad_node.h"
+
+namespace oar {
+
+class AutogradMeta;
+using VoidHook = std::function<void()>;
+
+class GradNodeAccumulation final : public GradNodeBase {
+ public:
+  explicit GradNodeAccumulation(AutogradMeta* meta);
+
+  GradSlots operator()(GradSlots& grads, bool create_graph = false,
+                       bool is_new_grad = false) override;
+  void ClearTensorWrappers() override {}
+  std::string name() const override { return "GradNodeAccumulation"; }
+  const char* forward_op() const override { return "leaf accumulation"; }
+  bool IsAccumulationNode() const override { return true; }
+
+  // Runs after the leaf's .grad has been updated (Paddle's reduce hooks).
+  int64_t RegisterReduceHook(VoidHook hook);
+  bool RemoveReduceHook(int64_t id);
+  // The leaf's gradient storage (null if the leaf is gone).
+  std::shared_ptr<Tensor> Grad() const { return weak_grad_.lock(); }
+
+ private:
+  std::weak_ptr<Tensor> weak_grad_;
+  std::vector<std::pair<int64_t, VoidHook>> reduce_hooks_;
+  int64_t next_reduce_hook_id_ = 0;
+};
+
+}  // namespace oar

@@ -1,0 +1,419 @@
+#include "oar/autograd/backward.h"
+
+#include <deque>
+#include <string>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "oar/api/api.h"
+#include "oar/api/nan_inf_check.h"
+#include "oar/autograd/autograd_meta.h"
+#include "oar/autograd/eager_utils.h"
+#include "oar/autograd/grad_mode.h"
+#include "oar/autograd/grad_tensor_holder.h"
+#include "oar/core/flags.h"
+
+namespace oar {
+namespace {
+
+thread_local std::vector<std::function<void()>> tls_final_hooks;
+thread_local int tls_backward_depth = 0;
+thread_local BackwardStats tls_last_stats;
+
+// Where grad() captures the gradient of one input: the buffer slot of a node.
+struct Target {
+  size_t input_index;
+  size_t slot, rank;
+};
+
+// An edge grad() must not follow (a no_grad_vars entry): into node at (slot, rank).
+struct CutEdge {
+  GradNodeBase* node;
+  size_t slot, rank;
+};
+
+struct NodeState {
+  int in_degree = 0;
+  bool needed = false;
+  GradTensorHolder buffer;
+  std::vector<Target> targets;  // grad() inputs captured at this node
+};
+
+class GraphTask {
+ public:
+  GraphTask(bool general_grad, bool create_graph, bool retain_graph, bool accumulate_leaves)
+      : general_grad_(general_grad),
+        create_graph_(create_graph),
+        retain_graph_(retain_graph),
+        accumulate_leaves_(accumulate_leaves) {}
+
+  NodeState& State(GradNodeBase* node) {
+    auto [it, inserted] = nodes_.try_emplace(node);
+    if (inserted) it->second.buffer = GradTensorHolder(node->InputMeta());
+    return it->second;
+  }
+
+  void AddRoot(GradNodeBase* node, std::pair<size_t, size_t> rank, const Tensor& seed) {
+    State(node).buffer.add(rank.first, rank.second, seed, create_graph_);
+    roots_.push_back(node);
+  }
+  void AddTarget(GradNodeBase* node, Target t) {
+    State(node).targets.push_back(t);
+    min_target_topo_ = std::min(min_target_topo_, node->topological_nr());
+  }
+  void AddCut(CutEdge cut) { cuts_.push_back(cut); }
+
+  // Finds the nodes to run and their in-degrees. For grad(), only nodes on a
+  // path from an output to an input run, and nodes numbered below the lowest
+  // input cannot reach one, so the walk never even visits them.
+  void Prepare() {
+    const uint64_t min_topo = (general_grad_ && !accumulate_leaves_) ? min_target_topo_ : 0;
+    std::unordered_map<GradNodeBase*, std::vector<GradNodeBase*>> parents;
+    std::vector<GradNodeBase*> stack(roots_.begin(), roots_.end());
+    std::unordered_set<GradNodeBase*> visited;
+    while (!stack.empty()) {
+      GradNodeBase* node = stack.back();
+      stack.pop_back();
+      if (!visited.insert(node).second) continue;
+      ForEachEdge(node, [&](GradNodeBase* next, size_t, size_t) {
+        if (next->topological_nr() < min_topo) return;
+        if (general_grad_) parents[next].push_back(node);
+        stack.push_back(next);
+      });
+    }
+    stats_.nodes_visited = static_cast<int64_t>(visited.size());
+    if (!general_grad_ || accumulate_leaves_) {
+      for (GradNodeBase* n : visited) State(n).needed = true;
+    } else {
+      // Needed: the targets and everything above them.
+      std::vector<GradNodeBase*> work;
+      for (auto& [node, st] : nodes_) {
+        if (!st.targets.empty() && visited.count(node)) work.push_back(node);
+      }
+      while (!work.empty()) {
+        GradNodeBase* n = work.back();
+        work.pop_back();
+        NodeState& st = State(n);
+        if (st.needed) continue;
+        st.needed = true;
+        auto it = parents.find(n);
+        if (it != parents.end()) work.insert(work.end(), it->second.begin(), it->second.end());
+      }
+    }
+    for (auto& [node, st] : nodes_) {
+      if (!st.needed) continue;
+      ForEachEdge(node, [&](GradNodeBase* next, size_t, size_t) {
+        auto it = nodes_.find(next);
+        if (it != nodes_.end() && it->second.needed) ++it->second.in_degree;
+      });
+    }
+  }
+
+  void Execute() {
+    std::deque<GradNodeBase*> queue;
+    std::unordered_set<GradNodeBase*> queued;
+    for (GradNodeBase* r : roots_) {
+      NodeState& st = State(r);
+      if (st.needed && st.in_degree == 0 && queued.insert(r).second) queue.push_back(r);
+    }
+    while (!queue.empty()) {
+      GradNodeBase* node = queue.front();
+      queue.pop_front();
+      NodeState& st = State(node);
+      GradSlots grads = std::move(st.buffer.Buffers());
+      GradSlots outs;
+      if (HasAnyGrad(grads)) outs = RunNode(node, st, grads);
+      // Hand the results to the next nodes; an edge with no gradient still
+      // counts, so its node becomes ready.
+      const SlotMetas& metas = node->OutputMeta();
+      for (size_t i = 0; i < metas.size(); ++i) {
+        for (size_t j = 0; j < metas[i].size(); ++j) {
+          const Edge& edge = metas[i][j].GetEdge();
+          GradNodeBase* next = edge.GetGradNode();
+          if (!next || IsCut(next, edge.GetEdgeRankInfo())) continue;
+          auto it = nodes_.find(next);
+          if (it == nodes_.end() || !it->second.needed) continue;
+          NodeState& ns = it->second;
+          if (i < outs.size() && j < outs[i].size() && outs[i][j].defined()) {
+            CheckGradShape(node, metas[i][j], outs[i][j], i);
+            const auto [slot, rank] = edge.GetEdgeRankInfo();
+            ns.buffer.add(slot, rank, outs[i][j], create_graph_);
+          }
+          if (--ns.in_degree == 0) {
+            if (next->IsAccumulationNode()) {
+              queue.push_front(next);
+            } else {
+              queue.push_back(next);
+            }
+          }
+        }
+      }
+    }
+  }
+
+  // grad() results, one per input.
+  std::vector<Tensor> Results(const std::vector<Tensor>& inputs, bool allow_unused) {
+    std::vector<Tensor> results(inputs.size());
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      auto it = captured_.find(i);
+      if (it == captured_.end() || !it->second.defined()) {
+        if (!allow_unused) {
+          throw errors::InvalidArgument(
+              "grad(): the ", i, "-th input does not appear in the backward graph",
+              UnusedReason(inputs[i]),
+              ". Please check the input tensor or set allow_unused=True to get None result");
+        }
+        continue;
+      }
+      Tensor r = it->second;
+      if (!create_graph_) {
+        results[i] = Tensor(r.impl());
+      } else {
+        auto* meta = EagerUtils::nullable_autograd_meta(r);
+        if (!meta || !meta->GradNode()) {
+          r = Tensor(r.impl());
+          EagerUtils::autograd_meta(&r)->SetStopGradient(false);
+        }
+        results[i] = r;
+      }
+    }
+    return results;
+  }
+
+  const BackwardStats& stats() const { return stats_; }
+
+ private:
+  template <typename F>
+  void ForEachEdge(GradNodeBase* node, F f) {
+    for (const auto& slot : node->OutputMeta()) {
+      for (const auto& meta : slot) {
+        const Edge& e = meta.GetEdge();
+        GradNodeBase* next = e.GetGradNode();
+        if (!next) continue;
+        const auto [s, r] = e.GetEdgeRankInfo();
+        if (IsCut(next, {s, r})) continue;
+        f(next, s, r);
+      }
+    }
+  }
+
+  bool IsCut(GradNodeBase* node, std::pair<size_t, size_t> rank) const {
+    for (const auto& c : cuts_) {
+      if (c.node == node && c.slot == rank.first && c.rank == rank.second) return true;
+    }
+    return false;
+  }
+
+  static bool HasAnyGrad(const GradSlots& grads) {
+    for (const auto& slot : grads) {
+      for (const auto& g : slot) {
+        if (g.defined()) return true;
+      }
+    }
+    return false;
+  }
+
+  static std::string UnusedReason(const Tensor& t) {
+    const auto* meta = EagerUtils::nullable_autograd_meta(t);
+    if (!meta || meta->StopGradient()) return " (it has stop_gradient=True)";
+    return "";
+  }
+
+  // Runs one node: retained grads, hooks, captures for grad(), then its backward.
+  GradSlots RunNode(GradNodeBase* node, NodeState& st, GradSlots& grads) {
+    SetGradModeGuard grad_mode(create_graph_);
+    if (!general_grad_ && node->HasRetainGrads()) node->ApplyRetainGrads(grads, create_graph_);
+    if (node->GradientHooksRegistered()) grads = node->ApplyGradientHooks(grads);
+    for (const Target& t : st.targets) {
+      if (t.slot < grads.size() && t.rank < grads[t.slot].size()) {
+        captured_[t.input_index] = grads[t.slot][t.rank];
+      }
+    }
+    if (!ShouldRun(node, st)) return {};
+    if (node->IsTensorWrappersCleared()) {
+      throw errors::PreconditionNotMet(
+          "trying to backward through the graph a second time: the tensors ", node->name(),
+          " (the backward of ", node->forward_op(),
+          ") saved have been freed by an earlier backward. Specify retain_graph=True when "
+          "calling backward() or grad() the first time");
+    }
+    GradSlots outs;
+    try {
+      outs = (*node)(grads, create_graph_, general_grad_);
+    } catch (Error& e) {
+      e.Prepend(StrCat("in ", node->name(), " (the backward of ", node->forward_op(), "): "));
+      throw;
+    }
+    ++stats_.nodes_executed;
+    if (FLAGS_check_nan_inf()) [[unlikely]] {
+      for (const auto& slot : outs) {
+        for (const auto& t : slot) {
+          if (t.defined()) {
+            CheckTensorHasNanOrInf(
+                StrCat(node->name(), " (the backward of ", node->forward_op(), ")"), t);
+          }
+        }
+      }
+    }
+    if (!retain_graph_) node->ClearTensorWrappers();
+    return outs;
+  }
+
+  bool ShouldRun(GradNodeBase* node, const NodeState& st) {
+    if (!general_grad_) return true;
+    if (node->IsAccumulationNode()) return accumulate_leaves_ && st.targets.empty();
+    if (st.targets.empty()) return true;
+    // A captured input's node runs only to reach other inputs further down.
+    bool feeds_needed = false;
+    ForEachEdge(node, [&](GradNodeBase* next, size_t, size_t) {
+      auto it = nodes_.find(next);
+      if (it != nodes_.end() && it->second.needed) feeds_needed = true;
+    });
+    return feeds_needed;
+  }
+
+  static void CheckGradShape(GradNodeBase* node, const GradSlotMeta& meta, const Tensor& g,
+                             size_t slot) {
+    if (meta.HasTensorMeta() && meta.dims() != g.dims()) {
+      throw errors::Fatal(node->name(), " (the backward of ", node->forward_op(),
+                          ") produced a gradient of shape ", DimsToString(g.dims()),
+                          " for input slot ", slot, " whose shape is ", DimsToString(meta.dims()));
+    }
+  }
+
+  bool general_grad_, create_graph_, retain_graph_, accumulate_leaves_;
+  std::unordered_map<GradNodeBase*, NodeState> nodes_;
+  std::vector<GradNodeBase*> roots_;
+  std::vector<CutEdge> cuts_;
+  uint64_t min_target_topo_ = UINT64_MAX;
+  std::unordered_map<size_t, Tensor> captured_;
+  BackwardStats stats_;
+};
+
+// Runs the thread's final-backward hooks when the outermost backward ends.
+class BackwardScope {
+ public:
+  BackwardScope() { ++tls_backward_depth; }
+  ~BackwardScope() {
+    if (--tls_backward_depth == 0) tls_final_hooks.clear();
+  }
+  void Finish() {
+    if (tls_backward_depth != 1) return;
+    auto hooks = std::move(tls_final_hooks);
+    tls_final_hooks.clear();
+    for (auto& h : hooks) h();
+  }
+};
+
+void CheckSeed(const char* api, const char* arg, size_t i, const Tensor& seed, const Tensor& t) {
+  if (seed.dims() != t.dims()) {
+    throw errors::InvalidArgument(api, "(): ", arg, "[", i, "] has shape ",
+                                  DimsToString(seed.dims()), " but the tensor it seeds has shape ",
+                                  DimsToString(t.dims()));
+  }
+  if (seed.dtype() != t.dtype()) {
+    throw errors::InvalidType(api, "(): ", arg, "[", i, "] has dtype ", seed.dtype(),
+                              " but the tensor it seeds has dtype ", t.dtype());
+  }
+}
+
+// Seeds the task with each root tensor's gradient.
+void AddRoots(GraphTask& task, const char* api, const char* roots_name, const char* seeds_name,
+              const std::vector<Tensor>& tensors, const std::vector<Tensor>& seeds) {
+  if (!seeds.empty() && seeds.size() != tensors.size()) {
+    throw errors::InvalidArgument(api, "(): ", seeds_name, " has ", seeds.size(), " tensors but ",
+                                  roots_name, " has ", tensors.size());
+  }
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    OAR_ENFORCE(t.defined(), errors::InvalidArgument(api, "(): ", roots_name, "[", i,
+                                                     "] is an undefined tensor"));
+    auto* meta = EagerUtils::nullable_autograd_meta(t);
+    if (!meta || meta->StopGradient()) {
+      throw errors::PreconditionNotMet(
+          api, "(): ", roots_name, "[", i,
+          "] has stop_gradient=True and no grad node, so nothing can be differentiated; "
+          "set stop_gradient=False on the inputs that need gradients");
+    }
+    std::shared_ptr<GradNodeBase> node = meta->GetMutableGradNode();
+    if (!node) node = EagerUtils::GetGradAccumulationNode(t);
+    Tensor seed;
+    if (!seeds.empty() && seeds[i].defined()) {
+      CheckSeed(api, seeds_name, i, seeds[i], t);
+      seed = seeds[i];
+    } else {
+      seed = api::full_like(t, 1.0, t.dtype());
+    }
+    task.AddRoot(node.get(), meta->OutRankInfo(), seed);
+  }
+}
+
+void CheckDuplicates(const char* api, const char* name, const std::vector<Tensor>& ts) {
+  for (size_t i = 0; i < ts.size(); ++i) {
+    for (size_t j = 0; j < i; ++j) {
+      const bool same = ts[i].get_autograd_meta()
+                            ? ts[i].get_autograd_meta() == ts[j].get_autograd_meta()
+                            : (ts[i].impl() && ts[i].impl() == ts[j].impl());
+      if (same) {
+        throw errors::InvalidArgument(api, "(): ", name, "[", i, "] is the same tensor as ", name,
+                                      "[", j, "]; each tensor may appear only once in ", name);
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void Backward(const std::vector<Tensor>& tensors, const std::vector<Tensor>& grad_tensors,
+              bool retain_graph) {
+  BackwardScope scope;
+  GraphTask task(/*general_grad=*/false, /*create_graph=*/false, retain_graph, true);
+  AddRoots(task, "backward", "tensors", "grad_tensors", tensors, grad_tensors);
+  task.Prepare();
+  task.Execute();
+  tls_last_stats = task.stats();
+  scope.Finish();
+}
+
+std::vector<Tensor> Grad(const std::vector<Tensor>& outputs, const std::vector<Tensor>& inputs,
+                         const std::vector<Tensor>& grad_outputs, const GradOptions& options) {
+  OAR_ENFORCE(!inputs.empty(), errors::InvalidArgument("grad(): 'inputs' must not be empty"));
+  OAR_ENFORCE(!outputs.empty(), errors::InvalidArgument("grad(): 'outputs' must not be empty"));
+  CheckDuplicates("grad", "inputs", inputs);
+  CheckDuplicates("grad", "outputs", outputs);
+  const bool create_graph = options.create_graph;
+  const bool retain_graph = options.retain_graph.value_or(create_graph);
+  BackwardScope scope;
+  GraphTask task(/*general_grad=*/true, create_graph, retain_graph, !options.only_inputs);
+  AddRoots(task, "grad", "outputs", "grad_outputs", outputs, grad_outputs);
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    OAR_ENFORCE(inputs[i].defined(),
+                errors::InvalidArgument("grad(): inputs[", i, "] is an undefined tensor"));
+    auto* meta = EagerUtils::nullable_autograd_meta(inputs[i]);
+    if (!meta || meta->StopGradient()) continue;  // unused
+    std::shared_ptr<GradNodeBase> node = meta->GetMutableGradNode();
+    if (!node) node = EagerUtils::GetGradAccumulationNode(inputs[i]);
+    const auto [slot, rank] = meta->OutRankInfo();
+    task.AddTarget(node.get(), Target{i, slot, rank});
+  }
+  for (const Tensor& v : options.no_grad_vars) {
+    auto* meta = EagerUtils::nullable_autograd_meta(v);
+    if (!meta || !meta->GradNode()) continue;
+    const auto [slot, rank] = meta->OutRankInfo();
+    task.AddCut(CutEdge{meta->GradNode(), slot, rank});
+  }
+  task.Prepare();
+  task.Execute();
+  tls_last_stats = task.stats();
+  std::vector<Tensor> results = task.Results(inputs, options.allow_unused);
+  scope.Finish();
+  return results;
+}
+
+void RegisterBackwardFinalHook(std::function<void()> hook) {
+  tls_final_hooks.push_back(std::move(hook));
+}
+
+BackwardStats LastBackwardStats() { return tls_last_stats; }
+
+}  // namespace oar

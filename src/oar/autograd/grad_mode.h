@@ -1,0 +1,33 @@
+// Grad mode: whether ops record the backward graph. Thread-local, so a
+// no_grad block in one thread never affects another.
+#pragma once
+
+namespace oar {
+
+bool HasGrad();
+void SetHasGrad(bool enabled);
+inline bool is_grad_enabled() { return HasGrad(); }
+
+// Sets grad mode for a scope and restores the previous mode on exit.
+class SetGradModeGuard {
+ public:
+  explicit SetGradModeGuard(bool enabled) : prev_(HasGrad()) { SetHasGrad(enabled); }
+  ~SetGradModeGuard() { SetHasGrad(prev_); }
+  SetGradModeGuard(const SetGradModeGuard&) = delete;
+  SetGradModeGuard& operator=(const SetGradModeGuard&) = delete;
+
+ private:
+  bool prev_;
+};
+
+class NoGradGuard : public SetGradModeGuard {
+ public:
+  NoGradGuard() : SetGradModeGuard(false) {}
+};
+
+class EnableGradGuard : public SetGradModeGuard {
+ public:
+  EnableGradGuard() : SetGradModeGuard(true) {}
+};
+
+}  // namespace oar

@@ -1,0 +1,175 @@
+#include "oar/autograd/grad_node.h"
+
+#include "oar/autograd/accumulate.h"
+#include "oar/autograd/accumulation_node.h"
+#include "oar/autograd/autograd_meta.h"
+#include "oar/core/errors.h"
+
+namespace oar {
+
+GradNodeBase::GradNodeBase(size_t bwd_in_slot_num, size_t bwd_out_slot_num) {
+  bwd_in_meta_.resize(bwd_in_slot_num);
+  bwd_out_meta_.resize(bwd_out_slot_num);
+}
+
+namespace {
+// Nodes whose last owner is being destroyed on this thread, waiting their turn.
+thread_local std::vector<std::shared_ptr<GradNodeBase>>* tls_pending_deletes = nullptr;
+}  // namespace
+
+GradNodeBase::~GradNodeBase() {
+  // Destroying a node drops its edges, which may destroy the next node, and so
+  // on: in a deep graph that recursion overflows the stack. Instead, nodes
+  // about to lose their last owner are queued and destroyed in a loop by the
+  // outermost destructor on this thread.
+  std::vector<std::shared_ptr<GradNodeBase>> local;
+  const bool outermost = tls_pending_deletes == nullptr;
+  if (outermost) tls_pending_deletes = &local;
+  for (auto& slot : bwd_out_meta_) {
+    for (auto& meta : slot) {
+      auto& next = meta.GetMutableEdge().MutableGradNodeRef();
+      if (next && next.use_count() == 1) tls_pending_deletes->push_back(std::move(next));
+    }
+  }
+  if (outermost) {
+    while (!local.empty()) {
+      std::shared_ptr<GradNodeBase> node = std::move(local.back());
+      local.pop_back();
+      node.reset();  // may push more nodes onto `local`
+    }
+    tls_pending_deletes = nullptr;
+  }
+}
+
+void GradNodeBase::UpdateTopologicalNr(const GradNodeBase* next) {
+  if (next && next->topological_nr_ + 1 > topological_nr_) {
+    topological_nr_ = next->topological_nr_ + 1;
+  }
+}
+
+namespace {
+void CheckSlot(size_t slot_rank, size_t size, const char* which) {
+  if (slot_rank >= size) {
+    throw errors::Fatal("slot ", slot_rank, " is out of range: the grad node has ", size, " ",
+                        which, " slots");
+  }
+}
+
+void FillOutMeta(GradSlotMeta& meta, const Tensor& fwd_in) {
+  auto* fwd_in_meta = static_cast<AutogradMeta*>(fwd_in.get_autograd_meta());
+  const bool stop = fwd_in_meta == nullptr || fwd_in_meta->StopGradient();
+  meta.SetStopGradient(stop);
+  if (!stop) {
+    if (!fwd_in_meta->GetMutableGradNode()) {
+      // A leaf that needs a gradient gets its accumulation node on first use.
+      fwd_in_meta->SetGradNode(std::make_shared<GradNodeAccumulation>(fwd_in_meta));
+    }
+    meta.SetEdge(fwd_in_meta->GetMutableGradNode(), fwd_in_meta->OutRankInfo());
+  }
+  if (fwd_in.defined() && fwd_in.impl()->valid()) {
+    meta.SetTensorMeta(fwd_in.dtype(), fwd_in.dims());
+    meta.SetPlace(fwd_in.place());
+  }
+}
+
+void FillInMeta(GradSlotMeta& meta, const Tensor& fwd_out) {
+  auto* fwd_out_meta = static_cast<AutogradMeta*>(fwd_out.get_autograd_meta());
+  if (fwd_out_meta && fwd_out_meta->StopGradient()) meta.SetStopGradient(true);
+  if (fwd_out.defined() && fwd_out.impl()->valid()) {
+    meta.SetTensorMeta(fwd_out.dtype(), fwd_out.dims());
+    meta.SetPlace(fwd_out.place());
+  }
+}
+}  // namespace
+
+void GradNodeBase::SetGradOutMeta(const Tensor& fwd_in, size_t slot_rank) {
+  CheckSlot(slot_rank, bwd_out_meta_.size(), "output");
+  auto& metas = bwd_out_meta_[slot_rank];
+  if (metas.empty()) metas.resize(1);
+  FillOutMeta(metas[0], fwd_in);
+  UpdateTopologicalNr(metas[0].GetEdge().GetGradNode());
+}
+
+void GradNodeBase::SetGradOutMeta(const std::vector<Tensor>& fwd_in, size_t slot_rank) {
+  CheckSlot(slot_rank, bwd_out_meta_.size(), "output");
+  auto& metas = bwd_out_meta_[slot_rank];
+  metas.resize(fwd_in.size());
+  for (size_t i = 0; i < fwd_in.size(); ++i) {
+    FillOutMeta(metas[i], fwd_in[i]);
+    UpdateTopologicalNr(metas[i].GetEdge().GetGradNode());
+  }
+}
+
+void GradNodeBase::SetGradInMeta(const Tensor& fwd_out, size_t slot_rank) {
+  CheckSlot(slot_rank, bwd_in_meta_.size(), "input");
+  auto& metas = bwd_in_meta_[slot_rank];
+  if (metas.empty()) metas.resize(1);
+  FillInMeta(metas[0], fwd_out);
+}
+
+void GradNodeBase::SetGradInMeta(const std::vector<Tensor>& fwd_out, size_t slot_rank) {
+  CheckSlot(slot_rank, bwd_in_meta_.size(), "input");
+  auto& metas = bwd_in_meta_[slot_rank];
+  metas.resize(fwd_out.size());
+  for (size_t i = 0; i < fwd_out.size(); ++i) FillInMeta(metas[i], fwd_out[i]);
+}
+
+void GradNodeBase::SetDefaultGradInOutMeta() {
+  bwd_in_meta_.resize(1);
+  bwd_in_meta_[0].resize(1);
+  bwd_out_meta_.resize(1);
+  bwd_out_meta_[0].resize(1);
+}
+
+int64_t GradNodeBase::RegisterGradientHook(size_t slot_id, size_t rank,
+                                           std::shared_ptr<TensorHook> hook) {
+  gradient_hooks_.emplace(next_hook_id_, std::make_tuple(slot_id, rank, std::move(hook)));
+  return next_hook_id_++;
+}
+
+bool GradNodeBase::RemoveGradientHook(int64_t hook_id) {
+  return gradient_hooks_.erase(hook_id) > 0;
+}
+
+GradSlots GradNodeBase::ApplyGradientHooks(const GradSlots& tensors) {
+  GradSlots outs = tensors;
+  for (auto& [id, entry] : gradient_hooks_) {
+    const auto& [slot_id, rank, hook] = entry;
+    if (slot_id >= outs.size() || rank >= outs[slot_id].size()) continue;
+    Tensor& out = outs[slot_id][rank];
+    if (!out.defined()) continue;  // no gradient reached this tensor
+    Tensor hooked = (*hook)(out);
+    if (!hooked.defined()) continue;  // a hook may observe without replacing
+    if (hooked.dims() != out.dims() || hooked.dtype() != out.dtype()) {
+      throw errors::InvalidArgument(
+          "a gradient hook on the input of ", name(), " returned a tensor of shape ",
+          DimsToString(hooked.dims()), " and dtype ", hooked.dtype(),
+          ", but the gradient it received has shape ", DimsToString(out.dims()), " and dtype ",
+          out.dtype(), "; a hook must return a gradient of the same shape and dtype (or None)");
+    }
+    out = std::move(hooked);
+  }
+  return outs;
+}
+
+void GradNodeBase::RegisterRetainGrad(size_t slot_id, size_t rank, std::weak_ptr<Tensor> grad) {
+  for (const auto& e : retain_grads_) {
+    if (e.slot == slot_id && e.rank == rank && !e.grad.owner_before(grad) &&
+        !grad.owner_before(e.grad)) {
+      return;
+    }
+  }
+  retain_grads_.push_back({slot_id, rank, std::move(grad)});
+}
+
+void GradNodeBase::ApplyRetainGrads(const GradSlots& grads, bool create_graph) {
+  for (const auto& e : retain_grads_) {
+    auto grad = e.grad.lock();
+    if (!grad || e.slot >= grads.size() || e.rank >= grads[e.slot].size()) continue;
+    const Tensor& g = grads[e.slot][e.rank];
+    if (!g.defined()) continue;
+    *grad = AccumulateGrad(*grad, g, create_graph);
+  }
+}
+
+}  // namespace oar

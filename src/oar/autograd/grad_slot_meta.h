@@ -1,0 +1,46 @@
+// What a grad node knows about one of its gradient inputs or outputs: whether
+// it needs a gradient, the forward tensor's shape/dtype/place (to build zero
+// gradients and to check hook results), and for outputs the edge onward.
+#pragma once
+
+#include "oar/autograd/edge.h"
+#include "oar/core/ddim.h"
+#include "oar/core/dtype.h"
+#include "oar/core/place.h"
+
+namespace oar {
+
+class GradSlotMeta {
+ public:
+  bool IsStopGradient() const { return stop_gradient_; }
+  void SetStopGradient(bool stop_gradient = true) { stop_gradient_ = stop_gradient; }
+
+  void SetTensorMeta(DType dtype, const DDim& dims) {
+    dtype_ = dtype;
+    dims_ = dims;
+    has_meta_ = true;
+  }
+  bool HasTensorMeta() const { return has_meta_; }
+  const DDim& dims() const { return dims_; }
+  DType dtype() const { return dtype_; }
+  void SetPlace(const Place& place) { place_ = place; }
+  const Place& GetPlace() const { return place_; }
+
+  void SetEdge(const Edge& edge) { adj_edge_ = edge; }
+  void SetEdge(const std::shared_ptr<GradNodeBase>& grad_node,
+               const std::pair<size_t, size_t>& rank_info) {
+    adj_edge_ = Edge(grad_node, rank_info);
+  }
+  Edge& GetMutableEdge() { return adj_edge_; }
+  const Edge& GetEdge() const { return adj_edge_; }
+
+ private:
+  bool stop_gradient_ = false;
+  bool has_meta_ = false;
+  DType dtype_ = DType::kUndefined;
+  Place place_;
+  DDim dims_;
+  Edge adj_edge_;
+};
+
+}  // namespace oar

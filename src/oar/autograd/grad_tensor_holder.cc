@@ -1,0 +1,36 @@
+#include "oar/autograd/grad_tensor_holder.h"
+
+#include "oar/api/api.h"
+#include "oar/autograd/accumulate.h"
+
+namespace oar {
+
+GradTensorHolder::GradTensorHolder(const SlotMetas& metas) {
+  buffer_.resize(metas.size());
+  for (size_t i = 0; i < metas.size(); ++i) buffer_[i].resize(metas[i].size());
+}
+
+void GradTensorHolder::CheckIndex(size_t slot_id, size_t rank) const {
+  if (slot_id >= buffer_.size() || rank >= buffer_[slot_id].size()) {
+    throw errors::Fatal("gradient buffer index (", slot_id, ", ", rank,
+                        ") is out of range for a node with ", buffer_.size(), " slots");
+  }
+}
+
+void GradTensorHolder::add(size_t slot_id, size_t rank, const Tensor& t, bool create_graph) {
+  CheckIndex(slot_id, rank);
+  Tensor& buf = buffer_[slot_id][rank];
+  if (!buf.defined()) {
+    buf = t;  // shared: nodes never write into their input gradients
+  } else {
+    buf = AccumulateGrad(buf, t, create_graph);
+  }
+}
+
+void GradTensorHolder::CopyValueFromTensor(size_t slot_id, size_t rank, const Tensor& t,
+                                           bool fill_one) {
+  CheckIndex(slot_id, rank);
+  buffer_[slot_id][rank] = fill_one ? api::full_like(t, 1.0, t.dtype()) : t;
+}
+
+}  // namespace oar

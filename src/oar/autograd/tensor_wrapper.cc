@@ -1,0 +1,86 @@
+#include "oar/autograd/tensor_wrapper.h"
+
+#include "oar/autograd/autograd_meta.h"
+#include "oar/autograd/eager_utils.h"
+
+namespace oar {
+
+TensorWrapper::TensorWrapper(const Tensor& tensor, bool no_need_buffer, const char* op,
+                             const char* arg)
+    : no_need_buffer_(no_need_buffer), op_(op), arg_(arg) {
+  if (!tensor.defined()) return;
+  inplace_version_snapshot_ = tensor.current_inplace_version();
+  if (no_need_buffer) {
+    // Only the meta: the memory may be freed while the graph lives.
+    DenseTensorMeta meta = tensor.impl()->meta();
+    intermediate_tensor_.set_impl(std::make_shared<DenseTensor>(nullptr, std::move(meta)));
+  } else if (HasSavedTensorsHooks()) {
+    unpack_hook_ = CurrentSavedTensorsHooks();
+    packed_value_ = unpack_hook_->pack(Tensor(tensor.impl(), tensor.name()));
+    DenseTensorMeta meta = tensor.impl()->meta();
+    intermediate_tensor_.set_impl(std::make_shared<DenseTensor>(nullptr, std::move(meta)));
+  } else {
+    intermediate_tensor_.set_impl(tensor.impl());
+  }
+  intermediate_tensor_.set_name(tensor.name());
+  if (const auto* meta = EagerUtils::nullable_autograd_meta(tensor)) {
+    has_autograd_meta_ = true;
+    stop_gradient_ = meta->StopGradient();
+    out_rank_info_ = meta->OutRankInfo();
+    weak_grad_node_ = meta->GetMutableGradNode();
+  }
+}
+
+void TensorWrapper::clear() {
+  intermediate_tensor_.reset();
+  packed_value_.reset();
+  unpack_hook_.reset();
+}
+
+void TensorWrapper::check_inplace_version() const {
+  if (no_need_buffer_ || !intermediate_tensor_.defined()) return;
+  const uint32_t current = intermediate_tensor_.current_inplace_version();
+  if (current != inplace_version_snapshot_) {
+    const std::string& n = intermediate_tensor_.name();
+    throw errors::PreconditionNotMet(
+        "a tensor needed for gradient computation has been modified by an inplace operation: "
+        "the ",
+        (n.empty() ? std::string() : "tensor '" + n + "', "), "input '", arg_, "' of ", op_, " (",
+        Describe(), "), is at version ", current, "; it was saved at version ",
+        inplace_version_snapshot_,
+        ". Compute it out of place, or clone() it before the inplace operation");
+  }
+}
+
+Tensor TensorWrapper::recover(bool with_grad_meta) const {
+  if (!intermediate_tensor_.defined()) return Tensor();
+  Tensor recovered;
+  if (packed_value_ && unpack_hook_) {
+    Tensor unpacked = unpack_hook_->unpack(packed_value_);
+    OAR_ENFORCE(unpacked.defined() && unpacked.dims() == intermediate_tensor_.dims() &&
+                    unpacked.dtype() == intermediate_tensor_.dtype(),
+                errors::InvalidArgument(
+                    "the unpack hook of saved_tensors_hooks must return a tensor like the one "
+                    "packed (",
+                    Describe(), ")"));
+    recovered = Tensor(unpacked.impl(), intermediate_tensor_.name());
+  } else {
+    check_inplace_version();
+    recovered = intermediate_tensor_;
+  }
+  if (with_grad_meta && has_autograd_meta_) {
+    auto meta = std::make_shared<AutogradMeta>();
+    meta->SetStopGradient(stop_gradient_);
+    meta->SetSingleOutRankWithSlot(out_rank_info_.first, out_rank_info_.second);
+    if (auto node = weak_grad_node_.lock()) meta->SetGradNode(node);
+    recovered.set_autograd_meta(std::move(meta));
+  }
+  return recovered;
+}
+
+std::string TensorWrapper::Describe() const {
+  if (!intermediate_tensor_.defined()) return "released";
+  return StrCat(intermediate_tensor_.dtype(), DimsToString(intermediate_tensor_.dims()));
+}
+
+}  // namespace oar

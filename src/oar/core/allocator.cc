@@ -1,0 +1,85 @@
+#include "oar/core/allocator.h"
+
+#include <cstdlib>
+#include <new>
+
+#include "oar/core/errors.h"
+
+namespace oar {
+
+Allocation::~Allocation() {
+  if (allocator_ && ptr_) allocator_->Free(ptr_, size_);
+}
+
+AllocatorStats Allocator::Stats() const {
+  AllocatorStats s;
+  s.bytes_in_use = bytes_in_use_.load(std::memory_order_relaxed);
+  s.peak_bytes = peak_bytes_.load(std::memory_order_relaxed);
+  s.live_blocks = live_blocks_.load(std::memory_order_relaxed);
+  s.total_allocs = total_allocs_.load(std::memory_order_relaxed);
+  return s;
+}
+
+void Allocator::ResetPeak() {
+  peak_bytes_.store(bytes_in_use_.load(std::memory_order_relaxed), std::memory_order_relaxed);
+}
+
+void Allocator::Record(int64_t delta_bytes, int64_t delta_blocks) {
+  const int64_t now = bytes_in_use_.fetch_add(delta_bytes, std::memory_order_relaxed) + delta_bytes;
+  live_blocks_.fetch_add(delta_blocks, std::memory_order_relaxed);
+  if (delta_blocks > 0) total_allocs_.fetch_add(1, std::memory_order_relaxed);
+  int64_t peak = peak_bytes_.load(std::memory_order_relaxed);
+  while (now > peak && !peak_bytes_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
+  }
+}
+
+namespace {
+
+class CPUAllocator final : public Allocator {
+ public:
+  void* Allocate(size_t bytes) override {
+    const size_t rounded = (bytes + kCPUAlignment - 1) / kCPUAlignment * kCPUAlignment;
+    void* p = std::aligned_alloc(kCPUAlignment, rounded);
+    if (!p) {
+      throw Error(ErrorCode::kPreconditionNotMet,
+                  StrCat("out of host memory: failed to allocate ", bytes, " bytes"));
+    }
+    Record(static_cast<int64_t>(bytes), 1);
+    return p;
+  }
+  void Free(void* ptr, size_t bytes) override {
+    std::free(ptr);
+    Record(-static_cast<int64_t>(bytes), -1);
+  }
+  Place place() const override { return CPUPlace(); }
+};
+
+}  // namespace
+
+Allocator& GetAllocator(const Place& place) {
+  switch (place.type) {
+    case AllocationType::kCPU: {
+      static CPUAllocator cpu;  // immutable apart from its atomic statistics
+      return cpu;
+    }
+    default:
+      throw errors::Unimplemented("no allocator for ", place,
+                                  ": this build of oar supports only the CPU");
+  }
+}
+
+std::shared_ptr<Allocation> AllocateShared(const Place& place, size_t bytes) {
+  Allocator& a = GetAllocator(place);
+  void* p = bytes ? a.Allocate(bytes) : nullptr;
+  try {
+    return std::make_shared<Allocation>(p, bytes, place, &a);
+  } catch (...) {
+    if (p) a.Free(p, bytes);
+    throw;
+  }
+}
+
+AllocatorStats GetAllocatorStats(const Place& place) { return GetAllocator(place).Stats(); }
+void ResetPeakBytes(const Place& place) { GetAllocator(place).ResetPeak(); }
+
+}  // namespace oar

@@ -1,0 +1,78 @@
+// Memory blocks and the allocator. Statistics (bytes in use, peak) are how
+// tests prove that backward frees what it saved.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include "oar/core/inplace_version.h"
+#include "oar/core/place.h"
+
+namespace oar {
+
+class Allocator;
+
+// One block of memory, freed when the last DenseTensor sharing it goes away.
+class Allocation {
+ public:
+  Allocation(void* ptr, size_t size, Place place, Allocator* allocator)
+      : ptr_(ptr), size_(size), place_(place), allocator_(allocator) {}
+  ~Allocation();
+  Allocation(const Allocation&) = delete;
+  Allocation& operator=(const Allocation&) = delete;
+
+  void* ptr() const { return ptr_; }
+  size_t size() const { return size_; }
+  const Place& place() const { return place_; }
+  InplaceVersion& inplace_version() { return version_; }
+
+ private:
+  void* ptr_;
+  size_t size_;
+  Place place_;
+  Allocator* allocator_;
+  InplaceVersion version_;
+};
+
+struct AllocatorStats {
+  int64_t bytes_in_use = 0;  // bytes handed out and not yet freed
+  int64_t peak_bytes = 0;    // highest bytes_in_use since the last ResetPeak
+  int64_t live_blocks = 0;   // blocks handed out and not yet freed
+  int64_t total_allocs = 0;  // blocks handed out since start
+};
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  virtual void* Allocate(size_t bytes) = 0;
+  virtual void Free(void* ptr, size_t bytes) = 0;
+  virtual Place place() const = 0;
+
+  AllocatorStats Stats() const;
+  void ResetPeak();
+
+ protected:
+  void Record(int64_t delta_bytes, int64_t delta_blocks);
+
+ private:
+  std::atomic<int64_t> bytes_in_use_{0};
+  std::atomic<int64_t> peak_bytes_{0};
+  std::atomic<int64_t> live_blocks_{0};
+  std::atomic<int64_t> total_allocs_{0};
+};
+
+// 64-byte aligned host memory (one AVX-512 line; good for any vector width).
+inline constexpr size_t kCPUAlignment = 64;
+
+// The allocator for `place`; it lives for the whole process and is thread-safe.
+Allocator& GetAllocator(const Place& place);
+
+// Allocates `bytes` on `place`; zero bytes gives a block with a null pointer.
+std::shared_ptr<Allocation> AllocateShared(const Place& place, size_t bytes);
+
+AllocatorStats GetAllocatorStats(const Place& place);
+void ResetPeakBytes(const Place& place);
+
+}  // namespace oar

@@ -1,0 +1,77 @@
+#include "oar/core/dense_tensor.h"
+
+#include <sstream>
+
+namespace oar {
+
+std::string DimsToString(const DDim& d) {
+  std::ostringstream os;
+  os << '[';
+  for (size_t i = 0; i < d.size(); ++i) os << (i ? ", " : "") << d[i];
+  os << ']';
+  return os.str();
+}
+
+bool DenseTensor::is_contiguous() const {
+  int64_t expected = 1;
+  for (size_t i = meta_.dims.size(); i-- > 0;) {
+    const int64_t d = meta_.dims[i];
+    if (d == 1) continue;
+    if (d == 0) return true;
+    if (meta_.strides[i] != expected) return false;
+    expected *= d;
+  }
+  return true;
+}
+
+void DenseTensor::set_meta(DType dtype, const DDim& dims) {
+  meta_.dtype = dtype;
+  Resize(dims);
+}
+
+void DenseTensor::Resize(const DDim& dims) {
+  meta_.dims = dims;
+  meta_.strides = ContiguousStrides(dims);
+  meta_.offset = 0;
+}
+
+const void* DenseTensor::data() const {
+  OAR_ENFORCE(holder_ != nullptr,
+              errors::PreconditionNotMet("the tensor has no memory: it was never computed or its "
+                                         "buffer was released (saved without data)"));
+  return static_cast<const char*>(holder_->ptr()) + meta_.offset * SizeOf(meta_.dtype);
+}
+
+void* DenseTensor::data() {
+  return const_cast<void*>(static_cast<const DenseTensor*>(this)->data());
+}
+
+void* DenseTensor::AllocateFrom(const Place& place) {
+  OAR_ENFORCE(meta_.valid(), errors::PreconditionNotMet(
+                                 "cannot allocate memory for a tensor whose dtype is undefined"));
+  const size_t es = SizeOf(meta_.dtype);
+  if (!holder_ || holder_->place() != place || holder_->size() < RequiredBytes()) {
+    // Fresh memory is always laid out contiguously.
+    meta_.strides = ContiguousStrides(meta_.dims);
+    meta_.offset = 0;
+    holder_ = AllocateShared(place, static_cast<size_t>(numel()) * es);
+  }
+  return static_cast<char*>(holder_->ptr()) + meta_.offset * SizeOf(meta_.dtype);
+}
+
+size_t DenseTensor::RequiredBytes() const {
+  if (numel() == 0) return 0;
+  int64_t hi = meta_.offset;
+  for (size_t i = 0; i < meta_.dims.size(); ++i) {
+    if (meta_.strides[i] > 0) hi += (meta_.dims[i] - 1) * meta_.strides[i];
+  }
+  return static_cast<size_t>(hi + 1) * SizeOf(meta_.dtype);
+}
+
+void DenseTensor::CheckType(DType expected) const {
+  OAR_ENFORCE(meta_.dtype == expected,
+              errors::InvalidType("the tensor holds ", meta_.dtype, " data but ", expected,
+                                  " was requested"));
+}
+
+}  // namespace oar

@@ -1,0 +1,105 @@
+// A strided view of one Allocation: dims, strides and offset in elements.
+// Views (reshape, transpose, slice, expand) share the Allocation, and with it
+// the inplace version counter.
+#pragma once
+
+#include <memory>
+
+#include "oar/core/allocator.h"
+#include "oar/core/ddim.h"
+#include "oar/core/dtype.h"
+#include "oar/core/place.h"
+
+namespace oar {
+
+enum class DataLayout : uint8_t { kAny = 0, kNCHW, kNHWC };
+
+struct DenseTensorMeta {
+  DDim dims;
+  DDim strides;
+  DType dtype = DType::kUndefined;
+  DataLayout layout = DataLayout::kNCHW;
+  int64_t offset = 0;  // in elements, into the allocation
+
+  DenseTensorMeta() = default;
+  DenseTensorMeta(DType t, DDim d)
+      : dims(std::move(d)), strides(ContiguousStrides(dims)), dtype(t) {}
+  bool valid() const { return dtype != DType::kUndefined; }
+};
+
+class DenseTensor {
+ public:
+  DenseTensor() = default;
+  DenseTensor(DType dtype, const DDim& dims) : meta_(dtype, dims) {}
+  DenseTensor(std::shared_ptr<Allocation> holder, DenseTensorMeta meta)
+      : meta_(std::move(meta)), holder_(std::move(holder)) {}
+
+  const DenseTensorMeta& meta() const { return meta_; }
+  const DDim& dims() const { return meta_.dims; }
+  const DDim& strides() const { return meta_.strides; }
+  DType dtype() const { return meta_.dtype; }
+  DataLayout layout() const { return meta_.layout; }
+  int64_t offset() const { return meta_.offset; }
+  int64_t numel() const { return Product(meta_.dims); }
+  int ndim() const { return static_cast<int>(meta_.dims.size()); }
+  Place place() const { return holder_ ? holder_->place() : CPUPlace(); }
+  bool valid() const { return meta_.valid(); }
+  // Memory is attached (an empty tensor has a zero-byte block).
+  bool initialized() const { return holder_ != nullptr; }
+  bool is_contiguous() const;
+
+  // Sets the meta of a tensor without memory: contiguous strides, offset 0.
+  void set_meta(DType dtype, const DDim& dims);
+  void set_meta(DenseTensorMeta meta) { meta_ = std::move(meta); }
+  void set_dtype(DType dtype) { meta_.dtype = dtype; }
+  void Resize(const DDim& dims);
+
+  const void* data() const;
+  void* data();
+  template <typename T>
+  const T* data() const {
+    CheckType(dtype_of_v<T>);
+    return static_cast<const T*>(data());
+  }
+  template <typename T>
+  T* data() {
+    CheckType(dtype_of_v<T>);
+    return static_cast<T*>(data());
+  }
+
+  // Allocates memory for the current meta on `place` unless a large enough
+  // block is attached, and returns the first element.
+  void* AllocateFrom(const Place& place);
+  template <typename T>
+  T* mutable_data(const Place& place = CPUPlace()) {
+    CheckType(dtype_of_v<T>);
+    return static_cast<T*>(AllocateFrom(place));
+  }
+
+  const std::shared_ptr<Allocation>& Holder() const { return holder_; }
+  void ResetHolder(std::shared_ptr<Allocation> holder) { holder_ = std::move(holder); }
+  // This tensor becomes another view of src's memory with the same meta.
+  void ShareDataWith(const DenseTensor& src) {
+    holder_ = src.holder_;
+    meta_ = src.meta_;
+  }
+  size_t memory_size() const { return holder_ ? holder_->size() : 0; }
+  // Bytes from the start of the allocation the current view reaches.
+  size_t RequiredBytes() const;
+
+  // Version of the underlying memory (0 without memory).
+  uint32_t current_inplace_version() const {
+    return holder_ ? holder_->inplace_version().CurrentVersion() : 0;
+  }
+  void bump_inplace_version() {
+    if (holder_) holder_->inplace_version().Bump();
+  }
+
+ private:
+  void CheckType(DType expected) const;
+
+  DenseTensorMeta meta_;
+  std::shared_ptr<Allocation> holder_;
+};
+
+}  // namespace oar

@@ -1,0 +1,30 @@
+// Process-wide switches (the seeds' FLAGS_*). Each is an atomic, so reading
+// one on the hot path costs a relaxed load and setting one is thread-safe.
+#pragma once
+
+#include <atomic>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace oar {
+
+struct Flags {
+  // Every forward op and grad node checks its outputs for NaN/Inf.
+  std::atomic<bool> check_nan_inf{false};
+  // Intra-op threads are used only above this many elements.
+  std::atomic<int64_t> parallel_threshold{1 << 15};
+};
+
+Flags& GlobalFlags();
+
+inline bool FLAGS_check_nan_inf() {
+  return GlobalFlags().check_nan_inf.load(std::memory_order_relaxed);
+}
+
+// By name ("FLAGS_check_nan_inf" or "check_nan_inf"), for the Python set_flags/get_flags.
+void SetFlag(std::string_view name, double value);
+double GetFlag(std::string_view name);
+std::vector<std::string> FlagNames();
+
+}  // namespace oar

@@ -1,0 +1,22 @@
+// How many times a buffer was written in place. A TensorWrapper snapshots it
+// when a tensor is saved for backward and compares on recovery, so a saved
+// tensor modified in between is an error instead of a silently wrong gradient.
+// The counter lives with the memory, so all views of a buffer share it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+
+namespace oar {
+
+class InplaceVersion {
+ public:
+  void Bump() { version_.fetch_add(1, std::memory_order_relaxed); }
+  uint32_t CurrentVersion() const { return version_.load(std::memory_order_relaxed); }
+  void SetInplaceVersionToZero() { version_.store(0, std::memory_order_relaxed); }
+
+ private:
+  std::atomic<uint32_t> version_{0};
+};
+
+}  // namespace oar

@@ -1,0 +1,121 @@
+// The user-facing tensor handle (the seeds' paddle::Tensor): an impl holding
+// the data, autograd metadata, and a name. Copies are cheap handles that share
+// both the data and the autograd metadata.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "oar/core/dense_tensor.h"
+
+namespace oar {
+
+// Core knows autograd metadata only through this interface, so the core
+// layer does not depend on the autograd layer (as phi's AbstractAutogradMeta).
+class AbstractAutogradMeta {
+ public:
+  virtual ~AbstractAutogradMeta() = default;
+};
+
+class Tensor;
+class GradNodeBase;
+using TensorHook = std::function<Tensor(const Tensor&)>;
+
+// Returned by Tensor::register_hook; remove() unregisters the hook.
+class HookHandle {
+ public:
+  HookHandle() = default;
+  HookHandle(std::weak_ptr<GradNodeBase> node, int64_t id) : node_(std::move(node)), id_(id) {}
+  // False if the hook was already removed or its node is gone.
+  bool remove();  // defined in the eager layer
+  int64_t id() const { return id_; }
+
+ private:
+  std::weak_ptr<GradNodeBase> node_;
+  int64_t id_ = -1;
+};
+
+class Tensor final {
+ public:
+  Tensor() = default;
+  explicit Tensor(std::shared_ptr<DenseTensor> impl) : impl_(std::move(impl)) {}
+  Tensor(std::shared_ptr<DenseTensor> impl, std::string name)
+      : impl_(std::move(impl)), name_(std::move(name)) {}
+
+  // --- data -------------------------------------------------------------
+  bool defined() const { return impl_ != nullptr; }
+  // Holds memory (false for an undefined tensor or one saved without data).
+  bool initialized() const { return impl_ && impl_->initialized(); }
+  const std::shared_ptr<DenseTensor>& impl() const { return impl_; }
+  void set_impl(std::shared_ptr<DenseTensor> impl) { impl_ = std::move(impl); }
+  void reset() {
+    impl_.reset();
+    autograd_meta_.reset();
+    name_.clear();
+  }
+  DenseTensor& dense() const;  // throws on an undefined tensor
+
+  const DDim& dims() const { return dense().dims(); }
+  std::vector<int64_t> shape() const { return Vectorize(dense().dims()); }
+  const DDim& strides() const { return dense().strides(); }
+  int64_t numel() const { return dense().numel(); }
+  int ndim() const { return dense().ndim(); }
+  DType dtype() const { return dense().dtype(); }
+  DataLayout layout() const { return dense().layout(); }
+  Place place() const { return dense().place(); }
+  bool is_cpu() const { return place().is_cpu(); }
+  bool is_contiguous() const { return dense().is_contiguous(); }
+
+  template <typename T>
+  const T* data() const {
+    return static_cast<const DenseTensor&>(dense()).data<T>();
+  }
+  template <typename T>
+  T* data() {
+    return dense().data<T>();
+  }
+  // The single element of a one-element tensor, converted to T.
+  template <typename T>
+  T item() const;
+
+  const std::string& name() const { return name_; }
+  void set_name(std::string name) { name_ = std::move(name); }
+
+  // --- inplace versions -------------------------------------------------
+  void bump_inplace_version();
+  uint32_t current_inplace_version() const;
+  void reset_inplace_version(bool set_to_zero = false);
+
+  // --- autograd metadata --------------------------------------------------
+  AbstractAutogradMeta* get_autograd_meta() const { return autograd_meta_.get(); }
+  const std::shared_ptr<AbstractAutogradMeta>& mutable_autograd_meta() const {
+    return autograd_meta_;
+  }
+  void set_autograd_meta(std::shared_ptr<AbstractAutogradMeta> meta) {
+    autograd_meta_ = std::move(meta);
+  }
+
+  // --- autograd (defined in the eager layer, src/oar/eager/tensor_methods.cc)
+  // `grad_tensor` undefined means ones; see oar::Backward.
+  void backward(const Tensor& grad_tensor = Tensor(), bool retain_graph = false) const;
+  Tensor grad() const;  // undefined if no gradient is stored
+  bool stop_gradient() const;
+  void set_stop_gradient(bool stop_gradient);
+  bool is_leaf() const;
+  void retain_grads() const;
+  // Zeroes .grad in place (set_to_zero) or drops it.
+  void clear_grad(bool set_to_zero = true) const;
+  // Hook on the gradient flowing into this tensor (see GradNodeBase hooks).
+  HookHandle register_hook(TensorHook hook) const;
+  Tensor detach() const;
+
+ private:
+  std::shared_ptr<DenseTensor> impl_;
+  std::shared_ptr<AbstractAutogradMeta> autograd_meta_;
+  std::string name_;
+};
+
+}  // namespace oar

@@ -1,0 +1,125 @@
+#include "oar/eager/backward_helpers.h"
+
+#include <algorithm>
+
+#include "oar/eager/creation.h"
+#include "oar/eager/dygraph_functions.h"
+#include "oar/kernels/infer_meta.h"
+
+namespace oar {
+
+Tensor unbroadcast(const Tensor& g, const Tensor& like) {
+  if (g.dims() == like.dims()) return g;
+  return sum_to(g, like.shape());
+}
+
+Tensor cast_like(const Tensor& g, const Tensor& like) {
+  return g.dtype() == like.dtype() ? g : cast(g, like.dtype());
+}
+
+Tensor reduce_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>& axis,
+                   bool keepdim) {
+  if (g.dims() == x.dims()) return g;
+  Tensor gk = g;
+  if (!keepdim) {
+    // Put the reduced axes back as size-1 dims.
+    std::vector<int64_t> kept_shape = x.shape();
+    const auto axes = NormalizeReduceAxes(axis, x.ndim());
+    for (int64_t d = 0; d < x.ndim(); ++d) {
+      if (axes.empty() || std::binary_search(axes.begin(), axes.end(), d)) kept_shape[d] = 1;
+    }
+    gk = reshape(g, kept_shape);
+  }
+  return expand(gk, x.shape());
+}
+
+Tensor mean_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>& axis, bool keepdim) {
+  const int64_t count = g.numel() == 0 ? 1 : x.numel() / g.numel();
+  return scale(reduce_grad(g, x, axis, keepdim),
+               1.0 / static_cast<double>(std::max<int64_t>(count, 1)));
+}
+
+Tensor max_min_grad(const Tensor& x, const Tensor& out, const Tensor& g,
+                    const std::vector<int64_t>& axis, bool keepdim) {
+  const Tensor mask = cast(equal(x, reduce_grad(out, x, axis, keepdim)), x.dtype());
+  const Tensor count = sum(mask, axis, DType::kUndefined, /*keepdim=*/true);
+  return divide(multiply(reduce_grad(g, x, axis, keepdim), mask), expand(count, x.shape()));
+}
+
+Tensor max_min_mask(const Tensor& a, const Tensor& b, bool is_max) {
+  const Tensor wins = is_max ? greater_than(a, b) : less_than(a, b);
+  return add(cast(wins, a.dtype()), scale(cast(equal(a, b), a.dtype()), 0.5));
+}
+
+std::vector<int64_t> inverse_perm(const std::vector<int64_t>& perm) {
+  const int64_t n = static_cast<int64_t>(perm.size());
+  std::vector<int64_t> inv(perm.size());
+  for (int64_t i = 0; i < n; ++i) inv[NormalizeAxis(perm[i], n, "perm")] = i;
+  return inv;
+}
+
+std::vector<Tensor> concat_grad(const std::vector<Tensor>& x, const Tensor& g, int64_t axis) {
+  const int64_t a = NormalizeAxis(axis, g.ndim());
+  std::vector<Tensor> grads;
+  grads.reserve(x.size());
+  int64_t offset = 0;
+  for (const auto& t : x) {
+    const int64_t size = t.dims()[a];
+    grads.push_back(slice(g, {a}, {offset}, {offset + size}));
+    offset += size;
+  }
+  return grads;
+}
+
+namespace {
+// matmul with 1-D operands promoted: x [K] -> [1, K], y [K] -> [K, 1], g to match.
+struct MatmulOperands {
+  Tensor x, y, g;
+  bool tx, ty;
+};
+MatmulOperands Promote(const Tensor& x, const Tensor& y, const Tensor& g, bool tx, bool ty) {
+  MatmulOperands m{x, y, g, tx, ty};
+  const bool xv = x.ndim() == 1, yv = y.ndim() == 1;
+  if (xv) {
+    m.x = unsqueeze(x, {0});
+    m.tx = false;
+  }
+  if (yv) {
+    m.y = unsqueeze(y, {-1});
+    m.ty = false;
+  }
+  if (yv) m.g = unsqueeze(m.g, {-1});
+  if (xv) m.g = unsqueeze(m.g, {-2});
+  return m;
+}
+}  // namespace
+
+Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
+                     bool transpose_y) {
+  const MatmulOperands m = Promote(x, y, g, transpose_x, transpose_y);
+  Tensor dx;
+  if (!m.tx && !m.ty) dx = matmul(m.g, m.y, false, true);
+  if (!m.tx && m.ty) dx = matmul(m.g, m.y, false, false);
+  if (m.tx && !m.ty) dx = matmul(m.y, m.g, false, true);
+  if (m.tx && m.ty) dx = matmul(m.y, m.g, true, true);
+  return reshape(unbroadcast(dx, m.x), x.shape());
+}
+
+Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
+                     bool transpose_y) {
+  const MatmulOperands m = Promote(x, y, g, transpose_x, transpose_y);
+  Tensor dy;
+  if (!m.tx && !m.ty) dy = matmul(m.x, m.g, true, false);
+  if (!m.tx && m.ty) dy = matmul(m.g, m.x, true, false);
+  if (m.tx && !m.ty) dy = matmul(m.x, m.g, false, false);
+  if (m.tx && m.ty) dy = matmul(m.g, m.x, true, true);
+  return reshape(unbroadcast(dy, m.y), y.shape());
+}
+
+Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& gg, int64_t axis) {
+  const Tensor sg = sum(multiply(g, out), {axis}, DType::kUndefined, true);
+  const Tensor sgg = sum(multiply(gg, out), {axis}, DType::kUndefined, true);
+  return subtract(multiply(gg, subtract(g, sg)), multiply(g, sgg));
+}
+
+}  // namespace oar

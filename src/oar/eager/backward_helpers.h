@@ -1,0 +1,33 @@
+// Building blocks of the backward formulas in ops.yaml. Each is composed of
+// differentiable ops, so the formulas that use them can be differentiated again.
+#pragma once
+
+#include <vector>
+
+#include "oar/core/tensor.h"
+
+namespace oar {
+
+// g summed down to like's shape (the reverse of broadcasting); g itself when equal.
+Tensor unbroadcast(const Tensor& g, const Tensor& like);
+// g cast to like's dtype when they differ.
+Tensor cast_like(const Tensor& g, const Tensor& like);
+// The gradient of a reduction over `axis` spread back to x's shape.
+Tensor reduce_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>& axis,
+                   bool keepdim);
+Tensor mean_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>& axis, bool keepdim);
+// max/min: the gradient goes to the elements equal to the result, split evenly among ties.
+Tensor max_min_grad(const Tensor& x, const Tensor& out, const Tensor& g,
+                    const std::vector<int64_t>& axis, bool keepdim);
+// maximum/minimum: 1 where a wins, 0.5 on ties, 0 where b wins.
+Tensor max_min_mask(const Tensor& a, const Tensor& b, bool is_max);
+std::vector<int64_t> inverse_perm(const std::vector<int64_t>& perm);
+std::vector<Tensor> concat_grad(const std::vector<Tensor>& x, const Tensor& g, int64_t axis);
+Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
+                     bool transpose_y);
+Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
+                     bool transpose_y);
+// d/d(out) of <gg, softmax_grad(out, g)>.
+Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& gg, int64_t axis);
+
+}  // namespace oar

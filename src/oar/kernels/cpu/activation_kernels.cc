@@ -1,0 +1,115 @@
+// Unary elementwise kernels and the fused gradients of activations.
+#include <cmath>
+#include <type_traits>
+
+#include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/funcs/elementwise.h"
+#include "oar/kernels/kernel_registry.h"
+
+namespace oar {
+
+using funcs::BinaryElementwise;
+using funcs::UnaryElementwise;
+
+#define OAR_UNARY_KERNEL(Name, cost, expr)                                  \
+  template <typename T>                                                     \
+  void Name(const DeviceContext&, const DenseTensor& x, DenseTensor* out) { \
+    UnaryElementwise<T, T>(                                                 \
+        x, out,                                                             \
+        [](auto a) {                                                        \
+          using C = decltype(a);                                            \
+          return expr;                                                      \
+        },                                                                  \
+        cost);                                                              \
+  }
+
+OAR_UNARY_KERNEL(ExpKernel, 8, static_cast<C>(std::exp(a)))
+OAR_UNARY_KERNEL(LogKernel, 8, static_cast<C>(std::log(a)))
+OAR_UNARY_KERNEL(SqrtKernel, 4, static_cast<C>(std::sqrt(a)))
+OAR_UNARY_KERNEL(TanhKernel, 8, static_cast<C>(std::tanh(a)))
+OAR_UNARY_KERNEL(SigmoidKernel, 8, static_cast<C>(C(1) / (C(1) + std::exp(-a))))
+OAR_UNARY_KERNEL(AbsKernel, 1, a < C(0) ? C(-a) : a)
+OAR_UNARY_KERNEL(ReluKernel, 1, a > C(0) ? a : C(0))
+OAR_UNARY_KERNEL(NegKernel, 1, static_cast<C>(-a))
+OAR_UNARY_KERNEL(SignKernel, 1, static_cast<C>((C(0) < a) - (a < C(0))))
+OAR_UNARY_KERNEL(AssignKernel, 1, a)
+#undef OAR_UNARY_KERNEL
+
+template <typename T>
+void ScaleKernel(const DeviceContext&, const DenseTensor& x, double scale, double bias,
+                 bool bias_after_scale, DenseTensor* out) {
+  using C = compute_t<T>;
+  if constexpr (std::is_integral_v<C>) {
+    UnaryElementwise<T, T>(x, out, [=](C a) {
+      const double v = bias_after_scale ? scale * a + bias : scale * (a + bias);
+      return static_cast<C>(v);
+    });
+  } else {
+    const C s = static_cast<C>(scale), b = static_cast<C>(bias);
+    if (bias_after_scale) {
+      UnaryElementwise<T, T>(x, out, [=](C a) { return s * a + b; });
+    } else {
+      UnaryElementwise<T, T>(x, out, [=](C a) { return s * (a + b); });
+    }
+  }
+}
+
+template <typename T>
+void PowKernel(const DeviceContext&, const DenseTensor& x, double y, DenseTensor* out) {
+  using C = compute_t<T>;
+  if (y == 2.0) {
+    UnaryElementwise<T, T>(x, out, [](C a) { return a * a; });
+  } else if (y == 1.0) {
+    UnaryElementwise<T, T>(x, out, [](C a) { return a; });
+  } else {
+    UnaryElementwise<T, T>(
+        x, out, [=](C a) { return static_cast<C>(std::pow(static_cast<double>(a), y)); }, 8);
+  }
+}
+
+template <typename T>
+void CastKernel(const DeviceContext&, const DenseTensor& x, DType dtype, DenseTensor* out) {
+  (void)dtype;  // the output meta already carries it
+  out->AllocateFrom(x.place());
+  funcs::CopyInto(x, out);
+}
+
+// Fused gradients: one pass instead of three ops, with their own backward.
+template <typename T>
+void TanhGradKernel(const DeviceContext&, const DenseTensor& out, const DenseTensor& grad_out,
+                    DenseTensor* x_grad) {
+  BinaryElementwise<T, T, T>(out, grad_out, x_grad,
+                             [](auto o, auto g) { return g * (decltype(o)(1) - o * o); });
+}
+template <typename T>
+void SigmoidGradKernel(const DeviceContext&, const DenseTensor& out, const DenseTensor& grad_out,
+                       DenseTensor* x_grad) {
+  BinaryElementwise<T, T, T>(out, grad_out, x_grad,
+                             [](auto o, auto g) { return g * o * (decltype(o)(1) - o); });
+}
+template <typename T>
+void ReluGradKernel(const DeviceContext&, const DenseTensor& out, const DenseTensor& grad_out,
+                    DenseTensor* x_grad) {
+  BinaryElementwise<T, T, T>(out, grad_out, x_grad, [](auto o, auto g) {
+    return o > decltype(o)(0) ? g : decltype(g)(0);
+  });
+}
+
+OAR_REGISTER_KERNEL(exp, CPU, Any, ExpKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(log, CPU, Any, LogKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(sqrt, CPU, Any, SqrtKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(tanh, CPU, Any, TanhKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(sigmoid, CPU, Any, SigmoidKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(abs, CPU, Any, AbsKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(relu, CPU, Any, ReluKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(neg, CPU, Any, NegKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(sign, CPU, Any, SignKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(assign, CPU, Any, AssignKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(scale, CPU, Any, ScaleKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(pow, CPU, Any, PowKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(cast, CPU, Any, CastKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(tanh_grad, CPU, Any, TanhGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(sigmoid_grad, CPU, Any, SigmoidGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(relu_grad, CPU, Any, ReluGradKernel, OAR_NUMERIC_TYPES);
+
+}  // namespace oar

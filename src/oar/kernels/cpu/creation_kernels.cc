@@ -1,0 +1,92 @@
+// Creation kernels: constants, ranges and random numbers.
+#include <cmath>
+#include <random>
+
+#include "oar/core/generator.h"
+#include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/kernel_registry.h"
+
+namespace oar {
+namespace {
+
+// An engine for one op: from `seed` when non-zero, else from the default generator.
+std::mt19937_64 MakeEngine(int64_t seed) {
+  return std::mt19937_64(seed != 0 ? static_cast<uint64_t>(seed)
+                                   : DefaultCPUGenerator().NextSeed());
+}
+// A double in [0, 1) from 53 random bits.
+inline double Unit(std::mt19937_64& e) { return static_cast<double>(e() >> 11) * 0x1.0p-53; }
+
+}  // namespace
+
+template <typename T>
+void FullKernel(const DeviceContext& ctx, const std::vector<int64_t>&, double value, DType,
+                DenseTensor* out) {
+  out->AllocateFrom(ctx.GetPlace());
+  funcs::Fill(out, value);
+}
+
+template <typename T>
+void FullLikeKernel(const DeviceContext& ctx, const DenseTensor&, double value, DType,
+                    DenseTensor* out) {
+  out->AllocateFrom(ctx.GetPlace());
+  funcs::Fill(out, value);
+}
+
+template <typename T>
+void ArangeKernel(const DeviceContext& ctx, double start, double, double step, DType,
+                  DenseTensor* out) {
+  T* o = static_cast<T*>(out->AllocateFrom(ctx.GetPlace()));
+  const int64_t n = out->numel();
+  for (int64_t i = 0; i < n; ++i)
+    o[i] = static_cast<T>(static_cast<compute_t<T>>(start + i * step));
+}
+
+template <typename T>
+void UniformKernel(const DeviceContext& ctx, const std::vector<int64_t>&, DType, double min,
+                   double max, int64_t seed, DenseTensor* out) {
+  OAR_ENFORCE(min <= max, errors::InvalidArgument("argument 'min' (", min,
+                                                  ") must not exceed 'max' (", max, ")"));
+  T* o = static_cast<T*>(out->AllocateFrom(ctx.GetPlace()));
+  auto engine = MakeEngine(seed);
+  const int64_t n = out->numel();
+  for (int64_t i = 0; i < n; ++i) {
+    o[i] = static_cast<T>(static_cast<compute_t<T>>(min + (max - min) * Unit(engine)));
+  }
+}
+
+template <typename T>
+void NormalKernel(const DeviceContext& ctx, const std::vector<int64_t>&, double mean, double std,
+                  int64_t seed, DType, DenseTensor* out) {
+  OAR_ENFORCE(std >= 0, errors::InvalidArgument("argument 'std' (", std, ") must be >= 0"));
+  T* o = static_cast<T*>(out->AllocateFrom(ctx.GetPlace()));
+  auto engine = MakeEngine(seed);
+  const int64_t n = out->numel();
+  // Box-Muller: two normals per pair of uniforms.
+  for (int64_t i = 0; i < n; i += 2) {
+    const double u1 = 1.0 - Unit(engine);  // (0, 1]
+    const double u2 = Unit(engine);
+    const double r = std::sqrt(-2.0 * std::log(u1));
+    o[i] = static_cast<T>(static_cast<compute_t<T>>(mean + std * r * std::cos(2 * M_PI * u2)));
+    if (i + 1 < n) {
+      o[i + 1] =
+          static_cast<T>(static_cast<compute_t<T>>(mean + std * r * std::sin(2 * M_PI * u2)));
+    }
+  }
+}
+
+// Writes into `out`, which is x itself for fill_.
+template <typename T>
+void FillKernel(const DeviceContext& ctx, const DenseTensor&, double value, DenseTensor* out) {
+  out->AllocateFrom(ctx.GetPlace());
+  funcs::Fill(out, value);
+}
+
+OAR_REGISTER_KERNEL(fill, CPU, Any, FillKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(full, CPU, Any, FullKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(full_like, CPU, Any, FullLikeKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(arange, CPU, Any, ArangeKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(uniform, CPU, Any, UniformKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(normal, CPU, Any, NormalKernel, OAR_FLOAT_TYPES);
+
+}  // namespace oar

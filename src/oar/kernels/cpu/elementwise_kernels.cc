@@ -1,0 +1,100 @@
+// Binary elementwise kernels with broadcasting.
+#include <atomic>
+#include <cmath>
+#include <type_traits>
+
+#include "oar/kernels/funcs/elementwise.h"
+#include "oar/kernels/kernel_registry.h"
+
+namespace oar {
+
+using funcs::BinaryElementwise;
+
+#define OAR_BINARY_KERNEL(Name, expr)                                                             \
+  template <typename T>                                                                           \
+  void Name(const DeviceContext&, const DenseTensor& x, const DenseTensor& y, DenseTensor* out) { \
+    BinaryElementwise<T, T, T>(x, y, out, [](auto a, auto b) { return expr; });                   \
+  }
+
+OAR_BINARY_KERNEL(AddKernel, a + b)
+OAR_BINARY_KERNEL(SubtractKernel, a - b)
+OAR_BINARY_KERNEL(MultiplyKernel, a* b)
+OAR_BINARY_KERNEL(DivideKernel, a / b)
+OAR_BINARY_KERNEL(MaximumKernel, (a > b || a != a) ? a : b)
+OAR_BINARY_KERNEL(MinimumKernel, (a < b || a != a) ? a : b)
+#undef OAR_BINARY_KERNEL
+
+template <typename T>
+void ElementwisePowKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
+                          DenseTensor* out) {
+  BinaryElementwise<T, T, T>(
+      x, y, out,
+      [](auto a, auto b) {
+        using C = decltype(a);
+        if constexpr (std::is_integral_v<C>) {
+          // Exact integer power; negative exponents follow C truncation (0 unless |a| == 1).
+          if (b < 0) return C(a == 1 ? 1 : a == -1 ? ((-b) % 2 ? -1 : 1) : 0);
+          C r = 1, base = a;
+          for (C e = b; e > 0; e >>= 1, base *= base) {
+            if (e & 1) r *= base;
+          }
+          return r;
+        } else {
+          return static_cast<C>(std::pow(a, b));
+        }
+      },
+      8);
+}
+
+// Integer division by zero is an error, never a crash.
+template <typename T>
+void IntDivideKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
+                     DenseTensor* out) {
+  std::atomic<bool> div_by_zero{false};
+  BinaryElementwise<T, T, T>(x, y, out, [&](auto a, auto b) {
+    if (b == 0) {
+      div_by_zero.store(true, std::memory_order_relaxed);
+      return decltype(a)(0);
+    }
+    return static_cast<decltype(a)>(a / b);
+  });
+  OAR_ENFORCE(!div_by_zero.load(), errors::InvalidArgument("integer division by zero"));
+}
+
+#define OAR_COMPARE_KERNEL(Name, expr)                                                            \
+  template <typename T>                                                                           \
+  void Name(const DeviceContext&, const DenseTensor& x, const DenseTensor& y, DenseTensor* out) { \
+    BinaryElementwise<bool, T, T>(x, y, out, [](auto a, auto b) -> bool { return expr; });        \
+  }
+OAR_COMPARE_KERNEL(EqualKernel, a == b)
+OAR_COMPARE_KERNEL(NotEqualKernel, a != b)
+OAR_COMPARE_KERNEL(LessThanKernel, a < b)
+OAR_COMPARE_KERNEL(LessEqualKernel, a <= b)
+OAR_COMPARE_KERNEL(GreaterThanKernel, a > b)
+OAR_COMPARE_KERNEL(GreaterEqualKernel, a >= b)
+#undef OAR_COMPARE_KERNEL
+
+template <typename T>
+void WhereKernel(const DeviceContext&, const DenseTensor& condition, const DenseTensor& x,
+                 const DenseTensor& y, DenseTensor* out) {
+  funcs::TernaryElementwise<T, bool, T, T>(condition, x, y, out,
+                                           [](bool c, auto a, auto b) { return c ? a : b; });
+}
+
+OAR_REGISTER_KERNEL(add, CPU, Any, AddKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(subtract, CPU, Any, SubtractKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(multiply, CPU, Any, MultiplyKernel, OAR_NUMERIC_TYPES, bool);
+OAR_REGISTER_KERNEL(divide, CPU, Any, DivideKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(divide, CPU, Any, IntDivideKernel, int32_t, int64_t);
+OAR_REGISTER_KERNEL(maximum, CPU, Any, MaximumKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(minimum, CPU, Any, MinimumKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(elementwise_pow, CPU, Any, ElementwisePowKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(equal, CPU, Any, EqualKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(not_equal, CPU, Any, NotEqualKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(less_than, CPU, Any, LessThanKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(less_equal, CPU, Any, LessEqualKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(greater_than, CPU, Any, GreaterThanKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(greater_equal, CPU, Any, GreaterEqualKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(where, CPU, Any, WhereKernel, OAR_ALL_TYPES);
+
+}  // namespace oar

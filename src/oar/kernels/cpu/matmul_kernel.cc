@@ -1,0 +1,147 @@
+// matmul: batched, broadcasting GEMM on a real BLAS (benchmarks/blas/ has the
+// measurement that picked it). Transposed views are passed to BLAS as
+// transpose flags instead of being copied; tiny products skip BLAS, whose
+// call overhead dwarfs a few multiply-adds.
+#include <cblas.h>
+
+#include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/funcs/strided_loop.h"
+#include "oar/kernels/infer_meta.h"
+#include "oar/kernels/kernel_registry.h"
+
+namespace oar {
+namespace {
+
+// A matrix operand in BLAS terms: the last two dims of a tensor.
+struct MatArg {
+  DenseTensor t;  // a view BLAS can read (last two dims have a unit stride)
+  bool trans;     // BLAS transpose flag, already combined with the user's flag
+  int64_t ld;     // leading dimension
+};
+
+// Prepares the [.., r, c] operand so BLAS sees it (optionally transposed by the user).
+MatArg PrepareMat(const DenseTensor& x, bool user_trans) {
+  const int64_t nd = x.ndim();
+  const int64_t r = x.dims()[nd - 2], c = x.dims()[nd - 1];
+  const int64_t sr = x.strides()[nd - 2], sc = x.strides()[nd - 1];
+  if ((sc == 1 || c == 1) && sr >= std::max<int64_t>(c, 1)) return {x, user_trans, sr};
+  if ((sr == 1 || r == 1) && sc >= std::max<int64_t>(r, 1)) return {x, !user_trans, sc};
+  DenseTensor cont = funcs::Contiguous(x);
+  return {cont, user_trans, std::max<int64_t>(c, 1)};
+}
+
+template <typename T>
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
+          int64_t ldb, T* c, int64_t ldc) {
+  if (m * n * k <= 4096) {
+    // Small: a plain loop beats the BLAS call.
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < n; ++j) {
+        T acc = 0;
+        for (int64_t p = 0; p < k; ++p) {
+          const T av = ta ? a[p * lda + i] : a[i * lda + p];
+          const T bv = tb ? b[j * ldb + p] : b[p * ldb + j];
+          acc += av * bv;
+        }
+        c[i * ldc + j] = acc;
+      }
+    }
+    return;
+  }
+  const auto TA = ta ? CblasTrans : CblasNoTrans;
+  const auto TB = tb ? CblasTrans : CblasNoTrans;
+  if constexpr (std::is_same_v<T, float>) {
+    cblas_sgemm(CblasRowMajor, TA, TB, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+  } else {
+    cblas_dgemm(CblasRowMajor, TA, TB, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+  }
+}
+
+// Compute type T (float or double) for tensors already in T.
+template <typename T>
+void MatmulImpl(const DenseTensor& x_in, const DenseTensor& y_in, bool transpose_x,
+                bool transpose_y, DenseTensor* out) {
+  DenseTensor x = x_in, y = y_in;
+  // 1-D operands become matrices: x as a row, y as a column.
+  const bool x_vec = x.ndim() == 1, y_vec = y.ndim() == 1;
+  if (x_vec) {
+    DenseTensorMeta m = x.meta();
+    m.dims.insert(m.dims.begin(), 1);
+    m.strides.insert(m.strides.begin(), m.dims[1] * std::max<int64_t>(m.strides[0], 1));
+    x = DenseTensor(x.Holder(), m);
+    transpose_x = false;
+  }
+  if (y_vec) {
+    DenseTensorMeta m = y.meta();
+    m.dims.push_back(1);
+    m.strides.push_back(1);
+    y = DenseTensor(y.Holder(), m);
+    transpose_y = false;
+  }
+  T* o = static_cast<T*>(out->AllocateFrom(x_in.place()));
+  if (out->numel() == 0) return;
+  const int64_t xr = x.ndim(), yr = y.ndim();
+  const int64_t M = transpose_x ? x.dims()[xr - 1] : x.dims()[xr - 2];
+  const int64_t K = transpose_x ? x.dims()[xr - 2] : x.dims()[xr - 1];
+  const int64_t N = transpose_y ? y.dims()[yr - 2] : y.dims()[yr - 1];
+  if (K == 0) {
+    for (int64_t i = 0; i < out->numel(); ++i) o[i] = T(0);
+    return;
+  }
+  MatArg a = PrepareMat(x, transpose_x), b = PrepareMat(y, transpose_y);
+  const T* pa = static_cast<const T*>(a.t.data());
+  const T* pb = static_cast<const T*>(b.t.data());
+
+  // Batch dims, broadcast.
+  DDim bx(a.t.dims().begin(), a.t.dims().end() - 2), by(b.t.dims().begin(), b.t.dims().end() - 2);
+  const DDim batch = BroadcastShape(bx, by);
+  const int64_t nb = Product(batch);
+  // y shared by every batch and x's batches contiguous: one GEMM with M * batch rows.
+  if (!a.trans && Product(by) == 1 && nb > 1) {
+    DenseTensor xc = funcs::Contiguous(a.t);
+    Gemm<T>(false, b.trans, nb * M, N, K, static_cast<const T*>(xc.data()), K, pb, b.ld, o, N);
+    return;
+  }
+  DenseTensorMeta mx = a.t.meta(), my = b.t.meta();
+  mx.dims = bx;
+  mx.strides = DDim(a.t.strides().begin(), a.t.strides().end() - 2);
+  my.dims = by;
+  my.strides = DDim(b.t.strides().begin(), b.t.strides().end() - 2);
+  const DDim sx = funcs::BroadcastStrides(DenseTensor(nullptr, mx), batch);
+  const DDim sy = funcs::BroadcastStrides(DenseTensor(nullptr, my), batch);
+  DDim idx(batch.size(), 0);
+  for (int64_t bi = 0; bi < nb; ++bi) {
+    int64_t ox = 0, oy = 0;
+    for (size_t d = 0; d < batch.size(); ++d) {
+      ox += idx[d] * sx[d];
+      oy += idx[d] * sy[d];
+    }
+    Gemm<T>(a.trans, b.trans, M, N, K, pa + ox, a.ld, pb + oy, b.ld, o + bi * M * N, N);
+    for (size_t d = batch.size(); d-- > 0;) {
+      if (++idx[d] < batch[d]) break;
+      idx[d] = 0;
+    }
+  }
+}
+
+}  // namespace
+
+template <typename T>
+void MatmulKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
+                  bool transpose_x, bool transpose_y, DenseTensor* out) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    MatmulImpl<T>(x, y, transpose_x, transpose_y, out);
+  } else {
+    // float16/bfloat16: compute in float32, round once at the end.
+    const DenseTensor xf = funcs::CastTo(x, DType::kFloat32);
+    const DenseTensor yf = funcs::CastTo(y, DType::kFloat32);
+    DenseTensor of(DType::kFloat32, out->dims());
+    MatmulImpl<float>(xf, yf, transpose_x, transpose_y, &of);
+    out->AllocateFrom(x.place());
+    funcs::CopyInto(of, out);
+  }
+}
+
+OAR_REGISTER_KERNEL(matmul, CPU, Any, MatmulKernel, OAR_FLOAT_TYPES);
+
+}  // namespace oar

@@ -1,0 +1,229 @@
+// Reductions over an axis list: sum, mean, max, min, and sum_to (the
+// reduction that undoes broadcasting).
+//
+// The input is viewed as runs of kept (K) and reduced (R) dimensions. The
+// shapes R, K R, R K and K R K are reduced in place, with a vectorised inner
+// loop; anything else is permuted to K R first.
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "oar/core/parallel.h"
+#include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/infer_meta.h"
+#include "oar/kernels/kernel_registry.h"
+
+namespace oar {
+namespace {
+
+template <typename T>
+using acc_t = std::conditional_t<std::is_integral_v<compute_t<T>>, int64_t, compute_t<T>>;
+
+struct SumOp {
+  template <typename A>
+  static A Init() {
+    return A(0);
+  }
+  template <typename A>
+  static A Combine(A a, A b) {
+    return a + b;
+  }
+};
+struct MaxOp {
+  template <typename A>
+  static A Init() {
+    return std::numeric_limits<A>::has_infinity ? -std::numeric_limits<A>::infinity()
+                                                : std::numeric_limits<A>::lowest();
+  }
+  template <typename A>
+  static A Combine(A a, A b) {
+    return (a > b || a != a) ? a : b;
+  }
+};
+struct MinOp {
+  template <typename A>
+  static A Init() {
+    return std::numeric_limits<A>::has_infinity ? std::numeric_limits<A>::infinity()
+                                                : std::numeric_limits<A>::max();
+  }
+  template <typename A>
+  static A Combine(A a, A b) {
+    return (a < b || a != a) ? a : b;
+  }
+};
+
+struct Plan {
+  int64_t outer = 1, reduce = 1, inner = 1;
+};
+
+// A contiguous tensor and a plan such that out[o, i] = reduce_r x[o, r, i].
+DenseTensor PlanReduction(const DenseTensor& x, const std::vector<int64_t>& axes, Plan* plan) {
+  DenseTensor xc = funcs::Contiguous(x);
+  const int64_t rank = xc.ndim();
+  std::vector<bool> red(rank, axes.empty());
+  for (int64_t a : axes) red[a] = true;
+  // Runs of kept/reduced dims, ignoring size-1 dims.
+  std::vector<std::pair<bool, int64_t>> runs;
+  for (int64_t d = 0; d < rank; ++d) {
+    if (xc.dims()[d] == 1) continue;
+    if (!runs.empty() && runs.back().first == red[d]) {
+      runs.back().second *= xc.dims()[d];
+    } else {
+      runs.emplace_back(red[d], xc.dims()[d]);
+    }
+  }
+  const size_t nr = std::count_if(runs.begin(), runs.end(), [](auto& r) { return r.first; });
+  if (nr <= 1) {
+    bool seen_r = false;
+    for (auto& [is_r, n] : runs) {
+      if (is_r) {
+        plan->reduce = n;
+        seen_r = true;
+      } else if (seen_r) {
+        plan->inner *= n;
+      } else {
+        plan->outer *= n;
+      }
+    }
+    return xc;
+  }
+  // Permute kept dims first, reduced dims last, then make that contiguous.
+  std::vector<int64_t> perm;
+  for (int64_t d = 0; d < rank; ++d)
+    if (!red[d]) perm.push_back(d);
+  for (int64_t d = 0; d < rank; ++d)
+    if (red[d]) perm.push_back(d);
+  DenseTensorMeta m = xc.meta();
+  for (int64_t i = 0; i < rank; ++i) {
+    m.dims[i] = xc.dims()[perm[i]];
+    m.strides[i] = xc.strides()[perm[i]];
+  }
+  DenseTensor permuted(xc.Holder(), m);
+  plan->outer = plan->reduce = plan->inner = 1;
+  for (int64_t i = 0; i < rank; ++i) {
+    (red[perm[i]] ? plan->reduce : plan->outer) *= m.dims[i];
+  }
+  return funcs::Contiguous(permuted);
+}
+
+// Reduces into `out` (memory allocated here) with accumulator type A; `finish`
+// maps the accumulated value to the stored one (mean divides).
+template <typename T, typename Op, typename Finish>
+void ReduceInto(const DenseTensor& x, const std::vector<int64_t>& axes, DenseTensor* out,
+                Finish finish) {
+  using A = acc_t<T>;
+  Plan p;
+  DenseTensor xc = PlanReduction(x, axes, &p);
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  const T* in = static_cast<const T*>(xc.data());
+  if (p.inner == 1) {
+    ParallelFor(0, p.outer, p.reduce, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i) {
+        const T* row = in + i * p.reduce;
+        A acc = Op::template Init<A>();
+        if constexpr (std::is_same_v<Op, SumOp>) {
+#pragma omp simd reduction(+ : acc)
+          for (int64_t r = 0; r < p.reduce; ++r) acc += static_cast<A>(row[r]);
+        } else {
+          for (int64_t r = 0; r < p.reduce; ++r) acc = Op::Combine(acc, static_cast<A>(row[r]));
+        }
+        o[i] = static_cast<T>(finish(acc));
+      }
+    });
+    return;
+  }
+  ParallelFor(0, p.outer, p.reduce * p.inner, [&](int64_t b, int64_t e) {
+    std::vector<A> acc(p.inner);
+    for (int64_t i = b; i < e; ++i) {
+      std::fill(acc.begin(), acc.end(), Op::template Init<A>());
+      const T* block = in + i * p.reduce * p.inner;
+      for (int64_t r = 0; r < p.reduce; ++r) {
+        const T* row = block + r * p.inner;
+        for (int64_t j = 0; j < p.inner; ++j) acc[j] = Op::Combine(acc[j], static_cast<A>(row[j]));
+      }
+      for (int64_t j = 0; j < p.inner; ++j) o[i * p.inner + j] = static_cast<T>(finish(acc[j]));
+    }
+  });
+}
+
+template <typename T>
+void SumImpl(const DenseTensor& x, const std::vector<int64_t>& axes, DenseTensor* out) {
+  ReduceInto<T, SumOp>(x, axes, out, [](auto a) { return a; });
+}
+
+}  // namespace
+
+template <typename T>
+void SumKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int64_t>& axis,
+               DType dtype, bool keepdim, DenseTensor* out) {
+  (void)dtype;
+  (void)keepdim;
+  const auto axes = NormalizeReduceAxes(axis, x.ndim());
+  if (out->dtype() != x.dtype()) {
+    const DenseTensor xc = funcs::CastTo(x, out->dtype());
+    VisitDType(out->dtype(), [&]<typename U>() { SumImpl<U>(xc, axes, out); });
+    return;
+  }
+  SumImpl<T>(x, axes, out);
+}
+
+template <typename T>
+void MeanKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int64_t>& axis,
+                bool keepdim, DenseTensor* out) {
+  (void)keepdim;
+  const auto axes = NormalizeReduceAxes(axis, x.ndim());
+  const int64_t count = out->numel() == 0 ? 0 : x.numel() / std::max<int64_t>(out->numel(), 1);
+  using A = acc_t<T>;
+  const A n = static_cast<A>(count);
+  ReduceInto<T, SumOp>(x, axes, out, [=](A a) { return a / n; });
+}
+
+template <typename T>
+void MaxKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int64_t>& axis,
+               bool keepdim, DenseTensor* out) {
+  (void)keepdim;
+  OAR_ENFORCE(x.numel() > 0 || out->numel() == 0,
+              errors::InvalidArgument("cannot take the max of an empty tensor"));
+  ReduceInto<T, MaxOp>(x, NormalizeReduceAxes(axis, x.ndim()), out, [](auto a) { return a; });
+}
+
+template <typename T>
+void MinKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int64_t>& axis,
+               bool keepdim, DenseTensor* out) {
+  (void)keepdim;
+  OAR_ENFORCE(x.numel() > 0 || out->numel() == 0,
+              errors::InvalidArgument("cannot take the min of an empty tensor"));
+  ReduceInto<T, MinOp>(x, NormalizeReduceAxes(axis, x.ndim()), out, [](auto a) { return a; });
+}
+
+// Sums x down to `shape` (which broadcasts to x's shape).
+template <typename T>
+void SumToKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int64_t>& shape,
+                 DenseTensor* out) {
+  const int64_t xr = x.ndim(), tr = static_cast<int64_t>(shape.size());
+  std::vector<int64_t> axes;
+  for (int64_t d = 0; d < xr; ++d) {
+    const int64_t td = d - (xr - tr);
+    if (td < 0 || (shape[td] == 1 && x.dims()[d] != 1)) axes.push_back(d);
+  }
+  if (axes.empty()) {
+    // Only size-1 dims differ: the same elements under the target shape.
+    const DenseTensor src = funcs::Contiguous(x);
+    DenseTensorMeta m = src.meta();
+    m.dims = out->dims();
+    m.strides = ContiguousStrides(m.dims);
+    out->AllocateFrom(x.place());
+    funcs::CopyInto(DenseTensor(src.Holder(), m), out);
+    return;
+  }
+  SumImpl<T>(x, axes, out);
+}
+
+OAR_REGISTER_KERNEL(sum, CPU, Any, SumKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(mean, CPU, Any, MeanKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(max, CPU, Any, MaxKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(min, CPU, Any, MinKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(sum_to, CPU, Any, SumToKernel, OAR_NUMERIC_TYPES);
+
+}  // namespace oar

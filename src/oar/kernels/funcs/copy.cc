@@ -1,0 +1,60 @@
+#include "oar/kernels/funcs/copy.h"
+
+#include "oar/kernels/funcs/elementwise.h"
+
+namespace oar::funcs {
+
+void CopyInto(const DenseTensor& src, DenseTensor* dst) {
+  OAR_ENFORCE(
+      src.dims() == dst->dims(),
+      errors::InvalidArgument("copy: source shape ", DimsToString(src.dims()),
+                              " differs from destination shape ", DimsToString(dst->dims())));
+  VisitDType(dst->dtype(), [&]<typename O>() {
+    VisitDType(src.dtype(), [&]<typename I>() {
+      if constexpr (std::is_same_v<O, bool>) {
+        UnaryElementwise<O, I>(src, dst, [](auto v) { return v != decltype(v)(0); });
+      } else {
+        UnaryElementwise<O, I>(src, dst, [](auto v) { return static_cast<compute_t<O>>(v); });
+      }
+    });
+  });
+}
+
+DenseTensor Contiguous(const DenseTensor& x) {
+  if (x.is_contiguous()) return x;
+  DenseTensor out(x.dtype(), x.dims());
+  out.AllocateFrom(x.place());
+  CopyInto(x, &out);
+  return out;
+}
+
+DenseTensor CastTo(const DenseTensor& x, DType dtype) {
+  if (x.dtype() == dtype) return x;
+  DenseTensor out(dtype, x.dims());
+  out.AllocateFrom(x.place());
+  CopyInto(x, &out);
+  return out;
+}
+
+void Fill(DenseTensor* t, double value) {
+  VisitDType(t->dtype(), [&]<typename T>() {
+    const T v = static_cast<T>(static_cast<compute_t<T>>(value));
+    T* p = static_cast<T*>(t->AllocateFrom(t->place()));
+    if (t->is_contiguous()) {
+      const int64_t n = t->numel();
+      ParallelFor(0, n, 1, [&](int64_t b, int64_t e) {
+        for (int64_t i = b; i < e; ++i) p[i] = v;
+      });
+      return;
+    }
+    LoopOperands<1> ops{{reinterpret_cast<char*>(p)}, {ByteStrides(*t, t->dims())}};
+    StridedLoop<1>(
+        t->dims(), ops, 1,
+        [&](int64_t n, const std::array<char*, 1>& ptr, const std::array<int64_t, 1>& s) {
+          char* c = ptr[0];
+          for (int64_t i = 0; i < n; ++i, c += s[0]) *reinterpret_cast<T*>(c) = v;
+        });
+  });
+}
+
+}  // namespace oar::funcs

@@ -1,0 +1,68 @@
+// InferMeta functions: validate the inputs of an op and set the dtype and dims
+// of its outputs (phi's InferMeta). They read only metadata, never data, so
+// they also run on tensors saved without buffers. The API layer prefixes their
+// errors with the op name.
+#pragma once
+
+#include <vector>
+
+#include "oar/core/dense_tensor.h"
+
+namespace oar {
+
+// Axis helpers shared by InferMeta and kernels.
+int64_t NormalizeAxis(int64_t axis, int64_t rank, const char* arg_name = "axis");
+// Sorted, de-duplicated, normalised axes; empty `axis` (or all axes) means reduce all.
+std::vector<int64_t> NormalizeReduceAxes(const std::vector<int64_t>& axis, int64_t rank);
+DDim BroadcastShape(const DDim& a, const DDim& b, const char* a_name = "x",
+                    const char* b_name = "y");
+
+void UnchangedInferMeta(const DenseTensor& x, DenseTensor* out);
+void SameShapeGradInferMeta(const DenseTensor& out, const DenseTensor& grad_out,
+                            DenseTensor* x_grad);
+void ElementwiseInferMeta(const DenseTensor& x, const DenseTensor& y, DenseTensor* out);
+void CompareInferMeta(const DenseTensor& x, const DenseTensor& y, DenseTensor* out);
+void WhereInferMeta(const DenseTensor& condition, const DenseTensor& x, const DenseTensor& y,
+                    DenseTensor* out);
+void CastInferMeta(const DenseTensor& x, DType dtype, DenseTensor* out);
+void FloatOutInferMeta(const DenseTensor& x, DenseTensor* out);
+void MatmulInferMeta(const DenseTensor& x, const DenseTensor& y, bool transpose_x, bool transpose_y,
+                     DenseTensor* out);
+void ReduceInferMeta(const DenseTensor& x, const std::vector<int64_t>& axis, bool keepdim,
+                     DenseTensor* out);
+void SumInferMeta(const DenseTensor& x, const std::vector<int64_t>& axis, DType dtype, bool keepdim,
+                  DenseTensor* out);
+void SumToInferMeta(const DenseTensor& x, const std::vector<int64_t>& shape, DenseTensor* out);
+void ReshapeInferMeta(const DenseTensor& x, const std::vector<int64_t>& shape, DenseTensor* out);
+void TransposeInferMeta(const DenseTensor& x, const std::vector<int64_t>& perm, DenseTensor* out);
+void UnsqueezeInferMeta(const DenseTensor& x, const std::vector<int64_t>& axis, DenseTensor* out);
+void SqueezeInferMeta(const DenseTensor& x, const std::vector<int64_t>& axis, DenseTensor* out);
+void ExpandInferMeta(const DenseTensor& x, const std::vector<int64_t>& shape, DenseTensor* out);
+void ConcatInferMeta(const std::vector<const DenseTensor*>& x, int64_t axis, DenseTensor* out);
+void StridedSliceInferMeta(const DenseTensor& x, const std::vector<int64_t>& axes,
+                           const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                           const std::vector<int64_t>& strides, DenseTensor* out);
+void SliceInferMeta(const DenseTensor& x, const std::vector<int64_t>& axes,
+                    const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                    DenseTensor* out);
+void StridedSliceGradInferMeta(const DenseTensor& x, const DenseTensor& grad_out,
+                               const std::vector<int64_t>& axes, const std::vector<int64_t>& starts,
+                               const std::vector<int64_t>& ends,
+                               const std::vector<int64_t>& strides, DenseTensor* x_grad);
+void SoftmaxInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out);
+void SoftmaxGradInferMeta(const DenseTensor& out, const DenseTensor& grad_out, int64_t axis,
+                          DenseTensor* x_grad);
+void CreateInferMeta(const std::vector<int64_t>& shape, DType dtype, DenseTensor* out);
+void CreateLikeInferMeta(const DenseTensor& x, DType dtype, DenseTensor* out);
+void ArangeInferMeta(double start, double end, double step, DType dtype, DenseTensor* out);
+
+// One (start, end, step) per sliced axis after clamping, as Python slicing does.
+struct SliceRange {
+  int64_t axis, start, step, size;
+};
+std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int64_t>& axes,
+                                        const std::vector<int64_t>& starts,
+                                        const std::vector<int64_t>& ends,
+                                        const std::vector<int64_t>& strides);
+
+}  // namespace oar

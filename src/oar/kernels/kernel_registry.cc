@@ -1,0 +1,106 @@
+#include "oar/kernels/kernel_registry.h"
+
+#include <sstream>
+
+namespace oar {
+
+std::ostream& operator<<(std::ostream& os, Backend b) {
+  switch (b) {
+    case Backend::kCPU:
+      return os << "CPU";
+    case Backend::kGPU:
+      return os << "GPU";
+    default:
+      return os << "Undefined";
+  }
+}
+std::ostream& operator<<(std::ostream& os, DataLayout l) {
+  switch (l) {
+    case DataLayout::kAny:
+      return os << "ANY_LAYOUT";
+    case DataLayout::kNCHW:
+      return os << "NCHW";
+    case DataLayout::kNHWC:
+      return os << "NHWC";
+  }
+  return os;
+}
+std::ostream& operator<<(std::ostream& os, const KernelKey& k) {
+  return os << "(" << k.backend << ", " << k.layout << ", " << k.dtype << ")";
+}
+
+const DeviceContext& GetDeviceContextByBackend(Backend backend) {
+  static const CPUContext cpu;
+  switch (backend) {
+    case Backend::kCPU:
+      return cpu;
+    default:
+      throw errors::Unimplemented("no device context for backend ", backend,
+                                  ": this build of oar supports only the CPU");
+  }
+}
+
+void Kernel::ThrowSignatureMismatch(const std::type_info& wanted) const {
+  throw errors::Fatal("kernel called with signature ", wanted.name(),
+                      " but registered with signature ", signature_->name());
+}
+
+void KernelTable::Set(const KernelKey& key, Kernel kernel) { kernels_[Index(key)] = kernel; }
+
+const Kernel* KernelTable::Find(const KernelKey& key) const {
+  if (key.backend == Backend::kUndefined || key.dtype == DType::kUndefined) return nullptr;
+  const Kernel& k = kernels_[Index(key)];
+  if (k.IsValid()) return &k;
+  if (key.layout != DataLayout::kAny) {
+    const Kernel& any = kernels_[Index({key.backend, DataLayout::kAny, key.dtype})];
+    if (any.IsValid()) return &any;
+  }
+  return nullptr;
+}
+
+bool KernelTable::HasDType(DType dtype) const {
+  return Find({Backend::kCPU, DataLayout::kAny, dtype}) != nullptr;
+}
+
+std::string KernelTable::RegisteredDTypes() const {
+  std::ostringstream os;
+  bool first = true;
+  for (int d = 0; d < kNumDTypes; ++d) {
+    if (HasDType(static_cast<DType>(d))) {
+      os << (first ? "" : ", ") << static_cast<DType>(d);
+      first = false;
+    }
+  }
+  return os.str();
+}
+
+KernelResult KernelTable::SelectKernelOrThrowError(const KernelKey& key) const {
+  if (const Kernel* k = Find(key)) return {*k, false};
+  if (key.backend != Backend::kCPU) {
+    // The seeds' fallback: run the CPU kernel when the backend has none.
+    if (const Kernel* k = Find({Backend::kCPU, key.layout, key.dtype})) return {*k, true};
+  }
+  throw errors::InvalidType("the kernel '", name_, "' is not registered for ", key.dtype, " on ",
+                            key.backend, " (key ", key, "); it supports: ", RegisteredDTypes());
+}
+
+KernelFactory& KernelFactory::Instance() {
+  static KernelFactory factory;  // filled during static initialisation, then read-only
+  return factory;
+}
+
+void KernelFactory::Register(const std::string& name, const KernelKey& key, Kernel kernel) {
+  auto& table = tables_[name];
+  if (!table) table = std::make_unique<KernelTable>(name);
+  table->Set(key, kernel);
+}
+
+const KernelTable& KernelFactory::Table(const std::string& name) const {
+  auto it = tables_.find(name);
+  if (it == tables_.end()) {
+    throw errors::NotFound("the kernel '", name, "' is not registered");
+  }
+  return *it->second;
+}
+
+}  // namespace oar

@@ -1,0 +1,26 @@
+// oar's C++ API in one include: tensors, every op with autograd (oar::<op>),
+// creation helpers, backward()/grad() and grad-mode guards.
+#pragma once
+
+#include "oar/autograd/backward.h"
+#include "oar/autograd/grad_mode.h"
+#include "oar/autograd/saved_tensors_hooks.h"
+#include "oar/core/allocator.h"
+#include "oar/core/errors.h"
+#include "oar/core/flags.h"
+#include "oar/core/generator.h"
+#include "oar/core/tensor.h"
+#include "oar/eager/creation.h"
+#include "oar/eager/dygraph_functions.h"
+
+namespace oar {
+
+// oar::grad(...) mirrors Python's oar.grad.
+inline std::vector<Tensor> grad(const std::vector<Tensor>& outputs,
+                                const std::vector<Tensor>& inputs,
+                                const std::vector<Tensor>& grad_outputs = {},
+                                const GradOptions& options = {}) {
+  return Grad(outputs, inputs, grad_outputs, options);
+}
+
+}  // namespace oar

@@ -1,0 +1,34 @@
+#include "test_util.h"
+
+#include "oar/kernels/funcs/copy.h"
+
+namespace oar::testing {
+
+std::vector<double> Values(const Tensor& t) {
+  const DenseTensor c = funcs::CastTo(funcs::Contiguous(*t.impl()), DType::kFloat64);
+  const double* p = static_cast<const double*>(c.data());
+  return std::vector<double>(p, p + c.numel());
+}
+
+Tensor Make(const std::vector<double>& values, const std::vector<int64_t>& shape, DType dtype,
+            bool stop_gradient) {
+  Tensor t = to_tensor<double>(values, shape);
+  if (dtype != DType::kFloat64) t = cast(t, dtype);
+  if (!stop_gradient) t.set_stop_gradient(false);
+  return t;
+}
+
+void ExpectClose(const Tensor& t, const std::vector<double>& expected,
+                 const std::vector<int64_t>& shape, double rtol, double atol) {
+  ASSERT_TRUE(t.defined());
+  ASSERT_EQ(t.shape(), shape);
+  const auto v = Values(t);
+  ASSERT_EQ(v.size(), expected.size());
+  for (size_t i = 0; i < v.size(); ++i) {
+    EXPECT_NEAR(v[i], expected[i], atol + rtol * std::abs(expected[i])) << "at index " << i;
+  }
+}
+
+int64_t BytesInUse() { return GetAllocatorStats(CPUPlace()).bytes_in_use; }
+
+}  // namespace oar::testing

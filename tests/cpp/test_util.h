@@ -1,0 +1,22 @@
+// Helpers shared by the C++ tests.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "oar/oar.h"
+
+namespace oar::testing {
+
+// All values of t (any dtype, any strides) as doubles, in row-major order.
+std::vector<double> Values(const Tensor& t);
+// A float64 (or dtype) tensor with the given values and shape.
+Tensor Make(const std::vector<double>& values, const std::vector<int64_t>& shape,
+            DType dtype = DType::kFloat64, bool stop_gradient = true);
+// Asserts t has `shape` and values close to `expected`.
+void ExpectClose(const Tensor& t, const std::vector<double>& expected,
+                 const std::vector<int64_t>& shape, double rtol = 1e-6, double atol = 1e-8);
+int64_t BytesInUse();
+
+}  // namespace oar::testing

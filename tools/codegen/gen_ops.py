@@ -1,0 +1,543 @@
+#!/usr/bin/env python3
+"""Generates oar's per-op code from src/oar/ops.yaml (DESIGN §2).
+
+Outputs (into --out, the build tree; never committed):
+  oar/api/api.h, oar/api/api.cc           C++ API without autograd (oar::api::<op>)
+  oar/eager/dygraph_functions.h, .cc      eager functions with autograd (oar::<op>)
+  oar/eager/nodes.h, nodes.cc             one grad node class per differentiable op
+  oar/eager/op_list.inc                   OAR_OP(name, differentiable inputs) for tests
+  docs/ops.md                             the op reference table
+"""
+import argparse
+import os
+import re
+
+import yaml
+
+ATTR_TYPES = {
+    "bool": ("bool", "bool"),
+    "int": ("int64_t", "int64_t"),
+    "float": ("double", "double"),
+    "Scalar": ("double", "double"),
+    "int[]": ("const std::vector<int64_t>&", "std::vector<int64_t>"),
+    "DataType": ("DType", "DType"),
+}
+DTYPE_DEFAULTS = {
+    "undefined": "DType::kUndefined", "float32": "DType::kFloat32", "float64": "DType::kFloat64",
+    "float16": "DType::kFloat16", "bfloat16": "DType::kBFloat16", "int32": "DType::kInt32",
+    "int64": "DType::kInt64", "bool": "DType::kBool",
+}
+
+
+class Arg:
+    def __init__(self, text):
+        m = re.fullmatch(r"\s*(Tensor\[\]|Tensor|int\[\]|[A-Za-z]+)\s+(\w+)\s*(?:=\s*(.+?))?\s*", text)
+        if not m:
+            raise ValueError(f"cannot parse argument '{text}'")
+        self.type, self.name, default = m.groups()
+        if self.type not in ("Tensor", "Tensor[]") and self.type not in ATTR_TYPES:
+            raise ValueError(f"unknown type '{self.type}' in '{text}'")
+        if default is not None and self.type == "DataType":
+            default = DTYPE_DEFAULTS[default]
+        self.default = default
+
+    @property
+    def is_tensor(self):
+        return self.type == "Tensor"
+
+    @property
+    def is_tensor_list(self):
+        return self.type == "Tensor[]"
+
+    @property
+    def is_input(self):
+        return self.is_tensor or self.is_tensor_list
+
+    def cpp_param(self, with_default=True, mutable=False):
+        if self.is_tensor:
+            t = "Tensor&" if mutable else "const Tensor&"
+        elif self.is_tensor_list:
+            t = "const std::vector<Tensor>&"
+        else:
+            t = ATTR_TYPES[self.type][0]
+        d = f" = {self.default}" if with_default and self.default is not None else ""
+        return f"{t} {self.name}{d}"
+
+    @property
+    def member_type(self):
+        return ATTR_TYPES[self.type][1]
+
+
+def split_args(text):
+    text = text.strip()
+    assert text.startswith("(") and text.endswith(")"), text
+    parts, depth, cur = [], 0, ""
+    for ch in text[1:-1]:
+        if ch in "({[":
+            depth += 1
+        elif ch in ")}]":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append(cur)
+            cur = ""
+        else:
+            cur += ch
+    if cur.strip():
+        parts.append(cur)
+    return parts
+
+
+class Op:
+    def __init__(self, d):
+        self.name = d["op"]
+        self.args = [Arg(a) for a in split_args(d["args"])]
+        m = re.fullmatch(r"Tensor\((\w+)\)", d["output"].strip())
+        if not m:
+            raise ValueError(f"{self.name}: only a single Tensor output is supported")
+        self.out = m.group(1)
+        im = d["infer_meta"].strip()
+        m = re.fullmatch(r"(\w+)(?:\((.*)\))?", im)
+        self.infer_meta = m.group(1)
+        self.infer_params = ([p.strip() for p in m.group(2).split(",")] if m.group(2) is not None
+                             else [a.name for a in self.args])
+        self.kernel = d.get("kernel", self.name)
+        self.data_type = d.get("data_type")
+        self.skip_transform = set(d.get("skip_transform", []))
+        self.no_need_buffer = set(d.get("no_need_buffer", []))
+        self.view = bool(d.get("view", False))
+        self.doc = d.get("doc", "")
+        self.backward = d.get("backward") or {}
+        inplace = d.get("inplace")
+        self.inplace = None
+        if inplace:
+            m = re.fullmatch(r"\((\w+)\s*->\s*(\w+)\)", inplace.strip())
+            self.inplace = m.group(1)
+        names = {a.name for a in self.args}
+        for k in self.backward:
+            if k not in names:
+                raise ValueError(f"{self.name}: backward for unknown input '{k}'")
+        for k in self.no_need_buffer | self.skip_transform:
+            if k not in names:
+                raise ValueError(f"{self.name}: unknown input '{k}'")
+
+    @property
+    def inputs(self):
+        return [a for a in self.args if a.is_input]
+
+    @property
+    def attrs(self):
+        return [a for a in self.args if not a.is_input]
+
+    @property
+    def diff_inputs(self):
+        return [a for a in self.inputs if a.name in self.backward]
+
+    @property
+    def node_class(self):
+        return "".join(p.capitalize() for p in self.name.split("_")) + "GradNode"
+
+    @property
+    def grad_out(self):
+        return f"grad_{self.out}"
+
+    def saved(self):
+        """Tensors the formulas read: (name, is_output)."""
+        text = " ".join(self.backward.values())
+        used = set(re.findall(r"\b\w+\b", text))
+        saved = [(a.name, False) for a in self.inputs if a.name in used]
+        if self.out in used:
+            saved.append((self.out, True))
+        return saved
+
+    def signature(self, name=None, inplace=False, defaults=True):
+        params = []
+        for a in self.args:
+            params.append(a.cpp_param(defaults, mutable=inplace and a.name == self.inplace))
+        ret = "Tensor&" if inplace else "Tensor"
+        return f"{ret} {name or self.name}({', '.join(params)})"
+
+
+# --------------------------------------------------------------------------- API
+def gen_api_function(op, inplace=False):
+    fname = op.name + ("_" if inplace else "")
+    L = [op.signature(fname, inplace, defaults=False) + " {", "  try {"]
+    for pos, a in enumerate(op.args):
+        if a.is_tensor:
+            L.append(f'    CheckInput({a.name}, "{a.name}", {pos});')
+        elif a.is_tensor_list:
+            L.append(f"    for (const auto& t : {a.name}) CheckInput(t, \"{a.name}\", {pos});")
+    L.append("    KernelKeyParser parser;")
+    for a in op.inputs:
+        if a.name not in op.skip_transform:
+            L.append(f"    parser({a.name});")
+    if op.data_type:
+        dt = next(a for a in op.args if a.name == op.data_type)
+        if dt.type == "DataType":
+            fallback = [a for a in op.inputs]
+            if fallback:
+                L.append(f"    parser.set_dtype({dt.name} != DType::kUndefined ? {dt.name} : "
+                         f"{fallback[0].name}.dtype());")
+            else:
+                L.append(f"    parser.set_dtype({dt.name});")
+        else:
+            L.append(f"    parser.set_dtype({dt.name}.dtype());")
+    if inplace:
+        L.append(f"    parser.set_dtype({op.inplace}.dtype());")
+    L.append("    const KernelKey key = parser.key();")
+    L.append(f'    static const KernelTable& table = KernelFactory::Instance().Table("{op.kernel}");')
+    L.append("    const KernelResult kernel_result = table.SelectKernelOrThrowError(key);")
+    L.append("    const DeviceContext& dev_ctx = GetDeviceContextByBackend(")
+    L.append("        kernel_result.has_fallback_cpu ? Backend::kCPU : key.backend);")
+    for a in op.inputs:
+        transform = "false" if a.name in op.skip_transform else "true"
+        L.append(f"    const auto input_{a.name} = PrepareData({a.name}, key.dtype, {transform});")
+
+    def meta_arg(p):
+        a = next((x for x in op.args if x.name == p), None)
+        if a is None:
+            raise ValueError(f"{op.name}: infer_meta parameter '{p}' is not an argument")
+        if a.is_tensor:
+            return f"*input_{a.name}"
+        if a.is_tensor_list:
+            return f"input_{a.name}.ptrs"
+        return a.name
+
+    meta_args = ", ".join(meta_arg(p) for p in op.infer_params)
+    kernel_args = ", ".join(meta_arg(a.name) for a in op.args)
+    sig_types = ["const DeviceContext&"]
+    for a in op.args:
+        if a.is_tensor:
+            sig_types.append("const DenseTensor&")
+        elif a.is_tensor_list:
+            sig_types.append("const std::vector<const DenseTensor*>&")
+        else:
+            sig_types.append(ATTR_TYPES[a.type][0])
+    sig_types.append("DenseTensor*")
+    if inplace:
+        L.append("    DenseTensor inferred;")
+        L.append(f"    {op.infer_meta}({meta_args}, &inferred);")
+        L.append(f"    CheckInplaceTarget({op.inplace}, inferred);")
+        L.append(f"    DenseTensor* kernel_out = {op.inplace}.impl().get();")
+    else:
+        L.append("    Tensor api_output(std::make_shared<DenseTensor>());")
+        L.append("    DenseTensor* kernel_out = api_output.impl().get();")
+        L.append(f"    {op.infer_meta}({meta_args}, kernel_out);")
+    L.append(f"    using kernel_signature = void (*)({', '.join(sig_types)});")
+    L.append("    auto* kernel_fn = kernel_result.kernel.GetVariadicKernelFn<kernel_signature>();")
+    L.append(f"    (*kernel_fn)(dev_ctx, {kernel_args}, kernel_out);")
+    if inplace:
+        L.append(f"    {op.inplace}.bump_inplace_version();")
+        L.append(f"    return {op.inplace};")
+    else:
+        L.append("    return api_output;")
+    L.append("  } catch (Error& e) {")
+    L.append(f'    e.Prepend("{fname}(): ");')
+    L.append("    throw;")
+    L.append("  }")
+    L.append("}")
+    return "\n".join(L)
+
+
+def gen_api(ops):
+    h = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+         "// The C++ API without autograd (phi's C++ API layer).",
+         "#pragma once", "", "#include <vector>", "", '#include "oar/core/tensor.h"', "",
+         "namespace oar::api {", ""]
+    cc = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+          '#include "oar/api/api.h"', "", '#include "oar/api/api_base.h"',
+          '#include "oar/kernels/infer_meta.h"', "", "namespace oar::api {", ""]
+    for op in ops:
+        h.append(f"// {op.doc}")
+        h.append(op.signature() + ";")
+        cc.append(gen_api_function(op))
+        cc.append("")
+        if op.inplace:
+            h.append(op.signature(op.name + "_", True) + ";")
+            cc.append(gen_api_function(op, True))
+            cc.append("")
+    h += ["", "}  // namespace oar::api", ""]
+    cc += ["}  // namespace oar::api", ""]
+    return "\n".join(h), "\n".join(cc)
+
+
+# ------------------------------------------------------------------------- nodes
+def gen_node_class(op):
+    saved = op.saved()
+    L = [f"class {op.node_class} final : public GradNodeBase {{", " public:",
+         f"  {op.node_class}(size_t bwd_in_slot_num, size_t bwd_out_slot_num)",
+         "      : GradNodeBase(bwd_in_slot_num, bwd_out_slot_num) {}",
+         "  GradSlots operator()(GradSlots& grads, bool create_graph = false,",
+         "                       bool is_new_grad = false) override;",
+         f'  std::string name() const override {{ return "{op.node_class}"; }}',
+         f'  const char* forward_op() const override {{ return "{op.name}"; }}',
+         "  void ClearTensorWrappers() override {"]
+    for n, _ in saved:
+        a = next((x for x in op.inputs if x.name == n), None)
+        if a is not None and a.is_tensor_list:
+            L.append(f"    for (auto& tw : {n}_) tw.clear();")
+        else:
+            L.append(f"    {n}_.clear();")
+    if saved:
+        L.append("    SetIsTensorWrappersCleared(true);")
+    L.append("  }")
+    L.append("  std::vector<SavedValueInfo> SavedValues() const override;")
+    for n, is_out in saved:
+        nnb = "true" if n in op.no_need_buffer else "false"
+        a = next((x for x in op.inputs if x.name == n), None)
+        if a is not None and a.is_tensor_list:
+            L.append(f"  void SetTensorWrapper_{n}(const std::vector<Tensor>& {n}) {{")
+            L.append(f"    {n}_.clear();")
+            L.append(f'    for (const auto& t : {n}) {n}_.emplace_back(t, {nnb}, "{op.name}", "{n}");')
+            L.append("  }")
+        else:
+            L.append(f"  void SetTensorWrapper_{n}(const Tensor& {n}) {{")
+            L.append(f'    {n}_ = TensorWrapper({n}, {nnb}, "{op.name}", "{n}");')
+            L.append("  }")
+    for a in op.attrs:
+        L.append(f"  void SetAttribute_{a.name}({a.member_type} v) {{ {a.name}_ = std::move(v); }}")
+    L.append("")
+    L.append(" private:")
+    for n, _ in saved:
+        a = next((x for x in op.inputs if x.name == n), None)
+        t = "std::vector<TensorWrapper>" if a is not None and a.is_tensor_list else "TensorWrapper"
+        L.append(f"  {t} {n}_;")
+    for a in op.attrs:
+        L.append(f"  {a.member_type} {a.name}_{{}};")
+    L.append("};")
+    return "\n".join(L)
+
+
+def gen_node_impl(op):
+    saved = op.saved()
+    L = [f"GradSlots {op.node_class}::operator()(GradSlots& grads, bool create_graph, bool) {{",
+         "  const auto& out_metas = OutputMeta();",
+         f"  GradSlots returns({len(op.inputs)});",
+         f"  const Tensor& {op.grad_out} = grads[0][0];"]
+    for n, _ in saved:
+        a = next((x for x in op.inputs if x.name == n), None)
+        if a is not None and a.is_tensor_list:
+            L.append(f"  std::vector<Tensor> {n};")
+            L.append(f"  for (const auto& tw : {n}_) {n}.push_back(tw.recover(create_graph));")
+        else:
+            L.append(f"  const Tensor {n} = {n}_.recover(create_graph);")
+    for slot, a in enumerate(op.inputs):
+        if a.name not in op.backward:
+            continue
+        formula = op.backward[a.name]
+        # Attributes are members; an attribute may share its name with an op
+        # (scale's `scale`), so only a name not followed by "(" is the attribute.
+        for attr in op.attrs:
+            formula = re.sub(rf"\b{attr.name}\b(?!\s*\()", f"{attr.name}_", formula)
+        L.append(f"  if (NeedsGrad(out_metas, {slot})) {{")
+        if a.is_tensor_list:
+            L.append(f"    for (auto& g : std::vector<Tensor>({formula})) returns[{slot}].push_back(std::move(g));")
+        else:
+            L.append(f"    returns[{slot}].push_back({formula});")
+        L.append("  }")
+    L.append("  return returns;")
+    L.append("}")
+    L.append("")
+    L.append(f"std::vector<SavedValueInfo> {op.node_class}::SavedValues() const {{")
+    L.append("  std::vector<SavedValueInfo> v;")
+    for n, _ in saved:
+        a = next((x for x in op.inputs if x.name == n), None)
+        if a is not None and a.is_tensor_list:
+            L.append(f'  for (size_t i = 0; i < {n}_.size(); ++i) v.push_back({{StrCat("{n}[", i, "]"), {n}_[i].Describe()}});')
+        else:
+            L.append(f'  v.push_back({{"{n}", {n}_.Describe()}});')
+    for a in op.attrs:
+        L.append(f'  v.push_back({{"{a.name}", StrCat({a.name}_)}});')
+    L.append("  return v;")
+    L.append("}")
+    return "\n".join(L)
+
+
+# ----------------------------------------------------------------- eager functions
+def gen_eager_function(op, inplace=False):
+    fname = op.name + ("_" if inplace else "")
+    api_call = f"api::{fname}({', '.join(a.name for a in op.args)})"
+    diff = op.diff_inputs
+    L = [op.signature(fname, inplace, defaults=False) + " {"]
+    if not diff:
+        if inplace:
+            L.append(f"  {api_call};")
+            L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {op.inplace});')
+            L.append(f"  return {op.inplace};")
+        else:
+            L.append(f"  Tensor {op.out} = {api_call};")
+            L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {op.out});')
+            L.append(f"  return {op.out};")
+        L.append("}")
+        return "\n".join(L)
+    for a in diff:
+        L.append(f"  auto {a.name}_autograd_meta = EagerUtils::nullable_autograd_meta({a.name});")
+    metas = ", ".join(f"{a.name}_autograd_meta" for a in diff)
+    L.append(f"  const bool require_any_grad = EagerUtils::ComputeRequireGrad(HasGrad(), {metas});")
+    out = op.inplace if inplace else op.out
+    saved = op.saved()
+
+    def make_node(indent):
+        P = " " * indent
+        R = [f"{P}grad_node = std::make_shared<{op.node_class}>(1, {len(op.inputs)});"]
+        for a in op.attrs:
+            R.append(f"{P}grad_node->SetAttribute_{a.name}({a.name});")
+        for slot, a in enumerate(op.inputs):
+            if a.name in op.backward:
+                R.append(f"{P}grad_node->SetGradOutMeta({a.name}, {slot});")
+        for n, is_out in saved:
+            if not is_out:
+                R.append(f"{P}grad_node->SetTensorWrapper_{n}({n});")
+        return R
+
+    def link_output(indent):
+        P = " " * indent
+        R = [f"{P}AutogradMeta* out_autograd_meta = EagerUtils::autograd_meta(&{out});",
+             f"{P}EagerUtils::PassStopGradient(false, out_autograd_meta);",
+             f"{P}EagerUtils::SetOutRankWithSlot(out_autograd_meta, 0);",
+             f"{P}EagerUtils::SetHistory(out_autograd_meta, grad_node);",
+             f"{P}grad_node->SetGradInMeta({out}, 0);"]
+        if op.view:
+            R.append(f"{P}out_autograd_meta->SetIsView(true);")
+        for n, is_out in saved:
+            if is_out:
+                R.append(f"{P}grad_node->SetTensorWrapper_{n}({out});")
+        return R
+
+    L.append(f"  std::shared_ptr<{op.node_class}> grad_node;")
+    if inplace:
+        L.append("  if (require_any_grad) {")
+        L.append(f'    EagerUtils::CheckInplace({op.inplace}, "{fname}");')
+        L += make_node(4)
+        L.append("  }")
+        L.append(f"  {api_call};")
+        L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {out});')
+        L.append("  if (require_any_grad) {")
+        L += link_output(4)
+        L.append("  }")
+        L.append(f"  return {out};")
+    else:
+        L.append(f"  Tensor {out} = {api_call};")
+        L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {out});')
+        L.append(f"  if (require_any_grad && IsDifferentiableDType({out}.dtype())) {{")
+        L += make_node(4)
+        L += link_output(4)
+        L.append("  }")
+        L.append(f"  return {out};")
+    L.append("}")
+    return "\n".join(L)
+
+
+def gen_eager(ops):
+    h = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+         "// Eager (dygraph) functions: the C++ API with autograd, oar::<op>.",
+         "#pragma once", "", "#include <vector>", "", '#include "oar/core/tensor.h"', "",
+         "namespace oar {", ""]
+    cc = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+          '#include "oar/eager/dygraph_functions.h"', "", '#include "oar/api/api.h"',
+          '#include "oar/api/nan_inf_check.h"', '#include "oar/autograd/eager_utils.h"',
+          '#include "oar/autograd/grad_mode.h"', '#include "oar/core/flags.h"',
+          '#include "oar/eager/nodes.h"', "", "namespace oar {", ""]
+    for op in ops:
+        h.append(f"// {op.doc}")
+        h.append(op.signature() + ";")
+        cc.append(gen_eager_function(op))
+        cc.append("")
+        if op.inplace:
+            h.append(op.signature(op.name + "_", True) + ";")
+            cc.append(gen_eager_function(op, True))
+            cc.append("")
+    h += ["", "}  // namespace oar", ""]
+    cc += ["}  // namespace oar", ""]
+    return "\n".join(h), "\n".join(cc)
+
+
+def gen_nodes(ops):
+    h = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+         "// One grad node class per differentiable op (as the seeds' MatmulGradNodeFinal).",
+         "#pragma once", "", "#include <string>", "#include <vector>", "",
+         '#include "oar/autograd/grad_node.h"', '#include "oar/autograd/tensor_wrapper.h"', "",
+         "namespace oar {", ""]
+    cc = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+          '#include "oar/eager/nodes.h"', "", '#include "oar/eager/backward_helpers.h"',
+          '#include "oar/eager/creation.h"',
+          '#include "oar/eager/dygraph_functions.h"', "", "namespace oar {", ""]
+    for op in ops:
+        if not op.backward:
+            continue
+        h.append(gen_node_class(op))
+        h.append("")
+        cc.append(gen_node_impl(op))
+        cc.append("")
+    h += ["}  // namespace oar", ""]
+    cc += ["}  // namespace oar", ""]
+    return "\n".join(h), "\n".join(cc)
+
+
+def gen_op_list(ops):
+    L = ["// Generated from src/oar/ops.yaml. OAR_OP(name, has_inplace, \"differentiable inputs\")"]
+    for op in ops:
+        diff = ",".join(a.name for a in op.diff_inputs)
+        L.append(f'OAR_OP({op.name}, {"true" if op.inplace else "false"}, "{diff}")')
+    return "\n".join(L) + "\n"
+
+
+def gen_docs(ops):
+    L = ["# Op reference", "",
+         "Generated from `src/oar/ops.yaml` by `tools/codegen/gen_ops.py` (the test",
+         "`DocsUpToDate` fails when this file is stale; `cmake --build build --target docs`",
+         "rewrites it). Every op is `oar::<op>` in C++ and `oar.<op>` in Python;",
+         "gradients are written in differentiable ops, so every order works.", "",
+         "| op | signature | differentiable in | in-place | description |",
+         "| --- | --- | --- | --- | --- |"]
+    for op in ops:
+        sig = ", ".join(f"{a.type} {a.name}" + (f"={a.default}" if a.default is not None else "")
+                        for a in op.args)
+        sig = sig.replace("DType::k", "").replace("|", "\\|")
+        diff = ", ".join(a.name for a in op.diff_inputs) or "-"
+        L.append(f"| `{op.name}` | `({sig})` | {diff} | {'`' + op.name + '_`' if op.inplace else '-'} | {op.doc} |")
+    return "\n".join(L) + "\n"
+
+
+def write_if_changed(path, text):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    if os.path.exists(path):
+        with open(path) as f:
+            if f.read() == text:
+                return
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def load_ops(path):
+    with open(path) as f:
+        decls = yaml.safe_load(f)
+    ops = [Op(d) for d in decls]
+    names = [o.name for o in ops]
+    dup = {n for n in names if names.count(n) > 1}
+    if dup:
+        raise ValueError(f"duplicate op declarations: {sorted(dup)}")
+    return ops
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--yaml", required=True)
+    p.add_argument("--out", required=True)
+    args = p.parse_args()
+    ops = load_ops(args.yaml)
+    out = args.out
+    api_h, api_cc = gen_api(ops)
+    write_if_changed(f"{out}/oar/api/api.h", api_h)
+    write_if_changed(f"{out}/oar/api/api.cc", api_cc)
+    eh, ecc = gen_eager(ops)
+    write_if_changed(f"{out}/oar/eager/dygraph_functions.h", eh)
+    write_if_changed(f"{out}/oar/eager/dygraph_functions.cc", ecc)
+    nh, ncc = gen_nodes(ops)
+    write_if_changed(f"{out}/oar/eager/nodes.h", nh)
+    write_if_changed(f"{out}/oar/eager/nodes.cc", ncc)
+    write_if_changed(f"{out}/oar/eager/op_list.inc", gen_op_list(ops))
+    write_if_changed(f"{out}/docs/ops.md", gen_docs(ops))
+
+
+if __name__ == "__main__":
+    main()
