@@ -162,10 +162,11 @@ def gen_api_function(op, inplace=False):
     fname = op.name + ("_" if inplace else "")
     L = [op.signature(fname, inplace, defaults=False) + " {", "  try {"]
     for pos, a in enumerate(op.args):
+        need_data = "false" if a.name in op.no_need_buffer else "true"
         if a.is_tensor:
-            L.append(f'    CheckInput({a.name}, "{a.name}", {pos});')
+            L.append(f'    CheckInput({a.name}, "{a.name}", {pos}, {need_data});')
         elif a.is_tensor_list:
-            L.append(f"    for (const auto& t : {a.name}) CheckInput(t, \"{a.name}\", {pos});")
+            L.append(f'    for (const auto& t : {a.name}) CheckInput(t, "{a.name}", {pos}, {need_data});')
     L.append("    KernelKeyParser parser;")
     for a in op.inputs:
         if a.name not in op.skip_transform:
@@ -474,10 +475,38 @@ def gen_nodes(ops):
 
 
 def gen_op_list(ops):
-    L = ["// Generated from src/oar/ops.yaml. OAR_OP(name, has_inplace, \"differentiable inputs\")"]
+    L = ["// Generated from src/oar/ops.yaml.",
+         "// OAR_OP(name, has_inplace, \"tensor inputs (x[] = a list)\", \"differentiable inputs\")"]
     for op in ops:
+        ins = ",".join(a.name + ("[]" if a.is_tensor_list else "") for a in op.inputs)
         diff = ",".join(a.name for a in op.diff_inputs)
-        L.append(f'OAR_OP({op.name}, {"true" if op.inplace else "false"}, "{diff}")')
+        L.append(f'OAR_OP({op.name}, {"true" if op.inplace else "false"}, "{ins}", "{diff}")')
+    return "\n".join(L) + "\n"
+
+
+def gen_invokers(ops, inplace=False):
+    """{name, fn(tensors, attrs)} entries: the generic call the op tests use.
+    Included by tests that define AttrMap and GetAttr<T>(attrs, name[, default])."""
+    L = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit."]
+    for op in ops:
+        if inplace and not op.inplace:
+            continue
+        args, i = [], 0
+        for a in op.args:
+            if a.is_tensor_list:
+                args.append("t")
+            elif a.is_tensor:
+                args.append(f"t.at({i})")
+                i += 1
+            else:
+                default = ""
+                if a.default is not None:
+                    default = ", " + ("std::vector<int64_t>{}" if a.default == "{}" else a.default)
+                args.append(f'GetAttr<{a.member_type}>(a, "{a.name}"{default})')
+        name = op.name + ("_" if inplace else "")
+        tparam = "std::vector<Tensor>& t" if inplace else "const std::vector<Tensor>& t"
+        L.append(f'{{"{name}", []({tparam}, const AttrMap& a) -> Tensor {{ '
+                 f'return ::oar::{name}({", ".join(args)}); }}}},')
     return "\n".join(L) + "\n"
 
 
@@ -536,6 +565,8 @@ def main():
     write_if_changed(f"{out}/oar/eager/nodes.h", nh)
     write_if_changed(f"{out}/oar/eager/nodes.cc", ncc)
     write_if_changed(f"{out}/oar/eager/op_list.inc", gen_op_list(ops))
+    write_if_changed(f"{out}/oar/eager/op_invoke.inc", gen_invokers(ops))
+    write_if_changed(f"{out}/oar/eager/op_invoke_inplace.inc", gen_invokers(ops, inplace=True))
     write_if_changed(f"{out}/docs/ops.md", gen_docs(ops))
 
 

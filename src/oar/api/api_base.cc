@@ -4,12 +4,12 @@
 
 namespace oar::api {
 
-void CheckInput(const Tensor& t, const char* arg, int position) {
+void CheckInput(const Tensor& t, const char* arg, int position, bool need_data) {
   if (!t.defined()) {
     throw errors::InvalidArgument("argument '", arg, "' (position ", position,
                                   ") must be a Tensor, but got an undefined tensor");
   }
-  if (!t.impl()->initialized()) {
+  if (need_data && !t.impl()->initialized()) {
     throw errors::PreconditionNotMet("argument '", arg, "' (position ", position,
                                      ") is a tensor without data (its buffer was released)");
   }

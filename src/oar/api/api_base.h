@@ -52,8 +52,9 @@ class PreparedTensor {
   const DenseTensor* ptr_ = nullptr;
 };
 
-// Checks an argument is a defined tensor with data; names it on failure.
-void CheckInput(const Tensor& t, const char* arg, int position);
+// Checks an argument is a defined tensor (with data unless the op reads only
+// its meta); names it on failure.
+void CheckInput(const Tensor& t, const char* arg, int position, bool need_data);
 
 PreparedTensor PrepareData(const Tensor& t, DType kernel_dtype, bool transform);
 

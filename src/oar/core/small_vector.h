@@ -107,14 +107,16 @@ class SmallVector {
     if (n < size_) {
       std::destroy(ptr() + n, ptr() + size_);
     } else if (n > size_) {
+      const T copy(value);  // value may be one of our elements, moved by reserve()
       reserve(n);
-      std::uninitialized_fill(ptr() + size_, ptr() + n, value);
+      std::uninitialized_fill(ptr() + size_, ptr() + n, copy);
     }
     size_ = n;
   }
   void assign(size_t n, const T& value) {
+    const T copy(value);  // value may be one of our elements
     clear();
-    resize(n, value);
+    resize(n, copy);
   }
   template <typename It>
   void append(It first, It last) {

@@ -1,0 +1,253 @@
+// Every declared op, automatically: forward values against PyTorch's (golden
+// file), in float64, float32, float16 and bfloat16; gradients of order 1, 2
+// and 3 against central finite differences in float64.
+#include <random>
+#include <set>
+
+#include "oar/kernels/kernel_registry.h"
+#include "op_registry.h"
+#include "test_util.h"
+
+namespace oar::testing {
+namespace {
+
+TEST(OpRegistry, GoldenFileIsCurrent) {
+  ASSERT_EQ(GoldenSource(), CurrentCasesSource())
+      << "tests/op_cases.yaml changed: run `python3 tools/make_golden.py`";
+}
+
+TEST(OpRegistry, EveryDeclaredOpHasCases) {
+  std::set<std::string> covered;
+  for (const auto& c : GoldenCases()) covered.insert(c.op);
+  for (const auto& op : AllOps()) {
+    EXPECT_TRUE(covered.count(op.name))
+        << "op '" << op.name << "' has no case in tests/op_cases.yaml";
+  }
+}
+
+std::vector<Tensor> Inputs(const OpCase& c, DType float_as = DType::kUndefined) {
+  std::vector<Tensor> ts;
+  for (const auto& d : c.inputs) {
+    ts.push_back(MakeTensor(d, IsFloating(d.dtype) ? float_as : DType::kUndefined));
+  }
+  return ts;
+}
+
+class OpForward : public ::testing::TestWithParam<OpCase> {};
+
+TEST_P(OpForward, MatchesTorch) {
+  const OpCase& c = GetParam();
+  if (c.random) GTEST_SKIP() << "random op: checked statistically in OpRandom";
+  const Invoker& invoke = GetInvoker(c.op);
+  // float64 first: dtype, shape and values must match closely.
+  const Tensor out = invoke(Inputs(c), c.attrs);
+  EXPECT_EQ(out.dtype(), c.output.dtype);
+  ExpectClose(out, c.output.data, c.output.shape, 1e-10, 1e-12);
+  // Lower precisions, for kernels registered for them.
+  const KernelFactory& kf = KernelFactory::Instance();
+  bool has_float_input = c.inputs.empty();
+  for (const auto& d : c.inputs) has_float_input |= IsFloating(d.dtype);
+  if (!has_float_input || !kf.HasKernel(c.op)) return;
+  struct Run {
+    DType dtype;
+    double rtol, atol;
+  };
+  for (const Run r : {Run{DType::kFloat32, 1e-5, 1e-6}, Run{DType::kFloat16, 4e-3, 4e-3},
+                      Run{DType::kBFloat16, 3e-2, 3e-2}}) {
+    if (!kf.Table(c.op).HasDType(r.dtype)) continue;
+    SCOPED_TRACE(StrCat("in ", r.dtype));
+    const Tensor o = invoke(Inputs(c, r.dtype), c.attrs);
+    ExpectClose(o, c.output.data, c.output.shape, r.rtol, r.atol);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(Golden, OpForward, ::testing::ValuesIn(GoldenCases()),
+                         [](const auto& info) { return info.param.label(); });
+
+// ---- gradient checks ------------------------------------------------------------
+
+struct GradCase {
+  OpCase c;
+  int order;
+};
+
+// F_0 = sum(op(x) * W); F_k = sum_i sum(dF_{k-1}/dx_i * V_ki). The order-k check
+// compares the analytic gradient of F_{k-1} with its finite differences.
+class GradChecker {
+ public:
+  explicit GradChecker(const OpCase& c) : c_(c), info_(FindOp(c.op)) {
+    std::mt19937 rng(1234 + c.index);
+    std::uniform_real_distribution<double> u(-1.0, 1.0);
+    for (size_t i = 0; i < c.inputs.size(); ++i) {
+      if (IsDifferentiable(i)) diff_.push_back(i);
+    }
+    values_.resize(c.inputs.size());
+    for (size_t i = 0; i < c.inputs.size(); ++i) values_[i] = c.inputs[i].data;
+    const Tensor out = GetInvoker(c.op)(Inputs(c), c.attrs);
+    weights_.resize(out.numel());
+    for (auto& w : weights_) w = u(rng);
+    out_shape_ = out.shape();
+    for (int k = 0; k < 3; ++k) {
+      std::vector<std::vector<double>> v;
+      for (size_t i : diff_) {
+        std::vector<double> vi(c.inputs[i].data.size());
+        for (auto& x : vi) x = u(rng);
+        v.push_back(vi);
+      }
+      directions_.push_back(v);
+    }
+  }
+
+  bool IsDifferentiable(size_t input) const {
+    const auto& names = info_.inputs;
+    if (names.size() == 1 && names[0].ends_with("[]")) return !info_.differentiable.empty();
+    return input < names.size() &&
+           std::find(info_.differentiable.begin(), info_.differentiable.end(), names[input]) !=
+               info_.differentiable.end();
+  }
+  const std::vector<size_t>& diff() const { return diff_; }
+
+  // F_order at `values`, and (if grads) its analytic gradient w.r.t. the differentiable inputs.
+  double Eval(const std::vector<std::vector<double>>& values, int order,
+              std::vector<std::vector<double>>* grads) const {
+    std::vector<Tensor> in;
+    std::vector<Tensor> diff_in;
+    for (size_t i = 0; i < c_.inputs.size(); ++i) {
+      TensorData d = c_.inputs[i];
+      d.data = values[i];
+      Tensor t = MakeTensor(d);
+      if (std::find(diff_.begin(), diff_.end(), i) != diff_.end()) {
+        t.set_stop_gradient(false);
+        diff_in.push_back(t);
+      }
+      in.push_back(t);
+    }
+    Tensor f = sum(multiply(GetInvoker(c_.op)(in, c_.attrs), Make(weights_, out_shape_)));
+    GradOptions opts;
+    opts.create_graph = true;
+    opts.allow_unused = true;
+    for (int k = 0; k < order; ++k) {
+      if (f.stop_gradient()) return f.item<double>();  // constant: higher terms vanish
+      const auto g = Grad({f}, diff_in, {}, opts);
+      Tensor next = scalar_tensor<double>(0.0);
+      for (size_t j = 0; j < g.size(); ++j) {
+        if (!g[j].defined()) continue;
+        next = add(next, sum(multiply(g[j], Make(directions_[k][j], g[j].shape()))));
+      }
+      f = next;
+    }
+    if (grads) {
+      grads->assign(diff_.size(), {});
+      for (size_t j = 0; j < diff_.size(); ++j) {
+        (*grads)[j].assign(values[diff_[j]].size(), 0.0);
+      }
+      if (!f.stop_gradient()) {
+        GradOptions o;
+        o.allow_unused = true;
+        const auto g = Grad({f}, diff_in, {}, o);
+        for (size_t j = 0; j < g.size(); ++j) {
+          if (g[j].defined()) (*grads)[j] = Values(g[j]);
+        }
+      }
+    }
+    return f.item<double>();
+  }
+
+  void Check(int order) const {
+    std::vector<std::vector<double>> analytic;
+    Eval(values_, order - 1, &analytic);
+    const double eps = 1e-6;
+    const double rtol = order == 1 ? 1e-5 : 1e-4, atol = order == 1 ? 1e-6 : 1e-5;
+    for (size_t j = 0; j < diff_.size(); ++j) {
+      const size_t i = diff_[j];
+      for (size_t e = 0; e < values_[i].size(); ++e) {
+        auto plus = values_, minus = values_;
+        plus[i][e] += eps;
+        minus[i][e] -= eps;
+        const double numeric =
+            (Eval(plus, order - 1, nullptr) - Eval(minus, order - 1, nullptr)) / (2 * eps);
+        EXPECT_NEAR(analytic[j][e], numeric, atol + rtol * std::abs(numeric))
+            << c_.label() << ": order " << order << " gradient of input " << i << " element " << e;
+      }
+    }
+  }
+
+ private:
+  const OpCase& c_;
+  const OpInfo& info_;
+  std::vector<size_t> diff_;
+  std::vector<std::vector<double>> values_;
+  std::vector<double> weights_;
+  std::vector<int64_t> out_shape_;
+  std::vector<std::vector<std::vector<double>>> directions_;
+};
+
+std::vector<GradCase> GradCases() {
+  std::vector<GradCase> v;
+  for (const auto& c : GoldenCases()) {
+    // float64 results only: a float32 cast would drown the differences in rounding.
+    if (c.random || FindOp(c.op).differentiable.empty() || c.output.dtype != DType::kFloat64) {
+      continue;
+    }
+    for (int order = 1; order <= 3; ++order) v.push_back({c, order});
+  }
+  return v;
+}
+
+class OpGrad : public ::testing::TestWithParam<GradCase> {};
+
+TEST_P(OpGrad, MatchesFiniteDifferences) {
+  const GradCase& g = GetParam();
+  GradChecker checker(g.c);
+  ASSERT_FALSE(checker.diff().empty());
+  checker.Check(g.order);
+}
+
+INSTANTIATE_TEST_SUITE_P(Float64, OpGrad, ::testing::ValuesIn(GradCases()), [](const auto& info) {
+  return info.param.c.label() + "_order" + std::to_string(info.param.order);
+});
+
+TEST(OpRegistry, EveryDifferentiableOpIsGradChecked) {
+  std::set<std::string> checked;
+  for (const auto& g : GradCases()) checked.insert(g.c.op);
+  for (const auto& op : AllOps()) {
+    if (!op.differentiable.empty()) {
+      EXPECT_TRUE(checked.count(op.name)) << op.name << " has no gradient-checked case";
+    }
+  }
+}
+
+// ---- random creation ops ----------------------------------------------------------
+
+TEST(OpRandom, UniformRangeMomentsAndSeed) {
+  seed(7);
+  const Tensor a = uniform({100, 100}, DType::kFloat64, -2.0, 3.0, 0);
+  const auto v = Values(a);
+  double mean = 0;
+  for (double x : v) {
+    ASSERT_GE(x, -2.0);
+    ASSERT_LT(x, 3.0);
+    mean += x / v.size();
+  }
+  EXPECT_NEAR(mean, 0.5, 0.05);
+  seed(7);
+  EXPECT_EQ(Values(uniform({100, 100}, DType::kFloat64, -2.0, 3.0, 0)), v);
+  EXPECT_NE(Values(uniform({100, 100}, DType::kFloat64, -2.0, 3.0, 0)), v);
+  EXPECT_EQ(Values(uniform({10}, DType::kFloat32, 0, 1, 42)),
+            Values(uniform({10}, DType::kFloat32, 0, 1, 42)));
+}
+
+TEST(OpRandom, NormalMomentsAndSeed) {
+  seed(3);
+  const auto v = Values(normal({200, 100}, 1.0, 2.0, 0, DType::kFloat64));
+  double mean = 0, var = 0;
+  for (double x : v) mean += x / v.size();
+  for (double x : v) var += (x - mean) * (x - mean) / v.size();
+  EXPECT_NEAR(mean, 1.0, 0.05);
+  EXPECT_NEAR(std::sqrt(var), 2.0, 0.05);
+  seed(3);
+  EXPECT_EQ(Values(normal({200, 100}, 1.0, 2.0, 0, DType::kFloat64)), v);
+}
+
+}  // namespace
+}  // namespace oar::testing
