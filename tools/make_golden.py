@@ -71,6 +71,15 @@ def slice_grad(x, grad_out, axes, starts, ends, strides):
     return z
 
 
+def assign_slice(x, axes, starts, ends, strides, value):
+    out = x.clone()
+    index = torch.arange(x.numel()).reshape(x.shape)
+    picked = flip_slice(index, axes, starts, ends, strides)
+    v = value.expand(picked.shape) if isinstance(value, torch.Tensor) else value
+    out.view(-1)[picked.reshape(-1)] = (v.reshape(-1) if isinstance(v, torch.Tensor) else v)
+    return out
+
+
 # ----------------------------------------------------------------------------------
 def cpp_default_to_py(text):
     if text is None:

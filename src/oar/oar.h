@@ -2,8 +2,11 @@
 // creation helpers, backward()/grad() and grad-mode guards.
 #pragma once
 
+#include "oar/autograd/accumulation_node.h"
 #include "oar/autograd/backward.h"
+#include "oar/autograd/custom_function.h"
 #include "oar/autograd/grad_mode.h"
+#include "oar/autograd/grad_node.h"
 #include "oar/autograd/saved_tensors_hooks.h"
 #include "oar/core/allocator.h"
 #include "oar/core/errors.h"
@@ -12,6 +15,7 @@
 #include "oar/core/tensor.h"
 #include "oar/eager/creation.h"
 #include "oar/eager/dygraph_functions.h"
+#include "oar/eager/functional.h"
 
 namespace oar {
 

@@ -2,6 +2,7 @@
 
 #include "oar/autograd/accumulate.h"
 #include "oar/autograd/autograd_meta.h"
+#include "oar/autograd/eager_utils.h"
 
 namespace oar {
 
@@ -31,6 +32,27 @@ bool GradNodeAccumulation::RemoveReduceHook(int64_t id) {
     }
   }
   return false;
+}
+
+namespace {
+GradNodeAccumulation* AccumulationNodeOf(const Tensor& leaf, const char* api) {
+  auto node = EagerUtils::GetGradAccumulationNode(leaf);
+  if (!node) {
+    throw errors::PreconditionNotMet(api,
+                                     "(): the tensor must be a leaf that requires grad "
+                                     "(stop_gradient=False)");
+  }
+  return static_cast<GradNodeAccumulation*>(node.get());
+}
+}  // namespace
+
+int64_t RegisterLeafGradAccumulatedHook(const Tensor& leaf, VoidHook hook) {
+  return AccumulationNodeOf(leaf, "register_grad_accumulated_hook")
+      ->RegisterReduceHook(std::move(hook));
+}
+
+bool RemoveLeafGradAccumulatedHook(const Tensor& leaf, int64_t id) {
+  return AccumulationNodeOf(leaf, "remove_grad_accumulated_hook")->RemoveReduceHook(id);
 }
 
 }  // namespace oar

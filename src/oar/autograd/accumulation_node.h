@@ -36,4 +36,9 @@ class GradNodeAccumulation final : public GradNodeBase {
   int64_t next_reduce_hook_id_ = 0;
 };
 
+// A hook that runs after the leaf's .grad was updated by a backward (Paddle's
+// reduce hook, used e.g. to start a gradient all-reduce). Returns its id.
+int64_t RegisterLeafGradAccumulatedHook(const Tensor& leaf, VoidHook hook);
+bool RemoveLeafGradAccumulatedHook(const Tensor& leaf, int64_t id);
+
 }  // namespace oar

@@ -66,6 +66,7 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
   const SlotMetas& InputMeta() const { return bwd_in_meta_; }
   const SlotMetas& OutputMeta() const { return bwd_out_meta_; }
   SlotMetas& MutableOutputMeta() { return bwd_out_meta_; }
+  SlotMetas& MutableInputMeta() { return bwd_in_meta_; }
 
   void SetGradInMeta(const Tensor& fwd_out, size_t slot_rank);
   void SetGradInMeta(const std::vector<Tensor>& fwd_out, size_t slot_rank);

@@ -111,6 +111,9 @@ class Tensor final {
   // Hook on the gradient flowing into this tensor (see GradNodeBase hooks).
   HookHandle register_hook(TensorHook hook) const;
   Tensor detach() const;
+  // The node that computes this tensor's gradient; null for leaves and tensors
+  // that do not need one (PyTorch's grad_fn).
+  std::shared_ptr<GradNodeBase> grad_fn() const;
 
  private:
   std::shared_ptr<DenseTensor> impl_;

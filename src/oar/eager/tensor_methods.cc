@@ -71,4 +71,10 @@ bool HookHandle::remove() {
 
 Tensor Tensor::detach() const { return Tensor(impl_, name_); }
 
+std::shared_ptr<GradNodeBase> Tensor::grad_fn() const {
+  const auto* meta = EagerUtils::nullable_autograd_meta(*this);
+  if (!meta || !meta->GradNode() || meta->GradNode()->IsAccumulationNode()) return nullptr;
+  return meta->GetMutableGradNode();
+}
+
 }  // namespace oar

@@ -359,6 +359,20 @@ void StridedSliceGradInferMeta(const DenseTensor& x, const DenseTensor& grad_out
   x_grad->set_meta(grad_out.dtype(), x.dims());
 }
 
+void SetValueInferMeta(const DenseTensor& x, const DenseTensor& value,
+                       const std::vector<int64_t>& axes, const std::vector<int64_t>& starts,
+                       const std::vector<int64_t>& ends, const std::vector<int64_t>& strides,
+                       DenseTensor* out) {
+  DenseTensor region;
+  StridedSliceInferMeta(x, axes, starts, ends, strides, &region);
+  const DDim b = BroadcastShape(value.dims(), region.dims(), "value", "the slice of x");
+  OAR_ENFORCE(b == region.dims(),
+              errors::InvalidArgument("argument 'value' of shape ", DimsToString(value.dims()),
+                                      " cannot be broadcast to the slice of shape ",
+                                      DimsToString(region.dims())));
+  out->set_meta(x.dtype(), x.dims());
+}
+
 void SoftmaxInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out) {
   NormalizeAxis(axis, x.ndim());
   out->set_meta(x.dtype(), x.dims());

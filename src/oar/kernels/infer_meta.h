@@ -49,6 +49,10 @@ void StridedSliceGradInferMeta(const DenseTensor& x, const DenseTensor& grad_out
                                const std::vector<int64_t>& axes, const std::vector<int64_t>& starts,
                                const std::vector<int64_t>& ends,
                                const std::vector<int64_t>& strides, DenseTensor* x_grad);
+void SetValueInferMeta(const DenseTensor& x, const DenseTensor& value,
+                       const std::vector<int64_t>& axes, const std::vector<int64_t>& starts,
+                       const std::vector<int64_t>& ends, const std::vector<int64_t>& strides,
+                       DenseTensor* out);
 void SoftmaxInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out);
 void SoftmaxGradInferMeta(const DenseTensor& out, const DenseTensor& grad_out, int64_t axis,
                           DenseTensor* x_grad);

@@ -17,7 +17,7 @@ using funcs::UnaryElementwise;
     UnaryElementwise<T, T>(                                                 \
         x, out,                                                             \
         [](auto a) {                                                        \
-          using C = decltype(a);                                            \
+          using C [[maybe_unused]] = decltype(a);                           \
           return expr;                                                      \
         },                                                                  \
         cost);                                                              \

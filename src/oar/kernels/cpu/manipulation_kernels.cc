@@ -138,6 +138,50 @@ void StridedSliceGradKernel(const DeviceContext& ctx, const DenseTensor& x,
   funcs::CopyInto(grad_out, &region);
 }
 
+namespace {
+// out becomes a copy of x unless it already is x (the in-place variant).
+void CopyUnlessSame(const DenseTensor& x, DenseTensor* out) {
+  if (out == &x) return;
+  out->AllocateFrom(x.place());
+  funcs::CopyInto(x, out);
+}
+DenseTensor SliceView(const DenseTensor& t, const std::vector<int64_t>& axes,
+                      const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                      const std::vector<int64_t>& strides) {
+  DenseTensorMeta m = t.meta();
+  for (const auto& r : NormalizeSlices(t.dims(), axes, starts, ends, strides)) {
+    if (r.size > 0) m.offset += r.start * m.strides[r.axis];
+    m.dims[r.axis] = r.size;
+    m.strides[r.axis] *= r.step;
+  }
+  return DenseTensor(t.Holder(), m);
+}
+}  // namespace
+
+template <typename T>
+void SetValueKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int64_t>& axes,
+                    const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                    const std::vector<int64_t>& strides, double value, DenseTensor* out) {
+  CopyUnlessSame(x, out);
+  DenseTensor region = SliceView(*out, axes, starts, ends, strides);
+  funcs::Fill(&region, value);
+}
+
+template <typename T>
+void SetValueWithTensorKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& value,
+                              const std::vector<int64_t>& axes, const std::vector<int64_t>& starts,
+                              const std::vector<int64_t>& ends, const std::vector<int64_t>& strides,
+                              DenseTensor* out) {
+  // value may be a view of x (x[1:] = x[:-1]): read it before writing.
+  const DenseTensor v = value.Holder() == x.Holder() ? funcs::Clone(value) : value;
+  CopyUnlessSame(x, out);
+  DenseTensor region = SliceView(*out, axes, starts, ends, strides);
+  DenseTensorMeta m = v.meta();
+  m.strides = funcs::BroadcastStrides(v, region.dims());
+  m.dims = region.dims();
+  funcs::CopyInto(DenseTensor(v.Holder(), m), &region);
+}
+
 template <typename T>
 void ConcatKernel(const DeviceContext&, const std::vector<const DenseTensor*>& x, int64_t axis,
                   DenseTensor* out) {
@@ -163,5 +207,7 @@ OAR_REGISTER_KERNEL(strided_slice, CPU, Any, StridedSliceKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(slice, CPU, Any, SliceKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(strided_slice_grad, CPU, Any, StridedSliceGradKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(concat, CPU, Any, ConcatKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(set_value, CPU, Any, SetValueKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(set_value_with_tensor, CPU, Any, SetValueWithTensorKernel, OAR_ALL_TYPES);
 
 }  // namespace oar

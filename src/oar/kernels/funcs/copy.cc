@@ -20,13 +20,14 @@ void CopyInto(const DenseTensor& src, DenseTensor* dst) {
   });
 }
 
-DenseTensor Contiguous(const DenseTensor& x) {
-  if (x.is_contiguous()) return x;
+DenseTensor Clone(const DenseTensor& x) {
   DenseTensor out(x.dtype(), x.dims());
   out.AllocateFrom(x.place());
   CopyInto(x, &out);
   return out;
 }
+
+DenseTensor Contiguous(const DenseTensor& x) { return x.is_contiguous() ? x : Clone(x); }
 
 DenseTensor CastTo(const DenseTensor& x, DType dtype) {
   if (x.dtype() == dtype) return x;

@@ -9,6 +9,8 @@ namespace oar::funcs {
 void CopyInto(const DenseTensor& src, DenseTensor* dst);
 // A contiguous tensor with x's values: x itself (sharing memory) when it already is.
 DenseTensor Contiguous(const DenseTensor& x);
+// A contiguous copy of x with its own memory.
+DenseTensor Clone(const DenseTensor& x);
 // x converted to `dtype` (a contiguous copy), or x itself when the dtype matches.
 DenseTensor CastTo(const DenseTensor& x, DType dtype);
 // Fills every element of a tensor (any strides) with `value`.

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Installs what oar needs to build and test on a fresh Debian/Ubuntu machine.
+# Safe to re-run: it only installs what is missing.
+set -euo pipefail
+
+APT_PACKAGES=(g++ make ccache libgtest-dev libgmock-dev libopenblas-dev nlohmann-json3-dev)
+missing=()
+for p in "${APT_PACKAGES[@]}"; do
+  dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  SUDO=""
+  [ "$(id -u)" -ne 0 ] && SUDO="sudo"
+  echo "setup: apt-get install ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+PY=${PYTHON:-python3}
+# torch 2.13.0 is the CPU wheel on these machines' disk (the test oracle).
+PIP_PACKAGES=(cmake ninja pyyaml numpy pytest scikit-build-core "torch==2.13.0")
+need_pip=0
+"$PY" - <<'PYEOF' || need_pip=1
+import importlib.util, sys
+mods = ["cmake", "ninja", "yaml", "numpy", "pytest", "scikit_build_core", "torch"]
+sys.exit(0 if all(importlib.util.find_spec(m) for m in mods) else 1)
+PYEOF
+if [ "$need_pip" = 1 ]; then
+  echo "setup: pip install ${PIP_PACKAGES[*]}"
+  "$PY" -m pip install -q "${PIP_PACKAGES[@]}"
+fi
