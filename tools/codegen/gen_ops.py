@@ -6,13 +6,19 @@ Outputs (into --out, the build tree; never committed):
   oar/eager/dygraph_functions.h, .cc      eager functions with autograd (oar::<op>)
   oar/eager/nodes.h, nodes.cc             one grad node class per differentiable op
   oar/eager/op_list.inc                   OAR_OP(name, differentiable inputs) for tests
+  oar/eager/op_invoke*.inc                generic invokers for the op tests
+  oar/bindings/eager_op_function.cc       the python-c functions and Tensor methods
   docs/ops.md                             the op reference table
 """
 import argparse
 import os
 import re
+import sys
 
 import yaml
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import gen_bindings  # noqa: E402
 
 ATTR_TYPES = {
     "bool": ("bool", "bool"),
@@ -166,6 +172,8 @@ def gen_api_function(op, inplace=False):
         if a.is_tensor:
             L.append(f'    CheckInput({a.name}, "{a.name}", {pos}, {need_data});')
         elif a.is_tensor_list:
+            L.append(f'    if ({a.name}.empty()) throw errors::InvalidArgument("argument \'{a.name}\' '
+                     f'(position {pos}) must hold at least one tensor");')
             L.append(f'    for (const auto& t : {a.name}) CheckInput(t, "{a.name}", {pos}, {need_data});')
     L.append("    KernelKeyParser parser;")
     for a in op.inputs:
@@ -568,6 +576,7 @@ def main():
     write_if_changed(f"{out}/oar/eager/op_invoke.inc", gen_invokers(ops))
     write_if_changed(f"{out}/oar/eager/op_invoke_inplace.inc", gen_invokers(ops, inplace=True))
     write_if_changed(f"{out}/docs/ops.md", gen_docs(ops))
+    write_if_changed(f"{out}/oar/bindings/eager_op_function.cc", gen_bindings.generate(ops))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,115 @@
+// The CPU allocator: statistics follow tensor lifetimes, alignment, zero bytes.
+#include <gtest/gtest.h>
+
+#include <cstdint>
+
+#include "oar/core/allocator.h"
+#include "oar/core/dense_tensor.h"
+
+namespace oar {
+namespace {
+
+AllocatorStats Now() { return GetAllocatorStats(CPUPlace()); }
+
+TEST(Allocator, StatsFollowDenseTensorLifetimes) {
+  const AllocatorStats before = Now();
+  {
+    DenseTensor t(DType::kFloat32, {25, 4});
+    EXPECT_EQ(Now().live_blocks, before.live_blocks);  // meta only, no memory yet
+    t.AllocateFrom(CPUPlace());
+    AllocatorStats s = Now();
+    EXPECT_EQ(s.bytes_in_use - before.bytes_in_use, 400);
+    EXPECT_EQ(s.live_blocks - before.live_blocks, 1);
+    EXPECT_EQ(s.total_allocs - before.total_allocs, 1);
+    {
+      DenseTensor view;
+      view.ShareDataWith(t);  // shares the block
+      DenseTensor other(DType::kFloat64, {3});
+      other.AllocateFrom(CPUPlace());
+      s = Now();
+      EXPECT_EQ(s.bytes_in_use - before.bytes_in_use, 400 + 24);
+      EXPECT_EQ(s.live_blocks - before.live_blocks, 2);
+    }
+    s = Now();
+    EXPECT_EQ(s.bytes_in_use - before.bytes_in_use, 400);  // `other` freed, `t` still alive
+    EXPECT_EQ(s.live_blocks - before.live_blocks, 1);
+  }
+  const AllocatorStats after = Now();
+  EXPECT_EQ(after.bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(after.live_blocks, before.live_blocks);
+  EXPECT_EQ(after.total_allocs - before.total_allocs, 2);
+}
+
+TEST(Allocator, AllocateFromReusesABlockThatIsLargeEnough) {
+  DenseTensor t(DType::kInt32, {4, 4});
+  void* p = t.AllocateFrom(CPUPlace());
+  const int64_t allocs = Now().total_allocs;
+  EXPECT_EQ(t.AllocateFrom(CPUPlace()), p);
+  t.Resize({2, 4});  // smaller: the block still fits
+  EXPECT_EQ(t.AllocateFrom(CPUPlace()), p);
+  EXPECT_EQ(Now().total_allocs, allocs);
+  t.Resize({8, 8});  // larger: a new block
+  EXPECT_NE(t.AllocateFrom(CPUPlace()), nullptr);
+  EXPECT_EQ(t.memory_size(), 256u);
+  EXPECT_EQ(Now().total_allocs, allocs + 1);
+}
+
+TEST(Allocator, PeakTracksTheHighWaterMark) {
+  ResetPeakBytes(CPUPlace());
+  const int64_t base = Now().bytes_in_use;
+  EXPECT_EQ(Now().peak_bytes, base);
+  {
+    DenseTensor big(DType::kFloat64, {1 << 17});  // 1 MiB
+    big.AllocateFrom(CPUPlace());
+  }
+  DenseTensor small(DType::kFloat64, {16});
+  small.AllocateFrom(CPUPlace());
+  const AllocatorStats s = Now();
+  EXPECT_EQ(s.peak_bytes - base, 1 << 20);
+  EXPECT_EQ(s.bytes_in_use - base, 128);
+  ResetPeakBytes(CPUPlace());
+  EXPECT_EQ(Now().peak_bytes, s.bytes_in_use);
+}
+
+TEST(Allocator, BlocksAre64ByteAligned) {
+  for (size_t bytes : {1, 3, 63, 64, 65, 1000, 4097}) {
+    auto a = AllocateShared(CPUPlace(), bytes);
+    ASSERT_NE(a->ptr(), nullptr);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(a->ptr()) % kCPUAlignment, 0u) << bytes << " bytes";
+    EXPECT_EQ(a->size(), bytes);
+    EXPECT_EQ(a->place(), CPUPlace());
+  }
+  DenseTensor t(DType::kBool, {7});
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(t.AllocateFrom(CPUPlace())) % 64, 0u);
+}
+
+TEST(Allocator, ZeroBytesGiveANullBlockAndCountNothing) {
+  const AllocatorStats before = Now();
+  auto a = AllocateShared(CPUPlace(), 0);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(a->ptr(), nullptr);
+  EXPECT_EQ(a->size(), 0u);
+
+  DenseTensor empty(DType::kFloat32, {0, 3});
+  empty.AllocateFrom(CPUPlace());
+  EXPECT_TRUE(empty.initialized());
+  EXPECT_EQ(empty.memory_size(), 0u);
+  EXPECT_EQ(empty.numel(), 0);
+
+  const AllocatorStats s = Now();
+  EXPECT_EQ(s.bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(s.live_blocks, before.live_blocks);
+  EXPECT_EQ(s.total_allocs, before.total_allocs);
+}
+
+TEST(Allocator, OnlyTheCPUHasAnAllocator) {
+  try {
+    GetAllocator(GPUPlace());
+    ADD_FAILURE() << "a GPU allocator exists";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kUnimplemented);
+  }
+}
+
+}  // namespace
+}  // namespace oar

@@ -1,0 +1,197 @@
+// The strided elementwise machinery (funcs/elementwise.h, strided_loop.h)
+// through add/multiply: broadcasting, non-contiguous operands, empty tensors
+// and tensors large enough to be split across threads. Expected values come
+// from plain loops over the inputs.
+#include <limits>
+
+#include "test_util.h"
+
+namespace oar {
+namespace {
+
+using testing::ExpectClose;
+using testing::Make;
+using testing::Values;
+
+constexpr int64_t kMin = std::numeric_limits<int64_t>::min();
+
+// n values start, start + step, ...
+std::vector<double> Seq(int64_t n, double start = 0, double step = 1) {
+  std::vector<double> v(n);
+  for (int64_t i = 0; i < n; ++i) v[i] = start + step * static_cast<double>(i);
+  return v;
+}
+
+// Sets FLAGS_parallel_threshold for one scope.
+class ParallelThresholdGuard {
+ public:
+  explicit ParallelThresholdGuard(double value) : saved_(GetFlag("parallel_threshold")) {
+    SetFlag("parallel_threshold", value);
+  }
+  ~ParallelThresholdGuard() { SetFlag("parallel_threshold", saved_); }
+
+ private:
+  double saved_;
+};
+
+TEST(Elementwise, ColumnPlusRow) {
+  const auto a = Seq(3, 1, 10), b = Seq(4, 0.5, 0.25);
+  const Tensor ta = Make(a, {3, 1}), tb = Make(b, {1, 4});
+  std::vector<double> sum, prod;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      sum.push_back(a[i] + b[j]);
+      prod.push_back(a[i] * b[j]);
+    }
+  }
+  ExpectClose(add(ta, tb), sum, {3, 4});
+  ExpectClose(add(tb, ta), sum, {3, 4});
+  ExpectClose(multiply(ta, tb), prod, {3, 4});
+}
+
+TEST(Elementwise, TrailingAndMiddleBroadcast) {
+  const auto a = Seq(24, -5, 0.5), b = Seq(4, 1, 2), c = Seq(3, 100, 100);
+  std::vector<double> sum, prod, mid;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      for (int k = 0; k < 4; ++k) {
+        sum.push_back(a[(i * 3 + j) * 4 + k] + b[k]);
+        prod.push_back(b[k] * a[(i * 3 + j) * 4 + k]);
+        mid.push_back(a[i * 4 + k] + c[j]);  // [2,1,4] + [3,1]
+      }
+    }
+  }
+  ExpectClose(add(Make(a, {2, 3, 4}), Make(b, {4})), sum, {2, 3, 4});
+  ExpectClose(multiply(Make(b, {4}), Make(a, {2, 3, 4})), prod, {2, 3, 4});
+  ExpectClose(add(Make(Seq(8, -5, 0.5), {2, 1, 4}), Make(c, {3, 1})), mid, {2, 3, 4});
+}
+
+TEST(Elementwise, ZeroDimOperands) {
+  const Tensor s = scalar_tensor<double>(2.5);
+  const Tensor v = Make({1, 2, 3, 4, 5}, {5});
+  ExpectClose(add(s, v), {3.5, 4.5, 5.5, 6.5, 7.5}, {5});
+  ExpectClose(multiply(v, s), {2.5, 5, 7.5, 10, 12.5}, {5});
+  ExpectClose(multiply(s, s), {6.25}, {});
+  ExpectClose(add(Make({7}, {1, 1}), v), {8, 9, 10, 11, 12}, {1, 5});
+}
+
+TEST(Elementwise, TransposedOperands) {
+  const auto a = Seq(12, 1, 1), b = Seq(12, 0, -3);
+  const Tensor t = transpose(Make(a, {3, 4}), {1, 0});  // [4, 3], strides [1, 4]
+  ASSERT_FALSE(t.is_contiguous());
+  std::vector<double> sum, square, both;
+  for (int i = 0; i < 4; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      sum.push_back(a[j * 4 + i] + b[i * 3 + j]);
+      square.push_back(a[j * 4 + i] * a[j * 4 + i]);
+      both.push_back(a[j * 4 + i] + b[j * 4 + i]);
+    }
+  }
+  ExpectClose(add(t, Make(b, {4, 3})), sum, {4, 3});
+  ExpectClose(multiply(t, t), square, {4, 3});
+  ExpectClose(add(t, transpose(Make(b, {3, 4}), {1, 0})), both, {4, 3});
+}
+
+TEST(Elementwise, NegativeStepSlices) {
+  const auto x = Seq(30, 0, 1), y = Seq(12, 0.5, 1);
+  // x[::-2, 4:0:-1] of a [6, 5] tensor: rows 5, 3, 1 and columns 4..1.
+  const Tensor v = strided_slice(Make(x, {6, 5}), {0, 1}, {-1, 4}, {kMin, 0}, {-2, -1});
+  ASSERT_EQ(v.shape(), (std::vector<int64_t>{3, 4}));
+  std::vector<double> sum, prod;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      const double xv = x[(5 - 2 * i) * 5 + (4 - j)];
+      sum.push_back(xv + y[i * 4 + j]);
+      prod.push_back(xv * xv);
+    }
+  }
+  ExpectClose(add(v, Make(y, {3, 4})), sum, {3, 4});
+  ExpectClose(multiply(v, v), prod, {3, 4});
+}
+
+TEST(Elementwise, ExpandedOperands) {
+  const auto r = Seq(4, 1, 1), c = Seq(3, 10, 10), b = Seq(12, 0, 0.5);
+  const Tensor er = expand(Make(r, {1, 4}), {3, 4});  // stride 0 on rows
+  const Tensor ec = expand(Make(c, {3, 1}), {3, 4});  // stride 0 on columns
+  std::vector<double> sum, prod;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 4; ++j) {
+      sum.push_back(r[j] + b[i * 4 + j]);
+      prod.push_back(r[j] * c[i]);
+    }
+  }
+  ExpectClose(add(er, Make(b, {3, 4})), sum, {3, 4});
+  ExpectClose(multiply(er, ec), prod, {3, 4});
+}
+
+TEST(Elementwise, EmptyTensors) {
+  ExpectClose(add(Make({}, {0, 3}), Make({1, 2, 3}, {1, 3})), {}, {0, 3});
+  ExpectClose(multiply(Make({}, {2, 0}), Make({1, 2}, {2, 1})), {}, {2, 0});
+  ExpectClose(add(Make({}, {0}), scalar_tensor<double>(1.0)), {}, {0});
+  ExpectClose(add(Make({}, {0, 1}), Make({1, 2, 3, 4}, {1, 4})), {}, {0, 4});
+  ExpectClose(add(transpose(Make({}, {3, 0}), {1, 0}), Make({}, {0, 3})), {}, {0, 3});
+}
+
+TEST(Elementwise, DTypesAndPromotion) {
+  const Tensor i = Make({1, -2, 2147483000}, {3}, DType::kInt32);
+  const Tensor sum = add(i, Make({2, 3, 600}, {3}, DType::kInt32));
+  EXPECT_EQ(sum.dtype(), DType::kInt32);
+  EXPECT_EQ(Values(sum), (std::vector<double>{3, 1, 2147483600}));
+
+  const Tensor mixed = multiply(i, Make({0.5, 0.5, 1}, {3}, DType::kFloat32));
+  EXPECT_EQ(mixed.dtype(), DType::kFloat32);
+  ExpectClose(mixed, {0.5, -1, 2147483000}, {3});
+
+  const Tensor h = add(Make({1, 2.5, 2000, 2001}, {4}, DType::kFloat16),
+                       Make({0.25, -4, 0.5, 0.5}, {4}, DType::kFloat16));
+  EXPECT_EQ(h.dtype(), DType::kFloat16);
+  // Half spacing is 1 in [1024, 2048): 2000.5 and 2001.5 round to the even neighbour.
+  EXPECT_EQ(Values(h), (std::vector<double>{1.25, -1.5, 2000, 2002}));
+
+  const Tensor b = multiply(Make({1, 0, 1}, {3}, DType::kBool), Make({1, 1, 0}, {3}, DType::kBool));
+  EXPECT_EQ(b.dtype(), DType::kBool);
+  EXPECT_EQ(Values(b), (std::vector<double>{1, 0, 0}));
+}
+
+// 300 x 500 = 150000 elements, above the default parallel threshold (32768).
+TEST(Elementwise, LargeTensorsAboveTheParallelThreshold) {
+  constexpr int R = 300, C = 500;
+  const auto a = Seq(R * C, -7, 0.25), b = Seq(R * C, 3, -0.5), row = Seq(C, 1, 1);
+  const Tensor ta = Make(a, {R, C});
+  const Tensor tt = transpose(Make(b, {C, R}), {1, 0});  // [R, C], non-contiguous
+  std::vector<double> sum(R * C), strided(R * C), bcast(R * C);
+  for (int i = 0; i < R; ++i) {
+    for (int j = 0; j < C; ++j) {
+      sum[i * C + j] = a[i * C + j] + b[i * C + j];
+      strided[i * C + j] = a[i * C + j] * b[j * R + i];
+      bcast[i * C + j] = b[j * R + i] + row[j];
+    }
+  }
+  ExpectClose(add(ta, Make(b, {R, C})), sum, {R, C});
+  ExpectClose(multiply(ta, tt), strided, {R, C});
+  ExpectClose(add(tt, Make(row, {C})), bcast, {R, C});
+
+  Tensor inplace = Make(a, {R, C}, DType::kFloat32);
+  add_(inplace, Make(b, {R, C}, DType::kFloat32));
+  ExpectClose(inplace, sum, {R, C}, 1e-6, 1e-3);
+}
+
+// A threshold of 1 splits even small loops across threads, so each thread
+// starts its odometer in the middle of the outer dimensions.
+TEST(Elementwise, ThreadsStartMidwayThroughOddShapes) {
+  ParallelThresholdGuard guard(1);
+  const auto a = Seq(105, 0, 1), b = Seq(7, 1000, 1000);
+  // a: [7, 5, 3] viewed as [3, 7, 5] by a transpose; b broadcast along the middle.
+  const Tensor ta = transpose(Make(a, {7, 5, 3}), {2, 0, 1});
+  std::vector<double> expected;
+  for (int i = 0; i < 3; ++i) {
+    for (int j = 0; j < 7; ++j) {
+      for (int k = 0; k < 5; ++k) expected.push_back(a[(j * 5 + k) * 3 + i] + b[j]);
+    }
+  }
+  ExpectClose(add(ta, Make(b, {7, 1})), expected, {3, 7, 5});
+  ExpectClose(add(Make(b, {7, 1}), ta), expected, {3, 7, 5});
+}
+
+}  // namespace
+}  // namespace oar

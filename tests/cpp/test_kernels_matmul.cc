@@ -1,0 +1,205 @@
+// matmul against a naive triple loop: transpose flags, vector operands,
+// broadcast batches, non-contiguous views, both sides of the small-GEMM
+// threshold (m * n * k <= 4096 is a plain loop, larger goes to BLAS), K = 0.
+#include <cstdint>
+
+#include "test_util.h"
+
+namespace oar {
+namespace {
+
+using testing::ExpectClose;
+using testing::Make;
+
+// Deterministic values in [-1, 1).
+std::vector<double> Random(int64_t n, uint32_t seed) {
+  std::vector<double> v(n);
+  uint32_t s = seed * 2654435761u + 1;
+  for (auto& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = static_cast<double>(s >> 8) / (1 << 23) - 1.0;
+  }
+  return v;
+}
+
+// C[m, n] = A[m, k] @ B[k, n]; a(i, p) and b(p, j) read the operands.
+template <typename A, typename B>
+std::vector<double> Naive(int64_t m, int64_t n, int64_t k, A a, B b) {
+  std::vector<double> c(m * n, 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t p = 0; p < k; ++p) c[i * n + j] += a(i, p) * b(p, j);
+  return c;
+}
+
+double Tol(DType dtype) { return dtype == DType::kFloat32 ? 5e-5 : 1e-12; }
+
+struct Shape {
+  int64_t m, n, k;
+};
+
+TEST(Matmul, TwoDimensionalWithTransposeFlags) {
+  // 3x5x4 = 60 takes the loop, 64^3 and 20x70x9 = 12600 take BLAS.
+  for (Shape s : {Shape{3, 5, 4}, Shape{64, 64, 64}, Shape{20, 70, 9}, Shape{1, 1, 1}}) {
+    for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
+      for (bool tx : {false, true}) {
+        for (bool ty : {false, true}) {
+          SCOPED_TRACE(::testing::Message() << s.m << "x" << s.n << "x" << s.k << " " << dtype
+                                            << " tx=" << tx << " ty=" << ty);
+          const auto a = Random(s.m * s.k, 1), b = Random(s.k * s.n, 2);
+          // Stored as given: x is [m, k] or, with tx, [k, m]; likewise y.
+          const Tensor x = tx ? Make(a, {s.k, s.m}, dtype) : Make(a, {s.m, s.k}, dtype);
+          const Tensor y = ty ? Make(b, {s.n, s.k}, dtype) : Make(b, {s.k, s.n}, dtype);
+          const auto expected = Naive(
+              s.m, s.n, s.k,
+              [&](int64_t i, int64_t p) { return tx ? a[p * s.m + i] : a[i * s.k + p]; },
+              [&](int64_t p, int64_t j) { return ty ? b[j * s.k + p] : b[p * s.n + j]; });
+          const Tensor out = matmul(x, y, tx, ty);
+          EXPECT_EQ(out.dtype(), dtype);
+          ExpectClose(out, expected, {s.m, s.n}, Tol(dtype), Tol(dtype));
+        }
+      }
+    }
+  }
+}
+
+TEST(Matmul, VectorOperands) {
+  const auto v = Random(4, 3), w = Random(4, 4), m = Random(12, 5);
+  const Tensor tv = Make(v, {4}), tw = Make(w, {4});
+  // [4] @ [4, 3] -> [3]
+  ExpectClose(matmul(tv, Make(m, {4, 3})),
+              Naive(
+                  1, 3, 4, [&](int64_t, int64_t p) { return v[p]; },
+                  [&](int64_t p, int64_t j) { return m[p * 3 + j]; }),
+              {3});
+  // [3, 4] @ [4] -> [3]
+  ExpectClose(matmul(Make(m, {3, 4}), tv),
+              Naive(
+                  3, 1, 4, [&](int64_t i, int64_t p) { return m[i * 4 + p]; },
+                  [&](int64_t p, int64_t) { return v[p]; }),
+              {3});
+  // [4] @ [4] -> 0-d
+  double dot = 0;
+  for (int i = 0; i < 4; ++i) dot += v[i] * w[i];
+  ExpectClose(matmul(tv, tw), {dot}, {});
+  // A vector operand ignores its transpose flag; [4, 3]^T @ [4] -> [3].
+  ExpectClose(matmul(Make(m, {4, 3}), tv, true, true),
+              Naive(
+                  3, 1, 4, [&](int64_t i, int64_t p) { return m[p * 3 + i]; },
+                  [&](int64_t p, int64_t) { return v[p]; }),
+              {3});
+  // A batch of matrices times a vector: [2, 3, 4] @ [4] -> [2, 3].
+  const auto bm = Random(24, 6);
+  ExpectClose(matmul(Make(bm, {2, 3, 4}), tv),
+              Naive(
+                  6, 1, 4, [&](int64_t i, int64_t p) { return bm[i * 4 + p]; },
+                  [&](int64_t p, int64_t) { return v[p]; }),
+              {2, 3});
+}
+
+TEST(Matmul, BroadcastBatchDims) {
+  // [2, 1, 3, 4] @ [5, 4, 2] -> [2, 5, 3, 2]
+  const auto a = Random(2 * 3 * 4, 7), b = Random(5 * 4 * 2, 8);
+  std::vector<double> expected;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 5; ++j) {
+      const auto c = Naive(
+          3, 2, 4, [&](int64_t r, int64_t p) { return a[(i * 3 + r) * 4 + p]; },
+          [&](int64_t p, int64_t col) { return b[(j * 4 + p) * 2 + col]; });
+      expected.insert(expected.end(), c.begin(), c.end());
+    }
+  }
+  for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
+    ExpectClose(matmul(Make(a, {2, 1, 3, 4}, dtype), Make(b, {5, 4, 2}, dtype)), expected,
+                {2, 5, 3, 2}, Tol(dtype), Tol(dtype));
+  }
+}
+
+// A batch against one shared matrix: small (loop) and large (BLAS) sizes,
+// with y plain and transposed.
+TEST(Matmul, BatchAgainstSharedMatrix) {
+  for (Shape s : {Shape{3, 5, 4}, Shape{32, 32, 32}}) {
+    for (bool ty : {false, true}) {
+      const int64_t batch = 4;
+      const auto a = Random(batch * s.m * s.k, 9), b = Random(s.k * s.n, 10);
+      const Tensor y = ty ? Make(b, {s.n, s.k}) : Make(b, {s.k, s.n});
+      std::vector<double> expected;
+      for (int64_t bi = 0; bi < batch; ++bi) {
+        const auto c = Naive(
+            s.m, s.n, s.k, [&](int64_t i, int64_t p) { return a[(bi * s.m + i) * s.k + p]; },
+            [&](int64_t p, int64_t j) { return ty ? b[j * s.k + p] : b[p * s.n + j]; });
+        expected.insert(expected.end(), c.begin(), c.end());
+      }
+      ExpectClose(matmul(Make(a, {batch, s.m, s.k}), y, false, ty), expected, {batch, s.m, s.n},
+                  1e-12, 1e-12);
+    }
+  }
+}
+
+TEST(Matmul, NonContiguousViews) {
+  for (Shape s : {Shape{5, 3, 4}, Shape{40, 30, 20}}) {
+    const auto a = Random(s.k * s.m, 11), b = Random(s.k * 2 * s.n, 12);
+    // x = A^T for a stored A[k, m]: unit stride on rows, passed to BLAS as a flag.
+    const Tensor x = transpose(Make(a, {s.k, s.m}), {1, 0});
+    ASSERT_FALSE(x.is_contiguous());
+    // y = every other column of B[k, 2n]: needs a copy.
+    const Tensor y = strided_slice(Make(b, {s.k, 2 * s.n}), {1}, {0}, {2 * s.n}, {2});
+    // y2 = the first n columns of B: leading dimension 2n.
+    const Tensor y2 = slice(Make(b, {s.k, 2 * s.n}), {1}, {0}, {s.n});
+    const auto xa = [&](int64_t i, int64_t p) { return a[p * s.m + i]; };
+    ExpectClose(
+        matmul(x, y),
+        Naive(s.m, s.n, s.k, xa, [&](int64_t p, int64_t j) { return b[p * 2 * s.n + 2 * j]; }),
+        {s.m, s.n}, 1e-12, 1e-12);
+    ExpectClose(matmul(x, y2),
+                Naive(s.m, s.n, s.k, xa, [&](int64_t p, int64_t j) { return b[p * 2 * s.n + j]; }),
+                {s.m, s.n}, 1e-12, 1e-12);
+    // Both operands transposed views, one with the transpose flag: x @ x^T.
+    ExpectClose(matmul(x, x, false, true),
+                Naive(s.m, s.m, s.k, xa, [&](int64_t p, int64_t j) { return xa(j, p); }),
+                {s.m, s.m}, 1e-12, 1e-12);
+  }
+  // A reversed vector (negative stride).
+  const auto v = Random(6, 13), m = Random(18, 14);
+  const Tensor rev = strided_slice(Make(v, {6}), {0}, {-1}, {-7}, {-1});
+  ExpectClose(matmul(rev, Make(m, {6, 3})),
+              Naive(
+                  1, 3, 6, [&](int64_t, int64_t p) { return v[5 - p]; },
+                  [&](int64_t p, int64_t j) { return m[p * 3 + j]; }),
+              {3});
+  ExpectClose(matmul(Make(m, {3, 6}), rev),
+              Naive(
+                  3, 1, 6, [&](int64_t i, int64_t p) { return m[i * 6 + p]; },
+                  [&](int64_t p, int64_t) { return v[5 - p]; }),
+              {3});
+}
+
+TEST(Matmul, EmptyDimensions) {
+  // K = 0: a sum over nothing is zero.
+  ExpectClose(matmul(Make({}, {3, 0}), Make({}, {0, 4})), std::vector<double>(12, 0.0), {3, 4});
+  ExpectClose(
+      matmul(Make({}, {0, 3}, DType::kFloat32), Make({}, {2, 0}, DType::kFloat32), true, true),
+      std::vector<double>(6, 0.0), {3, 2});
+  ExpectClose(matmul(Make({}, {0}), Make({}, {0})), {0}, {});
+  // M = 0 or a batch of 0.
+  ExpectClose(matmul(Make({}, {0, 3}), Make(Random(12, 1), {3, 4})), {}, {0, 4});
+  ExpectClose(matmul(Make({}, {0, 2, 3}), Make(Random(12, 1), {3, 4})), {}, {0, 2, 4});
+}
+
+TEST(Matmul, LowPrecisionAndPromotion) {
+  const auto a = Random(6, 15), b = Random(6, 16);
+  const auto expected = Naive(
+      2, 2, 3, [&](int64_t i, int64_t p) { return a[i * 3 + p]; },
+      [&](int64_t p, int64_t j) { return b[p * 2 + j]; });
+  for (DType dtype : {DType::kFloat16, DType::kBFloat16}) {
+    const Tensor out = matmul(Make(a, {2, 3}, dtype), Make(b, {3, 2}, dtype));
+    EXPECT_EQ(out.dtype(), dtype);
+    ExpectClose(out, expected, {2, 2}, 2e-2, 2e-2);  // inputs are rounded too
+  }
+  const Tensor mixed = matmul(Make(a, {2, 3}, DType::kFloat32), Make(b, {3, 2}));
+  EXPECT_EQ(mixed.dtype(), DType::kFloat64);
+  ExpectClose(mixed, expected, {2, 2}, 1e-6, 1e-6);
+}
+
+}  // namespace
+}  // namespace oar
