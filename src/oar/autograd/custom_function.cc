@@ -96,8 +96,9 @@ class CustomGradNode final : public GradNodeBase {
 };
 
 std::vector<Tensor> ApplyCustomFunction(const std::string& name, const std::vector<Tensor>& inputs,
-                                        const CustomForward& forward, CustomBackward backward) {
-  auto ctx = std::make_shared<FunctionContext>();
+                                        const CustomForward& forward, CustomBackward backward,
+                                        std::shared_ptr<FunctionContext> ctx) {
+  if (!ctx) ctx = std::make_shared<FunctionContext>();
   std::vector<Tensor> outputs;
   {
     NoGradGuard no_grad;  // the forward's own ops are not recorded

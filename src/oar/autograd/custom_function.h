@@ -37,9 +37,11 @@ using CustomBackward =
     std::function<std::vector<Tensor>(FunctionContext&, const std::vector<Tensor>&)>;
 
 // Runs forward and, when some input needs a gradient, records a node whose
-// backward is `backward`. `name` names the node in errors and graphs.
+// backward is `backward`. `name` names the node in errors and graphs. A
+// caller-owned ctx may be passed (Python's PyLayer keeps one per call).
 std::vector<Tensor> ApplyCustomFunction(const std::string& name, const std::vector<Tensor>& inputs,
-                                        const CustomForward& forward, CustomBackward backward);
+                                        const CustomForward& forward, CustomBackward backward,
+                                        std::shared_ptr<FunctionContext> ctx = nullptr);
 
 class FunctionContext {
  public:
@@ -57,7 +59,8 @@ class FunctionContext {
  private:
   friend class CustomGradNode;
   friend std::vector<Tensor> ApplyCustomFunction(const std::string&, const std::vector<Tensor>&,
-                                                 const CustomForward&, CustomBackward);
+                                                 const CustomForward&, CustomBackward,
+                                                 std::shared_ptr<FunctionContext>);
   std::vector<Tensor> to_save_;
   std::vector<TensorWrapper> saved_;
   std::vector<const DenseTensor*> non_differentiable_;

@@ -373,6 +373,37 @@ void SetValueInferMeta(const DenseTensor& x, const DenseTensor& value,
   out->set_meta(x.dtype(), x.dims());
 }
 
+void IndexSelectInferMeta(const DenseTensor& x, const DenseTensor& index, int64_t axis,
+                          DenseTensor* out) {
+  OAR_ENFORCE(IsIntegral(index.dtype()),
+              errors::InvalidType("argument 'index' must be an int32 or int64 tensor, but got ",
+                                  index.dtype()));
+  OAR_ENFORCE(index.ndim() <= 1, errors::InvalidArgument("argument 'index' must be 1-D, but has "
+                                                         "shape ",
+                                                         DimsToString(index.dims())));
+  OAR_ENFORCE(x.ndim() >= 1,
+              errors::InvalidArgument("argument 'x' must have at least 1 dimension"));
+  const int64_t a = NormalizeAxis(axis, x.ndim());
+  DDim dims = x.dims();
+  dims[a] = index.numel();
+  out->set_meta(x.dtype(), dims);
+}
+
+void IndexSelectGradInferMeta(const DenseTensor& x, const DenseTensor& index,
+                              const DenseTensor& grad_out, int64_t axis, DenseTensor* x_grad) {
+  DenseTensor selected;
+  IndexSelectInferMeta(x, index, axis, &selected);
+  OAR_ENFORCE(
+      selected.dims() == grad_out.dims(),
+      errors::InvalidArgument("'grad_out' has shape ", DimsToString(grad_out.dims()),
+                              " but the selection has shape ", DimsToString(selected.dims())));
+  x_grad->set_meta(grad_out.dtype(), x.dims());
+}
+
+void NonzeroInferMeta(const DenseTensor& x, DenseTensor* out) {
+  out->set_meta(DType::kInt64, DDim{0, static_cast<int64_t>(x.ndim())});
+}
+
 void SoftmaxInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out) {
   NormalizeAxis(axis, x.ndim());
   out->set_meta(x.dtype(), x.dims());

@@ -53,6 +53,12 @@ void SetValueInferMeta(const DenseTensor& x, const DenseTensor& value,
                        const std::vector<int64_t>& axes, const std::vector<int64_t>& starts,
                        const std::vector<int64_t>& ends, const std::vector<int64_t>& strides,
                        DenseTensor* out);
+void IndexSelectInferMeta(const DenseTensor& x, const DenseTensor& index, int64_t axis,
+                          DenseTensor* out);
+void IndexSelectGradInferMeta(const DenseTensor& x, const DenseTensor& index,
+                              const DenseTensor& grad_out, int64_t axis, DenseTensor* x_grad);
+// The number of rows depends on the data: the kernel sets it.
+void NonzeroInferMeta(const DenseTensor& x, DenseTensor* out);
 void SoftmaxInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out);
 void SoftmaxGradInferMeta(const DenseTensor& out, const DenseTensor& grad_out, int64_t axis,
                           DenseTensor* x_grad);

@@ -1,0 +1,40 @@
+"""oar: an eager-mode deep-learning framework with Paddle's API.
+
+    import oar
+    x = oar.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    y = (x * x).sum()
+    y.backward()
+    x.grad  # [2., 4., 6.]
+"""
+from . import _C
+from ._dtype import (bfloat16, bool_, convert_dtype, dtype, float16, float32,  # noqa: F401
+                     float64, int32, int64)
+from . import _tensor_patch  # noqa: F401  (numpy(), repr, indexing)
+from ._creation import (arange, empty, empty_like, eye, full, full_like, linspace,  # noqa: F401
+                        normal, ones, ones_like, rand, randint, randn, seed,
+                        standard_normal, to_tensor, uniform, zeros, zeros_like)
+from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from ._ops import (cast, clone, flatten, gather, nonzero, numel, pow, slice, split,  # noqa: F401
+                   stack, t, where)
+from . import autograd, nn  # noqa: F401
+from .autograd import grad  # noqa: F401
+
+Tensor = _C.Tensor
+bool = bool_  # noqa: A001 - Paddle's name
+set_flags = _C.set_flags
+get_flags = _C.get_flags
+memory_stats = _C.memory_stats
+
+
+def CPUPlace():
+    return "Place(cpu)"
+
+
+# Every declared op not wrapped above, as the generated C function.
+_WRAPPED = set(globals())
+for _name in dir(_C):
+    if not _name.startswith("_") and _name not in _WRAPPED and callable(getattr(_C, _name)):
+        globals()[_name] = getattr(_C, _name)
+del _name, _WRAPPED
+
+__version__ = "0.1.0"

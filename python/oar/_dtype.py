@@ -1,0 +1,76 @@
+"""dtype objects: oar.float32 ... (Paddle's paddle.float32)."""
+import numpy as np
+
+from . import _C
+
+
+class dtype:
+    """An element type. Compares equal to itself and to its name ('float32')."""
+
+    __slots__ = ("name", "itemsize", "is_floating_point")
+
+    def __init__(self, name, itemsize, is_floating_point):
+        self.name = name
+        self.itemsize = itemsize
+        self.is_floating_point = is_floating_point
+
+    def __repr__(self):
+        return f"oar.{self.name}"
+
+    __str__ = __repr__
+
+    def __eq__(self, other):
+        if isinstance(other, dtype):
+            return self is other
+        try:
+            return convert_dtype(other) is self
+        except (TypeError, ValueError):
+            return False
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __reduce__(self):
+        return (convert_dtype, (self.name,))
+
+
+bool_ = dtype("bool", 1, False)
+int32 = dtype("int32", 4, False)
+int64 = dtype("int64", 8, False)
+float16 = dtype("float16", 2, True)
+bfloat16 = dtype("bfloat16", 2, True)
+float32 = dtype("float32", 4, True)
+float64 = dtype("float64", 8, True)
+
+# In the C++ DType enum order.
+ALL = (bool_, int32, int64, float16, bfloat16, float32, float64)
+_BY_NAME = {d.name: d for d in ALL}
+_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "int": "int64",
+            "long": "int64", "fp16": "float16", "fp32": "float32", "fp64": "float64",
+            "bf16": "bfloat16"}
+_C._set_dtype_objects(ALL)
+
+
+def convert_dtype(d):
+    """oar dtype from a dtype object, a name ('float32', 'paddle.float32') or a numpy dtype."""
+    if isinstance(d, dtype):
+        return d
+    if isinstance(d, str):
+        name = d.split(".")[-1]
+        name = _ALIASES.get(name, name)
+        if name in _BY_NAME:
+            return _BY_NAME[name]
+        raise TypeError(f"unknown dtype '{d}': expected one of {', '.join(_BY_NAME)}")
+    if d is float:
+        return float32
+    if d is int:
+        return int64
+    if d is bool:
+        return bool_
+    try:
+        name = np.dtype(d).name
+    except TypeError:
+        raise TypeError(f"expected a dtype (oar.float32, 'float32', a numpy dtype), got {d!r}") from None
+    if name in _BY_NAME:
+        return _BY_NAME[name]
+    raise TypeError(f"numpy dtype {name} has no oar equivalent")

@@ -1,0 +1,288 @@
+"""Tensor methods written in Python: numpy interop, repr, indexing and slicing."""
+import numbers
+
+import numpy as np
+
+from . import _C
+from ._dtype import bfloat16, bool_, convert_dtype, float32, int64
+
+Tensor = _C.Tensor
+
+
+# ---- numpy --------------------------------------------------------------------------
+def numpy(self):
+    """The data as a numpy array sharing this tensor's memory (no copy); the
+    array keeps the memory alive. bfloat16 comes back as raw uint16, as Paddle.
+    A tensor that requires grad gives a read-only view."""
+    return np.asarray(self._buffer())
+
+
+def __array__(self, dtype=None, copy=None):
+    a = numpy(self)
+    if self.dtype is bfloat16:
+        a = _bf16_to_f32(a)
+    if dtype is not None:
+        a = a.astype(dtype, copy=False)
+    return a.copy() if copy else a
+
+
+def _bf16_to_f32(a):
+    return (a.astype(np.uint32) << 16).view(np.float32)
+
+
+def tolist(self):
+    a = numpy(self)
+    if self.dtype is bfloat16:
+        a = _bf16_to_f32(a)
+    return a.tolist()
+
+
+def __repr__(self):
+    if not self._is_initialized():
+        return "Tensor(Not initialized)"
+    a = numpy(self)
+    if self.dtype is bfloat16:
+        a = _bf16_to_f32(a)
+    prefix = "       "
+    body = np.array2string(a, separator=", ", prefix=prefix, precision=8,
+                           floatmode="maxprec_equal" if a.dtype.kind == "f" else "maxprec")
+    return (f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
+            f"stop_gradient={self.stop_gradient},\n{prefix}{body})")
+
+
+def __format__(self, spec):
+    if self.ndim == 0 and spec:
+        return format(self.item(), spec)
+    return object.__format__(self, spec) if spec else repr(self)
+
+
+# ---- indexing -------------------------------------------------------------------------
+def _to_index_tensor(v):
+    if isinstance(v, Tensor):
+        return v
+    arr = np.asarray(v)
+    if arr.dtype == bool:
+        return _C._from_buffer(arr, bool_)
+    if arr.dtype.kind not in "iu":
+        raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean "
+                         f"arrays are valid indices, got an array of {arr.dtype}")
+    return _C._from_buffer(arr.astype(np.int64), int64)
+
+
+def _parse_index(x, index):
+    """Splits an index into basic parts (slices, ints, None) and advanced parts.
+
+    Returns (axes, starts, ends, steps, int_axes, none_positions, advanced) where
+    advanced is a list of (input axis, integer Tensor) pairs; a boolean mask becomes
+    one integer index per dimension it covers."""
+    if not isinstance(index, tuple):
+        index = (index,)
+    items = []
+    for it in index:
+        if isinstance(it, (list, np.ndarray)) or (isinstance(it, Tensor) and it.ndim > 0) or (
+                isinstance(it, Tensor) and it.dtype is bool_):
+            items.append(_to_index_tensor(it))
+        elif isinstance(it, Tensor):
+            if it.dtype is bool_:
+                items.append(it)
+            else:
+                items.append(int(it.item()))
+        elif isinstance(it, (bool, np.bool_)):
+            raise IndexError("a Python bool is not a valid index; use a boolean Tensor mask")
+        else:
+            items.append(it)
+    consumed = sum(it.ndim if isinstance(it, Tensor) and it.dtype is bool_ else 1
+                   for it in items if it is not None and it is not Ellipsis)
+    if sum(1 for it in items if it is Ellipsis) > 1:
+        raise IndexError("an index can only have a single ellipsis ('...')")
+    if consumed > x.ndim:
+        raise IndexError(f"too many indices for a tensor of dimension {x.ndim} "
+                         f"({consumed} were indexed)")
+    expanded = []
+    for it in items:
+        if it is Ellipsis:
+            expanded += [slice(None)] * (x.ndim - consumed)
+        else:
+            expanded.append(it)
+    axes, starts, ends, steps, int_axes, nones, advanced = [], [], [], [], [], [], []
+    d = 0
+    out_pos = 0  # position in the result of basic indexing
+    for it in expanded:
+        if it is None:
+            nones.append(out_pos)
+            out_pos += 1
+            continue
+        if isinstance(it, Tensor):
+            if it.dtype is bool_:
+                if it.ndim == 0:
+                    raise IndexError("a 0-d boolean mask is not supported as an index")
+                want = x.shape[d:d + it.ndim]
+                if list(it.shape) != list(want):
+                    raise IndexError(f"the boolean mask of shape {it.shape} does not match the "
+                                     f"indexed dimensions {want}")
+                coords = _C.nonzero(it)
+                for k in range(it.ndim):
+                    col = _C.slice(coords, [1], [k], [k + 1])
+                    advanced.append((d + k, _C.reshape(col, [-1])))
+                d += it.ndim
+                out_pos += it.ndim
+            else:
+                if it.dtype not in (int64, convert_dtype("int32")):
+                    raise IndexError(f"tensors used as indices must be integer or bool, not "
+                                     f"{it.dtype.name}")
+                advanced.append((d, it))
+                d += 1
+                out_pos += 1
+            continue
+        size = x.shape[d]
+        if isinstance(it, slice):
+            start, stop, step = it.indices(size)
+            if step < 0 and stop < 0:
+                stop = -size - 1  # slice.indices gives -1 for "before the start"
+            if (start, stop, step) != (0, size, 1):
+                axes.append(d)
+                starts.append(start)
+                ends.append(stop)
+                steps.append(step)
+            d += 1
+            out_pos += 1
+        elif isinstance(it, numbers.Integral) or hasattr(it, "__index__"):
+            i = it.__index__()
+            if i < -size or i >= size:
+                raise IndexError(f"index {i} is out of bounds for axis {d} with size {size}")
+            i = i + size if i < 0 else i
+            axes.append(d)
+            starts.append(i)
+            ends.append(i + 1)
+            steps.append(1)
+            int_axes.append(d)
+            d += 1
+        else:
+            raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean "
+                             f"arrays are valid indices, got {type(it).__name__}")
+    return axes, starts, ends, steps, int_axes, nones, advanced
+
+
+def _basic(x, axes, starts, ends, steps, int_axes, nones):
+    out = _C.strided_slice(x, axes, starts, ends, steps) if axes else x
+    if int_axes:
+        out = _C.squeeze(out, int_axes) if out.ndim else out
+        # squeeze ignores non-1 dims only; the int axes are all size 1 here
+    if nones:
+        out = _C.unsqueeze(out, nones)
+    return out
+
+
+def _result_axis(axis, int_axes, nones):
+    """Where input axis `axis` sits after ints are squeezed and Nones inserted."""
+    a = axis - sum(1 for i in int_axes if i < axis)
+    for p in sorted(nones):
+        if p <= a:
+            a += 1
+    return a
+
+
+def _broadcast_shapes(shapes):
+    return list(np.broadcast_shapes(*[tuple(s) for s in shapes]))
+
+
+def __getitem__(self, index):
+    axes, starts, ends, steps, int_axes, nones, advanced = _parse_index(self, index)
+    out = _basic(self, axes, starts, ends, steps, int_axes, nones)
+    if not advanced:
+        return out
+    res_axes = [_result_axis(a, int_axes, nones) for a, _ in advanced]
+    idx = [t for _, t in advanced]
+    if res_axes != list(range(res_axes[0], res_axes[0] + len(res_axes))):
+        # numpy: non-adjacent advanced indices put the indexed dims first
+        perm = res_axes + [d for d in range(out.ndim) if d not in res_axes]
+        out = _C.transpose(out, perm)
+        res_axes = list(range(len(res_axes)))
+    first = res_axes[0]
+    shape = out.shape
+    # Index arithmetic needs no gradient: one linear index over the merged dims.
+    arrs = [np.asarray(t.numpy(), dtype=np.int64) for t in idx]
+    bshape = list(np.broadcast_shapes(*[a.shape for a in arrs]))
+    linear = np.zeros(bshape, dtype=np.int64)
+    for a, arr in zip(res_axes, arrs):
+        n = shape[a]
+        bad = arr[(arr < -n) | (arr >= n)]
+        if bad.size:
+            raise IndexError(f"index {int(bad.reshape(-1)[0])} is out of bounds for axis {a} "
+                             f"with size {n}")
+        linear = linear * n + np.where(arr < 0, arr + n, arr)
+    count = int(np.prod([shape[a] for a in res_axes]))
+    merged = _C.reshape(out, shape[:first] + [count] + shape[first + len(res_axes):])
+    picked = _C.index_select(merged, _C._from_buffer(linear.reshape(-1), int64), first)
+    return _C.reshape(picked, shape[:first] + bshape + shape[first + len(res_axes):])
+
+
+def __setitem__(self, index, value):
+    axes, starts, ends, steps, int_axes, nones, advanced = _parse_index(self, index)
+    if advanced:
+        # x[mask] = v for a mask covering x: a where(), written back in place.
+        if (isinstance(index, Tensor) and index.dtype is bool_
+                and list(index.shape) == self.shape):
+            v = value if isinstance(value, Tensor) else _C.full_like(self, float(value))
+            v = _C.cast(v, self.dtype) if v.dtype is not self.dtype else v
+            if v.ndim and list(v.shape) != self.shape:
+                raise ValueError("x[mask] = value: value must be a scalar or shaped like x")
+            new = _C.where(index, _C.expand(v, self.shape) if v.ndim == 0 else v, self)
+            _C.set_value_with_tensor_(self, new, [], [], [], [])
+            return
+        raise NotImplementedError(
+            "assignment through integer-array indices (or a boolean mask that does not cover "
+            "the whole tensor) is not supported; use slices, a full boolean mask, or oar.where")
+    if isinstance(value, (numbers.Number, np.number, np.bool_)) and not isinstance(value, Tensor):
+        _C.set_value_(self, axes, starts, ends, steps, float(value))
+        return
+    v = value if isinstance(value, Tensor) else _C._from_buffer(np.asarray(value), self.dtype)
+    if v.dtype is not self.dtype:
+        v = _C.cast(v, self.dtype)
+    # Shape of the region without the int-indexed dims, then put those back as 1s.
+    region = list(self.shape)
+    for a, s, e, st in zip(axes, starts, ends, steps):
+        region[a] = len(range(s, e, st))
+    squeezed = [n for i, n in enumerate(region) if i not in int_axes]
+    if v.ndim > len(squeezed):
+        v = _C.reshape(v, [n for n in v.shape if n != 1] or [])
+    vb = _broadcast_shapes([v.shape, squeezed]) if squeezed else list(v.shape)
+    if vb != squeezed:
+        raise ValueError(f"could not broadcast a value of shape {v.shape} into the indexed "
+                         f"region of shape {squeezed}")
+    if int_axes and v.ndim:
+        v = _C.reshape(_C.expand(v, squeezed), region)
+    _C.set_value_with_tensor_(self, v, axes, starts, ends, steps)
+
+
+def __iter__(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-D tensor")
+    for i in range(self.shape[0]):
+        yield self[i]
+
+
+def _t(self):
+    return _C.transpose(self, list(range(self.ndim))[::-1])
+
+
+def _pow_method(self, y, name=None):
+    return self ** y
+
+
+def _astype(self, dtype):
+    return _C.cast(self, convert_dtype(dtype))
+
+
+def _cpu(self):
+    return self
+
+
+_PATCHES = {
+    "numpy": numpy, "__array__": __array__, "tolist": tolist, "__repr__": __repr__,
+    "__str__": __repr__, "__format__": __format__, "__getitem__": __getitem__,
+    "__setitem__": __setitem__, "__iter__": __iter__, "pow": _pow_method, "astype": _astype,
+    "cpu": _cpu, "T": property(_t), "__array_priority__": 100,
+}
+for _k, _v in _PATCHES.items():
+    setattr(Tensor, _k, _v)

@@ -1,0 +1,87 @@
+"""oar.autograd: backward, grad, PyLayer, saved-tensor hooks, jacobian, hessian."""
+from .. import _C
+from .._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .py_layer import PyLayer, PyLayerContext  # noqa: F401
+
+Tensor = _C.Tensor
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    """Accumulates d(tensors)/d(leaf) into every reached leaf's .grad."""
+    _C.backward(tensors, grad_tensors, retain_graph)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None):
+    """d(outputs)/d(inputs), computed on the part of the graph between them only.
+
+    Returns a list with one Tensor per input (None for an unused input when
+    allow_unused=True). No tensor's .grad changes (unless only_inputs=False)."""
+    return _C.grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+                   allow_unused, no_grad_vars)
+
+
+class saved_tensors_hooks:
+    """Within the block, every tensor saved for backward goes through
+    pack_hook(tensor) -> anything, and comes back through unpack_hook(anything) -> Tensor."""
+
+    def __init__(self, pack_hook, unpack_hook):
+        self.pack_hook = pack_hook
+        self.unpack_hook = unpack_hook
+
+    def __enter__(self):
+        _C._push_saved_tensors_hooks(self.pack_hook, self.unpack_hook)
+        return self
+
+    def __exit__(self, *exc):
+        _C._pop_saved_tensors_hooks()
+        return False
+
+
+def _one(v):
+    return isinstance(v, Tensor)
+
+
+def jacobian(ys, xs, batch_axis=None):
+    """The Jacobian of ys w.r.t. xs: [M, N] (or [B, M, N] with batch_axis=0).
+    Tuples of tensors give nested tuples, as Paddle."""
+    if _one(ys) and _one(xs):
+        return _C.jacobian(ys, xs, batch_axis)
+    ys_t = (ys,) if _one(ys) else tuple(ys)
+    xs_t = (xs,) if _one(xs) else tuple(xs)
+    rows = tuple(tuple(_C.jacobian(y, x, batch_axis) for x in xs_t) for y in ys_t)
+    if _one(ys):
+        return rows[0]
+    if _one(xs):
+        return tuple(r[0] for r in rows)
+    return rows
+
+
+def hessian(ys, xs, batch_axis=None):
+    """The Hessian of a scalar ys (one per sample with batch_axis=0) w.r.t. xs."""
+    if _one(xs):
+        return _C.hessian(ys, xs, batch_axis)
+    xs_t = tuple(xs)
+    gs = _C.grad([ys], list(xs_t), None, True, True, True, True, None)
+    out = []
+    for g, xi in zip(gs, xs_t):
+        row = []
+        for xj in xs_t:
+            if g is None:
+                n, m = xi.size, xj.size
+                from .._creation import zeros
+                row.append(zeros([n, m], dtype=xi.dtype))
+            else:
+                row.append(_C.jacobian(g, xj, batch_axis))
+        out.append(tuple(row))
+    return tuple(out)
+
+
+def register_backward_final_hook(fn):
+    """fn() runs once when the current (or next) backward pass on this thread ends."""
+    _C._register_backward_final_hook(fn)
+
+
+def register_grad_accumulated_hook(tensor, fn):
+    """fn() runs after backward has updated the leaf tensor's .grad (a reduce hook)."""
+    return _C._register_grad_accumulated_hook(tensor, fn)

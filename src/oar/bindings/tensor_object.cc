@@ -1,0 +1,600 @@
+// The oar.Tensor type: a heap type whose objects hold an oar::Tensor by value.
+// Operators, properties and the autograd methods live here; the op methods are
+// generated (op_bindings.h); indexing, repr and other pure-Python conveniences
+// are added by the package (python/oar/_tensor_patch.py).
+#include <string>
+#include <vector>
+
+#include "oar/bindings/arg_parse.h"
+#include "oar/bindings/op_bindings.h"
+#include "oar/bindings/py_utils.h"
+#include "oar/bindings/tensor_object.h"
+#include "oar/eager/creation.h"
+#include "oar/eager/dygraph_functions.h"
+
+namespace oar::py {
+namespace {
+
+PyObject* g_tensor_factory = nullptr;  // oar.to_tensor, for Tensor(data, ...)
+
+void TensorDealloc(PyObject* o) {
+  PyTypeObject* type = Py_TYPE(o);
+  AsTensor(o).~Tensor();
+  type->tp_free(o);
+  Py_DECREF(type);  // instances of heap types own a reference to their type
+}
+
+PyObject* TensorNew(PyTypeObject* type, PyObject* args, PyObject* kwargs) {
+  OAR_PY_TRY
+  if ((args && PyTuple_GET_SIZE(args) > 0) || (kwargs && PyDict_Size(kwargs) > 0)) {
+    if (!g_tensor_factory) {
+      PyErr_SetString(PyExc_RuntimeError, "oar.Tensor(data): the oar package is not initialised");
+      return nullptr;
+    }
+    return PyObject_Call(g_tensor_factory, args, kwargs);
+  }
+  PyObject* self = type->tp_alloc(type, 0);
+  if (self) new (&AsTensor(self)) Tensor();
+  return self;
+  OAR_PY_CATCH
+}
+
+Py_hash_t TensorHash(PyObject* o) { return _Py_HashPointer(o); }
+
+// ---- operators ------------------------------------------------------------------
+
+enum class BinOp { kAdd, kSub, kMul, kDiv, kPow, kMatmul, kEq, kNe, kLt, kLe, kGt, kGe };
+
+// A Python number usable as a scalar operand (not a tensor).
+bool AsScalar(PyObject* o, double* v, bool* is_float) {
+  if (IsTensor(o)) return false;
+  if (PyBool_Check(o) || PyLong_Check(o)) {
+    *v = PyLong_AsDouble(o);
+    if (*v == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    *is_float = false;
+    return true;
+  }
+  if (PyFloat_Check(o)) {
+    *v = PyFloat_AS_DOUBLE(o);
+    *is_float = true;
+    return true;
+  }
+  if (PyIndex_Check(o)) {  // numpy integers
+    PyObject* i = PyNumber_Index(o);
+    if (!i) {
+      PyErr_Clear();
+      return false;
+    }
+    *v = PyLong_AsDouble(i);
+    Py_DECREF(i);
+    *is_float = false;
+    return true;
+  }
+  if (PyNumber_Check(o) && !PySequence_Check(o)) {  // numpy floats
+    *v = PyFloat_AsDouble(o);
+    if (*v == -1.0 && PyErr_Occurred()) {
+      PyErr_Clear();
+      return false;
+    }
+    *is_float = true;
+    return true;
+  }
+  return false;
+}
+
+// The dtype a tensor takes when combined with a Python scalar (Paddle's rule:
+// a float scalar turns integer and bool tensors into float32, an int scalar
+// turns bool into int64; otherwise the tensor's dtype wins).
+DType ScalarResultType(DType t, bool scalar_is_float) {
+  if (IsFloating(t)) return t;
+  if (scalar_is_float) return DType::kFloat32;
+  return t == DType::kBool ? DType::kInt64 : t;
+}
+
+Tensor CastTo(const Tensor& x, DType d) { return x.dtype() == d ? x : cast(x, d); }
+
+Tensor TensorScalarOp(const Tensor& x, double s, bool s_float, BinOp op, bool reflected) {
+  DType rt = ScalarResultType(x.dtype(), s_float);
+  if (op == BinOp::kDiv && !IsFloating(rt)) rt = DType::kFloat32;  // true division
+  const Tensor xc = CastTo(x, rt);
+  auto full_s = [&] { return full_like(xc, s, rt); };
+  switch (op) {
+    case BinOp::kAdd:
+      return scale(xc, 1.0, s, true);
+    case BinOp::kSub:
+      return reflected ? scale(xc, -1.0, s, true) : scale(xc, 1.0, -s, true);
+    case BinOp::kMul:
+      return scale(xc, s, 0.0, true);
+    case BinOp::kDiv:
+      return reflected ? divide(full_s(), xc) : scale(xc, 1.0 / s, 0.0, true);
+    case BinOp::kPow:
+      return reflected ? elementwise_pow(full_s(), xc) : pow(xc, s);
+    case BinOp::kEq:
+      return equal(xc, full_s());
+    case BinOp::kNe:
+      return not_equal(xc, full_s());
+    case BinOp::kLt:
+      return reflected ? greater_than(xc, full_s()) : less_than(xc, full_s());
+    case BinOp::kLe:
+      return reflected ? greater_equal(xc, full_s()) : less_equal(xc, full_s());
+    case BinOp::kGt:
+      return reflected ? less_than(xc, full_s()) : greater_than(xc, full_s());
+    case BinOp::kGe:
+      return reflected ? less_equal(xc, full_s()) : greater_equal(xc, full_s());
+    case BinOp::kMatmul:
+      break;
+  }
+  throw errors::InvalidType("matmul (@) needs two tensors, but got a Tensor and a scalar");
+}
+
+Tensor TensorTensorOp(const Tensor& a, const Tensor& b, BinOp op) {
+  switch (op) {
+    case BinOp::kAdd:
+      return add(a, b);
+    case BinOp::kSub:
+      return subtract(a, b);
+    case BinOp::kMul:
+      return multiply(a, b);
+    case BinOp::kDiv:
+      if (!IsFloating(a.dtype()) && !IsFloating(b.dtype())) {
+        return divide(cast(a, DType::kFloat32), cast(b, DType::kFloat32));
+      }
+      return divide(a, b);
+    case BinOp::kPow:
+      return elementwise_pow(a, b);
+    case BinOp::kMatmul:
+      return matmul(a, b);
+    case BinOp::kEq:
+      return equal(a, b);
+    case BinOp::kNe:
+      return not_equal(a, b);
+    case BinOp::kLt:
+      return less_than(a, b);
+    case BinOp::kLe:
+      return less_equal(a, b);
+    case BinOp::kGt:
+      return greater_than(a, b);
+    case BinOp::kGe:
+      return greater_equal(a, b);
+  }
+  return Tensor();
+}
+
+PyObject* Binary(PyObject* a, PyObject* b, BinOp op) {
+  OAR_PY_TRY
+  const bool ta = IsTensor(a), tb = IsTensor(b);
+  Tensor out;
+  if (ta && tb) {
+    out = TensorTensorOp(AsTensor(a), AsTensor(b), op);
+  } else {
+    double s;
+    bool s_float;
+    PyObject* other = ta ? b : a;
+    if (!AsScalar(other, &s, &s_float)) Py_RETURN_NOTIMPLEMENTED;
+    out = TensorScalarOp(AsTensor(ta ? a : b), s, s_float, op, /*reflected=*/!ta);
+  }
+  return ToPyObject(std::move(out));
+  OAR_PY_CATCH
+}
+
+PyObject* NbAdd(PyObject* a, PyObject* b) { return Binary(a, b, BinOp::kAdd); }
+PyObject* NbSub(PyObject* a, PyObject* b) { return Binary(a, b, BinOp::kSub); }
+PyObject* NbMul(PyObject* a, PyObject* b) { return Binary(a, b, BinOp::kMul); }
+PyObject* NbDiv(PyObject* a, PyObject* b) { return Binary(a, b, BinOp::kDiv); }
+PyObject* NbMatmul(PyObject* a, PyObject* b) { return Binary(a, b, BinOp::kMatmul); }
+PyObject* NbPow(PyObject* a, PyObject* b, PyObject* mod) {
+  if (mod != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return Binary(a, b, BinOp::kPow);
+}
+
+PyObject* RichCompare(PyObject* a, PyObject* b, int op) {
+  switch (op) {
+    case Py_EQ:
+      return Binary(a, b, BinOp::kEq);
+    case Py_NE:
+      return Binary(a, b, BinOp::kNe);
+    case Py_LT:
+      return Binary(a, b, BinOp::kLt);
+    case Py_LE:
+      return Binary(a, b, BinOp::kLe);
+    case Py_GT:
+      return Binary(a, b, BinOp::kGt);
+    case Py_GE:
+      return Binary(a, b, BinOp::kGe);
+  }
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
+PyObject* NbNeg(PyObject* a) {
+  OAR_PY_TRY
+  return ToPyObject(neg(AsTensor(a)));
+  OAR_PY_CATCH
+}
+PyObject* NbPos(PyObject* a) {
+  Py_INCREF(a);
+  return a;
+}
+PyObject* NbAbs(PyObject* a) {
+  OAR_PY_TRY
+  return ToPyObject(abs(AsTensor(a)));
+  OAR_PY_CATCH
+}
+
+const Tensor& SingleElement(PyObject* o, const char* what) {
+  const Tensor& t = AsTensor(o);
+  if (!t.defined() || t.numel() != 1) {
+    throw errors::InvalidArgument(
+        what,
+        ": only a tensor with one element can be converted to a "
+        "Python scalar, but the tensor has shape ",
+        t.defined() ? DimsToString(t.dims()) : std::string("(undefined)"));
+  }
+  return t;
+}
+
+int NbBool(PyObject* o) {
+  OAR_PY_TRY
+  return SingleElement(o, "bool()").item<double>() != 0;
+  OAR_PY_CATCH_INT
+}
+PyObject* NbFloat(PyObject* o) {
+  OAR_PY_TRY
+  return PyFloat_FromDouble(SingleElement(o, "float()").item<double>());
+  OAR_PY_CATCH
+}
+PyObject* NbInt(PyObject* o) {
+  OAR_PY_TRY
+  const Tensor& t = SingleElement(o, "int()");
+  if (IsFloating(t.dtype())) return PyLong_FromDouble(t.item<double>());
+  return PyLong_FromLongLong(t.item<int64_t>());
+  OAR_PY_CATCH
+}
+PyObject* NbIndex(PyObject* o) {
+  OAR_PY_TRY
+  const Tensor& t = SingleElement(o, "index");
+  if (!IsIntegral(t.dtype()) && t.dtype() != DType::kBool) {
+    throw errors::InvalidType(
+        "only integer tensors with one element can be used as an index, "
+        "not ",
+        t.dtype());
+  }
+  return PyLong_FromLongLong(t.item<int64_t>());
+  OAR_PY_CATCH
+}
+
+Py_ssize_t MpLength(PyObject* o) {
+  OAR_PY_TRY
+  const Tensor& t = AsTensor(o);
+  if (!t.defined()) return 0;
+  if (t.ndim() == 0) throw errors::InvalidType("len() of a 0-D tensor");
+  return static_cast<Py_ssize_t>(t.dims()[0]);
+  OAR_PY_CATCH_INT
+}
+
+// ---- properties -------------------------------------------------------------------
+
+const Tensor& Defined(PyObject* o) {
+  const Tensor& t = AsTensor(o);
+  if (!t.defined()) throw errors::PreconditionNotMet("the tensor is not initialised");
+  return t;
+}
+
+PyObject* GetShape(PyObject* o, void*) {
+  OAR_PY_TRY
+  const Tensor& t = Defined(o);
+  PyObject* list = PyList_New(t.ndim());
+  for (int i = 0; i < t.ndim(); ++i) PyList_SET_ITEM(list, i, PyLong_FromLongLong(t.dims()[i]));
+  return list;
+  OAR_PY_CATCH
+}
+PyObject* GetDType(PyObject* o, void*) {
+  OAR_PY_TRY
+  return ToPyObject(Defined(o).dtype());
+  OAR_PY_CATCH
+}
+PyObject* GetNdim(PyObject* o, void*) {
+  OAR_PY_TRY
+  return PyLong_FromLong(Defined(o).ndim());
+  OAR_PY_CATCH
+}
+PyObject* GetSize(PyObject* o, void*) {
+  OAR_PY_TRY
+  return PyLong_FromLongLong(Defined(o).numel());
+  OAR_PY_CATCH
+}
+PyObject* GetName(PyObject* o, void*) { return PyUnicode_FromString(AsTensor(o).name().c_str()); }
+int SetName(PyObject* o, PyObject* v, void*) {
+  if (!v || !PyUnicode_Check(v)) {
+    PyErr_SetString(PyExc_TypeError, "Tensor.name must be a str");
+    return -1;
+  }
+  AsTensor(o).set_name(PyUnicode_AsUTF8(v));
+  return 0;
+}
+PyObject* GetPlace(PyObject* o, void*) {
+  OAR_PY_TRY
+  const Place p = Defined(o).place();
+  return PyUnicode_FromString(p.is_gpu() ? "Place(gpu:0)" : "Place(cpu)");
+  OAR_PY_CATCH
+}
+PyObject* GetIsLeaf(PyObject* o, void*) { return ToPyObject(AsTensor(o).is_leaf()); }
+PyObject* GetStopGradient(PyObject* o, void*) { return ToPyObject(AsTensor(o).stop_gradient()); }
+int SetStopGradient(PyObject* o, PyObject* v, void*) {
+  OAR_PY_TRY
+  if (!v) throw errors::InvalidType("cannot delete stop_gradient");
+  AsTensor(o).set_stop_gradient(CastPyArg2Boolean(v, "stop_gradient", "value", 0, true));
+  return 0;
+  OAR_PY_CATCH_INT
+}
+PyObject* GetGrad(PyObject* o, void*) {
+  OAR_PY_TRY
+  return ToPyObject(AsTensor(o).grad());
+  OAR_PY_CATCH
+}
+int SetGrad(PyObject* o, PyObject* v, void*) {
+  OAR_PY_TRY
+  Tensor& t = AsTensor(o);
+  if (v && v != Py_None) {
+    const Tensor& g = GetTensorFromArgs("Tensor.grad", "value", v, 0);
+    if (g.dims() != t.dims()) {
+      throw errors::InvalidArgument("Tensor.grad: the gradient's shape ", DimsToString(g.dims()),
+                                    " differs from the tensor's ", DimsToString(t.dims()));
+    }
+    t.set_stop_gradient(t.stop_gradient());  // make sure metadata exists
+    *EagerGradHolder(t) = Tensor(g.impl());
+  } else {
+    t.clear_grad(false);
+  }
+  return 0;
+  OAR_PY_CATCH_INT
+}
+PyObject* GetInplaceVersion(PyObject* o, void*) {
+  return PyLong_FromUnsignedLong(AsTensor(o).current_inplace_version());
+}
+PyObject* GetPersistable(PyObject* o, void*) { return ToPyObject(TensorPersistable(AsTensor(o))); }
+int SetPersistable(PyObject* o, PyObject* v, void*) {
+  OAR_PY_TRY
+  SetTensorPersistable(AsTensor(o), CastPyArg2Boolean(v, "persistable", "value", 0, false));
+  return 0;
+  OAR_PY_CATCH_INT
+}
+PyObject* GetGradFnName(PyObject* o, void*) {
+  auto fn = AsTensor(o).grad_fn();
+  if (!fn) Py_RETURN_NONE;
+  return PyUnicode_FromString(GradFnName(fn).c_str());
+}
+
+PyGetSetDef g_getset[] = {
+    {"shape", GetShape, nullptr, "The shape as a list of ints.", nullptr},
+    {"dtype", GetDType, nullptr, "The element type.", nullptr},
+    {"ndim", GetNdim, nullptr, "The number of dimensions.", nullptr},
+    {"size", GetSize, nullptr, "The number of elements.", nullptr},
+    {"name", GetName, SetName, "A name for debugging.", nullptr},
+    {"place", GetPlace, nullptr, "Where the data lives.", nullptr},
+    {"is_leaf", GetIsLeaf, nullptr, "No grad node produced this tensor.", nullptr},
+    {"stop_gradient", GetStopGradient, SetStopGradient, "True: no gradient is computed.", nullptr},
+    {"grad", GetGrad, SetGrad, "The accumulated gradient, or None.", nullptr},
+    {"inplace_version", GetInplaceVersion, nullptr, "In-place writes to the memory so far.",
+     nullptr},
+    {"persistable", GetPersistable, SetPersistable, "Kept across runs (parameters).", nullptr},
+    {"_grad_fn_name", GetGradFnName, nullptr, "The name of the grad node, or None.", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// ---- methods ------------------------------------------------------------------------
+
+PyObject* NoArgs(const char* name, PyObject* const*, Py_ssize_t nargs, PyObject* kwnames) {
+  ParseArgs(name, nullptr, 0, nullptr, nargs, kwnames, nullptr);
+  return nullptr;
+}
+
+PyObject* MBackward(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  OAR_PY_TRY
+  static const char* const kNames[] = {"grad_tensor", "retain_graph"};
+  PyObject* objs[2];
+  ParseArgs("backward", kNames, 2, args, nargs, kwnames, objs);
+  const Tensor& g = GetTensorFromArgs("backward", "grad_tensor", objs[0], 0, true);
+  const bool retain = CastPyArg2Boolean(objs[1], "backward", "retain_graph", 1, false);
+  const Tensor& t = AsTensor(self);
+  {
+    GilRelease nogil;  // hooks take the GIL back when they run
+    t.backward(g, retain);
+  }
+  Py_RETURN_NONE;
+  OAR_PY_CATCH
+}
+
+PyObject* MRetainGrads(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("retain_grads", args, nargs, kw);
+  AsTensor(self).retain_grads();
+  Py_RETURN_NONE;
+  OAR_PY_CATCH
+}
+
+PyObject* MClearGrad(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  OAR_PY_TRY
+  static const char* const kNames[] = {"set_to_zero"};
+  PyObject* objs[1];
+  ParseArgs("clear_grad", kNames, 1, args, nargs, kwnames, objs);
+  AsTensor(self).clear_grad(CastPyArg2Boolean(objs[0], "clear_grad", "set_to_zero", 0, true));
+  Py_RETURN_NONE;
+  OAR_PY_CATCH
+}
+
+PyObject* MDetach(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("detach", args, nargs, kw);
+  return ToPyObject(AsTensor(self).detach());
+  OAR_PY_CATCH
+}
+
+PyObject* MClone(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("clone", args, nargs, kw);
+  return ToPyObject(assign(AsTensor(self)));
+  OAR_PY_CATCH
+}
+
+PyObject* MItem(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("item", args, nargs, kw);
+  const Tensor& t = SingleElement(self, "item()");
+  if (IsFloating(t.dtype())) return PyFloat_FromDouble(t.item<double>());
+  if (t.dtype() == DType::kBool) return PyBool_FromLong(t.item<bool>());
+  return PyLong_FromLongLong(t.item<int64_t>());
+  OAR_PY_CATCH
+}
+
+PyObject* MIsContiguous(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("is_contiguous", args, nargs, kw);
+  return ToPyObject(Defined(self).is_contiguous());
+  OAR_PY_CATCH
+}
+
+PyObject* MContiguous(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("contiguous", args, nargs, kw);
+  const Tensor& t = Defined(self);
+  if (t.is_contiguous()) {
+    Py_INCREF(self);
+    return self;
+  }
+  return ToPyObject(assign(t));
+  OAR_PY_CATCH
+}
+
+PyObject* MIsInitialized(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("_is_initialized", args, nargs, kw);
+  return ToPyObject(AsTensor(self).initialized());
+  OAR_PY_CATCH
+}
+
+PyObject* MDim(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("dim", args, nargs, kw);
+  return PyLong_FromLong(Defined(self).ndim());
+  OAR_PY_CATCH
+}
+
+PyObject* MNumel(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("numel", args, nargs, kw);
+  return PyLong_FromLongLong(Defined(self).numel());
+  OAR_PY_CATCH
+}
+
+PyObject* MElementSize(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("element_size", args, nargs, kw);
+  return PyLong_FromSize_t(SizeOf(Defined(self).dtype()));
+  OAR_PY_CATCH
+}
+
+PyObject* MDataPtr(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("data_ptr", args, nargs, kw);
+  const Tensor& t = Defined(self);
+  return PyLong_FromVoidPtr(t.initialized() ? const_cast<void*>(t.impl()->data()) : nullptr);
+  OAR_PY_CATCH
+}
+
+PyObject* MBuffer(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+  OAR_PY_TRY
+  NoArgs("_buffer", args, nargs, kw);
+  return MakeBufferOwner(Defined(self));
+  OAR_PY_CATCH
+}
+
+PyObject* MRegisterHook(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+                        PyObject* kwnames) {
+  OAR_PY_TRY
+  static const char* const kNames[] = {"hook"};
+  PyObject* objs[1];
+  ParseArgs("register_hook", kNames, 1, args, nargs, kwnames, objs);
+  if (!objs[0] || !PyCallable_Check(objs[0])) {
+    throw errors::InvalidType("register_hook(): argument 'hook' (position 0) must be callable");
+  }
+  return RegisterPythonTensorHook(AsTensor(self), objs[0]);
+  OAR_PY_CATCH
+}
+
+#define OAR_METHOD(name, fn, doc)                                          \
+  {                                                                        \
+    name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), \
+        METH_FASTCALL | METH_KEYWORDS, doc                                 \
+  }
+
+PyMethodDef g_methods[] = {
+    OAR_METHOD("backward", MBackward, "backward(grad_tensor=None, retain_graph=False)"),
+    OAR_METHOD("retain_grads", MRetainGrads, "Keep this non-leaf tensor's gradient in .grad."),
+    OAR_METHOD("clear_grad", MClearGrad, "clear_grad(set_to_zero=True)"),
+    OAR_METHOD("clear_gradient", MClearGrad, "clear_gradient(set_to_zero=True)"),
+    OAR_METHOD("detach", MDetach, "The same data, cut from the graph."),
+    OAR_METHOD("clone", MClone, "A differentiable copy."),
+    OAR_METHOD("item", MItem, "The single element as a Python scalar."),
+    OAR_METHOD("is_contiguous", MIsContiguous, "Whether the elements are laid out densely."),
+    OAR_METHOD("contiguous", MContiguous, "This tensor if contiguous, else a contiguous copy."),
+    OAR_METHOD("_is_initialized", MIsInitialized, "Whether the tensor holds data."),
+    OAR_METHOD("dim", MDim, "The number of dimensions."),
+    OAR_METHOD("numel", MNumel, "The number of elements."),
+    OAR_METHOD("element_size", MElementSize, "Bytes per element."),
+    OAR_METHOD("data_ptr", MDataPtr, "The address of the first element."),
+    OAR_METHOD("_buffer", MBuffer, "A buffer-protocol view of the memory (for numpy())."),
+    OAR_METHOD("register_hook", MRegisterHook, "register_hook(hook) -> handle with .remove()"),
+};
+
+std::vector<PyMethodDef> AllMethods() {
+  std::vector<PyMethodDef> v(std::begin(g_methods), std::end(g_methods));
+  for (PyMethodDef* m = g_op_methods; m->ml_name; ++m) v.push_back(*m);
+  v.push_back({nullptr, nullptr, 0, nullptr});
+  return v;
+}
+
+}  // namespace
+
+void SetTensorFactory(PyObject* fn) {
+  Py_XINCREF(fn);
+  Py_XDECREF(g_tensor_factory);
+  g_tensor_factory = fn;
+}
+
+PyObject* CreateTensorType(PyObject* module) {
+  static std::vector<PyMethodDef> methods = AllMethods();
+  static PyType_Slot slots[] = {
+      {Py_tp_dealloc, reinterpret_cast<void*>(TensorDealloc)},
+      {Py_tp_new, reinterpret_cast<void*>(TensorNew)},
+      {Py_tp_hash, reinterpret_cast<void*>(TensorHash)},
+      {Py_tp_richcompare, reinterpret_cast<void*>(RichCompare)},
+      {Py_tp_getset, g_getset},
+      {Py_tp_methods, methods.data()},
+      {Py_tp_doc, const_cast<char*>("An n-dimensional array with autograd (oar.Tensor).")},
+      {Py_nb_add, reinterpret_cast<void*>(NbAdd)},
+      {Py_nb_subtract, reinterpret_cast<void*>(NbSub)},
+      {Py_nb_multiply, reinterpret_cast<void*>(NbMul)},
+      {Py_nb_true_divide, reinterpret_cast<void*>(NbDiv)},
+      {Py_nb_power, reinterpret_cast<void*>(NbPow)},
+      {Py_nb_matrix_multiply, reinterpret_cast<void*>(NbMatmul)},
+      {Py_nb_negative, reinterpret_cast<void*>(NbNeg)},
+      {Py_nb_positive, reinterpret_cast<void*>(NbPos)},
+      {Py_nb_absolute, reinterpret_cast<void*>(NbAbs)},
+      {Py_nb_bool, reinterpret_cast<void*>(NbBool)},
+      {Py_nb_float, reinterpret_cast<void*>(NbFloat)},
+      {Py_nb_int, reinterpret_cast<void*>(NbInt)},
+      {Py_nb_index, reinterpret_cast<void*>(NbIndex)},
+      {Py_mp_length, reinterpret_cast<void*>(MpLength)},
+      {0, nullptr}};
+  static PyType_Spec spec = {"oar.Tensor", sizeof(TensorObject), 0,
+                             Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE, slots};
+  PyObject* type = PyType_FromSpec(&spec);
+  if (!type) return nullptr;
+  g_tensor_type = reinterpret_cast<PyTypeObject*>(type);
+  if (PyModule_AddObjectRef(module, "Tensor", type) < 0) return nullptr;
+  return type;
+}
+
+}  // namespace oar::py

@@ -1,0 +1,29 @@
+// Pieces of the Tensor type defined next to the code they belong with.
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "oar/bindings/py_utils.h"
+
+namespace oar::py {
+
+PyObject* CreateTensorType(PyObject* module);
+// Tensor(data, ...) calls this (the package's to_tensor).
+void SetTensorFactory(PyObject* fn);
+
+// autograd_bindings.cc
+Tensor* EagerGradHolder(Tensor& t);
+bool TensorPersistable(const Tensor& t);
+void SetTensorPersistable(Tensor& t, bool v);
+std::string GradFnName(const std::shared_ptr<GradNodeBase>& node);
+PyObject* RegisterPythonTensorHook(const Tensor& t, PyObject* hook);
+PyObject* CreateAutogradTypes(PyObject* module);
+extern PyMethodDef g_autograd_functions[];
+
+// buffer.cc: a buffer-protocol view of a tensor's memory (keeps it alive).
+PyObject* MakeBufferOwner(const Tensor& t);
+PyObject* CreateBufferType(PyObject* module);
+extern PyMethodDef g_buffer_functions[];
+
+}  // namespace oar::py
