@@ -300,7 +300,7 @@ def gen_node_class(op):
             L.append("  }")
         else:
             L.append(f"  void SetTensorWrapper_{n}(const Tensor& {n}) {{")
-            L.append(f'    {n}_ = TensorWrapper({n}, {nnb}, "{op.name}", "{n}");')
+            L.append(f'    {n}_.Save({n}, {nnb}, "{op.name}", "{n}");')
             L.append("  }")
     for a in op.attrs:
         L.append(f"  void SetAttribute_{a.name}({a.member_type} v) {{ {a.name}_ = std::move(v); }}")

@@ -1,8 +1,10 @@
 #include "oar/autograd/grad_mode.h"
 
+#include "oar/core/macros.h"
+
 namespace oar {
 namespace {
-thread_local bool tls_has_grad = true;
+OAR_HOT_TLS thread_local bool tls_has_grad = true;
 }  // namespace
 
 bool HasGrad() { return tls_has_grad; }

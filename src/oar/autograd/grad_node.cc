@@ -4,6 +4,7 @@
 #include "oar/autograd/accumulation_node.h"
 #include "oar/autograd/autograd_meta.h"
 #include "oar/core/errors.h"
+#include "oar/core/macros.h"
 
 namespace oar {
 
@@ -14,7 +15,7 @@ GradNodeBase::GradNodeBase(size_t bwd_in_slot_num, size_t bwd_out_slot_num) {
 
 namespace {
 // Nodes whose last owner is being destroyed on this thread, waiting their turn.
-thread_local std::vector<std::shared_ptr<GradNodeBase>>* tls_pending_deletes = nullptr;
+OAR_HOT_TLS thread_local std::vector<std::shared_ptr<GradNodeBase>>* tls_pending_deletes = nullptr;
 }  // namespace
 
 GradNodeBase::~GradNodeBase() {

@@ -3,13 +3,16 @@
 #include <vector>
 
 #include "oar/core/errors.h"
+#include "oar/core/macros.h"
 
 namespace oar {
 namespace {
 thread_local std::vector<std::shared_ptr<const SavedTensorsHooks>> tls_hooks_stack;
+// Mirrors !tls_hooks_stack.empty() for the check made on every saved tensor.
+OAR_HOT_TLS thread_local bool tls_has_hooks = false;
 }  // namespace
 
-bool HasSavedTensorsHooks() { return !tls_hooks_stack.empty(); }
+bool HasSavedTensorsHooks() { return tls_has_hooks; }
 
 std::shared_ptr<const SavedTensorsHooks> CurrentSavedTensorsHooks() {
   return tls_hooks_stack.empty() ? nullptr : tls_hooks_stack.back();
@@ -23,12 +26,14 @@ void PushSavedTensorsHooks(SavedTensorsHooks::PackHook pack, SavedTensorsHooks::
   hooks->pack = std::move(pack);
   hooks->unpack = std::move(unpack);
   tls_hooks_stack.push_back(std::move(hooks));
+  tls_has_hooks = true;
 }
 
 void PopSavedTensorsHooks() {
   OAR_ENFORCE(!tls_hooks_stack.empty(),
               errors::PreconditionNotMet("saved_tensors_hooks(): no hooks scope is active"));
   tls_hooks_stack.pop_back();
+  tls_has_hooks = !tls_hooks_stack.empty();
 }
 
 SavedTensorsHooksGuard::SavedTensorsHooksGuard(SavedTensorsHooks::PackHook pack,
@@ -36,6 +41,6 @@ SavedTensorsHooksGuard::SavedTensorsHooksGuard(SavedTensorsHooks::PackHook pack,
   PushSavedTensorsHooks(std::move(pack), std::move(unpack));
 }
 
-SavedTensorsHooksGuard::~SavedTensorsHooksGuard() { tls_hooks_stack.pop_back(); }
+SavedTensorsHooksGuard::~SavedTensorsHooksGuard() { PopSavedTensorsHooks(); }
 
 }  // namespace oar

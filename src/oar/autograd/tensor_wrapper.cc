@@ -5,24 +5,26 @@
 
 namespace oar {
 
-TensorWrapper::TensorWrapper(const Tensor& tensor, bool no_need_buffer, const char* op,
-                             const char* arg)
-    : no_need_buffer_(no_need_buffer), op_(op), arg_(arg) {
+void TensorWrapper::Save(const Tensor& tensor, bool no_need_buffer, const char* op,
+                         const char* arg) {
+  no_need_buffer_ = no_need_buffer;
+  op_ = op;
+  arg_ = arg;
   if (!tensor.defined()) return;
+  defined_ = true;
   inplace_version_snapshot_ = tensor.current_inplace_version();
-  if (no_need_buffer) {
-    // Only the meta: the memory may be freed while the graph lives.
-    DenseTensorMeta meta = tensor.impl()->meta();
-    intermediate_tensor_.set_impl(std::make_shared<DenseTensor>(nullptr, std::move(meta)));
-  } else if (HasSavedTensorsHooks()) {
-    unpack_hook_ = CurrentSavedTensorsHooks();
-    packed_value_ = unpack_hook_->pack(Tensor(tensor.impl(), tensor.name()));
-    DenseTensorMeta meta = tensor.impl()->meta();
-    intermediate_tensor_.set_impl(std::make_shared<DenseTensor>(nullptr, std::move(meta)));
+  if (no_need_buffer || HasSavedTensorsHooks()) {
+    // Only the meta stays here: the memory may be freed while the graph lives.
+    dims_ = tensor.impl()->dims();
+    dtype_ = tensor.impl()->dtype();
+    if (!no_need_buffer) {
+      unpack_hook_ = CurrentSavedTensorsHooks();
+      packed_value_ = unpack_hook_->pack(Tensor(tensor.impl(), tensor.name()));
+    }
   } else {
-    intermediate_tensor_.set_impl(tensor.impl());
+    impl_ = tensor.impl();
   }
-  intermediate_tensor_.set_name(tensor.name());
+  if (!tensor.name().empty()) name_ = tensor.name();
   if (const auto* meta = EagerUtils::nullable_autograd_meta(tensor)) {
     has_autograd_meta_ = true;
     stop_gradient_ = meta->StopGradient();
@@ -32,16 +34,17 @@ TensorWrapper::TensorWrapper(const Tensor& tensor, bool no_need_buffer, const ch
 }
 
 void TensorWrapper::clear() {
-  intermediate_tensor_.reset();
+  defined_ = false;
+  impl_.reset();
   packed_value_.reset();
   unpack_hook_.reset();
 }
 
 void TensorWrapper::check_inplace_version() const {
-  if (no_need_buffer_ || !intermediate_tensor_.defined()) return;
-  const uint32_t current = intermediate_tensor_.current_inplace_version();
+  if (!impl_) return;
+  const uint32_t current = impl_->current_inplace_version();
   if (current != inplace_version_snapshot_) {
-    const std::string& n = intermediate_tensor_.name();
+    const std::string& n = name_;
     throw errors::PreconditionNotMet(
         "a tensor needed for gradient computation has been modified by an inplace operation: "
         "the ",
@@ -53,20 +56,21 @@ void TensorWrapper::check_inplace_version() const {
 }
 
 Tensor TensorWrapper::recover(bool with_grad_meta) const {
-  if (!intermediate_tensor_.defined()) return Tensor();
+  if (!defined_) return Tensor();
   Tensor recovered;
   if (packed_value_ && unpack_hook_) {
     Tensor unpacked = unpack_hook_->unpack(packed_value_);
-    OAR_ENFORCE(unpacked.defined() && unpacked.dims() == intermediate_tensor_.dims() &&
-                    unpacked.dtype() == intermediate_tensor_.dtype(),
+    OAR_ENFORCE(unpacked.defined() && unpacked.dims() == dims_ && unpacked.dtype() == dtype_,
                 errors::InvalidArgument(
                     "the unpack hook of saved_tensors_hooks must return a tensor like the one "
                     "packed (",
                     Describe(), ")"));
-    recovered = Tensor(unpacked.impl(), intermediate_tensor_.name());
-  } else {
+    recovered = Tensor(unpacked.impl(), name_);
+  } else if (impl_) {
     check_inplace_version();
-    recovered = intermediate_tensor_;
+    recovered = Tensor(impl_, name_);
+  } else {
+    recovered = Tensor(std::make_shared<DenseTensor>(dtype_, dims_), name_);
   }
   if (with_grad_meta && has_autograd_meta_) {
     auto meta = std::make_shared<AutogradMeta>();
@@ -79,8 +83,8 @@ Tensor TensorWrapper::recover(bool with_grad_meta) const {
 }
 
 std::string TensorWrapper::Describe() const {
-  if (!intermediate_tensor_.defined()) return "released";
-  return StrCat(intermediate_tensor_.dtype(), DimsToString(intermediate_tensor_.dims()));
+  if (!defined_) return "released";
+  return StrCat(dtype(), DimsToString(dims()));
 }
 
 }  // namespace oar

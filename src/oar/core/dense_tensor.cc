@@ -13,12 +13,13 @@ std::string DimsToString(const DDim& d) {
 }
 
 bool DenseTensor::is_contiguous() const {
-  if (numel() == 0) return true;  // no element: any strides will do
+  const int64_t* dims = meta_.dims.data();
+  const int64_t* strides = meta_.strides.data();
   int64_t expected = 1;
   for (size_t i = meta_.dims.size(); i-- > 0;) {
-    const int64_t d = meta_.dims[i];
+    const int64_t d = dims[i];
     if (d == 1) continue;
-    if (meta_.strides[i] != expected) return false;
+    if (strides[i] != expected) return numel() == 0;  // no element: any strides will do
     expected *= d;
   }
   return true;

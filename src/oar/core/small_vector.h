@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdlib>
+#include <cstring>
 #include <initializer_list>
 #include <iterator>
 #include <memory>
@@ -36,7 +37,16 @@ class SmallVector {
   SmallVector(It first, It last) {
     append(first, last);
   }
-  SmallVector(const SmallVector& other) { append(other.begin(), other.end()); }
+  SmallVector(const SmallVector& other) {
+    if constexpr (std::is_trivially_copyable_v<T>) {
+      if (other.size_ <= N) {  // the common case: one memcpy of the inline elements
+        std::memcpy(inline_, other.data(), other.size_ * sizeof(T));
+        size_ = other.size_;
+        return;
+      }
+    }
+    append(other.begin(), other.end());
+  }
   SmallVector(SmallVector&& other) noexcept(std::is_nothrow_move_constructible_v<T>) {
     take(std::move(other));
   }
@@ -45,6 +55,13 @@ class SmallVector {
   SmallVector& operator=(const SmallVector& other) {
     if (this != &other) {
       clear();
+      if constexpr (std::is_trivially_copyable_v<T>) {
+        if (other.size_ <= cap_) {
+          std::memcpy(static_cast<void*>(ptr()), other.data(), other.size_ * sizeof(T));
+          size_ = other.size_;
+          return *this;
+        }
+      }
       append(other.begin(), other.end());
     }
     return *this;
