@@ -34,6 +34,12 @@ def _dtype_or(dtype, default):
     return default if dtype is None else convert_dtype(dtype)
 
 
+def _has_big_int(data):
+    if isinstance(data, (list, tuple)):
+        return any(_has_big_int(d) for d in data)
+    return isinstance(data, int) and not isinstance(data, bool) and not -2**63 <= data < 2**63
+
+
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """A tensor holding a copy of `data` (a scalar, nested lists, a numpy array or a Tensor).
 
@@ -52,6 +58,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         except ValueError as e:
             raise ValueError(f"to_tensor(): cannot convert the data: {e}") from None
         if arr.dtype == object:
+            if _has_big_int(data):
+                raise OverflowError("to_tensor(): the data holds an integer outside the int64 "
+                                    "range")
             raise ValueError("to_tensor(): the data is ragged or holds non-numeric objects; "
                              "nested lists must have equal lengths")
         if arr.dtype.kind == "c":
@@ -127,6 +136,10 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
 
 
 def linspace(start, stop, num, dtype=None, name=None):
+    if isinstance(num, Tensor):
+        num = num.item()
+    if not isinstance(num, numbers.Integral) or num < 0:
+        raise ValueError(f"linspace(): argument 'num' must be a non-negative int, got {num!r}")
     values = np.linspace(float(start), float(stop), int(num))
     return to_tensor(values, dtype=_dtype_or(dtype, float32))
 

@@ -15,8 +15,15 @@ def pow(x, y, name=None):
     return x ** y
 
 
+def _dtype_arg(api, dtype):
+    try:
+        return convert_dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"{api}(): argument 'dtype': {e}") from None
+
+
 def cast(x, dtype):
-    return _C.cast(x, convert_dtype(dtype))
+    return _C.cast(x, _dtype_arg("cast", dtype))
 
 
 def slice(input, axes, starts, ends):  # noqa: A001 - Paddle's name

@@ -105,6 +105,7 @@ def _parse_index(x, index):
         else:
             expanded.append(it)
     axes, starts, ends, steps, int_axes, nones, advanced = [], [], [], [], [], [], []
+    counts = []  # the number of elements each entry of axes selects
     d = 0
     out_pos = 0  # position in the result of basic indexing
     for it in expanded:
@@ -137,13 +138,19 @@ def _parse_index(x, index):
         size = x.shape[d]
         if isinstance(it, slice):
             start, stop, step = it.indices(size)
-            if step < 0 and stop < 0:
-                stop = -size - 1  # slice.indices gives -1 for "before the start"
+            count = len(range(start, stop, step))
+            if count == 0:
+                start, stop, step = 0, 0, 1
+            elif step < 0:
+                stop = start + step * count
+                if stop < 0:
+                    stop = -size - 1  # "before index 0", which -1 would not mean
             if (start, stop, step) != (0, size, 1):
                 axes.append(d)
                 starts.append(start)
                 ends.append(stop)
                 steps.append(step)
+                counts.append(count)
             d += 1
             out_pos += 1
         elif isinstance(it, numbers.Integral) or hasattr(it, "__index__"):
@@ -155,12 +162,21 @@ def _parse_index(x, index):
             starts.append(i)
             ends.append(i + 1)
             steps.append(1)
+            counts.append(1)
             int_axes.append(d)
             d += 1
         else:
             raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean "
                              f"arrays are valid indices, got {type(it).__name__}")
-    return axes, starts, ends, steps, int_axes, nones, advanced
+    return axes, starts, ends, steps, counts, int_axes, nones, advanced
+
+
+def _reshape(x, shape):
+    # reshape() reads a 0 as "keep this dimension" (Paddle's rule); an empty
+    # result is built directly instead.
+    if 0 in shape:
+        return _C.full(shape, 0, x.dtype)
+    return _C.reshape(x, shape)
 
 
 def _basic(x, axes, starts, ends, steps, int_axes, nones):
@@ -187,7 +203,7 @@ def _broadcast_shapes(shapes):
 
 
 def __getitem__(self, index):
-    axes, starts, ends, steps, int_axes, nones, advanced = _parse_index(self, index)
+    axes, starts, ends, steps, _, int_axes, nones, advanced = _parse_index(self, index)
     out = _basic(self, axes, starts, ends, steps, int_axes, nones)
     if not advanced:
         return out
@@ -212,13 +228,18 @@ def __getitem__(self, index):
                              f"with size {n}")
         linear = linear * n + np.where(arr < 0, arr + n, arr)
     count = int(np.prod([shape[a] for a in res_axes]))
-    merged = _C.reshape(out, shape[:first] + [count] + shape[first + len(res_axes):])
+    result_shape = shape[:first] + bshape + shape[first + len(res_axes):]
+    if 0 in result_shape or count == 0:
+        return _reshape(out, result_shape)
+    merged = _reshape(out, shape[:first] + [count] + shape[first + len(res_axes):])
     picked = _C.index_select(merged, _C._from_buffer(linear.reshape(-1), int64), first)
-    return _C.reshape(picked, shape[:first] + bshape + shape[first + len(res_axes):])
+    return _reshape(picked, result_shape)
 
 
 def __setitem__(self, index, value):
-    axes, starts, ends, steps, int_axes, nones, advanced = _parse_index(self, index)
+    axes, starts, ends, steps, counts, int_axes, nones, advanced = _parse_index(self, index)
+    if 0 in counts:
+        return  # an empty region: nothing to write
     if advanced:
         # x[mask] = v for a mask covering x: a where(), written back in place.
         if (isinstance(index, Tensor) and index.dtype is bool_
@@ -241,17 +262,21 @@ def __setitem__(self, index, value):
         v = _C.cast(v, self.dtype)
     # Shape of the region without the int-indexed dims, then put those back as 1s.
     region = list(self.shape)
-    for a, s, e, st in zip(axes, starts, ends, steps):
-        region[a] = len(range(s, e, st))
+    for a, n in zip(axes, counts):
+        region[a] = n
     squeezed = [n for i, n in enumerate(region) if i not in int_axes]
     if v.ndim > len(squeezed):
-        v = _C.reshape(v, [n for n in v.shape if n != 1] or [])
+        lead = v.ndim - len(squeezed)  # numpy drops leading 1s only
+        if any(n != 1 for n in v.shape[:lead]):
+            raise ValueError(f"could not broadcast a value of shape {v.shape} into the indexed "
+                             f"region of shape {squeezed}")
+        v = _C.reshape(v, v.shape[lead:])
     vb = _broadcast_shapes([v.shape, squeezed]) if squeezed else list(v.shape)
     if vb != squeezed:
         raise ValueError(f"could not broadcast a value of shape {v.shape} into the indexed "
                          f"region of shape {squeezed}")
     if int_axes and v.ndim:
-        v = _C.reshape(_C.expand(v, squeezed), region)
+        v = _reshape(_C.expand(v, squeezed), region)
     _C.set_value_with_tensor_(self, v, axes, starts, ends, steps)
 
 
@@ -271,7 +296,11 @@ def _pow_method(self, y, name=None):
 
 
 def _astype(self, dtype):
-    return _C.cast(self, convert_dtype(dtype))
+    try:
+        d = convert_dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"astype(): argument 'dtype': {e}") from None
+    return _C.cast(self, d)
 
 
 def _cpu(self):

@@ -42,9 +42,20 @@ def _one(v):
     return isinstance(v, Tensor)
 
 
+def _check_tensors(api, arg, v):
+    if _one(v):
+        return
+    if isinstance(v, (list, tuple)) and v and all(_one(t) for t in v):
+        return
+    raise TypeError(f"{api}(): argument '{arg}' must be a Tensor or a non-empty sequence of "
+                    f"Tensors, but got {type(v).__name__}")
+
+
 def jacobian(ys, xs, batch_axis=None):
     """The Jacobian of ys w.r.t. xs: [M, N] (or [B, M, N] with batch_axis=0).
     Tuples of tensors give nested tuples, as Paddle."""
+    _check_tensors("jacobian", "ys", ys)
+    _check_tensors("jacobian", "xs", xs)
     if _one(ys) and _one(xs):
         return _C.jacobian(ys, xs, batch_axis)
     ys_t = (ys,) if _one(ys) else tuple(ys)
@@ -59,6 +70,8 @@ def jacobian(ys, xs, batch_axis=None):
 
 def hessian(ys, xs, batch_axis=None):
     """The Hessian of a scalar ys (one per sample with batch_axis=0) w.r.t. xs."""
+    _check_tensors("hessian", "ys", ys)
+    _check_tensors("hessian", "xs", xs)
     if _one(xs):
         return _C.hessian(ys, xs, batch_axis)
     xs_t = tuple(xs)

@@ -114,6 +114,9 @@ void SetPythonErrorFromCurrentException() {
       case ErrorCode::kFatal:
         type = PyExc_RuntimeError;
         break;
+      case ErrorCode::kResourceExhausted:
+        type = PyExc_MemoryError;
+        break;
     }
     PyErr_SetString(type, e.what());
   } catch (const std::bad_alloc&) {

@@ -103,8 +103,7 @@ class CPUAllocator final : public Allocator {
       p = std::aligned_alloc(kCPUAlignment, rounded);
     }
     if (!p) {
-      throw Error(ErrorCode::kPreconditionNotMet,
-                  StrCat("out of host memory: failed to allocate ", bytes, " bytes"));
+      throw errors::ResourceExhausted("out of host memory: failed to allocate ", bytes, " bytes");
     }
     Record(static_cast<int64_t>(bytes), 1);
     return p;

@@ -33,4 +33,7 @@ inline DDim ContiguousStrides(const DDim& dims) {
 
 std::string DimsToString(const DDim& d);
 
+// The number of elements of `d`; an InvalidArgument error if it overflows int64.
+int64_t CheckedProduct(const DDim& d);
+
 }  // namespace oar

@@ -12,6 +12,17 @@ std::string DimsToString(const DDim& d) {
   return os.str();
 }
 
+int64_t CheckedProduct(const DDim& d) {
+  int64_t n = 1;
+  for (int64_t v : d) {
+    if (__builtin_mul_overflow(n, v, &n)) {
+      throw errors::InvalidArgument("the shape ", DimsToString(d),
+                                    " has too many elements (more than 2^63)");
+    }
+  }
+  return n;
+}
+
 bool DenseTensor::is_contiguous() const {
   const int64_t* dims = meta_.dims.data();
   const int64_t* strides = meta_.strides.data();
@@ -31,6 +42,7 @@ void DenseTensor::set_meta(DType dtype, const DDim& dims) {
 }
 
 void DenseTensor::Resize(const DDim& dims) {
+  CheckedProduct(dims);
   meta_.dims = dims;
   meta_.strides = ContiguousStrides(dims);
   meta_.offset = 0;
@@ -52,10 +64,15 @@ void* DenseTensor::AllocateFrom(const Place& place) {
                                  "cannot allocate memory for a tensor whose dtype is undefined"));
   const size_t es = SizeOf(meta_.dtype);
   if (!holder_ || holder_->place() != place || holder_->size() < RequiredBytes()) {
+    size_t bytes;
+    if (__builtin_mul_overflow(static_cast<size_t>(CheckedProduct(meta_.dims)), es, &bytes)) {
+      throw errors::ResourceExhausted("a tensor of shape ", DimsToString(meta_.dims), " and dtype ",
+                                      meta_.dtype, " needs more bytes than memory can address");
+    }
     // Fresh memory is always laid out contiguously.
     meta_.strides = ContiguousStrides(meta_.dims);
     meta_.offset = 0;
-    holder_ = AllocateShared(place, static_cast<size_t>(numel()) * es);
+    holder_ = AllocateShared(place, bytes);
   }
   return static_cast<char*>(holder_->ptr()) + meta_.offset * SizeOf(meta_.dtype);
 }

@@ -16,6 +16,8 @@ const char* ErrorCodeName(ErrorCode code) {
       return "Unimplemented";
     case ErrorCode::kPreconditionNotMet:
       return "PreconditionNotMet";
+    case ErrorCode::kResourceExhausted:
+      return "ResourceExhausted";
     case ErrorCode::kFatal:
       return "Fatal";
   }

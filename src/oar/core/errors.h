@@ -20,6 +20,7 @@ enum class ErrorCode {
   kNotFound,            // a kernel or name is not registered -> RuntimeError
   kUnimplemented,       // a valid request this build does not do -> NotImplementedError
   kPreconditionNotMet,  // the state forbids it (graph freed, tensor modified) -> RuntimeError
+  kResourceExhausted,   // out of memory -> MemoryError
   kFatal,               // an internal invariant broke -> RuntimeError
 };
 
@@ -91,6 +92,7 @@ OAR_DEFINE_ERROR_FACTORY(OutOfRange, kOutOfRange)
 OAR_DEFINE_ERROR_FACTORY(NotFound, kNotFound)
 OAR_DEFINE_ERROR_FACTORY(Unimplemented, kUnimplemented)
 OAR_DEFINE_ERROR_FACTORY(PreconditionNotMet, kPreconditionNotMet)
+OAR_DEFINE_ERROR_FACTORY(ResourceExhausted, kResourceExhausted)
 OAR_DEFINE_ERROR_FACTORY(Fatal, kFatal)
 #undef OAR_DEFINE_ERROR_FACTORY
 }  // namespace errors

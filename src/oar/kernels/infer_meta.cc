@@ -434,6 +434,8 @@ void ArangeInferMeta(double start, double end, double step, DType dtype, DenseTe
   OAR_ENFORCE(std::isfinite(start) && std::isfinite(end) && std::isfinite(step),
               errors::InvalidArgument("arguments 'start', 'end' and 'step' must be finite"));
   const double n = std::ceil((end - start) / step);
+  OAR_ENFORCE(n < 9.0e18, errors::InvalidArgument("arange from ", start, " to ", end, " by ", step,
+                                                  " has too many elements"));
   out->set_meta(dtype, DDim{static_cast<int64_t>(std::max(0.0, n))});
 }
 

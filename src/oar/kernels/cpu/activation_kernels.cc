@@ -26,6 +26,8 @@ using funcs::UnaryElementwise;
 OAR_UNARY_KERNEL(ExpKernel, 8, static_cast<C>(std::exp(a)))
 OAR_UNARY_KERNEL(LogKernel, 8, static_cast<C>(std::log(a)))
 OAR_UNARY_KERNEL(SqrtKernel, 4, static_cast<C>(std::sqrt(a)))
+OAR_UNARY_KERNEL(SinKernel, 8, static_cast<C>(std::sin(a)))
+OAR_UNARY_KERNEL(CosKernel, 8, static_cast<C>(std::cos(a)))
 OAR_UNARY_KERNEL(TanhKernel, 8, static_cast<C>(std::tanh(a)))
 OAR_UNARY_KERNEL(SigmoidKernel, 8, static_cast<C>(C(1) / (C(1) + std::exp(-a))))
 OAR_UNARY_KERNEL(AbsKernel, 1, a < C(0) ? C(-a) : a)
@@ -98,6 +100,8 @@ void ReluGradKernel(const DeviceContext&, const DenseTensor& out, const DenseTen
 OAR_REGISTER_KERNEL(exp, CPU, Any, ExpKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(log, CPU, Any, LogKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(sqrt, CPU, Any, SqrtKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(sin, CPU, Any, SinKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(cos, CPU, Any, CosKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(tanh, CPU, Any, TanhKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(sigmoid, CPU, Any, SigmoidKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(abs, CPU, Any, AbsKernel, OAR_NUMERIC_TYPES);

@@ -1,5 +1,8 @@
 #include "oar/kernels/funcs/copy.h"
 
+#include <cmath>
+#include <limits>
+
 #include "oar/kernels/funcs/elementwise.h"
 
 namespace oar::funcs {
@@ -39,6 +42,13 @@ DenseTensor CastTo(const DenseTensor& x, DType dtype) {
 
 void Fill(DenseTensor* t, double value) {
   VisitDType(t->dtype(), [&]<typename T>() {
+    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+      OAR_ENFORCE(std::isfinite(value) &&
+                      value >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
+                      value <= static_cast<double>(std::numeric_limits<T>::max()),
+                  errors::InvalidArgument("the fill value ", value, " cannot be represented in ",
+                                          t->dtype()));
+    }
     const T v = static_cast<T>(static_cast<compute_t<T>>(value));
     T* p = static_cast<T*>(t->AllocateFrom(t->place()));
     if (t->is_contiguous()) {
