@@ -1,7 +1,11 @@
 #!/usr/bin/env bash
-# The demo: fits a small MLP to a synthetic regression problem with the C++ API.
+# The demo: builds and installs oar, then fits a small MLP to a synthetic
+# regression problem twice — with the Python API and with the C++ API.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
-bash scripts/build.sh
-"${BUILD_DIR:-build}/examples/mlp_regression" "$@"
+bash scripts/install.sh
+echo "== Python API (examples/mlp_regression.py) =="
+(cd /tmp && python3 "$OLDPWD/examples/mlp_regression.py" "$@")
+echo "== C++ API (examples/mlp_regression.cc) =="
+build/examples/mlp_regression "$@"

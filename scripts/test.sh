@@ -1,8 +1,13 @@
 #!/usr/bin/env bash
-# Runs every test from a fresh clone: installs dependencies, builds, then runs
-# the C++ suites (GoogleTest via ctest) and the example smoke test.
+# Runs every test from a fresh clone: installs dependencies, builds and installs
+# oar, then runs the C++ suites (ctest), the Python suites (pytest, against the
+# installed package) and the thread stress test under ThreadSanitizer.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+ROOT=$(pwd)
 bash scripts/setup.sh
-bash scripts/build.sh
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure -j "$(nproc)"
+bash scripts/install.sh
+ctest --test-dir build --output-on-failure -j "$(nproc)"
+# From outside the tree, so `import oar` is the installed package.
+(cd /tmp && python3 -m pytest -q -p no:cacheprovider "$ROOT/tests/python")
+bash scripts/tsan.sh

@@ -13,13 +13,18 @@ T GetAttr(const AttrMap& a, const char* name) {
   auto it = a.find(name);
   if (it == a.end()) throw std::runtime_error(std::string("test case lacks attribute ") + name);
   const AttrValue& v = it->second;
+  if constexpr (std::is_same_v<T, Scalar>) {
+    if (auto* i = std::get_if<int64_t>(&v)) return Scalar(*i);
+    if (auto* b = std::get_if<bool>(&v)) return Scalar(*b);
+    return Scalar(std::get<double>(v));
+  }
   if constexpr (std::is_same_v<T, double>) {
     if (auto* i = std::get_if<int64_t>(&v)) return static_cast<double>(*i);
   }
   if constexpr (std::is_same_v<T, int64_t>) {
     if (auto* d = std::get_if<double>(&v)) return static_cast<int64_t>(*d);
   }
-  return std::get<T>(v);
+  if constexpr (!std::is_same_v<T, Scalar>) return std::get<T>(v);
 }
 
 template <typename T>
@@ -132,6 +137,8 @@ template std::vector<int64_t> GetAttr<std::vector<int64_t>>(const AttrMap&, cons
                                                             std::vector<int64_t>);
 template std::vector<int64_t> GetAttr<std::vector<int64_t>>(const AttrMap&, const char*);
 template DType GetAttr<DType>(const AttrMap&, const char*);
+template Scalar GetAttr<Scalar>(const AttrMap&, const char*);
+template Scalar GetAttr<Scalar>(const AttrMap&, const char*, Scalar);
 template double GetAttr<double>(const AttrMap&, const char*);
 
 }  // namespace oar::testing

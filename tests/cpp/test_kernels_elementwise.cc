@@ -138,9 +138,18 @@ TEST(Elementwise, DTypesAndPromotion) {
   EXPECT_EQ(sum.dtype(), DType::kInt32);
   EXPECT_EQ(Values(sum), (std::vector<double>{3, 1, 2147483600}));
 
-  const Tensor mixed = multiply(i, Make({0.5, 0.5, 1}, {3}, DType::kFloat32));
+  // Paddle's rule: only floating dtypes promote; an int/float mix is a type error.
+  const Tensor mixed =
+      multiply(Make({1, -2, 3}, {3}, DType::kFloat16), Make({0.5, 0.5, 1}, {3}, DType::kFloat32));
   EXPECT_EQ(mixed.dtype(), DType::kFloat32);
-  ExpectClose(mixed, {0.5, -1, 2147483000}, {3});
+  ExpectClose(mixed, {0.5, -1, 3}, {3});
+  try {
+    multiply(i, Make({0.5, 0.5, 1}, {3}, DType::kFloat32));
+    ADD_FAILURE() << "an int32 * float32 product must be refused";
+  } catch (const Error& e) {
+    EXPECT_EQ(e.code(), ErrorCode::kInvalidType);
+    EXPECT_NE(e.message().find("multiply(): "), std::string::npos) << e.what();
+  }
 
   const Tensor h = add(Make({1, 2.5, 2000, 2001}, {4}, DType::kFloat16),
                        Make({0.25, -4, 0.5, 0.5}, {4}, DType::kFloat16));

@@ -108,12 +108,13 @@ TEST(Views, Concat) {
   ExpectClose(concat({a, b}, 0), {1, 2, 3, 4, 5, 6}, {3, 2});
   ExpectClose(concat({a, c}, 1), {1, 2, 7, 8, 9, 3, 4, 10, 11, 12}, {2, 5});
   ExpectClose(concat({c, a}, -1), {7, 8, 9, 1, 2, 10, 11, 12, 3, 4}, {2, 5});
-  // Non-contiguous and empty inputs, mixed dtypes promote.
+  // Non-contiguous and empty inputs; floating dtypes promote, others must match.
   ExpectClose(concat({transpose(a, {1, 0}), Make({}, {2, 0}), a}, 1), {1, 3, 1, 2, 2, 4, 3, 4},
               {2, 4});
-  const Tensor mixed = concat({a, Make({9, 9}, {1, 2}, DType::kInt32)}, 0);
+  const Tensor mixed = concat({a, Make({9, 9}, {1, 2}, DType::kFloat32)}, 0);
   EXPECT_EQ(mixed.dtype(), DType::kFloat64);
   ExpectClose(mixed, {1, 2, 3, 4, 9, 9}, {3, 2});
+  EXPECT_THROW(concat({a, Make({9, 9}, {1, 2}, DType::kInt32)}, 0), Error);
   EXPECT_FALSE(SharesMemory(concat({a}, 0), a));  // always a new tensor
 }
 

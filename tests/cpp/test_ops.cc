@@ -1,8 +1,10 @@
 // Every declared op, automatically: forward values against PyTorch's (golden
 // file), in float64, float32, float16 and bfloat16; gradients of order 1, 2
 // and 3 against central finite differences in float64.
+#include <fstream>
 #include <random>
 #include <set>
+#include <sstream>
 
 #include "oar/kernels/kernel_registry.h"
 #include "op_registry.h"
@@ -14,6 +16,17 @@ namespace {
 TEST(OpRegistry, GoldenFileIsCurrent) {
   ASSERT_EQ(GoldenSource(), CurrentCasesSource())
       << "tests/op_cases.yaml changed: run `python3 tools/make_golden.py`";
+}
+
+TEST(OpRegistry, DocsUpToDate) {
+  auto read = [](const std::string& path) {
+    std::ifstream f(path);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    return ss.str();
+  };
+  EXPECT_EQ(read(OAR_SOURCE_DIR "/docs/ops.md"), read(OAR_GEN_DIR "/docs/ops.md"))
+      << "docs/ops.md is stale: run `cmake --build build --target docs`";
 }
 
 TEST(OpRegistry, EveryDeclaredOpHasCases) {

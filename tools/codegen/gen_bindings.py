@@ -5,7 +5,7 @@ PARSERS = {
     "bool": "CastPyArg2Boolean",
     "int": "CastPyArg2Long",
     "float": "CastPyArg2Double",
-    "Scalar": "CastPyArg2Double",
+    "Scalar": "CastPyArg2Scalar",
     "int[]": "CastPyArg2IntArray",
     "DataType": "CastPyArg2DType",
 }

@@ -24,7 +24,7 @@ ATTR_TYPES = {
     "bool": ("bool", "bool"),
     "int": ("int64_t", "int64_t"),
     "float": ("double", "double"),
-    "Scalar": ("double", "double"),
+    "Scalar": ("const Scalar&", "Scalar"),
     "int[]": ("const std::vector<int64_t>&", "std::vector<int64_t>"),
     "DataType": ("DType", "DType"),
 }
@@ -111,6 +111,7 @@ class Op:
         self.skip_transform = set(d.get("skip_transform", []))
         self.no_need_buffer = set(d.get("no_need_buffer", []))
         self.view = bool(d.get("view", False))
+        self.float_only = bool(d.get("float_only", False))
         self.doc = d.get("doc", "")
         self.backward = d.get("backward") or {}
         inplace = d.get("inplace")
@@ -190,6 +191,8 @@ def gen_api_function(op, inplace=False):
                 L.append(f"    parser.set_dtype({dt.name});")
         else:
             L.append(f"    parser.set_dtype({dt.name}.dtype());")
+    if op.float_only:
+        L.append("    parser.PromoteToFloat();")
     if inplace:
         L.append(f"    parser.set_dtype({op.inplace}.dtype());")
     L.append("    const KernelKey key = parser.key();")
@@ -337,11 +340,14 @@ def gen_node_impl(op):
         # (scale's `scale`), so only a name not followed by "(" is the attribute.
         for attr in op.attrs:
             formula = re.sub(rf"\b{attr.name}\b(?!\s*\()", f"{attr.name}_", formula)
+        # A gradient has its input's dtype, whatever dtype promotion computed in.
         L.append(f"  if (NeedsGrad(out_metas, {slot})) {{")
         if a.is_tensor_list:
-            L.append(f"    for (auto& g : std::vector<Tensor>({formula})) returns[{slot}].push_back(std::move(g));")
+            L.append(f"    std::vector<Tensor> gs = {formula};")
+            L.append(f"    for (size_t r = 0; r < gs.size(); ++r) "
+                     f"returns[{slot}].push_back(grad_as(gs[r], out_metas[{slot}][r]));")
         else:
-            L.append(f"    returns[{slot}].push_back({formula});")
+            L.append(f"    returns[{slot}].push_back(grad_as({formula}, out_metas[{slot}][0]));")
         L.append("  }")
     L.append("  return returns;")
     L.append("}")
@@ -362,11 +368,41 @@ def gen_node_impl(op):
 
 
 # ----------------------------------------------------------------- eager functions
+def gen_promotion(op, fname, inplace):
+    """Casts mixed-dtype tensor inputs with the differentiable cast, then calls
+    the op again (as the seeds' AMP branch does)."""
+    prom = [a for a in op.inputs if a.name not in op.skip_transform]
+    if not (len(prom) >= 2 or any(a.is_tensor_list for a in prom)):
+        return []
+    names = ", ".join(a.name for a in prom)
+    L = [f"  if (NeedsPromotion({names})) [[unlikely]] {{", "    std::vector<DType> dtypes;"]
+    for a in prom:
+        if a.is_tensor_list:
+            L.append(f"    for (DType d : DTypesOf({a.name})) dtypes.push_back(d);")
+        else:
+            L.append(f"    dtypes.push_back(DTypeOfTensor({a.name}));")
+    if inplace:  # the mix must be valid, but the result keeps x's dtype
+        L.append(f'    PromotedDType("{fname}", dtypes);')
+        L.append(f"    const DType dtype = {op.inplace}.dtype();")
+    else:
+        L.append(f'    const DType dtype = PromotedDType("{fname}", dtypes);')
+    args = []
+    for a in op.args:
+        if a in prom and not (inplace and a.name == op.inplace):
+            args.append(f"PromoteTo({a.name}, dtype)")
+        else:
+            args.append(a.name)
+    L.append(f"    return {fname}({', '.join(args)});")
+    L.append("  }")
+    return L
+
+
 def gen_eager_function(op, inplace=False):
     fname = op.name + ("_" if inplace else "")
     api_call = f"api::{fname}({', '.join(a.name for a in op.args)})"
     diff = op.diff_inputs
     L = [op.signature(fname, inplace, defaults=False) + " {"]
+    L += gen_promotion(op, fname, inplace)
     if not diff:
         if inplace:
             L.append(f"  {api_call};")
@@ -445,7 +481,8 @@ def gen_eager(ops):
           '#include "oar/eager/dygraph_functions.h"', "", '#include "oar/api/api.h"',
           '#include "oar/api/nan_inf_check.h"', '#include "oar/autograd/eager_utils.h"',
           '#include "oar/autograd/grad_mode.h"', '#include "oar/core/flags.h"',
-          '#include "oar/eager/nodes.h"', "", "namespace oar {", ""]
+          '#include "oar/eager/nodes.h"', '#include "oar/eager/promotion.h"', "",
+          "namespace oar {", ""]
     for op in ops:
         h.append(f"// {op.doc}")
         h.append(op.signature() + ";")

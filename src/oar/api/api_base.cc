@@ -4,6 +4,14 @@
 
 namespace oar::api {
 
+DType PromoteOperands(DType a, DType b) {
+  if (IsFloating(a) && IsFloating(b)) return PromoteTypes(a, b);
+  throw errors::InvalidType("the tensor inputs have different dtypes, ", a, " and ", b,
+                            "; only floating-point dtypes are promoted (Paddle's rule). Cast one "
+                            "of them explicitly, e.g. x.astype('",
+                            PromoteTypes(a, b), "')");
+}
+
 void CheckInput(const Tensor& t, const char* arg, int position, bool need_data) {
   if (!t.defined()) {
     throw errors::InvalidArgument("argument '", arg, "' (position ", position,

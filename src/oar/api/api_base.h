@@ -13,13 +13,20 @@
 
 namespace oar::api {
 
+// The dtype two tensor operands are computed in, by Paddle's documented rule:
+// different floating-point dtypes promote (float16 with bfloat16 gives
+// float32); any other mix is an error asking for an explicit cast.
+DType PromoteOperands(DType a, DType b);
+
 class KernelKeyParser {
  public:
   void operator()(const Tensor& t) {
     if (!t.defined()) return;
     const DenseTensor& d = *t.impl();
     backend_ = BackendOf(d.place());
-    dtype_ = PromoteTypes(dtype_, d.dtype());
+    dtype_ = dtype_ == DType::kUndefined || dtype_ == d.dtype()
+                 ? d.dtype()
+                 : PromoteOperands(dtype_, d.dtype());
   }
   void operator()(const std::vector<Tensor>& ts) {
     for (const auto& t : ts) (*this)(t);
@@ -31,6 +38,10 @@ class KernelKeyParser {
     return {backend_ == Backend::kUndefined ? Backend::kCPU : backend_, DataLayout::kAny, dtype_};
   }
   void set_dtype(DType d) { dtype_ = d; }
+  // Ops that never return integers (divide): integer and bool inputs become float32.
+  void PromoteToFloat() {
+    if (dtype_ != DType::kUndefined && !IsFloating(dtype_)) dtype_ = DType::kFloat32;
+  }
 
  private:
   Backend backend_ = Backend::kUndefined;

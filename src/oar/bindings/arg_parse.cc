@@ -166,6 +166,34 @@ double CastPyArg2Double(PyObject* obj, const char* op, const char* arg, int pos,
   ThrowType(op, arg, pos, "float", obj);
 }
 
+Scalar CastPyArg2Scalar(PyObject* obj, const char* op, const char* arg, int pos,
+                        std::optional<Scalar> def) {
+  if (!obj || obj == Py_None) {
+    if (def) return *def;
+    ThrowType(op, arg, pos, "a number", obj ? obj : Py_None);
+  }
+  if (PyBool_Check(obj)) return Scalar(obj == Py_True);
+  if (PyLong_Check(obj) || IsPyInt(obj)) {
+    PyObject* i = PyNumber_Index(obj);
+    if (!i) throw PythonError();
+    int overflow = 0;
+    const long long v = PyLong_AsLongLongAndOverflow(i, &overflow);
+    const double d = overflow ? PyLong_AsDouble(i) : 0.0;  // beyond int64: as a float
+    Py_DECREF(i);
+    if (overflow) return Scalar(d);
+    return Scalar(static_cast<int64_t>(v));
+  }
+  if (IsTensor(obj)) {
+    const Tensor& t = AsTensor(obj);
+    if (t.defined() && t.numel() == 1) {
+      if (IsFloating(t.dtype())) return Scalar(t.item<double>());
+      if (t.dtype() == DType::kBool) return Scalar(t.item<bool>());
+      return Scalar(t.item<int64_t>());
+    }
+  }
+  return Scalar(CastPyArg2Double(obj, op, arg, pos, std::nullopt));
+}
+
 std::vector<int64_t> CastPyArg2IntArray(PyObject* obj, const char* op, const char* arg, int pos,
                                         std::optional<std::vector<int64_t>> def) {
   if (!obj || obj == Py_None) {

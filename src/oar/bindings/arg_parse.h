@@ -25,6 +25,9 @@ int64_t CastPyArg2Long(PyObject* obj, const char* op, const char* arg, int pos,
                        std::optional<int64_t> def);
 double CastPyArg2Double(PyObject* obj, const char* op, const char* arg, int pos,
                         std::optional<double> def);
+// A number attribute, exact for Python ints that fit int64.
+Scalar CastPyArg2Scalar(PyObject* obj, const char* op, const char* arg, int pos,
+                        std::optional<Scalar> def);
 std::vector<int64_t> CastPyArg2IntArray(PyObject* obj, const char* op, const char* arg, int pos,
                                         std::optional<std::vector<int64_t>> def);
 DType CastPyArg2DType(PyObject* obj, const char* op, const char* arg, int pos,

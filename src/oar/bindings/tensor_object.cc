@@ -45,21 +45,28 @@ Py_hash_t TensorHash(PyObject* o) { return _Py_HashPointer(o); }
 
 enum class BinOp { kAdd, kSub, kMul, kDiv, kPow, kMatmul, kEq, kNe, kLt, kLe, kGt, kGe };
 
+enum class ScalarKind { kBool, kInt, kFloat };
+
 // A Python number usable as a scalar operand (not a tensor).
-bool AsScalar(PyObject* o, double* v, bool* is_float) {
+bool AsScalar(PyObject* o, double* v, ScalarKind* kind) {
   if (IsTensor(o)) return false;
-  if (PyBool_Check(o) || PyLong_Check(o)) {
+  if (PyBool_Check(o)) {
+    *v = o == Py_True;
+    *kind = ScalarKind::kBool;
+    return true;
+  }
+  if (PyLong_Check(o)) {
     *v = PyLong_AsDouble(o);
     if (*v == -1.0 && PyErr_Occurred()) {
       PyErr_Clear();
       return false;
     }
-    *is_float = false;
+    *kind = ScalarKind::kInt;
     return true;
   }
   if (PyFloat_Check(o)) {
     *v = PyFloat_AS_DOUBLE(o);
-    *is_float = true;
+    *kind = ScalarKind::kFloat;
     return true;
   }
   if (PyIndex_Check(o)) {  // numpy integers
@@ -70,7 +77,7 @@ bool AsScalar(PyObject* o, double* v, bool* is_float) {
     }
     *v = PyLong_AsDouble(i);
     Py_DECREF(i);
-    *is_float = false;
+    *kind = ScalarKind::kInt;
     return true;
   }
   if (PyNumber_Check(o) && !PySequence_Check(o)) {  // numpy floats
@@ -79,28 +86,34 @@ bool AsScalar(PyObject* o, double* v, bool* is_float) {
       PyErr_Clear();
       return false;
     }
-    *is_float = true;
+    *kind = ScalarKind::kFloat;
     return true;
   }
   return false;
 }
 
-// The dtype a tensor takes when combined with a Python scalar (Paddle's rule:
-// a float scalar turns integer and bool tensors into float32, an int scalar
-// turns bool into int64; otherwise the tensor's dtype wins).
-DType ScalarResultType(DType t, bool scalar_is_float) {
+// The dtype a tensor takes when combined with a Python scalar (Paddle's rule):
+// a scalar of the tensor's kind keeps its dtype; a float scalar turns integer
+// and bool tensors into float32, an int scalar turns bool into int64.
+DType ScalarResultType(DType t, ScalarKind kind) {
   if (IsFloating(t)) return t;
-  if (scalar_is_float) return DType::kFloat32;
-  return t == DType::kBool ? DType::kInt64 : t;
+  if (kind == ScalarKind::kFloat) return DType::kFloat32;
+  if (t == DType::kBool && kind == ScalarKind::kInt) return DType::kInt64;
+  return t;
 }
 
 Tensor CastTo(const Tensor& x, DType d) { return x.dtype() == d ? x : cast(x, d); }
 
-Tensor TensorScalarOp(const Tensor& x, double s, bool s_float, BinOp op, bool reflected) {
-  DType rt = ScalarResultType(x.dtype(), s_float);
+Tensor TensorTensorOp(const Tensor& a, const Tensor& b, BinOp op);
+
+Tensor TensorScalarOp(const Tensor& x, double s, ScalarKind kind, BinOp op, bool reflected) {
+  DType rt = ScalarResultType(x.dtype(), kind);
   if (op == BinOp::kDiv && !IsFloating(rt)) rt = DType::kFloat32;  // true division
   const Tensor xc = CastTo(x, rt);
   auto full_s = [&] { return full_like(xc, s, rt); };
+  if (rt == DType::kBool) {  // bool with bool: the tensor ops (scale has no bool kernel)
+    return reflected ? TensorTensorOp(full_s(), xc, op) : TensorTensorOp(xc, full_s(), op);
+  }
   switch (op) {
     case BinOp::kAdd:
       return scale(xc, 1.0, s, true);
@@ -139,10 +152,7 @@ Tensor TensorTensorOp(const Tensor& a, const Tensor& b, BinOp op) {
     case BinOp::kMul:
       return multiply(a, b);
     case BinOp::kDiv:
-      if (!IsFloating(a.dtype()) && !IsFloating(b.dtype())) {
-        return divide(cast(a, DType::kFloat32), cast(b, DType::kFloat32));
-      }
-      return divide(a, b);
+      return divide(a, b);  // integers divide as float32
     case BinOp::kPow:
       return elementwise_pow(a, b);
     case BinOp::kMatmul:
@@ -171,10 +181,10 @@ PyObject* Binary(PyObject* a, PyObject* b, BinOp op) {
     out = TensorTensorOp(AsTensor(a), AsTensor(b), op);
   } else {
     double s;
-    bool s_float;
+    ScalarKind kind;
     PyObject* other = ta ? b : a;
-    if (!AsScalar(other, &s, &s_float)) Py_RETURN_NOTIMPLEMENTED;
-    out = TensorScalarOp(AsTensor(ta ? a : b), s, s_float, op, /*reflected=*/!ta);
+    if (!AsScalar(other, &s, &kind)) Py_RETURN_NOTIMPLEMENTED;
+    out = TensorScalarOp(AsTensor(ta ? a : b), s, kind, op, /*reflected=*/!ta);
   }
   return ToPyObject(std::move(out));
   OAR_PY_CATCH

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "oar/core/dense_tensor.h"
+#include "oar/core/scalar.h"
 
 namespace oar {
 

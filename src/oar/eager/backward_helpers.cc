@@ -8,13 +8,19 @@
 
 namespace oar {
 
+Tensor grad_as(const Tensor& g, const GradSlotMeta& input_meta) {
+  if (!g.defined() || !input_meta.HasTensorMeta() || g.dtype() == input_meta.dtype()) return g;
+  return cast(g, input_meta.dtype());
+}
+
+Tensor reshape_to(const Tensor& g, const std::vector<int64_t>& shape) {
+  if (std::find(shape.begin(), shape.end(), 0) == shape.end()) return reshape(g, shape);
+  return full(shape, 0.0, g.dtype());  // no elements
+}
+
 Tensor unbroadcast(const Tensor& g, const Tensor& like) {
   if (g.dims() == like.dims()) return g;
   return sum_to(g, like.shape());
-}
-
-Tensor cast_like(const Tensor& g, const Tensor& like) {
-  return g.dtype() == like.dtype() ? g : cast(g, like.dtype());
 }
 
 Tensor reduce_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>& axis,
@@ -28,7 +34,7 @@ Tensor reduce_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>&
     for (int64_t d = 0; d < x.ndim(); ++d) {
       if (axes.empty() || std::binary_search(axes.begin(), axes.end(), d)) kept_shape[d] = 1;
     }
-    gk = reshape(g, kept_shape);
+    gk = reshape_to(g, kept_shape);
   }
   return expand(gk, x.shape());
 }
@@ -102,7 +108,7 @@ Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool tra
   if (!m.tx && m.ty) dx = matmul(m.g, m.y, false, false);
   if (m.tx && !m.ty) dx = matmul(m.y, m.g, false, true);
   if (m.tx && m.ty) dx = matmul(m.y, m.g, true, true);
-  return reshape(unbroadcast(dx, m.x), x.shape());
+  return reshape_to(unbroadcast(dx, m.x), x.shape());
 }
 
 Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
@@ -113,7 +119,7 @@ Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool tra
   if (!m.tx && m.ty) dy = matmul(m.g, m.x, true, false);
   if (m.tx && !m.ty) dy = matmul(m.x, m.g, false, false);
   if (m.tx && m.ty) dy = matmul(m.g, m.x, true, true);
-  return reshape(unbroadcast(dy, m.y), y.shape());
+  return reshape_to(unbroadcast(dy, m.y), y.shape());
 }
 
 Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& gg, int64_t axis) {

@@ -4,14 +4,19 @@
 
 #include <vector>
 
+#include "oar/autograd/grad_slot_meta.h"
 #include "oar/core/tensor.h"
 
 namespace oar {
 
+// The gradient in the dtype of the input it belongs to (mixed-dtype ops compute
+// in the promoted dtype).
+Tensor grad_as(const Tensor& g, const GradSlotMeta& input_meta);
+// reshape() to exactly `shape`: reshape reads 0 as "keep this dim" (Paddle's
+// rule), which an empty gradient must not.
+Tensor reshape_to(const Tensor& g, const std::vector<int64_t>& shape);
 // g summed down to like's shape (the reverse of broadcasting); g itself when equal.
 Tensor unbroadcast(const Tensor& g, const Tensor& like);
-// g cast to like's dtype when they differ.
-Tensor cast_like(const Tensor& g, const Tensor& like);
 // The gradient of a reduction over `axis` spread back to x's shape.
 Tensor reduce_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>& axis,
                    bool keepdim);

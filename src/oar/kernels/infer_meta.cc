@@ -429,7 +429,17 @@ void CreateLikeInferMeta(const DenseTensor& x, DType dtype, DenseTensor* out) {
   out->set_meta(dtype == DType::kUndefined ? x.dtype() : dtype, x.dims());
 }
 
-void ArangeInferMeta(double start, double end, double step, DType dtype, DenseTensor* out) {
+void ArangeInferMeta(const Scalar& start_s, const Scalar& end_s, const Scalar& step_s, DType dtype,
+                     DenseTensor* out) {
+  if (!start_s.is_floating() && !end_s.is_floating() && !step_s.is_floating()) {
+    const int64_t a = start_s.to_int64(), b = end_s.to_int64(), st = step_s.to_int64();
+    OAR_ENFORCE(st != 0, errors::InvalidArgument("argument 'step' must not be 0"));
+    const __int128 span = static_cast<__int128>(b) - a;
+    const __int128 n = span / st + (span % st != 0 && (span > 0) == (st > 0));
+    out->set_meta(dtype, DDim{static_cast<int64_t>(n > 0 ? n : 0)});
+    return;
+  }
+  const double start = start_s.to_double(), end = end_s.to_double(), step = step_s.to_double();
   OAR_ENFORCE(step != 0, errors::InvalidArgument("argument 'step' must not be 0"));
   OAR_ENFORCE(std::isfinite(start) && std::isfinite(end) && std::isfinite(step),
               errors::InvalidArgument("arguments 'start', 'end' and 'step' must be finite"));

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "oar/core/dense_tensor.h"
+#include "oar/core/scalar.h"
 
 namespace oar {
 
@@ -64,7 +65,8 @@ void SoftmaxGradInferMeta(const DenseTensor& out, const DenseTensor& grad_out, i
                           DenseTensor* x_grad);
 void CreateInferMeta(const std::vector<int64_t>& shape, DType dtype, DenseTensor* out);
 void CreateLikeInferMeta(const DenseTensor& x, DType dtype, DenseTensor* out);
-void ArangeInferMeta(double start, double end, double step, DType dtype, DenseTensor* out);
+void ArangeInferMeta(const Scalar& start, const Scalar& end, const Scalar& step, DType dtype,
+                     DenseTensor* out);
 
 // One (start, end, step) per sliced axis after clamping, as Python slicing does.
 struct SliceRange {

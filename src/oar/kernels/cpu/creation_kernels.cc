@@ -20,26 +20,31 @@ inline double Unit(std::mt19937_64& e) { return static_cast<double>(e() >> 11) *
 }  // namespace
 
 template <typename T>
-void FullKernel(const DeviceContext& ctx, const std::vector<int64_t>&, double value, DType,
+void FullKernel(const DeviceContext& ctx, const std::vector<int64_t>&, const Scalar& value, DType,
                 DenseTensor* out) {
   out->AllocateFrom(ctx.GetPlace());
   funcs::Fill(out, value);
 }
 
 template <typename T>
-void FullLikeKernel(const DeviceContext& ctx, const DenseTensor&, double value, DType,
+void FullLikeKernel(const DeviceContext& ctx, const DenseTensor&, const Scalar& value, DType,
                     DenseTensor* out) {
   out->AllocateFrom(ctx.GetPlace());
   funcs::Fill(out, value);
 }
 
 template <typename T>
-void ArangeKernel(const DeviceContext& ctx, double start, double, double step, DType,
-                  DenseTensor* out) {
+void ArangeKernel(const DeviceContext& ctx, const Scalar& start, const Scalar&, const Scalar& step,
+                  DType, DenseTensor* out) {
   T* o = static_cast<T*>(out->AllocateFrom(ctx.GetPlace()));
   const int64_t n = out->numel();
-  for (int64_t i = 0; i < n; ++i)
-    o[i] = static_cast<T>(static_cast<compute_t<T>>(start + i * step));
+  if (!start.is_floating() && !step.is_floating()) {  // exact integer steps
+    const int64_t s0 = start.to_int64(), st = step.to_int64();
+    for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(static_cast<compute_t<T>>(s0 + i * st));
+    return;
+  }
+  const double s0 = start.to_double(), st = step.to_double();
+  for (int64_t i = 0; i < n; ++i) o[i] = static_cast<T>(static_cast<compute_t<T>>(s0 + i * st));
 }
 
 template <typename T>
@@ -77,7 +82,8 @@ void NormalKernel(const DeviceContext& ctx, const std::vector<int64_t>&, double 
 
 // Writes into `out`, which is x itself for fill_.
 template <typename T>
-void FillKernel(const DeviceContext& ctx, const DenseTensor&, double value, DenseTensor* out) {
+void FillKernel(const DeviceContext& ctx, const DenseTensor&, const Scalar& value,
+                DenseTensor* out) {
   out->AllocateFrom(ctx.GetPlace());
   funcs::Fill(out, value);
 }

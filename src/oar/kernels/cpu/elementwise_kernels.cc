@@ -1,5 +1,4 @@
 // Binary elementwise kernels with broadcasting.
-#include <atomic>
 #include <cmath>
 #include <type_traits>
 
@@ -46,21 +45,6 @@ void ElementwisePowKernel(const DeviceContext&, const DenseTensor& x, const Dens
       8);
 }
 
-// Integer division by zero is an error, never a crash.
-template <typename T>
-void IntDivideKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
-                     DenseTensor* out) {
-  std::atomic<bool> div_by_zero{false};
-  BinaryElementwise<T, T, T>(x, y, out, [&](auto a, auto b) {
-    if (b == 0) {
-      div_by_zero.store(true, std::memory_order_relaxed);
-      return decltype(a)(0);
-    }
-    return static_cast<decltype(a)>(a / b);
-  });
-  OAR_ENFORCE(!div_by_zero.load(), errors::InvalidArgument("integer division by zero"));
-}
-
 #define OAR_COMPARE_KERNEL(Name, expr)                                                            \
   template <typename T>                                                                           \
   void Name(const DeviceContext&, const DenseTensor& x, const DenseTensor& y, DenseTensor* out) { \
@@ -81,11 +65,10 @@ void WhereKernel(const DeviceContext&, const DenseTensor& condition, const Dense
                                            [](bool c, auto a, auto b) { return c ? a : b; });
 }
 
-OAR_REGISTER_KERNEL(add, CPU, Any, AddKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(add, CPU, Any, AddKernel, OAR_NUMERIC_TYPES, bool);
 OAR_REGISTER_KERNEL(subtract, CPU, Any, SubtractKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(multiply, CPU, Any, MultiplyKernel, OAR_NUMERIC_TYPES, bool);
 OAR_REGISTER_KERNEL(divide, CPU, Any, DivideKernel, OAR_FLOAT_TYPES);
-OAR_REGISTER_KERNEL(divide, CPU, Any, IntDivideKernel, int32_t, int64_t);
 OAR_REGISTER_KERNEL(maximum, CPU, Any, MaximumKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(minimum, CPU, Any, MinimumKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(elementwise_pow, CPU, Any, ElementwisePowKernel, OAR_NUMERIC_TYPES);

@@ -66,7 +66,7 @@ void IndexSelectGradKernel(const DeviceContext&, const DenseTensor& x, const Den
   const std::vector<int64_t> pos = Positions(index, x.dims()[a], a);
   const DenseTensor g = funcs::Contiguous(grad_out_in);
   x_grad->AllocateFrom(g.place());
-  funcs::Fill(x_grad, 0.0);
+  funcs::Fill(x_grad, 0);
   const Split3 s = Around(x_grad->dims(), a);
   const T* gp = static_cast<const T*>(g.data());
   T* o = static_cast<T*>(x_grad->data());

@@ -130,7 +130,7 @@ void StridedSliceGradKernel(const DeviceContext& ctx, const DenseTensor& x,
                             const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
                             const std::vector<int64_t>& strides, DenseTensor* x_grad) {
   x_grad->AllocateFrom(grad_out.place());
-  funcs::Fill(x_grad, 0.0);
+  funcs::Fill(x_grad, 0);
   DenseTensor region;
   region.set_meta(x_grad->dtype(), x_grad->dims());
   StridedSliceKernel<T>(ctx, *x_grad, axes, starts, ends, strides, &region);
@@ -161,7 +161,7 @@ DenseTensor SliceView(const DenseTensor& t, const std::vector<int64_t>& axes,
 template <typename T>
 void SetValueKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int64_t>& axes,
                     const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
-                    const std::vector<int64_t>& strides, double value, DenseTensor* out) {
+                    const std::vector<int64_t>& strides, const Scalar& value, DenseTensor* out) {
   CopyUnlessSame(x, out);
   DenseTensor region = SliceView(*out, axes, starts, ends, strides);
   funcs::Fill(&region, value);

@@ -40,16 +40,33 @@ DenseTensor CastTo(const DenseTensor& x, DType dtype) {
   return out;
 }
 
-void Fill(DenseTensor* t, double value) {
-  VisitDType(t->dtype(), [&]<typename T>() {
-    if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
-      OAR_ENFORCE(std::isfinite(value) &&
-                      value >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
-                      value <= static_cast<double>(std::numeric_limits<T>::max()),
-                  errors::InvalidArgument("the fill value ", value, " cannot be represented in ",
-                                          t->dtype()));
+namespace {
+template <typename T>
+T ScalarAs(const Scalar& s, DType dtype) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return s.to_bool();
+  } else if constexpr (std::is_integral_v<T>) {
+    constexpr auto lo = std::numeric_limits<T>::lowest();
+    constexpr auto hi = std::numeric_limits<T>::max();
+    if (s.is_floating()) {
+      const double d = s.to_double();
+      OAR_ENFORCE(std::isfinite(d) && d >= static_cast<double>(lo) && d <= static_cast<double>(hi),
+                  errors::InvalidArgument("the value ", s, " cannot be represented in ", dtype));
+      return static_cast<T>(d);
     }
-    const T v = static_cast<T>(static_cast<compute_t<T>>(value));
+    const int64_t i = s.to_int64();
+    OAR_ENFORCE(i >= lo && i <= hi,
+                errors::InvalidArgument("the value ", s, " cannot be represented in ", dtype));
+    return static_cast<T>(i);
+  } else {
+    return static_cast<T>(static_cast<compute_t<T>>(s.to_double()));
+  }
+}
+}  // namespace
+
+void Fill(DenseTensor* t, const Scalar& value) {
+  VisitDType(t->dtype(), [&]<typename T>() {
+    const T v = ScalarAs<T>(value, t->dtype());
     T* p = static_cast<T*>(t->AllocateFrom(t->place()));
     if (t->is_contiguous()) {
       const int64_t n = t->numel();

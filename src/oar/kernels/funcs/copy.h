@@ -2,6 +2,7 @@
 #pragma once
 
 #include "oar/core/dense_tensor.h"
+#include "oar/core/scalar.h"
 
 namespace oar::funcs {
 
@@ -14,6 +15,8 @@ DenseTensor Clone(const DenseTensor& x);
 // x converted to `dtype` (a contiguous copy), or x itself when the dtype matches.
 DenseTensor CastTo(const DenseTensor& x, DType dtype);
 // Fills every element of a tensor (any strides) with `value`.
-void Fill(DenseTensor* t, double value);
+// Integer dtypes take integer values exactly; a value the dtype cannot hold
+// (NaN, out of range) is an error.
+void Fill(DenseTensor* t, const Scalar& value);
 
 }  // namespace oar::funcs
