@@ -27,16 +27,16 @@ class GradSumNode final : public GradNodeBase {
   const char* forward_op() const override { return "add (gradient accumulation)"; }
 };
 
-bool SoleOwner(const Tensor& t) {
+}  // namespace
+
+bool IsSoleOwner(const Tensor& t) {
   const auto& impl = t.impl();
   return impl.use_count() == 1 && (!impl->Holder() || impl->Holder().use_count() == 1) &&
          impl->is_contiguous() && impl->offset() == 0;
 }
 
-}  // namespace
-
 Tensor DetachedOwnedCopy(const Tensor& t) {
-  if (SoleOwner(t)) return Tensor(t.impl());
+  if (IsSoleOwner(t)) return Tensor(t.impl());
   NoGradGuard no_grad;
   return api::assign(t);
 }

@@ -10,6 +10,9 @@ namespace oar {
 // can be differentiated again.
 Tensor AccumulateGrad(const Tensor& existing, const Tensor& incoming, bool create_graph);
 
+// Whether nothing but this handle (and its copies' impl) can see t's memory.
+bool IsSoleOwner(const Tensor& t);
+
 // `t` without autograd metadata, copied unless nothing else can see its memory.
 Tensor DetachedOwnedCopy(const Tensor& t);
 

@@ -34,6 +34,7 @@ struct CutEdge {
 
 struct NodeState {
   int in_degree = 0;
+  bool visited = false;
   bool needed = false;
   GradTensorHolder buffer;
   std::vector<Target> targets;  // grad() inputs captured at this node
@@ -45,7 +46,9 @@ class GraphTask {
       : general_grad_(general_grad),
         create_graph_(create_graph),
         retain_graph_(retain_graph),
-        accumulate_leaves_(accumulate_leaves) {}
+        accumulate_leaves_(accumulate_leaves) {
+    nodes_.reserve(128);
+  }
 
   NodeState& State(GradNodeBase* node) {
     auto [it, inserted] = nodes_.try_emplace(node);
@@ -67,38 +70,42 @@ class GraphTask {
   // path from an output to an input run, and nodes numbered below the lowest
   // input cannot reach one, so the walk never even visits them.
   void Prepare() {
-    const uint64_t min_topo = (general_grad_ && !accumulate_leaves_) ? min_target_topo_ : 0;
+    const bool prune = general_grad_ && !accumulate_leaves_;
+    const uint64_t min_topo = prune ? min_target_topo_ : 0;
     std::unordered_map<GradNodeBase*, std::vector<GradNodeBase*>> parents;
     std::vector<GradNodeBase*> stack(roots_.begin(), roots_.end());
-    std::unordered_set<GradNodeBase*> visited;
     while (!stack.empty()) {
       GradNodeBase* node = stack.back();
       stack.pop_back();
-      if (!visited.insert(node).second) continue;
+      NodeState& st = State(node);
+      if (st.visited) continue;
+      st.visited = true;
+      ++stats_.nodes_visited;
+      if (!prune) st.needed = true;  // backward() runs everything it reaches
       ForEachEdge(node, [&](GradNodeBase* next, size_t, size_t) {
         if (next->topological_nr() < min_topo) return;
-        if (general_grad_) parents[next].push_back(node);
+        if (prune) {
+          parents[next].push_back(node);
+        } else {
+          ++State(next).in_degree;  // each node is expanded once: each edge counts once
+        }
         stack.push_back(next);
       });
     }
-    stats_.nodes_visited = static_cast<int64_t>(visited.size());
-    if (!general_grad_ || accumulate_leaves_) {
-      for (GradNodeBase* n : visited) State(n).needed = true;
-    } else {
-      // Needed: the targets and everything above them.
-      std::vector<GradNodeBase*> work;
-      for (auto& [node, st] : nodes_) {
-        if (!st.targets.empty() && visited.count(node)) work.push_back(node);
-      }
-      while (!work.empty()) {
-        GradNodeBase* n = work.back();
-        work.pop_back();
-        NodeState& st = State(n);
-        if (st.needed) continue;
-        st.needed = true;
-        auto it = parents.find(n);
-        if (it != parents.end()) work.insert(work.end(), it->second.begin(), it->second.end());
-      }
+    if (!prune) return;
+    // Needed: the targets and everything above them.
+    std::vector<GradNodeBase*> work;
+    for (auto& [node, st] : nodes_) {
+      if (!st.targets.empty() && st.visited) work.push_back(node);
+    }
+    while (!work.empty()) {
+      GradNodeBase* n = work.back();
+      work.pop_back();
+      NodeState& st = State(n);
+      if (st.needed) continue;
+      st.needed = true;
+      auto it = parents.find(n);
+      if (it != parents.end()) work.insert(work.end(), it->second.begin(), it->second.end());
     }
     for (auto& [node, st] : nodes_) {
       if (!st.needed) continue;

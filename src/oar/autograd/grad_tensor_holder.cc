@@ -22,6 +22,9 @@ void GradTensorHolder::add(size_t slot_id, size_t rank, const Tensor& t, bool cr
   Tensor& buf = buffer_[slot_id][rank];
   if (!buf.defined()) {
     buf = t;  // shared: nodes never write into their input gradients
+  } else if (!create_graph && IsSoleOwner(buf) && buf.dims() == t.dims() &&
+             buf.dtype() == t.dtype()) {
+    api::add_(buf, t);  // nobody else sees this buffer: sum in place, no allocation
   } else {
     buf = AccumulateGrad(buf, t, create_graph);
   }
