@@ -231,7 +231,7 @@ def gen_api_function(op, inplace=False):
         L.append(f"    CheckInplaceTarget({op.inplace}, inferred);")
         L.append(f"    DenseTensor* kernel_out = {op.inplace}.impl().get();")
     else:
-        L.append("    Tensor api_output(std::make_shared<DenseTensor>());")
+        L.append("    Tensor api_output(MakeShared<DenseTensor>());")
         L.append("    DenseTensor* kernel_out = api_output.impl().get();")
         L.append(f"    {op.infer_meta}({meta_args}, kernel_out);")
     L.append(f"    using kernel_signature = void (*)({', '.join(sig_types)});")
@@ -256,7 +256,7 @@ def gen_api(ops):
          "#pragma once", "", "#include <vector>", "", '#include "oar/core/tensor.h"', "",
          "namespace oar::api {", ""]
     cc = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
-          '#include "oar/api/api.h"', "", '#include "oar/api/api_base.h"',
+          '#include "oar/api/api.h"', "", '#include "oar/api/api_base.h"', '#include "oar/core/memory.h"',
           '#include "oar/kernels/infer_meta.h"', "", "namespace oar::api {", ""]
     for op in ops:
         h.append(f"// {op.doc}")
@@ -423,7 +423,7 @@ def gen_eager_function(op, inplace=False):
 
     def make_node(indent):
         P = " " * indent
-        R = [f"{P}grad_node = std::make_shared<{op.node_class}>(1, {len(op.inputs)});"]
+        R = [f"{P}grad_node = MakeShared<{op.node_class}>(1, {len(op.inputs)});"]
         for a in op.attrs:
             R.append(f"{P}grad_node->SetAttribute_{a.name}({a.name});")
         for slot, a in enumerate(op.inputs):

@@ -12,6 +12,7 @@
 #include "oar/autograd/grad_mode.h"
 #include "oar/autograd/grad_tensor_holder.h"
 #include "oar/core/flags.h"
+#include "oar/core/memory.h"
 
 namespace oar {
 namespace {
@@ -289,7 +290,10 @@ class GraphTask {
   }
 
   bool general_grad_, create_graph_, retain_graph_, accumulate_leaves_;
-  std::unordered_map<GradNodeBase*, NodeState> nodes_;
+  std::unordered_map<GradNodeBase*, NodeState, std::hash<GradNodeBase*>,
+                     std::equal_to<GradNodeBase*>,
+                     FastAllocator<std::pair<GradNodeBase* const, NodeState>>>
+      nodes_;
   std::vector<GradNodeBase*> roots_;
   std::vector<CutEdge> cuts_;
   uint64_t min_target_topo_ = UINT64_MAX;

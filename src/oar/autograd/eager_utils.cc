@@ -32,7 +32,7 @@ std::shared_ptr<GradNodeBase> EagerUtils::GetGradAccumulationNode(const Tensor& 
   auto* meta = nullable_autograd_meta(tensor);
   if (!meta || meta->StopGradient()) return nullptr;
   if (!meta->GetMutableGradNode()) {
-    meta->SetGradNode(std::make_shared<GradNodeAccumulation>(meta));
+    meta->SetGradNode(MakeShared<GradNodeAccumulation>(meta));
   }
   if (!meta->GradNode()->IsAccumulationNode()) return nullptr;
   return meta->GetMutableGradNode();

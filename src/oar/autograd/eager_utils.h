@@ -7,6 +7,7 @@
 
 #include "oar/autograd/autograd_meta.h"
 #include "oar/autograd/grad_node.h"
+#include "oar/core/memory.h"
 
 namespace oar {
 
@@ -17,7 +18,7 @@ class EagerUtils {
   }
   // Creates the metadata if the tensor has none.
   static AutogradMeta* autograd_meta(Tensor* target) {
-    if (!target->get_autograd_meta()) target->set_autograd_meta(std::make_shared<AutogradMeta>());
+    if (!target->get_autograd_meta()) target->set_autograd_meta(MakeShared<AutogradMeta>());
     return static_cast<AutogradMeta*>(target->get_autograd_meta());
   }
   static std::vector<AutogradMeta*> nullable_autograd_meta(const std::vector<Tensor>& targets) {

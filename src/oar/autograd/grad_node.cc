@@ -5,6 +5,7 @@
 #include "oar/autograd/autograd_meta.h"
 #include "oar/core/errors.h"
 #include "oar/core/macros.h"
+#include "oar/core/memory.h"
 
 namespace oar {
 
@@ -63,7 +64,7 @@ void FillOutMeta(GradSlotMeta& meta, const Tensor& fwd_in) {
   if (!stop) {
     if (!fwd_in_meta->GetMutableGradNode()) {
       // A leaf that needs a gradient gets its accumulation node on first use.
-      fwd_in_meta->SetGradNode(std::make_shared<GradNodeAccumulation>(fwd_in_meta));
+      fwd_in_meta->SetGradNode(MakeShared<GradNodeAccumulation>(fwd_in_meta));
     }
     meta.SetEdge(fwd_in_meta->GetMutableGradNode(), fwd_in_meta->OutRankInfo());
   }

@@ -2,6 +2,7 @@
 
 #include "oar/autograd/autograd_meta.h"
 #include "oar/autograd/eager_utils.h"
+#include "oar/core/memory.h"
 
 namespace oar {
 
@@ -70,10 +71,10 @@ Tensor TensorWrapper::recover(bool with_grad_meta) const {
     check_inplace_version();
     recovered = Tensor(impl_, name_);
   } else {
-    recovered = Tensor(std::make_shared<DenseTensor>(dtype_, dims_), name_);
+    recovered = Tensor(MakeShared<DenseTensor>(dtype_, dims_), name_);
   }
   if (with_grad_meta && has_autograd_meta_) {
-    auto meta = std::make_shared<AutogradMeta>();
+    auto meta = MakeShared<AutogradMeta>();
     meta->SetStopGradient(stop_gradient_);
     meta->SetSingleOutRankWithSlot(out_rank_info_.first, out_rank_info_.second);
     if (auto node = weak_grad_node_.lock()) meta->SetGradNode(node);

@@ -24,6 +24,9 @@ int64_t CheckedProduct(const DDim& d) {
 }
 
 bool DenseTensor::is_contiguous() const {
+  if (meta_.dims.size() <= 1) {  // the common small case, without a loop
+    return meta_.dims.empty() || meta_.strides[0] == 1 || meta_.dims[0] <= 1;
+  }
   const int64_t* dims = meta_.dims.data();
   const int64_t* strides = meta_.strides.data();
   int64_t expected = 1;

@@ -29,6 +29,7 @@ std::vector<int64_t> NormalizeReduceAxes(const std::vector<int64_t>& axis, int64
 }
 
 DDim BroadcastShape(const DDim& a, const DDim& b, const char* a_name, const char* b_name) {
+  if (a == b) return a;  // the common case
   const size_t rank = std::max(a.size(), b.size());
   DDim out(rank);
   for (size_t i = 0; i < rank; ++i) {

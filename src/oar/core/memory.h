@@ -1,0 +1,36 @@
+// Fast allocation for the small objects every op creates (tensor impls,
+// autograd metadata, grad nodes, engine bookkeeping). glibc's malloc caches
+// only a handful of blocks per size, and a graph frees hundreds of nodes at
+// once; mimalloc keeps such alloc/free pairs at a few dozen instructions.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <utility>
+
+namespace oar {
+
+void* FastAlloc(size_t bytes);
+void FastFree(void* p) noexcept;
+
+template <typename T>
+struct FastAllocator {
+  using value_type = T;
+  FastAllocator() noexcept = default;
+  template <typename U>
+  FastAllocator(const FastAllocator<U>&) noexcept {}  // NOLINT: rebinding
+  T* allocate(size_t n) { return static_cast<T*>(FastAlloc(n * sizeof(T))); }
+  void deallocate(T* p, size_t) noexcept { FastFree(p); }
+  template <typename U>
+  bool operator==(const FastAllocator<U>&) const noexcept {
+    return true;
+  }
+};
+
+// std::make_shared through FastAllocator (object and control block in one block).
+template <typename T, typename... Args>
+std::shared_ptr<T> MakeShared(Args&&... args) {
+  return std::allocate_shared<T>(FastAllocator<T>(), std::forward<Args>(args)...);
+}
+
+}  // namespace oar
