@@ -9,21 +9,8 @@
 namespace oar {
 namespace {
 
-// The Error thrown by f (a failed test if none is).
-template <typename F>
-Error Catch(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an oar::Error";
-  return Error(ErrorCode::kFatal, "<nothing thrown>");
-}
-
-bool Contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
+using testing::Catch;
+using testing::Contains;
 
 TEST(Errors, EnforceEqNamesBothExpressionsAndValues) {
   const int64_t rank = 3, expected_rank = 4;

@@ -9,20 +9,11 @@
 namespace oar {
 namespace {
 
+using testing::Catch;
+using testing::Contains;
+
 using testing::Make;
 using testing::Values;
-
-// The Error thrown by f (a failed test if none is).
-template <typename F>
-Error Catch(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an oar::Error";
-  return Error(ErrorCode::kFatal, "<nothing thrown>");
-}
 
 Tensor Iota(const std::vector<int64_t>& shape, DType dtype = DType::kFloat32) {
   int64_t n = 1;

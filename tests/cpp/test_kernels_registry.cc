@@ -8,6 +8,9 @@
 namespace oar {
 namespace {
 
+using testing::Catch;
+using testing::Contains;
+
 using testing::ExpectClose;
 using testing::Make;
 
@@ -22,21 +25,6 @@ void SizeOfKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) 
   funcs::Fill(out, static_cast<double>(sizeof(T)));
 }
 OAR_REGISTER_KERNEL(test_kernels_registry_sizeof, CPU, Any, SizeOfKernel, int64_t, float);
-
-template <typename F>
-Error Catch(F&& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e;
-  }
-  ADD_FAILURE() << "expected an oar::Error";
-  return Error(ErrorCode::kFatal, "<nothing thrown>");
-}
-
-bool Contains(const std::string& s, const std::string& part) {
-  return s.find(part) != std::string::npos;
-}
 
 TEST(KernelRegistry, MatmulTableListsItsDTypes) {
   ASSERT_TRUE(KernelFactory::Instance().HasKernel("matmul"));

@@ -20,4 +20,20 @@ void ExpectClose(const Tensor& t, const std::vector<double>& expected,
                  const std::vector<int64_t>& shape, double rtol = 1e-6, double atol = 1e-8);
 int64_t BytesInUse();
 
+// The Error thrown by f (a failed test if none is).
+template <typename F>
+Error Catch(F&& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e;
+  }
+  ADD_FAILURE() << "expected an oar::Error";
+  return Error(ErrorCode::kFatal, "<nothing thrown>");
+}
+
+inline bool Contains(const std::string& s, const std::string& part) {
+  return s.find(part) != std::string::npos;
+}
+
 }  // namespace oar::testing

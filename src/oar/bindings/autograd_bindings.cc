@@ -415,29 +415,19 @@ std::optional<int64_t> BatchAxis(PyObject* o, const char* op) {
   return CastPyArg2Long(o, op, "batch_axis", 2, std::nullopt);
 }
 
-PyObject* Jacobian(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+// jacobian(ys, xs, batch_axis=None, create_graph=False) and hessian(...) alike.
+template <bool kHessian>
+PyObject* Derivative(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   OAR_PY_TRY
+  const char* op = kHessian ? "hessian" : "jacobian";
   static const char* const kNames[] = {"ys", "xs", "batch_axis", "create_graph"};
   PyObject* o[4];
-  ParseArgs("jacobian", kNames, 4, args, nargs, kwnames, o);
-  const Tensor& y = GetTensorFromArgs("jacobian", "ys", o[0], 0);
-  const Tensor& x = GetTensorFromArgs("jacobian", "xs", o[1], 1);
-  const auto axis = BatchAxis(o[2], "jacobian");
-  const bool cg = CastPyArg2Boolean(o[3], "jacobian", "create_graph", 3, false);
-  return ToPyObject(oar::jacobian(y, x, axis, cg));
-  OAR_PY_CATCH
-}
-
-PyObject* Hessian(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  OAR_PY_TRY
-  static const char* const kNames[] = {"ys", "xs", "batch_axis", "create_graph"};
-  PyObject* o[4];
-  ParseArgs("hessian", kNames, 4, args, nargs, kwnames, o);
-  const Tensor& y = GetTensorFromArgs("hessian", "ys", o[0], 0);
-  const Tensor& x = GetTensorFromArgs("hessian", "xs", o[1], 1);
-  const auto axis = BatchAxis(o[2], "hessian");
-  const bool cg = CastPyArg2Boolean(o[3], "hessian", "create_graph", 3, false);
-  return ToPyObject(oar::hessian(y, x, axis, cg));
+  ParseArgs(op, kNames, 4, args, nargs, kwnames, o);
+  const Tensor& y = GetTensorFromArgs(op, "ys", o[0], 0);
+  const Tensor& x = GetTensorFromArgs(op, "xs", o[1], 1);
+  const auto axis = BatchAxis(o[2], op);
+  const bool cg = CastPyArg2Boolean(o[3], op, "create_graph", 3, false);
+  return ToPyObject(kHessian ? oar::hessian(y, x, axis, cg) : oar::jacobian(y, x, axis, cg));
   OAR_PY_CATCH
 }
 
@@ -527,8 +517,8 @@ PyMethodDef g_autograd_functions[] = {
     OAR_FN("grad", GradFn,
            "grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, "
            "only_inputs=True, allow_unused=False, no_grad_vars=None)"),
-    OAR_FN("jacobian", Jacobian, "jacobian(ys, xs, batch_axis=None, create_graph=False)"),
-    OAR_FN("hessian", Hessian, "hessian(ys, xs, batch_axis=None, create_graph=False)"),
+    OAR_FN("jacobian", Derivative<false>, "jacobian(ys, xs, batch_axis=None, create_graph=False)"),
+    OAR_FN("hessian", Derivative<true>, "hessian(ys, xs, batch_axis=None, create_graph=False)"),
     OAR_FN("_register_grad_accumulated_hook", RegisterGradAccumulatedHook,
            "Run hook() after a leaf's .grad is updated by backward."),
     {"is_grad_enabled", IsGradEnabled, METH_NOARGS, "Whether ops record gradients (this thread)."},
