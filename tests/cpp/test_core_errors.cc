@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "oar/core/errors.h"
+#include "test_util.h"
 
 namespace oar {
 namespace {
