@@ -7,8 +7,8 @@
     x.grad  # [2., 4., 6.]
 """
 from . import _C
-from ._dtype import (bfloat16, bool_, convert_dtype, dtype, float16, float32,  # noqa: F401
-                     float64, int32, int64)
+from ._dtype import (CPUPlace, Place, bfloat16, bool_, convert_dtype, dtype,  # noqa: F401
+                     float16, float32, float64, int32, int64)
 from . import _tensor_patch  # noqa: F401  (numpy(), repr, indexing)
 from ._creation import (arange, empty, empty_like, eye, full, full_like, linspace,  # noqa: F401
                         normal, ones, ones_like, rand, randint, randn, seed,
@@ -24,10 +24,6 @@ bool = bool_  # noqa: A001 - Paddle's name
 set_flags = _C.set_flags
 get_flags = _C.get_flags
 memory_stats = _C.memory_stats
-
-
-def CPUPlace():
-    return "Place(cpu)"
 
 
 # Every declared op not wrapped above, as the generated C function.

@@ -51,6 +51,37 @@ _ALIASES = {"float": "float32", "double": "float64", "half": "float16", "int": "
 _C._set_dtype_objects(ALL)
 
 
+class Place:
+    """Where a tensor's memory lives (Paddle's Place). Only the CPU exists today."""
+
+    __slots__ = ("kind", "device")
+
+    def __init__(self, kind="cpu", device=0):
+        self.kind = kind
+        self.device = device
+
+    def __repr__(self):
+        return "Place(cpu)" if self.kind == "cpu" else f"Place({self.kind}:{self.device})"
+
+    def __eq__(self, other):
+        if isinstance(other, str):
+            return repr(self) == other
+        return isinstance(other, Place) and (self.kind, self.device) == (other.kind, other.device)
+
+    def __hash__(self):
+        return hash((self.kind, self.device))
+
+    def is_cpu_place(self):
+        return self.kind == "cpu"
+
+    def is_gpu_place(self):
+        return self.kind == "gpu"
+
+
+def CPUPlace():
+    return Place("cpu")
+
+
 def convert_dtype(d):
     """oar dtype from a dtype object, a name ('float32', 'paddle.float32') or a numpy dtype."""
     if isinstance(d, dtype):

@@ -4,7 +4,7 @@ import numbers
 import numpy as np
 
 from . import _C
-from ._dtype import bfloat16, bool_, convert_dtype, float32, int64
+from ._dtype import Place, bfloat16, bool_, convert_dtype, int64
 
 Tensor = _C.Tensor
 
@@ -307,11 +307,24 @@ def _cpu(self):
     return self
 
 
+_PLACES = {"Place(cpu)": Place("cpu")}
+_place_name = Tensor.place  # the C getter: "Place(cpu)", "Place(gpu:0)"
+
+
+def _place(self):
+    name = _place_name.__get__(self)
+    p = _PLACES.get(name)
+    if p is None:
+        kind, _, dev = name[6:-1].partition(":")
+        p = _PLACES[name] = Place(kind, int(dev or 0))
+    return p
+
+
 _PATCHES = {
     "numpy": numpy, "__array__": __array__, "tolist": tolist, "__repr__": __repr__,
     "__str__": __repr__, "__format__": __format__, "__getitem__": __getitem__,
     "__setitem__": __setitem__, "__iter__": __iter__, "pow": _pow_method, "astype": _astype,
-    "cpu": _cpu, "T": property(_t), "__array_priority__": 100,
+    "cpu": _cpu, "T": property(_t), "__array_priority__": 100, "place": property(_place),
 }
 for _k, _v in _PATCHES.items():
     setattr(Tensor, _k, _v)

@@ -353,7 +353,6 @@ int SetGrad(PyObject* o, PyObject* v, void*) {
       throw errors::InvalidArgument("Tensor.grad: the gradient's shape ", DimsToString(g.dims()),
                                     " differs from the tensor's ", DimsToString(t.dims()));
     }
-    t.set_stop_gradient(t.stop_gradient());  // make sure metadata exists
     *EagerGradHolder(t) = Tensor(g.impl());
   } else {
     t.clear_grad(false);
