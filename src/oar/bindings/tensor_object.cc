@@ -394,11 +394,6 @@ PyGetSetDef g_getset[] = {
 
 // ---- methods ------------------------------------------------------------------------
 
-PyObject* NoArgs(const char* name, PyObject* const*, Py_ssize_t nargs, PyObject* kwnames) {
-  ParseArgs(name, nullptr, 0, nullptr, nargs, kwnames, nullptr);
-  return nullptr;
-}
-
 PyObject* MBackward(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   OAR_PY_TRY
   static const char* const kNames[] = {"grad_tensor", "retain_graph"};
@@ -415,9 +410,8 @@ PyObject* MBackward(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyO
   OAR_PY_CATCH
 }
 
-PyObject* MRetainGrads(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MRetainGrads(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("retain_grads", args, nargs, kw);
   AsTensor(self).retain_grads();
   Py_RETURN_NONE;
   OAR_PY_CATCH
@@ -433,23 +427,20 @@ PyObject* MClearGrad(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
   OAR_PY_CATCH
 }
 
-PyObject* MDetach(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MDetach(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("detach", args, nargs, kw);
   return ToPyObject(AsTensor(self).detach());
   OAR_PY_CATCH
 }
 
-PyObject* MClone(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MClone(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("clone", args, nargs, kw);
   return ToPyObject(assign(AsTensor(self)));
   OAR_PY_CATCH
 }
 
-PyObject* MItem(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MItem(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("item", args, nargs, kw);
   const Tensor& t = SingleElement(self, "item()");
   if (IsFloating(t.dtype())) return PyFloat_FromDouble(t.item<double>());
   if (t.dtype() == DType::kBool) return PyBool_FromLong(t.item<bool>());
@@ -457,16 +448,14 @@ PyObject* MItem(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObjec
   OAR_PY_CATCH
 }
 
-PyObject* MIsContiguous(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MIsContiguous(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("is_contiguous", args, nargs, kw);
   return ToPyObject(Defined(self).is_contiguous());
   OAR_PY_CATCH
 }
 
-PyObject* MContiguous(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MContiguous(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("contiguous", args, nargs, kw);
   const Tensor& t = Defined(self);
   if (t.is_contiguous()) {
     Py_INCREF(self);
@@ -476,45 +465,39 @@ PyObject* MContiguous(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
   OAR_PY_CATCH
 }
 
-PyObject* MIsInitialized(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MIsInitialized(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("_is_initialized", args, nargs, kw);
   return ToPyObject(AsTensor(self).initialized());
   OAR_PY_CATCH
 }
 
-PyObject* MDim(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MDim(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("dim", args, nargs, kw);
   return PyLong_FromLong(Defined(self).ndim());
   OAR_PY_CATCH
 }
 
-PyObject* MNumel(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MNumel(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("numel", args, nargs, kw);
   return PyLong_FromLongLong(Defined(self).numel());
   OAR_PY_CATCH
 }
 
-PyObject* MElementSize(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MElementSize(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("element_size", args, nargs, kw);
   return PyLong_FromSize_t(SizeOf(Defined(self).dtype()));
   OAR_PY_CATCH
 }
 
-PyObject* MDataPtr(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MDataPtr(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("data_ptr", args, nargs, kw);
   const Tensor& t = Defined(self);
   return PyLong_FromVoidPtr(t.initialized() ? const_cast<void*>(t.impl()->data()) : nullptr);
   OAR_PY_CATCH
 }
 
-PyObject* MBuffer(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kw) {
+PyObject* MBuffer(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  NoArgs("_buffer", args, nargs, kw);
   return MakeBufferOwner(Defined(self));
   OAR_PY_CATCH
 }
@@ -538,22 +521,25 @@ PyObject* MRegisterHook(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
         METH_FASTCALL | METH_KEYWORDS, doc                                 \
   }
 
+#define OAR_NOARGS(name, fn, doc) \
+  { name, fn, METH_NOARGS, doc }
+
 PyMethodDef g_methods[] = {
     OAR_METHOD("backward", MBackward, "backward(grad_tensor=None, retain_graph=False)"),
-    OAR_METHOD("retain_grads", MRetainGrads, "Keep this non-leaf tensor's gradient in .grad."),
+    OAR_NOARGS("retain_grads", MRetainGrads, "Keep this non-leaf tensor's gradient in .grad."),
     OAR_METHOD("clear_grad", MClearGrad, "clear_grad(set_to_zero=True)"),
     OAR_METHOD("clear_gradient", MClearGrad, "clear_gradient(set_to_zero=True)"),
-    OAR_METHOD("detach", MDetach, "The same data, cut from the graph."),
-    OAR_METHOD("clone", MClone, "A differentiable copy."),
-    OAR_METHOD("item", MItem, "The single element as a Python scalar."),
-    OAR_METHOD("is_contiguous", MIsContiguous, "Whether the elements are laid out densely."),
-    OAR_METHOD("contiguous", MContiguous, "This tensor if contiguous, else a contiguous copy."),
-    OAR_METHOD("_is_initialized", MIsInitialized, "Whether the tensor holds data."),
-    OAR_METHOD("dim", MDim, "The number of dimensions."),
-    OAR_METHOD("numel", MNumel, "The number of elements."),
-    OAR_METHOD("element_size", MElementSize, "Bytes per element."),
-    OAR_METHOD("data_ptr", MDataPtr, "The address of the first element."),
-    OAR_METHOD("_buffer", MBuffer, "A buffer-protocol view of the memory (for numpy())."),
+    OAR_NOARGS("detach", MDetach, "The same data, cut from the graph."),
+    OAR_NOARGS("clone", MClone, "A differentiable copy."),
+    OAR_NOARGS("item", MItem, "The single element as a Python scalar."),
+    OAR_NOARGS("is_contiguous", MIsContiguous, "Whether the elements are laid out densely."),
+    OAR_NOARGS("contiguous", MContiguous, "This tensor if contiguous, else a contiguous copy."),
+    OAR_NOARGS("_is_initialized", MIsInitialized, "Whether the tensor holds data."),
+    OAR_NOARGS("dim", MDim, "The number of dimensions."),
+    OAR_NOARGS("numel", MNumel, "The number of elements."),
+    OAR_NOARGS("element_size", MElementSize, "Bytes per element."),
+    OAR_NOARGS("data_ptr", MDataPtr, "The address of the first element."),
+    OAR_NOARGS("_buffer", MBuffer, "A buffer-protocol view of the memory (for numpy())."),
     OAR_METHOD("register_hook", MRegisterHook, "register_hook(hook) -> handle with .remove()"),
 };
 
