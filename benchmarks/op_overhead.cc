@@ -7,7 +7,9 @@
 //   fwd+bwd  record a 100-op chain, then backward() on its end (total / 100)
 //   api      oar::api::<op>, the C++ API below autograd
 // Each sample runs kChainsPerSample chains of kChain ops; the report is the
-// best and the median over kSamples samples, after warm-up.
+// best and the median over the samples, after warm-up. Samples of all rows
+// are interleaved (round-robin), so a slow phase of the machine (a shared VM,
+// another process) spreads over every row instead of skewing whole rows.
 //
 //   usage: oar_bench_op_overhead [samples]   (default 15)
 #include <algorithm>
@@ -29,22 +31,23 @@ constexpr int kChain = 100;            // ops per chain (and per backward)
 constexpr int kChainsPerSample = 200;  // 20'000 ops per timed sample
 constexpr int kWarmupSamples = 3;
 
-struct Result {
-  double best_ns, median_ns;
+// One table row: a mode/op pair and the ns-per-op of each of its samples.
+struct Case {
+  const char* mode;
+  const char* op;
+  std::function<void()> run_chain;  // performs kChain ops
+  std::vector<double> ns_per_op;
 };
 
-// Times `run_chain` (which performs kChain ops) and returns ns per op.
-Result Measure(const std::function<void()>& run_chain, int samples) {
-  for (int i = 0; i < kWarmupSamples * kChainsPerSample; ++i) run_chain();
-  std::vector<double> per_op;
-  for (int s = 0; s < samples; ++s) {
-    const auto t0 = Clock::now();
-    for (int i = 0; i < kChainsPerSample; ++i) run_chain();
-    const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
-    per_op.push_back(ns / (double(kChainsPerSample) * kChain));
-  }
-  std::sort(per_op.begin(), per_op.end());
-  return {per_op.front(), per_op[per_op.size() / 2]};
+void Warmup(const Case& c) {
+  for (int i = 0; i < kWarmupSamples * kChainsPerSample; ++i) c.run_chain();
+}
+
+void Sample(Case& c) {
+  const auto t0 = Clock::now();
+  for (int i = 0; i < kChainsPerSample; ++i) c.run_chain();
+  const double ns = std::chrono::duration<double, std::nano>(Clock::now() - t0).count();
+  c.ns_per_op.push_back(ns / (double(kChainsPerSample) * kChain));
 }
 
 // A 1-element float32 leaf; requires grad unless stop_gradient.
@@ -78,53 +81,47 @@ int main(int argc, char** argv) {
   const oar::Tensor x = Scalar1(1.0f, /*stop_gradient=*/false);
   const oar::Tensor b = Scalar1(1.0f, /*stop_gradient=*/false);
 
-  std::printf("oar per-op overhead: 1-element float32 tensors, %d-op chains, %d ops/sample,\n",
-              kChain, kChain * kChainsPerSample);
-  std::printf("best and median of %d samples after warm-up (ns per op)\n\n", samples);
-  std::printf("%-9s %-9s %10s %10s\n", "mode", "op", "best", "median");
-  std::printf("%-9s %-9s %10s %10s\n", "---------", "---------", "----------", "----------");
-
-  auto row = [](const char* mode, const char* op, Result r) {
-    std::printf("%-9s %-9s %10.1f %10.1f\n", mode, op, r.best_ns, r.median_ns);
-    std::fflush(stdout);
-  };
-
+  std::vector<Case> cases;
   for (const Op& op : ops) {
     // (a) recording forward: builds a kChain-node graph, dropped at scope end.
-    row("record", op.name,
-        Measure(
-            [&] {
-              oar::Tensor y = x;
-              for (int i = 0; i < kChain; ++i) y = op.eager(y, b);
-            },
-            samples));
+    cases.push_back({"record", op.name, [&] {
+                       oar::Tensor y = x;
+                       for (int i = 0; i < kChain; ++i) y = op.eager(y, b);
+                     }});
     // (b) the same calls with recording off.
-    row("no_grad", op.name,
-        Measure(
-            [&] {
-              oar::NoGradGuard no_grad;
-              oar::Tensor y = x;
-              for (int i = 0; i < kChain; ++i) y = op.eager(y, b);
-            },
-            samples));
+    cases.push_back({"no_grad", op.name, [&] {
+                       oar::NoGradGuard no_grad;
+                       oar::Tensor y = x;
+                       for (int i = 0; i < kChain; ++i) y = op.eager(y, b);
+                     }});
     // (c) forward + backward; the leaves' .grad accumulates across chains,
     // which is part of what a training step pays too.
-    row("fwd+bwd", op.name,
-        Measure(
-            [&] {
-              oar::Tensor y = x;
-              for (int i = 0; i < kChain; ++i) y = op.eager(y, b);
-              y.backward();
-            },
-            samples));
+    cases.push_back({"fwd+bwd", op.name, [&] {
+                       oar::Tensor y = x;
+                       for (int i = 0; i < kChain; ++i) y = op.eager(y, b);
+                       y.backward();
+                     }});
     // (d) the C++ API without autograd.
-    row("api", op.name,
-        Measure(
-            [&] {
-              oar::Tensor y = x;
-              for (int i = 0; i < kChain; ++i) y = op.api(y, b);
-            },
-            samples));
+    cases.push_back({"api", op.name, [&] {
+                       oar::Tensor y = x;
+                       for (int i = 0; i < kChain; ++i) y = op.api(y, b);
+                     }});
+  }
+
+  for (const Case& c : cases) Warmup(c);
+  for (int s = 0; s < samples; ++s) {
+    for (Case& c : cases) Sample(c);
+  }
+
+  std::printf("oar per-op overhead: 1-element float32 tensors, %d-op chains, %d ops/sample,\n",
+              kChain, kChain * kChainsPerSample);
+  std::printf("best and median of %d interleaved samples after warm-up (ns per op)\n\n", samples);
+  std::printf("%-9s %-9s %10s %10s\n", "mode", "op", "best", "median");
+  std::printf("%-9s %-9s %10s %10s\n", "---------", "---------", "----------", "----------");
+  for (Case& c : cases) {
+    std::sort(c.ns_per_op.begin(), c.ns_per_op.end());
+    std::printf("%-9s %-9s %10.1f %10.1f\n", c.mode, c.op, c.ns_per_op.front(),
+                c.ns_per_op[c.ns_per_op.size() / 2]);
   }
   std::printf("\ntargets: record < 500 ns/op, fwd+bwd < 1000 ns/op\n");
   return 0;

@@ -2,6 +2,7 @@
 // creation helpers, backward()/grad() and grad-mode guards.
 #pragma once
 
+#include "oar/api/api.h"  // oar::api::<op>: the ops without autograd
 #include "oar/autograd/accumulation_node.h"
 #include "oar/autograd/backward.h"
 #include "oar/autograd/custom_function.h"

@@ -417,7 +417,7 @@ def gen_eager_function(op, inplace=False):
     for a in diff:
         L.append(f"  auto {a.name}_autograd_meta = EagerUtils::nullable_autograd_meta({a.name});")
     metas = ", ".join(f"{a.name}_autograd_meta" for a in diff)
-    L.append(f"  const bool require_any_grad = EagerUtils::ComputeRequireGrad(HasGrad(), {metas});")
+    L.append(f"  bool require_any_grad = EagerUtils::ComputeRequireGrad(HasGrad(), {metas});")
     out = op.inplace if inplace else op.out
     saved = op.saved()
 
@@ -450,6 +450,9 @@ def gen_eager_function(op, inplace=False):
 
     L.append(f"  std::shared_ptr<{op.node_class}> grad_node;")
     if inplace:
+        L.append(f"  if (require_any_grad && !IsDifferentiableDType({out}.dtype())) {{")
+        L.append("    require_any_grad = false;  // as out of place: integer results carry no grad")
+        L.append("  }")
         L.append("  if (require_any_grad) {")
         L.append(f'    EagerUtils::CheckInplace({op.inplace}, "{fname}");')
         L += make_node(4)
