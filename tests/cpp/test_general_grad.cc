@@ -6,12 +6,9 @@ namespace oar {
 namespace {
 
 using testing::ExpectClose;
+using testing::Leaf;
 using testing::Make;
 using testing::Values;
-
-Tensor Leaf(const std::vector<double>& v) {
-  return Make(v, {static_cast<int64_t>(v.size())}, DType::kFloat32, false);
-}
 
 TEST(GeneralGrad, LeafInput) {
   Tensor x = Leaf({1, 2, 3});

@@ -6,11 +6,9 @@ namespace oar {
 namespace {
 
 using testing::ExpectClose;
+using testing::Leaf;
 using testing::Make;
 
-Tensor Leaf(const std::vector<double>& v) {
-  return Make(v, {static_cast<int64_t>(v.size())}, DType::kFloat32, false);
-}
 Tensor Double(const Tensor& g) { return scale(g, 2.0); }
 
 // Paddle's test_hook_for_interior_var: a hook on a non-leaf changes what flows

@@ -5,11 +5,8 @@ namespace oar {
 namespace {
 
 using testing::ExpectClose;
+using testing::Leaf;
 using testing::Make;
-
-Tensor Leaf(const std::vector<double>& v) {
-  return Make(v, {static_cast<int64_t>(v.size())}, DType::kFloat32, false);
-}
 
 TEST(Inplace, BumpsVersionSharedWithViews) {
   Tensor a = Make({1, 2, 3, 4}, {4});

@@ -18,6 +18,10 @@ Tensor Make(const std::vector<double>& values, const std::vector<int64_t>& shape
 // Asserts t has `shape` and values close to `expected`.
 void ExpectClose(const Tensor& t, const std::vector<double>& expected,
                  const std::vector<int64_t>& shape, double rtol = 1e-6, double atol = 1e-8);
+// A 1-D float32 leaf that requires grad.
+inline Tensor Leaf(const std::vector<double>& v) {
+  return Make(v, {static_cast<int64_t>(v.size())}, DType::kFloat32, false);
+}
 int64_t BytesInUse();
 
 // The Error thrown by f (a failed test if none is).
