@@ -1,5 +1,8 @@
 // The grad node of a leaf tensor that needs a gradient: it adds what arrives
-// into the leaf's .grad, then runs the leaf's reduce hooks.
+// into the leaf's .grad, then runs the leaf's reduce hooks. One leaf has one
+// such node (Note [Publishing a leaf's accumulation node]), and the engine
+// runs it under its mutex (Note [Thread safety of grad nodes]), so
+// concurrent backward passes into a shared parameter sum exactly.
 #pragma once
 
 #include <functional>

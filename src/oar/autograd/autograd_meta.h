@@ -1,9 +1,22 @@
 // Autograd information of a tensor (the seeds' AutogradMeta): its gradient,
 // the grad node that produced it and which output of that node it is,
 // stop_gradient and retain_grads.
+//
+// Note [Publishing a leaf's accumulation node]
+// A leaf that needs a gradient gets its GradNodeAccumulation the first time an
+// op records it as an input, and threads that share a model may do that at
+// the same moment. Two nodes for one leaf would each hold half of its
+// gradient, and a shared_ptr overwritten while another thread copies it is a
+// use-after-free. So the node is created under `mutex_`, and `grad_node_` is
+// published through the atomic `published_node_`: readers that see it
+// non-null (acquire) also see the finished shared_ptr, readers that see null
+// never touch it. After publication grad_node_ changes only in ways a single
+// owner does (an in-place op re-parenting a non-leaf), never concurrently.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <utility>
 
 #include "oar/autograd/edge.h"
@@ -17,6 +30,7 @@ class AutogradMeta : public AbstractAutogradMeta {
  public:
   explicit AutogradMeta(const Edge& edge = Edge())
       : grad_node_(edge.GetMutableGradNode()),
+        published_node_(grad_node_.get()),
         out_slot_id_(edge.GetEdgeRankInfo().first),
         out_rank_(edge.GetEdgeRankInfo().second) {}
   ~AutogradMeta() override = default;
@@ -29,10 +43,28 @@ class AutogradMeta : public AbstractAutogradMeta {
   Tensor* MutableGrad() { return GradHolder().get(); }
   std::weak_ptr<Tensor> WeakGrad() { return GradHolder(); }
 
-  void SetGradNode(const std::shared_ptr<GradNodeBase>& grad_node) { grad_node_ = grad_node; }
-  const std::shared_ptr<GradNodeBase>& GetMutableGradNode() const { return grad_node_; }
-  GradNodeBase* GradNode() const { return grad_node_.get(); }
-  void ResetGradNode() { grad_node_.reset(); }
+  void SetGradNode(const std::shared_ptr<GradNodeBase>& grad_node) {
+    grad_node_ = grad_node;
+    published_node_.store(grad_node_.get(), std::memory_order_release);
+  }
+  const std::shared_ptr<GradNodeBase>& GetMutableGradNode() const {
+    static const std::shared_ptr<GradNodeBase> kNone;
+    return published_node_.load(std::memory_order_acquire) ? grad_node_ : kNone;
+  }
+  GradNodeBase* GradNode() const { return published_node_.load(std::memory_order_acquire); }
+  void ResetGradNode() {
+    published_node_.store(nullptr, std::memory_order_release);
+    grad_node_.reset();
+  }
+  // The grad node, or one made by make() if there is none yet: safe when
+  // several threads ask at once (Note [Publishing a leaf's accumulation node]).
+  template <typename Make>
+  const std::shared_ptr<GradNodeBase>& GradNodeOrMake(Make make) {
+    if (published_node_.load(std::memory_order_acquire)) return grad_node_;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (!published_node_.load(std::memory_order_relaxed)) SetGradNode(make());
+    return grad_node_;
+  }
 
   void SetSingleOutRankWithSlot(size_t slot_id, size_t rank) {
     out_slot_id_ = slot_id;
@@ -63,6 +95,8 @@ class AutogradMeta : public AbstractAutogradMeta {
 
   std::shared_ptr<Tensor> grad_;
   std::shared_ptr<GradNodeBase> grad_node_;
+  std::atomic<GradNodeBase*> published_node_{nullptr};
+  std::mutex mutex_;  // guards the creation of grad_node_ for leaves
   size_t out_slot_id_ = 0;
   size_t out_rank_ = 0;
   int stop_gradient_ = -1;

@@ -229,6 +229,7 @@ class GraphTask {
 
   // Runs one node: retained grads, hooks, captures for grad(), then its backward.
   GradSlots RunNode(GradNodeBase* node, NodeState& st, GradSlots& grads) {
+    std::lock_guard<std::mutex> node_lock(node->mutex());  // Note [Thread safety of grad nodes]
     SetGradModeGuard grad_mode(create_graph_);
     if (!general_grad_ && node->HasRetainGrads()) node->ApplyRetainGrads(grads, create_graph_);
     if (node->GradientHooksRegistered()) grads = node->ApplyGradientHooks(grads);

@@ -31,11 +31,9 @@ void EagerUtils::CheckInplace(const Tensor& x, const char* op) {
 std::shared_ptr<GradNodeBase> EagerUtils::GetGradAccumulationNode(const Tensor& tensor) {
   auto* meta = nullable_autograd_meta(tensor);
   if (!meta || meta->StopGradient()) return nullptr;
-  if (!meta->GetMutableGradNode()) {
-    meta->SetGradNode(MakeShared<GradNodeAccumulation>(meta));
-  }
-  if (!meta->GradNode()->IsAccumulationNode()) return nullptr;
-  return meta->GetMutableGradNode();
+  const auto& node = meta->GradNodeOrMake([&] { return MakeShared<GradNodeAccumulation>(meta); });
+  if (!node->IsAccumulationNode()) return nullptr;
+  return node;
 }
 
 }  // namespace oar

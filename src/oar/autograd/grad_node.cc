@@ -62,11 +62,10 @@ void FillOutMeta(GradSlotMeta& meta, const Tensor& fwd_in) {
   const bool stop = fwd_in_meta == nullptr || fwd_in_meta->StopGradient();
   meta.SetStopGradient(stop);
   if (!stop) {
-    if (!fwd_in_meta->GetMutableGradNode()) {
-      // A leaf that needs a gradient gets its accumulation node on first use.
-      fwd_in_meta->SetGradNode(MakeShared<GradNodeAccumulation>(fwd_in_meta));
-    }
-    meta.SetEdge(fwd_in_meta->GetMutableGradNode(), fwd_in_meta->OutRankInfo());
+    // A leaf that needs a gradient gets its accumulation node on first use.
+    meta.SetEdge(
+        fwd_in_meta->GradNodeOrMake([&] { return MakeShared<GradNodeAccumulation>(fwd_in_meta); }),
+        fwd_in_meta->OutRankInfo());
   }
   if (fwd_in.defined() && fwd_in.impl()->valid()) {
     meta.SetTensorMeta(fwd_in.dtype(), fwd_in.dims());

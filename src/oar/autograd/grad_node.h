@@ -2,11 +2,27 @@
 // bwd_in_meta_ describes the gradients flowing in (one slot per forward
 // output), bwd_out_meta_ the gradients it produces (one slot per forward input)
 // together with the edges to the next nodes.
+//
+// Note [Thread safety of grad nodes]
+// Threads that share a model run backward passes through the same nodes at
+// once: every parameter's GradNodeAccumulation, and any non-leaf node built
+// before the threads started. A node's state is not all read-only while it
+// runs: the accumulation node adds into the leaf's .grad, retained grads add
+// into a non-leaf's .grad, hooks may touch whatever state their author shares,
+// and a backward without retain_graph frees the tensors the node saved. So
+// the engine holds the node's mutex() for everything it does with one node
+// (retained grads, hooks, operator(), ClearTensorWrappers): two passes through
+// one node take turns, and the sums they leave are exactly the serial ones.
+// Locks are never held from one node to the next, so passes that share many
+// nodes still run in parallel where they do not meet. Registering or removing
+// hooks while another thread runs a backward through the same node is not
+// supported (as in PyTorch).
 #pragma once
 
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <tuple>
 #include <vector>
@@ -98,6 +114,9 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
   // grad() skip everything below its inputs.
   uint64_t topological_nr() const { return topological_nr_; }
 
+  // Held by the engine while it runs this node (Note [Thread safety of grad nodes]).
+  std::mutex& mutex() const { return mutex_; }
+
  protected:
   SlotMetas bwd_out_meta_;
   SlotMetas bwd_in_meta_;
@@ -114,6 +133,7 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
   std::vector<RetainGradEntry> retain_grads_;
   bool is_tensor_wrappers_cleared_ = false;
   uint64_t topological_nr_ = 0;
+  mutable std::mutex mutex_;
 };
 
 }  // namespace oar

@@ -47,14 +47,23 @@ Tensor mean_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>& a
 
 Tensor max_min_grad(const Tensor& x, const Tensor& out, const Tensor& g,
                     const std::vector<int64_t>& axis, bool keepdim) {
-  const Tensor mask = cast(equal(x, reduce_grad(out, x, axis, keepdim)), x.dtype());
+  // The elements equal to the result share its gradient. A NaN result came
+  // from the NaN elements (NaN propagates), so they are the ones that share
+  // it, as torch.max does; NaN == NaN is false, hence the second term.
+  const Tensor o = reduce_grad(out, x, axis, keepdim);
+  const Tensor mask = add(cast(equal(x, o), x.dtype()), multiply(cast(not_equal(x, x), x.dtype()),
+                                                                 cast(not_equal(o, o), x.dtype())));
   const Tensor count = sum(mask, axis, DType::kUndefined, /*keepdim=*/true);
   return divide(multiply(reduce_grad(g, x, axis, keepdim), mask), expand(count, x.shape()));
 }
 
 Tensor max_min_mask(const Tensor& a, const Tensor& b, bool is_max) {
-  const Tensor wins = is_max ? greater_than(a, b) : less_than(a, b);
-  return add(cast(wins, a.dtype()), scale(cast(equal(a, b), a.dtype()), 0.5));
+  // 1 - [a loses] - 0.5 [tie], written with the comparisons that are false for
+  // NaN so that a NaN on either side passes the gradient to both, as PyTorch's
+  // maximum/minimum do (and not to neither).
+  const Tensor loses = is_max ? less_than(a, b) : greater_than(a, b);
+  const Tensor lost = add(cast(loses, a.dtype()), scale(cast(equal(a, b), a.dtype()), 0.5));
+  return scale(lost, -1.0, 1.0);
 }
 
 std::vector<int64_t> inverse_perm(const std::vector<int64_t>& perm) {

@@ -8,7 +8,15 @@
 namespace oar {
 
 int64_t NormalizeAxis(int64_t axis, int64_t rank, const char* arg_name) {
-  // A 0-d tensor accepts axis 0 and -1, as Paddle and numpy do.
+  if (rank == 0) {
+    throw errors::OutOfRange("argument '", arg_name, "' (", axis,
+                             ") is out of range: the tensor is 0-d and has no axis to index "
+                             "(Note [Axes of 0-d tensors]); reshape it to [1] first");
+  }
+  return NormalizeAxisAllowing0d(axis, rank, arg_name);
+}
+
+int64_t NormalizeAxisAllowing0d(int64_t axis, int64_t rank, const char* arg_name) {
   const int64_t r = std::max<int64_t>(rank, 1);
   if (axis < -r || axis >= r) {
     throw errors::OutOfRange("argument '", arg_name, "' (", axis,
@@ -21,7 +29,7 @@ int64_t NormalizeAxis(int64_t axis, int64_t rank, const char* arg_name) {
 std::vector<int64_t> NormalizeReduceAxes(const std::vector<int64_t>& axis, int64_t rank) {
   std::vector<int64_t> out;
   out.reserve(axis.size());
-  for (int64_t a : axis) out.push_back(NormalizeAxis(a, rank));
+  for (int64_t a : axis) out.push_back(NormalizeAxisAllowing0d(a, rank));
   std::sort(out.begin(), out.end());
   out.erase(std::unique(out.begin(), out.end()), out.end());
   if (rank == 0) out.clear();
@@ -230,7 +238,7 @@ void SqueezeInferMeta(const DenseTensor& x, const std::vector<int64_t>& axis, De
     for (int64_t i = 0; i < rank; ++i) drop[i] = x.dims()[i] == 1;
   } else {
     for (int64_t a : axis) {
-      const int64_t p = NormalizeAxis(a, rank);
+      const int64_t p = NormalizeAxisAllowing0d(a, rank);
       if (rank > 0 && x.dims()[p] == 1) drop[p] = true;  // other sizes are kept, as Paddle does
     }
   }
@@ -406,13 +414,13 @@ void NonzeroInferMeta(const DenseTensor& x, DenseTensor* out) {
 }
 
 void SoftmaxInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out) {
-  NormalizeAxis(axis, x.ndim());
+  NormalizeAxisAllowing0d(axis, x.ndim());
   out->set_meta(x.dtype(), x.dims());
 }
 
 void SoftmaxGradInferMeta(const DenseTensor& out, const DenseTensor& grad_out, int64_t axis,
                           DenseTensor* x_grad) {
-  NormalizeAxis(axis, out.ndim());
+  NormalizeAxisAllowing0d(axis, out.ndim());
   SameShapeGradInferMeta(out, grad_out, x_grad);
 }
 

@@ -12,7 +12,16 @@
 namespace oar {
 
 // Axis helpers shared by InferMeta and kernels.
+//
+// Note [Axes of 0-d tensors]
+// A 0-d tensor has no dimension to index, so NormalizeAxis refuses every
+// axis for it: slicing, concatenating or transposing along an axis needs one.
+// Ops that treat a 0-d tensor as one element along one axis (reductions,
+// softmax, squeeze) accept 0 and -1 for it, as Paddle, numpy and PyTorch do,
+// through NormalizeAxisAllowing0d; the result is 0 and must not be used to
+// index dims() when the rank is 0.
 int64_t NormalizeAxis(int64_t axis, int64_t rank, const char* arg_name = "axis");
+int64_t NormalizeAxisAllowing0d(int64_t axis, int64_t rank, const char* arg_name = "axis");
 // Sorted, de-duplicated, normalised axes; empty `axis` (or all axes) means reduce all.
 std::vector<int64_t> NormalizeReduceAxes(const std::vector<int64_t>& axis, int64_t rank);
 DDim BroadcastShape(const DDim& a, const DDim& b, const char* a_name = "x",

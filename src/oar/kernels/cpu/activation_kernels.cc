@@ -30,8 +30,11 @@ OAR_UNARY_KERNEL(SinKernel, 8, static_cast<C>(std::sin(a)))
 OAR_UNARY_KERNEL(CosKernel, 8, static_cast<C>(std::cos(a)))
 OAR_UNARY_KERNEL(TanhKernel, 8, static_cast<C>(std::tanh(a)))
 OAR_UNARY_KERNEL(SigmoidKernel, 8, static_cast<C>(C(1) / (C(1) + std::exp(-a))))
-OAR_UNARY_KERNEL(AbsKernel, 1, a < C(0) ? C(-a) : a)
-OAR_UNARY_KERNEL(ReluKernel, 1, a > C(0) ? a : C(0))
+// Comparisons with NaN are false, so each expression below is arranged for
+// NaN to take the branch that returns it: NaN in, NaN out (IEEE, PyTorch).
+// `+ C(0)` turns -0.0 into +0.0 (|-0| = +0) and leaves everything else alone.
+OAR_UNARY_KERNEL(AbsKernel, 1, a < C(0) ? C(-a) : C(a + C(0)))
+OAR_UNARY_KERNEL(ReluKernel, 1, a < C(0) ? C(0) : a)
 OAR_UNARY_KERNEL(NegKernel, 1, static_cast<C>(-a))
 OAR_UNARY_KERNEL(SignKernel, 1, static_cast<C>((C(0) < a) - (a < C(0))))
 OAR_UNARY_KERNEL(AssignKernel, 1, a)
@@ -48,7 +51,11 @@ void ScaleKernel(const DeviceContext&, const DenseTensor& x, double scale, doubl
     });
   } else {
     const C s = static_cast<C>(scale), b = static_cast<C>(bias);
-    if (bias_after_scale) {
+    if (bias == 0.0) {
+      // Adding +0.0 would turn -0.0 into +0.0 and flip the sign of whatever
+      // divides by it (the gradient of sqrt at -0.0 is -inf).
+      UnaryElementwise<T, T>(x, out, [=](C a) { return s * a; });
+    } else if (bias_after_scale) {
       UnaryElementwise<T, T>(x, out, [=](C a) { return s * a + b; });
     } else {
       UnaryElementwise<T, T>(x, out, [=](C a) { return s * (a + b); });
@@ -59,8 +66,17 @@ void ScaleKernel(const DeviceContext&, const DenseTensor& x, double scale, doubl
 template <typename T>
 void PowKernel(const DeviceContext&, const DenseTensor& x, double y, DenseTensor* out) {
   using C = compute_t<T>;
+  // The exponents with a cheaper exact form, as PyTorch computes them: x ** 0.5
+  // is sqrt(x), so (-inf) ** 0.5 and its gradient (-inf) ** -0.5 are NaN, not
+  // std::pow's +inf and 0.
   if (y == 2.0) {
     UnaryElementwise<T, T>(x, out, [](C a) { return a * a; });
+  } else if (y == 0.5 && std::is_floating_point_v<C>) {
+    UnaryElementwise<T, T>(
+        x, out, [](C a) { return static_cast<C>(std::sqrt(a)); }, 4);
+  } else if (y == -0.5 && std::is_floating_point_v<C>) {
+    UnaryElementwise<T, T>(
+        x, out, [](C a) { return static_cast<C>(C(1) / std::sqrt(a)); }, 4);
   } else if (y == 1.0) {
     UnaryElementwise<T, T>(x, out, [](C a) { return a; });
   } else {
@@ -92,8 +108,9 @@ void SigmoidGradKernel(const DeviceContext&, const DenseTensor& out, const Dense
 template <typename T>
 void ReluGradKernel(const DeviceContext&, const DenseTensor& out, const DenseTensor& grad_out,
                     DenseTensor* x_grad) {
+  // out <= 0 is false for NaN: the gradient passes there, as in PyTorch.
   BinaryElementwise<T, T, T>(out, grad_out, x_grad, [](auto o, auto g) {
-    return o > decltype(o)(0) ? g : decltype(g)(0);
+    return o <= decltype(o)(0) ? decltype(g)(0) : g;
   });
 }
 

@@ -25,6 +25,8 @@ AxisPlan PlanAxis(const DDim& dims, int64_t axis) {
 // Calls f(o, i, stride) for every line along the axis, in parallel.
 template <typename F>
 void ForEachLine(const AxisPlan& p, F f) {
+  // Without elements there is nothing to do, however many empty lines there are.
+  if (p.n == 0 || p.outer == 0 || p.inner == 0) return;
   ParallelFor(0, p.outer * p.inner, p.n * 4, [&](int64_t b, int64_t e) {
     for (int64_t li = b; li < e; ++li) f((li / p.inner) * p.n * p.inner + li % p.inner, p.inner);
   });
@@ -34,7 +36,7 @@ template <typename T, bool kLog>
 void SoftmaxImpl(const DenseTensor& x_in, int64_t axis, DenseTensor* out) {
   using C = compute_t<T>;
   const DenseTensor x = funcs::Contiguous(x_in);
-  const int64_t a = NormalizeAxis(axis, x.ndim());
+  const int64_t a = NormalizeAxisAllowing0d(axis, x.ndim());
   const AxisPlan p = PlanAxis(x.dims(), a);
   const T* in = static_cast<const T*>(x.data());
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
@@ -71,7 +73,7 @@ void SoftmaxGradKernel(const DeviceContext&, const DenseTensor& out_in,
                        const DenseTensor& grad_out_in, int64_t axis, DenseTensor* x_grad) {
   using C = compute_t<T>;
   const DenseTensor out = funcs::Contiguous(out_in), g = funcs::Contiguous(grad_out_in);
-  const AxisPlan p = PlanAxis(out.dims(), NormalizeAxis(axis, out.ndim()));
+  const AxisPlan p = PlanAxis(out.dims(), NormalizeAxisAllowing0d(axis, out.ndim()));
   const T* po = static_cast<const T*>(out.data());
   const T* pg = static_cast<const T*>(g.data());
   T* dx = static_cast<T*>(x_grad->AllocateFrom(out.place()));
@@ -91,7 +93,7 @@ void LogSoftmaxGradKernel(const DeviceContext&, const DenseTensor& out_in,
                           const DenseTensor& grad_out_in, int64_t axis, DenseTensor* x_grad) {
   using C = compute_t<T>;
   const DenseTensor out = funcs::Contiguous(out_in), g = funcs::Contiguous(grad_out_in);
-  const AxisPlan p = PlanAxis(out.dims(), NormalizeAxis(axis, out.ndim()));
+  const AxisPlan p = PlanAxis(out.dims(), NormalizeAxisAllowing0d(axis, out.ndim()));
   const T* po = static_cast<const T*>(out.data());
   const T* pg = static_cast<const T*>(g.data());
   T* dx = static_cast<T*>(x_grad->AllocateFrom(out.place()));
