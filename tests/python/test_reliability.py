@@ -174,3 +174,19 @@ def test_zero_size_softmax_returns_at_once():
             "print('ok')\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+def test_zero_size_reductions_and_gathers_return_at_once():
+    code = ("import oar\n"
+            "x = oar.full([2**40, 0], 1.0)\n"
+            "assert oar.sum(x, [0]).shape == [0]\n"
+            "assert oar.mean(x, [0]).shape == [0]\n"
+            "assert oar.max(x, [0]).shape == [0]\n"
+            "y = oar.full([2**40, 2, 0], 1.0)\n"
+            "i = oar.to_tensor([1, 0])\n"
+            "assert oar.index_select(y, i, 1).shape == [2**40, 2, 0]\n"
+            "z = oar.full([4, 0], 1.0)\n"
+            "assert oar.sum(z, [1]).numpy().tolist() == [0.0] * 4\n"
+            "print('ok')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr

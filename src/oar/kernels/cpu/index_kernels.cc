@@ -48,6 +48,7 @@ void IndexSelectKernel(const DeviceContext&, const DenseTensor& x_in, const Dens
   const Split3 s = Around(x.dims(), a);
   const T* in = static_cast<const T*>(x.data());
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;  // however many empty rows there are
   const int64_t m = static_cast<int64_t>(pos.size());
   ParallelFor(0, s.outer, m * s.inner, [&](int64_t b, int64_t e) {
     for (int64_t i = b; i < e; ++i) {
@@ -67,6 +68,7 @@ void IndexSelectGradKernel(const DeviceContext&, const DenseTensor& x, const Den
   const DenseTensor g = funcs::Contiguous(grad_out_in);
   x_grad->AllocateFrom(g.place());
   funcs::Fill(x_grad, 0);
+  if (g.numel() == 0) return;  // however many empty rows there are
   const Split3 s = Around(x_grad->dims(), a);
   const T* gp = static_cast<const T*>(g.data());
   T* o = static_cast<T*>(x_grad->data());

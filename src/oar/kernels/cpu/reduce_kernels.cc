@@ -113,9 +113,16 @@ template <typename T, typename Op, typename Finish>
 void ReduceInto(const DenseTensor& x, const std::vector<int64_t>& axes, DenseTensor* out,
                 Finish finish) {
   using A = acc_t<T>;
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  // Zero-size fast paths: the plan's loops would walk every empty row, and an
+  // empty tensor's other dims may be huge ([2**40, 0] reduced over axis 0).
+  if (out->numel() == 0) return;
+  if (x.numel() == 0) {
+    std::fill(o, o + out->numel(), static_cast<T>(finish(Op::template Init<A>())));
+    return;
+  }
   Plan p;
   DenseTensor xc = PlanReduction(x, axes, &p);
-  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
   const T* in = static_cast<const T*>(xc.data());
   if (p.inner == 1) {
     ParallelFor(0, p.outer, p.reduce, [&](int64_t b, int64_t e) {
