@@ -575,6 +575,58 @@ def gen_docs(ops):
     return "\n".join(L) + "\n"
 
 
+# ------------------------------------------------------------ formula validation
+# Backward formulas are C++ expressions pasted into the generated grad nodes. A
+# misspelt name would surface as a compile error deep in generated code, so
+# every identifier is resolved here first, and an unknown one fails generation
+# with the op and the name.
+HELPER_HEADERS = ("src/oar/eager/backward_helpers.h", "src/oar/eager/creation.h")
+FORMULA_KEYWORDS = {"true", "false", "DType"}
+
+def helper_functions(root):
+    """Names of the C++ functions formulas may call besides the ops."""
+    names = set()
+    for rel in HELPER_HEADERS:
+        with open(os.path.join(root, rel)) as f:
+            names |= set(re.findall(r"^\S.*?\b(\w+)\(", f.read(), re.M))
+    return names
+
+
+def formula_identifiers(formula):
+    """The free identifiers of a formula: not members (x.dtype()), not scoped
+    (DType::kFloat32), not numbers."""
+    out = []
+    for m in re.finditer(r"[A-Za-z_]\w*", formula):
+        before = formula[:m.start()].rstrip()
+        if before.endswith(".") or before.endswith("::"):
+            continue
+        if m.start() > 0 and (formula[m.start() - 1].isdigit() or formula[m.start() - 1] == "."):
+            continue  # 1e-3, 2.0f
+        out.append(m.group(0))
+    return out
+
+
+def validate_formulas(ops, root):
+    known_calls = {o.name for o in ops} | {o.name + "_" for o in ops if o.inplace}
+    known_calls |= helper_functions(root)
+    for op in ops:
+        scope = {a.name for a in op.args} | {op.out, op.grad_out} | FORMULA_KEYWORDS
+        for target, formula in op.backward.items():
+            for name in formula_identifiers(formula):
+                if name not in scope and name not in known_calls:
+                    raise ValueError(
+                        f"ops.yaml: op '{op.name}', backward of '{target}': unknown name "
+                        f"'{name}' in `{formula}`; a formula may use the op's arguments "
+                        f"({', '.join(a.name for a in op.args)}), its output '{op.out}', "
+                        f"'{op.grad_out}', the declared ops and the helpers of "
+                        f"{' and '.join(HELPER_HEADERS)}")
+            if len(formula) > 100:
+                raise ValueError(
+                    f"ops.yaml: op '{op.name}', backward of '{target}' is {len(formula)} "
+                    f"characters; move a formula longer than a line into a named helper in "
+                    f"src/oar/eager/backward_helpers.h")
+
+
 def write_if_changed(path, text):
     os.makedirs(os.path.dirname(path), exist_ok=True)
     if os.path.exists(path):
@@ -602,6 +654,8 @@ def main():
     p.add_argument("--out", required=True)
     args = p.parse_args()
     ops = load_ops(args.yaml)
+    validate_formulas(ops, os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(args.yaml)))))
     out = args.out
     api_h, api_cc = gen_api(ops)
     write_if_changed(f"{out}/oar/api/api.h", api_h)

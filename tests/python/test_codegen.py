@@ -1,0 +1,72 @@
+"""The op generator (tools/codegen/gen_ops.py) rejects bad declarations with a
+message naming the op and the problem, before any C++ is generated."""
+import os
+import subprocess
+import sys
+
+import pytest
+
+REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+GEN = os.path.join(REPO, "tools", "codegen", "gen_ops.py")
+
+
+def generate(tmp_path, yaml_text):
+    # The generator finds its helper headers relative to the yaml: <root>/src/oar/ops.yaml.
+    root = tmp_path / "repo"
+    (root / "src" / "oar" / "eager").mkdir(parents=True)
+    for h in ("backward_helpers.h", "creation.h"):
+        src = os.path.join(REPO, "src", "oar", "eager", h)
+        (root / "src" / "oar" / "eager" / h).write_text(open(src).read())
+    (root / "src" / "oar" / "ops.yaml").write_text(yaml_text)
+    return subprocess.run([sys.executable, GEN, "--yaml", str(root / "src" / "oar" / "ops.yaml"),
+                           "--out", str(tmp_path / "out")], capture_output=True, text=True)
+
+
+OP = """
+- op: twice
+  args: (Tensor x, float factor=2.0)
+  output: Tensor(out)
+  infer_meta: UnchangedInferMeta(x)
+  backward:
+    x: {formula}
+  doc: factor * x.
+"""
+
+
+def test_the_real_declarations_generate():
+    r = subprocess.run([sys.executable, GEN, "--yaml", os.path.join(REPO, "src", "oar", "ops.yaml"),
+                        "--out", "/tmp/oar_gen_check"], capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+
+
+def test_a_valid_formula_generates(tmp_path):
+    r = generate(tmp_path, OP.format(formula="scale(grad_out, factor, 0.0, true)") +
+                 OP.replace("twice", "scale").format(formula="grad_out"))
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize("formula, unknown", [
+    ("scale(grad_out, factr, 0.0, true)", "factr"),      # a misspelt attribute
+    ("multiply(grad_ot, x)", "grad_ot"),                 # a misspelt gradient
+    ("mulitply(grad_out, x)", "mulitply"),               # a misspelt op
+])
+def test_a_misspelt_name_names_the_op_and_the_name(tmp_path, formula, unknown):
+    r = generate(tmp_path, OP.format(formula=formula) +
+                 OP.replace("twice", "scale").replace("factor", "s").format(formula="grad_out") +
+                 OP.replace("twice", "multiply").format(formula="grad_out"))
+    assert r.returncode != 0
+    assert f"op 'twice'" in r.stderr and f"unknown name '{unknown}'" in r.stderr, r.stderr
+
+
+def test_members_and_scoped_names_are_not_free_names(tmp_path):
+    r = generate(tmp_path, OP.format(formula="cast(grad_out, x.dtype())") +
+                 OP.replace("twice", "cast").format(formula="full_like(grad_out, 0, DType::kFloat32)")
+                 + OP.replace("twice", "full_like").format(formula="grad_out"))
+    assert r.returncode == 0, r.stderr
+
+
+def test_an_overlong_formula_asks_for_a_helper(tmp_path):
+    long = "scale(" * 12 + "grad_out" + ", factor)" * 12
+    r = generate(tmp_path, OP.format(formula=long) +
+                 OP.replace("twice", "scale").format(formula="grad_out"))
+    assert r.returncode != 0 and "named helper" in r.stderr, r.stderr
