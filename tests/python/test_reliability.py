@@ -190,3 +190,31 @@ def test_zero_size_reductions_and_gathers_return_at_once():
             "print('ok')\n")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0 and r.stdout.strip() == "ok", r.stderr
+
+
+# ---- found by the fuzzer (tests/fuzz) -----------------------------------------------
+
+def test_matmul_transpose_x_of_a_transposed_batched_view():
+    a = np.random.default_rng(0).uniform(-1, 1, (1, 3, 4, 4))
+    b = np.random.default_rng(1).uniform(-1, 1, (4, 4))
+    x = oar.to_tensor(a).transpose([0, 1, 3, 2])  # memory is a's, read as a^T
+    np.testing.assert_allclose(oar.matmul(x, oar.to_tensor(b), transpose_x=True).numpy(), a @ b)
+
+
+@pytest.mark.parametrize("step", [-2**63, 2**63 - 1, -2**62, -3, 3])
+def test_slice_steps_near_the_int64_limits(step):
+    v = np.array([[1.0, 2, 3, 4]])
+    start, end = (-1, -5) if step < 0 else (0, 4)
+    got = oar.strided_slice(oar.to_tensor(v), [1], [start], [end], [step]).numpy()
+    np.testing.assert_array_equal(got, v[:, start:end:step])  # Python's slice rules
+    x = oar.to_tensor(np.array([5, -3, 1], "int32"))
+    np.testing.assert_array_equal(oar.set_value(x, [0], [3], [-4], [-2**63], -5).numpy(),
+                                  [5, -3, -5])
+
+
+def test_pow_gradients_at_zero_match_torch():
+    out = both(lambda x: oar.pow(x, 0.0), lambda x: torch.pow(x, 0.0), [0.0, 2.0])
+    same(out[1][0], out[3][0])
+    out = both(oar.elementwise_pow, torch.pow, [0.0, 0.0, 2.0, 0.0], [0.0, 2.0, 0.0, -1.0])
+    for g, tg in zip(out[1], out[3]):
+        same(g, tg)

@@ -66,6 +66,25 @@ Tensor max_min_mask(const Tensor& a, const Tensor& b, bool is_max) {
   return scale(lost, -1.0, 1.0);
 }
 
+Tensor pow_grad_x(const Tensor& x, double y, const Tensor& g) {
+  if (y == 0.0) return zeros_like(g);  // x ** 0 is 1 everywhere, 0 ** -1 included
+  return multiply(g, scale(pow(x, y - 1.0), y));
+}
+
+Tensor elementwise_pow_grad_x(const Tensor& x, const Tensor& y, const Tensor& g) {
+  const Tensor dx = multiply(g, multiply(y, elementwise_pow(x, scale(y, 1.0, -1.0))));
+  return unbroadcast(where(equal(y, zeros_like(y)), zeros_like(dx), dx), x);
+}
+
+Tensor elementwise_pow_grad_y(const Tensor& x, const Tensor& y, const Tensor& out,
+                              const Tensor& g) {
+  // d/dy x ** y = x ** y * log(x); at x = 0 with y >= 0 the limit is 0, not 0 * -inf.
+  const Tensor dy = multiply(g, multiply(out, log(x)));
+  const Tensor zero = zeros_like(dy);
+  const Tensor at_zero = where(greater_equal(y, zeros_like(y)), zero, dy);
+  return unbroadcast(where(equal(x, zeros_like(x)), at_zero, dy), y);
+}
+
 std::vector<int64_t> inverse_perm(const std::vector<int64_t>& perm) {
   const int64_t n = static_cast<int64_t>(perm.size());
   std::vector<int64_t> inv(perm.size());

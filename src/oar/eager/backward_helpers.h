@@ -24,8 +24,14 @@ Tensor mean_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>& a
 // max/min: the gradient goes to the elements equal to the result, split evenly among ties.
 Tensor max_min_grad(const Tensor& x, const Tensor& out, const Tensor& g,
                     const std::vector<int64_t>& axis, bool keepdim);
-// maximum/minimum: 1 where a wins, 0.5 on ties, 0 where b wins.
+// maximum/minimum: 1 where a wins, 0.5 on ties, 0 where b wins (1 where either is NaN).
 Tensor max_min_mask(const Tensor& a, const Tensor& b, bool is_max);
+// x ** y: the gradients with PyTorch's conventions at the points where the
+// plain formula meets 0 * inf (a zero exponent contributes 0 to dx, and a zero
+// base with a non-negative exponent contributes 0 to dy).
+Tensor pow_grad_x(const Tensor& x, double y, const Tensor& g);
+Tensor elementwise_pow_grad_x(const Tensor& x, const Tensor& y, const Tensor& g);
+Tensor elementwise_pow_grad_y(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& g);
 std::vector<int64_t> inverse_perm(const std::vector<int64_t>& perm);
 std::vector<Tensor> concat_grad(const std::vector<Tensor>& x, const Tensor& g, int64_t axis);
 Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,

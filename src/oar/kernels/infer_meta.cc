@@ -318,7 +318,10 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
                 errors::InvalidArgument("argument 'axes' ", StrCat(axes), " repeats axis ", a));
     seen[a] = true;
     const int64_t n = dims[a];
-    const int64_t step = strides.empty() ? 1 : strides[i];
+    // Any step longer than the dim takes one element; clamping keeps -step and
+    // the size arithmetic below from overflowing (a step of -2**63).
+    const int64_t step =
+        std::clamp<int64_t>(strides.empty() ? 1 : strides[i], -INT64_MAX, INT64_MAX);
     OAR_ENFORCE(step != 0, errors::InvalidArgument("argument 'strides' must not contain 0"));
     // Python's slice.indices()
     auto clamp = [&](int64_t v, int64_t lo, int64_t hi) {
@@ -329,11 +332,11 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
     if (step > 0) {
       start = clamp(starts[i], 0, n);
       end = clamp(ends[i], 0, n);
-      size = end > start ? (end - start + step - 1) / step : 0;
+      size = end > start ? (end - start - 1) / step + 1 : 0;
     } else {
       start = clamp(starts[i], -1, n - 1);
       end = clamp(ends[i], -1, n - 1);
-      size = start > end ? (start - end + (-step) - 1) / (-step) : 0;
+      size = start > end ? (start - end - 1) / (-step) + 1 : 0;
     }
     out.push_back({a, start, step, size});
   }

@@ -102,18 +102,28 @@ void ExpandKernel(const DeviceContext&, const DenseTensor& x, const std::vector<
   *out = DenseTensor(x.Holder(), m);
 }
 
+namespace {
+// x[starts:ends:strides] along axes, as a view of x's memory.
+DenseTensor SliceView(const DenseTensor& t, const std::vector<int64_t>& axes,
+                      const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
+                      const std::vector<int64_t>& strides) {
+  DenseTensorMeta m = t.meta();
+  for (const auto& r : NormalizeSlices(t.dims(), axes, starts, ends, strides)) {
+    if (r.size > 0) m.offset += r.start * m.strides[r.axis];
+    m.dims[r.axis] = r.size;
+    // With one element the stride is never used, and step may be near 2**63.
+    if (r.size > 1) m.strides[r.axis] *= r.step;
+  }
+  return DenseTensor(t.Holder(), m);
+}
+}  // namespace
+
 template <typename T>
 void StridedSliceKernel(const DeviceContext&, const DenseTensor& x,
                         const std::vector<int64_t>& axes, const std::vector<int64_t>& starts,
                         const std::vector<int64_t>& ends, const std::vector<int64_t>& strides,
                         DenseTensor* out) {
-  DenseTensorMeta m = x.meta();
-  for (const auto& r : NormalizeSlices(x.dims(), axes, starts, ends, strides)) {
-    if (r.size > 0) m.offset += r.start * m.strides[r.axis];
-    m.dims[r.axis] = r.size;
-    m.strides[r.axis] *= r.step;
-  }
-  *out = DenseTensor(x.Holder(), m);
+  *out = SliceView(x, axes, starts, ends, strides);
 }
 
 template <typename T>
@@ -144,17 +154,6 @@ void CopyUnlessSame(const DenseTensor& x, DenseTensor* out) {
   if (out == &x) return;
   out->AllocateFrom(x.place());
   funcs::CopyInto(x, out);
-}
-DenseTensor SliceView(const DenseTensor& t, const std::vector<int64_t>& axes,
-                      const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
-                      const std::vector<int64_t>& strides) {
-  DenseTensorMeta m = t.meta();
-  for (const auto& r : NormalizeSlices(t.dims(), axes, starts, ends, strides)) {
-    if (r.size > 0) m.offset += r.start * m.strides[r.axis];
-    m.dims[r.axis] = r.size;
-    m.strides[r.axis] *= r.step;
-  }
-  return DenseTensor(t.Holder(), m);
 }
 }  // namespace
 

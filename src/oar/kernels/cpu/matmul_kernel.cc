@@ -17,6 +17,9 @@ struct MatArg {
   DenseTensor t;  // a view BLAS can read (last two dims have a unit stride)
   bool trans;     // BLAS transpose flag, already combined with the user's flag
   int64_t ld;     // leading dimension
+  // The memory is read as the transpose of `t`'s logical layout (a transposed
+  // view): a contiguous copy of `t` would then mean the other matrix.
+  bool flipped = false;
 };
 
 // Prepares the [.., r, c] operand so BLAS sees it (optionally transposed by the user).
@@ -25,9 +28,9 @@ MatArg PrepareMat(const DenseTensor& x, bool user_trans) {
   const int64_t r = x.dims()[nd - 2], c = x.dims()[nd - 1];
   const int64_t sr = x.strides()[nd - 2], sc = x.strides()[nd - 1];
   if ((sc == 1 || c == 1) && sr >= std::max<int64_t>(c, 1)) return {x, user_trans, sr};
-  if ((sr == 1 || r == 1) && sc >= std::max<int64_t>(r, 1)) return {x, !user_trans, sc};
+  if ((sr == 1 || r == 1) && sc >= std::max<int64_t>(r, 1)) return {x, !user_trans, sc, true};
   DenseTensor cont = funcs::Contiguous(x);
-  return {cont, user_trans, std::max<int64_t>(c, 1)};
+  return {cont, user_trans, std::max<int64_t>(c, 1), false};
 }
 
 template <typename T>
@@ -97,7 +100,7 @@ void MatmulImpl(const DenseTensor& x_in, const DenseTensor& y_in, bool transpose
   const DDim batch = BroadcastShape(bx, by);
   const int64_t nb = Product(batch);
   // y shared by every batch and x's batches contiguous: one GEMM with M * batch rows.
-  if (!a.trans && Product(by) == 1 && nb > 1) {
+  if (!a.trans && !a.flipped && Product(by) == 1 && nb > 1) {
     DenseTensor xc = funcs::Contiguous(a.t);
     Gemm<T>(false, b.trans, nb * M, N, K, static_cast<const T*>(xc.data()), K, pb, b.ld, o, N);
     return;

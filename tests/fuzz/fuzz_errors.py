@@ -1,0 +1,31 @@
+"""Shared by worker.py and atheris_arg_parser.py: what counts as a clean error, and a
+memory cap."""
+import re
+
+# One of these types, with a message that is not an internal C++ message leaking
+# through the bindings' catch-all (which maps any std::exception to RuntimeError).
+CLEAN = (TypeError, ValueError, IndexError, OverflowError, NotImplementedError, MemoryError,
+         RuntimeError)
+LEAK = re.compile(r"std::|_M_|basic_string|unknown C\+\+ exception|vector::|bad_alloc|"
+                  r"bad_array|stoi|stol|map::at|invalid_argument|out_of_range")
+
+
+def unclear(e):
+    """Why e is not a clean typed error, or None."""
+    if not isinstance(e, CLEAN) or isinstance(e, RecursionError):
+        return f"{type(e).__name__}: {e}"
+    msg = str(e).strip()
+    if not msg:
+        return f"{type(e).__name__} with an empty message"
+    if LEAK.search(msg.split(" [Expected ")[0]):  # the expectation names C++ code by design
+        return f"{type(e).__name__}: C++ exception leaking: {msg}"
+    return None
+
+
+def limit_memory(extra=4 << 30):
+    """Address space capped a few GiB above what the imports took: a runaway allocation
+    then fails (a MemoryError, or a crash we report) instead of swapping the machine."""
+    import resource
+    with open("/proc/self/status") as f:
+        vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize"))
+    resource.setrlimit(resource.RLIMIT_AS, (vm + extra, resource.RLIM_INFINITY))
