@@ -1,4 +1,4 @@
-// The engine cases of the seeds (Paddle's eager backward tests), on scale
+// The engine cases of Paddle's eager backward tests (docs/design.md §8), on scale
 // nodes whose gradients are easy to derive by hand.
 #include "test_util.h"
 

@@ -1,5 +1,5 @@
 """Creation functions: to_tensor, zeros/ones/full/*_like, arange, linspace, eye,
-random creation and oar.seed (DESIGN.md §4 'create')."""
+random creation and oar.seed (docs/python.md, 'create')."""
 import numpy as np
 import pytest
 

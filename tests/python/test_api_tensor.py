@@ -1,5 +1,5 @@
 """oar.Tensor: properties, methods, numpy interop, Python operators, repr,
-indexing/slicing (read and write) and gradients through indexing (DESIGN.md §4)."""
+indexing/slicing (read and write) and gradients through indexing (docs/python.md)."""
 import gc
 import re
 

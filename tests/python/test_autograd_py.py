@@ -1,4 +1,4 @@
-"""Autograd from Python (DESIGN.md §3, §4 'autograd'): backward, grad, hooks,
+"""Autograd from Python (docs/autograd.md; docs/python.md 'autograd'): backward, grad, hooks,
 grad mode, PyLayer, saved-tensor hooks, jacobian/hessian, inplace versions, flags."""
 import threading
 

@@ -1,5 +1,5 @@
 """Every user error is a typed Python exception with a useful message naming the op,
-the argument and expected vs received (DESIGN.md §5); afterwards the interpreter
+the argument and expected vs received (docs/design.md §6); afterwards the interpreter
 and oar are still healthy (checked after every test by an autouse fixture)."""
 import numpy as np
 import pytest

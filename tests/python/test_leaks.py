@@ -1,5 +1,5 @@
-"""No leaks (DESIGN.md §3 'No reference cycles'): long forward+backward loops with
-Python hooks, PyLayers and saved-tensor hooks keep RSS and the allocator's
+"""No leaks (no reference cycles: Note [TensorWrapper lifetimes]): long forward+backward
+loops with Python hooks, PyLayers and saved-tensor hooks keep RSS and the allocator's
 bytes_in_use flat, and Python callbacks captured by the graph die with it."""
 import gc
 import os

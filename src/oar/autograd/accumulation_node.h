@@ -27,7 +27,8 @@ class GradNodeAccumulation final : public GradNodeBase {
   const char* forward_op() const override { return "leaf accumulation"; }
   bool IsAccumulationNode() const override { return true; }
 
-  // Runs after the leaf's .grad has been updated (Paddle's reduce hooks).
+  // Runs after the leaf's .grad has been updated (Paddle's reduce hooks;
+  // Note [Hook order] in grad_node.h).
   int64_t RegisterReduceHook(VoidHook hook);
   bool RemoveReduceHook(int64_t id);
   // The leaf's gradient storage (null if the leaf is gone).

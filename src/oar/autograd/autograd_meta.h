@@ -1,6 +1,6 @@
-// Autograd information of a tensor (the seeds' AutogradMeta): its gradient,
-// the grad node that produced it and which output of that node it is,
-// stop_gradient and retain_grads.
+// Autograd information of a tensor (Paddle's AutogradMeta, docs/design.md §4):
+// its gradient, the grad node that produced it and which output of that node
+// it is, stop_gradient and retain_grads.
 //
 // Note [Publishing a leaf's accumulation node]
 // A leaf that needs a gradient gets its GradNodeAccumulation the first time an

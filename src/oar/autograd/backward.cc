@@ -227,7 +227,8 @@ class GraphTask {
     return "";
   }
 
-  // Runs one node: retained grads, hooks, captures for grad(), then its backward.
+  // Runs one node: retained grads, hooks, captures for grad(), then its backward
+  // (Note [Hook order]), with grad mode = create_graph (Note [Gradients of any order]).
   GradSlots RunNode(GradNodeBase* node, NodeState& st, GradSlots& grads) {
     std::lock_guard<std::mutex> node_lock(node->mutex());  // Note [Thread safety of grad nodes]
     SetGradModeGuard grad_mode(create_graph_);

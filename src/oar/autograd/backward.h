@@ -1,5 +1,6 @@
 // The backward engine: Backward() for loss.backward() and Grad() for
-// oar::grad(), both running RunBackward (DESIGN §3).
+// oar::grad(), both running one GraphTask (Paddle's RunBackward and GeneralGrad,
+// docs/design.md §4; the contract: docs/autograd.md).
 #pragma once
 
 #include <cstdint>
@@ -31,7 +32,8 @@ std::vector<Tensor> Grad(const std::vector<Tensor>& outputs, const std::vector<T
                          const std::vector<Tensor>& grad_outputs = {},
                          const GradOptions& options = {});
 
-// Called once at the end of the current (or next) backward()/grad() on this thread.
+// Called once at the end of the current (or next) backward()/grad() on this
+// thread (Note [Hook order] in grad_node.h).
 void RegisterBackwardFinalHook(std::function<void()> hook);
 
 // What the last backward()/grad() on this thread did (for tests and tools).

@@ -137,7 +137,8 @@ std::vector<Tensor> ApplyCustomFunction(const std::string& name, const std::vect
     node->SetGradInMeta(o, j);
     if (non_diff) node->MutableInputMeta()[j][0].SetStopGradient(true);
   }
-  // Saved tensors become wrappers now, so saved outputs know their node (weakly).
+  // Saved tensors become wrappers now, so saved outputs know their node
+  // (weakly: Note [TensorWrapper lifetimes]).
   for (const Tensor& t : ctx->to_save_) {
     const Tensor* src = &t;
     for (const auto& o : outputs) {

@@ -15,7 +15,8 @@
 //   Tensor y = Cube::apply({x})[0];
 //
 // forward runs without recording; backward runs with grad mode = create_graph,
-// so a backward written in differentiable ops gives gradients of any order.
+// so a backward written in differentiable ops gives gradients of any order
+// (Note [Gradients of any order] in grad_node.h).
 #pragma once
 
 #include <any>
@@ -45,7 +46,8 @@ std::vector<Tensor> ApplyCustomFunction(const std::string& name, const std::vect
 
 class FunctionContext {
  public:
-  // Tensors backward needs; outputs may be saved too (no reference cycle).
+  // Tensors backward needs; outputs may be saved too (no reference cycle:
+  // Note [TensorWrapper lifetimes]).
   void save_for_backward(std::vector<Tensor> tensors);
   // The saved tensors; an error if one was modified in place since.
   std::vector<Tensor> saved_tensors() const;

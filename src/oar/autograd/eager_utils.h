@@ -1,5 +1,5 @@
-// The seeds' EagerUtils: the small steps every dygraph function and the
-// engine use to read and write autograd metadata.
+// Paddle's EagerUtils (docs/design.md §4): the small steps every dygraph
+// function and the engine use to read and write autograd metadata.
 #pragma once
 
 #include <memory>

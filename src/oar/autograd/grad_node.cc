@@ -20,10 +20,7 @@ OAR_HOT_TLS thread_local std::vector<std::shared_ptr<GradNodeBase>>* tls_pending
 }  // namespace
 
 GradNodeBase::~GradNodeBase() {
-  // Destroying a node drops its edges, which may destroy the next node, and so
-  // on: in a deep graph that recursion overflows the stack. Instead, nodes
-  // about to lose their last owner are queued and destroyed in a loop by the
-  // outermost destructor on this thread.
+  // Queued, not recursive: see Note [Freeing deep graphs] in grad_node.h.
   std::vector<std::shared_ptr<GradNodeBase>> local;
   const bool outermost = tls_pending_deletes == nullptr;
   if (outermost) tls_pending_deletes = &local;

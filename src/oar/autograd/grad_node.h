@@ -17,6 +17,47 @@
 // nodes still run in parallel where they do not meet. Registering or removing
 // hooks while another thread runs a backward through the same node is not
 // supported (as in PyTorch).
+//
+// Note [Hook order]
+// When the engine reaches a node that received at least one gradient
+// (GraphTask::RunNode in backward.cc), it runs, under the node's mutex:
+//   1. retained grads (retain_grads() on a non-leaf output of this node): the
+//      incoming gradient is added into that tensor's .grad before any tensor
+//      hook runs, whatever the order of registration; only in backward(),
+//      since grad() never writes a .grad;
+//   2. tensor hooks (register_hook) on the node's input slots, in registration
+//      order, each seeing the previous one's result; a hook returning an
+//      undefined tensor (None) leaves the gradient as it is. A leaf's hooks
+//      live on its GradNodeAccumulation, so they change what is accumulated,
+//      and grad() captures an input's gradient after its hooks;
+//   3. the node. A GradNodeAccumulation adds into the leaf's .grad and then
+//      runs the leaf's reduce hooks (register_grad_accumulated_hook) in
+//      registration order; grad() runs it only with only_inputs=False and
+//      when the leaf is not one of its inputs.
+// Nodes run in dependency order, accumulation nodes as soon as they are
+// ready. Final callbacks (RegisterBackwardFinalHook) are per thread: they run
+// once, in registration order, when the outermost backward()/grad() on the
+// thread returns normally, and are dropped if it throws (as is a callback
+// registered by a final callback); one registered outside a pass waits for
+// the next one. A node that received no gradient runs none of the above.
+//
+// Note [Gradients of any order]
+// The engine runs every node with grad mode set to create_graph
+// (GraphTask::RunNode). Generated nodes compute with the differentiable ops of
+// their ops.yaml formulas, custom functions with the ops their backward uses,
+// TensorWrapper::recover(true) reconnects saved tensors to their grad nodes,
+// and gradient sums are recorded too (AccumulateGrad, GradTensorHolder::add).
+// So with create_graph a backward records its own graph, which a later
+// backward()/grad() differentiates; without it nothing is recorded. No op
+// needs a separate double-grad node; a fused *_grad op (tanh_grad) is declared
+// with its own backward like any other op.
+//
+// Note [Freeing deep graphs]
+// A node owns the nodes it feeds through its edges, so dropping the output of
+// a 100,000-op chain would destroy 100,000 nodes recursively and overflow the
+// stack. Instead ~GradNodeBase moves every next node it holds the last
+// reference to onto a thread-local list, and the outermost destructor on the
+// thread destroys that list in a loop (as PyTorch's deleteNode does).
 #pragma once
 
 #include <cstdint>
@@ -63,13 +104,14 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
  public:
   GradNodeBase() = default;
   GradNodeBase(size_t bwd_in_slot_num, size_t bwd_out_slot_num);
-  // Iterative, so dropping a very deep graph cannot overflow the stack.
+  // Iterative (Note [Freeing deep graphs]).
   virtual ~GradNodeBase();
   GradNodeBase(const GradNodeBase&) = delete;
   GradNodeBase& operator=(const GradNodeBase&) = delete;
 
   // Computes the gradients of the forward inputs from those of the outputs.
-  // With create_graph the computation is itself recorded for higher orders.
+  // With create_graph the computation is itself recorded:
+  // Note [Gradients of any order].
   virtual GradSlots operator()(GradSlots& grads, bool create_graph = false,
                                bool is_new_grad = false) = 0;
   virtual void ClearTensorWrappers() = 0;
@@ -91,7 +133,7 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
   void SetDefaultGradInOutMeta();
 
   // Tensor hooks on the gradient of input slot (slot_id, rank); run in
-  // registration order before the node computes.
+  // registration order before the node computes (Note [Hook order]).
   int64_t RegisterGradientHook(size_t slot_id, size_t rank, std::shared_ptr<TensorHook> hook);
   bool RemoveGradientHook(int64_t hook_id);
   bool GradientHooksRegistered() const { return !gradient_hooks_.empty(); }
@@ -100,8 +142,8 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
   const GradientHookMap& GetGradientHookFuntions() const { return gradient_hooks_; }
   GradSlots ApplyGradientHooks(const GradSlots& tensors);
 
-  // retain_grads(): backward() stores the gradient arriving at (slot, rank)
-  // into `grad` before any tensor hook runs (Paddle's behaviour).
+  // retain_grads(): backward() adds the gradient arriving at (slot, rank)
+  // into `grad` before any tensor hook runs (Note [Hook order]).
   void RegisterRetainGrad(size_t slot_id, size_t rank, std::weak_ptr<Tensor> grad);
   void ApplyRetainGrads(const GradSlots& grads, bool create_graph);
   bool HasRetainGrads() const { return !retain_grads_.empty(); }

@@ -1,8 +1,29 @@
-// A tensor saved by a grad node for its backward (the seeds' TensorWrapper).
-// It keeps the data but not the producer's grad node (only a weak pointer to
-// it), so an op that saves its own output creates no reference cycle. It
-// snapshots the inplace version so a later in-place write is detected, can
-// keep only the meta (no_need_buffer) and goes through saved-tensor hooks.
+// A tensor saved by a grad node for its backward (Paddle's TensorWrapper,
+// docs/design.md §4).
+//
+// Note [TensorWrapper lifetimes]
+// What a saved tensor holds:
+// - the data (the DenseTensor), but only a weak pointer to the producer's grad
+//   node: an op that saves its own output (tanh saves `out`) would otherwise
+//   own the node that owns it, a cycle that is never freed. The pointer is
+//   alive whenever recover() needs it: a saved input's producer is kept alive
+//   by the saving node's own edge to it, and a saved output's producer is the
+//   saving node itself.
+// - for a no_need_buffer input, only its dims and dtype, inline: saving
+//   allocates nothing and does not keep the memory alive; recover() returns a
+//   tensor with that meta and no data.
+// - inside saved-tensor hooks, whatever pack() returned; recover() calls
+//   unpack() and checks it gave back the shape and dtype that were packed.
+// When the data is freed: right after the node ran in a backward() or grad()
+// without retain_graph (the engine calls ClearTensorWrappers under the node's
+// mutex; a later pass through the node is the "backward through the graph a
+// second time" error), or when the node dies with the last tensor or node that
+// reaches it. Nodes a pruned grad() did not run keep what they saved.
+// Inplace versions: Save() snapshots the version counter of the memory
+// (core/inplace_version.h, shared by all views) and recover() compares it, so
+// a saved tensor written in place in between is an error naming the op, the
+// argument and both versions instead of a wrong gradient. Meta-only and
+// packed tensors are not checked: the wrapper does not hold their memory.
 #pragma once
 
 #include <memory>
@@ -27,7 +48,8 @@ class TensorWrapper {
   void Save(const Tensor& tensor, bool no_need_buffer, const char* op, const char* arg);
 
   // The saved tensor. With `with_grad_meta` it is reconnected to its grad
-  // node so that formulas using it are differentiated again (create_graph).
+  // node so that formulas using it are differentiated again
+  // (Note [Gradients of any order] in grad_node.h).
   Tensor recover(bool with_grad_meta = false) const;
   void clear();
   bool defined() const { return defined_; }

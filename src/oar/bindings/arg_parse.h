@@ -1,7 +1,7 @@
 // Argument parsing for the generated op bindings: positional arguments are a
 // pointer copy; keywords are matched only when present. Every error names the
-// op, the argument, its position and what was received, as the seeds'
-// GetTensorFromArgs/CastPyArg2* do.
+// op, the argument, its position and what was received, as Paddle's
+// GetTensorFromArgs/CastPyArg2* do (docs/design.md §4).
 #pragma once
 
 #include <optional>

@@ -1,7 +1,7 @@
 // Autograd from Python: backward/grad, grad mode, Python tensor hooks,
 // PyLayer, saved-tensor hooks, jacobian/hessian, flags and memory stats.
-// Every call from C++ into Python takes the GIL (GilAcquire), so the engine may
-// run with the GIL released without deadlocking.
+// Every call from C++ into Python takes the GIL: see
+// Note [The GIL and callbacks into Python] in py_utils.h.
 #include <string>
 
 #include "oar/autograd/accumulation_node.h"

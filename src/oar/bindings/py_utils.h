@@ -1,5 +1,16 @@
 // The python-c layer's shared pieces: the Tensor object, conversions, the GIL,
-// and the mapping of C++ exceptions to Python ones (seeds §2.2).
+// and the mapping of C++ exceptions to Python ones (Paddle's python-c layer:
+// docs/design.md §4; the mapping: docs/design.md §6).
+//
+// Note [The GIL and callbacks into Python]
+// Ops release the GIL for large inputs (WorthReleasingGil, arg_parse.h) and
+// backward()/grad() always do, so C++ runs user Python code (tensor hooks,
+// reduce hooks, final callbacks, PyLayer, saved-tensor pack/unpack) on a
+// thread that does not hold the GIL. Hence every call from C++ into Python is
+// made under a GilAcquire; every Python object a graph keeps is held through
+// ShareRef, whose last release takes the GIL (a node may die on any thread,
+// in the middle of a backward); and a Python exception raised in a callback
+// crosses C++ as a PythonError and is restored unchanged.
 #pragma once
 
 #define PY_SSIZE_T_CLEAN

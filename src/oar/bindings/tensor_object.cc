@@ -403,7 +403,7 @@ PyObject* MBackward(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyO
   const bool retain = CastPyArg2Boolean(objs[1], "backward", "retain_graph", 1, false);
   const Tensor& t = AsTensor(self);
   {
-    GilRelease nogil;  // hooks take the GIL back when they run
+    GilRelease nogil;  // Note [The GIL and callbacks into Python]
     t.backward(g, retain);
   }
   Py_RETURN_NONE;

@@ -1,6 +1,6 @@
 // Typed errors. Every failure a user can cause is one of these, and its message
 // names the op, the argument and what was expected versus received
-// (DESIGN §5). The bindings map the type to a Python exception class.
+// (docs/design.md §6). The bindings map the type to a Python exception class.
 #pragma once
 
 #include <sstream>

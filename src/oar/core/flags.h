@@ -1,4 +1,4 @@
-// Process-wide switches (the seeds' FLAGS_*). Each is an atomic, so reading
+// Process-wide switches (Paddle's FLAGS_*). Each is an atomic, so reading
 // one on the hot path costs a relaxed load and setting one is thread-safe.
 #pragma once
 

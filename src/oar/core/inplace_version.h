@@ -1,7 +1,7 @@
 // How many times a buffer was written in place. A TensorWrapper snapshots it
-// when a tensor is saved for backward and compares on recovery, so a saved
-// tensor modified in between is an error instead of a silently wrong gradient.
-// The counter lives with the memory, so all views of a buffer share it.
+// when it saves a tensor and compares on recovery
+// (Note [TensorWrapper lifetimes] in autograd/tensor_wrapper.h). The counter
+// lives with the memory, so all views of a buffer share it.
 #pragma once
 
 #include <atomic>

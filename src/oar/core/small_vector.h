@@ -1,6 +1,6 @@
 // A vector with N elements of inline storage. Shapes, strides, grad slots and
 // slot metas are almost always tiny; keeping them inline removes a heap
-// allocation per op from the hot path (DESIGN §6).
+// allocation per op from the hot path (docs/design.md §7).
 #pragma once
 
 #include <algorithm>

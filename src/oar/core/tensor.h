@@ -1,6 +1,6 @@
-// The user-facing tensor handle (the seeds' paddle::Tensor): an impl holding
-// the data, autograd metadata, and a name. Copies are cheap handles that share
-// both the data and the autograd metadata.
+// The user-facing tensor handle (Paddle's paddle::Tensor, docs/design.md §4):
+// an impl holding the data, autograd metadata, and a name. Copies are cheap
+// handles that share both the data and the autograd metadata.
 #pragma once
 
 #include <cstdint>

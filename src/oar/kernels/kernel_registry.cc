@@ -77,7 +77,7 @@ std::string KernelTable::RegisteredDTypes() const {
 KernelResult KernelTable::SelectKernelOrThrowError(const KernelKey& key) const {
   if (const Kernel* k = Find(key)) return {*k, false};
   if (key.backend != Backend::kCPU) {
-    // The seeds' fallback: run the CPU kernel when the backend has none.
+    // Paddle's fallback: run the CPU kernel when the backend has none.
     if (const Kernel* k = Find({Backend::kCPU, key.layout, key.dtype})) return {*k, true};
   }
   throw errors::InvalidType("the kernel '", name_, "' is not registered for ", key.dtype, " on ",
