@@ -1,161 +1,75 @@
 #!/usr/bin/env python3
-"""Writes tests/cpp/golden/ops.json: inputs and PyTorch's outputs for every case
-of tests/op_cases.yaml. The C++ suite checks oar's forward values against it and
-fails if it is older than op_cases.yaml. Run after changing op_cases.yaml:
+"""Writes tests/cpp/golden/ops.json: the inputs and PyTorch's outputs of every case of
+tests/op_cases.yaml (expanded by tests/op_registry.py), for the C++ op tests
+(tests/cpp/test_ops.cc). The C++ suite fails while this file is older than
+op_cases.yaml or op_registry.py. Run after changing either:
 
     python3 tools/make_golden.py
+
+Every case is written, float64 for inputs without an explicit dtype: the C++ driver
+rebuilds each input as its contiguous base tensor ("data", "base_shape") and the
+view of it ("view"), as the Python driver does. Non-finite values are the strings
+"nan", "inf" and "-inf" (JSON has no NaN).
 """
 import json
+import math
 import os
-import re
-import zlib
-
-import numpy as np
-import torch
-import yaml
+import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-import sys  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import op_registry as R  # noqa: E402  (tests/op_registry.py)
 
-sys.path.insert(0, os.path.join(ROOT, "tools", "codegen"))
-from gen_ops import load_ops  # noqa: E402
-
-TORCH_DTYPES = {
-    "float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
-    "bfloat16": torch.bfloat16, "int32": torch.int32, "int64": torch.int64, "bool": torch.bool,
-}
-DTYPE_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
+GOLDEN = os.path.join(ROOT, "tests", "cpp", "golden", "ops.json")
 
 
-# ---- helpers the torch expressions of op_cases.yaml use --------------------------
-def torch_dtype(name):
-    return TORCH_DTYPES[name] if name else None
+def _data(flat, dtype):
+    """Row-major values for JSON: ints for integer/bool dtypes, floats (or the strings
+    nan/inf/-inf) otherwise."""
+    if dtype in ("int32", "int64", "bool"):
+        return [int(v) for v in flat]
+    return [v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+            for v in (float(v) for v in flat)]
 
 
-def sum_to(x, shape):
-    lead = x.dim() - len(shape)
-    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape) if s == 1 and x.shape[lead + i] != 1]
-    return x.sum(dim=dims, keepdim=True).reshape(shape) if dims else x.reshape(shape)
-
-
-def paddle_shape(x, shape):
-    return [x.shape[i] if s == 0 else s for i, s in enumerate(shape)]
-
-
-def unsqueeze_all(x, axis):
-    for a in axis:
-        x = x.unsqueeze(a)
-    return x
-
-
-def slices(x, axes, starts, ends, strides):
-    idx = [slice(None)] * x.dim()
-    for i, a in enumerate(axes):
-        idx[a] = slice(starts[i], ends[i], strides[i] if strides else None)
-    return tuple(idx)
-
-
-def flip_slice(x, axes, starts, ends, strides):
-    """Python slicing with negative steps (torch has none): by index lists."""
-    for i, a in enumerate(axes):
-        idx = list(range(x.shape[a]))[slice(starts[i], ends[i], strides[i])]
-        x = x.index_select(a, torch.tensor(idx, dtype=torch.long))
-    return x
-
-
-def slice_grad(x, grad_out, axes, starts, ends, strides):
-    z = torch.zeros_like(x)
-    index = torch.arange(x.numel()).reshape(x.shape)
-    picked = flip_slice(index, axes, starts, ends, strides)
-    z.view(-1)[picked.reshape(-1)] = grad_out.reshape(-1)
-    return z
-
-
-def assign_slice(x, axes, starts, ends, strides, value):
-    out = x.clone()
-    index = torch.arange(x.numel()).reshape(x.shape)
-    picked = flip_slice(index, axes, starts, ends, strides)
-    v = value.expand(picked.shape) if isinstance(value, torch.Tensor) else value
-    out.view(-1)[picked.reshape(-1)] = (v.reshape(-1) if isinstance(v, torch.Tensor) else v)
-    return out
-
-
-# ----------------------------------------------------------------------------------
-def cpp_default_to_py(text):
-    if text is None:
-        return None
-    if text in ("true", "false"):
-        return text == "true"
-    if text == "{}":
-        return []
-    m = re.fullmatch(r"DType::k(\w+)", text)
-    if m:
-        name = m.group(1).lower()
-        return None if name == "undefined" else name
-    return float(text) if "." in text else int(text)
-
-
-def make_input(spec, rng):
-    if isinstance(spec, list):
-        spec = {"shape": spec}
-    shape = spec["shape"]
-    dtype = spec.get("dtype", "float64")
-    if "values" in spec:
-        data = np.array(spec["values"], dtype=np.float64).reshape(shape)
-    elif dtype == "bool":
-        data = rng.integers(0, 2, size=shape).astype(np.float64)
-    elif dtype in ("int32", "int64"):
-        data = rng.integers(-5, 6, size=shape).astype(np.float64)
-    else:
-        data = rng.uniform(spec.get("low", -1.0), spec.get("high", 1.0), size=shape)
-    return {"shape": shape, "dtype": dtype, "data": data.reshape(-1).tolist()}
-
-
-def to_torch(inp):
-    t = torch.tensor(inp["data"], dtype=torch.float64).reshape(inp["shape"])
-    return t.to(TORCH_DTYPES[inp["dtype"]])
+def _input(inp):
+    rec = {"shape": inp.shape, "dtype": inp.dtype,
+           "data": _data(inp.base.astype("float64").reshape(-1).tolist(), inp.dtype)}
+    if inp.view:
+        rec["view"] = inp.view
+        rec["base_shape"] = list(inp.base.shape)
+    return rec
 
 
 def main():
-    cases_path = os.path.join(ROOT, "tests", "op_cases.yaml")
-    with open(cases_path) as f:
-        source = f.read()
-    registry = yaml.safe_load(source)
-    ops = {op.name: op for op in load_ops(os.path.join(ROOT, "src", "oar", "ops.yaml"))}
+    reg = R.registry()
     out_cases = []
-    for name, entry in registry.items():
-        op = ops[name]
+    for name, entry in reg["ops"].items():
+        op = R.OPS[name]
         for ci, case in enumerate(entry["cases"]):
-            rng = np.random.default_rng(zlib.crc32(f"{name}/{ci}".encode()))
-            inputs = [make_input(s, rng) for s in case.get("inputs", [])]
-            attrs = {a.name: cpp_default_to_py(a.default) for a in op.attrs}
-            attrs.update(case.get("attrs", {}))
-            record = {"op": name, "case": ci, "inputs": inputs, "attrs": case.get("attrs", {}),
-                      "random": bool(entry.get("random", False))}
-            if not record["random"]:
-                env = dict(globals())
-                env["torch"] = torch
-                tensors = [to_torch(i) for i in inputs]
-                tensor_args = [a for a in op.args if a.is_input]
-                if len(tensor_args) == 1 and tensor_args[0].is_tensor_list:
-                    env[tensor_args[0].name] = tensors
-                else:
-                    for a, t in zip(tensor_args, tensors):
-                        env[a.name] = t
-                env.update(attrs)
-                out = eval(entry["torch"], env)  # noqa: S307 - our own test registry
-                if not isinstance(out, torch.Tensor):
-                    out = torch.tensor(out)
-                record["output"] = {"shape": list(out.shape), "dtype": DTYPE_NAMES[out.dtype],
-                                    "data": out.to(torch.float64).reshape(-1).tolist()}
+            inputs = R.make_inputs(name, ci, case, "float64")
+            record = {"op": name, "case": ci, "inputs": [_input(i) for i in inputs],
+                      "attrs": case["attrs"], "random": entry["random"]}
+            if not entry["random"]:
+                out = R.call_torch(op, [i.torch_view(i.torch_base()) for i in inputs],
+                                   R.attrs(op, case))
+                dtype = R.DTYPE_NAMES[out.dtype]
+                record["output"] = {"shape": list(out.shape), "dtype": dtype,
+                                    "data": _data(out.to(R.torch.float64).reshape(-1).tolist(),
+                                                  dtype)}
             out_cases.append(record)
-    golden = {"source": source, "cases": out_cases}
-    path = os.path.join(ROOT, "tests", "cpp", "golden", "ops.json")
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path, "w") as f:
-        json.dump(golden, f, indent=None, separators=(",", ":"))
+    with open(R.CASES_YAML) as f:
+        source = f.read()
+    with open(R.__file__) as f:
+        expander = f.read()
+    golden = {"source": source, "expander": expander, "tol": reg["tol"],
+              "op_tol": {n: e["tol"] for n, e in reg["ops"].items() if e["tol"]},
+              "cases": out_cases}
+    os.makedirs(os.path.dirname(GOLDEN), exist_ok=True)
+    with open(GOLDEN, "w") as f:
+        json.dump(golden, f, indent=None, separators=(",", ":"), allow_nan=False)
         f.write("\n")
-    print(f"wrote {len(out_cases)} cases to {os.path.relpath(path, ROOT)}")
+    print(f"wrote {len(out_cases)} cases to {os.path.relpath(GOLDEN, ROOT)}")
 
 
 if __name__ == "__main__":

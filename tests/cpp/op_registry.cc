@@ -1,6 +1,7 @@
 #include "op_registry.h"
 
 #include <fstream>
+#include <limits>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -58,11 +59,25 @@ const nlohmann::json& Golden() {
   return j;
 }
 
+// A number, or one of the strings make_golden.py writes for non-finite values.
+double ParseValue(const nlohmann::json& v) {
+  if (v.is_number()) return v.get<double>();
+  const std::string s = v.get<std::string>();
+  if (s == "nan") return std::numeric_limits<double>::quiet_NaN();
+  if (s == "inf") return std::numeric_limits<double>::infinity();
+  if (s == "-inf") return -std::numeric_limits<double>::infinity();
+  throw std::runtime_error("unexpected value " + v.dump());
+}
+
 TensorData ParseTensor(const nlohmann::json& j) {
   TensorData d;
   d.shape = j.at("shape").get<std::vector<int64_t>>();
   d.dtype = DTypeFromName(j.at("dtype").get<std::string>());
-  d.data = j.at("data").get<std::vector<double>>();
+  for (const auto& v : j.at("data")) d.data.push_back(ParseValue(v));
+  if (j.contains("view")) {
+    d.view = j.at("view").get<std::string>();
+    d.base_shape = j.at("base_shape").get<std::vector<int64_t>>();
+  }
   return d;
 }
 
@@ -121,13 +136,53 @@ const std::vector<OpCase>& GoldenCases() {
   return cases;
 }
 
-std::string GoldenSource() { return Golden().at("source").get<std::string>(); }
-std::string CurrentCasesSource() { return ReadFile(OAR_SOURCE_DIR "/tests/op_cases.yaml"); }
-
-Tensor MakeTensor(const TensorData& d, DType as) {
-  const DType dtype = as == DType::kUndefined ? d.dtype : as;
-  return Make(d.data, d.shape, dtype);
+std::string GoldenSource() {
+  return Golden().at("source").get<std::string>() + Golden().at("expander").get<std::string>();
 }
+std::string CurrentCasesSource() {
+  return ReadFile(OAR_SOURCE_DIR "/tests/op_cases.yaml") +
+         ReadFile(OAR_SOURCE_DIR "/tests/op_registry.py");
+}
+
+Tolerance ToleranceFor(const std::string& op, DType dtype) {
+  const std::string name(DTypeName(dtype));
+  const auto& defaults = Golden().at("tol");
+  const auto& d = defaults.contains(name) ? defaults.at(name) : defaults.at("float64");
+  Tolerance t{d.at("rtol").get<double>(), d.at("atol").get<double>()};
+  const auto& ops = Golden().at("op_tol");
+  if (ops.contains(op) && ops.at(op).contains(name)) {
+    const auto& o = ops.at(op).at(name);
+    t.rtol = o.value("rtol", t.rtol);
+    t.atol = o.value("atol", t.atol);
+  }
+  return t;
+}
+
+Tensor MakeBase(const TensorData& d, DType as) {
+  const DType dtype = as == DType::kUndefined ? d.dtype : as;
+  return Make(d.data, d.view.empty() ? d.shape : d.base_shape, dtype);
+}
+
+Tensor ViewOf(const Tensor& base, const TensorData& d) {
+  const int64_t nd = static_cast<int64_t>(d.shape.size());
+  if (d.view.empty()) return base;
+  if (d.view == "T") {
+    std::vector<int64_t> perm;
+    for (int64_t i = 0; i < nd - 2; ++i) perm.push_back(i);
+    perm.push_back(nd - 1);
+    perm.push_back(nd - 2);
+    return transpose(base, perm);
+  }
+  if (d.view == "step") return strided_slice(base, {0}, {0}, {d.base_shape[0]}, {2});
+  if (d.view == "flip") {
+    const int64_t n = d.base_shape[0];
+    return strided_slice(base, {0}, {n - 1}, {-n - 1}, {-1});
+  }
+  if (d.view == "bcast") return expand(base, d.shape);
+  throw std::runtime_error("unknown view " + d.view);
+}
+
+Tensor MakeTensor(const TensorData& d, DType as) { return ViewOf(MakeBase(d, as), d); }
 
 template bool GetAttr<bool>(const AttrMap&, const char*, bool);
 template int64_t GetAttr<int64_t>(const AttrMap&, const char*, int64_t);

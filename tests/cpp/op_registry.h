@@ -1,6 +1,6 @@
 // The op test registry in C++: the generated op list and generic invokers,
-// and the cases of tests/op_cases.yaml with PyTorch's outputs
-// (tests/cpp/golden/ops.json).
+// and the cases of tests/op_cases.yaml (as expanded by tests/op_registry.py)
+// with PyTorch's outputs (tests/cpp/golden/ops.json, by tools/make_golden.py).
 #pragma once
 
 #include <functional>
@@ -34,10 +34,16 @@ const std::vector<OpInfo>& AllOps();
 const OpInfo& FindOp(const std::string& name);
 const Invoker& GetInvoker(const std::string& name);
 
+// A tensor of the golden file. An input may be a view (as in the Python driver):
+// `data` then holds its contiguous base, of `base_shape`, and `view` says how the
+// op's input of `shape` is taken from it: "T" (last two dims transposed), "step"
+// (x[::2] along axis 0), "flip" (axis 0 reversed) or "bcast" (axis 0 expanded).
 struct TensorData {
   std::vector<int64_t> shape;
   DType dtype = DType::kFloat64;
-  std::vector<double> data;
+  std::vector<double> data;  // non-finite values included
+  std::string view;          // empty: contiguous, data has `shape`
+  std::vector<int64_t> base_shape;
 };
 
 struct OpCase {
@@ -50,10 +56,22 @@ struct OpCase {
   std::string label() const { return op + "_" + std::to_string(index); }
 };
 const std::vector<OpCase>& GoldenCases();
-// The text of tests/op_cases.yaml the golden file was made from, and now.
+// The texts of tests/op_cases.yaml and tests/op_registry.py the golden file was
+// made from, and now.
 std::string GoldenSource();
 std::string CurrentCasesSource();
 
+struct Tolerance {
+  double rtol, atol;
+};
+// op_cases.yaml's tolerance of `op` in `dtype` (_tol, with the op's tol overrides).
+Tolerance ToleranceFor(const std::string& op, DType dtype);
+
+// The contiguous tensor of d's data (its base if d is a view), cast to `as`.
+Tensor MakeBase(const TensorData& d, DType as = DType::kUndefined);
+// The view d describes, of its base (MakeBase(d)).
+Tensor ViewOf(const Tensor& base, const TensorData& d);
+// ViewOf(MakeBase(d, as), d).
 Tensor MakeTensor(const TensorData& d, DType as = DType::kUndefined);
 
 }  // namespace oar::testing

@@ -424,9 +424,10 @@ class Generator:
         self.targets = {}
         for name in OPS:
             self.targets[name] = public_target(oar_mod, name)
-            if OPS[name].inplace:
-                self.targets[name + "_"] = (f"oar.{name}_", {a.name: a.name for a in OPS[name].args},
-                                            False)
+            if OPS[name].inplace:  # public as oar.<op>_ only when the op is a public function
+                mod = "oar" if "function" in OPS[name].python else "oar._C"
+                self.targets[name + "_"] = (f"{mod}.{name}_",
+                                            {a.name: a.name for a in OPS[name].args}, False)
         self.py = pyapi_mod.TABLE if pyapi else {}
         keys = list(self.targets) + list(self.py)
         if ops:

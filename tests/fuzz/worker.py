@@ -2,14 +2,13 @@
 raise an unclear error?), then, with every floating input as float64, oar against
 PyTorch: the value, and the first-order gradient of sum(out * w).
 
-The oracle machinery is the test suite's: the torch expressions of
-tests/op_cases.yaml, compiled with the overrides of tests/python/test_ops_vs_torch.py,
-evaluated by its call_torch with the helpers of tools/make_golden.py in scope;
-gradients through its _oar_grad / _torch_grad.
+The oracle machinery is the test suite's (tests/op_registry.py): the torch
+expressions of tests/op_cases.yaml, evaluated by its call_torch; gradients through
+its oar_grad / torch_grad.
 """
-import importlib.util
 import os
 import random
+import sys
 import traceback
 
 import numpy as np
@@ -22,11 +21,10 @@ from fuzz_errors import limit_memory, unclear  # noqa: F401
 
 torch.set_num_threads(1)  # tiny tensors, two workers on two cores
 
-_spec = importlib.util.spec_from_file_location(
-    "oar_fuzz_vs_torch", os.path.join(G.ROOT, "tests", "python", "test_ops_vs_torch.py"))
-VS = importlib.util.module_from_spec(_spec)
-_spec.loader.exec_module(VS)
-golden = VS.golden
+sys.path.insert(0, os.path.join(G.ROOT, "tests"))
+import op_registry  # noqa: E402  (tests/op_registry.py)
+
+golden = op_registry  # DTYPE_NAMES, cpp_default_to_py (allowlist.py reads worker.golden)
 
 OK, BOTH, OAR_RAISES, TORCH_RAISES = "ok", "both raise", "oar raises", "torch raises"
 MISMATCH, GRAD, UNTYPED, CRASH, STALL = ("value mismatch", "grad mismatch", "untyped error",
@@ -220,7 +218,7 @@ def run_torch(call, tviews):
     for a in call.op.inputs:
         tensors.append(substitute(call.decl[a.name], tviews))
     flat = tensors[0] if len(call.op.inputs) == 1 and call.op.inputs[0].is_tensor_list else tensors
-    out = VS.call_torch(call.op, flat, torch_attrs(call))
+    out = op_registry.call_torch(call.op, flat, torch_attrs(call))
     if call.kind == "inplace":  # torch's in-place rules: same shape, castable, no overlap
         x = tensors[0]
         if not torch.can_cast(out.dtype, x.dtype):
@@ -244,11 +242,11 @@ def check_grad(call, out, want, obases, tbases, grad_ids):
                  "float64" if want.dtype == torch.float64 else "float32").reshape(list(want.shape))
     ids = [i for i in grad_ids]
     try:
-        tg = VS._torch_grad([want], [tbases[i] for i in ids], [torch.from_numpy(w)])
+        tg = op_registry.torch_grad([want], [tbases[i] for i in ids], [torch.from_numpy(w)])
     except Exception:  # noqa: BLE001 - torch cannot differentiate it: nothing to compare
         return None
     try:
-        og = VS._oar_grad([out], [obases[i] for i in ids], [oar.to_tensor(w)])
+        og = op_registry.oar_grad([out], [obases[i] for i in ids], [oar.to_tensor(w)])
     except Exception as e:  # noqa: BLE001
         u = unclear(e)
         return (UNTYPED, "backward: " + u) if u else (GRAD, "oar backward raised " + err_str(e))
@@ -281,7 +279,7 @@ def run(call):
     if call.key in ("uniform", "normal") or max(
             (d for t in call.tensors() for d in t.shape), default=0) > 10 ** 5:
         # no oracle: random ops; huge-but-empty inputs, which the torch helpers of
-        # make_golden.py (flip_slice: a Python list per index) cannot take
+        # tests/op_registry.py (flip_slice: a Python list per index) cannot take
         return (NO_ORACLE, None) if err is None else (OAR_RAISES, err_str(err))
     tbases, tviews = torch_inputs(call, grad_ids)
     try:

@@ -26,6 +26,7 @@ OP = """
 - op: twice
   args: (Tensor x, float factor=2.0)
   output: Tensor(out)
+  python: [function]
   infer_meta: UnchangedInferMeta(x)
   backward:
     x: {formula}
@@ -70,3 +71,14 @@ def test_an_overlong_formula_asks_for_a_helper(tmp_path):
     r = generate(tmp_path, OP.format(formula=long) +
                  OP.replace("twice", "scale").format(formula="grad_out"))
     assert r.returncode != 0 and "named helper" in r.stderr, r.stderr
+
+
+def test_every_op_declares_its_python_surface(tmp_path):
+    r = generate(tmp_path, OP.replace("  python: [function]\n", "").format(formula="grad_out"))
+    assert r.returncode != 0 and "op 'twice': `python:` must be internal" in r.stderr, r.stderr
+
+
+def test_args_doc_must_name_an_argument(tmp_path):
+    r = generate(tmp_path, OP.format(formula="grad_out") + "  args_doc:\n    factr: The factor.\n")
+    assert r.returncode != 0 and "op 'twice': args_doc for unknown argument 'factr'" in r.stderr, \
+        r.stderr

@@ -1,15 +1,12 @@
-"""Every op declared in src/oar/ops.yaml, checked against PyTorch.
+"""Every op declared in src/oar/ops.yaml, checked against PyTorch: the Python driver
+of the op test registry.
 
-The op list is read from src/oar/ops.yaml at test time (with the repo's own
-parser, tools/codegen/gen_ops.py), so declaring an op without giving it cases
-here or in tests/op_cases.yaml makes test_every_declared_op_is_covered fail.
-
-The cases (REGISTRY: op -> torch expression + cases) are those of
-tests/op_cases.yaml (the C++ suite's registry, with the PyTorch expression of each
-op and the helpers of tools/make_golden.py), variants derived from them
-automatically (inputs as views; empty inputs for unary ops), the EXTRA_CASES below
-(more shapes, broadcasting, empty tensors, 0-d tensors, non-contiguous views) and
-INT_CASES (integer and bool inputs). For each op / case / dtype:
+The cases, their torch expressions and the tolerances are all in tests/op_cases.yaml
+(its header documents the schema), expanded by tests/op_registry.py, which the C++
+driver's golden file (tools/make_golden.py) is made with too. This file holds only
+the drivers. The op list is read from src/oar/ops.yaml (with the codegen's own
+parser), so declaring an op without an entry in op_cases.yaml makes
+test_every_declared_op_is_covered fail. For each op / case / dtype:
 
   test_forward        values (float32 and float64), dtype and shape of the output;
                       the inputs are left unchanged
@@ -24,536 +21,46 @@ INT_CASES (integer and bool inputs). For each op / case / dtype:
                       from the PyTorch comparison: their values cannot match)
 
 The *_grad ops (tanh_grad, softmax_grad, ...) are ops like the others here: their
-forward values and their own first and second derivatives are compared with the
-torch expression of op_cases.yaml; they are also exercised by the double backward
-of their forward op.
+forward values and their own first and second derivatives are compared with their
+torch expression; they are also exercised by the double backward of their forward op.
 
-An input spec is a shape, or a dict with
-  shape, dtype (bool/int32/int64; default: the float dtype of the test),
-  low/high   uniform range (default -1..1),
-  away       |x| uniform in [away, 1] with a random sign (abs/relu/sign, divisors),
-  grid       values k/8 + grid, k integer in [-8, 8] (maximum/minimum: two inputs
-             with grid offsets 0 and 1/16 never tie; comparisons: ties on purpose),
-  distinct   all values distinct (max/min reductions: no ties),
-  frac       integer + [0.1, 0.9] (floor: away from the jumps),
-  sparse     about half the values exactly zero (nonzero),
-  values     explicit values,
-  view       "T" (last two dims transposed), "step" (x[::2] along axis 0),
-             "flip" (axis 0 reversed with a negative stride) or "bcast" (axis 0
-             expanded from size 1, stride 0): the oar input is that view of a
-             contiguous base tensor, and the same view is made in torch. The
-             gradients are taken w.r.t. the base, so they also go through the
-             backward of the view op.
+A case's inputs are contiguous base tensors and the views the op receives (the
+`view` of an input spec); gradients are taken w.r.t. the bases, so they also go
+through the backward of the view ops.
 """
-import importlib.util
 import math
 import os
 import re
+import sys
 import zlib
 
 import numpy as np
 import pytest
 import torch
-import yaml
 
 import oar
 
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "tests"))
+import op_registry as R  # noqa: E402  (tests/op_registry.py)
+from op_registry import call_torch, FLOAT_DTYPES, NP_DTYPES, OPS  # noqa: E402,F401
+
 torch.set_num_threads(1)  # tiny tensors; and no contention with oar's OpenMP threads on 2 cores
 
-ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-OPS_YAML = os.path.join(ROOT, "src", "oar", "ops.yaml")
-CASES_YAML = os.path.join(ROOT, "tests", "op_cases.yaml")
-
-
-def _load_module(name, path):
-    spec = importlib.util.spec_from_file_location(name, path)
-    mod = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mod)
-    return mod
-
-
-# tools/make_golden.py: the torch helpers of the op_cases.yaml expressions
-# (sum_to, flip_slice, slice_grad, assign_slice, ...), cpp_default_to_py and, via
-# tools/codegen/gen_ops.py, load_ops (the parser of ops.yaml used by the codegen).
-golden = _load_module("oar_make_golden_for_tests", os.path.join(ROOT, "tools", "make_golden.py"))
-OPS = {op.name: op for op in golden.load_ops(OPS_YAML)}
-
-FLOAT_DTYPES = ("float32", "float64")
-NP_DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64, "int32": np.int32,
-             "int64": np.int64, "bool": np.bool_}
-
-# Tolerances. float64: the two frameworks differ only by summation order and
-# libm rounding, a few ulps. float32: eps is 1.2e-7; rtol 1e-5 leaves ~100 ulps
-# for accumulation-order differences (reductions, matmul, softmax).
-TOL = {
-    "float64": dict(rtol=1e-10, atol=1e-12),
-    "float32": dict(rtol=1e-5, atol=1e-6),
-}
-# Gradients (first and second order) are held to the same bounds: the inputs are
-# O(1) and the cases small, so no accumulation grows past them.
-GRAD_TOL = TOL
-# Per-(op, dtype) overrides of TOL/GRAD_TOL, each with its reason. None is needed at
-# present: every op meets the defaults above.
-OP_TOL = {}
-
-RANDOM_OPS = {"uniform", "normal"}  # statistical tests below, not compared with torch
-
-
-# ---- the case registry ---------------------------------------------------------------
-def _v(shape, view, **kw):
-    return dict(shape=shape, view=view, **kw)
-
-
-def T(shape, **kw):  # transposed view (last two dims)
-    return _v(shape, "T", **kw)
-
-
-def S(shape, **kw):  # x[::2] along axis 0
-    return _v(shape, "step", **kw)
-
-
-def Fl(shape, **kw):  # axis 0 reversed: a negative stride
-    return _v(shape, "flip", **kw)
-
-
-def B(shape, **kw):  # axis 0 broadcast from size 1: a zero stride
-    return _v(shape, "bcast", **kw)
-
-
-def P(shape, **kw):  # positive domain (log, sqrt, pow bases)
-    kw.setdefault("low", 0.5)
-    kw.setdefault("high", 2.0)
-    return dict(shape=shape, **kw)
-
-
-def A(shape, away=0.1, **kw):  # away from zero
-    return dict(shape=shape, away=away, **kw)
-
-
-def D(shape, **kw):  # distinct values
-    return dict(shape=shape, distinct=True, **kw)
-
-
-def I(values, dtype="int64"):  # noqa: E743 - an integer index input
-    return dict(shape=[len(values)], dtype=dtype, values=values)
-
-
-def C(*inputs, **attrs):
-    return {"inputs": list(inputs), "attrs": attrs}
-
-
-def _unary_extras(mk):
-    """Empty, 0-d, transposed, strided, flipped, broadcast and 3-D inputs of a unary op."""
-    return [C(mk([0, 3])), C(mk([])), C(mk([3, 4], view="T")), C(mk([4, 3], view="step")),
-            C(mk([3, 2], view="flip")), C(mk([2, 3], view="bcast")),
-            C(mk([2, 3, 4], view="T"))]
-
-
-def _binary_extras(mx, my):
-    return [C(mx([0, 3]), my([3])), C(mx([2, 0]), my([2, 1])), C(mx([]), my([0])),
-            C(mx([3, 4], view="T"), my([3, 4], view="step")),
-            C(mx([2, 3], view="bcast"), my([2, 3], view="flip")),
-            C(mx([3, 4], view="T"), my([4])), C(mx([2, 1, 3]), my([4, 1], view="T")),
-            C(mx([]), my([2, 3], view="T"))]
-
-
-def _spec(**base):
-    def mk(shape, **kw):
-        d = dict(base)
-        d.update(kw)
-        d["shape"] = shape
-        return d
-    return mk
-
-
-ANY = _spec()
-POS = _spec(low=0.5, high=2.0)
-AWAY = _spec(away=0.1)
-AWAY_HALF = _spec(away=0.5)
-GRID0 = _spec(grid=0.0)
-GRID1 = _spec(grid=1.0 / 16)
-BOOL = _spec(dtype="bool")
-I32 = _spec(dtype="int32")
-I64 = _spec(dtype="int64")
-
-# Integer and bool inputs, for the ops whose kernels take them and whose torch
-# expression keeps the integer semantics (not divide: x / y is true division in
-# torch, truncating in oar's integer kernel; not scale/pow: torch promotes to float
-# with a float attribute, Paddle keeps the tensor dtype).
-INT_CASES = {
-    "add": [C(I32([2, 3]), I32([3])), C(I64([3, 4], view="T"), I64([4]))],
-    "subtract": [C(I64([2, 3]), I64([2, 1])), C(I32([0, 3]), I32([3]))],
-    "multiply": [C(I32([2, 3], view="T"), I32([2, 3])), C(BOOL([2, 3]), BOOL([3]))],
-    "maximum": [C(I64([2, 3]), I64([3]))],
-    "minimum": [C(I32([2, 3]), I32([2, 3], view="step"))],
-    "equal": [C(I32([2, 3]), I32([3])), C(BOOL([2, 3]), BOOL([2, 3]))],
-    "not_equal": [C(I64([2, 3]), I64([2, 3]))],
-    "less_than": [C(I32([2, 3]), I32([3]))],
-    "less_equal": [C(I64([2, 3]), I64([2, 1]))],
-    "greater_than": [C(I64([2, 3], view="T"), I64([3]))],
-    "greater_equal": [C(I32([2, 3]), I32([2, 3]))],
-    "where": [C(BOOL([2, 3]), I64([2, 3]), I64([3])), C(BOOL([3]), BOOL([2, 3]), BOOL([3]))],
-    "neg": [C(I32([2, 3])), C(I64([3, 4], view="T"))],
-    "abs": [C(I32([2, 3])), C(I64([0, 3]))],
-    "sign": [C(I64([2, 3])), C(I32([4, 3], view="step"))],
-    "relu": [C(I32([2, 3])), C(I64([2, 3], view="flip"))],
-    "floor": [C(I64([2, 3]))],
-    "assign": [C(I32([2, 3], view="T")), C(BOOL([2, 3]))],
-    "sum": [C(I32([3, 4], view="T"), axis=[0], keepdim=True), C(BOOL([0, 3]))],
-    "sum_to": [C(I64([2, 3]), shape=[1, 3])],
-    "reshape": [C(I64([2, 6], view="step"), shape=[3, 4]), C(BOOL([2, 3]), shape=[3, 2])],
-    "transpose": [C(I32([2, 3, 4]), perm=[2, 0, 1]), C(BOOL([2, 3]), perm=[1, 0])],
-    "unsqueeze": [C(I64([2, 3]), axis=[1])],
-    "squeeze": [C(BOOL([1, 3]))],
-    "expand": [C(I32([3, 1]), shape=[2, 3, 4]), C(BOOL([1, 3]), shape=[2, 3])],
-    "concat": [C(I32([2, 3]), I32([1, 3])), C(BOOL([2, 1]), BOOL([2, 2]), axis=1)],
-    "slice": [C(I64([4, 5]), axes=[0, 1], starts=[1, -3], ends=[3, 100])],
-    "strided_slice": [C(I32([6, 5]), axes=[0, 1], starts=[0, 4], ends=[6, -100],
-                        strides=[2, -2]), C(BOOL([6]), axes=[0], starts=[5], ends=[1],
-                                            strides=[-1])],
-    "set_value": [C(I64([4, 5]), axes=[0, 1], starts=[1, 0], ends=[3, 5], strides=[1, 2],
-                    value=3)],
-    "set_value_with_tensor": [C(I32([4, 5]), I32([3]), axes=[0, 1], starts=[1, 0],
-                                ends=[3, 5], strides=[1, 2])],
-    "index_select": [C(I64([4, 3]), I([3, 0, -1]), axis=0), C(BOOL([2, 4]), I([1, 3]), axis=1)],
-    "max": [C(I32([3, 4], view="T"), axis=[1])],
-    "min": [C(I64([2, 3, 4]))],
-}
-
-EXTRA_CASES = {
-    # elementwise binary ------------------------------------------------------------
-    "add": _binary_extras(ANY, ANY),
-    "subtract": _binary_extras(ANY, ANY),
-    "multiply": _binary_extras(ANY, ANY),
-    "divide": _binary_extras(ANY, AWAY_HALF),          # divisor |y| >= 0.5
-    "elementwise_pow": _binary_extras(POS, ANY),       # base > 0 (log(x) in the y-gradient)
-    "maximum": _binary_extras(GRID0, GRID1),           # |x - y| >= 1/16: no ties
-    "minimum": _binary_extras(GRID0, GRID1),
-    "equal": _binary_extras(GRID0, GRID0),             # ties on purpose
-    "not_equal": _binary_extras(GRID0, GRID0),
-    "less_than": _binary_extras(GRID0, GRID0),
-    "less_equal": _binary_extras(GRID0, GRID0),
-    "greater_than": _binary_extras(GRID0, GRID0),
-    "greater_equal": _binary_extras(GRID0, GRID0),
-    "where": [
-        C(BOOL([0, 3]), [0, 3], [3]),
-        C(BOOL([3, 4], view="T"), T([3, 4]), S([3, 4])),
-        C(BOOL([3, 1]), [1, 4], [3, 4]),
-        C(BOOL([]), Fl([2, 3]), B([2, 3])),
-        C(BOOL([2, 3, 4]), [3, 4], T([2, 3, 4])),
-    ],
-    # elementwise unary -------------------------------------------------------------
-    "scale": [C([0, 3], scale=2.0, bias=0.5), C(T([3, 4]), scale=-0.5, bias=2.0,
-                                                 bias_after_scale=False),
-              C([], scale=3.0, bias=1.0), C(S([4, 2]), scale=0.0, bias=-1.0),
-              C(B([2, 3]))],
-    "neg": _unary_extras(ANY),
-    "exp": _unary_extras(ANY),
-    "log": _unary_extras(POS),
-    "sqrt": _unary_extras(POS),
-    "abs": _unary_extras(AWAY),
-    "sign": _unary_extras(AWAY),
-    "tanh": _unary_extras(_spec(low=-2.0, high=2.0)),
-    "sigmoid": _unary_extras(_spec(low=-3.0, high=3.0)),
-    "relu": _unary_extras(AWAY),
-    "floor": _unary_extras(_spec(frac=True)),
-    "assign": _unary_extras(ANY),
-    "tanh_grad": [C(T([3, 4]), S([3, 4])), C([0, 2], [0, 2]), C([], []),
-                  C(Fl([2, 3]), B([2, 3]))],
-    "sigmoid_grad": [C(T([3, 4], low=0.1, high=0.9), S([3, 4])), C([0, 2], [0, 2]),
-                     C(P([], high=0.9, low=0.1), [])],
-    "relu_grad": [C(A([3, 4], view="T"), S([3, 4])), C([0, 2], [0, 2]),
-                  C(A([2, 3], view="flip"), B([2, 3]))],
-    "pow": [C(P([2, 3]), y=-1.5), C(P([2, 3]), y=0.5), C([2, 3], y=2.0), C([0, 3], y=2.0),
-            C(P([3, 4], view="T"), y=1.5), C(S([4, 2]), y=3.0), C([], y=2.0),
-            C(A([2, 3]), y=0.0)],
-    "cast": [
-        C([2, 3], dtype="int64"),
-        C(dict(shape=[5], values=[0.0, 1.5, -2.0, 0.0, 3.0]), dtype="bool"),
-        C(BOOL([2, 3]), dtype="float32"),
-        C(dict(shape=[2, 3], dtype="int32"), dtype="float64"),
-        C(dict(shape=[2, 3], dtype="int64"), dtype="int32"),
-        C([0, 3], dtype="float64"),
-        C(T([3, 4]), dtype="float64"),
-        C(S([4, 3]), dtype="float32"),
-        C(dict(shape=[4], values=[-2.7, -0.5, 0.5, 2.7]), dtype="int64"),
-        C([2, 3], dtype="float16"), C(dict(shape=[2, 3], dtype="float16"), dtype="float64"),
-    ],
-    "fill": [C([0, 3], value=1.0), C(T([3, 4]), value=-3), C(dict(shape=[2, 3], dtype="int64"),
-                                                             value=7),
-             C([], value=0.25), C(B([2, 3]), value=2.0)],
-    # linear algebra ----------------------------------------------------------------
-    "matmul": [
-        C([0, 3], [3, 4]), C([2, 0], [0, 4]), C([2, 3], [3, 0]),
-        C([2, 2, 3], [2, 3, 4]), C([1, 2, 3], [4, 3, 2]),
-        C([2, 3, 2], [2, 4, 3], transpose_x=True, transpose_y=True),
-        C(T([3, 4]), S([4, 2])), C(Fl([2, 3]), T([2, 3]), transpose_y=True),
-        C([3], [2, 3, 4]), C([2, 4, 3], [3]), C(B([2, 2, 3]), [3, 2]),
-        C([0, 2, 3], [3, 4]), C([3], [2, 3], transpose_y=True),
-        C(S([2, 2, 3]), [2, 3, 4]), C([2, 2, 3], T([2, 4, 3]), transpose_y=True),
-    ],
-    # reductions --------------------------------------------------------------------
-    "sum": [
-        C([0, 3], axis=[0]), C([0, 3]), C(T([3, 4]), axis=[-1], keepdim=True),
-        C(S([2, 3]), axis=[0, 1]), C(BOOL([2, 3])), C(dict(shape=[2, 3], dtype="int64"), axis=[1]),
-        C([]), C(Fl([3, 2]), axis=[0]), C([2, 3], axis=[1], dtype="float32"),
-        C(B([2, 3]), axis=[0]), C([2, 0], axis=[1], keepdim=True),
-    ],
-    "mean": [
-        C([2, 0], axis=[1]),  # mean over an empty axis: NaN, as torch and Paddle
-        C([0, 3], axis=[1]), C(T([3, 4]), axis=[0]), C(S([4, 2, 3]), axis=[-1], keepdim=True),
-        C([]), C(B([2, 3])), C(Fl([3, 4]), axis=[1]),
-    ],
-    "max": [
-        C(D([3, 4], view="T")), C([0, 3], axis=[1]), C(D([2, 3, 4]), axis=[0, 2], keepdim=True),
-        C(D([4, 3], view="step"), axis=[-1]), C(D([3, 2], view="flip"), axis=[0]), C(D([])),
-        C(dict(shape=[2, 3], dtype="int64", values=[3, -1, 4, 1, -5, 9]), axis=[1]),
-    ],
-    "min": [
-        C(D([3, 4], view="T")), C([0, 3], axis=[1]), C(D([2, 3, 4]), axis=[0, 2], keepdim=True),
-        C(D([4, 3], view="step"), axis=[-1]), C(D([3, 2], view="flip"), axis=[0]), C(D([])),
-        C(dict(shape=[2, 3], dtype="int32", values=[3, -1, 4, 1, -5, 9]), axis=[0]),
-    ],
-    "sum_to": [
-        C([2, 3, 4], shape=[2, 1, 4]), C([0, 3], shape=[1, 3]), C(T([3, 4]), shape=[4]),
-        C([2, 3], shape=[]), C(S([4, 3]), shape=[4, 3]), C(B([2, 3]), shape=[1, 3]),
-    ],
-    # shape manipulation ----------------------------------------------------------------
-    "reshape": [
-        C([0, 3], shape=[3, -1]), C(T([3, 4]), shape=[12]), C(S([2, 6]), shape=[3, 4]),
-        C([], shape=[1, 1]), C([2, 3], shape=[-1]), C(Fl([4, 2]), shape=[2, 0, 2]),
-        C(B([2, 3]), shape=[3, 2]),
-    ],
-    "transpose": [
-        C(T([3, 4]), perm=[1, 0]), C([0, 2, 3], perm=[1, 2, 0]), C([], perm=[]),
-        C(S([2, 3, 4]), perm=[0, 2, 1]), C(B([2, 3]), perm=[1, 0]),
-    ],
-    "unsqueeze": [
-        C([0, 3], axis=[1]), C([], axis=[0]), C(T([3, 4]), axis=[2]), C(S([2, 3]), axis=[-1, 0]),
-        C([2, 0], axis=[0]),
-    ],
-    "squeeze": [
-        C([1, 0, 1]), C(T([1, 3]), axis=[0]), C([2, 3], axis=[0]), C([1, 1]),
-        C(S([2, 1, 3]), axis=[-2]),
-    ],
-    "expand": [
-        C([1, 3], shape=[0, 3]), C(T([3, 1]), shape=[2, 3, 4]), C([], shape=[2, 3]),
-        C(S([1, 2]), shape=[3, 2]), C([0, 1], shape=[0, 4]),
-    ],
-    "concat": [
-        C([0, 3], [2, 3]), C(T([3, 2]), S([3, 2]), [3, 2], axis=-1), C([2, 3]),
-        C([2, 0], [2, 3], axis=1), C([2, 1, 3], Fl([2, 2, 3]), axis=1), C([0, 3], [0, 3]),
-    ],
-    "slice": [
-        C([4, 5], axes=[1], starts=[2], ends=[2]),
-        C(T([4, 5]), axes=[0], starts=[-3], ends=[-1]),
-        C(S([3, 4, 2]), axes=[2, 0], starts=[1, 0], ends=[2, 2]),
-        C([0, 3], axes=[1], starts=[1], ends=[3]),
-        C([5], axes=[0], starts=[-100], ends=[100]),
-    ],
-    "strided_slice": [
-        C([7, 4], axes=[0], starts=[1], ends=[7], strides=[3]),
-        C(T([5, 4]), axes=[1], starts=[-1], ends=[-100], strides=[-1]),
-        C([6, 5], axes=[0], starts=[2], ends=[2], strides=[1]),
-        C([6], axes=[0], starts=[0], ends=[6], strides=[-1]),
-        C(Fl([6, 3]), axes=[0], starts=[0], ends=[6], strides=[2]),
-        C([0, 4], axes=[1], starts=[3], ends=[0], strides=[-2]),
-    ],
-    "strided_slice_grad": [
-        C([6], [2], axes=[0], starts=[5], ends=[1], strides=[-2]),
-        C([6, 5], T([3, 2]), axes=[0, 1], starts=[0, 1], ends=[6, 5], strides=[2, 2]),
-        C([6, 5], [0, 5], axes=[0], starts=[2], ends=[2], strides=[1]),
-        C([5, 4], S([4, 2]), axes=[1, 0], starts=[-1, 1], ends=[-100, 5], strides=[-2, 1]),
-    ],
-    # softmax -----------------------------------------------------------------------
-    "softmax": [C([0, 3]), C(T([3, 4]), axis=0), C(S([2, 3, 4]), axis=-1), C([3, 1], axis=1),
-                C(Fl([4, 3]), axis=-2), C(B([2, 3]))],
-    "log_softmax": [C([0, 3]), C(T([3, 4]), axis=0), C(S([2, 3, 4]), axis=-1),
-                    C([3, 1], axis=1), C(Fl([4, 3]), axis=-2), C(B([2, 3]))],
-    "softmax_grad": [C(dict(shape=[2, 3, 4], low=0.1, high=0.6), [2, 3, 4], axis=1),
-                     C(T([3, 4], low=0.1, high=0.6), S([3, 4])), C([0, 3], [0, 3]),
-                     C(B([2, 3], low=0.1, high=0.6), Fl([2, 3]), axis=0)],
-    "log_softmax_grad": [C(dict(shape=[2, 3, 4], low=-2.0, high=-0.5), [2, 3, 4], axis=1),
-                         C(T([3, 4], low=-2.0, high=-0.5), S([3, 4])), C([0, 3], [0, 3]),
-                         C(B([2, 3], low=-2.0, high=-0.5), Fl([2, 3]), axis=0)],
-    # creation ----------------------------------------------------------------------
-    "full": [C(shape=[2, 3], value=1.5, dtype="float64"), C(shape=[0, 3], value=2.0),
-             C(shape=[], value=-1, dtype="int32"), C(shape=[2, 2], value=1, dtype="bool"),
-             C(shape=[2], value=2 ** 53 + 1, dtype="int64")],  # an int64 exact beyond 2**53
-    "full_like": [C([2, 3], value=3, dtype="int32"), C(T([3, 4]), value=0.5),
-                  C([0, 3], value=1.0), C(dict(shape=[2, 3], dtype="int64"), value=7),
-                  C([2, 3], value=-1.25, dtype="float64")],
-    "arange": [C(start=-1.0, end=1.0, step=0.5, dtype="float64"),
-               C(start=10, end=0, step=-3, dtype="int32"),
-               C(start=0, end=5, step=1, dtype="float32"), C(start=3, end=3),
-               C(start=0.5, end=-1.0, step=-0.25, dtype="float64"),
-               C(start=0.0, end=1.0, step=0.1, dtype="float32"),
-               C(start=-0.3, end=0.7, step=0.1, dtype="float64")],
-    # assignment into slices --------------------------------------------------------
-    "set_value": [
-        C([6, 4], axes=[0], starts=[5], ends=[0], strides=[-2], value=-1.0),
-        C([4, 5], axes=[0], starts=[2], ends=[2], strides=[1], value=9.0),
-        C(T([4, 5]), axes=[1], starts=[1], ends=[4], strides=[1], value=2.0),
-        C([0, 3], axes=[1], starts=[0], ends=[2], strides=[1], value=1.0),
-        C(S([2, 3, 4]), axes=[0, 2], starts=[1, 0], ends=[2, 4], strides=[1, 3], value=0.5),
-    ],
-    "set_value_with_tensor": [
-        C([4, 5], [3], axes=[0, 1], starts=[1, 0], ends=[3, 5], strides=[1, 2]),
-        C([4, 5], [], axes=[0, 1], starts=[1, 0], ends=[3, 5], strides=[1, 2]),
-        C(T([5, 4]), S([2, 2]), axes=[0, 1], starts=[0, 1], ends=[4, 3], strides=[2, 1]),
-        C([0, 3], [1], axes=[1], starts=[0], ends=[2], strides=[1]),
-        C(Fl([6, 3]), B([2, 3]), axes=[0], starts=[4], ends=[0], strides=[-3]),
-    ],
-    # gathering ---------------------------------------------------------------------
-    "index_select": [
-        C([3, 4, 2], I([3, -4, 0], "int32"), axis=1),
-        C([4, 3], I([]), axis=0),
-        C(T([3, 4]), I([2, 0, 2]), axis=0),
-        C([0, 3], I([1, 2]), axis=1),
-        C(S([4, 3]), I([1, -1]), axis=-1),
-    ],
-    "index_select_grad": [
-        C([2, 4], I([3, 3, 0], "int32"), [2, 3], axis=1),
-        C([4, 3], I([]), [0, 3]),
-        C([4, 3], I([1, 1, 3]), T([3, 3])),
-        C([2, 3, 2], I([-1, 0]), S([2, 2, 2]), axis=1),
-    ],
-    "nonzero": [
-        C(dict(shape=[3, 4], sparse=True)), C(BOOL([2, 3])),
-        C(dict(shape=[6], dtype="int64", values=[0, 3, 0, -1, 2, 0])), C([0, 3]),
-        C(dict(shape=[3, 4], sparse=True, view="T")),
-        C(dict(shape=[2, 3], values=[0, 0, 0, 0, 0, 0])),
-        C(dict(shape=[2, 2, 3], sparse=True, view="step")),
-    ],
-}
-
-
-# Torch expressions replacing those of op_cases.yaml, and why.
-TORCH_OVERRIDES = {
-    # x.permute(*perm) cannot express the 0-d case perm=[] (permute() then lacks dims)
-    "transpose": "x.permute(perm)",
-}
-
-
-def _norm(spec):
-    return {"shape": list(spec)} if isinstance(spec, list) else dict(spec)
-
-
-def _auto_variants(op, base_cases):
-    """Cases derived from the op_cases.yaml ones, so that an op declared with only
-    those still gets non-contiguous (and, for unary ops, empty) inputs:
-      - every case again with its inputs as views of the same logical shape
-        (transposed when >= 2-D, x[::2] when 1-D);
-      - for one-input ops with UnchangedInferMeta, the first case with a leading
-        dimension of 0."""
-    out = []
-    for c in base_cases:
-        specs = [_norm(s) for s in c.get("inputs", [])]
-        changed, views = False, []
-        for s in specs:
-            s = dict(s)
-            if not s.get("view"):
-                if len(s["shape"]) >= 2:
-                    s["view"], changed = "T", True
-                elif len(s["shape"]) == 1 and s["shape"][0] > 0:
-                    s["view"], changed = "step", True
-            views.append(s)
-        if changed:
-            out.append({"inputs": views, "attrs": dict(c.get("attrs") or {})})
-    ins = op.inputs
-    if (len(ins) == 1 and ins[0].is_tensor and op.infer_meta == "UnchangedInferMeta"
-            and base_cases and base_cases[0].get("inputs")):
-        s = _norm(base_cases[0]["inputs"][0])
-        if s["shape"] and "values" not in s:
-            s["shape"] = [0] + list(s["shape"][1:])
-            out.append({"inputs": [s], "attrs": dict(base_cases[0].get("attrs") or {})})
-    return out
-
-
-def _build_registry():
-    with open(CASES_YAML) as f:
-        base = yaml.safe_load(f)
-    reg = {}
-    for name, entry in base.items():
-        if entry.get("random"):
-            continue
-        base_cases = [dict(c) for c in entry.get("cases", [])]
-        auto = _auto_variants(OPS[name], base_cases) if name in OPS else []
-        reg[name] = {"torch": TORCH_OVERRIDES.get(name, entry["torch"]),
-                     "cases": (base_cases + auto +
-                               EXTRA_CASES.get(name, []) + INT_CASES.get(name, []))}
-    for name in list(EXTRA_CASES) + list(INT_CASES):
-        if name not in reg:
-            raise AssertionError(f"EXTRA_CASES has cases for '{name}', which has no torch "
-                                 f"expression in tests/op_cases.yaml")
-    return reg
-
-
-REGISTRY = _build_registry()
-TORCH_CODE = {name: compile(e["torch"], f"<torch expression of {name}>", "eval")
-              for name, e in REGISTRY.items()}
+# The registry without the random ops, which have no oracle (statistical tests below).
+REGISTRY = {name: e for name, e in R.registry()["ops"].items() if not e["random"]}
+RANDOM_OPS = {name for name, e in R.registry()["ops"].items() if e["random"]}
+# The default tolerances per dtype (op_cases.yaml's _tol), for the tests outside the
+# registry; the registry's cases use _tol(p), with the per-op overrides.
+TOL = R.registry()["tol"]
+GRAD_TOL = TOL  # gradients (every order) are held to the same bounds
+_oar_grad, _torch_grad = R.oar_grad, R.torch_grad
 
 
 # ---- inputs ------------------------------------------------------------------------------
-def _values(spec, shape, rng):
-    """float64 values for one input (before casting to its dtype)."""
-    n = int(np.prod(shape)) if shape else 1
-    if "values" in spec:
-        return np.array(spec["values"], dtype=np.float64).reshape(shape)
-    dt = spec.get("dtype")
-    if dt == "bool":
-        return rng.integers(0, 2, size=shape).astype(np.float64)
-    if dt in ("int32", "int64"):
-        return rng.integers(-5, 6, size=shape).astype(np.float64)
-    low, high = spec.get("low", -1.0), spec.get("high", 1.0)
-    if "away" in spec:
-        mag = rng.uniform(spec["away"], max(abs(low), abs(high)), size=shape)
-        return mag * rng.choice([-1.0, 1.0], size=shape)
-    if "grid" in spec:
-        return rng.integers(-8, 9, size=shape) / 8.0 + spec["grid"]
-    if spec.get("distinct"):
-        return ((rng.permutation(n) + 0.5) / max(n, 1) * 2.0 - 1.0).reshape(shape)
-    if spec.get("frac"):
-        return rng.integers(-3, 3, size=shape) + rng.uniform(0.1, 0.9, size=shape)
-    if spec.get("sparse"):
-        v = rng.uniform(low, high, size=shape)
-        return np.where(rng.random(size=shape) < 0.5, 0.0, v)
-    return rng.uniform(low, high, size=shape)
+class Input(R.Input):
+    """A registry input (numpy base, torch views) with its oar counterparts."""
 
-
-class Input:
-    """One tensor input: a contiguous base array and the view the op receives."""
-
-    def __init__(self, spec, float_dtype, rng):
-        spec = _norm(spec)
-        self.spec = spec
-        self.shape = list(spec["shape"])
-        self.dtype = spec.get("dtype", float_dtype)
-        self.is_float = self.dtype in FLOAT_DTYPES
-        self.view = spec.get("view")
-        shape = self.shape
-        if self.view is None:
-            base = _values(spec, shape, rng)
-        elif self.view == "T":
-            assert len(shape) >= 2, spec
-            base = np.ascontiguousarray(np.swapaxes(_values(spec, shape, rng), -1, -2))
-        elif self.view == "step":
-            assert len(shape) >= 1, spec
-            vals = _values(spec, shape, rng)
-            base = np.zeros([2 * shape[0]] + shape[1:])
-            base[::2] = vals
-            base[1::2] = _values(spec, shape, rng)
-        elif self.view == "flip":
-            assert len(shape) >= 1 and shape[0] > 0, spec
-            base = np.ascontiguousarray(_values(spec, shape, rng)[::-1])
-        elif self.view == "bcast":
-            assert len(shape) >= 1, spec
-            base = _values(spec, [1] + shape[1:], rng)
-        else:
-            raise ValueError(f"unknown view {self.view!r}")
-        self.base = base.astype(NP_DTYPES[self.dtype])
-
-    # -- oar
     def oar_base(self, requires_grad=False):
         t = oar.to_tensor(self.base.copy())
         assert t.dtype == self.dtype
@@ -576,67 +83,30 @@ class Input:
             return oar._C.expand(t, self.shape)
         raise AssertionError(self.view)
 
-    # -- torch
-    def torch_base(self, requires_grad=False):
-        t = torch.tensor(self.base.copy())
-        if requires_grad:
-            t.requires_grad_(True)
-        return t
-
-    def torch_view(self, t):
-        nd = len(self.shape)
-        if self.view is None:
-            return t
-        if self.view == "T":
-            return t.transpose(nd - 2, nd - 1)
-        if self.view == "step":
-            return t[::2]
-        if self.view == "flip":
-            return t.flip(0)
-        if self.view == "bcast":
-            return t.expand(*self.shape)
-        raise AssertionError(self.view)
-
-    def torch_write_view(self, base, values):
-        """base with its view (as the op sees it) overwritten by values."""
-        if self.view == "flip":  # t.flip(0) is a copy in torch, not a view
-            base.copy_(values.flip(0))
-        else:
-            self.torch_view(base).copy_(values)
-
-    def describe(self):
-        s = "x".join(map(str, self.shape)) or "0d"
-        if self.dtype not in FLOAT_DTYPES:
-            s += f":{self.dtype}"
-        if self.view:
-            s += f"({self.view})"
-        return s
-
 
 class Param:
+    """One test: case `index` of an op, run with float inputs in `dtype` ("native"
+    when the case has no float inputs)."""
+
     def __init__(self, op, index, case, dtype):
         self.op, self.index, self.case, self.dtype = op, index, case, dtype
 
     def inputs(self):
-        # Same values for float32 and float64: the seed does not depend on the dtype.
-        rng = np.random.default_rng(zlib.crc32(f"{self.op}/{self.index}".encode()))
-        return [Input(s, self.dtype, rng) for s in self.case.get("inputs", [])]
+        return R.make_inputs(self.op, self.index, self.case, self.dtype, cls=Input)
 
     def rng(self, salt):
-        return np.random.default_rng(zlib.crc32(f"{self.op}/{self.index}/{salt}".encode()))
+        return R.case_rng(self.op, self.index, salt)
 
     def __str__(self):
         shapes = ",".join(Input(s, "float64", np.random.default_rng(0)).describe()
-                          for s in self.case.get("inputs", []))
-        attrs = self.case.get("attrs") or {}
+                          for s in self.case["inputs"])
+        attrs = self.case["attrs"]
         a = ",".join(f"{k}={v}" for k, v in attrs.items()).replace(" ", "")
         return f"{self.op}-c{self.index}-[{shapes}]" + (f"-{{{a}}}" if a else "") + f"-{self.dtype}"
 
 
 def _attrs(op, case):
-    a = {x.name: golden.cpp_default_to_py(x.default) for x in op.attrs}
-    a.update(case.get("attrs") or {})
-    return a
+    return R.attrs(op, case)
 
 
 def _arg_names(op, n_inputs):
@@ -664,28 +134,8 @@ def call_oar(op, tensors, attrs, fn=None):
     return (fn or getattr(oar._C, op.name))(*args)
 
 
-def call_torch(op, tensors, attrs):
-    # torch is the oracle: it gets contiguous copies (differentiably), because the
-    # helpers of make_golden.py write through .view(-1) of zeros_like/clone, which
-    # keep a view's strides.
-    tensors = [t.contiguous() for t in tensors]
-    env = dict(vars(golden))
-    env["torch"] = torch
-    ins = op.inputs
-    if len(ins) == 1 and ins[0].is_tensor_list:
-        env[ins[0].name] = list(tensors)
-    else:
-        for a, t in zip(ins, tensors):
-            env[a.name] = t
-    env.update(attrs)
-    out = eval(TORCH_CODE[op.name], env)  # noqa: S307 - the repo's own test registry
-    if not isinstance(out, torch.Tensor):
-        out = torch.tensor(out)
-    return out
-
-
 def torch_dtype_name(t):
-    return golden.DTYPE_NAMES[t.dtype]
+    return R.DTYPE_NAMES[t.dtype]
 
 
 def to_numpy(t):
@@ -709,10 +159,10 @@ def assert_close(got, want, tol, what):
         np.testing.assert_allclose(got_np, want_np, err_msg=what, **tol)
 
 
-def _tol(table, p):
-    t = dict(table.get(p.dtype, TOL["float64"]))
-    t.update(OP_TOL.get((p.op, p.dtype), {}))
-    return t
+def _tol(p):
+    """The tolerance of a case, for its values and gradients: op_cases.yaml's _tol with
+    the op's tol overrides (a "native" case: float64's)."""
+    return R.tolerance(p.op, p.dtype if p.dtype in TOL else "float64")
 
 
 # ---- parameters --------------------------------------------------------------------------
@@ -720,8 +170,7 @@ def _forward_params():
     out = []
     for name in sorted(REGISTRY):
         for i, case in enumerate(REGISTRY[name]["cases"]):
-            specs = [_norm(s) for s in case.get("inputs", [])]
-            has_float = any(s.get("dtype") is None for s in specs)
+            has_float = any(s.get("dtype") is None for s in case["inputs"])
             for dt in (FLOAT_DTYPES if has_float else ("native",)):
                 out.append(Param(name, i, case, dt))
     return out
@@ -763,7 +212,7 @@ def test_forward(p):
     before = [to_numpy(b) for b in o_bases]
     out = call_oar(op, o_in, attrs)
     want = call_torch(op, [inp.torch_view(inp.torch_base()) for inp in inputs], attrs)
-    assert_close(out, want, _tol(TOL, p), f"{p}: forward")
+    assert_close(out, want, _tol(p), f"{p}: forward")
     for k, (b, prev) in enumerate(zip(o_bases, before)):
         np.testing.assert_array_equal(to_numpy(b), prev,
                                       err_msg=f"{p}: input {k} was modified by the op")
@@ -812,21 +261,6 @@ def _np_like(rng, shape, dtype):
     return rng.standard_normal(size=shape).astype(NP_DTYPES[dtype])
 
 
-def _oar_grad(outs, ins, gouts=None, create_graph=False):
-    if all(o.stop_gradient for o in outs):
-        return [None] * len(ins)
-    return list(oar.grad(outs, ins, grad_outputs=gouts, create_graph=create_graph,
-                         allow_unused=True))
-
-
-def _torch_grad(outs, ins, gouts=None, create_graph=False):
-    if not any(o.requires_grad for o in outs):
-        return [torch.zeros_like(i) for i in ins]
-    gs = torch.autograd.grad(outs, ins, grad_outputs=gouts, create_graph=create_graph,
-                             allow_unused=True)
-    return [torch.zeros_like(i) if g is None else g for g in gs]
-
-
 def _setup_grad(p):
     op = OPS[p.op]
     inputs = p.inputs()
@@ -848,7 +282,7 @@ def test_grad(p):
     o_gs = _oar_grad([o_out], o_leaves, [o_g])
     t_gs = _torch_grad([t_out], t_leaves, [t_g])
     for k, (og, tg) in enumerate(zip(o_gs, t_gs)):
-        assert_close(og, tg, _tol(GRAD_TOL, p), f"{p}: d out / d input {diff[k]}")
+        assert_close(og, tg, _tol(p), f"{p}: d out / d input {diff[k]}")
 
 
 @pytest.mark.parametrize("p", [p for p in GRAD_PARAMS if p.dtype == "float64"], ids=str)
@@ -874,15 +308,20 @@ def test_double_grad(p):
     o_second = [None] * len(o_leaves) if o_s is None else _oar_grad([o_s], o_leaves)
     t_second = _torch_grad([t_s], t_leaves)
     for k, (og, tg) in enumerate(zip(o_second, t_second)):
-        assert_close(og, tg, _tol(GRAD_TOL, p),
+        assert_close(og, tg, _tol(p),
                      f"{p}: d(sum(d out/d input * v)) / d input {diff[k]}")
 
 
 # ---- Tensor methods ------------------------------------------------------------------------
 def _has_method(op):
-    """The rule of tools/codegen/gen_bindings.py: first argument a Tensor named x."""
-    return bool(op.args and op.args[0].is_tensor and op.args[0].name == "x"
-                and not op.name.endswith("_grad"))
+    """Tensor.<op> (and Tensor.<op>_): declared by `python: [..., method]` in ops.yaml."""
+    return "method" in op.python
+
+
+def _function(op, name):
+    """oar.<name> for a public op (`python: [function, ...]`), oar._C.<name> otherwise
+    (internal ops and method-only ones are bound there only)."""
+    return getattr(oar if "function" in op.python else oar._C, name)
 
 
 METHOD_PARAMS = [p for p in FORWARD_PARAMS if _has_method(OPS[p.op]) and p.dtype != "float32"]
@@ -895,11 +334,11 @@ def test_method(p):
     op = OPS[p.op]
     inputs = p.inputs()
     o_in = [inp.oar_view(inp.oar_base()) for inp in inputs]
-    kwargs = dict(p.case.get("attrs") or {})
+    kwargs = dict(p.case["attrs"])
     out = getattr(o_in[0], p.op)(*o_in[1:], **kwargs)
     want = call_torch(op, [inp.torch_view(inp.torch_base()) for inp in inputs],
                       _attrs(op, p.case))
-    assert_close(out, want, _tol(TOL, p), f"{p}: method x.{p.op}(...)")
+    assert_close(out, want, _tol(p), f"{p}: method x.{p.op}(...)")
 
 
 def test_method_examples():
@@ -934,8 +373,9 @@ def _inplace_ok(p):
 INPLACE_PARAMS = [p for p in FORWARD_PARAMS if _inplace_ok(p)]
 
 
-@pytest.mark.parametrize("variant", ["function", "method"])
-@pytest.mark.parametrize("p", INPLACE_PARAMS, ids=str)
+@pytest.mark.parametrize("p,variant", [
+    pytest.param(p, v, id=f"{p}-{v}") for p in INPLACE_PARAMS for v in ("function", "method")
+    if v == "function" or _has_method(OPS[p.op])])
 def test_inplace_no_grad(p, variant):
     """oar.<op>_(x, ...) / x.<op>_(...) under no_grad: returns x itself, holding the
     out-of-place result; when x is a view, the base sees the write."""
@@ -953,13 +393,13 @@ def test_inplace_no_grad(p, variant):
         x = o_in[0]
         version = x.inplace_version
         if variant == "function":
-            r = call_oar(op, o_in, attrs, fn=getattr(oar, op.name + "_"))
+            r = call_oar(op, o_in, attrs, fn=_function(op, op.name + "_"))
         else:
-            kwargs = dict(p.case.get("attrs") or {})
+            kwargs = dict(p.case["attrs"])
             r = getattr(x, op.name + "_")(*o_in[1:], **kwargs)
     assert r is x, f"{p}: {op.name}_ did not return its input"
-    assert_close(x, want, _tol(TOL, p), f"{p}: {op.name}_ ({variant}): x after the write")
-    assert_close(o_bases[0], want_base, _tol(TOL, p),
+    assert_close(x, want, _tol(p), f"{p}: {op.name}_ ({variant}): x after the write")
+    assert_close(o_bases[0], want_base, _tol(p),
                  f"{p}: {op.name}_ ({variant}): the base of x after the write")
     assert x.inplace_version > version, f"{p}: inplace_version did not change"
 
@@ -986,10 +426,10 @@ def test_inplace_grad(p):
     t_bases = [inp.torch_base(i in diff) for i, inp in enumerate(inputs)]
     o_in = [inp.oar_view(b) for inp, b in zip(inputs, o_bases)]
     o_in[0] = oar._C.scale(o_in[0], 1.0)  # a non-leaf: in-place allowed with grad on
-    r = call_oar(op, o_in, attrs, fn=getattr(oar, op.name + "_"))
+    r = call_oar(op, o_in, attrs, fn=_function(op, op.name + "_"))
     assert r is o_in[0]
     t_out = call_torch(op, [inp.torch_view(b) for inp, b in zip(inputs, t_bases)], attrs)
-    assert_close(r, t_out, _tol(TOL, p), f"{p}: in-place result")
+    assert_close(r, t_out, _tol(p), f"{p}: in-place result")
     g = _np_like(p.rng("g"), list(t_out.shape), p.dtype)
     o_leaves = [o_bases[i] for i in diff]
     t_leaves = [t_bases[i] for i in diff]
@@ -1003,7 +443,7 @@ def test_inplace_grad(p):
     o_gs = _oar_grad([r], o_leaves, [oar.to_tensor(g)])
     t_gs = _torch_grad([t_out], t_leaves, [torch.tensor(g)])
     for k, (og, tg) in enumerate(zip(o_gs, t_gs)):
-        assert_close(og, tg, _tol(GRAD_TOL, p), f"{p}: in-place d out / d input {diff[k]}")
+        assert_close(og, tg, _tol(p), f"{p}: in-place d out / d input {diff[k]}")
 
 
 @pytest.mark.parametrize("name", sorted(n for n, op in OPS.items()
@@ -1131,10 +571,10 @@ def test_every_op_has_empty_and_view_cases():
     empty output for the creation ops."""
     no_empty, no_view = [], []
     for name, entry in REGISTRY.items():
-        specs = [[_norm(s) for s in c.get("inputs", [])] for c in entry["cases"]]
+        specs = [c["inputs"] for c in entry["cases"]]
         if not OPS[name].inputs:
-            if not any(0 in (c.get("attrs") or {}).get("shape", [1]) or
-                       (c.get("attrs") or {}).get("start") == (c.get("attrs") or {}).get("end")
+            if not any(0 in c["attrs"].get("shape", [1]) or
+                       c["attrs"].get("start") == c["attrs"].get("end")
                        for c in entry["cases"]):
                 no_empty.append(name)
             continue
@@ -1147,18 +587,18 @@ def test_every_op_has_empty_and_view_cases():
 
 
 def test_bindings_match_declarations():
-    """oar._C.<op> and oar.<op> for every op; oar.<op>_ for inplace ops; Tensor
-    methods x.<op> (x.<op>_) exactly when the first argument is a Tensor x."""
+    """oar._C.<op> (oar._C.<op>_ for inplace ops) for every op; oar.<op> (oar.<op>_)
+    and Tensor methods x.<op> (x.<op>_) as the op's `python:` in ops.yaml declares."""
     problems = []
     for name, op in OPS.items():
         if not callable(getattr(oar._C, name, None)):
             problems.append(f"oar._C.{name} missing")
-        if not callable(getattr(oar, name, None)):
+        if "function" in op.python and not callable(getattr(oar, name, None)):
             problems.append(f"oar.{name} missing")
         if op.inplace:
             if not callable(getattr(oar._C, name + "_", None)):
                 problems.append(f"oar._C.{name}_ missing")
-            if not callable(getattr(oar, name + "_", None)):
+            if "function" in op.python and not callable(getattr(oar, name + "_", None)):
                 problems.append(f"oar.{name}_ missing")
         if _has_method(op):
             if not callable(getattr(oar.Tensor, name, None)):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates oar's per-op code from src/oar/ops.yaml (DESIGN §2).
+"""Generates oar's per-op code from src/oar/ops.yaml (docs/design.md §3).
 
 Outputs (into --out, the build tree; never committed):
   oar/api/api.h, oar/api/api.cc           C++ API without autograd (oar::api::<op>)
@@ -113,6 +113,12 @@ class Op:
         self.view = bool(d.get("view", False))
         self.float_only = bool(d.get("float_only", False))
         self.doc = d.get("doc", "")
+        # The docstring parts beyond `doc` (gen_bindings.docstring): argument texts where
+        # the generator's defaults do not fit, the Returns line, a >>> example.
+        self.args_doc = d.get("args_doc") or {}
+        self.returns = d.get("returns")
+        self.example = (d.get("example") or "").rstrip("\n")
+        self.python = self._python_surface(d.get("python"))
         self.backward = d.get("backward") or {}
         inplace = d.get("inplace")
         self.inplace = None
@@ -126,6 +132,22 @@ class Op:
         for k in self.no_need_buffer | self.skip_transform:
             if k not in names:
                 raise ValueError(f"{self.name}: unknown input '{k}'")
+        for k in self.args_doc:
+            if k not in names:
+                raise ValueError(f"ops.yaml: op '{self.name}': args_doc for unknown argument '{k}'")
+
+    def _python_surface(self, value):
+        """The `python:` field: a set of {"function", "method"}; empty when internal."""
+        if value == "internal":
+            return set()
+        if not isinstance(value, list) or not value or \
+                not set(value) <= {"function", "method"}:
+            raise ValueError(f"ops.yaml: op '{self.name}': `python:` must be internal or a "
+                             f"list of function/method, got {value!r}")
+        if "method" in value and not (self.args and self.args[0].is_tensor):
+            raise ValueError(f"ops.yaml: op '{self.name}': a Tensor method needs a Tensor "
+                             f"as its first argument")
+        return set(value)
 
     @property
     def inputs(self):
@@ -370,7 +392,8 @@ def gen_node_impl(op):
 # ----------------------------------------------------------------- eager functions
 def gen_promotion(op, fname, inplace):
     """Casts mixed-dtype tensor inputs with the differentiable cast, then calls
-    the op again (as the seeds' AMP branch does)."""
+    the op again (the shape of the AMP branch of Paddle's dygraph functions,
+    docs/design.md §4)."""
     prom = [a for a in op.inputs if a.name not in op.skip_transform]
     if not (len(prom) >= 2 or any(a.is_tensor_list for a in prom)):
         return []
@@ -502,7 +525,7 @@ def gen_eager(ops):
 
 def gen_nodes(ops):
     h = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
-         "// One grad node class per differentiable op (as the seeds' MatmulGradNodeFinal).",
+         "// One grad node class per differentiable op (Paddle's MatmulGradNodeFinal, docs/design.md §4).",
          "#pragma once", "", "#include <string>", "#include <vector>", "",
          '#include "oar/autograd/grad_node.h"', '#include "oar/autograd/tensor_wrapper.h"', "",
          "namespace oar {", ""]

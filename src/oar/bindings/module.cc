@@ -28,6 +28,29 @@ bool AddFunctions(PyObject* m, PyMethodDef* defs) {
   return ok;
 }
 
+// oar._C._public_ops: the tuple of names oar/__init__.py exports (and lists in __all__).
+bool AddPublicOpNames(PyObject* m) {
+  PyObject* names = PyList_New(0);
+  if (!names) return false;
+  for (const char* const* n = oar::py::g_public_ops; *n; ++n) {
+    PyObject* s = PyUnicode_FromString(*n);
+    if (!s || PyList_Append(names, s) != 0) {
+      Py_XDECREF(s);
+      Py_DECREF(names);
+      return false;
+    }
+    Py_DECREF(s);
+  }
+  PyObject* tuple = PyList_AsTuple(names);
+  Py_DECREF(names);
+  if (!tuple) return false;
+  if (PyModule_AddObject(m, "_public_ops", tuple) != 0) {
+    Py_DECREF(tuple);
+    return false;
+  }
+  return true;
+}
+
 }  // namespace
 
 PyMODINIT_FUNC PyInit__C() {
@@ -36,7 +59,7 @@ PyMODINIT_FUNC PyInit__C() {
   if (!oar::py::CreateTensorType(m) || !oar::py::CreateBufferType(m) ||
       !oar::py::CreateAutogradTypes(m) || !AddFunctions(m, oar::py::g_op_functions) ||
       !AddFunctions(m, oar::py::g_autograd_functions) ||
-      !AddFunctions(m, oar::py::g_buffer_functions)) {
+      !AddFunctions(m, oar::py::g_buffer_functions) || !AddPublicOpNames(m)) {
     Py_DECREF(m);
     return nullptr;
   }

@@ -1,0 +1,433 @@
+"""The op test registry: tests/op_cases.yaml, expanded into the test cases of every op.
+
+The one reader of op_cases.yaml (its header documents the schema). Its users:
+
+  tools/make_golden.py               inputs + PyTorch's outputs for the C++ driver
+                                     (tests/cpp/golden/ops.json)
+  tests/python/test_ops_vs_torch.py  the Python driver: oar against PyTorch, live
+  tests/fuzz/worker.py               the fuzzer: call_torch as the oracle of random calls
+
+Import it with this directory on sys.path (`import op_registry`). It needs numpy,
+PyYAML and PyTorch but not oar: make_golden.py runs from the source tree, before or
+without an installed oar (only oar_grad imports oar, when called).
+
+An expanded case is {"inputs": [spec, ...], "attrs": {...}}, a spec a dict with at
+least "shape". A case's index (its place in the op's expanded list) seeds its random
+values, so the Python and C++ drivers see the same inputs for the same case.
+"""
+import functools
+import os
+import sys
+import zlib
+
+import numpy as np
+import torch
+import yaml
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+OPS_YAML = os.path.join(ROOT, "src", "oar", "ops.yaml")
+CASES_YAML = os.path.join(ROOT, "tests", "op_cases.yaml")
+
+sys.path.insert(0, os.path.join(ROOT, "tools", "codegen"))
+from gen_ops import load_ops  # noqa: E402  (the codegen's own parser of ops.yaml)
+
+OPS = {op.name: op for op in load_ops(OPS_YAML)}
+
+TORCH_DTYPES = {
+    "float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
+    "bfloat16": torch.bfloat16, "int32": torch.int32, "int64": torch.int64, "bool": torch.bool,
+}
+DTYPE_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
+NP_DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64,
+             "int32": np.int32, "int64": np.int64, "bool": np.bool_}
+# The dtypes an input without an explicit dtype is run in by the Python driver
+# (the golden file, and so the C++ driver, use float64).
+FLOAT_DTYPES = ("float32", "float64")
+VIEWS = ("T", "step", "flip", "bcast")
+SPEC_KEYS = {"shape", "dtype", "view", "low", "high", "away", "grid", "distinct", "frac",
+             "sparse", "values"}
+ENTRY_KEYS = {"torch", "random", "cases", "variants", "extra", "int_cases", "tol"}
+
+
+# ---- the scope of the torch: expressions ---------------------------------------------
+def torch_dtype(name):
+    return TORCH_DTYPES[name] if name else None
+
+
+def sum_to(x, shape):
+    lead = x.dim() - len(shape)
+    dims = list(range(lead)) + [lead + i for i, s in enumerate(shape)
+                                if s == 1 and x.shape[lead + i] != 1]
+    return x.sum(dim=dims, keepdim=True).reshape(shape) if dims else x.reshape(shape)
+
+
+def paddle_shape(x, shape):
+    return [x.shape[i] if s == 0 else s for i, s in enumerate(shape)]
+
+
+def unsqueeze_all(x, axis):
+    for a in axis:
+        x = x.unsqueeze(a)
+    return x
+
+
+def slices(x, axes, starts, ends, strides):
+    idx = [slice(None)] * x.dim()
+    for i, a in enumerate(axes):
+        idx[a] = slice(starts[i], ends[i], strides[i] if strides else None)
+    return tuple(idx)
+
+
+def flip_slice(x, axes, starts, ends, strides):
+    """Python slicing with negative steps (torch has none): by index lists."""
+    for i, a in enumerate(axes):
+        idx = list(range(x.shape[a]))[slice(starts[i], ends[i], strides[i])]
+        x = x.index_select(a, torch.tensor(idx, dtype=torch.long))
+    return x
+
+
+def slice_grad(x, grad_out, axes, starts, ends, strides):
+    z = torch.zeros_like(x)
+    index = torch.arange(x.numel()).reshape(x.shape)
+    picked = flip_slice(index, axes, starts, ends, strides)
+    z.view(-1)[picked.reshape(-1)] = grad_out.reshape(-1)
+    return z
+
+
+def assign_slice(x, axes, starts, ends, strides, value):
+    out = x.clone()
+    index = torch.arange(x.numel()).reshape(x.shape)
+    picked = flip_slice(index, axes, starts, ends, strides)
+    v = value.expand(picked.shape) if isinstance(value, torch.Tensor) else value
+    out.view(-1)[picked.reshape(-1)] = (v.reshape(-1) if isinstance(v, torch.Tensor) else v)
+    return out
+
+
+TORCH_SCOPE = {"torch": torch, "torch_dtype": torch_dtype, "sum_to": sum_to,
+               "paddle_shape": paddle_shape, "unsqueeze_all": unsqueeze_all, "slices": slices,
+               "flip_slice": flip_slice, "slice_grad": slice_grad, "assign_slice": assign_slice}
+
+
+# ---- loading and expansion -----------------------------------------------------------------
+def cpp_default_to_py(text):
+    """An attribute default of ops.yaml (C++ text) as the Python value the cases use."""
+    if text is None:
+        return None
+    if text in ("true", "false"):
+        return text == "true"
+    if text == "{}":
+        return []
+    if text.startswith("DType::k"):
+        name = text[len("DType::k"):].lower()
+        return None if name == "undefined" else name
+    return float(text) if "." in text else int(text)
+
+
+def norm_spec(spec):
+    """An input spec as a dict: {"shape": [ints], "dtype"?, "view"?, ...}. The words
+    ending a shape list (a dtype name, a view name) become the dtype and view keys."""
+    d = dict(spec) if isinstance(spec, dict) else {"shape": spec}
+    if not isinstance(d.get("shape", []), list):
+        raise ValueError(f"input {spec!r}: shape must be a list")
+    if "shape" not in d:
+        if "values" not in d:
+            raise ValueError(f"input {spec!r}: no shape")
+        d["shape"] = [len(d["values"])]
+    shape = []
+    for s in d["shape"]:
+        if isinstance(s, str) and s in NP_DTYPES:
+            d["dtype"] = s
+        elif isinstance(s, str) and s in VIEWS:
+            d["view"] = s
+        elif type(s) is int:  # noqa: E721 - not a bool
+            shape.append(s)
+        else:
+            raise ValueError(f"input {spec!r}: {s!r} is neither a size, a dtype nor a view")
+    d["shape"] = shape
+    unknown = set(d) - SPEC_KEYS
+    if unknown:
+        raise ValueError(f"input {spec!r}: unknown keys {sorted(unknown)}")
+    if d.get("view", "T") not in VIEWS or d.get("dtype", "float64") not in NP_DTYPES:
+        raise ValueError(f"input {spec!r}: unknown view or dtype")
+    return d
+
+
+def norm_case(case):
+    """A case as {"inputs": [specs], "attrs": {...}}; a bare list is the inputs."""
+    if isinstance(case, list):
+        case = {"inputs": case}
+    unknown = set(case) - {"inputs", "attrs"}
+    if unknown:
+        raise ValueError(f"case {case!r}: unknown keys {sorted(unknown)}")
+    return {"inputs": [norm_spec(s) for s in case.get("inputs") or []],
+            "attrs": dict(case.get("attrs") or {})}
+
+
+def _auto_views(op, cases):
+    """Every hand-written case again with its inputs as views of the same logical shape
+    (transposed when >= 2-D, x[::2] when 1-D); and, for a one-input op with
+    UnchangedInferMeta, its first case with a leading dimension of 0. So an op whose
+    entry has only `cases:` still gets non-contiguous (and empty) inputs."""
+    out = []
+    for c in cases:
+        changed, views = False, []
+        for s in c["inputs"]:
+            s = dict(s)
+            if not s.get("view"):
+                if len(s["shape"]) >= 2:
+                    s["view"], changed = "T", True
+                elif len(s["shape"]) == 1 and s["shape"][0] > 0:
+                    s["view"], changed = "step", True
+            views.append(s)
+        if changed:
+            out.append({"inputs": views, "attrs": dict(c["attrs"])})
+    ins = op.inputs
+    if (len(ins) == 1 and ins[0].is_tensor and op.infer_meta == "UnchangedInferMeta"
+            and cases and cases[0]["inputs"]):
+        s = dict(cases[0]["inputs"][0])
+        if s["shape"] and "values" not in s:
+            s["shape"] = [0] + list(s["shape"][1:])
+            out.append({"inputs": [s], "attrs": dict(cases[0]["attrs"])})
+    return out
+
+
+def _from_set(op, variants, sets):
+    """The cases of a named set (_sets), with the op's inputs' specs merged under each
+    set input: `{set: binary, y: {away: 0.5}}` gives every y of the set away: 0.5
+    (the set's own shape and view win)."""
+    if isinstance(variants, str):
+        variants = {"set": variants}
+    params = dict(variants)
+    name = params.pop("set")
+    if name not in sets:
+        raise ValueError(f"{op.name}: no set {name!r} in _sets")
+    names = [a.name for a in op.inputs]
+    unknown = set(params) - set(names)
+    if unknown:
+        raise ValueError(f"{op.name}: variants name {sorted(unknown)}, not inputs of the op")
+    out = []
+    for c in sets[name]:
+        c = norm_case(c)
+        specs = []
+        for i, s in enumerate(c["inputs"]):
+            d = dict(params.get(names[i], {}) if i < len(names) else {})
+            d.update(s)
+            specs.append(norm_spec(d))
+        out.append({"inputs": specs, "attrs": c["attrs"]})
+    return out
+
+
+def _check_tol(where, table):
+    for dt, t in table.items():
+        if dt not in TORCH_DTYPES or set(t) - {"rtol", "atol"} or not all(
+                isinstance(v, float) for v in t.values()):
+            raise ValueError(f"{where}: tolerance {dt}: {t!r} (floats need a dot: 1.0e-5)")
+
+
+def load(path=CASES_YAML):
+    """{"tol": defaults, "ops": {op: {"torch", "random", "cases", "tol"}}}."""
+    with open(path) as f:
+        raw = yaml.safe_load(f)
+    shared = {k: raw.pop(k) for k in list(raw) if k.startswith("_")}
+    sets = shared.get("_sets", {})
+    tol = shared.get("_tol", {})
+    _check_tol("_tol", tol)
+    ops = {}
+    for name, e in raw.items():
+        if name not in OPS:
+            raise ValueError(f"{path}: '{name}' is not an op of src/oar/ops.yaml")
+        if set(e) - ENTRY_KEYS:
+            raise ValueError(f"{name}: unknown keys {sorted(set(e) - ENTRY_KEYS)}")
+        if not e.get("random") and "torch" not in e:
+            raise ValueError(f"{name}: no torch expression")
+        op = OPS[name]
+        cases = [norm_case(c) for c in e.get("cases") or []]
+        cases += _auto_views(op, cases)
+        if e.get("variants"):
+            cases += _from_set(op, e["variants"], sets)
+        cases += [norm_case(c) for c in e.get("extra") or []]
+        cases += [norm_case(c) for c in e.get("int_cases") or []]
+        _check_tol(name, e.get("tol", {}))
+        ops[name] = {"torch": e.get("torch"), "random": bool(e.get("random")), "cases": cases,
+                     "tol": e.get("tol", {})}
+    return {"tol": tol, "ops": ops}
+
+
+@functools.lru_cache(maxsize=None)
+def registry():
+    return load()
+
+
+def tolerance(name, dtype):
+    """{rtol, atol} of op `name` in `dtype`: _tol, overridden by the op's tol."""
+    reg = registry()
+    t = dict(reg["tol"].get(dtype, reg["tol"]["float64"]))
+    t.update(reg["ops"][name]["tol"].get(dtype, {}) if name in reg["ops"] else {})
+    return t
+
+
+def attrs(op, case):
+    """All attributes of a call: the declared defaults, then the case's."""
+    a = {x.name: cpp_default_to_py(x.default) for x in op.attrs}
+    a.update(case.get("attrs") or {})
+    return a
+
+
+# ---- inputs ---------------------------------------------------------------------------------
+def values(spec, shape, rng):
+    """float64 values for one input (before casting to its dtype)."""
+    n = int(np.prod(shape)) if shape else 1
+    if "values" in spec:
+        return np.array(spec["values"], dtype=np.float64).reshape(shape)
+    dt = spec.get("dtype")
+    if dt == "bool":
+        return rng.integers(0, 2, size=shape).astype(np.float64)
+    if dt in ("int32", "int64"):
+        return rng.integers(-5, 6, size=shape).astype(np.float64)
+    low, high = spec.get("low", -1.0), spec.get("high", 1.0)
+    if "away" in spec:
+        mag = rng.uniform(spec["away"], max(abs(low), abs(high)), size=shape)
+        return mag * rng.choice([-1.0, 1.0], size=shape)
+    if "grid" in spec:
+        return rng.integers(-8, 9, size=shape) / 8.0 + spec["grid"]
+    if spec.get("distinct"):
+        return ((rng.permutation(n) + 0.5) / max(n, 1) * 2.0 - 1.0).reshape(shape)
+    if spec.get("frac"):
+        return rng.integers(-3, 3, size=shape) + rng.uniform(0.1, 0.9, size=shape)
+    if spec.get("sparse"):
+        v = rng.uniform(low, high, size=shape)
+        return np.where(rng.random(size=shape) < 0.5, 0.0, v)
+    return rng.uniform(low, high, size=shape)
+
+
+def base_shape(shape, view):
+    """The shape of the contiguous tensor the view is taken of."""
+    if view == "T":
+        return shape[:-2] + [shape[-1], shape[-2]]
+    if view == "step":
+        return [2 * shape[0]] + shape[1:]
+    if view == "bcast":
+        return [1] + shape[1:]
+    return list(shape)
+
+
+class Input:
+    """One tensor input: a contiguous base array and the view the op receives
+    (the drivers take gradients w.r.t. the base, so through the view op too)."""
+
+    def __init__(self, spec, float_dtype, rng):
+        spec = norm_spec(spec)
+        self.spec = spec
+        self.shape = list(spec["shape"])
+        self.dtype = spec.get("dtype", float_dtype)
+        self.is_float = self.dtype in FLOAT_DTYPES
+        self.view = spec.get("view")
+        shape = self.shape
+        if self.view is None:
+            base = values(spec, shape, rng)
+        elif self.view == "T":
+            assert len(shape) >= 2, spec
+            base = np.ascontiguousarray(np.swapaxes(values(spec, shape, rng), -1, -2))
+        elif self.view == "step":
+            assert len(shape) >= 1, spec
+            vals = values(spec, shape, rng)
+            base = np.zeros([2 * shape[0]] + shape[1:])
+            base[::2] = vals
+            base[1::2] = values(spec, shape, rng)
+        elif self.view == "flip":
+            assert len(shape) >= 1 and shape[0] > 0, spec
+            base = np.ascontiguousarray(values(spec, shape, rng)[::-1])
+        else:  # bcast
+            assert len(shape) >= 1, spec
+            base = values(spec, [1] + shape[1:], rng)
+        self.base = base.astype(NP_DTYPES[self.dtype])
+
+    def torch_base(self, requires_grad=False):
+        t = torch.tensor(self.base.copy())
+        if requires_grad:
+            t.requires_grad_(True)
+        return t
+
+    def torch_view(self, t):
+        nd = len(self.shape)
+        if self.view is None:
+            return t
+        if self.view == "T":
+            return t.transpose(nd - 2, nd - 1)
+        if self.view == "step":
+            return t[::2]
+        if self.view == "flip":
+            return t.flip(0)
+        return t.expand(*self.shape)
+
+    def torch_write_view(self, base, vals):
+        """base with its view (as the op sees it) overwritten by vals."""
+        if self.view == "flip":  # t.flip(0) is a copy in torch, not a view
+            base.copy_(vals.flip(0))
+        else:
+            self.torch_view(base).copy_(vals)
+
+    def describe(self):
+        s = "x".join(map(str, self.shape)) or "0d"
+        if self.dtype not in FLOAT_DTYPES:
+            s += f":{self.dtype}"
+        if self.view:
+            s += f"({self.view})"
+        return s
+
+
+def case_rng(op_name, index, salt=None):
+    key = f"{op_name}/{index}" + ("" if salt is None else f"/{salt}")
+    return np.random.default_rng(zlib.crc32(key.encode()))
+
+
+def make_inputs(op_name, index, case, float_dtype, cls=Input):
+    """The inputs of case `index` of an op. The seed does not depend on the dtype:
+    float32 and float64 runs (and the golden file) get the same values."""
+    rng = case_rng(op_name, index)
+    return [cls(s, float_dtype, rng) for s in case["inputs"]]
+
+
+# ---- the oracle -------------------------------------------------------------------------
+@functools.lru_cache(maxsize=None)
+def _torch_code(name):
+    expr = registry()["ops"][name]["torch"]
+    return compile(expr, f"<torch expression of {name}>", "eval")
+
+
+def call_torch(op, tensors, attrs):
+    """The op's torch: expression on torch tensors (in declared order; a list for a
+    Tensor[] input) and all attributes (see attrs())."""
+    # Contiguous copies (differentiably): the helpers above write through .view(-1) of
+    # zeros_like/clone, which keep a view's strides.
+    tensors = [t.contiguous() for t in tensors]
+    env = dict(TORCH_SCOPE)
+    ins = op.inputs
+    if len(ins) == 1 and ins[0].is_tensor_list:
+        env[ins[0].name] = list(tensors)
+    else:
+        for a, t in zip(ins, tensors):
+            env[a.name] = t
+    env.update(attrs)
+    out = eval(_torch_code(op.name), env)  # noqa: S307 - the repo's own test registry
+    if not isinstance(out, torch.Tensor):
+        out = torch.tensor(out)
+    return out
+
+
+def torch_grad(outs, ins, gouts=None, create_graph=False):
+    """torch.autograd.grad, zeros for unused inputs (and if nothing requires grad)."""
+    if not any(o.requires_grad for o in outs):
+        return [torch.zeros_like(i) for i in ins]
+    gs = torch.autograd.grad(outs, ins, grad_outputs=gouts, create_graph=create_graph,
+                             allow_unused=True)
+    return [torch.zeros_like(i) if g is None else g for g in gs]
+
+
+def oar_grad(outs, ins, gouts=None, create_graph=False):
+    """oar.grad, None for unused inputs (and if no output requires grad)."""
+    import oar
+    if all(o.stop_gradient for o in outs):
+        return [None] * len(ins)
+    return list(oar.grad(outs, ins, grad_outputs=gouts, create_graph=create_graph,
+                         allow_unused=True))
