@@ -1,9 +1,11 @@
 """Creation functions with Paddle's signatures."""
+import math
 import numbers
 
 import numpy as np
 
 from . import _C
+from . import _check as C
 from ._dtype import bool_, convert_dtype, float32, float64, int64
 
 Tensor = _C.Tensor
@@ -14,14 +16,14 @@ _UNSUPPORTED_NUMPY = "supported dtypes: bool, int32, int64, float16, float32, fl
 def _shape(shape, api):
     if isinstance(shape, Tensor):
         return [int(v) for v in shape.numpy().reshape(-1)]
-    if isinstance(shape, numbers.Integral):
+    if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         return [int(shape)]
     if isinstance(shape, (list, tuple)):
         out = []
         for s in shape:
             if isinstance(s, Tensor):
                 s = s.item()
-            if not isinstance(s, numbers.Integral):
+            if not isinstance(s, numbers.Integral) or isinstance(s, bool):
                 raise TypeError(f"{api}(): argument 'shape' must be a list of int, but an item is "
                                 f"{type(s).__name__}")
             out.append(int(s))
@@ -30,8 +32,13 @@ def _shape(shape, api):
                     f"but got {type(shape).__name__}")
 
 
-def _dtype_or(dtype, default):
-    return default if dtype is None else convert_dtype(dtype)
+def _dtype_or(dtype, default, api="to_tensor"):
+    if dtype is None:
+        return default
+    try:
+        return convert_dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"{api}(): argument 'dtype': {e}") from None
 
 
 def _has_big_int(data):
@@ -50,7 +57,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         with no_grad():
             t = _C.assign(data)
         if dtype is not None:
-            t = _C.cast(t, convert_dtype(dtype))
+            t = _C.cast(t, _dtype_or(dtype, None))
     else:
         from_numpy = isinstance(data, (np.ndarray, np.generic))
         try:
@@ -75,7 +82,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
                                 f"({_UNSUPPORTED_NUMPY}); convert it first, e.g. "
                                 f".astype('int64')")
             arr = arr.astype(np.float64 if arr.dtype.kind == "f" else np.int64)
-        target = None if dtype is None else convert_dtype(dtype)
+        target = _dtype_or(dtype, None)
         t = _C._from_buffer(arr, target)
     t.stop_gradient = stop_gradient
     return t
@@ -95,15 +102,16 @@ def _fill_dtype(value):
 def full(shape, fill_value, dtype=None, name=None):
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _C.full(_shape(shape, "full"), fill_value, _dtype_or(dtype, _fill_dtype(fill_value)))
+    return _C.full(_shape(shape, "full"), fill_value,
+                   _dtype_or(dtype, _fill_dtype(fill_value), "full"))
 
 
 def zeros(shape, dtype=None, name=None):
-    return _C.full(_shape(shape, "zeros"), 0.0, _dtype_or(dtype, float32))
+    return _C.full(_shape(shape, "zeros"), 0.0, _dtype_or(dtype, float32, "zeros"))
 
 
 def ones(shape, dtype=None, name=None):
-    return _C.full(_shape(shape, "ones"), 1.0, _dtype_or(dtype, float32))
+    return _C.full(_shape(shape, "ones"), 1.0, _dtype_or(dtype, float32, "ones"))
 
 
 def empty(shape, dtype=None, name=None):
@@ -111,7 +119,9 @@ def empty(shape, dtype=None, name=None):
 
 
 def full_like(x, fill_value, dtype=None, name=None):
-    return _C.full_like(x, fill_value, None if dtype is None else convert_dtype(dtype))
+    if isinstance(fill_value, Tensor):
+        fill_value = C.number("full_like", "fill_value", fill_value)
+    return _C.full_like(x, fill_value, _dtype_or(dtype, None, "full_like"))
 
 
 def zeros_like(x, dtype=None, name=None):
@@ -129,28 +139,88 @@ def empty_like(x, dtype=None, name=None):
 def arange(start=0, end=None, step=1, dtype=None, name=None):
     if end is None:
         start, end = 0, start
-    vals = [v.item() if isinstance(v, Tensor) else v for v in (start, end, step)]
+    vals = [C.number("arange", n, v) for n, v in (("start", start), ("end", end), ("step", step))]
     if dtype is None:
         dtype = int64 if all(isinstance(v, numbers.Integral) for v in vals) else float32
-    return _C.arange(vals[0], vals[1], vals[2], convert_dtype(dtype))
+    dtype = _dtype_or(dtype, None, "arange")
+    if not dtype.is_floating_point:
+        # Paddle casts start, end and step to an integer dtype first (toward zero, as a
+        # C++ cast), then counts: arange(0.5, -4.5, -1, 'int64') is arange(0, -4, -1),
+        # 4 values (torch agrees for int64).
+        vals = [_to_int("arange", n, v, dtype) for n, v in zip(("start", "end", "step"), vals)]
+        if vals[2] == 0:
+            raise ValueError(f"arange(): argument 'step' ({step}) is 0 once cast to "
+                             f"{dtype.name}; use a float dtype for a fractional step")
+    return _C.arange(vals[0], vals[1], vals[2], dtype)
+
+
+_INT_RANGE = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1), "bool": (0, 1)}
+
+
+def _to_int(api, name, v, dtype):
+    """v cast to an integer dtype as C++ does (toward zero); an error where C++ is undefined."""
+    if isinstance(v, float) and not math.isfinite(v):
+        raise ValueError(f"{api}(): argument '{name}' ({v}) cannot be converted to {dtype.name}")
+    i = int(v)
+    lo, hi = _INT_RANGE.get(dtype.name, _INT_RANGE["int64"])
+    if not lo <= i <= hi:
+        raise ValueError(f"{api}(): argument '{name}' ({v}) does not fit in {dtype.name}")
+    return i
 
 
 def linspace(start, stop, num, dtype=None, name=None):
-    if isinstance(num, Tensor):
-        num = num.item()
-    if not isinstance(num, numbers.Integral) or num < 0:
-        raise ValueError(f"linspace(): argument 'num' must be a non-negative int, got {num!r}")
-    values = np.linspace(float(start), float(stop), int(num))
-    return to_tensor(values, dtype=_dtype_or(dtype, float32))
+    """num evenly spaced values from start to stop, both included.
+
+    Finite ends and a float dtype: numpy's values (within an ulp of torch's and Paddle's).
+    Otherwise the formula of the torch and Paddle kernels: the first half start + step*i,
+    the second stop - step*(num-1-i), step = (stop-start)/(num-1). An integer dtype
+    casts start and stop to it first (toward zero), keeps step in float64 and truncates
+    each value; a non-finite end gives what the formula gives (NaN from inf - inf or
+    0 * inf), where numpy's would, e.g., still end a NaN start's row in stop."""
+    start = C.number("linspace", "start", start)
+    stop = C.number("linspace", "stop", stop)
+    num = C.integer("linspace", "num", num)
+    if num < 0:
+        raise ValueError(f"linspace(): argument 'num' must be a non-negative int, got {num}")
+    dtype = _dtype_or(dtype, float32, "linspace")
+    if dtype is bool_:
+        raise TypeError("linspace(): argument 'dtype' must be a floating or integer dtype, "
+                        "but got bool")
+    if dtype.is_floating_point:
+        s, e = float(start), float(stop)
+        if math.isfinite(s) and math.isfinite(e):
+            return to_tensor(np.linspace(s, e, num), dtype=dtype)
+    else:
+        s, e = (float(_to_int("linspace", n, v, dtype)) for n, v in (("start", start),
+                                                                       ("stop", stop)))
+    i = np.arange(num, dtype=np.float64)
+    half = num // 2
+    with np.errstate(invalid="ignore"):
+        step = (e - s) / max(num - 1, 1)
+        values = np.concatenate([s + step * i[:half], e - step * (num - 1 - i[half:])])
+    if num == 1:
+        values[0] = s  # torch and Paddle: [start]
+    if not dtype.is_floating_point:
+        values = np.trunc(values).astype(np.int64)
+    return to_tensor(values, dtype=dtype)
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None):
-    return to_tensor(np.eye(int(num_rows), None if num_columns is None else int(num_columns)),
-                     dtype=_dtype_or(dtype, float32))
+    n = C.integer("eye", "num_rows", num_rows)
+    m = n if num_columns is None else C.integer("eye", "num_columns", num_columns)
+    if n < 0 or m < 0:
+        raise ValueError(f"eye(): num_rows ({n}) and num_columns ({m}) must be non-negative")
+    dtype = _dtype_or(dtype, float32, "eye")
+    try:
+        a = np.eye(n, m)
+    except (ValueError, MemoryError) as e:  # too large
+        raise type(e)(f"eye(): cannot make a {n} x {m} matrix: {e}") from None
+    return to_tensor(a, dtype=dtype)
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    return _C.uniform(_shape(shape, "uniform"), _dtype_or(dtype, float32), min, max, seed)
+    return _C.uniform(_shape(shape, "uniform"), _dtype_or(dtype, float32, "uniform"), min, max,
+                      seed)
 
 
 def rand(shape, dtype=None, name=None):
@@ -158,12 +228,13 @@ def rand(shape, dtype=None, name=None):
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None):
-    return _C.normal(_shape([1] if shape is None else shape, "normal"), float(mean), float(std), 0,
-                     float32)
+    return _C.normal(_shape([1] if shape is None else shape, "normal"),
+                     float(C.number("normal", "mean", mean)), float(C.number("normal", "std", std)),
+                     0, float32)
 
 
 def randn(shape, dtype=None, name=None):
-    return _C.normal(_shape(shape, "randn"), 0.0, 1.0, 0, _dtype_or(dtype, float32))
+    return _C.normal(_shape(shape, "randn"), 0.0, 1.0, 0, _dtype_or(dtype, float32, "randn"))
 
 
 def standard_normal(shape, dtype=None, name=None):
@@ -173,10 +244,11 @@ def standard_normal(shape, dtype=None, name=None):
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     if high is None:
         low, high = 0, low
+    low, high = C.integer("randint", "low", low), C.integer("randint", "high", high)
     if high <= low:
         raise ValueError(f"randint(): high ({high}) must be greater than low ({low})")
     u = _C.uniform(_shape(shape, "randint"), float64, float(low), float(high), 0)
-    return _C.cast(_C.floor(u), _dtype_or(dtype, int64))
+    return _C.cast(_C.floor(u), _dtype_or(dtype, int64, "randint"))
 
 
 seed = _C.seed

@@ -100,7 +100,7 @@ def convert_dtype(d):
         return bool_
     try:
         name = np.dtype(d).name
-    except TypeError:
+    except (TypeError, ValueError):  # ValueError: e.g. a Tensor, which numpy tries to convert
         raise TypeError(f"expected a dtype (oar.float32, 'float32', a numpy dtype), got {d!r}") from None
     if name in _BY_NAME:
         return _BY_NAME[name]

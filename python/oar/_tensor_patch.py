@@ -4,6 +4,7 @@ import numbers
 import numpy as np
 
 from . import _C
+from . import _check
 from ._dtype import Place, bfloat16, bool_, convert_dtype, int64
 
 Tensor = _C.Tensor
@@ -27,7 +28,9 @@ def __array__(self, dtype=None, copy=None):
 
 
 def _bf16_to_f32(a):
-    return (a.astype(np.uint32) << 16).view(np.float32)
+    # np.asarray: a shift of a 0-d array gives a numpy scalar, whose view() is not an
+    # array (and __array__ must return one).
+    return np.asarray(a.astype(np.uint32) << 16).view(np.float32)
 
 
 def tolist(self):
@@ -60,7 +63,12 @@ def __format__(self, spec):
 def _to_index_tensor(v):
     if isinstance(v, Tensor):
         return v
-    arr = np.asarray(v)
+    try:
+        arr = np.asarray(v)
+    except ValueError as e:  # ragged nested lists
+        raise IndexError(f"an index list must be rectangular: {e}") from None
+    if isinstance(v, (list, tuple)) and arr.size == 0:
+        arr = arr.astype(np.int64)  # [] is an empty integer index (numpy), not float64
     if arr.dtype == bool:
         return _C._from_buffer(arr, bool_)
     if arr.dtype.kind not in "iu":
@@ -72,9 +80,12 @@ def _to_index_tensor(v):
 def _parse_index(x, index):
     """Splits an index into basic parts (slices, ints, None) and advanced parts.
 
-    Returns (axes, starts, ends, steps, int_axes, none_positions, advanced) where
-    advanced is a list of (input axis, integer Tensor) pairs; a boolean mask becomes
-    one integer index per dimension it covers."""
+    Returns (axes, starts, ends, steps, counts, int_axes, none_positions, advanced,
+    adjacent) where advanced is a list of (input axis, integer Tensor) pairs; a boolean
+    mask becomes one integer index per dimension it covers. As in numpy, an int counts
+    as advanced (a 0-d index) when the index holds any array/list/mask; `adjacent` says
+    whether the advanced entries sit next to each other in the index (no slice, None or
+    Ellipsis between them), which decides where their dims go in the result."""
     if not isinstance(index, tuple):
         index = (index,)
     items = []
@@ -91,6 +102,13 @@ def _parse_index(x, index):
             raise IndexError("a Python bool is not a valid index; use a boolean Tensor mask")
         else:
             items.append(it)
+    has_adv = any(isinstance(it, Tensor) for it in items)
+
+    def is_adv(it):
+        return isinstance(it, Tensor) or (has_adv and not isinstance(it, (slice, type(None)))
+                                          and it is not Ellipsis)
+    where_adv = [k for k, it in enumerate(items) if is_adv(it)]
+    adjacent = not where_adv or where_adv[-1] - where_adv[0] + 1 == len(where_adv)
     consumed = sum(it.ndim if isinstance(it, Tensor) and it.dtype is bool_ else 1
                    for it in items if it is not None and it is not Ellipsis)
     if sum(1 for it in items if it is Ellipsis) > 1:
@@ -158,6 +176,11 @@ def _parse_index(x, index):
             if i < -size or i >= size:
                 raise IndexError(f"index {i} is out of bounds for axis {d} with size {size}")
             i = i + size if i < 0 else i
+            if has_adv:  # a 0-d advanced index: its place in the result is numpy's
+                advanced.append((d, _C._from_buffer(np.array(i, np.int64), int64)))
+                d += 1
+                out_pos += 1
+                continue
             axes.append(d)
             starts.append(i)
             ends.append(i + 1)
@@ -168,15 +191,10 @@ def _parse_index(x, index):
         else:
             raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean "
                              f"arrays are valid indices, got {type(it).__name__}")
-    return axes, starts, ends, steps, counts, int_axes, nones, advanced
+    return axes, starts, ends, steps, counts, int_axes, nones, advanced, adjacent
 
 
-def _reshape(x, shape):
-    # reshape() reads a 0 as "keep this dimension" (Paddle's rule); an empty
-    # result is built directly instead.
-    if 0 in shape:
-        return _C.full(shape, 0, x.dtype)
-    return _C.reshape(x, shape)
+_reshape = _check.reshape_exact  # reshape() alone reads a 0 as "keep this dimension"
 
 
 def _basic(x, axes, starts, ends, steps, int_axes, nones):
@@ -203,14 +221,16 @@ def _broadcast_shapes(shapes):
 
 
 def __getitem__(self, index):
-    axes, starts, ends, steps, _, int_axes, nones, advanced = _parse_index(self, index)
+    axes, starts, ends, steps, _, int_axes, nones, advanced, adjacent = \
+        _parse_index(self, index)
     out = _basic(self, axes, starts, ends, steps, int_axes, nones)
     if not advanced:
         return out
     res_axes = [_result_axis(a, int_axes, nones) for a, _ in advanced]
     idx = [t for _, t in advanced]
-    if res_axes != list(range(res_axes[0], res_axes[0] + len(res_axes))):
-        # numpy: non-adjacent advanced indices put the indexed dims first
+    if not adjacent:
+        # numpy: advanced indices separated in the index (by a slice, None or Ellipsis,
+        # even one that spans no dim) put their broadcast dims first
         perm = res_axes + [d for d in range(out.ndim) if d not in res_axes]
         out = _C.transpose(out, perm)
         res_axes = list(range(len(res_axes)))
@@ -218,18 +238,23 @@ def __getitem__(self, index):
     shape = out.shape
     # Index arithmetic needs no gradient: one linear index over the merged dims.
     arrs = [np.asarray(t.numpy(), dtype=np.int64) for t in idx]
-    bshape = list(np.broadcast_shapes(*[a.shape for a in arrs]))
+    try:
+        bshape = list(np.broadcast_shapes(*[a.shape for a in arrs]))
+    except ValueError:
+        raise IndexError(f"shape mismatch: indexing arrays of shapes "
+                         f"{[list(a.shape) for a in arrs]} could not be broadcast together") \
+            from None
     linear = np.zeros(bshape, dtype=np.int64)
     for a, arr in zip(res_axes, arrs):
         n = shape[a]
         bad = arr[(arr < -n) | (arr >= n)]
-        if bad.size:
+        if bad.size and linear.size:  # numpy checks no index when the broadcast is empty
             raise IndexError(f"index {int(bad.reshape(-1)[0])} is out of bounds for axis {a} "
                              f"with size {n}")
         linear = linear * n + np.where(arr < 0, arr + n, arr)
     count = int(np.prod([shape[a] for a in res_axes]))
     result_shape = shape[:first] + bshape + shape[first + len(res_axes):]
-    if 0 in result_shape or count == 0:
+    if count == 0:  # out is empty (and every index too, or the bounds check raised)
         return _reshape(out, result_shape)
     merged = _reshape(out, shape[:first] + [count] + shape[first + len(res_axes):])
     picked = _C.index_select(merged, _C._from_buffer(linear.reshape(-1), int64), first)
@@ -237,7 +262,14 @@ def __getitem__(self, index):
 
 
 def __setitem__(self, index, value):
-    axes, starts, ends, steps, counts, int_axes, nones, advanced = _parse_index(self, index)
+    axes, starts, ends, steps, counts, int_axes, nones, advanced, _ = _parse_index(self, index)
+    if len(advanced) > 1:  # numpy rejects index arrays that do not broadcast, even here
+        try:
+            np.broadcast_shapes(*[tuple(t.shape) for _, t in advanced])
+        except ValueError:
+            raise IndexError(f"shape mismatch: indexing arrays of shapes "
+                             f"{[t.shape for _, t in advanced]} could not be broadcast "
+                             f"together") from None
     if 0 in counts:
         return  # an empty region: nothing to write
     if advanced:
@@ -260,23 +292,32 @@ def __setitem__(self, index, value):
     v = value if isinstance(value, Tensor) else _C._from_buffer(np.asarray(value), self.dtype)
     if v.dtype is not self.dtype:
         v = _C.cast(v, self.dtype)
-    # Shape of the region without the int-indexed dims, then put those back as 1s.
+    # numpy's shape of x[index] (int dims dropped, None dims inserted), which the value
+    # must broadcast to; it is then written as the region's shape (int dims back as 1s,
+    # None dims gone).
     region = list(self.shape)
     for a, n in zip(axes, counts):
         region[a] = n
-    squeezed = [n for i, n in enumerate(region) if i not in int_axes]
-    if v.ndim > len(squeezed):
-        lead = v.ndim - len(squeezed)  # numpy drops leading 1s only
+    target = [n for i, n in enumerate(region) if i not in int_axes]
+    for p in sorted(nones):
+        target.insert(p, 1)
+
+    def cannot():
+        return ValueError(f"could not broadcast a value of shape {v.shape} into the indexed "
+                          f"region of shape {target}")
+    if v.ndim > len(target):
+        lead = v.ndim - len(target)  # numpy drops leading 1s only
         if any(n != 1 for n in v.shape[:lead]):
-            raise ValueError(f"could not broadcast a value of shape {v.shape} into the indexed "
-                             f"region of shape {squeezed}")
-        v = _C.reshape(v, v.shape[lead:])
-    vb = _broadcast_shapes([v.shape, squeezed]) if squeezed else list(v.shape)
-    if vb != squeezed:
-        raise ValueError(f"could not broadcast a value of shape {v.shape} into the indexed "
-                         f"region of shape {squeezed}")
-    if int_axes and v.ndim:
-        v = _reshape(_C.expand(v, squeezed), region)
+            raise cannot()
+        v = _reshape(v, v.shape[lead:])
+    try:
+        vb = _broadcast_shapes([v.shape, target]) if target else list(v.shape)
+    except ValueError:
+        raise cannot() from None
+    if vb != target:
+        raise cannot()
+    if (int_axes or nones) and v.ndim:
+        v = _reshape(_C.expand(v, target), region)
     _C.set_value_with_tensor_(self, v, axes, starts, ends, steps)
 
 
@@ -292,7 +333,8 @@ def _t(self):
 
 
 def _pow_method(self, y, name=None):
-    return self ** y
+    from ._ops import pow
+    return pow(self, y)
 
 
 def _astype(self, dtype):

@@ -80,6 +80,30 @@ def _double_exponent(call, detail, last):
     return isinstance(y, float) and y != 0.0 and abs(y) < 1.1754944e-38
 
 
+def _arange_casts_bounds_first(call, detail, last):
+    """arange with an integer dtype casts start, end and step to it first (toward
+    zero), as Paddle does; torch counts an int32 range from the float bounds (but an
+    int64 range from the cast ones). Only when oar's result is exactly that of the
+    cast bounds."""
+    import numpy as np
+    d = call.decl or {}
+    out = last.get("out")
+    dt = str(d.get("dtype", ""))
+    if out is None or "int" not in dt:
+        return False
+    try:
+        want = np.arange(int(d["start"]), int(d["end"]), int(d.get("step", 1)))
+    except (KeyError, TypeError, ValueError, ZeroDivisionError):
+        return False
+    return out.numpy().tolist() == want.tolist()
+
+
+def _bfloat16_rounded_once(call, detail, last):
+    """linspace in bfloat16: oar rounds the exact float64 value once; torch rounds
+    every step to bfloat16 on the way (an ulp or more apart)."""
+    return "bfloat16" in str((call.decl or {}).get("dtype", "")) and "bfloat16" in call.repro()
+
+
 DIFFERENCES = [
     Difference("Paddle's promotion rule (no int/float mix)", None, ["oar raises"],
                _paddle_promotion, _paddle_promotion.__doc__),
@@ -93,6 +117,10 @@ DIFFERENCES = [
                ["grad mismatch"], _nan_group_of_max, _nan_group_of_max.__doc__),
     Difference("sum_to keeps its input dtype", ["sum_to"], ["value mismatch"],
                _sum_to_keeps_dtype, _sum_to_keeps_dtype.__doc__),
+    Difference("arange casts its bounds to an integer dtype first", ["arange"],
+               ["value mismatch"], _arange_casts_bounds_first, _arange_casts_bounds_first.__doc__),
+    Difference("linspace rounds bfloat16 once", ["linspace"], ["value mismatch"],
+               _bfloat16_rounded_once, _bfloat16_rounded_once.__doc__),
     Difference("pow's exponent is a double", ["pow"], ["value mismatch", "grad mismatch"],
                _double_exponent, _double_exponent.__doc__),
 ]
