@@ -18,11 +18,11 @@ fi
 
 PY=${PYTHON:-python3}
 # torch 2.13.0 is the CPU wheel on these machines' disk (the test oracle).
-PIP_PACKAGES=(cmake ninja pyyaml numpy pytest scikit-build-core "torch==2.13.0")
+PIP_PACKAGES=(cmake ninja pyyaml numpy pytest scikit-build-core mypy "torch==2.13.0")
 need_pip=0
 "$PY" - <<'PYEOF' || need_pip=1
 import importlib.util, sys
-mods = ["cmake", "ninja", "yaml", "numpy", "pytest", "scikit_build_core", "torch"]
+mods = ["cmake", "ninja", "yaml", "numpy", "pytest", "scikit_build_core", "mypy", "torch"]
 sys.exit(0 if all(importlib.util.find_spec(m) for m in mods) else 1)
 PYEOF
 if [ "$need_pip" = 1 ]; then
