@@ -1,8 +1,10 @@
 """Ops with Paddle's Python signatures where they differ from the declarations;
 the others are the generated _C functions themselves (no Python overhead)."""
+import numbers
+
 from . import _C
 from . import _check as C
-from ._dtype import convert_dtype
+from ._dtype import bool_, convert_dtype, float32, int64
 
 Tensor = _C.Tensor
 
@@ -36,12 +38,22 @@ def slice(input, axes, starts, ends):  # noqa: A001 - Paddle's name
 def where(condition, x=None, y=None, name=None):
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)
-    # A scalar x or y becomes a tensor like the other one (Paddle accepts scalars).
+    # Paddle accepts scalars for x and y. One scalar becomes a tensor like the other
+    # operand; two become tensors of condition's shape, of the default float dtype
+    # (float32), int64 if both are ints, bool if both are bools.
+    if not isinstance(x, Tensor) and not isinstance(y, Tensor):
+        C.tensor("where", "condition", condition)
+        xv, yv = C.number("where", "x", x), C.number("where", "y", y)
+        if isinstance(xv, bool) and isinstance(yv, bool):
+            dtype = bool_
+        elif isinstance(xv, numbers.Integral) and isinstance(yv, numbers.Integral):
+            dtype = int64
+        else:
+            dtype = float32
+        shape = condition.shape
+        return _C.where(condition, _C.full(shape, xv, dtype), _C.full(shape, yv, dtype))
     if not isinstance(x, Tensor):
-        x = C.number("where", "x", x)
-        if not isinstance(y, Tensor):
-            raise TypeError("where(): x or y must be a Tensor, but both are scalars")
-        x = _C.full_like(y, float(x))
+        x = _C.full_like(y, float(C.number("where", "x", x)))
     if not isinstance(y, Tensor):
         y = _C.full_like(x, float(C.number("where", "y", y)))
     return _C.where(condition, x, y)

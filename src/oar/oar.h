@@ -1,5 +1,5 @@
 // oar's C++ API in one include: tensors, every op with autograd (oar::<op>),
-// creation helpers, backward()/grad() and grad-mode guards.
+// creation helpers, the engine (Backward(), Grad()) and grad-mode guards.
 #pragma once
 
 #include "oar/api/api.h"  // oar::api::<op>: the ops without autograd
@@ -17,15 +17,3 @@
 #include "oar/eager/creation.h"
 #include "oar/eager/dygraph_functions.h"
 #include "oar/eager/functional.h"
-
-namespace oar {
-
-// oar::grad(...) mirrors Python's oar.grad.
-inline std::vector<Tensor> grad(const std::vector<Tensor>& outputs,
-                                const std::vector<Tensor>& inputs,
-                                const std::vector<Tensor>& grad_outputs = {},
-                                const GradOptions& options = {}) {
-  return Grad(outputs, inputs, grad_outputs, options);
-}
-
-}  // namespace oar

@@ -95,8 +95,7 @@ AttrValue ParseAttr(const nlohmann::json& v) {
 const std::vector<OpInfo>& AllOps() {
   static const std::vector<OpInfo> ops = [] {
     std::vector<OpInfo> v;
-#define OAR_OP(name, inplace, inputs, diff) \
-  v.push_back({#name, inplace, Split(inputs), Split(diff)});
+#define OAR_OP(name, inputs, diff) v.push_back({#name, Split(inputs), Split(diff)});
 #include "oar/eager/op_list.inc"
 #undef OAR_OP
     return v;

@@ -26,7 +26,6 @@ using Invoker = std::function<Tensor(const std::vector<Tensor>&, const AttrMap&)
 
 struct OpInfo {
   std::string name;
-  bool has_inplace = false;
   std::vector<std::string> inputs;  // tensor inputs; "x[]" is a list
   std::vector<std::string> differentiable;
 };

@@ -5,9 +5,12 @@
 #include <string>
 
 #include "oar/core/dtype.h"
+#include "test_util.h"
 
 namespace oar {
 namespace {
+
+using testing::Catch;
 
 constexpr DType kAll[] = {DType::kBool,     DType::kInt32,   DType::kInt64,  DType::kFloat16,
                           DType::kBFloat16, DType::kFloat32, DType::kFloat64};
@@ -51,14 +54,8 @@ TEST(DType, FromNameAcceptsAliasesAndPrefixes) {
 
 TEST(DType, FromNameRejectsUnknownNamesWithATypedError) {
   for (const char* bad : {"float8", "", "Float32", "int16", "torch.float32"}) {
-    try {
-      DTypeFromName(bad);
-      ADD_FAILURE() << "'" << bad << "' was accepted";
-    } catch (const Error& e) {
-      EXPECT_EQ(e.code(), ErrorCode::kInvalidType);
-      EXPECT_NE(e.message().find("'" + std::string(bad) + "'"), std::string::npos) << e.what();
-      EXPECT_NE(e.message().find("float32"), std::string::npos) << e.what();
-    }
+    const std::string quoted = StrCat("'", bad, "'");
+    Catch([&] { DTypeFromName(bad); }, ErrorCode::kInvalidType, {quoted, "float32"});
   }
 }
 
@@ -92,12 +89,8 @@ TEST(DType, VisitDTypeAndDTypeOfAgree) {
     const size_t size = VisitDType(t, []<typename T>() { return sizeof(T); });
     EXPECT_EQ(size, SizeOf(t));
   }
-  try {
-    VisitDType(DType::kUndefined, []<typename T>() { return 0; });
-    ADD_FAILURE() << "undefined dtype was visited";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kInvalidType);
-  }
+  Catch([] { VisitDType(DType::kUndefined, []<typename T>() { return 0; }); },
+        ErrorCode::kInvalidType);
 }
 
 }  // namespace

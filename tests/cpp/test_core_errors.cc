@@ -71,7 +71,7 @@ TEST(Errors, ErrorAndOperandsAreEvaluatedOnlyAsNeeded) {
   OAR_ENFORCE_EQ(++evaluated, 1, make_error());
   EXPECT_EQ(built, 0);
   EXPECT_EQ(evaluated, 1);  // each operand once
-  EXPECT_THROW(OAR_ENFORCE_NOT_NULL(static_cast<int*>(nullptr), make_error()), Error);
+  Catch([&] { OAR_ENFORCE_NOT_NULL(static_cast<int*>(nullptr), make_error()); });
   EXPECT_EQ(built, 1);
 }
 

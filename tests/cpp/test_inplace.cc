@@ -4,6 +4,7 @@
 namespace oar {
 namespace {
 
+using testing::Catch;
 using testing::ExpectClose;
 using testing::Leaf;
 using testing::Make;
@@ -29,17 +30,8 @@ TEST(Inplace, ModifiedSavedTensorFailsNamingTheVersions) {
   set_value_(b, {0}, {1}, {2}, {1}, 3.3);
   Tensor d = pow(b, 2.0);
   Tensor loss = sum(relu(add(c, d)));
-  try {
-    loss.backward();
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_EQ(e.code(), ErrorCode::kPreconditionNotMet);
-    const std::string m = e.message();
-    EXPECT_NE(m.find("'b'"), std::string::npos) << m;
-    EXPECT_NE(m.find("version 1"), std::string::npos) << m;
-    EXPECT_NE(m.find("saved at version 0"), std::string::npos) << m;
-    EXPECT_NE(m.find("pow"), std::string::npos) << m;
-  }
+  Catch([&] { loss.backward(); }, ErrorCode::kPreconditionNotMet,
+        {"'b'", "version 1", "saved at version 0", "pow"});
 }
 
 // Allowed: the overwritten value is not needed by any backward.
@@ -75,7 +67,7 @@ TEST(Inplace, SliceAssignmentOfATensor) {
 
 TEST(Inplace, OnALeafThatRequiresGradIsAnError) {
   Tensor a = Leaf({1, 2});
-  EXPECT_THROW(add_(a, full({2}, 1.0)), Error);
+  Catch([&] { add_(a, full({2}, 1.0)); });
   {
     NoGradGuard ng;  // optimizers update parameters like this
     add_(a, full({2}, 1.0));
@@ -87,14 +79,14 @@ TEST(Inplace, OnAViewOfATensorThatRequiresGradIsAnError) {
   Tensor a = Leaf({1, 2, 3, 4});
   Tensor b = scale(a, 1.0);
   Tensor v = reshape(b, {2, 2});
-  EXPECT_THROW(scale_(v, 2.0), Error);
+  Catch([&] { scale_(v, 2.0); });
 }
 
 TEST(Inplace, ShapeChangingInplaceIsAnError) {
   Tensor a = Make({1, 2}, {2});
-  EXPECT_THROW(add_(a, full({3, 2}, 1.0)), Error);
+  Catch([&] { add_(a, full({3, 2}, 1.0)); });
   Tensor e = expand(Make({1}, {1}), {4});
-  EXPECT_THROW(scale_(e, 2.0), Error);
+  Catch([&] { scale_(e, 2.0); });
 }
 
 TEST(Inplace, MultiplyInplaceThatNeedsTheOldValueFailsAtBackward) {
@@ -102,7 +94,7 @@ TEST(Inplace, MultiplyInplaceThatNeedsTheOldValueFailsAtBackward) {
   Tensor w = Leaf({3, 4});
   Tensor b = scale(a, 1.0);
   multiply_(b, w);  // backward w.r.t. w needs the old b
-  EXPECT_THROW(sum(b).backward(), Error);
+  Catch([&] { sum(b).backward(); });
 }
 
 TEST(Inplace, GradientThroughInplaceChain) {

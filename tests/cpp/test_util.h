@@ -4,6 +4,10 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "oar/oar.h"
@@ -24,16 +28,36 @@ inline Tensor Leaf(const std::vector<double>& v) {
 }
 int64_t BytesInUse();
 
-// The Error thrown by f (a failed test if none is).
+// How the tests expect an oar::Error: Catch, and nothing else (no EXPECT_THROW
+// or try/catch; EXPECT_THROW stays only for exceptions that are not oar::Error).
+//
+// Catch(f): the Error f throws (a failed test if none is), for further checks.
+// Catch(f, code, {parts...}): also expects its code and each part in its message.
+// ErrorOf(f): the Error f throws, if any, where failing is one allowed outcome
+// of several (a race), not the expected one.
 template <typename F>
-Error Catch(F&& f) {
+std::optional<Error> ErrorOf(F&& f) {
   try {
     f();
   } catch (const Error& e) {
     return e;
   }
+  return std::nullopt;
+}
+template <typename F>
+Error Catch(F&& f) {
+  if (std::optional<Error> e = ErrorOf(std::forward<F>(f))) return *e;
   ADD_FAILURE() << "expected an oar::Error";
   return Error(ErrorCode::kFatal, "<nothing thrown>");
+}
+template <typename F>
+Error Catch(F&& f, ErrorCode code, std::initializer_list<std::string_view> parts = {}) {
+  const Error e = Catch(std::forward<F>(f));
+  EXPECT_STREQ(ErrorCodeName(e.code()), ErrorCodeName(code)) << e.what();
+  for (std::string_view p : parts) {
+    EXPECT_NE(e.message().find(p), std::string::npos) << "'" << p << "' not in: " << e.what();
+  }
+  return e;
 }
 
 inline bool Contains(const std::string& s, const std::string& part) {

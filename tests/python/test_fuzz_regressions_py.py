@@ -234,6 +234,37 @@ def test_split_still_splits():
     assert [p.shape for p in oar.split(oar.zeros([0, 3]), 1, axis=0)] == [[0, 3]]
 
 
+# ---- where with two scalars: tensors of condition's shape (Paddle: x, y "Tensor|scalar") --
+
+@pytest.mark.parametrize("x,y,dtype", [
+    (1.0, 2.0, "float32"), (1, 2.5, "float32"), (1, 2, "int64"), (True, 3, "int64"),
+    (True, False, "bool")])
+def test_where_of_two_scalars(x, y, dtype):
+    c = oar.to_tensor([[True, False, True], [False, False, True]])
+    out = oar.where(c, x, y)
+    assert out.shape == [2, 3] and out.dtype == getattr(oar, "bool" if dtype == "bool" else dtype)
+    expect = np.where(c.numpy(), x, y).astype(dtype)
+    np.testing.assert_array_equal(out.numpy(), expect)
+    assert oar.where(oar.to_tensor(False), x, y).shape == []  # 0-d condition: 0-d result
+    assert oar.where(oar.zeros([0, 2]) > 0, x, y).shape == [0, 2]
+
+
+def test_where_with_one_scalar_is_unchanged_and_bad_types_name_the_argument():
+    c = oar.to_tensor([True, False])
+    t = oar.to_tensor([5.0, 6.0], stop_gradient=False)
+    out = oar.where(c, t, 0.5)
+    np.testing.assert_array_equal(out.numpy(), [5.0, 0.5])
+    (g,) = oar.grad([out.sum()], [t])
+    np.testing.assert_array_equal(g.numpy(), [1.0, 0.0])
+    for call, words in [(lambda: oar.where(c, "a", 1.0), "argument 'x'"),
+                        (lambda: oar.where(c, 1.0, "b"), "argument 'y'"),
+                        (lambda: oar.where(c, 1.0, None), "argument 'y'"),
+                        (lambda: oar.where(c, [1.0], 2.0), "argument 'x'"),
+                        (lambda: oar.where([True], 1.0, 2.0), "argument 'condition'")]:
+        with pytest.raises(TypeError, match=r"where\(\): " + words):
+            call()
+
+
 # ---- pow: x must be a Tensor (a Python x ran Python's power: 3 ** 2**40 hangs) -------
 
 def test_pow_of_a_python_number_is_a_type_error_at_once():

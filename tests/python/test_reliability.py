@@ -218,3 +218,12 @@ def test_pow_gradients_at_zero_match_torch():
     out = both(oar._C.elementwise_pow, torch.pow, [0.0, 0.0, 2.0, 0.0], [0.0, 2.0, 0.0, -1.0])
     for g, tg in zip(out[1], out[3]):
         same(g, tg)
+
+
+def test_integer_scale_and_pow_saturate_instead_of_undefined_behaviour():
+    x = oar.to_tensor(np.array([-3, 0, 2], "int32"))
+    i32 = np.iinfo(np.int32)
+    np.testing.assert_array_equal(oar.scale(x, 1e308).numpy(), [i32.min, 0, i32.max])
+    np.testing.assert_array_equal(oar.scale(x, 1.0, float("nan")).numpy(), [0, 0, 0])
+    y = oar.to_tensor(np.array([-3, 2], "int64"))
+    np.testing.assert_array_equal(oar._C.pow(y, 1e3).numpy(), [np.iinfo(np.int64).max] * 2)

@@ -5,8 +5,9 @@ Outputs (into --out, the build tree; never committed):
   oar/api/api.h, oar/api/api.cc           C++ API without autograd (oar::api::<op>)
   oar/eager/dygraph_functions.h, .cc      eager functions with autograd (oar::<op>)
   oar/eager/nodes.h, nodes.cc             one grad node class per differentiable op
-  oar/eager/op_list.inc                   OAR_OP(name, differentiable inputs) for tests
-  oar/eager/op_invoke*.inc                generic invokers for the op tests
+  oar/eager/op_list.inc                   OAR_OP(name, "tensor inputs", "differentiable inputs")
+                                          per op, for the op tests
+  oar/eager/op_invoke.inc                 {"<op>", invoker} entries: the generic call the op tests use
   oar/bindings/eager_op_function.cc       the python-c functions and Tensor methods
   docs/ops.md                             the op reference table
 """
@@ -106,7 +107,6 @@ class Op:
         self.infer_meta = m.group(1)
         self.infer_params = ([p.strip() for p in m.group(2).split(",")] if m.group(2) is not None
                              else [a.name for a in self.args])
-        self.kernel = d.get("kernel", self.name)
         self.data_type = d.get("data_type")
         self.skip_transform = set(d.get("skip_transform", []))
         self.no_need_buffer = set(d.get("no_need_buffer", []))
@@ -218,7 +218,7 @@ def gen_api_function(op, inplace=False):
     if inplace:
         L.append(f"    parser.set_dtype({op.inplace}.dtype());")
     L.append("    const KernelKey key = parser.key();")
-    L.append(f'    static const KernelTable& table = KernelFactory::Instance().Table("{op.kernel}");')
+    L.append(f'    static const KernelTable& table = KernelFactory::Instance().Table("{op.name}");')
     L.append("    const KernelResult kernel_result = table.SelectKernelOrThrowError(key);")
     L.append("    const DeviceContext& dev_ctx = GetDeviceContextByBackend(")
     L.append("        kernel_result.has_fallback_cpu ? Backend::kCPU : key.backend);")
@@ -547,21 +547,19 @@ def gen_nodes(ops):
 
 def gen_op_list(ops):
     L = ["// Generated from src/oar/ops.yaml.",
-         "// OAR_OP(name, has_inplace, \"tensor inputs (x[] = a list)\", \"differentiable inputs\")"]
+         "// OAR_OP(name, \"tensor inputs (x[] = a list)\", \"differentiable inputs\")"]
     for op in ops:
         ins = ",".join(a.name + ("[]" if a.is_tensor_list else "") for a in op.inputs)
         diff = ",".join(a.name for a in op.diff_inputs)
-        L.append(f'OAR_OP({op.name}, {"true" if op.inplace else "false"}, "{ins}", "{diff}")')
+        L.append(f'OAR_OP({op.name}, "{ins}", "{diff}")')
     return "\n".join(L) + "\n"
 
 
-def gen_invokers(ops, inplace=False):
+def gen_invokers(ops):
     """{name, fn(tensors, attrs)} entries: the generic call the op tests use.
     Included by tests that define AttrMap and GetAttr<T>(attrs, name[, default])."""
     L = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit."]
     for op in ops:
-        if inplace and not op.inplace:
-            continue
         args, i = [], 0
         for a in op.args:
             if a.is_tensor_list:
@@ -574,10 +572,8 @@ def gen_invokers(ops, inplace=False):
                 if a.default is not None:
                     default = ", " + ("std::vector<int64_t>{}" if a.default == "{}" else a.default)
                 args.append(f'GetAttr<{a.member_type}>(a, "{a.name}"{default})')
-        name = op.name + ("_" if inplace else "")
-        tparam = "std::vector<Tensor>& t" if inplace else "const std::vector<Tensor>& t"
-        L.append(f'{{"{name}", []({tparam}, const AttrMap& a) -> Tensor {{ '
-                 f'return ::oar::{name}({", ".join(args)}); }}}},')
+        L.append(f'{{"{op.name}", [](const std::vector<Tensor>& t, const AttrMap& a) -> Tensor {{ '
+                 f'return ::oar::{op.name}({", ".join(args)}); }}}},')
     return "\n".join(L) + "\n"
 
 
@@ -691,7 +687,6 @@ def main():
     write_if_changed(f"{out}/oar/eager/nodes.cc", ncc)
     write_if_changed(f"{out}/oar/eager/op_list.inc", gen_op_list(ops))
     write_if_changed(f"{out}/oar/eager/op_invoke.inc", gen_invokers(ops))
-    write_if_changed(f"{out}/oar/eager/op_invoke_inplace.inc", gen_invokers(ops, inplace=True))
     write_if_changed(f"{out}/docs/ops.md", gen_docs(ops))
     write_if_changed(f"{out}/oar/bindings/eager_op_function.cc", gen_bindings.generate(ops))
 

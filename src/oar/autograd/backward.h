@@ -1,5 +1,5 @@
 // The backward engine: Backward() for loss.backward() and Grad() for
-// oar::grad(), both running one GraphTask (Paddle's RunBackward and GeneralGrad,
+// Python's oar.grad(), both running one GraphTask (Paddle's RunBackward and GeneralGrad,
 // docs/design.md §4; the contract: docs/autograd.md).
 #pragma once
 

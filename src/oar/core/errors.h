@@ -111,8 +111,6 @@ template <typename A, typename B>
 
 }  // namespace oar
 
-#define OAR_THROW(err) throw(err)
-
 // OAR_ENFORCE(cond, errors::InvalidArgument("...")): the error expression is
 // evaluated only when the check fails.
 #define OAR_ENFORCE(cond, err)                                                               \

@@ -90,10 +90,6 @@ void CastInferMeta(const DenseTensor& x, DType dtype, DenseTensor* out) {
   out->set_meta(dtype, x.dims());
 }
 
-void FloatOutInferMeta(const DenseTensor& x, DenseTensor* out) {
-  out->set_meta(x.dtype(), x.dims());
-}
-
 void MatmulInferMeta(const DenseTensor& x, const DenseTensor& y, bool transpose_x, bool transpose_y,
                      DenseTensor* out) {
   DDim dx = x.dims(), dy = y.dims();
@@ -448,6 +444,8 @@ void ArangeInferMeta(const Scalar& start_s, const Scalar& end_s, const Scalar& s
     OAR_ENFORCE(st != 0, errors::InvalidArgument("argument 'step' must not be 0"));
     const __int128 span = static_cast<__int128>(b) - a;
     const __int128 n = span / st + (span % st != 0 && (span > 0) == (st > 0));
+    OAR_ENFORCE(n <= INT64_MAX, errors::InvalidArgument("arange from ", a, " to ", b, " by ", st,
+                                                        " has too many elements"));
     out->set_meta(dtype, DDim{static_cast<int64_t>(n > 0 ? n : 0)});
     return;
   }

@@ -35,7 +35,6 @@ void CompareInferMeta(const DenseTensor& x, const DenseTensor& y, DenseTensor* o
 void WhereInferMeta(const DenseTensor& condition, const DenseTensor& x, const DenseTensor& y,
                     DenseTensor* out);
 void CastInferMeta(const DenseTensor& x, DType dtype, DenseTensor* out);
-void FloatOutInferMeta(const DenseTensor& x, DenseTensor* out);
 void MatmulInferMeta(const DenseTensor& x, const DenseTensor& y, bool transpose_x, bool transpose_y,
                      DenseTensor* out);
 void ReduceInferMeta(const DenseTensor& x, const std::vector<int64_t>& axis, bool keepdim,

@@ -80,15 +80,6 @@ void NormalKernel(const DeviceContext& ctx, const std::vector<int64_t>&, double 
   }
 }
 
-// Writes into `out`, which is x itself for fill_.
-template <typename T>
-void FillKernel(const DeviceContext& ctx, const DenseTensor&, const Scalar& value,
-                DenseTensor* out) {
-  out->AllocateFrom(ctx.GetPlace());
-  funcs::Fill(out, value);
-}
-
-OAR_REGISTER_KERNEL(fill, CPU, Any, FillKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(full, CPU, Any, FullKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(full_like, CPU, Any, FullLikeKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(arange, CPU, Any, ArangeKernel, OAR_NUMERIC_TYPES);

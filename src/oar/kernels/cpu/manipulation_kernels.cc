@@ -1,9 +1,10 @@
-// Shape manipulation. reshape/squeeze/unsqueeze/transpose/expand/slice return
-// views that share x's memory (and its inplace version counter) whenever the
-// strides allow; otherwise they copy.
+// Shape manipulation (the "shape manipulation" section of ops.yaml).
+// reshape/squeeze/unsqueeze/transpose/expand/slice return views that share x's memory (and its
+// inplace version counter) whenever the strides allow; otherwise they copy.
 #include <optional>
 
 #include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/funcs/slice.h"
 #include "oar/kernels/funcs/strided_loop.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
@@ -102,28 +103,12 @@ void ExpandKernel(const DeviceContext&, const DenseTensor& x, const std::vector<
   *out = DenseTensor(x.Holder(), m);
 }
 
-namespace {
-// x[starts:ends:strides] along axes, as a view of x's memory.
-DenseTensor SliceView(const DenseTensor& t, const std::vector<int64_t>& axes,
-                      const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
-                      const std::vector<int64_t>& strides) {
-  DenseTensorMeta m = t.meta();
-  for (const auto& r : NormalizeSlices(t.dims(), axes, starts, ends, strides)) {
-    if (r.size > 0) m.offset += r.start * m.strides[r.axis];
-    m.dims[r.axis] = r.size;
-    // With one element the stride is never used, and step may be near 2**63.
-    if (r.size > 1) m.strides[r.axis] *= r.step;
-  }
-  return DenseTensor(t.Holder(), m);
-}
-}  // namespace
-
 template <typename T>
 void StridedSliceKernel(const DeviceContext&, const DenseTensor& x,
                         const std::vector<int64_t>& axes, const std::vector<int64_t>& starts,
                         const std::vector<int64_t>& ends, const std::vector<int64_t>& strides,
                         DenseTensor* out) {
-  *out = SliceView(x, axes, starts, ends, strides);
+  *out = funcs::SliceView(x, axes, starts, ends, strides);
 }
 
 template <typename T>
@@ -146,39 +131,6 @@ void StridedSliceGradKernel(const DeviceContext& ctx, const DenseTensor& x,
   StridedSliceKernel<T>(ctx, *x_grad, axes, starts, ends, strides, &region);
   (void)x;
   funcs::CopyInto(grad_out, &region);
-}
-
-namespace {
-// out becomes a copy of x unless it already is x (the in-place variant).
-void CopyUnlessSame(const DenseTensor& x, DenseTensor* out) {
-  if (out == &x) return;
-  out->AllocateFrom(x.place());
-  funcs::CopyInto(x, out);
-}
-}  // namespace
-
-template <typename T>
-void SetValueKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int64_t>& axes,
-                    const std::vector<int64_t>& starts, const std::vector<int64_t>& ends,
-                    const std::vector<int64_t>& strides, const Scalar& value, DenseTensor* out) {
-  CopyUnlessSame(x, out);
-  DenseTensor region = SliceView(*out, axes, starts, ends, strides);
-  funcs::Fill(&region, value);
-}
-
-template <typename T>
-void SetValueWithTensorKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& value,
-                              const std::vector<int64_t>& axes, const std::vector<int64_t>& starts,
-                              const std::vector<int64_t>& ends, const std::vector<int64_t>& strides,
-                              DenseTensor* out) {
-  // value may be a view of x (x[1:] = x[:-1]): read it before writing.
-  const DenseTensor v = value.Holder() == x.Holder() ? funcs::Clone(value) : value;
-  CopyUnlessSame(x, out);
-  DenseTensor region = SliceView(*out, axes, starts, ends, strides);
-  DenseTensorMeta m = v.meta();
-  m.strides = funcs::BroadcastStrides(v, region.dims());
-  m.dims = region.dims();
-  funcs::CopyInto(DenseTensor(v.Holder(), m), &region);
 }
 
 template <typename T>
@@ -206,7 +158,5 @@ OAR_REGISTER_KERNEL(strided_slice, CPU, Any, StridedSliceKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(slice, CPU, Any, SliceKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(strided_slice_grad, CPU, Any, StridedSliceGradKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(concat, CPU, Any, ConcatKernel, OAR_ALL_TYPES);
-OAR_REGISTER_KERNEL(set_value, CPU, Any, SetValueKernel, OAR_ALL_TYPES);
-OAR_REGISTER_KERNEL(set_value_with_tensor, CPU, Any, SetValueWithTensorKernel, OAR_ALL_TYPES);
 
 }  // namespace oar

@@ -1,5 +1,7 @@
-// Unary elementwise kernels and the fused gradients of activations.
+// Elementwise unary kernels (math functions, activations, scale, pow, cast,
+// assign, floor, fill) and the fused gradients of activations.
 #include <cmath>
+#include <limits>
 #include <type_traits>
 
 #include "oar/kernels/funcs/copy.h"
@@ -40,14 +42,29 @@ OAR_UNARY_KERNEL(SignKernel, 1, static_cast<C>((C(0) < a) - (a < C(0))))
 OAR_UNARY_KERNEL(AssignKernel, 1, a)
 #undef OAR_UNARY_KERNEL
 
+// A double result stored into an integer dtype: truncated toward zero, and
+// saturated at the dtype's limits (NaN to 0), since converting an out-of-range
+// double to an integer is undefined behaviour (scale(x, 1e308) on int32).
+template <typename C>
+C SaturatingCast(double v) {
+  if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
+    if (std::isnan(v)) return C(0);
+    if (v <= static_cast<double>(std::numeric_limits<C>::lowest())) {
+      return std::numeric_limits<C>::lowest();
+    }
+    // max() of int64 is not a double: compare with 2**63 itself.
+    if (v >= std::ldexp(1.0, std::numeric_limits<C>::digits)) return std::numeric_limits<C>::max();
+  }
+  return static_cast<C>(v);
+}
+
 template <typename T>
 void ScaleKernel(const DeviceContext&, const DenseTensor& x, double scale, double bias,
                  bool bias_after_scale, DenseTensor* out) {
   using C = compute_t<T>;
   if constexpr (std::is_integral_v<C>) {
     UnaryElementwise<T, T>(x, out, [=](C a) {
-      const double v = bias_after_scale ? scale * a + bias : scale * (a + bias);
-      return static_cast<C>(v);
+      return SaturatingCast<C>(bias_after_scale ? scale * a + bias : scale * (a + bias));
     });
   } else {
     const C s = static_cast<C>(scale), b = static_cast<C>(bias);
@@ -81,7 +98,7 @@ void PowKernel(const DeviceContext&, const DenseTensor& x, double y, DenseTensor
     UnaryElementwise<T, T>(x, out, [](C a) { return a; });
   } else {
     UnaryElementwise<T, T>(
-        x, out, [=](C a) { return static_cast<C>(std::pow(static_cast<double>(a), y)); }, 8);
+        x, out, [=](C a) { return SaturatingCast<C>(std::pow(static_cast<double>(a), y)); }, 8);
   }
 }
 
@@ -90,6 +107,26 @@ void CastKernel(const DeviceContext&, const DenseTensor& x, DType dtype, DenseTe
   (void)dtype;  // the output meta already carries it
   out->AllocateFrom(x.place());
   funcs::CopyInto(x, out);
+}
+
+template <typename T>
+void FloorKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  funcs::UnaryElementwise<T, T>(x, out, [](auto a) {
+    using C = decltype(a);
+    if constexpr (std::is_integral_v<C>) {
+      return a;
+    } else {
+      return static_cast<C>(std::floor(a));
+    }
+  });
+}
+
+// Writes into `out`, which is x itself for fill_.
+template <typename T>
+void FillKernel(const DeviceContext& ctx, const DenseTensor&, const Scalar& value,
+                DenseTensor* out) {
+  out->AllocateFrom(ctx.GetPlace());
+  funcs::Fill(out, value);
 }
 
 // Fused gradients: one pass instead of three ops, with their own backward.
@@ -129,6 +166,8 @@ OAR_REGISTER_KERNEL(assign, CPU, Any, AssignKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(scale, CPU, Any, ScaleKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(pow, CPU, Any, PowKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(cast, CPU, Any, CastKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(floor, CPU, Any, FloorKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(fill, CPU, Any, FillKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(tanh_grad, CPU, Any, TanhGradKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(sigmoid_grad, CPU, Any, SigmoidGradKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(relu_grad, CPU, Any, ReluGradKernel, OAR_NUMERIC_TYPES);

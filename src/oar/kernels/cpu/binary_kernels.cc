@@ -1,4 +1,4 @@
-// Binary elementwise kernels with broadcasting.
+// Elementwise binary kernels with broadcasting: arithmetic, comparisons, where.
 #include <cmath>
 #include <type_traits>
 

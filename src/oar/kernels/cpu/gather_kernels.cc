@@ -1,8 +1,6 @@
-// index_select, its gradient, and nonzero: the kernels behind advanced indexing.
-#include <cmath>
-
+// Gathering (advanced indexing): index_select, its gradient, and nonzero.
+#include "oar/core/parallel.h"
 #include "oar/kernels/funcs/copy.h"
-#include "oar/kernels/funcs/elementwise.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
 
@@ -109,21 +107,8 @@ void NonzeroKernel(const DeviceContext&, const DenseTensor& x_in, DenseTensor* o
   }
 }
 
-template <typename T>
-void FloorKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
-  funcs::UnaryElementwise<T, T>(x, out, [](auto a) {
-    using C = decltype(a);
-    if constexpr (std::is_integral_v<C>) {
-      return a;
-    } else {
-      return static_cast<C>(std::floor(a));
-    }
-  });
-}
-
 OAR_REGISTER_KERNEL(index_select, CPU, Any, IndexSelectKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(index_select_grad, CPU, Any, IndexSelectGradKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(nonzero, CPU, Any, NonzeroKernel, OAR_ALL_TYPES);
-OAR_REGISTER_KERNEL(floor, CPU, Any, FloorKernel, OAR_NUMERIC_TYPES);
 
 }  // namespace oar
