@@ -3,6 +3,9 @@
 # regression problem twice — with the Python API and with the C++ API.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ccache keys on paths relative to the checkout, so a fresh clone elsewhere (CI)
+# reuses what an earlier build compiled.
+export CCACHE_BASEDIR="$(pwd)" CCACHE_NOHASHDIR=1
 bash scripts/setup.sh
 bash scripts/install.sh
 echo "== Python API (examples/mlp_regression.py) =="

@@ -1,9 +1,17 @@
 #include "oar/core/allocator.h"
 
-#include <mimalloc.h>
-
 #include <cstdlib>
 #include <new>
+
+#ifdef OAR_SYSTEM_MALLOC  // sanitizer builds (CMakeLists.txt): malloc, which they replace
+static void* mi_malloc_aligned(size_t n, size_t align) {
+  void* p = nullptr;
+  return posix_memalign(&p, align, n ? n : 1) == 0 ? p : nullptr;
+}
+#define mi_free std::free
+#else
+#include <mimalloc.h>
+#endif
 
 #include "oar/core/errors.h"
 #include "oar/core/memory.h"

@@ -1,8 +1,14 @@
 #include "oar/core/memory.h"
 
-#include <mimalloc.h>
-
 #include <new>
+
+#ifdef OAR_SYSTEM_MALLOC
+#include <cstdlib>
+#define mi_malloc std::malloc  // sanitizer builds (CMakeLists.txt): malloc, which they replace
+#define mi_free std::free
+#else
+#include <mimalloc.h>
+#endif
 
 namespace oar {
 
