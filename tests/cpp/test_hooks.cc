@@ -20,7 +20,9 @@ void RunInteriorHookCase(bool remove_before_backward) {
   w.retain_grads();
   HookHandle h = w.register_hook(Double);
   Tensor o = matmul(z, w);
-  if (remove_before_backward) EXPECT_TRUE(h.remove());
+  if (remove_before_backward) {
+    EXPECT_TRUE(h.remove());
+  }
   o.backward();
   ExpectClose(z.grad(), {4, 6, 8, 10}, {4});  // w
   ExpectClose(w.grad(), {1, 2, 3, 4}, {4});   // z, not doubled
