@@ -1,6 +1,6 @@
-"""The op test registry: tests/op_cases.yaml, expanded into the test cases of every op.
+"""The op test registry: tests/op_cases/*.yaml, expanded into the test cases of every op.
 
-The one reader of op_cases.yaml (its header documents the schema). Its users:
+The one reader of tests/op_cases/ (its header documents the schema). Its users:
 
   tools/make_golden.py               inputs + PyTorch's outputs for the C++ driver
                                      (tests/cpp/golden/ops.json)
@@ -25,8 +25,24 @@ import torch
 import yaml
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OPS_YAML = os.path.join(ROOT, "src", "oar", "ops.yaml")
-CASES_YAML = os.path.join(ROOT, "tests", "op_cases.yaml")
+OPS_YAML = os.path.join(ROOT, "src", "oar", "ops")
+CASES_DIR = os.path.join(ROOT, "tests", "op_cases")
+
+
+def case_files(path=CASES_DIR):
+    """The registry's files in name order: _shared.yaml (schema, _tol, _sets), then one
+    <section>.yaml per section of src/oar/ops."""
+    return [os.path.join(path, f) for f in sorted(os.listdir(path)) if f.endswith(".yaml")]
+
+
+def cases_source(path=CASES_DIR):
+    """The registry's text, as the golden file records it (tests/cpp/op_registry.cc reads
+    the same files in the same order)."""
+    out = []
+    for file in case_files(path):
+        with open(file) as f:
+            out.append(f.read())
+    return "".join(out)
 
 sys.path.insert(0, os.path.join(ROOT, "tools", "codegen"))
 from gen_ops import load_ops  # noqa: E402  (the codegen's own parser of ops.yaml)
@@ -224,10 +240,16 @@ def _check_tol(where, table):
             raise ValueError(f"{where}: tolerance {dt}: {t!r} (floats need a dot: 1.0e-5)")
 
 
-def load(path=CASES_YAML):
+def load(path=CASES_DIR):
     """{"tol": defaults, "ops": {op: {"torch", "random", "cases", "tol"}}}."""
-    with open(path) as f:
-        raw = yaml.safe_load(f)
+    raw = {}
+    for file in case_files(path):
+        with open(file) as f:
+            part = yaml.safe_load(f) or {}
+        dup = set(part) & set(raw)
+        if dup:
+            raise ValueError(f"{file}: entries already given in another file: {sorted(dup)}")
+        raw.update(part)
     shared = {k: raw.pop(k) for k in list(raw) if k.startswith("_")}
     sets = shared.get("_sets", {})
     tol = shared.get("_tol", {})
@@ -235,7 +257,7 @@ def load(path=CASES_YAML):
     ops = {}
     for name, e in raw.items():
         if name not in OPS:
-            raise ValueError(f"{path}: '{name}' is not an op of src/oar/ops.yaml")
+            raise ValueError(f"{path}: '{name}' is not an op of src/oar/ops/*.yaml")
         if set(e) - ENTRY_KEYS:
             raise ValueError(f"{name}: unknown keys {sorted(set(e) - ENTRY_KEYS)}")
         if not e.get("random") and "torch" not in e:

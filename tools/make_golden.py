@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Writes tests/cpp/golden/ops.json: the inputs and PyTorch's outputs of every case of
-tests/op_cases.yaml (expanded by tests/op_registry.py), for the C++ op tests
+tests/op_cases/*.yaml (expanded by tests/op_registry.py), for the C++ op tests
 (tests/cpp/test_ops.cc). The C++ suite fails while this file is older than
-op_cases.yaml or op_registry.py. Run after changing either:
+tests/op_cases/ or op_registry.py. Run after changing either:
 
     python3 tools/make_golden.py
 
@@ -58,8 +58,7 @@ def main():
                                     "data": _data(out.to(R.torch.float64).reshape(-1).tolist(),
                                                   dtype)}
             out_cases.append(record)
-    with open(R.CASES_YAML) as f:
-        source = f.read()
+    source = R.cases_source()
     with open(R.__file__) as f:
         expander = f.read()
     golden = {"source": source, "expander": expander, "tol": reg["tol"],

@@ -25,7 +25,7 @@ set_flags = _C.set_flags
 get_flags = _C.get_flags
 memory_stats = _C.memory_stats
 
-# The public ops: those ops.yaml declares with `python: [function, ...]`, as the
+# The public ops: those src/oar/ops/ declares with `python: [function, ...]`, as the
 # generated C functions themselves (no Python overhead), unless a Python wrapper
 # above gives the op Paddle's signature. Internal ops (*_grad, set_value, sum_to,
 # ...) stay in oar._C, where tests and wrappers reach them.

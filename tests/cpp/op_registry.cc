@@ -1,5 +1,7 @@
 #include "op_registry.h"
 
+#include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -139,8 +141,15 @@ std::string GoldenSource() {
   return Golden().at("source").get<std::string>() + Golden().at("expander").get<std::string>();
 }
 std::string CurrentCasesSource() {
-  return ReadFile(OAR_SOURCE_DIR "/tests/op_cases.yaml") +
-         ReadFile(OAR_SOURCE_DIR "/tests/op_registry.py");
+  // The files in name order, as tests/op_registry.py's cases_source() joins them.
+  std::vector<std::string> files;
+  for (const auto& e : std::filesystem::directory_iterator(OAR_SOURCE_DIR "/tests/op_cases")) {
+    if (e.path().extension() == ".yaml") files.push_back(e.path().string());
+  }
+  std::sort(files.begin(), files.end());
+  std::string text;
+  for (const auto& f : files) text += ReadFile(f);
+  return text + ReadFile(OAR_SOURCE_DIR "/tests/op_registry.py");
 }
 
 Tolerance ToleranceFor(const std::string& op, DType dtype) {

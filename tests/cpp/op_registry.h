@@ -1,5 +1,5 @@
 // The op test registry in C++: the generated op list and generic invokers,
-// and the cases of tests/op_cases.yaml (as expanded by tests/op_registry.py)
+// and the cases of tests/op_cases/ (as expanded by tests/op_registry.py)
 // with PyTorch's outputs (tests/cpp/golden/ops.json, by tools/make_golden.py).
 #pragma once
 
@@ -55,7 +55,7 @@ struct OpCase {
   std::string label() const { return op + "_" + std::to_string(index); }
 };
 const std::vector<OpCase>& GoldenCases();
-// The texts of tests/op_cases.yaml and tests/op_registry.py the golden file was
+// The texts of tests/op_cases/ and tests/op_registry.py the golden file was
 // made from, and now.
 std::string GoldenSource();
 std::string CurrentCasesSource();
@@ -63,7 +63,7 @@ std::string CurrentCasesSource();
 struct Tolerance {
   double rtol, atol;
 };
-// op_cases.yaml's tolerance of `op` in `dtype` (_tol, with the op's tol overrides).
+// tests/op_cases/'s tolerance of `op` in `dtype` (_tol, with the op's tol overrides).
 Tolerance ToleranceFor(const std::string& op, DType dtype);
 
 // The contiguous tensor of d's data (its base if d is a view), cast to `as`.

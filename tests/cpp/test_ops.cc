@@ -1,4 +1,4 @@
-// The C++ driver of the op test registry (tests/op_cases.yaml, every case of which
+// The C++ driver of the op test registry (tests/op_cases/, every case of which
 // is in the golden file with PyTorch's output): forward values in float64,
 // float32, float16 and bfloat16; gradients of order 1, 2 and 3 against central
 // finite differences in float64. Inputs may be views of a base tensor; gradients
@@ -17,7 +17,7 @@ namespace {
 
 TEST(OpRegistry, GoldenFileIsCurrent) {
   ASSERT_EQ(GoldenSource(), CurrentCasesSource())
-      << "tests/op_cases.yaml or tests/op_registry.py changed: run "
+      << "tests/op_cases/ or tests/op_registry.py changed: run "
          "`python3 tools/make_golden.py`";
 }
 
@@ -37,7 +37,7 @@ TEST(OpRegistry, EveryDeclaredOpHasCases) {
   for (const auto& c : GoldenCases()) covered.insert(c.op);
   for (const auto& op : AllOps()) {
     EXPECT_TRUE(covered.count(op.name))
-        << "op '" << op.name << "' has no case in tests/op_cases.yaml";
+        << "op '" << op.name << "' has no case in tests/op_cases/";
   }
 }
 

@@ -66,7 +66,7 @@ def _no_integer_kernel(call, detail, last):
 
 
 def _inf_minus_inf_in_oracle(call, detail, last):
-    """The torch oracle of a *_grad op is a formula (op_cases.yaml): its autograd
+    """The torch oracle of a *_grad op is a formula (tests/op_cases/): its autograd
     meets inf - inf or 0 * inf where oar's fused backward gives the limit (±inf).
     Only when every differing element is nan in torch and ±inf in oar."""
     return detail.endswith("[all: oar inf where torch nan]") and call.key.endswith("_grad")

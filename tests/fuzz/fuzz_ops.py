@@ -6,7 +6,7 @@
     python3 tests/fuzz/fuzz_ops.py --calls 20000 --ops slice,strided_slice,getitem
 
 Call number i of seed S is a pure function of (S, i) (gen.py): every op of
-src/oar/ops.yaml (its public oar.<op>, its in-place oar.<op>_, the *_grad helpers
+src/oar/ops/*.yaml (its public oar.<op>, its in-place oar.<op>_, the *_grad helpers
 through oar._C) and the Python-level functions of pyapi.py, with random shapes
 (0-d, empty, huge-but-empty), dtypes, views, attributes and special values, and
 sometimes an argument of the wrong type.
@@ -58,7 +58,7 @@ def parse_args(argv):
     p.add_argument("--ops", default="", help="comma-separated op keys (default: all)")
     p.add_argument("--timeout", type=float, default=10.0, help="seconds per call before a stall")
     p.add_argument("--batch", type=int, default=200, help="calls per batch handed to a worker")
-    p.add_argument("--no-pyapi", action="store_true", help="only the ops of ops.yaml")
+    p.add_argument("--no-pyapi", action="store_true", help="only the ops of src/oar/ops/")
     p.add_argument("--list", type=int, default=3,
                    help="reproducers printed per group of similar failures (0: all)")
     p.add_argument("--log", default="", help="write every failure as a JSON line here")

@@ -1,4 +1,4 @@
-"""Random calls, derived from the op declarations (src/oar/ops.yaml).
+"""Random calls, derived from the op declarations (src/oar/ops/*.yaml).
 
 A call is plain data (no oar or torch objects): the parent can re-create the call
 a crashed worker was running from (seed, id) alone, and render it as a one-line
@@ -19,9 +19,9 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tools", "codegen"))
-from gen_ops import load_ops  # noqa: E402  (the codegen's own parser of ops.yaml)
+from gen_ops import load_ops  # noqa: E402  (the codegen's own parser of src/oar/ops/)
 
-OPS = {op.name: op for op in load_ops(os.path.join(ROOT, "src", "oar", "ops.yaml"))}
+OPS = {op.name: op for op in load_ops(os.path.join(ROOT, "src", "oar", "ops"))}
 
 DTYPES = ["float16", "bfloat16", "float32", "float64", "int32", "int64", "bool"]
 # Drawn with floats twice as often: most ops are float-only, and float64 is what is
@@ -394,7 +394,7 @@ HINTS = {  # op -> adjust (tensors, attrs) after generation
 
 
 # ---- the public entry point of each op ----------------------------------------------------------
-_ALIASES = {"input": "x", "fill_value": "value"}  # Paddle's parameter names -> ops.yaml names
+_ALIASES = {"input": "x", "fill_value": "value"}  # Paddle's parameter names -> src/oar/ops/ names
 
 
 def public_target(oar_mod, name):

@@ -1,4 +1,4 @@
-"""The public Python functions that are not ops of ops.yaml (Paddle-style wrappers,
+"""The public Python functions that are not ops of src/oar/ops/ (Paddle-style wrappers,
 indexing, creation), each with a generator of arguments and an oracle.
 
 An oracle gets the arguments with every oar tensor replaced by the torch tensor

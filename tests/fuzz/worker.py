@@ -3,7 +3,7 @@ raise an unclear error?), then, with every floating input as float64, oar agains
 PyTorch: the value, and the first-order gradient of sum(out * w).
 
 The oracle machinery is the test suite's (tests/op_registry.py): the torch
-expressions of tests/op_cases.yaml, evaluated by its call_torch; gradients through
+expressions of tests/op_cases/, evaluated by its call_torch; gradients through
 its oar_grad / torch_grad.
 """
 import os

@@ -35,7 +35,7 @@ OP = """
 
 
 def test_the_real_declarations_generate():
-    r = subprocess.run([sys.executable, GEN, "--yaml", os.path.join(REPO, "src", "oar", "ops.yaml"),
+    r = subprocess.run([sys.executable, GEN, "--yaml", os.path.join(REPO, "src", "oar", "ops"),
                         "--out", "/tmp/oar_gen_check"], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
 

@@ -1,11 +1,11 @@
-"""Every op declared in src/oar/ops.yaml, checked against PyTorch: the Python driver
+"""Every op declared in src/oar/ops/*.yaml, checked against PyTorch: the Python driver
 of the op test registry.
 
-The cases, their torch expressions and the tolerances are all in tests/op_cases.yaml
+The cases, their torch expressions and the tolerances are all in tests/op_cases/
 (its header documents the schema), expanded by tests/op_registry.py, which the C++
 driver's golden file (tools/make_golden.py) is made with too. This file holds only
-the drivers. The op list is read from src/oar/ops.yaml (with the codegen's own
-parser), so declaring an op without an entry in op_cases.yaml makes
+the drivers. The op list is read from src/oar/ops/*.yaml (with the codegen's own
+parser), so declaring an op without an entry in tests/op_cases/ makes
 test_every_declared_op_is_covered fail. For each op / case / dtype:
 
   test_forward        values (float32 and float64), dtype and shape of the output;
@@ -50,7 +50,7 @@ torch.set_num_threads(1)  # tiny tensors; and no contention with oar's OpenMP th
 # The registry without the random ops, which have no oracle (statistical tests below).
 REGISTRY = {name: e for name, e in R.registry()["ops"].items() if not e["random"]}
 RANDOM_OPS = {name for name, e in R.registry()["ops"].items() if e["random"]}
-# The default tolerances per dtype (op_cases.yaml's _tol), for the tests outside the
+# The default tolerances per dtype (tests/op_cases/'s _tol), for the tests outside the
 # registry; the registry's cases use _tol(p), with the per-op overrides.
 TOL = R.registry()["tol"]
 GRAD_TOL = TOL  # gradients (every order) are held to the same bounds
@@ -110,7 +110,7 @@ def _attrs(op, case):
 
 
 def _arg_names(op, n_inputs):
-    """The ops.yaml argument name of each tensor input."""
+    """The src/oar/ops/ argument name of each tensor input."""
     ins = op.inputs
     if len(ins) == 1 and ins[0].is_tensor_list:
         return [ins[0].name] * n_inputs
@@ -160,7 +160,7 @@ def assert_close(got, want, tol, what):
 
 
 def _tol(p):
-    """The tolerance of a case, for its values and gradients: op_cases.yaml's _tol with
+    """The tolerance of a case, for its values and gradients: tests/op_cases/'s _tol with
     the op's tol overrides (a "native" case: float64's)."""
     return R.tolerance(p.op, p.dtype if p.dtype in TOL else "float64")
 
@@ -314,7 +314,7 @@ def test_double_grad(p):
 
 # ---- Tensor methods ------------------------------------------------------------------------
 def _has_method(op):
-    """Tensor.<op> (and Tensor.<op>_): declared by `python: [..., method]` in ops.yaml."""
+    """Tensor.<op> (and Tensor.<op>_): declared by `python: [..., method]` in src/oar/ops/."""
     return "method" in op.python
 
 
@@ -541,12 +541,12 @@ def test_random_empty_and_python_api(op):
 
 # ---- coverage of the declarations ------------------------------------------------------------
 def test_every_declared_op_is_covered():
-    """Each op of ops.yaml is compared with torch here (or, for the random ops,
+    """Each op of src/oar/ops/ is compared with torch here (or, for the random ops,
     tested statistically). Adding an op without cases fails this test."""
     missing = [n for n in OPS if n not in RANDOM_OPS and not REGISTRY.get(n, {}).get("cases")]
-    assert not missing, f"ops declared in src/oar/ops.yaml without test cases: {missing}"
+    assert not missing, f"ops declared in src/oar/ops/*.yaml without test cases: {missing}"
     undeclared = sorted(set(REGISTRY) - set(OPS))
-    assert not undeclared, f"test cases for ops not declared in ops.yaml: {undeclared}"
+    assert not undeclared, f"test cases for ops not declared in src/oar/ops/: {undeclared}"
     assert RANDOM_OPS <= set(OPS), RANDOM_OPS - set(OPS)
 
 
@@ -588,7 +588,7 @@ def test_every_op_has_empty_and_view_cases():
 
 def test_bindings_match_declarations():
     """oar._C.<op> (oar._C.<op>_ for inplace ops) for every op; oar.<op> (oar.<op>_)
-    and Tensor methods x.<op> (x.<op>_) as the op's `python:` in ops.yaml declares."""
+    and Tensor methods x.<op> (x.<op>_) as the op's `python:` in src/oar/ops/ declares."""
     problems = []
     for name, op in OPS.items():
         if not callable(getattr(oar._C, name, None)):

@@ -17,7 +17,7 @@ REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 sys.path.insert(0, os.path.join(REPO, "tools", "codegen"))
 import gen_ops  # noqa: E402
 
-OPS = gen_ops.load_ops(os.path.join(REPO, "src", "oar", "ops.yaml"))
+OPS = gen_ops.load_ops(os.path.join(REPO, "src", "oar", "ops"))
 PUBLIC = list(oar._C._public_ops)
 # The generated Tensor methods (not those _tensor_patch.py replaces with Python, like pow).
 METHODS = [(op, n) for op in OPS if "method" in op.python

@@ -1,4 +1,4 @@
-"""The python-c binding of every declared op (docs/design.md §4), generated from ops.yaml:
+"""The python-c binding of every declared op (docs/design.md §4), generated from src/oar/ops/:
 oar._C.<op>(...) functions and the Tensor methods x.<op>(...) / x.<op>_(...), with their
 docstrings (text signature, summary, Args, Returns, Examples)."""
 import textwrap
@@ -172,7 +172,7 @@ def docstring(op, method=False, inplace=False):
 
 
 def generate(ops):
-    L = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_bindings.py. Do not edit.",
+    L = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_bindings.py. Do not edit.",
          '#include "oar/bindings/arg_parse.h"', '#include "oar/bindings/op_bindings.h"',
          '#include "oar/eager/dygraph_functions.h"', "", "namespace oar::py {", "namespace {", ""]
     # Every op is a function of oar._C (internal ones too: tests and the Python

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generates oar's per-op code from src/oar/ops.yaml (docs/design.md §3).
+"""Generates oar's per-op code from src/oar/ops/*.yaml (docs/design.md §3).
 
 Outputs (into --out, the build tree; never committed):
   oar/api/api.h, oar/api/api.cc           C++ API without autograd (oar::api::<op>)
@@ -273,11 +273,11 @@ def gen_api_function(op, inplace=False):
 
 
 def gen_api(ops):
-    h = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+    h = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
          "// The C++ API without autograd (phi's C++ API layer).",
          "#pragma once", "", "#include <vector>", "", '#include "oar/core/tensor.h"', "",
          "namespace oar::api {", ""]
-    cc = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+    cc = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
           '#include "oar/api/api.h"', "", '#include "oar/api/api_base.h"', '#include "oar/core/memory.h"',
           '#include "oar/kernels/infer_meta.h"', "", "namespace oar::api {", ""]
     for op in ops:
@@ -499,11 +499,11 @@ def gen_eager_function(op, inplace=False):
 
 
 def gen_eager(ops):
-    h = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+    h = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
          "// Eager (dygraph) functions: the C++ API with autograd, oar::<op>.",
          "#pragma once", "", "#include <vector>", "", '#include "oar/core/tensor.h"', "",
          "namespace oar {", ""]
-    cc = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+    cc = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
           '#include "oar/eager/dygraph_functions.h"', "", '#include "oar/api/api.h"',
           '#include "oar/api/nan_inf_check.h"', '#include "oar/autograd/eager_utils.h"',
           '#include "oar/autograd/grad_mode.h"', '#include "oar/core/flags.h"',
@@ -524,12 +524,12 @@ def gen_eager(ops):
 
 
 def gen_nodes(ops):
-    h = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+    h = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
          "// One grad node class per differentiable op (Paddle's MatmulGradNodeFinal, docs/design.md §4).",
          "#pragma once", "", "#include <string>", "#include <vector>", "",
          '#include "oar/autograd/grad_node.h"', '#include "oar/autograd/tensor_wrapper.h"', "",
          "namespace oar {", ""]
-    cc = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit.",
+    cc = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
           '#include "oar/eager/nodes.h"', "", '#include "oar/eager/backward_helpers.h"',
           '#include "oar/eager/creation.h"',
           '#include "oar/eager/dygraph_functions.h"', "", "namespace oar {", ""]
@@ -546,7 +546,7 @@ def gen_nodes(ops):
 
 
 def gen_op_list(ops):
-    L = ["// Generated from src/oar/ops.yaml.",
+    L = ["// Generated from src/oar/ops/*.yaml.",
          "// OAR_OP(name, \"tensor inputs (x[] = a list)\", \"differentiable inputs\")"]
     for op in ops:
         ins = ",".join(a.name + ("[]" if a.is_tensor_list else "") for a in op.inputs)
@@ -558,7 +558,7 @@ def gen_op_list(ops):
 def gen_invokers(ops):
     """{name, fn(tensors, attrs)} entries: the generic call the op tests use.
     Included by tests that define AttrMap and GetAttr<T>(attrs, name[, default])."""
-    L = ["// Generated from src/oar/ops.yaml by tools/codegen/gen_ops.py. Do not edit."]
+    L = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit."]
     for op in ops:
         args, i = [], 0
         for a in op.args:
@@ -579,7 +579,7 @@ def gen_invokers(ops):
 
 def gen_docs(ops):
     L = ["# Op reference", "",
-         "Generated from `src/oar/ops.yaml` by `tools/codegen/gen_ops.py` (the test",
+         "Generated from `src/oar/ops/*.yaml` by `tools/codegen/gen_ops.py` (the test",
          "`DocsUpToDate` fails when this file is stale; `cmake --build build --target docs`",
          "rewrites it). Every op is `oar::<op>` in C++ and `oar.<op>` in Python;",
          "gradients are written in differentiable ops, so every order works.", "",
@@ -656,10 +656,23 @@ def write_if_changed(path, text):
         f.write(text)
 
 
+def op_files(path):
+    """The declaration files: `path` itself, or every <section>.yaml of the folder
+    `path` (src/oar/ops), in name order."""
+    if not os.path.isdir(path):
+        return [path]
+    return [os.path.join(path, f) for f in sorted(os.listdir(path)) if f.endswith(".yaml")]
+
+
 def load_ops(path):
-    with open(path) as f:
-        decls = yaml.safe_load(f)
-    ops = [Op(d) for d in decls]
+    ops = []
+    for file in op_files(path):
+        with open(file) as f:
+            decls = yaml.safe_load(f) or []
+        for d in decls:
+            op = Op(d)
+            op.section = os.path.splitext(os.path.basename(file))[0]
+            ops.append(op)
     names = [o.name for o in ops]
     dup = {n for n in names if names.count(n) > 1}
     if dup:
@@ -675,6 +688,12 @@ def main():
     ops = load_ops(args.yaml)
     validate_formulas(ops, os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(args.yaml)))))
+    if os.path.isdir(args.yaml):  # a section's kernels live in <section>_kernels.cc
+        kernels = os.path.join(os.path.dirname(os.path.abspath(args.yaml)), "kernels", "cpu")
+        for section in sorted({op.section for op in ops}):
+            if not os.path.exists(os.path.join(kernels, f"{section}_kernels.cc")):
+                raise ValueError(f"src/oar/ops/{section}.yaml: no kernel file "
+                                 f"src/oar/kernels/cpu/{section}_kernels.cc for its ops")
     out = args.out
     api_h, api_cc = gen_api(ops)
     write_if_changed(f"{out}/oar/api/api.h", api_h)

@@ -44,7 +44,7 @@
 // Note [Gradients of any order]
 // The engine runs every node with grad mode set to create_graph
 // (GraphTask::RunNode). Generated nodes compute with the differentiable ops of
-// their ops.yaml formulas, custom functions with the ops their backward uses,
+// their src/oar/ops/ formulas, custom functions with the ops their backward uses,
 // TensorWrapper::recover(true) reconnects saved tensors to their grad nodes,
 // and gradient sums are recorded too (AccumulateGrad, GradTensorHolder::add).
 // So with create_graph a backward records its own graph, which a later

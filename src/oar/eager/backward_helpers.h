@@ -1,4 +1,4 @@
-// Building blocks of the backward formulas in ops.yaml. Each is composed of
+// Building blocks of the backward formulas in src/oar/ops/. Each is composed of
 // differentiable ops, so the formulas that use them can be differentiated again.
 #pragma once
 

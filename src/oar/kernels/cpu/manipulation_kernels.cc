@@ -1,4 +1,4 @@
-// Shape manipulation (the "shape manipulation" section of ops.yaml).
+// Shape manipulation (the "shape manipulation" section of src/oar/ops/).
 // reshape/squeeze/unsqueeze/transpose/expand/slice return views that share x's memory (and its
 // inplace version counter) whenever the strides allow; otherwise they copy.
 #include <optional>

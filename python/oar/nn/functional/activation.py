@@ -1,6 +1,8 @@
-"""oar.nn.functional with Paddle's signatures."""
-from .. import _C
-from .._dtype import convert_dtype
+"""oar.nn.functional: activations and softmax (Paddle's paddle.nn.functional.activation)."""
+from ... import _C
+from ..._dtype import convert_dtype
+
+__all__ = ["relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax"]
 
 relu = _C.relu
 relu_ = _C.relu_

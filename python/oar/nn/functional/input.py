@@ -1,0 +1,3 @@
+"""oar.nn.functional: one_hot, embedding (as Paddle's paddle.nn.functional.input)."""
+
+__all__: list[str] = []

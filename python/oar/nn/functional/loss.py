@@ -1,0 +1,3 @@
+"""oar.nn.functional: losses (as Paddle's paddle.nn.functional.loss)."""
+
+__all__: list[str] = []
