@@ -17,6 +17,9 @@ from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled 
 from ._ops import (cast, clone, flatten, gather, nonzero, numel, pow, slice, split,  # noqa: F401
                    stack, t, where)
 from . import autograd, nn  # noqa: F401
+from .framework import ParamAttr, create_parameter  # noqa: F401
+from .framework.io import load, save  # noqa: F401
+from . import optimizer, regularizer  # noqa: F401
 from .autograd import grad  # noqa: F401
 
 Tensor = _C.Tensor
@@ -42,6 +45,7 @@ __all__ = sorted(set(_C._public_ops) | {
     "cast", "clone", "flatten", "gather", "nonzero", "numel", "pow", "slice", "split", "stack",
     "t", "where",
     "autograd", "nn", "set_flags", "get_flags", "memory_stats",
+    "ParamAttr", "create_parameter", "load", "save", "optimizer", "regularizer",
 })
 del _name
 

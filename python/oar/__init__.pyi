@@ -7,6 +7,9 @@ from numpy.typing import ArrayLike, NDArray
 from typing_extensions import TypeAlias, disjoint_base, final
 
 from . import _C as _C, autograd as autograd, nn as nn
+from . import optimizer as optimizer, regularizer as regularizer
+from .framework import ParamAttr as ParamAttr, create_parameter as create_parameter
+from .framework.io import load as load, save as save
 from ._dtype import CPUPlace as CPUPlace, Place as Place, bfloat16 as bfloat16
 from ._dtype import convert_dtype as convert_dtype, dtype as dtype, float16 as float16
 from ._dtype import float32 as float32, float64 as float64, int32 as int32, int64 as int64
@@ -293,6 +296,7 @@ def assign(x: Tensor, name: str | None = None) -> Tensor: ...
 
 __all__ = [
     "CPUPlace",
+    "ParamAttr",
     "Place",
     "Tensor",
     "abs",
@@ -308,6 +312,7 @@ __all__ = [
     "concat",
     "convert_dtype",
     "cos",
+    "create_parameter",
     "divide",
     "divide_",
     "dtype",
@@ -338,6 +343,7 @@ __all__ = [
     "less_equal",
     "less_than",
     "linspace",
+    "load",
     "log",
     "log_softmax",
     "matmul",
@@ -358,13 +364,16 @@ __all__ = [
     "numel",
     "ones",
     "ones_like",
+    "optimizer",
     "pow",
     "rand",
     "randint",
     "randn",
+    "regularizer",
     "relu",
     "relu_",
     "reshape",
+    "save",
     "scale",
     "scale_",
     "seed",

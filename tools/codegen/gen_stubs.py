@@ -37,6 +37,9 @@ from typing_extensions import TypeAlias, disjoint_base, final
 
 PRELUDE = '''
 from . import _C as _C, autograd as autograd, nn as nn
+from . import optimizer as optimizer, regularizer as regularizer
+from .framework import ParamAttr as ParamAttr, create_parameter as create_parameter
+from .framework.io import load as load, save as save
 from ._dtype import CPUPlace as CPUPlace, Place as Place, bfloat16 as bfloat16
 from ._dtype import convert_dtype as convert_dtype, dtype as dtype, float16 as float16
 from ._dtype import float32 as float32, float64 as float64, int32 as int32, int64 as int64
@@ -241,6 +244,16 @@ def _pop_saved_tensors_hooks() -> None: ...
 def _last_backward_stats() -> Any: ...
 def _set_dtype_objects(dtypes: Any, /) -> None: ...
 def _set_tensor_factory(fn: Callable[..., Tensor], /) -> None: ...
+def _make_subclass(cls: type[Any], tensor: Tensor, /) -> Any: ...
+def _optimizer_step(rule: str, params: Sequence[Tensor], states: Sequence[Sequence[Tensor]],
+                    lr: float, steps: Tensor, lr_factors: Sequence[float] | None = None,
+                    l2: Sequence[float] | None = None, l1: Sequence[float] | None = None,
+                    decay: Sequence[float] | None = None, beta1: float = 0.9,
+                    beta2: float = 0.999, epsilon: float = 1e-8, momentum: float = 0.9,
+                    rho: float = 0.95, nesterov: _bool = False, amsgrad: _bool = False,
+                    centered: _bool = False) -> int: ...
+def _grad_global_norm(params: Sequence[Tensor], /) -> float: ...
+def _scale_grads(params: Sequence[Tensor], factor: float, /) -> None: ...
 
 # ---- generated from src/oar/ops/: every declared op, internal ones too
 '''

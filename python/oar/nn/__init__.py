@@ -1,2 +1,6 @@
-"""oar.nn: functional ops (layers and losses come later)."""
-from . import functional  # noqa: F401
+"""oar.nn: layers (Paddle's paddle.nn), their functional forms (oar.nn.functional)
+and parameter initializers (oar.nn.initializer)."""
+from . import functional, initializer  # noqa: F401
+from .layer import *  # noqa: F401,F403
+from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401
+from ..framework.param import ParamAttr, Parameter  # noqa: F401

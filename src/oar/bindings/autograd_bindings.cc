@@ -510,6 +510,24 @@ PyObject* SetFactory(PyObject*, PyObject* fn) {
   Py_RETURN_NONE;
 }
 
+// An instance of a Python subclass of Tensor (oar's Parameter) that shares the
+// given tensor's data and autograd state, so a freshly initialised tensor becomes
+// a parameter without a copy.
+PyObject* MakeSubclass(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  OAR_PY_TRY
+  if (nargs != 2 || !PyType_Check(args[0]) ||
+      !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(args[0]), g_tensor_type) ||
+      !IsTensor(args[1])) {
+    throw errors::InvalidType("_make_subclass(cls, tensor): cls must be a subclass of Tensor");
+  }
+  auto* type = reinterpret_cast<PyTypeObject*>(args[0]);
+  PyObject* self = type->tp_alloc(type, 0);
+  if (!self) return nullptr;
+  new (&AsTensor(self)) Tensor(AsTensor(args[1]));
+  return self;
+  OAR_PY_CATCH
+}
+
 }  // namespace
 
 PyMethodDef g_autograd_functions[] = {
@@ -539,6 +557,8 @@ PyMethodDef g_autograd_functions[] = {
     {"_last_backward_stats", LastStats, METH_NOARGS, "Nodes visited/executed by the last pass."},
     {"_set_dtype_objects", SetDTypes, METH_O, ""},
     {"_set_tensor_factory", SetFactory, METH_O, ""},
+    {"_make_subclass", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(MakeSubclass)),
+     METH_FASTCALL, "_make_subclass(cls, tensor): a cls instance sharing tensor"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyObject* CreateAutogradTypes(PyObject* module) {

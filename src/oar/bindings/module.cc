@@ -59,7 +59,8 @@ PyMODINIT_FUNC PyInit__C() {
   if (!oar::py::CreateTensorType(m) || !oar::py::CreateBufferType(m) ||
       !oar::py::CreateAutogradTypes(m) || !AddFunctions(m, oar::py::g_op_functions) ||
       !AddFunctions(m, oar::py::g_autograd_functions) ||
-      !AddFunctions(m, oar::py::g_buffer_functions) || !AddPublicOpNames(m)) {
+      !AddFunctions(m, oar::py::g_buffer_functions) ||
+      !AddFunctions(m, oar::py::g_optimizer_functions) || !AddPublicOpNames(m)) {
     Py_DECREF(m);
     return nullptr;
   }

@@ -1,0 +1,299 @@
+"""oar.save / oar.load: checkpoints as safetensors files, with no pickle anywhere.
+
+The file is a standard safetensors file (docs/checkpoints.md): an 8-byte
+little-endian header length, a JSON header naming every tensor (dtype, shape,
+byte range), then the raw little-endian bytes. Each tensor is stored under its
+flattened path in the saved object ("fc.weight", "opt.state.3.moment1"), so the
+`safetensors` package and any other reader see plain named weights. What is not
+a tensor (the nesting of dicts, lists and tuples; ints, floats, strings, bools,
+None) is kept in the header's __metadata__ as JSON, with a format name and
+version. Loading reads the header, checks every field against the file size
+before touching data, and copies each tensor out of a read-only memory map: a
+corrupt, truncated or hostile file raises CheckpointError and never allocates
+more than the file holds, and nothing in the file is ever executed.
+"""
+from __future__ import annotations
+
+import json
+import math
+import mmap
+import os
+import struct
+
+import numpy as np
+
+from .. import _C
+
+__all__ = ["save", "load", "CheckpointError"]
+
+Tensor = _C.Tensor
+
+FORMAT = "oar.checkpoint"
+VERSION = 1
+_MAX_HEADER = 100 * 1024 * 1024  # as the safetensors package: headers above this are refused
+
+# oar dtype name -> (safetensors code, numpy dtype of the raw bytes)
+_CODES = {"bool": ("BOOL", np.bool_), "int32": ("I32", np.int32), "int64": ("I64", np.int64),
+          "float16": ("F16", np.float16), "bfloat16": ("BF16", np.uint16),
+          "float32": ("F32", np.float32), "float64": ("F64", np.float64)}
+_FROM_CODE = {code: (name, npd) for name, (code, npd) in _CODES.items()}
+# Foreign files (written by other frameworks) may hold these: loaded as the nearest oar dtype.
+_FOREIGN = {"U8": ("int32", np.uint8), "I8": ("int32", np.int8), "I16": ("int32", np.int16),
+            "U16": ("int32", np.uint16), "U32": ("int64", np.uint32)}
+
+
+class CheckpointError(ValueError):
+    """The file is not a readable checkpoint (corrupt, truncated, not safetensors, or
+    written by an incompatible version)."""
+
+
+# ---- save -----------------------------------------------------------------------------
+def _raw(t):
+    """A tensor's bytes as a numpy array (bfloat16 as its raw uint16 bits)."""
+    t = t.detach().contiguous()
+    if t.dtype.name == "bfloat16":
+        return np.asarray(t._buffer()).view(np.uint16)
+    return np.ascontiguousarray(t.numpy())
+
+
+def _encode(obj, path, tensors, seen_names):
+    """The JSON structure of obj; tensors (and numpy arrays) go to `tensors`."""
+    if isinstance(obj, (Tensor, np.ndarray)):
+        name = path or "tensor"
+        k = 1
+        while name in seen_names:  # two different paths may flatten alike: "a.b" vs ("a", "b")
+            name = f"{path}#{k}"
+            k += 1
+        seen_names.add(name)
+        tensors[name] = obj
+        return {"n" if isinstance(obj, np.ndarray) else "t": name}
+    if isinstance(obj, bool) or obj is None or isinstance(obj, str):
+        return {"v": obj}
+    if isinstance(obj, int):
+        return {"i": str(obj)}  # JSON numbers lose ints beyond 2**53
+    if isinstance(obj, float):
+        return {"f": repr(obj)}  # nan, inf and every bit of the value
+    if isinstance(obj, dict):
+        items = []
+        for key, value in obj.items():
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                raise TypeError(f"oar.save: dict keys must be str, int, float, bool or None, "
+                                f"got {type(key).__name__} at {path or '<root>'}")
+            items.append([_encode(key, "", {}, set()),
+                          _encode(value, f"{path}.{key}" if path else str(key), tensors,
+                                  seen_names)])
+        return {"d": items}
+    if isinstance(obj, (list, tuple)):
+        enc = [_encode(v, f"{path}.{i}" if path else str(i), tensors, seen_names)
+               for i, v in enumerate(obj)]
+        return {"l" if isinstance(obj, list) else "u": enc}
+    if isinstance(obj, (np.integer, np.floating, np.bool_)):
+        return _encode(obj.item(), path, tensors, seen_names)
+    raise TypeError(f"oar.save: cannot save a {type(obj).__name__} (at {path or '<root>'}): "
+                    f"tensors, numpy arrays, dicts, lists, tuples, str, int, float, bool and "
+                    f"None only — no pickle")
+
+
+def save(obj, path, protocol=4, **configs):
+    """Save obj — a Tensor, a state dict (Layer.state_dict(), Optimizer.state_dict()) or
+    nested dicts/lists/tuples of tensors, numpy arrays and plain values — to a
+    safetensors file at path (written to a temporary file, then renamed into place).
+
+    Args:
+        obj: what to save.
+        path: the file name (directories are created).
+        protocol: accepted for Paddle compatibility (there is no pickle).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"oar.save: argument 'path' must be a str or path, got "
+                        f"{type(path).__name__}")
+    tensors = {}
+    structure = _encode(obj, "", tensors, set())
+    header, blobs, offset = {}, [], 0
+    for name, t in tensors.items():
+        if isinstance(t, np.ndarray):
+            arr = np.ascontiguousarray(t)
+            key = {np.dtype(v[1]): n for n, v in _CODES.items() if n != "bfloat16"}.get(arr.dtype)
+            if key is None:
+                raise TypeError(f"oar.save: numpy dtype {arr.dtype} of {name!r} is not "
+                                f"supported (bool, int32, int64, float16/32/64)")
+            dtype = key
+        else:
+            arr, dtype = _raw(t), t.dtype.name
+        data = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
+        header[name] = {"dtype": _CODES[dtype][0], "shape": list(arr.shape),
+                        "data_offsets": [offset, offset + len(data)]}
+        blobs.append(data)
+        offset += len(data)
+    header["__metadata__"] = {"format": FORMAT, "version": str(VERSION),
+                              "structure": json.dumps(structure, separators=(",", ":"))}
+    text = json.dumps(header, separators=(",", ":")).encode()
+    text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned
+    path = os.fspath(path)
+    if os.path.dirname(path):
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+    tmp = f"{path}.tmp{os.getpid()}"
+    with open(tmp, "wb") as f:
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for b in blobs:
+            f.write(b)
+    os.replace(tmp, path)
+
+
+# ---- load -----------------------------------------------------------------------------
+def _fail(path, what):
+    raise CheckpointError(f"oar.load: {path!r} is not a valid checkpoint: {what}")
+
+
+def _read_header(path, buf):
+    if len(buf) < 8:
+        _fail(path, f"the file has {len(buf)} bytes, fewer than the 8-byte header length "
+                    f"(empty or truncated)")
+    (n,) = struct.unpack("<Q", buf[:8])
+    if n > _MAX_HEADER or n > len(buf) - 8:
+        _fail(path, f"the header claims {n} bytes but the file has {len(buf) - 8} after the "
+                    f"length (truncated, or not a safetensors file)")
+    try:
+        header = json.loads(bytes(buf[8:8 + n]).decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as e:
+        _fail(path, f"the header is not JSON ({e})")
+    if not isinstance(header, dict):
+        _fail(path, "the header is not a JSON object")
+    return header, 8 + n
+
+
+def _check_entry(path, name, e, data_len):
+    if not isinstance(e, dict) or set(e) != {"dtype", "shape", "data_offsets"}:
+        _fail(path, f"tensor {name!r}: expected the keys dtype, shape, data_offsets")
+    code, shape, offs = e["dtype"], e["shape"], e["data_offsets"]
+    if code not in _FROM_CODE and code not in _FOREIGN:
+        _fail(path, f"tensor {name!r}: unsupported dtype {code!r}")
+    if not isinstance(shape, list) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+        _fail(path, f"tensor {name!r}: shape must be a list of non-negative ints, got {shape!r}")
+    if (not isinstance(offs, list) or len(offs) != 2 or
+            not all(isinstance(o, int) and not isinstance(o, bool) for o in offs) or
+            not 0 <= offs[0] <= offs[1] <= data_len):
+        _fail(path, f"tensor {name!r}: data_offsets {offs!r} outside the {data_len} data bytes")
+    npd = (_FROM_CODE.get(code) or _FOREIGN[code])[1]
+    want = math.prod(shape) * np.dtype(npd).itemsize  # Python ints: no overflow
+    if offs[1] - offs[0] != want:
+        _fail(path, f"tensor {name!r}: shape {shape} of {code} needs {want} bytes, the file "
+                    f"gives {offs[1] - offs[0]}")
+
+
+def _to_tensor(arr, code):
+    from .._creation import to_tensor
+    if code == "BF16":  # bfloat16 -> float32 is exact (the high 16 bits), and back
+        f32 = (arr.astype(np.uint32) << 16).view(np.float32)
+        return _C.cast(to_tensor(f32), _bf16())
+    if code in _FOREIGN:
+        return to_tensor(arr.astype(_FOREIGN[code][0]))
+    return to_tensor(np.array(arr))  # a copy: the tensor must not point into the map
+
+
+def _bf16():
+    from .._dtype import convert_dtype
+    return convert_dtype("bfloat16")
+
+
+def _decode(path, s, tensors):
+    if not isinstance(s, dict) or len(s) != 1:
+        _fail(path, f"bad structure node {s!r:.80}")
+    (kind, v), = s.items()
+    if kind in ("t", "n"):
+        if v not in tensors:
+            _fail(path, f"the structure names tensor {v!r}, which the file does not hold")
+        t = tensors[v]
+        return t.numpy() if kind == "n" else t
+    if kind == "v":
+        if not (v is None or isinstance(v, (str, bool))):
+            _fail(path, f"bad value {v!r:.80}")
+        return v
+    if kind == "i":
+        try:
+            return int(v)
+        except (TypeError, ValueError):
+            _fail(path, f"bad int {v!r:.80}")
+    if kind == "f":
+        try:
+            return float(v)
+        except (TypeError, ValueError):
+            _fail(path, f"bad float {v!r:.80}")
+    if kind == "d":
+        if not isinstance(v, list) or not all(isinstance(p, list) and len(p) == 2 for p in v):
+            _fail(path, "a dict node must be a list of [key, value] pairs")
+        out = {}
+        for k, val in v:
+            key = _decode(path, k, tensors)
+            if not isinstance(key, (str, int, float, bool)) and key is not None:
+                _fail(path, f"bad dict key {key!r:.80}")
+            out[key] = _decode(path, val, tensors)
+        return out
+    if kind in ("l", "u"):
+        if not isinstance(v, list):
+            _fail(path, "a list node must hold a list")
+        items = [_decode(path, x, tensors) for x in v]
+        return items if kind == "l" else tuple(items)
+    _fail(path, f"unknown structure node kind {kind!r}")
+
+
+def load(path, **configs):
+    """Load what oar.save wrote (or any safetensors file: then a dict {name: Tensor}).
+
+    Args:
+        path: the file name.
+
+    Returns:
+        The saved object, with Tensors for the tensors.
+
+    Raises:
+        FileNotFoundError: no such file.
+        CheckpointError: the file is not a valid checkpoint (a ValueError).
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"oar.load: argument 'path' must be a str or path, got "
+                        f"{type(path).__name__}")
+    path = os.fspath(path)
+    if not os.path.isfile(path):
+        raise FileNotFoundError(f"oar.load: no checkpoint file {path!r}")
+    with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size == 0:
+            _fail(path, "the file is empty")
+        with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
+            buf = memoryview(mm)
+            try:
+                header, start = _read_header(path, buf)
+                meta = header.pop("__metadata__", None)
+                data_len = size - start
+                spans = []
+                for name, e in header.items():
+                    _check_entry(path, name, e, data_len)
+                    spans.append((e["data_offsets"][0], e["data_offsets"][1], name))
+                spans.sort()
+                end = 0
+                for b, e, name in spans:
+                    if b < end:
+                        _fail(path, f"tensor {name!r} overlaps another tensor's bytes")
+                    end = e
+                tensors = {}
+                for name, e in header.items():
+                    b, end_ = e["data_offsets"]
+                    npd = (_FROM_CODE.get(e["dtype"]) or _FOREIGN[e["dtype"]])[1]
+                    arr = np.frombuffer(buf[start + b:start + end_], dtype=np.dtype(npd)
+                                        .newbyteorder("<")).reshape(e["shape"])
+                    tensors[name] = _to_tensor(arr, e["dtype"])
+                    del arr
+            finally:
+                buf.release()
+    if meta is None or not isinstance(meta, dict) or meta.get("format") != FORMAT:
+        return tensors  # a plain safetensors file from elsewhere
+    if meta.get("version") != str(VERSION):
+        _fail(path, f"format version {meta.get('version')!r}; this oar reads version {VERSION}")
+    try:
+        structure = json.loads(meta.get("structure", ""))
+    except json.JSONDecodeError as e:
+        _fail(path, f"the structure metadata is not JSON ({e})")
+    return _decode(path, structure, tensors)

@@ -1,0 +1,171 @@
+"""Parameters: Paddle's ParamAttr and the Parameter tensor type (Paddle's EagerParamBase).
+
+A Parameter is an oar.Tensor (a Python subclass sharing the C++ tensor, so every
+op takes it unchanged) that needs a gradient, is persistable, and carries the
+attributes the optimizers read: trainable, optimize_attr (learning-rate factor),
+regularizer and need_clip.
+"""
+from __future__ import annotations
+
+import itertools
+import threading
+
+from .. import _C
+from .._grad_mode import no_grad
+
+__all__ = ["ParamAttr", "Parameter", "create_parameter"]
+
+Tensor = _C.Tensor
+
+
+class ParamAttr:
+    """How a layer creates one parameter (Paddle's paddle.ParamAttr).
+
+    Args:
+        name: the parameter's name (default: generated from the layer's name).
+        initializer: an oar.nn.initializer instance (default: the layer's).
+        learning_rate: a factor on the optimizer's learning rate for this parameter.
+        regularizer: L1Decay/L2Decay for this parameter (overrides the optimizer's).
+        trainable: False keeps the parameter out of training (stop_gradient=True).
+        do_model_average: accepted for Paddle compatibility.
+        need_clip: False exempts the parameter from gradient clipping.
+    """
+
+    def __init__(self, name=None, initializer=None, learning_rate=1.0, regularizer=None,
+                 trainable=True, do_model_average=True, need_clip=True):
+        if name is not None and not isinstance(name, str):
+            raise TypeError(f"ParamAttr: argument 'name' must be a str or None, got "
+                            f"{type(name).__name__}")
+        if not isinstance(learning_rate, (int, float)):
+            raise TypeError(f"ParamAttr: argument 'learning_rate' must be a number, got "
+                            f"{type(learning_rate).__name__}")
+        self.name = name
+        self.initializer = initializer
+        self.learning_rate = float(learning_rate)
+        self.regularizer = regularizer
+        self.trainable = bool(trainable)
+        self.do_model_average = do_model_average
+        self.need_clip = bool(need_clip)
+
+    @staticmethod
+    def _to_attr(arg):
+        """Paddle's accepted forms: None (defaults), False (no parameter), a ParamAttr,
+        a name string, or an initializer."""
+        if arg is None:
+            return ParamAttr()
+        if arg is False:
+            return False
+        if isinstance(arg, ParamAttr):
+            return arg
+        if isinstance(arg, str):
+            return ParamAttr(name=arg)
+        if callable(arg):  # an initializer
+            return ParamAttr(initializer=arg)
+        raise TypeError(f"ParamAttr: expected None, False, a str, an initializer or a "
+                        f"ParamAttr, got {type(arg).__name__}")
+
+    def __repr__(self):
+        return (f"ParamAttr(name={self.name!r}, initializer={self.initializer!r}, "
+                f"learning_rate={self.learning_rate}, trainable={self.trainable})")
+
+
+class Parameter(Tensor):
+    """A trainable tensor owned by a layer (what Layer.create_parameter returns)."""
+
+    def __new__(cls, value, name=None, trainable=True, learning_rate=1.0, regularizer=None,
+                need_clip=True):
+        if not isinstance(value, Tensor):
+            raise TypeError(f"Parameter: argument 'value' must be a Tensor, got "
+                            f"{type(value).__name__}")
+        p = _C._make_subclass(cls, value.detach())
+        p.stop_gradient = not trainable
+        p.persistable = True
+        p.name = name if name is not None else _unique("param")
+        p.optimize_attr = {"learning_rate": float(learning_rate)}
+        p.regularizer = regularizer
+        p.need_clip = need_clip
+        return p
+
+    @property
+    def trainable(self):
+        return not self.stop_gradient
+
+    @trainable.setter
+    def trainable(self, value):
+        self.stop_gradient = not value
+
+    def __repr__(self):
+        return "Parameter containing:\n" + super().__repr__()
+
+    def set_value(self, value):
+        _set_value(self, value)
+
+    def __deepcopy__(self, memo):
+        p = Parameter(_C.assign(self.detach()), name=self.name, trainable=self.trainable,
+                      learning_rate=self.optimize_attr["learning_rate"],
+                      regularizer=self.regularizer, need_clip=self.need_clip)
+        memo[id(self)] = p
+        return p
+
+
+def _set_value(t, value):
+    """Copy value (a Tensor or array-like of t's shape) into t, in place, without
+    recording a gradient (Paddle's Tensor.set_value)."""
+    import numpy as np
+
+    from .._creation import to_tensor
+    if not isinstance(value, Tensor):
+        value = to_tensor(np.asarray(value))
+    if list(value.shape) != list(t.shape):
+        raise ValueError(f"set_value: argument 'value' has shape {list(value.shape)}, "
+                         f"expected the tensor's shape {list(t.shape)}")
+    if value.dtype != t.dtype:
+        value = _C.cast(value, t.dtype)
+    with no_grad():
+        t[...] = value
+
+
+_counters: dict[str, itertools.count] = {}
+_counters_lock = threading.Lock()
+
+
+def _unique(prefix):
+    """prefix_0, prefix_1, ...: Paddle's unique_name.generate."""
+    with _counters_lock:
+        c = _counters.setdefault(prefix, itertools.count())
+        return f"{prefix}_{next(c)}"
+
+
+def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
+                     default_initializer=None):
+    """A new Parameter (Paddle's paddle.create_parameter).
+
+    Args:
+        shape: the parameter's shape (a list of ints).
+        dtype: its dtype ("float32", oar.float32, ...).
+        name: its name (default: generated).
+        attr: a ParamAttr (or its accepted short forms).
+        is_bias: use the bias initializer (zeros) when none is given.
+        default_initializer: the initializer when attr gives none (default:
+            XavierUniform for weights, Constant(0.0) for biases).
+
+    Returns:
+        Parameter: the initialised parameter.
+    """
+    from .._dtype import convert_dtype
+    from ..nn import initializer as I
+
+    if not isinstance(shape, (list, tuple)) or not all(
+            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+        raise ValueError(f"create_parameter: argument 'shape' must be a list of non-negative "
+                         f"ints, got {shape!r}")
+    attr = ParamAttr._to_attr(attr)
+    if attr is False:
+        raise ValueError("create_parameter: argument 'attr' is False (no parameter)")
+    init = attr.initializer or default_initializer or (
+        I.Constant(0.0) if is_bias else I.XavierUniform())
+    dtype = convert_dtype(dtype)
+    value = init._generate(list(shape), dtype)
+    return Parameter(value, name=attr.name or name or _unique("create_parameter"),
+                     trainable=attr.trainable, learning_rate=attr.learning_rate,
+                     regularizer=attr.regularizer, need_clip=attr.need_clip)

@@ -1,0 +1,97 @@
+"""Activation layers: each wraps the oar.nn.functional function of the same name
+with its settings fixed at construction (Paddle's paddle.nn.ReLU, GELU, ...)."""
+from __future__ import annotations
+
+from .layers import Layer
+
+__all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", "SiLU",
+           "Swish", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Softplus", "Softsign",
+           "Hardswish", "Hardsigmoid", "Hardtanh", "GLU", "LogSigmoid", "Tanhshrink",
+           "Softshrink", "Hardshrink", "ThresholdedReLU", "PReLU"]
+
+
+def _activation(cls_name, fn_name, params):
+    """A Layer class calling F.<fn_name>(x, **settings); params: [(name, default)]."""
+
+    def __init__(self, *args, name=None, **kwargs):
+        Layer.__init__(self)
+        if len(args) > len(params):
+            raise TypeError(f"{cls_name}() takes at most {len(params)} positional arguments, "
+                            f"got {len(args)}")
+        names = [p for p, _ in params]
+        unknown = set(kwargs) - set(names)
+        if unknown:
+            raise TypeError(f"{cls_name}() got unexpected keyword arguments {sorted(unknown)}")
+        settings = dict(params)
+        settings.update(zip(names, args))
+        settings.update(kwargs)
+        self._settings = settings
+
+    def forward(self, x):
+        from .. import functional as F
+        return getattr(F, fn_name)(x, **self._settings)
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={v}" for k, v in self._settings.items())
+
+    return type(cls_name, (Layer,), {"__init__": __init__, "forward": forward,
+                                     "extra_repr": extra_repr,
+                                     "__doc__": f"Layer form of oar.nn.functional.{fn_name}."})
+
+
+ReLU = _activation("ReLU", "relu", [])
+ReLU6 = _activation("ReLU6", "relu6", [])
+Sigmoid = _activation("Sigmoid", "sigmoid", [])
+Tanh = _activation("Tanh", "tanh", [])
+Softmax = _activation("Softmax", "softmax", [("axis", -1)])
+LogSoftmax = _activation("LogSoftmax", "log_softmax", [("axis", -1)])
+GELU = _activation("GELU", "gelu", [("approximate", False)])
+SiLU = _activation("SiLU", "silu", [])
+Swish = _activation("Swish", "swish", [])
+Mish = _activation("Mish", "mish", [])
+LeakyReLU = _activation("LeakyReLU", "leaky_relu", [("negative_slope", 0.01)])
+ELU = _activation("ELU", "elu", [("alpha", 1.0)])
+SELU = _activation("SELU", "selu", [("scale", 1.0507009873554804934193349852946),
+                                    ("alpha", 1.6732632423543772848170429916717)])
+CELU = _activation("CELU", "celu", [("alpha", 1.0)])
+Softplus = _activation("Softplus", "softplus", [("beta", 1.0), ("threshold", 20.0)])
+Softsign = _activation("Softsign", "softsign", [])
+Hardswish = _activation("Hardswish", "hardswish", [])
+Hardsigmoid = _activation("Hardsigmoid", "hardsigmoid", [])
+Hardtanh = _activation("Hardtanh", "hardtanh", [("min", -1.0), ("max", 1.0)])
+GLU = _activation("GLU", "glu", [("axis", -1)])
+LogSigmoid = _activation("LogSigmoid", "log_sigmoid", [])
+Tanhshrink = _activation("Tanhshrink", "tanhshrink", [])
+Softshrink = _activation("Softshrink", "softshrink", [("threshold", 0.5)])
+Hardshrink = _activation("Hardshrink", "hardshrink", [("threshold", 0.5)])
+ThresholdedReLU = _activation("ThresholdedReLU", "thresholded_relu",
+                              [("threshold", 1.0), ("value", 0.0)])
+
+
+class PReLU(Layer):
+    """prelu with a learnable weight: one slope (num_parameters=1) or one per channel.
+
+    Args:
+        num_parameters: 1 or the number of channels.
+        init: the initial slope (0.25).
+        weight_attr: ParamAttr of the weight.
+        data_format: "NCHW" (channels on axis 1) or "NHWC" (last axis).
+    """
+
+    def __init__(self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW",
+                 name=None):
+        super().__init__()
+        from ..initializer import Constant
+        if not isinstance(num_parameters, int) or num_parameters < 1:
+            raise ValueError(f"PReLU: argument 'num_parameters' must be a positive int, got "
+                             f"{num_parameters!r}")
+        self._data_format = data_format
+        self.weight = self.create_parameter([num_parameters], attr=weight_attr,
+                                            default_initializer=Constant(init))
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.prelu(x, self.weight, data_format=self._data_format)
+
+    def extra_repr(self):
+        return f"num_parameters={self.weight.shape[0]}, data_format={self._data_format}"

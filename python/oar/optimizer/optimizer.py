@@ -1,0 +1,491 @@
+"""oar.optimizer: Paddle's optimizers on oar's fused update (Note [Fused optimizer
+updates] in src/oar/kernels/optim/fused_update.h).
+
+Each step is one C++ call per parameter group: it reads every parameter's
+gradient, updates parameter and state in place, and advances the per-parameter
+step counters (the t of the bias corrections), with no Python loop over
+parameters and no temporary tensor.
+"""
+from __future__ import annotations
+
+import math
+
+from .. import _C
+from .._grad_mode import no_grad
+from ..regularizer import L1Decay, L2Decay
+from .lr import LRScheduler
+
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "Adagrad", "RMSProp",
+           "Lamb"]
+
+Tensor = _C.Tensor
+
+
+def _check_number(who, name, v, low=None, high=None, low_open=False):
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        raise TypeError(f"{who}: argument '{name}' must be a number, got {type(v).__name__}")
+    if low is not None and (v < low or (low_open and v == low)):
+        raise ValueError(f"{who}: argument '{name}' must be {'>' if low_open else '>='} {low}, "
+                         f"got {v}")
+    if high is not None and v > high:
+        raise ValueError(f"{who}: argument '{name}' must be <= {high}, got {v}")
+    return float(v)
+
+
+class _Group:
+    """One parameter group and what its fused step needs, built once."""
+
+    def __init__(self, params, options):
+        self.params = params
+        self.options = options  # group overrides: learning_rate factor, weight_decay, ...
+        self.states = [[] for _ in params]
+        self.steps = _C.full([len(params)], 0, "int64")
+        self.cache = None  # (lr_factors, l2, l1, decay), recomputed when a setting changes
+
+
+class Optimizer:
+    """Base class of the optimizers (Paddle's paddle.optimizer.Optimizer).
+
+    Args:
+        learning_rate: a float or an oar.optimizer.lr.LRScheduler.
+        parameters: a list of parameters, or of dicts {"params": [...], and any of
+            "learning_rate" (a factor on the optimizer's rate), "weight_decay", and the
+            optimizer's own settings} for parameter groups. Required.
+        weight_decay: a float (L2 decay coefficient), L2Decay or L1Decay. A parameter's
+            own regularizer (ParamAttr) takes precedence.
+        grad_clip: ClipGradByGlobalNorm, ClipGradByNorm or ClipGradByValue.
+    """
+
+    _rule: str | None = None
+    _state_names: tuple[str, ...] = ()  # Paddle's accumulator names, in the order of the C++ state list
+
+    def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        who = type(self).__name__
+        if parameters is None:
+            raise ValueError(f"{who}: argument 'parameters' is required in dynamic mode "
+                             f"(e.g. parameters=model.parameters())")
+        if isinstance(learning_rate, LRScheduler):
+            self._lr_scheduler = learning_rate
+        else:
+            _check_number(who, "learning_rate", learning_rate, 0.0)
+            self._lr_scheduler = None
+        self._learning_rate = learning_rate
+        if weight_decay is not None and not isinstance(weight_decay, (L1Decay, L2Decay)):
+            _check_number(who, "weight_decay", weight_decay, 0.0)
+        self.regularization = weight_decay
+        if grad_clip is not None and not hasattr(grad_clip, "_clip"):
+            raise TypeError(f"{who}: argument 'grad_clip' must be ClipGradByGlobalNorm, "
+                            f"ClipGradByNorm or ClipGradByValue, got {type(grad_clip).__name__}")
+        self._grad_clip = grad_clip
+        params = list(parameters)
+        if not params:
+            raise ValueError(f"{who}: argument 'parameters' is empty")
+        self._groups = []
+        if isinstance(params[0], dict):
+            for g in params:
+                self._add_group(g)
+        else:
+            self._add_group({"params": params})
+        self._name = name
+
+    # ---- groups --------------------------------------------------------------------
+    def _add_group(self, group):
+        who = type(self).__name__
+        if not isinstance(group, dict) or "params" not in group:
+            raise TypeError(f"{who}: a parameter group must be a dict with 'params'")
+        params = group["params"]
+        params = [params] if isinstance(params, Tensor) else list(params)
+        seen = {id(p) for g in self._groups for p in g.params}
+        for p in params:
+            if not isinstance(p, Tensor):
+                raise TypeError(f"{who}: parameters must be Tensors, got {type(p).__name__}")
+            if id(p) in seen:
+                raise ValueError(f"{who}: parameter {p.name!r} appears in more than one group")
+            seen.add(id(p))
+        options = {k: v for k, v in group.items() if k != "params"}
+        self._groups.append(_Group(params, options))
+
+    @property
+    def _parameter_list(self):
+        return [p for g in self._groups for p in g.params]
+
+    def _setting(self, group, name):
+        return group.options.get(name, getattr(self, "_" + name))
+
+    def _per_param(self, group):
+        """lr factor, L2, L1 and decoupled decay of each parameter of the group."""
+        factor = float(group.options.get("learning_rate", 1.0))
+        wd = group.options.get("weight_decay", self.regularization)
+        factors, l2, l1, decay = [], [], [], []
+        for p in group.params:
+            attr = getattr(p, "optimize_attr", None)
+            factors.append(factor * (attr["learning_rate"] if attr else 1.0))
+            reg = getattr(p, "regularizer", None) or wd
+            a, b, d = self._decay_of(p, reg)
+            l2.append(a)
+            l1.append(b)
+            decay.append(d)
+        return factors, l2, l1, decay
+
+    def _decay_of(self, p, reg):
+        """(L2, L1, decoupled) coefficients; AdamW/Lamb override for their own decay."""
+        if reg is None:
+            return 0.0, 0.0, 0.0
+        if isinstance(reg, L2Decay):
+            return reg._coeff, 0.0, 0.0
+        if isinstance(reg, L1Decay):
+            return 0.0, reg._coeff, 0.0
+        return float(reg), 0.0, 0.0
+
+    # ---- learning rate ------------------------------------------------------------------
+    def get_lr(self):
+        """The current learning rate (the scheduler's, if one drives it)."""
+        return self._lr_scheduler() if self._lr_scheduler is not None else float(
+            self._learning_rate)
+
+    def set_lr(self, value):
+        """Set a float learning rate (an error when a scheduler drives it)."""
+        if self._lr_scheduler is not None:
+            raise RuntimeError(f"{type(self).__name__}.set_lr: the learning rate is driven by "
+                               f"an LRScheduler; call set_lr_scheduler or the scheduler")
+        self._learning_rate = _check_number(type(self).__name__ + ".set_lr", "value", value, 0.0)
+
+    def set_lr_scheduler(self, scheduler):
+        if not isinstance(scheduler, LRScheduler):
+            raise TypeError(f"set_lr_scheduler: expected an LRScheduler, got "
+                            f"{type(scheduler).__name__}")
+        self._lr_scheduler = scheduler
+        self._learning_rate = scheduler
+
+    # ---- stepping ------------------------------------------------------------------------
+    def _ensure_states(self, group):
+        n = self._state_count(group)
+        for i, p in enumerate(group.params):
+            if len(group.states[i]) != n:
+                group.states[i] = [self._init_state(group, k, p) for k in range(n)]
+
+    def _init_state(self, group, k, p):
+        return _C.full(list(p.shape), 0.0, p.dtype)
+
+    def _state_count(self, group):
+        return len(self._state_names)
+
+    def _hyper(self, group):
+        return {}
+
+    @no_grad()
+    def step(self):
+        """Apply one update to every parameter that has a gradient."""
+        if self._grad_clip is not None:
+            self._grad_clip._clip(self._parameter_list)
+        lr = self.get_lr()
+        for g in self._groups:
+            self._ensure_states(g)
+            if g.cache is None:
+                g.cache = self._per_param(g)
+            factors, l2, l1, decay = g.cache
+            _C._optimizer_step(self._rule, g.params, g.states, lr, g.steps, factors, l2, l1,
+                               decay, **self._hyper(g))
+
+    def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
+        """Paddle's dygraph minimize: apply the gradients that loss.backward() stored
+        (it does not run backward). Returns (None, [(param, grad), ...])."""
+        if not isinstance(loss, Tensor):
+            raise TypeError(f"minimize: argument 'loss' must be a Tensor, got "
+                            f"{type(loss).__name__}")
+        self.step()
+        return None, [(p, p.grad) for p in self._parameter_list if p.grad is not None]
+
+    def clear_grad(self, set_to_zero=True):
+        """Clear every parameter's gradient (set_to_zero keeps zero-filled tensors)."""
+        for p in self._parameter_list:
+            if not p.stop_gradient:
+                p.clear_gradient(set_to_zero)
+
+    clear_gradients = clear_grad
+
+    # ---- state ---------------------------------------------------------------------------
+    def state_dict(self):
+        """{"<param name>_<accumulator>_0": Tensor, ...} as Paddle names them, with the
+        bias-correction powers ("_beta1_pow_acc_0") and "LR_Scheduler" when a scheduler
+        drives the rate."""
+        out = {}
+        for g in self._groups:
+            steps = g.steps.numpy()
+            for i, p in enumerate(g.params):
+                if not g.states[i]:
+                    continue
+                for name, t in zip(self._state_names, g.states[i]):
+                    out[f"{p.name}_{name}_0"] = t
+                for k, beta in self._pow_names(g):
+                    out[f"{p.name}_{k}_0"] = _C.full([1], beta ** int(steps[i]), "float32")
+                out[f"{p.name}_step_0"] = _C.full([1], int(steps[i]), "int64")
+        if self._lr_scheduler is not None:
+            out["LR_Scheduler"] = self._lr_scheduler.state_dict()
+        return out
+
+    def _pow_names(self, group):
+        return []
+
+    def _saved_names(self, state_dict):
+        """{current parameter name: saved name}. Parameter names come from a global
+        counter, so a model rebuilt in the same process has new ones: when none of the
+        current names is in the state dict but it holds state for exactly as many
+        parameters, they are matched by position (state_dict() writes them in order)."""
+        pows = [k for g in self._groups for k, _ in self._pow_names(g)]
+        suffixes = [f"_{n}_0" for n in (*self._state_names, *pows, "step")]
+        saved = _saved_prefixes(state_dict.keys(), suffixes)
+        params = self._parameter_list
+        if not saved or any(p.name in saved for p in params):
+            return {}
+        if len(saved) != len(params):
+            raise ValueError(f"{type(self).__name__}.set_state_dict: the state dict holds "
+                             f"state for {len(saved)} parameters named {saved[:3]}..., none of "
+                             f"which is a parameter of this optimizer ({len(params)} "
+                             f"parameters)")
+        return {p.name: n for p, n in zip(params, saved)}
+
+    def set_state_dict(self, state_dict):
+        """Load what state_dict() returned (or Paddle's optimizer state of the same
+        parameters): accumulators by parameter name, the step from the step entry or,
+        failing that, from the beta1 power."""
+        if not isinstance(state_dict, dict):
+            raise TypeError(f"set_state_dict: expected a dict, got {type(state_dict).__name__}")
+        if "LR_Scheduler" in state_dict and self._lr_scheduler is not None:
+            self._lr_scheduler.set_state_dict(state_dict["LR_Scheduler"])
+        from ..framework.param import _set_value
+        rename = self._saved_names(state_dict)
+        for g in self._groups:
+            self._ensure_states(g)
+            steps = g.steps.numpy().copy()
+            for i, p in enumerate(g.params):
+                pname = rename.get(p.name, p.name)
+                for name, t in zip(self._state_names, g.states[i]):
+                    key = f"{pname}_{name}_0"
+                    if key in state_dict:
+                        _set_value(t, state_dict[key])
+                if f"{pname}_step_0" in state_dict:
+                    steps[i] = int(_as_float(state_dict[f"{pname}_step_0"]))
+                else:
+                    for k, beta in self._pow_names(g)[:1]:
+                        if f"{pname}_{k}_0" in state_dict and 0 < beta < 1:
+                            pw = _as_float(state_dict[f"{pname}_{k}_0"])
+                            steps[i] = int(round(math.log(pw) / math.log(beta))) if pw > 0 else 0
+            _set_value(g.steps, steps)
+
+
+def _saved_prefixes(keys, suffixes):
+    out = []
+    for k in keys:
+        for suf in suffixes:
+            if isinstance(k, str) and k.endswith(suf):
+                name = k[:-len(suf)]
+                if name not in out:
+                    out.append(name)
+                break
+    return out
+
+
+def _as_float(v):
+    if isinstance(v, Tensor):
+        return float(v.numpy().reshape(-1)[0])
+    import numpy as np
+    return float(np.asarray(v).reshape(-1)[0])
+
+
+class SGD(Optimizer):
+    """param -= lr * grad (with L2/L1 decay folded into grad)."""
+
+    _rule = "sgd"
+
+    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
+                 multi_precision=False, name=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+
+class Momentum(Optimizer):
+    """velocity = momentum * velocity + grad; param -= lr * velocity (Nesterov:
+    param -= lr * (grad + momentum * velocity))."""
+
+    _rule = "momentum"
+    _state_names = ("velocity",)
+
+    def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
+                 weight_decay=None, grad_clip=None, multi_precision=False, rescale_grad=1.0,
+                 use_multi_tensor=False, name=None):
+        self._momentum = _check_number("Momentum", "momentum", momentum, 0.0)
+        self._use_nesterov = bool(use_nesterov)
+        if rescale_grad != 1.0:
+            raise ValueError("Momentum: argument 'rescale_grad' other than 1.0 is not supported; "
+                             "scale the loss instead")
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _hyper(self, group):
+        return {"momentum": float(self._setting(group, "momentum")),
+                "nesterov": bool(group.options.get("use_nesterov", self._use_nesterov))}
+
+
+class Adam(Optimizer):
+    """Adam with bias correction (Kingma & Ba); amsgrad keeps the running maximum
+    of the second moment."""
+
+    _rule = "adam"
+    _state_names = ("moment1", "moment2", "moment2_max")
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
+                 parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
+                 multi_precision=False, use_multi_tensor=False, amsgrad=False, name=None):
+        who = type(self).__name__
+        self._beta1 = _check_number(who, "beta1", beta1, 0.0, 1.0)
+        self._beta2 = _check_number(who, "beta2", beta2, 0.0, 1.0)
+        self._epsilon = _check_number(who, "epsilon", epsilon, 0.0)
+        self._amsgrad = bool(amsgrad)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _state_count(self, group):
+        return 3 if self._amsgrad else 2
+
+    def _hyper(self, group):
+        return {"beta1": float(self._setting(group, "beta1")),
+                "beta2": float(self._setting(group, "beta2")),
+                "epsilon": float(self._setting(group, "epsilon")), "amsgrad": self._amsgrad}
+
+    def _pow_names(self, group):
+        return [("beta1_pow_acc", float(self._setting(group, "beta1"))),
+                ("beta2_pow_acc", float(self._setting(group, "beta2")))]
+
+
+class AdamW(Adam):
+    """Adam with decoupled weight decay: param *= 1 - lr * weight_decay before the Adam
+    update (Loshchilov & Hutter). apply_decay_param_fun(name) -> bool selects the
+    parameters that decay; lr_ratio(param) -> float scales a parameter's rate."""
+
+    _rule = "adamw"
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None,
+                 grad_clip=None, lazy_mode=False, multi_precision=False, amsgrad=False,
+                 name=None):
+        if isinstance(weight_decay, (L1Decay, L2Decay)):
+            weight_decay = weight_decay._coeff
+        self._coeff = _check_number("AdamW", "weight_decay", weight_decay, 0.0)
+        self._apply_decay_param_fun = apply_decay_param_fun
+        self._lr_ratio = lr_ratio
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
+                         lazy_mode, multi_precision, amsgrad=amsgrad, name=name)
+
+    def _per_param(self, group):
+        factors, l2, l1, decay = super()._per_param(group)
+        coeff = float(group.options.get("weight_decay", self._coeff))
+        for i, p in enumerate(group.params):
+            fun = self._apply_decay_param_fun
+            decay[i] = coeff if fun is None or fun(p.name) else 0.0
+            l2[i] = l1[i] = 0.0
+            if self._lr_ratio is not None:
+                factors[i] *= float(self._lr_ratio(p))
+        return factors, l2, l1, decay
+
+
+class Adamax(Optimizer):
+    """Adam with the infinity norm: u = max(beta2 * u + epsilon, |grad|);
+    param -= lr / (1 - beta1^t) * m / u."""
+
+    _rule = "adamax"
+    _state_names = ("moment", "inf_norm")
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        self._beta1 = _check_number("Adamax", "beta1", beta1, 0.0, 1.0)
+        self._beta2 = _check_number("Adamax", "beta2", beta2, 0.0, 1.0)
+        self._epsilon = _check_number("Adamax", "epsilon", epsilon, 0.0)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _hyper(self, group):
+        return {"beta1": float(self._setting(group, "beta1")),
+                "beta2": float(self._setting(group, "beta2")),
+                "epsilon": float(self._setting(group, "epsilon"))}
+
+    def _pow_names(self, group):
+        return [("beta1_pow_acc", float(self._setting(group, "beta1")))]
+
+
+class Adagrad(Optimizer):
+    """moment += grad^2; param -= lr * grad / (sqrt(moment) + epsilon)."""
+
+    _rule = "adagrad"
+    _state_names = ("moment",)
+
+    def __init__(self, learning_rate, epsilon=1e-06, parameters=None, weight_decay=None,
+                 grad_clip=None, name=None, initial_accumulator_value=0.0):
+        self._epsilon = _check_number("Adagrad", "epsilon", epsilon, 0.0)
+        self._initial = _check_number("Adagrad", "initial_accumulator_value",
+                                      initial_accumulator_value, 0.0)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _init_state(self, group, k, p):
+        return _C.full(list(p.shape), self._initial, p.dtype)
+
+    def _hyper(self, group):
+        return {"epsilon": float(self._setting(group, "epsilon"))}
+
+
+class RMSProp(Optimizer):
+    """mean_square = rho * ms + (1 - rho) * grad^2 (centered: minus the squared mean
+    gradient); momentum = momentum * momentum + lr * grad / sqrt(ms + epsilon);
+    param -= momentum (Paddle's placement of epsilon and lr)."""
+
+    _rule = "rmsprop"
+    _state_names = ("mean_square", "momentum", "mean_grad")
+
+    def __init__(self, learning_rate, rho=0.95, epsilon=1e-06, momentum=0.0, centered=False,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        self._rho = _check_number("RMSProp", "rho", rho, 0.0, 1.0)
+        self._epsilon = _check_number("RMSProp", "epsilon", epsilon, 0.0)
+        self._momentum = _check_number("RMSProp", "momentum", momentum, 0.0)
+        self._centered = bool(centered)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _state_count(self, group):
+        return 3 if self._centered else 2
+
+    def _hyper(self, group):
+        return {"rho": float(self._setting(group, "rho")),
+                "epsilon": float(self._setting(group, "epsilon")),
+                "momentum": float(self._setting(group, "momentum")), "centered": self._centered}
+
+
+class Lamb(Optimizer):
+    """Layer-wise adaptive moments (You et al.): r = m_hat / (sqrt(v_hat) + epsilon) +
+    lamb_weight_decay * param; param -= lr * (|param| / |r|) * r."""
+
+    _rule = "lamb"
+    _state_names = ("moment1", "moment2")
+
+    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
+                 epsilon=1e-06, parameters=None, grad_clip=None,
+                 exclude_from_weight_decay_fn=None, multi_precision=False, always_adapt=False,
+                 name=None):
+        self._beta1 = _check_number("Lamb", "beta1", beta1, 0.0, 1.0)
+        self._beta2 = _check_number("Lamb", "beta2", beta2, 0.0, 1.0)
+        self._epsilon = _check_number("Lamb", "epsilon", epsilon, 0.0)
+        self._lamb_weight_decay = _check_number("Lamb", "lamb_weight_decay",
+                                                lamb_weight_decay, 0.0)
+        self._exclude = exclude_from_weight_decay_fn
+        super().__init__(learning_rate, parameters, None, grad_clip, name)
+
+    def _per_param(self, group):
+        factors, l2, l1, decay = super()._per_param(group)
+        for i, p in enumerate(group.params):
+            excluded = self._exclude is not None and self._exclude(p)
+            decay[i] = 0.0 if excluded else self._lamb_weight_decay
+        return factors, l2, l1, decay
+
+    def _hyper(self, group):
+        return {"beta1": float(self._setting(group, "beta1")),
+                "beta2": float(self._setting(group, "beta2")),
+                "epsilon": float(self._setting(group, "epsilon"))}
+
+    def _pow_names(self, group):
+        return [("beta1_pow_acc", float(self._setting(group, "beta1"))),
+                ("beta2_pow_acc", float(self._setting(group, "beta2")))]

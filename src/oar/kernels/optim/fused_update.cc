@@ -1,0 +1,341 @@
+#include "oar/kernels/optim/fused_update.h"
+
+#include <algorithm>
+#include <cmath>
+#include <vector>
+
+#include "oar/core/errors.h"
+#include "oar/core/parallel.h"
+
+namespace oar::optim {
+namespace {
+
+// Work is cut into chunks of this many elements, independent of the thread
+// count, so reductions (Lamb's norms, SquaredNorm) add in a fixed order.
+constexpr int64_t kChunk = 1 << 15;
+
+struct Chunk {
+  size_t slot;
+  int64_t begin, end;
+};
+
+template <typename Sizes>
+std::vector<Chunk> Chunks(size_t n, Sizes numel) {
+  std::vector<Chunk> chunks;
+  for (size_t s = 0; s < n; ++s) {
+    const int64_t len = numel(s);
+    for (int64_t b = 0; b < len; b += kChunk) chunks.push_back({s, b, std::min(len, b + kChunk)});
+  }
+  return chunks;
+}
+
+template <typename F>
+void ForChunks(const std::vector<Chunk>& chunks, F&& f) {
+  ParallelFor(0, static_cast<int64_t>(chunks.size()), kChunk * 8, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) f(i, chunks[static_cast<size_t>(i)]);
+  });
+}
+
+// The gradient with Paddle's regularizers folded in.
+template <typename T>
+inline T Decayed(T g, T p, const Slot& s) {
+  if (s.l2 != 0) g += static_cast<T>(s.l2) * p;
+  if (s.l1 != 0) g += static_cast<T>(s.l1) * static_cast<T>((T(0) < p) - (p < T(0)));
+  return g;
+}
+
+template <typename T>
+void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
+  auto chunks = Chunks(slots.size(), [&](size_t s) { return slots[s].param->numel(); });
+  const T b1 = static_cast<T>(h.beta1), b2 = static_cast<T>(h.beta2);
+  const T eps = static_cast<T>(h.epsilon);
+  switch (rule) {
+    case Rule::kSGD:
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        const T lr = static_cast<T>(s.lr);
+        for (int64_t i = c.begin; i < c.end; ++i) p[i] -= lr * Decayed(g[i], p[i], s);
+      });
+      return;
+    case Rule::kMomentum:
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        T* v = s.state[0]->data<T>();
+        const T lr = static_cast<T>(s.lr), mu = static_cast<T>(h.momentum);
+        for (int64_t i = c.begin; i < c.end; ++i) {
+          const T gi = Decayed(g[i], p[i], s);
+          v[i] = mu * v[i] + gi;
+          p[i] -= h.nesterov ? lr * (gi + mu * v[i]) : lr * v[i];
+        }
+      });
+      return;
+    case Rule::kAdam:
+    case Rule::kAdamW:
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        T* m = s.state[0]->data<T>();
+        T* v = s.state[1]->data<T>();
+        T* vmax = h.amsgrad ? s.state[2]->data<T>() : nullptr;
+        // lr * sqrt(1 - b2^t) / (1 - b1^t), and epsilon scaled alike: PyTorch's
+        // lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps), multiplied through by sqrt(bc2).
+        const double bc1 = 1 - std::pow(h.beta1, static_cast<double>(s.step));
+        const double sbc2 = std::sqrt(1 - std::pow(h.beta2, static_cast<double>(s.step)));
+        const T step = static_cast<T>(s.lr * sbc2 / bc1);
+        const T eps_hat = static_cast<T>(h.epsilon * sbc2);
+        const T keep = static_cast<T>(1 - s.lr * s.decoupled);
+        for (int64_t i = c.begin; i < c.end; ++i) {
+          if (rule == Rule::kAdamW) p[i] *= keep;
+          const T gi = Decayed(g[i], p[i], s);
+          m[i] = b1 * m[i] + (T(1) - b1) * gi;
+          v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
+          T denom_v = v[i];
+          if (vmax) denom_v = vmax[i] = std::max(vmax[i], v[i]);
+          p[i] -= step * m[i] / (std::sqrt(denom_v) + eps_hat);
+        }
+      });
+      return;
+    case Rule::kAdamax:
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        T* m = s.state[0]->data<T>();
+        T* u = s.state[1]->data<T>();
+        const T step = static_cast<T>(s.lr / (1 - std::pow(h.beta1, static_cast<double>(s.step))));
+        for (int64_t i = c.begin; i < c.end; ++i) {
+          const T gi = Decayed(g[i], p[i], s);
+          m[i] = b1 * m[i] + (T(1) - b1) * gi;
+          u[i] = std::max(b2 * u[i] + eps, std::abs(gi));  // Paddle: epsilon inside the max
+          p[i] -= step * m[i] / u[i];
+        }
+      });
+      return;
+    case Rule::kAdagrad:
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        T* acc = s.state[0]->data<T>();
+        const T lr = static_cast<T>(s.lr);
+        for (int64_t i = c.begin; i < c.end; ++i) {
+          const T gi = Decayed(g[i], p[i], s);
+          acc[i] += gi * gi;
+          p[i] -= lr * gi / (std::sqrt(acc[i]) + eps);
+        }
+      });
+      return;
+    case Rule::kRMSProp:
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        T* ms = s.state[0]->data<T>();
+        T* mom = s.state[1]->data<T>();
+        T* mg = h.centered ? s.state[2]->data<T>() : nullptr;
+        const T lr = static_cast<T>(s.lr), rho = static_cast<T>(h.rho);
+        const T mu = static_cast<T>(h.momentum);
+        for (int64_t i = c.begin; i < c.end; ++i) {
+          const T gi = Decayed(g[i], p[i], s);
+          ms[i] = rho * ms[i] + (T(1) - rho) * gi * gi;
+          T var = ms[i];
+          if (mg) {
+            mg[i] = rho * mg[i] + (T(1) - rho) * gi;
+            var -= mg[i] * mg[i];
+          }
+          // Paddle: epsilon inside the square root, lr inside the momentum.
+          mom[i] = mu * mom[i] + lr * gi / std::sqrt(var + eps);
+          p[i] -= mom[i];
+        }
+      });
+      return;
+    case Rule::kLamb: {
+      // Pass 1 updates the moments and sums |p|^2 and |r|^2 per chunk; pass 2
+      // recomputes r from the moments and applies the trust ratio |p| / |r|.
+      std::vector<double> p2(chunks.size()), r2(chunks.size());
+      auto r_of = [&](const Slot& s, T mi, T vi, T pi) {
+        const double bc1 = 1 - std::pow(h.beta1, static_cast<double>(s.step));
+        const double bc2 = 1 - std::pow(h.beta2, static_cast<double>(s.step));
+        return static_cast<T>((mi / bc1) / (std::sqrt(vi / bc2) + h.epsilon)) +
+               static_cast<T>(s.decoupled) * pi;
+      };
+      ForChunks(chunks, [&](int64_t ci, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        const T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        T* m = s.state[0]->data<T>();
+        T* v = s.state[1]->data<T>();
+        double sp = 0, sr = 0;
+        for (int64_t i = c.begin; i < c.end; ++i) {
+          const T gi = Decayed(g[i], p[i], s);
+          m[i] = b1 * m[i] + (T(1) - b1) * gi;
+          v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
+          const double r = r_of(s, m[i], v[i], p[i]);
+          sp += static_cast<double>(p[i]) * p[i];
+          sr += r * r;
+        }
+        p2[static_cast<size_t>(ci)] = sp;
+        r2[static_cast<size_t>(ci)] = sr;
+      });
+      std::vector<double> trust(slots.size(), 0.0), np(slots.size()), nr(slots.size());
+      for (size_t ci = 0; ci < chunks.size(); ++ci) {
+        np[chunks[ci].slot] += p2[ci];
+        nr[chunks[ci].slot] += r2[ci];
+      }
+      for (size_t s = 0; s < slots.size(); ++s) {
+        trust[s] = np[s] > 0 && nr[s] > 0 ? std::sqrt(np[s]) / std::sqrt(nr[s]) : 1.0;
+      }
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* m = s.state[0]->data<T>();
+        const T* v = s.state[1]->data<T>();
+        const T step = static_cast<T>(s.lr * trust[c.slot]);
+        for (int64_t i = c.begin; i < c.end; ++i) p[i] -= step * r_of(s, m[i], v[i], p[i]);
+      });
+      return;
+    }
+  }
+}
+
+void Check(Rule rule, const Hyper& h, std::span<Slot> slots) {
+  const int states = StateCount(rule, h.amsgrad, h.centered);
+  for (size_t i = 0; i < slots.size(); ++i) {
+    const Slot& s = slots[i];
+    if (!s.param || !s.grad) {
+      throw errors::InvalidArgument("optimizer step: parameter ", i, " has no gradient");
+    }
+    const DType dt = s.param->dtype();
+    if (dt != DType::kFloat32 && dt != DType::kFloat64) {
+      throw errors::InvalidType("optimizer step: parameter ", i, " has dtype ", DTypeName(dt),
+                                "; the fused update takes float32 and float64 parameters");
+    }
+    auto same = [&](const DenseTensor* t, const char* what) {
+      if (!t) throw errors::InvalidArgument("optimizer step: parameter ", i, " has no ", what);
+      if (t->dtype() != dt || t->dims() != s.param->dims()) {
+        throw errors::InvalidArgument("optimizer step: the ", what, " of parameter ", i,
+                                      " has dtype ", DTypeName(t->dtype()), " and shape ",
+                                      t->dims(), ", expected the parameter's ", DTypeName(dt),
+                                      " and ", s.param->dims());
+      }
+      if (!t->is_contiguous()) {
+        throw errors::InvalidArgument("optimizer step: the ", what, " of parameter ", i,
+                                      " is not contiguous");
+      }
+    };
+    same(s.param, "value");
+    same(s.grad, "gradient");
+    for (int k = 0; k < states; ++k) same(s.state[k], "state");
+    if (s.step < 1) {
+      throw errors::InvalidArgument("optimizer step: parameter ", i, " has step ", s.step,
+                                    ", expected >= 1");
+    }
+  }
+}
+
+}  // namespace
+
+Rule ParseRule(std::string_view name) {
+  static constexpr std::pair<std::string_view, Rule> kRules[] = {
+      {"sgd", Rule::kSGD},         {"momentum", Rule::kMomentum}, {"adam", Rule::kAdam},
+      {"adamw", Rule::kAdamW},     {"adamax", Rule::kAdamax},     {"adagrad", Rule::kAdagrad},
+      {"rmsprop", Rule::kRMSProp}, {"lamb", Rule::kLamb}};
+  for (const auto& [n, r] : kRules) {
+    if (n == name) return r;
+  }
+  throw errors::InvalidArgument("optimizer step: unknown rule '", name,
+                                "' (sgd, momentum, adam, adamw, adamax, adagrad, rmsprop, lamb)");
+}
+
+int StateCount(Rule rule, bool amsgrad, bool centered) {
+  switch (rule) {
+    case Rule::kSGD:
+      return 0;
+    case Rule::kMomentum:
+    case Rule::kAdagrad:
+      return 1;
+    case Rule::kAdam:
+    case Rule::kAdamW:
+      return amsgrad ? 3 : 2;
+    case Rule::kAdamax:
+    case Rule::kLamb:
+      return 2;
+    case Rule::kRMSProp:
+      return centered ? 3 : 2;
+  }
+  return 0;
+}
+
+void FusedUpdate(Rule rule, const Hyper& hyper, std::span<Slot> slots) {
+  Check(rule, hyper, slots);
+  // Parameters are grouped by dtype: one pass per dtype present.
+  std::vector<Slot> f32, f64;
+  for (const Slot& s : slots) (s.param->dtype() == DType::kFloat32 ? f32 : f64).push_back(s);
+  if (!f32.empty()) Apply<float>(rule, hyper, f32);
+  if (!f64.empty()) Apply<double>(rule, hyper, f64);
+  for (const Slot& s : slots) {
+    s.param->bump_inplace_version();
+    for (DenseTensor* st : s.state) {
+      if (st) st->bump_inplace_version();
+    }
+  }
+}
+
+double SquaredNorm(std::span<const DenseTensor* const> tensors) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const DType dt = tensors[i]->dtype();
+    if ((dt != DType::kFloat32 && dt != DType::kFloat64) || !tensors[i]->is_contiguous()) {
+      throw errors::InvalidType("global norm: tensor ", i,
+                                " must be a contiguous float32 or float64 tensor, got ",
+                                DTypeName(dt));
+    }
+  }
+  auto chunks = Chunks(tensors.size(), [&](size_t s) { return tensors[s]->numel(); });
+  std::vector<double> part(chunks.size());
+  ForChunks(chunks, [&](int64_t ci, const Chunk& c) {
+    const DenseTensor* t = tensors[c.slot];
+    double acc = 0;
+    if (t->dtype() == DType::kFloat32) {
+      const float* d = t->data<float>();
+      for (int64_t i = c.begin; i < c.end; ++i) acc += static_cast<double>(d[i]) * d[i];
+    } else {
+      const double* d = t->data<double>();
+      for (int64_t i = c.begin; i < c.end; ++i) acc += d[i] * d[i];
+    }
+    part[static_cast<size_t>(ci)] = acc;
+  });
+  double total = 0;
+  for (double p : part) total += p;
+  return total;
+}
+
+void ScaleInPlace(std::span<DenseTensor* const> tensors, double factor) {
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const DType dt = tensors[i]->dtype();
+    if ((dt != DType::kFloat32 && dt != DType::kFloat64) || !tensors[i]->is_contiguous()) {
+      throw errors::InvalidType("scale in place: tensor ", i,
+                                " must be a contiguous float32 or float64 tensor, got ",
+                                DTypeName(dt));
+    }
+  }
+  auto chunks = Chunks(tensors.size(), [&](size_t s) { return tensors[s]->numel(); });
+  ForChunks(chunks, [&](int64_t, const Chunk& c) {
+    DenseTensor* t = tensors[c.slot];
+    if (t->dtype() == DType::kFloat32) {
+      float* d = t->data<float>();
+      const auto f = static_cast<float>(factor);
+      for (int64_t i = c.begin; i < c.end; ++i) d[i] *= f;
+    } else {
+      double* d = t->data<double>();
+      for (int64_t i = c.begin; i < c.end; ++i) d[i] *= factor;
+    }
+  });
+  for (DenseTensor* t : tensors) t->bump_inplace_version();
+}
+
+}  // namespace oar::optim
