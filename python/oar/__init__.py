@@ -19,7 +19,9 @@ from ._ops import (cast, clone, flatten, gather, nonzero, numel, pow, slice, spl
 from . import autograd, nn  # noqa: F401
 from .framework import ParamAttr, create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
-from . import optimizer, regularizer  # noqa: F401
+from . import io, optimizer, regularizer, vision  # noqa: F401
+from . import callbacks, metric, static  # noqa: F401
+from .hapi import Model, summary  # noqa: F401
 from .autograd import grad  # noqa: F401
 
 Tensor = _C.Tensor
@@ -45,7 +47,8 @@ __all__ = sorted(set(_C._public_ops) | {
     "cast", "clone", "flatten", "gather", "nonzero", "numel", "pow", "slice", "split", "stack",
     "t", "where",
     "autograd", "nn", "set_flags", "get_flags", "memory_stats",
-    "ParamAttr", "create_parameter", "load", "save", "optimizer", "regularizer",
+    "ParamAttr", "create_parameter", "load", "save", "io", "optimizer", "regularizer", "vision", "callbacks", "metric", "static", "Model",
+    "summary",
 })
 del _name
 

@@ -7,7 +7,9 @@ from numpy.typing import ArrayLike, NDArray
 from typing_extensions import TypeAlias, disjoint_base, final
 
 from . import _C as _C, autograd as autograd, nn as nn
-from . import optimizer as optimizer, regularizer as regularizer
+from . import io as io, optimizer as optimizer, regularizer as regularizer, vision as vision
+from . import callbacks as callbacks, metric as metric, static as static
+from .hapi import Model as Model, summary as summary
 from .framework import ParamAttr as ParamAttr, create_parameter as create_parameter
 from .framework.io import load as load, save as save
 from ._dtype import CPUPlace as CPUPlace, Place as Place, bfloat16 as bfloat16
@@ -296,6 +298,7 @@ def assign(x: Tensor, name: str | None = None) -> Tensor: ...
 
 __all__ = [
     "CPUPlace",
+    "Model",
     "ParamAttr",
     "Place",
     "Tensor",
@@ -307,6 +310,7 @@ __all__ = [
     "autograd",
     "bfloat16",
     "bool",
+    "callbacks",
     "cast",
     "clone",
     "concat",
@@ -339,6 +343,7 @@ __all__ = [
     "index_select",
     "int32",
     "int64",
+    "io",
     "is_grad_enabled",
     "less_equal",
     "less_than",
@@ -351,6 +356,7 @@ __all__ = [
     "maximum",
     "mean",
     "memory_stats",
+    "metric",
     "min",
     "minimum",
     "multiply",
@@ -391,10 +397,12 @@ __all__ = [
     "squeeze",
     "stack",
     "standard_normal",
+    "static",
     "strided_slice",
     "subtract",
     "subtract_",
     "sum",
+    "summary",
     "t",
     "tanh",
     "tanh_",
@@ -402,6 +410,7 @@ __all__ = [
     "transpose",
     "uniform",
     "unsqueeze",
+    "vision",
     "where",
     "zeros",
     "zeros_like",

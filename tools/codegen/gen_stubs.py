@@ -37,7 +37,9 @@ from typing_extensions import TypeAlias, disjoint_base, final
 
 PRELUDE = '''
 from . import _C as _C, autograd as autograd, nn as nn
-from . import optimizer as optimizer, regularizer as regularizer
+from . import io as io, optimizer as optimizer, regularizer as regularizer, vision as vision
+from . import callbacks as callbacks, metric as metric, static as static
+from .hapi import Model as Model, summary as summary
 from .framework import ParamAttr as ParamAttr, create_parameter as create_parameter
 from .framework.io import load as load, save as save
 from ._dtype import CPUPlace as CPUPlace, Place as Place, bfloat16 as bfloat16

@@ -1,0 +1,383 @@
+"""oar.Model: Paddle's high-level training API (prepare / fit / evaluate / predict /
+save / load) over an oar.nn.Layer, and oar.summary."""
+from __future__ import annotations
+
+import inspect
+import os
+
+import numpy as np
+
+from .. import _C
+from .._grad_mode import no_grad
+from ..io import DataLoader, Dataset
+from ..metric import Metric
+from .callbacks import CallbackList, ProgBarLogger
+
+__all__ = ["Model", "summary"]
+
+Tensor = _C.Tensor
+
+
+def _to_list(x):
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _as_tensor(x):
+    if isinstance(x, Tensor):
+        return x
+    from .._creation import to_tensor
+    return to_tensor(np.asarray(x))
+
+
+def _scalar(t):
+    return float(t.numpy().reshape(-1)[0]) if isinstance(t, Tensor) else float(t)
+
+
+class Model:
+    """Wraps a network for training and evaluation.
+
+    Args:
+        network: an oar.nn.Layer.
+        inputs: InputSpec(s) of the network's inputs (how many leading fields of a batch
+            are inputs; default: the number of forward()'s positional parameters).
+        labels: InputSpec(s) of the labels (the remaining fields).
+    """
+
+    def __init__(self, network, inputs=None, labels=None):
+        from ..nn import Layer
+        if not isinstance(network, Layer):
+            raise TypeError(f"Model: argument 'network' must be an oar.nn.Layer, got "
+                            f"{type(network).__name__}")
+        self.network = network
+        self._inputs = _to_list(inputs)
+        self._labels = _to_list(labels)
+        self._n_inputs = len(self._inputs) or self._forward_arity()
+        self._optimizer = None
+        self._loss = None
+        self._metrics = []
+        self.stop_training = False
+
+    def _forward_arity(self):
+        sig = inspect.signature(self.network.forward)
+        params = [p for p in sig.parameters.values()
+                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
+                  and p.default is p.empty]
+        return max(1, len(params))
+
+    # ---- setup ---------------------------------------------------------------------------
+    def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None):
+        """Set the optimizer, the loss (a Layer or callable (outputs..., labels...) ->
+        loss) and the metrics (oar.metric.Metric instances)."""
+        if loss is not None and not callable(loss):
+            raise TypeError(f"Model.prepare: argument 'loss' must be callable, got "
+                            f"{type(loss).__name__}")
+        metrics = _to_list(metrics)
+        for m in metrics:
+            if not isinstance(m, Metric):
+                raise TypeError(f"Model.prepare: metrics must be oar.metric.Metric instances, "
+                                f"got {type(m).__name__}")
+        if amp_configs is not None:
+            raise ValueError("Model.prepare: amp_configs are not supported yet; use "
+                             "oar.amp directly")
+        self._optimizer, self._loss, self._metrics = optimizer, loss, metrics
+
+    def parameters(self, *args, **kwargs):
+        return self.network.parameters(*args, **kwargs)
+
+    # ---- one batch -------------------------------------------------------------------------
+    def _split(self, data):
+        data = [d for d in _to_list(data)]
+        return data[:self._n_inputs], data[self._n_inputs:]
+
+    def _compute(self, inputs, labels, train):
+        inputs = [_as_tensor(x) for x in _to_list(inputs)]
+        labels = [_as_tensor(y) for y in _to_list(labels)]
+        outputs = _to_list(self.network(*inputs))
+        loss = None
+        if self._loss is not None and labels:
+            loss = self._loss(*outputs, *labels)
+        metric_values = []
+        for m in self._metrics:
+            metric_values.append(m.update(*_to_list(m.compute(*outputs, *labels))))
+        return outputs, loss, metric_values
+
+    def train_batch(self, inputs, labels=None, update=True):
+        """One training step; returns [loss] (and the metrics' values, if any)."""
+        if self._optimizer is None or self._loss is None:
+            raise RuntimeError("Model.train_batch: call prepare(optimizer, loss) first")
+        self.network.train()
+        _, loss, metrics = self._compute(inputs, labels, True)
+        loss.backward()
+        if update:
+            self._optimizer.step()
+            self._optimizer.clear_grad()
+        losses = [_scalar(loss)]
+        return (losses, metrics) if metrics else losses
+
+    @no_grad()
+    def eval_batch(self, inputs, labels=None):
+        """The loss (and metrics) of one batch, without gradients."""
+        self.network.eval()
+        _, loss, metrics = self._compute(inputs, labels, False)
+        losses = [_scalar(loss)] if loss is not None else []
+        return (losses, metrics) if metrics else losses
+
+    @no_grad()
+    def predict_batch(self, inputs):
+        """The network's outputs for one batch, as numpy arrays."""
+        self.network.eval()
+        outputs = _to_list(self.network(*[_as_tensor(x) for x in _to_list(inputs)]))
+        return [o.numpy() for o in outputs]
+
+    # ---- loops -----------------------------------------------------------------------------
+    def _loader(self, data, batch_size, shuffle, drop_last, num_workers):
+        if data is None or isinstance(data, DataLoader):
+            return data
+        if isinstance(data, Dataset):
+            return DataLoader(data, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
+                              num_workers=num_workers)
+        raise TypeError(f"Model: data must be an oar.io.Dataset or DataLoader, got "
+                        f"{type(data).__name__}")
+
+    def _metric_logs(self, logs):
+        for m in self._metrics:
+            names = _to_list(m.name())
+            vals = _to_list(m.accumulate())
+            for n, v in zip(names, vals):
+                logs[n] = v
+        return logs
+
+    def _batch_size(self, data):
+        first = _to_list(data)[0]
+        return int(first.shape[0]) if hasattr(first, "shape") and len(first.shape) else 1
+
+    def fit(self, train_data=None, eval_data=None, batch_size=1, epochs=1, eval_freq=1,
+            log_freq=10, save_dir=None, save_freq=1, verbose=2, drop_last=False, shuffle=True,
+            num_workers=0, callbacks=None, accumulate_grad_batches=1, num_iters=None):
+        """Train for `epochs` epochs over train_data (a Dataset or DataLoader), evaluating
+        on eval_data every eval_freq epochs; callbacks get every event (a ProgBarLogger
+        with log_freq and verbose is added when none is given); save_dir keeps a
+        checkpoint every save_freq epochs and at the end. Returns the history: a dict of
+        per-epoch training logs."""
+        if train_data is None:
+            raise ValueError("Model.fit: argument 'train_data' is required")
+        if not isinstance(epochs, int) or epochs < 1:
+            raise ValueError(f"Model.fit: argument 'epochs' must be a positive int, got "
+                             f"{epochs!r}")
+        if not isinstance(accumulate_grad_batches, int) or accumulate_grad_batches < 1:
+            raise ValueError("Model.fit: argument 'accumulate_grad_batches' must be a "
+                             "positive int")
+        train = self._loader(train_data, batch_size, shuffle, drop_last, num_workers)
+        evalr = self._loader(eval_data, batch_size, False, False, num_workers)
+        cbs = _to_list(callbacks)
+        if not any(isinstance(c, ProgBarLogger) for c in cbs):
+            cbs = [ProgBarLogger(log_freq, verbose=verbose)] + cbs
+        from .callbacks import ModelCheckpoint
+        if save_dir and not any(isinstance(c, ModelCheckpoint) for c in cbs):
+            cbs.append(ModelCheckpoint(save_freq, save_dir))
+        cbl = CallbackList(cbs)
+        steps = len(train) if not train._iterable else None
+        if num_iters is not None:
+            steps = min(steps or num_iters, num_iters)
+        params = {"batch_size": batch_size, "epochs": epochs, "steps": steps,
+                  "verbose": verbose, "metrics": ["loss"] + [n for m in self._metrics
+                                                             for n in _to_list(m.name())],
+                  "save_dir": save_dir}
+        for c in cbs:
+            c.set_params(params)
+            c.set_model(self)
+        self.stop_training = False
+        history = {}
+        cbl.on_train_begin({})
+        it = 0
+        for epoch in range(epochs):
+            for m in self._metrics:
+                m.reset()
+            cbl.on_epoch_begin(epoch, {})
+            logs = {}
+            for step, data in enumerate(train):
+                if num_iters is not None and it >= num_iters:
+                    break
+                cbl.on_train_batch_begin(step, {})
+                inputs, labels = self._split(data)
+                update = (step + 1) % accumulate_grad_batches == 0
+                out = self.train_batch(inputs, labels, update=update)
+                losses = out[0] if self._metrics else out
+                logs = {"loss": losses[0]}
+                self._metric_logs(logs)
+                logs["batch_size"] = self._batch_size(inputs)
+                cbl.on_train_batch_end(step, logs)
+                it += 1
+            epoch_logs = {k: v for k, v in logs.items() if k != "batch_size"}
+            for k, v in epoch_logs.items():
+                history.setdefault(k, []).append(v)
+            cbl.on_epoch_end(epoch, epoch_logs)
+            if evalr is not None and (epoch + 1) % eval_freq == 0:
+                eval_logs = self._run_eval(evalr, cbl)
+                for k, v in eval_logs.items():
+                    history.setdefault("eval_" + k, []).append(v)
+            if self.stop_training or (num_iters is not None and it >= num_iters):
+                break
+        cbl.on_train_end({})
+        return history
+
+    def _run_eval(self, loader, cbl, num_iters=None):
+        for m in self._metrics:
+            m.reset()
+        cbl.on_eval_begin({"steps": len(loader) if not loader._iterable else None})
+        total, n = 0.0, 0
+        for step, data in enumerate(loader):
+            if num_iters is not None and step >= num_iters:
+                break
+            cbl.on_eval_batch_begin(step, {})
+            inputs, labels = self._split(data)
+            out = self.eval_batch(inputs, labels)
+            losses = out[0] if self._metrics else out
+            bs = self._batch_size(inputs)
+            logs = {}
+            if losses:
+                total += losses[0] * bs
+                n += bs
+                logs["loss"] = losses[0]
+            self._metric_logs(logs)
+            logs["batch_size"] = bs
+            cbl.on_eval_batch_end(step, logs)
+        result = {}
+        if n:
+            result["loss"] = [total / n]
+        self._metric_logs(result)
+        cbl.on_eval_end(result)
+        return result
+
+    def evaluate(self, eval_data, batch_size=1, log_freq=10, verbose=2, num_workers=0,
+                 callbacks=None, num_iters=None):
+        """The mean loss ({'loss': [value]}) and the metrics over eval_data."""
+        loader = self._loader(eval_data, batch_size, False, False, num_workers)
+        cbs = _to_list(callbacks)
+        if not any(isinstance(c, ProgBarLogger) for c in cbs):
+            cbs = [ProgBarLogger(log_freq, verbose=verbose)] + cbs
+        for c in cbs:
+            c.set_params({"batch_size": batch_size, "verbose": verbose})
+            c.set_model(self)
+        return self._run_eval(loader, CallbackList(cbs), num_iters)
+
+    def predict(self, test_data, batch_size=1, num_workers=0, stack_outputs=False, verbose=1,
+                callbacks=None):
+        """The network's outputs for every batch: a list (one entry per output) of lists
+        of per-batch arrays, or of one stacked array each with stack_outputs."""
+        loader = self._loader(test_data, batch_size, False, False, num_workers)
+        cbs = CallbackList(_to_list(callbacks))
+        cbs.on_predict_begin({"steps": len(loader) if not loader._iterable else None})
+        outputs = []
+        for step, data in enumerate(loader):
+            inputs, _ = self._split(data)
+            outs = self.predict_batch(inputs)
+            if not outputs:
+                outputs = [[] for _ in outs]
+            for i, o in enumerate(outs):
+                outputs[i].append(o)
+            cbs.on_predict_batch_end(step, {"batch_size": self._batch_size(inputs)})
+        cbs.on_predict_end({})
+        if stack_outputs:
+            return [np.concatenate(o) for o in outputs]
+        return outputs
+
+    # ---- persistence ------------------------------------------------------------------------
+    def save(self, path, training=True):
+        """Write path + ".pdparams" (the network's state dict) and, when training,
+        path + ".pdopt" (the optimizer's): safetensors files (oar.save)."""
+        from ..framework.io import save
+        base = os.fspath(path)
+        save(self.network.state_dict(), base + ".pdparams")
+        if training and self._optimizer is not None:
+            save(self._optimizer.state_dict(), base + ".pdopt")
+
+    def load(self, path, skip_mismatch=False, reset_optimizer=False):
+        """Load what save(path) wrote (the optimizer state too unless reset_optimizer).
+        skip_mismatch skips parameters whose shapes differ instead of raising."""
+        from ..framework.io import load
+        base = os.fspath(path)
+        if base.endswith(".pdparams"):
+            base = base[:-len(".pdparams")]
+        state = load(base + ".pdparams")
+        if skip_mismatch:
+            own = self.network.state_dict()
+            state = {k: v for k, v in state.items()
+                     if k in own and list(v.shape) == list(own[k].shape)}
+        self.network.set_state_dict(state)
+        if not reset_optimizer and self._optimizer is not None and \
+                os.path.exists(base + ".pdopt"):
+            self._optimizer.set_state_dict(load(base + ".pdopt"))
+
+    def summary(self, input_size=None, dtype=None):
+        """oar.summary of the network."""
+        return summary(self.network, input_size or [tuple(s.shape) for s in self._inputs],
+                       dtypes=dtype)
+
+
+def summary(net, input_size=None, dtypes=None, input=None):
+    """Print each layer with its output shape and parameter count, and the totals.
+
+    Args:
+        net: an oar.nn.Layer.
+        input_size: the input shape (a tuple; -1 or None for the batch) or a list of
+            shapes for several inputs; a batch of 1 is run through the network.
+        dtypes: the input dtype(s) (float32).
+        input: real input tensor(s) instead of input_size.
+
+    Returns:
+        dict: {'total_params': int, 'trainable_params': int}.
+    """
+    from .._creation import zeros
+    if input is not None:
+        inputs = _to_list(input)
+    else:
+        if input_size is None:
+            raise ValueError("summary: give input_size or input")
+        sizes = [input_size] if isinstance(input_size, tuple) or (
+            isinstance(input_size, list) and input_size and
+            isinstance(input_size[0], (int, type(None)))) else list(input_size)
+        dts = _to_list(dtypes) or ["float32"] * len(sizes)
+        inputs = [zeros([1 if d in (None, -1) else int(d) for d in s], dt)
+                  for s, dt in zip(sizes, dts)]
+    rows, hooks = [], []
+
+    def hook(layer, inp, out):
+        if layer is net:
+            return
+        outs = _to_list(out)
+        shape = [list(o.shape) for o in outs if hasattr(o, "shape")]
+        n = sum(int(np.prod(p.shape)) for p in layer.parameters(include_sublayers=False))
+        rows.append((f"{type(layer).__name__}-{len(rows) + 1}",
+                     str(shape[0] if len(shape) == 1 else shape), n))
+
+    for layer in net.sublayers(include_self=True):
+        hooks.append(layer.register_forward_post_hook(hook))
+    was_training = net.training
+    net.eval()
+    try:
+        with no_grad():
+            net(*inputs)
+    finally:
+        for h in hooks:
+            h.remove()
+        if was_training:
+            net.train()
+    total = sum(int(np.prod(p.shape)) for p in net.parameters())
+    trainable = sum(int(np.prod(p.shape)) for p in net.parameters() if not p.stop_gradient)
+    w1 = max([len(r[0]) for r in rows] + [12]) + 2
+    w2 = max([len(r[1]) for r in rows] + [12]) + 2
+    line = "-" * (w1 + w2 + 14)
+    print(line)
+    print(f"{'Layer (type)':<{w1}}{'Output Shape':<{w2}}{'Param #':>12}")
+    print("=" * len(line))
+    for name, shape, n in rows:
+        print(f"{name:<{w1}}{shape:<{w2}}{n:>12,}")
+    print("=" * len(line))
+    print(f"Total params: {total:,}")
+    print(f"Trainable params: {trainable:,}")
+    print(f"Non-trainable params: {total - trainable:,}")
+    print(line)
+    return {"total_params": total, "trainable_params": trainable}

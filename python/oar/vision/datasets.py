@@ -1,0 +1,133 @@
+"""oar.vision.datasets: MNIST and Fashion-MNIST from IDX files on disk.
+
+Nothing is downloaded. FashionMNIST reads the files Debian's
+`dataset-fashion-mnist` package installs under /usr/share/datasets/fashion-mnist/;
+MNIST reads the IDX files whose paths the caller gives. A missing file is a clear
+FileNotFoundError saying what to install or pass.
+"""
+from __future__ import annotations
+
+import gzip
+import os
+
+import numpy as np
+
+from ..io.dataset import Dataset
+
+__all__ = ["MNIST", "FashionMNIST", "read_idx"]
+
+FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"
+_FILES = {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
+          "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")}
+_IDX_TYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
+
+
+def read_idx(path):
+    """An IDX file (optionally gzip-compressed) as a numpy array, checked against its
+    own header (magic number, dtype code, dimensions, size)."""
+    opener = gzip.open if str(path).endswith(".gz") else open
+    with opener(path, "rb") as f:
+        data = f.read()
+    if len(data) < 4 or data[0] != 0 or data[1] != 0 or data[2] not in _IDX_TYPES:
+        raise ValueError(f"read_idx: {path!r} is not an IDX file (bad magic number)")
+    ndim = data[3]
+    header = 4 + 4 * ndim
+    if len(data) < header:
+        raise ValueError(f"read_idx: {path!r} is truncated (header)")
+    dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim)]
+    dtype = np.dtype(_IDX_TYPES[data[2]])
+    need = int(np.prod(dims)) * dtype.itemsize
+    if len(data) - header != need:
+        raise ValueError(f"read_idx: {path!r} holds {len(data) - header} data bytes, its header "
+                         f"{dims} of {dtype} needs {need}")
+    return np.frombuffer(data, dtype, offset=header).reshape(dims).astype(dtype.newbyteorder("="))
+
+
+class MNIST(Dataset):
+    """Handwritten digits, 28x28 grey images with labels 0-9 (Paddle's
+    paddle.vision.datasets.MNIST). Sample i is (image, label): image as the backend
+    gives it — a PIL image ('pil', the default, as Paddle) or a float32 [28, 28] array
+    ('cv2') — then through `transform`; label an int64 array of shape [1].
+
+    Args:
+        image_path, label_path: the IDX files (.gz or not). MNIST has no default: oar
+            downloads nothing.
+        mode: "train" or "test" (which default files FashionMNIST reads).
+        transform: applied to each image (e.g. oar.vision.transforms.ToTensor()).
+        download: ignored; a missing file is an error.
+        backend: "pil" or "cv2".
+    """
+
+    NAME = "MNIST"
+    DEFAULT_DIR = None
+    PACKAGE = None
+
+    def __init__(self, image_path=None, label_path=None, mode="train", transform=None,
+                 download=True, backend=None):
+        if mode not in ("train", "test"):
+            raise ValueError(f"{self.NAME}: argument 'mode' must be 'train' or 'test', got "
+                             f"{mode!r}")
+        backend = backend or "pil"
+        if backend not in ("pil", "cv2"):
+            raise ValueError(f"{self.NAME}: argument 'backend' must be 'pil' or 'cv2', got "
+                             f"{backend!r}")
+        self.mode, self.transform, self.backend = mode, transform, backend
+        if image_path is None or label_path is None:
+            if self.DEFAULT_DIR is None:
+                raise ValueError(f"{self.NAME}: give image_path and label_path (IDX files); "
+                                 f"oar downloads nothing")
+            image_path = image_path or os.path.join(self.DEFAULT_DIR, _FILES[mode][0])
+            label_path = label_path or os.path.join(self.DEFAULT_DIR, _FILES[mode][1])
+        for p in (image_path, label_path):
+            if not os.path.isfile(p):
+                hint = (f"install the Debian package {self.PACKAGE} (apt-get install "
+                        f"{self.PACKAGE})" if self.PACKAGE and str(p).startswith(
+                            self.DEFAULT_DIR or "\0") else "check the path")
+                raise FileNotFoundError(f"{self.NAME}: no file {p!r}: {hint}; oar downloads "
+                                        f"nothing")
+        self.images = read_idx(image_path)
+        self.labels = read_idx(label_path).astype(np.int64)
+        if self.images.ndim != 3 or self.labels.ndim != 1 or \
+                len(self.images) != len(self.labels):
+            raise ValueError(f"{self.NAME}: {image_path!r} and {label_path!r} do not hold "
+                             f"matching [N, H, W] images and [N] labels")
+
+    def __len__(self):
+        return len(self.labels)
+
+    def __getitem__(self, idx):
+        image = self.images[idx]
+        if self.backend == "pil":
+            from PIL import Image
+            image = Image.fromarray(image, mode="L")
+        else:
+            image = image.astype(np.float32)
+        if self.transform is not None:
+            image = self.transform(image)
+        return image, self.labels[idx:idx + 1] if idx >= 0 else np.array([self.labels[idx]])
+
+    def __getitems__(self, indices):
+        """A whole batch in a few numpy operations when the transform can be applied to a
+        batch (None with backend 'cv2', or a Compose of ToTensor/Normalize/Transpose);
+        otherwise sample by sample."""
+        from .transforms import _batch_transform
+        idx = np.asarray(indices)
+        images = self.images[idx]
+        if self.transform is None and self.backend == "cv2":
+            return images.astype(np.float32), self.labels[idx][:, None]
+        batched = _batch_transform(self.transform, images) if self.transform else None
+        if batched is None:
+            samples = [self[int(i)] for i in idx]
+            from ..io.collate import default_collate_fn
+            return default_collate_fn(samples)
+        return batched, self.labels[idx][:, None]
+
+
+class FashionMNIST(MNIST):
+    """Zalando's Fashion-MNIST (the same format as MNIST: 60,000 train and 10,000 test
+    28x28 grey images, 10 classes), read from Debian's dataset-fashion-mnist package
+    by default."""
+
+    NAME = "FashionMNIST"
+    DEFAULT_DIR = FASHION_MNIST_DIR
+    PACKAGE = "dataset-fashion-mnist"
