@@ -17,3 +17,7 @@
 #include "oar/eager/creation.h"
 #include "oar/eager/dygraph_functions.h"
 #include "oar/eager/functional.h"
+#include "oar/train/checkpoint.h"
+#include "oar/train/idx.h"
+#include "oar/train/module.h"
+#include "oar/train/optimizer.h"
