@@ -1,2 +1,2 @@
 """oar.vision: datasets and transforms (Paddle's paddle.vision)."""
-from . import datasets, transforms  # noqa: F401
+from . import datasets, models, transforms  # noqa: F401

@@ -4,7 +4,8 @@ from __future__ import annotations
 from ... import _C
 from .layers import Layer
 
-__all__ = ["Linear", "Identity", "Flatten"]
+__all__ = ["Linear", "Identity", "Flatten", "Dropout", "Dropout2D", "AlphaDropout", "Embedding",
+           "Upsample", "PixelShuffle", "Pad2D", "Unflatten"]
 
 
 class Linear(Layer):
@@ -60,3 +61,138 @@ class Flatten(Layer):
 
     def extra_repr(self):
         return f"start_axis={self.start_axis}, stop_axis={self.stop_axis}"
+
+
+class Dropout(Layer):
+    """Zero elements with probability p while training (scaling the rest by 1/(1-p) in
+    upscale_in_train mode); the identity in eval mode."""
+
+    def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
+        super().__init__()
+        if not isinstance(p, (int, float)) or not 0 <= p <= 1:
+            raise ValueError(f"Dropout: argument 'p' must be in [0, 1], got {p!r}")
+        if mode not in ("upscale_in_train", "downscale_in_infer"):
+            raise ValueError(f"Dropout: argument 'mode' must be 'upscale_in_train' or "
+                             f"'downscale_in_infer', got {mode!r}")
+        self.p, self.axis, self.mode = p, axis, mode
+
+    def forward(self, input):
+        from .. import functional as F
+        return F.dropout(input, p=self.p, axis=self.axis, training=self.training,
+                         mode=self.mode)
+
+    def extra_repr(self):
+        return f"p={self.p}, axis={self.axis}, mode={self.mode}"
+
+
+class Dropout2D(Layer):
+    """Zero whole channels with probability p while training."""
+
+    def __init__(self, p=0.5, data_format="NCHW", name=None):
+        super().__init__()
+        self.p, self.data_format = p, data_format
+
+    def forward(self, input):
+        from .. import functional as F
+        return F.dropout2d(input, p=self.p, training=self.training,
+                           data_format=self.data_format)
+
+
+class AlphaDropout(Layer):
+    """Dropout that keeps SELU's self-normalizing mean and variance."""
+
+    def __init__(self, p=0.5, name=None):
+        super().__init__()
+        self.p = p
+
+    def forward(self, input):
+        from .. import functional as F
+        return F.alpha_dropout(input, p=self.p, training=self.training)
+
+
+class Embedding(Layer):
+    """A lookup table [num_embeddings, embedding_dim] (XavierUniform); the row of
+    padding_idx starts at zero and gets no gradient."""
+
+    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
+                 weight_attr=None, name=None):
+        super().__init__()
+        for arg, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
+            if not isinstance(v, int) or v < 1:
+                raise ValueError(f"Embedding: argument '{arg}' must be a positive int, got "
+                                 f"{v!r}")
+        if padding_idx is not None:
+            if not -num_embeddings <= padding_idx < num_embeddings:
+                raise ValueError(f"Embedding: argument 'padding_idx' must be in "
+                                 f"[-{num_embeddings}, {num_embeddings}), got {padding_idx}")
+            padding_idx %= num_embeddings
+        self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
+        self._padding_idx, self._sparse = padding_idx, sparse
+        self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr)
+        if padding_idx is not None:
+            from ...framework.param import _set_value
+            w = self.weight.numpy().copy()
+            w[padding_idx] = 0
+            _set_value(self.weight, w)
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.embedding(x, self.weight, padding_idx=self._padding_idx, sparse=self._sparse)
+
+    def extra_repr(self):
+        s = f"{self._num_embeddings}, {self._embedding_dim}"
+        return s + (f", padding_idx={self._padding_idx}" if self._padding_idx is not None
+                    else "")
+
+
+class Upsample(Layer):
+    """oar.nn.functional.interpolate with fixed settings."""
+
+    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=False,
+                 align_mode=0, data_format="NCHW", name=None):
+        super().__init__()
+        self._settings = dict(size=size, scale_factor=scale_factor, mode=mode,
+                              align_corners=align_corners, align_mode=align_mode,
+                              data_format=data_format)
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.interpolate(x, **self._settings)
+
+
+class PixelShuffle(Layer):
+    """[N, C*r*r, H, W] -> [N, C, H*r, W*r]."""
+
+    def __init__(self, upscale_factor, data_format="NCHW", name=None):
+        super().__init__()
+        self._factor, self._data_format = upscale_factor, data_format
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.pixel_shuffle(x, self._factor, self._data_format)
+
+
+class Pad2D(Layer):
+    """oar.nn.functional.pad of a 4-D input with fixed padding [left, right, top, bottom]."""
+
+    def __init__(self, padding, mode="constant", value=0.0, data_format="NCHW", name=None):
+        super().__init__()
+        self._padding = [padding] * 4 if isinstance(padding, int) else list(padding)
+        self._mode, self._value, self._data_format = mode, value, data_format
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.pad(x, self._padding, mode=self._mode, value=self._value,
+                     data_format=self._data_format)
+
+
+class Unflatten(Layer):
+    """Split axis into shape."""
+
+    def __init__(self, axis, shape, name=None):
+        super().__init__()
+        self.axis, self.shape = axis, list(shape)
+
+    def forward(self, input):
+        from ... import unflatten
+        return unflatten(input, self.axis, self.shape)

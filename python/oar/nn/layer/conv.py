@@ -1,0 +1,115 @@
+"""Convolution layers (Paddle's weight layouts and default initializers)."""
+from __future__ import annotations
+
+import math
+
+from .layers import Layer
+
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose"]
+
+
+def _tuple(v, n, who, name):
+    if isinstance(v, int):
+        return (v,) * n
+    v = tuple(v)
+    if len(v) != n or not all(isinstance(x, int) for x in v):
+        raise ValueError(f"{who}: argument '{name}' must be an int or {n} ints, got {v!r}")
+    return v
+
+
+class _ConvNd(Layer):
+    _dims = 2
+    _fn = "conv2d"
+    _transpose = False
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
+                 data_format=None, output_padding=0):
+        super().__init__()
+        who = type(self).__name__
+        for name, v in (("in_channels", in_channels), ("out_channels", out_channels),
+                        ("groups", groups)):
+            if not isinstance(v, int) or v < 1:
+                raise ValueError(f"{who}: argument '{name}' must be a positive int, got {v!r}")
+        if in_channels % groups or out_channels % groups:
+            raise ValueError(f"{who}: in_channels ({in_channels}) and out_channels "
+                             f"({out_channels}) must be divisible by groups ({groups})")
+        if padding_mode != "zeros":
+            raise ValueError(f"{who}: argument 'padding_mode' other than 'zeros' is not "
+                             f"supported; pad with oar.nn.functional.pad first")
+        n = self._dims
+        self._kernel = _tuple(kernel_size, n, who, "kernel_size")
+        self._stride, self._padding = stride, padding
+        self._dilation, self._groups = dilation, groups
+        self._output_padding = output_padding
+        self._in, self._out = in_channels, out_channels
+        default_format = {1: "NCL", 2: "NCHW", 3: "NCDHW"}[n]
+        self._data_format = data_format or default_format
+        if self._transpose:
+            shape = [in_channels, out_channels // groups, *self._kernel]
+            fan_in = out_channels // groups * math.prod(self._kernel)
+        else:
+            shape = [out_channels, in_channels // groups, *self._kernel]
+            fan_in = in_channels // groups * math.prod(self._kernel)
+        from ..initializer import Normal
+        # Paddle's default: Normal(0, sqrt(2 / fan_in)).
+        self.weight = self.create_parameter(shape, attr=weight_attr,
+                                            default_initializer=Normal(0.0,
+                                                                       math.sqrt(2.0 / fan_in)))
+        self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
+
+    def forward(self, x, output_size=None):
+        from .. import functional as F
+        kw = dict(stride=self._stride, padding=self._padding, dilation=self._dilation,
+                  groups=self._groups, data_format=self._data_format)
+        if self._transpose:
+            kw["output_padding"] = self._output_padding
+            if output_size is not None:
+                kw["output_size"] = output_size
+        return getattr(F, self._fn)(x, self.weight, self.bias, **kw)
+
+    def extra_repr(self):
+        s = (f"{self._in}, {self._out}, kernel_size={list(self._kernel)}, stride="
+             f"{self._stride}, padding={self._padding}")
+        if self._dilation != 1:
+            s += f", dilation={self._dilation}"
+        if self._groups != 1:
+            s += f", groups={self._groups}"
+        return s + f", data_format={self._data_format}"
+
+
+class Conv1D(_ConvNd):
+    """1-D convolution over [N, C, L] (data_format NCL) or [N, L, C] (NLC)."""
+    _dims, _fn = 1, "conv1d"
+
+
+class Conv2D(_ConvNd):
+    """2-D convolution; weight [out_channels, in_channels / groups, kh, kw]."""
+    _dims, _fn = 2, "conv2d"
+
+
+class Conv3D(_ConvNd):
+    """3-D convolution over [N, C, D, H, W]."""
+    _dims, _fn = 3, "conv3d"
+
+
+class Conv2DTranspose(_ConvNd):
+    """2-D transposed convolution; weight [in_channels, out_channels / groups, kh, kw]."""
+    _dims, _fn, _transpose = 2, "conv2d_transpose", True
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
+                 data_format="NCHW"):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
+                         groups, "zeros", weight_attr, bias_attr, data_format, output_padding)
+
+
+class Conv1DTranspose(Conv2DTranspose):
+    """1-D transposed convolution."""
+    _dims, _fn = 1, "conv1d_transpose"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
+                 data_format="NCL"):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, groups, dilation, weight_attr, bias_attr, data_format)
