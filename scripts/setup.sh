@@ -18,11 +18,15 @@ fi
 
 PY=${PYTHON:-python3}
 # torch 2.13.0 is the CPU wheel on these machines' disk (the test oracle).
-PIP_PACKAGES=(cmake ninja pyyaml numpy pytest scikit-build-core mypy "torch==2.13.0")
+# safetensors: the checkpoint tests read oar files with it; tqdm: the progress bar;
+# matplotlib (with pillow): the demo's training curve and the PIL image backend.
+PIP_PACKAGES=(cmake ninja pyyaml numpy pytest scikit-build-core mypy "torch==2.13.0"
+              safetensors tqdm matplotlib pillow)
 need_pip=0
 "$PY" - <<'PYEOF' || need_pip=1
 import importlib.util, sys
-mods = ["cmake", "ninja", "yaml", "numpy", "pytest", "scikit_build_core", "mypy", "torch"]
+mods = ["cmake", "ninja", "yaml", "numpy", "pytest", "scikit_build_core", "mypy", "torch",
+        "safetensors", "tqdm", "matplotlib", "PIL"]
 sys.exit(0 if all(importlib.util.find_spec(m) for m in mods) else 1)
 PYEOF
 if [ "$need_pip" = 1 ]; then

@@ -89,7 +89,7 @@ class ProgBarLogger(Callback):
         self._samples = 0
         self._total = total
         if self.verbose == 1:
-            from tqdm import tqdm
+            from tqdm import tqdm  # type: ignore[import-untyped]
             self._bar = tqdm(total=total, desc=desc, unit="step", file=sys.stdout,
                              dynamic_ncols=True, leave=True)
 

@@ -59,8 +59,8 @@ class MNIST(Dataset):
     """
 
     NAME = "MNIST"
-    DEFAULT_DIR = None
-    PACKAGE = None
+    DEFAULT_DIR: str | None = None
+    PACKAGE: str | None = None
 
     def __init__(self, image_path=None, label_path=None, mode="train", transform=None,
                  download=True, backend=None):

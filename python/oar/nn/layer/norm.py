@@ -16,7 +16,7 @@ def _positive(who, name, v):
 
 
 class _BatchNormBase(Layer):
-    _formats = ("NCHW", "NHWC")
+    _formats: tuple[str, ...] = ("NCHW", "NHWC")
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
                  bias_attr=None, data_format="NCHW", use_global_stats=None, name=None):
