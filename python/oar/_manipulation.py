@@ -528,8 +528,10 @@ def _contract(a, la, b, lb, keep):
             else:
                 a = _C.sum(a, [la.index(x)], None, True)
     floating = a.dtype.is_floating_point and b.dtype.is_floating_point
-    if not floating:
-        # Integer operands: broadcast multiply and sum (matmul is for floating types).
+    if not floating or not summed or not (a_only or b_only):
+        # Broadcast multiply (and sum): integer operands (matmul is for floating types),
+        # nothing to sum (a matmul with k = 1 per batch element would be a loop of scalar
+        # products), or nothing but batch dims besides the sum (a matvec of 1 x 1 results).
         allx = batch + a_only + b_only + summed
         av = _align(a, la, allx)
         bv = _align(b, lb, allx)

@@ -387,3 +387,27 @@ def test_internal_grad_op_errors():
         oar._C.pad(x, [0, 0, 0, 0], 7, 0)
     with pytest.raises(ValueError, match=r"pad\(\): argument 'paddings' .* must hold 2 \* 2"):
         oar._C.pad(x, [1, 1], 0, 0)
+
+
+# ---- regressions found by the fuzzer ---------------------------------------------------------
+
+def test_triangle_with_extreme_diagonal():
+    x = oar.to_tensor(np.arange(6.0).reshape(2, 3))
+    big = 2 ** 63 - 1
+    np.testing.assert_array_equal(oar.tril(x, big).numpy(), x.numpy())
+    np.testing.assert_array_equal(oar.triu(x, big).numpy(), np.zeros((2, 3)))
+    np.testing.assert_array_equal(oar.tril(x, -big - 1).numpy(), np.zeros((2, 3)))
+    np.testing.assert_array_equal(oar.triu(x, -big - 1).numpy(), x.numpy())
+
+
+def test_empty_view_with_a_huge_dim():
+    # No index map of the huge dim is built for an empty result (it was a MemoryError).
+    x = oar.zeros([2, 2 ** 40, 0])
+    assert oar.roll(x, [1], [1]).shape == [2, 2 ** 40, 0]
+    assert oar.flip(x, [1]).shape == [2, 2 ** 40, 0]
+    assert oar._C.pad(x, [0, 0, 0, 0, 0, 0], 1, 0).shape == [2, 2 ** 40, 0]
+
+
+def test_constant_pad_of_an_empty_tensor_is_all_fill():
+    out = F.pad(oar.zeros([0, 2]), [1, 2, 0, 1], value=3.0)
+    np.testing.assert_array_equal(out.numpy(), np.full((3, 3), 3.0))

@@ -85,11 +85,18 @@ std::vector<int64_t> LastAxisOffsets(const DenseTensor& x, const AxisMaps& maps)
   return off;
 }
 
-// out (contiguous, allocated here) = x gathered through maps, `fill` where a map says -1.
+// Allocates out; true when it is empty, so the kernel is done. Checked before any index map
+// is built: an empty tensor may have a huge dim, and its map must not be allocated.
+bool AllocatedEmpty(const DenseTensor& x, DenseTensor* out) {  // x: for its place
+  out->AllocateFrom(x.place());
+  return out->numel() == 0;
+}
+
+// out (contiguous, allocated here unless it is already) = x gathered through maps, `fill` where a
+// map says -1.
 template <typename T>
 void GatherByMaps(const DenseTensor& x, const AxisMaps& maps, T fill, DenseTensor* out) {
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
-  if (out->numel() == 0) return;
   const T* in = static_cast<const T*>(x.data());
   const std::vector<int64_t> last = LastAxisOffsets(x, maps);
   const int64_t inner = static_cast<int64_t>(last.size());
@@ -103,15 +110,14 @@ void GatherByMaps(const DenseTensor& x, const AxisMaps& maps, T fill, DenseTenso
   });
 }
 
-// The adjoint of GatherByMaps: x_grad (contiguous, x's dims, allocated here) = zeros plus
-// every element of g added into the source it was gathered from (fill positions drop out).
+// The adjoint of GatherByMaps: every element of g added into x_grad (contiguous, x's dims)
+// at the source it was gathered from (fill positions drop out).
 // Sequential: several outputs may read the same source.
+// x_grad must be allocated and zero, and g non-empty.
 template <typename T>
 void ScatterAddByMaps(const DenseTensor& g_in, const AxisMaps& maps, DenseTensor* x_grad) {
-  T* xg = static_cast<T*>(x_grad->AllocateFrom(g_in.place()));
-  funcs::Fill(x_grad, 0);
+  T* xg = static_cast<T*>(x_grad->data());
   const DenseTensor g = funcs::Contiguous(g_in);
-  if (g.numel() == 0) return;
   const T* gp = static_cast<const T*>(g.data());
   const std::vector<int64_t> last = LastAxisOffsets(*x_grad, maps);
   const int64_t inner = static_cast<int64_t>(last.size());
@@ -206,6 +212,7 @@ DenseTensor UnfoldView(const DenseTensor& t, int64_t axis, int64_t size, int64_t
 template <typename T>
 void FlipKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int64_t>& axis,
                 DenseTensor* out) {
+  if (AllocatedEmpty(x, out)) return;
   AxisMaps maps = IdentityMaps(x.dims());
   for (int64_t a : axis) {
     auto& m = maps[NormalizeAxis(a, x.ndim())];
@@ -217,6 +224,7 @@ void FlipKernel(const DeviceContext&, const DenseTensor& x, const std::vector<in
 template <typename T>
 void RollKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int64_t>& shifts,
                 const std::vector<int64_t>& axis, DenseTensor* out) {
+  if (AllocatedEmpty(x, out)) return;
   const bool flat = axis.empty();
   const DenseTensor src = flat ? Flat(funcs::Contiguous(x)) : x;
   AxisMaps maps = IdentityMaps(src.dims());
@@ -242,6 +250,11 @@ void RollKernel(const DeviceContext&, const DenseTensor& x, const std::vector<in
 template <typename T>
 void PadKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int64_t>& paddings,
                int64_t mode, const Scalar& value, DenseTensor* out) {
+  if (AllocatedEmpty(x, out)) return;
+  if (x.numel() == 0) {  // constant padding around nothing: all fill
+    funcs::Fill(out, value);
+    return;
+  }
   T fill{};
   if (static_cast<PadMode>(mode) == PadMode::kConstant) {
     // The fill value in x's dtype (Fill reports values the dtype cannot hold).
@@ -256,6 +269,9 @@ void PadKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int
 template <typename T>
 void PadGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                    const std::vector<int64_t>& paddings, int64_t mode, DenseTensor* x_grad) {
+  x_grad->AllocateFrom(grad_out.place());
+  funcs::Fill(x_grad, 0);
+  if (grad_out.numel() == 0 || x_grad->numel() == 0) return;
   ScatterAddByMaps<T>(grad_out, PadMaps(x.dims(), paddings, static_cast<PadMode>(mode)), x_grad);
 }
 
@@ -267,12 +283,14 @@ void TriangleKernel(const DenseTensor& x, int64_t diagonal, DenseTensor* out) {
   const int64_t nd = out->ndim(), rows = out->dims()[nd - 2], cols = out->dims()[nd - 1];
   const int64_t mats = rows * cols == 0 ? 0 : out->numel() / (rows * cols);
   T* o = static_cast<T*>(out->data());
+  // Past these bounds the triangle is all or nothing; clamping keeps i + d from overflowing.
+  const int64_t d = std::clamp<int64_t>(diagonal, -rows, cols);
   ParallelFor(0, mats, rows * cols, [&](int64_t b, int64_t e) {
     for (int64_t k = b; k < e; ++k) {
       T* mat = o + k * rows * cols;
       for (int64_t i = 0; i < rows; ++i) {
         // Lower keeps columns j <= i + diagonal, upper keeps j >= i + diagonal.
-        const int64_t edge = i + diagonal;
+        const int64_t edge = i + d;
         const int64_t z0 = kLower ? std::clamp<int64_t>(edge + 1, 0, cols) : 0;
         const int64_t z1 = kLower ? cols : std::clamp<int64_t>(edge, 0, cols);
         std::fill(mat + i * cols + z0, mat + i * cols + z1, T{});
