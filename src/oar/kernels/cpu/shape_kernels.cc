@@ -92,13 +92,44 @@ bool AllocatedEmpty(const DenseTensor& x, DenseTensor* out) {  // x: for its pla
   return out->numel() == 0;
 }
 
-// out (contiguous, allocated here unless it is already) = x gathered through maps, `fill` where a
-// map says -1.
+// The last axis as runs of outputs whose sources advance by a constant step (a fill run has
+// src kFill): pad's middle, a roll's two halves and an unflipped axis are one or two runs
+// copied with a tight loop instead of one offset lookup per element.
+struct Run {
+  int64_t out, len, src, step;
+};
+std::vector<Run> Runs(const std::vector<int64_t>& off) {
+  std::vector<Run> runs;
+  for (int64_t i = 0; i < static_cast<int64_t>(off.size()); ++i) {
+    if (!runs.empty()) {
+      Run& r = runs.back();
+      const bool fill = off[i] == kFill, run_fill = r.src == kFill;
+      if (fill && run_fill) {
+        ++r.len;
+        continue;
+      }
+      if (!fill && !run_fill) {
+        const int64_t step = off[i] - off[i - 1];
+        if (r.len == 1) r.step = step;
+        if (step == r.step) {
+          ++r.len;
+          continue;
+        }
+      }
+    }
+    runs.push_back({i, 1, off[i], 0});
+  }
+  return runs;
+}
+
+// out (contiguous, allocated here unless it is already) = x gathered through maps, `fill`
+// where a map says -1.
 template <typename T>
 void GatherByMaps(const DenseTensor& x, const AxisMaps& maps, T fill, DenseTensor* out) {
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
   const T* in = static_cast<const T*>(x.data());
   const std::vector<int64_t> last = LastAxisOffsets(x, maps);
+  const std::vector<Run> runs = Runs(last);
   const int64_t inner = static_cast<int64_t>(last.size());
   ForEachRow(x, maps, true, [&](int64_t o0, int64_t src) {
     T* dst = o + o0;
@@ -106,7 +137,17 @@ void GatherByMaps(const DenseTensor& x, const AxisMaps& maps, T fill, DenseTenso
       std::fill(dst, dst + inner, fill);
       return;
     }
-    for (int64_t i = 0; i < inner; ++i) dst[i] = last[i] == kFill ? fill : in[src + last[i]];
+    for (const Run& r : runs) {
+      T* d = dst + r.out;
+      if (r.src == kFill) {
+        std::fill(d, d + r.len, fill);
+      } else if (r.step == 1) {
+        std::copy(in + src + r.src, in + src + r.src + r.len, d);
+      } else {
+        const T* s = in + src + r.src;
+        for (int64_t i = 0; i < r.len; ++i) d[i] = s[i * r.step];
+      }
+    }
   });
 }
 
