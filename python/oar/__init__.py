@@ -16,6 +16,9 @@ from ._creation import (arange, empty, empty_like, eye, full, full_like, linspac
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._ops import (cast, clone, flatten, gather, nonzero, numel, pow, slice, split,  # noqa: F401
                    stack, t, where)
+from ._manipulation import (bmm, broadcast_tensors, broadcast_to, chunk, cross, diag,  # noqa: F401
+                            dot, einsum, expand_as, kron, meshgrid, moveaxis, outer,
+                            repeat_interleave, rot90, tile, trace, unflatten, unfold, unstack)
 from . import autograd, nn  # noqa: F401
 from .framework import ParamAttr, create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
@@ -47,8 +50,13 @@ __all__ = sorted(set(_C._public_ops) | {
     "cast", "clone", "flatten", "gather", "nonzero", "numel", "pow", "slice", "split", "stack",
     "t", "where",
     "autograd", "nn", "set_flags", "get_flags", "memory_stats",
-    "ParamAttr", "create_parameter", "load", "save", "io", "optimizer", "regularizer", "vision", "callbacks", "metric", "static", "Model",
-    "summary",
+    # training (oar.nn layers, optimizers, data, checkpoints, the high-level API)
+    "ParamAttr", "create_parameter", "load", "save", "io", "optimizer", "regularizer", "vision",
+    "callbacks", "metric", "static", "Model", "summary",
+    # shape manipulation and small linear algebra (_manipulation.py)
+    "bmm", "broadcast_tensors", "broadcast_to", "chunk", "cross", "diag", "dot", "einsum",
+    "expand_as", "kron", "meshgrid", "moveaxis", "outer", "repeat_interleave", "rot90", "tile",
+    "trace", "unflatten", "unfold", "unstack",
 })
 del _name
 

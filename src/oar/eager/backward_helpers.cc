@@ -156,4 +156,11 @@ Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& g
   return subtract(multiply(gg, subtract(g, sg)), multiply(g, sgg));
 }
 
+// --- shape section (flip, roll, pad, diagonals, windows) ---
+std::vector<int64_t> negated(const std::vector<int64_t>& v) {
+  std::vector<int64_t> out(v.size());
+  for (size_t i = 0; i < v.size(); ++i) out[i] = -v[i];
+  return out;
+}
+
 }  // namespace oar

@@ -41,4 +41,8 @@ Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool tra
 // d/d(out) of <gg, softmax_grad(out, g)>.
 Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& gg, int64_t axis);
 
+// --- shape section (flip, roll, pad, diagonals, windows) ---
+// Every entry negated (roll's backward rolls back by -shifts).
+std::vector<int64_t> negated(const std::vector<int64_t>& v);
+
 }  // namespace oar

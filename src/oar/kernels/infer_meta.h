@@ -86,3 +86,7 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
                                         const std::vector<int64_t>& strides);
 
 }  // namespace oar
+
+// Shape section (flip, roll, pad, triangles, diagonals, windows): its own file, included here
+// so the generated API sees every InferMeta through this header.
+#include "oar/kernels/infer_meta_shape.h"  // IWYU pragma: export
