@@ -86,3 +86,4 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
                                         const std::vector<int64_t>& strides);
 
 }  // namespace oar
+#include "oar/kernels/infer_meta_nn.h"  // the nn.functional sections (norm, loss, nn)
