@@ -3,6 +3,7 @@
 // the pick of nll_loss. Lines along the axis are split over threads.
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "oar/core/parallel.h"
 #include "oar/kernels/funcs/copy.h"
@@ -87,6 +88,30 @@ void CrossEntropyHardKernel(const DeviceContext&, const DenseTensor& logits_in,
   });
 }
 
+// softmax of one line into e[0, n): one exp per element (the max pass reads only).
+template <typename C, typename T>
+void LineSoftmax(const T* x, int64_t n, int64_t s, C* e) {
+  C mx = -std::numeric_limits<C>::infinity();
+  for (int64_t k = 0; k < n; ++k) mx = std::max<C>(mx, C(x[k * s]));
+  C sum = 0;
+  for (int64_t k = 0; k < n; ++k) {
+    e[k] = std::exp(C(x[k * s]) - mx);
+    sum += e[k];
+  }
+  const C inv = C(1) / sum;
+  for (int64_t k = 0; k < n; ++k) e[k] *= inv;
+}
+
+// Lines in parallel with a per-chunk scratch row of the compute type.
+template <typename C, typename F>
+void ForLinesWithRow(const Lines& p, int64_t cost, F f) {
+  if (p.count() == 0) return;
+  ParallelFor(0, p.count(), p.n * cost, [&](int64_t b, int64_t e) {
+    std::vector<C> row(static_cast<size_t>(p.n));
+    for (int64_t l = b; l < e; ++l) f(l, p.base(l), row.data());
+  });
+}
+
 template <typename T>
 void CrossEntropyHardGradKernel(const DeviceContext&, const DenseTensor& logits_in,
                                 const DenseTensor& label, const DenseTensor& grad_out_in,
@@ -98,18 +123,16 @@ void CrossEntropyHardGradKernel(const DeviceContext&, const DenseTensor& logits_
   const T* pz = DataOf<T>(z);
   const T* pg = DataOf<T>(g);
   T* dz = static_cast<T*>(logits_grad->AllocateFrom(z.place()));
-  ForLines(p, 3, [&](int64_t l, int64_t base) {
+  ForLinesWithRow<C>(p, 3, [&](int64_t l, int64_t base, C* sm) {
     const int64_t s = p.inner;
     if (y[l] == ignore_index) {
       for (int64_t k = 0; k < p.n; ++k) dz[base + k * s] = T(0);
       return;
     }
-    const C lse = LogSumExp<C>(pz + base, p.n, s);
+    LineSoftmax<C>(pz + base, p.n, s, sm);
+    sm[y[l]] -= C(1);
     const C gl = C(pg[l]);
-    for (int64_t k = 0; k < p.n; ++k) {
-      const C sm = std::exp(C(pz[base + k * s]) - lse);
-      dz[base + k * s] = static_cast<T>(gl * (k == y[l] ? sm - C(1) : sm));
-    }
+    for (int64_t k = 0; k < p.n; ++k) dz[base + k * s] = static_cast<T>(gl * sm[k]);
   });
 }
 
@@ -144,15 +167,15 @@ void CrossEntropySoftGradKernel(const DeviceContext&, const DenseTensor& logits_
   const T* pq = DataOf<T>(q);
   const T* pg = DataOf<T>(g);
   T* dz = static_cast<T*>(logits_grad->AllocateFrom(z.place()));
-  ForLines(p, 4, [&](int64_t l, int64_t base) {
+  ForLinesWithRow<C>(p, 4, [&](int64_t l, int64_t base, C* sm) {
     const int64_t s = p.inner;
-    const C lse = LogSumExp<C>(pz + base, p.n, s);
+    LineSoftmax<C>(pz + base, p.n, s, sm);
     C qsum = 0;
     for (int64_t k = 0; k < p.n; ++k) qsum += C(pq[base + k * s]);
     const C gl = C(pg[l]);
     for (int64_t k = 0; k < p.n; ++k) {
       const int64_t i = base + k * s;
-      dz[i] = static_cast<T>(gl * (std::exp(C(pz[i]) - lse) * qsum - C(pq[i])));
+      dz[i] = static_cast<T>(gl * (sm[k] * qsum - C(pq[i])));
     }
   });
 }

@@ -10,23 +10,34 @@
 namespace oar {
 namespace {
 
+// sum_{j < n} f(j) with 8 independent accumulators: a strict left-to-right sum is one
+// dependency chain the compiler may not reorder; 8 lanes let it vectorise the loop.
+template <typename C, typename F>
+C LaneSum(int64_t n, F f) {
+  C acc[8] = {};
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    for (int k = 0; k < 8; ++k) acc[k] += f(j + k);
+  }
+  C s = 0;
+  for (; j < n; ++j) s += f(j);
+  for (int k = 0; k < 8; ++k) s += acc[k];
+  return s;
+}
+
 // Row statistics in the compute type: the mean (0 for rms_norm) and
 // r = 1 / sqrt(var + eps), var being the mean square about that mean. Two passes
 // over the row (mean, then squares about it) avoid the cancellation of E[x^2] - E[x]^2;
 // the row is in cache for the second.
 template <typename C, typename T>
 void RowStats(const T* x, int64_t n, double eps, bool rms, C* mean, C* r) {
-  C mu = 0;
-  if (!rms) {
-    for (int64_t j = 0; j < n; ++j) mu += C(x[j]);
-    mu /= C(n);
-  }
-  C var = 0;
-  for (int64_t j = 0; j < n; ++j) {
-    const C d = C(x[j]) - mu;
-    var += d * d;
-  }
-  var /= C(n);
+  const C mu = rms ? C(0) : LaneSum<C>(n, [&](int64_t j) { return C(x[j]); }) / C(n);
+  const C var = LaneSum<C>(n,
+                           [&](int64_t j) {
+                             const C d = C(x[j]) - mu;
+                             return d * d;
+                           }) /
+                C(n);
   *mean = mu;
   *r = C(1) / std::sqrt(var + C(eps));
 }
@@ -85,12 +96,9 @@ void NormBackward(const DenseTensor& x_in, const DenseTensor& w_in, const DenseT
       const T* grow = pg + i * s.cols;
       C mu, r;
       RowStats<C>(row, s.cols, eps, rms, &mu, &r);
-      C sum_gy = 0, sum_gy_xhat = 0;
-      for (int64_t j = 0; j < s.cols; ++j) {
-        const C gy = C(grow[j]) * C(pw[j]);
-        sum_gy += gy;
-        sum_gy_xhat += gy * (C(row[j]) - mu) * r;
-      }
+      const C sum_gy = LaneSum<C>(s.cols, [&](int64_t j) { return C(grow[j]) * C(pw[j]); });
+      const C sum_gy_xhat = LaneSum<C>(
+          s.cols, [&](int64_t j) { return C(grow[j]) * C(pw[j]) * (C(row[j]) - mu) * r; });
       const C m1 = rms ? C(0) : sum_gy * inv_n, m2 = sum_gy_xhat * inv_n;
       T* drow = dx + i * s.cols;
       for (int64_t j = 0; j < s.cols; ++j) {
