@@ -526,10 +526,13 @@ def test_dropout_errors():
     ("linear", (2, 3, 6), (11,), False),
     ("trilinear", (1, 2, 3, 4, 5), (5, 3, 7), True),
     ("nearest", (2, 3, 6), (13,), False),
+    ("area", (2, 3, 7, 5), (3, 2), False),
+    ("area", (1, 2, 4, 6), (4, 3), False),
+    ("area", (1, 2, 5), (3,), False),
 ])
 def test_interpolate_size(mode, shape, size, align):
     x, tx = pair(arr(*shape))
-    kw = {} if mode == "nearest" else {"align_corners": align}
+    kw = {} if mode in ("nearest", "area") else {"align_corners": align}
     o = F.interpolate(x, size=list(size), mode=mode, **kw)
     t = TF.interpolate(tx, size=size, mode=mode, **kw)
     close(o, t)

@@ -129,7 +129,7 @@ def cosine_similarity(x1, x2, axis=1, eps=1e-8):
 # index_select gathers them (differentiable through its scatter-add backward), so every
 # mode is sum_k index_select(x, idx_k, axis) * w_k.
 
-_MODES = ("nearest", "linear", "bilinear", "trilinear", "bicubic")
+_MODES = ("nearest", "linear", "bilinear", "trilinear", "bicubic", "area")
 _RANK_OF_MODE = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
 _CUBIC_A = -0.75
 
@@ -150,6 +150,17 @@ def _cubic(t):
 def _taps(mode, n_in, n_out, ratio, align_corners, align_mode):
     """(indices, weights) lists, each entry an array of length n_out."""
     dst = np.arange(n_out, dtype=np.float64)
+    if mode == "area":
+        # adaptive average pooling: output i averages [floor(i in/out), ceil((i+1) in/out))
+        start = np.floor(dst * n_in / n_out).astype(np.int64)
+        end = np.ceil((dst + 1) * n_in / n_out).astype(np.int64)
+        width = end - start
+        idx, ws = [], []
+        for k in range(int(width.max())):
+            inside = k < width
+            idx.append(np.where(inside, np.minimum(start + k, n_in - 1), 0))
+            ws.append(np.where(inside, 1.0 / width, 0.0))
+        return idx, ws
     if mode == "nearest":
         if align_corners:
             r = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
@@ -245,7 +256,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         raise ValueError(f"{api}(): the output size {n_out} must be positive")
     y = x
     for a, i, o, r in zip(axes, n_in, n_out, ratios):
-        if i == o and mode == "nearest" and not align_corners:
+        if i == o and mode in ("nearest", "area") and not align_corners:
             continue
         y = _resample_axis(y, a, _taps(mode, i, o, r, align_corners, align_mode))
     return y
