@@ -49,6 +49,9 @@ void CheckInplaceTarget(const Tensor& x, const DenseTensor& inferred) {
                                   " but 'x' has shape ", DimsToString(d.dims()),
                                   "; an in-place op cannot change the shape of its input");
   }
+  // An empty tensor has no elements to share memory, whatever its strides (the
+  // engine sums empty gradients in place, and an empty expand is "contiguous").
+  if (d.numel() == 0) return;
   for (size_t i = 0; i < d.dims().size(); ++i) {
     if (d.strides()[i] == 0 && d.dims()[i] > 1) {
       throw errors::InvalidArgument(

@@ -164,3 +164,152 @@ std::vector<int64_t> negated(const std::vector<int64_t>& v) {
 }
 
 }  // namespace oar
+
+// ---- nn.functional: norm, loss and nn sections (src/oar/ops/{norm,loss,nn}.yaml) ----
+namespace oar {
+namespace {
+
+// The normalised axes [begin, rank) and the row axes [0, begin) of a norm's x.
+std::vector<int64_t> AxesRange(int64_t begin, int64_t end) {
+  std::vector<int64_t> a;
+  for (int64_t d = begin; d < end; ++d) a.push_back(d);
+  return a;
+}
+
+// g summed over the row axes, shaped like the parameter (an empty axis list
+// means "all axes" to sum, so begin == 0 must not reduce).
+Tensor SumRowsAs(const Tensor& g, int64_t begin, const Tensor& like) {
+  const Tensor s = begin == 0 ? g : sum(g, AxesRange(0, begin), DType::kUndefined, false);
+  return reshape_to(s, like.shape());
+}
+
+// weight viewed with the trailing shape of x, so it broadcasts over the rows.
+Tensor WeightAsTrailing(const Tensor& x, const Tensor& weight, int64_t begin) {
+  const std::vector<int64_t> xs = x.shape();
+  return reshape_to(weight, std::vector<int64_t>(xs.begin() + begin, xs.end()));
+}
+
+Tensor NormGrad(const Tensor& x, const Tensor& w, const Tensor& g, double eps, int64_t begin,
+                bool rms) {
+  return rms ? rms_norm_grad(x, w, g, eps, begin) : layer_norm_grad(x, w, g, eps, begin);
+}
+
+Tensor SumKeep(const Tensor& t, const std::vector<int64_t>& axes) {
+  return sum(t, axes, DType::kUndefined, true);
+}
+
+}  // namespace
+
+Tensor norm_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g, double epsilon,
+                        int64_t begin_norm_axis, bool rms) {
+  const Tensor one = ones_like(weight);
+  const Tensor xhat = rms ? rms_norm(x, one, epsilon, begin_norm_axis)
+                          : layer_norm(x, one, zeros_like(weight), epsilon, begin_norm_axis);
+  return SumRowsAs(multiply(g, xhat), begin_norm_axis, weight);
+}
+
+Tensor norm_bias_grad(const Tensor& bias, const Tensor& g, int64_t begin_norm_axis) {
+  return SumRowsAs(g, begin_norm_axis, bias);
+}
+
+// x_grad = r * P(g * w) with P symmetric, so <gg, x_grad> = <w * r * P(gg), g>.
+Tensor norm_grad_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
+                             const Tensor& gg, double epsilon, int64_t begin_norm_axis, bool rms) {
+  const Tensor pgg = NormGrad(x, ones_like(weight), gg, epsilon, begin_norm_axis, rms);
+  return SumRowsAs(multiply(g, pgg), begin_norm_axis, weight);
+}
+
+Tensor norm_grad_grad_out_grad(const Tensor& x, const Tensor& weight, const Tensor& gg,
+                               double epsilon, int64_t begin_norm_axis, bool rms) {
+  const Tensor pgg = NormGrad(x, ones_like(weight), gg, epsilon, begin_norm_axis, rms);
+  return multiply(WeightAsTrailing(x, weight, begin_norm_axis), pgg);
+}
+
+// Per row (n elements, xhat = (x - mean) * r, gy = g * w, a = gg):
+//   d<a, x_grad>/dx = -(r^2/n) [C xhat + q (gy - mean(gy)) + p (a - mean(a)) - 3 xhat p q / n]
+// with C = sum(a gy) - n mean(gy) mean(a), p = sum(gy xhat), q = sum(a xhat).
+Tensor layer_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
+                              const Tensor& gg, double epsilon, int64_t begin_norm_axis) {
+  const std::vector<int64_t> A = AxesRange(begin_norm_axis, x.ndim());
+  int64_t cols = 1;
+  for (int64_t d = begin_norm_axis; d < x.ndim(); ++d) cols *= x.shape()[d];
+  const double n = static_cast<double>(std::max<int64_t>(cols, 1));
+  const Tensor xc = subtract(x, mean(x, A, true));
+  const Tensor r = pow(scale(mean(multiply(xc, xc), A, true), 1.0, epsilon), -0.5);
+  const Tensor xhat = multiply(xc, r);
+  const Tensor gy = multiply(g, WeightAsTrailing(x, weight, begin_norm_axis));
+  const Tensor m1 = mean(gy, A, true), ma = mean(gg, A, true);
+  const Tensor c = subtract(SumKeep(multiply(gg, gy), A), scale(multiply(m1, ma), n));
+  const Tensor p = SumKeep(multiply(gy, xhat), A), q = SumKeep(multiply(gg, xhat), A);
+  Tensor inner = add(multiply(c, xhat), multiply(q, subtract(gy, m1)));
+  inner = add(inner, multiply(p, subtract(gg, ma)));
+  inner = subtract(inner, scale(multiply(xhat, multiply(p, q)), 3.0 / n));
+  return multiply(scale(multiply(r, r), -1.0 / n), inner);
+}
+
+// Per row (r = (mean(x^2) + eps)^-1/2, gy = g * w, a = gg):
+//   d<a, x_grad>/dx = -(r^3/n) [(a.gy) x - 3 r^2 x (a.x)(gy.x) / n + a (gy.x) + gy (a.x)]
+Tensor rms_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
+                            const Tensor& gg, double epsilon, int64_t begin_norm_axis) {
+  const std::vector<int64_t> A = AxesRange(begin_norm_axis, x.ndim());
+  int64_t cols = 1;
+  for (int64_t d = begin_norm_axis; d < x.ndim(); ++d) cols *= x.shape()[d];
+  const double n = static_cast<double>(std::max<int64_t>(cols, 1));
+  const Tensor r = pow(scale(mean(multiply(x, x), A, true), 1.0, epsilon), -0.5);
+  const Tensor gy = multiply(g, WeightAsTrailing(x, weight, begin_norm_axis));
+  const Tensor agy = SumKeep(multiply(gg, gy), A), gx = SumKeep(multiply(gy, x), A),
+               ax = SumKeep(multiply(gg, x), A);
+  const Tensor r2 = multiply(r, r);
+  Tensor inner = multiply(agy, x);
+  inner = subtract(inner, scale(multiply(multiply(r2, x), multiply(ax, gx)), 3.0 / n));
+  inner = add(inner, add(multiply(gg, gx), multiply(gy, ax)));
+  return multiply(scale(multiply(r2, r), -1.0 / n), inner);
+}
+
+// x_grad = g m (s - onehot) (m: 0 for ignored rows) is linear in g and depends on
+// the logits through s = softmax only.
+Tensor ce_hard_grad_logits_grad(const Tensor& logits, const Tensor& label, const Tensor& g,
+                                const Tensor& gg, int64_t ignore_index, int64_t axis) {
+  const Tensor kept =
+      cast(not_equal(label, full_like(label, ignore_index, label.dtype())), logits.dtype());
+  return softmax_grad(softmax(logits, axis), multiply(gg, multiply(g, kept)), axis);
+}
+
+Tensor ce_hard_grad_grad_out_grad(const Tensor& logits, const Tensor& label, const Tensor& gg,
+                                  int64_t ignore_index, int64_t axis) {
+  const Tensor unit =
+      cross_entropy_hard_grad(logits, label, ones_like(label, logits.dtype()), ignore_index, axis);
+  return SumKeep(multiply(gg, unit), {axis});
+}
+
+// x_grad = g (s sum(label) - label).
+Tensor ce_soft_grad_logits_grad(const Tensor& logits, const Tensor& label, const Tensor& g,
+                                const Tensor& gg, int64_t axis) {
+  return softmax_grad(softmax(logits, axis), multiply(gg, multiply(g, SumKeep(label, {axis}))),
+                      axis);
+}
+
+Tensor ce_soft_grad_label_grad(const Tensor& logits, const Tensor& g, const Tensor& gg,
+                               int64_t axis) {
+  return multiply(g, subtract(SumKeep(multiply(gg, softmax(logits, axis)), {axis}), gg));
+}
+
+Tensor ce_soft_grad_grad_out_grad(const Tensor& logits, const Tensor& label, const Tensor& gg,
+                                  int64_t axis) {
+  const Tensor one = ones_like(SumKeep(label, {axis}), logits.dtype());
+  return SumKeep(multiply(gg, cross_entropy_soft_grad(logits, label, one, axis)), {axis});
+}
+
+Tensor linear_weight_grad(const Tensor& x, const Tensor& g) {
+  const int64_t k = x.shape().back(), n = g.shape().back();
+  const int64_t m = k == 0 ? 0 : x.numel() / k;
+  if (m == 0 || k == 0) return zeros({k, n}, g.dtype());
+  return matmul(reshape_to(x, {m, k}), reshape_to(g, {m, n}), true, false);
+}
+
+Tensor linear_bias_grad(const Tensor& g) {
+  if (g.ndim() <= 1) return g;
+  return sum(g, AxesRange(0, g.ndim() - 1), DType::kUndefined, false);
+}
+
+}  // namespace oar

@@ -46,3 +46,34 @@ Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& g
 std::vector<int64_t> negated(const std::vector<int64_t>& v);
 
 }  // namespace oar
+
+// ---- nn.functional: norm, loss and nn sections (src/oar/ops/{norm,loss,nn}.yaml) ----
+namespace oar {
+// layer_norm / rms_norm (rms = true): d/dweight and d/dbias of the forward.
+Tensor norm_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g, double epsilon,
+                        int64_t begin_norm_axis, bool rms);
+Tensor norm_bias_grad(const Tensor& bias, const Tensor& g, int64_t begin_norm_axis);
+// The backward of layer_norm_grad / rms_norm_grad (gg: the gradient of x_grad).
+Tensor norm_grad_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
+                             const Tensor& gg, double epsilon, int64_t begin_norm_axis, bool rms);
+Tensor norm_grad_grad_out_grad(const Tensor& x, const Tensor& weight, const Tensor& gg,
+                               double epsilon, int64_t begin_norm_axis, bool rms);
+Tensor layer_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
+                              const Tensor& gg, double epsilon, int64_t begin_norm_axis);
+Tensor rms_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
+                            const Tensor& gg, double epsilon, int64_t begin_norm_axis);
+// The backward of cross_entropy_hard_grad / cross_entropy_soft_grad.
+Tensor ce_hard_grad_logits_grad(const Tensor& logits, const Tensor& label, const Tensor& g,
+                                const Tensor& gg, int64_t ignore_index, int64_t axis);
+Tensor ce_hard_grad_grad_out_grad(const Tensor& logits, const Tensor& label, const Tensor& gg,
+                                  int64_t ignore_index, int64_t axis);
+Tensor ce_soft_grad_logits_grad(const Tensor& logits, const Tensor& label, const Tensor& g,
+                                const Tensor& gg, int64_t axis);
+Tensor ce_soft_grad_label_grad(const Tensor& logits, const Tensor& g, const Tensor& gg,
+                               int64_t axis);
+Tensor ce_soft_grad_grad_out_grad(const Tensor& logits, const Tensor& label, const Tensor& gg,
+                                  int64_t axis);
+// linear: d/dweight (x^T g over all leading dims) and d/dbias (g summed over them).
+Tensor linear_weight_grad(const Tensor& x, const Tensor& g);
+Tensor linear_bias_grad(const Tensor& g);
+}  // namespace oar

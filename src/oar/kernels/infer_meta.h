@@ -90,3 +90,4 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 // Shape section (flip, roll, pad, triangles, diagonals, windows): its own file, included here
 // so the generated API sees every InferMeta through this header.
 #include "oar/kernels/infer_meta_shape.h"  // IWYU pragma: export
+#include "oar/kernels/infer_meta_nn.h"  // the nn.functional sections (norm, loss, nn)

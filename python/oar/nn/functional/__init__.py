@@ -3,6 +3,7 @@ group, as in Paddle; each lists its public functions in __all__, which the
 star imports below bring in."""
 from .activation import *  # noqa: F401,F403
 from .common import *  # noqa: F401,F403
+from .padding import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403

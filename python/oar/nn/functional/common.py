@@ -1,80 +1,372 @@
-"""oar.nn.functional: linear, dropout, pad, interpolate, one_hot-like helpers, cosine_similarity, unfold/fold (as Paddle's paddle.nn.functional.common)."""
+"""oar.nn.functional: linear, dropout, cosine_similarity (Paddle's
+paddle.nn.functional.common).
+
+linear runs one fused op (GEMM with the bias as its accumulator). The dropouts are
+compositions: a uniform draw from the default generator (so oar.seed makes them
+reproducible), a comparison and a multiply.
+"""
+import math
+import numbers
+
+import numpy as np
+
 from ... import _C
 from ... import _check as C
+from ..._creation import to_tensor
+from ..._dtype import float32
 
-Tensor = _C.Tensor
-
-__all__: list[str] = ["pad"]
-
-_PAD_MODES = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
-# Paddle's layouts per rank; the first is the default.
-_PAD_FORMATS = {3: ("NCL", "NLC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+__all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "cosine_similarity",
+           "interpolate", "upsample", "unfold", "fold"]
 
 
-def _pad_list(p):
-    if isinstance(p, Tensor):
-        if p.dtype.is_floating_point or p.dtype.name == "bool" or p.ndim > 1:
-            raise TypeError(f"pad(): argument 'pad' must be a 1-D integer Tensor, but got a "
-                            f"{p.dtype.name} Tensor of shape {p.shape}")
-        return [int(v) for v in p.numpy().reshape(-1)]
-    if not isinstance(p, (list, tuple)):
-        raise TypeError(f"pad(): argument 'pad' must be a list or tuple of int or a Tensor, but "
-                        f"got {C._kind(p)}")
-    return [C.integer("pad", f"pad[{i}]", v) for i, v in enumerate(p)]
+def linear(x, weight, bias=None, name=None):
+    api = "linear"
+    C.tensor(api, "x", x)
+    C.tensor(api, "weight", weight)
+    if bias is None:
+        if weight.ndim != 2:
+            raise ValueError(f"{api}(): argument 'weight' must be 2-D [in_features, "
+                             f"out_features], but has shape {weight.shape}")
+        return _C.matmul(x, weight)
+    C.tensor(api, "bias", bias)
+    return _C.linear(x, weight, bias)
 
 
-def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis=True,
-        name=None):
-    """Pads x: `pad` holds (before, after) amounts, in one of Paddle's orders.
+def _probability(api, p):
+    if isinstance(p, bool) or not isinstance(p, numbers.Real):
+        raise TypeError(f"{api}(): argument 'p' must be a float, but got {type(p).__name__}")
+    if not 0.0 <= p <= 1.0:
+        raise ValueError(f"{api}(): argument 'p' ({p}) must be in [0, 1]")
+    return float(p)
 
-    constant mode with len(pad) == 2 * x.ndim: pad[2i:2i+2] is axis i's (pad_from_left_axis,
-    the default) or the order runs from the last axis (pad_from_left_axis=False).
-    reflect/replicate/circular mode, a Tensor pad, or len(pad) == 2 * (x.ndim - 2): x is 3-D,
-    4-D or 5-D in data_format and pad = [left, right, top, bottom, front, back] pads the
-    spatial axes from the last. Any other even length (constant mode) pads from the last axis.
-    """
-    C.tensor("pad", "x", x)
-    if not isinstance(mode, str) or mode not in _PAD_MODES:
-        raise ValueError(f"pad(): argument 'mode' must be one of 'constant', 'reflect', "
-                         f"'replicate', 'circular', but got {mode!r}")
-    pads = _pad_list(pad)
-    value = C.number("pad", "value", value)
-    n = x.ndim
-    constant = mode == "constant"
-    if constant and len(pads) % 2:
-        pads = pads + [0]  # Paddle: an odd length is completed with a 0
-    if len(pads) % 2:
-        raise ValueError(f"pad(): argument 'pad' must have an even length, but has {len(pads)}")
-    spatial = (not constant) or isinstance(pad, Tensor) or (n in _PAD_FORMATS and
-                                                            len(pads) == 2 * (n - 2))
-    per_axis = [[0, 0] for _ in range(n)]
-    if spatial:
-        if n not in _PAD_FORMATS:
-            raise ValueError(f"pad(): in {mode} mode (or with a Tensor pad) x must be 3-D, 4-D or "
-                             f"5-D, but has shape {x.shape}")
-        fmt = _PAD_FORMATS[n][0] if data_format is None else data_format
-        if fmt not in _PAD_FORMATS[n]:
-            raise ValueError(f"pad(): argument 'data_format' must be one of "
-                             f"{list(_PAD_FORMATS[n])} for a {n}-D x, but got {data_format!r}")
-        if len(pads) != 2 * (n - 2):
-            raise ValueError(f"pad(): argument 'pad' must have {2 * (n - 2)} entries (before and "
-                             f"after each spatial axis) for a {n}-D x in {mode} mode, but has "
-                             f"{len(pads)}")
-        axes = list(range(2, n)) if fmt[1] == "C" else list(range(1, n - 1))
-        for k, a in enumerate(reversed(axes)):
-            per_axis[a] = pads[2 * k:2 * k + 2]
-    elif len(pads) == 2 * n and pad_from_left_axis:
-        for a in range(n):
-            per_axis[a] = pads[2 * a:2 * a + 2]
+
+def _keep_mask(x, p, shape):
+    """1.0 with probability 1 - p, else 0.0, in x's dtype, of `shape`."""
+    dtype = x.dtype if x.dtype.is_floating_point else float32
+    u = _C.uniform(shape, dtype, 0.0, 1.0, 0)
+    return _C.cast(_C.greater_equal(u, _C.full_like(u, p)), x.dtype)
+
+
+def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+    api = "dropout"
+    C.tensor(api, "x", x)
+    p = _probability(api, p)
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise ValueError(f"{api}(): argument 'mode' must be 'upscale_in_train' or "
+                         f"'downscale_in_infer', but got {mode!r}")
+    if not training:
+        return x if mode == "upscale_in_train" else _C.scale(x, 1.0 - p)
+    if p == 0.0:
+        return x
+    shape = list(x.shape)
+    if axis is not None:
+        axes = [axis] if isinstance(axis, numbers.Integral) else list(axis)
+        axes = {C.axis(api, "axis", a, x.ndim) for a in axes}
+        shape = [s if d in axes else 1 for d, s in enumerate(shape)]
+    if p == 1.0:
+        return x * _C.full(shape, 0.0, x.dtype)
+    keep = _keep_mask(x, p, shape)
+    if mode == "upscale_in_train":
+        keep = _C.scale(keep, 1.0 / (1.0 - p))
+    return x * keep
+
+
+def _channel_dropout(api, x, p, training, data_format, rank, formats):
+    C.tensor(api, "x", x)
+    if data_format not in formats:
+        raise ValueError(f"{api}(): argument 'data_format' must be one of "
+                         f"{', '.join(repr(f) for f in formats)}, but got {data_format!r}")
+    if x.ndim != rank:
+        raise ValueError(f"{api}(): argument 'x' must be {rank}-D, but has shape {x.shape}")
+    channel = 1 if data_format.startswith("NC") else rank - 1
+    return dropout(x, p, axis=[0, channel], training=training)
+
+
+def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
+    return _channel_dropout("dropout2d", x, p, training, data_format, 4, ("NCHW", "NHWC"))
+
+
+def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
+    return _channel_dropout("dropout3d", x, p, training, data_format, 5, ("NCDHW", "NDHWC"))
+
+
+# SELU's negative saturation value -scale * alpha; alpha_dropout drops to it.
+_SELU_NEG = -1.0507009873554805 * 1.6732632423543772
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None):
+    api = "alpha_dropout"
+    C.tensor(api, "x", x)
+    p = _probability(api, p)
+    if not training or p == 0.0:
+        return x
+    if p == 1.0:
+        return x * _C.full(list(x.shape), 0.0, x.dtype)
+    # Dropped units are set to SELU's saturation value, then an affine map a * y + b
+    # restores zero mean and unit variance for standard-normal inputs.
+    a = ((1.0 - p) * (1.0 + p * _SELU_NEG ** 2)) ** -0.5
+    b = -a * _SELU_NEG * p
+    keep = _keep_mask(x, p, list(x.shape))
+    y = x * keep + _C.scale(keep, -_SELU_NEG, _SELU_NEG)  # alpha where dropped
+    return _C.scale(y, a, b)
+
+
+def cosine_similarity(x1, x2, axis=1, eps=1e-8):
+    api = "cosine_similarity"
+    C.tensor(api, "x1", x1)
+    C.tensor(api, "x2", x2)
+    nd = max(x1.ndim, x2.ndim)
+    a = C.axis(api, "axis", axis, nd)
+    w12 = _C.sum(x1 * x2, [a])
+    w1 = _C.sum(x1 * x1, [a])
+    w2 = _C.sum(x2 * x2, [a])
+    n12 = _C.sqrt(_C.maximum(w1 * w2, _C.full_like(w12, eps * eps)))
+    return w12 / n12
+
+
+# ---- interpolate: separable, one gather-and-weight pass per spatial axis -----------------
+# Each output position along an axis reads a few input positions (taps) with weights;
+# index_select gathers them (differentiable through its scatter-add backward), so every
+# mode is sum_k index_select(x, idx_k, axis) * w_k.
+
+_MODES = ("nearest", "linear", "bilinear", "trilinear", "bicubic", "area")
+_RANK_OF_MODE = {"linear": 3, "bilinear": 4, "trilinear": 5, "bicubic": 4}
+_CUBIC_A = -0.75
+
+
+def _cubic(t):
+    """The 4 cubic-convolution weights of taps -1, 0, 1, 2 at fraction t."""
+    a = _CUBIC_A
+
+    def near(d):  # |d| <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d):  # 1 < |d| < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def _taps(mode, n_in, n_out, ratio, align_corners, align_mode):
+    """(indices, weights) lists, each entry an array of length n_out."""
+    dst = np.arange(n_out, dtype=np.float64)
+    if mode == "area":
+        # adaptive average pooling: output i averages [floor(i in/out), ceil((i+1) in/out))
+        start = np.floor(dst * n_in / n_out).astype(np.int64)
+        end = np.ceil((dst + 1) * n_in / n_out).astype(np.int64)
+        width = end - start
+        idx, ws = [], []
+        for k in range(int(width.max())):
+            inside = k < width
+            idx.append(np.where(inside, np.minimum(start + k, n_in - 1), 0))
+            ws.append(np.where(inside, 1.0 / width, 0.0))
+        return idx, ws
+    if mode == "nearest":
+        if align_corners:
+            r = (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+            idx = np.floor(dst * r + 0.5)
+        else:
+            idx = np.floor(dst * ratio)
+        return [np.minimum(idx, n_in - 1).astype(np.int64)], [np.ones(n_out)]
+    if align_corners:
+        src = dst * ((n_in - 1) / (n_out - 1) if n_out > 1 else 0.0)
+    elif mode != "bicubic" and align_mode == 1:
+        src = dst * ratio
     else:
-        if len(pads) > 2 * n:
-            raise ValueError(f"pad(): argument 'pad' has {len(pads)} entries, more than 2 * "
-                             f"{n} for x of shape {x.shape}")
-        for k in range(len(pads) // 2):
-            per_axis[n - 1 - k] = pads[2 * k:2 * k + 2]
-    flat = [v for p in per_axis for v in p]
-    try:
-        return _C.pad(x, flat, _PAD_MODES[mode], value)
-    except (ValueError, IndexError) as e:
-        msg = str(e).replace("argument 'paddings'", "argument 'pad' (per axis)", 1)
-        raise type(e)(msg) from None
+        src = (dst + 0.5) * ratio - 0.5
+    if mode == "bicubic":
+        i0 = np.floor(src)
+        t = src - i0
+        ws = _cubic(t)
+        idx = [np.clip(i0 + k, 0, n_in - 1).astype(np.int64) for k in (-1, 0, 1, 2)]
+        return idx, ws
+    src = np.maximum(src, 0.0)
+    i0 = np.minimum(np.floor(src), n_in - 1)
+    i1 = np.minimum(i0 + 1, n_in - 1)
+    lam = src - i0
+    return [i0.astype(np.int64), i1.astype(np.int64)], [1.0 - lam, lam]
+
+
+def _resample_axis(x, axis, taps):
+    idxs, ws = taps
+    out = None
+    for idx, w in zip(idxs, ws):
+        g = _C.index_select(x, to_tensor(idx), axis)
+        if not np.all(w == 1.0):
+            shape = [1] * x.ndim
+            shape[axis] = len(w)
+            g = g * to_tensor(w.reshape(shape).astype(np.float64)).astype(x.dtype)
+        out = g if out is None else out + g
+    return out
+
+
+def _as_list(api, name, v, n):
+    if isinstance(v, (list, tuple)):
+        if len(v) != n:
+            raise ValueError(f"{api}(): argument '{name}' must have {n} entries, but got {v}")
+        return list(v)
+    return [v] * n
+
+
+def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
+                align_mode=0, data_format=None, recompute_scale_factor=None, name=None):
+    api = "interpolate"
+    C.tensor(api, "x", x)
+    mode = mode.lower() if isinstance(mode, str) else mode
+    if mode not in _MODES:
+        raise ValueError(f"{api}(): argument 'mode' must be one of "
+                         f"{', '.join(repr(m) for m in _MODES)}, but got {mode!r}")
+    if x.ndim not in (3, 4, 5):
+        raise ValueError(f"{api}(): argument 'x' must be 3-D, 4-D or 5-D, but has shape "
+                         f"{x.shape}")
+    if mode in _RANK_OF_MODE and x.ndim != _RANK_OF_MODE[mode]:
+        raise ValueError(f"{api}(): mode {mode!r} takes a {_RANK_OF_MODE[mode]}-D x, but x has "
+                         f"shape {x.shape}")
+    formats = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}[x.ndim]
+    if data_format is None:
+        data_format = formats[0]
+    if data_format not in formats:
+        raise ValueError(f"{api}(): argument 'data_format' must be one of "
+                         f"{', '.join(repr(f) for f in formats)} for a {x.ndim}-D x, but got "
+                         f"{data_format!r}")
+    if align_corners and mode == "nearest":
+        pass  # Paddle allows it: rounds dst * (in - 1) / (out - 1)
+    nsp = x.ndim - 2
+    axes = list(range(2, x.ndim)) if data_format.startswith("NC") else list(range(1, x.ndim - 1))
+    n_in = [x.shape[a] for a in axes]
+    if (size is None) == (scale_factor is None):
+        raise ValueError(f"{api}(): exactly one of 'size' and 'scale_factor' must be given")
+    if size is not None:
+        if isinstance(size, C.Tensor):
+            size = [int(v) for v in size.numpy().reshape(-1)]
+        n_out = [int(s.item()) if isinstance(s, C.Tensor) else int(s)
+                 for s in _as_list(api, "size", size, nsp)]
+        ratios = [i / o if o > 0 else 0.0 for i, o in zip(n_in, n_out)]
+    else:
+        if isinstance(scale_factor, C.Tensor):
+            scale_factor = [float(v) for v in scale_factor.numpy().reshape(-1)]
+        sf = [float(s) for s in _as_list(api, "scale_factor", scale_factor, nsp)]
+        if any(s <= 0 for s in sf):
+            raise ValueError(f"{api}(): argument 'scale_factor' must be positive, but got "
+                             f"{scale_factor}")
+        n_out = [int(math.floor(i * s)) for i, s in zip(n_in, sf)]
+        ratios = [i / o if o > 0 else 0.0 for i, o in zip(n_in, n_out)] \
+            if recompute_scale_factor else [1.0 / s for s in sf]
+    if any(o <= 0 for o in n_out):
+        raise ValueError(f"{api}(): the output size {n_out} must be positive")
+    y = x
+    for a, i, o, r in zip(axes, n_in, n_out, ratios):
+        if i == o and mode in ("nearest", "area") and not align_corners:
+            continue
+        y = _resample_axis(y, a, _taps(mode, i, o, r, align_corners, align_mode))
+    return y
+
+
+def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
+             align_mode=0, data_format=None, name=None):
+    return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
+
+
+# ---- unfold / fold: one strided slice per kernel offset ----------------------------------
+
+
+def _pair2(api, name, v):
+    v = _as_list(api, name, v, 2) if not isinstance(v, (list, tuple)) or len(v) == 2 else v
+    out = [C.integer(api, name, e) for e in v]
+    if len(out) != 2:
+        raise ValueError(f"{api}(): argument '{name}' must be an int or 2 ints, but got {v}")
+    return out
+
+
+def _paddings(api, v):
+    """[top, left, bottom, right] from an int, 2 ints (h, w) or 4 ints."""
+    if isinstance(v, (list, tuple)) and len(v) == 4:
+        p = [C.integer(api, "paddings", e) for e in v]
+    else:
+        ph, pw = _pair2(api, "paddings", v)
+        p = [ph, pw, ph, pw]
+    if any(e < 0 for e in p):
+        raise ValueError(f"{api}(): argument 'paddings' must be non-negative, but got {v}")
+    return p
+
+
+def _pad_zeros(x, axis, before, after):
+    if before == 0 and after == 0:
+        return x
+    parts = []
+    if before:
+        s = list(x.shape)
+        s[axis] = before
+        parts.append(_C.full(s, 0.0, x.dtype))
+    parts.append(x)
+    if after:
+        s = list(x.shape)
+        s[axis] = after
+        parts.append(_C.full(s, 0.0, x.dtype))
+    return _C.concat(parts, axis)
+
+
+def _grid(api, h, w, k, s, p, d):
+    oh = (h + p[0] + p[2] - (d[0] * (k[0] - 1) + 1)) // s[0] + 1
+    ow = (w + p[1] + p[3] - (d[1] * (k[1] - 1) + 1)) // s[1] + 1
+    if oh <= 0 or ow <= 0:
+        raise ValueError(f"{api}(): the kernel {k} with dilations {d} does not fit the padded "
+                         f"input [{h + p[0] + p[2]}, {w + p[1] + p[3]}]")
+    return oh, ow
+
+
+def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    api = "unfold"
+    C.tensor(api, "x", x)
+    if x.ndim != 4:
+        raise ValueError(f"{api}(): argument 'x' must be 4-D [N, C, H, W], but has shape "
+                         f"{x.shape}")
+    k = _pair2(api, "kernel_sizes", kernel_sizes)
+    s = _pair2(api, "strides", strides)
+    d = _pair2(api, "dilations", dilations)
+    p = _paddings(api, paddings)
+    if min(k + s + d) <= 0:
+        raise ValueError(f"{api}(): kernel_sizes, strides and dilations must be positive")
+    n, c, h, w = x.shape
+    oh, ow = _grid(api, h, w, k, s, p, d)
+    xp = _pad_zeros(_pad_zeros(x, 2, p[0], p[2]), 3, p[1], p[3])
+    blocks = []
+    for i in range(k[0]):
+        for j in range(k[1]):
+            b = _C.strided_slice(xp, [2, 3], [i * d[0], j * d[1]],
+                                 [i * d[0] + (oh - 1) * s[0] + 1, j * d[1] + (ow - 1) * s[1] + 1],
+                                 s)
+            blocks.append(_C.unsqueeze(b, [2]))
+    y = _C.concat(blocks, 2)  # [N, C, kh*kw, oh, ow]
+    return C.reshape_exact(y, [n, c * k[0] * k[1], oh * ow])
+
+
+def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    api = "fold"
+    C.tensor(api, "x", x)
+    k = _pair2(api, "kernel_sizes", kernel_sizes)
+    s = _pair2(api, "strides", strides)
+    d = _pair2(api, "dilations", dilations)
+    p = _paddings(api, paddings)
+    h, w = _pair2(api, "output_sizes", output_sizes)
+    if x.ndim != 3:
+        raise ValueError(f"{api}(): argument 'x' must be 3-D [N, C*kh*kw, L], but has shape "
+                         f"{x.shape}")
+    n, ck, length = x.shape
+    oh, ow = _grid(api, h, w, k, s, p, d)
+    if ck % (k[0] * k[1]) or length != oh * ow:
+        raise ValueError(f"{api}(): argument 'x' of shape {x.shape} does not match kernel "
+                         f"{k} and the {oh}x{ow} blocks of output_sizes {[h, w]}")
+    c = ck // (k[0] * k[1])
+    y = C.reshape_exact(x, [n, c, k[0] * k[1], oh, ow])
+    hp, wp = h + p[0] + p[2], w + p[1] + p[3]
+    canvas = _C.full([n, c, hp, wp], 0.0, x.dtype)
+    out = None
+    for i in range(k[0]):
+        for j in range(k[1]):
+            b = _C.squeeze(_C.slice(y, [2], [i * k[1] + j], [i * k[1] + j + 1]), [2])
+            placed = _C.strided_slice_grad(
+                canvas, b, [2, 3], [i * d[0], j * d[1]],
+                [i * d[0] + (oh - 1) * s[0] + 1, j * d[1] + (ow - 1) * s[1] + 1], s)
+            out = placed if out is None else out + placed
+    return _C.slice(out, [2, 3], [p[0], p[1]], [p[0] + h, p[1] + w])

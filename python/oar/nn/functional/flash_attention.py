@@ -1,3 +1,58 @@
-"""oar.nn.functional: scaled_dot_product_attention (as Paddle's paddle.nn.functional.flash_attention)."""
+"""oar.nn.functional: scaled_dot_product_attention (Paddle's
+paddle.nn.functional.flash_attention), in Paddle's layout [batch, seq_len, num_heads,
+head_dim] (3-D: [seq_len, num_heads, head_dim]).
 
-__all__: list[str] = []
+A composition: two batched GEMMs around the fused softmax kernel, the scores
+materialised ([batch, heads, L, S]), which is what a CPU implementation without a
+tiled flash kernel does anyway.
+"""
+import math
+
+import numpy as np
+
+from ... import _C
+from ... import _check as C
+from ..._creation import to_tensor
+from .common import dropout
+
+__all__ = ["scaled_dot_product_attention"]
+
+
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
+                                 is_causal=False, training=True, name=None):
+    api = "scaled_dot_product_attention"
+    for n, t in (("query", query), ("key", key), ("value", value)):
+        C.tensor(api, n, t)
+        if t.ndim not in (3, 4):
+            raise ValueError(f"{api}(): argument '{n}' must be 4-D [batch, seq_len, num_heads, "
+                             f"head_dim] or 3-D, but has shape {t.shape}")
+    if not query.ndim == key.ndim == value.ndim:
+        raise ValueError(f"{api}(): 'query', 'key' and 'value' must have the same rank, but got "
+                         f"{query.shape}, {key.shape}, {value.shape}")
+    if key.shape != value.shape[:-1] + [key.shape[-1]] or query.shape[-1] != key.shape[-1] \
+            or query.shape[:-3] != key.shape[:-3] or query.shape[-2] != key.shape[-2]:
+        raise ValueError(f"{api}(): incompatible shapes query {query.shape}, key {key.shape}, "
+                         f"value {value.shape}: batch and heads must agree, query and key "
+                         f"share head_dim, key and value share seq_len")
+    # [.., L, H, D] -> [.., H, L, D]
+    perm = list(range(query.ndim - 3)) + [query.ndim - 2, query.ndim - 3, query.ndim - 1]
+    q = _C.transpose(query, perm)
+    k = _C.transpose(key, perm)
+    v = _C.transpose(value, perm)
+    L, S = query.shape[-3], key.shape[-3]
+    scores = _C.scale(_C.matmul(q, k, False, True), 1.0 / math.sqrt(max(query.shape[-1], 1)))
+    neg_inf = _C.full_like(scores, float("-inf"))
+    if is_causal:
+        causal = to_tensor(np.tril(np.ones([L, S], dtype=bool)))
+        scores = _C.where(causal, scores, neg_inf)
+    if attn_mask is not None:
+        C.tensor(api, "attn_mask", attn_mask)
+        if attn_mask.dtype.name == "bool":
+            scores = _C.where(attn_mask, scores, neg_inf)
+        else:
+            scores = scores + attn_mask
+    weights = _C.softmax(scores, -1)
+    if dropout_p > 0.0:
+        weights = dropout(weights, dropout_p, training=training)
+    return _C.transpose(_C.matmul(weights, v), perm)
+

@@ -1,3 +1,232 @@
-"""oar.nn.functional: batch/layer/group/instance/rms norm, normalize (as Paddle's paddle.nn.functional.norm)."""
+"""oar.nn.functional: normalisations (Paddle's paddle.nn.functional.norm).
 
-__all__: list[str] = []
+layer_norm and rms_norm run fused kernels (one pass per row, forward and backward);
+the others are compositions of reductions and elementwise ops.
+"""
+import numbers
+
+from ... import _C
+from ... import _check as C
+from ..._grad_mode import no_grad
+
+__all__ = ["layer_norm", "rms_norm", "batch_norm", "instance_norm", "group_norm", "normalize"]
+
+
+def _normalized_shape(api, x, normalized_shape):
+    if isinstance(normalized_shape, numbers.Integral) and not isinstance(normalized_shape, bool):
+        normalized_shape = [int(normalized_shape)]
+    try:
+        shape = [int(s) for s in normalized_shape]
+    except TypeError:
+        raise TypeError(f"{api}(): argument 'normalized_shape' must be an int or a list of "
+                        f"ints, but got {type(normalized_shape).__name__}") from None
+    if not shape or len(shape) > x.ndim or list(x.shape[x.ndim - len(shape):]) != shape:
+        raise ValueError(f"{api}(): argument 'normalized_shape' {shape} does not match the "
+                         f"trailing dims of x {x.shape}")
+    return shape, x.ndim - len(shape)
+
+
+def _floating(api, x):
+    C.tensor(api, "x", x)
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"{api}(): argument 'x' must be a floating tensor, but got "
+                        f"{x.dtype.name}")
+    return x
+
+
+def _param(api, name, p, shape, like):
+    """A weight/bias as a Tensor of `shape`; ones/zeros (no gradient) when None."""
+    if p is None:
+        return None
+    C.tensor(api, name, p)
+    numel = 1
+    for s in shape:
+        numel *= s
+    if p.size != numel:
+        raise ValueError(f"{api}(): argument '{name}' has shape {p.shape} but the normalized "
+                         f"shape is {shape}")
+    return p
+
+
+def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+    api = "layer_norm"
+    _floating(api, x)
+    shape, begin = _normalized_shape(api, x, normalized_shape)
+    w = _param(api, "weight", weight, shape, x)
+    b = _param(api, "bias", bias, shape, x)
+    if w is None:
+        w = _C.full(shape, 1.0, x.dtype)
+    if b is None:
+        b = _C.full(shape, 0.0, x.dtype)
+    return _C.layer_norm(x, w, b, float(epsilon), begin)
+
+
+def rms_norm(x, normalized_shape, weight=None, epsilon=1e-05, name=None, eps=None):
+    # Paddle's docs name the last argument epsilon (zh) and eps (en); both are taken.
+    api = "rms_norm"
+    _floating(api, x)
+    if eps is not None:
+        epsilon = eps
+    shape, begin = _normalized_shape(api, x, normalized_shape)
+    w = _param(api, "weight", weight, shape, x)
+    if w is None:
+        w = _C.full(shape, 1.0, x.dtype)
+    return _C.rms_norm(x, w, float(epsilon), begin)
+
+
+_FORMATS = {"NC": 2, "NCL": 3, "NCHW": 4, "NCDHW": 5, "NLC": 3, "NHWC": 4, "NDHWC": 5}
+
+
+def _channel_axis(api, x, data_format, formats=None):
+    formats = formats or _FORMATS
+    if data_format not in formats:
+        raise ValueError(f"{api}(): argument 'data_format' must be one of "
+                         f"{', '.join(repr(f) for f in formats)}, but got {data_format!r}")
+    rank = formats[data_format]
+    if x.ndim != rank and not (data_format in ("NC", "NCL") and x.ndim in (2, 3)):
+        raise ValueError(f"{api}(): argument 'x' must be {rank}-D for data_format "
+                         f"{data_format!r}, but has shape {x.shape}")
+    return 1 if data_format.startswith("NC") else x.ndim - 1
+
+
+def _along(t, ndim, axis):
+    """A per-channel [C] tensor shaped to broadcast along `axis` of a rank-ndim tensor."""
+    shape = [1] * ndim
+    shape[axis] = t.shape[0]
+    return _C.reshape(t, shape)
+
+
+def _channel_param(api, name, p, channels):
+    if p is None:
+        return None
+    C.tensor(api, name, p)
+    if p.ndim != 1 or p.shape[0] != channels:
+        raise ValueError(f"{api}(): argument '{name}' has shape {p.shape} but must be "
+                         f"[{channels}] (one value per channel)")
+    return p
+
+
+def _affine(y, weight, bias, axis):
+    if weight is not None:
+        y = y * _along(weight, y.ndim, axis)
+    if bias is not None:
+        y = y + _along(bias, y.ndim, axis)
+    return y
+
+
+def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
+               momentum=0.9, epsilon=1e-05, data_format="NCHW", use_global_stats=None,
+               name=None):
+    """Paddle's convention: running = momentum * running + (1 - momentum) * batch,
+    updated in place in training, the running variance from the biased batch variance
+    (as Paddle's kernels do; PyTorch uses the unbiased one there)."""
+    api = "batch_norm"
+    C.tensor(api, "x", x)
+    ax = _channel_axis(api, x, data_format)
+    ch = x.shape[ax]
+    C.tensor(api, "running_mean", running_mean)
+    C.tensor(api, "running_var", running_var)
+    _channel_param(api, "running_mean", running_mean, ch)
+    _channel_param(api, "running_var", running_var, ch)
+    _channel_param(api, "weight", weight, ch)
+    _channel_param(api, "bias", bias, ch)
+    global_stats = (not training) if use_global_stats is None else bool(use_global_stats)
+    if global_stats:
+        mean = _along(running_mean, x.ndim, ax)
+        var = _along(running_var, x.ndim, ax)
+        y = (x - mean) * _C.pow(var + float(epsilon), -0.5)
+        return _affine(y, weight, bias, ax)
+    axes = [d for d in range(x.ndim) if d != ax]
+    mean = _C.mean(x, axes, True)
+    xc = x - mean
+    var = _C.mean(xc * xc, axes, True)
+    if training:
+        m = float(momentum)
+        with no_grad():
+            new_mean = running_mean * m + _C.reshape(mean, [ch]) * (1.0 - m)
+            new_var = running_var * m + _C.reshape(var, [ch]) * (1.0 - m)
+            _C.set_value_with_tensor_(running_mean, new_mean.astype(running_mean.dtype),
+                                      [], [], [], [])
+            _C.set_value_with_tensor_(running_var, new_var.astype(running_var.dtype),
+                                      [], [], [], [])
+    y = xc * _C.pow(var + float(epsilon), -0.5)
+    return _affine(y, weight, bias, ax)
+
+
+def _norm_per_channel(api, x, groups, epsilon, ax):
+    """x normalised over each group of channels (groups == C: instance norm) and the
+    spatial dims, by the fused layer_norm kernel on an [N, groups, rest] view."""
+    n = x.shape[0]
+    if ax != 1:  # channels last: move them next to N
+        perm = [0, ax] + [d for d in range(1, x.ndim) if d != ax]
+        xt = _C.transpose(x, perm)
+    else:
+        xt = x
+    rest = 1
+    for s in xt.shape[1:]:
+        rest *= s
+    rest //= max(groups, 1)
+    flat = C.reshape_exact(xt, [n, groups, rest])
+    y = _C.layer_norm(flat, _C.full([rest], 1.0, x.dtype), _C.full([rest], 0.0, x.dtype),
+                      float(epsilon), 2)
+    y = C.reshape_exact(y, list(xt.shape))
+    if ax != 1:
+        y = _C.transpose(y, [0] + list(range(2, x.ndim)) + [1])
+    return y
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW",
+                  name=None):
+    api = "instance_norm"
+    C.tensor(api, "x", x)
+    formats = {"NCL": 3, "NCHW": 4, "NCDHW": 5, "NLC": 3, "NHWC": 4, "NDHWC": 5}
+    ax = _channel_axis(api, x, data_format, formats)
+    ch = x.shape[ax]
+    _channel_param(api, "weight", weight, ch)
+    _channel_param(api, "bias", bias, ch)
+    if not use_input_stats:
+        return batch_norm(x, running_mean, running_var, weight, bias, training=False,
+                          epsilon=eps, data_format=data_format)
+    y = _norm_per_channel(api, x, ch, eps, ax)
+    return _affine(y, weight, bias, ax)
+
+
+def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
+               name=None):
+    api = "group_norm"
+    C.tensor(api, "x", x)
+    formats = {"NCL": 3, "NCHW": 4, "NCDHW": 5, "NLC": 3, "NHWC": 4, "NDHWC": 5, "NC": 2}
+    ax = _channel_axis(api, x, data_format, formats)
+    ch = x.shape[ax]
+    g = C.integer(api, "num_groups", num_groups)
+    if g <= 0 or ch % g != 0:
+        raise ValueError(f"{api}(): argument 'num_groups' ({g}) must be positive and divide "
+                         f"the number of channels ({ch})")
+    _channel_param(api, "weight", weight, ch)
+    _channel_param(api, "bias", bias, ch)
+    y = _norm_per_channel(api, x, g, epsilon, ax)
+    return _affine(y, weight, bias, ax)
+
+
+def _p_norm(x, p, axis, keepdim):
+    if p == 2:
+        return _C.sqrt(_C.sum(x * x, [axis], keepdim=keepdim))
+    if p == 1:
+        return _C.sum(_C.abs(x), [axis], keepdim=keepdim)
+    if p == float("inf"):
+        return _C.max(_C.abs(x), [axis], keepdim)
+    if p == float("-inf"):
+        return _C.min(_C.abs(x), [axis], keepdim)
+    return _C.pow(_C.sum(_C.pow(_C.abs(x), float(p)), [axis], keepdim=keepdim), 1.0 / p)
+
+
+def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
+    api = "normalize"
+    C.tensor(api, "x", x)
+    p = float(C.number(api, "p", p))
+    a = C.axis(api, "axis", axis, max(x.ndim, 1))
+    if x.ndim == 0:
+        raise ValueError(f"{api}(): argument 'x' must have at least 1 dimension")
+    n = _p_norm(x, p, a, True)
+    return x / _C.maximum(n, _C.full_like(n, float(epsilon)))

@@ -1,0 +1,146 @@
+// layer_norm and rms_norm over the trailing dims, and their x gradients: each row is
+// normalised in one fused kernel (statistics, then the output), rows split over threads.
+#include <cmath>
+
+#include "oar/core/parallel.h"
+#include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/infer_meta.h"
+#include "oar/kernels/kernel_registry.h"
+
+namespace oar {
+namespace {
+
+// sum_{j < n} f(j) with 8 independent accumulators: a strict left-to-right sum is one
+// dependency chain the compiler may not reorder; 8 lanes let it vectorise the loop.
+template <typename C, typename F>
+C LaneSum(int64_t n, F f) {
+  C acc[8] = {};
+  int64_t j = 0;
+  for (; j + 8 <= n; j += 8) {
+    for (int k = 0; k < 8; ++k) acc[k] += f(j + k);
+  }
+  C s = 0;
+  for (; j < n; ++j) s += f(j);
+  for (int k = 0; k < 8; ++k) s += acc[k];
+  return s;
+}
+
+// Row statistics in the compute type: the mean (0 for rms_norm) and
+// r = 1 / sqrt(var + eps), var being the mean square about that mean. Two passes
+// over the row (mean, then squares about it) avoid the cancellation of E[x^2] - E[x]^2;
+// the row is in cache for the second.
+template <typename C, typename T>
+void RowStats(const T* x, int64_t n, double eps, bool rms, C* mean, C* r) {
+  const C mu = rms ? C(0) : LaneSum<C>(n, [&](int64_t j) { return C(x[j]); }) / C(n);
+  const C var = LaneSum<C>(n,
+                           [&](int64_t j) {
+                             const C d = C(x[j]) - mu;
+                             return d * d;
+                           }) /
+                C(n);
+  *mean = mu;
+  *r = C(1) / std::sqrt(var + C(eps));
+}
+
+template <typename T>
+const T* DataOf(const DenseTensor& t) {
+  return static_cast<const T*>(t.data());
+}
+
+// out = (x - mean) r w (+ b).
+template <typename T>
+void NormForward(const DenseTensor& x_in, const DenseTensor& w_in, const DenseTensor* b_in,
+                 double eps, int64_t begin, bool rms, DenseTensor* out) {
+  using C = compute_t<T>;
+  const DenseTensor x = funcs::Contiguous(x_in), w = funcs::Contiguous(w_in);
+  const DenseTensor b = b_in ? funcs::Contiguous(*b_in) : DenseTensor();
+  const NormRows s = SplitNormRows(x.dims(), begin);
+  const T* px = DataOf<T>(x);
+  const T* pw = DataOf<T>(w);
+  const T* pb = b_in ? DataOf<T>(b) : nullptr;
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (x.numel() == 0) return;
+  ParallelFor(0, s.rows, s.cols * 4, [&](int64_t rb, int64_t re) {
+    for (int64_t i = rb; i < re; ++i) {
+      const T* row = px + i * s.cols;
+      T* orow = o + i * s.cols;
+      C mu, r;
+      RowStats<C>(row, s.cols, eps, rms, &mu, &r);
+      for (int64_t j = 0; j < s.cols; ++j) {
+        C y = (C(row[j]) - mu) * r * C(pw[j]);
+        if (pb) y += C(pb[j]);
+        orow[j] = static_cast<T>(y);
+      }
+    }
+  });
+}
+
+// x_grad = r (gy - mean(gy) - xhat mean(gy xhat)), gy = g w, xhat = (x - mean) r;
+// rms_norm has no mean term (and mean = 0).
+template <typename T>
+void NormBackward(const DenseTensor& x_in, const DenseTensor& w_in, const DenseTensor& g_in,
+                  double eps, int64_t begin, bool rms, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const DenseTensor x = funcs::Contiguous(x_in), w = funcs::Contiguous(w_in),
+                    g = funcs::Contiguous(g_in);
+  const NormRows s = SplitNormRows(x.dims(), begin);
+  const T* px = DataOf<T>(x);
+  const T* pw = DataOf<T>(w);
+  const T* pg = DataOf<T>(g);
+  T* dx = static_cast<T*>(x_grad->AllocateFrom(x.place()));
+  if (x.numel() == 0) return;
+  const C inv_n = C(1) / C(s.cols);
+  ParallelFor(0, s.rows, s.cols * 8, [&](int64_t rb, int64_t re) {
+    for (int64_t i = rb; i < re; ++i) {
+      const T* row = px + i * s.cols;
+      const T* grow = pg + i * s.cols;
+      C mu, r;
+      RowStats<C>(row, s.cols, eps, rms, &mu, &r);
+      const C sum_gy = LaneSum<C>(s.cols, [&](int64_t j) { return C(grow[j]) * C(pw[j]); });
+      const C sum_gy_xhat = LaneSum<C>(
+          s.cols, [&](int64_t j) { return C(grow[j]) * C(pw[j]) * (C(row[j]) - mu) * r; });
+      const C m1 = rms ? C(0) : sum_gy * inv_n, m2 = sum_gy_xhat * inv_n;
+      T* drow = dx + i * s.cols;
+      for (int64_t j = 0; j < s.cols; ++j) {
+        const C xhat = (C(row[j]) - mu) * r;
+        drow[j] = static_cast<T>(r * (C(grow[j]) * C(pw[j]) - m1 - xhat * m2));
+      }
+    }
+  });
+}
+
+}  // namespace
+
+template <typename T>
+void LayerNormKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& weight,
+                     const DenseTensor& bias, double epsilon, int64_t begin_norm_axis,
+                     DenseTensor* out) {
+  NormForward<T>(x, weight, &bias, epsilon, begin_norm_axis, false, out);
+}
+
+template <typename T>
+void LayerNormGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& weight,
+                         const DenseTensor& grad_out, double epsilon, int64_t begin_norm_axis,
+                         DenseTensor* x_grad) {
+  NormBackward<T>(x, weight, grad_out, epsilon, begin_norm_axis, false, x_grad);
+}
+
+template <typename T>
+void RmsNormKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& weight,
+                   double epsilon, int64_t begin_norm_axis, DenseTensor* out) {
+  NormForward<T>(x, weight, nullptr, epsilon, begin_norm_axis, true, out);
+}
+
+template <typename T>
+void RmsNormGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& weight,
+                       const DenseTensor& grad_out, double epsilon, int64_t begin_norm_axis,
+                       DenseTensor* x_grad) {
+  NormBackward<T>(x, weight, grad_out, epsilon, begin_norm_axis, true, x_grad);
+}
+
+OAR_REGISTER_KERNEL(layer_norm, CPU, Any, LayerNormKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(layer_norm_grad, CPU, Any, LayerNormGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(rms_norm, CPU, Any, RmsNormKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(rms_norm_grad, CPU, Any, RmsNormGradKernel, OAR_FLOAT_TYPES);
+
+}  // namespace oar

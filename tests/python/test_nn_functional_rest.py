@@ -1,0 +1,627 @@
+"""oar.nn.functional beyond activations, conv and pooling: the Python wrappers (losses
+with weights, reductions, ignore_index and label smoothing; norms from normalized_shape;
+batch/instance/group norm; dropout; embedding; distances) against torch.nn.functional,
+with Paddle's layouts and conventions, their gradients, and their error paths. The
+fused ops underneath are checked case by case by the op registry (tests/op_cases/
+{norm,loss,nn}.yaml)."""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import oar
+import oar.nn.functional as F
+
+RNG = np.random.default_rng(1234)
+
+
+def arr(*shape, low=-1.0, high=1.0, dtype=np.float64):
+    return RNG.uniform(low, high, size=shape).astype(dtype)
+
+
+def pair(a, stop_gradient=False):
+    """The same values as an oar tensor and a torch leaf (both requiring grad)."""
+    t = torch.tensor(a, requires_grad=not stop_gradient)
+    return oar.to_tensor(a, stop_gradient=stop_gradient), t
+
+
+def labels(values, dtype=np.int64):
+    v = np.asarray(values, dtype=dtype)
+    return oar.to_tensor(v), torch.tensor(v.astype(np.int64))
+
+
+def close(o, t, rtol=1e-9, atol=1e-11):
+    """oar vs torch values; None (an unused input) on either side reads as zeros."""
+    if o is None and t is None:
+        return
+    ov = np.zeros(list(t.shape)) if o is None else o.numpy()
+    tv = np.zeros(ov.shape) if t is None else t.detach().numpy(force=True)
+    np.testing.assert_allclose(ov, tv, rtol=rtol, atol=atol)
+
+
+def grads(o_out, o_ins, t_out, t_ins, rtol=1e-8, atol=1e-10, second=True):
+    """First (and second, through a random projection) order gradients agree."""
+    go = arr(*o_out.shape) if o_out.ndim else np.array(1.0)
+    og = oar.grad([o_out], o_ins, [oar.to_tensor(go)], create_graph=second)
+    tg = torch.autograd.grad([t_out], t_ins, [torch.tensor(go)], create_graph=second)
+    for a, b in zip(og, tg):
+        close(a, b, rtol, atol)
+    if not second:
+        return
+    ws = [arr(*g.shape) for g in og]
+    o_s = sum((g * oar.to_tensor(w)).sum() for g, w in zip(og, ws))
+    t_s = sum((g * torch.tensor(w)).sum() for g, w in zip(tg, ws))
+    if not t_s.requires_grad:  # the first gradients are constant: nothing to compare
+        return
+    og2 = oar.grad([o_s], o_ins, allow_unused=True)
+    tg2 = torch.autograd.grad([t_s], t_ins, allow_unused=True)
+    for a, b, i in zip(og2, tg2, t_ins):
+        close(a, torch.zeros_like(i) if b is None else b, rtol, atol)
+
+
+# ---- cross_entropy ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_cross_entropy_hard_weight_ignore(reduction):
+    x, tx = pair(arr(6, 5))
+    lab, tlab = labels([0, 4, -100, 2, 1, 4])
+    w, tw = pair(arr(5, low=0.2, high=2.0), stop_gradient=True)
+    o = F.cross_entropy(x, lab, weight=w, reduction=reduction)
+    t = TF.cross_entropy(tx, tlab, weight=tw, reduction=reduction)
+    close(o, t)
+    grads(o, [x], t, [tx])
+
+
+def test_cross_entropy_label_shape_n1_keeps_dim_and_axis():
+    x, tx = pair(arr(2, 4, 3))
+    lab, tlab = labels([[[0, 1, 3]], [[2, 2, 0]]])  # [2, 1, 3], classes on axis 1
+    o = F.cross_entropy(x, lab, axis=1, reduction="none")
+    assert o.shape == [2, 1, 3]
+    t = TF.cross_entropy(tx, tlab.squeeze(1), reduction="none").unsqueeze(1)
+    close(o, t)
+    o = F.cross_entropy(x, lab, axis=1)
+    t = TF.cross_entropy(tx, tlab.squeeze(1))
+    close(o, t)
+    grads(o, [x], t, [tx])
+
+
+def test_cross_entropy_int32_labels_and_squeezed_none_shape():
+    x, tx = pair(arr(4, 3))
+    lab, tlab = labels([0, 2, 1, 1], np.int32)
+    o = F.cross_entropy(x, lab, reduction="none")
+    assert o.shape == [4]
+    close(o, TF.cross_entropy(tx, tlab, reduction="none"))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum"])
+def test_cross_entropy_label_smoothing(reduction):
+    x, tx = pair(arr(5, 4))
+    lab, tlab = labels([0, 3, -100, 2, 1])
+    o = F.cross_entropy(x, lab, label_smoothing=0.1, reduction=reduction)
+    t = TF.cross_entropy(tx, tlab, label_smoothing=0.1, reduction=reduction)
+    close(o, t)
+    grads(o, [x], t, [tx])
+
+
+def test_cross_entropy_label_smoothing_with_weight_paddle_semantics():
+    # Paddle turns the label into (1 - eps) one_hot + eps / C and weights each sample
+    # by sum_c w_c label_c; 'mean' divides by the sum of those weights.
+    x, tx = pair(arr(4, 3))
+    lab, tlab = labels([0, 2, 1, 1])
+    wv = np.array([0.5, 1.0, 2.0])
+    eps = 0.2
+    o = F.cross_entropy(x, lab, weight=oar.to_tensor(wv), label_smoothing=eps)
+    q = (1 - eps) * TF.one_hot(tlab, 3).double() + eps / 3
+    per = -(q * torch.log_softmax(tx, -1)).sum(-1)
+    sw = (q * torch.tensor(wv)).sum(-1)
+    t = (per * sw).sum() / sw.sum()
+    close(o, t)
+    grads(o, [x], t, [tx])
+
+
+def test_cross_entropy_soft_labels_and_weight():
+    x, tx = pair(arr(4, 5))
+    q = np.abs(arr(4, 5))
+    q /= q.sum(-1, keepdims=True)
+    ql, tq = pair(q)
+    o = F.cross_entropy(x, ql, soft_label=True)
+    t = TF.cross_entropy(tx, tq)
+    close(o, t)
+    grads(o, [x, ql], t, [tx, tq])
+    wv = arr(5, low=0.5, high=1.5)
+    o = F.cross_entropy(x, ql, weight=oar.to_tensor(wv), soft_label=True)
+    per = -(tq * torch.log_softmax(tx, -1)).sum(-1)
+    sw = (tq * torch.tensor(wv)).sum(-1)
+    close(o, (per * sw).sum() / sw.sum())
+
+
+def test_cross_entropy_use_softmax_false():
+    p = np.abs(arr(3, 4)) + 0.1
+    p /= p.sum(-1, keepdims=True)
+    x, tx = pair(p)
+    lab, tlab = labels([1, 0, 3])
+    o = F.cross_entropy(x, lab, use_softmax=False)
+    t = TF.nll_loss(torch.log(tx), tlab)
+    close(o, t)
+    grads(o, [x], t, [tx])
+
+
+def test_cross_entropy_empty_batch():
+    x, tx = pair(arr(0, 4))
+    lab, tlab = labels(np.zeros([0], np.int64))
+    assert F.cross_entropy(x, lab, reduction="none").shape == [0]
+    assert float(F.cross_entropy(x, lab, reduction="sum")) == 0.0
+    assert np.isnan(float(F.cross_entropy(x, lab)))  # 0 / 0, as torch
+    assert np.isnan(float(TF.cross_entropy(tx, tlab).detach()))
+
+
+def test_softmax_with_cross_entropy():
+    x, tx = pair(arr(3, 4))
+    lab, tlab = labels([[1], [0], [3]])
+    loss, sm = F.softmax_with_cross_entropy(x, lab, return_softmax=True)
+    assert loss.shape == [3, 1]
+    close(loss, TF.cross_entropy(tx, tlab.squeeze(1), reduction="none").unsqueeze(1))
+    close(sm, torch.softmax(tx, -1))
+
+
+def test_cross_entropy_errors():
+    x = oar.to_tensor(arr(3, 4))
+    with pytest.raises(IndexError, match=r"cross_entropy_hard\(\): argument 'label' holds 7"):
+        F.cross_entropy(x, oar.to_tensor(np.array([0, 7, 1])))
+    with pytest.raises(TypeError, match=r"cross_entropy\(\): argument 'label' must be an int32 "
+                                        r"or int64"):
+        F.cross_entropy(x, oar.to_tensor(np.array([0.0, 1.0, 1.0])))
+    with pytest.raises(ValueError, match=r"cross_entropy\(\): argument 'reduction' must be one "
+                                         r"of 'mean', 'sum', 'none', but got 'avg'"):
+        F.cross_entropy(x, oar.to_tensor(np.array([0, 1, 1])), reduction="avg")
+    with pytest.raises(ValueError, match=r"cross_entropy\(\): argument 'label' has shape \[2\]"):
+        F.cross_entropy(x, oar.to_tensor(np.array([0, 1])))
+    with pytest.raises(ValueError, match=r"cross_entropy\(\): argument 'weight' has shape"):
+        F.cross_entropy(x, oar.to_tensor(np.array([0, 1, 1])), weight=oar.ones([3]))
+    with pytest.raises(IndexError, match=r"cross_entropy\(\): argument 'axis' \(2\)"):
+        F.cross_entropy(x, oar.to_tensor(np.array([0, 1, 1])), axis=2)
+
+
+# ---- nll_loss, mse, l1, and the composed losses -----------------------------------------
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss(reduction):
+    x, tx = pair(arr(2, 4, 3))  # [N, C, d]
+    lab, tlab = labels([[0, 3, -100], [2, 1, 1]])
+    w, tw = pair(arr(4, low=0.5, high=1.5), stop_gradient=True)
+    o = F.nll_loss(x, lab, weight=w, reduction=reduction)
+    t = TF.nll_loss(tx, tlab, weight=tw, reduction=reduction)
+    close(o, t)
+    grads(o, [x], t, [tx])
+    o = F.nll_loss(x, lab, reduction=reduction)
+    close(o, TF.nll_loss(tx, tlab, reduction=reduction))
+
+
+def test_nll_loss_errors():
+    with pytest.raises(ValueError, match=r"nll_loss\(\): argument 'input' must have at least 2"):
+        F.nll_loss(oar.ones([3]), oar.to_tensor(np.array([0])))
+    with pytest.raises(ValueError, match=r"nll_loss\(\): argument 'reduction'"):
+        F.nll_loss(oar.ones([2, 3]), oar.to_tensor(np.array([0, 1])), reduction="max")
+
+
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss"])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_mse_l1(name, reduction):
+    a, ta = pair(arr(3, 4))
+    b, tb = pair(arr(3, 4))
+    o = getattr(F, name)(a, b, reduction=reduction)
+    t = getattr(TF, name)(ta, tb, reduction=reduction)
+    close(o, t)
+    grads(o, [a, b], t, [ta, tb])
+
+
+def test_loss_shape_mismatch_error():
+    with pytest.raises(ValueError, match=r"mse_loss\(\): arguments 'input' \[2, 3\] and 'label'"):
+        F.mse_loss(oar.ones([2, 3]), oar.ones([3, 2]))
+
+
+@pytest.mark.parametrize("delta", [1.0, 0.5])
+def test_smooth_l1_is_huber(delta):
+    a, ta = pair(arr(4, 5, low=-2, high=2))
+    b, tb = pair(arr(4, 5))
+    o = F.smooth_l1_loss(a, b, delta=delta)
+    t = TF.huber_loss(ta, tb, delta=delta)
+    close(o, t)
+    grads(o, [a], t, [ta], second=False)
+
+
+def test_binary_cross_entropy_family():
+    p, tp = pair(arr(3, 4, low=0.05, high=0.95))
+    y, ty = pair(arr(3, 4, low=0.0, high=1.0), stop_gradient=True)
+    w, tw = pair(arr(3, 4, low=0.5, high=1.5), stop_gradient=True)
+    o = F.binary_cross_entropy(p, y, weight=w)
+    t = TF.binary_cross_entropy(tp, ty, weight=tw)
+    close(o, t)
+    grads(o, [p], t, [tp])
+    x, tx = pair(arr(3, 4, low=-30, high=30))
+    pw, tpw = pair(arr(4, low=0.5, high=3.0), stop_gradient=True)
+    for kw, tkw in [({}, {}), ({"pos_weight": pw}, {"pos_weight": tpw}),
+                    ({"weight": w, "reduction": "sum"}, {"weight": tw, "reduction": "sum"})]:
+        o = F.binary_cross_entropy_with_logits(x, y, **kw)
+        t = TF.binary_cross_entropy_with_logits(tx, ty, **tkw)
+        close(o, t)
+        grads(o, [x], t, [tx])
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none", "batchmean"])
+def test_kl_div(reduction):
+    x, tx = pair(np.log(arr(3, 4, low=0.1, high=1.0)))
+    yv = arr(3, 4, low=0.0, high=1.0)
+    yv[0, 1] = 0.0
+    y, ty = pair(yv, stop_gradient=True)
+    o = F.kl_div(x, y, reduction=reduction)
+    t = TF.kl_div(tx, ty, reduction=reduction)
+    close(o, t)
+    grads(o, [x], t, [tx])
+    o = F.kl_div(x, oar.log(y + 0.5), reduction=reduction, log_target=True)
+    close(o, TF.kl_div(tx, torch.log(ty + 0.5), reduction=reduction, log_target=True))
+
+
+def test_margin_ranking_and_cosine_embedding():
+    a, ta = pair(arr(6))
+    b, tb = pair(arr(6))
+    lab, tlab = pair(np.array([1.0, -1.0, 1.0, -1.0, 1.0, -1.0]), stop_gradient=True)
+    o = F.margin_ranking_loss(a, b, lab, margin=0.1)
+    t = TF.margin_ranking_loss(ta, tb, tlab, margin=0.1)
+    close(o, t)
+    grads(o, [a, b], t, [ta, tb], second=False)
+    u, tu = pair(arr(4, 5))
+    v, tv = pair(arr(4, 5))
+    lab, tlab = pair(np.array([1.0, -1.0, 1.0, -1.0]), stop_gradient=True)
+    o = F.cosine_embedding_loss(u, v, lab, margin=-0.2, reduction="none")
+    t = TF.cosine_embedding_loss(tu, tv, tlab, margin=-0.2, reduction="none")
+    close(o, t, rtol=1e-7, atol=1e-9)  # eps inside the norms differs (1e-12 vs torch's)
+
+
+# ---- norms ------------------------------------------------------------------------------
+
+
+def test_layer_norm_normalized_shape_and_optional_affine():
+    x, tx = pair(arr(2, 3, 4))
+    w, tw = pair(arr(3, 4))
+    b, tb = pair(arr(3, 4))
+    o = F.layer_norm(x, [3, 4], w, b, epsilon=1e-5)
+    t = TF.layer_norm(tx, [3, 4], tw, tb, eps=1e-5)
+    close(o, t)
+    grads(o, [x, w, b], t, [tx, tw, tb])
+    o = F.layer_norm(x, 4)
+    t = TF.layer_norm(tx, [4])
+    close(o, t)
+    grads(o, [x], t, [tx])
+
+
+def test_rms_norm():
+    x, tx = pair(arr(3, 6))
+    w, tw = pair(arr(6))
+    o = F.rms_norm(x, [6], w, epsilon=1e-6)
+    t = TF.rms_norm(tx, [6], tw, eps=1e-6)
+    close(o, t)
+    grads(o, [x, w], t, [tx, tw])
+    close(F.rms_norm(x, 6, eps=1e-3), TF.rms_norm(tx, [6], eps=1e-3))
+
+
+def test_norm_errors():
+    x = oar.ones([2, 3, 4])
+    with pytest.raises(ValueError, match=r"layer_norm\(\): argument 'normalized_shape' \[3\] "
+                                         r"does not match"):
+        F.layer_norm(x, [3])
+    with pytest.raises(ValueError, match=r"layer_norm\(\): argument 'weight' has shape \[5\]"):
+        F.layer_norm(x, [4], weight=oar.ones([5]))
+    with pytest.raises(ValueError, match=r"rms_norm\(\): argument 'normalized_shape'"):
+        F.rms_norm(x, [2, 4])
+    with pytest.raises(ValueError, match=r"layer_norm\(\): argument 'weight' has shape \[5\] "
+                                         r"but the normalized shape"):
+        oar._C.layer_norm(x, oar.ones([5]), oar.ones([4]), 1e-5, 2)
+    with pytest.raises(ValueError, match=r"layer_norm\(\): argument 'begin_norm_axis' \(3\)"):
+        oar._C.layer_norm(x, oar.ones([4]), oar.ones([4]), 1e-5, 3)
+    with pytest.raises(TypeError, match=r"layer_norm\(\): argument 'x' must be a floating "
+                                        r"tensor, but got int64"):
+        F.layer_norm(oar.to_tensor(np.ones([2, 4], np.int64)), [4])
+    with pytest.raises(TypeError, match=r"layer_norm\(\): the kernel 'layer_norm' is not "
+                                        r"registered for int64"):
+        i4 = oar.to_tensor(np.ones([4], np.int64))
+        oar._C.layer_norm(oar.to_tensor(np.ones([2, 4], np.int64)), i4, i4, 1e-5, 1)
+    with pytest.raises(ValueError, match=r"batch_norm\(\): argument 'data_format' must be one "
+                                         r"of"):
+        F.batch_norm(oar.ones([2, 3, 4, 4]), oar.zeros([3]), oar.ones([3]), data_format="CHWN")
+    with pytest.raises(ValueError, match=r"group_norm\(\): argument 'num_groups' \(4\)"):
+        F.group_norm(oar.ones([2, 6, 3]), 4, data_format="NCL")
+
+
+@pytest.mark.parametrize("data_format", ["NCHW", "NHWC"])
+def test_batch_norm_training_updates_running_stats(data_format):
+    xv_t = arr(4, 3, 2, 5)  # NCHW values
+    nhwc = data_format == "NHWC"
+    xv = np.ascontiguousarray(xv_t.transpose(0, 2, 3, 1)) if nhwc else xv_t
+    x, tx = pair(xv)
+    tx_nchw = tx.permute(0, 3, 1, 2) if nhwc else tx
+    w, tw = pair(arr(3, low=0.5, high=1.5))
+    b, tb = pair(arr(3))
+    rm0, rv0 = arr(3), arr(3, low=0.5, high=1.5)
+    rm, rv = oar.to_tensor(rm0), oar.to_tensor(rv0)
+    trm, trv = torch.tensor(rm0), torch.tensor(rv0)
+    o = F.batch_norm(x, rm, rv, w, b, training=True, momentum=0.9, data_format=data_format)
+    t = TF.batch_norm(tx_nchw, trm, trv, tw, tb, training=True, momentum=0.1)
+    if data_format == "NHWC":
+        t = t.permute(0, 2, 3, 1)
+    close(o, t)
+    grads(o, [x, w, b], t, [tx, tw, tb])
+    close(rm, trm)  # Paddle's momentum 0.9 is torch's 0.1
+    # Paddle updates the running variance with the biased batch variance
+    batch_var = xv_t.transpose(1, 0, 2, 3).reshape(3, -1).var(axis=1)
+    np.testing.assert_allclose(rv.numpy(), 0.9 * rv0 + 0.1 * batch_var, rtol=1e-12)
+    # inference uses the running statistics
+    o = F.batch_norm(x, rm, rv, w, b, training=False, data_format=data_format)
+    t = TF.batch_norm(tx_nchw, torch.tensor(rm.numpy()), torch.tensor(rv.numpy()), tw, tb,
+                      training=False)
+    if data_format == "NHWC":
+        t = t.permute(0, 2, 3, 1)
+    close(o, t)
+
+
+def test_instance_and_group_norm():
+    x, tx = pair(arr(2, 6, 3, 4))
+    w, tw = pair(arr(6))
+    b, tb = pair(arr(6))
+    o = F.instance_norm(x, weight=w, bias=b)
+    t = TF.instance_norm(tx, weight=tw, bias=tb)
+    close(o, t)
+    grads(o, [x, w, b], t, [tx, tw, tb])
+    o = F.group_norm(x, 3, weight=w, bias=b)
+    t = TF.group_norm(tx, 3, tw, tb)
+    close(o, t)
+    grads(o, [x, w, b], t, [tx, tw, tb])
+    xl = oar.to_tensor(np.ascontiguousarray(x.numpy().transpose(0, 2, 3, 1)))
+    o = F.group_norm(xl, 2, data_format="NHWC")
+    close(o, TF.group_norm(tx, 2).permute(0, 2, 3, 1))
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_normalize_cosine_pairwise(p):
+    x, tx = pair(arr(3, 4))
+    y, ty = pair(arr(3, 4))
+    o = F.normalize(x, p=p, axis=1)
+    t = TF.normalize(tx, p=p, dim=1)
+    close(o, t)
+    grads(o, [x], t, [tx])
+    o = F.pairwise_distance(x, y, p=p)
+    t = TF.pairwise_distance(tx, ty, p=p)
+    close(o, t)
+    grads(o, [x, y], t, [tx, ty])
+    o = F.cosine_similarity(x, y, axis=1)
+    t = TF.cosine_similarity(tx, ty, dim=1)
+    close(o, t)
+    grads(o, [x, y], t, [tx, ty])
+
+
+# ---- linear, embedding, one_hot ---------------------------------------------------------
+
+
+def test_linear_paddle_layout_with_and_without_bias():
+    x, tx = pair(arr(2, 3, 4))
+    w, tw = pair(arr(4, 5))
+    b, tb = pair(arr(5))
+    o = F.linear(x, w, b)
+    t = TF.linear(tx, tw.T, tb)
+    close(o, t)
+    grads(o, [x, w, b], t, [tx, tw, tb])
+    close(F.linear(x, w), TF.linear(tx, tw.T))
+    xf = oar.to_tensor(arr(64, 32, dtype=np.float32))
+    wf = oar.to_tensor(arr(32, 16, dtype=np.float32))
+    bf = oar.to_tensor(arr(16, dtype=np.float32))
+    np.testing.assert_allclose(F.linear(xf, wf, bf).numpy(),
+                               xf.numpy() @ wf.numpy() + bf.numpy(), rtol=1e-5, atol=1e-5)
+    with pytest.raises(ValueError, match=r"linear\(\): argument 'weight' has shape \[3, 5\] "
+                                         r"but x has 4 input features"):
+        F.linear(x, oar.ones([3, 5], "float64"), oar.ones([5], "float64"))
+    with pytest.raises(ValueError, match=r"linear\(\): argument 'bias' has shape \[4\]"):
+        F.linear(x, w, oar.ones([4], "float64"))
+
+
+def test_embedding_padding_idx():
+    wv = arr(5, 3)
+    w, tw = pair(wv)
+    ids, tids = labels([[0, 2, 4], [2, 1, 2]])
+    o = F.embedding(ids, w, padding_idx=2)
+    assert np.all(o.numpy()[0, 1] == 0)  # Paddle: zeros at padding_idx
+    t = TF.embedding(tids, tw) * (tids != 2).unsqueeze(-1)
+    close(o, t)
+    grads(o, [w], t, [tw])
+    (g,) = oar.grad([o.sum()], [w])
+    assert np.all(g.numpy()[2] == 0)
+    close(F.embedding(ids, w, padding_idx=-3), t)  # -3 wraps to 2
+    with pytest.raises(IndexError, match=r"embedding\(\): argument 'x' holds id 5"):
+        F.embedding(oar.to_tensor(np.array([5])), w)
+    with pytest.raises(TypeError, match=r"embedding\(\): argument 'x' must be an int32 or int64"):
+        F.embedding(oar.ones([2]), w)
+    with pytest.raises(ValueError, match=r"embedding\(\): argument 'padding_idx' \(5\)"):
+        F.embedding(ids, w, padding_idx=5)
+
+
+def test_one_hot():
+    ids = oar.to_tensor(np.array([[0, 2], [1, 1]]))
+    o = F.one_hot(ids, 3)
+    assert o.dtype == oar.float32 and o.shape == [2, 2, 3]
+    np.testing.assert_array_equal(o.numpy(), np.eye(3, dtype=np.float32)[ids.numpy()])
+    with pytest.raises(IndexError, match=r"one_hot\(\): argument 'x' holds 2, out of range \[0, 2\)"):
+        F.one_hot(ids, 2)
+    with pytest.raises(ValueError, match=r"one_hot\(\): argument 'num_classes' \(0\)"):
+        F.one_hot(ids, 0)
+    with pytest.raises(TypeError, match=r"one_hot\(\): argument 'x' must be an int32 or int64"):
+        F.one_hot(oar.ones([2]), 3)
+
+
+# ---- dropout ----------------------------------------------------------------------------
+
+
+def test_dropout_statistics_scale_and_seed():
+    x = oar.ones([200, 500])
+    oar.seed(7)
+    a = F.dropout(x, p=0.3)
+    v = a.numpy()
+    kept = (v != 0).mean()
+    # 100000 Bernoulli(0.7) draws: sd of the fraction is 0.0014; 5 sd
+    assert abs(kept - 0.7) < 0.0075
+    np.testing.assert_allclose(v[v != 0], 1.0 / 0.7, rtol=1e-6)
+    oar.seed(7)
+    np.testing.assert_array_equal(F.dropout(x, p=0.3).numpy(), v)
+    assert not np.array_equal(F.dropout(x, p=0.3).numpy(), v)
+
+
+def test_dropout_modes_axis_and_gradient():
+    x, _ = pair(arr(50, 40) + 3.0)
+    assert F.dropout(x, p=0.4, training=False) is x
+    np.testing.assert_allclose(F.dropout(x, 0.4, training=False, mode="downscale_in_infer").numpy(),
+                               x.numpy() * 0.6)
+    y = F.dropout(x, 0.4, mode="downscale_in_infer")
+    m = y.numpy() != 0
+    np.testing.assert_allclose(y.numpy()[m], x.numpy()[m])
+    (g,) = oar.grad([y.sum()], [x])
+    np.testing.assert_array_equal(g.numpy(), m.astype(np.float64))
+    z = F.dropout(x, 0.5, axis=0).numpy()
+    rows = (z != 0)
+    assert np.all(rows.all(1) | (~rows).all(1))  # whole rows kept or dropped
+    assert np.all(F.dropout(x, 1.0).numpy() == 0)
+    c = F.dropout2d(oar.ones([8, 16, 3, 3]), 0.5).numpy()
+    per_channel = c.reshape(8, 16, 9)
+    assert np.all((per_channel == 0).all(-1) | (per_channel == 2.0).all(-1))
+
+
+def test_alpha_dropout_keeps_mean_and_variance():
+    oar.seed(3)
+    x = oar.to_tensor(np.random.default_rng(0).standard_normal(200000))
+    y = F.alpha_dropout(x, p=0.2).numpy()
+    assert abs(y.mean()) < 0.02 and abs(y.std() - 1.0) < 0.02
+    assert F.alpha_dropout(x, 0.2, training=False) is x
+
+
+def test_dropout_errors():
+    x = oar.ones([2, 3])
+    with pytest.raises(ValueError, match=r"dropout\(\): argument 'p' \(1.5\) must be in \[0, 1\]"):
+        F.dropout(x, 1.5)
+    with pytest.raises(ValueError, match=r"dropout\(\): argument 'mode' must be"):
+        F.dropout(x, 0.5, mode="scale")
+    with pytest.raises(ValueError, match=r"dropout2d\(\): argument 'data_format' must be one of"):
+        F.dropout2d(oar.ones([1, 2, 3, 3]), data_format="NCL")
+    with pytest.raises(ValueError, match=r"dropout2d\(\): argument 'x' must be 4-D"):
+        F.dropout2d(x)
+
+
+# ---- interpolate, pixel_shuffle, unfold / fold, attention -------------------------------
+
+
+@pytest.mark.parametrize("mode,shape,size,align", [
+    ("nearest", (2, 3, 4, 5), (7, 3), False),
+    ("bilinear", (2, 3, 4, 5), (7, 3), False),
+    ("bilinear", (1, 2, 4, 5), (8, 9), True),
+    ("bicubic", (1, 2, 4, 5), (7, 8), False),
+    ("bicubic", (1, 2, 4, 5), (3, 9), True),
+    ("linear", (2, 3, 6), (11,), False),
+    ("trilinear", (1, 2, 3, 4, 5), (5, 3, 7), True),
+    ("nearest", (2, 3, 6), (13,), False),
+    ("area", (2, 3, 7, 5), (3, 2), False),
+    ("area", (1, 2, 4, 6), (4, 3), False),
+    ("area", (1, 2, 5), (3,), False),
+])
+def test_interpolate_size(mode, shape, size, align):
+    x, tx = pair(arr(*shape))
+    kw = {} if mode in ("nearest", "area") else {"align_corners": align}
+    o = F.interpolate(x, size=list(size), mode=mode, **kw)
+    t = TF.interpolate(tx, size=size, mode=mode, **kw)
+    close(o, t)
+    grads(o, [x], t, [tx], second=False)
+
+
+def test_interpolate_scale_factor_and_channels_last():
+    x, tx = pair(arr(1, 2, 4, 6))
+    o = F.interpolate(x, scale_factor=1.5, mode="bilinear")
+    t = TF.interpolate(tx, scale_factor=1.5, mode="bilinear")
+    close(o, t)
+    o = F.upsample(x, scale_factor=[2, 0.5], mode="nearest")
+    close(o, TF.interpolate(tx, scale_factor=(2, 0.5), mode="nearest"))
+    xl = oar.to_tensor(np.ascontiguousarray(x.numpy().transpose(0, 2, 3, 1)))
+    o = F.interpolate(xl, size=[5, 7], mode="bilinear", data_format="NHWC")
+    close(o, TF.interpolate(tx, size=(5, 7), mode="bilinear").permute(0, 2, 3, 1))
+
+
+def test_interpolate_errors():
+    x = oar.ones([1, 2, 4, 4])
+    with pytest.raises(ValueError, match=r"interpolate\(\): argument 'mode' must be one of"):
+        F.interpolate(x, size=[2, 2], mode="cubic")
+    with pytest.raises(ValueError, match=r"interpolate\(\): argument 'data_format' must be one "
+                                         r"of 'NCHW', 'NHWC'"):
+        F.interpolate(x, size=[2, 2], data_format="NCW")
+    with pytest.raises(ValueError, match=r"interpolate\(\): exactly one of 'size' and "
+                                         r"'scale_factor'"):
+        F.interpolate(x)
+    with pytest.raises(ValueError, match=r"interpolate\(\): mode 'trilinear' takes a 5-D x"):
+        F.interpolate(x, size=[2, 2], mode="trilinear")
+
+
+def test_pixel_shuffle_roundtrip():
+    x, tx = pair(arr(2, 8, 3, 4))
+    o = F.pixel_shuffle(x, 2)
+    t = TF.pixel_shuffle(tx, 2)
+    close(o, t)
+    grads(o, [x], t, [tx], second=False)
+    close(F.pixel_unshuffle(o, 2), tx)
+    xl = oar.to_tensor(np.ascontiguousarray(x.numpy().transpose(0, 2, 3, 1)))
+    close(F.pixel_shuffle(xl, 2, data_format="NHWC"), t.permute(0, 2, 3, 1))
+    with pytest.raises(ValueError, match=r"pixel_shuffle\(\): argument 'upscale_factor' \(3\)"):
+        F.pixel_shuffle(x, 3)
+
+
+@pytest.mark.parametrize("k,s,p,d", [(2, 1, 0, 1), ([3, 2], [2, 1], [1, 0], [1, 2]),
+                                     (3, 2, [1, 2, 0, 1], 1)])
+def test_unfold_fold(k, s, p, d):
+    x, tx = pair(arr(2, 3, 7, 6))
+    o = F.unfold(x, k, s, p, d)
+    tp = p
+    if isinstance(p, list) and len(p) == 4:  # torch pads symmetrically only: pad first
+        tx_in = TF.pad(tx, (p[1], p[3], p[0], p[2]))
+        tp = 0
+    else:
+        tx_in = tx
+    t = TF.unfold(tx_in, k, dilation=d, padding=tp, stride=s)
+    close(o, t)
+    grads(o, [x], t, [tx], second=False)
+    if not (isinstance(p, list) and len(p) == 4):
+        y, ty = pair(t.detach().numpy())
+        o2 = F.fold(y, [7, 6], k, s, p, d)
+        t2 = TF.fold(ty, (7, 6), k, dilation=d, padding=p, stride=s)
+        close(o2, t2)
+        grads(o2, [y], t2, [ty], second=False)
+
+
+@pytest.mark.parametrize("causal", [False, True])
+def test_scaled_dot_product_attention_paddle_layout(causal):
+    q, tq = pair(arr(2, 5, 3, 4))  # [batch, seq, heads, dim]
+    k, tk = pair(arr(2, 6, 3, 4))
+    v, tv = pair(arr(2, 6, 3, 4))
+    o = F.scaled_dot_product_attention(q, k, v, is_causal=causal)
+    t = TF.scaled_dot_product_attention(tq.transpose(1, 2), tk.transpose(1, 2),
+                                        tv.transpose(1, 2), is_causal=causal).transpose(1, 2)
+    close(o, t)
+    grads(o, [q, k, v], t, [tq, tk, tv], second=False)  # torch: no double grad here
+    mask = arr(5, 6)
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=oar.to_tensor(mask))
+    t = TF.scaled_dot_product_attention(tq.transpose(1, 2), tk.transpose(1, 2),
+                                        tv.transpose(1, 2),
+                                        attn_mask=torch.tensor(mask)).transpose(1, 2)
+    close(o, t)
+    bmask = mask > -0.5
+    o = F.scaled_dot_product_attention(q, k, v, attn_mask=oar.to_tensor(bmask))
+    t = TF.scaled_dot_product_attention(tq.transpose(1, 2), tk.transpose(1, 2),
+                                        tv.transpose(1, 2),
+                                        attn_mask=torch.tensor(bmask)).transpose(1, 2)
+    close(o, t)
+    with pytest.raises(ValueError, match=r"scaled_dot_product_attention\(\): incompatible "
+                                         r"shapes"):
+        F.scaled_dot_product_attention(q, oar.ones([2, 6, 3, 5], "float64"), v)
