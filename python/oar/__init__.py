@@ -16,6 +16,7 @@ from ._creation import (arange, empty, empty_like, eye, full, full_like, linspac
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._ops import (cast, clone, flatten, gather, nonzero, numel, pow, slice, split,  # noqa: F401
                    stack, t, where)
+from ._indexing import index_put, index_put_, put_along_axis, put_along_axis_  # noqa: F401
 from . import autograd, nn  # noqa: F401
 from .autograd import grad  # noqa: F401
 
@@ -42,6 +43,7 @@ __all__ = sorted(set(_C._public_ops) | {
     "cast", "clone", "flatten", "gather", "nonzero", "numel", "pow", "slice", "split", "stack",
     "t", "where",
     "autograd", "nn", "set_flags", "get_flags", "memory_stats",
+    "index_put", "index_put_", "put_along_axis", "put_along_axis_",
 })
 del _name
 

@@ -86,3 +86,7 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
                                         const std::vector<int64_t>& strides);
 
 }  // namespace oar
+
+// Gathering and scattering (gather.yaml, scatter.yaml): their InferMeta functions
+// live in their own file; included here because the generated API includes only this.
+#include "oar/kernels/infer_meta_index.h"
