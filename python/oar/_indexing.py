@@ -1,6 +1,6 @@
 """Scattering with Paddle's Python signatures: put_along_axis (a `reduce` string) and
-index_put (a tuple of index tensors), over the declared ops _C.put_along_axis and
-_C.index_put_nd; also the nd-index form the tensor's __setitem__ writes through."""
+index_put (a tuple of index tensors), over the internal declared ops
+_C.scatter_along_axis and _C.index_put_nd, and their Tensor methods."""
 import numpy as np
 
 from . import _C
@@ -27,24 +27,38 @@ def _reduce(reduce):
     return _REDUCE[reduce]
 
 
+def _renamed(call, internal, api):
+    """call(), with the internal op's name in its errors replaced by the public one."""
+    try:
+        return call()
+    except (ValueError, TypeError, IndexError) as e:
+        msg = str(e)
+        if not msg.startswith(internal + "("):
+            raise
+        raise type(e)(api + msg[len(internal):]) from None
+
+
+def _put(api, internal, arr, indices, values, axis, reduce, include_self, broadcast):
+    C.tensor(api, "arr", arr)
+    C.tensor(api, "indices", indices)
+    r = _reduce(reduce)
+    v = _values(api, "values", values, arr)
+    a = C.integer(api, "axis", axis)
+    fn = getattr(_C, internal)
+    return _renamed(lambda: fn(arr, indices, v, a, r, bool(include_self), bool(broadcast)),
+                    internal, api)
+
+
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
                    broadcast=True, name=None):
-    C.tensor("put_along_axis", "arr", arr)
-    C.tensor("put_along_axis", "indices", indices)
-    r = _reduce(reduce)
-    v = _values("put_along_axis", "values", values, arr)
-    return _C.put_along_axis(arr, indices, v, C.integer("put_along_axis", "axis", axis), r,
-                             bool(include_self), bool(broadcast))
+    return _put("put_along_axis", "scatter_along_axis", arr, indices, values, axis, reduce,
+                include_self, broadcast)
 
 
 def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=True,
                     broadcast=True, name=None):
-    C.tensor("put_along_axis_", "arr", arr)
-    C.tensor("put_along_axis_", "indices", indices)
-    r = _reduce(reduce)
-    v = _values("put_along_axis_", "values", values, arr)
-    return _C.put_along_axis_(arr, indices, v, C.integer("put_along_axis_", "axis", axis), r,
-                              bool(include_self), bool(broadcast))
+    return _put("put_along_axis_", "scatter_along_axis_", arr, indices, values, axis, reduce,
+                include_self, broadcast)
 
 
 def nd_index(api, x, indices):
@@ -68,14 +82,19 @@ def nd_index(api, x, indices):
             arrs += list(np.nonzero(a))
             d += a.ndim
         elif t.dtype.name in ("int32", "int64"):
+            if d >= x.ndim:
+                raise IndexError(f"{api}(): argument 'indices' indexes more dimensions than "
+                                 f"the tensor's {x.ndim}")
+            n = x.shape[d]
+            bad = a[(a < -n) | (a >= n)]
+            if bad.size:
+                raise IndexError(f"{api}(): argument 'indices': index {int(bad.reshape(-1)[0])} "
+                                 f"is out of bounds for axis {d} with size {n}")
             arrs.append(a.astype(np.int64))
             d += 1
         else:
             raise TypeError(f"{api}(): argument 'indices' must hold int32, int64 or bool "
                             f"Tensors, but entry {k} is {t.dtype.name}")
-    if d > x.ndim:
-        raise IndexError(f"{api}(): argument 'indices' indexes {d} dimensions of a tensor of "
-                         f"rank {x.ndim}")
     try:
         arrs = np.broadcast_arrays(*arrs) if arrs else []
     except ValueError:
@@ -86,19 +105,42 @@ def nd_index(api, x, indices):
     return _C._from_buffer(np.ascontiguousarray(stacked, dtype=np.int64), int64)
 
 
+def _index_put(api, internal, x, indices, value, accumulate):
+    C.tensor(api, "x", x)
+    idx = nd_index(api, x, indices)
+    v = _values(api, "value", value, x)
+    fn = getattr(_C, internal)
+    return _renamed(lambda: fn(x, idx, v, bool(accumulate)), internal, api)
+
+
 def index_put(x, indices, value, accumulate=False, name=None):
-    C.tensor("index_put", "x", x)
-    idx = nd_index("index_put", x, indices)
-    v = _values("index_put", "value", value, x)
-    return _C.index_put_nd(x, idx, v, bool(accumulate))
+    return _index_put("index_put", "index_put_nd", x, indices, value, accumulate)
 
 
 def index_put_(x, indices, value, accumulate=False, name=None):
-    C.tensor("index_put_", "x", x)
-    idx = nd_index("index_put_", x, indices)
-    v = _values("index_put_", "value", value, x)
-    return _C.index_put_nd_(x, idx, v, bool(accumulate))
+    return _index_put("index_put_", "index_put_nd_", x, indices, value, accumulate)
 
 
-for _f in (put_along_axis, put_along_axis_, index_put, index_put_):
-    setattr(Tensor, _f.__name__, _f)
+# Tensor methods: Paddle's signatures with the tensor as self.
+def _put_along_axis_method(self, indices, values, axis, reduce="assign", include_self=True,
+                           broadcast=True, name=None):
+    return put_along_axis(self, indices, values, axis, reduce, include_self, broadcast)
+
+
+def _put_along_axis_method_(self, indices, values, axis, reduce="assign", include_self=True,
+                            broadcast=True, name=None):
+    return put_along_axis_(self, indices, values, axis, reduce, include_self, broadcast)
+
+
+def _index_put_method(self, indices, value, accumulate=False, name=None):
+    return index_put(self, indices, value, accumulate)
+
+
+def _index_put_method_(self, indices, value, accumulate=False, name=None):
+    return index_put_(self, indices, value, accumulate)
+
+
+for _name, _method in {"put_along_axis": _put_along_axis_method,
+                       "put_along_axis_": _put_along_axis_method_,
+                       "index_put": _index_put_method, "index_put_": _index_put_method_}.items():
+    setattr(Tensor, _name, _method)

@@ -169,14 +169,14 @@ Tensor take_along_axis_grad(const Tensor& arr, const Tensor& indices, const Tens
   std::vector<int64_t> wide = broadcast ? g.shape() : arr.shape();
   wide[a] = arr.dims()[a];
   const Tensor spread =
-      put_along_axis(zeros(wide, g.dtype()), indices, g, a, /*reduce=add*/ 1, true, broadcast);
+      scatter_along_axis(zeros(wide, g.dtype()), indices, g, a, /*reduce=add*/ 1, true, broadcast);
   return unbroadcast(spread, arr);
 }
 
-Tensor put_along_axis_grad_arr(const Tensor& indices, const Tensor& g, int64_t axis, int64_t reduce,
+Tensor scatter_along_axis_grad_arr(const Tensor& indices, const Tensor& g, int64_t axis, int64_t reduce,
                                bool include_self, bool broadcast) {
   if (reduce == 1 && include_self) return g;
-  return put_along_axis(g, indices, zeros({}, g.dtype()), axis, /*reduce=assign*/ 0, true,
+  return scatter_along_axis(g, indices, zeros({}, g.dtype()), axis, /*reduce=assign*/ 0, true,
                         broadcast);
 }
 

@@ -50,7 +50,7 @@ Tensor take_along_axis_grad(const Tensor& arr, const Tensor& indices, const Tens
                             bool broadcast);
 // put_along_axis's backward for arr: g itself when adding into arr, else g with
 // the written positions zeroed (their old values were overwritten).
-Tensor put_along_axis_grad_arr(const Tensor& indices, const Tensor& g, int64_t axis, int64_t reduce,
+Tensor scatter_along_axis_grad_arr(const Tensor& indices, const Tensor& g, int64_t axis, int64_t reduce,
                                bool include_self, bool broadcast);
 // index_put_nd's backward for x: g, or g with the written positions zeroed.
 Tensor index_put_nd_grad_x(const Tensor& g, const Tensor& index, bool accumulate);

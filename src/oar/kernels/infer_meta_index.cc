@@ -40,6 +40,16 @@ DDim NdSliceDims(const DDim& index, const DDim& dims, int64_t k) {
   return out;
 }
 
+// Whether a value of shape v broadcasts to exactly `to` (numpy's rule).
+bool BroadcastsTo(const DDim& v, const DDim& to) {
+  if (v.size() > to.size()) return false;
+  const size_t lead = to.size() - v.size();
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (v[i] != 1 && v[i] != to[lead + i]) return false;
+  }
+  return true;
+}
+
 // Positions along the 0-th axis, as scatter and index_add take them: 0-d or 1-D.
 int64_t RowCount(const DenseTensor& index) {
   CheckIndexDtype(index, "index");
@@ -140,8 +150,7 @@ void PutAlongAxisInferMeta(const DenseTensor& arr, const DenseTensor& indices,
   const int64_t a = NormalizeAxis(axis, arr.ndim());
   const DDim domain = PutAlongAxisDomain(arr.dims(), indices.dims(), a, broadcast);
   OAR_ENFORCE(
-      values.ndim() <= static_cast<int64_t>(domain.size()) &&
-          BroadcastShape(values.dims(), domain, "values", "indices") == domain,
+      BroadcastsTo(values.dims(), domain),
       errors::InvalidArgument("argument 'values' of shape ", DimsToString(values.dims()),
                               " does not broadcast to the indexed shape ", DimsToString(domain)));
   out->set_meta(arr.dtype(), arr.dims());
@@ -212,8 +221,7 @@ void IndexPutNdInferMeta(const DenseTensor& x, const DenseTensor& index, const D
   const int64_t k = NdDepth(index, x.ndim());
   const DDim want = NdSliceDims(index.dims(), x.dims(), k);
   OAR_ENFORCE(
-      value.ndim() <= static_cast<int64_t>(want.size()) &&
-          BroadcastShape(value.dims(), want, "value", "x") == want,
+      BroadcastsTo(value.dims(), want),
       errors::InvalidArgument("argument 'value' of shape ", DimsToString(value.dims()),
                               " does not broadcast to the indexed shape ", DimsToString(want)));
   out->set_meta(x.dtype(), x.dims());

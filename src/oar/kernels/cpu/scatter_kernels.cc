@@ -190,6 +190,6 @@ OAR_REGISTER_KERNEL(scatter_nd_add, CPU, Any, ScatterNdAddKernel, OAR_ALL_TYPES)
 OAR_REGISTER_KERNEL(scatter_nd, CPU, Any, ScatterNdKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(index_put_nd, CPU, Any, IndexPutNdKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(index_add, CPU, Any, IndexAddKernel, OAR_ALL_TYPES);
-OAR_REGISTER_KERNEL(put_along_axis, CPU, Any, PutAlongAxisKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(scatter_along_axis, CPU, Any, PutAlongAxisKernel, OAR_ALL_TYPES);
 
 }  // namespace oar

@@ -27,8 +27,11 @@ std::vector<int64_t> CheckedPositions(const DenseTensor& index, int64_t size, co
 }
 
 std::vector<int64_t> NdRows(const DenseTensor& index, const DDim& dims, const char* arg) {
-  const std::vector<int64_t> coords = IndexValues(index);
   const int64_t k = index.dims().back();
+  // Without coordinates every row is the whole tensor; an empty one has nothing to
+  // read or write, however many rows the index asks for (no vector of that size).
+  if (k == 0 && NumelFrom(dims, 0) == 0) return {};
+  const std::vector<int64_t> coords = IndexValues(index);
   int64_t rows = 1;  // prod(index.dims[:-1]), also when k is 0 (whole-tensor rows)
   for (size_t d = 0; d + 1 < index.dims().size(); ++d) rows *= index.dims()[d];
   std::vector<int64_t> out(rows, 0);

@@ -24,7 +24,8 @@ std::vector<int64_t> CheckedPositions(const DenseTensor& index, int64_t size, co
 
 // index has shape [..., k]: each row of k coordinates addresses one sub-tensor of
 // shape dims[k:]; the result holds its row number in the row-major [prod(dims[:k]),
-// prod(dims[k:])] view, one per coordinate row.
+// prod(dims[k:])] view, one per coordinate row (none when k is 0 and dims hold no
+// element: there is nothing to address).
 std::vector<int64_t> NdRows(const DenseTensor& index, const DDim& dims, const char* arg);
 
 // The number of elements of dims[from:].
