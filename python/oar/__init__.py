@@ -19,6 +19,7 @@ from ._ops import (cast, clone, flatten, gather, nonzero, numel, pow, slice, spl
 from ._manipulation import (bmm, broadcast_tensors, broadcast_to, chunk, cross, diag,  # noqa: F401
                             dot, einsum, expand_as, kron, meshgrid, moveaxis, outer,
                             repeat_interleave, rot90, tile, trace, unflatten, unfold, unstack)
+from ._indexing import index_put, index_put_, put_along_axis, put_along_axis_  # noqa: F401
 from . import autograd, nn  # noqa: F401
 from .framework import ParamAttr, create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
@@ -57,6 +58,7 @@ __all__ = sorted(set(_C._public_ops) | {
     "bmm", "broadcast_tensors", "broadcast_to", "chunk", "cross", "diag", "dot", "einsum",
     "expand_as", "kron", "meshgrid", "moveaxis", "outer", "repeat_interleave", "rot90", "tile",
     "trace", "unflatten", "unfold", "unstack",
+    "index_put", "index_put_", "put_along_axis", "put_along_axis_",
 })
 del _name
 

@@ -127,7 +127,7 @@ def split(x, num_or_sections, axis=0, name=None):
 
 def gather(x, index, axis=None, name=None):
     axis = 0 if axis is None else C.integer("gather", "axis", axis)
-    return _C.index_select(x, index, axis)
+    return _C.gather(x, index, axis)
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):

@@ -262,7 +262,8 @@ def __getitem__(self, index):
 
 
 def __setitem__(self, index, value):
-    axes, starts, ends, steps, counts, int_axes, nones, advanced, _ = _parse_index(self, index)
+    axes, starts, ends, steps, counts, int_axes, nones, advanced, adjacent = \
+        _parse_index(self, index)
     if len(advanced) > 1:  # numpy rejects index arrays that do not broadcast, even here
         try:
             np.broadcast_shapes(*[tuple(t.shape) for _, t in advanced])
@@ -273,19 +274,16 @@ def __setitem__(self, index, value):
     if 0 in counts:
         return  # an empty region: nothing to write
     if advanced:
-        # x[mask] = v for a mask covering x: a where(), written back in place.
+        v = _setitem_value(self, value)
+        # x[mask] = v for a mask covering x and v a scalar or shaped like x: a where(),
+        # written back in place (Paddle's reading of a same-shape value).
         if (isinstance(index, Tensor) and index.dtype is bool_
-                and list(index.shape) == self.shape):
-            v = value if isinstance(value, Tensor) else _C.full_like(self, float(value))
-            v = _C.cast(v, self.dtype) if v.dtype is not self.dtype else v
-            if v.ndim and list(v.shape) != self.shape:
-                raise ValueError("x[mask] = value: value must be a scalar or shaped like x")
+                and list(index.shape) == self.shape and (v.ndim == 0 or v.shape == self.shape)):
             new = _C.where(index, _C.expand(v, self.shape) if v.ndim == 0 else v, self)
             _C.set_value_with_tensor_(self, new, [], [], [], [])
             return
-        raise NotImplementedError(
-            "assignment through integer-array indices (or a boolean mask that does not cover "
-            "the whole tensor) is not supported; use slices, a full boolean mask, or oar.where")
+        _setitem_advanced(self, axes, starts, ends, steps, nones, advanced, adjacent, v)
+        return
     if isinstance(value, (numbers.Number, np.number, np.bool_)) and not isinstance(value, Tensor):
         _C.set_value_(self, axes, starts, ends, steps, float(value))
         return
@@ -319,6 +317,83 @@ def __setitem__(self, index, value):
     if (int_axes or nones) and v.ndim:
         v = _reshape(_C.expand(v, target), region)
     _C.set_value_with_tensor_(self, v, axes, starts, ends, steps)
+
+
+# ---- assignment through integer-array and boolean indices ------------------------------
+def _setitem_value(x, value):
+    v = value if isinstance(value, Tensor) else _C._from_buffer(np.asarray(value), x.dtype)
+    return _C.cast(v, x.dtype) if v.dtype is not x.dtype else v
+
+
+def _setitem_advanced(x, axes, starts, ends, steps, nones, advanced, adjacent, v):
+    """x[index] = v with advanced entries: numpy's semantics, through index_put_nd.
+
+    The basic part selects a region (a strided slice; the ints of such an index are
+    advanced); the region is permuted so the advanced axes lead, in the order of the
+    index, which is the layout index_put_nd writes; v is broadcast to the shape
+    x[index] has and permuted the same way; the result is written back into the
+    region in place (the set_value path), or straight into x when no permutation
+    or slice is needed. Both record autograd and bump x's version."""
+    region = _C.strided_slice(x, axes, starts, ends, steps) if axes else x
+    rshape = region.shape
+    adv_axes = [a for a, _ in advanced]
+    arrs = [np.asarray(t.numpy(), dtype=np.int64) for _, t in advanced]
+    bshape = _broadcast_shapes([a.shape for a in arrs])
+    if int(np.prod(bshape)):  # numpy checks no index when the broadcast is empty
+        for a, arr in zip(adv_axes, arrs):
+            n = rshape[a]
+            bad = arr[(arr < -n) | (arr >= n)]
+            if bad.size:
+                raise IndexError(f"__setitem__(): argument 'index': index "
+                                 f"{int(bad.reshape(-1)[0])} is out of bounds for axis {a} "
+                                 f"with size {n}")
+    # The layout of x[index]: labels ('n',) for None dims, ('r', d) for region dim d,
+    # ('b', j) for broadcast index dim j.
+    layout = [("r", d) for d in range(len(rshape))]
+    for p in sorted(nones):
+        layout.insert(p, ("n",))
+    pos = [layout.index(("r", a)) for a in adv_axes]
+    if not adjacent:
+        layout = [layout[p] for p in pos] + [lab for p, lab in enumerate(layout) if p not in pos]
+        pos = list(range(len(pos)))
+    layout = layout[:pos[0]] + [("b", j) for j in range(len(bshape))] + layout[pos[0] + len(pos):]
+    size = {("n",): 1, **{("r", d): n for d, n in enumerate(rshape)},
+            **{("b", j): n for j, n in enumerate(bshape)}}
+    target = [size[lab] for lab in layout]
+
+    def cannot():
+        return ValueError(f"__setitem__(): argument 'value' of shape {v.shape} could not be "
+                          f"broadcast to the indexed shape {target}")
+    if v.ndim > len(target):
+        lead = v.ndim - len(target)  # numpy drops leading 1s only
+        if any(n != 1 for n in v.shape[:lead]):
+            raise cannot()
+        v = _reshape(v, v.shape[lead:])
+    try:
+        ok = _broadcast_shapes([v.shape, target]) == target
+    except ValueError:
+        ok = False
+    if not ok:
+        raise cannot()
+    rest = [d for d in range(len(rshape)) if d not in adv_axes]
+    if v.ndim:
+        v = _reshape(_C.expand(v, target), [n for lab, n in zip(layout, target) if lab != ("n",)])
+        kept = [lab for lab in layout if lab != ("n",)]
+        vperm = [kept.index(("b", j)) for j in range(len(bshape))] + \
+            [kept.index(("r", d)) for d in rest]
+        if vperm != list(range(len(vperm))):
+            v = _C.transpose(v, vperm)
+    stacked = np.stack(np.broadcast_arrays(*arrs), -1) if arrs else np.zeros([0], np.int64)
+    idx = _C._from_buffer(np.ascontiguousarray(stacked, dtype=np.int64), int64)
+    perm = adv_axes + rest
+    if not axes and perm == list(range(len(perm))):
+        _C.index_put_nd_(x, idx, v, False)
+        return
+    moved = _C.transpose(region, perm) if perm != list(range(len(perm))) else region
+    new = _C.index_put_nd(moved, idx, v, False)
+    if perm != list(range(len(perm))):
+        new = _C.transpose(new, [int(i) for i in np.argsort(perm)])
+    _C.set_value_with_tensor_(x, new, axes, starts, ends, steps)
 
 
 def __iter__(self):

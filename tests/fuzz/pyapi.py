@@ -98,9 +98,10 @@ def _gather():
     def oracle(x, index, axis=None):
         torch = _torch()
         axis = axis or 0
-        if index.numel() and (index.min() < 0 or index.max() >= x.shape[axis]):
-            raise IndexError("index out of range")  # Paddle's gather takes no negative index
-        return torch.index_select(x, axis, index.long())
+        n = x.shape[axis]
+        if index.numel() and (index.min() < -n or index.max() >= n):
+            raise IndexError("index out of range")  # negatives count from the end (Paddle 3)
+        return torch.index_select(x, axis, index.long() % max(n, 1))
     return gen, oracle
 
 

@@ -39,7 +39,7 @@ OUTCOMES = [OK, NO_ORACLE, BOTH, OAR_RAISES, TORCH_RAISES, WRONG_REJECTED, WRONG
 RTOL = {"float64": (1e-10, 1e-12), "float32": (1e-5, 1e-6), "float16": (2e-3, 1e-5),
         "bfloat16": (1.6e-2, 1e-5)}
 # torch's error may come from the expression itself for a value that the call allows;
-# those are what torch "raises" on (e.g. a negative index in Paddle's gather).
+# those are what torch "raises" on (e.g. an out-of-range index in Paddle's gather).
 
 
 def err_str(e):

@@ -324,6 +324,10 @@ def _function(op, name):
     return getattr(oar if "function" in op.python else oar._C, name)
 
 
+def _other_tensors(op, o_in):
+    return {a.name: t for a, t in zip(op.inputs[1:], o_in[1:])}
+
+
 METHOD_PARAMS = [p for p in FORWARD_PARAMS if _has_method(OPS[p.op]) and p.dtype != "float32"]
 
 
@@ -335,7 +339,9 @@ def test_method(p):
     inputs = p.inputs()
     o_in = [inp.oar_view(inp.oar_base()) for inp in inputs]
     kwargs = dict(p.case["attrs"])
-    out = getattr(o_in[0], p.op)(*o_in[1:], **kwargs)
+    # the other tensors by name: a declaration may put an attribute before a tensor
+    # (Paddle's index_add(x, index, axis, value))
+    out = getattr(o_in[0], p.op)(**_other_tensors(op, o_in), **kwargs)
     want = call_torch(op, [inp.torch_view(inp.torch_base()) for inp in inputs],
                       _attrs(op, p.case))
     assert_close(out, want, _tol(p), f"{p}: method x.{p.op}(...)")
@@ -396,7 +402,7 @@ def test_inplace_no_grad(p, variant):
             r = call_oar(op, o_in, attrs, fn=_function(op, op.name + "_"))
         else:
             kwargs = dict(p.case["attrs"])
-            r = getattr(x, op.name + "_")(*o_in[1:], **kwargs)
+            r = getattr(x, op.name + "_")(**_other_tensors(op, o_in), **kwargs)
     assert r is x, f"{p}: {op.name}_ did not return its input"
     assert_close(x, want, _tol(p), f"{p}: {op.name}_ ({variant}): x after the write")
     assert_close(o_bases[0], want_base, _tol(p),

@@ -312,4 +312,33 @@ Tensor linear_bias_grad(const Tensor& g) {
   return sum(g, AxesRange(0, g.ndim() - 1), DType::kUndefined, false);
 }
 
+// ---- gathering and scattering (gather.yaml, scatter.yaml) ----
+Tensor gather_grad(const Tensor& x, const Tensor& index, const Tensor& g, int64_t axis) {
+  const int64_t a = NormalizeAxis(axis, x.ndim());
+  const Tensor flat = reshape(index, {-1});
+  return index_select_grad(x, flat, index.ndim() == 0 ? unsqueeze(g, {a}) : g, a);
+}
+
+Tensor take_along_axis_grad(const Tensor& arr, const Tensor& indices, const Tensor& g, int64_t axis,
+                            bool broadcast) {
+  const int64_t a = NormalizeAxis(axis, arr.ndim());
+  std::vector<int64_t> wide = broadcast ? g.shape() : arr.shape();
+  wide[a] = arr.dims()[a];
+  const Tensor spread =
+      scatter_along_axis(zeros(wide, g.dtype()), indices, g, a, /*reduce=add*/ 1, true, broadcast);
+  return unbroadcast(spread, arr);
+}
+
+Tensor scatter_along_axis_grad_arr(const Tensor& indices, const Tensor& g, int64_t axis, int64_t reduce,
+                               bool include_self, bool broadcast) {
+  if (reduce == 1 && include_self) return g;
+  return scatter_along_axis(g, indices, zeros({}, g.dtype()), axis, /*reduce=assign*/ 0, true,
+                        broadcast);
+}
+
+Tensor index_put_nd_grad_x(const Tensor& g, const Tensor& index, bool accumulate) {
+  if (accumulate) return g;
+  return index_put_nd(g, index, zeros({}, g.dtype()), false);
+}
+
 }  // namespace oar

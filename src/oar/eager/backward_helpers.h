@@ -76,4 +76,19 @@ Tensor ce_soft_grad_grad_out_grad(const Tensor& logits, const Tensor& label, con
 // linear: d/dweight (x^T g over all leading dims) and d/dbias (g summed over them).
 Tensor linear_weight_grad(const Tensor& x, const Tensor& g);
 Tensor linear_bias_grad(const Tensor& g);
+
+// ---- gathering and scattering (gather.yaml, scatter.yaml) ----
+// gather's backward: index_select_grad, with a 0-d index's dropped axis put back.
+Tensor gather_grad(const Tensor& x, const Tensor& index, const Tensor& g, int64_t axis);
+// take_along_axis's backward: g added at the taken positions of zeros shaped like
+// arr broadcast, then summed down to arr's shape.
+Tensor take_along_axis_grad(const Tensor& arr, const Tensor& indices, const Tensor& g, int64_t axis,
+                            bool broadcast);
+// put_along_axis's backward for arr: g itself when adding into arr, else g with
+// the written positions zeroed (their old values were overwritten).
+Tensor scatter_along_axis_grad_arr(const Tensor& indices, const Tensor& g, int64_t axis, int64_t reduce,
+                               bool include_self, bool broadcast);
+// index_put_nd's backward for x: g, or g with the written positions zeroed.
+Tensor index_put_nd_grad_x(const Tensor& g, const Tensor& index, bool accumulate);
+
 }  // namespace oar

@@ -91,3 +91,6 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 // so the generated API sees every InferMeta through this header.
 #include "oar/kernels/infer_meta_shape.h"  // IWYU pragma: export
 #include "oar/kernels/infer_meta_nn.h"  // the nn.functional sections (norm, loss, nn)
+// Gathering and scattering (gather.yaml, scatter.yaml): their InferMeta functions
+// live in their own file; included here because the generated API includes only this.
+#include "oar/kernels/infer_meta_index.h"

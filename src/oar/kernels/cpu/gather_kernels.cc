@@ -1,6 +1,8 @@
-// Gathering (advanced indexing): index_select, its gradient, and nonzero.
+// Gathering (advanced indexing): index_select, its gradient, nonzero, gather,
+// gather_nd and take_along_axis.
 #include "oar/core/parallel.h"
 #include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/funcs/index_rows.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
 
@@ -107,6 +109,85 @@ void NonzeroKernel(const DeviceContext&, const DenseTensor& x_in, DenseTensor* o
   }
 }
 
+// Paddle's gather: index_select that also takes a 0-d index (the axis is dropped)
+// and an [N, 1] one; negative positions count from the end, as in Paddle 3.
+template <typename T>
+void GatherKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTensor& index,
+                  int64_t axis, DenseTensor* out) {
+  const int64_t a = NormalizeAxis(axis, x_in.ndim());
+  const std::vector<int64_t> pos = funcs::CheckedPositions(index, x_in.dims()[a], "index", a);
+  const DenseTensor x = funcs::Contiguous(x_in);
+  const Split3 s = Around(x.dims(), a);
+  const T* in = static_cast<const T*>(x.data());
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;
+  const int64_t m = static_cast<int64_t>(pos.size());
+  ParallelFor(0, s.outer, m * s.inner, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      for (int64_t j = 0; j < m; ++j) {
+        const T* src = in + (i * s.n + pos[j]) * s.inner;
+        std::copy(src, src + s.inner, o + (i * m + j) * s.inner);
+      }
+    }
+  });
+}
+
+template <typename T>
+void GatherNdKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTensor& index,
+                    DenseTensor* out) {
+  const std::vector<int64_t> rows = funcs::NdRows(index, x_in.dims(), "index");
+  const DenseTensor x = funcs::Contiguous(x_in);
+  const int64_t inner = funcs::NumelFrom(x.dims(), index.dims().back());
+  const T* in = static_cast<const T*>(x.data());
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;
+  const int64_t n = static_cast<int64_t>(rows.size());
+  ParallelFor(0, n, inner, [&](int64_t b, int64_t e) {
+    for (int64_t r = b; r < e; ++r) {
+      std::copy(in + rows[r] * inner, in + (rows[r] + 1) * inner, o + r * inner);
+    }
+  });
+}
+
+// out[c] = arr[c with c[axis] = indices[c]]; with broadcast, the size-1 dims of arr
+// and indices (other than axis) stretch to out's (stride 0).
+template <typename T>
+void TakeAlongAxisKernel(const DeviceContext&, const DenseTensor& arr_in,
+                         const DenseTensor& indices, int64_t axis, bool, DenseTensor* out) {
+  const int64_t a = NormalizeAxis(axis, arr_in.ndim());
+  const DenseTensor arr = funcs::Contiguous(arr_in);
+  const std::vector<int64_t> idx = funcs::IndexValues(indices);
+  T* o = static_cast<T*>(out->AllocateFrom(arr.place()));
+  const int64_t n = out->numel();
+  if (n == 0) return;
+  const DDim& od = out->dims();
+  const int64_t nd = static_cast<int64_t>(od.size());
+  DDim as = ContiguousStrides(arr.dims()), is = ContiguousStrides(indices.dims());
+  for (int64_t d = 0; d < nd; ++d) {
+    if (d != a && arr.dims()[d] == 1) as[d] = 0;
+    if (indices.dims()[d] == 1) is[d] = 0;
+  }
+  const int64_t size = arr.dims()[a];
+  for (int64_t v : idx) funcs::CheckedPosition(v, size, "indices", a);  // before any read
+  const T* in = static_cast<const T*>(arr.data());
+  ParallelFor(0, n, nd + 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      int64_t rem = i, aoff = 0, ioff = 0;
+      for (int64_t d = nd - 1; d >= 0; --d) {
+        const int64_t c = rem % od[d];
+        rem /= od[d];
+        ioff += c * is[d];
+        if (d != a) aoff += c * as[d];
+      }
+      const int64_t p = idx[ioff] < 0 ? idx[ioff] + size : idx[ioff];
+      o[i] = in[aoff + p * as[a]];
+    }
+  });
+}
+
+OAR_REGISTER_KERNEL(gather, CPU, Any, GatherKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(gather_nd, CPU, Any, GatherNdKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(take_along_axis, CPU, Any, TakeAlongAxisKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(index_select, CPU, Any, IndexSelectKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(index_select_grad, CPU, Any, IndexSelectGradKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(nonzero, CPU, Any, NonzeroKernel, OAR_ALL_TYPES);
