@@ -41,4 +41,25 @@ Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool tra
 // d/d(out) of <gg, softmax_grad(out, g)>.
 Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& gg, int64_t axis);
 
+// ---- activations (src/oar/ops/activation.yaml; in backward_helpers_activation.cc).
+// The x-gradients of the fused <op>_grad(x, g, ...) = g * f'(x): gg * g * f''(x),
+// composed of differentiable ops.
+Tensor gelu_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, bool approximate);
+Tensor silu_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+Tensor mish_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+Tensor elu_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, double alpha);
+Tensor selu_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, double scale,
+                        double alpha);
+Tensor celu_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, double alpha);
+Tensor softplus_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, double beta,
+                            double threshold);
+Tensor softsign_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+Tensor log_sigmoid_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+Tensor tanhshrink_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+Tensor hardswish_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+// prelu(x, weight): where(x > 0, g, weight * g), and its weight-gradient summed to
+// weight's shape.
+Tensor prelu_grad_x(const Tensor& x, const Tensor& weight, const Tensor& g);
+Tensor prelu_grad_weight(const Tensor& x, const Tensor& weight, const Tensor& g);
+
 }  // namespace oar

@@ -86,3 +86,6 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
                                         const std::vector<int64_t>& strides);
 
 }  // namespace oar
+
+// ---- activations (src/oar/ops/activation.yaml): their InferMeta functions.
+#include "oar/kernels/infer_meta_activation.h"  // IWYU pragma: export
