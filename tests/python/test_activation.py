@@ -285,3 +285,16 @@ def test_argument_type_errors():
         F.hardtanh([1.0, 2.0])
     with pytest.raises(TypeError, match=r"elu\(\): .*int64"):
         F.elu(oar.to_tensor([1, 2, 3]))
+
+
+def test_hardtanh_inplace():
+    v = np.array([-2.0, -0.5, 0.25, 1.5])
+    a = oar.to_tensor(v, stop_gradient=False)
+    x = a * 1.0  # a non-leaf, so it may be written in place
+    y = F.hardtanh_(x, -1.0, 1.0)
+    assert y is x
+    np.testing.assert_array_equal(x.numpy(), np.clip(v, -1, 1))
+    (g,) = oar.grad([(y * y).sum()], [a])
+    np.testing.assert_array_equal(g.numpy(), [0.0, -1.0, 0.5, 0.0])
+    with pytest.raises(RuntimeError, match=r"hardtanh_\(\)"):
+        F.hardtanh_(oar.to_tensor(v, stop_gradient=False))  # a leaf that requires grad

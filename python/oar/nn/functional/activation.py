@@ -13,8 +13,8 @@ from ..._ops import split
 
 __all__ = ["relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax",
            "gelu", "silu", "swish", "mish", "leaky_relu", "elu", "selu", "celu", "softplus",
-           "softsign", "hardswish", "hardsigmoid", "hardtanh", "relu6", "prelu", "glu",
-           "log_sigmoid", "tanhshrink", "softshrink", "hardshrink", "thresholded_relu"]
+           "softsign", "hardswish", "hardsigmoid", "hardtanh", "hardtanh_", "relu6", "prelu",
+           "glu", "log_sigmoid", "tanhshrink", "softshrink", "hardshrink", "thresholded_relu"]
 
 relu = _C.relu
 relu_ = _C.relu_
@@ -104,6 +104,11 @@ def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
 def hardtanh(x, min=-1.0, max=1.0, name=None):  # noqa: A002 - Paddle's names
     """hardtanh(x) = min(max(x, min), max)."""
     return _C.hardtanh(x, min, max)
+
+
+def hardtanh_(x, min=-1.0, max=1.0, name=None):  # noqa: A002 - Paddle's names
+    """hardtanh written into x (the in-place variant of hardtanh); returns x."""
+    return _C.hardtanh_(x, min, max)
 
 
 def relu6(x, name=None):

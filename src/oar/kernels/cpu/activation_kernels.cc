@@ -344,12 +344,12 @@ void HardtanhKernel(const DeviceContext&, const DenseTensor& x, double min, doub
       x, out, [=](C a) { return a < lo ? lo : (a > hi ? hi : a); }, kCheap);
 }
 template <typename T>
-void HardtanhGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+void HardtanhGradKernel(const DeviceContext&, const DenseTensor& out, const DenseTensor& grad_out,
                         double min, double max, DenseTensor* x_grad) {
   using C = compute_t<T>;
   const C lo = static_cast<C>(min), hi = static_cast<C>(max);
   BinaryElementwise<T, T, T>(
-      x, grad_out, x_grad, [=](C a, C g) { return a <= lo || a >= hi ? C(0) : g; }, kCheap);
+      out, grad_out, x_grad, [=](C a, C g) { return a <= lo || a >= hi ? C(0) : g; }, kCheap);
 }
 template <typename T>
 void SoftshrinkKernel(const DeviceContext&, const DenseTensor& x, double threshold,
