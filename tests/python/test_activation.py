@@ -298,3 +298,41 @@ def test_hardtanh_inplace():
     np.testing.assert_array_equal(g.numpy(), [0.0, -1.0, 0.5, 0.0])
     with pytest.raises(RuntimeError, match=r"hardtanh_\(\)"):
         F.hardtanh_(oar.to_tensor(v, stop_gradient=False))  # a leaf that requires grad
+
+
+SPECIAL = [float("nan"), float("inf"), float("-inf"), 0.0, -0.0, 1e-310, -5.0, 5.0, 50.0, -50.0]  # NaN first
+
+
+@pytest.mark.parametrize("fo,ft", [
+    (F.gelu, TF.gelu), (lambda x: F.gelu(x, True), lambda x: TF.gelu(x, approximate="tanh")),
+    (F.silu, TF.silu), (F.mish, TF.mish), (F.elu, TF.elu), (F.selu, TF.selu),
+    (F.softplus, TF.softplus), (F.log_sigmoid, TF.logsigmoid),
+    (F.tanhshrink, TF.tanhshrink), (F.hardswish, TF.hardswish), (F.leaky_relu, TF.leaky_relu),
+    (F.hardtanh, TF.hardtanh), (F.relu6, TF.relu6), (F.softshrink, TF.softshrink),
+    (F.hardshrink, TF.hardshrink),
+    # torch's own hardsigmoid backward uses a float32 1/6: compare with the formula
+    (lambda x: F.hardsigmoid(x, 1 / 6), lambda x: torch.clamp(x * (1 / 6) + 0.5, 0.0, 1.0)),
+    (lambda x: F.thresholded_relu(x, 1.0, 0.0), lambda x: TF.threshold(x, 1.0, 0.0)),
+    (lambda x: F.celu(x, 0.82), lambda x: torch.ops.aten.elu(x, 0.82, 1.0, 1 / 0.82)),
+], ids=lambda f: getattr(f, "__name__", "f"))
+def test_special_values_as_torch(fo, ft):
+    """NaN, infinities, signed zeros, subnormals: values and gradients as PyTorch's."""
+    xo = oar.to_tensor(np.array(SPECIAL), stop_gradient=False)
+    xt = torch.tensor(SPECIAL, dtype=torch.float64, requires_grad=True)
+    yo, yt = fo(xo), ft(xt)
+    np.testing.assert_allclose(yo.numpy(), yt.detach().numpy(), rtol=1e-12, atol=1e-300)
+    (go,) = oar.grad([yo], [xo], grad_outputs=[oar.ones_like(yo)])
+    (gt,) = torch.autograd.grad(yt, xt, torch.ones_like(yt))
+    # At the NaN input torch's answer depends on its loop (vectorized or scalar tail,
+    # tests/fuzz/allowlist.py): compare the others.
+    np.testing.assert_allclose(go.numpy()[1:], gt.numpy()[1:], rtol=1e-12, atol=1e-300)
+
+
+def test_softsign_at_infinity():
+    # The value is inf / inf = NaN, as torch's; the gradient 1 / (1 + |x|) ** 2 is its
+    # limit 0 (torch's autograd of x / (1 + |x|) meets inf / inf again: NaN).
+    x = oar.to_tensor([float("inf"), float("-inf"), 0.0], stop_gradient=False)
+    y = F.softsign(x)
+    np.testing.assert_array_equal(y.numpy(), [np.nan, np.nan, 0.0])
+    (g,) = oar.grad([y.sum()], [x])
+    np.testing.assert_array_equal(g.numpy(), [0.0, 0.0, 1.0])

@@ -2,6 +2,7 @@
 // elementwise pass each, forward and backward. Every function is evaluated in
 // the compute type (float for float16/bfloat16), and arranged so NaN in gives
 // NaN out (comparisons with NaN are false: the branch taken returns NaN).
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 
@@ -286,8 +287,9 @@ void HardswishGradKernel(const DeviceContext&, const DenseTensor& x, const Dense
       x, grad_out, x_grad,
       [](auto a, auto g) {
         using C = decltype(a);
+        // NaN takes the last branch, as in PyTorch: the gradient passes.
         if (a < C(-3)) return C(0);
-        return a > C(3) ? g : g * (a / C(3) + C(0.5));
+        return a <= C(3) ? g * (a / C(3) + C(0.5)) : g;
       },
       kCheap);
 }
