@@ -91,4 +91,25 @@ Tensor scatter_along_axis_grad_arr(const Tensor& indices, const Tensor& g, int64
 // index_put_nd's backward for x: g, or g with the written positions zeroed.
 Tensor index_put_nd_grad_x(const Tensor& g, const Tensor& index, bool accumulate);
 
+// ---- activations (src/oar/ops/activation.yaml; in backward_helpers_activation.cc).
+// The x-gradients of the fused <op>_grad(x, g, ...) = g * f'(x): gg * g * f''(x),
+// composed of differentiable ops.
+Tensor gelu_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, bool approximate);
+Tensor silu_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+Tensor mish_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+Tensor elu_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, double alpha);
+Tensor selu_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, double scale,
+                        double alpha);
+Tensor celu_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, double alpha);
+Tensor softplus_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, double beta,
+                            double threshold);
+Tensor softsign_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+Tensor log_sigmoid_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+Tensor tanhshrink_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+Tensor hardswish_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg);
+// prelu(x, weight): where(x > 0, g, weight * g), and its weight-gradient summed to
+// weight's shape.
+Tensor prelu_grad_x(const Tensor& x, const Tensor& weight, const Tensor& g);
+Tensor prelu_grad_weight(const Tensor& x, const Tensor& weight, const Tensor& g);
+
 }  // namespace oar

@@ -94,3 +94,5 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 // Gathering and scattering (gather.yaml, scatter.yaml): their InferMeta functions
 // live in their own file; included here because the generated API includes only this.
 #include "oar/kernels/infer_meta_index.h"
+// ---- activations (src/oar/ops/activation.yaml): their InferMeta functions.
+#include "oar/kernels/infer_meta_activation.h"  // IWYU pragma: export

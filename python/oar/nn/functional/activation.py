@@ -1,8 +1,20 @@
-"""oar.nn.functional: activations and softmax (Paddle's paddle.nn.functional.activation)."""
-from ... import _C
-from ..._dtype import convert_dtype
+"""oar.nn.functional: activations and softmax (Paddle's paddle.nn.functional.activation).
 
-__all__ = ["relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax"]
+Each activation is one op of src/oar/ops/activation.yaml (a fused elementwise kernel
+with a fused first-order backward), called here with Paddle's signature. Three are
+compositions, as fast as an op of their own would be: swish is silu (Paddle's swish
+has beta 1), relu6 is hardtanh(x, 0, 6) (the same single kernel), and glu is a split
+plus sigmoid and multiply.
+"""
+from ... import _C
+from ... import _check as C
+from ..._dtype import convert_dtype
+from ..._ops import split
+
+__all__ = ["relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax",
+           "gelu", "silu", "swish", "mish", "leaky_relu", "elu", "selu", "celu", "softplus",
+           "softsign", "hardswish", "hardsigmoid", "hardtanh", "hardtanh_", "relu6", "prelu",
+           "glu", "log_sigmoid", "tanhshrink", "softshrink", "hardshrink", "thresholded_relu"]
 
 relu = _C.relu
 relu_ = _C.relu_
@@ -20,3 +32,157 @@ def log_softmax(x, axis=-1, dtype=None, name=None):
     if dtype is not None:
         x = _C.cast(x, convert_dtype(dtype))
     return _C.log_softmax(x, axis)
+
+
+def gelu(x, approximate=False, name=None):
+    """gelu(x) = x * Phi(x), Phi the standard normal CDF (through erf); with approximate
+    (True or "tanh") 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3))).
+    approximate may also be False or "none"."""
+    if isinstance(approximate, str):
+        if approximate not in ("tanh", "none"):
+            raise ValueError(f"gelu(): argument 'approximate' must be True, False, 'tanh' or "
+                             f"'none', but got {approximate!r}")
+        approximate = approximate == "tanh"
+    return _C.gelu(x, approximate)
+
+
+def silu(x, name=None):
+    """silu(x) = x * sigmoid(x)."""
+    return _C.silu(x)
+
+
+def swish(x, name=None):
+    """swish(x) = x * sigmoid(x) (the silu op)."""
+    return _C.silu(x)
+
+
+def mish(x, name=None):
+    """mish(x) = x * tanh(softplus(x))."""
+    return _C.mish(x)
+
+
+def leaky_relu(x, negative_slope=0.01, name=None):
+    """leaky_relu(x) = x where x > 0, else negative_slope * x."""
+    return _C.leaky_relu(x, negative_slope)
+
+
+def elu(x, alpha=1.0, name=None):
+    """elu(x) = x where x > 0, else alpha * (e ** x - 1)."""
+    return _C.elu(x, alpha)
+
+
+def selu(x, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
+    """selu(x) = scale * (x where x > 0, else alpha * (e ** x - 1)); scale > 1, alpha >= 0."""
+    return _C.selu(x, scale, alpha)
+
+
+def celu(x, alpha=1.0, name=None):
+    """celu(x) = max(0, x) + min(0, alpha * (e ** (x / alpha) - 1)); alpha must not be 0."""
+    return _C.celu(x, alpha)
+
+
+def softplus(x, beta=1, threshold=20, name=None):
+    """softplus(x) = log(1 + e ** (beta * x)) / beta, and x where beta * x > threshold."""
+    return _C.softplus(x, beta, threshold)
+
+
+def softsign(x, name=None):
+    """softsign(x) = x / (1 + |x|)."""
+    return _C.softsign(x)
+
+
+def hardswish(x, name=None):
+    """hardswish(x) = x * min(max(x + 3, 0), 6) / 6."""
+    return _C.hardswish(x)
+
+
+def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
+    """hardsigmoid(x) = min(max(slope * x + offset, 0), 1)."""
+    return _C.hardsigmoid(x, slope, offset)
+
+
+def hardtanh(x, min=-1.0, max=1.0, name=None):  # noqa: A002 - Paddle's names
+    """hardtanh(x) = min(max(x, min), max)."""
+    return _C.hardtanh(x, min, max)
+
+
+def hardtanh_(x, min=-1.0, max=1.0, name=None):  # noqa: A002 - Paddle's names
+    """hardtanh written into x (the in-place variant of hardtanh); returns x."""
+    return _C.hardtanh_(x, min, max)
+
+
+def relu6(x, name=None):
+    """relu6(x) = min(max(x, 0), 6) (the hardtanh op)."""
+    return _C.hardtanh(x, 0.0, 6.0)
+
+
+def log_sigmoid(x, name=None):
+    """log_sigmoid(x) = log(1 / (1 + e ** -x)), without overflow."""
+    return _C.log_sigmoid(x)
+
+
+def tanhshrink(x, name=None):
+    """tanhshrink(x) = x - tanh(x)."""
+    return _C.tanhshrink(x)
+
+
+def softshrink(x, threshold=0.5, name=None):
+    """softshrink(x) = x - threshold where x > threshold, x + threshold where
+    x < -threshold, else 0; threshold >= 0."""
+    return _C.softshrink(x, threshold)
+
+
+def hardshrink(x, threshold=0.5, name=None):
+    """hardshrink(x) = x where |x| > threshold, else 0."""
+    return _C.hardshrink(x, threshold)
+
+
+def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
+    """thresholded_relu(x) = x where x > threshold, else value."""
+    return _C.thresholded_relu(x, threshold, value)
+
+
+# data_format -> whether the channels are the last axis (else axis 1).
+_PRELU_FORMATS = {"NC": False, "NCL": False, "NCHW": False, "NCDHW": False,
+                  "NLC": True, "NHWC": True, "NDHWC": True}
+
+
+def prelu(x, weight, data_format="NCHW", name=None):
+    """prelu(x) = max(0, x) + weight * min(0, x). weight has one element (shape [], [1])
+    shared by all of x, or one per channel (shape [C]); the channels are axis 1 for
+    "NC", "NCL", "NCHW", "NCDHW" and the last axis for "NLC", "NHWC", "NDHWC"."""
+    C.tensor("prelu", "x", x)
+    C.tensor("prelu", "weight", weight)
+    if not isinstance(data_format, str) or data_format not in _PRELU_FORMATS:
+        raise ValueError(f"prelu(): argument 'data_format' must be one of "
+                         f"{', '.join(_PRELU_FORMATS)}, but got {data_format!r}")
+    if weight.ndim > 1:
+        raise ValueError(f"prelu(): argument 'weight' must be 0-D or 1-D, but got shape "
+                         f"{weight.shape}")
+    if weight.size == 1:
+        return _C.prelu(x, _C.reshape(weight, []))
+    channel_last = _PRELU_FORMATS[data_format]
+    if x.ndim < 2:
+        raise ValueError(f"prelu(): a per-channel argument 'weight' (shape {weight.shape}) "
+                         f"needs 'x' with at least 2 dimensions, but got shape {x.shape}")
+    axis = x.ndim - 1 if channel_last else 1
+    if weight.size != x.shape[axis]:
+        raise ValueError(f"prelu(): argument 'weight' has {weight.size} elements but 'x' of "
+                         f"shape {x.shape} has {x.shape[axis]} channels (axis {axis}, "
+                         f"data_format {data_format!r}); expected 1 or {x.shape[axis]}")
+    if not channel_last:
+        weight = _C.reshape(weight, [weight.size] + [1] * (x.ndim - 2))
+    return _C.prelu(x, weight)
+
+
+def glu(x, axis=-1, name=None):
+    """glu(x) = a * sigmoid(b), a and b the halves of x along axis."""
+    C.tensor("glu", "x", x)
+    if x.ndim == 0:
+        raise ValueError("glu(): argument 'x' must have at least 1 dimension, but it is 0-D")
+    a = C.axis("glu", "axis", axis, x.ndim)
+    if x.shape[a] % 2:
+        raise ValueError(f"glu(): the size of 'x' along argument 'axis' ({axis}) must be even, "
+                         f"but got {x.shape[a]} (shape {x.shape})")
+    first, second = split(x, 2, a)
+    return _C.multiply(first, _C.sigmoid(second))

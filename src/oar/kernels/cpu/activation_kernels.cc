@@ -1,0 +1,454 @@
+// The activations of oar.nn.functional (src/oar/ops/activation.yaml): one fused
+// elementwise pass each, forward and backward. Every function is evaluated in
+// the compute type (float for float16/bfloat16), and arranged so NaN in gives
+// NaN out (comparisons with NaN are false: the branch taken returns NaN).
+#include <algorithm>
+#include <cmath>
+#include <numbers>
+
+#include "oar/kernels/funcs/elementwise.h"
+#include "oar/kernels/kernel_registry.h"
+
+namespace oar {
+namespace {
+
+using funcs::BinaryElementwise;
+using funcs::UnaryElementwise;
+
+// Costs per element for ParallelFor: a transcendental call, or a few flops.
+constexpr int64_t kTranscendental = 8;
+constexpr int64_t kCheap = 1;
+
+template <typename C>
+C Sigmoid(C v) {
+  return C(1) / (C(1) + std::exp(-v));
+}
+
+// log(1 + e ** v) without overflow for large v: max(v, 0) + log1p(e ** -|v|).
+template <typename C>
+C Softplus1(C v) {
+  return std::max(v, C(0)) + std::log1p(std::exp(-std::abs(v)));
+}
+
+// ---- gelu: x * Phi(x), exact through erf or the tanh approximation.
+template <typename C>
+struct GeluConst {
+  static constexpr C kInvSqrt2 = C(std::numbers::sqrt2 / 2);
+  static constexpr C kInvSqrt2Pi = C(std::numbers::inv_sqrtpi / std::numbers::sqrt2);
+  static constexpr C kSqrt2OverPi = C(std::numbers::sqrt2 * std::numbers::inv_sqrtpi);
+  static constexpr C kCubic = C(0.044715);
+};
+
+template <typename C>
+C GeluExact(C x) {
+  return C(0.5) * x * (C(1) + std::erf(x * GeluConst<C>::kInvSqrt2));
+}
+template <typename C>
+C GeluTanh(C x) {
+  using K = GeluConst<C>;
+  return C(0.5) * x * (C(1) + std::tanh(K::kSqrt2OverPi * (x + K::kCubic * x * x * x)));
+}
+template <typename C>
+C GeluExactDerivative(C x) {
+  using K = GeluConst<C>;
+  return C(0.5) * (C(1) + std::erf(x * K::kInvSqrt2)) +
+         x * K::kInvSqrt2Pi * std::exp(C(-0.5) * x * x);
+}
+template <typename C>
+C GeluTanhDerivative(C x) {
+  using K = GeluConst<C>;
+  const C x2 = x * x;
+  const C t = std::tanh(K::kSqrt2OverPi * x * (C(1) + K::kCubic * x2));
+  return C(0.5) * (C(1) + t) +
+         C(0.5) * x * (C(1) - t * t) * K::kSqrt2OverPi * (C(1) + C(3) * K::kCubic * x2);
+}
+
+}  // namespace
+
+template <typename T>
+void GeluKernel(const DeviceContext&, const DenseTensor& x, bool approximate, DenseTensor* out) {
+  if (approximate) {
+    UnaryElementwise<T, T>(
+        x, out, [](auto a) { return GeluTanh(a); }, kTranscendental);
+  } else {
+    UnaryElementwise<T, T>(
+        x, out, [](auto a) { return GeluExact(a); }, kTranscendental);
+  }
+}
+template <typename T>
+void GeluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                    bool approximate, DenseTensor* x_grad) {
+  if (approximate) {
+    BinaryElementwise<T, T, T>(
+        x, grad_out, x_grad, [](auto a, auto g) { return g * GeluTanhDerivative(a); },
+        kTranscendental);
+  } else {
+    BinaryElementwise<T, T, T>(
+        x, grad_out, x_grad, [](auto a, auto g) { return g * GeluExactDerivative(a); },
+        kTranscendental);
+  }
+}
+
+// ---- silu (swish): x * sigmoid(x); x / inf = -0 for very negative x, no NaN.
+template <typename T>
+void SiluKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  UnaryElementwise<T, T>(
+      x, out, [](auto a) { return a / (decltype(a)(1) + std::exp(-a)); }, kTranscendental);
+}
+template <typename T>
+void SiluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                    DenseTensor* x_grad) {
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad,
+      [](auto a, auto g) {
+        using C = decltype(a);
+        const C s = Sigmoid(a);
+        return g * s * (C(1) + a * (C(1) - s));
+      },
+      kTranscendental);
+}
+
+// ---- mish: x * tanh(softplus(x)), softplus with PyTorch's and Paddle's threshold
+// of 20 (above it softplus(x) is x to working precision).
+namespace {
+template <typename C>
+C MishSoftplus(C a) {
+  return a > C(20) ? a : std::log1p(std::exp(a));
+}
+}  // namespace
+template <typename T>
+void MishKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  UnaryElementwise<T, T>(
+      x, out, [](auto a) { return a * std::tanh(MishSoftplus(a)); }, kTranscendental);
+}
+template <typename T>
+void MishGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                    DenseTensor* x_grad) {
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad,
+      [](auto a, auto g) {
+        using C = decltype(a);
+        const C tp = std::tanh(MishSoftplus(a));
+        return g * (tp + a * (C(1) - tp * tp) * Sigmoid(a));
+      },
+      kTranscendental);
+}
+
+// ---- elu, selu, celu: the exponential branch through expm1 (exact near 0).
+template <typename T>
+void EluKernel(const DeviceContext&, const DenseTensor& x, double alpha, DenseTensor* out) {
+  using C = compute_t<T>;
+  const C al = static_cast<C>(alpha);
+  UnaryElementwise<T, T>(
+      x, out, [=](C a) { return a > C(0) ? a : al * std::expm1(a); }, kTranscendental);
+}
+template <typename T>
+void EluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                   double alpha, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const C al = static_cast<C>(alpha);
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad, [=](C a, C g) { return a > C(0) ? g : g * al * std::exp(a); },
+      kTranscendental);
+}
+template <typename T>
+void SeluKernel(const DeviceContext&, const DenseTensor& x, double scale, double alpha,
+                DenseTensor* out) {
+  using C = compute_t<T>;
+  const C sc = static_cast<C>(scale), sa = static_cast<C>(scale * alpha);
+  UnaryElementwise<T, T>(
+      x, out, [=](C a) { return a > C(0) ? sc * a : sa * std::expm1(a); }, kTranscendental);
+}
+template <typename T>
+void SeluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                    double scale, double alpha, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const C sc = static_cast<C>(scale), sa = static_cast<C>(scale * alpha);
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad, [=](C a, C g) { return a > C(0) ? g * sc : g * sa * std::exp(a); },
+      kTranscendental);
+}
+template <typename T>
+void CeluKernel(const DeviceContext&, const DenseTensor& x, double alpha, DenseTensor* out) {
+  using C = compute_t<T>;
+  const C al = static_cast<C>(alpha), inv = static_cast<C>(1.0 / alpha);
+  UnaryElementwise<T, T>(
+      x, out, [=](C a) { return a > C(0) ? a : al * std::expm1(a * inv); }, kTranscendental);
+}
+template <typename T>
+void CeluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                    double alpha, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const C inv = static_cast<C>(1.0 / alpha);
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad, [=](C a, C g) { return a > C(0) ? g : g * std::exp(a * inv); },
+      kTranscendental);
+}
+
+// ---- softplus: log(1 + e ** (beta x)) / beta, linear above the threshold.
+template <typename T>
+void SoftplusKernel(const DeviceContext&, const DenseTensor& x, double beta, double threshold,
+                    DenseTensor* out) {
+  using C = compute_t<T>;
+  const C b = static_cast<C>(beta), th = static_cast<C>(threshold), inv = static_cast<C>(1 / beta);
+  UnaryElementwise<T, T>(
+      x, out,
+      [=](C a) {
+        const C z = a * b;
+        return z > th ? a : Softplus1(z) * inv;
+      },
+      kTranscendental);
+}
+template <typename T>
+void SoftplusGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                        double beta, double threshold, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const C b = static_cast<C>(beta), th = static_cast<C>(threshold);
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad,
+      [=](C a, C g) {
+        const C z = a * b;
+        return z > th ? g : g * Sigmoid(z);
+      },
+      kTranscendental);
+}
+
+// ---- softsign, log_sigmoid, tanhshrink, hardswish
+template <typename T>
+void SoftsignKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  UnaryElementwise<T, T>(
+      x, out, [](auto a) { return a / (decltype(a)(1) + std::abs(a)); }, 2);
+}
+template <typename T>
+void SoftsignGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                        DenseTensor* x_grad) {
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad,
+      [](auto a, auto g) {
+        const auto d = decltype(a)(1) + std::abs(a);
+        return g / (d * d);
+      },
+      2);
+}
+template <typename T>
+void LogSigmoidKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  // log(sigmoid(x)) = -softplus(-x) = min(x, 0) - log1p(e ** -|x|).
+  UnaryElementwise<T, T>(
+      x, out,
+      [](auto a) {
+        using C = decltype(a);
+        return std::min(a, C(0)) - std::log1p(std::exp(-std::abs(a)));
+      },
+      kTranscendental);
+}
+template <typename T>
+void LogSigmoidGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                          DenseTensor* x_grad) {
+  // sigmoid(-x) from e ** -|x|, which never overflows.
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad,
+      [](auto a, auto g) {
+        using C = decltype(a);
+        const C e = std::exp(-std::abs(a));
+        return g * (a < C(0) ? C(1) / (C(1) + e) : e / (C(1) + e));
+      },
+      kTranscendental);
+}
+template <typename T>
+void TanhshrinkKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  UnaryElementwise<T, T>(
+      x, out, [](auto a) { return a - std::tanh(a); }, kTranscendental);
+}
+template <typename T>
+void TanhshrinkGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                          DenseTensor* x_grad) {
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad,
+      [](auto a, auto g) {
+        const auto t = std::tanh(a);
+        return g * t * t;
+      },
+      kTranscendental);
+}
+template <typename T>
+void HardswishKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  UnaryElementwise<T, T>(
+      x, out,
+      [](auto a) {
+        using C = decltype(a);
+        return a * std::min(std::max(a + C(3), C(0)), C(6)) / C(6);
+      },
+      kCheap);
+}
+template <typename T>
+void HardswishGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                         DenseTensor* x_grad) {
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad,
+      [](auto a, auto g) {
+        using C = decltype(a);
+        // NaN takes the last branch, as in PyTorch: the gradient passes.
+        if (a < C(-3)) return C(0);
+        return a <= C(3) ? g * (a / C(3) + C(0.5)) : g;
+      },
+      kCheap);
+}
+
+// ---- piecewise linear: the gradient is a mask (times a slope).
+template <typename T>
+void LeakyReluKernel(const DeviceContext&, const DenseTensor& x, double negative_slope,
+                     DenseTensor* out) {
+  using C = compute_t<T>;
+  const C s = static_cast<C>(negative_slope);
+  UnaryElementwise<T, T>(
+      x, out, [=](C a) { return a > C(0) ? a : a * s; }, kCheap);
+}
+template <typename T>
+void LeakyReluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                         double negative_slope, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const C s = static_cast<C>(negative_slope);
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad, [=](C a, C g) { return a > C(0) ? g : g * s; }, kCheap);
+}
+template <typename T>
+void HardsigmoidKernel(const DeviceContext&, const DenseTensor& x, double slope, double offset,
+                       DenseTensor* out) {
+  using C = compute_t<T>;
+  const C s = static_cast<C>(slope), o = static_cast<C>(offset);
+  UnaryElementwise<T, T>(
+      x, out,
+      [=](C a) {
+        const C y = a * s + o;
+        return y < C(0) ? C(0) : (y > C(1) ? C(1) : y);
+      },
+      kCheap);
+}
+template <typename T>
+void HardsigmoidGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                           double slope, double offset, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const C s = static_cast<C>(slope), o = static_cast<C>(offset);
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad,
+      [=](C a, C g) {
+        const C y = a * s + o;
+        return y > C(0) && y < C(1) ? g * s : C(0);
+      },
+      kCheap);
+}
+template <typename T>
+void HardtanhKernel(const DeviceContext&, const DenseTensor& x, double min, double max,
+                    DenseTensor* out) {
+  using C = compute_t<T>;
+  const C lo = static_cast<C>(min), hi = static_cast<C>(max);
+  UnaryElementwise<T, T>(
+      x, out, [=](C a) { return a < lo ? lo : (a > hi ? hi : a); }, kCheap);
+}
+template <typename T>
+void HardtanhGradKernel(const DeviceContext&, const DenseTensor& out, const DenseTensor& grad_out,
+                        double min, double max, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const C lo = static_cast<C>(min), hi = static_cast<C>(max);
+  BinaryElementwise<T, T, T>(
+      out, grad_out, x_grad, [=](C a, C g) { return a <= lo || a >= hi ? C(0) : g; }, kCheap);
+}
+template <typename T>
+void SoftshrinkKernel(const DeviceContext&, const DenseTensor& x, double threshold,
+                      DenseTensor* out) {
+  using C = compute_t<T>;
+  const C t = static_cast<C>(threshold);
+  UnaryElementwise<T, T>(
+      x, out,
+      [=](C a) {
+        if (a >= -t && a <= t) return C(0);
+        return a > t ? a - t : a + t;
+      },
+      kCheap);
+}
+template <typename T>
+void SoftshrinkGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                          double threshold, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const C t = static_cast<C>(threshold);
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad, [=](C a, C g) { return a >= -t && a <= t ? C(0) : g; }, kCheap);
+}
+template <typename T>
+void HardshrinkKernel(const DeviceContext&, const DenseTensor& x, double threshold,
+                      DenseTensor* out) {
+  using C = compute_t<T>;
+  const C t = static_cast<C>(threshold);
+  UnaryElementwise<T, T>(
+      x, out, [=](C a) { return a >= -t && a <= t ? C(0) : a; }, kCheap);
+}
+template <typename T>
+void HardshrinkGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                          double threshold, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const C t = static_cast<C>(threshold);
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad, [=](C a, C g) { return a >= -t && a <= t ? C(0) : g; }, kCheap);
+}
+template <typename T>
+void ThresholdedReluKernel(const DeviceContext&, const DenseTensor& x, double threshold,
+                           double value, DenseTensor* out) {
+  using C = compute_t<T>;
+  const C t = static_cast<C>(threshold), v = static_cast<C>(value);
+  UnaryElementwise<T, T>(
+      x, out, [=](C a) { return a <= t ? v : a; }, kCheap);
+}
+template <typename T>
+void ThresholdedReluGradKernel(const DeviceContext&, const DenseTensor& x,
+                               const DenseTensor& grad_out, double threshold, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const C t = static_cast<C>(threshold);
+  BinaryElementwise<T, T, T>(
+      x, grad_out, x_grad, [=](C a, C g) { return a <= t ? C(0) : g; }, kCheap);
+}
+
+// ---- prelu: weight already shaped to broadcast against x (PreluInferMeta).
+template <typename T>
+void PreluKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& weight,
+                 DenseTensor* out) {
+  BinaryElementwise<T, T, T>(
+      x, weight, out, [](auto a, auto w) { return a > decltype(a)(0) ? a : a * w; }, kCheap);
+}
+
+OAR_REGISTER_KERNEL(gelu, CPU, Any, GeluKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(gelu_grad, CPU, Any, GeluGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(silu, CPU, Any, SiluKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(silu_grad, CPU, Any, SiluGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(mish, CPU, Any, MishKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(mish_grad, CPU, Any, MishGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(elu, CPU, Any, EluKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(elu_grad, CPU, Any, EluGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(selu, CPU, Any, SeluKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(selu_grad, CPU, Any, SeluGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(celu, CPU, Any, CeluKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(celu_grad, CPU, Any, CeluGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(softplus, CPU, Any, SoftplusKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(softplus_grad, CPU, Any, SoftplusGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(softsign, CPU, Any, SoftsignKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(softsign_grad, CPU, Any, SoftsignGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(log_sigmoid, CPU, Any, LogSigmoidKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(log_sigmoid_grad, CPU, Any, LogSigmoidGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(tanhshrink, CPU, Any, TanhshrinkKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(tanhshrink_grad, CPU, Any, TanhshrinkGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(hardswish, CPU, Any, HardswishKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(hardswish_grad, CPU, Any, HardswishGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(leaky_relu, CPU, Any, LeakyReluKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(leaky_relu_grad, CPU, Any, LeakyReluGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(hardsigmoid, CPU, Any, HardsigmoidKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(hardsigmoid_grad, CPU, Any, HardsigmoidGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(hardtanh, CPU, Any, HardtanhKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(hardtanh_grad, CPU, Any, HardtanhGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(softshrink, CPU, Any, SoftshrinkKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(softshrink_grad, CPU, Any, SoftshrinkGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(hardshrink, CPU, Any, HardshrinkKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(hardshrink_grad, CPU, Any, HardshrinkGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(thresholded_relu, CPU, Any, ThresholdedReluKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(thresholded_relu_grad, CPU, Any, ThresholdedReluGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(prelu, CPU, Any, PreluKernel, OAR_FLOAT_TYPES);
+
+}  // namespace oar
