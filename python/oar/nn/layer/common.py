@@ -1,7 +1,6 @@
 """Common layers: Linear, Identity, Flatten (Paddle's weight layouts and initializers)."""
 from __future__ import annotations
 
-from ... import _C
 from .layers import Layer
 
 __all__ = ["Linear", "Identity", "Flatten", "Dropout", "Dropout2D", "AlphaDropout", "Embedding",
@@ -30,8 +29,8 @@ class Linear(Layer):
         self.name = name
 
     def forward(self, input):
-        out = _C.matmul(input, self.weight)
-        return out if self.bias is None else _C.add(out, self.bias)
+        from .. import functional as F
+        return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
         return (f"in_features={self._in_features}, out_features={self._out_features}, "
