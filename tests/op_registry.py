@@ -443,7 +443,7 @@ def torch_grad(outs, ins, gouts=None, create_graph=False):
         return [torch.zeros_like(i) for i in ins]
     gs = torch.autograd.grad(outs, ins, grad_outputs=gouts, create_graph=create_graph,
                              allow_unused=True)
-    return [torch.zeros_like(i) if g is None else g for g in gs]
+    return [torch.zeros_like(i) if g is None else g for i, g in zip(ins, gs)]
 
 
 def oar_grad(outs, ins, gouts=None, create_graph=False):

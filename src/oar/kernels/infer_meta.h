@@ -86,3 +86,6 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
                                         const std::vector<int64_t>& strides);
 
 }  // namespace oar
+
+// Convolution and pooling (their own file, src/oar/kernels/infer_meta_conv.h).
+#include "oar/kernels/infer_meta_conv.h"  // IWYU pragma: export
