@@ -25,8 +25,8 @@
 namespace {
 
 using Clock = std::chrono::steady_clock;
-constexpr int kSamples = 5;
-constexpr double kMinSampleSeconds = 0.1;
+constexpr int kSamples = 60;
+constexpr double kMinSampleSeconds = 0.002;
 
 double Seconds(const std::function<void()>& fn) {
   const auto t0 = Clock::now();

@@ -36,10 +36,23 @@ bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
   return true;
 }
 
-Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
-            int64_t groups) {
-  (void)pass, (void)n, (void)c_in, (void)c_out, (void)groups;
+// Measured with benchmarks/conv.cc (docs/benchmarks.md, "Convolution"): GEMM
+// wins for 1x1 convolutions (a plain GEMM without im2col) and for the backward
+// passes of a first layer with few input taps (C_in / groups * K < 32: its
+// GEMMs are thin and oneDNN's reorders dominate); oneDNN wins the forward pass
+// of such a layer and every pass of 3x3 (and strided) convolutions with more
+// channels. float64 has no oneDNN path.
+Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in,
+            int64_t c_out, int64_t groups) {
   if (n == 0 || c_in == 0 || c_out == 0 || !OneDnnSupports(dtype, g)) return Algo::kGemm;
+  bool pointwise = true;
+  for (int d = 0; d < 3; ++d) {
+    pointwise = pointwise && g.kernel[d] == 1 && g.stride[d] == 1 && g.pad_before[d] == 0 &&
+                g.pad_after[d] == 0;
+  }
+  if (pointwise) return Algo::kGemm;
+  const bool few_taps = c_in / groups * g.kernel_size() < 32;
+  if (few_taps && pass != Pass::kForward) return Algo::kGemm;
   return Algo::kOneDnn;
 }
 
