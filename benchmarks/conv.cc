@@ -3,7 +3,7 @@
 // matter for a small Fashion-MNIST CNN (batch 64: 1->32 channels at 28x28 and
 // 32->64 at 14x14, 3x3, padding 1), a 1x1 and a strided convolution. It calls
 // the engines of src/oar/kernels/cpu/conv_impl.h directly on the same buffers;
-// the last column is the engine conv::Choose picks (the kernels' choice), which
+// the last column is the engine conv_engine::Choose picks (the kernels' choice), which
 // is set from this program's output (docs/benchmarks.md, "Convolution").
 //
 // Each measurement: a warm-up call, then the best of kSamples samples of
@@ -67,8 +67,8 @@ struct Shape {
 };
 
 void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng) {
-  using oar::conv::Algo;
-  using oar::conv::Pass;
+  using oar::conv_engine::Algo;
+  using oar::conv_engine::Pass;
   const oar::DDim xd{s.n, s.c_in, s.h, s.w}, wd{s.c_out, s.c_in, s.k, s.k};
   const oar::WindowGeometry g =
       oar::ConvGeometry(xd, wd, {s.stride, s.stride}, {s.pad, s.pad, s.pad, s.pad}, {1, 1}, 1);
@@ -79,27 +79,27 @@ void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng) {
   y.AllocateFrom(oar::CPUPlace());
   dx.AllocateFrom(oar::CPUPlace());
   dw.AllocateFrom(oar::CPUPlace());
-  const bool onednn = oar::conv::OneDnnSupports(dtype, g);
+  const bool onednn = oar::conv_engine::OneDnnSupports(dtype, g);
   const char* pass_names[] = {"forward", "backward data", "backward weights"};
   for (Pass pass : {Pass::kForward, Pass::kBackwardData, Pass::kBackwardWeights}) {
     auto run = [&](Algo a) {
       return BestSecondsPerCall([&] {
         switch (pass) {
           case Pass::kForward:
-            oar::conv::Forward(a, x, w, g, 1, &y);
+            oar::conv_engine::Forward(a, x, w, g, 1, &y);
             break;
           case Pass::kBackwardData:
-            oar::conv::BackwardData(a, dy, w, g, 1, &dx);
+            oar::conv_engine::BackwardData(a, dy, w, g, 1, &dx);
             break;
           case Pass::kBackwardWeights:
-            oar::conv::BackwardWeights(a, x, dy, g, 1, &dw);
+            oar::conv_engine::BackwardWeights(a, x, dy, g, 1, &dw);
             break;
         }
       });
     };
     const double t_gemm = run(Algo::kGemm);
     const double t_dnnl = onednn ? run(Algo::kOneDnn) : 0.0;
-    const Algo chosen = oar::conv::Choose(pass, dtype, g, s.n, s.c_in, s.c_out, 1);
+    const Algo chosen = oar::conv_engine::Choose(pass, dtype, g, s.n, s.c_in, s.c_out, 1);
     std::printf("%-34s %-17s %10.3f %10s %8s  %s\n", s.name, pass_names[int(pass)], t_gemm * 1e3,
                 onednn ? std::to_string(t_dnnl * 1e3).substr(0, 6).c_str() : "-",
                 onednn ? std::to_string(t_dnnl / t_gemm).substr(0, 5).c_str() : "-",

@@ -15,7 +15,7 @@
 #include "oar/core/parallel.h"
 #include "oar/kernels/cpu/conv_impl.h"
 
-namespace oar::conv {
+namespace oar::conv_engine {
 namespace {
 
 template <typename T>
@@ -225,4 +225,4 @@ void GemmBackwardWeights(const DenseTensor& x, const DenseTensor& dy, const Wind
 }
 }  // namespace detail
 
-}  // namespace oar::conv
+}  // namespace oar::conv_engine

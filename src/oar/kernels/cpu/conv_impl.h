@@ -11,7 +11,7 @@
 #include "oar/core/dense_tensor.h"
 #include "oar/kernels/infer_meta_conv.h"
 
-namespace oar::conv {
+namespace oar::conv_engine {
 
 enum class Algo { kGemm, kOneDnn };
 enum class Pass { kForward, kBackwardData, kBackwardWeights };
@@ -36,4 +36,4 @@ bool OneDnnSupports(DType dtype, const WindowGeometry& g);
 Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
             int64_t groups);
 
-}  // namespace oar::conv
+}  // namespace oar::conv_engine

@@ -8,7 +8,7 @@
 #include "oar/kernels/kernel_registry.h"
 
 namespace oar {
-namespace conv {
+namespace conv_engine {
 
 namespace detail {
 void GemmForward(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
@@ -42,8 +42,8 @@ bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
 // GEMMs are thin and oneDNN's reorders dominate); oneDNN wins the forward pass
 // of such a layer and every pass of 3x3 (and strided) convolutions with more
 // channels. float64 has no oneDNN path.
-Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in,
-            int64_t c_out, int64_t groups) {
+Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
+            int64_t groups) {
   if (n == 0 || c_in == 0 || c_out == 0 || !OneDnnSupports(dtype, g)) return Algo::kGemm;
   bool pointwise = true;
   for (int d = 0; d < 3; ++d) {
@@ -72,14 +72,14 @@ void BackwardWeights(Algo algo, const DenseTensor& x, const DenseTensor& dy,
   detail::GemmBackwardWeights(x, dy, g, groups, dw);
 }
 
-}  // namespace conv
+}  // namespace conv_engine
 
 namespace {
 
 // Runs `pass` on contiguous copies of a and b in the compute dtype (float16 and
 // bfloat16 compute in float32 and round once) and writes *out.
 template <typename T>
-void RunPass(conv::Pass pass, const DenseTensor& a_in, const DenseTensor& b_in,
+void RunPass(conv_engine::Pass pass, const DenseTensor& a_in, const DenseTensor& b_in,
              const WindowGeometry& g, int64_t groups, int64_t n, int64_t c_in, int64_t c_out,
              DenseTensor* out) {
   out->AllocateFrom(a_in.place());
@@ -96,16 +96,16 @@ void RunPass(conv::Pass pass, const DenseTensor& a_in, const DenseTensor& b_in,
   if (a.numel() == 0 || b.numel() == 0) {
     funcs::Fill(&result, 0);  // nothing to sum over
   } else {
-    const conv::Algo algo = conv::Choose(pass, compute, g, n, c_in, c_out, groups);
+    const conv_engine::Algo algo = conv_engine::Choose(pass, compute, g, n, c_in, c_out, groups);
     switch (pass) {
-      case conv::Pass::kForward:
-        conv::Forward(algo, a, b, g, groups, &result);
+      case conv_engine::Pass::kForward:
+        conv_engine::Forward(algo, a, b, g, groups, &result);
         break;
-      case conv::Pass::kBackwardData:
-        conv::BackwardData(algo, a, b, g, groups, &result);
+      case conv_engine::Pass::kBackwardData:
+        conv_engine::BackwardData(algo, a, b, g, groups, &result);
         break;
-      case conv::Pass::kBackwardWeights:
-        conv::BackwardWeights(algo, a, b, g, groups, &result);
+      case conv_engine::Pass::kBackwardWeights:
+        conv_engine::BackwardWeights(algo, a, b, g, groups, &result);
         break;
     }
   }
@@ -120,8 +120,8 @@ void ConvKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& w
                 const std::vector<int64_t>& dilations, int64_t groups, DenseTensor* out) {
   const WindowGeometry g =
       ConvGeometry(x.dims(), weight.dims(), strides, paddings, dilations, groups);
-  RunPass<T>(conv::Pass::kForward, x, weight, g, groups, x.dims()[0], x.dims()[1], weight.dims()[0],
-             out);
+  RunPass<T>(conv_engine::Pass::kForward, x, weight, g, groups, x.dims()[0], x.dims()[1],
+             weight.dims()[0], out);
 }
 
 // conv_transpose(x, w) is the data gradient of the convolution whose output
@@ -145,7 +145,7 @@ void ConvTransposeKernel(const DeviceContext&, const DenseTensor& x, const Dense
     g.pad_before[i] = p[2 * d];
     g.pad_after[i] = p[2 * d + 1];
   }
-  RunPass<T>(conv::Pass::kBackwardData, x, weight, g, groups, x.dims()[0], out->dims()[1],
+  RunPass<T>(conv_engine::Pass::kBackwardData, x, weight, g, groups, x.dims()[0], out->dims()[1],
              x.dims()[1], out);
 }
 
@@ -157,8 +157,8 @@ void ConvFilterGradKernel(const DeviceContext&, const DenseTensor& x, const Dens
                           DenseTensor* weight_grad) {
   const DDim w(filter_shape.begin(), filter_shape.end());
   const WindowGeometry g = ConvGeometry(x.dims(), w, strides, paddings, dilations, groups);
-  RunPass<T>(conv::Pass::kBackwardWeights, x, grad_out, g, groups, x.dims()[0], x.dims()[1], w[0],
-             weight_grad);
+  RunPass<T>(conv_engine::Pass::kBackwardWeights, x, grad_out, g, groups, x.dims()[0], x.dims()[1],
+             w[0], weight_grad);
 }
 
 OAR_REGISTER_KERNEL(conv, CPU, Any, ConvKernel, OAR_FLOAT_TYPES);

@@ -17,7 +17,7 @@
 static_assert(DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP,
               "oar needs oneDNN's OpenMP runtime, so oneDNN shares oar's threads");
 
-namespace oar::conv {
+namespace oar::conv_engine {
 namespace {
 
 using dnnl::memory;
@@ -168,4 +168,4 @@ void OneDnnBackwardWeights(const DenseTensor& x, const DenseTensor& dy, const Wi
 }
 
 }  // namespace detail
-}  // namespace oar::conv
+}  // namespace oar::conv_engine
