@@ -3,7 +3,8 @@
 # Safe to re-run: it only installs what is missing.
 set -euo pipefail
 
-APT_PACKAGES=(g++ make ccache libgtest-dev libgmock-dev libopenblas-openmp-dev nlohmann-json3-dev libmimalloc-dev zlib1g-dev dataset-fashion-mnist)
+APT_PACKAGES=(g++ make ccache libgtest-dev libgmock-dev libopenblas-openmp-dev nlohmann-json3-dev libmimalloc-dev
+              zlib1g-dev libdnnl-dev dataset-fashion-mnist)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -342,3 +342,59 @@ Tensor index_put_nd_grad_x(const Tensor& g, const Tensor& index, bool accumulate
 }
 
 }  // namespace oar
+
+// --- convolution (src/oar/ops/conv.yaml) ---
+namespace oar {
+
+Tensor conv_grad_x(const Tensor& g, const Tensor& w, const Tensor& x,
+                   const std::vector<int64_t>& strides, const std::vector<int64_t>& paddings,
+                   const std::vector<int64_t>& dilations, int64_t groups) {
+  const int64_t nd = x.ndim() - 2;
+  const auto s = PerDimOr(strides, nd, 1), p = PerDimOr(paddings, 2 * nd, 0);
+  const auto dl = PerDimOr(dilations, nd, 1);
+  std::vector<int64_t> output_padding(nd);
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t k = w.dims()[2 + d];
+    const int64_t base =
+        (g.dims()[2 + d] - 1) * s[d] - p[2 * d] - p[2 * d + 1] + dl[d] * (k - 1) + 1;
+    output_padding[d] = x.dims()[2 + d] - base;
+  }
+  return conv_transpose(g, w, strides, paddings, output_padding, dilations, groups);
+}
+
+Tensor conv_transpose_grad_x(const Tensor& g, const Tensor& w, const Tensor& x,
+                             const std::vector<int64_t>& strides,
+                             const std::vector<int64_t>& paddings,
+                             const std::vector<int64_t>& dilations, int64_t groups) {
+  Tensor dx = conv(g, w, strides, paddings, dilations, groups);
+  if (dx.dims() == x.dims()) return dx;
+  std::vector<int64_t> axes, starts, ends;
+  for (int64_t d = 2; d < x.ndim(); ++d) {
+    axes.push_back(d);
+    starts.push_back(0);
+    ends.push_back(x.dims()[d]);
+  }
+  return slice(dx, axes, starts, ends);
+}
+
+Tensor conv_transpose_grad_w(const Tensor& g, const Tensor& x, const Tensor& w,
+                             const std::vector<int64_t>& strides,
+                             const std::vector<int64_t>& paddings,
+                             const std::vector<int64_t>& dilations, int64_t groups) {
+  const int64_t nd = x.ndim() - 2;
+  const auto s = PerDimOr(strides, nd, 1), p = PerDimOr(paddings, 2 * nd, 0);
+  const auto dl = PerDimOr(dilations, nd, 1);
+  Tensor xe = x;
+  for (int64_t d = 0; d < nd; ++d) {
+    const int64_t span = dl[d] * (w.dims()[2 + d] - 1) + 1;
+    const int64_t n = (g.dims()[2 + d] + p[2 * d] + p[2 * d + 1] - span) / s[d] + 1;
+    if (n > xe.dims()[2 + d]) {
+      std::vector<int64_t> shape = xe.shape();
+      shape[2 + d] = n - xe.dims()[2 + d];
+      xe = concat({xe, full(shape, 0.0, xe.dtype())}, 2 + d);
+    }
+  }
+  return conv_filter_grad(g, xe, w.shape(), strides, paddings, dilations, groups);
+}
+
+}  // namespace oar

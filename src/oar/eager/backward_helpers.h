@@ -113,3 +113,25 @@ Tensor prelu_grad_x(const Tensor& x, const Tensor& weight, const Tensor& g);
 Tensor prelu_grad_weight(const Tensor& x, const Tensor& weight, const Tensor& g);
 
 }  // namespace oar
+
+// --- convolution (src/oar/ops/conv.yaml) ---
+namespace oar {
+// The input gradient of conv(x, w): conv_transpose of g, with the output
+// padding that restores x's spatial size (a stride can drop trailing rows).
+Tensor conv_grad_x(const Tensor& g, const Tensor& w, const Tensor& x,
+                   const std::vector<int64_t>& strides, const std::vector<int64_t>& paddings,
+                   const std::vector<int64_t>& dilations, int64_t groups);
+// The input gradient of conv_transpose(x, w): conv of g, cut to x's spatial
+// size (an output padding >= stride makes the conv one row longer).
+Tensor conv_transpose_grad_x(const Tensor& g, const Tensor& w, const Tensor& x,
+                             const std::vector<int64_t>& strides,
+                             const std::vector<int64_t>& paddings,
+                             const std::vector<int64_t>& dilations, int64_t groups);
+// The weight gradient of conv_transpose(x, w): conv_filter_grad(g, x), with x
+// padded by zeros at the end where an output padding >= stride makes the
+// convolution of g longer than x.
+Tensor conv_transpose_grad_w(const Tensor& g, const Tensor& x, const Tensor& w,
+                             const std::vector<int64_t>& strides,
+                             const std::vector<int64_t>& paddings,
+                             const std::vector<int64_t>& dilations, int64_t groups);
+}  // namespace oar

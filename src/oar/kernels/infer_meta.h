@@ -96,3 +96,5 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 #include "oar/kernels/infer_meta_index.h"
 // ---- activations (src/oar/ops/activation.yaml): their InferMeta functions.
 #include "oar/kernels/infer_meta_activation.h"  // IWYU pragma: export
+// Convolution and pooling (their own file, src/oar/kernels/infer_meta_conv.h).
+#include "oar/kernels/infer_meta_conv.h"  // IWYU pragma: export

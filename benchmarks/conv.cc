@@ -1,0 +1,129 @@
+// Convolution engines side by side: im2col + GEMM (OpenBLAS) against oneDNN,
+// for each pass (forward, backward data, backward weights) at the shapes that
+// matter for a small Fashion-MNIST CNN (batch 64: 1->32 channels at 28x28 and
+// 32->64 at 14x14, 3x3, padding 1), a 1x1 and a strided convolution. It calls
+// the engines of src/oar/kernels/cpu/conv_impl.h directly on the same buffers;
+// the last column is the engine conv_engine::Choose picks (the kernels' choice), which
+// is set from this program's output (docs/benchmarks.md, "Convolution").
+//
+// Each measurement: a warm-up call, then the best of kSamples samples of
+// repeated calls lasting >= kMinSampleSeconds each. Threads: OMP_NUM_THREADS
+// (oneDNN runs on the same OpenMP pool).
+//
+//   usage: oar_bench_conv [float64]   (default float32; oneDNN is float32 only)
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstring>
+#include <functional>
+#include <random>
+
+#include "oar/kernels/cpu/conv_impl.h"
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr int kSamples = 60;
+constexpr double kMinSampleSeconds = 0.002;
+
+double Seconds(const std::function<void()>& fn) {
+  const auto t0 = Clock::now();
+  fn();
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+double BestSecondsPerCall(const std::function<void()>& fn) {
+  fn();
+  const double first = Seconds(fn);
+  const int reps = std::max(1, int(kMinSampleSeconds / std::max(first, 1e-9)));
+  double best = 1e300;
+  for (int s = 0; s < kSamples; ++s) {
+    best = std::min(best, Seconds([&] {
+                            for (int r = 0; r < reps; ++r) fn();
+                          }) / reps);
+  }
+  return best;
+}
+
+oar::DenseTensor Random(oar::DType dtype, const oar::DDim& dims, std::mt19937* rng) {
+  oar::DenseTensor t(dtype, dims);
+  t.AllocateFrom(oar::CPUPlace());
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    if (dtype == oar::DType::kFloat32) {
+      static_cast<float*>(t.data())[i] = float(u(*rng));
+    } else {
+      static_cast<double*>(t.data())[i] = u(*rng);
+    }
+  }
+  return t;
+}
+
+struct Shape {
+  const char* name;
+  int64_t n, c_in, c_out, h, w, k, stride, pad;
+};
+
+void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng) {
+  using oar::conv_engine::Algo;
+  using oar::conv_engine::Pass;
+  const oar::DDim xd{s.n, s.c_in, s.h, s.w}, wd{s.c_out, s.c_in, s.k, s.k};
+  const oar::WindowGeometry g =
+      oar::ConvGeometry(xd, wd, {s.stride, s.stride}, {s.pad, s.pad, s.pad, s.pad}, {1, 1}, 1);
+  const oar::DDim yd{s.n, s.c_out, g.out[1], g.out[2]};
+  const oar::DenseTensor x = Random(dtype, xd, rng), w = Random(dtype, wd, rng);
+  const oar::DenseTensor dy = Random(dtype, yd, rng);
+  oar::DenseTensor y(dtype, yd), dx(dtype, xd), dw(dtype, wd);
+  y.AllocateFrom(oar::CPUPlace());
+  dx.AllocateFrom(oar::CPUPlace());
+  dw.AllocateFrom(oar::CPUPlace());
+  const bool onednn = oar::conv_engine::OneDnnSupports(dtype, g);
+  const char* pass_names[] = {"forward", "backward data", "backward weights"};
+  for (Pass pass : {Pass::kForward, Pass::kBackwardData, Pass::kBackwardWeights}) {
+    auto run = [&](Algo a) {
+      return BestSecondsPerCall([&] {
+        switch (pass) {
+          case Pass::kForward:
+            oar::conv_engine::Forward(a, x, w, g, 1, &y);
+            break;
+          case Pass::kBackwardData:
+            oar::conv_engine::BackwardData(a, dy, w, g, 1, &dx);
+            break;
+          case Pass::kBackwardWeights:
+            oar::conv_engine::BackwardWeights(a, x, dy, g, 1, &dw);
+            break;
+        }
+      });
+    };
+    const double t_gemm = run(Algo::kGemm);
+    const double t_dnnl = onednn ? run(Algo::kOneDnn) : 0.0;
+    const Algo chosen = oar::conv_engine::Choose(pass, dtype, g, s.n, s.c_in, s.c_out, 1);
+    std::printf("%-34s %-17s %10.3f %10s %8s  %s\n", s.name, pass_names[int(pass)], t_gemm * 1e3,
+                onednn ? std::to_string(t_dnnl * 1e3).substr(0, 6).c_str() : "-",
+                onednn ? std::to_string(t_dnnl / t_gemm).substr(0, 5).c_str() : "-",
+                chosen == Algo::kGemm ? "gemm" : "onednn");
+    std::fflush(stdout);
+  }
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  const bool f64 = argc > 1 && std::strcmp(argv[1], "float64") == 0;
+  const oar::DType dtype = f64 ? oar::DType::kFloat64 : oar::DType::kFloat32;
+  std::printf("conv engines, %s, %d threads, best of %d samples (ms per call)\n",
+              f64 ? "float64" : "float32", omp_get_max_threads(), kSamples);
+  std::printf("%-34s %-17s %10s %10s %8s  %s\n", "shape", "pass", "gemm ms", "onednn ms",
+              "dnn/gemm", "chosen");
+  const Shape shapes[] = {
+      {"64x1x28x28 -> 32, 3x3 pad 1", 64, 1, 32, 28, 28, 3, 1, 1},
+      {"64x32x14x14 -> 64, 3x3 pad 1", 64, 32, 64, 14, 14, 3, 1, 1},
+      {"64x64x14x14 -> 64, 1x1", 64, 64, 64, 14, 14, 1, 1, 0},
+      {"64x32x28x28 -> 64, 3x3 s2 pad 1", 64, 32, 64, 28, 28, 3, 2, 1},
+  };
+  std::mt19937 rng(0);
+  for (const Shape& s : shapes) BenchShape(s, dtype, &rng);
+  return 0;
+}

@@ -1,0 +1,39 @@
+// The two convolution engines behind the conv ops (src/oar/ops/conv.yaml):
+// im2col + GEMM on the project's BLAS, and oneDNN. Both compute the three
+// passes on contiguous channels-first float/double tensors; the kernels in
+// conv_kernels.cc pick one per pass and shape class by the measurement in
+// benchmarks/conv.cc (docs/benchmarks.md, "Convolution"), which calls these
+// functions directly to compare them.
+#pragma once
+
+#include <cstdint>
+
+#include "oar/core/dense_tensor.h"
+#include "oar/kernels/infer_meta_conv.h"
+
+namespace oar::conv_engine {
+
+enum class Algo { kGemm, kOneDnn };
+enum class Pass { kForward, kBackwardData, kBackwardWeights };
+
+// Contiguous tensors of one dtype (float32 or float64; oneDNN: float32 only).
+// `g` is the geometry of the forward convolution: in = x (or dx) spatial, out =
+// y (or dy) spatial.
+//   forward:          y [N, C_out, out] = conv(x [N, C_in, in], w [C_out, C_in/G, k])
+//   backward data:    dx [N, C_in, in] = conv_transpose(dy, w), w as above
+//   backward weights: dw [C_out, C_in/G, k] from x and dy
+void Forward(Algo algo, const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,
+             int64_t groups, DenseTensor* y);
+void BackwardData(Algo algo, const DenseTensor& dy, const DenseTensor& w, const WindowGeometry& g,
+                  int64_t groups, DenseTensor* dx);
+void BackwardWeights(Algo algo, const DenseTensor& x, const DenseTensor& dy,
+                     const WindowGeometry& g, int64_t groups, DenseTensor* dw);
+
+// Whether oneDNN can run this pass (float32, and its output-size formula
+// agrees with g: a conv_transpose output padding >= stride does not).
+bool OneDnnSupports(DType dtype, const WindowGeometry& g);
+// The engine the kernels use for a pass at this shape.
+Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
+            int64_t groups);
+
+}  // namespace oar::conv_engine

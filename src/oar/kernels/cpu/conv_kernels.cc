@@ -1,0 +1,168 @@
+// Kernels of the conv ops (src/oar/ops/conv.yaml): shape handling, dtype
+// handling and the choice of engine (conv_impl.h) per pass and shape.
+#include <omp.h>
+
+#include "oar/kernels/cpu/conv_impl.h"
+#include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/infer_meta.h"
+#include "oar/kernels/kernel_registry.h"
+
+namespace oar {
+namespace conv_engine {
+
+namespace detail {
+void GemmForward(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
+                 DenseTensor*);
+void GemmBackwardData(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
+                      DenseTensor*);
+void GemmBackwardWeights(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
+                         DenseTensor*);
+void OneDnnForward(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
+                   DenseTensor*);
+void OneDnnBackwardData(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
+                        DenseTensor*);
+void OneDnnBackwardWeights(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
+                           DenseTensor*);
+}  // namespace detail
+
+bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
+  if (dtype != DType::kFloat32) return false;
+  for (int d = 0; d < 3; ++d) {
+    const int64_t span = g.dilation[d] * (g.kernel[d] - 1) + 1;
+    const int64_t padded = g.in[d] + g.pad_before[d] + g.pad_after[d];
+    if (g.in[d] < 1 || g.out[d] < 1 || padded < span) return false;
+    if ((padded - span) / g.stride[d] + 1 != g.out[d]) return false;
+  }
+  return true;
+}
+
+// Measured with benchmarks/conv.cc (docs/benchmarks.md, "Convolution"): GEMM
+// wins for 1x1 convolutions (a plain GEMM without im2col) and for the backward
+// passes of a first layer with few input taps (C_in / groups * K < 32: its
+// GEMMs are thin and oneDNN's reorders dominate); oneDNN wins the forward pass
+// of such a layer and every pass of 3x3 (and strided) convolutions with more
+// channels. float64 has no oneDNN path.
+Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
+            int64_t groups) {
+  if (n == 0 || c_in == 0 || c_out == 0 || !OneDnnSupports(dtype, g)) return Algo::kGemm;
+  bool pointwise = true;
+  for (int d = 0; d < 3; ++d) {
+    pointwise = pointwise && g.kernel[d] == 1 && g.stride[d] == 1 && g.pad_before[d] == 0 &&
+                g.pad_after[d] == 0;
+  }
+  if (pointwise) return Algo::kGemm;
+  const bool few_taps = c_in / groups * g.kernel_size() < 32;
+  if (few_taps && pass != Pass::kForward) return Algo::kGemm;
+  return Algo::kOneDnn;
+}
+
+void Forward(Algo algo, const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,
+             int64_t groups, DenseTensor* y) {
+  if (algo == Algo::kOneDnn) return detail::OneDnnForward(x, w, g, groups, y);
+  detail::GemmForward(x, w, g, groups, y);
+}
+void BackwardData(Algo algo, const DenseTensor& dy, const DenseTensor& w, const WindowGeometry& g,
+                  int64_t groups, DenseTensor* dx) {
+  if (algo == Algo::kOneDnn) return detail::OneDnnBackwardData(dy, w, g, groups, dx);
+  detail::GemmBackwardData(dy, w, g, groups, dx);
+}
+void BackwardWeights(Algo algo, const DenseTensor& x, const DenseTensor& dy,
+                     const WindowGeometry& g, int64_t groups, DenseTensor* dw) {
+  if (algo == Algo::kOneDnn) return detail::OneDnnBackwardWeights(x, dy, g, groups, dw);
+  detail::GemmBackwardWeights(x, dy, g, groups, dw);
+}
+
+}  // namespace conv_engine
+
+namespace {
+
+// Runs `pass` on contiguous copies of a and b in the compute dtype (float16 and
+// bfloat16 compute in float32 and round once) and writes *out.
+template <typename T>
+void RunPass(conv_engine::Pass pass, const DenseTensor& a_in, const DenseTensor& b_in,
+             const WindowGeometry& g, int64_t groups, int64_t n, int64_t c_in, int64_t c_out,
+             DenseTensor* out) {
+  out->AllocateFrom(a_in.place());
+  if (out->numel() == 0) return;
+  constexpr bool kNative = std::is_same_v<T, float> || std::is_same_v<T, double>;
+  const DType compute = kNative ? dtype_of_v<T> : DType::kFloat32;
+  const DenseTensor a = funcs::Contiguous(funcs::CastTo(a_in, compute));
+  const DenseTensor b = funcs::Contiguous(funcs::CastTo(b_in, compute));
+  DenseTensor result = *out;
+  if (!kNative) {
+    result = DenseTensor(compute, out->dims());
+    result.AllocateFrom(a_in.place());
+  }
+  if (a.numel() == 0 || b.numel() == 0) {
+    funcs::Fill(&result, 0);  // nothing to sum over
+  } else {
+    const conv_engine::Algo algo = conv_engine::Choose(pass, compute, g, n, c_in, c_out, groups);
+    switch (pass) {
+      case conv_engine::Pass::kForward:
+        conv_engine::Forward(algo, a, b, g, groups, &result);
+        break;
+      case conv_engine::Pass::kBackwardData:
+        conv_engine::BackwardData(algo, a, b, g, groups, &result);
+        break;
+      case conv_engine::Pass::kBackwardWeights:
+        conv_engine::BackwardWeights(algo, a, b, g, groups, &result);
+        break;
+    }
+  }
+  if (!kNative) funcs::CopyInto(result, out);
+}
+
+}  // namespace
+
+template <typename T>
+void ConvKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& weight,
+                const std::vector<int64_t>& strides, const std::vector<int64_t>& paddings,
+                const std::vector<int64_t>& dilations, int64_t groups, DenseTensor* out) {
+  const WindowGeometry g =
+      ConvGeometry(x.dims(), weight.dims(), strides, paddings, dilations, groups);
+  RunPass<T>(conv_engine::Pass::kForward, x, weight, g, groups, x.dims()[0], x.dims()[1],
+             weight.dims()[0], out);
+}
+
+// conv_transpose(x, w) is the data gradient of the convolution whose output
+// has x's shape and whose input has out's shape.
+template <typename T>
+void ConvTransposeKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& weight,
+                         const std::vector<int64_t>& strides, const std::vector<int64_t>& paddings,
+                         const std::vector<int64_t>&, const std::vector<int64_t>& dilations,
+                         int64_t groups, DenseTensor* out) {
+  WindowGeometry g;
+  g.nd = x.ndim() - 2;
+  const auto s = PerDimOr(strides, g.nd, 1), p = PerDimOr(paddings, 2 * g.nd, 0);
+  const auto dl = PerDimOr(dilations, g.nd, 1);
+  for (int d = 0; d < g.nd; ++d) {
+    const int i = 3 - g.nd + d;
+    g.in[i] = out->dims()[2 + d];
+    g.out[i] = x.dims()[2 + d];
+    g.kernel[i] = weight.dims()[2 + d];
+    g.stride[i] = s[d];
+    g.dilation[i] = dl[d];
+    g.pad_before[i] = p[2 * d];
+    g.pad_after[i] = p[2 * d + 1];
+  }
+  RunPass<T>(conv_engine::Pass::kBackwardData, x, weight, g, groups, x.dims()[0], out->dims()[1],
+             x.dims()[1], out);
+}
+
+template <typename T>
+void ConvFilterGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                          const std::vector<int64_t>& filter_shape,
+                          const std::vector<int64_t>& strides, const std::vector<int64_t>& paddings,
+                          const std::vector<int64_t>& dilations, int64_t groups,
+                          DenseTensor* weight_grad) {
+  const DDim w(filter_shape.begin(), filter_shape.end());
+  const WindowGeometry g = ConvGeometry(x.dims(), w, strides, paddings, dilations, groups);
+  RunPass<T>(conv_engine::Pass::kBackwardWeights, x, grad_out, g, groups, x.dims()[0], x.dims()[1],
+             w[0], weight_grad);
+}
+
+OAR_REGISTER_KERNEL(conv, CPU, Any, ConvKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(conv_transpose, CPU, Any, ConvTransposeKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(conv_filter_grad, CPU, Any, ConvFilterGradKernel, OAR_FLOAT_TYPES);
+
+}  // namespace oar

@@ -1,0 +1,171 @@
+// Convolution through oneDNN (conv_impl.h). The library is built with its
+// OpenMP runtime (Debian's libdnnl 2.6: DNNL_CPU_RUNTIME == OMP), so it runs on
+// the same OpenMP pool as the rest of oar and never uses more threads than
+// omp_get_max_threads(); it picks its kernels from the CPU it runs on (and has
+// reference kernels for any CPU), so no path here depends on a CPU feature.
+// Primitives are created per call; oneDNN's own primitive cache makes a repeat
+// of the same shape cheap. The user's plain layouts are reordered to the
+// layouts oneDNN prefers (format_tag::any) and back.
+#include <oneapi/dnnl/dnnl_config.h>
+#include <dnnl.hpp>
+
+#include <vector>
+
+#include "oar/core/errors.h"
+#include "oar/kernels/cpu/conv_impl.h"
+
+static_assert(DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP,
+              "oar needs oneDNN's OpenMP runtime, so oneDNN shares oar's threads");
+
+namespace oar::conv_engine {
+namespace {
+
+using dnnl::memory;
+using Tag = memory::format_tag;
+constexpr auto kF32 = memory::data_type::f32;
+
+const dnnl::engine& Engine() {
+  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  return engine;
+}
+
+// The descriptors of one convolution: plain (user) layouts and `any`.
+struct Descs {
+  memory::dims src, wei, dst, strides, dilates, pad_l, pad_r;
+  memory::desc src_plain, wei_plain, dst_plain;
+  memory::desc src_any, wei_any, dst_any;
+};
+
+memory::dims PlainStrides(const memory::dims& dims) {
+  memory::dims s(dims.size(), 1);
+  for (size_t i = dims.size() - 1; i-- > 0;) s[i] = s[i + 1] * dims[i + 1];
+  return s;
+}
+
+Descs MakeDescs(int64_t n, int64_t c_in, int64_t c_out, const WindowGeometry& g, int64_t groups) {
+  Descs d;
+  d.src = {n, c_in};
+  d.dst = {n, c_out};
+  if (groups > 1) {
+    d.wei = {groups, c_out / groups, c_in / groups};
+  } else {
+    d.wei = {c_out, c_in};
+  }
+  for (int i = 3 - g.nd; i < 3; ++i) {
+    d.src.push_back(g.in[i]);
+    d.dst.push_back(g.out[i]);
+    d.wei.push_back(g.kernel[i]);
+    d.strides.push_back(g.stride[i]);
+    d.dilates.push_back(g.dilation[i] - 1);  // oneDNN counts the gaps
+    d.pad_l.push_back(g.pad_before[i]);
+    d.pad_r.push_back(g.pad_after[i]);
+  }
+  d.src_plain = memory::desc(d.src, kF32, PlainStrides(d.src));
+  d.wei_plain = memory::desc(d.wei, kF32, PlainStrides(d.wei));
+  d.dst_plain = memory::desc(d.dst, kF32, PlainStrides(d.dst));
+  d.src_any = memory::desc(d.src, kF32, Tag::any);
+  d.wei_any = memory::desc(d.wei, kF32, Tag::any);
+  d.dst_any = memory::desc(d.dst, kF32, Tag::any);
+  return d;
+}
+
+dnnl::convolution_forward::primitive_desc ForwardPd(const Descs& d) {
+  return {{dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, d.src_any,
+           d.wei_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r},
+          Engine()};
+}
+
+memory UserMemory(const memory::desc& md, const DenseTensor& t) {
+  // oneDNN never writes to an input; the cast only satisfies its signature.
+  return memory(md, Engine(), const_cast<void*>(t.data()));
+}
+
+// `user` in the layout `want`: itself, or a reordered copy.
+memory Input(const memory::desc& want, const memory& user, dnnl::stream& s) {
+  if (want == user.get_desc()) return user;
+  memory m(want, Engine());
+  dnnl::reorder(user, m).execute(s, const_cast<memory&>(user), m);
+  return m;
+}
+
+// Runs `prim` with `args` plus the output `out_arg` written into `user` (via a
+// scratch buffer in the layout `want` when they differ).
+void RunInto(const dnnl::primitive& prim, std::unordered_map<int, memory> args, int out_arg,
+             const memory::desc& want, memory user, dnnl::stream& s) {
+  if (want == user.get_desc()) {
+    args.insert({out_arg, user});
+    prim.execute(s, args);
+  } else {
+    memory tmp(want, Engine());
+    args.insert({out_arg, tmp});
+    prim.execute(s, args);
+    dnnl::reorder(tmp, user).execute(s, tmp, user);
+  }
+  s.wait();
+}
+
+// oneDNN reports its own failures as dnnl::error; the ops' callers expect oar errors.
+template <typename F>
+void Guard(const char* what, F f) {
+  try {
+    f();
+  } catch (const dnnl::error& e) {
+    throw errors::Fatal("oneDNN ", what, " failed: ", e.what());
+  }
+}
+
+}  // namespace
+
+namespace detail {
+
+void OneDnnForward(const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,
+                   int64_t groups, DenseTensor* y) {
+  Guard("convolution forward", [&] {
+    const Descs d = MakeDescs(x.dims()[0], x.dims()[1], w.dims()[0], g, groups);
+    const auto pd = ForwardPd(d);
+    dnnl::stream s(Engine());
+    const memory src = Input(pd.src_desc(), UserMemory(d.src_plain, x), s);
+    const memory wei = Input(pd.weights_desc(), UserMemory(d.wei_plain, w), s);
+    RunInto(dnnl::convolution_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}},
+            DNNL_ARG_DST, pd.dst_desc(), UserMemory(d.dst_plain, *y), s);
+  });
+}
+
+void OneDnnBackwardData(const DenseTensor& dy, const DenseTensor& w, const WindowGeometry& g,
+                        int64_t groups, DenseTensor* dx) {
+  Guard("convolution backward data", [&] {
+    const Descs d = MakeDescs(dx->dims()[0], dx->dims()[1], w.dims()[0], g, groups);
+    const auto fwd = ForwardPd(d);
+    const dnnl::convolution_backward_data::primitive_desc pd(
+        {dnnl::algorithm::convolution_direct, d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates,
+         d.pad_l, d.pad_r},
+        Engine(), fwd);
+    dnnl::stream s(Engine());
+    const memory ddst = Input(pd.diff_dst_desc(), UserMemory(d.dst_plain, dy), s);
+    const memory wei = Input(pd.weights_desc(), UserMemory(d.wei_plain, w), s);
+    RunInto(dnnl::convolution_backward_data(pd),
+            {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}}, DNNL_ARG_DIFF_SRC,
+            pd.diff_src_desc(), UserMemory(d.src_plain, *dx), s);
+  });
+}
+
+void OneDnnBackwardWeights(const DenseTensor& x, const DenseTensor& dy, const WindowGeometry& g,
+                           int64_t groups, DenseTensor* dw) {
+  Guard("convolution backward weights", [&] {
+    const Descs d = MakeDescs(x.dims()[0], x.dims()[1], dy.dims()[1], g, groups);
+    const auto fwd = ForwardPd(d);
+    const dnnl::convolution_backward_weights::primitive_desc pd(
+        {dnnl::algorithm::convolution_direct, d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates,
+         d.pad_l, d.pad_r},
+        Engine(), fwd);
+    dnnl::stream s(Engine());
+    const memory src = Input(pd.src_desc(), UserMemory(d.src_plain, x), s);
+    const memory ddst = Input(pd.diff_dst_desc(), UserMemory(d.dst_plain, dy), s);
+    RunInto(dnnl::convolution_backward_weights(pd),
+            {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}}, DNNL_ARG_DIFF_WEIGHTS,
+            pd.diff_weights_desc(), UserMemory(d.wei_plain, *dw), s);
+  });
+}
+
+}  // namespace detail
+}  // namespace oar::conv_engine

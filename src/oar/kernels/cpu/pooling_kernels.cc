@@ -1,0 +1,219 @@
+// Kernels of the pooling ops (src/oar/ops/pooling.yaml): direct loops over the
+// windows of each (n, c) plane, planes in parallel. The windows come from
+// PoolWindow (infer_meta_conv.h), padded to three spatial dims like the conv
+// geometry, so one loop nest serves 1-D, 2-D and 3-D pools.
+#include <cmath>
+#include <vector>
+
+#include "oar/core/parallel.h"
+#include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/infer_meta.h"
+#include "oar/kernels/kernel_registry.h"
+
+namespace oar {
+namespace {
+
+// The windows of every output position, per spatial dim.
+struct Windows {
+  std::array<std::vector<Window>, 3> dim;
+};
+Windows AllWindows(const WindowGeometry& g, bool adaptive) {
+  Windows w;
+  for (int d = 0; d < 3; ++d) {
+    // The padded leading dims of a 1-D/2-D pool have one window covering the one element.
+    const bool real = d >= 3 - g.nd;
+    for (int64_t o = 0; o < g.out[d]; ++o) {
+      w.dim[d].push_back(real ? PoolWindow(g, d, o, adaptive) : Window{0, 1, 1});
+    }
+  }
+  return w;
+}
+
+// Calls f(plane, out_index, window_d, window_h, window_w) for every output
+// position of every plane, planes split over threads.
+template <typename F>
+void ForEachWindow(int64_t planes, const WindowGeometry& g, const Windows& w, F f) {
+  const int64_t cost = g.out_size() * std::max<int64_t>(g.kernel_size(), 4);
+  ParallelFor(0, planes, cost, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      int64_t o = 0;
+      for (const Window& wd : w.dim[0]) {
+        for (const Window& wh : w.dim[1]) {
+          for (const Window& ww : w.dim[2]) f(p, o++, wd, wh, ww);
+        }
+      }
+    }
+  });
+}
+
+int64_t Planes(const DenseTensor& x) { return x.dims()[0] * x.dims()[1]; }
+
+// The divisor of a window: divisor, the elements inside the input
+// (exclusive, and always for adaptive windows) or the window clipped to the
+// padded input.
+inline int64_t Divisor(const Window& d, const Window& h, const Window& w, bool exclusive,
+                       int64_t divisor, bool adaptive) {
+  if (divisor > 0) return divisor;
+  if (exclusive || adaptive) return (d.end - d.begin) * (h.end - h.begin) * (w.end - w.begin);
+  return d.padded_count * h.padded_count * w.padded_count;
+}
+
+}  // namespace
+
+template <typename T>
+void AvgPoolKernel(const DeviceContext&, const DenseTensor& x_in,
+                   const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& strides,
+                   const std::vector<int64_t>& paddings, bool ceil_mode, bool exclusive,
+                   int64_t divisor, bool adaptive, DenseTensor* out) {
+  using C = compute_t<T>;
+  const WindowGeometry g =
+      PoolGeometry(x_in.dims(), kernel_size, strides, paddings, ceil_mode, adaptive);
+  const DenseTensor x = funcs::Contiguous(x_in);
+  const T* px = static_cast<const T*>(x.data());
+  T* po = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;
+  const Windows w = AllWindows(g, adaptive);
+  const int64_t S = g.in_size(), L = g.out_size(), IH = g.in[1], IW = g.in[2];
+  ForEachWindow(Planes(x), g, w,
+                [&](int64_t p, int64_t o, const Window& wd, const Window& wh, const Window& ww) {
+                  const T* plane = px + p * S;
+                  C sum = 0;
+                  for (int64_t id = wd.begin; id < wd.end; ++id) {
+                    for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
+                      const T* row = plane + (id * IH + ih) * IW;
+                      for (int64_t iw = ww.begin; iw < ww.end; ++iw) sum += C(row[iw]);
+                    }
+                  }
+                  const int64_t div = Divisor(wd, wh, ww, exclusive, divisor, adaptive);
+                  po[p * L + o] = static_cast<T>(sum / C(div));
+                });
+}
+
+template <typename T>
+void AvgPoolGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out_in,
+                       const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& strides,
+                       const std::vector<int64_t>& paddings, bool ceil_mode, bool exclusive,
+                       int64_t divisor, bool adaptive, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const WindowGeometry g =
+      PoolGeometry(x.dims(), kernel_size, strides, paddings, ceil_mode, adaptive);
+  const DenseTensor gout = funcs::Contiguous(grad_out_in);
+  const T* pg = static_cast<const T*>(gout.data());
+  T* pdx = static_cast<T*>(x_grad->AllocateFrom(x.place()));
+  if (x_grad->numel() == 0) return;
+  const int64_t S = g.in_size(), L = g.out_size(), IH = g.in[1], IW = g.in[2];
+  // Accumulate in the compute type, one plane at a time, then round once.
+  const Windows w = AllWindows(g, adaptive);
+  std::vector<std::vector<C>> scratch(Planes(x));
+  ForEachWindow(Planes(x), g, w,
+                [&](int64_t p, int64_t o, const Window& wd, const Window& wh, const Window& ww) {
+                  std::vector<C>& acc = scratch[p];
+                  if (o == 0) acc.assign(S, C(0));
+                  const C v =
+                      C(pg[p * L + o]) / C(Divisor(wd, wh, ww, exclusive, divisor, adaptive));
+                  for (int64_t id = wd.begin; id < wd.end; ++id) {
+                    for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
+                      C* row = acc.data() + (id * IH + ih) * IW;
+                      for (int64_t iw = ww.begin; iw < ww.end; ++iw) row[iw] += v;
+                    }
+                  }
+                  if (o == L - 1) {
+                    for (int64_t i = 0; i < S; ++i) pdx[p * S + i] = static_cast<T>(acc[i]);
+                    std::vector<C>().swap(acc);
+                  }
+                });
+}
+
+template <typename T>
+void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
+                        const std::vector<int64_t>& kernel_size,
+                        const std::vector<int64_t>& strides, const std::vector<int64_t>& paddings,
+                        bool ceil_mode, bool adaptive, DenseTensor* out) {
+  using C = compute_t<T>;
+  const WindowGeometry g =
+      PoolGeometry(x_in.dims(), kernel_size, strides, paddings, ceil_mode, adaptive);
+  const DenseTensor x = funcs::Contiguous(x_in);
+  const T* px = static_cast<const T*>(x.data());
+  int64_t* po = static_cast<int64_t*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;
+  const Windows w = AllWindows(g, adaptive);
+  const int64_t S = g.in_size(), L = g.out_size(), IH = g.in[1], IW = g.in[2];
+  ForEachWindow(Planes(x), g, w,
+                [&](int64_t p, int64_t o, const Window& wd, const Window& wh, const Window& ww) {
+                  const T* plane = px + p * S;
+                  int64_t best = (wd.begin * IH + wh.begin) * IW + ww.begin;
+                  C best_v = C(plane[best]);
+                  for (int64_t id = wd.begin; id < wd.end; ++id) {
+                    for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
+                      const int64_t row = (id * IH + ih) * IW;
+                      for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
+                        const C v = C(plane[row + iw]);
+                        // A NaN wins (and the first NaN stays): the max of a window with a NaN is
+                        // NaN.
+                        if (v > best_v || (std::isnan(v) && !std::isnan(best_v))) {
+                          best_v = v;
+                          best = row + iw;
+                        }
+                      }
+                    }
+                  }
+                  po[p * L + o] = best;
+                });
+}
+
+namespace {
+// Calls f(plane, j, position in the x plane) for every index, checked.
+template <typename F>
+void ForEachIndex(const DDim& x_dims, const DenseTensor& index_in, F f) {
+  const DenseTensor index = funcs::Contiguous(index_in);
+  const int64_t* pi = static_cast<const int64_t*>(index.data());
+  const int64_t planes = x_dims[0] * x_dims[1];
+  if (planes == 0) return;
+  const int64_t S = Product(x_dims) / planes, J = index.numel() / planes;
+  ParallelFor(0, planes, J, [&](int64_t b, int64_t e) {
+    for (int64_t p = b; p < e; ++p) {
+      for (int64_t j = 0; j < J; ++j) {
+        const int64_t k = pi[p * J + j];
+        OAR_ENFORCE(k >= 0 && k < S,
+                    errors::OutOfRange("argument 'index' holds ", k, ", outside the planes of x (",
+                                       S, " elements)"));
+        f(p, j, p * S + k, p * J + j);
+      }
+    }
+  });
+}
+}  // namespace
+
+template <typename T>
+void PoolGatherKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTensor& index,
+                      DenseTensor* out) {
+  const DenseTensor x = funcs::Contiguous(x_in);
+  const T* px = static_cast<const T*>(x.data());
+  T* po = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;
+  ForEachIndex(x.dims(), index,
+               [&](int64_t, int64_t, int64_t src, int64_t dst) { po[dst] = px[src]; });
+}
+
+template <typename T>
+void PoolScatterKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& index,
+                       const DenseTensor& grad_out_in, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const DenseTensor gout = funcs::Contiguous(grad_out_in);
+  const T* pg = static_cast<const T*>(gout.data());
+  T* pdx = static_cast<T*>(x_grad->AllocateFrom(x.place()));
+  if (x_grad->numel() == 0) return;
+  for (int64_t i = 0; i < x_grad->numel(); ++i) pdx[i] = T(0);
+  // Each plane is written by one thread; overlapping windows add up.
+  ForEachIndex(x.dims(), index, [&](int64_t, int64_t, int64_t dst, int64_t src) {
+    pdx[dst] = static_cast<T>(C(pdx[dst]) + C(pg[src]));
+  });
+}
+
+OAR_REGISTER_KERNEL(avg_pool, CPU, Any, AvgPoolKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(avg_pool_grad, CPU, Any, AvgPoolGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(max_pool_index, CPU, Any, MaxPoolIndexKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(pool_gather, CPU, Any, PoolGatherKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(pool_scatter, CPU, Any, PoolScatterKernel, OAR_FLOAT_TYPES);
+
+}  // namespace oar
