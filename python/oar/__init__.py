@@ -16,7 +16,9 @@ from ._creation import (arange, empty, empty_like, eye, full, full_like, linspac
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._ops import (cast, clone, flatten, gather, nonzero, numel, pow, slice, split,  # noqa: F401
                    stack, t, where)
-from . import autograd, nn  # noqa: F401
+from ._stats import (bernoulli, bincount, cummax, cummin, histogram, kthvalue,  # noqa: F401
+                     median, mode, norm, randint_like, sort, topk, triu_indices, unique)
+from . import autograd, linalg, nn  # noqa: F401
 from .autograd import grad  # noqa: F401
 
 Tensor = _C.Tensor
@@ -42,6 +44,9 @@ __all__ = sorted(set(_C._public_ops) | {
     "cast", "clone", "flatten", "gather", "nonzero", "numel", "pow", "slice", "split", "stack",
     "t", "where",
     "autograd", "nn", "set_flags", "get_flags", "memory_stats",
+    # statistics, search, scans and random ops with Python signatures (_stats.py)
+    "bernoulli", "bincount", "cummax", "cummin", "histogram", "kthvalue", "median", "mode",
+    "norm", "randint_like", "sort", "topk", "triu_indices", "unique", "linalg",
 })
 del _name
 
