@@ -6,7 +6,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 from typing_extensions import TypeAlias, disjoint_base, final
 
-from . import _C as _C, autograd as autograd, nn as nn
+from . import _C as _C, autograd as autograd, linalg as linalg, nn as nn
 from ._dtype import CPUPlace as CPUPlace, Place as Place, bfloat16 as bfloat16
 from ._dtype import convert_dtype as convert_dtype, dtype as dtype, float16 as float16
 from ._dtype import float32 as float32, float64 as float64, int32 as int32, int64 as int64
@@ -101,6 +101,33 @@ class Tensor:
     def __index__(self) -> int: ...
     def __hash__(self) -> int: ...
     def __format__(self, spec: str) -> str: ...
+    # statistics, search and scans with Python signatures (python/oar/_stats.py); the
+    # functions themselves, so `self` keeps their first parameter's name
+    def topk(x, k: int, axis: int | None = None, largest: _bool = True, sorted: _bool = True,
+             name: str | None = None) -> tuple[Tensor, Tensor]: ...
+    def sort(x, axis: int = -1, descending: _bool = False, stable: _bool = False,
+             name: str | None = None) -> Tensor: ...
+    def kthvalue(x, k: int, axis: int | None = None, keepdim: _bool = False,
+                 name: str | None = None) -> tuple[Tensor, Tensor]: ...
+    def mode(x, axis: int = -1, keepdim: _bool = False,
+             name: str | None = None) -> tuple[Tensor, Tensor]: ...
+    def median(x, axis: int | None = None, keepdim: _bool = False, mode: str = "avg",
+               name: str | None = None) -> Any: ...
+    def unique(x, return_index: _bool = False, return_inverse: _bool = False,
+               return_counts: _bool = False, axis: int | None = None,
+               dtype: _DTypeLike = "int64", name: str | None = None) -> Any: ...
+    def bincount(x, weights: Tensor | None = None, minlength: int = 0,
+                 name: str | None = None) -> Tensor: ...
+    def histogram(input, bins: int = 100, min: float = 0.0, max: float = 0.0,
+                  weight: Tensor | None = None, density: _bool = False,
+                  name: str | None = None) -> Tensor: ...
+    def cummax(x, axis: int | None = None, dtype: _DTypeLike = "int64",
+               name: str | None = None) -> tuple[Tensor, Tensor]: ...
+    def cummin(x, axis: int | None = None, dtype: _DTypeLike = "int64",
+               name: str | None = None) -> tuple[Tensor, Tensor]: ...
+    def norm(x, p: float | str | None = None, axis: int | Sequence[int] | None = None,
+             keepdim: _bool = False, name: str | None = None) -> Tensor: ...
+    def bernoulli(x, p: float | None = None, name: str | None = None) -> Tensor: ...
     # ---- generated from src/oar/ops/
     def add(self, y: Tensor, name: str | None = None) -> Tensor: ...
     def add_(self, y: Tensor, name: str | None = None) -> Tensor: ...
@@ -139,8 +166,32 @@ class Tensor:
             name: str | None = None) -> Tensor: ...
     def min(self, axis: _IntList | None = None, keepdim: _bool = False,
             name: str | None = None) -> Tensor: ...
+    def cumsum(self, axis: _IntList | None = None, dtype: _DTypeLike | None = None,
+               name: str | None = None) -> Tensor: ...
+    def cumprod(self, dim: _IntList | None = None, dtype: _DTypeLike | None = None,
+                name: str | None = None) -> Tensor: ...
+    def argmax(self, axis: _IntList | None = None, keepdim: _bool = False,
+               dtype: _DTypeLike = 'int64', name: str | None = None) -> Tensor: ...
+    def argmin(self, axis: _IntList | None = None, keepdim: _bool = False,
+               dtype: _DTypeLike = 'int64', name: str | None = None) -> Tensor: ...
+    def argsort(self, axis: int = -1, descending: _bool = False, stable: _bool = False,
+                name: str | None = None) -> Tensor: ...
     def softmax(self, axis: int = -1, name: str | None = None) -> Tensor: ...
     def log_softmax(self, axis: int = -1, name: str | None = None) -> Tensor: ...
+    def prod(self, axis: _IntList | None = None, keepdim: _bool = False,
+             dtype: _DTypeLike | None = None, name: str | None = None) -> Tensor: ...
+    def logsumexp(self, axis: _IntList | None = None, keepdim: _bool = False,
+                  name: str | None = None) -> Tensor: ...
+    def var(self, axis: _IntList | None = None, unbiased: _bool = True, keepdim: _bool = False,
+            name: str | None = None) -> Tensor: ...
+    def std(self, axis: _IntList | None = None, unbiased: _bool = True, keepdim: _bool = False,
+            name: str | None = None) -> Tensor: ...
+    def amax(self, axis: _IntList | None = None, keepdim: _bool = False,
+             name: str | None = None) -> Tensor: ...
+    def amin(self, axis: _IntList | None = None, keepdim: _bool = False,
+             name: str | None = None) -> Tensor: ...
+    def count_nonzero(self, axis: _IntList | None = None, keepdim: _bool = False,
+                      name: str | None = None) -> Tensor: ...
     def scale(self, scale: float = 1.0, bias: float = 0.0, bias_after_scale: _bool = True,
               name: str | None = None) -> Tensor: ...
     def scale_(self, scale: float = 1.0, bias: float = 0.0, bias_after_scale: _bool = True,
@@ -229,6 +280,36 @@ def grad(outputs: Union[Tensor, Sequence[Tensor]], inputs: Union[Tensor, Sequenc
 def set_flags(flags: dict[str, Any], /) -> None: ...
 def get_flags(flags: Union[str, Sequence[str]], /) -> dict[str, Any]: ...
 def memory_stats() -> dict[str, int]: ...
+# statistics, search, scans and random ops with Python signatures (python/oar/_stats.py)
+def topk(x: Tensor, k: int, axis: int | None = None, largest: _bool = True,
+         sorted: _bool = True, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def sort(x: Tensor, axis: int = -1, descending: _bool = False, stable: _bool = False,
+         name: str | None = None) -> Tensor: ...
+def kthvalue(x: Tensor, k: int, axis: int | None = None, keepdim: _bool = False,
+             name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def mode(x: Tensor, axis: int = -1, keepdim: _bool = False,
+         name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def median(x: Tensor, axis: int | None = None, keepdim: _bool = False, mode: str = "avg",
+           name: str | None = None) -> Any: ...
+def unique(x: Tensor, return_index: _bool = False, return_inverse: _bool = False,
+           return_counts: _bool = False, axis: int | None = None, dtype: _DTypeLike = "int64",
+           name: str | None = None) -> Any: ...
+def bincount(x: Tensor, weights: Tensor | None = None, minlength: int = 0,
+             name: str | None = None) -> Tensor: ...
+def histogram(input: Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0,
+              weight: Tensor | None = None, density: _bool = False,
+              name: str | None = None) -> Tensor: ...
+def cummax(x: Tensor, axis: int | None = None, dtype: _DTypeLike = "int64",
+           name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def cummin(x: Tensor, axis: int | None = None, dtype: _DTypeLike = "int64",
+           name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def norm(x: Tensor, p: float | str | None = None, axis: int | Sequence[int] | None = None,
+         keepdim: _bool = False, name: str | None = None) -> Tensor: ...
+def randint_like(x: Tensor, low: int = 0, high: int | None = None,
+                 dtype: _DTypeLike | None = None, name: str | None = None) -> Tensor: ...
+def bernoulli(x: Tensor, p: float | None = None, name: str | None = None) -> Tensor: ...
+def triu_indices(row: int, col: int | None = None, offset: int = 0, dtype: _DTypeLike = "int64",
+                 name: str | None = None) -> Tensor: ...
 
 # ---- generated from src/oar/ops/
 def add(x: Tensor, y: Tensor, name: str | None = None) -> Tensor: ...
@@ -258,6 +339,12 @@ def expand(x: Tensor, shape: _IntList, name: str | None = None) -> Tensor: ...
 def concat(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor: ...
 def strided_slice(x: Tensor, axes: _IntList, starts: _IntList, ends: _IntList, strides: _IntList,
                   name: str | None = None) -> Tensor: ...
+def randperm(n: int, dtype: _DTypeLike = 'int64', name: str | None = None) -> Tensor: ...
+def poisson(x: Tensor, name: str | None = None) -> Tensor: ...
+def multinomial(x: Tensor, num_samples: int = 1, replacement: _bool = False,
+                name: str | None = None) -> Tensor: ...
+def tril_indices(row: int, col: int, offset: int = 0, dtype: _DTypeLike = 'int64',
+                 name: str | None = None) -> Tensor: ...
 def sum(x: Tensor, axis: _IntList | None = None, dtype: _DTypeLike | None = None,
         keepdim: _bool = False, name: str | None = None) -> Tensor: ...
 def mean(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
@@ -266,8 +353,32 @@ def max(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
         name: str | None = None) -> Tensor: ...
 def min(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
         name: str | None = None) -> Tensor: ...
+def cumsum(x: Tensor, axis: _IntList | None = None, dtype: _DTypeLike | None = None,
+           name: str | None = None) -> Tensor: ...
+def cumprod(x: Tensor, dim: _IntList | None = None, dtype: _DTypeLike | None = None,
+            name: str | None = None) -> Tensor: ...
+def argmax(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+           dtype: _DTypeLike = 'int64', name: str | None = None) -> Tensor: ...
+def argmin(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+           dtype: _DTypeLike = 'int64', name: str | None = None) -> Tensor: ...
+def argsort(x: Tensor, axis: int = -1, descending: _bool = False, stable: _bool = False,
+            name: str | None = None) -> Tensor: ...
 def softmax(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor: ...
 def log_softmax(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor: ...
+def prod(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+         dtype: _DTypeLike | None = None, name: str | None = None) -> Tensor: ...
+def logsumexp(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+              name: str | None = None) -> Tensor: ...
+def var(x: Tensor, axis: _IntList | None = None, unbiased: _bool = True, keepdim: _bool = False,
+        name: str | None = None) -> Tensor: ...
+def std(x: Tensor, axis: _IntList | None = None, unbiased: _bool = True, keepdim: _bool = False,
+        name: str | None = None) -> Tensor: ...
+def amax(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+         name: str | None = None) -> Tensor: ...
+def amin(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+         name: str | None = None) -> Tensor: ...
+def count_nonzero(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+                  name: str | None = None) -> Tensor: ...
 def scale(x: Tensor, scale: float = 1.0, bias: float = 0.0, bias_after_scale: _bool = True,
           name: str | None = None) -> Tensor: ...
 def scale_(x: Tensor, scale: float = 1.0, bias: float = 0.0, bias_after_scale: _bool = True,
@@ -298,16 +409,28 @@ __all__ = [
     "abs",
     "add",
     "add_",
+    "amax",
+    "amin",
     "arange",
+    "argmax",
+    "argmin",
+    "argsort",
     "assign",
     "autograd",
+    "bernoulli",
     "bfloat16",
+    "bincount",
     "bool",
     "cast",
     "clone",
     "concat",
     "convert_dtype",
     "cos",
+    "count_nonzero",
+    "cummax",
+    "cummin",
+    "cumprod",
+    "cumsum",
     "divide",
     "divide_",
     "dtype",
@@ -331,37 +454,49 @@ __all__ = [
     "grad",
     "greater_equal",
     "greater_than",
+    "histogram",
     "index_select",
     "int32",
     "int64",
     "is_grad_enabled",
+    "kthvalue",
     "less_equal",
     "less_than",
+    "linalg",
     "linspace",
     "log",
     "log_softmax",
+    "logsumexp",
     "matmul",
     "max",
     "maximum",
     "mean",
+    "median",
     "memory_stats",
     "min",
     "minimum",
+    "mode",
+    "multinomial",
     "multiply",
     "multiply_",
     "neg",
     "nn",
     "no_grad",
     "nonzero",
+    "norm",
     "normal",
     "not_equal",
     "numel",
     "ones",
     "ones_like",
+    "poisson",
     "pow",
+    "prod",
     "rand",
     "randint",
+    "randint_like",
     "randn",
+    "randperm",
     "relu",
     "relu_",
     "reshape",
@@ -376,12 +511,14 @@ __all__ = [
     "sin",
     "slice",
     "softmax",
+    "sort",
     "split",
     "sqrt",
     "sqrt_",
     "squeeze",
     "stack",
     "standard_normal",
+    "std",
     "strided_slice",
     "subtract",
     "subtract_",
@@ -390,9 +527,14 @@ __all__ = [
     "tanh",
     "tanh_",
     "to_tensor",
+    "topk",
     "transpose",
+    "tril_indices",
+    "triu_indices",
     "uniform",
+    "unique",
     "unsqueeze",
+    "var",
     "where",
     "zeros",
     "zeros_like",

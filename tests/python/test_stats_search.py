@@ -409,3 +409,70 @@ def test_p_norm_no_overflow():
     np.testing.assert_allclose(oar.norm(x).item(), math.sqrt(2) * 1e200)
     np.testing.assert_allclose(oar.norm(oar.to_tensor([3e-200, 4e-200], dtype="float64")).item(),
                                5e-200)
+
+
+# ---- zeros in prod / cumprod, ties in amax / amin -------------------------------------------
+def third_order(f, x, g, v, w, grad):
+    (d1,) = grad([f(x)], [x], [g])
+    (d2,) = grad([(d1 * v).sum()], [x])
+    (d3,) = grad([(d2 * w).sum()], [x])
+    return d3
+
+
+def explicit_prod(t, axis):
+    """The product as repeated multiplication: torch differentiates it exactly at zeros."""
+    out = t.select(axis, 0)
+    for k in range(1, t.shape[axis]):
+        out = out * t.select(axis, k)
+    return out
+
+
+def explicit_cumprod(t, axis):
+    outs = [t.select(axis, 0)]
+    for k in range(1, t.shape[axis]):
+        outs.append(outs[-1] * t.select(axis, k))
+    return torch.stack(outs, axis)
+
+
+ZERO_CASES = [
+    ([[0.5, 0.0, -1.5, 2.0], [0.7, 0.0, 1.2, 0.0], [0.0, 0.0, 0.0, 1.5], [0.0, 0.0, 0.0, 0.0]], 1),
+    ([[0.0, 0.5], [0.0, 1.5], [-1.2, 0.0]], 0),
+    ([[1.5, 0.0, 2.0, 0.0, -1.0, 0.0]], 1),
+]
+
+
+@pytest.mark.parametrize("values,axis", ZERO_CASES)
+@pytest.mark.parametrize("fn", ["prod", "cumprod"])
+def test_zeros_gradients_of_orders_1_to_3(fn, values, axis):
+    a = np.array(values)
+    rng = np.random.default_rng(21)
+    ox, tx = pair(a)
+    if fn == "prod":
+        of, tf = (lambda x: oar.prod(x, axis=axis)), (lambda t: explicit_prod(t, axis))
+    else:
+        of, tf = (lambda x: oar.cumprod(x, dim=axis)), (lambda t: explicit_cumprod(t, axis))
+    t_out = tf(tx)
+    close(of(ox), t_out)
+    check_grads(of(ox), t_out, ox, tx)
+    g = rng.standard_normal(t_out.shape)
+    v, w = rng.standard_normal(a.shape), rng.standard_normal(a.shape)
+    o3 = third_order(of, ox, oar.to_tensor(g), oar.to_tensor(v), oar.to_tensor(w),
+                     lambda o, i, gs=None: oar.grad(o, i, gs, create_graph=True))
+    t3 = third_order(tf, tx, torch.tensor(g), torch.tensor(v), torch.tensor(w),
+                     lambda o, i, gs=None: torch.autograd.grad(o, i, gs, create_graph=True))
+    close(o3, t3, rtol=1e-10, atol=1e-12)
+    # and against torch's own prod/cumprod (gradients of orders 1 and 2)
+    check_grads(of(ox), torch.prod(tx, axis) if fn == "prod" else torch.cumprod(tx, axis), ox, tx)
+
+
+@pytest.mark.parametrize("fn", ["amax", "amin"])
+def test_ties_share_the_gradient(fn):
+    a = np.array([[1.0, 3.0, 3.0], [-2.0, -2.0, -5.0], [4.0, 4.0, 4.0]])
+    ox, tx = pair(a)
+    out = getattr(oar, fn)(ox, axis=1)
+    ref = getattr(torch, fn)(tx, dim=1)
+    close(out, ref)
+    check_grads(out, ref, ox, tx)
+    out = getattr(oar, fn)(ox)
+    ref = getattr(torch, fn)(tx, dim=(0, 1))
+    check_grads(out, ref, ox, tx)

@@ -79,6 +79,8 @@ void BernoulliKernel(const DeviceContext& ctx, const DenseTensor& x, DenseTensor
   for (size_t i = 0; i < p.size(); ++i) Store(o, i, Unit(engine) < p[i] ? 1.0 : 0.0);
 }
 
+constexpr double kNormalApproximation = 1e10;
+
 template <typename T>
 void PoissonKernel(const DeviceContext& ctx, const DenseTensor& x, DenseTensor* out) {
   const std::vector<double> lam = AsDouble(x);
@@ -89,8 +91,15 @@ void PoissonKernel(const DeviceContext& ctx, const DenseTensor& x, DenseTensor* 
   T* o = static_cast<T*>(out->AllocateFrom(ctx.GetPlace()));
   auto engine = OpEngine();
   for (size_t i = 0; i < lam.size(); ++i) {
-    const double k =
-        lam[i] == 0 ? 0.0 : static_cast<double>(std::poisson_distribution<int64_t>(lam[i])(engine));
+    double k = 0;
+    if (lam[i] > kNormalApproximation) {
+      // The normal approximation: its error (skewness 1/sqrt(rate) < 1e-5) is far below
+      // what a sample can show, and the exact sampler's int64 would overflow for huge rates.
+      const double z = std::normal_distribution<double>()(engine);
+      k = std::max(0.0, std::round(lam[i] + std::sqrt(lam[i]) * z));
+    } else if (lam[i] > 0) {
+      k = static_cast<double>(std::poisson_distribution<int64_t>(lam[i])(engine));
+    }
     Store(o, i, k);
   }
 }

@@ -259,10 +259,10 @@ void BincountKernel(const DeviceContext&, const DenseTensor& x, const DenseTenso
   }
   const DenseTensor w = funcs::Contiguous(weights_in);
   const T* wp = static_cast<const T*>(w.data());
-  std::vector<W> acc(len, W(0));
-  for (size_t i = 0; i < v.size(); ++i) acc[v[i]] += static_cast<W>(static_cast<C>(wp[i]));
   out->Resize(DDim{len});
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  std::vector<W> acc = funcs::ScratchBuffer<W>(len);
+  for (size_t i = 0; i < v.size(); ++i) acc[v[i]] += static_cast<W>(static_cast<C>(wp[i]));
   for (int64_t i = 0; i < len; ++i) o[i] = static_cast<T>(static_cast<C>(acc[i]));
 }
 
@@ -295,14 +295,14 @@ void HistogramKernel(const DeviceContext&, const DenseTensor& input, const Dense
   }
   const DenseTensor w = funcs::Contiguous(weight_in);
   const T* wp = static_cast<const T*>(w.data());
-  std::vector<W> acc(bins, W(0));
+  T* o = static_cast<T*>(out->AllocateFrom(input.place()));
+  std::vector<W> acc = funcs::ScratchBuffer<W>(bins);
   for (int64_t i = 0; i < n; ++i) {
     if (!(p[i] >= min && p[i] <= max)) continue;
     const int64_t b = std::min<int64_t>(
         static_cast<int64_t>((p[i] - min) / (max - min) * static_cast<double>(bins)), bins - 1);
     acc[b] += static_cast<W>(static_cast<C>(wp[i]));
   }
-  T* o = static_cast<T*>(out->AllocateFrom(input.place()));
   for (int64_t i = 0; i < bins; ++i) o[i] = static_cast<T>(static_cast<C>(acc[i]));
 }
 

@@ -4,9 +4,12 @@
 #pragma once
 
 #include <algorithm>
+#include <new>
+#include <stdexcept>
 #include <vector>
 
 #include "oar/core/dense_tensor.h"
+#include "oar/core/errors.h"
 #include "oar/kernels/funcs/copy.h"
 
 namespace oar::funcs {
@@ -66,6 +69,18 @@ inline bool LessNanLast(C a, C b) {
     if (b != b) return true;
   }
   return a < b;
+}
+
+// A zero-initialised scratch buffer of n values whose size comes from the data or an
+// attribute (bincount's largest value, histogram's bins): too large is a typed error.
+template <typename V>
+std::vector<V> ScratchBuffer(int64_t n) {
+  try {
+    return std::vector<V>(static_cast<size_t>(n), V(0));
+  } catch (const std::bad_alloc&) {
+  } catch (const std::length_error&) {
+  }
+  throw errors::ResourceExhausted("cannot allocate a buffer of ", n, " values");
 }
 
 }  // namespace oar::funcs
