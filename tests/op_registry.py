@@ -132,14 +132,13 @@ def all_dims(x, axis):
 
 def prod_over(x, axis, keepdim, dtype):
     """torch.prod over several axes (torch's takes one)."""
-    if dtype is not None:
-        x = x.to(torch_dtype(dtype))
+    dt = torch_dtype(dtype)
     if x.dim() == 0:
-        return x.prod()
+        return x.prod(dtype=dt)
     dims = sorted({a % x.dim() for a in axis}) if axis else list(range(x.dim()))
     out = x
     for d in dims:
-        out = out.prod(d, keepdim=True)
+        out = out.prod(d, keepdim=True, dtype=dt)
     return out if keepdim else out.squeeze(dims)
 
 

@@ -81,6 +81,35 @@ def _nan_group_of_max(call, detail, last):
     return x is not None and bool(torch.isnan(x).any()) and detail.endswith("[all: torch nan]")
 
 
+def _positions_of_ties(call, detail, last):
+    """topk/kthvalue positions among equal values (0.0 and -0.0 included): which of the
+    tied positions comes first is unspecified (torch's depends on its selection
+    algorithm; oar takes the smaller position). Only when the values at oar's positions
+    equal the values at torch's."""
+    import torch
+    x, out, want = _x(call, last), last.get("out"), last.get("want")
+    if x is None or out is None or want is None or x.dim() == 0:
+        return False
+    d = call.decl or {}
+    axis = int(d.get("axis", -1)) % x.dim()
+    got = torch.tensor(out.numpy()).long()
+    want = want.long()
+    if call.key == "kthvalue_index" and not d.get("keepdim", False):
+        got, want = got.unsqueeze(axis), want.unsqueeze(axis)
+    a, b = x.gather(axis, got), x.gather(axis, want)
+    return bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
+
+
+def _cumprod_grad_of_non_finite(call, detail, last):
+    """cumprod's gradient where x holds inf or NaN: inf * 0 or NaN meets the products
+    (oar's gradient of x_i is a running sum of g * out divided by x_i), where torch's
+    separate path for inputs with zeros gives 0; both stand for an undefined value.
+    Only when x is not finite and oar's first differing element is NaN."""
+    import torch
+    x = _x(call, last)
+    return x is not None and not bool(torch.isfinite(x).all()) and "oar np.float64(nan)" in detail
+
+
 def _sum_to_keeps_dtype(call, detail, last):
     """sum_to is the internal op that undoes broadcasting in backward formulas: a
     gradient keeps its input's dtype, so int32 stays int32 (torch's sum widens)."""
@@ -236,8 +265,12 @@ DIFFERENCES = [
                _inf_minus_inf_in_oracle, _inf_minus_inf_in_oracle.__doc__),
     Difference("scale/pow keep an integer dtype", ["scale", "scale_", "pow"], ["value mismatch"],
                _keeps_integer_dtype, _keeps_integer_dtype.__doc__),
-    Difference("max/min gradient of a NaN group goes to its NaNs", ["max", "min"],
+    Difference("max/min gradient of a NaN group goes to its NaNs", ["max", "min", "amax", "amin"],
                ["grad mismatch"], _nan_group_of_max, _nan_group_of_max.__doc__),
+    Difference("positions of tied values", ["topk_index", "kthvalue_index"], ["value mismatch"],
+               _positions_of_ties, _positions_of_ties.__doc__),
+    Difference("cumprod gradient at inf/NaN inputs", ["cumprod"], ["grad mismatch"],
+               _cumprod_grad_of_non_finite, _cumprod_grad_of_non_finite.__doc__),
     Difference("sum_to keeps its input dtype", ["sum_to"], ["value mismatch"],
                _sum_to_keeps_dtype, _sum_to_keeps_dtype.__doc__),
     Difference("arange casts its bounds to an integer dtype first", ["arange"],

@@ -193,3 +193,17 @@ def test_huge_buffers_are_typed_errors():
         oar.histogram(oar.ones([2]), bins=2 ** 61)
     with pytest.raises(MemoryError, match="bincount\\(\\)"):
         oar.bincount(oar.to_tensor([2 ** 61]))
+
+
+def test_triangle_counts_in_closed_form():
+    # 2**31 rows: counted without walking them; the empty grids come back at once
+    assert oar.tril_indices(2 ** 31, 0).shape == [2, 0]
+    assert oar.triu_indices(2 ** 31, 3, 5).shape == [2, 0]
+    assert oar.tril_indices(3, 2 ** 40, -5).shape == [2, 0]
+    with pytest.raises(ValueError, match="triu_indices\\(\\): the triangle of a .* too many"):
+        oar.triu_indices(2 ** 40, 2 ** 40)
+    for row, col, off in [(5, 3, 0), (3, 6, -2), (4, 4, 3), (6, 2, -7), (1, 1, 0)]:
+        np.testing.assert_array_equal(oar.tril_indices(row, col, off).numpy(),
+                                      np.array(np.tril_indices(row, off, col)))
+        np.testing.assert_array_equal(oar.triu_indices(row, col, off).numpy(),
+                                      np.array(np.triu_indices(row, off, col)))

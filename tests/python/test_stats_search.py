@@ -476,3 +476,23 @@ def test_ties_share_the_gradient(fn):
     out = getattr(oar, fn)(ox)
     ref = getattr(torch, fn)(tx, dim=(0, 1))
     check_grads(out, ref, ox, tx)
+
+
+def test_var_std_of_empty_groups_are_nan():
+    x = oar.zeros([2, 0])
+    assert np.isnan(oar.var(x, axis=1).numpy()).all() and oar.var(x, axis=1).shape == [2]
+    assert np.isnan(oar.std(x, unbiased=False).item())
+    assert oar.var(x, axis=0).shape == [0]
+
+
+def test_prod_cumprod_gradients_with_a_result_dtype():
+    a = np.array([[2.7, 2.5, 0.18], [-0.02, 1.3, 0.7]])
+    for fn, tfn in [(lambda x: oar.prod(x, axis=1, dtype="float32"),
+                     lambda t: torch.prod(t, 1, dtype=torch.float32)),
+                    (lambda x: oar.cumprod(x, dim=1, dtype="float32"),
+                     lambda t: torch.cumprod(t, 1, dtype=torch.float32))]:
+        ox, tx = pair(a)
+        (og,) = oar.grad([fn(ox).sum()], [ox])
+        (tg,) = torch.autograd.grad(tfn(tx).sum(), tx)
+        assert og.dtype == oar.float64
+        close(og, tg, rtol=1e-7)

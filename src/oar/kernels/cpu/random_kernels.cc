@@ -160,7 +160,12 @@ void TriIndices(const DeviceContext& ctx, int64_t row, int64_t col, int64_t offs
   T* o = static_cast<T*>(out->AllocateFrom(ctx.GetPlace()));
   const int64_t count = out->dims()[1];
   int64_t k = 0;
-  for (int64_t i = 0; i < row; ++i) {
+  if (count == 0) return;
+  // Only the rows that hold entries: lower from row -offset on, upper up to col - offset.
+  using I = __int128;  // -offset and col - offset overflow int64 for offsets near 2**63
+  const int64_t first = lower ? static_cast<int64_t>(std::clamp<I>(-I(offset), 0, row)) : 0;
+  const int64_t last = lower ? row : static_cast<int64_t>(std::clamp<I>(I(col) - offset, 0, row));
+  for (int64_t i = first; i < last; ++i) {
     const int64_t b = lower ? 0 : std::clamp<int64_t>(i + offset, 0, col);
     const int64_t e = lower ? std::clamp<int64_t>(i + offset + 1, 0, col) : col;
     for (int64_t j = b; j < e; ++j, ++k) {

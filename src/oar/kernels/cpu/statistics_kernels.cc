@@ -104,6 +104,7 @@ namespace {
 // Two passes (mean, then squared deviations): no cancellation for large means.
 template <typename T>
 double RowVariance(const T* row, int64_t n, bool unbiased) {
+  if (n == 0) return std::numeric_limits<double>::quiet_NaN();  // no mean to deviate from
   double mean = 0;
   for (int64_t j = 0; j < n; ++j) mean += At(row, j);
   mean /= static_cast<double>(n);
