@@ -495,4 +495,4 @@ def test_prod_cumprod_gradients_with_a_result_dtype():
         (og,) = oar.grad([fn(ox).sum()], [ox])
         (tg,) = torch.autograd.grad(tfn(tx).sum(), tx)
         assert og.dtype == oar.float64
-        close(og, tg, rtol=1e-7)
+        close(og, tg, rtol=1e-6)  # through the cast, as torch: float32 products of the rounded x

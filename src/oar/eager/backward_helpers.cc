@@ -168,9 +168,8 @@ Tensor nonzero_or_one(const Tensor& x, const Tensor& zero) { return where(zero, 
 
 Tensor prod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
                  const std::vector<int64_t>& axis, bool keepdim) {
-  if (out.dtype() != x.dtype()) {  // dtype= rounded out: differentiate x's own product
-    return prod_grad(x, prod(x, axis, keepdim, DType::kUndefined), cast(g, x.dtype()), axis,
-                     keepdim);
+  if (out.dtype() != x.dtype()) {  // dtype= casts x first: the gradient goes through the cast
+    return cast(prod_grad(cast(x, out.dtype()), out, g, axis, keepdim), x.dtype());
   }
   const Tensor G = reduce_grad(g, x, axis, keepdim);
   const Tensor o = cast(reduce_grad(out, x, axis, keepdim), x.dtype());
@@ -242,8 +241,8 @@ Tensor cumsum_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>&
 Tensor cumprod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
                     const std::vector<int64_t>& dim) {
   if (x.numel() == 0) return zeros_like(x);
-  if (out.dtype() != x.dtype()) {  // dtype= rounded out: differentiate x's own products
-    return cumprod_grad(x, cumprod(x, dim, DType::kUndefined), cast(g, x.dtype()), dim);
+  if (out.dtype() != x.dtype()) {  // dtype= casts x first: the gradient goes through the cast
+    return cast(cumprod_grad(cast(x, out.dtype()), out, g, dim), x.dtype());
   }
   const Tensor xs = dim.empty() ? reshape(x, {-1}) : x;
   const int64_t a = dim.empty() ? 0 : dim[0];
