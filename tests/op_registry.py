@@ -124,6 +124,32 @@ TORCH_SCOPE = {"torch": torch, "torch_dtype": torch_dtype, "sum_to": sum_to,
                "flip_slice": flip_slice, "slice_grad": slice_grad, "assign_slice": assign_slice}
 
 
+# ---- statistics, search and scans (tests/op_cases/{statistics,search,scan}.yaml) ----
+def all_dims(x, axis):
+    """torch's dim for Paddle's axis list: the axes, or every axis when empty (0 for 0-d)."""
+    return list(axis) if axis else (list(range(x.dim())) if x.dim() else 0)
+
+
+def prod_over(x, axis, keepdim, dtype):
+    """torch.prod over several axes (torch's takes one)."""
+    dt = torch_dtype(dtype)
+    if x.dim() == 0:
+        return x.prod(dtype=dt)
+    dims = sorted({a % x.dim() for a in axis}) if axis else list(range(x.dim()))
+    out = x
+    for d in dims:
+        out = out.prod(d, keepdim=True, dtype=dt)
+    return out if keepdim else out.squeeze(dims)
+
+
+def scan_input(x, axis):
+    """(x, dim) for a scan along Paddle's optional axis: None runs over x flattened."""
+    return (x.reshape(-1), 0) if not axis else (x, axis[0])
+
+
+TORCH_SCOPE.update({"all_dims": all_dims, "prod_over": prod_over, "scan_input": scan_input})
+
+
 # ---- loading and expansion -----------------------------------------------------------------
 def cpp_default_to_py(text):
     """An attribute default of ops.yaml (C++ text) as the Python value the cases use."""

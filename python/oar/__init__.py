@@ -26,6 +26,9 @@ from .framework.io import load, save  # noqa: F401
 from . import io, optimizer, regularizer, vision  # noqa: F401
 from . import callbacks, metric, static  # noqa: F401
 from .hapi import Model, summary  # noqa: F401
+from ._stats import (bernoulli, bincount, cummax, cummin, histogram, kthvalue,  # noqa: F401
+                     median, mode, norm, randint_like, sort, topk, triu_indices, unique)
+from . import linalg  # noqa: F401
 from .autograd import grad  # noqa: F401
 
 Tensor = _C.Tensor
@@ -59,6 +62,9 @@ __all__ = sorted(set(_C._public_ops) | {
     "expand_as", "kron", "meshgrid", "moveaxis", "outer", "repeat_interleave", "rot90", "tile",
     "trace", "unflatten", "unfold", "unstack",
     "index_put", "index_put_", "put_along_axis", "put_along_axis_",
+    # statistics, search, scans and random ops with Python signatures (_stats.py)
+    "bernoulli", "bincount", "cummax", "cummin", "histogram", "kthvalue", "median", "mode",
+    "norm", "randint_like", "sort", "topk", "triu_indices", "unique", "linalg",
 })
 del _name
 

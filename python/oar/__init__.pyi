@@ -12,6 +12,7 @@ from . import callbacks as callbacks, metric as metric, static as static
 from .hapi import Model as Model, summary as summary
 from .framework import ParamAttr as ParamAttr, create_parameter as create_parameter
 from .framework.io import load as load, save as save
+from . import linalg as linalg
 from ._dtype import CPUPlace as CPUPlace, Place as Place, bfloat16 as bfloat16
 from ._dtype import convert_dtype as convert_dtype, dtype as dtype, float16 as float16
 from ._dtype import float32 as float32, float64 as float64, int32 as int32, int64 as int64
@@ -145,6 +146,33 @@ class Tensor:
     def dot(x, y: Tensor, name: str | None = None) -> Tensor: ...
     def t(x, name: str | None = None) -> Tensor: ...
     def unfold(x, axis: int, size: int, step: int, name: str | None = None) -> Tensor: ...
+    # statistics, search and scans with Python signatures (python/oar/_stats.py); the
+    # functions themselves, so `self` keeps their first parameter's name
+    def topk(x, k: int, axis: int | None = None, largest: _bool = True, sorted: _bool = True,
+             name: str | None = None) -> tuple[Tensor, Tensor]: ...
+    def sort(x, axis: int = -1, descending: _bool = False, stable: _bool = False,
+             name: str | None = None) -> Tensor: ...
+    def kthvalue(x, k: int, axis: int | None = None, keepdim: _bool = False,
+                 name: str | None = None) -> tuple[Tensor, Tensor]: ...
+    def mode(x, axis: int = -1, keepdim: _bool = False,
+             name: str | None = None) -> tuple[Tensor, Tensor]: ...
+    def median(x, axis: int | None = None, keepdim: _bool = False, mode: str = "avg",
+               name: str | None = None) -> Any: ...
+    def unique(x, return_index: _bool = False, return_inverse: _bool = False,
+               return_counts: _bool = False, axis: int | None = None,
+               dtype: _DTypeLike = "int64", name: str | None = None) -> Any: ...
+    def bincount(x, weights: Tensor | None = None, minlength: int = 0,
+                 name: str | None = None) -> Tensor: ...
+    def histogram(input, bins: int = 100, min: float = 0.0, max: float = 0.0,
+                  weight: Tensor | None = None, density: _bool = False,
+                  name: str | None = None) -> Tensor: ...
+    def cummax(x, axis: int | None = None, dtype: _DTypeLike = "int64",
+               name: str | None = None) -> tuple[Tensor, Tensor]: ...
+    def cummin(x, axis: int | None = None, dtype: _DTypeLike = "int64",
+               name: str | None = None) -> tuple[Tensor, Tensor]: ...
+    def norm(x, p: float | str | None = None, axis: int | Sequence[int] | None = None,
+             keepdim: _bool = False, name: str | None = None) -> Tensor: ...
+    def bernoulli(x, p: float | None = None, name: str | None = None) -> Tensor: ...
     # ---- generated from src/oar/ops/
     def add(self, y: Tensor, name: str | None = None) -> Tensor: ...
     def add_(self, y: Tensor, name: str | None = None) -> Tensor: ...
@@ -187,6 +215,10 @@ class Tensor:
             name: str | None = None) -> Tensor: ...
     def min(self, axis: _IntList | None = None, keepdim: _bool = False,
             name: str | None = None) -> Tensor: ...
+    def cumsum(self, axis: _IntList | None = None, dtype: _DTypeLike | None = None,
+               name: str | None = None) -> Tensor: ...
+    def cumprod(self, dim: _IntList | None = None, dtype: _DTypeLike | None = None,
+                name: str | None = None) -> Tensor: ...
     def scatter(self, index: Tensor, updates: Tensor, overwrite: _bool = True,
                 name: str | None = None) -> Tensor: ...
     def scatter_(self, index: Tensor, updates: Tensor, overwrite: _bool = True,
@@ -196,6 +228,12 @@ class Tensor:
                   name: str | None = None) -> Tensor: ...
     def index_add_(self, index: Tensor, axis: int, value: Tensor, alpha: float = 1.0,
                    name: str | None = None) -> Tensor: ...
+    def argmax(self, axis: _IntList | None = None, keepdim: _bool = False,
+               dtype: _DTypeLike = 'int64', name: str | None = None) -> Tensor: ...
+    def argmin(self, axis: _IntList | None = None, keepdim: _bool = False,
+               dtype: _DTypeLike = 'int64', name: str | None = None) -> Tensor: ...
+    def argsort(self, axis: int = -1, descending: _bool = False, stable: _bool = False,
+                name: str | None = None) -> Tensor: ...
     def flip(self, axis: _IntList, name: str | None = None) -> Tensor: ...
     def roll(self, shifts: _IntList, axis: _IntList | None = None,
              name: str | None = None) -> Tensor: ...
@@ -207,6 +245,20 @@ class Tensor:
                    name: str | None = None) -> Tensor: ...
     def softmax(self, axis: int = -1, name: str | None = None) -> Tensor: ...
     def log_softmax(self, axis: int = -1, name: str | None = None) -> Tensor: ...
+    def prod(self, axis: _IntList | None = None, keepdim: _bool = False,
+             dtype: _DTypeLike | None = None, name: str | None = None) -> Tensor: ...
+    def logsumexp(self, axis: _IntList | None = None, keepdim: _bool = False,
+                  name: str | None = None) -> Tensor: ...
+    def var(self, axis: _IntList | None = None, unbiased: _bool = True, keepdim: _bool = False,
+            name: str | None = None) -> Tensor: ...
+    def std(self, axis: _IntList | None = None, unbiased: _bool = True, keepdim: _bool = False,
+            name: str | None = None) -> Tensor: ...
+    def amax(self, axis: _IntList | None = None, keepdim: _bool = False,
+             name: str | None = None) -> Tensor: ...
+    def amin(self, axis: _IntList | None = None, keepdim: _bool = False,
+             name: str | None = None) -> Tensor: ...
+    def count_nonzero(self, axis: _IntList | None = None, keepdim: _bool = False,
+                      name: str | None = None) -> Tensor: ...
     def scale(self, scale: float = 1.0, bias: float = 0.0, bias_after_scale: _bool = True,
               name: str | None = None) -> Tensor: ...
     def scale_(self, scale: float = 1.0, bias: float = 0.0, bias_after_scale: _bool = True,
@@ -331,6 +383,36 @@ def kron(x: Tensor, y: Tensor, name: str | None = None) -> Tensor: ...
 def cross(x: Tensor, y: Tensor, axis: int | None = 9, name: str | None = None) -> Tensor: ...
 def dot(x: Tensor, y: Tensor, name: str | None = None) -> Tensor: ...
 def unfold(x: Tensor, axis: int, size: int, step: int, name: str | None = None) -> Tensor: ...
+# statistics, search, scans and random ops with Python signatures (python/oar/_stats.py)
+def topk(x: Tensor, k: int, axis: int | None = None, largest: _bool = True,
+         sorted: _bool = True, name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def sort(x: Tensor, axis: int = -1, descending: _bool = False, stable: _bool = False,
+         name: str | None = None) -> Tensor: ...
+def kthvalue(x: Tensor, k: int, axis: int | None = None, keepdim: _bool = False,
+             name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def mode(x: Tensor, axis: int = -1, keepdim: _bool = False,
+         name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def median(x: Tensor, axis: int | None = None, keepdim: _bool = False, mode: str = "avg",
+           name: str | None = None) -> Any: ...
+def unique(x: Tensor, return_index: _bool = False, return_inverse: _bool = False,
+           return_counts: _bool = False, axis: int | None = None, dtype: _DTypeLike = "int64",
+           name: str | None = None) -> Any: ...
+def bincount(x: Tensor, weights: Tensor | None = None, minlength: int = 0,
+             name: str | None = None) -> Tensor: ...
+def histogram(input: Tensor, bins: int = 100, min: float = 0.0, max: float = 0.0,
+              weight: Tensor | None = None, density: _bool = False,
+              name: str | None = None) -> Tensor: ...
+def cummax(x: Tensor, axis: int | None = None, dtype: _DTypeLike = "int64",
+           name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def cummin(x: Tensor, axis: int | None = None, dtype: _DTypeLike = "int64",
+           name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def norm(x: Tensor, p: float | str | None = None, axis: int | Sequence[int] | None = None,
+         keepdim: _bool = False, name: str | None = None) -> Tensor: ...
+def randint_like(x: Tensor, low: int = 0, high: int | None = None,
+                 dtype: _DTypeLike | None = None, name: str | None = None) -> Tensor: ...
+def bernoulli(x: Tensor, p: float | None = None, name: str | None = None) -> Tensor: ...
+def triu_indices(row: int, col: int | None = None, offset: int = 0, dtype: _DTypeLike = "int64",
+                 name: str | None = None) -> Tensor: ...
 
 # ---- generated from src/oar/ops/
 def add(x: Tensor, y: Tensor, name: str | None = None) -> Tensor: ...
@@ -363,6 +445,12 @@ def expand(x: Tensor, shape: _IntList, name: str | None = None) -> Tensor: ...
 def concat(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor: ...
 def strided_slice(x: Tensor, axes: _IntList, starts: _IntList, ends: _IntList, strides: _IntList,
                   name: str | None = None) -> Tensor: ...
+def randperm(n: int, dtype: _DTypeLike = 'int64', name: str | None = None) -> Tensor: ...
+def poisson(x: Tensor, name: str | None = None) -> Tensor: ...
+def multinomial(x: Tensor, num_samples: int = 1, replacement: _bool = False,
+                name: str | None = None) -> Tensor: ...
+def tril_indices(row: int, col: int, offset: int = 0, dtype: _DTypeLike = 'int64',
+                 name: str | None = None) -> Tensor: ...
 def sum(x: Tensor, axis: _IntList | None = None, dtype: _DTypeLike | None = None,
         keepdim: _bool = False, name: str | None = None) -> Tensor: ...
 def mean(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
@@ -371,6 +459,10 @@ def max(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
         name: str | None = None) -> Tensor: ...
 def min(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
         name: str | None = None) -> Tensor: ...
+def cumsum(x: Tensor, axis: _IntList | None = None, dtype: _DTypeLike | None = None,
+           name: str | None = None) -> Tensor: ...
+def cumprod(x: Tensor, dim: _IntList | None = None, dtype: _DTypeLike | None = None,
+            name: str | None = None) -> Tensor: ...
 def scatter(x: Tensor, index: Tensor, updates: Tensor, overwrite: _bool = True,
             name: str | None = None) -> Tensor: ...
 def scatter_(x: Tensor, index: Tensor, updates: Tensor, overwrite: _bool = True,
@@ -383,6 +475,12 @@ def index_add(x: Tensor, index: Tensor, axis: int, value: Tensor, alpha: float =
               name: str | None = None) -> Tensor: ...
 def index_add_(x: Tensor, index: Tensor, axis: int, value: Tensor, alpha: float = 1.0,
                name: str | None = None) -> Tensor: ...
+def argmax(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+           dtype: _DTypeLike = 'int64', name: str | None = None) -> Tensor: ...
+def argmin(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+           dtype: _DTypeLike = 'int64', name: str | None = None) -> Tensor: ...
+def argsort(x: Tensor, axis: int = -1, descending: _bool = False, stable: _bool = False,
+            name: str | None = None) -> Tensor: ...
 def flip(x: Tensor, axis: _IntList, name: str | None = None) -> Tensor: ...
 def roll(x: Tensor, shifts: _IntList, axis: _IntList | None = None,
          name: str | None = None) -> Tensor: ...
@@ -394,6 +492,20 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1,
                name: str | None = None) -> Tensor: ...
 def softmax(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor: ...
 def log_softmax(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor: ...
+def prod(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+         dtype: _DTypeLike | None = None, name: str | None = None) -> Tensor: ...
+def logsumexp(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+              name: str | None = None) -> Tensor: ...
+def var(x: Tensor, axis: _IntList | None = None, unbiased: _bool = True, keepdim: _bool = False,
+        name: str | None = None) -> Tensor: ...
+def std(x: Tensor, axis: _IntList | None = None, unbiased: _bool = True, keepdim: _bool = False,
+        name: str | None = None) -> Tensor: ...
+def amax(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+         name: str | None = None) -> Tensor: ...
+def amin(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+         name: str | None = None) -> Tensor: ...
+def count_nonzero(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
+                  name: str | None = None) -> Tensor: ...
 def scale(x: Tensor, scale: float = 1.0, bias: float = 0.0, bias_after_scale: _bool = True,
           name: str | None = None) -> Tensor: ...
 def scale_(x: Tensor, scale: float = 1.0, bias: float = 0.0, bias_after_scale: _bool = True,
@@ -426,10 +538,17 @@ __all__ = [
     "abs",
     "add",
     "add_",
+    "amax",
+    "amin",
     "arange",
+    "argmax",
+    "argmin",
+    "argsort",
     "assign",
     "autograd",
+    "bernoulli",
     "bfloat16",
+    "bincount",
     "bmm",
     "bool",
     "broadcast_tensors",
@@ -441,8 +560,13 @@ __all__ = [
     "concat",
     "convert_dtype",
     "cos",
+    "count_nonzero",
     "create_parameter",
     "cross",
+    "cummax",
+    "cummin",
+    "cumprod",
+    "cumsum",
     "diag",
     "diag_embed",
     "diagonal",
@@ -474,6 +598,7 @@ __all__ = [
     "grad",
     "greater_equal",
     "greater_than",
+    "histogram",
     "index_add",
     "index_add_",
     "index_put",
@@ -484,28 +609,35 @@ __all__ = [
     "io",
     "is_grad_enabled",
     "kron",
+    "kthvalue",
     "less_equal",
     "less_than",
+    "linalg",
     "linspace",
     "load",
     "log",
     "log_softmax",
+    "logsumexp",
     "matmul",
     "max",
     "maximum",
     "mean",
+    "median",
     "memory_stats",
     "meshgrid",
     "metric",
     "min",
     "minimum",
+    "mode",
     "moveaxis",
+    "multinomial",
     "multiply",
     "multiply_",
     "neg",
     "nn",
     "no_grad",
     "nonzero",
+    "norm",
     "normal",
     "not_equal",
     "numel",
@@ -513,12 +645,16 @@ __all__ = [
     "ones_like",
     "optimizer",
     "outer",
+    "poisson",
     "pow",
+    "prod",
     "put_along_axis",
     "put_along_axis_",
     "rand",
     "randint",
+    "randint_like",
     "randn",
+    "randperm",
     "regularizer",
     "relu",
     "relu_",
@@ -542,6 +678,7 @@ __all__ = [
     "sin",
     "slice",
     "softmax",
+    "sort",
     "split",
     "sqrt",
     "sqrt_",
@@ -549,6 +686,7 @@ __all__ = [
     "stack",
     "standard_normal",
     "static",
+    "std",
     "strided_slice",
     "subtract",
     "subtract_",
@@ -560,15 +698,20 @@ __all__ = [
     "tanh_",
     "tile",
     "to_tensor",
+    "topk",
     "trace",
     "transpose",
     "tril",
+    "tril_indices",
     "triu",
+    "triu_indices",
     "unflatten",
     "unfold",
     "uniform",
+    "unique",
     "unsqueeze",
     "unstack",
+    "var",
     "vision",
     "where",
     "zeros",

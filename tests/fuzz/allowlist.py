@@ -92,6 +92,49 @@ def _nan_input_of_masked_gradient(call, detail, last):
     m = re.search(r"(\d+)/\d+ elements differ", detail)
     return x is not None and m is not None and \
         0 < int(m.group(1)) <= int(torch.isnan(x).sum())
+def _positions_of_ties(call, detail, last):
+    """topk/kthvalue positions among equal values (0.0 and -0.0 included): which of the
+    tied positions comes first is unspecified (torch's depends on its selection
+    algorithm; oar takes the smaller position). Only when the values at oar's positions
+    equal the values at torch's."""
+    import torch
+    x, out, want = _x(call, last), last.get("out"), last.get("want")
+    if x is None or out is None or want is None or x.dim() == 0:
+        return False
+    d = call.decl or {}
+    axis = int(d.get("axis", -1)) % x.dim()
+    got = torch.tensor(out.numpy()).long()
+    want = want.long()
+    if call.key == "kthvalue_index" and not d.get("keepdim", False):
+        got, want = got.unsqueeze(axis), want.unsqueeze(axis)
+    a, b = x.gather(axis, got), x.gather(axis, want)
+    return bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
+
+
+def _cumprod_grad_of_non_finite(call, detail, last):
+    """cumprod's gradient where x holds inf or NaN: inf * 0 or NaN meets the products
+    (oar's gradient of x_i is a running sum of g * out divided by x_i), where torch's
+    separate path for inputs with zeros gives 0; both stand for an undefined value.
+    Only when x is not finite and oar's first differing element is NaN."""
+    import torch
+    x = _x(call, last)
+    return x is not None and not bool(torch.isfinite(x).all()) and "oar np.float64(nan)" in detail
+
+
+def _gradient_in_result_dtype(call, detail, last):
+    """prod/cumprod with a lower-precision dtype= than x: x is cast first, so the gradient
+    is computed in that dtype (as torch's) and its rounding differs from torch's order of
+    operations by a few ulps of the result dtype. Only when the first differing element
+    agrees to the dtype's precision."""
+    import re
+    dt = (call.decl or {}).get("dtype")
+    dt = getattr(dt, "name", dt)  # a name, or gen.DType (oar.float32)
+    eps = {"float32": 1e-5, "float16": 4e-3, "bfloat16": 3e-2}.get(dt)
+    m = re.search(r"oar np\.float64\(([^)]*)\), want np\.float64\(([^)]*)\)", detail)
+    if eps is None or not m:
+        return False
+    a, b = float(m.group(1)), float(m.group(2))
+    return abs(a - b) <= eps * abs(b) + eps * 1e-1
 
 
 def _sum_to_keeps_dtype(call, detail, last):
@@ -249,12 +292,18 @@ DIFFERENCES = [
                _inf_minus_inf_in_oracle, _inf_minus_inf_in_oracle.__doc__),
     Difference("scale/pow keep an integer dtype", ["scale", "scale_", "pow"], ["value mismatch"],
                _keeps_integer_dtype, _keeps_integer_dtype.__doc__),
-    Difference("max/min gradient of a NaN group goes to its NaNs", ["max", "min"],
+    Difference("max/min gradient of a NaN group goes to its NaNs", ["max", "min", "amax", "amin"],
                ["grad mismatch"], _nan_group_of_max, _nan_group_of_max.__doc__),
     Difference("gradient at a NaN input of a piecewise activation",
                ["hardtanh", "hardtanh_", "hardswish", "softshrink", "hardshrink", "hardsigmoid",
                 "thresholded_relu", "leaky_relu", "elu", "selu", "celu"], ["grad mismatch"],
                _nan_input_of_masked_gradient, _nan_input_of_masked_gradient.__doc__),
+    Difference("positions of tied values", ["topk_index", "kthvalue_index"], ["value mismatch"],
+               _positions_of_ties, _positions_of_ties.__doc__),
+    Difference("cumprod gradient at inf/NaN inputs", ["cumprod"], ["grad mismatch"],
+               _cumprod_grad_of_non_finite, _cumprod_grad_of_non_finite.__doc__),
+    Difference("prod/cumprod gradient in a lower dtype=", ["prod", "cumprod"], ["grad mismatch"],
+               _gradient_in_result_dtype, _gradient_in_result_dtype.__doc__),
     Difference("sum_to keeps its input dtype", ["sum_to"], ["value mismatch"],
                _sum_to_keeps_dtype, _sum_to_keeps_dtype.__doc__),
     Difference("arange casts its bounds to an integer dtype first", ["arange"],

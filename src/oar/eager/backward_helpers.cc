@@ -1,6 +1,7 @@
 #include "oar/eager/backward_helpers.h"
 
 #include <algorithm>
+#include <cmath>
 
 #include "oar/eager/creation.h"
 #include "oar/eager/dygraph_functions.h"
@@ -395,6 +396,117 @@ Tensor conv_transpose_grad_w(const Tensor& g, const Tensor& x, const Tensor& w,
     }
   }
   return conv_filter_grad(g, xe, w.shape(), strides, paddings, dilations, groups);
+}
+
+}  // namespace oar
+
+// ---- statistics, search and scans (src/oar/ops/{statistics,search,scan}.yaml) ----
+namespace oar {
+namespace {
+// x with its zeros replaced by one: a denominator whose unused branch never makes NaN.
+Tensor nonzero_or_one(const Tensor& x, const Tensor& zero) { return where(zero, ones_like(x), x); }
+}  // namespace
+
+Tensor prod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
+                 const std::vector<int64_t>& axis, bool keepdim) {
+  if (out.dtype() != x.dtype()) {  // dtype= casts x first: the gradient goes through the cast
+    return cast(prod_grad(cast(x, out.dtype()), out, g, axis, keepdim), x.dtype());
+  }
+  const Tensor G = reduce_grad(g, x, axis, keepdim);
+  const Tensor o = cast(reduce_grad(out, x, axis, keepdim), x.dtype());
+  const Tensor zero = equal(x, zeros_like(x));
+  const Tensor z = cast(zero, x.dtype());
+  if (sum(z, {}, DType::kUndefined, false).item<double>() == 0) return multiply(G, divide(o, x));
+  // d out / d x_i is the product of the others: out / x_i where x_i != 0. At a zero it is
+  // P (the product of the non-zeros) times the product of the other zeros, written as a
+  // polynomial in them so that its derivatives are right: 1, (S - x_i) and
+  // ((S - x_i)^2 - (Q - x_i^2)) / 2 for 1, 2 and 3 zeros in the group (S, Q: the sum and
+  // sum of squares of the zeros). With 4 or more zeros it vanishes to third order.
+  auto group = [&](const Tensor& t) {
+    return expand(sum(t, axis, DType::kUndefined, /*keepdim=*/true), x.shape());
+  };
+  const Tensor P =
+      expand(prod(where(zero, ones_like(x), x), axis, true, DType::kUndefined), x.shape());
+  const Tensor count = group(z);
+  const Tensor xz = multiply(x, z);
+  const Tensor s1 = subtract(group(xz), x);
+  const Tensor s2 = subtract(group(multiply(xz, xz)), multiply(x, x));
+  auto is = [&](double k) { return equal(count, full_like(count, k)); };
+  const Tensor e = where(
+      is(1), ones_like(x),
+      where(is(2), s1, where(is(3), scale(subtract(multiply(s1, s1), s2), 0.5), zeros_like(x))));
+  const Tensor d = where(zero, multiply(P, e), divide(o, nonzero_or_one(x, zero)));
+  return multiply(G, d);
+}
+
+Tensor logsumexp_grad(const Tensor& x, const Tensor& out, const Tensor& g,
+                      const std::vector<int64_t>& axis, bool keepdim) {
+  const Tensor p = exp(subtract(x, reduce_grad(out, x, axis, keepdim)));
+  return multiply(reduce_grad(g, x, axis, keepdim), p);
+}
+
+Tensor var_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& axis, bool unbiased,
+                bool keepdim) {
+  const int64_t count = g.numel() == 0 ? 1 : x.numel() / g.numel();
+  const double denom = static_cast<double>(count) - (unbiased ? 1.0 : 0.0);
+  const Tensor dev = subtract(x, mean(x, axis, /*keepdim=*/true));
+  return multiply(reduce_grad(g, x, axis, keepdim), scale(dev, 2.0 / denom));
+}
+
+Tensor std_grad(const Tensor& x, const Tensor& out, const Tensor& g,
+                const std::vector<int64_t>& axis, bool unbiased, bool keepdim) {
+  return var_grad(x, divide(g, scale(out, 2.0)), axis, unbiased, keepdim);
+}
+
+Tensor p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& g, double porder,
+                   const std::vector<int64_t>& axis, bool keepdim) {
+  if (porder == 0) return zeros_like(x);  // a count: piecewise constant
+  if (std::isinf(porder)) {
+    // The extreme |x| shares the gradient among ties, times d|x|/dx.
+    return multiply(max_min_grad(abs(x), out, g, axis, keepdim), sign(x));
+  }
+  const Tensor G = reduce_grad(g, x, axis, keepdim);
+  if (porder == 1) return multiply(G, sign(x));
+  const Tensor o = reduce_grad(out, x, axis, keepdim);
+  const Tensor safe = nonzero_or_one(o, equal(o, zeros_like(o)));  // a zero norm has x == 0
+  if (porder == 2) return multiply(G, divide(x, safe));
+  const Tensor ratio = divide(pow(abs(x), porder - 1.0), pow(safe, porder - 1.0));
+  return multiply(G, multiply(sign(x), ratio));
+}
+
+Tensor cumsum_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& axis) {
+  if (axis.empty()) return reshape_to(scan_sum(g, 0, /*reverse=*/true), x.shape());
+  return scan_sum(g, axis[0], /*reverse=*/true);
+}
+
+Tensor cumprod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
+                    const std::vector<int64_t>& dim) {
+  if (x.numel() == 0) return zeros_like(x);
+  if (out.dtype() != x.dtype()) {  // dtype= casts x first: the gradient goes through the cast
+    return cast(cumprod_grad(cast(x, out.dtype()), out, g, dim), x.dtype());
+  }
+  const Tensor xs = dim.empty() ? reshape(x, {-1}) : x;
+  const int64_t a = dim.empty() ? 0 : dim[0];
+  // d out_j / d x_i = prod_{k <= j, k != i} x_k, so the gradient of x_i != 0 is
+  // rsum(g * out)_i / x_i (rsum: the running sum from the end).
+  const Tensor zero = equal(xs, zeros_like(xs));
+  const Tensor zf = cast(zero, xs.dtype());
+  Tensor d = divide(scan_sum(multiply(g, out), a, /*reverse=*/true), nonzero_or_one(xs, zero));
+  const Tensor rank = multiply(zf, scan_sum(zf, a, false));  // r at the r-th zero of a line
+  const double zeros = amax(rank, {}, false).item<double>();
+  // The r-th zero of a line: the same sum with x_i replaced by 1 (the earlier zeros stay,
+  // so the derivatives through them are right); zeros after the third contribute to
+  // fourth and higher derivatives only, and get 0.
+  Tensor at_zero = zeros_like(xs);
+  for (int r = 1; r <= 3 && r <= zeros; ++r) {
+    const Tensor here = equal(rank, full_like(rank, r));
+    const Tensor x_r = where(here, ones_like(xs), xs);
+    const Tensor grad_r =
+        scan_sum(multiply(g, cumprod(x_r, {a}, DType::kUndefined)), a, /*reverse=*/true);
+    at_zero = where(here, grad_r, at_zero);
+  }
+  if (zeros > 0) d = where(zero, at_zero, d);
+  return dim.empty() ? reshape_to(d, x.shape()) : d;
 }
 
 }  // namespace oar

@@ -135,3 +135,25 @@ Tensor conv_transpose_grad_w(const Tensor& g, const Tensor& x, const Tensor& w,
                              const std::vector<int64_t>& paddings,
                              const std::vector<int64_t>& dilations, int64_t groups);
 }  // namespace oar
+
+// ---- statistics, search and scans (src/oar/ops/{statistics,search,scan}.yaml) ----
+namespace oar {
+// prod: out / x where x != 0; at a zero, the product of the others written as a
+// polynomial in the other zeros, so gradients of orders 1-3 are exact at zeros.
+Tensor prod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
+                 const std::vector<int64_t>& axis, bool keepdim);
+Tensor logsumexp_grad(const Tensor& x, const Tensor& out, const Tensor& g,
+                      const std::vector<int64_t>& axis, bool keepdim);
+Tensor var_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& axis, bool unbiased,
+                bool keepdim);
+Tensor std_grad(const Tensor& x, const Tensor& out, const Tensor& g,
+                const std::vector<int64_t>& axis, bool unbiased, bool keepdim);
+Tensor p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& g, double porder,
+                   const std::vector<int64_t>& axis, bool keepdim);
+// cumsum: the reversed running sum of g (reshaped back when cumsum flattened x).
+Tensor cumsum_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& axis);
+// cumprod: reversed running sums of g * out over x, with the first three zeros of each
+// line handled apart, so gradients of orders 1-3 are exact at zeros.
+Tensor cumprod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
+                    const std::vector<int64_t>& dim);
+}  // namespace oar

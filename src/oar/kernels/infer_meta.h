@@ -8,6 +8,7 @@
 
 #include "oar/core/dense_tensor.h"
 #include "oar/core/scalar.h"
+#include "oar/kernels/infer_meta_reduce.h"  // IWYU pragma: export; statistics, search, scan, random
 
 namespace oar {
 
