@@ -16,6 +16,8 @@ from ._creation import (arange, empty, empty_like, eye, full, full_like, linspac
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._ops import (cast, clone, flatten, gather, nonzero, numel, pow, slice, split,  # noqa: F401
                    stack, t, where)
+from ._math_logic import (clip, clip_, lerp, lerp_, masked_fill, masked_fill_,  # noqa: F401
+                          nan_to_num, nan_to_num_)
 from . import autograd, nn  # noqa: F401
 from .autograd import grad  # noqa: F401
 

@@ -86,3 +86,6 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
                                         const std::vector<int64_t>& strides);
 
 }  // namespace oar
+
+// The math and logic sections' InferMeta functions (own file, so they merge apart).
+#include "oar/kernels/infer_meta_math.h"  // IWYU pragma: export
