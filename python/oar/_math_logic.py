@@ -154,8 +154,47 @@ _OPERATORS = {
     "__ixor__": _inplace(_C.bitwise_xor_, "^="),
     "__invert__": _invert,
 }
-_METHODS = {"clip": clip, "clip_": clip_, "nan_to_num": nan_to_num, "nan_to_num_": nan_to_num_,
-            "lerp": lerp, "lerp_": lerp_, "masked_fill": masked_fill,
-            "masked_fill_": masked_fill_}
+
+
+# The Tensor methods: the functions with x as self (Tensor methods name it self).
+def _clip_method(self, min=None, max=None, name=None):  # noqa: A002
+    return clip(self, min, max)
+
+
+def _clip__method(self, min=None, max=None, name=None):  # noqa: A002
+    return clip_(self, min, max)
+
+
+def _nan_to_num_method(self, nan=0.0, posinf=None, neginf=None, name=None):
+    return nan_to_num(self, nan, posinf, neginf)
+
+
+def _nan_to_num__method(self, nan=0.0, posinf=None, neginf=None, name=None):
+    return nan_to_num_(self, nan, posinf, neginf)
+
+
+def _lerp_method(self, y, weight, name=None):
+    return lerp(self, y, weight)
+
+
+def _lerp__method(self, y, weight, name=None):
+    return lerp_(self, y, weight)
+
+
+def _masked_fill_method(self, mask, value, name=None):
+    return masked_fill(self, mask, value)
+
+
+def _masked_fill__method(self, mask, value, name=None):
+    return masked_fill_(self, mask, value)
+
+
+_METHODS = {}
+for _f in (_clip_method, _clip__method, _nan_to_num_method, _nan_to_num__method, _lerp_method,
+           _lerp__method, _masked_fill_method, _masked_fill__method):
+    _name = _f.__name__[1:-len("_method")]
+    _f.__name__ = _f.__qualname__ = _name
+    _f.__doc__ = getattr(Tensor, _name).__doc__  # the generated method's docstring
+    _METHODS[_name] = _f
 for _k, _v in {**_OPERATORS, **_METHODS}.items():
     setattr(Tensor, _k, _v)
