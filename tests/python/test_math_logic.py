@@ -268,6 +268,12 @@ def test_clip_bounds_none_numbers_and_tensors():
         oar.clip(x, 0.0, oar.to_tensor([1.0, 2.0]))
 
 
+def test_clip_nan_bound_gives_nan():
+    a = np.array([-1.0, 0.5, 3.0])
+    for lo, hi in [(NAN, 1.0), (0.0, NAN)]:
+        eq(oar.clip(oar.to_tensor(a), lo, hi), torch.clamp(torch.tensor(a), lo, hi))
+
+
 def test_clip_double_gradient():
     x = oar.to_tensor([-2.0, 0.5, 3.0], stop_gradient=False)
     (g,) = oar.grad([(oar.clip(x, -1.0, 1.0) ** 2).sum()], [x], create_graph=True)

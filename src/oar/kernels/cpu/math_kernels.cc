@@ -220,11 +220,18 @@ C ClipBound(double v) {
 }
 
 // min(max(x, min), max): with min > max everything becomes max (numpy, PyTorch);
-// NaN stays NaN (both comparisons are false).
+// NaN stays NaN (both comparisons are false), and a NaN bound makes every float
+// element NaN, as in PyTorch and numpy.
 template <typename T>
 void ClipKernel(const DeviceContext&, const DenseTensor& x, double min, double max,
                 DenseTensor* out) {
   using C = compute_t<T>;
+  if constexpr (std::is_floating_point_v<C>) {
+    if (std::isnan(min) || std::isnan(max)) {
+      UnaryElementwise<T, T>(x, out, [](C) { return std::numeric_limits<C>::quiet_NaN(); });
+      return;
+    }
+  }
   const C lo = ClipBound<C>(min), hi = ClipBound<C>(max);
   UnaryElementwise<T, T>(x, out, [=](C a) {
     const C r = a < lo ? lo : a;
