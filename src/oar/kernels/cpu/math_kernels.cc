@@ -96,6 +96,21 @@ OAR_ROUNDING_KERNEL(CeilKernel, std::ceil)
 OAR_ROUNDING_KERNEL(TruncKernel, std::trunc)
 #undef OAR_ROUNDING_KERNEL
 
+// A bound of clip in the compute type: floats as they are (float16 through
+// float), integers truncated toward zero and saturated, so an infinite bound
+// (Python None) means "no bound".
+template <typename C>
+C ClipBound(double v) {
+  if constexpr (std::is_integral_v<C>) {
+    if (std::isnan(v)) return C(0);
+    if (v <= static_cast<double>(std::numeric_limits<C>::lowest())) {
+      return std::numeric_limits<C>::lowest();
+    }
+    if (v >= std::ldexp(1.0, std::numeric_limits<C>::digits)) return std::numeric_limits<C>::max();
+  }
+  return static_cast<C>(v);
+}
+
 // Halves go to the even neighbour (std::nearbyint in the default rounding
 // mode), as Paddle 3 and PyTorch round. With decimals, the value is scaled by a
 // power of ten first: x * 10**d for d > 0, x / 10**-d for d < 0 (dividing by an
@@ -107,9 +122,12 @@ void RoundKernel(const DeviceContext&, const DenseTensor& x, int64_t decimals, D
     if (decimals >= 0) {
       UnaryElementwise<T, T>(x, out, [](C a) { return a; });
     } else {
+      // A quotient of 0 stays 0 even where p is infinite (0 * inf would be NaN), and
+      // a multiple of p beyond the dtype saturates instead of overflowing.
       const double p = std::pow(10.0, static_cast<double>(-decimals));
       UnaryElementwise<T, T>(x, out, [=](C a) {
-        return static_cast<C>(std::nearbyint(static_cast<double>(a) / p) * p);
+        const double q = std::nearbyint(static_cast<double>(a) / p);
+        return ClipBound<C>(q == 0.0 ? 0.0 : q * p);
       });
     }
   } else if (decimals == 0) {
@@ -202,21 +220,6 @@ void RemainderKernel(const DeviceContext&, const DenseTensor& x, const DenseTens
   CheckNoZeroDivisor<T>(y);
   BinaryElementwise<T, T, T>(
       x, y, out, [](auto a, auto b) { return FloorMod(a, b); }, 4);
-}
-
-// A bound of clip in the compute type: floats as they are (float16 through
-// float), integers truncated toward zero and saturated, so an infinite bound
-// (Python None) means "no bound".
-template <typename C>
-C ClipBound(double v) {
-  if constexpr (std::is_integral_v<C>) {
-    if (std::isnan(v)) return C(0);
-    if (v <= static_cast<double>(std::numeric_limits<C>::lowest())) {
-      return std::numeric_limits<C>::lowest();
-    }
-    if (v >= std::ldexp(1.0, std::numeric_limits<C>::digits)) return std::numeric_limits<C>::max();
-  }
-  return static_cast<C>(v);
 }
 
 // min(max(x, min), max): with min > max everything becomes max (numpy, PyTorch);
