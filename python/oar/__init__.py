@@ -20,6 +20,8 @@ from ._manipulation import (bmm, broadcast_tensors, broadcast_to, chunk, cross, 
                             dot, einsum, expand_as, kron, meshgrid, moveaxis, outer,
                             repeat_interleave, rot90, tile, trace, unflatten, unfold, unstack)
 from ._indexing import index_put, index_put_, put_along_axis, put_along_axis_  # noqa: F401
+from ._math_logic import (clip, clip_, lerp, lerp_, masked_fill, masked_fill_,  # noqa: F401
+                          nan_to_num, nan_to_num_)
 from . import autograd, nn  # noqa: F401
 from .framework import ParamAttr, create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401

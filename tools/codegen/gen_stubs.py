@@ -435,6 +435,27 @@ def _def(name, params, indent=""):
     return lines + [cur]
 
 
+# The math and logic section's Python wrappers and Tensor operators
+# (python/oar/_math_logic.py): None bounds, numbers or Tensors where the declarations
+# take floats or Tensors.
+_MATH_LOGIC_SIGS = {
+    "clip": "x: Tensor, min: _Number | None = None, max: _Number | None = None",
+    "nan_to_num": "x: Tensor, nan: _Number = 0.0, posinf: _Number | None = None, "
+                  "neginf: _Number | None = None",
+    "lerp": "x: Tensor, y: Tensor, weight: _Number",
+    "masked_fill": "x: Tensor, mask: Tensor, value: _Number",
+}
+for _n, _sig in _MATH_LOGIC_SIGS.items():
+    for _name in (_n, _n + "_"):
+        _params_of = _sig.split(", ") + ["name: str | None = None"]
+        PRELUDE += "\n".join(_def(_name, ["self"] + _params_of[1:], "    ")) + "\n"
+        FUNCTIONS += "\n".join(_def(_name, _params_of)) + "\n"
+for _op in ("floordiv", "mod", "and", "or", "xor"):
+    for _form in ("", "r", "i"):
+        PRELUDE += f"    def __{_form}{_op}__(self, other: _Number, /) -> Tensor: ...\n"
+PRELUDE += "    def __invert__(self) -> Tensor: ...\n"
+
+
 def _ops(ops, kind, skip, indent=""):
     """The stubs of the ops with `kind` (function or method) in their python surface,
     in-place variants included, except the names in `skip`."""

@@ -99,3 +99,5 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 #include "oar/kernels/infer_meta_activation.h"  // IWYU pragma: export
 // Convolution and pooling (their own file, src/oar/kernels/infer_meta_conv.h).
 #include "oar/kernels/infer_meta_conv.h"  // IWYU pragma: export
+// The math and logic sections' InferMeta functions (own file, so they merge apart).
+#include "oar/kernels/infer_meta_math.h"  // IWYU pragma: export
