@@ -3,7 +3,8 @@
 # Safe to re-run: it only installs what is missing.
 set -euo pipefail
 
-APT_PACKAGES=(g++ make ccache libgtest-dev libgmock-dev libopenblas-openmp-dev nlohmann-json3-dev libmimalloc-dev)
+APT_PACKAGES=(g++ make ccache libgtest-dev libgmock-dev libopenblas-openmp-dev nlohmann-json3-dev libmimalloc-dev
+  libsleef-dev libhwy-dev libdnnl-dev)  # SIMD math (vec_math), its benchmark, oneDNN
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
