@@ -12,12 +12,13 @@
 //                                  the dispatcher picked on this CPU.
 //
 // Accuracy: SLEEF's 1.0-ulp functions (erfc 1.5 ulp); sigmoid is
-// 1 / (1 + exp(-x)) with that exp. Special values follow C's libm: NaN in, NaN
-// out; exp(-inf) = 0; log(0) = -inf; log(-1) = NaN; tanh(-0) = -0; and so on.
-// The result for an element does not depend on n, on its position in the span
-// or on how a caller splits a tensor into spans (tails are computed in a full,
-// zero-padded vector), so contiguous, strided and multi-threaded callers agree
-// bitwise. It may differ in the last ulp between CPUs of different SIMD width.
+// 1 / (1 + exp(-x)) with that exp; float32 tanh is oar's own rational
+// function (6 ulp, vec_math_isa.inc), float64 tanh is SLEEF's. Special values follow C's libm: NaN
+// in, NaN out; exp(-inf) = 0; log(0) = -inf; log(-1) = NaN; tanh(-0) = -0; and so on. The result
+// for an element does not depend on n, on its position in the span or on how a caller splits a
+// tensor into spans (tails are computed in a full, zero-padded vector), so contiguous, strided and
+// multi-threaded callers agree bitwise. It may differ in the last ulp between CPUs of different
+// SIMD width.
 //
 // Dispatch: the SIMD width is chosen once at run time from what the CPU
 // supports (AVX-512F, else AVX2+FMA, else SSE2); the library is never built for

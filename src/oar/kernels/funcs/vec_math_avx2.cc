@@ -24,6 +24,8 @@ struct OpsF {
   static V SelectGreater(V x, V t, V a, V b) {
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GT_OQ));
   }
+  static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
+  static V MulAdd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
 };
 struct OpsD {
   using S = double;
@@ -40,6 +42,8 @@ struct OpsD {
   static V SelectGreater(V x, V t, V a, V b) {
     return _mm256_blendv_pd(b, a, _mm256_cmp_pd(x, t, _CMP_GT_OQ));
   }
+  static V Mul(V a, V b) { return _mm256_mul_pd(a, b); }
+  static V MulAdd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
 };
 #define OAR_SF(name, acc) Sleef_##name##f8_##acc##avx2
 #define OAR_SD(name, acc) Sleef_##name##d4_##acc##avx2

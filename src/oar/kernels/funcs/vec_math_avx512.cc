@@ -25,6 +25,8 @@ struct OpsF {
   static V SelectGreater(V x, V t, V a, V b) {
     return _mm512_mask_blend_ps(_mm512_cmp_ps_mask(x, t, _CMP_GT_OQ), b, a);
   }
+  static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
+  static V MulAdd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
 };
 struct OpsD {
   using S = double;
@@ -41,6 +43,8 @@ struct OpsD {
   static V SelectGreater(V x, V t, V a, V b) {
     return _mm512_mask_blend_pd(_mm512_cmp_pd_mask(x, t, _CMP_GT_OQ), b, a);
   }
+  static V Mul(V a, V b) { return _mm512_mul_pd(a, b); }
+  static V MulAdd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
 };
 #define OAR_SF(name, acc) Sleef_##name##f16_##acc##avx512f
 #define OAR_SD(name, acc) Sleef_##name##d8_##acc##avx512f

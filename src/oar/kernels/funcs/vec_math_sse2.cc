@@ -25,6 +25,8 @@ struct OpsF {
     const V m = _mm_cmpgt_ps(x, t);
     return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
   }
+  static V Mul(V a, V b) { return _mm_mul_ps(a, b); }
+  static V MulAdd(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
 };
 struct OpsD {
   using S = double;
@@ -42,6 +44,8 @@ struct OpsD {
     const V m = _mm_cmpgt_pd(x, t);
     return _mm_or_pd(_mm_and_pd(m, a), _mm_andnot_pd(m, b));
   }
+  static V Mul(V a, V b) { return _mm_mul_pd(a, b); }
+  static V MulAdd(V a, V b, V c) { return _mm_add_pd(_mm_mul_pd(a, b), c); }
 };
 #define OAR_SF(name, acc) Sleef_##name##f4_##acc
 #define OAR_SD(name, acc) Sleef_##name##d2_##acc
