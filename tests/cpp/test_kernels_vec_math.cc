@@ -176,6 +176,44 @@ TEST(VecMath, FloatTanhDenseSweep) {
   }
 }
 
+template <typename S>
+void CheckReductions() {
+  const S inf = std::numeric_limits<S>::infinity(), nan = std::numeric_limits<S>::quiet_NaN();
+  for (int64_t n : {0, 1, 3, 7, 8, 9, 31, 32, 33, 100, 1000}) {
+    SCOPED_TRACE(n);
+    std::vector<S> x = Random<S>(n, -50, 50, 5);
+    double sum = 0;
+    S mx = -inf, mn = inf;
+    for (S v : x) {
+      sum += v;
+      mx = std::max(mx, v);
+      mn = std::min(mn, v);
+    }
+    EXPECT_NEAR(vec::Sum(x.data(), n), sum, 1e-4 * (1 + std::fabs(sum)));
+    EXPECT_EQ(vec::Max(x.data(), n), mx);
+    EXPECT_EQ(vec::Min(x.data(), n), mn);
+    // Equal spans, equal bits (the order depends only on n).
+    std::vector<S> copy = x;
+    const S s1 = vec::Sum(x.data(), n), s2 = vec::Sum(copy.data(), n);
+    EXPECT_EQ(std::memcmp(&s1, &s2, sizeof(S)), 0);
+    for (int64_t pos = 0; pos < n; pos += std::max<int64_t>(1, n / 7)) {
+      std::vector<S> y = x;
+      y[pos] = inf;  // infinities are values, not NaN
+      EXPECT_EQ(vec::Max(y.data(), n), inf);
+      S ymin = inf;
+      for (S v : y) ymin = std::min(ymin, v);
+      EXPECT_EQ(vec::Min(y.data(), n), ymin);
+      y[pos] = nan;
+      EXPECT_TRUE(std::isnan(vec::Max(y.data(), n))) << pos;
+      EXPECT_TRUE(std::isnan(vec::Min(y.data(), n))) << pos;
+      EXPECT_TRUE(std::isnan(vec::Sum(y.data(), n))) << pos;
+    }
+  }
+}
+
+TEST(VecMath, FloatReductions) { CheckReductions<float>(); }
+TEST(VecMath, DoubleReductions) { CheckReductions<double>(); }
+
 TEST(VecMath, ReportsItsIsa) {
   const std::string isa = vec::ActiveIsa();
   EXPECT_TRUE(isa == "avx512f" || isa == "avx2" || isa == "sse2" || isa == "scalar") << isa;

@@ -86,6 +86,23 @@ S MaxScalar(const S* x, int64_t n) {
 }
 
 template <typename S>
+S SumScalar(const S* x, int64_t n) {
+  S s = 0;
+  for (int64_t i = 0; i < n; ++i) s += x[i];
+  return s;
+}
+
+template <typename S, bool kMax>
+S ExtremeScalar(const S* x, int64_t n) {
+  S m = kMax ? -std::numeric_limits<S>::infinity() : std::numeric_limits<S>::infinity();
+  for (int64_t i = 0; i < n; ++i) {
+    if (x[i] != x[i]) return x[i];
+    m = (kMax ? x[i] > m : x[i] < m) ? x[i] : m;
+  }
+  return m;
+}
+
+template <typename S>
 TypedTable<S> ScalarTyped() {
   TypedTable<S> t{};
   auto& a = t.apply;
@@ -104,6 +121,9 @@ TypedTable<S> ScalarTyped() {
   a[int(Fn::kErfc)] = MapScalar<S, Erfc<S>>;
   t.exp_sub_sum = ExpSubSumScalar<S>;
   t.max_ignoring_nan = MaxScalar<S>;
+  t.sum = SumScalar<S>;
+  t.max = ExtremeScalar<S, true>;
+  t.min = ExtremeScalar<S, false>;
   return t;
 }
 
@@ -159,6 +179,12 @@ float MaxIgnoringNaN(const float* x, int64_t n) {
 double MaxIgnoringNaN(const double* x, int64_t n) {
   return detail::Active().d.max_ignoring_nan(x, n);
 }
+float Sum(const float* x, int64_t n) { return detail::Active().f.sum(x, n); }
+double Sum(const double* x, int64_t n) { return detail::Active().d.sum(x, n); }
+float Max(const float* x, int64_t n) { return detail::Active().f.max(x, n); }
+double Max(const double* x, int64_t n) { return detail::Active().d.max(x, n); }
+float Min(const float* x, int64_t n) { return detail::Active().f.min(x, n); }
+double Min(const double* x, int64_t n) { return detail::Active().d.min(x, n); }
 const char* ActiveIsa() { return detail::Active().isa; }
 
 }  // namespace oar::vec

@@ -8,6 +8,10 @@
 //   ExpSubSum(x, shift, y, n)      y[i] = exp(x[i] - shift), returns the sum of y
 //                                  (softmax's middle pass in one sweep).
 //   MaxIgnoringNaN(x, n)           the largest non-NaN element (-inf if none).
+//   Sum(x, n), Max(x, n), Min(x, n)  reductions of a span; Max/Min return NaN
+//                                  if any element is NaN (-inf / +inf if n == 0).
+//                                  Sum adds in an order fixed by n (and the SIMD
+//                                  width), so equal spans give equal bits.
 //   ActiveIsa()                    "avx512f", "avx2", "sse2" or "scalar": what
 //                                  the dispatcher picked on this CPU.
 //
@@ -55,6 +59,12 @@ float ExpSubSum(const float* x, float shift, float* y, int64_t n);
 double ExpSubSum(const double* x, double shift, double* y, int64_t n);
 float MaxIgnoringNaN(const float* x, int64_t n);
 double MaxIgnoringNaN(const double* x, int64_t n);
+float Sum(const float* x, int64_t n);
+double Sum(const double* x, int64_t n);
+float Max(const float* x, int64_t n);
+double Max(const double* x, int64_t n);
+float Min(const float* x, int64_t n);
+double Min(const double* x, int64_t n);
 const char* ActiveIsa();
 
 }  // namespace oar::vec

@@ -26,6 +26,7 @@ struct OpsF {
   }
   static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V MulAdd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
+  static V Min(V a, V b) { return _mm256_min_ps(a, b); }
 };
 struct OpsD {
   using S = double;
@@ -44,6 +45,7 @@ struct OpsD {
   }
   static V Mul(V a, V b) { return _mm256_mul_pd(a, b); }
   static V MulAdd(V a, V b, V c) { return _mm256_fmadd_pd(a, b, c); }
+  static V Min(V a, V b) { return _mm256_min_pd(a, b); }
 };
 #define OAR_SF(name, acc) Sleef_##name##f8_##acc##avx2
 #define OAR_SD(name, acc) Sleef_##name##d4_##acc##avx2

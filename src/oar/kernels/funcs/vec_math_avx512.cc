@@ -27,6 +27,7 @@ struct OpsF {
   }
   static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
   static V MulAdd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
+  static V Min(V a, V b) { return _mm512_mask_min_ps(b, 0xFFFF, a, b); }
 };
 struct OpsD {
   using S = double;
@@ -45,6 +46,7 @@ struct OpsD {
   }
   static V Mul(V a, V b) { return _mm512_mul_pd(a, b); }
   static V MulAdd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
+  static V Min(V a, V b) { return _mm512_mask_min_pd(b, 0xFF, a, b); }
 };
 #define OAR_SF(name, acc) Sleef_##name##f16_##acc##avx512f
 #define OAR_SD(name, acc) Sleef_##name##d8_##acc##avx512f

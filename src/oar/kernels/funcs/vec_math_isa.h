@@ -16,6 +16,9 @@ struct TypedTable {
   void (*apply[static_cast<int>(Fn::kCount)])(const S*, S*, int64_t);
   S (*exp_sub_sum)(const S*, S, S*, int64_t);
   S (*max_ignoring_nan)(const S*, int64_t);
+  S (*sum)(const S*, int64_t);
+  S (*max)(const S*, int64_t);
+  S (*min)(const S*, int64_t);
 };
 
 struct Table {

@@ -27,6 +27,7 @@ struct OpsF {
   }
   static V Mul(V a, V b) { return _mm_mul_ps(a, b); }
   static V MulAdd(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+  static V Min(V a, V b) { return _mm_min_ps(a, b); }
 };
 struct OpsD {
   using S = double;
@@ -46,6 +47,7 @@ struct OpsD {
   }
   static V Mul(V a, V b) { return _mm_mul_pd(a, b); }
   static V MulAdd(V a, V b, V c) { return _mm_add_pd(_mm_mul_pd(a, b), c); }
+  static V Min(V a, V b) { return _mm_min_pd(a, b); }
 };
 #define OAR_SF(name, acc) Sleef_##name##f4_##acc
 #define OAR_SD(name, acc) Sleef_##name##d2_##acc
