@@ -1,12 +1,14 @@
 """Kernel benchmark: oar vs PyTorch vs PaddlePaddle, 2 threads each, one table.
 
-    python benchmarks/kernels.py [--paddle-python PATH] [--repeats N] [--only ROW ...]
+    python benchmarks/kernels.py [--paddle-python PATH] [--repeats N] [--only ROW ...] [--threads 2]
 
 Each framework is timed in its own subprocess running this file (two OpenMP
 runtimes in one process, oar's and PyTorch's, leave spinning threads that steal
 the cores from each other). oar and PyTorch run under this interpreter, Paddle
 under --paddle-python, else $OAR_PADDLE_PYTHON, else this interpreter if it can
-`import paddle`; without one Paddle is skipped with a note. Every framework gets 2 threads (OMP_NUM_THREADS=2, torch.set_num_threads).
+`import paddle`; without one Paddle is skipped with a note. Every framework
+gets the same number of threads (--threads, default 2: OMP_NUM_THREADS,
+MKL_NUM_THREADS, OPENBLAS_NUM_THREADS and torch.set_num_threads).
 
 Each row is timed as the median over --repeats samples; a sample runs the
 operation enough times to take about 20 ms and reports the time per call.
@@ -25,7 +27,18 @@ import subprocess
 import sys
 import time
 
-THREADS = 2
+
+def _threads_from_argv():
+    # Read before any framework is imported: OpenMP sizes its pool at load time.
+    for i, a in enumerate(sys.argv):
+        if a == "--threads" and i + 1 < len(sys.argv):
+            return int(sys.argv[i + 1])
+        if a.startswith("--threads="):
+            return int(a.split("=", 1)[1])
+    return 2
+
+
+THREADS = _threads_from_argv()
 
 # OpenBLAS reads these at load time; set on some machines they override its CPU
 # detection and cache blocking (a large factor for GEMM). Unset them for this
@@ -302,6 +315,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--paddle-python", help="interpreter with paddle installed")
     ap.add_argument("--repeats", type=int, default=11)
+    ap.add_argument("--threads", type=int, default=2, help="threads per framework (default 2)")
     ap.add_argument("--only", nargs="*", help="rows whose name contains one of these")
     ap.add_argument("--framework", choices=["oar", "torch", "paddle"], help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -325,10 +339,13 @@ def main():
     for note in _UNSET_NOTES:
         print(f"# {note}")
     print(f"# {THREADS} threads each (OMP_NUM_THREADS={THREADS}, torch.set_num_threads({THREADS}))")
-    print(f"# CPU: {cpu_model()}; median of {args.repeats} samples; times in ms")
+    print(f"# CPU: {cpu_model()}, {os.cpu_count()} logical CPUs; median of {args.repeats} samples; times in ms")
+    print("# load average before the run: %.1f %.1f %.1f (above the CPU count, every number is suspect)"
+          % os.getloadavg())
 
     def run(framework, py):
-        cmd = [py, os.path.abspath(__file__), "--framework", framework, "--repeats", str(args.repeats)]
+        cmd = [py, os.path.abspath(__file__), "--framework", framework, "--repeats", str(args.repeats),
+               "--threads", str(THREADS)]
         if args.only:
             cmd += ["--only", *args.only]
         r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ))

@@ -114,8 +114,8 @@ DenseTensor PlanReduction(const DenseTensor& x, const std::vector<int64_t>& axes
 // count: the chunks' partial results are combined in chunk order, so the
 // result has the same bits with any number of threads.
 constexpr int64_t kChunk = 1 << 14;
-// Columns reduced together when the reduced axis is not the innermost.
-constexpr int64_t kColumns = 512;
+// Fewest columns a thread takes when the reduced axis is not the innermost.
+constexpr int64_t kColumns = 64;
 
 // Reduces a contiguous run in a fixed order: vec_math for float and double,
 // eight interleaved accumulators (which the compiler vectorises) otherwise.
@@ -188,26 +188,50 @@ void ReduceInto(const DenseTensor& x, const std::vector<int64_t>& axes, DenseTen
     });
     return;
   }
-  // Blocks of up to kColumns adjacent outputs, each reduced over all of the
-  // reduced axis by one thread, so threads also share a single outer block
-  // ([n, m] over axis 0) and each output keeps one summation order.
-  const int64_t col_blocks = (p.inner + kColumns - 1) / kColumns;
-  ParallelFor(0, p.outer * col_blocks, p.reduce * std::min(p.inner, kColumns),
+  // Blocks of adjacent outputs, each reduced over the whole reduced axis by one
+  // thread in order r = 0, 1, ...: the block size changes no output's bits, so
+  // it can follow the thread count. Whole rows while there are enough outer
+  // blocks to share out; otherwise rows are cut so every thread gets columns
+  // ([n, m] over axis 0 has a single outer block).
+  const int64_t threads = omp_get_max_threads();
+  const int64_t per_block =
+      p.outer >= threads ? p.inner : std::max<int64_t>(kColumns, (p.inner + threads - 1) / threads);
+  const int64_t col_blocks = (p.inner + per_block - 1) / per_block;
+  ParallelFor(0, p.outer * col_blocks, p.reduce * std::min(p.inner, per_block),
               [&](int64_t b, int64_t e) {
-                A acc[kColumns];
+                std::vector<A> acc(std::min(p.inner, per_block));
                 for (int64_t blk = b; blk < e; ++blk) {
                   const int64_t i = blk / col_blocks;
-                  const int64_t j0 = (blk % col_blocks) * kColumns;
-                  const int64_t m = std::min(kColumns, p.inner - j0);
-                  std::fill(acc, acc + m, Op::template Init<A>());
+                  const int64_t j0 = (blk % col_blocks) * per_block;
+                  const int64_t m = std::min(per_block, p.inner - j0);
+                  std::fill(acc.begin(), acc.begin() + m, Op::template Init<A>());
                   const T* block = in + i * p.reduce * p.inner + j0;
-                  for (int64_t r = 0; r < p.reduce; ++r) {
+                  A* a = acc.data();
+                  // Four rows per sweep over the accumulators (a quarter of
+                  // their loads and stores), combined in row order as one
+                  // row at a time would. a is this thread's own buffer.
+                  int64_t r = 0;
+                  for (; r + 4 <= p.reduce; r += 4) {
+                    const T* r0 = block + r * p.inner;
+                    const T* r1 = r0 + p.inner;
+                    const T* r2 = r1 + p.inner;
+                    const T* r3 = r2 + p.inner;
+#pragma omp simd
+                    for (int64_t j = 0; j < m; ++j) {
+                      A v = Op::Combine(a[j], static_cast<A>(r0[j]));
+                      v = Op::Combine(v, static_cast<A>(r1[j]));
+                      v = Op::Combine(v, static_cast<A>(r2[j]));
+                      a[j] = Op::Combine(v, static_cast<A>(r3[j]));
+                    }
+                  }
+                  for (; r < p.reduce; ++r) {
                     const T* row = block + r * p.inner;
+#pragma omp simd
                     for (int64_t j = 0; j < m; ++j)
-                      acc[j] = Op::Combine(acc[j], static_cast<A>(row[j]));
+                      a[j] = Op::Combine(a[j], static_cast<A>(row[j]));
                   }
                   for (int64_t j = 0; j < m; ++j)
-                    o[i * p.inner + j0 + j] = static_cast<T>(finish(acc[j]));
+                    o[i * p.inner + j0 + j] = static_cast<T>(finish(a[j]));
                 }
               });
 }
