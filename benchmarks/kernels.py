@@ -10,8 +10,9 @@ under --paddle-python, else $OAR_PADDLE_PYTHON, else this interpreter if it can
 gets the same number of threads (--threads, default 2: OMP_NUM_THREADS,
 MKL_NUM_THREADS, OPENBLAS_NUM_THREADS and torch.set_num_threads).
 
-Each row is timed as the median over --repeats samples; a sample runs the
-operation enough times to take about 20 ms and reports the time per call.
+Each row is timed as the median (--stat min: the fastest) over --repeats
+samples; a sample runs the operation enough times to take about 20 ms and
+reports the time per call.
 "backward" rows time forward and the gradients of every input together
 (`grad` with an all-ones output gradient). A row whose op does not exist in a
 framework prints n/a. Run nothing else meanwhile: the numbers are only
@@ -247,7 +248,7 @@ class Torch:
         return run
 
 
-def time_call(f, repeats):
+def time_call(f, repeats, stat="median"):
     f()  # warm-up: first-call allocations, lazy initialisation
     t0 = time.perf_counter()
     f()
@@ -259,10 +260,10 @@ def time_call(f, repeats):
         for _ in range(inner):
             f()
         samples.append((time.perf_counter() - t0) / inner)
-    return statistics.median(samples)
+    return min(samples) if stat == "min" else statistics.median(samples)
 
 
-def measure(fw, repeats, only):
+def measure(fw, repeats, only, stat="median"):
     out = {}
     for name, make in rows():
         if only and not any(o in name for o in only):
@@ -273,7 +274,7 @@ def measure(fw, repeats, only):
         except (Unavailable, AttributeError, TypeError, NotImplementedError) as e:
             out[name] = None
             continue
-        out[name] = time_call(f, repeats)
+        out[name] = time_call(f, repeats, stat)
     return out
 
 
@@ -316,6 +317,8 @@ def main():
     ap.add_argument("--paddle-python", help="interpreter with paddle installed")
     ap.add_argument("--repeats", type=int, default=11)
     ap.add_argument("--threads", type=int, default=2, help="threads per framework (default 2)")
+    ap.add_argument("--stat", choices=["median", "min"], default="median",
+                    help="statistic over the samples (min: robust on a loaded machine)")
     ap.add_argument("--only", nargs="*", help="rows whose name contains one of these")
     ap.add_argument("--framework", choices=["oar", "torch", "paddle"], help=argparse.SUPPRESS)
     args = ap.parse_args()
@@ -333,19 +336,19 @@ def main():
         else:
             fw = Torch()
             ver = fw.t.__version__
-        print(json.dumps({"version": ver, "times": measure(fw, args.repeats, args.only)}))
+        print(json.dumps({"version": ver, "times": measure(fw, args.repeats, args.only, args.stat)}))
         return
 
     for note in _UNSET_NOTES:
         print(f"# {note}")
     print(f"# {THREADS} threads each (OMP_NUM_THREADS={THREADS}, torch.set_num_threads({THREADS}))")
-    print(f"# CPU: {cpu_model()}, {os.cpu_count()} logical CPUs; median of {args.repeats} samples; times in ms")
+    print(f"# CPU: {cpu_model()}, {os.cpu_count()} logical CPUs; {args.stat} of {args.repeats} samples; times in ms")
     print("# load average before the run: %.1f %.1f %.1f (above the CPU count, every number is suspect)"
           % os.getloadavg())
 
     def run(framework, py):
         cmd = [py, os.path.abspath(__file__), "--framework", framework, "--repeats", str(args.repeats),
-               "--threads", str(THREADS)]
+               "--threads", str(THREADS), "--stat", args.stat]
         if args.only:
             cmd += ["--only", *args.only]
         r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ))

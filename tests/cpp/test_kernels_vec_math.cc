@@ -74,7 +74,7 @@ void CheckAccuracyAndSpans() {
     for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, Ulps<S>(y[i], c.ref(x[i])));
     // SLEEF's bound is 1 ulp (1.5 for erfc); sigmoid adds a division and an
     // addition; float64 references from libm are themselves within 1 ulp.
-    // float32 tanh is a rational approximation with a 6-ulp bound.
+    // float32 tanh is a rational approximation, 5 ulp at most.
     EXPECT_LE(worst, c.fn == Fn::kTanh && sizeof(S) == 4 ? 7.0 : 4.0);
     // Every prefix length (tails shorter than a vector, and one element at a
     // time) gives the same bits as the whole span.
