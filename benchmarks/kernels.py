@@ -259,7 +259,7 @@ def time_call(f, repeats, stat="median"):
     if stat == "min":
         # The fastest single call: on a loaded machine every ~20 ms sample
         # contains preemptions, single calls of a few ms often do not.
-        for _ in range(repeats * inner):
+        for _ in range(repeats * max(inner, 20)):
             t0 = time.perf_counter()
             f()
             samples.append(time.perf_counter() - t0)
