@@ -4,7 +4,8 @@
 set -euo pipefail
 
 APT_PACKAGES=(g++ make ccache libgtest-dev libgmock-dev libopenblas-openmp-dev nlohmann-json3-dev libmimalloc-dev
-              zlib1g-dev libdnnl-dev dataset-fashion-mnist)
+              zlib1g-dev libdnnl-dev dataset-fashion-mnist
+              libsleef-dev libhwy-dev)  # SIMD math (vec_math) and its benchmark
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

@@ -3,7 +3,9 @@
 //
 // The input is viewed as runs of kept (K) and reduced (R) dimensions. The
 // shapes R, K R, R K and K R K are reduced in place, with a vectorised inner
-// loop; anything else is permuted to K R first.
+// loop; anything else is permuted to K R first. A full reduction (R) is split
+// into fixed chunks whose partial results combine in chunk order: the same
+// bits for any thread count.
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -11,6 +13,7 @@
 
 #include "oar/core/parallel.h"
 #include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/funcs/vec_math.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
 
@@ -107,6 +110,38 @@ DenseTensor PlanReduction(const DenseTensor& x, const std::vector<int64_t>& axes
   return funcs::Contiguous(permuted);
 }
 
+// Elements per chunk of a full reduction. Fixed, not derived from the thread
+// count: the chunks' partial results are combined in chunk order, so the
+// result has the same bits with any number of threads.
+constexpr int64_t kChunk = 1 << 14;
+// Fewest columns a thread takes when the reduced axis is not the innermost.
+constexpr int64_t kColumns = 64;
+
+// Reduces a contiguous run in a fixed order: vec_math for float and double,
+// eight interleaved accumulators (which the compiler vectorises) otherwise.
+template <typename T, typename Op>
+acc_t<T> ReduceRun(const T* p, int64_t n) {
+  using A = acc_t<T>;
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    if constexpr (std::is_same_v<Op, SumOp>) return vec::Sum(p, n);
+    if constexpr (std::is_same_v<Op, MaxOp>) return vec::Max(p, n);
+    if constexpr (std::is_same_v<Op, MinOp>) return vec::Min(p, n);
+  } else {
+    constexpr int kLanes = 8;
+    A acc[kLanes];
+    std::fill(acc, acc + kLanes, Op::template Init<A>());
+    int64_t i = 0;
+    for (; i + kLanes <= n; i += kLanes) {
+      for (int k = 0; k < kLanes; ++k) acc[k] = Op::Combine(acc[k], static_cast<A>(p[i + k]));
+    }
+    for (; i < n; ++i) acc[0] = Op::Combine(acc[0], static_cast<A>(p[i]));
+    for (int w = kLanes / 2; w > 0; w /= 2) {
+      for (int k = 0; k < w; ++k) acc[k] = Op::Combine(acc[k], acc[k + w]);
+    }
+    return acc[0];
+  }
+}
+
 // Reduces into `out` (memory allocated here) with accumulator type A; `finish`
 // maps the accumulated value to the stored one (mean divides).
 template <typename T, typename Op, typename Finish>
@@ -124,34 +159,81 @@ void ReduceInto(const DenseTensor& x, const std::vector<int64_t>& axes, DenseTen
   Plan p;
   DenseTensor xc = PlanReduction(x, axes, &p);
   const T* in = static_cast<const T*>(xc.data());
-  if (p.inner == 1) {
-    ParallelFor(0, p.outer, p.reduce, [&](int64_t b, int64_t e) {
+  if (p.outer == 1 && p.inner == 1) {
+    // One output: fixed chunks in parallel, partials combined in order.
+    const int64_t chunks = (p.reduce + kChunk - 1) / kChunk;
+    std::vector<A> partial(chunks);
+    ParallelFor(0, chunks, kChunk, [&](int64_t b, int64_t e) {
+      for (int64_t c = b; c < e; ++c) {
+        partial[c] = ReduceRun<T, Op>(in + c * kChunk, std::min(kChunk, p.reduce - c * kChunk));
+      }
+    });
+    A acc = partial[0];
+    for (int64_t c = 1; c < chunks; ++c) acc = Op::Combine(acc, partial[c]);
+    o[0] = static_cast<T>(finish(acc));
+    return;
+  }
+  if (p.reduce == 1) {  // only size-1 dims reduced: no call per element
+    ParallelFor(0, p.outer * p.inner, 1, [&](int64_t b, int64_t e) {
       for (int64_t i = b; i < e; ++i) {
-        const T* row = in + i * p.reduce;
-        A acc = Op::template Init<A>();
-        if constexpr (std::is_same_v<Op, SumOp>) {
-#pragma omp simd reduction(+ : acc)
-          for (int64_t r = 0; r < p.reduce; ++r) acc += static_cast<A>(row[r]);
-        } else {
-          for (int64_t r = 0; r < p.reduce; ++r) acc = Op::Combine(acc, static_cast<A>(row[r]));
-        }
-        o[i] = static_cast<T>(finish(acc));
+        o[i] = static_cast<T>(finish(Op::Combine(Op::template Init<A>(), static_cast<A>(in[i]))));
       }
     });
     return;
   }
-  ParallelFor(0, p.outer, p.reduce * p.inner, [&](int64_t b, int64_t e) {
-    std::vector<A> acc(p.inner);
-    for (int64_t i = b; i < e; ++i) {
-      std::fill(acc.begin(), acc.end(), Op::template Init<A>());
-      const T* block = in + i * p.reduce * p.inner;
-      for (int64_t r = 0; r < p.reduce; ++r) {
-        const T* row = block + r * p.inner;
-        for (int64_t j = 0; j < p.inner; ++j) acc[j] = Op::Combine(acc[j], static_cast<A>(row[j]));
-      }
-      for (int64_t j = 0; j < p.inner; ++j) o[i * p.inner + j] = static_cast<T>(finish(acc[j]));
-    }
-  });
+  if (p.inner == 1) {
+    ParallelFor(0, p.outer, p.reduce, [&](int64_t b, int64_t e) {
+      for (int64_t i = b; i < e; ++i)
+        o[i] = static_cast<T>(finish(ReduceRun<T, Op>(in + i * p.reduce, p.reduce)));
+    });
+    return;
+  }
+  // Blocks of adjacent outputs, each reduced over the whole reduced axis by one
+  // thread in order r = 0, 1, ...: the block size changes no output's bits, so
+  // it can follow the thread count. Whole rows while there are enough outer
+  // blocks to share out; otherwise rows are cut so every thread gets columns
+  // ([n, m] over axis 0 has a single outer block).
+  const int64_t threads = omp_get_max_threads();
+  const int64_t per_block =
+      p.outer >= threads ? p.inner : std::max<int64_t>(kColumns, (p.inner + threads - 1) / threads);
+  const int64_t col_blocks = (p.inner + per_block - 1) / per_block;
+  ParallelFor(0, p.outer * col_blocks, p.reduce * std::min(p.inner, per_block),
+              [&](int64_t b, int64_t e) {
+                std::vector<A> acc(std::min(p.inner, per_block));
+                for (int64_t blk = b; blk < e; ++blk) {
+                  const int64_t i = blk / col_blocks;
+                  const int64_t j0 = (blk % col_blocks) * per_block;
+                  const int64_t m = std::min(per_block, p.inner - j0);
+                  std::fill(acc.begin(), acc.begin() + m, Op::template Init<A>());
+                  const T* block = in + i * p.reduce * p.inner + j0;
+                  A* a = acc.data();
+                  // Four rows per sweep over the accumulators (a quarter of
+                  // their loads and stores), combined in row order as one
+                  // row at a time would. a is this thread's own buffer.
+                  int64_t r = 0;
+                  for (; r + 4 <= p.reduce; r += 4) {
+                    const T* r0 = block + r * p.inner;
+                    const T* r1 = r0 + p.inner;
+                    const T* r2 = r1 + p.inner;
+                    const T* r3 = r2 + p.inner;
+#pragma omp simd
+                    for (int64_t j = 0; j < m; ++j) {
+                      A v = Op::Combine(a[j], static_cast<A>(r0[j]));
+                      v = Op::Combine(v, static_cast<A>(r1[j]));
+                      v = Op::Combine(v, static_cast<A>(r2[j]));
+                      a[j] = Op::Combine(v, static_cast<A>(r3[j]));
+                    }
+                  }
+                  for (; r < p.reduce; ++r) {
+                    const T* row = block + r * p.inner;
+#pragma omp simd
+                    for (int64_t j = 0; j < m; ++j)
+                      a[j] = Op::Combine(a[j], static_cast<A>(row[j]));
+                  }
+                  for (int64_t j = 0; j < m; ++j)
+                    o[i * p.inner + j0 + j] = static_cast<T>(finish(a[j]));
+                }
+              });
 }
 
 template <typename T>

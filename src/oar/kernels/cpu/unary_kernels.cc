@@ -6,6 +6,7 @@
 
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/funcs/elementwise.h"
+#include "oar/kernels/funcs/vec_unary.h"
 #include "oar/kernels/kernel_registry.h"
 
 namespace oar {
@@ -25,13 +26,23 @@ using funcs::UnaryElementwise;
         cost);                                                              \
   }
 
-OAR_UNARY_KERNEL(ExpKernel, 8, static_cast<C>(std::exp(a)))
-OAR_UNARY_KERNEL(LogKernel, 8, static_cast<C>(std::log(a)))
 OAR_UNARY_KERNEL(SqrtKernel, 4, static_cast<C>(std::sqrt(a)))
-OAR_UNARY_KERNEL(SinKernel, 8, static_cast<C>(std::sin(a)))
-OAR_UNARY_KERNEL(CosKernel, 8, static_cast<C>(std::cos(a)))
-OAR_UNARY_KERNEL(TanhKernel, 8, static_cast<C>(std::tanh(a)))
-OAR_UNARY_KERNEL(SigmoidKernel, 8, static_cast<C>(C(1) / (C(1) + std::exp(-a))))
+
+// The transcendental functions run on SLEEF through vec_math (1 ulp, libm's
+// special values), at the SIMD width the CPU has.
+#define OAR_VEC_UNARY_KERNEL(Name, fn)                                      \
+  template <typename T>                                                     \
+  void Name(const DeviceContext&, const DenseTensor& x, DenseTensor* out) { \
+    funcs::VecUnary<T>(x, out, vec::Fn::fn);                                \
+  }
+OAR_VEC_UNARY_KERNEL(ExpKernel, kExp)
+OAR_VEC_UNARY_KERNEL(LogKernel, kLog)
+OAR_VEC_UNARY_KERNEL(SinKernel, kSin)
+OAR_VEC_UNARY_KERNEL(CosKernel, kCos)
+OAR_VEC_UNARY_KERNEL(TanhKernel, kTanh)
+OAR_VEC_UNARY_KERNEL(SigmoidKernel, kSigmoid)
+#undef OAR_VEC_UNARY_KERNEL
+
 // Comparisons with NaN are false, so each expression below is arranged for
 // NaN to take the branch that returns it: NaN in, NaN out (IEEE, PyTorch).
 // `+ C(0)` turns -0.0 into +0.0 (|-0| = +0) and leaves everything else alone.

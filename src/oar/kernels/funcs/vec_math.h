@@ -1,0 +1,70 @@
+// Vectorised math over contiguous spans, for any kernel that applies a
+// transcendental function elementwise (exp, log, tanh, erf, ... and the fused
+// activations built on them).
+//
+// API (namespace oar::vec):
+//   Apply(Fn::kExp, x, y, n)       y[i] = exp(x[i]) for i < n; float or double.
+//                                  x == y (in place) is allowed; other overlap is not.
+//   ExpSubSum(x, shift, y, n)      y[i] = exp(x[i] - shift), returns the sum of y
+//                                  (softmax's middle pass in one sweep).
+//   MaxIgnoringNaN(x, n)           the largest non-NaN element (-inf if none).
+//   Sum(x, n), Max(x, n), Min(x, n)  reductions of a span; Max/Min return NaN
+//                                  if any element is NaN (-inf / +inf if n == 0).
+//                                  Sum adds in an order fixed by n (and the SIMD
+//                                  width), so equal spans give equal bits.
+//   ActiveIsa()                    "avx512f", "avx2", "sse2" or "scalar": what
+//                                  the dispatcher picked on this CPU.
+//
+// Accuracy: SLEEF's 1.0-ulp functions (erfc 1.5 ulp); sigmoid is
+// 1 / (1 + exp(-x)) with that exp; float32 tanh is oar's own rational
+// function (5 ulp, vec_math_isa.inc), float64 tanh is SLEEF's. Special values follow C's libm: NaN
+// in, NaN out; exp(-inf) = 0; log(0) = -inf; log(-1) = NaN; tanh(-0) = -0; and so on. The result
+// for an element does not depend on n, on its position in the span or on how a caller splits a
+// tensor into spans (tails are computed in a full, zero-padded vector), so contiguous, strided and
+// multi-threaded callers agree bitwise. It may differ in the last ulp between CPUs of different
+// SIMD width.
+//
+// Dispatch: the SIMD width is chosen once at run time from what the CPU
+// supports (AVX-512F, else AVX2+FMA, else SSE2); the library is never built for
+// one machine. OAR_VEC_ISA=sse2|avx2|avx512f in the environment caps the choice
+// (for tests and benchmarks of the narrower paths).
+//
+// float16/bfloat16 callers convert to float first (see vec_unary.h).
+#pragma once
+
+#include <cstdint>
+
+namespace oar::vec {
+
+enum class Fn : int {
+  kExp,
+  kExpm1,
+  kLog,
+  kLog1p,
+  kLog2,
+  kLog10,
+  kSin,
+  kCos,
+  kTan,
+  kTanh,
+  kSigmoid,
+  kErf,
+  kErfc,
+  kCount
+};
+
+void Apply(Fn fn, const float* x, float* y, int64_t n);
+void Apply(Fn fn, const double* x, double* y, int64_t n);
+float ExpSubSum(const float* x, float shift, float* y, int64_t n);
+double ExpSubSum(const double* x, double shift, double* y, int64_t n);
+float MaxIgnoringNaN(const float* x, int64_t n);
+double MaxIgnoringNaN(const double* x, int64_t n);
+float Sum(const float* x, int64_t n);
+double Sum(const double* x, int64_t n);
+float Max(const float* x, int64_t n);
+double Max(const double* x, int64_t n);
+float Min(const float* x, int64_t n);
+double Min(const double* x, int64_t n);
+const char* ActiveIsa();
+
+}  // namespace oar::vec

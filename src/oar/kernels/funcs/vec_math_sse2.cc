@@ -1,0 +1,66 @@
+// vec_math at 128 bits: SSE2, the x86-64 baseline, so no extra flags; SLEEF's
+// dispatchers pick SSE4.1 or AVX2-in-128-bit themselves where the CPU has them.
+#if defined(__x86_64__)
+#include <immintrin.h>
+#include <sleef.h>
+
+#include "oar/kernels/funcs/vec_math_isa.h"
+
+namespace oar::vec::detail {
+namespace {
+
+struct OpsF {
+  using S = float;
+  using V = __m128;
+  static constexpr int W = 4;
+  static V Load(const S* p) { return _mm_loadu_ps(p); }
+  static void Store(S* p, V v) { _mm_storeu_ps(p, v); }
+  static V Set(S s) { return _mm_set1_ps(s); }
+  static V Zero() { return _mm_setzero_ps(); }
+  static V Add(V a, V b) { return _mm_add_ps(a, b); }
+  static V Sub(V a, V b) { return _mm_sub_ps(a, b); }
+  static V Div(V a, V b) { return _mm_div_ps(a, b); }
+  static V Max(V a, V b) { return _mm_max_ps(a, b); }
+  static V SelectGreater(V x, V t, V a, V b) {
+    const V m = _mm_cmpgt_ps(x, t);
+    return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
+  }
+  static V Mul(V a, V b) { return _mm_mul_ps(a, b); }
+  static V MulAdd(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
+  static V Min(V a, V b) { return _mm_min_ps(a, b); }
+};
+struct OpsD {
+  using S = double;
+  using V = __m128d;
+  static constexpr int W = 2;
+  static V Load(const S* p) { return _mm_loadu_pd(p); }
+  static void Store(S* p, V v) { _mm_storeu_pd(p, v); }
+  static V Set(S s) { return _mm_set1_pd(s); }
+  static V Zero() { return _mm_setzero_pd(); }
+  static V Add(V a, V b) { return _mm_add_pd(a, b); }
+  static V Sub(V a, V b) { return _mm_sub_pd(a, b); }
+  static V Div(V a, V b) { return _mm_div_pd(a, b); }
+  static V Max(V a, V b) { return _mm_max_pd(a, b); }
+  static V SelectGreater(V x, V t, V a, V b) {
+    const V m = _mm_cmpgt_pd(x, t);
+    return _mm_or_pd(_mm_and_pd(m, a), _mm_andnot_pd(m, b));
+  }
+  static V Mul(V a, V b) { return _mm_mul_pd(a, b); }
+  static V MulAdd(V a, V b, V c) { return _mm_add_pd(_mm_mul_pd(a, b), c); }
+  static V Min(V a, V b) { return _mm_min_pd(a, b); }
+};
+#define OAR_SF(name, acc) Sleef_##name##f4_##acc
+#define OAR_SD(name, acc) Sleef_##name##d2_##acc
+#include "oar/kernels/funcs/vec_math_isa.inc"
+#undef OAR_SF
+#undef OAR_SD
+
+}  // namespace
+
+const Table& TableSse2() {
+  static const Table t = MakeTable("sse2");
+  return t;
+}
+
+}  // namespace oar::vec::detail
+#endif

@@ -1,0 +1,223 @@
+// vec_math (src/oar/kernels/funcs/vec_math.h): the SIMD functions against
+// <cmath>, their special values, and the promise that an element's result does
+// not depend on the span it is computed in.
+#include "oar/kernels/funcs/vec_math.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace oar {
+namespace {
+
+using vec::Fn;
+
+struct Case {
+  Fn fn;
+  const char* name;
+  double (*ref)(double);
+  double lo, hi;
+};
+
+double RefSigmoid(double x) { return 1.0 / (1.0 + std::exp(-x)); }
+
+const std::vector<Case>& Cases() {
+  static const std::vector<Case> c = {
+      {Fn::kExp, "exp", [](double x) { return std::exp(x); }, -80, 80},
+      {Fn::kExpm1, "expm1", [](double x) { return std::expm1(x); }, -20, 20},
+      {Fn::kLog, "log", [](double x) { return std::log(x); }, 1e-6, 1e6},
+      {Fn::kLog1p, "log1p", [](double x) { return std::log1p(x); }, -0.9, 100},
+      {Fn::kLog2, "log2", [](double x) { return std::log2(x); }, 1e-6, 1e6},
+      {Fn::kLog10, "log10", [](double x) { return std::log10(x); }, 1e-6, 1e6},
+      {Fn::kSin, "sin", [](double x) { return std::sin(x); }, -100, 100},
+      {Fn::kCos, "cos", [](double x) { return std::cos(x); }, -100, 100},
+      {Fn::kTan, "tan", [](double x) { return std::tan(x); }, -1.5, 1.5},
+      {Fn::kTanh, "tanh", [](double x) { return std::tanh(x); }, -12, 12},
+      {Fn::kSigmoid, "sigmoid", RefSigmoid, -30, 30},
+      {Fn::kErf, "erf", [](double x) { return std::erf(x); }, -4, 4},
+      {Fn::kErfc, "erfc", [](double x) { return std::erfc(x); }, -4, 8},
+  };
+  return c;
+}
+
+template <typename S>
+std::vector<S> Random(int64_t n, double lo, double hi, unsigned seed) {
+  std::mt19937 gen(seed);
+  std::uniform_real_distribution<double> u(lo, hi);
+  std::vector<S> v(n);
+  for (auto& e : v) e = static_cast<S>(u(gen));
+  return v;
+}
+
+// Error in units of the last place of S at the reference value.
+template <typename S>
+double Ulps(S got, double ref) {
+  const int e =
+      std::max(std::ilogb(ref == 0 ? 1e-300 : ref), std::numeric_limits<S>::min_exponent - 1);
+  return std::fabs(static_cast<double>(got) - ref) /
+         std::ldexp(1.0, e - (std::numeric_limits<S>::digits - 1));
+}
+
+template <typename S>
+void CheckAccuracyAndSpans() {
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    const std::vector<S> x = Random<S>(1000, c.lo, c.hi, 7);
+    std::vector<S> y(x.size());
+    vec::Apply(c.fn, x.data(), y.data(), static_cast<int64_t>(x.size()));
+    double worst = 0;
+    for (size_t i = 0; i < x.size(); ++i) worst = std::max(worst, Ulps<S>(y[i], c.ref(x[i])));
+    // SLEEF's bound is 1 ulp (1.5 for erfc); sigmoid adds a division and an
+    // addition; float64 references from libm are themselves within 1 ulp.
+    // float32 tanh is a rational approximation, 5 ulp at most.
+    EXPECT_LE(worst, c.fn == Fn::kTanh && sizeof(S) == 4 ? 7.0 : 4.0);
+    // Every prefix length (tails shorter than a vector, and one element at a
+    // time) gives the same bits as the whole span.
+    for (int64_t n = 0; n <= 40; ++n) {
+      std::vector<S> part(n + 1, S(-7));
+      vec::Apply(c.fn, x.data() + 3, part.data(), n);
+      for (int64_t i = 0; i < n; ++i)
+        ASSERT_EQ(std::memcmp(&part[i], &y[3 + i], sizeof(S)), 0) << n;
+      EXPECT_EQ(part[n], S(-7)) << "wrote past the end, n=" << n;
+    }
+    // In place.
+    std::vector<S> z = x;
+    vec::Apply(c.fn, z.data(), z.data(), static_cast<int64_t>(z.size()));
+    EXPECT_EQ(std::memcmp(z.data(), y.data(), y.size() * sizeof(S)), 0);
+  }
+}
+
+TEST(VecMath, FloatAccuracyAndSpans) { CheckAccuracyAndSpans<float>(); }
+TEST(VecMath, DoubleAccuracyAndSpans) { CheckAccuracyAndSpans<double>(); }
+
+template <typename S>
+void CheckSpecials() {
+  using L = std::numeric_limits<S>;
+  const std::vector<S> x = {L::quiet_NaN(), L::infinity(), -L::infinity(), S(0),   S(-0.0),
+                            L::max(),       L::lowest(),   S(-1),          S(1e5), S(-1e5)};
+  for (const Case& c : Cases()) {
+    SCOPED_TRACE(c.name);
+    std::vector<S> y(x.size());
+    vec::Apply(c.fn, x.data(), y.data(), static_cast<int64_t>(x.size()));
+    for (size_t i = 0; i < x.size(); ++i) {
+      const S want = static_cast<S>(c.ref(static_cast<double>(x[i])));
+      SCOPED_TRACE(std::to_string(static_cast<double>(x[i])));
+      if (std::isnan(want)) {
+        EXPECT_TRUE(std::isnan(y[i])) << y[i];
+      } else if (std::isinf(want) || want == 0) {
+        EXPECT_EQ(y[i], want);
+        EXPECT_EQ(std::signbit(y[i]), std::signbit(want));
+      } else if (!(c.fn == Fn::kSin || c.fn == Fn::kCos || c.fn == Fn::kTan) ||
+                 std::fabs(static_cast<double>(x[i])) < 1e6) {
+        // Trigonometric functions of huge arguments: any value in [-1, 1] is
+        // as good as libm's (the argument's ulp is many periods).
+        EXPECT_LE(Ulps<S>(y[i], c.ref(static_cast<double>(x[i]))), 4.0) << y[i];
+        // Where tanh rounds to +-1, exactly +-1.
+        if (c.fn == Fn::kTanh && std::fabs(static_cast<double>(x[i])) > 10) {
+          EXPECT_EQ(std::fabs(y[i]), S(1));
+        }
+      }
+    }
+  }
+}
+
+TEST(VecMath, FloatSpecialValues) { CheckSpecials<float>(); }
+TEST(VecMath, DoubleSpecialValues) { CheckSpecials<double>(); }
+
+template <typename S>
+void CheckExpSubSumAndMax() {
+  for (int64_t n : {0, 1, 3, 7, 8, 9, 17, 100, 1001}) {
+    SCOPED_TRACE(n);
+    std::vector<S> x = Random<S>(n, -20, 20, 11);
+    std::vector<S> y(n), shifted(n), want(n);
+    const S shift = S(3.25);
+    const S sum = vec::ExpSubSum(x.data(), shift, y.data(), n);
+    for (int64_t i = 0; i < n; ++i) shifted[i] = x[i] - shift;
+    vec::Apply(Fn::kExp, shifted.data(), want.data(), n);
+    double ref = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(y[i], want[i]) << i;
+      ref += want[i];
+    }
+    EXPECT_NEAR(sum, ref, 1e-5 * ref + 1e-30);
+    if (n > 0) x[n / 2] = std::numeric_limits<S>::quiet_NaN();
+    S mx = -std::numeric_limits<S>::infinity();
+    for (int64_t i = 0; i < n; ++i) {
+      if (!std::isnan(x[i])) mx = std::max(mx, x[i]);
+    }
+    EXPECT_EQ(vec::MaxIgnoringNaN(x.data(), n), mx);
+  }
+  const std::vector<S> nans(5, std::numeric_limits<S>::quiet_NaN());
+  EXPECT_EQ(vec::MaxIgnoringNaN(nans.data(), 5), -std::numeric_limits<S>::infinity());
+}
+
+TEST(VecMath, FloatExpSubSumAndMax) { CheckExpSubSumAndMax<float>(); }
+TEST(VecMath, DoubleExpSubSumAndMax) { CheckExpSubSumAndMax<double>(); }
+
+// The whole float32 tanh range, densely: the rational function's error bound.
+TEST(VecMath, FloatTanhDenseSweep) {
+  const int64_t n = 2000001;
+  std::vector<float> x(n), y(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(-10.0 + 20.0 * i / (n - 1));
+  vec::Apply(Fn::kTanh, x.data(), y.data(), n);
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i)
+    worst = std::max(worst, Ulps<float>(y[i], std::tanh(double{x[i]})));
+  EXPECT_LE(worst, 7.0);
+  for (float v : {1e-30f, -1e-30f, 1e-10f, 1e-5f, -1e-3f}) {
+    float r;
+    vec::Apply(Fn::kTanh, &v, &r, 1);
+    EXPECT_LE(Ulps<float>(r, std::tanh(double{v})), 1.0) << v;
+  }
+}
+
+template <typename S>
+void CheckReductions() {
+  const S inf = std::numeric_limits<S>::infinity(), nan = std::numeric_limits<S>::quiet_NaN();
+  for (int64_t n : {0, 1, 3, 7, 8, 9, 31, 32, 33, 100, 1000}) {
+    SCOPED_TRACE(n);
+    std::vector<S> x = Random<S>(n, -50, 50, 5);
+    double sum = 0;
+    S mx = -inf, mn = inf;
+    for (S v : x) {
+      sum += v;
+      mx = std::max(mx, v);
+      mn = std::min(mn, v);
+    }
+    EXPECT_NEAR(vec::Sum(x.data(), n), sum, 1e-4 * (1 + std::fabs(sum)));
+    EXPECT_EQ(vec::Max(x.data(), n), mx);
+    EXPECT_EQ(vec::Min(x.data(), n), mn);
+    // Equal spans, equal bits (the order depends only on n).
+    std::vector<S> copy = x;
+    const S s1 = vec::Sum(x.data(), n), s2 = vec::Sum(copy.data(), n);
+    EXPECT_EQ(std::memcmp(&s1, &s2, sizeof(S)), 0);
+    for (int64_t pos = 0; pos < n; pos += std::max<int64_t>(1, n / 7)) {
+      std::vector<S> y = x;
+      y[pos] = inf;  // infinities are values, not NaN
+      EXPECT_EQ(vec::Max(y.data(), n), inf);
+      S ymin = inf;
+      for (S v : y) ymin = std::min(ymin, v);
+      EXPECT_EQ(vec::Min(y.data(), n), ymin);
+      y[pos] = nan;
+      EXPECT_TRUE(std::isnan(vec::Max(y.data(), n))) << pos;
+      EXPECT_TRUE(std::isnan(vec::Min(y.data(), n))) << pos;
+      EXPECT_TRUE(std::isnan(vec::Sum(y.data(), n))) << pos;
+    }
+  }
+}
+
+TEST(VecMath, FloatReductions) { CheckReductions<float>(); }
+TEST(VecMath, DoubleReductions) { CheckReductions<double>(); }
+
+TEST(VecMath, ReportsItsIsa) {
+  const std::string isa = vec::ActiveIsa();
+  EXPECT_TRUE(isa == "avx512f" || isa == "avx2" || isa == "sse2" || isa == "scalar") << isa;
+}
+
+}  // namespace
+}  // namespace oar
