@@ -121,6 +121,31 @@ def _cumprod_grad_of_non_finite(call, detail, last):
     return x is not None and not bool(torch.isfinite(x).all()) and "oar np.float64(nan)" in detail
 
 
+def _non_finite_attribute(call, detail, last):
+    """An attribute of inf or NaN (hardsigmoid's slope=inf): the gradient is
+    inf * 0 where torch keeps the product and oar's piecewise form gives the limit 0.
+    Only when some float attribute of the call is not finite."""
+    import math
+    attrs = call.decl or {}
+    return any(isinstance(v, float) and not math.isfinite(v) for v in attrs.values())
+
+
+def _softsign_at_infinity(call, detail, last):
+    """softsign's gradient 1 / (1 + |x|)^2 at x = +-inf: oar gives the limit 0, torch
+    NaN (inf / inf). Only when x holds an infinity and torch's value is NaN."""
+    import torch
+    x = _x(call, last)
+    return x is not None and bool(torch.isinf(x).any()) and "want np.float64(nan)" in detail
+
+
+def _spread_of_one_element(call, detail, last):
+    """std/var of a group of one element with the unbiased correction: the value is NaN
+    (0 / 0) in both; torch's backward gives 0, oar's (x - mean) / ((n - 1) * std) gives
+    NaN. Only when oar's gradient is NaN and x has one element per group."""
+    x = _x(call, last)
+    return x is not None and x.numel() <= 1 and "oar np.float64(nan)" in detail
+
+
 def _gradient_in_result_dtype(call, detail, last):
     """prod/cumprod with a lower-precision dtype= than x: x is cast first, so the gradient
     is computed in that dtype (as torch's) and its rounding differs from torch's order of
@@ -300,8 +325,15 @@ DIFFERENCES = [
                _nan_input_of_masked_gradient, _nan_input_of_masked_gradient.__doc__),
     Difference("positions of tied values", ["topk_index", "kthvalue_index"], ["value mismatch"],
                _positions_of_ties, _positions_of_ties.__doc__),
-    Difference("cumprod gradient at inf/NaN inputs", ["cumprod"], ["grad mismatch"],
+    Difference("cumprod gradient at inf/NaN inputs", ["cumprod", "prod"], ["grad mismatch"],
                _cumprod_grad_of_non_finite, _cumprod_grad_of_non_finite.__doc__),
+    Difference("gradient with a non-finite attribute", ["hardsigmoid", "hardsigmoid_grad"],
+               ["grad mismatch"], _non_finite_attribute, _non_finite_attribute.__doc__),
+    Difference("softsign gradient at infinity", ["softsign", "softsign_grad"],
+               ["grad mismatch", "value mismatch"], _softsign_at_infinity,
+               _softsign_at_infinity.__doc__),
+    Difference("std/var gradient of one element", ["std", "var"], ["grad mismatch"],
+               _spread_of_one_element, _spread_of_one_element.__doc__),
     Difference("prod/cumprod gradient in a lower dtype=", ["prod", "cumprod"], ["grad mismatch"],
                _gradient_in_result_dtype, _gradient_in_result_dtype.__doc__),
     Difference("sum_to keeps its input dtype", ["sum_to"], ["value mismatch"],

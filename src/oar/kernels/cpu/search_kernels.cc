@@ -112,6 +112,10 @@ void TopkIndexKernel(const DeviceContext&, const DenseTensor& x, int64_t k, int6
                      bool largest, bool, DenseTensor* out) {
   const funcs::AxisSplit s = SplitFor(x, axis);
   int64_t* o = static_cast<int64_t*>(out->AllocateFrom(x.place()));
+  if (x.dims().size() == 0) {  // a 0-d x keeps its shape for k 0 or 1 (torch): position 0
+    o[0] = 0;
+    return;
+  }
   if (k == 0) return;
   funcs::AxisSplit os = s;
   os.n = k;
