@@ -72,7 +72,7 @@ def plot(curve, path):
         ax2.plot(s, a, "o-", color="C3", label="test accuracy")
     ax2.set_ylabel("test accuracy")
     ax.set_title("oar: a small CNN on Fashion-MNIST")
-    fig.legend(loc="center right")
+    fig.legend(loc="upper center", bbox_to_anchor=(0.5, 0.82))  # clear of both axes
     fig.tight_layout()
     fig.savefig(path, dpi=120)
 
