@@ -325,7 +325,8 @@ def test_special_values_as_torch(fo, ft):
     (gt,) = torch.autograd.grad(yt, xt, torch.ones_like(yt))
     # At the NaN input torch's answer depends on its loop (vectorized or scalar tail,
     # tests/fuzz/allowlist.py): compare the others.
-    np.testing.assert_allclose(go.numpy()[1:], gt.numpy()[1:], rtol=1e-12, atol=1e-300)
+    # rtol 1e-9: an unoptimised (sanitizer) build rounds the tanh form's chain differently
+    np.testing.assert_allclose(go.numpy()[1:], gt.numpy()[1:], rtol=1e-9, atol=1e-300)
 
 
 def test_softsign_at_infinity():

@@ -52,6 +52,12 @@ namespace {
 class CPUAllocator final : public Allocator {
  public:
   void* Allocate(size_t bytes) override {
+    // No machine maps 2**48 bytes: refuse such a request before malloc, whose
+    // answer to it differs by allocator (sanitizer runtimes abort instead of
+    // returning null).
+    if (bytes > (size_t{1} << 48)) {
+      throw errors::ResourceExhausted("out of host memory: failed to allocate ", bytes, " bytes");
+    }
     void* p = mi_malloc_aligned(bytes, kCPUAlignment);
     if (!p)
       throw errors::ResourceExhausted("out of host memory: failed to allocate ", bytes, " bytes");

@@ -1,6 +1,7 @@
 #include "oar/kernels/infer_meta_shape.h"
 
 #include <algorithm>
+#include <limits>
 
 #include "oar/core/errors.h"
 #include "oar/kernels/infer_meta.h"
@@ -109,7 +110,11 @@ void DiagEmbedInferMeta(const DenseTensor& input, int64_t offset, int64_t dim1, 
       errors::InvalidArgument("argument 'input' must have at least 1 dimension, but is 0-D"));
   const int64_t rank = input.ndim() + 1;
   const auto [a1, a2] = DiagonalAxes(rank, dim1, dim2, "dim1", "dim2");
-  const int64_t n = input.dims().back() + (offset < 0 ? -offset : offset);
+  int64_t n = 0;
+  OAR_ENFORCE(offset != std::numeric_limits<int64_t>::min() &&
+                  !__builtin_add_overflow(input.dims().back(), offset < 0 ? -offset : offset, &n),
+              errors::OutOfRange("argument 'offset' (", offset,
+                                 ") makes the output's diagonal size overflow int64"));
   DDim dims;
   int64_t next = 0;
   for (int64_t d = 0; d < rank; ++d) {
