@@ -1,6 +1,7 @@
 // vec_math (src/oar/kernels/funcs/vec_math.h): the SIMD functions against
 // <cmath>, their special values, and the promise that an element's result does
 // not depend on the span it is computed in.
+#include "oar/kernels/funcs/vec_erf.h"
 #include "oar/kernels/funcs/vec_math.h"
 
 #include <gtest/gtest.h>
@@ -217,6 +218,44 @@ TEST(VecMath, DoubleReductions) { CheckReductions<double>(); }
 TEST(VecMath, ReportsItsIsa) {
   const std::string isa = vec::ActiveIsa();
   EXPECT_TRUE(isa == "avx512f" || isa == "avx2" || isa == "sse2" || isa == "scalar") << isa;
+}
+
+}  // namespace
+}  // namespace oar
+
+namespace oar {
+namespace {
+
+// funcs::ErfSpan (vec_erf.h): oar's float erf, against libm's double erf over a
+// dense sweep of [-5, 5] (both polynomial pieces, their joint at |x| = 1 and the
+// cap at 4), special values, and independence from the span it is computed in.
+TEST(VecMath, ErfSpanFloat) {
+  std::vector<float> x;
+  for (int i = -500000; i <= 500000; ++i) x.push_back(static_cast<float>(i) * 1e-5f);
+  for (float v : {1.0f, std::nextafter(1.0f, 2.0f), std::nextafter(1.0f, 0.0f), 4.0f, 1e-30f,
+                  -1e-30f, 0.0f, -0.0f})
+    x.push_back(v);
+  std::vector<float> y(x.size());
+  funcs::ErfSpan(x.data(), y.data(), static_cast<int64_t>(x.size()));
+  double worst = 0;
+  for (size_t i = 0; i < x.size(); ++i) {
+    worst = std::max(worst, Ulps<float>(y[i], std::erf(static_cast<double>(x[i]))));
+  }
+  EXPECT_LE(worst, 3.0);
+  EXPECT_EQ(std::signbit(y[y.size() - 1]), true);  // erf(-0) = -0
+  using L = std::numeric_limits<float>;
+  const std::vector<float> s = {L::quiet_NaN(), L::infinity(), -L::infinity(), 1e30f, -1e30f};
+  std::vector<float> t(s.size());
+  funcs::ErfSpan(s.data(), t.data(), static_cast<int64_t>(s.size()));
+  EXPECT_TRUE(std::isnan(t[0]));
+  EXPECT_EQ(t[1], 1.0f);
+  EXPECT_EQ(t[2], -1.0f);
+  EXPECT_EQ(t[3], 1.0f);
+  EXPECT_EQ(t[4], -1.0f);
+  // A span cut anywhere gives the same bits.
+  std::vector<float> part(37);
+  funcs::ErfSpan(x.data() + 1000, part.data(), 37);
+  EXPECT_EQ(std::memcmp(part.data(), y.data() + 1000, part.size() * sizeof(float)), 0);
 }
 
 }  // namespace

@@ -203,10 +203,23 @@ Tensor SumKeep(const Tensor& t, const std::vector<int64_t>& axes) {
 
 Tensor norm_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g, double epsilon,
                         int64_t begin_norm_axis, bool rms) {
-  const Tensor one = ones_like(weight);
+  return reshape_to(norm_scale_grad(x, g, epsilon, begin_norm_axis, rms), weight.shape());
+}
+
+// norm_scale_grad(x, g) = sum_rows(g * xhat(x)); with gg its incoming gradient (the
+// trailing shape), d<gg, .>/dx = J_xhat^T (g gg), which is the norm's x gradient
+// with gg as the weight, and d<gg, .>/dg = gg xhat.
+Tensor norm_scale_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, double epsilon,
+                              int64_t begin_norm_axis, bool rms) {
+  return NormGrad(x, gg, g, epsilon, begin_norm_axis, rms);
+}
+
+Tensor norm_scale_grad_g_grad(const Tensor& x, const Tensor& gg, double epsilon,
+                              int64_t begin_norm_axis, bool rms) {
+  const Tensor one = ones_like(gg);
   const Tensor xhat = rms ? rms_norm(x, one, epsilon, begin_norm_axis)
-                          : layer_norm(x, one, zeros_like(weight), epsilon, begin_norm_axis);
-  return SumRowsAs(multiply(g, xhat), begin_norm_axis, weight);
+                          : layer_norm(x, one, zeros_like(gg), epsilon, begin_norm_axis);
+  return multiply(xhat, gg);
 }
 
 Tensor norm_bias_grad(const Tensor& bias, const Tensor& g, int64_t begin_norm_axis) {
@@ -330,11 +343,11 @@ Tensor take_along_axis_grad(const Tensor& arr, const Tensor& indices, const Tens
   return unbroadcast(spread, arr);
 }
 
-Tensor scatter_along_axis_grad_arr(const Tensor& indices, const Tensor& g, int64_t axis, int64_t reduce,
-                               bool include_self, bool broadcast) {
+Tensor scatter_along_axis_grad_arr(const Tensor& indices, const Tensor& g, int64_t axis,
+                                   int64_t reduce, bool include_self, bool broadcast) {
   if (reduce == 1 && include_self) return g;
   return scatter_along_axis(g, indices, zeros({}, g.dtype()), axis, /*reduce=assign*/ 0, true,
-                        broadcast);
+                            broadcast);
 }
 
 Tensor index_put_nd_grad_x(const Tensor& g, const Tensor& index, bool accumulate) {

@@ -52,6 +52,10 @@ namespace oar {
 // layer_norm / rms_norm (rms = true): d/dweight and d/dbias of the forward.
 Tensor norm_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g, double epsilon,
                         int64_t begin_norm_axis, bool rms);
+Tensor norm_scale_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, double epsilon,
+                              int64_t begin_norm_axis, bool rms);
+Tensor norm_scale_grad_g_grad(const Tensor& x, const Tensor& gg, double epsilon,
+                              int64_t begin_norm_axis, bool rms);
 Tensor norm_bias_grad(const Tensor& bias, const Tensor& g, int64_t begin_norm_axis);
 // The backward of layer_norm_grad / rms_norm_grad (gg: the gradient of x_grad).
 Tensor norm_grad_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
@@ -86,8 +90,8 @@ Tensor take_along_axis_grad(const Tensor& arr, const Tensor& indices, const Tens
                             bool broadcast);
 // put_along_axis's backward for arr: g itself when adding into arr, else g with
 // the written positions zeroed (their old values were overwritten).
-Tensor scatter_along_axis_grad_arr(const Tensor& indices, const Tensor& g, int64_t axis, int64_t reduce,
-                               bool include_self, bool broadcast);
+Tensor scatter_along_axis_grad_arr(const Tensor& indices, const Tensor& g, int64_t axis,
+                                   int64_t reduce, bool include_self, bool broadcast);
 // index_put_nd's backward for x: g, or g with the written positions zeroed.
 Tensor index_put_nd_grad_x(const Tensor& g, const Tensor& index, bool accumulate);
 

@@ -71,6 +71,18 @@ void LayerNormGradInferMeta(const DenseTensor& x, const DenseTensor& weight,
   SameShapeGradInferMeta(x, grad_out, x_grad);
 }
 
+void NormScaleGradInferMeta(const DenseTensor& x, const DenseTensor& g, double epsilon,
+                            int64_t begin_norm_axis, bool rms, DenseTensor* out) {
+  RequireFloating(x, "x");
+  OAR_ENFORCE(epsilon >= 0,
+              errors::InvalidArgument("argument 'epsilon' (", epsilon, ") must be >= 0"));
+  OAR_ENFORCE(g.dims() == x.dims(),
+              errors::InvalidArgument("argument 'g' has shape ", DimsToString(g.dims()),
+                                      " but must have the shape of x, ", DimsToString(x.dims())));
+  SplitNormRows(x.dims(), begin_norm_axis);
+  out->set_meta(x.dtype(), DDim(x.dims().begin() + begin_norm_axis, x.dims().end()));
+}
+
 void RmsNormInferMeta(const DenseTensor& x, const DenseTensor& weight, double epsilon,
                       int64_t begin_norm_axis, DenseTensor* out) {
   RequireFloating(x, "x");

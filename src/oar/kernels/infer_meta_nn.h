@@ -18,6 +18,8 @@ void LayerNormInferMeta(const DenseTensor& x, const DenseTensor& weight, const D
 void LayerNormGradInferMeta(const DenseTensor& x, const DenseTensor& weight,
                             const DenseTensor& grad_out, double epsilon, int64_t begin_norm_axis,
                             DenseTensor* x_grad);
+void NormScaleGradInferMeta(const DenseTensor& x, const DenseTensor& g, double epsilon,
+                            int64_t begin_norm_axis, bool rms, DenseTensor* out);
 void RmsNormInferMeta(const DenseTensor& x, const DenseTensor& weight, double epsilon,
                       int64_t begin_norm_axis, DenseTensor* out);
 

@@ -7,6 +7,8 @@
 #include <numbers>
 
 #include "oar/kernels/funcs/elementwise.h"
+#include "oar/kernels/funcs/vec_chunked.h"
+#include "oar/kernels/funcs/vec_erf.h"
 #include "oar/kernels/kernel_registry.h"
 
 namespace oar {
@@ -19,17 +21,6 @@ using funcs::UnaryElementwise;
 constexpr int64_t kTranscendental = 8;
 constexpr int64_t kCheap = 1;
 
-template <typename C>
-C Sigmoid(C v) {
-  return C(1) / (C(1) + std::exp(-v));
-}
-
-// log(1 + e ** v) without overflow for large v: max(v, 0) + log1p(e ** -|v|).
-template <typename C>
-C Softplus1(C v) {
-  return std::max(v, C(0)) + std::log1p(std::exp(-std::abs(v)));
-}
-
 // ---- gelu: x * Phi(x), exact through erf or the tanh approximation.
 template <typename C>
 struct GeluConst {
@@ -39,178 +30,202 @@ struct GeluConst {
   static constexpr C kCubic = C(0.044715);
 };
 
-template <typename C>
-C GeluExact(C x) {
-  return C(0.5) * x * (C(1) + std::erf(x * GeluConst<C>::kInvSqrt2));
+// The transcendental activations run through funcs::VecChunked: each chunk body
+// below is a few loops over at most kVecChunk elements around vec::Apply calls
+// (`a` the input chunk, `g` the incoming gradient, `y` the result).
+template <typename T, typename F>
+void Chunked(const DenseTensor& x, DenseTensor* out, F f) {
+  funcs::VecChunked<T, 1>({&x}, out, kTranscendental,
+                          [&](const auto& in, auto* y, int64_t m) { f(in[0], y, m); });
 }
-template <typename C>
-C GeluTanh(C x) {
-  using K = GeluConst<C>;
-  return C(0.5) * x * (C(1) + std::tanh(K::kSqrt2OverPi * (x + K::kCubic * x * x * x)));
+template <typename T, typename F>
+void Chunked(const DenseTensor& x, const DenseTensor& grad_out, DenseTensor* x_grad, F f) {
+  funcs::VecChunked<T, 2>({&x, &grad_out}, x_grad, kTranscendental,
+                          [&](const auto& in, auto* y, int64_t m) { f(in[0], in[1], y, m); });
 }
-template <typename C>
-C GeluExactDerivative(C x) {
-  using K = GeluConst<C>;
-  return C(0.5) * (C(1) + std::erf(x * K::kInvSqrt2)) +
-         x * K::kInvSqrt2Pi * std::exp(C(-0.5) * x * x);
-}
-template <typename C>
-C GeluTanhDerivative(C x) {
-  using K = GeluConst<C>;
-  const C x2 = x * x;
-  const C t = std::tanh(K::kSqrt2OverPi * x * (C(1) + K::kCubic * x2));
-  return C(0.5) * (C(1) + t) +
-         C(0.5) * x * (C(1) - t * t) * K::kSqrt2OverPi * (C(1) + C(3) * K::kCubic * x2);
-}
+
+using vec::Fn;
 
 }  // namespace
 
 template <typename T>
 void GeluKernel(const DeviceContext&, const DenseTensor& x, bool approximate, DenseTensor* out) {
-  if (approximate) {
-    UnaryElementwise<T, T>(
-        x, out, [](auto a) { return GeluTanh(a); }, kTranscendental);
-  } else {
-    UnaryElementwise<T, T>(
-        x, out, [](auto a) { return GeluExact(a); }, kTranscendental);
-  }
+  using C = compute_t<T>;
+  using K = GeluConst<C>;
+  Chunked<T>(x, out, [approximate](const C* a, C* y, int64_t m) {
+    if (approximate) {
+      for (int64_t k = 0; k < m; ++k)
+        y[k] = K::kSqrt2OverPi * (a[k] + K::kCubic * a[k] * a[k] * a[k]);
+      vec::Apply(Fn::kTanh, y, y, m);
+    } else {
+      for (int64_t k = 0; k < m; ++k) y[k] = a[k] * K::kInvSqrt2;
+      funcs::ErfSpan(y, y, m);
+    }
+    for (int64_t k = 0; k < m; ++k) y[k] = C(0.5) * a[k] * (C(1) + y[k]);
+  });
 }
 template <typename T>
 void GeluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                     bool approximate, DenseTensor* x_grad) {
-  if (approximate) {
-    BinaryElementwise<T, T, T>(
-        x, grad_out, x_grad, [](auto a, auto g) { return g * GeluTanhDerivative(a); },
-        kTranscendental);
-  } else {
-    BinaryElementwise<T, T, T>(
-        x, grad_out, x_grad, [](auto a, auto g) { return g * GeluExactDerivative(a); },
-        kTranscendental);
-  }
+  using C = compute_t<T>;
+  using K = GeluConst<C>;
+  Chunked<T>(x, grad_out, x_grad, [approximate](const C* a, const C* g, C* y, int64_t m) {
+    if (approximate) {
+      for (int64_t k = 0; k < m; ++k)
+        y[k] = K::kSqrt2OverPi * a[k] * (C(1) + K::kCubic * a[k] * a[k]);
+      vec::Apply(Fn::kTanh, y, y, m);
+      for (int64_t k = 0; k < m; ++k) {
+        const C x2 = a[k] * a[k], t = y[k];
+        y[k] = g[k] * (C(0.5) * (C(1) + t) + C(0.5) * a[k] * (C(1) - t * t) * K::kSqrt2OverPi *
+                                                 (C(1) + C(3) * K::kCubic * x2));
+      }
+      return;
+    }
+    C e[funcs::kVecChunk];
+    for (int64_t k = 0; k < m; ++k) {
+      y[k] = a[k] * K::kInvSqrt2;
+      e[k] = C(-0.5) * a[k] * a[k];
+    }
+    funcs::ErfSpan(y, y, m);
+    vec::Apply(Fn::kExp, e, e, m);
+    for (int64_t k = 0; k < m; ++k)
+      y[k] = g[k] * (C(0.5) * (C(1) + y[k]) + a[k] * K::kInvSqrt2Pi * e[k]);
+  });
 }
 
-// ---- silu (swish): x * sigmoid(x); x / inf = -0 for very negative x, no NaN.
+// ---- silu (swish): x * sigmoid(x).
 template <typename T>
 void SiluKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
-  UnaryElementwise<T, T>(
-      x, out, [](auto a) { return a / (decltype(a)(1) + std::exp(-a)); }, kTranscendental);
+  using C = compute_t<T>;
+  Chunked<T>(x, out, [](const C* a, C* y, int64_t m) {
+    vec::Apply(Fn::kSigmoid, a, y, m);
+    for (int64_t k = 0; k < m; ++k) y[k] *= a[k];
+  });
 }
 template <typename T>
 void SiluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                     DenseTensor* x_grad) {
-  BinaryElementwise<T, T, T>(
-      x, grad_out, x_grad,
-      [](auto a, auto g) {
-        using C = decltype(a);
-        const C s = Sigmoid(a);
-        return g * s * (C(1) + a * (C(1) - s));
-      },
-      kTranscendental);
+  using C = compute_t<T>;
+  Chunked<T>(x, grad_out, x_grad, [](const C* a, const C* g, C* y, int64_t m) {
+    vec::Apply(Fn::kSigmoid, a, y, m);
+    for (int64_t k = 0; k < m; ++k) y[k] = g[k] * y[k] * (C(1) + a[k] * (C(1) - y[k]));
+  });
 }
 
 // ---- mish: x * tanh(softplus(x)), softplus with PyTorch's and Paddle's threshold
 // of 20 (above it softplus(x) is x to working precision).
 namespace {
+// y = tanh(softplus(a)).
 template <typename C>
-C MishSoftplus(C a) {
-  return a > C(20) ? a : std::log1p(std::exp(a));
+void MishTanhSoftplus(const C* a, C* y, int64_t m) {
+  vec::Apply(Fn::kExp, a, y, m);
+  vec::Apply(Fn::kLog1p, y, y, m);
+  for (int64_t k = 0; k < m; ++k) y[k] = a[k] > C(20) ? a[k] : y[k];
+  vec::Apply(Fn::kTanh, y, y, m);
 }
 }  // namespace
 template <typename T>
 void MishKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
-  UnaryElementwise<T, T>(
-      x, out, [](auto a) { return a * std::tanh(MishSoftplus(a)); }, kTranscendental);
+  using C = compute_t<T>;
+  Chunked<T>(x, out, [](const C* a, C* y, int64_t m) {
+    MishTanhSoftplus(a, y, m);
+    for (int64_t k = 0; k < m; ++k) y[k] *= a[k];
+  });
 }
 template <typename T>
 void MishGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                     DenseTensor* x_grad) {
-  BinaryElementwise<T, T, T>(
-      x, grad_out, x_grad,
-      [](auto a, auto g) {
-        using C = decltype(a);
-        const C tp = std::tanh(MishSoftplus(a));
-        return g * (tp + a * (C(1) - tp * tp) * Sigmoid(a));
-      },
-      kTranscendental);
+  using C = compute_t<T>;
+  Chunked<T>(x, grad_out, x_grad, [](const C* a, const C* g, C* y, int64_t m) {
+    C s[funcs::kVecChunk];
+    MishTanhSoftplus(a, y, m);
+    vec::Apply(Fn::kSigmoid, a, s, m);
+    for (int64_t k = 0; k < m; ++k) y[k] = g[k] * (y[k] + a[k] * (C(1) - y[k] * y[k]) * s[k]);
+  });
 }
 
-// ---- elu, selu, celu: the exponential branch through expm1 (exact near 0).
+// ---- elu, selu, celu: out = pos * x for x > 0, neg * expm1(x * in_scale) otherwise
+// (expm1 is exact near 0); the gradient is g pos, or g neg in_scale exp(x in_scale).
+namespace {
+template <typename T>
+void ExpLinear(const DenseTensor& x, double pos, double neg, double in_scale, DenseTensor* out) {
+  using C = compute_t<T>;
+  const C p = C(pos), n = C(neg), s = C(in_scale);
+  Chunked<T>(x, out, [=](const C* a, C* y, int64_t m) {
+    for (int64_t k = 0; k < m; ++k) y[k] = a[k] * s;
+    vec::Apply(Fn::kExpm1, y, y, m);
+    for (int64_t k = 0; k < m; ++k) y[k] = a[k] > C(0) ? p * a[k] : n * y[k];
+  });
+}
+template <typename T>
+void ExpLinearGrad(const DenseTensor& x, const DenseTensor& grad_out, double pos, double neg,
+                   double in_scale, DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const C p = C(pos), n = C(neg * in_scale), s = C(in_scale);
+  Chunked<T>(x, grad_out, x_grad, [=](const C* a, const C* g, C* y, int64_t m) {
+    for (int64_t k = 0; k < m; ++k) y[k] = a[k] * s;
+    vec::Apply(Fn::kExp, y, y, m);
+    for (int64_t k = 0; k < m; ++k) y[k] = a[k] > C(0) ? g[k] * p : g[k] * n * y[k];
+  });
+}
+}  // namespace
 template <typename T>
 void EluKernel(const DeviceContext&, const DenseTensor& x, double alpha, DenseTensor* out) {
-  using C = compute_t<T>;
-  const C al = static_cast<C>(alpha);
-  UnaryElementwise<T, T>(
-      x, out, [=](C a) { return a > C(0) ? a : al * std::expm1(a); }, kTranscendental);
+  ExpLinear<T>(x, 1.0, alpha, 1.0, out);
 }
 template <typename T>
 void EluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                    double alpha, DenseTensor* x_grad) {
-  using C = compute_t<T>;
-  const C al = static_cast<C>(alpha);
-  BinaryElementwise<T, T, T>(
-      x, grad_out, x_grad, [=](C a, C g) { return a > C(0) ? g : g * al * std::exp(a); },
-      kTranscendental);
+  ExpLinearGrad<T>(x, grad_out, 1.0, alpha, 1.0, x_grad);
 }
 template <typename T>
 void SeluKernel(const DeviceContext&, const DenseTensor& x, double scale, double alpha,
                 DenseTensor* out) {
-  using C = compute_t<T>;
-  const C sc = static_cast<C>(scale), sa = static_cast<C>(scale * alpha);
-  UnaryElementwise<T, T>(
-      x, out, [=](C a) { return a > C(0) ? sc * a : sa * std::expm1(a); }, kTranscendental);
+  ExpLinear<T>(x, scale, scale * alpha, 1.0, out);
 }
 template <typename T>
 void SeluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                     double scale, double alpha, DenseTensor* x_grad) {
-  using C = compute_t<T>;
-  const C sc = static_cast<C>(scale), sa = static_cast<C>(scale * alpha);
-  BinaryElementwise<T, T, T>(
-      x, grad_out, x_grad, [=](C a, C g) { return a > C(0) ? g * sc : g * sa * std::exp(a); },
-      kTranscendental);
+  ExpLinearGrad<T>(x, grad_out, scale, scale * alpha, 1.0, x_grad);
 }
 template <typename T>
 void CeluKernel(const DeviceContext&, const DenseTensor& x, double alpha, DenseTensor* out) {
-  using C = compute_t<T>;
-  const C al = static_cast<C>(alpha), inv = static_cast<C>(1.0 / alpha);
-  UnaryElementwise<T, T>(
-      x, out, [=](C a) { return a > C(0) ? a : al * std::expm1(a * inv); }, kTranscendental);
+  ExpLinear<T>(x, 1.0, alpha, 1.0 / alpha, out);
 }
 template <typename T>
 void CeluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                     double alpha, DenseTensor* x_grad) {
-  using C = compute_t<T>;
-  const C inv = static_cast<C>(1.0 / alpha);
-  BinaryElementwise<T, T, T>(
-      x, grad_out, x_grad, [=](C a, C g) { return a > C(0) ? g : g * std::exp(a * inv); },
-      kTranscendental);
+  // d/dx alpha expm1(x / alpha) = exp(x / alpha): neg * in_scale = 1.
+  ExpLinearGrad<T>(x, grad_out, 1.0, alpha, 1.0 / alpha, x_grad);
 }
 
-// ---- softplus: log(1 + e ** (beta x)) / beta, linear above the threshold.
+// ---- softplus: log(1 + e ** (beta x)) / beta, linear above the threshold;
+// max(z, 0) + log1p(e ** -|z|) never overflows.
 template <typename T>
 void SoftplusKernel(const DeviceContext&, const DenseTensor& x, double beta, double threshold,
                     DenseTensor* out) {
   using C = compute_t<T>;
   const C b = static_cast<C>(beta), th = static_cast<C>(threshold), inv = static_cast<C>(1 / beta);
-  UnaryElementwise<T, T>(
-      x, out,
-      [=](C a) {
-        const C z = a * b;
-        return z > th ? a : Softplus1(z) * inv;
-      },
-      kTranscendental);
+  Chunked<T>(x, out, [=](const C* a, C* y, int64_t m) {
+    for (int64_t k = 0; k < m; ++k) y[k] = -std::abs(a[k] * b);
+    vec::Apply(Fn::kExp, y, y, m);
+    vec::Apply(Fn::kLog1p, y, y, m);
+    for (int64_t k = 0; k < m; ++k) {
+      const C z = a[k] * b;
+      y[k] = z > th ? a[k] : (std::max(z, C(0)) + y[k]) * inv;
+    }
+  });
 }
 template <typename T>
 void SoftplusGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                         double beta, double threshold, DenseTensor* x_grad) {
   using C = compute_t<T>;
   const C b = static_cast<C>(beta), th = static_cast<C>(threshold);
-  BinaryElementwise<T, T, T>(
-      x, grad_out, x_grad,
-      [=](C a, C g) {
-        const C z = a * b;
-        return z > th ? g : g * Sigmoid(z);
-      },
-      kTranscendental);
+  Chunked<T>(x, grad_out, x_grad, [=](const C* a, const C* g, C* y, int64_t m) {
+    for (int64_t k = 0; k < m; ++k) y[k] = a[k] * b;
+    vec::Apply(Fn::kSigmoid, y, y, m);
+    for (int64_t k = 0; k < m; ++k) y[k] = a[k] * b > th ? g[k] : g[k] * y[k];
+  });
 }
 
 // ---- softsign, log_sigmoid, tanhshrink, hardswish
@@ -233,42 +248,42 @@ void SoftsignGradKernel(const DeviceContext&, const DenseTensor& x, const DenseT
 template <typename T>
 void LogSigmoidKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
   // log(sigmoid(x)) = -softplus(-x) = min(x, 0) - log1p(e ** -|x|).
-  UnaryElementwise<T, T>(
-      x, out,
-      [](auto a) {
-        using C = decltype(a);
-        return std::min(a, C(0)) - std::log1p(std::exp(-std::abs(a)));
-      },
-      kTranscendental);
+  using C = compute_t<T>;
+  Chunked<T>(x, out, [](const C* a, C* y, int64_t m) {
+    for (int64_t k = 0; k < m; ++k) y[k] = -std::abs(a[k]);
+    vec::Apply(Fn::kExp, y, y, m);
+    vec::Apply(Fn::kLog1p, y, y, m);
+    for (int64_t k = 0; k < m; ++k) y[k] = std::min(a[k], C(0)) - y[k];
+  });
 }
 template <typename T>
 void LogSigmoidGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                           DenseTensor* x_grad) {
   // sigmoid(-x) from e ** -|x|, which never overflows.
-  BinaryElementwise<T, T, T>(
-      x, grad_out, x_grad,
-      [](auto a, auto g) {
-        using C = decltype(a);
-        const C e = std::exp(-std::abs(a));
-        return g * (a < C(0) ? C(1) / (C(1) + e) : e / (C(1) + e));
-      },
-      kTranscendental);
+  using C = compute_t<T>;
+  Chunked<T>(x, grad_out, x_grad, [](const C* a, const C* g, C* y, int64_t m) {
+    for (int64_t k = 0; k < m; ++k) y[k] = -std::abs(a[k]);
+    vec::Apply(Fn::kExp, y, y, m);
+    for (int64_t k = 0; k < m; ++k)
+      y[k] = g[k] * (a[k] < C(0) ? C(1) / (C(1) + y[k]) : y[k] / (C(1) + y[k]));
+  });
 }
 template <typename T>
 void TanhshrinkKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
-  UnaryElementwise<T, T>(
-      x, out, [](auto a) { return a - std::tanh(a); }, kTranscendental);
+  using C = compute_t<T>;
+  Chunked<T>(x, out, [](const C* a, C* y, int64_t m) {
+    vec::Apply(Fn::kTanh, a, y, m);
+    for (int64_t k = 0; k < m; ++k) y[k] = a[k] - y[k];
+  });
 }
 template <typename T>
 void TanhshrinkGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                           DenseTensor* x_grad) {
-  BinaryElementwise<T, T, T>(
-      x, grad_out, x_grad,
-      [](auto a, auto g) {
-        const auto t = std::tanh(a);
-        return g * t * t;
-      },
-      kTranscendental);
+  using C = compute_t<T>;
+  Chunked<T>(x, grad_out, x_grad, [](const C* a, const C* g, C* y, int64_t m) {
+    vec::Apply(Fn::kTanh, a, y, m);
+    for (int64_t k = 0; k < m; ++k) y[k] = g[k] * y[k] * y[k];
+  });
 }
 template <typename T>
 void HardswishKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {

@@ -3,10 +3,13 @@
 // the pick of nll_loss. Lines along the axis are split over threads.
 #include <cmath>
 #include <limits>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "oar/core/parallel.h"
 #include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/funcs/vec_math.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
 
@@ -29,14 +32,6 @@ Lines LinesOf(const DDim& dims, int64_t axis) {
   return p;
 }
 
-template <typename F>
-void ForLines(const Lines& p, int64_t cost, F f) {
-  if (p.count() == 0) return;
-  ParallelFor(0, p.count(), p.n * cost, [&](int64_t b, int64_t e) {
-    for (int64_t l = b; l < e; ++l) f(l, p.base(l));
-  });
-}
-
 // The labels as int64, each in [0, n) or equal to ignore_index, else an error naming it.
 std::vector<int64_t> Labels(const DenseTensor& label, int64_t n, int64_t ignore_index) {
   const DenseTensor l = funcs::CastTo(funcs::Contiguous(label), DType::kInt64);
@@ -51,13 +46,28 @@ std::vector<int64_t> Labels(const DenseTensor& label, int64_t n, int64_t ignore_
   return out;
 }
 
-// max and log(sum(exp(x - max))) of one line.
+// A line in the compute type: the data itself when it is contiguous and already
+// of that type, else gathered into buf.
 template <typename C, typename T>
-C LogSumExp(const T* x, int64_t n, int64_t s) {
-  C mx = -std::numeric_limits<C>::infinity();
-  for (int64_t k = 0; k < n; ++k) mx = std::max<C>(mx, C(x[k * s]));
-  C sum = 0;
-  for (int64_t k = 0; k < n; ++k) sum += std::exp(C(x[k * s]) - mx);
+const C* LineOf(const T* x, int64_t n, int64_t s, C* buf) {
+  if constexpr (std::is_same_v<T, C>) {
+    if (s == 1) return x;
+  }
+  for (int64_t k = 0; k < n; ++k) buf[k] = C(x[k * s]);
+  return buf;
+}
+
+// e[k] = exp(x[k] - max) through vec_math in one sweep; returns max and sum(e).
+// The max skips NaN: a NaN element makes the sum NaN anyway.
+template <typename C>
+std::pair<C, C> ExpLine(const C* x, int64_t n, C* e) {
+  const C mx = vec::MaxIgnoringNaN(x, n);
+  return {mx, vec::ExpSubSum(x, mx, e, n)};
+}
+
+template <typename C>
+C LogSumExp(const C* x, int64_t n, C* e) {
+  const auto [mx, sum] = ExpLine(x, n, e);
   return mx + std::log(sum);
 }
 
@@ -78,37 +88,24 @@ void CrossEntropyHardKernel(const DeviceContext&, const DenseTensor& logits_in,
   const std::vector<int64_t> y = Labels(label, p.n, ignore_index);
   const T* pz = DataOf<T>(z);
   T* o = static_cast<T*>(out->AllocateFrom(z.place()));
-  ForLines(p, 2, [&](int64_t l, int64_t base) {
+  ForLinesWithRow<C>(p, 2, [&](int64_t l, int64_t base, C* row, C* e) {
     if (y[l] == ignore_index) {
       o[l] = T(0);
       return;
     }
-    const C lse = LogSumExp<C>(pz + base, p.n, p.inner);
+    const C lse = LogSumExp(LineOf(pz + base, p.n, p.inner, row), p.n, e);
     o[l] = static_cast<T>(lse - C(pz[base + y[l] * p.inner]));
   });
 }
 
-// softmax of one line into e[0, n): one exp per element (the max pass reads only).
-template <typename C, typename T>
-void LineSoftmax(const T* x, int64_t n, int64_t s, C* e) {
-  C mx = -std::numeric_limits<C>::infinity();
-  for (int64_t k = 0; k < n; ++k) mx = std::max<C>(mx, C(x[k * s]));
-  C sum = 0;
-  for (int64_t k = 0; k < n; ++k) {
-    e[k] = std::exp(C(x[k * s]) - mx);
-    sum += e[k];
-  }
-  const C inv = C(1) / sum;
-  for (int64_t k = 0; k < n; ++k) e[k] *= inv;
-}
-
-// Lines in parallel with a per-chunk scratch row of the compute type.
+// Lines in parallel with a per-chunk scratch of two rows of the compute type: `row`
+// for a gathered line, `e` for its exponentials.
 template <typename C, typename F>
 void ForLinesWithRow(const Lines& p, int64_t cost, F f) {
   if (p.count() == 0) return;
   ParallelFor(0, p.count(), p.n * cost, [&](int64_t b, int64_t e) {
-    std::vector<C> row(static_cast<size_t>(p.n));
-    for (int64_t l = b; l < e; ++l) f(l, p.base(l), row.data());
+    std::vector<C> scratch(2 * static_cast<size_t>(p.n));
+    for (int64_t l = b; l < e; ++l) f(l, p.base(l), scratch.data(), scratch.data() + p.n);
   });
 }
 
@@ -123,16 +120,17 @@ void CrossEntropyHardGradKernel(const DeviceContext&, const DenseTensor& logits_
   const T* pz = DataOf<T>(z);
   const T* pg = DataOf<T>(g);
   T* dz = static_cast<T*>(logits_grad->AllocateFrom(z.place()));
-  ForLinesWithRow<C>(p, 3, [&](int64_t l, int64_t base, C* sm) {
+  ForLinesWithRow<C>(p, 3, [&](int64_t l, int64_t base, C* row, C* e) {
     const int64_t s = p.inner;
     if (y[l] == ignore_index) {
       for (int64_t k = 0; k < p.n; ++k) dz[base + k * s] = T(0);
       return;
     }
-    LineSoftmax<C>(pz + base, p.n, s, sm);
-    sm[y[l]] -= C(1);
+    // g (softmax - one_hot): e / sum scaled by g, then g subtracted at the label.
     const C gl = C(pg[l]);
-    for (int64_t k = 0; k < p.n; ++k) dz[base + k * s] = static_cast<T>(gl * sm[k]);
+    const C scale = gl / ExpLine(LineOf(pz + base, p.n, s, row), p.n, e).second;
+    for (int64_t k = 0; k < p.n; ++k) dz[base + k * s] = static_cast<T>(e[k] * scale);
+    dz[base + y[l] * s] = static_cast<T>(e[y[l]] * scale - gl);
   });
 }
 
@@ -146,9 +144,9 @@ void CrossEntropySoftKernel(const DeviceContext&, const DenseTensor& logits_in,
   const T* pq = DataOf<T>(q);
   T* o = static_cast<T*>(out->AllocateFrom(z.place()));
   // -sum(q (z - lse)) = lse sum(q) - sum(q z)
-  ForLines(p, 3, [&](int64_t l, int64_t base) {
+  ForLinesWithRow<C>(p, 3, [&](int64_t l, int64_t base, C* row, C* e) {
     const int64_t s = p.inner;
-    const C lse = LogSumExp<C>(pz + base, p.n, s);
+    const C lse = LogSumExp(LineOf(pz + base, p.n, s, row), p.n, e);
     C acc = 0;
     for (int64_t k = 0; k < p.n; ++k) acc += C(pq[base + k * s]) * (lse - C(pz[base + k * s]));
     o[l] = static_cast<T>(acc);
@@ -167,9 +165,10 @@ void CrossEntropySoftGradKernel(const DeviceContext&, const DenseTensor& logits_
   const T* pq = DataOf<T>(q);
   const T* pg = DataOf<T>(g);
   T* dz = static_cast<T*>(logits_grad->AllocateFrom(z.place()));
-  ForLinesWithRow<C>(p, 4, [&](int64_t l, int64_t base, C* sm) {
+  ForLinesWithRow<C>(p, 4, [&](int64_t l, int64_t base, C* row, C* sm) {
     const int64_t s = p.inner;
-    LineSoftmax<C>(pz + base, p.n, s, sm);
+    const C inv = C(1) / ExpLine(LineOf(pz + base, p.n, s, row), p.n, sm).second;
+    for (int64_t k = 0; k < p.n; ++k) sm[k] *= inv;
     C qsum = 0;
     for (int64_t k = 0; k < p.n; ++k) qsum += C(pq[base + k * s]);
     const C gl = C(pg[l]);

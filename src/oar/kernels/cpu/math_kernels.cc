@@ -9,6 +9,8 @@
 #include "oar/core/errors.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/funcs/elementwise.h"
+#include "oar/kernels/funcs/vec_chunked.h"
+#include "oar/kernels/funcs/vec_erf.h"
 #include "oar/kernels/kernel_registry.h"
 
 namespace oar {
@@ -32,12 +34,6 @@ using funcs::UnaryElementwise;
 OAR_MATH_UNARY_KERNEL(SquareKernel, 1, static_cast<C>(a* a))
 OAR_MATH_UNARY_KERNEL(RsqrtKernel, 4, static_cast<C>(C(1) / std::sqrt(a)))
 OAR_MATH_UNARY_KERNEL(ReciprocalKernel, 2, static_cast<C>(C(1) / a))
-OAR_MATH_UNARY_KERNEL(Log1pKernel, 8, static_cast<C>(std::log1p(a)))
-OAR_MATH_UNARY_KERNEL(Expm1Kernel, 8, static_cast<C>(std::expm1(a)))
-OAR_MATH_UNARY_KERNEL(Log2Kernel, 8, static_cast<C>(std::log2(a)))
-OAR_MATH_UNARY_KERNEL(Log10Kernel, 8, static_cast<C>(std::log10(a)))
-OAR_MATH_UNARY_KERNEL(ErfKernel, 8, static_cast<C>(std::erf(a)))
-OAR_MATH_UNARY_KERNEL(TanKernel, 8, static_cast<C>(std::tan(a)))
 OAR_MATH_UNARY_KERNEL(AsinKernel, 8, static_cast<C>(std::asin(a)))
 OAR_MATH_UNARY_KERNEL(AcosKernel, 8, static_cast<C>(std::acos(a)))
 OAR_MATH_UNARY_KERNEL(AtanKernel, 8, static_cast<C>(std::atan(a)))
@@ -47,6 +43,20 @@ OAR_MATH_UNARY_KERNEL(AsinhKernel, 8, static_cast<C>(std::asinh(a)))
 OAR_MATH_UNARY_KERNEL(AcoshKernel, 8, static_cast<C>(std::acosh(a)))
 OAR_MATH_UNARY_KERNEL(AtanhKernel, 8, static_cast<C>(std::atanh(a)))
 #undef OAR_MATH_UNARY_KERNEL
+
+// The functions vec_math vectorises (SLEEF, 1 ulp).
+OAR_VEC_UNARY_KERNEL(Log1pKernel, kLog1p)
+OAR_VEC_UNARY_KERNEL(Expm1Kernel, kExpm1)
+OAR_VEC_UNARY_KERNEL(Log2Kernel, kLog2)
+OAR_VEC_UNARY_KERNEL(Log10Kernel, kLog10)
+OAR_VEC_UNARY_KERNEL(TanKernel, kTan)
+
+// erf through funcs::ErfSpan (vec_erf.h: its own float polynomial, 2.2 ulp).
+template <typename T>
+void ErfKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  funcs::VecChunked<T, 1>({&x}, out, 8,
+                          [](const auto& in, auto* y, int64_t m) { funcs::ErfSpan(in[0], y, m); });
+}
 
 // The inverse error function. No libm has it: a closed-form first guess
 // (Winitzki's approximation, relative error below 2e-3) refined by Newton steps

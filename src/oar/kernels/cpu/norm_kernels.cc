@@ -1,6 +1,8 @@
 // layer_norm and rms_norm over the trailing dims, and their x gradients: each row is
 // normalised in one fused kernel (statistics, then the output), rows split over threads.
+#include <algorithm>
 #include <cmath>
+#include <vector>
 
 #include "oar/core/parallel.h"
 #include "oar/kernels/funcs/copy.h"
@@ -138,9 +140,44 @@ void RmsNormGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTe
   NormBackward<T>(x, weight, grad_out, epsilon, begin_norm_axis, true, x_grad);
 }
 
+// out[j] = sum_i g[i, j] xhat[i, j]: rows are cut into fixed blocks of kScaleRows,
+// each block's column sums are taken in parallel, and the blocks are added in
+// order, so the result has the same bits for any thread count.
+template <typename T>
+void NormScaleGradKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTensor& g_in,
+                         double epsilon, int64_t begin_norm_axis, bool rms, DenseTensor* out) {
+  using C = compute_t<T>;
+  constexpr int64_t kScaleRows = 32;
+  const DenseTensor x = funcs::Contiguous(x_in), g = funcs::Contiguous(g_in);
+  const NormRows s = SplitNormRows(x.dims(), begin_norm_axis);
+  const T* px = DataOf<T>(x);
+  const T* pg = DataOf<T>(g);
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  const int64_t blocks = (s.rows + kScaleRows - 1) / kScaleRows;
+  std::vector<C> partial(static_cast<size_t>(std::max<int64_t>(blocks, 1) * s.cols), C(0));
+  ParallelFor(0, blocks, kScaleRows * s.cols * 4, [&](int64_t bb, int64_t be) {
+    for (int64_t b = bb; b < be; ++b) {
+      C* acc = partial.data() + b * s.cols;
+      for (int64_t i = b * kScaleRows; i < std::min(s.rows, (b + 1) * kScaleRows); ++i) {
+        const T* row = px + i * s.cols;
+        const T* grow = pg + i * s.cols;
+        C mu, r;
+        RowStats<C>(row, s.cols, epsilon, rms, &mu, &r);
+        for (int64_t j = 0; j < s.cols; ++j) acc[j] += C(grow[j]) * ((C(row[j]) - mu) * r);
+      }
+    }
+  });
+  for (int64_t b = 1; b < blocks; ++b) {
+    const C* src = partial.data() + b * s.cols;
+    for (int64_t j = 0; j < s.cols; ++j) partial[j] += src[j];
+  }
+  for (int64_t j = 0; j < s.cols; ++j) o[j] = static_cast<T>(partial[j]);
+}
+
 OAR_REGISTER_KERNEL(layer_norm, CPU, Any, LayerNormKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(layer_norm_grad, CPU, Any, LayerNormGradKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(rms_norm, CPU, Any, RmsNormKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(rms_norm_grad, CPU, Any, RmsNormGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(norm_scale_grad, CPU, Any, NormScaleGradKernel, OAR_FLOAT_TYPES);
 
 }  // namespace oar

@@ -2,6 +2,7 @@
 // windows of each (n, c) plane, planes in parallel. The windows come from
 // PoolWindow (infer_meta_conv.h), padded to three spatial dims like the conv
 // geometry, so one loop nest serves 1-D, 2-D and 3-D pools.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -149,11 +150,11 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
                       for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
                         const C v = C(plane[row + iw]);
                         // A NaN wins (and the first NaN stays): the max of a window with a NaN is
-                        // NaN.
-                        if (v > best_v || (std::isnan(v) && !std::isnan(best_v))) {
-                          best_v = v;
-                          best = row + iw;
-                        }
+                        // NaN. Written without short-circuits so it compiles to selects: on
+                        // random data a branch here is mispredicted every other element.
+                        const bool take = (v > best_v) | ((v != v) & (best_v == best_v));
+                        best = take ? row + iw : best;
+                        best_v = take ? v : best_v;
                       }
                     }
                   }
@@ -203,9 +204,11 @@ void PoolScatterKernel(const DeviceContext&, const DenseTensor& x, const DenseTe
   const T* pg = static_cast<const T*>(gout.data());
   T* pdx = static_cast<T*>(x_grad->AllocateFrom(x.place()));
   if (x_grad->numel() == 0) return;
-  for (int64_t i = 0; i < x_grad->numel(); ++i) pdx[i] = T(0);
-  // Each plane is written by one thread; overlapping windows add up.
-  ForEachIndex(x.dims(), index, [&](int64_t, int64_t, int64_t dst, int64_t src) {
+  // Each plane is zeroed and then written by one thread; overlapping windows add up.
+  const int64_t S = x_grad->numel() / std::max<int64_t>(Planes(x), 1);
+  if (index.numel() == 0) std::fill(pdx, pdx + x_grad->numel(), T(0));  // no window: all zero
+  ForEachIndex(x.dims(), index, [&](int64_t p, int64_t j, int64_t dst, int64_t src) {
+    if (j == 0) std::fill(pdx + p * S, pdx + (p + 1) * S, T(0));
     pdx[dst] = static_cast<T>(C(pdx[dst]) + C(pg[src]));
   });
 }

@@ -30,18 +30,12 @@ OAR_UNARY_KERNEL(SqrtKernel, 4, static_cast<C>(std::sqrt(a)))
 
 // The transcendental functions run on SLEEF through vec_math (1 ulp, libm's
 // special values), at the SIMD width the CPU has.
-#define OAR_VEC_UNARY_KERNEL(Name, fn)                                      \
-  template <typename T>                                                     \
-  void Name(const DeviceContext&, const DenseTensor& x, DenseTensor* out) { \
-    funcs::VecUnary<T>(x, out, vec::Fn::fn);                                \
-  }
 OAR_VEC_UNARY_KERNEL(ExpKernel, kExp)
 OAR_VEC_UNARY_KERNEL(LogKernel, kLog)
 OAR_VEC_UNARY_KERNEL(SinKernel, kSin)
 OAR_VEC_UNARY_KERNEL(CosKernel, kCos)
 OAR_VEC_UNARY_KERNEL(TanhKernel, kTanh)
 OAR_VEC_UNARY_KERNEL(SigmoidKernel, kSigmoid)
-#undef OAR_VEC_UNARY_KERNEL
 
 // Comparisons with NaN are false, so each expression below is arranged for
 // NaN to take the branch that returns it: NaN in, NaN out (IEEE, PyTorch).

@@ -71,3 +71,11 @@ void VecUnary(const DenseTensor& x, DenseTensor* out, vec::Fn fn, int64_t cost =
 }
 
 }  // namespace oar::funcs
+
+// The kernel `Name` of an op that is exactly vec_math's function `fn`:
+// OAR_VEC_UNARY_KERNEL(ExpKernel, kExp) in the kernel file (namespace oar).
+#define OAR_VEC_UNARY_KERNEL(Name, fn)                                      \
+  template <typename T>                                                     \
+  void Name(const DeviceContext&, const DenseTensor& x, DenseTensor* out) { \
+    funcs::VecUnary<T>(x, out, vec::Fn::fn);                                \
+  }
