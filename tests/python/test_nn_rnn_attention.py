@@ -501,6 +501,7 @@ def test_encoder_stack_and_eval_dropout():
     _close(xo.grad, xt.grad)
 
 
+@pytest.mark.filterwarnings("ignore:enable_nested_tensor")  # torch's, about its fast path
 @pytest.mark.parametrize("normalize_before", [False, True])
 def test_decoder_and_transformer(normalize_before):
     torch.manual_seed(0)
