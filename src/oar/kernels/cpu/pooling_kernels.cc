@@ -59,6 +59,68 @@ inline int64_t Divisor(const Window& d, const Window& h, const Window& w, bool e
   return d.padded_count * h.padded_count * w.padded_count;
 }
 
+// The argmax rule of max pooling: v replaces the best so far when larger, or when
+// it is the first NaN (the max of a window with a NaN is NaN). Written without
+// short-circuits so it compiles to selects: on random data a branch here is
+// mispredicted every other element.
+template <typename C>
+inline bool TakesOver(C v, C best) {
+  return (v > best) | ((v != v) & (best == best));
+}
+
+// Max pooling of one output row (one oh of one plane) whose window rows are wh.
+// Output columns whose window is full (kernel-wide, not clipped by padding) are
+// done a window offset at a time across the whole run of columns, a loop the
+// compiler vectorises; the few clipped columns at the edges take the plain loop.
+// Both visit a window's elements in row-major order, so ties keep the first.
+template <typename T>
+void MaxPoolRow(const T* plane, int64_t IW, const Window& wh, const std::vector<Window>& wcols,
+                int64_t kw, int64_t sw, int64_t pw, int64_t* out, compute_t<T>* best_v) {
+  using C = compute_t<T>;
+  const int64_t OW = static_cast<int64_t>(wcols.size());
+  auto full = [&](int64_t ow) {
+    return wcols[ow].end - wcols[ow].begin == kw && wcols[ow].begin == ow * sw - pw;
+  };
+  int64_t lo = 0, hi = OW;
+  while (lo < OW && !full(lo)) ++lo;
+  while (hi > lo && !full(hi - 1)) --hi;
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    if (ow == lo && lo < hi) ow = hi;
+    if (ow >= OW) break;
+    const Window& ww = wcols[ow];
+    int64_t best = wh.begin * IW + ww.begin;
+    C bv = C(plane[best]);
+    for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
+      for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
+        const C v = C(plane[ih * IW + iw]);
+        const bool take = TakesOver(v, bv);
+        best = take ? ih * IW + iw : best;
+        bv = take ? v : bv;
+      }
+    }
+    out[ow] = best;
+  }
+  if (lo >= hi) return;
+  const T* first = plane + wh.begin * IW - pw;
+  for (int64_t ow = lo; ow < hi; ++ow) {
+    best_v[ow] = C(first[ow * sw]);
+    out[ow] = wh.begin * IW + ow * sw - pw;
+  }
+  for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
+    for (int64_t j = 0; j < kw; ++j) {
+      if (ih == wh.begin && j == 0) continue;
+      const T* src = plane + ih * IW - pw + j;
+      const int64_t at = ih * IW - pw + j;
+      for (int64_t ow = lo; ow < hi; ++ow) {
+        const C v = C(src[ow * sw]);
+        const bool take = TakesOver(v, best_v[ow]);
+        out[ow] = take ? at + ow * sw : out[ow];
+        best_v[ow] = take ? v : best_v[ow];
+      }
+    }
+  }
+}
+
 }  // namespace
 
 template <typename T>
@@ -139,6 +201,20 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
   if (out->numel() == 0) return;
   const Windows w = AllWindows(g, adaptive);
   const int64_t S = g.in_size(), L = g.out_size(), IH = g.in[1], IW = g.in[2];
+  if (g.in[0] == 1 && g.out[0] == 1 && !adaptive) {
+    // 1-D and 2-D pools: a row of outputs at a time (MaxPoolRow).
+    const int64_t OH = g.out[1], OW = g.out[2];
+    ParallelFor(0, Planes(x), L * std::max<int64_t>(g.kernel_size(), 4), [&](int64_t b, int64_t e) {
+      std::vector<C> best_v(static_cast<size_t>(OW));
+      for (int64_t p = b; p < e; ++p) {
+        for (int64_t oh = 0; oh < OH; ++oh) {
+          MaxPoolRow<T>(px + p * S, IW, w.dim[1][oh], w.dim[2], g.kernel[2], g.stride[2],
+                        g.pad_before[2], po + p * L + oh * OW, best_v.data());
+        }
+      }
+    });
+    return;
+  }
   ForEachWindow(Planes(x), g, w,
                 [&](int64_t p, int64_t o, const Window& wd, const Window& wh, const Window& ww) {
                   const T* plane = px + p * S;
@@ -149,10 +225,7 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
                       const int64_t row = (id * IH + ih) * IW;
                       for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
                         const C v = C(plane[row + iw]);
-                        // A NaN wins (and the first NaN stays): the max of a window with a NaN is
-                        // NaN. Written without short-circuits so it compiles to selects: on
-                        // random data a branch here is mispredicted every other element.
-                        const bool take = (v > best_v) | ((v != v) & (best_v == best_v));
+                        const bool take = TakesOver(v, best_v);
                         best = take ? row + iw : best;
                         best_v = take ? v : best_v;
                       }
