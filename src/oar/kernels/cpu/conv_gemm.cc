@@ -112,7 +112,7 @@ bool IsPointwise(const WindowGeometry& g) {
 // Runs f(n_begin, n_end) over samples: in parallel when each thread gets one.
 template <typename F>
 void ForSamples(int64_t n, int64_t cost, F f) {
-  if (n >= omp_get_max_threads()) {
+  if (n >= detail::IntraOpThreads()) {
     ParallelFor(0, n, cost, f);
   } else {
     f(0, n);

@@ -193,7 +193,7 @@ void ReduceInto(const DenseTensor& x, const std::vector<int64_t>& axes, DenseTen
   // it can follow the thread count. Whole rows while there are enough outer
   // blocks to share out; otherwise rows are cut so every thread gets columns
   // ([n, m] over axis 0 has a single outer block).
-  const int64_t threads = omp_get_max_threads();
+  const int64_t threads = detail::IntraOpThreads();
   const int64_t per_block =
       p.outer >= threads ? p.inner : std::max<int64_t>(kColumns, (p.inner + threads - 1) / threads);
   const int64_t col_blocks = (p.inner + per_block - 1) / per_block;

@@ -1,0 +1,148 @@
+// The intra-op thread pool behind ParallelFor (Note [A late worker never delays
+// an op] in parallel.h): IntraOpThreads() - 1 workers that spin briefly after a
+// job (back-to-back ops find them awake) and then sleep on a futex.
+#include <omp.h>
+
+#include <atomic>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+#include "oar/core/parallel.h"
+
+#if defined(__x86_64__) || defined(_M_X64)
+#include <immintrin.h>
+#define OAR_CPU_RELAX() _mm_pause()
+#else
+#define OAR_CPU_RELAX() std::this_thread::yield()
+#endif
+
+namespace oar::detail {
+namespace {
+
+thread_local bool tl_in_parallel = false;
+
+struct Job {
+  void (*body)(void*, int64_t) = nullptr;
+  void* ctx = nullptr;
+  int64_t chunks = 0;
+  std::atomic<int64_t> next{0};  // the next chunk to hand out
+  std::atomic<int64_t> done{0};  // chunks finished
+  std::mutex error_mu;
+  std::exception_ptr error;
+};
+
+// Draws chunks until none are left. `body` and `ctx` live on the caller's stack;
+// they are only touched after a successful draw, and the caller cannot return
+// before every drawn chunk is done.
+void Work(Job& job) {
+  for (int64_t c = job.next.fetch_add(1); c < job.chunks; c = job.next.fetch_add(1)) {
+    tl_in_parallel = true;
+    try {
+      job.body(job.ctx, c);
+    } catch (...) {
+      std::lock_guard<std::mutex> lock(job.error_mu);
+      if (!job.error) job.error = std::current_exception();
+    }
+    tl_in_parallel = false;
+    job.done.fetch_add(1, std::memory_order_release);
+  }
+}
+
+class Pool {
+ public:
+  explicit Pool(int64_t workers) {
+    for (int64_t i = 0; i < workers; ++i) threads_.emplace_back([this] { Loop(); });
+  }
+  ~Pool() {
+    stop_.store(true);
+    generation_.fetch_add(1);
+    generation_.notify_all();
+    for (auto& t : threads_) t.join();
+  }
+
+  void Run(int64_t chunks, void (*body)(void*, int64_t), void* ctx) {
+    auto job = std::make_shared<Job>();
+    job->body = body;
+    job->ctx = ctx;
+    job->chunks = chunks;
+    // One op at a time uses the workers; an op that starts while another thread's op
+    // holds them runs on its own thread (there are no idle cores to give it).
+    std::unique_lock<std::mutex> owner(run_mu_, std::try_to_lock);
+    if (owner.owns_lock() && !threads_.empty()) {
+      {
+        std::lock_guard<std::mutex> lock(job_mu_);
+        current_ = job;
+      }
+      generation_.fetch_add(1, std::memory_order_release);
+      generation_.notify_all();
+    }
+    Work(*job);
+    for (int spins = 0; job->done.load(std::memory_order_acquire) < chunks; ++spins) {
+      if (spins < 4096) {
+        OAR_CPU_RELAX();
+      } else {
+        std::this_thread::yield();
+      }
+    }
+    if (owner.owns_lock()) {
+      std::lock_guard<std::mutex> lock(job_mu_);
+      current_.reset();
+    }
+    if (job->error) std::rethrow_exception(job->error);
+  }
+
+ private:
+  void Loop() {
+    uint64_t seen = generation_.load();
+    while (true) {
+      uint64_t g = generation_.load(std::memory_order_acquire);
+      for (int spins = 0; g == seen && spins < kSpins; ++spins) {
+        OAR_CPU_RELAX();
+        g = generation_.load(std::memory_order_acquire);
+      }
+      if (g == seen) {
+        generation_.wait(seen);
+        continue;
+      }
+      seen = g;
+      if (stop_.load()) return;
+      std::shared_ptr<Job> job;
+      {
+        std::lock_guard<std::mutex> lock(job_mu_);
+        job = current_;
+      }
+      if (job) Work(*job);
+    }
+  }
+
+  // About 40 microseconds of pause instructions (Zen 3): long enough to stay awake
+  // between the ops of one step, short enough to give the core back soon after.
+  static constexpr int kSpins = 2000;
+
+  std::vector<std::thread> threads_;
+  std::mutex run_mu_;
+  std::mutex job_mu_;
+  std::shared_ptr<Job> current_;
+  std::atomic<uint64_t> generation_{0};
+  std::atomic<bool> stop_{false};
+};
+
+}  // namespace
+
+int64_t IntraOpThreads() {
+  static const int64_t n = std::max(1, omp_get_max_threads());
+  return n;
+}
+
+bool InParallelRegion() { return tl_in_parallel; }
+
+void RunChunks(int64_t chunks, void (*body)(void*, int64_t), void* ctx) {
+  // Created on first use; workers are joined at exit.
+  static Pool pool(IntraOpThreads() - 1);
+  pool.Run(chunks, body, ctx);
+}
+
+}  // namespace oar::detail
