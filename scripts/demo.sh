@@ -13,5 +13,5 @@ bash scripts/install.sh
 ROOT=$(pwd)
 echo "== Python: a CNN on Fashion-MNIST with oar.Model.fit (examples/fashion_mnist_cnn.py) =="
 (cd /tmp && python3 "$ROOT/examples/fashion_mnist_cnn.py" --out-dir "$ROOT/oar_demo" "$@")
-echo "== C++: an MLP on Fashion-MNIST, one epoch (examples/fashion_mnist_mlp.cc) =="
-build/examples/fashion_mnist_mlp 468 "$ROOT/oar_demo/mlp.safetensors"
+echo "== C++: an MLP on Fashion-MNIST, one epoch (examples/fashion_mnist.cc) =="
+build/examples/fashion_mnist mlp 468 "$ROOT/oar_demo/mlp.safetensors"

@@ -18,6 +18,7 @@
 #include "oar/eager/dygraph_functions.h"
 #include "oar/eager/functional.h"
 #include "oar/train/checkpoint.h"
+#include "oar/train/conv_layers.h"
 #include "oar/train/idx.h"
 #include "oar/train/module.h"
 #include "oar/train/optimizer.h"
