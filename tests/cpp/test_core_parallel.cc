@@ -1,0 +1,87 @@
+// ParallelFor over the intra-op pool (core/parallel.h, Note [A late worker never
+// delays an op]): every index exactly once, exceptions carried to the caller,
+// nested loops inline, and several application threads sharing the pool. The
+// suite is named Threads so scripts/tsan.sh runs it under ThreadSanitizer.
+#include "oar/core/parallel.h"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include "oar/core/flags.h"
+
+namespace oar {
+namespace {
+
+// Every loop below is split, whatever its size.
+struct SplitEverything {
+  SplitEverything() : saved(GlobalFlags().parallel_threshold.load()) {
+    GlobalFlags().parallel_threshold.store(1);
+  }
+  ~SplitEverything() { GlobalFlags().parallel_threshold.store(saved); }
+  int64_t saved;
+};
+
+TEST(Threads, PoolCoversEveryIndexOnce) {
+  SplitEverything split;
+  for (int64_t n : {1, 2, 3, 17, 1000}) {
+    std::vector<std::atomic<int>> hits(n);
+    for (auto& h : hits) h = 0;
+    ParallelFor(0, n, 1, [&](int64_t b, int64_t e) {
+      ASSERT_LT(b, e);
+      for (int64_t i = b; i < e; ++i) hits[i].fetch_add(1);
+    });
+    for (int64_t i = 0; i < n; ++i) EXPECT_EQ(hits[i].load(), 1) << "n=" << n << " i=" << i;
+  }
+}
+
+TEST(Threads, PoolRethrowsTheChunksException) {
+  SplitEverything split;
+  EXPECT_THROW(ParallelFor(0, 100, 1,
+                           [](int64_t b, int64_t) {
+                             if (b == 0) throw std::invalid_argument("chunk 0");
+                           }),
+               std::invalid_argument);
+  // The pool still works afterwards.
+  std::atomic<int64_t> sum{0};
+  ParallelFor(0, 100, 1, [&](int64_t b, int64_t e) { sum.fetch_add(e - b); });
+  EXPECT_EQ(sum.load(), 100);
+}
+
+TEST(Threads, PoolRunsNestedLoopsInline) {
+  SplitEverything split;
+  std::atomic<int64_t> inner{0};
+  ParallelFor(0, 8, 1, [&](int64_t b, int64_t e) {
+    for (int64_t i = b; i < e; ++i) {
+      ParallelFor(0, 10, 1, [&](int64_t ib, int64_t ie) { inner.fetch_add(ie - ib); });
+    }
+  });
+  EXPECT_EQ(inner.load(), 80);
+}
+
+TEST(Threads, PoolSharedByApplicationThreads) {
+  SplitEverything split;
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0};
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([&] {
+      for (int rep = 0; rep < 300; ++rep) {
+        std::vector<int64_t> v(64, 0);
+        ParallelFor(0, 64, 1, [&](int64_t b, int64_t e) {
+          for (int64_t i = b; i < e; ++i) v[i] = i;
+        });
+        for (int64_t i = 0; i < 64; ++i) {
+          if (v[i] != i) wrong.fetch_add(1);
+        }
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
+}  // namespace
+}  // namespace oar
