@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <numbers>
+#include <type_traits>
 
 #include "oar/kernels/funcs/elementwise.h"
 #include "oar/kernels/funcs/vec_chunked.h"
@@ -53,6 +54,9 @@ void GeluKernel(const DeviceContext&, const DenseTensor& x, bool approximate, De
   using C = compute_t<T>;
   using K = GeluConst<C>;
   Chunked<T>(x, out, [approximate](const C* a, C* y, int64_t m) {
+    if constexpr (std::is_same_v<C, float>) {
+      if (!approximate) return funcs::GeluSpan(a, y, m);
+    }
     if (approximate) {
       for (int64_t k = 0; k < m; ++k)
         y[k] = K::kSqrt2OverPi * (a[k] + K::kCubic * a[k] * a[k] * a[k]);
@@ -70,6 +74,9 @@ void GeluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTenso
   using C = compute_t<T>;
   using K = GeluConst<C>;
   Chunked<T>(x, grad_out, x_grad, [approximate](const C* a, const C* g, C* y, int64_t m) {
+    if constexpr (std::is_same_v<C, float>) {
+      if (!approximate) return funcs::GeluGradSpan(a, g, y, m);
+    }
     if (approximate) {
       for (int64_t k = 0; k < m; ++k)
         y[k] = K::kSqrt2OverPi * a[k] * (C(1) + K::kCubic * a[k] * a[k]);

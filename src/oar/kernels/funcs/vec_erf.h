@@ -33,7 +33,7 @@ inline V8 Splat(float v) { return V8{} + v; }
 
 // e^(-a^2) for a in [0, 4]: Cephes' expf reduction (e^r 2^n, |r| <= ln2 / 2, r in
 // two parts) and its polynomial, about 1 ulp; 2^n is built from the exponent bits,
-// which is safe because n is in [-24, 0] here.
+// which is safe for n in [-126, 0], i.e. a up to 9.3.
 inline V8 ExpOfNegSquare(V8 a) {
   const V8 t = -a * a;
   const V8 magic = Splat(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
@@ -72,6 +72,42 @@ inline V8 Erf8(V8 v) {
   const V8 y = av <= 1.0f ? v * p : reinterpret_cast<const V8&>(signed_tail);
   return v != v ? v : y;
 }
+
+// The exact gelu and its derivative, eight lanes at a time, sharing erf's pieces:
+// with u = x / sqrt 2, gelu = x (1 + erf(u)) / 2 and
+// gelu' = (1 + erf(u)) / 2 + x e^(-u^2) / sqrt(2 pi).
+inline V8 Gelu8(V8 v) { return 0.5f * v * (1.0f + Erf8(v * 0.70710678118654752f)); }
+inline V8 GeluGrad8(V8 v, V8 g) {
+  const V8 u = v * 0.70710678118654752f;
+  const I8 abs_bits = reinterpret_cast<const I8&>(u) & 0x7fffffff;
+  const V8 au = reinterpret_cast<const V8&>(abs_bits);
+  // e^(-u^2) down to 2^-117 (|u| < 9); beyond it the term is below float's range.
+  const V8 cap = au < 9.0f ? au : Splat(9.0f);
+  const V8 e = au < 9.0f ? ExpOfNegSquare(cap) : V8{};
+  return g * (0.5f * (1.0f + Erf8(u)) + v * 0.39894228040143268f * e);
+}
+
+// y = f(x lanes, g lanes) over a span of n floats (g may be null), the tail in a
+// zero-padded vector: the same bits as a full one.
+template <typename F>
+void Map8(const float* x, const float* g, float* y, int64_t n, F f) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    V8 v, w = {};
+    std::memcpy(&v, x + i, sizeof(V8));
+    if (g != nullptr) std::memcpy(&w, g + i, sizeof(V8));
+    v = f(v, w);
+    std::memcpy(y + i, &v, sizeof(V8));
+  }
+  if (i < n) {
+    const size_t bytes = sizeof(float) * static_cast<size_t>(n - i);
+    V8 v = {}, w = {};
+    std::memcpy(&v, x + i, bytes);
+    if (g != nullptr) std::memcpy(&w, g + i, bytes);
+    v = f(v, w);
+    std::memcpy(y + i, &v, bytes);
+  }
+}
 }  // namespace erf_detail
 
 // y[i] = erf(x[i]) for i < n; y == x is allowed.
@@ -80,21 +116,16 @@ void ErfSpan(const C* x, C* y, int64_t n) {
   if constexpr (!std::is_same_v<C, float>) {
     vec::Apply(vec::Fn::kErf, x, y, n);
   } else {
-    using erf_detail::V8;
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-      V8 v;
-      std::memcpy(&v, x + i, sizeof(V8));
-      v = erf_detail::Erf8(v);
-      std::memcpy(y + i, &v, sizeof(V8));
-    }
-    if (i < n) {  // the tail in a zero-padded vector: the same bits as a full one
-      V8 v = {};
-      std::memcpy(&v, x + i, sizeof(float) * (n - i));
-      v = erf_detail::Erf8(v);
-      std::memcpy(y + i, &v, sizeof(float) * (n - i));
-    }
+    erf_detail::Map8(x, nullptr, y, n, [](auto v, auto) { return erf_detail::Erf8(v); });
   }
+}
+
+// The exact gelu (and, with g, g times its derivative) over a span of floats.
+inline void GeluSpan(const float* x, float* y, int64_t n) {
+  erf_detail::Map8(x, nullptr, y, n, [](auto v, auto) { return erf_detail::Gelu8(v); });
+}
+inline void GeluGradSpan(const float* x, const float* g, float* y, int64_t n) {
+  erf_detail::Map8(x, g, y, n, [](auto v, auto w) { return erf_detail::GeluGrad8(v, w); });
 }
 
 }  // namespace oar::funcs
