@@ -99,31 +99,35 @@ void NormBackward(const DenseTensor& x_in, const DenseTensor& w_in, const DenseT
     for (int64_t i = rb; i < re; ++i) {
       const T* row = px + i * s.cols;
       const T* grow = pg + i * s.cols;
-      C mu, r;
-      RowStats<C>(row, s.cols, eps, rms, &mu, &r);
-      // sum(gy) and sum(gy (x - mean)) in one sweep; r is applied once after.
-      C sum_gy = 0, sum_gy_xc = 0;
+      // The mean, then one sweep for the squares about it, sum(gy) and
+      // sum(gy (x - mean)); r is applied once after.
+      const C mu = rms ? C(0) : LaneSum<C>(s.cols, [&](int64_t j) { return C(row[j]); }) * inv_n;
+      C sq = 0, sum_gy = 0, sum_gy_xc = 0;
       {
         constexpr int kLanes = 16;
-        C a[kLanes] = {}, b[kLanes] = {};
+        C q[kLanes] = {}, a[kLanes] = {}, b[kLanes] = {};
         int64_t j = 0;
         for (; j + kLanes <= s.cols; j += kLanes) {
           for (int k = 0; k < kLanes; ++k) {
-            const C gy = C(grow[j + k]) * C(pw[j + k]);
+            const C d = C(row[j + k]) - mu, gy = C(grow[j + k]) * C(pw[j + k]);
+            q[k] += d * d;
             a[k] += gy;
-            b[k] += gy * (C(row[j + k]) - mu);
+            b[k] += gy * d;
           }
         }
         for (; j < s.cols; ++j) {
-          const C gy = C(grow[j]) * C(pw[j]);
+          const C d = C(row[j]) - mu, gy = C(grow[j]) * C(pw[j]);
+          sq += d * d;
           sum_gy += gy;
-          sum_gy_xc += gy * (C(row[j]) - mu);
+          sum_gy_xc += gy * d;
         }
         for (int k = 0; k < kLanes; ++k) {
+          sq += q[k];
           sum_gy += a[k];
           sum_gy_xc += b[k];
         }
       }
+      const C r = C(1) / std::sqrt(sq * inv_n + C(eps));
       const C sum_gy_xhat = sum_gy_xc * r;
       const C m1 = rms ? C(0) : sum_gy * inv_n, m2 = sum_gy_xhat * inv_n;
       T* drow = dx + i * s.cols;
