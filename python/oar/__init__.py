@@ -6,6 +6,18 @@
     y.backward()
     x.grad  # [2., 4., 6.]
 """
+import os as _os
+
+# Note [OpenMP's spinning and oar's pool]: OpenBLAS and oneDNN run on OpenMP, oar's
+# own loops on its intra-op pool (src/oar/core/parallel.h). libgomp's default keeps
+# an idle team thread spinning for 300,000 rounds after each GEMM or convolution,
+# which holds the core the pool's worker needs for the next elementwise op (the demo
+# CNN's step: 50-60 ms against 33-39 ms with 1,000 rounds, benchmarks/training.py).
+# libgomp reads these variables when it is loaded, i.e. by the import of _C below;
+# a value the user set is kept.
+if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
+    _os.environ["GOMP_SPINCOUNT"] = "1000"
+
 from . import _C
 from ._dtype import (CPUPlace, Place, bfloat16, bool_, convert_dtype, dtype,  # noqa: F401
                      float16, float32, float64, int32, int64)
