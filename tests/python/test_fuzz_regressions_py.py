@@ -351,3 +351,18 @@ def test_linspace_finite_float_is_unchanged():
                                    torch.linspace(*args, dtype=torch.float64).numpy(),
                                    rtol=1e-15, atol=1e-15)
     assert math.isclose(oar.linspace(1, 1, 1).item(), 1.0)
+
+
+@pytest.mark.parametrize("shift", [-(2**63), 2**63 - 1, -(2**63) + 3])
+def test_roll_by_extreme_shifts_matches_torch(shift):
+    # Was a signed overflow (UBSan) in the index map for a shift near INT64_MIN.
+    x = np.arange(7, dtype="float32")
+    got = oar.roll(oar.to_tensor(x), [shift]).numpy()
+    np.testing.assert_array_equal(got, np.roll(x, shift % 7))
+
+
+def test_pad_whose_size_overflows_int64_is_a_typed_error():
+    # Was a signed overflow (UBSan) when the padded size was computed.
+    x = oar.to_tensor(np.ones([1], "float32"))
+    with pytest.raises(ValueError, match="paddings.*overflows int64"):
+        oar._C.pad_grad(x, x, [2**63 - 1, 0])

@@ -184,7 +184,15 @@ void PadInferMeta(const DenseTensor& x, const std::vector<int64_t>& paddings, in
                   const Scalar&, DenseTensor* out) {
   CheckPaddings(x, paddings, mode);
   DDim dims = x.dims();
-  for (size_t d = 0; d < dims.size(); ++d) dims[d] += paddings[2 * d] + paddings[2 * d + 1];
+  for (size_t d = 0; d < dims.size(); ++d) {
+    int64_t size = 0;
+    OAR_ENFORCE(!__builtin_add_overflow(dims[d], paddings[2 * d], &size) &&
+                    !__builtin_add_overflow(size, paddings[2 * d + 1], &size),
+                errors::InvalidArgument("argument 'paddings': axis ", d, " of size ", dims[d],
+                                        " padded by ", paddings[2 * d], " and ",
+                                        paddings[2 * d + 1], " overflows int64"));
+    dims[d] = size;
+  }
   out->set_meta(x.dtype(), dims);
 }
 

@@ -274,7 +274,9 @@ void RollKernel(const DeviceContext&, const DenseTensor& x, const std::vector<in
     const int64_t n = src.dims()[a];
     if (n == 0) continue;
     // Several shifts of one axis add up (as in torch and Paddle).
-    for (auto& i : maps[a]) i = (((i - shifts[k]) % n) + n) % n;
+    // The shift reduced first: i - shift could overflow for a shift near INT64_MIN.
+    const int64_t shift = shifts[k] % n;
+    for (auto& i : maps[a]) i = (((i - shift) % n) + n) % n;
   }
   if (!flat) {
     GatherByMaps<T>(src, maps, T{}, out);
