@@ -18,6 +18,14 @@ import os as _os
 if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
     _os.environ["GOMP_SPINCOUNT"] = "1000"
 
+# mimalloc (oar's tensor memory) returns freed memory to the OS after 10 ms by
+# default, so a loop that frees and reallocates the same megabytes pays page faults
+# on every new tensor (layer_norm forward+backward at 256x1024: 0.20 ms, or 0.31-0.42
+# ms once earlier ops had freed larger blocks; benchmarks/kernels.py). A second keeps
+# a running loop's memory mapped. mimalloc reads these when _C loads it.
+_os.environ.setdefault("MIMALLOC_DECOMMIT_DELAY", "1000")  # mimalloc 2.0
+_os.environ.setdefault("MIMALLOC_PURGE_DELAY", "1000")  # its name from 2.1 on
+
 from . import _C
 from ._dtype import (CPUPlace, Place, bfloat16, bool_, convert_dtype, dtype,  # noqa: F401
                      float16, float32, float64, int32, int64)
