@@ -38,7 +38,7 @@ class Linear(Layer):
 
 
 class Identity(Layer):
-    """Returns its input (a placeholder in a network)."""
+    """Paddle's nn.Identity: forward returns its input unchanged, e.g. to switch a block off."""
 
     def __init__(self, *args, **kwargs):
         super().__init__()

@@ -388,13 +388,21 @@ void SoftshrinkKernel(const DeviceContext&, const DenseTensor& x, double thresho
       },
       kCheap);
 }
+namespace {
+// Both shrinks pass the gradient outside [-threshold, threshold] and stop it inside.
 template <typename T>
-void SoftshrinkGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
-                          double threshold, DenseTensor* x_grad) {
+void ShrinkGrad(const DenseTensor& x, const DenseTensor& grad_out, double threshold,
+                DenseTensor* x_grad) {
   using C = compute_t<T>;
   const C t = static_cast<C>(threshold);
   BinaryElementwise<T, T, T>(
       x, grad_out, x_grad, [=](C a, C g) { return a >= -t && a <= t ? C(0) : g; }, kCheap);
+}
+}  // namespace
+template <typename T>
+void SoftshrinkGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
+                          double threshold, DenseTensor* x_grad) {
+  ShrinkGrad<T>(x, grad_out, threshold, x_grad);
 }
 template <typename T>
 void HardshrinkKernel(const DeviceContext&, const DenseTensor& x, double threshold,
@@ -407,10 +415,7 @@ void HardshrinkKernel(const DeviceContext&, const DenseTensor& x, double thresho
 template <typename T>
 void HardshrinkGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                           double threshold, DenseTensor* x_grad) {
-  using C = compute_t<T>;
-  const C t = static_cast<C>(threshold);
-  BinaryElementwise<T, T, T>(
-      x, grad_out, x_grad, [=](C a, C g) { return a >= -t && a <= t ? C(0) : g; }, kCheap);
+  ShrinkGrad<T>(x, grad_out, threshold, x_grad);
 }
 template <typename T>
 void ThresholdedReluKernel(const DeviceContext&, const DenseTensor& x, double threshold,
