@@ -8,6 +8,11 @@ from typing_extensions import TypeAlias, disjoint_base, final
 
 from . import Tensor as Tensor, _DTypeLike, _IntList, _Scalar
 from . import _HookHandle as HookHandle
+from . import _GradNode as GradNode
+
+def _enter_layer(path: str, /) -> None: ...
+def _exit_layer() -> None: ...
+def _current_layer() -> str | None: ...
 
 _public_ops: tuple[str, ...]
 

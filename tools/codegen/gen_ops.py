@@ -379,11 +379,11 @@ def gen_node_impl(op):
     for n, _ in saved:
         a = next((x for x in op.inputs if x.name == n), None)
         if a is not None and a.is_tensor_list:
-            L.append(f'  for (size_t i = 0; i < {n}_.size(); ++i) v.push_back({{StrCat("{n}[", i, "]"), {n}_[i].Describe()}});')
+            L.append(f'  for (size_t i = 0; i < {n}_.size(); ++i) v.push_back({n}_[i].Info(StrCat("{n}[", i, "]")));')
         else:
-            L.append(f'  v.push_back({{"{n}", {n}_.Describe()}});')
+            L.append(f'  v.push_back({n}_.Info("{n}"));')
     for a in op.attrs:
-        L.append(f'  v.push_back({{"{a.name}", StrCat({a.name}_)}});')
+        L.append(f'  v.push_back(SavedValueInfo::Attribute("{a.name}", StrCat({a.name}_)));')
     L.append("  return v;")
     L.append("}")
     return "\n".join(L)

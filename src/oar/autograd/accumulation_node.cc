@@ -6,9 +6,22 @@
 
 namespace oar {
 
-GradNodeAccumulation::GradNodeAccumulation(AutogradMeta* meta) : GradNodeBase(1, 1) {
-  weak_grad_ = meta->WeakGrad();
+GradNodeAccumulation::GradNodeAccumulation(const Tensor& leaf, AutogradMeta* meta)
+    : GradNodeBase(1, 1),
+      weak_grad_(meta->WeakGrad()),
+      weak_leaf_impl_(leaf.impl()),
+      weak_leaf_meta_(leaf.mutable_autograd_meta()),
+      leaf_name_(leaf.name()) {
   SetDefaultGradInOutMeta();
+}
+
+Tensor GradNodeAccumulation::Variable() const {
+  auto impl = weak_leaf_impl_.lock();
+  auto meta = weak_leaf_meta_.lock();
+  if (!impl || !meta) return Tensor();
+  Tensor t(std::move(impl), leaf_name_);
+  t.set_autograd_meta(std::move(meta));
+  return t;
 }
 
 GradSlots GradNodeAccumulation::operator()(GradSlots& grads, bool create_graph, bool) {

@@ -18,7 +18,9 @@ using VoidHook = std::function<void()>;
 
 class GradNodeAccumulation final : public GradNodeBase {
  public:
-  explicit GradNodeAccumulation(AutogradMeta* meta);
+  // `leaf` is the tensor whose meta is `meta`; the node refers to it weakly
+  // (the leaf owns the node), for Variable().
+  GradNodeAccumulation(const Tensor& leaf, AutogradMeta* meta);
 
   GradSlots operator()(GradSlots& grads, bool create_graph = false,
                        bool is_new_grad = false) override;
@@ -33,9 +35,16 @@ class GradNodeAccumulation final : public GradNodeBase {
   bool RemoveReduceHook(int64_t id);
   // The leaf's gradient storage (null if the leaf is gone).
   std::shared_ptr<Tensor> Grad() const { return weak_grad_.lock(); }
+  // The leaf this node accumulates into (PyTorch's AccumulateGrad.variable):
+  // its data, name and autograd meta, or an undefined tensor once it is gone.
+  Tensor Variable() const;
+  size_t ReduceHookCount() const { return reduce_hooks_.size(); }
 
  private:
   std::weak_ptr<Tensor> weak_grad_;
+  std::weak_ptr<DenseTensor> weak_leaf_impl_;
+  std::weak_ptr<AbstractAutogradMeta> weak_leaf_meta_;
+  std::string leaf_name_;
   std::vector<std::pair<int64_t, VoidHook>> reduce_hooks_;
   int64_t next_reduce_hook_id_ = 0;
 };

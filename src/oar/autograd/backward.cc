@@ -9,6 +9,7 @@
 #include "oar/api/nan_inf_check.h"
 #include "oar/autograd/autograd_meta.h"
 #include "oar/autograd/eager_utils.h"
+#include "oar/autograd/forward_stack.h"
 #include "oar/autograd/grad_mode.h"
 #include "oar/autograd/grad_tensor_holder.h"
 #include "oar/core/flags.h"
@@ -230,6 +231,15 @@ class GraphTask {
   // Runs one node: retained grads, hooks, captures for grad(), then its backward
   // (Note [Hook order]), with grad mode = create_graph (Note [Gradients of any order]).
   GradSlots RunNode(GradNodeBase* node, NodeState& st, GradSlots& grads) {
+    try {
+      return RunNodeUnnamed(node, st, grads);
+    } catch (Error& e) {
+      e.Append(DescribeForwardSite(*node));  // Note [Forward stacks]
+      throw;
+    }
+  }
+
+  GradSlots RunNodeUnnamed(GradNodeBase* node, NodeState& st, GradSlots& grads) {
     std::lock_guard<std::mutex> node_lock(node->mutex());  // Note [Thread safety of grad nodes]
     SetGradModeGuard grad_mode(create_graph_);
     if (!general_grad_ && node->HasRetainGrads()) node->ApplyRetainGrads(grads, create_graph_);

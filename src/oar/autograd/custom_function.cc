@@ -82,12 +82,19 @@ class CustomGradNode final : public GradNodeBase {
   }
 
   void ClearTensorWrappers() override {
-    ctx_->saved_.clear();
+    for (auto& w : ctx_->saved_) w.clear();  // the meta stays for SavedValues()
     ctx_->released_ = true;
     SetIsTensorWrappersCleared(true);
   }
   std::string name() const override { return name_; }
   const char* forward_op() const override { return name_.c_str(); }
+  std::vector<SavedValueInfo> SavedValues() const override {
+    std::vector<SavedValueInfo> v;
+    for (size_t i = 0; i < ctx_->saved_.size(); ++i) {
+      v.push_back(ctx_->saved_[i].Info(StrCat("saved_tensor[", i, "]")));
+    }
+    return v;
+  }
 
  private:
   std::string name_;

@@ -31,7 +31,8 @@ void EagerUtils::CheckInplace(const Tensor& x, const char* op) {
 std::shared_ptr<GradNodeBase> EagerUtils::GetGradAccumulationNode(const Tensor& tensor) {
   auto* meta = nullable_autograd_meta(tensor);
   if (!meta || meta->StopGradient()) return nullptr;
-  const auto& node = meta->GradNodeOrMake([&] { return MakeShared<GradNodeAccumulation>(meta); });
+  const auto& node =
+      meta->GradNodeOrMake([&] { return MakeShared<GradNodeAccumulation>(tensor, meta); });
   if (!node->IsAccumulationNode()) return nullptr;
   return node;
 }

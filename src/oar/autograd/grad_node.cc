@@ -3,13 +3,25 @@
 #include "oar/autograd/accumulate.h"
 #include "oar/autograd/accumulation_node.h"
 #include "oar/autograd/autograd_meta.h"
+#include "oar/autograd/forward_stack.h"
 #include "oar/core/errors.h"
+#include "oar/core/flags.h"
+#include "oar/core/layer_scope.h"
 #include "oar/core/macros.h"
 #include "oar/core/memory.h"
 
 namespace oar {
 
-GradNodeBase::GradNodeBase(size_t bwd_in_slot_num, size_t bwd_out_slot_num) {
+namespace {
+OAR_HOT_TLS thread_local uint64_t tls_sequence_nr = 0;
+}  // namespace
+
+GradNodeBase::GradNodeBase() : sequence_nr_(tls_sequence_nr++), layer_path_(CurrentLayerPath()) {
+  if (FLAGS_record_forward_stack()) [[unlikely]]
+    forward_stack_ = RecordForwardStack();
+}
+
+GradNodeBase::GradNodeBase(size_t bwd_in_slot_num, size_t bwd_out_slot_num) : GradNodeBase() {
   bwd_in_meta_.resize(bwd_in_slot_num);
   bwd_out_meta_.resize(bwd_out_slot_num);
 }
@@ -60,9 +72,9 @@ void FillOutMeta(GradSlotMeta& meta, const Tensor& fwd_in) {
   meta.SetStopGradient(stop);
   if (!stop) {
     // A leaf that needs a gradient gets its accumulation node on first use.
-    meta.SetEdge(
-        fwd_in_meta->GradNodeOrMake([&] { return MakeShared<GradNodeAccumulation>(fwd_in_meta); }),
-        fwd_in_meta->OutRankInfo());
+    meta.SetEdge(fwd_in_meta->GradNodeOrMake(
+                     [&] { return MakeShared<GradNodeAccumulation>(fwd_in, fwd_in_meta); }),
+                 fwd_in_meta->OutRankInfo());
   }
   if (fwd_in.defined() && fwd_in.impl()->valid()) {
     meta.SetTensorMeta(fwd_in.dtype(), fwd_in.dims());

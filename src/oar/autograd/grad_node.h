@@ -82,11 +82,29 @@ using SlotVector = SmallVector<T, kSlotSmallVectorSize>;
 using GradSlots = SlotVector<SmallVector<Tensor, 1>>;
 using SlotMetas = SlotVector<SmallVector<GradSlotMeta, 1>>;
 
-// A saved tensor or attribute, for looking at a node from Python/graph tools.
+// A saved tensor or attribute, for looking at a node from Python/graph tools
+// (oar.viz). For a tensor, `value` is "float32[2, 3]" and the other fields say
+// what it holds; `released` once a backward without retain_graph freed it.
 struct SavedValueInfo {
   std::string name;
   std::string value;  // attributes: their value; tensors: "float32[2, 3]"
+  bool is_tensor = false;
+  DDim dims;
+  DType dtype = DType::kUndefined;
+  int64_t bytes = 0;              // memory the node keeps alive (0 when only the meta is kept)
+  bool released = false;          // freed by a backward without retain_graph
+  bool meta_only = false;         // no_need_buffer: only shape and dtype were ever kept
+  const void* storage = nullptr;  // the allocation held, to count shared memory once
+
+  static SavedValueInfo Attribute(std::string name, std::string value) {
+    SavedValueInfo v;
+    v.name = std::move(name);
+    v.value = std::move(value);
+    return v;
+  }
 };
+
+struct ForwardStack;
 
 // Whether the node must compute the gradient of forward input `slot`.
 inline bool NeedsGrad(const SlotMetas& metas, size_t slot) {
@@ -102,7 +120,7 @@ inline bool IsDifferentiableDType(DType t) { return IsFloating(t); }
 
 class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
  public:
-  GradNodeBase() = default;
+  GradNodeBase();
   GradNodeBase(size_t bwd_in_slot_num, size_t bwd_out_slot_num);
   // Iterative (Note [Freeing deep graphs]).
   virtual ~GradNodeBase();
@@ -120,6 +138,18 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
   virtual const char* forward_op() const { return ""; }
   virtual bool IsAccumulationNode() const { return false; }
   virtual std::vector<SavedValueInfo> SavedValues() const { return {}; }
+
+  // The creation order of nodes on the thread that recorded the forward op
+  // (PyTorch's sequence_nr): it pairs a grad node with its forward op in
+  // traces and error messages. Unique per thread, not across threads.
+  uint64_t sequence_nr() const { return sequence_nr_; }
+  // Where the forward op was called (Python frames outside oar, the layer
+  // path), recorded only with FLAGS_record_forward_stack; null otherwise.
+  // Note [Forward stacks] in forward_stack.h.
+  const ForwardStack* forward_stack() const { return forward_stack_.get(); }
+  // The oar.nn.Layer path ("Net.block1.conv") that was running when the
+  // forward op ran, or null outside any layer (core/layer_scope.h).
+  const std::string* layer_path() const { return layer_path_; }
 
   const SlotMetas& InputMeta() const { return bwd_in_meta_; }
   const SlotMetas& OutputMeta() const { return bwd_out_meta_; }
@@ -147,6 +177,12 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
   void RegisterRetainGrad(size_t slot_id, size_t rank, std::weak_ptr<Tensor> grad);
   void ApplyRetainGrads(const GradSlots& grads, bool create_graph);
   bool HasRetainGrads() const { return !retain_grads_.empty(); }
+  // The (slot, rank) of each retain_grads() registered here, for inspection.
+  std::vector<std::pair<size_t, size_t>> RetainGradSlots() const {
+    std::vector<std::pair<size_t, size_t>> v;
+    for (const auto& e : retain_grads_) v.emplace_back(e.slot, e.rank);
+    return v;
+  }
 
   bool IsTensorWrappersCleared() const { return is_tensor_wrappers_cleared_; }
   void SetIsTensorWrappersCleared(bool cleared) { is_tensor_wrappers_cleared_ = cleared; }
@@ -175,6 +211,9 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
   std::vector<RetainGradEntry> retain_grads_;
   bool is_tensor_wrappers_cleared_ = false;
   uint64_t topological_nr_ = 0;
+  uint64_t sequence_nr_ = 0;
+  const std::string* layer_path_ = nullptr;  // interned, lives for the process
+  std::shared_ptr<const ForwardStack> forward_stack_;
   mutable std::mutex mutex_;
 };
 

@@ -35,6 +35,11 @@ void TensorWrapper::Save(const Tensor& tensor, bool no_need_buffer, const char* 
 }
 
 void TensorWrapper::clear() {
+  if (defined_ && impl_) {  // the meta stays for graph inspection (Info())
+    dims_ = impl_->dims();
+    dtype_ = impl_->dtype();
+  }
+  released_ = defined_;
   defined_ = false;
   impl_.reset();
   packed_value_.reset();
@@ -86,6 +91,26 @@ Tensor TensorWrapper::recover(bool with_grad_meta) const {
 std::string TensorWrapper::Describe() const {
   if (!defined_) return "released";
   return StrCat(dtype(), DimsToString(dims()));
+}
+
+SavedValueInfo TensorWrapper::Info(std::string name) const {
+  SavedValueInfo info;
+  info.name = std::move(name);
+  info.is_tensor = true;
+  info.released = released_;
+  info.meta_only = no_need_buffer_;
+  if (!defined_ && !released_) {
+    info.value = "None";  // an optional input that was not given
+    return info;
+  }
+  info.dims = dims();
+  info.dtype = dtype();
+  info.value = released_ ? StrCat(dtype(), DimsToString(dims()), " (released)") : Describe();
+  if (impl_ && impl_->Holder()) {
+    info.bytes = static_cast<int64_t>(impl_->Holder()->size());
+    info.storage = impl_->Holder().get();
+  }
+  return info;
 }
 
 }  // namespace oar

@@ -29,6 +29,7 @@
 #include <memory>
 #include <utility>
 
+#include "oar/autograd/grad_node.h"
 #include "oar/autograd/saved_tensors_hooks.h"
 #include "oar/core/tensor.h"
 
@@ -56,6 +57,9 @@ class TensorWrapper {
   uint32_t inplace_version_snapshot() const { return inplace_version_snapshot_; }
   // "float32[2, 3]" of the saved tensor, for graph inspection.
   std::string Describe() const;
+  // The saved tensor's shape, dtype, bytes held and whether it was released,
+  // under `name`, for graph inspection.
+  SavedValueInfo Info(std::string name) const;
 
  private:
   void check_inplace_version() const;
@@ -64,6 +68,7 @@ class TensorWrapper {
   DType dtype() const { return impl_ ? impl_->dtype() : dtype_; }
 
   bool defined_ = false;
+  bool released_ = false;  // clear() freed it after a backward
   bool no_need_buffer_ = false;
   std::shared_ptr<DenseTensor> impl_;  // the data (null if only the meta is kept)
   DDim dims_;                          // the meta, kept inline: saving it allocates nothing

@@ -1,4 +1,5 @@
 // PyInit__C: the oar._C extension module.
+#include "oar/bindings/grad_node_object.h"
 #include "oar/bindings/op_bindings.h"
 #include "oar/bindings/py_utils.h"
 #include "oar/bindings/tensor_object.h"
@@ -57,7 +58,8 @@ PyMODINIT_FUNC PyInit__C() {
   PyObject* m = PyModule_Create(&g_module);
   if (!m) return nullptr;
   if (!oar::py::CreateTensorType(m) || !oar::py::CreateBufferType(m) ||
-      !oar::py::CreateAutogradTypes(m) || !AddFunctions(m, oar::py::g_op_functions) ||
+      !oar::py::CreateAutogradTypes(m) || !oar::py::CreateGradNodeType(m) ||
+      !AddFunctions(m, oar::py::g_graph_functions) || !AddFunctions(m, oar::py::g_op_functions) ||
       !AddFunctions(m, oar::py::g_autograd_functions) ||
       !AddFunctions(m, oar::py::g_buffer_functions) ||
       !AddFunctions(m, oar::py::g_optimizer_functions) || !AddPublicOpNames(m)) {

@@ -5,10 +5,14 @@
 #include <string>
 #include <vector>
 
+#include "oar/autograd/eager_utils.h"
 #include "oar/bindings/arg_parse.h"
+#include "oar/bindings/grad_node_object.h"
 #include "oar/bindings/op_bindings.h"
 #include "oar/bindings/py_utils.h"
 #include "oar/bindings/tensor_object.h"
+
+#include "oar/bindings/grad_node_object.h"
 #include "oar/eager/creation.h"
 #include "oar/eager/dygraph_functions.h"
 
@@ -370,6 +374,17 @@ int SetPersistable(PyObject* o, PyObject* v, void*) {
   return 0;
   OAR_PY_CATCH_INT
 }
+PyObject* GetGradFn(PyObject* o, void*) {
+  OAR_PY_TRY
+  return TensorGradFn(AsTensor(o));
+  OAR_PY_CATCH
+}
+PyObject* GetOutRank(PyObject* o, void*) {
+  const auto* meta = EagerUtils::nullable_autograd_meta(AsTensor(o));
+  if (!meta) Py_RETURN_NONE;
+  const auto [slot, rank] = meta->OutRankInfo();
+  return Py_BuildValue("(nn)", static_cast<Py_ssize_t>(slot), static_cast<Py_ssize_t>(rank));
+}
 PyObject* GetGradFnName(PyObject* o, void*) {
   auto fn = AsTensor(o).grad_fn();
   if (!fn) Py_RETURN_NONE;
@@ -390,6 +405,12 @@ PyGetSetDef g_getset[] = {
      nullptr},
     {"persistable", GetPersistable, SetPersistable, "Kept across runs (parameters).", nullptr},
     {"_grad_fn_name", GetGradFnName, nullptr, "The name of the grad node, or None.", nullptr},
+    {"grad_fn", GetGradFn, nullptr,
+     "The grad node that produced this tensor (a GradNodeAccumulation for a leaf that needs a "
+     "gradient), or None.",
+     nullptr},
+    {"_out_rank", GetOutRank, nullptr,
+     "(slot, rank) of this tensor among its grad node's gradient inputs, or None.", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // ---- methods ------------------------------------------------------------------------
@@ -515,14 +536,11 @@ PyObject* MRegisterHook(PyObject* self, PyObject* const* args, Py_ssize_t nargs,
   OAR_PY_CATCH
 }
 
-#define OAR_METHOD(name, fn, doc)                                          \
-  {                                                                        \
-    name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), \
-        METH_FASTCALL | METH_KEYWORDS, doc                                 \
-  }
+#define OAR_METHOD(name, fn, doc)                                         \
+  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), \
+   METH_FASTCALL | METH_KEYWORDS, doc}
 
-#define OAR_NOARGS(name, fn, doc) \
-  { name, fn, METH_NOARGS, doc }
+#define OAR_NOARGS(name, fn, doc) {name, fn, METH_NOARGS, doc}
 
 PyMethodDef g_methods[] = {
     OAR_METHOD("backward", MBackward, "backward(grad_tensor=None, retain_graph=False)"),

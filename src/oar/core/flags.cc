@@ -14,31 +14,45 @@ std::string_view Strip(std::string_view name) {
   if (name.starts_with("FLAGS_")) name.remove_prefix(6);
   return name;
 }
+std::string KnownFlags();
 }  // namespace
 
 void SetFlag(std::string_view name, double value) {
   const auto n = Strip(name);
   if (n == "check_nan_inf") {
     GlobalFlags().check_nan_inf.store(value != 0);
+  } else if (n == "record_forward_stack") {
+    GlobalFlags().record_forward_stack.store(value != 0);
   } else if (n == "parallel_threshold") {
     OAR_ENFORCE(value >= 1,
                 errors::InvalidArgument("FLAGS_parallel_threshold must be >= 1, got ", value));
     GlobalFlags().parallel_threshold.store(static_cast<int64_t>(value));
   } else {
     throw errors::InvalidArgument("set_flags(): unknown flag '", std::string(name),
-                                  "'; known flags: FLAGS_check_nan_inf, FLAGS_parallel_threshold");
+                                  "'; known flags: ", KnownFlags());
   }
 }
 
 double GetFlag(std::string_view name) {
   const auto n = Strip(name);
   if (n == "check_nan_inf") return GlobalFlags().check_nan_inf.load() ? 1 : 0;
+  if (n == "record_forward_stack") return GlobalFlags().record_forward_stack.load() ? 1 : 0;
   if (n == "parallel_threshold")
     return static_cast<double>(GlobalFlags().parallel_threshold.load());
   throw errors::InvalidArgument("get_flags(): unknown flag '", std::string(name),
-                                "'; known flags: FLAGS_check_nan_inf, FLAGS_parallel_threshold");
+                                "'; known flags: ", KnownFlags());
 }
 
-std::vector<std::string> FlagNames() { return {"FLAGS_check_nan_inf", "FLAGS_parallel_threshold"}; }
+std::vector<std::string> FlagNames() {
+  return {"FLAGS_check_nan_inf", "FLAGS_parallel_threshold", "FLAGS_record_forward_stack"};
+}
+
+namespace {
+std::string KnownFlags() {
+  std::string s;
+  for (const auto& n : FlagNames()) s += (s.empty() ? "" : ", ") + n;
+  return s;
+}
+}  // namespace
 
 }  // namespace oar

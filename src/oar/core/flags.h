@@ -14,12 +14,19 @@ struct Flags {
   std::atomic<bool> check_nan_inf{false};
   // Intra-op threads are used only above this many elements.
   std::atomic<int64_t> parallel_threshold{1 << 15};
+  // Every grad node records its forward op's call site
+  // (Note [Forward stacks] in autograd/forward_stack.h).
+  std::atomic<bool> record_forward_stack{false};
 };
 
 Flags& GlobalFlags();
 
 inline bool FLAGS_check_nan_inf() {
   return GlobalFlags().check_nan_inf.load(std::memory_order_relaxed);
+}
+
+inline bool FLAGS_record_forward_stack() {
+  return GlobalFlags().record_forward_stack.load(std::memory_order_relaxed);
 }
 
 // By name ("FLAGS_check_nan_inf" or "check_nan_inf"), for the Python set_flags/get_flags.

@@ -41,6 +41,32 @@ def _snake(name):
     return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
 
 
+_scopes = threading.local()
+
+
+def _scope_stack():
+    """The (layer, path) pairs running on this thread, outermost first."""
+    stack = getattr(_scopes, "stack", None)
+    if stack is None:
+        stack = _scopes.stack = []
+    return stack
+
+
+def _layer_path(stack, layer):
+    """The outermost layer is named by its class; a sub-layer by its attribute name
+    in the layer running it (its class name when it is not one of that layer's)."""
+    if not stack:
+        return type(layer).__name__
+    parent, parent_path = stack[-1]
+    names = parent.__dict__.get("_child_names")
+    name = names.get(id(layer)) if names is not None else None
+    if name is None or parent._sub_layers.get(name) is not layer:
+        names = {id(child): n for n, child in parent._sub_layers.items()}
+        object.__setattr__(parent, "_child_names", names)
+        name = names.get(id(layer), type(layer).__name__)
+    return f"{parent_path}.{name}"
+
+
 class Layer:
     """Base class of all layers: subclass it, create parameters and sub-layers in
     __init__, compute in forward().
@@ -68,16 +94,26 @@ class Layer:
         raise NotImplementedError(f"{type(self).__name__} must define forward()")
 
     def __call__(self, *inputs, **kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
-            r = hook(self, inputs)
-            if r is not None:
-                inputs = r if isinstance(r, tuple) else (r,)
-        outputs = self.forward(*inputs, **kwargs)
-        for hook in list(self._forward_post_hooks.values()):
-            r = hook(self, inputs, outputs)
-            if r is not None:
-                outputs = r
-        return outputs
+        # The layer path ("Net.block1.conv") is recorded on every grad node the
+        # forward creates (oar.viz clusters by it; errors and traces name it).
+        stack = _scope_stack()
+        path = _layer_path(stack, self)
+        stack.append((self, path))
+        _C._enter_layer(path)
+        try:
+            for hook in list(self._forward_pre_hooks.values()):
+                r = hook(self, inputs)
+                if r is not None:
+                    inputs = r if isinstance(r, tuple) else (r,)
+            outputs = self.forward(*inputs, **kwargs)
+            for hook in list(self._forward_post_hooks.values()):
+                r = hook(self, inputs, outputs)
+                if r is not None:
+                    outputs = r
+            return outputs
+        finally:
+            _C._exit_layer()
+            stack.pop()
 
     def register_forward_pre_hook(self, hook):
         """hook(layer, inputs) runs before forward; a non-None result replaces the inputs.

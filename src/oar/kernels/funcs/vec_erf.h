@@ -1,7 +1,7 @@
 // erf over a contiguous span. SLEEF's float erf costs about 5 ns an element on
 // AVX2 (seven times its exp), which made exact gelu six times slower than
 // PyTorch's; this float version is two polynomials fitted for it and an inline
-// exp, eight lanes at a time:
+// exp, a vector register at a time (16 lanes with AVX-512, else 8):
 //   |x| <= 1:  erf(x) = x P(x^2)                       (P degree 5)
 //   |x| >  1:  erf(x) = sign(x) (1 - e^(-x^2) Q(|x|))    (Q degree 10, erfc(x) e^(x^2)
 //                                                       on [1, 4]; |x| is capped at 4,
@@ -12,6 +12,7 @@
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -21,87 +22,94 @@
 
 namespace oar::funcs {
 
-// Eight floats in GCC's generic vector type: the compiler maps it onto the SIMD
-// registers of the target (one AVX register, two SSE ones). Plain loops would do
-// for the arithmetic, but GCC leaves a loop with float selects scalar unless
-// -fno-trapping-math is on, and that flag de-vectorises other kernels' selects.
+// Floats in GCC's generic vector type: the compiler maps it onto the SIMD
+// registers of the target (one AVX-512 or AVX register, two SSE ones). Plain
+// loops would do for the arithmetic, but GCC leaves a loop with float selects
+// scalar unless -fno-trapping-math is on, and that flag de-vectorises other
+// kernels' selects. Bits move between the float and int views with bit_cast
+// (a pointer cast breaks strict aliasing, and GCC then drops the stores).
 namespace erf_detail {
-using V8 = float __attribute__((vector_size(32)));
-using I8 = int32_t __attribute__((vector_size(32)));
+#if defined(__AVX512F__)
+inline constexpr int kLanes = 16;
+#else
+inline constexpr int kLanes = 8;
+#endif
+using VF = float __attribute__((vector_size(kLanes * 4)));
+using VI = int32_t __attribute__((vector_size(kLanes * 4)));
 
-inline V8 Splat(float v) { return V8{} + v; }
+inline VF Splat(float v) { return VF{} + v; }
 
 // e^(-a^2) for a in [0, 4]: Cephes' expf reduction (e^r 2^n, |r| <= ln2 / 2, r in
 // two parts) and its polynomial, about 1 ulp; 2^n is built from the exponent bits,
 // which is safe for n in [-126, 0], i.e. a up to 9.3.
-inline V8 ExpOfNegSquare(V8 a) {
-  const V8 t = -a * a;
-  const V8 magic = Splat(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
-  const V8 shifted = t * 1.44269504088896341f + magic;
-  const V8 n = shifted - magic;
-  const I8 ni = reinterpret_cast<const I8&>(shifted) - reinterpret_cast<const I8&>(magic);
-  const V8 r = (t - n * 0.693359375f) + n * 2.12194440e-4f;
-  V8 p = Splat(1.9875691500e-4f);
+inline VF ExpOfNegSquare(VF a) {
+  const VF t = -a * a;
+  const VF magic = Splat(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
+  const VF shifted = t * 1.44269504088896341f + magic;
+  const VF n = shifted - magic;
+  const VI ni = std::bit_cast<VI>(shifted) - std::bit_cast<VI>(magic);
+  const VF r = (t - n * 0.693359375f) + n * 2.12194440e-4f;
+  VF p = Splat(1.9875691500e-4f);
   p = p * r + 1.3981999507e-3f;
   p = p * r + 8.3334519073e-3f;
   p = p * r + 4.1665795894e-2f;
   p = p * r + 1.6666665459e-1f;
   p = p * r + 5.0000001201e-1f;
   p = p * r * r + r + 1.0f;
-  const I8 bits = (ni + 127) << 23;
-  return p * reinterpret_cast<const V8&>(bits);
+  const VI bits = (ni + 127) << 23;
+  return p * std::bit_cast<VF>(bits);
 }
 
-inline V8 Erf8(V8 v) {
+inline VF ErfV(VF v) {
   constexpr float P[] = {1.1283791f,    -0.3761232f, 0.11280129f,
                          -0.026709916f, 0.00491598f, -0.00056252064f};
   constexpr float Q[] = {0.9922683f,     -1.0821421f,     0.8737453f,   -0.5418197f,
                          0.2575725f,     -0.09242064f,    0.024437387f, -0.0045944843f,
                          0.00057920045f, -4.3788623e-05f, 1.498171e-06f};
-  const I8 vi = reinterpret_cast<const I8&>(v);
-  const I8 abs_bits = vi & 0x7fffffff;
-  const V8 av = reinterpret_cast<const V8&>(abs_bits);
-  const V8 ax = av < 4.0f ? av : Splat(4.0f);  // NaN goes to 4 and is restored below
-  const V8 z = v * v;
-  V8 p = Splat(P[5]);
+  const VI vi = std::bit_cast<VI>(v);
+  const VI abs_bits = vi & 0x7fffffff;
+  const VF av = std::bit_cast<VF>(abs_bits);
+  const VF ax = av < 4.0f ? av : Splat(4.0f);  // NaN goes to 4 and is restored below
+  const VF z = v * v;
+  VF p = Splat(P[5]);
   for (int j = 4; j >= 0; --j) p = p * z + P[j];
-  V8 q = Splat(Q[10]);
+  VF q = Splat(Q[10]);
   for (int j = 9; j >= 0; --j) q = q * ax + Q[j];
-  const V8 tail = 1.0f - ExpOfNegSquare(ax) * q;  // in [0.84, 1]: its sign bit is clear
-  const I8 signed_tail = reinterpret_cast<const I8&>(tail) | (vi & int32_t(0x80000000u));
-  const V8 y = av <= 1.0f ? v * p : reinterpret_cast<const V8&>(signed_tail);
+  const VF tail = 1.0f - ExpOfNegSquare(ax) * q;  // in [0.84, 1]: its sign bit is clear
+  const VI signed_tail = std::bit_cast<VI>(tail) | (vi & int32_t(0x80000000u));
+  const VF y = av <= 1.0f ? v * p : std::bit_cast<VF>(signed_tail);
   return v != v ? v : y;
 }
 
-// The exact gelu and its derivative, eight lanes at a time, sharing erf's pieces:
+// The exact gelu and its derivative, a vector at a time, sharing erf's pieces:
 // with u = x / sqrt 2, gelu = x (1 + erf(u)) / 2 and
 // gelu' = (1 + erf(u)) / 2 + x e^(-u^2) / sqrt(2 pi).
-inline V8 Gelu8(V8 v) { return 0.5f * v * (1.0f + Erf8(v * 0.70710678118654752f)); }
-inline V8 GeluGrad8(V8 v, V8 g) {
-  const V8 u = v * 0.70710678118654752f;
-  const I8 abs_bits = reinterpret_cast<const I8&>(u) & 0x7fffffff;
-  const V8 au = reinterpret_cast<const V8&>(abs_bits);
+inline VF GeluV(VF v) { return 0.5f * v * (1.0f + ErfV(v * 0.70710678118654752f)); }
+inline VF GeluGradV(VF v, VF g) {
+  const VF u = v * 0.70710678118654752f;
+  const VI abs_bits = std::bit_cast<VI>(u) & 0x7fffffff;
+  const VF au = std::bit_cast<VF>(abs_bits);
   // e^(-u^2) down to 2^-117 (|u| < 9); beyond it the term is below float's range.
-  const V8 cap = au < 9.0f ? au : Splat(9.0f);
-  const V8 e = au < 9.0f ? ExpOfNegSquare(cap) : V8{};
-  return g * (0.5f * (1.0f + Erf8(u)) + v * 0.39894228040143268f * e);
+  const VF cap = au < 9.0f ? au : Splat(9.0f);
+  const VF e = au < 9.0f ? ExpOfNegSquare(cap) : VF{};
+  return g * (0.5f * (1.0f + ErfV(u)) + v * 0.39894228040143268f * e);
 }
 
 // y = f(x lanes, g lanes) over a span of n floats (g may be null), the tail in a
 // zero-padded vector: the same bits as a full one.
 template <typename F>
-void Map8(const float* x, const float* g, float* y, int64_t n, F f) {
+void MapV(const float* x, const float* g, float* y, int64_t n, F f) {
   int64_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    V8 v, w = {};
-    std::memcpy(&v, x + i, sizeof(V8));
-    if (g != nullptr) std::memcpy(&w, g + i, sizeof(V8));
+  for (; i + kLanes <= n; i += kLanes) {
+    VF v, w = {};
+    std::memcpy(&v, x + i, sizeof(VF));
+    if (g != nullptr) std::memcpy(&w, g + i, sizeof(VF));
     v = f(v, w);
-    std::memcpy(y + i, &v, sizeof(V8));
+    std::memcpy(y + i, &v, sizeof(VF));
   }
   if (i < n) {
     const size_t bytes = sizeof(float) * static_cast<size_t>(n - i);
-    V8 v = {}, w = {};
+    VF v = {}, w = {};
     std::memcpy(&v, x + i, bytes);
     if (g != nullptr) std::memcpy(&w, g + i, bytes);
     v = f(v, w);
@@ -116,16 +124,16 @@ void ErfSpan(const C* x, C* y, int64_t n) {
   if constexpr (!std::is_same_v<C, float>) {
     vec::Apply(vec::Fn::kErf, x, y, n);
   } else {
-    erf_detail::Map8(x, nullptr, y, n, [](auto v, auto) { return erf_detail::Erf8(v); });
+    erf_detail::MapV(x, nullptr, y, n, [](auto v, auto) { return erf_detail::ErfV(v); });
   }
 }
 
 // The exact gelu (and, with g, g times its derivative) over a span of floats.
 inline void GeluSpan(const float* x, float* y, int64_t n) {
-  erf_detail::Map8(x, nullptr, y, n, [](auto v, auto) { return erf_detail::Gelu8(v); });
+  erf_detail::MapV(x, nullptr, y, n, [](auto v, auto) { return erf_detail::GeluV(v); });
 }
 inline void GeluGradSpan(const float* x, const float* g, float* y, int64_t n) {
-  erf_detail::Map8(x, g, y, n, [](auto v, auto w) { return erf_detail::GeluGrad8(v, w); });
+  erf_detail::MapV(x, g, y, n, [](auto v, auto w) { return erf_detail::GeluGradV(v, w); });
 }
 
 }  // namespace oar::funcs
