@@ -29,11 +29,9 @@ std::string GradFnName(const std::shared_ptr<GradNodeBase>& node) { return node-
 
 namespace {
 
-#define OAR_FN(name, fn, doc)                                              \
-  {                                                                        \
-    name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), \
-        METH_FASTCALL | METH_KEYWORDS, doc                                 \
-  }
+#define OAR_FN(name, fn, doc)                                             \
+  {name, reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(fn)), \
+   METH_FASTCALL | METH_KEYWORDS, doc}
 
 // Tensor or list/tuple of Tensor -> vector.
 std::vector<Tensor> TensorOrList(const char* op, const char* arg, PyObject* obj, int pos,
@@ -157,7 +155,20 @@ Tensor CallTensorHook(PyObject* hook, const Tensor& g) {
 
 PyObject* RegisterPythonTensorHook(const Tensor& t, PyObject* hook) {
   std::shared_ptr<PyObject> h = ShareRef(hook);
-  HookHandle handle = t.register_hook([h](const Tensor& g) { return CallTensorHook(h.get(), g); });
+  return WrapHookHandle(
+      t.register_hook([h](const Tensor& g) { return CallTensorHook(h.get(), g); }));
+}
+
+PyObject* RegisterPythonNodeHook(const std::shared_ptr<GradNodeBase>& node, size_t slot,
+                                 size_t rank, PyObject* hook) {
+  std::shared_ptr<PyObject> h = ShareRef(hook);
+  const int64_t id = node->RegisterGradientHook(
+      slot, rank,
+      std::make_shared<TensorHook>([h](const Tensor& g) { return CallTensorHook(h.get(), g); }));
+  return WrapHookHandle(HookHandle(node, id));
+}
+
+PyObject* WrapHookHandle(HookHandle handle) {
   auto* o =
       reinterpret_cast<HookHandleObject*>(g_hook_handle_type->tp_alloc(g_hook_handle_type, 0));
   if (!o) return nullptr;

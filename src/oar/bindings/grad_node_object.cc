@@ -10,8 +10,12 @@
 // autograd/forward_stack.h) and the layer scope entered by oar.nn.Layer.
 #include "oar/bindings/grad_node_object.h"
 
+#include "oar/bindings/arg_parse.h"
+#include "oar/bindings/tensor_object.h"
+
 #include <frameobject.h>
 
+#include <algorithm>
 #include <string>
 #include <vector>
 
@@ -274,7 +278,35 @@ PyObject* GetVariable(PyObject* o, void*) {
   return ToPyObject(std::move(leaf));
 }
 
+PyObject* RegisterHook(PyObject* o, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  OAR_PY_TRY
+  static const char* const kNames[] = {"hook", "slot", "rank"};
+  PyObject* a[3];
+  ParseArgs("GradNode.register_hook", kNames, 3, args, nargs, kwnames, a);
+  if (!PyCallable_Check(a[0])) {
+    throw errors::InvalidType("GradNode.register_hook(): argument 'hook' must be callable, got ",
+                              Py_TYPE(a[0])->tp_name);
+  }
+  const int64_t slot = CastPyArg2Long(a[1], "GradNode.register_hook", "slot", 1, 0);
+  const int64_t rank = CastPyArg2Long(a[2], "GradNode.register_hook", "rank", 2, 0);
+  GradNodeBase& n = Node(o);
+  const auto& metas = n.InputMeta();
+  if (slot < 0 || static_cast<size_t>(slot) >= metas.size() || rank < 0 ||
+      static_cast<size_t>(rank) >= std::max<size_t>(metas[slot].size(), 1)) {
+    throw errors::OutOfRange("GradNode.register_hook(): (slot, rank) = (", slot, ", ", rank,
+                             ") is not a gradient input of ", n.name(), ", which has ",
+                             metas.size(), " slot(s)");
+  }
+  return RegisterPythonNodeHook(reinterpret_cast<GradNodeObject*>(o)->node,
+                                static_cast<size_t>(slot), static_cast<size_t>(rank), a[0]);
+  OAR_PY_CATCH
+}
+
 PyMethodDef g_methods[] = {
+    {"register_hook", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(RegisterHook)),
+     METH_FASTCALL | METH_KEYWORDS,
+     "register_hook(hook, slot=0, rank=0): hook(grad) -> Tensor or None runs on the gradient "
+     "arriving at input (slot, rank) before the node computes; returns a handle with remove()."},
     {"name", Name, METH_NOARGS, "The node's class name, e.g. 'MatmulGradNode'."},
     {"input_meta", InputMeta, METH_NOARGS,
      "Per gradient input (one per forward output): dicts of slot, rank, shape, dtype, place and "

@@ -18,6 +18,10 @@ bool TensorPersistable(const Tensor& t);
 void SetTensorPersistable(Tensor& t, bool v);
 std::string GradFnName(const std::shared_ptr<GradNodeBase>& node);
 PyObject* RegisterPythonTensorHook(const Tensor& t, PyObject* hook);
+// hook(grad) on the gradient arriving at input (slot, rank) of `node`.
+PyObject* RegisterPythonNodeHook(const std::shared_ptr<GradNodeBase>& node, size_t slot,
+                                 size_t rank, PyObject* hook);
+PyObject* WrapHookHandle(HookHandle handle);
 PyObject* CreateAutogradTypes(PyObject* module);
 extern PyMethodDef g_autograd_functions[];
 
