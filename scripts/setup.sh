@@ -5,7 +5,8 @@ set -euo pipefail
 
 APT_PACKAGES=(g++ make ccache libgtest-dev libgmock-dev libopenblas-openmp-dev nlohmann-json3-dev libmimalloc-dev
               zlib1g-dev libdnnl-dev dataset-fashion-mnist
-              libsleef-dev libhwy-dev)  # SIMD math (vec_math) and its benchmark
+              libsleef-dev libhwy-dev  # SIMD math (vec_math) and its benchmark
+              graphviz chromium chromium-driver)  # oar.viz pictures; the HTML viewer's browser test
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")
@@ -21,14 +22,15 @@ fi
 PY=${PYTHON:-python3}
 # torch 2.13.0 is the CPU wheel on these machines' disk (the test oracle).
 # safetensors: the checkpoint tests read oar files with it; tqdm: the progress bar;
-# matplotlib (with pillow): the demo's training curve and the PIL image backend.
+# matplotlib (with pillow): the demo's training curve and the PIL image backend;
+# selenium drives headless Chromium in the oar.viz HTML viewer's test.
 PIP_PACKAGES=(cmake ninja pyyaml numpy pytest scikit-build-core mypy "torch==2.13.0"
-              safetensors tqdm matplotlib pillow)
+              safetensors tqdm matplotlib pillow selenium)
 need_pip=0
 "$PY" - <<'PYEOF' || need_pip=1
 import importlib.util, sys
 mods = ["cmake", "ninja", "yaml", "numpy", "pytest", "scikit_build_core", "mypy", "torch",
-        "safetensors", "tqdm", "matplotlib", "PIL"]
+        "safetensors", "tqdm", "matplotlib", "PIL", "selenium"]
 sys.exit(0 if all(importlib.util.find_spec(m) for m in mods) else 1)
 PYEOF
 if [ "$need_pip" = 1 ]; then
