@@ -476,8 +476,9 @@ PyObject* GetFlags(PyObject*, PyObject* names) {
   for (const auto& n : list) {
     const double v = GetFlag(n);
     const std::string key = n.starts_with("FLAGS_") ? n : "FLAGS_" + n;
-    PyObject* val = key == "FLAGS_check_nan_inf" ? PyBool_FromLong(v != 0)
-                                                 : PyLong_FromLongLong(static_cast<long long>(v));
+    PyObject* val = key == "FLAGS_check_nan_inf" || key == "FLAGS_record_forward_stack"
+                        ? PyBool_FromLong(v != 0)
+                        : PyLong_FromLongLong(static_cast<long long>(v));
     PyDict_SetItemString(d, key.c_str(), val);
     Py_DECREF(val);
   }

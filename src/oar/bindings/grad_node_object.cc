@@ -125,6 +125,8 @@ PyObject* OutputMeta(PyObject* o, PyObject*) {
 }
 
 PyObject* NextFunctions(PyObject* o, void*) {
+  // A leaf's node sends nothing on (its one output slot is a placeholder).
+  if (Node(o).IsAccumulationNode()) return PyTuple_New(0);
   const SlotMetas& metas = Node(o).OutputMeta();
   PyObject* out = PyList_New(0);
   if (!out) return nullptr;
