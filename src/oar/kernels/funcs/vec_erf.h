@@ -39,11 +39,10 @@ using VI = int32_t __attribute__((vector_size(kLanes * 4)));
 
 inline VF Splat(float v) { return VF{} + v; }
 
-// e^(-a^2) for a in [0, 4]: Cephes' expf reduction (e^r 2^n, |r| <= ln2 / 2, r in
-// two parts) and its polynomial, about 1 ulp; 2^n is built from the exponent bits,
-// which is safe for n in [-126, 0], i.e. a up to 9.3.
-inline VF ExpOfNegSquare(VF a) {
-  const VF t = -a * a;
+// e^t for t in [-87, 0]: Cephes' expf reduction (e^r 2^n, |r| <= ln2 / 2, r in
+// two parts) and its polynomial, about 1 ulp; 2^n is built from the exponent
+// bits, which is safe for n in [-126, 0].
+inline VF ExpNonPositive(VF t) {
   const VF magic = Splat(12582912.0f);  // 1.5 * 2^23: adding it rounds to an integer
   const VF shifted = t * 1.44269504088896341f + magic;
   const VF n = shifted - magic;
@@ -59,6 +58,9 @@ inline VF ExpOfNegSquare(VF a) {
   const VI bits = (ni + 127) << 23;
   return p * std::bit_cast<VF>(bits);
 }
+
+// e^(-a^2) for a in [0, 9.3].
+inline VF ExpOfNegSquare(VF a) { return ExpNonPositive(-a * a); }
 
 inline VF ErfV(VF v) {
   constexpr float P[] = {1.1283791f,    -0.3761232f, 0.11280129f,
@@ -81,18 +83,45 @@ inline VF ErfV(VF v) {
   return v != v ? v : y;
 }
 
-// The exact gelu and its derivative, a vector at a time, sharing erf's pieces:
-// with u = x / sqrt 2, gelu = x (1 + erf(u)) / 2 and
-// gelu' = (1 + erf(u)) / 2 + x e^(-u^2) / sqrt(2 pi).
-inline VF GeluV(VF v) { return 0.5f * v * (1.0f + ErfV(v * 0.70710678118654752f)); }
+// Note [Exact gelu from the normal tail]
+// gelu(x) = x Phi(x). Both halves come from the lower tail T = Phi(-|x|):
+// Phi(x) = T for x < 0 and 1 - T otherwise, so there is no 1 + erf(u) to
+// cancel for negative x and the result keeps its relative accuracy through
+// the tail. With a = |x| / sqrt 2 and t = 1 / (1 + 0.33 a),
+//   T = erfc(a) / 2 = e^(-x^2/2) t C(t) / 2,
+// C of degree 7 fitted to erfc(a) e^(a^2) / t (relative, minimax-weighted,
+// a in [0, 9.5]; 8.3e-8), one division and one exp instead of erf's two
+// polynomials. x^2/2 carries its rounding error into the exp (the product's
+// FMA remainder; with contraction off it is 0 and costs accuracy only):
+// at |x| = 6 one ulp of x^2 is 20 ulp of e^(-x^2/2). Past |x| = 13, T is
+// below float's normal range and taken as 0. The same e^(-x^2/2) gives the
+// density for the derivative, gelu'(x) = Phi(x) + x e^(-x^2/2) / sqrt(2 pi).
+struct NormalTail {
+  VF tail;  // Phi(-|x|)
+  VF e;     // e^(-x^2/2)
+};
+inline NormalTail LowerTail(VF x) {
+  constexpr float C[] = {0.18636605f, 0.182838f,   0.20191965f, 0.04502333f,
+                         0.41251907f, -0.3554155f, 0.462675f,   -0.13592568f};
+  const VF ax = std::bit_cast<VF>(std::bit_cast<VI>(x) & 0x7fffffff);
+  const auto inside = ax < 13.0f;  // false for NaN, which keeps x's NaN below
+  const VF c = inside ? ax : Splat(13.0f);
+  const VF sq = c * c;
+  const VF sq_err = c * c - sq;
+  const VF e = ExpNonPositive(-0.5f * sq) * (1.0f - 0.5f * sq_err);
+  const VF t = 1.0f / (1.0f + c * 0.23334524f);  // 0.33 / sqrt 2
+  VF r = Splat(C[7]);
+  for (int j = 6; j >= 0; --j) r = r * t + C[j];
+  return {inside ? 0.5f * e * t * r : VF{}, inside ? e : VF{}};
+}
+inline VF GeluV(VF v) {
+  const NormalTail n = LowerTail(v);
+  return v * (v < 0.0f ? n.tail : 1.0f - n.tail);
+}
 inline VF GeluGradV(VF v, VF g) {
-  const VF u = v * 0.70710678118654752f;
-  const VI abs_bits = std::bit_cast<VI>(u) & 0x7fffffff;
-  const VF au = std::bit_cast<VF>(abs_bits);
-  // e^(-u^2) down to 2^-117 (|u| < 9); beyond it the term is below float's range.
-  const VF cap = au < 9.0f ? au : Splat(9.0f);
-  const VF e = au < 9.0f ? ExpOfNegSquare(cap) : VF{};
-  return g * (0.5f * (1.0f + ErfV(u)) + v * 0.39894228040143268f * e);
+  const NormalTail n = LowerTail(v);
+  const VF phi = v < 0.0f ? n.tail : 1.0f - n.tail;
+  return g * (phi + v * 0.39894228040143268f * n.e);
 }
 
 // y = f(x lanes, g lanes) over a span of n floats (g may be null), the tail in a
