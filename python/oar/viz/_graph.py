@@ -113,17 +113,19 @@ class Graph:
     """nodes: list of dicts with 'id' and 'kind' (see the module docstring);
     edges: list of dicts with 'src', 'dst', 'shape', 'dtype', 'label' (and
     'grad_norm', 'grad_bad' when gradients were watched); hidden: how many grad
-    nodes max_nodes left out; layers: every layer path seen, outermost first."""
+    nodes max_nodes left out; frontier: ids of kept nodes with an input among the
+    hidden ones; layers: every layer path seen, outermost first."""
 
     def __init__(self):
         self.nodes = []
         self.edges = []
         self.hidden = 0
+        self.frontier = []
         self.layers = []
 
     def to_dict(self):
         return {"nodes": self.nodes, "edges": self.edges, "hidden": self.hidden,
-                "layers": self.layers}
+                "frontier": self.frontier, "layers": self.layers}
 
     def node(self, node_id):
         for n in self.nodes:
@@ -221,6 +223,8 @@ def collect(outputs, params=None, max_nodes=None, grads=None):
                 continue
             nxt, slot = nf
             if nxt not in kept_set:
+                if nid(n) not in g.frontier:
+                    g.frontier.append(nid(n))
                 continue
             e = {"src": nid(nxt), "dst": nid(n), "shape": shape, "dtype": dtype,
                  "label": _shape_str(shape, dtype), "cut": False}
