@@ -270,6 +270,8 @@ def test_bad_arguments():
         make_dot(loss, show_saved="yes")
     with pytest.raises(ValueError, match="Digraph.render: argument 'format'"):
         make_dot(loss).render("x.gif", format="gif")
+    with pytest.raises(TypeError, match="make_dot: argument 'params'"):
+        make_dot(loss, params=5)
     with pytest.raises(TypeError, match="summary: argument 'outputs'"):
         summary("loss")
     with pytest.raises(TypeError, match="summary: argument 'file'"):

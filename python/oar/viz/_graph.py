@@ -18,6 +18,7 @@ carries the shape and dtype of the gradient it carries.
 from __future__ import annotations
 
 import collections
+import collections.abc
 
 __all__ = ["collect", "Graph", "watch"]
 
@@ -45,7 +46,12 @@ def _param_names(params):
     if params is None:
         return {}
     if hasattr(params, "named_parameters"):
-        params = params.named_parameters()
+        params = list(params.named_parameters())
+    if isinstance(params, collections.abc.Iterator):  # e.g. layer.named_parameters()
+        params = list(params)
+    if not isinstance(params, (dict, list, tuple)):
+        raise TypeError(f"collect: argument 'params' must be a Layer, a dict name -> Tensor "
+                        f"or (name, Tensor) pairs, got {type(params).__name__}")
     items = params.items() if isinstance(params, dict) else params
     names = {}
     for name, t in items:
