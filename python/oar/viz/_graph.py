@@ -18,6 +18,7 @@ carries the shape and dtype of the gradient it carries.
 from __future__ import annotations
 
 import collections
+import collections.abc
 
 __all__ = ["collect", "Graph", "watch"]
 
@@ -45,7 +46,12 @@ def _param_names(params):
     if params is None:
         return {}
     if hasattr(params, "named_parameters"):
-        params = params.named_parameters()
+        params = list(params.named_parameters())
+    if isinstance(params, collections.abc.Iterator):  # e.g. layer.named_parameters()
+        params = list(params)
+    if not isinstance(params, (dict, list, tuple)):
+        raise TypeError(f"collect: argument 'params' must be a Layer, a dict name -> Tensor "
+                        f"or (name, Tensor) pairs, got {type(params).__name__}")
     items = params.items() if isinstance(params, dict) else params
     names = {}
     for name, t in items:
@@ -113,17 +119,19 @@ class Graph:
     """nodes: list of dicts with 'id' and 'kind' (see the module docstring);
     edges: list of dicts with 'src', 'dst', 'shape', 'dtype', 'label' (and
     'grad_norm', 'grad_bad' when gradients were watched); hidden: how many grad
-    nodes max_nodes left out; layers: every layer path seen, outermost first."""
+    nodes max_nodes left out; frontier: ids of kept nodes with an input among the
+    hidden ones; layers: every layer path seen, outermost first."""
 
     def __init__(self):
         self.nodes = []
         self.edges = []
         self.hidden = 0
+        self.frontier = []
         self.layers = []
 
     def to_dict(self):
         return {"nodes": self.nodes, "edges": self.edges, "hidden": self.hidden,
-                "layers": self.layers}
+                "frontier": self.frontier, "layers": self.layers}
 
     def node(self, node_id):
         for n in self.nodes:
@@ -221,6 +229,8 @@ def collect(outputs, params=None, max_nodes=None, grads=None):
                 continue
             nxt, slot = nf
             if nxt not in kept_set:
+                if nid(n) not in g.frontier:
+                    g.frontier.append(nid(n))
                 continue
             e = {"src": nid(nxt), "dst": nid(n), "shape": shape, "dtype": dtype,
                  "label": _shape_str(shape, dtype), "cut": False}
