@@ -1,6 +1,15 @@
 """Python per-op overhead, oar vs PyTorch, in one process (not a test).
 
     python benchmarks/python_overhead.py [--number N] [--repeat R]
+        [--baseline PYTHONPATH]
+
+With --baseline, the oar cases also run from another oar package (e.g. a build
+of an earlier commit: PYTHONPATH holding its `oar`), in a subprocess started
+before and after this process's own runs (the best of both is kept), and a
+column compares this build with it: "within noise" is judged in the same run.
+The "stack on" row runs oar with FLAGS_record_forward_stack (every grad node
+records its Python call site) and PyTorch in anomaly mode (every node records
+its forward traceback), the nearest PyTorch feature.
 
 Cases: `a + b` on 1-element float32 tensors without and with grad recording;
 a 100-op chain (y = y * b) forward + backward, per op; `oar.grad` on 2x2
@@ -8,7 +17,9 @@ tensors end to end. Each number is the best of R repeats of N calls (timeit),
 in ns; the ratio is oar / PyTorch (below 1 means oar is faster).
 """
 import argparse
+import json
 import os
+import subprocess
 import sys
 import timeit
 
@@ -28,6 +39,8 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--number", type=int, default=100000)
     p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--baseline", help="PYTHONPATH of another oar build to compare with")
+    p.add_argument("--oar-only", action="store_true", help=argparse.SUPPRESS)
     args = p.parse_args()
     n, r = args.number, args.repeat
     torch.set_num_threads(1)
@@ -64,19 +77,69 @@ def main():
         y = (tx2 @ tw2).tanh().sum()
         return torch.autograd.grad([y], [tx2])
 
+    has_stack_flag = "FLAGS_record_forward_stack" in _flag_names()
+
+    def stack_on(fn):
+        def run():
+            oar.set_flags({"FLAGS_record_forward_stack": True})
+            try:
+                fn()
+            finally:
+                oar.set_flags({"FLAGS_record_forward_stack": False})
+        return run
+
+    def chain_stack_on():
+        stack_on(oar_chain)()
+
+    def torch_chain_anomaly():  # PyTorch's nearest feature: anomaly mode records each node's stack
+        with torch.autograd.detect_anomaly(check_nan=False):
+            torch_chain()
+
     cases = [
         ("a + b (no grad)", lambda: a + b, lambda: ta + tb, n, 1),
         ("a + b (with grad)", lambda: ag + bg, lambda: tag + tbg, n, 1),
         ("100-op chain fwd+bwd, per op", oar_chain, torch_chain, max(1, n // 200), 100),
         ("grad() on 2x2, end to end", oar_grad, torch_grad, max(1, n // 20), 1),
     ]
+    if has_stack_flag:
+        cases.append(("100-op chain, stack on, per op", chain_stack_on, torch_chain_anomaly,
+                      max(1, n // 200), 100))
+    if args.oar_only:  # the --baseline subprocess: oar's numbers as JSON
+        print(json.dumps({name: best_ns(fo, number, r, per) for name, fo, _, number, per in cases}))
+        return
+    base = {}
+    if args.baseline:
+        base = _baseline(args)
     print(f"oar {oar.__version__} vs torch {torch.__version__}, Python {sys.version.split()[0]}; "
           f"best of {r} repeats")
-    print(f"{'case':34s} {'oar ns':>10s} {'torch ns':>10s} {'oar/torch':>10s}")
+    head = f"{'case':34s} {'oar ns':>10s} {'torch ns':>10s} {'oar/torch':>10s}"
+    print(head + (f" {'base ns':>10s} {'oar/base':>9s}" if base else ""))
     for name, fo, ft, number, per in cases:
         to = best_ns(fo, number, r, per)
         tt = best_ns(ft, number, r, per)
-        print(f"{name:34s} {to:10.1f} {tt:10.1f} {to / tt:10.2f}")
+        line = f"{name:34s} {to:10.1f} {tt:10.1f} {to / tt:10.2f}"
+        if name in base:
+            line += f" {base[name]:10.1f} {to / base[name]:9.2f}"
+        print(line)
+    if args.baseline:  # the baseline again, after: both sides see the same machine
+        again = _baseline(args)
+        print("baseline after:", ", ".join(f"{k} {v:.1f}" for k, v in again.items()))
+
+
+def _flag_names():
+    try:
+        oar.get_flags("FLAGS_record_forward_stack")
+        return ["FLAGS_record_forward_stack"]
+    except Exception:
+        return []
+
+
+def _baseline(args):
+    env = dict(os.environ, PYTHONPATH=args.baseline)
+    out = subprocess.run([sys.executable, __file__, "--oar-only", "--number", str(args.number),
+                          "--repeat", str(args.repeat)], env=env, capture_output=True, text=True,
+                         check=True, cwd="/tmp")
+    return json.loads(out.stdout.strip().splitlines()[-1])
 
 
 if __name__ == "__main__":
