@@ -6,3 +6,6 @@ draw it.
 from ._graph import Graph, collect, watch
 
 __all__ = ["Graph", "collect", "watch"]
+from .html import to_html
+
+__all__ += ["to_html"]
