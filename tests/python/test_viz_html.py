@@ -243,10 +243,27 @@ def test_viewer_in_browser(driver, tmp_path):
     _node(driver, b1["id"]).click()
     assert "has NaN/Inf" in driver.find_element(By.ID, "details").text
 
-    # Zoom buttons change the transform.
-    t0 = driver.find_element(By.ID, "vp").get_attribute("transform")
+    # Zoom (button, wheel) and pan (drag on the background) move the view.
+    def transform():
+        t = driver.find_element(By.ID, "vp").get_attribute("transform")
+        return [float(v) for v in re.findall(r"-?[\d.]+(?:e-?\d+)?", t)]
+    tx, ty, s0 = transform()
     driver.find_element(By.ID, "zin").click()
-    assert driver.find_element(By.ID, "vp").get_attribute("transform") != t0
+    assert transform()[2] == pytest.approx(s0 * 1.25)
+    driver.execute_script(
+        "var v=document.getElementById('view'), r=v.getBoundingClientRect();"
+        "v.dispatchEvent(new WheelEvent('wheel',{deltaY:-200,clientX:r.left+50,"
+        "clientY:r.top+50,bubbles:true,cancelable:true}))")
+    assert transform()[2] > s0 * 1.25 * 1.2
+    from selenium.webdriver.common.action_chains import ActionChains
+    tx, ty, s1 = transform()
+    view = driver.find_element(By.ID, "view")
+    vs = view.size  # start near the bottom-left corner, clear of the boxes
+    ActionChains(driver).move_to_element_with_offset(
+        view, -vs["width"] // 2 + 10, vs["height"] // 2 - 100).click_and_hold() \
+        .move_by_offset(40, 30).move_by_offset(40, 30).release().perform()
+    tx2, ty2, s2 = transform()
+    assert (tx2 - tx, ty2 - ty, s2) == (pytest.approx(80), pytest.approx(60), s1)
 
     assert _severe(driver) == []
 

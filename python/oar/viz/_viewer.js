@@ -5,7 +5,7 @@
   var D = JSON.parse(document.getElementById("oar-graph").textContent);
   var T_PARSE = performance.now();
 
-  var NODE_H = 38, ROW = 78, GAP = 26, DETAIL_MAX = 1500;
+  var NODE_H = 38, ROW = 92, GAP = 26, DETAIL_MAX = 1500;
 
   function esc(s) {
     return String(s).replace(/[&<>"']/g, function (c) {
@@ -295,10 +295,34 @@
         if (!useNbrs || !a.length) return null;
         var s = 0; a.forEach(function (u) { s += x[u]; }); return s / a.length;
       });
-      var total = 0;
+      var j, total = 0;
       L.forEach(function (v) { total += V[v].w + GAP; });
+      var hasWant = want.some(function (w) { return w !== null; });
+      if (hasWant && L.length <= 300) {
+        // Priority placement: the best-connected nodes sit exactly at their
+        // wish, the rest fit between them, so a chain with weights hanging
+        // off it stays straight instead of drifting sideways.
+        var pre = [0];
+        for (j = 0; j < L.length; j++) pre.push(pre[j] + V[L[j]].w + GAP);
+        var minD = function (a, b) { return pre[b] - pre[a] + (V[L[b]].w - V[L[a]].w) / 2; };
+        var prio = L.map(function (v, j) { return j; });
+        prio.sort(function (a, b) {
+          var da = outs[L[a]].length + ins[L[a]].length, db = outs[L[b]].length + ins[L[b]].length;
+          return db - da || (want[b] !== null) - (want[a] !== null) || a - b;
+        });
+        var placed = new Array(L.length).fill(false);
+        prio.forEach(function (j) {
+          var lo = -Infinity, hi = Infinity, k;
+          for (k = j - 1; k >= 0; k--) if (placed[k]) { lo = x[L[k]] + minD(k, j); break; }
+          for (k = j + 1; k < L.length; k++) if (placed[k]) { hi = x[L[k]] - minD(j, k); break; }
+          var c = want[j] !== null ? want[j] : (lo > -Infinity ? lo : hi < Infinity ? hi : 0);
+          x[L[j]] = Math.max(lo, Math.min(hi, c));
+          placed[j] = true;
+        });
+        return;
+      }
       var cur = -total / 2;
-      for (var j = 0; j < L.length; j++) {
+      for (j = 0; j < L.length; j++) {
         var v = L[j], lo = cur + V[v].w / 2;
         var c = want[j] === null ? lo : Math.max(lo, want[j]);
         x[v] = c; cur = c + V[v].w / 2 + GAP;
@@ -333,9 +357,9 @@
     function grow(g, v, depth) {
       var b = box[g.id];
       if (!b) b = box[g.id] = {g: g, x0: Infinity, y0: Infinity, x1: -Infinity, y1: -Infinity, d: 0};
-      var pad = 10 + 8 * depth;
+      var pad = 8 + 7 * depth;
       b.x0 = Math.min(b.x0, v.x - pad); b.x1 = Math.max(b.x1, v.x + v.w + pad);
-      b.y0 = Math.min(b.y0, v.y - pad - 14); b.y1 = Math.max(b.y1, v.y + NODE_H + pad);
+      b.y0 = Math.min(b.y0, v.y - 18 - 15 * depth); b.y1 = Math.max(b.y1, v.y + NODE_H + pad);
     }
     V.forEach(function (v) {
       var g = v.group ? v.group.parent : nodeGroup[v.node._i], depth = 0;
@@ -418,8 +442,11 @@
         (col ? ' style="stroke:' + col + ';stroke-width:2"' : "") + "/>");
       if (showLabels && ve.label) {
         var a = V[ve.s], b = V[ve.t];
-        var lx = (a.x + a.w / 2 + b.x + b.w / 2) / 2 + 4, ly = (a.y + b.y + NODE_H) / 2 + 3;
-        he.push('<text class="elabel' + (ve.bad ? " bad" : "") + '" x="' + lx.toFixed(1) + '" y="' + ly.toFixed(1) + '">' + esc(ve.label) + "</text>");
+        // Mid-gap: clear of the group titles just above the input boxes.
+        var ax = a.x + a.w / 2, bx = b.x + b.w / 2, ay = a.y, by = b.y + NODE_H;
+        // Labels of edges leaning left grow leftwards, so siblings do not collide.
+        var left = ax < bx - 1, lx = (ax + bx) / 2 + (left ? -4 : 4), ly = (ay + by) / 2 + 3;
+        he.push('<text class="elabel' + (ve.bad ? " bad" : "") + '"' + (left ? ' text-anchor="end"' : "") + ' x="' + lx.toFixed(1) + '" y="' + ly.toFixed(1) + '">' + esc(ve.label) + "</text>");
       }
     });
     $("edges").innerHTML = he.join("");
