@@ -311,13 +311,20 @@
           return db - da || (want[b] !== null) - (want[a] !== null) || a - b;
         });
         var placed = new Array(L.length).fill(false);
+        var deg = function (j) { return outs[L[j]].length + ins[L[j]].length; };
         prio.forEach(function (j) {
-          var lo = -Infinity, hi = Infinity, k;
-          for (k = j - 1; k >= 0; k--) if (placed[k]) { lo = x[L[k]] + minD(k, j); break; }
-          for (k = j + 1; k < L.length; k++) if (placed[k]) { hi = x[L[k]] - minD(j, k); break; }
-          var c = want[j] !== null ? want[j] : (lo > -Infinity ? lo : hi < Infinity ? hi : 0);
-          x[L[j]] = Math.max(lo, Math.min(hi, c));
-          placed[j] = true;
+          if (placed[j]) return;
+          // Neighbours with the same wish and priority go as one block centred
+          // on the wish (else a ladder's rungs drift sideways level by level).
+          var a = j, b = j, k;
+          while (a > 0 && !placed[a - 1] && want[a - 1] === want[j] && deg(a - 1) === deg(j)) a--;
+          while (b + 1 < L.length && !placed[b + 1] && want[b + 1] === want[j] && deg(b + 1) === deg(j)) b++;
+          var lo = -Infinity, hi = Infinity;
+          for (k = a - 1; k >= 0; k--) if (placed[k]) { lo = x[L[k]] + minD(k, a); break; }
+          for (k = b + 1; k < L.length; k++) if (placed[k]) { hi = x[L[k]] - minD(a, k); break; }
+          var c = want[j] !== null ? want[j] - minD(a, b) / 2 : (lo > -Infinity ? lo : hi < Infinity ? hi : 0);
+          var start = Math.max(lo, Math.min(hi, c));
+          for (k = a; k <= b; k++) { x[L[k]] = start + minD(a, k); placed[k] = true; }
         });
         return;
       }
@@ -342,6 +349,7 @@
     W = {minX: Infinity, maxX: -Infinity, minY: 0, maxY: R * ROW + NODE_H};
     for (i = 0; i < m; i++) {
       V[i].x = x[i] - V[i].w / 2; V[i].y = rank[i] * ROW;
+      V[i].nin = ins[i].length; V[i].nout = outs[i].length;
       if (V[i].x < W.minX) W.minX = V[i].x;
       if (V[i].x + V[i].w > W.maxX) W.maxX = V[i].x + V[i].w;
     }
@@ -422,12 +430,15 @@
       // Far out or too much in view: one path for all boxes and one for all
       // edges keeps the DOM at a handful of elements whatever the graph size.
       var pn = [], ph = [], pb = [];
+      // Far out, boxes keep at least 2 screen pixels so the shape stays visible.
+      var bw = 2 / S;
       vis.forEach(function (i) {
-        var v = V[i], d = "M" + v.x.toFixed(0) + " " + v.y + "h" + v.w.toFixed(0) + "v" + NODE_H + "h" + (-v.w).toFixed(0) + "z";
+        var v = V[i], w = Math.max(v.w, bw), h = Math.max(NODE_H, bw);
+        var d = "M" + v.x.toFixed(0) + " " + v.y + "h" + w.toFixed(0) + "v" + h.toFixed(0) + "h" + (-w).toFixed(0) + "z";
         if (v.bad) pb.push(d); else if (hits[v.key] || (v.group && groupHit(v.group))) ph.push(d); else pn.push(d);
       });
       $("frames").innerHTML = "";
-      $("edges").innerHTML = '<path class="lod-edges" d="' + visE.map(edgePath).join("") + '"/>' +
+      $("edges").innerHTML = '<path class="lod-edges" d="' + visE.filter(function (e) { return !e.bad; }).map(edgePath).join("") + '"/>' +
         '<path class="edge bad" d="' + visE.filter(function (e) { return e.bad; }).map(edgePath).join("") + '"/>';
       $("nodes").innerHTML = '<path class="lod-nodes" d="' + pn.join("") + '"/>' +
         '<path class="lod-hits" d="' + ph.join("") + '"/><path class="lod-bad" d="' + pb.join("") + '"/>';
@@ -436,6 +447,13 @@
     }
     var showLabels = S >= 0.6;
     var he = [];
+    if (visE.length > 2 * DETAIL_MAX) {
+      // A hub with thousands of inputs: its edges cross any view, so they go
+      // into two paths (plain, NaN/Inf) instead of one element each.
+      he.push('<path class="lod-edges" d="' + visE.filter(function (e) { return !e.bad; }).map(edgePath).join("") + '"/>' +
+        '<path class="edge bad" d="' + visE.filter(function (e) { return e.bad; }).map(edgePath).join("") + '"/>');
+      visE = [];
+    }
     visE.forEach(function (ve) {
       var col = ve.bad ? null : gradColour(ve.norm);
       he.push('<path class="edge' + (ve.cut ? " cut" : "") + (ve.bad ? " bad" : "") + '" d="' + edgePath(ve) + '"' +
@@ -444,8 +462,10 @@
         var a = V[ve.s], b = V[ve.t];
         // Mid-gap: clear of the group titles just above the input boxes.
         var ax = a.x + a.w / 2, bx = b.x + b.w / 2, ay = a.y, by = b.y + NODE_H;
-        // Labels of edges leaning left grow leftwards, so siblings do not collide.
-        var left = ax < bx - 1, lx = (ax + bx) / 2 + (left ? -4 : 4), ly = (ay + by) / 2 + 3;
+        // A label grows away from the hub its edge fans out of (the end with
+        // more edges this way), so sibling labels do not run into each other.
+        var hubX = V[ve.t].nin > V[ve.s].nout ? bx : ax, mid = (ax + bx) / 2;
+        var left = mid < hubX - 1, lx = (ax + bx) / 2 + (left ? -4 : 4), ly = (ay + by) / 2 + 3;
         he.push('<text class="elabel' + (ve.bad ? " bad" : "") + '"' + (left ? ' text-anchor="end"' : "") + ' x="' + lx.toFixed(1) + '" y="' + ly.toFixed(1) + '">' + esc(ve.label) + "</text>");
       }
     });
