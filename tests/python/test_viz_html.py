@@ -84,6 +84,19 @@ def test_no_grads_strips_norms_and_escapes_script(tmp_path):
     assert '"grads":false' in blob
 
 
+def test_grads_true_gives_leaf_norms_only(tmp_path):
+    import json
+    _, params, g, path = _model_graph(tmp_path, grads=True)
+    blob = re.search(r'id="oar-graph">(.*?)</script>', path.read_text(), re.S).group(1)
+    data = json.loads(blob)
+    leaves = {n["name"]: n for n in data["nodes"] if n["kind"] == "leaf"}
+    assert leaves["fc1.bias"]["grad_bad"] is True
+    assert leaves["fc2.bias"]["grad_bad"] is False
+    assert leaves["fc2.bias"]["grad_norm"] == pytest.approx(
+        float((params["fc2.bias"].grad.numpy() ** 2).sum()) ** 0.5, rel=1e-5)
+    assert all("grad_norm" not in e for e in data["edges"])
+
+
 def test_bad_arguments(tmp_path):
     y = oar.randn([2]).sum()
     with pytest.raises(TypeError, match=r"to_html: argument 'path'"):
@@ -310,6 +323,36 @@ def test_repeated_blocks_folded(driver, tmp_path):
     for k in range(4):
         assert f"blocks.{k}.fc.weight" in drawn
     assert len(_nodes(driver)) > n_before
+    assert _severe(driver) == []
+
+
+def test_collapse_above_and_search_into_collapsed_group(driver, tmp_path):
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
+    oar.seed(1)
+    net = Net()
+    y = net(oar.randn([2, 4])).sum()
+    g = viz.collect(y, params=net)
+    # Net.fc1 holds 4 nodes (linear, weight, bias, the cut of x): above
+    # collapse_above=3, so one box; Net.fc2 holds 3 and stays open; Net then
+    # shows relu + 1 + 3 = 5 boxes, above 3, so it starts collapsed as well.
+    path = viz.to_html(y, tmp_path / "c.html", params=net, collapse_above=3)
+    driver.get_log("browser")
+    _open(driver, path)
+    keys = {e.get_attribute("data-key") for e in _nodes(driver)}
+    assert keys == {"g:Net", g.nodes[0]["id"], "out0"}  # Net, the sum, the output
+    _node(driver, "g:Net").click()
+    time.sleep(0.2)
+    keys = {e.get_attribute("data-key") for e in _nodes(driver)}
+    w1 = next(n for n in g.nodes if n.get("name") == "fc1.weight")
+    w2 = next(n for n in g.nodes if n.get("name") == "fc2.weight")
+    assert "g:Net.fc1" in keys and w2["id"] in keys and w1["id"] not in keys
+    box = driver.find_element(By.ID, "search")
+    box.send_keys("fc1.weight", Keys.ENTER)
+    time.sleep(0.3)
+    keys = {e.get_attribute("data-key") for e in _nodes(driver)}
+    assert w1["id"] in keys and "g:Net.fc1" not in keys and w2["id"] in keys
+    assert "hit" in _node(driver, w1["id"]).get_attribute("class").split()
     assert _severe(driver) == []
 
 
