@@ -385,4 +385,11 @@ def test_ten_thousand_nodes_open_fast(driver, tmp_path):
         "r(document.querySelectorAll('#vp *').length)})})")
     print(f"fit to all: {dom} SVG elements, {time.time() - t1:.2f} s")
     assert dom < 50
+    # Searching 10,000 matches stays quick and reports them all.
+    from selenium.webdriver.common.keys import Keys
+    t2 = time.time()
+    driver.find_element("id", "search").send_keys("scale", Keys.ENTER)
+    status = driver.find_element("id", "status").text
+    print(f"search with 10,000 matches: {time.time() - t2:.2f} s")
+    assert "match 1/10000" in status, status
     assert _severe(driver) == []

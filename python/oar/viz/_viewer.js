@@ -150,7 +150,6 @@
   }
   initialGrouping();
 
-  function ancestors(g) { var a = []; while (g) { a.push(g); g = g.parent; } return a; }
 
   // ---- gradient colours ---------------------------------------------------
   var GRADS = !!D.grads, gLo = 0, gHi = 0;
@@ -397,10 +396,8 @@
     pending = true;
     requestAnimationFrame(function () { pending = false; render(); });
   }
-  function groupHit(g) {
-    for (var k in hits) if (hits[k] && nodeGroup[byId[k]] && ancestors(nodeGroup[byId[k]]).indexOf(g) >= 0) return true;
-    return false;
-  }
+  var hitGroups = {};
+  function groupHit(g) { return hitGroups[g.id] === true; }
   function render() {
     var w = worldView(), mx = (w.x1 - w.x0) * 0.5, my = (w.y1 - w.y0) * 0.5;
     var r = {x0: w.x0 - mx, y0: w.y0 - my, x1: w.x1 + mx, y1: w.y1 + my};
@@ -612,10 +609,13 @@
   function search(q, next) {
     q = q.trim().toLowerCase();
     if (q !== lastQuery) { next = false; lastQuery = q; }
-    hits = {}; hitList = [];
+    hits = {}; hitList = []; hitGroups = {};
     if (q) nodes.forEach(function (n) {
       var hay = [n.name, n.op, n.layer, n.id].join("\u0000").toLowerCase();
-      if (hay.indexOf(q) >= 0) { hits[n.id] = true; hitList.push(n); }
+      if (hay.indexOf(q) >= 0) {
+        hits[n.id] = true; hitList.push(n);
+        for (var g = nodeGroup[n._i]; g && !hitGroups[g.id]; g = g.parent) hitGroups[g.id] = true;
+      }
     });
     if (!hitList.length) { hitAt = -1; rendered = null; render(); return; }
     hitAt = next ? (hitAt + 1) % hitList.length : 0;
@@ -644,12 +644,16 @@
     view.classList.add("dragging");
   });
   window.addEventListener("mousemove", function (ev) {
-    if (!drag) return;
+    if (!drag || drag.up) return;
     var dx = ev.clientX - drag.x, dy = ev.clientY - drag.y;
     if (Math.abs(dx) + Math.abs(dy) > 3) drag.moved = true;
     if (drag.moved) { TX = drag.tx + dx; TY = drag.ty + dy; applyTransform(); }
   });
-  window.addEventListener("mouseup", function () { view.classList.remove("dragging"); });
+  // A release outside the view sends no click: mark the drag as over here.
+  window.addEventListener("mouseup", function () {
+    view.classList.remove("dragging");
+    if (drag) drag.up = true;
+  });
   view.addEventListener("click", function (ev) {
     var wasDrag = drag && drag.moved;
     drag = null;
