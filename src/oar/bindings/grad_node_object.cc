@@ -90,6 +90,14 @@ PyObject* ShapeOf(const DDim& dims) {
 
 PyObject* Str(const std::string& s) { return PyUnicode_FromStringAndSize(s.data(), s.size()); }
 
+// Appends a new reference to `list`, taking it over; false (error set) if the
+// item is null or the append failed.
+bool AppendStolen(PyObject* list, PyObject* item) {
+  const bool ok = item && PyList_Append(list, item) == 0;
+  Py_XDECREF(item);
+  return ok;
+}
+
 PyObject* MetaList(const SlotMetas& metas) {
   PyObject* out = PyList_New(0);
   if (!out) return nullptr;
@@ -103,12 +111,10 @@ PyObject* MetaList(const SlotMetas& metas) {
            {"dtype", m.HasTensorMeta() ? ToPyObject(m.dtype()) : Py_NewRef(Py_None)},
            {"place", PyUnicode_FromString(m.GetPlace().is_gpu() ? "Place(gpu:0)" : "Place(cpu)")},
            {"stop_gradient", ToPyObject(m.IsStopGradient())}});
-      if (!d || PyList_Append(out, d) != 0) {
-        Py_XDECREF(d);
+      if (!AppendStolen(out, d)) {
         Py_DECREF(out);
         return nullptr;
       }
-      Py_DECREF(d);
     }
   }
   return out;
@@ -141,12 +147,10 @@ PyObject* NextFunctions(PyObject* o, void*) {
         item = n ? Py_BuildValue("(Nn)", n, static_cast<Py_ssize_t>(e.GetEdgeRankInfo().first))
                  : nullptr;
       }
-      if (!item || PyList_Append(out, item) != 0) {
-        Py_XDECREF(item);
+      if (!AppendStolen(out, item)) {
         Py_DECREF(out);
         return nullptr;
       }
-      Py_DECREF(item);
     }
   }
   PyObject* t = PyList_AsTuple(out);
@@ -188,12 +192,10 @@ PyObject* SavedTensors(PyObject* o, PyObject*) {
                             {"released", ToPyObject(v.released)},
                             {"meta_only", ToPyObject(v.meta_only)},
                             {"storage", PyLong_FromVoidPtr(const_cast<void*>(v.storage))}});
-    if (!d || PyList_Append(out, d) != 0) {
-      Py_XDECREF(d);
+    if (!AppendStolen(out, d)) {
       Py_DECREF(out);
       return nullptr;
     }
-    Py_DECREF(d);
   }
   return out;
 }
@@ -202,14 +204,7 @@ PyObject* Hooks(PyObject* o, PyObject*) {
   GradNodeBase& n = Node(o);
   PyObject* out = PyList_New(0);
   if (!out) return nullptr;
-  auto add = [&](PyObject* d) {
-    if (d && PyList_Append(out, d) == 0) {
-      Py_DECREF(d);
-      return true;
-    }
-    Py_XDECREF(d);
-    return false;
-  };
+  auto add = [&](PyObject* d) { return AppendStolen(out, d); };
   for (const auto& [id, entry] : n.GetGradientHookFuntions()) {
     if (!add(MakeDict({{"kind", PyUnicode_FromString("tensor")},
                        {"id", PyLong_FromLongLong(id)},
