@@ -45,7 +45,7 @@ from ._math_logic import (clip, clip_, lerp, lerp_, masked_fill, masked_fill_,  
 from . import autograd, nn  # noqa: F401
 from .framework import ParamAttr, create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
-from . import io, optimizer, regularizer, vision  # noqa: F401
+from . import amp, io, optimizer, regularizer, vision, viz  # noqa: F401
 from . import callbacks, metric, static  # noqa: F401
 from .hapi import Model, summary  # noqa: F401
 from ._stats import (bernoulli, bincount, cummax, cummin, histogram, kthvalue,  # noqa: F401

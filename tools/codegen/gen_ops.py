@@ -112,6 +112,11 @@ class Op:
         self.no_need_buffer = set(d.get("no_need_buffer", []))
         self.view = bool(d.get("view", False))
         self.float_only = bool(d.get("float_only", False))
+        # Auto-cast list (Note [Auto-cast happens in the forward pass]): white, black,
+        # none (never cast: cast itself), or the default (follow the inputs).
+        self.amp = d.get("amp", "gray")
+        if self.amp not in ("white", "black", "gray", "none"):
+            raise ValueError(f"{self.name}: amp must be white, black, gray or none, got {self.amp!r}")
         self.doc = d.get("doc", "")
         # The docstring parts beyond `doc` (gen_bindings.docstring): argument texts where
         # the generator's defaults do not fit, the Returns line, a >>> example.
@@ -390,6 +395,35 @@ def gen_node_impl(op):
 
 
 # ----------------------------------------------------------------- eager functions
+def gen_amp(op, fname, inplace):
+    """The auto-cast branch (Paddle's AMP branch of a dygraph function): pick the
+    dtype, cast the castable inputs, run the op again with auto-cast off
+    (Note [Auto-cast happens in the forward pass], src/oar/eager/amp.h). In-place
+    variants keep their input's dtype and have none."""
+    # Every tensor input: skip_transform is about the kernel's dtype, and the
+    # integer ones (indices, masks) are never cast (amp::AutoCast).
+    prom = list(op.inputs)
+    if inplace or op.amp == "none" or not prom:
+        return []
+    lst = {"white": "kWhite", "black": "kBlack", "gray": "kGray"}[op.amp]
+    L = ["  if (amp::CurrentLevel() != amp::Level::kO0) [[unlikely]] {",
+         "    std::vector<DType> dtypes;"]
+    for a in prom:
+        if a.is_tensor_list:
+            L.append(f"    for (DType d : DTypesOf({a.name})) dtypes.push_back(d);")
+        else:
+            L.append(f"    dtypes.push_back(DTypeOfTensor({a.name}));")
+    L.append(f'    const DType amp_dtype = amp::DestDType("{op.name}", amp::OpList::{lst}, dtypes);')
+    L.append("    if (amp_dtype != DType::kUndefined) {")
+    L.append("      amp::AutoCastGuard amp_off(amp::Level::kO0);")
+    args = [f"amp::AutoCast({a.name}, amp_dtype)" if a in prom else a.name for a in op.args]
+    # Qualified: an argument may share the op's name (scale's `scale`).
+    L.append(f"      return ::oar::{fname}({', '.join(args)});")
+    L.append("    }")
+    L.append("  }")
+    return L
+
+
 def gen_promotion(op, fname, inplace):
     """Casts mixed-dtype tensor inputs with the differentiable cast, then calls
     the op again (the shape of the AMP branch of Paddle's dygraph functions,
@@ -425,6 +459,7 @@ def gen_eager_function(op, inplace=False):
     api_call = f"api::{fname}({', '.join(a.name for a in op.args)})"
     diff = op.diff_inputs
     L = [op.signature(fname, inplace, defaults=False) + " {"]
+    L += gen_amp(op, fname, inplace)
     L += gen_promotion(op, fname, inplace)
     if not diff:
         if inplace:
@@ -507,7 +542,8 @@ def gen_eager(ops):
           '#include "oar/eager/dygraph_functions.h"', "", '#include "oar/api/api.h"',
           '#include "oar/api/nan_inf_check.h"', '#include "oar/autograd/eager_utils.h"',
           '#include "oar/autograd/grad_mode.h"', '#include "oar/core/flags.h"',
-          '#include "oar/eager/nodes.h"', '#include "oar/eager/promotion.h"', "",
+          '#include "oar/eager/amp.h"', '#include "oar/eager/nodes.h"',
+          '#include "oar/eager/promotion.h"', "",
           "namespace oar {", ""]
     for op in ops:
         h.append(f"// {op.doc}")

@@ -1,12 +1,14 @@
 #include "oar/autograd/backward.h"
 
 #include <deque>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
 
 #include "oar/api/api.h"
 #include "oar/api/nan_inf_check.h"
+#include "oar/autograd/amp_mode.h"
 #include "oar/autograd/autograd_meta.h"
 #include "oar/autograd/eager_utils.h"
 #include "oar/autograd/forward_stack.h"
@@ -242,6 +244,10 @@ class GraphTask {
   GradSlots RunNodeUnnamed(GradNodeBase* node, NodeState& st, GradSlots& grads) {
     std::lock_guard<std::mutex> node_lock(node->mutex());  // Note [Thread safety of grad nodes]
     SetGradModeGuard grad_mode(create_graph_);
+    // Note [Auto-cast happens in the forward pass] (src/oar/eager/amp.h).
+    std::optional<amp::AutoCastGuard> amp_off;
+    if (amp::CurrentLevel() != amp::Level::kO0) [[unlikely]]
+      amp_off.emplace(amp::Level::kO0);
     if (!general_grad_ && node->HasRetainGrads()) node->ApplyRetainGrads(grads, create_graph_);
     if (node->GradientHooksRegistered()) grads = node->ApplyGradientHooks(grads);
     for (const Target& t : st.targets) {

@@ -59,7 +59,8 @@ PyMODINIT_FUNC PyInit__C() {
   if (!m) return nullptr;
   if (!oar::py::CreateTensorType(m) || !oar::py::CreateBufferType(m) ||
       !oar::py::CreateAutogradTypes(m) || !oar::py::CreateGradNodeType(m) ||
-      !AddFunctions(m, oar::py::g_graph_functions) || !AddFunctions(m, oar::py::g_op_functions) ||
+      !AddFunctions(m, oar::py::g_graph_functions) || !AddFunctions(m, oar::py::g_amp_functions) ||
+      !AddFunctions(m, oar::py::g_op_functions) ||
       !AddFunctions(m, oar::py::g_autograd_functions) ||
       !AddFunctions(m, oar::py::g_buffer_functions) ||
       !AddFunctions(m, oar::py::g_optimizer_functions) || !AddPublicOpNames(m)) {

@@ -29,6 +29,8 @@ extern PyMethodDef g_autograd_functions[];
 PyObject* MakeBufferOwner(const Tensor& t);
 PyObject* CreateBufferType(PyObject* module);
 extern PyMethodDef g_buffer_functions[];
+// oar._C._amp_enter/_amp_exit/_amp_state (amp_bindings.cc).
+extern PyMethodDef g_amp_functions[];
 // oar._C._optimizer_step and the gradient-clipping helpers (optimizer_bindings.cc).
 extern PyMethodDef g_optimizer_functions[];
 
