@@ -246,3 +246,46 @@ def test_bad_arguments():
         decorate(net, level="O2", excluded_layers=["fc"])
     assert net.weight.dtype == oar.float32  # nothing was cast by the failed calls
     assert decorate(net, level="O2", dtype=oar.bfloat16).weight.dtype == oar.bfloat16
+
+
+# ---- is_bfloat16_supported / is_float16_supported ---------------------------------------------
+def _flags_from_cpuinfo():
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.split(":")[0].strip().lower() in ("flags", "features"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+def test_support_checks_tell_the_truth_about_this_cpu():
+    from oar.amp.support import is_bfloat16_supported, is_float16_supported
+    flags = _flags_from_cpuinfo()
+    bf16 = bool(flags & {"avx512_bf16", "amx_bf16", "bf16"})
+    fp16 = bool(flags & {"avx512_fp16", "amx_fp16", "fphp", "asimdhp"})
+    assert is_bfloat16_supported() is bf16
+    assert is_float16_supported() is fp16
+    for dev in ("cpu", oar.CPUPlace(), oar.ones([1]).place):
+        assert is_bfloat16_supported(dev) is bf16
+        assert is_float16_supported(dev) is fp16
+    assert is_bfloat16_supported("gpu:0") is False and is_float16_supported("gpu") is False
+    with pytest.raises(ValueError, match="is_bfloat16_supported: argument 'device'"):
+        is_bfloat16_supported("tpu")
+    with pytest.raises(TypeError, match="is_float16_supported: argument 'device'"):
+        is_float16_supported(3)
+
+
+def test_support_flag_parsing(tmp_path):
+    from oar.amp import support
+    x86 = tmp_path / "x86"
+    x86.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_bf16\n\n"
+                   "processor\t: 1\nflags\t\t: fpu sse2 avx512f avx512_bf16\n")
+    arm = tmp_path / "arm"
+    arm.write_text("processor\t: 0\nFeatures\t: fp asimd fphp asimdhp\n")
+    assert support._cpu_flags.__wrapped__(str(x86)) & support._BF16_FLAGS
+    assert not support._cpu_flags.__wrapped__(str(x86)) & support._FP16_FLAGS
+    assert support._cpu_flags.__wrapped__(str(arm)) & support._FP16_FLAGS
+    assert not support._cpu_flags.__wrapped__(str(arm)) & support._BF16_FLAGS
+    assert support._cpu_flags.__wrapped__(str(tmp_path / "missing")) == frozenset()
