@@ -284,8 +284,8 @@ def test_support_flag_parsing(tmp_path):
                    "processor\t: 1\nflags\t\t: fpu sse2 avx512f avx512_bf16\n")
     arm = tmp_path / "arm"
     arm.write_text("processor\t: 0\nFeatures\t: fp asimd fphp asimdhp\n")
-    assert support._cpu_flags.__wrapped__(str(x86)) & support._BF16_FLAGS
-    assert not support._cpu_flags.__wrapped__(str(x86)) & support._FP16_FLAGS
-    assert support._cpu_flags.__wrapped__(str(arm)) & support._FP16_FLAGS
-    assert not support._cpu_flags.__wrapped__(str(arm)) & support._BF16_FLAGS
-    assert support._cpu_flags.__wrapped__(str(tmp_path / "missing")) == frozenset()
+    assert support._read_flags(str(x86)) & support._BF16_FLAGS
+    assert not support._read_flags(str(x86)) & support._FP16_FLAGS
+    assert support._read_flags(str(arm)) & support._FP16_FLAGS
+    assert not support._read_flags(str(arm)) & support._BF16_FLAGS
+    assert support._read_flags(str(tmp_path / "missing")) == frozenset()

@@ -15,8 +15,6 @@ x86, "Features" on ARM); elsewhere, or when the file cannot be read, it is False
 """
 from __future__ import annotations
 
-import functools
-
 __all__ = ["is_bfloat16_supported", "is_float16_supported"]
 
 _BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
@@ -24,10 +22,18 @@ _FP16_FLAGS = frozenset({"avx512_fp16", "amx_fp16", "fphp", "asimdhp"})
 _OTHER_DEVICES = ("gpu", "xpu", "npu", "ipu", "mlu", "custom")
 
 
-@functools.lru_cache(maxsize=None)
+_flags_cache: dict[str, frozenset] = {}
+
+
 def _cpu_flags(path="/proc/cpuinfo"):
     """The feature flags of the first processor listed (all cores of a machine
-    share them), or an empty set."""
+    share them), or an empty set; read once per path."""
+    if path not in _flags_cache:
+        _flags_cache[path] = _read_flags(path)
+    return _flags_cache[path]
+
+
+def _read_flags(path):
     try:
         with open(path, encoding="utf-8", errors="replace") as f:
             for line in f:
