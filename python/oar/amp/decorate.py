@@ -118,7 +118,7 @@ def _retarget(opt, replaced, master_weight):
             g.params[i] = new
             g.masters[i] = (_float32_stand_in(old, new.name + "_fp32_master_0")
                             if master_weight else None)
-        g.cache = None
+        g.refresh()
     opt._multi_precision = master_weight
 
 

@@ -53,6 +53,14 @@ class _Group:
         self.cache = None  # (lr_factors, l2, l1, decay), recomputed when a setting changes
         # float32 master weight of each low-precision parameter (multi_precision), or None
         self.masters = [None] * len(params)
+        self.refresh()
+
+    def refresh(self):
+        """Recompute what depends on the parameter list (after it is edited, as
+        oar.amp.decorate does): a tensor's dtype never changes in place, so whether
+        the group holds low-precision parameters is known without a per-step scan."""
+        self.has_low = any(_is_low(p) for p in self.params)
+        self.cache = None
 
 
 _LOW_PRECISION = ("bfloat16", "float16")
@@ -222,7 +230,7 @@ class Optimizer:
         """What the fused update runs on: the parameters themselves, except that a
         low-precision one is replaced by a float32 tensor (its master weight, or a
         fresh copy without multi_precision) carrying its gradient cast to float32."""
-        if not any(_is_low(p) for p in group.params):
+        if not group.has_low:
             return group.params
         targets = []
         for i, p in enumerate(group.params):
