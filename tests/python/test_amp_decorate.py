@@ -158,6 +158,30 @@ def test_optimizer_state_dict_round_trip_with_master_weights():
         np.testing.assert_array_equal(a.numpy(), b.numpy())
 
 
+def test_optimizer_multi_precision_without_decorate():
+    lin = oar.nn.Linear(4, 3)
+    lin.weight.set_value(np.ones((4, 3), np.float32))
+    lin.bfloat16()  # built after the cast: the master starts from the bfloat16 value
+    opt = oar.optimizer.SGD(1e-4, parameters=lin.parameters(), multi_precision=True)
+    x = oar.ones([1, 4]).astype("bfloat16")
+    for _ in range(30):
+        lin(x).sum().backward()
+        opt.step()
+        opt.clear_grad()
+    master = opt.state_dict()["master_weights"][lin.weight.name].numpy()
+    np.testing.assert_allclose(master, 1.0 - 30 * 1e-4, rtol=1e-5)
+    plain = oar.nn.Linear(4, 3)
+    plain.weight.set_value(np.ones((4, 3), np.float32))
+    plain.bfloat16()
+    opt2 = oar.optimizer.SGD(1e-4, parameters=plain.parameters())  # no master weights
+    for _ in range(30):
+        plain(x).sum().backward()
+        opt2.step()
+        opt2.clear_grad()
+    assert "master_weights" not in opt2.state_dict()
+    np.testing.assert_array_equal(_f32(plain.weight), np.ones((4, 3), np.float32))
+
+
 def test_master_weight_false_keeps_no_masters():
     lin = oar.nn.Linear(2, 2)
     opt = oar.optimizer.Momentum(0.1, parameters=lin.parameters())
