@@ -5,6 +5,16 @@ Each step is one C++ call per parameter group: it reads every parameter's
 gradient, updates parameter and state in place, and advances the per-parameter
 step counters (the t of the bias corrections), with no Python loop over
 parameters and no temporary tensor.
+
+Low-precision parameters (bfloat16/float16, what oar.amp.decorate(level="O2")
+makes) are updated through float32 stand-ins, because the fused update works in
+float32/float64 only and because an update smaller than half a bfloat16 ulp
+would otherwise vanish: the gradient is cast to float32, the update runs on a
+float32 copy of the parameter, and the result is cast back. With
+multi_precision (Paddle's name; decorate's master_weight) the float32 copy is
+kept across steps -- the master weight -- so small updates accumulate in it;
+without, the copy is made from the low-precision value at every step. The
+states of such parameters (moments, ...) are float32 either way.
 """
 from __future__ import annotations
 
@@ -41,6 +51,37 @@ class _Group:
         self.states = [[] for _ in params]
         self.steps = _C.full([len(params)], 0, "int64")
         self.cache = None  # (lr_factors, l2, l1, decay), recomputed when a setting changes
+        # float32 master weight of each low-precision parameter (multi_precision), or None
+        self.masters = [None] * len(params)
+        self.refresh()
+
+    def refresh(self):
+        """Recompute what depends on the parameter list (after it is edited, as
+        oar.amp.decorate does): a tensor's dtype never changes in place, so whether
+        the group holds low-precision parameters is known without a per-step scan."""
+        self.has_low = any(_is_low(p) for p in self.params)
+        self.cache = None
+
+
+_LOW_PRECISION = ("bfloat16", "float16")
+
+
+def _is_low(p):
+    return p.dtype.name in _LOW_PRECISION
+
+
+def _state_dtype(p):
+    """The dtype of a parameter's optimizer state: float32 for bfloat16/float16
+    parameters (their update runs in float32), the parameter's own otherwise."""
+    return "float32" if _is_low(p) else p.dtype
+
+
+def _float32_stand_in(p, name):
+    """A float32 Parameter with p's value and clipping attribute (the clip reads
+    need_clip), detached from any graph."""
+    from ..framework.param import Parameter
+    return Parameter(_C.cast(p.detach(), "float32"), name=name,
+                     need_clip=getattr(p, "need_clip", True))
 
 
 class Optimizer:
@@ -78,6 +119,9 @@ class Optimizer:
             raise TypeError(f"{who}: argument 'grad_clip' must be ClipGradByGlobalNorm, "
                             f"ClipGradByNorm or ClipGradByValue, got {type(grad_clip).__name__}")
         self._grad_clip = grad_clip
+        # keep float32 master weights of low-precision parameters (subclasses taking
+        # Paddle's multi_precision argument set it; oar.amp.decorate turns it on)
+        self._multi_precision = False
         params = list(parameters)
         if not params:
             raise ValueError(f"{who}: argument 'parameters' is empty")
@@ -166,7 +210,7 @@ class Optimizer:
                 group.states[i] = [self._init_state(group, k, p) for k in range(n)]
 
     def _init_state(self, group, k, p):
-        return _C.full(list(p.shape), 0.0, p.dtype)
+        return _C.full(list(p.shape), 0.0, _state_dtype(p))
 
     def _state_count(self, group):
         return len(self._state_names)
@@ -174,19 +218,53 @@ class Optimizer:
     def _hyper(self, group):
         return {}
 
+    def _master(self, group, i):
+        """The float32 master weight of group.params[i] (created from its value)."""
+        m = group.masters[i]
+        if m is None:
+            p = group.params[i]
+            m = group.masters[i] = _float32_stand_in(p, p.name + "_fp32_master_0")
+        return m
+
+    def _update_targets(self, group):
+        """What the fused update runs on: the parameters themselves, except that a
+        low-precision one is replaced by a float32 tensor (its master weight, or a
+        fresh copy without multi_precision) carrying its gradient cast to float32."""
+        if not group.has_low:
+            return group.params
+        targets = []
+        for i, p in enumerate(group.params):
+            if not _is_low(p):
+                targets.append(p)
+                continue
+            w = self._master(group, i) if self._multi_precision else _float32_stand_in(p, p.name)
+            w.grad = None if p.grad is None else _C.cast(p.grad, "float32")
+            targets.append(w)
+        return targets
+
     @no_grad()
     def step(self):
         """Apply one update to every parameter that has a gradient."""
+        from ..framework.param import _set_value
+        targets = [self._update_targets(g) for g in self._groups]
         if self._grad_clip is not None:
-            self._grad_clip._clip(self._parameter_list)
+            # clip what the update reads (the float32 gradients of low-precision ones)
+            self._grad_clip._clip([t for ts in targets for t in ts])
         lr = self.get_lr()
-        for g in self._groups:
+        for g, ts in zip(self._groups, targets):
             self._ensure_states(g)
             if g.cache is None:
                 g.cache = self._per_param(g)
             factors, l2, l1, decay = g.cache
-            _C._optimizer_step(self._rule, g.params, g.states, lr, g.steps, factors, l2, l1,
+            _C._optimizer_step(self._rule, ts, g.states, lr, g.steps, factors, l2, l1,
                                decay, **self._hyper(g))
+            if ts is g.params:
+                continue
+            for p, t in zip(g.params, ts):
+                if t is not p:
+                    if p.grad is not None:
+                        _set_value(p, t)  # cast back to the parameter's dtype
+                    t.grad = None  # the float32 gradient copy is not kept between steps
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Paddle's dygraph minimize: apply the gradients that loss.backward() stored
@@ -221,6 +299,10 @@ class Optimizer:
                 for k, beta in self._pow_names(g):
                     out[f"{p.name}_{k}_0"] = _C.full([1], beta ** int(steps[i]), "float32")
                 out[f"{p.name}_step_0"] = _C.full([1], int(steps[i]), "int64")
+        masters = {p.name: m for g in self._groups for p, m in zip(g.params, g.masters)
+                   if m is not None}
+        if masters:
+            out["master_weights"] = masters
         if self._lr_scheduler is not None:
             out["LR_Scheduler"] = self._lr_scheduler.state_dict()
         return out
@@ -273,6 +355,25 @@ class Optimizer:
                             pw = _as_float(state_dict[f"{pname}_{k}_0"])
                             steps[i] = int(round(math.log(pw) / math.log(beta))) if pw > 0 else 0
             _set_value(g.steps, steps)
+        self._load_master_weights(state_dict.get("master_weights"), rename)
+
+    def _load_master_weights(self, saved, rename):
+        """Master weights by parameter name (by position when none of the names is
+        there, as for the accumulators); ignored unless multi_precision is on."""
+        if not saved or not self._multi_precision:
+            return
+        from ..framework.param import _set_value
+        if not isinstance(saved, dict):
+            raise TypeError(f"{type(self).__name__}.set_state_dict: 'master_weights' must be a "
+                            f"dict {{parameter name: Tensor}}, got {type(saved).__name__}")
+        low = [(g, i, p) for g in self._groups for i, p in enumerate(g.params) if _is_low(p)]
+        if not rename and low and not any(p.name in saved for _, _, p in low) \
+                and len(saved) == len(low):
+            rename = {p.name: n for (_, _, p), n in zip(low, saved)}
+        for g, i, p in low:
+            key = rename.get(p.name, p.name)
+            if key in saved:
+                _set_value(self._master(g, i), saved[key])
 
 
 def _saved_prefixes(keys, suffixes):
@@ -302,6 +403,7 @@ class SGD(Optimizer):
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
                  multi_precision=False, name=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._multi_precision = bool(multi_precision)
 
 
 class Momentum(Optimizer):
@@ -320,6 +422,7 @@ class Momentum(Optimizer):
             raise ValueError("Momentum: argument 'rescale_grad' other than 1.0 is not supported; "
                              "scale the loss instead")
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._multi_precision = bool(multi_precision)
 
     def _hyper(self, group):
         return {"momentum": float(self._setting(group, "momentum")),
@@ -342,6 +445,7 @@ class Adam(Optimizer):
         self._epsilon = _check_number(who, "epsilon", epsilon, 0.0)
         self._amsgrad = bool(amsgrad)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._multi_precision = bool(multi_precision)
 
     def _state_count(self, group):
         return 3 if self._amsgrad else 2
@@ -424,7 +528,7 @@ class Adagrad(Optimizer):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _init_state(self, group, k, p):
-        return _C.full(list(p.shape), self._initial, p.dtype)
+        return _C.full(list(p.shape), self._initial, _state_dtype(p))
 
     def _hyper(self, group):
         return {"epsilon": float(self._setting(group, "epsilon"))}
@@ -473,6 +577,7 @@ class Lamb(Optimizer):
                                                 lamb_weight_decay, 0.0)
         self._exclude = exclude_from_weight_decay_fn
         super().__init__(learning_rate, parameters, None, grad_clip, name)
+        self._multi_precision = bool(multi_precision)
 
     def _per_param(self, group):
         factors, l2, l1, decay = super()._per_param(group)

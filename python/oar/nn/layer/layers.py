@@ -122,6 +122,17 @@ class Layer:
         self._forward_pre_hooks[h._id] = hook
         return h
 
+    def register_state_dict_hook(self, hook):
+        """hook(state_dict) runs on what state_dict() returns (with use_hook=True); a
+        non-None result replaces it. Returns a handle whose remove() unregisters it."""
+        hooks = self.__dict__.get("_state_dict_hooks")
+        if hooks is None:
+            hooks = collections.OrderedDict()
+            object.__setattr__(self, "_state_dict_hooks", hooks)
+        h = HookRemoveHelper(hooks)
+        hooks[h._id] = hook
+        return h
+
     def register_forward_post_hook(self, hook):
         """hook(layer, inputs, outputs) runs after forward; a non-None result replaces
         the outputs. Returns a handle whose remove() unregisters it."""
@@ -336,6 +347,11 @@ class Layer:
             for name, b in layer._buffers.items():
                 if b is not None and name not in layer._non_persistable_buffer_names_set:
                     dest[pre + name] = b
+        if use_hook:
+            for hook in list(self.__dict__.get("_state_dict_hooks", {}).values()):
+                r = hook(dest)
+                if r is not None:
+                    dest = r
         return dest
 
     def set_state_dict(self, state_dict, use_structured_name=True):

@@ -1,0 +1,81 @@
+"""oar.amp.is_bfloat16_supported / is_float16_supported (Paddle's names): does this
+CPU do bfloat16 / float16 arithmetic natively?
+
+oar runs every bfloat16/float16 op on any CPU -- the kernels convert to float32
+and back -- so False does not mean "fails", it means "no faster than float32,
+only smaller". True means the processor has instructions that compute on the
+16-bit format itself:
+
+    bfloat16: x86 avx512_bf16 or amx_bf16; aarch64 bf16
+    float16:  x86 avx512_fp16 or amx_fp16; aarch64 fphp/asimdhp (half-precision
+              scalar/vector arithmetic)
+
+The answer comes from the feature flags Linux lists in /proc/cpuinfo ("flags" on
+x86, "Features" on ARM); elsewhere, or when the file cannot be read, it is False.
+"""
+from __future__ import annotations
+
+__all__ = ["is_bfloat16_supported", "is_float16_supported"]
+
+_BF16_FLAGS = frozenset({"avx512_bf16", "amx_bf16", "bf16"})
+_FP16_FLAGS = frozenset({"avx512_fp16", "amx_fp16", "fphp", "asimdhp"})
+_OTHER_DEVICES = ("gpu", "xpu", "npu", "ipu", "mlu", "custom")
+
+
+_flags_cache: dict[str, frozenset] = {}
+
+
+def _cpu_flags(path="/proc/cpuinfo"):
+    """The feature flags of the first processor listed (all cores of a machine
+    share them), or an empty set; read once per path."""
+    if path not in _flags_cache:
+        _flags_cache[path] = _read_flags(path)
+    return _flags_cache[path]
+
+
+def _read_flags(path):
+    try:
+        with open(path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                key, sep, value = line.partition(":")
+                if sep and key.strip().lower() in ("flags", "features"):
+                    return frozenset(value.split())
+    except OSError:
+        pass
+    return frozenset()
+
+
+def _is_cpu(who, device):
+    """True for the CPU (None, "cpu", a CPU place), False for another device kind
+    (oar has none, so nothing is supported there)."""
+    if device is None:
+        return True
+    if not isinstance(device, str):
+        name = str(device).lower()  # a Place prints as "Place(cpu)"
+        if "cpu" in name:
+            return True
+        raise TypeError(f"{who}: argument 'device' must be None, a device string such as "
+                        f"'cpu', or a Place; got {type(device).__name__}")
+    kind = device.lower().split(":")[0]
+    if kind == "cpu":
+        return True
+    if kind in _OTHER_DEVICES:
+        return False
+    raise ValueError(f"{who}: argument 'device' must name a device ('cpu', 'gpu:0', ...), "
+                     f"got {device!r}")
+
+
+def is_bfloat16_supported(device=None):
+    """Whether the CPU computes in bfloat16 natively (see the module note; oar runs
+    bfloat16 without it, converting). Other device kinds: False."""
+    if not _is_cpu("is_bfloat16_supported", device):
+        return False
+    return bool(_cpu_flags() & _BF16_FLAGS)
+
+
+def is_float16_supported(device=None):
+    """Whether the CPU computes in float16 natively (see the module note; oar runs
+    float16 without it, converting). Other device kinds: False."""
+    if not _is_cpu("is_float16_supported", device):
+        return False
+    return bool(_cpu_flags() & _FP16_FLAGS)
