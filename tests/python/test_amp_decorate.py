@@ -313,3 +313,11 @@ def test_support_flag_parsing(tmp_path):
     assert support._read_flags(str(arm)) & support._FP16_FLAGS
     assert not support._read_flags(str(arm)) & support._BF16_FLAGS
     assert support._read_flags(str(tmp_path / "missing")) == frozenset()
+
+
+def test_defaults_are_o2_bfloat16():
+    # oar's defaults (the CPU's fast low dtype); Paddle's are O1 / float16.
+    net = oar.nn.Sequential(oar.nn.Linear(4, 4), oar.nn.LayerNorm(4))
+    opt = oar.optimizer.SGD(0.1, parameters=net.parameters())
+    net, opt = decorate(net, opt)
+    assert net[0].weight.dtype == oar.bfloat16 and net[1].weight.dtype == oar.float32

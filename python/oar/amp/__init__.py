@@ -1,4 +1,10 @@
-"""Mixed precision: auto_cast (docs/amp.md)."""
+"""Mixed precision on the CPU (docs/amp.md): auto_cast, decorate with float32
+master weights, GradScaler, and whether this CPU computes bfloat16/float16
+natively."""
 from .auto_cast import amp_guard, auto_cast
+from .decorate import decorate
+from .grad_scaler import AmpScaler, GradScaler, OptimizerState
+from .support import is_bfloat16_supported, is_float16_supported
 
-__all__ = ["auto_cast", "amp_guard"]
+__all__ = ["auto_cast", "amp_guard", "decorate", "GradScaler", "AmpScaler", "OptimizerState",
+           "is_bfloat16_supported", "is_float16_supported"]

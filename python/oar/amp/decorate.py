@@ -138,18 +138,18 @@ class _SaveDtypeHook:
                 state_dict[key] = c
 
 
-def decorate(models, optimizers=None, level="O1", dtype="float16", master_weight=None,
+def decorate(models, optimizers=None, level="O2", dtype="bfloat16", master_weight=None,
              save_dtype=None, master_grad=False, excluded_layers=None):
     """Prepare models (and their optimizers) for mixed-precision training.
 
     Args:
         models: a Layer or a list of Layers.
         optimizers: an oar.optimizer.Optimizer, a list of them, or None.
-        level: "O1" returns everything unchanged (auto_cast decides per op);
-            "O2" casts the models' floating parameters and buffers to dtype, except
-            BatchNorm*/LayerNorm/GroupNorm/InstanceNorm* layers and excluded_layers.
-        dtype: "float16" or "bfloat16" (Paddle's default is "float16"; on a CPU
-            bfloat16 is the usual choice, see is_bfloat16_supported).
+        level: "O2" (default here; Paddle's default is "O1") casts the models' floating parameters and buffers to dtype, except
+            BatchNorm*/LayerNorm/GroupNorm/InstanceNorm* layers and excluded_layers;
+            "O1" returns everything unchanged (auto_cast decides per op).
+        dtype: "bfloat16" (default here) or "float16" (Paddle's default, made for
+            GPUs; on a CPU bfloat16 is the fast one, see is_bfloat16_supported).
         master_weight: O2 only: whether the optimizers keep float32 master weights
             of the low-precision parameters (None means True). Their state_dict()
             then has a "master_weights" entry {parameter name: float32 Tensor}.
