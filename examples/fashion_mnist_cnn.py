@@ -86,6 +86,9 @@ def main():
     p.add_argument("--train-subset", type=int, default=0, help="train on the first N images")
     p.add_argument("--min-accuracy", type=float, default=0.91)
     p.add_argument("--verbose", type=int, default=1, help="1: progress bar, 2: lines")
+    p.add_argument("--amp", choices=["O0", "O1", "O2"], default="O0",
+                   help="mixed precision in bfloat16: O1 auto_cast, O2 also a bfloat16 model "
+                        "with float32 master weights (docs/amp.md)")
     args = p.parse_args()
 
     oar.seed(2026)
@@ -101,8 +104,9 @@ def main():
     sched = oar.optimizer.lr.OneCycleLR(args.lr, total_steps=args.epochs * steps_per_epoch + 1)
     model = oar.Model(net, inputs=[oar.static.InputSpec([None, 1, 28, 28], "float32", "image")],
                       labels=[oar.static.InputSpec([None, 1], "int64", "label")])
+    amp = None if args.amp == "O0" else args.amp
     model.prepare(oar.optimizer.AdamW(sched, parameters=net.parameters(), weight_decay=1e-4),
-                  nn.CrossEntropyLoss(), oar.metric.Accuracy())
+                  nn.CrossEntropyLoss(), oar.metric.Accuracy(), amp_configs=amp)
     oar.summary(net, (1, 1, 28, 28))
     curve = LossCurve()
     t0 = time.perf_counter()
@@ -119,7 +123,7 @@ def main():
     ckpt = os.path.join(args.out_dir, "cnn")
     model.save(ckpt)
     again = oar.Model(CNN())
-    again.prepare(loss=nn.CrossEntropyLoss(), metrics=oar.metric.Accuracy())
+    again.prepare(loss=nn.CrossEntropyLoss(), metrics=oar.metric.Accuracy(), amp_configs=amp)
     again.load(ckpt)
     acc2 = again.evaluate(test, batch_size=256, verbose=0)["acc"]
     print(f"reloaded {ckpt}.pdparams: test accuracy {acc2:.4f}", flush=True)

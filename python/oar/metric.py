@@ -9,7 +9,10 @@ __all__ = ["Metric", "Accuracy", "accuracy"]
 
 
 def _np(x):
-    return x.numpy() if isinstance(x, _C.Tensor) else np.asarray(x)
+    if isinstance(x, _C.Tensor):
+        # numpy has no bfloat16: Tensor.numpy() gives its bits as uint16 (as Paddle's).
+        return (x.astype("float32") if x.dtype.name == "bfloat16" else x).numpy()
+    return np.asarray(x)
 
 
 class Metric:

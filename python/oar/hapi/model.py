@@ -2,6 +2,7 @@
 save / load) over an oar.nn.Layer, and oar.summary."""
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 
@@ -35,6 +36,48 @@ def _scalar(t):
     return float(t.numpy().reshape(-1)[0]) if isinstance(t, Tensor) else float(t)
 
 
+class _AmpConfig:
+    """Paddle's Model.prepare(amp_configs=...): "O1"/"O2", or a dict with `level`,
+    `dtype` (oar's addition; default bfloat16, the CPU's fast low dtype),
+    `custom_white_list`, `custom_black_list` and GradScaler's arguments
+    (`init_loss_scaling`, `incr_ratio`, `decr_ratio`, `incr_every_n_steps`,
+    `decr_every_n_nan_or_inf`, `use_dynamic_loss_scaling`). Loss scaling is used
+    for float16 only: bfloat16 has float32's exponent range."""
+
+    _SCALER_KEYS = ("init_loss_scaling", "incr_ratio", "decr_ratio", "incr_every_n_steps",
+                    "decr_every_n_nan_or_inf", "use_dynamic_loss_scaling")
+    _KEYS = ("level", "dtype", "custom_white_list", "custom_black_list", "use_fp16_guard",
+             "use_promote") + _SCALER_KEYS
+
+    @classmethod
+    def parse(cls, configs):
+        if configs is None:
+            return None
+        if isinstance(configs, str):
+            configs = {"level": configs}
+        if not isinstance(configs, dict):
+            raise TypeError(f"Model.prepare: argument 'amp_configs' must be 'O1', 'O2' or a "
+                            f"dict, got {type(configs).__name__}")
+        unknown = sorted(set(configs) - set(cls._KEYS))
+        if unknown:
+            raise ValueError(f"Model.prepare: amp_configs has unknown keys {unknown}; known: "
+                             f"{list(cls._KEYS)}")
+        level = configs.get("level", "O1")
+        if level == "O0":
+            return None
+        if level not in ("O1", "O2"):
+            raise ValueError(f"Model.prepare: amp_configs['level'] must be 'O0', 'O1' or 'O2', "
+                             f"got {level!r}")
+        c = cls()
+        c.level, c.dtype = level, configs.get("dtype", "bfloat16")
+        c.white, c.black = configs.get("custom_white_list"), configs.get("custom_black_list")
+        c.scaler = None
+        if str(c.dtype).replace("oar.", "") == "float16":
+            from ..amp import GradScaler
+            c.scaler = GradScaler(**{k: configs[k] for k in cls._SCALER_KEYS if k in configs})
+        return c
+
+
 class Model:
     """Wraps a network for training and evaluation.
 
@@ -57,6 +100,7 @@ class Model:
         self._optimizer = None
         self._loss = None
         self._metrics = []
+        self._amp = None
         self.stop_training = False
 
     def _forward_arity(self):
@@ -69,7 +113,9 @@ class Model:
     # ---- setup ---------------------------------------------------------------------------
     def prepare(self, optimizer=None, loss=None, metrics=None, amp_configs=None):
         """Set the optimizer, the loss (a Layer or callable (outputs..., labels...) ->
-        loss) and the metrics (oar.metric.Metric instances)."""
+        loss) and the metrics (oar.metric.Metric instances). amp_configs: "O1" (the
+        forward and loss run under oar.amp.auto_cast), "O2" (also oar.amp.decorate:
+        a bfloat16 model with float32 master weights) or a dict (see _AmpConfig)."""
         if loss is not None and not callable(loss):
             raise TypeError(f"Model.prepare: argument 'loss' must be callable, got "
                             f"{type(loss).__name__}")
@@ -78,10 +124,22 @@ class Model:
             if not isinstance(m, Metric):
                 raise TypeError(f"Model.prepare: metrics must be oar.metric.Metric instances, "
                                 f"got {type(m).__name__}")
-        if amp_configs is not None:
-            raise ValueError("Model.prepare: amp_configs are not supported yet; use "
-                             "oar.amp directly")
+        self._amp = _AmpConfig.parse(amp_configs)
+        if self._amp is not None and self._amp.level == "O2":
+            from ..amp import decorate
+            if optimizer is None:
+                decorate(self.network, level="O2", dtype=self._amp.dtype)
+            else:
+                _, optimizer = decorate(self.network, optimizer, level="O2",
+                                        dtype=self._amp.dtype)
         self._optimizer, self._loss, self._metrics = optimizer, loss, metrics
+
+    def _auto_cast(self):
+        if self._amp is None:
+            return contextlib.nullcontext()
+        from ..amp import auto_cast
+        return auto_cast(level=self._amp.level, dtype=self._amp.dtype,
+                         custom_white_list=self._amp.white, custom_black_list=self._amp.black)
 
     def parameters(self, *args, **kwargs):
         return self.network.parameters(*args, **kwargs)
@@ -94,10 +152,11 @@ class Model:
     def _compute(self, inputs, labels, train):
         inputs = [_as_tensor(x) for x in _to_list(inputs)]
         labels = [_as_tensor(y) for y in _to_list(labels)]
-        outputs = _to_list(self.network(*inputs))
-        loss = None
-        if self._loss is not None and labels:
-            loss = self._loss(*outputs, *labels)
+        with self._auto_cast():
+            outputs = _to_list(self.network(*inputs))
+            loss = None
+            if self._loss is not None and labels:
+                loss = self._loss(*outputs, *labels)
         metric_values = []
         for m in self._metrics:
             metric_values.append(m.update(*_to_list(m.compute(*outputs, *labels))))
@@ -109,9 +168,14 @@ class Model:
             raise RuntimeError("Model.train_batch: call prepare(optimizer, loss) first")
         self.network.train()
         _, loss, metrics = self._compute(inputs, labels, True)
-        loss.backward()
+        scaler = self._amp.scaler if self._amp is not None else None
+        scaled = scaler.scale(loss) if scaler is not None else loss
+        scaled.backward()
         if update:
-            self._optimizer.step()
+            if scaler is not None:
+                scaler.minimize(self._optimizer, scaled)
+            else:
+                self._optimizer.step()
             self._optimizer.clear_grad()
         losses = [_scalar(loss)]
         return (losses, metrics) if metrics else losses
