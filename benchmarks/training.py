@@ -28,6 +28,9 @@ WORKER = r'''
 import json, statistics, sys, time
 import numpy as np
 fw, model, steps = sys.argv[1], sys.argv[2], int(sys.argv[3])
+# f32; O1: bfloat16 auto-cast of forward and loss (torch.autocast on the CPU);
+# O2: oar.amp.decorate (bfloat16 weights, float32 master weights) + auto_cast O2.
+mode = sys.argv[4] if len(sys.argv) > 4 else "f32"
 rng = np.random.default_rng(0)
 if model == "mlp":
     B = 128
@@ -52,8 +55,14 @@ if fw == "torch":
     opt = torch.optim.Adam(net.parameters(), 1e-3)
     x, y = torch.tensor(xs), torch.tensor(ys)
     loss_fn = nn.CrossEntropyLoss()
+    import contextlib
+    ctx = ((lambda: torch.autocast("cpu", dtype=torch.bfloat16)) if mode == "O1"
+           else contextlib.nullcontext)
+    if mode == "O2":
+        raise SystemExit("torch has no O2")
     def step():
-        loss = loss_fn(net(x), y)
+        with ctx():
+            loss = loss_fn(net(x), y)
         loss.backward()
         opt.step()
         opt.zero_grad()
@@ -74,8 +83,15 @@ else:
     opt = P.optimizer.Adam(1e-3, parameters=net.parameters())
     x, y = P.to_tensor(xs), P.to_tensor(ys)
     loss_fn = nn.CrossEntropyLoss()
+    import contextlib
+    ctx = contextlib.nullcontext
+    if mode in ("O1", "O2"):
+        if mode == "O2":
+            net, opt = P.amp.decorate(net, opt, level="O2", dtype="bfloat16")
+        ctx = lambda: P.amp.auto_cast(level=mode, dtype="bfloat16")  # noqa: E731
     def step():
-        loss = loss_fn(net(x), y)
+        with ctx():
+            loss = loss_fn(net(x), y)
         loss.backward()
         opt.step()
         opt.clear_grad()
@@ -92,11 +108,11 @@ print(json.dumps({"median": statistics.median(times), "loss": float(loss)}))
 '''
 
 
-def run(python, fw, model, steps):
+def run(python, fw, model, steps, mode="f32"):
     env = dict(os.environ, OMP_NUM_THREADS="2")
     env.pop("OPENBLAS_CORETYPE", None)
     env.pop("OPENBLAS_L2_SIZE", None)
-    r = subprocess.run([python, "-c", WORKER, fw, model, str(steps)], capture_output=True,
+    r = subprocess.run([python, "-c", WORKER, fw, model, str(steps), mode], capture_output=True,
                        text=True, env=env, cwd="/tmp")
     if r.returncode != 0:
         return None, r.stderr.strip().splitlines()[-1] if r.stderr else "failed"
