@@ -91,19 +91,13 @@ def _unscale_and_check(params, inv_scale):
     """grad *= inv_scale for every parameter; returns True when some gradient holds
     an inf or NaN.
 
-    float32/float64 gradients go through the fused multi-tensor helpers: one pass
-    scales them all, one computes the L2 norm of them all, which is finite exactly
-    when every element is (the squares are summed in float64: a float32 value
-    cannot overflow it). That is two passes over the gradients; a single one
-    needs a fused C++ "scale and check" helper. Other dtypes (the bfloat16/float16
-    gradients of an O2 model) take one in-place scale and one isfinite reduction
-    per gradient.
+    float32/float64 gradients go through one fused multi-tensor pass that scales
+    each element and checks it (`_C._scale_grads`, src/oar/kernels/optim). Other
+    dtypes (the bfloat16/float16 gradients of an O2 model) take one in-place scale
+    and one isfinite reduction per gradient.
     """
     fused = [p for p in params if p.grad.dtype.name in ("float32", "float64")]
-    found_inf = False
-    if fused:
-        _C._scale_grads(fused, inv_scale)
-        found_inf = not math.isfinite(_C._grad_global_norm(fused))
+    found_inf = bool(_C._scale_grads(fused, inv_scale)) if fused else False
     for p in params:
         if p.grad.dtype.name in ("float32", "float64"):
             continue

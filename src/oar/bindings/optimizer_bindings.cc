@@ -103,9 +103,9 @@ PyObject* GradGlobalNorm(PyObject*, PyObject* params) {
 PyObject* ScaleGrads(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   OAR_PY_TRY
   if (nargs != 2) throw errors::InvalidArgument("_scale_grads(params, factor): 2 arguments");
-  optim::ScaleGrads(GetTensorListFromArgs("_scale_grads", "params", args[0], 0),
-                    CastPyArg2Double(args[1], "_scale_grads", "factor", 1, std::nullopt));
-  Py_RETURN_NONE;
+  return ToPyObject(
+      optim::ScaleGrads(GetTensorListFromArgs("_scale_grads", "params", args[0], 0),
+                        CastPyArg2Double(args[1], "_scale_grads", "factor", 1, std::nullopt)));
   OAR_PY_CATCH
 }
 

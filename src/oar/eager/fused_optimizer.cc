@@ -86,12 +86,12 @@ double GradGlobalNorm(const std::vector<Tensor>& params) {
   return std::sqrt(SquaredNorm(grads));
 }
 
-void ScaleGrads(const std::vector<Tensor>& params, double factor) {
+bool ScaleGrads(const std::vector<Tensor>& params, double factor) {
   std::vector<DenseTensor*> grads;
   for (const Tensor& p : params) {
     if (DenseTensor* g = GradOf(p)) grads.push_back(g);
   }
-  ScaleInPlace(grads, factor);
+  return ScaleInPlace(grads, factor);
 }
 
 }  // namespace oar::optim

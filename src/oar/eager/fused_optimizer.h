@@ -25,7 +25,8 @@ int64_t Step(Rule rule, const Hyper& hyper, double lr, const std::vector<Tensor>
 
 // sqrt(sum of squares) over the gradients of params (those that have one).
 double GradGlobalNorm(const std::vector<Tensor>& params);
-// grad *= factor for every parameter that has a gradient.
-void ScaleGrads(const std::vector<Tensor>& params, double factor);
+// grad *= factor for every parameter that has a gradient; true when a scaled
+// gradient has an inf or NaN (one pass: GradScaler's unscale_ and its check).
+bool ScaleGrads(const std::vector<Tensor>& params, double factor);
 
 }  // namespace oar::optim

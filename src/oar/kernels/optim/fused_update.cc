@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
+#include <type_traits>
 #include <vector>
 
 #include "oar/core/errors.h"
@@ -314,7 +316,25 @@ double SquaredNorm(std::span<const DenseTensor* const> tensors) {
   return total;
 }
 
-void ScaleInPlace(std::span<DenseTensor* const> tensors, double factor) {
+namespace {
+// Scales d[begin, end) in place and tells whether a result is inf or NaN: the
+// exponent bits are all ones exactly then, and an integer OR over them keeps
+// the loop vectorised (a float sum would be kept in order, hence scalar).
+template <typename T, typename Bits>
+bool ScaleRange(T* d, int64_t begin, int64_t end, T f) {
+  constexpr Bits kExp = std::is_same_v<T, float> ? Bits(0x7f800000u) : Bits(0x7ff0000000000000ull);
+  Bits bad = 0;
+  for (int64_t i = begin; i < end; ++i) {
+    d[i] *= f;
+    Bits b;
+    std::memcpy(&b, &d[i], sizeof b);
+    bad |= ((b & kExp) == kExp) ? Bits(1) : Bits(0);
+  }
+  return bad != 0;
+}
+}  // namespace
+
+bool ScaleInPlace(std::span<DenseTensor* const> tensors, double factor) {
   for (size_t i = 0; i < tensors.size(); ++i) {
     const DType dt = tensors[i]->dtype();
     if ((dt != DType::kFloat32 && dt != DType::kFloat64) || !tensors[i]->is_contiguous()) {
@@ -324,18 +344,21 @@ void ScaleInPlace(std::span<DenseTensor* const> tensors, double factor) {
     }
   }
   auto chunks = Chunks(tensors.size(), [&](size_t s) { return tensors[s]->numel(); });
-  ForChunks(chunks, [&](int64_t, const Chunk& c) {
+  std::vector<char> bad(chunks.size(), 0);  // one flag per chunk: no shared writes
+  ForChunks(chunks, [&](int64_t k, const Chunk& c) {
     DenseTensor* t = tensors[c.slot];
     if (t->dtype() == DType::kFloat32) {
-      float* d = t->data<float>();
-      const auto f = static_cast<float>(factor);
-      for (int64_t i = c.begin; i < c.end; ++i) d[i] *= f;
+      bad[k] =
+          ScaleRange<float, uint32_t>(t->data<float>(), c.begin, c.end, static_cast<float>(factor));
     } else {
-      double* d = t->data<double>();
-      for (int64_t i = c.begin; i < c.end; ++i) d[i] *= factor;
+      bad[k] = ScaleRange<double, uint64_t>(t->data<double>(), c.begin, c.end, factor);
     }
   });
   for (DenseTensor* t : tensors) t->bump_inplace_version();
+  for (char b : bad) {
+    if (b) return true;
+  }
+  return false;
 }
 
 }  // namespace oar::optim

@@ -53,7 +53,8 @@ void FusedUpdate(Rule rule, const Hyper& hyper, std::span<Slot> slots);
 
 // sum over tensors of sum(t*t), in float64, deterministic (fixed chunking).
 double SquaredNorm(std::span<const DenseTensor* const> tensors);
-// t *= factor for every tensor, in place.
-void ScaleInPlace(std::span<DenseTensor* const> tensors, double factor);
+// t *= factor for every tensor, in place; true when a result is inf or NaN
+// (GradScaler's unscale and its check in one pass).
+bool ScaleInPlace(std::span<DenseTensor* const> tensors, double factor);
 
 }  // namespace oar::optim
