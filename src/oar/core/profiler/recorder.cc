@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <deque>
 #include <mutex>
 #include <thread>
 
@@ -50,10 +51,10 @@ struct ThreadBuffer {
   uint32_t tid = 0;
   std::atomic<int> own_sessions{0};  // sessions this thread started
   std::atomic<bool> writing{false};
-  std::atomic<std::vector<Event>*> events{nullptr};
+  std::atomic<std::deque<Event>*> events{nullptr};
   std::atomic<bool> alive{true};
 
-  ThreadBuffer() : events(new std::vector<Event>()) {}  // owned: freed in the destructor
+  ThreadBuffer() : events(new std::deque<Event>()) {}  // owned: freed in the destructor
   ~ThreadBuffer() { delete events.load(); }
   ThreadBuffer(const ThreadBuffer&) = delete;
   ThreadBuffer& operator=(const ThreadBuffer&) = delete;
@@ -65,9 +66,9 @@ struct ThreadBuffer {
   }
 
   // Under the registry mutex only.
-  std::unique_ptr<std::vector<Event>> Drain() {
-    std::unique_ptr<std::vector<Event>> old(
-        events.exchange(new std::vector<Event>(), std::memory_order_seq_cst));
+  std::unique_ptr<std::deque<Event>> Drain() {
+    std::unique_ptr<std::deque<Event>> old(
+        events.exchange(new std::deque<Event>(), std::memory_order_seq_cst));
     while (writing.load(std::memory_order_seq_cst)) std::this_thread::yield();
     return old;
   }
