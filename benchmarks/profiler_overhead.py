@@ -10,8 +10,8 @@ chain (y = y * b) forward + backward, per op. Columns:
              and records nothing);
   on         a profiler records this thread (default options);
   on+shapes  record_shapes, profile_memory and with_flops.
-Each number is the best of R repeats of N calls (timeit), in ns per op; the
-ratio is to "off". A fresh profiler records each repeat, so its buffers start
+Each number is the best of R repeats of N calls (timeit; the modes interleaved
+within each repeat), in ns per op; the ratio is to "off". A fresh profiler records each repeat, so its buffers start
 empty. The lead compares "off" against a build without the profiler code.
 """
 import argparse
@@ -26,16 +26,24 @@ import oar  # noqa: E402
 from oar.profiler import Profiler  # noqa: E402
 
 
-def best_ns(fn, number, repeat, per, make_profiler=None):
-    times = []
+def once_ns(fn, number, per, make_profiler=None):
+    prof = make_profiler() if make_profiler else None
+    if prof:
+        prof.start()
+    t = timeit.timeit(fn, number=number)
+    if prof:
+        prof.stop()
+    return t / number / per * 1e9
+
+
+def best_ns(fn, number, repeat, per, modes):
+    """The best of `repeat` runs per mode, the modes interleaved within each
+    repeat so that drifts of the machine hit all of them alike."""
+    best = {m: float("inf") for m in modes}
     for _ in range(repeat):
-        prof = make_profiler() if make_profiler else None
-        if prof:
-            prof.start()
-        times.append(timeit.timeit(fn, number=number))
-        if prof:
-            prof.stop()
-    return min(times) / number / per * 1e9
+        for m, make in modes.items():
+            best[m] = min(best[m], once_ns(fn, number, per, make))
+    return best
 
 
 class OtherThread:
@@ -88,8 +96,9 @@ def main():
              ("100-op chain fwd+bwd, per op", chain, max(n // 100, 1), 100)]
     print(f"{'case':32s}" + "".join(f"{m:>12s}" for m in modes) + "   (ns per op; ratio to off)")
     for name, fn, number, per in cases:
-        fn()
-        ns = {m: best_ns(fn, number, r, per, make) for m, make in modes.items()}
+        for _ in range(3):  # warm up caches and the allocator
+            once_ns(fn, number, per)
+        ns = best_ns(fn, number, r, per, modes)
         print(f"{name:32s}" + "".join(f"{ns[m]:12.1f}" for m in modes))
         print(f"{'':32s}" + "".join(f"{ns[m] / ns['off']:11.2f}x" for m in modes))
 

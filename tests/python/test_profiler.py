@@ -360,3 +360,23 @@ def test_bad_arguments_raise_typed_errors():
         RecordEvent(3)
     with pytest.raises(TypeError, match=r"export_chrome_tracing\(\): argument 'dir_name'"):
         export_chrome_tracing(None)
+
+
+def test_profile_training_example(tmp_path, capsys, monkeypatch):
+    """examples/profile_training.py, whose output docs/profiler.md shows."""
+    import importlib.util
+    import os
+    import sys
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "examples", "profile_training.py")
+    spec = importlib.util.spec_from_file_location("profile_training", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    monkeypatch.setattr(sys, "argv", ["profile_training.py", "--steps", "4",
+                                      "--trace-dir", str(tmp_path / "log")])
+    mod.main()
+    out = capsys.readouterr().out
+    assert "in 3 profiled step(s)" in out and "ConvGradNode" in out and "Optimizer.step#Adam" in out
+    (trace,) = (tmp_path / "log").iterdir()
+    events = json.loads(trace.read_text())["traceEvents"]
+    assert [e["name"] for e in _spans(events, "ProfileStep")] == [
+        "ProfileStep#1", "ProfileStep#2", "ProfileStep#3"]
