@@ -2,6 +2,8 @@
 // nodes and user code; nesting; the Chrome trace; nothing recorded when off.
 #include <nlohmann/json.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -164,6 +166,38 @@ TEST(Profiler, OtherThreadsOnlyWhenAsked) {
   };
   EXPECT_EQ(run_in_thread({}), 0u);
   EXPECT_EQ(run_in_thread({.all_threads = true}), 1u);
+}
+
+// Threads record while profilers start and stop around them: the collector
+// drains buffers that are being appended to (Note [Profiler recording]).
+TEST(Profiler, ThreadsRecordWhileProfilersStartAndStop) {
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> workers;
+  for (int t = 0; t < 3; ++t) {
+    workers.emplace_back([&] {
+      Tensor x = Make({1, 2}, {2});
+      while (!stop.load()) {
+        RecordEvent span("work");
+        Tensor y = add(x, x);
+      }
+    });
+  }
+  size_t seen = 0;
+  for (int i = 0; i < 50; ++i) {
+    Profiler prof({.all_threads = true});
+    prof.Start();
+    std::this_thread::sleep_for(std::chrono::microseconds(200));
+    prof.Stop();
+    for (const Event& e : prof.events()) {
+      EXPECT_GE(e.start_ns, 0);
+      EXPECT_LE(e.start_ns, e.end_ns);
+    }
+    seen += OfKind(prof, EventKind::kOperator, "add").size();
+  }
+  stop.store(true);
+  for (auto& w : workers) w.join();
+  EXPECT_GT(seen, 0u);
+  EXPECT_FALSE(profiler::IsRecording());
 }
 
 TEST(Profiler, SummaryListsOpsAndErrors) {

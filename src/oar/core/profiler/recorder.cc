@@ -51,11 +51,13 @@ struct ThreadBuffer {
   uint32_t tid = 0;
   std::atomic<int> own_sessions{0};  // sessions this thread started
   std::atomic<bool> writing{false};
+  // Owned: a raw pointer because the collector swaps it atomically; Drain
+  // hands the old one to a unique_ptr, the destructor frees the last one.
   std::atomic<std::deque<Event>*> events{nullptr};
   std::atomic<bool> alive{true};
 
-  ThreadBuffer() : events(new std::deque<Event>()) {}  // owned: freed in the destructor
-  ~ThreadBuffer() { delete events.load(); }
+  ThreadBuffer() : events(std::make_unique<std::deque<Event>>().release()) {}
+  ~ThreadBuffer() { std::unique_ptr<std::deque<Event>> last(events.load()); }
   ThreadBuffer(const ThreadBuffer&) = delete;
   ThreadBuffer& operator=(const ThreadBuffer&) = delete;
 
@@ -67,8 +69,8 @@ struct ThreadBuffer {
 
   // Under the registry mutex only.
   std::unique_ptr<std::deque<Event>> Drain() {
-    std::unique_ptr<std::deque<Event>> old(
-        events.exchange(new std::deque<Event>(), std::memory_order_seq_cst));
+    std::unique_ptr<std::deque<Event>> old(events.exchange(
+        std::make_unique<std::deque<Event>>().release(), std::memory_order_seq_cst));
     while (writing.load(std::memory_order_seq_cst)) std::this_thread::yield();
     return old;
   }
@@ -93,20 +95,25 @@ struct Registry {
 };
 
 Registry& GetRegistry() {
-  static Registry* registry = new Registry();  // leaked: threads may record during exit
-  return *registry;
+  static Registry registry;
+  return registry;
 }
 
+OAR_HOT_TLS thread_local ThreadBuffer* tls_buffer = nullptr;
+OAR_HOT_TLS thread_local bool tls_exiting = false;  // set by ~ThreadBufferOwner
+
 // Marks the thread's buffer finished when the thread exits, so the registry
-// drops it once its events are collected.
+// drops it once its events are collected; the thread stops recording (a
+// later span in another thread-local's destructor is not recorded).
 struct ThreadBufferOwner {
   std::shared_ptr<ThreadBuffer> buffer;
   ~ThreadBufferOwner() {
     if (buffer) buffer->alive.store(false);
+    tls_buffer = nullptr;
+    tls_exiting = true;
   }
 };
 
-OAR_HOT_TLS thread_local ThreadBuffer* tls_buffer = nullptr;
 thread_local ThreadBufferOwner tls_owner;
 
 }  // namespace
@@ -127,6 +134,7 @@ ThreadBuffer& ThisThreadBuffer() {
 }
 
 bool ThisThreadIsRecorded() {
+  if (tls_exiting) return false;
   if (g_all_threads.load(std::memory_order_relaxed) > 0) return true;
   const ThreadBuffer* b = tls_buffer;
   return b && b->own_sessions.load(std::memory_order_relaxed) > 0;
@@ -144,6 +152,7 @@ bool WithFlops() { return detail::g_with_flops.load(std::memory_order_relaxed) >
 uint32_t ThisThreadId() { return ThisThreadBuffer().tid; }
 
 void Append(Event&& event) {
+  if (detail::tls_exiting) return;  // a span that began before the thread's buffer went away
   detail::ThreadBuffer& b = ThisThreadBuffer();
   event.tid = b.tid;
   b.Push(std::move(event));
