@@ -6,8 +6,11 @@
 // Every forward op, kernel call and grad node asks IsRecording(). With no
 // profiler running that is one relaxed load of a process-wide atomic and one
 // predictable branch: no clock read, no allocation, no thread-local access.
-// Only when some profiler records does the thread look at its own state (is a
-// profiler recording this thread, or one recording every thread?).
+// The span object on the stack adds a flag cleared at its start and tested
+// where it ends (and where a dygraph function asks for shapes or FLOPs), all
+// predictable. Only when some profiler records does the thread look at its
+// own state (is a profiler recording this thread, or one recording every
+// thread?).
 //
 // Note [Profiler recording]
 // Each thread appends finished events to its own buffer, registered once
