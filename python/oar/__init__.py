@@ -51,6 +51,7 @@ from .hapi import Model, summary  # noqa: F401
 from ._stats import (bernoulli, bincount, cummax, cummin, histogram, kthvalue,  # noqa: F401
                      median, mode, norm, randint_like, sort, topk, triu_indices, unique)
 from . import linalg  # noqa: F401
+from . import profiler  # noqa: F401
 from .autograd import grad  # noqa: F401
 
 Tensor = _C.Tensor
@@ -78,7 +79,7 @@ __all__ = sorted(set(_C._public_ops) | {
     "autograd", "nn", "set_flags", "get_flags", "memory_stats",
     # training (oar.nn layers, optimizers, data, checkpoints, the high-level API)
     "ParamAttr", "create_parameter", "load", "save", "io", "optimizer", "regularizer", "vision",
-    "callbacks", "metric", "static", "Model", "summary",
+    "callbacks", "metric", "static", "Model", "summary", "profiler",
     # shape manipulation and small linear algebra (_manipulation.py)
     "bmm", "broadcast_tensors", "broadcast_to", "chunk", "cross", "diag", "dot", "einsum",
     "expand_as", "kron", "meshgrid", "moveaxis", "outer", "repeat_interleave", "rot90", "tile",

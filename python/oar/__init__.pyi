@@ -13,6 +13,7 @@ from .hapi import Model as Model, summary as summary
 from .framework import ParamAttr as ParamAttr, create_parameter as create_parameter
 from .framework.io import load as load, save as save
 from . import linalg as linalg
+from . import profiler as profiler
 from ._dtype import CPUPlace as CPUPlace, Place as Place, bfloat16 as bfloat16
 from ._dtype import convert_dtype as convert_dtype, dtype as dtype, float16 as float16
 from ._dtype import float32 as float32, float64 as float64, int32 as int32, int64 as int64
@@ -918,6 +919,7 @@ __all__ = [
     "poisson",
     "pow",
     "prod",
+    "profiler",
     "put_along_axis",
     "put_along_axis_",
     "rand",

@@ -15,6 +15,8 @@
 #include "oar/core/flags.h"
 #include "oar/core/generator.h"
 #include "oar/core/layer_scope.h"
+#include "oar/core/profiler/profiler.h"
+#include "oar/core/profiler/record_event.h"
 #include "oar/core/tensor.h"
 #include "oar/eager/creation.h"
 #include "oar/eager/dygraph_functions.h"

@@ -263,7 +263,11 @@ def gen_api_function(op, inplace=False):
         L.append(f"    {op.infer_meta}({meta_args}, kernel_out);")
     L.append(f"    using kernel_signature = void (*)({', '.join(sig_types)});")
     L.append("    auto* kernel_fn = kernel_result.kernel.GetVariadicKernelFn<kernel_signature>();")
-    L.append(f"    (*kernel_fn)(dev_ctx, {kernel_args}, kernel_out);")
+    L.append("    {")
+    L.append(f'      profiler::RecordEvent kernel_event(profiler::StaticName("{fname} kernel"), '
+             "profiler::EventKind::kKernel);")
+    L.append(f"      (*kernel_fn)(dev_ctx, {kernel_args}, kernel_out);")
+    L.append("    }")
     if inplace:
         L.append(f"    {op.inplace}.bump_inplace_version();")
         L.append(f"    return {op.inplace};")
@@ -284,7 +288,8 @@ def gen_api(ops):
          "namespace oar::api {", ""]
     cc = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
           '#include "oar/api/api.h"', "", '#include "oar/api/api_base.h"', '#include "oar/core/memory.h"',
-          '#include "oar/kernels/infer_meta.h"', "", "namespace oar::api {", ""]
+          '#include "oar/core/profiler/record_event.h"', '#include "oar/kernels/infer_meta.h"', "",
+          "namespace oar::api {", ""]
     for op in ops:
         h.append(f"// {op.doc}")
         h.append(op.signature() + ";")
@@ -454,6 +459,31 @@ def gen_promotion(op, fname, inplace):
     return L
 
 
+# FLOPs of the ops the profiler counts with with_flops (src/oar/api/op_flops.h);
+# {out} is the output.
+FLOPS = {
+    "matmul": "api::MatmulFlops(x, transpose_x, {out})",
+    "linear": "api::LinearFlops(weight, {out})",
+    "conv": "api::ConvFlops(weight, {out})",
+}
+
+
+def gen_op_event(op, fname):
+    """The op's profiler span (Note [Profiler cost when off]): after the
+    promotion branch, so a promoted call is recorded once, by the inner call."""
+    L = [f'  profiler::RecordEvent op_event(profiler::StaticName("{fname}"), profiler::EventKind::kOperator);']
+    if op.inputs:
+        L.append(f"  if (op_event.wants_shapes()) [[unlikely]] "
+                 f"op_event.SetInputs({', '.join(a.name for a in op.inputs)});")
+    return L
+
+
+def gen_op_flops(op, out):
+    if op.name not in FLOPS:
+        return []
+    return [f"  if (op_event.wants_flops()) [[unlikely]] op_event.set_flops({FLOPS[op.name].format(out=out)});"]
+
+
 def gen_eager_function(op, inplace=False):
     fname = op.name + ("_" if inplace else "")
     api_call = f"api::{fname}({', '.join(a.name for a in op.args)})"
@@ -461,14 +491,17 @@ def gen_eager_function(op, inplace=False):
     L = [op.signature(fname, inplace, defaults=False) + " {"]
     L += gen_amp(op, fname, inplace)
     L += gen_promotion(op, fname, inplace)
+    L += gen_op_event(op, fname)
     if not diff:
         if inplace:
             L.append(f"  {api_call};")
             L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {op.inplace});')
+            L += gen_op_flops(op, op.inplace)
             L.append(f"  return {op.inplace};")
         else:
             L.append(f"  Tensor {op.out} = {api_call};")
             L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {op.out});')
+            L += gen_op_flops(op, op.out)
             L.append(f"  return {op.out};")
         L.append("}")
         return "\n".join(L)
@@ -498,7 +531,8 @@ def gen_eager_function(op, inplace=False):
              f"{P}EagerUtils::PassStopGradient(false, out_autograd_meta);",
              f"{P}EagerUtils::SetOutRankWithSlot(out_autograd_meta, 0);",
              f"{P}EagerUtils::SetHistory(out_autograd_meta, grad_node);",
-             f"{P}grad_node->SetGradInMeta({out}, 0);"]
+             f"{P}grad_node->SetGradInMeta({out}, 0);",
+             f"{P}op_event.set_sequence_nr(grad_node->sequence_nr());  // Note [Forward-backward flows]"]
         if op.view:
             R.append(f"{P}out_autograd_meta->SetIsView(true);")
         for n, is_out in saved:
@@ -517,6 +551,7 @@ def gen_eager_function(op, inplace=False):
         L.append("  }")
         L.append(f"  {api_call};")
         L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {out});')
+        L += gen_op_flops(op, out)
         L.append("  if (require_any_grad) {")
         L += link_output(4)
         L.append("  }")
@@ -524,6 +559,7 @@ def gen_eager_function(op, inplace=False):
     else:
         L.append(f"  Tensor {out} = {api_call};")
         L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {out});')
+        L += gen_op_flops(op, out)
         L.append(f"  if (require_any_grad && IsDifferentiableDType({out}.dtype())) {{")
         L += make_node(4)
         L += link_output(4)
@@ -541,7 +577,8 @@ def gen_eager(ops):
     cc = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
           '#include "oar/eager/dygraph_functions.h"', "", '#include "oar/api/api.h"',
           '#include "oar/api/nan_inf_check.h"', '#include "oar/autograd/eager_utils.h"',
-          '#include "oar/autograd/grad_mode.h"', '#include "oar/core/flags.h"',
+          '#include "oar/api/op_flops.h"', '#include "oar/autograd/grad_mode.h"',
+          '#include "oar/core/flags.h"', '#include "oar/core/profiler/record_event.h"',
           '#include "oar/eager/amp.h"', '#include "oar/eager/nodes.h"',
           '#include "oar/eager/promotion.h"', "",
           "namespace oar {", ""]

@@ -14,6 +14,7 @@ import collections
 import concurrent.futures
 import threading
 
+from ..profiler.utils import _iter_batches
 from .collate import default_collate_fn, default_convert_fn
 from .dataset import IterableDataset
 from .sampler import BatchSampler
@@ -137,6 +138,10 @@ class DataLoader:
         return iter(range(len(self.dataset)))
 
     def __iter__(self):
+        # Each wait for the next batch is a Dataloader span when profiled (oar.profiler).
+        return _iter_batches(self._batches())
+
+    def _batches(self):
         if self._iterable:
             source = self._iter_iterable()
             if self.num_workers == 0:

@@ -22,6 +22,7 @@ import math
 
 from .. import _C
 from .._grad_mode import no_grad
+from ..profiler.utils import _record_optimizer
 from ..regularizer import L1Decay, L2Decay
 from .lr import LRScheduler
 
@@ -243,6 +244,7 @@ class Optimizer:
         return targets
 
     @no_grad()
+    @_record_optimizer  # an Optimization span when profiled (oar.profiler)
     def step(self):
         """Apply one update to every parameter that has a gradient."""
         from ..framework.param import _set_value

@@ -16,6 +16,7 @@
 #include "oar/autograd/grad_tensor_holder.h"
 #include "oar/core/flags.h"
 #include "oar/core/memory.h"
+#include "oar/core/profiler/record_event.h"
 
 namespace oar {
 namespace {
@@ -243,6 +244,16 @@ class GraphTask {
 
   GradSlots RunNodeUnnamed(GradNodeBase* node, NodeState& st, GradSlots& grads) {
     std::lock_guard<std::mutex> node_lock(node->mutex());  // Note [Thread safety of grad nodes]
+    // The node's span: hooks and the node itself, after the lock was taken.
+    profiler::RecordEvent node_event(profiler::StaticName("GradNode"),
+                                     profiler::EventKind::kBackward);
+    if (profiler::Event* e = node_event.event()) [[unlikely]] {
+      e->name = nullptr;
+      e->dynamic_name = node->name();
+      // Note [Forward-backward flows]; accumulation nodes have no forward op.
+      if (!node->IsAccumulationNode()) e->sequence_nr = static_cast<int64_t>(node->sequence_nr());
+      e->layer_path = node->layer_path();
+    }
     SetGradModeGuard grad_mode(create_graph_);
     // Note [Auto-cast happens in the forward pass] (src/oar/eager/amp.h).
     std::optional<amp::AutoCastGuard> amp_off;

@@ -63,7 +63,8 @@ PyMODINIT_FUNC PyInit__C() {
       !AddFunctions(m, oar::py::g_op_functions) ||
       !AddFunctions(m, oar::py::g_autograd_functions) ||
       !AddFunctions(m, oar::py::g_buffer_functions) ||
-      !AddFunctions(m, oar::py::g_optimizer_functions) || !AddPublicOpNames(m)) {
+      !AddFunctions(m, oar::py::g_optimizer_functions) ||
+      !AddFunctions(m, oar::py::g_profiler_functions) || !AddPublicOpNames(m)) {
     Py_DECREF(m);
     return nullptr;
   }

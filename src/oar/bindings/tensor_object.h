@@ -33,5 +33,7 @@ extern PyMethodDef g_buffer_functions[];
 extern PyMethodDef g_amp_functions[];
 // oar._C._optimizer_step and the gradient-clipping helpers (optimizer_bindings.cc).
 extern PyMethodDef g_optimizer_functions[];
+// oar._C._profiler_*: profiler_bindings.cc.
+extern PyMethodDef g_profiler_functions[];
 
 }  // namespace oar::py
