@@ -1,0 +1,39 @@
+"""Fits the table of Note [Exact gelu from the normal tail] (vec_erf.h): on 32
+equal intervals of [0, 6.5], a degree-6 polynomial in (t - center) for
+Phi(-t) = erfc(t / sqrt 2) / 2, minimising the relative error (least squares at
+Chebyshev nodes, reweighted towards minimax). Prints the C++ table rows, one
+per coefficient (constant first), and the largest relative error (1.0e-7).
+
+    python3 tools/fit_gelu_table.py
+"""
+import mpmath as mp
+import numpy as np
+
+INTERVALS, END, DEGREE = 32, 6.5, 6
+
+
+def main():
+    mp.mp.dps = 30
+    w = END / INTERVALS
+    rows, worst = [], 0.0
+    for k in range(INTERVALS):
+        c = (k + 0.5) * w
+        t = c + (w / 2) * np.cos(np.pi * (np.arange(200) + 0.5) / 200)
+        f = np.array([float(mp.ncdf(-x)) for x in t])
+        m = np.stack([(t - c) ** j for j in range(DEGREE + 1)], 1)
+        weight = np.ones_like(t)
+        for _ in range(40):  # Lawson: weight by the error to approach minimax
+            s = np.sqrt(weight) / f
+            coef, *_ = np.linalg.lstsq(m * s[:, None], f * s, rcond=None)
+            err = np.abs(m @ coef / f - 1)
+            weight = weight * err / np.sum(weight * err)
+        worst = max(worst, err.max())
+        rows.append(coef.astype(np.float32))
+    rows = np.array(rows)
+    for j in range(DEGREE + 1):
+        print("    {" + ", ".join(f"{v:.9g}f" for v in rows[:, j]) + "},")
+    print(f"// largest relative error: {worst:.2g}")
+
+
+if __name__ == "__main__":
+    main()
