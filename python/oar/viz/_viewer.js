@@ -269,6 +269,10 @@
     for (i = 0; i < m; i++) idx.push(i);
     idx.sort(function (a, b) { return order[a] - order[b]; });
     idx.forEach(function (i) { layers[rank[i]].push(i); });
+    var gk = V.map(function (v) {
+      var g = v.group ? v.group : nodeGroup[v.node._i];
+      return g ? g.id : "";
+    });
     var pos = new Float64Array(m);
     function setPos(L) { for (var j = 0; j < L.length; j++) pos[L[j]] = j - (L.length - 1) / 2; }
     layers.forEach(setPos);
@@ -279,7 +283,11 @@
         if (!a.length) { bary[v] = pos[v]; return; }
         var s = 0; a.forEach(function (x) { s += pos[x]; }); bary[v] = s / a.length;
       });
-      L.sort(function (a, b) { return bary[a] - bary[b] || pos[a] - pos[b]; });
+      // Group first: a layer's nodes stay side by side in every rank, so its
+      // frame (a bounding box) does not take in another layer's nodes.
+      L.sort(function (a, b) {
+        return (gk[a] < gk[b] ? -1 : gk[a] > gk[b] ? 1 : 0) || bary[a] - bary[b] || pos[a] - pos[b];
+      });
       setPos(L);
     }
     for (var it = 0; it < 4; it++) {
