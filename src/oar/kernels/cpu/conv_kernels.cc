@@ -45,16 +45,19 @@ bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
 Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
             int64_t groups) {
   if (n == 0 || c_in == 0 || c_out == 0 || !OneDnnSupports(dtype, g)) return Algo::kGemm;
-  // bfloat16 always on oneDNN when it can: the GEMM engine would convert to
-  // float32 and back around a float32 pass.
-  if (dtype == DType::kBFloat16) return Algo::kOneDnn;
+  const bool few_taps = c_in / groups * g.kernel_size() < 32;
+  // bfloat16 (benchmarks/amp.py, docs/amp_kernels.md): oneDNN in bfloat16
+  // beats float32 GEMM around casts except for the data gradient of a
+  // few-taps layer (oneDNN's bfloat16 kernel for it took 2x the GEMM's time).
+  if (dtype == DType::kBFloat16) {
+    return few_taps && pass == Pass::kBackwardData ? Algo::kGemm : Algo::kOneDnn;
+  }
   bool pointwise = true;
   for (int d = 0; d < 3; ++d) {
     pointwise = pointwise && g.kernel[d] == 1 && g.stride[d] == 1 && g.pad_before[d] == 0 &&
                 g.pad_after[d] == 0;
   }
   if (pointwise) return Algo::kGemm;
-  const bool few_taps = c_in / groups * g.kernel_size() < 32;
   if (few_taps && pass != Pass::kForward) return Algo::kGemm;
   return Algo::kOneDnn;
 }
