@@ -33,13 +33,14 @@ memory::dims SafeStrides(const memory::dims& dims, memory::dims strides) {
   return strides;
 }
 
-// Whether oneDNN's optimised kernels can read t's matrices in place: one of
-// the two last dims has a unit stride, and no batch dim is an expanded
-// (stride 0) broadcast, which a memory descriptor cannot express.
+// Whether oneDNN's optimised kernels can read t in place: one of the two last
+// dims has a unit stride, and every dim longer than 1 a positive stride (a
+// memory descriptor cannot express a flipped view's negative stride or an
+// expanded view's zero stride).
 bool Readable(const DenseTensor& t) {
   const int64_t nd = t.ndim();
-  for (int64_t d = 0; d < nd - 2; ++d) {
-    if (t.dims()[d] > 1 && t.strides()[d] == 0) return false;
+  for (int64_t d = 0; d < nd; ++d) {
+    if (t.dims()[d] > 1 && t.strides()[d] <= 0) return false;
   }
   const int64_t r = t.dims()[nd - 2], c = t.dims()[nd - 1];
   const int64_t sr = t.strides()[nd - 2], sc = t.strides()[nd - 1];
@@ -106,20 +107,21 @@ void Matmul(const DenseTensor& x_in, bool tx, const DenseTensor& y_in, bool ty,
   const DDim batch = BroadcastShape(DDim(x.dims().begin(), x.dims().end() - 2),
                                     DDim(y.dims().begin(), y.dims().end() - 2), "x", "y");
   const size_t rank = batch.size() + 2;
-  const memory::desc a = OperandDesc(x, tx, rank), b = OperandDesc(y, ty, rank);
-  memory::dims cd(batch.begin(), batch.end());
-  cd.push_back(a.dims()[rank - 2]);
-  cd.push_back(b.dims()[rank - 1]);
-  const memory::desc c(cd, DataType(out->dtype()), PlainStrides(cd));
-  DenseTensor bias;
-  memory::desc bd;
-  if (bias_in != nullptr) {
-    bias = funcs::Contiguous(*bias_in);
-    memory::dims bdims(rank, 1);
-    bdims.back() = cd.back();
-    bd = memory::desc(bdims, DataType(bias.dtype()), PlainStrides(bdims));
-  }
+  // Everything oneDNN may refuse inside the guard, which makes it an oar error.
   Guard("matmul", [&] {
+    const memory::desc a = OperandDesc(x, tx, rank), b = OperandDesc(y, ty, rank);
+    memory::dims cd(batch.begin(), batch.end());
+    cd.push_back(a.dims()[rank - 2]);
+    cd.push_back(b.dims()[rank - 1]);
+    const memory::desc c(cd, DataType(out->dtype()), PlainStrides(cd));
+    DenseTensor bias;
+    memory::desc bd;
+    if (bias_in != nullptr) {
+      bias = funcs::Contiguous(*bias_in);
+      memory::dims bdims(rank, 1);
+      bdims.back() = cd.back();
+      bd = memory::desc(bdims, DataType(bias.dtype()), PlainStrides(bdims));
+    }
     const auto pd = MakePd(a, b, bias_in != nullptr ? &bd : nullptr, c);
     const auto mem = [](const memory::desc& md, const DenseTensor& t) {
       // oneDNN never writes to an input; the cast only satisfies its signature.
