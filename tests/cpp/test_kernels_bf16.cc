@@ -59,15 +59,23 @@ struct Case {
 };
 
 TEST(Bf16, MatmulMatchesFloat32RoundedOnce) {
-  // 2-D, transposes, vectors, batched with broadcasts, sizes on both sides of
-  // the float32 kernel's small-product loop, and K large enough to round.
+  // 2-D, transposes, vectors, batched with broadcasts, and K large enough to
+  // round; most products above onednn::kMinMatmulWork (2^17 multiply-adds: the
+  // oneDNN path), a few below (converted to float32).
   const std::vector<Case> cases = {
-      {{64, 32}, {32, 16}, false, false},   {{64, 32}, {16, 32}, false, true},
-      {{32, 64}, {32, 16}, true, false},    {{32, 64}, {16, 32}, true, true},
-      {{3, 5}, {5, 4}, false, false},       {{7}, {7, 3}, false, false},
-      {{4, 7}, {7}, false, false},          {{9}, {9}, false, false},
-      {{5, 40, 24}, {24, 8}, false, false}, {{2, 1, 8, 5}, {3, 5, 7}, false, false},
-      {{3, 8, 5}, {3, 7, 5}, false, true},  {{100, 1000}, {1000, 60}, false, false},
+      {{128, 64}, {64, 32}, false, false},
+      {{128, 64}, {32, 64}, false, true},
+      {{64, 128}, {64, 32}, true, false},
+      {{64, 128}, {32, 64}, true, true},
+      {{3, 5}, {5, 4}, false, false},
+      {{7}, {7, 3}, false, false},
+      {{4, 7}, {7}, false, false},
+      {{1024}, {1024, 256}, false, false},
+      {{512, 1024}, {1024}, false, false},
+      {{5, 64, 48}, {48, 32}, false, false},
+      {{2, 1, 32, 40}, {3, 40, 48}, false, false},
+      {{3, 64, 40}, {3, 48, 40}, false, true},
+      {{100, 1000}, {1000, 60}, false, false},
   };
   for (const Case& c : cases) {
     SCOPED_TRACE(::testing::Message() << "x " << c.x.size() << "-D, y " << c.y.size()
@@ -83,30 +91,31 @@ TEST(Bf16, MatmulMatchesFloat32RoundedOnce) {
 }
 
 TEST(Bf16, MatmulOfViews) {
-  // Transposed, sliced (row stride larger than the row) and expanded operands.
-  const Tensor base = Bf16(Random(48 * 40, 3), {48, 40});
-  const Tensor w = Bf16(Random(40 * 24, 4), {40, 24});
-  const Tensor t = transpose(base, {1, 0});                    // [40, 48], column-major
-  const Tensor s = slice(base, {1}, {3}, {35});                // [48, 32], lda 40
-  const Tensor st = strided_slice(base, {1}, {0}, {40}, {2});  // [48, 20], no unit stride
-  const Tensor e = expand(slice(w, {0}, {0}, {1}), {5, 24});   // stride 0 rows
-  const Tensor w48 = Bf16(Random(48 * 24, 5), {48, 24});
-  ExpectBf16Close(matmul(t, w48), matmul(F32(t), F32(w48)), 48, 48.0);
-  const Tensor w32 = slice(w, {0}, {0}, {32});
-  ExpectBf16Close(matmul(s, w32), matmul(F32(s), F32(w32)), 32, 32.0);
-  const Tensor w20 = slice(w, {0}, {0}, {20});
-  ExpectBf16Close(matmul(st, w20), matmul(F32(st), F32(w20)), 20, 20.0);
-  ExpectBf16Close(matmul(e, w, false, true), matmul(F32(e), F32(w), false, true), 24, 24.0);
+  // Transposed, sliced (row stride larger than the row) and expanded operands,
+  // each product above onednn::kMinMatmulWork.
+  const Tensor base = Bf16(Random(96 * 80, 3), {96, 80});
+  const Tensor w = Bf16(Random(80 * 48, 4), {80, 48});
+  const Tensor t = transpose(base, {1, 0});                    // [80, 96], column-major
+  const Tensor s = slice(base, {1}, {3}, {67});                // [96, 64], lda 80
+  const Tensor st = strided_slice(base, {1}, {0}, {80}, {2});  // [96, 40], no unit stride
+  const Tensor e = expand(slice(w, {1}, {0}, {1}), {80, 64});  // stride 0 columns
+  const Tensor w96 = Bf16(Random(96 * 48, 5), {96, 48});
+  ExpectBf16Close(matmul(t, w96), matmul(F32(t), F32(w96)), 96, 96.0);
+  const Tensor w64 = slice(w, {0}, {0}, {64});
+  ExpectBf16Close(matmul(s, w64), matmul(F32(s), F32(w64)), 64, 64.0);
+  const Tensor w40 = slice(w, {0}, {0}, {40});
+  ExpectBf16Close(matmul(st, w40), matmul(F32(st), F32(w40)), 40, 40.0);
+  ExpectBf16Close(matmul(base, e), matmul(F32(base), F32(e)), 80, 80.0);
   // Negative strides (flip) and a row broadcast (stride 0), which a oneDNN
   // memory descriptor cannot express: copied first.
   const Tensor f = flip(base, {0, 1});
-  ExpectBf16Close(matmul(f, w), matmul(F32(f), F32(w)), 40, 40.0);
-  const Tensor rb = expand(slice(base, {0}, {0}, {1}), {6, 40});
-  ExpectBf16Close(linear(rb, w, reshape(slice(w, {0}, {0}, {1}), {24})),
-                  linear(F32(rb), F32(w), F32(reshape(slice(w, {0}, {0}, {1}), {24}))), 40, 41.0);
+  ExpectBf16Close(matmul(f, w), matmul(F32(f), F32(w)), 80, 80.0);
+  const Tensor rb = expand(slice(base, {0}, {0}, {1}), {40, 80});
+  const Tensor bias = reshape(slice(w, {0}, {0}, {1}), {48});
+  ExpectBf16Close(linear(rb, w, bias), linear(F32(rb), F32(w), F32(bias)), 80, 81.0);
   // A batch dim expanded from size 1 (stride 0) on one side.
-  const Tensor b = expand(reshape(slice(base, {0}, {0}, {8}), {1, 8, 40}), {3, 8, 40});
-  ExpectBf16Close(matmul(b, w), matmul(F32(b), F32(w)), 40, 40.0);
+  const Tensor b = expand(reshape(slice(base, {0}, {0}, {16}), {1, 16, 80}), {3, 16, 80});
+  ExpectBf16Close(matmul(b, w), matmul(F32(b), F32(w)), 80, 80.0);
 }
 
 TEST(Bf16, MatmulEmptyAndZeroK) {
@@ -125,40 +134,41 @@ TEST(Bf16, MatmulBadShapesKeepTheirErrors) {
 }
 
 TEST(Bf16, LinearMatchesFloat32RoundedOnce) {
-  const Tensor x = Bf16(Random(4 * 6 * 48, 7), {4, 6, 48});
-  const Tensor w = Bf16(Random(48 * 20, 8), {48, 20});
-  const Tensor b = Bf16(Random(20, 9), {20});
-  ExpectBf16Close(linear(x, w, b), linear(F32(x), F32(w), F32(b)), 48, 49.0);
-  const Tensor v = Bf16(Random(48, 10), {48});
-  ExpectBf16Close(linear(v, w, b), linear(F32(v), F32(w), F32(b)), 48, 49.0);
+  const Tensor x = Bf16(Random(4 * 16 * 64, 7), {4, 16, 64});
+  const Tensor w = Bf16(Random(64 * 48, 8), {64, 48});
+  const Tensor b = Bf16(Random(48, 9), {48});
+  ExpectBf16Close(linear(x, w, b), linear(F32(x), F32(w), F32(b)), 64, 65.0);
+  const Tensor v = Bf16(Random(64, 10), {64});  // small: the float32 path
+  ExpectBf16Close(linear(v, w, b), linear(F32(v), F32(w), F32(b)), 64, 65.0);
 }
 
 TEST(Bf16, MatmulGradientsRunInBf16) {
-  // d(sum(g * x@y))/dx = g @ y^T and /dy = x^T @ g: bfloat16 GEMMs themselves,
-  // against the float32 gradients of the same values.
+  // d(sum(g * x@y))/dx = g @ y^T and /dy = x^T @ g: bfloat16 GEMMs themselves
+  // (above onednn::kMinMatmulWork), against the float32 gradients of the same
+  // values.
   for (bool batched : {false, true}) {
     SCOPED_TRACE(batched ? "batched, y broadcast" : "2-D");
     const std::vector<int64_t> xs =
-        batched ? std::vector<int64_t>{3, 16, 40} : std::vector<int64_t>{16, 40};
-    const int64_t nx = batched ? 3 * 16 * 40 : 16 * 40;
-    const Tensor x = Bf16(Random(nx, 11), xs, true), y = Bf16(Random(40 * 12, 12), {40, 12}, true);
+        batched ? std::vector<int64_t>{3, 64, 80} : std::vector<int64_t>{64, 80};
+    const int64_t nx = batched ? 3 * 64 * 80 : 64 * 80;
+    const Tensor x = Bf16(Random(nx, 11), xs, true), y = Bf16(Random(80 * 48, 12), {80, 48}, true);
     Tensor x32 = F32(x).detach(), y32 = F32(y).detach();
     x32.set_stop_gradient(false);
     y32.set_stop_gradient(false);
     std::vector<int64_t> gs = xs;
-    gs.back() = 12;
-    const Tensor g = Bf16(Random(nx / 40 * 12, 13), gs);
+    gs.back() = 48;
+    const Tensor g = Bf16(Random(nx / 80 * 48, 13), gs);
     const auto d = Grad({matmul(x, y)}, {x, y}, {g});
     const auto d32 = Grad({matmul(x32, y32)}, {x32, y32}, {F32(g)});
-    ExpectBf16Close(d[0], d32[0], 12, 12.0);
+    ExpectBf16Close(d[0], d32[0], 48, 48.0);
     if (!batched) {
-      ExpectBf16Close(d[1], d32[1], 16, 16.0);
+      ExpectBf16Close(d[1], d32[1], 64, 64.0);
     } else {
       // dy sums the batches' products, each a bfloat16 GEMM rounded on its
       // own: the reference rounds them too, then sums in float32.
       const Tensor per_batch = matmul(F32(x), F32(g), true, false);
       const Tensor ref = sum(F32(cast(per_batch, DType::kBFloat16)), {0});
-      ExpectBf16Close(d[1], ref, 16, 16.0, 0.75);
+      ExpectBf16Close(d[1], ref, 64, 64.0, 0.75);
     }
   }
 }
@@ -166,8 +176,8 @@ TEST(Bf16, MatmulGradientsRunInBf16) {
 TEST(Bf16, Float16MatmulComputesInFloat32) {
   // oneDNN 2.6 has no float16 matmul on CPUs without AVX512-FP16: float16 runs
   // the float32 GEMM on the converted values and rounds once (bitwise that).
-  const Tensor x = Make(Random(64 * 48, 14), {64, 48}, DType::kFloat16);
-  const Tensor y = Make(Random(48 * 32, 15), {48, 32}, DType::kFloat16);
+  const Tensor x = Make(Random(128 * 64, 14), {128, 64}, DType::kFloat16);
+  const Tensor y = Make(Random(64 * 32, 15), {64, 32}, DType::kFloat16);
   const Tensor out = matmul(x, y);
   ASSERT_EQ(out.dtype(), DType::kFloat16);
   EXPECT_EQ(Values(out), Values(cast(matmul(F32(x), F32(y)), DType::kFloat16)));

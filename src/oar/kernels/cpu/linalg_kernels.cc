@@ -140,18 +140,21 @@ void MatmulKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor&
                   bool transpose_x, bool transpose_y, DenseTensor* out) {
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     MatmulImpl<T>(x, y, transpose_x, transpose_y, out);
-  } else if (onednn::HasFastMatmul(dtype_of_v<T>)) {
-    // bfloat16 (float16 where the CPU has it): oneDNN reads the operands in
-    // their dtype and accumulates in float32, rounding each output once.
-    DenseTensor xm = x, ym = y;
-    PromoteVectors(&xm, &ym, &transpose_x, &transpose_y);
-    out->AllocateFrom(x.place());
-    if (out->numel() == 0) return;
-    const int64_t K = transpose_x ? xm.dims()[xm.ndim() - 2] : xm.dims()[xm.ndim() - 1];
-    if (K == 0) return funcs::Fill(out, 0);
-    onednn::Matmul(xm, transpose_x, ym, transpose_y, nullptr, out);
   } else {
-    // Otherwise compute in float32, round once at the end.
+    const int64_t kx =
+        x.ndim() == 1 || !transpose_x ? x.dims()[x.ndim() - 1] : x.dims()[x.ndim() - 2];
+    if (out->numel() * kx >= onednn::kMinMatmulWork && onednn::HasFastMatmul(dtype_of_v<T>)) {
+      // bfloat16 (float16 where the CPU has it): oneDNN reads the operands in
+      // their dtype and accumulates in float32, rounding each output once.
+      DenseTensor xm = x, ym = y;
+      PromoteVectors(&xm, &ym, &transpose_x, &transpose_y);
+      out->AllocateFrom(x.place());
+      onednn::Matmul(xm, transpose_x, ym, transpose_y, nullptr, out);
+      return;
+    }
+    // Otherwise (and for small products, where oneDNN's per-call cost
+    // dominates) compute in float32, round once at the end: the same result
+    // up to the order of the float32 sums.
     const DenseTensor xf = funcs::CastTo(x, DType::kFloat32);
     const DenseTensor yf = funcs::CastTo(y, DType::kFloat32);
     DenseTensor of(DType::kFloat32, out->dims());

@@ -5,9 +5,18 @@
 // optimised implementation, and compute in float32 otherwise.
 #pragma once
 
+#include <cstdint>
+
 #include "oar/core/dense_tensor.h"
 
 namespace oar::onednn {
+
+// Products with fewer multiply-adds (batch * M * N * K) than this go to the
+// float32 path: oneDNN costs about 3 us per call more (primitive cache lookup,
+// memory objects, stream), which the bfloat16 GEMM wins back only from about
+// 56^3 (measured from Python, 2 threads: 48^3 took 4.3 us on oneDNN and 3.5 us
+// converted to float32; 64^3 5.2 and 6.7; docs/amp_kernels.md).
+inline constexpr int64_t kMinMatmulWork = int64_t{1} << 17;
 
 // Whether oneDNN has an optimised (non-reference) matmul for `dtype` on the CPU
 // running this process: bfloat16 on AVX-512 (native with avx512_bf16), float16

@@ -55,7 +55,8 @@ void LinearKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTens
     if (out->numel() == 0) return;
     LinearRows<T>(static_cast<const T*>(x.data()), static_cast<const T*>(w.data()),
                   static_cast<const T*>(b.data()), m, k, n, o);
-  } else if (k > 0 && onednn::HasFastMatmul(dtype_of_v<T>)) {
+  } else if (k > 0 && out->numel() * k >= onednn::kMinMatmulWork &&
+             onednn::HasFastMatmul(dtype_of_v<T>)) {
     // bfloat16 (float16 where the CPU has it) on oneDNN: x's leading dims are
     // batch dims weight broadcasts over, the bias is added in float32 before
     // the one rounding of each output.
