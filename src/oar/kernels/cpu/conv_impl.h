@@ -16,7 +16,9 @@ namespace oar::conv_engine {
 enum class Algo { kGemm, kOneDnn };
 enum class Pass { kForward, kBackwardData, kBackwardWeights };
 
-// Contiguous tensors of one dtype (float32 or float64; oneDNN: float32 only).
+// Contiguous tensors of one dtype (float32 or float64; oneDNN: float32, or
+// bfloat16 where OneDnnFastDtype says so, then with float32 accumulation and
+// dw in bfloat16 or float32).
 // `g` is the geometry of the forward convolution: in = x (or dx) spatial, out =
 // y (or dy) spatial.
 //   forward:          y [N, C_out, out] = conv(x [N, C_in, in], w [C_out, C_in/G, k])
@@ -29,7 +31,10 @@ void BackwardData(Algo algo, const DenseTensor& dy, const DenseTensor& w, const 
 void BackwardWeights(Algo algo, const DenseTensor& x, const DenseTensor& dy,
                      const WindowGeometry& g, int64_t groups, DenseTensor* dw);
 
-// Whether oneDNN can run this pass (float32, and its output-size formula
+// Whether oneDNN has optimised convolutions in `dtype` on the CPU running this
+// process (float32 always; bfloat16 on AVX-512 machines; never float16 or float64).
+bool OneDnnFastDtype(DType dtype);
+// Whether oneDNN can run this pass (OneDnnFastDtype, and its output-size formula
 // agrees with g: a conv_transpose output padding >= stride does not).
 bool OneDnnSupports(DType dtype, const WindowGeometry& g);
 // The engine the kernels use for a pass at this shape.

@@ -26,7 +26,7 @@ void OneDnnBackwardWeights(const DenseTensor&, const DenseTensor&, const WindowG
 }  // namespace detail
 
 bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
-  if (dtype != DType::kFloat32) return false;
+  if (!OneDnnFastDtype(dtype)) return false;
   for (int d = 0; d < 3; ++d) {
     const int64_t span = g.dilation[d] * (g.kernel[d] - 1) + 1;
     const int64_t padded = g.in[d] + g.pad_before[d] + g.pad_after[d];
@@ -45,13 +45,19 @@ bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
 Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
             int64_t groups) {
   if (n == 0 || c_in == 0 || c_out == 0 || !OneDnnSupports(dtype, g)) return Algo::kGemm;
+  const bool few_taps = c_in / groups * g.kernel_size() < 32;
+  // bfloat16 (benchmarks/amp.py, docs/amp_kernels.md): oneDNN in bfloat16
+  // beats float32 GEMM around casts except for the data gradient of a
+  // few-taps layer (oneDNN's bfloat16 kernel for it took 2x the GEMM's time).
+  if (dtype == DType::kBFloat16) {
+    return few_taps && pass == Pass::kBackwardData ? Algo::kGemm : Algo::kOneDnn;
+  }
   bool pointwise = true;
   for (int d = 0; d < 3; ++d) {
     pointwise = pointwise && g.kernel[d] == 1 && g.stride[d] == 1 && g.pad_before[d] == 0 &&
                 g.pad_after[d] == 0;
   }
   if (pointwise) return Algo::kGemm;
-  const bool few_taps = c_in / groups * g.kernel_size() < 32;
   if (few_taps && pass != Pass::kForward) return Algo::kGemm;
   return Algo::kOneDnn;
 }
@@ -76,20 +82,25 @@ void BackwardWeights(Algo algo, const DenseTensor& x, const DenseTensor& dy,
 
 namespace {
 
-// Runs `pass` on contiguous copies of a and b in the compute dtype (float16 and
-// bfloat16 compute in float32 and round once) and writes *out.
+// Runs `pass` on contiguous copies of a and b in the compute dtype and writes
+// *out. bfloat16 computes in its own dtype where oneDNN runs the pass (float32
+// accumulation inside); otherwise float16 and bfloat16 compute in float32 and
+// round once.
 template <typename T>
 void RunPass(conv_engine::Pass pass, const DenseTensor& a_in, const DenseTensor& b_in,
              const WindowGeometry& g, int64_t groups, int64_t n, int64_t c_in, int64_t c_out,
              DenseTensor* out) {
   out->AllocateFrom(a_in.place());
   if (out->numel() == 0) return;
-  constexpr bool kNative = std::is_same_v<T, float> || std::is_same_v<T, double>;
-  const DType compute = kNative ? dtype_of_v<T> : DType::kFloat32;
+  const bool native = std::is_same_v<T, float> || std::is_same_v<T, double> ||
+                      (a_in.numel() > 0 && b_in.numel() > 0 &&
+                       conv_engine::Choose(pass, dtype_of_v<T>, g, n, c_in, c_out, groups) ==
+                           conv_engine::Algo::kOneDnn);
+  const DType compute = native ? dtype_of_v<T> : DType::kFloat32;
   const DenseTensor a = funcs::Contiguous(funcs::CastTo(a_in, compute));
   const DenseTensor b = funcs::Contiguous(funcs::CastTo(b_in, compute));
   DenseTensor result = *out;
-  if (!kNative) {
+  if (!native) {
     result = DenseTensor(compute, out->dims());
     result.AllocateFrom(a_in.place());
   }
@@ -109,7 +120,7 @@ void RunPass(conv_engine::Pass pass, const DenseTensor& a_in, const DenseTensor&
         break;
     }
   }
-  if (!kNative) funcs::CopyInto(result, out);
+  if (!native) funcs::CopyInto(result, out);
 }
 
 }  // namespace

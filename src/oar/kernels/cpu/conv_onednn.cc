@@ -13,6 +13,7 @@
 
 #include "oar/core/errors.h"
 #include "oar/kernels/cpu/conv_impl.h"
+#include "oar/kernels/cpu/onednn_util.h"
 
 static_assert(DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP,
               "oar needs oneDNN's OpenMP runtime, so oneDNN shares oar's threads");
@@ -21,13 +22,9 @@ namespace oar::conv_engine {
 namespace {
 
 using dnnl::memory;
+using onednn::Engine;
+using onednn::Guard;
 using Tag = memory::format_tag;
-constexpr auto kF32 = memory::data_type::f32;
-
-const dnnl::engine& Engine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
-  return engine;
-}
 
 // The descriptors of one convolution: plain (user) layouts and `any`.
 struct Descs {
@@ -42,7 +39,12 @@ memory::dims PlainStrides(const memory::dims& dims) {
   return s;
 }
 
-Descs MakeDescs(int64_t n, int64_t c_in, int64_t c_out, const WindowGeometry& g, int64_t groups) {
+// The tensors' dtypes: float32, or bfloat16 (backward weights: bfloat16
+// inputs with a float32 or bfloat16 gradient).
+Descs MakeDescs(int64_t n, int64_t c_in, int64_t c_out, const WindowGeometry& g, int64_t groups,
+                DType src_dtype, DType wei_dtype, DType dst_dtype) {
+  const auto src_dt = onednn::DataType(src_dtype), wei_dt = onednn::DataType(wei_dtype),
+             dst_dt = onednn::DataType(dst_dtype);
   Descs d;
   d.src = {n, c_in};
   d.dst = {n, c_out};
@@ -60,12 +62,12 @@ Descs MakeDescs(int64_t n, int64_t c_in, int64_t c_out, const WindowGeometry& g,
     d.pad_l.push_back(g.pad_before[i]);
     d.pad_r.push_back(g.pad_after[i]);
   }
-  d.src_plain = memory::desc(d.src, kF32, PlainStrides(d.src));
-  d.wei_plain = memory::desc(d.wei, kF32, PlainStrides(d.wei));
-  d.dst_plain = memory::desc(d.dst, kF32, PlainStrides(d.dst));
-  d.src_any = memory::desc(d.src, kF32, Tag::any);
-  d.wei_any = memory::desc(d.wei, kF32, Tag::any);
-  d.dst_any = memory::desc(d.dst, kF32, Tag::any);
+  d.src_plain = memory::desc(d.src, src_dt, PlainStrides(d.src));
+  d.wei_plain = memory::desc(d.wei, wei_dt, PlainStrides(d.wei));
+  d.dst_plain = memory::desc(d.dst, dst_dt, PlainStrides(d.dst));
+  d.src_any = memory::desc(d.src, src_dt, Tag::any);
+  d.wei_any = memory::desc(d.wei, wei_dt, Tag::any);
+  d.dst_any = memory::desc(d.dst, dst_dt, Tag::any);
   return d;
 }
 
@@ -104,24 +106,39 @@ void RunInto(const dnnl::primitive& prim, std::unordered_map<int, memory> args, 
   s.wait();
 }
 
-// oneDNN reports its own failures as dnnl::error; the ops' callers expect oar errors.
-template <typename F>
-void Guard(const char* what, F f) {
-  try {
-    f();
-  } catch (const dnnl::error& e) {
-    throw errors::Fatal("oneDNN ", what, " failed: ", e.what());
-  }
-}
-
 }  // namespace
+
+bool OneDnnFastDtype(DType dtype) {
+  if (dtype == DType::kFloat32) return true;
+  if (dtype != DType::kBFloat16) return false;
+  // Probed once (a CPU does not change; immutable after the thread-safe
+  // initialisation): oneDNN's bfloat16 convolutions need AVX-512 and are native
+  // with avx512_bf16; elsewhere only its reference loops have them.
+  static const bool bf16 = [] {
+    try {
+      WindowGeometry g;
+      g.nd = 2;
+      for (int i = 1; i < 3; ++i) {
+        g.in[i] = g.out[i] = 8;
+        g.kernel[i] = 3;
+        g.pad_before[i] = g.pad_after[i] = 1;
+      }
+      const auto bf = DType::kBFloat16;
+      return onednn::IsOptimized(ForwardPd(MakeDescs(1, 16, 16, g, 1, bf, bf, bf)));
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return bf16;
+}
 
 namespace detail {
 
 void OneDnnForward(const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,
                    int64_t groups, DenseTensor* y) {
   Guard("convolution forward", [&] {
-    const Descs d = MakeDescs(x.dims()[0], x.dims()[1], w.dims()[0], g, groups);
+    const Descs d = MakeDescs(x.dims()[0], x.dims()[1], w.dims()[0], g, groups, x.dtype(),
+                              w.dtype(), y->dtype());
     const auto pd = ForwardPd(d);
     dnnl::stream s(Engine());
     const memory src = Input(pd.src_desc(), UserMemory(d.src_plain, x), s);
@@ -134,7 +151,8 @@ void OneDnnForward(const DenseTensor& x, const DenseTensor& w, const WindowGeome
 void OneDnnBackwardData(const DenseTensor& dy, const DenseTensor& w, const WindowGeometry& g,
                         int64_t groups, DenseTensor* dx) {
   Guard("convolution backward data", [&] {
-    const Descs d = MakeDescs(dx->dims()[0], dx->dims()[1], w.dims()[0], g, groups);
+    const Descs d = MakeDescs(dx->dims()[0], dx->dims()[1], w.dims()[0], g, groups, dx->dtype(),
+                              w.dtype(), dy.dtype());
     const auto fwd = ForwardPd(d);
     const dnnl::convolution_backward_data::primitive_desc pd(
         {dnnl::algorithm::convolution_direct, d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates,
@@ -152,8 +170,12 @@ void OneDnnBackwardData(const DenseTensor& dy, const DenseTensor& w, const Windo
 void OneDnnBackwardWeights(const DenseTensor& x, const DenseTensor& dy, const WindowGeometry& g,
                            int64_t groups, DenseTensor* dw) {
   Guard("convolution backward weights", [&] {
-    const Descs d = MakeDescs(x.dims()[0], x.dims()[1], dy.dims()[1], g, groups);
-    const auto fwd = ForwardPd(d);
+    const Descs d = MakeDescs(x.dims()[0], x.dims()[1], dy.dims()[1], g, groups, x.dtype(),
+                              dw->dtype(), dy.dtype());
+    // The forward hint has the inputs' dtype for its weights: oneDNN has no
+    // forward pass with bfloat16 data and float32 weights.
+    const auto fwd = ForwardPd(MakeDescs(x.dims()[0], x.dims()[1], dy.dims()[1], g, groups,
+                                         x.dtype(), x.dtype(), dy.dtype()));
     const dnnl::convolution_backward_weights::primitive_desc pd(
         {dnnl::algorithm::convolution_direct, d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates,
          d.pad_l, d.pad_r},

@@ -1,9 +1,11 @@
 // matmul: batched, broadcasting GEMM on a real BLAS (benchmarks/blas/ has the
 // measurement that picked it). Transposed views are passed to BLAS as
 // transpose flags instead of being copied; tiny products skip BLAS, whose
-// call overhead dwarfs a few multiply-adds.
+// call overhead dwarfs a few multiply-adds. bfloat16 runs on oneDNN
+// (matmul_onednn.h).
 #include <cblas.h>
 
+#include "oar/kernels/cpu/matmul_onednn.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/funcs/strided_loop.h"
 #include "oar/kernels/infer_meta.h"
@@ -31,6 +33,25 @@ MatArg PrepareMat(const DenseTensor& x, bool user_trans) {
   if ((sr == 1 || r == 1) && sc >= std::max<int64_t>(r, 1)) return {x, !user_trans, sc, true};
   DenseTensor cont = funcs::Contiguous(x);
   return {cont, user_trans, std::max<int64_t>(c, 1), false};
+}
+
+// 1-D operands become matrices: x as a row, y as a column (a vector's
+// transpose flag means nothing).
+void PromoteVectors(DenseTensor* x, DenseTensor* y, bool* transpose_x, bool* transpose_y) {
+  if (x->ndim() == 1) {
+    DenseTensorMeta m = x->meta();
+    m.dims.insert(m.dims.begin(), 1);
+    m.strides.insert(m.strides.begin(), m.dims[1] * std::max<int64_t>(m.strides[0], 1));
+    *x = DenseTensor(x->Holder(), m);
+    *transpose_x = false;
+  }
+  if (y->ndim() == 1) {
+    DenseTensorMeta m = y->meta();
+    m.dims.push_back(1);
+    m.strides.push_back(1);
+    *y = DenseTensor(y->Holder(), m);
+    *transpose_y = false;
+  }
 }
 
 template <typename T>
@@ -65,22 +86,7 @@ template <typename T>
 void MatmulImpl(const DenseTensor& x_in, const DenseTensor& y_in, bool transpose_x,
                 bool transpose_y, DenseTensor* out) {
   DenseTensor x = x_in, y = y_in;
-  // 1-D operands become matrices: x as a row, y as a column.
-  const bool x_vec = x.ndim() == 1, y_vec = y.ndim() == 1;
-  if (x_vec) {
-    DenseTensorMeta m = x.meta();
-    m.dims.insert(m.dims.begin(), 1);
-    m.strides.insert(m.strides.begin(), m.dims[1] * std::max<int64_t>(m.strides[0], 1));
-    x = DenseTensor(x.Holder(), m);
-    transpose_x = false;
-  }
-  if (y_vec) {
-    DenseTensorMeta m = y.meta();
-    m.dims.push_back(1);
-    m.strides.push_back(1);
-    y = DenseTensor(y.Holder(), m);
-    transpose_y = false;
-  }
+  PromoteVectors(&x, &y, &transpose_x, &transpose_y);
   T* o = static_cast<T*>(out->AllocateFrom(x_in.place()));
   if (out->numel() == 0) return;
   const int64_t xr = x.ndim(), yr = y.ndim();
@@ -135,7 +141,20 @@ void MatmulKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor&
   if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
     MatmulImpl<T>(x, y, transpose_x, transpose_y, out);
   } else {
-    // float16/bfloat16: compute in float32, round once at the end.
+    const int64_t kx =
+        x.ndim() == 1 || !transpose_x ? x.dims()[x.ndim() - 1] : x.dims()[x.ndim() - 2];
+    if (out->numel() * kx >= onednn::kMinMatmulWork && onednn::HasFastMatmul(dtype_of_v<T>)) {
+      // bfloat16 (float16 where the CPU has it): oneDNN reads the operands in
+      // their dtype and accumulates in float32, rounding each output once.
+      DenseTensor xm = x, ym = y;
+      PromoteVectors(&xm, &ym, &transpose_x, &transpose_y);
+      out->AllocateFrom(x.place());
+      onednn::Matmul(xm, transpose_x, ym, transpose_y, nullptr, out);
+      return;
+    }
+    // Otherwise (and for small products, where oneDNN's per-call cost
+    // dominates) compute in float32, round once at the end: the same result
+    // up to the order of the float32 sums.
     const DenseTensor xf = funcs::CastTo(x, DType::kFloat32);
     const DenseTensor yf = funcs::CastTo(y, DType::kFloat32);
     DenseTensor of(DType::kFloat32, out->dims());

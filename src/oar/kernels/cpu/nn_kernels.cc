@@ -4,6 +4,7 @@
 #include <type_traits>
 
 #include "oar/core/parallel.h"
+#include "oar/kernels/cpu/matmul_onednn.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
@@ -54,8 +55,23 @@ void LinearKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTens
     if (out->numel() == 0) return;
     LinearRows<T>(static_cast<const T*>(x.data()), static_cast<const T*>(w.data()),
                   static_cast<const T*>(b.data()), m, k, n, o);
+  } else if (k > 0 && out->numel() * k >= onednn::kMinMatmulWork &&
+             onednn::HasFastMatmul(dtype_of_v<T>)) {
+    // bfloat16 (float16 where the CPU has it) on oneDNN: x's leading dims are
+    // batch dims weight broadcasts over, the bias is added in float32 before
+    // the one rounding of each output.
+    out->AllocateFrom(x_in.place());
+    if (out->numel() == 0) return;
+    DenseTensor x = x_in;
+    if (x.ndim() == 1) {  // a single row
+      DenseTensorMeta m = x.meta();
+      m.dims.insert(m.dims.begin(), 1);
+      m.strides.insert(m.strides.begin(), k * std::max<int64_t>(m.strides[0], 1));
+      x = DenseTensor(x.Holder(), m);
+    }
+    onednn::Matmul(x, false, w_in, false, &b_in, out);
   } else {
-    // float16 / bfloat16: compute in float32, round once at the end.
+    // Otherwise compute in float32, round once at the end.
     const DenseTensor x = funcs::CastTo(funcs::Contiguous(x_in), DType::kFloat32),
                       w = funcs::CastTo(funcs::Contiguous(w_in), DType::kFloat32),
                       b = funcs::CastTo(funcs::Contiguous(b_in), DType::kFloat32);

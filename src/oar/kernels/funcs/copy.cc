@@ -71,7 +71,11 @@ void Fill(DenseTensor* t, const Scalar& value) {
     if (t->is_contiguous()) {
       const int64_t n = t->numel();
       ParallelFor(0, n, 1, [&](int64_t b, int64_t e) {
-        for (int64_t i = b; i < e; ++i) p[i] = v;
+        // A local copy: through the captured reference, every store to p
+        // might change v, and the float16/bfloat16 loop stayed scalar (a 1.6M
+        // element bfloat16 fill took 6x float32's time).
+        const T fill = v;
+        for (int64_t i = b; i < e; ++i) p[i] = fill;
       });
       return;
     }

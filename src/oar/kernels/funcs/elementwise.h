@@ -16,12 +16,15 @@
 
 namespace oar::funcs {
 
+// Always inlined, like the conversions they wrap (float16.h): in a file with
+// one instantiation per dtype pair (funcs/copy.cc) GCC ran out of inlining
+// budget and called Store<float16> once per element.
 template <typename T>
-inline compute_t<T> Load(const T& v) {
+[[gnu::always_inline]] inline compute_t<T> Load(const T& v) {
   return static_cast<compute_t<T>>(v);
 }
 template <typename T, typename V>
-inline T Store(V v) {
+[[gnu::always_inline]] inline T Store(V v) {
   return static_cast<T>(v);
 }
 

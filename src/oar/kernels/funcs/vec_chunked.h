@@ -51,8 +51,15 @@ void VecChunked(const std::array<const DenseTensor*, N>& in, DenseTensor* out, i
           continue;
         }
       }
-      for (int64_t i = 0; i < m; ++i)
-        bufs[k][i] = static_cast<C>(*reinterpret_cast<const T*>(p[k + 1] + i * s[k + 1]));
+      if (s[k + 1] == static_cast<int64_t>(sizeof(T))) {
+        // A typed loop with a unit stride the compiler vectorises (the byte
+        // stride below is a run-time value: one element per iteration).
+        const T* src = reinterpret_cast<const T*>(p[k + 1]);
+        for (int64_t i = 0; i < m; ++i) bufs[k][i] = static_cast<C>(src[i]);
+      } else {
+        for (int64_t i = 0; i < m; ++i)
+          bufs[k][i] = static_cast<C>(*reinterpret_cast<const T*>(p[k + 1] + i * s[k + 1]));
+      }
       x[k] = bufs[k];
     }
     body(x, y, m);

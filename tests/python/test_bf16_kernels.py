@@ -1,0 +1,185 @@
+"""bfloat16 kernels (docs/amp_kernels.md) against PyTorch on the same bfloat16 values.
+
+GEMM and convolution run in bfloat16 with float32 accumulation and round each
+output once, as PyTorch's CPU kernels do; the two libraries sum in different
+orders, so the tolerance is one bfloat16 ulp plus K float32 ulps of the sum of
+|products| (K the contracted length), and most elements agree exactly.
+Reductions accumulate in float32; elementwise ops compute in float32 and round.
+"""
+import numpy as np
+import pytest
+import torch
+
+import oar
+import oar.nn.functional as F
+
+RNG = np.random.default_rng(0)
+
+
+def pair(shape, grad=False):
+    """The same bfloat16 values as an oar and a torch tensor."""
+    t = torch.from_numpy(RNG.uniform(-1, 1, shape).astype("float32")).bfloat16()
+    o = oar.to_tensor(t.float().numpy()).astype("bfloat16")
+    o.stop_gradient = not grad
+    return o, t.requires_grad_(grad)
+
+
+def values(o):
+    return o.astype("float32").numpy()
+
+
+def check(got, want, k, exact_share=0.9):
+    """got (oar, bfloat16) against want (torch, bfloat16) with the K-derived tolerance."""
+    assert str(got.dtype).endswith("bfloat16"), got.dtype
+    g, w = values(got), want.detach().float().numpy()
+    assert g.shape == w.shape
+    tol = np.abs(w) * 2.0**-7 + k * 2.0**-23 * k
+    assert np.all(np.abs(g - w) <= tol), np.max(np.abs(g - w) - tol)
+    if g.size:
+        assert np.mean(g == w) >= exact_share
+
+
+# Most products above oar's oneDNN threshold (2^17 multiply-adds), a few below
+# (converted to float32 and rounded once).
+MATMUL_CASES = [
+    ((128, 64), (64, 32), False, False),
+    ((128, 64), (32, 64), False, True),
+    ((64, 128), (64, 32), True, False),
+    ((64, 128), (32, 64), True, True),
+    ((7,), (7, 3), False, False),
+    ((4, 7), (7,), False, False),
+    ((1024,), (1024, 256), False, False),
+    ((5, 64, 48), (48, 32), False, False),
+    ((2, 1, 32, 40), (3, 40, 48), False, False),
+    ((3, 64, 40), (3, 48, 40), False, True),
+    ((128, 1000), (1000, 96), False, False),
+    ((0, 5), (5, 3), False, False),
+]
+
+
+@pytest.mark.parametrize("xs,ys,tx,ty", MATMUL_CASES)
+def test_matmul_forward_and_grad(xs, ys, tx, ty):
+    (xo, xt), (yo, yt) = pair(xs, grad=True), pair(ys, grad=True)
+    out = oar.matmul(xo, yo, transpose_x=tx, transpose_y=ty)
+    a = xt.mT if tx else xt
+    b = yt.mT if ty else yt
+    ref = torch.matmul(a, b)
+    k = xs[-2] if tx else xs[-1]
+    check(out, ref, k)
+    if out.size == 0:
+        return
+    go, gt = pair(list(ref.shape))
+    dx, dy = oar.grad([out], [xo, yo], [go])
+    rdx, rdy = torch.autograd.grad([ref], [xt, yt], [gt])
+    if len(xs) >= 2 and len(ys) >= 2 and xs[:-2] != ys[:-2]:
+        # A broadcast batch: oar's gradient is the batch's bfloat16 GEMMs, each
+        # rounded, summed in float32 over the broadcast dims and rounded (torch
+        # may fold the batch into one GEMM). The reference does the same.
+        rdx, rdy = broadcast_grads(xt, yt, tx, ty, gt)
+    n = ref.shape[-1] if len(ref.shape) else 1
+    check(dx, rdx, n)
+    m = int(np.prod(ref.shape[-2:-1])) if len(ref.shape) > 1 else 1
+    check(dy, rdy, m)
+
+
+def broadcast_grads(xt, yt, tx, ty, gt):
+    batch = list(gt.shape[:-2])
+    full = []
+    for t in (xt, yt):
+        e = t.detach().expand(batch + list(t.shape[-2:])).clone().requires_grad_()
+        full.append(e)
+    a = full[0].mT if tx else full[0]
+    b = full[1].mT if ty else full[1]
+    grads = torch.autograd.grad([torch.matmul(a, b)], full, [gt])
+    out = []
+    for t, g in zip((xt, yt), grads):
+        g = g.float()
+        lead = g.dim() - t.dim()
+        g = g.sum(list(range(lead))) if lead else g
+        dims = [i for i in range(t.dim() - 2) if t.shape[i] == 1 and g.shape[i] != 1]
+        g = g.sum(dims, keepdim=True) if dims else g
+        out.append(g.bfloat16())
+    return out
+
+
+def test_matmul_views():
+    base, bt = pair((96, 80))
+    w, wt = pair((80, 48))
+    for view, tview in [
+        (base.T, bt.T),  # transposed
+        (base[:, 3:67], bt[:, 3:67]),  # row stride above the row length
+        (base[:, ::2], bt[:, ::2]),  # no unit stride
+        (oar.flip(base, [0]), torch.flip(bt, [0])),  # negative stride
+    ]:
+        k = view.shape[-1]
+        other, ot = (w[:k], wt[:k]) if k <= 80 else pair((k, 48))
+        check(oar.matmul(view, other), torch.matmul(tview, ot), k)
+
+
+def test_bmm_linear_einsum():
+    (a, at), (b, bt) = pair((6, 40, 48)), pair((6, 48, 32))
+    check(oar.bmm(a, b), torch.bmm(at, bt), 48)
+    (x, xt), (w, wt), (bias, biast) = pair((4, 16, 64)), pair((64, 48)), pair((48,))
+    # Paddle's weight layout [in, out]; torch's is [out, in].
+    check(F.linear(x, w, bias), torch.nn.functional.linear(xt, wt.T, biast), 65)
+    if hasattr(oar, "einsum"):
+        check(oar.einsum("bij,bjk->bik", a, b), torch.einsum("bij,bjk->bik", at, bt), 48)
+
+
+def test_linear_grad():
+    (x, xt), (w, wt), (b, bt) = pair((64, 80), True), pair((80, 48), True), pair((48,), True)
+    y = F.linear(x, w, b)
+    yt = torch.nn.functional.linear(xt, wt.T, bt)
+    check(y, yt, 81)
+    g, gt = pair((64, 48))
+    dx, dw, db = oar.grad([y], [x, w, b], [g])
+    rdx, rdw, rdb = torch.autograd.grad([yt], [xt, wt, bt], [gt])
+    check(dx, rdx, 48)
+    check(dw, rdw, 64)
+    check(db, rdb, 64)
+
+
+@pytest.mark.parametrize(
+    "n,cin,cout,hw,k,stride,pad,groups",
+    [
+        (8, 1, 32, 28, 3, 1, 1, 1),  # the Fashion-MNIST CNN's first layer
+        (4, 32, 64, 14, 3, 1, 1, 1),  # and its second
+        (2, 8, 16, 9, 3, 2, 1, 1),
+        (2, 8, 16, 5, 1, 1, 0, 1),
+        (2, 8, 8, 6, 3, 1, 1, 2),
+    ],
+)
+def test_conv2d_forward_and_grads(n, cin, cout, hw, k, stride, pad, groups):
+    (x, xt), (w, wt) = pair((n, cin, hw, hw), True), pair((cout, cin // groups, k, k), True)
+    y = F.conv2d(x, w, stride=stride, padding=pad, groups=groups)
+    yt = torch.nn.functional.conv2d(xt, wt, stride=stride, padding=pad, groups=groups)
+    check(y, yt, cin // groups * k * k)
+    g, gt = pair(list(yt.shape))
+    dx, dw = oar.grad([y], [x, w], [g])
+    rdx, rdw = torch.autograd.grad([yt], [xt, wt], [gt])
+    check(dx, rdx, cout // groups * k * k)
+    check(dw, rdw, n * yt.shape[2] * yt.shape[3], exact_share=0.6)
+
+
+def test_reductions_accumulate_in_float32():
+    # 100,000 ones: a bfloat16 accumulator would stop at 256.
+    ones = oar.ones([100000], dtype="bfloat16")
+    assert float(values(oar.sum(ones))) == 99840.0  # 100000 rounded to bfloat16
+    assert float(values(oar.mean(ones))) == 1.0
+    x, xt = pair((300, 700))
+    for axis in (None, 0, 1):
+        got = oar.sum(x) if axis is None else oar.sum(x, axis=axis)
+        want = xt.float().sum() if axis is None else xt.float().sum(axis)
+        check(got, want.bfloat16(), 700)
+
+
+@pytest.mark.parametrize("dtype", ["bfloat16", "float16"])
+def test_elementwise_compute_in_float32(dtype):
+    # Each output is the float32 result on the converted inputs, rounded once.
+    x32 = RNG.uniform(-3, 3, (257, 129)).astype("float32")
+    x = oar.to_tensor(x32).astype(dtype)
+    xf = x.astype("float32")
+    for f in (oar.exp, oar.tanh, F.relu, F.sigmoid, F.gelu, lambda t: F.softmax(t, axis=-1)):
+        got = f(x)
+        assert str(got.dtype).endswith(dtype)
+        np.testing.assert_array_equal(values(got), values(f(xf).astype(dtype)))
