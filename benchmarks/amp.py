@@ -12,6 +12,13 @@ Rows (docs/amp_kernels.md holds a run with its numbers):
 Each is timed in float32 and bfloat16; the table prints bf16/f32 per framework
 and oar/torch per dtype.
 
+A second table (skip it with --no-training) times a training step of the MLP
+784-512-512-10 (batch 128) and of the demo CNN (batch 64), both with Adam, as
+benchmarks/training.py does (median of --steps steps, each framework in its own
+process, OMP_NUM_THREADS=2): oar in float32, under auto_cast O1 and under O2
+(decorate: bfloat16 weights, float32 master weights), PyTorch in float32 and
+under its CPU autocast (bfloat16).
+
 As benchmarks/kernels.py: each framework runs in its own subprocess (two OpenMP
 runtimes in one process steal the cores from each other), with the same thread
 count (OMP_NUM_THREADS, MKL_NUM_THREADS, OPENBLAS_NUM_THREADS and
@@ -198,6 +205,8 @@ def main():
     ap.add_argument("--stat", choices=["median", "min"], default="median")
     ap.add_argument("--only", nargs="*", help="rows whose name contains one of these")
     ap.add_argument("--framework", choices=["oar", "torch"], help=argparse.SUPPRESS)
+    ap.add_argument("--no-training", action="store_true", help="skip the training-step table")
+    ap.add_argument("--steps", type=int, default=40, help="training steps timed per run")
     args = ap.parse_args()
 
     if args.framework:  # a subprocess: print the version and JSON times, nothing else
@@ -246,6 +255,30 @@ def main():
     print()
     print("# ratios are speed-ups (>1: the first is faster): bf16/f32 is bf16's speed over float32's,")
     print("# oar/torch is oar's speed over PyTorch's for that dtype")
+    if not args.no_training:
+        training_table(args.steps)
+
+
+def training_table(steps):
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from training import run  # noqa: E402  (the same worker as benchmarks/training.py)
+    print()
+    print(f"# training step, median of {steps} steps, ms; speed-ups over oar float32 and over "
+          f"torch.autocast")
+    print("| model | oar f32 | oar O1 | oar O2 | torch f32 | torch autocast | O1 speed-up | "
+          "O2 speed-up | O1 vs torch autocast | O2 vs torch autocast |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for model, label in (("mlp", "MLP 784-512-512-10, batch 128"), ("cnn", "demo CNN, batch 64")):
+        t = {}
+        for fw, mode in (("oar", "f32"), ("oar", "O1"), ("oar", "O2"), ("torch", "f32"),
+                         ("torch", "O1")):
+            t[fw, mode] = run(sys.executable, fw, model, steps, mode)[0]
+        ms = lambda v: f"{v * 1e3:.2f}" if v else "n/a"  # noqa: E731
+        up = lambda a, b: f"{b / a:.2f}" if a and b else "n/a"  # noqa: E731
+        print(f"| {label} | {ms(t['oar', 'f32'])} | {ms(t['oar', 'O1'])} | {ms(t['oar', 'O2'])} "
+              f"| {ms(t['torch', 'f32'])} | {ms(t['torch', 'O1'])} "
+              f"| {up(t['oar', 'O1'], t['oar', 'f32'])} | {up(t['oar', 'O2'], t['oar', 'f32'])} "
+              f"| {up(t['oar', 'O1'], t['torch', 'O1'])} | {up(t['oar', 'O2'], t['torch', 'O1'])} |")
 
 
 if __name__ == "__main__":
