@@ -8,26 +8,16 @@ The scheduler records steps 1-3; the Chrome trace goes to --trace-dir (open it
 in chrome://tracing or https://ui.perfetto.dev).
 """
 import argparse
+import os
+import sys
 
 import numpy as np
 
 import oar
-import oar.nn as nn
 import oar.profiler as profiler
 
-
-class CNN(nn.Layer):
-    def __init__(self):
-        super().__init__()
-        self.features = nn.Sequential(
-            nn.Conv2D(1, 32, 3, padding=1), nn.BatchNorm2D(32), nn.ReLU(), nn.MaxPool2D(2),
-            nn.Conv2D(32, 64, 3, padding=1), nn.BatchNorm2D(64), nn.ReLU(), nn.MaxPool2D(2))
-        self.classifier = nn.Sequential(
-            nn.Flatten(), nn.Linear(64 * 7 * 7, 128), nn.ReLU(), nn.Dropout(0.25),
-            nn.Linear(128, 10))
-
-    def forward(self, x):
-        return self.classifier(self.features(x))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from fashion_mnist_cnn import CNN  # noqa: E402  (the demo's model)
 
 
 def main():
@@ -48,7 +38,7 @@ def main():
     with prof:
         for x, y in loader:
             with profiler.RecordEvent("forward+loss"):
-                loss = nn.functional.cross_entropy(model(x), y)
+                loss = oar.nn.functional.cross_entropy(model(x), y)
             loss.backward()
             opt.step()
             opt.clear_grad()
