@@ -131,6 +131,10 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     _channel_param(api, "weight", weight, ch)
     _channel_param(api, "bias", bias, ch)
     global_stats = (not training) if use_global_stats is None else bool(use_global_stats)
+    if x.dtype.name in ("bfloat16", "float16") and _C._amp_state()[0] != 0:
+        # Under auto_cast the statistics run in float32 (mean is on the black
+        # list): one cast here instead of one per op that meets x.
+        x = x.astype("float32")
     if global_stats:
         mean = _along(running_mean, x.ndim, ax)
         var = _along(running_var, x.ndim, ax)
