@@ -139,7 +139,11 @@ def driver():
               "--proxy-bypass-list=<-loopback>"):
         opts.add_argument(a)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=opts)
+    # The browser is not oar: under scripts/asan.sh the sanitizer runtime is
+    # preloaded into this process, and chromedriver would abort on it.
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONMALLOC")}
+    d = webdriver.Chrome(service=Service(CHROMEDRIVER, env=env), options=opts)
     d.execute_cdp_cmd("Network.enable", {})
     d.execute_cdp_cmd("Network.emulateNetworkConditions",
                       {"offline": True, "latency": 0, "downloadThroughput": 0,
