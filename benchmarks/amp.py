@@ -34,21 +34,7 @@ import sys
 import time
 
 
-def _threads_from_argv():
-    # Read before any framework is imported: OpenMP sizes its pool at load time.
-    for i, a in enumerate(sys.argv):
-        if a == "--threads" and i + 1 < len(sys.argv):
-            return int(sys.argv[i + 1])
-        if a.startswith("--threads="):
-            return int(a.split("=", 1)[1])
-    return 2
-
-
-THREADS = _threads_from_argv()
-for _v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):  # see benchmarks/kernels.py
-    os.environ.pop(_v, None)
-for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ[_v] = str(THREADS)
+from _env import THREADS  # noqa: E402  (before the frameworks)
 
 GEMM_SIZES = (512, 1024, 2048)
 CONVS = {"conv 1->32 28x28": (64, 1, 32, 28), "conv 32->64 14x14": (64, 32, 64, 14)}

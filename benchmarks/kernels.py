@@ -30,27 +30,7 @@ import sys
 import time
 
 
-def _threads_from_argv():
-    # Read before any framework is imported: OpenMP sizes its pool at load time.
-    for i, a in enumerate(sys.argv):
-        if a == "--threads" and i + 1 < len(sys.argv):
-            return int(sys.argv[i + 1])
-        if a.startswith("--threads="):
-            return int(a.split("=", 1)[1])
-    return 2
-
-
-THREADS = _threads_from_argv()
-
-# OpenBLAS reads these at load time; set on some machines they override its CPU
-# detection and cache blocking (a large factor for GEMM). Unset them for this
-# process and the Paddle subprocess, and say so in the output.
-_UNSET_NOTES = []
-for _v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
-    _UNSET_NOTES.append(f"unsetting {_v} (was: {os.environ.get(_v, '<unset>')})")
-    os.environ.pop(_v, None)
-for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ[_v] = str(THREADS)
+from _env import THREADS, UNSET_NOTES as _UNSET_NOTES  # noqa: E402  (before the frameworks)
 
 
 class Unavailable(Exception):

@@ -15,17 +15,8 @@ namespace oar {
 namespace {
 
 using testing::Make;
+using testing::Random;
 using testing::Values;
-
-std::vector<double> Random(int64_t n, uint32_t seed) {
-  std::vector<double> v(n);
-  uint32_t s = seed * 2654435761u + 1;
-  for (auto& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = static_cast<double>(s >> 8) / (1 << 23) - 1.0;
-  }
-  return v;
-}
 
 Tensor Bf16(const std::vector<double>& v, const std::vector<int64_t>& shape, bool grad = false) {
   return Make(v, shape, DType::kBFloat16, !grad);

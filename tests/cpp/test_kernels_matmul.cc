@@ -10,17 +10,7 @@ namespace {
 
 using testing::ExpectClose;
 using testing::Make;
-
-// Deterministic values in [-1, 1).
-std::vector<double> Random(int64_t n, uint32_t seed) {
-  std::vector<double> v(n);
-  uint32_t s = seed * 2654435761u + 1;
-  for (auto& x : v) {
-    s = s * 1664525u + 1013904223u;
-    x = static_cast<double>(s >> 8) / (1 << 23) - 1.0;
-  }
-  return v;
-}
+using testing::Random;
 
 // C[m, n] = A[m, k] @ B[k, n]; a(i, p) and b(p, j) read the operands.
 template <typename A, typename B>

@@ -10,6 +10,16 @@ std::vector<double> Values(const Tensor& t) {
   return std::vector<double>(p, p + c.numel());
 }
 
+std::vector<double> Random(int64_t n, uint32_t seed) {
+  std::vector<double> v(n);
+  uint32_t s = seed * 2654435761u + 1;
+  for (auto& x : v) {
+    s = s * 1664525u + 1013904223u;
+    x = static_cast<double>(s >> 8) / (1 << 23) - 1.0;
+  }
+  return v;
+}
+
 Tensor Make(const std::vector<double>& values, const std::vector<int64_t>& shape, DType dtype,
             bool stop_gradient) {
   Tensor t = to_tensor<double>(values, shape);

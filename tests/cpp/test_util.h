@@ -27,6 +27,8 @@ inline Tensor Leaf(const std::vector<double>& v) {
   return Make(v, {static_cast<int64_t>(v.size())}, DType::kFloat32, false);
 }
 int64_t BytesInUse();
+// n deterministic values in [-1, 1) from `seed` (a linear congruential sequence).
+std::vector<double> Random(int64_t n, uint32_t seed);
 
 // How the tests expect an oar::Error: Catch, and nothing else (no EXPECT_THROW
 // or try/catch; EXPECT_THROW stays only for exceptions that are not oar::Error).
