@@ -60,9 +60,13 @@ PyObject* Start(PyObject*, PyObject* cap) {
 PyObject* Stop(PyObject*, PyObject* cap) {
   OAR_PY_TRY
   Profiler& p = Get(cap);
-  Py_BEGIN_ALLOW_THREADS  // collecting may wait for a writer in another thread
-      p.Stop();
-  Py_END_ALLOW_THREADS Py_RETURN_NONE;
+  {
+    // Collecting may wait for a writer in another thread; RAII, so a throw
+    // still takes the GIL back.
+    GilRelease nogil;
+    p.Stop();
+  }
+  Py_RETURN_NONE;
   OAR_PY_CATCH
 }
 
