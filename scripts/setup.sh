@@ -6,7 +6,8 @@ set -euo pipefail
 APT_PACKAGES=(g++ make ccache libgtest-dev libgmock-dev libopenblas-openmp-dev nlohmann-json3-dev libmimalloc-dev
               zlib1g-dev libdnnl-dev dataset-fashion-mnist
               libsleef-dev libhwy-dev  # SIMD math (vec_math) and its benchmark
-              graphviz chromium chromium-driver)  # oar.viz pictures; the HTML viewer's browser test
+              graphviz chromium chromium-driver  # oar.viz pictures; the HTML viewer's browser test
+              libgloo-dev)  # oar.distributed's collective engine (docs/distributed.md)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg -s "$p" >/dev/null 2>&1 || missing+=("$p")

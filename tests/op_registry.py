@@ -52,17 +52,27 @@ OPS = {op.name: op for op in load_ops(OPS_YAML)}
 TORCH_DTYPES = {
     "float32": torch.float32, "float64": torch.float64, "float16": torch.float16,
     "bfloat16": torch.bfloat16, "int32": torch.int32, "int64": torch.int64, "bool": torch.bool,
+    "uint8": torch.uint8, "int8": torch.int8, "int16": torch.int16,
+    "complex64": torch.complex64, "complex128": torch.complex128,
 }
 DTYPE_NAMES = {v: k for k, v in TORCH_DTYPES.items()}
 NP_DTYPES = {"float16": np.float16, "float32": np.float32, "float64": np.float64,
-             "int32": np.int32, "int64": np.int64, "bool": np.bool_}
+             "int32": np.int32, "int64": np.int64, "bool": np.bool_, "uint8": np.uint8,
+             "int8": np.int8, "int16": np.int16, "complex64": np.complex64,
+             "complex128": np.complex128}
 # The dtypes an input without an explicit dtype is run in by the Python driver
 # (the golden file, and so the C++ driver, use float64).
 FLOAT_DTYPES = ("float32", "float64")
+# The dtypes a `complex_cases` input without an explicit dtype is run in (the golden
+# file: complex128). Complex inputs are differentiable like float ones.
+COMPLEX_DTYPES = ("complex64", "complex128")
+# The real dtype whose tolerance a complex dtype uses.
+TOL_DTYPE = {"complex64": "float32", "complex128": "float64"}
 VIEWS = ("T", "step", "flip", "bcast")
 SPEC_KEYS = {"shape", "dtype", "view", "low", "high", "away", "grid", "distinct", "frac",
              "sparse", "values"}
-ENTRY_KEYS = {"torch", "random", "cases", "variants", "extra", "int_cases", "tol"}
+ENTRY_KEYS = {"torch", "random", "cases", "variants", "extra", "int_cases", "complex_cases",
+              "tol"}
 
 
 # ---- the scope of the torch: expressions ---------------------------------------------
@@ -148,6 +158,49 @@ def scan_input(x, axis):
 
 
 TORCH_SCOPE.update({"all_dims": all_dims, "prod_over": prod_over, "scan_input": scan_input})
+
+
+# ---- the LAPACK section (tests/op_cases/lapack.yaml): oar's packed layouts -------------
+def _sign_of_largest(v):
+    """+-1 per column of v: the sign of its largest-magnitude entry (oar's convention)."""
+    idx = v.abs().argmax(dim=-2, keepdim=True)
+    s = torch.sign(v.gather(-2, idx)).detach()
+    return torch.where(s == 0, torch.ones_like(s), s)
+
+
+def sym_lower(x):
+    """The symmetric matrix oar's cholesky/eigh read: x's lower triangle mirrored."""
+    return x.tril() + x.tril(-1).mT
+
+
+def qr_packed(x, complete):
+    q, r = torch.linalg.qr(x, mode="complete" if complete else "reduced")
+    return torch.cat([q.mT, r[..., :q.shape[-1], :]], -1)
+
+
+def svd_packed(x, full_matrices=False):
+    u, s, vh = torch.linalg.svd(x, full_matrices=full_matrices)
+    m, n, k = x.shape[-2], x.shape[-1], s.shape[-1]
+    sg = _sign_of_largest(u)  # U's columns past k (full) are signed on their own
+    u, vh = u * sg, vh.clone()
+    vh[..., :k, :] = vh[..., :k, :] * sg[..., :, :k].mT
+    if vh.shape[-2] > k:
+        vh[..., k:, :] = vh[..., k:, :] * _sign_of_largest(vh[..., k:, :].mT).mT
+    rows = max(m, n) if full_matrices else k
+    out = x.new_zeros(x.shape[:-2] + (rows, m + 1 + n))
+    out[..., :u.shape[-1], :m] = u.mT
+    out[..., :k, m] = s
+    out[..., :vh.shape[-2], m + 1:] = vh
+    return out
+
+
+def eigh_packed(x, upper):
+    w, v = torch.linalg.eigh(x.triu() + x.triu(1).mT if upper else sym_lower(x))
+    return torch.cat([w.unsqueeze(-1), (v * _sign_of_largest(v)).mT], -1)
+
+
+TORCH_SCOPE.update({"sym_lower": sym_lower, "qr_packed": qr_packed, "svd_packed": svd_packed,
+                    "eigh_packed": eigh_packed})
 
 
 # ---- loading and expansion -----------------------------------------------------------------
@@ -295,6 +348,10 @@ def load(path=CASES_DIR):
             cases += _from_set(op, e["variants"], sets)
         cases += [norm_case(c) for c in e.get("extra") or []]
         cases += [norm_case(c) for c in e.get("int_cases") or []]
+        for c in e.get("complex_cases") or []:
+            c = norm_case(c)
+            c["complex"] = True  # float-less inputs run in COMPLEX_DTYPES
+            cases.append(c)
         _check_tol(name, e.get("tol", {}))
         ops[name] = {"torch": e.get("torch"), "random": bool(e.get("random")), "cases": cases,
                      "tol": e.get("tol", {})}
@@ -309,6 +366,7 @@ def registry():
 def tolerance(name, dtype):
     """{rtol, atol} of op `name` in `dtype`: _tol, overridden by the op's tol."""
     reg = registry()
+    dtype = TOL_DTYPE.get(dtype, dtype)
     t = dict(reg["tol"].get(dtype, reg["tol"]["float64"]))
     t.update(reg["ops"][name]["tol"].get(dtype, {}) if name in reg["ops"] else {})
     return t
@@ -328,10 +386,20 @@ def values(spec, shape, rng):
     if "values" in spec:
         return np.array(spec["values"], dtype=np.float64).reshape(shape)
     dt = spec.get("dtype")
+    if dt in COMPLEX_DTYPES:
+        # Complex: |z| and arg z drawn apart, so `away` keeps |z| off 0; low/high
+        # bound the real and imaginary parts otherwise.
+        real = {k: v for k, v in spec.items() if k != "dtype"}
+        if "away" in spec:
+            mag = np.abs(values(real, shape, rng))
+            return mag * np.exp(1j * rng.uniform(-np.pi, np.pi, size=shape))
+        return values(real, shape, rng) + 1j * values(real, shape, rng)
     if dt == "bool":
         return rng.integers(0, 2, size=shape).astype(np.float64)
-    if dt in ("int32", "int64"):
+    if dt in ("int32", "int64", "int8", "int16"):
         return rng.integers(-5, 6, size=shape).astype(np.float64)
+    if dt == "uint8":
+        return rng.integers(0, 11, size=shape).astype(np.float64)
     low, high = spec.get("low", -1.0), spec.get("high", 1.0)
     if "away" in spec:
         mag = rng.uniform(spec["away"], max(abs(low), abs(high)), size=shape)
@@ -368,26 +436,27 @@ class Input:
         self.spec = spec
         self.shape = list(spec["shape"])
         self.dtype = spec.get("dtype", float_dtype)
-        self.is_float = self.dtype in FLOAT_DTYPES
+        self.is_float = self.dtype in FLOAT_DTYPES + COMPLEX_DTYPES
         self.view = spec.get("view")
         shape = self.shape
+        vspec = dict(spec, dtype=self.dtype) if self.dtype in COMPLEX_DTYPES else spec
         if self.view is None:
-            base = values(spec, shape, rng)
+            base = values(vspec, shape, rng)
         elif self.view == "T":
             assert len(shape) >= 2, spec
-            base = np.ascontiguousarray(np.swapaxes(values(spec, shape, rng), -1, -2))
+            base = np.ascontiguousarray(np.swapaxes(values(vspec, shape, rng), -1, -2))
         elif self.view == "step":
             assert len(shape) >= 1, spec
-            vals = values(spec, shape, rng)
-            base = np.zeros([2 * shape[0]] + shape[1:])
+            vals = values(vspec, shape, rng)
+            base = np.zeros([2 * shape[0]] + shape[1:], dtype=vals.dtype)
             base[::2] = vals
-            base[1::2] = values(spec, shape, rng)
+            base[1::2] = values(vspec, shape, rng)
         elif self.view == "flip":
             assert len(shape) >= 1 and shape[0] > 0, spec
-            base = np.ascontiguousarray(values(spec, shape, rng)[::-1])
+            base = np.ascontiguousarray(values(vspec, shape, rng)[::-1])
         else:  # bcast
             assert len(shape) >= 1, spec
-            base = values(spec, [1] + shape[1:], rng)
+            base = values(vspec, [1] + shape[1:], rng)
         self.base = base.astype(NP_DTYPES[self.dtype])
 
     def torch_base(self, requires_grad=False):

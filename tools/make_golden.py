@@ -9,7 +9,8 @@ tests/op_cases/ or op_registry.py. Run after changing either:
 Every case is written, float64 for inputs without an explicit dtype: the C++ driver
 rebuilds each input as its contiguous base tensor ("data", "base_shape") and the
 view of it ("view"), as the Python driver does. Non-finite values are the strings
-"nan", "inf" and "-inf" (JSON has no NaN).
+"nan", "inf" and "-inf" (JSON has no NaN). Complex tensors (the `complex_cases`,
+in complex128) store (real, imag) pairs: 2 values per element, as as_real lays them out.
 """
 import json
 import math
@@ -26,15 +27,27 @@ GOLDEN = os.path.join(ROOT, "tests", "cpp", "golden", "ops.json")
 def _data(flat, dtype):
     """Row-major values for JSON: ints for integer/bool dtypes, floats (or the strings
     nan/inf/-inf) otherwise."""
-    if dtype in ("int32", "int64", "bool"):
+    if dtype in ("int32", "int64", "bool", "uint8", "int8", "int16"):
         return [int(v) for v in flat]
+    if dtype in R.COMPLEX_DTYPES:
+        flat = [p for v in flat for p in (complex(v).real, complex(v).imag)]
     return [v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
             for v in (float(v) for v in flat)]
 
 
+def _flat(a):
+    return (a if a.dtype.kind == "c" else a.astype("float64")).reshape(-1).tolist()
+
+
+def _out_flat(out):
+    if out.is_complex():
+        return _flat(out.detach().resolve_conj().numpy())
+    return out.detach().to(R.torch.float64).reshape(-1).tolist()
+
+
 def _input(inp):
     rec = {"shape": inp.shape, "dtype": inp.dtype,
-           "data": _data(inp.base.astype("float64").reshape(-1).tolist(), inp.dtype)}
+           "data": _data(_flat(inp.base), inp.dtype)}
     if inp.view:
         rec["view"] = inp.view
         rec["base_shape"] = list(inp.base.shape)
@@ -47,7 +60,8 @@ def main():
     for name, entry in reg["ops"].items():
         op = R.OPS[name]
         for ci, case in enumerate(entry["cases"]):
-            inputs = R.make_inputs(name, ci, case, "float64")
+            inputs = R.make_inputs(name, ci, case,
+                                   "complex128" if case.get("complex") else "float64")
             record = {"op": name, "case": ci, "inputs": [_input(i) for i in inputs],
                       "attrs": case["attrs"], "random": entry["random"]}
             if not entry["random"]:
@@ -55,8 +69,7 @@ def main():
                                    R.attrs(op, case))
                 dtype = R.DTYPE_NAMES[out.dtype]
                 record["output"] = {"shape": list(out.shape), "dtype": dtype,
-                                    "data": _data(out.to(R.torch.float64).reshape(-1).tolist(),
-                                                  dtype)}
+                                    "data": _data(_out_flat(out), dtype)}
             out_cases.append(record)
     source = R.cases_source()
     with open(R.__file__) as f:

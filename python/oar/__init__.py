@@ -27,12 +27,14 @@ _os.environ.setdefault("MIMALLOC_DECOMMIT_DELAY", "1000")  # mimalloc 2.0
 _os.environ.setdefault("MIMALLOC_PURGE_DELAY", "1000")  # its name from 2.1 on
 
 from . import _C
-from ._dtype import (CPUPlace, Place, bfloat16, bool_, convert_dtype, dtype,  # noqa: F401
-                     float16, float32, float64, int32, int64)
+from ._dtype import (CPUPlace, Place, bfloat16, bool_, complex64, complex128,  # noqa: F401
+                     convert_dtype, dtype, float16, float32, float64, int8, int16, int32, int64,
+                     uint8)
 from . import _tensor_patch  # noqa: F401  (numpy(), repr, indexing)
 from ._creation import (arange, empty, empty_like, eye, full, full_like, linspace,  # noqa: F401
                         normal, ones, ones_like, rand, randint, randn, seed,
                         standard_normal, to_tensor, uniform, zeros, zeros_like)
+from ._dtype_query import is_complex, is_floating_point, is_integer  # noqa: F401
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._ops import (cast, clone, flatten, gather, nonzero, numel, pow, slice, split,  # noqa: F401
                    stack, t, where)
@@ -51,8 +53,18 @@ from .hapi import Model, summary  # noqa: F401
 from ._stats import (bernoulli, bincount, cummax, cummin, histogram, kthvalue,  # noqa: F401
                      median, mode, norm, randint_like, sort, topk, triu_indices, unique)
 from . import linalg  # noqa: F401
+from .linalg import eigvalsh  # noqa: F401 - Paddle's top-level alias
 from . import profiler  # noqa: F401
+from . import distributed  # noqa: F401
+from .distributed import DataParallel  # noqa: F401
 from .autograd import grad  # noqa: F401
+from . import device, distribution, utils, version  # noqa: F401
+from .device import (CUDAPinnedPlace, CUDAPlace, IPUPlace, XPUPlace, get_device,  # noqa: F401
+                     is_compiled_with_cinn, is_compiled_with_cuda,
+                     is_compiled_with_custom_device, is_compiled_with_distribute,
+                     is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu,
+                     set_device)
+from ._mode import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name
@@ -68,8 +80,9 @@ for _name in _C._public_ops:
     globals().setdefault(_name, getattr(_C, _name))
 
 __all__ = sorted(set(_C._public_ops) | {
-    "CPUPlace", "Place", "Tensor", "bfloat16", "bool", "convert_dtype", "dtype", "float16",
-    "float32", "float64", "int32", "int64",
+    "CPUPlace", "Place", "Tensor", "bfloat16", "bool", "complex64", "complex128", "convert_dtype",
+    "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+    "is_complex", "is_floating_point", "is_integer",
     "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace", "normal", "ones",
     "ones_like", "rand", "randint", "randn", "seed", "standard_normal", "to_tensor", "uniform",
     "zeros", "zeros_like",
@@ -87,8 +100,16 @@ __all__ = sorted(set(_C._public_ops) | {
     "index_put", "index_put_", "put_along_axis", "put_along_axis_",
     # statistics, search, scans and random ops with Python signatures (_stats.py)
     "bernoulli", "bincount", "cummax", "cummin", "histogram", "kthvalue", "median", "mode",
-    "norm", "randint_like", "sort", "topk", "triu_indices", "unique", "linalg",
+    "norm", "randint_like", "sort", "topk", "triu_indices", "unique", "linalg", "eigvalsh",
+    # data-parallel training across processes (oar.distributed, docs/distributed.md)
+    "distributed", "DataParallel",
+    # the device and mode API (device/, _mode.py), version, utils
+    "device", "distribution", "utils", "version", "CUDAPinnedPlace", "CUDAPlace", "IPUPlace", "XPUPlace",
+    "get_device", "set_device", "is_compiled_with_cinn", "is_compiled_with_cuda",
+    "is_compiled_with_custom_device", "is_compiled_with_distribute", "is_compiled_with_ipu",
+    "is_compiled_with_rocm", "is_compiled_with_xpu", "disable_static", "enable_static",
+    "in_dynamic_mode",
 })
 del _name
 
-__version__ = "0.1.0"
+__version__ = version.full_version

@@ -14,10 +14,30 @@ from .framework import ParamAttr as ParamAttr, create_parameter as create_parame
 from .framework.io import load as load, save as save
 from . import linalg as linalg
 from . import profiler as profiler
+from . import distributed as distributed
+from .distributed import DataParallel as DataParallel
+from . import device as device, distribution as distribution, utils as utils
+from . import version as version
+from .device import CUDAPinnedPlace as CUDAPinnedPlace, CUDAPlace as CUDAPlace
+from .device import IPUPlace as IPUPlace, XPUPlace as XPUPlace
+from .device import get_device as get_device, set_device as set_device
+from .device import is_compiled_with_cinn as is_compiled_with_cinn
+from .device import is_compiled_with_cuda as is_compiled_with_cuda
+from .device import is_compiled_with_custom_device as is_compiled_with_custom_device
+from .device import is_compiled_with_distribute as is_compiled_with_distribute
+from .device import is_compiled_with_ipu as is_compiled_with_ipu
+from .device import is_compiled_with_rocm as is_compiled_with_rocm
+from .device import is_compiled_with_xpu as is_compiled_with_xpu
+from ._mode import disable_static as disable_static, enable_static as enable_static
+from ._mode import in_dynamic_mode as in_dynamic_mode
 from ._dtype import CPUPlace as CPUPlace, Place as Place, bfloat16 as bfloat16
 from ._dtype import convert_dtype as convert_dtype, dtype as dtype, float16 as float16
 from ._dtype import float32 as float32, float64 as float64, int32 as int32, int64 as int64
+from ._dtype import uint8 as uint8, int8 as int8, int16 as int16
+from ._dtype import complex64 as complex64, complex128 as complex128
 from ._dtype import dtype as _DType
+from ._dtype_query import is_complex as is_complex, is_floating_point as is_floating_point
+from ._dtype_query import is_integer as is_integer
 from ._grad_mode import enable_grad as enable_grad, no_grad as no_grad
 from ._grad_mode import set_grad_enabled as set_grad_enabled
 
@@ -101,6 +121,9 @@ class Tensor:
     def numpy(self) -> NDArray[Any]: ...
     def tolist(self) -> Any: ...
     def astype(self, dtype: _DTypeLike) -> Tensor: ...
+    def is_complex(self) -> _bool: ...
+    def is_floating_point(self) -> _bool: ...
+    def is_integer(self) -> _bool: ...
     def cpu(self) -> Tensor: ...
     def pow(self, y: _Number, name: str | None = None) -> Tensor: ...
     def __array__(self, dtype: Any = None, copy: _bool | None = None) -> NDArray[Any]: ...
@@ -201,6 +224,25 @@ class Tensor:
     def norm(x, p: float | str | None = None, axis: int | Sequence[int] | None = None,
              keepdim: _bool = False, name: str | None = None) -> Tensor: ...
     def bernoulli(x, p: float | None = None, name: str | None = None) -> Tensor: ...
+    # linear algebra with Python signatures (python/oar/linalg.py)
+    def slogdet(x, name: str | None = None) -> Tensor: ...
+    def qr(x, mode: str = "reduced", name: str | None = None) -> Any: ...
+    def pinv(x, rcond: float | Tensor = 1e-15, hermitian: _bool = False,
+             name: str | None = None) -> Tensor: ...
+    def lstsq(x, y: Tensor, rcond: float | None = None, driver: str | None = None,
+              name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]: ...
+    def matrix_power(x, n: int, name: str | None = None) -> Tensor: ...
+    def cov(x, rowvar: _bool = True, ddof: _bool = True, fweights: Tensor | None = None,
+            aweights: Tensor | None = None, name: str | None = None) -> Tensor: ...
+    def corrcoef(x, rowvar: _bool = True, name: str | None = None) -> Tensor: ...
+    def cholesky_solve(x, y: Tensor, upper: _bool = False, name: str | None = None) -> Tensor: ...
+    def lu(x, pivot: _bool = True, get_infos: _bool = False, name: str | None = None) -> Any: ...
+    def lu_unpack(x, y: Tensor, unpack_ludata: _bool = True, unpack_pivots: _bool = True,
+                  name: str | None = None) -> tuple[Any, Any, Any]: ...
+    def multi_dot(x, name: str | None = None) -> Tensor: ...
+    def cond(x, p: float | str | None = None, name: str | None = None) -> Tensor: ...
+    def solve(x, y: Tensor, left: _bool = True, name: str | None = None) -> Tensor: ...
+    def eigvalsh(x, UPLO: str = "L", name: str | None = None) -> Tensor: ...
     def clip(self, min: _Number | None = None, max: _Number | None = None,
              name: str | None = None) -> Tensor: ...
     def clip_(self, min: _Number | None = None, max: _Number | None = None,
@@ -246,12 +288,20 @@ class Tensor:
     def less_equal(self, y: Tensor, name: str | None = None) -> Tensor: ...
     def greater_than(self, y: Tensor, name: str | None = None) -> Tensor: ...
     def greater_equal(self, y: Tensor, name: str | None = None) -> Tensor: ...
+    def real(self, name: str | None = None) -> Tensor: ...
+    def imag(self, name: str | None = None) -> Tensor: ...
+    def conj(self, name: str | None = None) -> Tensor: ...
+    def angle(self, name: str | None = None) -> Tensor: ...
+    def as_complex(self, name: str | None = None) -> Tensor: ...
+    def as_real(self, name: str | None = None) -> Tensor: ...
     def index_select(self, index: Tensor, axis: int = 0, name: str | None = None) -> Tensor: ...
     def nonzero(self, name: str | None = None) -> Tensor: ...
     def gather(self, index: Tensor, axis: int = 0, name: str | None = None) -> Tensor: ...
     def gather_nd(self, index: Tensor, name: str | None = None) -> Tensor: ...
     def take_along_axis(self, indices: Tensor, axis: int, broadcast: _bool = True,
                         name: str | None = None) -> Tensor: ...
+    def inverse(self, name: str | None = None) -> Tensor: ...
+    def cholesky(self, upper: _bool = False, name: str | None = None) -> Tensor: ...
     def matmul(self, y: Tensor, transpose_x: _bool = False, transpose_y: _bool = False,
                name: str | None = None) -> Tensor: ...
     def isnan(self, name: str | None = None) -> Tensor: ...
@@ -372,6 +422,9 @@ class Tensor:
                    name: str | None = None) -> Tensor: ...
     def softmax(self, axis: int = -1, name: str | None = None) -> Tensor: ...
     def log_softmax(self, axis: int = -1, name: str | None = None) -> Tensor: ...
+    def lgamma(self, name: str | None = None) -> Tensor: ...
+    def digamma(self, name: str | None = None) -> Tensor: ...
+    def polygamma(self, n: int, name: str | None = None) -> Tensor: ...
     def prod(self, axis: _IntList | None = None, keepdim: _bool = False,
              dtype: _DTypeLike | None = None, name: str | None = None) -> Tensor: ...
     def logsumexp(self, axis: _IntList | None = None, keepdim: _bool = False,
@@ -533,6 +586,7 @@ def cummax(x: Tensor, axis: int | None = None, dtype: _DTypeLike = "int64",
            name: str | None = None) -> tuple[Tensor, Tensor]: ...
 def cummin(x: Tensor, axis: int | None = None, dtype: _DTypeLike = "int64",
            name: str | None = None) -> tuple[Tensor, Tensor]: ...
+def eigvalsh(x: Tensor, UPLO: str = "L", name: str | None = None) -> Tensor: ...
 def norm(x: Tensor, p: float | str | None = None, axis: int | Sequence[int] | None = None,
          keepdim: _bool = False, name: str | None = None) -> Tensor: ...
 def randint_like(x: Tensor, low: int = 0, high: int | None = None,
@@ -570,10 +624,19 @@ def less_than(x: Tensor, y: Tensor, name: str | None = None) -> Tensor: ...
 def less_equal(x: Tensor, y: Tensor, name: str | None = None) -> Tensor: ...
 def greater_than(x: Tensor, y: Tensor, name: str | None = None) -> Tensor: ...
 def greater_equal(x: Tensor, y: Tensor, name: str | None = None) -> Tensor: ...
+def real(x: Tensor, name: str | None = None) -> Tensor: ...
+def imag(x: Tensor, name: str | None = None) -> Tensor: ...
+def conj(x: Tensor, name: str | None = None) -> Tensor: ...
+def angle(x: Tensor, name: str | None = None) -> Tensor: ...
+def complex(real: Tensor, imag: Tensor, name: str | None = None) -> Tensor: ...
+def as_complex(x: Tensor, name: str | None = None) -> Tensor: ...
+def as_real(x: Tensor, name: str | None = None) -> Tensor: ...
 def index_select(x: Tensor, index: Tensor, axis: int = 0, name: str | None = None) -> Tensor: ...
 def gather_nd(x: Tensor, index: Tensor, name: str | None = None) -> Tensor: ...
 def take_along_axis(arr: Tensor, indices: Tensor, axis: int, broadcast: _bool = True,
                     name: str | None = None) -> Tensor: ...
+def inverse(x: Tensor, name: str | None = None) -> Tensor: ...
+def cholesky(x: Tensor, upper: _bool = False, name: str | None = None) -> Tensor: ...
 def matmul(x: Tensor, y: Tensor, transpose_x: _bool = False, transpose_y: _bool = False,
            name: str | None = None) -> Tensor: ...
 def isnan(x: Tensor, name: str | None = None) -> Tensor: ...
@@ -703,6 +766,10 @@ def diag_embed(input: Tensor, offset: int = 0, dim1: int = -2, dim2: int = -1,
                name: str | None = None) -> Tensor: ...
 def softmax(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor: ...
 def log_softmax(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor: ...
+def lgamma(x: Tensor, name: str | None = None) -> Tensor: ...
+def digamma(x: Tensor, name: str | None = None) -> Tensor: ...
+def polygamma(x: Tensor, n: int, name: str | None = None) -> Tensor: ...
+def standard_gamma(x: Tensor, name: str | None = None) -> Tensor: ...
 def prod(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
          dtype: _DTypeLike | None = None, name: str | None = None) -> Tensor: ...
 def logsumexp(x: Tensor, axis: _IntList | None = None, keepdim: _bool = False,
@@ -742,10 +809,15 @@ def assign(x: Tensor, name: str | None = None) -> Tensor: ...
 
 __all__ = [
     "CPUPlace",
+    "CUDAPinnedPlace",
+    "CUDAPlace",
+    "DataParallel",
+    "IPUPlace",
     "Model",
     "ParamAttr",
     "Place",
     "Tensor",
+    "XPUPlace",
     "abs",
     "acos",
     "acos_",
@@ -757,11 +829,14 @@ __all__ = [
     "allclose",
     "amax",
     "amin",
+    "angle",
     "any",
     "arange",
     "argmax",
     "argmin",
     "argsort",
+    "as_complex",
+    "as_real",
     "asin",
     "asin_",
     "asinh",
@@ -792,11 +867,16 @@ __all__ = [
     "cast",
     "ceil",
     "ceil_",
+    "cholesky",
     "chunk",
     "clip",
     "clip_",
     "clone",
+    "complex",
+    "complex128",
+    "complex64",
     "concat",
+    "conj",
     "convert_dtype",
     "cos",
     "cosh",
@@ -808,17 +888,24 @@ __all__ = [
     "cummin",
     "cumprod",
     "cumsum",
+    "device",
     "diag",
     "diag_embed",
     "diagonal",
+    "digamma",
+    "disable_static",
+    "distributed",
+    "distribution",
     "divide",
     "divide_",
     "dot",
     "dtype",
+    "eigvalsh",
     "einsum",
     "empty",
     "empty_like",
     "enable_grad",
+    "enable_static",
     "equal",
     "equal_all",
     "erf",
@@ -843,21 +930,37 @@ __all__ = [
     "full_like",
     "gather",
     "gather_nd",
+    "get_device",
     "get_flags",
     "grad",
     "greater_equal",
     "greater_than",
     "heaviside",
     "histogram",
+    "imag",
+    "in_dynamic_mode",
     "index_add",
     "index_add_",
     "index_put",
     "index_put_",
     "index_select",
+    "int16",
     "int32",
     "int64",
+    "int8",
+    "inverse",
     "io",
+    "is_compiled_with_cinn",
+    "is_compiled_with_cuda",
+    "is_compiled_with_custom_device",
+    "is_compiled_with_distribute",
+    "is_compiled_with_ipu",
+    "is_compiled_with_rocm",
+    "is_compiled_with_xpu",
+    "is_complex",
+    "is_floating_point",
     "is_grad_enabled",
+    "is_integer",
     "isclose",
     "isfinite",
     "isinf",
@@ -868,6 +971,7 @@ __all__ = [
     "lerp_",
     "less_equal",
     "less_than",
+    "lgamma",
     "linalg",
     "linspace",
     "load",
@@ -917,6 +1021,7 @@ __all__ = [
     "optimizer",
     "outer",
     "poisson",
+    "polygamma",
     "pow",
     "prod",
     "profiler",
@@ -927,6 +1032,7 @@ __all__ = [
     "randint_like",
     "randn",
     "randperm",
+    "real",
     "reciprocal",
     "reciprocal_",
     "regularizer",
@@ -950,6 +1056,7 @@ __all__ = [
     "scatter_nd",
     "scatter_nd_add",
     "seed",
+    "set_device",
     "set_flags",
     "set_grad_enabled",
     "sigmoid",
@@ -968,6 +1075,7 @@ __all__ = [
     "square_",
     "squeeze",
     "stack",
+    "standard_gamma",
     "standard_normal",
     "static",
     "std",
@@ -993,13 +1101,16 @@ __all__ = [
     "triu_indices",
     "trunc",
     "trunc_",
+    "uint8",
     "unflatten",
     "unfold",
     "uniform",
     "unique",
     "unsqueeze",
     "unstack",
+    "utils",
     "var",
+    "version",
     "vision",
     "where",
     "zeros",

@@ -6,11 +6,13 @@ import numpy as np
 
 from . import _C
 from . import _check as C
-from ._dtype import bool_, convert_dtype, float32, float64, int64
+from ._dtype import bool_, complex128, convert_dtype, float32, float64, int64
 
 Tensor = _C.Tensor
 
-_UNSUPPORTED_NUMPY = "supported dtypes: bool, int32, int64, float16, float32, float64"
+_SUPPORTED_NUMPY = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
+                    "float64", "complex64", "complex128")
+_UNSUPPORTED_NUMPY = "supported dtypes: " + ", ".join(_SUPPORTED_NUMPY)
 
 
 def _shape(shape, api):
@@ -70,18 +72,18 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
                                     "range")
             raise ValueError("to_tensor(): the data is ragged or holds non-numeric objects; "
                              "nested lists must have equal lengths")
-        if arr.dtype.kind == "c":
-            raise TypeError("to_tensor(): complex data is not supported")
         if arr.dtype.kind in "US":
             raise TypeError("to_tensor(): string data is not supported")
         if dtype is None and not from_numpy and arr.dtype == np.float64:
             arr = arr.astype(np.float32)  # Paddle's default dtype for Python floats
-        if arr.dtype.name not in ("bool", "int32", "int64", "float16", "float32", "float64"):
+        if dtype is None and not from_numpy and arr.dtype == np.complex128:
+            arr = arr.astype(np.complex64)  # ... and for Python complex numbers
+        if arr.dtype.name not in _SUPPORTED_NUMPY:
             if arr.dtype.kind in "iu" and dtype is None:
                 raise TypeError(f"to_tensor(): numpy dtype {arr.dtype.name} is not supported "
                                 f"({_UNSUPPORTED_NUMPY}); convert it first, e.g. "
                                 f".astype('int64')")
-            arr = arr.astype(np.float64 if arr.dtype.kind == "f" else np.int64)
+            arr = arr.astype({"f": np.float64, "c": np.complex128}.get(arr.dtype.kind, np.int64))
         target = _dtype_or(dtype, None)
         t = _C._from_buffer(arr, target)
     t.stop_gradient = stop_gradient
@@ -96,6 +98,8 @@ def _fill_dtype(value):
         return bool_
     if isinstance(value, numbers.Integral):
         return int64
+    if isinstance(value, complex):
+        return complex128  # Paddle: full(shape, 1+2j) is complex128
     return float32
 
 
@@ -154,7 +158,8 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
     return _C.arange(vals[0], vals[1], vals[2], dtype)
 
 
-_INT_RANGE = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1), "bool": (0, 1)}
+_INT_RANGE = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1), "bool": (0, 1),
+              "uint8": (0, 255), "int8": (-128, 127), "int16": (-2**15, 2**15 - 1)}
 
 
 def _to_int(api, name, v, dtype):

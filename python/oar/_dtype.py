@@ -7,12 +7,13 @@ from . import _C
 class dtype:
     """An element type. Compares equal to itself and to its name ('float32')."""
 
-    __slots__ = ("name", "itemsize", "is_floating_point")
+    __slots__ = ("name", "itemsize", "is_floating_point", "is_complex")
 
-    def __init__(self, name, itemsize, is_floating_point):
+    def __init__(self, name, itemsize, is_floating_point, is_complex=False):
         self.name = name
         self.itemsize = itemsize
         self.is_floating_point = is_floating_point
+        self.is_complex = is_complex
 
     def __repr__(self):
         return f"oar.{self.name}"
@@ -41,10 +42,18 @@ float16 = dtype("float16", 2, True)
 bfloat16 = dtype("bfloat16", 2, True)
 float32 = dtype("float32", 4, True)
 float64 = dtype("float64", 8, True)
+uint8 = dtype("uint8", 1, False)
+int8 = dtype("int8", 1, False)
+int16 = dtype("int16", 2, False)
+complex64 = dtype("complex64", 8, False, True)
+complex128 = dtype("complex128", 16, False, True)
 
-# In the C++ DType enum order.
-ALL = (bool_, int32, int64, float16, bfloat16, float32, float64)
+# In the C++ DType enum order (src/oar/core/dtype.h).
+ALL = (bool_, int32, int64, float16, bfloat16, float32, float64, uint8, int8, int16, complex64,
+       complex128)
 _BY_NAME = {d.name: d for d in ALL}
+_NAMES = ("bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, "
+          "complex64, complex128")
 _ALIASES = {"float": "float32", "double": "float64", "half": "float16", "int": "int64",
             "long": "int64", "fp16": "float16", "fp32": "float32", "fp64": "float64",
             "bf16": "bfloat16"}
@@ -91,13 +100,15 @@ def convert_dtype(d):
         name = _ALIASES.get(name, name)
         if name in _BY_NAME:
             return _BY_NAME[name]
-        raise TypeError(f"unknown dtype '{d}': expected one of {', '.join(_BY_NAME)}")
+        raise TypeError(f"unknown dtype '{d}': expected one of {_NAMES}")
     if d is float:
         return float32
     if d is int:
         return int64
     if d is bool:
         return bool_
+    if d is complex:
+        return complex64
     try:
         name = np.dtype(d).name
     except (TypeError, ValueError):  # ValueError: e.g. a Tensor, which numpy tries to convert

@@ -202,8 +202,8 @@ def norm(x, p=None, axis=None, keepdim=False, name=None):
     axis None: x flattened, a vector norm (p None = 2, 'fro' = 2). One axis: the vector
     p-norm (any real p, inf, -inf; 0 counts non-zeros). Two axes: a matrix norm, p None or
     'fro' (Frobenius), 1 / -1 (max / min column sum of |x|), inf / -inf (max / min row sum).
-    The spectral (2, -2) and nuclear ('nuc') norms need a singular value decomposition,
-    which oar does not have yet (NotImplementedError)."""
+    The spectral (2, -2) and nuclear ('nuc') norms come from the singular values
+    (oar.linalg.svdvals)."""
     C.tensor("norm", "x", x)
     if axis is None:
         axes = []
@@ -216,8 +216,10 @@ def norm(x, p=None, axis=None, keepdim=False, name=None):
                          f"axes, but got {axis}")
     if isinstance(p, str):
         if p == "nuc":
-            raise NotImplementedError("norm(): p='nuc' (the nuclear norm) needs a singular "
-                                      "value decomposition, which oar does not have yet")
+            if len(axes) != 2 and not (axis is None and x.ndim == 2):
+                raise ValueError("norm(): p='nuc' is a matrix norm: give two axes")
+            from .linalg import _spectral  # late: linalg imports this module
+            return _spectral(x, "nuc", axes or [0, 1], bool(keepdim))
         if p != "fro":
             raise ValueError(f"norm(): argument 'p' must be a number, inf, -inf, 'fro' or "
                              f"'nuc', but got {p!r}")
@@ -230,8 +232,8 @@ def norm(x, p=None, axis=None, keepdim=False, name=None):
     if len(axes) < 2:
         return _C.p_norm(x, p, axes, bool(keepdim))
     if p in (2.0, -2.0):
-        raise NotImplementedError("norm(): the matrix 2-norm (p=2/-2 over two axes) needs a "
-                                  "singular value decomposition, which oar does not have yet")
+        from .linalg import _spectral  # late: linalg imports this module
+        return _spectral(x, p, axes, bool(keepdim))
     if p not in (1.0, -1.0, math.inf, -math.inf):
         raise ValueError(f"norm(): a matrix norm (two axes) takes p in 'fro', 1, -1, inf, "
                          f"-inf, but got {p}")

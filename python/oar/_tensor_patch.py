@@ -47,10 +47,32 @@ def __repr__(self):
     if self.dtype is bfloat16:
         a = _bf16_to_f32(a)
     prefix = "       "
-    body = np.array2string(a, separator=", ", prefix=prefix, precision=8,
-                           floatmode="maxprec_equal" if a.dtype.kind == "f" else "maxprec")
+    if a.dtype.kind == "c":
+        body = _complex_body(a, prefix)
+    else:
+        body = np.array2string(a, separator=", ", prefix=prefix, precision=8,
+                               floatmode="maxprec_equal" if a.dtype.kind == "f" else "maxprec")
     return (f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
             f"stop_gradient={self.stop_gradient},\n{prefix}{body})")
+
+
+def _complex_str(v):
+    return f"({v.real:.8f}{v.imag:+.8f}j)"
+
+
+def _complex_body(a, prefix):
+    # Paddle prints each complex element as (re+imj) with 8 decimals, left-aligned
+    # to the widest element of the tensor (the summarised one when it is long).
+    shown = a
+    if a.size > np.get_printoptions()["threshold"]:
+        edge = np.get_printoptions()["edgeitems"]
+        for ax in range(a.ndim):
+            if shown.shape[ax] > 2 * edge:
+                idx = list(range(edge)) + list(range(shown.shape[ax] - edge, shown.shape[ax]))
+                shown = np.take(shown, idx, axis=ax)
+    width = max((len(_complex_str(v)) for v in shown.reshape(-1)), default=0)
+    return np.array2string(a, separator=", ", prefix=prefix,
+                           formatter={"complex_kind": lambda v: _complex_str(v).ljust(width)})
 
 
 def __format__(self, spec):
@@ -284,7 +306,8 @@ def __setitem__(self, index, value):
             return
         _setitem_advanced(self, axes, starts, ends, steps, nones, advanced, adjacent, v)
         return
-    if isinstance(value, (numbers.Number, np.number, np.bool_)) and not isinstance(value, Tensor):
+    if isinstance(value, (numbers.Number, np.number, np.bool_)) and not isinstance(value, Tensor) \
+            and not isinstance(value, (complex, np.complexfloating)):
         _C.set_value_(self, axes, starts, ends, steps, float(value))
         return
     v = value if isinstance(value, Tensor) else _C._from_buffer(np.asarray(value), self.dtype)

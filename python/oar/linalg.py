@@ -1,4 +1,587 @@
-"""oar.linalg: Paddle's paddle.linalg namespace (the ops of this area so far)."""
-from ._stats import norm  # noqa: F401
+"""oar.linalg: Paddle's paddle.linalg namespace.
 
-__all__ = ["norm"]
+The factorisations and solves are the ops of src/oar/ops/lapack.yaml (LAPACK); qr, svd
+and eigh come packed into one tensor and are sliced apart here (docs/linalg.md). The
+rest is composed of declared ops, so gradients of every order flow through all of it.
+Matrices are the last two dims; leading dims are batch dims.
+"""
+import math
+
+import numpy as np
+
+from . import _C
+from . import _check as C
+from ._dtype import convert_dtype
+from ._manipulation import cross  # noqa: F401 - Paddle's linalg.cross
+from ._stats import norm as _stats_norm
+
+Tensor = _C.Tensor
+matmul = _C.matmul
+
+
+# ---- helpers ----------------------------------------------------------------------------
+def _matrix(api, x, name="x", square=False):
+    C.tensor(api, name, x)
+    if x.ndim < 2:
+        raise ValueError(f"{api}(): argument '{name}' must be a matrix or a batch of matrices "
+                         f"(at least 2 dims), but has shape {x.shape}")
+    if square and x.shape[-1] != x.shape[-2]:
+        raise ValueError(f"{api}(): argument '{name}' must be square in its last two dims, "
+                         f"but has shape {x.shape}")
+    return x
+
+
+def _mT(x):
+    perm = list(range(x.ndim))
+    perm[-1], perm[-2] = perm[-2], perm[-1]
+    return _C.transpose(x, perm)
+
+
+def _cols(x, begin, end):
+    return _C.slice(x, [x.ndim - 1], [begin], [end])
+
+
+def _rows(x, begin, end):
+    return _C.slice(x, [x.ndim - 2], [begin], [end])
+
+
+def _float_of(x):
+    return x if x.dtype.is_floating_point else _C.cast(x, convert_dtype("float32"))
+
+
+def _broadcast_batch(api, x, y):
+    """x and y expanded to their broadcast batch dims (expand's backward sums back)."""
+    bx, by = list(x.shape[:-2]), list(y.shape[:-2])
+    if bx == by:
+        return x, y
+    try:
+        batch = list(np.broadcast_shapes(tuple(bx), tuple(by)))
+    except ValueError:
+        raise ValueError(f"{api}(): the batch dims of x {x.shape} and y {y.shape} do not "
+                         f"broadcast") from None
+    if bx != batch:
+        x = _C.expand(x, batch + list(x.shape[-2:]))
+    if by != batch:
+        y = _C.expand(y, batch + list(y.shape[-2:]))
+    return x, y
+
+
+def _eye_like(x, n):
+    """The n x n identity in x's dtype, broadcast over x's batch dims."""
+    eye = _C.diag_embed(_C.full([n], 1, x.dtype), 0, -2, -1)
+    return _C.expand(eye, list(x.shape[:-2]) + [n, n])
+
+
+def _eps(x):
+    return float(np.finfo(np.float64 if x.dtype.name == "float64" else np.float32).eps)
+
+
+# ---- LU-based: inverse, determinants, solves --------------------------------------------
+def inv(x, name=None):
+    """The inverse of each square matrix of x (a singular matrix raises ValueError)."""
+    return _C.inverse(_matrix("inv", x, square=True))
+
+
+def det(x, name=None):
+    """The determinant of each square matrix of x, shape x.shape[:-2]."""
+    return _C.det(_matrix("det", x, square=True))
+
+
+def slogdet(x, name=None):
+    """sign(det) and log|det| of each square matrix of x stacked into one tensor of shape
+    [2, *x.shape[:-2]] (Paddle's layout; a singular matrix gives 0 and -inf)."""
+    return _C.slogdet(_matrix("slogdet", x, square=True))
+
+
+def solve(x, y, left=True, name=None):
+    """The solution of x @ out = y (left) or out @ x = y (left=False). y may be a vector;
+    batch dims broadcast. A singular x raises ValueError naming the batch element."""
+    _matrix("solve", x, square=True)
+    C.tensor("solve", "y", y)
+    if not isinstance(left, bool):
+        raise TypeError(f"solve(): argument 'left' must be bool, but got {type(left).__name__}")
+    vector = y.ndim == 1
+    if vector:
+        y = _C.unsqueeze(y, [-1] if left else [0])
+    elif y.ndim < 2:
+        raise ValueError(f"solve(): argument 'y' must be a vector or a matrix, but has shape "
+                         f"{y.shape}")
+    if not left:
+        x, y = _mT(x), _mT(y)
+    x, y = _broadcast_batch("solve", x, y)
+    out = _C.solve(x, y)
+    if not left:
+        out = _mT(out)
+    return _C.squeeze(out, [-1] if left else [-2]) if vector else out
+
+
+def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
+    """The solution of op(x) @ out = y for triangular x (op: transpose or not); only x's
+    upper (or lower) triangle is read, its diagonal taken as ones when unitriangular."""
+    _matrix("triangular_solve", x, square=True)
+    _matrix("triangular_solve", y, "y")
+    x, y = _broadcast_batch("triangular_solve", x, y)
+    return _C.triangular_solve(x, y, bool(upper), bool(transpose), bool(unitriangular))
+
+
+def cholesky(x, upper=False, name=None):
+    """The Cholesky factor L (x = L L^T) or U (upper; x = U^T U) of each symmetric
+    positive-definite matrix of x (its lower triangle is read)."""
+    return _C.cholesky(_matrix("cholesky", x, square=True), bool(upper))
+
+
+def cholesky_solve(x, y, upper=False, name=None):
+    """The solution of A @ out = x where y is A's Cholesky factor (lower, or upper)."""
+    C.tensor("cholesky_solve", "x", x)
+    _matrix("cholesky_solve", y, "y", square=True)
+    if upper:  # A = U^T U
+        z = triangular_solve(y, x, upper=True, transpose=True)
+        return triangular_solve(y, z, upper=True)
+    z = triangular_solve(y, x, upper=False)  # A = L L^T
+    return triangular_solve(y, z, upper=False, transpose=True)
+
+
+def cholesky_inverse(x, upper=False, name=None):
+    """The inverse of A from its Cholesky factor x."""
+    _matrix("cholesky_inverse", x, square=True)
+    return cholesky_solve(_eye_like(x, x.shape[-1]), x, upper)
+
+
+def matrix_power(x, n, name=None):
+    """x multiplied by itself n times (n < 0: the inverse's power; n = 0: the identity)."""
+    _matrix("matrix_power", x, square=True)
+    n = C.integer("matrix_power", "n", n)
+    if n == 0:
+        return _eye_like(x, x.shape[-1])
+    if n < 0:
+        x, n = inv(x), -n
+    result, base = None, x
+    while n:  # binary powers: log2(n) products
+        if n & 1:
+            result = base if result is None else _C.matmul(result, base)
+        n >>= 1
+        if n:
+            base = _C.matmul(base, base)
+    return result
+
+
+def multi_dot(x, name=None):
+    """The product of the matrices in the list x, in the order with the fewest
+    multiplications; the first may be a row vector and the last a column vector."""
+    if not isinstance(x, (list, tuple)) or len(x) < 2:
+        raise ValueError("multi_dot(): argument 'x' must be a list of at least 2 tensors")
+    ts = [C.tensor("multi_dot", f"x[{i}]", t) for i, t in enumerate(x)]
+    first_vec, last_vec = ts[0].ndim == 1, ts[-1].ndim == 1
+    if first_vec:
+        ts[0] = _C.unsqueeze(ts[0], [0])
+    if last_vec:
+        ts[-1] = _C.unsqueeze(ts[-1], [1])
+    for i, t in enumerate(ts):
+        if t.ndim != 2:
+            raise ValueError(f"multi_dot(): x[{i}] must be 2-D (the first and last may be 1-D), "
+                             f"but has shape {x[i].shape}")
+    for i in range(len(ts) - 1):
+        if ts[i].shape[1] != ts[i + 1].shape[0]:
+            raise ValueError(f"multi_dot(): x[{i}] {ts[i].shape} and x[{i + 1}] "
+                             f"{ts[i + 1].shape} cannot be multiplied")
+    dims = [ts[0].shape[0]] + [t.shape[1] for t in ts]
+    k = len(ts)
+    cost = [[0] * k for _ in range(k)]
+    split = [[0] * k for _ in range(k)]
+    for length in range(1, k):  # matrix-chain order
+        for i in range(k - length):
+            j = i + length
+            cost[i][j] = math.inf
+            for s in range(i, j):
+                c = cost[i][s] + cost[s + 1][j] + dims[i] * dims[s + 1] * dims[j + 1]
+                if c < cost[i][j]:
+                    cost[i][j], split[i][j] = c, s
+
+    def product(i, j):
+        if i == j:
+            return ts[i]
+        s = split[i][j]
+        return _C.matmul(product(i, s), product(s + 1, j))
+
+    out = product(0, k - 1)
+    if first_vec and last_vec:
+        return _C.reshape(out, [])
+    if first_vec:
+        return _C.squeeze(out, [0])
+    return _C.squeeze(out, [1]) if last_vec else out
+
+
+# ---- LU ---------------------------------------------------------------------------------
+def lu(x, pivot=True, get_infos=False, name=None):
+    """The LU factorisation with partial pivoting: (LU, pivots[, infos]) with L (unit
+    diagonal, below) and U packed in one matrix, 1-based int32 pivots and, with
+    get_infos, int32 infos (0, or the 1-based index of the first zero pivot). LU is not
+    differentiable yet (docs/linalg.md)."""
+    _matrix("lu", x)
+    if not pivot:
+        raise ValueError("lu(): pivot=False (LU without pivoting) is not available on the CPU, "
+                         "as in Paddle")
+    packed, pivots = _C.lu_packed(x), _C.lu_pivots(x)
+    if not get_infos:
+        return packed, pivots
+    k = min(x.shape[-2], x.shape[-1])
+    diag = np.diagonal(packed.numpy(), axis1=-2, axis2=-1)[..., :k]
+    zero = diag == 0
+    infos = np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
+    return packed, pivots, _to_tensor(infos)
+
+
+def _to_tensor(a):
+    from ._creation import to_tensor
+    return to_tensor(a)
+
+
+def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
+    """(P, L, U) from lu()'s packed factors x and pivots y, with x = P @ L @ U; the parts
+    not asked for are None."""
+    _matrix("lu_unpack", x)
+    C.tensor("lu_unpack", "y", y)
+    m, n = x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    p = lower = upper = None
+    if unpack_ludata:
+        eye_mk = _cols(_C.diag_embed(_C.full([m], 1, x.dtype), 0, -2, -1), 0, k)
+        lower = _C.add(_C.tril(_cols(x, 0, k), -1), eye_mk)
+        upper = _C.triu(_rows(x, 0, k), 0)
+    if unpack_pivots:
+        piv = y.numpy().astype(np.int64).reshape(-1, y.shape[-1]) if y.size else \
+            np.zeros((max(int(np.prod(y.shape[:-1])), 1), 0), np.int64)
+        batch = piv.shape[0]
+        perms = np.tile(np.arange(m), (batch, 1))
+        for b in range(batch):
+            for i, pv in enumerate(piv[b]):
+                j = int(pv) - 1
+                if not 0 <= j < m:
+                    raise ValueError(f"lu_unpack(): pivot {pv} at position {i} is out of range "
+                                     f"for {m} rows (pivots are 1-based)")
+                perms[b, i], perms[b, j] = perms[b, j], perms[b, i]
+        mats = np.zeros((batch, m, m), dtype=np.float64 if x.dtype.name == "float64"
+                        else np.float32)
+        for b in range(batch):
+            mats[b, perms[b], np.arange(m)] = 1  # row perm[i] of x is row i of L U
+        p = _to_tensor(mats.reshape(list(x.shape[:-2]) + [m, m]))
+    return p, lower, upper
+
+
+# ---- QR, SVD, symmetric eigendecomposition ------------------------------------------------
+def qr(x, mode="reduced", name=None):
+    """(Q, R) with x = Q @ R: 'reduced' (Q [.., m, k], k = min(m, n)), 'complete'
+    (Q [.., m, m]) or 'r' (R alone)."""
+    _matrix("qr", x)
+    if mode not in ("reduced", "complete", "r"):
+        raise ValueError(f"qr(): argument 'mode' must be 'reduced', 'complete' or 'r', but "
+                         f"got {mode!r}")
+    m, n = x.shape[-2], x.shape[-1]
+    packed = _C.qr_packed(x, mode == "complete")
+    r = _cols(packed, m, m + n)
+    if mode == "r":
+        return r
+    return _mT(_cols(packed, 0, m)), r
+
+
+def _svd_parts(x, full_matrices):
+    m, n = x.shape[-2], x.shape[-1]
+    k = min(m, n)
+    packed = _C.svd_packed(x, bool(full_matrices))
+    ur, vr = (m, n) if full_matrices else (k, k)
+    u = _mT(_rows(_cols(packed, 0, m), 0, ur))
+    s = _C.squeeze(_rows(_cols(packed, m, m + 1), 0, k), [-1])
+    vh = _rows(_cols(packed, m + 1, m + 1 + n), 0, vr)
+    return u, s, vh
+
+
+def svd(x, full_matrices=False, name=None):
+    """(U, S, VH) with x = U @ diag(S) @ VH, S descending. Each singular pair's sign is
+    fixed (the largest-magnitude entry of each column of U is positive)."""
+    return _svd_parts(_matrix("svd", x), full_matrices)
+
+
+def svdvals(x, name=None):
+    """The singular values of each matrix of x, descending."""
+    return _svd_parts(_matrix("svdvals", x), False)[1]
+
+
+def _uplo(api, UPLO):
+    if UPLO not in ("L", "U"):
+        raise ValueError(f"{api}(): argument 'UPLO' must be 'L' or 'U', but got {UPLO!r}")
+    return UPLO == "U"
+
+
+def eigh(x, UPLO="L", name=None):
+    """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix of x; only
+    the UPLO triangle is read. Each eigenvector's largest-magnitude entry is positive."""
+    upper = _uplo("eigh", UPLO)
+    _matrix("eigh", x, square=True)
+    n = x.shape[-1]
+    packed = _C.eigh_packed(x, upper)
+    return _C.squeeze(_cols(packed, 0, 1), [-1]), _mT(_cols(packed, 1, n + 1))
+
+
+def eigvalsh(x, UPLO="L", name=None):
+    """The eigenvalues (ascending) of each symmetric matrix of x."""
+    upper = _uplo("eigvalsh", UPLO)
+    _matrix("eigvalsh", x, square=True)
+    return _C.squeeze(_cols(_C.eigh_packed(x, upper), 0, 1), [-1])
+
+
+# ---- composed of the decompositions ------------------------------------------------------
+def _safe_reciprocal(s, keep):
+    """1/s where keep, else 0, with no inf in either branch (so no NaN gradients)."""
+    ones = _C.full_like(s, 1)
+    return _C.where(keep, _C.reciprocal(_C.where(keep, s, ones)), _C.full_like(s, 0))
+
+
+def _threshold(s_max, rcond):
+    if isinstance(rcond, Tensor):
+        return _C.multiply(_C.unsqueeze(s_max, [-1]), _C.cast(rcond, s_max.dtype)
+                           if rcond.ndim == 0 else _C.unsqueeze(_C.cast(rcond, s_max.dtype), [-1]))
+    return _C.scale(_C.unsqueeze(s_max, [-1]), float(rcond))
+
+
+def pinv(x, rcond=1e-15, hermitian=False, name=None):
+    """The Moore-Penrose pseudo-inverse: singular values at most rcond * the largest are
+    taken as zero. hermitian: x is symmetric (an eigendecomposition instead of an SVD)."""
+    _matrix("pinv", x)
+    x = _float_of(x)
+    if hermitian:
+        w, v = eigh(x)
+        aw = _C.abs(w)
+        keep = _C.greater_than(aw, _threshold(_C.max(aw, [-1], False), rcond))
+        winv = _safe_reciprocal(w, keep)
+        return _C.matmul(_C.multiply(v, _C.unsqueeze(winv, [-2])), v, False, True)
+    u, s, vh = svd(x)
+    if s.shape[-1] == 0:
+        return _mT(_C.full_like(x, 0))
+    keep = _C.greater_than(s, _threshold(_C.max(s, [-1], False), rcond))
+    sinv = _safe_reciprocal(s, keep)
+    return _C.matmul(_C.multiply(_mT(vh), _C.unsqueeze(sinv, [-2])), u, False, True)
+
+
+_LSTSQ_DRIVERS = (None, "gels", "gelsy", "gelsd", "gelss")
+
+
+def lstsq(x, y, rcond=None, driver=None, name=None):
+    """The least-squares solution of x @ solution = y: (solution, residuals, rank,
+    singular_values) as Paddle returns them (residuals when m > n and x has full rank,
+    except for gelsy; rank except for gels; singular values for gelsd/gelss; else empty).
+    Computed through the SVD (the minimum-norm solution, what gelsd gives), so it is
+    differentiable; rcond defaults to eps * max(m, n)."""
+    _matrix("lstsq", x)
+    _matrix("lstsq", y, "y")
+    if driver not in _LSTSQ_DRIVERS:
+        raise ValueError(f"lstsq(): argument 'driver' must be one of 'gels', 'gelsy', "
+                         f"'gelsd', 'gelss' or None, but got {driver!r}")
+    driver = driver or "gelsy"
+    if x.shape[-2] != y.shape[-2]:
+        raise ValueError(f"lstsq(): x {x.shape} and y {y.shape} must have the same number of "
+                         f"rows")
+    x, y = _broadcast_batch("lstsq", _float_of(x), _float_of(y))
+    m, n = x.shape[-2], x.shape[-1]
+    if rcond is None:
+        rcond = _eps(x) * max(m, n)
+    u, s, vh = svd(x)
+    if s.shape[-1]:
+        smax = _C.max(s, [-1], False)
+        keep = _C.greater_than(s, _threshold(smax, rcond))
+    else:
+        keep = _C.greater_than(s, s)
+    sinv = _safe_reciprocal(s, keep)
+    solution = _C.matmul(_C.multiply(_mT(vh), _C.unsqueeze(sinv, [-2])),
+                         _C.matmul(u, y, True, False))
+    rank = _C.sum(_C.cast(keep, convert_dtype("int32")), [-1], None, False)
+    rank = _C.cast(rank, convert_dtype("int32"))
+    empty = _C.full([0], 0, x.dtype)
+    residuals = empty
+    full_rank = bool(np.all(rank.numpy() == n)) if rank.size else True
+    if m > n and full_rank and driver != "gelsy":
+        r = _C.subtract(y, _C.matmul(x, solution))
+        residuals = _C.sum(_C.multiply(r, r), [-2], None, False)
+    if driver == "gels":
+        rank = _C.full([0], 0, convert_dtype("int64"))
+    singular_values = s if driver in ("gelsd", "gelss") else empty
+    return solution, residuals, rank, singular_values
+
+
+def _tol_tensor(v, like):
+    return v if isinstance(v, Tensor) else _C.full([], float(v), like.dtype)
+
+
+def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
+    """The number of singular values (|eigenvalues| when hermitian) above the tolerance:
+    tol (absolute) if given, else max(atol, rtol * largest) with rtol defaulting to
+    eps * max(m, n) (0 when atol is given alone). int64."""
+    C.tensor("matrix_rank", "x", x)
+    if x.ndim < 2:
+        raise ValueError(f"matrix_rank(): argument 'x' must be a matrix or a batch of "
+                         f"matrices, but has shape {x.shape}")
+    x = _float_of(x)
+    s = _C.abs(eigvalsh(x)) if hermitian else svdvals(x)
+    if s.shape[-1] == 0:
+        return _C.full(list(x.shape[:-2]), 0, convert_dtype("int64"))
+    smax = _C.unsqueeze(_C.max(s, [-1], False), [-1])
+    if tol is not None:
+        thr = _tol_tensor(tol, s)
+        thr = _C.unsqueeze(thr, [-1]) if thr.ndim else thr
+    else:
+        if rtol is None:
+            rtol = 0.0 if atol is not None else _eps(x) * max(x.shape[-2], x.shape[-1])
+        rt = _tol_tensor(rtol, s)
+        rel = _C.multiply(smax, _C.unsqueeze(rt, [-1]) if rt.ndim else rt)
+        thr = rel if atol is None else _C.maximum(
+            rel, _C.unsqueeze(_tol_tensor(atol, s), [-1]) if isinstance(atol, Tensor) and
+            atol.ndim else _tol_tensor(atol, s))
+    keep = _C.greater_than(s, thr)
+    return _C.sum(_C.cast(keep, convert_dtype("int64")), [-1], None, False)
+
+
+# ---- norms and condition numbers ----------------------------------------------------------
+def _spectral(x, p, axes, keepdim):
+    """The matrix 2-norm (p = 2), its minimum (-2) or the nuclear norm ('nuc') over the
+    two axes of x."""
+    a0, a1 = axes
+    rest = [d for d in range(x.ndim) if d not in (a0, a1)]
+    moved = _C.transpose(x, rest + [a0, a1]) if rest + [a0, a1] != list(range(x.ndim)) else x
+    s = svdvals(moved)
+    if p == "nuc":
+        out = _C.sum(s, [-1], None, False)
+    elif s.shape[-1] == 0:
+        out = _C.full(list(s.shape[:-1]), 0, s.dtype)
+    else:
+        out = (_C.amax if p > 0 else _C.amin)(s, [-1], False)
+    return _C.unsqueeze(out, sorted(axes)) if keepdim else out
+
+
+def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None):
+    """The vector p-norm of x flattened (axis None) or over the given axes."""
+    C.tensor("vector_norm", "x", x)
+    if dtype is not None:
+        x = _C.cast(x, convert_dtype(dtype))
+    if axis is None:
+        axes = []
+    elif isinstance(axis, (list, tuple)):
+        axes = [C.axis("vector_norm", "axis", a, max(x.ndim, 1)) for a in axis]
+    else:
+        axes = [C.axis("vector_norm", "axis", axis, max(x.ndim, 1))]
+    p = float(C.number("vector_norm", "p", p))
+    return _C.p_norm(_float_of(x), p, axes, bool(keepdim))
+
+
+def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
+    """The matrix norm over two axes: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf."""
+    C.tensor("matrix_norm", "x", x)
+    if not isinstance(axis, (list, tuple)) or len(axis) != 2:
+        raise ValueError(f"matrix_norm(): argument 'axis' must be two axes, but got {axis}")
+    if x.ndim < 2:
+        raise ValueError(f"matrix_norm(): argument 'x' must have at least 2 dims, but has "
+                         f"shape {x.shape}")
+    return _stats_norm(x, p, list(axis), keepdim)
+
+
+def norm(x, p=None, axis=None, keepdim=False, name=None):
+    """The vector or matrix norm of x (see oar.norm)."""
+    return _stats_norm(x, p, axis, keepdim)
+
+
+def cond(x, p=None, name=None):
+    """The condition number of each matrix of x: for p None, 2 or -2 the ratio of the
+    extreme singular values; for 'fro', 'nuc', 1, -1, inf, -inf norm(x) * norm(inv(x))."""
+    _matrix("cond", x)
+    x = _float_of(x)
+    if p is None or (not isinstance(p, str) and C.number("cond", "p", p) in (2, -2)):
+        s = svdvals(x)
+        big, small = _C.amax(s, [-1], False), _C.amin(s, [-1], False)
+        return _C.divide(big, small) if p in (None, 2) else _C.divide(small, big)
+    if p not in ("fro", "nuc", 1, -1, math.inf, -math.inf):
+        raise ValueError(f"cond(): argument 'p' must be None, 'fro', 'nuc', 1, -1, 2, -2, "
+                         f"inf or -inf, but got {p!r}")
+    _matrix("cond", x, square=True)
+    return _C.multiply(matrix_norm(x, p), matrix_norm(inv(x), p))
+
+
+# ---- statistics ---------------------------------------------------------------------------
+def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
+    """The covariance matrix of the variables of x (rows, or columns when rowvar is
+    False), with optional integer frequency and float observation weights; ddof=True
+    divides by N - 1 (weighted: as NumPy's cov)."""
+    C.tensor("cov", "x", x)
+    if x.ndim > 2:
+        raise ValueError(f"cov(): argument 'x' must be 1-D or 2-D, but has shape {x.shape}")
+    x = _float_of(x)
+    if x.ndim < 2:
+        x = _C.reshape(x, [1, -1])
+    if not rowvar and x.shape[0] != 1:
+        x = _mT(x)
+    nobs = x.shape[1]
+    w = None
+    if fweights is not None:
+        C.tensor("cov", "fweights", fweights)
+        if fweights.ndim != 1 or fweights.shape[0] != nobs:
+            raise ValueError(f"cov(): fweights must be 1-D with {nobs} entries, but has shape "
+                             f"{fweights.shape}")
+        if fweights.dtype.is_floating_point:
+            raise TypeError("cov(): fweights must be an integer tensor")
+        w = _C.cast(fweights, x.dtype)
+    if aweights is not None:
+        C.tensor("cov", "aweights", aweights)
+        if aweights.ndim != 1 or aweights.shape[0] != nobs:
+            raise ValueError(f"cov(): aweights must be 1-D with {nobs} entries, but has shape "
+                             f"{aweights.shape}")
+        aw = _C.cast(aweights, x.dtype)
+        w = aw if w is None else _C.multiply(w, aw)
+    if w is None:
+        w = _C.full([nobs], 1, x.dtype)
+    w_sum = _C.sum(w, [], None, False)
+    avg = _C.divide(_C.sum(_C.multiply(x, w), [1], None, True), w_sum)
+    if not ddof:
+        norm_factor = w_sum
+    elif aweights is None:
+        norm_factor = _C.scale(w_sum, 1.0, -1.0)
+    else:
+        aw = _C.cast(aweights, x.dtype)
+        norm_factor = _C.subtract(w_sum, _C.divide(_C.sum(_C.multiply(w, aw), [], None, False),
+                                                    w_sum))
+    xc = _C.subtract(x, avg)
+    c = _C.divide(_C.matmul(_C.multiply(xc, w), xc, False, True), norm_factor)
+    return _C.reshape(c, []) if c.shape == [1, 1] else c
+
+
+def corrcoef(x, rowvar=True, name=None):
+    """The Pearson correlation coefficients of the variables of x (clipped to [-1, 1])."""
+    c = cov(x, rowvar)
+    if c.ndim == 0:
+        return _C.divide(c, c)
+    d = _C.sqrt(_C.diagonal(c, 0, 0, 1))
+    c = _C.divide(_C.divide(c, _C.unsqueeze(d, [1])), _C.unsqueeze(d, [0]))
+    return _C.clip(c, -1.0, 1.0)
+
+
+# ---- paddle.linalg's small re-exports ----------------------------------------------------
+def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
+    return _C.diagonal(x, offset, axis1, axis2)
+
+
+def matrix_transpose(x, name=None):
+    """x with its last two dims swapped."""
+    return _mT(_matrix("matrix_transpose", x))
+
+
+# Paddle's Tensor methods for these (Tensor.inverse and Tensor.cholesky are the ops').
+_METHODS = {
+    "slogdet": slogdet, "qr": qr, "pinv": pinv, "lstsq": lstsq, "matrix_power": matrix_power,
+    "cov": cov, "corrcoef": corrcoef, "cholesky_solve": cholesky_solve, "lu": lu,
+    "lu_unpack": lu_unpack, "multi_dot": multi_dot, "cond": cond, "solve": solve,
+    "eigvalsh": eigvalsh,
+}
+for _k, _v in _METHODS.items():
+    setattr(Tensor, _k, _v)
+
+__all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "cond", "corrcoef", "cov", "cross",
+           "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "lu", "lu_unpack", "matmul",
+           "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot",
+           "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "triangular_solve",
+           "vector_norm"]

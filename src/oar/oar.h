@@ -26,3 +26,8 @@
 #include "oar/train/idx.h"
 #include "oar/train/module.h"
 #include "oar/train/optimizer.h"
+#ifdef OAR_WITH_DISTRIBUTED  // built when Gloo is found (CMakeLists.txt)
+#include "oar/distributed/data_parallel.h"
+#include "oar/distributed/process_group.h"
+#include "oar/distributed/reducer.h"
+#endif

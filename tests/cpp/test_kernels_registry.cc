@@ -33,9 +33,21 @@ TEST(KernelRegistry, MatmulTableListsItsDTypes) {
   EXPECT_TRUE(table.HasDType(DType::kFloat32));
   EXPECT_TRUE(table.HasDType(DType::kBFloat16));
   EXPECT_FALSE(table.HasDType(DType::kInt32));
-  EXPECT_EQ(table.RegisteredDTypes(), "float16, bfloat16, float32, float64");
+  EXPECT_EQ(table.RegisteredDTypes(), "float16, bfloat16, float32, float64, complex64, complex128");
   EXPECT_EQ(KernelFactory::Instance().Table("sum").RegisteredDTypes(),
-            "bool, int32, int64, float16, bfloat16, float32, float64");
+            "bool, int32, int64, float16, bfloat16, float32, float64, uint8, int8, int16, "
+            "complex64, complex128");
+}
+
+TEST(KernelRegistry, ComplexHasNoOrderingKernels) {
+  // An op without a kernel for a dtype is a typed error naming the op and the dtype.
+  const KernelTable& lt = KernelFactory::Instance().Table("less_than");
+  EXPECT_TRUE(lt.HasDType(DType::kInt8));
+  EXPECT_FALSE(lt.HasDType(DType::kComplex64));
+  Catch([&] { lt.SelectKernelOrThrowError({Backend::kCPU, DataLayout::kAny, DType::kComplex64}); },
+        ErrorCode::kInvalidType, {"'less_than'", "complex64"});
+  EXPECT_TRUE(KernelFactory::Instance().Table("equal").HasDType(DType::kComplex128));
+  EXPECT_TRUE(KernelFactory::Instance().Table("bitwise_xor").HasDType(DType::kUInt8));
 }
 
 TEST(KernelRegistry, UnregisteredDTypeNamesOpAndSupportedDTypes) {

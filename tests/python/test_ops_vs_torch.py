@@ -43,7 +43,7 @@ import oar
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 import op_registry as R  # noqa: E402  (tests/op_registry.py)
-from op_registry import call_torch, FLOAT_DTYPES, NP_DTYPES, OPS  # noqa: E402,F401
+from op_registry import call_torch, COMPLEX_DTYPES, FLOAT_DTYPES, NP_DTYPES, OPS  # noqa: E402,F401
 
 torch.set_num_threads(1)  # tiny tensors; and no contention with oar's OpenMP threads on 2 cores
 
@@ -162,7 +162,8 @@ def assert_close(got, want, tol, what):
 def _tol(p):
     """The tolerance of a case, for its values and gradients: tests/op_cases/'s _tol with
     the op's tol overrides (a "native" case: float64's)."""
-    return R.tolerance(p.op, p.dtype if p.dtype in TOL else "float64")
+    return R.tolerance(p.op, p.dtype if p.dtype in TOL or p.dtype in COMPLEX_DTYPES
+                       else "float64")
 
 
 # ---- parameters --------------------------------------------------------------------------
@@ -171,7 +172,9 @@ def _forward_params():
     for name in sorted(REGISTRY):
         for i, case in enumerate(REGISTRY[name]["cases"]):
             has_float = any(s.get("dtype") is None for s in case["inputs"])
-            for dt in (FLOAT_DTYPES if has_float else ("native",)):
+            dts = (COMPLEX_DTYPES if case.get("complex") else FLOAT_DTYPES) if has_float \
+                else ("native",)
+            for dt in dts:
                 out.append(Param(name, i, case, dt))
     return out
 
@@ -193,7 +196,7 @@ def _torch_out_is_float(p):
                          _attrs(op, p.case))
     except Exception as e:  # a broken case in the registry: say which
         raise AssertionError(f"{p}: the torch expression fails: {e}") from e
-    return out.is_floating_point()
+    return out.is_floating_point() or out.is_complex()
 
 
 GRAD_PARAMS = [p for p in FORWARD_PARAMS
@@ -258,7 +261,10 @@ def test_large_inputs_release_the_gil():
 
 # ---- gradients ---------------------------------------------------------------------------
 def _np_like(rng, shape, dtype):
-    return rng.standard_normal(size=shape).astype(NP_DTYPES[dtype])
+    v = rng.standard_normal(size=shape)
+    if dtype in COMPLEX_DTYPES:
+        v = v + 1j * rng.standard_normal(size=shape)
+    return v.astype(NP_DTYPES[dtype])
 
 
 def _setup_grad(p):
@@ -300,10 +306,15 @@ def test_double_grad(p):
     vs = [_np_like(vrng, list(t.shape), torch_dtype_name(t)) for t in t_leaves]
     o_s, t_s = None, None
     for of, tf, v in zip(o_first, t_first, vs):
+        # Re(sum(first * v)): a real scalar also when the gradients are complex.
         if of is not None:
             term = oar._C.sum(oar._C.multiply(of, oar.to_tensor(v)))
+            if term.dtype.is_complex:
+                term = oar._C.real(term)
             o_s = term if o_s is None else oar._C.add(o_s, term)
         term = (tf * torch.tensor(v)).sum()
+        if term.is_complex():
+            term = term.real
         t_s = term if t_s is None else t_s + term
     o_second = [None] * len(o_leaves) if o_s is None else _oar_grad([o_s], o_leaves)
     t_second = _torch_grad([t_s], t_leaves)
@@ -564,7 +575,10 @@ def test_every_declared_op_is_covered():
 
 def test_every_differentiable_op_has_gradient_cases():
     grad_ops = {p.op for p in GRAD_PARAMS}
-    missing = [n for n, op in OPS.items() if op.backward and n not in grad_ops]
+    # A random op has no torch oracle; its gradient (standard_gamma's implicit one) is
+    # tested where the op's statistics are (tests/python/test_distribution.py).
+    differentiable = {n: op for n, op in OPS.items() if op.backward and n not in RANDOM_OPS}
+    missing = [n for n in differentiable if n not in grad_ops]
     assert not missing, f"differentiable ops without a gradient case: {missing}"
     # every differentiable input of every op is differentiated in some case
     seen = {}
@@ -574,7 +588,7 @@ def test_every_differentiable_op_has_gradient_cases():
         names = _arg_names(op, len(inputs))
         seen.setdefault(p.op, set()).update(names[i] for i in _diff_indices(op, inputs))
     lacking = {n: sorted(set(OPS[n].backward) - seen.get(n, set()))
-               for n in OPS if OPS[n].backward and set(OPS[n].backward) - seen.get(n, set())}
+               for n in differentiable if set(OPS[n].backward) - seen.get(n, set())}
     assert not lacking, f"differentiable inputs never differentiated: {lacking}"
 
 

@@ -35,11 +35,11 @@ _MAX_HEADER = 100 * 1024 * 1024  # as the safetensors package: headers above thi
 # oar dtype name -> (safetensors code, numpy dtype of the raw bytes)
 _CODES = {"bool": ("BOOL", np.bool_), "int32": ("I32", np.int32), "int64": ("I64", np.int64),
           "float16": ("F16", np.float16), "bfloat16": ("BF16", np.uint16),
-          "float32": ("F32", np.float32), "float64": ("F64", np.float64)}
+          "float32": ("F32", np.float32), "float64": ("F64", np.float64),
+          "uint8": ("U8", np.uint8), "int8": ("I8", np.int8), "int16": ("I16", np.int16)}
 _FROM_CODE = {code: (name, npd) for name, (code, npd) in _CODES.items()}
 # Foreign files (written by other frameworks) may hold these: loaded as the nearest oar dtype.
-_FOREIGN = {"U8": ("int32", np.uint8), "I8": ("int32", np.int8), "I16": ("int32", np.int16),
-            "U16": ("int32", np.uint16), "U32": ("int64", np.uint32)}
+_FOREIGN = {"U16": ("int32", np.uint16), "U32": ("int64", np.uint32)}
 
 
 class CheckpointError(ValueError):

@@ -5,11 +5,13 @@
 namespace oar::api {
 
 DType PromoteOperands(DType a, DType b) {
-  if (IsFloating(a) && IsFloating(b)) return PromoteTypes(a, b);
-  throw errors::InvalidType("the tensor inputs have different dtypes, ", a, " and ", b,
-                            "; only floating-point dtypes are promoted (Paddle's rule). Cast one "
-                            "of them explicitly, e.g. x.astype('",
-                            PromoteTypes(a, b), "')");
+  // Paddle promotes floating pairs, and a complex operand with anything.
+  if ((IsFloating(a) && IsFloating(b)) || IsComplex(a) || IsComplex(b)) return PromoteTypes(a, b);
+  throw errors::InvalidType(
+      "the tensor inputs have different dtypes, ", a, " and ", b,
+      "; only floating-point and complex dtypes are promoted (Paddle's rule). Cast one "
+      "of them explicitly, e.g. x.astype('",
+      PromoteTypes(a, b), "')");
 }
 
 void CheckInput(const Tensor& t, const char* arg, int position, bool need_data) {

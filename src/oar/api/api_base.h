@@ -38,9 +38,12 @@ class KernelKeyParser {
     return {backend_ == Backend::kUndefined ? Backend::kCPU : backend_, DataLayout::kAny, dtype_};
   }
   void set_dtype(DType d) { dtype_ = d; }
-  // Ops that never return integers (divide): integer and bool inputs become float32.
+  // Ops that never return integers (divide): integer and bool inputs become
+  // float32; complex inputs stay complex.
   void PromoteToFloat() {
-    if (dtype_ != DType::kUndefined && !IsFloating(dtype_)) dtype_ = DType::kFloat32;
+    if (dtype_ != DType::kUndefined && !IsFloating(dtype_) && !IsComplex(dtype_)) {
+      dtype_ = DType::kFloat32;
+    }
   }
 
  private:

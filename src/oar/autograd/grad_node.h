@@ -115,8 +115,8 @@ inline bool NeedsGrad(const SlotMetas& metas, size_t slot) {
   return false;
 }
 
-// Only floating tensors carry gradients.
-inline bool IsDifferentiableDType(DType t) { return IsFloating(t); }
+// Only floating and complex tensors carry gradients.
+inline bool IsDifferentiableDType(DType t) { return IsFloating(t) || IsComplex(t); }
 
 class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
  public:

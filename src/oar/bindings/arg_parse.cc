@@ -183,10 +183,15 @@ Scalar CastPyArg2Scalar(PyObject* obj, const char* op, const char* arg, int pos,
     if (overflow) return Scalar(d);
     return Scalar(static_cast<int64_t>(v));
   }
+  if (PyComplex_Check(obj)) {
+    const Py_complex c = PyComplex_AsCComplex(obj);
+    return Scalar(complex128(c.real, c.imag));
+  }
   if (IsTensor(obj)) {
     const Tensor& t = AsTensor(obj);
     if (t.defined() && t.numel() == 1) {
       if (IsFloating(t.dtype())) return Scalar(t.item<double>());
+      if (IsComplex(t.dtype())) return Scalar(t.item<complex128>());
       if (t.dtype() == DType::kBool) return Scalar(t.item<bool>());
       return Scalar(t.item<int64_t>());
     }

@@ -36,6 +36,16 @@ const char* Format(DType t) {
       return "f";
     case DType::kFloat64:
       return "d";
+    case DType::kUInt8:
+      return "B";
+    case DType::kInt8:
+      return "b";
+    case DType::kInt16:
+      return "h";
+    case DType::kComplex64:
+      return "Zf";
+    case DType::kComplex128:
+      return "Zd";
     default:
       return "B";
   }
@@ -105,9 +115,20 @@ PyObject* FromBuffer(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     src = DType::kFloat32;
   else if (fmt == "d")
     src = DType::kFloat64;
+  else if (fmt == "B")
+    src = DType::kUInt8;
+  else if (fmt == "b")
+    src = DType::kInt8;
+  else if (fmt == "h")
+    src = DType::kInt16;
+  else if (fmt == "Zf")
+    src = DType::kComplex64;
+  else if (fmt == "Zd")
+    src = DType::kComplex128;
   else {
     throw errors::InvalidType("to_tensor(): unsupported element format '", fmt,
-                              "' (supported: bool, int32, int64, float16, float32, float64)");
+                              "' (supported: bool, uint8, int8, int16, int32, int64, float16, "
+                              "float32, float64, complex64, complex128)");
   }
   DDim dims, strides;
   for (int i = 0; i < view.ndim; ++i) {

@@ -100,7 +100,7 @@ bool AsScalar(PyObject* o, double* v, ScalarKind* kind) {
 // a scalar of the tensor's kind keeps its dtype; a float scalar turns integer
 // and bool tensors into float32, an int scalar turns bool into int64.
 DType ScalarResultType(DType t, ScalarKind kind) {
-  if (IsFloating(t)) return t;
+  if (IsFloating(t) || IsComplex(t)) return t;
   if (kind == ScalarKind::kFloat) return DType::kFloat32;
   if (t == DType::kBool && kind == ScalarKind::kInt) return DType::kInt64;
   return t;
@@ -112,10 +112,12 @@ Tensor TensorTensorOp(const Tensor& a, const Tensor& b, BinOp op);
 
 Tensor TensorScalarOp(const Tensor& x, double s, ScalarKind kind, BinOp op, bool reflected) {
   DType rt = ScalarResultType(x.dtype(), kind);
-  if (op == BinOp::kDiv && !IsFloating(rt)) rt = DType::kFloat32;  // true division
+  if (op == BinOp::kDiv && !IsFloating(rt) && !IsComplex(rt))
+    rt = DType::kFloat32;  // true division
   const Tensor xc = CastTo(x, rt);
   auto full_s = [&] { return full_like(xc, s, rt); };
-  if (rt == DType::kBool) {  // bool with bool: the tensor ops (scale has no bool kernel)
+  // bool with bool, and complex: the tensor ops (scale has no bool or complex kernel)
+  if (rt == DType::kBool || IsComplex(rt)) {
     return reflected ? TensorTensorOp(full_s(), xc, op) : TensorTensorOp(xc, full_s(), op);
   }
   switch (op) {
@@ -187,6 +189,16 @@ PyObject* Binary(PyObject* a, PyObject* b, BinOp op) {
     double s;
     ScalarKind kind;
     PyObject* other = ta ? b : a;
+    if (PyComplex_Check(other)) {
+      // A Python complex makes a complex64 result, complex128 with a double
+      // tensor (Paddle's rule), through the tensor ops' promotion.
+      const Tensor& x = AsTensor(ta ? a : b);
+      const Py_complex c = PyComplex_AsCComplex(other);
+      const DType ct = ToComplex(x.dtype());
+      const Tensor cs = full_like(x, Scalar(complex128(c.real, c.imag)), ct);
+      out = ta ? TensorTensorOp(x, cs, op) : TensorTensorOp(cs, x, op);
+      return ToPyObject(std::move(out));
+    }
     if (!AsScalar(other, &s, &kind)) Py_RETURN_NOTIMPLEMENTED;
     out = TensorScalarOp(AsTensor(ta ? a : b), s, kind, op, /*reflected=*/!ta);
   }
@@ -464,6 +476,10 @@ PyObject* MItem(PyObject* self, PyObject*) {
   OAR_PY_TRY
   const Tensor& t = SingleElement(self, "item()");
   if (IsFloating(t.dtype())) return PyFloat_FromDouble(t.item<double>());
+  if (IsComplex(t.dtype())) {
+    const complex128 c = t.item<complex128>();
+    return PyComplex_FromDoubles(c.real(), c.imag());
+  }
   if (t.dtype() == DType::kBool) return PyBool_FromLong(t.item<bool>());
   return PyLong_FromLongLong(t.item<int64_t>());
   OAR_PY_CATCH

@@ -1,10 +1,14 @@
-// Element types. The enum order is also the index of per-dtype kernel tables.
+// Element types. The enum order is also the index of per-dtype kernel tables
+// (and of the Python dtype objects, python/oar/_dtype.py ALL): new dtypes are
+// appended before kUndefined so existing indices keep their meaning.
 #pragma once
 
+#include <complex>
 #include <cstddef>
 #include <cstdint>
 #include <ostream>
 #include <string_view>
+#include <utility>
 
 #include "oar/core/errors.h"
 #include "oar/core/float16.h"
@@ -19,6 +23,11 @@ enum class DType : uint8_t {
   kBFloat16,
   kFloat32,
   kFloat64,
+  kUInt8,
+  kInt8,
+  kInt16,
+  kComplex64,
+  kComplex128,
   kUndefined,
 };
 inline constexpr int kNumDTypes = static_cast<int>(DType::kUndefined);
@@ -39,6 +48,15 @@ constexpr size_t SizeOf(DType t) {
       return 4;
     case DType::kFloat64:
       return 8;
+    case DType::kUInt8:
+    case DType::kInt8:
+      return 1;
+    case DType::kInt16:
+      return 2;
+    case DType::kComplex64:
+      return 8;
+    case DType::kComplex128:
+      return 16;
     case DType::kUndefined:
       return 0;
   }
@@ -49,7 +67,25 @@ constexpr bool IsFloating(DType t) {
   return t == DType::kFloat16 || t == DType::kBFloat16 || t == DType::kFloat32 ||
          t == DType::kFloat64;
 }
-constexpr bool IsIntegral(DType t) { return t == DType::kInt32 || t == DType::kInt64; }
+constexpr bool IsIntegral(DType t) {
+  return t == DType::kInt32 || t == DType::kInt64 || t == DType::kUInt8 || t == DType::kInt8 ||
+         t == DType::kInt16;
+}
+constexpr bool IsComplex(DType t) { return t == DType::kComplex64 || t == DType::kComplex128; }
+// The real dtype of a complex one (complex64 -> float32); other dtypes map to themselves.
+constexpr DType ToReal(DType t) {
+  return t == DType::kComplex64 ? DType::kFloat32 : t == DType::kComplex128 ? DType::kFloat64 : t;
+}
+// The complex dtype holding a real one (float64 -> complex128, everything else
+// -> complex64; complex dtypes map to themselves).
+constexpr DType ToComplex(DType t) {
+  return IsComplex(t) ? t : t == DType::kFloat64 ? DType::kComplex128 : DType::kComplex64;
+}
+
+// Complex elements are std::complex (real, imag interleaved, as FFTW's and
+// OpenBLAS's complex types), so libraries can write into a tensor's memory.
+using complex64 = std::complex<float>;
+using complex128 = std::complex<double>;
 
 // Paddle's names: "float32", "int64", "bool", ...
 std::string_view DTypeName(DType t);
@@ -58,8 +94,9 @@ DType DTypeFromName(std::string_view name);
 std::ostream& operator<<(std::ostream& os, DType t);
 
 // Type promotion for binary ops (Paddle's rules for tensor-tensor operands):
-// bool < integers < floats; within a kind, the wider type wins; float16 with
-// bfloat16 gives float32.
+// bool < integers < floats < complex; within a kind, the wider type wins
+// (uint8 with int8 gives int16); float16 with bfloat16 gives float32; a complex
+// with float64 gives complex128.
 DType PromoteTypes(DType a, DType b);
 
 template <typename T>
@@ -92,10 +129,39 @@ template <>
 struct DTypeOf<double> {
   static constexpr DType value = DType::kFloat64;
 };
+template <>
+struct DTypeOf<uint8_t> {
+  static constexpr DType value = DType::kUInt8;
+};
+template <>
+struct DTypeOf<int8_t> {
+  static constexpr DType value = DType::kInt8;
+};
+template <>
+struct DTypeOf<int16_t> {
+  static constexpr DType value = DType::kInt16;
+};
+template <>
+struct DTypeOf<complex64> {
+  static constexpr DType value = DType::kComplex64;
+};
+template <>
+struct DTypeOf<complex128> {
+  static constexpr DType value = DType::kComplex128;
+};
 template <typename T>
 inline constexpr DType dtype_of_v = DTypeOf<T>::value;
 
-// Calls fn.template operator()<T>() with T the C++ type of `t`.
+template <typename T>
+inline constexpr bool is_complex_v = false;
+template <typename T>
+inline constexpr bool is_complex_v<std::complex<T>> = true;
+
+[[noreturn]] void ThrowNoComplex(DType t);
+
+// Calls fn.template operator()<T>() with T the C++ type of `t`, for the real
+// dtypes; a complex `t` throws InvalidType (most generic code has no complex
+// meaning: comparisons, casts to integers). VisitDTypeWithComplex covers both.
 template <typename Fn>
 decltype(auto) VisitDType(DType t, Fn&& fn) {
   switch (t) {
@@ -113,10 +179,26 @@ decltype(auto) VisitDType(DType t, Fn&& fn) {
       return fn.template operator()<float>();
     case DType::kFloat64:
       return fn.template operator()<double>();
+    case DType::kUInt8:
+      return fn.template operator()<uint8_t>();
+    case DType::kInt8:
+      return fn.template operator()<int8_t>();
+    case DType::kInt16:
+      return fn.template operator()<int16_t>();
+    case DType::kComplex64:
+    case DType::kComplex128:
+      ThrowNoComplex(t);
     case DType::kUndefined:
       break;
   }
   throw errors::InvalidType("unsupported dtype ", static_cast<int>(t));
+}
+
+template <typename Fn>
+decltype(auto) VisitDTypeWithComplex(DType t, Fn&& fn) {
+  if (t == DType::kComplex64) return fn.template operator()<complex64>();
+  if (t == DType::kComplex128) return fn.template operator()<complex128>();
+  return VisitDType(t, std::forward<Fn>(fn));
 }
 
 }  // namespace oar

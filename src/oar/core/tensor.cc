@@ -15,9 +15,19 @@ T Tensor::item() const {
               errors::InvalidArgument("item(): only a tensor with one element can be converted "
                                       "to a scalar, but the tensor has shape ",
                                       DimsToString(d.dims())));
-  return VisitDType(d.dtype(), [&]<typename S>() -> T {
+  return VisitDTypeWithComplex(d.dtype(), [&]<typename S>() -> T {
     const S v = *static_cast<const S*>(d.data());
-    if constexpr (std::is_same_v<S, float16> || std::is_same_v<S, bfloat16>) {
+    if constexpr (is_complex_v<T>) {
+      if constexpr (is_complex_v<S>) {
+        return T(v);
+      } else if constexpr (std::is_same_v<S, float16> || std::is_same_v<S, bfloat16>) {
+        return T(static_cast<float>(v));
+      } else {
+        return T(static_cast<typename T::value_type>(v));
+      }
+    } else if constexpr (is_complex_v<S>) {
+      return static_cast<T>(v.real());  // as a cast: the real part
+    } else if constexpr (std::is_same_v<S, float16> || std::is_same_v<S, bfloat16>) {
       return static_cast<T>(static_cast<float>(v));
     } else {
       return static_cast<T>(v);
@@ -29,6 +39,7 @@ template int32_t Tensor::item<int32_t>() const;
 template int64_t Tensor::item<int64_t>() const;
 template float Tensor::item<float>() const;
 template double Tensor::item<double>() const;
+template complex128 Tensor::item<complex128>() const;
 
 void Tensor::bump_inplace_version() { dense().bump_inplace_version(); }
 uint32_t Tensor::current_inplace_version() const {

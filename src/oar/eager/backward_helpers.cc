@@ -19,6 +19,23 @@ Tensor reshape_to(const Tensor& g, const std::vector<int64_t>& shape) {
   return full(shape, 0.0, g.dtype());  // no elements
 }
 
+Tensor conj_if_complex(const Tensor& t) { return IsComplex(t.dtype()) ? conj(t) : t; }
+
+Tensor abs_grad_factor(const Tensor& x) {
+  if (!IsComplex(x.dtype())) return sign(x);
+  const Tensor r = abs(x);
+  const Tensor zero = equal(r, zeros_like(r));
+  return where(zero, zeros_like(x), divide(x, cast(where(zero, ones_like(r), r), x.dtype())));
+}
+
+Tensor angle_grad(const Tensor& x, const Tensor& g) {
+  if (!IsComplex(x.dtype())) return zeros_like(g);
+  // d angle / d re = -im / |x|^2, d angle / d im = re / |x|^2.
+  const Tensor re = real(x), im = imag(x);
+  const Tensor den = add(multiply(re, re), multiply(im, im));
+  return complex(divide(multiply(neg(im), g), den), divide(multiply(re, g), den));
+}
+
 Tensor unbroadcast(const Tensor& g, const Tensor& like) {
   if (g.dims() == like.dims()) return g;
   return sum_to(g, like.shape());
@@ -69,18 +86,19 @@ Tensor max_min_mask(const Tensor& a, const Tensor& b, bool is_max) {
 
 Tensor pow_grad_x(const Tensor& x, double y, const Tensor& g) {
   if (y == 0.0) return zeros_like(g);  // x ** 0 is 1 everywhere, 0 ** -1 included
-  return multiply(g, scale(pow(x, y - 1.0), y));
+  return multiply(g, conj_if_complex(scale(pow(x, y - 1.0), y)));
 }
 
 Tensor elementwise_pow_grad_x(const Tensor& x, const Tensor& y, const Tensor& g) {
-  const Tensor dx = multiply(g, multiply(y, elementwise_pow(x, scale(y, 1.0, -1.0))));
+  const Tensor dx =
+      multiply(g, conj_if_complex(multiply(y, elementwise_pow(x, scale(y, 1.0, -1.0)))));
   return unbroadcast(where(equal(y, zeros_like(y)), zeros_like(dx), dx), x);
 }
 
 Tensor elementwise_pow_grad_y(const Tensor& x, const Tensor& y, const Tensor& out,
                               const Tensor& g) {
   // d/dy x ** y = x ** y * log(x); at x = 0 with y >= 0 the limit is 0, not 0 * -inf.
-  const Tensor dy = multiply(g, multiply(out, log(x)));
+  const Tensor dy = multiply(g, conj_if_complex(multiply(out, log(x))));
   const Tensor zero = zeros_like(dy);
   const Tensor at_zero = where(greater_equal(y, zeros_like(y)), zero, dy);
   return unbroadcast(where(equal(x, zeros_like(x)), at_zero, dy), y);
@@ -131,7 +149,8 @@ MatmulOperands Promote(const Tensor& x, const Tensor& y, const Tensor& g, bool t
 
 Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
                      bool transpose_y) {
-  const MatmulOperands m = Promote(x, y, g, transpose_x, transpose_y);
+  MatmulOperands m = Promote(x, y, g, transpose_x, transpose_y);
+  m.y = conj_if_complex(m.y);  // d(x y)/dx applied to g: g y^H for complex operands
   Tensor dx;
   if (!m.tx && !m.ty) dx = matmul(m.g, m.y, false, true);
   if (!m.tx && m.ty) dx = matmul(m.g, m.y, false, false);
@@ -142,7 +161,8 @@ Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool tra
 
 Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
                      bool transpose_y) {
-  const MatmulOperands m = Promote(x, y, g, transpose_x, transpose_y);
+  MatmulOperands m = Promote(x, y, g, transpose_x, transpose_y);
+  m.x = conj_if_complex(m.x);
   Tensor dy;
   if (!m.tx && !m.ty) dy = matmul(m.x, m.g, true, false);
   if (!m.tx && m.ty) dy = matmul(m.g, m.x, true, false);
@@ -239,19 +259,22 @@ Tensor norm_grad_grad_out_grad(const Tensor& x, const Tensor& weight, const Tens
   return multiply(WeightAsTrailing(x, weight, begin_norm_axis), pgg);
 }
 
-// Per row (n elements, xhat = (x - mean) * r, gy = g * w, a = gg):
+namespace {
+
+// Per normalised group (the axes A, n elements; xhat = (x - mean) * r, gy = g * w,
+// a = gg), for layer_norm (A: the trailing axes) and batch_norm (A: all but the
+// channels; w then broadcasts per channel):
 //   d<a, x_grad>/dx = -(r^2/n) [C xhat + q (gy - mean(gy)) + p (a - mean(a)) - 3 xhat p q / n]
 // with C = sum(a gy) - n mean(gy) mean(a), p = sum(gy xhat), q = sum(a xhat).
-Tensor layer_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
-                              const Tensor& gg, double epsilon, int64_t begin_norm_axis) {
-  const std::vector<int64_t> A = AxesRange(begin_norm_axis, x.ndim());
-  int64_t cols = 1;
-  for (int64_t d = begin_norm_axis; d < x.ndim(); ++d) cols *= x.shape()[d];
-  const double n = static_cast<double>(std::max<int64_t>(cols, 1));
+Tensor NormGradXGrad(const Tensor& x, const Tensor& w, const Tensor& g, const Tensor& gg,
+                     double epsilon, const std::vector<int64_t>& A) {
+  int64_t count = 1;
+  for (int64_t d : A) count *= x.shape()[d];
+  const double n = static_cast<double>(std::max<int64_t>(count, 1));
   const Tensor xc = subtract(x, mean(x, A, true));
   const Tensor r = pow(scale(mean(multiply(xc, xc), A, true), 1.0, epsilon), -0.5);
   const Tensor xhat = multiply(xc, r);
-  const Tensor gy = multiply(g, WeightAsTrailing(x, weight, begin_norm_axis));
+  const Tensor gy = multiply(g, w);
   const Tensor m1 = mean(gy, A, true), ma = mean(gg, A, true);
   const Tensor c = subtract(SumKeep(multiply(gg, gy), A), scale(multiply(m1, ma), n));
   const Tensor p = SumKeep(multiply(gy, xhat), A), q = SumKeep(multiply(gg, xhat), A);
@@ -259,6 +282,63 @@ Tensor layer_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tenso
   inner = add(inner, multiply(p, subtract(gg, ma)));
   inner = subtract(inner, scale(multiply(xhat, multiply(p, q)), 3.0 / n));
   return multiply(scale(multiply(r, r), -1.0 / n), inner);
+}
+
+// The axes batch_norm reduces, and a per-channel tensor shaped to broadcast along them.
+std::vector<int64_t> BatchAxes(const Tensor& x, int64_t axis) {
+  std::vector<int64_t> A;
+  for (int64_t d = 0; d < x.ndim(); ++d) {
+    if (d != axis) A.push_back(d);
+  }
+  return A;
+}
+
+Tensor PerChannel(const Tensor& x, const Tensor& p, int64_t axis) {
+  std::vector<int64_t> shape(static_cast<size_t>(x.ndim()), 1);
+  shape[static_cast<size_t>(axis)] = p.numel();
+  return reshape_to(p, shape);
+}
+
+int64_t ChannelAxis(const Tensor& x, int64_t axis) { return axis < 0 ? axis + x.ndim() : axis; }
+
+Tensor CastTo(const Tensor& t, DType dtype) { return t.dtype() == dtype ? t : cast(t, dtype); }
+
+}  // namespace
+
+Tensor layer_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
+                              const Tensor& gg, double epsilon, int64_t begin_norm_axis) {
+  return NormGradXGrad(x, WeightAsTrailing(x, weight, begin_norm_axis), g, gg, epsilon,
+                       AxesRange(begin_norm_axis, x.ndim()));
+}
+
+Tensor bn_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g, double epsilon,
+                      int64_t axis) {
+  return CastTo(batch_norm_scale_grad(x, g, epsilon, axis), weight.dtype());
+}
+
+// Summed in the bias's dtype, so a bfloat16 gradient adds up in float32 for a
+// float32 bias.
+Tensor bn_bias_grad(const Tensor& bias, const Tensor& g, int64_t axis) {
+  return sum(g, BatchAxes(g, ChannelAxis(g, axis)), bias.dtype(), false);
+}
+
+Tensor batch_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
+                              const Tensor& gg, double epsilon, int64_t axis) {
+  const int64_t a = ChannelAxis(x, axis);
+  const Tensor w = PerChannel(x, CastTo(weight, x.dtype()), a);
+  return NormGradXGrad(x, w, g, gg, epsilon, BatchAxes(x, a));
+}
+
+// x_grad = w r P(g) per channel with P symmetric, so d<gg, x_grad>/dw = sum(g r P(gg)).
+Tensor bn_grad_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g, const Tensor& gg,
+                           double epsilon, int64_t axis) {
+  const int64_t a = ChannelAxis(x, axis);
+  const Tensor pgg = batch_norm_grad(x, ones_like(weight), gg, epsilon, axis);
+  return sum(multiply(g, pgg), BatchAxes(x, a), weight.dtype(), false);
+}
+
+Tensor bn_scale_grad_g_grad(const Tensor& x, const Tensor& gg, double epsilon, int64_t axis) {
+  return batch_norm(x, gg, zeros_like(gg), epsilon, axis);
 }
 
 // Per row (r = (mean(x^2) + eps)^-1/2, gy = g * w, a = gg):
@@ -429,7 +509,9 @@ Tensor prod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
   const Tensor o = cast(reduce_grad(out, x, axis, keepdim), x.dtype());
   const Tensor zero = equal(x, zeros_like(x));
   const Tensor z = cast(zero, x.dtype());
-  if (sum(z, {}, DType::kUndefined, false).item<double>() == 0) return multiply(G, divide(o, x));
+  if (sum(z, {}, DType::kUndefined, false).item<double>() == 0) {
+    return multiply(G, conj_if_complex(divide(o, x)));
+  }
   // d out / d x_i is the product of the others: out / x_i where x_i != 0. At a zero it is
   // P (the product of the non-zeros) times the product of the other zeros, written as a
   // polynomial in them so that its derivatives are right: 1, (S - x_i) and
@@ -449,7 +531,7 @@ Tensor prod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
       is(1), ones_like(x),
       where(is(2), s1, where(is(3), scale(subtract(multiply(s1, s1), s2), 0.5), zeros_like(x))));
   const Tensor d = where(zero, multiply(P, e), divide(o, nonzero_or_one(x, zero)));
-  return multiply(G, d);
+  return multiply(G, conj_if_complex(d));
 }
 
 Tensor logsumexp_grad(const Tensor& x, const Tensor& out, const Tensor& g,

@@ -15,6 +15,15 @@ Tensor grad_as(const Tensor& g, const GradSlotMeta& input_meta);
 // reshape() to exactly `shape`: reshape reads 0 as "keep this dim" (Paddle's
 // rule), which an empty gradient must not.
 Tensor reshape_to(const Tensor& g, const std::vector<int64_t>& shape);
+// conj(t) for a complex t, t itself otherwise: the backward of a holomorphic op
+// multiplies by the conjugate derivative (the gradient convention of
+// docs/dtypes.md), and real tensors skip the copy.
+Tensor conj_if_complex(const Tensor& t);
+// d|x|/dx as the gradient of abs passes it on: sign(x) for real x; z / |z| (0 at 0)
+// for complex x, written in differentiable ops (sign's own gradient is 0).
+Tensor abs_grad_factor(const Tensor& x);
+// The gradient of angle(x): g * i x / |x|^2 for complex x, zeros for real x.
+Tensor angle_grad(const Tensor& x, const Tensor& g);
 // g summed down to like's shape (the reverse of broadcasting); g itself when equal.
 Tensor unbroadcast(const Tensor& g, const Tensor& like);
 // The gradient of a reduction over `axis` spread back to x's shape.
@@ -66,6 +75,16 @@ Tensor layer_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tenso
                               const Tensor& gg, double epsilon, int64_t begin_norm_axis);
 Tensor rms_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
                             const Tensor& gg, double epsilon, int64_t begin_norm_axis);
+// batch_norm (src/oar/ops/batch_norm.yaml): d/dweight, d/dbias, and the backward of
+// batch_norm_grad and batch_norm_scale_grad; gradients come back in their input's dtype.
+Tensor bn_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g, double epsilon,
+                      int64_t axis);
+Tensor bn_bias_grad(const Tensor& bias, const Tensor& g, int64_t axis);
+Tensor batch_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tensor& g,
+                              const Tensor& gg, double epsilon, int64_t axis);
+Tensor bn_grad_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g, const Tensor& gg,
+                           double epsilon, int64_t axis);
+Tensor bn_scale_grad_g_grad(const Tensor& x, const Tensor& gg, double epsilon, int64_t axis);
 // The backward of cross_entropy_hard_grad / cross_entropy_soft_grad.
 Tensor ce_hard_grad_logits_grad(const Tensor& logits, const Tensor& label, const Tensor& g,
                                 const Tensor& gg, int64_t ignore_index, int64_t axis);
@@ -160,4 +179,23 @@ Tensor cumsum_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>&
 // line handled apart, so gradients of orders 1-3 are exact at zeros.
 Tensor cumprod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
                     const std::vector<int64_t>& dim);
+}  // namespace oar
+
+// ---- the LAPACK section (src/oar/ops/lapack.yaml; in backward_helpers_linalg.cc) ----
+namespace oar {
+Tensor inverse_grad(const Tensor& out, const Tensor& g);
+Tensor det_grad(const Tensor& x, const Tensor& out, const Tensor& g);
+// slogdet's output stacks [sign, log|det|]; only the second row has a gradient.
+Tensor slogdet_grad(const Tensor& x, const Tensor& g);
+Tensor solve_grad_x(const Tensor& x, const Tensor& out, const Tensor& g);
+Tensor solve_grad_y(const Tensor& x, const Tensor& g);
+Tensor triangular_solve_grad_x(const Tensor& x, const Tensor& out, const Tensor& g, bool upper,
+                               bool transpose, bool unitriangular);
+Tensor triangular_solve_grad_y(const Tensor& x, const Tensor& g, bool upper, bool transpose,
+                               bool unitriangular);
+// cholesky and eigh read one triangle of x: their gradients live on that triangle.
+Tensor cholesky_grad(const Tensor& out, const Tensor& g, bool upper);
+Tensor qr_packed_grad(const Tensor& x, const Tensor& out, const Tensor& g, bool complete);
+Tensor svd_packed_grad(const Tensor& x, const Tensor& out, const Tensor& g, bool full_matrices);
+Tensor eigh_packed_grad(const Tensor& out, const Tensor& g, bool upper);
 }  // namespace oar

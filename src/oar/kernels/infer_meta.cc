@@ -59,6 +59,10 @@ void UnchangedInferMeta(const DenseTensor& x, DenseTensor* out) {
   out->set_meta(x.dtype(), x.dims());
 }
 
+void RealInferMeta(const DenseTensor& x, DenseTensor* out) {
+  out->set_meta(ToReal(x.dtype()), x.dims());
+}
+
 void SameShapeGradInferMeta(const DenseTensor& out, const DenseTensor& grad_out,
                             DenseTensor* x_grad) {
   OAR_ENFORCE(out.dims() == grad_out.dims(),
@@ -69,6 +73,35 @@ void SameShapeGradInferMeta(const DenseTensor& out, const DenseTensor& grad_out,
 
 void ElementwiseInferMeta(const DenseTensor& x, const DenseTensor& y, DenseTensor* out) {
   out->set_meta(x.dtype(), BroadcastShape(x.dims(), y.dims()));
+}
+
+void ComplexInferMeta(const DenseTensor& real, const DenseTensor& imag, DenseTensor* out) {
+  const DType d = PromoteTypes(real.dtype(), imag.dtype());
+  OAR_ENFORCE(d == DType::kFloat32 || d == DType::kFloat64,
+              errors::InvalidType("arguments 'real' and 'imag' must be float32 or float64 "
+                                  "tensors, but got ",
+                                  real.dtype(), " and ", imag.dtype()));
+  out->set_meta(ToComplex(d), BroadcastShape(real.dims(), imag.dims(), "real", "imag"));
+}
+
+void AsComplexInferMeta(const DenseTensor& x, DenseTensor* out) {
+  OAR_ENFORCE(
+      x.dtype() == DType::kFloat32 || x.dtype() == DType::kFloat64,
+      errors::InvalidType("argument 'x' must be a float32 or float64 tensor, but got ", x.dtype()));
+  OAR_ENFORCE(x.ndim() >= 1 && x.dims()[x.ndim() - 1] == 2,
+              errors::InvalidArgument("argument 'x' must have a last axis of size 2 (real, "
+                                      "imag), but it has shape ",
+                                      DimsToString(x.dims())));
+  out->set_meta(ToComplex(x.dtype()), DDim(x.dims().begin(), x.dims().end() - 1));
+}
+
+void AsRealInferMeta(const DenseTensor& x, DenseTensor* out) {
+  OAR_ENFORCE(IsComplex(x.dtype()),
+              errors::InvalidType("argument 'x' must be a complex64 or complex128 tensor, but got ",
+                                  x.dtype()));
+  DDim d = x.dims();
+  d.push_back(2);
+  out->set_meta(ToReal(x.dtype()), d);
 }
 
 void CompareInferMeta(const DenseTensor& x, const DenseTensor& y, DenseTensor* out) {

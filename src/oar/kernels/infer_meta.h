@@ -29,6 +29,13 @@ DDim BroadcastShape(const DDim& a, const DDim& b, const char* a_name = "x",
                     const char* b_name = "y");
 
 void UnchangedInferMeta(const DenseTensor& x, DenseTensor* out);
+// x's shape with the real dtype of x (complex64 -> float32): abs, real, imag, angle.
+void RealInferMeta(const DenseTensor& x, DenseTensor* out);
+// complex(real, imag): the broadcast shape, complex64 from float32, complex128 from float64.
+void ComplexInferMeta(const DenseTensor& real, const DenseTensor& imag, DenseTensor* out);
+// as_complex: [..., 2] float -> [...] complex; as_real the reverse.
+void AsComplexInferMeta(const DenseTensor& x, DenseTensor* out);
+void AsRealInferMeta(const DenseTensor& x, DenseTensor* out);
 void SameShapeGradInferMeta(const DenseTensor& out, const DenseTensor& grad_out,
                             DenseTensor* x_grad);
 void ElementwiseInferMeta(const DenseTensor& x, const DenseTensor& y, DenseTensor* out);
@@ -90,8 +97,8 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 
 // Shape section (flip, roll, pad, triangles, diagonals, windows): its own file, included here
 // so the generated API sees every InferMeta through this header.
+#include "oar/kernels/infer_meta_nn.h"     // the nn.functional sections (norm, loss, nn)
 #include "oar/kernels/infer_meta_shape.h"  // IWYU pragma: export
-#include "oar/kernels/infer_meta_nn.h"  // the nn.functional sections (norm, loss, nn)
 // Gathering and scattering (gather.yaml, scatter.yaml): their InferMeta functions
 // live in their own file; included here because the generated API includes only this.
 #include "oar/kernels/infer_meta_index.h"
@@ -101,3 +108,5 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 #include "oar/kernels/infer_meta_conv.h"  // IWYU pragma: export
 // The math and logic sections' InferMeta functions (own file, so they merge apart).
 #include "oar/kernels/infer_meta_math.h"  // IWYU pragma: export
+// The LAPACK section's InferMeta functions (own file, so they merge apart).
+#include "oar/kernels/infer_meta_lapack.h"  // IWYU pragma: export

@@ -54,6 +54,66 @@ NormRows SplitNormRows(const DDim& dims, int64_t begin_norm_axis) {
   return r;
 }
 
+namespace {
+
+// The channel count of x for batch_norm; x needs a batch axis besides the channels.
+int64_t BatchNormChannels(const DenseTensor& x, int64_t axis, double epsilon) {
+  RequireFloating(x, "x");
+  OAR_ENFORCE(x.ndim() >= 2, errors::InvalidArgument("argument 'x' must have at least 2 dims "
+                                                     "(a batch and the channels), got shape ",
+                                                     DimsToString(x.dims())));
+  OAR_ENFORCE(epsilon >= 0,
+              errors::InvalidArgument("argument 'epsilon' (", epsilon, ") must be >= 0"));
+  return x.dims()[NormalizeAxis(axis, x.ndim())];
+}
+
+void RequireChannelParam(const DenseTensor& p, const char* name, int64_t channels) {
+  RequireFloating(p, name);
+  OAR_ENFORCE(p.ndim() == 1 && p.dims()[0] == channels,
+              errors::InvalidArgument("argument '", name, "' has shape ", DimsToString(p.dims()),
+                                      " but must be [", channels, "] (one value per channel)"));
+}
+
+DType StatsDType(const DenseTensor& x) {
+  return x.dtype() == DType::kFloat64 ? DType::kFloat64 : DType::kFloat32;
+}
+
+}  // namespace
+
+void BatchNormInferMeta(const DenseTensor& x, const DenseTensor& weight, const DenseTensor& bias,
+                        double epsilon, int64_t axis, DenseTensor* out) {
+  const int64_t c = BatchNormChannels(x, axis, epsilon);
+  RequireChannelParam(weight, "weight", c);
+  RequireChannelParam(bias, "bias", c);
+  out->set_meta(x.dtype(), x.dims());
+}
+
+void BatchNormGradInferMeta(const DenseTensor& x, const DenseTensor& weight,
+                            const DenseTensor& grad_out, double epsilon, int64_t axis,
+                            DenseTensor* x_grad) {
+  RequireChannelParam(weight, "weight", BatchNormChannels(x, axis, epsilon));
+  SameShapeGradInferMeta(x, grad_out, x_grad);
+  x_grad->set_meta(x.dtype(), x.dims());
+}
+
+void BatchNormScaleGradInferMeta(const DenseTensor& x, const DenseTensor& g, double epsilon,
+                                 int64_t axis, DenseTensor* out) {
+  const int64_t c = BatchNormChannels(x, axis, epsilon);
+  OAR_ENFORCE(g.dims() == x.dims(),
+              errors::InvalidArgument("argument 'g' has shape ", DimsToString(g.dims()),
+                                      " but must have the shape of x, ", DimsToString(x.dims())));
+  out->set_meta(StatsDType(x), DDim{c});
+}
+
+void BatchNormStatsInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out) {
+  const int64_t c = BatchNormChannels(x, axis, 0.0);
+  OAR_ENFORCE(c == 0 || x.numel() > 0,
+              errors::InvalidArgument("batch statistics need at least one value per channel, "
+                                      "but x has shape ",
+                                      DimsToString(x.dims())));
+  out->set_meta(StatsDType(x), DDim{2, c});
+}
+
 void LayerNormInferMeta(const DenseTensor& x, const DenseTensor& weight, const DenseTensor& bias,
                         double epsilon, int64_t begin_norm_axis, DenseTensor* out) {
   RequireFloating(x, "x");

@@ -13,6 +13,19 @@ struct NormRows {
 };
 NormRows SplitNormRows(const DDim& dims, int64_t begin_norm_axis);
 
+// batch_norm reduces every axis of x but `axis` (the channels); weight and bias
+// hold one value per channel and may be a wider float type than x.
+void BatchNormInferMeta(const DenseTensor& x, const DenseTensor& weight, const DenseTensor& bias,
+                        double epsilon, int64_t axis, DenseTensor* out);
+void BatchNormGradInferMeta(const DenseTensor& x, const DenseTensor& weight,
+                            const DenseTensor& grad_out, double epsilon, int64_t axis,
+                            DenseTensor* x_grad);
+// [channels] in the compute type (float32, float64 for double).
+void BatchNormScaleGradInferMeta(const DenseTensor& x, const DenseTensor& g, double epsilon,
+                                 int64_t axis, DenseTensor* out);
+// [2, channels] in the compute type: the batch mean and biased variance.
+void BatchNormStatsInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out);
+
 void LayerNormInferMeta(const DenseTensor& x, const DenseTensor& weight, const DenseTensor& bias,
                         double epsilon, int64_t begin_norm_axis, DenseTensor* out);
 void LayerNormGradInferMeta(const DenseTensor& x, const DenseTensor& weight,

@@ -230,7 +230,7 @@ void MultinomialInferMeta(const DenseTensor& x, int64_t num_samples, bool replac
 
 namespace {
 // sum_{i=0}^{n-1} clamp(i + c, 0, m), in closed form (rows may number 2**40).
-__int128 SumClamp(int64_t n, int64_t c, int64_t m) {
+__int128 SumClamp(int64_t n, __int128 c, int64_t m) {
   using I = __int128;
   const I i0 = std::clamp<I>(I(1) - c, 0, n);      // i + c > 0 from here
   const I i1 = std::clamp<I>(I(m) - c, i0, I(n));  // i + c >= m from here
@@ -241,8 +241,8 @@ __int128 SumClamp(int64_t n, int64_t c, int64_t m) {
 int64_t TriangleCount(int64_t row, int64_t col, int64_t offset, bool lower) {
   // lower: j <= i + offset, so clamp(i + offset + 1, 0, col) per row; upper: the rest of
   // the row from clamp(i + offset, 0, col).
-  const __int128 count =
-      lower ? SumClamp(row, offset + 1, col) : __int128(row) * col - SumClamp(row, offset, col);
+  const __int128 count = lower ? SumClamp(row, __int128(offset) + 1, col)
+                               : __int128(row) * col - SumClamp(row, offset, col);
   OAR_ENFORCE(count <= (__int128(1) << 62),
               errors::InvalidArgument("the triangle of a ", row, " x ", col,
                                       " matrix has too many entries"));

@@ -111,5 +111,9 @@ int RegisterKernelTypes(const char* name, Backend backend, DataLayout layout, Ma
 
 // The dtype lists kernels are commonly registered for.
 #define OAR_FLOAT_TYPES float, double, ::oar::float16, ::oar::bfloat16
-#define OAR_NUMERIC_TYPES OAR_FLOAT_TYPES, int32_t, int64_t
+#define OAR_INT_TYPES int32_t, int64_t, int16_t, int8_t, uint8_t
+#define OAR_NUMERIC_TYPES OAR_FLOAT_TYPES, OAR_INT_TYPES
+// std::complex<float>, std::complex<double>: registered per op where the op has a
+// complex meaning (Paddle's complex kernels), never through the lists above.
+#define OAR_COMPLEX_TYPES ::oar::complex64, ::oar::complex128
 #define OAR_ALL_TYPES OAR_NUMERIC_TYPES, bool

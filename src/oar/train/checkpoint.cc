@@ -26,7 +26,8 @@ struct Code {
 constexpr Code kCodes[] = {{"BOOL", DType::kBool},     {"I32", DType::kInt32},
                            {"I64", DType::kInt64},     {"F16", DType::kFloat16},
                            {"BF16", DType::kBFloat16}, {"F32", DType::kFloat32},
-                           {"F64", DType::kFloat64}};
+                           {"F64", DType::kFloat64},   {"U8", DType::kUInt8},
+                           {"I8", DType::kInt8},       {"I16", DType::kInt16}};
 
 const char* CodeOf(DType d) {
   for (const auto& c : kCodes) {

@@ -131,30 +131,33 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     _channel_param(api, "weight", weight, ch)
     _channel_param(api, "bias", bias, ch)
     global_stats = (not training) if use_global_stats is None else bool(use_global_stats)
-    if x.dtype.name in ("bfloat16", "float16") and _C._amp_state()[0] != 0:
-        # Under auto_cast the statistics run in float32 (mean is on the black
-        # list): one cast here instead of one per op that meets x.
-        x = x.astype("float32")
     if global_stats:
-        mean = _along(running_mean, x.ndim, ax)
-        var = _along(running_var, x.ndim, ax)
-        y = (x - mean) * _C.pow(var + float(epsilon), -0.5)
-        return _affine(y, weight, bias, ax)
-    axes = [d for d in range(x.ndim) if d != ax]
-    mean = _C.mean(x, axes, True)
-    xc = x - mean
-    var = _C.mean(xc * xc, axes, True)
+        if x.dtype.name in ("bfloat16", "float16") and _C._amp_state()[0] != 0:
+            x = x.astype("float32")  # under auto_cast, normalise in float32
+        # y = x * a + shift with a = weight / sqrt(var + eps) and shift = bias - mean * a:
+        # the arithmetic on [C] vectors, two passes over x.
+        a = _C.pow(running_var + float(epsilon), -0.5)
+        if weight is not None:
+            a = a * weight
+        shift = -(running_mean * a)
+        if bias is not None:
+            shift = shift + bias
+        return x * _along(a, x.ndim, ax) + _along(shift, x.ndim, ax)
+    # The fused kernel (src/oar/ops/batch_norm.yaml) reads a low-precision x as it is
+    # and keeps its statistics in float32.
+    pdt = weight.dtype if weight is not None else (bias.dtype if bias is not None else
+                                                   running_mean.dtype)
+    w = weight if weight is not None else _C.full([ch], 1.0, pdt)
+    b = bias if bias is not None else _C.full([ch], 0.0, pdt)
+    y = _C.batch_norm(x, w, b, float(epsilon), ax)
     if training:
         m = float(momentum)
         with no_grad():
-            new_mean = running_mean * m + _C.reshape(mean, [ch]) * (1.0 - m)
-            new_var = running_var * m + _C.reshape(var, [ch]) * (1.0 - m)
-            _C.set_value_with_tensor_(running_mean, new_mean.astype(running_mean.dtype),
-                                      [], [], [], [])
-            _C.set_value_with_tensor_(running_var, new_var.astype(running_var.dtype),
-                                      [], [], [], [])
-    y = xc * _C.pow(var + float(epsilon), -0.5)
-    return _affine(y, weight, bias, ax)
+            stats = _C.batch_norm_stats(x, ax)
+            for i, running in enumerate((running_mean, running_var)):
+                new = running * m + stats[i].astype(running.dtype) * (1.0 - m)
+                _C.set_value_with_tensor_(running, new, [], [], [], [])
+    return y
 
 
 def _norm_per_channel(api, x, groups, epsilon, ax):

@@ -79,5 +79,15 @@ OAR_REGISTER_KERNEL(less_equal, CPU, Any, LessEqualKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(greater_than, CPU, Any, GreaterThanKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(greater_equal, CPU, Any, GreaterEqualKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(where, CPU, Any, WhereKernel, OAR_ALL_TYPES);
+// Complex: arithmetic, == and != (complex numbers have no order: the ordering
+// comparisons, maximum and minimum have no complex kernel, as in Paddle).
+OAR_REGISTER_KERNEL(add, CPU, Any, AddKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(subtract, CPU, Any, SubtractKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(multiply, CPU, Any, MultiplyKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(divide, CPU, Any, DivideKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(elementwise_pow, CPU, Any, ElementwisePowKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(equal, CPU, Any, EqualKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(not_equal, CPU, Any, NotEqualKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(where, CPU, Any, WhereKernel, OAR_COMPLEX_TYPES);
 
 }  // namespace oar

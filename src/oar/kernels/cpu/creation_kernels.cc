@@ -80,8 +80,8 @@ void NormalKernel(const DeviceContext& ctx, const std::vector<int64_t>&, double 
   }
 }
 
-OAR_REGISTER_KERNEL(full, CPU, Any, FullKernel, OAR_ALL_TYPES);
-OAR_REGISTER_KERNEL(full_like, CPU, Any, FullLikeKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(full, CPU, Any, FullKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(full_like, CPU, Any, FullLikeKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(arange, CPU, Any, ArangeKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(uniform, CPU, Any, UniformKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(normal, CPU, Any, NormalKernel, OAR_FLOAT_TYPES);

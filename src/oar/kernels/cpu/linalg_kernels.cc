@@ -76,6 +76,14 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
   const auto TB = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>) {
     cblas_sgemm(CblasRowMajor, TA, TB, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
+  } else if constexpr (is_complex_v<T>) {
+    // cgemm/zgemm take alpha and beta by pointer; std::complex has their layout.
+    const T one(1), zero(0);
+    if constexpr (std::is_same_v<T, complex64>) {
+      cblas_cgemm(CblasRowMajor, TA, TB, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
+    } else {
+      cblas_zgemm(CblasRowMajor, TA, TB, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
+    }
   } else {
     cblas_dgemm(CblasRowMajor, TA, TB, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
   }
@@ -138,7 +146,7 @@ void MatmulImpl(const DenseTensor& x_in, const DenseTensor& y_in, bool transpose
 template <typename T>
 void MatmulKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
                   bool transpose_x, bool transpose_y, DenseTensor* out) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || is_complex_v<T>) {
     MatmulImpl<T>(x, y, transpose_x, transpose_y, out);
   } else {
     const int64_t kx =
@@ -164,6 +172,6 @@ void MatmulKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor&
   }
 }
 
-OAR_REGISTER_KERNEL(matmul, CPU, Any, MatmulKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(matmul, CPU, Any, MatmulKernel, OAR_FLOAT_TYPES, OAR_COMPLEX_TYPES);
 
 }  // namespace oar

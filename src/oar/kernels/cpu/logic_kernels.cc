@@ -314,10 +314,10 @@ OAR_REGISTER_KERNEL(logical_and, CPU, Any, LogicalAndKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(logical_or, CPU, Any, LogicalOrKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(logical_xor, CPU, Any, LogicalXorKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(logical_not, CPU, Any, LogicalNotKernel, OAR_ALL_TYPES);
-OAR_REGISTER_KERNEL(bitwise_and, CPU, Any, BitwiseAndKernel, int32_t, int64_t, bool);
-OAR_REGISTER_KERNEL(bitwise_or, CPU, Any, BitwiseOrKernel, int32_t, int64_t, bool);
-OAR_REGISTER_KERNEL(bitwise_xor, CPU, Any, BitwiseXorKernel, int32_t, int64_t, bool);
-OAR_REGISTER_KERNEL(bitwise_not, CPU, Any, BitwiseNotKernel, int32_t, int64_t, bool);
+OAR_REGISTER_KERNEL(bitwise_and, CPU, Any, BitwiseAndKernel, OAR_INT_TYPES, bool);
+OAR_REGISTER_KERNEL(bitwise_or, CPU, Any, BitwiseOrKernel, OAR_INT_TYPES, bool);
+OAR_REGISTER_KERNEL(bitwise_xor, CPU, Any, BitwiseXorKernel, OAR_INT_TYPES, bool);
+OAR_REGISTER_KERNEL(bitwise_not, CPU, Any, BitwiseNotKernel, OAR_INT_TYPES, bool);
 OAR_REGISTER_KERNEL(all, CPU, Any, AllKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(any, CPU, Any, AnyKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(isclose, CPU, Any, IscloseKernel, OAR_NUMERIC_TYPES);
@@ -326,5 +326,9 @@ OAR_REGISTER_KERNEL(equal_all, CPU, Any, EqualAllKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(masked_fill, CPU, Any, MaskedFillKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(masked_select, CPU, Any, MaskedSelectKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(masked_select_grad, CPU, Any, MaskedSelectGradKernel, OAR_FLOAT_TYPES);
+// Complex elements: these kernels only move (or add) elements.
+OAR_REGISTER_KERNEL(masked_fill, CPU, Any, MaskedFillKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(masked_select, CPU, Any, MaskedSelectKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(masked_select_grad, CPU, Any, MaskedSelectGradKernel, OAR_COMPLEX_TYPES);
 
 }  // namespace oar

@@ -134,7 +134,7 @@ void RoundKernel(const DeviceContext&, const DenseTensor& x, int64_t decimals, D
     } else {
       // A quotient of 0 stays 0 even where p is infinite (0 * inf would be NaN), and
       // a multiple of p beyond the dtype saturates instead of overflowing.
-      const double p = std::pow(10.0, static_cast<double>(-decimals));
+      const double p = std::pow(10.0, -static_cast<double>(decimals));
       UnaryElementwise<T, T>(x, out, [=](C a) {
         const double q = std::nearbyint(static_cast<double>(a) / p);
         return ClipBound<C>(q == 0.0 ? 0.0 : q * p);
@@ -146,7 +146,7 @@ void RoundKernel(const DeviceContext&, const DenseTensor& x, int64_t decimals, D
     const C p = static_cast<C>(std::pow(10.0, static_cast<double>(decimals)));
     UnaryElementwise<T, T>(x, out, [=](C a) { return static_cast<C>(std::nearbyint(a * p) / p); });
   } else {
-    const C p = static_cast<C>(std::pow(10.0, static_cast<double>(-decimals)));
+    const C p = static_cast<C>(std::pow(10.0, -static_cast<double>(decimals)));
     UnaryElementwise<T, T>(x, out, [=](C a) { return static_cast<C>(std::nearbyint(a / p) * p); });
   }
 }
@@ -220,16 +220,14 @@ template <typename T>
 void FloorDivideKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
                        DenseTensor* out) {
   CheckNoZeroDivisor<T>(y);
-  BinaryElementwise<T, T, T>(
-      x, y, out, [](auto a, auto b) { return FloorDiv(a, b); }, 4);
+  BinaryElementwise<T, T, T>(x, y, out, [](auto a, auto b) { return FloorDiv(a, b); }, 4);
 }
 
 template <typename T>
 void RemainderKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
                      DenseTensor* out) {
   CheckNoZeroDivisor<T>(y);
-  BinaryElementwise<T, T, T>(
-      x, y, out, [](auto a, auto b) { return FloorMod(a, b); }, 4);
+  BinaryElementwise<T, T, T>(x, y, out, [](auto a, auto b) { return FloorMod(a, b); }, 4);
 }
 
 // min(max(x, min), max): with min > max everything becomes max (numpy, PyTorch);
@@ -287,6 +285,8 @@ void HeavisideKernel(const DeviceContext&, const DenseTensor& x, const DenseTens
 OAR_REGISTER_KERNEL(square, CPU, Any, SquareKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(rsqrt, CPU, Any, RsqrtKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(reciprocal, CPU, Any, ReciprocalKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(square, CPU, Any, SquareKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(reciprocal, CPU, Any, ReciprocalKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(log1p, CPU, Any, Log1pKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(expm1, CPU, Any, Expm1Kernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(log2, CPU, Any, Log2Kernel, OAR_FLOAT_TYPES);

@@ -269,7 +269,7 @@ void SumKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int
   const auto axes = NormalizeReduceAxes(axis, x.ndim());
   if (out->dtype() != x.dtype()) {
     const DenseTensor xc = funcs::CastTo(x, out->dtype());
-    VisitDType(out->dtype(), [&]<typename U>() { SumImpl<U>(xc, axes, out); });
+    VisitDTypeWithComplex(out->dtype(), [&]<typename U>() { SumImpl<U>(xc, axes, out); });
     return;
   }
   SumImpl<T>(x, axes, out);
@@ -332,5 +332,9 @@ OAR_REGISTER_KERNEL(mean, CPU, Any, MeanKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(max, CPU, Any, MaxKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(min, CPU, Any, MinKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(sum_to, CPU, Any, SumToKernel, OAR_NUMERIC_TYPES);
+// Complex: sums and means (max and min have no complex meaning).
+OAR_REGISTER_KERNEL(sum, CPU, Any, SumKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(mean, CPU, Any, MeanKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(sum_to, CPU, Any, SumToKernel, OAR_COMPLEX_TYPES);
 
 }  // namespace oar

@@ -191,5 +191,12 @@ OAR_REGISTER_KERNEL(scatter_nd, CPU, Any, ScatterNdKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(index_put_nd, CPU, Any, IndexPutNdKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(index_add, CPU, Any, IndexAddKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(scatter_along_axis, CPU, Any, PutAlongAxisKernel, OAR_ALL_TYPES);
+// Complex elements: these kernels only move (or add) elements.
+OAR_REGISTER_KERNEL(scatter, CPU, Any, ScatterKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(scatter_nd_add, CPU, Any, ScatterNdAddKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(scatter_nd, CPU, Any, ScatterNdKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(index_put_nd, CPU, Any, IndexPutNdKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(index_add, CPU, Any, IndexAddKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(scatter_along_axis, CPU, Any, PutAlongAxisKernel, OAR_COMPLEX_TYPES);
 
 }  // namespace oar

@@ -321,5 +321,8 @@ OAR_REGISTER_KERNEL(along_axis_gather_grad, CPU, Any, AlongAxisGatherGradKernel,
 OAR_REGISTER_KERNEL(unique_inverse, CPU, Any, UniqueInverseKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(bincount, CPU, Any, BincountKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(histogram, CPU, Any, HistogramKernel, OAR_NUMERIC_TYPES);
+// Complex elements: these kernels only move (or add) elements.
+OAR_REGISTER_KERNEL(along_axis_gather, CPU, Any, AlongAxisGatherKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(along_axis_gather_grad, CPU, Any, AlongAxisGatherGradKernel, OAR_COMPLEX_TYPES);
 
 }  // namespace oar

@@ -41,5 +41,8 @@ void SetValueWithTensorKernel(const DeviceContext&, const DenseTensor& x, const 
 
 OAR_REGISTER_KERNEL(set_value, CPU, Any, SetValueKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(set_value_with_tensor, CPU, Any, SetValueWithTensorKernel, OAR_ALL_TYPES);
+// Complex elements: these kernels only move (or add) elements.
+OAR_REGISTER_KERNEL(set_value, CPU, Any, SetValueKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(set_value_with_tensor, CPU, Any, SetValueWithTensorKernel, OAR_COMPLEX_TYPES);
 
 }  // namespace oar

@@ -417,5 +417,17 @@ OAR_REGISTER_KERNEL(diagonal_grad, CPU, Any, DiagonalGradKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(diag_embed, CPU, Any, DiagEmbedKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(tensor_unfold, CPU, Any, TensorUnfoldKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(tensor_unfold_grad, CPU, Any, TensorUnfoldGradKernel, OAR_ALL_TYPES);
+// Complex elements: these kernels only move (or add) elements.
+OAR_REGISTER_KERNEL(flip, CPU, Any, FlipKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(roll, CPU, Any, RollKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(pad, CPU, Any, PadKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(pad_grad, CPU, Any, PadGradKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(tril, CPU, Any, TrilKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(triu, CPU, Any, TriuKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(diagonal, CPU, Any, DiagonalKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(diagonal_grad, CPU, Any, DiagonalGradKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(diag_embed, CPU, Any, DiagEmbedKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(tensor_unfold, CPU, Any, TensorUnfoldKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(tensor_unfold_grad, CPU, Any, TensorUnfoldGradKernel, OAR_COMPLEX_TYPES);
 
 }  // namespace oar

@@ -17,7 +17,8 @@ namespace oar {
 namespace {
 
 template <typename T>
-using wide_t = std::conditional_t<std::is_integral_v<compute_t<T>>, int64_t, double>;
+using wide_t = std::conditional_t<std::is_integral_v<compute_t<T>>, int64_t,
+                                  std::conditional_t<is_complex_v<T>, complex128, double>>;
 
 // Calls f(row pointer, len) -> value for each output element, in parallel over rows.
 template <typename T, typename U, typename F>
@@ -199,7 +200,7 @@ void CountNonzeroKernel(const DeviceContext&, const DenseTensor& x,
   });
 }
 
-OAR_REGISTER_KERNEL(prod, CPU, Any, ProdKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(prod, CPU, Any, ProdKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(logsumexp, CPU, Any, LogsumexpKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(var, CPU, Any, VarKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(std, CPU, Any, StdKernel, OAR_FLOAT_TYPES);

@@ -1,6 +1,7 @@
 // Elementwise unary kernels (math functions, activations, scale, pow, cast,
 // assign, floor, fill) and the fused gradients of activations.
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <type_traits>
 
@@ -67,7 +68,19 @@ template <typename T>
 void ScaleKernel(const DeviceContext&, const DenseTensor& x, double scale, double bias,
                  bool bias_after_scale, DenseTensor* out) {
   using C = compute_t<T>;
-  if constexpr (std::is_integral_v<C>) {
+  if constexpr (std::is_integral_v<C> && !std::is_same_v<C, bool>) {
+    // Integer scale and bias (x + 1, x * 2 on an int8 tensor): exact in int64,
+    // wrapping in the narrow dtype as Paddle's and torch's integer kernels do.
+    const bool exact = scale == std::trunc(scale) && bias == std::trunc(bias) &&
+                       std::abs(scale) < 0x1p31 && std::abs(bias) < 0x1p31;
+    if (exact && sizeof(C) < sizeof(int64_t)) {
+      const int64_t s = static_cast<int64_t>(scale), b = static_cast<int64_t>(bias);
+      UnaryElementwise<T, T>(x, out, [=](C a) {
+        const int64_t v = bias_after_scale ? s * a + b : s * (a + b);
+        return static_cast<C>(static_cast<uint64_t>(v));
+      });
+      return;
+    }
     UnaryElementwise<T, T>(x, out, [=](C a) {
       return SaturatingCast<C>(bias_after_scale ? scale * a + bias : scale * (a + bias));
     });
@@ -94,11 +107,9 @@ void PowKernel(const DeviceContext&, const DenseTensor& x, double y, DenseTensor
   if (y == 2.0) {
     UnaryElementwise<T, T>(x, out, [](C a) { return a * a; });
   } else if (y == 0.5 && std::is_floating_point_v<C>) {
-    UnaryElementwise<T, T>(
-        x, out, [](C a) { return static_cast<C>(std::sqrt(a)); }, 4);
+    UnaryElementwise<T, T>(x, out, [](C a) { return static_cast<C>(std::sqrt(a)); }, 4);
   } else if (y == -0.5 && std::is_floating_point_v<C>) {
-    UnaryElementwise<T, T>(
-        x, out, [](C a) { return static_cast<C>(C(1) / std::sqrt(a)); }, 4);
+    UnaryElementwise<T, T>(x, out, [](C a) { return static_cast<C>(C(1) / std::sqrt(a)); }, 4);
   } else if (y == 1.0) {
     UnaryElementwise<T, T>(x, out, [](C a) { return a; });
   } else {
@@ -156,6 +167,68 @@ void ReluGradKernel(const DeviceContext&, const DenseTensor& out, const DenseTen
   });
 }
 
+// Complex elements: std::complex's functions (principal branches, as numpy,
+// PyTorch and Paddle); SLEEF has no complex functions.
+#define OAR_COMPLEX_UNARY_KERNEL(Name, cost, expr)                          \
+  template <typename T>                                                     \
+  void Name(const DeviceContext&, const DenseTensor& x, DenseTensor* out) { \
+    UnaryElementwise<T, T>(x, out, [](T a) -> T { return expr; }, cost);    \
+  }
+OAR_COMPLEX_UNARY_KERNEL(ComplexExpKernel, 8, std::exp(a))
+OAR_COMPLEX_UNARY_KERNEL(ComplexLogKernel, 8, std::log(a))
+OAR_COMPLEX_UNARY_KERNEL(ComplexSqrtKernel, 8, std::sqrt(a))
+OAR_COMPLEX_UNARY_KERNEL(ComplexSinKernel, 8, std::sin(a))
+OAR_COMPLEX_UNARY_KERNEL(ComplexCosKernel, 8, std::cos(a))
+OAR_COMPLEX_UNARY_KERNEL(ComplexTanhKernel, 8, std::tanh(a))
+OAR_COMPLEX_UNARY_KERNEL(ComplexNegKernel, 1, -a)
+// sign(z) = z / |z| (0 at 0), Paddle's and PyTorch's sgn.
+OAR_COMPLEX_UNARY_KERNEL(ComplexSignKernel, 4, a == T(0) ? T(0) : a / std::abs(a))
+#undef OAR_COMPLEX_UNARY_KERNEL
+
+// |z| is real: out has the real dtype (AbsInferMeta).
+template <typename T>
+void ComplexAbsKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  using R = typename T::value_type;
+  UnaryElementwise<R, T>(x, out, [](T a) -> R { return std::abs(a); }, 4);
+}
+
+template <typename T>
+void ComplexPowKernel(const DeviceContext&, const DenseTensor& x, double y, DenseTensor* out) {
+  using R = typename T::value_type;
+  if (y == 2.0) {
+    UnaryElementwise<T, T>(x, out, [](T a) -> T { return a * a; });
+  } else {
+    const R e = static_cast<R>(y);
+    UnaryElementwise<T, T>(x, out, [=](T a) -> T { return std::pow(a, e); }, 8);
+  }
+}
+
+template <typename T>
+void ComplexScaleKernel(const DeviceContext&, const DenseTensor& x, double scale, double bias,
+                        bool bias_after_scale, DenseTensor* out) {
+  using R = typename T::value_type;
+  const R s = static_cast<R>(scale), b = static_cast<R>(bias);
+  if (bias == 0.0) {
+    UnaryElementwise<T, T>(x, out, [=](T a) -> T { return s * a; });
+  } else if (bias_after_scale) {
+    UnaryElementwise<T, T>(x, out, [=](T a) -> T { return s * a + b; });
+  } else {
+    UnaryElementwise<T, T>(x, out, [=](T a) -> T { return s * (a + b); });
+  }
+}
+
+OAR_REGISTER_KERNEL(exp, CPU, Any, ComplexExpKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(log, CPU, Any, ComplexLogKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(sqrt, CPU, Any, ComplexSqrtKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(sin, CPU, Any, ComplexSinKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(cos, CPU, Any, ComplexCosKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(tanh, CPU, Any, ComplexTanhKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(neg, CPU, Any, ComplexNegKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(sign, CPU, Any, ComplexSignKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(abs, CPU, Any, ComplexAbsKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(pow, CPU, Any, ComplexPowKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(scale, CPU, Any, ComplexScaleKernel, OAR_COMPLEX_TYPES);
+
 OAR_REGISTER_KERNEL(exp, CPU, Any, ExpKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(log, CPU, Any, LogKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(sqrt, CPU, Any, SqrtKernel, OAR_FLOAT_TYPES);
@@ -167,13 +240,13 @@ OAR_REGISTER_KERNEL(abs, CPU, Any, AbsKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(relu, CPU, Any, ReluKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(neg, CPU, Any, NegKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(sign, CPU, Any, SignKernel, OAR_NUMERIC_TYPES);
-OAR_REGISTER_KERNEL(assign, CPU, Any, AssignKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(assign, CPU, Any, AssignKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(scale, CPU, Any, ScaleKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(pow, CPU, Any, PowKernel, OAR_NUMERIC_TYPES);
-OAR_REGISTER_KERNEL(cast, CPU, Any, CastKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(cast, CPU, Any, CastKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(floor, CPU, Any, FloorKernel, OAR_NUMERIC_TYPES);
-OAR_REGISTER_KERNEL(fill, CPU, Any, FillKernel, OAR_ALL_TYPES);
-OAR_REGISTER_KERNEL(tanh_grad, CPU, Any, TanhGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(fill, CPU, Any, FillKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(tanh_grad, CPU, Any, TanhGradKernel, OAR_FLOAT_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(sigmoid_grad, CPU, Any, SigmoidGradKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(relu_grad, CPU, Any, ReluGradKernel, OAR_NUMERIC_TYPES);
 

@@ -12,10 +12,18 @@ void CopyInto(const DenseTensor& src, DenseTensor* dst) {
       src.dims() == dst->dims(),
       errors::InvalidArgument("copy: source shape ", DimsToString(src.dims()),
                               " differs from destination shape ", DimsToString(dst->dims())));
-  VisitDType(dst->dtype(), [&]<typename O>() {
-    VisitDType(src.dtype(), [&]<typename I>() {
+  VisitDTypeWithComplex(dst->dtype(), [&]<typename O>() {
+    VisitDTypeWithComplex(src.dtype(), [&]<typename I>() {
       if constexpr (std::is_same_v<O, bool>) {
         UnaryElementwise<O, I>(src, dst, [](auto v) { return v != decltype(v)(0); });
+      } else if constexpr (is_complex_v<I> && !is_complex_v<O>) {
+        // complex -> real keeps the real part (Paddle's cast, numpy's astype).
+        UnaryElementwise<O, I>(src, dst,
+                               [](auto v) { return static_cast<compute_t<O>>(v.real()); });
+      } else if constexpr (is_complex_v<O> && !is_complex_v<I>) {
+        using R = typename O::value_type;
+        UnaryElementwise<O, I>(src, dst,
+                               [](auto v) { return O(static_cast<R>(static_cast<double>(v))); });
       } else {
         UnaryElementwise<O, I>(src, dst, [](auto v) { return static_cast<compute_t<O>>(v); });
       }
@@ -43,11 +51,16 @@ DenseTensor CastTo(const DenseTensor& x, DType dtype) {
 namespace {
 template <typename T>
 T ScalarAs(const Scalar& s, DType dtype) {
-  if constexpr (std::is_same_v<T, bool>) {
+  if constexpr (is_complex_v<T>) {
+    using R = typename T::value_type;
+    return T(static_cast<R>(s.to_double()), static_cast<R>(s.imag()));
+  } else if constexpr (std::is_same_v<T, bool>) {
     return s.to_bool();
   } else if constexpr (std::is_integral_v<T>) {
     constexpr auto lo = std::numeric_limits<T>::lowest();
     constexpr auto hi = std::numeric_limits<T>::max();
+    OAR_ENFORCE(s.imag() == 0, errors::InvalidArgument("the complex value ", s,
+                                                       " cannot be represented in ", dtype));
     if (s.is_floating()) {
       const double d = s.to_double();
       OAR_ENFORCE(std::isfinite(d) && d >= static_cast<double>(lo) && d <= static_cast<double>(hi),
@@ -59,13 +72,15 @@ T ScalarAs(const Scalar& s, DType dtype) {
                 errors::InvalidArgument("the value ", s, " cannot be represented in ", dtype));
     return static_cast<T>(i);
   } else {
+    OAR_ENFORCE(s.imag() == 0, errors::InvalidArgument("the complex value ", s,
+                                                       " cannot be represented in ", dtype));
     return static_cast<T>(static_cast<compute_t<T>>(s.to_double()));
   }
 }
 }  // namespace
 
 void Fill(DenseTensor* t, const Scalar& value) {
-  VisitDType(t->dtype(), [&]<typename T>() {
+  VisitDTypeWithComplex(t->dtype(), [&]<typename T>() {
     const T v = ScalarAs<T>(value, t->dtype());
     T* p = static_cast<T*>(t->AllocateFrom(t->place()));
     if (t->is_contiguous()) {

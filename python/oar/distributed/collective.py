@@ -1,0 +1,257 @@
+"""Process groups and collectives (Paddle's paddle.distributed communication API)."""
+import os
+
+from .. import _C
+from .._creation import empty_like
+
+__all__ = []
+
+
+class ReduceOp:
+    """The reductions of all_reduce and reduce_scatter (Paddle's ReduceOp)."""
+    SUM = 0
+    MAX = 1
+    MIN = 2
+    PROD = 3
+    AVG = 4
+
+
+_OPS = {ReduceOp.SUM, ReduceOp.MAX, ReduceOp.MIN, ReduceOp.PROD, ReduceOp.AVG}
+
+
+class Group:
+    """A set of ranks that communicate together (Paddle's Group).
+
+    ``rank`` is this process's rank in the group (-1 if it is not a member),
+    ``nranks`` its size, ``ranks`` the members' global ranks.
+    """
+
+    def __init__(self, handle, rank, nranks, ranks, gid):
+        self.process_group = handle  # None on a non-member
+        self.rank = rank
+        self.nranks = nranks
+        self.ranks = list(ranks)
+        self.id = gid
+
+    @property
+    def world_size(self):
+        return self.nranks
+
+    def is_member(self):
+        return self.rank >= 0
+
+    def get_group_rank(self, rank):
+        return self.ranks.index(rank) if rank in self.ranks else -1
+
+    def __repr__(self):
+        return f"Group(id={self.id}, rank={self.rank}, nranks={self.nranks}, ranks={self.ranks})"
+
+
+class _State:
+    world = None
+    groups: dict = {}
+
+
+def _group_from_handle(handle):
+    rank, size, _global_rank, ranks, gid, _timeout = _C._dist_group_info(handle)
+    return Group(handle, rank, size, ranks, gid)
+
+
+def _init_world():
+    if _State.world is None:
+        handle = _C._dist_init()
+        _State.world = _group_from_handle(handle)
+        _State.groups = {0: _State.world}
+    return _State.world
+
+
+def is_available():
+    """Whether this build of oar has the distributed package (Gloo)."""
+    return hasattr(_C, "_dist_init")
+
+
+def is_initialized():
+    """Whether init_parallel_env() has run in this process."""
+    return _State.world is not None
+
+
+def destroy_process_group(group=None):
+    """Forgets ``group`` (all groups if None); their connections close when unused."""
+    if group is None or group is _State.world:
+        _State.world = None
+        _State.groups = {}
+    else:
+        _State.groups.pop(group.id, None)
+
+
+def get_group(id=0):  # noqa: A002 - Paddle's name
+    """The group with this id (0: the world), or None."""
+    return _State.groups.get(id)
+
+
+def _env_int(names, default):
+    for n in names:
+        v = os.environ.get(n)
+        if v:
+            return int(v)
+    return default
+
+
+def get_rank(group=None):
+    """This process's rank in ``group`` (the world by default; the launcher's
+    PADDLE_TRAINER_ID before init_parallel_env)."""
+    if group is not None:
+        return group.rank
+    if _State.world is not None:
+        return _State.world.rank
+    return _env_int(("PADDLE_TRAINER_ID", "RANK"), 0)
+
+
+def get_world_size(group=None):
+    """The number of ranks in ``group`` (the world by default)."""
+    if group is not None:
+        return group.nranks
+    if _State.world is not None:
+        return _State.world.nranks
+    return _env_int(("PADDLE_TRAINERS_NUM", "WORLD_SIZE"), 1)
+
+
+class _Task:
+    """The handle of an operation issued with sync_op=False."""
+
+    def __init__(self, work):
+        self._work = work
+
+    def wait(self):
+        _C._dist_work_wait(self._work)
+        return True
+
+    def is_completed(self):
+        return _C._dist_work_done(self._work)
+
+
+def _group(group, api):
+    if group is None:
+        if _State.world is None:
+            raise RuntimeError(f"{api}(): call oar.distributed.init_parallel_env() first")
+        return _State.world
+    if not isinstance(group, Group):
+        raise TypeError(f"{api}(): group must be a Group from new_group(), got {type(group).__name__}")
+    return group
+
+
+def _finish(work, sync_op):
+    if sync_op:
+        _C._dist_work_wait(work)
+        return None
+    return _Task(work)
+
+
+def _check_op(op, api):
+    if op not in _OPS:
+        raise ValueError(f"{api}(): op must be a ReduceOp (SUM, MAX, MIN, PROD, AVG), got {op!r}")
+
+
+def _check_rank(value, name, api):
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise TypeError(f"{api}(): {name} must be an int rank, got {type(value).__name__}")
+
+
+def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):
+    """Reduces ``tensor`` over the ranks of ``group`` in place with ``op``.
+
+    Returns None, or a task whose wait() joins the operation if ``sync_op`` is False.
+    """
+    _check_op(op, "all_reduce")
+    g = _group(group, "all_reduce")
+    if not g.is_member():
+        return None
+    return _finish(_C._dist_all_reduce(g.process_group, tensor, op), sync_op)
+
+
+def broadcast(tensor, src, group=None, sync_op=True):
+    """Copies global rank ``src``'s ``tensor`` into every rank's, in place."""
+    _check_rank(src, "src", "broadcast")
+    g = _group(group, "broadcast")
+    if not g.is_member():
+        return None
+    return _finish(_C._dist_broadcast(g.process_group, tensor, src), sync_op)
+
+
+def all_gather(tensor_list, tensor, group=None, sync_op=True):
+    """Gathers every rank's ``tensor`` into ``tensor_list`` (in group-rank order).
+
+    An empty ``tensor_list`` is filled with new tensors (Paddle's behaviour); a
+    list of group-size tensors is written in place.
+    """
+    g = _group(group, "all_gather")
+    if not isinstance(tensor_list, list):
+        raise TypeError("all_gather(): tensor_list must be a list")
+    if not g.is_member():
+        return None
+    if not tensor_list:
+        tensor_list.extend(empty_like(tensor) for _ in range(g.nranks))
+    return _finish(_C._dist_all_gather(g.process_group, tensor_list, tensor), sync_op)
+
+
+def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=True):
+    """``tensor`` gets the reduction over the ranks of their ``tensor_list[group rank]``."""
+    _check_op(op, "reduce_scatter")
+    g = _group(group, "reduce_scatter")
+    if not isinstance(tensor_list, (list, tuple)):
+        raise TypeError("reduce_scatter(): tensor_list must be a list of Tensors")
+    if not g.is_member():
+        return None
+    return _finish(_C._dist_reduce_scatter(g.process_group, tensor, list(tensor_list), op), sync_op)
+
+
+def send(tensor, dst=0, group=None, sync_op=True):
+    """Sends ``tensor`` to global rank ``dst`` (which must call recv)."""
+    _check_rank(dst, "dst", "send")
+    g = _group(group, "send")
+    if not g.is_member():
+        return None
+    return _finish(_C._dist_send(g.process_group, tensor, dst), sync_op)
+
+
+def recv(tensor, src=0, group=None, sync_op=True):
+    """Receives into ``tensor`` what global rank ``src`` sends."""
+    _check_rank(src, "src", "recv")
+    g = _group(group, "recv")
+    if not g.is_member():
+        return None
+    return _finish(_C._dist_recv(g.process_group, tensor, src), sync_op)
+
+
+def isend(tensor, dst, group=None):
+    """send(..., sync_op=False): returns a task."""
+    return send(tensor, dst, group, sync_op=False)
+
+
+def irecv(tensor, src=None, group=None):
+    """recv(..., sync_op=False): returns a task."""
+    return recv(tensor, 0 if src is None else src, group, sync_op=False)
+
+
+def barrier(group=None):
+    """Blocks until every rank of ``group`` reached it."""
+    g = _group(group, "barrier")
+    if g.is_member():
+        _C._dist_work_wait(_C._dist_barrier(g.process_group))
+
+
+def new_group(ranks=None, backend=None):
+    """A group of the given global ranks (all if None). Every rank must call it,
+    members or not, in the same order; a non-member gets a group with rank -1."""
+    world = _group(None, "new_group")
+    if backend not in (None, "gloo"):
+        raise ValueError(f"new_group(): backend must be 'gloo' (oar's engine), got {backend!r}")
+    ranks = list(range(world.nranks)) if ranks is None else sorted(set(int(r) for r in ranks))
+    handle = _C._dist_new_group(world.process_group, ranks)
+    if handle is None:
+        gid = max(_State.groups) + 1
+        g = Group(None, -1, len(ranks), ranks, gid)
+    else:
+        g = _group_from_handle(handle)
+    _State.groups[g.id] = g
+    return g

@@ -1,0 +1,315 @@
+// oar._C._dist_*: process groups, collectives and the DataParallel reducer
+// (src/oar/distributed/) behind oar.distributed. Python holds groups, work
+// handles and reducers through capsules; python/oar/distributed/ validates
+// arguments with Paddle's names, so these functions are internal.
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "oar/bindings/py_utils.h"
+#include "oar/bindings/tensor_object.h"
+#include "oar/core/errors.h"
+#include "oar/distributed/process_group.h"
+#include "oar/distributed/reducer.h"
+
+namespace oar::py {
+namespace {
+
+using distributed::ProcessGroup;
+using distributed::ReduceOp;
+using distributed::Reducer;
+using distributed::Work;
+
+constexpr const char* kGroup = "oar._C._ProcessGroup";
+constexpr const char* kWork = "oar._C._Work";
+constexpr const char* kReducer = "oar._C._Reducer";
+
+template <typename T>
+void Destroy(PyObject* capsule) {
+  const char* name = PyCapsule_GetName(capsule);
+  std::unique_ptr<std::shared_ptr<T>>(
+      static_cast<std::shared_ptr<T>*>(PyCapsule_GetPointer(capsule, name)));
+}
+
+template <typename T>
+PyObject* Wrap(std::shared_ptr<T> p, const char* name) {
+  if (!p) Py_RETURN_NONE;
+  auto holder = std::make_unique<std::shared_ptr<T>>(std::move(p));
+  PyObject* capsule = PyCapsule_New(holder.get(), name, Destroy<T>);
+  if (capsule) holder.release();  // the capsule owns it now
+  return capsule;
+}
+
+template <typename T>
+T& Get(PyObject* capsule, const char* name) {
+  void* p = PyCapsule_GetPointer(capsule, name);
+  if (!p) {
+    PyErr_Clear();
+    throw errors::InvalidType("expected a ", name, " handle");
+  }
+  return **static_cast<std::shared_ptr<T>*>(p);
+}
+
+ProcessGroup& Group(PyObject* o) { return Get<ProcessGroup>(o, kGroup); }
+std::shared_ptr<ProcessGroup> GroupPtr(PyObject* o) {
+  Get<ProcessGroup>(o, kGroup);  // type check
+  return *static_cast<std::shared_ptr<ProcessGroup>*>(PyCapsule_GetPointer(o, kGroup));
+}
+
+Tensor& TensorArg(PyObject* o, const char* api, const char* arg) {
+  if (!IsTensor(o)) {
+    throw errors::InvalidType(api, "(): ", arg, " must be a Tensor, got ", Py_TYPE(o)->tp_name);
+  }
+  return AsTensor(o);
+}
+
+std::vector<Tensor> TensorList(PyObject* o, const char* api, const char* arg) {
+  if (!PyList_Check(o) && !PyTuple_Check(o)) {
+    throw errors::InvalidType(api, "(): ", arg, " must be a list of Tensors");
+  }
+  std::vector<Tensor> out;
+  const Py_ssize_t n = PySequence_Size(o);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(o, i);
+    out.push_back(TensorArg(item, api, arg));
+  }
+  return out;
+}
+
+ReduceOp Op(int op) {
+  if (op < 0 || op > static_cast<int>(ReduceOp::kAvg)) {
+    throw errors::InvalidArgument("all_reduce(): op must be a ReduceOp, got ", op);
+  }
+  return static_cast<ReduceOp>(op);
+}
+
+PyObject* Init(PyObject*, PyObject*) {
+  OAR_PY_TRY
+  auto options = distributed::Options::FromEnvironment();
+  std::shared_ptr<ProcessGroup> g;
+  {
+    GilRelease nogil;  // waits for the other ranks
+    g = ProcessGroup::Init(options);
+  }
+  return Wrap(std::move(g), kGroup);
+  OAR_PY_CATCH
+}
+
+PyObject* Info(PyObject*, PyObject* cap) {
+  OAR_PY_TRY
+  ProcessGroup& g = Group(cap);
+  PyObject* ranks = PyList_New(0);
+  if (!ranks) return nullptr;
+  for (int r : g.ranks()) {
+    PyObject* v = PyLong_FromLong(r);
+    if (!v || PyList_Append(ranks, v) != 0) {
+      Py_XDECREF(v);
+      Py_DECREF(ranks);
+      return nullptr;
+    }
+    Py_DECREF(v);
+  }
+  return Py_BuildValue("(iiiNid)", g.rank(), g.size(), g.global_rank(), ranks, g.id(),
+                       g.timeout().count() / 1000.0);
+  OAR_PY_CATCH
+}
+
+PyObject* AllReduce(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *t;
+  int op;
+  if (!PyArg_ParseTuple(args, "OOi:_dist_all_reduce", &cap, &t, &op)) return nullptr;
+  return Wrap(Group(cap).AllReduce(TensorArg(t, "all_reduce", "tensor"), Op(op)), kWork);
+  OAR_PY_CATCH
+}
+
+PyObject* Broadcast(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *t;
+  int src;
+  if (!PyArg_ParseTuple(args, "OOi:_dist_broadcast", &cap, &t, &src)) return nullptr;
+  return Wrap(Group(cap).Broadcast(TensorArg(t, "broadcast", "tensor"), src), kWork);
+  OAR_PY_CATCH
+}
+
+PyObject* AllGather(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *list, *t;
+  if (!PyArg_ParseTuple(args, "OOO:_dist_all_gather", &cap, &list, &t)) return nullptr;
+  return Wrap(Group(cap).AllGather(TensorList(list, "all_gather", "tensor_list"),
+                                   TensorArg(t, "all_gather", "tensor")),
+              kWork);
+  OAR_PY_CATCH
+}
+
+PyObject* ReduceScatter(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *t, *list;
+  int op;
+  if (!PyArg_ParseTuple(args, "OOOi:_dist_reduce_scatter", &cap, &t, &list, &op)) return nullptr;
+  return Wrap(Group(cap).ReduceScatter(TensorArg(t, "reduce_scatter", "tensor"),
+                                       TensorList(list, "reduce_scatter", "tensor_list"), Op(op)),
+              kWork);
+  OAR_PY_CATCH
+}
+
+PyObject* Send(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *t;
+  int peer;
+  if (!PyArg_ParseTuple(args, "OOi:_dist_send", &cap, &t, &peer)) return nullptr;
+  return Wrap(Group(cap).Send(TensorArg(t, "send", "tensor"), peer), kWork);
+  OAR_PY_CATCH
+}
+
+PyObject* Recv(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *t;
+  int peer;
+  if (!PyArg_ParseTuple(args, "OOi:_dist_recv", &cap, &t, &peer)) return nullptr;
+  return Wrap(Group(cap).Recv(TensorArg(t, "recv", "tensor"), peer), kWork);
+  OAR_PY_CATCH
+}
+
+PyObject* Barrier(PyObject*, PyObject* cap) {
+  OAR_PY_TRY
+  return Wrap(Group(cap).Barrier(), kWork);
+  OAR_PY_CATCH
+}
+
+PyObject* NewGroup(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *list;
+  if (!PyArg_ParseTuple(args, "OO:_dist_new_group", &cap, &list)) return nullptr;
+  std::vector<int> ranks;
+  PyObject* seq = PySequence_Fast(list, "new_group(): ranks must be a list of ints");
+  if (!seq) return nullptr;
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(seq); ++i) {
+    long r = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+    if (r == -1 && PyErr_Occurred()) {
+      Py_DECREF(seq);
+      return nullptr;
+    }
+    ranks.push_back(static_cast<int>(r));
+  }
+  Py_DECREF(seq);
+  ProcessGroup& g = Group(cap);
+  std::shared_ptr<ProcessGroup> sub;
+  {
+    GilRelease nogil;
+    sub = g.NewGroup(std::move(ranks));
+  }
+  return Wrap(std::move(sub), kGroup);
+  OAR_PY_CATCH
+}
+
+PyObject* WorkWait(PyObject*, PyObject* cap) {
+  OAR_PY_TRY
+  Work& w = Get<Work>(cap, kWork);
+  {
+    GilRelease nogil;
+    w.Wait();
+  }
+  Py_RETURN_NONE;
+  OAR_PY_CATCH
+}
+
+PyObject* WorkDone(PyObject*, PyObject* cap) {
+  OAR_PY_TRY
+  return PyBool_FromLong(Get<Work>(cap, kWork).IsCompleted());
+  OAR_PY_CATCH
+}
+
+PyObject* ReducerNew(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *list;
+  unsigned long long bucket = 0, first = 0;
+  int find_unused = 0;
+  if (!PyArg_ParseTuple(args, "OOKKp:_dist_reducer_new", &cap, &list, &bucket, &first,
+                        &find_unused)) {
+    return nullptr;
+  }
+  distributed::ReducerOptions o;
+  o.bucket_bytes = bucket;
+  o.first_bucket_bytes = first;
+  o.find_unused_parameters = find_unused;
+  auto r =
+      std::make_shared<Reducer>(TensorList(list, "DataParallel", "parameters"), GroupPtr(cap), o);
+  return Wrap(std::move(r), kReducer);
+  OAR_PY_CATCH
+}
+
+PyObject* ReducerSetSync(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject* cap;
+  int on;
+  if (!PyArg_ParseTuple(args, "Op:_dist_reducer_set_sync", &cap, &on)) return nullptr;
+  Reducer& r = Get<Reducer>(cap, kReducer);
+  const bool prev = r.require_sync();
+  r.set_require_sync(on);
+  return PyBool_FromLong(prev);
+  OAR_PY_CATCH
+}
+
+PyObject* ReducerBuckets(PyObject*, PyObject* cap) {
+  OAR_PY_TRY
+  PyObject* out = PyList_New(0);
+  if (!out) return nullptr;
+  for (const auto& b : Get<Reducer>(cap, kReducer).buckets()) {
+    PyObject* l = PyList_New(0);
+    for (size_t p : b) {
+      PyObject* v = PyLong_FromSize_t(p);
+      PyList_Append(l, v);
+      Py_DECREF(v);
+    }
+    PyList_Append(out, l);
+    Py_DECREF(l);
+  }
+  return out;
+  OAR_PY_CATCH
+}
+
+PyObject* ReducerTimes(PyObject*, PyObject* cap) {
+  OAR_PY_TRY
+  const auto t = Get<Reducer>(cap, kReducer).times();
+  auto list = [](const std::vector<int64_t>& v) {
+    PyObject* l = PyList_New(0);
+    for (int64_t x : v) {
+      PyObject* o = PyLong_FromLongLong(x);
+      PyList_Append(l, o);
+      Py_DECREF(o);
+    }
+    return l;
+  };
+  return Py_BuildValue("{sNsNsLsL}", "bucket_launch_ns", list(t.bucket_launch_ns),
+                       "bucket_start_ns", list(t.bucket_start_ns), "last_hook_ns",
+                       static_cast<long long>(t.last_hook_ns), "final_ns",
+                       static_cast<long long>(t.final_ns));
+  OAR_PY_CATCH
+}
+
+}  // namespace
+
+PyMethodDef g_distributed_functions[] = {
+    {"_dist_init", Init, METH_NOARGS, "The world process group, from the environment."},
+    {"_dist_group_info", Info, METH_O, "(rank, size, global_rank, ranks, id, timeout_s)."},
+    {"_dist_all_reduce", AllReduce, METH_VARARGS, "_dist_all_reduce(group, tensor, op): work."},
+    {"_dist_broadcast", Broadcast, METH_VARARGS, "_dist_broadcast(group, tensor, src): work."},
+    {"_dist_all_gather", AllGather, METH_VARARGS, "_dist_all_gather(group, list, tensor): work."},
+    {"_dist_reduce_scatter", ReduceScatter, METH_VARARGS,
+     "_dist_reduce_scatter(group, tensor, list, op): work."},
+    {"_dist_send", Send, METH_VARARGS, "_dist_send(group, tensor, dst): work."},
+    {"_dist_recv", Recv, METH_VARARGS, "_dist_recv(group, tensor, src): work."},
+    {"_dist_barrier", Barrier, METH_O, "_dist_barrier(group): work."},
+    {"_dist_new_group", NewGroup, METH_VARARGS, "_dist_new_group(group, ranks): group or None."},
+    {"_dist_work_wait", WorkWait, METH_O, "Waits for a work handle; raises its error."},
+    {"_dist_work_done", WorkDone, METH_O, "Whether a work handle completed."},
+    {"_dist_reducer_new", ReducerNew, METH_VARARGS,
+     "_dist_reducer_new(group, params, bucket_bytes, first_bucket_bytes, find_unused)."},
+    {"_dist_reducer_set_sync", ReducerSetSync, METH_VARARGS,
+     "_dist_reducer_set_sync(reducer, on): the previous setting."},
+    {"_dist_reducer_buckets", ReducerBuckets, METH_O, "Parameter indices per bucket."},
+    {"_dist_reducer_times", ReducerTimes, METH_O, "Timestamps of the last synced backward."},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace oar::py

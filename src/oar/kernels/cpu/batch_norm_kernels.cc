@@ -1,0 +1,237 @@
+// batch_norm with batch statistics: every axis but the channel axis is reduced.
+// Each kernel works one channel at a time (channels split over threads): the
+// channel's elements are read for its mean, again for the squares about it and
+// once more for the output, and the second and third reads come from cache.
+//
+// Note [Mixed-precision batch_norm]
+// Under auto_cast a convolution hands batch_norm a bfloat16 (or float16) x while
+// the layer's weight, bias and running statistics stay float32. Casting x up would
+// cost a pass over the largest tensor of the block and make everything after it
+// float32; instead x alone decides the kernel's element type (batch_norm.yaml:
+// data_type x, weight/bias untransformed, amp: none), the statistics are taken in
+// float32 (float64 for double) whatever the element type, weight and bias are read
+// in their own dtype, and the output keeps x's dtype, as PyTorch's CPU batch norm
+// does for bfloat16 input. The weight and bias gradients come back in their own
+// dtype, summed in float32 (bn_weight_grad, bn_bias_grad).
+#include <array>
+#include <cmath>
+#include <vector>
+
+#include "oar/core/parallel.h"
+#include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/infer_meta.h"
+#include "oar/kernels/kernel_registry.h"
+
+namespace oar {
+namespace {
+
+// x seen as [outer, channels, inner]: a channel's elements are `outer` runs of
+// `inner` contiguous values, one every channels * inner.
+struct Layout {
+  int64_t outer = 1, channels = 1, inner = 1;
+  int64_t count() const { return outer * inner; }
+  int64_t run(int64_t o, int64_t c) const { return (o * channels + c) * inner; }
+};
+
+Layout LayoutOf(const DDim& dims, int64_t axis) {
+  Layout s;
+  const auto rank = static_cast<int64_t>(dims.size());
+  const int64_t a = NormalizeAxis(axis, rank);
+  for (int64_t d = 0; d < a; ++d) s.outer *= dims[d];
+  s.channels = dims[a];
+  for (int64_t d = a + 1; d < rank; ++d) s.inner *= dims[d];
+  return s;
+}
+
+// The K sums of f over a channel: f(i, acc) adds element i's terms into acc.
+// Runs keep 16 independent accumulators per sum so the adds vectorise and
+// their latency overlaps (as LaneSum in norm_kernels.cc).
+template <int K, typename C, typename F>
+std::array<C, K> ChannelSums(const Layout& s, int64_t c, F f) {
+  constexpr int kLanes = 16;
+  std::array<C, K> total{};
+  for (int64_t o = 0; o < s.outer; ++o) {
+    const int64_t base = s.run(o, c);
+    C acc[K][kLanes] = {};
+    int64_t j = 0;
+    for (; j + kLanes <= s.inner; j += kLanes) {
+      for (int l = 0; l < kLanes; ++l) {
+        C v[K];
+        f(base + j + l, v);
+        for (int k = 0; k < K; ++k) acc[k][l] += v[k];
+      }
+    }
+    for (; j < s.inner; ++j) {
+      C v[K];
+      f(base + j, v);
+      for (int k = 0; k < K; ++k) acc[k][0] += v[k];
+    }
+    for (int k = 0; k < K; ++k) {
+      for (int l = 0; l < kLanes; ++l) total[k] += acc[k][l];
+    }
+  }
+  return total;
+}
+
+// A weight or bias in the compute type, whatever its float dtype.
+template <typename C>
+std::vector<C> ChannelValues(const DenseTensor& t_in) {
+  const DenseTensor t = funcs::Contiguous(t_in);
+  std::vector<C> v(static_cast<size_t>(t.numel()));
+  auto fill = [&](const auto* p) {
+    for (size_t i = 0; i < v.size(); ++i) v[i] = static_cast<C>(p[i]);
+  };
+  switch (t.dtype()) {
+    case DType::kFloat32:
+      fill(static_cast<const float*>(t.data()));
+      break;
+    case DType::kFloat64:
+      fill(static_cast<const double*>(t.data()));
+      break;
+    case DType::kFloat16:
+      fill(static_cast<const float16*>(t.data()));
+      break;
+    case DType::kBFloat16:
+      fill(static_cast<const bfloat16*>(t.data()));
+      break;
+    default:
+      OAR_ENFORCE(false, errors::InvalidType("a batch_norm weight or bias must be a floating "
+                                             "tensor, got ",
+                                             t.dtype()));
+  }
+  return v;
+}
+
+// The channel's mean and 1 / sqrt(var + eps) (var biased, about the mean: two
+// passes avoid the cancellation of E[x^2] - E[x]^2).
+template <typename C, typename T>
+std::array<C, 2> MeanAndRstd(const Layout& s, const T* x, int64_t c, double eps, C* var_out) {
+  const C n = C(s.count());
+  const C mu = ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(x[i]); })[0] / n;
+  const C var = ChannelSums<1, C>(s, c,
+                                  [&](int64_t i, C* v) {
+                                    const C d = C(x[i]) - mu;
+                                    v[0] = d * d;
+                                  })[0] /
+                n;
+  if (var_out) *var_out = var;
+  return {mu, C(1) / std::sqrt(var + C(eps))};
+}
+
+// Work per channel for ParallelFor: a few operations per element.
+int64_t ChannelCost(const Layout& s) { return s.count() * 6; }
+
+}  // namespace
+
+template <typename T>
+void BatchNormKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTensor& weight,
+                     const DenseTensor& bias, double epsilon, int64_t axis, DenseTensor* out) {
+  using C = compute_t<T>;
+  const DenseTensor x = funcs::Contiguous(x_in);
+  const Layout s = LayoutOf(x.dims(), axis);
+  const std::vector<C> w = ChannelValues<C>(weight), b = ChannelValues<C>(bias);
+  const T* px = static_cast<const T*>(x.data());
+  T* po = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (x.numel() == 0) return;
+  ParallelFor(0, s.channels, ChannelCost(s), [&](int64_t cb, int64_t ce) {
+    for (int64_t c = cb; c < ce; ++c) {
+      const auto [mu, r] = MeanAndRstd<C>(s, px, c, epsilon, nullptr);
+      // y = x * a + shift, one multiply-add per element.
+      const C a = r * w[c], shift = b[c] - mu * a;
+      for (int64_t o = 0; o < s.outer; ++o) {
+        const int64_t base = s.run(o, c);
+        for (int64_t j = 0; j < s.inner; ++j) {
+          po[base + j] = static_cast<T>(C(px[base + j]) * a + shift);
+        }
+      }
+    }
+  });
+}
+
+// x_grad = r w (g - mean(g) - xhat mean(g xhat)) per channel.
+template <typename T>
+void BatchNormGradKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTensor& weight,
+                         const DenseTensor& g_in, double epsilon, int64_t axis,
+                         DenseTensor* x_grad) {
+  using C = compute_t<T>;
+  const DenseTensor x = funcs::Contiguous(x_in), g = funcs::Contiguous(g_in);
+  const Layout s = LayoutOf(x.dims(), axis);
+  const std::vector<C> w = ChannelValues<C>(weight);
+  const T* px = static_cast<const T*>(x.data());
+  const T* pg = static_cast<const T*>(g.data());
+  T* dx = static_cast<T*>(x_grad->AllocateFrom(x.place()));
+  if (x.numel() == 0) return;
+  const C inv_n = C(1) / C(s.count());
+  ParallelFor(0, s.channels, ChannelCost(s) * 2, [&](int64_t cb, int64_t ce) {
+    for (int64_t c = cb; c < ce; ++c) {
+      const C mu = ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(px[i]); })[0] * inv_n;
+      const auto [sq, sg, sgx] = ChannelSums<3, C>(s, c, [&](int64_t i, C* v) {
+        const C d = C(px[i]) - mu, gi = C(pg[i]);
+        v[0] = d * d;
+        v[1] = gi;
+        v[2] = gi * d;
+      });
+      const C r = C(1) / std::sqrt(sq * inv_n + C(epsilon));
+      // dx = k (g - mean_g) - k2 (x - mu), k = r w, k2 = k r^2 mean(g (x - mu)).
+      const C k = r * w[c], mg = sg * inv_n, k2 = k * r * r * sgx * inv_n;
+      for (int64_t o = 0; o < s.outer; ++o) {
+        const int64_t base = s.run(o, c);
+        for (int64_t j = 0; j < s.inner; ++j) {
+          const int64_t i = base + j;
+          dx[i] = static_cast<T>(k * (C(pg[i]) - mg) - k2 * (C(px[i]) - mu));
+        }
+      }
+    }
+  });
+}
+
+// out[c] = sum over the channel of g xhat (the weight gradient), in the compute type.
+template <typename T>
+void BatchNormScaleGradKernel(const DeviceContext&, const DenseTensor& x_in,
+                              const DenseTensor& g_in, double epsilon, int64_t axis,
+                              DenseTensor* out) {
+  using C = compute_t<T>;
+  const DenseTensor x = funcs::Contiguous(x_in), g = funcs::Contiguous(g_in);
+  const Layout s = LayoutOf(x.dims(), axis);
+  const T* px = static_cast<const T*>(x.data());
+  const T* pg = static_cast<const T*>(g.data());
+  C* po = static_cast<C*>(out->AllocateFrom(x.place()));
+  const C inv_n = s.count() ? C(1) / C(s.count()) : C(0);
+  ParallelFor(0, s.channels, ChannelCost(s), [&](int64_t cb, int64_t ce) {
+    for (int64_t c = cb; c < ce; ++c) {
+      const C mu = ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(px[i]); })[0] * inv_n;
+      const auto [sq, sgx] = ChannelSums<2, C>(s, c, [&](int64_t i, C* v) {
+        const C d = C(px[i]) - mu;
+        v[0] = d * d;
+        v[1] = C(pg[i]) * d;
+      });
+      po[c] = sgx / std::sqrt(sq * inv_n + C(epsilon));
+    }
+  });
+}
+
+// [2, channels]: the batch mean and biased variance of each channel, for the
+// running statistics.
+template <typename T>
+void BatchNormStatsKernel(const DeviceContext&, const DenseTensor& x_in, int64_t axis,
+                          DenseTensor* out) {
+  using C = compute_t<T>;
+  const DenseTensor x = funcs::Contiguous(x_in);
+  const Layout s = LayoutOf(x.dims(), axis);
+  const T* px = static_cast<const T*>(x.data());
+  C* po = static_cast<C*>(out->AllocateFrom(x.place()));
+  ParallelFor(0, s.channels, ChannelCost(s), [&](int64_t cb, int64_t ce) {
+    for (int64_t c = cb; c < ce; ++c) {
+      C var = 0;
+      po[c] = MeanAndRstd<C>(s, px, c, 0.0, &var)[0];
+      po[s.channels + c] = var;
+    }
+  });
+}
+
+OAR_REGISTER_KERNEL(batch_norm, CPU, Any, BatchNormKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(batch_norm_grad, CPU, Any, BatchNormGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(batch_norm_scale_grad, CPU, Any, BatchNormScaleGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(batch_norm_stats, CPU, Any, BatchNormStatsKernel, OAR_FLOAT_TYPES);
+
+}  // namespace oar

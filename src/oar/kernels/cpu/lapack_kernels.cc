@@ -1,0 +1,543 @@
+// The LAPACK section (src/oar/ops/lapack.yaml): factorisations and solves on the
+// LAPACK that the linked OpenBLAS exports (its Fortran symbols; Debian's OpenBLAS ships
+// no LAPACKE header). Tensors are row-major and LAPACK column-major: a row-major
+// buffer read column-major is the transpose, which several kernels use instead of
+// copying (the comments say which). Each kernel copies its input once (LAPACK
+// overwrites it), queries the workspace once per call and reuses it across the
+// batch; buffers are std::vectors. OpenBLAS threads inside each call as configured.
+#include <cblas.h>
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <vector>
+
+#include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/infer_meta.h"
+#include "oar/kernels/kernel_registry.h"
+
+extern "C" {
+// LAPACK's Fortran interface; the trailing size_t arguments are the hidden lengths of
+// the character arguments (gfortran's convention).
+void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
+void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
+void sgetri_(const int* n, float* a, const int* lda, const int* ipiv, float* work, const int* lwork,
+             int* info);
+void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
+             const int* lwork, int* info);
+void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda,
+             const int* ipiv, float* b, const int* ldb, int* info, size_t);
+void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
+             const int* ipiv, double* b, const int* ldb, int* info, size_t);
+void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info, size_t);
+void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, size_t);
+void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work,
+             const int* lwork, int* info);
+void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
+             const int* lwork, int* info);
+void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau,
+             float* work, const int* lwork, int* info);
+void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
+             double* work, const int* lwork, int* info);
+void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s,
+             float* u, const int* ldu, float* vt, const int* ldvt, float* work, const int* lwork,
+             int* iwork, int* info, size_t);
+void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,
+             double* u, const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork,
+             int* iwork, int* info, size_t);
+void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w,
+             float* work, const int* lwork, int* iwork, const int* liwork, int* info, size_t,
+             size_t);
+void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
+             double* work, const int* lwork, int* iwork, const int* liwork, int* info, size_t,
+             size_t);
+}
+
+namespace oar {
+namespace {
+
+// The float and double routines under one name, so the kernels are written once for T.
+template <typename T>
+struct Lapack;
+
+template <>
+struct Lapack<float> {
+  static void getrf(int m, int n, float* a, int lda, int* ipiv, int* info) {
+    sgetrf_(&m, &n, a, &lda, ipiv, info);
+  }
+  static void getri(int n, float* a, int lda, const int* ipiv, float* w, int lw, int* info) {
+    sgetri_(&n, a, &lda, ipiv, w, &lw, info);
+  }
+  static void getrs(char t, int n, int nrhs, const float* a, int lda, const int* ipiv, float* b,
+                    int ldb, int* info) {
+    sgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
+  }
+  static void potrf(char uplo, int n, float* a, int lda, int* info) {
+    spotrf_(&uplo, &n, a, &lda, info, 1);
+  }
+  static void geqrf(int m, int n, float* a, int lda, float* tau, float* w, int lw, int* info) {
+    sgeqrf_(&m, &n, a, &lda, tau, w, &lw, info);
+  }
+  static void orgqr(int m, int n, int k, float* a, int lda, const float* tau, float* w, int lw,
+                    int* info) {
+    sorgqr_(&m, &n, &k, a, &lda, tau, w, &lw, info);
+  }
+  static void gesdd(char jobz, int m, int n, float* a, int lda, float* s, float* u, int ldu,
+                    float* vt, int ldvt, float* w, int lw, int* iw, int* info) {
+    sgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, w, &lw, iw, info, 1);
+  }
+  static void syevd(char uplo, int n, float* a, int lda, float* wv, float* w, int lw, int* iw,
+                    int liw, int* info) {
+    const char jobz = 'V';
+    ssyevd_(&jobz, &uplo, &n, a, &lda, wv, w, &lw, iw, &liw, info, 1, 1);
+  }
+  static void trsm(CBLAS_UPLO u, CBLAS_TRANSPOSE t, CBLAS_DIAG d, int n, int k, const float* a,
+                   float* b) {
+    cblas_strsm(CblasRowMajor, CblasLeft, u, t, d, n, k, 1.0f, a, n, b, k);
+  }
+};
+
+template <>
+struct Lapack<double> {
+  static void getrf(int m, int n, double* a, int lda, int* ipiv, int* info) {
+    dgetrf_(&m, &n, a, &lda, ipiv, info);
+  }
+  static void getri(int n, double* a, int lda, const int* ipiv, double* w, int lw, int* info) {
+    dgetri_(&n, a, &lda, ipiv, w, &lw, info);
+  }
+  static void getrs(char t, int n, int nrhs, const double* a, int lda, const int* ipiv, double* b,
+                    int ldb, int* info) {
+    dgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
+  }
+  static void potrf(char uplo, int n, double* a, int lda, int* info) {
+    dpotrf_(&uplo, &n, a, &lda, info, 1);
+  }
+  static void geqrf(int m, int n, double* a, int lda, double* tau, double* w, int lw, int* info) {
+    dgeqrf_(&m, &n, a, &lda, tau, w, &lw, info);
+  }
+  static void orgqr(int m, int n, int k, double* a, int lda, const double* tau, double* w, int lw,
+                    int* info) {
+    dorgqr_(&m, &n, &k, a, &lda, tau, w, &lw, info);
+  }
+  static void gesdd(char jobz, int m, int n, double* a, int lda, double* s, double* u, int ldu,
+                    double* vt, int ldvt, double* w, int lw, int* iw, int* info) {
+    dgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, w, &lw, iw, info, 1);
+  }
+  static void syevd(char uplo, int n, double* a, int lda, double* wv, double* w, int lw, int* iw,
+                    int liw, int* info) {
+    const char jobz = 'V';
+    dsyevd_(&jobz, &uplo, &n, a, &lda, wv, w, &lw, iw, &liw, info, 1, 1);
+  }
+  static void trsm(CBLAS_UPLO u, CBLAS_TRANSPOSE t, CBLAS_DIAG d, int n, int k, const double* a,
+                   double* b) {
+    cblas_dtrsm(CblasRowMajor, CblasLeft, u, t, d, n, k, 1.0, a, n, b, k);
+  }
+};
+
+// LAPACK takes 32-bit sizes.
+int AsLapackInt(int64_t v) {
+  OAR_ENFORCE(
+      v <= std::numeric_limits<int>::max(),
+      errors::InvalidArgument("a matrix dimension of ", v, " exceeds LAPACK's 32-bit sizes"));
+  return static_cast<int>(v);
+}
+
+struct MatrixShape {
+  int64_t batch, rows, cols;
+};
+
+MatrixShape ShapeOf(const DenseTensor& x) {
+  const int64_t nd = x.ndim();
+  const int64_t r = x.dims()[nd - 2], c = x.dims()[nd - 1];
+  return {r * c == 0 ? Product(DDim(x.dims().begin(), x.dims().end() - 2)) : x.numel() / (r * c), r,
+          c};
+}
+
+// A workspace size LAPACK returned (as a floating value) rounded up.
+template <typename T>
+int WorkSize(T query) {
+  return std::max(1, static_cast<int>(std::ceil(static_cast<double>(query))));
+}
+
+// Batch element `b` of a contiguous tensor, as a pointer to its matrix.
+template <typename T>
+const T* MatrixAt(const DenseTensor& t, int64_t b, int64_t size) {
+  return static_cast<const T*>(t.data()) + b * size;
+}
+
+// Row-major [rows, cols] -> column-major with leading dimension ld (>= rows).
+template <typename T>
+void ToColMajor(const T* src, int64_t rows, int64_t cols, T* dst, int64_t ld) {
+  for (int64_t i = 0; i < rows; ++i) {
+    for (int64_t j = 0; j < cols; ++j) dst[i + j * ld] = src[i * cols + j];
+  }
+}
+
+// Flips a vector's sign so its largest-magnitude entry (the first, among ties) is
+// positive: a deterministic choice of the sign LAPACK leaves arbitrary, the same as
+// tests/op_registry.py's for PyTorch's results. Returns whether it flipped.
+template <typename T>
+bool NormaliseSign(T* v, int64_t n) {
+  int64_t best = 0;
+  for (int64_t i = 1; i < n; ++i) {
+    if (std::abs(v[i]) > std::abs(v[best])) best = i;
+  }
+  if (n == 0 || v[best] >= T(0)) return false;
+  for (int64_t i = 0; i < n; ++i) v[i] = -v[i];
+  return true;
+}
+
+// ---- LU-based: inverse, det, slogdet, solve ----
+
+template <typename T>
+void InverseKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  const DenseTensor xc = funcs::Contiguous(x);
+  out->AllocateFrom(x.place());
+  [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
+  if (out->numel() == 0) return;
+  funcs::CopyInto(xc, out);
+  T* o = static_cast<T*>(out->data());
+  const int ni = AsLapackInt(n);
+  std::vector<int> ipiv(n);
+  T query = 0;
+  int info = 0;
+  Lapack<T>::getri(ni, o, ni, ipiv.data(), &query, -1, &info);
+  std::vector<T> work(WorkSize(query));
+  for (int64_t b = 0; b < batch; ++b) {
+    // The buffer read column-major is x^T; inv(x^T) read back row-major is inv(x).
+    T* a = o + b * n * n;
+    Lapack<T>::getrf(ni, ni, a, ni, ipiv.data(), &info);
+    OAR_ENFORCE(info == 0, errors::InvalidArgument("the matrix at batch index ", b,
+                                                   " of argument 'x' is singular (U[", info - 1,
+                                                   ", ", info - 1,
+                                                   "] of its LU factorisation "
+                                                   "is zero): it has no inverse"));
+    Lapack<T>::getri(ni, a, ni, ipiv.data(), work.data(), static_cast<int>(work.size()), &info);
+  }
+}
+
+// Per batch element: the sign of det(x) (0 when singular) and log|det(x)| (-inf then).
+template <typename T>
+void SignLogAbsDet(const DenseTensor& x, std::vector<T>* sign, std::vector<T>* logabs) {
+  [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
+  sign->assign(batch, T(1));
+  logabs->assign(batch, T(0));
+  if (n == 0) return;
+  DenseTensor a = funcs::Clone(x);
+  T* p = static_cast<T*>(a.data());
+  const int ni = AsLapackInt(n);
+  std::vector<int> ipiv(n);
+  for (int64_t b = 0; b < batch; ++b) {
+    T* m = p + b * n * n;
+    int info = 0;
+    // det(x^T) = det(x): no transpose needed.
+    Lapack<T>::getrf(ni, ni, m, ni, ipiv.data(), &info);
+    T s = 1, l = 0;
+    for (int64_t i = 0; i < n; ++i) {
+      const T d = m[i * n + i];
+      if (ipiv[i] != i + 1) s = -s;
+      if (d < 0) s = -s;
+      l += std::log(std::abs(d));
+    }
+    if (info > 0) {
+      s = 0;
+      l = -std::numeric_limits<T>::infinity();
+    }
+    (*sign)[b] = s;
+    (*logabs)[b] = l;
+  }
+}
+
+template <typename T>
+void DetKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  std::vector<T> sign, logabs;
+  SignLogAbsDet<T>(funcs::Contiguous(x), &sign, &logabs);
+  for (size_t b = 0; b < sign.size(); ++b) o[b] = sign[b] * std::exp(logabs[b]);
+}
+
+template <typename T>
+void SlogdetKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  std::vector<T> sign, logabs;
+  SignLogAbsDet<T>(funcs::Contiguous(x), &sign, &logabs);
+  std::copy(sign.begin(), sign.end(), o);
+  std::copy(logabs.begin(), logabs.end(), o + sign.size());
+}
+
+template <typename T>
+void SolveKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
+                 DenseTensor* out) {
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
+  const int64_t k = y.dims()[y.ndim() - 1];
+  if (out->numel() == 0) return;
+  DenseTensor a = funcs::Clone(x);
+  const DenseTensor yc = funcs::Contiguous(y);
+  T* pa = static_cast<T*>(a.data());
+  const int ni = AsLapackInt(n), ki = AsLapackInt(k);
+  std::vector<int> ipiv(n);
+  std::vector<T> rhs(n * k);
+  for (int64_t b = 0; b < batch; ++b) {
+    T* m = pa + b * n * n;
+    int info = 0;
+    // m read column-major is x^T = LU; solving with its transpose solves x out = y.
+    Lapack<T>::getrf(ni, ni, m, ni, ipiv.data(), &info);
+    OAR_ENFORCE(info == 0, errors::InvalidArgument("the matrix at batch index ", b,
+                                                   " of argument 'x' is singular (U[", info - 1,
+                                                   ", ", info - 1,
+                                                   "] of its LU factorisation "
+                                                   "is zero): the system has no unique solution"));
+    ToColMajor(MatrixAt<T>(yc, b, n * k), n, k, rhs.data(), n);
+    Lapack<T>::getrs('T', ni, ki, m, ni, ipiv.data(), rhs.data(), ni, &info);
+    T* ob = o + b * n * k;
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = 0; j < k; ++j) ob[i * k + j] = rhs[i + j * n];
+    }
+  }
+}
+
+template <typename T>
+void TriangularSolveKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
+                           bool upper, bool transpose, bool unitriangular, DenseTensor* out) {
+  out->AllocateFrom(x.place());
+  if (out->numel() == 0) return;
+  [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
+  const int64_t k = y.dims()[y.ndim() - 1];
+  const DenseTensor xc = funcs::Contiguous(x);
+  funcs::CopyInto(funcs::Contiguous(y), out);
+  T* o = static_cast<T*>(out->data());
+  // A singular triangle gives inf/nan, as PyTorch and Paddle do (no check).
+  for (int64_t b = 0; b < batch; ++b) {
+    Lapack<T>::trsm(upper ? CblasUpper : CblasLower, transpose ? CblasTrans : CblasNoTrans,
+                    unitriangular ? CblasUnit : CblasNonUnit, AsLapackInt(n), AsLapackInt(k),
+                    MatrixAt<T>(xc, b, n * n), o + b * n * k);
+  }
+}
+
+template <typename T>
+void CholeskyKernel(const DeviceContext&, const DenseTensor& x, bool upper, DenseTensor* out) {
+  out->AllocateFrom(x.place());
+  if (out->numel() == 0) return;
+  [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
+  funcs::CopyInto(funcs::Contiguous(x), out);
+  T* o = static_cast<T*>(out->data());
+  const int ni = AsLapackInt(n);
+  for (int64_t b = 0; b < batch; ++b) {
+    T* m = o + b * n * n;
+    int info = 0;
+    // Column-major, m is x^T, whose upper triangle is x's lower one (the part read, as
+    // in PyTorch); x^T = U^T U leaves U column-major, which read row-major is L.
+    Lapack<T>::potrf('U', ni, m, ni, &info);
+    OAR_ENFORCE(info == 0,
+                errors::InvalidArgument("the matrix at batch index ", b,
+                                        " of argument 'x' is not positive-definite (its leading "
+                                        "minor of order ",
+                                        info, " is not positive): no Cholesky factorisation"));
+    for (int64_t i = 0; i < n; ++i) {
+      for (int64_t j = i + 1; j < n; ++j) {
+        if (upper) {
+          m[i * n + j] = m[j * n + i];
+          m[j * n + i] = 0;
+        } else {
+          m[i * n + j] = 0;
+        }
+      }
+    }
+  }
+}
+
+// ---- QR, SVD, eigh: packed outputs (one declared output per op, docs/linalg.md) ----
+
+template <typename T>
+void QrPackedKernel(const DeviceContext&, const DenseTensor& x, bool complete, DenseTensor* out) {
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;
+  const auto [batch, m, n] = ShapeOf(x);
+  const int64_t k = std::min(m, n), kq = complete ? m : k, w = m + n;
+  std::fill(o, o + out->numel(), T(0));
+  const DenseTensor xc = funcs::Contiguous(x);
+  const int mi = AsLapackInt(m), ni = AsLapackInt(n), ki = AsLapackInt(k);
+  const int kqi = AsLapackInt(kq);
+  // Q needs kq columns: the factored matrix's own columns unless complete asks for more.
+  const int64_t qcols = std::max(n, kq);
+  std::vector<T> a(m * qcols), tau(std::max<int64_t>(k, 1));
+  T q1 = 0, q2 = 0;
+  int info = 0;
+  Lapack<T>::geqrf(mi, ni, a.data(), mi, tau.data(), &q1, -1, &info);
+  if (k > 0) Lapack<T>::orgqr(mi, kqi, ki, a.data(), mi, tau.data(), &q2, -1, &info);
+  std::vector<T> work(std::max(WorkSize(q1), WorkSize(q2)));
+  for (int64_t b = 0; b < batch; ++b) {
+    ToColMajor(MatrixAt<T>(xc, b, m * n), m, n, a.data(), m);
+    Lapack<T>::geqrf(mi, ni, a.data(), mi, tau.data(), work.data(), static_cast<int>(work.size()),
+                     &info);
+    T* ob = o + b * kq * w;
+    for (int64_t i = 0; i < k; ++i) {
+      for (int64_t j = i; j < n; ++j) ob[i * w + m + j] = a[i + j * m];
+    }
+    if (k > 0) {
+      Lapack<T>::orgqr(mi, kqi, ki, a.data(), mi, tau.data(), work.data(),
+                       static_cast<int>(work.size()), &info);
+    } else {
+      // No reflectors: Q is the identity.
+      std::fill(a.begin(), a.end(), T(0));
+      for (int64_t i = 0; i < std::min(m, kq); ++i) a[i + i * m] = 1;
+    }
+    // Column r of Q (contiguous column-major) is row r of Q^T.
+    for (int64_t r = 0; r < kq; ++r) std::copy_n(a.data() + r * m, m, ob + r * w);
+  }
+}
+
+template <typename T>
+void SvdPackedKernel(const DeviceContext&, const DenseTensor& x, bool full_matrices,
+                     DenseTensor* out) {
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;
+  const auto [batch, m, n] = ShapeOf(x);
+  const int64_t k = std::min(m, n), w = m + 1 + n, rows = out->dims()[out->ndim() - 2];
+  std::fill(o, o + out->numel(), T(0));
+  // U and Vh have k rows (reduced) or m and n (full).
+  const int64_t ur = full_matrices ? m : k, vr = full_matrices ? n : k;
+  if (k == 0) {
+    for (int64_t b = 0; b < batch; ++b) {
+      T* ob = o + b * rows * w;
+      for (int64_t i = 0; i < ur; ++i) ob[i * w + i] = 1;
+      for (int64_t i = 0; i < vr; ++i) ob[i * w + m + 1 + i] = 1;
+    }
+    return;
+  }
+  DenseTensor a = funcs::Clone(x);
+  T* pa = static_cast<T*>(a.data());
+  // Read column-major, x's buffer is x^T (n x m) = V S U^T: LAPACK's "U" is V (its
+  // contiguous columns are the rows of Vh) and its "VT" is U^T.
+  const char jobz = full_matrices ? 'A' : 'S';
+  const int mi = AsLapackInt(n), ni = AsLapackInt(m);  // LAPACK's m, n: the transpose
+  const int ldvt = AsLapackInt(ur);
+  std::vector<T> s(k), v(n * vr), ut(ur * m);
+  std::vector<int> iwork(8 * k);
+  T query = 0;
+  int info = 0;
+  Lapack<T>::gesdd(jobz, mi, ni, pa, mi, s.data(), v.data(), mi, ut.data(), ldvt, &query, -1,
+                   iwork.data(), &info);
+  std::vector<T> work(WorkSize(query));
+  std::vector<T> urow(m);
+  for (int64_t b = 0; b < batch; ++b) {
+    Lapack<T>::gesdd(jobz, mi, ni, pa + b * m * n, mi, s.data(), v.data(), mi, ut.data(), ldvt,
+                     work.data(), static_cast<int>(work.size()), iwork.data(), &info);
+    OAR_ENFORCE(info == 0, errors::InvalidArgument("the SVD of the matrix at batch index ", b,
+                                                   " of argument 'x' did not converge (LAPACK "
+                                                   "gesdd info ",
+                                                   info, ")"));
+    T* ob = o + b * rows * w;
+    for (int64_t i = 0; i < std::max(ur, vr); ++i) {
+      bool flip = false;
+      if (i < ur) {
+        // Row i of U^T is ut(i, :) column-major (stride ldvt).
+        T* dst = ob + i * w;
+        for (int64_t j = 0; j < m; ++j) dst[j] = ut[i + j * ldvt];
+        flip = NormaliseSign(dst, m);
+      }
+      if (i < vr) {
+        T* dst = ob + i * w + m + 1;
+        std::copy_n(v.data() + i * n, n, dst);
+        // A singular pair flips together; a row past k on its own.
+        if (i >= k) {
+          NormaliseSign(dst, n);
+        } else if (flip) {
+          for (int64_t j = 0; j < n; ++j) dst[j] = -dst[j];
+        }
+      }
+      if (i < k) ob[i * w + m] = s[i];
+    }
+  }
+}
+
+template <typename T>
+void EighPackedKernel(const DeviceContext&, const DenseTensor& x, bool upper, DenseTensor* out) {
+  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;
+  [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
+  DenseTensor a = funcs::Clone(x);
+  T* pa = static_cast<T*>(a.data());
+  const int ni = AsLapackInt(n);
+  // Column-major the buffer is x^T: x's lower triangle is its upper one.
+  const char uplo = upper ? 'L' : 'U';
+  std::vector<T> wv(n);
+  T query = 0;
+  int iquery = 0, info = 0;
+  Lapack<T>::syevd(uplo, ni, pa, ni, wv.data(), &query, -1, &iquery, -1, &info);
+  std::vector<T> work(WorkSize(query));
+  std::vector<int> iwork(std::max(1, iquery));
+  for (int64_t b = 0; b < batch; ++b) {
+    T* m = pa + b * n * n;
+    Lapack<T>::syevd(uplo, ni, m, ni, wv.data(), work.data(), static_cast<int>(work.size()),
+                     iwork.data(), static_cast<int>(iwork.size()), &info);
+    OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
+                                                   "batch index ",
+                                                   b,
+                                                   " of argument 'x' did not converge "
+                                                   "(LAPACK syevd info ",
+                                                   info, ")"));
+    T* ob = o + b * n * (n + 1);
+    for (int64_t i = 0; i < n; ++i) {
+      ob[i * (n + 1)] = wv[i];
+      T* vec = ob + i * (n + 1) + 1;
+      std::copy_n(m + i * n, n, vec);  // eigenvector i: column i, contiguous
+      NormaliseSign(vec, n);
+    }
+  }
+}
+
+// ---- LU with partial pivoting ----
+
+// Factors each matrix of x; writes the packed factors (row-major) and/or the 1-based
+// pivots.
+template <typename T>
+void LuFactor(const DenseTensor& x, T* lu, int* pivots) {
+  const auto [batch, m, n] = ShapeOf(x);
+  const int64_t k = std::min(m, n);
+  if (batch * m * n == 0) return;
+  const DenseTensor xc = funcs::Contiguous(x);
+  const int mi = AsLapackInt(m), ni = AsLapackInt(n);
+  std::vector<T> a(m * n);
+  std::vector<int> ipiv(k);
+  for (int64_t b = 0; b < batch; ++b) {
+    ToColMajor(MatrixAt<T>(xc, b, m * n), m, n, a.data(), m);
+    int info = 0;
+    // A singular matrix still factors (info > 0 marks a zero pivot), as in Paddle.
+    Lapack<T>::getrf(mi, ni, a.data(), mi, ipiv.data(), &info);
+    if (lu) {
+      T* ob = lu + b * m * n;
+      for (int64_t i = 0; i < m; ++i) {
+        for (int64_t j = 0; j < n; ++j) ob[i * n + j] = a[i + j * m];
+      }
+    }
+    if (pivots) std::copy(ipiv.begin(), ipiv.end(), pivots + b * k);
+  }
+}
+
+template <typename T>
+void LuPackedKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  LuFactor<T>(x, static_cast<T*>(out->AllocateFrom(x.place())), nullptr);
+}
+
+template <typename T>
+void LuPivotsKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  LuFactor<T>(x, nullptr, static_cast<int*>(out->AllocateFrom(x.place())));
+}
+
+}  // namespace
+
+OAR_REGISTER_KERNEL(inverse, CPU, Any, InverseKernel, float, double);
+OAR_REGISTER_KERNEL(det, CPU, Any, DetKernel, float, double);
+OAR_REGISTER_KERNEL(slogdet, CPU, Any, SlogdetKernel, float, double);
+OAR_REGISTER_KERNEL(solve, CPU, Any, SolveKernel, float, double);
+OAR_REGISTER_KERNEL(triangular_solve, CPU, Any, TriangularSolveKernel, float, double);
+OAR_REGISTER_KERNEL(cholesky, CPU, Any, CholeskyKernel, float, double);
+OAR_REGISTER_KERNEL(qr_packed, CPU, Any, QrPackedKernel, float, double);
+OAR_REGISTER_KERNEL(svd_packed, CPU, Any, SvdPackedKernel, float, double);
+OAR_REGISTER_KERNEL(eigh_packed, CPU, Any, EighPackedKernel, float, double);
+OAR_REGISTER_KERNEL(lu_packed, CPU, Any, LuPackedKernel, float, double);
+OAR_REGISTER_KERNEL(lu_pivots, CPU, Any, LuPivotsKernel, float, double);
+
+}  // namespace oar

@@ -1,0 +1,124 @@
+// src/oar/distributed from C++: ranks as threads of this process (each with its
+// own store connection and Gloo context, as separate processes would have).
+// tests/python/test_distributed.py runs real processes.
+#ifdef OAR_WITH_DISTRIBUTED
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <exception>
+#include <thread>
+
+#include "oar/oar.h"
+#include "test_util.h"
+
+namespace oar::distributed {
+namespace {
+
+using testing::Values;
+
+int FreePort() {
+  int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in a{};
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ::bind(fd, reinterpret_cast<sockaddr*>(&a), sizeof a);
+  socklen_t len = sizeof a;
+  ::getsockname(fd, reinterpret_cast<sockaddr*>(&a), &len);
+  ::close(fd);
+  return ntohs(a.sin_port);
+}
+
+template <typename F>
+void RunRanks(int n, F body) {
+  const int port = FreePort();
+  std::vector<std::exception_ptr> errors(n);
+  std::vector<std::thread> threads;
+  for (int r = 0; r < n; ++r) {
+    threads.emplace_back([&, r] {
+      try {
+        Options o;
+        o.rank = r;
+        o.world_size = n;
+        o.master_port = port;
+        o.timeout = std::chrono::seconds(30);
+        auto group = ProcessGroup::Init(o);
+        body(group, r);
+      } catch (...) {
+        errors[r] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+}
+
+TEST(Distributed, CollectivesAcrossThreeRanks) {
+  RunRanks(3, [](std::shared_ptr<ProcessGroup> g, int r) {
+    Tensor x = full({4}, r + 1.0, DType::kFloat64);
+    g->AllReduce(x, ReduceOp::kSum)->Wait();
+    EXPECT_EQ(Values(x), std::vector<double>(4, 6.0));
+    Tensor m = full({2}, r, DType::kInt32);
+    g->AllReduce(m, ReduceOp::kMax)->Wait();
+    EXPECT_EQ(Values(m), std::vector<double>(2, 2.0));
+    Tensor b = full({3}, r, DType::kFloat32);
+    g->Broadcast(b, 1)->Wait();
+    EXPECT_EQ(Values(b), std::vector<double>(3, 1.0));
+    std::vector<Tensor> parts{zeros({2}), zeros({2}), zeros({2})};
+    g->AllGather(parts, full({2}, 10.0 * r))->Wait();
+    for (int k = 0; k < 3; ++k) EXPECT_EQ(Values(parts[k]), std::vector<double>(2, 10.0 * k));
+    g->Barrier()->Wait();
+    auto sub = g->NewGroup({0, 2});
+    if (r == 1) {
+      EXPECT_EQ(sub, nullptr);
+    } else {
+      ASSERT_NE(sub, nullptr);
+      Tensor s = full({1}, r);
+      sub->AllReduce(s, ReduceOp::kSum)->Wait();
+      EXPECT_EQ(Values(s), std::vector<double>{2.0});
+    }
+  });
+}
+
+TEST(Distributed, BadArgumentsNameTheCall) {
+  RunRanks(1, [](std::shared_ptr<ProcessGroup> g, int) {
+    testing::Catch([&] { g->AllReduce(full({2}, true, DType::kBool), ReduceOp::kSum); },
+                   ErrorCode::kInvalidType, {"all_reduce()", "bool"});
+    testing::Catch([&] { g->Broadcast(zeros({2}), 5); }, ErrorCode::kInvalidArgument,
+                   {"broadcast(): src", "rank 5"});
+  });
+}
+
+TEST(Distributed, DataParallelAveragesGradientsInBuckets) {
+  RunRanks(2, [](std::shared_ptr<ProcessGroup> g, int r) {
+    DefaultCPUGenerator().Seed(static_cast<uint64_t>(r + 7));  // different starts
+    auto net = std::make_shared<nn::Sequential>();
+    net->Add(std::make_shared<nn::Linear>(3, 4)).Add(std::make_shared<nn::Linear>(4, 2));
+    ReducerOptions o;
+    o.bucket_bytes = 16;  // one parameter per bucket
+    o.first_bucket_bytes = 16;
+    DataParallel model(net, g, o);
+    // 16-byte buckets: [bias 2 (8 B) + weight 4x2], [bias 4], [weight 3x4].
+    EXPECT_EQ(model.reducer().buckets().size(), 3u);
+    // Every rank holds rank 0's parameters now; d(sum(out))/d(last bias) = batch rows.
+    Tensor x = full({5, 3}, r + 1.0);
+    sum(model(x)).backward();
+    EXPECT_EQ(Values(net->Parameters()[3].grad()), std::vector<double>(2, 5.0));
+    Tensor w = net->Parameters()[0];
+    std::vector<Tensor> both{zeros(w.shape()), zeros(w.shape())};
+    g->AllGather(both, w)->Wait();
+    EXPECT_EQ(Values(both[0]), Values(both[1]));
+    {
+      auto guard = model.no_sync();
+      sum(model(x)).backward();  // accumulates locally: 5 + 5
+    }
+    EXPECT_EQ(Values(net->Parameters()[3].grad()), std::vector<double>(2, 10.0));
+  });
+}
+
+}  // namespace
+}  // namespace oar::distributed
+#endif  // OAR_WITH_DISTRIBUTED
