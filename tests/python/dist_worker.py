@@ -1,0 +1,207 @@
+"""The per-rank side of test_distributed.py: `dist_worker.py SCENARIO OUT_DIR`.
+
+Each scenario runs in every rank's process and writes what it observed to
+OUT_DIR/<scenario>.<rank>.json; the test compares that with closed forms.
+"""
+import json
+import os
+import signal
+import sys
+import time
+
+import numpy as np
+
+import oar
+import oar.distributed as dist
+
+DTYPES = ["float32", "float64", "int32", "int64", "float16", "bfloat16"]
+
+
+def values(t):
+    return oar.cast(t, "float64").numpy().reshape(-1).tolist()
+
+
+def full(v, dtype, n=3):
+    return oar.full([n], v, dtype=dtype)
+
+
+def collectives():
+    rank, n = dist.get_rank(), dist.get_world_size()
+    out = {"rank": rank, "n": n}
+    for dt in DTYPES:
+        r = {}
+        for name, op in (("sum", dist.ReduceOp.SUM), ("max", dist.ReduceOp.MAX),
+                         ("min", dist.ReduceOp.MIN), ("prod", dist.ReduceOp.PROD),
+                         ("avg", dist.ReduceOp.AVG)):
+            x = full(2 * (rank + 1), dt)
+            dist.all_reduce(x, op=op)
+            r[name] = values(x)
+        x = full(rank + 5, dt)
+        task = dist.all_reduce(x, sync_op=False)
+        task.wait()
+        r["async_sum"] = values(x)
+        x = full(rank, dt)
+        dist.broadcast(x, src=n - 1)
+        r["broadcast"] = values(x)
+        gathered = []
+        dist.all_gather(gathered, full(rank * 3, dt, 2))
+        r["all_gather"] = [values(g) for g in gathered]
+        out_t = full(0, dt, 2)
+        dist.reduce_scatter(out_t, [full(rank * 10 + j, dt, 2) for j in range(n)])
+        r["reduce_scatter"] = values(out_t)
+        # A ring: send to the next rank, receive from the previous one.
+        recv = full(-1, dt)
+        task = dist.isend(full(rank + 100, dt), (rank + 1) % n)
+        dist.recv(recv, src=(rank - 1) % n)
+        task.wait()
+        r["ring_recv"] = values(recv)
+        out[dt] = r
+    dist.barrier()
+    g = dist.new_group([0, 1])
+    x = full(rank + 1, "float32")
+    dist.all_reduce(x, group=g)
+    out["group"] = {"rank": g.rank, "nranks": g.nranks, "sum": values(x)}
+    return out
+
+
+def mlp(seed):
+    oar.seed(seed)
+    return oar.nn.Sequential(oar.nn.Linear(8, 32), oar.nn.ReLU(), oar.nn.Linear(32, 32),
+                             oar.nn.ReLU(), oar.nn.Linear(32, 4))
+
+
+def batches(steps, batch):
+    rng = np.random.RandomState(0)
+    return [(rng.randn(batch, 8).astype("float32"), rng.randn(batch, 4).astype("float32"))
+            for _ in range(steps)]
+
+
+def params(model):
+    return [p.numpy().tolist() for p in model.parameters()]
+
+
+def data_parallel():
+    rank, n = dist.get_rank(), dist.get_world_size()
+    # Different seeds per rank: DataParallel must copy rank 0's parameters.
+    net = mlp(seed=rank + 1)
+    model = dist.DataParallel(net, comm_buffer_size=0.0005, last_comm_buffer_size=0.0002)
+    ref = mlp(seed=1)  # what rank 0 starts from, trained alone on full batches
+    opt = oar.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
+    ref_opt = oar.optimizer.SGD(learning_rate=0.1, parameters=ref.parameters())
+    half = 16 // n
+    for x, y in batches(4, 16):
+        xs, ys = x[rank * half:(rank + 1) * half], y[rank * half:(rank + 1) * half]
+        loss = ((model(oar.to_tensor(xs)) - oar.to_tensor(ys)) ** 2).mean()
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        ref_loss = ((ref(oar.to_tensor(x)) - oar.to_tensor(y)) ** 2).mean()
+        ref_loss.backward()
+        ref_opt.step()
+        ref_opt.clear_grad()
+    return {"params": params(net), "ref": params(ref), "buckets": model._bucket_params()}
+
+
+def no_sync():
+    rank = dist.get_rank()
+    model = dist.DataParallel(mlp(seed=1), comm_buffer_size=0.002, last_comm_buffer_size=0.001)
+    local = mlp(seed=1)  # the same start, no communication
+    (x1, y1), (x2, y2) = batches(2, 8)
+    x1, y1, x2, y2 = x1 + rank, y1 - rank, x2 * (rank + 1), y2
+    with model.no_sync():
+        ((model(oar.to_tensor(x1)) - oar.to_tensor(y1)) ** 2).mean().backward()
+    after_no_sync = [p.grad.numpy().tolist() for p in model.parameters()]
+    ((model(oar.to_tensor(x2)) - oar.to_tensor(y2)) ** 2).mean().backward()
+    synced = [p.grad.numpy().tolist() for p in model.parameters()]
+    ((local(oar.to_tensor(x1)) - oar.to_tensor(y1)) ** 2).mean().backward()
+    local_first = [p.grad.numpy().tolist() for p in local.parameters()]
+    ((local(oar.to_tensor(x2)) - oar.to_tensor(y2)) ** 2).mean().backward()
+    local_total = [p.grad.numpy().tolist() for p in local.parameters()]
+    return {"after_no_sync": after_no_sync, "synced": synced, "local_first": local_first,
+            "local_total": local_total}
+
+
+def overlap():
+    oar.seed(3)
+    layers = []
+    for _ in range(6):
+        layers += [oar.nn.Linear(512, 512), oar.nn.ReLU()]
+    model = dist.DataParallel(oar.nn.Sequential(*layers), comm_buffer_size=1.1,
+                              last_comm_buffer_size=1.1)
+    x = oar.randn([128, 512])
+    result = []
+    for _ in range(5):
+        model(x).sum().backward()
+        result.append(model._last_backward_times())
+    return {"times": result, "buckets": model._bucket_params()}
+
+
+def killed():
+    rank = dist.get_rank()
+    victim = int(os.environ["VICTIM"])
+    x = oar.ones([1000])
+    dist.all_reduce(x)
+    if rank == victim:
+        os.kill(os.getpid(), signal.SIGKILL)
+    t0 = time.monotonic()
+    try:
+        for _ in range(1000):
+            dist.all_reduce(x)
+            time.sleep(0.01)
+        return {"error": None}
+    except RuntimeError as e:
+        return {"error": str(e), "seconds": time.monotonic() - t0}
+
+
+def stuck():
+    rank = dist.get_rank()
+    t0 = time.monotonic()
+    if rank == 1:
+        time.sleep(float(os.environ["OAR_DIST_TIMEOUT"]) + 3)  # never calls all_reduce
+        return {"error": None}
+    try:
+        dist.all_reduce(oar.ones([4]))
+        return {"error": None}
+    except RuntimeError as e:
+        return {"error": str(e), "seconds": time.monotonic() - t0}
+
+
+def fail():
+    if dist.get_rank() == 1:
+        sys.exit(3)
+    time.sleep(60)
+    return {}
+
+
+def env():
+    x = oar.to_tensor([float(dist.get_rank())])
+    dist.all_reduce(x)
+    return {"rank": dist.get_rank(), "n": dist.get_world_size(), "sum": values(x)}
+
+
+def main():
+    scenario, out_dir = sys.argv[1], sys.argv[2]
+    dist.init_parallel_env()
+    result = globals()[scenario]()
+    path = os.path.join(out_dir, f"{scenario}.{dist.get_rank()}.json")
+    with open(path + ".tmp", "w") as f:
+        json.dump(result, f)
+    os.replace(path + ".tmp", path)
+    if scenario == "killed":
+        linger_until_survivors_reported(out_dir, scenario)
+
+
+def linger_until_survivors_reported(out_dir, scenario):
+    # A survivor that exits at once closes its connections, and the store with
+    # it on rank 0, so a slower survivor would correctly report *that* rank as
+    # lost. The test checks that every survivor names the killed rank, so the
+    # survivors stay alive until all of them have written what they saw.
+    victim, n = int(os.environ["VICTIM"]), dist.get_world_size()
+    want = [os.path.join(out_dir, f"{scenario}.{r}.json") for r in range(n) if r != victim]
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not all(os.path.exists(p) for p in want):
+        time.sleep(0.05)
+
+
+if __name__ == "__main__":
+    main()
