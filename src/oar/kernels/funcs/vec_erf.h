@@ -207,8 +207,8 @@ inline VF GeluV(VF v) {
   const __mmask16 far =
       _mm512_cmp_ps_mask(std::bit_cast<__m512>(v), _mm512_set1_ps(-kEnd), _CMP_LE_OQ);
   if (far == 0) return y;
-  return std::bit_cast<VF>(_mm512_mask_blend_ps(far, std::bit_cast<__m512>(y),
-                                                std::bit_cast<__m512>(GeluFromTail(v))));
+  return std::bit_cast<VF>(
+      _mm512_mask_blend_ps(far, std::bit_cast<__m512>(y), std::bit_cast<__m512>(GeluFromTail(v))));
 }
 #else
 inline VF GeluV(VF v) { return GeluFromTail(v); }
