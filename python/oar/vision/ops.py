@@ -1,0 +1,1 @@
+"""oar.vision.ops"""
