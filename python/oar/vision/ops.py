@@ -1,1 +1,0 @@
-"""oar.vision.ops"""
