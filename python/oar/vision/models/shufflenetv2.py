@@ -9,10 +9,20 @@ __all__ = ["ShuffleNetV2", "shufflenet_v2_x0_25", "shufflenet_v2_x0_33", "shuffl
            "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0",
            "shufflenet_v2_swish"]
 
-_ACTS = {"relu": nn.ReLU, "swish": nn.Swish, None: None}
 _WIDTHS = {0.25: [24, 24, 48, 96, 512], 0.33: [24, 32, 64, 128, 512],
            0.5: [24, 48, 96, 192, 1024], 1.0: [24, 116, 232, 464, 1024],
            1.5: [24, 176, 352, 704, 1024], 2.0: [24, 224, 488, 976, 2048]}
+
+
+def _activation(act):
+    if act == "relu":
+        return nn.ReLU
+    if act == "swish":
+        return nn.Swish
+    if act is None:
+        return None
+    raise ValueError(f"ShuffleNetV2: argument 'act' must be 'relu', 'swish' or None, but got "
+                     f"{act!r}")
 
 
 def channel_shuffle(x, groups):
@@ -78,11 +88,8 @@ class ShuffleNetV2(nn.Layer):
         if scale not in _WIDTHS:
             raise ValueError(f"ShuffleNetV2: argument 'scale' must be one of {sorted(_WIDTHS)}, "
                              f"but got {scale!r}")
-        if act not in _ACTS:
-            raise ValueError(f"ShuffleNetV2: argument 'act' must be 'relu', 'swish' or None, but "
-                             f"got {act!r}")
         self.scale, self.num_classes, self.with_pool = scale, num_classes, with_pool
-        widths, actl = _WIDTHS[scale], _ACTS[act]
+        widths, actl = _WIDTHS[scale], _activation(act)
         self._conv1 = ConvNormActivation(3, widths[0], 3, stride=2, padding=1,
                                          activation_layer=actl)
         self._max_pool = nn.MaxPool2D(kernel_size=3, stride=2, padding=1)

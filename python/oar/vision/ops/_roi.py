@@ -41,8 +41,8 @@ def _per_image(x, batch, mats):
         idx = np.nonzero(batch == n)[0]
         if idx.size == 0:
             continue
-        a = to_tensor(ry[idx][:, None].astype(np.float32)).astype(x.dtype)   # [r,1,ph,H]
-        b = to_tensor(np.swapaxes(rx[idx], 1, 2)[:, None].astype(np.float32)).astype(x.dtype)
+        a = to_tensor(ry[idx][:, None]).astype(x.dtype)                      # [r,1,ph,H]
+        b = to_tensor(np.swapaxes(rx[idx], 1, 2)[:, None]).astype(x.dtype)
         outs.append(matmul(matmul(a, x[n:n + 1]), b))                         # [r,C,ph,pw]
         order.append(idx)
     if not outs:

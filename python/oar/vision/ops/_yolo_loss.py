@@ -95,7 +95,7 @@ def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thres
     shape = list(x.shape)
 
     def t(a):
-        return to_tensor(a.reshape(shape).astype(np.float32)).astype(x.dtype)
+        return to_tensor(a.reshape(shape)).astype(x.dtype)
     sce = relu(x) - x * t(t_sce) + log1p(exp(-_abs(x)))
     loss = sce * t(w_sce) + _abs(x - t(t_l1)) * t(w_l1)
     return _sum(loss, axis=[1, 2, 3])

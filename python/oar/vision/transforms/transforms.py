@@ -342,41 +342,52 @@ def _factor_range(who, value, center=1.0, bound=(0.0, float("inf")), clip_at_zer
     return None if lo == hi == center else (lo, hi)
 
 
-class BrightnessTransform(BaseTransform):
-    """adjust_brightness by a factor drawn from [max(0, 1 - value), 1 + value]."""
+class _FactorTransform(BaseTransform):
+    """A colour adjustment by a factor drawn uniformly from self.value (None: identity)."""
 
-    _fn = staticmethod(F.adjust_brightness)
+    def _adjust(self, img, factor):
+        raise NotImplementedError
+
+    def _apply_image(self, img):
+        if self.value is None:
+            return img
+        return self._adjust(img, float(_rand().uniform(*self.value)))
+
+
+class BrightnessTransform(_FactorTransform):
+    """adjust_brightness by a factor drawn from [max(0, 1 - value), 1 + value]."""
 
     def __init__(self, value, keys=None):
         super().__init__(keys)
         self.value = _factor_range(type(self).__name__, value)
 
-    def _apply_image(self, img):
-        if self.value is None:
-            return img
-        return type(self)._fn(img, float(_rand().uniform(*self.value)))
+    def _adjust(self, img, factor):
+        return F.adjust_brightness(img, factor)
 
 
 class ContrastTransform(BrightnessTransform):
     """adjust_contrast by a factor drawn from [max(0, 1 - value), 1 + value]."""
 
-    _fn = staticmethod(F.adjust_contrast)
+    def _adjust(self, img, factor):
+        return F.adjust_contrast(img, factor)
 
 
 class SaturationTransform(BrightnessTransform):
     """adjust_saturation by a factor drawn from [max(0, 1 - value), 1 + value]."""
 
-    _fn = staticmethod(F.adjust_saturation)
+    def _adjust(self, img, factor):
+        return F.adjust_saturation(img, factor)
 
 
-class HueTransform(BrightnessTransform):
+class HueTransform(_FactorTransform):
     """adjust_hue by a factor drawn from [-value, value] (value <= 0.5)."""
 
-    _fn = staticmethod(F.adjust_hue)
-
     def __init__(self, value, keys=None):
-        BaseTransform.__init__(self, keys)
+        super().__init__(keys)
         self.value = _factor_range("HueTransform", value, 0.0, (-0.5, 0.5), False)
+
+    def _adjust(self, img, factor):
+        return F.adjust_hue(img, factor)
 
 
 class ColorJitter(BaseTransform):
