@@ -92,8 +92,10 @@ def test_roi_pool_and_psroi_pool_against_loops():
         bh, bw = max(y2 - y1 + 1, 1) / 3, max(x2 - x1 + 1, 1) / 2
         for i in range(3):
             for j in range(2):
-                h0, h1 = [min(max(v + y1, 0), 12) for v in (math.floor(i * bh), math.ceil((i + 1) * bh))]
-                w0, w1 = [min(max(v + x1, 0), 10) for v in (math.floor(j * bw), math.ceil((j + 1) * bw))]
+                h0, h1 = [min(max(v + y1, 0), 12)
+                          for v in (math.floor(i * bh), math.ceil((i + 1) * bh))]
+                w0, w1 = [min(max(v + x1, 0), 10)
+                          for v in (math.floor(j * bw), math.ceil((j + 1) * bw))]
                 want = x[n, :, h0:h1, w0:w1].max(axis=(1, 2)) if h1 > h0 and w1 > w0 else 0
                 np.testing.assert_allclose(got[r, :, i, j], want)
     xt = T(x)
@@ -288,3 +290,21 @@ def test_read_file_and_decode_jpeg(tmp_path):
     assert O.decode_jpeg(data, mode="gray").shape == [1, 5, 6]
     with pytest.raises(ValueError, match="not a decodable image"):
         O.decode_jpeg(oar.to_tensor(np.arange(10, dtype=np.uint8)))
+
+
+def test_generate_proposals_hand_case():
+    # 1x1 feature map, 3 anchors: two overlapping (NMS keeps the better), one too small
+    anchors = T([[[[10, 10, 40, 40], [12, 12, 42, 42], [0, 0, 0.5, 0.5]]]])
+    var = T(np.ones((1, 1, 3, 4)))
+    scores = T([[[[0.5]], [[0.9]], [[0.99]]]])
+    deltas = T(np.zeros((1, 12, 1, 1)))
+    rois, probs, num = O.generate_proposals(scores, deltas, T([[30, 100]]), anchors, var,
+                                            nms_thresh=0.5, min_size=1.0, return_rois_num=True)
+    np.testing.assert_allclose(rois.numpy(), [[12, 12, 42, 30]])   # clipped to the height
+    np.testing.assert_allclose(probs.numpy(), [[0.9]])
+    assert num.numpy().tolist() == [1]
+    rois, probs = O.generate_proposals(scores, deltas, T([[30, 100]]), anchors, var,
+                                       min_size=100.0)
+    assert rois.numpy().tolist() == [[0, 0, 0, 0]] and probs.numpy().tolist() == [[0]]
+    with pytest.raises(ValueError, match="anchors and variances"):
+        O.generate_proposals(scores, deltas, T([[30, 100]]), anchors[:, :, :2], var)

@@ -66,7 +66,8 @@ def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
         for dx, wx in ((0, 1.0 - fx), (1, fx)):
             yy, xx = y0n + dy, x0n + dx
             ok = inside & (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
-            flat = (np.clip(yy, 0, h - 1) * w + np.clip(xx, 0, w - 1)).reshape(n, dg, 1, k * ho * wo)
+            flat = np.clip(yy, 0, h - 1) * w + np.clip(xx, 0, w - 1)
+            flat = flat.reshape(n, dg, 1, k * ho * wo)
             vals = take_along_axis(xg, to_tensor(flat), 3)                  # [n, dg, cg', kL]
             wgt = wy * wx * to_tensor(ok.astype(np.float32)).astype(dt)     # [n, dg, k, L]
             term = vals * _C.reshape(wgt, [n, dg, 1, k * ho * wo])

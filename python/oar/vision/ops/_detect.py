@@ -305,3 +305,87 @@ def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_
     restore = np.empty(r.shape[0], np.int32)
     restore[np.concatenate(order)] = np.arange(r.shape[0], dtype=np.int32)
     return multi, to_tensor(restore.reshape(-1, 1)), per_level if counts is not None else None
+
+
+def _decode_anchors(anchors, deltas, variances, offset):
+    aw = anchors[:, 2] - anchors[:, 0] + offset
+    ah = anchors[:, 3] - anchors[:, 1] + offset
+    acx, acy = anchors[:, 0] + 0.5 * aw, anchors[:, 1] + 0.5 * ah
+    clip = math.log(1000.0 / 16.0)      # no box grows more than 1000/16 times its anchor
+    cx = variances[:, 0] * deltas[:, 0] * aw + acx
+    cy = variances[:, 1] * deltas[:, 1] * ah + acy
+    w = np.exp(np.minimum(variances[:, 2] * deltas[:, 2], clip)) * aw
+    h = np.exp(np.minimum(variances[:, 3] * deltas[:, 3], clip)) * ah
+    return np.stack([cx - w / 2, cy - h / 2, cx + w / 2 - offset, cy + h / 2 - offset], axis=1)
+
+
+def _adaptive_nms(boxes, thresh, eta, normalized):
+    keep, iou = [], _iou_matrix(boxes, boxes, normalized)
+    alive = np.ones(len(boxes), bool)
+    for i in range(len(boxes)):
+        if not alive[i]:
+            continue
+        if any(iou[i, k] > thresh for k in keep):
+            continue
+        keep.append(i)
+        if eta < 1.0 and thresh > 0.5:
+            thresh *= eta
+    return np.asarray(keep, np.int64)
+
+
+def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nms_top_n=6000,
+                       post_nms_top_n=1000, nms_thresh=0.5, min_size=0.1, eta=1.0,
+                       pixel_offset=False, return_rois_num=False, name=None):
+    """RPN proposals (Faster R-CNN): per image, the pre_nms_top_n best-scored anchors
+    (scores [N, A, H, W]) are moved by bbox_deltas [N, 4A, H, W] scaled by variances
+    ([H, W, A, 4], like anchors), clipped to img_size [N, 2] (h, w), boxes smaller than
+    min_size dropped, then NMS (eta < 1 lowers the threshold after each kept box while
+    it is above 0.5) and the post_nms_top_n best kept. Returns (rois [R, 4], probs [R, 1],
+    rois_num [N] int32), rois_num only with return_rois_num. An image with no box left
+    gives one zero box of score 0, as Paddle does."""
+    api = "generate_proposals"
+    s = host(api, "scores", tensor(api, "scores", scores), ndim=4).astype(np.float64)
+    d = host(api, "bbox_deltas", tensor(api, "bbox_deltas", bbox_deltas), ndim=4)
+    n, a, h, w = s.shape
+    if list(d.shape) != [n, 4 * a, h, w]:
+        raise ValueError(f"{api}(): bbox_deltas must have shape {[n, 4 * a, h, w]}, but has "
+                         f"{list(d.shape)}")
+    anc = host(api, "anchors", anchors, last=4).astype(np.float64)
+    var = host(api, "variances", variances, last=4).astype(np.float64)
+    if anc.size != h * w * a * 4 or var.size != anc.size:
+        raise ValueError(f"{api}(): anchors and variances must be [H, W, A, 4] = "
+                         f"{[h, w, a, 4]}, but have shapes {list(anc.shape)} and "
+                         f"{list(var.shape)}")
+    anc, var = anc.reshape(-1, 4), var.reshape(-1, 4)
+    sizes = host(api, "img_size", img_size, ndim=2, last=2).astype(np.float64)
+    offset = 1.0 if pixel_offset else 0.0
+    rois, probs, counts = [], [], []
+    for i in range(n):
+        sc = s[i].transpose(1, 2, 0).reshape(-1)                      # (h, w, a) order
+        dl = d[i].reshape(a, 4, h, w).transpose(2, 3, 0, 1).reshape(-1, 4)
+        order = np.argsort(-sc, kind="stable")
+        if 0 < pre_nms_top_n < order.size:
+            order = order[:int(pre_nms_top_n)]
+        box = _decode_anchors(anc[order], dl[order], var[order], offset)
+        ih, iw = sizes[i]
+        box[:, 0::2] = np.clip(box[:, 0::2], 0, iw - offset)
+        box[:, 1::2] = np.clip(box[:, 1::2], 0, ih - offset)
+        bw, bh = box[:, 2] - box[:, 0] + offset, box[:, 3] - box[:, 1] + offset
+        ok = (bw >= max(min_size, 1.0)) & (bh >= max(min_size, 1.0))
+        if pixel_offset:
+            ok &= (box[:, 0] + bw / 2 <= iw) & (box[:, 1] + bh / 2 <= ih)
+        box, sc_kept = box[ok], sc[order][ok]
+        if box.shape[0] == 0:
+            box, sc_kept = np.zeros((1, 4)), np.zeros(1)
+        else:
+            keep = _adaptive_nms(box, nms_thresh, eta, not pixel_offset)
+            if post_nms_top_n > 0:
+                keep = keep[:int(post_nms_top_n)]
+            box, sc_kept = box[keep], sc_kept[keep]
+        rois.append(box)
+        probs.append(sc_kept.reshape(-1, 1))
+        counts.append(box.shape[0])
+    dt = scores.dtype
+    out = (to_tensor(np.concatenate(rois), np.float32).astype(dt),
+           to_tensor(np.concatenate(probs), np.float32).astype(dt))
+    return out + (to_tensor(np.asarray(counts, np.int32)),) if return_rois_num else out

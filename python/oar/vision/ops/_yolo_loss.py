@@ -53,8 +53,9 @@ def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thres
     p = xa.reshape(n, na, 5 + class_num, h, w)
     bias = -0.5 * (scale_x_y - 1.0)
     # predicted boxes (relative cx, cy, w, h) and their best IoU with any ground truth
-    pred = np.stack([(np.arange(w)[None, None, None, :] + _sigmoid(p[:, :, 0]) * scale_x_y + bias) / w,
-                     (np.arange(h)[None, None, :, None] + _sigmoid(p[:, :, 1]) * scale_x_y + bias) / h,
+    col, row = np.arange(w)[None, None, None, :], np.arange(h)[None, None, :, None]
+    pred = np.stack([(col + _sigmoid(p[:, :, 0]) * scale_x_y + bias) / w,
+                     (row + _sigmoid(p[:, :, 1]) * scale_x_y + bias) / h,
                      np.exp(p[:, :, 2]) * anc[mask, 0][None, :, None, None] / size,
                      np.exp(p[:, :, 3]) * anc[mask, 1][None, :, None, None] / size], axis=-1)
     valid = (gt[..., 2] > 0) & (gt[..., 3] > 0)

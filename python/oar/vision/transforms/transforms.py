@@ -249,7 +249,8 @@ class RandomResizedCrop(BaseTransform):
             w = int(round(math.sqrt(target * aspect)))
             h = int(round(math.sqrt(target / aspect)))
             if 0 < w <= width and 0 < h <= height:
-                return int(rng.integers(0, height - h + 1)), int(rng.integers(0, width - w + 1)), h, w
+                return (int(rng.integers(0, height - h + 1)),
+                        int(rng.integers(0, width - w + 1)), h, w)
         in_ratio = width / height
         w, h = width, height
         if in_ratio < self.ratio[0]:
