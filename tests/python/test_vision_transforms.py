@@ -77,6 +77,14 @@ def test_geometry_hand_derived():
     m = dict(angle=30, translate=(1, -1), scale=0.8, shear=(10, 5))
     agree = np.mean(np.asarray(F.affine(_pil(RGB), **m)) == F.affine(RGB, **m))
     assert agree > 0.9
+    # half a pixel right, bilinear: the first column is half covered; numpy blends the
+    # covered half with fill (OpenCV), Tensors weight the sample by coverage again (Paddle)
+    col = np.full((1, 2, 2), 8.0)
+    arr = F.affine(col.transpose(1, 2, 0), 0, (0.5, 0), 1.0, 0, "bilinear", fill=2)
+    ten = F.affine(oar.to_tensor(col), 0, (0.5, 0), 1.0, 0, "bilinear", fill=2).numpy()
+    np.testing.assert_allclose(arr[:, 0, 0], [8 * 0.5 + 2 * 0.5] * 2)
+    np.testing.assert_allclose(ten[0, :, 0], [8 * 0.25 + 2 * 0.5] * 2)
+    np.testing.assert_allclose(ten[0, :, 1], [8.0, 8.0])
     # identity perspective, and expand grows a rotated image
     pts = [[0, 0], [7, 0], [7, 5], [0, 5]]
     np.testing.assert_array_equal(F.perspective(RGB, pts, pts), RGB)

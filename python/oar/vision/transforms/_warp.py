@@ -85,8 +85,13 @@ def perspective_points(coeffs, out_w, out_h):
     return (a * x + b * y + c) / den, (d * x + e * y + f) / den
 
 
-def sample(img, u, v, mode, fill):
-    """img [C, H, W] (float) read at input coordinates (u, v) [oh, ow]: [C, oh, ow]."""
+def sample(img, u, v, mode, fill, grid_sample_fill=False):
+    """img [C, H, W] (float) read at input coordinates (u, v) [oh, ow]: [C, oh, ow].
+
+    Bilinear samples partly outside the image blend their in-image part with fill:
+    sample + (1 - coverage) * fill, as OpenCV's constant border does; with
+    grid_sample_fill, sample * coverage + (1 - coverage) * fill, as Paddle's (and
+    torchvision's) Tensor path does with grid_sample's coverage mask."""
     if mode not in MODES:
         raise ValueError(f"interpolation must be one of {MODES} for numpy and Tensor images "
                          f"(bicubic and the others are PIL's: pass a PIL image), got {mode!r}")
@@ -113,4 +118,6 @@ def sample(img, u, v, mode, fill):
             wgt = np.where(ok, wx * wy, 0.0)
             out += img[:, np.clip(yi, 0, h - 1), np.clip(xi, 0, w - 1)] * wgt[None]
             covered += wgt
+    if grid_sample_fill:
+        out = out * covered[None]
     return out + (1.0 - covered)[None] * fill

@@ -286,12 +286,12 @@ def _warp_image(api, img, matrix_or_coeffs, kind, out_size, interpolation, fill)
     ow, oh = out_size
     points = _warp.affine_points if kind == "affine" else _warp.perspective_points
 
-    def run(chw):
+    def run(chw, tensor=False):
         u, v = points(matrix_or_coeffs, ow, oh)
-        return _warp.sample(chw, u, v, interpolation, fill)
+        return _warp.sample(chw, u, v, interpolation, fill, grid_sample_fill=tensor)
     if _is_tensor_image(img):
         _check_tensor(api, img)
-        return _tensor_host(img, run)
+        return _tensor_host(img, lambda chw: run(chw, True))
     x, back = _chw(img)
     return back(run(x))
 
