@@ -58,24 +58,27 @@ def _empty(x, r, c, ph, pw):
 
 
 def _align_weights(start, size, pooled, grid, length):
-    """[R, pooled, length] averaging weights of bilinear samples along one axis."""
+    """[R, pooled, length] averaging weights of the bilinear samples along one axis: bin p
+    of box r averages grid[r] samples at start + (p + (s + 0.5) / grid) * size / pooled."""
     r = start.shape[0]
+    g = grid.astype(np.int64)
+    gmax = max(int(g.max()), 1)
+    s = np.arange(gmax)
+    bin_ = (size / pooled)[:, None, None]
+    y = start[:, None, None] + np.arange(pooled)[None, :, None] * bin_ + \
+        (s[None, None, :] + 0.5) * bin_ / g[:, None, None]
+    live = (s[None, None, :] < g[:, None, None]) & (y >= -1.0) & (y <= length)
+    y = np.clip(y, 0.0, None)
+    lo = np.floor(y).astype(np.int64)
+    top = lo >= length - 1                      # at the last row: all weight on it
+    lo = np.where(top, length - 1, lo)
+    frac = np.where(top, 0.0, y - lo)
+    share = live / g[:, None, None]
     w = np.zeros((r, pooled, length))
-    for i in range(r):
-        g, bin_ = int(grid[i]), size[i] / pooled
-        for p in range(pooled):
-            for s in range(g):
-                y = start[i] + p * bin_ + (s + 0.5) * bin_ / g
-                if y < -1.0 or y > length:
-                    continue
-                y = max(y, 0.0)
-                lo = int(y)
-                if lo >= length - 1:
-                    w[i, p, length - 1] += 1.0 / g
-                    continue
-                frac = y - lo
-                w[i, p, lo] += (1.0 - frac) / g
-                w[i, p, lo + 1] += frac / g
+    rows = np.broadcast_to(np.arange(r)[:, None, None], y.shape)
+    bins = np.broadcast_to(np.arange(pooled)[None, :, None], y.shape)
+    np.add.at(w, (rows, bins, lo), share * (1.0 - frac))
+    np.add.at(w, (rows, bins, np.minimum(lo + 1, length - 1)), share * frac)
     return w
 
 
