@@ -73,6 +73,12 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
             raise ValueError(f"{api}(): argument 'weight' has shape {weight.shape} but must be "
                              f"[{input.shape[a]}] (one weight per class)")
     n_class = input.shape[a]
+    if eps > 0 and not soft_label and label.dtype.is_floating_point and \
+            list(label.shape) == list(input.shape):
+        # Paddle: with label smoothing, a floating label shaped like input is a one-hot
+        # (or soft) label, smoothed like any soft label
+        soft_label = True
+        label = label.astype(input.dtype)
 
     if soft_label:
         if list(label.shape) != list(input.shape):
@@ -300,3 +306,14 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
     neg = _C.relu(_C.scale(cos, 1.0, -float(margin)))
     loss = _C.where(pos, _C.scale(cos, -1.0, 1.0), neg)
     return _reduce(loss, reduction)
+
+
+from ._loss_margin import *  # noqa: E402,F401,F403
+from ._loss_margin import __all__ as _margin_all  # noqa: E402
+from ._loss_prob import *  # noqa: E402,F401,F403
+from ._loss_prob import __all__ as _prob_all  # noqa: E402
+from ._loss_sequence import *  # noqa: E402,F401,F403
+from ._loss_sequence import __all__ as _sequence_all  # noqa: E402
+from ._adaptive_softmax import adaptive_log_softmax_with_loss  # noqa: E402,F401
+
+__all__ += _margin_all + _prob_all + _sequence_all + ["adaptive_log_softmax_with_loss"]
