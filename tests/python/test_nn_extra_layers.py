@@ -93,6 +93,9 @@ def test_activation_and_common_layers():
     rr.eval()
     close(rr(t(x)), TF.leaky_relu(T(x), 0.2))
     assert nn.SiLU is nn.Silu
+    z = t(x) * 1.0
+    assert F.silu(z, True) is z
+    close(z, TF.silu(T(x)))
     y = t(x) * 1.0
     assert nn.Silu(inplace=True)(y) is y
     close(y, TF.silu(T(x)))
@@ -192,6 +195,11 @@ def test_containers_and_layer_traversal():
     dup = nn.Sequential(lin, lin)
     assert [n for n, _ in dup.named_sublayers(include_self=True)] == ["", "0"]
     assert [n for n, _ in dup.named_sublayers(remove_duplicate=False)] == ["0", "1"]
+    holder = nn.Linear(3, 2)
+    holder.extra = oar.ones([1])  # a tensor attribute is a non-persistable buffer (Paddle)
+    wrapped = nn.Sequential(holder)
+    assert [n for n, _ in wrapped.named_buffers()] == ["0.extra"]
+    assert "0.extra" not in wrapped.state_dict()
     emb = nn.Embedding(10, 3)
     emb.register_buffer("scratch", oar.zeros([2]), persistable=False)
     assert set(emb.to_static_state_dict()) == {"weight", "scratch"}
@@ -246,6 +254,7 @@ def test_weight_norm_and_spectral_norm_hooks():
     before = conv(x).numpy()
     nn.utils.weight_norm(conv)
     assert conv.weight_g.shape == [5] and conv.weight_v.shape == [5, 3, 3, 3]
+    assert repr(conv) == "Conv2D(3, 5, kernel_size=[3, 3], data_format=NCHW)"
     assert [n for n, _ in conv.named_parameters()] == ["bias", "weight_v", "weight_g"]
     np.testing.assert_allclose(conv(x).numpy(), before, rtol=1e-5, atol=1e-6)
     conv(x).sum().backward()

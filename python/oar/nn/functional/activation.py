@@ -66,8 +66,10 @@ def gelu(x, approximate=False, name=None):
     return _C.gelu(x, approximate)
 
 
-def silu(x, name=None):
-    """silu(x) = x * sigmoid(x)."""
+def silu(x, inplace=False, name=None):
+    """silu(x) = x * sigmoid(x); with inplace, written into x."""
+    if inplace:
+        return _into("silu", x, _C.silu)
     return _C.silu(x)
 
 

@@ -12,7 +12,13 @@ from ... import _check as C
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-           "kl_div", "margin_ranking_loss", "cosine_embedding_loss"]
+           "kl_div", "margin_ranking_loss", "cosine_embedding_loss",
+           # the rest live in _loss_margin, _loss_prob, _loss_sequence, _adaptive_softmax
+           "hinge_embedding_loss", "soft_margin_loss", "multi_margin_loss",
+           "multi_label_margin_loss", "multi_label_soft_margin_loss", "triplet_margin_loss",
+           "triplet_margin_with_distance_loss", "gaussian_nll_loss", "poisson_nll_loss",
+           "log_loss", "square_error_cost", "dice_loss", "sigmoid_focal_loss", "npair_loss",
+           "hsigmoid_loss", "ctc_loss", "rnnt_loss", "adaptive_log_softmax_with_loss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -308,12 +314,10 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
     return _reduce(loss, reduction)
 
 
-from ._loss_margin import *  # noqa: E402,F401,F403
-from ._loss_margin import __all__ as _margin_all  # noqa: E402
-from ._loss_prob import *  # noqa: E402,F401,F403
-from ._loss_prob import __all__ as _prob_all  # noqa: E402
-from ._loss_sequence import *  # noqa: E402,F401,F403
-from ._loss_sequence import __all__ as _sequence_all  # noqa: E402
+from ._loss_margin import (hinge_embedding_loss, multi_label_margin_loss,  # noqa: E402,F401
+                           multi_label_soft_margin_loss, multi_margin_loss, soft_margin_loss,
+                           triplet_margin_loss, triplet_margin_with_distance_loss)
+from ._loss_prob import (dice_loss, gaussian_nll_loss, hsigmoid_loss, log_loss,  # noqa: E402,F401
+                         npair_loss, poisson_nll_loss, sigmoid_focal_loss, square_error_cost)
+from ._loss_sequence import ctc_loss, rnnt_loss  # noqa: E402,F401
 from ._adaptive_softmax import adaptive_log_softmax_with_loss  # noqa: E402,F401
-
-__all__ += _margin_all + _prob_all + _sequence_all + ["adaptive_log_softmax_with_loss"]

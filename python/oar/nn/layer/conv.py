@@ -9,6 +9,11 @@ __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
            "Conv3DTranspose", "Conv1d", "Conv2d", "Conv3d"]
 
 
+# padding_mode -> the mode of oar.nn.functional.pad
+_PAD_MODES = {"zeros": "constant", "reflect": "reflect", "replicate": "replicate",
+              "circular": "circular"}
+
+
 def _tuple(v, n, who, name):
     if isinstance(v, int):
         return (v,) * n
@@ -86,17 +91,22 @@ class _ConvNd(Layer):
         return getattr(F, self._fn)(x, self.weight, self.bias, **kw)
 
     def extra_repr(self):
-        s = (f"{self._in}, {self._out}, kernel_size={list(self._kernel)}, stride="
-             f"{self._stride}, padding={self._padding}")
-        if self._dilation != 1:
+        # Paddle's: the settings that differ from their defaults
+        n = self._dims
+        s = f"{self._in}, {self._out}, kernel_size={list(self._kernel)}"
+        if _tuple(self._stride, n, "", "stride") != (1,) * n:
+            s += f", stride={self._stride}"
+        if self._padding != 0:
+            s += f", padding={self._padding}"
+        if self._padding_mode != "zeros":
+            s += f", padding_mode={self._padding_mode}"
+        if self._output_padding != 0:
+            s += f", output_padding={self._output_padding}"
+        if _tuple(self._dilation, n, "", "dilation") != (1,) * n:
             s += f", dilation={self._dilation}"
         if self._groups != 1:
             s += f", groups={self._groups}"
         return s + f", data_format={self._data_format}"
-
-
-_PAD_MODES = {"zeros": "constant", "reflect": "reflect", "replicate": "replicate",
-              "circular": "circular"}
 
 
 class Conv1D(_ConvNd):

@@ -246,6 +246,12 @@ class Layer:
                 raise TypeError(f"cannot assign {type(value).__name__} to buffer {name!r} "
                                 f"(a Tensor or None)")
             buffers[name] = value
+        elif buffers is not None and isinstance(value, Tensor):
+            # Paddle: a tensor attribute is a buffer, non-persistable (only
+            # register_buffer makes a persistable one)
+            d.pop(name, None)
+            buffers[name] = value
+            self._non_persistable_buffer_names_set.add(name)
         else:
             object.__setattr__(self, name, value)
 

@@ -15,7 +15,7 @@ _REDUCTIONS = ("mean", "sum", "none")
 
 class _Loss(Layer):
     _fn = ""
-    _reductions = _REDUCTIONS
+    _reductions: tuple[str, ...] = _REDUCTIONS
 
     def __init__(self, **settings):
         super().__init__()

@@ -33,7 +33,7 @@ def _padding_list(who, padding, nd):
 
 class _PadNd(Layer):
     _nd = 2
-    _mode = None  # fixed by the subclass, or given (PadND)
+    _mode: str | None = None  # fixed by the subclass, or given (PadND)
 
     def __init__(self, padding, mode="constant", value=0.0, data_format=None, name=None):
         super().__init__()
@@ -80,28 +80,108 @@ class Pad3D(_PadNd):
         super().__init__(padding, mode, value, data_format)
 
 
-def _fixed(cls_name, nd, mode, doc, with_value=False):
-    if with_value:
-        def __init__(self, padding, value, data_format=_FORMATS[nd], name=None):
-            _PadNd.__init__(self, padding, mode, value, data_format)
-    else:
-        def __init__(self, padding, data_format=_FORMATS[nd], name=None):
-            _PadNd.__init__(self, padding, mode, 0.0, data_format)
-    return type(cls_name, (_PadNd,), {"_nd": nd, "_mode": mode, "__init__": __init__,
-                                      "__doc__": doc, "__module__": __name__})
+class _FixedPad(_PadNd):
+    """A pad layer whose mode is fixed by the class (ZeroPad, ReflectionPad, ...)."""
+
+    def __init__(self, padding, data_format=None, name=None):
+        super().__init__(padding, self._mode, 0.0, data_format)
 
 
-_WHAT = {1: "[N, C, L] by [left, right]", 2: "[N, C, H, W] by [left, right, top, bottom]",
-         3: "[N, C, D, H, W] by [left, right, top, bottom, front, back]"}
-for _nd in (1, 2, 3):
-    for _kind, _mode, _doc in (("Zero", "constant", "with zeros"),
-                               ("Constant", "constant", "with value"),
-                               ("Reflection", "reflect", "with the reflection of x"),
-                               ("Replication", "replicate", "with the edge values of x"),
-                               ("Circular", "circular", "wrapping around")):
-        _name = f"{_kind}Pad{_nd}D"
-        _cls = _fixed(_name, _nd, _mode, f"Pads x {_WHAT[_nd]} {_doc}.",
-                      with_value=_kind == "Constant")
-        globals()[_name] = _cls
-        globals()[f"{_kind}Pad{_nd}d"] = _cls
-del _nd, _kind, _mode, _doc, _name, _cls
+class _ConstantPad(_PadNd):
+    """A constant pad layer with its fill value."""
+
+    def __init__(self, padding, value, data_format=None, name=None):
+        super().__init__(padding, "constant", value, data_format)
+
+
+class ZeroPad1D(_FixedPad):
+    """Pads x [N, C, L] by [left, right] with zeros."""
+    _nd, _mode = 1, "constant"
+
+
+class ZeroPad2D(_FixedPad):
+    """Pads x [N, C, H, W] by [left, right, top, bottom] with zeros."""
+    _nd, _mode = 2, "constant"
+
+
+class ZeroPad3D(_FixedPad):
+    """Pads x [N, C, D, H, W] by [left, right, top, bottom, front, back] with zeros."""
+    _nd, _mode = 3, "constant"
+
+
+class ConstantPad1D(_ConstantPad):
+    """Pads x [N, C, L] by [left, right] with value."""
+    _nd, _mode = 1, "constant"
+
+
+class ConstantPad2D(_ConstantPad):
+    """Pads x [N, C, H, W] by [left, right, top, bottom] with value."""
+    _nd, _mode = 2, "constant"
+
+
+class ConstantPad3D(_ConstantPad):
+    """Pads x [N, C, D, H, W] by [left, right, top, bottom, front, back] with value."""
+    _nd, _mode = 3, "constant"
+
+
+class ReflectionPad1D(_FixedPad):
+    """Pads x [N, C, L] by [left, right] with the reflection of x."""
+    _nd, _mode = 1, "reflect"
+
+
+class ReflectionPad2D(_FixedPad):
+    """Pads x [N, C, H, W] by [left, right, top, bottom] with the reflection of x."""
+    _nd, _mode = 2, "reflect"
+
+
+class ReflectionPad3D(_FixedPad):
+    """Pads x [N, C, D, H, W] by [left, right, top, bottom, front, back] with the reflection of x."""
+    _nd, _mode = 3, "reflect"
+
+
+class ReplicationPad1D(_FixedPad):
+    """Pads x [N, C, L] by [left, right] with the edge values of x."""
+    _nd, _mode = 1, "replicate"
+
+
+class ReplicationPad2D(_FixedPad):
+    """Pads x [N, C, H, W] by [left, right, top, bottom] with the edge values of x."""
+    _nd, _mode = 2, "replicate"
+
+
+class ReplicationPad3D(_FixedPad):
+    """Pads x [N, C, D, H, W] by [left, right, top, bottom, front, back] with the edge values of x."""
+    _nd, _mode = 3, "replicate"
+
+
+class CircularPad1D(_FixedPad):
+    """Pads x [N, C, L] by [left, right] wrapping around."""
+    _nd, _mode = 1, "circular"
+
+
+class CircularPad2D(_FixedPad):
+    """Pads x [N, C, H, W] by [left, right, top, bottom] wrapping around."""
+    _nd, _mode = 2, "circular"
+
+
+class CircularPad3D(_FixedPad):
+    """Pads x [N, C, D, H, W] by [left, right, top, bottom, front, back] wrapping around."""
+    _nd, _mode = 3, "circular"
+
+
+# PyTorch's spellings, as Paddle exports them
+ZeroPad1d = ZeroPad1D
+ZeroPad2d = ZeroPad2D
+ZeroPad3d = ZeroPad3D
+ConstantPad1d = ConstantPad1D
+ConstantPad2d = ConstantPad2D
+ConstantPad3d = ConstantPad3D
+ReflectionPad1d = ReflectionPad1D
+ReflectionPad2d = ReflectionPad2D
+ReflectionPad3d = ReflectionPad3D
+ReplicationPad1d = ReplicationPad1D
+ReplicationPad2d = ReplicationPad2D
+ReplicationPad3d = ReplicationPad3D
+CircularPad1d = CircularPad1D
+CircularPad2d = CircularPad2D
+CircularPad3d = CircularPad3D
