@@ -177,6 +177,28 @@ def test_ctc_loss_matches_torch():
           TF.ctc_loss(torch.tensor(x).log_softmax(-1), *args(torch.tensor), reduction="none"))
 
 
+def test_ctc_loss_second_order_matches_finite_differences():
+    # the recursion is made of differentiable ops: the gradient has a gradient
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(4, 1, 3))
+    lab, il, ll = (oar.to_tensor(np.array(v)) for v in ([[1, 2]], [4], [2]))
+    v = rng.normal(size=x.shape)
+
+    def directional(values):
+        xo = oar.to_tensor(values, stop_gradient=False)
+        (g,) = oar.grad([F.ctc_loss(xo, lab, il, ll, reduction="sum")], [xo], create_graph=True)
+        return (g * oar.to_tensor(v)).sum(), xo
+    d, xo = directional(x)
+    (h,) = oar.grad([d], [xo])
+    eps = 1e-5
+    for idx in [(0, 0, 0), (1, 0, 2), (3, 0, 1)]:
+        hi, lo = x.copy(), x.copy()
+        hi[idx] += eps
+        lo[idx] -= eps
+        num = (directional(hi)[0].item() - directional(lo)[0].item()) / (2 * eps)
+        assert abs(num - h.numpy()[idx]) < 1e-7
+
+
 def test_ctc_loss_impossible_and_errors():
     x = oar.to_tensor(np.zeros((2, 1, 4)))
     lab, il = oar.to_tensor(np.array([[1, 1, 2]])), oar.to_tensor(np.array([2]))
