@@ -22,8 +22,6 @@ from .functional.extension import gather_tree
 
 __all__ = ["Decoder", "BeamSearchDecoder", "dynamic_decode"]
 
-Tensor = _C.Tensor
-
 
 def _map(fn, *structs):
     """fn over the leaves of equally nested tuples/lists/namedtuples of tensors."""
