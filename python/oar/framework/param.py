@@ -49,9 +49,9 @@ class ParamAttr:
 
     @staticmethod
     def _to_attr(arg):
-        """Paddle's accepted forms: None (defaults), False (no parameter), a ParamAttr,
-        a name string, or an initializer."""
-        if arg is None:
+        """Paddle's accepted forms: None or True (defaults), False (no parameter), a
+        ParamAttr, a name string, an initializer, or a regularizer (L1Decay/L2Decay)."""
+        if arg is None or arg is True:
             return ParamAttr()
         if arg is False:
             return False
@@ -59,10 +59,13 @@ class ParamAttr:
             return arg
         if isinstance(arg, str):
             return ParamAttr(name=arg)
+        from ..regularizer import _Decay
+        if isinstance(arg, _Decay):
+            return ParamAttr(regularizer=arg)
         if callable(arg):  # an initializer
             return ParamAttr(initializer=arg)
-        raise TypeError(f"ParamAttr: expected None, False, a str, an initializer or a "
-                        f"ParamAttr, got {type(arg).__name__}")
+        raise TypeError(f"ParamAttr: expected None, a bool, a str, an initializer, a "
+                        f"regularizer or a ParamAttr, got {type(arg).__name__}")
 
     def __repr__(self):
         return (f"ParamAttr(name={self.name!r}, initializer={self.initializer!r}, "
