@@ -381,3 +381,39 @@ def test_unique_name_guard_restarts_layer_names():
     with unique_name.guard():
         second = oar.nn.Linear(2, 2).full_name()
     assert first == second == "linear_0"
+
+
+def _tar(path, files):
+    import io
+    import tarfile
+    with tarfile.open(path, "w:gz") as tar:
+        for name, text in files.items():
+            data = text.encode()
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def test_imdb_and_imikolov_from_small_archives(tmp_path):
+    imdb = tmp_path / "aclImdb.tar.gz"
+    _tar(imdb, {"aclImdb/train/pos/0.txt": "Good, good film!", "aclImdb/train/neg/1.txt": "bad film",
+                "aclImdb/test/pos/2.txt": "good", "aclImdb/test/neg/3.txt": "awful bad"})
+    d = oar.text.Imdb(str(imdb), mode="train", cutoff=1)
+    # counts over train and test: good 3, bad 2, film 2 (> cutoff 1); ties alphabetical.
+    # Words are bytes, as in Paddle's reader (it splits the raw file contents).
+    assert d.word_idx == {b"good": 0, b"bad": 1, b"film": 2, "<unk>": 3}
+    assert len(d) == 2
+    np.testing.assert_array_equal(d[0][0], [0, 0, 2])
+    np.testing.assert_array_equal(d[1][1], [1])
+    ptb = tmp_path / "simple-examples.tgz"
+    lines = "a b a\nb a\n"
+    _tar(ptb, {f"./simple-examples/data/ptb.{p}.txt": lines for p in ("train", "valid", "test")})
+    ng = oar.text.Imikolov(str(ptb), "NGRAM", window_size=2, min_word_freq=0)
+    assert len(ng) == 4 + 3  # sentences of 5 and 4 tokens with <s> and <e>
+    seq = oar.text.Imikolov(str(ptb), "SEQ", mode="test", min_word_freq=0)
+    src, trg = seq[1]
+    w = seq.word_idx
+    np.testing.assert_array_equal(src, [w["<s>"], w["b"], w["a"]])
+    np.testing.assert_array_equal(trg, [w["b"], w["a"], w["<e>"]])
+    with pytest.raises(ValueError, match="NGRAM"):
+        oar.text.Imikolov(str(ptb), "NGRAM")

@@ -79,8 +79,9 @@ class UCIHousing(Dataset):
 
 class Imdb(Dataset):
     """IMDB movie reviews (aclImdb_v1.tar.gz): each sample is (word ids, [label]) with
-    label 0 for a positive review and 1 for a negative one. The dictionary holds the
-    words seen more than cutoff times in train and test together."""
+    label 0 for a positive review and 1 for a negative one. The dictionary (word_idx)
+    holds the words seen more than cutoff times in train and test together, lower-cased
+    without punctuation, as bytes (Paddle's keys), plus '<unk>'."""
 
     URL = "https://dataset.bj.bcebos.com/imdb%2FaclImdb_v1.tar.gz"
 
