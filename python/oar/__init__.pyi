@@ -18,6 +18,8 @@ from . import distributed as distributed
 from .distributed import DataParallel as DataParallel
 from . import device as device, distribution as distribution, utils as utils
 from . import version as version
+from . import base as base, compat as compat, geometric as geometric, jit as jit
+from . import sysconfig as sysconfig, text as text
 from .device import CUDAPinnedPlace as CUDAPinnedPlace, CUDAPlace as CUDAPlace
 from .device import IPUPlace as IPUPlace, XPUPlace as XPUPlace
 from .device import get_device as get_device, set_device as set_device
@@ -534,9 +536,13 @@ def grad(outputs: Union[Tensor, Sequence[Tensor]], inputs: Union[Tensor, Sequenc
          retain_graph: _bool | None = None, create_graph: _bool = False,
          only_inputs: _bool = True, allow_unused: _bool = False,
          no_grad_vars: Any = None) -> list[Tensor]: ...
-def set_flags(flags: dict[str, Any], /) -> None: ...
-def get_flags(flags: Union[str, Sequence[str]], /) -> dict[str, Any]: ...
+def set_flags(flags: dict[str, Any]) -> None: ...
+def get_flags(flags: Union[str, Sequence[str]]) -> dict[str, Any]: ...
 def memory_stats() -> dict[str, int]: ...
+def enable_compat(*, scope: Any = None, blocked_modules: Any = None, backend: str = "torch",
+                  silent: _bool = False) -> None: ...
+def disable_compat() -> None: ...
+def disable_signal_handler() -> None: ...
 # shape manipulation and small linear algebra (python/oar/_manipulation.py)
 def unflatten(x: Tensor, axis: int, shape: _IntList, name: str | None = None) -> Tensor: ...
 def chunk(x: Tensor, chunks: int, axis: int = 0, name: str | None = None) -> list[Tensor]: ...
@@ -848,6 +854,7 @@ __all__ = [
     "atanh",
     "atanh_",
     "autograd",
+    "base",
     "bernoulli",
     "bfloat16",
     "bincount",
@@ -872,6 +879,7 @@ __all__ = [
     "clip",
     "clip_",
     "clone",
+    "compat",
     "complex",
     "complex128",
     "complex64",
@@ -893,6 +901,8 @@ __all__ = [
     "diag_embed",
     "diagonal",
     "digamma",
+    "disable_compat",
+    "disable_signal_handler",
     "disable_static",
     "distributed",
     "distribution",
@@ -904,6 +914,7 @@ __all__ = [
     "einsum",
     "empty",
     "empty_like",
+    "enable_compat",
     "enable_grad",
     "enable_static",
     "equal",
@@ -930,6 +941,7 @@ __all__ = [
     "full_like",
     "gather",
     "gather_nd",
+    "geometric",
     "get_device",
     "get_flags",
     "grad",
@@ -965,6 +977,7 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
+    "jit",
     "kron",
     "kthvalue",
     "lerp",
@@ -1084,12 +1097,14 @@ __all__ = [
     "subtract_",
     "sum",
     "summary",
+    "sysconfig",
     "t",
     "take_along_axis",
     "tan",
     "tan_",
     "tanh",
     "tanh_",
+    "text",
     "tile",
     "to_tensor",
     "topk",

@@ -19,7 +19,7 @@ cinn_version = None
 
 __all__ = ["cuda", "cudnn", "nccl", "show", "xpu", "xpu_xre", "xpu_xccl", "xpu_xhpc",
            "tensorrt", "cinn", "hip", "full_version", "major", "minor", "patch", "rc",
-           "istaged", "with_mkl"]
+           "istaged", "with_mkl", "cuda_archs", "paddle_version"]
 
 
 def cuda():
@@ -88,3 +88,12 @@ def show():
     print(f"xpu_xhpc: {xpu_xhpc()}")
     print(f"cinn: {cinn()}")
     print(f"tensorrt_version: {tensorrt()}")
+
+
+# The Paddle release whose API oar follows (oar.utils.require_version checks against it).
+paddle_version = "3.3.1"
+
+
+def cuda_archs():
+    """The CUDA architectures oar was built for: [] (none)."""
+    return []

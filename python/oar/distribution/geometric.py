@@ -32,14 +32,18 @@ class Geometric(Distribution):
     def stddev(self):
         return self.variance.sqrt()
 
-    def sample(self, shape=()):
-        """floor(log(u) / log(1 - probs)), u ~ U(0, 1]: whole numbers in probs's dtype."""
+    def rsample(self, shape=()):
+        """floor(log(u) / log(1 - probs)), u ~ U(0, 1]: whole numbers in probs's dtype.
+        Paddle's rsample: the graph runs through probs, but floor makes the gradient 0."""
         import oar
-        shape = list(self._extend_shape(_sample_shape(shape, "Geometric", "sample")))
+        shape = list(self._extend_shape(_sample_shape(shape, "Geometric", "rsample")))
         tiny = float(np.finfo(self.dtype.name).tiny)
-        with oar.no_grad():
-            u = oar.uniform(shape, dtype=self.dtype, min=tiny, max=1.0)
-            return (u.log() / (-self.probs).log1p()).floor()
+        u = oar.uniform(shape, dtype=self.dtype, min=tiny, max=1.0)
+        return (u.log() / (-self.probs).log1p()).floor()
+
+    def sample(self, shape=()):
+        """rsample without gradient."""
+        return super().sample(shape)
 
     def pmf(self, k):
         return self.log_pmf(k).exp()

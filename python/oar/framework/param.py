@@ -7,9 +7,6 @@ regularizer and need_clip.
 """
 from __future__ import annotations
 
-import itertools
-import threading
-
 from .. import _C
 from .._grad_mode import no_grad
 
@@ -128,15 +125,11 @@ def _set_value(t, value):
         t[...] = value
 
 
-_counters: dict[str, itertools.count] = {}
-_counters_lock = threading.Lock()
-
-
 def _unique(prefix):
-    """prefix_0, prefix_1, ...: Paddle's unique_name.generate."""
-    with _counters_lock:
-        c = _counters.setdefault(prefix, itertools.count())
-        return f"{prefix}_{next(c)}"
+    """prefix_0, prefix_1, ...: Paddle's unique_name.generate (so unique_name.guard()
+    restarts the names of the layers and parameters made inside it, as in Paddle)."""
+    from ..utils.unique_name import generate
+    return generate(prefix)
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
