@@ -1,0 +1,14 @@
+"""oar.incubate: Paddle's incubating APIs that oar implements.
+
+- LookAhead, ModelAverage (also in oar.incubate.optimizer), and
+  oar.incubate.optimizer.LBFGS and .functional.minimize_bfgs / minimize_lbfgs;
+- oar.incubate.autograd: Jacobian, Hessian (lazy, row by row), jvp, vjp;
+- oar.incubate.asp: 2:4 (n:m) structured sparsity masks, calculate_density;
+- oar.incubate.autotune.set_config: recorded only (no kernel tuning on the CPU).
+
+docs/incubate.md lists what is left out.
+"""
+from . import asp, autograd, autotune, optimizer  # noqa: F401
+from .optimizer import LookAhead, ModelAverage  # noqa: F401
+
+__all__ = ["LookAhead", "ModelAverage"]
