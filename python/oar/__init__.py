@@ -65,6 +65,7 @@ from .device import (CUDAPinnedPlace, CUDAPlace, IPUPlace, XPUPlace, get_device,
                      is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu,
                      set_device)
 from ._mode import disable_static, enable_static, in_dynamic_mode  # noqa: F401
+from . import incubate, quantization  # noqa: F401
 
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name
@@ -109,6 +110,8 @@ __all__ = sorted(set(_C._public_ops) | {
     "is_compiled_with_custom_device", "is_compiled_with_distribute", "is_compiled_with_ipu",
     "is_compiled_with_rocm", "is_compiled_with_xpu", "disable_static", "enable_static",
     "in_dynamic_mode",
+    # incubating APIs and simulated quantization (docs/incubate.md, docs/quantization.md)
+    "incubate", "quantization",
 })
 del _name
 
