@@ -72,6 +72,7 @@ from ._flags import get_flags, set_flags  # noqa: F401
 from .base import disable_signal_handler  # noqa: F401
 from .compat import disable_torch_proxy as disable_compat  # noqa: F401
 from .compat import enable_torch_proxy as enable_compat  # noqa: F401
+from . import incubate, quantization  # noqa: F401
 
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name
@@ -117,6 +118,8 @@ __all__ = sorted(set(_C._public_ops) | {
     # Paddle's small namespaces, the PyTorch-compatible API, graph learning
     "base", "compat", "geometric", "jit", "sysconfig", "text", "enable_compat", "disable_compat",
     "disable_signal_handler",
+    # incubating APIs and simulated quantization (docs/incubate.md, docs/quantization.md)
+    "incubate", "quantization",
 })
 del _name
 

@@ -20,6 +20,7 @@ from . import device as device, distribution as distribution, utils as utils
 from . import version as version
 from . import base as base, compat as compat, geometric as geometric, jit as jit
 from . import sysconfig as sysconfig, text as text
+from . import incubate as incubate, quantization as quantization
 from .device import CUDAPinnedPlace as CUDAPinnedPlace, CUDAPlace as CUDAPlace
 from .device import IPUPlace as IPUPlace, XPUPlace as XPUPlace
 from .device import get_device as get_device, set_device as set_device
@@ -951,6 +952,7 @@ __all__ = [
     "histogram",
     "imag",
     "in_dynamic_mode",
+    "incubate",
     "index_add",
     "index_add_",
     "index_put",
@@ -1040,6 +1042,7 @@ __all__ = [
     "profiler",
     "put_along_axis",
     "put_along_axis_",
+    "quantization",
     "rand",
     "randint",
     "randint_like",

@@ -205,3 +205,25 @@ def test_weighted_sampling_follows_the_weights():
              for _ in range(300)]
     assert 12 not in picks
     assert abs(picks.count(11) / 300 - 0.75) < 0.08
+
+
+def test_incubate_names_are_geometric_under_paddles_older_arguments():
+    import oar.incubate as inc
+    x = oar.to_tensor([[0.0, 2.0, 3.0], [1.0, 4.0, 5.0], [2.0, 6.0, 7.0]])
+    src, dst = oar.to_tensor([0, 1, 2, 0]), oar.to_tensor([1, 2, 1, 0])
+    for pool in ("sum", "mean", "max", "min"):
+        np.testing.assert_array_equal(
+            inc.graph_send_recv(x, src, dst, pool_type=pool).numpy(),
+            oar.geometric.send_u_recv(x, src, dst, reduce_op=pool).numpy())
+    assert inc.segment_sum is oar.geometric.segment_sum
+    row = oar.to_tensor([3, 7, 0, 9, 1, 4, 2, 9, 3, 9, 1, 9, 7])
+    colptr = oar.to_tensor([0, 2, 4, 5, 6, 7, 9, 11, 11, 13, 13])
+    nodes = oar.to_tensor([0, 8, 1, 2])
+    nb, cnt = inc.graph_sample_neighbors(row, colptr, nodes, sample_size=-1)
+    want_nb, want_cnt = oar.geometric.sample_neighbors(row, colptr, nodes)
+    np.testing.assert_array_equal(cnt.numpy(), want_cnt.numpy())
+    np.testing.assert_array_equal(nb.numpy(), want_nb.numpy())
+    r = inc.graph_reindex(nodes, nb, cnt)
+    w = oar.geometric.reindex_graph(nodes, nb, cnt)
+    for a, b in zip(r, w):
+        np.testing.assert_array_equal(a.numpy(), b.numpy())

@@ -114,3 +114,5 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 #include "oar/kernels/infer_meta_nn_extra.h"  // IWYU pragma: export
 // The geometric section (message passing on graphs).
 #include "oar/kernels/infer_meta_geometric.h"  // IWYU pragma: export
+// The quantization section (src/oar/ops/quant.yaml): own file, so it merges apart.
+#include "oar/kernels/infer_meta_quant.h"  // IWYU pragma: export
