@@ -199,3 +199,15 @@ Tensor qr_packed_grad(const Tensor& x, const Tensor& out, const Tensor& g, bool 
 Tensor svd_packed_grad(const Tensor& x, const Tensor& out, const Tensor& g, bool full_matrices);
 Tensor eigh_packed_grad(const Tensor& out, const Tensor& g, bool upper);
 }  // namespace oar
+
+// ---- the FFT section (src/oar/ops/fft.yaml; in backward_helpers_fft.cc) ----
+namespace oar {
+// fft_r2c: the real part of the transform the other way of g, zero-filled past the half
+// spectrum when the output was onesided.
+Tensor fft_r2c_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& axes,
+                    int64_t normalization, bool forward, bool onesided);
+// fft_c2r: the onesided transform the other way of g, doubled at the frequencies the
+// Hermitian half spectrum stands for twice.
+Tensor fft_c2r_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& axes,
+                    int64_t normalization, bool forward);
+}  // namespace oar

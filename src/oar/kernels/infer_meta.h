@@ -110,3 +110,5 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 #include "oar/kernels/infer_meta_math.h"  // IWYU pragma: export
 // The LAPACK section's InferMeta functions (own file, so they merge apart).
 #include "oar/kernels/infer_meta_lapack.h"  // IWYU pragma: export
+// The FFT section (fft_c2c, fft_r2c, fft_c2r): its own file, included for the generated API.
+#include "oar/kernels/infer_meta_fft.h"  // IWYU pragma: export
