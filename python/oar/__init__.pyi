@@ -17,6 +17,7 @@ from . import profiler as profiler
 from . import distributed as distributed
 from .distributed import DataParallel as DataParallel
 from . import device as device, distribution as distribution, utils as utils
+from . import fft as fft, signal as signal, audio as audio
 from . import version as version
 from .device import CUDAPinnedPlace as CUDAPinnedPlace, CUDAPlace as CUDAPlace
 from .device import IPUPlace as IPUPlace, XPUPlace as XPUPlace
@@ -847,6 +848,7 @@ __all__ = [
     "atan_",
     "atanh",
     "atanh_",
+    "audio",
     "autograd",
     "bernoulli",
     "bfloat16",
@@ -918,6 +920,7 @@ __all__ = [
     "expm1",
     "expm1_",
     "eye",
+    "fft",
     "flatten",
     "flip",
     "float16",
@@ -1062,6 +1065,7 @@ __all__ = [
     "sigmoid",
     "sigmoid_",
     "sign",
+    "signal",
     "sin",
     "sinh",
     "sinh_",

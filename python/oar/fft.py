@@ -238,7 +238,7 @@ def ifft(x=None, n=None, axis=-1, norm="backward", name=None, *, input=None, dim
         >>> import oar
         >>> print(oar.fft.ifft(oar.to_tensor([4.0, 0.0, 0.0, 0.0])))
         Tensor(shape=[4], dtype=complex64, place=Place(cpu), stop_gradient=True,
-               [(1.00000000+0.00000000j), (1.00000000+0.00000000j),
+               [(1.00000000+0.00000000j), (1.00000000-0.00000000j),
                 (1.00000000+0.00000000j), (1.00000000+0.00000000j)])
     """
     x = _input("ifft", x, input)
@@ -264,7 +264,7 @@ def rfft(x=None, n=None, axis=-1, norm="backward", name=None, *, input=None, dim
         >>> import oar
         >>> print(oar.fft.rfft(oar.to_tensor([0.0, 1.0, 0.0, 0.0])))
         Tensor(shape=[3], dtype=complex64, place=Place(cpu), stop_gradient=True,
-               [ (1.00000000+0.00000000j), (0.00000000-1.00000000j),
+               [(1.00000000+0.00000000j) , (0.00000000-1.00000000j) ,
                 (-1.00000000+0.00000000j)])
     """
     x = _input("rfft", x, input)
@@ -338,7 +338,7 @@ def ihfft(x=None, n=None, axis=-1, norm="backward", name=None, *, input=None, di
         >>> import oar
         >>> print(oar.fft.ihfft(oar.to_tensor([0.0, 0.0, 0.0, 4.0])))
         Tensor(shape=[3], dtype=complex64, place=Place(cpu), stop_gradient=True,
-               [ (1.00000000+0.00000000j), (0.00000000-1.00000000j),
+               [(1.00000000+0.00000000j) , (0.00000000-1.00000000j) ,
                 (-1.00000000+0.00000000j)])
     """
     x = _input("ihfft", x, input)
@@ -426,7 +426,7 @@ irfftn.__doc__ = _nd_doc(
     "float32 or float64.",
     _EX + "        >>> print(oar.fft.irfftn(oar.to_tensor([2+2j, 2+2j, 3+3j])))\n"
     "        Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n"
-    "               [ 2.25000000, -1.25000000,  0.25000000,  0.75000000])\n", c2r=True)
+    "               [ 2.25, -1.25,  0.25,  0.75])\n", c2r=True)
 hfftn = _nd("hfftn", "c2r", True)
 hfftn.__doc__ = _nd_doc(
     "The n-dimensional transform of a Hermitian signal given by its half over ``axes``: a real spectrum.",
@@ -498,7 +498,7 @@ def fftfreq(n, d=1.0, dtype=None, name=None):
         >>> import oar
         >>> print(oar.fft.fftfreq(4, d=0.5))
         Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [ 0. ,  0.5, -1. , -0.5])
+               [ 0.0,  0.5, -1.0, -0.5])
     """
     n = C.integer("fftfreq", "n", n)
     d = C.number("fftfreq", "d", d)
@@ -526,7 +526,7 @@ def rfftfreq(n, d=1.0, dtype=None, name=None):
         >>> import oar
         >>> print(oar.fft.rfftfreq(4, d=0.5))
         Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [0. , 0.5, 1. ])
+               [0.0, 0.5, 1.0])
     """
     n = C.integer("rfftfreq", "n", n)
     d = C.number("rfftfreq", "d", d)
@@ -564,7 +564,7 @@ def fftshift(x=None, axes=None, name=None, *, input=None, dim=None):
         >>> import oar
         >>> print(oar.fft.fftshift(oar.fft.fftfreq(5)))
         Tensor(shape=[5], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [-0.40000001, -0.20000000,  0.        ,  0.20000000,  0.40000001])
+               [-0.4, -0.2,  0.0,  0.2,  0.4])
     """
     return _shift("fftshift", x if input is None else input, axes if dim is None else dim, False)
 
@@ -584,6 +584,6 @@ def ifftshift(x=None, axes=None, name=None, *, input=None, dim=None):
         >>> import oar
         >>> print(oar.fft.ifftshift(oar.fft.fftshift(oar.fft.fftfreq(5))))
         Tensor(shape=[5], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [ 0.        ,  0.20000000,  0.40000001, -0.40000001, -0.20000000])
+               [ 0.0,  0.2,  0.4, -0.4, -0.2])
     """
     return _shift("ifftshift", x if input is None else input, axes if dim is None else dim, True)

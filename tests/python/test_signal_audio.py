@@ -306,3 +306,17 @@ def test_wav_errors_and_backends(tmp_path):
     oar.audio.backends.set_backend("wave_backend")
     with pytest.raises(NotImplementedError, match="soundfile"):
         oar.audio.backends.set_backend("soundfile")
+
+
+def test_docstring_examples_of_fft_signal_and_audio():
+    import doctest
+
+    import oar.audio.backends.wave_backend as wave_backend
+    import oar.audio.features.layers as layers
+    import oar.audio.functional.functional as functional
+    import oar.audio.functional.window as window
+
+    failed = 0
+    for mod in (oar.fft, oar.signal, functional, window, layers, oar.audio.backends, wave_backend):
+        failed += doctest.testmod(mod, optionflags=doctest.NORMALIZE_WHITESPACE).failed
+    assert failed == 0

@@ -216,7 +216,7 @@ def power_to_db(spect, ref_value=1.0, amin=1e-10, top_db=80.0):
         >>> import oar
         >>> print(oar.audio.functional.power_to_db(oar.to_tensor([1.0, 10.0, 100.0])))
         Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [0. , 10., 20.])
+               [ 0., 10., 20.])
     """
     api = "power_to_db"
     C.tensor(api, "spect", spect)

@@ -153,9 +153,8 @@ def get_window(window, win_length, fftbins=True, dtype="float64"):
 
     Examples:
         >>> import oar
-        >>> print(oar.audio.functional.get_window("hann", 4))
-        Tensor(shape=[4], dtype=float64, place=Place(cpu), stop_gradient=True,
-               [0.        , 0.50000000, 1.        , 0.50000000])
+        >>> print(oar.audio.functional.get_window("hann", 4).numpy())
+        [0.  0.5 1.  0.5]
     """
     api = "get_window"
     if isinstance(window, tuple):
