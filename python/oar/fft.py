@@ -182,168 +182,94 @@ def _c2r(api, x, s, axes, norm, forward):
     return _C.fft_c2r(x, axes, scale, forward, last)
 
 
-def _one(api, x, n, axis):
-    axis = _axis(api, x, axis)
-    return ([_length(api, "n", n)] if n is not None else None), [axis]
-
-
 # ---- one dimension ----------------------------------------------------------------------------
-def fft(x=None, n=None, axis=-1, norm="backward", name=None, *, input=None, dim=None):
-    """The one-dimensional discrete Fourier transform.
-
-    ``X[k] = sum_j x[j] exp(-2 pi i j k / n)``; a real x gives its full (Hermitian)
-    spectrum.
+_1D_DOC = """{summary}
 
     Args:
-        x (Tensor): the signal, complex or real (integers are taken as float32). Alias: ``input``.
-        n (int, optional): the length of the transform: x is cut or zero-padded to it
-            along ``axis``. Default: x's length there.
+        x (Tensor): {x}. Alias: ``input``.
+        n (int, optional): {n}
         axis (int, optional): the axis to transform. Default: -1. Alias: ``dim``.
-        norm (str, optional): which direction is scaled: "backward" (default: none here,
-            1/n on ifft), "ortho" (1/sqrt(n) both ways) or "forward" (1/n here).
+        norm (str, optional): which direction is scaled: "backward" (default; {here}),
+            "ortho" (1/sqrt(n) both ways) or "forward" (the other way round).
         name (str, optional): unused (Paddle's name).
 
     Returns:
-        Tensor: complex64 or complex128 (for float64 and complex128 inputs).
+        Tensor: {returns}
 
     Examples:
         >>> import oar
-        >>> print(oar.fft.fft(oar.to_tensor([1.0, 2.0, 3.0, 4.0])))
-        Tensor(shape=[4], dtype=complex64, place=Place(cpu), stop_gradient=True,
-               [(10.00000000+0.00000000j), (-2.00000000+2.00000000j),
-                (-2.00000000+0.00000000j), (-2.00000000-2.00000000j)])
-    """
-    x = _input("fft", x, input)
-    s, axes = _one("fft", x, n, axis if dim is None else dim)
-    return _c2c("fft", x, s, axes, norm, True)
+        >>> print(oar.fft.{api}(oar.to_tensor({arg})))
+{printed}"""
+_N_IN = "the length of the transform: x is cut or zero-padded to it along ``axis``.\n" \
+        "            Default: x's length there."
+_N_OUT = "the length of the output (x keeps n//2 + 1 entries along ``axis``).\n" \
+         "            Default: 2 * (m - 1), m x's length along ``axis``."
 
 
-def ifft(x=None, n=None, axis=-1, norm="backward", name=None, *, input=None, dim=None):
-    """The one-dimensional inverse discrete Fourier transform.
+def _one_d(api, kind, forward, **doc):
+    def f(x=None, n=None, axis=-1, norm="backward", name=None, *, input=None, dim=None):
+        x = _input(api, x, input)
+        axis = _axis(api, x, axis if dim is None else dim)
+        s = [_length(api, "n", n)] if n is not None else None
+        return {"c2c": _c2c, "r2c": _r2c, "c2r": _c2r}[kind](api, x, s, [axis], norm, forward)
 
-    ``x[j] = 1/n sum_k X[k] exp(2 pi i j k / n)`` (with the default norm).
-
-    Args:
-        x (Tensor): the spectrum, complex or real. Alias: ``input``.
-        n (int, optional): the length of the transform (x is cut or zero-padded). Default:
-            x's length along ``axis``.
-        axis (int, optional): the axis to transform. Default: -1. Alias: ``dim``.
-        norm (str, optional): "backward" (default: 1/n here), "ortho" or "forward" (no scale here).
-        name (str, optional): unused (Paddle's name).
-
-    Returns:
-        Tensor: complex64 or complex128.
-
-    Examples:
-        >>> import oar
-        >>> print(oar.fft.ifft(oar.to_tensor([4.0, 0.0, 0.0, 0.0])))
-        Tensor(shape=[4], dtype=complex64, place=Place(cpu), stop_gradient=True,
-               [(1.00000000+0.00000000j), (1.00000000-0.00000000j),
-                (1.00000000+0.00000000j), (1.00000000+0.00000000j)])
-    """
-    x = _input("ifft", x, input)
-    s, axes = _one("ifft", x, n, axis if dim is None else dim)
-    return _c2c("ifft", x, s, axes, norm, False)
+    f.__name__ = f.__qualname__ = api
+    printed = "\n".join("        " + line for line in doc.pop("printed").strip("\n").split("\n"))
+    f.__doc__ = _1D_DOC.format(api=api, n=_N_OUT if kind == "c2r" else _N_IN,
+                               here="no scale here" if forward else "1/n here",
+                               printed=printed, **doc)
+    return f
 
 
-def rfft(x=None, n=None, axis=-1, norm="backward", name=None, *, input=None, dim=None):
-    """The discrete Fourier transform of a real signal: its n//2 + 1 non-negative frequencies.
-
-    Args:
-        x (Tensor): the real signal (integers are taken as float32). Alias: ``input``.
-        n (int, optional): the length of the transform (x is cut or zero-padded). Default:
-            x's length along ``axis``.
-        axis (int, optional): the axis to transform. Default: -1. Alias: ``dim``.
-        norm (str, optional): "backward" (default: no scale here), "ortho" or "forward".
-        name (str, optional): unused (Paddle's name).
-
-    Returns:
-        Tensor: complex, with n//2 + 1 entries along ``axis``.
-
-    Examples:
-        >>> import oar
-        >>> print(oar.fft.rfft(oar.to_tensor([0.0, 1.0, 0.0, 0.0])))
-        Tensor(shape=[3], dtype=complex64, place=Place(cpu), stop_gradient=True,
-               [(1.00000000+0.00000000j) , (0.00000000-1.00000000j) ,
-                (-1.00000000+0.00000000j)])
-    """
-    x = _input("rfft", x, input)
-    s, axes = _one("rfft", x, n, axis if dim is None else dim)
-    return _r2c("rfft", x, s, axes, norm, True)
-
-
-def irfft(x=None, n=None, axis=-1, norm="backward", name=None, *, input=None, dim=None):
-    """The inverse of rfft: the real signal of n samples whose half spectrum is x.
-
-    Args:
-        x (Tensor): the half spectrum (n//2 + 1 entries used along ``axis``). Alias: ``input``.
-        n (int, optional): the length of the output. Default: 2 * (m - 1), m x's length along ``axis``.
-        axis (int, optional): the axis to transform. Default: -1. Alias: ``dim``.
-        norm (str, optional): "backward" (default: 1/n here), "ortho" or "forward".
-        name (str, optional): unused (Paddle's name).
-
-    Returns:
-        Tensor: float32 or float64.
-
-    Examples:
-        >>> import oar
-        >>> print(oar.fft.irfft(oar.to_tensor([1, -1j, -1])))
-        Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [0., 1., 0., 0.])
-    """
-    x = _input("irfft", x, input)
-    s, axes = _one("irfft", x, n, axis if dim is None else dim)
-    return _c2r("irfft", x, s, axes, norm, False)
-
-
-def hfft(x=None, n=None, axis=-1, norm="backward", name=None, *, input=None, dim=None):
-    """The discrete Fourier transform of a Hermitian-symmetric signal given by its first half: a real spectrum.
-
-    Args:
-        x (Tensor): the first n//2 + 1 samples of the Hermitian signal. Alias: ``input``.
-        n (int, optional): the length of the output. Default: 2 * (m - 1), m x's length along ``axis``.
-        axis (int, optional): the axis to transform. Default: -1. Alias: ``dim``.
-        norm (str, optional): "backward" (default: no scale here), "ortho" or "forward".
-        name (str, optional): unused (Paddle's name).
-
-    Returns:
-        Tensor: float32 or float64.
-
-    Examples:
-        >>> import oar
-        >>> print(oar.fft.hfft(oar.to_tensor([1, -1j, -1])))
-        Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [0., 0., 0., 4.])
-    """
-    x = _input("hfft", x, input)
-    s, axes = _one("hfft", x, n, axis if dim is None else dim)
-    return _c2r("hfft", x, s, axes, norm, True)
-
-
-def ihfft(x=None, n=None, axis=-1, norm="backward", name=None, *, input=None, dim=None):
-    """The inverse of hfft: the first n//2 + 1 entries of the inverse transform of a real x.
-
-    Args:
-        x (Tensor): the real spectrum. Alias: ``input``.
-        n (int, optional): the length of the transform (x is cut or zero-padded). Default:
-            x's length along ``axis``.
-        axis (int, optional): the axis to transform. Default: -1. Alias: ``dim``.
-        norm (str, optional): "backward" (default: 1/n here), "ortho" or "forward".
-        name (str, optional): unused (Paddle's name).
-
-    Returns:
-        Tensor: complex, with n//2 + 1 entries along ``axis``.
-
-    Examples:
-        >>> import oar
-        >>> print(oar.fft.ihfft(oar.to_tensor([0.0, 0.0, 0.0, 4.0])))
-        Tensor(shape=[3], dtype=complex64, place=Place(cpu), stop_gradient=True,
-               [(1.00000000+0.00000000j) , (0.00000000-1.00000000j) ,
-                (-1.00000000+0.00000000j)])
-    """
-    x = _input("ihfft", x, input)
-    s, axes = _one("ihfft", x, n, axis if dim is None else dim)
-    return _r2c("ihfft", x, s, axes, norm, False)
+fft = _one_d(
+    "fft", "c2c", True,
+    summary="The one-dimensional discrete Fourier transform, X[k] = sum_j x[j] exp(-2 pi i j k / n).",
+    x="the signal, complex or real (a real x gives its full spectrum; integers are taken as "
+      "float32)",
+    returns="complex64, or complex128 for float64 and complex128 inputs.",
+    arg="[1.0, 2.0, 3.0, 4.0]", printed="""
+Tensor(shape=[4], dtype=complex64, place=Place(cpu), stop_gradient=True,
+       [(10.00000000+0.00000000j), (-2.00000000+2.00000000j),
+        (-2.00000000+0.00000000j), (-2.00000000-2.00000000j)])""")
+ifft = _one_d(
+    "ifft", "c2c", False,
+    summary="The one-dimensional inverse discrete Fourier transform, x[j] = 1/n sum_k X[k] exp(2 pi i j k / n).",
+    x="the spectrum, complex or real", returns="complex64 or complex128.",
+    arg="[4.0, 0.0, 0.0, 0.0]", printed="""
+Tensor(shape=[4], dtype=complex64, place=Place(cpu), stop_gradient=True,
+       [(1.00000000+0.00000000j), (1.00000000-0.00000000j),
+        (1.00000000+0.00000000j), (1.00000000+0.00000000j)])""")
+rfft = _one_d(
+    "rfft", "r2c", True,
+    summary="The discrete Fourier transform of a real signal: its n//2 + 1 non-negative frequencies.",
+    x="the real signal (integers are taken as float32)",
+    returns="complex, with n//2 + 1 entries along ``axis``.",
+    arg="[0.0, 1.0, 0.0, 0.0]", printed="""
+Tensor(shape=[3], dtype=complex64, place=Place(cpu), stop_gradient=True,
+       [(1.00000000+0.00000000j) , (0.00000000-1.00000000j) ,
+        (-1.00000000+0.00000000j)])""")
+irfft = _one_d(
+    "irfft", "c2r", False,
+    summary="The inverse of rfft: the real signal of n samples whose half spectrum is x.",
+    x="the half spectrum", returns="float32 or float64.",
+    arg="[1, -1j, -1]", printed="""
+Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,
+       [0., 1., 0., 0.])""")
+hfft = _one_d(
+    "hfft", "c2r", True,
+    summary="The discrete Fourier transform of a Hermitian signal given by its first half: a real spectrum.",
+    x="the first n//2 + 1 samples of the Hermitian signal", returns="float32 or float64.",
+    arg="[1, -1j, -1]", printed="""
+Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,
+       [0., 0., 0., 4.])""")
+ihfft = _one_d(
+    "ihfft", "r2c", False,
+    summary="The inverse of hfft: the first n//2 + 1 entries of the inverse transform of a real x.",
+    x="the real spectrum", returns="complex, with n//2 + 1 entries along ``axis``.",
+    arg="[0.0, 0.0, 0.0, 4.0]", printed="""
+Tensor(shape=[3], dtype=complex64, place=Place(cpu), stop_gradient=True,
+       [(1.00000000+0.00000000j) , (0.00000000-1.00000000j) ,
+        (-1.00000000+0.00000000j)])""")
 
 
 # ---- n dimensions ---------------------------------------------------------------------------

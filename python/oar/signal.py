@@ -117,6 +117,17 @@ def overlap_add(x, hop_length, axis=-1, name=None):
     return _C.tensor_unfold_grad(like, _last_two_swapped(x), len(lead), flen, hop)
 
 
+def _lengths(api, n_fft, hop_length, win_length):
+    """n_fft, hop_length (default n_fft // 4) and win_length (default n_fft, at most n_fft)."""
+    n_fft = _positive(api, "n_fft", n_fft)
+    hop = _positive(api, "hop_length", n_fft // 4 if hop_length is None else hop_length)
+    win_length = n_fft if win_length is None else C.integer(api, "win_length", win_length)
+    if not 0 < win_length <= n_fft:
+        raise ValueError(f"{api}(): argument 'win_length' must be in (0, n_fft ({n_fft})], "
+                         f"but got {win_length}")
+    return n_fft, hop, win_length
+
+
 def _window(api, window, win_length, n_fft, dtype):
     if window is None:
         window = _C.full([win_length], 1.0, dtype)
@@ -166,12 +177,7 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     if x.ndim not in (1, 2):
         raise ValueError(f"{api}(): argument 'x' must be 1-D or 2-D (batch, seq_length), but "
                          f"has shape {x.shape}")
-    n_fft = _positive(api, "n_fft", n_fft)
-    hop = _positive(api, "hop_length", n_fft // 4 if hop_length is None else hop_length)
-    win_length = n_fft if win_length is None else C.integer(api, "win_length", win_length)
-    if not 0 < win_length <= n_fft:
-        raise ValueError(f"{api}(): argument 'win_length' must be in (0, n_fft ({n_fft})], "
-                         f"but got {win_length}")
+    n_fft, hop, win_length = _lengths(api, n_fft, hop_length, win_length)
     squeeze = x.ndim == 1
     if squeeze:
         x = _C.unsqueeze(x, [0])
@@ -246,13 +252,8 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
                          f"but has shape {x.shape}")
     if x.size == 0:
         raise ValueError(f"{api}(): argument 'x' must not be empty")
-    n_fft = _positive(api, "n_fft", n_fft)
-    win_length = n_fft if win_length is None else C.integer(api, "win_length", win_length)
-    hop = n_fft // 4 if hop_length is None else C.integer(api, "hop_length", hop_length)
-    if not 0 < win_length <= n_fft:
-        raise ValueError(f"{api}(): argument 'win_length' must be in (0, n_fft ({n_fft})], "
-                         f"but got {win_length}")
-    if not 0 < hop <= win_length:
+    n_fft, hop, win_length = _lengths(api, n_fft, hop_length, win_length)
+    if hop > win_length:
         raise ValueError(f"{api}(): argument 'hop_length' must be in (0, win_length "
                          f"({win_length})], but got {hop}")
     squeeze = x.ndim == 2
