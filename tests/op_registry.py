@@ -70,7 +70,8 @@ COMPLEX_DTYPES = ("complex64", "complex128")
 TOL_DTYPE = {"complex64": "float32", "complex128": "float64"}
 VIEWS = ("T", "step", "flip", "bcast")
 SPEC_KEYS = {"shape", "dtype", "view", "low", "high", "away", "grid", "distinct", "frac",
-             "sparse", "values"}
+             "sparse", "values", "layout", "sparse_dim"}
+LAYOUTS = ("coo", "csr")
 ENTRY_KEYS = {"torch", "random", "cases", "variants", "extra", "int_cases", "complex_cases",
               "tol"}
 
@@ -132,6 +133,68 @@ def assign_slice(x, axes, starts, ends, strides, value):
 TORCH_SCOPE = {"torch": torch, "torch_dtype": torch_dtype, "sum_to": sum_to,
                "paddle_shape": paddle_shape, "unsqueeze_all": unsqueeze_all, "slices": slices,
                "flip_slice": flip_slice, "slice_grad": slice_grad, "assign_slice": assign_slice}
+
+
+# ---- sparse tensors (tests/op_cases/sparse*.yaml) ----------------------------------------
+# oar's rule (Paddle's): the gradient of a sparse input has that input's positions.
+# torch masks some gradients and not others (to_dense does, x @ y does not), so the
+# expressions pass every sparse input through `m`, which masks explicitly.
+class _MaskGrad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        g = g.to_dense() if g.layout != torch.strided else g
+        return g.sparse_mask(x.coalesce() if x.layout == torch.sparse_coo else x)
+
+
+def m(x):
+    """x, with its gradient masked to its positions when sparse."""
+    return _MaskGrad.apply(x) if x.layout != torch.strided else x
+
+
+def dense(x):
+    return x.to_dense() if x.layout != torch.strided else x
+
+
+def with_values(x, v):
+    """A sparse tensor with x's positions and the values v."""
+    if x.layout == torch.sparse_coo:
+        return torch.sparse_coo_tensor(x.indices(), v, x.shape)
+    return torch.sparse_csr_tensor(x.crow_indices(), x.col_indices(), v, x.shape)
+
+
+def mask_values(x, mask):
+    """x's values at mask's positions (0 where a sparse x has none), in mask's order."""
+    mask = mask.detach()
+    return dense(m(x)).sparse_mask(mask.coalesce() if mask.layout == torch.sparse_coo
+                                   else mask).values()
+
+
+def to_coo(x, sparse_dim):
+    return x.to_sparse(sparse_dim) if x.layout == torch.strided else m(x).to_sparse_coo()
+
+
+def row_softmax(x):
+    """The softmax over the stored entries of each row (the last dimension)."""
+    d = dense(m(x))
+    stored = dense(x.detach()) != 0  # the cases store no explicit zeros
+    z = torch.where(stored, d, torch.full_like(d, -torch.inf)).softmax(-1)
+    return torch.where(stored, z, torch.zeros_like(z))
+
+
+def row_softmax_grad(out, g):
+    o, gd = dense(out), dense(g)
+    return o * (gd - (gd * o).sum(-1, keepdim=True))
+
+
+TORCH_SCOPE.update({"m": m, "dense": dense, "with_values": with_values,
+                    "mask_values": mask_values, "to_coo": to_coo, "row_softmax": row_softmax,
+                    "row_softmax_grad": row_softmax_grad})
 
 
 # ---- statistics, search and scans (tests/op_cases/{statistics,search,scan}.yaml) ----
@@ -438,6 +501,12 @@ class Input:
         self.dtype = spec.get("dtype", float_dtype)
         self.is_float = self.dtype in FLOAT_DTYPES + COMPLEX_DTYPES
         self.view = spec.get("view")
+        # A sparse input: the op gets the (view) tensor converted to COO (with
+        # sparse_dim sparse dimensions, default all) or CSR.
+        self.layout = spec.get("layout")
+        if self.layout is not None and self.layout not in LAYOUTS:
+            raise ValueError(f"{spec}: layout must be one of {LAYOUTS}")
+        self.sparse_dim = spec.get("sparse_dim", len(self.shape))
         shape = self.shape
         vspec = dict(spec, dtype=self.dtype) if self.dtype in COMPLEX_DTYPES else spec
         if self.view is None:
@@ -466,6 +535,14 @@ class Input:
         return t
 
     def torch_view(self, t):
+        v = self._torch_dense_view(t)
+        if self.layout == "coo":
+            return v.to_sparse(self.sparse_dim)
+        if self.layout == "csr":
+            return v.to_sparse_csr()
+        return v
+
+    def _torch_dense_view(self, t):
         nd = len(self.shape)
         if self.view is None:
             return t
@@ -482,7 +559,7 @@ class Input:
         if self.view == "flip":  # t.flip(0) is a copy in torch, not a view
             base.copy_(vals.flip(0))
         else:
-            self.torch_view(base).copy_(vals)
+            self._torch_dense_view(base).copy_(vals)
 
     def describe(self):
         s = "x".join(map(str, self.shape)) or "0d"
@@ -490,6 +567,8 @@ class Input:
             s += f":{self.dtype}"
         if self.view:
             s += f"({self.view})"
+        if self.layout:
+            s += f"[{self.layout}{self.sparse_dim if self.layout == 'coo' else ''}]"
         return s
 
 
@@ -517,7 +596,7 @@ def call_torch(op, tensors, attrs):
     Tensor[] input) and all attributes (see attrs())."""
     # Contiguous copies (differentiably): the helpers above write through .view(-1) of
     # zeros_like/clone, which keep a view's strides.
-    tensors = [t.contiguous() for t in tensors]
+    tensors = [t.contiguous() if t.layout == torch.strided else t for t in tensors]
     env = dict(TORCH_SCOPE)
     ins = op.inputs
     if len(ins) == 1 and ins[0].is_tensor_list:
@@ -529,6 +608,8 @@ def call_torch(op, tensors, attrs):
     out = eval(_torch_code(op.name), env)  # noqa: S307 - the repo's own test registry
     if not isinstance(out, torch.Tensor):
         out = torch.tensor(out)
+    if out.layout != torch.strided:  # a sparse result is compared densely
+        out = out.to_dense()
     return out
 
 

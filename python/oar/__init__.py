@@ -59,6 +59,7 @@ from . import distributed  # noqa: F401
 from .distributed import DataParallel  # noqa: F401
 from .autograd import grad  # noqa: F401
 from . import device, distribution, utils, version  # noqa: F401
+from . import sparse  # noqa: F401
 from .device import (CUDAPinnedPlace, CUDAPlace, IPUPlace, XPUPlace, get_device,  # noqa: F401
                      is_compiled_with_cinn, is_compiled_with_cuda,
                      is_compiled_with_custom_device, is_compiled_with_distribute,
@@ -109,6 +110,8 @@ __all__ = sorted(set(_C._public_ops) | {
     "is_compiled_with_custom_device", "is_compiled_with_distribute", "is_compiled_with_ipu",
     "is_compiled_with_rocm", "is_compiled_with_xpu", "disable_static", "enable_static",
     "in_dynamic_mode",
+    # sparse COO/CSR tensors (sparse/, docs/sparse.md)
+    "sparse",
 })
 del _name
 

@@ -22,8 +22,10 @@ class KernelKeyParser {
  public:
   void operator()(const Tensor& t) {
     if (!t.defined()) return;
-    const DenseTensor& d = *t.impl();
+    const TensorBase& d = *t.impl();
     backend_ = BackendOf(d.place());
+    // The first sparse input decides the layout (Paddle's sparse kernel key).
+    if (d.kind() != TensorKind::kDense && layout_ == DataLayout::kAny) layout_ = d.layout();
     dtype_ = dtype_ == DType::kUndefined || dtype_ == d.dtype()
                  ? d.dtype()
                  : PromoteOperands(dtype_, d.dtype());
@@ -35,7 +37,7 @@ class KernelKeyParser {
     if (t) (*this)(*t);
   }
   KernelKey key() const {
-    return {backend_ == Backend::kUndefined ? Backend::kCPU : backend_, DataLayout::kAny, dtype_};
+    return {backend_ == Backend::kUndefined ? Backend::kCPU : backend_, layout_, dtype_};
   }
   void set_dtype(DType d) { dtype_ = d; }
   // Ops that never return integers (divide): integer and bool inputs become
@@ -48,6 +50,7 @@ class KernelKeyParser {
 
  private:
   Backend backend_ = Backend::kUndefined;
+  DataLayout layout_ = DataLayout::kAny;
   DType dtype_ = DType::kUndefined;
 };
 
@@ -71,6 +74,29 @@ class PreparedTensor {
 void CheckInput(const Tensor& t, const char* arg, int position, bool need_data);
 
 PreparedTensor PrepareData(const Tensor& t, DType kernel_dtype, bool transform);
+
+// A sparse kernel input: the tensor's own impl, or a copy with its values cast.
+template <typename S>
+class PreparedSparse {
+ public:
+  explicit PreparedSparse(const S* t) : ptr_(t) {}
+  explicit PreparedSparse(S owned)
+      : owned_(std::make_unique<S>(std::move(owned))), ptr_(owned_.get()) {}
+  const S& operator*() const { return *ptr_; }
+
+ private:
+  std::unique_ptr<S> owned_;
+  const S* ptr_ = nullptr;
+};
+PreparedSparse<SparseCooTensor> PrepareSparseCoo(const Tensor& t, DType kernel_dtype,
+                                                 bool transform);
+PreparedSparse<SparseCsrTensor> PrepareSparseCsr(const Tensor& t, DType kernel_dtype,
+                                                 bool transform);
+
+// The error of a sparse op called with tensors of kinds none of its kernels
+// takes: names the kinds received and the signatures it has.
+[[noreturn]] void ThrowNoSparseKernel(const std::vector<const Tensor*>& inputs,
+                                      const char* signatures);
 
 struct PreparedTensorList {
   std::vector<PreparedTensor> owned;

@@ -8,7 +8,10 @@ namespace oar {
 
 void CheckTensorHasNanOrInf(const std::string& op, const Tensor& t) {
   if (!t.initialized() || !IsFloating(t.dtype())) return;
-  const DenseTensor d = funcs::Contiguous(*t.impl());
+  // A sparse tensor's stored values are its only numbers.
+  const DenseTensor d = funcs::Contiguous(t.is_sparse_coo()   ? t.sparse_coo().values()
+                                          : t.is_sparse_csr() ? t.sparse_csr().values()
+                                                              : t.dense());
   int64_t nan = 0, inf = 0;
   VisitDType(d.dtype(), [&]<typename T>() {
     if constexpr (std::is_floating_point_v<compute_t<T>>) {
