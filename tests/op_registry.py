@@ -137,8 +137,56 @@ TORCH_SCOPE = {"torch": torch, "torch_dtype": torch_dtype, "sum_to": sum_to,
 
 # ---- sparse tensors (tests/op_cases/sparse*.yaml) ----------------------------------------
 # oar's rule (Paddle's): the gradient of a sparse input has that input's positions.
-# torch masks some gradients and not others (to_dense does, x @ y does not), so the
-# expressions pass every sparse input through `m`, which masks explicitly.
+# torch masks some gradients and not others (to_dense does, x @ y does not), and its
+# CSR backward is partial, so the sparse inputs are made by `sparse_input` and the
+# expressions pass them through `m`, both with explicit backward formulas; most
+# expressions then compute densely, the most independent oracle.
+def dense(x):
+    if x.layout == torch.sparse_csr:
+        return _CsrToDense.apply(x)  # torch's own has no batched backward
+    return x.to_dense() if x.layout != torch.strided else x
+
+
+def _csr_like(x, g):
+    """A CSR tensor with x's positions holding dense g's values there."""
+    v = g[_positions(x)].reshape(x.values().shape)
+    return torch.sparse_csr_tensor(x.crow_indices(), x.col_indices(), v, x.shape)
+
+
+class _CsrToDense(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.to_dense()
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return _csr_like(x, g)
+
+
+def _positions(x):
+    """The index tuple of x's stored entries, in x's order (CSR: row-major)."""
+    if x.layout == torch.sparse_coo:
+        return tuple(x.indices())
+    crows, cols = x.crow_indices(), x.col_indices()
+    if x.dim() == 2:
+        return (torch.repeat_interleave(torch.arange(x.shape[0]), crows.diff()), cols)
+    rows = [torch.repeat_interleave(torch.arange(x.shape[1]), c.diff()) for c in crows]
+    batch = [torch.full_like(r, b) for b, r in enumerate(rows)]
+    return (torch.cat(batch), torch.cat(rows), cols.reshape(-1))
+
+
+class _ToSparse(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, layout, sparse_dim):
+        return x.to_sparse(sparse_dim) if layout == "coo" else x.to_sparse_csr()
+
+    @staticmethod
+    def backward(ctx, g):
+        return dense(g), None, None  # oar's sparse_to_coo/csr of a dense x
+
+
 class _MaskGrad(torch.autograd.Function):
     @staticmethod
     def forward(ctx, x):
@@ -148,8 +196,14 @@ class _MaskGrad(torch.autograd.Function):
     @staticmethod
     def backward(ctx, g):
         x, = ctx.saved_tensors
-        g = g.to_dense() if g.layout != torch.strided else g
-        return g.sparse_mask(x.coalesce() if x.layout == torch.sparse_coo else x)
+        g = dense(g)
+        if x.layout == torch.sparse_coo:
+            return g.sparse_mask(x.coalesce())
+        return _csr_like(x, g)
+
+
+def sparse_input(t, layout, sparse_dim):
+    return _ToSparse.apply(t, layout, sparse_dim)
 
 
 def m(x):
@@ -157,26 +211,50 @@ def m(x):
     return _MaskGrad.apply(x) if x.layout != torch.strided else x
 
 
-def dense(x):
-    return x.to_dense() if x.layout != torch.strided else x
+def flat(t):
+    """A part of a batched CSR tensor in Paddle's layout: torch keeps one row per
+    matrix ([batch, n]), Paddle one after the other ([batch * n])."""
+    return t.reshape(-1) if t.dim() == 2 else t
+
+
+def values_of(x):
+    return x.values() if x.layout == torch.sparse_coo else flat(x.values())
 
 
 def with_values(x, v):
-    """A sparse tensor with x's positions and the values v."""
-    if x.layout == torch.sparse_coo:
-        return torch.sparse_coo_tensor(x.indices(), v, x.shape)
-    return torch.sparse_csr_tensor(x.crow_indices(), x.col_indices(), v, x.shape)
+    """x's positions holding the values v, densely (v in Paddle's layout)."""
+    out = torch.zeros(x.shape, dtype=v.dtype)
+    return out.index_put(_positions(x), v, accumulate=True)
 
 
 def mask_values(x, mask):
     """x's values at mask's positions (0 where a sparse x has none), in mask's order."""
-    mask = mask.detach()
-    return dense(m(x)).sparse_mask(mask.coalesce() if mask.layout == torch.sparse_coo
-                                   else mask).values()
+    return dense(m(x))[_positions(mask.detach())]
 
 
-def to_coo(x, sparse_dim):
-    return x.to_sparse(sparse_dim) if x.layout == torch.strided else m(x).to_sparse_coo()
+def masked_dense(t, mask):
+    """t where mask stores an entry (the cases store no explicit zeros), 0 elsewhere."""
+    return t * (dense(mask.detach()) != 0)
+
+
+def csr_dense(crows, cols, values, shape):
+    """The dense tensor of Paddle's CSR parts (a batch's matrices one after the other)."""
+    rows, batch = shape[-2], (shape[0] if len(shape) == 3 else 1)
+    cr = crows.long().reshape(batch, rows + 1)
+    counts = (cr[:, 1:] - cr[:, :-1]).reshape(-1)
+    flat_rows = torch.repeat_interleave(torch.arange(batch * rows), counts)
+    idx = (flat_rows // rows, flat_rows % rows, cols.long()) if len(shape) == 3 else \
+        (flat_rows, cols.long())
+    return torch.zeros(shape, dtype=values.dtype).index_put(idx, values, accumulate=True)
+
+
+def kept(x, sparse_dim):
+    """Dense x with the gradient of its conversion to sparse_dim sparse dimensions:
+    the stored sub-tensors (not all zero) pass, the others are cut."""
+    nz = x.detach() != 0
+    if sparse_dim < x.dim():
+        nz = nz.any(dim=tuple(range(sparse_dim, x.dim())), keepdim=True)
+    return x * nz
 
 
 def row_softmax(x):
@@ -187,14 +265,16 @@ def row_softmax(x):
     return torch.where(stored, z, torch.zeros_like(z))
 
 
-def row_softmax_grad(out, g):
-    o, gd = dense(out), dense(g)
-    return o * (gd - (gd * o).sum(-1, keepdim=True))
+def row_sum(x):
+    """At each stored entry, the sum of the stored entries of its row."""
+    d = dense(m(x))
+    return masked_dense(d.sum(-1, keepdim=True).expand(d.shape), x)
 
 
-TORCH_SCOPE.update({"m": m, "dense": dense, "with_values": with_values,
-                    "mask_values": mask_values, "to_coo": to_coo, "row_softmax": row_softmax,
-                    "row_softmax_grad": row_softmax_grad})
+TORCH_SCOPE.update({"m": m, "dense": dense, "flat": flat, "values_of": values_of,
+                    "with_values": with_values, "mask_values": mask_values,
+                    "masked_dense": masked_dense, "csr_dense": csr_dense,
+                    "row_softmax": row_softmax, "row_sum": row_sum, "kept": kept})
 
 
 # ---- statistics, search and scans (tests/op_cases/{statistics,search,scan}.yaml) ----
@@ -536,11 +616,7 @@ class Input:
 
     def torch_view(self, t):
         v = self._torch_dense_view(t)
-        if self.layout == "coo":
-            return v.to_sparse(self.sparse_dim)
-        if self.layout == "csr":
-            return v.to_sparse_csr()
-        return v
+        return sparse_input(v, self.layout, self.sparse_dim) if self.layout else v
 
     def _torch_dense_view(self, t):
         nd = len(self.shape)
@@ -609,7 +685,7 @@ def call_torch(op, tensors, attrs):
     if not isinstance(out, torch.Tensor):
         out = torch.tensor(out)
     if out.layout != torch.strided:  # a sparse result is compared densely
-        out = out.to_dense()
+        out = dense(out)
     return out
 
 

@@ -508,5 +508,26 @@ def test_sparse_function_errors():
         S.sum(y, axis=0)
     with pytest.raises(ValueError, match="runs over its last dimension"):
         oar._C.sparse_softmax(x, 0)
-    with pytest.raises(ValueError, match="exactly the positions"):
-        oar._C.sparse_softmax_grad(x, oar.ones([3, 4]).to_sparse_coo(2))
+    with pytest.raises(ValueError, match="last dimension of x is dense"):
+        oar._C.sparse_row_sum(oar.ones([3, 4]).to_sparse_coo(1))
+
+
+# ---- documentation -------------------------------------------------------------------
+def _public(mod):
+    return [(f"{mod.__name__}.{n}", getattr(mod, n)) for n in mod.__all__
+            if callable(getattr(mod, n))]
+
+
+@pytest.mark.parametrize("name,obj", _public(S) + _public(S.nn) + _public(S.nn.functional),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_docstring_examples_run(name, obj):
+    """Each public function and layer documents Args and Returns (functions) and has an
+    example, which runs and prints what it says."""
+    import doctest
+    doc = obj.__doc__ or ""
+    assert "Examples:" in doc, f"{name}: no example"
+    test = doctest.DocTestParser().get_doctest(doc, {"oar": oar}, name, None, 0)
+    assert test.examples, f"{name}: the example has no >>> lines"
+    runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
+    runner.run(test)
+    assert runner.failures == 0, f"{name}: its example fails"

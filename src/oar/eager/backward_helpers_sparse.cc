@@ -1,6 +1,7 @@
 // Backward helpers of the sparse sections (src/oar/ops/sparse*.yaml), declared in
 // backward_helpers.h. Written in declared ops, so every order of gradient works
 // wherever the ops themselves are differentiable.
+#include "oar/autograd/grad_mode.h"
 #include "oar/eager/backward_helpers.h"
 #include "oar/eager/dygraph_functions.h"
 
@@ -41,6 +42,11 @@ bool SharesPositions(const Tensor& a, const Tensor& b) {
   return false;
 }
 
+// The gradient of sparse x @ sparse y at the product's positions. It normally
+// arrives there; a dense one (a seed given densely) is masked to the positions of
+// the product, recomputed rather than kept alive by every node.
+Tensor ProductGrad(const Tensor& x, const Tensor& y, const Tensor& g);
+
 }  // namespace
 
 Tensor sparse_mask_as(const Tensor& g, const Tensor& x) {
@@ -61,20 +67,32 @@ Tensor sparse_transpose_grad(const Tensor& x, const Tensor& g, const std::vector
   return sparse_mask_as(g.is_sparse() ? sparse_transpose(g, inv) : transpose(g, inv), x);
 }
 
+namespace {
+Tensor ProductGrad(const Tensor& x, const Tensor& y, const Tensor& g) {
+  if (g.is_sparse()) return AsSparseLike(g, x);
+  Tensor positions;
+  {
+    NoGradGuard no_grad;
+    positions = sparse_matmul(x, y);
+  }
+  return sparse_mask_as(g, positions);
+}
+}  // namespace
+
 // out = x @ y. dx = g @ y^T (at x's positions), dy = x^T @ g (at y's if sparse).
 Tensor sparse_matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g) {
   if (!y.is_sparse()) {
     const Tensor gd = g.is_sparse() ? sparse_to_dense(g) : g;
     return sparse_masked_matmul(gd, MatrixT(y), x);
   }
-  return sparse_mask_as(sparse_matmul(AsSparseLike(g, x), MatrixT(y)), x);
+  return sparse_mask_as(sparse_matmul(ProductGrad(x, y, g), MatrixT(y)), x);
 }
 
 Tensor sparse_matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g) {
   if (!y.is_sparse()) {
     return sparse_matmul(MatrixT(x), g.is_sparse() ? sparse_to_dense(g) : g);
   }
-  return sparse_mask_as(sparse_matmul(MatrixT(x), AsSparseLike(g, y)), y);
+  return sparse_mask_as(sparse_matmul(MatrixT(x), ProductGrad(x, y, g)), y);
 }
 
 // out = (x @ y) at mask's positions. dx = G @ y^T, dy = x^T @ G = (G^T @ x)^T,
@@ -89,8 +107,13 @@ Tensor sparse_masked_matmul_grad_y(const Tensor& x, const Tensor& y, const Tenso
   return MatrixT(sparse_matmul(MatrixT(sparse_mask_as(g, mask)), x));
 }
 
+// dx = out * (g - rowsum(g * out)), on out's positions; in differentiable ops, so
+// the softmax has gradients of every order.
 Tensor sparse_softmax_grad_x(const Tensor& x, const Tensor& out, const Tensor& g, int64_t axis) {
-  return sparse_mask_as(sparse_softmax_grad(out, sparse_mask_as(g, out), axis), x);
+  const Tensor ov = sparse_values(out);
+  const Tensor gv = sparse_values(sparse_mask_as(g, out));
+  const Tensor dot = sparse_values(sparse_row_sum(sparse_with_values(out, multiply(gv, ov))));
+  return sparse_mask_as(sparse_with_values(out, multiply(ov, subtract(gv, dot))), x);
 }
 
 }  // namespace oar

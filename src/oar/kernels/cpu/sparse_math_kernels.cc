@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
+#include <numeric>
 #include <vector>
 
 #include "oar/core/float16.h"
@@ -218,7 +219,8 @@ void CheckSoftmaxAxis(int64_t axis, const TensorBase& x, int64_t sparse_dim) {
   }
   if (sparse_dim != nd) {
     throw errors::InvalidArgument("the last dimension of x is dense (", sparse_dim, " of ", nd,
-                                  " dimensions are sparse); apply the dense softmax to its values");
+                                  " dimensions are sparse); rows of stored entries need a sparse "
+                                  "last dimension (apply the dense op to the values instead)");
   }
 }
 
@@ -241,36 +243,43 @@ DenseTensor SegmentSoftmax(const DenseTensor& values, const std::vector<int64_t>
   return out;
 }
 
+// At each entry, the sum of the entries sharing its row id (any order).
 template <typename T>
-DenseTensor SegmentSoftmaxGrad(const DenseTensor& out_v, const DenseTensor& g_v,
-                               const std::vector<int64_t>& starts) {
-  const DenseTensor ov = funcs::Contiguous(out_v), gv = funcs::Contiguous(g_v);
-  DenseTensor res = Allocated(ov.dtype(), ov.dims());
-  const T* o = ov.data<T>();
-  const T* g = gv.data<T>();
-  T* r = res.data<T>();
+DenseTensor RowSums(const DenseTensor& values, const std::vector<int64_t>& row) {
+  const DenseTensor v = funcs::Contiguous(values);
+  DenseTensor out = Allocated(v.dtype(), v.dims());
+  const T* in = v.data<T>();
+  T* o = out.data<T>();
+  std::vector<int64_t> order(row.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](int64_t a, int64_t b) { return row[a] < row[b]; });
   using C = compute_t<T>;
-  for (size_t s = 0; s + 1 < starts.size(); ++s) {
-    C dot(0);
-    for (int64_t k = starts[s]; k < starts[s + 1]; ++k) {
-      dot += static_cast<C>(o[k]) * static_cast<C>(g[k]);
-    }
-    for (int64_t k = starts[s]; k < starts[s + 1]; ++k) {
-      r[k] = static_cast<T>(static_cast<C>(o[k]) * (static_cast<C>(g[k]) - dot));
-    }
+  for (size_t lo = 0; lo < order.size();) {
+    size_t hi = lo;
+    C sum(0);
+    while (hi < order.size() && row[order[hi]] == row[order[lo]])
+      sum += static_cast<C>(in[order[hi++]]);
+    for (size_t k = lo; k < hi; ++k) o[order[k]] = static_cast<T>(sum);
+    lo = hi;
   }
-  return res;
+  return out;
 }
 
-void ThrowOtherPositions(const TensorBase& out, const TensorBase& g) {
-  throw errors::InvalidArgument("grad_out (shape ", DimsToString(g.dims()),
-                                ") must store exactly the positions of out (shape ",
-                                DimsToString(out.dims()), ")");
+std::vector<int64_t> CooRowIds(const SparseCooTensor& x) {
+  std::vector<int64_t> pos = funcs::LinearPositions(x);
+  const int64_t last = x.dims()[x.dims().size() - 1];
+  for (auto& p : pos) p /= last;
+  return pos;
 }
 
-template <typename S>
-void CheckSamePattern(const S& out, const S& g) {
-  if (!funcs::SamePositions(out, g)) ThrowOtherPositions(out, g);
+std::vector<int64_t> CsrRowIds(const SparseCsrTensor& x) {
+  const std::vector<int64_t> starts = CsrRowStarts(x);
+  std::vector<int64_t> ids(x.nnz());
+  for (size_t r = 0; r + 1 < starts.size(); ++r) {
+    std::fill(ids.begin() + starts[r], ids.begin() + starts[r + 1], static_cast<int64_t>(r));
+  }
+  return ids;
 }
 
 }  // namespace
@@ -325,22 +334,14 @@ void SparseSoftmaxCsrKernel(const DeviceContext&, const SparseCsrTensor& x, int6
 }
 
 template <typename T>
-void SparseSoftmaxGradCooKernel(const DeviceContext&, const SparseCooTensor& out,
-                                const SparseCooTensor& g, int64_t axis, SparseCooTensor* gx) {
-  CheckSoftmaxAxis(axis, out, out.sparse_dim());
-  CheckSamePattern(out, g);
-  *gx = SparseCooTensor(out.indices(),
-                        SegmentSoftmaxGrad<T>(out.values(), g.values(), RowStarts(out)), out.dims(),
-                        out.coalesced());
+void SparseRowSumCooKernel(const DeviceContext&, const SparseCooTensor& x, SparseCooTensor* out) {
+  CheckSoftmaxAxis(-1, x, x.sparse_dim());
+  *out =
+      SparseCooTensor(x.indices(), RowSums<T>(x.values(), CooRowIds(x)), x.dims(), x.coalesced());
 }
 template <typename T>
-void SparseSoftmaxGradCsrKernel(const DeviceContext&, const SparseCsrTensor& out,
-                                const SparseCsrTensor& g, int64_t axis, SparseCsrTensor* gx) {
-  CheckSoftmaxAxis(axis, out, static_cast<int64_t>(out.dims().size()));
-  CheckSamePattern(out, g);
-  *gx = SparseCsrTensor(out.crows(), out.cols(),
-                        SegmentSoftmaxGrad<T>(out.values(), g.values(), CsrRowStarts(out)),
-                        out.dims());
+void SparseRowSumCsrKernel(const DeviceContext&, const SparseCsrTensor& x, SparseCsrTensor* out) {
+  *out = SparseCsrTensor(x.crows(), x.cols(), RowSums<T>(x.values(), CsrRowIds(x)), x.dims());
 }
 
 namespace {
@@ -395,8 +396,8 @@ OAR_SPARSE_MATH_KERNEL(sparse_masked_matmul_coo, SparseCoo, oar::SparseMaskedMat
 OAR_SPARSE_MATH_KERNEL(sparse_masked_matmul_csr, SparseCsr, oar::SparseMaskedMatmulCsrKernel);
 OAR_SPARSE_MATH_KERNEL(sparse_softmax_coo, SparseCoo, oar::SparseSoftmaxCooKernel);
 OAR_SPARSE_MATH_KERNEL(sparse_softmax_csr, SparseCsr, oar::SparseSoftmaxCsrKernel);
-OAR_SPARSE_MATH_KERNEL(sparse_softmax_grad_coo, SparseCoo, oar::SparseSoftmaxGradCooKernel);
-OAR_SPARSE_MATH_KERNEL(sparse_softmax_grad_csr, SparseCsr, oar::SparseSoftmaxGradCsrKernel);
+OAR_SPARSE_MATH_KERNEL(sparse_row_sum_coo, SparseCoo, oar::SparseRowSumCooKernel);
+OAR_SPARSE_MATH_KERNEL(sparse_row_sum_csr, SparseCsr, oar::SparseRowSumCsrKernel);
 OAR_REGISTER_KERNEL(sparse_add_coo_coo, CPU, SparseCoo, oar::SparseAddCooCooKernel, OAR_ALL_TYPES,
                     OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(sparse_add_csr_csr, CPU, SparseCsr, oar::SparseAddCsrCsrKernel, OAR_ALL_TYPES,
