@@ -421,6 +421,126 @@ def test_activation_layers():
     assert S.nn.functional.leaky_relu(x, 0.5).values().tolist() == [-1.0, 8.0]
 
 
+# ---- point clouds: convolution, pooling, normalization ---------------------------------
+def _cloud(shape, rng=RNG):
+    """A channel-last array with about a third of its sites holding all channels."""
+    return rng.standard_normal(shape) * (rng.random(shape[:-1] + [1]) < 0.3)
+
+
+def _sites(t):
+    m = np.zeros(t.shape[:-1], dtype=bool)
+    m[tuple(t.indices().numpy())] = True
+    return m[..., None]
+
+
+@pytest.mark.parametrize("subm,kw", [(False, {}), (False, {"stride": 2, "padding": 1}),
+                                     (False, {"dilation": 2, "padding": [1, 0, 1]}),
+                                     (True, {})])
+def test_conv3d_vs_torch_dense_conv(subm, kw):
+    a, w, b = _cloud([2, 4, 5, 6, 3]), RNG.standard_normal([3, 3, 3, 3, 2]), \
+        RNG.standard_normal([2])
+    x = oar.to_tensor(a).to_sparse_coo(4)
+    x.stop_gradient = False
+    ow, ob = oar.to_tensor(w, stop_gradient=False), oar.to_tensor(b, stop_gradient=False)
+    fn = S.nn.functional.subm_conv3d if subm else S.nn.functional.conv3d
+    y = fn(x, ow, ob, **kw)
+    ta, tw, tb = (torch.tensor(v, requires_grad=True) for v in (a, w, b))
+    pad = 1 if subm else kw.get("padding", 0)
+    ty = torch.nn.functional.conv3d(ta.permute(0, 4, 1, 2, 3), tw.permute(4, 3, 0, 1, 2), tb,
+                                    stride=kw.get("stride", 1), padding=pad,
+                                    dilation=kw.get("dilation", 1)).permute(0, 2, 3, 4, 1)
+    assert y.shape == list(ty.shape)
+    sites = _sites(y)
+    if subm:
+        np.testing.assert_array_equal(sites[..., 0], np.any(a != 0, -1))
+    np.testing.assert_allclose(dense_np(y), np.where(sites, ty.detach().numpy(), 0), atol=1e-12)
+    gx, gw, gb = oar.grad([(y.values() ** 2).sum()], [x, ow, ob])
+    ((ty * torch.tensor(sites)) ** 2).sum().backward()
+    np.testing.assert_allclose(dense_np(gx), ta.grad.numpy() * np.any(a != 0, -1, keepdims=True),
+                               atol=1e-10)
+    np.testing.assert_allclose(gw.numpy(), tw.grad.numpy(), atol=1e-10)
+    np.testing.assert_allclose(gb.numpy(), tb.grad.numpy(), atol=1e-10)
+
+
+def test_conv2d_and_layers():
+    a = _cloud([1, 5, 6, 2])
+    x = oar.to_tensor(a).to_sparse_coo(3)
+    conv = S.nn.Conv2D(2, 4, 3)
+    y = conv(x)
+    assert conv.weight.shape == [3, 3, 2, 4] and conv.bias.shape == [4]
+    ty = torch.nn.functional.conv2d(torch.tensor(a).permute(0, 3, 1, 2).float(),
+                                    torch.tensor(conv.weight.numpy()).permute(3, 2, 0, 1),
+                                    torch.tensor(conv.bias.numpy())).permute(0, 2, 3, 1)
+    np.testing.assert_allclose(dense_np(y), np.where(_sites(y), ty.numpy(), 0), atol=1e-5)
+    assert S.nn.SubmConv2D(2, 4, 3)(x).shape == [1, 5, 6, 4]
+    assert S.nn.SubmConv3D(2, 3, (1, 3, 3))(oar.to_tensor(a[None]).to_sparse_coo(4)).shape == \
+        [1, 1, 5, 6, 3]
+    assert repr(S.nn.Conv3D(2, 3, 3)) == "Conv3D(2, 3, kernel_size=[3, 3, 3], data_format=NDHWC)"
+
+
+def test_max_pool3d_vs_torch():
+    a = _cloud([2, 4, 6, 6, 3])
+    x = oar.to_tensor(a).to_sparse_coo(4)
+    x.stop_gradient = False
+    y = S.nn.functional.max_pool3d(x, 2, stride=2)
+    stored = torch.tensor(np.any(a != 0, -1, keepdims=True))
+    ta = torch.tensor(a, requires_grad=True)
+    ty = torch.nn.functional.max_pool3d(torch.where(stored, ta, -torch.inf).permute(0, 4, 1, 2, 3),
+                                        2).permute(0, 2, 3, 4, 1)
+    np.testing.assert_allclose(dense_np(y), np.where(_sites(y), ty.detach().numpy(), 0))
+    (gx,) = oar.grad([y.values().sum()], [x])
+    torch.where(torch.tensor(_sites(y)), ty, 0).sum().backward()
+    np.testing.assert_allclose(dense_np(gx), ta.grad.numpy())
+    assert S.nn.MaxPool3D(kernel_size=3, data_format="NDHWC")(
+        oar.randn([2, 3, 6, 6, 3]).to_sparse_coo(4)).shape == [2, 1, 2, 2, 3]
+
+
+def test_batch_norm_normalizes_the_stored_entries():
+    a = _cloud([2, 3, 4, 5, 3])
+    x = oar.to_tensor(a.astype(np.float32)).to_sparse_coo(4)
+    bn = S.nn.BatchNorm(3)
+    y = bn(x)
+    v = a[np.any(a != 0, -1)].astype(np.float32)
+    want = (v - v.mean(0)) / np.sqrt(v.var(0) + 1e-5)
+    np.testing.assert_allclose(y.values().numpy(), want, rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(bn._mean.numpy(), 0.1 * v.mean(0), rtol=1e-4, atol=1e-6)
+    model = oar.nn.Sequential(S.nn.Conv3D(3, 5, 3), S.nn.BatchNorm(5))
+    synced = S.nn.SyncBatchNorm.convert_sync_batchnorm(model)
+    assert type(synced[1]).__name__ == "SyncBatchNorm" and synced[1].weight is model[1].weight
+    assert synced(x).shape == [2, 1, 2, 3, 5]
+
+
+def test_point_cloud_errors():
+    x = oar.randn([1, 3, 3, 3, 2]).to_sparse_coo(4)
+    F = S.nn.functional
+    with pytest.raises(ValueError, match="weight must be"):
+        F.conv3d(x, oar.ones([3, 3, 3, 4, 1]))
+    with pytest.raises(ValueError, match="4 sparse dimensions"):
+        F.conv3d(oar.randn([1, 3, 3, 3, 2]).to_sparse_coo(5), oar.ones([3, 3, 3, 2, 1]))
+    with pytest.raises(ValueError, match="stride must be 1"):
+        F.subm_conv3d(x, oar.ones([3, 3, 3, 2, 1]), stride=2)
+    with pytest.raises(ValueError, match="larger than the padded input"):
+        F.conv3d(x, oar.ones([5, 5, 5, 2, 1]))
+    with pytest.raises(ValueError, match="data_format"):
+        F.conv3d(x, oar.ones([3, 3, 3, 2, 1]), data_format="NCDHW")
+    with pytest.raises(ValueError, match="only groups=1"):
+        S.nn.Conv3D(2, 2, 3, groups=2)
+
+
+def test_embedding_sparse_gradient():
+    x = oar.to_tensor([[0], [1], [3], [1]], dtype="int64")
+    emb = oar.nn.Embedding(4, 3, sparse=True, padding_idx=3)
+    out = emb(x)
+    w = np.arange(12.0).reshape(4, 1, 3)
+    (out * oar.to_tensor(w, dtype="float32")).sum().backward()
+    g = emb.weight.grad
+    assert g.is_sparse_coo() and g.indices().tolist() == [[0, 1, 3, 1]]
+    np.testing.assert_array_equal(dense_np(g), [[0, 1, 2], [12, 14, 16], [0, 0, 0], [0, 0, 0]])
+    before = emb.weight.numpy().copy()
+    oar.optimizer.SGD(learning_rate=1.0, parameters=[emb.weight]).step()
+    np.testing.assert_allclose(emb.weight.numpy(), before - dense_np(g), rtol=1e-6)
+
+
 # ---- autograd with sparse gradients -----------------------------------------------------
 def test_sparse_leaf_grads_accumulate_sparse():
     x, _ = leaf(X, "coo")

@@ -10,9 +10,6 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     api = "embedding"
     C.tensor(api, "x", x)
     C.tensor(api, "weight", weight)
-    if sparse:
-        raise ValueError(f"{api}(): argument 'sparse' must be False: oar has no sparse "
-                         f"gradients")
     if max_norm is not None or scale_grad_by_freq:
         raise ValueError(f"{api}(): arguments 'max_norm' and 'scale_grad_by_freq' are not "
                          f"supported (None and False only)")
@@ -27,7 +24,51 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
             raise ValueError(f"{api}(): argument 'padding_idx' ({pad}) must be in "
                              f"[{-rows}, {rows})")
         pad = pad + rows if pad < 0 else pad
+    if sparse:
+        return _SparseGradEmbedding.apply(x, weight, pad)
     return _C.embedding(x, weight, pad)
+
+
+def _sparse_grad_embedding_layer():
+    from ...autograd import PyLayer
+
+    class SparseGradEmbedding(PyLayer):
+        """embedding whose weight gradient is a sparse COO tensor holding one row per
+        looked-up index (Paddle's sparse=True: only those rows are touched). The
+        padding row's entries are zero."""
+
+        @staticmethod
+        def forward(ctx, x, weight, pad):
+            ctx.save_for_backward(x)
+            ctx.shape, ctx.pad = list(weight.shape), pad
+            return _C.embedding(x, weight, pad)
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensor()
+            rows = _C.reshape(x, [1, -1])
+            values = _C.reshape(g, [-1, ctx.shape[1]])
+            if ctx.pad >= 0:
+                keep = _C.cast(_C.not_equal(rows, _C.full_like(rows, ctx.pad)), values.dtype)
+                values = values * _C.reshape(keep, [-1, 1])
+            return None, _C.sparse_coo_tensor(rows, values, ctx.shape)
+
+    return SparseGradEmbedding
+
+
+class _Lazy:
+    """The PyLayer class, made on first use (oar.autograd imports oar.nn)."""
+
+    def __init__(self, make):
+        self._make, self._cls = make, None
+
+    def apply(self, *args):
+        if self._cls is None:
+            self._cls = self._make()
+        return self._cls.apply(*args)
+
+
+_SparseGradEmbedding = _Lazy(_sparse_grad_embedding_layer)
 
 
 def one_hot(x, num_classes, name=None):
