@@ -19,7 +19,7 @@ void CheckInput(const Tensor& t, const char* arg, int position, bool need_data) 
     throw errors::InvalidArgument("argument '", arg, "' (position ", position,
                                   ") must be a Tensor, but got an undefined tensor");
   }
-  if (need_data && !t.impl()->initialized()) {
+  if (need_data && !t.initialized()) {
     throw errors::PreconditionNotMet("argument '", arg, "' (position ", position,
                                      ") is a tensor without data (its buffer was released)");
   }

@@ -22,13 +22,13 @@ class KernelKeyParser {
  public:
   void operator()(const Tensor& t) {
     if (!t.defined()) return;
-    const TensorBase& d = *t.impl();
-    backend_ = BackendOf(d.place());
-    // The first sparse input decides the layout (Paddle's sparse kernel key).
-    if (d.kind() != TensorKind::kDense && layout_ == DataLayout::kAny) layout_ = d.layout();
-    dtype_ = dtype_ == DType::kUndefined || dtype_ == d.dtype()
-                 ? d.dtype()
-                 : PromoteOperands(dtype_, d.dtype());
+    if (t.is_dense()) [[likely]] {
+      Add(t.dense());
+    } else {
+      // The first sparse input decides the layout (Paddle's sparse kernel key).
+      if (layout_ == DataLayout::kAny) layout_ = t.layout();
+      Add(*t.impl());
+    }
   }
   void operator()(const std::vector<Tensor>& ts) {
     for (const auto& t : ts) (*this)(t);
@@ -49,6 +49,15 @@ class KernelKeyParser {
   }
 
  private:
+  // Instantiated for DenseTensor (final: no virtual calls) and TensorBase.
+  template <typename T>
+  void Add(const T& d) {
+    backend_ = BackendOf(d.place());
+    dtype_ = dtype_ == DType::kUndefined || dtype_ == d.dtype()
+                 ? d.dtype()
+                 : PromoteOperands(dtype_, d.dtype());
+  }
+
   Backend backend_ = Backend::kUndefined;
   DataLayout layout_ = DataLayout::kAny;
   DType dtype_ = DType::kUndefined;

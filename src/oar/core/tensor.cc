@@ -20,13 +20,7 @@ namespace {
 }
 }  // namespace
 
-DenseTensor& Tensor::dense() const {
-  const TensorBase& b = base();
-  if (b.kind() != TensorKind::kDense) [[unlikely]] {
-    ThrowWrongKind(TensorKind::kDense, b.kind());
-  }
-  return static_cast<DenseTensor&>(*impl_);
-}
+void Tensor::ThrowNotDense() const { ThrowWrongKind(TensorKind::kDense, base().kind()); }
 
 std::shared_ptr<DenseTensor> Tensor::dense_impl() const {
   dense();

@@ -51,7 +51,11 @@ class Tensor final {
   // --- data -------------------------------------------------------------
   bool defined() const { return impl_ != nullptr; }
   // Holds memory (false for an undefined tensor or one saved without data).
-  bool initialized() const { return impl_ && impl_->initialized(); }
+  bool initialized() const {
+    if (const DenseTensor* d = dense_or_null()) [[likely]]
+      return d->initialized();
+    return impl_ && impl_->initialized();
+  }
   const std::shared_ptr<TensorBase>& impl() const { return impl_; }
   void set_impl(std::shared_ptr<TensorBase> impl) { impl_ = std::move(impl); }
   void reset() {
@@ -61,7 +65,12 @@ class Tensor final {
   }
   // The impl as its concrete type; each throws on an undefined tensor or
   // another kind (a typed error naming both kinds).
-  DenseTensor& dense() const;
+  DenseTensor& dense() const {
+    if (impl_ && impl_->kind() == TensorKind::kDense) [[likely]] {
+      return static_cast<DenseTensor&>(*impl_);
+    }
+    ThrowNotDense();
+  }
   const SparseCooTensor& sparse_coo() const;
   const SparseCsrTensor& sparse_csr() const;
   // The impl as a DenseTensor handle (shared), with the checks of dense().
@@ -75,14 +84,27 @@ class Tensor final {
 
   // Shape, dtype and place hold for every kind (a sparse tensor's dense shape
   // and its values' dtype); strides and data are the dense tensor's.
-  const DDim& dims() const { return base().dims(); }
-  std::vector<int64_t> shape() const { return Vectorize(base().dims()); }
+  // The dense case inline and without virtual calls: the per-op path (docs/design.md §7).
+  const DDim& dims() const {
+    if (const DenseTensor* d = dense_or_null()) [[likely]]
+      return d->dims();
+    return base().dims();
+  }
+  std::vector<int64_t> shape() const { return Vectorize(dims()); }
   const DDim& strides() const { return dense().strides(); }
-  int64_t numel() const { return base().numel(); }
-  int ndim() const { return base().ndim(); }
-  DType dtype() const { return base().dtype(); }
+  int64_t numel() const { return Product(dims()); }
+  int ndim() const { return static_cast<int>(dims().size()); }
+  DType dtype() const {
+    if (const DenseTensor* d = dense_or_null()) [[likely]]
+      return d->dtype();
+    return base().dtype();
+  }
   DataLayout layout() const { return base().layout(); }
-  Place place() const { return base().place(); }
+  Place place() const {
+    if (const DenseTensor* d = dense_or_null()) [[likely]]
+      return d->place();
+    return base().place();
+  }
   bool is_cpu() const { return place().is_cpu(); }
   bool is_contiguous() const { return dense().is_contiguous(); }
 
@@ -134,6 +156,11 @@ class Tensor final {
 
  private:
   const TensorBase& base() const;  // throws on an undefined tensor
+  const DenseTensor* dense_or_null() const {
+    return impl_ && impl_->kind() == TensorKind::kDense ? static_cast<DenseTensor*>(impl_.get())
+                                                        : nullptr;
+  }
+  [[noreturn]] void ThrowNotDense() const;
 
   std::shared_ptr<TensorBase> impl_;
   std::shared_ptr<AbstractAutogradMeta> autograd_meta_;

@@ -1,6 +1,7 @@
 """oar.nn.functional: embedding and one_hot (Paddle's paddle.nn.functional.input)."""
 from ... import _C
 from ... import _check as C
+from ...autograd.py_layer import PyLayer
 
 __all__ = ["embedding", "one_hot"]
 
@@ -29,46 +30,26 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     return _C.embedding(x, weight, pad)
 
 
-def _sparse_grad_embedding_layer():
-    from ...autograd import PyLayer
+class _SparseGradEmbedding(PyLayer):
+    """embedding whose weight gradient is a sparse COO tensor holding one row per
+    looked-up index (Paddle's sparse=True: only those rows are touched). The
+    padding row's entries are zero."""
 
-    class SparseGradEmbedding(PyLayer):
-        """embedding whose weight gradient is a sparse COO tensor holding one row per
-        looked-up index (Paddle's sparse=True: only those rows are touched). The
-        padding row's entries are zero."""
+    @staticmethod
+    def forward(ctx, x, weight, pad):
+        ctx.save_for_backward(x)
+        ctx.shape, ctx.pad = list(weight.shape), pad
+        return _C.embedding(x, weight, pad)
 
-        @staticmethod
-        def forward(ctx, x, weight, pad):
-            ctx.save_for_backward(x)
-            ctx.shape, ctx.pad = list(weight.shape), pad
-            return _C.embedding(x, weight, pad)
-
-        @staticmethod
-        def backward(ctx, g):
-            (x,) = ctx.saved_tensor()
-            rows = _C.reshape(x, [1, -1])
-            values = _C.reshape(g, [-1, ctx.shape[1]])
-            if ctx.pad >= 0:
-                keep = _C.cast(_C.not_equal(rows, _C.full_like(rows, ctx.pad)), values.dtype)
-                values = values * _C.reshape(keep, [-1, 1])
-            return None, _C.sparse_coo_tensor(rows, values, ctx.shape)
-
-    return SparseGradEmbedding
-
-
-class _Lazy:
-    """The PyLayer class, made on first use (oar.autograd imports oar.nn)."""
-
-    def __init__(self, make):
-        self._make, self._cls = make, None
-
-    def apply(self, *args):
-        if self._cls is None:
-            self._cls = self._make()
-        return self._cls.apply(*args)
-
-
-_SparseGradEmbedding = _Lazy(_sparse_grad_embedding_layer)
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensor()
+        rows = _C.reshape(x, [1, -1])
+        values = _C.reshape(g, [-1, ctx.shape[1]])
+        if ctx.pad >= 0:
+            keep = _C.cast(_C.not_equal(rows, _C.full_like(rows, ctx.pad)), values.dtype)
+            values = values * _C.reshape(keep, [-1, 1])
+        return None, _C.sparse_coo_tensor(rows, values, ctx.shape)
 
 
 def one_hot(x, num_classes, name=None):
