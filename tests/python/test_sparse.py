@@ -118,6 +118,34 @@ def test_dense_to_coo_with_dense_dims():
     np.testing.assert_array_equal(x.values().numpy(), t.values().numpy())
 
 
+@pytest.mark.parametrize("dtype", ["bool", "uint8", "int8", "int16", "int32", "int64", "float16",
+                                   "bfloat16", "float32", "float64", "complex64", "complex128"])
+def test_structural_ops_in_every_dtype(dtype):
+    """The conversions, parts, coalescing, transposes and sums move values as bytes,
+    so they are registered for every dtype; each round-trips against numpy."""
+    a = (np.array([[0, 1, 0, 2], [3, 0, 0, 1], [0, 0, 4, 0]]) != 0) if dtype == "bool" else \
+        np.array([[0, 1, 0, 2], [3, 0, 0, 1], [0, 0, 4, 0]])
+    d = oar.to_tensor(a).astype(dtype)
+    want = np.asarray(d.astype("float64").numpy()) if dtype not in ("complex64", "complex128") \
+        else d.numpy()
+    for x in (d.to_sparse_coo(2), d.to_sparse_csr(), d.to_sparse_coo(1)):
+        assert x.dtype.name == dtype and x.nnz() == (5 if x.sparse_dim() == 2 else 3)
+        back = x.to_dense()
+        assert back.dtype.name == dtype
+        got = back.numpy() if "complex" in dtype else back.astype("float64").numpy()
+        np.testing.assert_array_equal(got, want)
+        t = S.transpose(x, [1, 0]) if x.sparse_dim() == 2 else x
+        if x.sparse_dim() == 2:
+            tb = t.to_dense()
+            np.testing.assert_array_equal(tb.numpy() if "complex" in dtype else
+                                          tb.astype("float64").numpy(), want.T)
+    dup = S.sparse_coo_tensor([[0, 0, 2]], oar.to_tensor([1, 1, 1]).astype(dtype), [3])
+    summed = dup.coalesce().to_dense()
+    expect = [True, False, True] if dtype == "bool" else [2, 0, 1]
+    got = summed.numpy() if "complex" in dtype else summed.astype("float64").numpy()
+    np.testing.assert_array_equal(np.real(got), np.asarray(expect, dtype=float))
+
+
 # ---- printing --------------------------------------------------------------------------
 def test_repr_is_paddles_layout():
     coo = S.sparse_coo_tensor([[0, 1, 2], [1, 2, 0]], [1.0, 2.0, 3.0], [3, 3])
