@@ -70,7 +70,8 @@ COMPLEX_DTYPES = ("complex64", "complex128")
 TOL_DTYPE = {"complex64": "float32", "complex128": "float64"}
 VIEWS = ("T", "step", "flip", "bcast")
 SPEC_KEYS = {"shape", "dtype", "view", "low", "high", "away", "grid", "distinct", "frac",
-             "sparse", "values"}
+             "sparse", "values", "layout", "sparse_dim"}
+LAYOUTS = ("coo", "csr")
 ENTRY_KEYS = {"torch", "random", "cases", "variants", "extra", "int_cases", "complex_cases",
               "tol"}
 
@@ -132,6 +133,148 @@ def assign_slice(x, axes, starts, ends, strides, value):
 TORCH_SCOPE = {"torch": torch, "torch_dtype": torch_dtype, "sum_to": sum_to,
                "paddle_shape": paddle_shape, "unsqueeze_all": unsqueeze_all, "slices": slices,
                "flip_slice": flip_slice, "slice_grad": slice_grad, "assign_slice": assign_slice}
+
+
+# ---- sparse tensors (tests/op_cases/sparse*.yaml) ----------------------------------------
+# oar's rule (Paddle's): the gradient of a sparse input has that input's positions.
+# torch masks some gradients and not others (to_dense does, x @ y does not), and its
+# CSR backward is partial, so the sparse inputs are made by `sparse_input` and the
+# expressions pass them through `m`, both with explicit backward formulas; most
+# expressions then compute densely, the most independent oracle.
+def dense(x):
+    if x.layout == torch.sparse_csr:
+        return _CsrToDense.apply(x)  # torch's own has no batched backward
+    return x.to_dense() if x.layout != torch.strided else x
+
+
+def _csr_like(x, g):
+    """A CSR tensor with x's positions holding dense g's values there."""
+    v = g[_positions(x)].reshape(x.values().shape)
+    return torch.sparse_csr_tensor(x.crow_indices(), x.col_indices(), v, x.shape)
+
+
+class _CsrToDense(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.to_dense()
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        return _csr_like(x, g)
+
+
+def _positions(x):
+    """The index tuple of x's stored entries, in x's order (CSR: row-major)."""
+    if x.layout == torch.sparse_coo:
+        return tuple(x.indices())
+    crows, cols = x.crow_indices(), x.col_indices()
+    if x.dim() == 2:
+        return (torch.repeat_interleave(torch.arange(x.shape[0]), crows.diff()), cols)
+    rows = [torch.repeat_interleave(torch.arange(x.shape[1]), c.diff()) for c in crows]
+    batch = [torch.full_like(r, b) for b, r in enumerate(rows)]
+    return (torch.cat(batch), torch.cat(rows), cols.reshape(-1))
+
+
+class _ToSparse(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x, layout, sparse_dim):
+        return x.to_sparse(sparse_dim) if layout == "coo" else x.to_sparse_csr()
+
+    @staticmethod
+    def backward(ctx, g):
+        return dense(g), None, None  # oar's sparse_to_coo/csr of a dense x
+
+
+class _MaskGrad(torch.autograd.Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x.clone()
+
+    @staticmethod
+    def backward(ctx, g):
+        x, = ctx.saved_tensors
+        g = dense(g)
+        if x.layout == torch.sparse_coo:
+            return g.sparse_mask(x.coalesce())
+        return _csr_like(x, g)
+
+
+def sparse_input(t, layout, sparse_dim):
+    return _ToSparse.apply(t, layout, sparse_dim)
+
+
+def m(x):
+    """x, with its gradient masked to its positions when sparse."""
+    return _MaskGrad.apply(x) if x.layout != torch.strided else x
+
+
+def flat(t):
+    """A part of a batched CSR tensor in Paddle's layout: torch keeps one row per
+    matrix ([batch, n]), Paddle one after the other ([batch * n])."""
+    return t.reshape(-1) if t.dim() == 2 else t
+
+
+def values_of(x):
+    return x.values() if x.layout == torch.sparse_coo else flat(x.values())
+
+
+def with_values(x, v):
+    """x's positions holding the values v, densely (v in Paddle's layout)."""
+    out = torch.zeros(x.shape, dtype=v.dtype)
+    return out.index_put(_positions(x), v, accumulate=True)
+
+
+def mask_values(x, mask):
+    """x's values at mask's positions (0 where a sparse x has none), in mask's order."""
+    return dense(m(x))[_positions(mask.detach())]
+
+
+def masked_dense(t, mask):
+    """t where mask stores an entry (the cases store no explicit zeros), 0 elsewhere."""
+    return t * (dense(mask.detach()) != 0)
+
+
+def csr_dense(crows, cols, values, shape):
+    """The dense tensor of Paddle's CSR parts (a batch's matrices one after the other)."""
+    rows, batch = shape[-2], (shape[0] if len(shape) == 3 else 1)
+    cr = crows.long().reshape(batch, rows + 1)
+    counts = (cr[:, 1:] - cr[:, :-1]).reshape(-1)
+    flat_rows = torch.repeat_interleave(torch.arange(batch * rows), counts)
+    idx = (flat_rows // rows, flat_rows % rows, cols.long()) if len(shape) == 3 else \
+        (flat_rows, cols.long())
+    return torch.zeros(shape, dtype=values.dtype).index_put(idx, values, accumulate=True)
+
+
+def kept(x, sparse_dim):
+    """Dense x with the gradient of its conversion to sparse_dim sparse dimensions:
+    the stored sub-tensors (not all zero) pass, the others are cut."""
+    nz = x.detach() != 0
+    if sparse_dim < x.dim():
+        nz = nz.any(dim=tuple(range(sparse_dim, x.dim())), keepdim=True)
+    return x * nz
+
+
+def row_softmax(x):
+    """The softmax over the stored entries of each row (the last dimension)."""
+    d = dense(m(x))
+    stored = dense(x.detach()) != 0  # the cases store no explicit zeros
+    z = torch.where(stored, d, torch.full_like(d, -torch.inf)).softmax(-1)
+    return torch.where(stored, z, torch.zeros_like(z))
+
+
+def row_sum(x):
+    """At each stored entry, the sum of the stored entries of its row."""
+    d = dense(m(x))
+    return masked_dense(d.sum(-1, keepdim=True).expand(d.shape), x)
+
+
+TORCH_SCOPE.update({"m": m, "dense": dense, "flat": flat, "values_of": values_of,
+                    "with_values": with_values, "mask_values": mask_values,
+                    "masked_dense": masked_dense, "csr_dense": csr_dense,
+                    "row_softmax": row_softmax, "row_sum": row_sum, "kept": kept})
 
 
 # ---- statistics, search and scans (tests/op_cases/{statistics,search,scan}.yaml) ----
@@ -448,6 +591,12 @@ class Input:
         self.dtype = spec.get("dtype", float_dtype)
         self.is_float = self.dtype in FLOAT_DTYPES + COMPLEX_DTYPES
         self.view = spec.get("view")
+        # A sparse input: the op gets the (view) tensor converted to COO (with
+        # sparse_dim sparse dimensions, default all) or CSR.
+        self.layout = spec.get("layout")
+        if self.layout is not None and self.layout not in LAYOUTS:
+            raise ValueError(f"{spec}: layout must be one of {LAYOUTS}")
+        self.sparse_dim = spec.get("sparse_dim", len(self.shape))
         shape = self.shape
         vspec = dict(spec, dtype=self.dtype) if self.dtype in COMPLEX_DTYPES else spec
         if self.view is None:
@@ -476,6 +625,10 @@ class Input:
         return t
 
     def torch_view(self, t):
+        v = self._torch_dense_view(t)
+        return sparse_input(v, self.layout, self.sparse_dim) if self.layout else v
+
+    def _torch_dense_view(self, t):
         nd = len(self.shape)
         if self.view is None:
             return t
@@ -492,7 +645,7 @@ class Input:
         if self.view == "flip":  # t.flip(0) is a copy in torch, not a view
             base.copy_(vals.flip(0))
         else:
-            self.torch_view(base).copy_(vals)
+            self._torch_dense_view(base).copy_(vals)
 
     def describe(self):
         s = "x".join(map(str, self.shape)) or "0d"
@@ -500,6 +653,8 @@ class Input:
             s += f":{self.dtype}"
         if self.view:
             s += f"({self.view})"
+        if self.layout:
+            s += f"[{self.layout}{self.sparse_dim if self.layout == 'coo' else ''}]"
         return s
 
 
@@ -527,7 +682,7 @@ def call_torch(op, tensors, attrs):
     Tensor[] input) and all attributes (see attrs())."""
     # Contiguous copies (differentiably): the helpers above write through .view(-1) of
     # zeros_like/clone, which keep a view's strides.
-    tensors = [t.contiguous() for t in tensors]
+    tensors = [t.contiguous() if t.layout == torch.strided else t for t in tensors]
     env = dict(TORCH_SCOPE)
     ins = op.inputs
     if len(ins) == 1 and ins[0].is_tensor_list:
@@ -539,6 +694,8 @@ def call_torch(op, tensors, attrs):
     out = eval(_torch_code(op.name), env)  # noqa: S307 - the repo's own test registry
     if not isinstance(out, torch.Tensor):
         out = torch.tensor(out)
+    if out.layout != torch.strided:  # a sparse result is compared densely
+        out = dense(out)
     return out
 
 

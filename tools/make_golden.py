@@ -11,6 +11,8 @@ rebuilds each input as its contiguous base tensor ("data", "base_shape") and the
 view of it ("view"), as the Python driver does. Non-finite values are the strings
 "nan", "inf" and "-inf" (JSON has no NaN). Complex tensors (the `complex_cases`,
 in complex128) store (real, imag) pairs: 2 values per element, as as_real lays them out.
+A sparse input ("layout": coo or csr, "sparse_dim") is stored dense; the C++ driver
+converts it as the Python driver does.
 """
 import json
 import math
@@ -51,6 +53,9 @@ def _input(inp):
     if inp.view:
         rec["view"] = inp.view
         rec["base_shape"] = list(inp.base.shape)
+    if inp.layout:  # the op gets the view converted to this sparse format
+        rec["layout"] = inp.layout
+        rec["sparse_dim"] = inp.sparse_dim
     return rec
 
 

@@ -60,6 +60,7 @@ from .distributed import DataParallel  # noqa: F401
 from .autograd import grad  # noqa: F401
 from . import device, distribution, utils, version  # noqa: F401
 from . import fft, signal, audio  # noqa: F401  (docs/fft.md, docs/audio.md)
+from . import sparse  # noqa: F401
 from .device import (CUDAPinnedPlace, CUDAPlace, IPUPlace, XPUPlace, get_device,  # noqa: F401
                      is_compiled_with_cinn, is_compiled_with_cuda,
                      is_compiled_with_custom_device, is_compiled_with_distribute,
@@ -123,6 +124,8 @@ __all__ = sorted(set(_C._public_ops) | {
     "incubate", "quantization",
     # Fourier transforms, short-time transforms, audio features and WAV I/O (docs/fft.md)
     "fft", "signal", "audio",
+    # sparse COO/CSR tensors (sparse/, docs/sparse.md)
+    "sparse",
 })
 del _name
 

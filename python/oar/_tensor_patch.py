@@ -43,6 +43,9 @@ def tolist(self):
 def __repr__(self):
     if not self._is_initialized():
         return "Tensor(Not initialized)"
+    if self.is_sparse():
+        from .sparse._tensor_methods import sparse_repr
+        return sparse_repr(self)
     a = numpy(self)
     if self.dtype is bfloat16:
         a = _bf16_to_f32(a)

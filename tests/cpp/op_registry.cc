@@ -76,6 +76,10 @@ TensorData ParseTensor(const nlohmann::json& j) {
   d.shape = j.at("shape").get<std::vector<int64_t>>();
   d.dtype = DTypeFromName(j.at("dtype").get<std::string>());
   for (const auto& v : j.at("data")) d.data.push_back(ParseValue(v));
+  if (j.contains("layout")) {
+    d.layout = j.at("layout").get<std::string>();
+    d.sparse_dim = j.at("sparse_dim").get<int64_t>();
+  }
   if (j.contains("view")) {
     d.view = j.at("view").get<std::string>();
     d.base_shape = j.at("base_shape").get<std::vector<int64_t>>();
@@ -177,7 +181,22 @@ Tensor MakeBase(const TensorData& d, DType as) {
   return Make(d.data, shape, dtype);
 }
 
+namespace {
+Tensor DenseViewOf(const Tensor& base, const TensorData& d);
+}  // namespace
+
 Tensor ViewOf(const Tensor& base, const TensorData& d) {
+  const Tensor v = DenseViewOf(base, d);
+  if (d.layout == "coo") return sparse_to_coo(v, d.sparse_dim);
+  if (d.layout == "csr") return sparse_to_csr(v);
+  if (!d.layout.empty()) throw std::runtime_error("unknown layout " + d.layout);
+  return v;
+}
+
+Tensor Densified(const Tensor& t) { return t.is_sparse() ? sparse_to_dense(t) : t; }
+
+namespace {
+Tensor DenseViewOf(const Tensor& base, const TensorData& d) {
   const int64_t nd = static_cast<int64_t>(d.shape.size());
   if (d.view.empty()) return base;
   if (d.view == "T") {
@@ -195,6 +214,7 @@ Tensor ViewOf(const Tensor& base, const TensorData& d) {
   if (d.view == "bcast") return expand(base, d.shape);
   throw std::runtime_error("unknown view " + d.view);
 }
+}  // namespace
 
 Tensor MakeTensor(const TensorData& d, DType as) { return ViewOf(MakeBase(d, as), d); }
 

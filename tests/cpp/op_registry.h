@@ -43,6 +43,10 @@ struct TensorData {
   std::vector<double> data;  // non-finite values included
   std::string view;          // empty: contiguous, data has `shape`
   std::vector<int64_t> base_shape;
+  // "coo" or "csr": the op receives the (view) tensor converted to that sparse
+  // format, COO with `sparse_dim` sparse dimensions (the sparse ops' cases).
+  std::string layout;
+  int64_t sparse_dim = 0;
 };
 
 struct OpCase {
@@ -68,8 +72,10 @@ Tolerance ToleranceFor(const std::string& op, DType dtype);
 
 // The contiguous tensor of d's data (its base if d is a view), cast to `as`.
 Tensor MakeBase(const TensorData& d, DType as = DType::kUndefined);
-// The view d describes, of its base (MakeBase(d)).
+// The view d describes, of its base (MakeBase(d)), in d's sparse layout if it has one.
 Tensor ViewOf(const Tensor& base, const TensorData& d);
+// t itself if dense, its dense tensor (differentiably) if sparse.
+Tensor Densified(const Tensor& t);
 // ViewOf(MakeBase(d, as), d).
 Tensor MakeTensor(const TensorData& d, DType as = DType::kUndefined);
 

@@ -85,18 +85,18 @@ TEST(DenseTensor, EmptyTensorIsContiguousWhateverItsStrides) {
 
 TEST(DenseTensor, RequiredBytes) {
   const Tensor x = Iota({4, 5});  // float32
-  EXPECT_EQ(x.impl()->RequiredBytes(), 80u);
+  EXPECT_EQ(x.dense().RequiredBytes(), 80u);
   // Rows 1 and 2: offset 5, reaches element 14.
-  EXPECT_EQ(slice(x, {0}, {1}, {3}).impl()->RequiredBytes(), 60u);
+  EXPECT_EQ(slice(x, {0}, {1}, {3}).dense().RequiredBytes(), 60u);
   // Columns 1..2 of every row: offset 1, reaches 1 + 3 * 5 + 1 = 17.
-  EXPECT_EQ(slice(x, {1}, {1}, {3}).impl()->RequiredBytes(), 72u);
-  EXPECT_EQ(transpose(x, {1, 0}).impl()->RequiredBytes(), 80u);
-  EXPECT_EQ(expand(Iota({1, 5}), {7, 5}).impl()->RequiredBytes(), 20u);
+  EXPECT_EQ(slice(x, {1}, {1}, {3}).dense().RequiredBytes(), 72u);
+  EXPECT_EQ(transpose(x, {1, 0}).dense().RequiredBytes(), 80u);
+  EXPECT_EQ(expand(Iota({1, 5}), {7, 5}).dense().RequiredBytes(), 20u);
   // Reversed: offset 3 (the last row), negative stride reaches down to 0.
   const Tensor rev = strided_slice(x, {0}, {-1}, {std::numeric_limits<int64_t>::min()}, {-1});
-  EXPECT_EQ(rev.impl()->offset(), 15);
-  EXPECT_EQ(rev.impl()->RequiredBytes(), 80u);
-  EXPECT_EQ(slice(x, {0}, {2}, {2}).impl()->RequiredBytes(), 0u);  // empty view
+  EXPECT_EQ(rev.dense().offset(), 15);
+  EXPECT_EQ(rev.dense().RequiredBytes(), 80u);
+  EXPECT_EQ(slice(x, {0}, {2}, {2}).dense().RequiredBytes(), 0u);  // empty view
 }
 
 TEST(Tensor, DataWithTheWrongDTypeIsATypeError) {
@@ -107,7 +107,7 @@ TEST(Tensor, DataWithTheWrongDTypeIsATypeError) {
   EXPECT_NE(e.message().find("float32"), std::string::npos) << e.what();
   EXPECT_NE(e.message().find("int64"), std::string::npos) << e.what();
   EXPECT_EQ(Catch([&] { std::as_const(x).data<double>(); }).code(), ErrorCode::kInvalidType);
-  EXPECT_EQ(Catch([&] { x.impl()->mutable_data<int32_t>(); }).code(), ErrorCode::kInvalidType);
+  EXPECT_EQ(Catch([&] { x.dense().mutable_data<int32_t>(); }).code(), ErrorCode::kInvalidType);
 }
 
 TEST(Tensor, ItemNeedsExactlyOneElement) {
@@ -139,10 +139,10 @@ TEST(Tensor, ViewsShareMemoryAndTheInplaceVersion) {
   const Tensor s = slice(x, {1}, {1}, {3});
   const Tensor copy = assign(x);
   for (const Tensor* v : {&r, &t, &s}) {
-    EXPECT_EQ(v->impl()->Holder(), x.impl()->Holder());
+    EXPECT_EQ(v->dense().Holder(), x.dense().Holder());
     EXPECT_EQ(v->current_inplace_version(), 0u);
   }
-  EXPECT_NE(copy.impl()->Holder(), x.impl()->Holder());
+  EXPECT_NE(copy.dense().Holder(), x.dense().Holder());
 
   add_(x, ones({2, 3}));
   EXPECT_EQ(x.current_inplace_version(), 1u);
@@ -166,7 +166,7 @@ TEST(Tensor, ViewsShareMemoryAndTheInplaceVersion) {
 TEST(Tensor, ReshapeThatCopiesHasItsOwnVersion) {
   Tensor x = Iota({2, 3});
   const Tensor copied = reshape(transpose(x, {1, 0}), {6});  // not viewable: a copy
-  EXPECT_NE(copied.impl()->Holder(), x.impl()->Holder());
+  EXPECT_NE(copied.dense().Holder(), x.dense().Holder());
   x.bump_inplace_version();
   EXPECT_EQ(copied.current_inplace_version(), 0u);
 }

@@ -102,8 +102,8 @@ TEST(KernelRegistry, SignatureIsChecked) {
   auto* fn = r.kernel.GetVariadicKernelFn<MatmulKernelFn>();
   const Tensor x = Make({1, 2, 3, 4}, {2, 2}), y = Make({5, 6, 7, 8}, {2, 2});
   auto out = std::make_shared<DenseTensor>();
-  MatmulInferMeta(*x.impl(), *y.impl(), false, true, out.get());
-  fn(GetDeviceContextByBackend(Backend::kCPU), *x.impl(), *y.impl(), false, true, out.get());
+  MatmulInferMeta(x.dense(), y.dense(), false, true, out.get());
+  fn(GetDeviceContextByBackend(Backend::kCPU), x.dense(), y.dense(), false, true, out.get());
   ExpectClose(Tensor(out), {17, 23, 39, 53}, {2, 2});
 }
 
@@ -115,7 +115,7 @@ TEST(KernelRegistry, RegisterKernelMacroRegistersEachDType) {
                    .kernel.GetVariadicKernelFn<UnaryKernelFn>();
     const Tensor x = Make({0, 0, 0}, {3}, dtype);
     auto out = std::make_shared<DenseTensor>();
-    fn(GetDeviceContextByBackend(Backend::kCPU), *x.impl(), out.get());
+    fn(GetDeviceContextByBackend(Backend::kCPU), x.dense(), out.get());
     const double size = dtype == DType::kInt64 ? 8 : 4;  // the instantiation for this dtype ran
     ExpectClose(Tensor(out), {size, size, size}, {3});
   }

@@ -22,7 +22,7 @@ std::vector<double> Seq(int64_t n) {
 }
 
 bool SharesMemory(const Tensor& a, const Tensor& b) {
-  return a.impl()->Holder() == b.impl()->Holder();
+  return a.dense().Holder() == b.dense().Holder();
 }
 
 TEST(Views, ReshapeOfContiguousIsAView) {

@@ -7,7 +7,7 @@ namespace oar::testing {
 std::vector<double> Values(const Tensor& t) {
   // Complex: (real, imag) pairs, as the golden file stores them.
   if (IsComplex(t.dtype())) return Values(as_real(t));
-  const DenseTensor c = funcs::CastTo(funcs::Contiguous(*t.impl()), DType::kFloat64);
+  const DenseTensor c = funcs::CastTo(funcs::Contiguous(t.dense()), DType::kFloat64);
   const double* p = static_cast<const double*>(c.data());
   return std::vector<double>(p, p + c.numel());
 }

@@ -150,6 +150,8 @@ def as_numpy(x):
     if isinstance(x, (np.ndarray, np.generic)):  # the numpy oracle (x[i] can be a scalar)
         x = np.asarray(x)
         return x, x.dtype.name
+    if x.is_sparse():  # oar's sparse results are compared densely, as call_torch's
+        x = x.to_dense()
     a = x.numpy()  # oar; bfloat16 comes as raw uint16 (flattened: np.asarray(0-d bf16) fails)
     if x.dtype.name == "bfloat16":
         a = (a.reshape(-1).astype(np.uint32) << 16).view(np.float32).reshape(a.shape)

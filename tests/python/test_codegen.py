@@ -82,3 +82,43 @@ def test_args_doc_must_name_an_argument(tmp_path):
     r = generate(tmp_path, OP.format(formula="grad_out") + "  args_doc:\n    factr: The factor.\n")
     assert r.returncode != 0 and "op 'twice': args_doc for unknown argument 'factr'" in r.stderr, \
         r.stderr
+
+
+SPARSE_OP = """
+- op: values_of
+  args: (Tensor x{extra_args})
+  output: Tensor(out)
+  python: internal
+{infer}  kernels:
+    {kernels}
+  doc: a sparse op.
+"""
+
+
+def _sparse(extra_args="", infer="", kernels="values_of_coo: (sparse_coo) -> dense"):
+    return SPARSE_OP.format(extra_args=extra_args, infer=infer, kernels=kernels)
+
+
+def test_a_sparse_op_generates_one_branch_per_kernel(tmp_path):
+    r = generate(tmp_path, _sparse(kernels="values_of_coo: (sparse_coo) -> dense\n"
+                                           "    values_of_csr: (sparse_csr) -> dense"))
+    assert r.returncode == 0, r.stderr
+    api = (tmp_path / "out" / "oar" / "api" / "api.cc").read_text()
+    assert 'Table("values_of_coo")' in api and "x.is_sparse_csr()" in api
+    assert "DataLayout::kSparseCsr" in api and "ThrowNoSparseKernel" in api
+
+
+@pytest.mark.parametrize("kernels, message", [
+    ("k: (sparse_coo -> dense", "cannot parse signature"),
+    ("k: (sparse_cxx) -> dense", "unknown tensor kind 'sparse_cxx'"),
+    ("k: (sparse_coo, dense) -> dense", "takes 2 tensors but the op has 1 tensor inputs"),
+])
+def test_a_bad_kernel_signature_names_the_op(tmp_path, kernels, message):
+    r = generate(tmp_path, _sparse(kernels=kernels))
+    assert r.returncode != 0 and "values_of" in r.stderr and message in r.stderr, r.stderr
+
+
+def test_only_sparse_ops_may_omit_infer_meta(tmp_path):
+    r = generate(tmp_path, OP.replace("  infer_meta: UnchangedInferMeta(x)\n", "")
+                 .format(formula="grad_out"))
+    assert r.returncode != 0 and "twice: infer_meta is required" in r.stderr, r.stderr

@@ -68,6 +68,14 @@ class Input(R.Input):
         return t
 
     def oar_view(self, t):
+        v = self._oar_dense_view(t)
+        if self.layout == "coo":
+            return oar._C.sparse_to_coo(v, self.sparse_dim)
+        if self.layout == "csr":
+            return oar._C.sparse_to_csr(v)
+        return v
+
+    def _oar_dense_view(self, t):
         nd = len(self.shape)
         if self.view is None:
             return t
@@ -139,7 +147,7 @@ def torch_dtype_name(t):
 
 
 def to_numpy(t):
-    return np.array(t.numpy(), copy=True)
+    return np.array((oar._C.sparse_to_dense(t) if t.is_sparse() else t).numpy(), copy=True)
 
 
 def assert_close(got, want, tol, what):
@@ -275,6 +283,8 @@ def _setup_grad(p):
     o_bases = [inp.oar_base(i in diff) for i, inp in enumerate(inputs)]
     t_bases = [inp.torch_base(i in diff) for i, inp in enumerate(inputs)]
     o_out = call_oar(op, [inp.oar_view(b) for inp, b in zip(inputs, o_bases)], attrs)
+    if o_out.is_sparse():  # compared densely, as call_torch's result
+        o_out = oar._C.sparse_to_dense(o_out)
     t_out = call_torch(op, [inp.torch_view(b) for inp, b in zip(inputs, t_bases)], attrs)
     g = _np_like(p.rng("g"), list(t_out.shape), torch_dtype_name(t_out))
     return (diff, [o_bases[i] for i in diff], [t_bases[i] for i in diff], o_out, t_out,

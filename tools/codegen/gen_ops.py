@@ -36,6 +36,15 @@ DTYPE_DEFAULTS = {
 }
 
 
+# The tensor kinds of a sparse kernel signature: C++ type, Tensor predicate, the
+# PrepareData for an input, the layout its kernels are registered under.
+KINDS = {
+    "dense": ("DenseTensor", "is_dense", "PrepareData", "DataLayout::kAny"),
+    "sparse_coo": ("SparseCooTensor", "is_sparse_coo", "PrepareSparseCoo", "DataLayout::kSparseCoo"),
+    "sparse_csr": ("SparseCsrTensor", "is_sparse_csr", "PrepareSparseCsr", "DataLayout::kSparseCsr"),
+}
+
+
 class Arg:
     def __init__(self, text):
         m = re.fullmatch(r"\s*(Tensor\[\]|Tensor|int\[\]|[A-Za-z]+)\s+(\w+)\s*(?:=\s*(.+?))?\s*", text)
@@ -102,9 +111,16 @@ class Op:
         if not m:
             raise ValueError(f"{self.name}: only a single Tensor output is supported")
         self.out = m.group(1)
-        im = d["infer_meta"].strip()
-        m = re.fullmatch(r"(\w+)(?:\((.*)\))?", im)
-        self.infer_meta = m.group(1)
+        # Sparse ops name one kernel per combination of input kinds (Paddle's
+        # `func: abs_coo{sparse_coo -> sparse_coo}`); their kernels size their own
+        # outputs (a sparse result's nnz depends on the data), so infer_meta is optional.
+        self.kernels = self._parse_kernels(d.get("kernels"))
+        if "infer_meta" not in d and not self.kernels:
+            raise ValueError(f"{self.name}: infer_meta is required (only ops with `kernels:` "
+                             f"may omit it)")
+        im = d.get("infer_meta", "").strip()
+        m = re.fullmatch(r"(\w*)(?:\((.*)\))?", im)
+        self.infer_meta = m.group(1) or None
         self.infer_params = ([p.strip() for p in m.group(2).split(",")] if m.group(2) is not None
                              else [a.name for a in self.args])
         self.data_type = d.get("data_type")
@@ -130,6 +146,10 @@ class Op:
         if inplace:
             m = re.fullmatch(r"\((\w+)\s*->\s*(\w+)\)", inplace.strip())
             self.inplace = m.group(1)
+        if self.kernels and self.inplace:
+            raise ValueError(f"{self.name}: ops with `kernels:` have no in-place variant")
+        if self.kernels:
+            self.amp = "none"  # auto-cast casts dense tensors only
         names = {a.name for a in self.args}
         for k in self.backward:
             if k not in names:
@@ -140,6 +160,32 @@ class Op:
         for k in self.args_doc:
             if k not in names:
                 raise ValueError(f"ops.yaml: op '{self.name}': args_doc for unknown argument '{k}'")
+
+    def _parse_kernels(self, value):
+        """`kernels: {name: "(kind, ...) -> kind"}` -> [(name, [input kinds], output kind)]."""
+        if value is None:
+            return []
+        if not isinstance(value, dict) or not value:
+            raise ValueError(f"{self.name}: `kernels:` must map kernel names to signatures")
+        inputs = [a for a in self.args if a.is_input]
+        if any(a.is_tensor_list for a in inputs):
+            raise ValueError(f"{self.name}: ops with `kernels:` take no Tensor[] input")
+        out = []
+        for kname, sig in value.items():
+            m = re.fullmatch(r"\s*\(([^)]*)\)\s*->\s*(\w+)\s*", str(sig))
+            if not m:
+                raise ValueError(f"{self.name}: kernel {kname}: cannot parse signature {sig!r}; "
+                                 f"write (kind, ...) -> kind")
+            kinds = [k.strip() for k in m.group(1).split(",") if k.strip()]
+            for k in kinds + [m.group(2)]:
+                if k not in KINDS:
+                    raise ValueError(f"{self.name}: kernel {kname}: unknown tensor kind {k!r}; "
+                                     f"the kinds are {', '.join(KINDS)}")
+            if len(kinds) != len(inputs):
+                raise ValueError(f"{self.name}: kernel {kname} takes {len(kinds)} tensors but the "
+                                 f"op has {len(inputs)} tensor inputs")
+            out.append((kname, kinds, m.group(2)))
+        return out
 
     def _python_surface(self, value):
         """The `python:` field: a set of {"function", "method"}; empty when internal."""
@@ -192,7 +238,85 @@ class Op:
 
 
 # --------------------------------------------------------------------------- API
+def gen_key_parser(op):
+    """The KernelKeyParser over the inputs, with data_type and float_only applied."""
+    L = ["    KernelKeyParser parser;"]
+    for a in op.inputs:
+        if a.name not in op.skip_transform:
+            L.append(f"    parser({a.name});")
+    if op.data_type:
+        dt = next(a for a in op.args if a.name == op.data_type)
+        if dt.type == "DataType":
+            if op.inputs:
+                L.append(f"    parser.set_dtype({dt.name} != DType::kUndefined ? {dt.name} : "
+                         f"{op.inputs[0].name}.dtype());")
+            else:
+                L.append(f"    parser.set_dtype({dt.name});")
+        else:
+            L.append(f"    parser.set_dtype({dt.name}.dtype());")
+    if op.float_only:
+        L.append("    parser.PromoteToFloat();")
+    return L
+
+
+def gen_sparse_api_function(op):
+    """The API of an op with `kernels:`: the first kernel whose input kinds match
+    the tensors runs; its key has the layout of its first sparse input."""
+    fname = op.name
+    L = [op.signature(fname, False, defaults=False) + " {", "  try {"]
+    for pos, a in enumerate(op.args):
+        if a.is_tensor:
+            L.append(f'    CheckInput({a.name}, "{a.name}", {pos}, true);')
+    L += gen_key_parser(op)
+    L.append("    const KernelKey key = parser.key();")
+    for kname, kinds, out_kind in op.kernels:
+        cond = " && ".join(f"{a.name}.{KINDS[k][1]}()" for a, k in zip(op.inputs, kinds)) or "true"
+        layout = next((KINDS[k][3] for k in kinds if k != "dense"), "DataLayout::kAny")
+        L.append(f"    if ({cond}) {{")
+        L.append(f'      static const KernelTable& table = KernelFactory::Instance().Table("{kname}");')
+        L.append("      const KernelResult kernel_result =")
+        L.append(f"          table.SelectKernelOrThrowError({{key.backend, {layout}, key.dtype}});")
+        L.append("      const DeviceContext& dev_ctx = GetDeviceContextByBackend(")
+        L.append("          kernel_result.has_fallback_cpu ? Backend::kCPU : key.backend);")
+        sig = ["const DeviceContext&"]
+        call = ["dev_ctx"]
+        kinds_of = dict(zip([a.name for a in op.inputs], kinds))
+        for a in op.args:
+            if a.is_tensor:
+                ctype, _, prep, _ = KINDS[kinds_of[a.name]]
+                transform = "false" if a.name in op.skip_transform else "true"
+                L.append(f"      const auto input_{a.name} = {prep}({a.name}, key.dtype, {transform});")
+                sig.append(f"const {ctype}&")
+                call.append(f"*input_{a.name}")
+            else:
+                sig.append(ATTR_TYPES[a.type][0])
+                call.append(a.name)
+        out_type = KINDS[out_kind][0]
+        sig.append(f"{out_type}*")
+        L.append(f"      auto kernel_out = MakeShared<{out_type}>();")
+        call.append("kernel_out.get()")
+        L.append(f"      using kernel_signature = void (*)({', '.join(sig)});")
+        L.append("      auto* kernel_fn = kernel_result.kernel.GetVariadicKernelFn<kernel_signature>();")
+        L.append("      {")
+        L.append(f'        profiler::RecordEvent kernel_event(profiler::StaticName("{kname} kernel"), '
+                 "profiler::EventKind::kKernel);")
+        L.append(f"        (*kernel_fn)({', '.join(call)});")
+        L.append("      }")
+        L.append("      return Tensor(std::move(kernel_out));")
+        L.append("    }")
+    sigs = ", ".join(f"({', '.join(k)}) -> {o}" for _, k, o in op.kernels)
+    L.append(f'    ThrowNoSparseKernel({{{", ".join("&" + a.name for a in op.inputs)}}}, "{sigs}");')
+    L.append("  } catch (Error& e) {")
+    L.append(f'    e.Prepend("{fname}(): ");')
+    L.append("    throw;")
+    L.append("  }")
+    L.append("}")
+    return "\n".join(L)
+
+
 def gen_api_function(op, inplace=False):
+    if op.kernels:
+        return gen_sparse_api_function(op)
     fname = op.name + ("_" if inplace else "")
     L = [op.signature(fname, inplace, defaults=False) + " {", "  try {"]
     for pos, a in enumerate(op.args):
@@ -203,23 +327,7 @@ def gen_api_function(op, inplace=False):
             L.append(f'    if ({a.name}.empty()) throw errors::InvalidArgument("argument \'{a.name}\' '
                      f'(position {pos}) must hold at least one tensor");')
             L.append(f'    for (const auto& t : {a.name}) CheckInput(t, "{a.name}", {pos}, {need_data});')
-    L.append("    KernelKeyParser parser;")
-    for a in op.inputs:
-        if a.name not in op.skip_transform:
-            L.append(f"    parser({a.name});")
-    if op.data_type:
-        dt = next(a for a in op.args if a.name == op.data_type)
-        if dt.type == "DataType":
-            fallback = [a for a in op.inputs]
-            if fallback:
-                L.append(f"    parser.set_dtype({dt.name} != DType::kUndefined ? {dt.name} : "
-                         f"{fallback[0].name}.dtype());")
-            else:
-                L.append(f"    parser.set_dtype({dt.name});")
-        else:
-            L.append(f"    parser.set_dtype({dt.name}.dtype());")
-    if op.float_only:
-        L.append("    parser.PromoteToFloat();")
+    L += gen_key_parser(op)
     if inplace:
         L.append(f"    parser.set_dtype({op.inplace}.dtype());")
     L.append("    const KernelKey key = parser.key();")
@@ -256,10 +364,10 @@ def gen_api_function(op, inplace=False):
         L.append("    DenseTensor inferred;")
         L.append(f"    {op.infer_meta}({meta_args}, &inferred);")
         L.append(f"    CheckInplaceTarget({op.inplace}, inferred);")
-        L.append(f"    DenseTensor* kernel_out = {op.inplace}.impl().get();")
+        L.append(f"    DenseTensor* kernel_out = &{op.inplace}.dense();")
     else:
         L.append("    Tensor api_output(MakeShared<DenseTensor>());")
-        L.append("    DenseTensor* kernel_out = api_output.impl().get();")
+        L.append("    DenseTensor* kernel_out = &api_output.dense();")
         L.append(f"    {op.infer_meta}({meta_args}, kernel_out);")
     L.append(f"    using kernel_signature = void (*)({', '.join(sig_types)});")
     L.append("    auto* kernel_fn = kernel_result.kernel.GetVariadicKernelFn<kernel_signature>();")
@@ -434,6 +542,8 @@ def gen_promotion(op, fname, inplace):
     the op again (the shape of the AMP branch of Paddle's dygraph functions,
     docs/design.md §4)."""
     prom = [a for a in op.inputs if a.name not in op.skip_transform]
+    if op.kernels:  # PrepareData casts the values of sparse inputs to the kernel dtype
+        return []
     if not (len(prom) >= 2 or any(a.is_tensor_list for a in prom)):
         return []
     names = ", ".join(a.name for a in prom)

@@ -19,18 +19,48 @@ void CheckInput(const Tensor& t, const char* arg, int position, bool need_data) 
     throw errors::InvalidArgument("argument '", arg, "' (position ", position,
                                   ") must be a Tensor, but got an undefined tensor");
   }
-  if (need_data && !t.impl()->initialized()) {
+  if (need_data && !t.initialized()) {
     throw errors::PreconditionNotMet("argument '", arg, "' (position ", position,
                                      ") is a tensor without data (its buffer was released)");
   }
 }
 
 PreparedTensor PrepareData(const Tensor& t, DType kernel_dtype, bool transform) {
-  const DenseTensor* d = t.impl().get();
+  const DenseTensor* d = &t.dense();
   if (!transform || d->dtype() == kernel_dtype || kernel_dtype == DType::kUndefined) {
     return PreparedTensor(d);
   }
   return PreparedTensor(funcs::CastTo(*d, kernel_dtype));
+}
+
+PreparedSparse<SparseCooTensor> PrepareSparseCoo(const Tensor& t, DType kernel_dtype,
+                                                 bool transform) {
+  const SparseCooTensor& s = t.sparse_coo();
+  if (!transform || s.dtype() == kernel_dtype || kernel_dtype == DType::kUndefined) {
+    return PreparedSparse<SparseCooTensor>(&s);
+  }
+  return PreparedSparse<SparseCooTensor>(SparseCooTensor(
+      s.indices(), funcs::CastTo(s.values(), kernel_dtype), s.dims(), s.coalesced()));
+}
+
+PreparedSparse<SparseCsrTensor> PrepareSparseCsr(const Tensor& t, DType kernel_dtype,
+                                                 bool transform) {
+  const SparseCsrTensor& s = t.sparse_csr();
+  if (!transform || s.dtype() == kernel_dtype || kernel_dtype == DType::kUndefined) {
+    return PreparedSparse<SparseCsrTensor>(&s);
+  }
+  return PreparedSparse<SparseCsrTensor>(
+      SparseCsrTensor(s.crows(), s.cols(), funcs::CastTo(s.values(), kernel_dtype), s.dims()));
+}
+
+void ThrowNoSparseKernel(const std::vector<const Tensor*>& inputs, const char* signatures) {
+  std::string got;
+  for (const Tensor* t : inputs) {
+    if (!got.empty()) got += ", ";
+    got += t->defined() ? TensorKindName(t->kind()) : "None";
+  }
+  throw errors::InvalidType("no kernel takes tensors of kinds (", got, "); the kernels take ",
+                            signatures);
 }
 
 PreparedTensorList PrepareData(const std::vector<Tensor>& ts, DType kernel_dtype, bool transform) {
@@ -45,7 +75,7 @@ PreparedTensorList PrepareData(const std::vector<Tensor>& ts, DType kernel_dtype
 }
 
 void CheckInplaceTarget(const Tensor& x, const DenseTensor& inferred) {
-  const DenseTensor& d = *x.impl();
+  const DenseTensor& d = x.dense();
   if (inferred.dims() != d.dims()) {
     throw errors::InvalidArgument("the in-place result has shape ", DimsToString(inferred.dims()),
                                   " but 'x' has shape ", DimsToString(d.dims()),

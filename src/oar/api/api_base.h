@@ -22,11 +22,13 @@ class KernelKeyParser {
  public:
   void operator()(const Tensor& t) {
     if (!t.defined()) return;
-    const DenseTensor& d = *t.impl();
-    backend_ = BackendOf(d.place());
-    dtype_ = dtype_ == DType::kUndefined || dtype_ == d.dtype()
-                 ? d.dtype()
-                 : PromoteOperands(dtype_, d.dtype());
+    if (t.is_dense()) [[likely]] {
+      Add(t.dense());
+    } else {
+      // The first sparse input decides the layout (Paddle's sparse kernel key).
+      if (layout_ == DataLayout::kAny) layout_ = t.layout();
+      Add(*t.impl());
+    }
   }
   void operator()(const std::vector<Tensor>& ts) {
     for (const auto& t : ts) (*this)(t);
@@ -35,7 +37,7 @@ class KernelKeyParser {
     if (t) (*this)(*t);
   }
   KernelKey key() const {
-    return {backend_ == Backend::kUndefined ? Backend::kCPU : backend_, DataLayout::kAny, dtype_};
+    return {backend_ == Backend::kUndefined ? Backend::kCPU : backend_, layout_, dtype_};
   }
   void set_dtype(DType d) { dtype_ = d; }
   // Ops that never return integers (divide): integer and bool inputs become
@@ -47,7 +49,17 @@ class KernelKeyParser {
   }
 
  private:
+  // Instantiated for DenseTensor (final: no virtual calls) and TensorBase.
+  template <typename T>
+  void Add(const T& d) {
+    backend_ = BackendOf(d.place());
+    dtype_ = dtype_ == DType::kUndefined || dtype_ == d.dtype()
+                 ? d.dtype()
+                 : PromoteOperands(dtype_, d.dtype());
+  }
+
   Backend backend_ = Backend::kUndefined;
+  DataLayout layout_ = DataLayout::kAny;
   DType dtype_ = DType::kUndefined;
 };
 
@@ -71,6 +83,29 @@ class PreparedTensor {
 void CheckInput(const Tensor& t, const char* arg, int position, bool need_data);
 
 PreparedTensor PrepareData(const Tensor& t, DType kernel_dtype, bool transform);
+
+// A sparse kernel input: the tensor's own impl, or a copy with its values cast.
+template <typename S>
+class PreparedSparse {
+ public:
+  explicit PreparedSparse(const S* t) : ptr_(t) {}
+  explicit PreparedSparse(S owned)
+      : owned_(std::make_unique<S>(std::move(owned))), ptr_(owned_.get()) {}
+  const S& operator*() const { return *ptr_; }
+
+ private:
+  std::unique_ptr<S> owned_;
+  const S* ptr_ = nullptr;
+};
+PreparedSparse<SparseCooTensor> PrepareSparseCoo(const Tensor& t, DType kernel_dtype,
+                                                 bool transform);
+PreparedSparse<SparseCsrTensor> PrepareSparseCsr(const Tensor& t, DType kernel_dtype,
+                                                 bool transform);
+
+// The error of a sparse op called with tensors of kinds none of its kernels
+// takes: names the kinds received and the signatures it has.
+[[noreturn]] void ThrowNoSparseKernel(const std::vector<const Tensor*>& inputs,
+                                      const char* signatures);
 
 struct PreparedTensorList {
   std::vector<PreparedTensor> owned;

@@ -60,7 +60,10 @@ std::string Sci(double v) {
 NumericStats ComputeNumericStats(const Tensor& t) {
   OAR_ENFORCE(t.initialized() && IsFloating(t.dtype()),
               errors::InvalidType("check_numerics: expected an initialized floating tensor"));
-  const DenseTensor d = funcs::Contiguous(*t.impl());
+  // A sparse tensor's stored values are its only numbers.
+  const DenseTensor d = funcs::Contiguous(t.is_sparse_coo()   ? t.sparse_coo().values()
+                                          : t.is_sparse_csr() ? t.sparse_csr().values()
+                                                              : t.dense());
   NumericStats s;
   s.numel = d.numel();
   double lo = std::numeric_limits<double>::infinity(), hi = -lo, sum = 0;

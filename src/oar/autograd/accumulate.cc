@@ -30,23 +30,40 @@ class GradSumNode final : public GradNodeBase {
 }  // namespace
 
 bool IsSoleOwner(const Tensor& t) {
+  if (!t.is_dense()) return false;  // sparse gradients are summed into new tensors
   const auto& impl = t.impl();
-  return impl.use_count() == 1 && (!impl->Holder() || impl->Holder().use_count() == 1) &&
-         impl->is_contiguous() && impl->offset() == 0;
+  const DenseTensor& d = t.dense();
+  return impl.use_count() == 1 && (!d.Holder() || d.Holder().use_count() == 1) &&
+         d.is_contiguous() && d.offset() == 0;
 }
 
 Tensor DetachedOwnedCopy(const Tensor& t) {
-  if (IsSoleOwner(t)) return Tensor(t.impl());
+  // A sparse tensor is immutable, so sharing it is as good as owning it.
+  if (IsSoleOwner(t) || t.is_sparse()) return Tensor(t.impl());
   NoGradGuard no_grad;
   return api::assign(t);
+}
+
+Tensor SumGrads(const Tensor& a, const Tensor& b) {
+  if (a.is_dense() && b.is_dense()) return api::add(a, b);
+  // Sparse gradients of one format add up sparse; any mix with dense is dense.
+  if (a.kind() == b.kind()) return api::sparse_add(a, b);
+  return api::add(a.is_sparse() ? api::sparse_to_dense(a) : a,
+                  b.is_sparse() ? api::sparse_to_dense(b) : b);
+}
+
+Tensor OnesLike(const Tensor& t) {
+  if (!t.is_sparse()) return api::full_like(t, 1.0, t.dtype());
+  const Tensor values = api::sparse_values(t);
+  return api::sparse_with_values(t, api::full_like(values, 1.0, values.dtype()));
 }
 
 Tensor AccumulateGrad(const Tensor& existing, const Tensor& incoming, bool create_graph) {
   if (!existing.defined()) return create_graph ? incoming : DetachedOwnedCopy(incoming);
   if (!create_graph) {
-    return api::add(existing, incoming);
+    return SumGrads(existing, incoming);
   }
-  Tensor out = api::add(existing, incoming);
+  Tensor out = SumGrads(existing, incoming);
   auto* a = EagerUtils::nullable_autograd_meta(existing);
   auto* b = EagerUtils::nullable_autograd_meta(incoming);
   if (EagerUtils::ComputeRequireGrad(HasGrad(), a, b)) {

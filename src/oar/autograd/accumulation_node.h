@@ -42,7 +42,7 @@ class GradNodeAccumulation final : public GradNodeBase {
 
  private:
   std::weak_ptr<Tensor> weak_grad_;
-  std::weak_ptr<DenseTensor> weak_leaf_impl_;
+  std::weak_ptr<TensorBase> weak_leaf_impl_;
   std::weak_ptr<AbstractAutogradMeta> weak_leaf_meta_;
   std::string leaf_name_;
   std::vector<std::pair<int64_t, VoidHook>> reduce_hooks_;

@@ -8,6 +8,7 @@
 
 #include "oar/api/api.h"
 #include "oar/api/nan_inf_check.h"
+#include "oar/autograd/accumulate.h"
 #include "oar/autograd/amp_mode.h"
 #include "oar/autograd/autograd_meta.h"
 #include "oar/autograd/eager_utils.h"
@@ -382,7 +383,7 @@ void AddRoots(GraphTask& task, const char* api, const char* roots_name, const ch
       CheckSeed(api, seeds_name, i, seeds[i], t);
       seed = seeds[i];
     } else {
-      seed = api::full_like(t, 1.0, t.dtype());
+      seed = OnesLike(t);
     }
     task.AddRoot(node.get(), meta->OutRankInfo(), seed);
   }

@@ -71,7 +71,7 @@ class FunctionContext {
                                                  std::shared_ptr<FunctionContext>);
   std::vector<Tensor> to_save_;
   std::vector<TensorWrapper> saved_;
-  std::vector<const DenseTensor*> non_differentiable_;
+  std::vector<const TensorBase*> non_differentiable_;
   std::vector<bool> needs_input_grad_;
   bool create_graph_ = false;
   bool released_ = false;

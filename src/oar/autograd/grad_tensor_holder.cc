@@ -22,7 +22,7 @@ void GradTensorHolder::add(size_t slot_id, size_t rank, const Tensor& t, bool cr
   Tensor& buf = buffer_[slot_id][rank];
   if (!buf.defined()) {
     buf = t;  // shared: nodes never write into their input gradients
-  } else if (!create_graph && IsSoleOwner(buf) && buf.dims() == t.dims() &&
+  } else if (!create_graph && t.is_dense() && IsSoleOwner(buf) && buf.dims() == t.dims() &&
              buf.dtype() == t.dtype()) {
     api::add_(buf, t);  // nobody else sees this buffer: sum in place, no allocation
   } else {
@@ -33,7 +33,7 @@ void GradTensorHolder::add(size_t slot_id, size_t rank, const Tensor& t, bool cr
 void GradTensorHolder::CopyValueFromTensor(size_t slot_id, size_t rank, const Tensor& t,
                                            bool fill_one) {
   CheckIndex(slot_id, rank);
-  buffer_[slot_id][rank] = fill_one ? api::full_like(t, 1.0, t.dtype()) : t;
+  buffer_[slot_id][rank] = fill_one ? OnesLike(t) : t;
 }
 
 }  // namespace oar

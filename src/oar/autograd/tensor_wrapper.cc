@@ -47,8 +47,9 @@ void TensorWrapper::clear() {
 }
 
 void TensorWrapper::check_inplace_version() const {
-  if (!impl_) return;
-  const uint32_t current = impl_->current_inplace_version();
+  // Sparse tensors are never written in place.
+  if (!impl_ || impl_->kind() != TensorKind::kDense) return;
+  const uint32_t current = static_cast<const DenseTensor&>(*impl_).current_inplace_version();
   if (current != inplace_version_snapshot_) {
     const std::string& n = name_;
     throw errors::PreconditionNotMet(
@@ -106,9 +107,12 @@ SavedValueInfo TensorWrapper::Info(std::string name) const {
   info.dims = dims();
   info.dtype = dtype();
   info.value = released_ ? StrCat(dtype(), DimsToString(dims()), " (released)") : Describe();
-  if (impl_ && impl_->Holder()) {
-    info.bytes = static_cast<int64_t>(impl_->Holder()->size());
-    info.storage = impl_->Holder().get();
+  const auto* dense = impl_ && impl_->kind() == TensorKind::kDense
+                          ? static_cast<const DenseTensor*>(impl_.get())
+                          : nullptr;
+  if (dense && dense->Holder()) {
+    info.bytes = static_cast<int64_t>(dense->Holder()->size());
+    info.storage = dense->Holder().get();
   }
   return info;
 }

@@ -70,8 +70,8 @@ class TensorWrapper {
   bool defined_ = false;
   bool released_ = false;  // clear() freed it after a backward
   bool no_need_buffer_ = false;
-  std::shared_ptr<DenseTensor> impl_;  // the data (null if only the meta is kept)
-  DDim dims_;                          // the meta, kept inline: saving it allocates nothing
+  std::shared_ptr<TensorBase> impl_;  // the data (null if only the meta is kept)
+  DDim dims_;                         // the meta, kept inline: saving it allocates nothing
   DType dtype_ = DType::kUndefined;
   std::string name_;
   std::weak_ptr<GradNodeBase> weak_grad_node_;

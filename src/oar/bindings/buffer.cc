@@ -168,10 +168,11 @@ PyMethodDef g_buffer_functions[] = {
 
 PyObject* MakeBufferOwner(const Tensor& t) {
   if (!t.initialized()) throw errors::PreconditionNotMet("the tensor holds no data");
+  std::shared_ptr<DenseTensor> dense = t.dense_impl();  // a sparse tensor: to_dense() first
   if (t.ndim() > 16) throw errors::Unimplemented("numpy() supports up to 16 dimensions");
   auto* self = reinterpret_cast<BufferOwner*>(g_buffer_type->tp_alloc(g_buffer_type, 0));
   if (!self) return nullptr;
-  new (&self->tensor) std::shared_ptr<DenseTensor>(t.impl());
+  new (&self->tensor) std::shared_ptr<DenseTensor>(std::move(dense));
   self->readonly = !t.stop_gradient();
   return reinterpret_cast<PyObject*>(self);
 }

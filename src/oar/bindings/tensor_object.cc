@@ -520,6 +520,49 @@ PyObject* MNumel(PyObject* self, PyObject*) {
   OAR_PY_CATCH
 }
 
+// ---- sparse tensors (docs/sparse.md) ------------------------------------------------
+PyObject* MIsSparse(PyObject* self, PyObject*) { return ToPyObject(AsTensor(self).is_sparse()); }
+PyObject* MIsSparseCoo(PyObject* self, PyObject*) {
+  return ToPyObject(AsTensor(self).is_sparse_coo());
+}
+PyObject* MIsSparseCsr(PyObject* self, PyObject*) {
+  return ToPyObject(AsTensor(self).is_sparse_csr());
+}
+PyObject* MIsDense(PyObject* self, PyObject*) { return ToPyObject(AsTensor(self).is_dense()); }
+
+PyObject* MNnz(PyObject* self, PyObject*) {
+  OAR_PY_TRY
+  const Tensor& t = Defined(self);
+  if (t.is_sparse_coo()) return PyLong_FromLongLong(t.sparse_coo().nnz());
+  if (t.is_sparse_csr()) return PyLong_FromLongLong(t.sparse_csr().nnz());
+  throw errors::InvalidType("nnz(): the tensor is dense; nnz() counts the stored entries of a ",
+                            "sparse tensor");
+  OAR_PY_CATCH
+}
+
+// Paddle's rule: a CSR tensor's dimensions are all sparse; a dense tensor has none.
+PyObject* MSparseDim(PyObject* self, PyObject*) {
+  OAR_PY_TRY
+  const Tensor& t = Defined(self);
+  if (t.is_sparse_coo()) return PyLong_FromLongLong(t.sparse_coo().sparse_dim());
+  return PyLong_FromLong(t.is_sparse_csr() ? t.ndim() : 0);
+  OAR_PY_CATCH
+}
+
+PyObject* MDenseDim(PyObject* self, PyObject*) {
+  OAR_PY_TRY
+  const Tensor& t = Defined(self);
+  if (t.is_sparse_coo()) return PyLong_FromLongLong(t.sparse_coo().dense_dim());
+  return PyLong_FromLong(t.is_sparse_csr() ? 0 : t.ndim());
+  OAR_PY_CATCH
+}
+
+PyObject* MIsCoalesced(PyObject* self, PyObject*) {
+  OAR_PY_TRY
+  return ToPyObject(Defined(self).sparse_coo().coalesced());
+  OAR_PY_CATCH
+}
+
 PyObject* MElementSize(PyObject* self, PyObject*) {
   OAR_PY_TRY
   return PyLong_FromSize_t(SizeOf(Defined(self).dtype()));
@@ -529,7 +572,7 @@ PyObject* MElementSize(PyObject* self, PyObject*) {
 PyObject* MDataPtr(PyObject* self, PyObject*) {
   OAR_PY_TRY
   const Tensor& t = Defined(self);
-  return PyLong_FromVoidPtr(t.initialized() ? const_cast<void*>(t.impl()->data()) : nullptr);
+  return PyLong_FromVoidPtr(t.initialized() ? const_cast<void*>(t.dense().data()) : nullptr);
   OAR_PY_CATCH
 }
 
@@ -572,6 +615,16 @@ PyMethodDef g_methods[] = {
     OAR_NOARGS("dim", MDim, "The number of dimensions."),
     OAR_NOARGS("numel", MNumel, "The number of elements."),
     OAR_NOARGS("element_size", MElementSize, "Bytes per element."),
+    OAR_NOARGS("is_sparse", MIsSparse, "Whether the tensor is sparse (COO or CSR)."),
+    OAR_NOARGS("is_sparse_coo", MIsSparseCoo, "Whether the tensor is a sparse COO tensor."),
+    OAR_NOARGS("is_sparse_csr", MIsSparseCsr, "Whether the tensor is a sparse CSR tensor."),
+    OAR_NOARGS("is_dense", MIsDense, "Whether the tensor is dense (not sparse)."),
+    OAR_NOARGS("nnz", MNnz, "The number of stored entries of a sparse tensor."),
+    OAR_NOARGS("sparse_dim", MSparseDim, "The number of sparse dimensions (0 for a dense tensor)."),
+    OAR_NOARGS("dense_dim", MDenseDim, "The number of dense dimensions of the tensor."),
+    OAR_NOARGS(
+        "is_coalesced", MIsCoalesced,
+        "Whether a sparse COO tensor's positions are sorted and unique (set by coalesce())."),
     OAR_NOARGS("data_ptr", MDataPtr, "The address of the first element."),
     OAR_NOARGS("_buffer", MBuffer, "A buffer-protocol view of the memory (for numpy())."),
     OAR_METHOD("register_hook", MRegisterHook, "register_hook(hook) -> handle with .remove()"),

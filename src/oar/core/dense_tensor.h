@@ -9,10 +9,9 @@
 #include "oar/core/ddim.h"
 #include "oar/core/dtype.h"
 #include "oar/core/place.h"
+#include "oar/core/tensor_base.h"
 
 namespace oar {
-
-enum class DataLayout : uint8_t { kAny = 0, kNCHW, kNHWC };
 
 struct DenseTensorMeta {
   DDim dims;
@@ -27,25 +26,34 @@ struct DenseTensorMeta {
   bool valid() const { return dtype != DType::kUndefined; }
 };
 
-class DenseTensor {
+// final: calls through a DenseTensor& are devirtualised, so kernels pay nothing
+// for the TensorBase interface.
+class DenseTensor final : public TensorBase {
  public:
-  DenseTensor() = default;
-  DenseTensor(DType dtype, const DDim& dims) : meta_(dtype, dims) {}
+  DenseTensor() : TensorBase(TensorKind::kDense) {}
+  DenseTensor(DType dtype, const DDim& dims) : TensorBase(TensorKind::kDense), meta_(dtype, dims) {}
   DenseTensor(std::shared_ptr<Allocation> holder, DenseTensorMeta meta)
-      : meta_(std::move(meta)), holder_(std::move(holder)) {}
+      : TensorBase(TensorKind::kDense), meta_(std::move(meta)), holder_(std::move(holder)) {}
+  DenseTensor(const DenseTensor&) = default;
+  DenseTensor(DenseTensor&&) noexcept = default;
+  DenseTensor& operator=(const DenseTensor&) = default;
+  DenseTensor& operator=(DenseTensor&&) noexcept = default;
+  ~DenseTensor() override = default;
+
+  static bool classof(const TensorBase* t) { return t->kind() == TensorKind::kDense; }
 
   const DenseTensorMeta& meta() const { return meta_; }
-  const DDim& dims() const { return meta_.dims; }
+  const DDim& dims() const override { return meta_.dims; }
   const DDim& strides() const { return meta_.strides; }
-  DType dtype() const { return meta_.dtype; }
-  DataLayout layout() const { return meta_.layout; }
+  DType dtype() const override { return meta_.dtype; }
+  DataLayout layout() const override { return meta_.layout; }
   int64_t offset() const { return meta_.offset; }
   int64_t numel() const { return Product(meta_.dims); }
   int ndim() const { return static_cast<int>(meta_.dims.size()); }
-  Place place() const { return holder_ ? holder_->place() : CPUPlace(); }
-  bool valid() const { return meta_.valid(); }
+  Place place() const override { return holder_ ? holder_->place() : CPUPlace(); }
+  bool valid() const override { return meta_.valid(); }
   // Memory is attached (an empty tensor has a zero-byte block).
-  bool initialized() const { return holder_ != nullptr; }
+  bool initialized() const override { return holder_ != nullptr; }
   bool is_contiguous() const;
 
   // Sets the meta of a tensor without memory: contiguous strides, offset 0.

@@ -2,10 +2,41 @@
 
 namespace oar {
 
-DenseTensor& Tensor::dense() const {
+const TensorBase& Tensor::base() const {
   OAR_ENFORCE(impl_ != nullptr,
               errors::PreconditionNotMet("the tensor is undefined (it holds no data and no meta)"));
   return *impl_;
+}
+
+namespace {
+[[noreturn]] void ThrowWrongKind(TensorKind want, TensorKind got) {
+  if (want == TensorKind::kDense) {
+    throw errors::InvalidType("expected a dense tensor, but got a ", TensorKindName(got),
+                              " tensor; convert it with to_dense() or use the function of "
+                              "oar.sparse");
+  }
+  throw errors::InvalidType("expected a ", TensorKindName(want), " tensor, but got a ",
+                            TensorKindName(got), " tensor");
+}
+}  // namespace
+
+void Tensor::ThrowNotDense() const { ThrowWrongKind(TensorKind::kDense, base().kind()); }
+
+std::shared_ptr<DenseTensor> Tensor::dense_impl() const {
+  dense();
+  return std::static_pointer_cast<DenseTensor>(impl_);
+}
+
+const SparseCooTensor& Tensor::sparse_coo() const {
+  const TensorBase& b = base();
+  if (b.kind() != TensorKind::kSparseCoo) ThrowWrongKind(TensorKind::kSparseCoo, b.kind());
+  return static_cast<const SparseCooTensor&>(b);
+}
+
+const SparseCsrTensor& Tensor::sparse_csr() const {
+  const TensorBase& b = base();
+  if (b.kind() != TensorKind::kSparseCsr) ThrowWrongKind(TensorKind::kSparseCsr, b.kind());
+  return static_cast<const SparseCsrTensor&>(b);
 }
 
 template <typename T>
@@ -42,12 +73,14 @@ template double Tensor::item<double>() const;
 template complex128 Tensor::item<complex128>() const;
 
 void Tensor::bump_inplace_version() { dense().bump_inplace_version(); }
+// A sparse tensor is never written in place (its ops return new ones), so its
+// version stays 0.
 uint32_t Tensor::current_inplace_version() const {
-  return impl_ ? impl_->current_inplace_version() : 0;
+  return is_dense() ? dense().current_inplace_version() : 0;
 }
 void Tensor::reset_inplace_version(bool set_to_zero) {
-  if (set_to_zero && impl_ && impl_->Holder()) {
-    impl_->Holder()->inplace_version().SetInplaceVersionToZero();
+  if (set_to_zero && is_dense() && dense().Holder()) {
+    dense().Holder()->inplace_version().SetInplaceVersionToZero();
   }
 }
 

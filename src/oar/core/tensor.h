@@ -1,6 +1,7 @@
 // The user-facing tensor handle (Paddle's paddle::Tensor, docs/design.md §4):
-// an impl holding the data, autograd metadata, and a name. Copies are cheap
-// handles that share both the data and the autograd metadata.
+// an impl holding the data (a DenseTensor, SparseCooTensor or SparseCsrTensor),
+// autograd metadata, and a name. Copies are cheap handles that share both the
+// data and the autograd metadata.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +12,7 @@
 
 #include "oar/core/dense_tensor.h"
 #include "oar/core/scalar.h"
+#include "oar/core/sparse_tensor.h"
 
 namespace oar {
 
@@ -42,31 +44,67 @@ class HookHandle {
 class Tensor final {
  public:
   Tensor() = default;
-  explicit Tensor(std::shared_ptr<DenseTensor> impl) : impl_(std::move(impl)) {}
-  Tensor(std::shared_ptr<DenseTensor> impl, std::string name)
+  explicit Tensor(std::shared_ptr<TensorBase> impl) : impl_(std::move(impl)) {}
+  Tensor(std::shared_ptr<TensorBase> impl, std::string name)
       : impl_(std::move(impl)), name_(std::move(name)) {}
 
   // --- data -------------------------------------------------------------
   bool defined() const { return impl_ != nullptr; }
   // Holds memory (false for an undefined tensor or one saved without data).
-  bool initialized() const { return impl_ && impl_->initialized(); }
-  const std::shared_ptr<DenseTensor>& impl() const { return impl_; }
-  void set_impl(std::shared_ptr<DenseTensor> impl) { impl_ = std::move(impl); }
+  bool initialized() const {
+    if (const DenseTensor* d = dense_or_null()) [[likely]]
+      return d->initialized();
+    return impl_ && impl_->initialized();
+  }
+  const std::shared_ptr<TensorBase>& impl() const { return impl_; }
+  void set_impl(std::shared_ptr<TensorBase> impl) { impl_ = std::move(impl); }
   void reset() {
     impl_.reset();
     autograd_meta_.reset();
     name_.clear();
   }
-  DenseTensor& dense() const;  // throws on an undefined tensor
+  // The impl as its concrete type; each throws on an undefined tensor or
+  // another kind (a typed error naming both kinds).
+  DenseTensor& dense() const {
+    if (impl_ && impl_->kind() == TensorKind::kDense) [[likely]] {
+      return static_cast<DenseTensor&>(*impl_);
+    }
+    ThrowNotDense();
+  }
+  const SparseCooTensor& sparse_coo() const;
+  const SparseCsrTensor& sparse_csr() const;
+  // The impl as a DenseTensor handle (shared), with the checks of dense().
+  std::shared_ptr<DenseTensor> dense_impl() const;
 
-  const DDim& dims() const { return dense().dims(); }
-  std::vector<int64_t> shape() const { return Vectorize(dense().dims()); }
+  bool is_dense() const { return impl_ && impl_->kind() == TensorKind::kDense; }
+  bool is_sparse_coo() const { return impl_ && impl_->kind() == TensorKind::kSparseCoo; }
+  bool is_sparse_csr() const { return impl_ && impl_->kind() == TensorKind::kSparseCsr; }
+  bool is_sparse() const { return is_sparse_coo() || is_sparse_csr(); }
+  TensorKind kind() const { return base().kind(); }
+
+  // Shape, dtype and place hold for every kind (a sparse tensor's dense shape
+  // and its values' dtype); strides and data are the dense tensor's.
+  // The dense case inline and without virtual calls: the per-op path (docs/design.md §7).
+  const DDim& dims() const {
+    if (const DenseTensor* d = dense_or_null()) [[likely]]
+      return d->dims();
+    return base().dims();
+  }
+  std::vector<int64_t> shape() const { return Vectorize(dims()); }
   const DDim& strides() const { return dense().strides(); }
-  int64_t numel() const { return dense().numel(); }
-  int ndim() const { return dense().ndim(); }
-  DType dtype() const { return dense().dtype(); }
-  DataLayout layout() const { return dense().layout(); }
-  Place place() const { return dense().place(); }
+  int64_t numel() const { return Product(dims()); }
+  int ndim() const { return static_cast<int>(dims().size()); }
+  DType dtype() const {
+    if (const DenseTensor* d = dense_or_null()) [[likely]]
+      return d->dtype();
+    return base().dtype();
+  }
+  DataLayout layout() const { return base().layout(); }
+  Place place() const {
+    if (const DenseTensor* d = dense_or_null()) [[likely]]
+      return d->place();
+    return base().place();
+  }
   bool is_cpu() const { return place().is_cpu(); }
   bool is_contiguous() const { return dense().is_contiguous(); }
 
@@ -117,7 +155,14 @@ class Tensor final {
   std::shared_ptr<GradNodeBase> grad_fn() const;
 
  private:
-  std::shared_ptr<DenseTensor> impl_;
+  const TensorBase& base() const;  // throws on an undefined tensor
+  const DenseTensor* dense_or_null() const {
+    return impl_ && impl_->kind() == TensorKind::kDense ? static_cast<DenseTensor*>(impl_.get())
+                                                        : nullptr;
+  }
+  [[noreturn]] void ThrowNotDense() const;
+
+  std::shared_ptr<TensorBase> impl_;
   std::shared_ptr<AbstractAutogradMeta> autograd_meta_;
   std::string name_;
 };

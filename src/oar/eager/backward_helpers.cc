@@ -11,6 +11,7 @@ namespace oar {
 
 Tensor grad_as(const Tensor& g, const GradSlotMeta& input_meta) {
   if (!g.defined() || !input_meta.HasTensorMeta() || g.dtype() == input_meta.dtype()) return g;
+  if (g.is_sparse()) return sparse_with_values(g, cast(sparse_values(g), input_meta.dtype()));
   return cast(g, input_meta.dtype());
 }
 

@@ -237,3 +237,29 @@ Tensor fft_r2c_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>
 Tensor fft_c2r_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& axes,
                     int64_t normalization, bool forward);
 }  // namespace oar
+
+// ---- sparse sections (src/oar/ops/sparse*.yaml, backward_helpers_sparse.cc) ----
+// The gradient of a sparse input has that input's positions (Paddle's rule); these
+// bring any gradient (dense, or sparse of any positions) into that form.
+namespace oar {
+
+// g at the positions of x, as a tensor of x's kind: for a sparse x, sparse with
+// x's indices (g's values there, 0 where a sparse g has none); for a dense x, g
+// made dense.
+Tensor sparse_mask_as(const Tensor& g, const Tensor& x);
+// The gradient of sparse_mask_values(x, mask) w.r.t. x.
+Tensor sparse_mask_values_grad(const Tensor& x, const Tensor& mask, const Tensor& g);
+// The gradient of sparse_transpose(x, perm) w.r.t. x.
+Tensor sparse_transpose_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& perm);
+// The gradients of sparse_matmul(x, y).
+Tensor sparse_matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g);
+Tensor sparse_matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g);
+// The gradients of sparse_masked_matmul(x, y, mask).
+Tensor sparse_masked_matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& mask,
+                                   const Tensor& g);
+Tensor sparse_masked_matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& mask,
+                                   const Tensor& g);
+// The gradient of sparse_softmax(x, axis) w.r.t. x (out is its result).
+Tensor sparse_softmax_grad_x(const Tensor& x, const Tensor& out, const Tensor& g, int64_t axis);
+
+}  // namespace oar

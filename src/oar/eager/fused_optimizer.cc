@@ -18,11 +18,15 @@ DenseTensor* GradOf(const Tensor& p) {
   if (!meta) return nullptr;
   Tensor* g = meta->MutableGrad();
   if (!g || !g->defined() || !g->impl()) return nullptr;
+  if (g->is_sparse()) {  // the fused loops read every element
+    NoGradGuard no_grad;
+    *g = sparse_to_dense(*g);
+  }
   if (!g->is_contiguous()) {
     NoGradGuard no_grad;
     *g = assign(*g);
   }
-  return g->impl().get();
+  return &g->dense();
 }
 
 }  // namespace
@@ -40,8 +44,8 @@ int64_t Step(Rule rule, const Hyper& hyper, double lr, const std::vector<Tensor>
     throw errors::InvalidArgument("optimizer step: ", n, " parameters but ", options.size(),
                                   " option entries");
   }
-  if (!steps.defined() || steps.impl()->dtype() != DType::kInt64 ||
-      steps.impl()->numel() != static_cast<int64_t>(n) || !steps.impl()->is_contiguous()) {
+  if (!steps.defined() || !steps.is_dense() || steps.dtype() != DType::kInt64 ||
+      steps.numel() != static_cast<int64_t>(n) || !steps.is_contiguous()) {
     throw errors::InvalidArgument(
         "optimizer step: argument 'steps' must be a contiguous int64 "
         "tensor of ",
@@ -49,7 +53,7 @@ int64_t Step(Rule rule, const Hyper& hyper, double lr, const std::vector<Tensor>
   }
   if (!std::isfinite(lr))
     throw errors::InvalidArgument("optimizer step: the learning rate is ", lr);
-  int64_t* step = steps.impl()->data<int64_t>();
+  int64_t* step = steps.dense().data<int64_t>();
   std::vector<Slot> slots;
   slots.reserve(n);
   for (size_t i = 0; i < n; ++i) {
@@ -60,9 +64,9 @@ int64_t Step(Rule rule, const Hyper& hyper, double lr, const std::vector<Tensor>
                                     " state tensors, the rule keeps ", nstate);
     }
     Slot s;
-    s.param = params[i].impl().get();
+    s.param = &params[i].dense();
     s.grad = g;
-    for (int k = 0; k < nstate; ++k) s.state[k] = states[i][k].impl().get();
+    for (int k = 0; k < nstate; ++k) s.state[k] = &states[i][k].dense();
     const ParamOptions o = options.empty() ? ParamOptions{} : options[i];
     s.lr = lr * o.lr_factor;
     s.l2 = o.l2;

@@ -12,7 +12,7 @@ namespace oar {
 
 enum class Backend : uint8_t { kUndefined = 0, kCPU, kGPU, kNumBackends };
 inline constexpr int kNumBackends = static_cast<int>(Backend::kNumBackends);
-inline constexpr int kNumLayouts = 3;
+inline constexpr int kNumLayouts = 5;  // DataLayout's enumerators
 
 inline Backend BackendOf(const Place& p) {
   switch (p.type) {

@@ -22,6 +22,10 @@ std::ostream& operator<<(std::ostream& os, DataLayout l) {
       return os << "NCHW";
     case DataLayout::kNHWC:
       return os << "NHWC";
+    case DataLayout::kSparseCoo:
+      return os << "SPARSE_COO";
+    case DataLayout::kSparseCsr:
+      return os << "SPARSE_CSR";
   }
   return os;
 }
@@ -51,7 +55,9 @@ const Kernel* KernelTable::Find(const KernelKey& key) const {
   if (key.backend == Backend::kUndefined || key.dtype == DType::kUndefined) return nullptr;
   const Kernel& k = kernels_[Index(key)];
   if (k.IsValid()) return &k;
-  if (key.layout != DataLayout::kAny) {
+  // A dense layout falls back to the layout-agnostic kernel; a sparse one never
+  // does, since a dense kernel cannot read a sparse tensor.
+  if (key.layout != DataLayout::kAny && !IsSparseLayout(key.layout)) {
     const Kernel& any = kernels_[Index({key.backend, DataLayout::kAny, key.dtype})];
     if (any.IsValid()) return &any;
   }
@@ -59,7 +65,17 @@ const Kernel* KernelTable::Find(const KernelKey& key) const {
 }
 
 bool KernelTable::HasDType(DType dtype) const {
-  return Find({Backend::kCPU, DataLayout::kAny, dtype}) != nullptr;
+  for (int l = 0; l < kNumLayouts; ++l) {
+    if (Find({Backend::kCPU, static_cast<DataLayout>(l), dtype}) != nullptr) return true;
+  }
+  return false;
+}
+
+bool KernelTable::HasLayout(DataLayout layout) const {
+  for (int d = 0; d < kNumDTypes; ++d) {
+    if (Find({Backend::kCPU, layout, static_cast<DType>(d)}) != nullptr) return true;
+  }
+  return false;
 }
 
 std::string KernelTable::RegisteredDTypes() const {
@@ -79,6 +95,13 @@ KernelResult KernelTable::SelectKernelOrThrowError(const KernelKey& key) const {
   if (key.backend != Backend::kCPU) {
     // Paddle's fallback: run the CPU kernel when the backend has none.
     if (const Kernel* k = Find({Backend::kCPU, key.layout, key.dtype})) return {*k, true};
+  }
+  if (IsSparseLayout(key.layout) && !HasLayout(key.layout)) {
+    throw errors::InvalidType("the kernel '", name_, "' takes dense tensors, not ", key.layout,
+                              " ones; convert with to_dense() or use the op of oar.sparse");
+  }
+  if (!IsSparseLayout(key.layout) && !HasLayout(key.layout)) {
+    throw errors::InvalidType("the kernel '", name_, "' takes sparse tensors, not dense ones");
   }
   throw errors::InvalidType("the kernel '", name_, "' is not registered for ", key.dtype, " on ",
                             key.backend, " (key ", key, "); it supports: ", RegisteredDTypes());

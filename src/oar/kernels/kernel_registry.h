@@ -53,9 +53,11 @@ class KernelTable {
   const std::string& name() const { return name_; }
   void Set(const KernelKey& key, Kernel kernel);
   const Kernel* Find(const KernelKey& key) const;
-  // The dtypes with a CPU kernel, for error messages and tests.
+  // The dtypes with a CPU kernel (in any layout), for error messages and tests.
   std::string RegisteredDTypes() const;
   bool HasDType(DType dtype) const;
+  // Some dtype has a CPU kernel for tensors of this layout.
+  bool HasLayout(DataLayout layout) const;
 
   KernelResult SelectKernelOrThrowError(const KernelKey& key) const;
 

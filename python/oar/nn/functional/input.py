@@ -5,6 +5,7 @@ from ... import _C
 from ... import _check as C
 from ..._creation import to_tensor
 from ..._grad_mode import no_grad
+from ...autograd.py_layer import PyLayer
 
 __all__ = ["embedding", "one_hot"]
 
@@ -14,8 +15,8 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     """weight[x]: the rows of weight picked by the ids x. padding_idx: that row gets no
     gradient. max_norm: the rows x picks are first renormalised in place to a norm_type
     norm of at most max_norm (as Paddle and PyTorch do). scale_grad_by_freq: each row's
-    gradient is divided by how often x picks it. sparse=True is accepted, but the
-    gradient of weight is a dense tensor (oar has no sparse gradients)."""
+    gradient is divided by how often x picks it. sparse=True: the gradient of weight
+    is a sparse COO tensor holding the rows x picked."""
     api = "embedding"
     C.tensor(api, "x", x)
     C.tensor(api, "weight", weight)
@@ -33,7 +34,7 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
     if max_norm is not None:
         _renorm_rows(api, x, weight, float(C.number(api, "max_norm", max_norm)),
                      float(C.number(api, "norm_type", norm_type)))
-    out = _C.embedding(x, weight, pad)
+    out = _SparseGradEmbedding.apply(x, weight, pad) if sparse else _C.embedding(x, weight, pad)
     if scale_grad_by_freq and x.size:
         ids = x.numpy().reshape(-1)
         _, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
@@ -58,6 +59,28 @@ def _renorm_rows(api, x, weight, max_norm, p):
                          _C.scale(_C.reciprocal(_C.scale(norms, 1.0, 1e-7)), max_norm),
                          _C.full_like(norms, 1.0))
         weight[idx] = rows * scale
+
+
+class _SparseGradEmbedding(PyLayer):
+    """embedding whose weight gradient is a sparse COO tensor holding one row per
+    looked-up index (Paddle's sparse=True: only those rows are touched). The
+    padding row's entries are zero."""
+
+    @staticmethod
+    def forward(ctx, x, weight, pad):
+        ctx.save_for_backward(x)
+        ctx.shape, ctx.pad = list(weight.shape), pad
+        return _C.embedding(x, weight, pad)
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensor()
+        rows = _C.reshape(x, [1, -1])
+        values = _C.reshape(g, [-1, ctx.shape[1]])
+        if ctx.pad >= 0:
+            keep = _C.cast(_C.not_equal(rows, _C.full_like(rows, ctx.pad)), values.dtype)
+            values = values * _C.reshape(keep, [-1, 1])
+        return None, _C.sparse_coo_tensor(rows, values, ctx.shape)
 
 
 def one_hot(x, num_classes, name=None):

@@ -1,0 +1,83 @@
+#include "oar/core/sparse_tensor.h"
+
+#include "oar/core/errors.h"
+
+namespace oar {
+
+const char* TensorKindName(TensorKind kind) {
+  switch (kind) {
+    case TensorKind::kDense:
+      return "dense";
+    case TensorKind::kSparseCoo:
+      return "sparse_coo";
+    case TensorKind::kSparseCsr:
+      return "sparse_csr";
+  }
+  return "unknown";
+}
+
+namespace {
+void CheckIndexTensor(const DenseTensor& t, const char* what, int64_t ndim) {
+  if (t.dtype() != DType::kInt64) {
+    throw errors::InvalidType("the ", what, " of a sparse tensor must be int64, got ", t.dtype());
+  }
+  if (t.ndim() != ndim) {
+    throw errors::InvalidArgument("the ", what, " of a sparse tensor must be ", ndim,
+                                  "-D, got shape ", DimsToString(t.dims()));
+  }
+}
+}  // namespace
+
+SparseCooTensor::SparseCooTensor(DenseTensor indices, DenseTensor values, const DDim& dims,
+                                 bool coalesced)
+    : TensorBase(TensorKind::kSparseCoo),
+      indices_(std::move(indices)),
+      values_(std::move(values)),
+      dims_(dims),
+      coalesced_(coalesced) {
+  CheckIndexTensor(indices_, "indices", 2);
+  const int64_t sparse_dim = indices_.dims()[0], nnz = indices_.dims()[1];
+  const auto nd = static_cast<int64_t>(dims_.size());
+  if (sparse_dim < 1 || sparse_dim > nd) {
+    throw errors::InvalidArgument("a sparse COO tensor of shape ", DimsToString(dims_),
+                                  " needs between 1 and ", nd, " rows of indices, got ",
+                                  sparse_dim);
+  }
+  DDim want{nnz};
+  for (int64_t d = sparse_dim; d < nd; ++d) want.push_back(dims_[d]);
+  if (values_.dims() != want) {
+    throw errors::InvalidArgument("the values of a sparse COO tensor of shape ",
+                                  DimsToString(dims_), " with ", sparse_dim,
+                                  " sparse dimensions and ", nnz, " entries must have shape ",
+                                  DimsToString(want), ", got ", DimsToString(values_.dims()));
+  }
+}
+
+SparseCsrTensor::SparseCsrTensor(DenseTensor crows, DenseTensor cols, DenseTensor values,
+                                 const DDim& dims)
+    : TensorBase(TensorKind::kSparseCsr),
+      crows_(std::move(crows)),
+      cols_(std::move(cols)),
+      values_(std::move(values)),
+      dims_(dims) {
+  if (dims_.size() != 2 && dims_.size() != 3) {
+    throw errors::InvalidArgument(
+        "a sparse CSR tensor is 2-D or 3-D (a batch of matrices), got "
+        "shape ",
+        DimsToString(dims_));
+  }
+  CheckIndexTensor(crows_, "crows", 1);
+  CheckIndexTensor(cols_, "cols", 1);
+  if (crows_.dims()[0] != batch() * (rows() + 1)) {
+    throw errors::InvalidArgument("the crows of a sparse CSR tensor of shape ", DimsToString(dims_),
+                                  " must have ", batch() * (rows() + 1), " elements, got ",
+                                  crows_.dims()[0]);
+  }
+  if (values_.dims() != DDim{cols_.dims()[0]}) {
+    throw errors::InvalidArgument("the values of a sparse CSR tensor must have shape [",
+                                  cols_.dims()[0], "] (one per column index), got ",
+                                  DimsToString(values_.dims()));
+  }
+}
+
+}  // namespace oar
