@@ -130,7 +130,18 @@ def assign_slice(x, axes, starts, ends, strides, value):
     return out
 
 
+def unfold_backward(grad_out, shape, axis, size, step):
+    """torch's unfold_backward after unfold's own argument checks: called directly with
+    a size beyond the axis (or windows that do not match grad_out) PyTorch 2.13
+    corrupts its heap instead of raising."""
+    windows = torch.empty(shape).unfold(axis, size, step).shape
+    if windows != grad_out.shape:
+        raise RuntimeError(f"grad_out has shape {list(grad_out.shape)}, the windows {list(windows)}")
+    return torch.ops.aten.unfold_backward(grad_out, shape, axis, size, step)
+
+
 TORCH_SCOPE = {"torch": torch, "torch_dtype": torch_dtype, "sum_to": sum_to,
+               "unfold_backward": unfold_backward,
                "paddle_shape": paddle_shape, "unsqueeze_all": unsqueeze_all, "slices": slices,
                "flip_slice": flip_slice, "slice_grad": slice_grad, "assign_slice": assign_slice}
 

@@ -120,7 +120,8 @@ void SetPythonErrorFromCurrentException() {
     }
     PyErr_SetString(type, e.what());
   } catch (const std::bad_alloc&) {
-    PyErr_NoMemory();
+    // PyErr_NoMemory's MemoryError has no message; say what failed.
+    PyErr_SetString(PyExc_MemoryError, "out of memory: an allocation inside the operation failed");
   } catch (const std::exception& e) {
     PyErr_SetString(PyExc_RuntimeError, e.what());
   } catch (...) {

@@ -90,6 +90,12 @@ Tensor pow_grad_x(const Tensor& x, double y, const Tensor& g) {
   return multiply(g, conj_if_complex(scale(pow(x, y - 1.0), y)));
 }
 
+Tensor atan2_recip(const Tensor& x, const Tensor& y) {
+  const Tensor r = add(multiply(x, x), multiply(y, y));
+  const Tensor zero = equal(r, zeros_like(r));
+  return where(zero, zeros_like(r), divide(ones_like(r), where(zero, ones_like(r), r)));
+}
+
 Tensor elementwise_pow_grad_x(const Tensor& x, const Tensor& y, const Tensor& g) {
   const Tensor dx =
       multiply(g, conj_if_complex(multiply(y, elementwise_pow(x, scale(y, 1.0, -1.0)))));
@@ -551,7 +557,11 @@ Tensor var_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& ax
 
 Tensor std_grad(const Tensor& x, const Tensor& out, const Tensor& g,
                 const std::vector<int64_t>& axis, bool unbiased, bool keepdim) {
-  return var_grad(x, divide(g, scale(out, 2.0)), axis, unbiased, keepdim);
+  // d std = d var / (2 std); a group of equal values (std 0, every x - mean 0) gets
+  // 0, as in PyTorch, not 0 / 0.
+  const Tensor zero = equal(out, zeros_like(out));
+  const Tensor half = where(zero, zeros_like(g), divide(g, scale(nonzero_or_one(out, zero), 2.0)));
+  return var_grad(x, half, axis, unbiased, keepdim);
 }
 
 Tensor p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& g, double porder,
@@ -564,13 +574,21 @@ Tensor p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& g, double p
   const Tensor G = reduce_grad(g, x, axis, keepdim);
   if (porder == 1) return multiply(G, sign(x));
   const Tensor o = reduce_grad(out, x, axis, keepdim);
-  const Tensor safe = nonzero_or_one(o, equal(o, zeros_like(o)));  // a zero norm has x == 0
-  if (porder == 2) return multiply(G, divide(x, safe));
+  const Tensor zero = equal(o, zeros_like(o));
+  const Tensor safe = nonzero_or_one(o, zero);
+  if (porder == 2) return multiply(G, divide(x, safe));  // a zero 2-norm has x == 0
+  // A zero norm (all x 0 for p > 0; some x 0, or an underflow, for p < 0) gets 0,
+  // as in PyTorch: the formula would divide by it.
   const Tensor ratio = divide(pow(abs(x), porder - 1.0), pow(safe, porder - 1.0));
-  return multiply(G, multiply(sign(x), ratio));
+  return where(zero, zeros_like(x), multiply(G, multiply(sign(x), ratio)));
 }
 
-Tensor cumsum_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& axis) {
+Tensor cumsum_grad(const Tensor& x, const Tensor& g_out, const std::vector<int64_t>& axis) {
+  // With a narrower dtype= (float32 for a float64 x) the running sum of the gradient
+  // is taken in x's dtype, as PyTorch does; a wider one keeps its precision.
+  const bool widen = IsFloating(x.dtype()) && IsFloating(g_out.dtype()) &&
+                     SizeOf(x.dtype()) > SizeOf(g_out.dtype());
+  const Tensor g = widen ? cast(g_out, x.dtype()) : g_out;
   if (axis.empty()) return reshape_to(scan_sum(g, 0, /*reverse=*/true), x.shape());
   return scan_sum(g, axis[0], /*reverse=*/true);
 }

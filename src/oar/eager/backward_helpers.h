@@ -41,6 +41,9 @@ Tensor max_min_mask(const Tensor& a, const Tensor& b, bool is_max);
 Tensor pow_grad_x(const Tensor& x, double y, const Tensor& g);
 Tensor elementwise_pow_grad_x(const Tensor& x, const Tensor& y, const Tensor& g);
 Tensor elementwise_pow_grad_y(const Tensor& x, const Tensor& y, const Tensor& out, const Tensor& g);
+// atan2(x, y): 1 / (x^2 + y^2), and 0 at the origin (PyTorch's gradient there;
+// the plain formula is 0 / 0).
+Tensor atan2_recip(const Tensor& x, const Tensor& y);
 std::vector<int64_t> inverse_perm(const std::vector<int64_t>& perm);
 std::vector<Tensor> concat_grad(const std::vector<Tensor>& x, const Tensor& g, int64_t axis);
 Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
@@ -186,7 +189,7 @@ namespace oar {
 Tensor inverse_grad(const Tensor& out, const Tensor& g);
 Tensor det_grad(const Tensor& x, const Tensor& out, const Tensor& g);
 // slogdet's output stacks [sign, log|det|]; only the second row has a gradient.
-Tensor slogdet_grad(const Tensor& x, const Tensor& g);
+Tensor slogdet_grad(const Tensor& x, const Tensor& out, const Tensor& g);
 Tensor solve_grad_x(const Tensor& x, const Tensor& out, const Tensor& g);
 Tensor solve_grad_y(const Tensor& x, const Tensor& g);
 Tensor triangular_solve_grad_x(const Tensor& x, const Tensor& out, const Tensor& g, bool upper,

@@ -22,12 +22,14 @@ Tensor OneMinus(const Tensor& t) { return scale(t, -1.0, 1.0); }
 Tensor Chain(const Tensor& g, const Tensor& gg, const Tensor& f2) {
   return multiply(gg, multiply(g, f2));
 }
-// e ** (k * min(x, 0)) where x <= 0, else 0: the second derivative of the
-// exponential branch of elu/selu/celu, up to a constant factor.
+// e ** (k * min(x, 0)) where x < 0, else 0: the second derivative of the
+// exponential branch of elu/selu/celu, up to a constant factor. At x = 0 it is 0,
+// as PyTorch's elu double backward has it (the first derivative there takes the
+// exponential branch: the kink of f' is met from the right).
 Tensor NegativeExp(const Tensor& x, double k) {
-  const Tensor le = less_equal(x, Const(x, 0.0));
-  const Tensor xn = where(le, x, zeros_like(x));
-  return multiply(exp(scale(xn, k)), Mask(le, x));
+  const Tensor lt = less_than(x, Const(x, 0.0));
+  const Tensor xn = where(lt, x, zeros_like(x));
+  return multiply(exp(scale(xn, k)), Mask(lt, x));
 }
 
 }  // namespace
@@ -81,9 +83,10 @@ Tensor celu_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, doub
 Tensor softplus_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg, double beta,
                             double threshold) {
   // Below the threshold f'' = beta s (1 - s), s = sigmoid(beta x); above it f is x.
+  // At beta x = threshold it is 0, as in PyTorch's softplus double backward.
   const Tensor z = scale(x, beta);
   const Tensor s = sigmoid(z);
-  const Tensor below = Mask(less_equal(z, Const(z, threshold)), x);
+  const Tensor below = Mask(less_than(z, Const(z, threshold)), x);
   return Chain(g, gg, scale(multiply(multiply(s, OneMinus(s)), below), beta));
 }
 
@@ -106,10 +109,10 @@ Tensor tanhshrink_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg
 }
 
 Tensor hardswish_grad_x_grad(const Tensor& x, const Tensor& g, const Tensor& gg) {
-  // f'' = 1/3 on (-3, 3), 0 outside.
-  const Tensor inside =
-      multiply(Mask(greater_than(x, Const(x, -3.0)), x), Mask(less_than(x, Const(x, 3.0)), x));
-  return Chain(g, gg, scale(inside, 1.0 / 3.0));
+  // f'' = 1/3 on (-3, 3), 0 outside -- selected, not multiplied, so that an infinite
+  // g or gg outside gives 0 (as PyTorch), not inf * 0.
+  const Tensor inside = logical_and(greater_than(x, Const(x, -3.0)), less_than(x, Const(x, 3.0)));
+  return where(inside, scale(multiply(gg, g), 1.0 / 3.0), zeros_like(x));
 }
 
 Tensor prelu_grad_x(const Tensor& x, const Tensor& weight, const Tensor& g) {

@@ -50,6 +50,32 @@ Tensor FoldSymmetricGrad(const Tensor& g, bool upper) {
   return upper ? add(triu(g, 0), triu(mT(g), 1)) : add(tril(g, 0), tril(mT(g), -1));
 }
 
+// adj(x)^T, the derivative of det(x) for every x, singular ones included: from
+// x = U S Vh, adj(x)^T = det(U) det(Vh) U diag(prod_{j != i} s_j) Vh. (det(x) x^-T is
+// the same thing only where x is invertible.)
+Tensor AdjugateTransposed(const Tensor& x) {
+  const int64_t n = Dim(x, -1);
+  const Tensor p = svd_packed(x, false);  // [..., n, n + 1 + n]: U^T | S | Vh
+  const Tensor ut = Cols(p, 0, n), vh = Cols(p, n + 1, 2 * n + 1);
+  const Tensor s = squeeze(Cols(p, n, n + 1), {-1});
+  // prod_{j != i} s_j without dividing: the running products from the left and from
+  // the right, each shifted by one
+  const Tensor one = Cols(ones_like(s), 0, 1);
+  const Tensor left = concat({one, Cols(cumprod(s, {-1}, DType::kUndefined), 0, n - 1)}, -1);
+  const Tensor right =
+      concat({Cols(flip(cumprod(flip(s, {-1}), {-1}, DType::kUndefined), {-1}), 1, n), one}, -1);
+  const Tensor others = multiply(left, right);
+  const Tensor sign = multiply(det(mT(ut)), det(vh));  // +-1
+  return multiply(AsMatrixScale(sign), matmul(multiply(mT(ut), unsqueeze(others, {-2})), vh));
+}
+
+// Whether any matrix has a zero determinant (the only case inverse() refuses).
+bool AnySingular(const Tensor& det_or_sign) {
+  if (det_or_sign.numel() == 0) return false;
+  const Tensor zero = cast(equal(det_or_sign, zeros_like(det_or_sign)), DType::kFloat64);
+  return amax(zero, {}, false).item<double>() > 0;
+}
+
 }  // namespace
 
 Tensor inverse_grad(const Tensor& out, const Tensor& g) {
@@ -59,12 +85,22 @@ Tensor inverse_grad(const Tensor& out, const Tensor& g) {
 }
 
 Tensor det_grad(const Tensor& x, const Tensor& out, const Tensor& g) {
+  // A singular matrix has a gradient too (the adjugate; PyTorch and Paddle give 0,
+  // oar raised from inverse): the SVD form then, the cheaper inverse otherwise.
+  if (Dim(x, -1) > 0 && AnySingular(out)) {
+    return multiply(AsMatrixScale(g), AdjugateTransposed(x));
+  }
   return multiply(AsMatrixScale(multiply(g, out)), mT(inverse(x)));
 }
 
-Tensor slogdet_grad(const Tensor& x, const Tensor& g) {
+Tensor slogdet_grad(const Tensor& x, const Tensor& out, const Tensor& g) {
   // Only log|det| has a gradient (the sign is piecewise constant).
   const Tensor g_log = squeeze(slice(g, {0}, {1}, {2}), {0});
+  // x^-T; for a singular matrix (sign 0, log|det| -inf) adj(x)^T / 0: +-inf, or NaN
+  // where the adjugate is 0, instead of inverse()'s error
+  if (Dim(x, -1) > 0 && AnySingular(squeeze(slice(out, {0}, {0}, {1}), {0}))) {
+    return multiply(AsMatrixScale(g_log), divide(AdjugateTransposed(x), AsMatrixScale(det(x))));
+  }
   return multiply(AsMatrixScale(g_log), mT(inverse(x)));
 }
 

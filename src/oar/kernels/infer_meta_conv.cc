@@ -228,6 +228,11 @@ void PoolInferMeta(const DenseTensor& x, const std::vector<int64_t>& kernel_size
                    bool ceil_mode, bool, int64_t divisor, bool adaptive, DenseTensor* out) {
   OAR_ENFORCE(divisor >= 0, errors::InvalidArgument("argument 'divisor' (", divisor,
                                                     ") must be positive, or 0 for none"));
+  // Paddle's adaptive pooling has no divisor_override: its windows differ in size
+  OAR_ENFORCE(divisor == 0 || !adaptive,
+              errors::InvalidArgument("argument 'divisor' (", divisor,
+                                      ") must be 0 with adaptive=True (the windows of adaptive "
+                                      "pooling differ in size)"));
   const WindowGeometry g =
       PoolGeometry(x.dims(), kernel_size, strides, paddings, ceil_mode, adaptive);
   out->set_meta(x.dtype(), PoolOutDims(x.dims(), g));

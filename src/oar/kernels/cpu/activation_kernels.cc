@@ -1,7 +1,10 @@
 // The activations of oar.nn.functional (src/oar/ops/activation.yaml): one fused
 // elementwise pass each, forward and backward. Every function is evaluated in
 // the compute type (float for float16/bfloat16), and arranged so NaN in gives
-// NaN out (comparisons with NaN are false: the branch taken returns NaN).
+// NaN out (comparisons with NaN are false: the branch taken returns NaN). At a
+// NaN input a masked gradient (hardtanh, the shrinks) is 0 and a scaled one
+// (hardswish, elu) NaN: PyTorch's vectorised loops and Paddle agree on that,
+// where PyTorch's scalar tail loop passes grad_out instead.
 #include <algorithm>
 #include <cmath>
 #include <numbers>
@@ -238,8 +241,7 @@ void SoftplusGradKernel(const DeviceContext&, const DenseTensor& x, const DenseT
 // ---- softsign, log_sigmoid, tanhshrink, hardswish
 template <typename T>
 void SoftsignKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
-  UnaryElementwise<T, T>(
-      x, out, [](auto a) { return a / (decltype(a)(1) + std::abs(a)); }, 2);
+  UnaryElementwise<T, T>(x, out, [](auto a) { return a / (decltype(a)(1) + std::abs(a)); }, 2);
 }
 template <typename T>
 void SoftsignGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
@@ -309,9 +311,10 @@ void HardswishGradKernel(const DeviceContext&, const DenseTensor& x, const Dense
       x, grad_out, x_grad,
       [](auto a, auto g) {
         using C = decltype(a);
-        // NaN takes the last branch, as in PyTorch: the gradient passes.
-        if (a < C(-3)) return C(0);
-        return a <= C(3) ? g * (a / C(3) + C(0.5)) : g;
+        // The kinks belong to the flat pieces (0 at -3, g at 3), as in PyTorch and
+        // Paddle; NaN falls through to the middle piece and gives NaN.
+        if (a <= C(-3)) return C(0);
+        return a >= C(3) ? g : g * (a / C(3) + C(0.5));
       },
       kCheap);
 }
@@ -322,8 +325,7 @@ void LeakyReluKernel(const DeviceContext&, const DenseTensor& x, double negative
                      DenseTensor* out) {
   using C = compute_t<T>;
   const C s = static_cast<C>(negative_slope);
-  UnaryElementwise<T, T>(
-      x, out, [=](C a) { return a > C(0) ? a : a * s; }, kCheap);
+  UnaryElementwise<T, T>(x, out, [=](C a) { return a > C(0) ? a : a * s; }, kCheap);
 }
 template <typename T>
 void LeakyReluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
@@ -364,8 +366,7 @@ void HardtanhKernel(const DeviceContext&, const DenseTensor& x, double min, doub
                     DenseTensor* out) {
   using C = compute_t<T>;
   const C lo = static_cast<C>(min), hi = static_cast<C>(max);
-  UnaryElementwise<T, T>(
-      x, out, [=](C a) { return a < lo ? lo : (a > hi ? hi : a); }, kCheap);
+  UnaryElementwise<T, T>(x, out, [=](C a) { return a < lo ? lo : (a > hi ? hi : a); }, kCheap);
 }
 template <typename T>
 void HardtanhGradKernel(const DeviceContext&, const DenseTensor& out, const DenseTensor& grad_out,
@@ -373,7 +374,7 @@ void HardtanhGradKernel(const DeviceContext&, const DenseTensor& out, const Dens
   using C = compute_t<T>;
   const C lo = static_cast<C>(min), hi = static_cast<C>(max);
   BinaryElementwise<T, T, T>(
-      out, grad_out, x_grad, [=](C a, C g) { return a <= lo || a >= hi ? C(0) : g; }, kCheap);
+      out, grad_out, x_grad, [=](C a, C g) { return a > lo && a < hi ? g : C(0); }, kCheap);
 }
 template <typename T>
 void SoftshrinkKernel(const DeviceContext&, const DenseTensor& x, double threshold,
@@ -389,14 +390,15 @@ void SoftshrinkKernel(const DeviceContext&, const DenseTensor& x, double thresho
       kCheap);
 }
 namespace {
-// Both shrinks pass the gradient outside [-threshold, threshold] and stop it inside.
+// Both shrinks pass the gradient outside [-threshold, threshold] and stop it inside
+// (and at NaN).
 template <typename T>
 void ShrinkGrad(const DenseTensor& x, const DenseTensor& grad_out, double threshold,
                 DenseTensor* x_grad) {
   using C = compute_t<T>;
   const C t = static_cast<C>(threshold);
   BinaryElementwise<T, T, T>(
-      x, grad_out, x_grad, [=](C a, C g) { return a >= -t && a <= t ? C(0) : g; }, kCheap);
+      x, grad_out, x_grad, [=](C a, C g) { return a < -t || a > t ? g : C(0); }, kCheap);
 }
 }  // namespace
 template <typename T>
@@ -409,8 +411,7 @@ void HardshrinkKernel(const DeviceContext&, const DenseTensor& x, double thresho
                       DenseTensor* out) {
   using C = compute_t<T>;
   const C t = static_cast<C>(threshold);
-  UnaryElementwise<T, T>(
-      x, out, [=](C a) { return a >= -t && a <= t ? C(0) : a; }, kCheap);
+  UnaryElementwise<T, T>(x, out, [=](C a) { return a >= -t && a <= t ? C(0) : a; }, kCheap);
 }
 template <typename T>
 void HardshrinkGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
@@ -422,8 +423,7 @@ void ThresholdedReluKernel(const DeviceContext&, const DenseTensor& x, double th
                            double value, DenseTensor* out) {
   using C = compute_t<T>;
   const C t = static_cast<C>(threshold), v = static_cast<C>(value);
-  UnaryElementwise<T, T>(
-      x, out, [=](C a) { return a <= t ? v : a; }, kCheap);
+  UnaryElementwise<T, T>(x, out, [=](C a) { return a <= t ? v : a; }, kCheap);
 }
 template <typename T>
 void ThresholdedReluGradKernel(const DeviceContext&, const DenseTensor& x,

@@ -162,12 +162,17 @@ void TriIndices(const DeviceContext& ctx, int64_t row, int64_t col, int64_t offs
   int64_t k = 0;
   if (count == 0) return;
   // Only the rows that hold entries: lower from row -offset on, upper up to col - offset.
-  using I = __int128;  // -offset and col - offset overflow int64 for offsets near 2**63
-  const int64_t first = lower ? static_cast<int64_t>(std::clamp<I>(-I(offset), 0, row)) : 0;
-  const int64_t last = lower ? row : static_cast<int64_t>(std::clamp<I>(I(col) - offset, 0, row));
+  // In 128 bits: -offset, col - offset and i + offset + 1 overflow int64 for offsets
+  // near +-2**63 (i + offset + 1 wrapped negative, and no entry was written).
+  using I = __int128;
+  const auto clamped = [](I v, int64_t hi) {
+    return static_cast<int64_t>(std::clamp<I>(v, 0, hi));
+  };
+  const int64_t first = lower ? clamped(-I(offset), row) : 0;
+  const int64_t last = lower ? row : clamped(I(col) - offset, row);
   for (int64_t i = first; i < last; ++i) {
-    const int64_t b = lower ? 0 : std::clamp<int64_t>(i + offset, 0, col);
-    const int64_t e = lower ? std::clamp<int64_t>(i + offset + 1, 0, col) : col;
+    const int64_t b = lower ? 0 : clamped(I(i) + offset, col);
+    const int64_t e = lower ? clamped(I(i) + offset + 1, col) : col;
     for (int64_t j = b; j < e; ++j, ++k) {
       o[k] = static_cast<T>(i);
       o[count + k] = static_cast<T>(j);

@@ -96,7 +96,8 @@ void ScanSumKernel(const DeviceContext&, const DenseTensor& x, int64_t axis, boo
 }
 
 // The position of the running maximum (minimum): a later equal value takes over,
-// as torch.cummax does, and a NaN holds its place once reached.
+// and so does every later NaN once one is reached (the maximum stays NaN), as
+// torch.cummax and Paddle's cummax do.
 template <typename T, bool kMax>
 void CumArgKernel(const DeviceContext&, const DenseTensor& x_in, const std::vector<int64_t>& axis,
                   DenseTensor* out) {
@@ -113,7 +114,7 @@ void CumArgKernel(const DeviceContext&, const DenseTensor& x_in, const std::vect
       for (int64_t j = 0; j < s.n; ++j) {
         const int64_t at = s.At(line, j);
         const C v = static_cast<C>(in[at]);
-        if (bv == bv && (v != v || (kMax ? v >= bv : v <= bv))) {
+        if (v != v || (bv == bv && (kMax ? v >= bv : v <= bv))) {
           best = j;
           bv = v;
         }

@@ -2,6 +2,7 @@
 // with its implicit reparameterisation gradient. Every function computes in double and
 // rounds once to the output dtype, so float32 results are correctly rounded up to that
 // last step.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <limits>
@@ -76,39 +77,83 @@ constexpr std::array<double, 12> kZetaTail = {1.0 / 12,
                                               77683.0 / 14101100039391805440000.0,
                                               -236364091.0 / 1693824136731743669452800000.0};
 
-// The Hurwitz zeta function sum_k (q + k)^-s for an integer s >= 2: the terms directly
-// until q + k >= 15, then the Euler-Maclaurin remainder of the rest.
-double HurwitzZeta(double s, double q) {
-  if (q <= 0 && q == std::floor(q)) return kInf;  // a term (q + k) is 0
-  const double sd = s;
+// The Hurwitz zeta function sum_k (q + k)^-s for an integer s >= 2 and q not 0 or a
+// negative integer, each term scaled by c^s (c = 1: the plain sum; c = q > 0: terms
+// in (0, 1], so a huge s neither overflows nor underflows the first of them). The
+// terms are summed directly until q + k >= max(15, s) -- or until they stop
+// mattering, which for k > s takes a few dozen terms -- then the Euler-Maclaurin
+// remainder of the rest, which converges once q + k > s.
+double HurwitzZeta(double s, double q, double c) {
+  auto term = [&](double a) { return c == 1 ? std::pow(a, -s) : std::pow(c / a, s); };
   double sum = 0;
   double a = q;
-  while (a < 15) {
-    sum += std::pow(a, -sd);
+  while (a < 15 || a <= s) {
+    const double t = term(a);
+    sum += t;
+    // inf or NaN (inf - inf across a pole, for a huge s): the caller redoes it scaled
+    if (!std::isfinite(sum)) return sum;
+    if (a >= 15 && std::fabs(t) <= 1e-17 * std::fabs(sum)) return sum;
     a += 1;
   }
-  // integral of the tail, half the first term, then the Bernoulli terms
-  double tail = std::pow(a, 1 - sd) / (sd - 1) + 0.5 * std::pow(a, -sd);
-  double rising = sd;  // s (s+1) ... (s+2j-2)
-  double power = std::pow(a, -sd - 1);
-  for (size_t j = 0; j < kZetaTail.size(); ++j) {
-    const double term = kZetaTail[j] * rising * power;
-    tail += term;
-    if (std::fabs(term) < 1e-17 * std::fabs(tail)) break;
-    rising *= (sd + 2 * j + 1) * (sd + 2 * j + 2);
-    power /= a * a;
+  // integral of the tail, half the first term, then the Bernoulli terms; rp is
+  // s (s+1) ... (s+2j-2) c^s a^(-s-2j+1), updated as a ratio so nothing overflows
+  const double first = term(a);
+  double tail = first * a / (s - 1) + 0.5 * first;
+  double rp = s * first / a;
+  for (size_t j = 0; j < kZetaTail.size() && rp != 0; ++j) {
+    const double t = kZetaTail[j] * rp;
+    tail += t;
+    if (std::fabs(t) < 1e-17 * std::fabs(tail)) break;
+    rp *= (s + 2 * j + 1) / a * ((s + 2 * j + 2) / a);
   }
   return sum + tail;
 }
 
+// psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x) for n >= 1.
 double Polygamma(int64_t n, double x) {
   if (n == 0) return Digamma(x);
-  // NaN at the poles (0 and the negative integers), as torch and SciPy answer
-  if (std::isnan(x) || (x <= 0 && x == std::floor(x))) return kNaN;
-  // psi^(n)(x) = (-1)^(n+1) n! zeta(n + 1, x)
-  const double factorial = std::exp(LogGamma(static_cast<double>(n) + 1));
   const double sign = n % 2 == 1 ? 1.0 : -1.0;
-  return sign * factorial * HurwitzZeta(static_cast<double>(n) + 1, x);
+  if (std::isnan(x)) return kNaN;
+  // SciPy's and Paddle's values (PyTorch's too for n >= 2, and at 0 for n = 1):
+  // (-1)^(n+1) inf at the poles 0, -1, -2, ... and at -inf (for odd n the two-sided
+  // limit at a pole), the limit (-1)^(n+1) 0 at +inf.
+  if (x == kInf) return sign * 0.0;
+  if (x <= 0 && x == std::floor(x)) return sign * kInf;
+  const double s = static_cast<double>(n) + 1;
+  const double log_factorial = LogGamma(s);
+  const double factorial = std::exp(log_factorial);
+  // Far left of 0 the direct sum would take |x| terms: zeta(s, x) = (-1)^s (zeta(s, 1 - f)
+  // - zeta(s, N + 1 - f)) + zeta(s, f) with x = f - N, 0 < f < 1, each q in it positive.
+  const double fl = std::floor(x);
+  const double f = x - fl;
+  const double odd_s = n % 2 == 0 ? -1.0 : 1.0;  // (-1)^s
+  struct Part {
+    double coef, q;
+  };
+  // the two near the poles first: at f = 1/2 with s odd they cancel exactly
+  const std::array<Part, 3> parts = {Part{odd_s, 1 - f}, Part{1.0, f}, Part{-odd_s, 1 - f - fl}};
+  double z = 0;
+  if (x > 0 || fl >= -64) {
+    z = HurwitzZeta(s, x, 1.0);
+  } else {
+    for (const Part& p : parts) z += p.coef * HurwitzZeta(s, p.q, 1.0);
+  }
+  if (std::isfinite(factorial) && std::isfinite(z) && z != 0) return sign * factorial * z;
+  // A huge n (or a huge zeta near a pole): n! or zeta leaves the double range, so
+  // the product is formed in logs, zeta's terms scaled by q^s (zeta = Z q^-s).
+  if (x > 0) {
+    return sign * std::exp(log_factorial - s * std::log(x) + std::log(HurwitzZeta(s, x, x)));
+  }
+  std::array<double, 3> logs{};
+  double top = -kInf;
+  for (size_t i = 0; i < parts.size(); ++i) {
+    logs[i] = -s * std::log(parts[i].q) + std::log(HurwitzZeta(s, parts[i].q, parts[i].q));
+    top = std::max(top, logs[i]);
+  }
+  double t = 0;  // zeta / e^top
+  for (size_t i = 0; i < parts.size(); ++i) t += parts[i].coef * std::exp(logs[i] - top);
+  if (t == 0) return sign * 0.0;
+  return sign * std::copysign(std::exp(log_factorial + top + std::log(std::fabs(t))), t);
 }
 
 template <typename T>

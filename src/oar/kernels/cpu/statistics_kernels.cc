@@ -102,13 +102,17 @@ void LogsumexpKernel(const DeviceContext&, const DenseTensor& x, const std::vect
 }
 
 namespace {
-// Two passes (mean, then squared deviations): no cancellation for large means.
+// Two passes (mean, then squared deviations): no cancellation for large means. The
+// mean is taken relative to the first value, so that a line of equal values has its
+// mean exactly and a variance of exactly 0 (a plain running sum of 3 copies of x is
+// not 3 x), whose gradient is then 0 as in PyTorch, not noise / 1e-16.
 template <typename T>
 double RowVariance(const T* row, int64_t n, bool unbiased) {
   if (n == 0) return std::numeric_limits<double>::quiet_NaN();  // no mean to deviate from
-  double mean = 0;
-  for (int64_t j = 0; j < n; ++j) mean += At(row, j);
-  mean /= static_cast<double>(n);
+  const double first = At(row, 0);
+  double shift = 0;
+  for (int64_t j = 0; j < n; ++j) shift += At(row, j) - first;
+  const double mean = first + shift / static_cast<double>(n);
   double ss = 0;
   for (int64_t j = 0; j < n; ++j) ss += (At(row, j) - mean) * (At(row, j) - mean);
   return ss / static_cast<double>(n - (unbiased ? 1 : 0));

@@ -1,6 +1,7 @@
 #include "oar/kernels/funcs/index_rows.h"
 
 #include "oar/core/errors.h"
+#include "oar/kernels/funcs/axis_rows.h"
 #include "oar/kernels/funcs/copy.h"
 
 namespace oar::funcs {
@@ -34,7 +35,9 @@ std::vector<int64_t> NdRows(const DenseTensor& index, const DDim& dims, const ch
   const std::vector<int64_t> coords = IndexValues(index);
   int64_t rows = 1;  // prod(index.dims[:-1]), also when k is 0 (whole-tensor rows)
   for (size_t d = 0; d + 1 < index.dims().size(); ++d) rows *= index.dims()[d];
-  std::vector<int64_t> out(rows, 0);
+  // With k = 0 the row count is not bounded by the index's own size ([2**31, 0]):
+  // too many is a MemoryError naming the count, not a bare std::bad_alloc.
+  std::vector<int64_t> out = ScratchBuffer<int64_t>(rows);
   for (int64_t r = 0; r < rows; ++r) {
     int64_t row = 0;
     for (int64_t d = 0; d < k; ++d) {

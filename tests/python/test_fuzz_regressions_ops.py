@@ -1,0 +1,303 @@
+"""Regression tests for the op fuzzer's findings in the kernels and backward formulas
+(tests/fuzz/fuzz_ops.py, seeds 2-6 of 20,000 calls; docs/reliability.md lists them).
+Each failed before its fix. The oracle is PyTorch 2.13 (its vectorised loop where its
+scalar and vectorised loops disagree, as with 64-element inputs here), SciPy, or a
+value derived by hand."""
+import numpy as np
+import pytest
+import scipy.special as sp
+import torch
+
+import oar
+import oar.nn.functional as F
+
+NAN, INF = float("nan"), float("inf")
+A = torch.ops.aten
+
+
+def _t(values, dtype="float64", grad=False):
+    x = oar.to_tensor(np.asarray(values, dtype=np.float64), dtype=dtype)
+    x.stop_gradient = not grad
+    return x
+
+
+def _close(got, want, rtol=1e-12, atol=0.0):
+    np.testing.assert_allclose(np.asarray(got.numpy(), dtype=np.float64),
+                               want.detach().double().numpy() if torch.is_tensor(want) else want,
+                               rtol=rtol, atol=atol, equal_nan=True)
+
+
+# ---- piecewise activations: kinks and NaN inputs ----------------------------------------
+
+def test_hardswish_gradient_at_its_kinks_matches_torch():
+    # was g * 1.5 at x = 3 and g * -0.5 at x = -3 (the kinks belonged to the middle piece)
+    x = _t([-3.0, 3.0, -2.0, 2.0, -4.0, 4.0], grad=True)
+    (g,) = oar.grad([F.hardswish(x).sum()], [x])
+    xt = torch.tensor(x.numpy(), requires_grad=True)
+    torch.nn.functional.hardswish(xt).sum().backward()
+    _close(g, xt.grad)
+
+
+# 64 elements: torch's vectorised loop, whose answer at NaN (0 for a mask, NaN for a
+# scaled gradient) oar gives everywhere; before, oar gave grad_out (the scalar tail's).
+_NAN_GRADS = [
+    ("hardtanh_grad", lambda x, g: oar._C.hardtanh_grad(x, g, -1.0, 1.0),
+     lambda x, g: A.hardtanh_backward(g, x, -1.0, 1.0)),
+    ("hardshrink_grad", lambda x, g: oar._C.hardshrink_grad(x, g, 0.5),
+     lambda x, g: A.hardshrink_backward(g, x, 0.5)),
+    ("softshrink_grad", lambda x, g: oar._C.softshrink_grad(x, g, 0.5),
+     lambda x, g: A.softshrink_backward(g, x, 0.5)),
+    ("hardswish_grad", lambda x, g: oar._C.hardswish_grad(x, g),
+     lambda x, g: A.hardswish_backward(g, x)),
+    ("elu_grad", lambda x, g: oar._C.elu_grad(x, g, 1.0),
+     lambda x, g: A.elu_backward(g, 1.0, 1.0, 1.0, False, x)),
+]
+
+
+@pytest.mark.parametrize("name,ours,theirs", _NAN_GRADS, ids=[n for n, _, _ in _NAN_GRADS])
+def test_masked_gradient_at_nan_is_torch_vectorised_answer(name, ours, theirs):
+    xv = np.linspace(-5, 5, 64)
+    xv[[3, 31, 32, 60]] = NAN
+    g = np.linspace(-2, 2, 64)
+    _close(ours(_t(xv), _t(g)), theirs(torch.tensor(xv), torch.tensor(g)))
+
+
+@pytest.mark.parametrize("fn,kwargs,arg", [
+    (F.hardtanh, {"min": NAN}, "min"), (F.hardtanh, {"max": NAN}, "max"),
+    (F.hardtanh_, {"max": NAN}, "max"),
+    (F.hardshrink, {"threshold": NAN}, "threshold"),
+    (F.softshrink, {"threshold": NAN}, "threshold"),
+    (F.elu, {"alpha": NAN}, "alpha"), (F.elu, {"alpha": -INF}, "alpha"),
+    (F.celu, {"alpha": INF}, "alpha"),
+    (F.selu, {"alpha": NAN}, "alpha"), (F.selu, {"scale": 1.5e308}, "scale"),
+    (F.softplus, {"beta": NAN}, "beta"), (F.softplus, {"beta": 0.0}, "beta"),
+    (F.softplus, {"threshold": NAN}, "threshold"),
+    (F.hardsigmoid, {"slope": INF}, "slope"), (F.hardsigmoid, {"offset": NAN}, "offset"),
+    (F.leaky_relu, {"negative_slope": NAN}, "negative_slope"),
+    (F.thresholded_relu, {"threshold": NAN}, "threshold"),
+    (F.thresholded_relu, {"value": NAN}, "value"),
+])
+def test_meaningless_activation_attribute_is_a_typed_error(fn, kwargs, arg):
+    # torch answers NaN everywhere (or clips with a NaN bound as if it were absent)
+    with pytest.raises(ValueError, match=rf"\(\): argument '{arg}' must"):
+        fn(_t([0.5, -2.0]), **kwargs)
+
+
+@pytest.mark.parametrize("call,arg", [
+    (lambda x, g: oar._C.hardtanh_grad(x, g, NAN, 2.0), "min"),
+    (lambda x, g: oar._C.hardshrink_grad(x, g, NAN), "threshold"),
+    (lambda x, g: oar._C.elu_grad(x, g, INF), "alpha"),
+    (lambda x, g: oar._C.selu_grad(x, g, -0.0, 3.0), "scale"),
+    (lambda x, g: oar._C.celu_grad(x, g, -INF), "alpha"),
+    (lambda x, g: oar._C.softplus_grad(x, g, 1.0, NAN), "threshold"),
+    (lambda x, g: oar._C.hardsigmoid_grad(x, g, NAN, 0.5), "slope"),
+])
+def test_grad_ops_check_the_same_attributes(call, arg):
+    with pytest.raises(ValueError, match=rf"_grad\(\): argument '{arg}' must"):
+        call(_t([0.5, -2.0]), _t([1.0, 1.0]))
+
+
+@pytest.mark.parametrize("op,alpha,scale,input_scale", [
+    ("elu", 0.5, 1.0, 1.0), ("selu", 1.6732632423543772, 1.0507009873554805, 1.0),
+    ("celu", 3.0, 1.0, 1.0 / 3.0)])
+def test_exp_linear_double_backward_at_zero_matches_torch(op, alpha, scale, input_scale):
+    # was g * gg * alpha * e**0 at x = 0: torch's second derivative there is 0
+    xv, gv = np.array([0.0, -0.0, -1.5, 0.7]), np.array([1.5, -2.0, 0.5, 1.0])
+    x, g = _t(xv, grad=True), _t(gv)
+    first = {"elu": lambda: oar._C.elu_grad(x, g, alpha),
+             "selu": lambda: oar._C.selu_grad(x, g, scale, alpha),
+             "celu": lambda: oar._C.celu_grad(x, g, alpha)}[op]()
+    (gx,) = oar.grad([first.sum()], [x])
+    xt = torch.tensor(xv, requires_grad=True)
+    (want,) = torch.autograd.grad(
+        A.elu_backward(torch.tensor(gv), alpha, scale, input_scale, False, xt).sum(), [xt])
+    _close(gx, want)
+
+
+def test_softplus_double_backward_at_the_threshold_matches_torch():
+    # beta * x == threshold exactly: torch's second derivative is 0 there
+    xv, gv = np.array([-1.0, 0.5, -3.0]), np.array([1.0, -0.7, 2.0])
+    x = _t(xv, grad=True)
+    (gx,) = oar.grad([oar._C.softplus_grad(x, _t(gv), -1.0, 1.0).sum()], [x])
+    xt = torch.tensor(xv, requires_grad=True)
+    (want,) = torch.autograd.grad(A.softplus_backward(torch.tensor(gv), xt, -1.0, 1.0).sum(), [xt])
+    _close(gx, want)
+
+
+# ---- polygamma ----------------------------------------------------------------------------
+
+def test_polygamma_at_poles_and_infinities_follows_scipy():
+    # was NaN at every pole and at -inf (torch: +-inf for n >= 2, SciPy and Paddle: always)
+    xs = [0.0, -0.0, -1.0, -2.0, INF, -INF, 0.5]
+    for n in (1, 2, 3, 4):
+        got = oar.polygamma(_t(xs), n).numpy()
+        want = np.array([sp.polygamma(n, v) for v in xs])
+        np.testing.assert_allclose(got, want, rtol=1e-14)
+        assert np.signbit(got).tolist() == np.signbit(want).tolist()
+
+
+def test_digamma_gradient_at_poles_is_plus_infinity():
+    x = _t([0.0, -0.0, -1.0, -3.0], grad=True)  # trigamma's two-sided limit; was NaN
+    (g,) = oar.grad([oar.digamma(x).sum()], [x])
+    assert g.numpy().tolist() == [INF] * 4
+
+
+def test_polygamma_of_huge_order_is_infinite_not_nan():
+    # n! zeta(n + 1, x): n! overflowed and zeta(n + 1, 2) underflowed, inf * 0 = NaN
+    x = _t([0.5, 2.0, 14.5, 1e10])
+    got = oar.polygamma(x, 2 ** 31).numpy()
+    assert got[:3].tolist() == [-INF] * 3
+    assert got[3] == 0.0 and np.signbit(got[3])  # n! / x ** (n + 1) underflows for x = 1e10
+    assert oar.polygamma(x, 2 ** 31 - 1).numpy()[:3].tolist() == [INF] * 3
+    assert oar.polygamma(_t([-2.08]), 2 ** 31).numpy()[0] == INF  # 1 / (-0.08) ** odd power
+
+
+def test_polygamma_far_left_of_zero_is_accurate():
+    # x = -N + 1/2: psi''(x) = psi''(1 - x) by the reflection formula (cot and its
+    # derivatives vanish there). The direct sum over N terms was 9% off (and took
+    # |x| steps: -1e15 never returned).
+    for x in (-1e7 + 0.5, -1e15 + 0.5):
+        got = oar.polygamma(_t([x]), 2).numpy()[0]
+        np.testing.assert_allclose(got, sp.polygamma(2, 1 - x), rtol=1e-12)
+    # and a general point: psi'(x) + psi'(1 - x) = pi^2 / sin(pi x)^2
+    x = -123456.25
+    want = np.pi ** 2 / np.sin(np.pi * (x - np.floor(x))) ** 2 - sp.polygamma(1, 1 - x)
+    np.testing.assert_allclose(oar.polygamma(_t([x]), 1).numpy()[0], want, rtol=1e-9)
+
+
+# ---- scans, statistics, norms ------------------------------------------------------------
+
+@pytest.mark.parametrize("values", [[NAN, 1.0, NAN, 2.0], [2.0, NAN, NAN, 3.0],
+                                    [1.0, 1.0, 0.0, 1.0], [0.0, -0.0, NAN, 0.0, NAN]])
+def test_cummax_cummin_index_with_nan_matches_torch(values):
+    # a later NaN takes over (torch and Paddle); oar kept the first NaN's position
+    x = _t(values, "float32")
+    t = torch.tensor(values, dtype=torch.float32)
+    assert oar._C.cummax_index(x, [0]).numpy().tolist() == torch.cummax(t, 0).indices.tolist()
+    assert oar._C.cummin_index(x, [0]).numpy().tolist() == torch.cummin(t, 0).indices.tolist()
+
+
+def test_std_gradient_of_equal_values_is_zero():
+    # was (x - mean) / (2 * 0) = NaN; torch masks std == 0
+    base = _t([-0.98], grad=True)
+    x = base.expand([3])
+    (g,) = oar.grad([oar.std(x, [], True, False)], [base])
+    assert g.numpy().tolist() == [0.0]
+    y = _t([[2.0, 2.0, 2.0], [1.0, 2.0, 4.0]], grad=True)
+    (gy,) = oar.grad([oar.std(y, [1]).sum()], [y])
+    yt = torch.tensor(y.numpy(), requires_grad=True)
+    yt.std(1).sum().backward()
+    _close(gy, yt.grad)
+
+
+@pytest.mark.parametrize("values,p", [
+    ([1.99, -0.22, 0.0, -2.54], -1.07),   # a zero makes the norm of negative p zero
+    ([0.93, -2.3, -1.54], -1e-320),        # n ** (1 / p) underflows to 0
+    ([0.0, 0.0, 0.0], 0.5),                # 0 * inf at x = 0
+])
+def test_p_norm_gradient_of_a_zero_norm_matches_torch(values, p):
+    x = _t(values, grad=True)
+    (g,) = oar.grad([oar._C.p_norm(x, p, [0], False)], [x])
+    xt = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    torch.linalg.vector_norm(xt, p).backward()
+    _close(g, xt.grad)
+
+
+def test_atan2_gradient_at_the_origin_is_zero():
+    xv, yv = [-0.0, 0.0, 1.0, 0.5], [0.0, 0.0, 0.0, -2.0]
+    x, y = _t(xv, grad=True), _t(yv, grad=True)
+    gx, gy = oar.grad([oar.atan2(x, y).sum()], [x, y])
+    xt = torch.tensor(xv, dtype=torch.float64, requires_grad=True)
+    yt = torch.tensor(yv, dtype=torch.float64, requires_grad=True)
+    torch.atan2(xt, yt).sum().backward()
+    _close(gx, xt.grad)
+    _close(gy, yt.grad)
+
+
+def test_cumsum_to_a_narrower_dtype_sums_the_gradient_in_x_dtype():
+    # float64 x, dtype float32: the gradient's running sum in float64, as torch
+    xv = [-1.48, 0.89, 0.47, -1.93, -2.05]
+    wv = np.array([0.37, -1.21, 1.93, 0.59, -0.77], dtype=np.float32)
+    x = _t(xv, grad=True)
+    (g,) = oar.grad([oar.cumsum(x, axis=0, dtype="float32")], [x],
+                    grad_outputs=[oar.to_tensor(wv)])
+    xt = torch.tensor(xv, dtype=torch.float64, requires_grad=True)
+    torch.cumsum(xt, 0, dtype=torch.float32).backward(torch.from_numpy(wv))
+    assert g.numpy().tolist() == xt.grad.tolist()
+
+
+# ---- clean errors --------------------------------------------------------------------------
+
+def test_index_rows_without_coordinates_too_many_is_a_memory_error_with_a_message():
+    # index [..., 0]: each row is the whole of x; 2**40 of them cannot be listed
+    x = _t([[1.0, 2.0], [3.0, 4.0]])
+    index = oar.to_tensor(np.zeros([1, 2 ** 40, 0], dtype=np.int32))
+    with pytest.raises(MemoryError, match=r"\S"):
+        oar.gather_nd(x, index)
+    with pytest.raises(MemoryError, match=r"\S"):
+        oar._C.index_put_nd(oar.to_tensor(np.array(-3)), index, oar.to_tensor(np.array(1)), True)
+
+
+def test_tri_indices_with_offsets_near_the_int64_limits_match_torch():
+    # i + offset + 1 overflowed: the right shape, no entry written (uninitialised values)
+    for row, col, offset, same in [(3, 2, 2 ** 63 - 1, 2), (4, 3, -2 ** 63, -4), (2, 5, 2 ** 62, 5)]:
+        for ours, theirs in [(oar.tril_indices, torch.tril_indices),
+                             (oar.triu_indices, torch.triu_indices)]:
+            assert ours(row, col, offset).numpy().tolist() == theirs(row, col, same).tolist()
+
+
+def test_std_of_equal_values_is_exactly_zero_with_a_zero_gradient():
+    # a running sum of 3 (or 8) copies of x is not 3 x: the mean was off by an ulp, the
+    # std 4.7e-16 instead of 0, and its gradient (x - mean) / std noise of order 1
+    for v, n in [(-2.55, 8), (0.1, 3), (1.55, 7)]:
+        base = _t([[v]], grad=True)
+        out = oar.std(base.expand([n, 1]), [0], True, True)
+        assert out.numpy().tolist() == [[0.0]]
+        (g,) = oar.grad([out], [base])
+        assert g.numpy().tolist() == [[0.0]]
+
+
+def test_hardswish_double_backward_outside_is_zero_for_infinite_grad():
+    # the mask multiplied an infinite grad_out: inf * 0 = NaN; torch selects 0
+    xv, gv = np.array([3.0, -3.5, 1.0, 4.0]), np.array([-INF, INF, 2.0, 1.0])
+    x = _t(xv, grad=True)
+    (gx,) = oar.grad([oar._C.hardswish_grad(x, _t(gv)).sum()], [x])
+    xt = torch.tensor(xv, requires_grad=True)
+    (want,) = torch.autograd.grad(A.hardswish_backward(torch.tensor(gv), xt).sum(), [xt])
+    _close(gx, want)
+
+
+def test_softplus_beta_whose_reciprocal_overflows_is_an_error():
+    # 1 / 1e-320 is inf: every result was NaN or +-inf
+    with pytest.raises(ValueError, match=r"softplus\(\): argument 'beta'"):
+        F.softplus(_t([1.0, -2.0]), beta=-1e-320)
+
+
+def test_det_gradient_of_a_singular_matrix_is_the_adjugate():
+    # inverse() raised inside the backward; the derivative of det is adj(x)^T for every x
+    a = np.array([[[1.0, 2.0], [2.0, 4.0]], [[2.0, 1.0], [0.5, 3.0]]])
+    x = _t(a, grad=True)
+    (g,) = oar.grad([oar.linalg.det(x).sum()], [x])
+    adj_t = np.array([[[4.0, -2.0], [-2.0, 1.0]], [[3.0, -0.5], [-1.0, 2.0]]])
+    np.testing.assert_allclose(g.numpy(), adj_t, rtol=1e-12, atol=1e-14)
+    b = np.array([[1.0, 2.0, 3.0], [2.0, 4.0, 6.0], [1.0, 0.0, 1.0]])  # rank 2
+    y = _t(b, grad=True)
+    (gy,) = oar.grad([oar.linalg.det(y)], [y])
+    cof = np.array([[np.linalg.det(np.delete(np.delete(b, i, 0), j, 1)) * (-1) ** (i + j)
+                     for j in range(3)] for i in range(3)])
+    np.testing.assert_allclose(gy.numpy(), cof, rtol=1e-10, atol=1e-12)
+
+
+def test_slogdet_gradient_of_a_singular_matrix_is_infinite_not_an_error():
+    x = _t([[1.0, 2.0], [2.0, 4.0]], grad=True)
+    (g,) = oar.grad([oar._C.slogdet(x)[1]], [x])
+    assert np.isinf(g.numpy()).all()
+
+
+def test_avg_pool_divisor():
+    x = _t(np.arange(12.0).reshape(1, 2, 6))
+    with pytest.raises(ValueError, match=r"avg_pool\(\): argument 'divisor'"):
+        oar._C.avg_pool(x, [2], [2], [0, 0], False, True, 3, True)  # adaptive: no divisor
+    got = oar._C.avg_pool(x, [2], [2], [0, 0], False, True, 3, False)
+    want = np.arange(12.0).reshape(1, 2, 3, 2).sum(-1) / 3
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-15)
