@@ -7,6 +7,7 @@
     x.grad  # [2., 4., 6.]
 """
 import os as _os
+import sys as _sys
 
 # Note [OpenMP's spinning and oar's pool]: OpenBLAS and oneDNN run on OpenMP, oar's
 # own loops on its intra-op pool (src/oar/core/parallel.h). libgomp's default keeps
@@ -65,6 +66,12 @@ from .device import (CUDAPinnedPlace, CUDAPlace, IPUPlace, XPUPlace, get_device,
                      is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu,
                      set_device)
 from ._mode import disable_static, enable_static, in_dynamic_mode  # noqa: F401
+# Paddle's top-level functions, Tensor methods and the oar.tensor namespace beyond the
+# declared ops (docs/paddle_api_extra.md); their names join __all__ below.
+from . import _framework_extra, _manip_extra, _math_extra, _tensor_extra  # noqa: F401
+from ._math_extra import *  # noqa: F401,F403 - Paddle's math functions and aliases
+from ._manip_extra import *  # noqa: F401,F403 - manipulation, indexing, scattering
+from ._framework_extra import *  # noqa: F401,F403 - Size, finfo, dlpack, rng state, ...
 
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name
@@ -109,7 +116,8 @@ __all__ = sorted(set(_C._public_ops) | {
     "is_compiled_with_custom_device", "is_compiled_with_distribute", "is_compiled_with_ipu",
     "is_compiled_with_rocm", "is_compiled_with_xpu", "disable_static", "enable_static",
     "in_dynamic_mode",
-})
+} | set(_math_extra.__all__) | set(_manip_extra.__all__) | set(_framework_extra.__all__))
 del _name
+_framework_extra._build_tensor_namespace(_sys.modules[__name__])
 
 __version__ = version.full_version

@@ -110,3 +110,6 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 #include "oar/kernels/infer_meta_math.h"  // IWYU pragma: export
 // The LAPACK section's InferMeta functions (own file, so they merge apart).
 #include "oar/kernels/infer_meta_lapack.h"  // IWYU pragma: export
+// Strided views (src/oar/ops/strided.yaml), binomial sampling (sampling.yaml) and the extra
+// math section (extra_math.yaml): their InferMeta functions (own file, so they merge apart).
+#include "oar/kernels/infer_meta_extra.h"  // IWYU pragma: export
