@@ -262,24 +262,14 @@ def set_cuda_rng_state(state_list: Sequence[GeneratorState]) -> None:
 _KDLCPU = 1
 
 
-def _dlpack_array(x):
-    """x's memory as a writable numpy array (the DLPack producer)."""
-    if x.dtype is bfloat16:
-        raise TypeError("to_dlpack(): bfloat16 tensors have no numpy form to export through "
-                        "(cast to float32 first)")
-    # detach(): the same memory, writable (a tensor that requires grad is exposed read-only,
-    # and DLPack has no read-only flag)
-    return np.asarray(x.detach()._buffer())
-
-
 def _tensor_dlpack(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
                    copy: Any = None) -> Any:
     """A DLPack capsule of this tensor's memory (the data is shared, not copied)."""
     if stream is not None:
         raise ValueError("__dlpack__(): argument 'stream' must be None for a CPU tensor")
-    a = _dlpack_array(self)
-    kwargs = {} if max_version is None else {"max_version": max_version}
-    return a.__dlpack__(**kwargs)
+    if copy:
+        return _C._to_dlpack(_C.assign(self.detach()))
+    return _C._to_dlpack(self.detach())
 
 
 def _tensor_dlpack_device(self) -> tuple[int, int]:
@@ -300,20 +290,7 @@ def to_dlpack(x: Tensor) -> Any:
         [5.0, 2.0]
     """
     C.tensor("to_dlpack", "x", x)
-    return _dlpack_array(x).__dlpack__()
-
-
-class _Capsule:
-    """Presents a bare DLPack capsule through the __dlpack__ protocol numpy consumes."""
-
-    def __init__(self, capsule):
-        self.capsule = capsule
-
-    def __dlpack__(self, **kwargs):
-        return self.capsule
-
-    def __dlpack_device__(self):
-        return (_KDLCPU, 0)
+    return _C._to_dlpack(x.detach())
 
 
 def from_dlpack(dlpack: Any, *, device: Any = None, copy: bool | None = None) -> Tensor:
@@ -330,25 +307,25 @@ def from_dlpack(dlpack: Any, *, device: Any = None, copy: bool | None = None) ->
         [1. 7.]
     """
     _cpu_device("from_dlpack", device)
+    if isinstance(dlpack, Tensor):
+        return _C.assign(dlpack) if copy else dlpack.detach()
     if type(dlpack).__name__ == "PyCapsule":
-        src = _Capsule(dlpack)
+        capsule = dlpack
     elif hasattr(dlpack, "__dlpack__") and hasattr(dlpack, "__dlpack_device__"):
         dev = dlpack.__dlpack_device__()
         if int(dev[0]) != _KDLCPU:
             raise ValueError(f"from_dlpack(): the data lives on device {tuple(dev)}; oar is "
                              f"built for the CPU only (kDLCPU = 1)")
-        src = dlpack
+        try:
+            capsule = dlpack.__dlpack__()
+        except BufferError as e:  # e.g. a read-only numpy array
+            raise TypeError(f"from_dlpack(): the object cannot export its data: {e}") from None
     else:
         raise TypeError(f"from_dlpack(): argument 'dlpack' must be a DLPack capsule or an "
                         f"object with __dlpack__ and __dlpack_device__, but got "
                         f"{type(dlpack).__name__}")
-    if isinstance(dlpack, Tensor):
-        return _C.assign(dlpack) if copy else dlpack.detach()
-    try:
-        arr = np.from_dlpack(src)
-    except (BufferError, RuntimeError, TypeError) as e:
-        raise TypeError(f"from_dlpack(): cannot import the data: {e}") from None
-    return _C._from_buffer(arr, None, not (copy is False or copy is None))
+    t = _C._from_dlpack(capsule)
+    return _C.assign(t) if copy else t
 
 
 def from_numpy(ndarray: np.ndarray) -> Tensor:

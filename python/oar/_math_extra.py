@@ -136,7 +136,7 @@ def ldexp(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
         raise TypeError(f"ldexp(): argument 'y' must be an integer tensor, but got "
                         f"{y.dtype.name}")
     xf = as_float(x)
-    return _C.ldexp(xf, _C.cast(y, xf.dtype))
+    return _C.ldexp_exact(xf, _C.cast(y, xf.dtype))
 
 
 def frexp(x: Tensor, name: str | None = None) -> tuple[Tensor, Tensor]:
@@ -154,7 +154,7 @@ def frexp(x: Tensor, name: str | None = None) -> tuple[Tensor, Tensor]:
         raise TypeError(f"frexp(): argument 'x' must be a floating tensor, but got "
                         f"{x.dtype.name}")
     e = _C.frexp_exponent(x)
-    return _C.ldexp(x, _C.neg(e)), e
+    return _C.ldexp_exact(x, _C.neg(e)), e
 
 
 def deg2rad(x: Tensor, name: str | None = None) -> Tensor:
@@ -288,8 +288,8 @@ def logcumsumexp(x: Tensor, axis: int | None = None, dtype: Any = None,
     if dtype is not None:
         x = _C.cast(x, C_dtype("logcumsumexp", dtype))
     if axis is None:
-        return _C.logcumsumexp(_C.reshape(x, [-1]), 0)
-    return _C.logcumsumexp(x, C.axis("logcumsumexp", "axis", axis, max(x.ndim, 1)))
+        return _C.logcumsumexp_scan(_C.reshape(x, [-1]), 0)
+    return _C.logcumsumexp_scan(x, C.axis("logcumsumexp", "axis", axis, max(x.ndim, 1)))
 
 
 def C_dtype(api, d):  # noqa: N802 - mirrors C.tensor/C.integer
@@ -1111,7 +1111,7 @@ def assign(x: Any, output: Tensor | None = None) -> Tensor:
     if output is None:
         return res
     C.tensor("assign", "output", output)
-    _C._set_tensor_impl(output, res if not isinstance(x, Tensor) else _C.assign(res))
+    _C._set_tensor_impl(output, res)
     return output
 
 
@@ -1147,7 +1147,7 @@ def searchsorted(sorted_sequence: Tensor, values: Tensor, out_int32: bool = Fals
     seq, vals = common("searchsorted", sorted_sequence, values)
     if seq.dtype is not vals.dtype:  # two floats: the op promotes, but both must match
         seq, vals = (_C.cast(t, float64) if t.dtype is not float64 else t for t in (seq, vals))
-    res = _C.searchsorted(seq, vals, bool(out_int32), bool(right))
+    res = _C.searchsorted_index(seq, vals, bool(out_int32), bool(right))
     return write_out("searchsorted", out, res)
 
 
@@ -1190,7 +1190,7 @@ def isin(x: Tensor, test_x: Tensor, assume_unique: bool = False, invert: bool = 
         found = _C.full(x.shape, False, bool_)
     else:
         srt = _C.gather(flat, _C.argsort(flat, 0, False, False), 0) if flat.ndim else flat
-        pos = _C.searchsorted(srt, _C.reshape(x, [-1]) if x.ndim else _C.reshape(x, [1]),
+        pos = _C.searchsorted_index(srt, _C.reshape(x, [-1]) if x.ndim else _C.reshape(x, [1]),
                               False, False)
         pos = _C.clip(pos, 0.0, float(flat.size - 1))
         hit = _C.equal(_C.gather(srt, pos, 0), _C.reshape(x, [-1]) if x.ndim else

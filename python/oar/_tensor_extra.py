@@ -138,14 +138,15 @@ def random_(self, from_: int = 0, to: int | None = None, *, generator: Any = Non
 
 
 def bernoulli_(self, p: float | Tensor = 0.5, name: str | None = None) -> Tensor:
-    """Fills the tensor with 1 with probability p (a number or a tensor broadcast to the
-    tensor), else 0, in place."""
+    """Fills the tensor with 1 where a uniform [0, 1) sample falls below p (a number or a
+    tensor broadcast to the tensor), else 0, in place: probability p, with p below 0
+    giving 0 and above 1 giving 1 (Paddle's reading; no error)."""
+    u = _C.uniform(self.shape, float64, 0.0, 1.0, 0)
     if isinstance(p, Tensor):
-        probs = _C.expand(_C.cast(p, float64), self.shape) if p.shape != self.shape else \
-            _C.cast(p, float64)
+        probs = _C.cast(p, float64)
     else:
-        probs = _C.full(self.shape, float(C.number("bernoulli_", "p", p)), float64)
-    return _write(self, _C.bernoulli(probs))
+        probs = _C.full([], float(C.number("bernoulli_", "p", p)), float64)
+    return _write(self, _C.less_than(u, probs))
 
 
 def zero_(self) -> Tensor:
@@ -354,12 +355,12 @@ def resize_(self, shape: Sequence[int], fill_zero: bool = False,
     return self
 
 
-def reconstruct_from_(self, other: Tensor) -> Tensor:
-    """The tensor made to use other's memory, shape and dtype, and its stop_gradient."""
+def reconstruct_from_(self, other: Tensor) -> None:
+    """The tensor made to use other's memory, shape and dtype, and its stop_gradient
+    (returns None, as Paddle)."""
     C.tensor("reconstruct_from_", "other", other)
     _C._set_tensor_impl(self, other)
     self.stop_gradient = other.stop_gradient
-    return self
 
 
 class _DenseTensor:

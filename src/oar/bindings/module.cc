@@ -64,6 +64,7 @@ PyMODINIT_FUNC PyInit__C() {
       !AddFunctions(m, oar::py::g_autograd_functions) ||
       !AddFunctions(m, oar::py::g_buffer_functions) ||
       !AddFunctions(m, oar::py::g_storage_functions) ||
+      !AddFunctions(m, oar::py::g_dlpack_functions) ||
       !AddFunctions(m, oar::py::g_optimizer_functions) ||
       !AddFunctions(m, oar::py::g_profiler_functions) || !AddPublicOpNames(m)
 #ifdef OAR_WITH_DISTRIBUTED

@@ -68,7 +68,7 @@ Tensor logcumsumexp_grad(const Tensor& x, const Tensor& out, const Tensor& g, in
   const int64_t a = NormalizeAxisAllowing0d(axis, x.ndim());
   const std::vector<int64_t> dims = {a};
   auto reversed_scan = [&](const Tensor& t) {
-    return x.ndim() == 0 ? logcumsumexp(t, axis) : flip(logcumsumexp(flip(t, dims), axis), dims);
+    return x.ndim() == 0 ? logcumsumexp_scan(t, axis) : flip(logcumsumexp_scan(flip(t, dims), axis), dims);
   };
   // log|g| where g has the sign, else the lowest number (exp of it, less out, is 0 and
   // no -inf - -inf appears); log of 1 where it is masked keeps every gradient finite.

@@ -432,7 +432,7 @@ void SearchsortedKernel(const DeviceContext&, const DenseTensor& sorted_in,
 OAR_REGISTER_KERNEL(copysign, CPU, Any, CopysignKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(signbit, CPU, Any, SignbitKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(nextafter, CPU, Any, NextafterKernel, float, double);
-OAR_REGISTER_KERNEL(ldexp, CPU, Any, LdexpKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(ldexp_exact, CPU, Any, LdexpKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(frexp_exponent, CPU, Any, FrexpExponentKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(hypot, CPU, Any, HypotKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(logaddexp, CPU, Any, LogaddexpKernel, OAR_FLOAT_TYPES);
@@ -448,7 +448,7 @@ OAR_REGISTER_KERNEL(sinc, CPU, Any, SincKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(logit, CPU, Any, LogitKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(gammainc, CPU, Any, GammaincKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(gammaincc, CPU, Any, GammainccKernel, OAR_FLOAT_TYPES);
-OAR_REGISTER_KERNEL(logcumsumexp, CPU, Any, LogcumsumexpKernel, OAR_FLOAT_TYPES);
-OAR_REGISTER_KERNEL(searchsorted, CPU, Any, SearchsortedKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(logcumsumexp_scan, CPU, Any, LogcumsumexpKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(searchsorted_index, CPU, Any, SearchsortedKernel, OAR_NUMERIC_TYPES);
 
 }  // namespace oar
