@@ -351,10 +351,9 @@ def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
 def permute(input: Tensor, *dims: Any) -> Tensor:  # noqa: A002
     """input with its dimensions reordered: permute(x, (1, 0, 2)) or permute(x, 1, 0, 2)."""
     C.tensor("permute", "input", input)
-    if len(dims) == 1 and isinstance(dims[0], (list, tuple, Tensor)):
-        dims = dims[0]
-    perm = _ints("permute", "dims", list(dims) if not isinstance(dims, Tensor) else dims)
-    return _C.transpose(input, perm)
+    spec: Any = dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple, Tensor)) \
+        else list(dims)
+    return _C.transpose(input, _ints("permute", "dims", spec))
 
 
 def ravel(input: Tensor) -> Tensor:  # noqa: A002
@@ -756,14 +755,11 @@ def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: b
         a = C.axis("unique_consecutive", "axis", axis, x.ndim)
         lines = x
     n = lines.shape[a]
-    arr = np.moveaxis(np.asarray(lines.numpy()), a, 0).reshape(n, -1) if n else None
+    change = np.ones(n, dtype=bool)
     if n:
-        change = np.ones(n, dtype=bool)
+        arr = np.moveaxis(np.asarray(lines.numpy()), a, 0).reshape(n, -1)
         change[1:] = np.any(arr[1:] != arr[:-1], axis=1)
-        starts = np.flatnonzero(change)
-    else:
-        change = np.zeros(0, dtype=bool)
-        starts = np.zeros(0, dtype=np.int64)
+    starts = np.flatnonzero(change)
     out = _C.index_select(lines, _index_tensor(starts), a)
     if not (return_inverse or return_counts):
         return out

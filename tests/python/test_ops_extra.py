@@ -131,6 +131,8 @@ def test_signbit_nextafter_frexp_ldexp():
     close(oar.ldexp(m, e.astype("int64")), x.numpy(), rtol=0)
     out = oar.ldexp(oar.to_tensor([1, 2]), oar.to_tensor([3, -1]))
     assert out.dtype == oar.float32 and out.tolist() == [8.0, 1.0]
+    big = oar.ldexp(t([1.5, -1.5, 1.0]), oar.to_tensor([2000, 2000, -1100]))
+    assert big.tolist() == [INF, -INF, 2.0 ** -1100]
 
 
 def test_gcd_lcm_and_shifts_of_every_integer_width():
@@ -255,3 +257,11 @@ def test_math_helpers_keep_working_after_errors():
     with pytest.raises(IndexError):
         oar.as_strided(oar.ones([2]), [3], [1])
     assert math.isclose(oar.hypot(t([3.0]), t([4.0])).item(), 5.0)
+
+
+def test_searchsorted_sorts_nan_last_as_numpy():
+    seq = np.array([1.0, 2.0, NAN])
+    vals = np.array([NAN, 2.0, 0.0, 5.0])
+    for side in ("left", "right"):
+        assert oar.searchsorted(t(seq), t(vals), side=side).tolist() == \
+            np.searchsorted(seq, vals, side=side).tolist()

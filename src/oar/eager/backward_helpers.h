@@ -209,7 +209,8 @@ Tensor copysign_grad_factor(const Tensor& x, const Tensor& y);
 Tensor i1_grad_factor(const Tensor& x, const Tensor& out, bool scaled);
 // d sinc(x) / dx = (cos(pi x) - sinc(x)) / x, 0 at x = 0.
 Tensor sinc_grad_factor(const Tensor& x, const Tensor& out);
-// d logit(x) / dx = 1 / (x (1 - x)); 0 where eps >= 0 clipped x, NaN outside [0, 1] without.
+// d logit(x) / dx = 1 / (x (1 - x)); 0 where eps >= 0 clipped x (or x is NaN), NaN outside
+// [0, 1] without eps.
 Tensor logit_grad_factor(const Tensor& x, double eps);
 // The Gamma(a, 1) density at y, d gammainc(a, y) / dy = y^(a-1) e^-y / Gamma(a).
 Tensor gamma_density(const Tensor& a, const Tensor& y);

@@ -49,14 +49,14 @@ Tensor sinc_grad_factor(const Tensor& x, const Tensor& out) {
 }
 
 Tensor logit_grad_factor(const Tensor& x, double eps) {
-  const Tensor r = reciprocal(multiply(x, scale(x, -1.0, 1.0)));
-  if (eps >= 0) {
-    const Tensor clipped =
-        logical_or(less_than(x, full_like(x, eps)), greater_than(x, full_like(x, 1.0 - eps)));
-    return where(clipped, zeros_like(x), r);
-  }
-  const Tensor outside = logical_or(less_than(x, zeros_like(x)), greater_than(x, ones_like(x)));
-  return where(outside, full_like(x, std::numeric_limits<double>::quiet_NaN()), r);
+  // |x (1 - x)|: the same inside [0, 1], and +inf (the limit from inside) at -0.0
+  const Tensor r = reciprocal(abs(multiply(x, scale(x, -1.0, 1.0))));
+  // "not inside" rather than "below or above": NaN counts as outside, as torch has it
+  const double lo = eps >= 0 ? eps : 0.0, hi = eps >= 0 ? 1.0 - eps : 1.0;
+  const Tensor inside =
+      logical_and(greater_equal(x, full_like(x, lo)), less_equal(x, full_like(x, hi)));
+  const double outside_value = eps >= 0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
+  return where(inside, r, full_like(x, outside_value));
 }
 
 Tensor gamma_density(const Tensor& a, const Tensor& y) {
@@ -68,7 +68,8 @@ Tensor logcumsumexp_grad(const Tensor& x, const Tensor& out, const Tensor& g, in
   const int64_t a = NormalizeAxisAllowing0d(axis, x.ndim());
   const std::vector<int64_t> dims = {a};
   auto reversed_scan = [&](const Tensor& t) {
-    return x.ndim() == 0 ? logcumsumexp_scan(t, axis) : flip(logcumsumexp_scan(flip(t, dims), axis), dims);
+    return x.ndim() == 0 ? logcumsumexp_scan(t, axis)
+                         : flip(logcumsumexp_scan(flip(t, dims), axis), dims);
   };
   // log|g| where g has the sign, else the lowest number (exp of it, less out, is 0 and
   // no -inf - -inf appears); log of 1 where it is masked keeps every gradient finite.

@@ -81,8 +81,9 @@ void NextafterKernel(const DeviceContext&, const DenseTensor& x, const DenseTens
   BinaryElementwise<T, T, T>(x, y, out, [](auto a, auto b) { return std::nextafter(a, b); }, 2);
 }
 
-// x * 2**y with y holding an integer in x's dtype; the exponent is clamped far beyond
-// the range where the result is 0 or inf, so the int conversion stays defined.
+// x * 2**y: exact (std::ldexp) for an integer y, which oar.ldexp passes; exp2 otherwise.
+// The exponent is clamped far beyond the range where the result is 0 or inf, so the int
+// conversion stays defined.
 template <typename T>
 void LdexpKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
                  DenseTensor* out) {
@@ -90,10 +91,9 @@ void LdexpKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& 
       x, y, out,
       [](auto a, auto b) {
         using C = decltype(a);
-        const double e = static_cast<double>(b);
-        if (std::isnan(e)) return static_cast<C>(kNaN);
-        const int k = static_cast<int>(std::clamp(e, -100000.0, 100000.0));
-        return static_cast<C>(std::ldexp(static_cast<double>(a), k));
+        const double v = static_cast<double>(a), e = static_cast<double>(b);
+        if (!std::isfinite(e) || e != std::floor(e)) return static_cast<C>(v * std::exp2(e));
+        return static_cast<C>(std::ldexp(v, static_cast<int>(std::clamp(e, -1e5, 1e5))));
       },
       4);
 }
@@ -287,10 +287,17 @@ void I1eKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
 
 // ---- sinc, logit ------------------------------------------------------------------------
 
+// sin(pi x) with the argument reduced to [-1, 1] first: exact zeros at the integers, where
+// sin(pi * x) would leave the rounding of pi * x (3.9e-17 at x = 1).
+double SinPi(double x) {
+  const double r = std::remainder(x, 2.0);
+  if (r == 0 || std::fabs(r) == 1) return std::copysign(0.0, r);
+  return std::sin(std::numbers::pi * r);
+}
+
 double Sinc(double x) {
   if (x == 0) return 1;
-  const double px = std::numbers::pi * x;
-  return std::sin(px) / px;
+  return SinPi(x) / (std::numbers::pi * x);
 }
 
 template <typename T>
@@ -300,10 +307,9 @@ void SincKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
 
 template <typename T>
 void LogitKernel(const DeviceContext&, const DenseTensor& x, double eps, DenseTensor* out) {
-  OAR_ENFORCE(std::isnan(eps) || eps <= 0.5,
-              errors::InvalidArgument("argument 'eps' must be in [0, 0.5] (or negative for no "
-                                      "clipping), but got ",
-                                      eps));
+  OAR_ENFORCE(eps <= 0.5, errors::InvalidArgument("argument 'eps' must be in [0, 0.5] (or "
+                                                  "negative for no clipping), but got ",
+                                                  eps));
   UnaryElementwise<T, T>(
       x, out,
       [eps](auto a) {
@@ -322,12 +328,15 @@ struct GammaPQ {
   double p, q;
 };
 
+// The edges in torch's order (so a NaN shape still gives the value every shape has at
+// x = 0 or x = inf).
 GammaPQ IncompleteGamma(double a, double x) {
-  if (std::isnan(a) || std::isnan(x) || a < 0 || x < 0 || (a == 0 && x == 0)) return {kNaN, kNaN};
-  if (a == 0) return {1, 0};  // the limit for x > 0
+  if (a < 0 || x < 0) return {kNaN, kNaN};
+  if (a == 0) return x > 0 ? GammaPQ{1, 0} : GammaPQ{kNaN, kNaN};  // the limit for x > 0
   if (x == 0) return {0, 1};
-  if (std::isinf(a)) return {0, 1};
+  if (std::isinf(a)) return std::isinf(x) ? GammaPQ{kNaN, kNaN} : GammaPQ{0, 1};
   if (std::isinf(x)) return {1, 0};
+  if (std::isnan(a) || std::isnan(x)) return {kNaN, kNaN};
   const double log_front = a * std::log(x) - x;  // log(x^a e^-x)
   if (x < a + 1) {
     // P = x^a e^-x / Gamma(a + 1) * sum_n x^n / ((a+1)...(a+n))
