@@ -7,6 +7,7 @@
     x.grad  # [2., 4., 6.]
 """
 import os as _os
+import sys as _sys
 
 # Note [OpenMP's spinning and oar's pool]: OpenBLAS and oneDNN run on OpenMP, oar's
 # own loops on its intra-op pool (src/oar/core/parallel.h). libgomp's default keeps
@@ -36,7 +37,7 @@ from ._creation import (arange, empty, empty_like, eye, full, full_like, linspac
                         standard_normal, to_tensor, uniform, zeros, zeros_like)
 from ._dtype_query import is_complex, is_floating_point, is_integer  # noqa: F401
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
-from ._ops import (cast, clone, flatten, gather, nonzero, numel, pow, slice, split,  # noqa: F401
+from ._ops import (cast, clone, flatten, gather, nonzero, pow, slice, split,  # noqa: F401
                    stack, t, where)
 from ._manipulation import (bmm, broadcast_tensors, broadcast_to, chunk, cross, diag,  # noqa: F401
                             dot, einsum, expand_as, kron, meshgrid, moveaxis, outer,
@@ -75,6 +76,12 @@ from .base import disable_signal_handler  # noqa: F401
 from .compat import disable_torch_proxy as disable_compat  # noqa: F401
 from .compat import enable_torch_proxy as enable_compat  # noqa: F401
 from . import incubate, quantization  # noqa: F401
+# Paddle's top-level functions, Tensor methods and the oar.tensor namespace beyond the
+# declared ops (docs/paddle_api_extra.md); their names join __all__ below.
+from . import _framework_extra, _manip_extra, _math_extra, _tensor_extra  # noqa: F401
+from ._math_extra import *  # noqa: F401,F403 - Paddle's math functions and aliases
+from ._manip_extra import *  # noqa: F401,F403 - manipulation, indexing, scattering
+from ._framework_extra import *  # noqa: F401,F403 - Size, finfo, dlpack, rng state, ...
 
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name
@@ -126,7 +133,8 @@ __all__ = sorted(set(_C._public_ops) | {
     "fft", "signal", "audio",
     # sparse COO/CSR tensors (sparse/, docs/sparse.md)
     "sparse",
-})
+} | set(_math_extra.__all__) | set(_manip_extra.__all__) | set(_framework_extra.__all__))
 del _name
+_framework_extra._build_tensor_namespace(_sys.modules[__name__])
 
 __version__ = version.full_version

@@ -6,9 +6,26 @@ import numpy as np
 
 from . import _C
 from . import _check as C
-from ._dtype import bool_, complex128, convert_dtype, float32, float64, int64
+from ._dtype import bool_, complex64, complex128, convert_dtype, float32, float64, int64
 
 Tensor = _C.Tensor
+
+# The default floating dtype (oar.set_default_dtype): Python floats and the creation
+# functions' float results take it; the default complex dtype follows it.
+_DEFAULT_FLOAT = [float32]
+
+
+def default_float():
+    return _DEFAULT_FLOAT[0]
+
+
+def set_default_float(d):
+    _DEFAULT_FLOAT[0] = d
+
+
+def default_complex():
+    return complex128 if _DEFAULT_FLOAT[0] is float64 else complex64
+
 
 _SUPPORTED_NUMPY = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
                     "float64", "complex64", "complex128")
@@ -75,9 +92,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         if arr.dtype.kind in "US":
             raise TypeError("to_tensor(): string data is not supported")
         if dtype is None and not from_numpy and arr.dtype == np.float64:
-            arr = arr.astype(np.float32)  # Paddle's default dtype for Python floats
+            dtype = default_float()  # Paddle's default dtype for Python floats
         if dtype is None and not from_numpy and arr.dtype == np.complex128:
-            arr = arr.astype(np.complex64)  # ... and for Python complex numbers
+            dtype = default_complex()  # ... and for Python complex numbers
         if arr.dtype.name not in _SUPPORTED_NUMPY:
             if arr.dtype.kind in "iu" and dtype is None:
                 raise TypeError(f"to_tensor(): numpy dtype {arr.dtype.name} is not supported "
@@ -100,7 +117,7 @@ def _fill_dtype(value):
         return int64
     if isinstance(value, complex):
         return complex128  # Paddle: full(shape, 1+2j) is complex128
-    return float32
+    return default_float()
 
 
 def full(shape, fill_value, dtype=None, name=None):
@@ -111,11 +128,11 @@ def full(shape, fill_value, dtype=None, name=None):
 
 
 def zeros(shape, dtype=None, name=None):
-    return _C.full(_shape(shape, "zeros"), 0.0, _dtype_or(dtype, float32, "zeros"))
+    return _C.full(_shape(shape, "zeros"), 0.0, _dtype_or(dtype, default_float(), "zeros"))
 
 
 def ones(shape, dtype=None, name=None):
-    return _C.full(_shape(shape, "ones"), 1.0, _dtype_or(dtype, float32, "ones"))
+    return _C.full(_shape(shape, "ones"), 1.0, _dtype_or(dtype, default_float(), "ones"))
 
 
 def empty(shape, dtype=None, name=None):
@@ -145,7 +162,7 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
         start, end = 0, start
     vals = [C.number("arange", n, v) for n, v in (("start", start), ("end", end), ("step", step))]
     if dtype is None:
-        dtype = int64 if all(isinstance(v, numbers.Integral) for v in vals) else float32
+        dtype = int64 if all(isinstance(v, numbers.Integral) for v in vals) else default_float()
     dtype = _dtype_or(dtype, None, "arange")
     if not dtype.is_floating_point:
         # Paddle casts start, end and step to an integer dtype first (toward zero, as a
@@ -173,7 +190,8 @@ def _to_int(api, name, v, dtype):
     return i
 
 
-def linspace(start, stop, num, dtype=None, name=None):
+def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None,
+             requires_grad=False):
     """num evenly spaced values from start to stop, both included.
 
     Finite ends and a float dtype: numpy's values (within an ulp of torch's and Paddle's).
@@ -181,13 +199,28 @@ def linspace(start, stop, num, dtype=None, name=None):
     the second stop - step*(num-1-i), step = (stop-start)/(num-1). An integer dtype
     casts start and stop to it first (toward zero), keeps step in float64 and truncates
     each value; a non-finite end gives what the formula gives (NaN from inf - inf or
-    0 * inf), where numpy's would, e.g., still end a NaN start's row in stop."""
+    0 * inf), where numpy's would, e.g., still end a NaN start's row in stop.
+    device must be the CPU; requires_grad=True gives stop_gradient=False; out, when
+    given, is made to hold the result (its shape and dtype become the result's)."""
+    if device is not None:
+        from .device import _to_place
+        _to_place(device, "linspace")
+    t = _linspace(start, stop, num, dtype)
+    t.stop_gradient = not requires_grad
+    if out is not None:
+        C.tensor("linspace", "out", out)
+        _C._set_tensor_impl(out, t)
+        return out
+    return t
+
+
+def _linspace(start, stop, num, dtype):
     start = C.number("linspace", "start", start)
     stop = C.number("linspace", "stop", stop)
     num = C.integer("linspace", "num", num)
     if num < 0:
         raise ValueError(f"linspace(): argument 'num' must be a non-negative int, got {num}")
-    dtype = _dtype_or(dtype, float32, "linspace")
+    dtype = _dtype_or(dtype, default_float(), "linspace")
     if dtype is bool_:
         raise TypeError("linspace(): argument 'dtype' must be a floating or integer dtype, "
                         "but got bool")
@@ -215,7 +248,7 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
     m = n if num_columns is None else C.integer("eye", "num_columns", num_columns)
     if n < 0 or m < 0:
         raise ValueError(f"eye(): num_rows ({n}) and num_columns ({m}) must be non-negative")
-    dtype = _dtype_or(dtype, float32, "eye")
+    dtype = _dtype_or(dtype, default_float(), "eye")
     try:
         # numpy's own dtype where it has one: a float64 matrix cast afterwards took 6 s
         # and twice the memory for eye(12807) (the error fuzzer's timeout)
@@ -226,8 +259,8 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    return _C.uniform(_shape(shape, "uniform"), _dtype_or(dtype, float32, "uniform"), min, max,
-                      seed)
+    return _C.uniform(_shape(shape, "uniform"), _dtype_or(dtype, default_float(), "uniform"), min,
+                      max, seed)
 
 
 def rand(shape, dtype=None, name=None):
@@ -237,11 +270,12 @@ def rand(shape, dtype=None, name=None):
 def normal(mean=0.0, std=1.0, shape=None, name=None):
     return _C.normal(_shape([1] if shape is None else shape, "normal"),
                      float(C.number("normal", "mean", mean)), float(C.number("normal", "std", std)),
-                     0, float32)
+                     0, default_float())
 
 
 def randn(shape, dtype=None, name=None):
-    return _C.normal(_shape(shape, "randn"), 0.0, 1.0, 0, _dtype_or(dtype, float32, "randn"))
+    return _C.normal(_shape(shape, "randn"), 0.0, 1.0, 0,
+                     _dtype_or(dtype, default_float(), "randn"))
 
 
 def standard_normal(shape, dtype=None, name=None):

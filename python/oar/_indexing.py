@@ -9,8 +9,10 @@ from ._dtype import bool_, int64
 
 Tensor = _C.Tensor
 
-# Paddle's reduce names; 'mul'/'multiply', 'mean', 'amin' and 'amax' are not supported.
+# Paddle's reduce names for the kernel; 'mul'/'multiply', 'mean', 'amin' and 'amax' are
+# compositions (_manip_extra.put_along_axis_reduce).
 _REDUCE = {"assign": 0, "add": 1}
+_COMPOSED = ("mul", "multiply", "mean", "amin", "amax")
 
 
 def _values(api, name, v, like):
@@ -23,7 +25,7 @@ def _values(api, name, v, like):
 def _reduce(reduce):
     if not isinstance(reduce, str) or reduce not in _REDUCE:
         raise ValueError(f"put_along_axis(): argument 'reduce' must be one of "
-                         f"{sorted(_REDUCE)}, but got {reduce!r}")
+                         f"{sorted(_REDUCE) + sorted(_COMPOSED)}, but got {reduce!r}")
     return _REDUCE[reduce]
 
 
@@ -41,6 +43,15 @@ def _renamed(call, internal, api):
 def _put(api, internal, arr, indices, values, axis, reduce, include_self, broadcast):
     C.tensor(api, "arr", arr)
     C.tensor(api, "indices", indices)
+    if isinstance(reduce, str) and reduce in _COMPOSED:
+        from ._manip_extra import put_along_axis_reduce
+        v = _values(api, "values", values, arr)
+        out = put_along_axis_reduce(api, arr, indices, v, axis, reduce, bool(include_self),
+                                    bool(broadcast))
+        if internal.endswith("_"):  # in place
+            _C.set_value_with_tensor_(arr, out, [], [], [], [])
+            return arr
+        return out
     r = _reduce(reduce)
     v = _values(api, "values", values, arr)
     a = C.integer(api, "axis", axis)

@@ -158,7 +158,3 @@ def t(x, name=None):
 
 def clone(x):
     return _C.assign(C.tensor("clone", "x", x))
-
-
-def numel(x):
-    return C.tensor("numel", "x", x).size

@@ -253,7 +253,10 @@ def randint_like(x, low=0, high=None, dtype=None, name=None):
     if high is None:
         low, high = 0, low
     high = C.integer("randint_like", "high", high)
-    return _C.randint_like(x, low, high, None if dtype is None else convert_dtype(dtype))
+    d = x.dtype if dtype is None else convert_dtype(dtype)
+    if d.name == "bool":  # Paddle: the integers drawn, read as bool (non-zero is True)
+        return _C.cast(_C.randint_like(x, low, high, int64), d)
+    return _C.randint_like(x, low, high, d)
 
 
 def bernoulli(x, p=None, name=None):

@@ -40,6 +40,29 @@ def tolist(self):
     return a.tolist()
 
 
+# oar.set_printoptions: Paddle's defaults (8 digits; numpy's threshold and edge items);
+# linewidth and sci_mode only when set (None: numpy's width and choice of notation).
+_PRINT = {"precision": 8, "threshold": 1000, "edgeitems": 3, "linewidth": None,
+          "sci_mode": None}
+
+
+def set_print_options(**options):
+    _PRINT.update(options)
+
+
+def _array_body(a, prefix):
+    kw = {"threshold": _PRINT["threshold"], "edgeitems": _PRINT["edgeitems"]}
+    if _PRINT["linewidth"] is not None:
+        kw["max_line_width"] = _PRINT["linewidth"]
+    p = _PRINT["precision"]
+    if a.dtype.kind == "f" and _PRINT["sci_mode"]:
+        kw["formatter"] = {"float_kind": lambda v: f"{v:.{p}e}"}
+    elif _PRINT["sci_mode"] is False:
+        kw["suppress_small"] = True
+    return np.array2string(a, separator=", ", prefix=prefix, precision=p,
+                           floatmode="maxprec_equal" if a.dtype.kind == "f" else "maxprec", **kw)
+
+
 def __repr__(self):
     if not self._is_initialized():
         return "Tensor(Not initialized)"
@@ -53,28 +76,29 @@ def __repr__(self):
     if a.dtype.kind == "c":
         body = _complex_body(a, prefix)
     else:
-        body = np.array2string(a, separator=", ", prefix=prefix, precision=8,
-                               floatmode="maxprec_equal" if a.dtype.kind == "f" else "maxprec")
+        body = _array_body(a, prefix)
     return (f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
             f"stop_gradient={self.stop_gradient},\n{prefix}{body})")
 
 
 def _complex_str(v):
-    return f"({v.real:.8f}{v.imag:+.8f}j)"
+    p = _PRINT["precision"]
+    return f"({v.real:.{p}f}{v.imag:+.{p}f}j)"
 
 
 def _complex_body(a, prefix):
     # Paddle prints each complex element as (re+imj) with 8 decimals, left-aligned
     # to the widest element of the tensor (the summarised one when it is long).
     shown = a
-    if a.size > np.get_printoptions()["threshold"]:
-        edge = np.get_printoptions()["edgeitems"]
+    if a.size > _PRINT["threshold"]:
+        edge = _PRINT["edgeitems"]
         for ax in range(a.ndim):
             if shown.shape[ax] > 2 * edge:
                 idx = list(range(edge)) + list(range(shown.shape[ax] - edge, shown.shape[ax]))
                 shown = np.take(shown, idx, axis=ax)
     width = max((len(_complex_str(v)) for v in shown.reshape(-1)), default=0)
-    return np.array2string(a, separator=", ", prefix=prefix,
+    return np.array2string(a, separator=", ", prefix=prefix, threshold=_PRINT["threshold"],
+                           edgeitems=_PRINT["edgeitems"],
                            formatter={"complex_kind": lambda v: _complex_str(v).ljust(width)})
 
 

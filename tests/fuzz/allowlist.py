@@ -160,7 +160,8 @@ def _positions_of_ties(call, detail, last):
         got, want = got.unsqueeze(axis), want.unsqueeze(axis)
     a, b = x.gather(axis, got), x.gather(axis, want)
     if call.key == "topk_index" and not d.get("sorted", True):
-        a, b = a.sort(axis).values, b.sort(axis).values  # NaN sorts last in both
+        # sorted=False: the k positions come in an unspecified order; compare the values
+        a, b = a.sort(axis).values, b.sort(axis).values
     return bool(((a == b) | (torch.isnan(a) & torch.isnan(b))).all())
 
 
@@ -832,3 +833,96 @@ def match(call, outcome, detail, last):
                 d.predicate(call, detail, last):
             return d.name
     return None
+
+
+# ---- the extra math section (src/oar/ops/extra_math.yaml) --------------------------------
+def _bessel_at_infinity(call, detail, last):
+    """i0(±inf) = inf and i1(±inf) = ±inf (the limits); torch answers NaN. Only when x
+    holds an infinity and every differing element is oar inf where torch has NaN."""
+    import torch
+    x = _x(call, last)
+    return x is not None and bool(torch.isinf(x).any()) and \
+        detail.endswith("[all: oar inf where torch nan]")
+
+
+def _non_finite_sign_input(call, detail, last):
+    """copysign's gradient sign(x) * sign(y): torch computes out / x, NaN at x = ±inf
+    (inf / inf), and NaN spreads through its masked division. Only when an input holds
+    inf or NaN and every differing element is NaN in torch."""
+    import gen
+    import torch
+    d = call.decl or {}
+    ts = [last["tviews"].get(id(v)) for v in d.values() if isinstance(v, gen.T)]
+    return detail.endswith("[all: torch nan]") and any(
+        t is not None and t.is_floating_point() and not bool(torch.isfinite(t).all()) for t in ts)
+
+
+def _logit_at_negative_zero(call, detail, last):
+    """logit's gradient at x = -0.0 is +inf, the limit from inside [0, 1]; torch's sign
+    there follows the zero's sign on one of its loops and not the other. Only when x
+    holds -0.0 and oar and torch differ by the sign of an infinity."""
+    import re
+    import torch
+    x = _x(call, last)
+    m = re.search(r"oar np\.float64\((-?inf)\), want np\.float64\((-?inf)\)", detail)
+    return x is not None and m is not None and m.group(1) != m.group(2) and \
+        bool(((x == 0) & torch.signbit(x)).any())
+
+
+def _unsorted_sequence(call, detail, last):
+    """searchsorted on a sequence that is not sorted (NaN last) or holds NaN: where a value
+    goes is unspecified (the binary searches differ); oar treats NaN as after every
+    number, as numpy does. Only when some row of the sequence is such."""
+    import gen
+    import numpy as np
+    seq = (call.decl or {}).get("sorted_sequence")
+    t = last["tviews"].get(id(seq)) if isinstance(seq, gen.T) and "tviews" in last else None
+    if t is None:
+        return False
+    a = t.double().numpy().reshape(-1, t.shape[-1]) if t.dim() else t.double().numpy()
+    if np.isnan(a).any():
+        return True
+    return bool((np.diff(a, axis=-1) < 0).any())
+
+
+def _logcumsumexp_at_infinity(call, detail, last):
+    """logcumsumexp's gradient at ±inf and NaN inputs: oar's log-space formula meets
+    inf - inf (or NaN) there; torch's returns the upstream gradient for a lone element.
+    Only when x holds a non-finite value."""
+    import torch
+    x = _x(call, last)
+    return x is not None and not bool(torch.isfinite(x).all())
+
+
+def _factorization_of_non_finite(call, detail, last):
+    """A factorization (qr) of a matrix holding inf or NaN: the LAPACK results are not
+    meaningful, and oar's reflectors meet an infinity where torch's meet inf - inf. Only
+    when x holds a non-finite value and every differing element is NaN in torch."""
+    import torch
+    x = _x(call, last)
+    return x is not None and not bool(torch.isfinite(x).all()) and (
+        detail.endswith("[all: torch nan]") or detail.endswith("[all: oar inf where torch nan]"))
+
+
+DIFFERENCES += [
+    Difference("i0/i1 at ±inf", ["i0", "i1"], ["value mismatch", "grad mismatch"],
+               _bessel_at_infinity, _bessel_at_infinity.__doc__),
+    Difference("i1/i1e gradient at a NaN input", ["i1", "i1e"], ["grad mismatch"],
+               _nan_input_of_masked_gradient,
+               "torch's gradient of i1/i1e is 0.5 at NaN (its x == 0 branch); oar's is NaN."),
+    Difference("copysign gradient at non-finite inputs", ["copysign"], ["grad mismatch"],
+               _non_finite_sign_input, _non_finite_sign_input.__doc__),
+    Difference("logit gradient at a NaN input", ["logit"], ["grad mismatch"],
+               _nan_input_of_masked_gradient,
+               "logit's gradient at NaN: NaN is outside [eps, 1 - eps], so oar gives the "
+               "clipped gradient 0 (NaN without eps); torch's answer depends on its loop."),
+    Difference("logit gradient at -0.0", ["logit"], ["grad mismatch"], _logit_at_negative_zero,
+               _logit_at_negative_zero.__doc__),
+    Difference("qr of a non-finite matrix", ["qr_packed"], ["value mismatch"],
+               _factorization_of_non_finite, _factorization_of_non_finite.__doc__),
+    Difference("searchsorted on an unsorted sequence", ["searchsorted_index"],
+               ["value mismatch"], _unsorted_sequence, _unsorted_sequence.__doc__),
+    Difference("logcumsumexp gradient at non-finite inputs", ["logcumsumexp_scan"],
+               ["grad mismatch"],
+               _logcumsumexp_at_infinity, _logcumsumexp_at_infinity.__doc__),
+]

@@ -243,10 +243,11 @@ def test_put_along_axis_errors():
     x = oar.zeros([3, 4])
     i = oar.to_tensor([[0], [1], [2]])
     with pytest.raises(ValueError, match=r"put_along_axis\(\): argument 'reduce' must be one of "
-                                         r"\['add', 'assign'\], but got 'mul'"):
-        oar.put_along_axis(x, i, 1.0, 1, "mul")
-    with pytest.raises(ValueError, match=r"argument 'reduce'.*'mean'"):
-        oar.put_along_axis(x, i, 1.0, 1, reduce="mean")
+                                         r"\['add', 'assign', 'amax', 'amin', 'mean', 'mul', "
+                                         r"'multiply'\], but got 'max'"):
+        oar.put_along_axis(x, i, 1.0, 1, "max")
+    with pytest.raises(ValueError, match=r"argument 'reduce'.*'sum'"):
+        oar.put_along_axis(x, i, 1.0, 1, reduce="sum")
     with pytest.raises(IndexError, match=r"put_along_axis\(\): argument 'indices': index 4 is "
                                          r"out of bounds for axis 1 with size 4"):
         oar.put_along_axis(x, oar.to_tensor([[4]]), 1.0, 1)

@@ -506,35 +506,6 @@ PyObject* Seed(PyObject*, PyObject* n) {
   OAR_PY_CATCH
 }
 
-// (seed, counter) of the default generator, and its inverse (oar.device.get_rng_state).
-PyObject* GetRngState(PyObject*, PyObject*) {
-  const Generator::State st = DefaultCPUGenerator().GetState();
-  return Py_BuildValue("(KK)", static_cast<unsigned long long>(st.seed),
-                       static_cast<unsigned long long>(st.counter));
-}
-
-PyObject* SetRngState(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
-  OAR_PY_TRY
-  if (nargs != 2) throw errors::InvalidArgument("_set_rng_state(seed, counter)");
-  Generator::State st;
-  for (int i = 0; i < 2; ++i) {
-    if (!PyLong_Check(args[i])) {
-      throw errors::InvalidType("_set_rng_state(): seed and counter must be int");
-    }
-    const unsigned long long v = PyLong_AsUnsignedLongLong(args[i]);
-    if (PyErr_Occurred()) {
-      PyErr_Clear();
-      throw errors::InvalidArgument(
-          "_set_rng_state(): seed and counter must fit in 64 bits "
-          "unsigned");
-    }
-    (i == 0 ? st.seed : st.counter) = v;
-  }
-  DefaultCPUGenerator().SetState(st);
-  Py_RETURN_NONE;
-  OAR_PY_CATCH
-}
-
 PyObject* MemoryStats(PyObject*, PyObject*) {
   const AllocatorStats s = GetAllocatorStats(CPUPlace());
   return Py_BuildValue("{s:L,s:L,s:L,s:L}", "bytes_in_use", s.bytes_in_use, "peak_bytes",
@@ -606,9 +577,6 @@ PyMethodDef g_autograd_functions[] = {
     {"set_flags", SetFlags, METH_O, "set_flags({'FLAGS_check_nan_inf': True})"},
     {"get_flags", GetFlags, METH_O, "get_flags('FLAGS_check_nan_inf') -> dict"},
     {"seed", Seed, METH_O, "Seed the default random generator."},
-    {"_get_rng_state", GetRngState, METH_NOARGS, "(seed, counter) of the default generator."},
-    {"_set_rng_state", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(SetRngState)),
-     METH_FASTCALL, "_set_rng_state(seed, counter): restore the default generator."},
     {"memory_stats", MemoryStats, METH_NOARGS, "The CPU allocator's statistics."},
     {"reset_peak_memory", ResetPeak, METH_NOARGS, "Reset the peak to the bytes in use."},
     {"_last_backward_stats", LastStats, METH_NOARGS, "Nodes visited/executed by the last pass."},

@@ -88,17 +88,46 @@ void BufferDealloc(PyObject* o) {
   Py_DECREF(type);
 }
 
-// _from_buffer(obj, dtype or None): a tensor holding a copy of a buffer's data.
+// The memory of a foreign buffer (a numpy array, a DLPack import) that a tensor uses
+// without a copy: the buffer, and with it its exporter, stays alive as long as the tensor.
+class ForeignAllocation : public Allocation {
+ public:
+  ForeignAllocation(void* ptr, size_t size, const Py_buffer& view)
+      : Allocation(ptr, size, CPUPlace(), nullptr), view_(view) {}
+  ~ForeignAllocation() {
+    GilAcquire gil;
+    PyBuffer_Release(&view_);
+  }
+  ForeignAllocation(const ForeignAllocation&) = delete;
+  ForeignAllocation& operator=(const ForeignAllocation&) = delete;
+
+ private:
+  Py_buffer view_;
+};
+
+// _from_buffer(obj, dtype or None, copy=True): a tensor holding a copy of a buffer's data,
+// or, with copy=False, a tensor using the buffer's memory (a writable buffer whose format
+// is the dtype asked for; otherwise it is copied).
 PyObject* FromBuffer(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   OAR_PY_TRY
-  static const char* const kNames[] = {"data", "dtype"};
-  PyObject* objs[2];
-  ParseArgs("_from_buffer", kNames, 2, args, nargs, kwnames, objs);
+  static const char* const kNames[] = {"data", "dtype", "copy"};
+  PyObject* objs[3];
+  ParseArgs("_from_buffer", kNames, 3, args, nargs, kwnames, objs);
+  const bool copy = CastPyArg2Boolean(objs[2], "_from_buffer", "copy", 2, true);
   Py_buffer view;
-  if (PyObject_GetBuffer(objs[0], &view, PyBUF_RECORDS_RO) < 0) throw PythonError();
+  bool writable = false;
+  if (!copy && PyObject_GetBuffer(objs[0], &view, PyBUF_RECORDS) == 0) {
+    writable = true;
+  } else {
+    PyErr_Clear();
+    if (PyObject_GetBuffer(objs[0], &view, PyBUF_RECORDS_RO) < 0) throw PythonError();
+  }
   struct Release {
     Py_buffer* v;
-    ~Release() { PyBuffer_Release(v); }
+    bool armed = true;
+    ~Release() {
+      if (armed) PyBuffer_Release(v);
+    }
   } release{&view};
   std::string fmt = view.format ? view.format : "B";
   if (!fmt.empty() && (fmt[0] == '<' || fmt[0] == '=' || fmt[0] == '@')) fmt.erase(0, 1);
@@ -138,24 +167,29 @@ PyObject* FromBuffer(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
                                         "of its item size"));
     strides.push_back(view.strides[i] / view.itemsize);
   }
-  // A view of the foreign buffer (no ownership), copied into fresh memory.
+  // A view of the foreign buffer: kept (owning the buffer) or copied into fresh memory.
   int64_t min_off = 0;
   for (int i = 0; i < view.ndim; ++i) {
     if (strides[i] < 0 && dims[i] > 0) min_off += (dims[i] - 1) * strides[i];
   }
   const size_t span = view.len + static_cast<size_t>(-min_off) * view.itemsize;
-  auto alloc = std::make_shared<Allocation>(static_cast<char*>(view.buf) + min_off * view.itemsize,
-                                            span + view.itemsize, CPUPlace(), nullptr);
+  char* first = static_cast<char*>(view.buf) + min_off * view.itemsize;
   DenseTensorMeta meta;
   meta.dims = dims;
   meta.strides = strides;
   meta.dtype = src;
   meta.offset = -min_off;
-  const DenseTensor foreign(alloc, meta);
   const DType dst = objs[1] && objs[1] != Py_None ? PyObjectToDType(objs[1]) : src;
-  DenseTensor copy = funcs::Clone(foreign);
-  if (dst != src) copy = funcs::CastTo(copy, dst);
-  return ToPyObject(Tensor(std::make_shared<DenseTensor>(std::move(copy))));
+  if (writable && dst == src) {
+    release.armed = false;  // the allocation releases the buffer
+    auto alloc = std::make_shared<ForeignAllocation>(first, span, view);
+    return ToPyObject(Tensor(std::make_shared<DenseTensor>(std::move(alloc), meta)));
+  }
+  auto alloc = std::make_shared<Allocation>(first, span + view.itemsize, CPUPlace(), nullptr);
+  const DenseTensor foreign(alloc, meta);
+  DenseTensor copied = funcs::Clone(foreign);
+  if (dst != src) copied = funcs::CastTo(copied, dst);
+  return ToPyObject(Tensor(std::make_shared<DenseTensor>(std::move(copied))));
   OAR_PY_CATCH
 }
 
@@ -163,7 +197,9 @@ PyObject* FromBuffer(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
 
 PyMethodDef g_buffer_functions[] = {
     {"_from_buffer", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(FromBuffer)),
-     METH_FASTCALL | METH_KEYWORDS, "_from_buffer(data, dtype=None): copy a buffer into a Tensor"},
+     METH_FASTCALL | METH_KEYWORDS,
+     "_from_buffer(data, dtype=None, copy=True): a Tensor of a buffer's data (copy=False: "
+     "sharing a writable buffer's memory)"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyObject* MakeBufferOwner(const Tensor& t) {

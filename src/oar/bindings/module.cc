@@ -63,6 +63,8 @@ PyMODINIT_FUNC PyInit__C() {
       !AddFunctions(m, oar::py::g_op_functions) ||
       !AddFunctions(m, oar::py::g_autograd_functions) ||
       !AddFunctions(m, oar::py::g_buffer_functions) ||
+      !AddFunctions(m, oar::py::g_storage_functions) ||
+      !AddFunctions(m, oar::py::g_dlpack_functions) ||
       !AddFunctions(m, oar::py::g_optimizer_functions) ||
       !AddFunctions(m, oar::py::g_profiler_functions) ||
       !AddFunctions(m, oar::py::g_debugging_functions) || !AddPublicOpNames(m)

@@ -29,6 +29,11 @@ extern PyMethodDef g_autograd_functions[];
 PyObject* MakeBufferOwner(const Tensor& t);
 PyObject* CreateBufferType(PyObject* module);
 extern PyMethodDef g_buffer_functions[];
+// oar._C._tensor_meta, _strided_view, _view_dtype, _set_tensor_impl and the random
+// generator's state (storage_bindings.cc).
+extern PyMethodDef g_storage_functions[];
+// oar._C._to_dlpack / _from_dlpack (dlpack_bindings.cc).
+extern PyMethodDef g_dlpack_functions[];
 // oar._C._amp_enter/_amp_exit/_amp_state (amp_bindings.cc).
 extern PyMethodDef g_amp_functions[];
 // oar._C._optimizer_step and the gradient-clipping helpers (optimizer_bindings.cc).

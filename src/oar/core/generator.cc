@@ -21,12 +21,12 @@ uint64_t Generator::NextSeed() {
   return z ^ (z >> 31);
 }
 
-Generator::State Generator::GetState() const {
+GeneratorState Generator::GetState() const {
   std::lock_guard<std::mutex> lock(mu_);
   return {seed_, counter_};
 }
 
-void Generator::SetState(State state) {
+void Generator::SetState(const GeneratorState& state) {
   std::lock_guard<std::mutex> lock(mu_);
   seed_ = state.seed;
   counter_ = state.counter;

@@ -8,6 +8,13 @@
 
 namespace oar {
 
+// Everything that decides the generator's future draws: saving and restoring it replays
+// them (Paddle's get_rng_state / set_rng_state).
+struct GeneratorState {
+  uint64_t seed = 0;
+  uint64_t counter = 0;
+};
+
 class Generator {
  public:
   explicit Generator(uint64_t seed) { Seed(seed); }
@@ -15,13 +22,8 @@ class Generator {
   uint64_t initial_seed() const;
   // A fresh seed for one op's engine (SplitMix64 over an increasing counter).
   uint64_t NextSeed();
-  // The whole state (seed and counter): restoring it replays the same seeds
-  // (Paddle's get_rng_state / set_rng_state).
-  struct State {
-    uint64_t seed = 0, counter = 0;
-  };
-  State GetState() const;
-  void SetState(State state);
+  GeneratorState GetState() const;
+  void SetState(const GeneratorState& state);
 
  private:
   mutable std::mutex mu_;

@@ -266,3 +266,22 @@ Tensor sparse_masked_matmul_grad_y(const Tensor& x, const Tensor& y, const Tenso
 Tensor sparse_softmax_grad_x(const Tensor& x, const Tensor& out, const Tensor& g, int64_t axis);
 
 }  // namespace oar
+
+// ---- the extra math section (src/oar/ops/extra_math.yaml; in backward_helpers_extra_math.cc)
+namespace oar {
+// d copysign(x, y) / dx: sign(x) * sign of y (its sign bit), 0 at x = 0.
+Tensor copysign_grad_factor(const Tensor& x, const Tensor& y);
+// d i1(x) / dx = i0(x) - i1(x) / x, and for scaled (i1e) i0e(x) - i1e(x) (1 / x + sign(x));
+// 1/2 at x = 0. out is i1(x) or i1e(x).
+Tensor i1_grad_factor(const Tensor& x, const Tensor& out, bool scaled);
+// d sinc(x) / dx = (cos(pi x) - sinc(x)) / x, 0 at x = 0.
+Tensor sinc_grad_factor(const Tensor& x, const Tensor& out);
+// d logit(x) / dx = 1 / (x (1 - x)); 0 where eps >= 0 clipped x (or x is NaN), NaN outside
+// [0, 1] without eps.
+Tensor logit_grad_factor(const Tensor& x, double eps);
+// The Gamma(a, 1) density at y, d gammainc(a, y) / dy = y^(a-1) e^-y / Gamma(a).
+Tensor gamma_density(const Tensor& a, const Tensor& y);
+// d logcumsumexp / dx: g_j exp(x_i - out_j) summed over j >= i, as reversed logcumsumexps
+// of log|g| - out over the positive and the negative parts of g (no overflow).
+Tensor logcumsumexp_grad(const Tensor& x, const Tensor& out, const Tensor& g, int64_t axis);
+}  // namespace oar

@@ -118,3 +118,6 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 #include "oar/kernels/infer_meta_quant.h"  // IWYU pragma: export
 // The FFT section (fft_c2c, fft_r2c, fft_c2r): its own file, included for the generated API.
 #include "oar/kernels/infer_meta_fft.h"  // IWYU pragma: export
+// Strided views (src/oar/ops/strided.yaml), binomial sampling (sampling.yaml) and the extra
+// math section (extra_math.yaml): their InferMeta functions (own file, so they merge apart).
+#include "oar/kernels/infer_meta_extra.h"  // IWYU pragma: export

@@ -13,6 +13,7 @@
 #include "oar/core/generator.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/funcs/elementwise.h"
+#include "oar/kernels/funcs/gamma_math.h"
 #include "oar/kernels/kernel_registry.h"
 
 namespace oar {
@@ -24,12 +25,8 @@ using funcs::UnaryElementwise;
 constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-// lgamma_r instead of std::lgamma: glibc's lgamma writes the global signgam, a data
-// race once the elementwise loop runs on several threads.
-double LogGamma(double x) {
-  int sign = 0;
-  return ::lgamma_r(x, &sign);
-}
+using funcs::LogGamma;
+using funcs::UpperGammaFraction;
 
 // B_2k / (2k) for k = 1..8: the coefficients of digamma's asymptotic series.
 constexpr std::array<double, 8> kDigammaTail = {1.0 / 12,   -1.0 / 120,    1.0 / 252,
@@ -236,30 +233,6 @@ void StandardGammaKernel(const DeviceContext& ctx, const DenseTensor& x, DenseTe
     o[i] =
         static_cast<T>(static_cast<C>(std::max(SampleGamma(alpha[i], engine, normal), smallest)));
   }
-}
-
-// The continued fraction of the upper incomplete gamma, CF with
-// Gamma(a, x) = e^-x x^a CF(a, x), by the modified Lentz method; for x > a + 1, where it
-// converges quickly.
-double UpperGammaFraction(double a, double x) {
-  constexpr double kTiny = 1e-300;
-  double b = x + 1 - a;
-  double c = 1 / kTiny;
-  double d = 1 / b;
-  double h = d;
-  for (int i = 1; i < 100000; ++i) {
-    const double an = -i * (i - a);
-    b += 2;
-    d = an * d + b;
-    if (std::fabs(d) < kTiny) d = kTiny;
-    c = b + an / c;
-    if (std::fabs(c) < kTiny) c = kTiny;
-    d = 1 / d;
-    const double delta = d * c;
-    h *= delta;
-    if (std::fabs(delta - 1) < 1e-16) break;
-  }
-  return h;
 }
 
 // d x / d a for x a sample of Gamma(a, 1): x is the a-quantile at a fixed uniform u,

@@ -1,0 +1,77 @@
+#include "oar/kernels/infer_meta_extra.h"
+
+#include "oar/core/errors.h"
+#include "oar/kernels/infer_meta.h"
+
+namespace oar {
+
+void SearchsortedInferMeta(const DenseTensor& sorted_sequence, const DenseTensor& values,
+                           bool out_int32, bool right, DenseTensor* out) {
+  (void)right;
+  const int64_t nd = sorted_sequence.ndim();
+  OAR_ENFORCE(nd >= 1, errors::InvalidArgument(
+                           "argument 'sorted_sequence' must have at least 1 dimension, but it is "
+                           "0-D"));
+  if (nd > 1) {
+    bool same_lead = values.ndim() == nd;
+    for (int64_t i = 0; same_lead && i + 1 < nd; ++i) {
+      same_lead = values.dims()[i] == sorted_sequence.dims()[i];
+    }
+    OAR_ENFORCE(same_lead, errors::InvalidArgument(
+                               "argument 'values' (shape ", DimsToString(values.dims()),
+                               ") must have the leading dimensions of 'sorted_sequence' (shape ",
+                               DimsToString(sorted_sequence.dims()), ") when that is not 1-D"));
+  }
+  out->set_meta(out_int32 ? DType::kInt32 : DType::kInt64, values.dims());
+}
+
+void BinomialInferMeta(const DenseTensor& count, const DenseTensor& prob, DenseTensor* out) {
+  OAR_ENFORCE(IsFloating(count.dtype()),
+              errors::InvalidType("argument 'count' must be a floating tensor, but got ",
+                                  DTypeName(count.dtype())));
+  OAR_ENFORCE(IsFloating(prob.dtype()),
+              errors::InvalidType("argument 'prob' must be a floating tensor, but got ",
+                                  DTypeName(prob.dtype())));
+  out->set_meta(DType::kInt64, BroadcastShape(count.dims(), prob.dims(), "count", "prob"));
+}
+
+void AsStridedInferMeta(const DenseTensor& x, const std::vector<int64_t>& shape,
+                        const std::vector<int64_t>& stride, int64_t offset, DenseTensor* out) {
+  OAR_ENFORCE(shape.size() == stride.size(),
+              errors::InvalidArgument("arguments 'shape' (", shape.size(), " dims) and 'stride' (",
+                                      stride.size(), " dims) must have the same length"));
+  OAR_ENFORCE(offset >= 0,
+              errors::InvalidArgument("argument 'offset' must be >= 0, but got ", offset));
+  int64_t last = offset;  // the position of the view's last element
+  bool empty = false;
+  for (size_t i = 0; i < shape.size(); ++i) {
+    OAR_ENFORCE(shape[i] >= 0,
+                errors::InvalidArgument("argument 'shape' must hold sizes >= 0, but got ", shape[i],
+                                        " at dim ", i));
+    OAR_ENFORCE(stride[i] >= 0,
+                errors::InvalidArgument("argument 'stride' must hold steps >= 0, but got ",
+                                        stride[i], " at dim ", i));
+    empty = empty || shape[i] == 0;
+    if (shape[i] > 0) last += (shape[i] - 1) * stride[i];
+  }
+  OAR_ENFORCE(empty || last < x.numel(),
+              errors::OutOfRange("the view (shape ", DimsToString(DDim(shape.begin(), shape.end())),
+                                 ", stride ", DimsToString(DDim(stride.begin(), stride.end())),
+                                 ", offset ", offset, ") reaches element ", last,
+                                 " but argument 'x' has ", x.numel(), " elements"));
+  out->set_meta(x.dtype(), DDim(shape.begin(), shape.end()));
+}
+
+void AsStridedGradInferMeta(const DenseTensor& x, const DenseTensor& grad_out,
+                            const std::vector<int64_t>& shape, const std::vector<int64_t>& stride,
+                            int64_t offset, DenseTensor* x_grad) {
+  DenseTensor view;
+  AsStridedInferMeta(x, shape, stride, offset, &view);
+  OAR_ENFORCE(
+      grad_out.dims() == view.dims(),
+      errors::InvalidArgument("argument 'grad_out' has shape ", DimsToString(grad_out.dims()),
+                              " but the view has shape ", DimsToString(view.dims())));
+  x_grad->set_meta(grad_out.dtype(), x.dims());
+}
+
+}  // namespace oar
