@@ -31,13 +31,15 @@ from ._dtype import (CPUPlace, Place, bfloat16, bool_, complex64, complex128,  #
                      convert_dtype, dtype, float16, float32, float64, int8, int16, int32, int64,
                      uint8)
 from . import _tensor_patch  # noqa: F401  (numpy(), repr, indexing)
+from ._printing import set_printoptions  # noqa: F401
+from ._size import Size  # noqa: F401
 from ._creation import (arange, empty, empty_like, eye, full, full_like, linspace,  # noqa: F401
                         normal, ones, ones_like, rand, randint, randn, seed,
                         standard_normal, to_tensor, uniform, zeros, zeros_like)
 from ._dtype_query import is_complex, is_floating_point, is_integer  # noqa: F401
 from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
-from ._ops import (cast, clone, flatten, gather, nonzero, numel, pow, slice, split,  # noqa: F401
-                   stack, t, where)
+from ._ops import (assign, cast, clone, flatten, gather, mean, nonzero, numel, pow,  # noqa: F401
+                   slice, split, stack, t, where)
 from ._manipulation import (bmm, broadcast_tensors, broadcast_to, chunk, cross, diag,  # noqa: F401
                             dot, einsum, expand_as, kron, meshgrid, moveaxis, outer,
                             repeat_interleave, rot90, tile, trace, unflatten, unfold, unstack)
@@ -68,8 +70,7 @@ from ._mode import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name
-set_flags = _C.set_flags
-get_flags = _C.get_flags
+from ._flags import get_flags, set_flags  # noqa: E402
 memory_stats = _C.memory_stats
 
 # The public ops: those src/oar/ops/ declares with `python: [function, ...]`, as the
@@ -80,7 +81,8 @@ for _name in _C._public_ops:
     globals().setdefault(_name, getattr(_C, _name))
 
 __all__ = sorted(set(_C._public_ops) | {
-    "CPUPlace", "Place", "Tensor", "bfloat16", "bool", "complex64", "complex128", "convert_dtype",
+    "CPUPlace", "Place", "Size", "Tensor", "bfloat16", "bool", "complex64", "complex128",
+    "convert_dtype",
     "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
     "is_complex", "is_floating_point", "is_integer",
     "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace", "normal", "ones",
@@ -109,6 +111,8 @@ __all__ = sorted(set(_C._public_ops) | {
     "is_compiled_with_custom_device", "is_compiled_with_distribute", "is_compiled_with_ipu",
     "is_compiled_with_rocm", "is_compiled_with_xpu", "disable_static", "enable_static",
     "in_dynamic_mode",
+    # printing (_printing.py)
+    "set_printoptions",
 })
 del _name
 

@@ -5,6 +5,7 @@ import numbers
 from . import _C
 from . import _check as C
 from ._dtype import bool_, convert_dtype, float32, int64
+from ._out import write_out
 
 Tensor = _C.Tensor
 
@@ -160,5 +161,50 @@ def clone(x):
     return _C.assign(C.tensor("clone", "x", x))
 
 
-def numel(x):
-    return C.tensor("numel", "x", x).size
+def numel(x, name=None):
+    """The number of elements of x, as a 0-D int64 tensor (Paddle's numel).
+
+    Examples:
+        >>> import oar
+        >>> print(oar.numel(oar.ones([4, 5])))
+        Tensor(shape=[], dtype=int64, place=Place(cpu), stop_gradient=True,
+               20)
+    """
+    return C.tensor("numel", "x", x).numel()
+
+
+def assign(x, output=None):
+    """A copy of x (a Tensor, numpy array, number or nested list), recorded for autograd.
+
+    With `output`, the copy is written into that tensor, which takes x's shape and dtype
+    (Paddle's assign), and `output` is returned.
+
+    Examples:
+        >>> import oar
+        >>> out = oar.zeros([3, 3])
+        >>> _ = oar.assign(oar.to_tensor([[1, 2]]), out)
+        >>> print(out)
+        Tensor(shape=[1, 2], dtype=int64, place=Place(cpu), stop_gradient=True,
+               [[1, 2]])
+    """
+    if isinstance(x, Tensor):
+        r = _C.assign(x)
+    else:
+        from ._creation import to_tensor
+        r = to_tensor(x)
+    return write_out(output, r, "assign", "output")
+
+
+def mean(x, axis=None, keepdim=False, name=None, *, dtype=None, out=None):
+    """The mean over `axis` (all elements when None); with `dtype`, x is cast to it first.
+
+    Examples:
+        >>> import oar
+        >>> print(oar.mean(oar.to_tensor([1, 2, 4]), dtype="float64"))
+        Tensor(shape=[], dtype=float64, place=Place(cpu), stop_gradient=True,
+               2.33333333)
+    """
+    C.tensor("mean", "x", x)
+    if dtype is not None:
+        x = _C.cast(x, _dtype_arg("mean", dtype))
+    return write_out(out, _C.mean(x, axis, keepdim), "mean")

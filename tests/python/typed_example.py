@@ -21,6 +21,6 @@ with oar.no_grad():
 (gx,) = oar.grad([oar.sum(x * x)], [x])
 h = oar._C.tanh_grad(x, x)  # an internal op, reachable through oar._C
 k = x[0, 1:] + oar.full([1], 3, dtype=oar.int64).cast("float32")
-n: int = oar.numel(x)
+n: int = int(oar.numel(x))  # a 0-D int64 tensor, as in Paddle
 r = oar.arange(0.0, 4.0) ** 2 - oar.pow(x, 2.0).reshape([-1]).max()
 x.detach().add_(oar.ones_like(x)).clear_grad()

@@ -35,11 +35,20 @@ class Geometric(Distribution):
     def sample(self, shape=()):
         """floor(log(u) / log(1 - probs)), u ~ U(0, 1]: whole numbers in probs's dtype."""
         import oar
-        shape = list(self._extend_shape(_sample_shape(shape, "Geometric", "sample")))
-        tiny = float(np.finfo(self.dtype.name).tiny)
         with oar.no_grad():
-            u = oar.uniform(shape, dtype=self.dtype, min=tiny, max=1.0)
-            return (u.log() / (-self.probs).log1p()).floor()
+            return self._draw(shape, "sample")
+
+    def rsample(self, shape=()):
+        """The draws of sample(), recorded for autograd as Paddle's rsample is: the floor
+        makes their gradient with respect to probs zero wherever it exists."""
+        return self._draw(shape, "rsample")
+
+    def _draw(self, shape, api):
+        import oar
+        shape = list(self._extend_shape(_sample_shape(shape, "Geometric", api)))
+        tiny = float(np.finfo(self.dtype.name).tiny)
+        u = oar.uniform(shape, dtype=self.dtype, min=tiny, max=1.0)
+        return (u.log() / (-self.probs).log1p()).floor()
 
     def pmf(self, k):
         return self.log_pmf(k).exp()

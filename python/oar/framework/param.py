@@ -49,9 +49,9 @@ class ParamAttr:
 
     @staticmethod
     def _to_attr(arg):
-        """Paddle's accepted forms: None (defaults), False (no parameter), a ParamAttr,
-        a name string, or an initializer."""
-        if arg is None:
+        """Paddle's accepted forms: None or True (defaults), False (no parameter), a
+        ParamAttr, a name string, or an initializer."""
+        if arg is None or arg is True:
             return ParamAttr()
         if arg is False:
             return False
@@ -61,7 +61,7 @@ class ParamAttr:
             return ParamAttr(name=arg)
         if callable(arg):  # an initializer
             return ParamAttr(initializer=arg)
-        raise TypeError(f"ParamAttr: expected None, False, a str, an initializer or a "
+        raise TypeError(f"ParamAttr: expected None, True, False, a str, an initializer or a "
                         f"ParamAttr, got {type(arg).__name__}")
 
     def __repr__(self):
