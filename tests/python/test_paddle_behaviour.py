@@ -297,3 +297,11 @@ def test_gradients_require_grad_as_in_paddle():
     assert x.grad.stop_gradient is True
     (gx,) = oar.grad([(x * x).sum()], [x])  # oar.grad's results: plain tensors, as Paddle's
     assert gx.stop_gradient is True
+
+
+def test_tensor_hooks_see_a_gradient_that_requires_grad():
+    seen = []
+    x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    x.register_hook(lambda g: seen.append(g.stop_gradient) or g * 2)
+    (x * 3).sum().backward()
+    assert seen == [False] and x.grad.numpy().tolist() == [6.0, 6.0]

@@ -146,7 +146,16 @@ PyObject* HookHandleRemove(PyObject* o, PyObject*) {
 
 Tensor CallTensorHook(PyObject* hook, const Tensor& g) {
   GilAcquire gil;
-  PyObject* arg = ToPyObject(g);
+  // A gradient in flight shows stop_gradient=False to the hook, as in Paddle (and as
+  // .grad does); a plain gradient is shown through a handle with its own meta, so the
+  // engine's tensor is untouched. Whether the hook's ops are recorded is grad mode's
+  // business (on only under create_graph=True), not this flag's.
+  Tensor shown = g;
+  if (g.defined() && g.get_autograd_meta() == nullptr) {
+    shown = Tensor(g.impl(), g.name());
+    EagerUtils::autograd_meta(&shown)->SetStopGradient(false);
+  }
+  PyObject* arg = ToPyObject(shown);
   if (!arg) throw PythonError();
   PyObject* r = PyObject_CallOneArg(hook, arg);
   Py_DECREF(arg);
