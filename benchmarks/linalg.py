@@ -1,8 +1,11 @@
-"""oar.linalg against PyTorch in one run: median time per call and the ratio oar/torch
-(< 1: oar faster). float32 inputs: single matrices of 64 and 512 (and --sizes), and a
-batch of 64 matrices of 32x32.
+"""oar.linalg against PyTorch and Paddle in one run: median time per call and the ratios
+oar/torch and oar/paddle (< 1: oar faster). float32 inputs: single matrices of 256 and
+1024 (--sizes) and a batch of 64 matrices of 32x32.
 
-  python3 benchmarks/linalg.py [--threads 2] [--sizes 64,512] [--reps 20]
+Paddle is measured when it imports (run with /tmp/venv-paddle/bin/python, whose
+--system-site-packages also see oar and torch); otherwise its columns are left out.
+
+  python3 benchmarks/linalg.py [--threads 2] [--sizes 256,1024] [--reps 20] [--ops inv,solve]
 """
 import argparse
 import time
@@ -12,6 +15,11 @@ import numpy as np
 import torch
 
 import oar
+
+try:
+    import paddle
+except ImportError:  # measured only where Paddle is installed
+    paddle = None
 
 
 def median_time(f, reps):
@@ -24,36 +32,59 @@ def median_time(f, reps):
     return float(np.median(ts))
 
 
+def cases(a, spd, b):
+    oa, ospd, ob = oar.to_tensor(a), oar.to_tensor(spd), oar.to_tensor(b)
+    ta, tspd, tb = torch.tensor(a), torch.tensor(spd), torch.tensor(b)
+    out = {
+        "inv": [lambda: oar.linalg.inv(oa), lambda: torch.linalg.inv(ta)],
+        "solve": [lambda: oar.linalg.solve(oa, ob), lambda: torch.linalg.solve(ta, tb)],
+        "cholesky": [lambda: oar.linalg.cholesky(ospd), lambda: torch.linalg.cholesky(tspd)],
+        "svd": [lambda: oar.linalg.svd(oa), lambda: torch.linalg.svd(ta, full_matrices=False)],
+        "eigh": [lambda: oar.linalg.eigh(ospd), lambda: torch.linalg.eigh(tspd)],
+    }
+    if paddle is not None:
+        pa, pspd, pb = paddle.to_tensor(a), paddle.to_tensor(spd), paddle.to_tensor(b)
+        out["inv"].append(lambda: paddle.linalg.inv(pa))
+        out["solve"].append(lambda: paddle.linalg.solve(pa, pb))
+        out["cholesky"].append(lambda: paddle.linalg.cholesky(pspd))
+        out["svd"].append(lambda: paddle.linalg.svd(pa, full_matrices=False))
+        out["eigh"].append(lambda: paddle.linalg.eigh(pspd))
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
-    ap.add_argument("--sizes", default="64,512")
+    ap.add_argument("--sizes", default="256,1024")
     ap.add_argument("--reps", type=int, default=20)
+    ap.add_argument("--ops", default="inv,solve,cholesky,svd,eigh")
     args = ap.parse_args()
     torch.set_num_threads(args.threads)
+    if paddle is not None:
+        paddle.set_device("cpu")
     rng = np.random.default_rng(0)
     shapes = [(n,) for n in map(int, args.sizes.split(","))] + [(64, 32)]
-    print(f"threads={args.threads}; {'; '.join(_env.UNSET_NOTES)}")
-    print(f"{'op':10s} {'shape':>12s} {'oar ms':>9s} {'torch ms':>9s} {'oar/torch':>9s}")
+    ops = args.ops.split(",")
+    print(f"threads={args.threads}; paddle: {paddle.__version__ if paddle else 'not found'}; "
+          f"{'; '.join(_env.UNSET_NOTES)}")
+    head = f"{'op':10s} {'shape':>12s} {'oar ms':>9s} {'torch ms':>9s}"
+    head += f" {'paddle ms':>9s}" if paddle else ""
+    head += f" {'oar/torch':>9s}" + (f" {'oar/paddle':>10s}" if paddle else "")
+    print(head)
     for shp in shapes:
         n = shp[-1]
         lead = [shp[0]] if len(shp) == 2 else []
         a = rng.standard_normal(lead + [n, n]).astype(np.float32)
         spd = a @ np.swapaxes(a, -1, -2) + n * np.eye(n, dtype=np.float32)
         b = rng.standard_normal(lead + [n, 4]).astype(np.float32)
-        oa, ospd, ob = oar.to_tensor(a), oar.to_tensor(spd), oar.to_tensor(b)
-        ta, tspd, tb = torch.tensor(a), torch.tensor(spd), torch.tensor(b)
-        cases = {
-            "inv": (lambda: oar.linalg.inv(oa), lambda: torch.linalg.inv(ta)),
-            "solve": (lambda: oar.linalg.solve(oa, ob), lambda: torch.linalg.solve(ta, tb)),
-            "cholesky": (lambda: oar.linalg.cholesky(ospd), lambda: torch.linalg.cholesky(tspd)),
-            "svd": (lambda: oar.linalg.svd(oa), lambda: torch.linalg.svd(ta, full_matrices=False)),
-            "eigh": (lambda: oar.linalg.eigh(ospd), lambda: torch.linalg.eigh(tspd)),
-        }
         label = "x".join(map(str, lead + [n, n]))
-        for name, (fo, ft) in cases.items():
-            to, tt = median_time(fo, args.reps), median_time(ft, args.reps)
-            print(f"{name:10s} {label:>12s} {to * 1e3:9.3f} {tt * 1e3:9.3f} {to / tt:9.2f}")
+        for name, fs in cases(a, spd, b).items():
+            if name not in ops:
+                continue
+            ts = [median_time(f, args.reps) for f in fs]
+            row = f"{name:10s} {label:>12s}" + "".join(f" {t * 1e3:9.3f}" for t in ts)
+            row += f" {ts[0] / ts[1]:9.2f}" + (f" {ts[0] / ts[2]:10.2f}" if len(ts) > 2 else "")
+            print(row, flush=True)
 
 
 if __name__ == "__main__":

@@ -199,8 +199,18 @@ def eigh_packed(x, upper):
     return torch.cat([w.unsqueeze(-1), (v * _sign_of_largest(v)).mT], -1)
 
 
+def eig_packed(x):
+    """oar's packed eig: rows of (eigenvalue | eigenvector), each eigenvector's phase fixed
+    so its largest-magnitude entry (the first, among ties) is real and positive."""
+    w, v = torch.linalg.eig(x)
+    idx = v.abs().argmax(dim=-2, keepdim=True).detach()
+    big = v.gather(-2, idx)
+    v = v * (big.conj() / big.abs())
+    return torch.cat([w.unsqueeze(-1), v.mT], -1)
+
+
 TORCH_SCOPE.update({"sym_lower": sym_lower, "qr_packed": qr_packed, "svd_packed": svd_packed,
-                    "eigh_packed": eigh_packed})
+                    "eigh_packed": eigh_packed, "eig_packed": eig_packed})
 
 
 # ---- loading and expansion -----------------------------------------------------------------

@@ -67,10 +67,17 @@ from .device import (CUDAPinnedPlace, CUDAPlace, IPUPlace, XPUPlace, get_device,
                      is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu,
                      set_device)
 from ._mode import disable_static, enable_static, in_dynamic_mode  # noqa: F401
+# Paddle's small namespaces and the PyTorch-compatible API (docs/compat.md), graph
+# learning (docs/geometric.md)
+from . import base, compat, geometric, jit, sysconfig, text  # noqa: F401
+from ._flags import get_flags, set_flags  # noqa: F401
+from .base import disable_signal_handler  # noqa: F401
+from .compat import disable_torch_proxy as disable_compat  # noqa: F401
+from .compat import enable_torch_proxy as enable_compat  # noqa: F401
+from . import incubate, quantization  # noqa: F401
 
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name
-from ._flags import get_flags, set_flags  # noqa: E402
 memory_stats = _C.memory_stats
 
 # The public ops: those src/oar/ops/ declares with `python: [function, ...]`, as the
@@ -111,6 +118,11 @@ __all__ = sorted(set(_C._public_ops) | {
     "is_compiled_with_custom_device", "is_compiled_with_distribute", "is_compiled_with_ipu",
     "is_compiled_with_rocm", "is_compiled_with_xpu", "disable_static", "enable_static",
     "in_dynamic_mode",
+    # Paddle's small namespaces, the PyTorch-compatible API, graph learning
+    "base", "compat", "geometric", "jit", "sysconfig", "text", "enable_compat", "disable_compat",
+    "disable_signal_handler",
+    # incubating APIs and simulated quantization (docs/incubate.md, docs/quantization.md)
+    "incubate", "quantization",
     # printing (_printing.py)
     "set_printoptions",
 })

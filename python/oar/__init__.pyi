@@ -18,6 +18,9 @@ from . import distributed as distributed
 from .distributed import DataParallel as DataParallel
 from . import device as device, distribution as distribution, utils as utils
 from . import version as version
+from . import base as base, compat as compat, geometric as geometric, jit as jit
+from . import sysconfig as sysconfig, text as text
+from . import incubate as incubate, quantization as quantization
 from .device import CUDAPinnedPlace as CUDAPinnedPlace, CUDAPlace as CUDAPlace
 from .device import IPUPlace as IPUPlace, XPUPlace as XPUPlace
 from .device import get_device as get_device, set_device as set_device
@@ -570,6 +573,10 @@ def grad(outputs: Union[Tensor, Sequence[Tensor]], inputs: Union[Tensor, Sequenc
 def set_flags(flags: dict[str, Any]) -> None: ...
 def get_flags(flags: Union[str, Sequence[str]]) -> dict[str, Any]: ...
 def memory_stats() -> dict[str, int]: ...
+def enable_compat(*, scope: Any = None, blocked_modules: Any = None, backend: str = "torch",
+                  silent: _bool = False) -> None: ...
+def disable_compat() -> None: ...
+def disable_signal_handler() -> None: ...
 # shape manipulation and small linear algebra (python/oar/_manipulation.py)
 def unflatten(x: Tensor, axis: int, shape: _IntList, name: str | None = None) -> Tensor: ...
 def chunk(x: Tensor, chunks: int, axis: int = 0, name: str | None = None) -> list[Tensor]: ...
@@ -879,6 +886,7 @@ __all__ = [
     "atanh",
     "atanh_",
     "autograd",
+    "base",
     "bernoulli",
     "bfloat16",
     "bincount",
@@ -903,6 +911,7 @@ __all__ = [
     "clip",
     "clip_",
     "clone",
+    "compat",
     "complex",
     "complex128",
     "complex64",
@@ -924,6 +933,8 @@ __all__ = [
     "diag_embed",
     "diagonal",
     "digamma",
+    "disable_compat",
+    "disable_signal_handler",
     "disable_static",
     "distributed",
     "distribution",
@@ -935,6 +946,7 @@ __all__ = [
     "einsum",
     "empty",
     "empty_like",
+    "enable_compat",
     "enable_grad",
     "enable_static",
     "equal",
@@ -961,6 +973,7 @@ __all__ = [
     "full_like",
     "gather",
     "gather_nd",
+    "geometric",
     "get_device",
     "get_flags",
     "grad",
@@ -970,6 +983,7 @@ __all__ = [
     "histogram",
     "imag",
     "in_dynamic_mode",
+    "incubate",
     "index_add",
     "index_add_",
     "index_put",
@@ -996,6 +1010,7 @@ __all__ = [
     "isfinite",
     "isinf",
     "isnan",
+    "jit",
     "kron",
     "kthvalue",
     "lerp",
@@ -1058,6 +1073,7 @@ __all__ = [
     "profiler",
     "put_along_axis",
     "put_along_axis_",
+    "quantization",
     "rand",
     "randint",
     "randint_like",
@@ -1116,12 +1132,14 @@ __all__ = [
     "subtract_",
     "sum",
     "summary",
+    "sysconfig",
     "t",
     "take_along_axis",
     "tan",
     "tan_",
     "tanh",
     "tanh_",
+    "text",
     "tile",
     "to_tensor",
     "topk",

@@ -215,8 +215,8 @@ def multi_dot(x, name=None):
 def lu(x, pivot=True, get_infos=False, name=None):
     """The LU factorisation with partial pivoting: (LU, pivots[, infos]) with L (unit
     diagonal, below) and U packed in one matrix, 1-based int32 pivots and, with
-    get_infos, int32 infos (0, or the 1-based index of the first zero pivot). LU is not
-    differentiable yet (docs/linalg.md)."""
+    get_infos, int32 infos (0, or the 1-based index of the first zero pivot). The packed
+    factors are differentiable for square x (docs/linalg.md)."""
     _matrix("lu", x)
     if not pivot:
         raise ValueError("lu(): pivot=False (LU without pivoting) is not available on the CPU, "
@@ -268,6 +268,268 @@ def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
     return p, lower, upper
 
 
+def _pivot_order(api, pivots, m, batch_shape):
+    """perm per batch element (int64 numpy [..., m]): lu's A = P L U moves row j of L U to
+    row perm[j], i.e. perm is the pivots' transpositions applied to 0 .. m - 1."""
+    piv = pivots.numpy().astype(np.int64)
+    k = piv.shape[-1] if piv.ndim else 0
+    flat = piv.reshape(-1, k) if k else np.zeros((int(np.prod(batch_shape, dtype=np.int64)), 0),
+                                                np.int64)
+    perms = np.tile(np.arange(m), (flat.shape[0], 1))
+    for b in range(flat.shape[0]):
+        for i, pv in enumerate(flat[b]):
+            j = int(pv) - 1
+            if not i <= j < m:
+                raise ValueError(f"{api}(): pivot {pv} at position {i} is out of range for {m} "
+                                 f"rows (pivots are 1-based, pivot i is at least i)")
+            perms[b, i], perms[b, j] = perms[b, j], perms[b, i]
+    return perms.reshape(list(batch_shape) + [m])
+
+
+def _take_rows(t, rows):
+    """t's rows reordered: out[..., i, :] = t[..., rows[..., i], :] (rows a numpy array)."""
+    idx = _to_tensor(np.ascontiguousarray(rows[..., None]))
+    return _C.take_along_axis(t, idx, t.ndim - 2, True)
+
+
+def lu_solve(b, lu, pivots, trans="N", name=None):
+    """The solution x of A x = b (trans 'N'), A^T x = b ('T') or A^H x = b ('C') from lu()'s
+    packed factors and pivots of A = P L U. Batch dims of b and lu broadcast;
+    differentiable in b and lu."""
+    api = "lu_solve"
+    _matrix(api, b, "b")
+    _matrix(api, lu, "lu", square=True)
+    C.tensor(api, "pivots", pivots)
+    if trans not in ("N", "T", "C"):
+        raise ValueError(f"{api}(): argument 'trans' must be 'N', 'T' or 'C', but got {trans!r}")
+    if pivots.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"{api}(): argument 'pivots' must be an int32 tensor, but got "
+                        f"{pivots.dtype.name}")
+    m = lu.shape[-1]
+    if b.shape[-2] != m:
+        raise ValueError(f"{api}(): b {b.shape} must have {m} rows, as lu {lu.shape}")
+    if list(pivots.shape) != list(lu.shape[:-1]):
+        raise ValueError(f"{api}(): pivots {pivots.shape} must have shape {lu.shape[:-1]}")
+    perm = _pivot_order(api, pivots, m, lu.shape[:-2])
+    b, lu = _broadcast_batch(api, _float_of(b), _float_of(lu))
+    batch = list(b.shape[:-2])
+    perm = np.broadcast_to(perm, batch + [m])
+    if trans == "N":  # L U x = P^T b, (P^T b)[j] = b[perm[j]]
+        z = triangular_solve(lu, _take_rows(b, perm), upper=False, unitriangular=True)
+        return triangular_solve(lu, z, upper=True)
+    # A^T x = b: U^T L^T (P^T x) = b (real factors: 'C' is the same)
+    z = triangular_solve(lu, b, upper=True, transpose=True)
+    z = triangular_solve(lu, z, upper=False, transpose=True, unitriangular=True)
+    return _take_rows(z, np.argsort(perm, axis=-1))
+
+
+def _pade(a, eye, deg):
+    """The numerator U + V and denominator V - U parts of the [deg/deg] Pade approximant
+    of exp(a) (Higham 2005): U holds the odd powers, V the even ones."""
+    b = {3: [120., 60., 12., 1.],
+         5: [30240., 15120., 3360., 420., 30., 1.],
+         7: [17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.],
+         9: [17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880.,
+             3960., 90., 1.],
+         13: [64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
+              129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
+              40840800., 960960., 16380., 182., 1.]}[deg]
+    a2 = _C.matmul(a, a)
+
+    def lin(terms):
+        out = None
+        for coef, t in terms:
+            term = _C.scale(t, coef)
+            out = term if out is None else _C.add(out, term)
+        return out
+    if deg == 13:
+        a4 = _C.matmul(a2, a2)
+        a6 = _C.matmul(a4, a2)
+        u_inner = _C.add(_C.matmul(a6, lin([(b[13], a6), (b[11], a4), (b[9], a2)])),
+                         lin([(b[7], a6), (b[5], a4), (b[3], a2), (b[1], eye)]))
+        v = _C.add(_C.matmul(a6, lin([(b[12], a6), (b[10], a4), (b[8], a2)])),
+                   lin([(b[6], a6), (b[4], a4), (b[2], a2), (b[0], eye)]))
+    else:
+        powers = [eye, a2]
+        while len(powers) <= deg // 2:
+            powers.append(_C.matmul(powers[-1], a2))
+        u_inner = lin([(b[2 * j + 1], powers[j]) for j in range(deg // 2 + 1)])
+        v = lin([(b[2 * j], powers[j]) for j in range(deg // 2 + 1)])
+    u = _C.matmul(a, u_inner)
+    return _C.add(v, u), _C.subtract(v, u)
+
+
+# Higham's bounds on the 1-norm for each Pade degree (float64; float32 needs less).
+_EXPM_THETA = {"float64": [(3, 1.495585217958292e-2), (5, 2.539398330063230e-1),
+                           (7, 9.504178996162932e-1), (9, 2.097847961257068), (13, 5.371920351148152)],
+               "float32": [(3, 4.258730016922831e-1), (5, 1.880152677804762),
+                           (7, 3.925724783138660)]}
+
+
+def matrix_exp(x, name=None):
+    """exp of each square matrix of x, by scaling and squaring with a Pade approximant
+    (Higham 2005; the degree and the number of squarings follow the largest 1-norm in
+    the batch). Composed of matmul and solve, so it is differentiable to any order."""
+    _matrix("matrix_exp", x, square=True)
+    x = _float_of(x)
+    n = x.shape[-1]
+    if x.size == 0:
+        return _C.scale(x, 1.0)
+    thetas = _EXPM_THETA["float64" if x.dtype.name == "float64" else "float32"]
+    norm = float(np.max(np.sum(np.abs(x.numpy()), axis=-2)))
+    if not math.isfinite(norm):
+        raise ValueError("matrix_exp(): argument 'x' holds inf or nan")
+    eye = _eye_like(x, n)
+    deg, squarings = thetas[-1][0], 0
+    for d, theta in thetas:
+        if norm <= theta:
+            deg = d
+            break
+    else:
+        squarings = max(0, int(math.ceil(math.log2(norm / thetas[-1][1]))))
+    a = _C.scale(x, 2.0 ** -squarings) if squarings else x
+    num, den = _pade(a, eye, deg)
+    r = _C.solve(den, num)
+    for _ in range(squarings):
+        r = _C.matmul(r, r)
+    return r
+
+
+def _reflector(x, i):
+    """Householder vector i of x's packed reflectors: zeros above row i, 1 at row i,
+    x[i+1:, i] below."""
+    m = x.shape[-2]
+    below = np.zeros([m, 1], dtype=bool)
+    below[i + 1:] = True
+    col = _cols(x, i, i + 1)
+    unit = np.zeros([m, 1])
+    unit[i] = 1
+    zero = _C.full_like(col, 0)
+    return _C.add(_C.where(_to_tensor(below), col, zero), _C.cast(_to_tensor(unit), x.dtype))
+
+
+def householder_product(x, tau, name=None):
+    """The first n columns of Q = H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^H, with v_i
+    read from column i of x (LAPACK's packed reflectors, as geqrf leaves them): x
+    [..., m, n] (m >= n), tau [..., k] (k <= n). Differentiable in x and tau."""
+    api = "householder_product"
+    _matrix(api, x)
+    C.tensor(api, "tau", tau)
+    m, n = x.shape[-2], x.shape[-1]
+    if m < n:
+        raise ValueError(f"{api}(): x must have at least as many rows as columns, but has "
+                         f"shape {x.shape}")
+    if tau.ndim != x.ndim - 1 or list(tau.shape[:-1]) != list(x.shape[:-2]) or \
+            tau.shape[-1] > n:
+        raise ValueError(f"{api}(): tau must have shape {x.shape[:-2] + ['k']} with k <= {n}, "
+                         f"but has shape {tau.shape}")
+    if tau.dtype != x.dtype:
+        raise TypeError(f"{api}(): tau ({tau.dtype.name}) must have x's dtype ({x.dtype.name})")
+    q = _cols(_eye_like(x, m), 0, n)
+    cplx = x.dtype.name.startswith("complex")
+    for i in reversed(range(tau.shape[-1])):
+        v = _reflector(x, i)
+        vh_q = _C.matmul(_C.conj(v) if cplx else v, q, True, False)
+        t = _C.unsqueeze(_C.slice(tau, [tau.ndim - 1], [i], [i + 1]), [-1])
+        q = _C.subtract(q, _C.multiply(t, _C.matmul(v, vh_q)))
+    return q
+
+
+def ormqr(x, tau, y, left=True, transpose=False, name=None):
+    """op(Q) @ y (left) or y @ op(Q), Q = householder_product(x, tau) and op the
+    (conjugate) transpose when transpose is True, as Paddle defines it."""
+    api = "ormqr"
+    _matrix(api, x)
+    _matrix(api, y, "y")
+    C.tensor(api, "tau", tau)
+    for arg, v in (("left", left), ("transpose", transpose)):
+        if not isinstance(v, bool):
+            raise TypeError(f"{api}(): argument '{arg}' must be bool, but got {type(v).__name__}")
+    if not (x.dtype == tau.dtype == y.dtype):
+        raise TypeError(f"{api}(): x, tau and y must have the same dtype, but got "
+                        f"{x.dtype.name}, {tau.dtype.name}, {y.dtype.name}")
+    q = householder_product(x, tau)
+    if transpose:
+        q = _mT(_C.conj(q) if q.dtype.name.startswith("complex") else q)
+    inner = q.shape[-1] if left else q.shape[-2]
+    if (y.shape[-2] if left else y.shape[-1]) != inner:
+        raise ValueError(f"{api}(): op(Q) {q.shape} and y {y.shape} cannot be multiplied "
+                         f"({'op(Q) @ y' if left else 'y @ op(Q)'})")
+    return _C.matmul(q, y) if left else _C.matmul(y, q)
+
+
+def vecdot(x, y, axis=-1, name=None):
+    """The dot product of x and y along axis (x conjugated when complex), batch dims
+    broadcast."""
+    C.tensor("vecdot", "x", x)
+    C.tensor("vecdot", "y", y)
+    xs = _C.conj(x) if x.dtype.name.startswith("complex") else x
+    prod = _C.multiply(xs, y)
+    a = C.axis("vecdot", "axis", axis, max(prod.ndim, 1))
+    return _C.sum(prod, [a], None, False)
+
+
+def _approximate_basis(a, q, niter, m_t=None):
+    """An orthonormal basis (columns) of a's range, from q random directions refined by
+    niter power iterations (Halko et al. 2009, Algorithm 4.4); m_t is subtracted from a."""
+    def sub(z, mm, w):
+        return z if mm is None else _C.subtract(z, _C.matmul(mm, w))
+    r = _C.normal([a.shape[-1], q], 0.0, 1.0, 0, a.dtype)
+    qb = qr(sub(_C.matmul(a, r), m_t, r))[0]
+    for _ in range(niter):
+        z = sub(_C.matmul(a, qb, True, False), None if m_t is None else _mT(m_t), qb)
+        qb = qr(z)[0]
+        qb = qr(sub(_C.matmul(a, qb), m_t, qb))[0]
+    return qb
+
+
+def svd_lowrank(x, q=None, niter=2, M=None, name=None):
+    """(U [..., m, q], S [..., q], V [..., n, q]) with x - M ~ U diag(S) V^T, by the
+    randomized SVD (Halko et al. 2009) with q directions (default min(6, m, n)) and niter
+    power iterations; random draws come from oar's generator. Differentiable."""
+    api = "svd_lowrank"
+    _matrix(api, x)
+    x = _float_of(x)
+    m, n = x.shape[-2], x.shape[-1]
+    q = min(6, m, n) if q is None else C.integer(api, "q", q)
+    if min(m, n) and not 0 <= q <= min(m, n):
+        raise ValueError(f"{api}(): q (={q}) must be in [0, min(m, n) = {min(m, n)}]")
+    niter = C.integer(api, "niter", niter)
+    if niter < 0:
+        raise ValueError(f"{api}(): niter (={niter}) must be non-negative")
+    if M is not None:
+        C.tensor(api, "M", M)
+        M = _C.expand(_C.cast(M, x.dtype), list(x.shape))
+    tall = m >= n
+    a = x if tall else _mT(x)
+    mm = None if M is None else (M if tall else _mT(M))
+    basis = _approximate_basis(a, q, niter, mm)
+    bmat = _C.matmul(basis, a, True, False)
+    if mm is not None:
+        bmat = _C.subtract(bmat, _C.matmul(basis, mm, True, False))
+    u, s, vh = svd(bmat)
+    u = _C.matmul(basis, u)
+    v = _mT(vh)
+    return (u, s, v) if tall else (v, s, u)
+
+
+def pca_lowrank(x, q=None, center=True, niter=2, name=None):
+    """svd_lowrank of x with its column means subtracted (center): U [..., m, q],
+    S [..., q], V [..., n, q], q defaulting to min(6, m, n)."""
+    api = "pca_lowrank"
+    _matrix(api, x)
+    x = _float_of(x)
+    m, n = x.shape[-2], x.shape[-1]
+    if q is None:
+        q = min(6, m, n)
+    q = C.integer(api, "q", q)
+    if not 0 <= q <= min(m, n):
+        raise ValueError(f"{api}(): q (={q}) must be in [0, min(m, n) = {min(m, n)}]")
+    if center:
+        x = _C.subtract(x, _C.mean(x, [-2], True))
+    return svd_lowrank(x, q, niter)
+
+
 # ---- QR, SVD, symmetric eigendecomposition ------------------------------------------------
 def qr(x, mode="reduced", name=None):
     """(Q, R) with x = Q @ R: 'reduced' (Q [.., m, k], k = min(m, n)), 'complete'
@@ -312,21 +574,46 @@ def _uplo(api, UPLO):
     return UPLO == "U"
 
 
+def _eigenvalues(packed):
+    w = _C.squeeze(_cols(packed, 0, 1), [-1])
+    return _C.real(w) if packed.dtype.name.startswith("complex") else w
+
+
 def eigh(x, UPLO="L", name=None):
-    """(eigenvalues ascending, eigenvectors as columns) of each symmetric matrix of x; only
-    the UPLO triangle is read. Each eigenvector's largest-magnitude entry is positive."""
+    """(eigenvalues ascending, eigenvectors as columns) of each symmetric (complex:
+    Hermitian) matrix of x; only the UPLO triangle is read. Each eigenvector's
+    largest-magnitude entry is real and positive. The eigenvalues are real (float32 for
+    complex64 input). Complex input has no gradient yet."""
     upper = _uplo("eigh", UPLO)
     _matrix("eigh", x, square=True)
     n = x.shape[-1]
     packed = _C.eigh_packed(x, upper)
-    return _C.squeeze(_cols(packed, 0, 1), [-1]), _mT(_cols(packed, 1, n + 1))
+    return _eigenvalues(packed), _mT(_cols(packed, 1, n + 1))
 
 
 def eigvalsh(x, UPLO="L", name=None):
-    """The eigenvalues (ascending) of each symmetric matrix of x."""
+    """The eigenvalues (ascending, real) of each symmetric or Hermitian matrix of x."""
     upper = _uplo("eigvalsh", UPLO)
     _matrix("eigvalsh", x, square=True)
-    return _C.squeeze(_cols(_C.eigh_packed(x, upper), 0, 1), [-1])
+    return _eigenvalues(_C.eigh_packed(x, upper))
+
+
+def eig(x, name=None):
+    """(eigenvalues, eigenvectors as columns) of each square matrix of x, both complex
+    (complex64 for float32 input, complex128 for float64), in LAPACK's order (geev). Each
+    eigenvector has unit norm and its largest-magnitude entry real and positive.
+    Differentiable (PyTorch's formula; it needs distinct eigenvalues, and a loss that
+    does not depend on the eigenvectors' phases)."""
+    _matrix("eig", x, square=True)
+    n = x.shape[-1]
+    packed = _C.eig_packed(x)
+    return _C.squeeze(_cols(packed, 0, 1), [-1]), _mT(_cols(packed, 1, n + 1))
+
+
+def eigvals(x, name=None):
+    """The (complex) eigenvalues of each square matrix of x, in LAPACK's order."""
+    _matrix("eigvals", x, square=True)
+    return _C.squeeze(_cols(_C.eig_packed(x), 0, 1), [-1])
 
 
 # ---- composed of the decompositions ------------------------------------------------------
@@ -581,7 +868,8 @@ for _k, _v in _METHODS.items():
     setattr(Tensor, _k, _v)
 
 __all__ = ["cholesky", "cholesky_inverse", "cholesky_solve", "cond", "corrcoef", "cov", "cross",
-           "det", "diagonal", "eigh", "eigvalsh", "inv", "lstsq", "lu", "lu_unpack", "matmul",
-           "matrix_norm", "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot",
-           "norm", "pinv", "qr", "slogdet", "solve", "svd", "svdvals", "triangular_solve",
-           "vector_norm"]
+           "det", "diagonal", "eig", "eigh", "eigvals", "eigvalsh", "householder_product", "inv",
+           "lstsq", "lu", "lu_solve", "lu_unpack", "matmul", "matrix_exp", "matrix_norm",
+           "matrix_power", "matrix_rank", "matrix_transpose", "multi_dot", "norm", "ormqr",
+           "pca_lowrank", "pinv", "qr", "slogdet", "solve", "svd", "svd_lowrank", "svdvals",
+           "triangular_solve", "vecdot", "vector_norm"]

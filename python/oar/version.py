@@ -23,7 +23,10 @@ compiled_cuda_archs: list[int] = []
 
 __all__ = ["cuda", "cudnn", "nccl", "show", "xpu", "xpu_xre", "xpu_xccl", "xpu_xhpc",
            "tensorrt", "cuda_archs", "cinn", "hip", "mkl", "full_version", "major", "minor",
-           "patch", "rc", "istaged", "with_mkl"]
+           "patch", "rc", "istaged", "with_mkl", "paddle_version"]
+
+# The Paddle release whose API oar follows (oar.utils.require_version checks against it).
+paddle_version = "3.3.1"
 
 # As in Paddle, the versions are strings ('False' for a library oar is not built with),
 # and `cuda` is a string that can also be called (paddle.version.cuda()).

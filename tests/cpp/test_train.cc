@@ -4,6 +4,7 @@
 // broken file) and the IDX reader.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -207,31 +208,19 @@ TEST(Train, CnnStateDictRoundTrip) {
 
 TEST(Train, ImageLayerErrorsNameTheLayerAndArgument) {
   nn::Conv2D c(3, 8, 3);
-  Catch(
-      [&] {
-        c(ones({3, 8, 8}));
-      },
-      ErrorCode::kInvalidArgument, {"Conv2D", "'x'", "4-D", "[3, 8, 8]"});
-  Catch(
-      [&] {
-        c(ones({1, 1, 8, 8}));
-      },
-      ErrorCode::kInvalidArgument, {"Conv2D", "'x'", "1 channels", "in_channels = 3"});
+  Catch([&] { c(ones({3, 8, 8})); }, ErrorCode::kInvalidArgument,
+        {"Conv2D", "'x'", "4-D", "[3, 8, 8]"});
+  Catch([&] { c(ones({1, 1, 8, 8})); }, ErrorCode::kInvalidArgument,
+        {"Conv2D", "'x'", "1 channels", "in_channels = 3"});
   Catch([&] { c(ones({1, 3, 2, 2})); }, ErrorCode::kInvalidArgument, {"Conv2D: "});
   Catch([] { nn::Conv2D(3, 8, 3, 1, 0, 1, /*groups=*/2); }, ErrorCode::kInvalidArgument,
         {"Conv2D", "divisible by groups"});
   Catch([] { nn::Conv2D(0, 8, 3); }, ErrorCode::kInvalidArgument, {"Conv2D", "'in_channels'"});
-  Catch(
-      [] {
-        nn::Conv2D(3, 8, {3, 3, 3});
-      },
-      ErrorCode::kInvalidArgument, {"Conv2D", "'kernel_size'", "2 ints"});
+  Catch([] { nn::Conv2D(3, 8, {3, 3, 3}); }, ErrorCode::kInvalidArgument,
+        {"Conv2D", "'kernel_size'", "2 ints"});
   Catch([] { nn::Conv2D(3, 8, 3, 0); }, ErrorCode::kInvalidArgument, {"Conv2D", "'stride'"});
-  Catch(
-      [] {
-        nn::Conv2D(3, 8, 3, 1, {1, 2, 3});
-      },
-      ErrorCode::kInvalidArgument, {"Conv2D", "'padding'"});
+  Catch([] { nn::Conv2D(3, 8, 3, 1, {1, 2, 3}); }, ErrorCode::kInvalidArgument,
+        {"Conv2D", "'padding'"});
   nn::MaxPool2D pool(2);
   Catch([&] { pool(ones({8, 8})); }, ErrorCode::kInvalidArgument, {"MaxPool2D", "'x'", "4-D"});
   Catch([] { nn::MaxPool2D(0); }, ErrorCode::kInvalidArgument, {"MaxPool2D", "'kernel_size'"});
@@ -277,6 +266,45 @@ TEST(Train, MomentumAndWeightDecayMatchTheReference) {
   for (int i = 0; i < 2; ++i) EXPECT_NEAR(w.data<double>()[i], ref[i], 1e-12);
 }
 
+// Rules whose state is not all zeros of the parameter's shape: Rprop's step sizes start
+// at the learning rate, ASGD keeps [batch_num, *shape] past gradients.
+TEST(Train, RpropAndAsgdStatesFromTheOptimizer) {
+  Tensor w = to_tensor<double>({1.0, -2.0}, {2});
+  w.set_stop_gradient(false);
+  optim::Optimizer rprop({w}, 0.1, optim::Rule::kRprop, optim::Hyper{});
+  std::vector<double> ref = {1.0, -2.0}, size = {0.1, 0.1};
+  for (int t = 0; t < 3; ++t) {
+    sum(multiply(w, w)).backward();  // grad = 2w keeps its sign: sizes grow by 1.2
+    rprop.StepAll();
+    rprop.ClearGrad();
+    for (int i = 0; i < 2; ++i) {
+      if (t > 0) size[i] *= 1.2;
+      ref[i] -= size[i] * (ref[i] > 0 ? 1 : -1);
+    }
+  }
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(w.data<double>()[i], ref[i], 1e-12);
+
+  Tensor v = to_tensor<double>({1.0, 2.0}, {2});
+  v.set_stop_gradient(false);
+  optim::Hyper h;
+  h.batch_num = 2;
+  optim::Optimizer asgd({v}, 0.5, optim::Rule::kASGD, h);
+  std::vector<double> x = {1.0, 2.0}, d(2), y0(2), y1(2);
+  for (int t = 1; t <= 3; ++t) {
+    sum(multiply(v, v)).backward();
+    asgd.StepAll();
+    asgd.ClearGrad();
+    auto& y = (t % 2 == 1) ? y0 : y1;  // the slot this step replaces
+    for (int i = 0; i < 2; ++i) {
+      const double g = 2 * x[i];
+      d[i] += g - y[i];
+      y[i] = g;
+      x[i] -= 0.5 * d[i] / std::min(t, 2);
+    }
+  }
+  for (int i = 0; i < 2; ++i) EXPECT_NEAR(v.data<double>()[i], x[i], 1e-12);
+}
+
 TEST(Train, OptimizerErrorsAreTyped) {
   Catch([] { optim::SGD({}, 0.1); }, ErrorCode::kInvalidArgument, {"no parameters"});
   Tensor w = ones({2});
@@ -306,11 +334,8 @@ TEST(Train, CheckpointRoundTripsEveryDtype) {
     const Tensor b = cast(out[k].second, DType::kFloat64);
     for (int64_t i = 0; i < a.numel(); ++i) EXPECT_EQ(a.data<double>()[i], b.data<double>()[i]);
   }
-  Catch(
-      [&] {
-        Save({{"a", ones({1})}, {"a", ones({1})}}, path);
-      },
-      ErrorCode::kInvalidArgument, {"twice"});
+  Catch([&] { Save({{"a", ones({1})}, {"a", ones({1})}}, path); }, ErrorCode::kInvalidArgument,
+        {"twice"});
 }
 
 TEST(Train, ModuleStateDictRoundTrip) {

@@ -374,6 +374,43 @@ def _standard_gamma_grad_exact(call, detail, last):
     return bool(ok_bad.all() and ok_good.all())
 
 
+def _unsorted_topk_order(call, detail, last):
+    """topk_index with sorted=False: the order of the k positions is unspecified (torch's
+    follows its selection algorithm), so only the sets must agree. Only when oar's and
+    torch's positions are the same set along the axis."""
+    import torch
+    out, want = last.get("out"), last.get("want")
+    d = call.decl or {}
+    if d.get("sorted", True) or out is None or want is None:
+        return False
+    got = torch.tensor(out.numpy()).long()
+    want = want.long()
+    if got.shape != want.shape or got.dim() == 0:
+        return False
+    axis = int(d.get("axis", -1)) % got.dim()
+    return bool((got.sort(axis).values == want.sort(axis).values).all())
+
+
+def _lapack_non_finite(call, detail, last):
+    """A factorisation or solve of a matrix holding inf or NaN: LAPACK leaves the result
+    undefined, and OpenBLAS (oar) and MKL (torch) propagate the non-finite values
+    differently (one gives NaN where the other keeps a finite or infinite number).
+    Only when some float tensor argument is not finite."""
+    import gen
+    import torch
+    views = last.get("tviews") or {}
+    for v in (call.decl or {}).values():
+        t = views.get(id(v)) if isinstance(v, gen.T) else None
+        if t is not None and (t.is_floating_point() or t.is_complex()) and \
+                not bool(torch.isfinite(t).all()):
+            return True
+    return False
+
+
+LAPACK_OPS = ["inverse", "det", "slogdet", "solve", "triangular_solve", "cholesky", "qr_packed",
+              "svd_packed", "eigh_packed", "eig_packed", "lu_packed", "lu_pivots"]
+
+
 DIFFERENCES = [
     Difference("Paddle's promotion rule (no int/float mix)", None, ["oar raises"],
                _paddle_promotion, _paddle_promotion.__doc__),
@@ -429,6 +466,10 @@ DIFFERENCES = [
                _standard_gamma_grad_exact, _standard_gamma_grad_exact.__doc__),
     Difference("pow's exponent is a double", ["pow"], ["value mismatch", "grad mismatch"],
                _double_exponent, _double_exponent.__doc__),
+    Difference("unsorted topk order", ["topk_index"], ["value mismatch"],
+               _unsorted_topk_order, _unsorted_topk_order.__doc__),
+    Difference("LAPACK on a matrix with inf/NaN", LAPACK_OPS, ["value mismatch", "grad mismatch"],
+               _lapack_non_finite, _lapack_non_finite.__doc__),
 ]
 
 

@@ -17,7 +17,7 @@ TF = torch.nn.functional
 # Paddle's parameters and defaults (paddle.nn.functional, 3.x).
 PADDLE_SIGNATURES = {
     "gelu": [("x", None), ("approximate", False), ("name", None)],
-    "silu": [("x", None), ("name", None)],
+    "silu": [("x", None), ("inplace", False), ("name", None)],
     "swish": [("x", None), ("name", None)],
     "mish": [("x", None), ("name", None)],
     "leaky_relu": [("x", None), ("negative_slope", 0.01), ("name", None)],

@@ -436,6 +436,14 @@ def test_empty_view_with_a_huge_dim():
     assert oar._C.pad(x, [0, 0, 0, 0, 0, 0], 1, 0).shape == [2, 2 ** 40, 0]
 
 
+def test_take_along_axis_of_an_empty_index_with_a_huge_dim_returns_at_once():
+    # The gather kernels looped over the 2**40 empty lines (a fuzzer stall).
+    x = oar.zeros([1, 2 ** 40, 0])
+    i = oar.zeros([1, 2 ** 40, 0], dtype="int64")
+    assert oar.take_along_axis(x, i, 2).shape == [1, 2 ** 40, 0]
+    assert oar._C.along_axis_gather_grad(x, i, x, 2).shape == [1, 2 ** 40, 0]
+
+
 def test_constant_pad_of_an_empty_tensor_is_all_fill():
     out = F.pad(oar.zeros([0, 2]), [1, 2, 0, 1], value=3.0)
     np.testing.assert_array_equal(out.numpy(), np.full((3, 3), 3.0))

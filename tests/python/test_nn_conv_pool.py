@@ -205,6 +205,20 @@ def test_max_pool2d_mask_and_grad(kw):
     close(gx, torch.autograd.grad(ref, [xt], torch.tensor(g))[0])
 
 
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+@pytest.mark.parametrize("hw", [(2, 2), (5, 3), (28, 28), (14, 14), (9, 33), (4, 66)])
+def test_max_pool2x2_low_precision_and_float_paths_agree_with_float64(dtype, hw):
+    # float32/16 and bfloat16 2x2 stride-2 pools take a SIMD path where the CPU has
+    # AVX-512 (funcs/max_pool_2x2.h); float64 keeps the generic loop. Few distinct
+    # values (ties keep the first element in row-major order) and NaNs (which win).
+    a = RNG.integers(-3, 4, size=(2, 3) + hw).astype("float64")
+    a[RNG.random(a.shape) < 0.05] = np.nan
+    out, mask = F.max_pool2d(oar.to_tensor(a).astype(dtype), 2, return_mask=True)
+    ref, ref_mask = F.max_pool2d(oar.to_tensor(a), 2, return_mask=True)
+    np.testing.assert_array_equal(mask.numpy(), ref_mask.numpy())
+    np.testing.assert_array_equal(out.astype("float64").numpy(), ref.numpy())
+
+
 def test_max_pool_forms():
     xo, xt = distinct([2, 3, 9])
     out, mask = F.max_pool1d(xo, 3, 2, padding=1, return_mask=True)

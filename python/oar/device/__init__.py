@@ -17,7 +17,7 @@ __all__ = [
     "is_compiled_with_rocm", "is_compiled_with_xpu", "is_compiled_with_ipu",
     "is_compiled_with_cinn", "is_compiled_with_distribute", "is_compiled_with_custom_device",
     "is_available", "device_count", "synchronize", "CUDAPlace", "XPUPlace", "IPUPlace",
-    "CUDAPinnedPlace",
+    "CUDAPinnedPlace", "get_cudnn_version", "get_rng_state", "set_rng_state",
 ]
 
 _DEVICE = re.compile(r"^([a-z_]+)(?::(\d+))?$")
@@ -157,3 +157,29 @@ def XPUPlace(dev_id=0):  # noqa: N802 - Paddle's name
 def IPUPlace():  # noqa: N802 - Paddle's name
     """Raises: an IPU place cannot exist in oar."""
     raise _cpu_only("IPUPlace()")
+
+
+def get_cudnn_version():
+    """The cuDNN version oar uses: None (no cuDNN; Paddle's CPU build answers the same)."""
+    return None
+
+
+def get_rng_state(device=None):
+    """The states of the random generators of device (None: the current one, the CPU), as
+    a list of GeneratorState (one: the CPU generator's). Give it to set_rng_state to draw
+    the same random numbers again."""
+    from ._rng import get_state
+    if device is not None:
+        _to_place(device, "get_rng_state")
+    return [get_state()]
+
+
+def set_rng_state(state_list, device=None):
+    """Restores the generator states returned by get_rng_state(device)."""
+    from ._rng import set_state
+    if device is not None:
+        _to_place(device, "set_rng_state")
+    if not isinstance(state_list, (list, tuple)) or len(state_list) != 1:
+        raise ValueError(f"set_rng_state(): argument 'state_list' must be the list of one "
+                         f"GeneratorState that get_rng_state() returns, but got {state_list!r}")
+    set_state(state_list[0])

@@ -3,8 +3,9 @@
 Sampling draws from oar's default generator, so oar.seed(n) makes it reproducible.
 rsample is reparameterised (differentiable in the parameters) where a pathwise gradient
 exists: Normal, Uniform, Exponential, Laplace, Gumbel, Cauchy, LogNormal, Gamma, Chi2,
-Beta, Dirichlet (through oar.standard_gamma's implicit gradient), and transformed or
-independent versions of them; Bernoulli.rsample is Paddle's relaxed (logistic) sample.
+Beta, Dirichlet, StudentT (through oar.standard_gamma's implicit gradient),
+MultivariateNormal, ContinuousBernoulli, and transformed or independent versions of them;
+Bernoulli.rsample is Paddle's relaxed (logistic) sample.
 See docs/distribution.md.
 """
 from . import transform  # noqa: F401
@@ -13,6 +14,7 @@ from .beta import Beta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution, ExponentialFamily
 from .exponential import Exponential
@@ -22,9 +24,12 @@ from .gumbel import Gumbel
 from .independent import Independent
 from .kl import kl_divergence, register_kl
 from .laplace import Laplace
+from .lkj_cholesky import LKJCholesky
 from .multinomial import Multinomial
+from .multivariate_normal import MultivariateNormal
 from .normal import LogNormal, Normal
 from .poisson import Poisson
+from .student_t import StudentT
 from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransform,
                         IndependentTransform, PowerTransform, ReshapeTransform, SigmoidTransform,
                         SoftmaxTransform, StackTransform, StickBreakingTransform, TanhTransform,
@@ -33,9 +38,10 @@ from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "Dirichlet",
-    "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric", "Gumbel",
-    "Independent", "Laplace", "LogNormal", "Multinomial", "Normal", "Poisson",
+    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
+    "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric",
+    "Gumbel", "Independent", "Laplace", "LKJCholesky", "LogNormal", "Multinomial",
+    "MultivariateNormal", "Normal", "Poisson", "StudentT",
     "TransformedDistribution", "Uniform", "kl_divergence", "register_kl",
     "Transform", "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform",
     "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",

@@ -32,23 +32,18 @@ class Geometric(Distribution):
     def stddev(self):
         return self.variance.sqrt()
 
-    def sample(self, shape=()):
-        """floor(log(u) / log(1 - probs)), u ~ U(0, 1]: whole numbers in probs's dtype."""
-        import oar
-        with oar.no_grad():
-            return self._draw(shape, "sample")
-
     def rsample(self, shape=()):
-        """The draws of sample(), recorded for autograd as Paddle's rsample is: the floor
-        makes their gradient with respect to probs zero wherever it exists."""
-        return self._draw(shape, "rsample")
-
-    def _draw(self, shape, api):
+        """floor(log(u) / log(1 - probs)), u ~ U(0, 1]: whole numbers in probs's dtype.
+        Paddle's rsample: the graph runs through probs, but floor makes the gradient 0."""
         import oar
-        shape = list(self._extend_shape(_sample_shape(shape, "Geometric", api)))
+        shape = list(self._extend_shape(_sample_shape(shape, "Geometric", "rsample")))
         tiny = float(np.finfo(self.dtype.name).tiny)
         u = oar.uniform(shape, dtype=self.dtype, min=tiny, max=1.0)
         return (u.log() / (-self.probs).log1p()).floor()
+
+    def sample(self, shape=()):
+        """rsample without gradient."""
+        return super().sample(shape)
 
     def pmf(self, k):
         return self.log_pmf(k).exp()

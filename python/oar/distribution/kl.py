@@ -9,6 +9,7 @@ from .beta import Beta, _lbeta
 from .binomial import Binomial
 from .categorical import Categorical
 from .cauchy import Cauchy
+from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
 from .distribution import Distribution, ExponentialFamily
 from .exponential import Exponential
@@ -16,6 +17,7 @@ from .gamma import Gamma
 from .geometric import Geometric
 from .independent import Independent
 from .laplace import Laplace
+from .multivariate_normal import MultivariateNormal, kl_mvn_mvn
 from .normal import LogNormal, Normal
 from .poisson import Poisson
 from .transform import _sum_rightmost
@@ -186,6 +188,16 @@ def _kl_independent_independent(p, q):
         raise NotImplementedError("kl_divergence: Independent distributions with different "
                                   "reinterpreted_batch_rank")
     return _sum_rightmost(kl_divergence(p._base, q._base), p._reinterpreted_batch_rank)
+
+
+register_kl(MultivariateNormal, MultivariateNormal)(kl_mvn_mvn)
+
+
+@register_kl(ContinuousBernoulli, ContinuousBernoulli)
+def _kl_cb_cb(p, q):
+    """-H(p) - E_p[log q(x)], E_p[x] being p's mean."""
+    log_q, log_1mq = q.probs.log(), (-q.probs).log1p()
+    return -p.entropy() - (q._log_normalizer() + p.mean * (log_q - log_1mq) + log_1mq)
 
 
 @register_kl(ExponentialFamily, ExponentialFamily)

@@ -7,9 +7,6 @@ regularizer and need_clip.
 """
 from __future__ import annotations
 
-import itertools
-import threading
-
 from .. import _C
 from .._grad_mode import no_grad
 
@@ -50,7 +47,7 @@ class ParamAttr:
     @staticmethod
     def _to_attr(arg):
         """Paddle's accepted forms: None or True (defaults), False (no parameter), a
-        ParamAttr, a name string, or an initializer."""
+        ParamAttr, a name string, an initializer, or a regularizer (L1Decay/L2Decay)."""
         if arg is None or arg is True:
             return ParamAttr()
         if arg is False:
@@ -59,10 +56,13 @@ class ParamAttr:
             return arg
         if isinstance(arg, str):
             return ParamAttr(name=arg)
+        from ..regularizer import _Decay
+        if isinstance(arg, _Decay):
+            return ParamAttr(regularizer=arg)
         if callable(arg):  # an initializer
             return ParamAttr(initializer=arg)
-        raise TypeError(f"ParamAttr: expected None, True, False, a str, an initializer or a "
-                        f"ParamAttr, got {type(arg).__name__}")
+        raise TypeError(f"ParamAttr: expected None, a bool, a str, an initializer, a "
+                        f"regularizer or a ParamAttr, got {type(arg).__name__}")
 
     def __repr__(self):
         return (f"ParamAttr(name={self.name!r}, initializer={self.initializer!r}, "
@@ -125,15 +125,11 @@ def _set_value(t, value):
         t[...] = value
 
 
-_counters: dict[str, itertools.count] = {}
-_counters_lock = threading.Lock()
-
-
 def _unique(prefix):
-    """prefix_0, prefix_1, ...: Paddle's unique_name.generate."""
-    with _counters_lock:
-        c = _counters.setdefault(prefix, itertools.count())
-        return f"{prefix}_{next(c)}"
+    """prefix_0, prefix_1, ...: Paddle's unique_name.generate (so unique_name.guard()
+    restarts the names of the layers and parameters made inside it, as in Paddle)."""
+    from ..utils.unique_name import generate
+    return generate(prefix)
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,

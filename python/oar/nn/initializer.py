@@ -21,7 +21,7 @@ from .._dtype import convert_dtype
 
 __all__ = ["Initializer", "Constant", "Normal", "TruncatedNormal", "Uniform", "XavierNormal",
            "XavierUniform", "KaimingNormal", "KaimingUniform", "Orthogonal", "Assign",
-           "calculate_gain", "set_global_initializer"]
+           "Bilinear", "Dirac", "calculate_gain", "set_global_initializer"]
 
 
 def _fans(shape):
@@ -245,6 +245,54 @@ class Assign(Initializer):
             raise ValueError(f"Assign: the value has shape {list(v.shape)}, the parameter "
                              f"{list(shape)}")
         return _C.cast(v, convert_dtype(dtype))
+
+
+class Bilinear(Initializer):
+    """The kernel of bilinear upsampling, for a Conv2DTranspose weight [C_in, C_out, K, K]
+    with stride factor and K = 2 * factor - factor % 2: every [K, K] slice is the outer
+    product of the 1-D tent (1 - |x / f - c|), f = ceil(K / 2), c = (2f - 1 - f % 2) / 2f.
+    (Paddle's own divides the row index with /, which bends its rows; this is the intended
+    separable kernel.)"""
+
+    def _generate(self, shape, dtype):
+        from .._creation import to_tensor
+        if len(shape) != 4 or shape[2] != shape[3]:
+            raise ValueError(f"Bilinear: the parameter must be 4-D with a square kernel "
+                             f"[C_in, C_out, K, K], but has shape {list(shape)}")
+        size = shape[3]
+        f = math.ceil(size / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        tent = 1.0 - np.abs(np.arange(size) / f - c)
+        kernel = np.outer(tent, tent)
+        weight = np.broadcast_to(kernel, shape).astype(np.float32)
+        return _C.cast(to_tensor(np.ascontiguousarray(weight)), convert_dtype(dtype))
+
+
+class Dirac(Initializer):
+    """The identity convolution: a 3-D/4-D/5-D weight [out, in, *kernel] that is zero except
+    a 1 at the kernel's centre for out channel g * (out / groups) + i and in channel i, for
+    each group g and i < min(out / groups, in), so a convolution passes channels through."""
+
+    def __init__(self, groups=1, name=None):
+        if isinstance(groups, bool) or not isinstance(groups, int) or groups < 1:
+            raise ValueError(f"Dirac: argument 'groups' must be a positive int, got {groups!r}")
+        self.groups = groups
+
+    def _generate(self, shape, dtype):
+        from .._creation import to_tensor
+        if len(shape) not in (3, 4, 5):
+            raise ValueError(f"Dirac: the parameter must be 3-D, 4-D or 5-D [out, in, *kernel], "
+                             f"but has shape {list(shape)}")
+        if shape[0] % self.groups:
+            raise ValueError(f"Dirac: the {shape[0]} output channels must be divisible by "
+                             f"groups ({self.groups})")
+        weight = np.zeros(shape, dtype=np.float32)
+        per_group = shape[0] // self.groups
+        centre = tuple(k // 2 for k in shape[2:])
+        for g in range(self.groups):
+            for i in range(min(per_group, shape[1])):
+                weight[(g * per_group + i, i) + centre] = 1.0
+        return _C.cast(to_tensor(weight), convert_dtype(dtype))
 
 
 _global = {"weight": None, "bias": None}

@@ -11,7 +11,9 @@ import math
 
 __all__ = ["LRScheduler", "StepDecay", "MultiStepDecay", "ExponentialDecay",
            "CosineAnnealingDecay", "LinearWarmup", "OneCycleLR", "ReduceOnPlateau",
-           "LambdaDecay"]
+           "LambdaDecay", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay", "InverseTimeDecay",
+           "PolynomialDecay", "MultiplicativeDecay", "CyclicLR", "LinearLR",
+           "CosineAnnealingWarmRestarts"]
 
 
 def _number(who, name, v, low=None, low_open=False):
@@ -294,3 +296,247 @@ class LambdaDecay(LRScheduler):
 
     def get_lr(self):
         return self.base_lr * self.lr_lambda(self.last_epoch)
+
+
+def _positive_int(who, name, v):
+    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        raise ValueError(f"{who}: argument '{name}' must be a positive int, got {v!r}")
+    return v
+
+
+class NoamDecay(LRScheduler):
+    """The Transformer's schedule: learning_rate * d_model**-0.5 *
+    min(epoch**-0.5, epoch * warmup_steps**-1.5) (the first factor is 1 at epoch 0)."""
+
+    def __init__(self, d_model, warmup_steps, learning_rate=1.0, last_epoch=-1, verbose=False):
+        if _number("NoamDecay", "d_model", d_model) <= 0:
+            raise ValueError(f"NoamDecay: argument 'd_model' must be > 0, got {d_model}")
+        if _number("NoamDecay", "warmup_steps", warmup_steps) <= 0:
+            raise ValueError(f"NoamDecay: argument 'warmup_steps' must be > 0, got "
+                             f"{warmup_steps}")
+        self.d_model, self.warmup_steps = d_model, warmup_steps
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        e = self.last_epoch
+        a = 1 if e == 0 else e ** -0.5
+        b = self.warmup_steps ** -1.5 * e
+        return self.base_lr * self.d_model ** -0.5 * min(a, b)
+
+
+class PiecewiseDecay(LRScheduler):
+    """values[i] while last_epoch < boundaries[i]; values[-1] after the last boundary."""
+
+    def __init__(self, boundaries, values, last_epoch=-1, verbose=False):
+        boundaries, values = list(boundaries), list(values)
+        if not boundaries:
+            raise ValueError("PiecewiseDecay: argument 'boundaries' must not be empty")
+        if len(values) != len(boundaries) + 1:
+            raise ValueError(f"PiecewiseDecay: argument 'values' must have one more element than "
+                             f"'boundaries' ({len(boundaries) + 1}), got {len(values)}")
+        for v in values:
+            _number("PiecewiseDecay", "values", v)
+        self.boundaries, self.values = boundaries, values
+        super().__init__(last_epoch=last_epoch, verbose=verbose)
+
+    def get_lr(self):
+        for b, v in zip(self.boundaries, self.values):
+            if self.last_epoch < b:
+                return v
+        return self.values[-1]
+
+
+class NaturalExpDecay(LRScheduler):
+    """base_lr * exp(-gamma * last_epoch)."""
+
+    def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
+        self.gamma = _number("NaturalExpDecay", "gamma", gamma, 0.0, low_open=True)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.base_lr * math.exp(-1 * self.gamma * self.last_epoch)
+
+
+class InverseTimeDecay(LRScheduler):
+    """base_lr / (1 + gamma * last_epoch)."""
+
+    def __init__(self, learning_rate, gamma, last_epoch=-1, verbose=False):
+        self.gamma = _number("InverseTimeDecay", "gamma", gamma)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.base_lr / (1 + self.gamma * self.last_epoch)
+
+
+class PolynomialDecay(LRScheduler):
+    """(base_lr - end_lr) * (1 - t / decay_steps) ** power + end_lr, t = min(last_epoch,
+    decay_steps); with cycle, decay_steps grows to the next multiple of itself instead."""
+
+    def __init__(self, learning_rate, decay_steps, end_lr=0.0001, power=1.0, cycle=False,
+                 last_epoch=-1, verbose=False):
+        self.decay_steps = _positive_int("PolynomialDecay", "decay_steps", decay_steps)
+        self.end_lr = _number("PolynomialDecay", "end_lr", end_lr)
+        self.power = _number("PolynomialDecay", "power", power, 0.0, low_open=True)
+        self.cycle = bool(cycle)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        t, steps = self.last_epoch, self.decay_steps
+        if self.cycle:
+            steps = self.decay_steps * (math.ceil(t / self.decay_steps) if t else 1)
+        else:
+            t = min(t, steps)
+        return (self.base_lr - self.end_lr) * (1 - float(t) / float(steps)) ** self.power + \
+            self.end_lr
+
+
+class MultiplicativeDecay(LRScheduler):
+    """base_lr * lr_lambda(1) * lr_lambda(2) * ... * lr_lambda(last_epoch)."""
+
+    def __init__(self, learning_rate, lr_lambda, last_epoch=-1, verbose=False):
+        if not callable(lr_lambda):
+            raise TypeError(f"MultiplicativeDecay: argument 'lr_lambda' must be callable, got "
+                            f"{type(lr_lambda).__name__}")
+        self.lr_lambda = lr_lambda
+        self._at = None  # the epoch last_lr belongs to, for the one-step update
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        e = self.last_epoch
+        if self._at is not None and e == self._at + 1:
+            lr = self.last_lr * self.lr_lambda(e)  # the same product, one factor more
+        else:
+            lr = self.base_lr
+            for k in range(1, e + 1):
+                lr = lr * self.lr_lambda(k)
+        self._at = e
+        return lr
+
+
+class CyclicLR(LRScheduler):
+    """Cyclical learning rates (Smith): linear from base_learning_rate up to
+    max_learning_rate over step_size_up steps and back over step_size_down, the
+    amplitude scaled by mode ('triangular': 1, 'triangular2': halved each cycle,
+    'exp_range': exp_gamma ** iterations) or by scale_fn(cycle or iterations)."""
+
+    def __init__(self, base_learning_rate, max_learning_rate, step_size_up, step_size_down=None,
+                 mode="triangular", exp_gamma=1.0, scale_fn=None, scale_mode="cycle",
+                 last_epoch=-1, verbose=False):
+        who = "CyclicLR"
+        max_lr = _number(who, "max_learning_rate", max_learning_rate, 0.0)
+        up = _positive_int(who, "step_size_up", step_size_up)
+        down = up if step_size_down is None else _positive_int(who, "step_size_down",
+                                                               step_size_down)
+        self.gamma = _number(who, "exp_gamma", exp_gamma)
+        if scale_fn is None and mode not in ("triangular", "triangular2", "exp_range"):
+            raise ValueError(f"{who}: argument 'mode' must be 'triangular', 'triangular2' or "
+                             f"'exp_range' when no scale_fn is given, got {mode!r}")
+        if scale_fn is not None and not callable(scale_fn):
+            raise TypeError(f"{who}: argument 'scale_fn' must be callable, got "
+                            f"{type(scale_fn).__name__}")
+        if scale_mode not in ("cycle", "iterations"):
+            raise ValueError(f"{who}: argument 'scale_mode' must be 'cycle' or 'iterations', "
+                             f"got {scale_mode!r}")
+        self.cycle_size = float(up + down)
+        self.step_up_pct = up / self.cycle_size
+        self.max_lr = max_lr
+        self.amplitude = max_lr - _number(who, "base_learning_rate", base_learning_rate, 0.0)
+        self.mode = mode
+        if scale_fn is not None:
+            self.scale_fn, self.scale_mode = scale_fn, scale_mode
+        elif mode == "triangular":
+            self.scale_fn, self.scale_mode = (lambda x: 1.0), "cycle"
+        elif mode == "triangular2":
+            self.scale_fn, self.scale_mode = (lambda x: 1 / (2.0 ** (x - 1))), "cycle"
+        else:
+            self.scale_fn, self.scale_mode = (lambda x: self.gamma ** x), "iterations"
+        super().__init__(base_learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        it = self.last_epoch
+        cycle = 1 + it // self.cycle_size
+        pct = 1.0 + it / self.cycle_size - cycle
+        if pct <= self.step_up_pct:
+            factor = pct / self.step_up_pct
+        else:
+            factor = (1 - pct) / (1 - self.step_up_pct)
+        x = cycle if self.scale_mode == "cycle" else it
+        return self.base_lr + self.amplitude * factor * self.scale_fn(x)
+
+    def state_dict(self):
+        d = super().state_dict()
+        d.pop("scale_fn", None)
+        return d
+
+
+class LinearLR(LRScheduler):
+    """From learning_rate * start_factor to learning_rate * end_factor linearly over
+    total_steps, then constant (updated multiplicatively from the previous rate, as
+    Paddle and PyTorch do)."""
+
+    def __init__(self, learning_rate, total_steps, start_factor=1.0 / 3, end_factor=1.0,
+                 last_epoch=-1, verbose=False):
+        if not 0 < _number("LinearLR", "start_factor", start_factor) <= 1:
+            raise ValueError(f"LinearLR: argument 'start_factor' must be in (0, 1], got "
+                             f"{start_factor}")
+        if not 0 <= _number("LinearLR", "end_factor", end_factor) <= 1:
+            raise ValueError(f"LinearLR: argument 'end_factor' must be in [0, 1], got "
+                             f"{end_factor}")
+        self.total_steps = _positive_int("LinearLR", "total_steps", total_steps)
+        self.start_factor, self.end_factor = float(start_factor), float(end_factor)
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        e = self.last_epoch
+        if e == 0:
+            return self.base_lr * self.start_factor
+        if e > self.total_steps:
+            return self.last_lr
+        delta = self.end_factor - self.start_factor
+        return self.last_lr * (1.0 + delta / (self.total_steps * self.start_factor +
+                                              (e - 1) * delta))
+
+
+class CosineAnnealingWarmRestarts(LRScheduler):
+    """SGDR: cosine annealing from learning_rate to eta_min over T_i epochs, restarting
+    with T_i *= T_mult (T_0 the first period). step() advances one epoch; step(epoch)
+    jumps to a (possibly fractional) epoch."""
+
+    def __init__(self, learning_rate, T_0, T_mult=1, eta_min=0, last_epoch=-1, verbose=False):
+        self.T_0 = _positive_int("CosineAnnealingWarmRestarts", "T_0", T_0)
+        self.T_mult = _positive_int("CosineAnnealingWarmRestarts", "T_mult", T_mult)
+        self.T_i = T_0
+        self.eta_min = _number("CosineAnnealingWarmRestarts", "eta_min", eta_min)
+        self.T_cur = last_epoch
+        super().__init__(learning_rate, last_epoch, verbose)
+
+    def get_lr(self):
+        return self.eta_min + (self.base_lr - self.eta_min) * \
+            (1 + math.cos(math.pi * self.T_cur / self.T_i)) / 2
+
+    def step(self, epoch=None):
+        if epoch is None and self.last_epoch < 0:
+            epoch = 0
+        if epoch is None:
+            epoch = self.last_epoch + 1
+            self.T_cur += 1
+            if self.T_cur >= self.T_i:
+                self.T_cur -= self.T_i
+                self.T_i *= self.T_mult
+        else:
+            epoch = _number("CosineAnnealingWarmRestarts.step", "epoch", epoch, 0.0)
+            if epoch >= self.T_0:
+                if self.T_mult == 1:
+                    self.T_cur = epoch % self.T_0
+                else:
+                    n = int(math.log(epoch / self.T_0 * (self.T_mult - 1) + 1, self.T_mult))
+                    self.T_cur = epoch - self.T_0 * (self.T_mult ** n - 1) / (self.T_mult - 1)
+                    self.T_i = self.T_0 * self.T_mult ** n
+            else:
+                self.T_i = self.T_0
+                self.T_cur = epoch
+        self.last_epoch = math.floor(epoch)
+        self.last_lr = float(self.get_lr())
+        if self.verbose:
+            print(f"Epoch {self.last_epoch}: {type(self).__name__} set learning rate to "
+                  f"{self.last_lr}.")

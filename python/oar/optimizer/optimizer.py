@@ -27,12 +27,24 @@ from ..regularizer import L1Decay, L2Decay
 from .lr import LRScheduler
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "Adagrad", "RMSProp",
-           "Lamb"]
+           "Lamb", "Adadelta", "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS"]
 
 Tensor = _C.Tensor
 
 
-def _check_number(who, name, v, low=None, high=None, low_open=False):
+def _value(v):
+    """A hyperparameter's number: Paddle takes some (beta1, beta2, epsilon) as 1-element
+    Tensors too; those are read at every step, so an in-place change takes effect."""
+    return float(v.item()) if isinstance(v, Tensor) else float(v)
+
+
+def _check_number(who, name, v, low=None, high=None, low_open=False, tensor_ok=False):
+    if tensor_ok and isinstance(v, Tensor):
+        if v.size != 1 or not v.is_floating_point():
+            raise TypeError(f"{who}: argument '{name}' must be a number or a 1-element float "
+                            f"Tensor, got a {v.dtype.name} Tensor of shape {v.shape}")
+        _check_number(who, name, float(v.item()), low, high, low_open)
+        return v
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise TypeError(f"{who}: argument '{name}' must be a number, got {type(v).__name__}")
     if low is not None and (v < low or (low_open and v == low)):
@@ -113,6 +125,9 @@ class Optimizer:
             _check_number(who, "learning_rate", learning_rate, 0.0)
             self._lr_scheduler = None
         self._learning_rate = learning_rate
+        if isinstance(weight_decay, Tensor):
+            weight_decay = float(_check_number(who, "weight_decay", weight_decay, 0.0,
+                                               tensor_ok=True).item())
         if weight_decay is not None and not isinstance(weight_decay, (L1Decay, L2Decay)):
             _check_number(who, "weight_decay", weight_decay, 0.0)
         self.regularization = weight_decay
@@ -268,14 +283,61 @@ class Optimizer:
                         _set_value(p, t)  # cast back to the parameter's dtype
                     t.grad = None  # the float32 gradient copy is not kept between steps
 
+    def backward(self, loss, startup_program=None, parameters=None, no_grad_set=None,
+                 callbacks=None):
+        """Paddle's dygraph backward: the (param, grad) pairs of the parameters (the
+        optimizer's, or `parameters`) that hold a gradient. As in Paddle's eager mode it
+        does not run loss.backward(); call that first."""
+        if not isinstance(loss, Tensor):
+            raise TypeError(f"{type(self).__name__}.backward: argument 'loss' must be a "
+                            f"Tensor, got {type(loss).__name__}")
+        params = list(parameters) if parameters else self._parameter_list
+        skip = _no_grad_ids(no_grad_set)
+        return [(p, p.grad) for p in params
+                if not p.stop_gradient and p.grad is not None and id(p) not in skip
+                and p.name not in skip]
+
+    @no_grad()
+    def apply_gradients(self, params_grads):
+        """Update the parameters of params_grads [(param, grad), ...] with those gradients,
+        as step() does (clipping, decay, the rule); the optimizer's other parameters do not
+        move. Returns [] (Paddle's list of optimize ops, empty in eager mode)."""
+        own = {id(p) for p in self._parameter_list}
+        chosen = {}
+        for pair in params_grads:
+            if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+                raise TypeError(f"{type(self).__name__}.apply_gradients: expected (param, grad) "
+                                f"pairs, got {pair!r}")
+            p, g = pair
+            if id(p) not in own:
+                raise ValueError(f"{type(self).__name__}.apply_gradients: {p.name!r} is not a "
+                                 f"parameter of this optimizer")
+            chosen[id(p)] = g
+        saved = {}  # the gradients of the parameters left out, put back afterwards
+        for p in self._parameter_list:
+            if id(p) in chosen:
+                if p.grad is not chosen[id(p)]:
+                    p.grad = chosen[id(p)]
+            elif p.grad is not None:
+                saved[id(p)] = (p, p.grad)
+                p.grad = None
+        try:
+            self.step()
+        finally:
+            for p, g in saved.values():
+                p.grad = g
+        return []
+
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """Paddle's dygraph minimize: apply the gradients that loss.backward() stored
-        (it does not run backward). Returns (None, [(param, grad), ...])."""
-        if not isinstance(loss, Tensor):
-            raise TypeError(f"minimize: argument 'loss' must be a Tensor, got "
-                            f"{type(loss).__name__}")
-        self.step()
-        return None, [(p, p.grad) for p in self._parameter_list if p.grad is not None]
+        (it does not run backward) to the parameters (all, or `parameters`, less
+        no_grad_set). Returns ([], [(param, grad), ...])."""
+        params_grads = self.backward(loss, parameters=parameters, no_grad_set=no_grad_set)
+        if parameters is None and no_grad_set is None:
+            self.step()
+        else:
+            self.apply_gradients(params_grads)
+        return [], params_grads
 
     def clear_grad(self, set_to_zero=True):
         """Clear every parameter's gradient (set_to_zero keeps zero-filled tensors)."""
@@ -378,6 +440,14 @@ class Optimizer:
                 _set_value(self._master(g, i), saved[key])
 
 
+def _no_grad_ids(no_grad_set):
+    """ids and names of the tensors in a no_grad_set (tensors or names)."""
+    out = set()
+    for t in no_grad_set or ():
+        out.add(t if isinstance(t, str) else id(t))
+    return out
+
+
 def _saved_prefixes(keys, suffixes):
     out = []
     for k in keys:
@@ -442,9 +512,9 @@ class Adam(Optimizer):
                  parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
                  multi_precision=False, use_multi_tensor=False, amsgrad=False, name=None):
         who = type(self).__name__
-        self._beta1 = _check_number(who, "beta1", beta1, 0.0, 1.0)
-        self._beta2 = _check_number(who, "beta2", beta2, 0.0, 1.0)
-        self._epsilon = _check_number(who, "epsilon", epsilon, 0.0)
+        self._beta1 = _check_number(who, "beta1", beta1, 0.0, 1.0, tensor_ok=True)
+        self._beta2 = _check_number(who, "beta2", beta2, 0.0, 1.0, tensor_ok=True)
+        self._epsilon = _check_number(who, "epsilon", epsilon, 0.0, tensor_ok=True)
         self._amsgrad = bool(amsgrad)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._multi_precision = bool(multi_precision)
@@ -453,13 +523,13 @@ class Adam(Optimizer):
         return 3 if self._amsgrad else 2
 
     def _hyper(self, group):
-        return {"beta1": float(self._setting(group, "beta1")),
-                "beta2": float(self._setting(group, "beta2")),
-                "epsilon": float(self._setting(group, "epsilon")), "amsgrad": self._amsgrad}
+        return {"beta1": _value(self._setting(group, "beta1")),
+                "beta2": _value(self._setting(group, "beta2")),
+                "epsilon": _value(self._setting(group, "epsilon")), "amsgrad": self._amsgrad}
 
     def _pow_names(self, group):
-        return [("beta1_pow_acc", float(self._setting(group, "beta1"))),
-                ("beta2_pow_acc", float(self._setting(group, "beta2")))]
+        return [("beta1_pow_acc", _value(self._setting(group, "beta1"))),
+                ("beta2_pow_acc", _value(self._setting(group, "beta2")))]
 
 
 class AdamW(Adam):
@@ -470,11 +540,14 @@ class AdamW(Adam):
     _rule = "adamw"
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                 parameters=None, weight_decay=0.01, lr_ratio=None, apply_decay_param_fun=None,
-                 grad_clip=None, lazy_mode=False, multi_precision=False, amsgrad=False,
-                 name=None):
+                 parameters=None, weight_decay=0.01, use_lowprecision_moment=False,
+                 lr_ratio=None, apply_decay_param_fun=None, grad_clip=None, lazy_mode=False,
+                 multi_precision=False, amsgrad=False, name=None):
         if isinstance(weight_decay, (L1Decay, L2Decay)):
             weight_decay = weight_decay._coeff
+        if isinstance(weight_decay, Tensor):
+            weight_decay = float(_check_number("AdamW", "weight_decay", weight_decay, 0.0,
+                                               tensor_ok=True).item())
         self._coeff = _check_number("AdamW", "weight_decay", weight_decay, 0.0)
         self._apply_decay_param_fun = apply_decay_param_fun
         self._lr_ratio = lr_ratio
@@ -596,3 +669,151 @@ class Lamb(Optimizer):
     def _pow_names(self, group):
         return [("beta1_pow_acc", float(self._setting(group, "beta1"))),
                 ("beta2_pow_acc", float(self._setting(group, "beta2")))]
+
+
+class Adadelta(Optimizer):
+    """Adadelta (Zeiler): E[g^2] = rho * E[g^2] + (1 - rho) * g^2;
+    update = sqrt(E[dx^2] + epsilon) / sqrt(E[g^2] + epsilon) * g;
+    E[dx^2] = rho * E[dx^2] + (1 - rho) * update^2; param -= learning_rate * update."""
+
+    _rule = "adadelta"
+    _state_names = ("_avg_squared_grad", "_avg_squared_update")
+
+    def __init__(self, learning_rate=0.001, epsilon=1.0e-6, rho=0.95, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None):
+        self._epsilon = _check_number("Adadelta", "epsilon", epsilon, 0.0)
+        self._rho = _check_number("Adadelta", "rho", rho, 0.0, 1.0)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _hyper(self, group):
+        return {"epsilon": float(self._setting(group, "epsilon")),
+                "rho": float(self._setting(group, "rho"))}
+
+
+class NAdam(Optimizer):
+    """Adam with Nesterov momentum (Dozat), with the momentum schedule
+    mu_t = beta1 * (1 - 0.5 * 0.96 ** (t * momentum_decay))."""
+
+    _rule = "nadam"
+    _state_names = ("moment1", "moment2", "mu_product")
+
+    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, epsilon=1.0e-8,
+                 momentum_decay=0.004, parameters=None, weight_decay=None, grad_clip=None,
+                 name=None):
+        self._beta1 = _check_number("NAdam", "beta1", beta1, 0.0, 1.0, tensor_ok=True)
+        self._beta2 = _check_number("NAdam", "beta2", beta2, 0.0, 1.0, tensor_ok=True)
+        self._epsilon = _check_number("NAdam", "epsilon", epsilon, 0.0)
+        self._momentum_decay = _check_number("NAdam", "momentum_decay", momentum_decay, 0.0)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _init_state(self, group, k, p):
+        if k == 2:  # the running product of the mu_t
+            return _C.full([1], 1.0, _state_dtype(p))
+        return super()._init_state(group, k, p)
+
+    def _hyper(self, group):
+        return {"beta1": _value(self._setting(group, "beta1")),
+                "beta2": _value(self._setting(group, "beta2")),
+                "epsilon": float(self._setting(group, "epsilon")),
+                "momentum_decay": float(self._setting(group, "momentum_decay"))}
+
+    def _pow_names(self, group):
+        return [("beta2_pow", _value(self._setting(group, "beta2")))]
+
+
+class RAdam(Optimizer):
+    """Rectified Adam (Liu et al.): Adam whose adaptive rate is switched on, with the
+    variance rectification r_t, once rho_t > 5; plain momentum SGD before."""
+
+    _rule = "radam"
+    _state_names = ("moment1", "moment2")
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1.0e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+        self._beta1 = _check_number("RAdam", "beta1", beta1, 0.0, 1.0, tensor_ok=True)
+        self._beta2 = _check_number("RAdam", "beta2", beta2, 0.0, 1.0, tensor_ok=True)
+        self._epsilon = _check_number("RAdam", "epsilon", epsilon, 0.0)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+
+    def _hyper(self, group):
+        return {"beta1": _value(self._setting(group, "beta1")),
+                "beta2": _value(self._setting(group, "beta2")),
+                "epsilon": float(self._setting(group, "epsilon"))}
+
+    def _pow_names(self, group):
+        return [("beta1_pow", _value(self._setting(group, "beta1"))),
+                ("beta2_pow", _value(self._setting(group, "beta2")))]
+
+
+def _check_pair(who, name, v, check):
+    if not isinstance(v, (tuple, list)) or len(v) != 2:
+        raise TypeError(f"{who}: argument '{name}' must be a pair of numbers, got {v!r}")
+    a, b = (_check_number(who, name, x, 0.0) for x in v)
+    if not check(a, b):
+        raise ValueError(f"{who}: argument '{name}' is {tuple(v)}, {check.__doc__}")
+    return a, b
+
+
+class Rprop(Optimizer):
+    """Resilient backpropagation (Riedmiller & Braun), full-batch: each element has its own
+    step size, multiplied by etas[1] while the gradient keeps its sign and by etas[0] when
+    it flips (that step is skipped), kept within learning_rate_range; the parameter moves
+    by the step size against the gradient's sign. learning_rate is the initial step size."""
+
+    _rule = "rprop"
+    _state_names = ("prevs", "learning_rate")
+
+    def __init__(self, learning_rate=0.001, learning_rate_range=(1e-5, 50), parameters=None,
+                 etas=(0.5, 1.2), grad_clip=None, multi_precision=False, name=None):
+        def ordered(a, b):
+            """expected 0 <= low <= high"""
+            return a <= b
+
+        def shrink_grow(a, b):
+            """expected 0 < eta_minus < 1 < eta_plus"""
+            return 0 < a < 1 < b
+
+        self._range = _check_pair("Rprop", "learning_rate_range", learning_rate_range, ordered)
+        self._etas = _check_pair("Rprop", "etas", etas, shrink_grow)
+        super().__init__(learning_rate, parameters, None, grad_clip, name)
+        self._multi_precision = bool(multi_precision)
+
+    def _init_state(self, group, k, p):
+        if k == 1:  # step sizes start at the learning rate of the parameter
+            attr = getattr(p, "optimize_attr", None)
+            factor = float(group.options.get("learning_rate", 1.0)) * (
+                attr["learning_rate"] if attr else 1.0)
+            return _C.full(list(p.shape), self.get_lr() * factor, _state_dtype(p))
+        return super()._init_state(group, k, p)
+
+    def _hyper(self, group):
+        return {"etas": list(self._etas), "step_size_range": list(self._range)}
+
+
+class ASGD(Optimizer):
+    """Paddle's ASGD, the stochastic average gradient (Schmidt, Le Roux & Bach): it keeps
+    the last batch_num gradients and their sum d, and steps param -= learning_rate * d /
+    min(step, batch_num). (Not PyTorch's torch.optim.ASGD, which averages iterates.)"""
+
+    _rule = "asgd"
+    _state_names = ("d", "y")
+
+    def __init__(self, learning_rate=0.001, batch_num=1, parameters=None, weight_decay=None,
+                 grad_clip=None, multi_precision=False, name=None):
+        if isinstance(batch_num, bool) or not isinstance(batch_num, int) or batch_num < 1:
+            raise ValueError(f"ASGD: argument 'batch_num' must be a positive int, got "
+                             f"{batch_num!r}")
+        self._batch_num = batch_num
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
+        self._multi_precision = bool(multi_precision)
+
+    def _init_state(self, group, k, p):
+        if k == 1:  # the kept gradients, one row per batch
+            return _C.full([self._batch_num, *p.shape], 0.0, _state_dtype(p))
+        return super()._init_state(group, k, p)
+
+    def _hyper(self, group):
+        return {"batch_num": self._batch_num}
+
+
+from .lbfgs import LBFGS  # noqa: E402  (LBFGS builds on Optimizer)

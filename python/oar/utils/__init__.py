@@ -1,46 +1,15 @@
-"""oar.utils: run_check, Paddle's installation check, and require_version."""
+"""oar.utils: run_check (Paddle's installation check), require_version, try_import,
+deprecated, and the submodules unique_name and cpp_extension."""
 from __future__ import annotations
 
+import functools
+import importlib
 import re
+import warnings
 
-__all__ = ["run_check", "require_version"]
+from . import cpp_extension, unique_name  # noqa: F401
 
-# The Paddle release whose API oar follows: what require_version compares with, since a
-# Paddle program asking for "2.0 or later" asks for an API level, not for oar's own version.
-PADDLE_API_VERSION = "3.3.1"
-_VERSION = re.compile(r"\d+(\.\d+){0,3}")
-
-
-def _parts(v, arg):
-    if not isinstance(v, str):
-        raise TypeError(f"require_version(): argument '{arg}' must be a str, got "
-                        f"{type(v).__name__}")
-    if not _VERSION.fullmatch(v):
-        raise ValueError(f"require_version(): argument '{arg}' must look like '1.5.2' (up to "
-                         f"four numbers), got {v!r}")
-    n = [int(x) for x in v.split(".")]
-    return n + [0] * (4 - len(n))
-
-
-def require_version(min_version, max_version=None):
-    """Checks that the Paddle API oar provides (that of Paddle 3.3.1) is within
-    [min_version, max_version]; raises a RuntimeError (an Exception, as Paddle's) when not.
-
-    Args:
-        min_version (str): The lowest acceptable version, like '2.0.0'.
-        max_version (str|None, optional): The highest acceptable one; None for no bound.
-
-    Returns:
-        None.
-    """
-    lo = _parts(min_version, "min_version")
-    hi = None if max_version is None else _parts(max_version, "max_version")
-    have = _parts(PADDLE_API_VERSION, "PADDLE_API_VERSION")
-    if have < lo or (hi is not None and have > hi):
-        want = (f"in [{min_version}, {max_version}]" if hi is not None
-                else f"{min_version} or higher")
-        raise RuntimeError(f"require_version(): PaddlePaddle version {want} is required; oar "
-                        f"provides the API of Paddle {PADDLE_API_VERSION}")
+__all__ = ["run_check", "require_version", "try_import", "deprecated"]
 
 
 def run_check():
@@ -72,3 +41,75 @@ def run_check():
                                f"expected {want.tolist()}; the oar installation is broken")
     print("oar works well on 1 CPU.")
     print("oar is installed successfully! Let's start deep learning with oar now.")
+
+
+def _version_tuple(api, arg, v):
+    if not isinstance(v, str):
+        raise TypeError(f"{api}(): argument '{arg}' must be str, but got {type(v).__name__}")
+    if not re.fullmatch(r"\d+(\.\d+){0,3}", v):
+        raise ValueError(f"{api}(): argument '{arg}' must look like '1', '1.2', '1.2.3' or "
+                         f"'1.2.3.4', but got {v!r}")
+    parts = [int(p) for p in v.split(".")]
+    return tuple(parts + [0] * (4 - len(parts)))
+
+
+def require_version(min_version, max_version=None):
+    """Checks that the Paddle API oar follows (oar.version.paddle_version, 3.3.1) is at
+    least min_version and, if given, at most max_version; raises Exception otherwise, as
+    Paddle does. The check is against the Paddle version whose API oar implements,
+    because that is what Paddle code asking for a version means."""
+    from .. import version
+    lo = _version_tuple("require_version", "min_version", min_version)
+    hi = None if max_version is None else _version_tuple("require_version", "max_version",
+                                                         max_version)
+    if hi is not None and hi < lo:
+        raise ValueError(f"require_version(): max_version {max_version!r} is below min_version "
+                         f"{min_version!r}")
+    have = _version_tuple("require_version", "paddle_version", version.paddle_version)
+    if have < lo or (hi is not None and have > hi):
+        want = f">= {min_version}" + ("" if hi is None else f" and <= {max_version}")
+        raise Exception(f"require_version(): oar follows the Paddle {version.paddle_version} "
+                        f"API, but {want} is required")
+
+
+def try_import(module_name, err_msg=None):
+    """Imports module_name, or raises ImportError with err_msg (or a hint to pip install
+    it)."""
+    if not isinstance(module_name, str):
+        raise TypeError(f"try_import(): argument 'module_name' must be str, but got "
+                        f"{type(module_name).__name__}")
+    try:
+        return importlib.import_module(module_name)
+    except ImportError:
+        msg = err_msg or (f"{module_name} is needed here but is not installed; install it "
+                          f"with `pip install {module_name.split('.')[0]}`")
+        raise ImportError(msg) from None
+
+
+def deprecated(update_to="", since="", reason="", level=0):
+    """A decorator marking a function deprecated: level 0 only notes it in the docstring,
+    1 also warns (DeprecationWarning) at each call, 2 makes calls raise RuntimeError."""
+    if level not in (0, 1, 2):
+        raise ValueError(f"deprecated(): argument 'level' must be 0, 1 or 2, but got {level!r}")
+
+    def wrap(fn):
+        msg = f"API \"{fn.__module__}.{fn.__name__}\" is deprecated"
+        if since:
+            msg += f" since {since}"
+        if update_to:
+            msg += f", and will be removed in future versions. Please use \"{update_to}\" " \
+                   f"instead"
+        if reason:
+            msg += f". Reason: {reason}"
+        fn.__doc__ = f"Warning: {msg}\n\n{fn.__doc__ or ''}"
+        if level == 0:
+            return fn
+
+        @functools.wraps(fn)
+        def inner(*args, **kwargs):
+            if level == 2:
+                raise RuntimeError(msg)
+            warnings.warn(msg, DeprecationWarning, stacklevel=2)
+            return fn(*args, **kwargs)
+        return inner
+    return wrap

@@ -44,15 +44,19 @@ class CustomGradNode final : public GradNodeBase {
         backward_(std::move(backward)) {}
 
   GradSlots operator()(GradSlots& grads, bool create_graph, bool) override {
-    // The user's backward receives one gradient per output; missing ones are zeros.
+    // The user's backward receives one gradient per output; missing ones are zeros
+    // (or undefined without materialize_grads).
     std::vector<Tensor> grad_outputs;
     for (size_t i = 0; i < grads.size(); ++i) {
       const Tensor g = grads[i].empty() ? Tensor() : grads[i][0];
-      if (g.defined()) {
-        grad_outputs.push_back(g);
+      const GradSlotMeta& m = bwd_in_meta_[i][0];
+      if (!g.defined()) {
+        grad_outputs.push_back(
+            ctx_->materialize_grads_ ? api::full(Vectorize(m.dims()), 0.0, m.dtype()) : Tensor());
+      } else if (ctx_->grad_in_dtype_consistent_ && m.HasTensorMeta() && g.dtype() != m.dtype()) {
+        grad_outputs.push_back(api::cast(g, m.dtype()));
       } else {
-        const GradSlotMeta& m = bwd_in_meta_[i][0];
-        grad_outputs.push_back(api::full(Vectorize(m.dims()), 0.0, m.dtype()));
+        grad_outputs.push_back(g);
       }
     }
     ctx_->create_graph_ = create_graph;

@@ -55,6 +55,12 @@ class FunctionContext {
   void mark_non_differentiable(const std::vector<Tensor>& outputs);
   // Whether input i needs a gradient (valid inside backward).
   bool needs_input_grad(size_t i) const;
+  // false: an output that received no gradient reaches backward as an undefined
+  // tensor (None in Python) instead of zeros.
+  void set_materialize_grads(bool value) { materialize_grads_ = value; }
+  // true (the default, as in Paddle): each incoming gradient is cast to its forward
+  // output's dtype before backward sees it; false passes it on in its own dtype.
+  void set_grad_in_dtype_consistent(bool value) { grad_in_dtype_consistent_ = value; }
   // Anything else backward needs.
   std::map<std::string, std::any> saved_data;
 
@@ -69,6 +75,8 @@ class FunctionContext {
   std::vector<bool> needs_input_grad_;
   bool create_graph_ = false;
   bool released_ = false;
+  bool materialize_grads_ = true;
+  bool grad_in_dtype_consistent_ = true;
 };
 
 template <typename Derived>

@@ -278,6 +278,19 @@ PyObject* CtxMarkNonDiff(PyObject* self, PyObject* const* args, Py_ssize_t nargs
   Py_RETURN_NONE;
   OAR_PY_CATCH
 }
+// ctx.set_materialize_grads(bool) / ctx.set_grad_in_dtype_consistent(bool).
+template <void (FunctionContext::*Set)(bool)>
+PyObject* CtxSetBool(PyObject* self, PyObject* value) {
+  OAR_PY_TRY
+  if (!PyBool_Check(value)) {
+    throw errors::InvalidType("PyLayerContext: the argument must be bool, but got ",
+                              Py_TYPE(value)->tp_name);
+  }
+  (Ctx(self).*Set)(value == Py_True);
+  Py_RETURN_NONE;
+  OAR_PY_CATCH
+}
+
 // Tensor, or tuple/list of Tensors (None allowed when `allow_none`) -> vector.
 std::vector<Tensor> ResultTensors(PyObject* r, const std::string& where, bool allow_none,
                                   bool* single) {
@@ -515,6 +528,35 @@ PyObject* Seed(PyObject*, PyObject* n) {
   OAR_PY_CATCH
 }
 
+// (seed, counter) of the default generator, and its inverse (oar.device.get_rng_state).
+PyObject* GetRngState(PyObject*, PyObject*) {
+  const Generator::State st = DefaultCPUGenerator().GetState();
+  return Py_BuildValue("(KK)", static_cast<unsigned long long>(st.seed),
+                       static_cast<unsigned long long>(st.counter));
+}
+
+PyObject* SetRngState(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  OAR_PY_TRY
+  if (nargs != 2) throw errors::InvalidArgument("_set_rng_state(seed, counter)");
+  Generator::State st;
+  for (int i = 0; i < 2; ++i) {
+    if (!PyLong_Check(args[i])) {
+      throw errors::InvalidType("_set_rng_state(): seed and counter must be int");
+    }
+    const unsigned long long v = PyLong_AsUnsignedLongLong(args[i]);
+    if (PyErr_Occurred()) {
+      PyErr_Clear();
+      throw errors::InvalidArgument(
+          "_set_rng_state(): seed and counter must fit in 64 bits "
+          "unsigned");
+    }
+    (i == 0 ? st.seed : st.counter) = v;
+  }
+  DefaultCPUGenerator().SetState(st);
+  Py_RETURN_NONE;
+  OAR_PY_CATCH
+}
+
 PyObject* MemoryStats(PyObject*, PyObject*) {
   const AllocatorStats s = GetAllocatorStats(CPUPlace());
   return Py_BuildValue("{s:L,s:L,s:L,s:L}", "bytes_in_use", s.bytes_in_use, "peak_bytes",
@@ -608,6 +650,9 @@ PyMethodDef g_autograd_functions[] = {
     {"set_flags", SetFlags, METH_O, "set_flags({'FLAGS_check_nan_inf': True})"},
     {"get_flags", GetFlags, METH_O, "get_flags('FLAGS_check_nan_inf') -> dict"},
     {"seed", Seed, METH_O, "Seed the default random generator."},
+    {"_get_rng_state", GetRngState, METH_NOARGS, "(seed, counter) of the default generator."},
+    {"_set_rng_state", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(SetRngState)),
+     METH_FASTCALL, "_set_rng_state(seed, counter): restore the default generator."},
     {"memory_stats", MemoryStats, METH_NOARGS, "The CPU allocator's statistics."},
     {"reset_peak_memory", ResetPeak, METH_NOARGS, "Reset the peak to the bytes in use."},
     {"_last_backward_stats", LastStats, METH_NOARGS, "Nodes visited/executed by the last pass."},
@@ -641,6 +686,11 @@ PyObject* CreateAutogradTypes(PyObject* module) {
       {"mark_non_differentiable",
        reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(CtxMarkNonDiff)), METH_FASTCALL,
        "Outputs that carry no gradient."},
+      {"set_materialize_grads", CtxSetBool<&FunctionContext::set_materialize_grads>, METH_O,
+       "False: outputs without a gradient reach backward as None instead of zeros."},
+      {"set_grad_in_dtype_consistent", CtxSetBool<&FunctionContext::set_grad_in_dtype_consistent>,
+       METH_O,
+       "False: backward receives each gradient in its own dtype, not cast to its output's."},
       {nullptr, nullptr, 0, nullptr}};
   static PyType_Slot ctx_slots[] = {{Py_tp_new, reinterpret_cast<void*>(ContextNew)},
                                     {Py_tp_dealloc, reinterpret_cast<void*>(ContextDealloc)},

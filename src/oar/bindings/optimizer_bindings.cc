@@ -1,6 +1,9 @@
 // oar._C._optimizer_step and the gradient-clipping helpers: the fused updates
 // (Note [Fused optimizer updates]) behind oar.optimizer, one call per step.
+#include <optional>
 #include <string>
+#include <tuple>
+#include <utility>
 
 #include "oar/bindings/arg_parse.h"
 #include "oar/bindings/tensor_object.h"
@@ -28,12 +31,26 @@ std::vector<double> DoubleList(PyObject* o, const char* arg, size_t n) {
   return v;
 }
 
+// (a, b) from a 2-sequence of numbers; nullopt when the argument is absent.
+std::optional<std::pair<double, double>> DoublePair(PyObject* o, const char* arg) {
+  if (!o || o == Py_None) return std::nullopt;
+  const auto v = DoubleList(o, arg, 2);
+  return std::pair{v[0], v[1]};
+}
+
 PyObject* OptimizerStep(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   OAR_PY_TRY
-  static const char* const kNames[] = {"rule",       "params",  "states",   "lr",    "steps",
-                                       "lr_factors", "l2",      "l1",       "decay", "beta1",
-                                       "beta2",      "epsilon", "momentum", "rho",   "nesterov",
-                                       "amsgrad",    "centered"};
+  static const char* const kNames[] = {"rule",     "params",
+                                       "states",   "lr",
+                                       "steps",    "lr_factors",
+                                       "l2",       "l1",
+                                       "decay",    "beta1",
+                                       "beta2",    "epsilon",
+                                       "momentum", "rho",
+                                       "nesterov", "amsgrad",
+                                       "centered", "momentum_decay",
+                                       "etas",     "step_size_range",
+                                       "batch_num"};
   constexpr Py_ssize_t kN = sizeof(kNames) / sizeof(kNames[0]);
   PyObject* a[kN];
   ParseArgs("_optimizer_step", kNames, kN, args, nargs, kwnames, a);
@@ -78,6 +95,12 @@ PyObject* OptimizerStep(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyOb
   h.nesterov = CastPyArg2Boolean(a[14], "_optimizer_step", "nesterov", 14, false);
   h.amsgrad = CastPyArg2Boolean(a[15], "_optimizer_step", "amsgrad", 15, false);
   h.centered = CastPyArg2Boolean(a[16], "_optimizer_step", "centered", 16, false);
+  h.momentum_decay = CastPyArg2Double(a[17], "_optimizer_step", "momentum_decay", 17, 0.004);
+  if (const auto etas = DoublePair(a[18], "etas")) std::tie(h.eta_minus, h.eta_plus) = *etas;
+  if (const auto range = DoublePair(a[19], "step_size_range")) {
+    std::tie(h.step_min, h.step_max) = *range;
+  }
+  h.batch_num = CastPyArg2Long(a[20], "_optimizer_step", "batch_num", 20, 1);
   int64_t updated;
   {
     PyThreadState* save = PyEval_SaveThread();  // the update may be long: let Python run

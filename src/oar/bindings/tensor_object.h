@@ -39,6 +39,8 @@ extern PyMethodDef g_amp_functions[];
 extern PyMethodDef g_optimizer_functions[];
 // oar._C._profiler_*: profiler_bindings.cc.
 extern PyMethodDef g_profiler_functions[];
+// oar._C._nan_inf_*: the settings and statistics of the NaN/Inf check (debugging_bindings.cc).
+extern PyMethodDef g_debugging_functions[];
 #ifdef OAR_WITH_DISTRIBUTED
 extern PyMethodDef g_distributed_functions[];  // distributed_bindings.cc
 #endif

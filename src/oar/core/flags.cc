@@ -1,5 +1,9 @@
 #include "oar/core/flags.h"
 
+#include <atomic>
+
+#include "oar/core/flags_check.h"
+
 #include "oar/core/errors.h"
 
 namespace oar {
@@ -10,6 +14,11 @@ Flags& GlobalFlags() {
 }
 
 namespace {
+std::atomic<int>& CheckNanInfLevel() {
+  static std::atomic<int> level{0};
+  return level;
+}
+
 std::string_view Strip(std::string_view name) {
   if (name.starts_with("FLAGS_")) name.remove_prefix(6);
   return name;
@@ -21,6 +30,11 @@ void SetFlag(std::string_view name, double value) {
   const auto n = Strip(name);
   if (n == "check_nan_inf") {
     GlobalFlags().check_nan_inf.store(value != 0);
+  } else if (n == "check_nan_inf_level") {
+    OAR_ENFORCE(
+        value == 0 || value == 1 || value == 2 || value == 3,
+        errors::InvalidArgument("FLAGS_check_nan_inf_level must be 0, 1, 2 or 3, got ", value));
+    CheckNanInfLevel().store(static_cast<int>(value));
   } else if (n == "record_forward_stack") {
     GlobalFlags().record_forward_stack.store(value != 0);
   } else if (n == "parallel_threshold") {
@@ -36,6 +50,7 @@ void SetFlag(std::string_view name, double value) {
 double GetFlag(std::string_view name) {
   const auto n = Strip(name);
   if (n == "check_nan_inf") return GlobalFlags().check_nan_inf.load() ? 1 : 0;
+  if (n == "check_nan_inf_level") return CheckNanInfLevel().load();
   if (n == "record_forward_stack") return GlobalFlags().record_forward_stack.load() ? 1 : 0;
   if (n == "parallel_threshold")
     return static_cast<double>(GlobalFlags().parallel_threshold.load());
@@ -43,8 +58,11 @@ double GetFlag(std::string_view name) {
                                 "'; known flags: ", KnownFlags());
 }
 
+int FLAGS_check_nan_inf_level() { return CheckNanInfLevel().load(std::memory_order_relaxed); }
+
 std::vector<std::string> FlagNames() {
-  return {"FLAGS_check_nan_inf", "FLAGS_parallel_threshold", "FLAGS_record_forward_stack"};
+  return {"FLAGS_check_nan_inf", "FLAGS_check_nan_inf_level", "FLAGS_parallel_threshold",
+          "FLAGS_record_forward_stack"};
 }
 
 namespace {

@@ -21,6 +21,17 @@ uint64_t Generator::NextSeed() {
   return z ^ (z >> 31);
 }
 
+Generator::State Generator::GetState() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return {seed_, counter_};
+}
+
+void Generator::SetState(State state) {
+  std::lock_guard<std::mutex> lock(mu_);
+  seed_ = state.seed;
+  counter_ = state.counter;
+}
+
 Generator& DefaultCPUGenerator() {
   static Generator gen(34342423252ULL);  // guarded by its own mutex
   return gen;

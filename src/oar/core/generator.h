@@ -15,6 +15,13 @@ class Generator {
   uint64_t initial_seed() const;
   // A fresh seed for one op's engine (SplitMix64 over an increasing counter).
   uint64_t NextSeed();
+  // The whole state (seed and counter): restoring it replays the same seeds
+  // (Paddle's get_rng_state / set_rng_state).
+  struct State {
+    uint64_t seed = 0, counter = 0;
+  };
+  State GetState() const;
+  void SetState(State state);
 
  private:
   mutable std::mutex mu_;

@@ -198,4 +198,30 @@ Tensor cholesky_grad(const Tensor& out, const Tensor& g, bool upper);
 Tensor qr_packed_grad(const Tensor& x, const Tensor& out, const Tensor& g, bool complete);
 Tensor svd_packed_grad(const Tensor& x, const Tensor& out, const Tensor& g, bool full_matrices);
 Tensor eigh_packed_grad(const Tensor& out, const Tensor& g, bool upper);
+// eig (complex results; the real part for a real x) and LU (square x; the pivots are
+// recomputed from x and act as a constant row permutation).
+Tensor eig_packed_grad(const Tensor& x, const Tensor& out, const Tensor& g);
+Tensor lu_packed_grad(const Tensor& x, const Tensor& out, const Tensor& g);
+}  // namespace oar
+
+// ---- the geometric section (src/oar/ops/geometric.yaml; in backward_helpers_geometric.cc).
+// The gradient each edge (segment member) receives is grad_out's row at its destination,
+// divided by the row's edge count for a mean, and for max/min kept only where the
+// member's value equals the result (every tied member gets it, Paddle's rule); it is then
+// summed back onto the source rows with the same ops, so every order works.
+namespace oar {
+Tensor segment_pool_grad(const Tensor& x, const Tensor& segment_ids, const Tensor& out,
+                         const Tensor& g, int64_t reduce);
+Tensor send_u_recv_grad(const Tensor& x, const Tensor& src_index, const Tensor& dst_index,
+                        const Tensor& out, const Tensor& g, int64_t reduce);
+Tensor send_ue_recv_grad_x(const Tensor& x, const Tensor& y, const Tensor& src_index,
+                           const Tensor& dst_index, const Tensor& out, const Tensor& g,
+                           int64_t message_op, int64_t reduce);
+Tensor send_ue_recv_grad_y(const Tensor& x, const Tensor& y, const Tensor& src_index,
+                           const Tensor& dst_index, const Tensor& out, const Tensor& g,
+                           int64_t message_op, int64_t reduce);
+Tensor send_uv_grad_x(const Tensor& x, const Tensor& y, const Tensor& src_index,
+                      const Tensor& dst_index, const Tensor& g, int64_t message_op);
+Tensor send_uv_grad_y(const Tensor& x, const Tensor& y, const Tensor& src_index,
+                      const Tensor& dst_index, const Tensor& g, int64_t message_op);
 }  // namespace oar

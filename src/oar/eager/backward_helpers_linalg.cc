@@ -3,6 +3,9 @@
 // gradient works. The formulas follow the standard matrix-calculus results (PyTorch's
 // derivatives of the same functions); the packed outputs of qr/svd/eigh are split into
 // their parts first (docs/linalg.md).
+#include <algorithm>
+#include <vector>
+
 #include "oar/core/errors.h"
 #include "oar/eager/backward_helpers.h"
 #include "oar/eager/creation.h"
@@ -50,8 +53,9 @@ Tensor FoldSymmetricGrad(const Tensor& g, bool upper) {
 }  // namespace
 
 Tensor inverse_grad(const Tensor& out, const Tensor& g) {
-  // d(X^-1) = -X^-1 dX X^-1  =>  gX = -X^-T g X^-T.
-  return neg(matmul(out, matmul(g, out, false, true), true, false));
+  // d(X^-1) = -X^-1 dX X^-1  =>  gX = -X^-H g X^-H.
+  const Tensor oc = conj_if_complex(out);
+  return neg(matmul(oc, matmul(g, oc, false, true), true, false));
 }
 
 Tensor det_grad(const Tensor& x, const Tensor& out, const Tensor& g) {
@@ -64,10 +68,12 @@ Tensor slogdet_grad(const Tensor& x, const Tensor& g) {
   return multiply(AsMatrixScale(g_log), mT(inverse(x)));
 }
 
-Tensor solve_grad_y(const Tensor& x, const Tensor& g) { return solve(mT(x), g); }
+// For complex x the adjoint is the conjugate transpose (PyTorch's gradient convention,
+// docs/dtypes.md); conj_if_complex leaves real tensors alone.
+Tensor solve_grad_y(const Tensor& x, const Tensor& g) { return solve(conj_if_complex(mT(x)), g); }
 
 Tensor solve_grad_x(const Tensor& x, const Tensor& out, const Tensor& g) {
-  return neg(matmul(solve(mT(x), g), out, false, true));
+  return neg(matmul(solve(conj_if_complex(mT(x)), g), conj_if_complex(out), false, true));
 }
 
 Tensor triangular_solve_grad_y(const Tensor& x, const Tensor& g, bool upper, bool transpose,
@@ -158,6 +164,9 @@ Tensor svd_packed_grad(const Tensor& x, const Tensor& out, const Tensor& g, bool
 }
 
 Tensor eigh_packed_grad(const Tensor& out, const Tensor& g, bool upper) {
+  OAR_ENFORCE(!IsComplex(out.dtype()),
+              errors::Unimplemented("the gradient of eigh for complex (Hermitian) matrices is "
+                                    "not available; only the forward is (docs/linalg.md)"));
   const int64_t n = Dim(out, -2);
   const Tensor w = squeeze(Cols(out, 0, 1), {-1}), v = mT(Cols(out, 1, n + 1));
   const Tensor gw = squeeze(Cols(g, 0, 1), {-1}), gv = mT(Cols(g, 1, n + 1));
@@ -170,6 +179,111 @@ Tensor eigh_packed_grad(const Tensor& out, const Tensor& g, bool upper) {
   const Tensor core =
       add(multiply(divide(matmul(v, gv, true, false), e), off), diag_embed(gw, 0, -2, -1));
   return FoldSymmetricGrad(matmul(v, matmul(core, v, false, true)), upper);
+}
+
+}  // namespace oar
+
+// ---- eig and LU (lapack.yaml: eig_packed, lu_packed) ----
+namespace oar {
+namespace {
+
+// P @ t for the row permutation P of lu(x) = P L U (from x's pivots), i.e. t's rows
+// moved: row j goes to row perm[j]. A constant index, so differentiable in t.
+// The eig kernel fixed each eigenvector's phase (its largest entry real and positive,
+// NormalisePhase). With V_b that entry, v -> v * conj(v_b) / |v_b| adds -i v Im(dv_b) / v_b
+// to a perturbation, so the gradient with respect to the unfixed eigenvector is
+// gv - i e_b Im(<v, gv>) / v_b: then the formula below, which assumes a loss that ignores
+// the phases, gives the derivative of the output as returned, for any loss.
+Tensor PhaseFixedGrad(const Tensor& v, const Tensor& vh, const Tensor& gv) {
+  const int64_t n = Dim(v, -1);
+  std::vector<int64_t> rows(n);
+  for (int64_t i = 0; i < n; ++i) rows[i] = i;
+  const Tensor largest = argmax(abs(v), {-2}, true, DType::kInt64);  // [..., 1, n]
+  const Tensor at_b = cast(equal(to_tensor<int64_t>(rows, {n, 1}), largest), v.dtype());
+  const Tensor vb = real(sum(multiply(v, at_b), {-2}, DType::kUndefined, true));
+  const Tensor im = unsqueeze(imag(diagonal(matmul(vh, gv), 0, -2, -1)), {-2});
+  return subtract(gv, multiply(at_b, complex(zeros_like(im), divide(im, vb))));
+}
+
+// The identity of t's shape (ones on the main diagonal of each [..., r, c] matrix).
+Tensor UnitDiagonal(const Tensor& t) {
+  const int64_t r = Dim(t, -2), c = Dim(t, -1), d = std::min(r, c);
+  std::vector<int64_t> shape = t.shape();
+  shape.back() = d;
+  shape.erase(shape.end() - 2);
+  Tensor eye = diag_embed(ones(shape, t.dtype()), 0, -2, -1);  // [..., d, d]
+  if (r > d) eye = concat({eye, zeros_like(Rows(t, 0, r - d))}, -2);
+  if (c > d) eye = concat({eye, zeros_like(Cols(t, 0, c - d))}, -1);
+  return eye;
+}
+
+Tensor ApplyLuPermutation(const Tensor& x, const Tensor& t) {
+  const Tensor piv = lu_pivots(x);  // a fresh contiguous int32 [..., k]
+  std::vector<int64_t> shape = x.shape();
+  const int64_t m = shape[shape.size() - 2], k = Dim(piv, -1);
+  int64_t batch = 1;
+  for (size_t d = 0; d + 2 < shape.size(); ++d) batch *= shape[d];
+  std::vector<int64_t> inv(static_cast<size_t>(batch * m)), perm(m);
+  const int* p = piv.data<int>();
+  for (int64_t b = 0; b < batch; ++b) {
+    for (int64_t i = 0; i < m; ++i) perm[i] = i;
+    for (int64_t i = 0; i < k; ++i) std::swap(perm[i], perm[p[b * k + i] - 1]);
+    for (int64_t j = 0; j < m; ++j) inv[b * m + perm[j]] = j;
+  }
+  shape.back() = 1;
+  return take_along_axis(t, to_tensor<int64_t>(inv, shape), -2, true);
+}
+
+}  // namespace
+
+Tensor lu_packed_grad(const Tensor& x, const Tensor& out, const Tensor& g) {
+  // A = P L U with L [m, k] unit lower, U [k, n] upper, k = min(m, n), packed in out;
+  // gL = tril(g, -1), gU = triu(g) (PyTorch's linalg_lu_backward). The triangular
+  // solves read L and U straight from the packed factors (unit diagonal for L).
+  const int64_t m = Dim(x, -2), n = Dim(x, -1);
+  const int64_t k = std::min(m, n);
+  const Tensor lower_unit = add(tril(Cols(out, 0, k), -1), UnitDiagonal(Cols(out, 0, k)));
+  const Tensor upper = triu(Rows(out, 0, k), 0);
+  const Tensor gl = tril(Cols(g, 0, k), -1), gu = triu(Rows(g, 0, k), 0);
+  Tensor ga;
+  if (m <= n) {
+    // [tril(L^T gL - gU U^T, -1) U1^-T + triu(gU1) | gU2], then L^-T from the left.
+    const Tensor lsq = Cols(out, 0, m);
+    Tensor t =
+        tril(subtract(matmul(lower_unit, gl, true, false), matmul(gu, upper, false, true)), -1);
+    t = add(RightSolveTransposed(t, lsq, true), Cols(gu, 0, m));
+    if (n > m) t = concat({t, Cols(gu, m, n)}, -1);
+    ga = triangular_solve(lsq, t, false, true, true);
+  } else {
+    // L1^-T triu(gU U^T - L^T gL) + tril(gL1, -1) stacked on gL2, then U^-T from the right.
+    const Tensor l1 = Rows(out, 0, n);
+    Tensor t =
+        triu(subtract(matmul(gu, upper, false, true), matmul(lower_unit, gl, true, false)), 0);
+    t = add(triangular_solve(l1, t, false, true, true), Rows(gl, 0, n));
+    t = concat({t, Rows(gl, n, m)}, -2);
+    ga = RightSolveTransposed(t, l1, true);
+  }
+  return ApplyLuPermutation(x, ga);
+}
+
+Tensor eig_packed_grad(const Tensor& x, const Tensor& out, const Tensor& g) {
+  // PyTorch's derivation (linalg_eig_backward): with A V = V diag(L),
+  // gA = V^-H (diag(gL) + (V^H gV - V^H V Re(diag(V^H gV))) / E) V^H,
+  // E_ij = conj(L_j) - conj(L_i) off the diagonal, 1 on it; real x takes the real part.
+  const int64_t n = Dim(out, -2);
+  const Tensor l = squeeze(Cols(out, 0, 1), {-1}), v = mT(Cols(out, 1, n + 1));
+  const Tensor gl = squeeze(Cols(g, 0, 1), {-1});
+  const Tensor vh = conj(mT(v));
+  const Tensor gv = PhaseFixedGrad(v, vh, mT(Cols(g, 1, n + 1)));
+  const Tensor vhgv = matmul(vh, gv);
+  const Tensor re_diag = cast(real(diagonal(vhgv, 0, -2, -1)), out.dtype());
+  const Tensor proj = subtract(vhgv, matmul(vh, multiply(v, unsqueeze(re_diag, {-2}))));
+  const Tensor lc = conj(l);
+  const Tensor e =
+      add(subtract(unsqueeze(lc, {-2}), unsqueeze(lc, {-1})), diag_embed(ones_like(lc), 0, -2, -1));
+  const Tensor core = add(divide(proj, e), diag_embed(gl, 0, -2, -1));
+  const Tensor ga = solve(vh, matmul(core, vh));
+  return IsComplex(x.dtype()) ? ga : real(ga);
 }
 
 }  // namespace oar

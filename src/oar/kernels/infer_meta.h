@@ -110,3 +110,9 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 #include "oar/kernels/infer_meta_math.h"  // IWYU pragma: export
 // The LAPACK section's InferMeta functions (own file, so they merge apart).
 #include "oar/kernels/infer_meta_lapack.h"  // IWYU pragma: export
+// The nn_extra section's InferMeta functions (own file, so they merge apart).
+#include "oar/kernels/infer_meta_nn_extra.h"  // IWYU pragma: export
+// The geometric section (message passing on graphs).
+#include "oar/kernels/infer_meta_geometric.h"  // IWYU pragma: export
+// The quantization section (src/oar/ops/quant.yaml): own file, so it merges apart.
+#include "oar/kernels/infer_meta_quant.h"  // IWYU pragma: export

@@ -92,6 +92,12 @@ void EighPackedInferMeta(const DenseTensor& x, bool, DenseTensor* out) {
   out->set_meta(x.dtype(), dims);
 }
 
+void EigPackedInferMeta(const DenseTensor& x, DenseTensor* out) {
+  EighPackedInferMeta(x, false, out);
+  const DDim dims = out->dims();
+  out->set_meta(ToComplex(x.dtype()), dims);
+}
+
 void LuPackedInferMeta(const DenseTensor& x, DenseTensor* out) {
   CheckMatrix(x, "x");
   out->set_meta(x.dtype(), x.dims());

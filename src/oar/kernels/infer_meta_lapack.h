@@ -26,6 +26,9 @@ void QrPackedInferMeta(const DenseTensor& x, bool complete, DenseTensor* out);
 void SvdPackedInferMeta(const DenseTensor& x, bool full_matrices, DenseTensor* out);
 // x [..., n, n] -> [..., n, 1 + n]: each row an eigenvalue then its eigenvector.
 void EighPackedInferMeta(const DenseTensor& x, bool upper, DenseTensor* out);
+// x [..., n, n] -> complex [..., n, 1 + n] (complex64 for float32 x, complex128 for
+// float64): each row an eigenvalue then its eigenvector.
+void EigPackedInferMeta(const DenseTensor& x, DenseTensor* out);
 // x [..., m, n] -> x's shape (L below the diagonal, U on and above it).
 void LuPackedInferMeta(const DenseTensor& x, DenseTensor* out);
 // x [..., m, n] -> int32 [..., min(m, n)], 1-based (LAPACK's ipiv, Paddle's pivots).

@@ -16,7 +16,10 @@ Optimizer::Optimizer(std::vector<Tensor> params, double lr, Rule rule, Hyper hyp
   const int n = StateCount(rule_, hyper_.amsgrad, hyper_.centered);
   for (const Tensor& p : params_) {
     std::vector<Tensor> s;
-    for (int k = 0; k < n; ++k) s.push_back(zeros(p.shape(), p.dtype()));
+    for (int k = 0; k < n; ++k) {
+      s.push_back(full(Vectorize(StateShape(rule_, hyper_, k, p.impl()->dims())),
+                       StateInitialValue(rule_, k, lr), p.dtype()));
+    }
     states_.push_back(std::move(s));
   }
   steps_ = zeros({static_cast<int64_t>(params_.size())}, DType::kInt64);

@@ -9,6 +9,7 @@ from .pooling import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .input import *  # noqa: F401,F403
+from .extension import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .flash_attention import *  # noqa: F401,F403

@@ -14,12 +14,24 @@ from ..._ops import split
 __all__ = ["relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax",
            "gelu", "silu", "swish", "mish", "leaky_relu", "elu", "selu", "celu", "softplus",
            "softsign", "hardswish", "hardsigmoid", "hardtanh", "hardtanh_", "relu6", "prelu",
-           "glu", "log_sigmoid", "tanhshrink", "softshrink", "hardshrink", "thresholded_relu"]
+           "glu", "log_sigmoid", "tanhshrink", "softshrink", "hardshrink", "thresholded_relu",
+           "logsigmoid", "tanh_", "elu_", "leaky_relu_", "softmax_", "thresholded_relu_",
+           "maxout", "rrelu", "gumbel_softmax", "swiglu"]
 
 relu = _C.relu
 relu_ = _C.relu_
 sigmoid = _C.sigmoid
 tanh = _C.tanh
+tanh_ = _C.tanh_
+
+
+def _into(api, x, fn):
+    """fn(x) written into x (Paddle's in-place activations without a kernel of their own).
+    fn runs on a copy, so the values it saves for its backward are not the ones
+    overwritten, and the gradient flows from the new x through fn to the old one."""
+    C.tensor(api, "x", x)
+    _C.set_value_with_tensor_(x, fn(_C.assign(x)), [], [], [], [])
+    return x
 
 
 def softmax(x, axis=-1, dtype=None, name=None):
@@ -34,6 +46,14 @@ def log_softmax(x, axis=-1, dtype=None, name=None):
     return _C.log_softmax(x, axis)
 
 
+def softmax_(x, axis=-1, dtype=None, name=None):
+    """softmax written into x (the in-place variant of softmax); returns x."""
+    if dtype is not None and convert_dtype(dtype) != x.dtype:
+        raise TypeError(f"softmax_(): argument 'dtype' ({dtype}) must be x's dtype "
+                        f"({x.dtype.name}) to write in place")
+    return _into("softmax_", x, lambda t: _C.softmax(t, axis))
+
+
 def gelu(x, approximate=False, name=None):
     """gelu(x) = x * Phi(x), Phi the standard normal CDF (through erf); with approximate
     (True or "tanh") 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3))).
@@ -46,8 +66,10 @@ def gelu(x, approximate=False, name=None):
     return _C.gelu(x, approximate)
 
 
-def silu(x, name=None):
-    """silu(x) = x * sigmoid(x)."""
+def silu(x, inplace=False, name=None):
+    """silu(x) = x * sigmoid(x); with inplace, written into x."""
+    if inplace:
+        return _into("silu", x, _C.silu)
     return _C.silu(x)
 
 
@@ -69,6 +91,16 @@ def leaky_relu(x, negative_slope=0.01, name=None):
 def elu(x, alpha=1.0, name=None):
     """elu(x) = x where x > 0, else alpha * (e ** x - 1)."""
     return _C.elu(x, alpha)
+
+
+def elu_(x, alpha=1.0, name=None):
+    """elu written into x (the in-place variant of elu); returns x."""
+    return _into("elu_", x, lambda t: _C.elu(t, alpha))
+
+
+def leaky_relu_(x, negative_slope=0.01, name=None):
+    """leaky_relu written into x (the in-place variant of leaky_relu); returns x."""
+    return _into("leaky_relu_", x, lambda t: _C.leaky_relu(t, negative_slope))
 
 
 def selu(x, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
@@ -121,6 +153,9 @@ def log_sigmoid(x, name=None):
     return _C.log_sigmoid(x)
 
 
+logsigmoid = log_sigmoid
+
+
 def tanhshrink(x, name=None):
     """tanhshrink(x) = x - tanh(x)."""
     return _C.tanhshrink(x)
@@ -140,6 +175,11 @@ def hardshrink(x, threshold=0.5, name=None):
 def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
     """thresholded_relu(x) = x where x > threshold, else value."""
     return _C.thresholded_relu(x, threshold, value)
+
+
+def thresholded_relu_(x, threshold=1.0, value=0.0, name=None):
+    """thresholded_relu written into x (the in-place variant); returns x."""
+    return _into("thresholded_relu_", x, lambda t: _C.thresholded_relu(t, threshold, value))
 
 
 # data_format -> whether the channels are the last axis (else axis 1).
@@ -186,3 +226,78 @@ def glu(x, axis=-1, name=None):
                          f"but got {x.shape[a]} (shape {x.shape})")
     first, second = split(x, 2, a)
     return _C.multiply(first, _C.sigmoid(second))
+
+
+def maxout(x, groups, axis=1, name=None):
+    """The max over each run of `groups` consecutive channels: channel i of the result is
+    max(x[:, i * groups:(i + 1) * groups]) along axis (1, or -1/last for channels-last)."""
+    api = "maxout"
+    C.tensor(api, "x", x)
+    g = C.integer(api, "groups", groups)
+    a = C.axis(api, "axis", axis, x.ndim)
+    if a not in (1, x.ndim - 1):
+        raise ValueError(f"{api}(): argument 'axis' must be 1 or the last axis ({x.ndim - 1} or "
+                         f"-1), but got {axis}")
+    if g <= 0 or x.shape[a] % g:
+        raise ValueError(f"{api}(): argument 'groups' ({g}) must be positive and divide the "
+                         f"{x.shape[a]} channels of x (axis {a})")
+    shape = list(x.shape)
+    shape[a:a + 1] = [shape[a] // g, g]
+    return _C.max(C.reshape_exact(x, shape), [a + 1], False)
+
+
+def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
+    """Randomized leaky ReLU: x where x >= 0, else a * x, a drawn uniformly from [lower, upper]
+    per element in training (from the default generator), (lower + upper) / 2 otherwise."""
+    api = "rrelu"
+    C.tensor(api, "x", x)
+    lo = float(C.number(api, "lower", lower))
+    hi = float(C.number(api, "upper", upper))
+    if not 0.0 <= lo <= hi <= 1.0:
+        raise ValueError(f"{api}(): arguments 'lower' ({lo}) and 'upper' ({hi}) must satisfy "
+                         f"0 <= lower <= upper <= 1")
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"{api}(): argument 'x' must be a floating tensor, but got "
+                        f"{x.dtype.name}")
+    if not training:
+        return _C.leaky_relu(x, (lo + hi) / 2.0)
+    slope = _C.uniform(list(x.shape), x.dtype, lo, hi, 0) if hi > lo else \
+        _C.full(list(x.shape), lo, x.dtype)
+    neg = _C.less_than(x, _C.full_like(x, 0.0))
+    return _C.where(neg, x * slope, x)
+
+
+def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
+    """softmax((x + g) / temperature) along axis, g standard Gumbel noise from the default
+    generator; with hard, the one-hot of its argmax in the forward pass and the soft
+    sample's gradient in the backward (straight-through)."""
+    api = "gumbel_softmax"
+    C.tensor(api, "x", x)
+    t = float(C.number(api, "temperature", temperature))
+    if t <= 0:
+        raise ValueError(f"{api}(): argument 'temperature' must be positive, but got {t}")
+    a = C.axis(api, "axis", axis, max(x.ndim, 1))
+    tiny = 1e-20  # keeps log(0) out of -log(-log(u)) for a draw of exactly 0
+    u = _C.uniform(list(x.shape), x.dtype, 0.0, 1.0, 0)
+    g = _C.neg(_C.log(_C.scale(_C.neg(_C.log(_C.scale(u, 1.0, tiny))), 1.0, tiny)))
+    y = _C.softmax(_C.scale(x + g, 1.0 / t), a)
+    if not hard:
+        return y
+    idx = _C.unsqueeze(_C.argmax(y, a, False, convert_dtype("int64")), [a])
+    one_hot = _C.scatter_along_axis(_C.full_like(y, 0.0), idx, _C.full_like(idx, 1).astype(y.dtype),
+                                    a, 0, True, True)
+    return one_hot - y.detach() + y
+
+
+def swiglu(x, y=None, name=None):
+    """silu(x) * y; with y None, x is split in halves along the last axis: silu(first) * second."""
+    api = "swiglu"
+    C.tensor(api, "x", x)
+    if y is None:
+        if x.ndim == 0 or x.shape[-1] % 2:
+            raise ValueError(f"{api}(): without y, the last dim of x must be even, but x has "
+                             f"shape {x.shape}")
+        x, y = split(x, 2, x.ndim - 1)
+    else:
+        C.tensor(api, "y", y)
+    return _C.multiply(_C.silu(x), y)

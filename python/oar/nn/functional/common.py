@@ -13,10 +13,11 @@ import numpy as np
 from ... import _C
 from ... import _check as C
 from ..._creation import to_tensor
-from ..._dtype import float32
+from ..._dtype import convert_dtype, float32
 
-__all__ = ["linear", "dropout", "dropout2d", "dropout3d", "alpha_dropout", "cosine_similarity",
-           "interpolate", "upsample", "unfold", "fold"]
+__all__ = ["linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d",
+           "alpha_dropout", "feature_alpha_dropout", "cosine_similarity", "interpolate",
+           "upsample", "unfold", "fold", "label_smooth", "class_center_sample"]
 
 
 def linear(x, weight, bias=None, name=None):
@@ -30,6 +31,33 @@ def linear(x, weight, bias=None, name=None):
         return _C.matmul(x, weight)
     C.tensor(api, "bias", bias)
     return _C.linear(x, weight, bias)
+
+
+def bilinear(x1, x2, weight, bias=None, name=None):
+    """out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[0, o]; x1 [N, in1], x2 [N, in2],
+    weight [out, in1, in2], bias [1, out]."""
+    api = "bilinear"
+    C.tensor(api, "x1", x1)
+    C.tensor(api, "x2", x2)
+    C.tensor(api, "weight", weight)
+    if x1.ndim != 2 or x2.ndim != 2 or x1.shape[0] != x2.shape[0]:
+        raise ValueError(f"{api}(): arguments 'x1' {x1.shape} and 'x2' {x2.shape} must be 2-D "
+                         f"with the same batch size")
+    if weight.ndim != 3 or weight.shape[1] != x1.shape[1] or weight.shape[2] != x2.shape[1]:
+        raise ValueError(f"{api}(): argument 'weight' has shape {weight.shape} but must be "
+                         f"[out_features, {x1.shape[1]}, {x2.shape[1]}]")
+    n, (o, i1, i2) = x1.shape[0], weight.shape
+    # x1 @ [in1, out * in2], then each [out, in2] block dotted with x2
+    w = C.reshape_exact(_C.transpose(weight, [1, 0, 2]), [i1, o * i2])
+    t = C.reshape_exact(_C.matmul(x1, w), [n, o, i2])
+    out = _C.sum(t * _C.unsqueeze(x2, [1]), [2])
+    if bias is not None:
+        C.tensor(api, "bias", bias)
+        if bias.size != o:
+            raise ValueError(f"{api}(): argument 'bias' has shape {bias.shape} but must be "
+                             f"[1, {o}]")
+        out = out + C.reshape_exact(bias, [1, o])
+    return out
 
 
 def _probability(api, p):
@@ -82,6 +110,22 @@ def _channel_dropout(api, x, p, training, data_format, rank, formats):
     return dropout(x, p, axis=[0, channel], training=training)
 
 
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zeroes whole channels of input [N, C, L] (or [C, L]) with probability p, scaling the
+    kept ones by 1 / (1 - p) in training; inplace writes the result into input."""
+    api = "dropout1d"
+    C.tensor(api, "input", input)
+    if input.ndim not in (2, 3):
+        raise ValueError(f"{api}(): argument 'input' must be 2-D [C, L] or 3-D [N, C, L], but "
+                         f"has shape {input.shape}")
+    axes = [0] if input.ndim == 2 else [0, 1]
+    out = dropout(input, p, axis=axes, training=training)
+    if inplace and out is not input:
+        _C.set_value_with_tensor_(input, out, [], [], [], [])
+        return input
+    return out
+
+
 def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
     return _channel_dropout("dropout2d", x, p, training, data_format, 4, ("NCHW", "NHWC"))
 
@@ -100,15 +144,33 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
     p = _probability(api, p)
     if not training or p == 0.0:
         return x
+    return _alpha_drop(x, p, list(x.shape))
+
+
+def _alpha_drop(x, p, mask_shape):
+    """Dropped units (a mask of mask_shape, broadcast) are set to SELU's saturation
+    value, then an affine map a * y + b restores zero mean and unit variance for
+    standard-normal inputs."""
     if p == 1.0:
         return x * _C.full(list(x.shape), 0.0, x.dtype)
-    # Dropped units are set to SELU's saturation value, then an affine map a * y + b
-    # restores zero mean and unit variance for standard-normal inputs.
     a = ((1.0 - p) * (1.0 + p * _SELU_NEG ** 2)) ** -0.5
     b = -a * _SELU_NEG * p
-    keep = _keep_mask(x, p, list(x.shape))
+    keep = _keep_mask(x, p, mask_shape)
     y = x * keep + _C.scale(keep, -_SELU_NEG, _SELU_NEG)  # alpha where dropped
     return _C.scale(y, a, b)
+
+
+def feature_alpha_dropout(x, p=0.5, training=True, name=None):
+    """alpha_dropout that drops whole channels (axis 1) instead of single elements."""
+    api = "feature_alpha_dropout"
+    C.tensor(api, "x", x)
+    p = _probability(api, p)
+    if not training or p == 0.0:
+        return x
+    if x.ndim < 2:
+        raise ValueError(f"{api}(): argument 'x' must have at least 2 dimensions [N, C, ...], "
+                         f"but has shape {x.shape}")
+    return _alpha_drop(x, p, list(x.shape[:2]) + [1] * (x.ndim - 2))
 
 
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):
@@ -370,3 +432,58 @@ def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name
                 [i * d[0] + (oh - 1) * s[0] + 1, j * d[1] + (ow - 1) * s[1] + 1], s)
             out = placed if out is None else out + placed
     return _C.slice(out, [2, 3], [p[0], p[1]], [p[0] + h, p[1] + w])
+
+
+def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+    """(1 - epsilon) * label + epsilon * prior_dist; prior_dist [1, C] (default uniform 1 / C,
+    C the last dim of label)."""
+    api = "label_smooth"
+    C.tensor(api, "label", label)
+    eps = float(C.number(api, "epsilon", epsilon))
+    if not 0.0 <= eps <= 1.0:
+        raise ValueError(f"{api}(): argument 'epsilon' must be in [0, 1], but got {eps}")
+    if label.ndim == 0 or not label.dtype.is_floating_point:
+        raise TypeError(f"{api}(): argument 'label' must be a floating tensor with a class "
+                        f"dim, but got a {label.dtype.name} tensor of shape {label.shape}")
+    if prior_dist is None:
+        return _C.scale(label, 1.0 - eps, eps / label.shape[-1])
+    C.tensor(api, "prior_dist", prior_dist)
+    if prior_dist.size != label.shape[-1]:
+        raise ValueError(f"{api}(): argument 'prior_dist' has shape {prior_dist.shape} but must "
+                         f"be [1, {label.shape[-1]}]")
+    return _C.scale(label, 1.0 - eps) + _C.scale(prior_dist, eps)
+
+
+def class_center_sample(label, num_classes, num_samples, group=None):
+    """Samples class centers for a partial-FC softmax (one process): every class in label
+    (ascending), then random other classes (from the default generator) until there are
+    num_samples. Returns (label remapped to positions in the sample, the sampled classes)."""
+    api = "class_center_sample"
+    C.tensor(api, "label", label)
+    if label.dtype.name not in ("int32", "int64"):
+        raise TypeError(f"{api}(): argument 'label' must be an int32 or int64 tensor, but got "
+                        f"{label.dtype.name}")
+    if label.ndim != 1 or label.shape[0] < 1:
+        raise ValueError(f"{api}(): argument 'label' must be 1-D and non-empty, but has shape "
+                         f"{label.shape}")
+    n = C.integer(api, "num_classes", num_classes)
+    k = C.integer(api, "num_samples", num_samples)
+    if not 0 < k <= n:
+        raise ValueError(f"{api}(): argument 'num_samples' ({k}) must be in [1, num_classes "
+                         f"({n})]")
+    if group not in (None, False) and getattr(group, "nranks", 1) != 1:
+        raise NotImplementedError(f"{api}(): sampling across a group of processes is not "
+                                  f"supported; call it without group on each process")
+    values = label.numpy()
+    if values.min() < 0 or values.max() >= n:
+        raise ValueError(f"{api}(): argument 'label' holds values outside [0, {n})")
+    positive = np.unique(values)
+    sampled = positive
+    if len(positive) < k:
+        rest = np.setdiff1d(np.arange(n), positive)
+        order = _C.randperm(len(rest), convert_dtype("int64")).numpy()
+        sampled = np.concatenate([positive, rest[order[:k - len(positive)]]])
+    remapped = np.searchsorted(positive, values)
+    dtype = label.dtype
+    return (_C.cast(to_tensor(remapped.astype(np.int64)), dtype),
+            _C.cast(to_tensor(sampled.astype(np.int64)), dtype))

@@ -8,7 +8,7 @@ from ... import _C
 from ... import _check
 from . import _window as W
 
-__all__ = ["conv1d", "conv2d", "conv3d", "conv2d_transpose"]
+__all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose", "conv3d_transpose"]
 
 
 def _add_bias(api, out, bias, nd):
@@ -61,10 +61,8 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data
     return _conv("conv3d", 3, x, weight, bias, stride, padding, dilation, groups, data_format)
 
 
-def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
-                     groups=1, output_size=None, data_format="NCHW", name=None):
-    """2-D transposed convolution of x [N, C_in, H, W] with weight [C_in, C_out / groups, kH, kW]."""
-    api, nd = "conv2d_transpose", 2
+def _conv_transpose(api, nd, x, weight, bias, stride, padding, output_padding, dilation, groups,
+                    output_size, data_format):
     last = W.channel_last(api, data_format, nd)
     W.check_input(api, x, nd, data_format)
     _check.tensor(api, "weight", weight)
@@ -83,7 +81,7 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     base = [(n - 1) * s - pads[2 * i] - pads[2 * i + 1] + d * (k - 1) + 1
             for i, (n, s, d, k) in enumerate(zip(in_sizes, strides, dilations, kernel))]
     if output_size is not None:
-        if output_padding not in (0, [0, 0], (0, 0)):
+        if output_padding not in (0, [0] * nd, (0,) * nd):
             raise ValueError(f"{api}(): give output_size or output_padding, not both")
         sizes = W.int_list(api, "output_size", output_size, nd)
         out_pad = [o - b for o, b in zip(sizes, base)]
@@ -99,3 +97,24 @@ def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
                  dilations, groups)
     out = _add_bias(api, out, bias, nd)
     return W.to_channels_last(out, nd) if last else out
+
+
+def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None, data_format="NCL", name=None):
+    """1-D transposed convolution of x [N, C_in, L] with weight [C_in, C_out / groups, k]."""
+    return _conv_transpose("conv1d_transpose", 1, x, weight, bias, stride, padding,
+                           output_padding, dilation, groups, output_size, data_format)
+
+
+def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
+                     groups=1, output_size=None, data_format="NCHW", name=None):
+    """2-D transposed convolution of x [N, C_in, H, W] with weight [C_in, C_out / groups, kH, kW]."""
+    return _conv_transpose("conv2d_transpose", 2, x, weight, bias, stride, padding,
+                           output_padding, dilation, groups, output_size, data_format)
+
+
+def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
+                     dilation=1, output_size=None, data_format="NCDHW", name=None):
+    """3-D transposed convolution of x [N, C_in, D, H, W] with weight [C_in, C_out / groups, kD, kH, kW]."""
+    return _conv_transpose("conv3d_transpose", 3, x, weight, bias, stride, padding,
+                           output_padding, dilation, groups, output_size, data_format)

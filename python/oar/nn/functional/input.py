@@ -1,21 +1,24 @@
 """oar.nn.functional: embedding and one_hot (Paddle's paddle.nn.functional.input)."""
+import numpy as np
+
 from ... import _C
 from ... import _check as C
+from ..._creation import to_tensor
+from ..._grad_mode import no_grad
 
 __all__ = ["embedding", "one_hot"]
 
 
 def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
               scale_grad_by_freq=False, name=None):
+    """weight[x]: the rows of weight picked by the ids x. padding_idx: that row gets no
+    gradient. max_norm: the rows x picks are first renormalised in place to a norm_type
+    norm of at most max_norm (as Paddle and PyTorch do). scale_grad_by_freq: each row's
+    gradient is divided by how often x picks it. sparse=True is accepted, but the
+    gradient of weight is a dense tensor (oar has no sparse gradients)."""
     api = "embedding"
     C.tensor(api, "x", x)
     C.tensor(api, "weight", weight)
-    if sparse:
-        raise ValueError(f"{api}(): argument 'sparse' must be False: oar has no sparse "
-                         f"gradients")
-    if max_norm is not None or scale_grad_by_freq:
-        raise ValueError(f"{api}(): arguments 'max_norm' and 'scale_grad_by_freq' are not "
-                         f"supported (None and False only)")
     if weight.ndim != 2:
         raise ValueError(f"{api}(): argument 'weight' must be 2-D [num_embeddings, "
                          f"embedding_dim], but has shape {weight.shape}")
@@ -27,7 +30,34 @@ def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=
             raise ValueError(f"{api}(): argument 'padding_idx' ({pad}) must be in "
                              f"[{-rows}, {rows})")
         pad = pad + rows if pad < 0 else pad
-    return _C.embedding(x, weight, pad)
+    if max_norm is not None:
+        _renorm_rows(api, x, weight, float(C.number(api, "max_norm", max_norm)),
+                     float(C.number(api, "norm_type", norm_type)))
+    out = _C.embedding(x, weight, pad)
+    if scale_grad_by_freq and x.size:
+        ids = x.numpy().reshape(-1)
+        _, inverse, counts = np.unique(ids, return_inverse=True, return_counts=True)
+        scale = to_tensor((1.0 / counts[inverse]).reshape(list(x.shape) + [1]))
+        scale = scale.astype(out.dtype)
+        # the value of out, the gradient of out * scale
+        out = out * scale + (out - out * scale).detach()
+    return out
+
+
+def _renorm_rows(api, x, weight, max_norm, p):
+    ids = np.unique(x.numpy().reshape(-1))
+    if ids.size == 0:
+        return
+    if ids.min() < 0 or ids.max() >= weight.shape[0]:
+        raise IndexError(f"{api}(): argument 'x' holds ids outside [0, {weight.shape[0]})")
+    idx = to_tensor(ids.astype(np.int64))
+    with no_grad():
+        rows = _C.index_select(weight, idx, 0)
+        norms = _C.pow(_C.sum(_C.pow(_C.abs(rows), p), [1], keepdim=True), 1.0 / p)
+        scale = _C.where(_C.greater_than(norms, _C.full_like(norms, max_norm)),
+                         _C.scale(_C.reciprocal(_C.scale(norms, 1.0, 1e-7)), max_norm),
+                         _C.full_like(norms, 1.0))
+        weight[idx] = rows * scale
 
 
 def one_hot(x, num_classes, name=None):

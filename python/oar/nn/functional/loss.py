@@ -12,7 +12,13 @@ from ... import _check as C
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-           "kl_div", "margin_ranking_loss", "cosine_embedding_loss"]
+           "kl_div", "margin_ranking_loss", "cosine_embedding_loss",
+           # the rest live in _loss_margin, _loss_prob, _loss_sequence, _adaptive_softmax
+           "hinge_embedding_loss", "soft_margin_loss", "multi_margin_loss",
+           "multi_label_margin_loss", "multi_label_soft_margin_loss", "triplet_margin_loss",
+           "triplet_margin_with_distance_loss", "gaussian_nll_loss", "poisson_nll_loss",
+           "log_loss", "square_error_cost", "dice_loss", "sigmoid_focal_loss", "npair_loss",
+           "hsigmoid_loss", "ctc_loss", "rnnt_loss", "adaptive_log_softmax_with_loss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -73,6 +79,12 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
             raise ValueError(f"{api}(): argument 'weight' has shape {weight.shape} but must be "
                              f"[{input.shape[a]}] (one weight per class)")
     n_class = input.shape[a]
+    if eps > 0 and not soft_label and label.dtype.is_floating_point and \
+            list(label.shape) == list(input.shape):
+        # Paddle: with label smoothing, a floating label shaped like input is a one-hot
+        # (or soft) label, smoothed like any soft label
+        soft_label = True
+        label = label.astype(input.dtype)
 
     if soft_label:
         if list(label.shape) != list(input.shape):
@@ -300,3 +312,12 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
     neg = _C.relu(_C.scale(cos, 1.0, -float(margin)))
     loss = _C.where(pos, _C.scale(cos, -1.0, 1.0), neg)
     return _reduce(loss, reduction)
+
+
+from ._loss_margin import (hinge_embedding_loss, multi_label_margin_loss,  # noqa: E402,F401
+                           multi_label_soft_margin_loss, multi_margin_loss, soft_margin_loss,
+                           triplet_margin_loss, triplet_margin_with_distance_loss)
+from ._loss_prob import (dice_loss, gaussian_nll_loss, hsigmoid_loss, log_loss,  # noqa: E402,F401
+                         npair_loss, poisson_nll_loss, sigmoid_focal_loss, square_error_cost)
+from ._loss_sequence import ctc_loss, rnnt_loss  # noqa: E402,F401
+from ._adaptive_softmax import adaptive_log_softmax_with_loss  # noqa: E402,F401

@@ -9,7 +9,8 @@ from ... import _C
 from ... import _check as C
 from ..._grad_mode import no_grad
 
-__all__ = ["layer_norm", "rms_norm", "batch_norm", "instance_norm", "group_norm", "normalize"]
+__all__ = ["layer_norm", "rms_norm", "batch_norm", "instance_norm", "group_norm", "normalize",
+           "local_response_norm"]
 
 
 def _normalized_shape(api, x, normalized_shape):
@@ -188,7 +189,13 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     api = "instance_norm"
     C.tensor(api, "x", x)
     formats = {"NCL": 3, "NCHW": 4, "NCDHW": 5, "NLC": 3, "NHWC": 4, "NDHWC": 5}
-    ax = _channel_axis(api, x, data_format, formats)
+    if data_format in formats and data_format.startswith("NC") and x.ndim >= 3:
+        # Paddle's kernel normalises over every dim after the first two whatever the
+        # channels-first data_format says (InstanceNorm1D/3D inputs under "NCHW")
+        ax = 1
+        data_format = {3: "NCL", 4: "NCHW", 5: "NCDHW"}.get(x.ndim, data_format)
+    else:
+        ax = _channel_axis(api, x, data_format, formats)
     ch = x.shape[ax]
     _channel_param(api, "weight", weight, ch)
     _channel_param(api, "bias", bias, ch)
@@ -237,3 +244,39 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
         raise ValueError(f"{api}(): argument 'x' must have at least 1 dimension")
     n = _p_norm(x, p, a, True)
     return x / _C.maximum(n, _C.full_like(n, float(epsilon)))
+
+
+def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW",
+                        name=None):
+    """x / (k + alpha * mean of x ** 2 over `size` neighbouring channels) ** beta; the
+    window of channel c is [c - size // 2, c + (size - 1) // 2], zeros beyond the ends."""
+    api = "local_response_norm"
+    C.tensor(api, "x", x)
+    if data_format not in ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
+        raise ValueError(f"{api}(): argument 'data_format' must be one of 'NCL', 'NCHW', "
+                         f"'NCDHW', 'NLC', 'NHWC', 'NDHWC', but got {data_format!r}")
+    if x.ndim not in (3, 4, 5):
+        raise ValueError(f"{api}(): argument 'x' must be 3-D, 4-D or 5-D, but has shape "
+                         f"{x.shape}")
+    # as Paddle: the format says only where the channels are
+    ax = 1 if data_format.startswith("NC") else x.ndim - 1
+    n = C.integer(api, "size", size)
+    if n <= 0:
+        raise ValueError(f"{api}(): argument 'size' must be positive, but got {n}")
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"{api}(): argument 'x' must be a floating tensor, but got "
+                        f"{x.dtype.name}")
+    xc = x if ax == 1 else _C.transpose(x, [0, x.ndim - 1] + list(range(1, x.ndim - 1)))
+    shape = list(xc.shape)
+    rest = 1
+    for s in shape[2:]:
+        rest *= s
+    sq = C.reshape_exact(xc * xc, [shape[0], 1, shape[1], rest])
+    # the window sum / size: a (size, 1) average pool with zero padding counted
+    mean = _C.avg_pool(sq, [n, 1], [1, 1], [n // 2, (n - 1) // 2, 0, 0], False, False, n,
+                       False)
+    div = _C.pow(_C.scale(mean, float(alpha), float(k)), float(beta))
+    y = xc / C.reshape_exact(div, shape)
+    if ax != 1:
+        y = _C.transpose(y, [0] + list(range(2, x.ndim)) + [1])
+    return y

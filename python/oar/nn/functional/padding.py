@@ -4,7 +4,7 @@ from ... import _check as C
 
 Tensor = _C.Tensor
 
-__all__: list[str] = ["pad"]
+__all__: list[str] = ["pad", "zeropad2d"]
 
 _PAD_MODES = {"constant": 0, "reflect": 1, "replicate": 2, "circular": 3}
 # Paddle's layouts per rank; the first is the default.
@@ -78,3 +78,17 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
     except (ValueError, IndexError) as e:
         msg = str(e).replace("argument 'paddings'", "argument 'pad' (per axis)", 1)
         raise type(e)(msg) from None
+
+
+def zeropad2d(x, padding, data_format="NCHW", name=None):
+    """Zero padding of the spatial axes of a 4-D x: padding [left, right, top, bottom] (an int
+    pads every side)."""
+    if isinstance(padding, int) and not isinstance(padding, bool):
+        padding = [padding] * 4
+    if isinstance(padding, (list, tuple)) and len(padding) != 4:
+        raise ValueError(f"zeropad2d(): argument 'padding' must be an int or 4 ints [left, "
+                         f"right, top, bottom], but got {padding!r}")
+    C.tensor("zeropad2d", "x", x)
+    if x.ndim != 4:
+        raise ValueError(f"zeropad2d(): argument 'x' must be 4-D, but has shape {x.shape}")
+    return pad(x, padding, mode="constant", value=0.0, data_format=data_format)

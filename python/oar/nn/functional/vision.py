@@ -1,9 +1,9 @@
-"""oar.nn.functional: pixel_shuffle / pixel_unshuffle (Paddle's
-paddle.nn.functional.vision): reshapes and one transpose."""
+"""oar.nn.functional: pixel_shuffle, pixel_unshuffle, channel_shuffle (reshapes and one
+transpose) and affine_grid / grid_sample (Paddle's paddle.nn.functional.vision)."""
 from ... import _C
 from ... import _check as C
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle"]
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "affine_grid", "grid_sample"]
 
 
 def _nchw(api, x, data_format):
@@ -45,3 +45,20 @@ def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
     y = C.reshape_exact(x, [n, c, h // r, r, w // r, r])
     y = _C.transpose(y, [0, 1, 3, 5, 2, 4])
     return _back(C.reshape_exact(y, [n, c * r * r, h // r, w // r]), data_format)
+
+
+def channel_shuffle(x, groups, data_format="NCHW", name=None):
+    """Splits the channels into groups and interleaves them: [N, g * k, H, W] viewed as
+    [N, g, k, H, W], transposed to [N, k, g, H, W] and flattened back."""
+    api = "channel_shuffle"
+    x = _nchw(api, x, data_format)
+    g = C.integer(api, "groups", groups)
+    n, c, h, w = x.shape
+    if g <= 0 or c % g:
+        raise ValueError(f"{api}(): argument 'groups' ({g}) must be positive and divide the "
+                         f"{c} channels")
+    y = _C.transpose(C.reshape_exact(x, [n, g, c // g, h, w]), [0, 2, 1, 3, 4])
+    return _back(C.reshape_exact(y, [n, c, h, w]), data_format)
+
+
+from ._grid import affine_grid, grid_sample  # noqa: E402

@@ -7,7 +7,8 @@ from .layers import Layer
 __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", "SiLU",
            "Swish", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Softplus", "Softsign",
            "Hardswish", "Hardsigmoid", "Hardtanh", "GLU", "LogSigmoid", "Tanhshrink",
-           "Softshrink", "Hardshrink", "ThresholdedReLU", "PReLU"]
+           "Softshrink", "Hardshrink", "ThresholdedReLU", "PReLU", "Silu", "Softmax2D", "RReLU",
+           "Maxout"]
 
 
 def _activation(cls_name, fn_name, params):
@@ -46,7 +47,6 @@ Tanh = _activation("Tanh", "tanh", [])
 Softmax = _activation("Softmax", "softmax", [("axis", -1)])
 LogSoftmax = _activation("LogSoftmax", "log_softmax", [("axis", -1)])
 GELU = _activation("GELU", "gelu", [("approximate", False)])
-SiLU = _activation("SiLU", "silu", [])
 Swish = _activation("Swish", "swish", [])
 Mish = _activation("Mish", "mish", [])
 LeakyReLU = _activation("LeakyReLU", "leaky_relu", [("negative_slope", 0.01)])
@@ -95,3 +95,69 @@ class PReLU(Layer):
 
     def extra_repr(self):
         return f"num_parameters={self.weight.shape[0]}, data_format={self._data_format}"
+
+
+class Silu(Layer):
+    """silu(x) = x * sigmoid(x); with inplace, the result is written into x (PyTorch's
+    SiLU(inplace)). oar.nn.SiLU is the same class."""
+
+    def __init__(self, inplace=False, name=None):
+        super().__init__()
+        self._inplace = bool(inplace)
+
+    def forward(self, x):
+        from ... import _C
+        if self._inplace:
+            from ..functional.activation import _into
+            return _into("Silu", x, _C.silu)
+        return _C.silu(x)
+
+    def extra_repr(self):
+        return "inplace=True" if self._inplace else ""
+
+
+SiLU = Silu
+
+
+class Softmax2D(Layer):
+    """softmax over the channels of [N, C, H, W] (or [C, H, W]) at every position."""
+
+    def forward(self, x):
+        from ... import _C
+        from ... import _check
+        _check.tensor("Softmax2D", "x", x)
+        if x.ndim not in (3, 4):
+            raise ValueError(f"Softmax2D: argument 'x' must be 3-D or 4-D, but has shape "
+                             f"{x.shape}")
+        return _C.softmax(x, -3)
+
+
+class RReLU(Layer):
+    """Randomized leaky ReLU: negative slopes drawn from [lower, upper] in training, their
+    mean in eval mode."""
+
+    def __init__(self, lower=1.0 / 8.0, upper=1.0 / 3.0, name=None):
+        super().__init__()
+        self._lower, self._upper = lower, upper
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.rrelu(x, self._lower, self._upper, training=self.training)
+
+    def extra_repr(self):
+        return f"lower={self._lower}, upper={self._upper}"
+
+
+class Maxout(Layer):
+    """The max over each run of `groups` consecutive channels (axis 1 or the last)."""
+
+    def __init__(self, groups, axis=1, name=None):
+        super().__init__()
+        self._groups, self._axis = groups, axis
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.maxout(x, self._groups, self._axis)
+
+    def extra_repr(self):
+        return f"groups={self._groups}, axis={self._axis}"

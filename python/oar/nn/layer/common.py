@@ -3,8 +3,10 @@ from __future__ import annotations
 
 from .layers import Layer
 
-__all__ = ["Linear", "Identity", "Flatten", "Dropout", "Dropout2D", "AlphaDropout", "Embedding",
-           "Upsample", "PixelShuffle", "Pad2D", "Unflatten"]
+__all__ = ["Linear", "Bilinear", "Identity", "Flatten", "Dropout", "Dropout2D", "Dropout3D",
+           "AlphaDropout", "FeatureAlphaDropout", "Embedding", "Upsample", "UpsamplingNearest2D",
+           "UpsamplingBilinear2D", "PixelShuffle", "Unflatten", "Unfold", "Fold",
+           "CosineSimilarity", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
 
 
 class Linear(Layer):
@@ -35,6 +37,32 @@ class Linear(Layer):
     def extra_repr(self):
         return (f"in_features={self._in_features}, out_features={self._out_features}, "
                 f"dtype={self._dtype.name}")
+
+
+class Bilinear(Layer):
+    """out = x1 @ weight[o] @ x2 + bias[o] for each output feature o; weight
+    [out_features, in1_features, in2_features] (default init XavierUniform), bias
+    [1, out_features] (zeros; bias_attr=False for none)."""
+
+    def __init__(self, in1_features, in2_features, out_features, weight_attr=None,
+                 bias_attr=None, name=None):
+        super().__init__()
+        for arg, v in (("in1_features", in1_features), ("in2_features", in2_features),
+                       ("out_features", out_features)):
+            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+                raise ValueError(f"Bilinear: argument '{arg}' must be a positive int, got {v!r}")
+        self._in1, self._in2, self._out = in1_features, in2_features, out_features
+        self.weight = self.create_parameter([out_features, in1_features, in2_features],
+                                            attr=weight_attr)
+        self.bias = self.create_parameter([1, out_features], attr=bias_attr, is_bias=True)
+
+    def forward(self, x1, x2):
+        from .. import functional as F
+        return F.bilinear(x1, x2, self.weight, self.bias)
+
+    def extra_repr(self):
+        return (f"in1_features={self._in1}, in2_features={self._in2}, "
+                f"out_features={self._out}")
 
 
 class Identity(Layer):
@@ -97,6 +125,37 @@ class Dropout2D(Layer):
                            data_format=self.data_format)
 
 
+class Dropout3D(Layer):
+    """Zero whole channels of [N, C, D, H, W] with probability p while training."""
+
+    def __init__(self, p=0.5, data_format="NCDHW", name=None):
+        super().__init__()
+        self.p, self.data_format = p, data_format
+
+    def forward(self, input):
+        from .. import functional as F
+        return F.dropout3d(input, p=self.p, training=self.training,
+                           data_format=self.data_format)
+
+    def extra_repr(self):
+        return f"p={self.p}, data_format={self.data_format}"
+
+
+class FeatureAlphaDropout(Layer):
+    """AlphaDropout of whole channels (axis 1) while training."""
+
+    def __init__(self, p=0.5, name=None):
+        super().__init__()
+        self.p = p
+
+    def forward(self, input):
+        from .. import functional as F
+        return F.feature_alpha_dropout(input, p=self.p, training=self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}"
+
+
 class AlphaDropout(Layer):
     """Dropout that keeps SELU's self-normalizing mean and variance."""
 
@@ -111,11 +170,16 @@ class AlphaDropout(Layer):
 
 class Embedding(Layer):
     """A lookup table [num_embeddings, embedding_dim] (XavierUniform); the row of
-    padding_idx starts at zero and gets no gradient."""
+    padding_idx starts at zero and gets no gradient. sparse=True is accepted and
+    computes a dense gradient (oar has no sparse gradients); max_norm, norm_type and
+    scale_grad_by_freq as oar.nn.functional.embedding."""
 
     def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
-                 weight_attr=None, name=None):
+                 weight_attr=None, name=None, *, max_norm=None, norm_type=2.0,
+                 scale_grad_by_freq=False):
         super().__init__()
+        self._max_norm, self._norm_type = max_norm, norm_type
+        self._scale_grad_by_freq = scale_grad_by_freq
         for arg, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"Embedding: argument '{arg}' must be a positive int, got "
@@ -136,7 +200,9 @@ class Embedding(Layer):
 
     def forward(self, x):
         from .. import functional as F
-        return F.embedding(x, self.weight, padding_idx=self._padding_idx, sparse=self._sparse)
+        return F.embedding(x, self.weight, padding_idx=self._padding_idx,
+                           max_norm=self._max_norm, norm_type=self._norm_type,
+                           sparse=self._sparse, scale_grad_by_freq=self._scale_grad_by_freq)
 
     def extra_repr(self):
         s = f"{self._num_embeddings}, {self._embedding_dim}"
@@ -159,6 +225,30 @@ class Upsample(Layer):
         return F.interpolate(x, **self._settings)
 
 
+class UpsamplingNearest2D(Layer):
+    """Nearest-neighbour upsampling of [N, C, H, W] to size or by scale_factor."""
+
+    def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
+        super().__init__()
+        self._settings = dict(size=size, scale_factor=scale_factor, data_format=data_format)
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.interpolate(x, mode="nearest", **self._settings)
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={v}" for k, v in self._settings.items() if v is not None)
+
+
+class UpsamplingBilinear2D(UpsamplingNearest2D):
+    """Bilinear upsampling of [N, C, H, W] with aligned corners, to size or by scale_factor."""
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.interpolate(x, mode="bilinear", align_corners=True, align_mode=0,
+                             **self._settings)
+
+
 class PixelShuffle(Layer):
     """[N, C*r*r, H, W] -> [N, C, H*r, W*r]."""
 
@@ -171,20 +261,6 @@ class PixelShuffle(Layer):
         return F.pixel_shuffle(x, self._factor, self._data_format)
 
 
-class Pad2D(Layer):
-    """oar.nn.functional.pad of a 4-D input with fixed padding [left, right, top, bottom]."""
-
-    def __init__(self, padding, mode="constant", value=0.0, data_format="NCHW", name=None):
-        super().__init__()
-        self._padding = [padding] * 4 if isinstance(padding, int) else list(padding)
-        self._mode, self._value, self._data_format = mode, value, data_format
-
-    def forward(self, x):
-        from .. import functional as F
-        return F.pad(x, self._padding, mode=self._mode, value=self._value,
-                     data_format=self._data_format)
-
-
 class Unflatten(Layer):
     """Split axis into shape."""
 
@@ -195,3 +271,55 @@ class Unflatten(Layer):
     def forward(self, input):
         from ... import unflatten
         return unflatten(input, self.axis, self.shape)
+
+
+class Unfold(Layer):
+    """Sliding blocks of [N, C, H, W] as columns [N, C * kh * kw, L] (im2col)."""
+
+    def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
+        super().__init__()
+        self._settings = dict(kernel_sizes=kernel_sizes, strides=strides, paddings=paddings,
+                              dilations=dilations)
+
+    def forward(self, input):
+        from .. import functional as F
+        return F.unfold(input, **self._settings)
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={v}" for k, v in self._settings.items())
+
+
+class Fold(Layer):
+    """Columns [N, C * kh * kw, L] summed back into [N, C, *output_sizes] (col2im)."""
+
+    def __init__(self, output_sizes, kernel_sizes, dilations=1, paddings=0, strides=1,
+                 name=None):
+        super().__init__()
+        self._settings = dict(output_sizes=output_sizes, kernel_sizes=kernel_sizes,
+                              strides=strides, paddings=paddings, dilations=dilations)
+
+    def forward(self, input):
+        from .. import functional as F
+        return F.fold(input, **self._settings)
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={v}" for k, v in self._settings.items())
+
+
+class CosineSimilarity(Layer):
+    """The cosine similarity of x1 and x2 along axis (eps guards zero vectors)."""
+
+    def __init__(self, axis=1, eps=1e-8):
+        super().__init__()
+        self._axis, self._eps = axis, eps
+
+    def forward(self, x1, x2):
+        from .. import functional as F
+        return F.cosine_similarity(x1, x2, axis=self._axis, eps=self._eps)
+
+    def extra_repr(self):
+        return f"axis={self._axis}, eps={self._eps}"
+
+
+# PyTorch's spellings, as Paddle exports them
+UpsamplingNearest2d, UpsamplingBilinear2d = UpsamplingNearest2D, UpsamplingBilinear2D

@@ -1,4 +1,4 @@
-"""Containers: Sequential, LayerList, LayerDict, ParameterList (Paddle's)."""
+"""Containers: Sequential, LayerList, LayerDict, ParameterList, ParameterDict (Paddle's)."""
 from __future__ import annotations
 
 import collections
@@ -6,7 +6,7 @@ import collections
 from ...framework.param import Parameter
 from .layers import Layer
 
-__all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList"]
+__all__ = ["Sequential", "LayerList", "LayerDict", "ParameterList", "ParameterDict"]
 
 
 class Sequential(Layer):
@@ -50,6 +50,35 @@ class Sequential(Layer):
 
     def append(self, layer):
         self.add_sublayer(str(len(self._sub_layers)), layer)
+        return self
+
+    def insert(self, index, module):
+        """Inserts module before position index (a negative index counts from the end).
+        Numbered layers are renumbered; among named ones it takes the first free number."""
+        if not isinstance(module, Layer):
+            raise TypeError(f"Sequential.insert: argument 'module' must be a Layer, got "
+                            f"{type(module).__name__}")
+        items = list(self._sub_layers.items())
+        n = len(items)
+        if isinstance(index, bool) or not isinstance(index, int) or not -n <= index <= n:
+            raise IndexError(f"Sequential.insert: index {index!r} out of range for {n} layers")
+        index = index + n if index < 0 else index
+        numbered = [k for k, _ in items] == [str(i) for i in range(n)]
+        if numbered:
+            layers = [l for _, l in items]
+            layers.insert(index, module)
+            items = [(str(i), l) for i, l in enumerate(layers)]
+        else:
+            key = next(str(i) for i in range(n + 1) if str(i) not in self._sub_layers)
+            items.insert(index, (key, module))
+        self._sub_layers.clear()
+        self._sub_layers.update(items)
+        return self
+
+    def extend(self, sequential):
+        """Appends every layer of sequential (any iterable of layers)."""
+        for layer in sequential:
+            self.append(layer)
         return self
 
     def forward(self, input):
@@ -189,3 +218,56 @@ class ParameterList(Layer):
                             f"{type(parameter).__name__}")
         self.add_parameter(str(len(self._parameters)), parameter)
         return self
+
+
+class ParameterDict(Layer):
+    """Parameters by name, registered with the layer (so they are in parameters() and the
+    state dict): ParameterDict({"w": p}) or ParameterDict([("w", p), ...])."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        if parameters is not None:
+            self.update(parameters)
+
+    def __getitem__(self, key):
+        return self._parameters[key]
+
+    def __setitem__(self, key, param):
+        self.add_parameter(key, param)
+
+    def __delitem__(self, key):
+        del self._parameters[key]
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters)
+
+    def __contains__(self, key):
+        return key in self._parameters
+
+    def keys(self):
+        return self._parameters.keys()
+
+    def items(self):
+        return self._parameters.items()
+
+    def values(self):
+        return self._parameters.values()
+
+    def update(self, parameters):
+        """Adds or replaces parameters from a dict, a ParameterDict or (key, parameter) pairs."""
+        if isinstance(parameters, (dict, collections.OrderedDict, ParameterDict)):
+            pairs = list(parameters.items())
+        else:
+            try:
+                pairs = list(parameters)
+            except TypeError:
+                raise TypeError(f"ParameterDict.update: expected a dict or (key, parameter) "
+                                f"pairs, got {type(parameters).__name__}") from None
+        for kv in pairs:
+            if not isinstance(kv, (tuple, list)) or len(kv) != 2:
+                raise ValueError(f"ParameterDict.update: expected (key, parameter) pairs, got "
+                                 f"{kv!r}")
+            self.add_parameter(kv[0], kv[1])

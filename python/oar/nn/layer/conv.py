@@ -5,7 +5,13 @@ import math
 
 from .layers import Layer
 
-__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose"]
+__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
+           "Conv3DTranspose", "Conv1d", "Conv2d", "Conv3d"]
+
+
+# padding_mode -> the mode of oar.nn.functional.pad
+_PAD_MODES = {"zeros": "constant", "reflect": "reflect", "replicate": "replicate",
+              "circular": "circular"}
 
 
 def _tuple(v, n, who, name):
@@ -23,9 +29,10 @@ class _ConvNd(Layer):
     _transpose = False
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
-                 data_format=None, output_padding=0):
-        super().__init__()
+                 dilation=1, groups=1, *, bias=True, padding_mode="zeros", device=None,
+                 dtype=None, weight_attr=None, bias_attr=None, data_format=None,
+                 output_padding=0):
+        super().__init__(dtype=dtype or "float32")
         who = type(self).__name__
         for name, v in (("in_channels", in_channels), ("out_channels", out_channels),
                         ("groups", groups)):
@@ -34,13 +41,17 @@ class _ConvNd(Layer):
         if in_channels % groups or out_channels % groups:
             raise ValueError(f"{who}: in_channels ({in_channels}) and out_channels "
                              f"({out_channels}) must be divisible by groups ({groups})")
-        if padding_mode != "zeros":
-            raise ValueError(f"{who}: argument 'padding_mode' other than 'zeros' is not "
-                             f"supported; pad with oar.nn.functional.pad first")
+        if padding_mode not in _PAD_MODES:
+            raise ValueError(f"{who}: argument 'padding_mode' must be one of "
+                             f"{list(_PAD_MODES)}, got {padding_mode!r}")
+        if padding_mode != "zeros" and (self._transpose or isinstance(padding, str)):
+            raise ValueError(f"{who}: padding_mode {padding_mode!r} needs a numeric padding "
+                             f"and a non-transposed convolution")
         n = self._dims
         self._kernel = _tuple(kernel_size, n, who, "kernel_size")
         self._stride, self._padding = stride, padding
         self._dilation, self._groups = dilation, groups
+        self._padding_mode = padding_mode
         self._output_padding = output_padding
         self._in, self._out = in_channels, out_channels
         default_format = {1: "NCL", 2: "NCHW", 3: "NCDHW"}[n]
@@ -56,7 +67,8 @@ class _ConvNd(Layer):
         self.weight = self.create_parameter(shape, attr=weight_attr,
                                             default_initializer=Normal(0.0,
                                                                        math.sqrt(2.0 / fan_in)))
-        self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
+        self.bias = self.create_parameter([out_channels], attr=bias_attr if bias else False,
+                                          is_bias=True)
 
     def forward(self, x, output_size=None):
         from .. import functional as F
@@ -66,12 +78,31 @@ class _ConvNd(Layer):
             kw["output_padding"] = self._output_padding
             if output_size is not None:
                 kw["output_size"] = output_size
+        elif self._padding_mode != "zeros":
+            # Paddle pads with the mode first, then convolves without padding
+            from ..functional import _window as W
+            n = self._dims
+            _, pads = W.padding(type(self).__name__, self._padding, n,
+                                self._data_format[-1] == "C")
+            spatial_last_first = [v for d in reversed(range(n)) for v in pads[2 * d:2 * d + 2]]
+            x = F.pad(x, spatial_last_first, mode=_PAD_MODES[self._padding_mode],
+                      data_format=self._data_format)
+            kw["padding"] = 0
         return getattr(F, self._fn)(x, self.weight, self.bias, **kw)
 
     def extra_repr(self):
-        s = (f"{self._in}, {self._out}, kernel_size={list(self._kernel)}, stride="
-             f"{self._stride}, padding={self._padding}")
-        if self._dilation != 1:
+        # Paddle's: the settings that differ from their defaults
+        n = self._dims
+        s = f"{self._in}, {self._out}, kernel_size={list(self._kernel)}"
+        if _tuple(self._stride, n, "", "stride") != (1,) * n:
+            s += f", stride={self._stride}"
+        if self._padding != 0:
+            s += f", padding={self._padding}"
+        if self._padding_mode != "zeros":
+            s += f", padding_mode={self._padding_mode}"
+        if self._output_padding != 0:
+            s += f", output_padding={self._output_padding}"
+        if _tuple(self._dilation, n, "", "dilation") != (1,) * n:
             s += f", dilation={self._dilation}"
         if self._groups != 1:
             s += f", groups={self._groups}"
@@ -98,18 +129,34 @@ class Conv2DTranspose(_ConvNd):
     _dims, _fn, _transpose = 2, "conv2d_transpose", True
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
+                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
                  data_format="NCHW"):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, "zeros", weight_attr, bias_attr, data_format, output_padding)
+                         groups, weight_attr=weight_attr, bias_attr=bias_attr,
+                         data_format=data_format, output_padding=output_padding)
 
 
 class Conv1DTranspose(Conv2DTranspose):
-    """1-D transposed convolution."""
+    """1-D transposed convolution; weight [in_channels, out_channels / groups, k]."""
     _dims, _fn = 1, "conv1d_transpose"
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
                  output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
                  data_format="NCL"):
         super().__init__(in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, groups, dilation, weight_attr, bias_attr, data_format)
+                         output_padding, dilation, groups, weight_attr, bias_attr, data_format)
+
+
+class Conv3DTranspose(Conv2DTranspose):
+    """3-D transposed convolution; weight [in_channels, out_channels / groups, kd, kh, kw]."""
+    _dims, _fn = 3, "conv3d_transpose"
+
+    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
+                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
+                 data_format="NCDHW"):
+        super().__init__(in_channels, out_channels, kernel_size, stride, padding,
+                         output_padding, dilation, groups, weight_attr, bias_attr, data_format)
+
+
+# PyTorch's spellings, as Paddle exports them
+Conv1d, Conv2d, Conv3d = Conv1D, Conv2D, Conv3D

@@ -250,6 +250,12 @@ class Layer:
                 raise TypeError(f"cannot assign {type(value).__name__} to buffer {name!r} "
                                 f"(a Tensor or None)")
             buffers[name] = value
+        elif buffers is not None and isinstance(value, Tensor):
+            # Paddle: a tensor attribute is a buffer, non-persistable (only
+            # register_buffer makes a persistable one)
+            d.pop(name, None)
+            buffers[name] = value
+            self._non_persistable_buffer_names_set.add(name)
         else:
             object.__setattr__(self, name, value)
 
@@ -274,18 +280,22 @@ class Layer:
                       set(self._buffers))
 
     # ---- traversal ------------------------------------------------------------------
-    def named_sublayers(self, prefix="", include_self=False, layers_set=None):
-        """(dotted name, layer) for every sub-layer, depth first, each layer once."""
+    def named_sublayers(self, prefix="", include_self=False, layers_set=None,
+                        remove_duplicate=True):
+        """(dotted name, layer) for every sub-layer, depth first; a layer reachable by
+        several paths comes once (remove_duplicate) or once per path. layers_set: layers
+        to leave out (it collects those yielded)."""
         if layers_set is None:
             layers_set = set()
-        if include_self and id(self) not in layers_set:
-            layers_set.add(id(self))
+        if include_self and (not remove_duplicate or self not in layers_set):
+            layers_set.add(self)
             yield prefix, self
         for key, layer in self._sub_layers.items():
             if layer is None:
                 continue
             p = prefix + ("." if prefix else "") + key
-            yield from layer.named_sublayers(prefix=p, include_self=True, layers_set=layers_set)
+            yield from layer.named_sublayers(prefix=p, include_self=True, layers_set=layers_set,
+                                             remove_duplicate=remove_duplicate)
 
     def sublayers(self, include_self=False):
         """Every sub-layer, depth first."""
@@ -351,11 +361,13 @@ class Layer:
             for name, b in layer._buffers.items():
                 if b is not None and name not in layer._non_persistable_buffer_names_set:
                     dest[pre + name] = b
-        if use_hook:
-            for hook in list(self.__dict__.get("_state_dict_hooks", {}).values()):
-                r = hook(dest)
-                if r is not None:
-                    dest = r
+        return self._run_state_dict_hooks(dest) if use_hook else dest
+
+    def _run_state_dict_hooks(self, dest):
+        for hook in list(self.__dict__.get("_state_dict_hooks", {}).values()):
+            r = hook(dest)
+            if r is not None:
+                dest = r
         return dest
 
     def set_state_dict(self, state_dict, use_structured_name=True):
@@ -389,6 +401,20 @@ class Layer:
 
     set_dict = set_state_dict
     load_dict = set_state_dict
+
+    def to_static_state_dict(self, destination=None, include_sublayers=True,
+                             structured_name_prefix="", use_hook=True):
+        """state_dict() plus the non-persistable buffers (every tensor the layer holds)."""
+        dest = self.state_dict(destination, include_sublayers, structured_name_prefix,
+                               use_hook=False)
+        layers = self.named_sublayers(include_self=True) if include_sublayers else [("", self)]
+        for lp, layer in layers:
+            pre = structured_name_prefix + lp + ("." if lp else "")
+            for name in layer._non_persistable_buffer_names_set:
+                b = layer._buffers.get(name)
+                if b is not None:
+                    dest[pre + name] = b
+        return self._run_state_dict_hooks(dest) if use_hook else dest
 
     # ---- modes, conversion, gradients ----------------------------------------------
     def train(self):

@@ -6,8 +6,9 @@ from __future__ import annotations
 from ..initializer import Constant
 from .layers import Layer
 
-__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "LayerNorm", "GroupNorm",
-           "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "RMSNorm"]
+__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "SyncBatchNorm", "LayerNorm",
+           "GroupNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "RMSNorm",
+           "LocalResponseNorm", "SpectralNorm"]
 
 
 def _positive(who, name, v):
@@ -188,6 +189,10 @@ class _InstanceNorm(Layer):
 class InstanceNorm1D(_InstanceNorm):
     """Instance normalization over [N, C, L]."""
 
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format="NCL", name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format)
+
 
 class InstanceNorm2D(_InstanceNorm):
     """Instance normalization over [N, C, H, W]; Paddle names its weight `scale`."""
@@ -195,3 +200,127 @@ class InstanceNorm2D(_InstanceNorm):
 
 class InstanceNorm3D(_InstanceNorm):
     """Instance normalization over [N, C, D, H, W]."""
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format="NCDHW", name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format)
+
+
+class SyncBatchNorm(_BatchNormBase):
+    """Batch normalization whose statistics are meant to be shared by all the processes
+    of data-parallel training. On one process it is BatchNorm (any rank, channels on
+    axis 1 for the NC* formats); across processes it is not implemented (forward raises).
+    convert_sync_batchnorm turns the BatchNorm layers of a model into SyncBatchNorm."""
+    _formats = ("NCHW", "NHWC", "NC", "NCL", "NLC", "NCDHW", "NDHWC")
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", name=None):
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format)
+
+    def forward(self, x):
+        from ... import distributed as dist
+        if self.training and dist.is_initialized() and dist.get_world_size() > 1:
+            raise NotImplementedError(
+                f"SyncBatchNorm: synchronising batch statistics across "
+                f"{dist.get_world_size()} processes is not implemented; use BatchNorm (each "
+                f"process normalises with its own batch) or train on one process")
+        from .. import functional as F
+        fmt = self._data_format
+        if fmt.startswith("NC") and x.ndim in (2, 3, 4, 5):
+            fmt = {2: "NC", 3: "NCL", 4: "NCHW", 5: "NCDHW"}[x.ndim]
+        return F.batch_norm(x, self._mean, self._variance, weight=self.weight, bias=self.bias,
+                            training=self.training, momentum=self._momentum,
+                            epsilon=self._epsilon, data_format=fmt)
+
+    @classmethod
+    def convert_sync_batchnorm(cls, layer):
+        """layer with every BatchNorm1D/2D/3D (and BatchNorm) inside it replaced by a
+        SyncBatchNorm holding the same parameters and statistics; returns the result."""
+        out = layer
+        if isinstance(layer, _BatchNormBase) and not isinstance(layer, SyncBatchNorm):
+            fmt = layer._data_format
+            if fmt not in cls._formats:
+                fmt = "NCHW"
+            out = cls(layer._num_features, layer._momentum, layer._epsilon,
+                      data_format=fmt)
+            for name in ("weight", "bias", "_mean", "_variance"):
+                setattr(out, name, getattr(layer, name))
+            out.training = layer.training
+        for name, sub in list(layer._sub_layers.items()):
+            if sub is not None:
+                out.add_sublayer(name, cls.convert_sync_batchnorm(sub))
+        return out
+
+    def extra_repr(self):
+        return (f"num_features={self._num_features}, momentum={self._momentum}, "
+                f"epsilon={self._epsilon}")
+
+
+class LocalResponseNorm(Layer):
+    """x / (k + alpha * mean of x ** 2 over size neighbouring channels) ** beta."""
+
+    def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
+        super().__init__()
+        self._settings = dict(size=size, alpha=alpha, beta=beta, k=k, data_format=data_format)
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.local_response_norm(x, **self._settings)
+
+    def extra_repr(self):
+        return ", ".join(f"{k}={v}" for k, v in self._settings.items())
+
+
+class SpectralNorm(Layer):
+    """weight / sigma, sigma the largest singular value of weight viewed as a matrix
+    [weight_shape[dim], -1], estimated by power_iters steps of power iteration from the
+    vectors weight_u and weight_v (fixed, non-trainable parameters drawn from N(0, 1); each
+    call starts from them, as Paddle's kernel). forward(weight) takes the tensor to
+    normalise; the gradient treats u and v as constants."""
+
+    def __init__(self, weight_shape, dim=0, power_iters=1, eps=1e-12, dtype="float32"):
+        super().__init__(dtype=dtype)
+        from ...framework.param import ParamAttr
+        from ..initializer import Normal
+        who = "SpectralNorm"
+        self._shape = [int(s) for s in weight_shape]
+        if not -len(self._shape) <= dim < len(self._shape):
+            raise ValueError(f"{who}: argument 'dim' ({dim}) must be in "
+                             f"[{-len(self._shape)}, {len(self._shape)})")
+        _positive(who, "power_iters", power_iters)
+        self._dim, self._power_iters, self._eps = dim % len(self._shape), power_iters, eps
+        h = self._shape[self._dim]
+        w = 1
+        for i, s in enumerate(self._shape):
+            if i != self._dim:
+                w *= s
+        fixed = ParamAttr(initializer=Normal(0.0, 1.0), trainable=False)
+        self.weight_u = self.create_parameter([h], attr=fixed)
+        self.weight_v = self.create_parameter([w], attr=fixed)
+
+    def forward(self, x):
+        from ... import _C
+        from ... import _check
+        from ..._grad_mode import no_grad
+        _check.tensor("SpectralNorm", "x", x)
+        if list(x.shape) != self._shape:
+            raise ValueError(f"SpectralNorm: argument 'x' has shape {list(x.shape)} but the "
+                             f"layer was built for weight_shape {self._shape}")
+        d = self._dim
+        mat = x if d == 0 else _C.transpose(x, [d] + [i for i in range(x.ndim) if i != d])
+        mat = _C.reshape(mat, [self._shape[d], -1])
+        with no_grad():
+            u, v = self.weight_u.detach(), self.weight_v.detach()
+            for _ in range(self._power_iters):
+                v = _unit(_C.matmul(u, mat), self._eps)
+                u = _unit(_C.matmul(mat, v), self._eps)
+        sigma = _C.sum(u * _C.matmul(mat, v))
+        return x / sigma
+
+    def extra_repr(self):
+        return f"weight_shape={self._shape}, dim={self._dim}, power_iters={self._power_iters}"
+
+
+def _unit(t, eps):
+    from ... import _C
+    return _C.scale(t, 1.0) / _C.scale(_C.sqrt(_C.sum(t * t)), 1.0, eps)

@@ -3,8 +3,13 @@ from __future__ import annotations
 
 from .layers import Layer
 
-__all__ = ["MaxPool1D", "MaxPool2D", "AvgPool1D", "AvgPool2D", "AdaptiveAvgPool1D",
-           "AdaptiveAvgPool2D", "AdaptiveMaxPool2D"]
+__all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
+           "AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D",
+           "AdaptiveMaxPool2D", "AdaptiveMaxPool3D", "LPPool1D", "LPPool2D", "MaxUnPool1D",
+           "MaxUnPool2D", "MaxUnPool3D", "FractionalMaxPool2D", "FractionalMaxPool3D",
+           "AdaptiveAvgPool1d", "AdaptiveAvgPool2d", "AdaptiveAvgPool3d", "AdaptiveMaxPool1d",
+           "AdaptiveMaxPool2d", "AdaptiveMaxPool3d", "LPPool1d", "LPPool2d", "MaxUnpool1d",
+           "MaxUnpool2d", "MaxUnpool3d"]
 
 
 class _Pool(Layer):
@@ -78,3 +83,128 @@ class AdaptiveMaxPool2D(_Pool):
 
     def __init__(self, output_size, return_mask=False, name=None):
         super().__init__(output_size=output_size, return_mask=return_mask)
+
+
+class MaxPool3D(_Pool):
+    _fn = "max_pool3d"
+
+    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
+                 data_format="NCDHW", name=None):
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding,
+                         return_mask=return_mask, ceil_mode=ceil_mode, data_format=data_format)
+
+
+class AvgPool3D(_Pool):
+    _fn = "avg_pool3d"
+
+    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+                 divisor_override=None, data_format="NCDHW", name=None):
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding,
+                         ceil_mode=ceil_mode, exclusive=exclusive,
+                         divisor_override=divisor_override, data_format=data_format)
+
+
+class AdaptiveAvgPool3D(_Pool):
+    _fn = "adaptive_avg_pool3d"
+
+    def __init__(self, output_size, data_format="NCDHW", name=None):
+        super().__init__(output_size=output_size, data_format=data_format)
+
+
+class AdaptiveMaxPool1D(_Pool):
+    _fn = "adaptive_max_pool1d"
+
+    def __init__(self, output_size, return_mask=False, name=None):
+        super().__init__(output_size=output_size, return_mask=return_mask)
+
+
+class AdaptiveMaxPool3D(_Pool):
+    _fn = "adaptive_max_pool3d"
+
+    def __init__(self, output_size, return_mask=False, name=None):
+        super().__init__(output_size=output_size, return_mask=return_mask)
+
+
+class LPPool1D(_Pool):
+    """Power-average pooling of [N, C, L]: (sum of x ** norm_type) ** (1 / norm_type)."""
+    _fn = "lp_pool1d"
+
+    def __init__(self, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 data_format="NCL", name=None):
+        super().__init__(norm_type=norm_type, kernel_size=kernel_size, stride=stride,
+                         padding=padding, ceil_mode=ceil_mode, data_format=data_format)
+
+
+class LPPool2D(_Pool):
+    """Power-average pooling of [N, C, H, W]: (sum of x ** norm_type) ** (1 / norm_type)."""
+    _fn = "lp_pool2d"
+
+    def __init__(self, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
+                 data_format="NCHW", name=None):
+        super().__init__(norm_type=norm_type, kernel_size=kernel_size, stride=stride,
+                         padding=padding, ceil_mode=ceil_mode, data_format=data_format)
+
+
+class _Unpool(_Pool):
+    def forward(self, x, indices):
+        from .. import functional as F
+        return getattr(F, self._fn)(x, indices, **self._settings)
+
+
+class MaxUnPool1D(_Unpool):
+    """The partial inverse of MaxPool1D: forward(x, indices) with the pool's mask."""
+    _fn = "max_unpool1d"
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCL", output_size=None,
+                 name=None):
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding,
+                         data_format=data_format, output_size=output_size)
+
+
+class MaxUnPool2D(_Unpool):
+    """The partial inverse of MaxPool2D: forward(x, indices) with the pool's mask."""
+    _fn = "max_unpool2d"
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCHW",
+                 output_size=None, name=None):
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding,
+                         data_format=data_format, output_size=output_size)
+
+
+class MaxUnPool3D(_Unpool):
+    """The partial inverse of MaxPool3D: forward(x, indices) with the pool's mask."""
+    _fn = "max_unpool3d"
+
+    def __init__(self, kernel_size, stride=None, padding=0, data_format="NCDHW",
+                 output_size=None, name=None):
+        super().__init__(kernel_size=kernel_size, stride=stride, padding=padding,
+                         data_format=data_format, output_size=output_size)
+
+
+class FractionalMaxPool2D(_Pool):
+    """Fractional max pooling of [N, C, H, W] to output_size (pseudo-random windows)."""
+    _fn = "fractional_max_pool2d"
+
+    def __init__(self, output_size, kernel_size=None, random_u=None, return_mask=False,
+                 name=None):
+        super().__init__(output_size=output_size, kernel_size=kernel_size, random_u=random_u,
+                         return_mask=return_mask)
+
+
+class FractionalMaxPool3D(_Pool):
+    """Fractional max pooling of [N, C, D, H, W] to output_size (pseudo-random windows)."""
+    _fn = "fractional_max_pool3d"
+
+    def __init__(self, output_size, kernel_size=None, random_u=None, return_mask=False,
+                 name=None):
+        super().__init__(output_size=output_size, kernel_size=kernel_size, random_u=random_u,
+                         return_mask=return_mask)
+
+
+# PyTorch's spellings, as Paddle exports them
+AdaptiveAvgPool1d, AdaptiveAvgPool2d, AdaptiveAvgPool3d = (AdaptiveAvgPool1D, AdaptiveAvgPool2D,
+                                                           AdaptiveAvgPool3D)
+AdaptiveMaxPool1d, AdaptiveMaxPool2d, AdaptiveMaxPool3d = (AdaptiveMaxPool1D, AdaptiveMaxPool2D,
+                                                           AdaptiveMaxPool3D)
+LPPool1d, LPPool2d = LPPool1D, LPPool2D
+MaxUnpool1d, MaxUnpool2d, MaxUnpool3d = MaxUnPool1D, MaxUnPool2D, MaxUnPool3D

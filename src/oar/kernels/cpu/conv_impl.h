@@ -34,6 +34,9 @@ void BackwardWeights(Algo algo, const DenseTensor& x, const DenseTensor& dy,
 // Whether oneDNN has optimised convolutions in `dtype` on the CPU running this
 // process (float32 always; bfloat16 on AVX-512 machines; never float16 or float64).
 bool OneDnnFastDtype(DType dtype);
+// Whether oneDNN runs its AVX-512 kernels on this CPU (conv_engine::Choose
+// weighs the engines differently there).
+bool OneDnnAvx512();
 // Whether oneDNN can run this pass (OneDnnFastDtype, and its output-size formula
 // agrees with g: a conv_transpose output padding >= stride does not).
 bool OneDnnSupports(DType dtype, const WindowGeometry& g);

@@ -36,29 +36,33 @@ bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
   return true;
 }
 
-// Measured with benchmarks/conv.cc (docs/benchmarks.md, "Convolution"): GEMM
-// wins for 1x1 convolutions (a plain GEMM without im2col) and for the backward
-// passes of a first layer with few input taps (C_in / groups * K < 32: its
-// GEMMs are thin and oneDNN's reorders dominate); oneDNN wins the forward pass
-// of such a layer and every pass of 3x3 (and strided) convolutions with more
-// channels. float64 has no oneDNN path.
+// Measured with benchmarks/conv.cc (docs/benchmarks.md, "Convolution"). oneDNN
+// wins every pass of 3x3 (and strided) convolutions with more channels, and the
+// forward pass of a first layer with few input taps (C_in / groups * K < 32);
+// GEMM wins that layer's data gradient (thin GEMMs, where oneDNN's reorders
+// dominate). The weight gradient of such a layer and 1x1 convolutions (a plain
+// GEMM without im2col) depend on the CPU: GEMM on AVX2 machines, oneDNN's
+// AVX-512 kernels (2x and 1.5x faster) where it has them. float64 has no
+// oneDNN path.
 Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
             int64_t groups) {
   if (n == 0 || c_in == 0 || c_out == 0 || !OneDnnSupports(dtype, g)) return Algo::kGemm;
   const bool few_taps = c_in / groups * g.kernel_size() < 32;
   // bfloat16 (benchmarks/amp.py, docs/amp_kernels.md): oneDNN in bfloat16
-  // beats float32 GEMM around casts except for the data gradient of a
-  // few-taps layer (oneDNN's bfloat16 kernel for it took 2x the GEMM's time).
-  if (dtype == DType::kBFloat16) {
-    return few_taps && pass == Pass::kBackwardData ? Algo::kGemm : Algo::kOneDnn;
-  }
+  // beats float32 around two casts, except for a few-taps layer, whose
+  // bfloat16 kernels took 1.5-4x float32's time: kGemm here makes RunPass
+  // compute it in float32, on float32's choice of engine.
+  if (dtype == DType::kBFloat16) return few_taps ? Algo::kGemm : Algo::kOneDnn;
   bool pointwise = true;
   for (int d = 0; d < 3; ++d) {
     pointwise = pointwise && g.kernel[d] == 1 && g.stride[d] == 1 && g.pad_before[d] == 0 &&
                 g.pad_after[d] == 0;
   }
-  if (pointwise) return Algo::kGemm;
-  if (few_taps && pass != Pass::kForward) return Algo::kGemm;
+  if (pointwise) return OneDnnAvx512() ? Algo::kOneDnn : Algo::kGemm;
+  if (few_taps && pass == Pass::kBackwardData) return Algo::kGemm;
+  if (few_taps && pass == Pass::kBackwardWeights) {
+    return OneDnnAvx512() ? Algo::kOneDnn : Algo::kGemm;
+  }
   return Algo::kOneDnn;
 }
 

@@ -132,6 +132,16 @@ bool OneDnnFastDtype(DType dtype) {
   return bf16;
 }
 
+bool OneDnnAvx512() {
+  // Probed once, as above: the ISA oneDNN dispatches to on this CPU.
+  static const bool wide = [] {
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+    return (isa & avx512) == avx512;
+  }();
+  return wide;
+}
+
 namespace detail {
 
 void OneDnnForward(const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,

@@ -4,11 +4,14 @@
 // buffer read column-major is the transpose, which several kernels use instead of
 // copying (the comments say which). Each kernel copies its input once (LAPACK
 // overwrites it), queries the workspace once per call and reuses it across the
-// batch; buffers are std::vectors. OpenBLAS threads inside each call as configured.
+// batch; buffers are std::vectors. OpenBLAS threads inside a call only for large
+// matrices (LapackThreads below).
 #include <cblas.h>
+#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <vector>
 
@@ -51,6 +54,42 @@ void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const i
 void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
              double* work, const int* lwork, int* iwork, const int* liwork, int* info, size_t,
              size_t);
+// Complex LU, Hermitian and general eigendecompositions (Fortran COMPLEX is
+// std::complex's layout).
+void cgetrf_(const int* m, const int* n, std::complex<float>* a, const int* lda, int* ipiv,
+             int* info);
+void zgetrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, int* ipiv,
+             int* info);
+void cgetri_(const int* n, std::complex<float>* a, const int* lda, const int* ipiv,
+             std::complex<float>* work, const int* lwork, int* info);
+void zgetri_(const int* n, std::complex<double>* a, const int* lda, const int* ipiv,
+             std::complex<double>* work, const int* lwork, int* info);
+void cgetrs_(const char* trans, const int* n, const int* nrhs, const std::complex<float>* a,
+             const int* lda, const int* ipiv, std::complex<float>* b, const int* ldb, int* info,
+             size_t);
+void zgetrs_(const char* trans, const int* n, const int* nrhs, const std::complex<double>* a,
+             const int* lda, const int* ipiv, std::complex<double>* b, const int* ldb, int* info,
+             size_t);
+void cheevd_(const char* jobz, const char* uplo, const int* n, std::complex<float>* a,
+             const int* lda, float* w, std::complex<float>* work, const int* lwork, float* rwork,
+             const int* lrwork, int* iwork, const int* liwork, int* info, size_t, size_t);
+void zheevd_(const char* jobz, const char* uplo, const int* n, std::complex<double>* a,
+             const int* lda, double* w, std::complex<double>* work, const int* lwork, double* rwork,
+             const int* lrwork, int* iwork, const int* liwork, int* info, size_t, size_t);
+void sgeev_(const char* jobvl, const char* jobvr, const int* n, float* a, const int* lda, float* wr,
+            float* wi, float* vl, const int* ldvl, float* vr, const int* ldvr, float* work,
+            const int* lwork, int* info, size_t, size_t);
+void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda,
+            double* wr, double* wi, double* vl, const int* ldvl, double* vr, const int* ldvr,
+            double* work, const int* lwork, int* info, size_t, size_t);
+void cgeev_(const char* jobvl, const char* jobvr, const int* n, std::complex<float>* a,
+            const int* lda, std::complex<float>* w, std::complex<float>* vl, const int* ldvl,
+            std::complex<float>* vr, const int* ldvr, std::complex<float>* work, const int* lwork,
+            float* rwork, int* info, size_t, size_t);
+void zgeev_(const char* jobvl, const char* jobvr, const int* n, std::complex<double>* a,
+            const int* lda, std::complex<double>* w, std::complex<double>* vl, const int* ldvl,
+            std::complex<double>* vr, const int* ldvr, std::complex<double>* work, const int* lwork,
+            double* rwork, int* info, size_t, size_t);
 }
 
 namespace oar {
@@ -134,6 +173,79 @@ struct Lapack<double> {
   }
 };
 
+// Complex LU (inverse and solve of complex matrices, e.g. in eig's gradient).
+template <typename R>
+struct ComplexLu;
+
+template <>
+struct ComplexLu<float> {
+  using C = std::complex<float>;
+  static void getrf(int m, int n, C* a, int lda, int* ipiv, int* info) {
+    cgetrf_(&m, &n, a, &lda, ipiv, info);
+  }
+  static void getri(int n, C* a, int lda, const int* ipiv, C* w, int lw, int* info) {
+    cgetri_(&n, a, &lda, ipiv, w, &lw, info);
+  }
+  static void getrs(char t, int n, int nrhs, const C* a, int lda, const int* ipiv, C* b, int ldb,
+                    int* info) {
+    cgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
+  }
+};
+
+template <>
+struct ComplexLu<double> {
+  using C = std::complex<double>;
+  static void getrf(int m, int n, C* a, int lda, int* ipiv, int* info) {
+    zgetrf_(&m, &n, a, &lda, ipiv, info);
+  }
+  static void getri(int n, C* a, int lda, const int* ipiv, C* w, int lw, int* info) {
+    zgetri_(&n, a, &lda, ipiv, w, &lw, info);
+  }
+  static void getrs(char t, int n, int nrhs, const C* a, int lda, const int* ipiv, C* b, int ldb,
+                    int* info) {
+    zgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
+  }
+};
+
+template <>
+struct Lapack<std::complex<float>> : ComplexLu<float> {};
+template <>
+struct Lapack<std::complex<double>> : ComplexLu<double> {};
+
+// OpenBLAS's LAPACK (OpenMP build) opens a parallel region per panel step of a
+// factorisation. A worker asleep between regions (GOMP_SPINCOUNT, Note [OpenMP's
+// spinning and oar's pool]) can wait a scheduler slice to wake on a shared machine,
+// once per region: solve at 512 took 7.7x PyTorch's time that way, 0.5x on one
+// thread (docs/linalg.md, benchmarks/linalg.py). So a factorisation runs on the calling
+// thread alone unless its matrix is large enough (about n^3 >= 2e9, n >~ 1260) that
+// its serial time dwarfs a few scheduler slices. omp_set_num_threads changes only the
+// calling thread's setting, which OpenBLAS reads at each call; the guard restores it.
+class LapackThreads {
+ public:
+  LapackThreads(int64_t rows, int64_t cols) {
+    const double big = static_cast<double>(std::max(rows, cols));
+    const double small = static_cast<double>(std::min(rows, cols));
+    if (big * small * small < kThreadedCost && omp_get_max_threads() > 1) {
+      saved_ = omp_get_max_threads();
+      omp_set_num_threads(1);
+    }
+  }
+  ~LapackThreads() {
+    if (saved_ > 0) omp_set_num_threads(saved_);
+  }
+  LapackThreads(const LapackThreads&) = delete;
+  LapackThreads& operator=(const LapackThreads&) = delete;
+
+ private:
+  static constexpr double kThreadedCost = 2e9;
+  int saved_ = 0;
+};
+
+// The guard for the matrices of x (its last two dims).
+LapackThreads ThreadsFor(const DenseTensor& x) {
+  return LapackThreads(x.dims()[x.ndim() - 2], x.dims()[x.ndim() - 1]);
+}
+
 // LAPACK takes 32-bit sizes.
 int AsLapackInt(int64_t v) {
   OAR_ENFORCE(
@@ -157,6 +269,10 @@ MatrixShape ShapeOf(const DenseTensor& x) {
 template <typename T>
 int WorkSize(T query) {
   return std::max(1, static_cast<int>(std::ceil(static_cast<double>(query))));
+}
+template <typename R>
+int WorkSize(std::complex<R> query) {
+  return WorkSize(query.real());
 }
 
 // Batch element `b` of a contiguous tensor, as a pointer to its matrix.
@@ -191,6 +307,7 @@ bool NormaliseSign(T* v, int64_t n) {
 
 template <typename T>
 void InverseKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
   const DenseTensor xc = funcs::Contiguous(x);
   out->AllocateFrom(x.place());
   [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
@@ -250,6 +367,7 @@ void SignLogAbsDet(const DenseTensor& x, std::vector<T>* sign, std::vector<T>* l
 
 template <typename T>
 void DetKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
   std::vector<T> sign, logabs;
   SignLogAbsDet<T>(funcs::Contiguous(x), &sign, &logabs);
@@ -258,6 +376,7 @@ void DetKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
 
 template <typename T>
 void SlogdetKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
   std::vector<T> sign, logabs;
   SignLogAbsDet<T>(funcs::Contiguous(x), &sign, &logabs);
@@ -268,6 +387,7 @@ void SlogdetKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out)
 template <typename T>
 void SolveKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
                  DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
   [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
   const int64_t k = y.dims()[y.ndim() - 1];
@@ -300,6 +420,7 @@ void SolveKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& 
 template <typename T>
 void TriangularSolveKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
                            bool upper, bool transpose, bool unitriangular, DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
   out->AllocateFrom(x.place());
   if (out->numel() == 0) return;
   [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
@@ -317,6 +438,7 @@ void TriangularSolveKernel(const DeviceContext&, const DenseTensor& x, const Den
 
 template <typename T>
 void CholeskyKernel(const DeviceContext&, const DenseTensor& x, bool upper, DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
   out->AllocateFrom(x.place());
   if (out->numel() == 0) return;
   [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
@@ -351,6 +473,7 @@ void CholeskyKernel(const DeviceContext&, const DenseTensor& x, bool upper, Dens
 
 template <typename T>
 void QrPackedKernel(const DeviceContext&, const DenseTensor& x, bool complete, DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
   if (out->numel() == 0) return;
   const auto [batch, m, n] = ShapeOf(x);
@@ -391,6 +514,7 @@ void QrPackedKernel(const DeviceContext&, const DenseTensor& x, bool complete, D
 template <typename T>
 void SvdPackedKernel(const DeviceContext&, const DenseTensor& x, bool full_matrices,
                      DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
   if (out->numel() == 0) return;
   const auto [batch, m, n] = ShapeOf(x);
@@ -454,6 +578,7 @@ void SvdPackedKernel(const DeviceContext&, const DenseTensor& x, bool full_matri
 
 template <typename T>
 void EighPackedKernel(const DeviceContext&, const DenseTensor& x, bool upper, DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
   if (out->numel() == 0) return;
   [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
@@ -488,6 +613,179 @@ void EighPackedKernel(const DeviceContext&, const DenseTensor& x, bool upper, De
   }
 }
 
+// ---- general eigendecomposition (geev) and complex Hermitian (heevd) ----
+
+template <typename T>
+struct RealOf {
+  using type = T;
+};
+template <typename R>
+struct RealOf<std::complex<R>> {
+  using type = R;
+};
+
+// Scales a complex vector by a unit phase so its largest-magnitude entry (the first,
+// among ties) is real and positive: the phase LAPACK leaves arbitrary, fixed (the
+// rule tests/op_registry.py applies to PyTorch's results too).
+template <typename R>
+void NormalisePhase(std::complex<R>* v, int64_t n) {
+  int64_t best = 0;
+  for (int64_t i = 1; i < n; ++i) {
+    if (std::abs(v[i]) > std::abs(v[best])) best = i;
+  }
+  if (n == 0 || std::abs(v[best]) == R(0)) return;
+  const std::complex<R> phase = std::conj(v[best]) / std::abs(v[best]);
+  for (int64_t i = 0; i < n; ++i) v[i] *= phase;
+  v[best] = std::complex<R>(v[best].real(), R(0));
+}
+
+// geev on the column-major a (overwritten): the eigenvalues and the right eigenvectors
+// as complex columns of v (n x n, column-major).
+template <typename T>
+int Geev(int n, T* a, std::complex<typename RealOf<T>::type>* w,
+         std::complex<typename RealOf<T>::type>* v, std::vector<T>* work,
+         std::vector<typename RealOf<T>::type>* rwork) {
+  using R = typename RealOf<T>::type;
+  const char jl = 'N', jr = 'V';
+  const int one = 1;
+  int info = 0;
+  if constexpr (std::is_same_v<T, R>) {
+    std::vector<R> wr(n), wi(n), vr(static_cast<size_t>(n) * n);
+    auto call = [&](T* wk, int lw) {
+      if constexpr (std::is_same_v<R, float>) {
+        sgeev_(&jl, &jr, &n, a, &n, wr.data(), wi.data(), nullptr, &one, vr.data(), &n, wk, &lw,
+               &info, 1, 1);
+      } else {
+        dgeev_(&jl, &jr, &n, a, &n, wr.data(), wi.data(), nullptr, &one, vr.data(), &n, wk, &lw,
+               &info, 1, 1);
+      }
+    };
+    if (work->empty()) {
+      T q = 0;
+      call(&q, -1);
+      work->resize(WorkSize(q));
+    }
+    call(work->data(), static_cast<int>(work->size()));
+    // A complex pair j, j+1 is stored as two real columns: v_j = re + i im, v_{j+1} its
+    // conjugate.
+    for (int j = 0; j < n; ++j) {
+      w[j] = {wr[j], wi[j]};
+      const R* re = vr.data() + static_cast<size_t>(j) * n;
+      if (wi[j] != R(0) && j + 1 < n) {
+        const R* im = re + n;
+        for (int r = 0; r < n; ++r) {
+          v[static_cast<size_t>(j) * n + r] = {re[r], im[r]};
+          v[static_cast<size_t>(j + 1) * n + r] = {re[r], -im[r]};
+        }
+        w[j + 1] = {wr[j + 1], wi[j + 1]};
+        ++j;
+      } else {
+        for (int r = 0; r < n; ++r) v[static_cast<size_t>(j) * n + r] = {re[r], R(0)};
+      }
+    }
+  } else {
+    rwork->resize(2 * static_cast<size_t>(n));
+    auto call = [&](T* wk, int lw) {
+      if constexpr (std::is_same_v<R, float>) {
+        cgeev_(&jl, &jr, &n, a, &n, w, nullptr, &one, v, &n, wk, &lw, rwork->data(), &info, 1, 1);
+      } else {
+        zgeev_(&jl, &jr, &n, a, &n, w, nullptr, &one, v, &n, wk, &lw, rwork->data(), &info, 1, 1);
+      }
+    };
+    if (work->empty()) {
+      T q = 0;
+      call(&q, -1);
+      work->resize(WorkSize(q));
+    }
+    call(work->data(), static_cast<int>(work->size()));
+  }
+  return info;
+}
+
+// x [..., n, n] (real or complex) -> complex [..., n, 1 + n]: row i is eigenvalue i
+// then its eigenvector (unit norm, phase fixed by NormalisePhase), in LAPACK's order.
+template <typename T>
+void EigPackedKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
+  using R = typename RealOf<T>::type;
+  using C = std::complex<R>;
+  C* o = static_cast<C*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;
+  [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
+  const DenseTensor xc = funcs::Contiguous(x);
+  const int ni = AsLapackInt(n);
+  std::vector<T> a(n * n), work;
+  std::vector<R> rwork;
+  std::vector<C> w(n), v(n * n);
+  for (int64_t b = 0; b < batch; ++b) {
+    ToColMajor(MatrixAt<T>(xc, b, n * n), n, n, a.data(), n);
+    const int info = Geev<T>(ni, a.data(), w.data(), v.data(), &work, &rwork);
+    OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
+                                                   "batch index ",
+                                                   b,
+                                                   " of argument 'x' did not converge "
+                                                   "(LAPACK geev info ",
+                                                   info, ")"));
+    C* ob = o + b * n * (n + 1);
+    for (int64_t i = 0; i < n; ++i) {
+      ob[i * (n + 1)] = w[i];
+      C* vec = ob + i * (n + 1) + 1;
+      std::copy_n(v.data() + i * n, n, vec);  // eigenvector i: column i, contiguous
+      NormalisePhase(vec, n);
+    }
+  }
+}
+
+// Complex Hermitian eigh: x's buffer read column-major is x^T = conj(x), whose
+// eigenvectors are the conjugates of x's (same eigenvalues): heevd on it, conjugated.
+// The eigenvalues go into the packed complex output with zero imaginary parts.
+template <typename C>
+void HermitianEighPackedKernel(const DeviceContext&, const DenseTensor& x, bool upper,
+                               DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
+  using R = typename C::value_type;
+  C* o = static_cast<C*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;
+  [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
+  DenseTensor a = funcs::Clone(x);
+  C* pa = static_cast<C*>(a.data());
+  const int ni = AsLapackInt(n);
+  const char jobz = 'V', uplo = upper ? 'L' : 'U';
+  std::vector<R> wv(n);
+  auto call = [&](C* m, C* wk, int lw, R* rw, int lrw, int* iw, int liw, int* info) {
+    if constexpr (std::is_same_v<R, float>) {
+      cheevd_(&jobz, &uplo, &ni, m, &ni, wv.data(), wk, &lw, rw, &lrw, iw, &liw, info, 1, 1);
+    } else {
+      zheevd_(&jobz, &uplo, &ni, m, &ni, wv.data(), wk, &lw, rw, &lrw, iw, &liw, info, 1, 1);
+    }
+  };
+  C q = 0;
+  R rq = 0;
+  int iq = 0, info = 0;
+  call(pa, &q, -1, &rq, -1, &iq, -1, &info);
+  std::vector<C> work(WorkSize(q));
+  std::vector<R> rwork(WorkSize(rq));
+  std::vector<int> iwork(std::max(1, iq));
+  for (int64_t b = 0; b < batch; ++b) {
+    C* m = pa + b * n * n;
+    call(m, work.data(), static_cast<int>(work.size()), rwork.data(),
+         static_cast<int>(rwork.size()), iwork.data(), static_cast<int>(iwork.size()), &info);
+    OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
+                                                   "batch index ",
+                                                   b,
+                                                   " of argument 'x' did not converge "
+                                                   "(LAPACK heevd info ",
+                                                   info, ")"));
+    C* ob = o + b * n * (n + 1);
+    for (int64_t i = 0; i < n; ++i) {
+      ob[i * (n + 1)] = C(wv[i], R(0));
+      C* vec = ob + i * (n + 1) + 1;
+      for (int64_t r = 0; r < n; ++r) vec[r] = std::conj(m[i * n + r]);
+      NormalisePhase(vec, n);
+    }
+  }
+}
+
 // ---- LU with partial pivoting ----
 
 // Factors each matrix of x; writes the packed factors (row-major) and/or the 1-based
@@ -518,25 +816,29 @@ void LuFactor(const DenseTensor& x, T* lu, int* pivots) {
 
 template <typename T>
 void LuPackedKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
   LuFactor<T>(x, static_cast<T*>(out->AllocateFrom(x.place())), nullptr);
 }
 
 template <typename T>
 void LuPivotsKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  const LapackThreads threads = ThreadsFor(x);
   LuFactor<T>(x, nullptr, static_cast<int*>(out->AllocateFrom(x.place())));
 }
 
 }  // namespace
 
-OAR_REGISTER_KERNEL(inverse, CPU, Any, InverseKernel, float, double);
+OAR_REGISTER_KERNEL(inverse, CPU, Any, InverseKernel, float, double, complex64, complex128);
 OAR_REGISTER_KERNEL(det, CPU, Any, DetKernel, float, double);
 OAR_REGISTER_KERNEL(slogdet, CPU, Any, SlogdetKernel, float, double);
-OAR_REGISTER_KERNEL(solve, CPU, Any, SolveKernel, float, double);
+OAR_REGISTER_KERNEL(solve, CPU, Any, SolveKernel, float, double, complex64, complex128);
 OAR_REGISTER_KERNEL(triangular_solve, CPU, Any, TriangularSolveKernel, float, double);
 OAR_REGISTER_KERNEL(cholesky, CPU, Any, CholeskyKernel, float, double);
 OAR_REGISTER_KERNEL(qr_packed, CPU, Any, QrPackedKernel, float, double);
 OAR_REGISTER_KERNEL(svd_packed, CPU, Any, SvdPackedKernel, float, double);
 OAR_REGISTER_KERNEL(eigh_packed, CPU, Any, EighPackedKernel, float, double);
+OAR_REGISTER_KERNEL(eigh_packed, CPU, Any, HermitianEighPackedKernel, complex64, complex128);
+OAR_REGISTER_KERNEL(eig_packed, CPU, Any, EigPackedKernel, float, double, complex64, complex128);
 OAR_REGISTER_KERNEL(lu_packed, CPU, Any, LuPackedKernel, float, double);
 OAR_REGISTER_KERNEL(lu_pivots, CPU, Any, LuPivotsKernel, float, double);
 

@@ -2,8 +2,8 @@
 // reduction that undoes broadcasting).
 //
 // The input is viewed as runs of kept (K) and reduced (R) dimensions. The
-// shapes R, K R, R K and K R K are reduced in place, with a vectorised inner
-// loop; anything else is permuted to K R first. A full reduction (R) is split
+// shapes R, K R, R K, K R K and R K R are reduced in place, with a vectorised
+// inner loop; anything else is permuted to K R first. A full reduction (R) is split
 // into fixed chunks whose partial results combine in chunk order: the same
 // bits for any thread count.
 #include <algorithm>
@@ -58,6 +58,8 @@ struct MinOp {
 
 struct Plan {
   int64_t outer = 1, reduce = 1, inner = 1;
+  // R K R: x is [pre, outer, reduce] and out[k] reduces x[o, k, :] over all o.
+  int64_t pre = 1;
 };
 
 // A contiguous tensor and a plan such that out[o, i] = reduce_r x[o, r, i].
@@ -89,6 +91,14 @@ DenseTensor PlanReduction(const DenseTensor& x, const std::vector<int64_t>& axes
         plan->outer *= n;
       }
     }
+    return xc;
+  }
+  if (runs.size() == 3 && runs[0].first && !runs[1].first) {
+    // R K R, as a per-channel sum of NCHW (bias and batch-norm gradients) is:
+    // reduced in place, where the permute below would copy all of x.
+    plan->pre = runs[0].second;
+    plan->outer = runs[1].second;
+    plan->reduce = runs[2].second;
     return xc;
   }
   // Permute kept dims first, reduced dims last, then make that contiguous.
@@ -177,6 +187,19 @@ void ReduceInto(const DenseTensor& x, const std::vector<int64_t>& axes, DenseTen
   Plan p;
   DenseTensor xc = PlanReduction(x, axes, &p);
   const T* in = static_cast<const T*>(xc.data());
+  if (p.pre > 1) {
+    // Each output combines its pre runs in order o = 0, 1, ...: the same bits
+    // for any thread count.
+    ParallelFor(0, p.outer, p.pre * p.reduce, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        A acc = Op::template Init<A>();
+        for (int64_t r = 0; r < p.pre; ++r)
+          acc = Op::Combine(acc, ReduceRun<T, Op>(in + (r * p.outer + k) * p.reduce, p.reduce));
+        o[k] = static_cast<T>(finish(acc));
+      }
+    });
+    return;
+  }
   if (p.outer == 1 && p.inner == 1) {
     // One output: fixed chunks in parallel, partials combined in order.
     const int64_t chunks = (p.reduce + kChunk - 1) / kChunk;

@@ -202,6 +202,125 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
       });
       return;
     }
+    case Rule::kAdadelta:
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        T* sq = s.state[0]->data<T>();  // running mean of grad^2
+        T* du = s.state[1]->data<T>();  // running mean of update^2
+        const T lr = static_cast<T>(s.lr), rho = static_cast<T>(h.rho);
+        for (int64_t i = c.begin; i < c.end; ++i) {
+          const T gi = Decayed(g[i], p[i], s);
+          sq[i] = rho * sq[i] + (T(1) - rho) * gi * gi;
+          const T delta = std::sqrt(du[i] + eps) / std::sqrt(sq[i] + eps) * gi;
+          du[i] = rho * du[i] + (T(1) - rho) * delta * delta;
+          p[i] -= lr * delta;
+        }
+      });
+      return;
+    case Rule::kNAdam: {
+      // mu_t and mu_{t+1} from the momentum decay, and the running product of the
+      // mu's (one element per parameter), advanced once per slot.
+      std::vector<double> coef_g(slots.size()), coef_m(slots.size()), bc2(slots.size());
+      for (size_t k = 0; k < slots.size(); ++k) {
+        const Slot& s = slots[k];
+        const double t = static_cast<double>(s.step);
+        const double mu = h.beta1 * (1 - 0.5 * std::pow(0.96, t * h.momentum_decay));
+        const double mu_next = h.beta1 * (1 - 0.5 * std::pow(0.96, (t + 1) * h.momentum_decay));
+        T* prod = s.state[2]->data<T>();
+        const double mu_prod = static_cast<double>(prod[0]) * mu;
+        prod[0] = static_cast<T>(mu_prod);
+        coef_g[k] = s.lr * (1 - mu) / (1 - mu_prod);
+        coef_m[k] = s.lr * mu_next / (1 - mu_prod * mu_next);
+        bc2[k] = 1 - std::pow(h.beta2, t);
+      }
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        T* m = s.state[0]->data<T>();
+        T* v = s.state[1]->data<T>();
+        const T cg = static_cast<T>(coef_g[c.slot]), cm = static_cast<T>(coef_m[c.slot]);
+        const T b2c = static_cast<T>(bc2[c.slot]);
+        for (int64_t i = c.begin; i < c.end; ++i) {
+          const T gi = Decayed(g[i], p[i], s);
+          m[i] = b1 * m[i] + (T(1) - b1) * gi;
+          v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
+          const T denom = std::sqrt(v[i] / b2c) + eps;
+          p[i] -= cg * gi / denom;
+          p[i] -= cm * m[i] / denom;
+        }
+      });
+      return;
+    }
+    case Rule::kRAdam:
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        T* m = s.state[0]->data<T>();
+        T* v = s.state[1]->data<T>();
+        // The variance of the adaptive rate is tractable once rho_t > 5; before,
+        // the step is plain momentum SGD (Liu et al.).
+        const double t = static_cast<double>(s.step);
+        const double bc1 = 1 - std::pow(h.beta1, t), bc2 = 1 - std::pow(h.beta2, t);
+        const double rho_inf = 2 / (1 - h.beta2) - 1;
+        const double rho_t = rho_inf - 2 * t * std::pow(h.beta2, t) / bc2;
+        const bool adaptive = rho_t > 5;
+        const double rect = adaptive ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
+                                                 ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                                     : 0.0;
+        const T step = static_cast<T>(s.lr / bc1 * (adaptive ? rect * std::sqrt(bc2) : 1.0));
+        for (int64_t i = c.begin; i < c.end; ++i) {
+          const T gi = Decayed(g[i], p[i], s);
+          m[i] = b1 * m[i] + (T(1) - b1) * gi;
+          v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
+          p[i] -= adaptive ? step * m[i] / (std::sqrt(v[i]) + eps) : step * m[i];
+        }
+      });
+      return;
+    case Rule::kRprop:
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        T* prev = s.state[0]->data<T>();  // the previous step's (possibly zeroed) gradient
+        T* size = s.state[1]->data<T>();  // per-element step sizes
+        const T up = static_cast<T>(h.eta_plus), down = static_cast<T>(h.eta_minus);
+        const T lo = static_cast<T>(h.step_min), hi = static_cast<T>(h.step_max);
+        for (int64_t i = c.begin; i < c.end; ++i) {
+          T gi = Decayed(g[i], p[i], s);
+          const T agree = gi * prev[i];
+          if (agree > T(0)) {
+            size[i] = std::min(size[i] * up, hi);
+          } else if (agree < T(0)) {
+            size[i] = std::max(size[i] * down, lo);
+            gi = T(0);  // a sign change: skip this step and forget the gradient
+          }
+          p[i] -= size[i] * static_cast<T>((T(0) < gi) - (gi < T(0)));
+          prev[i] = gi;
+        }
+      });
+      return;
+    case Rule::kASGD:
+      ForChunks(chunks, [&](int64_t, const Chunk& c) {
+        const Slot& s = slots[c.slot];
+        T* p = s.param->data<T>();
+        const T* g = s.grad->data<T>();
+        T* d = s.state[0]->data<T>();  // the sum of the kept gradients
+        // the kept gradient this step replaces: slot (step - 1) mod batch_num
+        const int64_t n = h.batch_num, numel = s.param->numel();
+        T* y = s.state[1]->data<T>() + ((s.step - 1) % n) * numel;
+        const T step = static_cast<T>(s.lr / static_cast<double>(std::min(s.step, n)));
+        for (int64_t i = c.begin; i < c.end; ++i) {
+          const T gi = Decayed(g[i], p[i], s);
+          d[i] += gi - y[i];
+          y[i] = gi;
+          p[i] -= step * d[i];
+        }
+      });
+      return;
   }
 }
 
@@ -232,7 +351,21 @@ void Check(Rule rule, const Hyper& h, std::span<Slot> slots) {
     };
     same(s.param, "value");
     same(s.grad, "gradient");
-    for (int k = 0; k < states; ++k) same(s.state[k], "state");
+    for (int k = 0; k < states; ++k) {
+      const DDim shape = StateShape(rule, h, k, s.param->dims());
+      const DenseTensor* st = s.state[k];
+      if (st && shape != s.param->dims()) {
+        // a scalar or batch-of-gradients state: its element count is what the loop reads
+        if (st->dtype() != dt || st->numel() != Product(shape) || !st->is_contiguous()) {
+          throw errors::InvalidArgument("optimizer step: state ", k, " of parameter ", i,
+                                        " has dtype ", DTypeName(st->dtype()), " and ", st->numel(),
+                                        " elements, expected a contiguous ", DTypeName(dt),
+                                        " tensor of shape ", DimsToString(shape));
+        }
+        continue;
+      }
+      same(st, "state");
+    }
     if (s.step < 1) {
       throw errors::InvalidArgument("optimizer step: parameter ", i, " has step ", s.step,
                                     ", expected >= 1");
@@ -246,12 +379,16 @@ Rule ParseRule(std::string_view name) {
   static constexpr std::pair<std::string_view, Rule> kRules[] = {
       {"sgd", Rule::kSGD},         {"momentum", Rule::kMomentum}, {"adam", Rule::kAdam},
       {"adamw", Rule::kAdamW},     {"adamax", Rule::kAdamax},     {"adagrad", Rule::kAdagrad},
-      {"rmsprop", Rule::kRMSProp}, {"lamb", Rule::kLamb}};
+      {"rmsprop", Rule::kRMSProp}, {"lamb", Rule::kLamb},         {"adadelta", Rule::kAdadelta},
+      {"nadam", Rule::kNAdam},     {"radam", Rule::kRAdam},       {"rprop", Rule::kRprop},
+      {"asgd", Rule::kASGD}};
   for (const auto& [n, r] : kRules) {
     if (n == name) return r;
   }
-  throw errors::InvalidArgument("optimizer step: unknown rule '", name,
-                                "' (sgd, momentum, adam, adamw, adamax, adagrad, rmsprop, lamb)");
+  throw errors::InvalidArgument(
+      "optimizer step: unknown rule '", name,
+      "' (sgd, momentum, adam, adamw, adamax, adagrad, rmsprop, lamb, adadelta, nadam, radam, "
+      "rprop, asgd)");
 }
 
 int StateCount(Rule rule, bool amsgrad, bool centered) {
@@ -269,11 +406,38 @@ int StateCount(Rule rule, bool amsgrad, bool centered) {
       return 2;
     case Rule::kRMSProp:
       return centered ? 3 : 2;
+    case Rule::kAdadelta:
+    case Rule::kRAdam:
+    case Rule::kRprop:
+    case Rule::kASGD:
+      return 2;
+    case Rule::kNAdam:
+      return 3;
   }
   return 0;
 }
 
+DDim StateShape(Rule rule, const Hyper& hyper, int k, const DDim& param) {
+  if (rule == Rule::kNAdam && k == 2) return DDim{1};
+  if (rule == Rule::kASGD && k == 1) {
+    DDim shape{hyper.batch_num};
+    for (int64_t d : param) shape.push_back(d);
+    return shape;
+  }
+  return param;
+}
+
+double StateInitialValue(Rule rule, int k, double lr) {
+  if (rule == Rule::kRprop && k == 1) return lr;
+  if (rule == Rule::kNAdam && k == 2) return 1.0;
+  return 0.0;
+}
+
 void FusedUpdate(Rule rule, const Hyper& hyper, std::span<Slot> slots) {
+  if (rule == Rule::kASGD && hyper.batch_num < 1) {
+    throw errors::InvalidArgument("optimizer step: ASGD's batch_num must be >= 1, got ",
+                                  hyper.batch_num);
+  }
   Check(rule, hyper, slots);
   // Parameters are grouped by dtype: one pass per dtype present.
   std::vector<Slot> f32, f64;

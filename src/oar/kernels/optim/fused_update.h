@@ -16,25 +16,57 @@ namespace oar::optim {
 // parameter; here one call walks all (parameter, chunk) pairs in one OpenMP
 // loop, reading the gradient and the state once and writing the parameter and
 // the state in place, with no temporary tensor. The formulas are Paddle's (which
-// equal PyTorch's for SGD, Momentum, Adam, AdamW and Adagrad; docs/training.md
-// lists where Adamax, RMSProp and Lamb place epsilon). Parameters of one step may
-// mix float32 and float64; each slot's state has its parameter's dtype.
-enum class Rule { kSGD, kMomentum, kAdam, kAdamW, kAdamax, kAdagrad, kRMSProp, kLamb };
+// equal PyTorch's for SGD, Momentum, Adam, AdamW, Adagrad, Adadelta, NAdam, RAdam
+// and Rprop; docs/training.md lists where Adamax, RMSProp and Lamb place epsilon,
+// and ASGD is Paddle's stochastic average gradient, not PyTorch's averaged SGD).
+// Parameters of one step may mix float32 and float64; each slot's state has its
+// parameter's dtype. Most states have the parameter's shape; NAdam's running
+// product of momentum factors is one element, and ASGD keeps the last batch_num
+// gradients as one [batch_num, *shape] tensor (StateShape). Per-parameter scalars
+// (NAdam's product) are updated once per slot before the element loop.
+enum class Rule {
+  kSGD,
+  kMomentum,
+  kAdam,
+  kAdamW,
+  kAdamax,
+  kAdagrad,
+  kRMSProp,
+  kLamb,
+  kAdadelta,
+  kNAdam,
+  kRAdam,
+  kRprop,
+  kASGD
+};
 
 // Parses "sgd", "momentum", "adam", "adamw", "adamax", "adagrad", "rmsprop",
-// "lamb"; throws InvalidArgument naming the rule otherwise.
+// "lamb", "adadelta", "nadam", "radam", "rprop", "asgd"; throws InvalidArgument
+// naming the rule otherwise.
 Rule ParseRule(std::string_view name);
-// How many state tensors (of the parameter's shape) a rule keeps per parameter.
+// How many state tensors a rule keeps per parameter.
 int StateCount(Rule rule, bool amsgrad, bool centered);
 
 struct Hyper {
   double beta1 = 0.9, beta2 = 0.999, epsilon = 1e-8;
-  double momentum = 0.9;  // Momentum, RMSProp
-  double rho = 0.95;      // RMSProp
-  bool nesterov = false;  // Momentum
-  bool amsgrad = false;   // Adam, AdamW
-  bool centered = false;  // RMSProp
+  double momentum = 0.9;          // Momentum, RMSProp
+  double rho = 0.95;              // RMSProp
+  bool nesterov = false;          // Momentum
+  bool amsgrad = false;           // Adam, AdamW
+  bool centered = false;          // RMSProp
+  double momentum_decay = 0.004;  // NAdam's psi
+  double eta_minus = 0.5;         // Rprop: step size factor after a sign change
+  double eta_plus = 1.2;          // Rprop: step size factor while the sign holds
+  double step_min = 1e-5;         // Rprop: step size range
+  double step_max = 50;           //
+  int64_t batch_num = 1;          // ASGD: gradients averaged over
 };
+
+// The shape of state k of a parameter of shape `param` (see the Note).
+DDim StateShape(Rule rule, const Hyper& hyper, int k, const DDim& param);
+// The value state k starts from: 0, except Rprop's step sizes (the learning
+// rate `lr`) and NAdam's product of momentum factors (1).
+double StateInitialValue(Rule rule, int k, double lr);
 
 struct Slot {
   DenseTensor* param = nullptr;

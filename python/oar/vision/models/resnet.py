@@ -1,39 +1,15 @@
-"""oar.vision.models: LeNet, ResNet-18/34/50 and MobileNetV2 with Paddle's
-constructors and sub-layer names (so Paddle state dicts map key by key).
-pretrained=True is an error: oar downloads no weights."""
+"""ResNet, ResNeXt and Wide ResNet (He et al. 2016, Xie et al. 2017, Zagoruyko &
+Komodakis 2016) with Paddle's names: conv1, bn1, layer1-4, fc; blocks BasicBlock and
+BottleneckBlock."""
 from __future__ import annotations
 
-from .. import nn
+from ... import nn
+from ._utils import no_pretrained
 
-__all__ = ["LeNet", "ResNet", "resnet18", "resnet34", "resnet50", "MobileNetV2",
-           "mobilenet_v2"]
-
-
-def _no_pretrained(pretrained, name):
-    if pretrained:
-        raise ValueError(f"{name}: pretrained=True needs downloaded weights, which oar never "
-                         f"fetches; load a checkpoint with set_state_dict(oar.load(path))")
-
-
-class LeNet(nn.Layer):
-    """LeNet-5 for 1x28x28 images (Paddle's layout: 3x3 then 5x5 convolutions)."""
-
-    def __init__(self, num_classes=10):
-        super().__init__()
-        self.num_classes = num_classes
-        self.features = nn.Sequential(
-            nn.Conv2D(1, 6, 3, stride=1, padding=1), nn.ReLU(), nn.MaxPool2D(2, 2),
-            nn.Conv2D(6, 16, 5, stride=1, padding=0), nn.ReLU(), nn.MaxPool2D(2, 2))
-        if num_classes > 0:
-            self.fc = nn.Sequential(nn.Linear(400, 120), nn.Linear(120, 84),
-                                    nn.Linear(84, num_classes))
-
-    def forward(self, inputs):
-        from .. import flatten
-        x = self.features(inputs)
-        if self.num_classes > 0:
-            x = self.fc(flatten(x, 1))
-        return x
+__all__ = ["BasicBlock", "BottleneckBlock", "ResNet", "resnet18", "resnet34", "resnet50",
+           "resnet101", "resnet152", "resnext50_32x4d", "resnext50_64x4d", "resnext101_32x4d",
+           "resnext101_64x4d", "resnext152_32x4d", "resnext152_64x4d", "wide_resnet50_2",
+           "wide_resnet101_2"]
 
 
 class BasicBlock(nn.Layer):
@@ -142,7 +118,7 @@ class ResNet(nn.Layer):
         return nn.Sequential(*layers)
 
     def forward(self, x):
-        from .. import flatten
+        from ... import flatten
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
         if self.with_pool:
@@ -153,86 +129,76 @@ class ResNet(nn.Layer):
 
 
 def resnet18(pretrained=False, **kwargs):
-    _no_pretrained(pretrained, "resnet18")
+    no_pretrained(pretrained, "resnet18")
     return ResNet(BasicBlock, 18, **kwargs)
 
 
 def resnet34(pretrained=False, **kwargs):
-    _no_pretrained(pretrained, "resnet34")
+    no_pretrained(pretrained, "resnet34")
     return ResNet(BasicBlock, 34, **kwargs)
 
 
 def resnet50(pretrained=False, **kwargs):
-    _no_pretrained(pretrained, "resnet50")
+    no_pretrained(pretrained, "resnet50")
     return ResNet(BottleneckBlock, 50, **kwargs)
 
 
-def _make_divisible(v, divisor=8, min_value=None):
-    min_value = min_value or divisor
-    new_v = max(min_value, int(v + divisor / 2) // divisor * divisor)
-    if new_v < 0.9 * v:
-        new_v += divisor
-    return new_v
+def _resnet(name, block, depth, pretrained, kwargs, **fixed):
+    no_pretrained(pretrained, name)
+    return ResNet(block, depth, **fixed, **kwargs)
 
 
-class _ConvBNReLU(nn.Sequential):
-    def __init__(self, in_planes, out_planes, kernel_size=3, stride=1, groups=1):
-        padding = (kernel_size - 1) // 2
-        super().__init__(nn.Conv2D(in_planes, out_planes, kernel_size, stride, padding,
-                                   groups=groups, bias_attr=False),
-                         nn.BatchNorm2D(out_planes), nn.ReLU6())
+def resnet101(pretrained=False, **kwargs):
+    """ResNet-101."""
+    return _resnet("resnet101", BottleneckBlock, 101, pretrained, kwargs)
 
 
-class _InvertedResidual(nn.Layer):
-    def __init__(self, inp, oup, stride, expand_ratio):
-        super().__init__()
-        hidden = int(round(inp * expand_ratio))
-        self.use_res_connect = stride == 1 and inp == oup
-        layers = []
-        if expand_ratio != 1:
-            layers.append(_ConvBNReLU(inp, hidden, kernel_size=1))
-        layers += [_ConvBNReLU(hidden, hidden, stride=stride, groups=hidden),
-                   nn.Conv2D(hidden, oup, 1, 1, 0, bias_attr=False), nn.BatchNorm2D(oup)]
-        self.conv = nn.Sequential(*layers)
-
-    def forward(self, x):
-        return x + self.conv(x) if self.use_res_connect else self.conv(x)
+def resnet152(pretrained=False, **kwargs):
+    """ResNet-152."""
+    return _resnet("resnet152", BottleneckBlock, 152, pretrained, kwargs)
 
 
-class MobileNetV2(nn.Layer):
-    """MobileNetV2 (Sandler et al.) with Paddle's names: features, pool2d_avg, classifier."""
-
-    def __init__(self, scale=1.0, num_classes=1000, with_pool=True):
-        super().__init__()
-        self.num_classes, self.with_pool = num_classes, with_pool
-        input_channel = _make_divisible(32 * scale)
-        last_channel = _make_divisible(1280 * max(1.0, scale))
-        settings = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 3, 2], [6, 64, 4, 2], [6, 96, 3, 1],
-                    [6, 160, 3, 2], [6, 320, 1, 1]]
-        features = [_ConvBNReLU(3, input_channel, stride=2)]
-        for t, c, n, s in settings:
-            out = _make_divisible(c * scale)
-            for i in range(n):
-                features.append(_InvertedResidual(input_channel, out, s if i == 0 else 1, t))
-                input_channel = out
-        features.append(_ConvBNReLU(input_channel, last_channel, kernel_size=1))
-        self.features = nn.Sequential(*features)
-        if with_pool:
-            self.pool2d_avg = nn.AdaptiveAvgPool2D(1)
-        if num_classes > 0:
-            self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(last_channel,
-                                                                       num_classes))
-
-    def forward(self, x):
-        from .. import flatten
-        x = self.features(x)
-        if self.with_pool:
-            x = self.pool2d_avg(x)
-        if self.num_classes > 0:
-            x = self.classifier(flatten(x, 1))
-        return x
+def resnext50_32x4d(pretrained=False, **kwargs):
+    """ResNeXt-50, 32 groups of width 4."""
+    return _resnet("resnext50_32x4d", BottleneckBlock, 50, pretrained, kwargs, width=4,
+                   groups=32)
 
 
-def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):
-    _no_pretrained(pretrained, "mobilenet_v2")
-    return MobileNetV2(scale=scale, **kwargs)
+def resnext50_64x4d(pretrained=False, **kwargs):
+    """ResNeXt-50, 64 groups of width 4."""
+    return _resnet("resnext50_64x4d", BottleneckBlock, 50, pretrained, kwargs, width=4,
+                   groups=64)
+
+
+def resnext101_32x4d(pretrained=False, **kwargs):
+    """ResNeXt-101, 32 groups of width 4."""
+    return _resnet("resnext101_32x4d", BottleneckBlock, 101, pretrained, kwargs, width=4,
+                   groups=32)
+
+
+def resnext101_64x4d(pretrained=False, **kwargs):
+    """ResNeXt-101, 64 groups of width 4."""
+    return _resnet("resnext101_64x4d", BottleneckBlock, 101, pretrained, kwargs, width=4,
+                   groups=64)
+
+
+def resnext152_32x4d(pretrained=False, **kwargs):
+    """ResNeXt-152, 32 groups of width 4."""
+    return _resnet("resnext152_32x4d", BottleneckBlock, 152, pretrained, kwargs, width=4,
+                   groups=32)
+
+
+def resnext152_64x4d(pretrained=False, **kwargs):
+    """ResNeXt-152, 64 groups of width 4."""
+    return _resnet("resnext152_64x4d", BottleneckBlock, 152, pretrained, kwargs, width=4,
+                   groups=64)
+
+
+def wide_resnet50_2(pretrained=False, **kwargs):
+    """Wide ResNet-50-2 (bottleneck width 128)."""
+    return _resnet("wide_resnet50_2", BottleneckBlock, 50, pretrained, kwargs, width=128)
+
+
+def wide_resnet101_2(pretrained=False, **kwargs):
+    """Wide ResNet-101-2 (bottleneck width 128)."""
+    return _resnet("wide_resnet101_2", BottleneckBlock, 101, pretrained, kwargs, width=128)

@@ -1,0 +1,40 @@
+"""oar.base.dygraph: Paddle's dygraph (eager mode) switches. oar is always in eager
+mode, so guard() only checks its place and enable/disable have nothing to switch."""
+from __future__ import annotations
+
+import contextlib
+
+from .._grad_mode import no_grad  # noqa: F401
+
+
+def enabled():
+    """True: eager (dygraph) mode is the only mode oar has."""
+    return True
+
+
+def enable_dygraph(place=None):
+    """Eager mode is always on; place must be the CPU (or None)."""
+    _check_place(place, "enable_dygraph")
+
+
+def disable_dygraph():
+    """Refused: switching to static-graph mode is not possible in oar."""
+    from .._mode import enable_static
+    enable_static()
+
+
+def _check_place(place, api):
+    if place is not None:
+        from ..device import _to_place
+        _to_place(place, api)
+
+
+@contextlib.contextmanager
+def guard(place=None):
+    """Runs the with-block in eager (dygraph) mode on place (the CPU; None means the
+    current device). oar is always eager, so this only checks the place."""
+    _check_place(place, "dygraph.guard")
+    yield
+
+
+__all__ = ["guard", "enabled", "enable_dygraph", "disable_dygraph", "no_grad"]

@@ -1,0 +1,102 @@
+"""The LKJ distribution over Cholesky factors of correlation matrices."""
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .beta import Beta
+from .distribution import Distribution, _check, _params, _sample_shape
+
+
+class LKJCholesky(Distribution):
+    """The distribution of the lower Cholesky factor L of a dim x dim correlation matrix
+    drawn from LKJ(concentration): density proportional to det(L L^T)^(concentration - 1).
+
+    Args:
+        dim: The matrix size, >= 2.
+        concentration: > 0; 1 is uniform over correlation matrices, larger values favour
+            the identity.
+        sample_method: 'onion' or 'cvine' (Lewandowski, Kurowicka and Joe, 2009); both
+            draw from the same distribution.
+    """
+
+    def __init__(self, dim=2, concentration=1.0, sample_method="onion"):
+        import oar
+        if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2:
+            raise ValueError(f"LKJCholesky: argument 'dim' must be an int >= 2, got {dim!r}")
+        if sample_method not in ("onion", "cvine"):
+            raise ValueError(f"LKJCholesky: argument 'sample_method' must be 'onion' or "
+                             f"'cvine', got {sample_method!r}")
+        self.concentration = _params("LKJCholesky", concentration=concentration)["concentration"]
+        _check(self.concentration > 0, "LKJCholesky", "concentration", "> 0")
+        self.dim, self.sample_method = dim, sample_method
+        self.dtype = self.concentration.dtype
+        marginal = self.concentration + 0.5 * (dim - 2)
+        offset = oar.arange(dim - 1, dtype=self.dtype)
+        if sample_method == "onion":
+            offset = oar.concat([oar.zeros([1], dtype=self.dtype), offset])
+            self._beta = Beta(offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset)
+        else:
+            # the partial correlation (i + 1, j), j <= i, given j earlier variables
+            rows = [0.5 * j for i in range(dim - 1) for j in range(i + 1)]
+            conc = marginal.unsqueeze(-1) - oar.to_tensor(rows, dtype=self.dtype)
+            self._beta = Beta(conc, conc)
+        super().__init__(self.concentration.shape, (dim, dim))
+
+    def _onion(self, shape):
+        import oar
+        y = self._beta.sample(shape).unsqueeze(-1)  # [..., dim, 1]
+        u = oar.randn(list(self._extend_shape(shape)), dtype=self.dtype).tril(-1)
+        norm = (u * u).sum(-1, keepdim=True).sqrt()
+        u = u / oar.where(norm > 0, norm, oar.ones_like(norm))  # row 0 stays zero
+        w = y.sqrt() * u
+        tiny = float(np.finfo(self.dtype.name).tiny)
+        diag = (1 - (w * w).sum(-1)).clip(min=tiny).sqrt()
+        return w + oar.diag_embed(diag)
+
+    def _cvine(self, shape):
+        import oar
+        d = self.dim
+        r = 2 * self._beta.sample(shape) - 1  # [..., d(d-1)/2] partial correlations
+        lead = list(r.shape[:-1])
+        eps = 1e-7 if self.dtype == oar.float32 else 1e-15
+        r = r.clip(-1 + eps, 1 - eps)
+        rows = []
+        k = 0
+        for i in range(d):
+            vals = [r[..., k + j] for j in range(i)]
+            k += i
+            # L[i, j] = r_ij * prod_{l<j} sqrt(1 - r_il^2); L[i, i] = prod_{l<i} sqrt(1 - r_il^2)
+            scale = oar.ones(lead, dtype=self.dtype)
+            row = []
+            for v in vals:
+                row.append(v * scale)
+                scale = scale * (1 - v * v).sqrt()
+            row.append(scale)
+            row += [oar.zeros(lead, dtype=self.dtype)] * (d - i - 1)
+            rows.append(oar.stack(row, -1))
+        return oar.stack(rows, -2)
+
+    def sample(self, shape=()):
+        """Lower-triangular factors of shape `shape + batch_shape + [dim, dim]`."""
+        import oar
+        shape = _sample_shape(shape, "LKJCholesky", "sample")
+        with oar.no_grad():
+            return self._onion(shape) if self.sample_method == "onion" else self._cvine(shape)
+
+    def log_prob(self, value):
+        import oar
+        value = self._value(value, self.concentration)
+        d = self.dim
+        diag = value.diagonal(0, -2, -1)[..., 1:]
+        order = oar.arange(2, d + 1, dtype=self.dtype)
+        order = 2 * (self.concentration - 1).unsqueeze(-1) + d - order
+        unnormalised = (order * diag.log()).sum(-1)
+        dm1 = d - 1
+        alpha = self.concentration + 0.5 * dm1
+        j = oar.arange(1, dm1 + 1, dtype=self.dtype)
+        mvlgamma = dm1 * (dm1 - 1) / 4 * math.log(math.pi) + \
+            oar.lgamma((alpha - 0.5).unsqueeze(-1) + (1 - j) / 2).sum(-1)
+        normaliser = 0.5 * dm1 * math.log(math.pi) + mvlgamma - oar.lgamma(alpha) * dm1
+        return unnormalised - normaliser

@@ -1,0 +1,19 @@
+"""oar.incubate: Paddle's incubating APIs that oar implements.
+
+- LookAhead, ModelAverage (also in oar.incubate.optimizer), and
+  oar.incubate.optimizer.LBFGS and .functional.minimize_bfgs / minimize_lbfgs;
+- oar.incubate.autograd: Jacobian, Hessian (lazy, row by row), jvp, vjp;
+- oar.incubate.asp: 2:4 (n:m) structured sparsity masks, calculate_density;
+- oar.incubate.autotune.set_config: recorded only (no kernel tuning on the CPU);
+- segment_sum/mean/max/min, graph_send_recv, graph_sample_neighbors, graph_reindex:
+  oar.geometric under Paddle's older names (graph.py).
+
+docs/incubate.md lists what is left out.
+"""
+from . import asp, autograd, autotune, optimizer  # noqa: F401
+from .graph import graph_reindex, graph_sample_neighbors, graph_send_recv  # noqa: F401
+from .graph import segment_max, segment_mean, segment_min, segment_sum  # noqa: F401
+from .optimizer import LookAhead, ModelAverage  # noqa: F401
+
+__all__ = ["LookAhead", "ModelAverage", "graph_send_recv", "graph_sample_neighbors",
+           "graph_reindex", "segment_sum", "segment_mean", "segment_max", "segment_min"]

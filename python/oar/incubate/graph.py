@@ -1,0 +1,30 @@
+"""Paddle's older incubate names for graph learning, on oar.geometric (docs/geometric.md):
+segment_sum/mean/max/min are the same functions; graph_send_recv, graph_sample_neighbors
+and graph_reindex take the argument names Paddle's incubate versions take."""
+from ..geometric import reindex_graph, sample_neighbors, send_u_recv
+from ..geometric import segment_max, segment_mean, segment_min, segment_sum  # noqa: F401
+
+
+def graph_send_recv(x, src_index, dst_index, pool_type="sum", out_size=None, name=None):
+    """Gathers x's rows at src_index and reduces them into dst_index's rows
+    (`pool_type`: "sum", "mean", "max" or "min"); `oar.geometric.send_u_recv` by its
+    older name. Returns a Tensor of x's dtype with `out_size` rows (default: x's)."""
+    return send_u_recv(x, src_index, dst_index, reduce_op=pool_type, out_size=out_size)
+
+
+def graph_sample_neighbors(row, colptr, input_nodes, eids=None, perm_buffer=None, sample_size=-1,
+                           return_eids=False, flag_perm_buffer=False, name=None):
+    """Samples up to `sample_size` neighbours of each input node of a CSC graph
+    (`oar.geometric.sample_neighbors` by its older name; `perm_buffer` and
+    `flag_perm_buffer` only speed Paddle's GPU kernel up and are accepted).
+    Returns (neighbors, count) and, with return_eids, the edge ids."""
+    return sample_neighbors(row, colptr, input_nodes, sample_size=sample_size, eids=eids,
+                            return_eids=return_eids, perm_buffer=perm_buffer)
+
+
+def graph_reindex(x, neighbors, count, value_buffer=None, index_buffer=None,
+                  flag_buffer_hashtable=False, name=None):
+    """Renumbers the nodes of x and their sampled neighbours from 0
+    (`oar.geometric.reindex_graph` by its older name). Returns (reindex_src,
+    reindex_dst, out_nodes)."""
+    return reindex_graph(x, neighbors, count, value_buffer=value_buffer, index_buffer=index_buffer)

@@ -1,0 +1,21 @@
+"""Distance layers (Paddle's paddle.nn.layer.distance)."""
+from __future__ import annotations
+
+from .layers import Layer
+
+__all__ = ["PairwiseDistance"]
+
+
+class PairwiseDistance(Layer):
+    """The p-norm of x - y + epsilon along the last axis."""
+
+    def __init__(self, p=2.0, epsilon=1e-6, keepdim=False, name=None):
+        super().__init__()
+        self._p, self._epsilon, self._keepdim = p, epsilon, keepdim
+
+    def forward(self, x, y):
+        from .. import functional as F
+        return F.pairwise_distance(x, y, self._p, self._epsilon, self._keepdim)
+
+    def extra_repr(self):
+        return f"p={self._p}, epsilon={self._epsilon}, keepdim={self._keepdim}"

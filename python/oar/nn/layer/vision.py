@@ -1,0 +1,36 @@
+"""Channel rearranging layers (Paddle's paddle.nn.layer.vision)."""
+from __future__ import annotations
+
+from .layers import Layer
+
+__all__ = ["PixelUnshuffle", "ChannelShuffle"]
+
+
+class PixelUnshuffle(Layer):
+    """[N, C, H * r, W * r] -> [N, C * r * r, H, W] (the inverse of PixelShuffle)."""
+
+    def __init__(self, downscale_factor, data_format="NCHW", name=None):
+        super().__init__()
+        self._factor, self._data_format = downscale_factor, data_format
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.pixel_unshuffle(x, self._factor, self._data_format)
+
+    def extra_repr(self):
+        return f"downscale_factor={self._factor}, data_format={self._data_format}"
+
+
+class ChannelShuffle(Layer):
+    """Interleaves the channels of groups: [N, g * k, H, W] read as [N, k, g, H, W]."""
+
+    def __init__(self, groups, data_format="NCHW", name=None):
+        super().__init__()
+        self._groups, self._data_format = groups, data_format
+
+    def forward(self, x):
+        from .. import functional as F
+        return F.channel_shuffle(x, self._groups, self._data_format)
+
+    def extra_repr(self):
+        return f"groups={self._groups}, data_format={self._data_format}"

@@ -1,0 +1,371 @@
+"""The losses added to oar.nn.functional and oar.nn: margin and ranking losses, the
+likelihood losses, CTC and RNN-T, the hierarchical sigmoid and the adaptive softmax.
+Values and gradients against torch.nn.functional (or a numpy statement of Paddle's
+definition where torch has no such loss), their layer forms, and their typed errors."""
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as TF
+
+import oar
+import oar.nn as nn
+import oar.nn.functional as F
+from test_nn_extra_functional import run
+from test_nn_functional_rest import arr, close, pair
+
+REDUCTIONS = ["none", "mean", "sum"]
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_pairwise_margin_losses(reduction):
+    x = arr(4, 5)
+    sign = np.where(arr(4, 5) > 0, 1.0, -1.0)
+    run(lambda a: F.hinge_embedding_loss(a, oar.to_tensor(sign), 0.7, reduction),
+        lambda a: TF.hinge_embedding_loss(a, torch.tensor(sign), 0.7, reduction=reduction), x)
+    run(lambda a: F.soft_margin_loss(a, oar.to_tensor(sign.astype(np.int64)), reduction),
+        lambda a: TF.soft_margin_loss(a, torch.tensor(sign), reduction=reduction), x)
+    w = arr(5, low=0.1, high=1)
+    run(lambda a: F.multi_label_soft_margin_loss(a, oar.to_tensor((sign > 0) * 1.0),
+                                                 oar.to_tensor(w), reduction),
+        lambda a: TF.multilabel_soft_margin_loss(a, torch.tensor((sign > 0) * 1.0),
+                                                 torch.tensor(w), reduction=reduction), x)
+
+
+@pytest.mark.parametrize("p", [1, 2])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multi_margin_loss(p, reduction):
+    x, lab, w = arr(5, 4), np.array([0, 3, 1, 1, 2]), arr(4, low=0.1, high=2)
+    run(lambda a: F.multi_margin_loss(a, oar.to_tensor(lab), p, 0.8, oar.to_tensor(w),
+                                      reduction),
+        lambda a: TF.multi_margin_loss(a, torch.tensor(lab), p, 0.8, torch.tensor(w),
+                                       reduction=reduction), x, second=False)
+    with pytest.raises(IndexError, match="label"):
+        F.multi_margin_loss(oar.to_tensor(x), oar.to_tensor(lab + 4))
+    with pytest.raises(TypeError, match="label"):
+        F.multi_margin_loss(oar.to_tensor(x), oar.to_tensor(lab * 1.0))
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_multi_label_margin_loss(reduction):
+    x = arr(3, 5)
+    lab = np.array([[3, 0, -1, 2, 2], [1, 1, 4, 0, 2], [-1, 0, 0, 0, 0]])
+    run(lambda a: F.multi_label_margin_loss(a, oar.to_tensor(lab), reduction),
+        lambda a: TF.multilabel_margin_loss(a, torch.tensor(lab), reduction=reduction), x,
+        second=False)
+    with pytest.raises(IndexError, match="label"):
+        F.multi_label_margin_loss(oar.to_tensor(x), oar.to_tensor(lab + 9))
+
+
+@pytest.mark.parametrize("swap", [False, True])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_triplet_losses(swap, reduction):
+    a, p, n = arr(4, 3), arr(4, 3), arr(4, 3)
+    run(lambda x, y, z: F.triplet_margin_loss(x, y, z, 0.5, 1.5, 1e-6, swap, reduction),
+        lambda x, y, z: TF.triplet_margin_loss(x, y, z, 0.5, 1.5, 1e-6, swap,
+                                               reduction=reduction), a, p, n)
+    run(lambda x, y, z: F.triplet_margin_with_distance_loss(x, y, z, margin=0.5, swap=swap,
+                                                            reduction=reduction),
+        lambda x, y, z: TF.triplet_margin_with_distance_loss(x, y, z, margin=0.5, swap=swap,
+                                                             reduction=reduction), a, p, n)
+    cos = F.triplet_margin_with_distance_loss(
+        oar.to_tensor(a), oar.to_tensor(p), oar.to_tensor(n),
+        distance_function=lambda u, v: 1.0 - F.cosine_similarity(u, v, axis=-1),
+        reduction=reduction)
+    close(cos, TF.triplet_margin_with_distance_loss(
+        torch.tensor(a), torch.tensor(p), torch.tensor(n),
+        distance_function=lambda u, v: 1.0 - TF.cosine_similarity(u, v, dim=-1),
+        reduction=reduction))
+    with pytest.raises(ValueError, match="margin"):
+        F.triplet_margin_with_distance_loss(oar.to_tensor(a), oar.to_tensor(p),
+                                            oar.to_tensor(n), margin=-1.0)
+
+
+@pytest.mark.parametrize("full", [False, True])
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_nll_losses(full, reduction):
+    x, y = arr(4, 3), arr(4, 3)
+    var = arr(4, 3, low=0.1, high=2.0)
+    var[0, 0] = 1e-9  # below epsilon: clamped, the gradient passes as the identity
+    run(lambda a, b, v: F.gaussian_nll_loss(a, b, v, full, 1e-6, reduction),
+        lambda a, b, v: TF.gaussian_nll_loss(a, b, v, full, 1e-6, reduction), x, y, var)
+    run(lambda a, v: F.gaussian_nll_loss(a, oar.to_tensor(y), v, full, 1e-6, reduction),
+        lambda a, v: TF.gaussian_nll_loss(a, torch.tensor(y), v, full, 1e-6, reduction),
+        x, var[:, :1])
+    counts = np.array([[0.0, 1.0, 3.0], [2.0, 5.0, 0.5], [1.0, 1.0, 4.0], [0.0, 7.0, 2.0]])
+    run(lambda a: F.poisson_nll_loss(a, oar.to_tensor(counts), True, full, 1e-8, reduction),
+        lambda a: TF.poisson_nll_loss(a, torch.tensor(counts), True, full, eps=1e-8,
+                                      reduction=reduction), x)
+    rate = arr(4, 3, low=0.2, high=3)
+    run(lambda a: F.poisson_nll_loss(a, oar.to_tensor(counts), False, full, 1e-8, reduction),
+        lambda a: TF.poisson_nll_loss(a, torch.tensor(counts), False, full, eps=1e-8,
+                                      reduction=reduction), rate)
+    with pytest.raises(ValueError, match="variance"):
+        F.gaussian_nll_loss(oar.to_tensor(x), oar.to_tensor(y), oar.to_tensor(var[:2]))
+    with pytest.raises(ValueError, match="negative"):
+        F.gaussian_nll_loss(oar.to_tensor(x), oar.to_tensor(y), oar.to_tensor(-var))
+
+
+def test_elementwise_losses():
+    p, y = arr(6, 1, low=0.05, high=0.95), arr(6, 1, low=0, high=1)
+    run(lambda a: F.log_loss(a, oar.to_tensor(y)),
+        lambda a: -torch.tensor(y) * torch.log(a + 1e-4)
+        - (1 - torch.tensor(y)) * torch.log(1 - a + 1e-4), p)
+    run(lambda a: F.square_error_cost(a, oar.to_tensor(y)), lambda a: (a - torch.tensor(y)) ** 2,
+        p)
+
+
+@pytest.mark.parametrize("reduction", REDUCTIONS)
+def test_sigmoid_focal_loss(reduction):
+    logit, lab = arr(3, 4, low=-3, high=3), (arr(3, 4) > 0) * 1.0
+    norm = np.array(2.5)
+
+    def ref(a, label=torch.tensor(lab)):
+        p = torch.sigmoid(a)
+        ce = TF.binary_cross_entropy_with_logits(a, label, reduction="none")
+        p_t = p * label + (1 - p) * (1 - label)
+        loss = (0.25 * label + 0.75 * (1 - label)) * ce * (1 - p_t) ** 2.0 / 2.5
+        return {"none": loss, "mean": loss.mean(), "sum": loss.sum()}[reduction]
+    run(lambda a: F.sigmoid_focal_loss(a, oar.to_tensor(lab), oar.to_tensor(norm),
+                                       reduction=reduction), ref, logit)
+
+
+def test_dice_and_npair_loss():
+    probs = np.exp(arr(2, 3, 4, 3))
+    probs /= probs.sum(-1, keepdims=True)
+    lab = np.random.default_rng(0).integers(0, 3, (2, 3, 4, 1))
+
+    def dice_ref(a):
+        oh = TF.one_hot(torch.tensor(lab[..., 0]), 3).double()
+        inter = (a * oh).sum([1, 2, 3])
+        return (1 - 2 * inter / (a.sum([1, 2, 3]) + oh.sum([1, 2, 3]) + 1e-5)).mean()
+    run(lambda a: F.dice_loss(a, oar.to_tensor(lab)), dice_ref, probs)
+    anchor, positive = arr(6, 4), arr(6, 4)
+    labels = np.array([1.0, 2.0, 1.0, 3.0, 2.0, 1.0])
+
+    def npair_ref(a, p):
+        same = torch.tensor((labels[:, None] == labels[None, :]) * 1.0)
+        target = same / same.sum(1, keepdim=True)
+        ce = -(target * torch.log_softmax(a @ p.T, 1)).sum(1).mean()
+        l2 = (a * a).sum(1).mean() + (p * p).sum(1).mean()
+        return 0.25 * 0.002 * l2 + ce
+    run(lambda a, p: F.npair_loss(a, p, oar.to_tensor(labels)), npair_ref, anchor, positive)
+    with pytest.raises(ValueError, match="label"):
+        F.dice_loss(oar.to_tensor(probs), oar.to_tensor(lab[..., :2, :]))
+
+
+def test_ctc_loss_matches_torch():
+    rng = np.random.default_rng(7)
+    t, b, c = 10, 4, 6
+    x = rng.normal(size=(t, b, c))
+    lab = rng.integers(1, c, (b, 4))
+    lab[0, 1] = lab[0, 0]  # a repeated label needs a blank between
+    in_len, lab_len = np.array([10, 8, 6, 3]), np.array([4, 3, 0, 2])
+    args = lambda f: (f(lab), f(in_len), f(lab_len))  # noqa: E731
+    for reduction in REDUCTIONS:
+        run(lambda a: F.ctc_loss(a, *args(oar.to_tensor), reduction=reduction),
+            lambda a: TF.ctc_loss(a.log_softmax(-1), *args(torch.tensor), reduction=reduction),
+            x, second=False)
+    # norm_by_times: the same value, the gradient divided by each input length
+    xo = oar.to_tensor(x, stop_gradient=False)
+    F.ctc_loss(xo, *args(oar.to_tensor), reduction="sum", norm_by_times=True).backward()
+    xt = torch.tensor(x, requires_grad=True)
+    TF.ctc_loss(xt.log_softmax(-1), *args(torch.tensor), reduction="sum").backward()
+    np.testing.assert_allclose(xo.grad.numpy(), xt.grad.numpy() / in_len[None, :, None],
+                               atol=1e-12)
+    layer = nn.CTCLoss(blank=0, reduction="none")
+    close(layer(oar.to_tensor(x), *args(oar.to_tensor)),
+          TF.ctc_loss(torch.tensor(x).log_softmax(-1), *args(torch.tensor), reduction="none"))
+
+
+def test_ctc_loss_second_order_matches_finite_differences():
+    # the recursion is made of differentiable ops: the gradient has a gradient
+    rng = np.random.default_rng(5)
+    x = rng.normal(size=(4, 1, 3))
+    lab, il, ll = (oar.to_tensor(np.array(v)) for v in ([[1, 2]], [4], [2]))
+    v = rng.normal(size=x.shape)
+
+    def directional(values):
+        xo = oar.to_tensor(values, stop_gradient=False)
+        (g,) = oar.grad([F.ctc_loss(xo, lab, il, ll, reduction="sum")], [xo], create_graph=True)
+        return (g * oar.to_tensor(v)).sum(), xo
+    d, xo = directional(x)
+    (h,) = oar.grad([d], [xo])
+    eps = 1e-5
+    for idx in [(0, 0, 0), (1, 0, 2), (3, 0, 1)]:
+        hi, lo = x.copy(), x.copy()
+        hi[idx] += eps
+        lo[idx] -= eps
+        num = (directional(hi)[0].item() - directional(lo)[0].item()) / (2 * eps)
+        assert abs(num - h.numpy()[idx]) < 1e-7
+
+
+def test_ctc_loss_impossible_and_errors():
+    x = oar.to_tensor(np.zeros((2, 1, 4)))
+    lab, il = oar.to_tensor(np.array([[1, 1, 2]])), oar.to_tensor(np.array([2]))
+    ll = oar.to_tensor(np.array([3]))
+    assert np.isinf(F.ctc_loss(x, lab, il, ll, reduction="none").numpy()).all()
+    assert F.ctc_loss(x, lab, il, ll, reduction="sum", zero_infinity=True).item() == 0.0
+    with pytest.raises(ValueError, match="blank"):
+        F.ctc_loss(x, lab, il, ll, blank=4)
+    with pytest.raises(ValueError, match="labels"):
+        F.ctc_loss(x, oar.to_tensor(np.array([[0, 1, 2]])), il, ll)
+    with pytest.raises(ValueError, match="input_lengths"):
+        F.ctc_loss(x, lab, oar.to_tensor(np.array([3])), ll)
+
+
+def _rnnt_ref(lp, labels, t_len, u_len, blank=0):
+    alpha = np.full((t_len, u_len + 1), -np.inf)
+    alpha[0, 0] = 0.0
+    for t in range(t_len):
+        for u in range(u_len + 1):
+            terms = []
+            if t > 0:
+                terms.append(alpha[t - 1, u] + lp[t - 1, u, blank])
+            if u > 0:
+                terms.append(alpha[t, u - 1] + lp[t, u - 1, labels[u - 1]])
+            if terms:
+                alpha[t, u] = np.logaddexp.reduce(terms)
+    return -(alpha[t_len - 1, u_len] + lp[t_len - 1, u_len, blank])
+
+
+def test_rnnt_loss():
+    rng = np.random.default_rng(3)
+    b, t, u, v = 3, 5, 3, 5
+    x = rng.normal(size=(b, t, u + 1, v))
+    lab = rng.integers(1, v, (b, u)).astype(np.int32)
+    in_len, lab_len = np.array([5, 3, 1], np.int32), np.array([3, 1, 0], np.int32)
+    xo = oar.to_tensor(x, stop_gradient=False)
+    loss = F.rnnt_loss(xo, oar.to_tensor(lab), oar.to_tensor(in_len), oar.to_tensor(lab_len),
+                       fastemit_lambda=0.0, reduction="none")
+    want = [_rnnt_ref(x[i], lab[i], in_len[i], lab_len[i]) for i in range(b)]
+    np.testing.assert_allclose(loss.numpy(), want, rtol=1e-12)
+    loss.sum().backward()
+    eps, g = 1e-6, xo.grad.numpy()
+    for idx in [(0, 0, 0, 0), (0, 1, 1, lab[0, 1]), (1, 2, 1, 0), (2, 0, 0, 0), (0, 4, 3, 0)]:
+        hi, lo = x.copy(), x.copy()
+        hi[idx] += eps
+        lo[idx] -= eps
+        num = sum(_rnnt_ref(hi[i], lab[i], in_len[i], lab_len[i]) -
+                  _rnnt_ref(lo[i], lab[i], in_len[i], lab_len[i]) for i in range(b)) / (2 * eps)
+        assert abs(num - g[idx]) < 1e-7
+    # FastEmit: the same value, the label emissions' gradient times 1 + lambda
+    xo2 = oar.to_tensor(x, stop_gradient=False)
+    fast = F.rnnt_loss(xo2, oar.to_tensor(lab), oar.to_tensor(in_len), oar.to_tensor(lab_len),
+                       fastemit_lambda=0.5, reduction="sum")
+    np.testing.assert_allclose(fast.item(), sum(want))
+    fast.backward()
+    emit_pos = (0, 1, 1, lab[0, 1])
+    np.testing.assert_allclose(xo2.grad.numpy()[emit_pos], 1.5 * g[emit_pos])
+    np.testing.assert_allclose(xo2.grad.numpy()[0, :, :, 0], g[0, :, :, 0])
+    layer = nn.RNNTLoss(fastemit_lambda=0.0)
+    np.testing.assert_allclose(layer(oar.to_tensor(x), oar.to_tensor(lab),
+                                     oar.to_tensor(in_len), oar.to_tensor(lab_len)).item(),
+                               sum(want) / b)
+    with pytest.raises(ValueError, match="label_lengths"):
+        F.rnnt_loss(oar.to_tensor(x), oar.to_tensor(lab), oar.to_tensor(in_len),
+                    oar.to_tensor(np.array([4, 1, 0], np.int32)))
+
+
+def _hsigmoid_ref(x, lab, k, w, b):
+    """Paddle's kernel: heap paths, pre-activations clipped to [-40, 40], softplus summed
+    over all code_length slots (unused slots add log 2), minus the branch-bit terms."""
+    length = (k - 1).bit_length()
+    out = []
+    for n, c in enumerate(lab):
+        code = int(c) + k
+        pre = np.zeros(length)
+        bits = np.zeros(length)
+        for j in range(code.bit_length() - 1):
+            node = (code >> (j + 1)) - 1
+            pre[j] = np.clip(x[n] @ w[node] + b[node, 0], -40, 40)
+            bits[j] = (code >> j) & 1
+        out.append(np.log1p(np.exp(pre)).sum() - (bits * pre).sum())
+    return np.array(out)[:, None]
+
+
+def test_hsigmoid_loss():
+    x, w, b = arr(4, 3), arr(5, 3), arr(5, 1)
+    lab = np.array([0, 1, 4, 5])
+    o = F.hsigmoid_loss(oar.to_tensor(x), oar.to_tensor(lab), 6, oar.to_tensor(w),
+                        oar.to_tensor(b))
+    np.testing.assert_allclose(o.numpy(), _hsigmoid_ref(x, lab, 6, w, b), rtol=1e-12)
+    # gradient: torch autograd through the same formula
+    tx, tw, tb = (torch.tensor(v, requires_grad=True) for v in (x, w, b))
+    ox, ow, ob = (oar.to_tensor(v, stop_gradient=False) for v in (x, w, b))
+    F.hsigmoid_loss(ox, oar.to_tensor(lab), 6, ow, ob).sum().backward()
+    total = 0
+    for n, c in enumerate(lab):
+        code = int(c) + 6
+        for j in range(code.bit_length() - 1):
+            node = (code >> (j + 1)) - 1
+            pre = tx[n] @ tw[node] + tb[node, 0]
+            total = total + TF.softplus(pre) - ((code >> j) & 1) * pre
+    total.backward()
+    for a, t in ((ox, tx), (ow, tw), (ob, tb)):
+        close(a.grad, t.grad)
+    # a custom tree: the node ids and bits of each sample's path, -1 ending it
+    table = np.array([[0, 2, -1], [1, -1, -1], [0, 1, 2], [2, 0, -1]])
+    code = np.array([[1, 0, 0], [1, 0, 0], [0, 1, 1], [1, 1, 0]])
+    layer = nn.HSigmoidLoss(3, 3, is_custom=True)
+    got = layer(oar.to_tensor(x), oar.to_tensor(lab), oar.to_tensor(table), oar.to_tensor(code))
+    wl, bl = layer.weight.numpy(), layer.bias.numpy()
+    want = []
+    for n in range(4):
+        pre = np.array([x[n] @ wl[i] + bl[i, 0] if i >= 0 else 0.0 for i in table[n]])
+        want.append(np.log1p(np.exp(pre)).sum() - (code[n] * (table[n] >= 0) * pre).sum())
+    np.testing.assert_allclose(got.numpy()[:, 0], want, rtol=1e-6)
+    with pytest.raises(IndexError, match="label"):
+        F.hsigmoid_loss(oar.to_tensor(x), oar.to_tensor(lab), 5, oar.to_tensor(w[:4]))
+
+
+def test_adaptive_log_softmax_matches_torch():
+    torch.manual_seed(0)
+    t = torch.nn.AdaptiveLogSoftmaxWithLoss(6, 10, [3, 6], div_value=2.0, head_bias=True)
+    t.double()
+    layer = nn.AdaptiveLogSoftmaxWithLoss(6, 10, [3, 6], div_value=2.0, head_bias=True)
+    with oar.no_grad():
+        layer.head_weight.set_value(t.head.weight.detach().numpy().T)
+        layer.head_bias.set_value(t.head.bias.detach().numpy())
+        for (proj, out), tail in zip(layer.tail_weights, t.tail):
+            proj.set_value(tail[0].weight.detach().numpy().T)
+            out.set_value(tail[1].weight.detach().numpy().T)
+    layer.to(dtype="float64")
+    x = arr(7, 6)
+    lab = np.array([0, 4, 9, 2, 6, 3, 8])
+    xo, xt = pair(x)
+    out, loss = layer(xo, oar.to_tensor(lab))
+    tout = t(xt, torch.tensor(lab))
+    close(out, tout.output)
+    close(loss, tout.loss)
+    loss.backward()
+    tout.loss.backward()
+    close(xo.grad, xt.grad)
+    close(layer.head_weight.grad, t.head.weight.grad.T)
+    close(layer.log_prob(oar.to_tensor(x)), t.log_prob(torch.tensor(x)))
+    np.testing.assert_array_equal(layer.predict(oar.to_tensor(x)).numpy(),
+                                  t.predict(torch.tensor(x)).numpy())
+    with pytest.raises(ValueError, match="cutoffs"):
+        nn.AdaptiveLogSoftmaxWithLoss(6, 10, [6, 3])
+
+
+def test_loss_layers_wrap_the_functions():
+    x, y = arr(3, 4), np.where(arr(3, 4) > 0, 1.0, -1.0)
+    pairs = [(nn.HingeEmbeddingLoss(0.5, "sum"), F.hinge_embedding_loss, dict(margin=0.5,
+                                                                              reduction="sum")),
+             (nn.SoftMarginLoss("none"), F.soft_margin_loss, dict(reduction="none")),
+             (nn.MultiLabelSoftMarginLoss(), F.multi_label_soft_margin_loss, {}),
+             (nn.PoissonNLLLoss(full=True), F.poisson_nll_loss, dict(full=True))]
+    for layer, fn, kw in pairs:
+        np.testing.assert_allclose(layer(oar.to_tensor(x), oar.to_tensor(y)).numpy(),
+                                   fn(oar.to_tensor(x), oar.to_tensor(y), **kw).numpy())
+    assert nn.layer.loss.PoissonNLLLoss is nn.PoissonNLLLoss
+    assert nn.HuberLoss is nn.SmoothL1Loss
+    v = oar.to_tensor(arr(3, 4, low=0.5, high=1))
+    np.testing.assert_allclose(
+        nn.GaussianNLLLoss()(oar.to_tensor(x), oar.to_tensor(y), v).numpy(),
+        F.gaussian_nll_loss(oar.to_tensor(x), oar.to_tensor(y), v).numpy())
+    trip = [arr(3, 4) for _ in range(3)]
+    close(nn.TripletMarginLoss(margin=0.3, swap=True)(*map(oar.to_tensor, trip)),
+          TF.triplet_margin_loss(*map(torch.tensor, trip), margin=0.3, swap=True))
+    with pytest.raises(ValueError, match="reduction"):
+        nn.MultiMarginLoss(reduction="batchmean")
