@@ -52,12 +52,12 @@ class Size(list):
         return Size(r) if isinstance(index, slice) else r
 
     def __add__(self, other):
-        return Size(list.__add__(self, other))
+        return _size_or_list(list.__add__(self, other))
 
     def __radd__(self, other):
         if not isinstance(other, list):
             return NotImplemented
-        return Size(list.__add__(other, self))
+        return _size_or_list(list.__add__(other, self))
 
     def __mul__(self, n):
         return Size(list.__mul__(self, n))
@@ -81,6 +81,14 @@ class Size(list):
     def numel(self):
         """The number of elements of a tensor of this shape (1 for the empty shape)."""
         return math.prod(self)
+
+
+def _size_or_list(items):
+    """A Size when every item is an int; a plain list otherwise (x.shape[:-2] + ['k'] in
+    a message)."""
+    if all(isinstance(v, int) and not isinstance(v, bool) for v in items):
+        return Size(items)
+    return items
 
 
 _C._set_shape_type(Size)

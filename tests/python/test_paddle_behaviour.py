@@ -1,7 +1,8 @@
 """Paddle's behaviour where a Paddle program relies on it (checked against what Paddle
-3.3.1 does): file objects for save/load, callable DataLoader, Paddle-only flags,
-out=/output= and the creation keywords, summary's table, version strings, InputSpec,
-and a few results (median's NaN index, randint_like to bool, complex randn)."""
+3.3.1 does): file objects for save/load, callable DataLoader, out=/output= and the
+creation keywords, summary's table, version strings, gradients that require grad, and a
+few results (median's NaN index, randint_like to bool, complex randn). Flags, InputSpec
+and require_version: tests/python/test_compat.py."""
 import io
 import math
 
@@ -52,39 +53,6 @@ def test_dataloader_is_callable():
     got = [b.numpy().reshape(-1).tolist() for b in loader()]
     assert got == [[0.0, 1.0], [4.0, 9.0], [16.0]]
     assert got == [b.numpy().reshape(-1).tolist() for b in loader]
-
-
-# ---- flags --------------------------------------------------------------------------
-def test_paddle_only_flags_are_recorded():
-    assert oar.get_flags(["FLAGS_eager_delete_tensor_gb", "check_nan_inf"]) == {
-        "FLAGS_eager_delete_tensor_gb": 0.0, "FLAGS_check_nan_inf": False}
-    oar.set_flags({"FLAGS_eager_delete_tensor_gb": 1, "allocator_strategy": "naive_best_fit"})
-    try:
-        got = oar.get_flags(["eager_delete_tensor_gb", "FLAGS_allocator_strategy"])
-        assert got == {"FLAGS_eager_delete_tensor_gb": 1.0,
-                       "FLAGS_allocator_strategy": "naive_best_fit"}
-        assert isinstance(got["FLAGS_eager_delete_tensor_gb"], float)
-    finally:
-        oar.set_flags({"FLAGS_eager_delete_tensor_gb": 0.0, "allocator_strategy": "auto_growth"})
-
-
-@pytest.mark.parametrize("call, err, match", [
-    (lambda: oar.set_flags({"FLAGS_use_mkldnn": 1}), TypeError, "'FLAGS_use_mkldnn' takes a bool"),
-    (lambda: oar.set_flags({"FLAGS_no_such": 1}), ValueError,
-     "unknown flag 'FLAGS_no_such'.*without effect on oar, Paddle's FLAGS_"),
-    (lambda: oar.get_flags(["FLAGS_no_such"]), ValueError, "unknown flag"),
-    (lambda: oar.set_flags([("FLAGS_benchmark", True)]), TypeError, "expects a dict"),
-    (lambda: oar.get_flags(3), TypeError, "a flag name or a list"),
-])
-def test_flag_errors(call, err, match):
-    with pytest.raises(err, match=match):
-        call()
-
-
-def test_a_failed_set_flags_changes_nothing():
-    with pytest.raises(ValueError):
-        oar.set_flags({"FLAGS_benchmark": True, "FLAGS_no_such": 1})
-    assert oar.get_flags("FLAGS_benchmark") == {"FLAGS_benchmark": False}
 
 
 # ---- out= / output= and the creation keywords ------------------------------------------
@@ -243,40 +211,11 @@ def test_bias_attr_true_means_the_default():
     assert oar.nn.Linear(2, 3, bias_attr=True).bias.shape == [3]
 
 
-def test_input_spec():
-    spec = oar.static.InputSpec([None, 784], "float32", "x")
-    assert spec.shape == (-1, 784)
-    assert repr(spec) == "InputSpec(shape=(-1, 784), dtype=oar.float32, name=x, stop_gradient=False)"
-    assert spec.batch(8).shape == (8, -1, 784) and spec.unbatch().shape == (-1, 784)
-    t = oar.static.InputSpec
-    assert t.from_tensor(oar.ones([2, 3]), name="y") == t([2, 3], "float32", "y")
-    assert t.from_numpy(np.ones([4], np.int64)).dtype == oar.int64
-    assert hash(t([2], name="a")) == hash(t([2], name="b"))
-    with pytest.raises(ValueError, match=r"shape\[1\] must be an int or None"):
-        t([2, 2.5])
-    with pytest.raises(ValueError, match="the shape is empty"):
-        t([]).unbatch()
-
-
 def test_version_strings():
     v = oar.version
     assert (v.cuda(), v.cudnn(), v.nccl(), v.xpu(), v.tensorrt()) == (
         "False", "False", "0", "False", "None")
     assert repr(v.cuda) == "CudaVersion('False')" and v.cuda_archs() == []
-
-
-def test_require_version_compares_with_the_paddle_api_oar_follows():
-    oar.utils.require_version("0.1.0")
-    oar.utils.require_version(min_version="2.0", max_version="10.0.0")
-    with pytest.raises(RuntimeError, match="4.0 or higher is required; oar provides the API of "
-                                           "Paddle 3.3.1"):
-        oar.utils.require_version("4.0")
-    with pytest.raises(RuntimeError, match=r"in \[1.0, 3.0\]"):
-        oar.utils.require_version("1.0", "3.0")
-    with pytest.raises(ValueError, match="must look like '1.5.2'"):
-        oar.utils.require_version("2.x")
-    with pytest.raises(TypeError, match="'max_version' must be a str"):
-        oar.utils.require_version("1.0", 2)
 
 
 def test_gradients_require_grad_as_in_paddle():

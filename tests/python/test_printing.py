@@ -161,3 +161,10 @@ def test_names_follow_the_import_name(monkeypatch):
     assert str(oar.ones([2]).shape) == "paddle.Size([2])"
     monkeypatch.setitem(sys.modules, "paddle", object())  # a real Paddle, say: not ours
     assert str(oar.float32) == "oar.float32"
+
+
+def test_a_size_plus_non_ints_is_a_plain_list():
+    s = oar.ones([2, 3]).shape
+    r = s[:1] + ["k"]
+    assert type(r) is list and r == [2, "k"]
+    assert type(["k"] + s) is list
