@@ -61,6 +61,7 @@ from . import distributed  # noqa: F401
 from .distributed import DataParallel  # noqa: F401
 from .autograd import grad  # noqa: F401
 from . import device, distribution, utils, version  # noqa: F401
+from . import fft, signal, audio  # noqa: F401  (docs/fft.md, docs/audio.md)
 from .device import (CUDAPinnedPlace, CUDAPlace, IPUPlace, XPUPlace, get_device,  # noqa: F401
                      is_compiled_with_cinn, is_compiled_with_cuda,
                      is_compiled_with_custom_device, is_compiled_with_distribute,
@@ -125,6 +126,8 @@ __all__ = sorted(set(_C._public_ops) | {
     "incubate", "quantization",
     # printing (_printing.py)
     "set_printoptions",
+    # Fourier transforms, short-time transforms, audio features and WAV I/O (docs/fft.md)
+    "fft", "signal", "audio",
 })
 del _name
 

@@ -17,6 +17,7 @@ from . import profiler as profiler
 from . import distributed as distributed
 from .distributed import DataParallel as DataParallel
 from . import device as device, distribution as distribution, utils as utils
+from . import fft as fft, signal as signal, audio as audio
 from . import version as version
 from . import base as base, compat as compat, geometric as geometric, jit as jit
 from . import sysconfig as sysconfig, text as text
@@ -885,6 +886,7 @@ __all__ = [
     "atan_",
     "atanh",
     "atanh_",
+    "audio",
     "autograd",
     "base",
     "bernoulli",
@@ -961,6 +963,7 @@ __all__ = [
     "expm1",
     "expm1_",
     "eye",
+    "fft",
     "flatten",
     "flip",
     "float16",
@@ -1110,6 +1113,7 @@ __all__ = [
     "sigmoid",
     "sigmoid_",
     "sign",
+    "signal",
     "sin",
     "sinh",
     "sinh_",

@@ -47,6 +47,7 @@ from . import profiler as profiler
 from . import distributed as distributed
 from .distributed import DataParallel as DataParallel
 from . import device as device, distribution as distribution, utils as utils
+from . import fft as fft, signal as signal, audio as audio
 from . import version as version
 from . import base as base, compat as compat, geometric as geometric, jit as jit
 from . import sysconfig as sysconfig, text as text

@@ -225,3 +225,15 @@ Tensor send_uv_grad_x(const Tensor& x, const Tensor& y, const Tensor& src_index,
 Tensor send_uv_grad_y(const Tensor& x, const Tensor& y, const Tensor& src_index,
                       const Tensor& dst_index, const Tensor& g, int64_t message_op);
 }  // namespace oar
+
+// ---- the FFT section (src/oar/ops/fft.yaml; in backward_helpers_fft.cc) ----
+namespace oar {
+// fft_r2c: the real part of the transform the other way of g, zero-filled past the half
+// spectrum when the output was onesided.
+Tensor fft_r2c_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& axes,
+                    int64_t normalization, bool forward, bool onesided);
+// fft_c2r: the onesided transform the other way of g, doubled at the frequencies the
+// Hermitian half spectrum stands for twice.
+Tensor fft_c2r_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& axes,
+                    int64_t normalization, bool forward);
+}  // namespace oar

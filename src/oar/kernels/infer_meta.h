@@ -116,3 +116,5 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 #include "oar/kernels/infer_meta_geometric.h"  // IWYU pragma: export
 // The quantization section (src/oar/ops/quant.yaml): own file, so it merges apart.
 #include "oar/kernels/infer_meta_quant.h"  // IWYU pragma: export
+// The FFT section (fft_c2c, fft_r2c, fft_c2r): its own file, included for the generated API.
+#include "oar/kernels/infer_meta_fft.h"  // IWYU pragma: export
