@@ -32,6 +32,8 @@ from ._dtype import (CPUPlace, Place, bfloat16, bool_, complex64, complex128,  #
                      convert_dtype, dtype, float16, float32, float64, int8, int16, int32, int64,
                      uint8)
 from . import _tensor_patch  # noqa: F401  (numpy(), repr, indexing)
+from ._printing import set_printoptions  # noqa: F401
+from ._size import Size  # noqa: F401
 from ._creation import (arange, empty, empty_like, eye, full, full_like, linspace,  # noqa: F401
                         normal, ones, ones_like, rand, randint, randn, seed,
                         standard_normal, to_tensor, uniform, zeros, zeros_like)
@@ -95,7 +97,8 @@ for _name in _C._public_ops:
     globals().setdefault(_name, getattr(_C, _name))
 
 __all__ = sorted(set(_C._public_ops) | {
-    "CPUPlace", "Place", "Tensor", "bfloat16", "bool", "complex64", "complex128", "convert_dtype",
+    "CPUPlace", "Place", "Size", "Tensor", "bfloat16", "bool", "complex64", "complex128",
+    "convert_dtype",
     "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
     "is_complex", "is_floating_point", "is_integer",
     "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace", "normal", "ones",
@@ -129,6 +132,8 @@ __all__ = sorted(set(_C._public_ops) | {
     "disable_signal_handler",
     # incubating APIs and simulated quantization (docs/incubate.md, docs/quantization.md)
     "incubate", "quantization",
+    # printing (_printing.py)
+    "set_printoptions",
     # Fourier transforms, short-time transforms, audio features and WAV I/O (docs/fft.md)
     "fft", "signal", "audio",
     # sparse COO/CSR tensors (sparse/, docs/sparse.md)

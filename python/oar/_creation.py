@@ -7,6 +7,7 @@ import numpy as np
 from . import _C
 from . import _check as C
 from ._dtype import bool_, complex64, complex128, convert_dtype, float32, float64, int64
+from ._out import finish, write_out
 
 Tensor = _C.Tensor
 
@@ -120,44 +121,60 @@ def _fill_dtype(value):
     return default_float()
 
 
-def full(shape, fill_value, dtype=None, name=None):
+# The creation functions take Paddle 3.3's keyword-only arguments out, device,
+# requires_grad and pin_memory (_out.finish says what each does on oar).
+def full(shape, fill_value, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
+         pin_memory=False):
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    return _C.full(_shape(shape, "full"), fill_value,
-                   _dtype_or(dtype, _fill_dtype(fill_value), "full"))
+    t = _C.full(_shape(shape, "full"), fill_value,
+                _dtype_or(dtype, _fill_dtype(fill_value), "full"))
+    return finish(t, "full", out, device, requires_grad, pin_memory)
 
 
-def zeros(shape, dtype=None, name=None):
-    return _C.full(_shape(shape, "zeros"), 0.0, _dtype_or(dtype, default_float(), "zeros"))
+def zeros(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
+          pin_memory=False):
+    t = _C.full(_shape(shape, "zeros"), 0.0, _dtype_or(dtype, default_float(), "zeros"))
+    return finish(t, "zeros", out, device, requires_grad, pin_memory)
 
 
-def ones(shape, dtype=None, name=None):
-    return _C.full(_shape(shape, "ones"), 1.0, _dtype_or(dtype, default_float(), "ones"))
+def ones(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
+         pin_memory=False):
+    t = _C.full(_shape(shape, "ones"), 1.0, _dtype_or(dtype, default_float(), "ones"))
+    return finish(t, "ones", out, device, requires_grad, pin_memory)
 
 
-def empty(shape, dtype=None, name=None):
-    return zeros(shape, dtype)
+def empty(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
+          pin_memory=False):
+    t = _C.full(_shape(shape, "empty"), 0.0, _dtype_or(dtype, default_float(), "empty"))
+    return finish(t, "empty", out, device, requires_grad, pin_memory)
 
 
-def full_like(x, fill_value, dtype=None, name=None):
+def full_like(x, fill_value, dtype=None, name=None, *, device=None, requires_grad=False,
+              pin_memory=False):
     if isinstance(fill_value, Tensor):
         fill_value = C.number("full_like", "fill_value", fill_value)
-    return _C.full_like(x, fill_value, _dtype_or(dtype, None, "full_like"))
+    t = _C.full_like(x, fill_value, _dtype_or(dtype, None, "full_like"))
+    return finish(t, "full_like", None, device, requires_grad, pin_memory)
 
 
-def zeros_like(x, dtype=None, name=None):
-    return full_like(x, 0.0, dtype)
+def zeros_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin_memory=False):
+    return full_like(x, 0.0, dtype, device=device, requires_grad=requires_grad,
+                     pin_memory=pin_memory)
 
 
-def ones_like(x, dtype=None, name=None):
-    return full_like(x, 1.0, dtype)
+def ones_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin_memory=False):
+    return full_like(x, 1.0, dtype, device=device, requires_grad=requires_grad,
+                     pin_memory=pin_memory)
 
 
-def empty_like(x, dtype=None, name=None):
-    return zeros_like(x, dtype)
+def empty_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin_memory=False):
+    return full_like(x, 0.0, dtype, device=device, requires_grad=requires_grad,
+                     pin_memory=pin_memory)
 
 
-def arange(start=0, end=None, step=1, dtype=None, name=None):
+def arange(start=0, end=None, step=1, dtype=None, *, out=None, device=None, requires_grad=False,
+           pin_memory=False, name=None):
     if end is None:
         start, end = 0, start
     vals = [C.number("arange", n, v) for n, v in (("start", start), ("end", end), ("step", step))]
@@ -172,7 +189,8 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
         if vals[2] == 0:
             raise ValueError(f"arange(): argument 'step' ({step}) is 0 once cast to "
                              f"{dtype.name}; use a float dtype for a fractional step")
-    return _C.arange(vals[0], vals[1], vals[2], dtype)
+    t = _C.arange(vals[0], vals[1], vals[2], dtype)
+    return finish(t, "arange", out, device, requires_grad, pin_memory)
 
 
 _INT_RANGE = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1), "bool": (0, 1),
@@ -199,19 +217,8 @@ def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None,
     the second stop - step*(num-1-i), step = (stop-start)/(num-1). An integer dtype
     casts start and stop to it first (toward zero), keeps step in float64 and truncates
     each value; a non-finite end gives what the formula gives (NaN from inf - inf or
-    0 * inf), where numpy's would, e.g., still end a NaN start's row in stop.
-    device must be the CPU; requires_grad=True gives stop_gradient=False; out, when
-    given, is made to hold the result (its shape and dtype become the result's)."""
-    if device is not None:
-        from .device import _to_place
-        _to_place(device, "linspace")
-    t = _linspace(start, stop, num, dtype)
-    t.stop_gradient = not requires_grad
-    if out is not None:
-        C.tensor("linspace", "out", out)
-        _C._set_tensor_impl(out, t)
-        return out
-    return t
+    0 * inf), where numpy's would, e.g., still end a NaN start's row in stop."""
+    return finish(_linspace(start, stop, num, dtype), "linspace", out, device, requires_grad)
 
 
 def _linspace(start, stop, num, dtype):
@@ -243,7 +250,8 @@ def _linspace(start, stop, num, dtype):
     return to_tensor(values, dtype=dtype)
 
 
-def eye(num_rows, num_columns=None, dtype=None, name=None):
+def eye(num_rows, num_columns=None, dtype=None, name=None, *, out=None, device=None,
+        requires_grad=False, pin_memory=False):
     n = C.integer("eye", "num_rows", num_rows)
     m = n if num_columns is None else C.integer("eye", "num_columns", num_columns)
     if n < 0 or m < 0:
@@ -255,31 +263,50 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
         a = np.eye(n, m, dtype=dtype.name if dtype.name in _SUPPORTED_NUMPY else np.float64)
     except (ValueError, MemoryError) as e:  # too large
         raise type(e)(f"eye(): cannot make a {n} x {m} matrix: {e}") from None
-    return to_tensor(a, dtype=dtype)
+    return finish(to_tensor(a, dtype=dtype), "eye", out, device, requires_grad, pin_memory)
 
 
-def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    return _C.uniform(_shape(shape, "uniform"), _dtype_or(dtype, default_float(), "uniform"), min,
-                      max, seed)
+def uniform(shape, dtype=None, min=0.0, max=1.0, seed=0, name=None, *, out=None, device=None,
+            requires_grad=False):
+    """Values drawn uniformly from [min, max); Paddle 3.3's default range is [0, 1)."""
+    t = _C.uniform(_shape(shape, "uniform"), _dtype_or(dtype, default_float(), "uniform"), min,
+                   max, seed)
+    return finish(t, "uniform", out, device, requires_grad)
 
 
-def rand(shape, dtype=None, name=None):
-    return uniform(shape, dtype, 0.0, 1.0)
+def rand(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
+         pin_memory=False):
+    t = _C.uniform(_shape(shape, "rand"), _dtype_or(dtype, default_float(), "rand"), 0.0, 1.0, 0)
+    return finish(t, "rand", out, device, requires_grad, pin_memory)
 
 
-def normal(mean=0.0, std=1.0, shape=None, name=None):
-    return _C.normal(_shape([1] if shape is None else shape, "normal"),
-                     float(C.number("normal", "mean", mean)), float(C.number("normal", "std", std)),
-                     0, default_float())
+def normal(mean=0.0, std=1.0, shape=None, name=None, *, out=None):
+    t = _C.normal(_shape([1] if shape is None else shape, "normal"),
+                  float(C.number("normal", "mean", mean)), float(C.number("normal", "std", std)),
+                  0, default_float())
+    return write_out(out, t, "normal")
 
 
-def randn(shape, dtype=None, name=None):
-    return _C.normal(_shape(shape, "randn"), 0.0, 1.0, 0,
-                     _dtype_or(dtype, default_float(), "randn"))
+def _standard_normal(shape, dtype, api):
+    shape, dtype = _shape(shape, api), _dtype_or(dtype, default_float(), api)
+    if dtype.is_complex:
+        # Paddle: a complex standard normal has variance 1, half in each part.
+        part = float32 if dtype.name == "complex64" else float64
+        re, im = (_C.normal(shape, 0.0, math.sqrt(0.5), 0, part) for _ in range(2))
+        return _C.complex(re, im)
+    return _C.normal(shape, 0.0, 1.0, 0, dtype)
 
 
-def standard_normal(shape, dtype=None, name=None):
-    return randn(shape, dtype)
+def randn(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
+          pin_memory=False):
+    t = _standard_normal(shape, dtype, "randn")
+    return finish(t, "randn", out, device, requires_grad, pin_memory)
+
+
+def standard_normal(shape, dtype=None, name=None, *, out=None, device=None,
+                    requires_grad=False):
+    t = _standard_normal(shape, dtype, "standard_normal")
+    return finish(t, "standard_normal", out, device, requires_grad)
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):

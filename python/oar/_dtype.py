@@ -1,7 +1,17 @@
 """dtype objects: oar.float32 ... (Paddle's paddle.float32)."""
+import sys
+
 import numpy as np
 
 from . import _C
+
+
+def api_name():
+    """The name dtypes and sizes print under: 'paddle' while this package is what
+    `import paddle` gives (a Paddle program run on oar through an import alias, which
+    then prints `paddle.float32` as on Paddle), else 'oar'."""
+    alias = sys.modules.get("paddle")
+    return "paddle" if alias is not None and alias is sys.modules.get(__package__) else "oar"
 
 
 class dtype:
@@ -16,7 +26,7 @@ class dtype:
         self.is_complex = is_complex
 
     def __repr__(self):
-        return f"oar.{self.name}"
+        return f"{api_name()}.{self.name}"
 
     __str__ = __repr__
 

@@ -1,10 +1,9 @@
 """Paddle's framework-level top-level names: the shape type Size, dtype limits (finfo,
 iinfo), the default floating dtype, the random generator's state, DLPack and numpy
 exchange, asarray and the `oar.tensor` namespace, and small helpers (is_tensor, batch,
-set_printoptions, the *_like random creators).
+the *_like random creators). Size and set_printoptions are _size.py's and _printing.py's.
 
-Deliberate differences from Paddle 3.3: Tensor.shape stays a list (oar.Size is the list
-subclass Paddle's shape returns, available to build and print); the CUDA generator
+Deliberate differences from Paddle 3.3: the CUDA generator
 functions answer as Paddle's CPU build does (no CUDA generators: an empty list).
 """
 from __future__ import annotations
@@ -29,35 +28,9 @@ __all__ = ["Size", "finfo", "iinfo", "get_default_dtype", "set_default_dtype",
            "MmapStorage"]
 
 
-# ---- Size ---------------------------------------------------------------------------------
-class Size(list):
-    """A tensor shape: a list of ints (Paddle's paddle.Size) that prints as Size([...]).
-
-    Examples:
-        >>> import oar
-        >>> s = oar.Size([2, 3, 4])
-        >>> print(s, s.numel(), s[1:])
-        oar.Size([2, 3, 4]) 24 [3, 4]
-    """
-
-    def __init__(self, sizes: Sequence[int] = ()) -> None:
-        if isinstance(sizes, Tensor):
-            sizes = sizes.tolist()
-        try:
-            items = [C.integer("Size", "sizes", s) for s in sizes]
-        except TypeError:
-            raise TypeError(f"Size(): argument 'sizes' must be a sequence of ints, but got "
-                            f"{sizes!r}") from None
-        super().__init__(items)
-
-    def numel(self) -> int:
-        """The number of elements of a tensor of this shape (1 for [])."""
-        return math.prod(self)
-
-    def __repr__(self) -> str:
-        return f"oar.Size({list.__repr__(self)})"
-
-    __str__ = __repr__
+# Size (what Tensor.shape returns) and set_printoptions live with the printing code
+from ._printing import set_printoptions  # noqa: E402,F401
+from ._size import Size  # noqa: E402,F401
 
 
 # ---- dtype limits --------------------------------------------------------------------------
@@ -393,40 +366,6 @@ def batch(reader: Callable[[], Iterator[Any]], batch_size: int,
     return batch_reader
 
 
-def set_printoptions(precision: int | None = None, threshold: int | None = None,
-                     edgeitems: int | None = None, sci_mode: bool | None = None,
-                     linewidth: int | None = None) -> None:
-    """Sets how tensors print: digits after the point, the element count above which a
-    tensor is summarised, the items kept at each edge then, scientific notation (True
-    always, False never, None: numpy's choice) and the line width.
-
-    Examples:
-        >>> import oar
-        >>> oar.set_printoptions(precision=2)
-        >>> print(oar.to_tensor([1.23456]))
-        Tensor(shape=[1], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [1.23])
-        >>> oar.set_printoptions(precision=8)
-    """
-    from . import _tensor_patch
-    opts = {}
-    for name, v in (("precision", precision), ("threshold", threshold),
-                    ("edgeitems", edgeitems), ("linewidth", linewidth)):
-        if v is not None:
-            v = C.integer("set_printoptions", name, v)
-            if v < 0:
-                raise ValueError(f"set_printoptions(): argument '{name}' must be >= 0, but "
-                                 f"got {v}")
-            opts[name] = v
-    if sci_mode is not None:
-        if not isinstance(sci_mode, bool):
-            raise TypeError(f"set_printoptions(): argument 'sci_mode' must be a bool or None, "
-                            f"but got {type(sci_mode).__name__}")
-        opts["sci_mode"] = sci_mode
-    _tensor_patch.set_print_options(**opts)
-
-
-# ---- files and signals ----------------------------------------------------------------------
 class MmapStorage:
     """A file mapped into memory, nbytes long; get_slice reads a run of its elements as a
     1-D tensor that shares the mapped memory (writes go to the file).

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import _C
+from . import _C, _out
 from . import _check as C
 from ._dtype import bool_, convert_dtype, float32, float64, int32, int64
 
@@ -69,12 +69,9 @@ def like(api, name, v, x):
 
 
 def write_out(api, out, result):
-    """Paddle's out=: `out` is made to hold result (its shape and dtype become result's)."""
-    if out is None:
-        return result
-    C.tensor(api, "out", out)
-    _C._set_tensor_impl(out, result)
-    return out
+    """Paddle's out=: `out` is made to hold result (its shape and dtype become result's;
+    with gradients recorded, a differentiable in-place copy; see _out.write_out)."""
+    return _out.write_out(out, result, api)
 
 
 def axes(api, name, axis, ndim):

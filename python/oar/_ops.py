@@ -5,6 +5,7 @@ import numbers
 from . import _C
 from . import _check as C
 from ._dtype import bool_, convert_dtype, float32, int64
+from ._out import write_out
 
 Tensor = _C.Tensor
 

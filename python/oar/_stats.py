@@ -100,9 +100,11 @@ def median(x, axis=None, keepdim=False, mode="avg", name=None):
         hi = _gather(xs, _C.kthvalue_index(xs, n // 2 + 1, a, True), a)
         value = _C.scale(_C.add(value, hi), 0.5)
     if xs.dtype.is_floating_point:  # a NaN anywhere in the line makes the median NaN
-        has_nan = _C.amax(_C.cast(_C.not_equal(xs, xs), xs.dtype), [a], True)
-        value = _C.where(_C.greater_than(has_nan, _C.full_like(has_nan, 0.0)),
-                         _C.full_like(value, math.nan), value)
+        is_nan = _C.cast(_C.not_equal(xs, xs), xs.dtype)
+        has_nan = _C.greater_than(_C.amax(is_nan, [a], True), _C.full([], 0.0, xs.dtype))
+        value = _C.where(has_nan, _C.full_like(value, math.nan), value)
+        if mode == "min":  # ... and its position that of the line's first NaN (Paddle)
+            lo_idx = _C.where(has_nan, _C.argmax(is_nan, [a], True, lo_idx.dtype), lo_idx)
     if axis is None:
         value = _C.reshape(value, [1] * x.ndim if keepdim else [])
         return value

@@ -5,6 +5,7 @@ import numpy as np
 
 from . import _C
 from . import _check
+from . import _printing
 from ._dtype import Place, bfloat16, bool_, convert_dtype, int64
 
 Tensor = _C.Tensor
@@ -40,29 +41,6 @@ def tolist(self):
     return a.tolist()
 
 
-# oar.set_printoptions: Paddle's defaults (8 digits; numpy's threshold and edge items);
-# linewidth and sci_mode only when set (None: numpy's width and choice of notation).
-_PRINT = {"precision": 8, "threshold": 1000, "edgeitems": 3, "linewidth": None,
-          "sci_mode": None}
-
-
-def set_print_options(**options):
-    _PRINT.update(options)
-
-
-def _array_body(a, prefix):
-    kw = {"threshold": _PRINT["threshold"], "edgeitems": _PRINT["edgeitems"]}
-    if _PRINT["linewidth"] is not None:
-        kw["max_line_width"] = _PRINT["linewidth"]
-    p = _PRINT["precision"]
-    if a.dtype.kind == "f" and _PRINT["sci_mode"]:
-        kw["formatter"] = {"float_kind": lambda v: f"{v:.{p}e}"}
-    elif _PRINT["sci_mode"] is False:
-        kw["suppress_small"] = True
-    return np.array2string(a, separator=", ", prefix=prefix, precision=p,
-                           floatmode="maxprec_equal" if a.dtype.kind == "f" else "maxprec", **kw)
-
-
 def __repr__(self):
     if not self._is_initialized():
         return "Tensor(Not initialized)"
@@ -72,40 +50,33 @@ def __repr__(self):
     a = numpy(self)
     if self.dtype is bfloat16:
         a = _bf16_to_f32(a)
-    prefix = "       "
-    if a.dtype.kind == "c":
-        body = _complex_body(a, prefix)
-    else:
-        body = _array_body(a, prefix)
-    return (f"Tensor(shape={self.shape}, dtype={self.dtype.name}, place={self.place}, "
-            f"stop_gradient={self.stop_gradient},\n{prefix}{body})")
-
-
-def _complex_str(v):
-    p = _PRINT["precision"]
-    return f"({v.real:.{p}f}{v.imag:+.{p}f}j)"
-
-
-def _complex_body(a, prefix):
-    # Paddle prints each complex element as (re+imj) with 8 decimals, left-aligned
-    # to the widest element of the tensor (the summarised one when it is long).
-    shown = a
-    if a.size > _PRINT["threshold"]:
-        edge = _PRINT["edgeitems"]
-        for ax in range(a.ndim):
-            if shown.shape[ax] > 2 * edge:
-                idx = list(range(edge)) + list(range(shown.shape[ax] - edge, shown.shape[ax]))
-                shown = np.take(shown, idx, axis=ax)
-    width = max((len(_complex_str(v)) for v in shown.reshape(-1)), default=0)
-    return np.array2string(a, separator=", ", prefix=prefix, threshold=_PRINT["threshold"],
-                           edgeitems=_PRINT["edgeitems"],
-                           formatter={"complex_kind": lambda v: _complex_str(v).ljust(width)})
+    return _printing.tensor_string(self.shape, self.dtype.name, self.place, self.stop_gradient, a)
 
 
 def __format__(self, spec):
-    if self.ndim == 0 and spec:
+    # A 0-D tensor formats as its value ("{}".format(loss) gives 0.25), as in Paddle.
+    if self.ndim == 0:
         return format(self.item(), spec)
     return object.__format__(self, spec) if spec else repr(self)
+
+
+_item = Tensor.item
+
+
+def item(self, *args):
+    """The element as a Python scalar: the only one, or the one at flat index
+    ``item(i)`` or at ``item(i, j, ...)`` (one index per dimension)."""
+    if not args:
+        return _item(self)
+    try:
+        return __array__(self).item(*args)
+    except (IndexError, ValueError, TypeError) as e:
+        raise type(e)(f"Tensor.item(): {e} (the tensor has shape {list(self.shape)})") from None
+
+
+def _numel(self):
+    """The number of elements, as a 0-D int64 tensor (Paddle's Tensor.numel())."""
+    return _C._from_buffer(np.asarray(self.size, dtype=np.int64), int64)
 
 
 # ---- indexing -------------------------------------------------------------------------
@@ -492,6 +463,7 @@ _PATCHES = {
     "__str__": __repr__, "__format__": __format__, "__getitem__": __getitem__,
     "__setitem__": __setitem__, "__iter__": __iter__, "pow": _pow_method, "astype": _astype,
     "cpu": _cpu, "T": property(_t), "__array_priority__": 100, "place": property(_place),
+    "item": item, "numel": _numel,
 }
 for _k, _v in _PATCHES.items():
     setattr(Tensor, _k, _v)

@@ -424,7 +424,7 @@ def fftfreq(n, d=1.0, dtype=None, name=None):
         >>> import oar
         >>> print(oar.fft.fftfreq(4, d=0.5))
         Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [ 0.0,  0.5, -1.0, -0.5])
+               [ 0.        ,  0.50000000, -1.        , -0.50000000])
     """
     n = C.integer("fftfreq", "n", n)
     d = C.number("fftfreq", "d", d)
@@ -452,7 +452,7 @@ def rfftfreq(n, d=1.0, dtype=None, name=None):
         >>> import oar
         >>> print(oar.fft.rfftfreq(4, d=0.5))
         Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [0.0, 0.5, 1.0])
+               [0.        , 0.50000000, 1.        ])
     """
     n = C.integer("rfftfreq", "n", n)
     d = C.number("rfftfreq", "d", d)
@@ -490,7 +490,7 @@ def fftshift(x=None, axes=None, name=None, *, input=None, dim=None):
         >>> import oar
         >>> print(oar.fft.fftshift(oar.fft.fftfreq(5)))
         Tensor(shape=[5], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [-0.4, -0.2,  0.0,  0.2,  0.4])
+               [-0.40000001, -0.20000000,  0.        ,  0.20000000,  0.40000001])
     """
     return _shift("fftshift", x if input is None else input, axes if dim is None else dim, False)
 
@@ -510,6 +510,6 @@ def ifftshift(x=None, axes=None, name=None, *, input=None, dim=None):
         >>> import oar
         >>> print(oar.fft.ifftshift(oar.fft.fftshift(oar.fft.fftfreq(5))))
         Tensor(shape=[5], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [ 0.0,  0.2,  0.4, -0.4, -0.2])
+               [ 0.        ,  0.20000000,  0.40000001, -0.40000001, -0.20000000])
     """
     return _shift("ifftshift", x if input is None else input, axes if dim is None else dim, True)

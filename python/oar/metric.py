@@ -66,14 +66,16 @@ class Accuracy(Metric):
         return (top == y[:, None]).astype(np.float32)
 
     def update(self, correct, *args):
+        """Adds a batch's [..., maxk] correctness to the totals; returns the batch's
+        accuracy (numpy float64s, as Paddle: one, or one per k)."""
         c = _np(correct)
-        n = c.shape[0]
+        n = np.prod(np.array(c.shape[:-1]))  # every position but the last axis is a sample
         accs = []
         for i, k in enumerate(self.topk):
-            right = float(c[:, :k].sum())
+            right = c[..., :k].sum()
             self.total[i] += right
             self.count[i] += n
-            accs.append(np.float64(right / n if n else 0.0))  # Paddle returns numpy floats
+            accs.append(np.float64(right) / n if n else np.float64(0.0))
         return accs[0] if len(accs) == 1 else accs
 
     def reset(self):
@@ -81,7 +83,7 @@ class Accuracy(Metric):
         self.count = [0] * len(self.topk)
 
     def accumulate(self):
-        res = [t / c if c else 0.0 for t, c in zip(self.total, self.count)]
+        res = [np.float64(t) / c if c else 0.0 for t, c in zip(self.total, self.count)]
         return res[0] if len(res) == 1 else res
 
     def name(self):
@@ -213,7 +215,14 @@ class Auc(Metric):
 
 
 def accuracy(input, label, k=1, correct=None, total=None, name=None):
-    """Top-k accuracy of one batch as a 0-d float32 Tensor (Paddle 3's shape)."""
+    """Top-k accuracy of one batch as a 0-D float32 Tensor. Given tensors `correct` and
+    `total` receive the batch's counts (0-D int32 tensors, as Paddle writes them)."""
+    from ._out import write_out
     m = Accuracy(topk=(k,))
-    acc = m.update(m.compute(input, label))
+    c = m.compute(input, label)
+    acc = m.update(c)
+    if correct is not None:
+        write_out(correct, _C.full([], int(m.total[0]), "int32"), "accuracy", "correct")
+    if total is not None:
+        write_out(total, _C.full([], int(m.count[0]), "int32"), "accuracy", "total")
     return _C.full([], float(acc), "float32")

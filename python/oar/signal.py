@@ -170,7 +170,7 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     Examples:
         >>> import oar
         >>> print(oar.signal.stft(oar.ones([2, 64]), n_fft=16).shape)
-        [2, 9, 17]
+        oar.Size([2, 9, 17])
     """
     api = "stft"
     x = C.tensor(api, "x", x)
@@ -240,7 +240,7 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
         >>> x = oar.to_tensor([[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0]])
         >>> y = oar.signal.stft(x, n_fft=4, window=oar.audio.functional.get_window("hann", 4))
         >>> print(oar.signal.istft(y, n_fft=4, window=oar.audio.functional.get_window("hann", 4)).shape)
-        [1, 8]
+        oar.Size([1, 8])
     """
     api = "istft"
     x = C.tensor(api, "x", x)

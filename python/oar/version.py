@@ -14,86 +14,102 @@ cuda_version = "False"
 cudnn_version = "False"
 hip_version = None
 nccl_version = "0"
-tensorrt_version = None
-cinn_version = None
+xpu_xre_version = "False"
+xpu_xccl_version = "False"
+xpu_xhpc_version = "False"
+cinn_version = "False"
+tensorrt_version = "None"
+compiled_cuda_archs: list[int] = []
 
 __all__ = ["cuda", "cudnn", "nccl", "show", "xpu", "xpu_xre", "xpu_xccl", "xpu_xhpc",
-           "tensorrt", "cinn", "hip", "full_version", "major", "minor", "patch", "rc",
-           "istaged", "with_mkl", "cuda_archs", "paddle_version"]
-
-
-def cuda():
-    """The CUDA version oar was built with: False (none)."""
-    return False
-
-
-def cudnn():
-    """The cuDNN version oar was built with: False (none)."""
-    return False
-
-
-def hip():
-    """The ROCm (HIP) version oar was built with: None."""
-    return None
-
-
-def nccl():
-    """The NCCL version oar was built with: 0 (none)."""
-    return 0
-
-
-def xpu():
-    """The XPU toolkit version: False (none)."""
-    return False
-
-
-def xpu_xre():
-    """The XPU runtime version: False (none)."""
-    return False
-
-
-def xpu_xccl():
-    """The XPU collective library version: False (none)."""
-    return False
-
-
-def xpu_xhpc():
-    """The XPU math library version: False (none)."""
-    return False
-
-
-def tensorrt():
-    """The TensorRT version: None (not built with it)."""
-    return None
-
-
-def cinn():
-    """The CINN compiler version: False (oar runs eagerly, without CINN)."""
-    return False
-
-
-def show():
-    """Prints the version fields, one per line."""
-    print(f"full_version: {full_version}")
-    print(f"major: {major}")
-    print(f"minor: {minor}")
-    print(f"patch: {patch}")
-    print(f"rc: {rc}")
-    print(f"cuda: {cuda()}")
-    print(f"cudnn: {cudnn()}")
-    print(f"hip: {hip()}")
-    print(f"nccl: {nccl()}")
-    print(f"xpu_xre: {xpu_xre()}")
-    print(f"xpu_xccl: {xpu_xccl()}")
-    print(f"xpu_xhpc: {xpu_xhpc()}")
-    print(f"cinn: {cinn()}")
-    print(f"tensorrt_version: {tensorrt()}")
-
+           "tensorrt", "cuda_archs", "cinn", "hip", "mkl", "full_version", "major", "minor",
+           "patch", "rc", "istaged", "with_mkl", "paddle_version"]
 
 # The Paddle release whose API oar follows (oar.utils.require_version checks against it).
 paddle_version = "3.3.1"
 
+# As in Paddle, the versions are strings ('False' for a library oar is not built with),
+# and `cuda` is a string that can also be called (paddle.version.cuda()).
+
+
+class CudaVersion(str):
+    """The CUDA version oar was built with, 'False' (none); callable, as Paddle's."""
+
+    def __call__(self):
+        return str(self)
+
+    def __repr__(self):
+        return f"CudaVersion('{self}')"
+
+
+cuda = CudaVersion(cuda_version)
+hip = hip_version  # Paddle's is the value itself (None), not a function
+
+
+def cudnn():
+    """The cuDNN version oar was built with: 'False' (none)."""
+    return cudnn_version
+
+
+def nccl():
+    """The NCCL version oar was built with: '0' (none)."""
+    return nccl_version
+
+
+def xpu():
+    """The XPU toolkit version: 'False' (none)."""
+    return xpu_xhpc_version
+
+
+def xpu_xre():
+    """The XPU runtime version: 'False' (none)."""
+    return xpu_xre_version
+
+
+def xpu_xccl():
+    """The XPU collective library version: 'False' (none)."""
+    return xpu_xccl_version
+
+
+def xpu_xhpc():
+    """The XPU math library version: 'False' (none)."""
+    return xpu_xhpc_version
+
+
+def tensorrt():
+    """The TensorRT version: 'None' (not built with it)."""
+    return tensorrt_version
+
+
+def cinn():
+    """The CINN compiler version: 'False' (oar runs eagerly, without CINN)."""
+    return cinn_version
+
 
 def cuda_archs():
-    """The CUDA architectures oar was built for: [] (none)."""
-    return []
+    """The CUDA architectures oar was compiled for: [] (none)."""
+    return compiled_cuda_archs
+
+
+def mkl():
+    """Whether oar uses MKL: 'OFF' (its BLAS is OpenBLAS)."""
+    return with_mkl
+
+
+def show():
+    """Prints the version fields, one per line (Paddle's layout)."""
+    print("full_version:", full_version)
+    print("major:", major)
+    print("minor:", minor)
+    print("patch:", patch)
+    print("rc:", rc)
+    print("cuda:", cuda_version)
+    print("cudnn:", cudnn_version)
+    print("hip:", hip_version)
+    print("nccl:", nccl_version)
+    print("xpu_xre:", xpu_xre_version)
+    print("xpu_xccl:", xpu_xccl_version)
+    print("xpu_xhpc:", xpu_xhpc_version)
+    print("cinn:", cinn_version)
+    print("tensorrt_version:", tensorrt_version)
+    print("cuda_archs:", compiled_cuda_archs)

@@ -83,9 +83,9 @@ def test_casts_both_ways(name):
 
 def test_repr():
     x = oar.to_tensor(np.array([1, 255], dtype=np.uint8))
-    # integers print as oar prints int64 (numpy's right alignment; Paddle pads on the right)
+    # integers print as Paddle prints them: padded on the right to the widest
     assert repr(x) == ("Tensor(shape=[2], dtype=uint8, place=Place(cpu), stop_gradient=True,\n"
-                       "       [  1, 255])")
+                       "       [1  , 255])")
     y = oar.to_tensor([[1, 2], [3, 4]], dtype="int8")
     assert repr(y) == ("Tensor(shape=[2, 2], dtype=int8, place=Place(cpu), stop_gradient=True,\n"
                        "       [[1, 2],\n        [3, 4]])")

@@ -53,8 +53,12 @@ OUT_OF_SCOPE = {
 }
 
 
+_MISSING = object()
+
+
 def _oar_object(dotted):
-    """The oar object for a Paddle dotted name (`paddle.nn.Linear` -> oar.nn.Linear), or None."""
+    """The oar object for a Paddle dotted name (`paddle.nn.Linear` -> oar.nn.Linear), or
+    _MISSING (an attribute whose value is None, as paddle.version.hip, exists)."""
     parts = ["oar"] + dotted.split(".")[1:]
     obj = None
     for i in range(len(parts), 0, -1):  # the longest importable module prefix
@@ -65,12 +69,12 @@ def _oar_object(dotted):
         rest = parts[i:]
         break
     else:
-        return None
+        return _MISSING
     for p in rest:
         try:
             obj = getattr(obj, p)
         except Exception:
-            return None
+            return _MISSING
     return obj
 
 
@@ -80,7 +84,7 @@ def measure(api):
         names = api["modules"].get(ns, [])
         if not names:
             continue
-        have = [n for n in names if _oar_object(f"{ns}.{n}") is not None]
+        have = [n for n in names if _oar_object(f"{ns}.{n}") is not _MISSING]
         rows.append((ns, len(names), len(have)))
         missing[ns] = sorted(set(names) - set(have))
     import oar

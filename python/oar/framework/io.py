@@ -94,6 +94,10 @@ def _encode(obj, path, tensors, seen_names):
                     f"None only — no pickle")
 
 
+def _is_stream(f, method):
+    return not isinstance(f, (str, bytes, os.PathLike)) and callable(getattr(f, method, None))
+
+
 def save(obj, path, protocol=4, **configs):
     """Save obj — a Tensor, a state dict (Layer.state_dict(), Optimizer.state_dict()) or
     nested dicts/lists/tuples of tensors, numpy arrays and plain values — to a
@@ -101,12 +105,15 @@ def save(obj, path, protocol=4, **configs):
 
     Args:
         obj: what to save.
-        path: the file name (directories are created).
+        path: the file name (directories are created), or a binary file object such as
+            io.BytesIO (Paddle's "save to memory"): the checkpoint is written at its
+            position, so several objects can follow one another.
         protocol: accepted for Paddle compatibility (there is no pickle).
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"oar.save: argument 'path' must be a str or path, got "
-                        f"{type(path).__name__}")
+    stream = _is_stream(path, "write")
+    if not stream and not isinstance(path, (str, os.PathLike)):
+        raise TypeError(f"oar.save: argument 'path' must be a str, a path or a binary file "
+                        f"object, got {type(path).__name__}")
     tensors = {}
     structure = _encode(obj, "", tensors, set())
     header, blobs, offset = {}, [], 0
@@ -129,15 +136,22 @@ def save(obj, path, protocol=4, **configs):
                               "structure": json.dumps(structure, separators=(",", ":"))}
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned
+
+    def write(f):
+        f.write(struct.pack("<Q", len(text)))
+        f.write(text)
+        for b in blobs:
+            f.write(b)
+
+    if stream:
+        write(path)
+        return
     path = os.fspath(path)
     if os.path.dirname(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
     with open(tmp, "wb") as f:
-        f.write(struct.pack("<Q", len(text)))
-        f.write(text)
-        for b in blobs:
-            f.write(b)
+        write(f)
     os.replace(tmp, path)
 
 
@@ -243,7 +257,8 @@ def load(path, **configs):
     """Load what oar.save wrote (or any safetensors file: then a dict {name: Tensor}).
 
     Args:
-        path: the file name.
+        path: the file name, or a binary file object (io.BytesIO) positioned at a
+            checkpoint: exactly that checkpoint is read, leaving the position after it.
 
     Returns:
         The saved object, with Tensors for the tensors.
@@ -252,42 +267,80 @@ def load(path, **configs):
         FileNotFoundError: no such file.
         CheckpointError: the file is not a valid checkpoint (a ValueError).
     """
+    if _is_stream(path, "read"):
+        label = f"<{type(path).__name__}>"
+        return _load_buffer(label, memoryview(_read_one(label, path)))
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"oar.load: argument 'path' must be a str or path, got "
-                        f"{type(path).__name__}")
+        raise TypeError(f"oar.load: argument 'path' must be a str, a path or a binary file "
+                        f"object, got {type(path).__name__}")
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"oar.load: no checkpoint file {path!r}")
     with open(path, "rb") as f:
-        size = os.fstat(f.fileno()).st_size
-        if size == 0:
+        if os.fstat(f.fileno()).st_size == 0:
             _fail(path, "the file is empty")
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             buf = memoryview(mm)
             try:
-                header, start = _read_header(path, buf)
-                meta = header.pop("__metadata__", None)
-                data_len = size - start
-                spans = []
-                for name, e in header.items():
-                    _check_entry(path, name, e, data_len)
-                    spans.append((e["data_offsets"][0], e["data_offsets"][1], name))
-                spans.sort()
-                end = 0
-                for b, e, name in spans:
-                    if b < end:
-                        _fail(path, f"tensor {name!r} overlaps another tensor's bytes")
-                    end = e
-                tensors = {}
-                for name, e in header.items():
-                    b, end_ = e["data_offsets"]
-                    npd = (_FROM_CODE.get(e["dtype"]) or _FOREIGN[e["dtype"]])[1]
-                    arr = np.frombuffer(buf[start + b:start + end_], dtype=np.dtype(npd)
-                                        .newbyteorder("<")).reshape(e["shape"])
-                    tensors[name] = _to_tensor(arr, e["dtype"])
-                    del arr
+                return _load_buffer(path, buf)
             finally:
                 buf.release()
+
+
+def _read_exactly(label, f, n, what):
+    # In pieces, so a header claiming more than the stream holds allocates only what is
+    # there (read(n) may allocate n bytes up front).
+    parts, got = [], 0
+    while got < n:
+        piece = f.read(min(n - got, 1 << 24))
+        if not isinstance(piece, (bytes, bytearray)):
+            raise TypeError(f"oar.load: {label} must be opened in binary mode (read() gave "
+                            f"{type(piece).__name__})")
+        if not piece:
+            _fail(label, f"{what}: expected {n} bytes, the stream has {got} (truncated)")
+        parts.append(piece)
+        got += len(piece)
+    return b"".join(parts)
+
+
+def _read_one(label, f):
+    """The bytes of the one checkpoint at the stream's position (its header says how long
+    the data is), read without going past it."""
+    head = _read_exactly(label, f, 8, "the header length")
+    (n,) = struct.unpack("<Q", head)
+    if n > _MAX_HEADER:
+        _fail(label, f"the header claims {n} bytes (not a safetensors stream)")
+    text = _read_exactly(label, f, n, "the header")
+    header, _ = _read_header(label, memoryview(head + text))
+    ends = [e["data_offsets"][1] for k, e in header.items() if k != "__metadata__"
+            and isinstance(e, dict) and isinstance(e.get("data_offsets"), list)
+            and len(e["data_offsets"]) == 2 and isinstance(e["data_offsets"][1], int)]
+    return head + text + _read_exactly(label, f, max(ends, default=0), "the tensor data")
+
+
+def _load_buffer(path, buf):
+    size = len(buf)
+    header, start = _read_header(path, buf)
+    meta = header.pop("__metadata__", None)
+    data_len = size - start
+    spans = []
+    for name, e in header.items():
+        _check_entry(path, name, e, data_len)
+        spans.append((e["data_offsets"][0], e["data_offsets"][1], name))
+    spans.sort()
+    end = 0
+    for b, e, name in spans:
+        if b < end:
+            _fail(path, f"tensor {name!r} overlaps another tensor's bytes")
+        end = e
+    tensors = {}
+    for name, e in header.items():
+        b, end_ = e["data_offsets"]
+        npd = (_FROM_CODE.get(e["dtype"]) or _FOREIGN[e["dtype"]])[1]
+        arr = np.frombuffer(buf[start + b:start + end_], dtype=np.dtype(npd)
+                            .newbyteorder("<")).reshape(e["shape"])
+        tensors[name] = _to_tensor(arr, e["dtype"])
+        del arr
     if meta is None or not isinstance(meta, dict) or meta.get("format") != FORMAT:
         return tensors  # a plain safetensors file from elsewhere
     if meta.get("version") != str(VERSION):

@@ -13,6 +13,7 @@ from .._grad_mode import no_grad
 from ..io import DataLoader, Dataset
 from ..metric import Metric
 from .callbacks import CallbackList, ProgBarLogger
+from .model_summary import summary
 
 __all__ = ["Model", "summary"]
 
@@ -376,72 +377,8 @@ class Model:
             self._optimizer.set_state_dict(load(base + ".pdopt"))
 
     def summary(self, input_size=None, dtype=None):
-        """oar.summary of the network."""
-        return summary(self.network, input_size or [tuple(s.shape) for s in self._inputs],
+        """oar.summary of the network, for input_size or else the Model's inputs."""
+        if input_size is None and not self._inputs:
+            raise ValueError("Model.summary: give input_size, or inputs to Model()")
+        return summary(self.network, self._inputs if input_size is None else input_size,
                        dtypes=dtype)
-
-
-def summary(net, input_size=None, dtypes=None, input=None):
-    """Print each layer with its output shape and parameter count, and the totals.
-
-    Args:
-        net: an oar.nn.Layer.
-        input_size: the input shape (a tuple; -1 or None for the batch) or a list of
-            shapes for several inputs; a batch of 1 is run through the network.
-        dtypes: the input dtype(s) (float32).
-        input: real input tensor(s) instead of input_size.
-
-    Returns:
-        dict: {'total_params': int, 'trainable_params': int}.
-    """
-    from .._creation import zeros
-    if input is not None:
-        inputs = _to_list(input)
-    else:
-        if input_size is None:
-            raise ValueError("summary: give input_size or input")
-        sizes = [input_size] if isinstance(input_size, tuple) or (
-            isinstance(input_size, list) and input_size and
-            isinstance(input_size[0], (int, type(None)))) else list(input_size)
-        dts = _to_list(dtypes) or ["float32"] * len(sizes)
-        inputs = [zeros([1 if d in (None, -1) else int(d) for d in s], dt)
-                  for s, dt in zip(sizes, dts)]
-    rows, hooks = [], []
-
-    def hook(layer, inp, out):
-        if layer is net:
-            return
-        outs = _to_list(out)
-        shape = [list(o.shape) for o in outs if hasattr(o, "shape")]
-        n = sum(int(np.prod(p.shape)) for p in layer.parameters(include_sublayers=False))
-        rows.append((f"{type(layer).__name__}-{len(rows) + 1}",
-                     str(shape[0] if len(shape) == 1 else shape), n))
-
-    for layer in net.sublayers(include_self=True):
-        hooks.append(layer.register_forward_post_hook(hook))
-    was_training = net.training
-    net.eval()
-    try:
-        with no_grad():
-            net(*inputs)
-    finally:
-        for h in hooks:
-            h.remove()
-        if was_training:
-            net.train()
-    total = sum(int(np.prod(p.shape)) for p in net.parameters())
-    trainable = sum(int(np.prod(p.shape)) for p in net.parameters() if not p.stop_gradient)
-    w1 = max([len(r[0]) for r in rows] + [12]) + 2
-    w2 = max([len(r[1]) for r in rows] + [12]) + 2
-    line = "-" * (w1 + w2 + 14)
-    print(line)
-    print(f"{'Layer (type)':<{w1}}{'Output Shape':<{w2}}{'Param #':>12}")
-    print("=" * len(line))
-    for name, shape, n in rows:
-        print(f"{name:<{w1}}{shape:<{w2}}{n:>12,}")
-    print("=" * len(line))
-    print(f"Total params: {total:,}")
-    print(f"Trainable params: {trainable:,}")
-    print(f"Non-trainable params: {total - trainable:,}")
-    print(line)
-    return {"total_params": total, "trainable_params": trainable}

@@ -141,6 +141,10 @@ class DataLoader:
         # Each wait for the next batch is a Dataloader span when profiled (oar.profiler).
         return _iter_batches(self._batches())
 
+    def __call__(self):
+        """An iterator over the batches, as iter(loader) (Paddle's `for b in loader():`)."""
+        return self.__iter__()
+
     def _batches(self):
         if self._iterable:
             source = self._iter_iterable()

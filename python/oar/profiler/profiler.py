@@ -73,7 +73,8 @@ def make_scheduler(*, closed, ready, record, repeat=0, skip_first=0):
     _check_count("make_scheduler", "repeat", repeat, 0)
     _check_count("make_scheduler", "skip_first", skip_first, 0)
 
-    def scheduler(step):
+    # Paddle's name for the returned function (its repr shows it)
+    def getScheduleState(step):  # noqa: N802
         _check_count("scheduler", "step", step, 0)
         if step < skip_first:
             return ProfilerState.CLOSED
@@ -88,7 +89,7 @@ def make_scheduler(*, closed, ready, record, repeat=0, skip_first=0):
             return ProfilerState.READY
         return ProfilerState.RECORD if mod < period - 1 else ProfilerState.RECORD_AND_RETURN
 
-    return scheduler
+    return getScheduleState
 
 
 def _default_scheduler(step):

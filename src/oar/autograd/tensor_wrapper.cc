@@ -20,7 +20,13 @@ void TensorWrapper::Save(const Tensor& tensor, bool no_need_buffer, const char* 
     dtype_ = tensor.impl()->dtype();
     if (!no_need_buffer) {
       unpack_hook_ = CurrentSavedTensorsHooks();
-      packed_value_ = unpack_hook_->pack(Tensor(tensor.impl(), tensor.name()));
+      // The hook sees the data with the tensor's stop_gradient (as in Paddle), on a
+      // fresh autograd meta: the tensor's own would let a hook that keeps its argument
+      // hold the grad node that holds the packed value (a reference cycle).
+      Tensor shown(tensor.impl(), tensor.name());
+      const auto* meta = EagerUtils::nullable_autograd_meta(tensor);
+      if (meta && !meta->StopGradient()) EagerUtils::autograd_meta(&shown)->SetStopGradient(false);
+      packed_value_ = unpack_hook_->pack(shown);
     }
   } else {
     impl_ = tensor.impl();

@@ -20,6 +20,19 @@
 namespace oar::py {
 
 Tensor* EagerGradHolder(Tensor& t) { return EagerUtils::autograd_meta(&t)->MutableGrad(); }
+
+Tensor GradForPython(const Tensor& t) {
+  auto* meta = EagerUtils::nullable_autograd_meta(t);
+  if (!meta) return Tensor();
+  // Paddle's gradients require grad themselves (stop_gradient=False: ops on them are
+  // recorded, in-place writes need no_grad()). The stored gradient gets that flag when
+  // Python first sees it; a flag the user set since (a meta already there) stays.
+  Tensor* g = meta->MutableGrad();
+  if (g->defined() && g->get_autograd_meta() == nullptr) {
+    EagerUtils::autograd_meta(g)->SetStopGradient(false);
+  }
+  return *g;
+}
 bool TensorPersistable(const Tensor& t) {
   const auto* m = EagerUtils::nullable_autograd_meta(t);
   return m && m->Persistable();
@@ -133,7 +146,16 @@ PyObject* HookHandleRemove(PyObject* o, PyObject*) {
 
 Tensor CallTensorHook(PyObject* hook, const Tensor& g) {
   GilAcquire gil;
-  PyObject* arg = ToPyObject(g);
+  // A gradient in flight shows stop_gradient=False to the hook, as in Paddle (and as
+  // .grad does); a plain gradient is shown through a handle with its own meta, so the
+  // engine's tensor is untouched. Whether the hook's ops are recorded is grad mode's
+  // business (on only under create_graph=True), not this flag's.
+  Tensor shown = g;
+  if (g.defined() && g.get_autograd_meta() == nullptr) {
+    shown = Tensor(g.impl(), g.name());
+    EagerUtils::autograd_meta(&shown)->SetStopGradient(false);
+  }
+  PyObject* arg = ToPyObject(shown);
   if (!arg) throw PythonError();
   PyObject* r = PyObject_CallOneArg(hook, arg);
   Py_DECREF(arg);
@@ -535,6 +557,13 @@ PyObject* SetFactory(PyObject*, PyObject* fn) {
   Py_RETURN_NONE;
 }
 
+PyObject* SetShapeTypeFn(PyObject*, PyObject* type) {
+  OAR_PY_TRY
+  SetShapeType(type);
+  Py_RETURN_NONE;
+  OAR_PY_CATCH
+}
+
 // An instance of a Python subclass of Tensor (oar's Parameter) that shares the
 // given tensor's data and autograd state, so a freshly initialised tensor becomes
 // a parameter without a copy.
@@ -550,6 +579,21 @@ PyObject* MakeSubclass(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (!self) return nullptr;
   new (&AsTensor(self)) Tensor(AsTensor(args[1]));
   return self;
+  OAR_PY_CATCH
+}
+
+// Paddle's out=/output= arguments: dst holds src's data from now on (its shape, dtype and
+// memory, shared with src), keeping its own Python identity and autograd state. The
+// Python caller decides when that is allowed (python/oar/_out.py).
+PyObject* ReplaceData(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
+  OAR_PY_TRY
+  if (nargs != 2 || !IsTensor(args[0]) || !IsTensor(args[1])) {
+    throw errors::InvalidType("_replace_data(dst, src): both arguments must be Tensors");
+  }
+  const Tensor& src = AsTensor(args[1]);
+  if (!src.defined()) throw errors::PreconditionNotMet("_replace_data: src is not initialised");
+  AsTensor(args[0]).set_impl(src.impl());
+  Py_RETURN_NONE;
   OAR_PY_CATCH
 }
 
@@ -582,6 +626,9 @@ PyMethodDef g_autograd_functions[] = {
     {"_last_backward_stats", LastStats, METH_NOARGS, "Nodes visited/executed by the last pass."},
     {"_set_dtype_objects", SetDTypes, METH_O, ""},
     {"_set_tensor_factory", SetFactory, METH_O, ""},
+    {"_set_shape_type", SetShapeTypeFn, METH_O, "Tensor.shape returns this list subclass."},
+    {"_replace_data", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(ReplaceData)),
+     METH_FASTCALL, "_replace_data(dst, src): dst holds src's data (out= arguments)"},
     {"_make_subclass", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(MakeSubclass)),
      METH_FASTCALL, "_make_subclass(cls, tensor): a cls instance sharing tensor"},
     {nullptr, nullptr, 0, nullptr}};

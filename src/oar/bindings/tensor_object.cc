@@ -20,6 +20,7 @@ namespace oar::py {
 namespace {
 
 PyObject* g_tensor_factory = nullptr;  // oar.to_tensor, for Tensor(data, ...)
+PyObject* g_shape_type = nullptr;      // oar.Size, for Tensor.shape
 
 void TensorDealloc(PyObject* o) {
   PyTypeObject* type = Py_TYPE(o);
@@ -311,9 +312,26 @@ const Tensor& Defined(PyObject* o) {
 PyObject* GetShape(PyObject* o, void*) {
   OAR_PY_TRY
   const Tensor& t = Defined(o);
-  PyObject* list = PyList_New(t.ndim());
-  for (int i = 0; i < t.ndim(); ++i) PyList_SET_ITEM(list, i, PyLong_FromLongLong(t.dims()[i]));
-  return list;
+  if (g_shape_type == nullptr) {
+    PyObject* list = PyList_New(t.ndim());
+    for (int i = 0; i < t.ndim(); ++i) PyList_SET_ITEM(list, i, PyLong_FromLongLong(t.dims()[i]));
+    return list;
+  }
+  // The package's Size (a list subclass with no state of its own): allocated directly,
+  // without running its Python __init__, which validates user input a shape never needs.
+  auto* type = reinterpret_cast<PyTypeObject*>(g_shape_type);
+  PyObject* size = type->tp_alloc(type, 0);
+  if (size == nullptr) return nullptr;
+  for (int i = 0; i < t.ndim(); ++i) {
+    PyObject* d = PyLong_FromLongLong(t.dims()[i]);
+    const int rc = d == nullptr ? -1 : PyList_Append(size, d);
+    Py_XDECREF(d);
+    if (rc < 0) {
+      Py_DECREF(size);
+      return nullptr;
+    }
+  }
+  return size;
   OAR_PY_CATCH
 }
 PyObject* GetDType(PyObject* o, void*) {
@@ -357,7 +375,7 @@ int SetStopGradient(PyObject* o, PyObject* v, void*) {
 }
 PyObject* GetGrad(PyObject* o, void*) {
   OAR_PY_TRY
-  return ToPyObject(AsTensor(o).grad());
+  return ToPyObject(GradForPython(AsTensor(o)));
   OAR_PY_CATCH
 }
 int SetGrad(PyObject* o, PyObject* v, void*) {
@@ -404,7 +422,7 @@ PyObject* GetGradFnName(PyObject* o, void*) {
 }
 
 PyGetSetDef g_getset[] = {
-    {"shape", GetShape, nullptr, "The shape as a list of ints.", nullptr},
+    {"shape", GetShape, nullptr, "The shape: an oar.Size, a list of ints.", nullptr},
     {"dtype", GetDType, nullptr, "The element type.", nullptr},
     {"ndim", GetNdim, nullptr, "The number of dimensions.", nullptr},
     {"size", GetSize, nullptr, "The number of elements.", nullptr},
@@ -643,6 +661,17 @@ void SetTensorFactory(PyObject* fn) {
   Py_XINCREF(fn);
   Py_XDECREF(g_tensor_factory);
   g_tensor_factory = fn;
+}
+
+void SetShapeType(PyObject* type) {
+  if (!PyType_Check(type) ||
+      !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(type), &PyList_Type)) {
+    throw errors::InvalidType("_set_shape_type expects a subclass of list, got ",
+                              Py_TYPE(type)->tp_name);
+  }
+  Py_INCREF(type);
+  Py_XDECREF(g_shape_type);
+  g_shape_type = type;
 }
 
 PyObject* CreateTensorType(PyObject* module) {

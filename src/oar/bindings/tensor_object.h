@@ -11,9 +11,13 @@ namespace oar::py {
 PyObject* CreateTensorType(PyObject* module);
 // Tensor(data, ...) calls this (the package's to_tensor).
 void SetTensorFactory(PyObject* fn);
+// Tensor.shape returns an instance of this list subclass (the package's Size).
+void SetShapeType(PyObject* type);
 
 // autograd_bindings.cc
 Tensor* EagerGradHolder(Tensor& t);
+// t.grad as Tensor.grad hands it out: marked stop_gradient=False (Paddle's).
+Tensor GradForPython(const Tensor& t);
 bool TensorPersistable(const Tensor& t);
 void SetTensorPersistable(Tensor& t, bool v);
 std::string GradFnName(const std::shared_ptr<GradNodeBase>& node);

@@ -41,7 +41,9 @@ void Tensor::clear_grad(bool set_to_zero) const {
   Tensor* g = meta->MutableGrad();
   if (!set_to_zero) {
     g->reset();
-  } else if (g->get_autograd_meta() == nullptr && g->is_contiguous()) {
+  } else if ((g->get_autograd_meta() == nullptr || g->is_leaf()) && g->is_contiguous()) {
+    // a gradient with no history of its own (a leaf, as Python's .grad is) is zeroed in
+    // place; one from create_graph=True is part of a graph and is replaced instead
     NoGradGuard no_grad;
     api::fill_(*g, 0.0);
   } else {

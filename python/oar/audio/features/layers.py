@@ -25,7 +25,7 @@ class Spectrogram(oar.nn.Layer):
         >>> import oar
         >>> from oar.audio.features import Spectrogram
         >>> print(Spectrogram(n_fft=64, hop_length=16)(oar.ones([1, 256])).shape)
-        [1, 33, 17]
+        oar.Size([1, 33, 17])
     """
 
     def __init__(self, n_fft=512, hop_length=512, win_length=None, window="hann", power=1.0,
@@ -71,7 +71,7 @@ class MelSpectrogram(oar.nn.Layer):
         >>> from oar.audio.features import MelSpectrogram
         >>> m = MelSpectrogram(sr=16000, n_fft=256, hop_length=64, n_mels=20)
         >>> print(m(oar.ones([1, 1024])).shape)
-        [1, 20, 17]
+        oar.Size([1, 20, 17])
     """
 
     def __init__(self, sr=22050, n_fft=2048, hop_length=512, win_length=None, window="hann",
@@ -119,7 +119,7 @@ class LogMelSpectrogram(oar.nn.Layer):
         >>> from oar.audio.features import LogMelSpectrogram
         >>> m = LogMelSpectrogram(sr=16000, n_fft=256, n_mels=20)
         >>> print(m(oar.ones([1, 1024])).shape)
-        [1, 20, 17]
+        oar.Size([1, 20, 17])
     """
 
     def __init__(self, sr=22050, n_fft=512, hop_length=None, win_length=None, window="hann",
@@ -166,7 +166,7 @@ class MFCC(oar.nn.Layer):
         >>> from oar.audio.features import MFCC
         >>> m = MFCC(sr=16000, n_mfcc=13, n_fft=256, n_mels=20)
         >>> print(m(oar.ones([1, 1024])).shape)
-        [1, 13, 17]
+        oar.Size([1, 13, 17])
     """
 
     def __init__(self, sr=22050, n_mfcc=40, n_fft=512, hop_length=None, win_length=None,

@@ -118,7 +118,7 @@ def mel_frequencies(n_mels=64, f_min=0.0, f_max=11025.0, htk=False, dtype="float
     Examples:
         >>> import oar
         >>> print(oar.audio.functional.mel_frequencies(3, 0.0, 2000.0, htk=True).shape)
-        [3]
+        oar.Size([3])
     """
     api = "mel_frequencies"
     n_mels = _count(api, "n_mels", n_mels)
@@ -172,7 +172,7 @@ def compute_fbank_matrix(sr, n_fft, n_mels=64, f_min=0.0, f_max=None, htk=False,
     Examples:
         >>> import oar
         >>> print(oar.audio.functional.compute_fbank_matrix(16000, 512, n_mels=40).shape)
-        [40, 257]
+        oar.Size([40, 257])
     """
     api = "compute_fbank_matrix"
     sr = C.number(api, "sr", sr)
@@ -216,7 +216,7 @@ def power_to_db(spect, ref_value=1.0, amin=1e-10, top_db=80.0):
         >>> import oar
         >>> print(oar.audio.functional.power_to_db(oar.to_tensor([1.0, 10.0, 100.0])))
         Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [ 0., 10., 20.])
+               [0. , 10., 20.])
     """
     api = "power_to_db"
     C.tensor(api, "spect", spect)
@@ -253,7 +253,7 @@ def create_dct(n_mfcc, n_mels, norm="ortho", dtype="float32"):
     Examples:
         >>> import oar
         >>> print(oar.audio.functional.create_dct(13, 40).shape)
-        [40, 13]
+        oar.Size([40, 13])
     """
     api = "create_dct"
     n_mfcc = _count(api, "n_mfcc", n_mfcc)

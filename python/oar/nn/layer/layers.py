@@ -38,7 +38,11 @@ class HookRemoveHelper:
 
 
 def _snake(name):
-    return re.sub(r"(?<!^)(?=[A-Z])", "_", name).lower()
+    """A class name in snake case as Paddle names layers (Conv2D -> conv2d, ReLU -> re_lu,
+    LSTM -> lstm): an underscore before each capitalised word and between a lower-case
+    letter and a capital."""
+    name = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()
 
 
 _scopes = threading.local()

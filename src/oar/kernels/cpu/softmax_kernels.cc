@@ -87,8 +87,11 @@ void SoftmaxForward(const C* in, C* o, const AxisPlan& p) {
         const C mx = vec::MaxIgnoringNaN(x, p.n);
         const C sum = vec::ExpSubSum(x, mx, y, p.n);
         if constexpr (kLog) {
-          const C lse = mx + std::log(sum);
-          for (int64_t k = 0; k < p.n; ++k) y[k] = x[k] - lse;
+          // (x - max) - log(sum), not x - (max + log(sum)): x - max is exact for
+          // the large entries, and adding max to log(sum) first would round away
+          // log(sum)'s low bits (a few ulp; Paddle's order)
+          const C ls = std::log(sum);
+          for (int64_t k = 0; k < p.n; ++k) y[k] = (x[k] - mx) - ls;
         } else {
           const C inv = C(1) / sum;
           for (int64_t k = 0; k < p.n; ++k) y[k] *= inv;
@@ -115,11 +118,11 @@ void SoftmaxForward(const C* in, C* o, const AxisPlan& p) {
       for (int64_t j = 0; j < m; ++j) sum[j] += yr[j];
     }
     if constexpr (kLog) {
-      for (int64_t j = 0; j < m; ++j) sum[j] = mx[j] + std::log(sum[j]);
+      for (int64_t j = 0; j < m; ++j) sum[j] = std::log(sum[j]);
       for (int64_t k = 0; k < p.n; ++k) {
         const C* xr = x + k * p.inner;
         C* yr = y + k * p.inner;
-        for (int64_t j = 0; j < m; ++j) yr[j] = xr[j] - sum[j];
+        for (int64_t j = 0; j < m; ++j) yr[j] = (xr[j] - mx[j]) - sum[j];
       }
     } else {
       for (int64_t j = 0; j < m; ++j) sum[j] = C(1) / sum[j];
