@@ -3,6 +3,8 @@
 // float32, float16 and bfloat16; gradients of order 1, 2 and 3 against central
 // finite differences in float64. Inputs may be views of a base tensor; gradients
 // are taken w.r.t. the base, so they go through the view's backward too.
+#include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <map>
 #include <random>
@@ -68,6 +70,18 @@ void ExpectMatches(const Tensor& t, const TensorData& want, Tolerance tol) {
   }
 }
 
+// want as a dtype holds it: a value beyond dt's largest finite one is its infinity
+// (ldexp to 2^900 or i0(-80) overflow float32 and float16 as they must).
+TensorData RangeOf(TensorData want, DType dt) {
+  const double big = dt == DType::kFloat16    ? 65504.0
+                     : dt == DType::kBFloat16 ? 3.3895313892515355e38
+                                              : 3.4028234663852886e38;
+  for (double& w : want.data) {
+    if (std::isfinite(w) && std::abs(w) > big) w = std::copysign(INFINITY, w);
+  }
+  return want;
+}
+
 class OpForward : public ::testing::TestWithParam<OpCase> {};
 
 TEST_P(OpForward, MatchesTorch) {
@@ -86,7 +100,7 @@ TEST_P(OpForward, MatchesTorch) {
     if (!kf.Table(c.op).HasDType(dt)) continue;
     SCOPED_TRACE(StrCat("in ", dt));
     const Tensor o = Densified(invoke(Inputs(c, dt), c.attrs));
-    ExpectMatches(o, c.output, ToleranceFor(c.op, dt));
+    ExpectMatches(o, o.dtype() == dt ? RangeOf(c.output, dt) : c.output, ToleranceFor(c.op, dt));
   }
 }
 
@@ -237,12 +251,25 @@ class GradChecker {
   std::vector<std::vector<std::vector<double>>> directions_;
 };
 
+bool HasHugeValues(const OpCase& c) {
+  auto huge = [](const std::vector<double>& v) {
+    return std::any_of(v.begin(), v.end(),
+                       [](double x) { return std::isfinite(x) && std::abs(x) > 1e15; });
+  };
+  bool h = huge(c.output.data);
+  for (const auto& i : c.inputs) h |= huge(i.data);
+  return h;
+}
+
 std::vector<GradCase> GradCases() {
   std::vector<GradCase> v;
   for (const auto& c : GoldenCases()) {
     // float64 results only: a float32 cast would drown the differences in rounding.
+    // Nor values beyond 1e15: a step of 1e-6 is lost in them (x + eps == x), or their
+    // sum drowns the change of the others; the Python driver checks those cases'
+    // gradients against torch's autograd.
     if (c.random || FindOp(c.op).differentiable.empty() || c.output.dtype != DType::kFloat64 ||
-        DifferentiableInputs(c).empty()) {
+        DifferentiableInputs(c).empty() || HasHugeValues(c)) {
       continue;
     }
     for (int order = 1; order <= 3; ++order) v.push_back({c, order});
