@@ -427,7 +427,7 @@ def rand_like(input: Tensor, name: str | None = None, *, dtype: Any = None, devi
         >>> import oar
         >>> r = oar.rand_like(oar.zeros([2, 3], dtype='float64'))
         >>> print(r.shape, r.dtype, bool(((r >= 0) & (r < 1)).all()))
-        [2, 3] oar.float64 True
+        oar.Size([2, 3]) oar.float64 True
     """
     d = _like("rand_like", input, dtype, device, requires_grad)
     out = _C.uniform(input.shape, d, 0.0, 1.0, 0)
@@ -443,7 +443,7 @@ def randn_like(x: Tensor, dtype: Any = None, name: str | None = None, *, device:
         >>> import oar
         >>> r = oar.randn_like(oar.zeros([2, 3]))
         >>> print(r.shape, r.dtype)
-        [2, 3] oar.float32
+        oar.Size([2, 3]) oar.float32
     """
     d = _like("randn_like", x, dtype, device, requires_grad)
     out = _C.normal(x.shape, 0.0, 1.0, 0, d)
@@ -458,7 +458,7 @@ def create_tensor(dtype: Any, name: str | None = None, persistable: bool = False
     Examples:
         >>> import oar
         >>> print(oar.create_tensor('float32').shape)
-        [0]
+        oar.Size([0])
     """
     return _C.full([0], 0, _dtype_arg("create_tensor", dtype))
 

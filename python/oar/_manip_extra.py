@@ -59,7 +59,7 @@ def tensor_split(x: Tensor, num_or_indices: int | Sequence[int], axis: int | Ten
         >>> import oar
         >>> x = oar.arange(8)
         >>> print([p.shape for p in oar.tensor_split(x, 3)])
-        [[3], [3], [2]]
+        [oar.Size([3]), oar.Size([3]), oar.Size([2])]
         >>> print([p.tolist() for p in oar.tensor_split(x, [2, 3])])
         [[0, 1], [2], [3, 4, 5, 6, 7]]
     """
@@ -143,7 +143,7 @@ def atleast_1d(*inputs: Any, name: str | None = None) -> Any:
     Examples:
         >>> import oar
         >>> print(oar.atleast_1d(oar.to_tensor(3)).shape)
-        [1]
+        oar.Size([1])
     """
     return _atleast("atleast_1d", inputs, 1)
 
@@ -397,7 +397,7 @@ def view(x: Tensor, shape_or_dtype: Any, name: str | None = None) -> Tensor:
         >>> import oar
         >>> x = oar.zeros([2, 4, 6])
         >>> print(oar.view(x, [8, -1]).shape, oar.view(x, 'uint8').shape)
-        [8, 6] [2, 4, 24]
+        oar.Size([8, 6]) oar.Size([2, 4, 24])
     """
     C.tensor("view", "x", x)
     if isinstance(shape_or_dtype, (list, tuple, Tensor)) and not (

@@ -128,7 +128,7 @@ def ldexp(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
         >>> x = oar.to_tensor([1.0, 2.0, 3.0])
         >>> print(oar.ldexp(x, oar.to_tensor([2, 3, 4], dtype='int32')))
         Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [ 4., 16., 48.])
+               [4. , 16., 48.])
     """
     C.tensor("ldexp", "x", x)
     C.tensor("ldexp", "y", y)
@@ -1094,7 +1094,7 @@ def assign(x: Any, output: Tensor | None = None) -> Tensor:
         >>> out = oar.zeros([3, 3])
         >>> _ = oar.assign(np.array([[1, 2]]), out)
         >>> print(out.shape, out.dtype)
-        [1, 2] oar.int64
+        oar.Size([1, 2]) oar.int64
     """
     if isinstance(x, Tensor):
         res = _C.assign(x)
@@ -1105,11 +1105,7 @@ def assign(x: Any, output: Tensor | None = None) -> Tensor:
             res = stack(list(x), 0)
         else:
             res = to_tensor(x)
-    if output is None:
-        return res
-    C.tensor("assign", "output", output)
-    _C._set_tensor_impl(output, res)
-    return output
+    return _out.write_out(output, res, "assign", "output")
 
 
 # ---- searching ------------------------------------------------------------------------------

@@ -483,36 +483,9 @@ def split_with_sizes(self, split_sizes: list[int], dim: int = 0) -> list[Tensor]
     return split(self, sizes, a)
 
 
-def is_same_shape(self, y: Tensor) -> bool:
-    """Whether y has this tensor's shape."""
-    return isinstance(y, Tensor) and y.shape == self.shape
-
-
-def is_dense(self) -> bool:
-    """True: every oar tensor is dense."""
-    return True
-
-
 def is_dist(self) -> bool:
     """False: oar tensors are not distributed tensors."""
     return False
-
-
-_c_item = Tensor.item
-
-
-def item(self, *args: int) -> Any:
-    """The element as a Python number: the only one, the one at a flat index, or at an
-    index per dimension."""
-    if not args:
-        return _c_item(self)
-    a = np.asarray(self.__array__())
-    try:
-        return a.item(*[C.integer("item", "args", i) for i in args])
-    except IndexError as e:
-        raise IndexError(f"Tensor.item(): {e}") from None
-    except ValueError as e:
-        raise ValueError(f"Tensor.item(): {e}") from None
 
 
 def _mT(self) -> Tensor:  # noqa: N802 - Paddle's name
@@ -546,8 +519,8 @@ _METHODS = {
     "get_strides": get_strides, "stride": stride, "set_": set_, "resize_": resize_,
     "reconstruct_from_": reconstruct_from_, "get_tensor": get_tensor, "new_empty": new_empty,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full, "gradient": gradient,
-    "repeat": repeat, "split_with_sizes": split_with_sizes, "is_same_shape": is_same_shape,
-    "is_dense": is_dense, "is_dist": is_dist, "item": item, "permute": M.permute,
+    "repeat": repeat, "split_with_sizes": split_with_sizes,
+    "is_dist": is_dist, "permute": M.permute,
     "_is_shared_buffer_with": _is_shared_buffer_with, "__dlpack__": F._tensor_dlpack,
     "__dlpack_device__": F._tensor_dlpack_device,
     "strides": property(get_strides, doc="The strides in elements, one per dimension."),

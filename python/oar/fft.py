@@ -237,8 +237,8 @@ ifft = _one_d(
     x="the spectrum, complex or real", returns="complex64 or complex128.",
     arg="[4.0, 0.0, 0.0, 0.0]", printed="""
 Tensor(shape=[4], dtype=complex64, place=Place(cpu), stop_gradient=True,
-       [(1.00000000+0.00000000j), (1.00000000-0.00000000j),
-        (1.00000000+0.00000000j), (1.00000000+0.00000000j)])""")
+       [(1.00000000+0.00000000j) , (1.00000000+-0.00000000j),
+        (1.00000000+0.00000000j) , (1.00000000+0.00000000j) ])""")
 rfft = _one_d(
     "rfft", "r2c", True,
     summary="The discrete Fourier transform of a real signal: its n//2 + 1 non-negative frequencies.",
@@ -246,7 +246,7 @@ rfft = _one_d(
     returns="complex, with n//2 + 1 entries along ``axis``.",
     arg="[0.0, 1.0, 0.0, 0.0]", printed="""
 Tensor(shape=[3], dtype=complex64, place=Place(cpu), stop_gradient=True,
-       [(1.00000000+0.00000000j) , (0.00000000-1.00000000j) ,
+       [ (1.00000000+0.00000000j), (0.00000000-1.00000000j) ,
         (-1.00000000+0.00000000j)])""")
 irfft = _one_d(
     "irfft", "c2r", False,
@@ -268,7 +268,7 @@ ihfft = _one_d(
     x="the real spectrum", returns="complex, with n//2 + 1 entries along ``axis``.",
     arg="[0.0, 0.0, 0.0, 4.0]", printed="""
 Tensor(shape=[3], dtype=complex64, place=Place(cpu), stop_gradient=True,
-       [(1.00000000+0.00000000j) , (0.00000000-1.00000000j) ,
+       [ (1.00000000+0.00000000j), (0.00000000-1.00000000j) ,
         (-1.00000000+0.00000000j)])""")
 
 
@@ -345,14 +345,14 @@ rfftn = _nd("rfftn", "r2c", True)
 rfftn.__doc__ = _nd_doc(
     "The n-dimensional discrete Fourier transform of a real x; the last axis keeps s[-1]//2 + 1 frequencies.",
     "complex64 or complex128.",
-    _EX + "        >>> print(oar.fft.rfftn(oar.ones([2, 2])).shape)\n        [2, 2]\n")
+    _EX + "        >>> print(oar.fft.rfftn(oar.ones([2, 2])).shape)\n        oar.Size([2, 2])\n")
 irfftn = _nd("irfftn", "c2r", False)
 irfftn.__doc__ = _nd_doc(
     "The inverse of rfftn: the real signal whose half spectrum over ``axes`` is x.",
     "float32 or float64.",
     _EX + "        >>> print(oar.fft.irfftn(oar.to_tensor([2+2j, 2+2j, 3+3j])))\n"
     "        Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n"
-    "               [ 2.25, -1.25,  0.25,  0.75])\n", c2r=True)
+    "               [ 2.25000000, -1.25000000,  0.25000000,  0.75000000])\n", c2r=True)
 hfftn = _nd("hfftn", "c2r", True)
 hfftn.__doc__ = _nd_doc(
     "The n-dimensional transform of a Hermitian signal given by its half over ``axes``: a real spectrum.",
@@ -365,37 +365,37 @@ ihfftn.__doc__ = _nd_doc(
     "The inverse of hfftn: the half of the inverse transform of a real x over ``axes``.",
     "complex64 or complex128.",
     _EX + "        >>> print(oar.fft.ihfftn(oar.to_tensor([0.0, 0.0, 0.0, 4.0])).shape)\n"
-    "        [3]\n")
+    "        oar.Size([3])\n")
 
 _2D_NOTE = " Over two axes (default the last two); x needs at least 2 dims."
 fft2 = _2d("fft2", fftn)
 fft2.__doc__ = _nd_doc(
     "The two-dimensional discrete Fourier transform." + _2D_NOTE, "complex64 or complex128.",
-    _EX + "        >>> print(oar.fft.fft2(oar.ones([2, 2])).shape)\n        [2, 2]\n")
+    _EX + "        >>> print(oar.fft.fft2(oar.ones([2, 2])).shape)\n        oar.Size([2, 2])\n")
 ifft2 = _2d("ifft2", ifftn)
 ifft2.__doc__ = _nd_doc(
     "The two-dimensional inverse discrete Fourier transform." + _2D_NOTE, "complex64 or complex128.",
-    _EX + "        >>> print(oar.fft.ifft2(oar.ones([2, 2])).shape)\n        [2, 2]\n")
+    _EX + "        >>> print(oar.fft.ifft2(oar.ones([2, 2])).shape)\n        oar.Size([2, 2])\n")
 rfft2 = _2d("rfft2", rfftn)
 rfft2.__doc__ = _nd_doc(
     "The two-dimensional discrete Fourier transform of a real x (half spectrum on the last axis)."
     + _2D_NOTE, "complex64 or complex128.",
-    _EX + "        >>> print(oar.fft.rfft2(oar.ones([2, 4])).shape)\n        [2, 3]\n")
+    _EX + "        >>> print(oar.fft.rfft2(oar.ones([2, 4])).shape)\n        oar.Size([2, 3])\n")
 irfft2 = _2d("irfft2", irfftn)
 irfft2.__doc__ = _nd_doc(
     "The inverse of rfft2." + _2D_NOTE, "float32 or float64.",
     _EX + "        >>> print(oar.fft.irfft2(oar.ones([2, 3], dtype='complex64')).shape)\n"
-    "        [2, 4]\n", c2r=True)
+    "        oar.Size([2, 4])\n", c2r=True)
 hfft2 = _2d("hfft2", hfftn)
 hfft2.__doc__ = _nd_doc(
     "The two-dimensional transform of a Hermitian signal given by its half." + _2D_NOTE,
     "float32 or float64.",
     _EX + "        >>> print(oar.fft.hfft2(oar.ones([2, 3], dtype='complex64')).shape)\n"
-    "        [2, 4]\n", c2r=True)
+    "        oar.Size([2, 4])\n", c2r=True)
 ihfft2 = _2d("ihfft2", ihfftn)
 ihfft2.__doc__ = _nd_doc(
     "The inverse of hfft2." + _2D_NOTE, "complex64 or complex128.",
-    _EX + "        >>> print(oar.fft.ihfft2(oar.ones([2, 4])).shape)\n        [2, 3]\n")
+    _EX + "        >>> print(oar.fft.ihfft2(oar.ones([2, 4])).shape)\n        oar.Size([2, 3])\n")
 
 
 # ---- frequencies and shifts ------------------------------------------------------------------

@@ -61,7 +61,7 @@ class Conv3D(_SparseConv):
         >>> x = oar.sparse.sparse_coo_tensor([[0, 0], [0, 0], [0, 1], [1, 3]],
         ...                                  [[1.], [2.]], [1, 1, 3, 4, 1])
         >>> oar.sparse.nn.Conv3D(1, 1, (1, 3, 3))(x).shape
-        [1, 1, 1, 2, 1]
+        oar.Size([1, 1, 1, 2, 1])
     """
 
     def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
@@ -80,7 +80,7 @@ class SubmConv3D(_SparseConv):
         >>> x = oar.sparse.sparse_coo_tensor([[0, 0], [0, 0], [0, 1], [1, 3]],
         ...                                  [[1.], [2.]], [1, 1, 3, 4, 1])
         >>> oar.sparse.nn.SubmConv3D(1, 1, (1, 3, 3))(x).shape
-        [1, 1, 3, 4, 1]
+        oar.Size([1, 1, 3, 4, 1])
     """
     _subm = True
 
@@ -99,7 +99,7 @@ class Conv2D(_SparseConv):
         >>> import oar
         >>> x = oar.sparse.sparse_coo_tensor([[0, 0], [0, 1], [1, 3]], [[1.], [2.]], [1, 3, 4, 1])
         >>> oar.sparse.nn.Conv2D(1, 1, (3, 3))(x).shape
-        [1, 1, 2, 1]
+        oar.Size([1, 1, 2, 1])
     """
     _dims = 2
 
@@ -117,7 +117,7 @@ class SubmConv2D(_SparseConv):
         >>> import oar
         >>> x = oar.sparse.sparse_coo_tensor([[0, 0], [0, 1], [1, 3]], [[1.], [2.]], [1, 3, 4, 1])
         >>> oar.sparse.nn.SubmConv2D(1, 1, (3, 3))(x).shape
-        [1, 3, 4, 1]
+        oar.Size([1, 3, 4, 1])
     """
     _dims = 2
     _subm = True
@@ -144,7 +144,7 @@ class MaxPool3D(Layer):
         >>> import oar
         >>> x = oar.randn([2, 3, 6, 6, 3]).to_sparse_coo(4)
         >>> oar.sparse.nn.MaxPool3D(kernel_size=3)(x).shape
-        [2, 1, 2, 2, 3]
+        oar.Size([2, 1, 2, 2, 3])
     """
 
     def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
@@ -179,7 +179,7 @@ class BatchNorm(BatchNorm1D):
         >>> import oar
         >>> x = oar.randn([1, 6, 6, 6, 3]).to_sparse_coo(4)
         >>> oar.sparse.nn.BatchNorm(3)(x).shape
-        [1, 6, 6, 6, 3]
+        oar.Size([1, 6, 6, 6, 3])
     """
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,

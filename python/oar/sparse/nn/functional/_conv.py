@@ -195,7 +195,7 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
         >>> x = oar.sparse.sparse_coo_tensor([[0, 0], [0, 0], [0, 1], [1, 3]],
         ...                                  [[1.], [2.]], [1, 1, 3, 4, 1])
         >>> oar.sparse.nn.functional.conv3d(x, oar.ones([1, 3, 3, 1, 1])).shape
-        [1, 1, 1, 2, 1]
+        oar.Size([1, 1, 1, 2, 1])
     """
     return _conv("conv3d", 3, x, weight, bias, stride, padding, dilation, groups, data_format,
                  False)
@@ -226,7 +226,7 @@ def subm_conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
         >>> x = oar.sparse.sparse_coo_tensor([[0, 0], [0, 0], [0, 1], [1, 3]],
         ...                                  [[1.], [2.]], [1, 1, 3, 4, 1])
         >>> oar.sparse.nn.functional.subm_conv3d(x, oar.ones([1, 3, 3, 1, 1])).shape
-        [1, 1, 3, 4, 1]
+        oar.Size([1, 1, 3, 4, 1])
     """
     return _conv("subm_conv3d", 3, x, weight, bias, stride, padding, dilation, groups,
                  data_format, True)
@@ -254,7 +254,7 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
         >>> import oar
         >>> x = oar.sparse.sparse_coo_tensor([[0, 0], [0, 1], [1, 3]], [[1.], [2.]], [1, 3, 4, 1])
         >>> oar.sparse.nn.functional.conv2d(x, oar.ones([3, 3, 1, 1])).shape
-        [1, 1, 2, 1]
+        oar.Size([1, 1, 2, 1])
     """
     return _conv("conv2d", 2, x, weight, bias, stride, padding, dilation, groups, data_format,
                  False)
@@ -283,7 +283,7 @@ def subm_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
         >>> import oar
         >>> x = oar.sparse.sparse_coo_tensor([[0, 0], [0, 1], [1, 3]], [[1.], [2.]], [1, 3, 4, 1])
         >>> oar.sparse.nn.functional.subm_conv2d(x, oar.ones([3, 3, 1, 1])).shape
-        [1, 3, 4, 1]
+        oar.Size([1, 3, 4, 1])
     """
     return _conv("subm_conv2d", 2, x, weight, bias, stride, padding, dilation, groups,
                  data_format, True)
@@ -311,7 +311,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_for
         >>> import oar
         >>> x = oar.randn([1, 4, 4, 4, 3]).to_sparse_coo(4)
         >>> oar.sparse.nn.functional.max_pool3d(x, 3, stride=1).shape
-        [1, 2, 2, 2, 3]
+        oar.Size([1, 2, 2, 2, 3])
     """
     api = "max_pool3d"
     _check_input(api, x, 3, data_format, "NDHWC")
