@@ -59,6 +59,23 @@ def test_conv2d_runs_in_bfloat16_like_torch():
                                           padding=1).dtype == torch.bfloat16
 
 
+def test_conv_with_bias_stays_in_bfloat16():
+    # The bias belongs to the white-listed convolution (PyTorch casts it too): a float32
+    # bias must not promote the activation back to float32 for every op after it.
+    conv = oar.nn.Conv2D(3, 4, 3, padding=1)
+    x = t([2, 3, 8, 8])
+    with oar.amp.auto_cast():
+        y = conv(x)
+        assert y.dtype == BF16 and oar.nn.BatchNorm2D(4)(y).dtype == BF16
+    y.astype("float32").sum().backward()
+    assert conv.bias.grad.dtype == oar.float32 and conv.weight.grad.dtype == oar.float32
+    # the bias gradient is the sum over batch and positions of the (bfloat16) output grad
+    np.testing.assert_allclose(conv.bias.grad.numpy(), np.full([4], 2 * 8 * 8.0))
+    with oar.amp.auto_cast(custom_black_list=["conv"]):
+        assert conv(x).dtype == oar.float32
+    assert conv(x).dtype == oar.float32  # outside auto_cast nothing changes
+
+
 # Where Paddle's black list (oar's) differs from PyTorch, which lets these follow
 # their bfloat16 input: oar computes them in float32.
 PADDLE_BLACK = [

@@ -19,9 +19,9 @@ Tensor reshape_to(const Tensor& g, const std::vector<int64_t>& shape);
 // multiplies by the conjugate derivative (the gradient convention of
 // docs/dtypes.md), and real tensors skip the copy.
 Tensor conj_if_complex(const Tensor& t);
-// d|x|/dx as the gradient of abs passes it on: sign(x) for real x; z / |z| (0 at 0)
-// for complex x, written in differentiable ops (sign's own gradient is 0).
-Tensor abs_grad_factor(const Tensor& x);
+// The gradient of abs: g * sign(x) for real x; g * z / |z| (0 at 0) for complex x,
+// written in differentiable ops (sign's own gradient is 0).
+Tensor abs_grad(const Tensor& x, const Tensor& g);
 // The gradient of angle(x): g * i x / |x|^2 for complex x, zeros for real x.
 Tensor angle_grad(const Tensor& x, const Tensor& g);
 // g summed down to like's shape (the reverse of broadcasting); g itself when equal.

