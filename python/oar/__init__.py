@@ -48,7 +48,7 @@ from ._indexing import index_put, index_put_, put_along_axis, put_along_axis_  #
 from ._math_logic import (clip, clip_, lerp, lerp_, masked_fill, masked_fill_,  # noqa: F401
                           nan_to_num, nan_to_num_)
 from . import autograd, nn  # noqa: F401
-from .framework import ParamAttr, create_parameter  # noqa: F401
+from .framework import LazyGuard, ParamAttr, create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
 from . import amp, io, optimizer, regularizer, vision, viz  # noqa: F401
 from . import callbacks, metric, static  # noqa: F401
@@ -64,6 +64,7 @@ from .autograd import grad  # noqa: F401
 from . import device, distribution, utils, version  # noqa: F401
 from . import fft, signal, audio  # noqa: F401  (docs/fft.md, docs/audio.md)
 from . import sparse  # noqa: F401
+from . import random  # noqa: F401,A004  (paddle.random: initial_seed)
 from .device import (CUDAPinnedPlace, CUDAPlace, IPUPlace, XPUPlace, get_device,  # noqa: F401
                      is_compiled_with_cinn, is_compiled_with_cuda,
                      is_compiled_with_custom_device, is_compiled_with_distribute,
@@ -109,7 +110,7 @@ __all__ = sorted(set(_C._public_ops) | {
     "t", "where",
     "autograd", "nn", "set_flags", "get_flags", "memory_stats",
     # training (oar.nn layers, optimizers, data, checkpoints, the high-level API)
-    "ParamAttr", "create_parameter", "load", "save", "io", "optimizer", "regularizer", "vision",
+    "LazyGuard", "ParamAttr", "create_parameter", "load", "save", "io", "optimizer", "regularizer", "vision",
     "callbacks", "metric", "static", "Model", "summary", "profiler",
     # shape manipulation and small linear algebra (_manipulation.py)
     "bmm", "broadcast_tensors", "broadcast_to", "chunk", "cross", "diag", "dot", "einsum",
@@ -138,6 +139,8 @@ __all__ = sorted(set(_C._public_ops) | {
     "fft", "signal", "audio",
     # sparse COO/CSR tensors (sparse/, docs/sparse.md)
     "sparse",
+    # paddle.random's initial_seed
+    "random",
 } | set(_math_extra.__all__) | set(_manip_extra.__all__) | set(_framework_extra.__all__))
 del _name
 _framework_extra._build_tensor_namespace(_sys.modules[__name__])

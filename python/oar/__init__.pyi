@@ -10,7 +10,8 @@ from . import _C as _C, autograd as autograd, nn as nn
 from . import io as io, optimizer as optimizer, regularizer as regularizer, vision as vision
 from . import callbacks as callbacks, metric as metric, static as static
 from .hapi import Model as Model, summary as summary
-from .framework import ParamAttr as ParamAttr, create_parameter as create_parameter
+from .framework import LazyGuard as LazyGuard, ParamAttr as ParamAttr
+from .framework import create_parameter as create_parameter
 from .framework.io import load as load, save as save
 from . import linalg as linalg
 from . import profiler as profiler
@@ -19,6 +20,7 @@ from .distributed import DataParallel as DataParallel
 from . import device as device, distribution as distribution, utils as utils
 from . import fft as fft, signal as signal, audio as audio
 from . import version as version
+from . import random as random
 from . import base as base, compat as compat, geometric as geometric, jit as jit
 from . import sysconfig as sysconfig, text as text
 from . import incubate as incubate, quantization as quantization
@@ -1293,6 +1295,7 @@ __all__ = [
     "CUDAPlace",
     "DataParallel",
     "IPUPlace",
+    "LazyGuard",
     "MmapStorage",
     "Model",
     "ParamAttr",
@@ -1630,6 +1633,7 @@ __all__ = [
     "randint_like",
     "randn",
     "randn_like",
+    "random",
     "randperm",
     "range",
     "rank",

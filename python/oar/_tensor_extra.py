@@ -446,9 +446,18 @@ def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any
 
 # ---- small methods --------------------------------------------------------------------------
 def gradient(self) -> Any:
-    """The gradient as a numpy array, or None when there is none."""
+    """The gradient as a numpy array, or None when there is none. A sparse gradient (an
+    Embedding's with sparse=True) comes as Paddle gives its row-sparse one: the tuple
+    (values of the stored rows, their row numbers), coalesced."""
     g = self.grad
-    return None if g is None else np.array(g.numpy())
+    if g is None:
+        return None
+    if g.is_sparse_coo() and g.sparse_dim() == 1:
+        g = g.coalesce()
+        return np.array(g.values().numpy()), np.array(g.indices().numpy()[0])
+    if g.is_sparse():
+        g = g.to_dense()
+    return np.array(g.numpy())
 
 
 def _requires_grad(self) -> bool:

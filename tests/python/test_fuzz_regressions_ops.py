@@ -301,3 +301,11 @@ def test_avg_pool_divisor():
     got = oar._C.avg_pool(x, [2], [2], [0, 0], False, True, 3, False)
     want = np.arange(12.0).reshape(1, 2, 3, 2).sum(-1) / 3
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-15)
+
+
+def test_as_strided_whose_reach_overflows_int64_is_a_range_error():
+    x = oar.to_tensor([1.0, 2.0, 3.0])
+    with pytest.raises(IndexError, match="past element 2\\^63"):
+        oar.as_strided(x, [3], stride=[2 ** 63 - 1], offset=0)
+    with pytest.raises(IndexError, match="past element 2\\^63"):
+        oar.as_strided(x, [2, 2], stride=[2 ** 62, 2 ** 62], offset=2 ** 62)

@@ -244,3 +244,53 @@ def test_tensor_hooks_see_a_gradient_that_requires_grad():
     x.register_hook(lambda g: seen.append(g.stop_gradient) or g * 2)
     (x * 3).sum().backward()
     assert seen == [False] and x.grad.numpy().tolist() == [6.0, 6.0]
+
+
+# ---- small namespaces and argument forms Paddle's examples use --------------------------
+def test_random_initial_seed_is_the_last_seed():
+    oar.seed(1234)
+    assert oar.random.initial_seed() == 1234
+    oar.rand([3])  # drawing does not change the seed
+    assert oar.random.initial_seed() == 1234
+
+
+def test_lazy_guard_builds_initialised_parameters():
+    oar.seed(7)
+    with oar.LazyGuard():
+        lazy = oar.nn.Linear(4, 3)
+    oar.seed(7)
+    eager = oar.nn.Linear(4, 3)
+    for p, q in zip(lazy.parameters(), eager.parameters()):
+        assert p.initialize() is p
+        np.testing.assert_array_equal(p.numpy(), q.numpy())
+
+
+def test_nll_loss_takes_labels_with_a_class_axis_of_one():
+    logp = oar.nn.functional.log_softmax(oar.to_tensor([[0.2, 1.0, -1.0], [0.5, 0.1, 0.3]]))
+    a = oar.nn.functional.nll_loss(logp, oar.to_tensor([2, 0]))
+    b = oar.nn.functional.nll_loss(logp, oar.to_tensor([[2], [0]]))
+    np.testing.assert_allclose(a.numpy(), b.numpy())
+    with pytest.raises(ValueError, match=r"nll_loss\(\): argument 'label' has shape \[2, 2\]"):
+        oar.nn.functional.nll_loss(logp, oar.to_tensor([[2, 0], [0, 1]]))
+
+
+def test_gradient_of_a_sparse_embedding_is_rows_and_values():
+    emb = oar.nn.Embedding(6, 2, sparse=True)
+    out = emb(oar.to_tensor([[4, 1, 4]]))
+    (out * oar.to_tensor([[[1.0, 2.0]], [[3.0, 4.0]], [[5.0, 6.0]]]).reshape([1, 3, 2])).sum().backward()
+    values, rows = emb.weight.gradient()
+    assert rows.tolist() == [1, 4]
+    np.testing.assert_allclose(values, [[3.0, 4.0], [6.0, 8.0]])
+
+
+def test_graph_reindex_with_concatenated_edge_types():
+    x = oar.to_tensor([10, 20], dtype="int64")
+    n1 = oar.to_tensor([30, 10, 40], dtype="int64")  # type 1: counts [2, 1]
+    n2 = oar.to_tensor([40, 50], dtype="int64")       # type 2: counts [0, 2]
+    c1 = oar.to_tensor([2, 1], dtype="int32")
+    c2 = oar.to_tensor([0, 2], dtype="int32")
+    src, dst, nodes = oar.incubate.graph_reindex(x, oar.concat([n1, n2]), oar.concat([c1, c2]))
+    # one numbering for both types: 10 -> 0, 20 -> 1, then 30, 40, 50 in order of appearance
+    assert src.tolist() == [2, 0, 3, 3, 4]
+    assert dst.tolist() == [0, 0, 1, 1, 1]
+    assert nodes.tolist() == [10, 20, 30, 40, 50]

@@ -1,2 +1,2 @@
 """Framework pieces below oar.nn: parameters, checkpoints."""
-from .param import ParamAttr, Parameter, create_parameter  # noqa: F401
+from .param import LazyGuard, ParamAttr, Parameter, create_parameter  # noqa: F401

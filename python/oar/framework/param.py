@@ -100,12 +100,42 @@ class Parameter(Tensor):
     def set_value(self, value):
         _set_value(self, value)
 
+    def initialize(self):
+        """Paddle's explicit initialisation of a parameter made under LazyGuard. oar
+        initialises every parameter when it is created, so there is nothing left to do:
+        returns the parameter unchanged."""
+        return self
+
     def __deepcopy__(self, memo):
         p = Parameter(_C.assign(self.detach()), name=self.name, trainable=self.trainable,
                       learning_rate=self.optimize_attr["learning_rate"],
                       regularizer=self.regularizer, need_clip=self.need_clip)
         memo[id(self)] = p
         return p
+
+
+class LazyGuard:
+    """Paddle's context manager for lazily initialised layers (parameters without
+    memory until `param.initialize()`). oar initialises parameters when a layer is
+    built, so under this guard they are initialised at once, with the same values,
+    and `Parameter.initialize()` does nothing: a deliberate difference in memory
+    timing only (docs/paddle_api.md).
+
+    Examples:
+        >>> import oar
+        >>> with oar.LazyGuard():
+        ...     net = oar.nn.Linear(10, 10)
+        >>> for param in net.parameters():
+        ...     _ = param.initialize()
+        >>> print(net.weight.shape)
+        oar.Size([10, 10])
+    """
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
 
 
 def _set_value(t, value):

@@ -42,8 +42,8 @@ void AsStridedInferMeta(const DenseTensor& x, const std::vector<int64_t>& shape,
                                       stride.size(), " dims) must have the same length"));
   OAR_ENFORCE(offset >= 0,
               errors::InvalidArgument("argument 'offset' must be >= 0, but got ", offset));
-  int64_t last = offset;  // the position of the view's last element
-  bool empty = false;
+  int64_t last = offset;                 // the position of the view's last element
+  bool empty = false, overflow = false;  // overflow: past int64, so past any tensor
   for (size_t i = 0; i < shape.size(); ++i) {
     OAR_ENFORCE(shape[i] >= 0,
                 errors::InvalidArgument("argument 'shape' must hold sizes >= 0, but got ", shape[i],
@@ -52,8 +52,19 @@ void AsStridedInferMeta(const DenseTensor& x, const std::vector<int64_t>& shape,
                 errors::InvalidArgument("argument 'stride' must hold steps >= 0, but got ",
                                         stride[i], " at dim ", i));
     empty = empty || shape[i] == 0;
-    if (shape[i] > 0) last += (shape[i] - 1) * stride[i];
+    int64_t span = 0;
+    if (shape[i] > 0) {
+      overflow = overflow || __builtin_mul_overflow(shape[i] - 1, stride[i], &span) ||
+                 __builtin_add_overflow(last, span, &last);
+    }
   }
+  OAR_ENFORCE(empty || !overflow,
+              errors::OutOfRange("the view (shape ", DimsToString(DDim(shape.begin(), shape.end())),
+                                 ", stride ", DimsToString(DDim(stride.begin(), stride.end())),
+                                 ", offset ", offset,
+                                 ") reaches past element 2^63 but argument "
+                                 "'x' has ",
+                                 x.numel(), " elements"));
   OAR_ENFORCE(empty || last < x.numel(),
               errors::OutOfRange("the view (shape ", DimsToString(DDim(shape.begin(), shape.end())),
                                  ", stride ", DimsToString(DDim(stride.begin(), stride.end())),

@@ -176,9 +176,13 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
         raise ValueError(f"{api}(): argument 'input' must have at least 2 dimensions [N, C, ...], "
                          f"but has shape {input.shape}")
     expected = [input.shape[0]] + list(input.shape[2:])
+    if label.ndim == input.ndim and label.ndim >= 2 and label.shape[1] == 1 and \
+            [label.shape[0]] + list(label.shape[2:]) == expected:
+        label = _C.squeeze(label, [1])  # Paddle also takes the labels with a class axis of 1
     if list(label.shape) != expected:
         raise ValueError(f"{api}(): argument 'label' has shape {label.shape} but must be "
-                         f"{expected} for input of shape {input.shape}")
+                         f"{expected} (or {expected[:1] + [1] + expected[1:]}) for input of "
+                         f"shape {input.shape}")
     if weight is not None:
         C.tensor(api, "weight", weight)
         if weight.ndim != 1 or weight.shape[0] != input.shape[1]:

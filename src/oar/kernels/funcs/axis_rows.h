@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include <unistd.h>
+
 #include "oar/core/dense_tensor.h"
 #include "oar/core/errors.h"
 #include "oar/kernels/funcs/copy.h"
@@ -73,8 +75,18 @@ inline bool LessNanLast(C a, C b) {
 
 // A zero-initialised scratch buffer of n values whose size comes from the data or an
 // attribute (bincount's largest value, histogram's bins): too large is a typed error.
+// One larger than the machine's physical memory is refused before the allocator sees
+// it: its zero fill would touch every page, and sanitizer runtimes abort on such a
+// request instead of throwing bad_alloc.
 template <typename V>
 std::vector<V> ScratchBuffer(int64_t n) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  if (n < 0 || (pages > 0 && page > 0 &&
+                static_cast<double>(n) * sizeof(V) > static_cast<double>(pages) * page)) {
+    throw errors::ResourceExhausted("cannot allocate a buffer of ", n, " values (",
+                                    static_cast<double>(n) * sizeof(V),
+                                    " bytes): more than this machine's memory");
+  }
   try {
     return std::vector<V>(static_cast<size_t>(n), V(0));
   } catch (const std::bad_alloc&) {

@@ -160,8 +160,11 @@ SparseCooTensor DenseToCoo(const DenseTensor& x_in, int64_t sparse_dim) {
   for (int64_t d = sparse_dim; d < nd; ++d) vdims.push_back(x.dims()[d]);
   DenseTensor values = Allocated(x.dtype(), vdims);
   char* dst = static_cast<char*>(values.data());
-  for (int64_t j = 0; j < nnz; ++j)
-    std::memcpy(dst + j * row_bytes, p + kept[j] * row_bytes, row_bytes);
+  // No bytes per row (a zero-sized dense dim): nothing to copy, and the buffers may be null.
+  if (row_bytes > 0) {
+    for (int64_t j = 0; j < nnz; ++j)
+      std::memcpy(dst + j * row_bytes, p + kept[j] * row_bytes, row_bytes);
+  }
   return SparseCooTensor(std::move(indices), std::move(values), x.dims(), true);
 }
 
@@ -230,7 +233,9 @@ SparseCsrTensor CooToCsr(const SparseCooTensor& x_in) {
     for (int64_t r = 0; r < rows; ++r) c[r + 1] += c[r];
   }
   DenseTensor cols = Allocated(DType::kInt64, {nnz});
-  std::memcpy(cols.data<int64_t>(), idx + (nd - 1) * nnz, nnz * sizeof(int64_t));
+  if (nnz > 0) {  // an empty tensor's buffers may be null, which memcpy may not get
+    std::memcpy(cols.data<int64_t>(), idx + (nd - 1) * nnz, nnz * sizeof(int64_t));
+  }
   // Coalesced entries are sorted by (batch, row, col): CSR order already.
   return SparseCsrTensor(std::move(crows), std::move(cols), Contiguous(x.values()), x.dims());
 }
