@@ -36,6 +36,11 @@ void VecChunked(const std::array<const DenseTensor*, N>& in, DenseTensor* out, i
   T* o = static_cast<T*>(out->AllocateFrom(in[0]->place()));
   bool contiguous = out->is_contiguous();
   for (const DenseTensor* t : in) contiguous = contiguous && SameLayoutContiguous(*t, *out);
+  // The body may write its results straight into out when out is in the compute type
+  // and shares no memory with an input (a body may read an input after writing y):
+  // that saves the copy out of the scratch chunk.
+  bool direct = std::is_same_v<T, C>;
+  for (const DenseTensor* t : in) direct = direct && t->Holder() != out->Holder();
 
   // One chunk: operand k starts at bytes p[k + 1] with byte stride s[k + 1]; the
   // output at p[0] with stride s[0].
@@ -61,6 +66,10 @@ void VecChunked(const std::array<const DenseTensor*, N>& in, DenseTensor* out, i
           bufs[k][i] = static_cast<C>(*reinterpret_cast<const T*>(p[k + 1] + i * s[k + 1]));
       }
       x[k] = bufs[k];
+    }
+    if (direct && s[0] == static_cast<int64_t>(sizeof(T))) {
+      body(x, reinterpret_cast<C*>(p[0]), m);
+      return;
     }
     body(x, y, m);
     if (s[0] == static_cast<int64_t>(sizeof(T))) {
