@@ -10,9 +10,10 @@
 // ParallelFor therefore hands its chunks out through an atomic counter that the
 // calling thread draws from as well: a worker that wakes up late finds nothing
 // left and goes back to sleep, and the op costs at most its serial time plus
-// the part a late worker took. Each thread's share is cut in four chunks, so that
-// part is small. No kernel's result depends on where the chunks end (kernels are
-// tested at 1, 2 and 3 threads; the reductions fix their own blocks).
+// the part a late worker took. Each thread's share is cut in at least four chunks
+// (finer for long loops), so that part is small. No kernel's result depends on
+// where the chunks end (kernels are tested at 1, 2 and 3 threads; the reductions
+// fix their own blocks).
 #pragma once
 
 #include <algorithm>
