@@ -38,12 +38,45 @@ void ForChunks(const std::vector<Chunk>& chunks, F&& f) {
   });
 }
 
-// The gradient with Paddle's regularizers folded in.
-template <typename T>
-inline T Decayed(T g, T p, const Slot& s) {
-  if (s.l2 != 0) g += static_cast<T>(s.l2) * p;
-  if (s.l1 != 0) g += static_cast<T>(s.l1) * static_cast<T>((T(0) < p) - (p < T(0)));
-  return g;
+// Calls f with std::bool_constant<b> for each flag. A loop-invariant flag tested
+// inside an element loop left GCC's vectoriser with control flow it would not
+// unswitch (Adam ran scalar at 2.3 ns a parameter); as template arguments the
+// loop body is straight-line code.
+template <typename F>
+void WithFlags(F&& f) {
+  f();
+}
+template <typename F, typename... B>
+void WithFlags(F&& f, bool b, B... rest) {
+  auto bind = [&](auto flag) { WithFlags([&](auto... more) { f(flag, more...); }, rest...); };
+  if (b) {
+    bind(std::true_type{});
+  } else {
+    bind(std::false_type{});
+  }
+}
+
+// The gradient with Paddle's regularizers folded in, their presence known at
+// compile time (see WithFlags).
+template <typename T, bool kReg>
+struct Decay {
+  T l2, l1;
+  T operator()(T g, T p) const {
+    if constexpr (kReg) g += l2 * p + l1 * static_cast<T>((T(0) < p) - (p < T(0)));
+    return g;
+  }
+};
+
+// ForChunks for the per-parameter loops: f(chunk index, chunk, slot, decay), with
+// decay a Decay<T, kReg> so each loop is compiled with and without regularizer.
+template <typename T, typename F>
+void ForSlotChunks(const std::vector<Chunk>& chunks, std::span<Slot> slots, F&& f) {
+  ForChunks(chunks, [&](int64_t ci, const Chunk& c) {
+    const Slot& s = slots[c.slot];
+    const T l2 = static_cast<T>(s.l2), l1 = static_cast<T>(s.l1);
+    WithFlags([&](auto reg) { f(ci, c, s, Decay<T, decltype(reg)::value>{l2, l1}); },
+              s.l1 != 0 || s.l2 != 0);
+  });
 }
 
 template <typename T>
@@ -53,108 +86,117 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
   const T eps = static_cast<T>(h.epsilon);
   switch (rule) {
     case Rule::kSGD:
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        const T lr = static_cast<T>(s.lr);
-        for (int64_t i = c.begin; i < c.end; ++i) p[i] -= lr * Decayed(g[i], p[i], s);
-      });
+      ForSlotChunks<T>(chunks, slots,
+                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+                         T* p = s.param->data<T>();
+                         const T* g = s.grad->data<T>();
+                         const T lr = static_cast<T>(s.lr);
+                         for (int64_t i = c.begin; i < c.end; ++i) p[i] -= lr * decay(g[i], p[i]);
+                       });
       return;
     case Rule::kMomentum:
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        T* v = s.state[0]->data<T>();
-        const T lr = static_cast<T>(s.lr), mu = static_cast<T>(h.momentum);
-        for (int64_t i = c.begin; i < c.end; ++i) {
-          const T gi = Decayed(g[i], p[i], s);
-          v[i] = mu * v[i] + gi;
-          p[i] -= h.nesterov ? lr * (gi + mu * v[i]) : lr * v[i];
-        }
-      });
+      ForSlotChunks<T>(chunks, slots,
+                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+                         T* p = s.param->data<T>();
+                         const T* g = s.grad->data<T>();
+                         T* v = s.state[0]->data<T>();
+                         const T lr = static_cast<T>(s.lr), mu = static_cast<T>(h.momentum);
+                         for (int64_t i = c.begin; i < c.end; ++i) {
+                           const T gi = decay(g[i], p[i]);
+                           v[i] = mu * v[i] + gi;
+                           p[i] -= h.nesterov ? lr * (gi + mu * v[i]) : lr * v[i];
+                         }
+                       });
       return;
     case Rule::kAdam:
     case Rule::kAdamW:
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        T* m = s.state[0]->data<T>();
-        T* v = s.state[1]->data<T>();
-        T* vmax = h.amsgrad ? s.state[2]->data<T>() : nullptr;
-        // lr * sqrt(1 - b2^t) / (1 - b1^t), and epsilon scaled alike: PyTorch's
-        // lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps), multiplied through by sqrt(bc2).
-        const double bc1 = 1 - std::pow(h.beta1, static_cast<double>(s.step));
-        const double sbc2 = std::sqrt(1 - std::pow(h.beta2, static_cast<double>(s.step)));
-        const T step = static_cast<T>(s.lr * sbc2 / bc1);
-        const T eps_hat = static_cast<T>(h.epsilon * sbc2);
-        const T keep = static_cast<T>(1 - s.lr * s.decoupled);
-        for (int64_t i = c.begin; i < c.end; ++i) {
-          if (rule == Rule::kAdamW) p[i] *= keep;
-          const T gi = Decayed(g[i], p[i], s);
-          m[i] = b1 * m[i] + (T(1) - b1) * gi;
-          v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
-          T denom_v = v[i];
-          if (vmax) denom_v = vmax[i] = std::max(vmax[i], v[i]);
-          p[i] -= step * m[i] / (std::sqrt(denom_v) + eps_hat);
-        }
-      });
+      ForSlotChunks<T>(
+          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+            T* p = s.param->data<T>();
+            const T* g = s.grad->data<T>();
+            T* m = s.state[0]->data<T>();
+            T* v = s.state[1]->data<T>();
+            T* vmax = h.amsgrad ? s.state[2]->data<T>() : nullptr;
+            // lr * sqrt(1 - b2^t) / (1 - b1^t), and epsilon scaled alike: PyTorch's
+            // lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps), multiplied through by sqrt(bc2).
+            const double bc1 = 1 - std::pow(h.beta1, static_cast<double>(s.step));
+            const double sbc2 = std::sqrt(1 - std::pow(h.beta2, static_cast<double>(s.step)));
+            const T step = static_cast<T>(s.lr * sbc2 / bc1);
+            const T eps_hat = static_cast<T>(h.epsilon * sbc2);
+            const T keep = static_cast<T>(1 - s.lr * s.decoupled);
+            // The pointers by value: read through the lambda's reference captures, GCC
+            // reloads them every iteration and gives up vectorising.
+            auto loop = [=, &c](auto decoupled, auto ams) {
+              for (int64_t i = c.begin; i < c.end; ++i) {
+                if constexpr (decoupled()) p[i] *= keep;
+                const T gi = decay(g[i], p[i]);
+                m[i] = b1 * m[i] + (T(1) - b1) * gi;
+                v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
+                T denom_v = v[i];
+                if constexpr (ams()) denom_v = vmax[i] = std::max(vmax[i], v[i]);
+                p[i] -= step * m[i] / (std::sqrt(denom_v) + eps_hat);
+              }
+            };
+            WithFlags(loop, rule == Rule::kAdamW, vmax != nullptr);
+          });
       return;
     case Rule::kAdamax:
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        T* m = s.state[0]->data<T>();
-        T* u = s.state[1]->data<T>();
-        const T step = static_cast<T>(s.lr / (1 - std::pow(h.beta1, static_cast<double>(s.step))));
-        for (int64_t i = c.begin; i < c.end; ++i) {
-          const T gi = Decayed(g[i], p[i], s);
-          m[i] = b1 * m[i] + (T(1) - b1) * gi;
-          u[i] = std::max(b2 * u[i] + eps, std::abs(gi));  // Paddle: epsilon inside the max
-          p[i] -= step * m[i] / u[i];
-        }
-      });
+      ForSlotChunks<T>(
+          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+            T* p = s.param->data<T>();
+            const T* g = s.grad->data<T>();
+            T* m = s.state[0]->data<T>();
+            T* u = s.state[1]->data<T>();
+            const T step =
+                static_cast<T>(s.lr / (1 - std::pow(h.beta1, static_cast<double>(s.step))));
+            for (int64_t i = c.begin; i < c.end; ++i) {
+              const T gi = decay(g[i], p[i]);
+              m[i] = b1 * m[i] + (T(1) - b1) * gi;
+              u[i] = std::max(b2 * u[i] + eps, std::abs(gi));  // Paddle: epsilon inside the max
+              p[i] -= step * m[i] / u[i];
+            }
+          });
       return;
     case Rule::kAdagrad:
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        T* acc = s.state[0]->data<T>();
-        const T lr = static_cast<T>(s.lr);
-        for (int64_t i = c.begin; i < c.end; ++i) {
-          const T gi = Decayed(g[i], p[i], s);
-          acc[i] += gi * gi;
-          p[i] -= lr * gi / (std::sqrt(acc[i]) + eps);
-        }
-      });
+      ForSlotChunks<T>(chunks, slots,
+                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+                         T* p = s.param->data<T>();
+                         const T* g = s.grad->data<T>();
+                         T* acc = s.state[0]->data<T>();
+                         const T lr = static_cast<T>(s.lr);
+                         for (int64_t i = c.begin; i < c.end; ++i) {
+                           const T gi = decay(g[i], p[i]);
+                           acc[i] += gi * gi;
+                           p[i] -= lr * gi / (std::sqrt(acc[i]) + eps);
+                         }
+                       });
       return;
     case Rule::kRMSProp:
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        T* ms = s.state[0]->data<T>();
-        T* mom = s.state[1]->data<T>();
-        T* mg = h.centered ? s.state[2]->data<T>() : nullptr;
-        const T lr = static_cast<T>(s.lr), rho = static_cast<T>(h.rho);
-        const T mu = static_cast<T>(h.momentum);
-        for (int64_t i = c.begin; i < c.end; ++i) {
-          const T gi = Decayed(g[i], p[i], s);
-          ms[i] = rho * ms[i] + (T(1) - rho) * gi * gi;
-          T var = ms[i];
-          if (mg) {
-            mg[i] = rho * mg[i] + (T(1) - rho) * gi;
-            var -= mg[i] * mg[i];
-          }
-          // Paddle: epsilon inside the square root, lr inside the momentum.
-          mom[i] = mu * mom[i] + lr * gi / std::sqrt(var + eps);
-          p[i] -= mom[i];
-        }
-      });
+      ForSlotChunks<T>(chunks, slots,
+                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+                         T* p = s.param->data<T>();
+                         const T* g = s.grad->data<T>();
+                         T* ms = s.state[0]->data<T>();
+                         T* mom = s.state[1]->data<T>();
+                         T* mg = h.centered ? s.state[2]->data<T>() : nullptr;
+                         const T lr = static_cast<T>(s.lr), rho = static_cast<T>(h.rho);
+                         const T mu = static_cast<T>(h.momentum);
+                         auto loop = [=, &c](auto centered) {
+                           for (int64_t i = c.begin; i < c.end; ++i) {
+                             const T gi = decay(g[i], p[i]);
+                             ms[i] = rho * ms[i] + (T(1) - rho) * gi * gi;
+                             T var = ms[i];
+                             if constexpr (centered()) {
+                               mg[i] = rho * mg[i] + (T(1) - rho) * gi;
+                               var -= mg[i] * mg[i];
+                             }
+                             // Paddle: epsilon inside the square root, lr inside the momentum.
+                             mom[i] = mu * mom[i] + lr * gi / std::sqrt(var + eps);
+                             p[i] -= mom[i];
+                           }
+                         };
+                         WithFlags(loop, mg != nullptr);
+                       });
       return;
     case Rule::kLamb: {
       // Pass 1 updates the moments and sums |p|^2 and |r|^2 per chunk; pass 2
@@ -166,24 +208,24 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
         return static_cast<T>((mi / bc1) / (std::sqrt(vi / bc2) + h.epsilon)) +
                static_cast<T>(s.decoupled) * pi;
       };
-      ForChunks(chunks, [&](int64_t ci, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        const T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        T* m = s.state[0]->data<T>();
-        T* v = s.state[1]->data<T>();
-        double sp = 0, sr = 0;
-        for (int64_t i = c.begin; i < c.end; ++i) {
-          const T gi = Decayed(g[i], p[i], s);
-          m[i] = b1 * m[i] + (T(1) - b1) * gi;
-          v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
-          const double r = r_of(s, m[i], v[i], p[i]);
-          sp += static_cast<double>(p[i]) * p[i];
-          sr += r * r;
-        }
-        p2[static_cast<size_t>(ci)] = sp;
-        r2[static_cast<size_t>(ci)] = sr;
-      });
+      ForSlotChunks<T>(chunks, slots,
+                       [&, b1, b2, eps](int64_t ci, const Chunk& c, const Slot& s, auto decay) {
+                         const T* p = s.param->data<T>();
+                         const T* g = s.grad->data<T>();
+                         T* m = s.state[0]->data<T>();
+                         T* v = s.state[1]->data<T>();
+                         double sp = 0, sr = 0;
+                         for (int64_t i = c.begin; i < c.end; ++i) {
+                           const T gi = decay(g[i], p[i]);
+                           m[i] = b1 * m[i] + (T(1) - b1) * gi;
+                           v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
+                           const double r = r_of(s, m[i], v[i], p[i]);
+                           sp += static_cast<double>(p[i]) * p[i];
+                           sr += r * r;
+                         }
+                         p2[static_cast<size_t>(ci)] = sp;
+                         r2[static_cast<size_t>(ci)] = sr;
+                       });
       std::vector<double> trust(slots.size(), 0.0), np(slots.size()), nr(slots.size());
       for (size_t ci = 0; ci < chunks.size(); ++ci) {
         np[chunks[ci].slot] += p2[ci];
@@ -192,32 +234,33 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
       for (size_t s = 0; s < slots.size(); ++s) {
         trust[s] = np[s] > 0 && nr[s] > 0 ? std::sqrt(np[s]) / std::sqrt(nr[s]) : 1.0;
       }
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* m = s.state[0]->data<T>();
-        const T* v = s.state[1]->data<T>();
-        const T step = static_cast<T>(s.lr * trust[c.slot]);
-        for (int64_t i = c.begin; i < c.end; ++i) p[i] -= step * r_of(s, m[i], v[i], p[i]);
-      });
+      ForSlotChunks<T>(chunks, slots,
+                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+                         T* p = s.param->data<T>();
+                         const T* m = s.state[0]->data<T>();
+                         const T* v = s.state[1]->data<T>();
+                         const T step = static_cast<T>(s.lr * trust[c.slot]);
+                         for (int64_t i = c.begin; i < c.end; ++i)
+                           p[i] -= step * r_of(s, m[i], v[i], p[i]);
+                       });
       return;
     }
     case Rule::kAdadelta:
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        T* sq = s.state[0]->data<T>();  // running mean of grad^2
-        T* du = s.state[1]->data<T>();  // running mean of update^2
-        const T lr = static_cast<T>(s.lr), rho = static_cast<T>(h.rho);
-        for (int64_t i = c.begin; i < c.end; ++i) {
-          const T gi = Decayed(g[i], p[i], s);
-          sq[i] = rho * sq[i] + (T(1) - rho) * gi * gi;
-          const T delta = std::sqrt(du[i] + eps) / std::sqrt(sq[i] + eps) * gi;
-          du[i] = rho * du[i] + (T(1) - rho) * delta * delta;
-          p[i] -= lr * delta;
-        }
-      });
+      ForSlotChunks<T>(chunks, slots,
+                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+                         T* p = s.param->data<T>();
+                         const T* g = s.grad->data<T>();
+                         T* sq = s.state[0]->data<T>();  // running mean of grad^2
+                         T* du = s.state[1]->data<T>();  // running mean of update^2
+                         const T lr = static_cast<T>(s.lr), rho = static_cast<T>(h.rho);
+                         for (int64_t i = c.begin; i < c.end; ++i) {
+                           const T gi = decay(g[i], p[i]);
+                           sq[i] = rho * sq[i] + (T(1) - rho) * gi * gi;
+                           const T delta = std::sqrt(du[i] + eps) / std::sqrt(sq[i] + eps) * gi;
+                           du[i] = rho * du[i] + (T(1) - rho) * delta * delta;
+                           p[i] -= lr * delta;
+                         }
+                       });
       return;
     case Rule::kNAdam: {
       // mu_t and mu_{t+1} from the momentum decay, and the running product of the
@@ -235,91 +278,91 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
         coef_m[k] = s.lr * mu_next / (1 - mu_prod * mu_next);
         bc2[k] = 1 - std::pow(h.beta2, t);
       }
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        T* m = s.state[0]->data<T>();
-        T* v = s.state[1]->data<T>();
-        const T cg = static_cast<T>(coef_g[c.slot]), cm = static_cast<T>(coef_m[c.slot]);
-        const T b2c = static_cast<T>(bc2[c.slot]);
-        for (int64_t i = c.begin; i < c.end; ++i) {
-          const T gi = Decayed(g[i], p[i], s);
-          m[i] = b1 * m[i] + (T(1) - b1) * gi;
-          v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
-          const T denom = std::sqrt(v[i] / b2c) + eps;
-          p[i] -= cg * gi / denom;
-          p[i] -= cm * m[i] / denom;
-        }
-      });
+      ForSlotChunks<T>(
+          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+            T* p = s.param->data<T>();
+            const T* g = s.grad->data<T>();
+            T* m = s.state[0]->data<T>();
+            T* v = s.state[1]->data<T>();
+            const T cg = static_cast<T>(coef_g[c.slot]), cm = static_cast<T>(coef_m[c.slot]);
+            const T b2c = static_cast<T>(bc2[c.slot]);
+            for (int64_t i = c.begin; i < c.end; ++i) {
+              const T gi = decay(g[i], p[i]);
+              m[i] = b1 * m[i] + (T(1) - b1) * gi;
+              v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
+              const T denom = std::sqrt(v[i] / b2c) + eps;
+              p[i] -= cg * gi / denom;
+              p[i] -= cm * m[i] / denom;
+            }
+          });
       return;
     }
     case Rule::kRAdam:
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        T* m = s.state[0]->data<T>();
-        T* v = s.state[1]->data<T>();
-        // The variance of the adaptive rate is tractable once rho_t > 5; before,
-        // the step is plain momentum SGD (Liu et al.).
-        const double t = static_cast<double>(s.step);
-        const double bc1 = 1 - std::pow(h.beta1, t), bc2 = 1 - std::pow(h.beta2, t);
-        const double rho_inf = 2 / (1 - h.beta2) - 1;
-        const double rho_t = rho_inf - 2 * t * std::pow(h.beta2, t) / bc2;
-        const bool adaptive = rho_t > 5;
-        const double rect = adaptive ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
-                                                 ((rho_inf - 4) * (rho_inf - 2) * rho_t))
-                                     : 0.0;
-        const T step = static_cast<T>(s.lr / bc1 * (adaptive ? rect * std::sqrt(bc2) : 1.0));
-        for (int64_t i = c.begin; i < c.end; ++i) {
-          const T gi = Decayed(g[i], p[i], s);
-          m[i] = b1 * m[i] + (T(1) - b1) * gi;
-          v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
-          p[i] -= adaptive ? step * m[i] / (std::sqrt(v[i]) + eps) : step * m[i];
-        }
-      });
+      ForSlotChunks<T>(
+          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+            T* p = s.param->data<T>();
+            const T* g = s.grad->data<T>();
+            T* m = s.state[0]->data<T>();
+            T* v = s.state[1]->data<T>();
+            // The variance of the adaptive rate is tractable once rho_t > 5; before,
+            // the step is plain momentum SGD (Liu et al.).
+            const double t = static_cast<double>(s.step);
+            const double bc1 = 1 - std::pow(h.beta1, t), bc2 = 1 - std::pow(h.beta2, t);
+            const double rho_inf = 2 / (1 - h.beta2) - 1;
+            const double rho_t = rho_inf - 2 * t * std::pow(h.beta2, t) / bc2;
+            const bool adaptive = rho_t > 5;
+            const double rect = adaptive ? std::sqrt((rho_t - 4) * (rho_t - 2) * rho_inf /
+                                                     ((rho_inf - 4) * (rho_inf - 2) * rho_t))
+                                         : 0.0;
+            const T step = static_cast<T>(s.lr / bc1 * (adaptive ? rect * std::sqrt(bc2) : 1.0));
+            for (int64_t i = c.begin; i < c.end; ++i) {
+              const T gi = decay(g[i], p[i]);
+              m[i] = b1 * m[i] + (T(1) - b1) * gi;
+              v[i] = b2 * v[i] + (T(1) - b2) * gi * gi;
+              p[i] -= adaptive ? step * m[i] / (std::sqrt(v[i]) + eps) : step * m[i];
+            }
+          });
       return;
     case Rule::kRprop:
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        T* prev = s.state[0]->data<T>();  // the previous step's (possibly zeroed) gradient
-        T* size = s.state[1]->data<T>();  // per-element step sizes
-        const T up = static_cast<T>(h.eta_plus), down = static_cast<T>(h.eta_minus);
-        const T lo = static_cast<T>(h.step_min), hi = static_cast<T>(h.step_max);
-        for (int64_t i = c.begin; i < c.end; ++i) {
-          T gi = Decayed(g[i], p[i], s);
-          const T agree = gi * prev[i];
-          if (agree > T(0)) {
-            size[i] = std::min(size[i] * up, hi);
-          } else if (agree < T(0)) {
-            size[i] = std::max(size[i] * down, lo);
-            gi = T(0);  // a sign change: skip this step and forget the gradient
-          }
-          p[i] -= size[i] * static_cast<T>((T(0) < gi) - (gi < T(0)));
-          prev[i] = gi;
-        }
-      });
+      ForSlotChunks<T>(
+          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+            T* p = s.param->data<T>();
+            const T* g = s.grad->data<T>();
+            T* prev = s.state[0]->data<T>();  // the previous step's (possibly zeroed) gradient
+            T* size = s.state[1]->data<T>();  // per-element step sizes
+            const T up = static_cast<T>(h.eta_plus), down = static_cast<T>(h.eta_minus);
+            const T lo = static_cast<T>(h.step_min), hi = static_cast<T>(h.step_max);
+            for (int64_t i = c.begin; i < c.end; ++i) {
+              T gi = decay(g[i], p[i]);
+              const T agree = gi * prev[i];
+              if (agree > T(0)) {
+                size[i] = std::min(size[i] * up, hi);
+              } else if (agree < T(0)) {
+                size[i] = std::max(size[i] * down, lo);
+                gi = T(0);  // a sign change: skip this step and forget the gradient
+              }
+              p[i] -= size[i] * static_cast<T>((T(0) < gi) - (gi < T(0)));
+              prev[i] = gi;
+            }
+          });
       return;
     case Rule::kASGD:
-      ForChunks(chunks, [&](int64_t, const Chunk& c) {
-        const Slot& s = slots[c.slot];
-        T* p = s.param->data<T>();
-        const T* g = s.grad->data<T>();
-        T* d = s.state[0]->data<T>();  // the sum of the kept gradients
-        // the kept gradient this step replaces: slot (step - 1) mod batch_num
-        const int64_t n = h.batch_num, numel = s.param->numel();
-        T* y = s.state[1]->data<T>() + ((s.step - 1) % n) * numel;
-        const T step = static_cast<T>(s.lr / static_cast<double>(std::min(s.step, n)));
-        for (int64_t i = c.begin; i < c.end; ++i) {
-          const T gi = Decayed(g[i], p[i], s);
-          d[i] += gi - y[i];
-          y[i] = gi;
-          p[i] -= step * d[i];
-        }
-      });
+      ForSlotChunks<T>(
+          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
+            T* p = s.param->data<T>();
+            const T* g = s.grad->data<T>();
+            T* d = s.state[0]->data<T>();  // the sum of the kept gradients
+            // the kept gradient this step replaces: slot (step - 1) mod batch_num
+            const int64_t n = h.batch_num, numel = s.param->numel();
+            T* y = s.state[1]->data<T>() + ((s.step - 1) % n) * numel;
+            const T step = static_cast<T>(s.lr / static_cast<double>(std::min(s.step, n)));
+            for (int64_t i = c.begin; i < c.end; ++i) {
+              const T gi = decay(g[i], p[i]);
+              d[i] += gi - y[i];
+              y[i] = gi;
+              p[i] -= step * d[i];
+            }
+          });
       return;
   }
 }
