@@ -43,15 +43,37 @@ Layout LayoutOf(const DDim& dims, int64_t axis) {
   return s;
 }
 
+// Asks for the cache lines of run (o, c) ahead of use. A channel's runs lie
+// channels * inner elements apart, so the hardware prefetchers lose the stream at
+// each run: the first pass over a channel (from L3) waited on every line, and so
+// did the output pass on every line it owned for writing (batch_norm forward and
+// gradient at 64x32x28x28, one thread: 0.75 -> 0.51 ms and 1.31 -> 1.2 ms for the reads).
+template <typename... T>
+void PrefetchRun(const Layout& s, int64_t o, int64_t c, const T*... data) {
+  [[maybe_unused]] auto one = [&](const auto* d) {
+    const char* p = reinterpret_cast<const char*>(d + s.run(o, c));
+    const int64_t bytes = s.inner * static_cast<int64_t>(sizeof(*d));
+    for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b);
+  };
+  (one(data), ...);
+}
+template <typename T>
+void PrefetchRunForWrite(const Layout& s, int64_t o, int64_t c, T* data) {
+  const char* p = reinterpret_cast<const char*>(data + s.run(o, c));
+  const int64_t bytes = s.inner * static_cast<int64_t>(sizeof(T));
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 1);
+}
+
 // The K sums of f over a channel: f(i, acc) adds element i's terms into acc.
 // Runs keep 16 independent accumulators per sum so the adds vectorise and
 // their latency overlaps (as LaneSum in norm_kernels.cc).
-template <int K, typename C, typename F>
-std::array<C, K> ChannelSums(const Layout& s, int64_t c, F f) {
+template <int K, typename C, typename F, typename... T>
+std::array<C, K> ChannelSums(const Layout& s, int64_t c, F f, const T*... read) {
   constexpr int kLanes = 16;
   std::array<C, K> total{};
   for (int64_t o = 0; o < s.outer; ++o) {
     const int64_t base = s.run(o, c);
+    if (o + 1 < s.outer) PrefetchRun(s, o + 1, c, read...);
     C acc[K][kLanes] = {};
     int64_t j = 0;
     for (; j + kLanes <= s.inner; j += kLanes) {
@@ -107,7 +129,7 @@ std::vector<C> ChannelValues(const DenseTensor& t_in) {
 template <typename C, typename T>
 std::array<C, 2> MeanAndRstd(const Layout& s, const T* x, int64_t c, double eps, C* var_out) {
   const C n = C(s.count());
-  const C mu = ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(x[i]); })[0] / n;
+  const C mu = ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(x[i]); }, x)[0] / n;
   const C var = ChannelSums<1, C>(s, c,
                                   [&](int64_t i, C* v) {
                                     const C d = C(x[i]) - mu;
@@ -140,6 +162,7 @@ void BatchNormKernel(const DeviceContext&, const DenseTensor& x_in, const DenseT
       const C a = r * w[c], shift = b[c] - mu * a;
       for (int64_t o = 0; o < s.outer; ++o) {
         const int64_t base = s.run(o, c);
+        if (o + 1 < s.outer) PrefetchRunForWrite(s, o + 1, c, po);
         for (int64_t j = 0; j < s.inner; ++j) {
           po[base + j] = static_cast<T>(C(px[base + j]) * a + shift);
         }
@@ -164,18 +187,23 @@ void BatchNormGradKernel(const DeviceContext&, const DenseTensor& x_in, const De
   const C inv_n = C(1) / C(s.count());
   ParallelFor(0, s.channels, ChannelCost(s) * 2, [&](int64_t cb, int64_t ce) {
     for (int64_t c = cb; c < ce; ++c) {
-      const C mu = ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(px[i]); })[0] * inv_n;
-      const auto [sq, sg, sgx] = ChannelSums<3, C>(s, c, [&](int64_t i, C* v) {
-        const C d = C(px[i]) - mu, gi = C(pg[i]);
-        v[0] = d * d;
-        v[1] = gi;
-        v[2] = gi * d;
-      });
+      const C mu =
+          ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(px[i]); }, px)[0] * inv_n;
+      const auto [sq, sg, sgx] = ChannelSums<3, C>(
+          s, c,
+          [&](int64_t i, C* v) {
+            const C d = C(px[i]) - mu, gi = C(pg[i]);
+            v[0] = d * d;
+            v[1] = gi;
+            v[2] = gi * d;
+          },
+          pg);
       const C r = C(1) / std::sqrt(sq * inv_n + C(epsilon));
       // dx = k (g - mean_g) - k2 (x - mu), k = r w, k2 = k r^2 mean(g (x - mu)).
       const C k = r * w[c], mg = sg * inv_n, k2 = k * r * r * sgx * inv_n;
       for (int64_t o = 0; o < s.outer; ++o) {
         const int64_t base = s.run(o, c);
+        if (o + 1 < s.outer) PrefetchRunForWrite(s, o + 1, c, dx);
         for (int64_t j = 0; j < s.inner; ++j) {
           const int64_t i = base + j;
           dx[i] = static_cast<T>(k * (C(pg[i]) - mg) - k2 * (C(px[i]) - mu));
@@ -199,12 +227,16 @@ void BatchNormScaleGradKernel(const DeviceContext&, const DenseTensor& x_in,
   const C inv_n = s.count() ? C(1) / C(s.count()) : C(0);
   ParallelFor(0, s.channels, ChannelCost(s), [&](int64_t cb, int64_t ce) {
     for (int64_t c = cb; c < ce; ++c) {
-      const C mu = ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(px[i]); })[0] * inv_n;
-      const auto [sq, sgx] = ChannelSums<2, C>(s, c, [&](int64_t i, C* v) {
-        const C d = C(px[i]) - mu;
-        v[0] = d * d;
-        v[1] = C(pg[i]) * d;
-      });
+      const C mu =
+          ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(px[i]); }, px)[0] * inv_n;
+      const auto [sq, sgx] = ChannelSums<2, C>(
+          s, c,
+          [&](int64_t i, C* v) {
+            const C d = C(px[i]) - mu;
+            v[0] = d * d;
+            v[1] = C(pg[i]) * d;
+          },
+          pg);
       po[c] = sgx / std::sqrt(sq * inv_n + C(epsilon));
     }
   });
