@@ -7,13 +7,14 @@
 // second training job), a team thread waits for the scheduler's next time slice
 // and a 7-microsecond add took 8 ms (measured: 65,536-element add, two threads,
 // load average 1.4 on two cores; PyTorch, also on OpenMP, showed the same).
-// ParallelFor therefore hands its chunks out through an atomic counter that the
-// calling thread draws from as well: a worker that wakes up late finds nothing
-// left and goes back to sleep, and the op costs at most its serial time plus
-// the part a late worker took. Each thread's share is cut in at least four chunks
-// (finer for long loops), so that part is small. No kernel's result depends on
-// where the chunks end (kernels are tested at 1, 2 and 3 threads; the reductions
-// fix their own blocks).
+// ParallelFor therefore hands its chunks out through atomic counters that the
+// calling thread draws from as well (one contiguous range of chunks per thread,
+// and a thread that has emptied its own takes what is left of the others': Note
+// [Each thread walks its own range of chunks] in thread_pool.cc): a worker that
+// wakes up late finds nothing left and goes back to sleep, and the op costs at most its serial time
+// plus the part a late worker took. Each thread's share is cut in at least four chunks (finer for
+// long loops), so that part is small. No kernel's result depends on where the chunks end (kernels
+// are tested at 1, 2 and 3 threads; the reductions fix their own blocks).
 #pragma once
 
 #include <algorithm>

@@ -3,6 +3,7 @@
 // job (back-to-back ops find them awake) and then sleep on a futex.
 #include <omp.h>
 
+#include <algorithm>
 #include <atomic>
 #include <exception>
 #include <memory>
@@ -24,30 +25,56 @@ namespace {
 
 thread_local bool tl_in_parallel = false;
 
+// The next chunk of one range, alone on its cache line.
+struct alignas(64) Cursor {
+  std::atomic<int64_t> next{0};
+};
+
+// Note [Each thread walks its own range of chunks]
+// The chunks are cut into one contiguous range per thread. A thread draws the
+// chunks of its own range in order and, once that is empty, the remaining chunks
+// of the others' ranges, so a late or absent worker's share is still done by
+// whoever is free (Note [A late worker never delays an op]). With one shared
+// counter the two threads of a 2-core machine took alternate chunks, and every
+// chunk started a new memory stream that the hardware prefetchers had to pick up
+// again: exact gelu over 10^6 floats took 0.147-0.150 ms with alternate chunks and
+// 0.125-0.128 ms with contiguous ranges (the same chunks and kernel).
 struct Job {
   void (*body)(void*, int64_t) = nullptr;
   void* ctx = nullptr;
   int64_t chunks = 0;
-  std::atomic<int64_t> next{0};  // the next chunk to hand out
-  std::atomic<int64_t> done{0};  // chunks finished
+  int64_t ranges = 1;                 // range r is [r * chunks / ranges, (r + 1) * chunks / ranges)
+  std::unique_ptr<Cursor[]> cursors;  // one per range, counting from the range's start
+  std::atomic<int64_t> arrivals{0};   // the order in which threads join: their first range
+  std::atomic<int64_t> done{0};       // chunks finished
   std::mutex error_mu;
   std::exception_ptr error;
+
+  int64_t RangeBegin(int64_t r) const { return r * chunks / ranges; }
 };
+
+void RunOne(Job& job, int64_t c) {
+  tl_in_parallel = true;
+  try {
+    job.body(job.ctx, c);
+  } catch (...) {
+    std::lock_guard<std::mutex> lock(job.error_mu);
+    if (!job.error) job.error = std::current_exception();
+  }
+  tl_in_parallel = false;
+  job.done.fetch_add(1, std::memory_order_release);
+}
 
 // Draws chunks until none are left. `body` and `ctx` live on the caller's stack;
 // they are only touched after a successful draw, and the caller cannot return
 // before every drawn chunk is done.
 void Work(Job& job) {
-  for (int64_t c = job.next.fetch_add(1); c < job.chunks; c = job.next.fetch_add(1)) {
-    tl_in_parallel = true;
-    try {
-      job.body(job.ctx, c);
-    } catch (...) {
-      std::lock_guard<std::mutex> lock(job.error_mu);
-      if (!job.error) job.error = std::current_exception();
-    }
-    tl_in_parallel = false;
-    job.done.fetch_add(1, std::memory_order_release);
+  const int64_t first = job.arrivals.fetch_add(1) % job.ranges;
+  for (int64_t k = 0; k < job.ranges; ++k) {
+    const int64_t r = (first + k) % job.ranges;
+    const int64_t begin = job.RangeBegin(r), size = job.RangeBegin(r + 1) - begin;
+    std::atomic<int64_t>& next = job.cursors[static_cast<size_t>(r)].next;
+    for (int64_t c = next.fetch_add(1); c < size; c = next.fetch_add(1)) RunOne(job, begin + c);
   }
 }
 
@@ -68,6 +95,8 @@ class Pool {
     job->body = body;
     job->ctx = ctx;
     job->chunks = chunks;
+    job->ranges = std::clamp<int64_t>(static_cast<int64_t>(threads_.size()) + 1, 1, chunks);
+    job->cursors = std::make_unique<Cursor[]>(static_cast<size_t>(job->ranges));
     // One op at a time uses the workers; an op that starts while another thread's op
     // holds them runs on its own thread (there are no idle cores to give it).
     std::unique_lock<std::mutex> owner(run_mu_, std::try_to_lock);
