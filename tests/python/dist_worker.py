@@ -102,6 +102,47 @@ def data_parallel():
     return {"params": params(net), "ref": params(ref), "buckets": model._bucket_params()}
 
 
+def cnn(seed, norm):
+    oar.seed(seed)
+    return oar.nn.Sequential(oar.nn.Conv2D(2, 4, 3, padding=1), norm(4), oar.nn.ReLU(),
+                             oar.nn.Flatten(), oar.nn.Linear(4 * 5 * 5, 3))
+
+
+def sync_batch_norm():
+    """SyncBatchNorm under DataParallel on equal shares of each batch, and one process
+    with BatchNorm on the whole batches: the same parameters and running statistics."""
+    rank, n = dist.get_rank(), dist.get_world_size()
+    model = dist.DataParallel(oar.nn.SyncBatchNorm.convert_sync_batchnorm(
+        cnn(1, oar.nn.BatchNorm2D)))
+    ref = cnn(1, oar.nn.BatchNorm2D)
+    opt = oar.optimizer.SGD(learning_rate=0.1, parameters=model.parameters())
+    ref_opt = oar.optimizer.SGD(learning_rate=0.1, parameters=ref.parameters())
+    rng = np.random.RandomState(0)
+    share = 12 // n
+    for _ in range(3):
+        x = (rng.randn(12, 2, 5, 5) * 3 + 1).astype("float32")
+        y = rng.randn(12, 3).astype("float32")
+        xs, ys = x[rank * share:(rank + 1) * share], y[rank * share:(rank + 1) * share]
+        ((model(oar.to_tensor(xs)) - oar.to_tensor(ys)) ** 2).mean().backward()
+        opt.step()
+        opt.clear_grad()
+        ((ref(oar.to_tensor(x)) - oar.to_tensor(y)) ** 2).mean().backward()
+        ref_opt.step()
+        ref_opt.clear_grad()
+    state = lambda m: [v.numpy().tolist() for v in m.state_dict().values()]  # noqa: E731
+    try:
+        oar.nn.SyncBatchNorm(4)(oar.randn([2, 3, 5, 5]))
+        error = None
+    except ValueError as e:
+        error = str(e)
+    model.eval()
+    ref.eval()
+    x = rng.randn(4, 2, 5, 5).astype("float32")
+    return {"state": state(model._layers), "ref": state(ref),
+            "eval": model(oar.to_tensor(x)).numpy().tolist(),
+            "ref_eval": ref(oar.to_tensor(x)).numpy().tolist(), "error": error}
+
+
 def no_sync():
     rank = dist.get_rank()
     model = dist.DataParallel(mlp(seed=1), comm_buffer_size=0.002, last_comm_buffer_size=0.001)

@@ -94,6 +94,18 @@ def test_data_parallel_on_half_batches_equals_one_process_on_full_batches(tmp_pa
         np.testing.assert_allclose(a, ref, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_sync_batch_norm_on_shares_of_the_batch_equals_batch_norm_on_the_whole(tmp_path, n):
+    launch(tmp_path, "sync_batch_norm", n)
+    for r in results(tmp_path, "sync_batch_norm", n):
+        assert len(r["state"]) == len(r["ref"]) == 8  # conv, BN (incl. running), linear
+        for got, want in zip(r["state"], r["ref"]):
+            np.testing.assert_allclose(got, want, rtol=2e-5, atol=2e-6)
+        np.testing.assert_allclose(r["eval"], r["ref_eval"], rtol=2e-5, atol=2e-6)
+        assert r["error"] == ("SyncBatchNorm: argument 'x' has 3 channels on axis 1, "
+                              "expected num_features = 4")
+
+
 def test_no_sync_accumulates_locally_and_the_next_backward_reduces_the_sum(tmp_path):
     launch(tmp_path, "no_sync", 2)
     r = results(tmp_path, "no_sync", 2)

@@ -207,10 +207,14 @@ class InstanceNorm3D(_InstanceNorm):
 
 
 class SyncBatchNorm(_BatchNormBase):
-    """Batch normalization whose statistics are meant to be shared by all the processes
-    of data-parallel training. On one process it is BatchNorm (any rank, channels on
-    axis 1 for the NC* formats); across processes it is not implemented (forward raises).
-    convert_sync_batchnorm turns the BatchNorm layers of a model into SyncBatchNorm."""
+    """Batch normalization with the statistics of the whole batch of data-parallel
+    training: in training, when oar.distributed is initialised with more than one
+    process, the per-channel mean and variance are taken over every process's part of
+    the batch (two all_reduce calls forward, one backward;
+    nn/functional/_sync_batch_norm.py), and so are the running statistics. On one
+    process, and in evaluation, it is BatchNorm (any rank, channels on axis 1 for the
+    NC* formats). convert_sync_batchnorm turns the BatchNorm layers of a model into
+    SyncBatchNorm."""
     _formats = ("NCHW", "NHWC", "NC", "NCL", "NLC", "NCDHW", "NDHWC")
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
@@ -219,18 +223,36 @@ class SyncBatchNorm(_BatchNormBase):
 
     def forward(self, x):
         from ... import distributed as dist
-        if self.training and dist.is_initialized() and dist.get_world_size() > 1:
-            raise NotImplementedError(
-                f"SyncBatchNorm: synchronising batch statistics across "
-                f"{dist.get_world_size()} processes is not implemented; use BatchNorm (each "
-                f"process normalises with its own batch) or train on one process")
         from .. import functional as F
         fmt = self._data_format
         if fmt.startswith("NC") and x.ndim in (2, 3, 4, 5):
             fmt = {2: "NC", 3: "NCL", 4: "NCHW", 5: "NCDHW"}[x.ndim]
+        if self.training and dist.is_initialized() and dist.get_world_size() > 1:
+            return self._synced(x, fmt)
         return F.batch_norm(x, self._mean, self._variance, weight=self.weight, bias=self.bias,
                             training=self.training, momentum=self._momentum,
                             epsilon=self._epsilon, data_format=fmt)
+
+    def _synced(self, x, fmt):
+        from ... import _C
+        from ..._grad_mode import no_grad
+        from ..functional import norm as fnorm
+        from ..functional._sync_batch_norm import sync_batch_norm
+        axis = fnorm._channel_axis("SyncBatchNorm", x, fmt)
+        ch = x.shape[axis]
+        if ch != self._num_features:
+            raise ValueError(f"SyncBatchNorm: argument 'x' has {ch} channels on axis {axis}, "
+                             f"expected num_features = {self._num_features}")
+        pdt = self._mean.dtype
+        w = self.weight if self.weight is not None else _C.full([ch], 1.0, pdt)
+        b = self.bias if self.bias is not None else _C.full([ch], 0.0, pdt)
+        y, mean, var = sync_batch_norm(x, w, b, axis, float(self._epsilon))
+        m = float(self._momentum)
+        with no_grad():
+            for running, batch in ((self._mean, mean), (self._variance, var)):
+                new = running * m + batch.astype(running.dtype) * (1.0 - m)
+                _C.set_value_with_tensor_(running, new, [], [], [], [])
+        return y
 
     @classmethod
     def convert_sync_batchnorm(cls, layer):
