@@ -11,7 +11,7 @@
 // of L rows and writes each frequency's rows of a block as adjacent outputs. The
 // previous route (pocketfft's strided passes over the columns, a twiddle pass, its
 // strided row pass) walked the data three times, a cache line per point at a stride
-// of n2 or n1 points: 1-D 2^20 complex128 took 14 ms of one core, now 6.5
+// of n2 or n1 points: 1-D 2^20 complex128 took 14 ms of one core, now 6.2
 // (docs/fft.md has the step timings).
 #pragma once
 
