@@ -96,6 +96,7 @@ class FourStepFft {
   // a block of n1 = 1024 rows 256 KB, a quarter of a Zen 4 core's L2.
   static constexpr size_t B = 16;
   static constexpr size_t G = B / L;
+  static_assert(B % L == 0, "a block is whole lane groups");
 
   FourStepFft(size_t n1, size_t n2, bool forward)
       : n1_(n1),
