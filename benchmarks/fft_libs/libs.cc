@@ -16,21 +16,10 @@
 
 #include <pocketfft_hdronly.h>
 
+#include "min_ms.h"
+
 using C = std::complex<float>;
 using Z = std::complex<double>;
-
-static double MinMs(const std::function<void()>& f, int reps = 15) {
-  f();
-  double best = 1e30;
-  for (int i = 0; i < reps; ++i) {
-    timespec a, b;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &a);
-    f();
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &b);
-    best = std::min(best, (b.tv_sec - a.tv_sec) * 1e3 + (b.tv_nsec - a.tv_nsec) * 1e-6);
-  }
-  return best;
-}
 
 template <typename T>
 static std::vector<std::complex<T>> Rand(size_t n) {

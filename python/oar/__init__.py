@@ -26,6 +26,14 @@ if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
 # a running loop's memory mapped. mimalloc reads these when _C loads it.
 _os.environ.setdefault("MIMALLOC_DECOMMIT_DELAY", "1000")  # mimalloc 2.0
 _os.environ.setdefault("MIMALLOC_PURGE_DELAY", "1000")  # its name from 2.1 on
+# The delay does not reach blocks too large for mimalloc's segments: 2.0 maps each
+# such block (a 16 MB tensor) when it is allocated and unmaps it when it is freed
+# (strace), so every new tensor of that size faults its pages in again (fft of 2^20
+# complex128 points, 2 threads: 13-14 ms, 4.2-4.4 with an arena; docs/fft.md). Blocks
+# from a reserved arena are kept and purged after the delay like the rest. The arena
+# costs address space, not memory (pages are backed as they are touched); a larger
+# working set falls back to mapping as before.
+_os.environ.setdefault("MIMALLOC_RESERVE_OS_MEMORY", "1GiB")
 
 from . import _C
 from ._dtype import (CPUPlace, Place, bfloat16, bool_, complex64, complex128,  # noqa: F401

@@ -19,13 +19,13 @@
 #include <cstddef>
 #include <functional>
 #include <memory>
-#include <numbers>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include "oar/core/parallel.h"
 #include "oar/kernels/funcs/copy.h"
+#include "oar/kernels/funcs/fft_four_step.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
 
@@ -135,83 +135,56 @@ std::pair<size_t, size_t> FourStepSplit(size_t n) {
   return {0, 0};
 }
 
-// One signal x[j], j = n2 * j1 + j2, as the n1 x n2 matrix A[j1][j2]. Its transform
-// X[k1 + n1 * k2] = sum_j2 w_n^(j2 k1) w_n2^(j2 k2) sum_j1 A[j1][j2] w_n1^(j1 k1):
-// (1) transforms of length n1 down the columns into a scratch matrix, (2) a twiddle
-// w_n^(j2 k1) per element, (3) transforms of length n2 along the rows, written
-// transposed into the output. Each step is a batch pocketfft vectorises and the pool
-// splits, and the scratch (n points) is walked three times instead of log4(n) times.
+// One signal by the four-step split (funcs/fft_four_step.h): the column blocks, then
+// the row blocks, each step split across the pool. Blocks are fixed by the lengths
+// alone, so the result does not depend on the thread count.
 template <typename R>
-void FourStep(size_t n1, size_t n2, bool forward, const std::complex<R>* in, ptrdiff_t in_stride,
-              std::complex<R>* out, ptrdiff_t out_stride, R fct, std::complex<R>* scratch) {
-  using C = std::complex<R>;
-  const auto n = static_cast<double>(n1 * n2);
-  // w_n^m for m = q * n2 + r is hi[q] * lo[r]: two short tables instead of n entries.
-  const double sign = forward ? -1.0 : 1.0;
-  std::vector<C> lo(n2), hi(n1);
-  for (size_t r = 0; r < n2; ++r) {
-    const double t = sign * 2.0 * std::numbers::pi * static_cast<double>(r) / n;
-    lo[r] = C(static_cast<R>(std::cos(t)), static_cast<R>(std::sin(t)));
-  }
-  for (size_t q = 0; q < n1; ++q) {
-    const double t =
-        sign * 2.0 * std::numbers::pi * static_cast<double>(q) / static_cast<double>(n1);
-    hi[q] = C(static_cast<R>(std::cos(t)), static_cast<R>(std::sin(t)));
-  }
-  const auto cs = static_cast<ptrdiff_t>(sizeof(C));
-  const pf::shape_t mat{n1, n2};
-  const pf::stride_t a_st{static_cast<ptrdiff_t>(n2) * in_stride, in_stride};
-  const pf::stride_t s_st{static_cast<ptrdiff_t>(n2) * cs, cs};
-  ForBlocks(mat, 0, a_st, s_st, [&](const pf::shape_t& s, ptrdiff_t oi, ptrdiff_t oo) {
-    pf::c2c<R>(s, a_st, s_st, {0}, forward, Shift(in, oi), Shift(scratch, oo), R(1), 1);
-  });
-  ParallelFor(0, static_cast<int64_t>(n1), static_cast<int64_t>(n2) * 4, [&](int64_t b, int64_t e) {
-    for (auto k1 = static_cast<size_t>(b); k1 < static_cast<size_t>(e); ++k1) {
-      C* row = scratch + k1 * n2;
-      // m = j2 * k1 mod n, kept as q * n2 + r and stepped by k1 = dq * n2 + dr.
-      const size_t dq = k1 / n2, dr = k1 % n2;
-      size_t q = 0, r = 0;
-      for (size_t j2 = 0; j2 < n2; ++j2) {
-        // Real arithmetic: std::complex's operator* checks for NaN and calls
-        // __mulsc3, which keeps the loop scalar and doubles its time.
-        const R wr = hi[q].real() * lo[r].real() - hi[q].imag() * lo[r].imag();
-        const R wi = hi[q].real() * lo[r].imag() + hi[q].imag() * lo[r].real();
-        const R xr = row[j2].real(), xi = row[j2].imag();
-        row[j2] = C(xr * wr - xi * wi, xr * wi + xi * wr);
-        q += dq;
-        r += dr;
-        if (r >= n2) {
-          r -= n2;
-          ++q;
-        }
-        if (q >= n1) q -= n1;
-      }
-    }
-  });
-  const pf::stride_t o_st{out_stride, static_cast<ptrdiff_t>(n1) * out_stride};
-  ForBlocks(mat, 1, s_st, o_st, [&](const pf::shape_t& s, ptrdiff_t oi, ptrdiff_t oo) {
-    pf::c2c<R>(s, s_st, o_st, {1}, forward, Shift(scratch, oi), Shift(out, oo), fct, 1);
-  });
+void FourStep(const funcs::FourStepFft<R>& f, const std::complex<R>* in, ptrdiff_t in_stride,
+              std::complex<R>* out, ptrdiff_t out_stride, R fct,
+              typename funcs::FourStepFft<R>::Lanes* scratch) {
+  using Lanes = typename funcs::FourStepFft<R>::Lanes;
+  // About 5 n log2 n flops per transform, per block of transforms.
+  const auto flops = [](size_t len, size_t count) {
+    return static_cast<int64_t>(static_cast<double>(len * count) *
+                                (5.0 * std::log2(static_cast<double>(len)) + 4.0));
+  };
+  ParallelFor(0, static_cast<int64_t>(f.ColumnBlocks()), flops(f.n1(), f.B),
+              [&](int64_t b, int64_t e) {
+                const auto buf = std::make_unique_for_overwrite<Lanes[]>(f.BufferSize());
+                f.Columns(static_cast<size_t>(b), static_cast<size_t>(e), in, in_stride, scratch,
+                          buf.get());
+              });
+  ParallelFor(0, static_cast<int64_t>(f.RowBlocks()), flops(f.n2(), f.RowsPerBlock()),
+              [&](int64_t b, int64_t e) {
+                const auto buf = std::make_unique_for_overwrite<Lanes[]>(f.BufferSize());
+                f.Rows(static_cast<size_t>(b), static_cast<size_t>(e), scratch, out, out_stride,
+                       fct, buf.get());
+              });
 }
 
 // A complex transform along one axis (in may equal out, with equal strides).
 template <typename R>
 void C2CPass(const pf::shape_t& shape, const pf::stride_t& sin, const pf::stride_t& sout,
              size_t axis, bool forward, const std::complex<R>* in, std::complex<R>* out, R fct) {
-  using C = std::complex<R>;
   const auto [n1, n2] = FourStepSplit(shape[axis]);
-  if (n1 == 0) {
-    ForBlocks(shape, axis, sin, sout, [&](const pf::shape_t& s, ptrdiff_t oi, ptrdiff_t oo) {
-      pf::c2c<R>(s, sin, sout, {axis}, forward, Shift(in, oi), Shift(out, oo), fct, 1);
-    });
-    return;
+  if constexpr (funcs::kFourStepFft) {
+    if (n1 != 0) {
+      // Four-step: each signal in turn, every step of it split across the pool. A
+      // signal is read whole into the scratch before its output is written, so
+      // in == out is safe.
+      const funcs::FourStepFft<R> f(n1, n2, forward);
+      using Lanes = typename funcs::FourStepFft<R>::Lanes;
+      const auto scratch = std::make_unique_for_overwrite<Lanes[]>(f.ScratchSize());
+      const auto cs = static_cast<ptrdiff_t>(sizeof(std::complex<R>));
+      ForEachSignal(shape, axis, sin, sout, [&](ptrdiff_t oi, ptrdiff_t oo) {
+        FourStep<R>(f, Shift(in, oi), sin[axis] / cs, Shift(out, oo), sout[axis] / cs, fct,
+                    scratch.get());
+      });
+      return;
+    }
   }
-  // Four-step: each signal in turn, every step of it split across the pool. A signal
-  // is read whole into the scratch before its output is written, so in == out is safe.
-  const auto scratch = std::make_unique_for_overwrite<C[]>(shape[axis]);
-  ForEachSignal(shape, axis, sin, sout, [&](ptrdiff_t oi, ptrdiff_t oo) {
-    FourStep<R>(n1, n2, forward, Shift(in, oi), sin[axis], Shift(out, oo), sout[axis], fct,
-                scratch.get());
+  ForBlocks(shape, axis, sin, sout, [&](const pf::shape_t& s, ptrdiff_t oi, ptrdiff_t oo) {
+    pf::c2c<R>(s, sin, sout, {axis}, forward, Shift(in, oi), Shift(out, oo), fct, 1);
   });
 }
 
