@@ -51,12 +51,11 @@ void slaed2_(int* k, const int* n, const int* n1, float* d, float* q, const int*
 void dlaed2_(int* k, const int* n, const int* n1, double* d, double* q, const int* ldq, int* indxq,
              double* rho, double* z, double* dlamda, double* w, double* q2, int* indx, int* indxc,
              int* indxp, int* coltyp, int* info);
-void slaed9_(const int* k, const int* kstart, const int* kstop, const int* n, float* d, float* q,
-             const int* ldq, const float* rho, float* dlamda, float* w, float* s, const int* lds,
-             int* info);
-void dlaed9_(const int* k, const int* kstart, const int* kstop, const int* n, double* d, double* q,
-             const int* ldq, const double* rho, double* dlamda, double* w, double* s,
-             const int* lds, int* info);
+// The secular equation's root i (1-based) of k: delta(j) = dlamda(j) - lambda_i.
+void slaed4_(const int* k, const int* i, const float* dlamda, const float* z, float* delta,
+             const float* rho, float* lambda, int* info);
+void dlaed4_(const int* k, const int* i, const double* dlamda, const double* z, double* delta,
+             const double* rho, double* lambda, int* info);
 void slamrg_(const int* n1, const int* n2, const float* a, const int* s1, const int* s2, int* idx);
 void dlamrg_(const int* n1, const int* n2, const double* a, const int* s1, const int* s2, int* idx);
 }
@@ -73,9 +72,10 @@ struct Routines<float> {
   static constexpr auto stedc = sstedc_;
   static constexpr auto ormtr = sormtr_;
   static constexpr auto laed2 = slaed2_;
-  static constexpr auto laed9 = slaed9_;
+  static constexpr auto laed4 = slaed4_;
   static constexpr auto lamrg = slamrg_;
   static constexpr auto gemm = cblas_sgemm;
+  static constexpr auto nrm2 = cblas_snrm2;
 };
 
 template <>
@@ -84,9 +84,10 @@ struct Routines<double> {
   static constexpr auto stedc = dstedc_;
   static constexpr auto ormtr = dormtr_;
   static constexpr auto laed2 = dlaed2_;
-  static constexpr auto laed9 = dlaed9_;
+  static constexpr auto laed4 = dlaed4_;
   static constexpr auto lamrg = dlamrg_;
   static constexpr auto gemm = cblas_dgemm;
+  static constexpr auto nrm2 = cblas_dnrm2;
 };
 
 // Below this n the pool's hand-off costs more than the halves save (docs/linalg.md).
@@ -118,10 +119,74 @@ T TriangleMaxAbs(char uplo, int n, const T* a) {
   return m;
 }
 
+// The merge's rank-one problem after deflation: diag(dlamda) + rho w w^T (k x k). Its
+// eigenvalues go to d[0, k); its eigenvectors, rows permuted by indxc into q2's column
+// order, times q2 give q's first k columns. The roots (laed4 each) and then the
+// vectors with their products are split over two threads; in between, the serial
+// step recomputes w from the roots (Gu and Eisenstat's formula, what laed3/laed9 do)
+// so that the vectors come out orthogonal.
+template <typename T>
+int MergeRankOne(int n, int m, int k, T rho, const T* dlamda, T* w, const int* indxc,
+                 const int* ctot, const T* q2, T* d, T* q) {
+  using L = Routines<T>;
+  // Column j of `delta` holds dlamda - lambda_j (k <= 2: the eigenvector itself).
+  Scratch<T> delta(int64_t(k) * k), vecs(int64_t(k) * k);
+  T* dl = delta.data();
+  std::atomic<int> failed{0};
+  const int kl = k / 2;
+  RunTasks(2, int64_t(k) * k * 16, [&](int t) {
+    for (int j = t == 0 ? 0 : kl; j < (t == 0 ? kl : k); ++j) {
+      const int root = j + 1;
+      int info = 0;
+      L::laed4(&k, &root, dlamda, w, dl + int64_t(j) * k, &rho, d + j, &info);
+      if (info != 0) failed.store(info);
+    }
+  });
+  if (failed.load() != 0) return failed.load();
+  if (k > 2) {
+    for (int i = 0; i < k; ++i) {
+      T prod = dl[i + int64_t(i) * k];
+      for (int j = 0; j < k; ++j) {
+        if (j != i) prod *= dl[i + int64_t(j) * k] / (dlamda[i] - dlamda[j]);
+      }
+      w[i] = std::copysign(std::sqrt(-prod), w[i]);
+    }
+  }
+  const int n12 = ctot[0] + ctot[1], n23 = ctot[1] + ctot[2], c1 = ctot[0];
+  RunTasks(2, int64_t(n) * n * k / 2, [&](int t) {
+    const int j0 = t == 0 ? 0 : kl, cols = t == 0 ? kl : k - kl;
+    std::vector<T> col(k);
+    for (int j = j0; j < j0 + cols; ++j) {
+      const T* dj = dl + int64_t(j) * k;
+      for (int i = 0; i < k; ++i) col[i] = k > 2 ? w[i] / dj[i] : dj[i];
+      const T norm = k > 2 ? L::nrm2(k, col.data(), 1) : T(1);
+      T* out = vecs.data() + int64_t(j) * k;
+      for (int i = 0; i < k; ++i) out[i] = col[indxc[i] - 1] / norm;
+    }
+    if (cols == 0) return;
+    // q2 holds T1's non-deflated vectors (m rows, n12 columns) then T2's (n - m rows,
+    // n23 columns): q's top and bottom rows are separate products.
+    for (const bool top : {true, false}) {
+      const int rows = top ? m : n - m, inner = top ? n12 : n23;
+      T* c = q + (top ? 0 : m) + int64_t(j0) * n;
+      if (inner == 0) {
+        for (int j = 0; j < cols; ++j) std::fill_n(c + int64_t(j) * n, rows, T(0));
+        continue;
+      }
+      const T* a = top ? q2 : q2 + int64_t(m) * n12;
+      const T* b = vecs.data() + (top ? 0 : c1) + int64_t(j0) * k;
+      L::gemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, cols, inner, T(1), a, rows, b, k,
+              T(0), c, n);
+    }
+  });
+  return 0;
+}
+
 // T's eigenproblem by one divide-and-conquer step: the halves T1, T2 (each with the
-// tearing term |rho| taken off its corner) on two threads, then the rank-one merge.
-// On return d holds the eigenvalues and q (n x n) the eigenvectors, both in the
-// merge's order; order[j] (1-based) is the position of the j-th smallest.
+// tearing term |rho| taken off its corner) on two threads, then the rank-one merge
+// (laed2 deflates, MergeRankOne). On return d holds the eigenvalues and q (n x n) the
+// eigenvectors, both in the merge's order; order[j] (1-based) is the position of the
+// j-th smallest.
 template <typename T>
 int DivideAndConquer(int n, T* d, T* e, T* q, std::vector<int>& order) {
   using L = Routines<T>;
@@ -129,7 +194,7 @@ int DivideAndConquer(int n, T* d, T* e, T* q, std::vector<int>& order) {
   T rho = e[m - 1];
   d[m - 1] -= std::abs(rho);
   d[m] -= std::abs(rho);
-  std::fill(q, q + static_cast<int64_t>(n) * n, T(0));
+  std::fill(q, q + int64_t(n) * n, T(0));
   std::atomic<int> failed{0};
   RunTasks(2, int64_t(n) * n * n, [&](int half) {
     const int size = half == 0 ? m : m2, off = half == 0 ? 0 : m;
@@ -138,18 +203,20 @@ int DivideAndConquer(int n, T* d, T* e, T* q, std::vector<int>& order) {
     const int none = -1;
     L::stedc("I", &size, d + off, e + off, q, &n, &wq, &none, &iwq, &none, &info, 1);
     // LAPACK's workspaces, and the half's own off-diagonal (stedc overwrites it).
-    std::vector<T> work(static_cast<size_t>(wq) + 1), sub(e + off, e + off + size);
-    std::vector<int> iwork(std::max(1, iwq));
-    const int lw = static_cast<int>(work.size()), liw = static_cast<int>(iwork.size());
-    L::stedc("I", &size, d + off, sub.data(), q + off + static_cast<int64_t>(off) * n, &n,
-             work.data(), &lw, iwork.data(), &liw, &info, 1);
+    const int lw = static_cast<int>(wq) + 1, liw = std::max(1, iwq);
+    Scratch<T> work(lw);
+    std::vector<int> iwork(liw);
+    std::vector<T> sub(e + off, e + off + size);
+    L::stedc("I", &size, d + off, sub.data(), q + off + int64_t(off) * n, &n, work.data(), &lw,
+             iwork.data(), &liw, &info, 1);
     if (info != 0) failed.store(info);
   });
   if (failed.load() != 0) return failed.load();
   // The rank-one vector: T1's eigenvectors' last row and T2's first.
-  std::vector<T> z(n), dlamda(n), w(n), q2(static_cast<size_t>(n) * n);
-  for (int j = 0; j < m; ++j) z[j] = q[(m - 1) + static_cast<int64_t>(j) * n];
-  for (int j = m; j < n; ++j) z[j] = q[m + static_cast<int64_t>(j) * n];
+  std::vector<T> z(n), dlamda(n), w(n);
+  Scratch<T> q2(int64_t(n) * n);
+  for (int j = 0; j < m; ++j) z[j] = q[(m - 1) + int64_t(j) * n];
+  for (int j = m; j < n; ++j) z[j] = q[m + int64_t(j) * n];
   // Each half's eigenvalues come out of stedc ascending.
   order.resize(n);
   for (int i = 0; i < m; ++i) order[i] = i + 1;
@@ -163,36 +230,10 @@ int DivideAndConquer(int n, T* d, T* e, T* q, std::vector<int>& order) {
     for (int i = 0; i < n; ++i) order[i] = i + 1;
     return 0;
   }
-  // The k x k rank-one problem's eigenvectors (q's leading k x k block is laed9's
-  // scratch), rows permuted into q2's column order (indxc).
-  std::vector<T> s(static_cast<size_t>(k) * k), sp(static_cast<size_t>(k) * k);
-  const int one = 1;
-  L::laed9(&k, &one, &k, &n, d, q, &n, &rho, dlamda.data(), w.data(), s.data(), &k, &info);
+  info = MergeRankOne(n, m, k, rho, dlamda.data(), w.data(), indxc.data(), coltyp.data(), q2.data(),
+                      d, q);
   if (info != 0) return info;
-  for (int j = 0; j < k; ++j) {
-    for (int i = 0; i < k; ++i) sp[i + size_t(j) * k] = s[(indxc[i] - 1) + size_t(j) * k];
-  }
-  // q2 holds T1's non-deflated vectors (m rows, n12 columns) then T2's (m2 rows, n23
-  // columns), so q's top and bottom rows are separate products; each is cut in two
-  // column blocks so that four tasks balance over two threads.
-  const int n12 = coltyp[0] + coltyp[1], n23 = coltyp[1] + coltyp[2], c1 = coltyp[0];
-  const int kl = k / 2;
-  RunTasks(4, int64_t(n) * n * k / 2, [&](int t) {
-    const bool top = t < 2;
-    const int j0 = (t % 2) == 0 ? 0 : kl, cols = (t % 2) == 0 ? kl : k - kl;
-    const int rows = top ? m : m2, inner = top ? n12 : n23;
-    T* c = q + (top ? 0 : m) + static_cast<int64_t>(j0) * n;
-    if (cols == 0) return;
-    if (inner == 0) {
-      for (int j = 0; j < cols; ++j) std::fill_n(c + static_cast<int64_t>(j) * n, rows, T(0));
-      return;
-    }
-    const T* a = top ? q2.data() : q2.data() + static_cast<size_t>(m) * n12;
-    const T* b = sp.data() + (top ? 0 : c1) + static_cast<size_t>(j0) * k;
-    L::gemm(CblasColMajor, CblasNoTrans, CblasNoTrans, rows, cols, inner, T(1), a, rows, b, k, T(0),
-            c, n);
-  });
-  const int rest = n - k, desc = -1;
+  const int rest = n - k, one = 1, desc = -1;
   L::lamrg(&k, &rest, d, &one, &desc, order.data());
   return 0;
 }
@@ -226,7 +267,7 @@ std::optional<int> SplitSyevd(char uplo, int n, T* a, T* w, T* v) {
   for (int i = 0; i + 1 < n; ++i) tnrm = std::max(tnrm, std::abs(e[i]));
   for (int i = 0; i < n; ++i) d[i] /= tnrm;
   for (int i = 0; i + 1 < n; ++i) e[i] /= tnrm;
-  std::vector<T> q(static_cast<size_t>(n) * n);
+  Scratch<T> q(int64_t(n) * n);
   std::vector<int> order;
   info = DivideAndConquer(n, d.data(), e.data(), q.data(), order);
   if (info != 0) return info;
@@ -239,7 +280,8 @@ std::optional<int> SplitSyevd(char uplo, int n, T* a, T* w, T* v) {
   // the reflectors: the second half reads a copy made before either starts (measured:
   // 4% of results wrong with shared reflectors).
   const int half = n / 2;
-  const std::vector<T> reflectors(a, a + static_cast<int64_t>(n) * n);
+  Scratch<T> reflectors(int64_t(n) * n);
+  std::copy_n(a, int64_t(n) * n, reflectors.data());
   std::atomic<int> failed{0};
   RunTasks(2, int64_t(n) * n * n, [&](int t) {
     const int cols = t == 0 ? half : n - half;
@@ -249,8 +291,11 @@ std::optional<int> SplitSyevd(char uplo, int n, T* a, T* w, T* v) {
     int inf = 0;
     const int none = -1;
     L::ormtr("L", &uplo, "N", &n, &cols, r, &n, tau.data(), c, &n, &query, &none, &inf, 1, 1, 1);
-    std::vector<T> work(static_cast<size_t>(query) + 1);
-    const int lw = static_cast<int>(work.size());
+    // ormtr's answer leaves out the block reflector ormql/ormqr keep in the same
+    // workspace (65 x 64 entries); given only the answer they fell back to their
+    // unblocked code (ger-based, 1.5x slower at n = 256).
+    const int lw = static_cast<int>(query) + 65 * 64;
+    Scratch<T> work(lw);
     L::ormtr("L", &uplo, "N", &n, &cols, r, &n, tau.data(), c, &n, work.data(), &lw, &inf, 1, 1, 1);
     if (inf != 0) failed.store(inf);
   });

@@ -587,23 +587,25 @@ void EighPackedKernel(const DeviceContext&, const DenseTensor& x, bool upper, De
   const char uplo = upper ? 'L' : 'U';
   auto solve = [&](int64_t lo, int64_t hi) {
     const LapackThreads threads(n, n);
-    std::vector<T> wv(n), v(SplitSyevdApplies(n) ? n * n : 0);
+    std::vector<T> wv(n);
+    const bool split = SplitSyevdApplies(n);
+    Scratch<T> v(split ? n * n : 0);
     T query = 0;
     int iquery = 0, info = 0;
     Lapack<T>::syevd(uplo, ni, pa, ni, wv.data(), &query, -1, &iquery, -1, &info);
-    std::vector<T> work(WorkSize(query));
-    std::vector<int> iwork(std::max(1, iquery));
+    const int lw = WorkSize(query), liw = std::max(1, iquery);
+    Scratch<T> work(lw);
+    std::vector<int> iwork(liw);
     for (int64_t b = lo; b < hi; ++b) {
       T* m = pa + b * n * n;
-      if (!v.empty()) {
-        if (const std::optional<int> split = SplitSyevd(uplo, ni, m, wv.data(), v.data())) {
-          CheckEigh(*split, b, "stedc");
+      if (split) {
+        if (const std::optional<int> done = SplitSyevd(uplo, ni, m, wv.data(), v.data())) {
+          CheckEigh(*done, b, "stedc");
           PackEigh(o, b, n, wv.data(), v.data());
           continue;
         }
       }
-      Lapack<T>::syevd(uplo, ni, m, ni, wv.data(), work.data(), static_cast<int>(work.size()),
-                       iwork.data(), static_cast<int>(iwork.size()), &info);
+      Lapack<T>::syevd(uplo, ni, m, ni, wv.data(), work.data(), lw, iwork.data(), liw, &info);
       CheckEigh(info, b, "syevd");
       PackEigh(o, b, n, wv.data(), m);
     }
