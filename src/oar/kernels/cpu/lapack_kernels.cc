@@ -5,16 +5,20 @@
 // copying (the comments say which). Each kernel copies its input once (LAPACK
 // overwrites it), queries the workspace once per call and reuses it across the
 // batch; buffers are std::vectors. OpenBLAS threads inside a call only for large
-// matrices (LapackThreads below).
+// matrices (lapack_threads.h); eigh spreads a batch over oar's pool, or one matrix's
+// work (lapack_eigh.cc).
 #include <cblas.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
+#include <optional>
 #include <vector>
 
+#include "oar/core/parallel.h"
+#include "oar/kernels/cpu/lapack_eigh.h"
+#include "oar/kernels/cpu/lapack_threads.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
@@ -211,35 +215,6 @@ template <>
 struct Lapack<std::complex<float>> : ComplexLu<float> {};
 template <>
 struct Lapack<std::complex<double>> : ComplexLu<double> {};
-
-// OpenBLAS's LAPACK (OpenMP build) opens a parallel region per panel step of a
-// factorisation. A worker asleep between regions (GOMP_SPINCOUNT, Note [OpenMP's
-// spinning and oar's pool]) can wait a scheduler slice to wake on a shared machine,
-// once per region: solve at 512 took 7.7x PyTorch's time that way, 0.5x on one
-// thread (docs/linalg.md, benchmarks/linalg.py). So a factorisation runs on the calling
-// thread alone unless its matrix is large enough (about n^3 >= 2e9, n >~ 1260) that
-// its serial time dwarfs a few scheduler slices. omp_set_num_threads changes only the
-// calling thread's setting, which OpenBLAS reads at each call; the guard restores it.
-class LapackThreads {
- public:
-  LapackThreads(int64_t rows, int64_t cols) {
-    const double big = static_cast<double>(std::max(rows, cols));
-    const double small = static_cast<double>(std::min(rows, cols));
-    if (big * small * small < kThreadedCost && omp_get_max_threads() > 1) {
-      saved_ = omp_get_max_threads();
-      omp_set_num_threads(1);
-    }
-  }
-  ~LapackThreads() {
-    if (saved_ > 0) omp_set_num_threads(saved_);
-  }
-  LapackThreads(const LapackThreads&) = delete;
-  LapackThreads& operator=(const LapackThreads&) = delete;
-
- private:
-  static constexpr double kThreadedCost = 2e9;
-  int saved_ = 0;
-};
 
 // The guard for the matrices of x (its last two dims).
 LapackThreads ThreadsFor(const DenseTensor& x) {
@@ -576,9 +551,32 @@ void SvdPackedKernel(const DeviceContext&, const DenseTensor& x, bool full_matri
   }
 }
 
+// Eigenvalues and eigenvectors (column i of vecs, contiguous) of batch element b into
+// its rows of the packed output, each eigenvector's sign fixed.
+template <typename T>
+void PackEigh(T* o, int64_t b, int64_t n, const T* wv, const T* vecs) {
+  T* ob = o + b * n * (n + 1);
+  for (int64_t i = 0; i < n; ++i) {
+    ob[i * (n + 1)] = wv[i];
+    T* vec = ob + i * (n + 1) + 1;
+    std::copy_n(vecs + i * n, n, vec);
+    NormaliseSign(vec, n);
+  }
+}
+
+void CheckEigh(int info, int64_t b, const char* routine) {
+  OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at batch "
+                                                 "index ",
+                                                 b, " of argument 'x' did not converge (LAPACK ",
+                                                 routine, " info ", info, ")"));
+}
+
+// A batch's matrices run in parallel on oar's pool, each LAPACK call on one thread;
+// a single matrix splits its own work over the pool (SplitSyevd), which runs inline
+// inside a batch's task so that a matrix's result does not depend on its batch or
+// on the thread count. Large matrices run one after another, OpenBLAS threading each.
 template <typename T>
 void EighPackedKernel(const DeviceContext&, const DenseTensor& x, bool upper, DenseTensor* out) {
-  const LapackThreads threads = ThreadsFor(x);
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
   if (out->numel() == 0) return;
   [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
@@ -587,29 +585,35 @@ void EighPackedKernel(const DeviceContext&, const DenseTensor& x, bool upper, De
   const int ni = AsLapackInt(n);
   // Column-major the buffer is x^T: x's lower triangle is its upper one.
   const char uplo = upper ? 'L' : 'U';
-  std::vector<T> wv(n);
-  T query = 0;
-  int iquery = 0, info = 0;
-  Lapack<T>::syevd(uplo, ni, pa, ni, wv.data(), &query, -1, &iquery, -1, &info);
-  std::vector<T> work(WorkSize(query));
-  std::vector<int> iwork(std::max(1, iquery));
-  for (int64_t b = 0; b < batch; ++b) {
-    T* m = pa + b * n * n;
-    Lapack<T>::syevd(uplo, ni, m, ni, wv.data(), work.data(), static_cast<int>(work.size()),
-                     iwork.data(), static_cast<int>(iwork.size()), &info);
-    OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
-                                                   "batch index ",
-                                                   b,
-                                                   " of argument 'x' did not converge "
-                                                   "(LAPACK syevd info ",
-                                                   info, ")"));
-    T* ob = o + b * n * (n + 1);
-    for (int64_t i = 0; i < n; ++i) {
-      ob[i * (n + 1)] = wv[i];
-      T* vec = ob + i * (n + 1) + 1;
-      std::copy_n(m + i * n, n, vec);  // eigenvector i: column i, contiguous
-      NormaliseSign(vec, n);
+  auto solve = [&](int64_t lo, int64_t hi) {
+    const LapackThreads threads(n, n);
+    std::vector<T> wv(n);
+    const bool split = SplitSyevdApplies(n);
+    Scratch<T> v(split ? n * n : 0);
+    T query = 0;
+    int iquery = 0, info = 0;
+    Lapack<T>::syevd(uplo, ni, pa, ni, wv.data(), &query, -1, &iquery, -1, &info);
+    const int lw = WorkSize(query), liw = std::max(1, iquery);
+    Scratch<T> work(lw);
+    std::vector<int> iwork(liw);
+    for (int64_t b = lo; b < hi; ++b) {
+      T* m = pa + b * n * n;
+      if (split) {
+        if (const std::optional<int> done = SplitSyevd(uplo, ni, m, wv.data(), v.data())) {
+          CheckEigh(*done, b, "stedc");
+          PackEigh(o, b, n, wv.data(), v.data());
+          continue;
+        }
+      }
+      Lapack<T>::syevd(uplo, ni, m, ni, wv.data(), work.data(), lw, iwork.data(), liw, &info);
+      CheckEigh(info, b, "syevd");
+      PackEigh(o, b, n, wv.data(), m);
     }
+  };
+  if (batch > 1 && LapackThreads::Serial(n, n)) {
+    ParallelFor(0, batch, n * n * n, solve);
+  } else {
+    solve(0, batch);
   }
 }
 
