@@ -15,7 +15,7 @@ and oar/torch per dtype.
 A second table (skip it with --no-training) times a training step of the MLP
 784-512-512-10 (batch 128) and of the demo CNN (batch 64), both with Adam, as
 benchmarks/training.py does (median of --steps steps, each framework in its own
-process, OMP_NUM_THREADS=2): oar in float32, under auto_cast O1 and under O2
+process, OMP_NUM_THREADS=2; --rounds runs of each configuration, interleaved): oar in float32, under auto_cast O1 and under O2
 (decorate: bfloat16 weights, float32 master weights), PyTorch in float32 and
 under its CPU autocast (bfloat16).
 
@@ -29,6 +29,7 @@ each, or with --stat min the fastest single call (robust on a loaded machine).
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -193,6 +194,8 @@ def main():
     ap.add_argument("--framework", choices=["oar", "torch"], help=argparse.SUPPRESS)
     ap.add_argument("--no-training", action="store_true", help="skip the training-step table")
     ap.add_argument("--steps", type=int, default=40, help="training steps timed per run")
+    ap.add_argument("--rounds", type=int, default=3,
+                    help="training runs per configuration, interleaved (default 3)")
     args = ap.parse_args()
 
     if args.framework:  # a subprocess: print the version and JSON times, nothing else
@@ -242,30 +245,42 @@ def main():
     print("# ratios are speed-ups (>1: the first is faster): bf16/f32 is bf16's speed over float32's,")
     print("# oar/torch is oar's speed over PyTorch's for that dtype")
     if not args.no_training:
-        training_table(args.steps)
+        training_table(args.steps, args.rounds)
 
 
-def training_table(steps):
+def training_table(steps, rounds):
+    """Each configuration runs `rounds` times, the configurations interleaved (round 1
+    of all five, then round 2, ...), so a slow phase of a shared machine spreads over
+    all of them; the table gives the median of each configuration's per-run medians,
+    the speed-ups of those, and the range of the speed-ups within the rounds."""
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     from training import run  # noqa: E402  (the same worker as benchmarks/training.py)
     print()
-    print(f"# training step, median of {steps} steps, ms; speed-ups over oar float32 and over "
-          f"torch.autocast")
+    print(f"# training step, ms: median over {rounds} interleaved runs of each run's median "
+          f"of {steps} steps; speed-ups over oar float32 and over torch.autocast (in brackets: "
+          f"their range over the rounds)")
     print("| model | oar f32 | oar O1 | oar O2 | torch f32 | torch autocast | O1 speed-up | "
           "O2 speed-up | O1 vs torch autocast | O2 vs torch autocast |")
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    configs = (("oar", "f32"), ("oar", "O1"), ("oar", "O2"), ("torch", "f32"), ("torch", "O1"))
     for model, label in (("mlp", "MLP 784-512-512-10, batch 128"), ("cnn", "demo CNN, batch 64")):
-        t = {}
-        for fw, mode in (("oar", "f32"), ("oar", "O1"), ("oar", "O2"), ("torch", "f32"),
-                         ("torch", "O1")):
-            t[fw, mode] = run(sys.executable, fw, model, steps, mode)[0]
+        runs = {c: [] for c in configs}
+        for _ in range(max(rounds, 1)):
+            for fw, mode in configs:
+                runs[fw, mode].append(run(sys.executable, fw, model, steps, mode)[0])
+        t = {c: statistics.median(v) if all(v) else None for c, v in runs.items()}
+
+        def up(a, b):
+            if not (t[a] and t[b]):
+                return "n/a"
+            per_round = [y / x for x, y in zip(runs[a], runs[b])]
+            return f"{t[b] / t[a]:.2f} [{min(per_round):.2f}-{max(per_round):.2f}]"
+
         ms = lambda v: f"{v * 1e3:.2f}" if v else "n/a"  # noqa: E731
-        up = lambda a, b: f"{b / a:.2f}" if a and b else "n/a"  # noqa: E731
         print(f"| {label} | {ms(t['oar', 'f32'])} | {ms(t['oar', 'O1'])} | {ms(t['oar', 'O2'])} "
               f"| {ms(t['torch', 'f32'])} | {ms(t['torch', 'O1'])} "
-              f"| {up(t['oar', 'O1'], t['oar', 'f32'])} | {up(t['oar', 'O2'], t['oar', 'f32'])} "
-              f"| {up(t['oar', 'O1'], t['torch', 'O1'])} | {up(t['oar', 'O2'], t['torch', 'O1'])} |")
-
+              f"| {up(('oar', 'O1'), ('oar', 'f32'))} | {up(('oar', 'O2'), ('oar', 'f32'))} "
+              f"| {up(('oar', 'O1'), ('torch', 'O1'))} | {up(('oar', 'O2'), ('torch', 'O1'))} |")
 
 if __name__ == "__main__":
     main()

@@ -93,7 +93,15 @@ void ForBlocks(const pf::shape_t& shape, size_t axis, const pf::stride_t& sin,
   const double len = static_cast<double>(shape[axis]);
   const auto cost = static_cast<int64_t>(static_cast<double>(Numel(shape) / shape[d]) *
                                          (5.0 * std::log2(len + 1.0) + 1.0));
-  ParallelFor(0, static_cast<int64_t>(shape[d]), cost, [&](int64_t b, int64_t e) {
+  // Blocks are whole groups of kSignalGroup signals: pocketfft transforms as many
+  // signals at once as a vector register has lanes and the rest of a block one by
+  // one, so a pool chunk of 5 columns ran 1 in 5 without SIMD (rfft2 of 1024^2 took
+  // longer on two threads than on one: 1.5-2.3 against 1.3 ms).
+  constexpr int64_t kSignalGroup = 16;
+  const auto n = static_cast<int64_t>(shape[d]);
+  const int64_t groups = (n + kSignalGroup - 1) / kSignalGroup;
+  ParallelFor(0, groups, cost * kSignalGroup, [&](int64_t gb, int64_t ge) {
+    const int64_t b = gb * kSignalGroup, e = std::min(n, ge * kSignalGroup);
     pf::shape_t s = shape;
     s[d] = static_cast<size_t>(e - b);
     f(s, b * sin[d], b * sout[d]);
