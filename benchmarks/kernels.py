@@ -309,6 +309,9 @@ def main():
     ap.add_argument("--stat", choices=["median", "min"], default="median",
                     help="median of ~20 ms samples, or the fastest single call (robust under load)")
     ap.add_argument("--only", nargs="*", help="rows whose name contains one of these")
+    ap.add_argument("--rounds", type=int, default=1,
+                    help="runs of each framework, interleaved (oar, torch, paddle, oar, ...); each "
+                         "row takes the best (--stat min) or the median of its rounds")
     ap.add_argument("--framework", choices=["oar", "torch", "paddle"], help=argparse.SUPPRESS)
     args = ap.parse_args()
 
@@ -346,14 +349,31 @@ def main():
         res = json.loads(r.stdout.strip().splitlines()[-1])
         return res["times"], f"{framework} {res['version']} ({py})"
 
-    oar_times, oar_note = run("oar", sys.executable)
-    torch_times, torch_note = run("torch", sys.executable)
     py = paddle_python(args.paddle_python)
-    if py is None:
-        paddle_times = None
-        paddle_note = "Paddle skipped: no interpreter with paddle (use --paddle-python or OAR_PADDLE_PYTHON)"
-    else:
-        paddle_times, paddle_note = run("paddle", py)
+    # Rounds interleave the frameworks, so a slow minute of a shared machine is spread
+    # over all of them instead of landing on one framework's whole run.
+    rounds = {"oar": [], "torch": [], "paddle": []}
+    notes = {}
+    for _ in range(max(args.rounds, 1)):
+        for framework, interpreter in (("oar", sys.executable), ("torch", sys.executable),
+                                       ("paddle", py)):
+            if interpreter is None:
+                notes[framework] = ("Paddle skipped: no interpreter with paddle (use "
+                                    "--paddle-python or OAR_PADDLE_PYTHON)")
+                continue
+            times, notes[framework] = run(framework, interpreter)
+            if times:
+                rounds[framework].append(times)
+
+    def combine(runs):
+        pick = min if args.stat == "min" else statistics.median
+        names = {n for r in runs for n in r if r[n] is not None}
+        return {n: pick([r[n] for r in runs if r.get(n) is not None]) for n in names}
+
+    oar_times, torch_times, paddle_times = (combine(rounds[f]) for f in ("oar", "torch", "paddle"))
+    oar_note, torch_note, paddle_note = (notes.get(f) for f in ("oar", "torch", "paddle"))
+    if args.rounds > 1:
+        print(f"# {args.rounds} interleaved rounds per framework")
     for note in (oar_note, torch_note, paddle_note):
         print(f"# {note}")
     oar_times, torch_times, paddle_times = oar_times or {}, torch_times or {}, paddle_times or {}
