@@ -152,13 +152,19 @@ def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=Fa
     b = bias if bias is not None else _C.full([ch], 0.0, pdt)
     y = _C.batch_norm(x, w, b, float(epsilon), ax)
     if training:
-        m = float(momentum)
         with no_grad():
             stats = _C.batch_norm_stats(x, ax)
-            for i, running in enumerate((running_mean, running_var)):
-                new = running * m + stats[i].astype(running.dtype) * (1.0 - m)
-                _C.set_value_with_tensor_(running, new, [], [], [], [])
+            _update_running_stats(running_mean, running_var, stats[0], stats[1], momentum)
     return y
+
+
+def _update_running_stats(running_mean, running_var, mean, var, momentum):
+    """running = momentum * running + (1 - momentum) * batch, in place, for both."""
+    m = float(momentum)
+    with no_grad():
+        for running, batch in ((running_mean, mean), (running_var, var)):
+            new = running * m + batch.astype(running.dtype) * (1.0 - m)
+            _C.set_value_with_tensor_(running, new, [], [], [], [])
 
 
 def _norm_per_channel(api, x, groups, epsilon, ax):

@@ -235,7 +235,6 @@ class SyncBatchNorm(_BatchNormBase):
 
     def _synced(self, x, fmt):
         from ... import _C
-        from ..._grad_mode import no_grad
         from ..functional import norm as fnorm
         from ..functional._sync_batch_norm import sync_batch_norm
         axis = fnorm._channel_axis("SyncBatchNorm", x, fmt)
@@ -247,11 +246,7 @@ class SyncBatchNorm(_BatchNormBase):
         w = self.weight if self.weight is not None else _C.full([ch], 1.0, pdt)
         b = self.bias if self.bias is not None else _C.full([ch], 0.0, pdt)
         y, mean, var = sync_batch_norm(x, w, b, axis, float(self._epsilon))
-        m = float(self._momentum)
-        with no_grad():
-            for running, batch in ((self._mean, mean), (self._variance, var)):
-                new = running * m + batch.astype(running.dtype) * (1.0 - m)
-                _C.set_value_with_tensor_(running, new, [], [], [], [])
+        fnorm._update_running_stats(self._mean, self._variance, mean, var, self._momentum)
         return y
 
     @classmethod
