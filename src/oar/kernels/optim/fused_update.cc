@@ -67,14 +67,32 @@ struct Decay {
   }
 };
 
-// ForChunks for the per-parameter loops: f(chunk index, chunk, slot, decay), with
-// decay a Decay<T, kReg> so each loop is compiled with and without regularizer.
+// A parameter's arrays (st[k] null past the rule's states) and the step's betas and
+// epsilon, handed to the loops by value: read through a loop's reference captures,
+// GCC reloaded them after every store to the parameter and left the loop scalar.
+template <typename T>
+struct Elems {
+  T* p;
+  const T* g;
+  T* st[3];
+  T b1, b2, eps;
+};
+
+// ForChunks for the per-parameter loops: f(chunk index, chunk, slot, decay, elems),
+// with decay a Decay<T, kReg> so each loop is compiled with and without regularizer.
 template <typename T, typename F>
-void ForSlotChunks(const std::vector<Chunk>& chunks, std::span<Slot> slots, F&& f) {
+void ForSlotChunks(const std::vector<Chunk>& chunks, std::span<Slot> slots, const Hyper& h, F&& f) {
   ForChunks(chunks, [&](int64_t ci, const Chunk& c) {
     const Slot& s = slots[c.slot];
     const T l2 = static_cast<T>(s.l2), l1 = static_cast<T>(s.l1);
-    WithFlags([&](auto reg) { f(ci, c, s, Decay<T, decltype(reg)::value>{l2, l1}); },
+    auto data = [](DenseTensor* t) { return t ? t->data<T>() : nullptr; };
+    const Elems<T> e{s.param->data<T>(),
+                     s.grad->data<T>(),
+                     {data(s.state[0]), data(s.state[1]), data(s.state[2])},
+                     static_cast<T>(h.beta1),
+                     static_cast<T>(h.beta2),
+                     static_cast<T>(h.epsilon)};
+    WithFlags([&](auto reg) { f(ci, c, s, Decay<T, decltype(reg)::value>{l2, l1}, e); },
               s.l1 != 0 || s.l2 != 0);
   });
 }
@@ -82,24 +100,20 @@ void ForSlotChunks(const std::vector<Chunk>& chunks, std::span<Slot> slots, F&& 
 template <typename T>
 void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
   auto chunks = Chunks(slots.size(), [&](size_t s) { return slots[s].param->numel(); });
-  const T b1 = static_cast<T>(h.beta1), b2 = static_cast<T>(h.beta2);
-  const T eps = static_cast<T>(h.epsilon);
   switch (rule) {
     case Rule::kSGD:
-      ForSlotChunks<T>(chunks, slots,
-                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-                         T* p = s.param->data<T>();
-                         const T* g = s.grad->data<T>();
+      ForSlotChunks<T>(chunks, slots, h,
+                       [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+                         const auto [p, g, st, b1, b2, eps] = e;
                          const T lr = static_cast<T>(s.lr);
                          for (int64_t i = c.begin; i < c.end; ++i) p[i] -= lr * decay(g[i], p[i]);
                        });
       return;
     case Rule::kMomentum:
-      ForSlotChunks<T>(chunks, slots,
-                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-                         T* p = s.param->data<T>();
-                         const T* g = s.grad->data<T>();
-                         T* v = s.state[0]->data<T>();
+      ForSlotChunks<T>(chunks, slots, h,
+                       [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+                         const auto [p, g, st, b1, b2, eps] = e;
+                         T* v = st[0];
                          const T lr = static_cast<T>(s.lr), mu = static_cast<T>(h.momentum);
                          for (int64_t i = c.begin; i < c.end; ++i) {
                            const T gi = decay(g[i], p[i]);
@@ -111,12 +125,11 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
     case Rule::kAdam:
     case Rule::kAdamW:
       ForSlotChunks<T>(
-          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-            T* p = s.param->data<T>();
-            const T* g = s.grad->data<T>();
-            T* m = s.state[0]->data<T>();
-            T* v = s.state[1]->data<T>();
-            T* vmax = h.amsgrad ? s.state[2]->data<T>() : nullptr;
+          chunks, slots, h, [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+            const auto [p, g, st, b1, b2, eps] = e;
+            T* m = st[0];
+            T* v = st[1];
+            T* vmax = h.amsgrad ? st[2] : nullptr;
             // lr * sqrt(1 - b2^t) / (1 - b1^t), and epsilon scaled alike: PyTorch's
             // lr / bc1 * m / (sqrt(v) / sqrt(bc2) + eps), multiplied through by sqrt(bc2).
             const double bc1 = 1 - std::pow(h.beta1, static_cast<double>(s.step));
@@ -142,11 +155,10 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
       return;
     case Rule::kAdamax:
       ForSlotChunks<T>(
-          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-            T* p = s.param->data<T>();
-            const T* g = s.grad->data<T>();
-            T* m = s.state[0]->data<T>();
-            T* u = s.state[1]->data<T>();
+          chunks, slots, h, [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+            const auto [p, g, st, b1, b2, eps] = e;
+            T* m = st[0];
+            T* u = st[1];
             const T step =
                 static_cast<T>(s.lr / (1 - std::pow(h.beta1, static_cast<double>(s.step))));
             for (int64_t i = c.begin; i < c.end; ++i) {
@@ -158,11 +170,10 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
           });
       return;
     case Rule::kAdagrad:
-      ForSlotChunks<T>(chunks, slots,
-                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-                         T* p = s.param->data<T>();
-                         const T* g = s.grad->data<T>();
-                         T* acc = s.state[0]->data<T>();
+      ForSlotChunks<T>(chunks, slots, h,
+                       [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+                         const auto [p, g, st, b1, b2, eps] = e;
+                         T* acc = st[0];
                          const T lr = static_cast<T>(s.lr);
                          for (int64_t i = c.begin; i < c.end; ++i) {
                            const T gi = decay(g[i], p[i]);
@@ -172,13 +183,12 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
                        });
       return;
     case Rule::kRMSProp:
-      ForSlotChunks<T>(chunks, slots,
-                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-                         T* p = s.param->data<T>();
-                         const T* g = s.grad->data<T>();
-                         T* ms = s.state[0]->data<T>();
-                         T* mom = s.state[1]->data<T>();
-                         T* mg = h.centered ? s.state[2]->data<T>() : nullptr;
+      ForSlotChunks<T>(chunks, slots, h,
+                       [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+                         const auto [p, g, st, b1, b2, eps] = e;
+                         T* ms = st[0];
+                         T* mom = st[1];
+                         T* mg = h.centered ? st[2] : nullptr;
                          const T lr = static_cast<T>(s.lr), rho = static_cast<T>(h.rho);
                          const T mu = static_cast<T>(h.momentum);
                          auto loop = [=, &c](auto centered) {
@@ -208,12 +218,11 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
         return static_cast<T>((mi / bc1) / (std::sqrt(vi / bc2) + h.epsilon)) +
                static_cast<T>(s.decoupled) * pi;
       };
-      ForSlotChunks<T>(chunks, slots,
-                       [&, b1, b2, eps](int64_t ci, const Chunk& c, const Slot& s, auto decay) {
-                         const T* p = s.param->data<T>();
-                         const T* g = s.grad->data<T>();
-                         T* m = s.state[0]->data<T>();
-                         T* v = s.state[1]->data<T>();
+      ForSlotChunks<T>(chunks, slots, h,
+                       [&](int64_t ci, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+                         const auto [p, g, st, b1, b2, eps] = e;
+                         T* m = st[0];
+                         T* v = st[1];
                          double sp = 0, sr = 0;
                          for (int64_t i = c.begin; i < c.end; ++i) {
                            const T gi = decay(g[i], p[i]);
@@ -234,11 +243,11 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
       for (size_t s = 0; s < slots.size(); ++s) {
         trust[s] = np[s] > 0 && nr[s] > 0 ? std::sqrt(np[s]) / std::sqrt(nr[s]) : 1.0;
       }
-      ForSlotChunks<T>(chunks, slots,
-                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-                         T* p = s.param->data<T>();
-                         const T* m = s.state[0]->data<T>();
-                         const T* v = s.state[1]->data<T>();
+      ForSlotChunks<T>(chunks, slots, h,
+                       [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+                         const auto [p, g, st, b1, b2, eps] = e;
+                         const T* m = st[0];
+                         const T* v = st[1];
                          const T step = static_cast<T>(s.lr * trust[c.slot]);
                          for (int64_t i = c.begin; i < c.end; ++i)
                            p[i] -= step * r_of(s, m[i], v[i], p[i]);
@@ -246,12 +255,11 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
       return;
     }
     case Rule::kAdadelta:
-      ForSlotChunks<T>(chunks, slots,
-                       [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-                         T* p = s.param->data<T>();
-                         const T* g = s.grad->data<T>();
-                         T* sq = s.state[0]->data<T>();  // running mean of grad^2
-                         T* du = s.state[1]->data<T>();  // running mean of update^2
+      ForSlotChunks<T>(chunks, slots, h,
+                       [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+                         const auto [p, g, st, b1, b2, eps] = e;
+                         T* sq = st[0];  // running mean of grad^2
+                         T* du = st[1];  // running mean of update^2
                          const T lr = static_cast<T>(s.lr), rho = static_cast<T>(h.rho);
                          for (int64_t i = c.begin; i < c.end; ++i) {
                            const T gi = decay(g[i], p[i]);
@@ -279,11 +287,10 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
         bc2[k] = 1 - std::pow(h.beta2, t);
       }
       ForSlotChunks<T>(
-          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-            T* p = s.param->data<T>();
-            const T* g = s.grad->data<T>();
-            T* m = s.state[0]->data<T>();
-            T* v = s.state[1]->data<T>();
+          chunks, slots, h, [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+            const auto [p, g, st, b1, b2, eps] = e;
+            T* m = st[0];
+            T* v = st[1];
             const T cg = static_cast<T>(coef_g[c.slot]), cm = static_cast<T>(coef_m[c.slot]);
             const T b2c = static_cast<T>(bc2[c.slot]);
             for (int64_t i = c.begin; i < c.end; ++i) {
@@ -299,11 +306,10 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
     }
     case Rule::kRAdam:
       ForSlotChunks<T>(
-          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-            T* p = s.param->data<T>();
-            const T* g = s.grad->data<T>();
-            T* m = s.state[0]->data<T>();
-            T* v = s.state[1]->data<T>();
+          chunks, slots, h, [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+            const auto [p, g, st, b1, b2, eps] = e;
+            T* m = st[0];
+            T* v = st[1];
             // The variance of the adaptive rate is tractable once rho_t > 5; before,
             // the step is plain momentum SGD (Liu et al.).
             const double t = static_cast<double>(s.step);
@@ -325,11 +331,10 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
       return;
     case Rule::kRprop:
       ForSlotChunks<T>(
-          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-            T* p = s.param->data<T>();
-            const T* g = s.grad->data<T>();
-            T* prev = s.state[0]->data<T>();  // the previous step's (possibly zeroed) gradient
-            T* size = s.state[1]->data<T>();  // per-element step sizes
+          chunks, slots, h, [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+            const auto [p, g, st, b1, b2, eps] = e;
+            T* prev = st[0];  // the previous step's (possibly zeroed) gradient
+            T* size = st[1];  // per-element step sizes
             const T up = static_cast<T>(h.eta_plus), down = static_cast<T>(h.eta_minus);
             const T lo = static_cast<T>(h.step_min), hi = static_cast<T>(h.step_max);
             for (int64_t i = c.begin; i < c.end; ++i) {
@@ -348,13 +353,12 @@ void Apply(Rule rule, const Hyper& h, std::span<Slot> slots) {
       return;
     case Rule::kASGD:
       ForSlotChunks<T>(
-          chunks, slots, [&, b1, b2, eps](int64_t, const Chunk& c, const Slot& s, auto decay) {
-            T* p = s.param->data<T>();
-            const T* g = s.grad->data<T>();
-            T* d = s.state[0]->data<T>();  // the sum of the kept gradients
+          chunks, slots, h, [&](int64_t, const Chunk& c, const Slot& s, auto decay, Elems<T> e) {
+            const auto [p, g, st, b1, b2, eps] = e;
+            T* d = st[0];  // the sum of the kept gradients
             // the kept gradient this step replaces: slot (step - 1) mod batch_num
             const int64_t n = h.batch_num, numel = s.param->numel();
-            T* y = s.state[1]->data<T>() + ((s.step - 1) % n) * numel;
+            T* y = st[1] + ((s.step - 1) % n) * numel;
             const T step = static_cast<T>(s.lr / static_cast<double>(std::min(s.step, n)));
             for (int64_t i = c.begin; i < c.end; ++i) {
               const T gi = decay(g[i], p[i]);
