@@ -2,17 +2,22 @@
 equal intervals of [0, 6.5], a degree-6 polynomial in (t - center) for
 Phi(-t) = erfc(t / sqrt 2) / 2, minimising the relative error (least squares at
 Chebyshev nodes, reweighted towards minimax). Prints the C++ table rows, one
-per coefficient (constant first), and the largest relative error (1.0e-7).
+per coefficient (constant first), and the largest relative error of the
+float32-rounded coefficients (1.0e-7). The AVX2 table (8 lanes, one permute per
+coefficient) is 8 intervals of [0, 4] at degree 7 (1.3e-7):
 
-    python3 tools/fit_gelu_table.py
+    python3 tools/fit_gelu_table.py                # AVX-512: 32 6.5 6
+    python3 tools/fit_gelu_table.py 8 4.0 7        # AVX2
 """
+import sys
+
 import mpmath as mp
 import numpy as np
 
-INTERVALS, END, DEGREE = 32, 6.5, 6
-
 
 def main():
+    args = sys.argv[1:]
+    INTERVALS, END, DEGREE = (int(args[0]), float(args[1]), int(args[2])) if args else (32, 6.5, 6)
     mp.mp.dps = 30
     w = END / INTERVALS
     rows, worst = [], 0.0
@@ -25,7 +30,7 @@ def main():
         for _ in range(40):  # Lawson: weight by the error to approach minimax
             s = np.sqrt(weight) / f
             coef, *_ = np.linalg.lstsq(m * s[:, None], f * s, rcond=None)
-            err = np.abs(m @ coef / f - 1)
+            err = np.abs(m @ coef.astype(np.float32).astype(np.float64) / f - 1)
             weight = weight * err / np.sum(weight * err)
         worst = max(worst, err.max())
         rows.append(coef.astype(np.float32))

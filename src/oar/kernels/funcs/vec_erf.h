@@ -18,7 +18,7 @@
 #include <cstring>
 #include <type_traits>
 
-#if defined(__AVX512F__)
+#if defined(__AVX512F__) || defined(__AVX2__)
 #include <immintrin.h>
 #endif
 
@@ -209,6 +209,47 @@ inline VF GeluV(VF v) {
   if (far == 0) return y;
   return std::bit_cast<VF>(
       _mm512_mask_blend_ps(far, std::bit_cast<__m512>(y), std::bit_cast<__m512>(GeluFromTail(v))));
+}
+#elif defined(__AVX2__)
+// With 8 lanes the 32-interval table would cost four permutes and three blends
+// per coefficient. Instead: 8 intervals of [0, 3], a degree-6 polynomial each
+// (`tools/fit_gelu_table.py 8 3.0 6`), one vpermps per coefficient, no exp and no
+// division; within 3 ulp of float64 over [-3, 3]. A vector with a lane at |x| >= 3
+// or NaN (2% of 8-lane vectors of standard-normal inputs) takes LowerTail whole, so
+// wide inputs cost what they did before. On an AVX2 EPYC (Zen 3), 1.5x LowerTail's speed.
+alignas(32) inline constexpr float kGeluTable8[7][8] = {
+    {0.425634325f, 0.286887705f, 0.174250707f, 0.0946757421f, 0.0457536243f, 0.0195800792f,
+     0.00739460718f, 0.00245790114f},
+    {-0.3919909f, -0.340567589f, -0.257073909f, -0.168593183f, -0.0960614979f, -0.0475538932f,
+     -0.0204526745f, -0.00764260581f},
+    {0.0367492437f, 0.0957846269f, 0.120503634f, 0.110639334f, 0.0810519159f, 0.0490399562f,
+     0.0249267146f, 0.0107474271f},
+    {0.0630347505f, 0.0388020054f, 0.0051858481f, -0.0203053951f, -0.0295814537f, -0.0257893186f,
+     -0.016844226f, -0.00880204886f},
+    {-0.00908921659f, -0.0214246251f, -0.0212931558f, -0.0117821647f, -0.00103167596f,
+     0.00512331398f, 0.00610763114f, 0.00439671893f},
+    {-0.00907141343f, -0.00339208706f, 0.00327044423f, 0.00610087533f, 0.00477561401f,
+     0.00176023075f, -0.000440817239f, -0.00114474411f},
+    {0.00169285806f, 0.00316288089f, 0.00193699915f, 0.000345202687f, -0.00113650807f,
+     -0.00125896209f, -0.000577910221f, -3.15694379e-05f},
+};
+
+inline VF GeluV(VF v) {
+  constexpr float kEnd = 3.0f, kWidth = kEnd / 8.0f, kPerUnit = 8.0f / kEnd;  // the width is exact
+  const VF t = std::bit_cast<VF>(std::bit_cast<VI>(v) & 0x7fffffff);
+  const VI inside = t < kEnd;  // false for NaN and +-inf
+  if (_mm256_movemask_ps(std::bit_cast<__m256>(inside)) != 0xff) return GeluFromTail(v);
+  const VI k0 = __builtin_convertvector(t * kPerUnit, VI);  // truncates: the interval
+  const VI k = k0 < 7 ? k0 : VI{} + 7;  // kPerUnit is rounded: t just under 3 must stay in 7
+  const VF u = t - (__builtin_convertvector(k, VF) + 0.5f) * kWidth;
+  auto coef = [&](int j) {
+    VF row;
+    std::memcpy(&row, kGeluTable8[j], sizeof(VF));
+    return __builtin_shuffle(row, k);
+  };
+  VF p = coef(6);
+  for (int j = 5; j >= 0; --j) p = p * u + coef(j);
+  return v * (v < 0.0f ? p : 1.0f - p);
 }
 #else
 inline VF GeluV(VF v) { return GeluFromTail(v); }
