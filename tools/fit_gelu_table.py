@@ -3,11 +3,11 @@ equal intervals of [0, 6.5], a degree-6 polynomial in (t - center) for
 Phi(-t) = erfc(t / sqrt 2) / 2, minimising the relative error (least squares at
 Chebyshev nodes, reweighted towards minimax). Prints the C++ table rows, one
 per coefficient (constant first), and the largest relative error of the
-float32-rounded coefficients (1.0e-7). The AVX2 table (8 lanes, one permute per
-coefficient) is 8 intervals of [0, 4] at degree 7 (1.3e-7):
+float32-rounded coefficients. The AVX2 table (8 lanes, one permute per
+coefficient) is 8 intervals of [0, 3] at degree 6 (3.6e-8):
 
     python3 tools/fit_gelu_table.py                # AVX-512: 32 6.5 6
-    python3 tools/fit_gelu_table.py 8 4.0 7        # AVX2
+    python3 tools/fit_gelu_table.py 8 3.0 6        # AVX2
 """
 import sys
 

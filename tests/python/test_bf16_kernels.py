@@ -4,6 +4,8 @@ GEMM and convolution run in bfloat16 with float32 accumulation and round each
 output once, as PyTorch's CPU kernels do; the two libraries sum in different
 orders, so the tolerance is one bfloat16 ulp plus K float32 ulps of the sum of
 |products| (K the contracted length), and most elements agree exactly.
+Convolutions are checked against the float64 result of the same bfloat16 values
+rounded once, not against PyTorch (see test_conv2d_forward_and_grads).
 Reductions accumulate in float32; elementwise ops compute in float32 and round.
 """
 import numpy as np

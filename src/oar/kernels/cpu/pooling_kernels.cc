@@ -205,8 +205,6 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
   if (g.in[0] == 1 && g.out[0] == 1 && !adaptive) {
     // 1-D and 2-D pools: a row of outputs at a time (MaxPoolRow).
     const int64_t OH = g.out[1], OW = g.out[2];
-#if defined(OAR_MAX_POOL_2X2_SIMD)
-    // Only on builds with AVX-512: the name is looked up even where T discards the branch.
     if constexpr (funcs::kMaxPool2x2Simd<T>) {
       // 2x2 windows at stride 2, none of them clipped (funcs/max_pool_2x2.h).
       const bool two_by_two = g.kernel[1] == 2 && g.kernel[2] == 2 && g.stride[1] == 2 &&
@@ -220,7 +218,6 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
         return;
       }
     }
-#endif
     ParallelFor(0, Planes(x), L * std::max<int64_t>(g.kernel_size(), 4), [&](int64_t b, int64_t e) {
       std::vector<C> best_v(static_cast<size_t>(OW));
       for (int64_t p = b; p < e; ++p) {

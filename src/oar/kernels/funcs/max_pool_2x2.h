@@ -113,6 +113,12 @@ void MaxPool2x2Plane(const T* plane, int64_t IW, int64_t OH, int64_t OW, int64_t
   }
 }
 #pragma GCC diagnostic pop
+#else
+// Declared on every build so that callers guard with kMaxPool2x2Simd<T> alone: a
+// qualified name is looked up even in a discarded `if constexpr` branch. Never
+// defined here, and never called, since kMaxPool2x2Simd is false for every T.
+template <typename T>
+void MaxPool2x2Plane(const T* plane, int64_t IW, int64_t OH, int64_t OW, int64_t* out);
 #endif
 
 }  // namespace oar::funcs
