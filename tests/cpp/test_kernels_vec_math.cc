@@ -177,6 +177,53 @@ TEST(VecMath, FloatTanhDenseSweep) {
   }
 }
 
+// float32 log (LogFloat, vec_math_isa.inc) over every binade of the positive
+// normal floats, densely near 1 where f = m - 1 is small, and with special
+// lanes mixed into the same vectors: a lane's bits never depend on the others.
+TEST(VecMath, FloatLogAllBinades) {
+  std::mt19937 gen(3);
+  std::uniform_int_distribution<uint32_t> bits(0x00800000u, 0x7f7fffffu);
+  std::vector<float> x(1 << 20);
+  for (auto& v : x) {
+    const uint32_t b = bits(gen);
+    std::memcpy(&v, &b, sizeof v);
+  }
+  for (int i = -20000; i <= 20000; ++i) x.push_back(1.0f + static_cast<float>(i) * 1e-5f);
+  for (float v :
+       {1.0f, std::nextafter(1.0f, 0.0f), std::nextafter(1.0f, 2.0f), 1.41421356f, 0.70710678f,
+        std::numeric_limits<float>::min(), std::numeric_limits<float>::max()})
+    x.push_back(v);
+  const int64_t n = static_cast<int64_t>(x.size());
+  std::vector<float> y(n);
+  vec::Apply(Fn::kLog, x.data(), y.data(), n);
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i)
+    worst = std::max(worst, Ulps<float>(y[i], std::log(double{x[i]})));
+  EXPECT_LE(worst, 1.0);
+  EXPECT_EQ(y[n - 7], 0.0f);  // log(1) is +0
+  EXPECT_FALSE(std::signbit(y[n - 7]));
+  using L = std::numeric_limits<float>;
+  const float specials[] = {0.0f,           -0.0f,          -1.0f,           L::infinity(),
+                            -L::infinity(), L::quiet_NaN(), L::denorm_min(), 1e-40f};
+  std::vector<float> mixed(x.begin(), x.begin() + 64), alone(64);
+  for (int k = 0; k < 64; k += 3) mixed[k] = specials[(k / 3) % 8];
+  std::vector<float> got(64);
+  vec::Apply(Fn::kLog, mixed.data(), got.data(), 64);
+  for (int k = 0; k < 64; ++k) {
+    float one;
+    vec::Apply(Fn::kLog, &mixed[k], &one, 1);
+    ASSERT_EQ(std::memcmp(&one, &got[k], sizeof one), 0) << k;
+    const double ref = std::log(double{mixed[k]});
+    if (std::isnan(ref)) {
+      EXPECT_TRUE(std::isnan(got[k])) << k;
+    } else if (std::isinf(ref)) {
+      EXPECT_EQ(got[k], static_cast<float>(ref)) << k;
+    } else {
+      EXPECT_LE(Ulps<float>(got[k], ref), 1.0) << k << " " << mixed[k];
+    }
+  }
+}
+
 template <typename S>
 void CheckReductions() {
   const S inf = std::numeric_limits<S>::infinity(), nan = std::numeric_limits<S>::quiet_NaN();

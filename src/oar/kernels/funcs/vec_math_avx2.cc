@@ -27,6 +27,20 @@ struct OpsF {
   static V Mul(V a, V b) { return _mm256_mul_ps(a, b); }
   static V MulAdd(V a, V b, V c) { return _mm256_fmadd_ps(a, b, c); }
   static V Min(V a, V b) { return _mm256_min_ps(a, b); }
+  // x = m * 2^e with m in [1, 2), for positive normal x only.
+  static V SplitExponent(V x, V* e) {
+    const __m256i b = _mm256_castps_si256(x);
+    *e = _mm256_cvtepi32_ps(_mm256_sub_epi32(_mm256_srli_epi32(b, 23), _mm256_set1_epi32(127)));
+    return _mm256_castsi256_ps(_mm256_or_si256(_mm256_and_si256(b, _mm256_set1_epi32(0x007fffff)),
+                                               _mm256_set1_epi32(0x3f800000)));
+  }
+  static V InRange(V x, V lo, V hi) {
+    return _mm256_and_ps(_mm256_cmp_ps(x, lo, _CMP_GE_OQ), _mm256_cmp_ps(x, hi, _CMP_LE_OQ));
+  }
+  static bool AllInRange(V x, V lo, V hi) { return _mm256_movemask_ps(InRange(x, lo, hi)) == 0xFF; }
+  static V SelectInRange(V x, V lo, V hi, V a, V b) {
+    return _mm256_blendv_ps(b, a, InRange(x, lo, hi));
+  }
 };
 struct OpsD {
   using S = double;

@@ -28,6 +28,19 @@ struct OpsF {
   static V Mul(V a, V b) { return _mm_mul_ps(a, b); }
   static V MulAdd(V a, V b, V c) { return _mm_add_ps(_mm_mul_ps(a, b), c); }
   static V Min(V a, V b) { return _mm_min_ps(a, b); }
+  // x = m * 2^e with m in [1, 2), for positive normal x only.
+  static V SplitExponent(V x, V* e) {
+    const __m128i b = _mm_castps_si128(x);
+    *e = _mm_cvtepi32_ps(_mm_sub_epi32(_mm_srli_epi32(b, 23), _mm_set1_epi32(127)));
+    return _mm_castsi128_ps(
+        _mm_or_si128(_mm_and_si128(b, _mm_set1_epi32(0x007fffff)), _mm_set1_epi32(0x3f800000)));
+  }
+  static V InRange(V x, V lo, V hi) { return _mm_and_ps(_mm_cmpge_ps(x, lo), _mm_cmple_ps(x, hi)); }
+  static bool AllInRange(V x, V lo, V hi) { return _mm_movemask_ps(InRange(x, lo, hi)) == 0xF; }
+  static V SelectInRange(V x, V lo, V hi, V a, V b) {
+    const V m = InRange(x, lo, hi);
+    return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
+  }
 };
 struct OpsD {
   using S = double;
