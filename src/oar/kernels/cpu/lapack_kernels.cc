@@ -217,8 +217,8 @@ template <>
 struct Lapack<std::complex<double>> : ComplexLu<double> {};
 
 // The guard for the matrices of x (its last two dims).
-LapackThreads ThreadsFor(const DenseTensor& x) {
-  return LapackThreads(x.dims()[x.ndim() - 2], x.dims()[x.ndim() - 1]);
+LapackThreads ThreadsFor(const DenseTensor& x, double weight = 1.0) {
+  return LapackThreads(x.dims()[x.ndim() - 2], x.dims()[x.ndim() - 1], weight);
 }
 
 // LAPACK takes 32-bit sizes.
@@ -489,7 +489,7 @@ void QrPackedKernel(const DeviceContext&, const DenseTensor& x, bool complete, D
 template <typename T>
 void SvdPackedKernel(const DeviceContext&, const DenseTensor& x, bool full_matrices,
                      DenseTensor* out) {
-  const LapackThreads threads = ThreadsFor(x);
+  const LapackThreads threads = ThreadsFor(x, /*weight=*/2.0);
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
   if (out->numel() == 0) return;
   const auto [batch, m, n] = ShapeOf(x);

@@ -17,15 +17,18 @@ namespace oar {
 // once per region: solve at 512 took 7.7x PyTorch's time that way, 0.5x on one
 // thread (docs/linalg.md, benchmarks/linalg.py). So a factorisation runs on the calling
 // thread alone unless its matrix is large enough (about n^3 >= 2e9, n >~ 1260) that
-// its serial time dwarfs a few scheduler slices. omp_set_num_threads changes only the
+// its serial time dwarfs a few scheduler slices; `weight` scales that cost for drivers
+// whose parallel regions are long for their size (gesdd: 2, so n >= ~1000 threads, where
+// two threads cut 1024's SVD from 340 to 282 ms on an AVX2 EPYC and 768's gains under
+// 10%, docs/linalg.md). omp_set_num_threads changes only the
 // calling thread's setting, which OpenBLAS reads at each call; the guard restores it.
 class LapackThreads {
  public:
-  LapackThreads(int64_t rows, int64_t cols) {
+  LapackThreads(int64_t rows, int64_t cols, double weight = 1.0) {
     // oar's pool sizes itself from omp_get_max_threads() on first use; reading it
     // first keeps a pool first used under this guard from being sized to one.
     detail::IntraOpThreads();
-    if (Serial(rows, cols) && omp_get_max_threads() > 1) {
+    if (Serial(rows, cols, weight) && omp_get_max_threads() > 1) {
       saved_ = omp_get_max_threads();
       omp_set_num_threads(1);
     }
@@ -37,10 +40,10 @@ class LapackThreads {
   LapackThreads& operator=(const LapackThreads&) = delete;
 
   // Whether LAPACK on a rows x cols matrix runs on the calling thread alone.
-  static bool Serial(int64_t rows, int64_t cols) {
+  static bool Serial(int64_t rows, int64_t cols, double weight = 1.0) {
     const double big = static_cast<double>(std::max(rows, cols));
     const double small = static_cast<double>(std::min(rows, cols));
-    return big * small * small < kThreadedCost;
+    return weight * big * small * small < kThreadedCost;
   }
 
  private:
