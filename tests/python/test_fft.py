@@ -128,6 +128,49 @@ def test_long_transforms_take_the_four_step_route(dtype):
     close(oar.fft.fft2(t), np.fft.fft2(x.astype(np.complex128)).astype(dtype), tol)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_long_real_transforms_take_the_split_route(dtype):
+    # Even lengths whose half is long enough for the four-step route run as a
+    # complex transform of n/2 pairs plus a split pass (funcs/fft_real_split.h):
+    # rfft, irfft, hfft and ihfft, every norm, batched, a transposed (strided)
+    # input that falls back to pocketfft, an odd length (no split), and a
+    # half spectrum whose X[0] and X[n/2] have imaginary parts c2r must ignore.
+    tol = 1e-12 if dtype == "float64" else 2e-6
+    cdt = "complex128" if dtype == "float64" else "complex64"
+    for n in [1 << 16, 2 * 3 * 5 * 7 * 11 * 13 * 3, (1 << 16) + 1]:
+        x = rand((2, n), dtype)
+        x64 = x.astype(np.float64)
+        for norm in ["backward", "ortho", "forward"]:
+            spec = np.fft.rfft(x64, norm=norm)
+            close(oar.fft.rfft(oar.to_tensor(x), norm=norm), spec.astype(cdt), tol)
+            want = np.fft.ihfft(x64, norm=norm).astype(cdt)
+            close(oar.fft.ihfft(oar.to_tensor(x), norm=norm), want, tol)
+            c = rand((2, n // 2 + 1), cdt)
+            for f, ref in [(oar.fft.irfft, np.fft.irfft), (oar.fft.hfft, np.fft.hfft)]:
+                want = ref(c.astype(np.complex128), n=n, norm=norm).astype(dtype)
+                close(f(oar.to_tensor(c), n=n, norm=norm), want, tol)
+    x = rand((1 << 16, 2), dtype)
+    want = np.fft.rfft(x.astype(np.float64), axis=0).astype(cdt)
+    close(oar.fft.rfft(oar.to_tensor(x), axis=0), want, tol)
+    close(oar.fft.rfft(oar.to_tensor(x).t()), np.fft.rfft(x.T.astype(np.float64)).astype(cdt), tol)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_long_real_transforms_bits_do_not_depend_on_threads(dtype):
+    key = "FLAGS_parallel_threshold"
+    old = oar.get_flags([key])[key]
+    x = rand((1 << 17,), dtype)
+    c = np.fft.rfft(x).astype("complex64" if dtype == "float32" else "complex128")
+    for f, a in [(oar.fft.rfft, x), (oar.fft.irfft, c)]:
+        try:
+            oar.set_flags({key: 1 << 62})
+            want = _bits(f(oar.to_tensor(a)))
+            oar.set_flags({key: 1})
+            assert _bits(f(oar.to_tensor(a))) == want
+        finally:
+            oar.set_flags({key: old})
+
+
 def _bits(t):
     return np.ascontiguousarray(t.numpy()).view(np.uint8).tobytes()
 

@@ -6,7 +6,9 @@
 // reads any strides, so inputs are never copied to make them contiguous; outputs are
 // fresh contiguous tensors. Long complex transforms of one axis take the four-step
 // route (FourStep below): pocketfft alone walks a 2^20-point signal in ten passes
-// that each miss the cache, and cannot split one signal across threads.
+// that each miss the cache, and cannot split one signal across threads. Long real
+// transforms of even length take it too, as complex transforms of half the length
+// (R2CBySplit, C2RBySplit): rfft of 2^20 float32 went from 7.3 to 2.6 ms.
 #define POCKETFFT_NO_MULTITHREADING
 // Plans (twiddle tables) cached across calls and threads, behind pocketfft's mutex:
 // the blocks of a pass would otherwise each rebuild the same plan.
@@ -17,6 +19,7 @@
 #include <cmath>
 #include <complex>
 #include <cstddef>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <type_traits>
@@ -26,6 +29,7 @@
 #include "oar/core/parallel.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/funcs/fft_four_step.h"
+#include "oar/kernels/funcs/fft_real_split.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
 
@@ -196,6 +200,84 @@ void C2CPass(const pf::shape_t& shape, const pf::stride_t& sin, const pf::stride
   });
 }
 
+// Whether a real transform of `shape` along `last` (length n) takes the split route
+// (funcs/fft_real_split.h): n even, n/2 long enough for the four-step route, and
+// every signal's real samples contiguous and aligned as complex pairs. Returns the
+// four-step split of n/2, or {0, 0}.
+template <typename R>
+std::pair<size_t, size_t> RealSplit(const pf::shape_t& shape, const pf::stride_t& real_strides,
+                                    size_t last, const R* real_base) {
+  if (!funcs::kFourStepFft) return {0, 0};
+  const size_t n = shape[last];
+  constexpr auto kPair = static_cast<ptrdiff_t>(alignof(std::complex<R>));
+  if (n % 2 != 0 || real_strides[last] != static_cast<ptrdiff_t>(sizeof(R)) ||
+      reinterpret_cast<uintptr_t>(real_base) % kPair != 0) {
+    return {0, 0};
+  }
+  for (size_t i = 0; i < shape.size(); ++i) {
+    if (i != last && shape[i] > 1 && real_strides[i] % kPair != 0) return {0, 0};
+  }
+  return FourStepSplit(n / 2);
+}
+
+// What a split-route transform of signals of 2m real samples needs once per call:
+// the m-point four-step plan, its scratch and the split pass's twiddles.
+template <typename R>
+struct SplitPlan {
+  SplitPlan(int64_t half, std::pair<size_t, size_t> split, bool forward)
+      : m(half),
+        f(split.first, split.second, forward),
+        scratch(std::make_unique_for_overwrite<Lanes[]>(f.ScratchSize())),
+        w(2 * half, forward) {}
+  using Lanes = typename funcs::FourStepFft<R>::Lanes;
+  int64_t m;
+  funcs::FourStepFft<R> f;
+  std::unique_ptr<Lanes[]> scratch;
+  funcs::SplitTwiddles w;
+};
+
+// r2c of long signals: each signal's m = n/2 complex pairs by the four-step route
+// into its output, then the split pass there, in parallel over the pairs.
+template <typename R>
+void R2CBySplit(const pf::shape_t& shape, const pf::stride_t& sin, const pf::stride_t& sout,
+                size_t last, std::pair<size_t, size_t> split, bool forward, const R* src,
+                std::complex<R>* o, R fct) {
+  if constexpr (funcs::kFourStepFft) {
+    using C = std::complex<R>;
+    const SplitPlan<R> p(static_cast<int64_t>(shape[last] / 2), split, forward);
+    const ptrdiff_t os = sout[last] / static_cast<ptrdiff_t>(sizeof(C));
+    ForEachSignal(shape, last, sin, sout, [&](ptrdiff_t oi, ptrdiff_t oo) {
+      C* out = Shift(o, oo);
+      FourStep<R>(p.f, reinterpret_cast<const C*>(Shift(src, oi)), 1, out, os, fct,
+                  p.scratch.get());
+      funcs::SplitEndsForward(out, os, p.m);
+      ParallelFor(1, p.m / 2 + 1, 24,
+                  [&](int64_t b, int64_t e) { funcs::SplitPairsForward(out, os, p.m, p.w, b, e); });
+    });
+  }
+}
+
+// c2r of long signals: the split pass into a contiguous m-point buffer, then its
+// four-step transform straight into the real output's sample pairs.
+template <typename R>
+void C2RBySplit(const pf::shape_t& out_shape, const pf::stride_t& sin, const pf::stride_t& sout,
+                size_t last, std::pair<size_t, size_t> split, bool forward,
+                const std::complex<R>* src, R* o, R fct) {
+  if constexpr (funcs::kFourStepFft) {
+    using C = std::complex<R>;
+    const SplitPlan<R> p(static_cast<int64_t>(out_shape[last] / 2), split, forward);
+    const auto z = std::make_unique_for_overwrite<C[]>(static_cast<size_t>(p.m));
+    const ptrdiff_t is = sin[last] / static_cast<ptrdiff_t>(sizeof(C));
+    ForEachSignal(out_shape, last, sin, sout, [&](ptrdiff_t oi, ptrdiff_t oo) {
+      const C* in = Shift(src, oi);
+      ParallelFor(0, p.m / 2 + 1, 24, [&](int64_t b, int64_t e) {
+        funcs::SplitPairsInverse(in, is, p.m, p.w, b, e, z.get());
+      });
+      FourStep<R>(p.f, z.get(), 1, reinterpret_cast<C*>(Shift(o, oo)), 1, fct, p.scratch.get());
+    });
+  }
+}
+
 // Completes a onesided spectrum in place: out[..., k] for k >= n/2 + 1 along `last`
 // from Hermitian symmetry, X[k] = conj(X[-k]) with every transformed index negated.
 template <typename R>
@@ -268,9 +350,13 @@ void FftR2CKernel(const DeviceContext&, const DenseTensor& x, const std::vector<
   const pf::stride_t sin = ByteStrides(x), sout = ByteStrides(*out);
   const T* src = x.data<T>();
   const T fct = FftScale<T>(normalization, n);
-  ForBlocks(shape, last, sin, sout, [&](const pf::shape_t& s, ptrdiff_t oi, ptrdiff_t oo) {
-    pf::r2c<T>(s, sin, sout, last, forward, Shift(src, oi), Shift(o, oo), fct, 1);
-  });
+  if (const auto split = RealSplit<T>(shape, sin, last, src); split.first != 0) {
+    R2CBySplit<T>(shape, sin, sout, last, split, forward, src, o, fct);
+  } else {
+    ForBlocks(shape, last, sin, sout, [&](const pf::shape_t& s, ptrdiff_t oi, ptrdiff_t oo) {
+      pf::r2c<T>(s, sin, sout, last, forward, Shift(src, oi), Shift(o, oo), fct, 1);
+    });
+  }
   // The other axes transform the half spectrum in place.
   pf::shape_t half = shape;
   half[last] = shape[last] / 2 + 1;
@@ -313,6 +399,10 @@ void FftC2RKernel(const DeviceContext&, const DenseTensor& x, const std::vector<
     }
     src = scratch.get();
     sin = sc;
+  }
+  if (const auto split = RealSplit<R>(out_shape, sout, last, o); split.first != 0) {
+    C2RBySplit<R>(out_shape, sin, sout, last, split, forward, src, o, fct);
+    return;
   }
   ForBlocks(out_shape, last, sin, sout, [&](const pf::shape_t& s, ptrdiff_t oi, ptrdiff_t oo) {
     pf::c2r<R>(s, sin, sout, last, forward, Shift(src, oi), Shift(o, oo), fct, 1);
