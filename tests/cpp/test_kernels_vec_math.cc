@@ -224,6 +224,36 @@ TEST(VecMath, FloatLogAllBinades) {
   }
 }
 
+// float32 exp (ExpFloat, vec_math_isa.inc) densely over [-110, 90]: the
+// subnormal results (two-step scaling, one rounding), exact overflow to inf and
+// underflow to 0, and NaN lanes (SLEEF's value) that leave their neighbours'
+// bits alone.
+TEST(VecMath, FloatExpDenseSweep) {
+  const int64_t n = 4000001;
+  std::vector<float> x(n), y(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(-110.0 + 200.0 * i / (n - 1));
+  vec::Apply(Fn::kExp, x.data(), y.data(), n);
+  double worst = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    const double ref = std::exp(double{x[i]});
+    if (ref > std::numeric_limits<float>::max()) {
+      ASSERT_TRUE(std::isinf(y[i])) << x[i];
+    } else {
+      worst = std::max(worst, Ulps<float>(y[i], ref));
+    }
+  }
+  EXPECT_LE(worst, 2.0);
+  std::vector<float> mixed(x.begin() + 1000, x.begin() + 1064), got(64);
+  for (int k = 0; k < 64; k += 5) mixed[k] = std::numeric_limits<float>::quiet_NaN();
+  vec::Apply(Fn::kExp, mixed.data(), got.data(), 64);
+  for (int k = 0; k < 64; ++k) {
+    float one;
+    vec::Apply(Fn::kExp, &mixed[k], &one, 1);
+    ASSERT_EQ(std::memcmp(&one, &got[k], sizeof one), 0) << k;
+    if (k % 5 == 0) EXPECT_TRUE(std::isnan(got[k]));
+  }
+}
+
 template <typename S>
 void CheckReductions() {
   const S inf = std::numeric_limits<S>::infinity(), nan = std::numeric_limits<S>::quiet_NaN();

@@ -19,7 +19,9 @@
 // 1 / (1 + exp(-x)) with that exp; float32 tanh is oar's own rational
 // function (5 ulp, vec_math_isa.inc), float64 tanh is SLEEF's; float32 log is
 // Cephes' polynomial with FMA (0.8 ulp, LogFloat in vec_math_isa.inc), SLEEF's
-// for lanes that are not positive normal numbers. Special values follow C's libm: NaN
+// for lanes that are not positive normal numbers; float32 exp (and the sigmoid
+// and ExpSubSum built on it) is Cephes' with FMA too (1.5 ulp, ExpFloat), SLEEF's
+// for NaN lanes. Special values follow C's libm: NaN
 // in, NaN out; exp(-inf) = 0; log(0) = -inf; log(-1) = NaN; tanh(-0) = -0; and so on. The result
 // for an element does not depend on n, on its position in the span or on how a caller splits a
 // tensor into spans (tails are computed in a full, zero-padded vector), so contiguous, strided and

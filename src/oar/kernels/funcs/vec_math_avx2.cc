@@ -38,6 +38,16 @@ struct OpsF {
     return _mm256_and_ps(_mm256_cmp_ps(x, lo, _CMP_GE_OQ), _mm256_cmp_ps(x, hi, _CMP_LE_OQ));
   }
   static bool AllInRange(V x, V lo, V hi) { return _mm256_movemask_ps(InRange(x, lo, hi)) == 0xFF; }
+  // p * 2^n for integer-valued n in [-252, 254], in two exact steps so that
+  // subnormal and overflowing results round once.
+  static V ScaleByPow2(V p, V n) {
+    const __m256i k = _mm256_cvtps_epi32(n), h = _mm256_srai_epi32(k, 1);
+    const __m256i bias = _mm256_set1_epi32(127);
+    const V s1 = _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(h, bias), 23));
+    const V s2 =
+        _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_add_epi32(_mm256_sub_epi32(k, h), bias), 23));
+    return _mm256_mul_ps(_mm256_mul_ps(p, s1), s2);
+  }
   static V SelectInRange(V x, V lo, V hi, V a, V b) {
     return _mm256_blendv_ps(b, a, InRange(x, lo, hi));
   }

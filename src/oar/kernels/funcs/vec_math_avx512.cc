@@ -30,13 +30,16 @@ struct OpsF {
   static V Min(V a, V b) { return _mm512_mask_min_ps(b, 0xFFFF, a, b); }
   // x = m * 2^e with m in [1, 2), for positive normal x only.
   static V SplitExponent(V x, V* e) {
-    *e = _mm512_getexp_ps(x);
-    return _mm512_getmant_ps(x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
+    // Masked forms, as for Max: GCC 12 warns about the unmasked ones' undefined source.
+    *e = _mm512_mask_getexp_ps(x, 0xFFFF, x);
+    return _mm512_mask_getmant_ps(x, 0xFFFF, x, _MM_MANT_NORM_1_2, _MM_MANT_SIGN_src);
   }
   static __mmask16 InRange(V x, V lo, V hi) {
     return _mm512_cmp_ps_mask(x, lo, _CMP_GE_OQ) & _mm512_cmp_ps_mask(x, hi, _CMP_LE_OQ);
   }
   static bool AllInRange(V x, V lo, V hi) { return InRange(x, lo, hi) == 0xFFFF; }
+  // p * 2^n for integer-valued n, rounded once (subnormal and overflowing too).
+  static V ScaleByPow2(V p, V n) { return _mm512_mask_scalef_ps(p, 0xFFFF, p, n); }
   static V SelectInRange(V x, V lo, V hi, V a, V b) {
     return _mm512_mask_blend_ps(InRange(x, lo, hi), b, a);
   }

@@ -37,6 +37,15 @@ struct OpsF {
   }
   static V InRange(V x, V lo, V hi) { return _mm_and_ps(_mm_cmpge_ps(x, lo), _mm_cmple_ps(x, hi)); }
   static bool AllInRange(V x, V lo, V hi) { return _mm_movemask_ps(InRange(x, lo, hi)) == 0xF; }
+  // p * 2^n for integer-valued n in [-252, 254], in two exact steps so that
+  // subnormal and overflowing results round once.
+  static V ScaleByPow2(V p, V n) {
+    const __m128i k = _mm_cvtps_epi32(n), h = _mm_srai_epi32(k, 1);
+    const __m128i bias = _mm_set1_epi32(127);
+    const V s1 = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(h, bias), 23));
+    const V s2 = _mm_castsi128_ps(_mm_slli_epi32(_mm_add_epi32(_mm_sub_epi32(k, h), bias), 23));
+    return _mm_mul_ps(_mm_mul_ps(p, s1), s2);
+  }
   static V SelectInRange(V x, V lo, V hi, V a, V b) {
     const V m = InRange(x, lo, hi);
     return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
