@@ -160,11 +160,18 @@ void CheckExpSubSumAndMax() {
 TEST(VecMath, FloatExpSubSumAndMax) { CheckExpSubSumAndMax<float>(); }
 TEST(VecMath, DoubleExpSubSumAndMax) { CheckExpSubSumAndMax<double>(); }
 
+// n evenly spaced floats over [lo, hi].
+std::vector<float> Sweep(double lo, double hi, int64_t n) {
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(lo + (hi - lo) * i / (n - 1));
+  return x;
+}
+
 // The whole float32 tanh range, densely: the rational function's error bound.
 TEST(VecMath, FloatTanhDenseSweep) {
   const int64_t n = 2000001;
-  std::vector<float> x(n), y(n);
-  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(-10.0 + 20.0 * i / (n - 1));
+  const std::vector<float> x = Sweep(-10, 10, n);
+  std::vector<float> y(n);
   vec::Apply(Fn::kTanh, x.data(), y.data(), n);
   double worst = 0;
   for (int64_t i = 0; i < n; ++i)
@@ -230,8 +237,8 @@ TEST(VecMath, FloatLogAllBinades) {
 // bits alone.
 TEST(VecMath, FloatExpDenseSweep) {
   const int64_t n = 4000001;
-  std::vector<float> x(n), y(n);
-  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(-110.0 + 200.0 * i / (n - 1));
+  const std::vector<float> x = Sweep(-110, 90, n);
+  std::vector<float> y(n);
   vec::Apply(Fn::kExp, x.data(), y.data(), n);
   double worst = 0;
   for (int64_t i = 0; i < n; ++i) {
