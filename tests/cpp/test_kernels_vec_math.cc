@@ -257,7 +257,9 @@ TEST(VecMath, FloatExpDenseSweep) {
     float one;
     vec::Apply(Fn::kExp, &mixed[k], &one, 1);
     ASSERT_EQ(std::memcmp(&one, &got[k], sizeof one), 0) << k;
-    if (k % 5 == 0) EXPECT_TRUE(std::isnan(got[k]));
+    if (k % 5 == 0) {
+      EXPECT_TRUE(std::isnan(got[k]));
+    }
   }
 }
 
