@@ -270,7 +270,11 @@ def test_weight_norm_and_spectral_norm_hooks():
     lin = nn.Linear(3, 4)
     nn.utils.weight_norm(lin, dim=None)
     assert lin.weight_g.shape == []
-    sn = nn.utils.spectral_norm(nn.Linear(5, 4), n_power_iterations=20)
+    # Seeded, and enough power iterations for any draw: with 20, 14 of 200 seeds
+    # had too small a gap between the top two singular values to converge to 1e-4,
+    # so the test failed or passed by which tests ran before it.
+    oar.seed(0)
+    sn = nn.utils.spectral_norm(nn.Linear(5, 4), n_power_iterations=200)
     assert set(sn.state_dict()) == {"bias", "weight_orig", "weight_u", "weight_v"}
     sn(oar.rand([2, 5]))
     w = sn.weight_orig.numpy()
