@@ -25,6 +25,16 @@
 
 namespace oar::funcs {
 
+namespace split_detail {
+// std::complex's operator* checks for inf/NaN (it calls __mulsc3/__muldc3), which
+// keeps these loops scalar; twiddles and spectra here are finite.
+template <typename R, typename S>
+std::complex<R> Mul(std::complex<S> w, std::complex<R> b) {
+  const R wr = static_cast<R>(w.real()), wi = static_cast<R>(w.imag());
+  return {wr * b.real() - wi * b.imag(), wr * b.imag() + wi * b.real()};
+}
+}  // namespace split_detail
+
 // w^k = exp(s 2 pi i k / n) as the product of two tables of about sqrt(n)
 // entries computed in double, so every twiddle is within a few double ulp and
 // costs a complex multiply instead of a sincos.
@@ -42,8 +52,8 @@ class SplitTwiddles {
     }
   }
   std::complex<double> operator()(int64_t k) const {
-    return hi_[static_cast<size_t>(k >> shift_)] *
-           lo_[static_cast<size_t>(k & ((int64_t{1} << shift_) - 1))];
+    return split_detail::Mul(hi_[static_cast<size_t>(k >> shift_)],
+                             lo_[static_cast<size_t>(k & ((int64_t{1} << shift_) - 1))]);
   }
 
  private:
@@ -62,7 +72,7 @@ void SplitPairsForward(std::complex<R>* x, ptrdiff_t s, int64_t m, const SplitTw
     const C a = (zk + zj) * R(0.5);
     const C d = (zk - zj) * R(0.5);
     const C b(d.imag(), -d.real());  // d / i
-    const C wb = C(w(k)) * b;
+    const C wb = split_detail::Mul(w(k), b);
     x[k * s] = a + wb;
     x[(m - k) * s] = std::conj(a - wb);
   }
@@ -90,7 +100,7 @@ void SplitPairsInverse(const std::complex<R>* x, ptrdiff_t s, int64_t m, const S
     }
     const C xk = x[k * s], xj = std::conj(x[(m - k) * s]);
     const C a = xk + xj;
-    const C b = C(w(k)) * (xk - xj);
+    const C b = split_detail::Mul(w(k), xk - xj);
     z[k] = a + C(-b.imag(), b.real());                // a + i b
     z[m - k] = std::conj(a) + C(b.imag(), b.real());  // conj(a) + i conj(b)
   }
