@@ -1,9 +1,9 @@
 // Convolution as im2col + GEMM on the project's BLAS (conv_impl.h). Each
 // sample's window columns are laid out as a [C_in/G * K, L] matrix (K kernel
 // taps, L output positions) so one GEMM per (sample, group) does the work.
-// Samples run in parallel when there are at least as many as threads; BLAS
-// then runs single-threaded inside each (OpenBLAS's OpenMP build does so inside
-// a parallel region); with fewer samples the loop is serial and BLAS threads.
+// Samples run in parallel on oar's pool when there are at least as many as
+// threads, each worker's BLAS calls on that worker alone; with fewer samples the
+// loop is serial and BLAS threads.
 #include <cblas.h>
 #include <omp.h>
 
@@ -14,6 +14,7 @@
 
 #include "oar/core/parallel.h"
 #include "oar/kernels/cpu/conv_impl.h"
+#include "oar/kernels/cpu/lapack_threads.h"
 
 namespace oar::conv_engine {
 namespace {
@@ -110,10 +111,17 @@ bool IsPointwise(const WindowGeometry& g) {
 }
 
 // Runs f(n_begin, n_end) over samples: in parallel when each thread gets one.
+// The pool's workers are not an OpenMP team, so OpenBLAS (OpenMP build) would open
+// a team of OMP_NUM_THREADS inside each worker: 4 threads on 2 cores, and a 1x1
+// convolution's forward took 3.6 ms on two threads against 2.0 ms on one
+// (build/benchmarks/oar_bench_conv, AVX2 EPYC).
 template <typename F>
 void ForSamples(int64_t n, int64_t cost, F f) {
   if (n >= detail::IntraOpThreads()) {
-    ParallelFor(0, n, cost, f);
+    ParallelFor(0, n, cost, [&](int64_t b, int64_t e) {
+      const LapackThreads one(1, 1);  // BLAS on this worker alone
+      f(b, e);
+    });
   } else {
     f(0, n);
   }

@@ -1,5 +1,6 @@
 // How many OpenMP threads OpenBLAS's LAPACK may use inside one call (the LAPACK
-// kernels: lapack_kernels.cc, lapack_eigh.cc).
+// kernels: lapack_kernels.cc, lapack_eigh.cc), and BLAS on one pool worker alone
+// (LapackThreads(1, 1): conv_gemm.cc, lapack_eigh.cc).
 #pragma once
 
 #include <omp.h>
