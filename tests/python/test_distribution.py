@@ -475,8 +475,13 @@ def test_transforms_against_torch(i):
     y = t.forward(_t(x))
     _close(y, tt(xt))
     _close(t.inverse(y), x, rtol=1e-7, atol=1e-8)
-    _close(t.forward_log_det_jacobian(_t(x)), tt.log_abs_det_jacobian(xt, tt(xt)), rtol=1e-8)
-    _close(t.inverse_log_det_jacobian(y), -tt.log_abs_det_jacobian(xt, tt(xt)), rtol=1e-8)
+    ref = tt.log_abs_det_jacobian(xt, tt(xt)).numpy()
+    fldj, ildj = t.forward_log_det_jacobian(_t(x)), t.inverse_log_det_jacobian(y)
+    if isinstance(t, D.AffineTransform):  # log|scale| itself, as Paddle's
+        assert fldj.shape == ildj.shape == list(t.scale.shape)
+        fldj, ildj = (_t(np.broadcast_to(v.numpy(), ref.shape)) for v in (fldj, ildj))
+    _close(fldj, ref, rtol=1e-8)
+    _close(ildj, -ref, rtol=1e-8)
     assert tuple(t.forward_shape(x.shape)) == tuple(tt.forward_shape(x.shape))
     assert tuple(t.inverse_shape(t.forward_shape(x.shape))) == x.shape
 
@@ -497,6 +502,18 @@ def test_other_transforms():
     y = st.forward(_t(np.ones((2, 2))))
     _close(y, [[math.e, 3.0], [math.e, 3.0]])
     _close(st.forward_log_det_jacobian(_t(np.ones((2, 2)))), [[1.0, math.log(2)]] * 2)
+    # AffineTransform's log-det-Jacobian is log|scale| unbroadcast, as Paddle's; the
+    # transforms that sum it over event dimensions still count every element.
+    aff = D.AffineTransform(_t(1.0), _t(2.0))
+    assert aff.forward_log_det_jacobian(_t([0.5, 1.5])).shape == []
+    assert aff.inverse_log_det_jacobian(_t([0.5, 1.5])).shape == []
+    _close(D.IndependentTransform(aff, 1).forward_log_det_jacobian(_t([[0.5, 1.5, 3.0]])),
+           [3 * math.log(2)])
+    base = D.Normal(_t([0.0, 0.0]), _t([1.0, 1.0]))
+    lp = D.TransformedDistribution(base, [aff]).log_prob(_t([0.5, 1.5]))
+    f64 = dict(dtype=torch.float64)
+    _close(lp, torch.distributions.Normal(torch.tensor(1.0, **f64), torch.tensor(2.0, **f64))
+           .log_prob(torch.tensor([0.5, 1.5], **f64)))
     it = D.IndependentTransform(D.ExpTransform(), 1)
     _close(it.forward_log_det_jacobian(x), x.numpy().sum(-1))
     # calling a transform: on a tensor forward, on a transform a chain, on a distribution

@@ -142,7 +142,7 @@ class AffineTransform(Transform):
         return (y - self._loc) / self._scale
 
     def _forward_log_det_jacobian(self, x):
-        return self._scale.abs().log() + x * 0
+        return self._scale.abs().log()  # not broadcast to x, as Paddle's (see _ldj)
 
     def _forward_shape(self, shape):
         return _broadcast_shape(shape, self._loc.shape, self._scale.shape)
@@ -337,8 +337,7 @@ class ChainTransform(Transform):
         total = 0.0
         rank = self._domain_event_rank
         for t in self.transforms:
-            ldj = t.forward_log_det_jacobian(x)
-            total = total + _sum_rightmost(ldj, rank - t._domain_event_rank)
+            total = total + _sum_rightmost(_ldj(t, x), rank - t._domain_event_rank)
             x = t.forward(x)
             rank += t._codomain_event_rank - t._domain_event_rank
         return total
@@ -356,6 +355,19 @@ class ChainTransform(Transform):
 
 def _sum_rightmost(value, n):
     return value.sum(list(range(-n, 0))) if n > 0 else value
+
+
+def _ldj(t, x):
+    """t's forward log-det-Jacobian at x over x's whole batch shape: the public method
+    may return less (AffineTransform gives log|scale| alone, as Paddle's does), and the
+    sums over event dimensions here need every element."""
+    ldj = t.forward_log_det_jacobian(x)
+    batch = tuple(x.shape)[:len(x.shape) - t._domain_event_rank]
+    shape = _broadcast_shape(tuple(ldj.shape), batch)
+    if tuple(ldj.shape) == shape:
+        return ldj
+    import oar
+    return oar.broadcast_to(ldj, list(shape))
 
 
 class IndependentTransform(Transform):
@@ -397,8 +409,7 @@ class IndependentTransform(Transform):
         return self._base.inverse(y)
 
     def _forward_log_det_jacobian(self, x):
-        return _sum_rightmost(self._base.forward_log_det_jacobian(x),
-                              self._reinterpreted_batch_rank)
+        return _sum_rightmost(_ldj(self._base, x), self._reinterpreted_batch_rank)
 
     def _forward_shape(self, shape):
         return self._base.forward_shape(shape)
@@ -513,4 +524,4 @@ class StackTransform(Transform):
         return self._map(y, lambda t, p: t.inverse(p))
 
     def _forward_log_det_jacobian(self, x):
-        return self._map(x, lambda t, p: t.forward_log_det_jacobian(p))
+        return self._map(x, _ldj)

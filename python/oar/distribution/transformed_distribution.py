@@ -4,7 +4,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .distribution import Distribution, _sample_shape
-from .transform import ChainTransform, Transform, _sum_rightmost
+from .transform import ChainTransform, Transform, _ldj, _sum_rightmost
 
 
 class TransformedDistribution(Distribution):
@@ -65,8 +65,7 @@ class TransformedDistribution(Distribution):
         for t in reversed(self._transforms):
             x = t.inverse(y)
             event_rank += t._domain_event_rank - t._codomain_event_rank
-            log_prob = log_prob - _sum_rightmost(t.forward_log_det_jacobian(x),
-                                                 event_rank - t._domain_event_rank)
+            log_prob = log_prob - _sum_rightmost(_ldj(t, x), event_rank - t._domain_event_rank)
             y = x
         return log_prob + _sum_rightmost(self._base.log_prob(y),
                                          event_rank - len(self._base.event_shape))
