@@ -81,6 +81,17 @@ def test_pooling_layers():
     _check(nn.AdaptiveAvgPool2D(3), TNN.AdaptiveAvgPool2d(3), x)
 
 
+def test_pooling_layer_reprs_are_paddles():
+    # Paddle 3.3.1's strings: a printed model reads the same on both
+    assert repr(nn.MaxPool2D(2, 2)) == "MaxPool2D(kernel_size=2, stride=2, padding=0)"
+    assert repr(nn.AvgPool1D(2)) == "AvgPool1D(kernel_size=2, stride=None, padding=0)"
+    assert repr(nn.AdaptiveAvgPool2D(3)) == "AdaptiveAvgPool2D(output_size=3)"
+    assert repr(nn.AdaptiveMaxPool1D(2)) == "AdaptiveMaxPool1D(output_size=2, return_mask=False)"
+    assert repr(nn.LPPool1D(2, 3)) == "LPPool1D(norm_type=2.0, kernel_size=3, stride=None, padding=0)"
+    assert repr(nn.LPPool2D(2, 3)) == "LPPool2D(norm_type=2.0, kernel_size=3, stride=3, padding=0)"
+    assert repr(nn.MaxUnPool2D(2)) == "MaxUnPool2D(output_size=None)"
+
+
 def test_batch_norm_training_running_stats_and_eval():
     bo, bt = nn.BatchNorm2D(3), TNN.BatchNorm2d(3, momentum=0.1)  # Paddle 0.9 == torch 0.1
     assert [n for n, _ in bo.named_parameters()] == ["weight", "bias", "_mean", "_variance"]

@@ -14,6 +14,8 @@ __all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "Avg
 
 class _Pool(Layer):
     _fn = ""
+    # The settings the layer's repr shows, Paddle's choice per class (None: all).
+    _shown = ("kernel_size", "stride", "padding")
 
     def __init__(self, **settings):
         super().__init__()
@@ -23,8 +25,19 @@ class _Pool(Layer):
         from .. import functional as F
         return getattr(F, self._fn)(x, **self._settings)
 
+    _shows_kernel_as_stride = False  # a stride of None shown as the kernel size it means
+
+    def _shown_settings(self):
+        keys = self._settings if self._shown is None else self._shown
+        shown = {k: self._settings[k] for k in keys}
+        if "norm_type" in shown:
+            shown["norm_type"] = float(shown["norm_type"])
+        if self._shows_kernel_as_stride and shown.get("stride") is None:
+            shown["stride"] = shown["kernel_size"]
+        return shown
+
     def extra_repr(self):
-        return ", ".join(f"{k}={v}" for k, v in self._settings.items())
+        return ", ".join(f"{k}={v}" for k, v in self._shown_settings().items())
 
 
 class MaxPool1D(_Pool):
@@ -66,6 +79,7 @@ class AvgPool2D(_Pool):
 
 class AdaptiveAvgPool1D(_Pool):
     _fn = "adaptive_avg_pool1d"
+    _shown = ("output_size",)
 
     def __init__(self, output_size, name=None):
         super().__init__(output_size=output_size)
@@ -73,6 +87,7 @@ class AdaptiveAvgPool1D(_Pool):
 
 class AdaptiveAvgPool2D(_Pool):
     _fn = "adaptive_avg_pool2d"
+    _shown = ("output_size",)
 
     def __init__(self, output_size, data_format="NCHW", name=None):
         super().__init__(output_size=output_size, data_format=data_format)
@@ -80,6 +95,7 @@ class AdaptiveAvgPool2D(_Pool):
 
 class AdaptiveMaxPool2D(_Pool):
     _fn = "adaptive_max_pool2d"
+    _shown = ("output_size", "return_mask")
 
     def __init__(self, output_size, return_mask=False, name=None):
         super().__init__(output_size=output_size, return_mask=return_mask)
@@ -106,6 +122,7 @@ class AvgPool3D(_Pool):
 
 class AdaptiveAvgPool3D(_Pool):
     _fn = "adaptive_avg_pool3d"
+    _shown = ("output_size",)
 
     def __init__(self, output_size, data_format="NCDHW", name=None):
         super().__init__(output_size=output_size, data_format=data_format)
@@ -113,6 +130,7 @@ class AdaptiveAvgPool3D(_Pool):
 
 class AdaptiveMaxPool1D(_Pool):
     _fn = "adaptive_max_pool1d"
+    _shown = ("output_size", "return_mask")
 
     def __init__(self, output_size, return_mask=False, name=None):
         super().__init__(output_size=output_size, return_mask=return_mask)
@@ -120,6 +138,7 @@ class AdaptiveMaxPool1D(_Pool):
 
 class AdaptiveMaxPool3D(_Pool):
     _fn = "adaptive_max_pool3d"
+    _shown = ("output_size", "return_mask")
 
     def __init__(self, output_size, return_mask=False, name=None):
         super().__init__(output_size=output_size, return_mask=return_mask)
@@ -128,6 +147,7 @@ class AdaptiveMaxPool3D(_Pool):
 class LPPool1D(_Pool):
     """Power-average pooling of [N, C, L]: (sum of x ** norm_type) ** (1 / norm_type)."""
     _fn = "lp_pool1d"
+    _shown = ("norm_type", "kernel_size", "stride", "padding")
 
     def __init__(self, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
                  data_format="NCL", name=None):
@@ -138,6 +158,8 @@ class LPPool1D(_Pool):
 class LPPool2D(_Pool):
     """Power-average pooling of [N, C, H, W]: (sum of x ** norm_type) ** (1 / norm_type)."""
     _fn = "lp_pool2d"
+    _shown = ("norm_type", "kernel_size", "stride", "padding")
+    _shows_kernel_as_stride = True
 
     def __init__(self, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
                  data_format="NCHW", name=None):
@@ -154,6 +176,7 @@ class _Unpool(_Pool):
 class MaxUnPool1D(_Unpool):
     """The partial inverse of MaxPool1D: forward(x, indices) with the pool's mask."""
     _fn = "max_unpool1d"
+    _shown = ("output_size",)
 
     def __init__(self, kernel_size, stride=None, padding=0, data_format="NCL", output_size=None,
                  name=None):
@@ -164,6 +187,7 @@ class MaxUnPool1D(_Unpool):
 class MaxUnPool2D(_Unpool):
     """The partial inverse of MaxPool2D: forward(x, indices) with the pool's mask."""
     _fn = "max_unpool2d"
+    _shown = ("output_size",)
 
     def __init__(self, kernel_size, stride=None, padding=0, data_format="NCHW",
                  output_size=None, name=None):
@@ -174,6 +198,7 @@ class MaxUnPool2D(_Unpool):
 class MaxUnPool3D(_Unpool):
     """The partial inverse of MaxPool3D: forward(x, indices) with the pool's mask."""
     _fn = "max_unpool3d"
+    _shown = ("output_size",)
 
     def __init__(self, kernel_size, stride=None, padding=0, data_format="NCDHW",
                  output_size=None, name=None):
@@ -184,6 +209,7 @@ class MaxUnPool3D(_Unpool):
 class FractionalMaxPool2D(_Pool):
     """Fractional max pooling of [N, C, H, W] to output_size (pseudo-random windows)."""
     _fn = "fractional_max_pool2d"
+    _shown = ("output_size", "return_mask")
 
     def __init__(self, output_size, kernel_size=None, random_u=None, return_mask=False,
                  name=None):
@@ -194,6 +220,7 @@ class FractionalMaxPool2D(_Pool):
 class FractionalMaxPool3D(_Pool):
     """Fractional max pooling of [N, C, D, H, W] to output_size (pseudo-random windows)."""
     _fn = "fractional_max_pool3d"
+    _shown = ("output_size", "return_mask")
 
     def __init__(self, output_size, kernel_size=None, random_u=None, return_mask=False,
                  name=None):
