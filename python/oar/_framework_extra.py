@@ -80,7 +80,10 @@ class finfo:
             self.smallest_normal = float(np.finfo(np.float32).smallest_normal)
         else:
             f = np.finfo(d.name)
-            self.bits, self.eps, self.resolution = int(f.bits), float(f.eps), float(f.resolution)
+            # resolution 10**-precision as a Python float (1e-06, as Paddle's), not numpy's
+            # value in the dtype itself (float32's 1e-06 widens to 9.999999974752427e-07)
+            self.bits, self.eps = int(f.bits), float(f.eps)
+            self.resolution = 10.0 ** -int(f.precision)
             self.max, self.smallest_normal = float(f.max), float(f.smallest_normal)
         self.min = -self.max
         self.tiny = self.smallest_normal

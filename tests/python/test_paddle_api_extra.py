@@ -382,6 +382,9 @@ def test_size_finfo_iinfo():
         assert (f.max, f.eps, f.tiny, f.bits) == (float(np.finfo(nd).max), float(
             np.finfo(nd).eps), float(np.finfo(nd).tiny), np.finfo(nd).bits)
         assert f.dtype == d
+    # 10**-precision as Paddle prints it, not float32's 1e-06 widened
+    assert [oar.finfo(d).resolution for d in ("float16", "float32", "float64")] == [1e-3, 1e-6,
+                                                                                   1e-15]
     bf = oar.finfo(oar.bfloat16)
     assert (bf.bits, bf.eps, bf.max) == (16, 2.0 ** -7, float(torch.finfo(torch.bfloat16).max))
     assert oar.finfo(oar.complex64).dtype == "float32"
