@@ -146,7 +146,7 @@ def ones(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=F
 
 def empty(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
           pin_memory=False):
-    t = _C.full(_shape(shape, "empty"), 0.0, _dtype_or(dtype, default_float(), "empty"))
+    t = _C.empty(_shape(shape, "empty"), _dtype_or(dtype, default_float(), "empty"))
     return finish(t, "empty", out, device, requires_grad, pin_memory)
 
 
@@ -169,8 +169,8 @@ def ones_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin
 
 
 def empty_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin_memory=False):
-    return full_like(x, 0.0, dtype, device=device, requires_grad=requires_grad,
-                     pin_memory=pin_memory)
+    t = _C.empty_like(x, _dtype_or(dtype, None, "empty_like"))
+    return finish(t, "empty_like", None, device, requires_grad, pin_memory)
 
 
 def arange(start=0, end=None, step=1, dtype=None, *, out=None, device=None, requires_grad=False,

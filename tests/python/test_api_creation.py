@@ -187,6 +187,20 @@ def test_like_functions():
     assert e.shape == [2, 3] and e.dtype == oar.float64
 
 
+@pytest.mark.parametrize("name", NP_DTYPES + ["complex64", "uint8", "bfloat16"])
+def test_empty_allocates_without_filling(name):
+    # shape and dtype only: the values are whatever the memory held, as Paddle's
+    e = oar.empty([4, 3], dtype=name)
+    assert e.shape == [4, 3] and e.dtype == name and e.stop_gradient
+    assert e.numpy().shape == (4, 3)
+    x = oar.zeros([2, 5], dtype=name)
+    assert oar.empty_like(x).shape == [2, 5] and oar.empty_like(x).dtype == name
+    assert oar.empty_like(x, dtype="float64").dtype == oar.float64
+    assert oar.empty([0, 3], dtype=name).shape == [0, 3]
+    with pytest.raises(ValueError, match="shape"):
+        oar.empty([2, -1], dtype=name)
+
+
 def test_like_results_do_not_require_grad():
     x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
     assert oar.zeros_like(x).stop_gradient is True

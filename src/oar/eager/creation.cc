@@ -17,16 +17,6 @@ Tensor randn(const std::vector<int64_t>& shape, DType dtype) {
   return normal(shape, 0.0, 1.0, 0, dtype);
 }
 
-Tensor empty(const std::vector<int64_t>& shape, DType dtype) {
-  for (int64_t d : shape) {
-    OAR_ENFORCE(d >= 0, errors::InvalidArgument("empty(): argument 'shape' ", StrCat(shape),
-                                                " must not contain negative dimensions"));
-  }
-  auto impl = std::make_shared<DenseTensor>(dtype, MakeDDim(shape));
-  impl->AllocateFrom(CPUPlace());
-  return Tensor(std::move(impl));
-}
-
 template <typename T>
 Tensor to_tensor(const std::vector<T>& data, const std::vector<int64_t>& shape,
                  bool stop_gradient) {

@@ -1,4 +1,4 @@
-// Creation helpers of the C++ API beyond the declared full/arange/uniform/normal.
+// Creation helpers of the C++ API beyond the declared full/empty/arange/uniform/normal.
 #pragma once
 
 #include <vector>
@@ -9,7 +9,6 @@ namespace oar {
 
 Tensor zeros(const std::vector<int64_t>& shape, DType dtype = DType::kFloat32);
 Tensor ones(const std::vector<int64_t>& shape, DType dtype = DType::kFloat32);
-Tensor empty(const std::vector<int64_t>& shape, DType dtype = DType::kFloat32);
 Tensor zeros_like(const Tensor& x, DType dtype = DType::kUndefined);
 Tensor ones_like(const Tensor& x, DType dtype = DType::kUndefined);
 Tensor rand(const std::vector<int64_t>& shape, DType dtype = DType::kFloat32);

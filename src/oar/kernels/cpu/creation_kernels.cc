@@ -33,6 +33,17 @@ void FullLikeKernel(const DeviceContext& ctx, const DenseTensor&, const Scalar& 
   funcs::Fill(out, value);
 }
 
+// empty/empty_like: the allocation alone. Filling 4 MB took 50 us, the allocation 1.
+template <typename T>
+void EmptyKernel(const DeviceContext& ctx, const std::vector<int64_t>&, DType, DenseTensor* out) {
+  out->AllocateFrom(ctx.GetPlace());
+}
+
+template <typename T>
+void EmptyLikeKernel(const DeviceContext& ctx, const DenseTensor&, DType, DenseTensor* out) {
+  out->AllocateFrom(ctx.GetPlace());
+}
+
 template <typename T>
 void ArangeKernel(const DeviceContext& ctx, const Scalar& start, const Scalar&, const Scalar& step,
                   DType, DenseTensor* out) {
@@ -82,6 +93,8 @@ void NormalKernel(const DeviceContext& ctx, const std::vector<int64_t>&, double 
 
 OAR_REGISTER_KERNEL(full, CPU, Any, FullKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(full_like, CPU, Any, FullLikeKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(empty, CPU, Any, EmptyKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(empty_like, CPU, Any, EmptyLikeKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(arange, CPU, Any, ArangeKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(uniform, CPU, Any, UniformKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(normal, CPU, Any, NormalKernel, OAR_FLOAT_TYPES);
