@@ -540,6 +540,44 @@ def _svd_is_an_svd(call, detail, last):
     return bool(ok and torch.allclose(rebuilt, x.double(), atol=1e-9 * scale))
 
 
+def _eig_is_an_eig(call, detail, last):
+    """eig_packed: the eigenvectors of a repeated eigenvalue (a rank-deficient matrix's 0)
+    are any unit vectors of its eigenspace, and geev's choice among them depends on
+    roundoff -- OpenBLAS's differs from torch's MKL. Only when the eigenvalues agree with
+    torch's as a multiset, oar's every (value, vector) pair satisfies x v = value v with
+    |v| = 1, and each row that differs has an eigenvalue that is repeated (within the
+    roundoff of x's scale)."""
+    import numpy as np
+    import torch
+    x, out, want = _x(call, last), last.get("out"), last.get("want")
+    if x is None or out is None or want is None or x.dim() < 2 or x.numel() == 0 or \
+            not bool(torch.isfinite(x).all()):
+        return False
+    p = torch.from_numpy(np.asarray(out.numpy(), dtype=np.complex128))
+    w = want.detach().to(torch.complex128)
+    if p.shape != w.shape:
+        return False
+    n = x.shape[-1]
+    xs = x.detach().to(torch.complex128).reshape(-1, n, n)
+    ps, ws = p.reshape(-1, n, n + 1), w.reshape(-1, n, n + 1)
+    tol = (1e-4 if x.dtype == torch.float32 else 1e-10) * n * max(1.0, float(x.abs().max()))
+    for a, got, ref in zip(xs, ps, ws):
+        lam, vec = got[:, 0], got[:, 1:]
+        key = lambda z: sorted(z.tolist(), key=lambda c: (round(c.real, 3), c.imag))  # noqa
+        if not np.allclose(key(lam), key(ref[:, 0]), atol=tol):
+            return False
+        if not torch.allclose(vec.abs().pow(2).sum(-1), torch.ones(n, dtype=torch.float64),
+                              atol=1e-4):
+            return False
+        if float((a @ vec.mT - vec.mT * lam).abs().max()) > tol:
+            return False
+        for i in torch.nonzero(~torch.isclose(got, ref, atol=tol).all(-1)).flatten().tolist():
+            gaps = (ref[:, 0] - got[i, 0]).abs()
+            if int((gaps <= tol).sum()) < 2:  # the value is not repeated
+                return False
+    return True
+
+
 def _rank_deficient_gradient(call, detail, last):
     """The gradient of a factorisation or solve of a rank-deficient (singular) matrix is
     undefined: it divides by a zero pivot or singular value, giving inf in one
@@ -803,6 +841,8 @@ DIFFERENCES = [
                ["value mismatch", "grad mismatch"], _non_finite_matrix, _non_finite_matrix.__doc__),
     Difference("singular vectors are a basis of their subspace", ["svd_packed"],
                ["value mismatch"], _svd_is_an_svd, _svd_is_an_svd.__doc__),
+    Difference("eigenvectors of a repeated eigenvalue span its eigenspace", ["eig_packed"],
+               ["value mismatch"], _eig_is_an_eig, _eig_is_an_eig.__doc__),
     Difference("gradient of a rank-deficient factorisation", LAPACK_OPS, ["grad mismatch"],
                _rank_deficient_gradient, _rank_deficient_gradient.__doc__),
     Difference("LAPACK gradient roundoff within the condition number", LAPACK_OPS,
