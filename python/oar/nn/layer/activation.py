@@ -2,7 +2,7 @@
 with its settings fixed at construction (Paddle's paddle.nn.ReLU, GELU, ...)."""
 from __future__ import annotations
 
-from .layers import Layer
+from .layers import Layer, _dtype_text
 
 __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", "SiLU",
            "Swish", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Softplus", "Softsign",
@@ -11,8 +11,17 @@ __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", 
            "Maxout"]
 
 
-def _activation(cls_name, fn_name, params):
-    """A Layer class calling F.<fn_name>(x, **settings); params: [(name, default)]."""
+def _name_suffix(name, first=False):
+    """Paddle's ", name=..." ending of an activation's repr (nothing when name is empty);
+    first: the name is the only setting shown, so no leading comma."""
+    if not name:
+        return ""
+    return f"name={name}" if first else f", name={name}"
+
+
+def _activation(cls_name, fn_name, params, spec=""):
+    """A Layer class calling F.<fn_name>(x, **settings); params: [(name, default)];
+    spec: the format spec repr uses for the settings' values."""
 
     def __init__(self, *args, name=None, **kwargs):
         Layer.__init__(self)
@@ -27,13 +36,15 @@ def _activation(cls_name, fn_name, params):
         settings.update(zip(names, args))
         settings.update(kwargs)
         self._settings = settings
+        self._name = name
 
     def forward(self, x):
         from .. import functional as F
         return getattr(F, fn_name)(x, **self._settings)
 
     def extra_repr(self):
-        return ", ".join(f"{k}={v}" for k, v in self._settings.items())
+        shown = ", ".join(f"{k}={v:{spec}}" for k, v in self._settings.items())
+        return shown + _name_suffix(self._name, first=not shown)
 
     return type(cls_name, (Layer,), {"__init__": __init__, "forward": forward,
                                      "extra_repr": extra_repr,
@@ -52,9 +63,9 @@ Mish = _activation("Mish", "mish", [])
 LeakyReLU = _activation("LeakyReLU", "leaky_relu", [("negative_slope", 0.01)])
 ELU = _activation("ELU", "elu", [("alpha", 1.0)])
 SELU = _activation("SELU", "selu", [("scale", 1.0507009873554804934193349852946),
-                                    ("alpha", 1.6732632423543772848170429916717)])
+                                    ("alpha", 1.6732632423543772848170429916717)], ".16f")
 CELU = _activation("CELU", "celu", [("alpha", 1.0)])
-Softplus = _activation("Softplus", "softplus", [("beta", 1.0), ("threshold", 20.0)])
+Softplus = _activation("Softplus", "softplus", [("beta", 1), ("threshold", 20)])
 Softsign = _activation("Softsign", "softsign", [])
 Hardswish = _activation("Hardswish", "hardswish", [])
 Hardsigmoid = _activation("Hardsigmoid", "hardsigmoid", [])
@@ -86,6 +97,7 @@ class PReLU(Layer):
             raise ValueError(f"PReLU: argument 'num_parameters' must be a positive int, got "
                              f"{num_parameters!r}")
         self._data_format = data_format
+        self._num_parameters, self._init, self._name = num_parameters, init, name
         self.weight = self.create_parameter([num_parameters], attr=weight_attr,
                                             default_initializer=Constant(init))
 
@@ -94,7 +106,8 @@ class PReLU(Layer):
         return F.prelu(x, self.weight, data_format=self._data_format)
 
     def extra_repr(self):
-        return f"num_parameters={self.weight.shape[0]}, data_format={self._data_format}"
+        return (f"num_parameters={self._num_parameters}, data_format={self._data_format}, "
+                f"init={self._init}, dtype={_dtype_text(self)}" + _name_suffix(self._name))
 
 
 class Silu(Layer):
@@ -104,6 +117,7 @@ class Silu(Layer):
     def __init__(self, inplace=False, name=None):
         super().__init__()
         self._inplace = bool(inplace)
+        self._name = name
 
     def forward(self, x):
         from ... import _C
@@ -113,7 +127,7 @@ class Silu(Layer):
         return _C.silu(x)
 
     def extra_repr(self):
-        return "inplace=True" if self._inplace else ""
+        return f"inplace={self._inplace}" + _name_suffix(self._name)
 
 
 SiLU = Silu
@@ -121,6 +135,10 @@ SiLU = Silu
 
 class Softmax2D(Layer):
     """softmax over the channels of [N, C, H, W] (or [C, H, W]) at every position."""
+
+    def __init__(self, name=None):
+        super().__init__()
+        self._name = name
 
     def forward(self, x):
         from ... import _C
@@ -131,6 +149,9 @@ class Softmax2D(Layer):
                              f"{x.shape}")
         return _C.softmax(x, -3)
 
+    def extra_repr(self):
+        return _name_suffix(self._name, first=True)
+
 
 class RReLU(Layer):
     """Randomized leaky ReLU: negative slopes drawn from [lower, upper] in training, their
@@ -138,14 +159,15 @@ class RReLU(Layer):
 
     def __init__(self, lower=1.0 / 8.0, upper=1.0 / 3.0, name=None):
         super().__init__()
-        self._lower, self._upper = lower, upper
+        self._lower, self._upper, self._name = lower, upper, name
 
     def forward(self, x):
         from .. import functional as F
         return F.rrelu(x, self._lower, self._upper, training=self.training)
 
     def extra_repr(self):
-        return f"lower={self._lower}, upper={self._upper}"
+        return (f"lower={self._lower}, upper={self._upper}, training={self.training}, "
+                f"dtype={_dtype_text(self)}" + _name_suffix(self._name))
 
 
 class Maxout(Layer):
@@ -153,11 +175,11 @@ class Maxout(Layer):
 
     def __init__(self, groups, axis=1, name=None):
         super().__init__()
-        self._groups, self._axis = groups, axis
+        self._groups, self._axis, self._name = groups, axis, name
 
     def forward(self, x):
         from .. import functional as F
         return F.maxout(x, self._groups, self._axis)
 
     def extra_repr(self):
-        return f"groups={self._groups}, axis={self._axis}"
+        return f"groups={self._groups}, axis={self._axis}" + _name_suffix(self._name)

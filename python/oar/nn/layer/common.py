@@ -1,12 +1,17 @@
 """Common layers: Linear, Identity, Flatten (Paddle's weight layouts and initializers)."""
 from __future__ import annotations
 
-from .layers import Layer
+from .layers import Layer, _dtype_text
 
 __all__ = ["Linear", "Bilinear", "Identity", "Flatten", "Dropout", "Dropout2D", "Dropout3D",
            "AlphaDropout", "FeatureAlphaDropout", "Embedding", "Upsample", "UpsamplingNearest2D",
            "UpsamplingBilinear2D", "PixelShuffle", "Unflatten", "Unfold", "Fold",
            "CosineSimilarity", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+
+
+def _name_suffix(name):
+    """The ", name=..." ending Paddle gives a repr when the layer was named."""
+    return f", name={name}" if name else ""
 
 
 class Linear(Layer):
@@ -36,7 +41,7 @@ class Linear(Layer):
 
     def extra_repr(self):
         return (f"in_features={self._in_features}, out_features={self._out_features}, "
-                f"dtype={self._dtype.name}")
+                f"dtype={_dtype_text(self)}" + _name_suffix(self.name))
 
 
 class Bilinear(Layer):
@@ -52,6 +57,7 @@ class Bilinear(Layer):
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
                 raise ValueError(f"Bilinear: argument '{arg}' must be a positive int, got {v!r}")
         self._in1, self._in2, self._out = in1_features, in2_features, out_features
+        self._name = name
         self.weight = self.create_parameter([out_features, in1_features, in2_features],
                                             attr=weight_attr)
         self.bias = self.create_parameter([1, out_features], attr=bias_attr, is_bias=True)
@@ -62,7 +68,7 @@ class Bilinear(Layer):
 
     def extra_repr(self):
         return (f"in1_features={self._in1}, in2_features={self._in2}, "
-                f"out_features={self._out}")
+                f"out_features={self._out}, dtype={_dtype_text(self)}" + _name_suffix(self._name))
 
 
 class Identity(Layer):
@@ -86,9 +92,6 @@ class Flatten(Layer):
         from ... import flatten
         return flatten(input, self.start_axis, self.stop_axis)
 
-    def extra_repr(self):
-        return f"start_axis={self.start_axis}, stop_axis={self.stop_axis}"
-
 
 class Dropout(Layer):
     """Zero elements with probability p while training (scaling the rest by 1/(1-p) in
@@ -101,7 +104,7 @@ class Dropout(Layer):
         if mode not in ("upscale_in_train", "downscale_in_infer"):
             raise ValueError(f"Dropout: argument 'mode' must be 'upscale_in_train' or "
                              f"'downscale_in_infer', got {mode!r}")
-        self.p, self.axis, self.mode = p, axis, mode
+        self.p, self.axis, self.mode, self.name = p, axis, mode, name
 
     def forward(self, input):
         from .. import functional as F
@@ -109,7 +112,9 @@ class Dropout(Layer):
                          mode=self.mode)
 
     def extra_repr(self):
-        return f"p={self.p}, axis={self.axis}, mode={self.mode}"
+        # Paddle's Dropout also takes inplace (oar's has no in-place form): always False
+        return (f"p={self.p}, axis={self.axis}, mode={self.mode}{_name_suffix(self.name)}, "
+                f"inplace={getattr(self, 'inplace', False)}")
 
 
 class Dropout2D(Layer):
@@ -117,12 +122,15 @@ class Dropout2D(Layer):
 
     def __init__(self, p=0.5, data_format="NCHW", name=None):
         super().__init__()
-        self.p, self.data_format = p, data_format
+        self.p, self.data_format, self.name = p, data_format, name
 
     def forward(self, input):
         from .. import functional as F
         return F.dropout2d(input, p=self.p, training=self.training,
                            data_format=self.data_format)
+
+    def extra_repr(self):
+        return f"p={self.p}, data_format={self.data_format}" + _name_suffix(self.name)
 
 
 class Dropout3D(Layer):
@@ -130,7 +138,7 @@ class Dropout3D(Layer):
 
     def __init__(self, p=0.5, data_format="NCDHW", name=None):
         super().__init__()
-        self.p, self.data_format = p, data_format
+        self.p, self.data_format, self.name = p, data_format, name
 
     def forward(self, input):
         from .. import functional as F
@@ -138,7 +146,7 @@ class Dropout3D(Layer):
                            data_format=self.data_format)
 
     def extra_repr(self):
-        return f"p={self.p}, data_format={self.data_format}"
+        return f"p={self.p}, data_format={self.data_format}" + _name_suffix(self.name)
 
 
 class FeatureAlphaDropout(Layer):
@@ -146,14 +154,14 @@ class FeatureAlphaDropout(Layer):
 
     def __init__(self, p=0.5, name=None):
         super().__init__()
-        self.p = p
+        self.p, self.name = p, name
 
     def forward(self, input):
         from .. import functional as F
         return F.feature_alpha_dropout(input, p=self.p, training=self.training)
 
     def extra_repr(self):
-        return f"p={self.p}"
+        return f"p={self.p}" + _name_suffix(self.name)
 
 
 class AlphaDropout(Layer):
@@ -161,11 +169,14 @@ class AlphaDropout(Layer):
 
     def __init__(self, p=0.5, name=None):
         super().__init__()
-        self.p = p
+        self.p, self.name = p, name
 
     def forward(self, input):
         from .. import functional as F
         return F.alpha_dropout(input, p=self.p, training=self.training)
+
+    def extra_repr(self):
+        return f"p={self.p}" + _name_suffix(self.name)
 
 
 class Embedding(Layer):
@@ -179,6 +190,8 @@ class Embedding(Layer):
                  scale_grad_by_freq=False):
         super().__init__()
         self._max_norm, self._norm_type = max_norm, norm_type
+        # repr shows padding_idx as given (a negative one is not wrapped) and the name
+        self._shown_padding_idx, self._name = padding_idx, name
         self._scale_grad_by_freq = scale_grad_by_freq
         for arg, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
             if not isinstance(v, int) or v < 1:
@@ -206,23 +219,39 @@ class Embedding(Layer):
 
     def extra_repr(self):
         s = f"{self._num_embeddings}, {self._embedding_dim}"
-        return s + (f", padding_idx={self._padding_idx}" if self._padding_idx is not None
-                    else "")
+        if self._shown_padding_idx is not None:
+            s += f", padding_idx={self._shown_padding_idx}"
+        s += f", sparse={self._sparse}, scale_grad_by_freq={self._scale_grad_by_freq}"
+        return s if self._name is None else s + f", name={self._name}"
 
 
 class Upsample(Layer):
     """oar.nn.functional.interpolate with fixed settings."""
 
     def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=False,
-                 align_mode=0, data_format="NCHW", name=None):
+                 align_mode=0, data_format=None, name=None):
         super().__init__()
         self._settings = dict(size=size, scale_factor=scale_factor, mode=mode,
                               align_corners=align_corners, align_mode=align_mode,
                               data_format=data_format)
+        self._name = name
 
     def forward(self, x):
         from .. import functional as F
         return F.interpolate(x, **self._settings)
+
+    def extra_repr(self):
+        st = self._settings
+        s = _size_or_scale(st["size"], st["scale_factor"])
+        mode = st["mode"].lower() if isinstance(st["mode"], str) else st["mode"]
+        return (f"{s}, mode={mode}, align_corners={st['align_corners']}, "
+                f"align_mode={st['align_mode']}, data_format={st['data_format']}"
+                + _name_suffix(self._name))
+
+
+def _size_or_scale(size, scale_factor):
+    """Paddle's first setting in the repr of the upsampling layers."""
+    return f"scale_factor={scale_factor}" if scale_factor is not None else f"size={size}"
 
 
 class UpsamplingNearest2D(Layer):
@@ -231,13 +260,17 @@ class UpsamplingNearest2D(Layer):
     def __init__(self, size=None, scale_factor=None, data_format="NCHW", name=None):
         super().__init__()
         self._settings = dict(size=size, scale_factor=scale_factor, data_format=data_format)
+        self._name = name
 
     def forward(self, x):
         from .. import functional as F
         return F.interpolate(x, mode="nearest", **self._settings)
 
     def extra_repr(self):
-        return ", ".join(f"{k}={v}" for k, v in self._settings.items() if v is not None)
+        st = self._settings
+        size = [st["size"]] * 2 if isinstance(st["size"], int) else st["size"]
+        return (f"{_size_or_scale(size, st['scale_factor'])}, data_format={st['data_format']}"
+                + _name_suffix(self._name))
 
 
 class UpsamplingBilinear2D(UpsamplingNearest2D):
@@ -255,10 +288,23 @@ class PixelShuffle(Layer):
     def __init__(self, upscale_factor, data_format="NCHW", name=None):
         super().__init__()
         self._factor, self._data_format = upscale_factor, data_format
+        self._name = name
 
     def forward(self, x):
         from .. import functional as F
         return F.pixel_shuffle(x, self._factor, self._data_format)
+
+    def extra_repr(self):
+        return _factor_repr("upscale_factor", self._factor, self._data_format, self._name)
+
+
+def _factor_repr(what, factor, data_format, name):
+    """Paddle's repr of PixelShuffle, PixelUnshuffle and ChannelShuffle: the factor, then
+    data_format unless NCHW and name unless None."""
+    s = f"{what}={factor}"
+    if data_format != "NCHW":
+        s += f", data_format={data_format}"
+    return s if name is None else s + f", name={name}"
 
 
 class Unflatten(Layer):
@@ -267,10 +313,14 @@ class Unflatten(Layer):
     def __init__(self, axis, shape, name=None):
         super().__init__()
         self.axis, self.shape = axis, list(shape)
+        self._shown_shape, self.name = shape, name
 
     def forward(self, input):
         from ... import unflatten
         return unflatten(input, self.axis, self.shape)
+
+    def extra_repr(self):
+        return f"axis={self.axis}, shape={self._shown_shape}" + _name_suffix(self.name)
 
 
 class Unfold(Layer):
@@ -280,13 +330,14 @@ class Unfold(Layer):
         super().__init__()
         self._settings = dict(kernel_sizes=kernel_sizes, strides=strides, paddings=paddings,
                               dilations=dilations)
+        self.name = name
 
     def forward(self, input):
         from .. import functional as F
         return F.unfold(input, **self._settings)
 
     def extra_repr(self):
-        return ", ".join(f"{k}={v}" for k, v in self._settings.items())
+        return _window_repr(self._settings, self.name)
 
 
 class Fold(Layer):
@@ -297,13 +348,21 @@ class Fold(Layer):
         super().__init__()
         self._settings = dict(output_sizes=output_sizes, kernel_sizes=kernel_sizes,
                               strides=strides, paddings=paddings, dilations=dilations)
+        self.name = name
 
     def forward(self, input):
         from .. import functional as F
         return F.fold(input, **self._settings)
 
     def extra_repr(self):
-        return ", ".join(f"{k}={v}" for k, v in self._settings.items())
+        return _window_repr(self._settings, self.name)
+
+
+def _window_repr(settings, name):
+    """Paddle's repr of Unfold and Fold (output_sizes not shown)."""
+    st = settings
+    return (f"kernel_size={st['kernel_sizes']}, dilation={st['dilations']}, "
+            f"padding={st['paddings']}, stride={st['strides']}" + _name_suffix(name))
 
 
 class CosineSimilarity(Layer):

@@ -23,6 +23,17 @@ def _tuple(v, n, who, name):
     return v
 
 
+def _as_list(v, n):
+    """v as the list of n ints Paddle keeps for stride and dilation (v itself if it is
+    neither an int nor a sequence)."""
+    if isinstance(v, int):
+        return [v] * n
+    try:
+        return [int(x) for x in v]
+    except (TypeError, ValueError):
+        return v
+
+
 class _ConvNd(Layer):
     _dims = 2
     _fn = "conv2d"
@@ -91,19 +102,21 @@ class _ConvNd(Layer):
         return getattr(F, self._fn)(x, self.weight, self.bias, **kw)
 
     def extra_repr(self):
-        # Paddle's: the settings that differ from their defaults
+        # Paddle's: the settings that differ from their defaults; stride and dilation
+        # as lists of one int per spatial axis, padding as given
         n = self._dims
+        stride, dilation = _as_list(self._stride, n), _as_list(self._dilation, n)
         s = f"{self._in}, {self._out}, kernel_size={list(self._kernel)}"
-        if _tuple(self._stride, n, "", "stride") != (1,) * n:
-            s += f", stride={self._stride}"
+        if stride != [1] * n:
+            s += f", stride={stride}"
         if self._padding != 0:
             s += f", padding={self._padding}"
         if self._padding_mode != "zeros":
             s += f", padding_mode={self._padding_mode}"
         if self._output_padding != 0:
             s += f", output_padding={self._output_padding}"
-        if _tuple(self._dilation, n, "", "dilation") != (1,) * n:
-            s += f", dilation={self._dilation}"
+        if dilation != [1] * n:
+            s += f", dilation={dilation}"
         if self._groups != 1:
             s += f", groups={self._groups}"
         return s + f", data_format={self._data_format}"

@@ -12,10 +12,17 @@ class PairwiseDistance(Layer):
     def __init__(self, p=2.0, epsilon=1e-6, keepdim=False, name=None):
         super().__init__()
         self._p, self._epsilon, self._keepdim = p, epsilon, keepdim
+        self._name = name
 
     def forward(self, x, y):
         from .. import functional as F
         return F.pairwise_distance(x, y, self._p, self._epsilon, self._keepdim)
 
     def extra_repr(self):
-        return f"p={self._p}, epsilon={self._epsilon}, keepdim={self._keepdim}"
+        # Paddle's: p, then the settings that differ from their defaults
+        s = f"p={self._p}"
+        if self._epsilon != 1e-6:
+            s += f", epsilon={self._epsilon}"
+        if self._keepdim is not False:
+            s += f", keepdim={self._keepdim}"
+        return s if self._name is None else s + f", name={self._name}"

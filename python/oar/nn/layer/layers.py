@@ -71,6 +71,13 @@ def _layer_path(stack, layer):
     return f"{parent_path}.{name}"
 
 
+def _dtype_text(layer):
+    """The dtype a layer's repr shows (Linear, Bilinear, PReLU, RReLU): its name, or what
+    the last cast was given (see Layer._cast_to)."""
+    shown = layer.__dict__.get("_dtype_shown")
+    return layer._dtype.name if shown is None else str(shown)
+
+
 class Layer:
     """Base class of all layers: subclass it, create parameters and sub-layers in
     __init__, compute in forward().
@@ -446,6 +453,12 @@ class Layer:
                              f"CPU), got {device!r}")
         if dtype is None:
             return self
+        return self._cast_to(dtype, dtype)
+
+    def _cast_to(self, dtype, shown):
+        """to(dtype=dtype); shown: what the layers' reprs print as their dtype from now on,
+        as Paddle keeps it: to's argument as given ("float64" from to("float64")), a dtype
+        from astype and float (paddle.float64)."""
         dtype = convert_dtype(dtype)
         floating = ("float16", "bfloat16", "float32", "float64")
         with no_grad():
@@ -464,19 +477,22 @@ class Layer:
                             new.persistable = t.persistable
                         reg[name] = new
                 layer._dtype = dtype
+                layer._dtype_shown = shown
         return self
 
     def float(self):
-        return self.to(dtype="float32")
+        return self._cast_to("float32", convert_dtype("float32"))
 
     def float16(self):
-        return self.to(dtype="float16")
+        return self._cast_to("float16", convert_dtype("float16"))
 
     def bfloat16(self):
-        return self.to(dtype="bfloat16")
+        return self._cast_to("bfloat16", convert_dtype("bfloat16"))
 
     def astype(self, dtype):
-        return self.to(dtype=dtype)
+        if dtype is None:
+            return self
+        return self._cast_to(dtype, convert_dtype(dtype))
 
     def clear_gradients(self, set_to_zero=True):
         """Clear the gradient of every trainable parameter."""
@@ -490,15 +506,17 @@ class Layer:
         return ""
 
     def __repr__(self):
-        lines = []
-        extra = self.extra_repr()
-        if extra:
-            lines += extra.split("\n")
-        for name, layer in self._sub_layers.items():
-            sub = repr(layer).split("\n")
-            lines.append(f"({name}): " + sub[0])
-            lines += sub[1:]
-        if not self._sub_layers:
-            return f"{type(self).__name__}({extra})"
-        body = "\n".join("  " + l for l in lines)
-        return f"{type(self).__name__}(\n{body}\n)"
+        # Paddle's layout: a one-line extra_repr follows the "(" directly, a multi-line
+        # one gets its own indented block (closed by a newline, so sub-layers after it
+        # come after an empty line); each sub-layer is "(name): repr", indented by two.
+        out = type(self).__name__ + "("
+        extra = self.extra_repr().split("\n")
+        if len(extra) > 1:
+            out += "\n  " + "\n  ".join(extra) + "\n"
+        else:
+            out += extra[0]
+        subs = [f"({name}): " + repr(layer).replace("\n", "\n  ")
+                for name, layer in self._sub_layers.items()]
+        if subs:
+            out += "\n  " + "\n  ".join(subs) + "\n"
+        return out + ")"

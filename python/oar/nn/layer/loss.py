@@ -29,10 +29,6 @@ class _Loss(Layer):
         from .. import functional as F
         return getattr(F, self._fn)(input, label, **self._settings)
 
-    def extra_repr(self):
-        return ", ".join(f"{k}={v}" for k, v in self._settings.items()
-                         if not hasattr(v, "shape"))
-
 
 class CrossEntropyLoss(_Loss):
     """softmax + negative log-likelihood; hard (int64) or soft labels."""
@@ -315,7 +311,3 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
     def predict(self, input):
         from ..functional._adaptive_softmax import _predict
         return _predict(self.log_prob(input))
-
-    def extra_repr(self):
-        return (f"in_features={self.in_features}, n_classes={self.n_classes}, "
-                f"cutoffs={self.cutoffs[:-1]}, div_value={self.div_value}")

@@ -16,6 +16,11 @@ def _positive(who, name, v):
         raise ValueError(f"{who}: argument '{name}' must be a positive int, got {v!r}")
 
 
+# data_format -> the 2-D layout Paddle's batch norm layers keep after a forward
+_FORWARD_FORMATS = {"NC": "NCHW", "NCL": "NCHW", "NLC": "NHWC", "NCDHW": "NCHW",
+                    "NDHWC": "NHWC"}
+
+
 class _BatchNormBase(Layer):
     _formats: tuple[str, ...] = ("NCHW", "NHWC")
 
@@ -29,6 +34,10 @@ class _BatchNormBase(Layer):
                              f"got {data_format!r}")
         self._num_features, self._momentum, self._epsilon = num_features, momentum, epsilon
         self._data_format, self._use_global_stats = data_format, use_global_stats
+        self._name = name
+        # the data_format repr shows: as given until the first forward, then the 2-D
+        # layout Paddle's forward rewrites its attribute to
+        self._shown_format = data_format
         self.weight = self.create_parameter([num_features], attr=weight_attr,
                                             default_initializer=Constant(1.0))
         self.bias = self.create_parameter([num_features], attr=bias_attr, is_bias=True)
@@ -42,16 +51,23 @@ class _BatchNormBase(Layer):
         return {"NCL": "NCHW", "NLC": "NHWC", "NCDHW": "NCHW", "NDHWC": "NHWC"}.get(
             self._data_format, self._data_format)
 
+    def _note_forward(self):
+        self._shown_format = _FORWARD_FORMATS.get(self._data_format, self._data_format)
+
     def forward(self, x):
         from .. import functional as F
+        self._note_forward()
         return F.batch_norm(x, self._mean, self._variance, weight=self.weight, bias=self.bias,
                             training=self.training, momentum=self._momentum,
                             epsilon=self._epsilon, data_format=self._data_format,
                             use_global_stats=self._use_global_stats)
 
     def extra_repr(self):
-        return (f"num_features={self._num_features}, momentum={self._momentum}, "
-                f"epsilon={self._epsilon}, data_format={self._data_format}")
+        s = f"num_features={self._num_features}, momentum={self._momentum}, " \
+            f"epsilon={self._epsilon}"
+        if self._shown_format != "NCHW":
+            s += f", data_format={self._shown_format}"
+        return s if self._name is None else s + f", name={self._name}"
 
 
 class BatchNorm1D(_BatchNormBase):
@@ -97,6 +113,9 @@ class BatchNorm(_BatchNormBase):
             from .. import functional as F
             y = getattr(F, self._act)(y)
         return y
+
+    def extra_repr(self):
+        return ""
 
 
 class LayerNorm(Layer):
@@ -155,6 +174,7 @@ class GroupNorm(Layer):
             raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
                              f"num_groups ({num_groups})")
         self._groups, self._epsilon, self._data_format = num_groups, epsilon, data_format
+        self._num_channels = num_channels
         self.weight = self.create_parameter([num_channels], attr=weight_attr,
                                             default_initializer=Constant(1.0))
         self.bias = self.create_parameter([num_channels], attr=bias_attr, is_bias=True)
@@ -165,7 +185,8 @@ class GroupNorm(Layer):
                             bias=self.bias, data_format=self._data_format)
 
     def extra_repr(self):
-        return f"num_groups={self._groups}, epsilon={self._epsilon}"
+        return (f"num_groups={self._groups}, num_channels={self._num_channels}, "
+                f"epsilon={self._epsilon}")
 
 
 class _InstanceNorm(Layer):
@@ -174,6 +195,7 @@ class _InstanceNorm(Layer):
         super().__init__()
         _positive(type(self).__name__, "num_features", num_features)
         self._epsilon, self._data_format = epsilon, data_format
+        self._num_features = num_features
         self.scale = self.create_parameter([num_features], attr=weight_attr,
                                            default_initializer=Constant(1.0)) \
             if weight_attr is not False else None
@@ -184,6 +206,9 @@ class _InstanceNorm(Layer):
         from .. import functional as F
         return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self._epsilon,
                                data_format=self._data_format)
+
+    def extra_repr(self):
+        return f"num_features={self._num_features}, epsilon={self._epsilon}"
 
 
 class InstanceNorm1D(_InstanceNorm):
@@ -219,11 +244,13 @@ class SyncBatchNorm(_BatchNormBase):
 
     def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
                  bias_attr=None, data_format="NCHW", name=None):
-        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format)
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                         name=name)
 
     def forward(self, x):
         from ... import distributed as dist
         from .. import functional as F
+        self._note_forward()
         fmt = self._data_format
         if fmt.startswith("NC") and x.ndim in (2, 3, 4, 5):
             fmt = {2: "NC", 3: "NCL", 4: "NCHW", 5: "NCDHW"}[x.ndim]
@@ -259,7 +286,8 @@ class SyncBatchNorm(_BatchNormBase):
             if fmt not in cls._formats:
                 fmt = "NCHW"
             out = cls(layer._num_features, layer._momentum, layer._epsilon,
-                      data_format=fmt)
+                      data_format=fmt, name=layer._name)
+            out._shown_format = layer._shown_format
             for name in ("weight", "bias", "_mean", "_variance"):
                 setattr(out, name, getattr(layer, name))
             out.training = layer.training
@@ -268,10 +296,6 @@ class SyncBatchNorm(_BatchNormBase):
                 out.add_sublayer(name, cls.convert_sync_batchnorm(sub))
         return out
 
-    def extra_repr(self):
-        return (f"num_features={self._num_features}, momentum={self._momentum}, "
-                f"epsilon={self._epsilon}")
-
 
 class LocalResponseNorm(Layer):
     """x / (k + alpha * mean of x ** 2 over size neighbouring channels) ** beta."""
@@ -279,13 +303,18 @@ class LocalResponseNorm(Layer):
     def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
         super().__init__()
         self._settings = dict(size=size, alpha=alpha, beta=beta, k=k, data_format=data_format)
+        self._name = name
 
     def forward(self, x):
         from .. import functional as F
         return F.local_response_norm(x, **self._settings)
 
     def extra_repr(self):
-        return ", ".join(f"{k}={v}" for k, v in self._settings.items())
+        st = self._settings
+        s = f"size={st['size']}, alpha={st['alpha']}, beta={st['beta']}, k={st['k']}"
+        if st["data_format"] != "NCHW":
+            s += f", data_format={st['data_format']}"
+        return s if self._name is None else s + f", name={self._name}"
 
 
 class SpectralNorm(Layer):
@@ -333,9 +362,6 @@ class SpectralNorm(Layer):
                 u = _unit(_C.matmul(mat, v), self._eps)
         sigma = _C.sum(u * _C.matmul(mat, v))
         return x / sigma
-
-    def extra_repr(self):
-        return f"weight_shape={self._shape}, dim={self._dim}, power_iters={self._power_iters}"
 
 
 def _unit(t, eps):

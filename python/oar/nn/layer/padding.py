@@ -45,6 +45,10 @@ class _PadNd(Layer):
                              f"'replicate' or 'circular', got {mode!r}")
         self._value = value
         self._data_format = data_format or _FORMATS[self._nd]
+        # repr shows a sequence (or Tensor) padding as given, an int one spelled out
+        self._shown_padding = padding if isinstance(padding, (list, tuple, _C.Tensor)) \
+            else self._padding
+        self._name = name
 
     def forward(self, x):
         from .. import functional as F
@@ -52,8 +56,9 @@ class _PadNd(Layer):
                      data_format=self._data_format)
 
     def extra_repr(self):
-        return (f"padding={self._padding}, mode={self._pad_mode}, value={self._value}, "
-                f"data_format={self._data_format}")
+        return (f"padding={self._shown_padding}, mode={self._pad_mode}, value={self._value}, "
+                f"data_format={self._data_format}" + (f", name={self._name}" if self._name
+                                                      else ""))
 
 
 class Pad1D(_PadNd):
@@ -61,7 +66,7 @@ class Pad1D(_PadNd):
     _nd = 1
 
     def __init__(self, padding, mode="constant", value=0.0, data_format="NCL", name=None):
-        super().__init__(padding, mode, value, data_format)
+        super().__init__(padding, mode, value, data_format, name)
 
 
 class Pad2D(_PadNd):
@@ -69,7 +74,7 @@ class Pad2D(_PadNd):
     _nd = 2
 
     def __init__(self, padding, mode="constant", value=0.0, data_format="NCHW", name=None):
-        super().__init__(padding, mode, value, data_format)
+        super().__init__(padding, mode, value, data_format, name)
 
 
 class Pad3D(_PadNd):
@@ -77,21 +82,21 @@ class Pad3D(_PadNd):
     _nd = 3
 
     def __init__(self, padding, mode="constant", value=0.0, data_format="NCDHW", name=None):
-        super().__init__(padding, mode, value, data_format)
+        super().__init__(padding, mode, value, data_format, name)
 
 
 class _FixedPad(_PadNd):
     """A pad layer whose mode is fixed by the class (ZeroPad, ReflectionPad, ...)."""
 
     def __init__(self, padding, data_format=None, name=None):
-        super().__init__(padding, self._mode, 0.0, data_format)
+        super().__init__(padding, self._mode, 0.0, data_format, name)
 
 
 class _ConstantPad(_PadNd):
     """A constant pad layer with its fill value."""
 
     def __init__(self, padding, value, data_format=None, name=None):
-        super().__init__(padding, "constant", value, data_format)
+        super().__init__(padding, "constant", value, data_format, name)
 
 
 class ZeroPad1D(_FixedPad):

@@ -15,7 +15,7 @@ __all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "Avg
 class _Pool(Layer):
     _fn = ""
     # The settings the layer's repr shows, Paddle's choice per class (None: all).
-    _shown = ("kernel_size", "stride", "padding")
+    _shown: tuple[str, ...] | None = ("kernel_size", "stride", "padding")
 
     def __init__(self, **settings):
         super().__init__()

@@ -437,9 +437,9 @@ class RNNBase(LayerList):
         s = f"{self.input_size}, {self.hidden_size}"
         if self.num_layers != 1:
             s += f", num_layers={self.num_layers}"
-        if self.time_major:
+        if self.time_major is not False:
             s += f", time_major={self.time_major}"
-        if self.dropout:
+        if self.dropout != 0:
             s += f", dropout={self.dropout}"
         return s
 

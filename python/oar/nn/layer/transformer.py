@@ -179,9 +179,6 @@ class MultiHeadAttention(Layer):
             ([cache] if cache is not None else [])
         return out if len(outs) == 1 else tuple(outs)
 
-    def extra_repr(self):
-        return f"embed_dim={self.embed_dim}, num_heads={self.num_heads}, dropout={self.dropout}"
-
 
 def _check_sizes(who, d_model, nhead, dim_feedforward):
     _positive(who, "d_model", d_model)

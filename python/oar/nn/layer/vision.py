@@ -1,6 +1,7 @@
 """Channel rearranging layers (Paddle's paddle.nn.layer.vision)."""
 from __future__ import annotations
 
+from .common import _factor_repr
 from .layers import Layer
 
 __all__ = ["PixelUnshuffle", "ChannelShuffle"]
@@ -11,14 +12,14 @@ class PixelUnshuffle(Layer):
 
     def __init__(self, downscale_factor, data_format="NCHW", name=None):
         super().__init__()
-        self._factor, self._data_format = downscale_factor, data_format
+        self._factor, self._data_format, self._name = downscale_factor, data_format, name
 
     def forward(self, x):
         from .. import functional as F
         return F.pixel_unshuffle(x, self._factor, self._data_format)
 
     def extra_repr(self):
-        return f"downscale_factor={self._factor}, data_format={self._data_format}"
+        return _factor_repr("downscale_factor", self._factor, self._data_format, self._name)
 
 
 class ChannelShuffle(Layer):
@@ -26,11 +27,11 @@ class ChannelShuffle(Layer):
 
     def __init__(self, groups, data_format="NCHW", name=None):
         super().__init__()
-        self._groups, self._data_format = groups, data_format
+        self._groups, self._data_format, self._name = groups, data_format, name
 
     def forward(self, x):
         from .. import functional as F
         return F.channel_shuffle(x, self._groups, self._data_format)
 
     def extra_repr(self):
-        return f"groups={self._groups}, data_format={self._data_format}"
+        return _factor_repr("groups", self._groups, self._data_format, self._name)

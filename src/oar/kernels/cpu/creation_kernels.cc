@@ -33,7 +33,8 @@ void FullLikeKernel(const DeviceContext& ctx, const DenseTensor&, const Scalar& 
   funcs::Fill(out, value);
 }
 
-// empty/empty_like: the allocation alone. Filling 4 MB took 50 us, the allocation 1.
+// empty/empty_like: the allocation alone (filling 4 MB took 50 us; oar.empty now takes
+// about 5 from Python at any size).
 template <typename T>
 void EmptyKernel(const DeviceContext& ctx, const std::vector<int64_t>&, DType, DenseTensor* out) {
   out->AllocateFrom(ctx.GetPlace());
