@@ -111,15 +111,11 @@ bool IsPointwise(const WindowGeometry& g) {
 }
 
 // Runs f(n_begin, n_end) over samples: in parallel when each thread gets one.
-// The pool's workers are not an OpenMP team, so OpenBLAS (OpenMP build) would open
-// a team of OMP_NUM_THREADS inside each worker: 4 threads on 2 cores, and a 1x1
-// convolution's forward took 3.6 ms on two threads against 2.0 ms on one
-// (build/benchmarks/oar_bench_conv, AVX2 EPYC).
 template <typename F>
 void ForSamples(int64_t n, int64_t cost, F f) {
   if (n >= detail::IntraOpThreads()) {
     ParallelFor(0, n, cost, [&](int64_t b, int64_t e) {
-      const LapackThreads one(1, 1);  // BLAS on this worker alone
+      const BlasOnThisThread serial;
       f(b, e);
     });
   } else {

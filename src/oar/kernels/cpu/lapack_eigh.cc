@@ -99,7 +99,7 @@ constexpr int64_t kSplitMinN = 128;
 template <typename F>
 void RunTasks(int tasks, int64_t cost, F&& task) {
   ParallelFor(0, tasks, cost, [&](int64_t lo, int64_t hi) {
-    const LapackThreads one(1, 1);
+    const BlasOnThisThread serial;
     for (int64_t i = lo; i < hi; ++i) task(static_cast<int>(i));
   });
 }
