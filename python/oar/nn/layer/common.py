@@ -114,7 +114,7 @@ class Dropout(Layer):
     def extra_repr(self):
         # Paddle's Dropout also takes inplace (oar's has no in-place form): always False
         return (f"p={self.p}, axis={self.axis}, mode={self.mode}{_name_suffix(self.name)}, "
-                f"inplace={getattr(self, 'inplace', False)}")
+                "inplace=False")
 
 
 class Dropout2D(Layer):
