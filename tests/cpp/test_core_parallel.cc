@@ -1,10 +1,12 @@
 // ParallelFor over the intra-op pool (core/parallel.h, Note [A late worker never
 // delays an op]): every index exactly once, exceptions carried to the caller,
-// nested loops inline, and several application threads sharing the pool. The
+// nested loops inline, libraries inside a chunk on one OpenMP thread, and several
+// application threads sharing the pool. The
 // suite is named Threads so scripts/tsan.sh runs it under ThreadSanitizer.
 #include "oar/core/parallel.h"
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include <atomic>
 #include <stdexcept>
@@ -60,6 +62,26 @@ TEST(Threads, PoolRunsNestedLoopsInline) {
     }
   });
   EXPECT_EQ(inner.load(), 80);
+}
+
+// Note [Libraries inside a chunk run on one thread]: the caller's own setting (3 here,
+// more than this machine's default) is 1 while it runs chunks and comes back after.
+TEST(Threads, ChunksSeeOneOpenMPThread) {
+  SplitEverything split;
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(3);
+  std::atomic<int> chunks{0}, wider{0};
+  for (int rep = 0; rep < 50; ++rep) {
+    ParallelFor(0, 64, 1, [&](int64_t, int64_t) {
+      chunks.fetch_add(1);
+      if (omp_get_max_threads() != 1) wider.fetch_add(1);
+    });
+  }
+  const int after = omp_get_max_threads();
+  omp_set_num_threads(saved);
+  EXPECT_GT(chunks.load(), 50);
+  EXPECT_EQ(wider.load(), 0);
+  EXPECT_EQ(after, 3);
 }
 
 TEST(Threads, PoolSharedByApplicationThreads) {

@@ -53,6 +53,29 @@ struct Job {
   int64_t RangeBegin(int64_t r) const { return r * chunks / ranges; }
 };
 
+// Note [Libraries inside a chunk run on one thread]
+// A chunk that calls BLAS or LAPACK (a convolution's per-sample GEMM, the halves of a
+// split eigensolver) must not fan out again: the pool's workers are not an OpenMP
+// team, so OpenBLAS's OpenMP build would open a team of OMP_NUM_THREADS inside each of
+// them (4 threads on 2 cores: a 1x1 convolution's forward took 3.6 ms on two threads
+// against 2.0 on one, docs/benchmarks.md). OpenBLAS reads the calling thread's
+// omp_get_max_threads() at each call, so every worker sets its own to 1 once, and the
+// calling thread sets its own to 1 while it draws chunks (OneOpenMPThread).
+class OneOpenMPThread {
+ public:
+  OneOpenMPThread() : saved_(omp_get_max_threads()) {
+    if (saved_ > 1) omp_set_num_threads(1);
+  }
+  ~OneOpenMPThread() {
+    if (saved_ > 1) omp_set_num_threads(saved_);
+  }
+  OneOpenMPThread(const OneOpenMPThread&) = delete;
+  OneOpenMPThread& operator=(const OneOpenMPThread&) = delete;
+
+ private:
+  int saved_;
+};
+
 void RunOne(Job& job, int64_t c) {
   tl_in_parallel = true;
   try {
@@ -108,7 +131,10 @@ class Pool {
       generation_.fetch_add(1, std::memory_order_release);
       generation_.notify_all();
     }
-    Work(*job);
+    {
+      const OneOpenMPThread one;  // Note [Libraries inside a chunk run on one thread]
+      Work(*job);
+    }
     for (int spins = 0; job->done.load(std::memory_order_acquire) < chunks; ++spins) {
       if (spins < 4096) {
         OAR_CPU_RELAX();
@@ -125,6 +151,7 @@ class Pool {
 
  private:
   void Loop() {
+    omp_set_num_threads(1);  // Note [Libraries inside a chunk run on one thread]
     uint64_t seen = generation_.load();
     while (true) {
       uint64_t g = generation_.load(std::memory_order_acquire);

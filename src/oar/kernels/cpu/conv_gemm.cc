@@ -5,7 +5,6 @@
 // threads, each worker's BLAS calls on that worker alone; with fewer samples the
 // loop is serial and BLAS threads.
 #include <cblas.h>
-#include <omp.h>
 
 #include <algorithm>
 #include <cstring>
@@ -14,7 +13,6 @@
 
 #include "oar/core/parallel.h"
 #include "oar/kernels/cpu/conv_impl.h"
-#include "oar/kernels/cpu/lapack_threads.h"
 
 namespace oar::conv_engine {
 namespace {
@@ -114,10 +112,9 @@ bool IsPointwise(const WindowGeometry& g) {
 template <typename F>
 void ForSamples(int64_t n, int64_t cost, F f) {
   if (n >= detail::IntraOpThreads()) {
-    ParallelFor(0, n, cost, [&](int64_t b, int64_t e) {
-      const BlasOnThisThread serial;
-      f(b, e);
-    });
+    // Each sample's GEMM runs on its own thread: Note [Libraries inside a chunk run on
+    // one thread] in core/thread_pool.cc.
+    ParallelFor(0, n, cost, [&](int64_t b, int64_t e) { f(b, e); });
   } else {
     f(0, n);
   }

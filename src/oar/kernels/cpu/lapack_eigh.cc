@@ -94,12 +94,10 @@ struct Routines<double> {
 constexpr int64_t kSplitMinN = 128;
 
 // Runs task(i) for i in [0, tasks) on the pool, each LAPACK/BLAS call on one thread
-// (OpenBLAS reads the calling thread's OpenMP setting, on a pool worker the process
-// default).
+// (Note [Libraries inside a chunk run on one thread] in core/thread_pool.cc).
 template <typename F>
 void RunTasks(int tasks, int64_t cost, F&& task) {
   ParallelFor(0, tasks, cost, [&](int64_t lo, int64_t hi) {
-    const BlasOnThisThread serial;
     for (int64_t i = lo; i < hi; ++i) task(static_cast<int>(i));
   });
 }

@@ -1,6 +1,6 @@
 // How many OpenMP threads OpenBLAS's LAPACK may use inside one call (the LAPACK
-// kernels: lapack_kernels.cc, lapack_eigh.cc), and BLAS on one pool worker alone
-// (BlasOnThisThread: conv_gemm.cc, lapack_eigh.cc).
+// kernels: lapack_kernels.cc, lapack_eigh.cc). Calls inside a ParallelFor body run on
+// one thread already (Note [Libraries inside a chunk run on one thread]).
 #pragma once
 
 #include <omp.h>
@@ -50,15 +50,6 @@ class LapackThreads {
  private:
   static constexpr double kThreadedCost = 2e9;
   int saved_ = 0;
-};
-
-// BLAS and LAPACK on the calling thread alone, for calls inside a ParallelFor body: oar's
-// pool workers are not an OpenMP team, so OpenBLAS (OpenMP build) would open a team of
-// OMP_NUM_THREADS inside each one (4 threads on 2 cores: a 1x1 convolution's forward took
-// 3.6 ms on two threads against 2.0 on one, docs/benchmarks.md).
-class BlasOnThisThread : public LapackThreads {
- public:
-  BlasOnThisThread() : LapackThreads(1, 1) {}
 };
 
 }  // namespace oar
