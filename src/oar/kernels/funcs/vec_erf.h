@@ -212,44 +212,54 @@ inline VF GeluV(VF v) {
 }
 #elif defined(__AVX2__)
 // With 8 lanes the 32-interval table would cost four permutes and three blends
-// per coefficient. Instead: 8 intervals of [0, 3], a degree-6 polynomial each
-// (`tools/fit_gelu_table.py 8 3.0 6`), one vpermps per coefficient, no exp and no
-// division; within 2.4 ulp of float64 over [-3, 3] (measured). A vector with a lane at |x| >= 3
-// or NaN (2% of 8-lane vectors of standard-normal inputs) takes LowerTail whole, so
-// wide inputs cost what they did before. On an AVX2 EPYC (Zen 3), 1.25-1.5x LowerTail's speed.
-alignas(32) inline constexpr float kGeluTable8[7][8] = {
-    {0.425634325f, 0.286887705f, 0.174250707f, 0.0946757421f, 0.0457536243f, 0.0195800792f,
-     0.00739460718f, 0.00245790114f},
-    {-0.3919909f, -0.340567589f, -0.257073909f, -0.168593183f, -0.0960614979f, -0.0475538932f,
-     -0.0204526745f, -0.00764260581f},
-    {0.0367492437f, 0.0957846269f, 0.120503634f, 0.110639334f, 0.0810519159f, 0.0490399562f,
-     0.0249267146f, 0.0107474271f},
-    {0.0630347505f, 0.0388020054f, 0.0051858481f, -0.0203053951f, -0.0295814537f, -0.0257893186f,
-     -0.016844226f, -0.00880204886f},
-    {-0.00908921659f, -0.0214246251f, -0.0212931558f, -0.0117821647f, -0.00103167596f,
-     0.00512331398f, 0.00610763114f, 0.00439671893f},
-    {-0.00907141343f, -0.00339208706f, 0.00327044423f, 0.00610087533f, 0.00477561401f,
-     0.00176023075f, -0.000440817239f, -0.00114474411f},
-    {0.00169285806f, 0.00316288089f, 0.00193699915f, 0.000345202687f, -0.00113650807f,
-     -0.00125896209f, -0.000577910221f, -3.15694379e-05f},
+// per coefficient. Instead: 8 intervals of [0, 4], a degree-7 polynomial each in
+// the interval's unit coordinate y in [-1/2, 1/2] (`tools/fit_gelu_table.py 8 4.0 7
+// unit`, relative error 2.0e-7), one vpermps per coefficient, no exp and no division.
+// The width 0.5 makes a = 2|x| - 1/2 exact (but below |x| = 1/8, where its rounding
+// moves T by under 1e-8 relative), its nearest integer the interval k and a - k the
+// exact coordinate, with no clamp: |x| < 4 keeps a under 7.5. A tie (|x| a multiple of
+// 1/2) lands on the neighbouring interval's end, inside its fit.
+// gelu = max(x, 0) - |x| T: x (1 - T) for x >= 0 and x T below, in one FMA.
+// A vector with a lane at |x| >= 4 or NaN (0.05% of 8-lane vectors of standard-normal
+// inputs) takes LowerTail whole, so wide inputs cost what they did before.
+alignas(32) inline constexpr float kGeluTable8[8][8] = {
+    {0.401293665f, 0.22662735f, 0.105649777f, 0.0400591567f, 0.0122244731f, 0.00297976332f,
+     0.000577025057f, 8.84172841e-05f},
+    {-0.193334058f, -0.150568724f, -0.0913245454f, -0.043138653f, -0.0158698261f, -0.00454678107f,
+     -0.00101452402f, -0.000176297835f},
+    {0.0120833823f, 0.0282316357f, 0.02853892f, 0.0188731514f, 0.00892677717f, 0.00312591251f,
+     0.000824301562f, 0.000165279111f},
+    {0.00755211757f, 0.00274476968f, -0.00214041909f, -0.00370728504f, -0.00268630031f,
+     -0.00124326011f, -0.00040422607f, -9.59536774e-05f},
+    {-0.000739588926f, -0.00143357902f, -0.000854694459f, 2.48158267e-05f, 0.000383579085f,
+     0.000297105726f, 0.000129862194f, 3.80928759e-05f},
+    {-0.000264512346f, 4.37168501e-06f, 0.00018709802f, 0.000134560207f, 1.44242431e-05f,
+     -3.50351984e-05f, -2.70184337e-05f, -1.06881134e-05f},
+    {3.05277135e-05f, 4.69641564e-05f, 9.10624021e-06f, -2.10703747e-05f, -1.55142861e-05f,
+     -1.84039482e-06f, 2.992801e-06f, 2.06664572e-06f},
+    {5.99076975e-06f, -2.19051367e-06f, -6.32906585e-06f, -2.31796704e-07f, 2.15289219e-06f,
+     1.19114316e-06f, 1.58858082e-08f, -2.28763298e-07f},
 };
 
 inline VF GeluV(VF v) {
-  constexpr float kEnd = 3.0f, kWidth = kEnd / 8.0f, kPerUnit = 8.0f / kEnd;  // the width is exact
+  constexpr float kEnd = 4.0f;
   const VF t = std::bit_cast<VF>(std::bit_cast<VI>(v) & 0x7fffffff);
   const VI inside = t < kEnd;  // false for NaN and +-inf
   if (_mm256_movemask_ps(std::bit_cast<__m256>(inside)) != 0xff) return GeluFromTail(v);
-  const VI k0 = __builtin_convertvector(t * kPerUnit, VI);  // truncates: the interval
-  const VI k = k0 < 7 ? k0 : VI{} + 7;  // kPerUnit is rounded: t just under 3 must stay in 7
-  const VF u = t - (__builtin_convertvector(k, VF) + 0.5f) * kWidth;
+  const VF a = t * 2.0f - 0.5f;
+  const __m256 kf =
+      _mm256_round_ps(std::bit_cast<__m256>(a), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  const VI k = std::bit_cast<VI>(_mm256_cvtps_epi32(kf));
+  const VF y = a - std::bit_cast<VF>(kf);
   auto coef = [&](int j) {
     VF row;
     std::memcpy(&row, kGeluTable8[j], sizeof(VF));
     return __builtin_shuffle(row, k);
   };
-  VF p = coef(6);
-  for (int j = 5; j >= 0; --j) p = p * u + coef(j);
-  return v * (v < 0.0f ? p : 1.0f - p);
+  VF p = coef(7);
+  for (int j = 6; j >= 0; --j) p = p * y + coef(j);
+  const VF pos = v >= 0.0f ? v : VF{};  // -0 keeps its sign
+  return pos - t * p;
 }
 #else
 inline VF GeluV(VF v) { return GeluFromTail(v); }
