@@ -208,8 +208,8 @@ def test_max_pool2d_mask_and_grad(kw):
 @pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
 @pytest.mark.parametrize("hw", [(2, 2), (5, 3), (28, 28), (14, 14), (9, 33), (4, 66)])
 def test_max_pool2x2_low_precision_and_float_paths_agree_with_float64(dtype, hw):
-    # float32/16 and bfloat16 2x2 stride-2 pools take a SIMD path where the CPU has
-    # AVX-512 (funcs/max_pool_2x2.h); float64 keeps the generic loop. Few distinct
+    # 2x2 stride-2 pools take a SIMD path (funcs/max_pool_2x2.h): float32/16 and
+    # bfloat16 with AVX-512, float32 with AVX2; float64 keeps the generic loop. Few distinct
     # values (ties keep the first element in row-major order) and NaNs (which win).
     a = RNG.integers(-3, 4, size=(2, 3) + hw).astype("float64")
     a[RNG.random(a.shape) < 0.05] = np.nan

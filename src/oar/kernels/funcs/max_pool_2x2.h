@@ -8,7 +8,10 @@
 // permutes, and the winner is kept as a 2-bit code in 32-bit lanes, turned
 // into an index only at the store. float16/bfloat16 rows are widened to float
 // in the load: the half-size input is what makes the low-precision pool
-// cheaper than float32's, as it should be.
+// cheaper than float32's, as it should be. With AVX2 (float only), eight
+// outputs a step: the even/odd split is an in-lane shuffle, which leaves the
+// outputs in the order 0 1 4 5 | 2 3 6 7; the comparisons do not mind, and only
+// the winners' codes are put back in order, by one 64-bit permute.
 #pragma once
 
 #include <cstdint>
@@ -19,6 +22,12 @@
 #if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VL__)
 #include <immintrin.h>
 #define OAR_MAX_POOL_2X2_SIMD 1
+#elif defined(__AVX2__)
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstring>
+#define OAR_MAX_POOL_2X2_AVX2 1
 #endif
 
 namespace oar::funcs {
@@ -28,6 +37,8 @@ template <typename T>
 constexpr bool kMaxPool2x2Simd =
 #if defined(OAR_MAX_POOL_2X2_SIMD)
     std::is_same_v<T, float> || std::is_same_v<T, bfloat16> || std::is_same_v<T, float16>;
+#elif defined(OAR_MAX_POOL_2X2_AVX2)
+    std::is_same_v<T, float>;
 #else
     false;
 #endif
@@ -113,6 +124,80 @@ void MaxPool2x2Plane(const T* plane, int64_t IW, int64_t OH, int64_t OW, int64_t
   }
 }
 #pragma GCC diagnostic pop
+#elif defined(OAR_MAX_POOL_2X2_AVX2)
+namespace max_pool_detail {
+
+// The first n lanes (n clamped to [0, 8]) as a maskload mask.
+inline __m256i FirstLanes8(int64_t n) {
+  const int32_t k = static_cast<int32_t>(std::clamp<int64_t>(n, 0, 8));
+  return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
+}
+
+// As the AVX-512 TakesOver: v wins when larger, or when it is the first NaN.
+inline __m256 TakesOver8(__m256 v, __m256 best) {
+  const __m256 gt = _mm256_cmp_ps(v, best, _CMP_GT_OQ);
+  const __m256 v_nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
+  const __m256 best_num = _mm256_cmp_ps(best, best, _CMP_ORD_Q);
+  return _mm256_or_ps(gt, _mm256_and_ps(v_nan, best_num));
+}
+
+}  // namespace max_pool_detail
+
+// The contract of the AVX-512 version above, for float.
+template <typename T>
+void MaxPool2x2Plane(const T* plane, int64_t IW, int64_t OH, int64_t OW, int64_t* out) {
+  static_assert(std::is_same_v<T, float>);
+  using namespace max_pool_detail;
+  const __m256i lane2 = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);  // 2 * output lane
+  const __m256i iw = _mm256_set1_epi32(static_cast<int32_t>(IW));
+  const __m256i one = _mm256_set1_epi32(1);
+  for (int64_t oh = 0; oh < OH; ++oh) {
+    const float* r0 = plane + 2 * oh * IW;
+    const float* r1 = r0 + IW;
+    for (int64_t ow0 = 0; ow0 < OW; ow0 += 8) {
+      const int64_t n = std::min<int64_t>(OW - ow0, 8);  // outputs in this step
+      const int64_t c = 2 * ow0;
+      __m256 a_lo, a_hi, b_lo, b_hi;
+      if (n == 8) {
+        a_lo = _mm256_loadu_ps(r0 + c), a_hi = _mm256_loadu_ps(r0 + c + 8);
+        b_lo = _mm256_loadu_ps(r1 + c), b_hi = _mm256_loadu_ps(r1 + c + 8);
+      } else {  // the row's end: only the 2n inputs of its windows are read
+        const __m256i m_lo = FirstLanes8(2 * n), m_hi = FirstLanes8(2 * n - 8);
+        a_lo = _mm256_maskload_ps(r0 + c, m_lo), a_hi = _mm256_maskload_ps(r0 + c + 8, m_hi);
+        b_lo = _mm256_maskload_ps(r1 + c, m_lo), b_hi = _mm256_maskload_ps(r1 + c + 8, m_hi);
+      }
+      // The window's elements in row-major order: (0,0) (0,1) (1,0) (1,1).
+      const __m256 cand[4] = {
+          _mm256_shuffle_ps(a_lo, a_hi, 0x88), _mm256_shuffle_ps(a_lo, a_hi, 0xDD),
+          _mm256_shuffle_ps(b_lo, b_hi, 0x88), _mm256_shuffle_ps(b_lo, b_hi, 0xDD)};
+      __m256 best = cand[0];
+      __m256 code = _mm256_setzero_ps();
+      for (int k = 1; k < 4; ++k) {
+        const __m256 take = TakesOver8(cand[k], best);
+        best = _mm256_blendv_ps(best, cand[k], take);
+        code = _mm256_blendv_ps(code, _mm256_castsi256_ps(_mm256_set1_epi32(k)), take);
+      }
+      const __m256i ci = _mm256_permute4x64_epi64(_mm256_castps_si256(code), 0xD8);
+      // index = (2 oh + code / 2) IW + 2 (ow0 + lane) + code % 2
+      const __m256i row = _mm256_and_si256(_mm256_srai_epi32(_mm256_slli_epi32(ci, 30), 31), iw);
+      const __m256i col = _mm256_add_epi32(lane2, _mm256_and_si256(ci, one));
+      const __m256i idx = _mm256_add_epi32(
+          _mm256_add_epi32(row, col), _mm256_set1_epi32(static_cast<int32_t>(2 * oh * IW + c)));
+      const __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(idx));
+      const __m256i hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(idx, 1));
+      int64_t* o = out + oh * OW + ow0;
+      if (n == 8) {
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), lo);
+        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 4), hi);
+      } else {
+        alignas(32) int64_t tmp[8];
+        _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), lo);
+        _mm256_store_si256(reinterpret_cast<__m256i*>(tmp + 4), hi);
+        std::memcpy(o, tmp, sizeof(int64_t) * static_cast<size_t>(n));
+      }
+    }
+  }
+}
 #else
 // Declared on every build so that callers guard with kMaxPool2x2Simd<T> alone: a
 // qualified name is looked up even in a discarded `if constexpr` branch. Never
