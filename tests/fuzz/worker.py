@@ -20,6 +20,10 @@ import gen as G
 from fuzz_errors import limit_memory, unclear  # noqa: F401
 
 torch.set_num_threads(1)  # tiny tensors, two workers on two cores
+# The oracle's sparse constructors check their indices: unchecked, torch builds a sparse
+# tensor from out-of-range or NaN-cast indices and corrupts the heap when it densifies
+# it ("double free or corruption", seen as a crash of whichever oar call came next).
+torch.sparse.check_sparse_tensor_invariants.enable()
 
 sys.path.insert(0, os.path.join(G.ROOT, "tests"))
 import op_registry  # noqa: E402  (tests/op_registry.py)
