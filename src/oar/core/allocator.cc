@@ -1,5 +1,8 @@
 #include "oar/core/allocator.h"
 
+#include <sys/sysinfo.h>
+
+#include <algorithm>
 #include <cstdlib>
 #include <new>
 
@@ -46,17 +49,30 @@ void Allocator::Record(int64_t delta_bytes, int64_t delta_blocks) {
 
 namespace {
 
+// Physical memory plus swap: the most one block could ever be backed by.
+size_t HostMemoryBytes() {
+  static const size_t bytes = [] {
+    struct sysinfo info {};
+    if (sysinfo(&info) != 0) return ~size_t{0};
+    return (static_cast<size_t>(info.totalram) + info.totalswap) * info.mem_unit;
+  }();
+  return bytes;
+}
+
 // Host memory through mimalloc: 64-byte aligned blocks cost a few dozen
 // instructions even for the 1-element tensors of scalar code, where
 // aligned_alloc/free cost more than the op itself.
 class CPUAllocator final : public Allocator {
  public:
   void* Allocate(size_t bytes) override {
-    // No machine maps 2**48 bytes: refuse such a request before malloc, whose
-    // answer to it differs by allocator (sanitizer runtimes abort instead of
-    // returning null).
-    if (bytes > (size_t{1} << 48)) {
-      throw errors::ResourceExhausted("out of host memory: failed to allocate ", bytes, " bytes");
+    // A block larger than the machine's memory and swap is refused before malloc.
+    // mimalloc reserves address space without committing it, so such a request
+    // succeeded and the first fill then paged for ever: oar.zeros([2**40]) hung where
+    // PyTorch raises. (Sanitizer runtimes abort on it instead of returning null.)
+    if (bytes > std::min(HostMemoryBytes(), size_t{1} << 48)) {
+      throw errors::ResourceExhausted("out of host memory: failed to allocate ", bytes,
+                                      " bytes, more than this machine's ", HostMemoryBytes(),
+                                      " bytes of memory and swap");
     }
     void* p = mi_malloc_aligned(bytes, kCPUAlignment);
     if (!p)

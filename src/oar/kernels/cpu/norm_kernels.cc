@@ -181,6 +181,10 @@ void NormScaleGradKernel(const DeviceContext&, const DenseTensor& x_in, const De
   const T* px = DataOf<T>(x);
   const T* pg = DataOf<T>(g);
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (s.rows == 0 || s.cols == 0) {  // an empty sum; rows of no columns would still be walked
+    std::fill(o, o + s.cols, T(0));
+    return;
+  }
   const int64_t blocks = (s.rows + kScaleRows - 1) / kScaleRows;
   std::vector<C> partial(static_cast<size_t>(std::max<int64_t>(blocks, 1) * s.cols), C(0));
   ParallelFor(0, blocks, kScaleRows * s.cols * 4, [&](int64_t bb, int64_t be) {
