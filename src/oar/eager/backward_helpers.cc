@@ -576,15 +576,18 @@ Tensor p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& g, double p
     return multiply(max_min_grad(abs(x), out, g, axis, keepdim), sign(x));
   }
   const Tensor G = reduce_grad(g, x, axis, keepdim);
-  if (porder == 1) return multiply(G, sign(x));
+  // p = 1, and lines of one element, whose norm is |x| (p_norm's kernel takes it so).
+  if (porder == 1 || x.numel() == out.numel()) return multiply(G, sign(x));
   const Tensor o = reduce_grad(out, x, axis, keepdim);
   const Tensor zero = equal(o, zeros_like(o));
   const Tensor safe = nonzero_or_one(o, zero);
   if (porder == 2) return multiply(G, divide(x, safe));  // a zero 2-norm has x == 0
   // A zero norm (all x 0 for p > 0; some x 0, or an underflow, for p < 0) gets 0,
-  // as in PyTorch: the formula would divide by it.
+  // as in PyTorch: the formula would divide by it. So does an x of 0 for p < 1, where
+  // |x|^(p - 1) is infinite (PyTorch's subgradient; the formula gives 0 * inf).
   const Tensor ratio = divide(pow(abs(x), porder - 1.0), pow(safe, porder - 1.0));
-  return where(zero, zeros_like(x), multiply(G, multiply(sign(x), ratio)));
+  const Tensor none = porder < 1 ? logical_or(zero, equal(x, zeros_like(x))) : zero;
+  return where(none, zeros_like(x), multiply(G, multiply(sign(x), ratio)));
 }
 
 Tensor cumsum_grad(const Tensor& x, const Tensor& g_out, const std::vector<int64_t>& axis) {

@@ -158,6 +158,9 @@ void PNormKernel(const DeviceContext&, const DenseTensor& x, double p,
       for (int64_t j = 0; j < n; ++j) s += At(row, j) != 0 ? 1.0 : 0.0;
       return static_cast<C>(s);
     }
+    // One element's norm is its |x| for every p, as in PyTorch; the formula would
+    // overflow |x|^p for huge p (1e308) or round (|x|^p)^(1/p) to 1 for tiny ones.
+    if (n == 1) return static_cast<C>(std::abs(At(row, 0)));
     if (p == 1) {
       for (int64_t j = 0; j < n; ++j) s += std::abs(At(row, j));
       return static_cast<C>(s);
