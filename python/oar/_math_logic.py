@@ -2,8 +2,9 @@
 (src/oar/ops/math.yaml, logic.yaml), and the Tensor operators // % & | ^ ~.
 
 clip, nan_to_num, lerp and masked_fill take None, Python numbers or Tensors where the
-declared op takes a float or a Tensor: None bounds become infinities (the kernels read
-an infinite bound as "none"), numbers become 0-d tensors of x's dtype. The functions
+declared op takes a float or a Tensor: clip's None bounds become infinities (no bound),
+nan_to_num's None replacements the dtype's largest and lowest finite values, and numbers
+become 0-d tensors of x's dtype. The functions
 replace oar.<op>, oar.<op>_ and the Tensor methods; the generated _C functions stay
 reachable as oar._C.<op>.
 """
@@ -32,19 +33,24 @@ def clip_(x, min=None, max=None, name=None):  # noqa: A002
                     _bound("clip_", "max", max, math.inf))
 
 
-def _nan_args(api, nan, posinf, neginf):
-    return (float(C.number(api, "nan", nan)), _bound(api, "posinf", posinf, math.inf),
-            _bound(api, "neginf", neginf, -math.inf))
+def _nan_args(api, x, nan, posinf, neginf):
+    """None is x's dtype's largest (lowest) finite value; a given value is used as is
+    (posinf=inf keeps +inf, as in PyTorch and Paddle). Integers have no infinities."""
+    from ._framework_extra import finfo  # imported after this module by oar/__init__
+
+    big = finfo(x.dtype).max if x.dtype.is_floating_point else math.inf
+    return (float(C.number(api, "nan", nan)), _bound(api, "posinf", posinf, big),
+            _bound(api, "neginf", neginf, -big))
 
 
 def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     C.tensor("nan_to_num", "x", x)
-    return _C.nan_to_num(x, *_nan_args("nan_to_num", nan, posinf, neginf))
+    return _C.nan_to_num(x, *_nan_args("nan_to_num", x, nan, posinf, neginf))
 
 
 def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
     C.tensor("nan_to_num_", "x", x)
-    return _C.nan_to_num_(x, *_nan_args("nan_to_num_", nan, posinf, neginf))
+    return _C.nan_to_num_(x, *_nan_args("nan_to_num_", x, nan, posinf, neginf))
 
 
 def _like_x(api, name, x, v):

@@ -309,3 +309,40 @@ def test_as_strided_whose_reach_overflows_int64_is_a_range_error():
         oar.as_strided(x, [3], stride=[2 ** 63 - 1], offset=0)
     with pytest.raises(IndexError, match="past element 2\\^63"):
         oar.as_strided(x, [2, 2], stride=[2 ** 62, 2 ** 62], offset=2 ** 62)
+
+
+# ---- seed 2511 (300,000 calls, 2026-11-24) ---------------------------------------------
+
+@pytest.mark.parametrize("p", [1e308, -1e-320, 3.0])
+def test_p_norm_of_one_element_is_its_magnitude_for_every_p(p):
+    # was inf for p = 1e308 (|x|^p overflowed) and 1.0 for p = -1e-320 ((|x|^p)^(1/p))
+    x = _t([[-1.75, 2.5]])
+    out = oar._C.p_norm(x, p, [0], False)
+    _close(out, torch.linalg.vector_norm(torch.tensor(x.numpy()), ord=p, dim=0))
+    np.testing.assert_array_equal(out.numpy(), [1.75, 2.5])
+
+
+def test_p_norm_gradient_at_zero_for_p_below_one_is_zero_as_in_torch():
+    # was NaN: sign(0) * |0|^(p - 1) = 0 * inf
+    x = _t([1.3, 0.0, 1.0, -0.0], grad=True)
+    (g,) = oar.grad([oar._C.p_norm(x, 0.5, [], False)], [x])
+    xt = torch.tensor(x.numpy(), requires_grad=True)
+    torch.linalg.vector_norm(xt, ord=0.5).backward()
+    _close(g, xt.grad)
+    assert not np.isnan(g.numpy()).any()
+
+
+def test_norm_scale_grad_of_rows_without_columns_returns_at_once():
+    # never returned: 2**35 blocks of 32 empty rows were walked, then summed
+    t = oar.to_tensor(np.zeros([1, 2 ** 40, 0], dtype=np.float32))
+    out = oar._C.norm_scale_grad(t, g=t, epsilon=0.0, begin_norm_axis=2, rms=True)
+    assert list(out.shape) == [0]
+
+
+def test_a_block_larger_than_memory_and_swap_is_a_memory_error():
+    # oar.zeros([2**40]) hung: mimalloc reserved 4 TiB and the fill paged for ever
+    with pytest.raises(MemoryError, match=r"zeros|full") as e:
+        oar.zeros([2 ** 40])
+    assert "memory and swap" in str(e.value)
+    with pytest.raises(MemoryError, match=r"sum\(\)"):
+        oar.sum(oar.to_tensor(np.zeros([1, 2 ** 40, 0], dtype=np.float32)), axis=2)

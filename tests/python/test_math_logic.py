@@ -42,6 +42,8 @@ def test_nan_to_num_defaults_and_values(dtype):
     eq(oar.nan_to_num(x), torch.nan_to_num(tx))
     eq(x.nan_to_num(nan=1.0, posinf=2.0), torch.nan_to_num(tx, nan=1.0, posinf=2.0))
     eq(oar.nan_to_num(x, neginf=-7.0), torch.nan_to_num(tx, neginf=-7.0))
+    # an infinite replacement is taken as given (it was read as "the default")
+    eq(oar.nan_to_num(x, 3.0, INF, -INF), torch.nan_to_num(tx, 3.0, INF, -INF))
     y = x.clone()
     assert oar.nan_to_num_(y, posinf=oar.to_tensor(3.0)) is y
     eq(y, torch.nan_to_num(tx, posinf=3.0))
@@ -56,6 +58,9 @@ def test_nan_to_num_gradient_is_zero_at_non_finite_values():
 def test_nan_to_num_float16_and_integers():
     x = oar.to_tensor(np.array([NAN, INF, -INF], np.float16))
     eq(oar.nan_to_num(x), np.array([0.0, 65504.0, -65504.0], np.float16))
+    b = oar.to_tensor(np.array([NAN, INF, -INF], np.float32)).astype("bfloat16")
+    eq(oar.nan_to_num(b).astype("float32"), np.array([0.0, 3.3895313892515355e38,
+                                                      -3.3895313892515355e38], np.float32))
     eq(oar.nan_to_num(t([1, 2], "int64")), np.array([1, 2], np.int64))
 
 

@@ -45,22 +45,9 @@ void IsfiniteKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out
   });
 }
 
-// The largest finite value of a storage type (float16 and bfloat16 have no
-// std::numeric_limits), as a double.
-template <typename T>
-double LargestFinite() {
-  if constexpr (std::is_same_v<T, float16>) {
-    return 65504.0;
-  } else if constexpr (std::is_same_v<T, bfloat16>) {
-    return 3.3895313892515355e38;  // (2 - 2**-7) * 2**127
-  } else {
-    return static_cast<double>(std::numeric_limits<T>::max());
-  }
-}
-
-// An infinite replacement for an infinity means the dtype's largest (lowest)
-// finite value: replacing inf by inf would be no replacement at all, and it is
-// what the Python wrapper passes for posinf=None / neginf=None.
+// The replacements are taken as given, as PyTorch and Paddle do (posinf=inf keeps
+// +inf); the Python wrapper passes the dtype's largest (lowest) finite value for
+// posinf=None (neginf=None).
 template <typename T>
 void NanToNumKernel(const DeviceContext&, const DenseTensor& x, double nan, double posinf,
                     double neginf, DenseTensor* out) {
@@ -68,10 +55,9 @@ void NanToNumKernel(const DeviceContext&, const DenseTensor& x, double nan, doub
   if constexpr (!kIsFloat<C>) {
     UnaryElementwise<T, T>(x, out, [](C a) { return a; });  // integers have none of them
   } else {
-    const double big = LargestFinite<T>();
     const C n = static_cast<C>(nan);
-    const C p = static_cast<C>(std::isinf(posinf) && posinf > 0 ? big : posinf);
-    const C m = static_cast<C>(std::isinf(neginf) && neginf < 0 ? -big : neginf);
+    const C p = static_cast<C>(posinf);
+    const C m = static_cast<C>(neginf);
     UnaryElementwise<T, T>(x, out, [=](C a) {
       if (std::isnan(a)) return n;
       if (std::isinf(a)) return a > 0 ? p : m;
