@@ -346,3 +346,18 @@ def test_a_block_larger_than_memory_and_swap_is_a_memory_error():
     assert "memory and swap" in str(e.value)
     with pytest.raises(MemoryError, match=r"sum\(\)"):
         oar.sum(oar.to_tensor(np.zeros([1, 2 ** 40, 0], dtype=np.float32)), axis=2)
+
+
+@pytest.mark.parametrize("bad", [-INF, NAN])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "complex128"])
+def test_eig_of_a_matrix_holding_inf_or_nan_is_an_error_as_in_torch(bad, dtype):
+    # an infinity made geev's balancing refuse its arguments and the steps after it write
+    # past their buffers: "double free or corruption", the interpreter gone
+    a = np.array([[0.99, 2.82, -INF], [0.0, -2.04, -2.09], [-INF, 2.38, -1.73]])
+    a[0, 2] = a[2, 0] = bad
+    x = oar.to_tensor(a).astype(dtype)
+    for f in (oar.linalg.eig, oar.linalg.eigvals):
+        with pytest.raises(ValueError, match=r"batch index 0 of argument 'x' holds inf or NaN"):
+            f(x)
+    with pytest.raises(RuntimeError, match="infs or NaNs"):
+        torch.linalg.eig(torch.tensor(a))

@@ -723,6 +723,18 @@ void EigPackedKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* ou
   std::vector<C> w(n), v(n * n);
   for (int64_t b = 0; b < batch; ++b) {
     ToColMajor(MatrixAt<T>(xc, b, n * n), n, n, a.data(), n);
+    // geev on an infinity scales the matrix to NaN, its balancing step then refuses its
+    // arguments and returns, and the steps after it wrote past their buffers (a double
+    // free; found by the fuzzer). PyTorch and NumPy refuse such input too.
+    const bool finite = std::all_of(a.begin(), a.end(), [](const T& e) {
+      if constexpr (std::is_same_v<T, R>) {
+        return std::isfinite(e);
+      } else {
+        return std::isfinite(e.real()) && std::isfinite(e.imag());
+      }
+    });
+    OAR_ENFORCE(finite, errors::InvalidArgument("the matrix at batch index ", b,
+                                                " of argument 'x' holds inf or NaN"));
     const int info = Geev<T>(ni, a.data(), w.data(), v.data(), &work, &rwork);
     OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
                                                    "batch index ",
