@@ -1195,8 +1195,9 @@ def isin(x: Tensor, test_x: Tensor, assume_unique: bool = False, invert: bool = 
 # ---- histograms -----------------------------------------------------------------------------
 def histogram_bin_edges(input: Tensor, bins: int = 100, min: float = 0.0,  # noqa: A002
                         max: float = 0.0, name: str | None = None) -> Tensor:
-    """The bins + 1 edges oar.histogram uses: evenly spaced over [min, max], or over the
-    data's range when min == max (widened by 0.5 each way when that is one value).
+    """The bins + 1 edges evenly spaced over [min, max], or over the data's range when both
+    are 0, widened by 0.5 each way when the range is one value. (Paddle's rule: for
+    min == max != 0 these are min +- 0.5, while histogram counts over the data's range.)
 
     Examples:
         >>> import oar
@@ -1213,7 +1214,7 @@ def histogram_bin_edges(input: Tensor, bins: int = 100, min: float = 0.0,  # noq
     hi = float(C.number("histogram_bin_edges", "max", max))
     if lo > hi:
         raise ValueError(f"histogram_bin_edges(): 'max' ({hi}) must be >= 'min' ({lo})")
-    if lo == hi and input.size:
+    if lo == 0 and hi == 0 and input.size:  # unlike histogram's min == max: Paddle's rule
         a = input.numpy().astype(np.float64)
         lo, hi = float(a.min()), float(a.max())
     if lo == hi:

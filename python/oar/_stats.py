@@ -157,7 +157,7 @@ def bincount(x, weights=None, minlength=0, name=None):
 def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False,  # noqa: A002
               name=None):
     """Counts (or summed weight) in `bins` equal-width bins of [min, max]; the data's range
-    when both are 0. int64 without weight; density gives float32 densities."""
+    when min == max (Paddle's kernel; its histogram_bin_edges differs, see there). int64 without weight; density gives float32 densities."""
     C.tensor("histogram", "input", input)
     bins = C.integer("histogram", "bins", bins)
     lo, hi = float(C.number("histogram", "min", min)), float(C.number("histogram", "max", max))
@@ -166,7 +166,7 @@ def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False,  # 
     hist = _C.histogram(input, w, bins, lo, hi)
     if not density:
         return hist
-    if lo == 0 and hi == 0 and input.size:
+    if lo == hi and input.size:  # Paddle: min == max takes the data's range
         lo, hi = float(_C.amin(_C.cast(input, float64), [], False).item()), \
             float(_C.amax(_C.cast(input, float64), [], False).item())
     if lo == hi:

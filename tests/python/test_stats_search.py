@@ -224,6 +224,22 @@ def test_histogram():
     assert oar.histogram(oar.to_tensor([2.0, 2.0]), bins=2).numpy().tolist() == [0, 2]
 
 
+def test_histogram_min_equal_to_max_takes_the_data_range_as_paddle():
+    # Paddle 3.3.1's values (its kernel reads min == max as "the data's range"; torch's
+    # range=(3, 3) would be [2.5, 3.5]); its histogram_bin_edges keeps min +- 0.5 instead
+    x = oar.to_tensor([-1.0, 0.2, 0.5, 2.7, 3.0, 3.2])
+    w = oar.to_tensor([1.0, 2, 3, 4, 5, 6])
+    assert oar.histogram(x, bins=3, min=3, max=3).numpy().tolist() == [2, 1, 3]
+    assert oar.histogram(x, bins=3, min=3, max=3, weight=w).numpy().tolist() == [3, 3, 15]
+    close(oar.histogram(x, bins=3, min=3, max=3, density=True),
+          np.array([0.23809524, 0.11904762, 0.35714287], np.float32), rtol=1e-6)
+    assert oar.histogram(oar.to_tensor([2.0, 2.0]), bins=2, min=3, max=3).numpy().tolist() == [0, 2]
+    close(oar.histogram_bin_edges(x, bins=3, min=3, max=3),
+          np.array([2.5, 2.8333333, 3.1666667, 3.5], np.float32), rtol=1e-6)
+    close(oar.histogram_bin_edges(oar.to_tensor([2.0, 2.0]), bins=2),
+          np.array([1.5, 2.0, 2.5], np.float32))
+
+
 # ---- cummax / cummin ---------------------------------------------------------------------
 @pytest.mark.parametrize("fn", ["cummax", "cummin"])
 @pytest.mark.parametrize("shape,axis", [([6], None), ([3, 4], None), ([3, 4], 1), ([2, 3, 4], 0)])

@@ -284,7 +284,8 @@ void HistogramKernel(const DeviceContext&, const DenseTensor& input, const Dense
   const DenseTensor v = funcs::CastTo(funcs::Contiguous(input), DType::kFloat64);
   const double* p = static_cast<const double*>(v.data());
   const int64_t n = v.numel();
-  if (min == 0 && max == 0 && n > 0) {
+  // min == max (not only both 0) takes the data's range, as Paddle's kernel does.
+  if (min == max && n > 0) {
     min = std::numeric_limits<double>::infinity();
     max = -min;
     for (int64_t i = 0; i < n; ++i) {
