@@ -576,8 +576,10 @@ Tensor p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& g, double p
     return multiply(max_min_grad(abs(x), out, g, axis, keepdim), sign(x));
   }
   const Tensor G = reduce_grad(g, x, axis, keepdim);
-  // p = 1, and lines of one element, whose norm is |x| (p_norm's kernel takes it so).
-  if (porder == 1 || x.numel() == out.numel()) return multiply(G, sign(x));
+  if (porder == 1) return multiply(G, sign(x));
+  // Lines of one element, whose norm is |x| (p_norm's kernel takes it so): sign(x) for
+  // every p (torch's formula gives NaN at p = 1e308), NaN at a NaN (sign(NaN) is 0).
+  if (x.numel() == out.numel()) return multiply(G, where(isnan(x), x, sign(x)));
   const Tensor o = reduce_grad(out, x, axis, keepdim);
   const Tensor zero = equal(o, zeros_like(o));
   const Tensor safe = nonzero_or_one(o, zero);
