@@ -140,8 +140,50 @@ def unfold_backward(grad_out, shape, axis, size, step):
     return torch.ops.aten.unfold_backward(grad_out, shape, axis, size, step)
 
 
+# torch's private _fft_c2c/_fft_r2c/_fft_c2r check little: called directly with a repeated
+# axis, or (c2r) an output length whose n / 2 + 1 is not x's last transformed axis, PyTorch
+# 2.13 reads and writes past its buffers and corrupts its heap (found by fuzzing the fft
+# ops alone). The oracle refuses what oar refuses first.
+def _fft_axes(x, axes, normalization):
+    axes = [a % x.dim() for a in axes]
+    if len(set(axes)) != len(axes) or normalization not in (0, 1, 2):
+        raise RuntimeError(f"fft: axes {axes} repeat or normalization {normalization}")
+    return axes
+
+
+def fft_c2c(x, axes, normalization, forward):
+    if x.numel() == 0:
+        return x.clone()
+    return torch._fft_c2c(x, _fft_axes(x, axes, normalization), normalization, forward)
+
+
+def fft_r2c(x, axes, normalization, forward, onesided):
+    if x.numel() == 0:
+        last = axes[-1] % x.dim()
+        shape = [x.shape[d] // 2 + 1 if d == last and onesided else x.shape[d]
+                 for d in range(x.dim())]
+        cplx = torch.complex128 if x.dtype == torch.float64 else torch.complex64
+        return torch.zeros(shape, dtype=cplx) * x.sum()
+    y = torch._fft_r2c(x, _fft_axes(x, axes, normalization), normalization, onesided)
+    return y if forward else y.conj().resolve_conj()
+
+
+def fft_c2r(x, axes, normalization, forward, last_dim_size):
+    n = last_dim_size if last_dim_size else 2 * (x.shape[axes[-1] % x.dim()] - 1)
+    if x.numel() == 0:
+        last = axes[-1] % x.dim()
+        shape = [n if d == last else x.shape[d] for d in range(x.dim())]
+        real = torch.float64 if x.dtype == torch.complex128 else torch.float32
+        return torch.zeros(shape, dtype=real) * x.sum().real
+    axes = _fft_axes(x, axes, normalization)
+    if n < 1 or x.shape[axes[-1]] != n // 2 + 1:
+        raise RuntimeError(f"irfft of {x.shape[axes[-1]]} entries to {n} samples")
+    return torch._fft_c2r(x if not forward else x.conj().resolve_conj(), axes, normalization, n)
+
+
 TORCH_SCOPE = {"torch": torch, "torch_dtype": torch_dtype, "sum_to": sum_to,
-               "unfold_backward": unfold_backward,
+               "unfold_backward": unfold_backward, "fft_c2c": fft_c2c, "fft_r2c": fft_r2c,
+               "fft_c2r": fft_c2r,
                "paddle_shape": paddle_shape, "unsqueeze_all": unsqueeze_all, "slices": slices,
                "flip_slice": flip_slice, "slice_grad": slice_grad, "assign_slice": assign_slice}
 
