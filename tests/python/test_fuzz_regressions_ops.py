@@ -361,3 +361,18 @@ def test_eig_of_a_matrix_holding_inf_or_nan_is_an_error_as_in_torch(bad, dtype):
             f(x)
     with pytest.raises(RuntimeError, match="infs or NaNs"):
         torch.linalg.eig(torch.tensor(a))
+
+
+def test_svd_of_a_rectangular_batch_holding_inf_is_an_error_not_a_hang():
+    # gesdd on the 2x5 matrices of this batch never returned; PyTorch raises too
+    a = np.arange(30, dtype=np.float64).reshape(3, 2, 5) / 7.0
+    a[1, 0, 3] = INF
+    with pytest.raises(ValueError, match=r"batch index 1 of argument 'x' holds inf or NaN"):
+        oar.linalg.svd(oar.to_tensor(a))
+
+
+def test_dense_to_coo_of_rows_without_elements_returns_at_once():
+    # walked 2**40 empty rows
+    t = oar.to_tensor(np.zeros([1, 2 ** 40, 0], dtype=np.int32))
+    s = t.to_sparse_coo(2)
+    assert list(s.shape) == [1, 2 ** 40, 0] and s.nnz() == 0

@@ -486,6 +486,23 @@ void QrPackedKernel(const DeviceContext&, const DenseTensor& x, bool complete, D
   }
 }
 
+// Refuses a matrix holding inf or NaN, as PyTorch and NumPy do for these drivers: on
+// one, gesdd iterated for ever (a rectangular batch, found by the fuzzer), and geev's
+// balancing refused the NaN-scaled matrix while the steps after it wrote past their
+// buffers (a double free).
+template <typename T>
+void EnforceFinite(const T* a, int64_t count, int64_t b) {
+  const bool finite = std::all_of(a, a + count, [](const T& e) {
+    if constexpr (std::is_floating_point_v<T>) {
+      return std::isfinite(e);
+    } else {
+      return std::isfinite(e.real()) && std::isfinite(e.imag());
+    }
+  });
+  OAR_ENFORCE(finite, errors::InvalidArgument("the matrix at batch index ", b,
+                                              " of argument 'x' holds inf or NaN"));
+}
+
 template <typename T>
 void SvdPackedKernel(const DeviceContext&, const DenseTensor& x, bool full_matrices,
                      DenseTensor* out) {
@@ -521,6 +538,7 @@ void SvdPackedKernel(const DeviceContext&, const DenseTensor& x, bool full_matri
   std::vector<T> work(WorkSize(query));
   std::vector<T> urow(m);
   for (int64_t b = 0; b < batch; ++b) {
+    EnforceFinite(pa + b * m * n, m * n, b);
     Lapack<T>::gesdd(jobz, mi, ni, pa + b * m * n, mi, s.data(), v.data(), mi, ut.data(), ldvt,
                      work.data(), static_cast<int>(work.size()), iwork.data(), &info);
     OAR_ENFORCE(info == 0, errors::InvalidArgument("the SVD of the matrix at batch index ", b,
@@ -723,18 +741,7 @@ void EigPackedKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* ou
   std::vector<C> w(n), v(n * n);
   for (int64_t b = 0; b < batch; ++b) {
     ToColMajor(MatrixAt<T>(xc, b, n * n), n, n, a.data(), n);
-    // geev on an infinity scales the matrix to NaN, its balancing step then refuses its
-    // arguments and returns, and the steps after it wrote past their buffers (a double
-    // free; found by the fuzzer). PyTorch and NumPy refuse such input too.
-    const bool finite = std::all_of(a.begin(), a.end(), [](const T& e) {
-      if constexpr (std::is_same_v<T, R>) {
-        return std::isfinite(e);
-      } else {
-        return std::isfinite(e.real()) && std::isfinite(e.imag());
-      }
-    });
-    OAR_ENFORCE(finite, errors::InvalidArgument("the matrix at batch index ", b,
-                                                " of argument 'x' holds inf or NaN"));
+    EnforceFinite(a.data(), n * n, b);
     const int info = Geev<T>(ni, a.data(), w.data(), v.data(), &work, &rwork);
     OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
                                                    "batch index ",
