@@ -376,3 +376,15 @@ def test_dense_to_coo_of_rows_without_elements_returns_at_once():
     t = oar.to_tensor(np.zeros([1, 2 ** 40, 0], dtype=np.int32))
     s = t.to_sparse_coo(2)
     assert list(s.shape) == [1, 2 ** 40, 0] and s.nnz() == 0
+
+
+def test_adaptive_max_pool_of_an_empty_spatial_dim_is_an_error_as_in_torch():
+    # the max pool read the empty plane's first element: a segfault
+    x = np.zeros([2, 6, 0])
+    with pytest.raises(ValueError, match=r"max pool needs a non-empty input"):
+        F.adaptive_max_pool1d(oar.to_tensor(x), 1)
+    with pytest.raises(RuntimeError):
+        torch.nn.functional.adaptive_max_pool1d(torch.tensor(x), 1)
+    # the mean of none is NaN, as PyTorch's
+    _close(F.adaptive_avg_pool1d(oar.to_tensor(x), 1),
+           torch.nn.functional.adaptive_avg_pool1d(torch.tensor(x), 1))

@@ -200,6 +200,13 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
   const T* px = static_cast<const T*>(x.data());
   int64_t* po = static_cast<int64_t*>(out->AllocateFrom(x.place()));
   if (out->numel() == 0) return;
+  // An adaptive window over an empty input has no maximum (the loops below read the
+  // plane's first element: a segfault found by the fuzzer); PyTorch refuses it too. (The
+  // average of none is NaN, as PyTorch's.)
+  OAR_ENFORCE(x.numel() > 0,
+              errors::InvalidArgument("argument 'x' has shape ", DimsToString(x.dims()),
+                                      ": a max pool needs a non-empty input for an output of ",
+                                      DimsToString(out->dims())));
   const Windows w = AllWindows(g, adaptive);
   const int64_t S = g.in_size(), L = g.out_size(), IH = g.in[1], IW = g.in[2];
   if (g.in[0] == 1 && g.out[0] == 1 && !adaptive) {
