@@ -169,15 +169,15 @@ def fft_r2c(x, axes, normalization, forward, onesided):
 
 
 def fft_c2r(x, axes, normalization, forward, last_dim_size):
-    n = last_dim_size if last_dim_size else 2 * (x.shape[axes[-1] % x.dim()] - 1)
+    last = axes[-1] % x.dim()
+    n = last_dim_size if last_dim_size else 2 * (x.shape[last] - 1)
     if x.numel() == 0:
-        last = axes[-1] % x.dim()
         shape = [n if d == last else x.shape[d] for d in range(x.dim())]
         real = torch.float64 if x.dtype == torch.complex128 else torch.float32
         return torch.zeros(shape, dtype=real) * x.sum().real
     axes = _fft_axes(x, axes, normalization)
-    if n < 1 or x.shape[axes[-1]] != n // 2 + 1:
-        raise RuntimeError(f"irfft of {x.shape[axes[-1]]} entries to {n} samples")
+    if n < 1 or x.shape[last] != n // 2 + 1:
+        raise RuntimeError(f"irfft of {x.shape[last]} entries to {n} samples")
     return torch._fft_c2r(x if not forward else x.conj().resolve_conj(), axes, normalization, n)
 
 

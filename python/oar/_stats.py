@@ -157,7 +157,8 @@ def bincount(x, weights=None, minlength=0, name=None):
 def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False,  # noqa: A002
               name=None):
     """Counts (or summed weight) in `bins` equal-width bins of [min, max]; the data's range
-    when min == max (Paddle's kernel; its histogram_bin_edges differs, see there). int64 without weight; density gives float32 densities."""
+    when min == max (Paddle's kernel; its histogram_bin_edges differs, see there). int64
+    without weight; density gives float32 densities."""
     C.tensor("histogram", "input", input)
     bins = C.integer("histogram", "bins", bins)
     lo, hi = float(C.number("histogram", "min", min)), float(C.number("histogram", "max", max))
