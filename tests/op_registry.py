@@ -353,7 +353,20 @@ def scan_input(x, axis):
     return (x.reshape(-1), 0) if not axis else (x, axis[0])
 
 
-TORCH_SCOPE.update({"all_dims": all_dims, "prod_over": prod_over, "scan_input": scan_input})
+def paddle_histogram_range(x, lo, hi):
+    """Paddle's histogram range: [min, max]; the data's when they are equal (torch.histogram's
+    range=None widens a one-value range by 0.5, Paddle's by 1)."""
+    if lo == hi and x.numel():
+        finite = x[~x.isnan()]
+        if finite.numel():
+            lo, hi = finite.min().item(), finite.max().item()
+    if lo == hi:
+        lo, hi = lo - 1, hi + 1
+    return (float(lo), float(hi))
+
+
+TORCH_SCOPE.update({"all_dims": all_dims, "prod_over": prod_over, "scan_input": scan_input,
+                    "paddle_histogram_range": paddle_histogram_range})
 
 
 # ---- the LAPACK section (tests/op_cases/lapack.yaml): oar's packed layouts -------------

@@ -273,9 +273,45 @@ void BincountKernel(const DeviceContext&, const DenseTensor& x, const DenseTenso
   for (int64_t i = 0; i < len; ++i) o[i] = static_cast<T>(static_cast<C>(acc[i]));
 }
 
-// Equal-width bins over [min, max] (the data's range when both are 0; widened by
-// 1 on each side when that range is a point, as torch.histc). Values outside the
-// range and NaNs are not counted; max itself falls in the last bin.
+// Note [A value's bin is the one whose edges hold it]
+// The bin a value falls in is the one between the two edges (as linspace computes them,
+// in the input's precision: float for float32 and narrower) that hold it, so histogram
+// agrees with the edges the user sees; max itself falls in the last bin. (x - min) /
+// (max - min) * bins alone can land one bin off a value lying on an edge: 0.01 in two
+// bins of [-0.99, 1.01] computes bin 1 while the middle edge rounds to 0.0100000000000000009.
+// PyTorch's histogram rounds the same way; Paddle's kernel uses the formula alone.
+template <typename E>
+class EqualBins {
+ public:
+  EqualBins(double lo, double hi, int64_t bins)
+      : lo_(static_cast<E>(lo)),
+        hi_(static_cast<E>(hi)),
+        step_((hi_ - lo_) / static_cast<E>(bins)),
+        bins_(bins) {}
+  bool Holds(double v) const { return v >= lo_ && v <= hi_; }
+  int64_t Of(double v) const {
+    const auto e = static_cast<E>(v);
+    int64_t b = static_cast<int64_t>((static_cast<double>(e) - lo_) /
+                                     (static_cast<double>(hi_) - lo_) * static_cast<double>(bins_));
+    b = std::clamp<int64_t>(b, 0, bins_ - 1);
+    while (b > 0 && e < Edge(b)) --b;
+    while (b + 1 < bins_ && e >= Edge(b + 1)) ++b;
+    return b;
+  }
+
+ private:
+  // linspace's i-th of bins + 1 points: counted from the nearer end.
+  E Edge(int64_t i) const {
+    return i < (bins_ + 1) / 2 ? lo_ + step_ * static_cast<E>(i)
+                               : hi_ - step_ * static_cast<E>(bins_ - i);
+  }
+  E lo_, hi_, step_;
+  int64_t bins_;
+};
+
+// Equal-width bins over [min, max] (the data's range when min == max, as Paddle's kernel
+// takes it; widened by 1 on each side when that range is a point, as torch.histc).
+// Values outside the range and NaNs are not counted.
 template <typename T>
 void HistogramKernel(const DeviceContext&, const DenseTensor& input, const DenseTensor& weight_in,
                      int64_t bins, double min, double max, DenseTensor* out) {
@@ -284,7 +320,6 @@ void HistogramKernel(const DeviceContext&, const DenseTensor& input, const Dense
   const DenseTensor v = funcs::CastTo(funcs::Contiguous(input), DType::kFloat64);
   const double* p = static_cast<const double*>(v.data());
   const int64_t n = v.numel();
-  // min == max (not only both 0) takes the data's range, as Paddle's kernel does.
   if (min == max && n > 0) {
     min = std::numeric_limits<double>::infinity();
     max = -min;
@@ -305,11 +340,16 @@ void HistogramKernel(const DeviceContext&, const DenseTensor& input, const Dense
   const T* wp = static_cast<const T*>(w.data());
   T* o = static_cast<T*>(out->AllocateFrom(input.place()));
   std::vector<W> acc = funcs::ScratchBuffer<W>(bins);
-  for (int64_t i = 0; i < n; ++i) {
-    if (!(p[i] >= min && p[i] <= max)) continue;
-    const int64_t b = std::min<int64_t>(
-        static_cast<int64_t>((p[i] - min) / (max - min) * static_cast<double>(bins)), bins - 1);
-    acc[b] += static_cast<W>(static_cast<C>(wp[i]));
+  auto count = [&](const auto& grid) {
+    for (int64_t i = 0; i < n; ++i) {
+      if (grid.Holds(p[i])) acc[grid.Of(p[i])] += static_cast<W>(static_cast<C>(wp[i]));
+    }
+  };
+  // Note [A value's bin is the one whose edges hold it]
+  if (SizeOf(input.dtype()) <= 4 && IsFloating(input.dtype())) {
+    count(EqualBins<float>(min, max, bins));
+  } else {
+    count(EqualBins<double>(min, max, bins));
   }
   for (int64_t i = 0; i < bins; ++i) o[i] = static_cast<T>(static_cast<C>(acc[i]));
 }
