@@ -586,9 +586,11 @@ Tensor p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& g, double p
   if (porder == 2) return multiply(G, divide(x, safe));  // a zero 2-norm has x == 0
   // A zero norm (all x 0 for p > 0; some x 0, or an underflow, for p < 0) gets 0,
   // as in PyTorch: the formula would divide by it. So does an x of 0 for p < 1, where
-  // |x|^(p - 1) is infinite (PyTorch's subgradient; the formula gives 0 * inf).
+  // |x|^(p - 1) is infinite (PyTorch's subgradient; the formula gives 0 * inf), unless
+  // the norm is NaN or infinite: then the line's gradient is NaN there too.
   const Tensor ratio = divide(pow(abs(x), porder - 1.0), pow(safe, porder - 1.0));
-  const Tensor none = porder < 1 ? logical_or(zero, equal(x, zeros_like(x))) : zero;
+  const Tensor none =
+      porder < 1 ? logical_or(zero, logical_and(equal(x, zeros_like(x)), isfinite(o))) : zero;
   return where(none, zeros_like(x), multiply(G, multiply(sign(x), ratio)));
 }
 
