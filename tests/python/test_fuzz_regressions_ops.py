@@ -332,6 +332,27 @@ def test_p_norm_gradient_at_zero_for_p_below_one_is_zero_as_in_torch():
     assert not np.isnan(g.numpy()).any()
 
 
+@pytest.mark.parametrize("values", [[float("nan"), 1.81, 0.0, 2.36], [0.0, float("inf"), 2.0]])
+def test_p_norm_gradient_at_zero_for_p_below_one_is_nan_when_the_norm_is_not_finite(values):
+    # was 0: the subgradient at x = 0 was taken even where the norm is NaN or inf, where
+    # PyTorch's |x|^(p-1) * norm^(1-p) (0 * inf) and the rest of the line are NaN
+    x = _t(values, grad=True)
+    (g,) = oar.grad([oar._C.p_norm(x, 0.5, [], False)], [x])
+    xt = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    torch.linalg.vector_norm(xt, ord=0.5).backward()
+    np.testing.assert_array_equal(np.isnan(g.numpy()), np.isnan(xt.grad.numpy()))
+    assert np.isnan(g.numpy()[values.index(0.0)])
+
+
+def test_histogram_puts_a_value_on_an_edge_in_the_bin_the_edges_give():
+    # 0.01 in two bins of [-0.99, 1.01]: the formula gave bin 1, but the middle edge is
+    # 0.010000000000000009 (linspace's, and torch.histogram's)
+    x = oar.to_tensor([0.01], dtype="float64")
+    np.testing.assert_array_equal(oar.histogram(x, bins=2, min=-0.99, max=1.01).numpy(), [1, 0])
+    xt = torch.tensor([0.01], dtype=torch.float64)
+    assert torch.histogram(xt, 2, range=(-0.99, 1.01)).hist.tolist() == [1.0, 0.0]
+
+
 def test_norm_scale_grad_of_rows_without_columns_returns_at_once():
     # never returned: 2**35 blocks of 32 empty rows were walked, then summed
     t = oar.to_tensor(np.zeros([1, 2 ** 40, 0], dtype=np.float32))
