@@ -183,7 +183,9 @@ WindowGeometry PoolGeometry(const DDim& x, const std::vector<int64_t>& kernel_si
     return g;
   }
   CheckPerDim(kernel_size, "kernel_size", g.nd, 1, 1);
-  SetWindowAttrs(&g, strides, paddings, {});
+  // No strides: the kernel size, as the pools of PyTorch and Paddle default (a convolution's
+  // default stride is 1).
+  SetWindowAttrs(&g, strides.empty() ? kernel_size : strides, paddings, {});
   for (int d = 0; d < g.nd; ++d) {
     const int i = lead + d;
     g.in[i] = x[2 + d];
