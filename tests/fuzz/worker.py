@@ -194,11 +194,12 @@ def compare(got, want, what):
     if w.dtype.kind in "biu":
         bad = g != w
     elif w.dtype.kind == "c":
-        # Part by part, each against the modulus: np.isclose takes |g - w|, NaN when both
-        # hold the same infinity (inf - 0.6j against inf - 0.6000000000000001j).
+        # Part by part, each against the larger part: np.isclose takes |g - w|, NaN when
+        # both hold the same infinity (inf - 0.6j against inf - 0.6000000000000001j), and
+        # the modulus is NaN beside a NaN part.
         rtol, atol = RTOL.get(wd, RTOL["float64"])
         with np.errstate(invalid="ignore", over="ignore"):
-            tol = atol + rtol * np.abs(w)
+            tol = atol + rtol * np.fmax(np.abs(w.real), np.abs(w.imag))
 
             def part_bad(a, b):
                 return ~((a == b) | (np.isnan(a) & np.isnan(b)) | (np.abs(a - b) <= tol))

@@ -353,6 +353,18 @@ def test_histogram_puts_a_value_on_an_edge_in_the_bin_the_edges_give():
     assert torch.histogram(xt, 2, range=(-0.99, 1.01)).hist.tolist() == [1.0, 0.0]
 
 
+@pytest.mark.parametrize("eps", [0.0, 0.2, None])
+def test_logit_gradient_at_nan_is_nan(eps):
+    # was 0 with eps >= 0 (NaN counted as clipped); Paddle's kernel gives NaN, and so does
+    # PyTorch's scalar loop (its vectorised loop gives 0: a 9-element tensor has both)
+    v = [float("nan"), 0.5, 2.0]
+    x = _t(v, grad=True)
+    (g,) = oar.grad([oar.logit(x, eps=eps).sum()], [x])
+    got = g.numpy()
+    assert np.isnan(got[0]) and got[1] == 4.0
+    assert got[2] == 0.0 if eps is not None else np.isnan(got[2])
+
+
 def test_norm_scale_grad_of_rows_without_columns_returns_at_once():
     # never returned: 2**35 blocks of 32 empty rows were walked, then summed
     t = oar.to_tensor(np.zeros([1, 2 ** 40, 0], dtype=np.float32))

@@ -51,10 +51,11 @@ Tensor sinc_grad_factor(const Tensor& x, const Tensor& out) {
 Tensor logit_grad_factor(const Tensor& x, double eps) {
   // |x (1 - x)|: the same inside [0, 1], and +inf (the limit from inside) at -0.0
   const Tensor r = reciprocal(abs(multiply(x, scale(x, -1.0, 1.0))));
-  // "not inside" rather than "below or above": NaN counts as outside, as torch has it
+  // "not below or above" rather than "inside": a NaN x keeps its NaN gradient, as in
+  // Paddle's kernel and PyTorch's scalar loop (PyTorch's vectorised loop gives 0 there)
   const double lo = eps >= 0 ? eps : 0.0, hi = eps >= 0 ? 1.0 - eps : 1.0;
   const Tensor inside =
-      logical_and(greater_equal(x, full_like(x, lo)), less_equal(x, full_like(x, hi)));
+      logical_not(logical_or(less_than(x, full_like(x, lo)), greater_than(x, full_like(x, hi))));
   const double outside_value = eps >= 0 ? 0.0 : std::numeric_limits<double>::quiet_NaN();
   return where(inside, r, full_like(x, outside_value));
 }
