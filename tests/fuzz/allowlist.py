@@ -241,15 +241,17 @@ def _fft_of_infinities(call, detail, last):
 def _logit_grad_at_nan(call, detail, last):
     """logit's gradient at a NaN x with eps >= 0: oar's is NaN (Paddle's kernel, and
     PyTorch's scalar loop); PyTorch's vectorised loop gives 0, so torch's own answer
-    depends on where the element falls. Only when every differing element is at a NaN x,
-    oar's NaN and torch's 0."""
+    depends on where the element falls. Only when every differing element is at a NaN x
+    with oar's NaN and torch's 0, or at -0.0 with infinities of opposite signs (the
+    difference documented as "logit gradient at -0.0"), one at least at a NaN."""
     import numpy as np
     d = _grad_differing(call, last)
     if d is None:
         return False
     g, w, bad, base = d
-    return bool(bad.any() and np.isnan(base[bad]).all() and np.isnan(g[bad]).all()
-                and (w[bad] == 0).all())
+    at_nan = np.isnan(base) & np.isnan(g) & (w == 0)
+    at_minus_zero = (base == 0) & np.signbit(base) & np.isinf(g) & (g == -w)
+    return bool((bad & at_nan).any() and (at_nan | at_minus_zero)[bad].all())
 
 
 def _spread_of_one_element(call, detail, last):
