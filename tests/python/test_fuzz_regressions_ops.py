@@ -351,6 +351,16 @@ def test_histogram_puts_a_value_on_an_edge_in_the_bin_the_edges_give():
     np.testing.assert_array_equal(oar.histogram(x, bins=2, min=-0.99, max=1.01).numpy(), [1, 0])
     xt = torch.tensor([0.01], dtype=torch.float64)
     assert torch.histogram(xt, 2, range=(-0.99, 1.01)).hist.tolist() == [1.0, 0.0]
+    # the edges are the input dtype's: in float32 a point range [x - 1, x + 1] puts x on
+    # the middle edge of 100 bins (the op cases run every dtype against float64 values,
+    # so such cases live here)
+    for dt, tdt in (("float32", torch.float32), ("float64", torch.float64)):
+        v = [0.3, 0.3, -1.8]
+        for lo, hi in ((0.0, 0.0), (-0.7, 1.3), (-2.8, -0.8)):
+            got = oar.histogram(oar.to_tensor(v, dtype=dt), bins=100, min=lo, max=hi).numpy()
+            rng = (lo, hi) if lo != hi else (-1.8, 0.3)
+            want = torch.histogram(torch.tensor(v, dtype=tdt), 100, range=rng).hist
+            np.testing.assert_array_equal(got, want.numpy().astype(np.int64), err_msg=f"{dt} {lo}")
 
 
 @pytest.mark.parametrize("eps", [0.0, 0.2, None])
