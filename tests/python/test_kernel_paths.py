@@ -161,7 +161,8 @@ _SUM_SCRIPT = """
 import numpy as np, oar
 x = (np.random.default_rng(3).standard_normal({n}) * 1e3).astype("{dtype}")
 t = oar.to_tensor(x)
-out = [oar.sum(t), oar.mean(t), oar.max(t), oar.min(t), oar.sum(oar.reshape(t, [-1, 1000]), axis=0)]
+out = [oar.sum(t), oar.mean(t), oar.max(t), oar.min(t), oar.sum(oar.reshape(t, [-1, 1000]), axis=0),
+       oar.mean(oar.reshape(t, [3, -1, 100]), axis=1)]  # fixed row blocks, several outer
 print(";".join(o.numpy().tobytes().hex() for o in out))
 """
 
