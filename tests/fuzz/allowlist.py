@@ -254,6 +254,29 @@ def _logit_grad_at_nan(call, detail, last):
     return bool((bad & at_nan).any() and (at_nan | at_minus_zero)[bad].all())
 
 
+def _celu_of_a_subnormal_alpha(call, detail, last):
+    """celu (and its gradient) with alpha so small that 1 / alpha overflows (-1e-320): oar
+    divides x by alpha, so celu(0) = 0 and its gradient exp(0 / alpha) = 1; torch
+    multiplies by the infinite reciprocal, and 0 * inf is NaN. Only when 1 / alpha is
+    infinite and every differing element is at x = 0, NaN in torch and finite in oar."""
+    import math
+    import numpy as np
+    alpha = float((call.decl or {}).get("alpha", 1.0))
+    with np.errstate(divide="ignore", over="ignore"):
+        if alpha == 0 or math.isfinite(np.float64(1.0) / np.float64(alpha)):
+            return False
+    d = _grad_differing(call, last) if detail.startswith("grad") else _differing(last)
+    x = _x(call, last)
+    if d is None or x is None:
+        return False
+    g, w, bad = d[0], d[1], d[2]
+    xv = d[3] if len(d) == 4 else x.detach().double().numpy()
+    if xv.shape != g.shape:
+        return False
+    return bool(bad.any() and (xv[bad] == 0).all() and np.isnan(w[bad]).all()
+                and np.isfinite(g[bad]).all())
+
+
 def _spread_of_one_element(call, detail, last):
     """std/var of a group of one element with the unbiased correction: the value is NaN
     (0 / 0) in both; torch's backward gives 0, oar's (x - mean) / ((n - 1) * std) gives
@@ -950,6 +973,9 @@ DIFFERENCES = [
                ["value mismatch"], _fft_of_infinities, _fft_of_infinities.__doc__),
     Difference("logit's gradient at NaN (torch's vector loop: 0)", ["logit"], ["grad mismatch"],
                _logit_grad_at_nan, _logit_grad_at_nan.__doc__),
+    Difference("celu with a subnormal alpha", ["celu", "celu_grad"],
+               ["value mismatch", "grad mismatch"], _celu_of_a_subnormal_alpha,
+               _celu_of_a_subnormal_alpha.__doc__),
     Difference("std/var gradient of one element", ["std", "var"], ["grad mismatch"],
                _spread_of_one_element, _spread_of_one_element.__doc__),
     Difference("std/var gradient where all values are equal", ["std", "var"], ["grad mismatch"],

@@ -375,6 +375,16 @@ def test_logit_gradient_at_nan_is_nan(eps):
     assert got[2] == 0.0 if eps is not None else np.isnan(got[2])
 
 
+@pytest.mark.parametrize("dtype,alpha", [("float64", -1e-320), ("float32", 1e-39)])
+def test_celu_of_a_subnormal_alpha_is_not_nan(dtype, alpha):
+    # celu(0) was NaN: x was scaled by 1 / alpha, infinite here, and 0 * inf is NaN
+    x = oar.to_tensor([0.0, 1.5, -0.0], dtype=dtype, stop_gradient=False)
+    y = oar.nn.functional.celu(x, alpha)
+    np.testing.assert_array_equal(y.numpy(), [0.0, 1.5, 0.0])
+    (g,) = oar.grad([y.sum()], [x])
+    np.testing.assert_array_equal(g.numpy(), [1.0, 1.0, 1.0])  # exp(0 / alpha), and 1 above 0
+
+
 def test_norm_scale_grad_of_rows_without_columns_returns_at_once():
     # never returned: 2**35 blocks of 32 empty rows were walked, then summed
     t = oar.to_tensor(np.zeros([1, 2 ** 40, 0], dtype=np.float32))

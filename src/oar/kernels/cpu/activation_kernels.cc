@@ -154,26 +154,37 @@ void MishGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTenso
   });
 }
 
-// ---- elu, selu, celu: out = pos * x for x > 0, neg * expm1(x * in_scale) otherwise
-// (expm1 is exact near 0); the gradient is g pos, or g neg in_scale exp(x in_scale).
+// ---- elu, selu, celu: out = pos * x for x > 0, neg * expm1(x / in_div) otherwise
+// (expm1 is exact near 0); the gradient is g pos, or g neg / in_div exp(x / in_div).
 namespace {
-template <typename T>
-void ExpLinear(const DenseTensor& x, double pos, double neg, double in_scale, DenseTensor* out) {
-  using C = compute_t<T>;
-  const C p = C(pos), n = C(neg), s = C(in_scale);
-  Chunked<T>(x, out, [=](const C* a, C* y, int64_t m) {
+// x * in_scale, or x / in_div where in_scale = 1 / in_div is not a normal number of C:
+// celu's 1 / alpha for alpha = -1e-320 is -inf, and 0 * -inf made celu(0) NaN.
+template <typename C>
+void ScaleInput(const C* a, C* y, int64_t m, double in_div) {
+  const C s = C(1.0 / in_div);
+  if (std::isnormal(s)) {
     for (int64_t k = 0; k < m; ++k) y[k] = a[k] * s;
+  } else {
+    for (int64_t k = 0; k < m; ++k) y[k] = C(static_cast<double>(a[k]) / in_div);
+  }
+}
+template <typename T>
+void ExpLinear(const DenseTensor& x, double pos, double neg, double in_div, DenseTensor* out) {
+  using C = compute_t<T>;
+  const C p = C(pos), n = C(neg);
+  Chunked<T>(x, out, [=](const C* a, C* y, int64_t m) {
+    ScaleInput(a, y, m, in_div);
     vec::Apply(Fn::kExpm1, y, y, m);
     for (int64_t k = 0; k < m; ++k) y[k] = a[k] > C(0) ? p * a[k] : n * y[k];
   });
 }
 template <typename T>
 void ExpLinearGrad(const DenseTensor& x, const DenseTensor& grad_out, double pos, double neg,
-                   double in_scale, DenseTensor* x_grad) {
+                   double in_div, DenseTensor* x_grad) {
   using C = compute_t<T>;
-  const C p = C(pos), n = C(neg * in_scale), s = C(in_scale);
+  const C p = C(pos), n = C(neg / in_div);
   Chunked<T>(x, grad_out, x_grad, [=](const C* a, const C* g, C* y, int64_t m) {
-    for (int64_t k = 0; k < m; ++k) y[k] = a[k] * s;
+    ScaleInput(a, y, m, in_div);
     vec::Apply(Fn::kExp, y, y, m);
     for (int64_t k = 0; k < m; ++k) y[k] = a[k] > C(0) ? g[k] * p : g[k] * n * y[k];
   });
@@ -200,13 +211,13 @@ void SeluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTenso
 }
 template <typename T>
 void CeluKernel(const DeviceContext&, const DenseTensor& x, double alpha, DenseTensor* out) {
-  ExpLinear<T>(x, 1.0, alpha, 1.0 / alpha, out);
+  ExpLinear<T>(x, 1.0, alpha, alpha, out);
 }
 template <typename T>
 void CeluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
                     double alpha, DenseTensor* x_grad) {
-  // d/dx alpha expm1(x / alpha) = exp(x / alpha): neg * in_scale = 1.
-  ExpLinearGrad<T>(x, grad_out, 1.0, alpha, 1.0 / alpha, x_grad);
+  // d/dx alpha expm1(x / alpha) = exp(x / alpha): neg / in_div = 1.
+  ExpLinearGrad<T>(x, grad_out, 1.0, alpha, alpha, x_grad);
 }
 
 // ---- softplus: log(1 + e ** (beta x)) / beta, linear above the threshold;
@@ -241,7 +252,8 @@ void SoftplusGradKernel(const DeviceContext&, const DenseTensor& x, const DenseT
 // ---- softsign, log_sigmoid, tanhshrink, hardswish
 template <typename T>
 void SoftsignKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
-  UnaryElementwise<T, T>(x, out, [](auto a) { return a / (decltype(a)(1) + std::abs(a)); }, 2);
+  UnaryElementwise<T, T>(
+      x, out, [](auto a) { return a / (decltype(a)(1) + std::abs(a)); }, 2);
 }
 template <typename T>
 void SoftsignGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
@@ -325,7 +337,8 @@ void LeakyReluKernel(const DeviceContext&, const DenseTensor& x, double negative
                      DenseTensor* out) {
   using C = compute_t<T>;
   const C s = static_cast<C>(negative_slope);
-  UnaryElementwise<T, T>(x, out, [=](C a) { return a > C(0) ? a : a * s; }, kCheap);
+  UnaryElementwise<T, T>(
+      x, out, [=](C a) { return a > C(0) ? a : a * s; }, kCheap);
 }
 template <typename T>
 void LeakyReluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
@@ -366,7 +379,8 @@ void HardtanhKernel(const DeviceContext&, const DenseTensor& x, double min, doub
                     DenseTensor* out) {
   using C = compute_t<T>;
   const C lo = static_cast<C>(min), hi = static_cast<C>(max);
-  UnaryElementwise<T, T>(x, out, [=](C a) { return a < lo ? lo : (a > hi ? hi : a); }, kCheap);
+  UnaryElementwise<T, T>(
+      x, out, [=](C a) { return a < lo ? lo : (a > hi ? hi : a); }, kCheap);
 }
 template <typename T>
 void HardtanhGradKernel(const DeviceContext&, const DenseTensor& out, const DenseTensor& grad_out,
@@ -411,7 +425,8 @@ void HardshrinkKernel(const DeviceContext&, const DenseTensor& x, double thresho
                       DenseTensor* out) {
   using C = compute_t<T>;
   const C t = static_cast<C>(threshold);
-  UnaryElementwise<T, T>(x, out, [=](C a) { return a >= -t && a <= t ? C(0) : a; }, kCheap);
+  UnaryElementwise<T, T>(
+      x, out, [=](C a) { return a >= -t && a <= t ? C(0) : a; }, kCheap);
 }
 template <typename T>
 void HardshrinkGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
@@ -423,7 +438,8 @@ void ThresholdedReluKernel(const DeviceContext&, const DenseTensor& x, double th
                            double value, DenseTensor* out) {
   using C = compute_t<T>;
   const C t = static_cast<C>(threshold), v = static_cast<C>(value);
-  UnaryElementwise<T, T>(x, out, [=](C a) { return a <= t ? v : a; }, kCheap);
+  UnaryElementwise<T, T>(
+      x, out, [=](C a) { return a <= t ? v : a; }, kCheap);
 }
 template <typename T>
 void ThresholdedReluGradKernel(const DeviceContext&, const DenseTensor& x,
