@@ -252,8 +252,7 @@ void SoftplusGradKernel(const DeviceContext&, const DenseTensor& x, const DenseT
 // ---- softsign, log_sigmoid, tanhshrink, hardswish
 template <typename T>
 void SoftsignKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
-  UnaryElementwise<T, T>(
-      x, out, [](auto a) { return a / (decltype(a)(1) + std::abs(a)); }, 2);
+  UnaryElementwise<T, T>(x, out, [](auto a) { return a / (decltype(a)(1) + std::abs(a)); }, 2);
 }
 template <typename T>
 void SoftsignGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
@@ -337,8 +336,7 @@ void LeakyReluKernel(const DeviceContext&, const DenseTensor& x, double negative
                      DenseTensor* out) {
   using C = compute_t<T>;
   const C s = static_cast<C>(negative_slope);
-  UnaryElementwise<T, T>(
-      x, out, [=](C a) { return a > C(0) ? a : a * s; }, kCheap);
+  UnaryElementwise<T, T>(x, out, [=](C a) { return a > C(0) ? a : a * s; }, kCheap);
 }
 template <typename T>
 void LeakyReluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
@@ -379,8 +377,7 @@ void HardtanhKernel(const DeviceContext&, const DenseTensor& x, double min, doub
                     DenseTensor* out) {
   using C = compute_t<T>;
   const C lo = static_cast<C>(min), hi = static_cast<C>(max);
-  UnaryElementwise<T, T>(
-      x, out, [=](C a) { return a < lo ? lo : (a > hi ? hi : a); }, kCheap);
+  UnaryElementwise<T, T>(x, out, [=](C a) { return a < lo ? lo : (a > hi ? hi : a); }, kCheap);
 }
 template <typename T>
 void HardtanhGradKernel(const DeviceContext&, const DenseTensor& out, const DenseTensor& grad_out,
@@ -425,8 +422,7 @@ void HardshrinkKernel(const DeviceContext&, const DenseTensor& x, double thresho
                       DenseTensor* out) {
   using C = compute_t<T>;
   const C t = static_cast<C>(threshold);
-  UnaryElementwise<T, T>(
-      x, out, [=](C a) { return a >= -t && a <= t ? C(0) : a; }, kCheap);
+  UnaryElementwise<T, T>(x, out, [=](C a) { return a >= -t && a <= t ? C(0) : a; }, kCheap);
 }
 template <typename T>
 void HardshrinkGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& grad_out,
@@ -438,8 +434,7 @@ void ThresholdedReluKernel(const DeviceContext&, const DenseTensor& x, double th
                            double value, DenseTensor* out) {
   using C = compute_t<T>;
   const C t = static_cast<C>(threshold), v = static_cast<C>(value);
-  UnaryElementwise<T, T>(
-      x, out, [=](C a) { return a <= t ? v : a; }, kCheap);
+  UnaryElementwise<T, T>(x, out, [=](C a) { return a <= t ? v : a; }, kCheap);
 }
 template <typename T>
 void ThresholdedReluGradKernel(const DeviceContext&, const DenseTensor& x,

@@ -148,7 +148,7 @@ acc_t<T> ReduceRun(const T* p, int64_t n) {
     if constexpr (std::is_same_v<Op, SumOp>) return vec::Sum(p, n);
     if constexpr (std::is_same_v<Op, MaxOp>) return vec::Max(p, n);
     if constexpr (std::is_same_v<Op, MinOp>) return vec::Min(p, n);
-  } else if constexpr ((std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>)&&kVecOp) {
+  } else if constexpr ((std::is_same_v<T, float16> || std::is_same_v<T, bfloat16>) && kVecOp) {
     float buf[kLowpBlock];
     A acc = Op::template Init<A>();
     for (int64_t b = 0; b < n; b += kLowpBlock) {

@@ -291,9 +291,11 @@ class EqualBins {
   bool Holds(double v) const { return v >= lo_ && v <= hi_; }
   int64_t Of(double v) const {
     const auto e = static_cast<E>(v);
-    int64_t b = static_cast<int64_t>((static_cast<double>(e) - lo_) /
-                                     (static_cast<double>(hi_) - lo_) * static_cast<double>(bins_));
-    b = std::clamp<int64_t>(b, 0, bins_ - 1);
+    // The estimate is clamped as a double: a range that rounds to a point in E (min and
+    // max 1e-50 apart, float32 input) gives 0 / 0, and NaN has no int64 value.
+    const double at = (static_cast<double>(e) - lo_) / (static_cast<double>(hi_) - lo_) *
+                      static_cast<double>(bins_);
+    int64_t b = at >= 1 ? static_cast<int64_t>(std::min(at, static_cast<double>(bins_ - 1))) : 0;
     while (b > 0 && e < Edge(b)) --b;
     while (b + 1 < bins_ && e >= Edge(b + 1)) ++b;
     return b;
