@@ -55,18 +55,19 @@ def _differing(last):
     if out is None or want is None or not hasattr(out, "shape") or not hasattr(want, "shape"):
         return None
     g, _ = worker.as_numpy(out)
-    w, _ = worker.as_numpy(want)
+    w, wd = worker.as_numpy(want)
     if g.shape != w.shape:
         return None
+    rtol, atol = worker.RTOL.get(wd, worker.RTOL["float64"])  # the worker's, for its dtype
     if np.iscomplexobj(g) or np.iscomplexobj(w):  # part by part (inf - inf is NaN)
         g, w = g.astype(np.complex128), w.astype(np.complex128)
         with np.errstate(invalid="ignore", over="ignore"):
-            bad = ~(np.isclose(g.real, w.real, rtol=1e-10, atol=1e-12, equal_nan=True)
-                    & np.isclose(g.imag, w.imag, rtol=1e-10, atol=1e-12, equal_nan=True))
+            bad = ~(np.isclose(g.real, w.real, rtol=rtol, atol=atol, equal_nan=True)
+                    & np.isclose(g.imag, w.imag, rtol=rtol, atol=atol, equal_nan=True))
         return g, w, bad
     g, w = g.astype(np.float64), w.astype(np.float64)
     with np.errstate(invalid="ignore", over="ignore"):
-        bad = ~np.isclose(g, w, rtol=1e-10, atol=1e-12, equal_nan=True)
+        bad = ~np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
     return g, w, bad
 
 
@@ -746,7 +747,10 @@ def _rank_deficient_gradient(call, detail, last):
     """The gradient of a factorisation or solve of a rank-deficient (singular) matrix is
     undefined: it divides by a zero pivot or singular value, giving inf in one
     implementation and NaN (inf - inf) in the other. Only when x has a rank-deficient
-    matrix and both values at the first differing element are inf or NaN."""
+    matrix and both values at the first differing element are inf or NaN -- or, for
+    svd_packed, oar's is: torch's gesdd returns a zero singular value as roundoff
+    (1e-17), so its gradient there is a finite 1e15 whose sum over an expanded input
+    may even cancel to 0."""
     import re
     import torch
     x = _x(call, last)
@@ -754,7 +758,8 @@ def _rank_deficient_gradient(call, detail, last):
     if x is None or x.dim() < 2 or x.numel() == 0 or m is None or \
             not bool(torch.isfinite(x).all()):
         return False
-    if not all(v.strip("-") in ("inf", "nan") for v in m.groups()):
+    non_finite = [v.strip("-") in ("inf", "nan") for v in m.groups()]
+    if not (all(non_finite) or (call.key == "svd_packed" and non_finite[0])):
         return False
     rank = torch.linalg.matrix_rank(x.detach().double())
     return bool((rank < min(x.shape[-2], x.shape[-1])).any())
@@ -792,30 +797,56 @@ def _huge_exp_linear_coefficient(call, detail, last):
     return coef >= 1e300 and v is not None and not math.isfinite(v[1])
 
 
+def _norm_gradient_of_infinite_weight(call, detail, last):
+    """layer_norm/rms_norm's x gradient r (g w - mean(g w) - xhat mean(g w xhat)) when the
+    weight holds an infinity: both row means are infinite, and which elements come out
+    as inf - inf depends on how the terms are grouped -- oar's fused pass subtracts the
+    means as above, torch folds them into per-row coefficients of x. Neither value is a
+    derivative. Only when the weight holds inf or NaN and every differing element is
+    ±inf in oar where torch has NaN."""
+    import torch
+    w = _x(call, last, "weight")
+    return w is not None and not bool(torch.isfinite(w).all()) and \
+        detail.endswith("[all: oar inf where torch nan]")
+
+
 def _qr_is_a_qr(call, detail, last):
-    """qr_packed of a rank-deficient matrix (an expanded one): Q's columns past the rank
-    are any orthonormal completion, and the signs of R's zero rows with them. Only when
-    oar's packed result is itself a QR of x: Q orthonormal, R upper triangular with
-    torch's |diagonal|, and Q R = x."""
+    """qr_packed: a QR is unique only up to the signs of R's rows (with Q's columns), and
+    Q's columns past the rank of a rank-deficient matrix are any orthonormal completion.
+    LAPACK's Householder step signs R's diagonal against its pivot, and the reference
+    LAPACK that OpenBLAS builds reads the sign of a -0.0 pivot where torch's MKL takes it
+    as +0. Only when every matrix of x with differing elements either holds inf or NaN
+    (unspecified, as for _non_finite_matrix) or has oar's result itself a QR of it: Q
+    orthonormal, R upper triangular with torch's |diagonal|, and Q R = x, within the
+    dtype's roundoff."""
     import numpy as np
     import torch
     x, out, want = _x(call, last), last.get("out"), last.get("want")
-    if x is None or out is None or want is None or x.dim() < 2 or \
-            not bool(torch.isfinite(x).all()):
+    d = _differing(last)
+    if x is None or out is None or want is None or x.dim() < 2 or d is None:
         return False
-    m, n = x.shape[-2], x.shape[-1]
+    m = x.shape[-2]
     p = torch.from_numpy(np.asarray(out.numpy(), dtype=np.float64))
     w = want.detach().double()
-    if p.shape != w.shape:
+    if p.shape != w.shape or p.shape[:-2] != x.shape[:-2]:
         return False
     k = p.shape[-2]
-    q, r = p[..., :, :m].mT, p[..., :, m:]  # Q: [m, k], R: [k, n]
-    scale = max(1.0, float(x.abs().max())) if x.numel() else 1.0
-    eye = torch.eye(k, dtype=torch.float64).expand(q.shape[:-2] + (k, k))
-    ok = torch.allclose(q.mT @ q, eye, atol=1e-9) and torch.allclose(r, r.triu(), atol=0)
-    dr, dw = r.diagonal(0, -2, -1).abs(), w[..., :, m:].diagonal(0, -2, -1).abs()
-    ok = ok and torch.allclose(dr, dw, rtol=1e-9, atol=1e-9 * scale)
-    return bool(ok and torch.allclose(q @ r, x.double(), atol=1e-9 * scale))
+    tol = 1e-9 if x.dtype == torch.float64 else 1e-4
+    bad = torch.from_numpy(d[2]).reshape(-1, k * p.shape[-1]).any(-1)
+    xs, ps, ws = x.detach().double().reshape((-1,) + x.shape[-2:]), p.reshape((-1,) + p.shape[-2:]), \
+        w.reshape((-1,) + w.shape[-2:])
+    eye = torch.eye(k, dtype=torch.float64)
+    for xb, pb, wb, b in zip(xs, ps, ws, bad):
+        if not b or not bool(torch.isfinite(xb).all()):
+            continue
+        scale = max(1.0, float(xb.abs().max())) if xb.numel() else 1.0
+        q, r = pb[:, :m].mT, pb[:, m:]  # Q: [m, k], R: [k, n]
+        ok = torch.allclose(q.mT @ q, eye, atol=tol) and torch.allclose(r, r.triu(), atol=0)
+        dr, dw = r.diagonal().abs(), wb[:, m:].diagonal().abs()
+        ok = ok and torch.allclose(dr, dw, rtol=tol, atol=tol * scale)
+        if not (ok and torch.allclose(q @ r, xb, atol=tol * scale)):
+            return False
+    return True
 
 
 def _det_gradient_at_a_singular_matrix(call, detail, last):
@@ -1032,7 +1063,10 @@ DIFFERENCES = [
                ["elu", "elu_grad", "selu", "selu_grad", "celu", "celu_grad"],
                ["value mismatch", "grad mismatch"], _huge_exp_linear_coefficient,
                _huge_exp_linear_coefficient.__doc__),
-    Difference("Q's columns past the rank are any completion", ["qr_packed"],
+    Difference("norm gradient with an infinite weight", ["layer_norm", "rms_norm"],
+               ["grad mismatch"], _norm_gradient_of_infinite_weight,
+               _norm_gradient_of_infinite_weight.__doc__),
+    Difference("a QR is unique up to R's row signs and Q's completion", ["qr_packed"],
                ["value mismatch"], _qr_is_a_qr, _qr_is_a_qr.__doc__),
     Difference("det gradient at a singular matrix: the adjugate", ["det"], ["grad mismatch"],
                _det_gradient_at_a_singular_matrix, _det_gradient_at_a_singular_matrix.__doc__),
