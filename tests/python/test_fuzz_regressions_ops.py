@@ -441,3 +441,23 @@ def test_adaptive_max_pool_of_an_empty_spatial_dim_is_an_error_as_in_torch():
     # the mean of none is NaN, as PyTorch's
     _close(F.adaptive_avg_pool1d(oar.to_tensor(x), 1),
            torch.nn.functional.adaptive_avg_pool1d(torch.tensor(x), 1))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_layer_norm_of_a_constant_row_normalises_it_to_exactly_zero(dtype):
+    # the mean n x0 / n rounded off x0, so xhat was 1e-9 instead of 0: at epsilon = 0 the
+    # gradient came out 2e16 where PyTorch's is NaN (0 / 0), and an infinite weight gave
+    # inf where 0 * inf is NaN
+    x = np.full([2, 9], -0.06)
+    x[1] = np.linspace(-1, 1, 9)
+    w, b = np.linspace(0.5, 2.0, 9), np.linspace(-1, 1, 9)
+    ox, ow, ob = (oar.to_tensor(a).astype(dtype) for a in (x, w, b))
+    assert (F.layer_norm(ox, [9], ow, ob).numpy()[0] == ob.numpy()).all()
+    tx, tw, tb = (torch.tensor(a, dtype=getattr(torch, dtype)) for a in (x, w, b))
+    ow_inf, tw_inf = ow.numpy().copy(), tw.clone()
+    ow_inf[0], tw_inf[0] = INF, INF
+    _close(F.layer_norm(ox, [9], oar.to_tensor(ow_inf), ob),
+           torch.nn.functional.layer_norm(tx, [9], tw_inf, tb), rtol=1e-5, atol=1e-6)
+    g = np.linspace(-2, 3, 18).reshape(2, 9)
+    got = oar._C.layer_norm_grad(ox, ow, oar.to_tensor(g).astype(dtype), 0.0, 1).numpy()
+    assert np.isnan(got[0]).all() and np.isfinite(got[1]).all()

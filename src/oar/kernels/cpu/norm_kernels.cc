@@ -30,13 +30,23 @@ C LaneSum(int64_t n, F f) {
   return s;
 }
 
+// The mean of a row as x0 + mean(x - x0): a constant row's mean is then exactly x0, so
+// its xhat is exactly 0 (0 * an infinite weight is NaN, and at epsilon = 0 the 0 / 0 is
+// NaN, both as in PyTorch) rather than the roundoff of n x0 / n; the shift also keeps
+// the sum small for rows far from 0.
+template <typename C, typename T>
+C RowMean(const T* x, int64_t n) {
+  const C x0 = C(x[0]);
+  return x0 + LaneSum<C>(n, [&](int64_t j) { return C(x[j]) - x0; }) / C(n);
+}
+
 // Row statistics in the compute type: the mean (0 for rms_norm) and
 // r = 1 / sqrt(var + eps), var being the mean square about that mean. Two passes
 // over the row (mean, then squares about it) avoid the cancellation of E[x^2] - E[x]^2;
 // the row is in cache for the second.
 template <typename C, typename T>
 void RowStats(const T* x, int64_t n, double eps, bool rms, C* mean, C* r) {
-  const C mu = rms ? C(0) : LaneSum<C>(n, [&](int64_t j) { return C(x[j]); }) / C(n);
+  const C mu = rms ? C(0) : RowMean<C>(x, n);
   const C var = LaneSum<C>(n,
                            [&](int64_t j) {
                              const C d = C(x[j]) - mu;
@@ -101,7 +111,7 @@ void NormBackward(const DenseTensor& x_in, const DenseTensor& w_in, const DenseT
       const T* grow = pg + i * s.cols;
       // The mean, then one sweep for the squares about it, sum(gy) and
       // sum(gy (x - mean)); r is applied once after.
-      const C mu = rms ? C(0) : LaneSum<C>(s.cols, [&](int64_t j) { return C(row[j]); }) * inv_n;
+      const C mu = rms ? C(0) : RowMean<C>(row, s.cols);
       C sq = 0, sum_gy = 0, sum_gy_xc = 0;
       {
         constexpr int kLanes = 16;
