@@ -466,6 +466,13 @@ void CreateInferMeta(const std::vector<int64_t>& shape, DType dtype, DenseTensor
   out->set_meta(dtype, MakeDDim(shape));
 }
 
+void EyeInferMeta(int64_t num_rows, int64_t num_columns, DType dtype, DenseTensor* out) {
+  OAR_ENFORCE(num_rows >= 0 && num_columns >= 0,
+              errors::InvalidArgument("arguments 'num_rows' (", num_rows, ") and 'num_columns' (",
+                                      num_columns, ") must be non-negative"));
+  CreateInferMeta({num_rows, num_columns}, dtype, out);
+}
+
 void CreateLikeInferMeta(const DenseTensor& x, DType dtype, DenseTensor* out) {
   out->set_meta(dtype == DType::kUndefined ? x.dtype() : dtype, x.dims());
 }

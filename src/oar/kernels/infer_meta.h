@@ -80,6 +80,7 @@ void SoftmaxInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out);
 void SoftmaxGradInferMeta(const DenseTensor& out, const DenseTensor& grad_out, int64_t axis,
                           DenseTensor* x_grad);
 void CreateInferMeta(const std::vector<int64_t>& shape, DType dtype, DenseTensor* out);
+void EyeInferMeta(int64_t num_rows, int64_t num_columns, DType dtype, DenseTensor* out);
 void CreateLikeInferMeta(const DenseTensor& x, DType dtype, DenseTensor* out);
 void ArangeInferMeta(const Scalar& start, const Scalar& end, const Scalar& step, DType dtype,
                      DenseTensor* out);

@@ -45,6 +45,16 @@ void EmptyLikeKernel(const DeviceContext& ctx, const DenseTensor&, DType, DenseT
   out->AllocateFrom(ctx.GetPlace());
 }
 
+// Zeros, then the diagonal: each page is written once. Python's eye used to copy a numpy
+// eye in, touching every page of both: eye(31473) (4 GB) took 26 s, PyTorch's 3.
+template <typename T>
+void EyeKernel(const DeviceContext& ctx, int64_t, int64_t num_columns, DType, DenseTensor* out) {
+  T* o = static_cast<T*>(out->AllocateFrom(ctx.GetPlace()));
+  funcs::Fill(out, 0);
+  const int64_t k = std::min(out->dims()[0], num_columns);
+  for (int64_t i = 0; i < k; ++i) o[i * num_columns + i] = static_cast<T>(1);
+}
+
 template <typename T>
 void ArangeKernel(const DeviceContext& ctx, const Scalar& start, const Scalar&, const Scalar& step,
                   DType, DenseTensor* out) {
@@ -96,6 +106,7 @@ OAR_REGISTER_KERNEL(full, CPU, Any, FullKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES
 OAR_REGISTER_KERNEL(full_like, CPU, Any, FullLikeKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(empty, CPU, Any, EmptyKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(empty_like, CPU, Any, EmptyLikeKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(eye, CPU, Any, EyeKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(arange, CPU, Any, ArangeKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(uniform, CPU, Any, UniformKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(normal, CPU, Any, NormalKernel, OAR_FLOAT_TYPES);
