@@ -461,3 +461,20 @@ def test_layer_norm_of_a_constant_row_normalises_it_to_exactly_zero(dtype):
     g = np.linspace(-2, 3, 18).reshape(2, 9)
     got = oar._C.layer_norm_grad(ox, ow, oar.to_tensor(g).astype(dtype), 0.0, 1).numpy()
     assert np.isnan(got[0]).all() and np.isfinite(got[1]).all()
+
+
+def test_batch_norm_of_a_constant_channel_normalises_it_to_exactly_zero():
+    # the same rounding as layer_norm's in the channel mean of batch_norm and its gradients
+    x = np.linspace(-1, 1, 4 * 3 * 25).reshape(4, 3, 5, 5)
+    x[:, 1] = -0.06
+    w, b = np.array([1.0, 2.0, 0.5]), np.array([0.1, 0.2, 0.3])
+    stats = (oar.zeros([3], "float64"), oar.ones([3], "float64"))
+    got = F.batch_norm(oar.to_tensor(x), *stats, oar.to_tensor(w), oar.to_tensor(b),
+                       training=True, epsilon=0.0).numpy()
+    assert np.isnan(got[:, 1]).all() and np.isfinite(got[:, [0, 2]]).all()  # 0 / 0, as PyTorch
+    g = oar.to_tensor(np.cos(np.arange(x.size)).reshape(x.shape))
+    for out in (oar._C.batch_norm_grad(oar.to_tensor(x), oar.to_tensor(w), g, 0.0, 1),
+                oar._C.batch_norm_scale_grad(oar.to_tensor(x), g, 0.0, 1)):
+        a = out.numpy()
+        assert np.isnan(a[:, 1] if a.ndim == 4 else a[1]).all()  # 0 / 0, as PyTorch
+        assert np.isfinite(a[:, [0, 2]] if a.ndim == 4 else a[[0, 2]]).all()

@@ -217,6 +217,9 @@ def _t():
     (lambda: oar.eye("a"), TypeError, "eye(): argument 'num_rows'"),
     (lambda: oar.eye(2, 1.5), TypeError, "eye(): argument 'num_columns'"),
     (lambda: oar.eye(-1), ValueError, "eye()"),
+    (lambda: oar.eye(2 ** 40), ValueError, "eye(): the shape"),
+    (lambda: oar.split(oar.zeros([0, 2]), 2 ** 47), MemoryError,  # was an empty message
+     "split(): 140737488355328 sections need"),
     (lambda: oar.randint("a", 5), TypeError, "randint(): argument 'low'"),
     (lambda: oar.normal("a"), TypeError, "normal(): argument 'mean'"),
     (lambda: oar.to_tensor([1], "abc"), TypeError, "to_tensor(): argument 'dtype'"),

@@ -124,12 +124,23 @@ std::vector<C> ChannelValues(const DenseTensor& t_in) {
   return v;
 }
 
+// A channel's mean is taken as x0 + mean(x - x0), x0 its first element (0 for an
+// empty channel): exact for a constant channel, whose xhat is then exactly 0, as
+// layer_norm's (RowMean in norm_kernels.cc). Returns x0 and the sum of x - x0.
+template <typename C, typename T>
+std::array<C, 2> ShiftedSum(const Layout& s, const T* x, int64_t c) {
+  const C x0 = s.count() ? C(x[s.run(0, c)]) : C(0);
+  return {x0, ChannelSums<1, C>(
+                  s, c, [&](int64_t i, C* v) { v[0] = C(x[i]) - x0; }, x)[0]};
+}
+
 // The channel's mean and 1 / sqrt(var + eps) (var biased, about the mean: two
 // passes avoid the cancellation of E[x^2] - E[x]^2).
 template <typename C, typename T>
 std::array<C, 2> MeanAndRstd(const Layout& s, const T* x, int64_t c, double eps, C* var_out) {
   const C n = C(s.count());
-  const C mu = ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(x[i]); }, x)[0] / n;
+  const auto [x0, sum] = ShiftedSum<C>(s, x, c);
+  const C mu = x0 + sum / n;
   const C var = ChannelSums<1, C>(s, c,
                                   [&](int64_t i, C* v) {
                                     const C d = C(x[i]) - mu;
@@ -187,8 +198,8 @@ void BatchNormGradKernel(const DeviceContext&, const DenseTensor& x_in, const De
   const C inv_n = C(1) / C(s.count());
   ParallelFor(0, s.channels, ChannelCost(s) * 2, [&](int64_t cb, int64_t ce) {
     for (int64_t c = cb; c < ce; ++c) {
-      const C mu =
-          ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(px[i]); }, px)[0] * inv_n;
+      const auto [x0, sum] = ShiftedSum<C>(s, px, c);
+      const C mu = x0 + sum * inv_n;
       const auto [sq, sg, sgx] = ChannelSums<3, C>(
           s, c,
           [&](int64_t i, C* v) {
@@ -227,8 +238,8 @@ void BatchNormScaleGradKernel(const DeviceContext&, const DenseTensor& x_in,
   const C inv_n = s.count() ? C(1) / C(s.count()) : C(0);
   ParallelFor(0, s.channels, ChannelCost(s), [&](int64_t cb, int64_t ce) {
     for (int64_t c = cb; c < ce; ++c) {
-      const C mu =
-          ChannelSums<1, C>(s, c, [&](int64_t i, C* v) { v[0] = C(px[i]); }, px)[0] * inv_n;
+      const auto [x0, sum] = ShiftedSum<C>(s, px, c);
+      const C mu = x0 + sum * inv_n;
       const auto [sq, sgx] = ChannelSums<2, C>(
           s, c,
           [&](int64_t i, C* v) {
