@@ -803,14 +803,23 @@ def _huge_exp_linear_coefficient(call, detail, last):
 def _norm_gradient_of_infinite_weight(call, detail, last):
     """layer_norm/rms_norm's x gradient r (g w - mean(g w) - xhat mean(g w xhat)) when the
     weight holds an infinity: both row means are infinite, and which elements come out
-    as inf - inf depends on how the terms are grouped -- oar's fused pass subtracts the
-    means as above, torch folds them into per-row coefficients of x. Neither value is a
-    derivative. Only when the weight holds inf or NaN and every differing element is
-    ±inf in oar where torch has NaN."""
+    as inf - inf (or 0 * inf) depends on how the terms are grouped and on whether the
+    row's xhat is exactly 0 -- oar's fused pass subtracts the means as above, torch's
+    kernel folds them into per-row coefficients of x, and the layer_norm_grad oracle's
+    x - mean(x) rounds a constant row off 0. Neither value is a derivative. Only when
+    the weight holds inf or NaN and every differing element is non-finite in both."""
+    import numpy as np
     import torch
     w = _x(call, last, "weight")
-    return w is not None and not bool(torch.isfinite(w).all()) and \
-        detail.endswith("[all: oar inf where torch nan]")
+    if w is None or bool(torch.isfinite(w).all()):
+        return False
+    if detail.endswith("[all: oar inf where torch nan]"):
+        return True
+    d = _differing(last) if detail.startswith("value") else None
+    if d is None:
+        return False
+    g, t, bad = d
+    return bool(bad.any() and (~np.isfinite(g[bad]) & ~np.isfinite(t[bad])).all())
 
 
 def _qr_is_a_qr(call, detail, last):
@@ -1066,8 +1075,9 @@ DIFFERENCES = [
                ["elu", "elu_grad", "selu", "selu_grad", "celu", "celu_grad"],
                ["value mismatch", "grad mismatch"], _huge_exp_linear_coefficient,
                _huge_exp_linear_coefficient.__doc__),
-    Difference("norm gradient with an infinite weight", ["layer_norm", "rms_norm"],
-               ["grad mismatch"], _norm_gradient_of_infinite_weight,
+    Difference("norm gradient with an infinite weight",
+               ["layer_norm", "rms_norm", "layer_norm_grad", "rms_norm_grad"],
+               ["grad mismatch", "value mismatch"], _norm_gradient_of_infinite_weight,
                _norm_gradient_of_infinite_weight.__doc__),
     Difference("a QR is unique up to R's row signs and Q's completion", ["qr_packed"],
                ["value mismatch"], _qr_is_a_qr, _qr_is_a_qr.__doc__),

@@ -478,3 +478,12 @@ def test_batch_norm_of_a_constant_channel_normalises_it_to_exactly_zero():
         a = out.numpy()
         assert np.isnan(a[:, 1] if a.ndim == 4 else a[1]).all()  # 0 / 0, as PyTorch
         assert np.isfinite(a[:, [0, 2]] if a.ndim == 4 else a[[0, 2]]).all()
+
+
+def test_norm_means_of_rows_starting_with_an_infinity_stay_infinite():
+    # the shift by the first element made inf - inf: the mean of [inf, 1] came out NaN
+    x = np.array([[np.inf, 1.0, 2.0], [1.0, -np.inf, 0.5]])
+    stats = oar._C.batch_norm_stats(oar.to_tensor(x.T.copy()), 1).numpy()  # channels = rows
+    assert stats[0].tolist() == [np.inf, -np.inf]
+    t = torch.tensor(x.T.copy())
+    assert t.mean(0).tolist() == stats[0].tolist()

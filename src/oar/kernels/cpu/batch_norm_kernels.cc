@@ -125,11 +125,13 @@ std::vector<C> ChannelValues(const DenseTensor& t_in) {
 }
 
 // A channel's mean is taken as x0 + mean(x - x0), x0 its first element (0 for an
-// empty channel): exact for a constant channel, whose xhat is then exactly 0, as
-// layer_norm's (RowMean in norm_kernels.cc). Returns x0 and the sum of x - x0.
+// empty channel or an infinite first element): exact for a constant channel, whose
+// xhat is then exactly 0, as layer_norm's (RowMean in norm_kernels.cc). Returns x0 and
+// the sum of x - x0.
 template <typename C, typename T>
 std::array<C, 2> ShiftedSum(const Layout& s, const T* x, int64_t c) {
-  const C x0 = s.count() ? C(x[s.run(0, c)]) : C(0);
+  const C first = s.count() ? C(x[s.run(0, c)]) : C(0);
+  const C x0 = std::isfinite(first) ? first : C(0);
   return {x0, ChannelSums<1, C>(
                   s, c, [&](int64_t i, C* v) { v[0] = C(x[i]) - x0; }, x)[0]};
 }

@@ -33,10 +33,11 @@ C LaneSum(int64_t n, F f) {
 // The mean of a row as x0 + mean(x - x0): a constant row's mean is then exactly x0, so
 // its xhat is exactly 0 (0 * an infinite weight is NaN, and at epsilon = 0 the 0 / 0 is
 // NaN, both as in PyTorch) rather than the roundoff of n x0 / n; the shift also keeps
-// the sum small for rows far from 0.
+// the sum small for rows far from 0. An infinite x0 is no shift (inf - inf would make
+// the mean of [inf, 1] NaN, not inf).
 template <typename C, typename T>
 C RowMean(const T* x, int64_t n) {
-  const C x0 = C(x[0]);
+  const C x0 = std::isfinite(C(x[0])) ? C(x[0]) : C(0);
   return x0 + LaneSum<C>(n, [&](int64_t j) { return C(x[j]) - x0; }) / C(n);
 }
 
