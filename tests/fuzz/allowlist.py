@@ -319,11 +319,11 @@ def _norm_of_one_element(call, detail, last):
     at x that is not NaN."""
     import numpy as np
     d = _grad_differing(call, last)
-    out = last.get("out")
-    if d is None or out is None:
+    out, x = last.get("out"), _x(call, last)
+    if d is None or out is None or x is None:
         return False
     g, w, bad, base = d
-    if base.size > max(1, out.numel()):
+    if x.numel() > max(1, out.numel()):  # x, not its base: a strided view picks elements
         return False
     return bool(bad.any() and np.isnan(w[bad]).all() and np.isfinite(g[bad]).all()
                 and not np.isnan(base[bad]).any())
@@ -751,9 +751,10 @@ def _rank_deficient_gradient(call, detail, last):
     undefined: it divides by a zero pivot or singular value, giving inf in one
     implementation and NaN (inf - inf) in the other. Only when x has a rank-deficient
     matrix and both values at the first differing element are inf or NaN -- or, for
-    svd_packed, oar's is: torch's gesdd returns a zero singular value as roundoff
-    (1e-17), so its gradient there is a finite 1e15 whose sum over an expanded input
-    may even cancel to 0."""
+    svd_packed and qr_packed, oar's is: torch's gesdd returns a zero singular value as
+    roundoff (1e-17) and its geqrf a zero pivot of R as 2e-16, so its gradient there is
+    finite (1e15, or anything after the sum over an expanded input) where OpenBLAS's
+    exact 0 gives oar inf or NaN."""
     import re
     import torch
     x = _x(call, last)
@@ -762,7 +763,7 @@ def _rank_deficient_gradient(call, detail, last):
             not bool(torch.isfinite(x).all()):
         return False
     non_finite = [v.strip("-") in ("inf", "nan") for v in m.groups()]
-    if not (all(non_finite) or (call.key == "svd_packed" and non_finite[0])):
+    if not (all(non_finite) or (call.key in ("svd_packed", "qr_packed") and non_finite[0])):
         return False
     rank = torch.linalg.matrix_rank(x.detach().double())
     return bool((rank < min(x.shape[-2], x.shape[-1])).any())
