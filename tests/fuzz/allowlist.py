@@ -809,9 +809,24 @@ def _norm_gradient_of_infinite_weight(call, detail, last):
     kernel folds them into per-row coefficients of x, and the layer_norm_grad oracle's
     x - mean(x) rounds a constant row off 0. Neither value is a derivative. Only when
     the weight holds inf or NaN and every differing element is non-finite in both."""
+    return _non_finite_both_beside(call, detail, last, "weight")
+
+
+def _norm_scale_grad_of_infinite_g(call, detail, last):
+    """batch_norm_scale_grad / norm_scale_grad, sum(g xhat), where g holds an infinity
+    and a channel (row) is constant: oar's xhat there is exactly 0 and inf * 0 is NaN,
+    as in PyTorch's own batch_norm backward; the oracle's forward rounds that xhat off 0
+    and sums to ±inf. Only when g holds inf or NaN and every differing element is
+    non-finite in both."""
+    return _non_finite_both_beside(call, detail, last, "g")
+
+
+def _non_finite_both_beside(call, detail, last, name):
+    """Input `name` holds inf or NaN, and every differing element is non-finite in both
+    oar's result and torch's (or the detail says oar has inf where torch has NaN)."""
     import numpy as np
     import torch
-    w = _x(call, last, "weight")
+    w = _x(call, last, name)
     if w is None or bool(torch.isfinite(w).all()):
         return False
     if detail.endswith("[all: oar inf where torch nan]"):
@@ -1080,6 +1095,9 @@ DIFFERENCES = [
                ["layer_norm", "rms_norm", "layer_norm_grad", "rms_norm_grad"],
                ["grad mismatch", "value mismatch"], _norm_gradient_of_infinite_weight,
                _norm_gradient_of_infinite_weight.__doc__),
+    Difference("norm scale gradient of an infinite g on a constant channel",
+               ["batch_norm_scale_grad", "norm_scale_grad"], ["value mismatch"],
+               _norm_scale_grad_of_infinite_g, _norm_scale_grad_of_infinite_g.__doc__),
     Difference("a QR is unique up to R's row signs and Q's completion", ["qr_packed"],
                ["value mismatch"], _qr_is_a_qr, _qr_is_a_qr.__doc__),
     Difference("det gradient at a singular matrix: the adjugate", ["det"], ["grad mismatch"],

@@ -487,3 +487,12 @@ def test_norm_means_of_rows_starting_with_an_infinity_stay_infinite():
     assert stats[0].tolist() == [np.inf, -np.inf]
     t = torch.tensor(x.T.copy())
     assert t.mean(0).tolist() == stats[0].tolist()
+
+
+def test_unfold_with_a_step_near_int64_max_is_one_window():
+    # the window axis's stride was stride * step: a signed overflow (UBSan abort), and the
+    # numpy buffer's byte strides overflowed with it
+    x = np.arange(18, dtype=np.int32).reshape(3, 2, 3)
+    got = oar._C.tensor_unfold(oar.to_tensor(x), -3, size=3, step=2 ** 63 - 1)
+    want = torch.tensor(x).unfold(0, 3, 5)  # one window too; torch's own huge step overflows
+    assert got.shape == list(want.shape) and (np.asarray(got) == want.numpy()).all()

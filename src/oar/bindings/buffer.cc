@@ -64,7 +64,9 @@ int GetBuffer(PyObject* o, Py_buffer* view, int flags) {
   const Py_ssize_t es = static_cast<Py_ssize_t>(SizeOf(t.dtype()));
   for (int i = 0; i < nd; ++i) {
     self->shape[i] = t.dims()[i];
-    self->strides[i] = t.strides()[i] * es;
+    // A dim of size 0 or 1 is never stepped along, and its stride may be any value
+    // (a view's); in bytes it could overflow.
+    self->strides[i] = (t.dims()[i] > 1 ? t.strides()[i] : 1) * es;
   }
   view->obj = o;
   Py_INCREF(o);

@@ -242,7 +242,8 @@ DenseTensor UnfoldView(const DenseTensor& t, int64_t axis, int64_t size, int64_t
   const int64_t a = NormalizeAxis(axis, t.ndim(), "axis");
   const int64_t s = t.strides()[a];
   m.dims[a] = (t.dims()[a] - size) / step + 1;
-  m.strides[a] = s * step;
+  // One window (or none) never steps: s * step could overflow for a huge step.
+  m.strides[a] = m.dims[a] > 1 ? s * step : s;
   m.dims.push_back(size);
   m.strides.push_back(s);
   return DenseTensor(t.Holder(), m);
