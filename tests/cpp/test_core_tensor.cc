@@ -45,6 +45,21 @@ TEST(DenseTensor, Meta) {
   EXPECT_EQ(DimsToString({}), "[]");
 }
 
+// A shape holding a 0 has no elements, but its other dims still set the strides: past
+// int64 they are refused (NumPy's and PyTorch's rule), not wrapped (a signed overflow).
+TEST(DenseTensor, EmptyShapesWhoseOtherDimsPassInt64AreRefused) {
+  static constexpr int64_t k40 = int64_t{1} << 40, k31 = int64_t{1} << 31;
+  Catch([] { ContiguousStrides({1, 0, k40, k40}); }, ErrorCode::kInvalidArgument, {"too large"});
+  Catch([] { CheckedProduct({k40, k40, 0}); }, ErrorCode::kInvalidArgument, {"too large"});
+  Catch([] { CheckedProduct({k40, 0, k40}); }, ErrorCode::kInvalidArgument, {"too large"});
+  EXPECT_EQ(CheckedProduct({k31, 0, k31}), 0);
+  EXPECT_EQ(ContiguousStrides({k31, 0, k31}), (DDim{k31, k31, 1}));
+  EXPECT_EQ(Product({k40, k40, 0}), 0);  // modulo 2^64, exactly 0
+  // the first dim never enters a stride: a non-empty overflow is CheckedProduct's to refuse
+  EXPECT_EQ(ContiguousStrides({k40, k40}), (DDim{k40, 1}));
+  Catch([] { CheckedProduct({k40, k40}); }, ErrorCode::kInvalidArgument, {"more than 2^63"});
+}
+
 TEST(DenseTensor, DataWithoutMemoryIsAPreconditionError) {
   DenseTensor t(DType::kFloat32, {2});
   EXPECT_EQ(Catch([&] { t.data(); }).code(), ErrorCode::kPreconditionNotMet);

@@ -496,3 +496,31 @@ def test_unfold_with_a_step_near_int64_max_is_one_window():
     got = oar._C.tensor_unfold(oar.to_tensor(x), -3, size=3, step=2 ** 63 - 1)
     want = torch.tensor(x).unfold(0, 3, 5)  # one window too; torch's own huge step overflows
     assert got.shape == list(want.shape) and (np.asarray(got) == want.numpy()).all()
+
+
+def test_integer_overflow_wraps_around_as_in_torch():
+    # a signed overflow is undefined behaviour in C++ (UBSan aborted on an int64 sum of a
+    # NaN cast, and cumsum, add, ... at the extremes); the kernel sources are built with
+    # -fwrapv, so these wrap in two's complement as PyTorch's do (build-asan checks it)
+    top, low = 2 ** 63 - 1, -2 ** 63
+    oa, ob, om = (oar.to_tensor(np.array(v, dtype=np.int64)) for v in ([top, 5], [1, 2], [low, 5]))
+    ta, tb, tm = (torch.tensor(v) for v in ([top, 5], [1, 2], [low, 5]))
+    cases = [(oar.add(oa, ob), ta + tb), (oar.subtract(om, ob), tm - tb),
+             (oar.multiply(oa, oa), ta * ta), (oar.sum(oa), ta.sum()),
+             (oar.cumsum(oa, 0), ta.cumsum(0)), (oar.prod(oa), ta.prod()),
+             (oar.cumprod(oa, 0), ta.cumprod(0)), (-om, -tm), (oar.pow(oa, 2), ta.pow(2))]
+    for got, want in cases:
+        assert np.asarray(got.numpy()).tolist() == want.tolist()
+
+
+def test_empty_shapes_whose_other_dims_pass_int64_are_refused_as_in_torch():
+    # ContiguousStrides multiplied the dims past int64 before the 0 mattered (UBSan abort);
+    # NumPy and PyTorch refuse such shapes, whichever side of the 0 the large dims are on
+    for shape in ([1, 0, 2 ** 40, 2 ** 40], [2 ** 40, 2 ** 40, 0]):
+        with pytest.raises(ValueError, match=r"full\(\): the shape .* is too large"):
+            oar.zeros(shape)
+        with pytest.raises(RuntimeError, match="overflow"):
+            torch.empty(shape)
+    x = oar.zeros([2 ** 31, 0, 2 ** 31])  # within int64: an empty tensor, as in torch
+    assert x.shape == [2 ** 31, 0, 2 ** 31] and int(x.numel()) == 0
+    assert torch.empty(2 ** 31, 0, 2 ** 31).numel() == 0

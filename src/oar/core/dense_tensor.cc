@@ -1,5 +1,6 @@
 #include "oar/core/dense_tensor.h"
 
+#include <algorithm>
 #include <sstream>
 
 namespace oar {
@@ -12,15 +13,22 @@ std::string DimsToString(const DDim& d) {
   return os.str();
 }
 
+void ThrowStridesOverflow(const DDim& dims) {
+  throw errors::InvalidArgument("the shape ", DimsToString(dims),
+                                " is too large: its dims other than 0 multiply past 2^63");
+}
+
 int64_t CheckedProduct(const DDim& d) {
+  const bool empty = std::find(d.begin(), d.end(), 0) != d.end();  // not Product: 2^64 wraps to 0
   int64_t n = 1;
   for (int64_t v : d) {
-    if (__builtin_mul_overflow(n, v, &n)) {
+    if (v != 0 && __builtin_mul_overflow(n, v, &n)) {
+      if (empty) ThrowStridesOverflow(d);
       throw errors::InvalidArgument("the shape ", DimsToString(d),
                                     " has too many elements (more than 2^63)");
     }
   }
-  return n;
+  return empty ? 0 : n;
 }
 
 bool DenseTensor::is_contiguous() const {
