@@ -524,3 +524,17 @@ def test_empty_shapes_whose_other_dims_pass_int64_are_refused_as_in_torch():
     x = oar.zeros([2 ** 31, 0, 2 ** 31])  # within int64: an empty tensor, as in torch
     assert x.shape == [2 ** 31, 0, 2 ** 31] and int(x.numel()) == 0
     assert torch.empty(2 ** 31, 0, 2 ** 31).numel() == 0
+
+
+def test_window_attributes_near_int64_max_are_argument_errors():
+    # conv's padded size `in + pad + pad` and span `dilation * (k - 1) + 1` (and the pools'
+    # and conv_transpose's sizes) overflowed int64: UBSan aborted in the seed 88 ASan run
+    x, w = oar.rand([2, 2, 3]), oar.rand([6, 2, 3])
+    calls = {"paddings": lambda: oar._C.conv(x, w, [], [2 ** 63 - 1, 3], [1]),
+             "dilations": lambda: oar._C.conv(x, w, [], [], [2 ** 62]),
+             "strides": lambda: F.conv1d_transpose(x, oar.rand([2, 3, 3]), stride=2 ** 62)}
+    for arg, call in calls.items():
+        with pytest.raises(ValueError, match=rf"argument '{arg}' .* pass 2\^63"):
+            call()
+    with pytest.raises(ValueError, match="at most half of kernel_size"):
+        F.max_pool1d(x, 3, stride=1, padding=2 ** 62)

@@ -1,6 +1,7 @@
 #include "oar/kernels/infer_meta_conv.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <string>
 
 #include "oar/core/errors.h"
@@ -12,6 +13,17 @@ std::string ListToString(const std::vector<int64_t>& v) {
   std::string s = "[";
   for (size_t i = 0; i < v.size(); ++i) s += (i ? ", " : "") + std::to_string(v[i]);
   return s + "]";
+}
+
+// Window arithmetic in 128 bits: a padding, stride or dilation near 2^63 (or a huge
+// spatial dim of an empty input) must give an argument error, not a signed overflow.
+using Wide = __int128;
+
+int64_t Narrow(Wide v, const char* name, const std::vector<int64_t>& attr, int d) {
+  OAR_ENFORCE(v >= INT64_MIN && v <= INT64_MAX,
+              errors::InvalidArgument("argument '", name, "' ", ListToString(attr),
+                                      " makes the sizes along spatial dim ", d, " pass 2^63"));
+  return static_cast<int64_t>(v);
 }
 
 // Checks an int[] attribute of one value per spatial dim (or `per_dim` values
@@ -90,13 +102,15 @@ WindowGeometry ConvGeometry(const DDim& x, const DDim& weight, const std::vector
     const int i = lead + d;
     g.in[i] = x[2 + d];
     g.kernel[i] = weight[2 + d];
-    const int64_t padded = g.in[i] + g.pad_before[i] + g.pad_after[i];
-    const int64_t span = g.dilation[i] * (g.kernel[i] - 1) + 1;
-    OAR_ENFORCE(g.kernel[i] >= 1 && span <= padded,
-                errors::InvalidArgument("argument 'weight' ", DimsToString(weight),
-                                        ": the kernel spans ", span, " along spatial dim ", d,
-                                        ", more than the padded input (", padded, ")"));
-    g.out[i] = (padded - span) / g.stride[i] + 1;
+    const Wide padded = Wide(g.in[i]) + g.pad_before[i] + g.pad_after[i];
+    const Wide span = Wide(g.dilation[i]) * (g.kernel[i] - 1) + 1;
+    OAR_ENFORCE(
+        g.kernel[i] >= 1 && span <= padded,
+        errors::InvalidArgument("argument 'weight' ", DimsToString(weight), ": the kernel spans ",
+                                Narrow(span, "dilations", dilations, d), " along spatial dim ", d,
+                                ", more than the padded input (",
+                                Narrow(padded, "paddings", paddings, d), ")"));
+    g.out[i] = Narrow((padded - span) / g.stride[i] + 1, "paddings", paddings, d);
   }
   return g;
 }
@@ -134,8 +148,9 @@ void ConvTransposeInferMeta(const DenseTensor& x, const DenseTensor& weight,
     OAR_ENFORCE(op < std::max(g.stride[i], g.dilation[i]),
                 errors::InvalidArgument("argument 'output_padding' ", ListToString(output_padding),
                                         " must be smaller than the stride or the dilation"));
-    const int64_t size = (xd[2 + d] - 1) * g.stride[i] - g.pad_before[i] - g.pad_after[i] +
-                         g.dilation[i] * (wd[2 + d] - 1) + 1 + op;
+    const int64_t size = Narrow(Wide(xd[2 + d] - 1) * g.stride[i] - g.pad_before[i] -
+                                    g.pad_after[i] + Wide(g.dilation[i]) * (wd[2 + d] - 1) + 1 + op,
+                                "strides", strides, d);
     OAR_ENFORCE(size >= 0 && wd[2 + d] >= 1,
                 errors::InvalidArgument("argument 'paddings' ", ListToString(paddings),
                                         " leaves no output along spatial dim ", d, " for input ",
@@ -190,18 +205,18 @@ WindowGeometry PoolGeometry(const DDim& x, const std::vector<int64_t>& kernel_si
     const int i = lead + d;
     g.in[i] = x[2 + d];
     g.kernel[i] = kernel_size[d];
-    OAR_ENFORCE(2 * g.pad_before[i] <= g.kernel[i] && 2 * g.pad_after[i] <= g.kernel[i],
+    OAR_ENFORCE(g.pad_before[i] <= g.kernel[i] / 2 && g.pad_after[i] <= g.kernel[i] / 2,
                 errors::InvalidArgument("argument 'paddings' ", ListToString(paddings),
                                         " must be at most half of kernel_size ",
                                         ListToString(kernel_size)));
-    const int64_t span = g.in[i] + g.pad_before[i] + g.pad_after[i] - g.kernel[i];
-    OAR_ENFORCE(span >= 0,
-                errors::InvalidArgument("argument 'kernel_size' ", ListToString(kernel_size),
-                                        " is larger than the padded input along spatial dim ", d,
-                                        " (", span + g.kernel[i], ")"));
-    int64_t n = (ceil_mode ? span + g.stride[i] - 1 : span) / g.stride[i] + 1;
-    if (ceil_mode && (n - 1) * g.stride[i] >= g.in[i] + g.pad_before[i]) --n;
-    g.out[i] = n;
+    const Wide span = Wide(g.in[i]) + g.pad_before[i] + g.pad_after[i] - g.kernel[i];
+    OAR_ENFORCE(span >= 0, errors::InvalidArgument(
+                               "argument 'kernel_size' ", ListToString(kernel_size),
+                               " is larger than the padded input along spatial dim ", d, " (",
+                               Narrow(span + g.kernel[i], "paddings", paddings, d), ")"));
+    Wide n = (ceil_mode ? span + g.stride[i] - 1 : span) / g.stride[i] + 1;
+    if (ceil_mode && (n - 1) * g.stride[i] >= Wide(g.in[i]) + g.pad_before[i]) --n;
+    g.out[i] = Narrow(n, "paddings", paddings, d);
   }
   return g;
 }
