@@ -182,7 +182,33 @@ def format_data(a, indent):
     return _Layout(a, _options()).block(a, indent)
 
 
+def format_empty(shape, indent):
+    """The brackets of an empty tensor of `shape`, from the shape alone: numpy cannot hold
+    every empty shape (it refuses (2**31, 2**31, 0) of float16 as too big), and the rows before
+    the 0 are summarised like elements, so [2**40, 0] does not print 2**40 lines."""
+    e = _options().edgeitems
+    blocks = 1
+    for d in shape:
+        if d == 0:
+            break
+        blocks *= d
+    summary = blocks > _options().threshold
+
+    def block(dims, indent):
+        if len(dims) == 1 or dims[0] == 0:
+            return "[]"
+        n = dims[0]
+        shown = (list(range(e)) + [None] + list(range(n - e, n))) if summary and n > 2 * e \
+            else range(n)
+        rows = ["..." if i is None else block(dims[1:], indent + 1) for i in shown]
+        return "[" + ("," + "\n" * (len(dims) - 1) + " " * (indent + 1)).join(rows) + "]"
+
+    return block(list(shape), indent)
+
+
 def tensor_string(shape, dtype_name, place, stop_gradient, a, prefix="Tensor"):
+    """`a` is the data as a numpy array, or None for an empty tensor (printed from `shape`)."""
     indent = len(prefix) + 1
+    data = format_empty(shape, indent) if a is None else format_data(a, indent)
     return (f"{prefix}(shape={list(shape)}, dtype={dtype_name}, place={place}, "
-            f"stop_gradient={stop_gradient},\n{' ' * indent}{format_data(a, indent)})")
+            f"stop_gradient={stop_gradient},\n{' ' * indent}{data})")

@@ -47,9 +47,12 @@ def __repr__(self):
     if self.is_sparse():
         from .sparse._tensor_methods import sparse_repr
         return sparse_repr(self)
-    a = numpy(self)
-    if self.dtype is bfloat16:
-        a = _bf16_to_f32(a)
+    if 0 in self.shape:
+        a = None
+    else:
+        a = numpy(self)
+        if self.dtype is bfloat16:
+            a = _bf16_to_f32(a)
     return _printing.tensor_string(self.shape, self.dtype.name, self.place, self.stop_gradient, a)
 
 

@@ -28,6 +28,7 @@ CASES = {
     "0d": (lambda: oar.to_tensor(-3.25), "float32", [], "-3.25000000"),
     "empty_rows": (lambda: oar.zeros([2, 0]), "float32", [2, 0], "[[],\n        []]"),
     "empty": (lambda: oar.zeros([0, 3]), "float32", [0, 3], "[]"),
+    "empty_3d": (lambda: oar.zeros([2, 0, 3]), "float32", [2, 0, 3], "[[],\n\n        []]"),
     "wrapped": (lambda: oar.arange(30), "int64", [30],
                 "[0 , 1 , 2 , 3 , 4 , 5 , 6 , 7 , 8 , 9 , 10, 11, 12, 13, 14, 15, 16, 17,\n"
                 "        18, 19, 20, 21, 22, 23, 24, 25, 26, 27, 28, 29]"),
@@ -61,6 +62,17 @@ def test_repr_is_paddles(name):
     want = HEAD.format(shape, dtype) + data + ")"
     assert repr(t) == want
     assert str(t) == want
+
+
+def test_empty_tensors_with_huge_dims_print_summarised_rows():
+    # Not Paddle's text: Paddle prints every row of an empty tensor, which for 2**40 rows is a
+    # hang, and numpy cannot even hold the second shape. The rows are summarised like elements.
+    t = oar.zeros([2 ** 40, 0])
+    rows = "[[],\n        [],\n        [],\n        ...,\n        [],\n        [],\n        []]"
+    assert repr(t) == HEAD.format([2 ** 40, 0], "float32") + rows + ")"
+    t = oar.diag_embed(oar.zeros([0, 4], dtype="float16"), 2 ** 31, 1, 0)
+    assert repr(t).startswith(HEAD.format([2 ** 31 + 4, 2 ** 31 + 4, 0], "float16") + "[[[],")
+    assert repr(t).count("...") == 7  # one for the outer rows, one inside each of the 6 shown
 
 
 def test_stop_gradient_and_parameter():
