@@ -190,15 +190,20 @@ def _prod_grad_of_overflowing_groups_with_zeros(call, detail, last):
     elements overflows the dtype it is computed in (dtype=, else x's): the derivative is 0 everywhere (every product of the
     others holds a zero). torch's exclusive cumprods carry the inf into a zero, which
     gives NaN everywhere. oar's is exactly 0 away from the zeros and NaN at them (the
-    non-zeros' product times the other zeros' polynomial, inf * 0). Only when every
-    group is such a group and every differing element is 0 in oar and NaN in torch."""
+    non-zeros' product times the other zeros' polynomial, inf * 0), and torch's is 0 at
+    a zero whose exclusive cumprods have not met the inf yet. Only when every group is such
+    a group and every differing element is 0 in oar and NaN in torch, or NaN in oar at a
+    zero of x."""
     import numpy as np
     import torch
     d, x = _grad_differing(call, last), _x(call, last)
     if d is None or x is None or not x.dtype.is_floating_point or x.dim() == 0:
         return False
     g, w, bad, _ = d
-    if not (bad.any() and (g[bad] == 0).all() and np.isnan(w[bad]).all()):
+    at_zero = (x.detach().double().numpy() == 0)[bad]
+    away = ~at_zero
+    if not (bad.any() and (g[bad][away] == 0).all() and np.isnan(w[bad][away]).all()
+            and np.isnan(g[bad][at_zero]).all()):
         return False
     axis = (call.decl or {}).get("axis") or list(range(x.dim()))
     axis = sorted({int(a) % x.dim() for a in (axis if isinstance(axis, (list, tuple)) else [axis])})

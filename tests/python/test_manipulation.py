@@ -2,6 +2,10 @@
 (and nn.functional.pad) against PyTorch: values in float32/float64, first and second order
 gradients, integer inputs, views, and every error path (a typed error naming op and argument).
 The ops with kernels of their own are in the op registry (tests/op_cases/shape.yaml)."""
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 import torch
@@ -436,12 +440,65 @@ def test_empty_view_with_a_huge_dim():
     assert oar._C.pad(x, [0, 0, 0, 0, 0, 0], 1, 0).shape == [2, 2 ** 40, 0]
 
 
+def test_diagonal_of_an_empty_tensor_far_off_the_main_diagonal_as_in_torch():
+    # The diagonal view's start (2**31 rows of 2**31 + 4 elements) was added to the null pointer
+    # of the zero-byte block: undefined behaviour that UBSan aborted on (seed 89 ASan run).
+    x = oar.zeros([0, 4], dtype="float16")
+    out = oar.diag_embed(x, 2 ** 31, 1, 0)
+    expected = torch.diag_embed(torch.zeros(0, 4, dtype=torch.float16), 2 ** 31, 1, 0)
+    assert out.shape == list(expected.shape)
+    assert oar.diagonal(out, 2 ** 31, 1, 0).shape == [0, 4]
+
+
 def test_take_along_axis_of_an_empty_index_with_a_huge_dim_returns_at_once():
     # The gather kernels looped over the 2**40 empty lines (a fuzzer stall).
     x = oar.zeros([1, 2 ** 40, 0])
     i = oar.zeros([1, 2 ** 40, 0], dtype="int64")
     assert oar.take_along_axis(x, i, 2).shape == [1, 2 ** 40, 0]
     assert oar._C.along_axis_gather_grad(x, i, x, 2).shape == [1, 2 ** 40, 0]
+
+
+@pytest.mark.skipif("libasan" in os.environ.get("LD_PRELOAD", ""),
+                    reason="ASan reserves more address space than the limit allows")
+def test_nd_index_of_whole_tensor_rows_refuses_the_values_before_filling_the_rows():
+    # An index of shape [2**31, 0] names 2**31 rows that are each all of x. The kernels built
+    # the 16 GiB list of row numbers before the 48 GiB of values; in the fuzzer's parallel run
+    # that was an OOM kill, not a MemoryError. Under a 6 GiB address-space limit the error
+    # must now be about the values (51539607552 bytes), not about the row numbers.
+    code = (
+        "import resource; resource.setrlimit(resource.RLIMIT_AS, (6 << 30, 6 << 30))\n"
+        "import numpy as np, oar\n"
+        "x = oar.to_tensor(np.arange(3.0).reshape([3, 1]))\n"
+        "i = oar.to_tensor(np.zeros([2 ** 31, 0], 'int32'))\n"
+        "for f in [lambda: oar._C.index_put_nd(x, i, oar.ones([1, 1], 'float64'), False),\n"
+        "          lambda: oar.gather_nd(x, i)]:\n"
+        "    try:\n"
+        "        f()\n"
+        "    except MemoryError as e:\n"
+        "        print(e)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         timeout=120)
+    lines = out.stdout.splitlines()
+    assert len(lines) == 2, out.stdout + out.stderr
+    assert lines[0].startswith("index_put_nd(): ") and "51539607552" in lines[0]
+    assert lines[1].startswith("gather_nd(): ") and "51539607552" in lines[1]
+
+
+def test_pad_of_a_nearly_1d_tensor_needs_no_index_maps():
+    # Constant pads whose per-axis index maps would outweigh the result fill and copy
+    # instead (a 1-D pad of 2**31 bools needed 32 GiB of maps: an OOM kill in the seed 89
+    # run); the other modes refuse such maps with a MemoryError before building them.
+    x = oar.to_tensor(np.arange(10.0))[::3]  # a strided view
+    for pad, value in [([2, 3], 1.5), ([0, 0], 0.0), ([4, 0], -2.0)]:
+        want = torch.nn.functional.pad(torch.arange(10.0, dtype=torch.float64)[::3], pad,
+                                       value=value)
+        np.testing.assert_array_equal(oar._C.pad(x, pad, 0, value).numpy(), want.numpy())
+    b = oar.to_tensor([[True], [False]])
+    np.testing.assert_array_equal(oar._C.pad(b, [1, 0, 0, 2], 0, 1).numpy(),
+                                  [[True, True, True], [True, True, True], [False, True, True]])
+    with pytest.raises(MemoryError, match=r"pad\(\): the index maps .* and result of a pad to "
+                                          r"\[8589934595\] need more than this machine's memory"):
+        oar._C.pad(oar.to_tensor([True, False]), [2 ** 33, 1], 2, 0)
 
 
 def test_constant_pad_of_an_empty_tensor_is_all_fill():

@@ -140,6 +140,20 @@ def test_reproducible_under_seed(op):
     np.testing.assert_array_equal(draw().numpy(), first[1])
 
 
+def test_randperm_refuses_an_n_whose_values_the_dtype_cannot_hold_as_in_torch():
+    # torch: "value cannot be converted to type int8_t without overflow", "n cannot be greater
+    # than 2049 for Half type"; before, int8 with n = 2**31 tried to allocate 16 GiB of int64 keys.
+    for n, dtype in [(128, "int8"), (256, "uint8"), (2049, "float16"), (257, "bfloat16")]:
+        p = oar.randperm(n, dtype=dtype).astype("float64").numpy()
+        np.testing.assert_array_equal(np.sort(p), np.arange(n))
+    for n, dtype, limit in [(129, "int8", 128), (2**31, "int8", 128), (257, "uint8", 256),
+                            (2050, "float16", 2049), (2**31 + 1, "int32", 2**31),
+                            (2**24 + 2, "float32", 2**24 + 1)]:
+        with pytest.raises(ValueError, match=f"randperm\\(\\): argument 'n' \\({n}\\) is too "
+                                             f"large for dtype {dtype}.* at most {limit}"):
+            oar.randperm(n, dtype=dtype)
+
+
 def test_random_errors():
     with pytest.raises(ValueError, match="randperm\\(\\): argument 'n' \\(-1\\) must be >= 0"):
         oar.randperm(-1)

@@ -63,6 +63,9 @@ const void* DenseTensor::data() const {
   OAR_ENFORCE(holder_ != nullptr,
               errors::PreconditionNotMet("the tensor has no memory: it was never computed or its "
                                          "buffer was released (saved without data)"));
+  // A view of an empty tensor may carry any offset (a diagonal's start, say) into a zero-byte
+  // block whose pointer is null; nothing is read through it, and offsetting null is undefined.
+  if (holder_->size() == 0) return holder_->ptr();
   return static_cast<const char*>(holder_->ptr()) + meta_.offset * SizeOf(meta_.dtype);
 }
 
@@ -85,7 +88,7 @@ void* DenseTensor::AllocateFrom(const Place& place) {
     meta_.offset = 0;
     holder_ = AllocateShared(place, bytes);
   }
-  return static_cast<char*>(holder_->ptr()) + meta_.offset * SizeOf(meta_.dtype);
+  return data();
 }
 
 size_t DenseTensor::RequiredBytes() const {

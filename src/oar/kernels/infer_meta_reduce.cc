@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "oar/core/errors.h"
 #include "oar/kernels/infer_meta.h"
@@ -185,10 +186,46 @@ void ScanAxisInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out) {
   out->set_meta(x.dtype(), x.dims());
 }
 
+namespace {
+
+// The largest n whose 0..n-1 a dtype holds exactly.
+int64_t RandpermLimit(DType dtype) {
+  switch (dtype) {
+    case DType::kUInt8:
+      return int64_t{1} << 8;
+    case DType::kInt8:
+      return int64_t{1} << 7;
+    case DType::kInt16:
+      return int64_t{1} << 15;
+    case DType::kInt32:
+      return int64_t{1} << 31;
+    case DType::kFloat16:
+      return (int64_t{1} << 11) + 1;
+    case DType::kBFloat16:
+      return (int64_t{1} << 8) + 1;
+    case DType::kFloat32:
+      return (int64_t{1} << 24) + 1;
+    case DType::kFloat64:
+      return (int64_t{1} << 53) + 1;
+    default:
+      return std::numeric_limits<int64_t>::max();
+  }
+}
+
+}  // namespace
+
 void RandpermInferMeta(int64_t n, DType dtype, DenseTensor* out) {
   OAR_ENFORCE(n >= 0, errors::InvalidArgument("argument 'n' (", n, ") must be >= 0"));
   OAR_ENFORCE(dtype != DType::kUndefined && dtype != DType::kBool,
               errors::InvalidType("argument 'dtype' must be numeric, got ", DTypeName(dtype)));
+  // Every value 0..n-1 must be exact in the dtype, or the "permutation" repeats values (float16
+  // rounds 2049 to 2048) or wraps (int8): PyTorch's rule, applied to bfloat16 too.
+  OAR_ENFORCE(
+      n <= RandpermLimit(dtype),
+      errors::InvalidArgument("argument 'n' (", n, ") is too large for dtype ", DTypeName(dtype),
+                              ": its values 0..n-1 must be exact, so n "
+                              "may be at most ",
+                              RandpermLimit(dtype)));
   out->set_meta(dtype, DDim{n});
 }
 

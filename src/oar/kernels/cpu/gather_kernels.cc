@@ -135,11 +135,13 @@ void GatherKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTens
 template <typename T>
 void GatherNdKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTensor& index,
                     DenseTensor* out) {
+  // The output first: its MemoryError for a [2**31, 0] index (2**31 copies of x) should come
+  // before 16 GiB of row numbers are filled.
+  T* o = static_cast<T*>(out->AllocateFrom(x_in.place()));
   const std::vector<int64_t> rows = funcs::NdRows(index, x_in.dims(), "index");
   const DenseTensor x = funcs::Contiguous(x_in);
   const int64_t inner = funcs::NumelFrom(x.dims(), index.dims().back());
   const T* in = static_cast<const T*>(x.data());
-  T* o = static_cast<T*>(out->AllocateFrom(x.place()));
   if (out->numel() == 0) return;
   const int64_t n = static_cast<int64_t>(rows.size());
   ParallelFor(0, n, inner, [&](int64_t b, int64_t e) {

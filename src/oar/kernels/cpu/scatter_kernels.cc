@@ -96,11 +96,13 @@ void ScatterNdKernel(const DeviceContext&, const DenseTensor& index, const Dense
 template <typename T>
 void IndexPutNdKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& index,
                       const DenseTensor& value, bool accumulate, DenseTensor* out) {
-  const std::vector<int64_t> rows = funcs::NdRows(index, x.dims(), "index");
   const int64_t k = index.dims().back();
   DDim want(index.dims().begin(), index.dims().end() - 1);
   for (size_t d = k; d < x.dims().size(); ++d) want.push_back(x.dims()[d]);
+  // The values first: an index of [2**31, 0] asks for 2**31 whole-tensor rows, and the
+  // MemoryError for their values should come before 16 GiB of row numbers are filled.
   const DenseTensor v = BroadcastTo(value, want);
+  const std::vector<int64_t> rows = funcs::NdRows(index, x.dims(), "index");
   CopyUnlessSame(x, out);
   DenseTensor target = out->is_contiguous() ? *out : funcs::Clone(*out);
   WriteRows(static_cast<T*>(target.data()), static_cast<const T*>(v.data()), rows,

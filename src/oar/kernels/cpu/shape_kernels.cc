@@ -3,10 +3,12 @@
 // its adjoint (a scatter-add, pad's gradient). diagonal and tensor_unfold are views; their
 // gradients write (or add) into the same view of a zero tensor.
 #include <limits>
+#include <numeric>
 #include <vector>
 
 #include "oar/core/float16.h"
 #include "oar/core/parallel.h"
+#include "oar/kernels/funcs/axis_rows.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/infer_meta_shape.h"
@@ -227,7 +229,8 @@ DenseTensor DiagonalView(const DenseTensor& t, int64_t offset, int64_t axis1, in
   }
   m.dims.push_back(span.length);
   m.strides.push_back(s1 + s2);
-  m.offset += span.start;
+  // An empty view reads nothing, and a start past the end would point outside the block.
+  if (Product(m.dims) != 0) m.offset += span.start;
   return DenseTensor(t.Holder(), m);
 }
 
@@ -299,13 +302,36 @@ void PadKernel(const DeviceContext&, const DenseTensor& x, const std::vector<int
     funcs::Fill(out, value);
     return;
   }
+  // The maps hold an int64 per output index of every axis, and the last axis again as
+  // offsets: negligible beside the output, except when it is (nearly) 1-D, where a pad of
+  // 2**31 bools needed 32 GiB of maps for a 2 GiB result (an OOM kill, not a MemoryError).
+  const DDim& od = out->dims();
+  const double map_bytes =
+      8.0 * (std::accumulate(od.begin(), od.end(), 0.0) + static_cast<double>(od.back()));
+  const double out_bytes = static_cast<double>(out->numel()) * sizeof(T);
+  if (static_cast<PadMode>(mode) == PadMode::kConstant && map_bytes > out_bytes) {
+    // The fill (Fill reports values the dtype cannot hold), then x copied into its window. Slower
+    // than the maps when rows are short (two passes, a strided copy), so only where the maps would
+    // outweigh the output.
+    funcs::Fill(out, value);
+    DenseTensorMeta window = out->meta();  // paddings are >= 0 (PadInferMeta)
+    window.dims = x.dims();
+    for (int64_t d = 0; d < x.ndim(); ++d) window.offset += paddings[2 * d] * window.strides[d];
+    DenseTensor dst(out->Holder(), window);
+    funcs::CopyInto(x, &dst);
+    return;
+  }
   T fill{};
-  if (static_cast<PadMode>(mode) == PadMode::kConstant) {
-    // The fill value in x's dtype (Fill reports values the dtype cannot hold).
+  if (static_cast<PadMode>(mode) == PadMode::kConstant) {  // the fill value in x's dtype
     DenseTensor one(x.dtype(), DDim{});
     one.AllocateFrom(x.place());
     funcs::Fill(&one, value);
     fill = *static_cast<const T*>(one.data());
+  }
+  if (funcs::ExceedsMemory(map_bytes + out_bytes)) {
+    throw errors::ResourceExhausted("the index maps (", map_bytes,
+                                    " bytes) and result of a pad to ", DimsToString(od),
+                                    " need more than this machine's memory");
   }
   GatherByMaps<T>(x, PadMaps(x.dims(), paddings, static_cast<PadMode>(mode)), fill, out);
 }

@@ -73,6 +73,13 @@ inline bool LessNanLast(C a, C b) {
   return a < b;
 }
 
+// Whether `bytes` of working memory pass the machine's physical memory: past it the
+// process is OOM-killed or pages for ever, so the caller raises MemoryError instead.
+inline bool ExceedsMemory(double bytes) {
+  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  return pages > 0 && page > 0 && bytes > static_cast<double>(pages) * page;
+}
+
 // A zero-initialised scratch buffer of n values whose size comes from the data or an
 // attribute (bincount's largest value, histogram's bins): too large is a typed error.
 // One larger than the machine's physical memory is refused before the allocator sees
@@ -80,9 +87,7 @@ inline bool LessNanLast(C a, C b) {
 // request instead of throwing bad_alloc.
 template <typename V>
 std::vector<V> ScratchBuffer(int64_t n) {
-  const long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
-  if (n < 0 || (pages > 0 && page > 0 &&
-                static_cast<double>(n) * sizeof(V) > static_cast<double>(pages) * page)) {
+  if (n < 0 || ExceedsMemory(static_cast<double>(n) * sizeof(V))) {
     throw errors::ResourceExhausted("cannot allocate a buffer of ", n, " values (",
                                     static_cast<double>(n) * sizeof(V),
                                     " bytes): more than this machine's memory");
