@@ -526,6 +526,23 @@ def test_empty_shapes_whose_other_dims_pass_int64_are_refused_as_in_torch():
     assert torch.empty(2 ** 31, 0, 2 ** 31).numel() == 0
 
 
+def test_shape_arithmetic_past_int64_is_an_argument_error():
+    # reshape's product of the target dims and conv's weight.shape[1] * groups (groups is
+    # bounded by weight.shape[0] only when that is not 0) were signed overflows in the shape
+    # inference, which is built without -fwrapv; reshape then reported "(0 elements)".
+    with pytest.raises(ValueError, match=r"reshape\(\): argument 'shape' \[1099511627776, "
+                                         r"1099511627776\] has too many elements"):
+        oar.ones([3]).reshape([2 ** 40, 2 ** 40])
+    with pytest.raises(ValueError, match=r"argument 'shape' .* has too many elements"):
+        oar.ones([3]).reshape([2 ** 40, -1, 2 ** 40])
+    w = oar.ones([0, 4, 3, 3])
+    with pytest.raises(ValueError, match=r"conv2d\(\): argument 'groups' \(4611686018427387904\) "
+                                         r"times weight.shape\[1\] \(4\) passes int64"):
+        F.conv2d(oar.ones([1, 4, 5, 5]), w, groups=2 ** 62)
+    with pytest.raises(ValueError, match=r"conv2d_transpose\(\): argument 'groups' .* passes int64"):
+        F.conv2d_transpose(oar.ones([1, 0, 5, 5]), w, groups=2 ** 62)
+
+
 def test_window_attributes_near_int64_max_are_argument_errors():
     # conv's padded size `in + pad + pad` and span `dilation * (k - 1) + 1` (and the pools'
     # and conv_transpose's sizes) overflowed int64: UBSan aborted in the seed 88 ASan run

@@ -212,7 +212,9 @@ void ReshapeInferMeta(const DenseTensor& x, const std::vector<int64_t>& shape, D
     OAR_ENFORCE(d >= 0, errors::InvalidArgument("argument 'shape' ", StrCat(shape),
                                                 " has a negative dimension ", d));
     dims[i] = d;
-    known *= d;
+    OAR_ENFORCE(!__builtin_mul_overflow(known, d, &known),
+                errors::InvalidArgument("argument 'shape' ", StrCat(shape),
+                                        " has too many elements (more than 2^63)"));
   }
   const int64_t numel = x.numel();
   if (infer >= 0) {

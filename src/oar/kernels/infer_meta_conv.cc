@@ -61,6 +61,16 @@ void CheckGroups(int64_t groups, int64_t channels, const char* what) {
                                       " (", channels, ")"));
 }
 
+// weight.shape[1] * groups, the channels of a grouped convolution's input (conv) or output
+// (conv_transpose). groups divides weight.shape[0], which bounds it unless that is 0.
+int64_t GroupedChannels(int64_t per_group, int64_t groups) {
+  int64_t channels = 0;
+  OAR_ENFORCE(!__builtin_mul_overflow(per_group, groups, &channels),
+              errors::InvalidArgument("argument 'groups' (", groups, ") times weight.shape[1] (",
+                                      per_group, ") passes int64"));
+  return channels;
+}
+
 // Fills stride, dilation and padding of g from the attributes (nd already set).
 // Empty attributes take their defaults (PerDimOr).
 void SetWindowAttrs(WindowGeometry* g, const std::vector<int64_t>& strides_in,
@@ -94,10 +104,11 @@ WindowGeometry ConvGeometry(const DDim& x, const DDim& weight, const std::vector
   const int lead = 3 - g.nd;
   SetWindowAttrs(&g, strides, paddings, dilations);
   CheckGroups(groups, weight[0], "output channels weight.shape[0]");
-  OAR_ENFORCE(x[1] == weight[1] * groups,
+  const int64_t channels = GroupedChannels(weight[1], groups);
+  OAR_ENFORCE(x[1] == channels,
               errors::InvalidArgument("argument 'x' has ", x[1], " channels, but weight ",
                                       DimsToString(weight), " with groups=", groups, " expects ",
-                                      weight[1] * groups, " (weight.shape[1] * groups)"));
+                                      channels, " (weight.shape[1] * groups)"));
   for (int d = 0; d < g.nd; ++d) {
     const int i = lead + d;
     g.in[i] = x[2 + d];
@@ -141,7 +152,7 @@ void ConvTransposeInferMeta(const DenseTensor& x, const DenseTensor& weight,
   OAR_ENFORCE(xd[1] == wd[0],
               errors::InvalidArgument("argument 'x' has ", xd[1], " channels, but weight ",
                                       DimsToString(wd), " expects weight.shape[0] = ", wd[0]));
-  DDim dims{xd[0], wd[1] * groups};
+  DDim dims{xd[0], GroupedChannels(wd[1], groups)};
   for (int d = 0; d < g.nd; ++d) {
     const int i = 3 - g.nd + d;
     const int64_t op = output_padding.empty() ? 0 : output_padding[d];
