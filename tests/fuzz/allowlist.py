@@ -199,8 +199,8 @@ def _prod_grad_of_overflowing_groups_with_zeros(call, detail, last):
     d, x = _grad_differing(call, last), _x(call, last)
     if d is None or x is None or not x.dtype.is_floating_point or x.dim() == 0:
         return False
-    g, w, bad, _ = d
-    at_zero = (x.detach().double().numpy() == 0)[bad]
+    g, w, bad, base = d  # the gradient is with respect to x's base
+    at_zero = (base == 0)[bad]
     away = ~at_zero
     if not (bad.any() and (g[bad][away] == 0).all() and np.isnan(w[bad][away]).all()
             and np.isnan(g[bad][at_zero]).all()):

@@ -543,6 +543,42 @@ def test_shape_arithmetic_past_int64_is_an_argument_error():
         F.conv2d_transpose(oar.ones([1, 0, 5, 5]), w, groups=2 ** 62)
 
 
+def test_sizes_that_add_or_multiply_past_int64_in_shape_inference_are_argument_errors():
+    # Found by reading the shape inference after the reshape case (none of these wrapped
+    # into an abort in Release; UBSan aborts on each). An empty tensor may have one dim near
+    # 2**63, so sums of dims overflow where products cannot.
+    big = 2 ** 63 - 1
+    cases = [
+        (lambda: oar.concat([oar.zeros([0, 2 ** 62])] * 2, axis=1),
+         r"concat\(\): the sizes of the tensors in 'x' along axis 1 add up past int64"),
+        (lambda: oar._C.qr_packed(oar.zeros([0, big, 1])),
+         r"qr_packed\(\): argument 'x' of shape .* two matrix dims add up past int64"),
+        (lambda: oar._C.svd_packed(oar.zeros([big, 0])),
+         r"svd_packed\(\): argument 'x' of shape .* two matrix dims add up past int64"),
+        # avg_pool's divisor (the window's size with count_include_pad) wrapped to 0: inf
+        (lambda: F.avg_pool2d(oar.ones([1, 1, 1, 1]), 2 ** 32, padding=2 ** 31, exclusive=False),
+         r"argument 'kernel_size' \[4294967296, 4294967296\]: the window's size .* passes int64"),
+        # the windows' ends in + pad_after; the output was [0., -0.]
+        (lambda: oar._C.avg_pool(oar.zeros([1, 1, 0, big]), [2, 2], [1, 2 ** 62], [1, 1, 1, 1],
+                                 False, False, 0, False),
+         r"avg_pool\(\): argument 'paddings' \[1, 1, 1, 1\] makes the sizes .* pass 2\^63"),
+        (lambda: oar._C.conv_filter_grad(oar.zeros([1, 1, 5]), oar.zeros([1, 1, 5]),
+                                         [1, 1, -2 ** 63], [], [], [], 1),
+         r"argument 'filter_shape' \[1, 1, -9223372036854775808\] must have sizes >= 0"),
+        (lambda: oar._C.fft_c2r(oar.zeros([0, 2 ** 62 + 2], dtype="complex64"), [1], 0, False, 0),
+         r"fft_c2r\(\): argument 'x' has 4611686018427387906 entries .* passes int64"),
+    ]
+    for call, message in cases:
+        with pytest.raises(ValueError, match=message):
+            call()
+    # The windows of an adaptive pool over an empty dim near 2**63: o * in in 128 bits.
+    out = oar._C.avg_pool(oar.zeros([1, 1, 0, 2 ** 62]), [1, 4], [], [], False, True, 0, True)
+    assert out.shape == [1, 1, 1, 4] and np.isnan(out.numpy()).all()  # means of nothing
+    # A kernel product that fits is still allowed: each window is clipped to the input.
+    out = F.avg_pool2d(oar.ones([1, 1, 1, 1]), 2 ** 20, padding=2 ** 19, exclusive=False)
+    np.testing.assert_allclose(out.numpy(), [[[[2.0 ** -40]]]], rtol=1e-6)
+
+
 def test_window_attributes_near_int64_max_are_argument_errors():
     # conv's padded size `in + pad + pad` and span `dilation * (k - 1) + 1` (and the pools'
     # and conv_transpose's sizes) overflowed int64: UBSan aborted in the seed 88 ASan run

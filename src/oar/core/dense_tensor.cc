@@ -22,6 +22,11 @@ int64_t CheckedProduct(const DDim& d) {
   const bool empty = std::find(d.begin(), d.end(), 0) != d.end();  // not Product: 2^64 wraps to 0
   int64_t n = 1;
   for (int64_t v : d) {
+    // Shape inference that wraps a size (a sum past int64) would otherwise slip through
+    // here whenever another dim is 0.
+    if (v < 0) {
+      throw errors::InvalidArgument("the shape ", DimsToString(d), " has a negative dimension");
+    }
     if (v != 0 && __builtin_mul_overflow(n, v, &n)) {
       if (empty) ThrowStridesOverflow(d);
       throw errors::InvalidArgument("the shape ", DimsToString(d),

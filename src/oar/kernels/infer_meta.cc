@@ -327,7 +327,9 @@ void ConcatInferMeta(const std::vector<const DenseTensor*>& x, int64_t axis, Den
                                           " does not match x[0] of shape ",
                                           DimsToString(first.dims()), " outside axis ", a));
     }
-    dims[a] += t.dims()[a];
+    OAR_ENFORCE(!__builtin_add_overflow(dims[a], t.dims()[a], &dims[a]),
+                errors::InvalidArgument("the sizes of the tensors in 'x' along axis ", a,
+                                        " add up past int64"));
   }
   out->set_meta(first.dtype(), dims);
 }

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <limits>
 #include <string>
 
 #include "oar/core/errors.h"
@@ -178,6 +179,11 @@ void ConvFilterGradInferMeta(const DenseTensor& x, const DenseTensor& grad_out,
                              const std::vector<int64_t>& dilations, int64_t groups,
                              DenseTensor* weight_grad) {
   const DDim w(filter_shape.begin(), filter_shape.end());
+  for (size_t i = 0; i < w.size(); ++i) {
+    OAR_ENFORCE(w[i] >= (i < 2 ? 0 : 1),
+                errors::InvalidArgument("argument 'filter_shape' ", ListToString(filter_shape),
+                                        " must have sizes >= 0 and kernel sizes >= 1"));
+  }
   const WindowGeometry g = ConvGeometry(x.dims(), w, strides, paddings, dilations, groups);
   DDim expect{x.dims()[0], w[0]};
   for (int d = 0; d < g.nd; ++d) expect.push_back(g.out[3 - g.nd + d]);
@@ -225,17 +231,26 @@ WindowGeometry PoolGeometry(const DDim& x, const std::vector<int64_t>& kernel_si
                                "argument 'kernel_size' ", ListToString(kernel_size),
                                " is larger than the padded input along spatial dim ", d, " (",
                                Narrow(span + g.kernel[i], "paddings", paddings, d), ")"));
+    // The windows are computed in int64 (PoolWindow): the padded input must fit.
+    Narrow(span + g.kernel[i], "paddings", paddings, d);
     Wide n = (ceil_mode ? span + g.stride[i] - 1 : span) / g.stride[i] + 1;
     if (ceil_mode && (n - 1) * g.stride[i] >= Wide(g.in[i]) + g.pad_before[i]) --n;
     g.out[i] = Narrow(n, "paddings", paddings, d);
   }
+  // avg_pool divides by up to the kernel's size (count_include_pad): it must be an int64.
+  Wide taps = 1;
+  for (int64_t k : g.kernel) taps *= k;
+  OAR_ENFORCE(taps <= std::numeric_limits<int64_t>::max(),
+              errors::InvalidArgument("argument 'kernel_size' ", ListToString(kernel_size),
+                                      ": the window's size (the product) passes int64"));
   return g;
 }
 
 Window PoolWindow(const WindowGeometry& g, int d, int64_t o, bool adaptive) {
   if (adaptive) {
-    const int64_t b = o * g.in[d] / g.out[d];
-    const int64_t e = ((o + 1) * g.in[d] + g.out[d] - 1) / g.out[d];
+    // In 128 bits: o * in passes int64 for an empty input with a dim near 2^63.
+    const auto b = static_cast<int64_t>(Wide(o) * g.in[d] / g.out[d]);
+    const auto e = static_cast<int64_t>((Wide(o + 1) * g.in[d] + g.out[d] - 1) / g.out[d]);
     return {b, e, e - b};
   }
   const int64_t start = o * g.stride[d] - g.pad_before[d];

@@ -4,6 +4,7 @@
 // [N, C, *spatial]; `paddings` holds a (before, after) pair per spatial dim.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <vector>
@@ -23,6 +24,12 @@ struct WindowGeometry {
   int64_t in_size() const { return in[0] * in[1] * in[2]; }
   int64_t out_size() const { return out[0] * out[1] * out[2]; }
   int64_t kernel_size() const { return kernel[0] * kernel[1] * kernel[2]; }
+  // The work of one plane for ParallelFor, saturated: a huge window over a tiny input is
+  // allowed (its windows are clipped to the input), and out_size * kernel_size may not fit.
+  int64_t plane_cost() const {
+    const __int128 c = static_cast<__int128>(out_size()) * std::max<int64_t>(kernel_size(), 4);
+    return c > INT64_MAX ? INT64_MAX : static_cast<int64_t>(c);
+  }
 };
 
 // An int[] attribute of n values, or n copies of `value` when it is empty

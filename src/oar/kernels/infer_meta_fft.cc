@@ -1,5 +1,7 @@
 #include "oar/kernels/infer_meta_fft.h"
 
+#include <limits>
+
 #include "oar/core/errors.h"
 #include "oar/kernels/infer_meta.h"
 
@@ -54,6 +56,9 @@ int64_t FftC2RLength(const DenseTensor& x, int64_t last_axis, int64_t last_dim_s
               errors::InvalidArgument("argument 'last_dim_size' must be >= 0 (0: 2 * (m - 1)), "
                                       "but got ",
                                       last_dim_size));
+  OAR_ENFORCE(last_dim_size != 0 || m - 1 <= std::numeric_limits<int64_t>::max() / 2,
+              errors::InvalidArgument("argument 'x' has ", m, " entries along axis ", last_axis,
+                                      ": the output length 2 * (m - 1) passes int64"));
   const int64_t n = last_dim_size == 0 ? 2 * (m - 1) : last_dim_size;
   OAR_ENFORCE(n >= 1,
               errors::InvalidArgument("the output length 2 * (m - 1) along axis ", last_axis,

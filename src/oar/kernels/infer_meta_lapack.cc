@@ -65,12 +65,24 @@ void TriangularSolveInferMeta(const DenseTensor& x, const DenseTensor& y, bool, 
   SolveInferMeta(x, y, out);
 }
 
+namespace {
+// The m + extra + n columns that pack a factorisation's parts side by side. An empty x can
+// have an m or n near 2^63 (its other dims multiply to 0).
+int64_t PackedWidth(const DenseTensor& x, int64_t m, int64_t n, int64_t extra) {
+  int64_t w = 0;
+  OAR_ENFORCE(!__builtin_add_overflow(m, n, &w) && !__builtin_add_overflow(w, extra, &w),
+              errors::InvalidArgument("argument 'x' of shape ", DimsToString(x.dims()),
+                                      " is too large: its two matrix dims add up past int64"));
+  return w;
+}
+}  // namespace
+
 void QrPackedInferMeta(const DenseTensor& x, bool complete, DenseTensor* out) {
   CheckMatrix(x, "x");
   const int64_t m = x.dims()[x.ndim() - 2], n = x.dims()[x.ndim() - 1];
   DDim dims = BatchDims(x);
   dims.push_back(complete ? m : std::min(m, n));
-  dims.push_back(m + n);
+  dims.push_back(PackedWidth(x, m, n, 0));
   out->set_meta(x.dtype(), dims);
 }
 
@@ -79,7 +91,7 @@ void SvdPackedInferMeta(const DenseTensor& x, bool full_matrices, DenseTensor* o
   const int64_t m = x.dims()[x.ndim() - 2], n = x.dims()[x.ndim() - 1];
   DDim dims = BatchDims(x);
   dims.push_back(full_matrices ? std::max(m, n) : std::min(m, n));
-  dims.push_back(m + 1 + n);
+  dims.push_back(PackedWidth(x, m, n, 1));
   out->set_meta(x.dtype(), dims);
 }
 

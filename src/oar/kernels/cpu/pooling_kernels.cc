@@ -35,8 +35,7 @@ Windows AllWindows(const WindowGeometry& g, bool adaptive) {
 // position of every plane, planes split over threads.
 template <typename F>
 void ForEachWindow(int64_t planes, const WindowGeometry& g, const Windows& w, F f) {
-  const int64_t cost = g.out_size() * std::max<int64_t>(g.kernel_size(), 4);
-  ParallelFor(0, planes, cost, [&](int64_t b, int64_t e) {
+  ParallelFor(0, planes, g.plane_cost(), [&](int64_t b, int64_t e) {
     for (int64_t p = b; p < e; ++p) {
       int64_t o = 0;
       for (const Window& wd : w.dim[0]) {
@@ -225,7 +224,7 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
         return;
       }
     }
-    ParallelFor(0, Planes(x), L * std::max<int64_t>(g.kernel_size(), 4), [&](int64_t b, int64_t e) {
+    ParallelFor(0, Planes(x), g.plane_cost(), [&](int64_t b, int64_t e) {
       std::vector<C> best_v(static_cast<size_t>(OW));
       for (int64_t p = b; p < e; ++p) {
         for (int64_t oh = 0; oh < OH; ++oh) {
