@@ -579,6 +579,54 @@ def test_sizes_that_add_or_multiply_past_int64_in_shape_inference_are_argument_e
     np.testing.assert_allclose(out.numpy(), [[[[2.0 ** -40]]]], rtol=1e-6)
 
 
+def test_integer_arithmetic_past_int64_in_bindings_core_and_backward():
+    # A read of the other layers (built without -fwrapv) after the shape-inference one.
+    e = oar.zeros([0], dtype="int64")
+    # batch * (rows + 1) wrapped to 0, an empty crows passed and the check read crows[0]:
+    # a segfault
+    with pytest.raises(ValueError, match=r"needs more than 2\^63 row offsets"):
+        oar.sparse.sparse_csr_tensor(e, e, oar.zeros([0]), [4, 2 ** 62 - 1, 5])
+    # the last element wrapped negative: a view 2**62 elements past a 16-byte block
+    with pytest.raises(IndexError, match=r"does not fit in the memory of 4 elements"):
+        oar._C._strided_view(oar.zeros([4]), [3], [2 ** 62 + 1], 0)
+    with pytest.raises(IndexError, match=r"offset 100, last element none"):
+        oar._C._strided_view(oar.zeros([4]), [0], [1], 100)
+    # view as another dtype, in bytes: [0, 2**62] float32 as complex128 is [0, 2**60] (it
+    # gave [0, 0]), and as uint8 it would be [0, 2**64]
+    assert oar.view(oar.zeros([0, 2 ** 62]), "complex128").shape == [0, 2 ** 60]
+    with pytest.raises(ValueError, match=r"view\(\): .* passes 2\^63 elements of uint8"):
+        oar.view(oar.zeros([0, 2 ** 62]), "uint8")
+    # roll's backward negated a shift of -2**63 (no int64 negation): the gradient rolled the
+    # wrong way
+    x = oar.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    (oar.roll(x, -2 ** 63) * oar.to_tensor([10.0, 20.0, 30.0])).sum().backward()
+    xt = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)
+    (torch.roll(xt, (-2 ** 63) % 3) * torch.tensor([10.0, 20.0, 30.0])).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), xt.grad.numpy())
+    # an int tensor argument went through double: 2**53 + 1 became 2**53
+    np.testing.assert_array_equal(oar._C.roll(oar.arange(10), [oar.to_tensor(2 ** 53 + 1)], []),
+                                  np.roll(np.arange(10), (2 ** 53 + 1) % 10))
+    # hessian of a y that does not use x, with a batch of 0: x.numel() / 0 was a SIGFPE
+    x, z = oar.zeros([0, 3]), oar.zeros([0])
+    x.stop_gradient = z.stop_gradient = False
+    assert oar._C.hessian(z * 2, x, 0).shape == [0, 3, 3]
+    # conv's backward recomputed 2 * padding in int64 (the result fits, the terms not)
+    xc, wc = oar.zeros([0, 1, 1]), oar.ones([1, 1, 1])
+    xc.stop_gradient = wc.stop_gradient = False
+    y = oar._C.conv(xc, wc, [2 ** 63 - 1], [2 ** 63 - 1, 2 ** 63 - 1], [], 1)
+    gx, gw = oar.grad([y.sum()], [xc, wc], allow_unused=True)
+    assert gx.shape == [0, 1, 1] and gw.shape == [1, 1, 1]
+    # the fused optimizer's step + 1, and the GIL heuristic's sum of numels (expanded views)
+    p = oar.ones([2])
+    p.stop_gradient = False
+    (p * 2).sum().backward()
+    with pytest.raises(ValueError, match=r"step count of parameter 0 .* cannot advance past int64"):
+        oar._C._optimizer_step("sgd", [p], [[]], 0.1, oar.full([1], 2 ** 63 - 1, "int64"))
+    a = oar.ones([1]).expand([2 ** 62])
+    with pytest.raises(ValueError, match=r"concat\(\): the sizes .* add up past int64"):
+        oar._C.concat([a, a, a], 0)
+
+
 def test_window_attributes_near_int64_max_are_argument_errors():
     # conv's padded size `in + pad + pad` and span `dilation * (k - 1) + 1` (and the pools'
     # and conv_transpose's sizes) overflowed int64: UBSan aborted in the seed 88 ASan run

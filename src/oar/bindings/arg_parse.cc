@@ -1,5 +1,6 @@
 #include "oar/bindings/arg_parse.h"
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 
@@ -36,6 +37,16 @@ int64_t PyIntValue(PyObject* o, const char* op, const char* arg, int pos) {
 }
 
 // A tensor with one element used where a number is expected.
+// A one-element integer tensor's value, exactly (through double, 2**53 + 1 became 2**53 and
+// 2**63 - 1 an out-of-range conversion).
+bool IntTensorValue(PyObject* o, int64_t* v) {
+  if (!IsTensor(o)) return false;
+  const Tensor& t = AsTensor(o);
+  if (!t.defined() || t.numel() != 1 || !IsIntegral(t.dtype())) return false;
+  *v = t.item<int64_t>();
+  return true;
+}
+
 bool ScalarTensorValue(PyObject* o, double* v) {
   if (!IsTensor(o)) return false;
   const Tensor& t = AsTensor(o);
@@ -134,10 +145,8 @@ int64_t CastPyArg2Long(PyObject* obj, const char* op, const char* arg, int pos,
     Py_DECREF(i);
     return v;
   }
-  double d;
-  if (ScalarTensorValue(obj, &d) && IsIntegral(AsTensor(obj).dtype())) {
-    return static_cast<int64_t>(d);
-  }
+  int64_t v;
+  if (IntTensorValue(obj, &v)) return v;
   ThrowType(op, arg, pos, "int", obj);
 }
 
@@ -221,11 +230,11 @@ std::vector<int64_t> CastPyArg2IntArray(PyObject* obj, const char* op, const cha
     v.reserve(n);
     for (Py_ssize_t i = 0; i < n; ++i) {
       PyObject* item = PySequence_Fast_GET_ITEM(obj, i);
-      double d;
+      int64_t iv;
       if (IsPyInt(item)) {
         v.push_back(CastPyArg2Long(item, op, arg, pos, std::nullopt));
-      } else if (ScalarTensorValue(item, &d) && IsIntegral(AsTensor(item).dtype())) {
-        v.push_back(static_cast<int64_t>(d));
+      } else if (IntTensorValue(item, &iv)) {
+        v.push_back(iv);
       } else {
         throw errors::InvalidType(op, "(): argument '", arg, "' (position ", pos,
                                   ") must be list of int, but item ", i, " is ", TypeName(item));
@@ -298,9 +307,12 @@ bool WorthReleasingGil(const Tensor& t) {
   return t.defined() && t.impl()->valid() && t.numel() >= kReleaseGilElements;
 }
 bool WorthReleasingGil(const std::vector<Tensor>& ts) {
-  int64_t n = 0;
-  for (const auto& t : ts) n += t.defined() && t.impl()->valid() ? t.numel() : 0;
-  return n >= kReleaseGilElements;
+  int64_t n = 0;  // stops at the threshold: expanded views can sum past int64
+  for (const auto& t : ts) {
+    n += t.defined() && t.impl()->valid() ? std::min(t.numel(), kReleaseGilElements) : 0;
+    if (n >= kReleaseGilElements) return true;
+  }
+  return false;
 }
 
 }  // namespace oar::py

@@ -1,6 +1,7 @@
 // numpy interop without the numpy C API: tensors expose their memory through
 // the buffer protocol (numpy.asarray views it without a copy, and the array
 // keeps the memory alive), and any buffer (a numpy array) can be copied in.
+#include <algorithm>
 #include <cstring>
 
 #include "oar/bindings/arg_parse.h"
@@ -170,8 +171,11 @@ PyObject* FromBuffer(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObjec
     strides.push_back(view.strides[i] / view.itemsize);
   }
   // A view of the foreign buffer: kept (owning the buffer) or copied into fresh memory.
+  // An empty array reaches no element, whatever its strides (which can then be anything:
+  // (dims - 1) * stride passed int64 for a (0, 33) array with a stride of -2**62 elements).
+  const bool empty = std::find(dims.begin(), dims.end(), 0) != dims.end();
   int64_t min_off = 0;
-  for (int i = 0; i < view.ndim; ++i) {
+  for (int i = 0; i < view.ndim && !empty; ++i) {
     if (strides[i] < 0 && dims[i] > 0) min_off += (dims[i] - 1) * strides[i];
   }
   const size_t span = view.len + static_cast<size_t>(-min_off) * view.itemsize;

@@ -2,6 +2,7 @@
 // "dltensor" holding a DLManagedTensor, in both directions and without copies. The
 // structs below are the layout the DLPack specification fixes (dlpack.h, ABI version 0.x
 // for the unversioned "dltensor" capsule that every framework produces and accepts).
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -179,9 +180,8 @@ PyObject* FromDlpack(PyObject*, PyObject* capsule) {
   }
   // the span the view reaches, from its lowest to its highest element
   int64_t lo = 0, hi = 0;
-  bool empty = false;
-  for (int i = 0; i < dl.ndim; ++i) {
-    empty = empty || dims[i] == 0;
+  const bool empty = std::find(dims.begin(), dims.end(), 0) != dims.end();
+  for (int i = 0; i < dl.ndim && !empty; ++i) {  // an empty view reaches nothing
     if (dims[i] > 0) (strides[i] < 0 ? lo : hi) += (dims[i] - 1) * strides[i];
   }
   char* first = static_cast<char*>(dl.data) + dl.byte_offset;

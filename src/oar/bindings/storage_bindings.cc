@@ -2,6 +2,8 @@
 // a tensor's strides and offset, views with explicit geometry or another dtype over the
 // same memory, replacing the memory a tensor object uses (set_, data =), and the state of
 // the default random generator (get_rng_state / set_rng_state).
+#include <limits>
+#include <string>
 #include <vector>
 
 #include "oar/bindings/arg_parse.h"
@@ -61,19 +63,23 @@ PyObject* StridedView(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
               errors::InvalidArgument("_strided_view(): 'shape' and 'strides' differ in length"));
   const int64_t item = static_cast<int64_t>(SizeOf(t.dtype()));
   const int64_t capacity = static_cast<int64_t>(t.Holder()->size()) / item;
-  int64_t last = offset;
+  // The last element in 128 bits: a stride near 2^62 wrapped it negative, and the view
+  // passed the check while pointing 2^62 elements past the block.
+  __int128 last = offset;
   bool empty = false;
   for (size_t i = 0; i < shape.size(); ++i) {
     OAR_ENFORCE(shape[i] >= 0 && strides[i] >= 0,
                 errors::InvalidArgument("_strided_view(): sizes and strides must be >= 0"));
     empty = empty || shape[i] == 0;
-    if (shape[i] > 0) last += (shape[i] - 1) * strides[i];
+    if (shape[i] > 0) last += static_cast<__int128>(shape[i] - 1) * strides[i];
   }
-  OAR_ENFORCE(offset >= 0 && (empty || last < capacity),
-              errors::OutOfRange("the view (offset ", offset, ", last element ", last,
+  OAR_ENFORCE(offset >= 0 && offset <= capacity && (empty || last < capacity),
+              errors::OutOfRange("the view (offset ", offset, ", last element ",
+                                 empty ? std::string("none") : StrCat(static_cast<double>(last)),
                                  ") does not fit in the memory of ", capacity, " elements"));
   DenseTensorMeta m = t.meta();
   m.dims = DDim(shape.begin(), shape.end());
+  CheckedProduct(m.dims);
   m.strides = DDim(strides.begin(), strides.end());
   m.offset = offset;
   return ToPyObject(Tensor(std::make_shared<DenseTensor>(t.Holder(), m)));
@@ -98,18 +104,25 @@ PyObject* ViewDType(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
                 errors::InvalidArgument("view(): viewing ", DTypeName(t.dtype()), " as ",
                                         DTypeName(to), " needs x's last dimension contiguous"));
     const int64_t last = t.ndim() - 1;
-    for (int64_t d = 0; d < last; ++d) {
+    // In bytes, in 128 bits: an empty x may have a dim near 2^63, whose size in bytes (or in
+    // a smaller dtype's elements) passes int64; [0, 2**62] of float64 gave [0, 0] as uint8.
+    auto rescale = [&](int64_t v, const char* what) {
+      const __int128 bytes = static_cast<__int128>(v) * from_size;
       OAR_ENFORCE(
-          t.strides()[d] * from_size % to_size == 0,
-          errors::InvalidArgument("view(): the strides of x do not convert to ", DTypeName(to)));
-    }
-    OAR_ENFORCE(t.dims()[last] * from_size % to_size == 0 && t.offset() * from_size % to_size == 0,
-                errors::InvalidArgument("view(): the last dimension of x (", t.dims()[last], " x ",
-                                        from_size, " bytes) is not a whole number of ",
-                                        DTypeName(to), " elements"));
-    for (int64_t d = 0; d < last; ++d) m.strides[d] = t.strides()[d] * from_size / to_size;
-    m.dims[last] = t.dims()[last] * from_size / to_size;
-    m.offset = t.offset() * from_size / to_size;
+          bytes % to_size == 0,
+          errors::InvalidArgument("view(): ", what, " of x (", v, " x ", from_size,
+                                  " bytes) is not a whole number of ", DTypeName(to), " elements"));
+      const __int128 r = bytes / to_size;
+      OAR_ENFORCE(
+          r <= std::numeric_limits<int64_t>::max(),
+          errors::InvalidArgument("view(): ", what, " of x (", v, " elements of ", from_size,
+                                  " bytes) passes 2^63 elements of ", DTypeName(to)));
+      return static_cast<int64_t>(r);
+    };
+    for (int64_t d = 0; d < last; ++d) m.strides[d] = rescale(t.strides()[d], "a stride");
+    m.dims[last] = rescale(t.dims()[last], "the last dimension");
+    m.offset = rescale(t.offset(), "the offset");
+    CheckedProduct(m.dims);
   }
   return ToPyObject(Tensor(std::make_shared<DenseTensor>(t.Holder(), m)));
   OAR_PY_CATCH

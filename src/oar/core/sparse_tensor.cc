@@ -68,10 +68,16 @@ SparseCsrTensor::SparseCsrTensor(DenseTensor crows, DenseTensor cols, DenseTenso
   }
   CheckIndexTensor(crows_, "crows", 1);
   CheckIndexTensor(cols_, "cols", 1);
-  if (crows_.dims()[0] != batch() * (rows() + 1)) {
+  // batch * (rows + 1) in checked arithmetic: a shape near 2^63 wrapped it to 0, an empty
+  // crows passed, and the structure check then read crows[0] (a segfault).
+  int64_t want = 0;
+  if (__builtin_add_overflow(rows(), 1, &want) || __builtin_mul_overflow(batch(), want, &want)) {
+    throw errors::InvalidArgument("a sparse CSR tensor of shape ", DimsToString(dims_),
+                                  " needs more than 2^63 row offsets (crows)");
+  }
+  if (crows_.dims()[0] != want) {
     throw errors::InvalidArgument("the crows of a sparse CSR tensor of shape ", DimsToString(dims_),
-                                  " must have ", batch() * (rows() + 1), " elements, got ",
-                                  crows_.dims()[0]);
+                                  " must have ", want, " elements, got ", crows_.dims()[0]);
   }
   if (values_.dims() != DDim{cols_.dims()[0]}) {
     throw errors::InvalidArgument("the values of a sparse CSR tensor must have shape [",

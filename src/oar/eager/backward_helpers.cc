@@ -189,9 +189,16 @@ Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& g
 }
 
 // --- shape section (flip, roll, pad, diagonals, windows) ---
-std::vector<int64_t> negated(const std::vector<int64_t>& v) {
-  std::vector<int64_t> out(v.size());
-  for (size_t i = 0; i < v.size(); ++i) out[i] = -v[i];
+std::vector<int64_t> roll_back_shifts(const Tensor& g, const std::vector<int64_t>& shifts,
+                                      const std::vector<int64_t>& axis) {
+  // -(s mod n), not -s: a shift of -2^63 has no negation in int64 (the gradient rolled the
+  // wrong way). n = 0 (an empty axis) rolls nothing.
+  std::vector<int64_t> out(shifts.size());
+  for (size_t i = 0; i < shifts.size(); ++i) {
+    int64_t n = g.numel();
+    if (!axis.empty()) n = g.dims()[axis[i] < 0 ? axis[i] + g.ndim() : axis[i]];
+    out[i] = n == 0 ? 0 : -(shifts[i] % n);
+  }
   return out;
 }
 
@@ -459,10 +466,13 @@ Tensor conv_grad_x(const Tensor& g, const Tensor& w, const Tensor& x,
   const auto dl = PerDimOr(dilations, nd, 1);
   std::vector<int64_t> output_padding(nd);
   for (int64_t d = 0; d < nd; ++d) {
+    // In 128 bits: the forward's checks bound the result, not the terms (2 * pad can pass
+    // int64 while the sum comes back).
+    using Wide = __int128;
     const int64_t k = w.dims()[2 + d];
-    const int64_t base =
-        (g.dims()[2 + d] - 1) * s[d] - p[2 * d] - p[2 * d + 1] + dl[d] * (k - 1) + 1;
-    output_padding[d] = x.dims()[2 + d] - base;
+    const Wide base =
+        Wide(g.dims()[2 + d] - 1) * s[d] - p[2 * d] - p[2 * d + 1] + Wide(dl[d]) * (k - 1) + 1;
+    output_padding[d] = static_cast<int64_t>(x.dims()[2 + d] - base);
   }
   return conv_transpose(g, w, strides, paddings, output_padding, dilations, groups);
 }
@@ -491,8 +501,10 @@ Tensor conv_transpose_grad_w(const Tensor& g, const Tensor& x, const Tensor& w,
   const auto dl = PerDimOr(dilations, nd, 1);
   Tensor xe = x;
   for (int64_t d = 0; d < nd; ++d) {
-    const int64_t span = dl[d] * (w.dims()[2 + d] - 1) + 1;
-    const int64_t n = (g.dims()[2 + d] + p[2 * d] + p[2 * d + 1] - span) / s[d] + 1;
+    using Wide = __int128;  // as in conv_grad_x: the terms may pass int64, the result not
+    const Wide span = Wide(dl[d]) * (w.dims()[2 + d] - 1) + 1;
+    const auto n =
+        static_cast<int64_t>((Wide(g.dims()[2 + d]) + p[2 * d] + p[2 * d + 1] - span) / s[d] + 1);
     if (n > xe.dims()[2 + d]) {
       std::vector<int64_t> shape = xe.shape();
       shape[2 + d] = n - xe.dims()[2 + d];

@@ -54,8 +54,9 @@ Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool tra
 Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& gg, int64_t axis);
 
 // --- shape section (flip, roll, pad, diagonals, windows) ---
-// Every entry negated (roll's backward rolls back by -shifts).
-std::vector<int64_t> negated(const std::vector<int64_t>& v);
+// The shifts that undo roll(g, shifts, axis): -(shift mod the axis's size).
+std::vector<int64_t> roll_back_shifts(const Tensor& g, const std::vector<int64_t>& shifts,
+                                      const std::vector<int64_t>& axis);
 
 }  // namespace oar
 

@@ -61,7 +61,9 @@ Tensor hessian(const Tensor& y, const Tensor& x, std::optional<int64_t> batch_ax
   opts.allow_unused = true;
   Tensor g = Grad({y}, {x}, {}, opts)[0];
   if (!g.defined()) {
-    const int64_t n = x.numel() / batch;
+    // Per sample: x's dims after the batch (x.numel() / batch divided by 0 for a batch of 0).
+    int64_t n = 1;
+    for (int64_t d = batch_axis ? 1 : 0; d < x.ndim(); ++d) n *= x.dims()[d];
     return batch_axis ? zeros({batch, n, n}, x.dtype()) : zeros({n, n}, x.dtype());
   }
   return jacobian(g, x, batch_axis, create_graph);

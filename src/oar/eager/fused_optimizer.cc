@@ -1,6 +1,7 @@
 #include "oar/eager/fused_optimizer.h"
 
 #include <cmath>
+#include <limits>
 
 #include "oar/autograd/eager_utils.h"
 #include "oar/autograd/grad_mode.h"
@@ -72,6 +73,9 @@ int64_t Step(Rule rule, const Hyper& hyper, double lr, const std::vector<Tensor>
     s.l2 = o.l2;
     s.l1 = o.l1;
     s.decoupled = o.decoupled;
+    OAR_ENFORCE(step[i] < std::numeric_limits<int64_t>::max(),
+                errors::InvalidArgument("the step count of parameter ", i, " (", step[i],
+                                        ") cannot advance past int64"));
     s.step = step[i] + 1;
     slots.push_back(s);
   }
