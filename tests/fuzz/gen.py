@@ -29,7 +29,10 @@ DTYPES = ["float16", "bfloat16", "float32", "float64", "int32", "int64", "bool"]
 DRAW_DTYPES = DTYPES + ["float32", "float64", "float64", "float16"]
 FLOATS = {"float16", "bfloat16", "float32", "float64"}
 SPECIALS = [math.nan, math.inf, -math.inf, -0.0, 0.0]
-HUGE_EMPTY = [[2 ** 31, 0], [0, 2 ** 31], [2 ** 31, 0, 3], [1, 2 ** 40, 0]]
+# Empty shapes whose other dims are huge: up to 2**63 - 1, where sums of dims (concat, m + n,
+# in + padding) pass int64 although every product is 0.
+HUGE_EMPTY = [[2 ** 31, 0], [0, 2 ** 31], [2 ** 31, 0, 3], [1, 2 ** 40, 0], [0, 2 ** 62],
+              [2 ** 63 - 1, 0], [0, 2 ** 62, 1], [1, 0, 2 ** 62 + 1]]
 # Values of the wrong type for any argument: each must be rejected with a clean
 # TypeError/ValueError (or accepted, where Python's duck typing allows it).
 WRONG = [None, "abc", "", [1.0, 2.0], [[1, 2], [3]], 1.5, True, -1, 2 ** 70, {"a": 1}, b"xy",
@@ -97,8 +100,10 @@ class Call:
 
 
 def tensor_code(t):
-    base = f"oar.to_tensor(np.array({t.data!r}, '{t.np_dtype()}').reshape({t.base_shape}), " \
-           f"dtype='{t.dtype}')"
+    # An empty base is made by zeros: numpy refuses [0, 2**62] of float64 as too big.
+    base = f"oar.zeros({t.base_shape}, dtype='{t.dtype}')" if 0 in t.base_shape else \
+        f"oar.to_tensor(np.array({t.data!r}, '{t.np_dtype()}').reshape({t.base_shape}), " \
+        f"dtype='{t.dtype}')"
     return base + VIEW_CODE[t.view](t.shape) if t.view else base
 
 
@@ -169,7 +174,8 @@ def make_tensor(r, shape, dtype=None, values=None):
     elif view == "bcast":
         base[0] = 1
     n = numel(base)
-    if n > 10 ** 4:  # a view of an empty shape can have a huge base ([1, 2**31] under [0, 2**31])
+    other = math.prod(d for d in base if d != 0)  # a base of [2, 0, 2**62 + 1] is refused
+    if n > 10 ** 4 or other >= 2 ** 63:  # a view of an empty shape can have a huge base
         view, base, n = None, list(shape), numel(shape)
     if values is not None:
         data = [values(r) for _ in range(n)]
@@ -206,6 +212,8 @@ def rand_axes(r, rank, n=None):
 
 
 def rand_int(r):
+    if r.random() < 0.1:  # where sums and products of two attributes pass int64
+        return r.choice([2 ** 62, 2 ** 62 + 1, -2 ** 62, 2 ** 53 + 1, 2 ** 32])
     return r.choice([0, 1, 2, 3, -1, -2, r.randint(-10, 10), 2 ** 31, -2 ** 63, 2 ** 63 - 1])
 
 

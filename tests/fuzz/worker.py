@@ -55,7 +55,10 @@ def err_str(e):
 # ---- materializing a call --------------------------------------------------------------
 def oar_tensor(t, f64, grad):
     dt = "float64" if f64 and t.dtype in G.FLOATS else t.dtype
-    base = oar.to_tensor(np.array(t.data, t.np_dtype()).reshape(t.base_shape), dtype=dt)
+    if 0 in t.base_shape:  # as gen.tensor_code: numpy cannot hold every empty shape
+        base = oar.zeros(t.base_shape, dtype=dt)
+    else:
+        base = oar.to_tensor(np.array(t.data, t.np_dtype()).reshape(t.base_shape), dtype=dt)
     if grad:
         base.stop_gradient = False
     s, v = t.shape, t.view  # as gen.VIEW_CODE
@@ -73,8 +76,10 @@ def oar_tensor(t, f64, grad):
 
 
 def torch_tensor(t, grad):
-    a = np.array(t.data, t.np_dtype()).reshape(t.base_shape)
-    base = torch.from_numpy(a)
+    if 0 in t.base_shape:
+        base = torch.zeros(t.base_shape, dtype=torch.from_numpy(np.empty(0, t.np_dtype())).dtype)
+    else:
+        base = torch.from_numpy(np.array(t.data, t.np_dtype()).reshape(t.base_shape))
     if grad:
         base.requires_grad_(True)
     s, v = t.shape, t.view
