@@ -363,6 +363,26 @@ def _norm_of_one_element(call, detail, last):
                 and not np.isnan(base[bad]).any())
 
 
+def _norm_of_a_huge_order(call, detail, last):
+    """p_norm with a finite order so large that |x|^p overflows or underflows double
+    (p = 1e308 and |x| = 2.27): torch's unscaled sum gives inf (or 0), oar divides by the
+    largest |x| first and gives the norm, which is max |x| times a number of ties to the
+    1/p (1 in double). Only for |p| > 500 and when every differing value is inf or 0 in
+    torch and finite, and at most max |x| (to 1e-9), in oar."""
+    import math
+    import numpy as np
+    p = (call.decl or {}).get("porder")
+    x = _x(call, last)
+    d = _differing(last)
+    if not isinstance(p, (int, float)) or not math.isfinite(p) or abs(p) <= 500 or x is None \
+            or d is None or not d[2].any():
+        return False
+    g, w, bad = d
+    top = float(x.detach().double().abs().max()) if x.numel() else 0.0
+    return bool(((np.isinf(w[bad]) | (w[bad] == 0)) & np.isfinite(g[bad])
+                 & (g[bad] <= top * (1 + 1e-9))).all())
+
+
 def _gradient_in_result_dtype(call, detail, last):
     """prod/cumprod with a lower-precision dtype= than x: x is cast first, so the gradient
     is computed in that dtype (as torch's) and its rounding differs from torch's order of
@@ -1086,6 +1106,8 @@ DIFFERENCES = [
                _spread_of_equal_values, _spread_of_equal_values.__doc__),
     Difference("p_norm gradient of one element: sign(x)", ["p_norm"], ["grad mismatch"],
                _norm_of_one_element, _norm_of_one_element.__doc__),
+    Difference("p_norm of a huge finite order (torch's |x|^p overflows)", ["p_norm"],
+               ["value mismatch"], _norm_of_a_huge_order, _norm_of_a_huge_order.__doc__),
     Difference("prod/cumprod gradient in a lower dtype=", ["prod", "cumprod"], ["grad mismatch"],
                _gradient_in_result_dtype, _gradient_in_result_dtype.__doc__),
     Difference("sum_to keeps its input dtype", ["sum_to"], ["value mismatch"],

@@ -584,8 +584,9 @@ def test_integer_arithmetic_past_int64_in_bindings_core_and_backward():
     e = oar.zeros([0], dtype="int64")
     # batch * (rows + 1) wrapped to 0, an empty crows passed and the check read crows[0]:
     # a segfault
+    # (with more rows or columns the positions, batch * rows * cols, are refused first)
     with pytest.raises(ValueError, match=r"needs more than 2\^63 row offsets"):
-        oar.sparse.sparse_csr_tensor(e, e, oar.zeros([0]), [4, 2 ** 62 - 1, 5])
+        oar.sparse.sparse_csr_tensor(e, e, oar.zeros([0]), [2, 2 ** 62 - 1, 0])
     # the last element wrapped negative: a view 2**62 elements past a 16-byte block
     with pytest.raises(IndexError, match=r"does not fit in the memory of 4 elements"):
         oar._C._strided_view(oar.zeros([4]), [3], [2 ** 62 + 1], 0)
@@ -625,6 +626,50 @@ def test_integer_arithmetic_past_int64_in_bindings_core_and_backward():
     a = oar.ones([1]).expand([2 ** 62])
     with pytest.raises(ValueError, match=r"concat\(\): the sizes .* add up past int64"):
         oar._C.concat([a, a, a], 0)
+
+
+def test_kernel_arithmetic_past_int64_neither_writes_out_of_bounds_nor_misleads():
+    # A read of the kernels (built with -fwrapv: wrapping is defined, but a wrapped index
+    # still writes out of bounds and a wrapped size still gives a wrong answer).
+    # bincount: len = e + 1 wrapped for e = 2**63 - 1 and acc[e] wrote 8 bytes before the buffer
+    with pytest.raises(MemoryError, match=r"bincount\(\): the value 9223372036854775807"):
+        oar.bincount(oar.to_tensor([2 ** 63 - 1]), minlength=1)
+    # conv: the valid output range of a tap wrapped (im2col filled past its buffer); a window
+    # that is all padding is 0
+    x = oar.to_tensor([[[5.0]]], dtype="float64")
+    w = oar.to_tensor([[[1.0]]], dtype="float64")
+    np.testing.assert_array_equal(oar._C.conv(x, w, [2 ** 63 - 1], [2 ** 62, 0], [1], 1), [[[0.0]]])
+    np.testing.assert_array_equal(oar._C.conv(oar.ones([1, 1, 1]), oar.ones([1, 1, 1]), [2 ** 62],
+                                              [2 ** 63 - 1, 0], [1], 1), [[[0.0, 0.0]]])
+    # sparse: a CSR whose batches' totals wrap to nnz, and positions past int64
+    with pytest.raises(ValueError, match="crows count more entries than cols holds"):
+        oar.sparse.sparse_csr_tensor([0, 2 ** 63 - 1, 0, 2 ** 63 - 1, 0, 3], [0], [1.0], [3, 1, 4])
+    with pytest.raises(ValueError, match="sparse dims must be >= 0 and multiply to at most"):
+        oar.sparse.sparse_coo_tensor([[0, 2 ** 24], [0, 0]], [1.0, 2.0], [2 ** 40, 2 ** 40])
+    with pytest.raises(ValueError, match="sparse dims must be >= 0 and multiply to at most"):
+        oar.sparse.sparse_coo_tensor([[0], [0], [0]], [1.0], [2, 2 ** 63 - 1, 5])
+    # batch_norm's weight gradient walked the 2**40 empty runs of [2**40, 3, 0]
+    xb = oar.empty([2 ** 40, 3, 0])
+    np.testing.assert_array_equal(oar._C.batch_norm_scale_grad(xb, xb, 1e-5, 1), [0.0, 0.0, 0.0])
+    # (max - min) overflowing the dtype: histogram's edges, multinomial's total, uniform's span
+    h = oar.histogram(oar.to_tensor([-1e38, 1e38], dtype="float32"), bins=4, min=-3e38, max=3e38)
+    np.testing.assert_array_equal(h, [0, 1, 1, 0])
+    h = oar.histogram(oar.to_tensor([-1e308, 1e308], dtype="float64"), bins=4, min=-1.5e308,
+                      max=1.5e308)
+    np.testing.assert_array_equal(h, [1, 0, 0, 1])
+    oar.seed(3)
+    draws = oar.multinomial(oar.to_tensor([1e308, 1e308], dtype="float64"), 4000, replacement=True)
+    assert 0.4 < draws.numpy().mean() < 0.6  # every draw took category 1
+    u = oar.uniform([1000], min=-1.7e308, max=1.7e308, dtype="float64").numpy()
+    assert np.isfinite(u).all() and (u < 0).any() and (u > 0).any()
+    # randint_like: [low, high) must lie in the dtype (int8 with high=1000 wrapped)
+    with pytest.raises(ValueError, match=r"randint_like\(\): arguments 'low' \(0\) and 'high' "
+                                         r"\(1000\) must lie within \[-128, 128\]"):
+        oar.randint_like(oar.zeros([3], dtype="int8"), 0, 1000)
+    # geometric ops with an empty output built a table of out_size + 1 row starts
+    out = oar.geometric.send_u_recv(oar.zeros([0, 0]), oar.zeros([0], "int64"),
+                                    oar.zeros([0], "int64"), out_size=2 ** 40)
+    assert out.shape == [2 ** 40, 0]
 
 
 def test_window_attributes_near_int64_max_are_argument_errors():

@@ -17,6 +17,20 @@ const char* TensorKindName(TensorKind kind) {
 }
 
 namespace {
+// The sparse dims number an entry's position as one int64 (sorting, coalescing, matching,
+// the CSR row offsets): their product must fit, or positions wrap and distinct entries
+// merge ([2**40, 2**40] put (2**24, 0) on (0, 0)). A dim < 0 is refused too.
+void CheckSparseDims(const DDim& dims, int64_t count, const char* layout) {
+  int64_t n = 1;
+  for (int64_t d = 0; d < count; ++d) {
+    if (dims[d] < 0 || (dims[d] != 0 && __builtin_mul_overflow(n, dims[d], &n))) {
+      throw errors::InvalidArgument("a sparse ", layout, " tensor of shape ", DimsToString(dims),
+                                    ": its sparse dims must be >= 0 and multiply to at most "
+                                    "2^63 - 1 positions");
+    }
+  }
+}
+
 void CheckIndexTensor(const DenseTensor& t, const char* what, int64_t ndim) {
   if (t.dtype() != DType::kInt64) {
     throw errors::InvalidType("the ", what, " of a sparse tensor must be int64, got ", t.dtype());
@@ -43,6 +57,7 @@ SparseCooTensor::SparseCooTensor(DenseTensor indices, DenseTensor values, const 
                                   " needs between 1 and ", nd, " rows of indices, got ",
                                   sparse_dim);
   }
+  CheckSparseDims(dims_, sparse_dim, "COO");
   DDim want{nnz};
   for (int64_t d = sparse_dim; d < nd; ++d) want.push_back(dims_[d]);
   if (values_.dims() != want) {
@@ -68,6 +83,7 @@ SparseCsrTensor::SparseCsrTensor(DenseTensor crows, DenseTensor cols, DenseTenso
   }
   CheckIndexTensor(crows_, "crows", 1);
   CheckIndexTensor(cols_, "cols", 1);
+  CheckSparseDims(dims_, static_cast<int64_t>(dims_.size()), "CSR");
   // batch * (rows + 1) in checked arithmetic: a shape near 2^63 wrapped it to 0, an empty
   // crows passed, and the structure check then read crows[0] (a segfault).
   int64_t want = 0;

@@ -236,6 +236,17 @@ void RandintLikeInferMeta(const DenseTensor& x, int64_t low, int64_t high, DType
   if (dtype == DType::kUndefined) dtype = x.dtype();
   OAR_ENFORCE(dtype != DType::kBool,
               errors::InvalidType("argument 'dtype' must be numeric, got bool"));
+  // Every value of [low, high) must be one of the dtype's (int8 with high=1000 wrapped).
+  if (IsIntegral(dtype) && dtype != DType::kInt64) {
+    const int bits = static_cast<int>(8 * SizeOf(dtype));
+    const bool is_unsigned = dtype == DType::kUInt8;
+    const int64_t lo = is_unsigned ? 0 : -(int64_t{1} << (bits - 1));
+    const int64_t hi = is_unsigned ? (int64_t{1} << bits) : (int64_t{1} << (bits - 1));
+    OAR_ENFORCE(low >= lo && high <= hi,
+                errors::InvalidArgument("arguments 'low' (", low, ") and 'high' (", high,
+                                        ") must lie within [", lo, ", ", hi, "] for dtype ",
+                                        DTypeName(dtype)));
+  }
   out->set_meta(dtype, x.dims());
 }
 

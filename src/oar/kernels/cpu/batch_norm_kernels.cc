@@ -237,7 +237,11 @@ void BatchNormScaleGradKernel(const DeviceContext&, const DenseTensor& x_in,
   const T* px = static_cast<const T*>(x.data());
   const T* pg = static_cast<const T*>(g.data());
   C* po = static_cast<C*>(out->AllocateFrom(x.place()));
-  const C inv_n = s.count() ? C(1) / C(s.count()) : C(0);
+  if (s.count() == 0) {  // no element: 0 (sum g xhat), without walking [2**40, C, 0]'s runs
+    std::fill(po, po + s.channels, C(0));
+    return;
+  }
+  const C inv_n = C(1) / C(s.count());
   ParallelFor(0, s.channels, ChannelCost(s), [&](int64_t cb, int64_t ce) {
     for (int64_t c = cb; c < ce; ++c) {
       const auto [x0, sum] = ShiftedSum<C>(s, px, c);

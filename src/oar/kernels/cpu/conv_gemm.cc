@@ -33,9 +33,14 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
 // in [0, size): [lo, hi).
 inline void ValidRange(int64_t n, int64_t stride, int64_t off, int64_t size, int64_t* lo,
                        int64_t* hi) {
-  *lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
-  *hi = size - 1 - off < 0 ? 0 : std::min(n, (size - 1 - off) / stride + 1);
-  if (*hi < *lo) *hi = *lo;
+  // In 128 bits: ConvGeometry allows pad_before + stride past int64 (-off + stride - 1
+  // wrapped, lo went negative and the im2col fill ran off the buffer).
+  using Wide = __int128;
+  const Wide l = off >= 0 ? 0 : (-Wide(off) + stride - 1) / stride;
+  const Wide h =
+      Wide(size) - 1 - off < 0 ? 0 : std::min<Wide>(n, (Wide(size) - 1 - off) / stride + 1);
+  *lo = static_cast<int64_t>(std::min<Wide>(l, n));
+  *hi = static_cast<int64_t>(std::max(h, Wide(*lo)));
 }
 
 // Calls f(col_row, src_offset_or_-1, lo, hi, wstride, woff) for each row

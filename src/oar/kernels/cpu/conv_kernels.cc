@@ -28,8 +28,11 @@ void OneDnnBackwardWeights(const DenseTensor&, const DenseTensor&, const WindowG
 bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
   if (!OneDnnFastDtype(dtype)) return false;
   for (int d = 0; d < 3; ++d) {
-    const int64_t span = g.dilation[d] * (g.kernel[d] - 1) + 1;
-    const int64_t padded = g.in[d] + g.pad_before[d] + g.pad_after[d];
+    // In 128 bits, as ConvGeometry. oneDNN refuses to build a primitive for strides or
+    // paddings near 2^62 ("could not create a descriptor"): those go to the GEMM path.
+    const __int128 span = static_cast<__int128>(g.dilation[d]) * (g.kernel[d] - 1) + 1;
+    const __int128 padded = static_cast<__int128>(g.in[d]) + g.pad_before[d] + g.pad_after[d];
+    if (padded > INT32_MAX || span > INT32_MAX || g.stride[d] > INT32_MAX) return false;
     if (g.in[d] < 1 || g.out[d] < 1 || padded < span) return false;
     if ((padded - span) / g.stride[d] + 1 != g.out[d]) return false;
   }

@@ -77,8 +77,13 @@ void UniformKernel(const DeviceContext& ctx, const std::vector<int64_t>&, DType,
   T* o = static_cast<T*>(out->AllocateFrom(ctx.GetPlace()));
   auto engine = MakeEngine(seed);
   const int64_t n = out->numel();
+  // max - min passes double's range for min, max near -+1.8e308 (every value was inf):
+  // then the two ends are weighted separately.
+  const bool wide = !std::isfinite(max - min);
   for (int64_t i = 0; i < n; ++i) {
-    o[i] = static_cast<T>(static_cast<compute_t<T>>(min + (max - min) * Unit(engine)));
+    const double u = Unit(engine);
+    const double v = wide ? min * (1 - u) + max * u : min + (max - min) * u;
+    o[i] = static_cast<T>(static_cast<compute_t<T>>(v));
   }
 }
 

@@ -146,6 +146,9 @@ void ReduceGathered(const DenseTensor& x, const std::vector<int64_t>& src,
                     const std::vector<int64_t>& dst, int64_t rows, int64_t reduce,
                     DenseTensor* out) {
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  // An empty output (x of [0, 0]) names no row: no per-row table of num_segments + 1
+  // entries (2**33 of them asked for 64 GiB).
+  if (out->numel() == 0) return;
   const DenseTensor xc = funcs::Contiguous(x);
   const T* xp = static_cast<const T*>(xc.data());
   const int64_t inner = funcs::NumelFrom(x.dims(), 1);
@@ -183,6 +186,7 @@ void SendUERecvKernel(const DeviceContext&, const DenseTensor& x, const DenseTen
   const std::vector<int64_t> dst =
       GraphIndex(dst_index, out_size, "dst_index", "the rows of the output, out_size");
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (out->numel() == 0) return;  // as ReduceGathered
   const DenseTensor xc = funcs::Contiguous(x), yc = funcs::Contiguous(y);
   const T* xp = static_cast<const T*>(xc.data());
   const T* yp = static_cast<const T*>(yc.data());

@@ -118,12 +118,18 @@ void MultinomialKernel(const DeviceContext& ctx, const DenseTensor& x, int64_t n
     const double* row = w.data() + r * n;
     int64_t positive = 0;
     std::vector<double> cdf(n);
-    double total = 0;
+    double total = 0, top = 0;
     for (int64_t j = 0; j < n; ++j) {
       OAR_ENFORCE(row[j] >= 0 && std::isfinite(row[j]),
                   errors::InvalidArgument("argument 'x' holds weights >= 0, found ", row[j]));
+      top = std::max(top, row[j]);
+    }
+    // Relative to the largest weight: [1e308, 1e308] summed to inf, and every draw then
+    // took the last category.
+    const double scale = top > 0 ? 1.0 / top : 1.0;
+    for (int64_t j = 0; j < n; ++j) {
       positive += row[j] > 0;
-      total += row[j];
+      total += row[j] * scale;
       cdf[j] = total;
     }
     OAR_ENFORCE(total > 0, errors::InvalidArgument("argument 'x' has a row of zero weights"));

@@ -7,6 +7,7 @@
 // their original order, so every result is deterministic.
 #include <algorithm>
 #include <cmath>
+#include <limits>
 #include <numeric>
 
 #include "oar/core/parallel.h"
@@ -262,6 +263,10 @@ void BincountKernel(const DeviceContext&, const DenseTensor& x, const DenseTenso
     OAR_ENFORCE(e >= 0, errors::InvalidArgument("argument 'x' must hold non-negative integers, "
                                                 "found ",
                                                 e));
+    // e + 1 wrapped for e = 2^63 - 1, and acc[e] then wrote 8 bytes before the buffer.
+    OAR_ENFORCE(e < std::numeric_limits<int64_t>::max(),
+                errors::ResourceExhausted("bincount(): the value ", e, " needs ", e,
+                                          " + 1 bins, more than int64 can count"));
     len = std::max(len, e + 1);
   }
   const DenseTensor w = funcs::Contiguous(weights_in);
@@ -286,14 +291,16 @@ class EqualBins {
   EqualBins(double lo, double hi, int64_t bins)
       : lo_(static_cast<E>(lo)),
         hi_(static_cast<E>(hi)),
-        step_((hi_ - lo_) / static_cast<E>(bins)),
+        step_(Step(lo_, hi_, bins)),
         bins_(bins) {}
   bool Holds(double v) const { return v >= lo_ && v <= hi_; }
   int64_t Of(double v) const {
     const auto e = static_cast<E>(v);
     // The estimate is clamped as a double: a range that rounds to a point in E (min and
     // max 1e-50 apart, float32 input) gives 0 / 0, and NaN has no int64 value.
-    const double at = (static_cast<double>(e) - lo_) / (static_cast<double>(hi_) - lo_) *
+    // Halved: hi - lo passes double's range for float64 bounds near -+1.8e308.
+    const double at = (static_cast<double>(e) / 2 - static_cast<double>(lo_) / 2) /
+                      (static_cast<double>(hi_) / 2 - static_cast<double>(lo_) / 2) *
                       static_cast<double>(bins_);
     int64_t b = at >= 1 ? static_cast<int64_t>(std::min(at, static_cast<double>(bins_ - 1))) : 0;
     while (b > 0 && e < Edge(b)) --b;
@@ -302,6 +309,15 @@ class EqualBins {
   }
 
  private:
+  // linspace's step, except where hi - lo passes E's range ([-3e38, 3e38] in float32, whose
+  // edges were all inf or NaN): then each end is divided first.
+  static E Step(E lo, E hi, int64_t bins) {
+    const E step = (hi - lo) / static_cast<E>(bins);
+    return std::isfinite(static_cast<double>(step))
+               ? step
+               : hi / static_cast<E>(bins) - lo / static_cast<E>(bins);
+  }
+
   // linspace's i-th of bins + 1 points: counted from the nearer end.
   E Edge(int64_t i) const {
     return i < (bins_ + 1) / 2 ? lo_ + step_ * static_cast<E>(i)

@@ -219,7 +219,13 @@ SparseCsrTensor CooToCsr(const SparseCooTensor& x_in) {
   const SparseCooTensor x = Coalesce(x_in);
   const int64_t nnz = x.nnz();
   const int64_t batch = nd == 3 ? x.dims()[0] : 1, rows = x.dims()[nd - 2];
-  DenseTensor crows = Allocated(DType::kInt64, {batch * (rows + 1)});
+  int64_t offsets = 0;  // checked before anything is written: it wrapped to 0 for [2, 2**63-1]
+  if (__builtin_add_overflow(rows, 1, &offsets) ||
+      __builtin_mul_overflow(batch, offsets, &offsets)) {
+    throw errors::InvalidArgument("a sparse CSR tensor of shape ", DimsToString(x.dims()),
+                                  " needs more than 2^63 row offsets (crows)");
+  }
+  DenseTensor crows = Allocated(DType::kInt64, {offsets});
   int64_t* cr = crows.data<int64_t>();
   std::fill(cr, cr + crows.numel(), 0);
   const int64_t* idx = x.indices().data<int64_t>();
@@ -256,6 +262,9 @@ void CheckCsrStructure(const SparseCsrTensor& x) {
       if (cr[r + 1] < cr[r]) {
         throw errors::InvalidArgument("crows must not decrease, got ", cr[r], " then ", cr[r + 1]);
       }
+    }
+    if (cr[rows] > x.nnz() - total) {  // before adding: three batches' totals wrapped
+      throw errors::InvalidArgument("crows count more entries than cols holds (", x.nnz(), ")");
     }
     total += cr[rows];
   }

@@ -403,7 +403,8 @@ void Check(Rule rule, const Hyper& h, std::span<Slot> slots) {
       const DenseTensor* st = s.state[k];
       if (st && shape != s.param->dims()) {
         // a scalar or batch-of-gradients state: its element count is what the loop reads
-        if (st->dtype() != dt || st->numel() != Product(shape) || !st->is_contiguous()) {
+        // CheckedProduct: Product([2**62, 4]) wraps to 0 and an empty state would pass
+        if (st->dtype() != dt || st->numel() != CheckedProduct(shape) || !st->is_contiguous()) {
           throw errors::InvalidArgument("optimizer step: state ", k, " of parameter ", i,
                                         " has dtype ", DTypeName(st->dtype()), " and ", st->numel(),
                                         " elements, expected a contiguous ", DTypeName(dt),
