@@ -35,6 +35,11 @@ def _bf16_to_f32(a):
 
 
 def tolist(self):
+    shape = list(self.shape)
+    if 0 in shape:  # nested [] up to the first 0, as torch: numpy cannot hold [0, 2**62]
+        def empty(dims):
+            return [] if not dims or dims[0] == 0 else [empty(dims[1:]) for _ in range(dims[0])]
+        return empty(shape)
     a = numpy(self)
     if self.dtype is bfloat16:
         a = _bf16_to_f32(a)

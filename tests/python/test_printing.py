@@ -75,6 +75,14 @@ def test_empty_tensors_with_huge_dims_print_summarised_rows():
     assert repr(t).count("...") == 7  # one for the outer rows, one inside each of the 6 shown
 
 
+def test_tolist_of_empty_tensors_is_nested_empty_lists_as_in_torch():
+    # through numpy, [0, 2**62] raised numpy's "array is too big"
+    import torch
+    for shape in [[0], [2, 0], [2, 3, 0, 4], [0, 2 ** 62]]:
+        want = torch.zeros(shape).tolist() if shape != [0, 2 ** 62] else []
+        assert oar.zeros(shape).tolist() == want
+
+
 def test_stop_gradient_and_parameter():
     x = oar.to_tensor([1.0], stop_gradient=False)
     assert repr(x).startswith("Tensor(shape=[1], dtype=float32, place=Place(cpu), "
