@@ -20,7 +20,7 @@ import numpy as np
 from . import _C
 from . import _check as C
 from ._dtype import bool_, convert_dtype, float64, int32, int64
-from ._math_extra import common, write_out
+from ._math_extra import check_fits, check_objects, common, write_out
 
 Tensor = _C.Tensor
 
@@ -63,6 +63,11 @@ def tensor_split(x: Tensor, num_or_indices: int | Sequence[int], axis: int | Ten
         >>> print([p.tolist() for p in oar.tensor_split(x, [2, 3])])
         [[0, 1], [2], [3, 4, 5, 6, 7]]
     """
+    return _tensor_split("tensor_split", x, num_or_indices, axis)
+
+
+def _tensor_split(api, x, num_or_indices, axis):
+    """tensor_split, with the section-count error naming the function called (h/v/dsplit)."""
     C.tensor("tensor_split", "x", x)
     if x.ndim == 0:
         raise ValueError("tensor_split(): argument 'x' must have at least 1 dimension")
@@ -73,6 +78,8 @@ def tensor_split(x: Tensor, num_or_indices: int | Sequence[int], axis: int | Ten
         if k <= 0:
             raise ValueError(f"tensor_split(): the number of sections must be positive, but "
                              f"got {k}")
+        # An empty dimension splits into any number of empty parts, each a tensor object.
+        check_objects(api, "sections", k)
         q, r = divmod(n, k)
         sizes = [q + 1] * r + [q] * (k - r)
         bounds = list(itertools.accumulate([0] + sizes))
@@ -91,7 +98,7 @@ def _split_along(api, x, num_or_indices, axis, min_ndim):
     if x.ndim < min_ndim:
         raise ValueError(f"{api}(): argument 'x' must have at least {min_ndim} dimensions, but "
                          f"has {x.ndim}")
-    return tensor_split(x, num_or_indices, axis)
+    return _tensor_split(api, x, num_or_indices, axis)
 
 
 def hsplit(x: Tensor, num_or_indices: int | Sequence[int],
@@ -278,13 +285,20 @@ def combinations(x: Tensor, r: int = 2, with_replacement: bool = False,
         raise ValueError(f"combinations(): argument 'r' must be >= 0, but got {r}")
     if r == 0:
         return _C.full([0], 0, x.dtype)
+    n = x.shape[0]
+    count = math.comb(n + r - 1, r) if with_replacement else math.comb(n, r)
+    if count == 0:
+        return _C.full([0, r], 0, x.dtype)
+    # Every combination is enumerated in Python: count first, so that a count no memory
+    # holds (3000 choose 3 is 4.5e9) is refused instead of enumerated for hours.
+    check_fits("combinations():", f"{count} combinations of {r} of the {n} elements "
+               f"(an int64 index and a value each)", count * r * (8 + x.dtype.itemsize))
     gen = itertools.combinations_with_replacement if with_replacement else \
         itertools.combinations
-    idx = list(gen(range(x.shape[0]), r))
-    if not idx:
-        return _C.full([0, r], 0, x.dtype)
-    picked = _C.index_select(x, _index_tensor(idx), 0)
-    return C.reshape_exact(picked, [len(idx), r])
+    idx = np.fromiter(itertools.chain.from_iterable(gen(range(n), r)), dtype=np.int64,
+                      count=count * r)
+    picked = _C.index_select(x, _C._from_buffer(idx, int64), 0)
+    return C.reshape_exact(picked, [count, r])
 
 
 # ---- views and slices -----------------------------------------------------------------------
@@ -375,9 +389,8 @@ def matrix_transpose(x: Tensor, name: str | None = None) -> Tensor:
 
 def unbind(input: Tensor, axis: int = 0) -> list[Tensor]:  # noqa: A002
     """The slices of input along axis, each without that axis."""
-    from ._manipulation import unstack
-    C.tensor("unbind", "input", input)
-    return unstack(input, axis)
+    from ._manipulation import _unstack
+    return _unstack("unbind", "input", input, axis, None)
 
 
 def msort(input: Tensor, *, out: Tensor | None = None) -> Tensor:  # noqa: A002
@@ -491,15 +504,18 @@ def index_fill(x: Tensor, index: Tensor, axis: int, value: float | Tensor,
     if bad.size:
         raise IndexError(f"index_fill(): index {int(bad[0])} is out of range for axis {a} of "
                          f"size {n}")
+    if isinstance(value, Tensor):
+        v = value if value.dtype is x.dtype else _C.cast(value, x.dtype)
+    else:
+        v = _C.full([], C.number("index_fill", "value", value), x.dtype)
+    if x.size == 0:
+        # Nothing to fill; the mask along axis would have n entries, and n can be 2**62.
+        return _C.assign(x)
     m = np.zeros(n, dtype=bool)
     m[idx] = True
     shape = [1] * x.ndim
     shape[a] = n
     mask = _C._from_buffer(m.reshape(shape), bool_)
-    if isinstance(value, Tensor):
-        v = value if value.dtype is x.dtype else _C.cast(value, x.dtype)
-    else:
-        v = _C.full([], C.number("index_fill", "value", value), x.dtype)
     return _C.where(mask, _C.expand(v, x.shape) if v.ndim == 0 else v, x)
 
 
@@ -662,7 +678,8 @@ def diagonal_scatter(x: Tensor, y: Tensor, offset: int = 0, axis1: int = 0, axis
     rest = [d for d in range(x.ndim) if d not in (a1, a2)]
     perm = [a1, a2] + rest
     xt = _C.transpose(x, perm)
-    if length == 0:
+    if y.size == 0:
+        # Nothing to write; the diagonal's length alone can be 2**31 next to a 0.
         return _C.assign(x)
     rows = np.arange(length) + max(-off, 0)
     cols = np.arange(length) + max(off, 0)
@@ -755,6 +772,8 @@ def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: b
         a = C.axis("unique_consecutive", "axis", axis, x.ndim)
         lines = x
     n = lines.shape[a]
+    if lines.size == 0 and n:
+        return _unique_empty_slices(lines, a, n, d, return_inverse, return_counts)
     change = np.ones(n, dtype=bool)
     if n:
         arr = np.moveaxis(np.asarray(lines.numpy()), a, 0).reshape(n, -1)
@@ -775,9 +794,36 @@ def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: b
     return tuple(res)
 
 
+def _unique_empty_slices(lines, a, n, d, return_inverse, return_counts):
+    """unique_consecutive of n empty slices (a 0 in another dimension): all are equal, so
+    one run of length n, found without the per-slice arrays n (up to 2**62) would need."""
+    out = _C.slice(lines, [a], [0], [1])
+    if not (return_inverse or return_counts):
+        return out
+    res = [out]
+    if return_inverse:
+        check_fits("unique_consecutive():", f"the inverse of {n} slices", n * d.itemsize)
+        res.append(_C.full([n], 0, d))
+    if return_counts:
+        if d is int32 and n > np.iinfo(np.int32).max:
+            raise ValueError(f"unique_consecutive(): the run of {n} slices cannot be counted "
+                             f"in argument 'dtype' int32")
+        res.append(_C.full([1], n, d))
+    return tuple(res)
+
 
 # ---- put_along_axis with the reductions its kernel lacks -------------------------------------
 _COMPOSED_REDUCE = ("mul", "multiply", "mean", "amin", "amax")
+
+
+def _values_to(api, values, arr, dom):
+    from ._manipulation import broadcast_to
+    v = values if values.dtype is arr.dtype else _C.cast(values, arr.dtype)
+    try:
+        return broadcast_to(v, dom) if v.shape != dom else v
+    except ValueError:
+        raise ValueError(f"{api}(): argument 'values' of shape {values.shape} does not "
+                         f"broadcast to the indexed shape {dom}") from None
 
 
 def put_along_axis_reduce(api, arr, indices, values, axis, reduce, include_self, broadcast):
@@ -802,6 +848,12 @@ def put_along_axis_reduce(api, arr, indices, values, axis, reduce, include_self,
         elif indices.shape[d] > arr.shape[d]:
             raise ValueError(f"{api}(): argument 'indices' of shape {indices.shape} is larger "
                              f"than 'arr' of shape {arr.shape} at dimension {d}")
+    if 0 in dom:
+        # Nothing is written (an empty arr always has empty indices). Numpy cannot even hold
+        # an empty [0, 2**62] index array, and np.indices below would build a range for
+        # every dimension of dom: answer before either.
+        _values_to(api, values, arr, dom)
+        return _C.assign(arr)
     idx = np.broadcast_to(np.asarray(indices.numpy(), dtype=np.int64), dom)
     n = arr.shape[a]
     bad = idx[(idx < -n) | (idx >= n)]
@@ -809,13 +861,7 @@ def put_along_axis_reduce(api, arr, indices, values, axis, reduce, include_self,
         raise IndexError(f"{api}(): index {int(bad.reshape(-1)[0])} is out of bounds for axis "
                          f"{a} with size {n}")
     idx = np.where(idx < 0, idx + n, idx)
-    from ._manipulation import broadcast_to
-    v = values if values.dtype is arr.dtype else _C.cast(values, arr.dtype)
-    try:
-        v = broadcast_to(v, dom) if v.shape != dom else v
-    except ValueError:
-        raise ValueError(f"{api}(): argument 'values' of shape {values.shape} does not "
-                         f"broadcast to the indexed shape {dom}") from None
+    v = _values_to(api, values, arr, dom)
     coords = list(np.indices(dom, sparse=True))
     coords[a] = idx
     pos = np.ravel_multi_index(np.broadcast_arrays(*coords), arr.shape).reshape(-1)

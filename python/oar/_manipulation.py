@@ -112,14 +112,23 @@ def chunk(x, chunks, axis=0, name=None):
 
 def unstack(x, axis=0, num=None, name=None):
     """The slices of x along axis, each without that axis."""
-    C.tensor("unstack", "x", x)
+    return _unstack("unstack", "x", x, axis, num)
+
+
+def _unstack(api, xname, x, axis, num):
+    """unstack and unbind, with errors naming the function called."""
+    C.tensor(api, xname, x)
     if x.ndim == 0:
-        raise ValueError("unstack(): argument 'x' must have at least 1 dimension, but it is 0-D")
-    a = C.axis("unstack", "axis", axis, x.ndim)
+        raise ValueError(f"{api}(): argument '{xname}' must have at least 1 dimension, but it "
+                         f"is 0-D")
+    a = C.axis(api, "axis", axis, x.ndim)
     n = x.shape[a]
-    if num is not None and C.integer("unstack", "num", num) != n:
-        raise ValueError(f"unstack(): argument 'num' ({num}) must equal the size {n} of "
+    if num is not None and C.integer(api, "num", num) != n:
+        raise ValueError(f"{api}(): argument 'num' ({num}) must equal the size {n} of "
                          f"dimension {a}")
+    # A dimension next to a 0 ([2**62, 0]) can be any size; each slice is a tensor object.
+    from ._math_extra import check_objects
+    check_objects(api, "slices", n)
     return [_C.squeeze(_C.slice(x, [a], [i], [i + 1]), [a]) for i in range(n)]
 
 
@@ -159,6 +168,18 @@ def repeat_interleave(x, repeats, axis=None, name=None):
         if any(r < 0 for r in reps):
             raise ValueError(f"repeat_interleave(): argument 'repeats' {reps} must not be "
                              f"negative")
+        total = sum(reps)
+        if total > _INT64_MAX:
+            raise ValueError(f"repeat_interleave(): argument 'repeats' adds up to {total}, "
+                             f"more than a dimension can hold (int64 max {_INT64_MAX})")
+        shape = list(x.shape)
+        shape[a] = total
+        if x.size == 0:
+            return _C.full(shape, 0, x.dtype)
+        # The index of every repeated slice is built before the gather.
+        from ._math_extra import check_fits
+        check_fits("repeat_interleave():", f"argument 'repeats' asks for {total} slices, "
+                   f"which", total * 8 + _prod(shape) * x.dtype.itemsize)
         index = np.repeat(np.arange(n, dtype=np.int64), reps)
         return _C.index_select(x, _index_tensor(index), a)
     r = C.integer("repeat_interleave", "repeats", repeats)
@@ -169,6 +190,9 @@ def repeat_interleave(x, repeats, axis=None, name=None):
     y = _C.unsqueeze(x, [a + 1])
     y = _C.expand(y, shape[:a + 1] + [r] + shape[a + 1:])
     return C.reshape_exact(y, shape[:a] + [n * r] + shape[a + 1:])
+
+
+_INT64_MAX = (1 << 63) - 1
 
 
 def _index_tensor(values):

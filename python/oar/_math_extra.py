@@ -88,6 +88,49 @@ def axes(api, name, axis, ndim):
 builtins_range = range  # `range` below is Paddle's
 
 
+# Below this no count can exhaust memory, so the common case skips reading /proc/meminfo.
+_SMALL_BYTES = 1 << 26
+
+
+def _memory_available():
+    """Bytes of memory available now: MemAvailable from /proc/meminfo, else the physical
+    memory, else the 2**63 bytes no array (and no int64 size) can exceed."""
+    try:
+        with open("/proc/meminfo") as f:
+            return next(int(line.split()[1]) * 1024 for line in f
+                        if line.startswith("MemAvailable:"))
+    except (OSError, StopIteration, ValueError, IndexError):
+        pass
+    try:
+        import os
+        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, OSError, ValueError):
+        return 1 << 63
+
+
+def check_fits(where, what, nbytes):
+    """Raises MemoryError naming `where` (e.g. "unstack():") unless nbytes fit in memory.
+
+    Counts that come from shapes with a 0 elsewhere (a [2**62, 0] tensor), from sizes of
+    results (vander's n) or from combinatorics can be far past anything memory holds; the
+    loops and numpy calls that would build them either run for hours or fail with numpy's
+    own message. Checking first turns both into one typed error that says what was asked.
+    """
+    if nbytes <= _SMALL_BYTES:
+        return
+    avail = _memory_available()
+    if nbytes > avail:
+        raise MemoryError(f"{where} {what} need about {nbytes} bytes, more than the {avail} "
+                          f"bytes of memory available")
+
+
+def check_objects(api, what, count):
+    """check_fits for `count` tensor objects (unbind's slices, tensor_split's parts), at the
+    per-object size split measured (_ops._SECTION_BYTES)."""
+    from ._ops import _SECTION_BYTES
+    check_fits(f"{api}():", f"{count} {what}", count * _SECTION_BYTES)
+
+
 def _zero_d(value, dtype):
     return _C.full([], value, dtype)
 
@@ -249,13 +292,30 @@ def multigammaln(x: Tensor, p: int, name: str | None = None) -> Tensor:
     if p < 1:
         raise ValueError(f"multigammaln(): argument 'p' must be >= 1, but got {p}")
     xf = as_float(x)
-    if x.size and bool(_C.any(_C.less_equal(xf, _C.full_like(xf, (p - 1) / 2.0)))):
+    if x.size == 0:
+        return _C.full_like(xf, 0)
+    if bool(_C.any(_C.less_equal(xf, _C.full_like(xf, (p - 1) / 2.0)))):
         raise ValueError(f"multigammaln(): every element of 'x' must be greater than (p - 1) "
                          f"/ 2 = {(p - 1) / 2}")
+    # The p terms of each element are summed in blocks (one broadcast lgamma per block, so
+    # a large p is not p Python steps), bounded so that a block stays small next to x. A
+    # p whose terms could not even be held in memory would still take hours: refuse it.
+    terms = x.size * p
+    check_fits("multigammaln():", f"argument 'p' ({p}) asks for {terms} lgamma terms, which",
+               terms * xf.dtype.itemsize)
     out = _C.full_like(xf, p * (p - 1) / 4.0 * math.log(math.pi))
-    for j in builtins_range(p):
-        out = _C.add(out, _C.lgamma(_C.scale(xf, 1.0, -j / 2.0)))
+    wide = _C.unsqueeze(xf, [-1])
+    block = max(1, min(p, _MULTIGAMMA_BLOCK // x.size))
+    j0 = 0
+    while j0 < p:
+        j1 = min(j0 + block, p)
+        half = _C.scale(_C.arange(j0, j1, 1, xf.dtype), -0.5, 0.0)
+        out = _C.add(out, _C.sum(_C.lgamma(_C.add(wide, half)), [-1], None, False))
+        j0 = j1
     return out
+
+
+_MULTIGAMMA_BLOCK = 1 << 20
 
 
 def polar(abs: Tensor, angle: Tensor, name: str | None = None, *,  # noqa: A002
@@ -689,6 +749,11 @@ def diff(x: Tensor, n: int = 1, axis: int = -1, prepend: Tensor | None = None,
     if len(parts) > 1:
         parts = common("diff", *parts)
         x = _C.concat(list(parts), a)
+    if x.size == 0:
+        # Each difference only shortens the axis by one; with no elements there is nothing
+        # to subtract, and n and the axis can both be past what a loop gets through.
+        m = x.shape[a]
+        return write_out("diff", out, _C.slice(x, [a], [0], [max(m - n, 0)]))
     for _ in builtins_range(n):
         m = x.shape[a]
         if m == 0:
@@ -714,8 +779,13 @@ def vander(x: Tensor, n: int | None = None, increasing: bool = False,
     n = x.shape[0] if n is None else C.integer("vander", "n", n)
     if n < 0:
         raise ValueError(f"vander(): argument 'n' must be >= 0, but got {n}")
-    if n == 0:
-        return _C.full([x.shape[0], 0], 0, x.dtype)
+    if n == 0 or x.shape[0] == 0:
+        return _C.full([x.shape[0], n], 0, x.dtype)
+    # One column tensor per power is held until the stack: refuse an n whose columns
+    # cannot fit before the loop over n starts.
+    from ._ops import _SECTION_BYTES
+    check_fits("vander():", f"argument 'n' ({n}) asks for {n} columns of {x.shape[0]} "
+               f"elements, which", n * (x.shape[0] * x.dtype.itemsize + _SECTION_BYTES))
     col = _C.full_like(x, 1)
     cols = [col]
     for _ in builtins_range(n - 1):
@@ -968,6 +1038,9 @@ def logspace(start: float | Tensor, stop: float | Tensor, num: int | Tensor,
     if k < 0:
         raise ValueError(f"logspace(): argument 'num' must be >= 0, but got {k}")
     d = default_float() if dtype is None else C_dtype("logspace", dtype)
+    # float64 exponents, their powers and the result are all held at once.
+    check_fits("logspace():", f"argument 'num' ({k}) asks for {k} values, which",
+               k * (16 + d.itemsize))
     with np.errstate(over="ignore", invalid="ignore"):
         vals = np.power(b, np.linspace(s, e, k))
     if not (d.is_floating_point or d.is_complex):
@@ -1003,6 +1076,9 @@ def range(start: float | Tensor = 0, end: float | Tensor | None = None,  # noqa:
         count = 0
     if count < 0:
         raise ValueError(f"range(): the range from {s} to {e} by {st} is not finite")
+    # float64 offsets, the values and the result are all held at once.
+    check_fits("range():", f"the {count} values from 'start' {s} to 'end' {e} by 'step' {st}",
+               count * (16 + d.itemsize))
     vals = s + st * np.arange(count, dtype=np.float64)
     if not (d.is_floating_point or d.is_complex):
         vals = np.trunc(vals)

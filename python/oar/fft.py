@@ -428,8 +428,11 @@ def fftfreq(n, d=1.0, dtype=None, name=None):
     """
     n = C.integer("fftfreq", "n", n)
     d = C.number("fftfreq", "d", d)
-    if n * d == 0:
-        raise ValueError("fftfreq(): arguments 'n' and 'd' must be nonzero")
+    # torch refuses a negative n and numpy an n of 0; an empty (or NaN) answer hides the slip
+    if n <= 0:
+        raise ValueError(f"fftfreq(): argument 'n' must be positive (nonzero), but got {n}")
+    if d == 0:
+        raise ValueError("fftfreq(): argument 'd' must be nonzero")
     dt = _freq_dtype("fftfreq", dtype)
     neg = n // 2
     k = _C.roll(_C.arange(-neg, (n + 1) // 2, 1, dt), [-neg], [])
@@ -456,8 +459,11 @@ def rfftfreq(n, d=1.0, dtype=None, name=None):
     """
     n = C.integer("rfftfreq", "n", n)
     d = C.number("rfftfreq", "d", d)
-    if n * d == 0:
-        raise ValueError("rfftfreq(): arguments 'n' and 'd' must be nonzero")
+    # torch refuses a negative n and numpy an n of 0; an empty (or NaN) answer hides the slip
+    if n <= 0:
+        raise ValueError(f"rfftfreq(): argument 'n' must be positive (nonzero), but got {n}")
+    if d == 0:
+        raise ValueError("rfftfreq(): argument 'd' must be nonzero")
     dt = _freq_dtype("rfftfreq", dtype)
     return _C.scale(_C.arange(0, n // 2 + 1, 1, dt), 1.0 / (n * d), 0.0, True)
 

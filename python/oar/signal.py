@@ -183,20 +183,23 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
         x = _C.unsqueeze(x, [0])
     if x.dtype.name not in _COMPLEX and x.dtype.name not in ("float32", "float64"):
         x = _C.cast(x, "float32")
-    window = _window(api, window, win_length, n_fft, x.dtype.name if not _is_complex(x)
-                     else ("float64" if x.dtype.name == "complex128" else "float32"))
+    p = n_fft // 2 if center else 0
     if center:
         if pad_mode not in ("reflect", "constant"):
             raise ValueError(f"{api}(): argument 'pad_mode' must be 'reflect' or 'constant', "
                              f"but got {pad_mode!r}")
-        p = n_fft // 2
         if pad_mode == "reflect" and p >= x.shape[-1]:
             raise ValueError(f"{api}(): reflect padding by n_fft // 2 = {p} needs more than {p} "
                              f"samples, but x has {x.shape[-1]}")
-        x = _C.pad(x, [0, 0, p, p], 1 if pad_mode == "reflect" else 0, 0)
-    if not 0 < n_fft <= x.shape[-1]:
-        raise ValueError(f"{api}(): argument 'n_fft' must be in (0, {x.shape[-1]}] (the "
+    # before the window and the padding, which are n_fft long: an n_fft past the signal
+    # would otherwise fail (or exhaust memory) building them
+    if not 0 < n_fft <= x.shape[-1] + 2 * p:
+        raise ValueError(f"{api}(): argument 'n_fft' must be in (0, {x.shape[-1] + 2 * p}] (the "
                          f"signal's length), but got {n_fft}")
+    window = _window(api, window, win_length, n_fft, x.dtype.name if not _is_complex(x)
+                     else ("float64" if x.dtype.name == "complex128" else "float32"))
+    if center:
+        x = _C.pad(x, [0, 0, p, p], 1 if pad_mode == "reflect" else 0, 0)
     frames = _C.multiply(_C.tensor_unfold(x, 1, n_fft, hop), window)  # [batch, frames, n_fft]
     complex_frames = _is_complex(frames)
     if onesided is None:
@@ -227,7 +230,8 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
             both ends. Default: True.
         normalized (bool, optional): x was scaled by 1/sqrt(n_fft). Default: False.
         onesided (bool, optional): x holds the non-negative frequencies only. Default: True.
-        length (int, optional): the length of the output. Default: all the samples.
+        length (int, optional): the length of the output (>= 0; zero-padded past the
+            frames' samples). Default: all the samples.
         return_complex (bool, optional): return a complex signal (needs onesided=False).
             Default: False.
         name (str, optional): unused (Paddle's name).
@@ -283,16 +287,25 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     sq = _C.multiply(window, window)
     envelope = overlap_add(_C.expand(_C.unsqueeze(sq, [1]), [n_fft, n_frames]), hop, -1)
     start = n_fft // 2 if center else 0
+    total = out.shape[-1]
     if length is None:
-        end = out.shape[-1] - (n_fft // 2 if center else 0)
+        end = total - (n_fft // 2 if center else 0)
     else:
-        end = start + C.integer(api, "length", length)
-    out = _C.slice(out, [1], [start], [end])
-    envelope = _C.slice(envelope, [0], [start], [end])
+        length = C.integer(api, "length", length)
+        if length < 0:
+            raise ValueError(f"{api}(): argument 'length' must be non-negative, but got "
+                             f"{length}")
+        end = start + length
+    # a length past the frames is zero-padded below (torch.istft's rule)
+    avail = min(end, total)
+    out = _C.slice(out, [1], [start], [avail])
+    envelope = _C.slice(envelope, [0], [start], [avail])
     # Nonzero overlap-add (NOLA): every output sample must be covered by the window.
     if envelope.size and float(_C.abs(envelope).min().item()) < 1e-11:
         raise ValueError(f"{api}(): the window fails the nonzero overlap-add (NOLA) condition "
                          "for this hop_length: some samples get no weight and cannot be "
                          "recovered")
     out = _C.divide(out, envelope)
+    if end > avail:
+        out = _C.pad(out, [0, 0, 0, end - avail], 0, 0)
     return _C.squeeze(out, [0]) if squeeze else out

@@ -17,6 +17,8 @@ class Binomial(Distribution):
         self.total_count, self.probs = p["total_count"], p["probs"]
         _check((self.total_count >= 0).logical_and(self.total_count == self.total_count.floor()),
                "Binomial", "total_count", "whole numbers >= 0")
+        # inf passes `n == floor(n)`, but sample and entropy count up to total_count
+        _check(self.total_count.isfinite(), "Binomial", "total_count", "finite")
         _check((self.probs >= 0).logical_and(self.probs <= 1), "Binomial", "probs", "in [0, 1]")
         self.dtype = self.probs.dtype
         super().__init__(self.probs.shape)

@@ -32,6 +32,11 @@ class LKJCholesky(Distribution):
         _check(self.concentration > 0, "LKJCholesky", "concentration", "> 0")
         self.dim, self.sample_method = dim, sample_method
         self.dtype = self.concentration.dtype
+        # Every sample and log_prob holds dim x dim matrices (and cvine's Beta holds
+        # dim(dim-1)/2 parameters): refuse a dim whose one matrix cannot fit.
+        from .._math_extra import check_fits
+        check_fits("LKJCholesky:", f"argument 'dim' ({dim}) asks for {dim} x {dim} matrices, "
+                   f"which", dim * dim * self.dtype.itemsize)
         marginal = self.concentration + 0.5 * (dim - 2)
         offset = oar.arange(dim - 1, dtype=self.dtype)
         if sample_method == "onion":
@@ -39,8 +44,12 @@ class LKJCholesky(Distribution):
             self._beta = Beta(offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset)
         else:
             # the partial correlation (i + 1, j), j <= i, given j earlier variables
-            rows = [0.5 * j for i in range(dim - 1) for j in range(i + 1)]
-            conc = marginal.unsqueeze(-1) - oar.to_tensor(rows, dtype=self.dtype)
+            # j for every entry, row by row, from numpy: a Python list of dim(dim-1)/2 floats
+            # is minutes at the dims memory allows
+            row_len = np.arange(1, dim, dtype=np.int64)
+            first = np.cumsum(row_len) - row_len
+            cols = np.arange(dim * (dim - 1) // 2, dtype=np.int64) - np.repeat(first, row_len)
+            conc = marginal.unsqueeze(-1) - oar.to_tensor(0.5 * cols, dtype=self.dtype)
             self._beta = Beta(conc, conc)
         super().__init__(self.concentration.shape, (dim, dim))
 

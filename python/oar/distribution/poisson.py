@@ -14,6 +14,8 @@ class Poisson(Distribution):
     def __init__(self, rate):
         self.rate = _params("Poisson", rate=rate)["rate"]
         _check(self.rate >= 0, "Poisson", "rate", ">= 0")
+        # entropy sums the mass over max(rate) + 30 sqrt(max(rate)) values: a finite count
+        _check(self.rate.isfinite(), "Poisson", "rate", "finite")
         self.dtype = self.rate.dtype
         super().__init__(self.rate.shape)
 

@@ -115,6 +115,21 @@ def _taylor(m, nbar=4, sll=30, norm=True):
     return w
 
 
+def _taylor_nbar(api, nbar, win_length):
+    # The coefficients cost O(nbar ** 2) and the window O(nbar * win_length), so an nbar
+    # beyond the length would only burn time; the default 4 (scipy's) stays allowed for
+    # the shortest windows too, and windows of 0 or 1 samples (all ones, nothing computed)
+    # take any nbar, as in scipy.
+    if isinstance(nbar, bool) or not isinstance(nbar, numbers.Integral) or nbar < 1:
+        raise ValueError(f"{api}(): argument 'nbar' of the 'taylor' window must be an int >= 1, "
+                         f"but got {nbar!r}")
+    bound = max(win_length, 4)
+    if win_length > 1 and nbar > bound:
+        raise ValueError(f"{api}(): argument 'nbar' of the 'taylor' window must be at most "
+                         f"{bound} (the window length, or 4 for shorter windows), but got "
+                         f"{nbar}")
+
+
 def _exponential(m, center=None, tau=1.0, sym=True):
     if sym and center is not None:
         raise ValueError("get_window(): the exponential window takes a center only when "
@@ -181,6 +196,8 @@ def get_window(window, win_length, fftbins=True, dtype="float64"):
             or win_length < 0:
         raise ValueError(f"{api}(): argument 'win_length' must be a non-negative int, but got "
                          f"{win_length!r}")
+    if name == "taylor" and params:
+        _taylor_nbar(api, params[0], int(win_length))
     dt = oar.convert_dtype(dtype)
     if dt not in ("float32", "float64"):
         raise TypeError(f"{api}(): argument 'dtype' must be float32 or float64, but got {dt}")

@@ -38,6 +38,9 @@ def affine_grid(theta, out_shape, align_corners=True, name=None):
         raise ValueError(f"{api}(): argument 'out_shape' must be [N, C, H, W] or "
                          f"[N, C, D, H, W], but got {out_shape!r}")
     out_shape = [C.integer(api, "out_shape", v) for v in out_shape]
+    if min(out_shape) < 0:
+        raise ValueError(f"{api}(): argument 'out_shape' must not hold negative sizes, but got "
+                         f"{out_shape}")
     nd = len(out_shape) - 2
     n = out_shape[0]
     if list(theta.shape) != [n, nd, nd + 1]:
@@ -47,6 +50,8 @@ def affine_grid(theta, out_shape, align_corners=True, name=None):
         raise TypeError(f"{api}(): argument 'theta' must be a floating tensor, but got "
                         f"{theta.dtype.name}")
     sizes = out_shape[2:]  # D, H, W
+    if n == 0:  # the base grid (numpy, sizes large as they like) would serve no batch
+        return C.reshape_exact(theta, [n] + sizes + [nd])
     # base[..., k] is the coordinate along x (W), y (H), z (D), then 1 for the offset
     axes = [_base_coords(s, align_corners) for s in sizes]
     mesh = np.meshgrid(*axes, indexing="ij")  # each of shape sizes

@@ -123,6 +123,13 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
         raise ValueError(f"{api}(): argument 'labels' holds class ids outside [0, {c}) or the "
                          f"blank ({blank}) within the label lengths")
     lab = np.where(used, lab, blank)
+    if b == 0:
+        # no sequences: skip the T-step recursion; the reductions of an empty batch are
+        # those of the general path (sum 0, mean NaN as the mean of nothing)
+        loss = C.reshape_exact(log_probs, [0])
+        if reduction == "none":
+            return loss
+        return _C.sum(loss) if reduction == "sum" else _C.mean(loss)
     work = log_probs if log_probs.dtype.name == "float64" else \
         _C.cast(log_probs, convert_dtype("float32"))
     lp = _C.log_softmax(work, 2)
@@ -181,6 +188,11 @@ def rnnt_loss(input, label, input_lengths, label_lengths, blank=0, fastemit_lamb
         raise ValueError(f"{api}(): argument 'label' holds class ids outside [0, {v})")
     lab = np.where(used, lab, 0)
     lam = float(C.number(api, "fastemit_lambda", fastemit_lambda))
+    if b == 0:
+        # no sequences: skip the T + U diagonals; 'mean' divides by max(B, 1), so it is
+        # the sum, 0, as well
+        loss = C.reshape_exact(input, [0])
+        return loss if reduction == "none" else _C.sum(loss)
     x = input
     blank_lp = _C.squeeze(_C.slice(x, [3], [blank], [blank + 1]), [3])  # [B, T, U + 1]
     if u1 > 1:

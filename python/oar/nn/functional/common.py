@@ -296,6 +296,10 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     nsp = x.ndim - 2
     axes = list(range(2, x.ndim)) if data_format.startswith("NC") else list(range(1, x.ndim - 1))
     n_in = [x.shape[a] for a in axes]
+    if 0 in n_in:
+        # nothing to sample from: area mode would average no taps, the others index nothing
+        raise ValueError(f"{api}(): argument 'x' has shape {x.shape}: every input spatial "
+                         f"size must be positive")
     if (size is None) == (scale_factor is None):
         raise ValueError(f"{api}(): exactly one of 'size' and 'scale_factor' must be given")
     if size is not None:
@@ -308,14 +312,21 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         if isinstance(scale_factor, C.Tensor):
             scale_factor = [float(v) for v in scale_factor.numpy().reshape(-1)]
         sf = [float(s) for s in _as_list(api, "scale_factor", scale_factor, nsp)]
-        if any(s <= 0 for s in sf):
-            raise ValueError(f"{api}(): argument 'scale_factor' must be positive, but got "
-                             f"{scale_factor}")
+        if not all(math.isfinite(s) and s > 0 for s in sf):
+            raise ValueError(f"{api}(): argument 'scale_factor' must be positive and finite, "
+                             f"but got {scale_factor}")
         n_out = [int(math.floor(i * s)) for i, s in zip(n_in, sf)]
         ratios = [i / o if o > 0 else 0.0 for i, o in zip(n_in, n_out)] \
             if recompute_scale_factor else [1.0 / s for s in sf]
     if any(o <= 0 for o in n_out):
         raise ValueError(f"{api}(): the output size {n_out} must be positive")
+    if x.size == 0:
+        # a batch or channel count of 0: the taps (numpy arrays as long as the output
+        # sizes) would be built for nothing
+        shape = list(x.shape)
+        for a, o in zip(axes, n_out):
+            shape[a] = o
+        return C.reshape_exact(x, shape)
     y = x
     for a, i, o, r in zip(axes, n_in, n_out, ratios):
         if i == o and mode in ("nearest", "area") and not align_corners:
@@ -391,6 +402,8 @@ def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
         raise ValueError(f"{api}(): kernel_sizes, strides and dilations must be positive")
     n, c, h, w = x.shape
     oh, ow = _grid(api, h, w, k, s, p, d)
+    if n * c == 0:  # skip the kh * kw slices: the kernel can be huge when x is empty
+        return C.reshape_exact(x, [n, c * k[0] * k[1], oh * ow])
     xp = _pad_zeros(_pad_zeros(x, 2, p[0], p[2]), 3, p[1], p[3])
     blocks = []
     for i in range(k[0]):
@@ -420,6 +433,8 @@ def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name
         raise ValueError(f"{api}(): argument 'x' of shape {x.shape} does not match kernel "
                          f"{k} and the {oh}x{ow} blocks of output_sizes {[h, w]}")
     c = ck // (k[0] * k[1])
+    if n * c == 0:  # skip the kh * kw placements: the kernel can be huge when x is empty
+        return C.reshape_exact(x, [n, c, h, w])
     y = C.reshape_exact(x, [n, c, k[0] * k[1], oh, ow])
     hp, wp = h + p[0] + p[2], w + p[1] + p[3]
     canvas = _C.full([n, c, hp, wp], 0.0, x.dtype)

@@ -42,7 +42,7 @@ def gather_tree(ids, parents):
         raise ValueError(f"{api}(): arguments 'ids' {ids.shape} and 'parents' {parents.shape} "
                          f"must have the same 3-D shape [max_time, batch_size, beam_size]")
     t_max, _, beam = ids.shape
-    if t_max == 0:
+    if ids.size == 0:  # no steps, batch or beams: nothing to trace (t_max may still be huge)
         return _C.assign(ids)
     if parents.size and (int(_C.min(parents).item()) < 0 or
                          int(_C.max(parents).item()) >= beam):

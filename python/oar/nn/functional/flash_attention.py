@@ -34,6 +34,13 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         raise ValueError(f"{api}(): incompatible shapes query {query.shape}, key {key.shape}, "
                          f"value {value.shape}: batch and heads must agree, query and key "
                          f"share head_dim, key and value share seq_len")
+    if attn_mask is not None:
+        C.tensor(api, "attn_mask", attn_mask)
+    out_shape = list(query.shape[:-1]) + [value.shape[-1]]
+    if 0 in out_shape:
+        # an empty batch (or no heads, queries or value features): skip the scores and the
+        # causal mask, whose size L x S does not shrink with the batch
+        return C.reshape_exact(query if query.size == 0 else value, out_shape)
     # [.., L, H, D] -> [.., H, L, D]
     perm = list(range(query.ndim - 3)) + [query.ndim - 2, query.ndim - 3, query.ndim - 1]
     q = _C.transpose(query, perm)
@@ -46,7 +53,6 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
         causal = to_tensor(np.tril(np.ones([L, S], dtype=bool)))
         scores = _C.where(causal, scores, neg_inf)
     if attn_mask is not None:
-        C.tensor(api, "attn_mask", attn_mask)
         if attn_mask.dtype.name == "bool":
             scores = _C.where(attn_mask, scores, neg_inf)
         else:

@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from .... import _C
+from .... import _check as C
 from ...._creation import to_tensor
 from ..._base import check_sparse, check_tensor
 
@@ -72,7 +73,8 @@ class RuleBook:
     """For each kernel offset, the pairs (input entry, output entry) it connects, and
     the output positions ([n_out, 1 + dims] coordinates, row-major order)."""
 
-    def __init__(self, indices, spatial, kernel, stride, pad_before, pad_after, dilation, subm):
+    def __init__(self, indices, spatial, kernel, stride, pad_before, pad_after, dilation, subm,
+                 with_pairs=True):
         coords = np.ascontiguousarray(indices.T)  # [nnz, 1 + dims]: batch, then spatial
         nd = len(spatial)
         if subm:
@@ -87,6 +89,14 @@ class RuleBook:
                                  f"input {spatial}")
         batch = int(coords[:, 0].max()) + 1 if len(coords) else 1
         out_extent = [batch] + self.out_spatial
+        if not with_pairs:
+            # for an output without values (no channels) the offsets, as many as the
+            # kernel's volume, would be walked for nothing; a submanifold output keeps
+            # x's positions, any other holds no entries
+            order = np.argsort(_keys(coords, out_extent), kind="stable")
+            self.out_coords = coords[order] if subm else coords[:0]
+            self.pairs = []
+            return
         offsets = list(itertools.product(*[range(k) for k in kernel]))
         cand = []  # per offset: (input rows, output coordinates)
         for off in offsets:
@@ -121,10 +131,10 @@ class RuleBook:
             self.pairs.append((in_rows[hit], pos[hit]) if hit.any() else None)
 
 
-def _rulebook(x, n, kernel, stride, pad_before, pad_after, dilation, subm):
+def _rulebook(x, n, kernel, stride, pad_before, pad_after, dilation, subm, with_pairs=True):
     idx = np.asarray(_C.sparse_indices(x).numpy())
     return RuleBook(idx, list(x.shape[1:1 + n]), kernel, stride, pad_before, pad_after,
-                    dilation, subm)
+                    dilation, subm, with_pairs)
 
 
 def _sparse_out(book, x, values, channels):
@@ -153,10 +163,11 @@ def _conv(api, n, x, weight, bias, stride, padding, dilation, groups, data_forma
                          f"non-negative")
     if not x.is_coalesced():  # one entry per position
         x = _C.sparse_coalesce(x)
-    book = _rulebook(x, n, kernel, stride, before, after, dilation, subm)
     c_in, c_out = weight.shape[n], weight.shape[n + 1]
+    book = _rulebook(x, n, kernel, stride, before, after, dilation, subm, c_out > 0)
     xv = _C.sparse_values(x)
-    w = _C.reshape(weight, [math.prod(kernel), c_in, c_out])
+    # reshape_exact: _C.reshape would read the 0 of c_out = 0 as "keep that dim"
+    w = C.reshape_exact(weight, [math.prod(kernel), c_in, c_out])
     out = _C.full([len(book.out_coords), c_out], 0.0, xv.dtype)
     for k, pair in enumerate(book.pairs):
         if pair is None:
