@@ -20,7 +20,8 @@ import numpy as np
 from . import _C
 from . import _check as C
 from ._dtype import bool_, convert_dtype, float64, int32, int64
-from ._math_extra import check_fits, check_objects, common, write_out
+from ._math_extra import common, write_out
+from ._memory import check_fits, check_objects
 
 Tensor = _C.Tensor
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from . import _C
 from . import _check as C
+from ._memory import check_fits, check_objects
 from ._ops import flatten, split, t
 
 Tensor = _C.Tensor
@@ -127,7 +128,6 @@ def _unstack(api, xname, x, axis, num):
         raise ValueError(f"{api}(): argument 'num' ({num}) must equal the size {n} of "
                          f"dimension {a}")
     # A dimension next to a 0 ([2**62, 0]) can be any size; each slice is a tensor object.
-    from ._math_extra import check_objects
     check_objects(api, "slices", n)
     return [_C.squeeze(_C.slice(x, [a], [i], [i + 1]), [a]) for i in range(n)]
 
@@ -177,7 +177,6 @@ def repeat_interleave(x, repeats, axis=None, name=None):
         if x.size == 0:
             return _C.full(shape, 0, x.dtype)
         # The index of every repeated slice is built before the gather.
-        from ._math_extra import check_fits
         check_fits("repeat_interleave():", f"argument 'repeats' asks for {total} slices, "
                    f"which", total * 8 + _prod(shape) * x.dtype.itemsize)
         index = np.repeat(np.arange(n, dtype=np.int64), reps)

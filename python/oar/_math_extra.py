@@ -16,6 +16,7 @@ import numpy as np
 from . import _C, _out
 from . import _check as C
 from ._dtype import bool_, convert_dtype, float32, float64, int32, int64
+from ._memory import SECTION_BYTES, check_fits
 
 Tensor = _C.Tensor
 
@@ -86,49 +87,6 @@ def axes(api, name, axis, ndim):
 
 
 builtins_range = range  # `range` below is Paddle's
-
-
-# Below this no count can exhaust memory, so the common case skips reading /proc/meminfo.
-_SMALL_BYTES = 1 << 26
-
-
-def _memory_available():
-    """Bytes of memory available now: MemAvailable from /proc/meminfo, else the physical
-    memory, else the 2**63 bytes no array (and no int64 size) can exceed."""
-    try:
-        with open("/proc/meminfo") as f:
-            return next(int(line.split()[1]) * 1024 for line in f
-                        if line.startswith("MemAvailable:"))
-    except (OSError, StopIteration, ValueError, IndexError):
-        pass
-    try:
-        import os
-        return os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, OSError, ValueError):
-        return 1 << 63
-
-
-def check_fits(where, what, nbytes):
-    """Raises MemoryError naming `where` (e.g. "unstack():") unless nbytes fit in memory.
-
-    Counts that come from shapes with a 0 elsewhere (a [2**62, 0] tensor), from sizes of
-    results (vander's n) or from combinatorics can be far past anything memory holds; the
-    loops and numpy calls that would build them either run for hours or fail with numpy's
-    own message. Checking first turns both into one typed error that says what was asked.
-    """
-    if nbytes <= _SMALL_BYTES:
-        return
-    avail = _memory_available()
-    if nbytes > avail:
-        raise MemoryError(f"{where} {what} need about {nbytes} bytes, more than the {avail} "
-                          f"bytes of memory available")
-
-
-def check_objects(api, what, count):
-    """check_fits for `count` tensor objects (unbind's slices, tensor_split's parts), at the
-    per-object size split measured (_ops._SECTION_BYTES)."""
-    from ._ops import _SECTION_BYTES
-    check_fits(f"{api}():", f"{count} {what}", count * _SECTION_BYTES)
 
 
 def _zero_d(value, dtype):
@@ -783,9 +741,8 @@ def vander(x: Tensor, n: int | None = None, increasing: bool = False,
         return _C.full([x.shape[0], n], 0, x.dtype)
     # One column tensor per power is held until the stack: refuse an n whose columns
     # cannot fit before the loop over n starts.
-    from ._ops import _SECTION_BYTES
     check_fits("vander():", f"argument 'n' ({n}) asks for {n} columns of {x.shape[0]} "
-               f"elements, which", n * (x.shape[0] * x.dtype.itemsize + _SECTION_BYTES))
+               f"elements, which", n * (x.shape[0] * x.dtype.itemsize + SECTION_BYTES))
     col = _C.full_like(x, 1)
     cols = [col]
     for _ in builtins_range(n - 1):

@@ -5,6 +5,7 @@ import numbers
 from . import _C
 from . import _check as C
 from ._dtype import bool_, convert_dtype, float32, int64
+from ._memory import check_objects
 from ._out import write_out
 
 Tensor = _C.Tensor
@@ -94,26 +95,6 @@ def _section(v, i):
     return s
 
 
-# A section is a Python tensor object of about 320 bytes (measured: a million empty
-# sections of split took 323 MB). An empty dimension can be split into any number of
-# them; past what memory holds, fail at once with a message rather than after minutes.
-_SECTION_BYTES = 320
-
-
-def _check_section_count(num):
-    if num <= 1_000_000:
-        return
-    try:
-        with open("/proc/meminfo") as f:
-            avail = next(int(line.split()[1]) * 1024 for line in f
-                         if line.startswith("MemAvailable:"))
-    except (OSError, StopIteration, ValueError):
-        return
-    if num * _SECTION_BYTES > avail:
-        raise MemoryError(f"split(): {num} sections need about {num * _SECTION_BYTES} bytes "
-                          f"of tensor objects, more than the {avail} bytes of memory available")
-
-
 def split(x, num_or_sections, axis=0, name=None):
     C.tensor("split", "x", x)
     if x.ndim == 0:
@@ -138,7 +119,7 @@ def split(x, num_or_sections, axis=0, name=None):
         if n % num:
             raise ValueError(f"split(): dimension {axis} of size {n} cannot be split into "
                              f"{num} equal parts")
-        _check_section_count(num)
+        check_objects("split", "sections", num)
         sizes = [n // num] * num
     out, start = [], 0
     for s in sizes:

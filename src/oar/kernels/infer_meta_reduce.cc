@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <utility>
 
 #include "oar/core/errors.h"
 #include "oar/kernels/infer_meta.h"
@@ -188,27 +189,30 @@ void ScanAxisInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out) {
 
 namespace {
 
-// The largest n whose 0..n-1 a dtype holds exactly.
-int64_t RandpermLimit(DType dtype) {
+// The integers a dtype holds exactly, [lo, hi]: an integer type's range, a floating
+// type's +-2^(mantissa bits + 1) (float16 holds every integer up to 2048).
+std::pair<int64_t, int64_t> ExactIntegers(DType dtype) {
+  constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+  auto span = [](int bits) { return std::pair{-(int64_t{1} << bits), int64_t{1} << bits}; };
   switch (dtype) {
     case DType::kUInt8:
-      return int64_t{1} << 8;
+      return {0, 255};
     case DType::kInt8:
-      return int64_t{1} << 7;
+      return {-128, 127};
     case DType::kInt16:
-      return int64_t{1} << 15;
+      return {-32768, 32767};
     case DType::kInt32:
-      return int64_t{1} << 31;
+      return {std::numeric_limits<int32_t>::min(), std::numeric_limits<int32_t>::max()};
     case DType::kFloat16:
-      return (int64_t{1} << 11) + 1;
+      return span(11);
     case DType::kBFloat16:
-      return (int64_t{1} << 8) + 1;
+      return span(8);
     case DType::kFloat32:
-      return (int64_t{1} << 24) + 1;
+      return span(24);
     case DType::kFloat64:
-      return (int64_t{1} << 53) + 1;
+      return span(53);
     default:
-      return std::numeric_limits<int64_t>::max();
+      return {-kMax - 1, kMax};
   }
 }
 
@@ -220,12 +224,12 @@ void RandpermInferMeta(int64_t n, DType dtype, DenseTensor* out) {
               errors::InvalidType("argument 'dtype' must be numeric, got ", DTypeName(dtype)));
   // Every value 0..n-1 must be exact in the dtype, or the "permutation" repeats values (float16
   // rounds 2049 to 2048) or wraps (int8): PyTorch's rule, applied to bfloat16 too.
-  OAR_ENFORCE(
-      n <= RandpermLimit(dtype),
-      errors::InvalidArgument("argument 'n' (", n, ") is too large for dtype ", DTypeName(dtype),
-                              ": its values 0..n-1 must be exact, so n "
-                              "may be at most ",
-                              RandpermLimit(dtype)));
+  const int64_t limit = ExactIntegers(dtype).second;
+  OAR_ENFORCE(n - 1 <= limit, errors::InvalidArgument("argument 'n' (", n,
+                                                      ") is too large for dtype ", DTypeName(dtype),
+                                                      ": its values 0..n-1 must be exact, so n may "
+                                                      "be at most ",
+                                                      limit + 1));
   out->set_meta(dtype, DDim{n});
 }
 
@@ -237,14 +241,11 @@ void RandintLikeInferMeta(const DenseTensor& x, int64_t low, int64_t high, DType
   OAR_ENFORCE(dtype != DType::kBool,
               errors::InvalidType("argument 'dtype' must be numeric, got bool"));
   // Every value of [low, high) must be one of the dtype's (int8 with high=1000 wrapped).
-  if (IsIntegral(dtype) && dtype != DType::kInt64) {
-    const int bits = static_cast<int>(8 * SizeOf(dtype));
-    const bool is_unsigned = dtype == DType::kUInt8;
-    const int64_t lo = is_unsigned ? 0 : -(int64_t{1} << (bits - 1));
-    const int64_t hi = is_unsigned ? (int64_t{1} << bits) : (int64_t{1} << (bits - 1));
-    OAR_ENFORCE(low >= lo && high <= hi,
+  if (IsIntegral(dtype)) {
+    const auto [lo, hi] = ExactIntegers(dtype);
+    OAR_ENFORCE(low >= lo && high - 1 <= hi,
                 errors::InvalidArgument("arguments 'low' (", low, ") and 'high' (", high,
-                                        ") must lie within [", lo, ", ", hi, "] for dtype ",
+                                        ") must lie within [", lo, ", ", hi + 1, "] for dtype ",
                                         DTypeName(dtype)));
   }
   out->set_meta(dtype, x.dims());
