@@ -9,6 +9,7 @@
 #include "oar/bindings/arg_parse.h"
 #include "oar/bindings/tensor_object.h"
 #include "oar/core/generator.h"
+#include "oar/core/wide_int.h"
 
 namespace oar::py {
 namespace {
@@ -65,13 +66,13 @@ PyObject* StridedView(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
   const int64_t capacity = static_cast<int64_t>(t.Holder()->size()) / item;
   // The last element in 128 bits: a stride near 2^62 wrapped it negative, and the view
   // passed the check while pointing 2^62 elements past the block.
-  __int128 last = offset;
+  Int128 last = offset;
   bool empty = false;
   for (size_t i = 0; i < shape.size(); ++i) {
     OAR_ENFORCE(shape[i] >= 0 && strides[i] >= 0,
                 errors::InvalidArgument("_strided_view(): sizes and strides must be >= 0"));
     empty = empty || shape[i] == 0;
-    if (shape[i] > 0) last += static_cast<__int128>(shape[i] - 1) * strides[i];
+    if (shape[i] > 0) last += static_cast<Int128>(shape[i] - 1) * strides[i];
   }
   OAR_ENFORCE(offset >= 0 && offset <= capacity && (empty || last < capacity),
               errors::OutOfRange("the view (offset ", offset, ", last element ",
@@ -107,12 +108,12 @@ PyObject* ViewDType(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
     // In bytes, in 128 bits: an empty x may have a dim near 2^63, whose size in bytes (or in
     // a smaller dtype's elements) passes int64; [0, 2**62] of float64 gave [0, 0] as uint8.
     auto rescale = [&](int64_t v, const char* what) {
-      const __int128 bytes = static_cast<__int128>(v) * from_size;
+      const Int128 bytes = static_cast<Int128>(v) * from_size;
       OAR_ENFORCE(
           bytes % to_size == 0,
           errors::InvalidArgument("view(): ", what, " of x (", v, " x ", from_size,
                                   " bytes) is not a whole number of ", DTypeName(to), " elements"));
-      const __int128 r = bytes / to_size;
+      const Int128 r = bytes / to_size;
       OAR_ENFORCE(
           r <= std::numeric_limits<int64_t>::max(),
           errors::InvalidArgument("view(): ", what, " of x (", v, " elements of ", from_size,

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "oar/core/wide_int.h"
 #include "oar/eager/creation.h"
 #include "oar/eager/dygraph_functions.h"
 #include "oar/kernels/infer_meta.h"
@@ -468,10 +469,9 @@ Tensor conv_grad_x(const Tensor& g, const Tensor& w, const Tensor& x,
   for (int64_t d = 0; d < nd; ++d) {
     // In 128 bits: the forward's checks bound the result, not the terms (2 * pad can pass
     // int64 while the sum comes back).
-    using Wide = __int128;
     const int64_t k = w.dims()[2 + d];
-    const Wide base =
-        Wide(g.dims()[2 + d] - 1) * s[d] - p[2 * d] - p[2 * d + 1] + Wide(dl[d]) * (k - 1) + 1;
+    const Int128 base =
+        Int128(g.dims()[2 + d] - 1) * s[d] - p[2 * d] - p[2 * d + 1] + Int128(dl[d]) * (k - 1) + 1;
     output_padding[d] = static_cast<int64_t>(x.dims()[2 + d] - base);
   }
   return conv_transpose(g, w, strides, paddings, output_padding, dilations, groups);
@@ -501,10 +501,10 @@ Tensor conv_transpose_grad_w(const Tensor& g, const Tensor& x, const Tensor& w,
   const auto dl = PerDimOr(dilations, nd, 1);
   Tensor xe = x;
   for (int64_t d = 0; d < nd; ++d) {
-    using Wide = __int128;  // as in conv_grad_x: the terms may pass int64, the result not
-    const Wide span = Wide(dl[d]) * (w.dims()[2 + d] - 1) + 1;
+    // As in conv_grad_x: the terms may pass int64, the result not.
+    const Int128 span = Int128(dl[d]) * (w.dims()[2 + d] - 1) + 1;
     const auto n =
-        static_cast<int64_t>((Wide(g.dims()[2 + d]) + p[2 * d] + p[2 * d + 1] - span) / s[d] + 1);
+        static_cast<int64_t>((Int128(g.dims()[2 + d]) + p[2 * d] + p[2 * d + 1] - span) / s[d] + 1);
     if (n > xe.dims()[2 + d]) {
       std::vector<int64_t> shape = xe.shape();
       shape[2 + d] = n - xe.dims()[2 + d];

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "oar/core/errors.h"
+#include "oar/core/wide_int.h"
 
 namespace oar {
 
@@ -486,8 +487,8 @@ void ArangeInferMeta(const Scalar& start_s, const Scalar& end_s, const Scalar& s
   if (!start_s.is_floating() && !end_s.is_floating() && !step_s.is_floating()) {
     const int64_t a = start_s.to_int64(), b = end_s.to_int64(), st = step_s.to_int64();
     OAR_ENFORCE(st != 0, errors::InvalidArgument("argument 'step' must not be 0"));
-    const __int128 span = static_cast<__int128>(b) - a;
-    const __int128 n = span / st + (span % st != 0 && (span > 0) == (st > 0));
+    const Int128 span = static_cast<Int128>(b) - a;
+    const Int128 n = span / st + (span % st != 0 && (span > 0) == (st > 0));
     OAR_ENFORCE(n <= INT64_MAX, errors::InvalidArgument("arange from ", a, " to ", b, " by ", st,
                                                         " has too many elements"));
     out->set_meta(dtype, DDim{static_cast<int64_t>(n > 0 ? n : 0)});

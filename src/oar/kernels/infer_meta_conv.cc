@@ -6,6 +6,7 @@
 #include <string>
 
 #include "oar/core/errors.h"
+#include "oar/core/wide_int.h"
 
 namespace oar {
 namespace {
@@ -18,9 +19,8 @@ std::string ListToString(const std::vector<int64_t>& v) {
 
 // Window arithmetic in 128 bits: a padding, stride or dilation near 2^63 (or a huge
 // spatial dim of an empty input) must give an argument error, not a signed overflow.
-using Wide = __int128;
 
-int64_t Narrow(Wide v, const char* name, const std::vector<int64_t>& attr, int d) {
+int64_t Narrow(Int128 v, const char* name, const std::vector<int64_t>& attr, int d) {
   OAR_ENFORCE(v >= INT64_MIN && v <= INT64_MAX,
               errors::InvalidArgument("argument '", name, "' ", ListToString(attr),
                                       " makes the sizes along spatial dim ", d, " pass 2^63"));
@@ -114,8 +114,8 @@ WindowGeometry ConvGeometry(const DDim& x, const DDim& weight, const std::vector
     const int i = lead + d;
     g.in[i] = x[2 + d];
     g.kernel[i] = weight[2 + d];
-    const Wide padded = Wide(g.in[i]) + g.pad_before[i] + g.pad_after[i];
-    const Wide span = Wide(g.dilation[i]) * (g.kernel[i] - 1) + 1;
+    const Int128 padded = Int128(g.in[i]) + g.pad_before[i] + g.pad_after[i];
+    const Int128 span = Int128(g.dilation[i]) * (g.kernel[i] - 1) + 1;
     OAR_ENFORCE(
         g.kernel[i] >= 1 && span <= padded,
         errors::InvalidArgument("argument 'weight' ", DimsToString(weight), ": the kernel spans ",
@@ -160,9 +160,10 @@ void ConvTransposeInferMeta(const DenseTensor& x, const DenseTensor& weight,
     OAR_ENFORCE(op < std::max(g.stride[i], g.dilation[i]),
                 errors::InvalidArgument("argument 'output_padding' ", ListToString(output_padding),
                                         " must be smaller than the stride or the dilation"));
-    const int64_t size = Narrow(Wide(xd[2 + d] - 1) * g.stride[i] - g.pad_before[i] -
-                                    g.pad_after[i] + Wide(g.dilation[i]) * (wd[2 + d] - 1) + 1 + op,
-                                "strides", strides, d);
+    const int64_t size =
+        Narrow(Int128(xd[2 + d] - 1) * g.stride[i] - g.pad_before[i] - g.pad_after[i] +
+                   Int128(g.dilation[i]) * (wd[2 + d] - 1) + 1 + op,
+               "strides", strides, d);
     OAR_ENFORCE(size >= 0 && wd[2 + d] >= 1,
                 errors::InvalidArgument("argument 'paddings' ", ListToString(paddings),
                                         " leaves no output along spatial dim ", d, " for input ",
@@ -226,19 +227,19 @@ WindowGeometry PoolGeometry(const DDim& x, const std::vector<int64_t>& kernel_si
                 errors::InvalidArgument("argument 'paddings' ", ListToString(paddings),
                                         " must be at most half of kernel_size ",
                                         ListToString(kernel_size)));
-    const Wide span = Wide(g.in[i]) + g.pad_before[i] + g.pad_after[i] - g.kernel[i];
+    const Int128 span = Int128(g.in[i]) + g.pad_before[i] + g.pad_after[i] - g.kernel[i];
     OAR_ENFORCE(span >= 0, errors::InvalidArgument(
                                "argument 'kernel_size' ", ListToString(kernel_size),
                                " is larger than the padded input along spatial dim ", d, " (",
                                Narrow(span + g.kernel[i], "paddings", paddings, d), ")"));
     // The windows are computed in int64 (PoolWindow): the padded input must fit.
     Narrow(span + g.kernel[i], "paddings", paddings, d);
-    Wide n = (ceil_mode ? span + g.stride[i] - 1 : span) / g.stride[i] + 1;
-    if (ceil_mode && (n - 1) * g.stride[i] >= Wide(g.in[i]) + g.pad_before[i]) --n;
+    Int128 n = (ceil_mode ? span + g.stride[i] - 1 : span) / g.stride[i] + 1;
+    if (ceil_mode && (n - 1) * g.stride[i] >= Int128(g.in[i]) + g.pad_before[i]) --n;
     g.out[i] = Narrow(n, "paddings", paddings, d);
   }
   // avg_pool divides by up to the kernel's size (count_include_pad): it must be an int64.
-  Wide taps = 1;
+  Int128 taps = 1;
   for (int64_t k : g.kernel) taps *= k;
   OAR_ENFORCE(taps <= std::numeric_limits<int64_t>::max(),
               errors::InvalidArgument("argument 'kernel_size' ", ListToString(kernel_size),
@@ -249,8 +250,8 @@ WindowGeometry PoolGeometry(const DDim& x, const std::vector<int64_t>& kernel_si
 Window PoolWindow(const WindowGeometry& g, int d, int64_t o, bool adaptive) {
   if (adaptive) {
     // In 128 bits: o * in passes int64 for an empty input with a dim near 2^63.
-    const auto b = static_cast<int64_t>(Wide(o) * g.in[d] / g.out[d]);
-    const auto e = static_cast<int64_t>((Wide(o + 1) * g.in[d] + g.out[d] - 1) / g.out[d]);
+    const auto b = static_cast<int64_t>(Int128(o) * g.in[d] / g.out[d]);
+    const auto e = static_cast<int64_t>((Int128(o + 1) * g.in[d] + g.out[d] - 1) / g.out[d]);
     return {b, e, e - b};
   }
   const int64_t start = o * g.stride[d] - g.pad_before[d];

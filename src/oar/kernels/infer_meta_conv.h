@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "oar/core/dense_tensor.h"
+#include "oar/core/wide_int.h"
 
 namespace oar {
 
@@ -27,7 +28,7 @@ struct WindowGeometry {
   // The work of one plane for ParallelFor, saturated: a huge window over a tiny input is
   // allowed (its windows are clipped to the input), and out_size * kernel_size may not fit.
   int64_t plane_cost() const {
-    const __int128 c = static_cast<__int128>(out_size()) * std::max<int64_t>(kernel_size(), 4);
+    const Int128 c = static_cast<Int128>(out_size()) * std::max<int64_t>(kernel_size(), 4);
     return c > INT64_MAX ? INT64_MAX : static_cast<int64_t>(c);
   }
 };

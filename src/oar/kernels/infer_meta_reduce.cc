@@ -6,6 +6,7 @@
 #include <utility>
 
 #include "oar/core/errors.h"
+#include "oar/core/wide_int.h"
 #include "oar/kernels/infer_meta.h"
 
 namespace oar {
@@ -279,8 +280,8 @@ void MultinomialInferMeta(const DenseTensor& x, int64_t num_samples, bool replac
 
 namespace {
 // sum_{i=0}^{n-1} clamp(i + c, 0, m), in closed form (rows may number 2**40).
-__int128 SumClamp(int64_t n, __int128 c, int64_t m) {
-  using I = __int128;
+Int128 SumClamp(int64_t n, Int128 c, int64_t m) {
+  using I = Int128;
   const I i0 = std::clamp<I>(I(1) - c, 0, n);      // i + c > 0 from here
   const I i1 = std::clamp<I>(I(m) - c, i0, I(n));  // i + c >= m from here
   return (i1 - i0) * ((i0 + c) + (i1 - 1 + c)) / 2 + (I(n) - i1) * m;
@@ -290,9 +291,9 @@ __int128 SumClamp(int64_t n, __int128 c, int64_t m) {
 int64_t TriangleCount(int64_t row, int64_t col, int64_t offset, bool lower) {
   // lower: j <= i + offset, so clamp(i + offset + 1, 0, col) per row; upper: the rest of
   // the row from clamp(i + offset, 0, col).
-  const __int128 count = lower ? SumClamp(row, __int128(offset) + 1, col)
-                               : __int128(row) * col - SumClamp(row, offset, col);
-  OAR_ENFORCE(count <= (__int128(1) << 62),
+  const Int128 count = lower ? SumClamp(row, Int128(offset) + 1, col)
+                             : Int128(row) * col - SumClamp(row, offset, col);
+  OAR_ENFORCE(count <= (Int128(1) << 62),
               errors::InvalidArgument("the triangle of a ", row, " x ", col,
                                       " matrix has too many entries"));
   return static_cast<int64_t>(count);

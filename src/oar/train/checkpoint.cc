@@ -11,6 +11,7 @@
 #include <set>
 
 #include "oar/core/errors.h"
+#include "oar/core/wide_int.h"
 #include "oar/eager/creation.h"
 #include "oar/eager/dygraph_functions.h"
 
@@ -131,7 +132,7 @@ NamedTensors Load(const std::string& path) {
       }
     }
     if (en.dtype == DType::kUndefined) Bad(path, "tensor '" + it.key() + "': unsupported dtype");
-    unsigned __int128 count = 1;
+    UInt128 count = 1;
     if (!e["shape"].is_array()) Bad(path, "tensor '" + it.key() + "': shape must be a list");
     for (const auto& d : e["shape"]) {
       if (!d.is_number_integer() || d.get<int64_t>() < 0) {
@@ -139,7 +140,7 @@ NamedTensors Load(const std::string& path) {
       }
       en.shape.push_back(d.get<int64_t>());
       count *= static_cast<uint64_t>(en.shape.back());
-      if (count > (static_cast<unsigned __int128>(1) << 62)) {
+      if (count > (static_cast<UInt128>(1) << 62)) {
         Bad(path, "tensor '" + it.key() + "': the shape is too large");
       }
     }
@@ -154,7 +155,7 @@ NamedTensors Load(const std::string& path) {
       Bad(path, "tensor '" + it.key() + "': data_offsets outside the " + std::to_string(data_len) +
                     " data bytes");
     }
-    if (static_cast<unsigned __int128>(en.end - en.begin) != count * SizeOf(en.dtype)) {
+    if (static_cast<UInt128>(en.end - en.begin) != count * SizeOf(en.dtype)) {
       Bad(path, "tensor '" + it.key() + "': the shape needs a different number of bytes");
     }
     entries.push_back(std::move(en));

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "oar/core/parallel.h"
+#include "oar/core/wide_int.h"
 #include "oar/kernels/cpu/conv_impl.h"
 
 namespace oar::conv_engine {
@@ -35,12 +36,11 @@ inline void ValidRange(int64_t n, int64_t stride, int64_t off, int64_t size, int
                        int64_t* hi) {
   // In 128 bits: ConvGeometry allows pad_before + stride past int64 (-off + stride - 1
   // wrapped, lo went negative and the im2col fill ran off the buffer).
-  using Wide = __int128;
-  const Wide l = off >= 0 ? 0 : (-Wide(off) + stride - 1) / stride;
-  const Wide h =
-      Wide(size) - 1 - off < 0 ? 0 : std::min<Wide>(n, (Wide(size) - 1 - off) / stride + 1);
-  *lo = static_cast<int64_t>(std::min<Wide>(l, n));
-  *hi = static_cast<int64_t>(std::max(h, Wide(*lo)));
+  const Int128 l = off >= 0 ? 0 : (-Int128(off) + stride - 1) / stride;
+  const Int128 h =
+      Int128(size) - 1 - off < 0 ? 0 : std::min<Int128>(n, (Int128(size) - 1 - off) / stride + 1);
+  *lo = static_cast<int64_t>(std::min<Int128>(l, n));
+  *hi = static_cast<int64_t>(std::max(h, Int128(*lo)));
 }
 
 // Calls f(col_row, src_offset_or_-1, lo, hi, wstride, woff) for each row

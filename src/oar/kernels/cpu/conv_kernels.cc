@@ -2,6 +2,7 @@
 // handling and the choice of engine (conv_impl.h) per pass and shape.
 #include <omp.h>
 
+#include "oar/core/wide_int.h"
 #include "oar/kernels/cpu/conv_impl.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/infer_meta.h"
@@ -30,8 +31,8 @@ bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
   for (int d = 0; d < 3; ++d) {
     // In 128 bits, as ConvGeometry. oneDNN refuses to build a primitive for strides or
     // paddings near 2^62 ("could not create a descriptor"): those go to the GEMM path.
-    const __int128 span = static_cast<__int128>(g.dilation[d]) * (g.kernel[d] - 1) + 1;
-    const __int128 padded = static_cast<__int128>(g.in[d]) + g.pad_before[d] + g.pad_after[d];
+    const Int128 span = static_cast<Int128>(g.dilation[d]) * (g.kernel[d] - 1) + 1;
+    const Int128 padded = static_cast<Int128>(g.in[d]) + g.pad_before[d] + g.pad_after[d];
     if (padded > INT32_MAX || span > INT32_MAX || g.stride[d] > INT32_MAX) return false;
     if (g.in[d] < 1 || g.out[d] < 1 || padded < span) return false;
     if ((padded - span) / g.stride[d] + 1 != g.out[d]) return false;

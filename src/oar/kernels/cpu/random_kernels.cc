@@ -10,6 +10,7 @@
 #include <random>
 
 #include "oar/core/generator.h"
+#include "oar/core/wide_int.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
@@ -170,7 +171,7 @@ void TriIndices(const DeviceContext& ctx, int64_t row, int64_t col, int64_t offs
   // Only the rows that hold entries: lower from row -offset on, upper up to col - offset.
   // In 128 bits: -offset, col - offset and i + offset + 1 overflow int64 for offsets
   // near +-2**63 (i + offset + 1 wrapped negative, and no entry was written).
-  using I = __int128;
+  using I = Int128;
   const auto clamped = [](I v, int64_t hi) {
     return static_cast<int64_t>(std::clamp<I>(v, 0, hi));
   };
