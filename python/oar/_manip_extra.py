@@ -466,8 +466,12 @@ def take(x: Tensor, index: Tensor, mode: str = "raise", name: str | None = None)
         raise ValueError(f"take(): argument 'mode' must be 'raise', 'wrap' or 'clip', but got "
                          f"{mode!r}")
     n = x.size
+    flat = _C.reshape(x, [-1]) if x.ndim != 1 else x
+    if index.size == 0:  # not read: an index of shape [0, 2**62] has no numpy array
+        picked = _C.index_select(flat, _index_tensor(np.zeros([0], np.int64)), 0)
+        return C.reshape_exact(picked, index.shape)
     idx = np.asarray(index.numpy(), dtype=np.int64)
-    if idx.size and n == 0:
+    if n == 0:
         raise IndexError("take(): cannot take from an empty tensor")
     if mode == "raise":
         bad = idx[(idx < -n) | (idx >= n)]
@@ -479,7 +483,6 @@ def take(x: Tensor, index: Tensor, mode: str = "raise", name: str | None = None)
         idx = np.mod(idx, n) if n else idx
     else:
         idx = np.clip(idx, 0, max(n - 1, 0))
-    flat = _C.reshape(x, [-1]) if x.ndim != 1 else x
     picked = _C.index_select(flat, _index_tensor(idx), 0)
     return C.reshape_exact(picked, index.shape)
 
@@ -785,14 +788,25 @@ def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: b
         return out
     res = [out]
     if return_inverse:
-        inv = np.cumsum(change) - 1
-        res.append(_C._from_buffer(inv.astype(np.int64), int64) if d is int64 else
-                   _C.cast(_C._from_buffer(inv.astype(np.int64), int64), d))
+        res.append(_unique_ints(np.cumsum(change) - 1, d, "run number"))
     if return_counts:
-        counts = np.diff(np.append(starts, n)).astype(np.int64)
-        res.append(_C.cast(_C._from_buffer(counts, int64), d) if d is not int64 else
-                   _C._from_buffer(counts, int64))
+        res.append(_unique_ints(np.diff(np.append(starts, n)), d, "run of"))
     return tuple(res)
+
+
+def _unique_ints(values, d, what):
+    """unique_consecutive's run numbers or lengths (counted in int64) as a tensor of d,
+    refusing rather than wrapping one past int32 when d is int32."""
+    values = np.asarray(values, dtype=np.int64)
+    top = int(values.max()) if values.size else 0
+    if d is int32 and top > np.iinfo(np.int32).max:
+        if what == "run of":
+            raise ValueError(f"unique_consecutive(): the run of {top} slices cannot be counted "
+                             f"in argument 'dtype' int32")
+        raise ValueError(f"unique_consecutive(): the {what} {top} cannot be held in argument "
+                         f"'dtype' int32")
+    t = _C._from_buffer(values, int64)
+    return t if d is int64 else _C.cast(t, d)
 
 
 def _unique_empty_slices(lines, a, n, d, return_inverse, return_counts):

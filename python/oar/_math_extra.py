@@ -16,7 +16,7 @@ import numpy as np
 from . import _C, _out
 from . import _check as C
 from ._dtype import bool_, convert_dtype, float32, float64, int32, int64
-from ._memory import SECTION_BYTES, check_fits
+from ._memory import check_fits
 
 Tensor = _C.Tensor
 
@@ -739,19 +739,27 @@ def vander(x: Tensor, n: int | None = None, increasing: bool = False,
         raise ValueError(f"vander(): argument 'n' must be >= 0, but got {n}")
     if n == 0 or x.shape[0] == 0:
         return _C.full([x.shape[0], n], 0, x.dtype)
-    # One column tensor per power is held until the stack: refuse an n whose columns
-    # cannot fit before the loop over n starts.
-    check_fits("vander():", f"argument 'n' ({n}) asks for {n} columns of {x.shape[0]} "
-               f"elements, which", n * (x.shape[0] * x.dtype.itemsize + SECTION_BYTES))
-    col = _C.full_like(x, 1)
-    cols = [col]
-    for _ in builtins_range(n - 1):
-        col = _C.multiply(col, x)
-        cols.append(col)
-    if not increasing:
-        cols.reverse()
-    from ._ops import stack
-    return stack(cols, 1)
+    # [1, x, x, ...] (a column of ones and n - 1 of x), its running product along the row
+    # (x**k as k sequential multiplies, as numpy's and torch's; int64 for bool) and the
+    # flip are held at once: refuse an n whose matrix cannot fit before any is built.
+    m = x.shape[0]
+    check_fits("vander():", f"argument 'n' ({n}) asks for {n} columns of {m} elements, "
+               f"which", 4 * n * m * (8 if x.dtype is bool_ else x.dtype.itemsize))
+    col = _C.reshape(x, [m, 1])
+    ones = _C.full_like(col, 1)
+    if x.dtype.is_complex:  # no complex cumprod: doubling, log2(n) multiplies of blocks
+        out = ones
+        while out.shape[1] < n:
+            k = out.shape[1]
+            block = _C.multiply(_C.slice(out, [1], [0], [min(k, n - k)]),
+                                _C.slice(out, [1], [k - 1], [k]) * col)
+            out = _C.concat([out, block], 1)
+    else:
+        rows = _C.concat([ones, _C.expand(col, [m, n - 1])], 1) if n > 1 else ones
+        out = _C.cumprod(rows, 1)
+        if out.dtype is not x.dtype:  # bool's running product comes back as int64
+            out = _C.cast(out, x.dtype)
+    return out if increasing else _C.flip(out, [1])
 
 
 def increment(x: Tensor, value: float = 1.0, name: str | None = None) -> Tensor:

@@ -1,4 +1,5 @@
 """Tensor methods written in Python: numpy interop, repr, indexing and slicing."""
+import math
 import numbers
 
 import numpy as np
@@ -7,6 +8,7 @@ from . import _C
 from . import _check
 from . import _printing
 from ._dtype import Place, bfloat16, bool_, convert_dtype, int64
+from ._memory import check_fits
 
 Tensor = _C.Tensor
 
@@ -248,6 +250,26 @@ def _broadcast_shapes(shapes):
     return list(np.broadcast_shapes(*[tuple(s) for s in shapes]))
 
 
+def _index_broadcast(api, shapes):
+    """The broadcast shape of the index arrays (from their shapes alone), refusing one
+    whose int64 linear index (and a copy of each index) would not fit in memory."""
+    ndim = max(len(s) for s in shapes)
+    bshape = [1] * ndim
+    for s in shapes:  # numpy's rule, in Python ints (numpy refuses sizes past int64)
+        for i, n in enumerate(s, ndim - len(s)):
+            if n != 1 and bshape[i] not in (1, n):
+                raise IndexError(f"{api}(): shape mismatch: indexing arrays of shapes "
+                                 f"{[list(s) for s in shapes]} could not be broadcast together")
+            bshape[i] = n if n != 1 else bshape[i]
+    if math.prod(n for n in bshape if n) >= 2 ** 63:
+        raise IndexError(f"{api}(): indexing arrays of shapes {[list(s) for s in shapes]} "
+                         f"broadcast to {bshape}, whose dims other than 0 multiply past 2^63")
+    if 0 not in bshape:
+        check_fits(f"{api}():", f"the index arrays broadcast to shape {bshape}",
+                   math.prod(bshape) * 8 * (len(shapes) + 1))
+    return bshape
+
+
 def __getitem__(self, index):
     axes, starts, ends, steps, _, int_axes, nones, advanced, adjacent = \
         _parse_index(self, index)
@@ -265,14 +287,11 @@ def __getitem__(self, index):
     first = res_axes[0]
     shape = out.shape
     # Index arithmetic needs no gradient: one linear index over the merged dims.
-    arrs = [np.asarray(t.numpy(), dtype=np.int64) for t in idx]
-    try:
-        bshape = list(np.broadcast_shapes(*[a.shape for a in arrs]))
-    except ValueError:
-        raise IndexError(f"shape mismatch: indexing arrays of shapes "
-                         f"{[list(a.shape) for a in arrs]} could not be broadcast together") \
-            from None
-    linear = np.zeros(bshape, dtype=np.int64)
+    bshape = _index_broadcast("__getitem__", [t.shape for t in idx])
+    # numpy checks no index when the broadcast is empty, and none is read here: an index
+    # of shape [0, 2**62] has no array numpy can hold
+    arrs = [np.asarray(t.numpy(), dtype=np.int64) for t in idx] if 0 not in bshape else []
+    linear = np.zeros(bshape if arrs else [0], dtype=np.int64)
     for a, arr in zip(res_axes, arrs):
         n = shape[a]
         bad = arr[(arr < -n) | (arr >= n)]
@@ -366,9 +385,12 @@ def _setitem_advanced(x, axes, starts, ends, steps, nones, advanced, adjacent, v
     region = _C.strided_slice(x, axes, starts, ends, steps) if axes else x
     rshape = region.shape
     adv_axes = [a for a, _ in advanced]
-    arrs = [np.asarray(t.numpy(), dtype=np.int64) for _, t in advanced]
-    bshape = _broadcast_shapes([a.shape for a in arrs])
-    if int(np.prod(bshape)):  # numpy checks no index when the broadcast is empty
+    bshape = _index_broadcast("__setitem__", [t.shape for _, t in advanced])
+    # numpy checks no index when the broadcast is empty, and none is read here (an index
+    # of shape [0, 2**62] has no array numpy can hold)
+    arrs = [np.asarray(t.numpy(), dtype=np.int64) for _, t in advanced] if 0 not in bshape \
+        else []
+    if arrs:
         for a, arr in zip(adv_axes, arrs):
             n = rshape[a]
             bad = arr[(arr < -n) | (arr >= n)]
@@ -404,6 +426,8 @@ def _setitem_advanced(x, axes, starts, ends, steps, nones, advanced, adjacent, v
         ok = False
     if not ok:
         raise cannot()
+    if not arrs:
+        return  # an empty broadcast: nothing to write (the value's shape is checked above)
     rest = [d for d in range(len(rshape)) if d not in adv_axes]
     if v.ndim:
         v = _reshape(_C.expand(v, target), [n for lab, n in zip(layout, target) if lab != ("n",)])
@@ -412,7 +436,7 @@ def _setitem_advanced(x, axes, starts, ends, steps, nones, advanced, adjacent, v
             [kept.index(("r", d)) for d in rest]
         if vperm != list(range(len(vperm))):
             v = _C.transpose(v, vperm)
-    stacked = np.stack(np.broadcast_arrays(*arrs), -1) if arrs else np.zeros([0], np.int64)
+    stacked = np.stack(np.broadcast_arrays(*arrs), -1)
     idx = _C._from_buffer(np.ascontiguousarray(stacked, dtype=np.int64), int64)
     perm = adv_axes + rest
     if not axes and perm == list(range(len(perm))):

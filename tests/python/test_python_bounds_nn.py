@@ -144,3 +144,81 @@ def test_sparse_conv3d_without_output_channels(monkeypatch):
     assert list(y.shape) == [1, 2, 4, 5, 0]
     s = oar.sparse.nn.functional.subm_conv3d(x, oar.zeros([3, 3, 3, 1, 0]))
     assert list(s.shape) == [1, 1, 3, 4, 0]
+
+
+def test_interpolate_refuses_outputs_past_memory():
+    # used to build numpy tap arrays as long as the output (np.arange(2**31)...) and then
+    # die of numpy's MemoryError, or be killed by the OOM killer
+    x = oar.ones([1, 1, 2, 2])
+    with pytest.raises(MemoryError, match=r"interpolate\(\): argument 'size' \(\[2147483648, "
+                                          r"2147483648\]\) asks for an output of shape "
+                                          r"\[1, 1, 2147483648, 2147483648\]"):
+        F.interpolate(x, size=[2 ** 31, 2 ** 31])
+    with pytest.raises(MemoryError, match=r"interpolate\(\): argument 'size'"):
+        F.interpolate(x, size=oar.to_tensor([2 ** 40, 2 ** 40]), mode="bilinear")
+    for mode in ("nearest", "bicubic", "area"):
+        with pytest.raises(MemoryError, match=r"interpolate\(\): argument 'scale_factor' "
+                                              r"\(1000000000000.0\)"):
+            F.interpolate(x, scale_factor=1e12, mode=mode)
+    with pytest.raises(MemoryError, match=r"interpolate\(\): argument 'scale_factor'"):
+        F.interpolate(x, scale_factor=1e300)
+    # an empty batch keeps answering at once, and a shape past int64 is a ValueError
+    assert list(F.interpolate(oar.ones([0, 1, 2, 2]), size=[2 ** 31, 2 ** 31]).shape) == \
+        [0, 1, 2 ** 31, 2 ** 31]
+    with pytest.raises(ValueError, match=r"interpolate\(\): argument 'size' .* multiply past"):
+        F.interpolate(oar.ones([0, 1, 2, 2]), size=[2 ** 62, 2 ** 62])
+    a = np.arange(12.0).reshape(1, 1, 3, 4)
+    for mode in ("nearest", "bilinear", "bicubic"):
+        got = F.interpolate(oar.to_tensor(a), scale_factor=2, mode=mode).numpy()
+        want = torch.nn.functional.interpolate(torch.tensor(a), scale_factor=2, mode=mode)
+        np.testing.assert_allclose(got, want.numpy(), rtol=1e-6, atol=1e-12)
+
+
+def _dense_sites(t):
+    return sorted(map(tuple, t.indices().numpy().T.tolist()))
+
+
+def test_sparse_conv3d_without_input_channels(monkeypatch):
+    # used to walk every kernel offset (1.2 million here: 17 s; a free 0-channel weight
+    # can make it any size) to pair input entries that have no values
+    class NoOffsets:
+        @staticmethod
+        def product(*args):
+            raise AssertionError("the kernel offsets were enumerated for 0 input channels")
+
+    pos = [[0, 0], [0, 0], [0, 1], [1, 3]]
+    x0 = oar.sparse.sparse_coo_tensor(pos, oar.zeros([2, 0]), [1, 1, 300, 4000, 0])
+    bias = oar.to_tensor([1.5, -1.0])
+    with monkeypatch.context() as m:
+        m.setattr(sparse_conv, "itertools", NoOffsets)
+        y = oar.sparse.nn.functional.conv3d(x0, oar.ones([1, 300, 4000, 0, 2]), bias)
+        assert list(y.shape) == [1, 1, 1, 1, 2]
+        np.testing.assert_array_equal(y.values().numpy(), [[1.5, -1.0]])
+        y = oar.sparse.nn.functional.conv3d(x0, oar.ones([1, 300, 3000, 0, 2]))
+        assert list(y.shape) == [1, 1, 1, 1001, 2] and list(y.values().shape) == [4, 2]
+        assert not y.values().numpy().any()
+        s = oar.sparse.nn.functional.subm_conv3d(x0, oar.ones([1, 299, 3999, 0, 2]), bias)
+        assert _dense_sites(s) == [(0, 0, 0, 1), (0, 0, 1, 3)]
+        np.testing.assert_array_equal(s.values().numpy(), [[1.5, -1.0]] * 2)
+        p = oar.sparse.nn.functional.max_pool3d(x0, [1, 300, 4000])
+        assert list(p.shape) == [1, 1, 1, 1, 0] and list(p.values().shape) == [1, 0]
+        # a huge spatial extent, its outputs found per dimension
+        xh = oar.sparse.sparse_coo_tensor([[0], [0], [0], [5]], oar.zeros([1, 0]),
+                                          [1, 1, 2 ** 20, 2 ** 40, 0])
+        y = oar.sparse.nn.functional.conv3d(xh, oar.ones([1, 2 ** 19, 2 ** 39, 0, 2]))
+        assert len(_dense_sites(y)) == 6
+    # the same positions and values as the offset walk over a channelful input of zeros
+    rng = np.random.default_rng(3)
+    coords = np.unique(np.stack([rng.integers(0, 2, 12)] + [rng.integers(0, 6, 12)
+                                                            for _ in range(3)]).T, axis=0).T
+    xc = oar.sparse.sparse_coo_tensor(coords.tolist(), oar.zeros([coords.shape[1], 3]),
+                                      [2, 6, 6, 6, 3])
+    xe = oar.sparse.sparse_coo_tensor(coords.tolist(), oar.zeros([coords.shape[1], 0]),
+                                      [2, 6, 6, 6, 0])
+    for kw in ({}, {"stride": 2, "padding": 1}, {"dilation": 2, "padding": [1, 0, 1]},
+               {"stride": [3, 1, 2], "dilation": [1, 2, 1], "padding": 2}):
+        want = oar.sparse.nn.functional.conv3d(xc, oar.zeros([3, 2, 3, 3, 2]), bias, **kw)
+        got = oar.sparse.nn.functional.conv3d(xe, oar.zeros([3, 2, 3, 0, 2]), bias, **kw)
+        assert got.shape == want.shape
+        np.testing.assert_array_equal(got.indices().numpy(), want.indices().numpy())
+        np.testing.assert_array_equal(got.values().numpy(), want.values().numpy())

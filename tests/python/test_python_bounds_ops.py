@@ -199,3 +199,141 @@ def test_binomial_poisson_reject_infinite_parameters(make, name):
     b = Binomial(4.0, 0.3)
     want = torch.distributions.Binomial(4, torch.tensor(0.3)).entropy()
     np.testing.assert_allclose(float(b.entropy()), float(want), rtol=1e-5)
+
+
+def test_empty_index_tensor_with_a_huge_dim():
+    # used to leak numpy's "array is too big": an index of shape [0, 2**62] was read
+    # through numpy before anything looked at its size
+    x = oar.zeros([4])
+    idx = oar.zeros([0, G], dtype="int64")
+    assert list(x[idx].shape) == [0, G]
+    assert list(oar.zeros([2, 3])[idx, oar.to_tensor([1])].shape) == [0, G]
+    for mode in ("raise", "wrap", "clip"):
+        assert list(oar.take(x, idx, mode=mode).shape) == [0, G]
+    assert list(oar.take(oar.zeros([0, 3]), idx).shape) == [0, G]
+    x[idx] = 5.0  # nothing to write
+    assert x.tolist() == [0.0] * 4
+    with pytest.raises(ValueError, match=r"__setitem__\(\): argument 'value' of shape \[3\]"):
+        x[idx] = oar.ones([3])
+    with pytest.raises(IndexError, match=r"__getitem__\(\): shape mismatch"):
+        oar.zeros([2, 3])[idx, oar.to_tensor([0, 1])]
+    with pytest.raises(IndexError, match=r"__getitem__\(\): .* multiply past 2\^63"):
+        oar.zeros([2, 3])[oar.zeros([G, 1, 0], dtype="int64"), oar.zeros([1, G, 0], dtype="int64")]
+    # huge values (not dims) name the index and the dim size, as torch
+    with pytest.raises(IndexError, match=r"index 4611686018427387904 is out of bounds for "
+                                         r"axis 0 with size 4"):
+        x[oar.to_tensor([0, G])]
+    with pytest.raises(IndexError, match=r"take\(\): index 4611686018427387904 is out of range "
+                                         r"for a tensor of 4 elements"):
+        oar.take(x, oar.to_tensor([0, G]))
+    # index arrays whose broadcast cannot fit are refused before numpy builds it
+    rows, cols = oar.zeros([300000, 1], dtype="int64"), oar.zeros([1, 300000], dtype="int64")
+    with pytest.raises(MemoryError, match=r"__getitem__\(\): the index arrays broadcast to "
+                                          r"shape \[300000, 300000\]"):
+        oar.zeros([4, 4])[rows, cols]
+    with pytest.raises(MemoryError, match=r"__setitem__\(\): the index arrays broadcast"):
+        oar.zeros([4, 4])[rows, cols] = 1.0
+    # small cases against torch, gradient included
+    a = np.arange(12.0).reshape(3, 4)
+    i, j = np.array([[0, 2], [1, 1]]), np.array([3, -1])
+    np.testing.assert_array_equal(oar.to_tensor(a)[oar.to_tensor(i), oar.to_tensor(j)].numpy(),
+                                  torch.tensor(a)[torch.tensor(i), torch.tensor(j)].numpy())
+    e = np.zeros([0, 5], np.int64)
+    assert list(oar.to_tensor(a)[oar.to_tensor(e)].shape) == \
+        list(torch.tensor(a)[torch.tensor(e)].shape)
+    assert list(oar.take(oar.to_tensor(a), oar.to_tensor(e)).shape) == \
+        list(torch.take(torch.tensor(a), torch.tensor(e)).shape)
+    xt = oar.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    (xt[oar.zeros([0, 5], dtype="int64")].sum() + xt.sum()).backward()
+    assert xt.grad.tolist() == [1.0, 1.0, 1.0]
+
+
+def test_binomial_huge_total_count_samples_without_per_trial_work():
+    # used to draw total_count Bernoulli trials per sample: 1e18 ran out of memory in
+    # bernoulli(); oar.binomial alone hangs at 2**62
+    oar.seed(7)
+    torch.manual_seed(7)
+    for n, p in ((1e18, 0.3), (float(G), 0.5), (1e30, 0.25), (1e18, 1e-12)):
+        d = Binomial(oar.to_tensor(n, dtype="float64"), oar.to_tensor(p, dtype="float64"))
+        s = d.sample([4000]).numpy()
+        assert s.shape == (4000,) and (s == np.floor(s)).all()
+        assert (s >= 0).all() and (s <= n).all()
+        sd = math.sqrt(n * p * (1 - p))
+        # the mean within 6 standard errors (plus float64 rounding of values near n p)
+        assert abs(s.mean() - n * p) < 6 * sd / math.sqrt(len(s)) + 1e-12 * n * p
+        if n < 2 ** 53 / 1e3:
+            assert 0.8 < s.std() / sd < 1.2
+    ends = Binomial(oar.to_tensor([1e18, 1e18, 0.0, 5.0], dtype="float64"),
+                    oar.to_tensor([0.0, 1.0, 0.5, 1.0], dtype="float64")).sample([3]).numpy()
+    np.testing.assert_array_equal(ends, [[0.0, 1e18, 0.0, 5.0]] * 3)
+    s = Binomial(1e18, 0.3).sample([2])
+    assert s.dtype == oar.float32 and list(s.shape) == [2]
+    # a count crossing the split point: the same law as torch's sampler, by moments
+    n, p = 3.0 * 2 ** 40, 0.4
+    s = Binomial(oar.to_tensor(n, dtype="float64"), oar.to_tensor(p, dtype="float64")) \
+        .sample([20000]).numpy()
+    t = torch.distributions.Binomial(torch.tensor(n, dtype=torch.float64),
+                                     torch.tensor(p, dtype=torch.float64)).sample([20000]).numpy()
+    sd = math.sqrt(n * p * (1 - p))
+    assert abs(s.mean() - t.mean()) < 8 * sd / math.sqrt(20000)
+    assert 0.95 < s.std() / t.std() < 1.05
+    # entropy sums over every outcome: refused by size, naming total_count
+    with pytest.raises(MemoryError, match=r"Binomial.entropy\(\): argument 'total_count'"):
+        Binomial(1e18, 0.3).entropy()
+
+
+def test_vander_without_a_loop_over_n(monkeypatch):
+    # used to run one multiply (and hold one column tensor) per power: n = 10**6 took
+    # seconds; now one running product, checked against memory first
+    import oar._math_extra as me
+
+    def forbidden(*args):
+        raise AssertionError("vander looped over n")
+    monkeypatch.setattr(me, "builtins_range", forbidden)
+    assert list(oar.vander(oar.ones([2]), 10 ** 6).shape) == [2, 10 ** 6]
+    with pytest.raises(MemoryError, match=r"vander\(\): argument 'n' \(1000000000\)"):
+        oar.vander(oar.ones([3]), 10 ** 9)
+    x = np.array([1.5, -2.0, 0.0, 3.0, 0.7])
+    for dt in ("float32", "float64", "int32", "int64", "int8", "complex128", "bool"):
+        a = x.astype(dt) if dt != "bool" else x != 0
+        if dt == "complex128":
+            a = a + 1j * np.array([0.5, 1.0, -1.0, 0.0, 2.0])
+        for n in (None, 0, 1, 2, 7):
+            for inc in (False, True):
+                got = oar.vander(oar.to_tensor(a), n, increasing=inc)
+                want = np.vander(a, n, increasing=inc)
+                assert got.dtype.name == str(a.dtype)
+                if dt == "complex128":  # powers by doubling: rounding may differ
+                    np.testing.assert_allclose(got.numpy(), want, rtol=1e-14)
+                else:
+                    np.testing.assert_array_equal(got.numpy(), want.astype(a.dtype))
+    np.testing.assert_array_equal(oar.vander(oar.to_tensor(x), 6).numpy(),
+                                  torch.vander(torch.tensor(x), 6).numpy())
+    xt = oar.to_tensor(x, stop_gradient=False)
+    w = np.arange(20.0).reshape(5, 4)
+    (oar.vander(xt, 4, increasing=True) * oar.to_tensor(w)).sum().backward()
+    want = [sum(w[i, k] * k * x[i] ** (k - 1) for k in range(1, 4)) for i in range(5)]
+    np.testing.assert_allclose(xt.grad.numpy(), want, rtol=1e-12)
+
+
+def test_unique_consecutive_int32_counts_checked_not_wrapped():
+    # the run lengths and run numbers were cast to int32 without a look: a run past
+    # 2**31 - 1 wrapped negative. They are counted in int64 and checked before the cast.
+    from oar._manip_extra import _unique_ints
+    big = np.array([3, 2 ** 31], dtype=np.int64)
+    with pytest.raises(ValueError, match=r"unique_consecutive\(\): the run of 2147483648 slices "
+                                         r"cannot be counted in argument 'dtype' int32"):
+        _unique_ints(big, oar.int32, "run of")
+    with pytest.raises(ValueError, match=r"unique_consecutive\(\): the run number 2147483648 "
+                                         r"cannot be held in argument 'dtype' int32"):
+        _unique_ints(big, oar.int32, "run number")
+    assert _unique_ints(big, oar.int64, "run of").tolist() == [3, 2 ** 31]
+    ok = _unique_ints(np.array([2 ** 31 - 1]), oar.int32, "run of")
+    assert ok.dtype == oar.int32 and ok.tolist() == [2 ** 31 - 1]
+    a = [1, 1, 2, 2, 2, 3, 1, 1]
+    want_out, want_inv, want_cnt = torch.unique_consecutive(torch.tensor(a), True, True)
+    for dt in ("int32", "int64"):
+        out, inv, cnt = oar.unique_consecutive(oar.to_tensor(a), True, True, dtype=dt)
+        assert out.tolist() == want_out.tolist()
+        assert inv.tolist() == want_inv.tolist() and cnt.tolist() == want_cnt.tolist()
+        assert inv.dtype.name == dt and cnt.dtype.name == dt

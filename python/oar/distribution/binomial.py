@@ -1,7 +1,13 @@
 """The binomial distribution."""
 from __future__ import annotations
 
+from .._dtype import float64
+from .._memory import check_fits
 from .distribution import Distribution, _check, _params, _sample_shape
+
+# oar.binomial (std::binomial_distribution) draws counts up to here exactly and at once;
+# past about 1e16 it slows down, and at 2**62 it does not finish.
+_KERNEL_TRIALS = 2.0 ** 40
 
 
 class Binomial(Distribution):
@@ -32,16 +38,37 @@ class Binomial(Distribution):
         return self.total_count * self.probs * (1 - self.probs)
 
     def sample(self, shape=()):
-        """The sum of total_count Bernoulli draws: whole numbers in probs's dtype."""
+        """Whole numbers in probs's dtype, without work per trial (as torch.binomial):
+        counts past _KERNEL_TRIALS are split by the order statistics of their uniforms
+        (below), the rest drawn by oar.binomial."""
         import oar
         shape = list(self._extend_shape(_sample_shape(shape, "Binomial", "sample")))
-        n_max = int(self.total_count.max()) if self.total_count.numel() else 0
         with oar.no_grad():
-            if n_max == 0:
+            if 0 in shape:
                 return oar.zeros(shape, dtype=self.dtype)
-            trials = oar.bernoulli(self.probs.expand([n_max] + shape))
-            k = oar.arange(0, n_max, dtype=self.dtype).reshape([-1] + [1] * len(shape))
-            return (trials * (k < self.total_count).astype(self.dtype)).sum(0)
+            n0 = n = self.total_count.astype(float64).expand(shape)
+            p0 = p = self.probs.astype(float64).expand(shape)
+            x = oar.zeros(shape, dtype=float64)
+            # Bin(n, p) counts the n uniforms <= p. Their i-th smallest, u ~ Beta(i, n + 1 - i),
+            # splits them: if u <= p the count is i plus Bin(n - i, (p - u) / (1 - u)) of the
+            # uniforms above u, else Bin(i - 1, p / u) of those below. Each step halves n, so
+            # a count of 1e18 takes about 20 steps (of the whole sample) to reach the kernel.
+            while True:
+                big = n > _KERNEL_TRIALS
+                if not bool(big.any()):
+                    break
+                i = oar.where(big, ((n + 1) * 0.5).floor(), oar.ones_like(n))
+                g1 = oar.standard_gamma(i)
+                g2 = oar.standard_gamma(oar.where(big, n + 1 - i, oar.ones_like(n)))
+                u = g1 / (g1 + g2)
+                low = u <= p
+                x = oar.where(big.logical_and(low), x + i, x)
+                n = oar.where(big, oar.where(low, n - i, i - 1), n)
+                p = oar.where(big, oar.where(low, (p - u) / (1 - u), p / u).clip(0.0, 1.0), p)
+            x = x + oar.binomial(n, p).astype(float64)
+            # past 2**53 the sum of the parts rounds: keep it within [0, n], and n when p is 1
+            x = oar.where(p0 >= 1, n0, x.minimum(n0))
+            return x.astype(self.dtype)
 
     def log_prob(self, value):
         import oar
@@ -60,6 +87,10 @@ class Binomial(Distribution):
         """-sum_k p(k) log p(k) over k = 0 .. total_count."""
         import oar
         n_max = int(self.total_count.max()) if self.total_count.numel() else 0
+        # log-probabilities of every outcome 0..n_max of every element are held at once
+        check_fits("Binomial.entropy():", f"argument 'total_count' ({n_max}) asks for a sum "
+                   f"over {n_max + 1} outcomes of {self.probs.size} elements, which",
+                   4 * (n_max + 1) * max(self.probs.size, 1) * self.dtype.itemsize)
         k = oar.arange(0, n_max + 1, dtype=self.dtype).reshape([-1] + [1] * self.probs.ndim)
         lp = self.log_prob(k.minimum(self.total_count))
         inside = (k <= self.total_count).astype(self.dtype)

@@ -14,6 +14,7 @@ from ... import _C
 from ... import _check as C
 from ..._creation import to_tensor
 from ..._dtype import convert_dtype, float32
+from ..._memory import check_fits
 
 __all__ = ["linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d",
            "alpha_dropout", "feature_alpha_dropout", "cosine_similarity", "interpolate",
@@ -320,13 +321,22 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
             if recompute_scale_factor else [1.0 / s for s in sf]
     if any(o <= 0 for o in n_out):
         raise ValueError(f"{api}(): the output size {n_out} must be positive")
+    shape = list(x.shape)
+    for a, o in zip(axes, n_out):
+        shape[a] = o
+    given = f"argument 'size' ({n_out})" if size is not None else \
+        f"argument 'scale_factor' ({scale_factor})"
     if x.size == 0:
         # a batch or channel count of 0: the taps (numpy arrays as long as the output
         # sizes) would be built for nothing
-        shape = list(x.shape)
-        for a, o in zip(axes, n_out):
-            shape[a] = o
+        if math.prod(d for d in shape if d) >= 2 ** 63:
+            raise ValueError(f"{api}(): {given} gives an output of shape {shape}, whose dims "
+                             f"other than 0 multiply past 2^63")
         return C.reshape_exact(x, shape)
+    # Refused before the taps (numpy arrays as long as each output size) are built: the
+    # output, a gathered copy and a weighted copy are held at once.
+    check_fits(f"{api}():", f"{given} asks for an output of shape {shape}, which",
+               3 * math.prod(shape) * x.dtype.itemsize + 64 * sum(n_out))
     y = x
     for a, i, o, r in zip(axes, n_in, n_out, ratios):
         if i == o and mode in ("nearest", "area") and not align_corners:

@@ -17,6 +17,7 @@ import numpy as np
 from .... import _C
 from .... import _check as C
 from ...._creation import to_tensor
+from ...._memory import check_fits
 from ..._base import check_sparse, check_tensor
 
 Tensor = _C.Tensor
@@ -74,7 +75,7 @@ class RuleBook:
     the output positions ([n_out, 1 + dims] coordinates, row-major order)."""
 
     def __init__(self, indices, spatial, kernel, stride, pad_before, pad_after, dilation, subm,
-                 with_pairs=True):
+                 with_pairs=True, api="conv3d"):
         coords = np.ascontiguousarray(indices.T)  # [nnz, 1 + dims]: batch, then spatial
         nd = len(spatial)
         if subm:
@@ -90,11 +91,16 @@ class RuleBook:
         batch = int(coords[:, 0].max()) + 1 if len(coords) else 1
         out_extent = [batch] + self.out_spatial
         if not with_pairs:
-            # for an output without values (no channels) the offsets, as many as the
-            # kernel's volume, would be walked for nothing; a submanifold output keeps
-            # x's positions, any other holds no entries
-            order = np.argsort(_keys(coords, out_extent), kind="stable")
-            self.out_coords = coords[order] if subm else coords[:0]
+            # for values that need no pairs (no input or no output channels) the offsets,
+            # as many as the kernel's volume (free for an empty weight), would be walked
+            # for nothing; a submanifold output keeps x's positions, any other the ones
+            # the kernel reaches, found per dimension
+            if subm:
+                order = np.argsort(_keys(coords, out_extent), kind="stable")
+                self.out_coords = coords[order]
+            else:
+                self.out_coords = _reached(api, coords, self.out_spatial, kernel, stride,
+                                           pad_before, dilation)
             self.pairs = []
             return
         offsets = list(itertools.product(*[range(k) for k in kernel]))
@@ -131,10 +137,50 @@ class RuleBook:
             self.pairs.append((in_rows[hit], pos[hit]) if hit.any() else None)
 
 
-def _rulebook(x, n, kernel, stride, pad_before, pad_after, dilation, subm, with_pairs=True):
+def _reached(api, coords, out_spatial, kernel, stride, pad_before, dilation):
+    """The output positions (sorted rows [batch, *spatial]) some kernel offset takes an
+    input at coords to, without walking the offsets: per dimension, the outputs o with
+    o * stride = p + pad - k * dilation for a 0 <= k < kernel are listed by enumerating
+    the shorter of k and the o in range; an input reaches the product of its lists."""
+    rows = np.arange(len(coords))  # the input each output candidate comes from
+    cols = [coords[:, :1]]
+    for d, (n_out, k, s, dil) in enumerate(zip(out_spatial, kernel, stride, dilation)):
+        q = coords[:, 1 + d] + pad_before[d]
+        lo = np.maximum(0, -((-(q - (k - 1) * dil)) // s))  # ceil((q - (k - 1) dil) / s)
+        hi = np.minimum(n_out - 1, q // s)
+        span = int((hi - lo).max(initial=-1)) + 1
+        if span <= 0:
+            return coords[:0]
+        check_fits(f"{api}():", f"the {min(k, span)} candidate output positions along "
+                   f"dimension {d} of each of {len(q)} inputs", 32 * min(k, span) * len(q))
+        if k <= span:  # each input's o from its k
+            num = q[:, None] - np.arange(k)[None, :] * dil
+            ok = (num % s == 0) & (num >= 0) & (num // s < n_out)
+            vals = num // s
+        else:  # each input's o in [lo, hi]
+            vals = lo[:, None] + np.arange(span)[None, :]
+            ok = (vals <= hi[:, None]) & ((q[:, None] - vals * s) % dil == 0)
+        count = ok.sum(1)
+        flat = vals[ok]  # the o of input i: flat[first[i]:first[i] + count[i]]
+        first = np.cumsum(count) - count
+        reps = count[rows]
+        total = int(reps.sum())
+        check_fits(f"{api}():", f"the {total} output positions the kernel {kernel} reaches",
+                   8 * total * (coords.shape[1] + 2))
+        new_rows = np.repeat(rows, reps)
+        j = np.arange(total) - np.repeat(np.cumsum(reps) - reps, reps)
+        cols = [c[np.repeat(np.arange(len(rows)), reps)] for c in cols]
+        cols.append(flat[first[new_rows] + j][:, None])
+        rows = new_rows
+    out = np.concatenate(cols, axis=1)
+    return np.unique(out, axis=0) if len(out) else out
+
+
+def _rulebook(x, n, kernel, stride, pad_before, pad_after, dilation, subm, with_pairs=True,
+              api="conv3d"):
     idx = np.asarray(_C.sparse_indices(x).numpy())
     return RuleBook(idx, list(x.shape[1:1 + n]), kernel, stride, pad_before, pad_after,
-                    dilation, subm, with_pairs)
+                    dilation, subm, with_pairs, api)
 
 
 def _sparse_out(book, x, values, channels):
@@ -164,7 +210,9 @@ def _conv(api, n, x, weight, bias, stride, padding, dilation, groups, data_forma
     if not x.is_coalesced():  # one entry per position
         x = _C.sparse_coalesce(x)
     c_in, c_out = weight.shape[n], weight.shape[n + 1]
-    book = _rulebook(x, n, kernel, stride, before, after, dilation, subm, c_out > 0)
+    # no input channels: every value is 0 (and the bias), no pairs are needed
+    book = _rulebook(x, n, kernel, stride, before, after, dilation, subm,
+                     c_in > 0 and c_out > 0, api)
     xv = _C.sparse_values(x)
     # reshape_exact: _C.reshape would read the 0 of c_out = 0 as "keep that dim"
     w = C.reshape_exact(weight, [math.prod(kernel), c_in, c_out])
@@ -336,9 +384,12 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_for
                          f"non-negative")
     if not x.is_coalesced():
         x = _C.sparse_coalesce(x)
-    book = _rulebook(x, 3, kernel, stride, before, after, [1, 1, 1], False)
-    kvol, n_out, c = math.prod(kernel), len(book.out_coords), x.shape[-1]
+    c = x.shape[-1]
+    book = _rulebook(x, 3, kernel, stride, before, after, [1, 1, 1], False, c > 0, api)
+    kvol, n_out = math.prod(kernel), len(book.out_coords)
     xv = _C.sparse_values(x)
+    if c == 0:  # no values to take the maximum of (nor [n_out * kvol] slots to build)
+        return _sparse_out(book, x, _C.full([n_out, 0], 0.0, xv.dtype), c)
     # Each (output, offset) slot holds at most one input; empty slots are -inf.
     rows, slots = [], []
     for k, pair in enumerate(book.pairs):
