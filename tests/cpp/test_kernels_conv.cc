@@ -124,6 +124,15 @@ TEST(PoolGather, OutOfRangeIndexIsATypedError) {
   const Tensor index = api::full({1, 1, 1, 1}, 4, DType::kInt64);
   testing::Catch([&] { api::pool_gather(x, index); }, ErrorCode::kOutOfRange,
                  {"pool_gather(): argument 'index' holds 4"});
+  // A negative index, and one in a later plane than the first (the check is per plane),
+  // in both directions and in a low-precision dtype.
+  const Tensor xb = api::full({1, 2, 2, 2}, 1.0, DType::kBFloat16);
+  const Tensor bad = testing::Make({0, 1, -1, 2}, {1, 2, 2, 1}, DType::kInt64);
+  testing::Catch([&] { api::pool_gather(xb, bad); }, ErrorCode::kOutOfRange,
+                 {"pool_gather(): argument 'index' holds -1"});
+  const Tensor g = api::full({1, 2, 2, 1}, 1.0, DType::kBFloat16);
+  testing::Catch([&] { api::pool_scatter(xb, bad, g); }, ErrorCode::kOutOfRange,
+                 {"pool_scatter(): argument 'index' holds -1"});
 }
 
 }  // namespace
