@@ -97,6 +97,14 @@ def rows():
         f = fw.op("max_pool2d")
         return fw.fwd_bwd(lambda: f(x, 2, 2), [x])
 
+    def batch_norm(fw):
+        # Training mode (batch statistics, running statistics updated), as in the demo CNN.
+        x = fw.rand([64, 32, 28, 28], grad=True)
+        w, b = fw.rand([32], grad=True), fw.rand([32], grad=True)
+        mean, var = fw.rand([32]), fw.rand([32], positive=True)
+        f = fw.op("batch_norm")
+        return fw.fwd_bwd(lambda: f(x, mean, var, w, b, True), [x, w, b])
+
     def gemm(fw):
         a, b = fw.rand([1024, 1024]), fw.rand([1024, 1024])
         f = fw.op("matmul")
@@ -122,6 +130,7 @@ def rows():
         ("conv2d fwd+bwd 64x1->32 28x28", conv(1, 32, 28)),
         ("conv2d fwd+bwd 64x32->64 14x14", conv(32, 64, 14)),
         ("max_pool2d fwd+bwd 64x32x28x28", max_pool),
+        ("batch_norm fwd+bwd 64x32x28x28", batch_norm),
         ("GEMM 1024", gemm),
     ]
 
@@ -213,6 +222,7 @@ class Torch:
             "cross_entropy": F.cross_entropy,
             "conv2d": F.conv2d,
             "max_pool2d": F.max_pool2d,
+            "batch_norm": F.batch_norm,
         }
         return table[name]
 
