@@ -3,6 +3,12 @@
 Each failed before its fix. The oracle is PyTorch 2.13 (its vectorised loop where its
 scalar and vectorised loops disagree, as with 64-element inputs here), SciPy, or a
 value derived by hand."""
+import json
+import math
+import subprocess
+import sys
+from fractions import Fraction
+
 import numpy as np
 import pytest
 import scipy.special as sp
@@ -684,3 +690,60 @@ def test_window_attributes_near_int64_max_are_argument_errors():
             call()
     with pytest.raises(ValueError, match="at most half of kernel_size"):
         F.max_pool1d(x, 3, stride=1, padding=2 ** 62)
+
+
+# ---- binomial: counts past 2**40 -----------------------------------------------------
+
+# Run in a child with a time limit: std::binomial_distribution took 0.2-0.5 s a draw at 1e18
+# and never finished at 2**62. Each draw now takes about 1 us.
+_BINOMIAL_HUGE_COUNTS = r"""
+import json, numpy as np, oar
+top = float(np.nextafter(9.2e18, 0))  # the largest count accepted
+top32 = float(np.nextafter(np.float32(9.2e18), np.float32(0)))  # ... in float32
+out = {}
+oar.seed(5)
+for key, n, p, dtype in json.loads(CASES):
+    n = {"top": top, "top32": top32}.get(n, n)
+    out[key] = oar.binomial(oar.full([20000], n, dtype=dtype),
+                            oar.full([20000], p, dtype=dtype)).numpy().tolist()
+count = oar.to_tensor([top, top, top32, 2.0 ** 62, 1e18, 0.0], dtype="float64")
+prob = oar.to_tensor([0.0, 1.0, 1.0, 1.0, 0.0, 0.5], dtype="float64")
+out["ends"] = oar.binomial(count, prob).tolist()
+count, prob = oar.full([50], 2.0 ** 62, dtype="float64"), oar.full([50], 0.3, dtype="float64")
+oar.seed(9)
+first = oar.binomial(count, prob).tolist()
+oar.seed(9)
+out["seeded"] = [first, oar.binomial(count, prob).tolist()]
+print(json.dumps(out))
+"""
+
+_HUGE_CASES = [("1e18", 1e18, 0.3, "float64"), ("2**62", 2.0 ** 62, 0.5, "float64"),
+               ("top", "top", 0.7, "float64"), ("top32", "top32", 0.25, "float32"),
+               ("past 2**40", 2.0 ** 40 + 1, 0.4, "float64"),
+               # few successes, and few failures: p and 1 - p near 1 keep their precision
+               ("rare", 2.0 ** 62, 2.0 ** -50, "float64"),
+               ("near 1", 2.0 ** 62, 1 - 2.0 ** -50, "float64")]
+
+
+def test_binomial_of_a_count_past_2_40_is_drawn_at_once_and_by_the_binomial_law():
+    code = f"CASES = {json.dumps(json.dumps(_HUGE_CASES))}\n" + _BINOMIAL_HUGE_COUNTS
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120, cwd="/tmp")
+    assert r.returncode == 0, r.stderr
+    out = json.loads(r.stdout)
+    top = int(np.nextafter(9.2e18, 0))
+    top32 = int(np.nextafter(np.float32(9.2e18), np.float32(0)))
+    for key, n, p, _ in _HUGE_CASES:
+        n = {"top": top, "top32": top32}.get(n, n)
+        s, n = out[key], int(n)
+        assert all(0 <= v <= n for v in s), key
+        # exact moments (Python ints and fractions: the counts pass float64's integers)
+        mean = Fraction(n) * Fraction(p)
+        var = mean * (1 - Fraction(p))
+        d = np.array([v - int(mean) for v in s], dtype=np.float64)
+        z = (d.mean() - float(mean - int(mean))) / math.sqrt(float(var) / len(s))
+        assert abs(z) < 6, (key, z)
+        assert abs(d.var() / float(var) - 1) < 6 * math.sqrt(2 / len(s)), key
+    assert out["ends"] == [0, top, top32, 2 ** 62, 0, 0]
+    assert out["seeded"][0] == out["seeded"][1]
+    assert len(set(out["seeded"][0])) == 50

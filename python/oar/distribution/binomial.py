@@ -5,8 +5,9 @@ from .._dtype import float64
 from .._memory import check_fits
 from .distribution import Distribution, _check, _params, _sample_shape
 
-# oar.binomial (std::binomial_distribution) draws counts up to here exactly and at once;
-# past about 1e16 it slows down, and at 2**62 it does not finish.
+# oar.binomial draws counts up to here with std::binomial_distribution and splits larger
+# ones itself (sampling_kernels.cc), but takes counts below 9.2e18 only; splitting here
+# down to the same bound lets float counts up to 1e30 be sampled, as PyTorch's are.
 _KERNEL_TRIALS = 2.0 ** 40
 
 
