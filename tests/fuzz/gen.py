@@ -157,10 +157,25 @@ def numel(shape):
     return n
 
 
+def fit_int64(shape):
+    """An empty shape whose other dims multiply past int64 is refused by oar's creation
+    ops (its strides would wrap), and so cannot be an input: its largest dim is shrunk to
+    keep the product within int64 (a generator's [1, 0, 2**62 + 1] doubled to [2, 0, ...]
+    by a derived shape made the fuzzer's own zeros() fail)."""
+    other = math.prod(d for d in shape if d != 0)
+    if 0 not in shape or other < 2 ** 63:
+        return list(shape)
+    i = max(range(len(shape)), key=lambda k: shape[k])
+    out = list(shape)
+    out[i] = (2 ** 63 - 1) // (other // shape[i])
+    return out
+
+
 def make_tensor(r, shape, dtype=None, values=None):
     dtype = dtype or r.choice(DRAW_DTYPES)
     if numel(shape) > 4096:  # e.g. a huge-but-empty shape whose 0 was replaced: empty again
         shape = list(shape[:-1]) + [0]
+    shape = fit_int64(shape)
     view = None
     if r.random() < 0.25 and shape and numel(shape) < 10 ** 6:
         view = r.choice(["T", "step", "flip", "bcast"])

@@ -183,6 +183,27 @@ def test_cummax_cummin_index_with_nan_matches_torch(values):
     assert oar._C.cummin_index(x, [0]).numpy().tolist() == torch.cummin(t, 0).indices.tolist()
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64", "bfloat16"])
+def test_max_pool_index_takes_the_last_nan_of_a_window_as_torch(dtype):
+    # seed 108 (ASan): a window of two NaNs gave the first one's index, torch's pooling
+    # kernels the last (a NaN always takes over); every path: the 2x2 SIMD kernel, the
+    # row kernel, adaptive windows
+    vals = [NAN, NAN, 1.0, NAN, 2.0, 3.0, NAN, 0.5, NAN, NAN, NAN, 4.0, 0.0, NAN, 1.0, NAN]
+    tdt = getattr(torch, dtype)
+    x = _t(vals, "float32").reshape([1, 1, 4, 4]).astype(dtype)
+    t = torch.tensor(vals).reshape(1, 1, 4, 4).to(tdt)
+    F = torch.nn.functional
+    cases = [((2, 2), (2, 2), False), ((3, 3), (1, 1), False), ((1, 3), (1, 1), False),
+             ((2, 1), None, True), ((1, 1), None, True)]
+    for k, s, adaptive in cases:
+        got = oar._C.max_pool_index(x, list(k), list(s or []), [0, 0, 0, 0], False, adaptive)
+        want = (F.adaptive_max_pool2d(t, k, True) if adaptive else
+                F.max_pool2d(t, k, s, 0, 1, False, True))[1]
+        assert got.numpy().tolist() == want.tolist(), (k, s, adaptive)
+    y = oar.nn.functional.max_pool2d(x, 2, 2)
+    assert np.isnan(y.astype("float32").numpy()).all()  # every window holds a NaN
+
+
 def test_std_gradient_of_equal_values_is_zero():
     # was (x - mean) / (2 * 0) = NaN; torch masks std == 0
     base = _t([-0.98], grad=True)

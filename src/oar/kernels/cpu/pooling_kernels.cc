@@ -62,12 +62,13 @@ inline int64_t Divisor(const Window& d, const Window& h, const Window& w, bool e
 }
 
 // The argmax rule of max pooling: v replaces the best so far when larger, or when
-// it is the first NaN (the max of a window with a NaN is NaN). Written without
-// short-circuits so it compiles to selects: on random data a branch here is
-// mispredicted every other element.
+// it is a NaN (the max of a window with a NaN is NaN; a later NaN takes over, as in
+// PyTorch's pooling kernels, so a window of several NaNs gives the last one's index,
+// as cummax does). Written without short-circuits so it compiles to selects: on
+// random data a branch here is mispredicted every other element.
 template <typename C>
 inline bool TakesOver(C v, C best) {
-  return (v > best) | ((v != v) & (best == best));
+  return (v > best) | (v != v);
 }
 
 // Max pooling of one output row (one oh of one plane) whose window rows are wh.

@@ -67,13 +67,12 @@ inline __mmask16 FirstLanes(int64_t n) {
   return n >= 16 ? __mmask16(0xffff) : __mmask16((1u << n) - 1u);
 }
 
-// v replaces best when larger, or when it is the first NaN (pooling_kernels.cc's
-// TakesOver, lane-wise).
+// v replaces best when larger, or when it is a NaN (pooling_kernels.cc's TakesOver,
+// lane-wise: a later NaN takes over).
 inline __mmask16 TakesOver(__m512 v, __m512 best) {
   const __mmask16 gt = _mm512_cmp_ps_mask(v, best, _CMP_GT_OQ);
   const __mmask16 v_nan = _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q);
-  const __mmask16 best_num = _mm512_cmp_ps_mask(best, best, _CMP_ORD_Q);
-  return gt | (v_nan & best_num);
+  return gt | v_nan;
 }
 
 }  // namespace max_pool_detail
@@ -81,7 +80,7 @@ inline __mmask16 TakesOver(__m512 v, __m512 best) {
 // out[oh * OW + ow] = the flat index (into the plane) of the maximum of the
 // window whose top-left element is plane[2 oh * IW + 2 ow], for oh < OH and
 // ow < OW; needs 2 OH <= IH, 2 OW <= IW and IH * IW < 2^31. Ties keep the first
-// element in row-major order, and a NaN wins, as in the generic kernel.
+// element in row-major order, and a NaN wins (the last of several), as in the generic kernel.
 template <typename T>
 void MaxPool2x2Plane(const T* plane, int64_t IW, int64_t OH, int64_t OW, int64_t* out) {
   using namespace max_pool_detail;
@@ -133,12 +132,11 @@ inline __m256i FirstLanes8(int64_t n) {
   return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-// As the AVX-512 TakesOver: v wins when larger, or when it is the first NaN.
+// As the AVX-512 TakesOver: v wins when larger, or when it is a NaN.
 inline __m256 TakesOver8(__m256 v, __m256 best) {
   const __m256 gt = _mm256_cmp_ps(v, best, _CMP_GT_OQ);
   const __m256 v_nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
-  const __m256 best_num = _mm256_cmp_ps(best, best, _CMP_ORD_Q);
-  return _mm256_or_ps(gt, _mm256_and_ps(v_nan, best_num));
+  return _mm256_or_ps(gt, v_nan);
 }
 
 }  // namespace max_pool_detail
