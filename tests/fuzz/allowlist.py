@@ -520,7 +520,6 @@ def _fused_multiply_add(call, detail, last):
     float64's limit (|scale| ~ 1e308), so 1e308 * x + 1e308 stays finite and
     1e308 * x + inf is inf, where torch's two roundings overflow to ±inf or NaN. Only
     when every differing element is non-finite in torch, and the scale or bias huge."""
-    import numpy as np
     d = call.decl or {}
     if max(abs(float(d.get("scale", 1.0))), abs(float(d.get("bias", 0.0)))) < 1e300:
         return False
@@ -530,6 +529,12 @@ def _fused_multiply_add(call, detail, last):
         # The gradient is g * scale: with |scale| ~ 1e308 whether its sum over
         # broadcast rows overflows depends on the summation order.
         return abs(float(d.get("scale", 1.0))) >= 1e300
+    return _differing_only_where_torch_is_non_finite(last)
+
+
+def _differing_only_where_torch_is_non_finite(last):
+    """Some output elements differ, and torch's value is inf or NaN at every one."""
+    import numpy as np
     out, want = last.get("out"), last.get("want")
     if out is None or want is None:
         return False
@@ -544,16 +549,9 @@ def _index_add_fused(call, detail, last):
     contracts it): with |alpha| ~ 1e308 the products that overflow in torch's separate
     multiply (inf, then inf - inf = NaN where rows add up) stay exact inside the fma.
     Only when every differing element is non-finite in torch."""
-    import numpy as np
     if abs(float((call.decl or {}).get("alpha", 1.0))) < 1e300 or "grad" in detail:
         return False
-    out, want = last.get("out"), last.get("want")
-    if out is None or want is None:
-        return False
-    g, w = np.asarray(out.numpy(), dtype=np.float64), want.detach().double().numpy()
-    with np.errstate(invalid="ignore"):
-        bad = ~np.isclose(g, w, equal_nan=True)
-    return bool(bad.any() and not np.isfinite(w[bad]).any())
+    return _differing_only_where_torch_is_non_finite(last)
 
 
 def _low_precision_reduction(call, last):
