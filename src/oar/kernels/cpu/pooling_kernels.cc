@@ -314,11 +314,8 @@ void PoolScatterKernel(const DeviceContext&, const DenseTensor& x, const DenseTe
   const T* pg = static_cast<const T*>(gout.data());
   T* pdx = static_cast<T*>(x_grad->AllocateFrom(x.place()));
   if (x_grad->numel() == 0) return;
-  // Each plane is zeroed and then written by one thread; overlapping windows add up.
-  // (All-zero bits are +0 in every float type.)
-  if (index.numel() == 0) {  // no window: all zero
-    std::memset(static_cast<void*>(pdx), 0, static_cast<size_t>(x_grad->numel()) * sizeof(T));
-  }
+  // Each plane (every one, also with no window) is zeroed and then written by one thread;
+  // overlapping windows add up. (All-zero bits are +0 in every float type.)
   ForEachIndexedPlane(
       x.dims(), index, [pg, pdx](int64_t p, const int64_t* ip, int64_t S, int64_t J) {
         T* ds = pdx + p * S;
