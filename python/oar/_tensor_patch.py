@@ -8,7 +8,7 @@ from . import _C
 from . import _check
 from . import _printing
 from ._dtype import Place, bfloat16, bool_, convert_dtype, int64
-from ._memory import check_fits
+from ._memory import check_fits, check_objects
 
 Tensor = _C.Tensor
 
@@ -39,6 +39,9 @@ def _bf16_to_f32(a):
 def tolist(self):
     shape = list(self.shape)
     if 0 in shape:  # nested [] up to the first 0, as torch: numpy cannot hold [0, 2**62]
+        # one list per index before the first 0: [2**62, 0] would build 2**62 of them
+        check_objects("tolist", "lists", math.prod(shape[:shape.index(0)]))
+
         def empty(dims):
             return [] if not dims or dims[0] == 0 else [empty(dims[1:]) for _ in range(dims[0])]
         return empty(shape)
@@ -295,7 +298,7 @@ def __getitem__(self, index):
     for a, arr in zip(res_axes, arrs):
         n = shape[a]
         bad = arr[(arr < -n) | (arr >= n)]
-        if bad.size and linear.size:  # numpy checks no index when the broadcast is empty
+        if bad.size:
             raise IndexError(f"index {int(bad.reshape(-1)[0])} is out of bounds for axis {a} "
                              f"with size {n}")
         linear = linear * n + np.where(arr < 0, arr + n, arr)
@@ -311,13 +314,10 @@ def __getitem__(self, index):
 def __setitem__(self, index, value):
     axes, starts, ends, steps, counts, int_axes, nones, advanced, adjacent = \
         _parse_index(self, index)
-    if len(advanced) > 1:  # numpy rejects index arrays that do not broadcast, even here
-        try:
-            np.broadcast_shapes(*[tuple(t.shape) for _, t in advanced])
-        except ValueError:
-            raise IndexError(f"shape mismatch: indexing arrays of shapes "
-                             f"{[t.shape for _, t in advanced]} could not be broadcast "
-                             f"together") from None
+    # numpy rejects index arrays that do not broadcast even for an empty region: checked
+    # once here, and the shape handed on
+    bshape = _index_broadcast("__setitem__", [t.shape for _, t in advanced]) if advanced \
+        else None
     if 0 in counts:
         return  # an empty region: nothing to write
     if advanced:
@@ -329,7 +329,7 @@ def __setitem__(self, index, value):
             new = _C.where(index, _C.expand(v, self.shape) if v.ndim == 0 else v, self)
             _C.set_value_with_tensor_(self, new, [], [], [], [])
             return
-        _setitem_advanced(self, axes, starts, ends, steps, nones, advanced, adjacent, v)
+        _setitem_advanced(self, axes, starts, ends, steps, nones, advanced, adjacent, v, bshape)
         return
     if isinstance(value, (numbers.Number, np.number, np.bool_)) and not isinstance(value, Tensor) \
             and not isinstance(value, (complex, np.complexfloating)):
@@ -373,7 +373,7 @@ def _setitem_value(x, value):
     return _C.cast(v, x.dtype) if v.dtype is not x.dtype else v
 
 
-def _setitem_advanced(x, axes, starts, ends, steps, nones, advanced, adjacent, v):
+def _setitem_advanced(x, axes, starts, ends, steps, nones, advanced, adjacent, v, bshape):
     """x[index] = v with advanced entries: numpy's semantics, through index_put_nd.
 
     The basic part selects a region (a strided slice; the ints of such an index are
@@ -385,19 +385,17 @@ def _setitem_advanced(x, axes, starts, ends, steps, nones, advanced, adjacent, v
     region = _C.strided_slice(x, axes, starts, ends, steps) if axes else x
     rshape = region.shape
     adv_axes = [a for a, _ in advanced]
-    bshape = _index_broadcast("__setitem__", [t.shape for _, t in advanced])
-    # numpy checks no index when the broadcast is empty, and none is read here (an index
-    # of shape [0, 2**62] has no array numpy can hold)
+    # bshape: the index arrays' broadcast (__setitem__). numpy checks no index when it is
+    # empty, and none is read here (an index of shape [0, 2**62] has no array numpy can hold)
     arrs = [np.asarray(t.numpy(), dtype=np.int64) for _, t in advanced] if 0 not in bshape \
         else []
-    if arrs:
-        for a, arr in zip(adv_axes, arrs):
-            n = rshape[a]
-            bad = arr[(arr < -n) | (arr >= n)]
-            if bad.size:
-                raise IndexError(f"__setitem__(): argument 'index': index "
-                                 f"{int(bad.reshape(-1)[0])} is out of bounds for axis {a} "
-                                 f"with size {n}")
+    for a, arr in zip(adv_axes, arrs):
+        n = rshape[a]
+        bad = arr[(arr < -n) | (arr >= n)]
+        if bad.size:
+            raise IndexError(f"__setitem__(): argument 'index': index "
+                             f"{int(bad.reshape(-1)[0])} is out of bounds for axis {a} "
+                             f"with size {n}")
     # The layout of x[index]: labels ('n',) for None dims, ('r', d) for region dim d,
     # ('b', j) for broadcast index dim j.
     layout = [("r", d) for d in range(len(rshape))]

@@ -81,6 +81,9 @@ def test_tolist_of_empty_tensors_is_nested_empty_lists_as_in_torch():
     for shape in [[0], [2, 0], [2, 3, 0, 4], [0, 2 ** 62]]:
         want = torch.zeros(shape).tolist() if shape != [0, 2 ** 62] else []
         assert oar.zeros(shape).tolist() == want
+    # one list per row before the 0: [2**62, 0] built 2**62 of them (a hang)
+    with pytest.raises(MemoryError, match=r"tolist\(\): 4611686018427387904 lists"):
+        oar.zeros([2 ** 62, 0]).tolist()
 
 
 def test_stop_gradient_and_parameter():
