@@ -467,11 +467,9 @@ def take(x: Tensor, index: Tensor, mode: str = "raise", name: str | None = None)
                          f"{mode!r}")
     n = x.size
     flat = _C.reshape(x, [-1]) if x.ndim != 1 else x
-    if index.size == 0:  # not read: an index of shape [0, 2**62] has no numpy array
-        picked = _C.index_select(flat, _index_tensor(np.zeros([0], np.int64)), 0)
-        return C.reshape_exact(picked, index.shape)
-    idx = np.asarray(index.numpy(), dtype=np.int64)
-    if n == 0:
+    # an empty index is not read: one of shape [0, 2**62] has no numpy array
+    idx = np.asarray(index.numpy(), dtype=np.int64) if index.size else np.zeros([0], np.int64)
+    if n == 0 and idx.size:
         raise IndexError("take(): cannot take from an empty tensor")
     if mode == "raise":
         bad = idx[(idx < -n) | (idx >= n)]

@@ -46,9 +46,7 @@ class LKJCholesky(Distribution):
             # the partial correlation (i + 1, j), j <= i, given j earlier variables
             # j for every entry, row by row, from numpy: a Python list of dim(dim-1)/2 floats
             # is minutes at the dims memory allows
-            row_len = np.arange(1, dim, dtype=np.int64)
-            first = np.cumsum(row_len) - row_len
-            cols = np.arange(dim * (dim - 1) // 2, dtype=np.int64) - np.repeat(first, row_len)
+            cols = np.tril_indices(dim - 1)[1]
             conc = marginal.unsqueeze(-1) - oar.to_tensor(0.5 * cols, dtype=self.dtype)
             self._beta = Beta(conc, conc)
         super().__init__(self.concentration.shape, (dim, dim))
