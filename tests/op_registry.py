@@ -70,7 +70,7 @@ COMPLEX_DTYPES = ("complex64", "complex128")
 TOL_DTYPE = {"complex64": "float32", "complex128": "float64"}
 VIEWS = ("T", "step", "flip", "bcast")
 SPEC_KEYS = {"shape", "dtype", "view", "low", "high", "away", "grid", "distinct", "frac",
-             "sparse", "values", "layout", "sparse_dim"}
+             "sparse", "values", "imag", "layout", "sparse_dim"}
 LAYOUTS = ("coo", "csr")
 ENTRY_KEYS = {"torch", "random", "cases", "variants", "extra", "int_cases", "complex_cases",
               "tol"}
@@ -371,14 +371,24 @@ TORCH_SCOPE.update({"all_dims": all_dims, "prod_over": prod_over, "scan_input": 
 
 # ---- the LAPACK section (tests/op_cases/lapack.yaml): oar's packed layouts -------------
 def _sign_of_largest(v):
-    """+-1 per column of v: the sign of its largest-magnitude entry (oar's convention)."""
+    """The factor per column of v that makes its largest-magnitude entry real and
+    positive (oar's convention): +-1 for real v; for complex v the unit phase
+    conj(v_b) / |v_b|, differentiable (the fixed phase depends on v)."""
     idx = v.abs().argmax(dim=-2, keepdim=True)
+    if v.is_complex():
+        big = v.gather(-2, idx)
+        mag = big.abs()
+        return torch.where(mag == 0, torch.ones_like(big), big.conj() / mag)
     s = torch.sign(v.gather(-2, idx)).detach()
     return torch.where(s == 0, torch.ones_like(s), s)
 
 
 def sym_lower(x):
-    """The symmetric matrix oar's cholesky/eigh read: x's lower triangle mirrored."""
+    """The symmetric (complex: Hermitian) matrix oar's cholesky/eigh read: x's lower
+    triangle mirrored; a complex diagonal's imaginary part is not read (LAPACK's)."""
+    if x.is_complex():
+        diag = torch.diag_embed(x.diagonal(0, -2, -1).real.to(x.dtype))
+        return x.tril(-1) + x.tril(-1).mH + diag
     return x.tril() + x.tril(-1).mT
 
 
@@ -391,10 +401,15 @@ def svd_packed(x, full_matrices=False):
     u, s, vh = torch.linalg.svd(x, full_matrices=full_matrices)
     m, n, k = x.shape[-2], x.shape[-1], s.shape[-1]
     sg = _sign_of_largest(u)  # U's columns past k (full) are signed on their own
-    u, vh = u * sg, vh.clone()
-    vh[..., :k, :] = vh[..., :k, :] * sg[..., :, :k].mT
+    u = u * sg
+    # u p, v p keep u s v^H: Vh's row takes conj(p) (not in place: complex products
+    # keep their inputs for the backward)
+    top = vh[..., :k, :] * sg[..., :, :k].mH
     if vh.shape[-2] > k:
-        vh[..., k:, :] = vh[..., k:, :] * _sign_of_largest(vh[..., k:, :].mT).mT
+        rest = vh[..., k:, :]
+        vh = torch.cat([top, rest * _sign_of_largest(rest.mT).mT], -2)
+    else:
+        vh = top
     rows = max(m, n) if full_matrices else k
     out = x.new_zeros(x.shape[:-2] + (rows, m + 1 + n))
     out[..., :u.shape[-1], :m] = u.mT
@@ -404,8 +419,8 @@ def svd_packed(x, full_matrices=False):
 
 
 def eigh_packed(x, upper):
-    w, v = torch.linalg.eigh(x.triu() + x.triu(1).mT if upper else sym_lower(x))
-    return torch.cat([w.unsqueeze(-1), (v * _sign_of_largest(v)).mT], -1)
+    w, v = torch.linalg.eigh(sym_lower(x.mT).mT if upper else sym_lower(x))
+    return torch.cat([w.unsqueeze(-1).to(v.dtype), (v * _sign_of_largest(v)).mT], -1)
 
 
 def eig_packed(x):
@@ -603,7 +618,10 @@ def values(spec, shape, rng):
     """float64 values for one input (before casting to its dtype)."""
     n = int(np.prod(shape)) if shape else 1
     if "values" in spec:
-        return np.array(spec["values"], dtype=np.float64).reshape(shape)
+        v = np.array(spec["values"], dtype=np.float64).reshape(shape)
+        if "imag" in spec:  # explicit complex values: the imaginary parts apart
+            v = v + 1j * np.array(spec["imag"], dtype=np.float64).reshape(shape)
+        return v
     dt = spec.get("dtype")
     if dt in COMPLEX_DTYPES:
         # Complex: |z| and arg z drawn apart, so `away` keeps |z| off 0; low/high

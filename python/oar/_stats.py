@@ -199,6 +199,11 @@ def cummin(x, axis=None, dtype="int64", name=None):
 
 
 # ---- norms ------------------------------------------------------------------------------
+def _p_norm(x, p, axes, keepdim):
+    """p_norm, of |x| for complex x (the norm of a complex vector is its moduli's)."""
+    return _C.p_norm(_C.abs(x) if x.dtype.is_complex else x, p, axes, keepdim)
+
+
 def norm(x, p=None, axis=None, keepdim=False, name=None):
     """The vector or matrix norm of x (Paddle's paddle.linalg.norm).
 
@@ -228,12 +233,12 @@ def norm(x, p=None, axis=None, keepdim=False, name=None):
                              f"'nuc', but got {p!r}")
         if len(axes) == 1:
             raise ValueError("norm(): p='fro' is a matrix norm: give two axes or None")
-        return _C.p_norm(x, 2.0, axes, bool(keepdim))
+        return _p_norm(x, 2.0, axes, bool(keepdim))
     if p is None:
-        return _C.p_norm(x, 2.0, axes, bool(keepdim))
+        return _p_norm(x, 2.0, axes, bool(keepdim))
     p = float(C.number("norm", "p", p))
     if len(axes) < 2:
-        return _C.p_norm(x, p, axes, bool(keepdim))
+        return _p_norm(x, p, axes, bool(keepdim))
     if p in (2.0, -2.0):
         from .linalg import _spectral  # late: linalg imports this module
         return _spectral(x, p, axes, bool(keepdim))

@@ -13,6 +13,7 @@ from . import _C
 from . import _check as C
 from ._dtype import convert_dtype
 from ._manipulation import cross  # noqa: F401 - Paddle's linalg.cross
+from ._stats import _p_norm
 from ._stats import norm as _stats_norm
 
 Tensor = _C.Tensor
@@ -45,8 +46,28 @@ def _rows(x, begin, end):
     return _C.slice(x, [x.ndim - 2], [begin], [end])
 
 
+def _mH(x):
+    """The conjugate transpose of the last two dims (the transpose of a real x)."""
+    return _mT(_conj(x))
+
+
+def _conj(x):
+    return _C.conj(x) if x.dtype.is_complex else x
+
+
 def _float_of(x):
-    return x if x.dtype.is_floating_point else _C.cast(x, convert_dtype("float32"))
+    """x itself if floating or complex; other dtypes compute in float32."""
+    if x.dtype.is_floating_point or x.dtype.is_complex:
+        return x
+    return _C.cast(x, convert_dtype("float32"))
+
+
+def _real_float_of(api, x):
+    """_float_of for the functions that take real matrices only (as Paddle's)."""
+    if x.dtype.is_complex:
+        raise TypeError(f"{api}(): argument 'x' must be a real (float32/float64) tensor, but "
+                        f"got {x.dtype.name}")
+    return _float_of(x)
 
 
 def _broadcast_batch(api, x, y):
@@ -73,7 +94,8 @@ def _eye_like(x, n):
 
 
 def _eps(x):
-    return float(np.finfo(np.float64 if x.dtype.name == "float64" else np.float32).eps)
+    double = x.dtype.name in ("float64", "complex128")
+    return float(np.finfo(np.float64 if double else np.float32).eps)
 
 
 # ---- LU-based: inverse, determinants, solves --------------------------------------------
@@ -125,8 +147,8 @@ def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, nam
 
 
 def cholesky(x, upper=False, name=None):
-    """The Cholesky factor L (x = L L^T) or U (upper; x = U^T U) of each symmetric
-    positive-definite matrix of x (its lower triangle is read)."""
+    """The Cholesky factor L (x = L L^H) or U (upper; x = U^H U) of each symmetric
+    (complex: Hermitian) positive-definite matrix of x (its lower triangle is read)."""
     return _C.cholesky(_matrix("cholesky", x, square=True), bool(upper))
 
 
@@ -134,11 +156,12 @@ def cholesky_solve(x, y, upper=False, name=None):
     """The solution of A @ out = x where y is A's Cholesky factor (lower, or upper)."""
     C.tensor("cholesky_solve", "x", x)
     _matrix("cholesky_solve", y, "y", square=True)
-    if upper:  # A = U^T U
-        z = triangular_solve(y, x, upper=True, transpose=True)
+    # The adjoint solve is the transposed one on the conjugate factor.
+    if upper:  # A = U^H U
+        z = triangular_solve(_conj(y), x, upper=True, transpose=True)
         return triangular_solve(y, z, upper=True)
-    z = triangular_solve(y, x, upper=False)  # A = L L^T
-    return triangular_solve(y, z, upper=False, transpose=True)
+    z = triangular_solve(y, x, upper=False)  # A = L L^H
+    return triangular_solve(_conj(y), z, upper=False, transpose=True)
 
 
 def cholesky_inverse(x, upper=False, name=None):
@@ -317,7 +340,9 @@ def lu_solve(b, lu, pivots, trans="N", name=None):
     if trans == "N":  # L U x = P^T b, (P^T b)[j] = b[perm[j]]
         z = triangular_solve(lu, _take_rows(b, perm), upper=False, unitriangular=True)
         return triangular_solve(lu, z, upper=True)
-    # A^T x = b: U^T L^T (P^T x) = b (real factors: 'C' is the same)
+    # A^T x = b: U^T L^T (P^T x) = b; A^H x = b: the same on the conjugate factors
+    if trans == "C":
+        lu = _conj(lu)
     z = triangular_solve(lu, b, upper=True, transpose=True)
     z = triangular_solve(lu, z, upper=False, transpose=True, unitriangular=True)
     return _take_rows(z, np.argsort(perm, axis=-1))
@@ -375,7 +400,7 @@ def matrix_exp(x, name=None):
     n = x.shape[-1]
     if x.size == 0:
         return _C.scale(x, 1.0)
-    thetas = _EXPM_THETA["float64" if x.dtype.name == "float64" else "float32"]
+    thetas = _EXPM_THETA["float64" if x.dtype.name in ("float64", "complex128") else "float32"]
     norm = float(np.max(np.sum(np.abs(x.numpy()), axis=-2)))
     if not math.isfinite(norm):
         raise ValueError("matrix_exp(): argument 'x' holds inf or nan")
@@ -489,7 +514,7 @@ def svd_lowrank(x, q=None, niter=2, M=None, name=None):
     power iterations; random draws come from oar's generator. Differentiable."""
     api = "svd_lowrank"
     _matrix(api, x)
-    x = _float_of(x)
+    x = _real_float_of(api, x)
     m, n = x.shape[-2], x.shape[-1]
     q = min(6, m, n) if q is None else C.integer(api, "q", q)
     if min(m, n) and not 0 <= q <= min(m, n):
@@ -518,7 +543,7 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None):
     S [..., q], V [..., n, q], q defaulting to min(6, m, n)."""
     api = "pca_lowrank"
     _matrix(api, x)
-    x = _float_of(x)
+    x = _real_float_of(api, x)
     m, n = x.shape[-2], x.shape[-1]
     if q is None:
         q = min(6, m, n)
@@ -553,13 +578,16 @@ def _svd_parts(x, full_matrices):
     ur, vr = (m, n) if full_matrices else (k, k)
     u = _mT(_rows(_cols(packed, 0, m), 0, ur))
     s = _C.squeeze(_rows(_cols(packed, m, m + 1), 0, k), [-1])
+    if s.dtype.is_complex:  # packed in x's dtype; singular values are real
+        s = _C.real(s)
     vh = _rows(_cols(packed, m + 1, m + 1 + n), 0, vr)
     return u, s, vh
 
 
 def svd(x, full_matrices=False, name=None):
-    """(U, S, VH) with x = U @ diag(S) @ VH, S descending. Each singular pair's sign is
-    fixed (the largest-magnitude entry of each column of U is positive)."""
+    """(U, S, VH) with x = U @ diag(S) @ VH, S descending (real: float32 for complex64
+    x). Each singular pair's sign (complex: unit phase) is fixed: the largest-magnitude
+    entry of each column of U is real and positive."""
     return _svd_parts(_matrix("svd", x), full_matrices)
 
 
@@ -583,7 +611,7 @@ def eigh(x, UPLO="L", name=None):
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric (complex:
     Hermitian) matrix of x; only the UPLO triangle is read. Each eigenvector's
     largest-magnitude entry is real and positive. The eigenvalues are real (float32 for
-    complex64 input). Complex input has no gradient yet."""
+    complex64 input)."""
     upper = _uplo("eigh", UPLO)
     _matrix("eigh", x, square=True)
     n = x.shape[-1]
@@ -639,14 +667,15 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
         w, v = eigh(x)
         aw = _C.abs(w)
         keep = _C.greater_than(aw, _threshold(_C.max(aw, [-1], False), rcond))
-        winv = _safe_reciprocal(w, keep)
-        return _C.matmul(_C.multiply(v, _C.unsqueeze(winv, [-2])), v, False, True)
+        winv = _C.cast(_safe_reciprocal(w, keep), x.dtype)
+        return _C.matmul(_C.multiply(v, _C.unsqueeze(winv, [-2])), _conj(v), False, True)
     u, s, vh = svd(x)
     if s.shape[-1] == 0:
         return _mT(_C.full_like(x, 0))
     keep = _C.greater_than(s, _threshold(_C.max(s, [-1], False), rcond))
-    sinv = _safe_reciprocal(s, keep)
-    return _C.matmul(_C.multiply(_mT(vh), _C.unsqueeze(sinv, [-2])), u, False, True)
+    sinv = _C.cast(_safe_reciprocal(s, keep), x.dtype)
+    # V S^+ U^H
+    return _C.matmul(_C.multiply(_mH(vh), _C.unsqueeze(sinv, [-2])), _conj(u), False, True)
 
 
 _LSTSQ_DRIVERS = (None, "gels", "gelsy", "gelsd", "gelss")
@@ -677,17 +706,19 @@ def lstsq(x, y, rcond=None, driver=None, name=None):
         keep = _C.greater_than(s, _threshold(smax, rcond))
     else:
         keep = _C.greater_than(s, s)
-    sinv = _safe_reciprocal(s, keep)
-    solution = _C.matmul(_C.multiply(_mT(vh), _C.unsqueeze(sinv, [-2])),
-                         _C.matmul(u, y, True, False))
+    sinv = _C.cast(_safe_reciprocal(s, keep), x.dtype)
+    solution = _C.matmul(_C.multiply(_mH(vh), _C.unsqueeze(sinv, [-2])),
+                         _C.matmul(_conj(u), y, True, False))
     rank = _C.sum(_C.cast(keep, convert_dtype("int32")), [-1], None, False)
     rank = _C.cast(rank, convert_dtype("int32"))
-    empty = _C.full([0], 0, x.dtype)
+    # residuals and singular values are real (float32 for complex64)
+    empty = _C.full([0], 0, s.dtype)
     residuals = empty
     full_rank = bool(np.all(rank.numpy() == n)) if rank.size else True
     if m > n and full_rank and driver != "gelsy":
         r = _C.subtract(y, _C.matmul(x, solution))
-        residuals = _C.sum(_C.multiply(r, r), [-2], None, False)
+        r2 = _C.real(_C.multiply(r, _C.conj(r))) if r.dtype.is_complex else _C.multiply(r, r)
+        residuals = _C.sum(r2, [-2], None, False)
     if driver == "gels":
         rank = _C.full([0], 0, convert_dtype("int64"))
     singular_values = s if driver in ("gelsd", "gelss") else empty
@@ -755,7 +786,7 @@ def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None):
     else:
         axes = [C.axis("vector_norm", "axis", axis, max(x.ndim, 1))]
     p = float(C.number("vector_norm", "p", p))
-    return _C.p_norm(_float_of(x), p, axes, bool(keepdim))
+    return _p_norm(_float_of(x), p, axes, bool(keepdim))
 
 
 def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
@@ -833,7 +864,7 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
         norm_factor = _C.subtract(w_sum, _C.divide(_C.sum(_C.multiply(w, aw), [], None, False),
                                                     w_sum))
     xc = _C.subtract(x, avg)
-    c = _C.divide(_C.matmul(_C.multiply(xc, w), xc, False, True), norm_factor)
+    c = _C.divide(_C.matmul(_C.multiply(xc, w), _conj(xc), False, True), norm_factor)
     return _C.reshape(c, []) if c.shape == [1, 1] else c
 
 
@@ -842,8 +873,13 @@ def corrcoef(x, rowvar=True, name=None):
     c = cov(x, rowvar)
     if c.ndim == 0:
         return _C.divide(c, c)
-    d = _C.sqrt(_C.diagonal(c, 0, 0, 1))
+    d = _C.diagonal(c, 0, 0, 1)
+    if c.dtype.is_complex:  # a variance is real; NumPy clips both parts of a complex c
+        d = _C.cast(_C.real(d), c.dtype)
+    d = _C.sqrt(d)
     c = _C.divide(_C.divide(c, _C.unsqueeze(d, [1])), _C.unsqueeze(d, [0]))
+    if c.dtype.is_complex:
+        return _C.complex(_C.clip(_C.real(c), -1.0, 1.0), _C.clip(_C.imag(c), -1.0, 1.0))
     return _C.clip(c, -1.0, 1.0)
 
 

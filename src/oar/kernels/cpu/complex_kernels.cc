@@ -8,6 +8,7 @@
 #include <numbers>
 #include <type_traits>
 
+#include "oar/core/real_of.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/funcs/elementwise.h"
 #include "oar/kernels/kernel_registry.h"
@@ -16,19 +17,6 @@ namespace oar {
 
 using funcs::BinaryElementwise;
 using funcs::UnaryElementwise;
-
-namespace {
-template <typename T>
-struct RealOf {
-  using type = T;
-};
-template <typename T>
-struct RealOf<std::complex<T>> {
-  using type = T;
-};
-template <typename T>
-using real_of_t = typename RealOf<T>::type;
-}  // namespace
 
 template <typename T>
 void RealKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {

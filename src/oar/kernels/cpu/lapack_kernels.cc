@@ -7,214 +7,25 @@
 // batch; buffers are std::vectors. OpenBLAS threads inside a call only for large
 // matrices (lapack_threads.h); eigh spreads a batch over oar's pool, or one matrix's
 // work (lapack_eigh.cc).
-#include <cblas.h>
-
 #include <algorithm>
 #include <cmath>
 #include <complex>
 #include <limits>
 #include <optional>
+#include <type_traits>
 #include <vector>
 
 #include "oar/core/parallel.h"
+#include "oar/core/real_of.h"
 #include "oar/kernels/cpu/lapack_eigh.h"
+#include "oar/kernels/cpu/lapack_routines.h"
 #include "oar/kernels/cpu/lapack_threads.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
 
-extern "C" {
-// LAPACK's Fortran interface; the trailing size_t arguments are the hidden lengths of
-// the character arguments (gfortran's convention).
-void sgetrf_(const int* m, const int* n, float* a, const int* lda, int* ipiv, int* info);
-void dgetrf_(const int* m, const int* n, double* a, const int* lda, int* ipiv, int* info);
-void sgetri_(const int* n, float* a, const int* lda, const int* ipiv, float* work, const int* lwork,
-             int* info);
-void dgetri_(const int* n, double* a, const int* lda, const int* ipiv, double* work,
-             const int* lwork, int* info);
-void sgetrs_(const char* trans, const int* n, const int* nrhs, const float* a, const int* lda,
-             const int* ipiv, float* b, const int* ldb, int* info, size_t);
-void dgetrs_(const char* trans, const int* n, const int* nrhs, const double* a, const int* lda,
-             const int* ipiv, double* b, const int* ldb, int* info, size_t);
-void spotrf_(const char* uplo, const int* n, float* a, const int* lda, int* info, size_t);
-void dpotrf_(const char* uplo, const int* n, double* a, const int* lda, int* info, size_t);
-void sgeqrf_(const int* m, const int* n, float* a, const int* lda, float* tau, float* work,
-             const int* lwork, int* info);
-void dgeqrf_(const int* m, const int* n, double* a, const int* lda, double* tau, double* work,
-             const int* lwork, int* info);
-void sorgqr_(const int* m, const int* n, const int* k, float* a, const int* lda, const float* tau,
-             float* work, const int* lwork, int* info);
-void dorgqr_(const int* m, const int* n, const int* k, double* a, const int* lda, const double* tau,
-             double* work, const int* lwork, int* info);
-void sgesdd_(const char* jobz, const int* m, const int* n, float* a, const int* lda, float* s,
-             float* u, const int* ldu, float* vt, const int* ldvt, float* work, const int* lwork,
-             int* iwork, int* info, size_t);
-void dgesdd_(const char* jobz, const int* m, const int* n, double* a, const int* lda, double* s,
-             double* u, const int* ldu, double* vt, const int* ldvt, double* work, const int* lwork,
-             int* iwork, int* info, size_t);
-void ssyevd_(const char* jobz, const char* uplo, const int* n, float* a, const int* lda, float* w,
-             float* work, const int* lwork, int* iwork, const int* liwork, int* info, size_t,
-             size_t);
-void dsyevd_(const char* jobz, const char* uplo, const int* n, double* a, const int* lda, double* w,
-             double* work, const int* lwork, int* iwork, const int* liwork, int* info, size_t,
-             size_t);
-// Complex LU, Hermitian and general eigendecompositions (Fortran COMPLEX is
-// std::complex's layout).
-void cgetrf_(const int* m, const int* n, std::complex<float>* a, const int* lda, int* ipiv,
-             int* info);
-void zgetrf_(const int* m, const int* n, std::complex<double>* a, const int* lda, int* ipiv,
-             int* info);
-void cgetri_(const int* n, std::complex<float>* a, const int* lda, const int* ipiv,
-             std::complex<float>* work, const int* lwork, int* info);
-void zgetri_(const int* n, std::complex<double>* a, const int* lda, const int* ipiv,
-             std::complex<double>* work, const int* lwork, int* info);
-void cgetrs_(const char* trans, const int* n, const int* nrhs, const std::complex<float>* a,
-             const int* lda, const int* ipiv, std::complex<float>* b, const int* ldb, int* info,
-             size_t);
-void zgetrs_(const char* trans, const int* n, const int* nrhs, const std::complex<double>* a,
-             const int* lda, const int* ipiv, std::complex<double>* b, const int* ldb, int* info,
-             size_t);
-void cheevd_(const char* jobz, const char* uplo, const int* n, std::complex<float>* a,
-             const int* lda, float* w, std::complex<float>* work, const int* lwork, float* rwork,
-             const int* lrwork, int* iwork, const int* liwork, int* info, size_t, size_t);
-void zheevd_(const char* jobz, const char* uplo, const int* n, std::complex<double>* a,
-             const int* lda, double* w, std::complex<double>* work, const int* lwork, double* rwork,
-             const int* lrwork, int* iwork, const int* liwork, int* info, size_t, size_t);
-void sgeev_(const char* jobvl, const char* jobvr, const int* n, float* a, const int* lda, float* wr,
-            float* wi, float* vl, const int* ldvl, float* vr, const int* ldvr, float* work,
-            const int* lwork, int* info, size_t, size_t);
-void dgeev_(const char* jobvl, const char* jobvr, const int* n, double* a, const int* lda,
-            double* wr, double* wi, double* vl, const int* ldvl, double* vr, const int* ldvr,
-            double* work, const int* lwork, int* info, size_t, size_t);
-void cgeev_(const char* jobvl, const char* jobvr, const int* n, std::complex<float>* a,
-            const int* lda, std::complex<float>* w, std::complex<float>* vl, const int* ldvl,
-            std::complex<float>* vr, const int* ldvr, std::complex<float>* work, const int* lwork,
-            float* rwork, int* info, size_t, size_t);
-void zgeev_(const char* jobvl, const char* jobvr, const int* n, std::complex<double>* a,
-            const int* lda, std::complex<double>* w, std::complex<double>* vl, const int* ldvl,
-            std::complex<double>* vr, const int* ldvr, std::complex<double>* work, const int* lwork,
-            double* rwork, int* info, size_t, size_t);
-}
-
 namespace oar {
 namespace {
-
-// The float and double routines under one name, so the kernels are written once for T.
-template <typename T>
-struct Lapack;
-
-template <>
-struct Lapack<float> {
-  static void getrf(int m, int n, float* a, int lda, int* ipiv, int* info) {
-    sgetrf_(&m, &n, a, &lda, ipiv, info);
-  }
-  static void getri(int n, float* a, int lda, const int* ipiv, float* w, int lw, int* info) {
-    sgetri_(&n, a, &lda, ipiv, w, &lw, info);
-  }
-  static void getrs(char t, int n, int nrhs, const float* a, int lda, const int* ipiv, float* b,
-                    int ldb, int* info) {
-    sgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
-  }
-  static void potrf(char uplo, int n, float* a, int lda, int* info) {
-    spotrf_(&uplo, &n, a, &lda, info, 1);
-  }
-  static void geqrf(int m, int n, float* a, int lda, float* tau, float* w, int lw, int* info) {
-    sgeqrf_(&m, &n, a, &lda, tau, w, &lw, info);
-  }
-  static void orgqr(int m, int n, int k, float* a, int lda, const float* tau, float* w, int lw,
-                    int* info) {
-    sorgqr_(&m, &n, &k, a, &lda, tau, w, &lw, info);
-  }
-  static void gesdd(char jobz, int m, int n, float* a, int lda, float* s, float* u, int ldu,
-                    float* vt, int ldvt, float* w, int lw, int* iw, int* info) {
-    sgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, w, &lw, iw, info, 1);
-  }
-  static void syevd(char uplo, int n, float* a, int lda, float* wv, float* w, int lw, int* iw,
-                    int liw, int* info) {
-    const char jobz = 'V';
-    ssyevd_(&jobz, &uplo, &n, a, &lda, wv, w, &lw, iw, &liw, info, 1, 1);
-  }
-  static void trsm(CBLAS_UPLO u, CBLAS_TRANSPOSE t, CBLAS_DIAG d, int n, int k, const float* a,
-                   float* b) {
-    cblas_strsm(CblasRowMajor, CblasLeft, u, t, d, n, k, 1.0f, a, n, b, k);
-  }
-};
-
-template <>
-struct Lapack<double> {
-  static void getrf(int m, int n, double* a, int lda, int* ipiv, int* info) {
-    dgetrf_(&m, &n, a, &lda, ipiv, info);
-  }
-  static void getri(int n, double* a, int lda, const int* ipiv, double* w, int lw, int* info) {
-    dgetri_(&n, a, &lda, ipiv, w, &lw, info);
-  }
-  static void getrs(char t, int n, int nrhs, const double* a, int lda, const int* ipiv, double* b,
-                    int ldb, int* info) {
-    dgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
-  }
-  static void potrf(char uplo, int n, double* a, int lda, int* info) {
-    dpotrf_(&uplo, &n, a, &lda, info, 1);
-  }
-  static void geqrf(int m, int n, double* a, int lda, double* tau, double* w, int lw, int* info) {
-    dgeqrf_(&m, &n, a, &lda, tau, w, &lw, info);
-  }
-  static void orgqr(int m, int n, int k, double* a, int lda, const double* tau, double* w, int lw,
-                    int* info) {
-    dorgqr_(&m, &n, &k, a, &lda, tau, w, &lw, info);
-  }
-  static void gesdd(char jobz, int m, int n, double* a, int lda, double* s, double* u, int ldu,
-                    double* vt, int ldvt, double* w, int lw, int* iw, int* info) {
-    dgesdd_(&jobz, &m, &n, a, &lda, s, u, &ldu, vt, &ldvt, w, &lw, iw, info, 1);
-  }
-  static void syevd(char uplo, int n, double* a, int lda, double* wv, double* w, int lw, int* iw,
-                    int liw, int* info) {
-    const char jobz = 'V';
-    dsyevd_(&jobz, &uplo, &n, a, &lda, wv, w, &lw, iw, &liw, info, 1, 1);
-  }
-  static void trsm(CBLAS_UPLO u, CBLAS_TRANSPOSE t, CBLAS_DIAG d, int n, int k, const double* a,
-                   double* b) {
-    cblas_dtrsm(CblasRowMajor, CblasLeft, u, t, d, n, k, 1.0, a, n, b, k);
-  }
-};
-
-// Complex LU (inverse and solve of complex matrices, e.g. in eig's gradient).
-template <typename R>
-struct ComplexLu;
-
-template <>
-struct ComplexLu<float> {
-  using C = std::complex<float>;
-  static void getrf(int m, int n, C* a, int lda, int* ipiv, int* info) {
-    cgetrf_(&m, &n, a, &lda, ipiv, info);
-  }
-  static void getri(int n, C* a, int lda, const int* ipiv, C* w, int lw, int* info) {
-    cgetri_(&n, a, &lda, ipiv, w, &lw, info);
-  }
-  static void getrs(char t, int n, int nrhs, const C* a, int lda, const int* ipiv, C* b, int ldb,
-                    int* info) {
-    cgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
-  }
-};
-
-template <>
-struct ComplexLu<double> {
-  using C = std::complex<double>;
-  static void getrf(int m, int n, C* a, int lda, int* ipiv, int* info) {
-    zgetrf_(&m, &n, a, &lda, ipiv, info);
-  }
-  static void getri(int n, C* a, int lda, const int* ipiv, C* w, int lw, int* info) {
-    zgetri_(&n, a, &lda, ipiv, w, &lw, info);
-  }
-  static void getrs(char t, int n, int nrhs, const C* a, int lda, const int* ipiv, C* b, int ldb,
-                    int* info) {
-    zgetrs_(&t, &n, &nrhs, a, &lda, ipiv, b, &ldb, info, 1);
-  }
-};
-
-template <>
-struct Lapack<std::complex<float>> : ComplexLu<float> {};
-template <>
-struct Lapack<std::complex<double>> : ComplexLu<double> {};
 
 // The guard for the matrices of x (its last two dims).
 LapackThreads ThreadsFor(const DenseTensor& x, double weight = 1.0) {
@@ -264,18 +75,41 @@ void ToColMajor(const T* src, int64_t rows, int64_t cols, T* dst, int64_t ld) {
   }
 }
 
-// Flips a vector's sign so its largest-magnitude entry (the first, among ties) is
-// positive: a deterministic choice of the sign LAPACK leaves arbitrary, the same as
-// tests/op_registry.py's for PyTorch's results. Returns whether it flipped.
+// Fixes the sign (real) or unit phase (complex) that LAPACK leaves arbitrary in a
+// singular or eigen-vector: scaled so that its largest-magnitude entry (the first, among
+// ties) is real and positive, the rule tests/op_registry.py applies to PyTorch's results
+// too. Returns the factor it scaled by (1 when none).
 template <typename T>
-bool NormaliseSign(T* v, int64_t n) {
+T NormaliseUnit(T* v, int64_t n) {
   int64_t best = 0;
   for (int64_t i = 1; i < n; ++i) {
     if (std::abs(v[i]) > std::abs(v[best])) best = i;
   }
-  if (n == 0 || v[best] >= T(0)) return false;
-  for (int64_t i = 0; i < n; ++i) v[i] = -v[i];
-  return true;
+  if (n == 0) return T(1);
+  if constexpr (is_complex_v<T>) {
+    using R = real_of_t<T>;
+    const R mag = std::abs(v[best]);
+    if (mag == R(0)) return T(1);
+    const T phase = std::conj(v[best]) / mag;
+    for (int64_t i = 0; i < n; ++i) v[i] *= phase;
+    v[best] = T(v[best].real(), R(0));
+    return phase;
+  } else {
+    if (v[best] >= T(0)) return T(1);
+    for (int64_t i = 0; i < n; ++i) v[i] = -v[i];
+    return T(-1);
+  }
+}
+
+// The unit factor of a pivot d: its sign, or d / |d| for complex (1 at zero).
+template <typename T>
+T UnitOf(T d) {
+  if constexpr (is_complex_v<T>) {
+    const real_of_t<T> mag = std::abs(d);
+    return mag == 0 ? T(1) : d / mag;
+  } else {
+    return d < 0 ? T(-1) : T(1);
+  }
 }
 
 // ---- LU-based: inverse, det, slogdet, solve ----
@@ -308,12 +142,14 @@ void InverseKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out)
   }
 }
 
-// Per batch element: the sign of det(x) (0 when singular) and log|det(x)| (-inf then).
+// Per batch element: the sign of det(x) (det / |det| for complex; 0 when singular) and
+// log|det(x)| (-inf then).
 template <typename T>
-void SignLogAbsDet(const DenseTensor& x, std::vector<T>* sign, std::vector<T>* logabs) {
+void SignLogAbsDet(const DenseTensor& x, std::vector<T>* sign, std::vector<real_of_t<T>>* logabs) {
+  using R = real_of_t<T>;
   [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
   sign->assign(batch, T(1));
-  logabs->assign(batch, T(0));
+  logabs->assign(batch, R(0));
   if (n == 0) return;
   DenseTensor a = funcs::Clone(x);
   T* p = static_cast<T*>(a.data());
@@ -324,16 +160,17 @@ void SignLogAbsDet(const DenseTensor& x, std::vector<T>* sign, std::vector<T>* l
     int info = 0;
     // det(x^T) = det(x): no transpose needed.
     Lapack<T>::getrf(ni, ni, m, ni, ipiv.data(), &info);
-    T s = 1, l = 0;
+    T s = 1;
+    R l = 0;
     for (int64_t i = 0; i < n; ++i) {
       const T d = m[i * n + i];
       if (ipiv[i] != i + 1) s = -s;
-      if (d < 0) s = -s;
+      s *= UnitOf(d);
       l += std::log(std::abs(d));
     }
     if (info > 0) {
       s = 0;
-      l = -std::numeric_limits<T>::infinity();
+      l = -std::numeric_limits<R>::infinity();
     }
     (*sign)[b] = s;
     (*logabs)[b] = l;
@@ -344,7 +181,8 @@ template <typename T>
 void DetKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
   const LapackThreads threads = ThreadsFor(x);
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
-  std::vector<T> sign, logabs;
+  std::vector<T> sign;
+  std::vector<real_of_t<T>> logabs;
   SignLogAbsDet<T>(funcs::Contiguous(x), &sign, &logabs);
   for (size_t b = 0; b < sign.size(); ++b) o[b] = sign[b] * std::exp(logabs[b]);
 }
@@ -353,7 +191,8 @@ template <typename T>
 void SlogdetKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
   const LapackThreads threads = ThreadsFor(x);
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
-  std::vector<T> sign, logabs;
+  std::vector<T> sign;
+  std::vector<real_of_t<T>> logabs;
   SignLogAbsDet<T>(funcs::Contiguous(x), &sign, &logabs);
   std::copy(sign.begin(), sign.end(), o);
   std::copy(logabs.begin(), logabs.end(), o + sign.size());
@@ -423,8 +262,9 @@ void CholeskyKernel(const DeviceContext&, const DenseTensor& x, bool upper, Dens
   for (int64_t b = 0; b < batch; ++b) {
     T* m = o + b * n * n;
     int info = 0;
-    // Column-major, m is x^T, whose upper triangle is x's lower one (the part read, as
-    // in PyTorch); x^T = U^T U leaves U column-major, which read row-major is L.
+    // Column-major, m is x^T (conj(x) when x is Hermitian), whose upper triangle is x's
+    // lower one (the part read, as in PyTorch); x^T = U^H U leaves U column-major, which
+    // read row-major is U^T = L (x = U^T conj(U) = L L^H); the upper factor is L^H.
     Lapack<T>::potrf('U', ni, m, ni, &info);
     OAR_ENFORCE(info == 0,
                 errors::InvalidArgument("the matrix at batch index ", b,
@@ -434,7 +274,11 @@ void CholeskyKernel(const DeviceContext&, const DenseTensor& x, bool upper, Dens
     for (int64_t i = 0; i < n; ++i) {
       for (int64_t j = i + 1; j < n; ++j) {
         if (upper) {
-          m[i * n + j] = m[j * n + i];
+          if constexpr (is_complex_v<T>) {
+            m[i * n + j] = std::conj(m[j * n + i]);
+          } else {
+            m[i * n + j] = m[j * n + i];
+          }
           m[j * n + i] = 0;
         } else {
           m[i * n + j] = 0;
@@ -512,6 +356,7 @@ void SvdPackedKernel(const DeviceContext&, const DenseTensor& x, bool full_matri
   const auto [batch, m, n] = ShapeOf(x);
   const int64_t k = std::min(m, n), w = m + 1 + n, rows = out->dims()[out->ndim() - 2];
   std::fill(o, o + out->numel(), T(0));
+  using R = real_of_t<T>;
   // U and Vh have k rows (reduced) or m and n (full).
   const int64_t ur = full_matrices ? m : k, vr = full_matrices ? n : k;
   if (k == 0) {
@@ -524,47 +369,59 @@ void SvdPackedKernel(const DeviceContext&, const DenseTensor& x, bool full_matri
   }
   DenseTensor a = funcs::Clone(x);
   T* pa = static_cast<T*>(a.data());
-  // Read column-major, x's buffer is x^T (n x m) = V S U^T: LAPACK's "U" is V (its
-  // contiguous columns are the rows of Vh) and its "VT" is U^T.
+  // Read column-major, x's buffer is x^T (n x m) = conj(V) S U^T: LAPACK's "U" is
+  // conj(V) (its contiguous columns are the rows of Vh = V^H) and its "VT" is U^T.
   const char jobz = full_matrices ? 'A' : 'S';
   const int mi = AsLapackInt(n), ni = AsLapackInt(m);  // LAPACK's m, n: the transpose
   const int ldvt = AsLapackInt(ur);
-  std::vector<T> s(k), v(n * vr), ut(ur * m);
+  std::vector<T> v(n * vr), ut(ur * m);
+  std::vector<R> s(k);
+  // The complex routine's real workspace (LAPACK's bound for jobz 'S'/'A').
+  const int64_t big = std::max(m, n);
+  std::vector<R> rwork(is_complex_v<T> ? k * std::max(5 * k + 7, 2 * big + 2 * k + 1) : 0);
   std::vector<int> iwork(8 * k);
   T query = 0;
   int info = 0;
   Lapack<T>::gesdd(jobz, mi, ni, pa, mi, s.data(), v.data(), mi, ut.data(), ldvt, &query, -1,
-                   iwork.data(), &info);
+                   rwork.data(), iwork.data(), &info);
   std::vector<T> work(WorkSize(query));
   std::vector<T> urow(m);
   for (int64_t b = 0; b < batch; ++b) {
     EnforceFinite(pa + b * m * n, m * n, b);
     Lapack<T>::gesdd(jobz, mi, ni, pa + b * m * n, mi, s.data(), v.data(), mi, ut.data(), ldvt,
-                     work.data(), static_cast<int>(work.size()), iwork.data(), &info);
+                     work.data(), static_cast<int>(work.size()), rwork.data(), iwork.data(), &info);
     OAR_ENFORCE(info == 0, errors::InvalidArgument("the SVD of the matrix at batch index ", b,
                                                    " of argument 'x' did not converge (LAPACK "
                                                    "gesdd info ",
                                                    info, ")"));
     T* ob = o + b * rows * w;
     for (int64_t i = 0; i < std::max(ur, vr); ++i) {
-      bool flip = false;
+      T factor = 1;
       if (i < ur) {
         // Row i of U^T is ut(i, :) column-major (stride ldvt).
         T* dst = ob + i * w;
         for (int64_t j = 0; j < m; ++j) dst[j] = ut[i + j * ldvt];
-        flip = NormaliseSign(dst, m);
+        factor = NormaliseUnit(dst, m);
       }
       if (i < vr) {
         T* dst = ob + i * w + m + 1;
         std::copy_n(v.data() + i * n, n, dst);
-        // A singular pair flips together; a row past k on its own.
+        // A singular pair turns together (u p, v p keeps u s v^H: Vh's row takes conj(p));
+        // a row past k on its own.
         if (i >= k) {
-          NormaliseSign(dst, n);
-        } else if (flip) {
-          for (int64_t j = 0; j < n; ++j) dst[j] = -dst[j];
+          NormaliseUnit(dst, n);
+        } else if (factor != T(1)) {
+          const T vf = [&] {
+            if constexpr (is_complex_v<T>) {
+              return std::conj(factor);
+            } else {
+              return factor;
+            }
+          }();
+          for (int64_t j = 0; j < n; ++j) dst[j] *= vf;
         }
       }
-      if (i < k) ob[i * w + m] = s[i];
+      if (i < k) ob[i * w + m] = T(s[i]);
     }
   }
 }
@@ -578,7 +435,7 @@ void PackEigh(T* o, int64_t b, int64_t n, const T* wv, const T* vecs) {
     ob[i * (n + 1)] = wv[i];
     T* vec = ob + i * (n + 1) + 1;
     std::copy_n(vecs + i * n, n, vec);
-    NormaliseSign(vec, n);
+    NormaliseUnit(vec, n);
   }
 }
 
@@ -637,37 +494,12 @@ void EighPackedKernel(const DeviceContext&, const DenseTensor& x, bool upper, De
 
 // ---- general eigendecomposition (geev) and complex Hermitian (heevd) ----
 
-template <typename T>
-struct RealOf {
-  using type = T;
-};
-template <typename R>
-struct RealOf<std::complex<R>> {
-  using type = R;
-};
-
-// Scales a complex vector by a unit phase so its largest-magnitude entry (the first,
-// among ties) is real and positive: the phase LAPACK leaves arbitrary, fixed (the
-// rule tests/op_registry.py applies to PyTorch's results too).
-template <typename R>
-void NormalisePhase(std::complex<R>* v, int64_t n) {
-  int64_t best = 0;
-  for (int64_t i = 1; i < n; ++i) {
-    if (std::abs(v[i]) > std::abs(v[best])) best = i;
-  }
-  if (n == 0 || std::abs(v[best]) == R(0)) return;
-  const std::complex<R> phase = std::conj(v[best]) / std::abs(v[best]);
-  for (int64_t i = 0; i < n; ++i) v[i] *= phase;
-  v[best] = std::complex<R>(v[best].real(), R(0));
-}
-
 // geev on the column-major a (overwritten): the eigenvalues and the right eigenvectors
 // as complex columns of v (n x n, column-major).
 template <typename T>
-int Geev(int n, T* a, std::complex<typename RealOf<T>::type>* w,
-         std::complex<typename RealOf<T>::type>* v, std::vector<T>* work,
-         std::vector<typename RealOf<T>::type>* rwork) {
-  using R = typename RealOf<T>::type;
+int Geev(int n, T* a, std::complex<real_of_t<T>>* w, std::complex<real_of_t<T>>* v,
+         std::vector<T>* work, std::vector<real_of_t<T>>* rwork) {
+  using R = real_of_t<T>;
   const char jl = 'N', jr = 'V';
   const int one = 1;
   int info = 0;
@@ -725,11 +557,11 @@ int Geev(int n, T* a, std::complex<typename RealOf<T>::type>* w,
 }
 
 // x [..., n, n] (real or complex) -> complex [..., n, 1 + n]: row i is eigenvalue i
-// then its eigenvector (unit norm, phase fixed by NormalisePhase), in LAPACK's order.
+// then its eigenvector (unit norm, phase fixed by NormaliseUnit), in LAPACK's order.
 template <typename T>
 void EigPackedKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
   const LapackThreads threads = ThreadsFor(x);
-  using R = typename RealOf<T>::type;
+  using R = real_of_t<T>;
   using C = std::complex<R>;
   C* o = static_cast<C*>(out->AllocateFrom(x.place()));
   if (out->numel() == 0) return;
@@ -754,7 +586,7 @@ void EigPackedKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* ou
       ob[i * (n + 1)] = w[i];
       C* vec = ob + i * (n + 1) + 1;
       std::copy_n(v.data() + i * n, n, vec);  // eigenvector i: column i, contiguous
-      NormalisePhase(vec, n);
+      NormaliseUnit(vec, n);
     }
   }
 }
@@ -804,7 +636,7 @@ void HermitianEighPackedKernel(const DeviceContext&, const DenseTensor& x, bool 
       ob[i * (n + 1)] = C(wv[i], R(0));
       C* vec = ob + i * (n + 1) + 1;
       for (int64_t r = 0; r < n; ++r) vec[r] = std::conj(m[i * n + r]);
-      NormalisePhase(vec, n);
+      NormaliseUnit(vec, n);
     }
   }
 }
@@ -852,17 +684,18 @@ void LuPivotsKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out
 }  // namespace
 
 OAR_REGISTER_KERNEL(inverse, CPU, Any, InverseKernel, float, double, complex64, complex128);
-OAR_REGISTER_KERNEL(det, CPU, Any, DetKernel, float, double);
-OAR_REGISTER_KERNEL(slogdet, CPU, Any, SlogdetKernel, float, double);
+OAR_REGISTER_KERNEL(det, CPU, Any, DetKernel, float, double, complex64, complex128);
+OAR_REGISTER_KERNEL(slogdet, CPU, Any, SlogdetKernel, float, double, complex64, complex128);
 OAR_REGISTER_KERNEL(solve, CPU, Any, SolveKernel, float, double, complex64, complex128);
-OAR_REGISTER_KERNEL(triangular_solve, CPU, Any, TriangularSolveKernel, float, double);
-OAR_REGISTER_KERNEL(cholesky, CPU, Any, CholeskyKernel, float, double);
-OAR_REGISTER_KERNEL(qr_packed, CPU, Any, QrPackedKernel, float, double);
-OAR_REGISTER_KERNEL(svd_packed, CPU, Any, SvdPackedKernel, float, double);
+OAR_REGISTER_KERNEL(triangular_solve, CPU, Any, TriangularSolveKernel, float, double, complex64,
+                    complex128);
+OAR_REGISTER_KERNEL(cholesky, CPU, Any, CholeskyKernel, float, double, complex64, complex128);
+OAR_REGISTER_KERNEL(qr_packed, CPU, Any, QrPackedKernel, float, double, complex64, complex128);
+OAR_REGISTER_KERNEL(svd_packed, CPU, Any, SvdPackedKernel, float, double, complex64, complex128);
 OAR_REGISTER_KERNEL(eigh_packed, CPU, Any, EighPackedKernel, float, double);
 OAR_REGISTER_KERNEL(eigh_packed, CPU, Any, HermitianEighPackedKernel, complex64, complex128);
 OAR_REGISTER_KERNEL(eig_packed, CPU, Any, EigPackedKernel, float, double, complex64, complex128);
-OAR_REGISTER_KERNEL(lu_packed, CPU, Any, LuPackedKernel, float, double);
-OAR_REGISTER_KERNEL(lu_pivots, CPU, Any, LuPivotsKernel, float, double);
+OAR_REGISTER_KERNEL(lu_packed, CPU, Any, LuPackedKernel, float, double, complex64, complex128);
+OAR_REGISTER_KERNEL(lu_pivots, CPU, Any, LuPivotsKernel, float, double, complex64, complex128);
 
 }  // namespace oar
