@@ -68,24 +68,23 @@ def tensor_split(x: Tensor, num_or_indices: int | Sequence[int], axis: int | Ten
 
 
 def _tensor_split(api, x, num_or_indices, axis):
-    """tensor_split, with the section-count error naming the function called (h/v/dsplit)."""
-    C.tensor("tensor_split", "x", x)
+    """tensor_split for api (tensor_split, hsplit, vsplit or dsplit), whose errors name it."""
+    C.tensor(api, "x", x)
     if x.ndim == 0:
-        raise ValueError("tensor_split(): argument 'x' must have at least 1 dimension")
-    a = C.axis("tensor_split", "axis", axis, x.ndim)
+        raise ValueError(f"{api}(): argument 'x' must have at least 1 dimension")
+    a = C.axis(api, "axis", axis, x.ndim)
     n = x.shape[a]
     if isinstance(num_or_indices, numbers.Integral) and not isinstance(num_or_indices, bool):
         k = int(num_or_indices)
         if k <= 0:
-            raise ValueError(f"tensor_split(): the number of sections must be positive, but "
-                             f"got {k}")
+            raise ValueError(f"{api}(): the number of sections must be positive, but got {k}")
         # An empty dimension splits into any number of empty parts, each a tensor object.
         check_objects(api, "sections", k)
         q, r = divmod(n, k)
         sizes = [q + 1] * r + [q] * (k - r)
         bounds = list(itertools.accumulate([0] + sizes))
     else:
-        idx = _ints("tensor_split", "num_or_indices", num_or_indices)
+        idx = _ints(api, "num_or_indices", num_or_indices)
         bounds = [0] + [min(max(i + n if i < 0 else i, 0), n) for i in idx] + [n]
     parts = []
     for s, e in zip(bounds, bounds[1:]):
@@ -786,23 +785,29 @@ def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: b
         return out
     res = [out]
     if return_inverse:
-        res.append(_unique_ints(np.cumsum(change) - 1, d, "run number"))
+        res.append(_unique_ints(np.cumsum(change) - 1, d, counts=False))
     if return_counts:
-        res.append(_unique_ints(np.diff(np.append(starts, n)), d, "run of"))
+        res.append(_unique_ints(np.diff(np.append(starts, n)), d, counts=True))
     return tuple(res)
 
 
-def _unique_ints(values, d, what):
-    """unique_consecutive's run numbers or lengths (counted in int64) as a tensor of d,
-    refusing rather than wrapping one past int32 when d is int32."""
+def _past_int32(top, *, counts):
+    """The error for a run number (counts False) or run length (counts True) of top that
+    dtype int32 cannot hold."""
+    if counts:
+        return ValueError(f"unique_consecutive(): the run of {top} slices cannot be counted "
+                          f"in argument 'dtype' int32")
+    return ValueError(f"unique_consecutive(): the run number {top} cannot be held in argument "
+                      f"'dtype' int32")
+
+
+def _unique_ints(values, d, *, counts):
+    """unique_consecutive's run numbers (counts False) or lengths (counts True), counted in
+    int64, as a tensor of d, refusing rather than wrapping one past int32 when d is int32."""
     values = np.asarray(values, dtype=np.int64)
     top = int(values.max()) if values.size else 0
     if d is int32 and top > np.iinfo(np.int32).max:
-        if what == "run of":
-            raise ValueError(f"unique_consecutive(): the run of {top} slices cannot be counted "
-                             f"in argument 'dtype' int32")
-        raise ValueError(f"unique_consecutive(): the {what} {top} cannot be held in argument "
-                         f"'dtype' int32")
+        raise _past_int32(top, counts=counts)
     t = _C._from_buffer(values, int64)
     return t if d is int64 else _C.cast(t, d)
 
@@ -819,8 +824,7 @@ def _unique_empty_slices(lines, a, n, d, return_inverse, return_counts):
         res.append(_C.full([n], 0, d))
     if return_counts:
         if d is int32 and n > np.iinfo(np.int32).max:
-            raise ValueError(f"unique_consecutive(): the run of {n} slices cannot be counted "
-                             f"in argument 'dtype' int32")
+            raise _past_int32(n, counts=True)
         res.append(_C.full([1], n, d))
     return tuple(res)
 

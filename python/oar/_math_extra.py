@@ -258,9 +258,13 @@ def multigammaln(x: Tensor, p: int, name: str | None = None) -> Tensor:
     # The p terms of each element are summed in blocks (one broadcast lgamma per block, so
     # a large p is not p Python steps), bounded so that a block stays small next to x. A
     # p whose terms could not even be held in memory would still take hours: refuse it.
+    # The blocks never hold every term at once: the message says the count is refused and
+    # what holding it would take, not that the computation would allocate that much.
     terms = x.size * p
-    check_fits("multigammaln():", f"argument 'p' ({p}) asks for {terms} lgamma terms, which",
-               terms * xf.dtype.itemsize)
+    elements = f"{x.size} element" + ("s" if x.size != 1 else "")
+    check_fits("multigammaln():", f"argument 'p' ({p}) asks for {terms} lgamma terms (p for "
+               f"each of the {elements} of 'x'), too many to compute: held at once, their "
+               f"{terms} {xf.dtype.name} values would", terms * xf.dtype.itemsize)
     out = _C.full_like(xf, p * (p - 1) / 4.0 * math.log(math.pi))
     wide = _C.unsqueeze(xf, [-1])
     block = max(1, min(p, _MULTIGAMMA_BLOCK // x.size))

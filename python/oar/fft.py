@@ -408,6 +408,18 @@ def _freq_dtype(api, dtype):
     return d
 
 
+def _freq_args(api, n, d, dtype):
+    """fftfreq's and rfftfreq's n (an int), d (a number) and dtype, checked for api."""
+    n = C.integer(api, "n", n)
+    d = C.number(api, "d", d)
+    # torch refuses a negative n and numpy an n of 0; an empty (or NaN) answer hides the slip
+    if n <= 0:
+        raise ValueError(f"{api}(): argument 'n' must be positive (nonzero), but got {n}")
+    if d == 0:
+        raise ValueError(f"{api}(): argument 'd' must be nonzero")
+    return n, d, _freq_dtype(api, dtype)
+
+
 def fftfreq(n, d=1.0, dtype=None, name=None):
     """The sample frequencies of an n-point transform with sample spacing d: [0, 1, ..., -1] / (n d).
 
@@ -426,14 +438,7 @@ def fftfreq(n, d=1.0, dtype=None, name=None):
         Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,
                [ 0.        ,  0.50000000, -1.        , -0.50000000])
     """
-    n = C.integer("fftfreq", "n", n)
-    d = C.number("fftfreq", "d", d)
-    # torch refuses a negative n and numpy an n of 0; an empty (or NaN) answer hides the slip
-    if n <= 0:
-        raise ValueError(f"fftfreq(): argument 'n' must be positive (nonzero), but got {n}")
-    if d == 0:
-        raise ValueError("fftfreq(): argument 'd' must be nonzero")
-    dt = _freq_dtype("fftfreq", dtype)
+    n, d, dt = _freq_args("fftfreq", n, d, dtype)
     neg = n // 2
     k = _C.roll(_C.arange(-neg, (n + 1) // 2, 1, dt), [-neg], [])
     return _C.scale(k, 1.0 / (n * d), 0.0, True)
@@ -457,14 +462,7 @@ def rfftfreq(n, d=1.0, dtype=None, name=None):
         Tensor(shape=[3], dtype=float32, place=Place(cpu), stop_gradient=True,
                [0.        , 0.50000000, 1.        ])
     """
-    n = C.integer("rfftfreq", "n", n)
-    d = C.number("rfftfreq", "d", d)
-    # torch refuses a negative n and numpy an n of 0; an empty (or NaN) answer hides the slip
-    if n <= 0:
-        raise ValueError(f"rfftfreq(): argument 'n' must be positive (nonzero), but got {n}")
-    if d == 0:
-        raise ValueError("rfftfreq(): argument 'd' must be nonzero")
-    dt = _freq_dtype("rfftfreq", dtype)
+    n, d, dt = _freq_args("rfftfreq", n, d, dtype)
     return _C.scale(_C.arange(0, n // 2 + 1, 1, dt), 1.0 / (n * d), 0.0, True)
 
 

@@ -324,12 +324,12 @@ def test_unique_consecutive_int32_counts_checked_not_wrapped():
     big = np.array([3, 2 ** 31], dtype=np.int64)
     with pytest.raises(ValueError, match=r"unique_consecutive\(\): the run of 2147483648 slices "
                                          r"cannot be counted in argument 'dtype' int32"):
-        _unique_ints(big, oar.int32, "run of")
+        _unique_ints(big, oar.int32, counts=True)
     with pytest.raises(ValueError, match=r"unique_consecutive\(\): the run number 2147483648 "
                                          r"cannot be held in argument 'dtype' int32"):
-        _unique_ints(big, oar.int32, "run number")
-    assert _unique_ints(big, oar.int64, "run of").tolist() == [3, 2 ** 31]
-    ok = _unique_ints(np.array([2 ** 31 - 1]), oar.int32, "run of")
+        _unique_ints(big, oar.int32, counts=False)
+    assert _unique_ints(big, oar.int64, counts=True).tolist() == [3, 2 ** 31]
+    ok = _unique_ints(np.array([2 ** 31 - 1]), oar.int32, counts=True)
     assert ok.dtype == oar.int32 and ok.tolist() == [2 ** 31 - 1]
     a = [1, 1, 2, 2, 2, 3, 1, 1]
     want_out, want_inv, want_cnt = torch.unique_consecutive(torch.tensor(a), True, True)

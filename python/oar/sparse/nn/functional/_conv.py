@@ -103,9 +103,21 @@ class RuleBook:
                                            pad_before, dilation)
             self.pairs = []
             return
-        offsets = list(itertools.product(*[range(k) for k in kernel]))
+        # The walk keeps every (input, offset) pair whose output is in range, and a few
+        # objects per offset even when none is: count both before walking. A submanifold
+        # output at p reads the input at p + (k - kernel // 2) * dilation, the strided rule
+        # with stride 1 and kernel // 2 dilated steps of padding.
+        reach = ([1] * nd, [(kernel[d] // 2) * dilation[d] for d in range(nd)]) if subm \
+            else (stride, pad_before)
+        n_pairs = _pair_count(api, coords, self.out_spatial, kernel, *reach, dilation)
+        kvol = math.prod(kernel)
+        # a pair holds an int64 input row and 1 + nd output coordinates as a candidate, then
+        # an input row and an output row in self.pairs
+        check_fits(f"{api}():", f"the {n_pairs} (input entry, kernel offset) pairs of the "
+                   f"{len(coords)} input entries and the {kvol} offsets of the kernel {kernel}",
+                   n_pairs * 8 * (nd + 4) + kvol * _OFFSET_BYTES)
         cand = []  # per offset: (input rows, output coordinates)
-        for off in offsets:
+        for off in itertools.product(*[range(k) for k in kernel]):
             if subm:  # the output at p reads the input at p + (k - kernel // 2) * dilation
                 o = coords.copy()
                 o[:, 1:] -= [(off[d] - kernel[d] // 2) * dilation[d] for d in range(nd)]
@@ -117,12 +129,10 @@ class RuleBook:
             ok &= np.all((o[:, 1:] >= 0) & (o[:, 1:] < self.out_spatial), axis=1)
             cand.append((np.nonzero(ok)[0], o[ok]))
         if subm:
-            out_coords = coords
-            order = np.argsort(_keys(coords, out_extent), kind="stable")
-            out_coords = coords[order]
+            out_coords = coords[np.argsort(_keys(coords, out_extent), kind="stable")]
         else:
-            allc = np.concatenate([c for _, c in cand]) if cand else coords[:0]
-            out_coords = np.unique(allc, axis=0) if len(allc) else allc
+            out_coords = _reached(api, coords, self.out_spatial, kernel, stride, pad_before,
+                                  dilation)
         out_keys = _keys(out_coords, out_extent)
         self.out_coords = out_coords
         self.pairs = []
@@ -137,29 +147,46 @@ class RuleBook:
             self.pairs.append((in_rows[hit], pos[hit]) if hit.any() else None)
 
 
+# What each kernel offset keeps while the rule book is built, beyond its pairs: its candidate
+# and pair arrays as Python objects (measured: about 450 bytes an offset with no pairs, 720
+# with some).
+_OFFSET_BYTES = 720
+
+
+def _axis_reach(api, d, q, n_out, k, s, dil):
+    """Along dimension d, for inputs at q (position plus the padding before), the outputs o
+    in [0, n_out) with o * s = q - j * dil for a 0 <= j < k: (vals, ok), [len(q), m] arrays
+    whose entries ok marks are those o, m the shorter of k and the span of o in range (so
+    that neither a long kernel nor a long output is enumerated in full); None when no input
+    reaches any output."""
+    lo = np.maximum(0, -((-(q - (k - 1) * dil)) // s))  # ceil((q - (k - 1) dil) / s)
+    hi = np.minimum(n_out - 1, q // s)
+    span = int((hi - lo).max(initial=-1)) + 1
+    if span <= 0:
+        return None
+    check_fits(f"{api}():", f"the {min(k, span)} candidate output positions along "
+               f"dimension {d} of each of {len(q)} inputs", 32 * min(k, span) * len(q))
+    if k <= span:  # each input's o from its j
+        num = q[:, None] - np.arange(k)[None, :] * dil
+        ok = (num % s == 0) & (num >= 0) & (num // s < n_out)
+        vals = num // s
+    else:  # each input's o in [lo, hi]
+        vals = lo[:, None] + np.arange(span)[None, :]
+        ok = (vals <= hi[:, None]) & ((q[:, None] - vals * s) % dil == 0)
+    return vals, ok
+
+
 def _reached(api, coords, out_spatial, kernel, stride, pad_before, dilation):
     """The output positions (sorted rows [batch, *spatial]) some kernel offset takes an
-    input at coords to, without walking the offsets: per dimension, the outputs o with
-    o * stride = p + pad - k * dilation for a 0 <= k < kernel are listed by enumerating
-    the shorter of k and the o in range; an input reaches the product of its lists."""
+    input at coords to, without walking the offsets: an input reaches the product of its
+    lists of outputs per dimension (_axis_reach)."""
     rows = np.arange(len(coords))  # the input each output candidate comes from
     cols = [coords[:, :1]]
     for d, (n_out, k, s, dil) in enumerate(zip(out_spatial, kernel, stride, dilation)):
-        q = coords[:, 1 + d] + pad_before[d]
-        lo = np.maximum(0, -((-(q - (k - 1) * dil)) // s))  # ceil((q - (k - 1) dil) / s)
-        hi = np.minimum(n_out - 1, q // s)
-        span = int((hi - lo).max(initial=-1)) + 1
-        if span <= 0:
+        reach = _axis_reach(api, d, coords[:, 1 + d] + pad_before[d], n_out, k, s, dil)
+        if reach is None:
             return coords[:0]
-        check_fits(f"{api}():", f"the {min(k, span)} candidate output positions along "
-                   f"dimension {d} of each of {len(q)} inputs", 32 * min(k, span) * len(q))
-        if k <= span:  # each input's o from its k
-            num = q[:, None] - np.arange(k)[None, :] * dil
-            ok = (num % s == 0) & (num >= 0) & (num // s < n_out)
-            vals = num // s
-        else:  # each input's o in [lo, hi]
-            vals = lo[:, None] + np.arange(span)[None, :]
-            ok = (vals <= hi[:, None]) & ((q[:, None] - vals * s) % dil == 0)
+        vals, ok = reach
         count = ok.sum(1)
         flat = vals[ok]  # the o of input i: flat[first[i]:first[i] + count[i]]
         first = np.cumsum(count) - count
@@ -174,6 +201,24 @@ def _reached(api, coords, out_spatial, kernel, stride, pad_before, dilation):
         rows = new_rows
     out = np.concatenate(cols, axis=1)
     return np.unique(out, axis=0) if len(out) else out
+
+
+def _pair_count(api, coords, out_spatial, kernel, stride, pad_before, dilation):
+    """How many (input, kernel offset) pairs take an input at coords to an output in range:
+    per input, the product of its output counts per dimension (_axis_reach), as the offset
+    along one dimension determines the output along it."""
+    counts = []
+    for d, (n_out, k, s, dil) in enumerate(zip(out_spatial, kernel, stride, dilation)):
+        reach = _axis_reach(api, d, coords[:, 1 + d] + pad_before[d], n_out, k, s, dil)
+        if reach is None:
+            return 0
+        counts.append(reach[1].sum(1))
+    # exact even where the products pass int64 (a huge kernel): those are then refused
+    bound = len(coords) * math.prod(int(c.max(initial=0)) for c in counts)
+    per_input = np.ones(len(coords), dtype=np.int64 if bound < 2 ** 63 else object)
+    for c in counts:
+        per_input = per_input * c.astype(per_input.dtype)
+    return int(per_input.sum())
 
 
 def _rulebook(x, n, kernel, stride, pad_before, pad_after, dilation, subm, with_pairs=True,
