@@ -313,4 +313,15 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     return _C.cast(_C.floor(u), _dtype_or(dtype, int64, "randint"))
 
 
-seed = _C.seed
+def seed(seed):
+    """Seeds the default random generator (every random op draws from it) and returns it,
+    a Generator, as Paddle does.
+
+    Examples:
+        >>> import oar
+        >>> g = oar.seed(102)
+        >>> print(g.initial_seed())
+        102
+    """
+    from .device._rng import DEFAULT_GENERATOR
+    return DEFAULT_GENERATOR.manual_seed(seed)

@@ -254,6 +254,24 @@ def test_random_initial_seed_is_the_last_seed():
     assert oar.random.initial_seed() == 1234
 
 
+def test_seed_returns_the_generator():
+    # Paddle's seed returns its Generator; its methods act on the default generator
+    g = oar.seed(2024)
+    assert g.initial_seed() == 2024 and repr(g) == "oar.Generator(initial_seed=2024)"
+    state = g.get_state()
+    a = oar.rand([4]).numpy()
+    g.set_state(state)
+    np.testing.assert_array_equal(oar.rand([4]).numpy(), a)
+    assert g.manual_seed(5) is g and oar.random.initial_seed() == 5
+    r1 = g.random()
+    g.manual_seed(5)
+    assert g.random() == r1 and 0 <= r1 < 2 ** 64
+    fresh = g.seed()
+    assert g.initial_seed() == fresh
+    with pytest.raises(TypeError, match="Generator.set_state"):
+        g.set_state(123)
+
+
 def test_lazy_guard_builds_initialised_parameters():
     oar.seed(7)
     with oar.LazyGuard():
