@@ -191,3 +191,20 @@ def test_a_size_plus_non_ints_is_a_plain_list():
     r = s[:1] + ["k"]
     assert type(r) is list and r == [2, "k"]
     assert type(["k"] + s) is list
+
+
+def test_sparse_values_print_as_dense_elements_do():
+    # Paddle prints a sparse tensor's parts with the dense element format (8 decimals of
+    # the float64 value, nan padded like any element, booleans left-aligned).
+    x = oar.to_tensor([[0.0, 1.2], [-0.5, 0.0]])
+    assert repr(x.to_sparse_coo(2)).splitlines()[1:] == [
+        "       indices=[[0, 1],",
+        "                [1, 0]],",
+        "       values=[ 1.20000005, -0.50000000])"]
+    assert repr(x.to_sparse_csr()).splitlines()[-1] == "       values=[ 1.20000005, -0.50000000])"
+    y = oar.to_tensor([float("nan"), 1.57079637, 0.0]).to_sparse_coo(1)
+    assert repr(y).splitlines()[-1] == "       values=[nan       , 1.57079637])"
+    b = oar.to_tensor([True, False, True, True]).to_sparse_coo(1)
+    assert repr(b).splitlines()[-1] == "       values=[True, True, True])"
+    assert repr(oar.sparse.isnan(oar.to_tensor([0.5, float("nan"), 2.0, 3.0]).to_sparse_coo(1))) \
+        .splitlines()[-1] == "       values=[False, True , False, False])"

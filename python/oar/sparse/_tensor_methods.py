@@ -2,7 +2,7 @@
 and the printing of sparse tensors."""
 import numpy as np
 
-from .. import _C
+from .. import _C, _printing
 from ._base import check_sparse
 
 Tensor = _C.Tensor
@@ -68,11 +68,6 @@ def is_same_shape(self, y):
     return _same(self, y)
 
 
-def _array_text(a, prefix):
-    return np.array2string(a, separator=", ", prefix=prefix, precision=8,
-                           floatmode="maxprec_equal" if a.dtype.kind == "f" else "maxprec")
-
-
 def sparse_repr(t):
     """Paddle's layout: the header line, then indices and values (COO) or crows,
     cols and values (CSR)."""
@@ -88,7 +83,8 @@ def sparse_repr(t):
         a = np.asarray(part.detach())
         if t.dtype.name == "bfloat16" and name == "values":
             a = np.asarray(a.astype(np.uint32) << 16).view(np.float32)
-        text = _array_text(a, pad + " " * (len(name) + 1))
+        # the dense printout's element format (Paddle prints both alike)
+        text = _printing.format_data(a, len(pad) + len(name) + 1)
         end = ")" if i == len(parts) - 1 else ","
         lines.append(f"{pad}{name}={text}{end}")
     return "\n".join(lines)
