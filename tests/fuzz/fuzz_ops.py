@@ -41,11 +41,13 @@ if HERE not in sys.path:
 
 FAILURES = ["value mismatch", "grad mismatch", "untyped error", "crash", "stall",
             "fuzzer error"]
+# A stall while torch computes the expected result is the oracle's: reported, not failed.
+ORACLE_STALL = "oracle stall"
 COLUMNS = ["ok", "not compared", "both raise", "oar raises", "torch raises", "wrong type rejected",
-           "wrong type accepted", "documented"] + FAILURES
+           "wrong type accepted", "documented", ORACLE_STALL] + FAILURES
 SHORT = {"ok": "ok", "not compared": "n/c", "both raise": "both", "oar raises": "oar-r", "torch raises": "torch-r",
          "wrong type rejected": "wrong-r", "wrong type accepted": "wrong-a",
-         "documented": "doc", "value mismatch": "VALUE", "grad mismatch": "GRAD",
+         "documented": "doc", ORACLE_STALL: "oracle", "value mismatch": "VALUE", "grad mismatch": "GRAD",
          "untyped error": "UNTYPED", "crash": "CRASH", "stall": "STALL",
          "fuzzer error": "FUZZER"}
 
@@ -65,7 +67,8 @@ def parse_args(argv):
     p.add_argument("--replay", type=int, default=None, metavar="ID",
                    help="run call ID of --seed in this process and print its outcome")
     p.add_argument("--self-test", action="store_true",
-                   help="workers segfault at call 5 and stall at call 9: checks the detection")
+                   help="workers segfault at call 5, stall at call 9 and stall in torch at "
+                        "call 13: checks the detection")
     p.add_argument("--no-confirm", action="store_true",
                    help="do not re-run crash/stall reproducers in a fresh interpreter")
     return p.parse_args(argv)
@@ -77,11 +80,12 @@ def _worker(*a):
 
 
 class Slot:
-    def __init__(self, ctx, index, args, current):
+    def __init__(self, ctx, index, args, current, phase):
         self.index = index
         self.conn, child = ctx.Pipe()
+        phase[index] = 0
         self.proc = ctx.Process(target=_worker, daemon=True,
-                                args=(child, current, index, args.seed, args.ops_list,
+                                args=(child, current, phase, index, args.seed, args.ops_list,
                                       not args.no_pyapi, args.self_test))
         self.proc.start()
         child.close()
@@ -93,12 +97,13 @@ def run(args):
     # The forkserver imports torch, oar and the oracle once; each worker is a fork of it.
     ctx.set_forkserver_preload(["worker"])
     current = ctx.RawArray("q", args.jobs)
+    phase = ctx.RawArray("b", args.jobs)  # 1 while a worker's oracle computes
     for k in range(args.jobs):
         current[k] = -1
     pending = collections.deque((lo, min(lo + args.batch, args.calls))
                                 for lo in range(0, args.calls, args.batch))
-    counts, findings = collections.Counter(), []
-    slots = [Slot(ctx, k, args, current) for k in range(args.jobs)]
+    counts, findings, oracle_stalls = collections.Counter(), [], []
+    slots = [Slot(ctx, k, args, current, phase) for k in range(args.jobs)]
     done_calls, startup_failures, t0 = 0, 0, time.monotonic()
     last_report = t0
     regen = None
@@ -118,7 +123,8 @@ def run(args):
         if s.batch and i >= 0:
             call = call_of(i)
             counts[(call.key, outcome)] += 1
-            findings.append((i, call.key, outcome, detail, call.repro()))
+            (oracle_stalls if outcome == ORACLE_STALL else findings).append(
+                (i, call.key, outcome, detail, call.repro()))
             done_calls += 1
             if i + 1 < s.batch[1]:
                 pending.appendleft((i + 1, s.batch[1]))
@@ -132,7 +138,7 @@ def run(args):
                 raise SystemExit(f"workers keep dying before running a call ({detail})")
             time.sleep(min(10, 2 * startup_failures))
         current[s.index] = -1
-        slots[s.index] = Slot(ctx, s.index, args, current)
+        slots[s.index] = Slot(ctx, s.index, args, current, phase)
 
     while pending or any(s.batch for s in slots):
         for conn in wait([s.conn for s in slots], timeout=0.2):
@@ -160,9 +166,13 @@ def run(args):
                 if i != s.last:
                     s.last, s.since = i, now
                 elif now - s.since > args.timeout:
+                    in_torch = phase[s.index] == 1  # read before the kill
                     s.proc.kill()
                     s.proc.join()
-                    lost(s, "stall", f"no progress in {args.timeout:g} s")
+                    if in_torch:
+                        lost(s, ORACLE_STALL, f"torch computed for over {args.timeout:g} s")
+                    else:
+                        lost(s, "stall", f"no progress in {args.timeout:g} s")
                     continue
             if s.ready and not s.batch and pending:
                 s.batch = pending.popleft()
@@ -177,7 +187,7 @@ def run(args):
         s.conn.send(None)
     for s in slots:
         s.proc.join(5)
-    return counts, findings, time.monotonic() - t0
+    return counts, findings, oracle_stalls, time.monotonic() - t0
 
 
 def confirm(repro, timeout):
@@ -193,7 +203,7 @@ def confirm(repro, timeout):
     return f"NOT reproduced standalone (exit {p.returncode})"
 
 
-def report(args, counts, findings, secs):
+def report(args, counts, findings, oracle_stalls, secs):
     total = sum(counts.values())
     by_outcome = collections.Counter()
     by_key = collections.defaultdict(collections.Counter)
@@ -224,6 +234,11 @@ def report(args, counts, findings, secs):
             for i, key, outcome, detail, repro in findings:
                 f.write(json.dumps({"id": i, "op": key, "outcome": outcome, "detail": detail,
                                     "repro": repro}) + "\n")
+    if oracle_stalls:
+        print(f"\n{len(oracle_stalls)} call(s) where torch, the oracle, stalled (not failures; "
+              f"oar's own part of each call had finished):")
+        for i, key, _, detail, repro in oracle_stalls[:max(args.list, 1) * 3]:
+            print(f"  #{i} {key}: {detail}\n    {repro}")
     if not findings:
         print("\nno failures")
         return
@@ -263,8 +278,8 @@ def main(argv=None):
         print(call.repro())
         print(worker.classify(call))
         return 0
-    counts, findings, secs = run(args)
-    report(args, counts, findings, secs)
+    counts, findings, oracle_stalls, secs = run(args)
+    report(args, counts, findings, oracle_stalls, secs)
     return 1 if findings else 0
 
 

@@ -278,7 +278,8 @@ def check_grad(call, out, want, obases, tbases, grad_ids):
                  "float64" if want.dtype == torch.float64 else "float32").reshape(list(want.shape))
     ids = [i for i in grad_ids]
     try:
-        tg = op_registry.torch_grad([want], [tbases[i] for i in ids], [torch.from_numpy(w)])
+        tg = oracle(op_registry.torch_grad, [want], [tbases[i] for i in ids],
+                    [torch.from_numpy(w)])
     except Exception:  # noqa: BLE001 - torch cannot differentiate it: nothing to compare
         return None
     try:
@@ -297,6 +298,23 @@ def check_grad(call, out, want, obases, tbases, grad_ids):
 
 
 LAST = {}  # the last call's oar and torch results, for the predicates of allowlist.py
+# (shared flags, slot): this worker's flag is 1 while the oracle (torch) computes, so that
+# the parent can tell a stall of torch's from one of oar's (torch takes seconds on some
+# degenerate shapes oar refuses or handles at once, e.g. adaptive_max_pool2d to
+# [2**31, 0]).
+PHASE = None
+
+
+def oracle(fn, *args):
+    """fn(*args) with this worker's oracle flag raised."""
+    if PHASE is None:
+        return fn(*args)
+    flags, slot = PHASE
+    flags[slot] = 1
+    try:
+        return fn(*args)
+    finally:
+        flags[slot] = 0
 
 
 def run(call):
@@ -320,7 +338,7 @@ def run(call):
         return (NO_ORACLE, None) if err is None else (OAR_RAISES, err_str(err))
     tbases, tviews = torch_inputs(call, grad_ids)
     try:
-        want = run_torch(call, tviews)
+        want = oracle(run_torch, call, tviews)
         terr = None
     except Exception as e:  # noqa: BLE001 - any torch error counts as "torch raises"
         want, terr = None, e
@@ -348,8 +366,10 @@ def classify(call):
 
 
 # ---- the worker process ------------------------------------------------------------------
-def main(conn, current, slot, seed, ops, pyapi, self_test=False):
+def main(conn, current, phase, slot, seed, ops, pyapi, self_test=False):
+    global PHASE
     import pyapi as P
+    PHASE = (phase, slot)
     limit_memory()
     G_PY.update(P.TABLE)
     gen = G.Generator(oar, ops, pyapi, seed)
@@ -362,10 +382,15 @@ def main(conn, current, slot, seed, ops, pyapi, self_test=False):
         counts, findings = {}, []
         for i in range(lo, hi):
             current[slot] = i  # before the call: if we die now, the parent knows which one
-            if self_test and i in (5, 9):  # --self-test: a segfault and a stall on purpose
+            if self_test and i in (5, 9, 13):  # --self-test: a segfault and two stalls
                 import ctypes
                 import time
-                _ = ctypes.string_at(0) if i == 5 else time.sleep(1e9)
+                if i == 5:
+                    ctypes.string_at(0)
+                elif i == 9:
+                    time.sleep(1e9)
+                else:  # as if torch hung
+                    oracle(time.sleep, 1e9)
             call = None
             try:
                 call = gen.make(i)
