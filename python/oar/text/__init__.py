@@ -8,11 +8,13 @@ from .. import _C
 from .. import _check as C
 from ..nn import Layer
 from . import datasets  # noqa: F401
-from .datasets import Imdb, Imikolov, UCIHousing  # noqa: F401
+from .datasets import (WMT14, WMT16, Conll05st, Imdb, Imikolov, Movielens,  # noqa: F401
+                       UCIHousing)
 
 Tensor = _C.Tensor
 
-__all__ = ["viterbi_decode", "ViterbiDecoder", "Imdb", "Imikolov", "UCIHousing"]
+__all__ = ["viterbi_decode", "ViterbiDecoder", "Conll05st", "Imdb", "Imikolov", "Movielens",
+           "UCIHousing", "WMT14", "WMT16"]
 
 
 def viterbi_decode(potentials, transition_params, lengths, include_bos_eos_tag=True,
