@@ -59,6 +59,8 @@ from . import autograd, nn  # noqa: F401
 from .framework import LazyGuard, ParamAttr, create_parameter  # noqa: F401
 from .framework.io import load, save  # noqa: F401
 from . import amp, io, optimizer, regularizer, vision, viz  # noqa: F401
+from .amp import (get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: F401 - Paddle's
+                  get_autocast_gpu_dtype, is_autocast_enabled)  # top-level aliases
 from . import callbacks, metric, static  # noqa: F401
 from .hapi import Model, summary  # noqa: F401
 from ._stats import (bernoulli, bincount, cummax, cummin, histogram, kthvalue,  # noqa: F401
@@ -149,6 +151,9 @@ __all__ = sorted(set(_C._public_ops) | {
     "sparse",
     # paddle.random's initial_seed
     "random",
+    # the auto-cast state (amp/auto_cast.py)
+    "is_autocast_enabled", "get_autocast_dtype", "get_autocast_cpu_dtype",
+    "get_autocast_gpu_dtype",
 } | set(_math_extra.__all__) | set(_manip_extra.__all__) | set(_framework_extra.__all__))
 del _name
 _framework_extra._build_tensor_namespace(_sys.modules[__name__])

@@ -171,6 +171,21 @@ def test_nesting_enable_false_and_restoring():
     assert oar._C._amp_state()[0] == 0
 
 
+def test_autocast_state_queries_follow_the_blocks():
+    # Paddle's is_autocast_enabled / get_autocast_dtype (and the cpu/gpu aliases)
+    assert not oar.amp.is_autocast_enabled() and oar.amp.get_autocast_dtype() == "float16"
+    with oar.amp.auto_cast(dtype="bfloat16"):
+        assert oar.is_autocast_enabled() and oar.get_autocast_dtype() == "bfloat16"
+        with oar.amp.auto_cast(enable=False):
+            assert not oar.amp.is_autocast_enabled()
+            assert oar.amp.get_autocast_cpu_dtype() == "float16"
+        with oar.amp.auto_cast(level="O2", dtype="float16"):
+            assert oar.amp.get_autocast_gpu_dtype() == "float16"
+        assert oar.amp.get_autocast_dtype("cpu") == "bfloat16"
+    assert not oar.amp.is_autocast_enabled()
+    assert oar.amp.get_autocast_cpu_dtype is oar.amp.get_autocast_dtype
+
+
 def test_state_is_restored_when_the_block_raises():
     with pytest.raises(RuntimeError):
         with oar.amp.auto_cast():

@@ -98,3 +98,51 @@ class auto_cast(contextlib.ContextDecorator):
 
 
 amp_guard = auto_cast  # Paddle's older name
+
+
+def is_autocast_enabled(device_type=None):
+    """Whether an auto_cast block at level O1 or O2 is active on this thread.
+
+    Args:
+        device_type: ignored, as in Paddle (every device shares one auto-cast state).
+
+    Returns:
+        bool: True inside `auto_cast()` (enabled, level O1/O2), False otherwise.
+
+    Examples:
+        >>> import oar
+        >>> print(oar.amp.is_autocast_enabled())
+        False
+        >>> with oar.amp.auto_cast():
+        ...     print(oar.amp.is_autocast_enabled())
+        True
+    """
+    return _C._amp_state()[0] != 0
+
+
+def get_autocast_dtype(device_type=None):
+    """The low-precision dtype of the active auto_cast block, as a name; "float16" when
+    none is active (Paddle's default AMP dtype).
+
+    Args:
+        device_type: ignored, as in Paddle.
+
+    Returns:
+        str: "bfloat16" or "float16".
+
+    Examples:
+        >>> import oar
+        >>> with oar.amp.auto_cast(dtype="bfloat16"):
+        ...     print(oar.amp.get_autocast_dtype())
+        bfloat16
+        >>> print(oar.amp.get_autocast_dtype())
+        float16
+    """
+    level, dtype, _ = _C._amp_state()
+    return dtype.name if level else "float16"
+
+
+# Paddle's names for the same state (one state for every device).
+get_autocast_cpu_dtype = get_autocast_dtype
+get_autocast_gpu_dtype = get_autocast_dtype
+
