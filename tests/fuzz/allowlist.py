@@ -561,6 +561,27 @@ def _fused_multiply_add(call, detail, last):
     return _differing_only_where_torch_is_non_finite(last)
 
 
+def _overflowing_sum_over_a_broadcast(call, detail, last):
+    """The gradient of a broadcast input (a `bcast` view: one base element read by many
+    output elements) is a sum of the output gradients that reach it; when that sum
+    overflows float64, which sign of infinity (or NaN, for inf - inf) it ends at depends
+    on the order of the additions, which oar's and torch's reductions choose differently.
+    Only for a broadcast input of leaky_relu with |negative_slope| >= 1e300 (each term is
+    then near float64's limit), and when both gradients are non-finite at every differing
+    element."""
+    import gen
+    import numpy as np
+    x = call.decl.get("x") if call.decl else None
+    if not isinstance(x, gen.T) or x.view != "bcast":
+        return False
+    r = _grad_differing(call, last)
+    if r is None:
+        return False
+    g, w, bad, _ = r
+    return bool(bad.any() and not np.isfinite(g[bad]).any() and not np.isfinite(w[bad]).any()
+                and abs(float((call.decl or {}).get("negative_slope", 1e308))) >= 1e300)
+
+
 def _differing_only_where_torch_is_non_finite(last):
     """Some output elements differ, and torch's value is inf or NaN at every one."""
     import numpy as np
@@ -1156,6 +1177,9 @@ DIFFERENCES = [
                                 "celu") for s in ("", "_grad")] + ["hardtanh_"],
                ["grad mismatch", "value mismatch"],
                _nan_input_of_masked_gradient, _nan_input_of_masked_gradient.__doc__),
+    Difference("an overflowing gradient sum over a broadcast input", ["leaky_relu"],
+               ["grad mismatch"], _overflowing_sum_over_a_broadcast,
+               _overflowing_sum_over_a_broadcast.__doc__),
     Difference("positions of tied values", ["topk_index", "kthvalue_index"], ["value mismatch"],
                _positions_of_ties, _positions_of_ties.__doc__),
     Difference("cumprod gradient at inf/NaN inputs", ["cumprod", "prod"], ["grad mismatch"],
