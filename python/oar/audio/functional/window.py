@@ -1,18 +1,26 @@
-"""Window functions by name (Paddle's paddle.audio.functional.get_window).
+"""Window functions (Paddle's paddle.audio.functional.window).
 
-The windows and their parameters are scipy.signal's (which Paddle follows): computed in
-float64 with numpy from their formulas, then converted to the requested dtype. With
-fftbins=True (the default) a window is periodic: the symmetric window of M + 1 points
-without its last, as spectral analysis wants.
+`get_window` builds a window by name; `hann_window`, `hamming_window`,
+`blackman_window`, `bartlett_window` and `kaiser_window` are the torch-style
+constructors Paddle 3.3 also has here (float32 by default, `periodic` for fftbins).
+Both go through the same table of windows. The windows and their parameters are
+scipy.signal's (which Paddle follows): computed in float64 with numpy from their
+formulas, then converted to the requested dtype. A periodic window (fftbins=True,
+periodic=True: the defaults) is the symmetric window of M + 1 points without its last,
+as spectral analysis wants.
 """
 import math
 import numbers
+import warnings
 
 import numpy as np
 
 import oar
 
-__all__ = ["get_window"]
+from ..._out import finish
+
+__all__ = ["get_window", "hann_window", "hamming_window", "blackman_window",
+           "bartlett_window", "kaiser_window"]
 
 
 def _general_cosine(m, a):
@@ -183,7 +191,7 @@ def get_window(window, win_length, fftbins=True, dtype="float64"):
                          f"parameters...), but got {type(window).__name__}")
     if name not in _WINDOWS:
         raise ValueError(f"{api}(): unknown window {name!r}; known: {', '.join(sorted(_WINDOWS))}")
-    fn, least, most = _WINDOWS[name]
+    _, least, most = _WINDOWS[name]
     if not least <= len(params) <= most:
         raise ValueError(f"{api}(): the {name!r} window takes {least} to {most} parameters "
                          f"(pass a tuple such as ({name!r}, ...)), but got {len(params)}")
@@ -201,13 +209,218 @@ def get_window(window, win_length, fftbins=True, dtype="float64"):
     dt = oar.convert_dtype(dtype)
     if dt not in ("float32", "float64"):
         raise TypeError(f"{api}(): argument 'dtype' must be float32 or float64, but got {dt}")
-    m = int(win_length)
-    if m <= 1:
-        w = np.ones(m)
-    else:
-        sym = not fftbins
-        n = m if sym else m + 1
-        w = fn(n, *params, sym=sym) if name == "exponential" else fn(n, *params)
-        if not sym:
-            w = w[:-1]
+    w = _values(name, params, int(win_length), fftbins)
     return oar.to_tensor(np.ascontiguousarray(w, dtype=np.float64), dtype=dt)
+
+
+def _values(name, params, m, fftbins):
+    # The float64 samples of window `name` (checked by the caller), m >= 0 of them.
+    if m <= 1:
+        return np.ones(m)
+    fn = _WINDOWS[name][0]
+    sym = not fftbins
+    n = m if sym else m + 1
+    w = fn(n, *params, sym=sym) if name == "exponential" else fn(n, *params)
+    return w if sym else w[:-1]
+
+
+def _constructor(api, name, params, window_length, periodic, dtype, layout, device,
+                 pin_memory, requires_grad, affine=None):
+    """The checks and tensor of the torch-style constructors below.
+
+    `affine` (a, b) maps the window w to a + b * w before the dtype conversion (the
+    generalized Hamming window). The other keyword arguments are Paddle's: `layout` is
+    only accepted (with Paddle's warning when given), `device`, `pin_memory` and
+    `requires_grad` act as in oar's creation functions.
+    """
+    if isinstance(window_length, (bool, np.bool_)) or \
+            not isinstance(window_length, numbers.Integral):
+        raise TypeError(f"{api}(): argument 'window_length' must be an int, but got "
+                        f"{type(window_length).__name__}")
+    if window_length < 0:
+        raise ValueError(f"{api}(): argument 'window_length' must be >= 0, but got "
+                         f"{int(window_length)}")
+    if not isinstance(periodic, (bool, np.bool_)):
+        raise TypeError(f"{api}(): argument 'periodic' must be a bool, but got "
+                        f"{type(periodic).__name__}")
+    try:
+        dt = oar.get_default_dtype() if dtype is None else oar.convert_dtype(dtype)
+    except (TypeError, ValueError):
+        raise TypeError(f"{api}(): argument 'dtype' must be float32 or float64, but got "
+                        f"{dtype!r}") from None
+    if dt not in ("float32", "float64"):
+        raise TypeError(f"{api}(): argument 'dtype' must be float32 or float64, but got "
+                        f"{getattr(dt, 'name', dt)}")
+    if layout is not None:
+        # Paddle warns in the same way: its tensors have one (strided) layout, as oar's.
+        warnings.warn(f"{api}(): layout only supports 'strided' in oar; ignored",
+                      stacklevel=3)
+    w = _values(name, params, int(window_length), bool(periodic))
+    if affine is not None:
+        w = affine[0] + affine[1] * w
+    t = oar.to_tensor(np.ascontiguousarray(w, dtype=np.float64), dtype=dt)
+    return finish(t, api, None, device, requires_grad, pin_memory)
+
+
+def _real(api, arg, value):
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise TypeError(f"{api}(): argument '{arg}' must be a float, but got "
+                        f"{type(value).__name__}")
+    return float(value)
+
+
+def hann_window(window_length, periodic=True, *, dtype="float32", layout=None, device=None,
+                pin_memory=False, requires_grad=False):
+    """The Hann window, 0.5 - 0.5 cos(2 pi n / N): Paddle's
+    paddle.audio.functional.window.hann_window (as torch.hann_window).
+
+    Args:
+        window_length (int): the number of samples, >= 0.
+        periodic (bool, optional): periodic (True, the default: for FFTs, N =
+            window_length) or symmetric (N = window_length - 1).
+        dtype (str, optional): float32 (default) or float64; None is the default dtype.
+        layout (str, optional): accepted for PyTorch's signature and ignored (a warning).
+        device (str|Place, optional): the CPU (oar's only device). Default: None.
+        pin_memory (bool, optional): False only (pinned memory is for GPU copies).
+        requires_grad (bool, optional): whether the result records gradients.
+            Default: False.
+
+    Returns:
+        Tensor: [window_length].
+
+    Examples:
+        >>> import oar
+        >>> from oar.audio.functional.window import hann_window
+        >>> print(hann_window(4).numpy())
+        [0.  0.5 1.  0.5]
+    """
+    return _constructor("hann_window", "hann", (), window_length, periodic, dtype, layout,
+                        device, pin_memory, requires_grad)
+
+
+def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype="float32",
+                   layout=None, device=None, pin_memory=False, requires_grad=False):
+    """The generalized Hamming window, alpha - beta cos(2 pi n / N): Paddle's
+    paddle.audio.functional.window.hamming_window (as torch.hamming_window).
+
+    It is computed, as in Paddle, as the affine image A + B w of the standard Hamming
+    window w (0.54 - 0.46 cos), with B = beta / 0.46 and A = alpha - 0.54 B: equal to the
+    formula for two samples and more, and alpha + beta for a single sample.
+
+    Args:
+        window_length (int): the number of samples, >= 0.
+        periodic (bool, optional): periodic (True, the default: N = window_length) or
+            symmetric (N = window_length - 1).
+        alpha (float, optional): the constant term. Default: 0.54.
+        beta (float, optional): the cosine's weight. Default: 0.46.
+        dtype (str, optional): float32 (default) or float64; None is the default dtype.
+        layout (str, optional): accepted for PyTorch's signature and ignored (a warning).
+        device (str|Place, optional): the CPU (oar's only device). Default: None.
+        pin_memory (bool, optional): False only (pinned memory is for GPU copies).
+        requires_grad (bool, optional): whether the result records gradients.
+            Default: False.
+
+    Returns:
+        Tensor: [window_length].
+
+    Examples:
+        >>> import oar
+        >>> from oar.audio.functional.window import hamming_window
+        >>> print(hamming_window(4, dtype="float64").numpy())
+        [0.08 0.54 1.   0.54]
+    """
+    api = "hamming_window"
+    alpha, beta = _real(api, "alpha", alpha), _real(api, "beta", beta)
+    scale = beta / 0.46
+    return _constructor(api, "hamming", (), window_length, periodic, dtype, layout, device,
+                        pin_memory, requires_grad, affine=(alpha - scale * 0.54, scale))
+
+
+def blackman_window(window_length, periodic=True, *, dtype="float32", layout=None,
+                    device=None, pin_memory=False, requires_grad=False):
+    """The Blackman window, 0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N): Paddle's
+    paddle.audio.functional.window.blackman_window (as torch.blackman_window).
+
+    Args:
+        window_length (int): the number of samples, >= 0.
+        periodic (bool, optional): periodic (True, the default: N = window_length) or
+            symmetric (N = window_length - 1).
+        dtype (str, optional): float32 (default) or float64; None is the default dtype.
+        layout (str, optional): accepted for PyTorch's signature and ignored (a warning).
+        device (str|Place, optional): the CPU (oar's only device). Default: None.
+        pin_memory (bool, optional): False only (pinned memory is for GPU copies).
+        requires_grad (bool, optional): whether the result records gradients.
+            Default: False.
+
+    Returns:
+        Tensor: [window_length].
+
+    Examples:
+        >>> import oar
+        >>> from oar.audio.functional.window import blackman_window
+        >>> print(blackman_window(3, periodic=False, dtype="float64").numpy().round(6))
+        [-0.  1. -0.]
+    """
+    return _constructor("blackman_window", "blackman", (), window_length, periodic, dtype,
+                        layout, device, pin_memory, requires_grad)
+
+
+def bartlett_window(window_length, periodic=True, *, dtype="float32", layout=None,
+                    device=None, pin_memory=False, requires_grad=False):
+    """The Bartlett (triangular, zero at both ends) window, 1 - |2n / N - 1|: Paddle's
+    paddle.audio.functional.window.bartlett_window (as torch.bartlett_window).
+
+    Args:
+        window_length (int): the number of samples, >= 0.
+        periodic (bool, optional): periodic (True, the default: N = window_length) or
+            symmetric (N = window_length - 1).
+        dtype (str, optional): float32 (default) or float64; None is the default dtype.
+        layout (str, optional): accepted for PyTorch's signature and ignored (a warning).
+        device (str|Place, optional): the CPU (oar's only device). Default: None.
+        pin_memory (bool, optional): False only (pinned memory is for GPU copies).
+        requires_grad (bool, optional): whether the result records gradients.
+            Default: False.
+
+    Returns:
+        Tensor: [window_length].
+
+    Examples:
+        >>> import oar
+        >>> from oar.audio.functional.window import bartlett_window
+        >>> print(bartlett_window(4).numpy())
+        [0.  0.5 1.  0.5]
+    """
+    return _constructor("bartlett_window", "bartlett", (), window_length, periodic, dtype,
+                        layout, device, pin_memory, requires_grad)
+
+
+def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype="float32", layout=None,
+                  device=None, pin_memory=False, requires_grad=False):
+    """The Kaiser window, I0(beta sqrt(1 - (2n / N - 1)^2)) / I0(beta): Paddle's
+    paddle.audio.functional.window.kaiser_window (as torch.kaiser_window).
+
+    Args:
+        window_length (int): the number of samples, >= 0.
+        periodic (bool, optional): periodic (True, the default: N = window_length) or
+            symmetric (N = window_length - 1).
+        beta (float, optional): the shape parameter. Default: 12.0.
+        dtype (str, optional): float32 (default) or float64; None is the default dtype.
+        layout (str, optional): accepted for PyTorch's signature and ignored (a warning).
+        device (str|Place, optional): the CPU (oar's only device). Default: None.
+        pin_memory (bool, optional): False only (pinned memory is for GPU copies).
+        requires_grad (bool, optional): whether the result records gradients.
+            Default: False.
+
+    Returns:
+        Tensor: [window_length].
+
+    Examples:
+        >>> import oar
+        >>> from oar.audio.functional.window import kaiser_window
+        >>> print(kaiser_window(3, periodic=False, beta=0.0).numpy())
+        [1. 1. 1.]
+    """
+    api = "kaiser_window"
+    beta = _real(api, "beta", beta)
+    return _constructor(api, "kaiser", (beta,), window_length, periodic, dtype, layout,
+                        device, pin_memory, requires_grad)
