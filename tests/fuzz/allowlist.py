@@ -930,8 +930,10 @@ def _rank_deficient_gradient(call, detail, last):
 def _conditioned_roundoff(call, detail, last):
     """A gradient through a LAPACK factorisation or solve carries the roundoff of its
     triangular solves, amplified by the condition number of the matrix solved with
-    (for a wide QR, its first m columns): OpenBLAS and torch's MKL round differently.
-    Only when the first differing values agree within 1e-14 * cond * max(1, |value|)."""
+    (for a wide QR, its first m columns; for the SVD, s_max^2 over the smallest gap
+    between squared singular values): OpenBLAS and torch's MKL round differently.
+    Only when the first differing values agree within 1e-14 * cond * max(1, |value|,
+    the largest |gradient| entry)."""
     import torch
     x = _x(call, last)
     v = _numbers(detail)
@@ -942,8 +944,21 @@ def _conditioned_roundoff(call, detail, last):
     conds = [torch.linalg.cond(xd)]
     if xd.shape[-2] < xd.shape[-1]:
         conds.append(torch.linalg.cond(xd[..., :, :xd.shape[-2]]))
+    if call.key == "svd_packed" and min(xd.shape[-2:]) > 1:
+        # The SVD's gradient divides by the gaps s_j^2 - s_i^2 (and by s for a
+        # rectangular x): its amplification is s_max^2 over the smallest of those.
+        s2 = torch.linalg.svdvals(xd) ** 2
+        gaps = (s2.unsqueeze(-1) - s2.unsqueeze(-2)).abs()
+        gaps = gaps + torch.eye(s2.shape[-1], dtype=s2.dtype) * s2.max()
+        small = torch.minimum(gaps.amin((-2, -1)), s2.amin(-1))
+        conds.append(s2.amax(-1) / small)
     cond = max(float(c.max()) for c in conds)
-    return abs(v[0] - v[1]) <= 1e-14 * cond * max(1.0, abs(v[1]))
+    # The roundoff is relative to the gradient's largest terms: a small entry is a
+    # difference of large ones.
+    t = last.get("grad_torch")
+    scale = max(1.0, abs(v[1]), float(t.detach().abs().max()) if t is not None and
+                t.numel() and bool(torch.isfinite(t).all()) else 0.0)
+    return abs(v[0] - v[1]) <= 1e-14 * cond * scale
 
 
 def _huge_exp_linear_coefficient(call, detail, last):
