@@ -912,7 +912,10 @@ def _rank_deficient_gradient(call, detail, last):
     roundoff (1e-17) and its geqrf a zero pivot of R as 2e-16, so its gradient there is
     finite (1e15, or anything after the sum over an expanded input) where OpenBLAS's
     exact 0 gives oar inf or NaN -- or the other way round, when OpenBLAS leaves the
-    roundoff and MKL the exact 0 (a rank-1 3x3 in bfloat16: oar -5.9e15, torch NaN)."""
+    roundoff and MKL the exact 0 (a rank-1 3x3 in bfloat16: oar -5.9e15, torch NaN). For
+    slogdet, whose log|det| is -inf there, oar's adj(x)^T / det is 0 / 0 = NaN where the
+    adjugate vanishes, and torch's SVD-based formula gives a finite value (-0.0, seed
+    116): one side non-finite is enough too."""
     import re
     import torch
     x = _x(call, last)
@@ -921,7 +924,8 @@ def _rank_deficient_gradient(call, detail, last):
             not bool(torch.isfinite(x).all()):
         return False
     non_finite = [v.strip("-") in ("inf", "nan") for v in m.groups()]
-    if not (all(non_finite) or (call.key in ("svd_packed", "qr_packed") and any(non_finite))):
+    if not (all(non_finite) or
+            (call.key in ("svd_packed", "qr_packed", "slogdet") and any(non_finite))):
         return False
     rank = torch.linalg.matrix_rank(x.detach().double())
     return bool((rank < min(x.shape[-2], x.shape[-1])).any())
