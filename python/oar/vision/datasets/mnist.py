@@ -1,4 +1,4 @@
-"""oar.vision.datasets: MNIST and Fashion-MNIST from IDX files on disk.
+"""oar.vision.datasets.mnist: MNIST and Fashion-MNIST from IDX files on disk.
 
 Nothing is downloaded. FashionMNIST reads the files Debian's
 `dataset-fashion-mnist` package installs under /usr/share/datasets/fashion-mnist/;
@@ -12,7 +12,7 @@ import os
 
 import numpy as np
 
-from ..io.dataset import Dataset
+from ...io.dataset import Dataset
 
 __all__ = ["MNIST", "FashionMNIST", "read_idx"]
 
@@ -110,7 +110,7 @@ class MNIST(Dataset):
         """A whole batch in a few numpy operations when the transform can be applied to a
         batch (None with backend 'cv2', or a Compose of ToTensor/Normalize/Transpose);
         otherwise sample by sample."""
-        from .transforms import _batch_transform
+        from ..transforms import _batch_transform
         idx = np.asarray(indices)
         images = self.images[idx]
         if self.transform is None and self.backend == "cv2":
@@ -118,7 +118,7 @@ class MNIST(Dataset):
         batched = _batch_transform(self.transform, images) if self.transform else None
         if batched is None:
             samples = [self[int(i)] for i in idx]
-            from ..io.collate import default_collate_fn
+            from ...io.collate import default_collate_fn
             return default_collate_fn(samples)
         return batched, self.labels[idx][:, None]
 
