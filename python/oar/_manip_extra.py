@@ -166,9 +166,15 @@ def atleast_3d(*inputs: Any, name: str | None = None) -> Any:
     return _atleast("atleast_3d", inputs, 3)
 
 
-def _tensors(api, x):
+def _tensors(api, x, rows_of_tensor=False):
+    # rows_of_tensor: the stacking functions take a Tensor as the sequence of its slices
+    # along axis 0, as Paddle does (it iterates the argument)
+    if rows_of_tensor and isinstance(x, Tensor) and x.ndim > 0 and x.shape[0] > 0:
+        from ._manipulation import _unstack
+        x = _unstack(api, "x", x, 0, None)
     if isinstance(x, Tensor) or not isinstance(x, (list, tuple)) or not x:
-        raise TypeError(f"{api}(): argument 'x' must be a non-empty list or tuple of Tensors, "
+        raise TypeError(f"{api}(): argument 'x' must be a non-empty list or tuple of Tensors"
+                        f"{' (or a Tensor of at least one row)' if rows_of_tensor else ''}, "
                         f"but got {C._kind(x)}")
     ts = [C.tensor(api, f"x[{i}]", t) for i, t in enumerate(x)]
     return list(common(api, *ts))
@@ -186,13 +192,13 @@ def hstack(x: Sequence[Tensor], name: str | None = None) -> Tensor:
         >>> print(oar.hstack([oar.to_tensor([1.0, 2.0]), oar.to_tensor([3.0])]).tolist())
         [1.0, 2.0, 3.0]
     """
-    ts = _as_list(atleast_1d(*_tensors("hstack", x)))
+    ts = _as_list(atleast_1d(*_tensors("hstack", x, True)))
     return _C.concat(ts, 0 if ts[0].ndim == 1 else 1)
 
 
 def vstack(x: Sequence[Tensor], name: str | None = None) -> Tensor:
     """The tensors (made at least 2-D) concatenated along axis 0."""
-    return _C.concat(_as_list(atleast_2d(*_tensors("vstack", x))), 0)
+    return _C.concat(_as_list(atleast_2d(*_tensors("vstack", x, True))), 0)
 
 
 def row_stack(x: Sequence[Tensor], name: str | None = None) -> Tensor:
@@ -202,13 +208,13 @@ def row_stack(x: Sequence[Tensor], name: str | None = None) -> Tensor:
 
 def dstack(x: Sequence[Tensor], name: str | None = None) -> Tensor:
     """The tensors (made at least 3-D) concatenated along axis 2."""
-    return _C.concat(_as_list(atleast_3d(*_tensors("dstack", x))), 2)
+    return _C.concat(_as_list(atleast_3d(*_tensors("dstack", x, True))), 2)
 
 
 def column_stack(x: Sequence[Tensor], name: str | None = None) -> Tensor:
     """The tensors as columns: 0-D and 1-D ones become [n, 1], then all are concatenated
     along axis 1."""
-    ts = _tensors("column_stack", x)
+    ts = _tensors("column_stack", x, True)
     cols = [C.reshape_exact(t, [t.size, 1]) if t.ndim < 2 else t for t in ts]
     return _C.concat(cols, 1)
 
@@ -222,7 +228,7 @@ def block_diag(inputs: Sequence[Tensor], name: str | None = None) -> Tensor:
         >>> print(oar.block_diag([oar.to_tensor([[1, 2]]), oar.to_tensor(3)]).tolist())
         [[1, 2, 0], [0, 0, 3]]
     """
-    ts = _tensors("block_diag", inputs)
+    ts = _tensors("block_diag", inputs, True)
     mats = []
     for i, t in enumerate(ts):
         if t.ndim > 2:

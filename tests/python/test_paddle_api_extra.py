@@ -69,6 +69,13 @@ def test_stacks_match_numpy():
     out = oar.atleast_3d(oar.to_tensor(1), t([1.0]), t(c))
     assert [o.shape for o in out] == [[1, 1, 1], [1, 1, 1], [2, 3, 1]]
     assert oar.atleast_2d(t([1.0, 2.0])).shape == [1, 2]
+    # a Tensor stands for the sequence of its rows, as Paddle iterates it (numpy too)
+    for f, g in ((oar.hstack, np.hstack), (oar.vstack, np.vstack), (oar.dstack, np.dstack),
+                 (oar.column_stack, np.column_stack), (oar.row_stack, np.vstack)):
+        close(f(t(c)), g(c))
+    assert oar.block_diag(t(c)).shape == [2, 6]
+    with pytest.raises(TypeError, match="hstack.*a Tensor of at least one row"):
+        oar.hstack(oar.to_tensor(1.0))
 
 
 def test_block_diag_cartesian_prod_and_combinations_against_torch():
