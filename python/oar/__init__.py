@@ -95,6 +95,14 @@ from . import _framework_extra, _manip_extra, _math_extra, _tensor_extra  # noqa
 from ._math_extra import *  # noqa: F401,F403 - Paddle's math functions and aliases
 from ._manip_extra import *  # noqa: F401,F403 - manipulation, indexing, scattering
 from ._framework_extra import *  # noqa: F401,F403 - Size, finfo, dlpack, rng state, ...
+# Paddle's top-level constants, dtype aliases (float, double, ...), PyTorch-style aliases
+# and in-place functions (docs/paddle_api_extra.md). They stay out of __all__ until the
+# stubs list them (tools/codegen/stubs_paddle_extra.py), and so does `float`, which a
+# star import would let shadow the builtin.
+from ._paddle_aliases import *  # noqa: F401,F403,A001
+from ._paddle_inplace import *  # noqa: F401,F403
+from ._dtype_aliases import *  # noqa: F401,F403,A001 - oar.float is oar.float32 (no later
+# code of this module calls the builtin float)
 
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name
