@@ -212,7 +212,8 @@ def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None,
              requires_grad=False):
     """num evenly spaced values from start to stop, both included.
 
-    Finite ends and a float dtype: numpy's values (within an ulp of torch's and Paddle's).
+    Finite ends and a float or complex dtype: numpy's values (within an ulp of torch's and
+    Paddle's; Paddle has no complex linspace, torch's spaces the ends on the real axis).
     Otherwise the formula of the torch and Paddle kernels: the first half start + step*i,
     the second stop - step*(num-1-i), step = (stop-start)/(num-1). An integer dtype
     casts start and stop to it first (toward zero), keeps step in float64 and truncates
@@ -229,15 +230,29 @@ def _linspace(start, stop, num, dtype):
         raise ValueError(f"linspace(): argument 'num' must be a non-negative int, got {num}")
     dtype = _dtype_or(dtype, default_float(), "linspace")
     if dtype is bool_:
-        raise TypeError("linspace(): argument 'dtype' must be a floating or integer dtype, "
-                        "but got bool")
+        raise TypeError("linspace(): argument 'dtype' must be a floating, complex or integer "
+                        "dtype, but got bool")
+    if dtype.is_complex:
+        # the ends on the real axis (torch's complex linspace; Paddle has none), each
+        # part spaced apart, so an infinite real end leaves the imaginary parts 0
+        s, e = float(start), float(stop)
+        values = _linspace_values(s, e, num) + 0j
+        return to_tensor(values, dtype=dtype)
     if dtype.is_floating_point:
         s, e = float(start), float(stop)
-        if math.isfinite(s) and math.isfinite(e):
-            return to_tensor(np.linspace(s, e, num), dtype=dtype)
     else:
         s, e = (float(_to_int("linspace", n, v, dtype)) for n, v in (("start", start),
                                                                        ("stop", stop)))
+    values = _linspace_values(s, e, num)
+    if not dtype.is_floating_point:
+        values = np.trunc(values).astype(np.int64)
+    return to_tensor(values, dtype=dtype)
+
+
+def _linspace_values(s, e, num):
+    """float64 values from s to e: numpy's for finite ends, else the kernels' formula."""
+    if math.isfinite(s) and math.isfinite(e):
+        return np.linspace(s, e, num)
     i = np.arange(num, dtype=np.float64)
     half = num // 2
     with np.errstate(invalid="ignore"):
@@ -245,9 +260,7 @@ def _linspace(start, stop, num, dtype):
         values = np.concatenate([s + step * i[:half], e - step * (num - 1 - i[half:])])
     if num == 1:
         values[0] = s  # torch and Paddle: [start]
-    if not dtype.is_floating_point:
-        values = np.trunc(values).astype(np.int64)
-    return to_tensor(values, dtype=dtype)
+    return values
 
 
 def eye(num_rows, num_columns=None, dtype=None, name=None, *, out=None, device=None,

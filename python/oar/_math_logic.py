@@ -60,8 +60,13 @@ def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
 
 
 def _like_x(api, name, x, v):
-    """v as a tensor of x's dtype: a number becomes 0-d; a Tensor is cast (differentiably)."""
+    """v as a tensor of x's dtype: a number becomes 0-d; a Tensor is cast (differentiably),
+    unless the cast would drop a complex v's imaginary part."""
     if isinstance(v, Tensor):
+        if v.dtype.is_complex and not x.dtype.is_complex:
+            raise TypeError(f"{api}(): argument '{name}' is {v.dtype.name} but x is "
+                            f"{x.dtype.name}: casting it to x's dtype would drop its imaginary "
+                            f"part; make x complex first")
         return v if v.dtype is x.dtype else _C.cast(v, x.dtype)
     return _C.full([], C.number(api, name, v), x.dtype)
 

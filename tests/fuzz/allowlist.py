@@ -513,7 +513,7 @@ def _integer_overflow_saturates(call, detail, last):
     float-to-int conversion of such values is undefined behaviour in C++."""
     import numpy as np
     x, out = _x(call, last), last.get("out")
-    if x is None or x.is_floating_point() or out is None:
+    if x is None or x.is_floating_point() or x.is_complex() or out is None:
         return False
     d = call.decl or {}
     scale, bias = float(d.get("scale", 1.0)), float(d.get("bias", 0.0))
@@ -580,6 +580,41 @@ def _overflowing_sum_over_a_broadcast(call, detail, last):
     g, w, bad, _ = r
     return bool(bad.any() and not np.isfinite(g[bad]).any() and not np.isfinite(w[bad]).any()
                 and abs(float((call.decl or {}).get("negative_slope", 1e308))) >= 1e300)
+
+
+def _complex_infinities(call, detail, last):
+    """Complex arithmetic on an infinite or NaN part has no one answer: oar's kernels
+    follow std::complex (C99's Annex G), torch's vectorised formulas differ -- its add
+    and subtract multiply the second operand by alpha = 1 + 0i, so inf * 0 makes the
+    other part NaN ((-1.25 - 1.62i) - (inf + 2.31i): oar -inf - 3.93i, torch -inf + NaN i),
+    and its tanh' of an infinite z is NaN where oar's is an infinity. Only for a complex
+    result, when an input holds a non-finite part and every differing element has a
+    non-finite part on one side or the other (an infinite float attribute, as scale's bias,
+    counts as an input)."""
+    import numpy as np
+    d = _differing(last)
+    if d is None or not (np.iscomplexobj(d[0]) or np.iscomplexobj(d[1])):
+        return False
+    g, w, bad = d
+    attrs = [v for v in (call.decl or {}).values() if isinstance(v, float)]
+    if not any(t.data and not np.isfinite(np.asarray(t.data, dtype=np.complex128)).all()
+               for t in call.tensors()) and all(np.isfinite(attrs)):
+        return False
+    with np.errstate(invalid="ignore"):
+        return bool(bad.any() and (~np.isfinite(g[bad]) | ~np.isfinite(w[bad])).all())
+
+
+def _mixed_complex_and_real_operands(call, detail, last):
+    """A product or solve of a complex and a real operand: oar promotes to the complex
+    dtype (Paddle's rule for mixed operands); torch's matmul refuses mixed dtypes except
+    through its shortcut for an empty or zero-depth product, which returns the real
+    operand's dtype, and the solve's oracle expression casts the complex operand to the
+    real dtype (torch warns that the imaginary part is discarded). Only when the operands
+    mix complex and real dtypes and torch's result has the real or integer dtype."""
+    import re
+    kinds = {t.dtype.startswith("complex") for t in call.tensors()}
+    want = re.fullmatch(r"value: dtype complex(64|128), want ((float|int)\d+|bool)", detail)
+    return kinds == {True, False} and want is not None
 
 
 def _differing_only_where_torch_is_non_finite(last):
@@ -845,20 +880,22 @@ def _svd_is_an_svd(call, detail, last):
     full = bool((call.decl or {}).get("full_matrices", False))
     m, n = x.shape[-2], x.shape[-1]
     k = min(m, n)
-    p = torch.from_numpy(np.asarray(out.numpy(), dtype=np.float64))
-    w = want.detach().double()
+    cplx = x.is_complex()
+    wide = np.complex128 if cplx else np.float64  # complex: each pair's phase is the choice
+    p = torch.from_numpy(np.asarray(out.numpy(), dtype=wide))
+    w = want.detach().to(torch.complex128 if cplx else torch.float64)
     if p.shape != w.shape:
         return False
     ut = p[..., :(m if full else k), :m]
     s = p[..., :k, m]
     vh = p[..., :(n if full else k), m + 1:]
     scale = max(1.0, float(x.abs().max())) if x.numel() else 1.0
-    eye = lambda r: torch.eye(r, dtype=torch.float64)  # noqa: E731
+    eye = lambda r: torch.eye(r, dtype=p.dtype)  # noqa: E731
     ok = torch.allclose(s, w[..., :k, m], rtol=1e-9, atol=1e-9 * scale)
-    ok = ok and torch.allclose(ut @ ut.mT, eye(ut.shape[-2]).expand_as(ut @ ut.mT), atol=1e-9)
-    ok = ok and torch.allclose(vh @ vh.mT, eye(vh.shape[-2]).expand_as(vh @ vh.mT), atol=1e-9)
+    ok = ok and torch.allclose(ut @ ut.mH, eye(ut.shape[-2]).expand_as(ut @ ut.mH), atol=1e-9)
+    ok = ok and torch.allclose(vh @ vh.mH, eye(vh.shape[-2]).expand_as(vh @ vh.mH), atol=1e-9)
     rebuilt = (ut[..., :k, :].mT * s.unsqueeze(-2)) @ vh[..., :k, :]
-    return bool(ok and torch.allclose(rebuilt, x.double(), atol=1e-9 * scale))
+    return bool(ok and torch.allclose(rebuilt, x.to(p.dtype), atol=1e-9 * scale))
 
 
 def _eig_is_an_eig(call, detail, last):
@@ -867,7 +904,9 @@ def _eig_is_an_eig(call, detail, last):
     roundoff -- OpenBLAS's differs from torch's MKL. Only when the eigenvalues agree with
     torch's as a multiset, oar's every (value, vector) pair satisfies x v = value v with
     |v| = 1, and each row that differs has an eigenvalue that is repeated (within the
-    roundoff of x's scale) or is one of torch's rows in another place: geev's order
+    roundoff of x's scale), or is torch's vector times a unit phase (two entries of equal
+    modulus: which one the phase rule makes real is roundoff's choice), or is one of
+    torch's rows in another place: geev's order
     follows its deflation, which roundoff can change (seed 88: OpenBLAS and MKL gave a
     9x9 matrix's -5.52 and 5.55 in opposite orders)."""
     import numpy as np
@@ -897,6 +936,11 @@ def _eig_is_an_eig(call, detail, last):
         for i in torch.nonzero(~torch.isclose(got, ref, atol=tol).all(-1)).flatten().tolist():
             if bool(torch.isclose(ref, got[i], atol=tol).all(-1).any()):
                 continue  # the same pair in another row: geev's order
+            # the same vector up to its phase: entries of equal modulus tie for the
+            # largest, and roundoff picks which one is made real
+            if bool(torch.isclose(ref[i, 0], got[i, 0], atol=tol)) and \
+                    abs(float(torch.vdot(ref[i, 1:], got[i, 1:]).abs()) - 1) <= tol:
+                continue
             gaps = (ref[:, 0] - got[i, 0]).abs()
             if int((gaps <= tol).sum()) < 2:  # the value is not repeated
                 return False
@@ -981,8 +1025,8 @@ def _huge_exp_linear_coefficient(call, detail, last):
 
 
 def _norm_gradient_of_infinite_weight(call, detail, last):
-    """layer_norm/rms_norm's x gradient r (g w - mean(g w) - xhat mean(g w xhat)) when the
-    weight holds an infinity: both row means are infinite, and which elements come out
+    """layer_norm/rms_norm's (and batch_norm's, per channel) x gradient
+    r (g w - mean(g w) - xhat mean(g w xhat)) when the weight holds an infinity: both row means are infinite, and which elements come out
     as inf - inf (or 0 * inf) depends on how the terms are grouped and on whether the
     row's xhat is exactly 0 -- oar's fused pass subtracts the means as above, torch's
     kernel folds them into per-row coefficients of x, and the layer_norm_grad oracle's
@@ -1033,22 +1077,25 @@ def _qr_is_a_qr(call, detail, last):
     if x is None or out is None or want is None or x.dim() < 2 or d is None:
         return False
     m = x.shape[-2]
-    p = torch.from_numpy(np.asarray(out.numpy(), dtype=np.float64))
-    w = want.detach().double()
+    # complex: R's rows (with Q's columns) are unique up to a unit phase, not a sign
+    wide = torch.complex128 if x.is_complex() else torch.float64
+    p = torch.from_numpy(np.asarray(out.numpy(), dtype=np.complex128 if x.is_complex()
+                                    else np.float64))
+    w = want.detach().to(wide)
     if p.shape != w.shape or p.shape[:-2] != x.shape[:-2]:
         return False
     k = p.shape[-2]
-    tol = 1e-9 if x.dtype == torch.float64 else 1e-4
+    tol = 1e-9 if x.dtype in (torch.float64, torch.complex128) else 1e-4
     bad = torch.from_numpy(d[2]).reshape(-1, k * p.shape[-1]).any(-1)
-    xs, ps, ws = x.detach().double().reshape((-1,) + x.shape[-2:]), p.reshape((-1,) + p.shape[-2:]), \
-        w.reshape((-1,) + w.shape[-2:])
-    eye = torch.eye(k, dtype=torch.float64)
+    xs, ps, ws = x.detach().to(wide).reshape((-1,) + x.shape[-2:]), \
+        p.reshape((-1,) + p.shape[-2:]), w.reshape((-1,) + w.shape[-2:])
+    eye = torch.eye(k, dtype=wide)
     for xb, pb, wb, b in zip(xs, ps, ws, bad):
         if not b or not bool(torch.isfinite(xb).all()):
             continue
         scale = max(1.0, float(xb.abs().max())) if xb.numel() else 1.0
         q, r = pb[:, :m].mT, pb[:, m:]  # Q: [m, k], R: [k, n]
-        ok = torch.allclose(q.mT @ q, eye, atol=tol) and torch.allclose(r, r.triu(), atol=0)
+        ok = torch.allclose(q.mH @ q, eye, atol=tol) and torch.allclose(r, r.triu(), atol=0)
         dr, dw = r.diagonal().abs(), wb[:, m:].diagonal().abs()
         ok = ok and torch.allclose(dr, dw, rtol=tol, atol=tol * scale)
         if not (ok and torch.allclose(q @ r, xb, atol=tol * scale)):
@@ -1180,6 +1227,11 @@ def _softplus_at_infinity(call, detail, last):
 
 
 DIFFERENCES = [
+    Difference("complex arithmetic on infinite parts (C99's rules against torch's formulas)",
+               None, ["value mismatch"], _complex_infinities, _complex_infinities.__doc__),
+    Difference("complex and real operands: Paddle's promotion to complex",
+               ["matmul", "triangular_solve", "solve"], ["value mismatch"],
+               _mixed_complex_and_real_operands, _mixed_complex_and_real_operands.__doc__),
     Difference("Paddle's promotion rule (no int/float mix)", None, ["oar raises"],
                _paddle_promotion, _paddle_promotion.__doc__),
     Difference("no integer kernels for float math", None, ["oar raises"],
@@ -1289,7 +1341,7 @@ DIFFERENCES = [
                ["value mismatch", "grad mismatch"], _huge_exp_linear_coefficient,
                _huge_exp_linear_coefficient.__doc__),
     Difference("norm gradient with an infinite weight",
-               ["layer_norm", "rms_norm", "layer_norm_grad", "rms_norm_grad"],
+               ["layer_norm", "rms_norm", "layer_norm_grad", "rms_norm_grad", "batch_norm_grad"],
                ["grad mismatch", "value mismatch"], _norm_gradient_of_infinite_weight,
                _norm_gradient_of_infinite_weight.__doc__),
     Difference("norm scale gradient of an infinite g on a constant channel",

@@ -23,11 +23,16 @@ from gen_ops import load_ops  # noqa: E402  (the codegen's own parser of src/oar
 
 OPS = {op.name: op for op in load_ops(os.path.join(ROOT, "src", "oar", "ops"))}
 
-DTYPES = ["float16", "bfloat16", "float32", "float64", "int32", "int64", "bool"]
+DTYPES = ["float16", "bfloat16", "float32", "float64", "int32", "int64", "bool", "complex64",
+          "complex128"]
 # Drawn with floats twice as often: most ops are float-only, and float64 is what is
 # compared with torch without a second run.
 DRAW_DTYPES = DTYPES + ["float32", "float64", "float64", "float16"]
 FLOATS = {"float16", "bfloat16", "float32", "float64"}
+# Complex inputs are compared with torch in complex128 (complex64 runs a second time in
+# complex128, as float32 does in float64); their gradients are not compared here (the
+# registry's complex_cases check them against torch).
+COMPLEX = {"complex64", "complex128"}
 SPECIALS = [math.nan, math.inf, -math.inf, -0.0, 0.0]
 # Empty shapes whose other dims are huge: up to 2**63 - 1, where sums of dims (concat, m + n,
 # in + padding) pass int64 although every product is 0.
@@ -49,7 +54,9 @@ class T:
         self.base_shape, self.data, self.name = base_shape, data, None
 
     def np_dtype(self):
-        return "float64" if self.dtype in FLOATS else self.dtype
+        if self.dtype in FLOATS:
+            return "float64"
+        return "complex128" if self.dtype in COMPLEX else self.dtype
 
 
 class DType:
@@ -198,6 +205,12 @@ def make_tensor(r, shape, dtype=None, values=None):
         data = [round(r.uniform(-3, 3), 2) for _ in range(n)]
         if r.random() < 0.12:  # nan, ±inf, ±0 at some positions
             data = [r.choice(SPECIALS) if r.random() < 0.3 else v for v in data]
+    elif dtype in COMPLEX:
+        data = [complex(round(r.uniform(-3, 3), 2), round(r.uniform(-3, 3), 2))
+                for _ in range(n)]
+        if r.random() < 0.06:  # a nan, ±inf or ±0 part at some positions
+            data = [complex(r.choice(SPECIALS), v.imag) if r.random() < 0.3 else v
+                    for v in data]
     elif dtype == "bool":
         data = [r.random() < 0.5 for _ in range(n)]
     else:

@@ -43,7 +43,7 @@ OUTCOMES = [OK, NO_ORACLE, BOTH, OAR_RAISES, TORCH_RAISES, WRONG_REJECTED, WRONG
             MISMATCH, GRAD, UNTYPED, CRASH, STALL, FUZZER]
 
 RTOL = {"float64": (1e-10, 1e-12), "float32": (1e-5, 1e-6), "float16": (2e-3, 1e-5),
-        "bfloat16": (1.6e-2, 1e-5)}
+        "bfloat16": (1.6e-2, 1e-5), "complex128": (1e-10, 1e-12), "complex64": (1e-5, 1e-6)}
 # torch's error may come from the expression itself for a value that the call allows;
 # those are what torch "raises" on (e.g. an out-of-range index in Paddle's gather).
 
@@ -54,7 +54,11 @@ def err_str(e):
 
 # ---- materializing a call --------------------------------------------------------------
 def oar_tensor(t, f64, grad):
-    dt = "float64" if f64 and t.dtype in G.FLOATS else t.dtype
+    dt = t.dtype
+    if f64 and t.dtype in G.FLOATS:
+        dt = "float64"
+    elif f64 and t.dtype == "complex64":
+        dt = "complex128"
     if 0 in t.base_shape:  # as gen.tensor_code: numpy cannot hold every empty shape
         base = oar.zeros(t.base_shape, dtype=dt)
     else:
@@ -321,7 +325,8 @@ def run(call):
     """(outcome, detail) of one call."""
     LAST.clear()
     grad_ids = diff_tensors(call)
-    low = any(t.dtype in G.FLOATS and t.dtype != "float64" for t in call.tensors())
+    low = any(t.dtype in G.FLOATS and t.dtype != "float64" or t.dtype == "complex64"
+              for t in call.tensors())
     out, err, obases, _ = run_oar(call, False, set() if low else grad_ids)
     if err is not None and unclear(err):
         return UNTYPED, unclear(err)

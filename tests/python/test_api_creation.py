@@ -310,3 +310,15 @@ def test_seed_reproducibility():
 def test_random_outputs_do_not_require_grad():
     assert oar.rand([2]).stop_gradient is True
     assert oar.randn([2]).is_leaf is True
+
+
+def test_linspace_complex_dtype_spaces_the_real_ends():
+    # Complex dtypes took the integer path (start and stop truncated: 3.46 became 3 + 0j).
+    import torch
+    for start, stop, num in [(3.46, -4.98, 5), (1, 0, 5), (3.33, -2.5, 1), (0, 1, 0),
+                             (float("inf"), 1, 3), (1, float("nan"), 4)]:
+        for dt, tdt in (("complex128", torch.complex128), ("complex64", torch.complex64)):
+            got = oar.linspace(start, stop, num, dtype=dt)
+            want = torch.linspace(start, stop, num, dtype=tdt).numpy()
+            assert got.dtype.name == dt and got.shape == [num]
+            np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, equal_nan=True)

@@ -399,3 +399,20 @@ def test_float_only_math_on_integers_and_in_place_dtype_errors():
         oar.rsqrt_(t([1, 4], "int64"))
     with pytest.raises(TypeError, match=r"lerp\(\): the kernel 'lerp' is not registered for int64"):
         oar.lerp(t([1], "int64"), t([2], "int64"), 1)
+
+
+def test_a_complex_weight_or_value_for_a_real_x_is_refused():
+    # It was cast to x's dtype, silently dropping its imaginary part (the fuzzer's lerp).
+    x = oar.to_tensor([-1.07], dtype="float64")
+    w = oar.to_tensor([-2.21 + 1.55j])
+    with pytest.raises(TypeError, match=r"lerp\(\): argument 'weight' is complex64 but x is "
+                                        r"float64"):
+        oar.lerp(x, x, w)
+    with pytest.raises(TypeError, match=r"masked_fill\(\): argument 'value' is complex64"):
+        oar.masked_fill(x, oar.to_tensor([True]), oar.to_tensor(1j))
+    # a complex x takes a complex value, and a real one is cast up
+    xc = oar.to_tensor([1 + 1j, 2j])
+    np.testing.assert_allclose(oar.masked_fill(xc, oar.to_tensor([True, False]),
+                                               oar.to_tensor(-1j)).numpy(), [-1j, 2j])
+    np.testing.assert_allclose(oar.masked_fill(xc, oar.to_tensor([False, True]),
+                                               oar.to_tensor(3.0)).numpy(), [1 + 1j, 3])
