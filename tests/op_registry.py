@@ -620,7 +620,10 @@ def values(spec, shape, rng):
     if "values" in spec:
         v = np.array(spec["values"], dtype=np.float64).reshape(shape)
         if "imag" in spec:  # explicit complex values: the imaginary parts apart
-            v = v + 1j * np.array(spec["imag"], dtype=np.float64).reshape(shape)
+            # (set, not v + 1j * imag: 1j * inf would make the real part NaN)
+            c = np.empty(v.shape, dtype=np.complex128)
+            c.real, c.imag = v, np.array(spec["imag"], dtype=np.float64).reshape(shape)
+            return c
         return v
     dt = spec.get("dtype")
     if dt in COMPLEX_DTYPES:

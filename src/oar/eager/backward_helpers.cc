@@ -101,6 +101,13 @@ Tensor atan2_recip(const Tensor& x, const Tensor& y) {
   return where(zero, zeros_like(r), divide(ones_like(r), where(zero, ones_like(r), r)));
 }
 
+Tensor acosh_grad_denominator(const Tensor& x) {
+  if (!IsComplex(x.dtype())) return sqrt(scale(square(x), 1.0, -1.0));
+  // sqrt(z^2 - 1) is the derivative's denominator only up to sign off the real axis;
+  // the principal branch's is sqrt(z - 1) sqrt(z + 1) (PyTorch's)
+  return multiply(sqrt(scale(x, 1.0, -1.0)), sqrt(scale(x, 1.0, 1.0)));
+}
+
 Tensor elementwise_pow_grad_x(const Tensor& x, const Tensor& y, const Tensor& g) {
   const Tensor dx =
       multiply(g, conj_if_complex(multiply(y, elementwise_pow(x, scale(y, 1.0, -1.0)))));
@@ -625,10 +632,12 @@ Tensor cumprod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
   const Tensor xs = dim.empty() ? reshape(x, {-1}) : x;
   const int64_t a = dim.empty() ? 0 : dim[0];
   // d out_j / d x_i = prod_{k <= j, k != i} x_k, so the gradient of x_i != 0 is
-  // rsum(g * out)_i / x_i (rsum: the running sum from the end).
+  // rsum(g * out)_i / x_i (rsum: the running sum from the end); complex x takes the
+  // conjugates of out and x (docs/dtypes.md, "Complex gradients").
   const Tensor zero = equal(xs, zeros_like(xs));
-  const Tensor zf = cast(zero, xs.dtype());
-  Tensor d = divide(scan_sum(multiply(g, out), a, /*reverse=*/true), nonzero_or_one(xs, zero));
+  Tensor d = divide(scan_sum(multiply(g, conj_if_complex(out)), a, /*reverse=*/true),
+                    conj_if_complex(nonzero_or_one(xs, zero)));
+  const Tensor zf = cast(zero, ToReal(xs.dtype()));
   const Tensor rank = multiply(zf, scan_sum(zf, a, false));  // r at the r-th zero of a line
   const double zeros = amax(rank, {}, false).item<double>();
   // The r-th zero of a line: the same sum with x_i replaced by 1 (the earlier zeros stay,
@@ -638,8 +647,8 @@ Tensor cumprod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
   for (int r = 1; r <= 3 && r <= zeros; ++r) {
     const Tensor here = equal(rank, full_like(rank, r));
     const Tensor x_r = where(here, ones_like(xs), xs);
-    const Tensor grad_r =
-        scan_sum(multiply(g, cumprod(x_r, {a}, DType::kUndefined)), a, /*reverse=*/true);
+    const Tensor partial = conj_if_complex(cumprod(x_r, {a}, DType::kUndefined));
+    const Tensor grad_r = scan_sum(multiply(g, partial), a, /*reverse=*/true);
     at_zero = where(here, grad_r, at_zero);
   }
   if (zeros > 0) d = where(zero, at_zero, d);

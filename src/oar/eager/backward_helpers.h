@@ -44,6 +44,9 @@ Tensor elementwise_pow_grad_y(const Tensor& x, const Tensor& y, const Tensor& ou
 // atan2(x, y): 1 / (x^2 + y^2), and 0 at the origin (PyTorch's gradient there;
 // the plain formula is 0 / 0).
 Tensor atan2_recip(const Tensor& x, const Tensor& y);
+// acosh: the derivative's denominator, sqrt(x^2 - 1) for real x and the principal
+// branch's sqrt(x - 1) sqrt(x + 1) for complex x.
+Tensor acosh_grad_denominator(const Tensor& x);
 std::vector<int64_t> inverse_perm(const std::vector<int64_t>& perm);
 std::vector<Tensor> concat_grad(const std::vector<Tensor>& x, const Tensor& g, int64_t axis);
 Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
@@ -179,8 +182,9 @@ Tensor p_norm_grad(const Tensor& x, const Tensor& out, const Tensor& g, double p
                    const std::vector<int64_t>& axis, bool keepdim);
 // cumsum: the reversed running sum of g (reshaped back when cumsum flattened x).
 Tensor cumsum_grad(const Tensor& x, const Tensor& g, const std::vector<int64_t>& axis);
-// cumprod: reversed running sums of g * out over x, with the first three zeros of each
-// line handled apart, so gradients of orders 1-3 are exact at zeros.
+// cumprod: reversed running sums of g * out over x (conjugated for complex x), with the
+// first three zeros of each line handled apart, so gradients of orders 1-3 are exact at
+// zeros.
 Tensor cumprod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
                     const std::vector<int64_t>& dim);
 }  // namespace oar

@@ -5,6 +5,7 @@
 // once to the output dtype.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <numbers>
 #include <numeric>
@@ -305,6 +306,20 @@ void SincKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
   UnaryDouble<T, Sinc>(x, out, 16);
 }
 
+// Complex sinc: sin(pi z) / (pi z) in the element type, 1 at 0 (PyTorch's).
+template <typename T>
+void ComplexSincKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  using R = typename T::value_type;
+  UnaryElementwise<T, T>(
+      x, out,
+      [](T a) -> T {
+        if (a == T(0)) return T(1);
+        const T p = std::numbers::pi_v<R> * a;
+        return std::sin(p) / p;
+      },
+      16);
+}
+
 template <typename T>
 void LogitKernel(const DeviceContext&, const DenseTensor& x, double eps, DenseTensor* out) {
   OAR_ENFORCE(eps <= 0.5, errors::InvalidArgument("argument 'eps' must be in [0, 0.5] (or "
@@ -454,6 +469,7 @@ OAR_REGISTER_KERNEL(i0e, CPU, Any, I0eKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(i1, CPU, Any, I1Kernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(i1e, CPU, Any, I1eKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(sinc, CPU, Any, SincKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(sinc, CPU, Any, ComplexSincKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(logit, CPU, Any, LogitKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(gammainc, CPU, Any, GammaincKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(gammaincc, CPU, Any, GammainccKernel, OAR_FLOAT_TYPES);

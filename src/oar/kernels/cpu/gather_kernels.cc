@@ -192,7 +192,7 @@ OAR_REGISTER_KERNEL(gather_nd, CPU, Any, GatherNdKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(take_along_axis, CPU, Any, TakeAlongAxisKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(index_select, CPU, Any, IndexSelectKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(index_select_grad, CPU, Any, IndexSelectGradKernel, OAR_NUMERIC_TYPES);
-OAR_REGISTER_KERNEL(nonzero, CPU, Any, NonzeroKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(nonzero, CPU, Any, NonzeroKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 // Complex elements: these kernels only move (or add) elements.
 OAR_REGISTER_KERNEL(gather, CPU, Any, GatherKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(gather_nd, CPU, Any, GatherNdKernel, OAR_COMPLEX_TYPES);

@@ -3,6 +3,7 @@
 // masked_fill and masked_select.
 #include <algorithm>
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <type_traits>
 #include <vector>
@@ -23,10 +24,13 @@ using funcs::UnaryElementwise;
 template <typename C>
 constexpr bool kIsFloat = std::is_floating_point_v<C>;
 
+// A complex number is NaN if either part is, infinite if either part is (even beside
+// a NaN), finite if both parts are: PyTorch's and Paddle's tests.
 template <typename T>
 void IsnanKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
   UnaryElementwise<bool, T>(x, out, [](auto a) -> bool {
     if constexpr (kIsFloat<decltype(a)>) return std::isnan(a);
+    if constexpr (is_complex_v<decltype(a)>) return std::isnan(a.real()) || std::isnan(a.imag());
     return false;
   });
 }
@@ -34,6 +38,7 @@ template <typename T>
 void IsinfKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
   UnaryElementwise<bool, T>(x, out, [](auto a) -> bool {
     if constexpr (kIsFloat<decltype(a)>) return std::isinf(a);
+    if constexpr (is_complex_v<decltype(a)>) return std::isinf(a.real()) || std::isinf(a.imag());
     return false;
   });
 }
@@ -41,6 +46,9 @@ template <typename T>
 void IsfiniteKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
   UnaryElementwise<bool, T>(x, out, [](auto a) -> bool {
     if constexpr (kIsFloat<decltype(a)>) return std::isfinite(a);
+    if constexpr (is_complex_v<decltype(a)>) {
+      return std::isfinite(a.real()) && std::isfinite(a.imag());
+    }
     return true;
   });
 }
@@ -316,5 +324,12 @@ OAR_REGISTER_KERNEL(masked_select_grad, CPU, Any, MaskedSelectGradKernel, OAR_FL
 OAR_REGISTER_KERNEL(masked_fill, CPU, Any, MaskedFillKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(masked_select, CPU, Any, MaskedSelectKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(masked_select_grad, CPU, Any, MaskedSelectGradKernel, OAR_COMPLEX_TYPES);
+// The value tests, and the logical reading of complex elements (non-zero is true).
+OAR_REGISTER_KERNEL(isnan, CPU, Any, IsnanKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(isinf, CPU, Any, IsinfKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(isfinite, CPU, Any, IsfiniteKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(logical_not, CPU, Any, LogicalNotKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(all, CPU, Any, AllKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(any, CPU, Any, AnyKernel, OAR_COMPLEX_TYPES);
 
 }  // namespace oar

@@ -2,6 +2,7 @@
 // error function and its inverse, rounding, trigonometric and hyperbolic
 // functions, atan2, floor division and remainder, clip, lerp and heaviside.
 #include <cmath>
+#include <complex>
 #include <limits>
 #include <numbers>
 #include <type_traits>
@@ -50,6 +51,45 @@ OAR_VEC_UNARY_KERNEL(Expm1Kernel, kExpm1)
 OAR_VEC_UNARY_KERNEL(Log2Kernel, kLog2)
 OAR_VEC_UNARY_KERNEL(Log10Kernel, kLog10)
 OAR_VEC_UNARY_KERNEL(TanKernel, kTan)
+
+// Complex elements: std::complex's functions (principal branches, as PyTorch and
+// Paddle); the inverse trigonometric and hyperbolic kernels above take complex
+// elements as they are. log1p and expm1 keep their accuracy near 0 as PyTorch's do.
+template <typename T>
+T ComplexLog1p(T z) {
+  using R = typename T::value_type;
+  const R x = z.real(), y = z.imag();
+  const R arg = std::atan2(y, x + R(1));
+  if (std::abs(z) < R(0.5)) {
+    // log |1 + z| = log1p(x (2 + x) + y^2) / 2, without the rounding of 1 + z
+    const R r = x * (R(2) + x) + y * y;
+    return r == R(0) ? T(x, arg) : T(R(0.5) * std::log1p(r), arg);
+  }
+  return T(std::log(std::hypot(x + R(1), y)), arg);
+}
+
+template <typename T>
+T ComplexExpm1(T z) {
+  using R = typename T::value_type;
+  const R x = z.real(), y = z.imag();
+  // e^x cos y - 1 = expm1(x) cos y - (1 - cos y), and 1 - cos y = 2 sin^2(y / 2)
+  const R h = std::sin(y / R(2));
+  return T(std::expm1(x) * std::cos(y) - R(2) * h * h, std::exp(x) * std::sin(y));
+}
+
+#define OAR_COMPLEX_MATH_KERNEL(Name, cost, expr)                           \
+  template <typename T>                                                     \
+  void Name(const DeviceContext&, const DenseTensor& x, DenseTensor* out) { \
+    using R [[maybe_unused]] = typename T::value_type;                      \
+    UnaryElementwise<T, T>(                                                 \
+        x, out, [](T a) -> T { return expr; }, cost);                       \
+  }
+OAR_COMPLEX_MATH_KERNEL(ComplexLog1pKernel, 16, ComplexLog1p(a))
+OAR_COMPLEX_MATH_KERNEL(ComplexExpm1Kernel, 16, ComplexExpm1(a))
+OAR_COMPLEX_MATH_KERNEL(ComplexLog2Kernel, 8, std::log(a) / R(std::numbers::ln2))
+OAR_COMPLEX_MATH_KERNEL(ComplexLog10Kernel, 8, std::log10(a))
+OAR_COMPLEX_MATH_KERNEL(ComplexTanKernel, 8, std::tan(a))
+#undef OAR_COMPLEX_MATH_KERNEL
 
 // erf through funcs::ErfSpan (vec_erf.h: its own float polynomial, 2.2 ulp).
 template <typename T>
@@ -124,7 +164,21 @@ C ClipBound(double v) {
 // Halves go to the even neighbour (std::nearbyint in the default rounding
 // mode), as Paddle 3 and PyTorch round. With decimals, the value is scaled by a
 // power of ten first: x * 10**d for d > 0, x / 10**-d for d < 0 (dividing by an
-// exact power of ten rather than multiplying by an inexact 10**d).
+// exact power of ten rather than multiplying by an inexact 10**d). Calls f with the
+// rounding of one floating value C, so the loop is chosen once, not per element.
+template <typename C, typename F>
+void WithFloatRounding(int64_t decimals, F f) {
+  if (decimals == 0) {
+    f([](C a) { return static_cast<C>(std::nearbyint(a)); });
+  } else if (decimals > 0) {
+    const C p = static_cast<C>(std::pow(10.0, static_cast<double>(decimals)));
+    f([=](C a) { return static_cast<C>(std::nearbyint(a * p) / p); });
+  } else {
+    const C p = static_cast<C>(std::pow(10.0, -static_cast<double>(decimals)));
+    f([=](C a) { return static_cast<C>(std::nearbyint(a / p) * p); });
+  }
+}
+
 template <typename T>
 void RoundKernel(const DeviceContext&, const DenseTensor& x, int64_t decimals, DenseTensor* out) {
   using C = compute_t<T>;
@@ -140,14 +194,15 @@ void RoundKernel(const DeviceContext&, const DenseTensor& x, int64_t decimals, D
         return ClipBound<C>(q == 0.0 ? 0.0 : q * p);
       });
     }
-  } else if (decimals == 0) {
-    UnaryElementwise<T, T>(x, out, [](C a) { return static_cast<C>(std::nearbyint(a)); });
-  } else if (decimals > 0) {
-    const C p = static_cast<C>(std::pow(10.0, static_cast<double>(decimals)));
-    UnaryElementwise<T, T>(x, out, [=](C a) { return static_cast<C>(std::nearbyint(a * p) / p); });
+  } else if constexpr (is_complex_v<C>) {
+    // The real and imaginary parts apart, as Paddle rounds complex numbers (PyTorch
+    // has no complex round).
+    using R = typename C::value_type;
+    WithFloatRounding<R>(decimals, [&](auto round) {
+      UnaryElementwise<T, T>(x, out, [=](C a) { return C(round(a.real()), round(a.imag())); });
+    });
   } else {
-    const C p = static_cast<C>(std::pow(10.0, -static_cast<double>(decimals)));
-    UnaryElementwise<T, T>(x, out, [=](C a) { return static_cast<C>(std::nearbyint(a / p) * p); });
+    WithFloatRounding<C>(decimals, [&](auto round) { UnaryElementwise<T, T>(x, out, round); });
   }
 }
 
@@ -312,5 +367,20 @@ OAR_REGISTER_KERNEL(clip, CPU, Any, ClipKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(clip_grad, CPU, Any, ClipGradKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(lerp, CPU, Any, LerpKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(heaviside, CPU, Any, HeavisideKernel, OAR_NUMERIC_TYPES);
+// Complex elements (Paddle's complex kernels of these ops).
+OAR_REGISTER_KERNEL(log1p, CPU, Any, ComplexLog1pKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(expm1, CPU, Any, ComplexExpm1Kernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(log2, CPU, Any, ComplexLog2Kernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(log10, CPU, Any, ComplexLog10Kernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(tan, CPU, Any, ComplexTanKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(asin, CPU, Any, AsinKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(acos, CPU, Any, AcosKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(atan, CPU, Any, AtanKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(sinh, CPU, Any, SinhKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(cosh, CPU, Any, CoshKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(asinh, CPU, Any, AsinhKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(acosh, CPU, Any, AcoshKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(atanh, CPU, Any, AtanhKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(round, CPU, Any, RoundKernel, OAR_COMPLEX_TYPES);
 
 }  // namespace oar

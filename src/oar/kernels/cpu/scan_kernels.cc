@@ -4,6 +4,8 @@
 // Without an axis, cumsum/cumprod/cummax/cummin run over x flattened (row-major),
 // as Paddle's axis=None does.
 #include <cmath>
+#include <complex>
+#include <type_traits>
 
 #include "oar/core/parallel.h"
 #include "oar/kernels/funcs/axis_rows.h"
@@ -24,12 +26,18 @@ funcs::AxisSplit LineSplit(const DenseTensor& x, const std::vector<int64_t>& axi
   return funcs::SplitAround(x.dims(), NormalizeAxisAllowing0d(axis[0], x.ndim()));
 }
 
+// The accumulator of a scan over C: C for integers, double (complex<double>) for
+// floating (complex) elements.
+template <typename C>
+using ScanAcc = std::conditional_t<std::is_integral_v<C>, C,
+                                   std::conditional_t<is_complex_v<C>, complex128, double>>;
+
 // out[j] = combine(out[j - 1], x[j]) along each line, from the end when reverse.
 template <typename T, typename Combine>
 void Scan(const DenseTensor& x_in, const funcs::AxisSplit& s, bool reverse, DenseTensor* out,
           Combine combine) {
   using C = compute_t<T>;
-  using A = std::conditional_t<std::is_integral_v<C>, C, double>;
+  using A = ScanAcc<C>;
   const DenseTensor x = funcs::Contiguous(x_in);
   const T* in = static_cast<const T*>(x.data());
   T* o = static_cast<T*>(out->AllocateFrom(x.place()));
@@ -66,7 +74,7 @@ void InOutDType(const DenseTensor& x, DenseTensor* out, F impl) {
     return;
   }
   const DenseTensor xc = funcs::CastTo(x, out->dtype());
-  VisitDType(out->dtype(), [&]<typename U>() {
+  VisitDTypeWithComplex(out->dtype(), [&]<typename U>() {
     if constexpr (!std::is_same_v<U, bool>) impl.template operator()<U>(xc);
   });
 }
@@ -139,6 +147,9 @@ void CumminIndexKernel(const DeviceContext& ctx, const DenseTensor& x,
 OAR_REGISTER_KERNEL(cumsum, CPU, Any, CumsumKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(cumprod, CPU, Any, CumprodKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(scan_sum, CPU, Any, ScanSumKernel, OAR_NUMERIC_TYPES);
+OAR_REGISTER_KERNEL(cumsum, CPU, Any, CumsumKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(cumprod, CPU, Any, CumprodKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(scan_sum, CPU, Any, ScanSumKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(cummax_index, CPU, Any, CummaxIndexKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(cummin_index, CPU, Any, CumminIndexKernel, OAR_NUMERIC_TYPES);
 

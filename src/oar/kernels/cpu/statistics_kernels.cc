@@ -214,6 +214,6 @@ OAR_REGISTER_KERNEL(std, CPU, Any, StdKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(p_norm, CPU, Any, PNormKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(amax, CPU, Any, AmaxKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(amin, CPU, Any, AminKernel, OAR_NUMERIC_TYPES);
-OAR_REGISTER_KERNEL(count_nonzero, CPU, Any, CountNonzeroKernel, OAR_ALL_TYPES);
+OAR_REGISTER_KERNEL(count_nonzero, CPU, Any, CountNonzeroKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 
 }  // namespace oar

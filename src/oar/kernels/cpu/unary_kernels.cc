@@ -180,6 +180,8 @@ OAR_COMPLEX_UNARY_KERNEL(ComplexSqrtKernel, 8, std::sqrt(a))
 OAR_COMPLEX_UNARY_KERNEL(ComplexSinKernel, 8, std::sin(a))
 OAR_COMPLEX_UNARY_KERNEL(ComplexCosKernel, 8, std::cos(a))
 OAR_COMPLEX_UNARY_KERNEL(ComplexTanhKernel, 8, std::tanh(a))
+// 1 / (1 + e^-z), as PyTorch's complex sigmoid.
+OAR_COMPLEX_UNARY_KERNEL(ComplexSigmoidKernel, 8, T(1) / (T(1) + std::exp(-a)))
 OAR_COMPLEX_UNARY_KERNEL(ComplexNegKernel, 1, -a)
 // sign(z) = z / |z| (0 at 0), Paddle's and PyTorch's sgn.
 OAR_COMPLEX_UNARY_KERNEL(ComplexSignKernel, 4, a == T(0) ? T(0) : a / std::abs(a))
@@ -239,6 +241,7 @@ OAR_REGISTER_KERNEL(sqrt, CPU, Any, ComplexSqrtKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(sin, CPU, Any, ComplexSinKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(cos, CPU, Any, ComplexCosKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(tanh, CPU, Any, ComplexTanhKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(sigmoid, CPU, Any, ComplexSigmoidKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(neg, CPU, Any, ComplexNegKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(sign, CPU, Any, ComplexSignKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(abs, CPU, Any, ComplexAbsKernel, OAR_COMPLEX_TYPES);
@@ -263,7 +266,7 @@ OAR_REGISTER_KERNEL(cast, CPU, Any, CastKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES
 OAR_REGISTER_KERNEL(floor, CPU, Any, FloorKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(fill, CPU, Any, FillKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(tanh_grad, CPU, Any, TanhGradKernel, OAR_FLOAT_TYPES, OAR_COMPLEX_TYPES);
-OAR_REGISTER_KERNEL(sigmoid_grad, CPU, Any, SigmoidGradKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(sigmoid_grad, CPU, Any, SigmoidGradKernel, OAR_FLOAT_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(relu_grad, CPU, Any, ReluGradKernel, OAR_NUMERIC_TYPES);
 
 }  // namespace oar
