@@ -96,13 +96,14 @@ from ._math_extra import *  # noqa: F401,F403 - Paddle's math functions and alia
 from ._manip_extra import *  # noqa: F401,F403 - manipulation, indexing, scattering
 from ._framework_extra import *  # noqa: F401,F403 - Size, finfo, dlpack, rng state, ...
 # Paddle's top-level constants, dtype aliases (float, double, ...), PyTorch-style aliases
-# and in-place functions (docs/paddle_api_extra.md). They stay out of __all__ until the
-# stubs list them (tools/codegen/stubs_paddle_extra.py), and so does `float`, which a
-# star import would let shadow the builtin.
+# and in-place functions (docs/paddle_api_extra.md), all in __all__ as in Paddle's: so
+# `from oar import *` binds float to oar.float32, as `from paddle import *` binds it to
+# paddle.float32 (and bool to the dtype, as both did already).
 from ._paddle_aliases import *  # noqa: F401,F403,A001
 from ._paddle_inplace import *  # noqa: F401,F403
 from ._dtype_aliases import *  # noqa: F401,F403,A001 - oar.float is oar.float32 (no later
 # code of this module calls the builtin float)
+from . import _dtype_aliases, _paddle_aliases, _paddle_inplace  # their __all__ join oar's
 
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name
@@ -162,7 +163,8 @@ __all__ = sorted(set(_C._public_ops) | {
     # the auto-cast state (amp/auto_cast.py)
     "is_autocast_enabled", "get_autocast_dtype", "get_autocast_cpu_dtype",
     "get_autocast_gpu_dtype",
-} | set(_math_extra.__all__) | set(_manip_extra.__all__) | set(_framework_extra.__all__))
+} | set(_math_extra.__all__) | set(_manip_extra.__all__) | set(_framework_extra.__all__)
+    | set(_paddle_aliases.__all__) | set(_paddle_inplace.__all__) | set(_dtype_aliases.__all__))
 del _name
 _framework_extra._build_tensor_namespace(_sys.modules[__name__])
 

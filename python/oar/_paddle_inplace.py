@@ -9,10 +9,17 @@ was computed from. As in Paddle, x takes the result's dtype and shape where they
 holds new memory, except for the views (reshape_, squeeze_, transpose_, ...), after which
 x keeps its memory. Where oar has the in-place op itself (subtract_, divide_, remainder_,
 bitwise_not_, scale_, put_along_axis_, the Tensor's random fills), that op is used.
+
+floor_, mul_ and clamp_ are here too, outside __all__: Paddle has them as Tensor methods
+only (python/oar/_tensor_extra.py installs them), not as paddle.floor_, ... Its mul_ and
+clamp_ are its multiply_ and clip_; oar's multiply_ and clip_ ops save x for their backward
+and then overwrite it (so they refuse backward through a non-leaf x), and multiply_ keeps
+x's dtype where Paddle's promotes it, so these two take the general path.
 """
 from __future__ import annotations
 
 import builtins
+import math
 import numbers
 from typing import Any, Sequence
 
@@ -27,6 +34,7 @@ from ._indexing import put_along_axis_
 from ._manip_extra import index_fill, masked_scatter
 from ._math_extra import (addmm, baddbmm, broadcast_shape, copysign, frac, ldexp, logit,
                           multigammaln, renorm)
+from ._math_logic import _bound
 from ._ops import flatten, pow as _pow, where
 from ._paddle_aliases import _aliases, _rounding, _scaled
 
@@ -37,10 +45,10 @@ __all__ = [
     # elementwise
     "abs_", "cos_", "sin_", "log_", "neg_", "pow_", "erf_", "digamma_", "lgamma_",
     "gammaln_", "i0_", "logit_", "frac_", "sinc_", "polygamma_", "multigammaln_",
-    "equal_", "greater_equal_", "greater_than_", "less_", "less_equal_", "less_than_",
-    "logical_and_", "logical_or_", "logical_not_", "floor_mod_", "mod_", "gcd_", "lcm_",
-    "hypot_", "ldexp_", "copysign_", "gammainc_", "gammaincc_", "bitwise_invert_",
-    "bitwise_left_shift_", "bitwise_right_shift_", "where_", "div_", "sub_",
+    "equal_", "not_equal_", "greater_equal_", "greater_than_", "less_", "less_equal_",
+    "less_than_", "logical_and_", "logical_or_", "logical_not_", "logical_xor_", "floor_mod_",
+    "mod_", "gcd_", "lcm_", "hypot_", "ldexp_", "copysign_", "gammainc_", "gammaincc_",
+    "bitwise_invert_", "bitwise_left_shift_", "bitwise_right_shift_", "where_", "div_", "sub_",
     # scans, triangles, products, picking, scattering
     "cumsum_", "cumprod_", "tril_", "triu_", "renorm_", "index_fill_", "masked_scatter_",
     "scatter_add_", "addmm_", "baddbmm_",
@@ -292,6 +300,36 @@ def logical_or_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
 def logical_not_(x: Tensor, name: str | None = None) -> Tensor:
     """not x elementwise, in place (x becomes bool)."""
     return _in_place("logical_not_", x, _C.logical_not)
+
+
+def logical_xor_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """x xor y elementwise, in place (x becomes bool)."""
+    return _binary_("logical_xor_", _C.logical_xor, x, y)
+
+
+def not_equal_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """x != y in place (x becomes bool)."""
+    return _binary_("not_equal_", _C.not_equal, x, y)
+
+
+def floor_(x: Tensor, name: str | None = None) -> Tensor:
+    """The largest integer not above each element, in place."""
+    return _in_place("floor_", x, _C.floor)
+
+
+def mul_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+    """x * y in place (Paddle's Tensor.mul_, its multiply_); y must broadcast to x, and x
+    takes the promoted dtype of two floating dtypes, as in Paddle."""
+    return _binary_("mul_", _C.multiply, x, y)
+
+
+def clamp_(x: Tensor, min: float | Tensor | None = None,  # noqa: A002 - Paddle's names
+           max: float | Tensor | None = None, name: str | None = None) -> Tensor:  # noqa: A002
+    """x limited to [min, max] in place (Paddle's Tensor.clamp_, its clip_; a None bound is
+    no bound, as oar.clip)."""
+    lo = _bound("clamp_", "min", min, -math.inf)
+    hi = _bound("clamp_", "max", max, math.inf)
+    return _in_place("clamp_", x, lambda t: _C.clip(t, lo, hi))
 
 
 def floor_mod_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:

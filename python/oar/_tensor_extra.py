@@ -1,17 +1,23 @@
 """Paddle's Tensor methods and attributes beyond the generated op methods: the functions
-of _math_extra.py and _manip_extra.py as methods; conversion (to, apply); random fills in
-place (normal_, uniform_, exponential_, cauchy_, geometric_, log_normal_, random_,
-bernoulli_, zero_); diagonal fills; the memory layout (strides, offset, layout, itemsize,
-data, set_, resize_, reconstruct_from_); new_* creators; gradient(), requires_grad, mT,
-item(*index), DLPack.
+of _math_extra.py and _manip_extra.py as methods; conversion (to, apply, the dtype
+conversions float(), long(), byte(), ..., type_as); random fills in place (normal_,
+uniform_, exponential_, cauchy_, geometric_, log_normal_, random_, bernoulli_, zero_);
+diagonal fills; the memory layout (strides, offset, layout, itemsize, data, set_, resize_,
+reconstruct_from_); new_* creators; gradient(), requires_grad, requires_grad_, grad_, mT,
+item(*index), copy_, set_value, DLPack; and, as Paddle binds them, the top-level functions
+(the aliases and in-place functions of _paddle_aliases.py / _paddle_inplace.py, add_n,
+where, stack, ...) and those of oar.linalg and oar.signal whose first argument is a tensor.
 
 In-place fills write through set_value_with_tensor_, so they bump the inplace version and
-refuse leaves that require grad, as every in-place op does.
+refuse leaves that require grad, as every in-place op does. The in-place functions bound
+as methods are the top-level ones, under the same rules (_paddle_inplace.py).
 """
 from __future__ import annotations
 
 import enum
+import functools
 import math
+import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -21,7 +27,14 @@ from . import _check as C
 from . import _framework_extra as F
 from . import _manip_extra as M
 from . import _math_extra as X
-from ._dtype import bool_, convert_dtype, float64, int64
+from . import _paddle_aliases as A
+from . import _paddle_inplace as P
+from . import linalg, signal
+from ._dtype import (bfloat16, bool_, complex64, complex128, convert_dtype, float16, float32,
+                     float64, int8, int16, int32, int64, uint8)
+from ._manipulation import broadcast_tensors
+from ._ops import stack, where
+from .framework.param import _set_value
 
 Tensor = _C.Tensor
 
@@ -501,6 +514,131 @@ def _mT(self) -> Tensor:  # noqa: N802 - Paddle's name
     return M.matrix_transpose(self)
 
 
+# ---- Paddle's dtype conversions -------------------------------------------------------------
+def _astype(self, d):
+    """self cast to d (differentiable), or self itself when it has that dtype already, as
+    Paddle's astype answers."""
+    return self if self.dtype is d else _C.cast(self, d)
+
+
+def _conversion(method, d):
+    def convert(self):
+        return _astype(self, d)
+    convert.__name__ = method
+    convert.__qualname__ = f"Tensor.{method}"
+    convert.__doc__ = (f"The tensor cast to {d.name}, or the tensor itself when it is "
+                       f"{d.name} already.")
+    return convert
+
+
+# Paddle's names for them (PyTorch's, and the dtypes' own); byte and uint8 below.
+_CONVERSIONS = {
+    "float": float32, "float32": float32, "double": float64, "float64": float64,
+    "half": float16, "float16": float16, "bfloat16": bfloat16, "char": int8, "int8": int8,
+    "short": int16, "int16": int16, "int": int32, "int32": int32, "long": int64,
+    "int64": int64, "bool": bool_, "cfloat": complex64, "complex64": complex64,
+    "cdouble": complex128, "complex128": complex128,
+}
+
+
+def byte(self) -> Tensor:
+    """The tensor cast to uint8, or the tensor itself when it is uint8 already. Floating
+    values go through int8 and complex ones lose their imaginary part (with a warning),
+    the route Paddle's byte() takes, so out-of-range values wrap as Paddle's do."""
+    if self.dtype is uint8:
+        return self
+    t = self
+    if t.dtype.is_complex:
+        warnings.warn("Tensor.byte(): casting complex values to real discards the imaginary "
+                      "part", stacklevel=2)
+        t = _C.real(t)
+    if t.dtype.is_floating_point:
+        t = _C.cast(t, int8)
+    return _C.cast(t, uint8)
+
+
+def type_as(self, other: Tensor) -> Tensor:
+    """The tensor cast to other's dtype, or the tensor itself when the dtypes agree."""
+    C.tensor("type_as", "other", other)
+    return _astype(self, other.dtype)
+
+
+# ---- autograd, copies and devices -----------------------------------------------------------
+def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+    """Sets whether the tensor requires grad (stop_gradient = not requires_grad); returns
+    the tensor."""
+    if not isinstance(requires_grad, bool):
+        raise TypeError(f"Tensor.requires_grad_(): argument 'requires_grad' must be a bool, "
+                        f"but got {type(requires_grad).__name__}")
+    self.stop_gradient = not requires_grad
+    return self
+
+
+def _get_grad(self):
+    return self.grad
+
+
+def _set_grad(self, value):
+    self.grad = value
+
+
+def _copied(x, other):
+    # other itself is written into x, unless it shares x's memory: then its values must
+    # be taken before the write overwrites them.
+    return _C.assign(other) if other._is_shared_buffer_with(x) else other
+
+
+def copy_(self, other: Tensor, blocking: bool = True, non_blocking: bool = False) -> Tensor:
+    """other's values written into the tensor, which takes other's shape as in Paddle;
+    the dtypes must agree. blocking and non_blocking are accepted (the CPU copies at
+    once). oar's in-place rules hold (where Paddle copies outside autograd): the version
+    is bumped, a leaf that requires grad is refused while grad mode is on, and the
+    gradient flows through the write to other."""
+    C.tensor("copy_", "other", other)
+    if other.dtype is not self.dtype:
+        raise TypeError(f"Tensor.copy_(): the tensor has dtype {self.dtype.name} and 'other' "
+                        f"{other.dtype.name}; a copy needs equal dtypes (cast one first)")
+    return P._in_place("copy_", self, _copied, other, copy_input=False)
+
+
+def set_value(self, value: Any) -> None:
+    """Sets the tensor's values from value (a Tensor or an array of the tensor's shape,
+    cast to its dtype) without recording a gradient, so a leaf that requires grad (a
+    parameter) can be set; returns None, as Paddle."""
+    _set_value(self, value)
+
+
+def ndimension(self) -> int:
+    """The number of dimensions (ndim)."""
+    return self.ndim
+
+
+def get_device(self) -> int:
+    """The device id of the tensor: -1, a CPU tensor's (GPU tensors give their GPU's)."""
+    return -1
+
+
+def value(self) -> Tensor:
+    """The tensor itself (Paddle's value() of a dense tensor)."""
+    return self
+
+
+def pin_memory(self, blocking: bool = True) -> Tensor:
+    """Raises, as Paddle's CPU build does: pinned memory is page-locked host memory for
+    copies to a GPU (oar.CUDAPinnedPlace() and pin_memory=True refuse it the same way)."""
+    raise ValueError("Tensor.pin_memory(): pinned memory is for copies to a GPU, and oar is "
+                     "built for the CPU only")
+
+
+def _as_method(fn):
+    """A C function as a method: as a class attribute it would not receive the tensor.
+    The signature shown is the function's (through __wrapped__)."""
+    @functools.wraps(fn)
+    def method(*args, **kwargs):
+        return fn(*args, **kwargs)
+    return method
+
+
 # ---- installation ---------------------------------------------------------------------------
 # The functions of _math_extra / _manip_extra that Paddle also has as Tensor methods, with
 # the tensor as self.
@@ -516,8 +654,29 @@ _FUNCTION_METHODS = (
     "combinations", "diagflat", "narrow", "ravel", "matrix_transpose", "unbind", "msort",
     "take", "index_fill", "index_sample", "masked_scatter", "select_scatter", "slice_scatter",
     "diagonal_scatter", "scatter_add", "scatter_reduce", "shard_index", "unique_consecutive",
-    "view", "view_as", "argwhere",
+    "view", "view_as", "argwhere", "add_n", "broadcast_shape", "broadcast_shapes",
+    "block_diag", "multiplex",
 )
+
+# Paddle binds these functions as Tensor methods too; the first argument is the tensor,
+# whatever it means to the function (where's condition, stack's list of tensors: a tensor
+# there raises, in Paddle as here; add_n's and block_diag's inputs).
+_BOUND_FUNCTIONS = {
+    A: ("clamp", "div", "sub", "true_divide", "swapaxes", "swapdims", "take_along_dim",
+        "reverse", "view_as_complex", "view_as_real"),
+    P: ("abs_", "cos_", "sin_", "log_", "neg_", "pow_", "digamma_", "lgamma_", "gammaln_",
+        "i0_", "logit_", "frac_", "sinc_", "polygamma_", "multigammaln_", "floor_", "equal_",
+        "not_equal_", "greater_equal_", "greater_than_", "less_", "less_equal_", "less_than_",
+        "logical_and_", "logical_or_", "logical_not_", "logical_xor_", "floor_mod_", "mod_",
+        "gcd_", "lcm_", "hypot_", "ldexp_", "copysign_", "gammainc_", "gammaincc_",
+        "bitwise_invert_", "bitwise_left_shift_", "bitwise_right_shift_", "where_", "div_",
+        "sub_", "cumsum_", "cumprod_", "tril_", "triu_", "renorm_", "index_fill_",
+        "masked_scatter_", "scatter_add_", "addmm_", "baddbmm_", "cast_", "flatten_",
+        "reshape_", "squeeze_", "unsqueeze_", "transpose_", "t_", "mul_", "clamp_"),
+    linalg: ("cholesky_inverse", "eig", "eigvals", "householder_product", "ormqr",
+             "pca_lowrank", "svd_lowrank"),
+    signal: ("stft", "istft"),
+}
 
 _METHODS = {
     "normal_": normal_, "uniform_": uniform_, "exponential_": exponential_,
@@ -546,7 +705,22 @@ _METHODS = {
     "device": property(lambda self: "cpu", doc="The device the tensor lives on: 'cpu'."),
 }
 
+_METHODS.update({
+    "byte": byte, "uint8": byte, "type_as": type_as, "requires_grad_": requires_grad_,
+    "copy_": copy_, "set_value": set_value, "ndimension": ndimension,
+    "get_device": get_device, "value": value, "pin_memory": pin_memory,
+    "is_tensor": F.is_tensor, "where": where, "stack": stack,
+    "broadcast_tensors": broadcast_tensors, "atan2": _as_method(_C.atan2),
+    "concat": _as_method(_C.concat), "multinomial": _as_method(_C.multinomial),
+    "scatter_nd": _as_method(_C.scatter_nd),
+    "is_cuda": property(lambda self: False, doc="False: oar tensors live on the CPU."),
+    "grad_": property(_get_grad, _set_grad, doc="The gradient (grad, by Paddle's other name)."),
+})
+_METHODS.update({_k: _conversion(_k, _d) for _k, _d in _CONVERSIONS.items()})
 for _name in _FUNCTION_METHODS:
     _METHODS.setdefault(_name, getattr(X, _name, None) or getattr(M, _name))
+for _module, _names in _BOUND_FUNCTIONS.items():
+    for _name in _names:
+        _METHODS.setdefault(_name, getattr(_module, _name))
 for _k, _v in _METHODS.items():
     setattr(Tensor, _k, _v)

@@ -113,12 +113,14 @@ PADDLE_SIGNATURES = {
     "logical_and_": "(x, y, name=None)",
     "logical_not_": "(x, name=None)",
     "logical_or_": "(x, y, name=None)",
+    "logical_xor_": "(x, y, name=None)",
     "logit_": "(x, eps=None, name=None)",
     "manual_seed": "(seed)",
     "masked_scatter_": "(x, mask, value, name=None)",
     "mod_": "(x, y, name=None)",
     "multigammaln_": "(x, p, name=None)",
     "neg_": "(x, name=None)",
+    "not_equal_": "(x, y, name=None)",
     "normal_": "(x, mean=0.0, std=1.0, name=None)",
     "polygamma_": "(x, n, name=None)",
     "pow_": "(x, y, name=None)",
@@ -188,11 +190,20 @@ def test_dtype_aliases_are_the_dtypes(alias, dtype):
     assert oar.to_tensor([1.0]).astype(getattr(oar, alias)).dtype is getattr(oar, dtype)
 
 
-def test_a_star_import_keeps_the_builtin_float():
+def test_every_name_of_the_modules_is_in_all():
+    from oar import _dtype_aliases, _paddle_aliases, _paddle_inplace
+    for m in (_paddle_aliases, _paddle_inplace, _dtype_aliases):
+        assert not set(m.__all__) - set(oar.__all__), m.__name__
+
+
+def test_a_star_import_binds_the_dtype_aliases_as_paddles_does():
+    # Paddle 3.3.1's __all__ lists float, double, half, cfloat, cdouble and bool: `from
+    # paddle import *` binds float to paddle.float32 (checked offline), and so does oar's.
     ns = {}
     exec("from oar import *", ns)
-    assert ns.get("float", builtins.float) is builtins.float
-    assert "float" not in oar.__all__
+    assert ns["float"] is oar.float32 and ns["double"] is oar.float64
+    assert ns["bool"] is oar.bool and ns["pi"] == math.pi
+    assert builtins.float is not oar.float  # the module's own float is untouched
 
 
 # ---- aliases --------------------------------------------------------------------------------
@@ -459,7 +470,7 @@ def test_binary_in_place_matches_torch_with_both_gradients(fn, ref, a, b):
 def test_binary_in_place_refuses_to_broadcast_x():
     for fn in (oar.hypot_, oar.copysign_, oar.sub_, oar.div_, oar.equal_, oar.less_,
                oar.logical_and_, oar.gammainc_, oar.floor_mod_, oar.mod_, oar.ldexp_,
-               oar.gcd_):
+               oar.gcd_, oar.not_equal_, oar.logical_xor_):
         x = t(X[:1]) if fn not in (oar.ldexp_, oar.gcd_) else t(INTS[:1], "int64")
         y = t(Y) if fn is not oar.gcd_ else t(INTS2, "int64")
         if fn is oar.ldexp_:
@@ -502,7 +513,8 @@ def test_ldexp_in_place_takes_paddles_dtype():
 @pytest.mark.parametrize("name, tfn", [
     ("equal_", torch.eq), ("greater_equal_", torch.ge), ("greater_than_", torch.gt),
     ("less_", torch.lt), ("less_equal_", torch.le), ("less_than_", torch.lt),
-    ("logical_and_", torch.logical_and), ("logical_or_", torch.logical_or)])
+    ("logical_and_", torch.logical_and), ("logical_or_", torch.logical_or),
+    ("not_equal_", torch.ne), ("logical_xor_", torch.logical_xor)])
 def test_comparisons_in_place_leave_a_bool_x(name, tfn):
     a = np.round(X)
     b = np.round(Y)

@@ -80,7 +80,10 @@ def test_internal_ops_are_reachable_through_C_only():
     assert "tanh_grad" in internal and "set_value" in internal
     for n in internal:
         assert callable(getattr(oar._C, n)), n
-        assert n not in oar.__all__, n
+        # Paddle's public function of an internal op's name is another object
+        # (oar.layer_norm is nn.functional.layer_norm), never the op itself
+        assert getattr(oar, n, None) is not getattr(oar._C, n), n
+        assert n not in oar.__all__ or n == "layer_norm", n
 
 
 def test_every_name_in_all_exists():
