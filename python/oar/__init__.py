@@ -89,6 +89,7 @@ from .base import disable_signal_handler  # noqa: F401
 from .compat import disable_torch_proxy as disable_compat  # noqa: F401
 from .compat import enable_torch_proxy as enable_compat  # noqa: F401
 from . import incubate, quantization  # noqa: F401
+from . import special  # noqa: F401  (paddle.special: PyTorch-style names; after compat)
 # Paddle's top-level functions, Tensor methods and the oar.tensor namespace beyond the
 # declared ops (docs/paddle_api_extra.md); their names join __all__ below.
 from . import _framework_extra, _manip_extra, _math_extra, _tensor_extra  # noqa: F401

@@ -1,3 +1,3 @@
 """oar.callbacks (Paddle's paddle.callbacks)."""
 from .hapi.callbacks import (Callback, EarlyStopping, LRScheduler, ModelCheckpoint,  # noqa: F401
-                             ProgBarLogger)
+                             ProgBarLogger, ReduceLROnPlateau, VisualDL, WandbCallback)

@@ -18,6 +18,17 @@ __all__ = [
     "is_compiled_with_cinn", "is_compiled_with_distribute", "is_compiled_with_custom_device",
     "is_available", "device_count", "synchronize", "CUDAPlace", "XPUPlace", "IPUPlace",
     "CUDAPinnedPlace", "get_cudnn_version", "get_rng_state", "set_rng_state",
+    "device", "device_guard", "get_device_properties", "get_device_name",
+    "get_device_capability", "is_bf16_supported", "manual_seed",
+    # device memory counters (_memory.py), streams and events (_streams.py), the legacy
+    # typed-tensor factories (_tensor_types.py)
+    "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
+    "reset_max_memory_allocated", "reset_max_memory_reserved", "reset_peak_memory_stats",
+    "empty_cache", "ipc_collect", "Stream", "Event", "current_stream", "set_stream",
+    "stream_guard", "StreamContext", "get_stream_from_external",
+    "is_current_stream_capturing", "FloatTensor", "DoubleTensor", "HalfTensor",
+    "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor",
+    "BoolTensor",
 ]
 
 _DEVICE = re.compile(r"^([a-z_]+)(?::(\d+))?$")
@@ -183,3 +194,165 @@ def set_rng_state(state_list, device=None):
         raise ValueError(f"set_rng_state(): argument 'state_list' must be the list of one "
                          f"GeneratorState that get_rng_state() returns, but got {state_list!r}")
     set_state(state_list[0])
+
+
+class device:  # noqa: N801 - Paddle's name
+    """A context that makes device the current one inside it and restores the previous
+    one on exit. The only device is the CPU.
+
+    Args:
+        device (str | Place | int | None, optional): the device: "cpu", a CPUPlace, the
+            index 0 (the CPU's, when the CPU is current) or None (the current device).
+
+    Raises:
+        ValueError: a negative index, an index other than 0, or a non-CPU device.
+    """
+
+    def __init__(self, device=None):
+        if isinstance(device, int) and not isinstance(device, bool):
+            # Paddle reads an index as one of the current device type, the CPU here.
+            if device < 0:
+                raise ValueError(f"device(): the device index must be non-negative, got "
+                                 f"{device}")
+            if device != 0:
+                raise ValueError(f"device(): the CPU device only has index 0, got {device}")
+            device = "cpu"
+        self.place = _to_place(get_device() if device is None else device, "device()")
+        self.prev_place_str = "-1"
+
+    def __enter__(self):
+        self.prev_place_str = get_device()
+        set_device(self.place)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        set_device(self.prev_place_str)
+        return False
+
+
+class device_guard:  # noqa: N801 - Paddle's name
+    """A context that runs its body on device and restores the previous device after.
+
+    Args:
+        device (str | Place): the device, "cpu" or a CPUPlace.
+
+    Raises:
+        ValueError: device is neither a str nor a Place (as in Paddle, an int is refused
+            too), or names a device oar does not have.
+    """
+
+    def __init__(self, device):
+        if not isinstance(device, (str, Place)):
+            raise ValueError("device_guard(): 'device' must be a string or a Place, but got "
+                             f"{type(device)}")
+        self._target_place = _to_place(device, "device_guard()")
+        self._original_place = None
+
+    def __enter__(self):
+        self._original_place = get_device()
+        set_device(self._target_place)
+
+    def __exit__(self, exc_type, exc_value, traceback):
+        set_device(self._original_place)
+
+
+def get_device_properties(device=None):
+    """The properties (name, compute capability, memory, ...) of a GPU or custom device.
+
+    Args:
+        device (str | Place | int | None, optional): the device; None is the current one.
+
+    Returns:
+        object: never; see Raises.
+
+    Raises:
+        ValueError: always: oar is a CPU build (as paddle.device.cuda's on Paddle's CPU
+            build; paddle.device's fails there with a NameError).
+    """
+    raise ValueError("get_device_properties(): oar is built for the CPU only; device "
+                     "properties describe a GPU or custom device")
+
+
+def get_device_name(device=None):
+    """The name of a GPU or custom device.
+
+    Args:
+        device (str | Place | int | None, optional): the device; None is the current one.
+
+    Returns:
+        str: never; see Raises.
+
+    Raises:
+        ValueError: always: oar is a CPU build.
+    """
+    raise ValueError("get_device_name(): oar is built for the CPU only; the name is a GPU "
+                     "or custom device's")
+
+
+def get_device_capability(device=None):
+    """The (major, minor) compute capability of a GPU or custom device.
+
+    Args:
+        device (str | Place | int | None, optional): the device; None is the current one.
+
+    Returns:
+        tuple[int, int]: never; see Raises.
+
+    Raises:
+        ValueError: always: oar is a CPU build.
+    """
+    raise ValueError("get_device_capability(): oar is built for the CPU only; the compute "
+                     "capability is a GPU or custom device's")
+
+
+def is_bf16_supported(including_emulation=True):
+    """Whether the current device computes in bfloat16.
+
+    oar computes bfloat16 on every CPU, converting through float32 where the CPU lacks
+    native bfloat16 instructions; with including_emulation=False only the native support
+    counts (oar.amp.is_bfloat16_supported()).
+
+    Args:
+        including_emulation (bool, optional): count support by conversion. Default True.
+
+    Returns:
+        bool: True with emulation; else whether the CPU has bfloat16 instructions.
+    """
+    if including_emulation:
+        return True
+    from ..amp import is_bfloat16_supported
+    return is_bfloat16_supported()
+
+
+def manual_seed(seed):
+    """Seeds the current device's (the CPU's) default random generator, as oar.seed.
+
+    Args:
+        seed (int): the seed, converted with int() (so "3" and 3.7 give 3); it must lie
+            in [0, 2**64), the generator's 64-bit unsigned range.
+
+    Returns:
+        None
+
+    Raises:
+        TypeError: the seed is outside [0, 2**64) (Paddle's CPU build raises TypeError
+            too). ValueError/TypeError from int() for a value that is not a number.
+    """
+    seed = int(seed)
+    if not 0 <= seed < 2 ** 64:
+        raise TypeError(f"manual_seed(): argument 'seed' must be in [0, 2**64), got {seed}")
+    from .. import _C
+    # _C.seed takes an int64 and stores its bits as the uint64 seed; seeds of 2**63 and
+    # above pass as the negative int64 with the same bits.
+    _C.seed(seed - 2 ** 64 if seed >= 2 ** 63 else seed)
+
+
+from ._memory import (empty_cache, ipc_collect, max_memory_allocated,  # noqa: E402,F401
+                      max_memory_reserved, memory_allocated, memory_reserved,
+                      reset_max_memory_allocated, reset_max_memory_reserved,
+                      reset_peak_memory_stats)
+from ._streams import (Event, Stream, StreamContext, current_stream,  # noqa: E402,F401
+                       get_stream_from_external, is_current_stream_capturing, set_stream,
+                       stream_guard)
+from ._tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor,  # noqa: E402,F401
+                            CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
+                            LongTensor, ShortTensor)

@@ -1,13 +1,17 @@
 """oar.callbacks: hooks into Model.fit / evaluate / predict (Paddle's paddle.callbacks)."""
 from __future__ import annotations
 
+import importlib
 import numbers
 import os
 import sys
 import time
+import warnings
+
+import numpy as np
 
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler",
-           "CallbackList"]
+           "ReduceLROnPlateau", "VisualDL", "WandbCallback", "CallbackList"]
 
 
 class Callback:
@@ -240,3 +244,323 @@ class LRScheduler(Callback):
         if self.by_epoch:
             self._step()
 
+
+
+def _local_rank_zero():
+    # Logging backends write once per node, from the first local process (as Paddle).
+    from ..distributed import ParallelEnv
+    return ParallelEnv().local_rank == 0
+
+
+def _import_optional(module_name, err_msg=None):
+    """The module, or an ImportError naming the pip package that provides it."""
+    try:
+        return importlib.import_module(module_name)
+    except ImportError:
+        if err_msg is None:
+            err_msg = (f"Failed importing {module_name}. This likely means that some oar "
+                       f"modules require additional dependencies that have to be manually "
+                       f"installed (usually with `pip install {module_name}`). ")
+        raise ImportError(err_msg) from None
+
+
+def _scalar_of(value):
+    """A loggable number from a log entry: the first item of a list/tuple, the number
+    itself, or None for anything else (arrays, strings)."""
+    if isinstance(value, (list, tuple)):
+        return value[0]
+    if isinstance(value, numbers.Number):
+        return value
+    return None
+
+
+class ReduceLROnPlateau(Callback):
+    """Reduce the learning rate when an evaluation value has stopped improving.
+
+    After every evaluation (Model.fit's eval_data, or Model.evaluate) the monitored
+    value is compared with the best seen so far; after `patience` evaluations without
+    an improvement of more than `min_delta`, the optimizer's learning rate becomes
+    max(lr * factor, min_lr), and `cooldown` evaluations pass before counting again.
+    Only a float learning rate is changed: with an LRScheduler (or a non-float rate)
+    a warning is issued and nothing happens, as in Paddle.
+
+    Args:
+        monitor (str, optional): The evaluation log entry to watch. Default: 'loss'.
+        factor (float, optional): new_lr = lr * factor; must be < 1.0. Default: 0.1.
+        patience (int, optional): Evaluations without improvement before the rate is
+            reduced. Default: 10.
+        verbose (int, optional): 1 prints a line on every reduction, 0 is quiet.
+            Default: 1.
+        mode (str, optional): 'min' (improvement = decrease), 'max' (increase) or
+            'auto' ('max' when 'acc' is in monitor, otherwise 'min'). An unknown mode
+            warns and falls back to 'auto'. Default: 'auto'.
+        min_delta (float, optional): The smallest change that counts as an
+            improvement. Default: 1e-4.
+        cooldown (int, optional): Evaluations to wait after a reduction before
+            counting again. Default: 0.
+        min_lr (float, optional): The lower bound of the learning rate. Default: 0.
+
+    Raises:
+        ValueError: factor >= 1.0.
+    """
+
+    def __init__(self, monitor='loss', factor=0.1, patience=10, verbose=1, mode='auto',
+                 min_delta=1e-4, cooldown=0, min_lr=0):
+        super().__init__()
+        if factor >= 1.0:
+            raise ValueError('ReduceLROnPlateau does not support a factor >= 1.0.')
+        self.monitor, self.factor, self.min_lr = monitor, factor, min_lr
+        self.min_delta, self.patience, self.verbose = min_delta, patience, verbose
+        self.cooldown, self.cooldown_counter = cooldown, 0
+        self.wait, self.best, self.mode = 0, 0, mode
+        self.monitor_op = None
+        self.epoch = 0
+        self._reset()
+
+    def _reset(self):
+        """Forget the best value and the wait and cooldown counters."""
+        if self.mode not in ('auto', 'min', 'max'):
+            warnings.warn(f'Learning rate reduction mode {self.mode} is unknown, '
+                          'fallback to auto mode.')
+            self.mode = 'auto'
+        if self.mode == 'min' or (self.mode == 'auto' and 'acc' not in self.monitor):
+            self.monitor_op = lambda a, b: np.less(a, b - self.min_delta)
+            self.best = np.inf
+        else:
+            self.monitor_op = lambda a, b: np.greater(a, b + self.min_delta)
+            self.best = -np.inf
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def in_cooldown(self):
+        """Whether a reduction happened less than `cooldown` evaluations ago.
+
+        Returns:
+            bool
+        """
+        return self.cooldown_counter > 0
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def on_eval_end(self, logs=None):
+        if logs is None or self.monitor not in logs:
+            warnings.warn('Monitor of ReduceLROnPlateau should be loss or metric name.')
+            return
+        try:
+            lr = self.model._optimizer._learning_rate
+        except Exception as e:  # e.g. evaluate() on a Model prepared without an optimizer
+            warnings.warn(f'There are something wrong when get learning_rate from '
+                          f'optimizer: {e}.')
+            return
+        # A scheduler owns the rate; overwriting it would silently detach the scheduler.
+        if not isinstance(lr, float):
+            warnings.warn(f'Expected learning_rate be float, bug got {type(lr)}.')
+            return
+
+        current = _scalar_of(logs[self.monitor])
+        if current is None:
+            return
+
+        if self.in_cooldown():
+            self.cooldown_counter -= 1
+            self.wait = 0
+
+        if self.monitor_op(current, self.best):
+            self.best = current
+            self.wait = 0
+        elif not self.in_cooldown():
+            self.wait += 1
+            if self.wait >= self.patience:
+                opt = self.model._optimizer
+                old_lr = opt.get_lr()
+                # Compared in float32, as Paddle: a rate already at min_lr up to float32
+                # rounding is left alone.
+                if old_lr > np.float32(self.min_lr):
+                    new_lr = max(old_lr * self.factor, self.min_lr)
+                    opt._learning_rate = float(new_lr)
+                    if self.verbose > 0 and _local_rank_zero():
+                        print(f'\nEpoch {self.epoch + 1}: ReduceLROnPlateau reducing '
+                              f'learning rate to {new_lr}.')
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+        self.epoch += 1
+
+
+class _ScalarLogger(Callback):
+    """What VisualDL and WandbCallback share: each training batch's and each evaluation's
+    scalars go to the subclass's _updates(logs, mode) (on the writing process only)."""
+
+    def on_train_batch_end(self, step, logs=None):
+        logs = logs or {}
+        self.train_step += 1
+        if self._is_write():
+            self._updates(logs, 'train')
+
+    def on_eval_begin(self, logs=None):
+        logs = logs or {}
+        self.eval_steps = logs.get('steps', None)
+        # oar's Model does not pass the metric names to on_eval_begin; evaluation logs
+        # the same names as training ('loss' and the metrics), so fit's list serves.
+        self.eval_metrics = logs.get('metrics', self.params.get('metrics', []))
+        self.eval_step = 0
+        self.evaled_samples = 0
+
+
+class VisualDL(_ScalarLogger):
+    """Write the training and evaluation loss and metrics to a VisualDL log.
+
+    Needs the `visualdl` package; as in Paddle, it is imported at the first value
+    written, so constructing the callback works without it and training raises
+    ImportError at the end of the first batch when it is missing. Training values are
+    logged every batch under 'train/<name>' (step = batches so far), evaluation values
+    once per evaluation under 'eval/<name>' (step = epoch).
+
+    Args:
+        log_dir (str): The directory of the VisualDL log.
+    """
+
+    def __init__(self, log_dir):
+        super().__init__()
+        self.log_dir = log_dir
+        self.epochs = None
+        self.steps = None
+        self.epoch = 0
+
+    def _is_write(self):
+        return _local_rank_zero()
+
+    def on_train_begin(self, logs=None):
+        self.epochs = self.params['epochs']
+        assert self.epochs
+        self.train_metrics = self.params['metrics']
+        assert self.train_metrics
+        self._is_fit = True
+        self.train_step = 0
+
+    def on_epoch_begin(self, epoch=None, logs=None):
+        self.steps = self.params['steps']
+        self.epoch = epoch
+
+    def _updates(self, logs, mode):
+        if not self._is_write():
+            return
+        if not hasattr(self, 'writer'):
+            visualdl = _import_optional('visualdl')
+            self.writer = visualdl.LogWriter(self.log_dir)
+        metrics = getattr(self, f'{mode}_metrics')
+        step = self.train_step if mode == 'train' else self.epoch
+        for k in metrics:
+            if k in logs:
+                value = _scalar_of(logs[k])
+                if value is not None:
+                    self.writer.add_scalar(tag=f'{mode}/{k}', step=step, value=value)
+
+    def on_train_end(self, logs=None):
+        if hasattr(self, 'writer'):
+            self.writer.close()
+            delattr(self, 'writer')
+
+    def on_eval_end(self, logs=None):
+        if self._is_write():
+            self._updates(logs, 'eval')
+            # A standalone evaluate() has no on_train_end to close the log.
+            if not hasattr(self, '_is_fit') and hasattr(self, 'writer'):
+                self.writer.close()
+                delattr(self, 'writer')
+
+
+class WandbCallback(_ScalarLogger):
+    """Log the training and evaluation loss and metrics to Weights & Biases.
+
+    Needs the `wandb` package: construction imports it (ImportError when missing, as
+    Paddle) and starts a run with wandb.init(**args), or reuses the run in progress
+    (with a warning). Training values go to 'train/<name>' against 'train/step',
+    evaluation values to 'eval/<name>' against 'epoch'.
+
+    Args:
+        project (str|None, optional): The project name. Default: None.
+        entity (str|None, optional): The team or user creating the run. Default: None.
+        name (str|None, optional): The run name. Default: None.
+        dir (str|None, optional): The directory of the run metadata. Default: None.
+        mode (str|None, optional): 'online', 'offline' or 'disabled'. Default: None.
+        job_type (str|None, optional): The run type, for grouping. Default: None.
+        **kwargs: Further arguments of wandb.init.
+
+    Raises:
+        ImportError: wandb is not installed.
+    """
+
+    def __init__(self, project=None, entity=None, name=None, dir=None, mode=None,
+                 job_type=None, **kwargs):
+        super().__init__()
+        self.wandb = _import_optional(
+            "wandb",
+            "You want to use `wandb` which is not installed yet install it with "
+            "`pip install wandb`")
+        self.wandb_args = {'project': project, 'name': name, 'entity': entity, 'dir': dir,
+                           'mode': mode, 'job_type': job_type}
+        self._run = None
+        self.wandb_args.update(**kwargs)
+        _ = self.run
+
+    def _is_write(self):
+        return _local_rank_zero()
+
+    @property
+    def run(self):
+        """The wandb run (None on processes other than local rank 0)."""
+        if self._is_write() and self._run is None:
+            if self.wandb.run is not None:
+                warnings.warn(
+                    "There is a wandb run already in progress and newly created instances"
+                    " of `WandbCallback` will reuse this run. If this is not desired"
+                    " , call `wandb.finish()` before instantiating `WandbCallback`.")
+                self._run = self.wandb.run
+            else:
+                self._run = self.wandb.init(**self.wandb_args)
+        return self._run
+
+    def on_train_begin(self, logs=None):
+        self.epochs = self.params['epochs']
+        assert self.epochs
+        self.train_metrics = self.params['metrics']
+        assert self.train_metrics
+        self._is_fit = True
+        self.train_step = 0
+        if self._is_write():
+            self.run.define_metric("train/step")
+            self.run.define_metric("train/*", step_metric="train/step")
+            self.run.define_metric("epoch")
+            self.run.define_metric("eval/*", step_metric="epoch")
+
+    def on_epoch_begin(self, epoch, logs=None):
+        self.steps = self.params['steps']
+        self.epoch = epoch
+
+    def _updates(self, logs, mode):
+        if not self._is_write():
+            return
+        metrics = getattr(self, f'{mode}_metrics')
+        if mode == 'train':
+            out = {'train/step': self.train_step}
+        else:
+            out = {'epoch': self.epoch}
+        for k in metrics:
+            if k in logs:
+                value = _scalar_of(logs[k])
+                if value is not None:
+                    out[f'{mode}/{k}'] = value
+        self.run.log(out)
+
+    def on_train_end(self, logs=None):
+        if self._is_write():
+            self.run.finish()
+
+    def on_eval_end(self, logs=None):
+        if self._is_write():
+            self._updates(logs, 'eval')
+            # A standalone evaluate() ends its run here; the next one starts afresh.
+            if not hasattr(self, '_is_fit') and self._run is not None:
+                self._run.finish()
+                self._run = None

@@ -12,8 +12,8 @@
 docs/profiler.md describes the events, the trace format and the cost.
 """
 from .profiler import (Profiler, ProfilerState, ProfilerTarget, SortedKeys,  # noqa: F401
-                       export_chrome_tracing, make_scheduler)
+                       SummaryView, export_chrome_tracing, make_scheduler)
 from .utils import RecordEvent, TracerEventType  # noqa: F401
 
-__all__ = ["Profiler", "ProfilerState", "ProfilerTarget", "SortedKeys", "make_scheduler",
-           "export_chrome_tracing", "RecordEvent", "TracerEventType"]
+__all__ = ["Profiler", "ProfilerState", "ProfilerTarget", "SortedKeys", "SummaryView",
+           "make_scheduler", "export_chrome_tracing", "RecordEvent", "TracerEventType"]

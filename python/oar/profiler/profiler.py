@@ -12,8 +12,8 @@ import time
 from .. import _C
 from . import utils as _utils
 
-__all__ = ["Profiler", "ProfilerState", "ProfilerTarget", "SortedKeys", "make_scheduler",
-           "export_chrome_tracing"]
+__all__ = ["Profiler", "ProfilerState", "ProfilerTarget", "SortedKeys", "SummaryView",
+           "make_scheduler", "export_chrome_tracing"]
 
 
 class ProfilerState(enum.Enum):
@@ -42,6 +42,20 @@ class SortedKeys(enum.Enum):
     GPUAvg = 5
     GPUMax = 6
     GPUMin = 7
+
+
+class SummaryView(enum.Enum):
+    """The summary views of Paddle's Profiler.summary(views=...). oar's summary prints
+    all of its tables whatever views asks, so these only name Paddle's views."""
+    DeviceView = 0
+    OverView = 1
+    ModelView = 2
+    DistributedView = 3
+    KernelView = 4
+    OperatorView = 5
+    MemoryView = 6
+    MemoryManipulationView = 7
+    UDFView = 8
 
 
 _TIME_UNITS = {"s": 0, "ms": 1, "us": 2, "ns": 3}

@@ -1,5 +1,5 @@
 """oar.utils: run_check (Paddle's installation check), require_version, try_import,
-deprecated, and the submodules unique_name and cpp_extension."""
+deprecated, and the submodules unique_name, cpp_extension and dlpack."""
 from __future__ import annotations
 
 import functools
@@ -7,7 +7,7 @@ import importlib
 import re
 import warnings
 
-from . import cpp_extension, unique_name  # noqa: F401
+from . import cpp_extension, dlpack, unique_name  # noqa: F401
 
 __all__ = ["run_check", "require_version", "try_import", "deprecated"]
 
