@@ -245,6 +245,27 @@ def _softplus_without_overflow(call, detail, last):
                 and np.allclose(g[bad], stable[bad], rtol=1e-6, atol=0))
 
 
+def _softplus_grad_without_overflow(call, detail, last):
+    """softplus_grad with beta * x beyond exp's range (beta = 1e308): oar's derivative is
+    grad_out * sigmoid(beta x), evaluated without overflow (grad_out itself for x > 0, 0 for
+    x < 0); torch's exp(beta x) overflows, and inf / inf gives NaN. Only when every
+    differing element is NaN in torch and oar's is that sigmoid's float64 value."""
+    import numpy as np
+    d, x = _differing(last), _x(call, last)
+    g_in = _x(call, last, "grad_out")
+    beta = float((call.decl or {}).get("beta", 1.0))
+    if d is None or x is None or g_in is None or d[0].shape != tuple(x.shape) or \
+            abs(beta) < 1e300:
+        return False
+    g, w, bad = d
+    xv, gv = x.detach().double().numpy(), g_in.detach().double().numpy()
+    with np.errstate(over="ignore", invalid="ignore"):
+        sig = np.where(beta * xv > 0, 1.0, np.where(beta * xv < 0, 0.0, 0.5))
+        want = np.broadcast_to(gv * sig, g.shape)
+    return bool(bad.any() and np.isnan(w[bad]).all()
+                and np.allclose(g[bad], want[bad], rtol=1e-6, atol=1e-12, equal_nan=True))
+
+
 def _selu_grad_of_zero_alpha(call, detail, last):
     """selu_grad's own gradient with alpha = 0: scale * alpha * exp(x) is 0 for every x;
     torch's order of operations overflows first at scale = 1e308 (inf * 0 = NaN). Only
@@ -1263,6 +1284,9 @@ DIFFERENCES = [
                _softsign_at_infinity.__doc__),
     Difference("softplus where beta * x overflows exp", ["softplus"], ["value mismatch"],
                _softplus_without_overflow, _softplus_without_overflow.__doc__),
+    Difference("softplus_grad where beta * x overflows exp", ["softplus_grad"],
+               ["value mismatch"], _softplus_grad_without_overflow,
+               _softplus_grad_without_overflow.__doc__),
     Difference("selu_grad's gradient with alpha 0", ["selu_grad"], ["grad mismatch"],
                _selu_grad_of_zero_alpha, _selu_grad_of_zero_alpha.__doc__),
     Difference("FFT of infinities or NaN: where NaN parts arise", ["fft_c2c", "fft_r2c", "fft_c2r"],

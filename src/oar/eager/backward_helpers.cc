@@ -116,10 +116,12 @@ Tensor elementwise_pow_grad_x(const Tensor& x, const Tensor& y, const Tensor& g)
 
 Tensor elementwise_pow_grad_y(const Tensor& x, const Tensor& y, const Tensor& out,
                               const Tensor& g) {
-  // d/dy x ** y = x ** y * log(x); at x = 0 with y >= 0 the limit is 0, not 0 * -inf.
+  // d/dy x ** y = x ** y * log(x); at x = 0 with y >= 0 (a complex y: Re(y) >= 0, as
+  // PyTorch) the limit is 0, not 0 * -inf.
   const Tensor dy = multiply(g, conj_if_complex(multiply(out, log(x))));
   const Tensor zero = zeros_like(dy);
-  const Tensor at_zero = where(greater_equal(y, zeros_like(y)), zero, dy);
+  const Tensor y_order = IsComplex(y.dtype()) ? real(y) : y;
+  const Tensor at_zero = where(greater_equal(y_order, zeros_like(y_order)), zero, dy);
   return unbroadcast(where(equal(x, zeros_like(x)), at_zero, dy), y);
 }
 
