@@ -608,21 +608,176 @@ def _complex_infinities(call, detail, last):
     follow std::complex (C99's Annex G), torch's vectorised formulas differ -- its add
     and subtract multiply the second operand by alpha = 1 + 0i, so inf * 0 makes the
     other part NaN ((-1.25 - 1.62i) - (inf + 2.31i): oar -inf - 3.93i, torch -inf + NaN i),
-    and its tanh' of an infinite z is NaN where oar's is an infinity. Only for a complex
-    result, when an input holds a non-finite part and every differing element has a
-    non-finite part on one side or the other (an infinite float attribute, as scale's bias,
-    counts as an input)."""
+    and its tanh' of an infinite z is NaN where oar's is an infinity; gradients alike. Only
+    for a complex result (or gradient), when an input holds a non-finite part and every
+    differing element has a non-finite part on one side or the other (an infinite or huge
+    float attribute, as scale's bias or pow's exponent 1e308, counts as an input); with
+    finite inputs that overflow (a long complex cumprod), when both sides are non-finite
+    there."""
     import numpy as np
-    d = _differing(last)
+    d = _differing(last) if detail.startswith("value") else _grad_arrays(last)
     if d is None or not (np.iscomplexobj(d[0]) or np.iscomplexobj(d[1])):
         return False
     g, w, bad = d
     attrs = [v for v in (call.decl or {}).values() if isinstance(v, float)]
-    if not any(t.data and not np.isfinite(np.asarray(t.data, dtype=np.complex128)).all()
-               for t in call.tensors()) and all(np.isfinite(attrs)):
-        return False
+    non_finite_input = any(t.data and not np.isfinite(np.asarray(t.data, np.complex128)).all()
+                           for t in call.tensors())
+    huge_attr = any(not np.isfinite(v) or abs(v) >= 1e300 for v in attrs)
+    if not (non_finite_input or huge_attr):
+        # finite inputs can still overflow (a long cumprod): then both sides must be
+        # non-finite at every differing element
+        d0 = _differing(last) if detail.startswith("value") else _grad_arrays(last)
+        if d0 is None:
+            return False
+        with np.errstate(invalid="ignore"):
+            return bool(d0[2].any() and (~np.isfinite(d0[0][d0[2]])).all()
+                        and (~np.isfinite(d0[1][d0[2]])).all())
     with np.errstate(invalid="ignore"):
         return bool(bad.any() and (~np.isfinite(g[bad]) | ~np.isfinite(w[bad])).all())
+
+
+def _scan_of_complex_to_a_real_dtype(call, detail, last):
+    """cumsum/cumprod of a complex x with a real dtype=: the forward scans x's real part
+    (the cast drops the imaginary part, as in both), so the gradient is that of the real
+    part's scan, with a zero imaginary part -- oar's. torch's backward runs its formula on
+    the complex input instead (for x = [0.04-1.71i, 1.39-2.87i, -2.21+1.5i] and weights
+    [0.5, -1.2, 0.7]: torch -0.0018+0.078i where the derivative of the real scan, and oar,
+    give -3.318). Only for those ops, a complex x and a real or integer dtype."""
+    import gen
+    x = (call.decl or {}).get("x")
+    d = (call.decl or {}).get("dtype")
+    name = d.name if isinstance(d, gen.DType) else d
+    return isinstance(x, gen.T) and x.dtype.startswith("complex") and isinstance(name, str) \
+        and not name.startswith("complex") and "grad" in detail
+
+
+def _grad_arrays(last):
+    """(oar, torch, mask of the differing elements) of a gradient mismatch, as numpy
+    arrays (complex kept); None otherwise."""
+    import numpy as np
+    import worker
+    o, t = last.get("grad_oar"), last.get("grad_torch")
+    if o is None or t is None:
+        return None
+    g, _ = worker.as_numpy(o)
+    w, wd = worker.as_numpy(t)
+    if g.shape != w.shape:
+        return None
+    rtol, atol = worker.RTOL.get(wd, worker.RTOL["float64"])
+    g, w = g.astype(np.complex128), w.astype(np.complex128)
+    with np.errstate(invalid="ignore", over="ignore"):
+        bad = ~(np.isclose(g.real, w.real, rtol=rtol, atol=atol, equal_nan=True)
+                & np.isclose(g.imag, w.imag, rtol=rtol, atol=atol, equal_nan=True))
+    return g, w, bad
+
+
+# The complex functions with branch cuts, which all lie on the real or imaginary axis.
+BRANCH_CUT_OPS = ["asinh", "acosh", "atanh", "asin", "acos", "atan", "log", "log2", "log10",
+                  "log1p", "sqrt", "rsqrt", "elementwise_pow", "pow", "angle"]
+
+
+def _derivative_on_a_branch_cut(call, detail, last):
+    """A complex function's derivative at a point of its branch cut (asinh's on the
+    imaginary axis beyond ±i, log's on the negative real axis, ...): its value there is
+    the limit from one side, chosen by the sign of a zero part, and oar's formula
+    (1 / sqrt(z^2 + 1) for asinh) and torch's take the square root of values whose zero
+    parts carry different signs, so the derivative comes out negated. Only when every
+    differing element's input lies on the real or imaginary axis (where the cuts are), or
+    is one that _complex_infinities would pass (a non-finite input or gradient)."""
+    import numpy as np
+    import gen
+    t = (call.decl or {}).get("x")
+    # the gradient is the base's (x may be a view of it)
+    x = last.get("tbases", {}).get(id(t)) if isinstance(t, gen.T) else None
+    d = _grad_arrays(last)
+    if x is None or d is None or not x.is_complex() or tuple(x.shape) != d[0].shape:
+        return False
+    xv = x.detach().to(__import__("torch").complex128).numpy()
+    g, w, bad = d
+    with np.errstate(invalid="ignore"):
+        # on a cut, or where the input or a gradient is not finite (_complex_infinities)
+        ok = (xv.real == 0) | (xv.imag == 0) | ~np.isfinite(xv) | ~np.isfinite(g) | \
+            ~np.isfinite(w)
+    return bool(bad.any() and ok[bad].all())
+
+
+def _complex_pow_at_a_zero_or_infinite_base(call, detail, last):
+    """Complex pow's gradient where the base is 0 or has an infinite or NaN part: 0 ** y
+    has the limit 0 for Re(y) > 0, which oar's formulas keep (y x^(y-1) and x^y log x are
+    masked there), while torch's products meet 0 * inf and answer NaN; at an infinite base
+    the parts' infinities come out in different combinations (oar -inf - inf i, torch
+    NaN). Only for a complex gradient, when x holds a zero or a non-finite part and every
+    differing element is NaN on torch's side or non-finite on one side."""
+    import numpy as np
+    import gen
+    d = _grad_arrays(last)
+    if d is None or not (np.iscomplexobj(d[0]) or np.iscomplexobj(d[1])):
+        return False
+    x = (call.decl or {}).get("x")
+    if not isinstance(x, gen.T) or not x.data:
+        return False
+    xv = np.asarray(x.data, dtype=np.complex128)
+    if not ((xv == 0).any() or not np.isfinite(xv).all()):
+        return False
+    g, w, bad = d
+    with np.errstate(invalid="ignore"):
+        return bool(bad.any() and (np.isnan(w[bad]) | ~np.isfinite(g[bad])
+                                   | ~np.isfinite(w[bad])).all())
+
+
+def _arange_rounded_once(call, detail, last):
+    """arange in bfloat16/float16: oar computes start + i * step in float64 and rounds each
+    value once to the dtype; torch accumulates in a wider float and rounds differently
+    (arange(-4, 3, 0.04, bfloat16)[100]: exactly 0 up to float64 roundoff, oar 8.3e-17,
+    torch -1.6e-4). Only when oar's value is at least as close as torch's to the exact
+    start + i * step at every differing element."""
+    import numpy as np
+    d = _differing(last)
+    dec = call.decl or {}
+    if d is None or d[0].ndim != 1 or not all(
+            isinstance(dec.get(k), (int, float)) for k in ("start", "step")):
+        return False
+    g, w, bad = d
+    exact = float(dec["start"]) + float(dec["step"]) * np.arange(g.shape[0], dtype=np.float64)
+    return bool(bad.any() and (np.abs(g[bad] - exact[bad]) <= np.abs(w[bad] - exact[bad])).all())
+
+
+def _p_norm_of_a_vanishing_order(call, detail, last):
+    """p_norm with |p| below 1e-300 (a denormal order): over a single element the norm is
+    |x| for every p, which oar returns; torch's (|x|^p)^(1/p) becomes 1^(±inf) = 1. Only
+    for that order, a reduction over length-1 axes, and oar giving |x|."""
+    import numpy as np
+    p = (call.decl or {}).get("porder")
+    x, out = _x(call, last), last.get("out")
+    if not isinstance(p, float) or abs(p) >= 1e-300 or p == 0 or x is None or out is None:
+        return False
+    o = np.asarray(out.numpy(), dtype=np.float64).reshape(-1)
+    xv = np.abs(x.detach().double().numpy()).reshape(-1)
+    return o.size == xv.size and bool(np.allclose(o, xv, rtol=1e-2, equal_nan=True))
+
+
+def _gradient_through_a_narrower_dtype(call, detail, last):
+    """A gradient through a dtype= narrower than the input (cumsum of a float64 x with
+    dtype='complex64' or 'float32'): the gradient comes back through that dtype, so it
+    carries its rounding, which oar's and torch's backward steps apply at different
+    points. Only when dtype= is float32/complex64 (or narrower) and the gradients agree
+    within that dtype's tolerance."""
+    import numpy as np
+    import gen
+    import worker
+    d = (call.decl or {}).get("dtype")
+    name = d.name if isinstance(d, gen.DType) else d
+    tol = {"float32": "float32", "complex64": "float32", "float16": "float16",
+           "bfloat16": "bfloat16"}.get(name)
+    o, t = last.get("grad_oar"), last.get("grad_torch")
+    if tol is None or o is None or t is None:
+        return False
+    g, _ = worker.as_numpy(o)
+    w, _ = worker.as_numpy(t)
+    rtol, atol = worker.RTOL[tol]
+    scale = max(1.0, float(np.abs(w).max())) if w.size else 1.0
+    with np.errstate(invalid="ignore"):
+        return g.shape == w.shape and bool(np.allclose(g, w, rtol=rtol, atol=atol * scale))
 
 
 def _mixed_complex_and_real_operands(call, detail, last):
@@ -980,17 +1135,23 @@ def _rank_deficient_gradient(call, detail, last):
     roundoff and MKL the exact 0 (a rank-1 3x3 in bfloat16: oar -5.9e15, torch NaN). For
     slogdet, whose log|det| is -inf there, oar's adj(x)^T / det is 0 / 0 = NaN where the
     adjugate vanishes, and torch's SVD-based formula gives a finite value (-0.0, seed
-    116): one side non-finite is enough too."""
+    116), and for lu_packed a zero pivot divides in oar where MKL's roundoff leaves a tiny
+    one (seed 133): one side non-finite is enough too."""
     import re
     import torch
     x = _x(call, last)
-    m = re.search(r"oar np\.float\d+\(([^)]*)\), want np\.float\d+\(([^)]*)\)", detail)
+    m = re.search(r"oar np\.(?:float|complex)\d+\(([^)]*)\), "
+                  r"want np\.(?:float|complex)\d+\(([^)]*)\)", detail)
     if x is None or x.dim() < 2 or x.numel() == 0 or m is None or \
             not bool(torch.isfinite(x).all()):
         return False
-    non_finite = [v.strip("-") in ("inf", "nan") for v in m.groups()]
+    # a complex value is non-finite when either part is
+    non_finite = [v.strip("-") in ("inf", "nan") or (v.endswith("j") and
+                                                     ("inf" in v or "nan" in v))
+                  for v in m.groups()]
     if not (all(non_finite) or
-            (call.key in ("svd_packed", "qr_packed", "slogdet") and any(non_finite))):
+            (call.key in ("svd_packed", "qr_packed", "slogdet", "lu_packed")
+             and any(non_finite))):
         return False
     rank = torch.linalg.matrix_rank(x.detach().double())
     return bool((rank < min(x.shape[-2], x.shape[-1])).any())
@@ -1249,7 +1410,23 @@ def _softplus_at_infinity(call, detail, last):
 
 DIFFERENCES = [
     Difference("complex arithmetic on infinite parts (C99's rules against torch's formulas)",
-               None, ["value mismatch"], _complex_infinities, _complex_infinities.__doc__),
+               None, ["value mismatch", "grad mismatch"], _complex_infinities,
+               _complex_infinities.__doc__),
+    Difference("complex pow at a zero or infinite base", ["pow", "elementwise_pow"],
+               ["grad mismatch"], _complex_pow_at_a_zero_or_infinite_base,
+               _complex_pow_at_a_zero_or_infinite_base.__doc__),
+    Difference("arange in a low precision: each value rounded once", ["arange"],
+               ["value mismatch"], _arange_rounded_once, _arange_rounded_once.__doc__),
+    Difference("p_norm of a denormal order over one element", ["p_norm"], ["value mismatch"],
+               _p_norm_of_a_vanishing_order, _p_norm_of_a_vanishing_order.__doc__),
+    Difference("a complex derivative on a branch cut", BRANCH_CUT_OPS, ["grad mismatch"],
+               _derivative_on_a_branch_cut, _derivative_on_a_branch_cut.__doc__),
+    Difference("a gradient through a narrower dtype= carries its rounding", None,
+               ["grad mismatch"], _gradient_through_a_narrower_dtype,
+               _gradient_through_a_narrower_dtype.__doc__),
+    Difference("the scan of a complex x to a real dtype: torch's backward",
+               ["cumsum", "cumprod"], ["grad mismatch"], _scan_of_complex_to_a_real_dtype,
+               _scan_of_complex_to_a_real_dtype.__doc__),
     Difference("complex and real operands: Paddle's promotion to complex",
                ["matmul", "triangular_solve", "solve"], ["value mismatch"],
                _mixed_complex_and_real_operands, _mixed_complex_and_real_operands.__doc__),

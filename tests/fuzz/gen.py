@@ -30,8 +30,7 @@ DTYPES = ["float16", "bfloat16", "float32", "float64", "int32", "int64", "bool",
 DRAW_DTYPES = DTYPES + ["float32", "float64", "float64", "float16"]
 FLOATS = {"float16", "bfloat16", "float32", "float64"}
 # Complex inputs are compared with torch in complex128 (complex64 runs a second time in
-# complex128, as float32 does in float64); their gradients are not compared here (the
-# registry's complex_cases check them against torch).
+# complex128, as float32 does in float64), their gradients too.
 COMPLEX = {"complex64", "complex128"}
 SPECIALS = [math.nan, math.inf, -math.inf, -0.0, 0.0]
 # Empty shapes whose other dims are huge: up to 2**63 - 1, where sums of dims (concat, m + n,

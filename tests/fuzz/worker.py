@@ -118,7 +118,7 @@ def diff_tensors(call):
     for name in call.op.backward:
         v = call.decl.get(name)
         for t in (v if isinstance(v, list) else [v]):
-            if isinstance(t, G.T) and t.dtype in G.FLOATS:
+            if isinstance(t, G.T) and (t.dtype in G.FLOATS or t.dtype in G.COMPLEX):
                 out.add(id(t))
     return out
 
@@ -272,14 +272,18 @@ G_PY = {}
 
 
 def check_grad(call, out, want, obases, tbases, grad_ids):
-    if not isinstance(out, oar.Tensor) or want.dtype not in (torch.float64, torch.float32) or \
+    if not isinstance(out, oar.Tensor) or want.dtype not in GRAD_DTYPES or \
             not grad_ids or not want.requires_grad:
         return None
     if want.numel() == 0:  # nothing flows back (and numpy refuses a shape like [2**62, 0])
         return None
     r = random.Random(call.id)
-    w = np.array([round(r.uniform(-2, 2), 2) for _ in range(want.numel())],
-                 "float64" if want.dtype == torch.float64 else "float32").reshape(list(want.shape))
+    # The cotangent w: complex for a complex result, whose gradients then follow PyTorch's
+    # convention (the conjugate Wirtinger derivative of Re(sum(out * conj(w)))), as oar's.
+    cplx = want.dtype.is_complex
+    vals = [complex(round(r.uniform(-2, 2), 2), round(r.uniform(-2, 2), 2)) if cplx
+            else round(r.uniform(-2, 2), 2) for _ in range(want.numel())]
+    w = np.array(vals, GRAD_DTYPES[want.dtype]).reshape(list(want.shape))
     ids = [i for i in grad_ids]
     try:
         tg = oracle(op_registry.torch_grad, [want], [tbases[i] for i in ids],
@@ -301,6 +305,9 @@ def check_grad(call, out, want, obases, tbases, grad_ids):
     return None
 
 
+# The result dtypes whose gradients are compared, and the numpy dtype of their cotangent.
+GRAD_DTYPES = {torch.float64: "float64", torch.float32: "float32",
+               torch.complex128: "complex128", torch.complex64: "complex64"}
 LAST = {}  # the last call's oar and torch results, for the predicates of allowlist.py
 # (shared flags, slot): this worker's flag is 1 while the oracle (torch) computes, so that
 # the parent can tell a stall of torch's from one of oar's (torch takes seconds on some
