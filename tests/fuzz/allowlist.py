@@ -1208,9 +1208,9 @@ def _huge_exp_linear_coefficient(call, detail, last):
 
 def _norm_gradient_of_infinite_weight(call, detail, last):
     """layer_norm/rms_norm's (and batch_norm's, per channel) x gradient
-    r (g w - mean(g w) - xhat mean(g w xhat)) when the weight holds an infinity: both row means are infinite, and which elements come out
-    as inf - inf (or 0 * inf) depends on how the terms are grouped and on whether the
-    row's xhat is exactly 0 -- oar's fused pass subtracts the means as above, torch's
+    r (g w - mean(g w) - xhat mean(g w xhat)) when the weight holds an infinity: both row
+    means are infinite, and which elements come out as inf - inf (or 0 * inf) depends on
+    how the terms are grouped and on whether the row's xhat is exactly 0 -- oar's fused pass subtracts the means as above, torch's
     kernel folds them into per-row coefficients of x, and the layer_norm_grad oracle's
     x - mean(x) rounds a constant row off 0. Neither value is a derivative. Only when
     the weight holds inf or NaN and every differing element is non-finite in both."""
