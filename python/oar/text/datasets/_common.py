@@ -1,27 +1,10 @@
-"""Helpers shared by the readers of oar.text.datasets: local files only, argument checks, archive members and word dictionaries."""
+"""Helpers shared by the readers of oar.text.datasets: archive members and word
+dictionaries (the argument checks are oar.io._local_data's)."""
 from __future__ import annotations
 
 import numbers
-import os
 
-
-def _local_file(name, data_file, paddle_url, arg="data_file"):
-    if data_file is None:
-        raise ValueError(f"{name}: give {arg}, the local copy of {paddle_url} (what Paddle "
-                         f"downloads); oar downloads nothing")
-    if not isinstance(data_file, (str, os.PathLike)):
-        raise TypeError(f"{name}: argument '{arg}' must be a path, but got "
-                        f"{type(data_file).__name__}")
-    if not os.path.isfile(data_file):
-        raise FileNotFoundError(f"{name}: no file {os.fspath(data_file)!r}")
-    return os.fspath(data_file)
-
-
-def _mode(name, mode, allowed=("train", "test")):
-    if not isinstance(mode, str) or mode.lower() not in allowed:
-        choices = ", ".join(repr(a) for a in allowed[:-1]) + f" or {allowed[-1]!r}"
-        raise ValueError(f"{name}: argument 'mode' must be {choices}, but got {mode!r}")
-    return mode.lower()
+from ...io._local_data import check_mode as _mode, local_file as _local_file  # noqa: F401
 
 
 def _dict_size(name, arg, value):
