@@ -391,6 +391,14 @@ class _ScalarLogger(Callback):
     """What VisualDL and WandbCallback share: each training batch's and each evaluation's
     scalars go to the subclass's _updates(logs, mode) (on the writing process only)."""
 
+    def on_train_begin(self, logs=None):
+        self.epochs = self.params['epochs']
+        assert self.epochs
+        self.train_metrics = self.params['metrics']
+        assert self.train_metrics
+        self._is_fit = True
+        self.train_step = 0
+
     def on_train_batch_end(self, step, logs=None):
         logs = logs or {}
         self.train_step += 1
@@ -429,14 +437,6 @@ class VisualDL(_ScalarLogger):
 
     def _is_write(self):
         return _local_rank_zero()
-
-    def on_train_begin(self, logs=None):
-        self.epochs = self.params['epochs']
-        assert self.epochs
-        self.train_metrics = self.params['metrics']
-        assert self.train_metrics
-        self._is_fit = True
-        self.train_step = 0
 
     def on_epoch_begin(self, epoch=None, logs=None):
         self.steps = self.params['steps']
@@ -522,12 +522,7 @@ class WandbCallback(_ScalarLogger):
         return self._run
 
     def on_train_begin(self, logs=None):
-        self.epochs = self.params['epochs']
-        assert self.epochs
-        self.train_metrics = self.params['metrics']
-        assert self.train_metrics
-        self._is_fit = True
-        self.train_step = 0
+        super().on_train_begin(logs)
         if self._is_write():
             self.run.define_metric("train/step")
             self.run.define_metric("train/*", step_metric="train/step")
