@@ -317,7 +317,9 @@ def _celu_of_a_subnormal_alpha(call, detail, last):
     """celu (and its gradient) with alpha so small that 1 / alpha overflows (-1e-320): oar
     divides x by alpha, so celu(0) = 0 and its gradient exp(0 / alpha) = 1; torch
     multiplies by the infinite reciprocal, and 0 * inf is NaN. Only when 1 / alpha is
-    infinite and every differing element is at x = 0, NaN in torch and finite in oar."""
+    infinite and every differing element is at x = 0, NaN in torch and not in oar, or
+    at a NaN of x, where oar gives NaN ("gradient at a NaN input of a piecewise
+    activation"; both in one call at seed 148)."""
     import math
     import numpy as np
     alpha = float((call.decl or {}).get("alpha", 1.0))
@@ -332,8 +334,9 @@ def _celu_of_a_subnormal_alpha(call, detail, last):
     xv = d[3] if len(d) == 4 else x.detach().double().numpy()
     if xv.shape != g.shape:
         return False
-    return bool(bad.any() and (xv[bad] == 0).all() and np.isnan(w[bad]).all()
-                and np.isfinite(g[bad]).all())
+    zero = (xv == 0) & np.isnan(w) & ~np.isnan(g)  # oar's grad_out * 1, inf included
+    nan_x = np.isnan(xv) & np.isnan(g)
+    return bool(bad.any() and (zero | nan_x)[bad].all() and zero[bad].any())
 
 
 def _spread_of_one_element(call, detail, last):
@@ -1043,6 +1046,76 @@ def _non_finite_matrix(call, detail, last):
     return bool(per.any() and (bad_x | ~per).all())
 
 
+def _numerically_singular(call, detail, last):
+    """det/slogdet of a matrix that is singular in exact arithmetic (repeated rows from an
+    expand, seed 143): one LAPACK's LU cancels a pivot to exactly 0 (det 0, sign 0,
+    log|det| -inf) where the other's complex division leaves a pivot of roundoff size,
+    e.g. |det| 9e-16 for a 2x2 of entries ~2. Both are the determinant within its
+    rounding. Only when, for every matrix with a differing element, one side says 0 (sign
+    0) and the other's |det| is below n * 4 eps (of the dtype) times the product of the
+    row norms (Hadamard's bound)."""
+    import numpy as np
+    import torch
+    x = _x(call, last)
+    d = _differing(last)
+    if x is None or d is None or x.dim() < 2 or x.shape[-1] != x.shape[-2] or \
+            not bool(torch.isfinite(x).all()):
+        return False
+    got, want, bad = d
+    xd = x.detach()
+    eps = float(torch.finfo(xd.dtype).eps)
+    n = xd.shape[-1]
+    bound = n * 4 * eps * np.prod(torch.linalg.vector_norm(xd.double(), dim=-1).numpy(),
+                                  axis=-1)
+    if call.key == "slogdet":  # [2, *batch]: sign, log|det| -> |det| per matrix
+        bad = bad.any(0)
+        mag_got = np.where(got[0] == 0, 0.0, np.exp(got[1].real))
+        mag_want = np.where(want[0] == 0, 0.0, np.exp(want[1].real))
+    else:
+        mag_got, mag_want = np.abs(got), np.abs(want)
+    bad, bound = np.broadcast_to(bad, np.shape(bound)), np.asarray(bound)
+    if not bad.any():
+        return False
+    one_zero = (mag_got == 0) | (mag_want == 0)
+    tiny = np.maximum(mag_got, mag_want) <= bound
+    return bool((one_zero & tiny)[bad].all())
+
+def _affine_kink_rounding(call, detail, last):
+    """hardsigmoid's gradient is slope strictly inside 0 < slope * x + offset < 1. oar's
+    kernel computes slope * x + offset in one fused multiply-add, the oracle with a
+    rounded product: at x = 0.87, slope 3, offset -2.61 (seed 147) the fma gives 2.2e-16,
+    inside, and the rounded product exactly 0, the kink. Only when at every differing
+    element slope * x + offset, computed exactly, lies within 4 eps (of x's dtype) times
+    max(|slope x|, |offset|, 1) of 0 or 1."""
+    from fractions import Fraction
+    import numpy as np
+    import torch
+    d = call.decl or {}
+    x = _x(call, last)
+    if x is None:
+        return False
+    if detail.startswith("grad"):
+        r = _grad_differing(call, last)
+        if r is None:
+            return False
+        bad = r[2]
+    else:
+        r = _differing(last)
+        if r is None:
+            return False
+        bad = r[2]
+    xs = np.broadcast_to(x.detach().double().numpy(), bad.shape)[bad]
+    if xs.size == 0 or not bool(torch.isfinite(x).all()):
+        return False
+    slope, offset = float(d.get("slope", 1 / 6)), float(d.get("offset", 0.5))
+    eps = float(torch.finfo(x.dtype).eps) if x.dtype.is_floating_point else 0.0
+    for v in xs.tolist():
+        exact = Fraction(slope) * Fraction(v) + Fraction(offset)
+        tol = 4 * eps * max(abs(slope * v), abs(offset), 1.0)
+        if min(abs(float(exact)), abs(float(exact - 1))) > tol:
+            return False
+    return True
+
 def _svd_is_an_svd(call, detail, last):
     """svd_packed: the singular vectors of a repeated singular value (every zero one of a
     rank-deficient matrix) and the extra columns of full_matrices' U or rows of its Vh
@@ -1227,6 +1300,39 @@ def _norm_scale_grad_of_infinite_g(call, detail, last):
     non-finite in both."""
     return _non_finite_both_beside(call, detail, last, "g")
 
+
+def _norm_scale_grad_roundoff(call, detail, last):
+    """The x-gradient of norm_scale_grad, sum(g xhat): its terms are divided by the row's
+    std (and its cube), so the roundoff of their cancelling sum grows as 1 / std. With
+    two-element rows xhat is +-1 whatever x is, so the exact gradient is 0, and oar's and
+    torch's differ by their roundoff (3.6e-12 at a row of std 0.005, seed 153). Only when
+    every difference is within 1e-13 * max(1, max 1 / std) * max(1, max |g|) * the number
+    of rows summed, and x and g are finite."""
+    import numpy as np
+    import torch
+    d = call.decl or {}
+    x, g = _x(call, last), _x(call, last, "g")
+    o, t = last.get("grad_oar"), last.get("grad_torch")
+    if x is None or g is None or o is None or t is None or x.dim() == 0 or \
+            last.get("grad_of") != id(d.get("x")) or \
+            not (bool(torch.isfinite(x).all()) and bool(torch.isfinite(g).all())):
+        return False
+    axis = int(d.get("begin_norm_axis", 1)) % x.dim()
+    xd = x.detach().double()
+    dims = tuple(range(axis, x.dim()))
+    if d.get("rms", False):
+        var = (xd * xd).mean(dims)
+    else:
+        var = xd.var(dims, unbiased=False)
+    std = torch.sqrt(var + float(d.get("epsilon", 1e-5)))
+    if std.numel() == 0 or bool((std == 0).any()):
+        return False
+    amp = max(1.0, float((1 / std).max()))
+    rows = max(1, int(np.prod(x.shape[:axis])))
+    gmax = max(1.0, float(g.detach().double().abs().max())) if g.numel() else 1.0
+    a, b = o.detach().double().numpy(), t.detach().double().numpy()
+    return a.shape == b.shape and bool(
+        (np.abs(a - b) <= 1e-13 * amp * gmax * rows).all())
 
 def _non_finite_both_beside(call, detail, last, name):
     """Input `name` holds inf or NaN, and every differing element is non-finite in both
@@ -1531,6 +1637,14 @@ DIFFERENCES = [
                _unsorted_topk_order, _unsorted_topk_order.__doc__),
     Difference("LAPACK on a matrix holding inf or NaN", LAPACK_OPS,
                ["value mismatch", "grad mismatch"], _non_finite_matrix, _non_finite_matrix.__doc__),
+    Difference("det of a matrix singular within its rounding", ["det", "slogdet"],
+               ["value mismatch"], _numerically_singular, _numerically_singular.__doc__),
+    Difference("hardsigmoid's kink: a fused multiply-add against a rounded product",
+               ["hardsigmoid", "hardsigmoid_grad"], ["grad mismatch", "value mismatch"],
+               _affine_kink_rounding, _affine_kink_rounding.__doc__),
+    Difference("norm_scale_grad's x-gradient: roundoff over the row's std",
+               ["norm_scale_grad"], ["grad mismatch"], _norm_scale_grad_roundoff,
+               _norm_scale_grad_roundoff.__doc__),
     Difference("singular vectors are a basis of their subspace", ["svd_packed"],
                ["value mismatch"], _svd_is_an_svd, _svd_is_an_svd.__doc__),
     Difference("eig: a repeated eigenvalue's vectors, or geev's order", ["eig_packed"],
