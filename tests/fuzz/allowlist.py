@@ -1116,6 +1116,36 @@ def _affine_kink_rounding(call, detail, last):
             return False
     return True
 
+def _eigh_sign_tie(call, detail, last):
+    """eigh_packed signs each eigenvector so its largest-magnitude entry is positive. When
+    two entries tie in magnitude ([0, 0.7071, -0.7071] of a rank-deficient matrix, seed
+    159), roundoff picks the largest, so OpenBLAS's vector and MKL's come out with
+    opposite signs: both are the eigenvector. Only when every differing row has torch's
+    eigenvalue, oar's vector is minus torch's, and its two largest |entries| agree within
+    the dtype's tolerance."""
+    import torch
+    import worker
+    d = _differing(last)
+    x = _x(call, last)
+    if d is None or x is None or x.dim() < 2:
+        return False
+    got, want, bad = d
+    n = x.shape[-1]
+    if got.shape[-2:] != (n, n + 1) or got.dtype.kind != "f":
+        return False
+    rtol, atol = worker.RTOL.get(str(x.dtype).replace("torch.", ""), worker.RTOL["float64"])
+    tol = max(atol, rtol) * 10 * max(1.0, float(x.detach().double().abs().max()))
+    rows = bad.any(-1)
+    if not rows.any():
+        return False
+    g, w = torch.from_numpy(got[rows]), torch.from_numpy(want[rows])
+    if not bool(torch.isclose(g[:, 0], w[:, 0], atol=tol).all()):
+        return False
+    if not bool(torch.isclose(g[:, 1:], -w[:, 1:], atol=tol).all()):
+        return False
+    top = g[:, 1:].abs().topk(min(2, n), -1).values
+    return n >= 2 and bool(((top[:, 0] - top[:, 1]) <= tol).all())
+
 def _svd_is_an_svd(call, detail, last):
     """svd_packed: the singular vectors of a repeated singular value (every zero one of a
     rank-deficient matrix) and the extra columns of full_matrices' U or rows of its Vh
@@ -1645,6 +1675,8 @@ DIFFERENCES = [
     Difference("norm_scale_grad's x-gradient: roundoff over the row's std",
                ["norm_scale_grad"], ["grad mismatch"], _norm_scale_grad_roundoff,
                _norm_scale_grad_roundoff.__doc__),
+    Difference("eigh: an eigenvector whose largest entries tie in magnitude", ["eigh_packed"],
+               ["value mismatch"], _eigh_sign_tie, _eigh_sign_tie.__doc__),
     Difference("singular vectors are a basis of their subspace", ["svd_packed"],
                ["value mismatch"], _svd_is_an_svd, _svd_is_an_svd.__doc__),
     Difference("eig: a repeated eigenvalue's vectors, or geev's order", ["eig_packed"],
