@@ -62,7 +62,7 @@ from . import amp, io, optimizer, regularizer, vision, viz  # noqa: F401
 from .amp import (get_autocast_cpu_dtype, get_autocast_dtype,  # noqa: F401 - Paddle's
                   get_autocast_gpu_dtype, is_autocast_enabled)  # top-level aliases
 from . import callbacks, metric, static  # noqa: F401
-from .hapi import Model, summary  # noqa: F401
+from .hapi import Model, flops, summary  # noqa: F401
 from ._stats import (bernoulli, bincount, cummax, cummin, histogram, kthvalue,  # noqa: F401
                      median, mode, norm, randint_like, sort, topk, triu_indices, unique)
 from . import linalg  # noqa: F401
@@ -105,6 +105,12 @@ from ._paddle_inplace import *  # noqa: F401,F403
 from ._dtype_aliases import *  # noqa: F401,F403,A001 - oar.float is oar.float32 (no later
 # code of this module calls the builtin float)
 from . import _dtype_aliases, _paddle_aliases, _paddle_inplace  # their __all__ join oar's
+# Paddle's legacy typed-tensor constructors (FloatTensor, LongTensor, ...; oar.device's
+# own, as in Paddle) and its Generator class, which oar.seed's generator is an instance
+# of (docs/paddle_api_extra.md)
+from .device import _tensor_types
+from .device._tensor_types import *  # noqa: F401,F403
+from .device._rng import Generator  # noqa: F401
 
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name
@@ -131,7 +137,7 @@ __all__ = sorted(set(_C._public_ops) | {
     "autograd", "nn", "set_flags", "get_flags", "memory_stats",
     # training (oar.nn layers, optimizers, data, checkpoints, the high-level API)
     "LazyGuard", "ParamAttr", "create_parameter", "load", "save", "io", "optimizer", "regularizer", "vision",
-    "callbacks", "metric", "static", "Model", "summary", "profiler",
+    "callbacks", "metric", "static", "Model", "summary", "flops", "profiler",
     # shape manipulation and small linear algebra (_manipulation.py)
     "bmm", "broadcast_tensors", "broadcast_to", "chunk", "cross", "diag", "dot", "einsum",
     "expand_as", "kron", "meshgrid", "moveaxis", "outer", "repeat_interleave", "rot90", "tile",
@@ -159,13 +165,14 @@ __all__ = sorted(set(_C._public_ops) | {
     "fft", "signal", "audio",
     # sparse COO/CSR tensors (sparse/, docs/sparse.md)
     "sparse",
-    # paddle.random's initial_seed
-    "random",
+    # paddle.random's initial_seed; the generator class
+    "random", "Generator",
     # the auto-cast state (amp/auto_cast.py)
     "is_autocast_enabled", "get_autocast_dtype", "get_autocast_cpu_dtype",
     "get_autocast_gpu_dtype",
 } | set(_math_extra.__all__) | set(_manip_extra.__all__) | set(_framework_extra.__all__)
-    | set(_paddle_aliases.__all__) | set(_paddle_inplace.__all__) | set(_dtype_aliases.__all__))
+    | set(_paddle_aliases.__all__) | set(_paddle_inplace.__all__) | set(_dtype_aliases.__all__)
+    | set(_tensor_types.__all__))
 del _name
 _framework_extra._build_tensor_namespace(_sys.modules[__name__])
 

@@ -118,6 +118,7 @@ class Tensor:
     def clear_grad(self, set_to_zero: _bool = True) -> None: ...
     def clear_gradient(self, set_to_zero: _bool = True) -> None: ...
     def detach(self) -> Tensor: ...
+    def detach_(self) -> Tensor: ...
     def clone(self) -> Tensor: ...
     def item(self, *args: int) -> Any: ...
     def is_contiguous(self) -> _bool: ...
@@ -1235,6 +1236,44 @@ def rand_like(input: Tensor, name: str | None = None, *, dtype: Any = None, devi
 def randn_like(x: Tensor, dtype: Any = None, name: str | None = None, *, device: Any = None,
                requires_grad: _bool = False) -> Tensor: ...
 def create_tensor(dtype: Any, name: str | None = None, persistable: _bool = False) -> Tensor: ...
+# the FLOPs counter (python/oar/hapi/dynamic_flops.py)
+def flops(net: Any, input_size: Any, custom_ops: dict[type, Callable[..., Any]] | None = None,
+          print_detail: _bool = False) -> int: ...
+# the default random generator's class (python/oar/device/_rng.py)
+class Generator:
+    def __new__(cls, device: Any = None) -> Generator: ...
+    def __init__(self, device: Any = None) -> None: ...
+    def manual_seed(self, seed: int) -> Generator: ...
+    def seed(self) -> int: ...
+    def initial_seed(self) -> int: ...
+    def get_state(self) -> Any: ...
+    def set_state(self, state: Any) -> None: ...
+    def random(self) -> int: ...
+    def get_state_index(self) -> int: ...
+    def register_state_index(self, state: Any) -> int: ...
+    def set_state_index(self, index: int) -> None: ...
+# the legacy typed-tensor constructors (python/oar/device/_tensor_types.py): each call
+# gives a Tensor, not an instance of the class
+class BFloat16Tensor:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...  # type: ignore[misc]
+class BoolTensor:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...  # type: ignore[misc]
+class ByteTensor:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...  # type: ignore[misc]
+class CharTensor:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...  # type: ignore[misc]
+class DoubleTensor:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...  # type: ignore[misc]
+class FloatTensor:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...  # type: ignore[misc]
+class HalfTensor:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...  # type: ignore[misc]
+class IntTensor:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...  # type: ignore[misc]
+class LongTensor:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...  # type: ignore[misc]
+class ShortTensor:
+    def __new__(cls, *args: Any, **kwargs: Any) -> Tensor: ...  # type: ignore[misc]
 # Paddle's top-level constants, dtype aliases, PyTorch-style aliases and in-place functions
 # (python/oar/_paddle_aliases.py, _paddle_inplace.py, _dtype_aliases.py)
 e: _float
@@ -1605,16 +1644,27 @@ def relu(x: Tensor, name: str | None = None) -> Tensor: ...
 def relu_(x: Tensor, name: str | None = None) -> Tensor: ...
 
 __all__ = [
+    "BFloat16Tensor",
+    "BoolTensor",
+    "ByteTensor",
     "CPUPlace",
     "CUDAPinnedPlace",
     "CUDAPlace",
+    "CharTensor",
     "DataParallel",
+    "DoubleTensor",
+    "FloatTensor",
+    "Generator",
+    "HalfTensor",
     "IPUPlace",
+    "IntTensor",
     "LazyGuard",
+    "LongTensor",
     "MmapStorage",
     "Model",
     "ParamAttr",
     "Place",
+    "ShortTensor",
     "Size",
     "Tensor",
     "XPUPlace",
@@ -1804,6 +1854,7 @@ __all__ = [
     "floor_divide_",
     "floor_mod",
     "floor_mod_",
+    "flops",
     "fmax",
     "fmin",
     "frac",

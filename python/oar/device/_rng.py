@@ -1,4 +1,5 @@
-"""The default generator's state as Paddle's GeneratorState objects: shared by
+"""The default generator as Paddle's Generator class (oar.Generator, what oar.seed returns)
+and its state as Paddle's GeneratorState objects: shared by
 oar.device.get_rng_state/set_rng_state (and the top-level ones)."""
 from __future__ import annotations
 
@@ -43,8 +44,36 @@ def set_state(state, api="set_rng_state"):
 
 
 class Generator:
-    """The default (CPU) random generator as Paddle's Generator object: what oar.seed
-    returns. Every oar random op draws from it; there is one per process."""
+    """Paddle's random generator: oar.Generator(device) and oar.seed both give the one
+    default CPU generator, which every oar random op draws from (Paddle's Generator(place)
+    likewise returns the place's default generator, not a new one).
+
+    Besides seeding and snapshots it keeps Paddle's numbered states: register_state_index
+    adds a state and switches to it, set_state_index switches between them, and the random
+    ops draw from (and advance) the current one.
+
+    Examples:
+        >>> import oar
+        >>> g = oar.Generator()
+        >>> g is oar.seed(7), g.initial_seed()
+        (True, 7)
+        >>> state = g.get_state()
+        >>> a = oar.rand([2])
+        >>> g.set_state(state)
+        >>> bool((oar.rand([2]) == a).all())
+        True
+    """
+
+    def __new__(cls, device=None):
+        _generator_device(device)
+        return DEFAULT_GENERATOR
+
+    def __init__(self, device=None):
+        pass  # the default generator keeps its state: construction only looks it up
+
+    def _setup(self):
+        self._states = [None]  # the current index's state lives in the C++ generator
+        self._index = 0
 
     def manual_seed(self, seed):
         """Seeds the generator (as oar.seed) and returns it."""
@@ -77,8 +106,55 @@ class Generator:
         hi, lo = (int(v) for v in randint(0, 2 ** 32, [2]).numpy())
         return (hi << 32) | lo
 
+    def get_state_index(self):
+        """The index of the state the random ops draw from (0 until another is chosen)."""
+        return self._index
+
+    def register_state_index(self, state):
+        """Adds `state` (a GeneratorState) as a new numbered state, makes it the current
+        one, as Paddle does, and returns its index."""
+        if not isinstance(state, GeneratorState):
+            raise TypeError(f"Generator.register_state_index(): argument 'state' must be a "
+                            f"GeneratorState (from get_state()), but got "
+                            f"{type(state).__name__}")
+        self._states[self._index] = get_state()
+        self._states.append(state)
+        self._index = len(self._states) - 1
+        set_state(state)
+        return self._index
+
+    def set_state_index(self, index):
+        """Makes the numbered state `index` the current one; the state left keeps its
+        position in its stream for a later switch back."""
+        if isinstance(index, bool) or not isinstance(index, int):
+            raise TypeError(f"Generator.set_state_index(): argument 'index' must be an int, "
+                            f"but got {type(index).__name__}")
+        if not 0 <= index < len(self._states):
+            # Paddle accepts any index here and fails at the next random op instead
+            raise ValueError(f"Generator.set_state_index(): argument 'index' ({index}) must "
+                             f"be in [0, {len(self._states)}): register_state_index returns "
+                             f"the valid ones")
+        if index != self._index:
+            self._states[self._index] = get_state()
+            self._index = index
+            set_state(self._states[index])
+
     def __repr__(self):
         return f"oar.Generator(initial_seed={self.initial_seed()})"
 
 
-DEFAULT_GENERATOR = Generator()
+def _generator_device(device):
+    """Checks Generator's device argument: the CPU (None, 'cpu', a CPUPlace, or 0, the
+    only index Paddle's CPU build accepts)."""
+    if device is None or (isinstance(device, int) and not isinstance(device, bool)
+                          and device == 0):
+        return
+    if isinstance(device, int) and not isinstance(device, bool):
+        raise ValueError(f"Generator(): argument 'device' is {device}, but the CPU, oar's "
+                         f"only device, has index 0 alone")
+    from . import _to_place
+    _to_place(device, "Generator()")
+
+
+DEFAULT_GENERATOR = object.__new__(Generator)
+DEFAULT_GENERATOR._setup()

@@ -1,6 +1,7 @@
 """PyTorch's legacy typed-tensor constructors (torch.FloatTensor, ...) as Paddle 3.3 has
-them in paddle.device: callables that build a tensor of one dtype. They are factories,
-not tensor types, so isinstance(t, FloatTensor) is False, as in Paddle.
+them in paddle.device and at the top level (the same objects in both): callables that
+build a tensor of one dtype. They are factories, not tensor types, so
+isinstance(t, FloatTensor) is False, as in Paddle.
 """
 from __future__ import annotations
 
@@ -8,11 +9,44 @@ __all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteT
            "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
 
 
+# Paddle's Tensor(value, place, persistable, zero_copy, name, stop_gradient, ...): the
+# positional order of the array form
+_TENSOR_ARGS = ("place", "persistable", "zero_copy", "name", "stop_gradient", "dims", "dtype",
+                "type")
+
+
+def _from_data(api, dtype, args, kwargs):
+    """The array form: Paddle hands it to its Tensor constructor, which takes a numpy
+    array or a Tensor (ValueError otherwise) and Tensor's own arguments."""
+    import numpy as np
+
+    import oar
+    data = args[0]
+    if not isinstance(data, (np.ndarray, oar.Tensor)):
+        raise ValueError(f"{api}(): the first argument must be a list, a tuple, ints (a "
+                         f"shape), a numpy array or a Tensor, but got {type(data).__name__}")
+    if len(args) - 1 > len(_TENSOR_ARGS):
+        raise TypeError(f"{api}(): takes at most {len(_TENSOR_ARGS) + 1} positional "
+                        f"arguments ({len(args)} given)")
+    opts = dict(zip(_TENSOR_ARGS, args[1:]))
+    for k, v in kwargs.items():
+        if k not in _TENSOR_ARGS:
+            raise TypeError(f"{api}(): got an unexpected keyword argument {k!r}")
+        if k in opts:
+            raise TypeError(f"{api}(): got multiple values for argument {k!r}")
+        opts[k] = v
+    # Paddle 3.3.1's Tensor drops the dtype it is given here (FloatTensor(np.array([1, 2]))
+    # is int64 there); oar converts to the class's dtype, as the name says
+    d = opts.get("dtype")
+    return oar.to_tensor(data, dtype=dtype if d is None else d, place=opts.get("place"),
+                         stop_gradient=opts.get("stop_gradient", True))
+
+
 def _factory(name, dtype):
     def __new__(cls, *args, **kwargs):
         # Paddle's dispatch: no argument is an empty 1-D tensor, one list/tuple is data,
         # ints are a shape (uninitialised memory, like empty); the class's dtype wins in
-        # these forms, as in Paddle. Anything else is handed to the Tensor constructor.
+        # these forms and the keyword arguments go unused, as in Paddle.
         import oar
         if not args:
             return oar.empty([0], dtype=dtype)
@@ -20,18 +54,21 @@ def _factory(name, dtype):
             return oar.tensor(args[0], dtype=dtype)
         if all(isinstance(a, int) for a in args):
             return oar.empty(list(args), dtype=dtype)
-        kwargs.setdefault("dtype", dtype)
-        return oar.Tensor(*args, **kwargs)
+        return _from_data(name, dtype, args, kwargs)
 
     doc = (f"""Builds a {dtype} tensor, PyTorch's legacy torch.{name}.
 
     {name}() is an empty 1-D tensor; {name}(data) with a list or tuple converts the data
     to {dtype}; {name}(d0, d1, ...) with ints is an uninitialised tensor of that shape (as
-    oar.empty); anything else goes to oar.Tensor(*args, dtype={dtype!r}, **kwargs).
+    oar.empty); {name}(array_or_tensor, place=None, ..., stop_gradient=True) converts a
+    numpy array or a Tensor (Paddle's Tensor constructor arguments). Other first arguments
+    raise ValueError. The result is an oar.Tensor, not an instance of {name}.
 
     Args:
-        *args: nothing, a list/tuple of data, ints (a shape), or oar.Tensor's arguments.
-        **kwargs: oar.Tensor's keyword arguments (the last form only).
+        *args: nothing, a list/tuple of data, ints (a shape), or an array or tensor
+            followed by Paddle's Tensor arguments (place, persistable, zero_copy, name,
+            stop_gradient, dims, dtype, type).
+        **kwargs: those Tensor arguments by name (the array form only).
 
     Returns:
         Tensor: a new tensor.

@@ -6,6 +6,7 @@ from . import _tensor_methods  # noqa: F401  (Tensor.to_sparse_coo, values(), ..
 from . import nn  # noqa: F401
 from ._binary import add, divide, multiply, subtract  # noqa: F401
 from ._creation import sparse_coo_tensor, sparse_csr_tensor  # noqa: F401
+from ._linalg import pca_lowrank  # noqa: F401
 from ._matmul import addmm, masked_matmul, matmul, mv  # noqa: F401
 from ._shape import coalesce, is_same_shape, mask_as, reshape, slice, sum, transpose  # noqa: F401
 from ._unary import (abs, asin, asinh, atan, atanh, cast, deg2rad, expm1, isnan,  # noqa: F401
@@ -15,4 +16,4 @@ __all__ = ["sparse_coo_tensor", "sparse_csr_tensor", "abs", "asin", "asinh", "at
            "sin", "sinh", "tan", "tanh", "sqrt", "square", "log1p", "expm1", "neg", "pow",
            "rad2deg", "deg2rad", "cast", "isnan", "add", "subtract", "multiply", "divide",
            "matmul", "masked_matmul", "mv", "addmm", "sum", "reshape", "transpose", "slice",
-           "coalesce", "is_same_shape", "mask_as", "nn"]
+           "coalesce", "is_same_shape", "mask_as", "pca_lowrank", "nn"]

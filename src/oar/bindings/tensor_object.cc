@@ -484,6 +484,18 @@ PyObject* MDetach(PyObject* self, PyObject*) {
   OAR_PY_CATCH
 }
 
+// detach_(): this object's tensor is replaced by a detached one on the same storage, so
+// the grad node it came from, its hooks and stop_gradient=False stay with the graph, and
+// the object is a leaf that stops gradients, as Paddle's detach_ leaves it.
+PyObject* MDetachInplace(PyObject* self, PyObject*) {
+  OAR_PY_TRY
+  Tensor& t = AsTensor(self);
+  t = t.detach();
+  Py_INCREF(self);
+  return self;
+  OAR_PY_CATCH
+}
+
 PyObject* MClone(PyObject* self, PyObject*) {
   OAR_PY_TRY
   return ToPyObject(assign(AsTensor(self)));
@@ -625,6 +637,9 @@ PyMethodDef g_methods[] = {
     OAR_METHOD("clear_grad", MClearGrad, "clear_grad(set_to_zero=True)"),
     OAR_METHOD("clear_gradient", MClearGrad, "clear_gradient(set_to_zero=True)"),
     OAR_NOARGS("detach", MDetach, "The same data, cut from the graph."),
+    OAR_NOARGS("detach_", MDetachInplace,
+               "Cuts this tensor from the graph in place (stop_gradient becomes True); "
+               "returns it."),
     OAR_NOARGS("clone", MClone, "A differentiable copy."),
     OAR_NOARGS("item", MItem, "The single element as a Python scalar."),
     OAR_NOARGS("is_contiguous", MIsContiguous, "Whether the elements are laid out densely."),

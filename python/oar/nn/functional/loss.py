@@ -13,12 +13,14 @@ from ... import _check as C
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
            "kl_div", "margin_ranking_loss", "cosine_embedding_loss",
-           # the rest live in _loss_margin, _loss_prob, _loss_sequence, _adaptive_softmax
+           # the rest live in _loss_margin, _loss_prob, _loss_sequence, _adaptive_softmax,
+           # _margin_ce
            "hinge_embedding_loss", "soft_margin_loss", "multi_margin_loss",
            "multi_label_margin_loss", "multi_label_soft_margin_loss", "triplet_margin_loss",
            "triplet_margin_with_distance_loss", "gaussian_nll_loss", "poisson_nll_loss",
            "log_loss", "square_error_cost", "dice_loss", "sigmoid_focal_loss", "npair_loss",
-           "hsigmoid_loss", "ctc_loss", "rnnt_loss", "adaptive_log_softmax_with_loss"]
+           "hsigmoid_loss", "ctc_loss", "rnnt_loss", "adaptive_log_softmax_with_loss",
+           "margin_cross_entropy"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -325,3 +327,4 @@ from ._loss_prob import (dice_loss, gaussian_nll_loss, hsigmoid_loss, log_loss, 
                          npair_loss, poisson_nll_loss, sigmoid_focal_loss, square_error_cost)
 from ._loss_sequence import ctc_loss, rnnt_loss  # noqa: E402,F401
 from ._adaptive_softmax import adaptive_log_softmax_with_loss  # noqa: E402,F401
+from ._margin_ce import margin_cross_entropy  # noqa: E402,F401
