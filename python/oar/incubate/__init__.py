@@ -8,11 +8,15 @@
 - identity_loss, softmax_mask_fuse, softmax_mask_fuse_upper_triangle: composed from
   oar ops (fused_ops.py);
 - segment_sum/mean/max/min, graph_send_recv, graph_sample_neighbors, graph_reindex:
-  oar.geometric under Paddle's older names (graph.py).
+  oar.geometric under Paddle's older names (graph.py);
+- oar.incubate.nn: the fused layers (FusedLinear, FusedFeedForward,
+  FusedMultiHeadAttention, FusedTransformerEncoderLayer, ...) and nn.functional's fused
+  functions (fused_linear, fused_bias_act, fused_layer_norm, fused_rms_norm,
+  fused_rotary_position_embedding, fused_feedforward, ...), composed from oar ops.
 
 docs/incubate.md lists what is left out.
 """
-from . import asp, autograd, autotune, optimizer  # noqa: F401
+from . import asp, autograd, autotune, nn, optimizer  # noqa: F401
 from .fused_ops import (identity_loss, softmax_mask_fuse,  # noqa: F401
                         softmax_mask_fuse_upper_triangle)
 from .graph import graph_reindex, graph_sample_neighbors, graph_send_recv  # noqa: F401
