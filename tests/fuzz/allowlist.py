@@ -1364,6 +1364,14 @@ def _norm_scale_grad_roundoff(call, detail, last):
     return a.shape == b.shape and bool(
         (np.abs(a - b) <= 1e-13 * amp * gmax * rows).all())
 
+def _norm_gradient_of_infinite_grad_out(call, detail, last):
+    """batch_norm_grad / layer_norm_grad / rms_norm_grad where grad_out holds inf or NaN:
+    the row (channel) means of g w are then infinite or NaN, and whether an element
+    comes out as inf or as inf - inf = NaN depends on how the terms are grouped (oar's
+    fused pass subtracts the means from g w; seed 163: oar NaN, torch inf). Only when
+    grad_out holds inf or NaN and every differing element is non-finite in both."""
+    return _non_finite_both_beside(call, detail, last, "grad_out")
+
 def _non_finite_both_beside(call, detail, last, name):
     """Input `name` holds inf or NaN, and every differing element is non-finite in both
     oar's result and torch's (or the detail says oar has inf where torch has NaN)."""
@@ -1689,6 +1697,9 @@ DIFFERENCES = [
                ["elu", "elu_grad", "selu", "selu_grad", "celu", "celu_grad"],
                ["value mismatch", "grad mismatch"], _huge_exp_linear_coefficient,
                _huge_exp_linear_coefficient.__doc__),
+    Difference("norm gradient with an infinite grad_out",
+               ["layer_norm_grad", "rms_norm_grad", "batch_norm_grad"], ["value mismatch"],
+               _norm_gradient_of_infinite_grad_out, _norm_gradient_of_infinite_grad_out.__doc__),
     Difference("norm gradient with an infinite weight",
                ["layer_norm", "rms_norm", "layer_norm_grad", "rms_norm_grad", "batch_norm_grad"],
                ["grad mismatch", "value mismatch"], _norm_gradient_of_infinite_weight,
