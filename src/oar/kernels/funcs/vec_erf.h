@@ -189,9 +189,11 @@ inline VF GeluV(VF v) {
   const VF t = std::bit_cast<VF>(std::bit_cast<VI>(v) & 0x7fffffff);
   // Clamped below kEnd, the index stays in [0, 31] without a mask. Past the table
   // T(6.5) = 4e-11 vanishes against x; a NaN lane (vminps returns its second
-  // operand) is kept by max(0, v) below, which also keeps -0.
-  const VF tc = std::bit_cast<VF>(
-      _mm512_min_ps(std::bit_cast<__m512>(t), _mm512_set1_ps(std::nextafter(kEnd, 0.0f))));
+  // operand) is kept by max(0, v) below, which also keeps -0. (The maskz forms with a
+  // full mask are plain vminps/vmaxps; GCC 12 warns about the unmasked intrinsics'
+  // undefined pass-through operand.)
+  const VF tc = std::bit_cast<VF>(_mm512_maskz_min_ps(
+      0xffff, std::bit_cast<__m512>(t), _mm512_set1_ps(std::nextafter(kEnd, 0.0f))));
   const VI k = __builtin_convertvector(tc * kPerUnit, VI);
   const VF u = tc - (__builtin_convertvector(k, VF) + 0.5f) * kWidth;
   auto coef = [&](int j) {
@@ -204,7 +206,8 @@ inline VF GeluV(VF v) {
   for (int j = 5; j >= 0; --j) p = p * u + coef(j);
   // gelu = max(x, 0) - |x| T in one FMA, as the AVX2 table below (x (1 - T) for
   // x >= 0, x T below); tc rather than t so that +inf gives inf, not inf - inf.
-  const VF pos = std::bit_cast<VF>(_mm512_max_ps(_mm512_setzero_ps(), std::bit_cast<__m512>(v)));
+  const VF pos = std::bit_cast<VF>(
+      _mm512_maskz_max_ps(0xffff, _mm512_setzero_ps(), std::bit_cast<__m512>(v)));
   const VF y = pos - tc * p;
   // Whether any lane is past the table, as a mask register: a reduction over
   // the generic vector's lanes compiles to 16 extracts and ORs, which cost more
