@@ -212,3 +212,49 @@ def test_vecdot_vs_torch():
     r = RNG.standard_normal((2, 3))
     np.testing.assert_allclose(oar.linalg.vecdot(_t(r), _t(r), axis=0).numpy(),
                                (r * r).sum(0))
+
+
+# ---- a batch of small matrices runs on the pool (Note [A batch of small matrices runs
+# on the pool], lapack_kernels.cc): each matrix as it would be alone, errors in order ----
+def _small_batch(seed=0, shape=(64, 24, 24)):
+    rng = np.random.default_rng(seed)
+    a = rng.standard_normal(shape)
+    return a, oar.to_tensor(a)
+
+
+@pytest.mark.parametrize("name, f", [
+    ("inv", lambda t: oar.linalg.inv(t)),
+    ("det", lambda t: oar.linalg.det(t)),
+    ("slogdet", lambda t: tuple(oar.linalg.slogdet(t))),  # Paddle's stacked [2, batch]
+    ("solve", lambda t: oar.linalg.solve(t, t[..., :3])),
+    ("triangular_solve", lambda t: oar.linalg.triangular_solve(t, t[..., :3])),
+    ("cholesky", lambda t: oar.linalg.cholesky(oar.matmul(t, t, transpose_y=True))),
+    ("qr", lambda t: oar.linalg.qr(t)),
+    ("svd", lambda t: oar.linalg.svd(t)),
+    ("eig", lambda t: oar.linalg.eig(t)),
+    ("eigh", lambda t: oar.linalg.eigh(t + t.mT)),
+    ("lu", lambda t: oar.linalg.lu(t)),
+])
+def test_batched_lapack_equals_one_matrix_at_a_time(name, f):
+    a, t = _small_batch()
+    whole = f(t)
+    whole = whole if isinstance(whole, (tuple, list)) else (whole,)
+    for i in (0, 17, 63):
+        one = f(t[i:i + 1])
+        one = one if isinstance(one, (tuple, list)) else (one,)
+        for w, o in zip(whole, one):
+            np.testing.assert_array_equal(w.numpy()[i:i + 1] if w.ndim else w.numpy(),
+                                          o.numpy(), err_msg=f"{name}, matrix {i}")
+
+
+def test_batched_lapack_reports_the_first_failing_matrix():
+    a, _ = _small_batch(1)
+    a[50] = 0.0
+    a[40] = 0.0
+    with pytest.raises(ValueError, match="batch index 40 of argument 'x' is singular"):
+        oar.linalg.inv(oar.to_tensor(a))
+    spd = np.einsum("bij,bkj->bik", a, a) + 1e-3 * np.eye(24)
+    spd[33] = -np.eye(24)
+    spd[60] = -np.eye(24)
+    with pytest.raises(ValueError, match="batch index 33 of argument 'x' is not positive"):
+        oar.linalg.cholesky(oar.to_tensor(spd))

@@ -4,13 +4,15 @@
 // buffer read column-major is the transpose, which several kernels use instead of
 // copying (the comments say which). Each kernel copies its input once (LAPACK
 // overwrites it), queries the workspace once per call and reuses it across the
-// batch; buffers are std::vectors. OpenBLAS threads inside a call only for large
-// matrices (lapack_threads.h); eigh spreads a batch over oar's pool, or one matrix's
-// work (lapack_eigh.cc).
+// batch (per chunk of it, below); buffers are std::vectors. OpenBLAS threads inside a
+// call only for large matrices (lapack_threads.h); a batch of smaller ones spreads over
+// oar's pool (ForEachMatrix), and eigh can split one matrix's work (lapack_eigh.cc).
 #include <algorithm>
 #include <cmath>
 #include <complex>
+#include <exception>
 #include <limits>
+#include <mutex>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -49,6 +51,40 @@ MatrixShape ShapeOf(const DenseTensor& x) {
   const int64_t r = x.dims()[nd - 2], c = x.dims()[nd - 1];
   return {r * c == 0 ? Product(DDim(x.dims().begin(), x.dims().end() - 2)) : x.numel() / (r * c), r,
           c};
+}
+
+// Note [A batch of small matrices runs on the pool]
+// Matrices small enough for LAPACK to run on the calling thread alone (LapackThreads)
+// leave the other cores idle while a batch runs one after another: 64 inverses of
+// 32x32 took 1.4x Paddle's time. So run(lo, hi) handles the batch elements [lo, hi)
+// with its own workspace, and the chunks run in parallel, each LAPACK call on one
+// thread (Note [Libraries inside a chunk run on one thread]); large matrices keep one
+// call after another, OpenBLAS threading each. Every matrix is computed the same way
+// either way, so results do not depend on the thread count. A chunk stops at its first
+// failing matrix and the error of the lowest one is rethrown: the chunks are ordered,
+// so that is the batch's first failure, as on one thread.
+template <typename F>
+void ForEachMatrix(int64_t batch, int64_t rows, int64_t cols, F&& run) {
+  if (batch <= 1 || !LapackThreads::Serial(rows, cols)) {
+    run(0, batch);
+    return;
+  }
+  std::mutex mu;
+  int64_t first = batch;
+  std::exception_ptr error;
+  const int64_t cost = std::max<int64_t>(1, rows * cols * std::min(rows, cols));
+  ParallelFor(0, batch, cost, [&](int64_t lo, int64_t hi) {
+    try {
+      run(lo, hi);
+    } catch (...) {
+      const std::lock_guard<std::mutex> lock(mu);
+      if (lo < first) {
+        first = lo;
+        error = std::current_exception();
+      }
+    }
+  });
+  if (error) std::rethrow_exception(error);
 }
 
 // A workspace size LAPACK returned (as a floating value) rounded up.
@@ -124,22 +160,24 @@ void InverseKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out)
   funcs::CopyInto(xc, out);
   T* o = static_cast<T*>(out->data());
   const int ni = AsLapackInt(n);
-  std::vector<int> ipiv(n);
-  T query = 0;
-  int info = 0;
-  Lapack<T>::getri(ni, o, ni, ipiv.data(), &query, -1, &info);
-  std::vector<T> work(WorkSize(query));
-  for (int64_t b = 0; b < batch; ++b) {
-    // The buffer read column-major is x^T; inv(x^T) read back row-major is inv(x).
-    T* a = o + b * n * n;
-    Lapack<T>::getrf(ni, ni, a, ni, ipiv.data(), &info);
-    OAR_ENFORCE(info == 0, errors::InvalidArgument("the matrix at batch index ", b,
-                                                   " of argument 'x' is singular (U[", info - 1,
-                                                   ", ", info - 1,
-                                                   "] of its LU factorisation "
-                                                   "is zero): it has no inverse"));
-    Lapack<T>::getri(ni, a, ni, ipiv.data(), work.data(), static_cast<int>(work.size()), &info);
-  }
+  ForEachMatrix(batch, n, n, [&](int64_t lo, int64_t hi) {
+    std::vector<int> ipiv(n);
+    T query = 0;
+    int info = 0;
+    Lapack<T>::getri(ni, o, ni, ipiv.data(), &query, -1, &info);
+    std::vector<T> work(WorkSize(query));
+    for (int64_t b = lo; b < hi; ++b) {
+      // The buffer read column-major is x^T; inv(x^T) read back row-major is inv(x).
+      T* a = o + b * n * n;
+      Lapack<T>::getrf(ni, ni, a, ni, ipiv.data(), &info);
+      OAR_ENFORCE(info == 0, errors::InvalidArgument("the matrix at batch index ", b,
+                                                     " of argument 'x' is singular (U[", info - 1,
+                                                     ", ", info - 1,
+                                                     "] of its LU factorisation "
+                                                     "is zero): it has no inverse"));
+      Lapack<T>::getri(ni, a, ni, ipiv.data(), work.data(), static_cast<int>(work.size()), &info);
+    }
+  });
 }
 
 // Per batch element: the sign of det(x) (det / |det| for complex; 0 when singular) and
@@ -154,27 +192,29 @@ void SignLogAbsDet(const DenseTensor& x, std::vector<T>* sign, std::vector<real_
   DenseTensor a = funcs::Clone(x);
   T* p = static_cast<T*>(a.data());
   const int ni = AsLapackInt(n);
-  std::vector<int> ipiv(n);
-  for (int64_t b = 0; b < batch; ++b) {
-    T* m = p + b * n * n;
-    int info = 0;
-    // det(x^T) = det(x): no transpose needed.
-    Lapack<T>::getrf(ni, ni, m, ni, ipiv.data(), &info);
-    T s = 1;
-    R l = 0;
-    for (int64_t i = 0; i < n; ++i) {
-      const T d = m[i * n + i];
-      if (ipiv[i] != i + 1) s = -s;
-      s *= UnitOf(d);
-      l += std::log(std::abs(d));
+  ForEachMatrix(batch, n, n, [&](int64_t lo, int64_t hi) {
+    std::vector<int> ipiv(n);
+    for (int64_t b = lo; b < hi; ++b) {
+      T* m = p + b * n * n;
+      int info = 0;
+      // det(x^T) = det(x): no transpose needed.
+      Lapack<T>::getrf(ni, ni, m, ni, ipiv.data(), &info);
+      T s = 1;
+      R l = 0;
+      for (int64_t i = 0; i < n; ++i) {
+        const T d = m[i * n + i];
+        if (ipiv[i] != i + 1) s = -s;
+        s *= UnitOf(d);
+        l += std::log(std::abs(d));
+      }
+      if (info > 0) {
+        s = 0;
+        l = -std::numeric_limits<R>::infinity();
+      }
+      (*sign)[b] = s;
+      (*logabs)[b] = l;
     }
-    if (info > 0) {
-      s = 0;
-      l = -std::numeric_limits<R>::infinity();
-    }
-    (*sign)[b] = s;
-    (*logabs)[b] = l;
-  }
+  });
 }
 
 template <typename T>
@@ -210,25 +250,27 @@ void SolveKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& 
   const DenseTensor yc = funcs::Contiguous(y);
   T* pa = static_cast<T*>(a.data());
   const int ni = AsLapackInt(n), ki = AsLapackInt(k);
-  std::vector<int> ipiv(n);
-  std::vector<T> rhs(n * k);
-  for (int64_t b = 0; b < batch; ++b) {
-    T* m = pa + b * n * n;
-    int info = 0;
-    // m read column-major is x^T = LU; solving with its transpose solves x out = y.
-    Lapack<T>::getrf(ni, ni, m, ni, ipiv.data(), &info);
-    OAR_ENFORCE(info == 0, errors::InvalidArgument("the matrix at batch index ", b,
-                                                   " of argument 'x' is singular (U[", info - 1,
-                                                   ", ", info - 1,
-                                                   "] of its LU factorisation "
-                                                   "is zero): the system has no unique solution"));
-    ToColMajor(MatrixAt<T>(yc, b, n * k), n, k, rhs.data(), n);
-    Lapack<T>::getrs('T', ni, ki, m, ni, ipiv.data(), rhs.data(), ni, &info);
-    T* ob = o + b * n * k;
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = 0; j < k; ++j) ob[i * k + j] = rhs[i + j * n];
+  ForEachMatrix(batch, n, n, [&](int64_t lo, int64_t hi) {
+    std::vector<int> ipiv(n);
+    std::vector<T> rhs(n * k);
+    for (int64_t b = lo; b < hi; ++b) {
+      T* m = pa + b * n * n;
+      int info = 0;
+      // m read column-major is x^T = LU; solving with its transpose solves x out = y.
+      Lapack<T>::getrf(ni, ni, m, ni, ipiv.data(), &info);
+      OAR_ENFORCE(info == 0, errors::InvalidArgument(
+                                 "the matrix at batch index ", b,
+                                 " of argument 'x' is singular (U[", info - 1, ", ", info - 1,
+                                 "] of its LU factorisation "
+                                 "is zero): the system has no unique solution"));
+      ToColMajor(MatrixAt<T>(yc, b, n * k), n, k, rhs.data(), n);
+      Lapack<T>::getrs('T', ni, ki, m, ni, ipiv.data(), rhs.data(), ni, &info);
+      T* ob = o + b * n * k;
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < k; ++j) ob[i * k + j] = rhs[i + j * n];
+      }
     }
-  }
+  });
 }
 
 template <typename T>
@@ -243,11 +285,13 @@ void TriangularSolveKernel(const DeviceContext&, const DenseTensor& x, const Den
   funcs::CopyInto(funcs::Contiguous(y), out);
   T* o = static_cast<T*>(out->data());
   // A singular triangle gives inf/nan, as PyTorch and Paddle do (no check).
-  for (int64_t b = 0; b < batch; ++b) {
-    Lapack<T>::trsm(upper ? CblasUpper : CblasLower, transpose ? CblasTrans : CblasNoTrans,
-                    unitriangular ? CblasUnit : CblasNonUnit, AsLapackInt(n), AsLapackInt(k),
-                    MatrixAt<T>(xc, b, n * n), o + b * n * k);
-  }
+  ForEachMatrix(batch, n, std::max<int64_t>(k, 1), [&](int64_t lo, int64_t hi) {
+    for (int64_t b = lo; b < hi; ++b) {
+      Lapack<T>::trsm(upper ? CblasUpper : CblasLower, transpose ? CblasTrans : CblasNoTrans,
+                      unitriangular ? CblasUnit : CblasNonUnit, AsLapackInt(n), AsLapackInt(k),
+                      MatrixAt<T>(xc, b, n * n), o + b * n * k);
+    }
+  });
 }
 
 template <typename T>
@@ -259,33 +303,35 @@ void CholeskyKernel(const DeviceContext&, const DenseTensor& x, bool upper, Dens
   funcs::CopyInto(funcs::Contiguous(x), out);
   T* o = static_cast<T*>(out->data());
   const int ni = AsLapackInt(n);
-  for (int64_t b = 0; b < batch; ++b) {
-    T* m = o + b * n * n;
-    int info = 0;
-    // Column-major, m is x^T (conj(x) when x is Hermitian), whose upper triangle is x's
-    // lower one (the part read, as in PyTorch); x^T = U^H U leaves U column-major, which
-    // read row-major is U^T = L (x = U^T conj(U) = L L^H); the upper factor is L^H.
-    Lapack<T>::potrf('U', ni, m, ni, &info);
-    OAR_ENFORCE(info == 0,
-                errors::InvalidArgument("the matrix at batch index ", b,
-                                        " of argument 'x' is not positive-definite (its leading "
-                                        "minor of order ",
-                                        info, " is not positive): no Cholesky factorisation"));
-    for (int64_t i = 0; i < n; ++i) {
-      for (int64_t j = i + 1; j < n; ++j) {
-        if (upper) {
-          if constexpr (is_complex_v<T>) {
-            m[i * n + j] = std::conj(m[j * n + i]);
+  ForEachMatrix(batch, n, n, [&](int64_t lo, int64_t hi) {
+    for (int64_t b = lo; b < hi; ++b) {
+      T* m = o + b * n * n;
+      int info = 0;
+      // Column-major, m is x^T (conj(x) when x is Hermitian), whose upper triangle is x's
+      // lower one (the part read, as in PyTorch); x^T = U^H U leaves U column-major, which
+      // read row-major is U^T = L (x = U^T conj(U) = L L^H); the upper factor is L^H.
+      Lapack<T>::potrf('U', ni, m, ni, &info);
+      OAR_ENFORCE(info == 0,
+                  errors::InvalidArgument("the matrix at batch index ", b,
+                                          " of argument 'x' is not positive-definite (its leading "
+                                          "minor of order ",
+                                          info, " is not positive): no Cholesky factorisation"));
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = i + 1; j < n; ++j) {
+          if (upper) {
+            if constexpr (is_complex_v<T>) {
+              m[i * n + j] = std::conj(m[j * n + i]);
+            } else {
+              m[i * n + j] = m[j * n + i];
+            }
+            m[j * n + i] = 0;
           } else {
-            m[i * n + j] = m[j * n + i];
+            m[i * n + j] = 0;
           }
-          m[j * n + i] = 0;
-        } else {
-          m[i * n + j] = 0;
         }
       }
     }
-  }
+  });
 }
 
 // ---- QR, SVD, eigh: packed outputs (one declared output per op, docs/linalg.md) ----
@@ -303,31 +349,33 @@ void QrPackedKernel(const DeviceContext&, const DenseTensor& x, bool complete, D
   const int kqi = AsLapackInt(kq);
   // Q needs kq columns: the factored matrix's own columns unless complete asks for more.
   const int64_t qcols = std::max(n, kq);
-  std::vector<T> a(m * qcols), tau(std::max<int64_t>(k, 1));
-  T q1 = 0, q2 = 0;
-  int info = 0;
-  Lapack<T>::geqrf(mi, ni, a.data(), mi, tau.data(), &q1, -1, &info);
-  if (k > 0) Lapack<T>::orgqr(mi, kqi, ki, a.data(), mi, tau.data(), &q2, -1, &info);
-  std::vector<T> work(std::max(WorkSize(q1), WorkSize(q2)));
-  for (int64_t b = 0; b < batch; ++b) {
-    ToColMajor(MatrixAt<T>(xc, b, m * n), m, n, a.data(), m);
-    Lapack<T>::geqrf(mi, ni, a.data(), mi, tau.data(), work.data(), static_cast<int>(work.size()),
-                     &info);
-    T* ob = o + b * kq * w;
-    for (int64_t i = 0; i < k; ++i) {
-      for (int64_t j = i; j < n; ++j) ob[i * w + m + j] = a[i + j * m];
+  ForEachMatrix(batch, m, n, [&](int64_t lo, int64_t hi) {
+    std::vector<T> a(m * qcols), tau(std::max<int64_t>(k, 1));
+    T q1 = 0, q2 = 0;
+    int info = 0;
+    Lapack<T>::geqrf(mi, ni, a.data(), mi, tau.data(), &q1, -1, &info);
+    if (k > 0) Lapack<T>::orgqr(mi, kqi, ki, a.data(), mi, tau.data(), &q2, -1, &info);
+    std::vector<T> work(std::max(WorkSize(q1), WorkSize(q2)));
+    for (int64_t b = lo; b < hi; ++b) {
+      ToColMajor(MatrixAt<T>(xc, b, m * n), m, n, a.data(), m);
+      Lapack<T>::geqrf(mi, ni, a.data(), mi, tau.data(), work.data(), static_cast<int>(work.size()),
+                       &info);
+      T* ob = o + b * kq * w;
+      for (int64_t i = 0; i < k; ++i) {
+        for (int64_t j = i; j < n; ++j) ob[i * w + m + j] = a[i + j * m];
+      }
+      if (k > 0) {
+        Lapack<T>::orgqr(mi, kqi, ki, a.data(), mi, tau.data(), work.data(),
+                         static_cast<int>(work.size()), &info);
+      } else {
+        // No reflectors: Q is the identity.
+        std::fill(a.begin(), a.end(), T(0));
+        for (int64_t i = 0; i < std::min(m, kq); ++i) a[i + i * m] = 1;
+      }
+      // Column r of Q (contiguous column-major) is row r of Q^T.
+      for (int64_t r = 0; r < kq; ++r) std::copy_n(a.data() + r * m, m, ob + r * w);
     }
-    if (k > 0) {
-      Lapack<T>::orgqr(mi, kqi, ki, a.data(), mi, tau.data(), work.data(),
-                       static_cast<int>(work.size()), &info);
-    } else {
-      // No reflectors: Q is the identity.
-      std::fill(a.begin(), a.end(), T(0));
-      for (int64_t i = 0; i < std::min(m, kq); ++i) a[i + i * m] = 1;
-    }
-    // Column r of Q (contiguous column-major) is row r of Q^T.
-    for (int64_t r = 0; r < kq; ++r) std::copy_n(a.data() + r * m, m, ob + r * w);
-  }
+  });
 }
 
 // Refuses a matrix holding inf or NaN, as PyTorch and NumPy do for these drivers: on
@@ -374,56 +422,58 @@ void SvdPackedKernel(const DeviceContext&, const DenseTensor& x, bool full_matri
   const char jobz = full_matrices ? 'A' : 'S';
   const int mi = AsLapackInt(n), ni = AsLapackInt(m);  // LAPACK's m, n: the transpose
   const int ldvt = AsLapackInt(ur);
-  std::vector<T> v(n * vr), ut(ur * m);
-  std::vector<R> s(k);
-  // The complex routine's real workspace (LAPACK's bound for jobz 'S'/'A').
-  const int64_t big = std::max(m, n);
-  std::vector<R> rwork(is_complex_v<T> ? k * std::max(5 * k + 7, 2 * big + 2 * k + 1) : 0);
-  std::vector<int> iwork(8 * k);
-  T query = 0;
-  int info = 0;
-  Lapack<T>::gesdd(jobz, mi, ni, pa, mi, s.data(), v.data(), mi, ut.data(), ldvt, &query, -1,
-                   rwork.data(), iwork.data(), &info);
-  std::vector<T> work(WorkSize(query));
-  std::vector<T> urow(m);
-  for (int64_t b = 0; b < batch; ++b) {
-    EnforceFinite(pa + b * m * n, m * n, b);
-    Lapack<T>::gesdd(jobz, mi, ni, pa + b * m * n, mi, s.data(), v.data(), mi, ut.data(), ldvt,
-                     work.data(), static_cast<int>(work.size()), rwork.data(), iwork.data(), &info);
-    OAR_ENFORCE(info == 0, errors::InvalidArgument("the SVD of the matrix at batch index ", b,
-                                                   " of argument 'x' did not converge (LAPACK "
-                                                   "gesdd info ",
-                                                   info, ")"));
-    T* ob = o + b * rows * w;
-    for (int64_t i = 0; i < std::max(ur, vr); ++i) {
-      T factor = 1;
-      if (i < ur) {
-        // Row i of U^T is ut(i, :) column-major (stride ldvt).
-        T* dst = ob + i * w;
-        for (int64_t j = 0; j < m; ++j) dst[j] = ut[i + j * ldvt];
-        factor = NormaliseUnit(dst, m);
-      }
-      if (i < vr) {
-        T* dst = ob + i * w + m + 1;
-        std::copy_n(v.data() + i * n, n, dst);
-        // A singular pair turns together (u p, v p keeps u s v^H: Vh's row takes conj(p));
-        // a row past k on its own.
-        if (i >= k) {
-          NormaliseUnit(dst, n);
-        } else if (factor != T(1)) {
-          const T vf = [&] {
-            if constexpr (is_complex_v<T>) {
-              return std::conj(factor);
-            } else {
-              return factor;
-            }
-          }();
-          for (int64_t j = 0; j < n; ++j) dst[j] *= vf;
+  ForEachMatrix(batch, m, n, [&](int64_t lo, int64_t hi) {
+    std::vector<T> v(n * vr), ut(ur * m);
+    std::vector<R> s(k);
+    // The complex routine's real workspace (LAPACK's bound for jobz 'S'/'A').
+    const int64_t big = std::max(m, n);
+    std::vector<R> rwork(is_complex_v<T> ? k * std::max(5 * k + 7, 2 * big + 2 * k + 1) : 0);
+    std::vector<int> iwork(8 * k);
+    T query = 0;
+    int info = 0;
+    Lapack<T>::gesdd(jobz, mi, ni, pa, mi, s.data(), v.data(), mi, ut.data(), ldvt, &query, -1,
+                     rwork.data(), iwork.data(), &info);
+    std::vector<T> work(WorkSize(query));
+    for (int64_t b = lo; b < hi; ++b) {
+      EnforceFinite(pa + b * m * n, m * n, b);
+      Lapack<T>::gesdd(jobz, mi, ni, pa + b * m * n, mi, s.data(), v.data(), mi, ut.data(), ldvt,
+                       work.data(), static_cast<int>(work.size()), rwork.data(), iwork.data(),
+                       &info);
+      OAR_ENFORCE(info == 0, errors::InvalidArgument("the SVD of the matrix at batch index ", b,
+                                                     " of argument 'x' did not converge (LAPACK "
+                                                     "gesdd info ",
+                                                     info, ")"));
+      T* ob = o + b * rows * w;
+      for (int64_t i = 0; i < std::max(ur, vr); ++i) {
+        T factor = 1;
+        if (i < ur) {
+          // Row i of U^T is ut(i, :) column-major (stride ldvt).
+          T* dst = ob + i * w;
+          for (int64_t j = 0; j < m; ++j) dst[j] = ut[i + j * ldvt];
+          factor = NormaliseUnit(dst, m);
         }
+        if (i < vr) {
+          T* dst = ob + i * w + m + 1;
+          std::copy_n(v.data() + i * n, n, dst);
+          // A singular pair turns together (u p, v p keeps u s v^H: Vh's row takes conj(p));
+          // a row past k on its own.
+          if (i >= k) {
+            NormaliseUnit(dst, n);
+          } else if (factor != T(1)) {
+            const T vf = [&] {
+              if constexpr (is_complex_v<T>) {
+                return std::conj(factor);
+              } else {
+                return factor;
+              }
+            }();
+            for (int64_t j = 0; j < n; ++j) dst[j] *= vf;
+          }
+        }
+        if (i < k) ob[i * w + m] = T(s[i]);
       }
-      if (i < k) ob[i * w + m] = T(s[i]);
     }
-  }
+  });
 }
 
 // Eigenvalues and eigenvectors (column i of vecs, contiguous) of batch element b into
@@ -568,27 +618,29 @@ void EigPackedKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* ou
   [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
   const DenseTensor xc = funcs::Contiguous(x);
   const int ni = AsLapackInt(n);
-  std::vector<T> a(n * n), work;
-  std::vector<R> rwork;
-  std::vector<C> w(n), v(n * n);
-  for (int64_t b = 0; b < batch; ++b) {
-    ToColMajor(MatrixAt<T>(xc, b, n * n), n, n, a.data(), n);
-    EnforceFinite(a.data(), n * n, b);
-    const int info = Geev<T>(ni, a.data(), w.data(), v.data(), &work, &rwork);
-    OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
-                                                   "batch index ",
-                                                   b,
-                                                   " of argument 'x' did not converge "
-                                                   "(LAPACK geev info ",
-                                                   info, ")"));
-    C* ob = o + b * n * (n + 1);
-    for (int64_t i = 0; i < n; ++i) {
-      ob[i * (n + 1)] = w[i];
-      C* vec = ob + i * (n + 1) + 1;
-      std::copy_n(v.data() + i * n, n, vec);  // eigenvector i: column i, contiguous
-      NormaliseUnit(vec, n);
+  ForEachMatrix(batch, n, n, [&](int64_t lo, int64_t hi) {
+    std::vector<T> a(n * n), work;
+    std::vector<R> rwork;
+    std::vector<C> w(n), v(n * n);
+    for (int64_t b = lo; b < hi; ++b) {
+      ToColMajor(MatrixAt<T>(xc, b, n * n), n, n, a.data(), n);
+      EnforceFinite(a.data(), n * n, b);
+      const int info = Geev<T>(ni, a.data(), w.data(), v.data(), &work, &rwork);
+      OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
+                                                     "batch index ",
+                                                     b,
+                                                     " of argument 'x' did not converge "
+                                                     "(LAPACK geev info ",
+                                                     info, ")"));
+      C* ob = o + b * n * (n + 1);
+      for (int64_t i = 0; i < n; ++i) {
+        ob[i * (n + 1)] = w[i];
+        C* vec = ob + i * (n + 1) + 1;
+        std::copy_n(v.data() + i * n, n, vec);  // eigenvector i: column i, contiguous
+        NormaliseUnit(vec, n);
+      }
     }
-  }
+  });
 }
 
 // Complex Hermitian eigh: x's buffer read column-major is x^T = conj(x), whose
@@ -606,39 +658,41 @@ void HermitianEighPackedKernel(const DeviceContext&, const DenseTensor& x, bool 
   C* pa = static_cast<C*>(a.data());
   const int ni = AsLapackInt(n);
   const char jobz = 'V', uplo = upper ? 'L' : 'U';
-  std::vector<R> wv(n);
-  auto call = [&](C* m, C* wk, int lw, R* rw, int lrw, int* iw, int liw, int* info) {
-    if constexpr (std::is_same_v<R, float>) {
-      cheevd_(&jobz, &uplo, &ni, m, &ni, wv.data(), wk, &lw, rw, &lrw, iw, &liw, info, 1, 1);
-    } else {
-      zheevd_(&jobz, &uplo, &ni, m, &ni, wv.data(), wk, &lw, rw, &lrw, iw, &liw, info, 1, 1);
+  ForEachMatrix(batch, n, n, [&](int64_t lo, int64_t hi) {
+    std::vector<R> wv(n);
+    auto call = [&](C* m, C* wk, int lw, R* rw, int lrw, int* iw, int liw, int* info) {
+      if constexpr (std::is_same_v<R, float>) {
+        cheevd_(&jobz, &uplo, &ni, m, &ni, wv.data(), wk, &lw, rw, &lrw, iw, &liw, info, 1, 1);
+      } else {
+        zheevd_(&jobz, &uplo, &ni, m, &ni, wv.data(), wk, &lw, rw, &lrw, iw, &liw, info, 1, 1);
+      }
+    };
+    C q = 0;
+    R rq = 0;
+    int iq = 0, info = 0;
+    call(pa, &q, -1, &rq, -1, &iq, -1, &info);
+    std::vector<C> work(WorkSize(q));
+    std::vector<R> rwork(WorkSize(rq));
+    std::vector<int> iwork(std::max(1, iq));
+    for (int64_t b = lo; b < hi; ++b) {
+      C* m = pa + b * n * n;
+      call(m, work.data(), static_cast<int>(work.size()), rwork.data(),
+           static_cast<int>(rwork.size()), iwork.data(), static_cast<int>(iwork.size()), &info);
+      OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
+                                                     "batch index ",
+                                                     b,
+                                                     " of argument 'x' did not converge "
+                                                     "(LAPACK heevd info ",
+                                                     info, ")"));
+      C* ob = o + b * n * (n + 1);
+      for (int64_t i = 0; i < n; ++i) {
+        ob[i * (n + 1)] = C(wv[i], R(0));
+        C* vec = ob + i * (n + 1) + 1;
+        for (int64_t r = 0; r < n; ++r) vec[r] = std::conj(m[i * n + r]);
+        NormaliseUnit(vec, n);
+      }
     }
-  };
-  C q = 0;
-  R rq = 0;
-  int iq = 0, info = 0;
-  call(pa, &q, -1, &rq, -1, &iq, -1, &info);
-  std::vector<C> work(WorkSize(q));
-  std::vector<R> rwork(WorkSize(rq));
-  std::vector<int> iwork(std::max(1, iq));
-  for (int64_t b = 0; b < batch; ++b) {
-    C* m = pa + b * n * n;
-    call(m, work.data(), static_cast<int>(work.size()), rwork.data(),
-         static_cast<int>(rwork.size()), iwork.data(), static_cast<int>(iwork.size()), &info);
-    OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
-                                                   "batch index ",
-                                                   b,
-                                                   " of argument 'x' did not converge "
-                                                   "(LAPACK heevd info ",
-                                                   info, ")"));
-    C* ob = o + b * n * (n + 1);
-    for (int64_t i = 0; i < n; ++i) {
-      ob[i * (n + 1)] = C(wv[i], R(0));
-      C* vec = ob + i * (n + 1) + 1;
-      for (int64_t r = 0; r < n; ++r) vec[r] = std::conj(m[i * n + r]);
-      NormaliseUnit(vec, n);
-    }
-  }
+  });
 }
 
 // ---- LU with partial pivoting ----
@@ -652,21 +706,23 @@ void LuFactor(const DenseTensor& x, T* lu, int* pivots) {
   if (batch * m * n == 0) return;
   const DenseTensor xc = funcs::Contiguous(x);
   const int mi = AsLapackInt(m), ni = AsLapackInt(n);
-  std::vector<T> a(m * n);
-  std::vector<int> ipiv(k);
-  for (int64_t b = 0; b < batch; ++b) {
-    ToColMajor(MatrixAt<T>(xc, b, m * n), m, n, a.data(), m);
-    int info = 0;
-    // A singular matrix still factors (info > 0 marks a zero pivot), as in Paddle.
-    Lapack<T>::getrf(mi, ni, a.data(), mi, ipiv.data(), &info);
-    if (lu) {
-      T* ob = lu + b * m * n;
-      for (int64_t i = 0; i < m; ++i) {
-        for (int64_t j = 0; j < n; ++j) ob[i * n + j] = a[i + j * m];
+  ForEachMatrix(batch, m, n, [&](int64_t lo, int64_t hi) {
+    std::vector<T> a(m * n);
+    std::vector<int> ipiv(k);
+    for (int64_t b = lo; b < hi; ++b) {
+      ToColMajor(MatrixAt<T>(xc, b, m * n), m, n, a.data(), m);
+      int info = 0;
+      // A singular matrix still factors (info > 0 marks a zero pivot), as in Paddle.
+      Lapack<T>::getrf(mi, ni, a.data(), mi, ipiv.data(), &info);
+      if (lu) {
+        T* ob = lu + b * m * n;
+        for (int64_t i = 0; i < m; ++i) {
+          for (int64_t j = 0; j < n; ++j) ob[i * n + j] = a[i + j * m];
+        }
       }
+      if (pivots) std::copy(ipiv.begin(), ipiv.end(), pivots + b * k);
     }
-    if (pivots) std::copy(ipiv.begin(), ipiv.end(), pivots + b * k);
-  }
+  });
 }
 
 template <typename T>
