@@ -1146,6 +1146,60 @@ def _eigh_sign_tie(call, detail, last):
     top = g[:, 1:].abs().topk(min(2, n), -1).values
     return n >= 2 and bool(((top[:, 0] - top[:, 1]) <= tol).all())
 
+def _eigh_phase_tie_gradient(call, detail, last):
+    """The gradient of eigh_packed folds in the derivative of the phase (sign) fixing,
+    which makes the largest-magnitude entry of each eigenvector real and positive. When
+    two entries tie in magnitude (a 2x2 with equal diagonal: |v0| = |v1| = 1/sqrt 2,
+    seed 167), roundoff picks the entry, and the two choices are different functions of
+    x with different derivatives; oar's and torch's picks differ. Only when every matrix
+    holding a differing gradient element has an eigenvector whose two largest |entries|
+    agree within 1e-9 (relative)."""
+    import numpy as np
+    import torch
+    r = _grad_differing(call, last)
+    x = _x(call, last)
+    if r is None or x is None or x.dim() < 2 or x.shape[-1] < 2:
+        return False
+    bad = r[2]
+    n = x.shape[-1]
+    xd = x.detach().to(torch.complex128 if x.is_complex() else torch.float64)
+    upper = bool((call.decl or {}).get("upper", False))
+    tri = xd.triu() if upper else xd.tril()
+    strict = xd.triu(1) if upper else xd.tril(-1)
+    h = tri + strict.mH
+    if h.is_complex():
+        h = h - 1j * torch.diag_embed(h.diagonal(dim1=-2, dim2=-1).imag)
+    v = torch.linalg.eigh(h).eigenvectors.abs()  # columns: eigenvectors
+    top = v.topk(2, dim=-2).values  # [..., 2, n]
+    tie = ((top[..., 0, :] - top[..., 1, :]) <= 1e-9 * top[..., 0, :]).any(-1).numpy()
+    per = bad.reshape(bad.shape[:-2] + (-1,)).any(-1) if bad.ndim >= 2 else bad
+    per = np.broadcast_to(per, tie.shape) if np.ndim(per) else per
+    return bool(np.any(per) and tie[per].all())
+
+def _inverse_of_a_numerically_singular_matrix(call, detail, last):
+    """inverse/solve of a matrix singular in exact arithmetic whose LU leaves a pivot of
+    roundoff size instead of 0 (repeated rows from an expand, seed 165): the result is
+    roundoff divided by roundoff (entries ~1e15), different in OpenBLAS and MKL, and
+    neither raises. Only when every matrix with a differing element has its smallest
+    singular value within n * 4 eps (of the dtype) of its largest."""
+    import numpy as np
+    import torch
+    d = _differing(last)
+    x = _x(call, last)
+    if d is None or x is None or x.dim() < 2 or x.shape[-1] != x.shape[-2] or \
+            x.shape[-1] == 0 or not bool(torch.isfinite(x).all()):
+        return False
+    bad = d[2]
+    n = x.shape[-1]
+    xd = x.detach().to(torch.complex128 if x.is_complex() else torch.float64)
+    sv = torch.linalg.svdvals(xd)
+    eps = float(torch.finfo(x.dtype).eps)
+    singular = (sv[..., -1] <= n * 4 * eps * sv[..., 0]).numpy()
+    per = bad.reshape(bad.shape[:-2] + (-1,)).any(-1) if bad.ndim >= 2 else np.asarray(bad)
+    if np.shape(per) != np.shape(singular):
+        return False
+    return bool(np.any(per) and np.asarray(singular)[per].all())
+
 def _svd_is_an_svd(call, detail, last):
     """svd_packed: the singular vectors of a repeated singular value (every zero one of a
     rank-deficient matrix) and the extra columns of full_matrices' U or rows of its Vh
@@ -1332,37 +1386,42 @@ def _norm_scale_grad_of_infinite_g(call, detail, last):
 
 
 def _norm_scale_grad_roundoff(call, detail, last):
-    """The x-gradient of norm_scale_grad, sum(g xhat): its terms are divided by the row's
-    std (and its cube), so the roundoff of their cancelling sum grows as 1 / std. With
-    two-element rows xhat is +-1 whatever x is, so the exact gradient is 0, and oar's and
-    torch's differ by their roundoff (3.6e-12 at a row of std 0.005, seed 153). Only when
-    every difference is within 1e-13 * max(1, max 1 / std) * max(1, max |g|) * the number
-    of rows summed, and x and g are finite."""
+    """The x-gradient of norm_scale_grad, sum(g xhat), and of layer_norm_grad /
+    rms_norm_grad (second order): their terms are divided by the row's std (norm_scale_grad)
+    or its square, so the roundoff of their cancelling sum grows as 1 / std (1 / std^2).
+    With two-element rows xhat is +-1 whatever x is, so the exact gradient is 0, and
+    oar's and torch's differ by their roundoff (3.6e-12 at a row of std 0.005, seed 153;
+    2.5e-11 at std 0.01 in a second-order layer_norm_grad, seed 166). Only when every
+    difference is within 1e-13 * max(1, max 1 / std)^order * the largest magnitudes of
+    the other tensor inputs (each at least 1) * the rows summed (norm_scale_grad) or the
+    row length (the others), and all inputs are finite."""
     import numpy as np
     import torch
     d = call.decl or {}
-    x, g = _x(call, last), _x(call, last, "g")
+    second = call.key in ("layer_norm_grad", "rms_norm_grad")
+    names = ("weight", "grad_out") if second else ("g",)
+    x, others = _x(call, last), [_x(call, last, k) for k in names]
     o, t = last.get("grad_oar"), last.get("grad_torch")
-    if x is None or g is None or o is None or t is None or x.dim() == 0 or \
-            last.get("grad_of") != id(d.get("x")) or \
-            not (bool(torch.isfinite(x).all()) and bool(torch.isfinite(g).all())):
+    if x is None or any(v is None for v in others) or o is None or t is None or \
+            x.dim() == 0 or last.get("grad_of") != id(d.get("x")) or \
+            not all(bool(torch.isfinite(v).all()) for v in [x] + others):
         return False
     axis = int(d.get("begin_norm_axis", 1)) % x.dim()
     xd = x.detach().double()
     dims = tuple(range(axis, x.dim()))
-    if d.get("rms", False):
-        var = (xd * xd).mean(dims)
-    else:
-        var = xd.var(dims, unbiased=False)
+    rms = d.get("rms", False) or call.key == "rms_norm_grad"
+    var = (xd * xd).mean(dims) if rms else xd.var(dims, unbiased=False)
     std = torch.sqrt(var + float(d.get("epsilon", 1e-5)))
     if std.numel() == 0 or bool((std == 0).any()):
         return False
-    amp = max(1.0, float((1 / std).max()))
-    rows = max(1, int(np.prod(x.shape[:axis])))
-    gmax = max(1.0, float(g.detach().double().abs().max())) if g.numel() else 1.0
+    amp = max(1.0, float((1 / std).max())) ** (2 if second else 1)
+    scale = 1.0
+    for v in others:
+        scale *= max(1.0, float(v.detach().double().abs().max())) if v.numel() else 1.0
+    count = int(np.prod(x.shape[axis:] if second else x.shape[:axis]))
     a, b = o.detach().double().numpy(), t.detach().double().numpy()
     return a.shape == b.shape and bool(
-        (np.abs(a - b) <= 1e-13 * amp * gmax * rows).all())
+        (np.abs(a - b) <= 1e-13 * amp * scale * max(1, count)).all())
 
 def _norm_gradient_of_infinite_grad_out(call, detail, last):
     """batch_norm_grad / layer_norm_grad / rms_norm_grad where grad_out holds inf or NaN:
@@ -1680,11 +1739,18 @@ DIFFERENCES = [
     Difference("hardsigmoid's kink: a fused multiply-add against a rounded product",
                ["hardsigmoid", "hardsigmoid_grad"], ["grad mismatch", "value mismatch"],
                _affine_kink_rounding, _affine_kink_rounding.__doc__),
-    Difference("norm_scale_grad's x-gradient: roundoff over the row's std",
-               ["norm_scale_grad"], ["grad mismatch"], _norm_scale_grad_roundoff,
+    Difference("a norm gradient's x-gradient: roundoff over the row's std",
+               ["norm_scale_grad", "layer_norm_grad", "rms_norm_grad"], ["grad mismatch"],
+               _norm_scale_grad_roundoff,
                _norm_scale_grad_roundoff.__doc__),
     Difference("eigh: an eigenvector whose largest entries tie in magnitude", ["eigh_packed"],
                ["value mismatch"], _eigh_sign_tie, _eigh_sign_tie.__doc__),
+    Difference("eigh gradient where an eigenvector's largest entries tie",
+               ["eigh_packed"], ["grad mismatch"], _eigh_phase_tie_gradient,
+               _eigh_phase_tie_gradient.__doc__),
+    Difference("inverse/solve of a matrix singular within its rounding", ["inverse", "solve"],
+               ["value mismatch"], _inverse_of_a_numerically_singular_matrix,
+               _inverse_of_a_numerically_singular_matrix.__doc__),
     Difference("singular vectors are a basis of their subspace", ["svd_packed"],
                ["value mismatch"], _svd_is_an_svd, _svd_is_an_svd.__doc__),
     Difference("eig: a repeated eigenvalue's vectors, or geev's order", ["eig_packed"],
