@@ -1050,10 +1050,10 @@ def _numerically_singular(call, detail, last):
     """det/slogdet of a matrix that is singular in exact arithmetic (repeated rows from an
     expand, seed 143): one LAPACK's LU cancels a pivot to exactly 0 (det 0, sign 0,
     log|det| -inf) where the other's complex division leaves a pivot of roundoff size,
-    e.g. |det| 9e-16 for a 2x2 of entries ~2. Both are the determinant within its
-    rounding. Only when, for every matrix with a differing element, one side says 0 (sign
-    0) and the other's |det| is below n * 4 eps (of the dtype) times the product of the
-    row norms (Hadamard's bound)."""
+    e.g. |det| 9e-16 for a 2x2 of entries ~2, or both leave different ones (complex64,
+    seed 172: two unrelated phases). Both are the determinant within its rounding. Only
+    when, for every matrix with a differing element, both |det| (0 for sign 0) are below
+    n * 4 eps (of the dtype) times the product of the row norms (Hadamard's bound)."""
     import numpy as np
     import torch
     x = _x(call, last)
@@ -1076,9 +1076,8 @@ def _numerically_singular(call, detail, last):
     bad, bound = np.broadcast_to(bad, np.shape(bound)), np.asarray(bound)
     if not bad.any():
         return False
-    one_zero = (mag_got == 0) | (mag_want == 0)
     tiny = np.maximum(mag_got, mag_want) <= bound
-    return bool((one_zero & tiny)[bad].all())
+    return bool(tiny[bad].all())
 
 def _affine_kink_rounding(call, detail, last):
     """hardsigmoid's gradient is slope strictly inside 0 < slope * x + offset < 1. oar's
