@@ -340,7 +340,8 @@ def test_bad_arguments_raise_typed_errors():
     with pytest.raises(TypeError, match=r"make_scheduler\(\): argument 'ready' must be an int"):
         make_scheduler(closed=0, ready=1.5, record=1)
     prof = Profiler(on_trace_ready=lambda p: None)
-    with pytest.raises(ValueError, match=r"Profiler.export\(\): argument 'format' must be 'json', got 'xml'"):
+    with pytest.raises(ValueError, match=r"Profiler.export\(\): argument 'format' must be "
+                                         r"'json' or 'pb', got 'xml'"):
         prof.export("x.xml", format="xml")
     with pytest.raises(ValueError, match=r"Profiler.summary\(\): argument 'time_unit' .* got 'weeks'"):
         prof.summary(time_unit="weeks")

@@ -1,6 +1,7 @@
 """oar.incubate.autograd: Jacobian and Hessian objects evaluated lazily row by row, and
 the Jacobian-vector and vector-Jacobian products jvp and vjp (Paddle's
-paddle.incubate.autograd, eager mode).
+paddle.incubate.autograd, eager mode); grad, forward_grad and the prim flag
+(enable_prim, disable_prim, prim_enabled) come from _prim.py.
 
 Every result is computed with create_graph=True, so it can be differentiated again
 (Hessian is the Jacobian of the gradient)."""
@@ -9,10 +10,12 @@ from __future__ import annotations
 from .. import _C
 from .._creation import ones_like, zeros_like
 from .._ops import clone, stack
+from ._prim import disable_prim, enable_prim, forward_grad, grad, prim_enabled  # noqa: F401
 
 Tensor = _C.Tensor
 
-__all__ = ["Jacobian", "Hessian", "jvp", "vjp"]
+__all__ = ["vjp", "jvp", "Jacobian", "Hessian", "enable_prim", "disable_prim", "forward_grad",
+           "grad"]
 
 
 def _is_seq(v):

@@ -10,10 +10,11 @@ import socket
 import time
 
 from .. import _C
+from . import result as _result
 from . import utils as _utils
 
 __all__ = ["Profiler", "ProfilerState", "ProfilerTarget", "SortedKeys", "SummaryView",
-           "make_scheduler", "export_chrome_tracing"]
+           "make_scheduler", "export_chrome_tracing", "export_protobuf"]
 
 
 class ProfilerState(enum.Enum):
@@ -110,6 +111,27 @@ def _default_scheduler(step):
     return ProfilerState.RECORD
 
 
+def _exporter(api, dir_name, worker_name, suffix, fmt):
+    """An on_trace_ready callback writing each recorded cycle to
+    {dir_name}/{worker_name}_time_{timestamp}{suffix}."""
+    if not isinstance(dir_name, (str, os.PathLike)):
+        raise TypeError(f"{api}(): argument 'dir_name' must be a str, "
+                        f"got {type(dir_name).__name__}")
+    if worker_name is not None and not isinstance(worker_name, str):
+        raise TypeError(f"{api}(): argument 'worker_name' must be a str or None, "
+                        f"got {type(worker_name).__name__}")
+
+    def handle_fn(prof):
+        os.makedirs(dir_name, exist_ok=True)
+        name = worker_name or f"host_{socket.gethostname()}pid_{os.getpid()}"
+        stamp = datetime.datetime.now().strftime("%Y_%m_%d_%H_%M_%S_%f")
+        path = os.path.join(dir_name, f"{name}_time_{stamp}{suffix}")
+        prof.export(path, format=fmt)
+        prof.last_trace_path = path
+
+    return handle_fn
+
+
 def export_chrome_tracing(dir_name, worker_name=None):
     """An on_trace_ready callback writing each recorded cycle as a Chrome trace
     ``{dir_name}/{worker_name}_time_{timestamp}.oar_trace.json`` (the directory
@@ -121,22 +143,22 @@ def export_chrome_tracing(dir_name, worker_name=None):
         worker_name (str, optional): the file name prefix; default
             ``host_{hostname}pid_{pid}``.
     """
-    if not isinstance(dir_name, (str, os.PathLike)):
-        raise TypeError(f"export_chrome_tracing(): argument 'dir_name' must be a str, "
-                        f"got {type(dir_name).__name__}")
-    if worker_name is not None and not isinstance(worker_name, str):
-        raise TypeError(f"export_chrome_tracing(): argument 'worker_name' must be a str or None, "
-                        f"got {type(worker_name).__name__}")
+    return _exporter("export_chrome_tracing", dir_name, worker_name, ".oar_trace.json", "json")
 
-    def handle_fn(prof):
-        os.makedirs(dir_name, exist_ok=True)
-        name = worker_name or f"host_{socket.gethostname()}pid_{os.getpid()}"
-        stamp = datetime.datetime.now().strftime("%Y_%m_%d_%H_%M_%S_%f")
-        path = os.path.join(dir_name, f"{name}_time_{stamp}.oar_trace.json")
-        prof.export(path, format="json")
-        prof.last_trace_path = path
 
-    return handle_fn
+def export_protobuf(dir_name, worker_name=None):
+    """An on_trace_ready callback writing each recorded cycle as a result file
+    ``{dir_name}/{worker_name}_time_{timestamp}.oar_trace.pb`` (the directory is
+    created when the first file is written), which load_profiler_result reads back.
+    Paddle writes a protobuf there; oar writes JSON (the Chrome trace plus a header,
+    see oar/profiler/result.py), so the file also opens in chrome://tracing.
+
+    Args:
+        dir_name (str): the directory for the files.
+        worker_name (str, optional): the file name prefix; default
+            ``host_{hostname}pid_{pid}``.
+    """
+    return _exporter("export_protobuf", dir_name, worker_name, ".oar_trace.pb", "pb")
 
 
 class Profiler:
@@ -218,6 +240,7 @@ class Profiler:
         self.current_state = ProfilerState.CLOSED
         self.previous_state = ProfilerState.CLOSED
         self.last_trace_path = None
+        self._span_index = -1  # the number of the cycle recorded last
         self._running = False
         self._recording = False
         self._step_start_ns = None
@@ -294,6 +317,7 @@ class Profiler:
     def _start_recording(self):
         _C._profiler_start(self._handle)
         self._recording = True
+        self._span_index += 1
 
     def _stop_recording(self):
         if self._recording:
@@ -309,24 +333,26 @@ class Profiler:
 
     # ----------------------------------------------------------------- output
     def export(self, path="", format="json"):
-        """Writes the last recorded cycle as a Chrome trace (JSON) to `path`.
+        """Writes the last recorded cycle to `path`.
 
         Args:
             path (str): the file to write.
-            format (str): "json" (the only format oar writes).
+            format (str): "json": a Chrome trace; "pb": the result file
+                load_profiler_result reads (JSON too in oar, not Paddle's protobuf).
         """
         if not isinstance(format, str):
             raise TypeError(f"Profiler.export(): argument 'format' must be a str, "
                             f"got {type(format).__name__}")
-        if format == "pb":
-            raise NotImplementedError("Profiler.export(): argument 'format' is 'pb', but oar "
-                                      "writes only 'json' (Chrome trace)")
-        if format != "json":
-            raise ValueError(f"Profiler.export(): argument 'format' must be 'json', got {format!r}")
+        if format not in ("json", "pb"):
+            raise ValueError(f"Profiler.export(): argument 'format' must be 'json' or 'pb', "
+                             f"got {format!r}")
         if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
             raise ValueError(f"Profiler.export(): argument 'path' must be a non-empty path, "
                              f"got {path!r}")
-        _C._profiler_export(self._handle, os.fspath(path))
+        if format == "pb":
+            _result.write_result(path, self._trace_json(), max(self._span_index, 0))
+        else:
+            _C._profiler_export(self._handle, os.fspath(path))
 
     def _trace_json(self):
         """The last recorded cycle's Chrome trace as a str."""

@@ -10,7 +10,8 @@ composed from oar ops (differentiable, dropout from the default generator).
 - fused_rotary_position_embedding: RoPE of q/k/v, both pairings, given or computed
   tables, position ids;
 - fused_feedforward, fused_multi_head_attention, fused_bias_dropout_residual_layer_norm:
-  the Transformer blocks;
+  the Transformer blocks; fused_multi_transformer: a stack of decoder layers with a
+  key/value cache for incremental decoding;
 - swiglu: oar.nn.functional.swiglu (Paddle's deprecated incubate alias).
 
 docs/incubate.md lists the differences from Paddle.
@@ -26,9 +27,10 @@ from .fused_rotary_position_embedding import fused_rotary_position_embedding  # 
 from .fused_attention import fused_multi_head_attention  # noqa: F401
 from .fused_feedforward import (fused_bias_dropout_residual_layer_norm,  # noqa: F401
                                 fused_feedforward)
+from .fused_multi_transformer import fused_multi_transformer  # noqa: F401
 
 __all__ = ["fused_matmul_bias", "fused_linear", "fused_linear_activation", "fused_bias_act",
            "fused_dropout_add", "fused_layer_norm", "fast_ln", "fused_rms_norm",
            "fused_rms_norm_ext", "fast_rms_norm", "fused_rotary_position_embedding",
            "fused_feedforward", "fused_multi_head_attention",
-           "fused_bias_dropout_residual_layer_norm", "swiglu"]
+           "fused_bias_dropout_residual_layer_norm", "fused_multi_transformer", "swiglu"]
