@@ -75,7 +75,8 @@ from . import device, distribution, utils, version  # noqa: F401
 from . import fft, signal, audio  # noqa: F401  (docs/fft.md, docs/audio.md)
 from . import sparse  # noqa: F401
 from . import random  # noqa: F401,A004  (paddle.random: initial_seed)
-from .device import (CUDAPinnedPlace, CUDAPlace, IPUPlace, XPUPlace, get_device,  # noqa: F401
+from .device import (CUDAPinnedPlace, CUDAPlace, IPUPlace, XPUPinnedPlace, XPUPlace,  # noqa: F401
+                     get_device,
                      is_compiled_with_cinn, is_compiled_with_cuda,
                      is_compiled_with_custom_device, is_compiled_with_distribute,
                      is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu,
@@ -149,7 +150,7 @@ __all__ = sorted(set(_C._public_ops) | {
     # data-parallel training across processes (oar.distributed, docs/distributed.md)
     "distributed", "DataParallel",
     # the device and mode API (device/, _mode.py), version, utils
-    "device", "distribution", "utils", "version", "CUDAPinnedPlace", "CUDAPlace", "IPUPlace", "XPUPlace",
+    "device", "distribution", "utils", "version", "CUDAPinnedPlace", "CUDAPlace", "IPUPlace", "XPUPinnedPlace", "XPUPlace",
     "get_device", "set_device", "is_compiled_with_cinn", "is_compiled_with_cuda",
     "is_compiled_with_custom_device", "is_compiled_with_distribute", "is_compiled_with_ipu",
     "is_compiled_with_rocm", "is_compiled_with_xpu", "disable_static", "enable_static",

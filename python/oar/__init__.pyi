@@ -28,6 +28,7 @@ from . import incubate as incubate, quantization as quantization
 from . import sparse as sparse
 from .device import CUDAPinnedPlace as CUDAPinnedPlace, CUDAPlace as CUDAPlace
 from .device import IPUPlace as IPUPlace, XPUPlace as XPUPlace
+from .device import XPUPinnedPlace as XPUPinnedPlace
 from .device import get_device as get_device, set_device as set_device
 from .device import is_compiled_with_cinn as is_compiled_with_cinn
 from .device import is_compiled_with_cuda as is_compiled_with_cuda
@@ -1667,6 +1668,7 @@ __all__ = [
     "ShortTensor",
     "Size",
     "Tensor",
+    "XPUPinnedPlace",
     "XPUPlace",
     "abs",
     "abs_",

@@ -46,7 +46,7 @@ def test_compiled_with_is_false():
 
 
 @pytest.mark.parametrize("place", [lambda: oar.CUDAPlace(0), lambda: oar.XPUPlace(0),
-                                   oar.CUDAPinnedPlace, oar.IPUPlace])
+                                   oar.CUDAPinnedPlace, oar.XPUPinnedPlace, oar.IPUPlace])
 def test_accelerator_places_raise(place):
     with pytest.raises(ValueError, match="CPU only"):
         place()

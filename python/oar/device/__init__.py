@@ -17,7 +17,7 @@ __all__ = [
     "is_compiled_with_rocm", "is_compiled_with_xpu", "is_compiled_with_ipu",
     "is_compiled_with_cinn", "is_compiled_with_distribute", "is_compiled_with_custom_device",
     "is_available", "device_count", "synchronize", "CUDAPlace", "XPUPlace", "IPUPlace",
-    "CUDAPinnedPlace", "get_cudnn_version", "get_rng_state", "set_rng_state",
+    "CUDAPinnedPlace", "XPUPinnedPlace", "get_cudnn_version", "get_rng_state", "set_rng_state",
     "device", "device_guard", "get_device_properties", "get_device_name",
     "get_device_capability", "is_bf16_supported", "manual_seed",
     # device memory counters (_memory.py), streams and events (_streams.py), the legacy
@@ -158,6 +158,11 @@ def CUDAPlace(id=0):  # noqa: N802 - Paddle's name
 def CUDAPinnedPlace():  # noqa: N802 - Paddle's name
     """Raises: pinned (page-locked for GPU copies) memory needs a GPU."""
     raise _cpu_only("CUDAPinnedPlace()")
+
+
+def XPUPinnedPlace():  # noqa: N802 - Paddle's name
+    """Raises: pinned memory for XPU copies needs an XPU (Paddle's CPU build raises too)."""
+    raise _cpu_only("XPUPinnedPlace()")
 
 
 def XPUPlace(dev_id=0):  # noqa: N802 - Paddle's name
