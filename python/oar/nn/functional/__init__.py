@@ -13,4 +13,4 @@ from .extension import *  # noqa: F401,F403
 from .vision import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .flash_attention import *  # noqa: F401,F403
-
+from ._flash_variants import *  # noqa: F401,F403

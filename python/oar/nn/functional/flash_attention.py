@@ -4,7 +4,9 @@ head_dim] (3-D: [seq_len, num_heads, head_dim]).
 
 A composition: two batched GEMMs around the fused softmax kernel, the scores
 materialised ([batch, heads, L, S]), which is what a CPU implementation without a
-tiled flash kernel does anyway.
+tiled flash kernel does anyway. That is SDPBackend.MATH: with it disabled by
+oar.nn.attention.sdpa_kernel (only FLASH_ATTENTION / EFFICIENT_ATTENTION enabled), the
+call raises RuntimeError, as on a CPU build of Paddle.
 """
 import math
 
@@ -16,6 +18,16 @@ from ..._creation import to_tensor
 from .common import dropout
 
 __all__ = ["scaled_dot_product_attention"]
+
+
+def _require_math_backend(api):
+    # Paddle picks the first enabled backend the inputs allow; on the CPU the flash and
+    # memory-efficient kernels never qualify, so only MATH can run.
+    from ..attention.sdpa import SDPBackend, _cur_sdpa_kernel_backends
+    if SDPBackend.MATH not in _cur_sdpa_kernel_backends():
+        raise RuntimeError(f"{api}(): No available backend for scaled_dot_product_attention "
+                           f"was found: the CPU runs only SDPBackend.MATH, which sdpa_kernel() "
+                           f"has disabled")
 
 
 def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
@@ -36,6 +48,9 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
                          f"share head_dim, key and value share seq_len")
     if attn_mask is not None:
         C.tensor(api, "attn_mask", attn_mask)
+    if query.size and key.size and value.size:
+        # as Paddle, an empty input takes the math path whatever sdpa_kernel selected
+        _require_math_backend(api)
     out_shape = list(query.shape[:-1]) + [value.shape[-1]]
     if 0 in out_shape:
         # an empty batch (or no heads, queries or value features): skip the scores and the
@@ -61,4 +76,3 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if dropout_p > 0.0:
         weights = dropout(weights, dropout_p, training=training)
     return _C.transpose(_C.matmul(weights, v), perm)
-
