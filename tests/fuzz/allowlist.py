@@ -1065,8 +1065,8 @@ def _numerically_singular(call, detail, last):
     xd = x.detach()
     eps = float(torch.finfo(xd.dtype).eps)
     n = xd.shape[-1]
-    bound = n * 4 * eps * np.prod(torch.linalg.vector_norm(xd.double(), dim=-1).numpy(),
-                                  axis=-1)
+    xw = xd.to(torch.complex128) if xd.is_complex() else xd.double()  # keep imaginary parts
+    bound = n * 4 * eps * np.prod(torch.linalg.vector_norm(xw, dim=-1).numpy(), axis=-1)
     if call.key == "slogdet":  # [2, *batch]: sign, log|det| -> |det| per matrix
         bad = bad.any(0)
         mag_got = np.where(got[0] == 0, 0.0, np.exp(got[1].real))
