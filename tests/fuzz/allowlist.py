@@ -149,6 +149,8 @@ def _nan_input_of_masked_gradient(call, detail, last):
         return bool(d[2].any() and np.isnan(x.detach().double().numpy())[d[2]].all())
     m = re.search(r"(\d+)/\d+ elements differ", detail)
     return m is not None and 0 < int(m.group(1)) <= int(torch.isnan(x).sum())
+
+
 def _positions_of_ties(call, detail, last):
     """topk/kthvalue positions among equal values (0.0 and -0.0 included): which of the
     tied positions comes first is unspecified (torch's depends on its selection
@@ -1079,6 +1081,7 @@ def _numerically_singular(call, detail, last):
     tiny = np.maximum(mag_got, mag_want) <= bound
     return bool(tiny[bad].all())
 
+
 def _affine_kink_rounding(call, detail, last):
     """hardsigmoid's gradient is slope strictly inside 0 < slope * x + offset < 1. oar's
     kernel computes slope * x + offset in one fused multiply-add, the oracle with a
@@ -1115,6 +1118,7 @@ def _affine_kink_rounding(call, detail, last):
             return False
     return True
 
+
 def _eigh_sign_tie(call, detail, last):
     """eigh_packed signs each eigenvector so its largest-magnitude entry is positive. When
     two entries tie in magnitude ([0, 0.7071, -0.7071] of a rank-deficient matrix, seed
@@ -1145,6 +1149,7 @@ def _eigh_sign_tie(call, detail, last):
     top = g[:, 1:].abs().topk(min(2, n), -1).values
     return n >= 2 and bool(((top[:, 0] - top[:, 1]) <= tol).all())
 
+
 def _eigh_phase_tie_gradient(call, detail, last):
     """The gradient of eigh_packed folds in the derivative of the phase (sign) fixing,
     which makes the largest-magnitude entry of each eigenvector real and positive. When
@@ -1160,7 +1165,6 @@ def _eigh_phase_tie_gradient(call, detail, last):
     if r is None or x is None or x.dim() < 2 or x.shape[-1] < 2:
         return False
     bad = r[2]
-    n = x.shape[-1]
     xd = x.detach().to(torch.complex128 if x.is_complex() else torch.float64)
     upper = bool((call.decl or {}).get("upper", False))
     tri = xd.triu() if upper else xd.tril()
@@ -1174,6 +1178,7 @@ def _eigh_phase_tie_gradient(call, detail, last):
     per = bad.reshape(bad.shape[:-2] + (-1,)).any(-1) if bad.ndim >= 2 else bad
     per = np.broadcast_to(per, tie.shape) if np.ndim(per) else per
     return bool(np.any(per) and tie[per].all())
+
 
 def _inverse_of_a_numerically_singular_matrix(call, detail, last):
     """inverse/solve of a matrix singular in exact arithmetic whose LU leaves a pivot of
@@ -1198,6 +1203,25 @@ def _inverse_of_a_numerically_singular_matrix(call, detail, last):
     if np.shape(per) != np.shape(singular):
         return False
     return bool(np.any(per) and np.asarray(singular)[per].all())
+
+
+def _integer_segment_mean_truncates(call, detail, last):
+    """segment_pool / send_u_recv / send_ue_recv with reduce 'mean' on integers: Paddle's
+    kernels divide the integer sum by the count in C++, truncating toward zero (Paddle
+    3.3.1: segment_mean([0, -5]) = -2), as oar does; torch's scatter_reduce floors (-3).
+    Only for an integer x and reduce 1 (mean), when every differing element of oar's is
+    torch's moved one step toward zero."""
+    import numpy as np
+    d = call.decl or {}
+    x = _x(call, last)
+    r = _differing(last)
+    if x is None or r is None or x.dtype.is_floating_point or x.is_complex() or \
+            int(d.get("reduce", 0)) != 1:
+        return False
+    got, want, bad = r
+    g, w = got[bad], want[bad]
+    return bool(bad.any() and np.all(np.abs(g - w) == 1) and np.all(np.abs(g) < np.abs(w)))
+
 
 def _svd_is_an_svd(call, detail, last):
     """svd_packed: the singular vectors of a repeated singular value (every zero one of a
@@ -1425,6 +1449,7 @@ def _norm_scale_grad_roundoff(call, detail, last):
     return a.shape == b.shape and bool(
         (np.abs(a - b) <= 1e-13 * amp * scale * max(1, count)).all())
 
+
 def _norm_gradient_of_infinite_grad_out(call, detail, last):
     """batch_norm_grad / layer_norm_grad / rms_norm_grad where grad_out holds inf or NaN:
     the row (channel) means of g w are then infinite or NaN, and whether an element
@@ -1432,6 +1457,7 @@ def _norm_gradient_of_infinite_grad_out(call, detail, last):
     fused pass subtracts the means from g w; seed 163: oar NaN, torch inf). Only when
     grad_out holds inf or NaN and every differing element is non-finite in both."""
     return _non_finite_both_beside(call, detail, last, "grad_out")
+
 
 def _non_finite_both_beside(call, detail, last, name):
     """Input `name` holds inf or NaN, and every differing element is non-finite in both
@@ -1753,6 +1779,9 @@ DIFFERENCES = [
     Difference("inverse/solve of a matrix singular within its rounding", ["inverse", "solve"],
                ["value mismatch"], _inverse_of_a_numerically_singular_matrix,
                _inverse_of_a_numerically_singular_matrix.__doc__),
+    Difference("an integer segment mean truncates toward zero (Paddle's kernels)",
+               ["segment_pool", "send_u_recv", "send_ue_recv"], ["value mismatch"],
+               _integer_segment_mean_truncates, _integer_segment_mean_truncates.__doc__),
     Difference("singular vectors are a basis of their subspace", ["svd_packed"],
                ["value mismatch"], _svd_is_an_svd, _svd_is_an_svd.__doc__),
     Difference("eig: a repeated eigenvalue's vectors, or geev's order", ["eig_packed"],
