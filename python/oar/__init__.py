@@ -150,7 +150,8 @@ __all__ = sorted(set(_C._public_ops) | {
     # data-parallel training across processes (oar.distributed, docs/distributed.md)
     "distributed", "DataParallel",
     # the device and mode API (device/, _mode.py), version, utils
-    "device", "distribution", "utils", "version", "CUDAPinnedPlace", "CUDAPlace", "IPUPlace", "XPUPinnedPlace", "XPUPlace",
+    "device", "distribution", "utils", "version", "CUDAPinnedPlace", "CUDAPlace", "IPUPlace",
+    "XPUPinnedPlace", "XPUPlace",
     "get_device", "set_device", "is_compiled_with_cinn", "is_compiled_with_cuda",
     "is_compiled_with_custom_device", "is_compiled_with_distribute", "is_compiled_with_ipu",
     "is_compiled_with_rocm", "is_compiled_with_xpu", "disable_static", "enable_static",
