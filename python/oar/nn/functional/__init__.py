@@ -14,3 +14,4 @@ from .vision import *  # noqa: F401,F403
 from .distance import *  # noqa: F401,F403
 from .flash_attention import *  # noqa: F401,F403
 from ._flash_variants import *  # noqa: F401,F403
+from ._moe import *  # noqa: F401,F403

@@ -12,7 +12,9 @@ composed from oar ops (differentiable, dropout from the default generator).
 - fused_feedforward, fused_multi_head_attention, fused_bias_dropout_residual_layer_norm:
   the Transformer blocks; fused_multi_transformer: a stack of decoder layers with a
   key/value cache for incremental decoding;
-- swiglu: oar.nn.functional.swiglu (Paddle's deprecated incubate alias).
+- swiglu: oar.nn.functional.swiglu (Paddle's deprecated incubate alias);
+- moe_combine, cal_aux_loss, int_bincount, build_src_rank_and_local_expert_id,
+  expand_modality_expert_id: Mixture-of-Experts helpers (_moe.py).
 
 docs/incubate.md lists the differences from Paddle.
 """
@@ -28,9 +30,13 @@ from .fused_attention import fused_multi_head_attention  # noqa: F401
 from .fused_feedforward import (fused_bias_dropout_residual_layer_norm,  # noqa: F401
                                 fused_feedforward)
 from .fused_multi_transformer import fused_multi_transformer  # noqa: F401
+from ._moe import (build_src_rank_and_local_expert_id, cal_aux_loss,  # noqa: F401
+                   expand_modality_expert_id, int_bincount, moe_combine)
 
 __all__ = ["fused_matmul_bias", "fused_linear", "fused_linear_activation", "fused_bias_act",
            "fused_dropout_add", "fused_layer_norm", "fast_ln", "fused_rms_norm",
            "fused_rms_norm_ext", "fast_rms_norm", "fused_rotary_position_embedding",
            "fused_feedforward", "fused_multi_head_attention",
-           "fused_bias_dropout_residual_layer_norm", "fused_multi_transformer", "swiglu"]
+           "fused_bias_dropout_residual_layer_norm", "fused_multi_transformer", "swiglu",
+           "moe_combine", "cal_aux_loss", "int_bincount", "build_src_rank_and_local_expert_id",
+           "expand_modality_expert_id"]
