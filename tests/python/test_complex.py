@@ -324,3 +324,16 @@ def test_double_grad_matches_torch():
     (ggo,) = oar.grad([oar.real(go * oar.conj(go)).sum()], [o])
     (ggt,) = torch.autograd.grad([(gt * gt.conj()).real.sum()], [t])
     np.testing.assert_allclose(ggo.numpy(), ggt.numpy(), rtol=1e-9)
+
+
+def test_complex_power_zero_is_one_everywhere():
+    # fuzz seed 210: exp(0 * log x) made 0 ** 0 NaN; Paddle's x ** 0 / paddle.pow and
+    # PyTorch give 1 for every base, zero and non-finite parts included
+    a = np.array([0j, complex(-0.0, -0.0), complex(np.nan, 0), complex(np.inf, 1), 1 + 1j],
+                 dtype="complex64")
+    x = oar.to_tensor(a, stop_gradient=False)
+    want = (torch.tensor(a) ** 0.0).numpy()
+    for y in (x ** 0.0, oar.pow(x, 0), oar.pow(x, 0.0)):
+        np.testing.assert_array_equal(y.numpy(), want)
+    g = oar.grad([x ** 0.0], [x], [oar.ones_like(x)])[0]
+    np.testing.assert_array_equal(g.numpy(), np.zeros(5, "complex64"))

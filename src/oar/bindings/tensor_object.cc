@@ -117,6 +117,9 @@ Tensor TensorScalarOp(const Tensor& x, double s, ScalarKind kind, BinOp op, bool
     rt = DType::kFloat32;  // true division
   const Tensor xc = CastTo(x, rt);
   auto full_s = [&] { return full_like(xc, s, rt); };
+  // A complex tensor to the power 0 is 1 everywhere (Paddle's `x ** 0` and paddle.pow,
+  // PyTorch), where the tensor op's exp(0 * log x) is NaN at x = 0: the scalar pow.
+  if (IsComplex(rt) && op == BinOp::kPow && !reflected && s == 0.0) return pow(xc, s);
   // bool with bool, and complex: the tensor ops (scale has no bool or complex kernel)
   if (rt == DType::kBool || IsComplex(rt)) {
     return reflected ? TensorTensorOp(full_s(), xc, op) : TensorTensorOp(xc, full_s(), op);

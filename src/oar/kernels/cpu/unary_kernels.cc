@@ -215,6 +215,10 @@ void ComplexPowKernel(const DeviceContext&, const DenseTensor& x, double y, Dens
   using R = typename T::value_type;
   if (y == 2.0) {
     UnaryElementwise<T, T>(x, out, [](T a) -> T { return a * a; });
+  } else if (y == 0.0) {
+    // x ** 0 is 1 for every x, as for real pow and in Paddle and PyTorch; std::pow's
+    // exp(0 * log x) gives NaN at x = 0 (0 * -inf) and at infinite or NaN parts.
+    UnaryElementwise<T, T>(x, out, [](T) -> T { return T(1); });
   } else {
     const R e = static_cast<R>(y);
     UnaryElementwise<T, T>(x, out, [=](T a) -> T { return std::pow(a, e); }, 8);
