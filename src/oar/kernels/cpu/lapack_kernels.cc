@@ -626,12 +626,7 @@ void EigPackedKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* ou
       ToColMajor(MatrixAt<T>(xc, b, n * n), n, n, a.data(), n);
       EnforceFinite(a.data(), n * n, b);
       const int info = Geev<T>(ni, a.data(), w.data(), v.data(), &work, &rwork);
-      OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
-                                                     "batch index ",
-                                                     b,
-                                                     " of argument 'x' did not converge "
-                                                     "(LAPACK geev info ",
-                                                     info, ")"));
+      CheckEigh(info, b, "geev");
       C* ob = o + b * n * (n + 1);
       for (int64_t i = 0; i < n; ++i) {
         ob[i * (n + 1)] = w[i];
@@ -678,12 +673,7 @@ void HermitianEighPackedKernel(const DeviceContext&, const DenseTensor& x, bool 
       C* m = pa + b * n * n;
       call(m, work.data(), static_cast<int>(work.size()), rwork.data(),
            static_cast<int>(rwork.size()), iwork.data(), static_cast<int>(iwork.size()), &info);
-      OAR_ENFORCE(info == 0, errors::InvalidArgument("the eigendecomposition of the matrix at "
-                                                     "batch index ",
-                                                     b,
-                                                     " of argument 'x' did not converge "
-                                                     "(LAPACK heevd info ",
-                                                     info, ")"));
+      CheckEigh(info, b, "heevd");
       C* ob = o + b * n * (n + 1);
       for (int64_t i = 0; i < n; ++i) {
         ob[i * (n + 1)] = C(wv[i], R(0));
