@@ -83,6 +83,51 @@ TEST(Distributed, CollectivesAcrossThreeRanks) {
   });
 }
 
+TEST(Distributed, ReduceGatherScatterAllToAllAcrossThreeRanks) {
+  RunRanks(3, [](std::shared_ptr<ProcessGroup> g, int r) {
+    Tensor x = full({2}, r + 1.0, DType::kFloat32);
+    g->Reduce(x, 2, ReduceOp::kSum)->Wait();
+    EXPECT_EQ(Values(x), std::vector<double>(2, r == 2 ? 6.0 : r + 1.0));  // others unchanged
+    std::vector<Tensor> got;
+    if (r == 0) got = {zeros({2}), zeros({2}), zeros({2})};
+    g->Gather(got, full({2}, 5.0 * r), 0)->Wait();
+    for (size_t k = 0; k < got.size(); ++k) {
+      EXPECT_EQ(Values(got[k]), std::vector<double>(2, 5.0 * k));
+    }
+    std::vector<Tensor> parts;
+    if (r == 1)
+      parts = {full({3}, 7.0, DType::kUInt8), full({3}, 8.0, DType::kUInt8),
+               full({3}, 9.0, DType::kUInt8)};
+    Tensor mine = zeros({3}, DType::kUInt8);  // a dtype without a reduction moves as bytes
+    g->Scatter(mine, parts, 1)->Wait();
+    EXPECT_EQ(Values(mine), std::vector<double>(3, 7.0 + r));
+    // Rank r sends k + 1 elements of value 10 r + k to rank k.
+    std::vector<double> send;
+    std::vector<int64_t> in_counts, out_counts(3, r + 1);
+    for (int k = 0; k < 3; ++k) {
+      in_counts.push_back(k + 1);
+      for (int i = 0; i <= k; ++i) send.push_back(10.0 * r + k);
+    }
+    Tensor in = testing::Make(send, {static_cast<int64_t>(send.size())}, DType::kInt64);
+    Tensor out = zeros({3 * (r + 1)}, DType::kInt64);
+    g->AllToAll(out, out_counts, in, in_counts)->Wait();
+    std::vector<double> want;
+    for (int k = 0; k < 3; ++k) {
+      for (int i = 0; i <= r; ++i) want.push_back(10.0 * k + r);
+    }
+    EXPECT_EQ(Values(out), want);
+    // Counts that do not agree pairwise: every rank throws instead of Gloo aborting.
+    Tensor a = zeros({3}), b = zeros({3});
+    const std::vector<int64_t> bad =
+        r == 0 ? std::vector<int64_t>{2, 1, 0} : std::vector<int64_t>{1, 1, 1};
+    testing::Catch(
+        [&] {
+          g->AllToAll(a, bad, b, {1, 1, 1})->Wait();
+        },
+        ErrorCode::kInvalidArgument, {"alltoall()", "agree between every pair"});
+  });
+}
+
 TEST(Distributed, BadArgumentsNameTheCall) {
   RunRanks(1, [](std::shared_ptr<ProcessGroup> g, int) {
     testing::Catch([&] { g->AllReduce(full({2}, true, DType::kBool), ReduceOp::kSum); },

@@ -64,6 +64,103 @@ def collectives():
     return out
 
 
+def more_collectives():
+    """reduce, gather, scatter, alltoall(_single) in every dtype they take, the object
+    collectives, and get_backend."""
+    rank, n = dist.get_rank(), dist.get_world_size()
+    out = {"rank": rank, "n": n, "backend": dist.get_backend()}
+    for dt in DTYPES + ["uint8", "int8", "bool", "complex64"]:
+        r = {}
+        if dt in DTYPES:  # reductions
+            for name, op in (("sum", dist.ReduceOp.SUM), ("max", dist.ReduceOp.MAX),
+                             ("avg", dist.ReduceOp.AVG)):
+                x = full(2 * (rank + 1), dt)
+                dist.reduce(x, dst=n - 1, op=op)
+                r["reduce_" + name] = values(x)
+        x = full(rank + 1, dt, 2) if dt != "complex64" else \
+            oar.to_tensor(np.full([2], rank + 1 + 1j * rank, dtype=np.complex64))
+        got = [] if rank == 0 else None
+        dist.gather(x, got, dst=0)
+        r["gather"] = [values(oar.real(g) if dt == "complex64" else g) for g in got] \
+            if rank == 0 else None
+        if dt == "complex64":
+            r["gather_imag"] = [values(oar.imag(g)) for g in got] if rank == 0 else None
+        piece = full(0, dt, 2)
+        src_list = [full((k + 1) % 2 if dt == "bool" else 10 + k, dt, 2) for k in range(n)] \
+            if rank == n - 1 else None
+        dist.scatter(piece, src_list, src=n - 1)
+        r["scatter"] = values(piece)
+        # alltoall: rank sends [rank * 10 + k] * 2 to rank k (bool: rank % 2 == 0); an
+        # empty output list is filled with tensors shaped like the inputs
+        ins = [full((rank % 2 == 0) if dt == "bool" else rank * 10 + k, dt, 2)
+               for k in range(n)]
+        outs = []
+        dist.alltoall(outs, ins)
+        r["alltoall"] = [values(o) for o in outs]
+        # uneven: rank sends k + 1 elements to rank k, so receives rank + 1 from each
+        ins = [full((rank % 2 == 0) if dt == "bool" else rank * 10 + k, dt, k + 1)
+               for k in range(n)]
+        outs = [full(0, dt, rank + 1) for _ in range(n)]
+        task = dist.alltoall(outs, ins, sync_op=False)
+        task.wait()
+        r["alltoall_uneven"] = [values(o) for o in outs]
+        if dt not in ("bool", "complex64"):
+            # alltoall_single with uneven splits: rank sends k + 1 rows to rank k
+            rows = sum(k + 1 for k in range(n))
+            src_t = oar.cast(oar.arange(rows * 2).reshape([rows, 2]) + 20 * rank, dt)
+            dst_t = oar.cast(oar.zeros([n * (rank + 1), 2]), dt)
+            dist.alltoall_single(dst_t, src_t, [k + 1 for k in range(n)], [rank + 1] * n,
+                                 sync_op=False)
+            dist.wait(dst_t)  # every operation issued before has run
+            r["alltoall_single"] = values(dst_t)
+        out[dt] = r
+    objs = []
+    dist.all_gather_object(objs, {"rank": rank, "payload": "x" * (rank * 50)})
+    out["all_gather_object"] = objs
+    lst = [None, None] if rank != 0 else [{"a": 1}, [1, 2, 3]]
+    dist.broadcast_object_list(lst, src=0)
+    out["broadcast_object_list"] = lst
+    mine = []
+    dist.scatter_object_list(mine, [("r", k, "y" * k) for k in range(n)] if rank == 0 else None,
+                             src=0)
+    out["scatter_object_list"] = [list(mine[0])]
+    if rank == 0:
+        dist.send_object_list([{"to": 1}, "hello", 3.5], dst=1)
+    elif rank == 1:
+        got = [None, None, None]
+        dist.recv_object_list(got, src=0)
+        out["recv_object_list"] = got
+    # sizes that do not agree pairwise: every rank raises, none hangs or aborts
+    try:
+        dist.alltoall_single(oar.zeros([n]), oar.zeros([n]), [1] * n, [2] + [1] * (n - 2) + [0])
+        out["alltoall_mismatch"] = "no error"
+    except ValueError as e:
+        out["alltoall_mismatch"] = str(e)
+    # the reductions refuse a dtype without a reduction, naming it
+    try:
+        dist.reduce(full(1, "uint8"), dst=0)
+        out["reduce_uint8"] = "no error"
+    except TypeError as e:
+        out["reduce_uint8"] = str(e)
+    dist.barrier()
+    return out
+
+
+def spawned(out_dir):
+    """The function spawn() runs in each rank (test_spawn_...)."""
+    dist.init_parallel_env()
+    x = oar.to_tensor([float(dist.get_rank() + 1)])
+    dist.all_reduce(x)
+    with open(os.path.join(out_dir, f"spawned.{dist.get_rank()}.json"), "w") as f:
+        json.dump({"rank": dist.get_rank(), "n": dist.get_world_size(), "sum": values(x)}, f)
+
+
+def spawned_fails(out_dir):
+    if int(os.environ["PADDLE_TRAINER_ID"]) == 1:
+        raise ValueError("rank one gives up")
+    time.sleep(30)
+
+
 def mlp(seed):
     oar.seed(seed)
     return oar.nn.Sequential(oar.nn.Linear(8, 32), oar.nn.ReLU(), oar.nn.Linear(32, 32),

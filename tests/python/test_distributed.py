@@ -85,6 +85,90 @@ def test_every_collective_matches_its_closed_form_for_every_dtype(tmp_path, n):
             assert g["rank"] == -1 and g["sum"] == [rank + 1.0] * 3
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_reduce_gather_scatter_alltoall_and_object_collectives(tmp_path, n):
+    launch(tmp_path, "more_collectives", n)
+    for res in results(tmp_path, "more_collectives", n):
+        rank = res["rank"]
+        assert res["backend"] == "GLOO"
+        for dt in ["float32", "float64", "int32", "int64", "float16", "bfloat16", "uint8", "int8",
+                   "bool", "complex64"]:
+            r = res[dt]
+            if dt not in ("uint8", "int8", "bool", "complex64"):
+                vals = [2 * (k + 1) for k in range(n)]
+                root = rank == n - 1  # the others keep their own tensor
+                assert r["reduce_sum"] == [sum(vals) if root else vals[rank]] * 3, dt
+                assert r["reduce_max"] == [max(vals) if root else vals[rank]] * 3, dt
+                assert r["reduce_avg"] == [sum(vals) / n if root else vals[rank]] * 3, dt
+            if rank == 0:
+                if dt == "bool":
+                    assert r["gather"] == [[1.0] * 2 for _ in range(n)]
+                elif dt == "complex64":
+                    assert r["gather"] == [[k + 1.0] * 2 for k in range(n)]
+                    assert r["gather_imag"] == [[float(k)] * 2 for k in range(n)]
+                else:
+                    assert r["gather"] == [[k + 1.0] * 2 for k in range(n)], dt
+            else:
+                assert r["gather"] is None
+            want = float((rank + 1) % 2) if dt == "bool" else 10.0 + rank
+            assert r["scatter"] == [want] * 2, dt
+            sent = [float(k % 2 == 0) if dt == "bool" else k * 10.0 + rank for k in range(n)]
+            assert r["alltoall"] == [[sent[k]] * 2 for k in range(n)], dt
+            assert r["alltoall_uneven"] == [[sent[k]] * (rank + 1) for k in range(n)], dt
+            if "alltoall_single" in r:
+                # rank k's rows [sum_{j<rank}(j+1), +rank+1) come to this rank, in k order
+                start = sum(j + 1 for j in range(rank))
+                want = []
+                for k in range(n):
+                    want += [20.0 * k + 2 * row + c for row in range(start, start + rank + 1)
+                             for c in range(2)]
+                assert r["alltoall_single"] == want, dt
+        assert res["all_gather_object"] == [{"rank": k, "payload": "x" * (k * 50)}
+                                            for k in range(n)]
+        assert res["broadcast_object_list"] == [{"a": 1}, [1, 2, 3]]
+        assert res["scatter_object_list"] == [["r", rank, "y" * rank]]
+        if rank == 1:
+            assert res["recv_object_list"] == [{"to": 1}, "hello", 3.5]
+        assert "reduce(): tensor of dtype uint8" in res["reduce_uint8"]
+        assert "must agree between every pair of ranks" in res["alltoall_mismatch"], res
+
+
+def test_spawn_runs_the_ranks_and_names_a_failing_one(tmp_path):
+    code = (f"import sys; sys.path.insert(0, {os.path.dirname(WORKER)!r}); "
+            f"import oar.distributed as dist, dist_worker; "
+            f"dist.spawn(dist_worker.spawned, args=({str(tmp_path)!r},), nprocs=2)")
+    p = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True,
+                       timeout=180)
+    assert p.returncode == 0, p.stdout + p.stderr
+    for r in range(2):
+        res = json.load(open(tmp_path / f"spawned.{r}.json"))
+        assert res == {"rank": r, "n": 2, "sum": [3.0]}
+    code = code.replace("dist_worker.spawned,", "dist_worker.spawned_fails,")
+    t0 = time.monotonic()
+    p = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True,
+                       timeout=180)
+    assert p.returncode != 0
+    assert "spawn(): rank 1 exited with code 1" in p.stderr, p.stderr
+    assert "rank one gives up" in p.stderr
+    assert time.monotonic() - t0 < 25  # rank 0 (sleeping 30 s) was stopped, not waited for
+
+
+def test_collective_argument_errors():
+    with pytest.raises(TypeError, match="spawn\\(\\): unexpected options \\['gpus'\\]"):
+        dist.spawn(print, nprocs=2, gpus="0,1")
+    with pytest.raises(ValueError, match="spawn\\(\\): nprocs"):
+        dist.spawn(print, nprocs=0)
+    with pytest.raises(ValueError, match="gloo_init_parallel_env\\(\\): rank_num"):
+        dist.gloo_init_parallel_env(0, 1, "127.0.0.1:1")
+    with pytest.raises(RuntimeError, match="gloo_barrier\\(\\): call gloo_init_parallel_env"):
+        dist.gloo_barrier()
+    with pytest.raises(ValueError, match="send_object_list\\(\\): object_list"):
+        dist.send_object_list([], dst=1)
+    with pytest.raises(TypeError, match="reduce\\(\\): dst must be an int"):
+        dist.reduce(oar.ones([2]), dst="0")
+    assert dist.ParallelMode.DATA_PARALLEL == 0 and dist.ParallelMode.SEGMENT_PARALLEL == 4
+
+
 def test_data_parallel_on_half_batches_equals_one_process_on_full_batches(tmp_path):
     launch(tmp_path, "data_parallel", 2)
     r0, r1 = results(tmp_path, "data_parallel", 2)

@@ -1,4 +1,5 @@
 """Process groups and collectives (Paddle's paddle.distributed communication API)."""
+import math
 import os
 
 from .. import _C
@@ -117,13 +118,18 @@ def get_world_size(group=None):
 
 
 class _Task:
-    """The handle of an operation issued with sync_op=False."""
+    """The handle of an operation issued with sync_op=False. ``then`` (if any) runs
+    once, after the operation finished (alltoall copies its result out)."""
 
-    def __init__(self, work):
+    def __init__(self, work, then=None):
         self._work = work
+        self._then = then
 
     def wait(self):
         _C._dist_work_wait(self._work)
+        if self._then is not None:
+            then, self._then = self._then, None
+            then()
         return True
 
     def is_completed(self):
@@ -140,11 +146,12 @@ def _group(group, api):
     return group
 
 
-def _finish(work, sync_op):
+def _finish(work, sync_op, then=None):
+    task = _Task(work, then)
     if sync_op:
-        _C._dist_work_wait(work)
+        task.wait()
         return None
-    return _Task(work)
+    return task
 
 
 def _check_op(op, api):
@@ -205,6 +212,128 @@ def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=Tru
     return _finish(_C._dist_reduce_scatter(g.process_group, tensor, list(tensor_list), op), sync_op)
 
 
+def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True):
+    """Reduces every rank's ``tensor`` with ``op`` into global rank ``dst``'s, in place;
+    the other ranks' tensors are left as they were."""
+    _check_rank(dst, "dst", "reduce")
+    _check_op(op, "reduce")
+    g = _group(group, "reduce")
+    if not g.is_member():
+        return None
+    return _finish(_C._dist_reduce(g.process_group, tensor, dst, op), sync_op)
+
+
+def gather(tensor, gather_list=None, dst=0, group=None, sync_op=True):
+    """Gathers every rank's ``tensor`` into ``gather_list`` on global rank ``dst`` (in
+    group-rank order; an empty list is filled with new tensors). The other ranks pass
+    nothing (their ``gather_list`` is not read)."""
+    _check_rank(dst, "dst", "gather")
+    g = _group(group, "gather")
+    if not g.is_member():
+        return None
+    out = []
+    if g.rank == g.get_group_rank(dst):
+        if not isinstance(gather_list, list):
+            raise TypeError(f"gather(): gather_list must be a list on the dst rank, got "
+                            f"{type(gather_list).__name__}")
+        if not gather_list:
+            gather_list.extend(empty_like(tensor) for _ in range(g.nranks))
+        out = gather_list
+    return _finish(_C._dist_gather(g.process_group, out, tensor, dst), sync_op)
+
+
+def scatter(tensor, tensor_list=None, src=0, group=None, sync_op=True):
+    """``tensor`` gets ``tensor_list[group rank]`` of global rank ``src``; only ``src``
+    passes ``tensor_list`` (one tensor per rank, each like ``tensor``)."""
+    _check_rank(src, "src", "scatter")
+    g = _group(group, "scatter")
+    if not g.is_member():
+        return None
+    inputs = []
+    if g.rank == g.get_group_rank(src):
+        if not isinstance(tensor_list, (list, tuple)):
+            raise TypeError(f"scatter(): tensor_list must be a list of Tensors on the src rank, "
+                            f"got {type(tensor_list).__name__}")
+        inputs = list(tensor_list)
+    return _finish(_C._dist_scatter(g.process_group, tensor, inputs, src), sync_op)
+
+
+def _split_counts(t, sizes, name, arg, nranks):
+    """Elements per rank of ``t`` split along dim 0 into ``sizes`` rows (equal parts if
+    None)."""
+    rows = t.shape[0] if t.ndim else 1
+    per_row = math.prod(t.shape[1:]) if t.ndim else 1
+    if sizes is None:
+        if rows % nranks:
+            raise ValueError(f"alltoall_single(): {name}'s first dim {rows} does not split "
+                             f"evenly over the group's {nranks} ranks; pass {arg}")
+        sizes = [rows // nranks] * nranks
+    if not isinstance(sizes, (list, tuple)) or \
+            not all(isinstance(v, int) and not isinstance(v, bool) for v in sizes):
+        raise TypeError(f"alltoall_single(): {arg} must be a list of ints, got {sizes!r}")
+    return [v * per_row for v in sizes]
+
+
+def alltoall_single(out_tensor, in_tensor, in_split_sizes=None, out_split_sizes=None,
+                    group=None, sync_op=True):
+    """Splits ``in_tensor`` along dim 0 into ``in_split_sizes`` (equal parts if None) and
+    sends part r to group rank r; ``out_tensor`` gets, in group-rank order, the parts
+    every rank sent this one, ``out_split_sizes`` rows each (the sizes must agree
+    pairwise)."""
+    g = _group(group, "alltoall_single")
+    if not g.is_member():
+        return None
+    out_counts = _split_counts(out_tensor, out_split_sizes, "out_tensor", "out_split_sizes",
+                               g.nranks)
+    in_counts = _split_counts(in_tensor, in_split_sizes, "in_tensor", "in_split_sizes", g.nranks)
+    return _finish(_C._dist_alltoall(g.process_group, out_tensor, out_counts, in_tensor,
+                                     in_counts), sync_op)
+
+
+def alltoall(out_tensor_list, in_tensor_list, group=None, sync_op=True):
+    """Sends ``in_tensor_list[r]`` to group rank r; ``out_tensor_list[r]`` gets what rank r
+    sent this one (an empty list is filled with tensors shaped like the inputs)."""
+    from .. import concat, empty
+    g = _group(group, "alltoall")
+    if not isinstance(in_tensor_list, (list, tuple)) or not isinstance(out_tensor_list, list):
+        raise TypeError("alltoall(): in_tensor_list and out_tensor_list must be lists of Tensors")
+    if not g.is_member():
+        return None
+    if len(in_tensor_list) != g.nranks:
+        raise ValueError(f"alltoall(): in_tensor_list must hold {g.nranks} tensors (the group "
+                         f"size), got {len(in_tensor_list)}")
+    if not out_tensor_list:
+        out_tensor_list.extend(empty_like(t) for t in in_tensor_list)
+    if len(out_tensor_list) != g.nranks:
+        raise ValueError(f"alltoall(): out_tensor_list must hold {g.nranks} tensors (the group "
+                         f"size), got {len(out_tensor_list)}")
+    dtype = in_tensor_list[0].dtype
+    if any(t.dtype != dtype for t in list(in_tensor_list) + out_tensor_list):
+        raise TypeError(f"alltoall(): every tensor must have one dtype, got "
+                        f"{sorted({str(t.dtype) for t in list(in_tensor_list) + out_tensor_list})}")
+    flat_in = concat([t.reshape([-1]) for t in in_tensor_list])
+    out_counts = [math.prod(t.shape) for t in out_tensor_list]
+    flat_out = empty([sum(out_counts)], dtype=dtype)
+
+    def copy_out():
+        start = 0
+        for t, n in zip(out_tensor_list, out_counts):
+            t.copy_(flat_out[start:start + n].reshape(t.shape))
+            start += n
+
+    work = _C._dist_alltoall(g.process_group, flat_out, out_counts, flat_in,
+                             [math.prod(t.shape) for t in in_tensor_list])
+    return _finish(work, sync_op, copy_out)
+
+
+def get_backend(group=None):
+    """The name of ``group``'s communication engine: 'GLOO' (Paddle's name for it)."""
+    g = _group(group, "get_backend")
+    if not g.is_member():
+        raise RuntimeError("get_backend(): this rank is not a member of the group")
+    return "GLOO"
+
+
 def send(tensor, dst=0, group=None, sync_op=True):
     """Sends ``tensor`` to global rank ``dst`` (which must call recv)."""
     _check_rank(dst, "dst", "send")
@@ -238,6 +367,24 @@ def barrier(group=None):
     g = _group(group, "barrier")
     if g.is_member():
         _C._dist_work_wait(_C._dist_barrier(g.process_group))
+
+
+def wait(tensor, group=None, use_calc_stream=True):
+    """Blocks until every operation issued on ``group`` before this call has run (oar
+    has no streams to synchronise: ops run on the CPU in order, collectives on the
+    group's worker thread). ``tensor`` and ``use_calc_stream`` are Paddle's and do not
+    change what is waited for."""
+    if not isinstance(tensor, _C.Tensor):
+        raise TypeError(f"wait(): tensor must be a Tensor, got {type(tensor).__name__}")
+    g = _group(group, "wait")
+    if g.is_member():
+        _C._dist_work_wait(_C._dist_fence(g.process_group))
+
+
+def shutdown_process_group(group=None):
+    """Paddle's name for destroy_process_group: forgets ``group`` (all groups if None);
+    their connections close when unused."""
+    destroy_process_group(group)
 
 
 def new_group(ranks=None, backend=None):

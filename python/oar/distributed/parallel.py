@@ -22,6 +22,16 @@ def init_parallel_env():
     return collective._init_world()
 
 
+class ParallelMode:
+    """The kinds of parallelism (Paddle's ParallelMode constants); oar runs data
+    parallelism (DataParallel)."""
+    DATA_PARALLEL = 0
+    TENSOR_PARALLEL = 1
+    PIPELINE_PARALLEL = 2
+    SHARDING_PARALLEL = 3
+    SEGMENT_PARALLEL = 4
+
+
 class ParallelEnv:
     """The launcher's view of this process (Paddle's ParallelEnv)."""
 

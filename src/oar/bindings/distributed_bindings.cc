@@ -153,6 +153,72 @@ PyObject* ReduceScatter(PyObject*, PyObject* args) {
   OAR_PY_CATCH
 }
 
+PyObject* Reduce(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *t;
+  int dst, op;
+  if (!PyArg_ParseTuple(args, "OOii:_dist_reduce", &cap, &t, &dst, &op)) return nullptr;
+  return Wrap(Group(cap).Reduce(TensorArg(t, "reduce", "tensor"), dst, Op(op)), kWork);
+  OAR_PY_CATCH
+}
+
+PyObject* Gather(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *list, *t;
+  int dst;
+  if (!PyArg_ParseTuple(args, "OOOi:_dist_gather", &cap, &list, &t, &dst)) return nullptr;
+  return Wrap(Group(cap).Gather(TensorList(list, "gather", "gather_list"),
+                                TensorArg(t, "gather", "tensor"), dst),
+              kWork);
+  OAR_PY_CATCH
+}
+
+PyObject* Scatter(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *t, *list;
+  int src;
+  if (!PyArg_ParseTuple(args, "OOOi:_dist_scatter", &cap, &t, &list, &src)) return nullptr;
+  return Wrap(Group(cap).Scatter(TensorArg(t, "scatter", "tensor"),
+                                 TensorList(list, "scatter", "tensor_list"), src),
+              kWork);
+  OAR_PY_CATCH
+}
+
+std::vector<int64_t> Counts(PyObject* o, const char* arg) {
+  if (!PyList_Check(o) && !PyTuple_Check(o)) {
+    throw errors::InvalidType("alltoall(): ", arg, " must be a list of ints");
+  }
+  std::vector<int64_t> out;
+  for (Py_ssize_t i = 0; i < PySequence_Size(o); ++i) {
+    PyObject* item = PySequence_Fast_GET_ITEM(o, i);
+    if (!PyLong_Check(item) || PyBool_Check(item)) {
+      throw errors::InvalidType("alltoall(): ", arg,
+                                " must be a list of ints, got an item of type ",
+                                Py_TYPE(item)->tp_name);
+    }
+    const long long v = PyLong_AsLongLong(item);
+    if (v == -1 && PyErr_Occurred()) {
+      PyErr_Clear();
+      throw errors::InvalidArgument("alltoall(): ", arg, " holds a size past int64");
+    }
+    out.push_back(v);
+  }
+  return out;
+}
+
+PyObject* AllToAll(PyObject*, PyObject* args) {
+  OAR_PY_TRY
+  PyObject *cap, *out, *out_counts, *in, *in_counts;
+  if (!PyArg_ParseTuple(args, "OOOOO:_dist_alltoall", &cap, &out, &out_counts, &in, &in_counts)) {
+    return nullptr;
+  }
+  return Wrap(Group(cap).AllToAll(
+                  TensorArg(out, "alltoall", "out_tensor"), Counts(out_counts, "out_split_sizes"),
+                  TensorArg(in, "alltoall", "in_tensor"), Counts(in_counts, "in_split_sizes")),
+              kWork);
+  OAR_PY_CATCH
+}
+
 PyObject* Send(PyObject*, PyObject* args) {
   OAR_PY_TRY
   PyObject *cap, *t;
@@ -174,6 +240,12 @@ PyObject* Recv(PyObject*, PyObject* args) {
 PyObject* Barrier(PyObject*, PyObject* cap) {
   OAR_PY_TRY
   return Wrap(Group(cap).Barrier(), kWork);
+  OAR_PY_CATCH
+}
+
+PyObject* Fence(PyObject*, PyObject* cap) {
+  OAR_PY_TRY
+  return Wrap(Group(cap).Fence(), kWork);
   OAR_PY_CATCH
 }
 
@@ -298,9 +370,15 @@ PyMethodDef g_distributed_functions[] = {
     {"_dist_all_gather", AllGather, METH_VARARGS, "_dist_all_gather(group, list, tensor): work."},
     {"_dist_reduce_scatter", ReduceScatter, METH_VARARGS,
      "_dist_reduce_scatter(group, tensor, list, op): work."},
+    {"_dist_reduce", Reduce, METH_VARARGS, "_dist_reduce(group, tensor, dst, op): work."},
+    {"_dist_gather", Gather, METH_VARARGS, "_dist_gather(group, list, tensor, dst): work."},
+    {"_dist_scatter", Scatter, METH_VARARGS, "_dist_scatter(group, tensor, list, src): work."},
+    {"_dist_alltoall", AllToAll, METH_VARARGS,
+     "_dist_alltoall(group, out, out_counts, in, in_counts): work."},
     {"_dist_send", Send, METH_VARARGS, "_dist_send(group, tensor, dst): work."},
     {"_dist_recv", Recv, METH_VARARGS, "_dist_recv(group, tensor, src): work."},
     {"_dist_barrier", Barrier, METH_O, "_dist_barrier(group): work."},
+    {"_dist_fence", Fence, METH_O, "_dist_fence(group): work done after the earlier ones."},
     {"_dist_new_group", NewGroup, METH_VARARGS, "_dist_new_group(group, ranks): group or None."},
     {"_dist_work_wait", WorkWait, METH_O, "Waits for a work handle; raises its error."},
     {"_dist_work_done", WorkDone, METH_O, "Whether a work handle completed."},

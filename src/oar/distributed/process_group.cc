@@ -16,11 +16,15 @@
 
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
+#include <gloo/alltoallv.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
+#include <gloo/gather.h>
+#include <gloo/reduce.h>
 #include <gloo/rendezvous/context.h>
 #include <gloo/rendezvous/prefix_store.h>
 #include <gloo/rendezvous/store.h>
+#include <gloo/scatter.h>
 #include <gloo/transport/tcp/device.h>
 
 #include "oar/core/errors.h"
@@ -132,7 +136,9 @@ class GlooStore final : public gloo::rendezvous::Store {
 std::string JoinRanks(const std::vector<int>& r);
 std::string RankList(const std::vector<int>& r) { return "[" + JoinRanks(r) + "]"; }
 
-void CheckTensor(const Tensor& t, const char* api, const char* arg) {
+// A collective that only moves data moves bytes and takes any dtype; one that
+// reduces needs a reduction for the dtype (`reduces`).
+void CheckTensor(const Tensor& t, const char* api, const char* arg, bool reduces = false) {
   if (!t.defined() || !t.initialized()) {
     throw errors::InvalidArgument(api, "(): ", arg, " must be an initialized tensor");
   }
@@ -140,7 +146,7 @@ void CheckTensor(const Tensor& t, const char* api, const char* arg) {
   if (!t.is_contiguous()) {
     throw errors::InvalidArgument(api, "(): ", arg, " must be contiguous (call .contiguous())");
   }
-  CheckCollectiveDType(t.dtype(), api);
+  if (reduces) CheckCollectiveDType(t.dtype(), api);
 }
 
 // Calls f(T{}) with the element type of dtype: Gloo sizes its segments in
@@ -309,6 +315,8 @@ struct ProcessGroupImpl {
       try {
         profiler::RecordEvent span(std::string_view(w.what()), profiler::EventKind::kUserDefined);
         item.second(w);
+      } catch (const Error&) {
+        error = std::current_exception();  // oar's own check (AllToAll's sizes): as it is
       } catch (const std::exception& e) {
         error = std::make_exception_ptr(Failure(w.what(), e.what()));
       }
@@ -416,7 +424,7 @@ int ProcessGroup::GroupRank(int global_rank, const char* what) const {
 }
 
 WorkPtr ProcessGroup::AllReduce(Tensor t, ReduceOp op) {
-  CheckTensor(t, "all_reduce", "tensor");
+  CheckTensor(t, "all_reduce", "tensor", true);
   t.bump_inplace_version();
   auto* impl = impl_.get();
   return impl->Enqueue("all_reduce", [impl, t, op](Work&) {
@@ -480,13 +488,13 @@ WorkPtr ProcessGroup::AllGather(std::vector<Tensor> out, Tensor in) {
 }
 
 WorkPtr ProcessGroup::ReduceScatter(Tensor out, std::vector<Tensor> in, ReduceOp op) {
-  CheckTensor(out, "reduce_scatter", "tensor");
+  CheckTensor(out, "reduce_scatter", "tensor", true);
   if (in.size() != impl_->ranks.size()) {
     throw errors::InvalidArgument("reduce_scatter(): expected ", impl_->ranks.size(),
                                   " input tensors (the group size), got ", in.size());
   }
   for (auto& i : in) {
-    CheckTensor(i, "reduce_scatter", "tensor_list[i]");
+    CheckTensor(i, "reduce_scatter", "tensor_list[i]", true);
     if (i.numel() != out.numel() || i.dtype() != out.dtype()) {
       throw errors::InvalidArgument("reduce_scatter(): every input must match tensor's dtype ",
                                     DTypeName(out.dtype()), " and numel ", out.numel());
@@ -516,6 +524,178 @@ WorkPtr ProcessGroup::ReduceScatter(Tensor out, std::vector<Tensor> in, ReduceOp
       DivideInPlace(Ptr(out), static_cast<size_t>(out.numel()), out.dtype(),
                     static_cast<int>(impl->ranks.size()));
     }
+  });
+}
+
+// Tensors that must all match `like` in dtype and numel (`api`'s `arg`).
+void CheckSameAs(const std::vector<Tensor>& ts, const Tensor& like, const char* api,
+                 const char* arg, size_t want) {
+  if (ts.size() != want) {
+    throw errors::InvalidArgument(api, "(): expected ", want, " tensors in ", arg,
+                                  " (the group size), got ", ts.size());
+  }
+  for (const auto& t : ts) {
+    CheckTensor(t, api, arg);
+    if (t.numel() != like.numel() || t.dtype() != like.dtype()) {
+      throw errors::InvalidArgument(api, "(): every tensor of ", arg, " must match tensor's dtype ",
+                                    DTypeName(like.dtype()), " and numel ", like.numel(), ", got ",
+                                    DTypeName(t.dtype()), " and ", t.numel());
+    }
+  }
+}
+
+WorkPtr ProcessGroup::Reduce(Tensor t, int dst, ReduceOp op) {
+  CheckTensor(t, "reduce", "tensor", true);
+  const int root = GroupRank(dst, "reduce(): dst");
+  auto* impl = impl_.get();
+  if (impl->rank == root) t.bump_inplace_version();
+  return impl->Enqueue("reduce", [impl, t, root, op](Work&) {
+    const size_t n = static_cast<size_t>(t.numel());
+    if (n == 0) return;
+    // Gloo accumulates into the output on every rank: a rank other than the root
+    // reads its tensor and accumulates in scratch, so its tensor stays as it was.
+    std::vector<char> scratch(impl->rank == root ? 0 : Bytes(t));
+    gloo::ReduceOptions opts(impl->context);
+    WithElementType(t.dtype(), [&](auto zero) {
+      using T = decltype(zero);
+      if (impl->rank == root) {
+        opts.setOutput(static_cast<T*>(Ptr(t)), n);
+      } else {
+        opts.setInput(static_cast<T*>(Ptr(t)), n);
+        opts.setOutput(reinterpret_cast<T*>(scratch.data()), n);
+      }
+    });
+    opts.setRoot(root);
+    opts.setReduceFunction(MakeReduceFn(t.dtype(), op));
+    opts.setTag(impl->next_tag++);
+    opts.setTimeout(impl->timeout);
+    gloo::reduce(opts);
+    if (op == ReduceOp::kAvg && impl->rank == root) {
+      DivideInPlace(Ptr(t), n, t.dtype(), static_cast<int>(impl->ranks.size()));
+    }
+  });
+}
+
+WorkPtr ProcessGroup::Gather(std::vector<Tensor> out, Tensor in, int dst) {
+  CheckTensor(in, "gather", "tensor");
+  const int root = GroupRank(dst, "gather(): dst");
+  auto* impl = impl_.get();
+  if (impl->rank == root) {
+    CheckSameAs(out, in, "gather", "gather_list", impl->ranks.size());
+    for (auto& o : out) o.bump_inplace_version();
+  } else {
+    out.clear();
+  }
+  return impl->Enqueue("gather", [impl, out, in, root](Work&) {
+    const size_t b = Bytes(in);
+    if (b == 0) return;
+    std::vector<char> flat(impl->rank == root ? b * out.size() : 0);
+    gloo::GatherOptions opts(impl->context);
+    opts.setInput(static_cast<char*>(Ptr(in)), b);
+    if (impl->rank == root) opts.setOutput(flat.data(), flat.size());
+    opts.setRoot(root);
+    opts.setTag(impl->next_tag++);
+    opts.setTimeout(impl->timeout);
+    gloo::gather(opts);
+    for (size_t i = 0; i < out.size(); ++i) std::memcpy(Ptr(out[i]), flat.data() + i * b, b);
+  });
+}
+
+WorkPtr ProcessGroup::Scatter(Tensor out, std::vector<Tensor> in, int src) {
+  CheckTensor(out, "scatter", "tensor");
+  const int root = GroupRank(src, "scatter(): src");
+  auto* impl = impl_.get();
+  if (impl->rank == root) {
+    CheckSameAs(in, out, "scatter", "tensor_list", impl->ranks.size());
+  } else {
+    in.clear();
+  }
+  out.bump_inplace_version();
+  return impl->Enqueue("scatter", [impl, out, in, root](Work&) {
+    const size_t b = Bytes(out);
+    if (b == 0) return;
+    gloo::ScatterOptions opts(impl->context);
+    std::vector<char*> ptrs;
+    for (const auto& t : in) ptrs.push_back(static_cast<char*>(Ptr(t)));
+    if (impl->rank == root) opts.setInputs(ptrs, b);
+    opts.setOutput(static_cast<char*>(Ptr(out)), b);
+    opts.setRoot(root);
+    opts.setTag(impl->next_tag++);
+    opts.setTimeout(impl->timeout);
+    gloo::scatter(opts);
+  });
+}
+
+WorkPtr ProcessGroup::AllToAll(Tensor out, std::vector<int64_t> out_counts, Tensor in,
+                               std::vector<int64_t> in_counts) {
+  CheckTensor(out, "alltoall", "out_tensor");
+  CheckTensor(in, "alltoall", "in_tensor");
+  const size_t n = impl_->ranks.size();
+  if (in.dtype() != out.dtype()) {
+    throw errors::InvalidArgument("alltoall(): in_tensor and out_tensor must have one dtype, got ",
+                                  DTypeName(in.dtype()), " and ", DTypeName(out.dtype()));
+  }
+  const auto check = [n](const std::vector<int64_t>& counts, const Tensor& t, const char* arg,
+                         const char* tensor) {
+    if (counts.size() != n) {
+      throw errors::InvalidArgument("alltoall(): ", arg, " must have ", n,
+                                    " entries (the group size), got ", counts.size());
+    }
+    int64_t total = 0;
+    for (int64_t c : counts) {
+      if (c < 0) throw errors::InvalidArgument("alltoall(): ", arg, " holds a negative size ", c);
+      total += c;
+    }
+    if (total != t.numel()) {
+      throw errors::InvalidArgument("alltoall(): ", arg, " add up to ", total, " elements, but ",
+                                    tensor, " has ", t.numel());
+    }
+  };
+  check(in_counts, in, "in_split_sizes", "in_tensor");
+  check(out_counts, out, "out_split_sizes", "out_tensor");
+  out.bump_inplace_version();
+  auto* impl = impl_.get();
+  return impl->Enqueue("alltoall", [impl, out, in, out_counts, in_counts](Work&) {
+    // Gloo counts in elements of the type it is given: bytes here. Its buffers
+    // need a valid pointer even when a side is empty.
+    const auto bytes = [&](std::vector<int64_t> c) {
+      for (auto& v : c) v *= static_cast<int64_t>(SizeOf(out.dtype()));
+      return c;
+    };
+    // Every rank learns every rank's counts first and checks that they agree pairwise
+    // (what r sends to p is what p expects from r): Gloo aborts the process from its
+    // transport thread when a message is longer than the buffer posted for it.
+    const size_t n = impl->ranks.size();
+    std::vector<int64_t> mine(in_counts);
+    mine.insert(mine.end(), out_counts.begin(), out_counts.end());
+    std::vector<int64_t> all(2 * n * n);
+    gloo::AllgatherOptions agree(impl->context);
+    agree.setInput(mine.data(), mine.size());
+    agree.setOutput(all.data(), all.size());
+    agree.setTag(impl->next_tag++);
+    agree.setTimeout(impl->timeout);
+    gloo::allgather(agree);
+    for (size_t r = 0; r < n; ++r) {
+      for (size_t p = 0; p < n; ++p) {
+        const int64_t sends = all[r * 2 * n + p], expects = all[p * 2 * n + n + r];
+        if (sends != expects) {
+          throw errors::InvalidArgument(
+              "alltoall(): group rank ", r, " sends ", sends, " elements to group rank ", p,
+              ", which expects ", expects,
+              " from it (in_split_sizes and out_split_sizes must "
+              "agree between every pair of ranks; every rank raises this)");
+        }
+      }
+    }
+    char dummy_in = 0, dummy_out = 0;
+    char* ip = in.numel() ? static_cast<char*>(Ptr(in)) : &dummy_in;
+    char* op = out.numel() ? static_cast<char*>(Ptr(out)) : &dummy_out;
+    gloo::AlltoallvOptions opts(impl->context);
+    opts.setInput(ip, bytes(in_counts));
+    opts.setOutput(op, bytes(out_counts));
+    opts.setTag(impl->next_tag++);
+    opts.setTimeout(impl->timeout);
+    gloo::alltoallv(opts);
   });
 }
 
@@ -572,6 +752,10 @@ WorkPtr ProcessGroup::Barrier() {
     opts.setTimeout(impl->timeout);
     gloo::barrier(opts);
   });
+}
+
+WorkPtr ProcessGroup::Fence() {
+  return impl_->Enqueue("wait", [](Work&) {});  // the worker runs operations in order
 }
 
 std::shared_ptr<ProcessGroup> ProcessGroup::NewGroup(std::vector<int> ranks) {

@@ -92,9 +92,27 @@ class ProcessGroup {
   // in: size() tensors shaped like `out`; out gets the reduction of the
   // in[rank()] of every rank.
   WorkPtr ReduceScatter(Tensor out, std::vector<Tensor> in, ReduceOp op);
+  // dst (a global rank) gets the reduction of every rank's tensor in place;
+  // the other ranks' tensors are left as they were.
+  WorkPtr Reduce(Tensor tensor, int dst, ReduceOp op);
+  // On dst, out (size() tensors shaped like `in`) gets every rank's `in` in
+  // group-rank order; other ranks pass an empty `out`.
+  WorkPtr Gather(std::vector<Tensor> out, Tensor in, int dst);
+  // out gets src's in[rank()]; only src passes `in` (size() tensors shaped
+  // like `out`), the others an empty one.
+  WorkPtr Scatter(Tensor out, std::vector<Tensor> in, int src);
+  // Every rank sends the in_counts[r] elements of `in` at offset
+  // sum(in_counts[:r]) to group rank r, and receives into `out` at offset
+  // sum(out_counts[:r]) the out_counts[r] elements rank r sends it (Paddle's
+  // alltoall_single; the counts must agree pairwise).
+  WorkPtr AllToAll(Tensor out, std::vector<int64_t> out_counts, Tensor in,
+                   std::vector<int64_t> in_counts);
   WorkPtr Send(Tensor tensor, int dst);
   WorkPtr Recv(Tensor tensor, int src);
   WorkPtr Barrier();
+  // Completes when every operation issued on this group before it has run (a
+  // point-to-point transfer: its send or receive was posted). Local: no message.
+  WorkPtr Fence();
 
   // A group of the given global ranks (sorted, unique). Every rank of this
   // group must call it, in the same order (Paddle's rule); a non-member gets
