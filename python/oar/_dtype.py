@@ -58,6 +58,14 @@ int16 = dtype("int16", 2, False)
 complex64 = dtype("complex64", 8, False, True)
 complex128 = dtype("complex128", 16, False, True)
 
+# Paddle's uint16 is its bfloat16 (paddle.uint16 prints paddle.bfloat16; astype('uint16')
+# makes a bfloat16 tensor). Its uint32 and uint64 are dtypes whose tensors Paddle's CPU
+# build cannot make (to_tensor and astype raise): oar has the names and refuses them too.
+uint16 = bfloat16
+uint32 = dtype("uint32", 4, False)
+uint64 = dtype("uint64", 8, False)
+_NO_TENSORS = {"uint32": uint32, "uint64": uint64}
+
 # In the C++ DType enum order (src/oar/core/dtype.h).
 ALL = (bool_, int32, int64, float16, bfloat16, float32, float64, uint8, int8, int16, complex64,
        complex128)
@@ -66,7 +74,7 @@ _NAMES = ("bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, f
           "complex64, complex128")
 _ALIASES = {"float": "float32", "double": "float64", "half": "float16", "int": "int64",
             "long": "int64", "fp16": "float16", "fp32": "float32", "fp64": "float64",
-            "bf16": "bfloat16"}
+            "bf16": "bfloat16", "uint16": "bfloat16"}
 _C._set_dtype_objects(ALL)
 
 
@@ -101,15 +109,24 @@ def CPUPlace():
     return Place("cpu")
 
 
+def _refuse(name):
+    raise TypeError(f"oar has no {name} tensors (nor has Paddle's CPU build); expected one of "
+                    f"{_NAMES}")
+
+
 def convert_dtype(d):
     """oar dtype from a dtype object, a name ('float32', 'paddle.float32') or a numpy dtype."""
     if isinstance(d, dtype):
+        if d.name in _NO_TENSORS:
+            _refuse(d.name)
         return d
     if isinstance(d, str):
         name = d.split(".")[-1]
         name = _ALIASES.get(name, name)
         if name in _BY_NAME:
             return _BY_NAME[name]
+        if name in _NO_TENSORS:
+            _refuse(name)
         raise TypeError(f"unknown dtype '{d}': expected one of {_NAMES}")
     if d is float:
         return float32

@@ -630,6 +630,13 @@ def pin_memory(self, blocking: bool = True) -> Tensor:
                      "built for the CPU only")
 
 
+def cuda(self, device_id: int | None = None, blocking: bool = True) -> Tensor:
+    """Raises, as Paddle's CPU build does ("No available device found."): oar has no GPU,
+    so a tensor cannot be copied to one; oar.device.cuda.device_count() is 0."""
+    raise ValueError("Tensor.cuda(): no available device found: oar is built for the CPU "
+                     "only (oar.device.cuda.device_count() is 0)")
+
+
 def _as_method(fn):
     """A C function as a method: as a class attribute it would not receive the tensor.
     The signature shown is the function's (through __wrapped__)."""
@@ -708,7 +715,7 @@ _METHODS = {
 _METHODS.update({
     "byte": byte, "uint8": byte, "type_as": type_as, "requires_grad_": requires_grad_,
     "copy_": copy_, "set_value": set_value, "ndimension": ndimension,
-    "get_device": get_device, "value": value, "pin_memory": pin_memory,
+    "get_device": get_device, "value": value, "pin_memory": pin_memory, "cuda": cuda,
     "is_tensor": F.is_tensor, "where": where, "stack": stack,
     "broadcast_tensors": broadcast_tensors, "atan2": _as_method(_C.atan2),
     "concat": _as_method(_C.concat), "multinomial": _as_method(_C.multinomial),

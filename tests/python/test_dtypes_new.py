@@ -230,3 +230,26 @@ def test_checkpoint_roundtrip(tmp_path):
     for n in SMALL_INTS:
         assert back[n].dtype == n
         np.testing.assert_array_equal(back[n].numpy(), [1, 2, 3])
+
+
+def test_paddles_uint16_is_bfloat16_and_uint32_uint64_make_no_tensors():
+    # Paddle 3.3.1: paddle.uint16 is paddle.bfloat16 and astype('uint16') gives bfloat16;
+    # its CPU build cannot make uint32 or uint64 tensors (to_tensor and astype raise).
+    assert oar.uint16 is oar.bfloat16
+    x = oar.to_tensor([1.5, -2.25])
+    assert x.astype("uint16").dtype == oar.bfloat16
+    assert x.astype(oar.uint16).astype("float32").numpy().tolist() == [1.5, -2.25]
+    assert repr(oar.uint32) == "oar.uint32" and oar.uint64.itemsize == 8
+    for d in (oar.uint32, "uint32", oar.uint64, "paddle.uint64"):
+        name = getattr(d, "name", str(d).split(".")[-1])
+        for make in (lambda: oar.zeros([2], dtype=d), lambda: x.astype(d),
+                     lambda: oar.to_tensor([1, 2], dtype=d), lambda: oar.cast(x, d)):
+            with pytest.raises(TypeError, match=f"oar has no {name} tensors"):
+                make()
+
+
+def test_tensor_cuda_raises_as_on_paddles_cpu_build():
+    with pytest.raises(ValueError, match="Tensor.cuda\\(\\): no available device"):
+        oar.ones([2]).cuda()
+    with pytest.raises(ValueError, match="no available device"):
+        oar.ones([2]).cuda(0, blocking=False)

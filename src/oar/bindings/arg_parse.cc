@@ -263,6 +263,18 @@ DType PyObjectToDType(PyObject* obj) {
     if (obj == g_dtype_objects[i]) return static_cast<DType>(i);
   }
   if (PyUnicode_Check(obj)) return DTypeFromName(PyUnicode_AsUTF8(obj));
+  // An oar dtype object without a DType: Paddle's uint32 and uint64, which name
+  // dtypes whose tensors neither oar nor Paddle's CPU build can make.
+  if (g_dtype_objects[0] && Py_TYPE(obj) == Py_TYPE(g_dtype_objects[0])) {
+    PyObject* name = PyObject_GetAttrString(obj, "name");
+    const std::string s = name && PyUnicode_Check(name) ? PyUnicode_AsUTF8(name) : "?";
+    Py_XDECREF(name);
+    PyErr_Clear();
+    throw errors::InvalidType("oar has no ", s,
+                              " tensors (nor has Paddle's CPU build); expected one of bool, "
+                              "uint8, int8, int16, int32, int64, float16, bfloat16, float32, "
+                              "float64, complex64, complex128");
+  }
   // numpy dtypes and scalar types, Python's float/int/bool: ask for a name.
   if (obj == reinterpret_cast<PyObject*>(&PyFloat_Type)) return DType::kFloat32;
   if (obj == reinterpret_cast<PyObject*>(&PyLong_Type)) return DType::kInt64;
