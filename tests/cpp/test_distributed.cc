@@ -128,6 +128,20 @@ TEST(Distributed, ReduceGatherScatterAllToAllAcrossThreeRanks) {
   });
 }
 
+TEST(Distributed, RanksThatDisagreeAllRaiseInsteadOfGlooAborting) {
+  RunRanks(2, [](std::shared_ptr<ProcessGroup> g, int r) {
+    Tensor x = zeros({3 + r});
+    testing::Catch([&] { g->AllReduce(x, ReduceOp::kSum)->Wait(); }, ErrorCode::kInvalidArgument,
+                   {"all_reduce(): the ranks of the group disagree",
+                    "rank 0 called all_reduce "
+                    "with 3 elements",
+                    "rank 1 called all_reduce with 4 elements"});
+    Tensor y = full({2}, r + 1.0);
+    g->AllReduce(y, ReduceOp::kSum)->Wait();  // the group still works
+    EXPECT_EQ(Values(y), std::vector<double>(2, 3.0));
+  });
+}
+
 TEST(Distributed, BadArgumentsNameTheCall) {
   RunRanks(1, [](std::shared_ptr<ProcessGroup> g, int) {
     testing::Catch([&] { g->AllReduce(full({2}, true, DType::kBool), ReduceOp::kSum); },

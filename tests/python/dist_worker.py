@@ -136,6 +136,22 @@ def more_collectives():
         out["alltoall_mismatch"] = "no error"
     except ValueError as e:
         out["alltoall_mismatch"] = str(e)
+    # tensors of different sizes, or different calls, on the ranks: every rank raises
+    # (Gloo would abort the process), and the group still works afterwards
+    errs = []
+    for call in (lambda: dist.all_reduce(oar.ones([3 + rank])),
+                 lambda: dist.broadcast(oar.ones([2]), src=0) if rank == 0
+                 else dist.all_reduce(oar.ones([2])),
+                 lambda: dist.all_gather([], oar.ones([2], dtype="float32" if rank else "int64"))):
+        try:
+            call()
+            errs.append("no error")
+        except ValueError as e:
+            errs.append(str(e))
+    out["disagree"] = errs
+    x = full(1, "float32")
+    dist.all_reduce(x)
+    out["after_disagree"] = values(x)
     # the reductions refuse a dtype without a reduction, naming it
     try:
         dist.reduce(full(1, "uint8"), dst=0)

@@ -131,6 +131,13 @@ def test_reduce_gather_scatter_alltoall_and_object_collectives(tmp_path, n):
             assert res["recv_object_list"] == [{"to": 1}, "hello", 3.5]
         assert "reduce(): tensor of dtype uint8" in res["reduce_uint8"]
         assert "must agree between every pair of ranks" in res["alltoall_mismatch"], res
+        sized, calls, dtypes = res["disagree"]
+        assert sized.startswith("all_reduce(): the ranks of the group disagree: rank 0 called "
+                                "all_reduce with 3 elements of float32"), sized
+        assert "rank 1 called all_reduce with 4 elements" in sized
+        assert "rank 0 called broadcast" in calls and "rank 1 called all_reduce" in calls, calls
+        assert "of int64" in dtypes and "of float32" in dtypes, dtypes
+        assert res["after_disagree"] == [float(n)] * 3
 
 
 def test_spawn_runs_the_ranks_and_names_a_failing_one(tmp_path):

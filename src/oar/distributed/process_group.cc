@@ -264,6 +264,49 @@ void Work::Wait() {
   if (extra) extra();
 }
 
+// Note [Ranks agree before Gloo runs a collective]
+// Gloo aborts the process (an EnforceNotMet thrown on its transport thread) when a
+// rank sends more bytes than its peer posted for them: an all_reduce of 3 elements on
+// one rank and 5 on another killed the first with SIGABRT. So every collective first
+// all-gathers a fixed-size signature from every rank (which collective, the dtype, the
+// element count, the root, the reduction) and, when they differ, raises the same
+// typed error on every rank, naming both sides. The signature has one size for every
+// collective, so ranks that call different collectives are caught too. It costs one
+// small all-gather per collective; DataParallel's bucket all-reduces skip it (their
+// sizes come from one model on every rank, checked when its parameters are broadcast).
+namespace {
+enum class Call : int64_t {
+  kAllReduce = 1,
+  kBroadcast,
+  kAllGather,
+  kReduceScatter,
+  kReduce,
+  kGather,
+  kScatter,
+  kAllToAll,
+  kBarrier
+};
+constexpr const char* kCallNames[] = {
+    "?",      "all_reduce", "broadcast", "all_gather", "reduce_scatter",
+    "reduce", "gather",     "scatter",   "alltoall",   "barrier"};
+
+struct Signature {
+  int64_t call = 0, dtype = 0, numel = 0, root = -1, op = -1;
+};
+
+std::string Describe(const Signature& s, int global_rank) {
+  const auto call = static_cast<size_t>(s.call);
+  std::string d = StrCat("rank ", global_rank, " called ",
+                         call < std::size(kCallNames) ? kCallNames[call] : "?");
+  if (static_cast<Call>(s.call) != Call::kBarrier) {
+    d += StrCat(" with ", s.numel, " elements of ", DTypeName(static_cast<DType>(s.dtype)));
+  }
+  if (s.root >= 0) d += StrCat(", root ", s.root);
+  if (s.op >= 0) d += StrCat(", op ", ReduceOpName(static_cast<ReduceOp>(s.op)));
+  return d;
+}
+}  // namespace
+
 // --- the group ------------------------------------------------------------------
 
 struct ProcessGroupImpl {
@@ -334,6 +377,34 @@ struct ProcessGroupImpl {
     }
     cv.notify_one();
     return w;
+  }
+
+  // Note [Ranks agree before Gloo runs a collective]. On the worker thread.
+  void Agree(const Signature& mine) {
+    const size_t n = ranks.size();
+    if (n == 1) return;
+    constexpr size_t kWords = sizeof(Signature) / sizeof(int64_t);
+    std::vector<Signature> all(n);
+    gloo::AllgatherOptions opts(context);
+    opts.setInput(reinterpret_cast<int64_t*>(const_cast<Signature*>(&mine)), kWords);
+    opts.setOutput(reinterpret_cast<int64_t*>(all.data()), kWords * n);
+    opts.setTag(next_tag++);
+    opts.setTimeout(timeout);
+    gloo::allgather(opts);
+    for (size_t r = 1; r < n; ++r) {
+      const Signature& a = all[0];
+      const Signature& b = all[r];
+      if (a.call != b.call || a.dtype != b.dtype || a.numel != b.numel || a.root != b.root ||
+          a.op != b.op) {
+        const auto call = static_cast<size_t>(mine.call);
+        throw errors::InvalidArgument(
+            call < std::size(kCallNames) ? kCallNames[call] : "?",
+            "(): the ranks of the group disagree: ", Describe(a, ranks[0]), ", but ",
+            Describe(b, ranks[r]),
+            " (every rank must make the same call with tensors of one size and dtype; every "
+            "rank raises this)");
+      }
+    }
   }
 
   // Note [Naming the lost rank].
@@ -423,11 +494,15 @@ int ProcessGroup::GroupRank(int global_rank, const char* what) const {
   return static_cast<int>(it - impl_->ranks.begin());
 }
 
-WorkPtr ProcessGroup::AllReduce(Tensor t, ReduceOp op) {
+WorkPtr ProcessGroup::AllReduce(Tensor t, ReduceOp op, bool agree) {
   CheckTensor(t, "all_reduce", "tensor", true);
   t.bump_inplace_version();
   auto* impl = impl_.get();
-  return impl->Enqueue("all_reduce", [impl, t, op](Work&) {
+  return impl->Enqueue("all_reduce", [impl, t, op, agree](Work&) {
+    if (agree) {
+      impl->Agree({static_cast<int64_t>(Call::kAllReduce), static_cast<int64_t>(t.dtype()),
+                   t.numel(), -1, static_cast<int64_t>(op)});
+    }
     const size_t n = static_cast<size_t>(t.numel());
     if (n == 0) return;
     gloo::AllreduceOptions opts(impl->context);
@@ -448,6 +523,8 @@ WorkPtr ProcessGroup::Broadcast(Tensor t, int src) {
   t.bump_inplace_version();
   auto* impl = impl_.get();
   return impl->Enqueue("broadcast", [impl, t, root](Work&) {
+    impl->Agree({static_cast<int64_t>(Call::kBroadcast), static_cast<int64_t>(t.dtype()), t.numel(),
+                 root, -1});
     if (t.numel() == 0) return;
     gloo::BroadcastOptions opts(impl->context);
     opts.setOutput(static_cast<char*>(Ptr(t)), Bytes(t));
@@ -474,6 +551,8 @@ WorkPtr ProcessGroup::AllGather(std::vector<Tensor> out, Tensor in) {
   }
   auto* impl = impl_.get();
   return impl->Enqueue("all_gather", [impl, out, in](Work&) {
+    impl->Agree({static_cast<int64_t>(Call::kAllGather), static_cast<int64_t>(in.dtype()),
+                 in.numel(), -1, -1});
     const size_t b = Bytes(in);
     if (b == 0) return;
     std::vector<char> flat(b * out.size());
@@ -506,6 +585,8 @@ WorkPtr ProcessGroup::ReduceScatter(Tensor out, std::vector<Tensor> in, ReduceOp
   // concatenation and keep this rank's part (twice the traffic of a ring
   // reduce-scatter; docs/distributed.md).
   return impl->Enqueue("reduce_scatter", [impl, out, in, op](Work&) {
+    impl->Agree({static_cast<int64_t>(Call::kReduceScatter), static_cast<int64_t>(out.dtype()),
+                 out.numel(), -1, static_cast<int64_t>(op)});
     const size_t b = Bytes(out);
     if (b == 0) return;
     std::vector<char> flat(b * in.size());
@@ -550,6 +631,8 @@ WorkPtr ProcessGroup::Reduce(Tensor t, int dst, ReduceOp op) {
   auto* impl = impl_.get();
   if (impl->rank == root) t.bump_inplace_version();
   return impl->Enqueue("reduce", [impl, t, root, op](Work&) {
+    impl->Agree({static_cast<int64_t>(Call::kReduce), static_cast<int64_t>(t.dtype()), t.numel(),
+                 root, static_cast<int64_t>(op)});
     const size_t n = static_cast<size_t>(t.numel());
     if (n == 0) return;
     // Gloo accumulates into the output on every rank: a rank other than the root
@@ -587,6 +670,8 @@ WorkPtr ProcessGroup::Gather(std::vector<Tensor> out, Tensor in, int dst) {
     out.clear();
   }
   return impl->Enqueue("gather", [impl, out, in, root](Work&) {
+    impl->Agree({static_cast<int64_t>(Call::kGather), static_cast<int64_t>(in.dtype()), in.numel(),
+                 root, -1});
     const size_t b = Bytes(in);
     if (b == 0) return;
     std::vector<char> flat(impl->rank == root ? b * out.size() : 0);
@@ -612,6 +697,8 @@ WorkPtr ProcessGroup::Scatter(Tensor out, std::vector<Tensor> in, int src) {
   }
   out.bump_inplace_version();
   return impl->Enqueue("scatter", [impl, out, in, root](Work&) {
+    impl->Agree({static_cast<int64_t>(Call::kScatter), static_cast<int64_t>(out.dtype()),
+                 out.numel(), root, -1});
     const size_t b = Bytes(out);
     if (b == 0) return;
     gloo::ScatterOptions opts(impl->context);
@@ -664,7 +751,11 @@ WorkPtr ProcessGroup::AllToAll(Tensor out, std::vector<int64_t> out_counts, Tens
     };
     // Every rank learns every rank's counts first and checks that they agree pairwise
     // (what r sends to p is what p expects from r): Gloo aborts the process from its
-    // transport thread when a message is longer than the buffer posted for it.
+    // transport thread when a message is longer than the buffer posted for it (Note
+    // [Ranks agree before Gloo runs a collective]; the counts vary by rank, so the
+    // signature carries none).
+    impl->Agree(
+        {static_cast<int64_t>(Call::kAllToAll), static_cast<int64_t>(out.dtype()), 0, -1, -1});
     const size_t n = impl->ranks.size();
     std::vector<int64_t> mine(in_counts);
     mine.insert(mine.end(), out_counts.begin(), out_counts.end());
@@ -747,6 +838,7 @@ WorkPtr ProcessGroup::Recv(Tensor t, int src) {
 WorkPtr ProcessGroup::Barrier() {
   auto* impl = impl_.get();
   return impl->Enqueue("barrier", [impl](Work&) {
+    impl->Agree({static_cast<int64_t>(Call::kBarrier), 0, 0, -1, -1});
     gloo::BarrierOptions opts(impl->context);
     opts.setTag(impl->next_tag++);
     opts.setTimeout(impl->timeout);

@@ -84,8 +84,12 @@ class ProcessGroup {
   // The group rank of a global rank; throws naming `what` if it is no member.
   int GroupRank(int global_rank, const char* what) const;
 
-  // In place on contiguous CPU tensors; each returns at once with a handle.
-  WorkPtr AllReduce(Tensor tensor, ReduceOp op);
+  // In place on contiguous CPU tensors; each returns at once with a handle. Every
+  // rank must make the same calls in the same order with tensors of one size and
+  // dtype; a collective first checks that they do and raises on every rank when not
+  // (Note [Ranks agree before Gloo runs a collective] in process_group.cc), unless a
+  // caller that guarantees it passes agree = false (DataParallel's buckets).
+  WorkPtr AllReduce(Tensor tensor, ReduceOp op, bool agree = true);
   WorkPtr Broadcast(Tensor tensor, int src);  // src: global rank
   // out: size() tensors shaped like `in`, filled in group-rank order.
   WorkPtr AllGather(std::vector<Tensor> out, Tensor in);

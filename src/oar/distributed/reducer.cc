@@ -82,7 +82,10 @@ struct ReducerState {
   void LaunchReady() {  // Note [Bucket launch order]
     while (next_launch < buckets.size() && buckets[next_launch].pending == 0) {
       times.bucket_launch_ns[next_launch] = profiler::NowNs();
-      buckets[next_launch].work = group->AllReduce(buckets[next_launch].flat, ReduceOp::kSum);
+      // The buckets come from one model on every rank (Note [Ranks agree before Gloo
+      // runs a collective]).
+      buckets[next_launch].work =
+          group->AllReduce(buckets[next_launch].flat, ReduceOp::kSum, /*agree=*/false);
       ++next_launch;
     }
   }
