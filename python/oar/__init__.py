@@ -38,7 +38,7 @@ _os.environ.setdefault("MIMALLOC_RESERVE_OS_MEMORY", "1GiB")
 from . import _C
 from ._dtype import (CPUPlace, Place, bfloat16, bool_, complex64, complex128,  # noqa: F401
                      convert_dtype, dtype, float16, float32, float64, int8, int16, int32, int64,
-                     uint8, uint16, uint32, uint64)
+                     uint8, uint16, uint32, uint64, float8_e4m3fn, float8_e5m2)
 from . import _tensor_patch  # noqa: F401  (numpy(), repr, indexing)
 from ._printing import set_printoptions  # noqa: F401
 from ._size import Size  # noqa: F401
@@ -128,7 +128,7 @@ __all__ = sorted(set(_C._public_ops) | {
     "CPUPlace", "Place", "Size", "Tensor", "bfloat16", "bool", "complex64", "complex128",
     "convert_dtype",
     "dtype", "float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
-    "uint16", "uint32", "uint64", "is_complex", "is_floating_point", "is_integer",
+    "uint16", "uint32", "uint64", "float8_e4m3fn", "float8_e5m2", "is_complex", "is_floating_point", "is_integer",
     "arange", "empty", "empty_like", "eye", "full", "full_like", "linspace", "normal", "ones",
     "ones_like", "rand", "randint", "randn", "seed", "standard_normal", "to_tensor", "uniform",
     "zeros", "zeros_like",

@@ -44,6 +44,7 @@ from ._dtype import convert_dtype as convert_dtype, dtype as dtype, float16 as f
 from ._dtype import float32 as float32, float64 as float64, int32 as int32, int64 as int64
 from ._dtype import uint8 as uint8, int8 as int8, int16 as int16, uint16 as uint16
 from ._dtype import uint32 as uint32, uint64 as uint64
+from ._dtype import float8_e4m3fn as float8_e4m3fn, float8_e5m2 as float8_e5m2
 from ._dtype import complex64 as complex64, complex128 as complex128
 from ._dtype import dtype as _DType
 from ._dtype_query import is_complex as is_complex, is_floating_point as is_floating_point
@@ -1853,6 +1854,8 @@ __all__ = [
     "float16",
     "float32",
     "float64",
+    "float8_e4m3fn",
+    "float8_e5m2",
     "floor",
     "floor_divide",
     "floor_divide_",

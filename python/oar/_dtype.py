@@ -57,6 +57,10 @@ int8 = dtype("int8", 1, False)
 int16 = dtype("int16", 2, False)
 complex64 = dtype("complex64", 8, False, True)
 complex128 = dtype("complex128", 16, False, True)
+# Storage only (src/oar/core/float8.h): casts to and from them, printing, numpy as raw
+# int8; no arithmetic.
+float8_e4m3fn = dtype("float8_e4m3fn", 1, True)
+float8_e5m2 = dtype("float8_e5m2", 1, True)
 
 # Paddle's uint16 is its bfloat16 (paddle.uint16 prints paddle.bfloat16; astype('uint16')
 # makes a bfloat16 tensor). Its uint32 and uint64 are dtypes whose tensors Paddle's CPU
@@ -68,10 +72,10 @@ _NO_TENSORS = {"uint32": uint32, "uint64": uint64}
 
 # In the C++ DType enum order (src/oar/core/dtype.h).
 ALL = (bool_, int32, int64, float16, bfloat16, float32, float64, uint8, int8, int16, complex64,
-       complex128)
+       complex128, float8_e4m3fn, float8_e5m2)
 _BY_NAME = {d.name: d for d in ALL}
 _NAMES = ("bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, "
-          "complex64, complex128")
+          "complex64, complex128, float8_e4m3fn, float8_e5m2")
 _ALIASES = {"float": "float32", "double": "float64", "half": "float16", "int": "int64",
             "long": "int64", "fp16": "float16", "fp32": "float32", "fp64": "float64",
             "bf16": "bfloat16", "uint16": "bfloat16"}

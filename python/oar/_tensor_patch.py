@@ -16,15 +16,23 @@ Tensor = _C.Tensor
 # ---- numpy --------------------------------------------------------------------------
 def numpy(self):
     """The data as a numpy array sharing this tensor's memory (no copy); the
-    array keeps the memory alive. bfloat16 comes back as raw uint16, as Paddle.
+    array keeps the memory alive. bfloat16 comes back as raw uint16 and the float8
+    dtypes as raw int8, as Paddle.
     A tensor that requires grad gives a read-only view."""
     return np.asarray(self._buffer())
 
 
-def __array__(self, dtype=None, copy=None):
+def _values(self):
+    """The data as a numpy array of its values: bfloat16 and float8 (whose numpy arrays
+    hold raw bits) as float32."""
+    if self.dtype.name.startswith("float8"):
+        return numpy(self.astype("float32"))
     a = numpy(self)
-    if self.dtype is bfloat16:
-        a = _bf16_to_f32(a)
+    return _bf16_to_f32(a) if self.dtype is bfloat16 else a
+
+
+def __array__(self, dtype=None, copy=None):
+    a = _values(self)
     if dtype is not None:
         a = a.astype(dtype, copy=False)
     return a.copy() if copy else a
@@ -45,10 +53,7 @@ def tolist(self):
         def empty(dims):
             return [] if not dims or dims[0] == 0 else [empty(dims[1:]) for _ in range(dims[0])]
         return empty(shape)
-    a = numpy(self)
-    if self.dtype is bfloat16:
-        a = _bf16_to_f32(a)
-    return a.tolist()
+    return _values(self).tolist()
 
 
 def __repr__(self):
@@ -60,9 +65,7 @@ def __repr__(self):
     if 0 in self.shape:
         a = None
     else:
-        a = numpy(self)
-        if self.dtype is bfloat16:
-            a = _bf16_to_f32(a)
+        a = _values(self)
     return _printing.tensor_string(self.shape, self.dtype.name, self.place, self.stop_gradient, a)
 
 

@@ -1,6 +1,7 @@
 // DType names, parsing, sizes and the binary-op promotion table.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <iterator>
 #include <sstream>
 #include <string>
@@ -14,15 +15,18 @@ namespace {
 using testing::Catch;
 
 // In enum order (the kernel tables' index).
-constexpr DType kAll[] = {DType::kBool,     DType::kInt32,   DType::kInt64,     DType::kFloat16,
-                          DType::kBFloat16, DType::kFloat32, DType::kFloat64,   DType::kUInt8,
-                          DType::kInt8,     DType::kInt16,   DType::kComplex64, DType::kComplex128};
+constexpr DType kAll[] = {DType::kBool,         DType::kInt32,     DType::kInt64,
+                          DType::kFloat16,      DType::kBFloat16,  DType::kFloat32,
+                          DType::kFloat64,      DType::kUInt8,     DType::kInt8,
+                          DType::kInt16,        DType::kComplex64, DType::kComplex128,
+                          DType::kFloat8E4M3FN, DType::kFloat8E5M2};
 static_assert(std::size(kAll) == kNumDTypes);
 
 TEST(DType, NamesAndSizes) {
-  const char* names[] = {"bool",    "int32", "int64", "float16", "bfloat16",  "float32",
-                         "float64", "uint8", "int8",  "int16",   "complex64", "complex128"};
-  const size_t sizes[] = {1, 4, 8, 2, 2, 4, 8, 1, 1, 2, 8, 16};
+  const char* names[] = {"bool",      "int32",      "int64",         "float16",    "bfloat16",
+                         "float32",   "float64",    "uint8",         "int8",       "int16",
+                         "complex64", "complex128", "float8_e4m3fn", "float8_e5m2"};
+  const size_t sizes[] = {1, 4, 8, 2, 2, 4, 8, 1, 1, 2, 8, 16, 1, 1};
   for (int i = 0; i < kNumDTypes; ++i) {
     EXPECT_EQ(DTypeName(kAll[i]), names[i]);
     EXPECT_EQ(SizeOf(kAll[i]), sizes[i]) << names[i];
@@ -50,6 +54,41 @@ TEST(DType, NamesAndSizes) {
   // std::complex is (real, imag) interleaved, the layout FFT and BLAS libraries write.
   static_assert(sizeof(complex64) == 2 * sizeof(float));
   static_assert(sizeof(complex128) == 2 * sizeof(double));
+}
+
+// Every one of the 256 codes decodes to a float that encodes back to it (NaNs to the
+// canonical NaN, S.1111.111 for e4m3fn; S.11111.11 for e5m2); rounding to nearest
+// even between neighbours, saturation at e4m3fn's 448 and infinity past e5m2's 57344.
+TEST(DType, Float8RoundTripsAndRounds) {
+  for (int c = 0; c < 256; ++c) {
+    float8_e4m3fn a;
+    a.x = static_cast<uint8_t>(c);
+    const float fa = a;
+    if ((c & 0x7f) == 0x7f) {
+      EXPECT_TRUE(std::isnan(fa)) << c;
+      EXPECT_EQ(float8_e4m3fn(fa).x & 0x7f, 0x7f) << c;
+    } else {
+      EXPECT_EQ(float8_e4m3fn(fa).x, c) << c << " decodes to " << fa;
+    }
+    float8_e5m2 b;
+    b.x = static_cast<uint8_t>(c);
+    const float fb = b;
+    if ((c & 0x7f) > 0x7c) {
+      EXPECT_TRUE(std::isnan(fb)) << c;
+    } else {
+      EXPECT_EQ(float8_e5m2(fb).x, c) << c << " decodes to " << fb;
+    }
+  }
+  EXPECT_EQ(static_cast<float>(float8_e4m3fn(1.0625f)), 1.0f);   // tie to even
+  EXPECT_EQ(static_cast<float>(float8_e4m3fn(1.1875f)), 1.25f);  // tie to even (up)
+  EXPECT_EQ(static_cast<float>(float8_e4m3fn(465.0f)), 448.0f);  // saturates
+  EXPECT_EQ(static_cast<float>(float8_e4m3fn(-INFINITY)), -448.0f);
+  EXPECT_EQ(static_cast<float>(float8_e4m3fn(0x1p-10f)), 0.0f);  // half the smallest: to even
+  EXPECT_EQ(static_cast<float>(float8_e5m2(57344.0f)), 57344.0f);
+  EXPECT_EQ(static_cast<float>(float8_e5m2(61440.0f)), INFINITY);
+  EXPECT_EQ(static_cast<float>(float8_e5m2(0x1p-16f)), 0x1p-16f);  // the smallest subnormal
+  Catch([] { PromoteTypes(DType::kFloat8E4M3FN, DType::kFloat32); }, ErrorCode::kInvalidType,
+        {"float8_e4m3fn", "storage only"});
 }
 
 TEST(DType, PromoteTypesWithTheNewDTypes) {
@@ -114,6 +153,22 @@ TEST(DType, PromoteTypesTable) {
 
 TEST(DType, VisitDTypeAndDTypeOfAgree) {
   for (DType t : kAll) {
+    if (IsFloat8(t)) {
+      // Storage only: code that computes refuses them with a typed error naming them.
+      static_assert(sizeof(float8_e4m3fn) == 1 && sizeof(float8_e5m2) == 1);
+      for (int with_complex = 0; with_complex < 2; ++with_complex) {
+        Catch(
+            [t, with_complex] {
+              if (with_complex) {
+                VisitDTypeWithComplex(t, []<typename T>() { return 0; });
+              } else {
+                VisitDType(t, []<typename T>() { return 0; });
+              }
+            },
+            ErrorCode::kInvalidType, {std::string(DTypeName(t)), "storage only"});
+      }
+      continue;
+    }
     const DType seen = VisitDTypeWithComplex(t, []<typename T>() { return dtype_of_v<T>; });
     EXPECT_EQ(seen, t);
     const size_t size = VisitDTypeWithComplex(t, []<typename T>() { return sizeof(T); });

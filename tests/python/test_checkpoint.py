@@ -136,3 +136,22 @@ def test_truncating_a_real_checkpoint_is_detected(tmp_path):
         with pytest.raises(CheckpointError):
             oar.load(tmp_path / "cut")
     assert not any(f.startswith("ok.tmp") for f in os.listdir(tmp_path))
+
+
+def test_complex_and_float8_tensors_round_trip(tmp_path):
+    # complex64 and the float8 dtypes under safetensors' own codes (C64, F8_E4M3, F8_E5M2),
+    # complex128 under oar's C128 (safetensors has none); a uint8 numpy array stays one.
+    x = oar.to_tensor([1.5, -2.0, 448.0, float("nan")]).astype("float8_e4m3fn")
+    y = oar.to_tensor([1.5, -2.0, 57344.0, float("inf")]).astype("float8_e5m2")
+    c = oar.to_tensor(np.array([1 + 2j, 3 - 4j], dtype=np.complex64))
+    u = np.array([1, 2, 255], dtype=np.uint8)
+    oar.save({"x": x, "y": y, "c": c, "c2": c.astype("complex128"), "u": u}, tmp_path / "m")
+    d = oar.load(tmp_path / "m")
+    for k, t in (("x", x), ("y", y)):
+        assert d[k].dtype == t.dtype and d[k].numpy().tolist() == t.numpy().tolist()  # bits
+    assert d["c"].dtype == oar.complex64 and d["c"].numpy().tolist() == [1 + 2j, 3 - 4j]
+    assert d["c2"].dtype == oar.complex128 and d["c2"].numpy().tolist() == [1 + 2j, 3 - 4j]
+    assert isinstance(d["u"], np.ndarray) and d["u"].dtype == np.uint8
+    data = open(tmp_path / "m", "rb").read()
+    header = json.loads(data[8:8 + struct.unpack("<Q", data[:8])[0]])
+    assert {header[k]["dtype"] for k in ("x", "y", "c")} == {"F8_E4M3", "F8_E5M2", "C64"}

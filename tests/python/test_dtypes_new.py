@@ -253,3 +253,68 @@ def test_tensor_cuda_raises_as_on_paddles_cpu_build():
         oar.ones([2]).cuda()
     with pytest.raises(ValueError, match="no available device"):
         oar.ones([2]).cuda(0, blocking=False)
+
+
+FLOAT8 = {"float8_e4m3fn": torch.float8_e4m3fn, "float8_e5m2": torch.float8_e5m2}
+
+
+@pytest.mark.parametrize("name", list(FLOAT8))
+def test_float8_casts_match_torch_bit_for_bit(name):
+    # Every float32 that matters: the edges (ties to even, saturation of e4m3fn past 448,
+    # e5m2's infinity past 57344, NaN, signed zeros, subnormals) and random values over
+    # the whole range, from float32, float64, float16, bfloat16 and int32.
+    edges = [0.0, -0.0, 1.0, 1.0625, 1.1875, 447.0, 448.0, 464.0, 465.0, 480.0, 1e9,
+             np.inf, -np.inf, np.nan, 2.0 ** -9, 2.0 ** -10, 3 * 2.0 ** -11, 57344.0,
+             61440.0, 65536.0, 1.5e-5, 2.0 ** -16, 2.0 ** -17, -3.3, 1e-45]
+    rng = np.random.default_rng(5)
+    rand = rng.standard_normal(4000) * np.exp2(rng.integers(-20, 18, 4000))
+    vals = np.concatenate([edges, rand]).astype(np.float32)
+
+    def bits(a):  # every NaN pattern as one (NaN signs differ between torch's paths)
+        a = a.astype(np.uint8)
+        nan = (a & 0x7f) == 0x7f if name == "float8_e4m3fn" else (a & 0x7f) > 0x7c
+        return np.where(nan, 0x7f, a)
+
+    want = torch.from_numpy(vals).to(FLOAT8[name])
+    got = oar.to_tensor(vals).astype(name)
+    assert got.dtype == getattr(oar, name) and got.dtype.itemsize == 1
+    # numpy() gives the raw bits as int8, as Paddle does
+    assert got.numpy().dtype == np.int8
+    np.testing.assert_array_equal(got.numpy(), want.view(torch.int8).numpy())
+    back = got.astype("float32").numpy()
+    np.testing.assert_array_equal(back, want.float().numpy())
+    for dt in ("float64", "float16", "bfloat16"):
+        src = oar.to_tensor(vals).astype(dt)
+        np.testing.assert_array_equal(
+            bits(src.astype(name).numpy()),
+            bits(torch.from_numpy(vals).to(getattr(torch, dt)).to(FLOAT8[name])
+                 .view(torch.int8).numpy()), err_msg=dt)
+    ints = np.arange(-600, 600, 7, dtype=np.int32)
+    np.testing.assert_array_equal(oar.to_tensor(ints).astype(name).astype("int32").numpy(),
+                                  torch.from_numpy(ints).to(FLOAT8[name]).int().numpy())
+
+
+@pytest.mark.parametrize("name", list(FLOAT8))
+def test_float8_is_storage_moved_printed_and_refused_elsewhere(name):
+    d = getattr(oar, name)
+    assert repr(d) == f"oar.{name}" and oar.convert_dtype(f"paddle.{name}") is d
+    v = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 10, 12, 14]]  # exact in both float8 dtypes
+    x = oar.to_tensor(np.array(v, dtype=np.float32)).astype(name)
+    assert oar.to_tensor([1.5, 2.0], dtype=name).astype("float32").tolist() == [1.5, 2.0]
+    assert x.tolist() == v  # values, not bits
+    assert f"dtype={name}" in repr(x) and "14." in repr(x)
+    # moving elements keeps the bytes
+    for got, want in [(x[1], [4, 5, 6, 7]), (x[:, ::2].contiguous(), [[0, 2], [4, 6], [8, 12]]),
+                      (x.T.reshape([12])[:3], [0, 4, 8]),
+                      (oar.concat([x[:1], x[2:]]), [[0, 1, 2, 3], [8, 10, 12, 14]]),
+                      (x.clone()[2], [8, 10, 12, 14])]:
+        assert got.dtype is d
+        assert got.astype("float32").numpy().tolist() == want
+    # arithmetic refuses it with typed errors naming the op and the dtype
+    with pytest.raises(TypeError, match=f"add\\(\\): the kernel 'add' is not registered for "
+                                        f"{name}"):
+        x + x
+    with pytest.raises(TypeError, match=f"no promotion of {name} with float32"):
+        x + oar.ones([3, 4])
+    with pytest.raises(TypeError, match=f"sum\\(\\).*{name}"):
+        x.sum()

@@ -36,7 +36,14 @@ _MAX_HEADER = 100 * 1024 * 1024  # as the safetensors package: headers above thi
 _CODES = {"bool": ("BOOL", np.bool_), "int32": ("I32", np.int32), "int64": ("I64", np.int64),
           "float16": ("F16", np.float16), "bfloat16": ("BF16", np.uint16),
           "float32": ("F32", np.float32), "float64": ("F64", np.float64),
-          "uint8": ("U8", np.uint8), "int8": ("I8", np.int8), "int16": ("I16", np.int16)}
+          "uint8": ("U8", np.uint8), "int8": ("I8", np.int8), "int16": ("I16", np.int16),
+          "complex64": ("C64", np.complex64),
+          # safetensors has no complex128 code: C128 is oar's own, only oar reads it
+          "complex128": ("C128", np.complex128),
+          "float8_e4m3fn": ("F8_E4M3", np.uint8), "float8_e5m2": ("F8_E5M2", np.uint8)}
+# Dtypes whose bytes numpy holds as another dtype: a numpy array of that dtype is not one
+# of them.
+_RAW_BITS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
 _FROM_CODE = {code: (name, npd) for name, (code, npd) in _CODES.items()}
 # Foreign files (written by other frameworks) may hold these: loaded as the nearest oar dtype.
 _FOREIGN = {"U16": ("int32", np.uint16), "U32": ("int64", np.uint32)}
@@ -49,10 +56,11 @@ class CheckpointError(ValueError):
 
 # ---- save -----------------------------------------------------------------------------
 def _raw(t):
-    """A tensor's bytes as a numpy array (bfloat16 as its raw uint16 bits)."""
+    """A tensor's bytes as a numpy array (bfloat16 as its raw uint16 bits, float8 as
+    uint8)."""
     t = t.detach().contiguous()
-    if t.dtype.name == "bfloat16":
-        return np.asarray(t._buffer()).view(np.uint16)
+    if t.dtype.name in _RAW_BITS:
+        return np.asarray(t._buffer()).view(_CODES[t.dtype.name][1])
     return np.ascontiguousarray(t.numpy())
 
 
@@ -120,7 +128,8 @@ def save(obj, path, protocol=4, **configs):
     for name, t in tensors.items():
         if isinstance(t, np.ndarray):
             arr = np.ascontiguousarray(t)
-            key = {np.dtype(v[1]): n for n, v in _CODES.items() if n != "bfloat16"}.get(arr.dtype)
+            key = {np.dtype(v[1]): n for n, v in _CODES.items() if n not in _RAW_BITS}.get(
+                arr.dtype)
             if key is None:
                 raise TypeError(f"oar.save: numpy dtype {arr.dtype} of {name!r} is not "
                                 f"supported (bool, int32, int64, float16/32/64)")
@@ -202,6 +211,8 @@ def _to_tensor(arr, code):
     if code == "BF16":  # bfloat16 -> float32 is exact (the high 16 bits), and back
         f32 = (arr.astype(np.uint32) << 16).view(np.float32)
         return _C.cast(to_tensor(f32), _bf16())
+    if code in ("F8_E4M3", "F8_E5M2"):  # the bits, reinterpreted
+        return to_tensor(np.array(arr)).view(_FROM_CODE[code][0])
     if code in _FOREIGN:
         return to_tensor(arr.astype(_FOREIGN[code][0]))
     return to_tensor(np.array(arr))  # a copy: the tensor must not point into the map

@@ -47,6 +47,9 @@ const char* Format(DType t) {
       return "Zf";
     case DType::kComplex128:
       return "Zd";
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E5M2:
+      return "b";  // numpy has no float8: raw int8, as Paddle
     default:
       return "B";
   }

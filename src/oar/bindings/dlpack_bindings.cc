@@ -46,6 +46,8 @@ constexpr const char* kUsedCapsule = "used_dltensor";
 
 DLDataType ToDL(DType t) {
   const auto bits = static_cast<uint8_t>(SizeOf(t) * 8);
+  OAR_ENFORCE(!IsFloat8(t), errors::InvalidType("to_dlpack(): a ", DTypeName(t),
+                                                " tensor has no DLPack dtype here; cast it first"));
   switch (t) {
     case DType::kBool:
       return {6, 8, 1};

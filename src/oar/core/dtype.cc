@@ -30,6 +30,10 @@ std::string_view DTypeName(DType t) {
       return "complex64";
     case DType::kComplex128:
       return "complex128";
+    case DType::kFloat8E4M3FN:
+      return "float8_e4m3fn";
+    case DType::kFloat8E5M2:
+      return "float8_e5m2";
     case DType::kUndefined:
       return "undefined";
   }
@@ -65,19 +69,28 @@ DType DTypeFromName(std::string_view name) {
       {"int16", DType::kInt16},
       {"complex64", DType::kComplex64},
       {"complex128", DType::kComplex128},
+      {"float8_e4m3fn", DType::kFloat8E4M3FN},
+      {"float8_e5m2", DType::kFloat8E5M2},
   };
   for (const auto& a : kAliases) {
     if (a.name == name) return a.dtype;
   }
   throw errors::InvalidType("unknown dtype '", std::string(name),
                             "': expected one of bool, uint8, int8, int16, int32, int64, float16, "
-                            "bfloat16, float32, float64, complex64, complex128");
+                            "bfloat16, float32, float64, complex64, complex128, float8_e4m3fn, "
+                            "float8_e5m2");
 }
 
 std::ostream& operator<<(std::ostream& os, DType t) { return os << DTypeName(t); }
 
 void ThrowNoComplex(DType t) {
   throw errors::InvalidType("this operation has no meaning for the complex dtype ", DTypeName(t));
+}
+
+void ThrowStorageOnly(DType t) {
+  throw errors::InvalidType("the dtype ", DTypeName(t),
+                            " is for storage only: cast the tensor to float32 (or another dtype) "
+                            "first");
 }
 
 namespace {
@@ -89,6 +102,10 @@ DType PromoteTypes(DType a, DType b) {
   if (a == b) return a;
   if (a == DType::kUndefined) return b;
   if (b == DType::kUndefined) return a;
+  if (IsFloat8(a) || IsFloat8(b)) {  // as PyTorch: no promotion rule for them
+    throw errors::InvalidType("no promotion of ", DTypeName(a), " with ", DTypeName(b),
+                              ": float8 dtypes are for storage only; cast to float32 first");
+  }
   const int ka = Kind(a), kb = Kind(b);
   if (ka == 3 || kb == 3) {
     // complex wins; it is complex128 if either side holds a double.

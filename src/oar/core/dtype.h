@@ -12,6 +12,7 @@
 
 #include "oar/core/errors.h"
 #include "oar/core/float16.h"
+#include "oar/core/float8.h"
 
 namespace oar {
 
@@ -28,6 +29,10 @@ enum class DType : uint8_t {
   kInt16,
   kComplex64,
   kComplex128,
+  // Storage only: created by casts, cast back, printed; no arithmetic kernel
+  // takes them (core/float8.h).
+  kFloat8E4M3FN,
+  kFloat8E5M2,
   kUndefined,
 };
 inline constexpr int kNumDTypes = static_cast<int>(DType::kUndefined);
@@ -57,6 +62,9 @@ constexpr size_t SizeOf(DType t) {
       return 8;
     case DType::kComplex128:
       return 16;
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E5M2:
+      return 1;
     case DType::kUndefined:
       return 0;
   }
@@ -72,6 +80,7 @@ constexpr bool IsIntegral(DType t) {
          t == DType::kInt16;
 }
 constexpr bool IsComplex(DType t) { return t == DType::kComplex64 || t == DType::kComplex128; }
+constexpr bool IsFloat8(DType t) { return t == DType::kFloat8E4M3FN || t == DType::kFloat8E5M2; }
 // The real dtype of a complex one (complex64 -> float32); other dtypes map to themselves.
 constexpr DType ToReal(DType t) {
   return t == DType::kComplex64 ? DType::kFloat32 : t == DType::kComplex128 ? DType::kFloat64 : t;
@@ -149,6 +158,14 @@ template <>
 struct DTypeOf<complex128> {
   static constexpr DType value = DType::kComplex128;
 };
+template <>
+struct DTypeOf<float8_e4m3fn> {
+  static constexpr DType value = DType::kFloat8E4M3FN;
+};
+template <>
+struct DTypeOf<float8_e5m2> {
+  static constexpr DType value = DType::kFloat8E5M2;
+};
 template <typename T>
 inline constexpr DType dtype_of_v = DTypeOf<T>::value;
 
@@ -158,6 +175,8 @@ template <typename T>
 inline constexpr bool is_complex_v<std::complex<T>> = true;
 
 [[noreturn]] void ThrowNoComplex(DType t);
+// A float8 dtype reached code that computes (core/float8.h: they are storage only).
+[[noreturn]] void ThrowStorageOnly(DType t);
 
 // Calls fn.template operator()<T>() with T the C++ type of `t`, for the real
 // dtypes; a complex `t` throws InvalidType (most generic code has no complex
@@ -188,6 +207,9 @@ decltype(auto) VisitDType(DType t, Fn&& fn) {
     case DType::kComplex64:
     case DType::kComplex128:
       ThrowNoComplex(t);
+    case DType::kFloat8E4M3FN:
+    case DType::kFloat8E5M2:
+      ThrowStorageOnly(t);
     case DType::kUndefined:
       break;
   }

@@ -119,3 +119,6 @@ int RegisterKernelTypes(const char* name, Backend backend, DataLayout layout, Ma
 // complex meaning (Paddle's complex kernels), never through the lists above.
 #define OAR_COMPLEX_TYPES ::oar::complex64, ::oar::complex128
 #define OAR_ALL_TYPES OAR_NUMERIC_TYPES, bool
+// The storage-only float8 dtypes (core/float8.h): registered for the kernels that
+// only move elements (views, concat, copies) and for cast.
+#define OAR_FLOAT8_TYPES ::oar::float8_e4m3fn, ::oar::float8_e5m2

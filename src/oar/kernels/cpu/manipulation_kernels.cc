@@ -159,6 +159,14 @@ OAR_REGISTER_KERNEL(slice, CPU, Any, SliceKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(strided_slice_grad, CPU, Any, StridedSliceGradKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(concat, CPU, Any, ConcatKernel, OAR_ALL_TYPES);
 // Complex elements: these kernels only move (or add) elements.
+OAR_REGISTER_KERNEL(reshape, CPU, Any, ReshapeKernel, OAR_FLOAT8_TYPES);
+OAR_REGISTER_KERNEL(squeeze, CPU, Any, SqueezeKernel, OAR_FLOAT8_TYPES);
+OAR_REGISTER_KERNEL(unsqueeze, CPU, Any, UnsqueezeKernel, OAR_FLOAT8_TYPES);
+OAR_REGISTER_KERNEL(transpose, CPU, Any, TransposeKernel, OAR_FLOAT8_TYPES);
+OAR_REGISTER_KERNEL(expand, CPU, Any, ExpandKernel, OAR_FLOAT8_TYPES);
+OAR_REGISTER_KERNEL(strided_slice, CPU, Any, StridedSliceKernel, OAR_FLOAT8_TYPES);
+OAR_REGISTER_KERNEL(slice, CPU, Any, SliceKernel, OAR_FLOAT8_TYPES);
+OAR_REGISTER_KERNEL(concat, CPU, Any, ConcatKernel, OAR_FLOAT8_TYPES);
 OAR_REGISTER_KERNEL(reshape, CPU, Any, ReshapeKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(squeeze, CPU, Any, SqueezeKernel, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(unsqueeze, CPU, Any, UnsqueezeKernel, OAR_COMPLEX_TYPES);

@@ -55,6 +55,7 @@ void AsStridedGradKernel(const DeviceContext&, const DenseTensor&, const DenseTe
 
 OAR_REGISTER_KERNEL(as_strided, CPU, Any, AsStridedKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(as_strided, CPU, Any, AsStridedKernel, OAR_COMPLEX_TYPES);
+OAR_REGISTER_KERNEL(as_strided, CPU, Any, AsStridedKernel, OAR_FLOAT8_TYPES);
 OAR_REGISTER_KERNEL(as_strided_grad, CPU, Any, AsStridedGradKernel, OAR_ALL_TYPES);
 OAR_REGISTER_KERNEL(as_strided_grad, CPU, Any, AsStridedGradKernel, OAR_COMPLEX_TYPES);
 

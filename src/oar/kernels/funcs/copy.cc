@@ -7,11 +7,45 @@
 
 namespace oar::funcs {
 
+namespace {
+// The float8 dtypes (storage only, core/float8.h) and every other dtype.
+template <typename Fn>
+void VisitWithFloat8(DType t, Fn&& fn) {
+  if (t == DType::kFloat8E4M3FN) return fn.template operator()<float8_e4m3fn>();
+  if (t == DType::kFloat8E5M2) return fn.template operator()<float8_e5m2>();
+  VisitDTypeWithComplex(t, fn);
+}
+
+// A cast to or from a float8 dtype goes through float: the only computation these
+// dtypes have. Between equal dtypes the bytes are copied (NaN patterns kept).
+void CopyFloat8(const DenseTensor& src, DenseTensor* dst) {
+  if (src.dtype() == dst->dtype()) {
+    UnaryElementwise<uint8_t, uint8_t>(src, dst, [](auto v) { return v; });
+    return;
+  }
+  VisitWithFloat8(dst->dtype(), [&]<typename O>() {
+    VisitWithFloat8(src.dtype(), [&]<typename I>() {
+      if constexpr (std::is_same_v<O, bool>) {
+        UnaryElementwise<O, I>(src, dst, [](auto v) { return v != decltype(v)(0); });
+      } else if constexpr (is_complex_v<I>) {  // to float8: the real part
+        UnaryElementwise<O, I>(src, dst, [](auto v) { return static_cast<float>(v.real()); });
+      } else if constexpr (is_complex_v<O>) {
+        using R = typename O::value_type;
+        UnaryElementwise<O, I>(src, dst, [](auto v) { return O(static_cast<R>(v)); });
+      } else {
+        UnaryElementwise<O, I>(src, dst, [](auto v) { return static_cast<compute_t<O>>(v); });
+      }
+    });
+  });
+}
+}  // namespace
+
 void CopyInto(const DenseTensor& src, DenseTensor* dst) {
   OAR_ENFORCE(
       src.dims() == dst->dims(),
       errors::InvalidArgument("copy: source shape ", DimsToString(src.dims()),
                               " differs from destination shape ", DimsToString(dst->dims())));
+  if (IsFloat8(src.dtype()) || IsFloat8(dst->dtype())) return CopyFloat8(src, dst);
   VisitDTypeWithComplex(dst->dtype(), [&]<typename O>() {
     VisitDTypeWithComplex(src.dtype(), [&]<typename I>() {
       if constexpr (std::is_same_v<O, bool>) {
