@@ -1,6 +1,7 @@
 """oar.linalg against PyTorch and Paddle in one run: median time per call and the ratios
 oar/torch and oar/paddle (< 1: oar faster). float32 inputs: single matrices of 256 and
-1024 (--sizes) and a batch of 64 matrices of 32x32.
+1024 (--sizes) and a batch of 64 matrices of 32x32. Each callable is first run for
+0.25 s (warm-up by time, see median_time).
 
 Paddle is measured when it imports (run with /tmp/venv-paddle/bin/python, whose
 --system-site-packages also see oar and torch); otherwise its columns are left out.
@@ -22,8 +23,14 @@ except ImportError:  # measured only where Paddle is installed
     paddle = None
 
 
-def median_time(f, reps):
+def median_time(f, reps, warm_s=0.25):
+    # Warm up for a fixed time, not a fixed count: this VM's cores run slower for the
+    # first ~0.1 s of load (a frequency ramp), which fell on whichever framework was
+    # measured first (oar's eigh 256 timed 2.2 ms first and 1.45 ms after torch).
+    t_end = time.perf_counter() + warm_s
     f()
+    while time.perf_counter() < t_end:
+        f()
     ts = []
     for _ in range(reps):
         t0 = time.perf_counter()
