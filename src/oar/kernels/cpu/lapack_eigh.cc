@@ -93,15 +93,6 @@ struct Routines<double> {
 // Below this n the pool's hand-off costs more than the halves save (docs/linalg.md).
 constexpr int64_t kSplitMinN = 128;
 
-// Runs task(i) for i in [0, tasks) on the pool, each LAPACK/BLAS call on one thread
-// (Note [Libraries inside a chunk run on one thread] in core/thread_pool.cc).
-template <typename F>
-void RunTasks(int tasks, int64_t cost, F&& task) {
-  ParallelFor(0, tasks, cost, [&](int64_t lo, int64_t hi) {
-    for (int64_t i = lo; i < hi; ++i) task(static_cast<int>(i));
-  });
-}
-
 // The largest magnitude in the `uplo` triangle of column-major a (what syevd reads).
 template <typename T>
 T TriangleMaxAbs(char uplo, int n, const T* a) {

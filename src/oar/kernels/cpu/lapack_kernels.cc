@@ -20,6 +20,7 @@
 #include "oar/core/parallel.h"
 #include "oar/core/real_of.h"
 #include "oar/kernels/cpu/lapack_eigh.h"
+#include "oar/kernels/cpu/lapack_lu.h"
 #include "oar/kernels/cpu/lapack_routines.h"
 #include "oar/kernels/cpu/lapack_threads.h"
 #include "oar/kernels/funcs/copy.h"
@@ -150,6 +151,26 @@ T UnitOf(T d) {
 
 // ---- LU-based: inverse, det, slogdet, solve ----
 
+// getrf of the n x n column-major a; `split`: one matrix, on two threads (lapack_lu.h).
+template <typename T>
+int FactorSquare(int n, T* a, int* ipiv, bool split) {
+  if (split) return SplitGetrf(n, a, ipiv);
+  int info = 0;
+  Lapack<T>::getrf(n, n, a, n, ipiv, &info);
+  return info;
+}
+
+// Whether the matrices of a batch of `batch` n x n matrices take the split LU.
+bool SplitLu(int64_t batch, int64_t n) { return batch == 1 && SplitGetrfApplies(n); }
+
+void ThrowIfNoInverse(int info, int64_t b) {
+  OAR_ENFORCE(info == 0,
+              errors::InvalidArgument("the matrix at batch index ", b,
+                                      " of argument 'x' is singular (U[", info - 1, ", ", info - 1,
+                                      "] of its LU factorisation "
+                                      "is zero): it has no inverse"));
+}
+
 template <typename T>
 void InverseKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
   const LapackThreads threads = ThreadsFor(x);
@@ -157,9 +178,18 @@ void InverseKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out)
   out->AllocateFrom(x.place());
   [[maybe_unused]] const auto [batch, n, unused] = ShapeOf(x);
   if (out->numel() == 0) return;
-  funcs::CopyInto(xc, out);
   T* o = static_cast<T*>(out->data());
   const int ni = AsLapackInt(n);
+  if (batch == 1 && SplitGetriApplies(n)) {
+    // The buffer read column-major is x^T; inv(x^T) read back row-major is inv(x).
+    Scratch<T> lu(n * n);
+    std::copy_n(static_cast<const T*>(xc.data()), n * n, lu.data());
+    std::vector<int> ipiv(n);
+    ThrowIfNoInverse(FactorSquare(ni, lu.data(), ipiv.data(), SplitLu(batch, n)), 0);
+    SplitGetri(ni, lu.data(), ipiv.data(), o);
+    return;
+  }
+  funcs::CopyInto(xc, out);
   ForEachMatrix(batch, n, n, [&](int64_t lo, int64_t hi) {
     std::vector<int> ipiv(n);
     T query = 0;
@@ -170,11 +200,7 @@ void InverseKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out)
       // The buffer read column-major is x^T; inv(x^T) read back row-major is inv(x).
       T* a = o + b * n * n;
       Lapack<T>::getrf(ni, ni, a, ni, ipiv.data(), &info);
-      OAR_ENFORCE(info == 0, errors::InvalidArgument("the matrix at batch index ", b,
-                                                     " of argument 'x' is singular (U[", info - 1,
-                                                     ", ", info - 1,
-                                                     "] of its LU factorisation "
-                                                     "is zero): it has no inverse"));
+      ThrowIfNoInverse(info, b);
       Lapack<T>::getri(ni, a, ni, ipiv.data(), work.data(), static_cast<int>(work.size()), &info);
     }
   });
@@ -196,9 +222,8 @@ void SignLogAbsDet(const DenseTensor& x, std::vector<T>* sign, std::vector<real_
     std::vector<int> ipiv(n);
     for (int64_t b = lo; b < hi; ++b) {
       T* m = p + b * n * n;
-      int info = 0;
       // det(x^T) = det(x): no transpose needed.
-      Lapack<T>::getrf(ni, ni, m, ni, ipiv.data(), &info);
+      const int info = FactorSquare(ni, m, ipiv.data(), SplitLu(batch, n));
       T s = 1;
       R l = 0;
       for (int64_t i = 0; i < n; ++i) {
@@ -255,9 +280,8 @@ void SolveKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& 
     std::vector<T> rhs(n * k);
     for (int64_t b = lo; b < hi; ++b) {
       T* m = pa + b * n * n;
-      int info = 0;
       // m read column-major is x^T = LU; solving with its transpose solves x out = y.
-      Lapack<T>::getrf(ni, ni, m, ni, ipiv.data(), &info);
+      int info = FactorSquare(ni, m, ipiv.data(), SplitLu(batch, n));
       OAR_ENFORCE(info == 0, errors::InvalidArgument(
                                  "the matrix at batch index ", b,
                                  " of argument 'x' is singular (U[", info - 1, ", ", info - 1,
@@ -701,9 +725,13 @@ void LuFactor(const DenseTensor& x, T* lu, int* pivots) {
     std::vector<int> ipiv(k);
     for (int64_t b = lo; b < hi; ++b) {
       ToColMajor(MatrixAt<T>(xc, b, m * n), m, n, a.data(), m);
-      int info = 0;
       // A singular matrix still factors (info > 0 marks a zero pivot), as in Paddle.
-      Lapack<T>::getrf(mi, ni, a.data(), mi, ipiv.data(), &info);
+      if (m == n) {
+        FactorSquare(ni, a.data(), ipiv.data(), SplitLu(batch, n));
+      } else {
+        int info = 0;
+        Lapack<T>::getrf(mi, ni, a.data(), mi, ipiv.data(), &info);
+      }
       if (lu) {
         T* ob = lu + b * m * n;
         for (int64_t i = 0; i < m; ++i) {

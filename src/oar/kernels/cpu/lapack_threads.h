@@ -52,4 +52,14 @@ class LapackThreads {
   int saved_ = 0;
 };
 
+// Runs task(i) for i in [0, tasks) on the pool, each LAPACK/BLAS call on one thread
+// (Note [Libraries inside a chunk run on one thread] in core/thread_pool.cc). `cost`
+// is one task's work, for ParallelFor's threshold.
+template <typename F>
+void RunTasks(int tasks, int64_t cost, F&& task) {
+  ParallelFor(0, tasks, cost, [&](int64_t lo, int64_t hi) {
+    for (int64_t i = lo; i < hi; ++i) task(static_cast<int>(i));
+  });
+}
+
 }  // namespace oar
