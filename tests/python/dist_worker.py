@@ -171,6 +171,14 @@ def spawned(out_dir):
         json.dump({"rank": dist.get_rank(), "n": dist.get_world_size(), "sum": values(x)}, f)
 
 
+def sleeps_then_fails(seconds_by_rank):
+    """Rank r sleeps seconds_by_rank[r]; a negative value: then raises."""
+    s = seconds_by_rank[int(os.environ["PADDLE_TRAINER_ID"])]
+    time.sleep(abs(s))
+    if s < 0:
+        raise ValueError("failed after sleeping")
+
+
 def spawned_fails(out_dir):
     if int(os.environ["PADDLE_TRAINER_ID"]) == 1:
         raise ValueError("rank one gives up")

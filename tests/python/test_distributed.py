@@ -6,6 +6,7 @@ import json
 import math
 import os
 import socket
+import signal
 import subprocess
 import sys
 import time
@@ -158,6 +159,29 @@ def test_spawn_runs_the_ranks_and_names_a_failing_one(tmp_path):
     assert "spawn(): rank 1 exited with code 1" in p.stderr, p.stderr
     assert "rank one gives up" in p.stderr
     assert time.monotonic() - t0 < 25  # rank 0 (sleeping 30 s) was stopped, not waited for
+
+
+def test_spawn_without_join_polls_with_a_timeout():
+    sys.path.insert(0, os.path.dirname(WORKER))
+    import dist_worker
+    # fork: the ranks start at once; rank 1 ends first, rank 0 a little later
+    ctx = dist.spawn(dist_worker.sleeps_then_fails, args=([1.5, 0.2],), nprocs=2, join=False,
+                     start_method="fork")
+    assert ctx.join(timeout=0.05) is False  # both still run
+    t0 = time.monotonic()
+    while not ctx.join(timeout=0.5):
+        assert time.monotonic() - t0 < 60
+    assert [p.exitcode for p in ctx.processes] == [0, 0]
+    # a rank that reports an error ends the wait at once: the sleeping rank is stopped
+    ctx = dist.spawn(dist_worker.sleeps_then_fails, args=([60, -0.2],), nprocs=2, join=False,
+                     start_method="fork")
+    t0 = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"rank 1 exited with code 1; its error:(.|\n)*"
+                                           r"failed after sleeping"):
+        while not ctx.join(timeout=5):
+            pass
+    assert time.monotonic() - t0 < 30
+    assert ctx.processes[0].exitcode == -signal.SIGTERM
 
 
 def test_collective_argument_errors():

@@ -38,38 +38,61 @@ def _run_rank(func, args, rank, nprocs, master, errors):
 class MultiprocessContext:
     """The processes spawn() started: ``processes`` in rank order; join() waits."""
 
+    _EXIT_GRACE = 30.0  # seconds a rank that reported its error gets to exit
+
     def __init__(self, processes, errors):
         self.processes = processes
         self._errors = errors
+        self._reports = []  # (rank, traceback) in the order the ranks reported them
 
     def join(self, timeout=None):
         """Waits up to ``timeout`` seconds (forever if None) for the ranks to end. True
         when all ended cleanly; raises naming the first rank that failed (the others are
         stopped); False if some still run at the timeout."""
-        sentinels = {p.sentinel: p for p in self.processes if p.exitcode is None}
-        if sentinels:
-            multiprocessing.connection.wait(list(sentinels), timeout)
-        failed = [(r, p) for r, p in enumerate(self.processes)
-                  if p.exitcode is not None and p.exitcode != 0]
-        if failed:
-            for p in self.processes:
-                if p.exitcode is None:
-                    p.terminate()
-            for p in self.processes:
-                p.join()
-            rank, proc = failed[0]
-            trace = ""
-            while not self._errors.empty():
-                r, t = self._errors.get()
-                if r == rank or not trace:
-                    trace = t
-            raise RuntimeError(f"spawn(): rank {rank} exited with code {proc.exitcode}"
+        running = {p.sentinel: p for p in self.processes if p.exitcode is None}
+        if running:
+            # A failing rank reports its error before it exits, so the error queue wakes
+            # this wait as well. A closed sentinel means the process is exiting: reaping
+            # it blocks until it has, where polling exitcode in a loop spun a core while
+            # a loaded machine finished the exit (test_distributed saw 30 s).
+            ready = multiprocessing.connection.wait(
+                list(running) + [self._errors._reader], timeout)
+            if self._errors._reader not in ready:
+                for sentinel in ready:
+                    running[sentinel].join()
+        self._reports.extend(self._drain())
+        failed = [r for r, p in enumerate(self.processes) if p.exitcode not in (None, 0)]
+        if self._reports or failed:
+            rank = self._reports[0][0] if self._reports else failed[0]
+            self._stop(keep={r for r, _ in self._reports})
+            self._reports.extend(self._drain())
+            trace = next((t for r, t in self._reports if r == rank), "")
+            raise RuntimeError(f"spawn(): rank {rank} exited with code "
+                               f"{self.processes[rank].exitcode}"
                                + (f"; its error:\n{trace}" if trace else ""))
         if all(p.exitcode == 0 for p in self.processes):
             for p in self.processes:
                 p.join()
             return True
         return False
+
+    def _drain(self):
+        out = []
+        while not self._errors.empty():
+            out.append(self._errors.get())
+        return out
+
+    def _stop(self, keep):
+        """Ends every rank: those in ``keep`` (which reported an error and are exiting)
+        are given time to finish, the others are terminated."""
+        for r, p in enumerate(self.processes):
+            if p.exitcode is None and r not in keep:
+                p.terminate()
+        for r, p in enumerate(self.processes):
+            p.join(self._EXIT_GRACE if r in keep else None)
+            if p.exitcode is None:
+                p.terminate()
+                p.join()
 
 
 def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
