@@ -9,7 +9,9 @@ Debian's libgloo-dev ships no benchmark tool of its own), in one run.
 1. All-reduce (sum, float32) of 1, 4, 16 and 64 MB between 2 processes over the
    loopback: median time per call over --reps calls after one warm-up; "algbw" is
    size / time.
-2. The demo MLP (784-512-512-10, Adam, cross-entropy) on a global batch of 128: one
+2. send + recv round trips of 4 KB, 1 MB and 16 MB between 2 processes: median over
+   10 x --reps round trips after one.
+3. The demo MLP (784-512-512-10, Adam, cross-entropy) on a global batch of 128: one
    process with 2 threads on the full batch against 2 processes with 1 thread each on
    half batches under DataParallel (torch: DistributedDataParallel), median step time
    over --steps steps after 5 warm-up steps. This machine has 2 cores, so 2 processes
@@ -26,6 +28,7 @@ import sys
 import tempfile
 
 SIZES_MB = [1, 4, 16, 64]
+PINGPONG_KB = [4, 1024, 16384]
 
 WORKER = r'''
 import json, os, statistics, sys, time
@@ -38,6 +41,8 @@ if fw == "oar":
     rank, world = dist.get_rank(), dist.get_world_size()
     def allreduce(t): dist.all_reduce(t)
     def make(n): return oar.ones([n])
+    def send(t, r): dist.send(t, dst=r)
+    def recv(t, r): dist.recv(t, src=r)
 else:
     import torch, torch.distributed as dist
     torch.set_num_threads(int(os.environ["OMP_NUM_THREADS"]))
@@ -48,6 +53,8 @@ else:
         rank, world = 0, 1
     def allreduce(t): dist.all_reduce(t)
     def make(n): return torch.ones(n)
+    def send(t, r): dist.send(t, dst=r)
+    def recv(t, r): dist.recv(t, src=r)
 res = {}
 if task == "allreduce":
     for mb in sizes:
@@ -57,6 +64,18 @@ if task == "allreduce":
         for _ in range(reps):
             t0 = time.perf_counter(); allreduce(x); ts.append(time.perf_counter() - t0)
         res[mb] = statistics.median(ts)
+elif task == "pingpong":  # sizes in KB: rank 0 sends, rank 1 sends it back
+    for kb in sizes:
+        x = make(kb * 1024 // 4)
+        ts = []
+        for i in range(reps + 1):
+            t0 = time.perf_counter()
+            if rank == 0:
+                send(x, 1); recv(x, 1)
+            else:
+                recv(x, 0); send(x, 0)
+            ts.append(time.perf_counter() - t0)
+        res[kb] = statistics.median(ts[1:])
 else:
     batch = 128 // world
     rng = np.random.RandomState(rank)
@@ -154,6 +173,14 @@ def main():
         ratio = f"{o / g:9.2f}" if g else f"{'-':>9}"
         print(f"{mb:>4} {gs} {o * 1e3:10.2f} {t * 1e3:10.2f} {ratio} {o / t:9.2f}"
               f" {mb / 1024 / o:9.2f}")
+    print("\nsend + recv round trip between 2 processes (median ms): each send is preceded"
+          " by a 16-byte header that its recv checks (docs/distributed.md)")
+    oar_p = run("oar", "pingpong", 2, 1, a.reps * 10, PINGPONG_KB)
+    torch_p = run("torch", "pingpong", 2, 1, a.reps * 10, PINGPONG_KB)
+    print(f"{'KB':>6} {'oar':>10} {'torch':>10} {'oar/torch':>9}")
+    for kb in PINGPONG_KB:
+        o, t = oar_p[str(kb)], torch_p[str(kb)]
+        print(f"{kb:>6} {o * 1e3:10.3f} {t * 1e3:10.3f} {o / t:9.2f}")
     print("\ndemo MLP step (784-512-512-10, Adam, global batch 128; median ms)")
     rows = []
     for fw in ("oar", "torch"):

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <exception>
 #include <thread>
 
@@ -44,7 +45,7 @@ void RunRanks(int n, F body) {
         o.master_port = port;
         o.timeout = std::chrono::seconds(30);
         auto group = ProcessGroup::Init(o);
-        body(group, r);
+        body(std::move(group), r);  // the body holds the only reference
       } catch (...) {
         errors[r] = std::current_exception();
       }
@@ -139,6 +140,89 @@ TEST(Distributed, RanksThatDisagreeAllRaiseInsteadOfGlooAborting) {
     Tensor y = full({2}, r + 1.0);
     g->AllReduce(y, ReduceOp::kSum)->Wait();  // the group still works
     EXPECT_EQ(Values(y), std::vector<double>(2, 3.0));
+  });
+}
+
+TEST(Distributed, PointToPointChecksSizesAndDtypes) {
+  RunRanks(2, [](std::shared_ptr<ProcessGroup> g, int r) {
+    const int other = 1 - r;
+    // Each rank posts its receive, then sends (the usual exchange): no deadlock.
+    Tensor got = zeros({4});
+    WorkPtr recv = g->Recv(got, other);
+    g->Send(full({4}, r + 1.0), other)->Wait();
+    recv->Wait();
+    EXPECT_EQ(Values(got), std::vector<double>(4, other + 1.0));
+    // Rank 0 sends 5 elements where rank 1 expects 3: rank 1 raises, naming both.
+    if (r == 0) {
+      g->Send(full({5}, 1.0), 1)->Wait();  // its data is drained: the send completes
+    } else {
+      testing::Catch([&] { g->Recv(zeros({3}), 0)->Wait(); }, ErrorCode::kInvalidArgument,
+                     {"recv(): rank 0 sent 5 elements of float32 (20 bytes)",
+                      "holds 3 elements of float32 (12 bytes)"});
+    }
+    // Same bytes, another dtype: raised too, not reinterpreted.
+    if (r == 1) {
+      g->Send(full({2}, 7.0, DType::kFloat64), 0)->Wait();
+    } else {
+      testing::Catch([&] { g->Recv(zeros({4}), 1)->Wait(); }, ErrorCode::kInvalidArgument,
+                     {"sent 2 elements of float64 (16 bytes)", "4 elements of float32"});
+    }
+    // Past 64 KB the header travels alone and a thread posts the data's receive: the
+    // exchange, a longer send, a large send to a small tensor and a small one to a
+    // large tensor.
+    constexpr int64_t kBig = 100000;
+    Tensor big = zeros({kBig});
+    WorkPtr big_recv = g->Recv(big, other);
+    g->Send(full({kBig}, r + 3.0), other)->Wait();
+    big_recv->Wait();
+    EXPECT_EQ(Values(big), std::vector<double>(kBig, other + 3.0));
+    const std::vector<std::pair<int64_t, int64_t>> wrong = {
+        {kBig, kBig / 2}, {kBig, 3}, {3, kBig}};  // {sent, expected}
+    for (const auto& [sent, expected] : wrong) {
+      if (r == 0) {
+        g->Send(zeros({sent}), 1)->Wait();
+      } else {
+        testing::Catch([&] { g->Recv(zeros({expected}), 0)->Wait(); },
+                       ErrorCode::kInvalidArgument,
+                       {StrCat("sent ", sent, " elements of float32"),
+                        StrCat("holds ", expected, " elements of float32")});
+      }
+    }
+    // Empty tensors, then the pair still works.
+    Tensor none = zeros({0});
+    if (r == 0) {
+      g->Send(none, 1)->Wait();
+    } else {
+      g->Recv(none, 0)->Wait();
+    }
+    Tensor y = zeros({2});
+    if (r == 0) {
+      g->Send(full({2}, 9.0), 1)->Wait();
+    } else {
+      g->Recv(y, 0)->Wait();
+      EXPECT_EQ(Values(y), std::vector<double>(2, 9.0));
+    }
+    g->Barrier()->Wait();
+  });
+}
+
+TEST(Distributed, DestroyingAGroupEndsAPendingRecv) {
+  std::atomic<bool> done{false};
+  RunRanks(2, [&done](std::shared_ptr<ProcessGroup> g, int r) {
+    g->Barrier()->Wait();
+    if (r == 1) {
+      // rank 0 never sends: a small and a large (receiver thread) recv are pending
+      WorkPtr small = g->Recv(zeros({2}), 0);
+      WorkPtr large = g->Recv(zeros({100000}), 0);
+      g.reset();
+      for (const WorkPtr& pending : {small, large}) {
+        testing::Catch([&] { pending->Wait(); }, ErrorCode::kPreconditionNotMet,
+                       {"recv(): the process group was destroyed"});
+      }
+      done = true;
+    } else {
+      while (!done) std::this_thread::sleep_for(std::chrono::milliseconds(1));  // stay connected
+    }
   });
 }
 

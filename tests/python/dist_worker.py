@@ -152,7 +152,28 @@ def more_collectives():
     x = full(1, "float32")
     dist.all_reduce(x)
     out["after_disagree"] = values(x)
-    # the reductions refuse a dtype without a reduction, naming it
+    # a send longer than its recv's tensor (Gloo aborted the receiver), and one of another
+    # dtype with the same bytes (read silently as the wrong type): the receiver raises,
+    # the sender's send completes, and the pair works afterwards
+    if rank in (0, 1):
+        peer = 1 - rank
+        if rank == 0:
+            dist.send(oar.ones([5]), dst=1)
+            dist.send(oar.ones([2], dtype="float64"), dst=1)
+        else:
+            errs = []
+            for t in (oar.zeros([3]), oar.zeros([4])):
+                try:
+                    dist.recv(t, src=0)
+                    errs.append("no error")
+                except ValueError as e:
+                    errs.append(str(e))
+            out["p2p_mismatch"] = errs
+        got = oar.zeros([2])
+        task = dist.irecv(got, src=peer)
+        dist.send(oar.full([2], float(rank + 1)), dst=peer)
+        task.wait()
+        out["p2p_after"] = values(got)
     try:
         dist.reduce(full(1, "uint8"), dst=0)
         out["reduce_uint8"] = "no error"

@@ -139,6 +139,13 @@ def test_reduce_gather_scatter_alltoall_and_object_collectives(tmp_path, n):
         assert "rank 0 called broadcast" in calls and "rank 1 called all_reduce" in calls, calls
         assert "of int64" in dtypes and "of float32" in dtypes, dtypes
         assert res["after_disagree"] == [float(n)] * 3
+        if rank == 1:
+            longer, retyped = res["p2p_mismatch"]
+            assert ("recv(): rank 0 sent 5 elements of float32 (20 bytes), but the tensor here "
+                    "holds 3 elements of float32") in longer, longer
+            assert "sent 2 elements of float64 (16 bytes)" in retyped, retyped
+        if rank in (0, 1):
+            assert res["p2p_after"] == [float(2 - rank)] * 2
 
 
 def test_spawn_runs_the_ranks_and_names_a_failing_one(tmp_path):

@@ -30,6 +30,7 @@
 #include "oar/core/errors.h"
 #include "oar/core/profiler/record_event.h"
 #include "oar/core/profiler/recorder.h"
+#include "oar/distributed/p2p.h"
 #include "oar/distributed/reduce_kernels.h"
 #include "oar/distributed/tcp_store.h"
 
@@ -323,6 +324,9 @@ struct ProcessGroupImpl {
   std::shared_ptr<int> group_counter;  // shared by a world and its subgroups
   uint32_t next_tag = 0;
   std::map<int, uint64_t> sends, recvs;  // point-to-point sequence numbers per peer
+  // Note [Point-to-point sizes] (p2p.cc); created by the worker, per peer.
+  std::map<int, std::unique_ptr<PeerReceiver>> receivers;
+  std::shared_ptr<InFlight> in_flight = std::make_shared<InFlight>();
 
   std::mutex mu;
   std::condition_variable cv;
@@ -340,6 +344,18 @@ struct ProcessGroupImpl {
     }
     cv.notify_all();
     if (worker.joinable()) worker.join();
+    receivers.clear();  // each aborts its pending header wait and joins its thread
+    in_flight->Stop();  // pending transfers' waits raise instead of timing out
+  }
+
+  PeerReceiver& Receiver(int peer, int src) {
+    auto& r = receivers[peer];
+    if (!r) {
+      r = std::make_unique<PeerReceiver>(
+          context, in_flight, peer, timeout,
+          [this, src](const std::string& c) { return Failure(StrCat("recv from rank ", src), c); });
+    }
+    return *r;
   }
 
   void Loop() {
@@ -794,24 +810,21 @@ namespace {
 constexpr uint64_t kP2PSlot = uint64_t{1} << 56;
 }
 
+// Point-to-point transfers take two slots each (Note [Point-to-point sizes] in p2p.cc),
+// numbered per peer in issue order. The transfer completes when the peer posts its
+// recv: Wait() waits for it on the caller's thread, so the worker can run the next
+// operation.
 WorkPtr ProcessGroup::Send(Tensor t, int dst) {
   CheckTensor(t, "send", "tensor");
   const int peer = GroupRank(dst, "send(): dst");
   if (peer == impl_->rank) throw errors::InvalidArgument("send(): dst ", dst, " is this rank");
   auto* impl = impl_.get();
   return impl->Enqueue("send", [impl, t, peer, dst](Work& w) {
-    auto buf = std::shared_ptr<gloo::transport::UnboundBuffer>(
-        impl->context->createUnboundBuffer(Ptr(t), Bytes(t)));
-    buf->send(peer, kP2PSlot + impl->sends[peer]++);
-    // The transfer completes when the peer posts its recv: Wait() waits for
-    // it on the caller's thread, so the worker can run the next operation.
-    w.wait_extra_ = [impl, buf, t, dst] {
-      try {
-        if (!buf->waitSend(impl->timeout)) throw std::runtime_error("Timed out");
-      } catch (const std::exception& e) {
-        throw impl->Failure(StrCat("send to rank ", dst), e.what());
-      }
-    };
+    const uint64_t slot = kP2PSlot + 2 * impl->sends[peer]++;
+    w.wait_extra_ = PostSend(impl->context, impl->in_flight, peer, slot, t, impl->timeout,
+                             [impl, dst](const std::string& cause) {
+                               return impl->Failure(StrCat("send to rank ", dst), cause);
+                             });
   });
 }
 
@@ -822,16 +835,13 @@ WorkPtr ProcessGroup::Recv(Tensor t, int src) {
   t.bump_inplace_version();
   auto* impl = impl_.get();
   return impl->Enqueue("recv", [impl, t, peer, src](Work& w) {
-    auto buf = std::shared_ptr<gloo::transport::UnboundBuffer>(
-        impl->context->createUnboundBuffer(Ptr(t), Bytes(t)));
-    buf->recv(peer, kP2PSlot + impl->recvs[peer]++);
-    w.wait_extra_ = [impl, buf, t, src] {
-      try {
-        if (!buf->waitRecv(impl->timeout)) throw std::runtime_error("Timed out");
-      } catch (const std::exception& e) {
-        throw impl->Failure(StrCat("recv from rank ", src), e.what());
-      }
-    };
+    const uint64_t slot = kP2PSlot + 2 * impl->recvs[peer]++;
+    w.wait_extra_ = PostRecv(
+        impl->context, impl->in_flight, peer, slot, t, src, impl->timeout,
+        [impl, src](const std::string& cause) {
+          return impl->Failure(StrCat("recv from rank ", src), cause);
+        },
+        [impl, peer, src]() -> PeerReceiver& { return impl->Receiver(peer, src); });
   });
 }
 
