@@ -171,6 +171,27 @@ def test_polygamma_far_left_of_zero_is_accurate():
     np.testing.assert_allclose(oar.polygamma(_t([x]), 1).numpy()[0], want, rtol=1e-9)
 
 
+def test_polygamma_even_order_near_negative_half_integers():
+    # (fuzz seed 234) For even n the terms (x + k)^-(n+1) change sign across 0 and
+    # (-1/2)^-(n+1), (1/2)^-(n+1) cancel at x = -N + 1/2: the direct sum lost every digit
+    # (n = 20 at -2.5: -4.2e8 for -9.2e6; PyTorch and SciPy still do). The poles' parts
+    # are now summed first. At x = -N + 1/2 what is left is exactly
+    # -n! zeta(n + 1, N + 1/2); elsewhere mpmath at 400 digits is the oracle.
+    import mpmath as mp
+    mp.mp.dps = 400
+    for n, x in [(20, -2.5), (40, -2.5), (100, -10.5), (40, -63.5), (8, -5.49999),
+                 (21, -0.001), (100, -3.25), (200, -2.5), (4, -7.3)]:
+        want = float(mp.polygamma(n, mp.mpf(x)))
+        got = oar.polygamma(_t([x]), n).numpy()[0]
+        np.testing.assert_allclose(got, want, rtol=1e-11, err_msg=f"n={n}, x={x}")
+    n, x = 20, -2.5
+    exact = -float(mp.factorial(n) * mp.zeta(n + 1, mp.mpf(3.5)))
+    np.testing.assert_allclose(oar.polygamma(_t([x]), n).numpy()[0], exact, rtol=1e-13)
+    # huge orders: +-inf by the sign of n! zeta(n + 1, x), not -0.0 from an underflow
+    got = oar.polygamma(_t([-2.5, -63.5, -0.09], "float32"), 2 ** 32).numpy()
+    assert got.tolist() == [-INF, -INF, INF]
+
+
 # ---- scans, statistics, norms ------------------------------------------------------------
 
 @pytest.mark.parametrize("values", [[NAN, 1.0, NAN, 2.0], [2.0, NAN, NAN, 3.0],

@@ -119,8 +119,11 @@ double Polygamma(int64_t n, double x) {
   const double s = static_cast<double>(n) + 1;
   const double log_factorial = LogGamma(s);
   const double factorial = std::exp(log_factorial);
-  // Far left of 0 the direct sum would take |x| terms: zeta(s, x) = (-1)^s (zeta(s, 1 - f)
-  // - zeta(s, N + 1 - f)) + zeta(s, f) with x = f - N, 0 < f < 1, each q in it positive.
+  // Left of 0: zeta(s, x) = (-1)^s (zeta(s, 1 - f) - zeta(s, N + 1 - f)) + zeta(s, f)
+  // with x = f - N, 0 < f < 1, each q in it positive. The direct sum would take |x|
+  // terms far left of 0, and for an even n it adds terms of both signs: at x = -2.5,
+  // (-0.5)^-s and 0.5^-s cancel and took every digit of the rest with them (n = 20:
+  // -4.2e8 for -9.2e6; PyTorch and SciPy still give that).
   const double fl = std::floor(x);
   const double f = x - fl;
   const double odd_s = n % 2 == 0 ? -1.0 : 1.0;  // (-1)^s
@@ -130,7 +133,7 @@ double Polygamma(int64_t n, double x) {
   // the two near the poles first: at f = 1/2 with s odd they cancel exactly
   const std::array<Part, 3> parts = {Part{odd_s, 1 - f}, Part{1.0, f}, Part{-odd_s, 1 - f - fl}};
   double z = 0;
-  if (x > 0 || fl >= -64) {
+  if (x > 0) {
     z = HurwitzZeta(s, x, 1.0);
   } else {
     for (const Part& p : parts) z += p.coef * HurwitzZeta(s, p.q, 1.0);
@@ -141,16 +144,19 @@ double Polygamma(int64_t n, double x) {
   if (x > 0) {
     return sign * std::exp(log_factorial - s * std::log(x) + std::log(HurwitzZeta(s, x, x)));
   }
-  std::array<double, 3> logs{};
-  double top = -kInf;
-  for (size_t i = 0; i < parts.size(); ++i) {
-    logs[i] = -s * std::log(parts[i].q) + std::log(HurwitzZeta(s, parts[i].q, parts[i].q));
-    top = std::max(top, logs[i]);
+  // zeta as sign * e^log, the parts added in order: the two near the poles first, so
+  // that their exact cancellation at f = 1/2 leaves the third part's value and not 0
+  // (which underflowed when its scale was the cancelled parts': -0.0 for -inf).
+  double zsign = 0, zlog = -kInf;
+  for (const Part& p : parts) {
+    const double plog = -s * std::log(p.q) + std::log(HurwitzZeta(s, p.q, p.q));
+    const double top = std::max(zlog, plog);
+    const double v = zsign * std::exp(zlog - top) + p.coef * std::exp(plog - top);
+    zsign = v > 0 ? 1.0 : v < 0 ? -1.0 : 0.0;
+    zlog = v == 0 ? -kInf : top + std::log(std::fabs(v));
   }
-  double t = 0;  // zeta / e^top
-  for (size_t i = 0; i < parts.size(); ++i) t += parts[i].coef * std::exp(logs[i] - top);
-  if (t == 0) return sign * 0.0;
-  return sign * std::copysign(std::exp(log_factorial + top + std::log(std::fabs(t))), t);
+  if (zsign == 0) return sign * 0.0;
+  return sign * zsign * std::exp(log_factorial + zlog);
 }
 
 template <typename T>
