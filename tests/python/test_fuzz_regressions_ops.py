@@ -192,6 +192,21 @@ def test_polygamma_even_order_near_negative_half_integers():
     assert got.tolist() == [-INF, -INF, INF]
 
 
+def test_masked_fill_one_element_value_of_shape_1_into_0d_x():
+    # (fuzz seed 238) value [1] filling a 0-d x: forward kept x's shape (as Paddle), but
+    # the backward summed value's gradient from [] to [1] and raised
+    for fill in (False, True):
+        x = _t(2.0, grad=True)
+        v = _t([3.0], grad=True)
+        out = oar.masked_fill(x, oar.to_tensor(fill), v)
+        assert out.shape == [] and out.item() == (3.0 if fill else 2.0)
+        gx, gv = oar.grad(out * out, [x, v], create_graph=True)
+        assert gv.shape == [1] and gv.numpy().tolist() == [6.0 if fill else 0.0]
+        assert gx.item() == (0.0 if fill else 4.0)
+        (ggv,) = oar.grad(gv.sum(), [v])  # second order through the reshape
+        assert ggv.numpy().tolist() == [2.0 if fill else 0.0]
+
+
 # ---- scans, statistics, norms ------------------------------------------------------------
 
 @pytest.mark.parametrize("values", [[NAN, 1.0, NAN, 2.0], [2.0, NAN, NAN, 3.0],

@@ -44,7 +44,14 @@ Tensor angle_grad(const Tensor& x, const Tensor& g) {
 
 Tensor unbroadcast(const Tensor& g, const Tensor& like) {
   if (g.dims() == like.dims()) return g;
-  return sum_to(g, like.shape());
+  // An operand outside the broadcast may have more leading size-1 dims than the output:
+  // masked_fill's one-element value of shape [1] filling a 0-d x (fuzz seed 238).
+  std::vector<int64_t> target = like.shape();
+  size_t lead = 0;
+  while (target.size() - lead > static_cast<size_t>(g.ndim()) && target[lead] == 1) ++lead;
+  if (lead == 0) return sum_to(g, target);
+  return reshape_to(sum_to(g, {target.begin() + static_cast<std::ptrdiff_t>(lead), target.end()}),
+                    like.shape());
 }
 
 Tensor reduce_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>& axis,
