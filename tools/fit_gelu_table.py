@@ -1,4 +1,4 @@
-"""Fits the table of Note [Exact gelu from the normal tail] (vec_erf.h): on 32
+"""Fits the table of Note [Exact gelu from the normal tail] (vec_erf.inc): on 32
 equal intervals of [0, 6.5], a degree-6 polynomial in (t - center) for
 Phi(-t) = erfc(t / sqrt 2) / 2, minimising the relative error (least squares at
 Chebyshev nodes, reweighted towards minimax). Prints the C++ table rows, one

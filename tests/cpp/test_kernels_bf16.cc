@@ -9,6 +9,7 @@
 #include <cstdint>
 
 #include "oar/autograd/backward.h"
+#include "oar/core/cpu_isa.h"
 #include "oar/kernels/cpu/bf16_pack.h"
 #include "test_util.h"
 
@@ -219,7 +220,11 @@ TEST(Bf16, ConvBatchOfZero) {
 // layout written out element by element, for both unit strides, with a row
 // stride longer than a row, and K and N off the 32 x 64 blocks (zero padding).
 TEST(Bf16, PackerWritesTheBlockedPairLayout) {
-  if (!onednn::CanPackBf16()) GTEST_SKIP() << "the packer needs AVX512BW";
+  // The packer is AVX-512 code, and only the AVX-512 oneDNN kernels read its layout.
+  if (!onednn::CanPackBf16()) {
+    GTEST_SKIP() << "PackBf16 needs the avx512 level; dispatch here reaches "
+                 << CpuIsaName(MaxCpuIsa());
+  }
   for (const auto& [k, n] : {std::pair<int64_t, int64_t>{37, 70}, {64, 128}, {1, 5}, {95, 200}}) {
     for (const bool rows : {true, false}) {
       const int64_t ld = (rows ? n : k) + 3;  // a stride past the row (or column) length

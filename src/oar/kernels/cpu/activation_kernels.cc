@@ -12,7 +12,6 @@
 
 #include "oar/kernels/funcs/elementwise.h"
 #include "oar/kernels/funcs/vec_chunked.h"
-#include "oar/kernels/funcs/vec_erf.h"
 #include "oar/kernels/kernel_registry.h"
 
 namespace oar {
@@ -58,7 +57,7 @@ void GeluKernel(const DeviceContext&, const DenseTensor& x, bool approximate, De
   using K = GeluConst<C>;
   Chunked<T>(x, out, [approximate](const C* a, C* y, int64_t m) {
     if constexpr (std::is_same_v<C, float>) {
-      if (!approximate) return funcs::GeluSpan(a, y, m);
+      if (!approximate) return vec::Gelu(a, y, m);
     }
     if (approximate) {
       for (int64_t k = 0; k < m; ++k)
@@ -66,7 +65,7 @@ void GeluKernel(const DeviceContext&, const DenseTensor& x, bool approximate, De
       vec::Apply(Fn::kTanh, y, y, m);
     } else {
       for (int64_t k = 0; k < m; ++k) y[k] = a[k] * K::kInvSqrt2;
-      funcs::ErfSpan(y, y, m);
+      vec::Apply(vec::Fn::kErf, y, y, m);
     }
     for (int64_t k = 0; k < m; ++k) y[k] = C(0.5) * a[k] * (C(1) + y[k]);
   });
@@ -78,7 +77,7 @@ void GeluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTenso
   using K = GeluConst<C>;
   Chunked<T>(x, grad_out, x_grad, [approximate](const C* a, const C* g, C* y, int64_t m) {
     if constexpr (std::is_same_v<C, float>) {
-      if (!approximate) return funcs::GeluGradSpan(a, g, y, m);
+      if (!approximate) return vec::GeluGrad(a, g, y, m);
     }
     if (approximate) {
       for (int64_t k = 0; k < m; ++k)
@@ -96,7 +95,7 @@ void GeluGradKernel(const DeviceContext&, const DenseTensor& x, const DenseTenso
       y[k] = a[k] * K::kInvSqrt2;
       e[k] = C(-0.5) * a[k] * a[k];
     }
-    funcs::ErfSpan(y, y, m);
+    vec::Apply(vec::Fn::kErf, y, y, m);
     vec::Apply(Fn::kExp, e, e, m);
     for (int64_t k = 0; k < m; ++k)
       y[k] = g[k] * (C(0.5) * (C(1) + y[k]) + a[k] * K::kInvSqrt2Pi * e[k]);

@@ -5,6 +5,7 @@
 
 #include <immintrin.h>
 
+#include "oar/core/cpu_isa.h"
 #include "oar/kernels/cpu/avx512_transpose.h"
 
 namespace oar::onednn {
@@ -103,14 +104,7 @@ OAR_PACK_ISA void Pack(const uint16_t* b, int64_t k, int64_t n, int64_t sr, int6
 
 }  // namespace
 
-bool CanPackBf16() {
-  // Immutable after its thread-safe initialisation: a CPU does not change.
-  static const bool ok = [] {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-  }();
-  return ok;
-}
+bool CanPackBf16() { return CpuIsaAllowed(CpuIsa::kAvx512); }
 
 void PackBf16(const uint16_t* b, int64_t k, int64_t n, int64_t sr, int64_t sc, uint16_t* out) {
   Pack(b, k, n, sr, sc, out);

@@ -16,7 +16,8 @@ inline constexpr int64_t kPackRows = 32;
 inline constexpr int64_t kPackCols = 64;
 inline constexpr int64_t kBlockElems = kPackRows * kPackCols;
 
-// Whether this CPU can run PackBf16 (it needs AVX512BW). Probed once.
+// Whether dispatch may run PackBf16 (it needs AVX512BW: the x86-64-v4 level,
+// Note [One cap on the dispatched ISA] in core/cpu_isa.h).
 bool CanPackBf16();
 
 // Writes B ([k, n] bfloat16 as raw 16-bit words, element (r, c) at

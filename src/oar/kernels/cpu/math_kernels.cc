@@ -11,7 +11,6 @@
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/funcs/elementwise.h"
 #include "oar/kernels/funcs/vec_chunked.h"
-#include "oar/kernels/funcs/vec_erf.h"
 #include "oar/kernels/kernel_registry.h"
 
 namespace oar {
@@ -81,8 +80,7 @@ T ComplexExpm1(T z) {
   template <typename T>                                                     \
   void Name(const DeviceContext&, const DenseTensor& x, DenseTensor* out) { \
     using R [[maybe_unused]] = typename T::value_type;                      \
-    UnaryElementwise<T, T>(                                                 \
-        x, out, [](T a) -> T { return expr; }, cost);                       \
+    UnaryElementwise<T, T>(x, out, [](T a) -> T { return expr; }, cost);    \
   }
 OAR_COMPLEX_MATH_KERNEL(ComplexLog1pKernel, 16, ComplexLog1p(a))
 OAR_COMPLEX_MATH_KERNEL(ComplexExpm1Kernel, 16, ComplexExpm1(a))
@@ -91,11 +89,12 @@ OAR_COMPLEX_MATH_KERNEL(ComplexLog10Kernel, 8, std::log10(a))
 OAR_COMPLEX_MATH_KERNEL(ComplexTanKernel, 8, std::tan(a))
 #undef OAR_COMPLEX_MATH_KERNEL
 
-// erf through funcs::ErfSpan (vec_erf.h: its own float polynomial, 2.2 ulp).
+// erf through vec_math (float: oar's own polynomial, 2.2 ulp, vec_erf.inc).
 template <typename T>
 void ErfKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
-  funcs::VecChunked<T, 1>({&x}, out, 8,
-                          [](const auto& in, auto* y, int64_t m) { funcs::ErfSpan(in[0], y, m); });
+  funcs::VecChunked<T, 1>({&x}, out, 8, [](const auto& in, auto* y, int64_t m) {
+    vec::Apply(vec::Fn::kErf, in[0], y, m);
+  });
 }
 
 // The inverse error function. No libm has it: a closed-form first guess

@@ -5,18 +5,43 @@
 
 #include <dnnl.hpp>
 
+#include <cstdlib>
 #include <string>
 
+#include "oar/core/cpu_isa.h"
 #include "oar/core/dtype.h"
 #include "oar/core/errors.h"
 
 namespace oar::onednn {
 
+// oneDNN follows oar's dispatch cap (Note [One cap on the dispatched ISA] in
+// core/cpu_isa.h) unless ONEDNN_MAX_CPU_ISA asks for its own. oneDNN takes a
+// cap only before its first primitive, so Engine() sets it. Its lowest level is
+// SSE4.1: under an SSE2 cap oneDNN runs that.
+inline void CapOneDnnIsa() {
+  if (std::getenv("ONEDNN_MAX_CPU_ISA") != nullptr || std::getenv("DNNL_MAX_CPU_ISA") != nullptr) {
+    return;
+  }
+  const CpuIsa cap = MaxCpuIsa();
+  if (cap == DetectedCpuIsa()) return;
+  using dnnl::cpu_isa;
+  const cpu_isa isa = cap >= CpuIsa::kAvx512 ? cpu_isa::avx512_core_vnni
+                      : cap == CpuIsa::kAvx2 ? cpu_isa::avx2
+                                             : cpu_isa::sse41;
+  if (dnnl::set_max_cpu_isa(isa) != dnnl::status::success) {
+    throw errors::Fatal("oneDNN refused the ISA cap OAR_MAX_CPU_ISA=", CpuIsaName(cap));
+  }
+}
+
 // One engine for the process: a function-local static (thread-safe
 // initialisation, immutable afterwards), as an inline function so every
-// translation unit shares the same object.
+// translation unit shares the same object. Every oneDNN call goes through it,
+// so the ISA cap precedes them all.
 inline const dnnl::engine& Engine() {
-  static const dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  static const dnnl::engine engine = [] {
+    CapOneDnnIsa();
+    return dnnl::engine(dnnl::engine::kind::cpu, 0);
+  }();
   return engine;
 }
 

@@ -214,18 +214,16 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
   if (g.in[0] == 1 && g.out[0] == 1 && !adaptive) {
     // 1-D and 2-D pools: a row of outputs at a time (MaxPoolRow).
     const int64_t OH = g.out[1], OW = g.out[2];
-    if constexpr (funcs::kMaxPool2x2Simd<T>) {
-      // 2x2 windows at stride 2, none of them clipped (funcs/max_pool_2x2.h).
-      const bool two_by_two = g.kernel[1] == 2 && g.kernel[2] == 2 && g.stride[1] == 2 &&
-                              g.stride[2] == 2 && g.pad_before[1] == 0 && g.pad_before[2] == 0 &&
-                              2 * OH <= IH && 2 * OW <= IW && S < (int64_t{1} << 31);
-      if (two_by_two) {
-        ParallelFor(0, Planes(x), L * 4, [&](int64_t b, int64_t e) {
-          for (int64_t p = b; p < e; ++p)
-            funcs::MaxPool2x2Plane(px + p * S, IW, OH, OW, po + p * L);
-        });
-        return;
-      }
+    // 2x2 windows at stride 2, none of them clipped (funcs/max_pool_2x2.h).
+    const bool two_by_two = g.kernel[1] == 2 && g.kernel[2] == 2 && g.stride[1] == 2 &&
+                            g.stride[2] == 2 && g.pad_before[1] == 0 && g.pad_before[2] == 0 &&
+                            2 * OH <= IH && 2 * OW <= IW && S < (int64_t{1} << 31);
+    if (const funcs::MaxPool2x2Fn simd = funcs::MaxPool2x2For(dtype_of_v<T>);
+        two_by_two && simd != nullptr) {
+      ParallelFor(0, Planes(x), L * 4, [&](int64_t b, int64_t e) {
+        for (int64_t p = b; p < e; ++p) simd(px + p * S, IW, OH, OW, po + p * L);
+      });
+      return;
     }
     ParallelFor(0, Planes(x), g.plane_cost(), [&](int64_t b, int64_t e) {
       std::vector<C> best_v(static_cast<size_t>(OW));

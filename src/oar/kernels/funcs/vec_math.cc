@@ -3,10 +3,9 @@
 #include "oar/kernels/funcs/vec_math.h"
 
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <limits>
 
+#include "oar/core/cpu_isa.h"
 #include "oar/kernels/funcs/vec_math_isa.h"
 
 namespace oar::vec {
@@ -127,27 +126,40 @@ TypedTable<S> ScalarTyped() {
   return t;
 }
 
+// The exact gelu x Phi(x) and g times its derivative, Phi from erfc in double.
+void GeluScalar(const float* x, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = x[i];
+    y[i] = static_cast<float>(v * 0.5 * std::erfc(-v * 0.70710678118654752));
+  }
+}
+void GeluGradScalar(const float* x, const float* g, float* y, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    const double v = x[i];
+    const double phi = 0.5 * std::erfc(-v * 0.70710678118654752);
+    y[i] = static_cast<float>(g[i] * (phi + v * 0.39894228040143268 * std::exp(-0.5 * v * v)));
+  }
+}
+
 [[maybe_unused]] const Table& TableScalar() {
-  static const Table t{"scalar", ScalarTyped<float>(), ScalarTyped<double>()};
+  static const Table t{"scalar", ScalarTyped<float>(), ScalarTyped<double>(), GeluScalar,
+                       GeluGradScalar};
   return t;
 }
 
-// Widest table the CPU runs, capped by OAR_VEC_ISA.
+// The widest table dispatch may use (Note [One cap on the dispatched ISA] in
+// core/cpu_isa.h).
 const Table& Pick() {
 #if defined(__x86_64__) || defined(_M_X64)
-  const char* cap = std::getenv("OAR_VEC_ISA");
-  const int cap_rank = cap == nullptr                  ? 3
-                       : std::strcmp(cap, "sse2") == 0 ? 1
-                       : std::strcmp(cap, "avx2") == 0 ? 2
-                                                       : 3;
-  const auto allowed = [&](int rank) { return rank <= cap_rank; };
-  __builtin_cpu_init();
-  // libgcc's checks include the OS's XSAVE support for the wider registers.
-  if (allowed(3) && __builtin_cpu_supports("avx512f")) return TableAvx512();
-  if (allowed(2) && __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) {
-    return TableAvx2();
+  switch (MaxCpuIsa()) {
+    case CpuIsa::kAvx512:
+    case CpuIsa::kAvx512Bf16:
+      return TableAvx512();
+    case CpuIsa::kAvx2:
+      return TableAvx2();
+    default:
+      return TableSse2();
   }
-  return TableSse2();
 #else
   return TableScalar();
 #endif
@@ -185,6 +197,12 @@ float Max(const float* x, int64_t n) { return detail::Active().f.max(x, n); }
 double Max(const double* x, int64_t n) { return detail::Active().d.max(x, n); }
 float Min(const float* x, int64_t n) { return detail::Active().f.min(x, n); }
 double Min(const double* x, int64_t n) { return detail::Active().d.min(x, n); }
+void Gelu(const float* x, float* y, int64_t n) {
+  if (n > 0) detail::Active().gelu(x, y, n);
+}
+void GeluGrad(const float* x, const float* g, float* y, int64_t n) {
+  if (n > 0) detail::Active().gelu_grad(x, g, y, n);
+}
 const char* ActiveIsa() { return detail::Active().isa; }
 
 }  // namespace oar::vec

@@ -12,10 +12,14 @@
 //                                  if any element is NaN (-inf / +inf if n == 0).
 //                                  Sum adds in an order fixed by n (and the SIMD
 //                                  width), so equal spans give equal bits.
-//   ActiveIsa()                    "avx512f", "avx2", "sse2" or "scalar": what
+//   Gelu(x, y, n)                  the exact gelu x Phi(x), float (Note [Exact
+//                                  gelu from the normal tail] in vec_erf.inc).
+//   GeluGrad(x, g, y, n)           g[i] times gelu's derivative at x[i].
+//   ActiveIsa()                    "avx512", "avx2", "sse2" or "scalar": what
 //                                  the dispatcher picked on this CPU.
 //
-// Accuracy: SLEEF's 1.0-ulp functions (erfc 1.5 ulp); sigmoid is
+// Accuracy: SLEEF's 1.0-ulp functions (erfc 1.5 ulp), but for float32 erf,
+// which is oar's own (2.2 ulp, vec_erf.inc); sigmoid is
 // 1 / (1 + exp(-x)) with that exp; float32 tanh is oar's own rational
 // function (5 ulp, vec_math_isa.inc), float64 tanh is SLEEF's; float32 log is
 // Cephes' polynomial with FMA (0.8 ulp, LogFloat in vec_math_isa.inc), SLEEF's
@@ -28,10 +32,12 @@
 // multi-threaded callers agree bitwise. It may differ in the last ulp between CPUs of different
 // SIMD width.
 //
-// Dispatch: the SIMD width is chosen once at run time from what the CPU
-// supports (AVX-512F, else AVX2+FMA, else SSE2); the library is never built for
-// one machine. OAR_VEC_ISA=sse2|avx2|avx512f in the environment caps the choice
-// (for tests and benchmarks of the narrower paths).
+// Dispatch: the SIMD width is chosen once at run time from MaxCpuIsa()
+// (x86-64-v4 AVX-512, else x86-64-v3 AVX2+FMA, else SSE2), each width's unit
+// built for exactly that level whatever the building CPU has.
+// OAR_MAX_CPU_ISA=sse2|avx2 in the environment caps the choice (Note [One cap
+// on the dispatched ISA] in core/cpu_isa.h). gelu differs in the last ulps
+// between widths (AVX-512 and AVX2 evaluate tables of their own).
 //
 // float16/bfloat16 callers convert to float first (see vec_unary.h).
 #pragma once
@@ -69,6 +75,8 @@ float Max(const float* x, int64_t n);
 double Max(const double* x, int64_t n);
 float Min(const float* x, int64_t n);
 double Min(const double* x, int64_t n);
+void Gelu(const float* x, float* y, int64_t n);
+void GeluGrad(const float* x, const float* g, float* y, int64_t n);
 const char* ActiveIsa();
 
 }  // namespace oar::vec

@@ -1,8 +1,12 @@
-// vec_math at 256 bits (AVX2 + FMA). Built with -mavx2 -mfma (CMakeLists.txt)
-// and only called when the CPU reports both (vec_math.cc).
+// vec_math at 256 bits (AVX2 + FMA). Built for x86-64-v3 (-march=x86-64-v3,
+// CMakeLists.txt, not the building CPU's wider ISA) and only called when the
+// CPU has that level (vec_math.cc).
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <sleef.h>
+
+#include <cstdint>
+#include <cstring>
 
 #include "oar/kernels/funcs/vec_math_isa.h"
 

@@ -1,8 +1,11 @@
-// vec_math at 512 bits (AVX-512F). Built with -mavx512f (CMakeLists.txt)
-// and only called when the CPU reports AVX-512F (vec_math.cc).
+// vec_math at 512 bits (AVX-512). Built for x86-64-v4 (-march=x86-64-v4,
+// CMakeLists.txt) and only called when the CPU has that level (vec_math.cc).
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <sleef.h>
+
+#include <cstdint>
+#include <cstring>
 
 #include "oar/kernels/funcs/vec_math_isa.h"
 
@@ -72,7 +75,7 @@ struct OpsD {
 }  // namespace
 
 const Table& TableAvx512() {
-  static const Table t = MakeTable("avx512f");
+  static const Table t = MakeTable("avx512");
   return t;
 }
 

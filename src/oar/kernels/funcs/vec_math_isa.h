@@ -25,6 +25,8 @@ struct Table {
   const char* isa;
   TypedTable<float> f;
   TypedTable<double> d;
+  void (*gelu)(const float*, float*, int64_t);
+  void (*gelu_grad)(const float*, const float*, float*, int64_t);
 };
 
 #if defined(__x86_64__) || defined(_M_X64)

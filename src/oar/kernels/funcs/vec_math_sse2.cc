@@ -1,8 +1,14 @@
-// vec_math at 128 bits: SSE2, the x86-64 baseline, so no extra flags; SLEEF's
-// dispatchers pick SSE4.1 or AVX2-in-128-bit themselves where the CPU has them.
+// vec_math at 128 bits: SSE2, the x86-64 baseline. Built for plain x86-64
+// (-march=x86-64, CMakeLists.txt), and calling SLEEF's SSE2 functions rather
+// than its dispatchers (which would pick SSE4.1 or AVX2-in-128-bit on a newer
+// CPU): under OAR_MAX_CPU_ISA=sse2 a new machine computes what an old one does
+// (Note [One cap on the dispatched ISA] in core/cpu_isa.h).
 #if defined(__x86_64__)
 #include <immintrin.h>
 #include <sleef.h>
+
+#include <cstdint>
+#include <cstring>
 
 #include "oar/kernels/funcs/vec_math_isa.h"
 
@@ -71,8 +77,8 @@ struct OpsD {
   static V MulAdd(V a, V b, V c) { return _mm_add_pd(_mm_mul_pd(a, b), c); }
   static V Min(V a, V b) { return _mm_min_pd(a, b); }
 };
-#define OAR_SF(name, acc) Sleef_##name##f4_##acc
-#define OAR_SD(name, acc) Sleef_##name##d2_##acc
+#define OAR_SF(name, acc) Sleef_##name##f4_##acc##sse2
+#define OAR_SD(name, acc) Sleef_##name##d2_##acc##sse2
 #include "oar/kernels/funcs/vec_math_isa.inc"
 #undef OAR_SF
 #undef OAR_SD
