@@ -36,6 +36,7 @@ _os.environ.setdefault("MIMALLOC_PURGE_DELAY", "1000")  # its name from 2.1 on
 _os.environ.setdefault("MIMALLOC_RESERVE_OS_MEMORY", "1GiB")
 
 from . import _C
+_C._cpu_isa()  # a bad OAR_MAX_CPU_ISA fails the import, not a later op (oar.device.cpu_isa)
 from ._dtype import (CPUPlace, Place, bfloat16, bool_, complex64, complex128,  # noqa: F401
                      convert_dtype, dtype, float16, float32, float64, int8, int16, int32, int64,
                      uint8, uint16, uint32, uint64, float8_e4m3fn, float8_e5m2)

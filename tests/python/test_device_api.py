@@ -1,5 +1,10 @@
 """The device and mode API (python/oar/device/, _mode.py, version.py, utils/): Paddle's
-names, answered truthfully for a CPU-only eager framework."""
+names, answered truthfully for a CPU-only eager framework; and cpu_isa, the ISA level
+of kernel dispatch and its cap."""
+import os
+import subprocess
+import sys
+
 import pytest
 
 import oar
@@ -93,3 +98,46 @@ def test_run_check_detects_a_wrong_gradient(monkeypatch):
     monkeypatch.setattr(oar.nn, "Linear", broken)
     with pytest.raises(RuntimeError, match="run_check: the forward is wrong"):
         oar.utils.run_check()
+
+
+LEVELS = ("sse2", "avx2", "avx512", "avx512_bf16")
+
+
+def _run(code, **env):
+    """`code` in a new interpreter with `env` added (OAR_MAX_CPU_ISA is read at import)."""
+    return subprocess.run([sys.executable, "-c", code], env={**os.environ, **env},
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_cpu_isa_reports_the_dispatched_and_detected_levels():
+    isa = oar.device.cpu_isa()
+    assert isa.detected in LEVELS + ("scalar",)
+    cap = os.environ.get("OAR_MAX_CPU_ISA")
+    if isa.detected == "scalar" or not cap:
+        assert isa.dispatched == isa.detected
+    else:  # the lower of the CPU's level and the cap
+        assert isa.dispatched == min(isa.detected, cap, key=LEVELS.index)
+
+
+@pytest.mark.skipif(oar.device.cpu_isa().detected == "scalar", reason="x86-64 levels only")
+def test_cpu_isa_cap_moves_every_dispatch_down():
+    # sse2 is below every x86-64 CPU oar dispatches on: the SIMD tables, the packer and
+    # oneDNN all follow, and the 16-bit instructions count as absent.
+    out = _run("import oar, oar.amp\n"
+               "print(tuple(oar.device.cpu_isa()), oar.amp.is_bfloat16_supported(),\n"
+               "      oar.amp.is_float16_supported())", OAR_MAX_CPU_ISA="sse2")
+    assert out.returncode == 0, out.stderr
+    detected = oar.device.cpu_isa().detected
+    assert out.stdout.split() == [f"('sse2',", f"'{detected}')", "False", "False"]
+    # A cap above the CPU changes nothing.
+    out = _run("import oar; print(oar.device.cpu_isa().dispatched)",
+               OAR_MAX_CPU_ISA="avx512_bf16")
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == detected
+
+
+def test_cpu_isa_cap_rejects_an_unknown_level_at_import():
+    out = _run("import oar", OAR_MAX_CPU_ISA="avx1024")
+    assert out.returncode != 0
+    assert ("OAR_MAX_CPU_ISA is 'avx1024'; expected one of sse2, avx2, avx512, avx512_bf16"
+            in out.stderr), out.stderr

@@ -12,8 +12,12 @@ only smaller". True means the processor has instructions that compute on the
 
 The answer comes from the feature flags Linux lists in /proc/cpuinfo ("flags" on
 x86, "Features" on ARM); elsewhere, or when the file cannot be read, it is False.
+It is also False when OAR_MAX_CPU_ISA caps oar's kernels below the level that has
+those instructions (oar.device.cpu_isa()): oar then does not use them.
 """
 from __future__ import annotations
+
+from .. import _C
 
 __all__ = ["is_bfloat16_supported", "is_float16_supported"]
 
@@ -23,6 +27,15 @@ _OTHER_DEVICES = ("gpu", "xpu", "npu", "ipu", "mlu", "custom")
 
 
 _flags_cache: dict[str, frozenset] = {}
+
+
+def _capped_below(level):
+    """Whether OAR_MAX_CPU_ISA keeps dispatch below `level` on this x86 CPU."""
+    detected, dispatched = _C._cpu_isa()
+    order = ("sse2", "avx2", "avx512", "avx512_bf16")
+    if dispatched not in order:  # not x86-64: no levels to cap
+        return False
+    return dispatched != detected and order.index(dispatched) < order.index(level)
 
 
 def _cpu_flags(path="/proc/cpuinfo"):
@@ -68,7 +81,7 @@ def _is_cpu(who, device):
 def is_bfloat16_supported(device=None):
     """Whether the CPU computes in bfloat16 natively (see the module note; oar runs
     bfloat16 without it, converting). Other device kinds: False."""
-    if not _is_cpu("is_bfloat16_supported", device):
+    if not _is_cpu("is_bfloat16_supported", device) or _capped_below("avx512_bf16"):
         return False
     return bool(_cpu_flags() & _BF16_FLAGS)
 
@@ -76,6 +89,7 @@ def is_bfloat16_supported(device=None):
 def is_float16_supported(device=None):
     """Whether the CPU computes in float16 natively (see the module note; oar runs
     float16 without it, converting). Other device kinds: False."""
-    if not _is_cpu("is_float16_supported", device):
+    # No level of OAR_MAX_CPU_ISA names float16's instructions: any cap excludes them.
+    if not _is_cpu("is_float16_supported", device) or _capped_below("avx512_bf16"):
         return False
     return bool(_cpu_flags() & _FP16_FLAGS)

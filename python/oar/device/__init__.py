@@ -8,7 +8,9 @@ built for the CPU only, and every is_compiled_with_* is False.
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
+from .. import _C
 from .._dtype import CPUPlace, Place
 
 __all__ = [
@@ -19,7 +21,7 @@ __all__ = [
     "is_available", "device_count", "synchronize", "CUDAPlace", "XPUPlace", "IPUPlace",
     "CUDAPinnedPlace", "XPUPinnedPlace", "get_cudnn_version", "get_rng_state", "set_rng_state",
     "device", "device_guard", "get_device_properties", "get_device_name",
-    "get_device_capability", "is_bf16_supported", "manual_seed",
+    "get_device_capability", "is_bf16_supported", "manual_seed", "cpu_isa",
     # device memory counters (_memory.py), streams and events (_streams.py), the legacy
     # typed-tensor factories (_tensor_types.py)
     "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
@@ -361,3 +363,33 @@ from ._streams import (Event, Stream, StreamContext, current_stream,  # noqa: E4
 from ._tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor,  # noqa: E402,F401
                             CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
                             LongTensor, ShortTensor)
+
+
+class CpuIsa(NamedTuple):
+    """The result of cpu_isa()."""
+
+    dispatched: str
+    detected: str
+
+
+def cpu_isa() -> CpuIsa:
+    """The instruction-set level oar's kernels dispatch to, and the CPU's own.
+
+    Levels, lowest first: ``"sse2"``, ``"avx2"`` (x86-64-v3), ``"avx512"``
+    (x86-64-v4), ``"avx512_bf16"``; ``"scalar"`` off x86-64. The hand-written SIMD
+    kernels and oneDNN use the dispatched level, which is the CPU's unless the
+    environment variable ``OAR_MAX_CPU_ISA`` (read once, at import) caps it lower,
+    as the test command does to run a wide machine's tests on the narrower paths.
+    An oar extension: Paddle has no such query.
+
+    Returns:
+        CpuIsa: a named tuple ``(dispatched, detected)`` of level names.
+
+    Example::
+
+        >>> import oar
+        >>> oar.device.cpu_isa().dispatched in ("sse2", "avx2", "avx512", "avx512_bf16")
+        True
+    """
+    dispatched_detected = _C._cpu_isa()
+    return CpuIsa(dispatched=dispatched_detected[1], detected=dispatched_detected[0])

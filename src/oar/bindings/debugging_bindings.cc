@@ -1,14 +1,16 @@
 // oar._C._nan_inf_*: the reporting settings of FLAGS_check_nan_inf and the numeric
 // statistics of a tensor, behind oar.amp.debugging (src/oar/api/nan_inf_check.h);
-// and oar._C._kernel_dtypes, what the kernel registry holds for an op, which the op
-// test driver reads to run each op in every dtype its kernel takes.
+// oar._C._kernel_dtypes, what the kernel registry holds for an op, which the op
+// test driver reads to run each op in every dtype its kernel takes; and
+// oar._C._cpu_isa, the ISA levels of kernel dispatch (core/cpu_isa.h).
 #include <string>
 #include <vector>
 
 #include "oar/api/nan_inf_check.h"
-#include "oar/kernels/kernel_registry.h"
 #include "oar/bindings/arg_parse.h"
 #include "oar/bindings/tensor_object.h"
+#include "oar/core/cpu_isa.h"
+#include "oar/kernels/kernel_registry.h"
 
 namespace oar::py {
 namespace {
@@ -80,6 +82,17 @@ PyObject* KernelDTypes(PyObject*, PyObject* name) {
   OAR_PY_CATCH
 }
 
+// (detected, dispatched): what the CPU has and what dispatch uses under
+// OAR_MAX_CPU_ISA, by name ("avx2", ...). A bad OAR_MAX_CPU_ISA raises here.
+PyObject* CpuIsaLevels(PyObject*, PyObject*) {
+  OAR_PY_TRY
+  const std::string_view max = CpuIsaName(MaxCpuIsa());
+  const std::string_view detected = CpuIsaName(DetectedCpuIsa());
+  return Py_BuildValue("(s#s#)", detected.data(), static_cast<Py_ssize_t>(detected.size()),
+                       max.data(), static_cast<Py_ssize_t>(max.size()));
+  OAR_PY_CATCH
+}
+
 }  // namespace
 
 PyMethodDef g_debugging_functions[] = {
@@ -95,6 +108,9 @@ PyMethodDef g_debugging_functions[] = {
     {"_kernel_dtypes", KernelDTypes, METH_O,
      "_kernel_dtypes(name) -> 'float32, int8, ...': the dtypes of op `name`'s CPU kernels "
      "(None without a kernel of that name)"},
+    {"_cpu_isa", CpuIsaLevels, METH_NOARGS,
+     "_cpu_isa() -> (detected, dispatched): the CPU's ISA level and the one kernel dispatch "
+     "uses (OAR_MAX_CPU_ISA caps it), e.g. ('avx512_bf16', 'avx2')"},
     {nullptr, nullptr, 0, nullptr}};
 
 }  // namespace oar::py
