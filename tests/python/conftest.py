@@ -9,6 +9,12 @@ A `python/oar` picked up from the work tree would have no compiled _C (or a
 stale one) and would hide packaging mistakes, so importing it is an error here.
 """
 import os
+import random
+import zlib
+
+import numpy as np
+import pytest
+import torch
 
 import oar
 
@@ -34,3 +40,69 @@ def pytest_collection_modifyitems(config, items):
     kept = [item for k, item in enumerate(items) if k % count == index]
     config.hook.pytest_deselected(items=[item for k, item in enumerate(items) if k % count != index])
     items[:] = kept
+
+
+@pytest.fixture(autouse=True)
+def _seeded(request):
+    """Every test draws its own data: the generators a test may use (a module's
+    RNG, numpy's, Python's, oar's and torch's global ones) are seeded from the
+    test's name before it runs, so what it computes does not depend on which tests
+    ran before it (a shard of the sanitizer run, -k, the file alone)."""
+    seed = zlib.crc32(request.node.name.encode())
+    module_rng = getattr(request.module, "RNG", None)
+    if isinstance(module_rng, np.random.Generator):
+        request.module.RNG = np.random.default_rng(seed)
+    np.random.seed(seed)
+    random.seed(seed)
+    oar.seed(seed)
+    torch.manual_seed(seed)
+
+
+def _global_state():
+    """The process-wide settings a test could change and leave behind."""
+    state = {
+        "flags": oar.get_flags(list(oar._flags._OWN)),
+        "default dtype": oar.get_default_dtype(),
+        "grad enabled": oar.is_grad_enabled(),
+        "autocast": (oar.amp.is_autocast_enabled(), str(oar.amp.get_autocast_dtype())),
+        "cpu isa": tuple(oar.device.cpu_isa()),
+        "environment": {k: v for k, v in os.environ.items()
+                        if k.startswith(("OAR_", "ONEDNN_", "DNNL_", "OMP_", "FLAGS_"))},
+    }
+    # torch and oar share one OpenMP runtime: torch.set_num_threads sets oar's too.
+    state["OpenMP threads"] = torch.get_num_threads()
+    state["torch default dtype"] = str(torch.get_default_dtype())
+    return state
+
+
+# What the process starts with, before any test module is imported.
+_AT_START = _global_state()
+
+
+def pytest_collection_finish(session):
+    """Importing a test module must not change global state either: every module
+    collected after it (the whole suite but the file alone) would run under it."""
+    now = _global_state()
+    changed = sorted(k for k in _AT_START if now.get(k) != _AT_START[k])
+    if changed:
+        detail = "; ".join(f"{k}: {_AT_START[k]!r} -> {now.get(k)!r}" for k in changed)
+        raise pytest.UsageError(f"importing the test modules changed global state: {detail}")
+
+
+@pytest.fixture(autouse=True)
+def _leaves_global_state(request):
+    """A test never leaves global state changed: a later test would run under it,
+    and a result would depend on test order. Checked after each test; the state is
+    put back so that one offender does not fail every test after it."""
+    before = _global_state()
+    yield
+    after = _global_state()
+    changed = sorted(k for k in before if after.get(k) != before[k])
+    if not changed:
+        return
+    oar.set_flags(before["flags"])
+    oar.set_default_dtype(before["default dtype"])
+    oar.set_grad_enabled(before["grad enabled"])
+    torch.set_num_threads(before["OpenMP threads"])
+    detail = "; ".join(f"{k}: {before[k]!r} -> {after.get(k)!r}" for k in changed)
+    pytest.fail(f"{request.node.nodeid} left global state changed: {detail}", pytrace=False)

@@ -51,7 +51,18 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 import op_registry as R  # noqa: E402  (tests/op_registry.py)
 from op_registry import call_torch, COMPLEX_DTYPES, FLOAT_DTYPES, NP_DTYPES, OPS  # noqa: E402,F401
 
-torch.set_num_threads(1)  # tiny tensors; and no contention with oar's OpenMP threads on 2 cores
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _one_thread():
+    """One OpenMP thread while this module runs: its tensors are tiny. torch and oar
+    share one OpenMP runtime in a process, so this holds for oar's oneDNN and OpenBLAS
+    calls too; it is put back afterwards (set at import, it held for every module
+    collected after this one, and oneDNN's sums are grouped by its thread count)."""
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(before)
 
 # The registry without the random ops, which have no oracle (statistical tests below).
 REGISTRY = {name: e for name, e in R.registry()["ops"].items() if not e["random"]}
