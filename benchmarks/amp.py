@@ -36,6 +36,7 @@ import time
 
 
 from _env import THREADS  # noqa: E402  (before the frameworks)
+import _machine  # noqa: E402
 
 GEMM_SIZES = (512, 1024, 2048)
 CONVS = {"conv 1->32 28x28": (64, 1, 32, 28), "conv 32->64 14x14": (64, 32, 64, 14)}
@@ -203,6 +204,8 @@ def main():
         ver = getattr(fw.m if args.framework == "oar" else fw.t, "__version__", "?")
         print(json.dumps({"version": ver, "times": measure(fw, args.repeats, args.only, args.stat)}))
         return
+
+    print(_machine.describe())
 
     def run(framework):
         cmd = [sys.executable, os.path.abspath(__file__), "--framework", framework, "--repeats",

@@ -13,6 +13,7 @@ import argparse
 import time
 
 import _env  # noqa: F401  (threads, OpenBLAS overrides; before the frameworks)
+import _machine  # noqa: E402
 import torch
 
 import oar
@@ -37,6 +38,7 @@ def main():
     p.add_argument("--threads", type=int, default=2)
     p.add_argument("--rounds", type=int, default=3)
     args = p.parse_args()
+    print(_machine.describe())
     torch.set_num_threads(args.threads)
     for note in _env.UNSET_NOTES:
         print("#", note)

@@ -20,6 +20,7 @@
 #include <functional>
 #include <random>
 
+#include "oar/core/cpu_isa.h"
 #include "oar/kernels/cpu/conv_impl.h"
 
 namespace {
@@ -115,6 +116,8 @@ int main(int argc, char** argv) {
   const oar::DType dtype = f64 ? oar::DType::kFloat64 : oar::DType::kFloat32;
   std::printf("conv engines, %s, %d threads, best of %d samples (ms per call)\n",
               f64 ? "float64" : "float32", omp_get_max_threads(), kSamples);
+  std::printf("oar dispatch ISA: %s (CPU: %s)\n", oar::CpuIsaName(oar::MaxCpuIsa()).data(),
+              oar::CpuIsaName(oar::DetectedCpuIsa()).data());
   std::printf("%-34s %-17s %10s %10s %8s  %s\n", "shape", "pass", "gemm ms", "onednn ms",
               "dnn/gemm", "chosen");
   const Shape shapes[] = {

@@ -14,6 +14,8 @@ import argparse
 import os
 import time
 
+import _machine
+
 os.environ.pop("OPENBLAS_CORETYPE", None)
 os.environ.pop("OPENBLAS_L2_SIZE", None)
 
@@ -51,6 +53,7 @@ def main():
     args = p.parse_args()
     torch.set_num_threads(2)
     rng = np.random.default_rng(0)
+    print(_machine.describe())
     print(f"oar vs PyTorch {torch.__version__}, float32, OMP_NUM_THREADS="
           f"{os.environ.get('OMP_NUM_THREADS', '<unset>')}, torch threads "
           f"{torch.get_num_threads()}, best of {args.repeat} (ms)")

@@ -51,6 +51,8 @@ import subprocess
 import sys
 import time
 
+import _machine
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 FASHION = "/usr/share/datasets/fashion-mnist"
 MEAN, STD = 0.2860, 0.3530
@@ -226,6 +228,7 @@ def main():
         print(json.dumps(res))
         return 0
     spin = "default" if args.spin else "1000"
+    print(_machine.describe())
     print(f"# {time.strftime('%Y-%m-%d')}, {os.cpu_count()} cores, OMP_NUM_THREADS=2, "
           f"GOMP_SPINCOUNT {spin}, batch "
           f"{args.batch_size}, {args.steps} steps, best of {args.repeats} rounds; "

@@ -27,6 +27,8 @@ import subprocess
 import sys
 import tempfile
 
+import _machine
+
 SIZES_MB = [1, 4, 16, 64]
 PINGPONG_KB = [4, 1024, 16384]
 
@@ -160,6 +162,7 @@ def main():
     p.add_argument("--gloo-bench", default=os.path.join(
         os.path.dirname(here), "build", "benchmarks", "oar_bench_gloo_allreduce"))
     a = p.parse_args()
+    print(_machine.describe())
     print("all-reduce, float32 sum, 2 processes on the loopback (median ms; algbw GB/s)")
     oar_r = run("oar", "allreduce", 2, 1, a.reps)
     torch_r = run("torch", "allreduce", 2, 1, a.reps)

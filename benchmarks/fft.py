@@ -22,6 +22,7 @@ import sys
 import time
 
 from _env import THREADS, UNSET_NOTES  # noqa: E402  (before the frameworks)
+import _machine  # noqa: E402
 
 N1 = 1 << 20
 N2 = 1024
@@ -107,6 +108,7 @@ def main():
         ver, times = measure(args.framework, args.repeats, args.clock)
         print(json.dumps({"version": ver, "times": times}))
         return
+    print(_machine.describe())
     for note in UNSET_NOTES:
         print(f"# {note}")
     print(f"# {THREADS} threads each; {args.clock} clock, min of {args.repeats} calls; ms")

@@ -23,7 +23,6 @@ meaningful on an idle machine.
 import argparse
 import json
 import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -31,6 +30,7 @@ import time
 
 
 from _env import THREADS, UNSET_NOTES as _UNSET_NOTES  # noqa: E402  (before the frameworks)
+import _machine  # noqa: E402
 
 
 class Unavailable(Exception):
@@ -292,17 +292,6 @@ def paddle_python(arg):
     return None
 
 
-def cpu_model():
-    try:
-        with open("/proc/cpuinfo") as f:
-            for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return platform.processor() or "unknown"
-
-
 def fmt_ms(t):
     return "n/a" if t is None else f"{t * 1e3:.3f}"
 
@@ -341,10 +330,11 @@ def main():
         print(json.dumps({"version": ver, "times": measure(fw, args.repeats, args.only, args.stat)}))
         return
 
+    print(_machine.describe())
     for note in _UNSET_NOTES:
         print(f"# {note}")
     print(f"# {THREADS} threads each (OMP_NUM_THREADS={THREADS}, torch.set_num_threads({THREADS}))")
-    print(f"# CPU: {cpu_model()}, {os.cpu_count()} logical CPUs; {args.stat} of {args.repeats} samples; times in ms")
+    print(f"# {args.stat} of {args.repeats} samples; times in ms")
     print("# load average before the run: %.1f %.1f %.1f (above the CPU count, every number is suspect)"
           % os.getloadavg())
 

@@ -12,6 +12,7 @@ import argparse
 import time
 
 import _env  # noqa: F401 - sets the thread counts before the frameworks load
+import _machine  # noqa: E402
 import numpy as np
 import torch
 
@@ -72,6 +73,7 @@ def main():
     rng = np.random.default_rng(0)
     shapes = [(n,) for n in map(int, args.sizes.split(","))] + [(64, 32)]
     ops = args.ops.split(",")
+    print(_machine.describe())
     print(f"threads={args.threads}; paddle: {paddle.__version__ if paddle else 'not found'}; "
           f"{'; '.join(_env.UNSET_NOTES)}")
     head = f"{'op':10s} {'shape':>12s} {'oar ms':>9s} {'torch ms':>9s}"

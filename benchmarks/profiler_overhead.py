@@ -19,6 +19,8 @@ import os
 import threading
 import timeit
 
+import _machine
+
 os.environ.pop("OPENBLAS_CORETYPE", None)
 os.environ.pop("OPENBLAS_L2_SIZE", None)
 
@@ -94,6 +96,7 @@ def main():
     }
     cases = [("a + b (grad), per op", add, n, 1),
              ("100-op chain fwd+bwd, per op", chain, max(n // 100, 1), 100)]
+    print(_machine.describe())
     print(f"{'case':32s}" + "".join(f"{m:>12s}" for m in modes) + "   (ns per op; ratio to off)")
     for name, fn, number, per in cases:
         for _ in range(3):  # warm up caches and the allocator

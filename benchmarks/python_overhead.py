@@ -23,6 +23,8 @@ import subprocess
 import sys
 import timeit
 
+import _machine
+
 # Benchmarks may unset these for their own process (they pin OpenBLAS's kernel choice).
 os.environ.pop("OPENBLAS_CORETYPE", None)
 os.environ.pop("OPENBLAS_L2_SIZE", None)
@@ -110,6 +112,7 @@ def main():
     base = {}
     if args.baseline:
         base = _baseline(args)
+    print(_machine.describe())
     print(f"oar {oar.__version__} vs torch {torch.__version__}, Python {sys.version.split()[0]}; "
           f"best of {r} repeats")
     head = f"{'case':34s} {'oar ns':>10s} {'torch ns':>10s} {'oar/torch':>10s}"

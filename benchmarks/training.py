@@ -24,6 +24,8 @@ import subprocess
 import sys
 import time
 
+import _machine
+
 WORKER = r'''
 import json, statistics, sys, time
 import numpy as np
@@ -125,14 +127,9 @@ def main():
     p.add_argument("--paddle-python", default=os.environ.get("PADDLE_PYTHON",
                                                              "/tmp/venv-paddle/bin/python"))
     args = p.parse_args()
+    print(_machine.describe())
     print(f"# {time.strftime('%Y-%m-%d')}, OMP_NUM_THREADS=2, median of {args.steps} steps; "
           f"OPENBLAS_CORETYPE unset for the measured processes")
-    try:
-        cpu = next(l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo")
-                   if l.startswith("model name"))
-        print(f"# CPU: {cpu}")
-    except (OSError, StopIteration):
-        pass
     paddle_ok = os.path.exists(args.paddle_python)
     print("| model | oar ms | torch ms | paddle ms | oar/torch | oar/paddle |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")

@@ -7,5 +7,5 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 out=${TMPDIR:-/tmp}/oar_vec_math_compare
 g++ -std=c++20 -O3 -mavx2 -mfma -o "$out" "$here/compare.cc" -lsleef -lhwy
-grep -m1 "model name" /proc/cpuinfo
+echo "# $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//'); both libraries at AVX2+FMA (the flags above)"
 "$out"
