@@ -10,14 +10,21 @@ import sys
 
 
 def cpu_model():
+    """'AMD EPYC (family 25, model 1)': the name alone does not tell Zen 3 from Zen 5."""
+    fields = {}
     try:
         with open("/proc/cpuinfo") as f:
             for line in f:
-                if line.startswith("model name"):
-                    return line.split(":", 1)[1].strip()
+                key, sep, value = line.partition(":")
+                if not sep:
+                    break  # the first processor's block is enough
+                fields.setdefault(key.strip(), value.strip())
     except OSError:
         pass
-    return platform.processor() or "unknown"
+    name = fields.get("model name") or platform.processor() or "unknown"
+    if "cpu family" in fields and "model" in fields:
+        name += f" (family {fields['cpu family']}, model {fields['model']})"
+    return name
 
 
 def oar_isa():
@@ -28,6 +35,40 @@ def oar_isa():
         return "unknown (oar did not import)"
     dispatched, detected = r.stdout.split()
     return dispatched if dispatched == detected else f"{dispatched} (CPU: {detected})"
+
+
+class _Tee:
+    def __init__(self, stream, path):
+        os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+        self._stream, self._file = stream, open(path, "w", encoding="utf-8")
+
+    def write(self, text):
+        self._file.write(text)
+        return self._stream.write(text)
+
+    def flush(self):
+        self._file.flush()
+        self._stream.flush()
+
+
+def tee(path):
+    """From now on the benchmark's output also goes to `path` (its record in
+    benchmarks/results/), as printed."""
+    sys.stdout = _Tee(sys.stdout, path)
+
+
+def command(script):
+    """The command line that made this output, without --out (the record's path)."""
+    args, skip = [], False
+    for a in sys.argv[1:]:
+        if skip or a.startswith("--out="):
+            skip = False
+            continue
+        if a == "--out":
+            skip = True
+            continue
+        args.append(a)
+    return " ".join(["python3", script] + args)
 
 
 def describe():

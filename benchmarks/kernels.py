@@ -312,6 +312,8 @@ def main():
                     help="runs of each framework, interleaved (oar, torch, paddle, oar, ...); each "
                          "row takes the best (--stat min) or the median of its rounds")
     ap.add_argument("--framework", choices=["oar", "torch", "paddle"], help=argparse.SUPPRESS)
+    ap.add_argument("--out", help="also write the output to this file (a record in "
+                                  "benchmarks/results/)")
     args = ap.parse_args()
 
     if args.framework:  # a subprocess: print the version and JSON times, nothing else
@@ -330,7 +332,10 @@ def main():
         print(json.dumps({"version": ver, "times": measure(fw, args.repeats, args.only, args.stat)}))
         return
 
+    if args.out:
+        _machine.tee(args.out)
     print(_machine.describe())
+    print(f"# {time.strftime('%Y-%m-%d')}: {_machine.command('benchmarks/kernels.py')}")
     for note in _UNSET_NOTES:
         print(f"# {note}")
     print(f"# {THREADS} threads each (OMP_NUM_THREADS={THREADS}, torch.set_num_threads({THREADS}))")
