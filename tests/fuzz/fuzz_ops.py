@@ -20,7 +20,7 @@ parent knows the call, re-creates it from (seed, id) for its reproducer, starts 
 new worker and carries on after it.
 
 Outcomes (worker.py): ok, both raise, oar raises (torch accepts), torch raises
-(oar accepts), wrong type rejected / accepted, documented (allowlist.py), and the
+(oar accepts), wrong type rejected / accepted, documented (allowlist/), and the
 failures -- value mismatch, grad mismatch, untyped error, crash, stall -- which
 make the exit status 1. Each failure is listed with a one-line reproducer.
 """
@@ -221,7 +221,7 @@ def report(args, counts, findings, oracle_stalls, secs):
         if by_outcome[o]:
             print(f"  {o:22s} {by_outcome[o]:9d}")
     if docs:
-        print("documented differences (tests/fuzz/allowlist.py):")
+        print("documented differences (tests/fuzz/allowlist/):")
         for name, n in docs.most_common():
             print(f"  {name:40s} {n:9d}")
     cols = [o for o in COLUMNS if by_outcome[o]]

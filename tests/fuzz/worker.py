@@ -28,7 +28,7 @@ torch.sparse.check_sparse_tensor_invariants.enable()
 sys.path.insert(0, os.path.join(G.ROOT, "tests"))
 import op_registry  # noqa: E402  (tests/op_registry.py)
 
-golden = op_registry  # DTYPE_NAMES, cpp_default_to_py (allowlist.py reads worker.golden)
+golden = op_registry  # DTYPE_NAMES, cpp_default_to_py (allowlist/ reads worker.golden)
 # The random ops (random: true in tests/op_cases/): no oracle.
 RANDOM_OPS = {n for n, e in op_registry.registry()["ops"].items() if e["random"]}
 
@@ -300,7 +300,7 @@ def check_grad(call, out, want, obases, tbases, grad_ids):
             o = oar.to_tensor(np.zeros(list(t.shape), t.detach().numpy().dtype))
         m = compare(o, t, f"grad of input {k}")
         if m:
-            LAST.update(grad_oar=o, grad_torch=t, grad_of=ids[k])  # for allowlist.py
+            LAST.update(grad_oar=o, grad_torch=t, grad_of=ids[k])  # for allowlist/
             return GRAD, m
     return None
 
@@ -308,7 +308,7 @@ def check_grad(call, out, want, obases, tbases, grad_ids):
 # The result dtypes whose gradients are compared, and the numpy dtype of their cotangent.
 GRAD_DTYPES = {torch.float64: "float64", torch.float32: "float32",
                torch.complex128: "complex128", torch.complex64: "complex64"}
-LAST = {}  # the last call's oar and torch results, for the predicates of allowlist.py
+LAST = {}  # the last call's oar and torch results, for the predicates of allowlist/
 # (shared flags, slot): this worker's flag is 1 while the oracle (torch) computes, so that
 # the parent can tell a stall of torch's from one of oar's (torch takes seconds on some
 # degenerate shapes oar refuses or handles at once, e.g. adaptive_max_pool2d to
