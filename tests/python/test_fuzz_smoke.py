@@ -17,3 +17,26 @@ def test_fuzz_smoke():
                         "--timeout", "10", "--list", "0"],
                        cwd="/tmp", capture_output=True, text=True, timeout=600)
     assert p.returncode == 0, f"fuzzer found failures:\n{p.stdout}\n{p.stderr[-3000:]}"
+
+
+ALLOWLIST_CHECK = """
+import allowlist, gen, oar, worker
+keys = set(gen.Generator(oar).keys)
+matched = {worker.MISMATCH, worker.GRAD, worker.OAR_RAISES, worker.TORCH_RAISES}
+for d in allowlist.DIFFERENCES:
+    assert len(d.why.split()) >= 15, f"{d.name!r}: its reason is too short: {d.why!r}"
+    assert d.outcomes and d.outcomes <= matched, f"{d.name!r}: outcomes {d.outcomes}"
+    assert d.keys is None or d.keys & keys, f"{d.name!r}: no fuzzed op among {d.keys}"
+print(len(allowlist.DIFFERENCES))
+"""
+
+
+def test_allowlist_rules():
+    # tests/fuzz/allowlist/ checks on import that every rule of its modules is in
+    # DIFFERENCES once, under a name of its own; here each must also give a reason, and
+    # reach a fuzzed op with an outcome that worker.classify looks up.
+    p = subprocess.run([sys.executable, "-c", ALLOWLIST_CHECK], cwd="/tmp",
+                       env=dict(os.environ, PYTHONPATH=os.path.dirname(FUZZ)),
+                       capture_output=True, text=True, timeout=300)
+    assert p.returncode == 0, p.stderr[-3000:]
+    assert int(p.stdout.split()[-1]) > 0
