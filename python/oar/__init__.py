@@ -37,17 +37,17 @@ _os.environ.setdefault("MIMALLOC_RESERVE_OS_MEMORY", "1GiB")
 
 from . import _C
 _C._cpu_isa()  # a bad OAR_MAX_CPU_ISA fails the import, not a later op (oar.device.cpu_isa)
-from ._dtype import (CPUPlace, Place, bfloat16, bool_, complex64, complex128,  # noqa: F401
-                     convert_dtype, dtype, float16, float32, float64, int8, int16, int32, int64,
-                     uint8, uint16, uint32, uint64, float8_e4m3fn, float8_e5m2)
+from .framework.dtype import (CPUPlace, Place, bfloat16, bool_, complex64, complex128,
+                              convert_dtype, dtype, float16, float32, float64, int8, int16, int32,
+                              int64, uint8, uint16, uint32, uint64, float8_e4m3fn, float8_e5m2)
 from . import _tensor_patch  # noqa: F401  (numpy(), repr, indexing)
 from ._printing import set_printoptions  # noqa: F401
-from ._size import Size  # noqa: F401
+from .framework.size import Size  # noqa: F401
 from ._creation import (arange, empty, empty_like, eye, full, full_like, linspace,  # noqa: F401
                         normal, ones, ones_like, rand, randint, randn, seed,
                         standard_normal, to_tensor, uniform, zeros, zeros_like)
 from ._dtype_query import is_complex, is_floating_point, is_integer  # noqa: F401
-from ._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from .framework.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from ._ops import (cast, clone, flatten, gather, nonzero, pow, slice, split,  # noqa: F401
                    stack, t, where)
 from ._manipulation import (bmm, broadcast_tensors, broadcast_to, chunk, cross, diag,  # noqa: F401
@@ -82,11 +82,11 @@ from .device import (CUDAPinnedPlace, CUDAPlace, IPUPlace, XPUPinnedPlace, XPUPl
                      is_compiled_with_custom_device, is_compiled_with_distribute,
                      is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu,
                      set_device)
-from ._mode import disable_static, enable_static, in_dynamic_mode  # noqa: F401
+from .framework.mode import disable_static, enable_static, in_dynamic_mode  # noqa: F401
 # Paddle's small namespaces and the PyTorch-compatible API (docs/compat.md), graph
 # learning (docs/geometric.md)
 from . import base, compat, geometric, jit, sysconfig, text  # noqa: F401
-from ._flags import get_flags, set_flags  # noqa: F401
+from .framework.flags import get_flags, set_flags  # noqa: F401
 from .base import disable_signal_handler  # noqa: F401
 from .compat import disable_torch_proxy as disable_compat  # noqa: F401
 from .compat import enable_torch_proxy as enable_compat  # noqa: F401
@@ -104,15 +104,16 @@ from ._framework_extra import *  # noqa: F401,F403 - Size, finfo, dlpack, rng st
 # paddle.float32 (and bool to the dtype, as both did already).
 from ._paddle_aliases import *  # noqa: F401,F403,A001
 from ._paddle_inplace import *  # noqa: F401,F403
-from ._dtype_aliases import *  # noqa: F401,F403,A001 - oar.float is oar.float32 (no later
+from .framework.dtype_aliases import *  # noqa: F401,F403,A001 - oar.float is oar.float32 (no later
 # code of this module calls the builtin float)
-from . import _dtype_aliases, _paddle_aliases, _paddle_inplace  # their __all__ join oar's
+from .framework import dtype_aliases as _dtype_aliases
+from . import _paddle_aliases, _paddle_inplace  # their __all__ join oar's
 # Paddle's legacy typed-tensor constructors (FloatTensor, LongTensor, ...; oar.device's
 # own, as in Paddle) and its Generator class, which oar.seed's generator is an instance
 # of (docs/paddle_api_extra.md)
 from .device import _tensor_types
 from .device._tensor_types import *  # noqa: F401,F403
-from .device._rng import Generator  # noqa: F401
+from .framework.random import Generator  # noqa: F401
 
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name

@@ -5,9 +5,9 @@ import numbers
 import numpy as np
 
 from . import _C
-from . import _check as C
-from ._dtype import bool_, complex64, complex128, convert_dtype, float32, float64, int64
-from ._out import finish, write_out
+from .framework import check as C
+from .framework.dtype import bool_, complex64, complex128, convert_dtype, float32, float64, int64
+from .framework.out import finish, write_out
 
 Tensor = _C.Tensor
 
@@ -73,7 +73,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     Python floats become float32, ints int64 and bools bool (Paddle's defaults);
     numpy arrays keep their dtype."""
     if isinstance(data, Tensor):
-        from ._grad_mode import no_grad
+        from .framework.grad_mode import no_grad
         with no_grad():
             t = _C.assign(data)
         if dtype is not None:
@@ -336,5 +336,5 @@ def seed(seed):
         >>> print(g.initial_seed())
         102
     """
-    from .device._rng import DEFAULT_GENERATOR
+    from .framework.random import DEFAULT_GENERATOR
     return DEFAULT_GENERATOR.manual_seed(seed)

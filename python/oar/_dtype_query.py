@@ -1,7 +1,7 @@
 """dtype predicates with Paddle's names: oar.is_complex, is_floating_point,
 is_integer (functions and Tensor methods)."""
 from . import _C
-from . import _check as C
+from .framework import check as C
 
 Tensor = _C.Tensor
 

@@ -16,8 +16,8 @@ from typing import Any, Callable, Iterator, Sequence
 import numpy as np
 
 from . import _C
-from . import _check as C
-from ._dtype import bfloat16, bool_, convert_dtype, float32, float64
+from .framework import check as C
+from .framework.dtype import bfloat16, bool_, convert_dtype, float32, float64
 
 Tensor = _C.Tensor
 
@@ -30,7 +30,7 @@ __all__ = ["Size", "finfo", "iinfo", "get_default_dtype", "set_default_dtype",
 
 # Size (what Tensor.shape returns) and set_printoptions live with the printing code
 from ._printing import set_printoptions  # noqa: E402,F401
-from ._size import Size  # noqa: E402,F401
+from .framework.size import Size  # noqa: E402,F401
 
 
 # ---- dtype limits --------------------------------------------------------------------------
@@ -161,7 +161,7 @@ def set_default_dtype(d: Any) -> None:
 
 # ---- random generator state ----------------------------------------------------------------
 # one GeneratorState class for oar.get_rng_state and oar.device.get_rng_state
-from .device._rng import GeneratorState  # noqa: E402
+from .framework.random import GeneratorState  # noqa: E402
 
 
 def _cpu_device(api, device):

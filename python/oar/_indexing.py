@@ -4,8 +4,8 @@ _C.scatter_along_axis and _C.index_put_nd, and their Tensor methods."""
 import numpy as np
 
 from . import _C
-from . import _check as C
-from ._dtype import bool_, int64
+from .framework import check as C
+from .framework.dtype import bool_, int64
 
 Tensor = _C.Tensor
 

@@ -18,10 +18,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _C
-from . import _check as C
-from ._dtype import bool_, convert_dtype, float64, int32, int64
+from .framework import check as C
+from .framework.dtype import bool_, convert_dtype, float64, int32, int64
 from ._math_extra import common, write_out
-from ._memory import check_fits, check_objects
+from .framework.memory import check_fits, check_objects
 
 Tensor = _C.Tensor
 

@@ -8,8 +8,8 @@ import numbers
 import numpy as np
 
 from . import _C
-from . import _check as C
-from ._memory import check_fits, check_objects
+from .framework import check as C
+from .framework.memory import check_fits, check_objects
 from ._ops import flatten, split, t
 
 Tensor = _C.Tensor

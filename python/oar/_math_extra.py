@@ -13,10 +13,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import _C, _out
-from . import _check as C
-from ._dtype import bool_, convert_dtype, float32, float64, int32, int64
-from ._memory import check_fits
+from . import _C
+from .framework import out as _out
+from .framework import check as C
+from .framework.dtype import bool_, convert_dtype, float32, float64, int32, int64
+from .framework.memory import check_fits
 
 Tensor = _C.Tensor
 
@@ -579,7 +580,7 @@ def pdist(x: Tensor, p: float = 2.0, name: str | None = None) -> Tensor:
     xf = as_float(x)
     if i.size == 0:
         return _C.full([0], 0.0, xf.dtype)
-    from ._dtype import int64 as i64
+    from .framework.dtype import int64 as i64
     a = _C.index_select(xf, _C._from_buffer(i.astype(np.int64), i64), 0)
     b = _C.index_select(xf, _C._from_buffer(j.astype(np.int64), i64), 0)
     return _pnorm_last(_C.subtract(a, b), p)

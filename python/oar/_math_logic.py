@@ -13,8 +13,8 @@ import sys
 import types
 
 from . import _C
-from . import _check as C
-from ._dtype import bfloat16, bool_, float16, float32, float64, int64
+from .framework import check as C
+from .framework.dtype import bfloat16, bool_, float16, float32, float64, int64
 
 Tensor = _C.Tensor
 

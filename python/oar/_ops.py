@@ -3,10 +3,10 @@ the others are the generated _C functions themselves (no Python overhead)."""
 import numbers
 
 from . import _C
-from . import _check as C
-from ._dtype import bool_, convert_dtype, float32, int64
-from ._memory import check_objects
-from ._out import write_out
+from .framework import check as C
+from .framework.dtype import bool_, convert_dtype, float32, int64
+from .framework.memory import check_objects
+from .framework.out import write_out
 
 Tensor = _C.Tensor
 

@@ -15,10 +15,11 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from . import _C, _out, amp
-from . import _check as C
+from . import _C, amp
+from .framework import out as _out
+from .framework import check as C
 from ._creation import normal as _normal, seed, standard_normal
-from ._dtype import bool_, int64
+from .framework.dtype import bool_, int64
 from ._framework_extra import tensor as _tensor_namespace
 from ._manipulation import outer
 from ._math_logic import clip

@@ -26,10 +26,10 @@ from typing import Any, Sequence
 import numpy as np
 
 from . import _C
-from . import _check as C
-from ._dtype import bfloat16, bool_, convert_dtype, float16, float32, float64, int32, int64
+from .framework import check as C
+from .framework.dtype import bfloat16, bool_, convert_dtype, float16, float32, float64, int32, int64
 from ._framework_extra import get_default_dtype
-from ._grad_mode import no_grad
+from .framework.grad_mode import no_grad
 from ._indexing import put_along_axis_
 from ._manip_extra import index_fill, masked_scatter
 from ._math_extra import (addmm, baddbmm, broadcast_shape, copysign, frac, ldexp, logit,

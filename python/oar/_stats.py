@@ -9,8 +9,8 @@ positions, so they are differentiable to any order."""
 import math
 
 from . import _C
-from . import _check as C
-from ._dtype import convert_dtype, float32, float64, int64
+from .framework import check as C
+from .framework.dtype import convert_dtype, float32, float64, int64
 
 Tensor = _C.Tensor
 

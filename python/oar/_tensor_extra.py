@@ -23,15 +23,15 @@ from typing import Any, Callable, Sequence
 import numpy as np
 
 from . import _C
-from . import _check as C
+from .framework import check as C
 from . import _framework_extra as F
 from . import _manip_extra as M
 from . import _math_extra as X
 from . import _paddle_aliases as A
 from . import _paddle_inplace as P
 from . import linalg, signal
-from ._dtype import (bfloat16, bool_, complex64, complex128, convert_dtype, float16, float32,
-                     float64, int8, int16, int32, int64, uint8)
+from .framework.dtype import (bfloat16, bool_, complex64, complex128, convert_dtype, float16,
+                              float32, float64, int8, int16, int32, int64, uint8)
 from ._manipulation import broadcast_tensors
 from ._ops import stack, where
 from .framework.param import _set_value

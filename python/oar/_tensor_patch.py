@@ -5,10 +5,10 @@ import numbers
 import numpy as np
 
 from . import _C
-from . import _check
+from .framework import check as _check
 from . import _printing
-from ._dtype import Place, bfloat16, bool_, convert_dtype, int64
-from ._memory import check_fits, check_objects
+from .framework.dtype import Place, bfloat16, bool_, convert_dtype, int64
+from .framework.memory import check_fits, check_objects
 
 Tensor = _C.Tensor
 

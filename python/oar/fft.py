@@ -10,7 +10,7 @@ is scaled; the ops take the scale itself (0: none, 1: 1/sqrt(n), 2: 1/n).
 from collections.abc import Sequence
 
 from . import _C
-from . import _check as C
+from .framework import check as C
 
 Tensor = _C.Tensor
 
@@ -400,7 +400,7 @@ ihfft2.__doc__ = _nd_doc(
 
 # ---- frequencies and shifts ------------------------------------------------------------------
 def _freq_dtype(api, dtype):
-    from ._dtype import convert_dtype
+    from .framework.dtype import convert_dtype
 
     d = "float32" if dtype is None else convert_dtype(dtype)
     if d not in ("float32", "float64"):

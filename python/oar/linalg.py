@@ -10,8 +10,8 @@ import math
 import numpy as np
 
 from . import _C
-from . import _check as C
-from ._dtype import convert_dtype
+from .framework import check as C
+from .framework.dtype import convert_dtype
 from ._manipulation import cross  # noqa: F401 - Paddle's linalg.cross
 from ._stats import _p_norm
 from ._stats import norm as _stats_norm

@@ -217,7 +217,7 @@ class Auc(Metric):
 def accuracy(input, label, k=1, correct=None, total=None, name=None):
     """Top-k accuracy of one batch as a 0-D float32 Tensor. Given tensors `correct` and
     `total` receive the batch's counts (0-D int32 tensors, as Paddle writes them)."""
-    from ._out import write_out
+    from .framework.out import write_out
     m = Accuracy(topk=(k,))
     c = m.compute(input, label)
     acc = m.update(c)

@@ -4,7 +4,7 @@ Everything here is composed of differentiable ops (the FFT ops of oar.fft, unfol
 reshape, multiply), so gradients of every order flow through stft and istft (docs/fft.md).
 """
 from . import _C
-from . import _check as C
+from .framework import check as C
 from . import fft as _fft
 
 Tensor = _C.Tensor

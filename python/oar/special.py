@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import functools
 
-from ._out import write_out
+from .framework.out import write_out
 from .compat.nn.functional import softmax
 
 __all__ = ["logsumexp", "softmax", "expm1"]

@@ -61,7 +61,7 @@ def _seeded(request):
 def _global_state():
     """The process-wide settings a test could change and leave behind."""
     state = {
-        "flags": oar.get_flags(list(oar._flags._OWN)),
+        "flags": oar.get_flags(list(oar.framework.flags._OWN)),
         "default dtype": oar.get_default_dtype(),
         "grad enabled": oar.is_grad_enabled(),
         "autocast": (oar.amp.is_autocast_enabled(), str(oar.amp.get_autocast_dtype())),

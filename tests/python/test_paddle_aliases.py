@@ -167,7 +167,8 @@ def test_every_function_has_a_docstring(name):
 
 
 def test_every_name_of_the_modules_is_at_the_top_level():
-    from oar import _dtype_aliases, _paddle_aliases, _paddle_inplace
+    from oar.framework import dtype_aliases as _dtype_aliases
+    from oar import _paddle_aliases, _paddle_inplace
     for m in (_paddle_aliases, _paddle_inplace, _dtype_aliases):
         for n in m.__all__:
             assert getattr(oar, n) is getattr(m, n), n
@@ -191,7 +192,8 @@ def test_dtype_aliases_are_the_dtypes(alias, dtype):
 
 
 def test_every_name_of_the_modules_is_in_all():
-    from oar import _dtype_aliases, _paddle_aliases, _paddle_inplace
+    from oar.framework import dtype_aliases as _dtype_aliases
+    from oar import _paddle_aliases, _paddle_inplace
     for m in (_paddle_aliases, _paddle_inplace, _dtype_aliases):
         assert not set(m.__all__) - set(oar.__all__), m.__name__
 

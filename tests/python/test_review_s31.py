@@ -12,7 +12,8 @@ import pytest
 import torch
 
 import oar
-from oar import _manip_extra, _memory
+from oar import _manip_extra
+from oar.framework import memory as _memory
 from oar.sparse.nn.functional import _conv as sparse_conv
 
 F = oar.sparse.nn.functional

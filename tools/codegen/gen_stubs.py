@@ -71,21 +71,21 @@ from .device import is_compiled_with_distribute as is_compiled_with_distribute
 from .device import is_compiled_with_ipu as is_compiled_with_ipu
 from .device import is_compiled_with_rocm as is_compiled_with_rocm
 from .device import is_compiled_with_xpu as is_compiled_with_xpu
-from ._mode import disable_static as disable_static, enable_static as enable_static
-from ._mode import in_dynamic_mode as in_dynamic_mode
-from ._dtype import CPUPlace as CPUPlace, Place as Place, bfloat16 as bfloat16
-from ._dtype import convert_dtype as convert_dtype, dtype as dtype, float16 as float16
-from ._dtype import float32 as float32, float64 as float64, int32 as int32, int64 as int64
-from ._dtype import uint8 as uint8, int8 as int8, int16 as int16, uint16 as uint16
-from ._dtype import uint32 as uint32, uint64 as uint64
-from ._dtype import float8_e4m3fn as float8_e4m3fn, float8_e5m2 as float8_e5m2
-from ._dtype import complex64 as complex64, complex128 as complex128
-from ._dtype import dtype as _DType
+from .framework.mode import disable_static as disable_static, enable_static as enable_static
+from .framework.mode import in_dynamic_mode as in_dynamic_mode
+from .framework.dtype import CPUPlace as CPUPlace, Place as Place, bfloat16 as bfloat16
+from .framework.dtype import convert_dtype as convert_dtype, dtype as dtype, float16 as float16
+from .framework.dtype import float32 as float32, float64 as float64, int32 as int32, int64 as int64
+from .framework.dtype import uint8 as uint8, int8 as int8, int16 as int16, uint16 as uint16
+from .framework.dtype import uint32 as uint32, uint64 as uint64
+from .framework.dtype import float8_e4m3fn as float8_e4m3fn, float8_e5m2 as float8_e5m2
+from .framework.dtype import complex64 as complex64, complex128 as complex128
+from .framework.dtype import dtype as _DType
 from ._dtype_query import is_complex as is_complex, is_floating_point as is_floating_point
 from ._dtype_query import is_integer as is_integer
-from ._grad_mode import enable_grad as enable_grad, no_grad as no_grad
-from ._grad_mode import set_grad_enabled as set_grad_enabled
-from ._size import Size as Size
+from .framework.grad_mode import enable_grad as enable_grad, no_grad as no_grad
+from .framework.grad_mode import set_grad_enabled as set_grad_enabled
+from .framework.size import Size as Size
 
 _DTypeLike: TypeAlias = Union[_DType, str, type, np.dtype[Any]]
 _IntList: TypeAlias = Union[int, Sequence[int], Tensor]

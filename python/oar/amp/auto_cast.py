@@ -9,7 +9,7 @@ from __future__ import annotations
 import contextlib
 
 from .. import _C
-from .._dtype import convert_dtype
+from ..framework.dtype import convert_dtype
 
 __all__ = ["auto_cast", "amp_guard"]
 

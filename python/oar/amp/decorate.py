@@ -18,8 +18,8 @@ update below half a unit in the last place of the parameter is lost.
 from __future__ import annotations
 
 from .. import _C
-from .._dtype import convert_dtype
-from .._grad_mode import no_grad
+from ..framework.dtype import convert_dtype
+from ..framework.grad_mode import no_grad
 
 __all__ = ["decorate"]
 

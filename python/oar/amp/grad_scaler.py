@@ -19,7 +19,7 @@ import struct
 from enum import Enum
 
 from .. import _C
-from .._grad_mode import no_grad
+from ..framework.grad_mode import no_grad
 
 __all__ = ["AmpScaler", "GradScaler", "OptimizerState"]
 

@@ -1,6 +1,6 @@
 """oar.autograd: backward, grad, PyLayer (alias Function), saved-tensor hooks, jacobian, hessian."""
 from .. import _C
-from .._grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
+from ..framework.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .py_layer import PyLayer, PyLayerContext  # noqa: F401
 
 # Paddle 3.3's PyTorch-style name for PyLayer: the same class (forward(ctx, ...) and

@@ -7,8 +7,8 @@ graph (docs/compat.md).
 from __future__ import annotations
 
 from .. import _C
-from .._dtype import CPUPlace  # noqa: F401
-from .._flags import get_flags, set_flags  # noqa: F401
+from ..framework.dtype import CPUPlace  # noqa: F401
+from ..framework.flags import get_flags, set_flags  # noqa: F401
 from ..device import (is_compiled_with_cinn, is_compiled_with_cuda,  # noqa: F401
                       is_compiled_with_rocm, is_compiled_with_xpu)
 from ..framework import ParamAttr  # noqa: F401

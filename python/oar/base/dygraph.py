@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 
-from .._grad_mode import no_grad  # noqa: F401
+from ..framework.grad_mode import no_grad  # noqa: F401
 
 
 def enabled():
@@ -19,7 +19,7 @@ def enable_dygraph(place=None):
 
 def disable_dygraph():
     """Refused: switching to static-graph mode is not possible in oar."""
-    from .._mode import enable_static
+    from ..framework.mode import enable_static
     enable_static()
 
 

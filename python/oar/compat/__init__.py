@@ -15,8 +15,8 @@ import os
 from typing import NamedTuple
 
 from .. import _C
-from .. import _check as C
-from .._dtype import convert_dtype
+from ..framework import check as C
+from ..framework.dtype import convert_dtype
 from . import nn  # noqa: F401
 from ._proxy import disable_torch_proxy, enable_torch_proxy, use_torch_proxy_guard  # noqa: F401
 

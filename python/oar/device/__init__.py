@@ -11,7 +11,7 @@ import re
 from typing import NamedTuple
 
 from .. import _C
-from .._dtype import CPUPlace, Place
+from ..framework.dtype import CPUPlace, Place
 
 __all__ = [
     "set_device", "get_device", "get_all_device_type", "get_all_custom_device_type",
@@ -186,7 +186,7 @@ def get_rng_state(device=None):
     """The states of the random generators of device (None: the current one, the CPU), as
     a list of GeneratorState (one: the CPU generator's). Give it to set_rng_state to draw
     the same random numbers again."""
-    from ._rng import get_state
+    from ..framework.random import get_state
     if device is not None:
         _to_place(device, "get_rng_state")
     return [get_state()]
@@ -194,7 +194,7 @@ def get_rng_state(device=None):
 
 def set_rng_state(state_list, device=None):
     """Restores the generator states returned by get_rng_state(device)."""
-    from ._rng import set_state
+    from ..framework.random import set_state
     if device is not None:
         _to_place(device, "set_rng_state")
     if not isinstance(state_list, (list, tuple)) or len(state_list) != 1:

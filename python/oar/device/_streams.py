@@ -8,7 +8,7 @@ way rather than hand out stream objects that order nothing.
 """
 from __future__ import annotations
 
-from .._dtype import Place
+from ..framework.dtype import Place
 
 __all__ = ["Stream", "Event", "current_stream", "set_stream", "stream_guard",
            "StreamContext", "get_stream_from_external", "is_current_stream_capturing"]

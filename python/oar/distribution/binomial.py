@@ -1,8 +1,8 @@
 """The binomial distribution."""
 from __future__ import annotations
 
-from .._dtype import float64
-from .._memory import check_fits
+from ..framework.dtype import float64
+from ..framework.memory import check_fits
 from .distribution import Distribution, _check, _params, _sample_shape
 
 # oar.binomial draws counts up to here with std::binomial_distribution and splits larger

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 import numpy as np
 
 from .. import _C
-from .._dtype import float32, float64
+from ..framework.dtype import float32, float64
 
 
 def _is_tensor(x):

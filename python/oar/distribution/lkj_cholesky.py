@@ -34,7 +34,7 @@ class LKJCholesky(Distribution):
         self.dtype = self.concentration.dtype
         # Every sample and log_prob holds dim x dim matrices (and cvine's Beta holds
         # dim(dim-1)/2 parameters): refuse a dim whose one matrix cannot fit.
-        from .._memory import check_fits
+        from ..framework.memory import check_fits
         check_fits("LKJCholesky:", f"argument 'dim' ({dim}) asks for {dim} x {dim} matrices, "
                    f"which", dim * dim * self.dtype.itemsize)
         marginal = self.concentration + 0.5 * (dim - 2)

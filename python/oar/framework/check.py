@@ -7,7 +7,7 @@ raise the typed error the generated bindings raise, in their wording:
 """
 import numbers
 
-from . import _C
+from .. import _C
 
 Tensor = _C.Tensor
 

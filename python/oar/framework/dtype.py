@@ -3,7 +3,7 @@ import sys
 
 import numpy as np
 
-from . import _C
+from .. import _C
 
 
 def api_name():
@@ -11,7 +11,7 @@ def api_name():
     `import paddle` gives (a Paddle program run on oar through an import alias, which
     then prints `paddle.float32` as on Paddle), else 'oar'."""
     alias = sys.modules.get("paddle")
-    return "paddle" if alias is not None and alias is sys.modules.get(__package__) else "oar"
+    return "paddle" if alias is not None and alias is sys.modules.get(__name__.partition(".")[0]) else "oar"
 
 
 class dtype:

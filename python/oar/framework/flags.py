@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import warnings
 
-from . import _C
+from .. import _C
 
 _EAGER_DELETE = "oar frees a tensor's memory when its last reference goes"
 _GPU = "oar has no GPU"
@@ -80,7 +80,7 @@ def _unknown(api, name):
 
 def set_flags(flags):
     """Sets flags from a dict {name: value} (the FLAGS_ prefix may be left out): oar's own
-    flags take effect; Paddle's flags that mean nothing to oar (oar._flags.NO_EFFECT) are
+    flags take effect; Paddle's flags that mean nothing to oar (oar.framework.flags.NO_EFFECT) are
     kept for get_flags and warn once when set away from Paddle's default."""
     if not isinstance(flags, dict):
         raise TypeError(f"set_flags(): expects a dict {{name: value}}, but got "

@@ -1,7 +1,7 @@
 """Grad mode (thread-local in C++): no_grad, enable_grad, set_grad_enabled."""
 import functools
 
-from . import _C
+from .. import _C
 
 is_grad_enabled = _C.is_grad_enabled
 

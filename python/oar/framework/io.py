@@ -219,7 +219,7 @@ def _to_tensor(arr, code):
 
 
 def _bf16():
-    from .._dtype import convert_dtype
+    from .dtype import convert_dtype
     return convert_dtype("bfloat16")
 
 

@@ -11,7 +11,7 @@ def in_dynamic_mode():
 def disable_static(place=None):
     """Switches to dynamic mode, which oar is always in; place, if given, must be the CPU."""
     if place is not None:
-        from .device import _to_place
+        from ..device import _to_place
         _to_place(place, "disable_static")
 
 

@@ -1,6 +1,6 @@
 """Paddle's out=/output= arguments: a function's result written into a given tensor."""
-from . import _C
-from ._grad_mode import is_grad_enabled, no_grad
+from .. import _C
+from .grad_mode import is_grad_enabled, no_grad
 
 Tensor = _C.Tensor
 
@@ -36,7 +36,7 @@ def finish(t, api, out=None, device=None, requires_grad=False, pin_memory=False)
     tensor `t`: device (the CPU only), pin_memory (False only: pinned memory is for
     copies to a GPU, as on Paddle's CPU build), out and requires_grad."""
     if device is not None:
-        from .device import _to_place
+        from ..device import _to_place
         _to_place(device, f"{api}()")
     for name, v in (("requires_grad", requires_grad), ("pin_memory", pin_memory)):
         if not isinstance(v, bool):

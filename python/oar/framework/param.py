@@ -8,7 +8,7 @@ regularizer and need_clip.
 from __future__ import annotations
 
 from .. import _C
-from .._grad_mode import no_grad
+from .grad_mode import no_grad
 
 __all__ = ["ParamAttr", "Parameter", "create_parameter"]
 
@@ -178,7 +178,7 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
     Returns:
         Parameter: the initialised parameter.
     """
-    from .._dtype import convert_dtype
+    from .dtype import convert_dtype
     from ..nn import initializer as I
 
     if not isinstance(shape, (list, tuple)) or not all(

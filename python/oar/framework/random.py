@@ -152,7 +152,7 @@ def _generator_device(device):
     if isinstance(device, int) and not isinstance(device, bool):
         raise ValueError(f"Generator(): argument 'device' is {device}, but the CPU, oar's "
                          f"only device, has index 0 alone")
-    from . import _to_place
+    from ..device import _to_place
     _to_place(device, "Generator()")
 
 

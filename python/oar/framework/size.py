@@ -2,8 +2,8 @@
 import math
 import operator
 
-from . import _C
-from ._dtype import api_name
+from .. import _C
+from .dtype import api_name
 
 
 class Size(list):

@@ -1,6 +1,6 @@
 """Argument checks shared by oar.geometric's functions."""
 from .. import _C
-from .. import _check as C
+from ..framework import check as C
 
 Tensor = _C.Tensor
 

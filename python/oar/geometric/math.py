@@ -3,7 +3,7 @@ segment_ids[i] == s (Paddle's paddle.geometric.segment_*)."""
 import numpy as np
 
 from .. import _C
-from .. import _check as C
+from ..framework import check as C
 from ._common import index
 
 __all__ = ["segment_sum", "segment_mean", "segment_max", "segment_min"]

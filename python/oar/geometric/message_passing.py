@@ -2,7 +2,7 @@
 edge's or the destination's features) to node dst_index[e] (Paddle's
 paddle.geometric.send_u_recv, send_ue_recv, send_uv)."""
 from .. import _C
-from .. import _check as C
+from ..framework import check as C
 from ._common import index, message, reduce_code
 
 __all__ = ["send_u_recv", "send_ue_recv", "send_uv"]

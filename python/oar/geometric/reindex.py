@@ -2,7 +2,7 @@
 paddle.geometric.reindex_graph / reindex_heter_graph)."""
 import numpy as np
 
-from .. import _check as C
+from ..framework import check as C
 from .._creation import to_tensor
 from ._common import index
 

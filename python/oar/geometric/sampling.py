@@ -5,9 +5,9 @@ makes them reproducible."""
 import numpy as np
 
 from .. import _C
-from .. import _check as C
+from ..framework import check as C
 from .._creation import to_tensor
-from .._dtype import convert_dtype
+from ..framework.dtype import convert_dtype
 from ._common import index
 
 __all__ = ["sample_neighbors", "weighted_sample_neighbors"]

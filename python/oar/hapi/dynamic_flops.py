@@ -19,8 +19,8 @@ import numpy as np
 
 from .. import _C
 from .._creation import randn, zeros
-from .._dtype import int64
-from .._grad_mode import no_grad
+from ..framework.dtype import int64
+from ..framework.grad_mode import no_grad
 from .. import nn
 
 Tensor = _C.Tensor

@@ -9,7 +9,7 @@ import os
 import numpy as np
 
 from .. import _C
-from .._grad_mode import no_grad
+from ..framework.grad_mode import no_grad
 from ..io import DataLoader, Dataset
 from ..metric import Metric
 from .callbacks import CallbackList, ProgBarLogger

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 
 from .. import _C
-from .._grad_mode import no_grad
+from ..framework.grad_mode import no_grad
 from ..static import InputSpec
 
 Tensor = _C.Tensor

@@ -307,7 +307,7 @@ class OptimizerWithSparsityGuarantee:
         return getattr(self._optimizer, item)
 
     def _apply_masks(self):
-        from .._grad_mode import no_grad
+        from ..framework.grad_mode import no_grad
         with no_grad():
             for p in self._optimizer._parameter_list:
                 entry = _masks.get(id(p))

@@ -7,7 +7,7 @@ import numbers
 import numpy as np
 
 from .. import _C
-from .._check import _kind
+from ..framework.check import _kind
 from .._creation import to_tensor
 from ..geometric import reindex_graph, sample_neighbors
 

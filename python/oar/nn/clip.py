@@ -7,7 +7,7 @@ from __future__ import annotations
 import math
 
 from .. import _C
-from .._grad_mode import no_grad
+from ..framework.grad_mode import no_grad
 
 __all__ = ["ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]
 

@@ -16,7 +16,7 @@ import numpy as np
 
 from .. import _C
 from .._creation import to_tensor
-from .._dtype import convert_dtype
+from ..framework.dtype import convert_dtype
 from .._stats import topk
 from .functional.extension import gather_tree
 

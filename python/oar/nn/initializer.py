@@ -17,7 +17,7 @@ import math
 import numpy as np
 
 from .. import _C
-from .._dtype import convert_dtype
+from ..framework.dtype import convert_dtype
 
 __all__ = ["Initializer", "Constant", "Normal", "TruncatedNormal", "Uniform", "XavierNormal",
            "XavierUniform", "KaimingNormal", "KaimingUniform", "Orthogonal", "Assign",

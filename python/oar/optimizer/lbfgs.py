@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from .. import _C
 from .._creation import zeros_like
-from .._grad_mode import enable_grad, no_grad
+from ..framework.grad_mode import enable_grad, no_grad
 from .optimizer import Optimizer, _check_number
 
 __all__ = ["LBFGS"]

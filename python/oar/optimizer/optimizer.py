@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from .. import _C
-from .._grad_mode import no_grad
+from ..framework.grad_mode import no_grad
 from ..profiler.utils import _record_optimizer
 from ..regularizer import L1Decay, L2Decay
 from .lr import LRScheduler

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from .. import _C
-from .._grad_mode import is_grad_enabled, no_grad
+from ..framework.grad_mode import is_grad_enabled, no_grad
 
 Tensor = _C.Tensor
 

@@ -8,8 +8,8 @@ the dense m x n matrix of column means instead).
 from __future__ import annotations
 
 from .. import _C
-from .. import _check as C
-from .._dtype import convert_dtype
+from ..framework import check as C
+from ..framework.dtype import convert_dtype
 from ..linalg import qr, svd
 
 Tensor = _C.Tensor

@@ -4,7 +4,7 @@ indices outside the graph; the values move through differentiable dense ops."""
 import numbers
 
 from .. import _C
-from .._dtype import convert_dtype, int64
+from ..framework.dtype import convert_dtype, int64
 from .._ops import stack
 from ._base import check_sparse, check_tensor, normalize_axis
 

@@ -3,7 +3,7 @@ values (its kernels and gradients), the positions kept (docs/sparse.md)."""
 import math
 
 from .. import _C
-from .._dtype import convert_dtype
+from ..framework.dtype import convert_dtype
 from ._base import check_number, check_sparse, map_values
 
 __all__ = ["abs", "asin", "asinh", "atan", "atanh", "sin", "sinh", "tan", "tanh", "sqrt",

@@ -10,7 +10,7 @@ class InputSpec:
 
     def __init__(self, shape, dtype="float32", name=None, stop_gradient=False):
         self.shape = self._dims(shape)
-        from .._dtype import convert_dtype
+        from ..framework.dtype import convert_dtype
         self.dtype = convert_dtype(dtype)
         self.name = name
         self.stop_gradient = stop_gradient

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _C
-from .. import _check as C
+from ..framework import check as C
 from ..nn import Layer
 from . import datasets  # noqa: F401
 from .datasets import (WMT14, WMT16, Conll05st, Imdb, Imikolov, Movielens,  # noqa: F401

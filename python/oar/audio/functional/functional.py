@@ -10,7 +10,7 @@ import numbers
 import oar
 
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 
 Tensor = _C.Tensor
 

@@ -17,7 +17,7 @@ import numpy as np
 
 import oar
 
-from ..._out import finish
+from ...framework.out import finish
 
 __all__ = ["get_window", "hann_window", "hamming_window", "blackman_window",
            "bartlett_window", "kaiser_window"]

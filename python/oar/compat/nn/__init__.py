@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 from ...nn import Layer
 from ...nn import initializer as I
 from ...nn.functional import dropout as _dropout

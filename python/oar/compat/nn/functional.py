@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from ... import _C
-from ... import _check as C
-from ..._dtype import convert_dtype
+from ...framework import check as C
+from ...framework.dtype import convert_dtype
 from ...nn.functional import unfold as _unfold
 from ...nn.functional.flash_attention import scaled_dot_product_attention as _sdpa
 from ...nn.functional.padding import _PAD_MODES

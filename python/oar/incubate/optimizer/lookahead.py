@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import _C
 from ..._creation import to_tensor
-from ..._grad_mode import no_grad
+from ...framework.grad_mode import no_grad
 from ..._math_logic import lerp_
 from ...optimizer.optimizer import Optimizer
 

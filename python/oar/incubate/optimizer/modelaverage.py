@@ -6,7 +6,7 @@ import contextlib
 
 from ... import _C
 from ..._creation import zeros_like
-from ..._grad_mode import no_grad
+from ...framework.grad_mode import no_grad
 
 Tensor = _C.Tensor
 

@@ -8,9 +8,9 @@ differentiable expression."""
 import numpy as np
 
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 from ..._creation import to_tensor
-from ..._dtype import convert_dtype
+from ...framework.dtype import convert_dtype
 
 __all__ = ["adaptive_log_softmax_with_loss"]
 

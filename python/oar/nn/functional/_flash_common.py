@@ -6,9 +6,9 @@ import math
 import numpy as np
 
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 from ..._creation import randint, to_tensor
-from ..._grad_mode import no_grad
+from ...framework.grad_mode import no_grad
 from .flash_attention import _require_math_backend
 
 _FLOATS = ("float16", "bfloat16", "float32", "float64")

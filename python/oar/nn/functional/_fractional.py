@@ -16,9 +16,9 @@ output through it (its backward scatters the gradient to the maxima, to any orde
 import numpy as np
 
 from ... import _C
-from ... import _check
+from ...framework import check as _check
 from ..._creation import to_tensor
-from ..._dtype import convert_dtype, float32
+from ...framework.dtype import convert_dtype, float32
 from . import _window as W
 
 __all__ = ["fractional_max_pool2d", "fractional_max_pool3d"]

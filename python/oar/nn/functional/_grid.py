@@ -13,7 +13,7 @@ neighbours count as zeros (padding_mode 'zeros').
 import numpy as np
 
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 from ..._creation import to_tensor
 
 __all__ = ["affine_grid", "grid_sample"]
@@ -158,5 +158,5 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
 
 
 def _int64():
-    from ..._dtype import convert_dtype
+    from ...framework.dtype import convert_dtype
     return convert_dtype("int64")

@@ -6,7 +6,7 @@ the integer labels only select terms."""
 import numpy as np
 
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 from ..._creation import to_tensor
 from .loss import _reduction  # noqa: F401 - shared by the loss modules
 

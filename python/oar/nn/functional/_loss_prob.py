@@ -7,7 +7,7 @@ import math
 import numpy as np
 
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 from ..._creation import to_tensor
 from ._loss_margin import _floating, _reduce, _reduction
 

@@ -13,9 +13,9 @@ gradient of logsumexp stays finite (0 for those states) everywhere.
 import numpy as np
 
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 from ..._creation import to_tensor
-from ..._dtype import convert_dtype
+from ...framework.dtype import convert_dtype
 from ._loss_margin import _reduction
 
 __all__ = ["ctc_loss", "rnnt_loss"]

@@ -11,8 +11,8 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _C
-from ... import _check as C
-from ..._dtype import convert_dtype
+from ...framework import check as C
+from ...framework.dtype import convert_dtype
 
 Tensor = _C.Tensor
 

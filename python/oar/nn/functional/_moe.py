@@ -13,7 +13,7 @@ import numpy as np
 
 import oar
 
-from ... import _check
+from ...framework import check as _check
 
 __all__ = ["moe_permute", "moe_unpermute"]
 

@@ -5,7 +5,7 @@ tensors and a (before, after) padding pair per spatial dim."""
 import numbers
 
 from ... import _C
-from ... import _check
+from ...framework import check as _check
 
 _FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 

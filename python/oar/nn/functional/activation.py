@@ -7,8 +7,8 @@ has beta 1), relu6 is hardtanh(x, 0, 6) (the same single kernel), and glu is a s
 plus sigmoid and multiply.
 """
 from ... import _C
-from ... import _check as C
-from ..._dtype import convert_dtype
+from ...framework import check as C
+from ...framework.dtype import convert_dtype
 from ..._ops import split
 
 __all__ = ["relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax",

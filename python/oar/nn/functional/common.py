@@ -11,10 +11,10 @@ import numbers
 import numpy as np
 
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 from ..._creation import to_tensor
-from ..._dtype import convert_dtype, float32
-from ..._memory import check_fits
+from ...framework.dtype import convert_dtype, float32
+from ...framework.memory import check_fits
 
 __all__ = ["linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d",
            "alpha_dropout", "feature_alpha_dropout", "cosine_similarity", "interpolate",

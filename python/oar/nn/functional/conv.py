@@ -5,7 +5,7 @@ on channels-first tensors; a channels-last input is transposed in and out, and t
 bias is added afterwards, so autograd covers every part (double gradients included).
 """
 from ... import _C
-from ... import _check
+from ...framework import check as _check
 from . import _window as W
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose", "conv3d_transpose"]

@@ -1,7 +1,7 @@
 """oar.nn.functional: pairwise_distance (Paddle's paddle.nn.functional.distance),
 a composition of elementwise ops and a reduction."""
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 
 __all__ = ["pairwise_distance"]
 

@@ -1,8 +1,8 @@
 """oar.nn.functional: sequence_mask, gather_tree, temporal_shift (Paddle's
 paddle.nn.functional.extension)."""
 from ... import _C
-from ... import _check as C
-from ..._dtype import convert_dtype
+from ...framework import check as C
+from ...framework.dtype import convert_dtype
 from .vision import _back, _nchw
 
 __all__ = ["sequence_mask", "gather_tree", "temporal_shift"]

@@ -2,9 +2,9 @@
 import numpy as np
 
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 from ..._creation import to_tensor
-from ..._grad_mode import no_grad
+from ...framework.grad_mode import no_grad
 from ...autograd.py_layer import PyLayer
 
 __all__ = ["embedding", "one_hot"]

@@ -8,7 +8,7 @@ count for nothing. mse_loss and l1_loss are compositions of elementwise ops and 
 reduction (as fast as a fused kernel would be: one pass each, memory bound).
 """
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",

@@ -6,8 +6,8 @@ the others are compositions of reductions and elementwise ops.
 import numbers
 
 from ... import _C
-from ... import _check as C
-from ..._grad_mode import no_grad
+from ...framework import check as C
+from ...framework.grad_mode import no_grad
 
 __all__ = ["layer_norm", "rms_norm", "batch_norm", "instance_norm", "group_norm", "normalize",
            "local_response_norm"]

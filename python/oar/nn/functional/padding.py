@@ -1,6 +1,6 @@
 """oar.nn.functional.pad (Paddle keeps it in paddle.nn.functional.common)."""
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 
 Tensor = _C.Tensor
 

@@ -6,8 +6,8 @@ window, the mask) followed by pool_gather, whose backward scatters the gradient 
 the mask. The mask is a flat index into each (n, c) plane of x, int32 as in Paddle.
 """
 from ... import _C
-from ... import _check
-from ..._dtype import convert_dtype
+from ...framework import check as _check
+from ...framework.dtype import convert_dtype
 from . import _window as W
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",

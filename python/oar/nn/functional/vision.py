@@ -1,7 +1,7 @@
 """oar.nn.functional: pixel_shuffle, pixel_unshuffle, channel_shuffle (reshapes and one
 transpose) and affine_grid / grid_sample (Paddle's paddle.nn.functional.vision)."""
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "affine_grid", "grid_sample"]
 

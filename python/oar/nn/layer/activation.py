@@ -142,7 +142,7 @@ class Softmax2D(Layer):
 
     def forward(self, x):
         from ... import _C
-        from ... import _check
+        from ...framework import check as _check
         _check.tensor("Softmax2D", "x", x)
         if x.ndim not in (3, 4):
             raise ValueError(f"Softmax2D: argument 'x' must be 3-D or 4-D, but has shape "

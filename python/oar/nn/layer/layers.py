@@ -12,8 +12,8 @@ import re
 import threading
 
 from ... import _C
-from ..._dtype import convert_dtype
-from ..._grad_mode import no_grad
+from ...framework.dtype import convert_dtype
+from ...framework.grad_mode import no_grad
 from ...framework.param import ParamAttr, Parameter, _set_value, _unique, create_parameter
 
 __all__ = ["Layer"]

@@ -346,8 +346,8 @@ class SpectralNorm(Layer):
 
     def forward(self, x):
         from ... import _C
-        from ... import _check
-        from ..._grad_mode import no_grad
+        from ...framework import check as _check
+        from ...framework.grad_mode import no_grad
         _check.tensor("SpectralNorm", "x", x)
         if list(x.shape) != self._shape:
             raise ValueError(f"SpectralNorm: argument 'x' has shape {list(x.shape)} but the "

@@ -21,9 +21,9 @@ of the linears is oar ops, so weight_only_linear passes gradients to x and bias.
 import numpy as np
 
 from ... import _C
-from ... import _check as C
+from ...framework import check as C
 from ..._creation import to_tensor
-from ..._grad_mode import no_grad
+from ...framework.grad_mode import no_grad
 
 __all__ = ["weight_quantize", "weight_dequantize", "weight_only_linear", "llm_int8_linear"]
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from ... import _C
 from ..._creation import to_tensor
-from ..._grad_mode import no_grad
+from ...framework.grad_mode import no_grad
 from ...quantization._fake import fake_quant
 from ..layer.layers import Layer
 

@@ -5,7 +5,7 @@ straight through (docs/quantization.md)."""
 from __future__ import annotations
 
 from ... import _C
-from ..._grad_mode import no_grad
+from ...framework.grad_mode import no_grad
 from ...framework import ParamAttr
 from ...quantization._fake import (abs_max, check_bits, check_rate, fake_quant,
                                    update_moving_scale)

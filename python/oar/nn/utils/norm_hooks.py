@@ -12,7 +12,7 @@ training mode, fixed in eval mode). The recomputed name is a non-persistable buf
 from __future__ import annotations
 
 from ... import _C
-from ..._grad_mode import no_grad
+from ...framework.grad_mode import no_grad
 from ..layer.layers import Layer
 
 __all__ = ["weight_norm", "remove_weight_norm", "spectral_norm"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import math
 
 from ... import _C
-from ... import _check as C
-from ..._dtype import float32
-from ..._grad_mode import no_grad
+from ...framework import check as C
+from ...framework.dtype import float32
+from ...framework.grad_mode import no_grad
 
 __all__ = ["parameters_to_vector", "vector_to_parameters", "clip_grad_norm_",
            "clip_grad_value_"]

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ... import _C
 from ..._creation import zeros_like
-from ..._grad_mode import no_grad
+from ...framework.grad_mode import no_grad
 from .._fake import abs_max, check_bits
 from ..base_observer import BaseObserver
 from ..factory import ObserverFactory

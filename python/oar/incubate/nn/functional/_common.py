@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from .... import _C
-from ...._check import _kind, tensor  # noqa: F401 - shared with oar's other checks
+from ....framework.check import _kind, tensor  # noqa: F401 - shared with oar's other checks
 from ....nn import functional as F
 
 Tensor = _C.Tensor

@@ -4,7 +4,7 @@ the argument."""
 from __future__ import annotations
 
 from .... import _C
-from ...._check import _kind, integer
+from ....framework.check import _kind, integer
 from . import _common as c
 
 API = "fused_multi_transformer"

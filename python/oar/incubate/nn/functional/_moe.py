@@ -9,7 +9,7 @@ import numpy as np
 
 import oar
 
-from .... import _check
+from ....framework import check as _check
 from . import _common as c
 
 __all__ = ["int_bincount", "build_src_rank_and_local_expert_id", "expand_modality_expert_id",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .... import _C
-from ...._check import _kind, integer
+from ....framework.check import _kind, integer
 from ...._creation import to_tensor, zeros_like
 from . import _common as c
 from . import _fmt_args as G

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from .... import _C
 from ...._creation import eye, to_tensor
-from ...._grad_mode import enable_grad, no_grad
+from ....framework.grad_mode import enable_grad, no_grad
 from ....autograd import grad as _grad
 from ....optimizer.lbfgs import _dot, _strong_wolfe
 

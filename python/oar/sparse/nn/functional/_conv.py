@@ -15,9 +15,9 @@ import numbers
 import numpy as np
 
 from .... import _C
-from .... import _check as C
+from ....framework import check as C
 from ...._creation import to_tensor
-from ...._memory import check_fits
+from ....framework.memory import check_fits
 from ..._base import check_sparse, check_tensor
 
 Tensor = _C.Tensor
