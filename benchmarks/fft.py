@@ -1,6 +1,6 @@
 """FFT benchmark: oar vs PyTorch vs PaddlePaddle in one run, as ratios (docs/fft.md).
 
-    python3 benchmarks/fft.py [--paddle-python /tmp/venv-paddle/bin/python] [--threads 2]
+    python3 benchmarks/fft.py [--paddle-python $PADDLE_PYTHON] [--threads 2]
                               [--repeats 15] [--clock wall|cpu]
 
 Rows: a 1-D transform of 2^20 points and a 2-D transform of 1024 x 1024, complex to

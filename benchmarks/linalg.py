@@ -3,8 +3,8 @@ oar/torch and oar/paddle (< 1: oar faster). float32 inputs: single matrices of 2
 1024 (--sizes) and a batch of 64 matrices of 32x32. Each callable is first run for
 0.25 s (warm-up by time, see median_time).
 
-Paddle is measured when it imports (run with /tmp/venv-paddle/bin/python, whose
---system-site-packages also see oar and torch); otherwise its columns are left out.
+Paddle is measured when it imports (run with the interpreter of a venv
+made with --system-site-packages and paddlepaddle installed, so it also sees oar and torch); otherwise its columns are left out.
 
   python3 benchmarks/linalg.py [--threads 2] [--sizes 256,1024] [--reps 20] [--ops inv,solve]
 """

@@ -1,7 +1,7 @@
 """Training-step time: oar against PyTorch 2.13 and PaddlePaddle 3.3.1, same model,
 same data, 2 threads each, in one run.
 
-    python3 benchmarks/training.py [--steps 60] [--paddle-python /tmp/venv-paddle/bin/python]
+    python3 benchmarks/training.py [--steps 60] [--paddle-python $PADDLE_PYTHON]
 
 Models: the MLP 784-512-512-10 (batch 128) and the demo's CNN
 (examples/fashion_mnist_cnn.py: conv 1->32, BN, ReLU, pool, conv 32->64, BN,
@@ -124,13 +124,13 @@ def run(python, fw, model, steps, mode="f32"):
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--steps", type=int, default=60)
-    p.add_argument("--paddle-python", default=os.environ.get("PADDLE_PYTHON",
-                                                             "/tmp/venv-paddle/bin/python"))
+    p.add_argument("--paddle-python", default=os.environ.get("PADDLE_PYTHON"),
+                   help="interpreter with paddlepaddle installed (default: $PADDLE_PYTHON)")
     args = p.parse_args()
     print(_machine.describe())
     print(f"# {time.strftime('%Y-%m-%d')}, OMP_NUM_THREADS=2, median of {args.steps} steps; "
           f"OPENBLAS_CORETYPE unset for the measured processes")
-    paddle_ok = os.path.exists(args.paddle_python)
+    paddle_ok = bool(args.paddle_python) and os.path.exists(args.paddle_python)
     print("| model | oar ms | torch ms | paddle ms | oar/torch | oar/paddle |")
     print("| --- | ---: | ---: | ---: | ---: | ---: |")
     for model, label in (("mlp", "MLP 784-512-512-10, batch 128, Adam"),

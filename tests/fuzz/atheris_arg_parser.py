@@ -2,8 +2,8 @@
 """An atheris (libFuzzer) target for the Python argument parsing of the op bindings.
 
     pip install atheris
-    cd /tmp && python3 /work/main/tests/fuzz/atheris_arg_parser.py --iterations 20000
-    cd /tmp && python3 /work/main/tests/fuzz/atheris_arg_parser.py -max_total_time=600 corpus_dir/
+    cd /tmp && python3 "$REPO"/tests/fuzz/atheris_arg_parser.py --iterations 20000
+    cd /tmp && python3 "$REPO"/tests/fuzz/atheris_arg_parser.py -max_total_time=600 corpus_dir/
 
 Each input picks a function (every oar._C op, its public oar.<op>, oar.to_tensor and
 the creation functions) and fuzzed Python values -- ints of every size, floats incl.

@@ -3,7 +3,7 @@
 The suite tests the *installed* oar package (pip install . from the repo), not
 the source tree: run it from outside the repository, e.g.
 
-    cd /tmp && python -m pytest -q /work/main/tests/python/
+    cd /tmp && python -m pytest -q "$REPO"/tests/python/    # REPO: the checkout
 
 A `python/oar` picked up from the work tree would have no compiled _C (or a
 stale one) and would hide packaging mistakes, so importing it is an error here.

@@ -1,4 +1,4 @@
-"""Paddle programs run unchanged on oar (issue 14): every program of tests/paddle_corpus/
+"""Paddle programs run unchanged on oar: every program of tests/paddle_corpus/
 runs with `import paddle` resolving to oar and must print what PaddlePaddle 3.3.1
 printed for it (the recorded `<name>.out`; tests/paddle_corpus/README.md)."""
 import contextlib

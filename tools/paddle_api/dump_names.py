@@ -3,7 +3,7 @@
 `__all__`, and the public attributes of `paddle.Tensor`) to paddle_api.json here,
 for coverage.py. Run with an interpreter that has paddle installed:
 
-    /tmp/venv-paddle/bin/python tools/paddle_api/dump_names.py
+    "$PADDLE_PYTHON" tools/paddle_api/dump_names.py
 """
 import json
 import os

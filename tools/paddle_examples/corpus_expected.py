@@ -3,7 +3,7 @@
 `<name>.out` files), which tests/python/test_paddle_corpus.py then requires oar to
 print. Runs each program in a fresh Paddle interpreter from a scratch directory.
 
-    python3 tools/paddle_examples/corpus_expected.py --paddle-python /tmp/venv-paddle/bin/python [name ...]
+    python3 tools/paddle_examples/corpus_expected.py --paddle-python "$PADDLE_PYTHON" [name ...]
 """
 import argparse
 import os
@@ -17,7 +17,8 @@ CORPUS = os.path.join(ROOT, "tests", "paddle_corpus")
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--paddle-python", default="/tmp/venv-paddle/bin/python")
+    ap.add_argument("--paddle-python", default=os.environ.get("PADDLE_PYTHON"), required="PADDLE_PYTHON" not in os.environ,
+                    help="interpreter with paddlepaddle installed (default: $PADDLE_PYTHON)")
     ap.add_argument("names", nargs="*", help="programs to record (default: all)")
     args = ap.parse_args(argv)
     names = args.names or sorted(f[:-3] for f in os.listdir(CORPUS) if f.endswith(".py"))

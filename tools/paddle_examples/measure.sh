@@ -2,12 +2,12 @@
 # Measure how many of Paddle's documented examples run unchanged on oar.
 # Usage (from the repository root):
 #   tools/paddle_examples/measure.sh [--doc]
-# Environment: PADDLE_PYTHON  interpreter with paddlepaddle (default /tmp/venv-paddle/bin/python)
+# Environment: PADDLE_PYTHON  interpreter with paddlepaddle (required)
 #              OAR_PYTHON     interpreter that imports oar (default python3; set PYTHONPATH for a work tree)
 #              JOBS, TIMEOUT  concurrent examples (2) and seconds per example (20)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-PADDLE_PYTHON=${PADDLE_PYTHON:-/tmp/venv-paddle/bin/python}
+PADDLE_PYTHON=${PADDLE_PYTHON:?set PADDLE_PYTHON to an interpreter with paddlepaddle}
 OAR_PYTHON=${OAR_PYTHON:-python3}
 JOBS=${JOBS:-2}
 TIMEOUT=${TIMEOUT:-20}
