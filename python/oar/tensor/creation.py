@@ -1,35 +1,46 @@
-"""Creation functions with Paddle's signatures."""
+"""Creating tensors (Paddle's paddle/tensor/creation.py): to_tensor and its factory for
+Tensor(data), zeros/ones/full/empty and their *_like, arange, linspace, logspace, range,
+eye, diag, diagflat, triu_indices, polar, clone, from_numpy, asarray, as_tensor,
+create_tensor and paddle.tensor(...)."""
+from __future__ import annotations
+
 import math
 import numbers
+from typing import Any
 
 import numpy as np
 
-from . import _C
-from .framework import check as C
-from .framework.dtype import bool_, complex64, complex128, convert_dtype, float32, float64, int64
-from .framework.out import finish, write_out
+from .. import _C
+from ..framework import check as C
+from ..framework.check import C_dtype, _cpu_device
+from ..framework.dtype import (
+    _dtype_arg,
+    bool_,
+    complex128,
+    convert_dtype,
+    default_complex,
+    default_float,
+    float32,
+    float64,
+    int64,
+)
+from ..framework.grad_mode import no_grad
+from ..framework.memory import check_fits
+from ..framework.out import api_write_out, finish
+from ..framework.place import _to_place
 
 Tensor = _C.Tensor
 
-# The default floating dtype (oar.set_default_dtype): Python floats and the creation
-# functions' float results take it; the default complex dtype follows it.
-_DEFAULT_FLOAT = [float32]
-
-
-def default_float():
-    return _DEFAULT_FLOAT[0]
-
-
-def set_default_float(d):
-    _DEFAULT_FLOAT[0] = d
-
-
-def default_complex():
-    return complex128 if _DEFAULT_FLOAT[0] is float64 else complex64
+__all__ = ["to_tensor", "full", "zeros", "ones", "empty", "full_like", "zeros_like",
+           "ones_like", "empty_like", "arange", "linspace", "eye", "clone", "diag",
+           "triu_indices", "polar", "logspace", "range", "diagflat", "from_numpy",
+           "asarray", "create_tensor", "as_tensor"]
 
 
 _SUPPORTED_NUMPY = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
                     "float64", "complex64", "complex128")
+
+
 _UNSUPPORTED_NUMPY = "supported dtypes: " + ", ".join(_SUPPORTED_NUMPY)
 
 
@@ -73,7 +84,6 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     Python floats become float32, ints int64 and bools bool (Paddle's defaults);
     numpy arrays keep their dtype."""
     if isinstance(data, Tensor):
-        from .framework.grad_mode import no_grad
         with no_grad():
             t = _C.assign(data)
         if dtype is not None:
@@ -273,68 +283,193 @@ def eye(num_rows, num_columns=None, dtype=None, name=None, *, out=None, device=N
     return finish(t, "eye", out, device, requires_grad, pin_memory)
 
 
-def uniform(shape, dtype=None, min=0.0, max=1.0, seed=0, name=None, *, out=None, device=None,
-            requires_grad=False):
-    """Values drawn uniformly from [min, max); Paddle 3.3's default range is [0, 1)."""
-    t = _C.uniform(_shape(shape, "uniform"), _dtype_or(dtype, default_float(), "uniform"), min,
-                   max, seed)
-    return finish(t, "uniform", out, device, requires_grad)
+def clone(x):
+    return _C.assign(C.tensor("clone", "x", x))
 
 
-def rand(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
-         pin_memory=False):
-    t = _C.uniform(_shape(shape, "rand"), _dtype_or(dtype, default_float(), "rand"), 0.0, 1.0, 0)
-    return finish(t, "rand", out, device, requires_grad, pin_memory)
+# --- diagonals -----------------------------------------------------------------------------
+
+def diag(x, offset=0, padding_value=0, name=None):
+    """1-D x: a square matrix with x on diagonal `offset`, padding_value elsewhere.
+    2-D x: its diagonal `offset` (a copy)."""
+    C.tensor("diag", "x", x)
+    off = C.integer("diag", "offset", offset)
+    pad = C.number("diag", "padding_value", padding_value)
+    if x.ndim == 1:
+        out = _C.diag_embed(x, off, 0, 1)
+        if pad == 0:
+            return out
+        mask = _C.diag_embed(_C.full_like(x, True, "bool"), off, 0, 1)
+        return _C.where(mask, out, _C.full_like(out, pad))
+    if x.ndim == 2:
+        return _C.assign(_C.diagonal(x, off, 0, 1))
+    raise ValueError(f"diag(): argument 'x' must be 1-D or 2-D, but has shape {x.shape}")
 
 
-def normal(mean=0.0, std=1.0, shape=None, name=None, *, out=None):
-    t = _C.normal(_shape([1] if shape is None else shape, "normal"),
-                  float(C.number("normal", "mean", mean)), float(C.number("normal", "std", std)),
-                  0, default_float())
-    return write_out(out, t, "normal")
+def triu_indices(row, col=None, offset=0, dtype="int64", name=None):
+    """The [2, N] (row, column) coordinates of the upper triangle (col - row >= offset) of a
+    row x col matrix (col defaults to row)."""
+    row = C.integer("triu_indices", "row", row)
+    col = row if col is None else C.integer("triu_indices", "col", col)
+    return _C.triu_indices(row, col, C.integer("triu_indices", "offset", offset),
+                           convert_dtype(dtype))
 
 
-def _standard_normal(shape, dtype, api):
-    shape, dtype = _shape(shape, api), _dtype_or(dtype, default_float(), api)
-    if dtype.is_complex:
-        # Paddle: a complex standard normal has variance 1, half in each part.
-        part = float32 if dtype.name == "complex64" else float64
-        re, im = (_C.normal(shape, 0.0, math.sqrt(0.5), 0, part) for _ in range(2))
-        return _C.complex(re, im)
-    return _C.normal(shape, 0.0, 1.0, 0, dtype)
+def polar(abs: Tensor, angle: Tensor, name: str | None = None, *,  # noqa: A002
+          out: Tensor | None = None) -> Tensor:
+    """The complex numbers abs * (cos(angle) + i sin(angle)) (float32 or float64 inputs)."""
+    C.tensor("polar", "abs", abs)
+    C.tensor("polar", "angle", angle)
+    for n, t in (("abs", abs), ("angle", angle)):
+        if t.dtype not in (float32, float64):
+            raise TypeError(f"polar(): argument '{n}' must be float32 or float64, but got "
+                            f"{t.dtype.name}")
+    res = _C.complex(_C.multiply(abs, _C.cos(angle)), _C.multiply(abs, _C.sin(angle)))
+    return api_write_out("polar", out, res)
 
 
-def randn(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
-          pin_memory=False):
-    t = _standard_normal(shape, dtype, "randn")
-    return finish(t, "randn", out, device, requires_grad, pin_memory)
+# ---- creation -------------------------------------------------------------------------------
+def _scalar_arg(api, name, v):
+    return C.number(api, name, v)
 
 
-def standard_normal(shape, dtype=None, name=None, *, out=None, device=None,
-                    requires_grad=False):
-    t = _standard_normal(shape, dtype, "standard_normal")
-    return finish(t, "standard_normal", out, device, requires_grad)
-
-
-def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
-    if high is None:
-        low, high = 0, low
-    low, high = C.integer("randint", "low", low), C.integer("randint", "high", high)
-    if high <= low:
-        raise ValueError(f"randint(): high ({high}) must be greater than low ({low})")
-    u = _C.uniform(_shape(shape, "randint"), float64, float(low), float(high), 0)
-    return _C.cast(_C.floor(u), _dtype_or(dtype, int64, "randint"))
-
-
-def seed(seed):
-    """Seeds the default random generator (every random op draws from it) and returns it,
-    a Generator, as Paddle does.
+def logspace(start: float | Tensor, stop: float | Tensor, num: int | Tensor,
+             base: float | Tensor = 10.0, dtype: Any = None, name: str | None = None) -> Tensor:
+    """num values base**t for t evenly spaced from start to stop (both included).
 
     Examples:
         >>> import oar
-        >>> g = oar.seed(102)
-        >>> print(g.initial_seed())
-        102
+        >>> print(oar.logspace(0, 10, 5, 2, 'float32').tolist())
+        [1.0, 5.656854152679443, 32.0, 181.0193328857422, 1024.0]
     """
-    from .framework.random import DEFAULT_GENERATOR
-    return DEFAULT_GENERATOR.manual_seed(seed)
+    s = float(_scalar_arg("logspace", "start", start))
+    e = float(_scalar_arg("logspace", "stop", stop))
+    k = C.integer("logspace", "num", num)
+    b = float(_scalar_arg("logspace", "base", base))
+    if k < 0:
+        raise ValueError(f"logspace(): argument 'num' must be >= 0, but got {k}")
+    d = default_float() if dtype is None else C_dtype("logspace", dtype)
+    # float64 exponents, their powers and the result are all held at once.
+    check_fits("logspace():", f"argument 'num' ({k}) asks for {k} values, which",
+               k * (16 + d.itemsize))
+    with np.errstate(over="ignore", invalid="ignore"):
+        vals = np.power(b, np.linspace(s, e, k))
+    if not (d.is_floating_point or d.is_complex):
+        vals = np.trunc(vals)
+    return to_tensor(vals, dtype=d)
+
+
+def range(start: float | Tensor = 0, end: float | Tensor | None = None,  # noqa: A001
+          step: float | Tensor = 1, dtype: Any = None, *, out: Tensor | None = None,
+          device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
+    """start, start + step, ... up to and including end (Paddle's range, unlike arange,
+    includes end), in dtype (default: the default float); range(n) is range(0, n).
+
+    Examples:
+        >>> import oar
+        >>> print(oar.range(5).tolist(), oar.range(3, 9, 2.0).tolist())
+        [0.0, 1.0, 2.0, 3.0, 4.0, 5.0] [3.0, 5.0, 7.0, 9.0]
+    """
+    if end is None:
+        start, end = 0, start
+    s = _scalar_arg("range", "start", start)
+    e = _scalar_arg("range", "end", end)
+    st = _scalar_arg("range", "step", step)
+    if st == 0:
+        raise ValueError("range(): argument 'step' must not be 0")
+    if device is not None:
+        _to_place(device, "range")
+    d = default_float() if dtype is None else C_dtype("range", dtype)
+    count = math.floor((e - s) / st) + 1 if math.isfinite((e - s) / st) else -1
+    if count < 0 and math.isfinite((e - s) / st):
+        count = 0
+    if count < 0:
+        raise ValueError(f"range(): the range from {s} to {e} by {st} is not finite")
+    # float64 offsets, the values and the result are all held at once.
+    check_fits("range():", f"the {count} values from 'start' {s} to 'end' {e} by 'step' {st}",
+               count * (16 + d.itemsize))
+    vals = s + st * np.arange(count, dtype=np.float64)
+    if not (d.is_floating_point or d.is_complex):
+        vals = np.trunc(vals)
+    t = to_tensor(vals, dtype=d)
+    t.stop_gradient = not requires_grad
+    return api_write_out("range", out, t)
+
+
+def diagflat(x: Tensor, offset: int = 0, name: str | None = None) -> Tensor:
+    """The 2-D matrix with x flattened on its offset-th diagonal.
+
+    Examples:
+        >>> import oar
+        >>> print(oar.diagflat(oar.to_tensor([[1, 2], [3, 4]])).tolist())
+        [[1, 0, 0, 0], [0, 2, 0, 0], [0, 0, 3, 0], [0, 0, 0, 4]]
+    """
+    C.tensor("diagflat", "x", x)
+    return diag(_C.reshape(x, [-1]), C.integer("diagflat", "offset", offset))
+
+
+def from_numpy(ndarray: np.ndarray) -> Tensor:
+    """A tensor holding a copy of a numpy array, with its dtype (Paddle copies too).
+
+    Examples:
+        >>> import oar
+        >>> import numpy as np
+        >>> print(oar.from_numpy(np.array([1, 2, 3])))
+        Tensor(shape=[3], dtype=int64, place=Place(cpu), stop_gradient=True,
+               [1, 2, 3])
+    """
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError(f"from_numpy(): argument 'ndarray' must be a numpy.ndarray, but got "
+                        f"{type(ndarray).__name__}")
+    return to_tensor(ndarray)
+
+
+def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
+            requires_grad: bool = False) -> Tensor:
+    """A tensor of obj (data, a numpy array, a tensor); a tensor of the same dtype is
+    returned as is unless copy=True (its stop_gradient then follows requires_grad).
+
+    Examples:
+        >>> import oar
+        >>> print(oar.asarray([[1, 2]], dtype='float32'))
+        Tensor(shape=[1, 2], dtype=float32, place=Place(cpu), stop_gradient=True,
+               [[1., 2.]])
+    """
+    _cpu_device("asarray", device)
+    if isinstance(obj, Tensor) and copy is not True:
+        want = None if dtype is None else _dtype_arg("asarray", dtype)
+        if want is None or want is obj.dtype:
+            t = obj.detach() if copy is None else obj
+            if copy is None:
+                t.stop_gradient = not requires_grad
+            return t
+        if copy is False:
+            raise ValueError(f"asarray(): copy=False, but the dtype {want.name} differs from "
+                             f"the tensor's {obj.dtype.name}")
+    return to_tensor(obj, dtype=dtype, stop_gradient=not requires_grad)
+
+
+# ---- oar.tensor: Paddle's callable namespace ------------------------------------------------
+def create_tensor(dtype: Any, name: str | None = None, persistable: bool = False) -> Tensor:
+    """An empty (shape [0]) tensor of dtype, to be filled later (Paddle's create_tensor).
+
+    Examples:
+        >>> import oar
+        >>> print(oar.create_tensor('float32').shape)
+        oar.Size([0])
+    """
+    return _C.full([0], 0, _dtype_arg("create_tensor", dtype))
+
+
+def _tensor_fn(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+               pin_memory: bool = False) -> Tensor:
+    """A new tensor holding a copy of data (Paddle's paddle.tensor(...), torch-style):
+    requires_grad sets stop_gradient = not requires_grad."""
+    _cpu_device("tensor", device)
+    return to_tensor(data, dtype=dtype, stop_gradient=not requires_grad)
+
+
+def as_tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
+              pin_memory: bool = False) -> Tensor:
+    """A new tensor from data (Paddle's paddle.tensor, the same as oar.tensor(...))."""
+    return _tensor_fn(data, dtype, device, requires_grad, pin_memory)
