@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -12,7 +13,7 @@ __all__ = ["numpy", "tolist"]
 
 
 # ---- numpy --------------------------------------------------------------------------
-def numpy(self):
+def numpy(self: Any):
     """The data as a numpy array sharing this tensor's memory (no copy); the
     array keeps the memory alive. bfloat16 comes back as raw uint16 and the float8
     dtypes as raw int8, as Paddle.
@@ -42,7 +43,7 @@ def _bf16_to_f32(a):
     return np.asarray(a.astype(np.uint32) << 16).view(np.float32)
 
 
-def tolist(self):
+def tolist(self: Any):
     shape = list(self.shape)
     if 0 in shape:  # nested [] up to the first 0, as torch: numpy cannot hold [0, 2**62]
         # one list per index before the first 0: [2**62, 0] would build 2**62 of them

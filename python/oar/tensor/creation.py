@@ -28,6 +28,7 @@ from ..framework.grad_mode import no_grad
 from ..framework.memory import check_fits
 from ..framework.out import api_write_out, finish
 from ..framework.place import _to_place
+from ..framework.typing import DTypeLike, PlaceLike, ShapeLike, TensorLike
 
 Tensor = _C.Tensor
 
@@ -78,7 +79,8 @@ def _has_big_int(data):
     return isinstance(data, int) and not isinstance(data, bool) and not -2**63 <= data < 2**63
 
 
-def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+def to_tensor(data: TensorLike, dtype: DTypeLike | None = None, place: PlaceLike | None = None,
+              stop_gradient: bool = True):
     """A tensor holding a copy of `data` (a scalar, nested lists, a numpy array or a Tensor).
 
     Python floats become float32, ints int64 and bools bool (Paddle's defaults);
@@ -133,8 +135,10 @@ def _fill_dtype(value):
 
 # The creation functions take Paddle 3.3's keyword-only arguments out, device,
 # requires_grad and pin_memory (_out.finish says what each does on oar).
-def full(shape, fill_value, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
-         pin_memory=False):
+def full(shape: ShapeLike, fill_value: float | bool | complex | Tensor,
+         dtype: DTypeLike | None = None, name: str | None = None, *, out: Tensor | None = None,
+         device: PlaceLike | None = None, requires_grad: bool = False,
+         pin_memory: bool = False):
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     t = _C.full(_shape(shape, "full"), fill_value,
@@ -142,49 +146,61 @@ def full(shape, fill_value, dtype=None, name=None, *, out=None, device=None, req
     return finish(t, "full", out, device, requires_grad, pin_memory)
 
 
-def zeros(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
-          pin_memory=False):
+def zeros(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
+          out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
+          pin_memory: bool = False):
     t = _C.full(_shape(shape, "zeros"), 0.0, _dtype_or(dtype, default_float(), "zeros"))
     return finish(t, "zeros", out, device, requires_grad, pin_memory)
 
 
-def ones(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
-         pin_memory=False):
+def ones(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
+         out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
+         pin_memory: bool = False):
     t = _C.full(_shape(shape, "ones"), 1.0, _dtype_or(dtype, default_float(), "ones"))
     return finish(t, "ones", out, device, requires_grad, pin_memory)
 
 
-def empty(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
-          pin_memory=False):
+def empty(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
+          out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
+          pin_memory: bool = False):
     t = _C.empty(_shape(shape, "empty"), _dtype_or(dtype, default_float(), "empty"))
     return finish(t, "empty", out, device, requires_grad, pin_memory)
 
 
-def full_like(x, fill_value, dtype=None, name=None, *, device=None, requires_grad=False,
-              pin_memory=False):
+def full_like(x: Tensor, fill_value: float | bool | complex | Tensor,
+              dtype: DTypeLike | None = None, name: str | None = None, *,
+              device: PlaceLike | None = None, requires_grad: bool = False,
+              pin_memory: bool = False):
     if isinstance(fill_value, Tensor):
         fill_value = C.number("full_like", "fill_value", fill_value)
     t = _C.full_like(x, fill_value, _dtype_or(dtype, None, "full_like"))
     return finish(t, "full_like", None, device, requires_grad, pin_memory)
 
 
-def zeros_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin_memory=False):
+def zeros_like(x: Tensor, dtype: DTypeLike | None = None, name: str | None = None, *,
+               device: PlaceLike | None = None, requires_grad: bool = False,
+               pin_memory: bool = False):
     return full_like(x, 0.0, dtype, device=device, requires_grad=requires_grad,
                      pin_memory=pin_memory)
 
 
-def ones_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin_memory=False):
+def ones_like(x: Tensor, dtype: DTypeLike | None = None, name: str | None = None, *,
+              device: PlaceLike | None = None, requires_grad: bool = False,
+              pin_memory: bool = False):
     return full_like(x, 1.0, dtype, device=device, requires_grad=requires_grad,
                      pin_memory=pin_memory)
 
 
-def empty_like(x, dtype=None, name=None, *, device=None, requires_grad=False, pin_memory=False):
+def empty_like(x: Tensor, dtype: DTypeLike | None = None, name: str | None = None, *,
+               device: PlaceLike | None = None, requires_grad: bool = False,
+               pin_memory: bool = False):
     t = _C.empty_like(x, _dtype_or(dtype, None, "empty_like"))
     return finish(t, "empty_like", None, device, requires_grad, pin_memory)
 
 
-def arange(start=0, end=None, step=1, dtype=None, *, out=None, device=None, requires_grad=False,
-           pin_memory=False, name=None):
+def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: DTypeLike | None = None, *,
+           out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
+           pin_memory: bool = False, name: str | None = None):
     if end is None:
         start, end = 0, start
     vals = [C.number("arange", n, v) for n, v in (("start", start), ("end", end), ("step", step))]
@@ -218,8 +234,9 @@ def _to_int(api, name, v, dtype):
     return i
 
 
-def linspace(start, stop, num, dtype=None, name=None, *, out=None, device=None,
-             requires_grad=False):
+def linspace(start: Any, stop: Any, num: int, dtype: DTypeLike | None = None,
+             name: str | None = None, *, out: Tensor | None = None, device: PlaceLike | None = None,
+             requires_grad: bool = False):
     """num evenly spaced values from start to stop, both included.
 
     Finite ends and a float or complex dtype: numpy's values (within an ulp of torch's and
@@ -273,8 +290,9 @@ def _linspace_values(s, e, num):
     return values
 
 
-def eye(num_rows, num_columns=None, dtype=None, name=None, *, out=None, device=None,
-        requires_grad=False, pin_memory=False):
+def eye(num_rows: Any, num_columns: Any = None, dtype: DTypeLike | None = None,
+        name: str | None = None, *, out: Tensor | None = None, device: PlaceLike | None = None,
+        requires_grad: bool = False, pin_memory: bool = False):
     n = C.integer("eye", "num_rows", num_rows)
     m = n if num_columns is None else C.integer("eye", "num_columns", num_columns)
     if n < 0 or m < 0:
@@ -283,13 +301,13 @@ def eye(num_rows, num_columns=None, dtype=None, name=None, *, out=None, device=N
     return finish(t, "eye", out, device, requires_grad, pin_memory)
 
 
-def clone(x):
+def clone(x: Tensor) -> Tensor:
     return _C.assign(C.tensor("clone", "x", x))
 
 
 # --- diagonals -----------------------------------------------------------------------------
 
-def diag(x, offset=0, padding_value=0, name=None):
+def diag(x: Tensor, offset: int = 0, padding_value: Any = 0, name: str | None = None):
     """1-D x: a square matrix with x on diagonal `offset`, padding_value elsewhere.
     2-D x: its diagonal `offset` (a copy)."""
     C.tensor("diag", "x", x)
@@ -306,7 +324,8 @@ def diag(x, offset=0, padding_value=0, name=None):
     raise ValueError(f"diag(): argument 'x' must be 1-D or 2-D, but has shape {x.shape}")
 
 
-def triu_indices(row, col=None, offset=0, dtype="int64", name=None):
+def triu_indices(row: Any, col: Any = None, offset: int = 0, dtype: DTypeLike = "int64",
+                 name: str | None = None) -> Tensor:
     """The [2, N] (row, column) coordinates of the upper triangle (col - row >= offset) of a
     row x col matrix (col defaults to row)."""
     row = C.integer("triu_indices", "row", row)

@@ -1,6 +1,8 @@
 """einsum (Paddle's paddle/tensor/einsum.py): contracted pairwise through matmul."""
 from __future__ import annotations
 
+from typing import Any
+
 from .. import _C
 from ..framework import check as C
 from .manipulation import _prod
@@ -30,7 +32,7 @@ def _parse_term(term, ndim, where):
     return list(head) + [-(e - i) for i in range(e)] + list(tail)
 
 
-def einsum(equation, *operands):
+def einsum(equation: Any, *operands: Any):
     """Einstein summation: the labels of each operand, ',' between operands, '->' before the
     output's labels (implicit: the labels seen once, sorted), '...' for broadcast dims; a
     repeated label within an operand takes its diagonal. Lowered to diagonal, sum,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -17,6 +17,7 @@ from ..framework import out as _out
 from ..framework.check import _aliases
 from ..framework.dtype import bool_, convert_dtype, float64, int32, int64
 from ..framework.memory import check_fits
+from ..framework.typing import AxisLike
 from .manipulation import _broadcast_shape, _index_tensor, _ints, broadcast_to
 
 Tensor = _C.Tensor
@@ -434,19 +435,21 @@ def _put(api, internal, arr, indices, values, axis, reduce, include_self, broadc
                     internal, api)
 
 
-def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
-                   broadcast=True, name=None):
+def put_along_axis(arr: Tensor, indices: Tensor, values: Tensor | float, axis: AxisLike,
+                   reduce: str = "assign", include_self: bool = True,
+                   broadcast: bool = True, name: str | None = None):
     return _put("put_along_axis", "scatter_along_axis", arr, indices, values, axis, reduce,
                 include_self, broadcast)
 
 
-def put_along_axis_(arr, indices, values, axis, reduce="assign", include_self=True,
-                    broadcast=True, name=None):
+def put_along_axis_(arr: Tensor, indices: Tensor, values: Tensor | float, axis: AxisLike,
+                    reduce: str = "assign", include_self: bool = True,
+                    broadcast: bool = True, name: str | None = None):
     return _put("put_along_axis_", "scatter_along_axis_", arr, indices, values, axis, reduce,
                 include_self, broadcast)
 
 
-def nd_index(api, x, indices):
+def nd_index(api: Any, x: Tensor, indices: Tensor) -> Tensor:
     """The [..., k] int64 coordinate tensor of a tuple of index tensors (integer ones
     broadcast together; a boolean one stands for the coordinates of its True entries,
     one per dimension it covers), checked against x's leading dimensions."""
@@ -498,11 +501,13 @@ def _index_put(api, internal, x, indices, value, accumulate):
     return _renamed(lambda: fn(x, idx, v, bool(accumulate)), internal, api)
 
 
-def index_put(x, indices, value, accumulate=False, name=None):
+def index_put(x: Tensor, indices: Tensor, value: Tensor | float, accumulate: bool = False,
+              name: str | None = None):
     return _index_put("index_put", "index_put_nd", x, indices, value, accumulate)
 
 
-def index_put_(x, indices, value, accumulate=False, name=None):
+def index_put_(x: Tensor, indices: Tensor, value: Tensor | float, accumulate: bool = False,
+               name: str | None = None):
     return _index_put("index_put_", "index_put_nd_", x, indices, value, accumulate)
 
 
@@ -739,7 +744,8 @@ def _values_to(api, values, arr, dom):
                          f"broadcast to the indexed shape {dom}") from None
 
 
-def put_along_axis_reduce(api, arr, indices, values, axis, reduce, include_self, broadcast):
+def put_along_axis_reduce(api: Any, arr: Tensor, indices: Tensor, values: Tensor | float,
+                          axis: AxisLike, reduce: str, include_self: bool, broadcast: bool):
     """put_along_axis for reduce 'mul'/'multiply', 'mean', 'amin', 'amax', composed of
     differentiable ops: the written positions are found first; 'mean' divides a scattered
     sum by the count (truncating for integers, as Paddle); the others reduce the values of

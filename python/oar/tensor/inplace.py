@@ -160,17 +160,17 @@ def sub_(x: Tensor, y: Tensor, name: str | None = None, *, alpha: float = 1) -> 
 
 
 # ---- in place: elementwise ------------------------------------------------------------------
-def abs_(x, name=None):
+def abs_(x: Tensor, name: str | None = None):
     """abs, in place."""
     return _in_place("abs_", x, _C.abs)
 
 
-def cos_(x, name=None):
+def cos_(x: Tensor, name: str | None = None):
     """cos, in place."""
     return _in_place("cos_", x, _C.cos)
 
 
-def sin_(x, name=None):
+def sin_(x: Tensor, name: str | None = None):
     """sin, in place."""
     return _in_place("sin_", x, _C.sin)
 
@@ -194,7 +194,7 @@ def pow_(x: Tensor, y: float | Tensor, name: str | None = None) -> Tensor:
     return _in_place("pow_", x, _pow, y)
 
 
-def erf_(x, name=None):
+def erf_(x: Tensor, name: str | None = None):
     """The error function, in place."""
     return _in_place("erf_", x, _C.erf)
 
@@ -630,12 +630,12 @@ def unsqueeze_(x: Tensor, axis: int | Sequence[int] | Tensor,
     return _in_place("unsqueeze_", x, lambda t: _C.unsqueeze(t, axes), copy_input=False)
 
 
-def transpose_(x, perm, name=None):
+def transpose_(x: Tensor, perm: Any, name: str | None = None):
     """transpose in place: x's axes permuted by perm (x keeps its memory)."""
     return _in_place("transpose_", x, lambda t: _C.transpose(t, perm), copy_input=False)
 
 
-def t_(input, name=None):  # noqa: A002
+def t_(input: Tensor, name: str | None = None):  # noqa: A002
     """The transpose of a 2-D tensor, in place; a 0-D or 1-D tensor is returned as is."""
     C.tensor("t_", "input", input)
     if input.ndim > 2:

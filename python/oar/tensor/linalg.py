@@ -21,6 +21,7 @@ from ..framework.check import _aliases, builtins_range
 from ..framework.dtype import convert_dtype, default_float, float32, float64, int64
 from ..framework.dtype import int64 as i64
 from ..framework.promote import as_float, common
+from ..framework.typing import AxisLike, DTypeLike
 from .creation import linspace, to_tensor
 from .manipulation import _int32_kept
 from .math import outer
@@ -37,7 +38,7 @@ __all__ = ["t", "bmm", "cross", "dot", "bincount", "histogram", "norm", "matmul"
            "dist", "histogram_bin_edges", "histogramdd", "ger"]
 
 
-def t(x, name=None):
+def t(x: Tensor, name: str | None = None) -> Tensor:
     C.tensor("t", "x", x)
     if x.ndim > 2:  # Paddle and torch: t() is for 0-D, 1-D and 2-D tensors only
         raise ValueError(f"t(): argument 'x' must have at most 2 dimensions, but has {x.ndim}; "
@@ -47,7 +48,7 @@ def t(x, name=None):
 
 # --- products ------------------------------------------------------------------------------
 
-def bmm(x, y, name=None):
+def bmm(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """Batched matrix product of two 3-D tensors [b, n, k] @ [b, k, m]."""
     C.tensor("bmm", "x", x)
     C.tensor("bmm", "y", y)
@@ -62,7 +63,7 @@ def bmm(x, y, name=None):
     return _C.matmul(x, y)
 
 
-def cross(x, y, axis=9, name=None):
+def cross(x: Tensor, y: Tensor, axis: AxisLike = 9, name: str | None = None) -> Tensor:
     """The cross product of 3-vectors along axis (default: the first axis of size 3)."""
     C.tensor("cross", "x", x)
     C.tensor("cross", "y", y)
@@ -89,7 +90,7 @@ def cross(x, y, axis=9, name=None):
                       sub(mul(x0, y1), mul(x1, y0))], a)
 
 
-def dot(x, y, name=None):
+def dot(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """The dot product of 1-D x and y, or of each row of 2-D x and y."""
     C.tensor("dot", "x", x)
     C.tensor("dot", "y", y)
@@ -100,7 +101,7 @@ def dot(x, y, name=None):
     return _C.sum(xy, [-1], _int32_kept(xy), False)
 
 
-def bincount(x, weights=None, minlength=0, name=None):
+def bincount(x: Tensor, weights: Any = None, minlength: Any = 0, name: str | None = None) -> Tensor:
     """The number of occurrences (or the sum of weights) of each value of the 1-D
     non-negative integers x; at least minlength entries."""
     C.tensor("bincount", "x", x)
@@ -110,8 +111,10 @@ def bincount(x, weights=None, minlength=0, name=None):
     return _C.bincount(x, C.tensor("bincount", "weights", weights), minlength)
 
 
-def histogram(input, bins=100, min=0.0, max=0.0, weight=None, density=False,  # noqa: A002
-              name=None):
+def histogram(input: Tensor, bins: Any = 100, min: float | Tensor | None = 0.0,  # noqa: A002
+              max: float | Tensor | None = 0.0, weight: float | Tensor | None = None,
+              density: Any = False,
+              name: str | None = None):
     """Counts (or summed weight) in `bins` equal-width bins of [min, max]; the data's range
     when min == max (Paddle's kernel; its histogram_bin_edges differs, see there). int64
     without weight; density gives float32 densities."""
@@ -139,7 +142,9 @@ def _p_norm(x, p, axes, keepdim):
     return _C.p_norm(_C.abs(x) if x.dtype.is_complex else x, p, axes, keepdim)
 
 
-def norm(x, p=None, axis=None, keepdim=False, name=None):
+def norm(x: Tensor, p: float | str | None = None, axis: AxisLike | None = None,
+         keepdim: bool = False,
+         name: str | None = None):
     """The vector or matrix norm of x (Paddle's paddle.linalg.norm).
 
     axis None: x flattened, a vector norm (p None = 2, 'fro' = 2). One axis: the vector
@@ -267,23 +272,23 @@ def _eps(x):
 
 
 # ---- LU-based: inverse, determinants, solves --------------------------------------------
-def inv(x, name=None):
+def inv(x: Tensor, name: str | None = None) -> Tensor:
     """The inverse of each square matrix of x (a singular matrix raises ValueError)."""
     return _C.inverse(_matrix("inv", x, square=True))
 
 
-def det(x, name=None):
+def det(x: Tensor, name: str | None = None) -> Tensor:
     """The determinant of each square matrix of x, shape x.shape[:-2]."""
     return _C.det(_matrix("det", x, square=True))
 
 
-def slogdet(x, name=None):
+def slogdet(x: Tensor, name: str | None = None):
     """sign(det) and log|det| of each square matrix of x stacked into one tensor of shape
     [2, *x.shape[:-2]] (Paddle's layout; a singular matrix gives 0 and -inf)."""
     return _C.slogdet(_matrix("slogdet", x, square=True))
 
 
-def solve(x, y, left=True, name=None):
+def solve(x: Tensor, y: Tensor, left: bool = True, name: str | None = None):
     """The solution of x @ out = y (left) or out @ x = y (left=False). y may be a vector;
     batch dims broadcast. A singular x raises ValueError naming the batch element."""
     _matrix("solve", x, square=True)
@@ -305,7 +310,8 @@ def solve(x, y, left=True, name=None):
     return _C.squeeze(out, [-1] if left else [-2]) if vector else out
 
 
-def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, name=None):
+def triangular_solve(x: Tensor, y: Tensor, upper: bool = True, transpose: bool = False,
+                     unitriangular: Any = False, name: str | None = None) -> Tensor:
     """The solution of op(x) @ out = y for triangular x (op: transpose or not); only x's
     upper (or lower) triangle is read, its diagonal taken as ones when unitriangular."""
     _matrix("triangular_solve", x, square=True)
@@ -314,13 +320,13 @@ def triangular_solve(x, y, upper=True, transpose=False, unitriangular=False, nam
     return _C.triangular_solve(x, y, bool(upper), bool(transpose), bool(unitriangular))
 
 
-def cholesky(x, upper=False, name=None):
+def cholesky(x: Tensor, upper: bool = False, name: str | None = None) -> Tensor:
     """The Cholesky factor L (x = L L^H) or U (upper; x = U^H U) of each symmetric
     (complex: Hermitian) positive-definite matrix of x (its lower triangle is read)."""
     return _C.cholesky(_matrix("cholesky", x, square=True), bool(upper))
 
 
-def cholesky_solve(x, y, upper=False, name=None):
+def cholesky_solve(x: Tensor, y: Tensor, upper: bool = False, name: str | None = None):
     """The solution of A @ out = x where y is A's Cholesky factor (lower, or upper)."""
     C.tensor("cholesky_solve", "x", x)
     _matrix("cholesky_solve", y, "y", square=True)
@@ -332,13 +338,13 @@ def cholesky_solve(x, y, upper=False, name=None):
     return triangular_solve(_conj(y), z, upper=False, transpose=True)
 
 
-def cholesky_inverse(x, upper=False, name=None):
+def cholesky_inverse(x: Tensor, upper: bool = False, name: str | None = None):
     """The inverse of A from its Cholesky factor x."""
     _matrix("cholesky_inverse", x, square=True)
     return cholesky_solve(_eye_like(x, x.shape[-1]), x, upper)
 
 
-def matrix_power(x, n, name=None):
+def matrix_power(x: Tensor, n: Any, name: str | None = None):
     """x multiplied by itself n times (n < 0: the inverse's power; n = 0: the identity)."""
     _matrix("matrix_power", x, square=True)
     n = C.integer("matrix_power", "n", n)
@@ -359,7 +365,7 @@ def matrix_power(x, n, name=None):
     return result
 
 
-def multi_dot(x, name=None):
+def multi_dot(x: Tensor, name: str | None = None):
     """The product of the matrices in the list x, in the order with the fewest
     multiplications; the first may be a row vector and the last a column vector."""
     if not isinstance(x, (list, tuple)) or len(x) < 2:
@@ -406,7 +412,7 @@ def multi_dot(x, name=None):
 
 
 # ---- LU ---------------------------------------------------------------------------------
-def lu(x, pivot=True, get_infos=False, name=None):
+def lu(x: Tensor, pivot: Any = True, get_infos: Any = False, name: str | None = None):
     """The LU factorisation with partial pivoting: (LU, pivots[, infos]) with L (unit
     diagonal, below) and U packed in one matrix, 1-based int32 pivots and, with
     get_infos, int32 infos (0, or the 1-based index of the first zero pivot). The packed
@@ -429,7 +435,8 @@ def _to_tensor(a):
     return to_tensor(a)
 
 
-def lu_unpack(x, y, unpack_ludata=True, unpack_pivots=True, name=None):
+def lu_unpack(x: Tensor, y: Tensor, unpack_ludata: Any = True, unpack_pivots: Any = True,
+              name: str | None = None):
     """(P, L, U) from lu()'s packed factors x and pivots y, with x = P @ L @ U; the parts
     not asked for are None."""
     _matrix("lu_unpack", x)
@@ -485,7 +492,7 @@ def _take_rows(t, rows):
     return _C.take_along_axis(t, idx, t.ndim - 2, True)
 
 
-def lu_solve(b, lu, pivots, trans="N", name=None):
+def lu_solve(b: Any, lu: Any, pivots: Any, trans: Any = "N", name: str | None = None):
     """The solution x of A x = b (trans 'N'), A^T x = b ('T') or A^H x = b ('C') from lu()'s
     packed factors and pivots of A = P L U. Batch dims of b and lu broadcast;
     differentiable in b and lu."""
@@ -556,12 +563,13 @@ def _pade(a, eye, deg):
 
 # Higham's bounds on the 1-norm for each Pade degree (float64; float32 needs less).
 _EXPM_THETA = {"float64": [(3, 1.495585217958292e-2), (5, 2.539398330063230e-1),
-                           (7, 9.504178996162932e-1), (9, 2.097847961257068), (13, 5.371920351148152)],
+                           (7, 9.504178996162932e-1), (9, 2.097847961257068),
+                           (13, 5.371920351148152)],
                "float32": [(3, 4.258730016922831e-1), (5, 1.880152677804762),
                            (7, 3.925724783138660)]}
 
 
-def matrix_exp(x, name=None):
+def matrix_exp(x: Tensor, name: str | None = None):
     """exp of each square matrix of x, by scaling and squaring with a Pade approximant
     (Higham 2005; the degree and the number of squarings follow the largest 1-norm in
     the batch). Composed of matmul and solve, so it is differentiable to any order."""
@@ -603,7 +611,7 @@ def _reflector(x, i):
     return _C.add(_C.where(_to_tensor(below), col, zero), _C.cast(_to_tensor(unit), x.dtype))
 
 
-def householder_product(x, tau, name=None):
+def householder_product(x: Tensor, tau: Tensor, name: str | None = None):
     """The first n columns of Q = H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^H, with v_i
     read from column i of x (LAPACK's packed reflectors, as geqrf leaves them): x
     [..., m, n] (m >= n), tau [..., k] (k <= n). Differentiable in x and tau."""
@@ -630,7 +638,8 @@ def householder_product(x, tau, name=None):
     return q
 
 
-def ormqr(x, tau, y, left=True, transpose=False, name=None):
+def ormqr(x: Tensor, tau: Tensor, y: Tensor, left: bool = True, transpose: bool = False,
+          name: str | None = None):
     """op(Q) @ y (left) or y @ op(Q), Q = householder_product(x, tau) and op the
     (conjugate) transpose when transpose is True, as Paddle defines it."""
     api = "ormqr"
@@ -653,7 +662,7 @@ def ormqr(x, tau, y, left=True, transpose=False, name=None):
     return _C.matmul(q, y) if left else _C.matmul(y, q)
 
 
-def vecdot(x, y, axis=-1, name=None):
+def vecdot(x: Tensor, y: Tensor, axis: AxisLike = -1, name: str | None = None) -> Tensor:
     """The dot product of x and y along axis (x conjugated when complex), batch dims
     broadcast."""
     C.tensor("vecdot", "x", x)
@@ -678,7 +687,8 @@ def _approximate_basis(a, q, niter, m_t=None):
     return qb
 
 
-def svd_lowrank(x, q=None, niter=2, M=None, name=None):
+def svd_lowrank(x: Tensor, q: int | None = None, niter: int = 2, M: Any = None,
+                name: str | None = None):
     """(U [..., m, q], S [..., q], V [..., n, q]) with x - M ~ U diag(S) V^T, by the
     randomized SVD (Halko et al. 2009) with q directions (default min(6, m, n)) and niter
     power iterations; random draws come from oar's generator. Differentiable."""
@@ -708,7 +718,8 @@ def svd_lowrank(x, q=None, niter=2, M=None, name=None):
     return (u, s, v) if tall else (v, s, u)
 
 
-def pca_lowrank(x, q=None, center=True, niter=2, name=None):
+def pca_lowrank(x: Tensor, q: int | None = None, center: Any = True, niter: int = 2,
+                name: str | None = None):
     """svd_lowrank of x with its column means subtracted (center): U [..., m, q],
     S [..., q], V [..., n, q], q defaulting to min(6, m, n)."""
     api = "pca_lowrank"
@@ -726,7 +737,7 @@ def pca_lowrank(x, q=None, center=True, niter=2, name=None):
 
 
 # ---- QR, SVD, symmetric eigendecomposition ------------------------------------------------
-def qr(x, mode="reduced", name=None):
+def qr(x: Tensor, mode: str = "reduced", name: str | None = None):
     """(Q, R) with x = Q @ R: 'reduced' (Q [.., m, k], k = min(m, n)), 'complete'
     (Q [.., m, m]) or 'r' (R alone)."""
     _matrix("qr", x)
@@ -754,14 +765,14 @@ def _svd_parts(x, full_matrices):
     return u, s, vh
 
 
-def svd(x, full_matrices=False, name=None):
+def svd(x: Tensor, full_matrices: Any = False, name: str | None = None):
     """(U, S, VH) with x = U @ diag(S) @ VH, S descending (real: float32 for complex64
     x). Each singular pair's sign (complex: unit phase) is fixed: the largest-magnitude
     entry of each column of U is real and positive."""
     return _svd_parts(_matrix("svd", x), full_matrices)
 
 
-def svdvals(x, name=None):
+def svdvals(x: Tensor, name: str | None = None):
     """The singular values of each matrix of x, descending."""
     return _svd_parts(_matrix("svdvals", x), False)[1]
 
@@ -777,7 +788,7 @@ def _eigenvalues(packed):
     return _C.real(w) if packed.dtype.name.startswith("complex") else w
 
 
-def eigh(x, UPLO="L", name=None):
+def eigh(x: Tensor, UPLO: str = "L", name: str | None = None):
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric (complex:
     Hermitian) matrix of x; only the UPLO triangle is read. Each eigenvector's
     largest-magnitude entry is real and positive. The eigenvalues are real (float32 for
@@ -789,14 +800,14 @@ def eigh(x, UPLO="L", name=None):
     return _eigenvalues(packed), _mT(_cols(packed, 1, n + 1))
 
 
-def eigvalsh(x, UPLO="L", name=None):
+def eigvalsh(x: Tensor, UPLO: str = "L", name: str | None = None):
     """The eigenvalues (ascending, real) of each symmetric or Hermitian matrix of x."""
     upper = _uplo("eigvalsh", UPLO)
     _matrix("eigvalsh", x, square=True)
     return _eigenvalues(_C.eigh_packed(x, upper))
 
 
-def eig(x, name=None):
+def eig(x: Tensor, name: str | None = None):
     """(eigenvalues, eigenvectors as columns) of each square matrix of x, both complex
     (complex64 for float32 input, complex128 for float64), in LAPACK's order (geev). Each
     eigenvector has unit norm and its largest-magnitude entry real and positive.
@@ -808,7 +819,7 @@ def eig(x, name=None):
     return _C.squeeze(_cols(packed, 0, 1), [-1]), _mT(_cols(packed, 1, n + 1))
 
 
-def eigvals(x, name=None):
+def eigvals(x: Tensor, name: str | None = None) -> Tensor:
     """The (complex) eigenvalues of each square matrix of x, in LAPACK's order."""
     _matrix("eigvals", x, square=True)
     return _C.squeeze(_cols(_C.eig_packed(x), 0, 1), [-1])
@@ -828,7 +839,7 @@ def _threshold(s_max, rcond):
     return _C.scale(_C.unsqueeze(s_max, [-1]), float(rcond))
 
 
-def pinv(x, rcond=1e-15, hermitian=False, name=None):
+def pinv(x: Tensor, rcond: float | None = 1e-15, hermitian: bool = False, name: str | None = None):
     """The Moore-Penrose pseudo-inverse: singular values at most rcond * the largest are
     taken as zero. hermitian: x is symmetric (an eigendecomposition instead of an SVD)."""
     _matrix("pinv", x)
@@ -851,7 +862,8 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
 _LSTSQ_DRIVERS = (None, "gels", "gelsy", "gelsd", "gelss")
 
 
-def lstsq(x, y, rcond=None, driver=None, name=None):
+def lstsq(x: Tensor, y: Tensor, rcond: float | None = None, driver: Any = None,
+          name: str | None = None):
     """The least-squares solution of x @ solution = y: (solution, residuals, rank,
     singular_values) as Paddle returns them (residuals when m > n and x has full rank,
     except for gelsy; rank except for gels; singular values for gelsd/gelss; else empty).
@@ -899,7 +911,9 @@ def _tol_tensor(v, like):
     return v if isinstance(v, Tensor) else _C.full([], float(v), like.dtype)
 
 
-def matrix_rank(x, tol=None, hermitian=False, atol=None, rtol=None, name=None):
+def matrix_rank(x: Tensor, tol: Any = None, hermitian: bool = False, atol: Any = None,
+                rtol: Any = None,
+                name: str | None = None) -> Tensor:
     """The number of singular values (|eigenvalues| when hermitian) above the tolerance:
     tol (absolute) if given, else max(atol, rtol * largest) with rtol defaulting to
     eps * max(m, n) (0 when atol is given alone). int64."""
@@ -944,7 +958,8 @@ def _spectral(x, p, axes, keepdim):
     return _C.unsqueeze(out, sorted(axes)) if keepdim else out
 
 
-def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None):
+def vector_norm(x: Tensor, p: float | str | None = 2.0, axis: AxisLike | None = None,
+                keepdim: bool = False, name: str | None = None, *, dtype: DTypeLike | None = None):
     """The vector p-norm of x flattened (axis None) or over the given axes."""
     C.tensor("vector_norm", "x", x)
     if dtype is not None:
@@ -959,7 +974,8 @@ def vector_norm(x, p=2.0, axis=None, keepdim=False, name=None, *, dtype=None):
     return _p_norm(_float_of(x), p, axes, bool(keepdim))
 
 
-def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
+def matrix_norm(x: Tensor, p: float | str | None = "fro", axis: AxisLike = (-2, -1),
+                keepdim: bool = False, name: str | None = None):
     """The matrix norm over two axes: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf."""
     C.tensor("matrix_norm", "x", x)
     if not isinstance(axis, (list, tuple)) or len(axis) != 2:
@@ -970,7 +986,7 @@ def matrix_norm(x, p="fro", axis=(-2, -1), keepdim=False, name=None):
     return norm(x, p, list(axis), keepdim)
 
 
-def cond(x, p=None, name=None):
+def cond(x: Tensor, p: float | str | None = None, name: str | None = None):
     """The condition number of each matrix of x: for p None, 2 or -2 the ratio of the
     extreme singular values; for 'fro', 'nuc', 1, -1, inf, -inf norm(x) * norm(inv(x))."""
     _matrix("cond", x)
@@ -987,7 +1003,9 @@ def cond(x, p=None, name=None):
 
 
 # ---- statistics ---------------------------------------------------------------------------
-def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
+def cov(x: Tensor, rowvar: bool = True, ddof: Any = True, fweights: Any = None,
+        aweights: Any = None,
+        name: str | None = None):
     """The covariance matrix of the variables of x (rows, or columns when rowvar is
     False), with optional integer frequency and float observation weights; ddof=True
     divides by N - 1 (weighted: as NumPy's cov)."""
@@ -1033,7 +1051,7 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
     return _C.reshape(c, []) if c.shape == [1, 1] else c
 
 
-def corrcoef(x, rowvar=True, name=None):
+def corrcoef(x: Tensor, rowvar: bool = True, name: str | None = None) -> Tensor:
     """The Pearson correlation coefficients of the variables of x (clipped to [-1, 1])."""
     c = cov(x, rowvar)
     if c.ndim == 0:
@@ -1049,11 +1067,12 @@ def corrcoef(x, rowvar=True, name=None):
 
 
 # ---- paddle.linalg's small re-exports ----------------------------------------------------
-def diagonal(x, offset=0, axis1=0, axis2=1, name=None):
+def diagonal(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
+             name: str | None = None) -> Tensor:
     return _C.diagonal(x, offset, axis1, axis2)
 
 
-def matrix_transpose(x, name=None):
+def matrix_transpose(x: Tensor, name: str | None = None):
     """x with its last two dims swapped."""
     return _mT(_matrix("matrix_transpose", x))
 

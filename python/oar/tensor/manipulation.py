@@ -21,6 +21,7 @@ from ..framework.check import _aliases, builtins_range
 from ..framework.dtype import _dtype_arg, convert_dtype, int32, int64
 from ..framework.memory import check_fits, check_objects
 from ..framework.promote import common
+from ..framework.typing import AxisLike, DTypeLike, ShapeLike
 from .creation import to_tensor
 from .search import _index_dtype
 
@@ -38,15 +39,15 @@ __all__ = ["cast", "slice", "stack", "split", "gather", "flatten", "unflatten", 
            "swapdims", "reverse", "view_as_complex", "view_as_real"]
 
 
-def cast(x, dtype):
+def cast(x: Tensor, dtype: DTypeLike) -> Tensor:
     return _C.cast(C.tensor("cast", "x", x), _dtype_arg("cast", dtype))
 
 
-def slice(input, axes, starts, ends):  # noqa: A001 - Paddle's name
+def slice(input: Tensor, axes: Any, starts: Any, ends: Any) -> Tensor:  # noqa: A001 - Paddle's name
     return _C.slice(input, axes, starts, ends)
 
 
-def stack(x, axis=0, name=None):
+def stack(x: Tensor, axis: AxisLike = 0, name: str | None = None) -> Tensor:
     if not isinstance(x, (list, tuple)):
         raise TypeError(f"stack(): argument 'x' must be a list or tuple of Tensors, but got "
                         f"{C._kind(x)}")
@@ -68,7 +69,7 @@ def _section(v, i):
     return s
 
 
-def split(x, num_or_sections, axis=0, name=None):
+def split(x: Tensor, num_or_sections: Any, axis: AxisLike = 0, name: str | None = None):
     C.tensor("split", "x", x)
     if x.ndim == 0:
         raise ValueError("split(): argument 'x' must have at least 1 dimension, but it is 0-D")
@@ -101,12 +102,13 @@ def split(x, num_or_sections, axis=0, name=None):
     return out
 
 
-def gather(x, index, axis=None, name=None):
+def gather(x: Tensor, index: Tensor, axis: AxisLike | None = None,
+           name: str | None = None) -> Tensor:
     axis = 0 if axis is None else C.integer("gather", "axis", axis)
     return _C.gather(x, index, axis)
 
 
-def flatten(x, start_axis=0, stop_axis=-1, name=None):
+def flatten(x: Tensor, start_axis: Any = 0, stop_axis: Any = -1, name: str | None = None):
     C.tensor("flatten", "x", x)
     nd = max(x.ndim, 1)  # a 0-d x flattens to [1]; its axes are 0 and -1 (torch, Paddle)
     s = C.axis("flatten", "start_axis", start_axis, nd)
@@ -169,7 +171,7 @@ def _broadcast_shape(api, shapes, names):
 
 # --- splitting and joining -----------------------------------------------------------------
 
-def unflatten(x, axis, shape, name=None):
+def unflatten(x: Tensor, axis: AxisLike, shape: ShapeLike, name: str | None = None):
     """Splits dimension axis of x into `shape` (one entry may be -1: inferred)."""
     C.tensor("unflatten", "x", x)
     if x.ndim == 0:
@@ -198,7 +200,7 @@ def unflatten(x, axis, shape, name=None):
     return C.reshape_exact(x, x.shape[:a] + sizes + x.shape[a + 1:])
 
 
-def chunk(x, chunks, axis=0, name=None):
+def chunk(x: Tensor, chunks: Any, axis: AxisLike = 0, name: str | None = None):
     """Splits x into `chunks` equal parts along axis (Paddle: the size must divide evenly)."""
     C.tensor("chunk", "x", x)
     n = C.integer("chunk", "chunks", chunks)
@@ -213,7 +215,7 @@ def chunk(x, chunks, axis=0, name=None):
     return split(x, n, a)
 
 
-def unstack(x, axis=0, num=None, name=None):
+def unstack(x: Tensor, axis: AxisLike = 0, num: int | None = None, name: str | None = None):
     """The slices of x along axis, each without that axis."""
     return _unstack("unstack", "x", x, axis, num)
 
@@ -236,7 +238,7 @@ def _unstack(api, xname, x, axis, num):
 
 # --- repetition ----------------------------------------------------------------------------
 
-def tile(x, repeat_times, name=None):
+def tile(x: Tensor, repeat_times: Any, name: str | None = None):
     """x repeated repeat_times[i] times along dimension i (missing leading entries are 1)."""
     C.tensor("tile", "x", x)
     reps = _int_list("tile", "repeat_times", repeat_times, allow_int=False)
@@ -251,7 +253,8 @@ def tile(x, repeat_times, name=None):
     return C.reshape_exact(y, [r * s for r, s in zip(reps, shape)])
 
 
-def repeat_interleave(x, repeats, axis=None, name=None):
+def repeat_interleave(x: Tensor, repeats: Any, axis: AxisLike | None = None,
+                      name: str | None = None):
     """Each element (or slice along axis) of x repeated `repeats` times in place."""
     C.tensor("repeat_interleave", "x", x)
     if axis is None:
@@ -302,7 +305,7 @@ def _int64_tensor(values):
 
 # --- reordering ----------------------------------------------------------------------------
 
-def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 - Paddle's default
+def rot90(x: Tensor, k: int = 1, axes: Any = [0, 1], name: str | None = None) -> Tensor:  # noqa: B006 - Paddle's default
     """x rotated by 90 degrees k times in the plane of axes (from axes[0] towards axes[1])."""
     C.tensor("rot90", "x", x)
     ax = _int_list("rot90", "axes", axes, allow_int=False)
@@ -327,7 +330,7 @@ def rot90(x, k=1, axes=[0, 1], name=None):  # noqa: B006 - Paddle's default
     return _C.transpose(_C.flip(x, [a0]), perm)
 
 
-def moveaxis(x, source, destination, name=None):
+def moveaxis(x: Tensor, source: Any, destination: Any, name: str | None = None) -> Tensor:
     """x with its axes `source` moved to the positions `destination` (a view)."""
     C.tensor("moveaxis", "x", x)
     src = _int_list("moveaxis", "source", source)
@@ -352,7 +355,7 @@ def moveaxis(x, source, destination, name=None):
 
 # --- broadcasting --------------------------------------------------------------------------
 
-def broadcast_to(x, shape, name=None):
+def broadcast_to(x: Tensor, shape: ShapeLike, name: str | None = None) -> Tensor:
     """x broadcast to shape (a view with zero strides)."""
     C.tensor("broadcast_to", "x", x)
     target = _int_list("broadcast_to", "shape", shape, allow_int=False)
@@ -368,7 +371,7 @@ def broadcast_to(x, shape, name=None):
     return _C.expand(x, target)
 
 
-def expand_as(x, y, name=None):
+def expand_as(x: Tensor, y: Tensor, name: str | None = None):
     """x broadcast to y's shape (a view with zero strides)."""
     C.tensor("expand_as", "x", x)
     C.tensor("expand_as", "y", y)
@@ -379,7 +382,7 @@ def expand_as(x, y, name=None):
                          .replace("argument 'shape'", "y's shape")) from None
 
 
-def broadcast_tensors(input, name=None):  # noqa: A002 - Paddle's name
+def broadcast_tensors(input: Tensor, name: str | None = None):  # noqa: A002 - Paddle's name
     """The tensors broadcast against each other to one shape (views)."""
     xs = _tensor_list("broadcast_tensors", "input", input)
     shape = _broadcast_shape("broadcast_tensors", [x.shape for x in xs],
@@ -387,7 +390,7 @@ def broadcast_tensors(input, name=None):  # noqa: A002 - Paddle's name
     return [_C.expand(x, shape) for x in xs]
 
 
-def meshgrid(*args, **kwargs):
+def meshgrid(*args: Any, **kwargs: Any):
     """Coordinate grids of the 1-D tensors ('ij' indexing): out[i] varies along dimension i."""
     name = kwargs.pop("name", None)  # noqa: F841 - Paddle's argument, unused
     if kwargs:
@@ -426,7 +429,7 @@ def _renamed(api, fn, *args):
         raise type(e)(msg) from None
 
 
-def unfold(x, axis, size, step, name=None):
+def unfold(x: Tensor, axis: AxisLike, size: Any, step: Any, name: str | None = None):
     """The windows of `size` elements every `step` along axis, as a new last dim (a view)."""
     C.tensor("unfold", "x", x)
     return _renamed("unfold", _C.tensor_unfold, x, C.integer("unfold", "axis", axis),
@@ -452,18 +455,19 @@ def _like_x(api, name, x, v):
     return _C.full([], C.number(api, name, v), x.dtype)
 
 
-def masked_fill(x, mask, value, name=None):
+def masked_fill(x: Tensor, mask: Tensor, value: Tensor | float, name: str | None = None) -> Tensor:
     C.tensor("masked_fill", "x", x)
     return _C.masked_fill(x, mask, _like_x("masked_fill", "value", x, value))
 
 
-def masked_fill_(x, mask, value, name=None):
+def masked_fill_(x: Tensor, mask: Tensor, value: Tensor | float, name: str | None = None) -> Tensor:
     C.tensor("masked_fill_", "x", x)
     return _C.masked_fill_(x, mask, _like_x("masked_fill_", "value", x, value))
 
 
-def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None,
-           dtype="int64", name=None):
+def unique(x: Tensor, return_index: Any = False, return_inverse: Any = False,
+           return_counts: Any = False, axis: AxisLike | None = None,
+           dtype: DTypeLike = "int64", name: str | None = None):
     """The distinct elements of x flattened (or slices along axis) in ascending order.
 
     Also returns, as asked: the position of each one's first occurrence, the number of

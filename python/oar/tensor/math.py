@@ -22,6 +22,7 @@ from ..framework.dtype import bfloat16, bool_, float16, float32, float64, int64
 from ..framework.memory import check_fits
 from ..framework.out import api_write_out
 from ..framework.promote import as_float, common
+from ..framework.typing import AxisLike, DTypeLike
 from .manipulation import (
     _int32_kept,
     _like_x,
@@ -44,7 +45,7 @@ __all__ = ["pow", "trace", "outer", "kron", "clip", "clip_", "nan_to_num", "nan_
            "sub", "vecdot"]
 
 
-def pow(x, y, name=None):
+def pow(x: Tensor, y: Tensor, name: str | None = None):
     """x ** y: y a Python number (pow) or a Tensor (elementwise_pow).
 
     x must be a Tensor (Paddle's rule): for Python numbers `x ** y` would run Python's
@@ -60,7 +61,8 @@ def _sum(x, axes, keepdim=False):
     return _C.sum(x, list(axes), None, keepdim) if axes else x
 
 
-def trace(x, offset=0, axis1=0, axis2=1, name=None):
+def trace(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
+          name: str | None = None) -> Tensor:
     """The sum of diagonal `offset` of the planes (axis1, axis2) of x."""
     C.tensor("trace", "x", x)
     d = _renamed("trace", _C.diagonal, x, C.integer("trace", "offset", offset),
@@ -68,14 +70,14 @@ def trace(x, offset=0, axis1=0, axis2=1, name=None):
     return _C.sum(d, [-1], _int32_kept(d), False)
 
 
-def outer(x, y, name=None):
+def outer(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """The outer product of the flattened x and y: out[i, j] = x[i] * y[j]."""
     C.tensor("outer", "x", x)
     C.tensor("outer", "y", y)
     return _C.multiply(_C.reshape(flatten(x), [-1, 1]), _C.reshape(flatten(y), [1, -1]))
 
 
-def kron(x, y, name=None):
+def kron(x: Tensor, y: Tensor, name: str | None = None):
     """The Kronecker product: blocks x[i..] * y (ranks aligned from the right)."""
     C.tensor("kron", "x", x)
     C.tensor("kron", "y", y)
@@ -91,12 +93,14 @@ def _bound(api, name, v, none):
     return none if v is None else float(C.number(api, name, v))
 
 
-def clip(x, min=None, max=None, name=None):  # noqa: A002 - Paddle's names
+def clip(x: Tensor, min: float | Tensor | None = None, max: float | Tensor | None = None,  # noqa: A002 - Paddle's names
+         name: str | None = None) -> Tensor:
     C.tensor("clip", "x", x)
     return _C.clip(x, _bound("clip", "min", min, -math.inf), _bound("clip", "max", max, math.inf))
 
 
-def clip_(x, min=None, max=None, name=None):  # noqa: A002
+def clip_(x: Tensor, min: float | Tensor | None = None, max: float | Tensor | None = None,  # noqa: A002
+          name: str | None = None) -> Tensor:
     C.tensor("clip_", "x", x)
     return _C.clip_(x, _bound("clip_", "min", min, -math.inf),
                     _bound("clip_", "max", max, math.inf))
@@ -117,22 +121,26 @@ def _nan_args(api, x, nan, posinf, neginf):
             _bound(api, "neginf", neginf, -big))
 
 
-def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
+def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None,
+               neginf: float | None = None,
+               name: str | None = None) -> Tensor:
     C.tensor("nan_to_num", "x", x)
     return _C.nan_to_num(x, *_nan_args("nan_to_num", x, nan, posinf, neginf))
 
 
-def nan_to_num_(x, nan=0.0, posinf=None, neginf=None, name=None):
+def nan_to_num_(x: Tensor, nan: float = 0.0, posinf: float | None = None,
+                neginf: float | None = None,
+                name: str | None = None) -> Tensor:
     C.tensor("nan_to_num_", "x", x)
     return _C.nan_to_num_(x, *_nan_args("nan_to_num_", x, nan, posinf, neginf))
 
 
-def lerp(x, y, weight, name=None):
+def lerp(x: Tensor, y: Tensor, weight: float | Tensor, name: str | None = None) -> Tensor:
     C.tensor("lerp", "x", x)
     return _C.lerp(x, y, _like_x("lerp", "weight", x, weight))
 
 
-def lerp_(x, y, weight, name=None):
+def lerp_(x: Tensor, y: Tensor, weight: float | Tensor, name: str | None = None) -> Tensor:
     C.tensor("lerp_", "x", x)
     return _C.lerp_(x, y, _like_x("lerp_", "weight", x, weight))
 
@@ -156,13 +164,15 @@ def _cum_extreme(api, index_op, x, axis, dtype):
     return _gather(xs, idx, a), _C.cast(idx, d)
 
 
-def cummax(x, axis=None, dtype="int64", name=None):
+def cummax(x: Tensor, axis: AxisLike | None = None, dtype: DTypeLike = "int64",
+           name: str | None = None):
     """The running maximum along axis (None: x flattened) and its positions (later ties
     win). Returns (values, indices)."""
     return _cum_extreme("cummax", _C.cummax_index, x, axis, dtype)
 
 
-def cummin(x, axis=None, dtype="int64", name=None):
+def cummin(x: Tensor, axis: AxisLike | None = None, dtype: DTypeLike = "int64",
+           name: str | None = None):
     """The running minimum along axis (None: x flattened) and its positions (later ties
     win). Returns (values, indices)."""
     return _cum_extreme("cummin", _C.cummin_index, x, axis, dtype)

@@ -133,7 +133,7 @@ from .to_string import __format__, __repr__
 Tensor = _C.Tensor
 
 
-def bind_methods(methods, *, keep_existing=False):
+def bind_methods(methods: Any, *, keep_existing: Any = False):
     """Sets the methods (name -> function, property or value) on Tensor: the one place
     Python code adds to Tensor (oar.sparse and oar.signal bind theirs through it when
     they are imported). keep_existing leaves a name Tensor already has (a C method)."""

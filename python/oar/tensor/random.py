@@ -23,6 +23,7 @@ from ..framework.dtype import (
 )
 from ..framework.out import finish, write_out
 from ..framework.random import DEFAULT_GENERATOR
+from ..framework.typing import DTypeLike, PlaceLike, ShapeLike
 from .creation import _dtype_or, _shape
 from .inplace import _write
 
@@ -34,21 +35,26 @@ __all__ = ["uniform", "rand", "normal", "randn", "standard_normal", "randint", "
            "log_normal_", "random_", "bernoulli_"]
 
 
-def uniform(shape, dtype=None, min=0.0, max=1.0, seed=0, name=None, *, out=None, device=None,
-            requires_grad=False):
+def uniform(shape: ShapeLike, dtype: DTypeLike | None = None, min: float | Tensor | None = 0.0,
+            max: float | Tensor | None = 1.0, seed: int = 0, name: str | None = None, *,
+            out: Tensor | None = None, device: PlaceLike | None = None,
+            requires_grad: bool = False):
     """Values drawn uniformly from [min, max); Paddle 3.3's default range is [0, 1)."""
     t = _C.uniform(_shape(shape, "uniform"), _dtype_or(dtype, default_float(), "uniform"), min,
                    max, seed)
     return finish(t, "uniform", out, device, requires_grad)
 
 
-def rand(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
-         pin_memory=False):
+def rand(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
+         out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
+         pin_memory: bool = False):
     t = _C.uniform(_shape(shape, "rand"), _dtype_or(dtype, default_float(), "rand"), 0.0, 1.0, 0)
     return finish(t, "rand", out, device, requires_grad, pin_memory)
 
 
-def normal(mean=0.0, std=1.0, shape=None, name=None, *, out=None):
+def normal(mean: Any = 0.0, std: Any = 1.0, shape: ShapeLike | None = None,
+           name: str | None = None, *,
+           out: Tensor | None = None) -> Tensor:
     t = _C.normal(_shape([1] if shape is None else shape, "normal"),
                   float(C.number("normal", "mean", mean)), float(C.number("normal", "std", std)),
                   0, default_float())
@@ -65,19 +71,22 @@ def _standard_normal(shape, dtype, api):
     return _C.normal(shape, 0.0, 1.0, 0, dtype)
 
 
-def randn(shape, dtype=None, name=None, *, out=None, device=None, requires_grad=False,
-          pin_memory=False):
+def randn(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
+          out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
+          pin_memory: bool = False):
     t = _standard_normal(shape, dtype, "randn")
     return finish(t, "randn", out, device, requires_grad, pin_memory)
 
 
-def standard_normal(shape, dtype=None, name=None, *, out=None, device=None,
-                    requires_grad=False):
+def standard_normal(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
+                    out: Tensor | None = None, device: PlaceLike | None = None,
+                    requires_grad: bool = False):
     t = _standard_normal(shape, dtype, "standard_normal")
     return finish(t, "standard_normal", out, device, requires_grad)
 
 
-def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+def randint(low: int = 0, high: int | None = None, shape: ShapeLike = (1,),
+            dtype: DTypeLike | None = None, name: str | None = None) -> Tensor:
     if high is None:
         low, high = 0, low
     low, high = C.integer("randint", "low", low), C.integer("randint", "high", high)
@@ -87,7 +96,7 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     return _C.cast(_C.floor(u), _dtype_or(dtype, int64, "randint"))
 
 
-def seed(seed):
+def seed(seed: int):
     """Seeds the default random generator (every random op draws from it) and returns it,
     a Generator, as Paddle does.
 
@@ -101,7 +110,8 @@ def seed(seed):
 
 
 # ---- random -----------------------------------------------------------------------------
-def randint_like(x, low=0, high=None, dtype=None, name=None):
+def randint_like(x: Tensor, low: int = 0, high: int | None = None, dtype: DTypeLike | None = None,
+                 name: str | None = None) -> Tensor:
     """Uniform random integers in [low, high) (or [0, low) when high is None) shaped like x,
     in dtype (x's when None), from the default generator."""
     C.tensor("randint_like", "x", x)
@@ -115,7 +125,7 @@ def randint_like(x, low=0, high=None, dtype=None, name=None):
     return _C.randint_like(x, low, high, d)
 
 
-def bernoulli(x, p=None, name=None):
+def bernoulli(x: Tensor, p: float | str | None = None, name: str | None = None) -> Tensor:
     """1 with probability x (or p for every element when given), else 0; x's shape and
     dtype, from the default generator."""
     C.tensor("bernoulli", "x", x)

@@ -5,12 +5,14 @@ along_axis_gather, whose backward scatters the gradient to those positions."""
 from __future__ import annotations
 
 import numbers
+from typing import Any
 
 from .. import _C
 from ..framework import check as C
 from ..framework.dtype import bool_, convert_dtype, float32, float64, int32, int64
 from ..framework.out import api_write_out
 from ..framework.promote import common
+from ..framework.typing import AxisLike
 
 Tensor = _C.Tensor
 
@@ -18,7 +20,8 @@ __all__ = ["where", "nonzero", "topk", "sort", "kthvalue", "mode", "searchsorted
            "bucketize", "msort", "argwhere", "index_sample"]
 
 
-def where(condition, x=None, y=None, name=None):
+def where(condition: Any, x: Tensor | None = None, y: Tensor | None = None,
+          name: str | None = None):
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)
     # Paddle accepts scalars for x and y. One scalar becomes a tensor like the other
@@ -42,7 +45,7 @@ def where(condition, x=None, y=None, name=None):
     return _C.where(condition, x, y)
 
 
-def nonzero(x, as_tuple=False):
+def nonzero(x: Tensor, as_tuple: Any = False):
     C.tensor("nonzero", "x", x)
     if not as_tuple:
         return _C.nonzero(x)
@@ -77,7 +80,8 @@ def _index_dtype(api, dtype):
 
 
 # ---- search ----------------------------------------------------------------------------
-def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002 - Paddle's name
+def topk(x: Tensor, k: int, axis: AxisLike | None = None, largest: bool = True,  # noqa: A002 - Paddle's name
+         sorted: Any = True, name: str | None = None):
     """The k largest (smallest) elements along axis (default -1) and their int64 positions.
 
     Returns (values, indices); values are differentiable."""
@@ -88,7 +92,8 @@ def topk(x, k, axis=None, largest=True, sorted=True, name=None):  # noqa: A002 -
     return _gather(x, idx, a), idx
 
 
-def sort(x, axis=-1, descending=False, stable=False, name=None):
+def sort(x: Tensor, axis: AxisLike = -1, descending: bool = False, stable: bool = False,
+         name: str | None = None):
     """x sorted along axis (NaN last; descending puts NaN first); equal values keep their
     order. Differentiable: the gradient goes back to each value's position."""
     C.tensor("sort", "x", x)
@@ -96,7 +101,8 @@ def sort(x, axis=-1, descending=False, stable=False, name=None):
     return _gather(x, _C.argsort(x, a, bool(descending), bool(stable)), a)
 
 
-def kthvalue(x, k, axis=None, keepdim=False, name=None):
+def kthvalue(x: Tensor, k: int, axis: AxisLike | None = None, keepdim: bool = False,
+             name: str | None = None):
     """The k-th smallest element (k from 1) along axis (default -1) and its int64 position.
 
     Returns (values, indices)."""
@@ -108,7 +114,7 @@ def kthvalue(x, k, axis=None, keepdim=False, name=None):
             _squeeze_if(idx, a, keepdim, x))
 
 
-def mode(x, axis=-1, keepdim=False, name=None):
+def mode(x: Tensor, axis: AxisLike = -1, keepdim: bool = False, name: str | None = None):
     """The most frequent value along axis (the smallest of equally frequent ones) and an
     int64 position of it. Returns (values, indices)."""
     C.tensor("mode", "x", x)

@@ -10,6 +10,7 @@ from ..framework import check as C
 from ..framework.check import C_dtype, _zero_d, builtins_range
 from ..framework.dtype import float32, float64, int64
 from ..framework.out import api_write_out
+from ..framework.typing import AxisLike
 from .manipulation import stack
 from .search import _gather, _line_axis, _squeeze_if, sort
 
@@ -18,7 +19,8 @@ Tensor = _C.Tensor
 __all__ = ["median", "quantile", "nanquantile", "nanmedian", "numel", "mean"]
 
 
-def median(x, axis=None, keepdim=False, mode="avg", name=None):
+def median(x: Tensor, axis: AxisLike | None = None, keepdim: bool = False, mode: str = "avg",
+           name: str | None = None):
     """The median along axis (None: of all elements). mode 'avg' averages the two middle
     values of an even count (float64 stays, other dtypes give float32); 'min' takes the
     lower one, and with an axis also returns its int64 position. A NaN in a line gives NaN."""

@@ -22,11 +22,13 @@ Rules (they are Paddle's, including its quirks; docs/printing.md):
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
 from .. import _C
 from ..framework.printing import _options
+from ..framework.typing import PlaceLike, ShapeLike
 from .conversion import _values
 
 __all__ = ["format_data", "format_empty", "tensor_string"]
@@ -138,12 +140,12 @@ class _Layout:
         return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
 
 
-def format_data(a, indent):
+def format_data(a: Any, indent: Any):
     """The bracketed data of array `a` as Paddle prints it after an indent of `indent`."""
     return _Layout(a, _options()).block(a, indent)
 
 
-def format_empty(shape, indent):
+def format_empty(shape: ShapeLike, indent: Any):
     """The brackets of an empty tensor of `shape`, from the shape alone: numpy cannot hold
     every empty shape (it refuses (2**31, 2**31, 0) of float16 as too big), and the rows before
     the 0 are summarised like elements, so [2**40, 0] does not print 2**40 lines."""
@@ -167,7 +169,8 @@ def format_empty(shape, indent):
     return block(list(shape), indent)
 
 
-def tensor_string(shape, dtype_name, place, stop_gradient, a, prefix="Tensor"):
+def tensor_string(shape: ShapeLike, dtype_name: Any, place: PlaceLike | None,
+                  stop_gradient: bool, a: Any, prefix: Any = "Tensor"):
     """`a` is the data as a numpy array, or None for an empty tensor (printed from `shape`)."""
     indent = len(prefix) + 1
     data = format_empty(shape, indent) if a is None else format_data(a, indent)
