@@ -135,7 +135,7 @@ def _fill_dtype(value):
 
 # The creation functions take Paddle 3.3's keyword-only arguments out, device,
 # requires_grad and pin_memory (_out.finish says what each does on oar).
-def full(shape: ShapeLike, fill_value: float | bool | complex | Tensor,
+def full(shape: ShapeLike, fill_value: Any,
          dtype: DTypeLike | None = None, name: str | None = None, *, out: Tensor | None = None,
          device: PlaceLike | None = None, requires_grad: bool = False,
          pin_memory: bool = False):
@@ -167,7 +167,7 @@ def empty(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = N
     return finish(t, "empty", out, device, requires_grad, pin_memory)
 
 
-def full_like(x: Tensor, fill_value: float | bool | complex | Tensor,
+def full_like(x: Tensor, fill_value: Any,
               dtype: DTypeLike | None = None, name: str | None = None, *,
               device: PlaceLike | None = None, requires_grad: bool = False,
               pin_memory: bool = False):
@@ -198,7 +198,7 @@ def empty_like(x: Tensor, dtype: DTypeLike | None = None, name: str | None = Non
     return finish(t, "empty_like", None, device, requires_grad, pin_memory)
 
 
-def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: DTypeLike | None = None, *,
+def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None, *,
            out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
            pin_memory: bool = False, name: str | None = None):
     if end is None:

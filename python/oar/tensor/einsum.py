@@ -52,7 +52,7 @@ def einsum(equation: Any, *operands: Any):
     labels = [_parse_term(tm, v.ndim, f"term {i}") for i, (tm, v) in enumerate(zip(terms, ops))]
     ell = max([-min([lb for lb in ls if isinstance(lb, int)], default=0) for ls in labels],
               default=0)
-    sizes = {}
+    sizes: dict = {}
     for i, (ls, v) in enumerate(zip(labels, ops)):
         for lb, s in zip(ls, v.shape):
             prev = sizes.get(lb, 1)
@@ -71,7 +71,7 @@ def einsum(equation: Any, *operands: Any):
             raise ValueError(f"einsum(): the output '{rhs}' repeats a label")
         out = head + ([-(ell - i) for i in range(ell)] if dots else []) + tail
     else:
-        counts = {}
+        counts: dict = {}
         for ls in labels:
             for lb in ls:
                 if isinstance(lb, str):

@@ -47,7 +47,7 @@ def slice(input: Tensor, axes: Any, starts: Any, ends: Any) -> Tensor:  # noqa: 
     return _C.slice(input, axes, starts, ends)
 
 
-def stack(x: Tensor, axis: AxisLike = 0, name: str | None = None) -> Tensor:
+def stack(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor:
     if not isinstance(x, (list, tuple)):
         raise TypeError(f"stack(): argument 'x' must be a list or tuple of Tensors, but got "
                         f"{C._kind(x)}")
@@ -69,7 +69,7 @@ def _section(v, i):
     return s
 
 
-def split(x: Tensor, num_or_sections: Any, axis: AxisLike = 0, name: str | None = None):
+def split(x: Tensor, num_or_sections: Any, axis: Any = 0, name: str | None = None):
     C.tensor("split", "x", x)
     if x.ndim == 0:
         raise ValueError("split(): argument 'x' must have at least 1 dimension, but it is 0-D")

@@ -35,8 +35,8 @@ __all__ = ["uniform", "rand", "normal", "randn", "standard_normal", "randint", "
            "log_normal_", "random_", "bernoulli_"]
 
 
-def uniform(shape: ShapeLike, dtype: DTypeLike | None = None, min: float | Tensor | None = 0.0,
-            max: float | Tensor | None = 1.0, seed: int = 0, name: str | None = None, *,
+def uniform(shape: ShapeLike, dtype: DTypeLike | None = None, min: float = 0.0,
+            max: float = 1.0, seed: int = 0, name: str | None = None, *,
             out: Tensor | None = None, device: PlaceLike | None = None,
             requires_grad: bool = False):
     """Values drawn uniformly from [min, max); Paddle 3.3's default range is [0, 1)."""

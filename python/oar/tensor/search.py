@@ -20,7 +20,7 @@ __all__ = ["where", "nonzero", "topk", "sort", "kthvalue", "mode", "searchsorted
            "bucketize", "msort", "argwhere", "index_sample"]
 
 
-def where(condition: Any, x: Tensor | None = None, y: Tensor | None = None,
+def where(condition: Any, x: Any = None, y: Any = None,
           name: str | None = None):
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)

@@ -28,7 +28,7 @@ import numpy as np
 
 from .. import _C
 from ..framework.printing import _options
-from ..framework.typing import PlaceLike, ShapeLike
+from ..framework.typing import PlaceLike
 from .conversion import _values
 
 __all__ = ["format_data", "format_empty", "tensor_string"]
@@ -145,7 +145,7 @@ def format_data(a: Any, indent: Any):
     return _Layout(a, _options()).block(a, indent)
 
 
-def format_empty(shape: ShapeLike, indent: Any):
+def format_empty(shape: Any, indent: Any):
     """The brackets of an empty tensor of `shape`, from the shape alone: numpy cannot hold
     every empty shape (it refuses (2**31, 2**31, 0) of float16 as too big), and the rows before
     the 0 are summarised like elements, so [2**40, 0] does not print 2**40 lines."""
@@ -169,7 +169,7 @@ def format_empty(shape: ShapeLike, indent: Any):
     return block(list(shape), indent)
 
 
-def tensor_string(shape: ShapeLike, dtype_name: Any, place: PlaceLike | None,
+def tensor_string(shape: Any, dtype_name: Any, place: PlaceLike | None,
                   stop_gradient: bool, a: Any, prefix: Any = "Tensor"):
     """`a` is the data as a numpy array, or None for an empty tensor (printed from `shape`)."""
     indent = len(prefix) + 1
