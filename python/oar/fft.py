@@ -11,6 +11,7 @@ from collections.abc import Sequence
 
 from . import _C
 from .framework import check as C
+from .framework.dtype import convert_dtype
 
 Tensor = _C.Tensor
 
@@ -400,7 +401,6 @@ ihfft2.__doc__ = _nd_doc(
 
 # ---- frequencies and shifts ------------------------------------------------------------------
 def _freq_dtype(api, dtype):
-    from .framework.dtype import convert_dtype
 
     d = "float32" if dtype is None else convert_dtype(dtype)
     if d not in ("float32", "float64"):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from . import _C
+from .framework.out import write_out
 
 __all__ = ["Metric", "Accuracy", "Precision", "Recall", "Auc", "accuracy"]
 
@@ -217,7 +218,6 @@ class Auc(Metric):
 def accuracy(input, label, k=1, correct=None, total=None, name=None):
     """Top-k accuracy of one batch as a 0-D float32 Tensor. Given tensors `correct` and
     `total` receive the batch's counts (0-D int32 tensors, as Paddle writes them)."""
-    from .framework.out import write_out
     m = Accuracy(topk=(k,))
     c = m.compute(input, label)
     acc = m.update(c)

@@ -6,6 +6,7 @@ reshape, multiply), so gradients of every order flow through stft and istft (doc
 from . import _C
 from .framework import check as C
 from . import fft as _fft
+from .tensor.methods import bind_methods
 
 Tensor = _C.Tensor
 
@@ -309,3 +310,7 @@ def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     if end > avail:
         out = _C.pad(out, [0, 0, 0, end - avail], 0, 0)
     return _C.squeeze(out, [0]) if squeeze else out
+
+
+# Paddle's Tensor.stft and Tensor.istft
+bind_methods({"stft": stft, "istft": istft})

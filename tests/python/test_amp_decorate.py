@@ -305,7 +305,7 @@ def test_support_checks_tell_the_truth_about_this_cpu():
 
 
 def test_support_flag_parsing(tmp_path):
-    from oar.amp import support
+    from oar.device import support
     x86 = tmp_path / "x86"
     x86.write_text("processor\t: 0\nflags\t\t: fpu sse2 avx512f avx512_bf16\n\n"
                    "processor\t: 1\nflags\t\t: fpu sse2 avx512f avx512_bf16\n")

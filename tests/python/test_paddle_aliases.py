@@ -1,5 +1,5 @@
 """Paddle 3.3's top-level constants, dtype aliases, PyTorch-style aliases and in-place
-functions (python/oar/_paddle_aliases.py, _paddle_inplace.py, _dtype_aliases.py):
+functions (python/oar/tensor/*.py, tensor/inplace.py, framework/dtype_aliases.py):
 Paddle's signatures, values and gradients
 against torch, numpy and the oar functions they alias, the in-place rules (the same
 object back, its version bumped, leaves that require grad refused, gradients through the
@@ -156,8 +156,18 @@ def test_signature_is_paddles(name):
     assert plain_signature(getattr(oar, name)) == PADDLE_SIGNATURES[name]
 
 
-OWN = [n for n in FUNCTIONS if inspect.unwrap(getattr(oar, n)).__module__ in
-       ("oar._paddle_aliases", "oar._paddle_inplace")]
+# Paddle's top-level aliases and small functions (oar's own Python functions, in the
+# modules of their subjects), and its constants
+ALIASES = (
+    "e", "pi", "inf", "nan", "newaxis",
+    "cat", "concatenate", "clamp", "div", "sub", "true_divide", "swapaxes", "swapdims",
+    "take_along_dim", "ger", "reverse", "vecdot", "view_as_complex", "view_as_real",
+    "manual_seed", "as_tensor", "shape", "check_shape", "autocast", "log_normal", "conv1d",
+    "conv2d", "conv3d", "layer_norm", "group_norm", "adaptive_avg_pool1d",
+)
+OWN = [n for n in FUNCTIONS if (n in ALIASES and not inspect.unwrap(getattr(oar, n)).__module__
+                                 .startswith("oar.nn.")) or
+       inspect.unwrap(getattr(oar, n)).__module__ == "oar.tensor.inplace"]
 
 
 @pytest.mark.parametrize("name", OWN)
@@ -168,10 +178,12 @@ def test_every_function_has_a_docstring(name):
 
 def test_every_name_of_the_modules_is_at_the_top_level():
     from oar.framework import dtype_aliases as _dtype_aliases
-    from oar import _paddle_aliases, _paddle_inplace
-    for m in (_paddle_aliases, _paddle_inplace, _dtype_aliases):
+    from oar.tensor import inplace as _paddle_inplace
+    for m in (_paddle_inplace, _dtype_aliases):
         for n in m.__all__:
             assert getattr(oar, n) is getattr(m, n), n
+    for n in ALIASES:
+        assert hasattr(oar, n), n
 
 
 # ---- constants and dtype aliases --------------------------------------------------------------
@@ -193,9 +205,10 @@ def test_dtype_aliases_are_the_dtypes(alias, dtype):
 
 def test_every_name_of_the_modules_is_in_all():
     from oar.framework import dtype_aliases as _dtype_aliases
-    from oar import _paddle_aliases, _paddle_inplace
-    for m in (_paddle_aliases, _paddle_inplace, _dtype_aliases):
+    from oar.tensor import inplace as _paddle_inplace
+    for m in (_paddle_inplace, _dtype_aliases):
         assert not set(m.__all__) - set(oar.__all__), m.__name__
+    assert not set(ALIASES) - set(oar.__all__)
 
 
 def test_a_star_import_binds_the_dtype_aliases_as_paddles_does():

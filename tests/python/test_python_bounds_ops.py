@@ -285,7 +285,7 @@ def test_binomial_huge_total_count_samples_without_per_trial_work():
 def test_vander_without_a_loop_over_n(monkeypatch):
     # used to run one multiply (and hold one column tensor) per power: n = 10**6 took
     # seconds; now one running product, checked against memory first
-    import oar._math_extra as me
+    import oar.tensor.math as me
 
     def forbidden(*args):
         raise AssertionError("vander looped over n")
@@ -320,7 +320,7 @@ def test_vander_without_a_loop_over_n(monkeypatch):
 def test_unique_consecutive_int32_counts_checked_not_wrapped():
     # the run lengths and run numbers were cast to int32 without a look: a run past
     # 2**31 - 1 wrapped negative. They are counted in int64 and checked before the cast.
-    from oar._manip_extra import _unique_ints
+    from oar.tensor.manipulation import _unique_ints
     big = np.array([3, 2 ** 31], dtype=np.int64)
     with pytest.raises(ValueError, match=r"unique_consecutive\(\): the run of 2147483648 slices "
                                          r"cannot be counted in argument 'dtype' int32"):

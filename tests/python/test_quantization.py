@@ -56,7 +56,7 @@ def test_fake_quantize_errors():
 
 
 def test_straight_through_gradient_to_every_order():
-    from oar.quantization._fake import fake_quant
+    from oar.nn.quant._fake import fake_quant
     x = oar.to_tensor(np.array([0.3, -1.7, 2.2]), stop_gradient=False)
     y = fake_quant(x, oar.to_tensor([2.0]), 4)
     np.testing.assert_array_equal(y.numpy(), _ref(np.array([0.3, -1.7, 2.2]), 2.0, 4))

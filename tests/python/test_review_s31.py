@@ -12,7 +12,7 @@ import pytest
 import torch
 
 import oar
-from oar import _manip_extra
+from oar.tensor import manipulation as _manip_extra
 from oar.framework import memory as _memory
 from oar.sparse.nn.functional import _conv as sparse_conv
 

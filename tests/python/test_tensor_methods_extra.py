@@ -17,7 +17,7 @@ import pytest
 import torch
 
 import oar
-from oar import _paddle_aliases, _paddle_inplace
+from oar.tensor import inplace as _paddle_inplace
 
 R = np.random.default_rng(11)
 X = R.uniform(-2.0, 2.0, size=(3, 4))
@@ -220,7 +220,7 @@ def test_attributes_are_paddles():
 
 # The functions Paddle binds as these methods (the same objects in oar, or the C function
 # called with the tensor first).
-BOUND = {n: getattr(_paddle_aliases, n) for n in (
+BOUND = {n: getattr(oar, n) for n in (
     "clamp", "div", "sub", "true_divide", "swapaxes", "swapdims", "take_along_dim", "reverse",
     "view_as_complex", "view_as_real")}
 BOUND.update({n: getattr(oar.linalg, n) for n in (

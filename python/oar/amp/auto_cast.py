@@ -10,6 +10,7 @@ import contextlib
 
 from .. import _C
 from ..framework.dtype import convert_dtype
+from typing import Any
 
 __all__ = ["auto_cast", "amp_guard"]
 
@@ -146,3 +147,9 @@ def get_autocast_dtype(device_type=None):
 get_autocast_cpu_dtype = get_autocast_dtype
 get_autocast_gpu_dtype = get_autocast_dtype
 
+
+def autocast(device_type: str | None, dtype: str = "float16", enabled: bool = True,
+             cache_enabled: bool = True) -> Any:
+    """auto_cast(enable=enabled, dtype=dtype), PyTorch's way round; device_type and
+    cache_enabled are not used (as in Paddle)."""
+    return auto_cast(enable=enabled, dtype=dtype)

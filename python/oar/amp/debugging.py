@@ -35,6 +35,8 @@ from enum import Enum
 import numpy as np
 
 from .. import _C
+from ..tensor.creation import to_tensor
+from ..tensor.random import seed
 
 __all__ = ["DebugMode", "TensorCheckerConfig", "check_numerics",
            "enable_operator_stats_collection", "disable_operator_stats_collection",
@@ -108,7 +110,6 @@ class TensorCheckerConfig:
             self.start_step, self.end_step = max(int(debug_step[0]), 0), int(debug_step[1])
         self.seed = 123
         if self.enable:
-            from .. import seed
             seed(self.seed)
             np.random.seed(self.seed)
             random.seed(self.seed)
@@ -176,7 +177,6 @@ def check_numerics(tensor, op_type, var_name, debug_mode=DebugMode.CHECK_NAN_INF
                            f"tensor={var_name}]")
     if bad or debug_mode == DebugMode.CHECK_ALL:
         print(_C._nan_inf_format(str(op_type), str(var_name), tensor, bad))
-    from .._creation import to_tensor
     return (to_tensor(np.array([nan, inf, zero], dtype=np.int64)),
             to_tensor(np.array([hi, lo, mean], dtype=np.float32)))
 

@@ -20,6 +20,11 @@ from __future__ import annotations
 from .. import _C
 from ..framework.dtype import convert_dtype
 from ..framework.grad_mode import no_grad
+from ..nn.layer import norm
+from ..nn import Layer
+from ..framework.param import Parameter
+from ..optimizer.optimizer import _float32_stand_in
+from ..optimizer import Optimizer
 
 __all__ = ["decorate"]
 
@@ -28,7 +33,6 @@ _FLOATING = ("float16", "bfloat16", "float32", "float64")
 
 
 def _norm_types():
-    from ..nn.layer import norm
     return (norm._BatchNormBase, norm.LayerNorm, norm.GroupNorm, norm._InstanceNorm)
 
 
@@ -59,7 +63,6 @@ def _as_list(who, name, v, kind, kind_name):
 def _excluded(who, models, excluded_layers):
     """ids of the layers excluded_layers names (instances with their sub-layers,
     and every layer of the listed types)."""
-    from ..nn import Layer
     if excluded_layers is None:
         return set()
     items = excluded_layers if isinstance(excluded_layers, list) else [excluded_layers]
@@ -84,7 +87,6 @@ def _cast_layer(layer, dtype, replaced):
     """Cast the layer's own floating parameters and buffers (not its sub-layers') to
     dtype; replaced maps id(old parameter) -> (old, new) so a parameter shared by
     two layers becomes one new parameter."""
-    from ..framework.param import Parameter
     for reg in (layer._parameters, layer._buffers):
         for name, t in reg.items():
             if t is None or t.dtype.name not in _FLOATING or t.dtype.name == dtype:
@@ -109,7 +111,6 @@ def _cast_layer(layer, dtype, replaced):
 def _retarget(opt, replaced, master_weight):
     """Point opt's parameter groups at the cast parameters; with master weights,
     seed each master from the parameter's value before the cast."""
-    from ..optimizer.optimizer import _float32_stand_in
     for g in opt._groups:
         for i, p in enumerate(g.params):
             if id(p) not in replaced:
@@ -180,8 +181,6 @@ def decorate(models, optimizers=None, level="O2", dtype="bfloat16", master_weigh
     if save_dtype is not None:
         save_dtype = _dtype_name(who, "save_dtype", save_dtype, _FLOATING)
 
-    from ..nn import Layer
-    from ..optimizer import Optimizer
     model_list, models_is_list = _as_list(who, "models", models, Layer, "a Layer")
     opt_list, opts_is_list = ([], False) if optimizers is None else _as_list(
         who, "optimizers", optimizers, Optimizer, "an oar.optimizer.Optimizer")

@@ -14,6 +14,8 @@ because it only ever enters the computation as a scalar factor.
 """
 from __future__ import annotations
 
+import numpy as np
+
 import math
 import struct
 from enum import Enum
@@ -289,7 +291,6 @@ class AmpScaler:
         disabled."""
         if not self._enable:
             return {}
-        import numpy as np
         return {"scale": np.array([self._scale], dtype=np.float32),
                 "incr_ratio": self._incr_ratio, "decr_ratio": self._decr_ratio,
                 "incr_every_n_steps": self._incr_every_n_steps,
@@ -311,7 +312,6 @@ class AmpScaler:
         missing = [k for k in self._KEYS if k not in state_dict]
         if missing:
             raise ValueError(f"{who}: the state dict lacks {missing}")
-        import numpy as np
         s = state_dict["scale"]
         s = float((s.numpy() if isinstance(s, Tensor) else np.asarray(s)).reshape(-1)[0])
         self._init_loss_scaling = _check_scaling(who, "scale", s)

@@ -2,6 +2,7 @@
 from .. import _C
 from ..framework.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .py_layer import PyLayer, PyLayerContext  # noqa: F401
+from ..tensor.creation import zeros
 
 # Paddle 3.3's PyTorch-style name for PyLayer: the same class (forward(ctx, ...) and
 # backward(ctx, ...) static methods, called through .apply), not a subclass.
@@ -86,7 +87,6 @@ def hessian(ys, xs, batch_axis=None):
         for xj in xs_t:
             if g is None:
                 n, m = xi.size, xj.size
-                from .._creation import zeros
                 row.append(zeros([n, m], dtype=xi.dtype))
             else:
                 row.append(_C.jacobian(g, xj, batch_axis))

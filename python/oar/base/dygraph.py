@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 
 from ..framework.grad_mode import no_grad  # noqa: F401
+from ..framework.mode import enable_static
+from ..device import _to_place
 
 
 def enabled():
@@ -19,13 +21,11 @@ def enable_dygraph(place=None):
 
 def disable_dygraph():
     """Refused: switching to static-graph mode is not possible in oar."""
-    from ..framework.mode import enable_static
     enable_static()
 
 
 def _check_place(place, api):
     if place is not None:
-        from ..device import _to_place
         _to_place(place, api)
 
 

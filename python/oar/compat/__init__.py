@@ -9,6 +9,8 @@ functions of paddle.compat.nn; `enable_torch_proxy` (oar.enable_compat) makes
 """
 from __future__ import annotations
 
+import numpy as np
+
 import builtins
 import functools
 import os
@@ -19,6 +21,10 @@ from ..framework import check as C
 from ..framework.dtype import convert_dtype
 from . import nn  # noqa: F401
 from ._proxy import disable_torch_proxy, enable_torch_proxy, use_torch_proxy_guard  # noqa: F401
+from ._out import _write
+from ..tensor.manipulation import unique as _unique
+from ..tensor.linalg import slogdet as _slogdet
+from ..tensor.random import seed as _seed
 
 Tensor = _C.Tensor
 
@@ -61,17 +67,6 @@ def _forbid(api, paddle_name, keys):
         inner.__wrapped__ = fn
         return inner
     return wrap
-
-
-def _write(api, src, dst, name="out"):
-    """Copy src into the caller's buffer dst (same shape; cast to dst's dtype)."""
-    from ..framework.param import _set_value
-    C.tensor(api, name, dst)
-    if list(dst.shape) != list(src.shape):
-        raise ValueError(f"{api}(): argument '{name}' has shape {list(dst.shape)}, but the "
-                         f"result has shape {list(src.shape)}")
-    _set_value(dst, src)
-    return dst
 
 
 def _out_pair(api, out):
@@ -119,7 +114,6 @@ def _common_dtype(a, b):
     """The dtype two tensors are compared in (Paddle's compat promotion): complex over
     floating over integer and bool, the wider of two floats (bfloat16 and float16 meet
     in float32), numpy's rule for integers."""
-    import numpy as np
     rank = {"complex128": 6, "complex64": 5, "float64": 4, "float32": 3, "float16": 2,
             "bfloat16": 2}
     names = (a.name, b.name)
@@ -334,7 +328,6 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     """The distinct elements (or slices along dim) of input in ascending order, and as
     asked the inverse indices (shaped like input, or its dim) and the counts; sorted is
     accepted and ignored (always sorted, as in PyTorch on the CPU)."""
-    from .._stats import unique as _unique
     C.tensor("unique", "input", input)
     res = _unique(input, return_inverse=bool(return_inverse),
                   return_counts=bool(return_counts), axis=dim)
@@ -350,7 +343,6 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 def slogdet(x, out=None):
     """SlogdetResult(sign, logabsdet) of each square matrix of x (PyTorch's layout, two
     tensors; oar.linalg.slogdet keeps Paddle's stacked [2, ...] tensor)."""
-    from ..linalg import slogdet as _slogdet
     both = _slogdet(x)
     sign, logabs = both[0], both[1]
     if out is None:
@@ -361,7 +353,6 @@ def slogdet(x, out=None):
 def seed():
     """Seeds the default generator with a fresh non-deterministic 63-bit number and
     returns it (PyTorch's torch.seed)."""
-    from .._creation import seed as _seed
     s = int.from_bytes(os.urandom(8), "little") >> 1
     _seed(s)
     return s

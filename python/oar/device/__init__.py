@@ -12,6 +12,10 @@ from typing import NamedTuple
 
 from .. import _C
 from ..framework.dtype import CPUPlace, Place
+from ..framework.place import _cpu_only, _to_place
+from .support import is_bfloat16_supported as _bfloat16_native
+from ..framework.random import get_state
+from ..framework.random import set_state
 
 __all__ = [
     "set_device", "get_device", "get_all_device_type", "get_all_custom_device_type",
@@ -33,33 +37,6 @@ __all__ = [
     "BoolTensor",
 ]
 
-_DEVICE = re.compile(r"^([a-z_]+)(?::(\d+))?$")
-
-
-def _cpu_only(what):
-    return ValueError(f"{what}: oar is built for the CPU only; the only device is 'cpu'")
-
-
-def _to_place(device, op):
-    if isinstance(device, Place):
-        if device.kind == "cpu":
-            return device
-        raise _cpu_only(f"{op}: argument 'device' is {device!r}")
-    if isinstance(device, int) and not isinstance(device, bool):
-        # Paddle reads an int as a GPU index.
-        raise _cpu_only(f"{op}: argument 'device' is the GPU index {device}")
-    if not isinstance(device, str):
-        raise TypeError(f"{op}: argument 'device' must be a str or a Place, got "
-                        f"{type(device).__name__}")
-    m = _DEVICE.match(device.strip().lower())
-    if m is None:
-        raise ValueError(f"{op}: argument 'device' must look like 'cpu', 'gpu' or 'gpu:0', "
-                         f"got {device!r}")
-    if m.group(1) == "cpu":
-        return CPUPlace()
-    raise _cpu_only(f"{op}: argument 'device' is {device!r}")
-
-
 def set_device(device):
     """Sets the device ops run on; only "cpu" (or a CPUPlace) exists. Returns the Place."""
     return _to_place(device, "set_device")
@@ -68,7 +45,6 @@ def set_device(device):
 def get_device(input=None):
     """The current device's name, "cpu"; with a tensor, its device id: -1 (the CPU)."""
     if input is not None:
-        from .. import _C
         if not isinstance(input, _C.Tensor):
             raise TypeError(f"get_device: argument 'input' must be a Tensor or None, got "
                             f"{type(input).__name__}")
@@ -124,7 +100,6 @@ def is_compiled_with_cinn():
 def is_compiled_with_distribute():
     """True when this build has oar.distributed's collectives (Gloo was found at build
     time, docs/distributed.md)."""
-    from .. import _C
     return hasattr(_C, "_dist_init")
 
 
@@ -186,7 +161,6 @@ def get_rng_state(device=None):
     """The states of the random generators of device (None: the current one, the CPU), as
     a list of GeneratorState (one: the CPU generator's). Give it to set_rng_state to draw
     the same random numbers again."""
-    from ..framework.random import get_state
     if device is not None:
         _to_place(device, "get_rng_state")
     return [get_state()]
@@ -194,7 +168,6 @@ def get_rng_state(device=None):
 
 def set_rng_state(state_list, device=None):
     """Restores the generator states returned by get_rng_state(device)."""
-    from ..framework.random import set_state
     if device is not None:
         _to_place(device, "set_rng_state")
     if not isinstance(state_list, (list, tuple)) or len(state_list) != 1:
@@ -326,8 +299,7 @@ def is_bf16_supported(including_emulation=True):
     """
     if including_emulation:
         return True
-    from ..amp import is_bfloat16_supported
-    return is_bfloat16_supported()
+    return _bfloat16_native()
 
 
 def manual_seed(seed):
@@ -347,7 +319,6 @@ def manual_seed(seed):
     seed = int(seed)
     if not 0 <= seed < 2 ** 64:
         raise TypeError(f"manual_seed(): argument 'seed' must be in [0, 2**64), got {seed}")
-    from .. import _C
     # _C.seed takes an int64 and stores its bits as the uint64 seed; seeds of 2**63 and
     # above pass as the negative int64 with the same bits.
     _C.seed(seed - 2 ** 64 if seed >= 2 ** 63 else seed)

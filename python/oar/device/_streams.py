@@ -9,6 +9,7 @@ way rather than hand out stream objects that order nothing.
 from __future__ import annotations
 
 from ..framework.dtype import Place
+from ..framework.place import _to_place
 
 __all__ = ["Stream", "Event", "current_stream", "set_stream", "stream_guard",
            "StreamContext", "get_stream_from_external", "is_current_stream_capturing"]
@@ -23,7 +24,6 @@ def _check_device(device, api):
     # Paddle first turns a device name into a place, so 'gpu' fails there (ValueError)
     # before the stream lookup fails for the CPU place.
     if isinstance(device, (str, Place)):
-        from . import _to_place
         _to_place(device, api)
 
 

@@ -5,6 +5,12 @@ isinstance(t, FloatTensor) is False, as in Paddle.
 """
 from __future__ import annotations
 
+import numpy as np
+from .. import _C
+from ..tensor.creation import _tensor_fn
+from ..tensor.creation import empty
+from ..tensor.creation import to_tensor
+
 __all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
            "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
 
@@ -18,11 +24,9 @@ _TENSOR_ARGS = ("place", "persistable", "zero_copy", "name", "stop_gradient", "d
 def _from_data(api, dtype, args, kwargs):
     """The array form: Paddle hands it to its Tensor constructor, which takes a numpy
     array or a Tensor (ValueError otherwise) and Tensor's own arguments."""
-    import numpy as np
 
-    import oar
     data = args[0]
-    if not isinstance(data, (np.ndarray, oar.Tensor)):
+    if not isinstance(data, (np.ndarray, _C.Tensor)):
         raise ValueError(f"{api}(): the first argument must be a list, a tuple, ints (a "
                          f"shape), a numpy array or a Tensor, but got {type(data).__name__}")
     if len(args) - 1 > len(_TENSOR_ARGS):
@@ -38,7 +42,7 @@ def _from_data(api, dtype, args, kwargs):
     # Paddle 3.3.1's Tensor drops the dtype it is given here (FloatTensor(np.array([1, 2]))
     # is int64 there); oar converts to the class's dtype, as the name says
     d = opts.get("dtype")
-    return oar.to_tensor(data, dtype=dtype if d is None else d, place=opts.get("place"),
+    return to_tensor(data, dtype=dtype if d is None else d, place=opts.get("place"),
                          stop_gradient=opts.get("stop_gradient", True))
 
 
@@ -47,13 +51,12 @@ def _factory(name, dtype):
         # Paddle's dispatch: no argument is an empty 1-D tensor, one list/tuple is data,
         # ints are a shape (uninitialised memory, like empty); the class's dtype wins in
         # these forms and the keyword arguments go unused, as in Paddle.
-        import oar
         if not args:
-            return oar.empty([0], dtype=dtype)
+            return empty([0], dtype=dtype)
         if len(args) == 1 and isinstance(args[0], (list, tuple)):
-            return oar.tensor(args[0], dtype=dtype)
+            return _tensor_fn(args[0], dtype=dtype)
         if all(isinstance(a, int) for a in args):
-            return oar.empty(list(args), dtype=dtype)
+            return empty(list(args), dtype=dtype)
         return _from_data(name, dtype, args, kwargs)
 
     doc = (f"""Builds a {dtype} tensor, PyTorch's legacy torch.{name}.

@@ -18,6 +18,9 @@ any dtype. spawn() starts the ranks of a function from Python instead of the lau
 A peer that dies or does not answer within OAR_DIST_TIMEOUT seconds (default 1800) makes
 the collective raise an error naming it; nothing hangs.
 """
+import sys as _sys
+
+from ..framework import collective as _framework_collective
 from .collective import (Group, ReduceOp, all_gather, all_reduce, alltoall,  # noqa: F401
                          alltoall_single, barrier, broadcast, destroy_process_group, gather,
                          get_backend, get_group, get_rank, get_world_size, irecv, is_available,
@@ -37,3 +40,7 @@ __all__ = [
     "recv", "recv_object_list", "reduce", "reduce_scatter", "scatter", "scatter_object_list",
     "send", "send_object_list", "shutdown_process_group", "spawn", "wait",
 ]
+
+# oar.nn's collectives (synchronized batch norm, sharded losses) reach this module
+# through oar.framework.collective (oar.nn is below it)
+_framework_collective.register(_sys.modules[__name__])

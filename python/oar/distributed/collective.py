@@ -3,7 +3,9 @@ import math
 import os
 
 from .. import _C
-from .._creation import empty_like
+from ..tensor.creation import empty_like
+from .._C import concat
+from ..tensor.creation import empty
 
 __all__ = []
 
@@ -293,7 +295,6 @@ def alltoall_single(out_tensor, in_tensor, in_split_sizes=None, out_split_sizes=
 def alltoall(out_tensor_list, in_tensor_list, group=None, sync_op=True):
     """Sends ``in_tensor_list[r]`` to group rank r; ``out_tensor_list[r]`` gets what rank r
     sent this one (an empty list is filled with tensors shaped like the inputs)."""
-    from .. import concat, empty
     g = _group(group, "alltoall")
     if not isinstance(in_tensor_list, (list, tuple)) or not isinstance(out_tensor_list, list):
         raise TypeError("alltoall(): in_tensor_list and out_tensor_list must be lists of Tensors")

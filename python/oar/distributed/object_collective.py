@@ -6,10 +6,13 @@ import pickle
 import numpy as np
 
 from .collective import _group, all_gather, broadcast, get_rank, recv, scatter, send
+from ..tensor.creation import to_tensor
+from .._C import concat
+from ..tensor.creation import zeros
+from ..tensor.creation import empty
 
 
 def _to_tensor(obj):
-    from .. import to_tensor
     return to_tensor(np.frombuffer(pickle.dumps(obj), dtype=np.uint8).copy())
 
 
@@ -18,7 +21,6 @@ def _to_object(t, size):
 
 
 def _sizes(values):
-    from .. import to_tensor
     return to_tensor(np.asarray(values, dtype=np.int64).reshape(-1))
 
 
@@ -39,7 +41,6 @@ def _fill(object_list, data, counts):
 
 
 def _padded(t, size):
-    from .. import concat, zeros
     n = t.shape[0]
     return t if n == size else concat([t, zeros([size - n], dtype="uint8")])
 
@@ -64,7 +65,6 @@ def broadcast_object_list(object_list, src, group=None):
     g = _member(object_list, "broadcast_object_list", "object_list", group)
     if g is None:
         return
-    from .. import empty, zeros
     mine = get_rank() == src
     tensors = [_to_tensor(o) for o in object_list] if mine else []
     sizes = _sizes([t.shape[0] for t in tensors]) if mine else \
@@ -73,7 +73,6 @@ def broadcast_object_list(object_list, src, group=None):
     counts = [int(v) for v in sizes.numpy()]
     if not counts:
         return
-    from .. import concat
     data = concat(tensors) if mine else empty([sum(counts)], dtype="uint8")
     broadcast(data, src, group=g)
     _fill(object_list, data, counts)
@@ -85,7 +84,6 @@ def scatter_object_list(out_object_list, in_object_list=None, src=0, group=None)
     g = _member(out_object_list, "scatter_object_list", "out_object_list", group)
     if g is None:
         return
-    from .. import empty
     mine = get_rank() == src
     if mine:
         if not isinstance(in_object_list, (list, tuple)) or len(in_object_list) != g.nranks:
@@ -124,7 +122,6 @@ def send_object_list(object_list, dst=None, group=None, dst_in_group=None):
     g = _group(group, "send_object_list")
     if not g.is_member():
         return
-    from .. import concat
     dst = _peer(dst, dst_in_group, g, "send_object_list", "dst")
     tensors = [_to_tensor(o) for o in object_list]
     send(_sizes([t.shape[0] for t in tensors]), dst=dst, group=g)
@@ -140,7 +137,6 @@ def recv_object_list(object_list, src=None, group=None, src_in_group=None):
     g = _group(group, "recv_object_list")
     if not g.is_member():
         return
-    from .. import empty
     src = _peer(src, src_in_group, g, "recv_object_list", "src")
     sizes = empty([len(object_list)], dtype="int64")
     recv(sizes, src=src, group=g)

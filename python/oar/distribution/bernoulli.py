@@ -2,6 +2,14 @@
 from __future__ import annotations
 
 from .distribution import ExponentialFamily, _check, _params, _sample_shape
+from .. import nn as _nn
+from ..framework.grad_mode import no_grad
+from ..tensor.creation import ones_like
+from ..tensor.creation import zeros_like
+from ..tensor.manipulation import broadcast_tensors
+from ..tensor.random import bernoulli
+from ..tensor.random import rand
+from ..tensor.search import where
 
 
 class Bernoulli(ExponentialFamily):
@@ -33,44 +41,39 @@ class Bernoulli(ExponentialFamily):
         return self.probs * (1 - self.probs)
 
     def sample(self, shape=()):
-        import oar
         shape = list(self._extend_shape(_sample_shape(shape, "Bernoulli", "sample")))
-        with oar.no_grad():
-            return oar.bernoulli(self.probs.expand(shape))
+        with no_grad():
+            return bernoulli(self.probs.expand(shape))
 
     def rsample(self, shape=(), temperature=1.0):
         """A continuous relaxation, as Paddle's: (logit(u) + logit(probs)) / temperature
         for u ~ U(0, 1), the logit of a relaxed Bernoulli sample (apply sigmoid for a value
         in (0, 1)); differentiable in probs."""
-        import oar
         shape = list(self._extend_shape(_sample_shape(shape, "Bernoulli", "rsample")))
         if not isinstance(temperature, (int, float)) or temperature <= 0:
             raise ValueError("Bernoulli.rsample: argument 'temperature' must be a number > 0, "
                              f"got {temperature!r}")
-        u = oar.rand(shape, dtype=self.dtype).clip(1e-12, 1 - 1e-7)
+        u = rand(shape, dtype=self.dtype).clip(1e-12, 1 - 1e-7)
         probs = self.probs.expand(shape)
         return (u.log() - (-u).log1p() + probs.log() - (-probs).log1p()) / temperature
 
     def cdf(self, value):
-        import oar
         value = self._value(value, self.probs, "cdf")
-        probs, value = oar.broadcast_tensors([self.probs, value])
-        zero, one = oar.zeros_like(probs), oar.ones_like(probs)
-        return oar.where(value < 0, zero, oar.where(value < 1, one - probs, one))
+        probs, value = broadcast_tensors([self.probs, value])
+        zero, one = zeros_like(probs), ones_like(probs)
+        return where(value < 0, zero, where(value < 1, one - probs, one))
 
     def log_prob(self, value):
-        import oar
         value = self._value(value, self.probs)
         # -binary_cross_entropy_with_logits(logits, value)
-        return -oar.nn.functional.binary_cross_entropy_with_logits(
-            *oar.broadcast_tensors([self.logits, value]), reduction="none")
+        return -_nn.functional.binary_cross_entropy_with_logits(
+            *broadcast_tensors([self.logits, value]), reduction="none")
 
     def prob(self, value):
         return self.log_prob(value).exp()
 
     def entropy(self):
-        import oar
-        return oar.nn.functional.binary_cross_entropy_with_logits(
+        return _nn.functional.binary_cross_entropy_with_logits(
             self.logits, self.probs, reduction="none")
 
     @property

@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from .distribution import ExponentialFamily, _check, _params, _sample_shape
+from .. import _C
 
 
 def _lbeta(a, b):
-    import oar
-    return oar.lgamma(a) + oar.lgamma(b) - oar.lgamma(a + b)
+    return _C.lgamma(a) + _C.lgamma(b) - _C.lgamma(a + b)
 
 
 class Beta(ExponentialFamily):
@@ -37,10 +37,9 @@ class Beta(ExponentialFamily):
     def rsample(self, shape=()):
         """X / (X + Y) for X ~ Gamma(alpha), Y ~ Gamma(beta): differentiable through the
         gamma samples' reparameterisation gradient."""
-        import oar
         shape = list(self._extend_shape(_sample_shape(shape, "Beta", "rsample")))
-        x = oar.standard_gamma(self.alpha.expand(shape))
-        y = oar.standard_gamma(self.beta.expand(shape))
+        x = _C.standard_gamma(self.alpha.expand(shape))
+        y = _C.standard_gamma(self.beta.expand(shape))
         return x / (x + y)
 
     def log_prob(self, value):
@@ -52,10 +51,9 @@ class Beta(ExponentialFamily):
         return self.log_prob(value).exp()
 
     def entropy(self):
-        import oar
         a, b = self.alpha, self.beta
-        return (_lbeta(a, b) - (a - 1) * oar.digamma(a) - (b - 1) * oar.digamma(b)
-                + (a + b - 2) * oar.digamma(a + b))
+        return (_lbeta(a, b) - (a - 1) * _C.digamma(a) - (b - 1) * _C.digamma(b)
+                + (a + b - 2) * _C.digamma(a + b))
 
     @property
     def _natural_parameters(self):

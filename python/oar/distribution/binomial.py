@@ -4,6 +4,13 @@ from __future__ import annotations
 from ..framework.dtype import float64
 from ..framework.memory import check_fits
 from .distribution import Distribution, _check, _params, _sample_shape
+from .. import _C
+from ..framework.grad_mode import no_grad
+from ..tensor.creation import arange
+from ..tensor.creation import ones_like
+from ..tensor.creation import zeros
+from ..tensor.creation import zeros_like
+from ..tensor.search import where
 
 # oar.binomial draws counts up to here with std::binomial_distribution and splits larger
 # ones itself (sampling_kernels.cc), but takes counts below 9.2e18 only; splitting here
@@ -42,14 +49,13 @@ class Binomial(Distribution):
         """Whole numbers in probs's dtype, without work per trial (as torch.binomial):
         counts past _KERNEL_TRIALS are split by the order statistics of their uniforms
         (below), the rest drawn by oar.binomial."""
-        import oar
         shape = list(self._extend_shape(_sample_shape(shape, "Binomial", "sample")))
-        with oar.no_grad():
+        with no_grad():
             if 0 in shape:
-                return oar.zeros(shape, dtype=self.dtype)
+                return zeros(shape, dtype=self.dtype)
             n0 = n = self.total_count.astype(float64).expand(shape)
             p0 = p = self.probs.astype(float64).expand(shape)
-            x = oar.zeros(shape, dtype=float64)
+            x = zeros(shape, dtype=float64)
             # Bin(n, p) counts the n uniforms <= p. Their i-th smallest, u ~ Beta(i, n + 1 - i),
             # splits them: if u <= p the count is i plus Bin(n - i, (p - u) / (1 - u)) of the
             # uniforms above u, else Bin(i - 1, p / u) of those below. Each step halves n, so
@@ -58,26 +64,25 @@ class Binomial(Distribution):
                 big = n > _KERNEL_TRIALS
                 if not bool(big.any()):
                     break
-                i = oar.where(big, ((n + 1) * 0.5).floor(), oar.ones_like(n))
-                g1 = oar.standard_gamma(i)
-                g2 = oar.standard_gamma(oar.where(big, n + 1 - i, oar.ones_like(n)))
+                i = where(big, ((n + 1) * 0.5).floor(), ones_like(n))
+                g1 = _C.standard_gamma(i)
+                g2 = _C.standard_gamma(where(big, n + 1 - i, ones_like(n)))
                 u = g1 / (g1 + g2)
                 low = u <= p
-                x = oar.where(big.logical_and(low), x + i, x)
-                n = oar.where(big, oar.where(low, n - i, i - 1), n)
-                p = oar.where(big, oar.where(low, (p - u) / (1 - u), p / u).clip(0.0, 1.0), p)
-            x = x + oar.binomial(n, p).astype(float64)
+                x = where(big.logical_and(low), x + i, x)
+                n = where(big, where(low, n - i, i - 1), n)
+                p = where(big, where(low, (p - u) / (1 - u), p / u).clip(0.0, 1.0), p)
+            x = x + _C.binomial(n, p).astype(float64)
             # past 2**53 the sum of the parts rounds: keep it within [0, n], and n when p is 1
-            x = oar.where(p0 >= 1, n0, x.minimum(n0))
+            x = where(p0 >= 1, n0, x.minimum(n0))
             return x.astype(self.dtype)
 
     def log_prob(self, value):
-        import oar
         value = self._value(value, self.probs)
         n, p = self.total_count, self.probs
-        comb = oar.lgamma(n + 1) - oar.lgamma(value + 1) - oar.lgamma(n - value + 1)
-        succ = oar.where(value == 0, oar.zeros_like(value * p), value * p.clip(min=1e-300).log())
-        fail = oar.where(n - value == 0, oar.zeros_like(value * p),
+        comb = _C.lgamma(n + 1) - _C.lgamma(value + 1) - _C.lgamma(n - value + 1)
+        succ = where(value == 0, zeros_like(value * p), value * p.clip(min=1e-300).log())
+        fail = where(n - value == 0, zeros_like(value * p),
                          (n - value) * (-p).clip(min=-1.0).log1p())
         return comb + succ + fail
 
@@ -86,13 +91,12 @@ class Binomial(Distribution):
 
     def entropy(self):
         """-sum_k p(k) log p(k) over k = 0 .. total_count."""
-        import oar
         n_max = int(self.total_count.max()) if self.total_count.numel() else 0
         # log-probabilities of every outcome 0..n_max of every element are held at once
         check_fits("Binomial.entropy():", f"argument 'total_count' ({n_max}) asks for a sum "
                    f"over {n_max + 1} outcomes of {self.probs.size} elements, which",
                    4 * (n_max + 1) * max(self.probs.size, 1) * self.dtype.itemsize)
-        k = oar.arange(0, n_max + 1, dtype=self.dtype).reshape([-1] + [1] * self.probs.ndim)
+        k = arange(0, n_max + 1, dtype=self.dtype).reshape([-1] + [1] * self.probs.ndim)
         lp = self.log_prob(k.minimum(self.total_count))
         inside = (k <= self.total_count).astype(self.dtype)
         return -(inside * lp.exp() * lp).sum(0)

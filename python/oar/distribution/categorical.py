@@ -2,6 +2,12 @@
 from __future__ import annotations
 
 from .distribution import Distribution, _as_param, _check, _sample_shape
+from .. import _C
+from .. import nn as _nn
+from ..framework.grad_mode import no_grad
+from ..tensor.creation import to_tensor
+from ..tensor.creation import zeros
+from ..tensor.manipulation import gather
 
 
 class Categorical(Distribution):
@@ -30,37 +36,34 @@ class Categorical(Distribution):
 
     def sample(self, shape=()):
         """Category indices (int64) of shape `shape + batch_shape`, drawn from softmax(logits)."""
-        import oar
         shape = _sample_shape(shape, "Categorical", "sample")
         n = 1
         for d in shape:
             n *= d
         k = self.logits.shape[-1]
-        probs = oar.nn.functional.softmax(self.logits.reshape([-1, k]), axis=-1)
-        with oar.no_grad():
+        probs = _nn.functional.softmax(self.logits.reshape([-1, k]), axis=-1)
+        with no_grad():
             if n == 0:
-                return oar.zeros(list(shape) + list(self._batch_shape), dtype="int64")
-            idx = oar.multinomial(probs, n, True)  # [batch, n]
+                return zeros(list(shape) + list(self._batch_shape), dtype="int64")
+            idx = _C.multinomial(probs, n, True)  # [batch, n]
         return idx.t().reshape(list(shape) + list(self._batch_shape))
 
     def entropy(self):
-        import oar
-        logp = oar.nn.functional.log_softmax(self.logits, axis=-1)
+        logp = _nn.functional.log_softmax(self.logits, axis=-1)
         return -(logp.exp() * logp).sum(-1)
 
     def probs(self, value):
         """The normalised weight logits / sum(logits) of each category in value (as Paddle:
         with 1-D logits, value's shape; with a batch and a 1-D value, every value for every
         distribution; else value indexes the last axis per distribution)."""
-        import oar
         value = self._index(value)
         if self._prob.ndim == 1:
-            return oar.gather(self._prob, value.reshape([-1])).reshape(value.shape)
+            return gather(self._prob, value.reshape([-1])).reshape(value.shape)
         if value.ndim == 1:
             idx = value.reshape([1] * (self._prob.ndim - 1) + [-1])
             idx = idx.expand(list(self._prob.shape[:-1]) + [value.shape[0]])
-            return oar.take_along_axis(self._prob, idx, axis=-1)
-        return oar.take_along_axis(self._prob, value, axis=-1)
+            return _C.take_along_axis(self._prob, idx, axis=-1)
+        return _C.take_along_axis(self._prob, value, axis=-1)
 
     def prob(self, value):
         return self.probs(value)
@@ -69,9 +72,8 @@ class Categorical(Distribution):
         return self.probs(value).log()
 
     def _index(self, value):
-        import oar
         if not hasattr(value, "dtype"):
-            value = oar.to_tensor(value, dtype="int64")
+            value = to_tensor(value, dtype="int64")
         if value.dtype.is_floating_point:
             value = value.astype("int64")
         k = self.logits.shape[-1]

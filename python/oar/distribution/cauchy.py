@@ -4,6 +4,7 @@ from __future__ import annotations
 import math
 
 from .distribution import Distribution, _init_loc_scale, _sample_shape
+from ..tensor.random import rand
 
 
 class Cauchy(Distribution):
@@ -36,9 +37,8 @@ class Cauchy(Distribution):
 
     def rsample(self, shape=(), name=None):
         """loc + scale * tan(pi (u - 1/2)), u ~ U[0, 1): differentiable."""
-        import oar
         shape = self._extend_shape(_sample_shape(shape, "Cauchy", "rsample"))
-        u = oar.rand(list(shape), dtype=self.dtype)
+        u = rand(list(shape), dtype=self.dtype)
         return self.loc + self.scale * (math.pi * (u - 0.5)).tan()
 
     def log_prob(self, value):

@@ -6,6 +6,12 @@ import math
 import numpy as np
 
 from .distribution import Distribution, _params, _sample_shape
+from .. import _C
+from ..tensor.creation import full_like
+from ..tensor.creation import ones_like
+from ..tensor.creation import zeros_like
+from ..tensor.random import uniform
+from ..tensor.search import where
 
 
 class ContinuousBernoulli(Distribution):
@@ -34,43 +40,38 @@ class ContinuousBernoulli(Distribution):
         return (self.probs <= self.lims[0]).logical_or(self.probs > self.lims[1])
 
     def _cut_probs(self):
-        import oar
-        return oar.where(self._outside(), self.probs, oar.full_like(self.probs, self.lims[0]))
+        return where(self._outside(), self.probs, full_like(self.probs, self.lims[0]))
 
     def _log_normalizer(self):
-        import oar
         p = self._cut_probs()
-        below = oar.where(p <= 0.5, p, oar.zeros_like(p))
-        above = oar.where(p >= 0.5, p, oar.ones_like(p))
-        exact = (2 * oar.atanh(1 - 2 * p).abs()).log() - oar.where(
+        below = where(p <= 0.5, p, zeros_like(p))
+        above = where(p >= 0.5, p, ones_like(p))
+        exact = (2 * _C.atanh(1 - 2 * p).abs()).log() - where(
             p <= 0.5, (-2 * below).log1p(), (2 * above - 1).log())
         x = (self.probs - 0.5) ** 2
         taylor = math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * x) * x
-        return oar.where(self._outside(), exact, taylor)
+        return where(self._outside(), exact, taylor)
 
     @property
     def mean(self):
-        import oar
         p = self._cut_probs()
-        exact = p / (2 * p - 1) + 1 / (2 * oar.atanh(1 - 2 * p))
+        exact = p / (2 * p - 1) + 1 / (2 * _C.atanh(1 - 2 * p))
         x = self.probs - 0.5
         taylor = 0.5 + (1.0 / 3.0 + 16.0 / 45.0 * x * x) * x
-        return oar.where(self._outside(), exact, taylor)
+        return where(self._outside(), exact, taylor)
 
     @property
     def variance(self):
-        import oar
         p = self._cut_probs()
         exact = p * (p - 1) / (1 - 2 * p) ** 2 + 1 / ((-p).log1p() - p.log()) ** 2
         x = (self.probs - 0.5) ** 2
         taylor = 1.0 / 12.0 - (1.0 / 15.0 - 128.0 / 945.0 * x) * x
-        return oar.where(self._outside(), exact, taylor)
+        return where(self._outside(), exact, taylor)
 
     def rsample(self, shape=()):
         """icdf(u), u ~ U(0, 1): differentiable in probs."""
-        import oar
         shape = list(self._extend_shape(_sample_shape(shape, "ContinuousBernoulli", "rsample")))
-        return self.icdf(oar.uniform(shape, dtype=self.dtype, min=0.0, max=1.0))
+        return self.icdf(uniform(shape, dtype=self.dtype, min=0.0, max=1.0))
 
     def log_prob(self, value):
         value = self._value(value, self.probs)
@@ -82,17 +83,15 @@ class ContinuousBernoulli(Distribution):
         return -self._log_normalizer() + self.mean * (log_q - log_p) - log_q
 
     def cdf(self, value):
-        import oar
         value = self._value(value, self.probs, "cdf")
         p = self._cut_probs()
         exact = (p ** value * (1 - p) ** (1 - value) + p - 1) / (2 * p - 1)
-        inside = oar.where(self._outside(), exact, value)
-        return oar.where(value <= 0, oar.zeros_like(inside),
-                         oar.where(value >= 1, oar.ones_like(inside), inside))
+        inside = where(self._outside(), exact, value)
+        return where(value <= 0, zeros_like(inside),
+                         where(value >= 1, ones_like(inside), inside))
 
     def icdf(self, value):
-        import oar
         value = self._value(value, self.probs, "icdf")
         p = self._cut_probs()
         exact = ((-p + value * (2 * p - 1)).log1p() - (-p).log1p()) / (p.log() - (-p).log1p())
-        return oar.where(self._outside(), exact, value)
+        return where(self._outside(), exact, value)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .distribution import ExponentialFamily, _as_param, _check, _sample_shape
+from .. import _C
 
 
 class Dirichlet(ExponentialFamily):
@@ -32,36 +33,32 @@ class Dirichlet(ExponentialFamily):
 
     def rsample(self, shape=()):
         """Gamma(concentration) samples normalised to sum 1: differentiable."""
-        import oar
         shape = list(self._extend_shape(_sample_shape(shape, "Dirichlet", "rsample")))
-        g = oar.standard_gamma(self.concentration.expand(shape))
+        g = _C.standard_gamma(self.concentration.expand(shape))
         return g / g.sum(-1, keepdim=True)
 
     def log_prob(self, value):
-        import oar
         value = self._value(value, self.concentration)
         a = self.concentration
-        return (((a - 1) * value.log()).sum(-1) + oar.lgamma(a.sum(-1))
-                - oar.lgamma(a).sum(-1))
+        return (((a - 1) * value.log()).sum(-1) + _C.lgamma(a.sum(-1))
+                - _C.lgamma(a).sum(-1))
 
     def prob(self, value):
         return self.log_prob(value).exp()
 
     def entropy(self):
-        import oar
         a = self.concentration
         k = a.shape[-1]
         a0 = a.sum(-1)
-        return (oar.lgamma(a).sum(-1) - oar.lgamma(a0) - (k - a0) * oar.digamma(a0)
-                - ((a - 1) * oar.digamma(a)).sum(-1))
+        return (_C.lgamma(a).sum(-1) - _C.lgamma(a0) - (k - a0) * _C.digamma(a0)
+                - ((a - 1) * _C.digamma(a)).sum(-1))
 
     @property
     def _natural_parameters(self):
         return (self.concentration,)
 
     def _log_normalizer(self, x):
-        import oar
-        return oar.lgamma(x).sum(-1) - oar.lgamma(x.sum(-1))
+        return _C.lgamma(x).sum(-1) - _C.lgamma(x.sum(-1))
 
     @property
     def _mean_carrier_measure(self):

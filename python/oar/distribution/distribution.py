@@ -7,6 +7,10 @@ import numpy as np
 
 from .. import _C
 from ..framework.dtype import float32, float64
+from ..autograd import grad
+from ..framework.grad_mode import no_grad
+from ..tensor.creation import to_tensor
+from ..tensor.manipulation import broadcast_tensors
 
 
 def _is_tensor(x):
@@ -17,7 +21,6 @@ def _as_param(value, cls, name, dtype=None):
     """A distribution parameter as a float tensor: Python numbers become float32 0-d
     tensors, lists and arrays float32 (float64 arrays keep float64), tensors keep their
     float dtype (integer tensors become float32)."""
-    import oar
     if _is_tensor(value):
         t = value
         if not t.dtype.is_floating_point:
@@ -26,13 +29,13 @@ def _as_param(value, cls, name, dtype=None):
         raise TypeError(f"{cls}: argument '{name}' must be a float, a list, a numpy array or "
                         f"a Tensor, got bool")
     elif isinstance(value, (int, float, np.floating, np.integer)):
-        t = oar.to_tensor(float(value), dtype="float32")
+        t = to_tensor(float(value), dtype="float32")
     elif isinstance(value, (list, tuple, np.ndarray)):
         arr = np.asarray(value)
         if arr.dtype.kind not in "fiub":
             raise TypeError(f"{cls}: argument '{name}' must hold real numbers, got dtype "
                             f"{arr.dtype}")
-        t = oar.to_tensor(arr.astype("float64" if arr.dtype == np.float64 and
+        t = to_tensor(arr.astype("float64" if arr.dtype == np.float64 and
                                      isinstance(value, np.ndarray) else "float32"))
     else:
         raise TypeError(f"{cls}: argument '{name}' must be a float, a list, a numpy array or a "
@@ -44,13 +47,12 @@ def _as_param(value, cls, name, dtype=None):
 
 def _params(cls, **named):
     """The parameters as tensors of one float dtype (float64 if any is), broadcast together."""
-    import oar
     ts = {k: _as_param(v, cls, k) for k, v in named.items()}
     dtype = float64 if any(t.dtype == float64 for t in ts.values()) else float32
     ts = {k: (t if t.dtype == dtype else t.astype(dtype)) for k, t in ts.items()}
     if len(ts) > 1:
         try:
-            out = oar.broadcast_tensors(list(ts.values()))
+            out = broadcast_tensors(list(ts.values()))
         except Exception:
             shapes = ", ".join(f"{k}: {list(t.shape)}" for k, t in ts.items())
             raise ValueError(f"{cls}: the parameters' shapes do not broadcast ({shapes})") from None
@@ -88,6 +90,11 @@ def _sample_shape(shape, cls, method):
     return tuple(int(d) for d in shape)
 
 
+# oar.distribution.kl's kl_divergence (it imports every distribution, this module among
+# them, and puts itself here at its import)
+_KL_DIVERGENCE: list = [None]
+
+
 class Distribution:
     """The base class of the distributions: batch_shape (independent, differently
     parameterised distributions) and event_shape (the shape of one draw)."""
@@ -119,9 +126,8 @@ class Distribution:
     def sample(self, shape=()):
         """Draws samples of shape `shape + batch_shape + event_shape`, without gradient."""
         if not type(self).rsample.__qualname__.startswith("Distribution."):
-            import oar
             shape = _sample_shape(shape, type(self).__name__, "sample")
-            with oar.no_grad():
+            with no_grad():
                 return self.rsample(shape).detach()
         raise NotImplementedError(f"{type(self).__name__} cannot be sampled")
 
@@ -133,8 +139,7 @@ class Distribution:
         raise NotImplementedError(f"{type(self).__name__} has no closed-form entropy")
 
     def kl_divergence(self, other):
-        from .kl import kl_divergence
-        return kl_divergence(self, other)
+        return _KL_DIVERGENCE[0](self, other)
 
     def log_prob(self, value):
         raise NotImplementedError(f"{type(self).__name__} has no log_prob")
@@ -151,10 +156,9 @@ class Distribution:
 
     def _value(self, value, like, method="log_prob"):
         """value as a tensor of like's float dtype."""
-        import oar
         if not _is_tensor(value):
             if isinstance(value, (int, float, list, tuple, np.ndarray, np.number)):
-                value = oar.to_tensor(np.asarray(value, dtype=like.dtype.name))
+                value = to_tensor(np.asarray(value, dtype=like.dtype.name))
             else:
                 raise TypeError(f"{type(self).__name__}.{method}: argument 'value' must be a "
                                 f"Tensor, got {type(value).__name__}")
@@ -186,12 +190,11 @@ class ExponentialFamily(Distribution):
 
     def entropy(self):
         # H = A(theta) - <theta, grad A(theta)> - E[log h(x)]
-        import oar
         nat = [p.detach() for p in self._natural_parameters]
         for p in nat:
             p.stop_gradient = False
         log_norm = self._log_normalizer(*nat)
-        grads = oar.grad(log_norm.sum(), nat, create_graph=True)
+        grads = grad(log_norm.sum(), nat, create_graph=True)
         ent = -self._mean_carrier_measure + log_norm
         for p, g in zip(nat, grads):
             term = p * g

@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 from .distribution import ExponentialFamily, _check, _params, _sample_shape
+from ..tensor.creation import full_like
+from ..tensor.random import rand
+from ..tensor.search import where
 
 
 class Exponential(ExponentialFamily):
@@ -27,16 +30,14 @@ class Exponential(ExponentialFamily):
 
     def rsample(self, shape=()):
         """-log(1 - u) / rate, u ~ U[0, 1): differentiable in rate."""
-        import oar
         shape = self._extend_shape(_sample_shape(shape, "Exponential", "rsample"))
-        u = oar.rand(list(shape), dtype=self.dtype)
+        u = rand(list(shape), dtype=self.dtype)
         return -(-u).log1p() / self.rate
 
     def log_prob(self, value):
-        import oar
         value = self._value(value, self.rate)
         lp = self.rate.log() - self.rate * value
-        return oar.where(value >= 0, lp, oar.full_like(lp, float("-inf")))
+        return where(value >= 0, lp, full_like(lp, float("-inf")))
 
     def entropy(self):
         return 1.0 - self.rate.log()

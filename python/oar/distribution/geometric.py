@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from .distribution import Distribution, _check, _params, _sample_shape
+from ..tensor.random import uniform
 
 
 class Geometric(Distribution):
@@ -35,10 +36,9 @@ class Geometric(Distribution):
     def rsample(self, shape=()):
         """floor(log(u) / log(1 - probs)), u ~ U(0, 1]: whole numbers in probs's dtype.
         Paddle's rsample: the graph runs through probs, but floor makes the gradient 0."""
-        import oar
         shape = list(self._extend_shape(_sample_shape(shape, "Geometric", "rsample")))
         tiny = float(np.finfo(self.dtype.name).tiny)
-        u = oar.uniform(shape, dtype=self.dtype, min=tiny, max=1.0)
+        u = uniform(shape, dtype=self.dtype, min=tiny, max=1.0)
         return (u.log() / (-self.probs).log1p()).floor()
 
     def sample(self, shape=()):

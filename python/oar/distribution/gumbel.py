@@ -4,6 +4,8 @@ from __future__ import annotations
 import math
 
 from .distribution import Distribution, _init_loc_scale, _sample_shape
+from ..framework.dtype import float64
+from ..tensor.random import rand
 
 _EULER = 0.57721566490153286061
 
@@ -33,10 +35,9 @@ class Gumbel(Distribution):
 
     def rsample(self, shape=()):
         """loc - scale * log(-log(u)), u ~ U(0, 1): differentiable."""
-        import oar
         shape = self._extend_shape(_sample_shape(shape, "Gumbel", "rsample"))
-        tiny = 1e-30 if self.dtype == oar.float64 else 1e-12
-        u = oar.rand(list(shape), dtype=self.dtype).clip(tiny, 1 - tiny)
+        tiny = 1e-30 if self.dtype == float64 else 1e-12
+        u = rand(list(shape), dtype=self.dtype).clip(tiny, 1 - tiny)
         return self.loc - self.scale * (-u.log()).log()
 
     def log_prob(self, value):

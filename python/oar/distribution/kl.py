@@ -11,6 +11,7 @@ from .categorical import Categorical
 from .cauchy import Cauchy
 from .continuous_bernoulli import ContinuousBernoulli
 from .dirichlet import Dirichlet
+from . import distribution as _distribution
 from .distribution import Distribution, ExponentialFamily
 from .exponential import Exponential
 from .gamma import Gamma
@@ -22,6 +23,12 @@ from .normal import LogNormal, Normal
 from .poisson import Poisson
 from .transform import _sum_rightmost
 from .uniform import Uniform
+from .. import _C
+from .. import nn as _nn
+from ..autograd import grad
+from ..tensor.creation import full_like
+from ..tensor.creation import zeros_like
+from ..tensor.search import where
 
 __all__ = ["kl_divergence", "register_kl"]
 
@@ -89,16 +96,14 @@ def _kl_lognormal_lognormal(p, q):
 
 @register_kl(Uniform, Uniform)
 def _kl_uniform_uniform(p, q):
-    import oar
     kl = ((q.high - q.low) / (p.high - p.low)).log()
     outside = (q.low > p.low).logical_or(q.high < p.high)
-    return oar.where(outside, oar.full_like(kl, float("inf")), kl)
+    return where(outside, full_like(kl, float("inf")), kl)
 
 
 @register_kl(Bernoulli, Bernoulli)
 def _kl_bernoulli_bernoulli(p, q):
-    import oar
-    sp = oar.nn.functional.softplus
+    sp = _nn.functional.softplus
     # p log(p/q) + (1-p) log((1-p)/(1-q)) in logits, stable at p = 0 or 1
     return p.probs * (sp(-q.logits) - sp(-p.logits)) + (1 - p.probs) * (sp(q.logits) -
                                                                          sp(p.logits))
@@ -107,29 +112,26 @@ def _kl_bernoulli_bernoulli(p, q):
 @register_kl(Categorical, Categorical)
 def _kl_categorical_categorical(p, q):
     """As Paddle's: over softmax(logits), with the last axis kept (size 1)."""
-    import oar
-    lp = oar.nn.functional.log_softmax(p.logits, axis=-1)
-    lq = oar.nn.functional.log_softmax(q.logits, axis=-1)
+    lp = _nn.functional.log_softmax(p.logits, axis=-1)
+    lq = _nn.functional.log_softmax(q.logits, axis=-1)
     return (lp.exp() * (lp - lq)).sum(-1, keepdim=True)
 
 
 @register_kl(Beta, Beta)
 def _kl_beta_beta(p, q):
-    import oar
     a, b = p.alpha, p.beta
     s = a + b
-    return (_lbeta(q.alpha, q.beta) - _lbeta(a, b) + (a - q.alpha) * oar.digamma(a)
-            + (b - q.beta) * oar.digamma(b) + (q.alpha - a + q.beta - b) * oar.digamma(s))
+    return (_lbeta(q.alpha, q.beta) - _lbeta(a, b) + (a - q.alpha) * _C.digamma(a)
+            + (b - q.beta) * _C.digamma(b) + (q.alpha - a + q.beta - b) * _C.digamma(s))
 
 
 @register_kl(Dirichlet, Dirichlet)
 def _kl_dirichlet_dirichlet(p, q):
-    import oar
     a, b = p.concentration, q.concentration
     a0 = a.sum(-1)
-    return (oar.lgamma(a0) - oar.lgamma(b.sum(-1)) - oar.lgamma(a).sum(-1)
-            + oar.lgamma(b).sum(-1)
-            + ((a - b) * (oar.digamma(a) - oar.digamma(a0).unsqueeze(-1))).sum(-1))
+    return (_C.lgamma(a0) - _C.lgamma(b.sum(-1)) - _C.lgamma(a).sum(-1)
+            + _C.lgamma(b).sum(-1)
+            + ((a - b) * (_C.digamma(a) - _C.digamma(a0).unsqueeze(-1))).sum(-1))
 
 
 @register_kl(Exponential, Exponential)
@@ -140,9 +142,8 @@ def _kl_exponential_exponential(p, q):
 
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p, q):
-    import oar
     a, r = p.concentration, p.rate
-    return ((a - q.concentration) * oar.digamma(a) - oar.lgamma(a) + oar.lgamma(q.concentration)
+    return ((a - q.concentration) * _C.digamma(a) - _C.lgamma(a) + _C.lgamma(q.concentration)
             + q.concentration * (r.log() - q.rate.log()) + a * (q.rate - r) / r)
 
 
@@ -169,8 +170,7 @@ def _kl_geometric_geometric(p, q):
 
 @register_kl(Poisson, Poisson)
 def _kl_poisson_poisson(p, q):
-    import oar
-    term = oar.where(p.rate == 0, oar.zeros_like(p.rate), p.rate * (p.rate / q.rate).log())
+    term = where(p.rate == 0, zeros_like(p.rate), p.rate * (p.rate / q.rate).log())
     return term - p.rate + q.rate
 
 
@@ -204,7 +204,6 @@ def _kl_cb_cb(p, q):
 def _kl_expfamily_expfamily(p, q):
     """The Bregman divergence of the log-normaliser A, for two members of one family:
     A(theta_q) - A(theta_p) - <theta_q - theta_p, grad A(theta_p)>."""
-    import oar
     if type(p) is not type(q):
         raise NotImplementedError(f"kl_divergence: no KL divergence is registered for "
                                   f"{type(p).__name__} and {type(q).__name__}")
@@ -212,10 +211,13 @@ def _kl_expfamily_expfamily(p, q):
     for t in tp:
         t.stop_gradient = False
     a_p = p._log_normalizer(*tp)
-    grads = oar.grad(a_p.sum(), tp, create_graph=True)
+    grads = grad(a_p.sum(), tp, create_graph=True)
     kl = q._log_normalizer(*q._natural_parameters) - a_p
     for t_q, t_p, g in zip(q._natural_parameters, tp, grads):
         term = (t_q - t_p) * g
         extra = term.ndim - kl.ndim
         kl = kl - (term.sum(list(range(-extra, 0))) if extra > 0 else term)
     return kl
+
+
+_distribution._KL_DIVERGENCE[0] = kl_divergence  # Distribution.kl_divergence's

@@ -6,6 +6,7 @@ import math
 import numpy as np
 
 from .distribution import Distribution, _init_loc_scale, _sample_shape
+from ..tensor.random import uniform
 
 
 class Laplace(Distribution):
@@ -34,10 +35,9 @@ class Laplace(Distribution):
 
     def rsample(self, shape=()):
         """loc - scale * sign(u) * log(1 - |u|), u ~ U(-1, 1): differentiable."""
-        import oar
         shape = self._extend_shape(_sample_shape(shape, "Laplace", "rsample"))
         eps = float(np.finfo(self.dtype.name).eps)
-        u = oar.uniform(list(shape), dtype=self.dtype, min=-1 + eps, max=1.0)
+        u = uniform(list(shape), dtype=self.dtype, min=-1 + eps, max=1.0)
         return self.loc - self.scale * u.sign() * (-u.abs()).log1p()
 
     def log_prob(self, value):

@@ -7,6 +7,18 @@ import numpy as np
 
 from .beta import Beta
 from .distribution import Distribution, _check, _params, _sample_shape
+from ..framework.memory import check_fits
+from .. import _C
+from ..framework.dtype import float32
+from ..framework.grad_mode import no_grad
+from ..tensor.creation import arange
+from ..tensor.creation import ones
+from ..tensor.creation import ones_like
+from ..tensor.creation import to_tensor
+from ..tensor.creation import zeros
+from ..tensor.manipulation import stack
+from ..tensor.random import randn
+from ..tensor.search import where
 
 
 class LKJCholesky(Distribution):
@@ -22,7 +34,6 @@ class LKJCholesky(Distribution):
     """
 
     def __init__(self, dim=2, concentration=1.0, sample_method="onion"):
-        import oar
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2:
             raise ValueError(f"LKJCholesky: argument 'dim' must be an int >= 2, got {dim!r}")
         if sample_method not in ("onion", "cvine"):
@@ -34,40 +45,37 @@ class LKJCholesky(Distribution):
         self.dtype = self.concentration.dtype
         # Every sample and log_prob holds dim x dim matrices (and cvine's Beta holds
         # dim(dim-1)/2 parameters): refuse a dim whose one matrix cannot fit.
-        from ..framework.memory import check_fits
         check_fits("LKJCholesky:", f"argument 'dim' ({dim}) asks for {dim} x {dim} matrices, "
                    f"which", dim * dim * self.dtype.itemsize)
         marginal = self.concentration + 0.5 * (dim - 2)
-        offset = oar.arange(dim - 1, dtype=self.dtype)
+        offset = arange(dim - 1, dtype=self.dtype)
         if sample_method == "onion":
-            offset = oar.concat([oar.zeros([1], dtype=self.dtype), offset])
+            offset = _C.concat([zeros([1], dtype=self.dtype), offset])
             self._beta = Beta(offset + 0.5, marginal.unsqueeze(-1) - 0.5 * offset)
         else:
             # the partial correlation (i + 1, j), j <= i, given j earlier variables
             # j for every entry, row by row, from numpy: a Python list of dim(dim-1)/2 floats
             # is minutes at the dims memory allows
             cols = np.tril_indices(dim - 1)[1]
-            conc = marginal.unsqueeze(-1) - oar.to_tensor(0.5 * cols, dtype=self.dtype)
+            conc = marginal.unsqueeze(-1) - to_tensor(0.5 * cols, dtype=self.dtype)
             self._beta = Beta(conc, conc)
         super().__init__(self.concentration.shape, (dim, dim))
 
     def _onion(self, shape):
-        import oar
         y = self._beta.sample(shape).unsqueeze(-1)  # [..., dim, 1]
-        u = oar.randn(list(self._extend_shape(shape)), dtype=self.dtype).tril(-1)
+        u = randn(list(self._extend_shape(shape)), dtype=self.dtype).tril(-1)
         norm = (u * u).sum(-1, keepdim=True).sqrt()
-        u = u / oar.where(norm > 0, norm, oar.ones_like(norm))  # row 0 stays zero
+        u = u / where(norm > 0, norm, ones_like(norm))  # row 0 stays zero
         w = y.sqrt() * u
         tiny = float(np.finfo(self.dtype.name).tiny)
         diag = (1 - (w * w).sum(-1)).clip(min=tiny).sqrt()
-        return w + oar.diag_embed(diag)
+        return w + _C.diag_embed(diag)
 
     def _cvine(self, shape):
-        import oar
         d = self.dim
         r = 2 * self._beta.sample(shape) - 1  # [..., d(d-1)/2] partial correlations
         lead = list(r.shape[:-1])
-        eps = 1e-7 if self.dtype == oar.float32 else 1e-15
+        eps = 1e-7 if self.dtype == float32 else 1e-15
         r = r.clip(-1 + eps, 1 - eps)
         rows = []
         k = 0
@@ -75,35 +83,33 @@ class LKJCholesky(Distribution):
             vals = [r[..., k + j] for j in range(i)]
             k += i
             # L[i, j] = r_ij * prod_{l<j} sqrt(1 - r_il^2); L[i, i] = prod_{l<i} sqrt(1 - r_il^2)
-            scale = oar.ones(lead, dtype=self.dtype)
+            scale = ones(lead, dtype=self.dtype)
             row = []
             for v in vals:
                 row.append(v * scale)
                 scale = scale * (1 - v * v).sqrt()
             row.append(scale)
-            row += [oar.zeros(lead, dtype=self.dtype)] * (d - i - 1)
-            rows.append(oar.stack(row, -1))
-        return oar.stack(rows, -2)
+            row += [zeros(lead, dtype=self.dtype)] * (d - i - 1)
+            rows.append(stack(row, -1))
+        return stack(rows, -2)
 
     def sample(self, shape=()):
         """Lower-triangular factors of shape `shape + batch_shape + [dim, dim]`."""
-        import oar
         shape = _sample_shape(shape, "LKJCholesky", "sample")
-        with oar.no_grad():
+        with no_grad():
             return self._onion(shape) if self.sample_method == "onion" else self._cvine(shape)
 
     def log_prob(self, value):
-        import oar
         value = self._value(value, self.concentration)
         d = self.dim
         diag = value.diagonal(0, -2, -1)[..., 1:]
-        order = oar.arange(2, d + 1, dtype=self.dtype)
+        order = arange(2, d + 1, dtype=self.dtype)
         order = 2 * (self.concentration - 1).unsqueeze(-1) + d - order
         unnormalised = (order * diag.log()).sum(-1)
         dm1 = d - 1
         alpha = self.concentration + 0.5 * dm1
-        j = oar.arange(1, dm1 + 1, dtype=self.dtype)
+        j = arange(1, dm1 + 1, dtype=self.dtype)
         mvlgamma = dm1 * (dm1 - 1) / 4 * math.log(math.pi) + \
-            oar.lgamma((alpha - 0.5).unsqueeze(-1) + (1 - j) / 2).sum(-1)
-        normaliser = 0.5 * dm1 * math.log(math.pi) + mvlgamma - oar.lgamma(alpha) * dm1
+            _C.lgamma((alpha - 0.5).unsqueeze(-1) + (1 - j) / 2).sum(-1)
+        normaliser = 0.5 * dm1 * math.log(math.pi) + mvlgamma - _C.lgamma(alpha) * dm1
         return unnormalised - normaliser

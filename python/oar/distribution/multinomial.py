@@ -3,6 +3,12 @@ from __future__ import annotations
 
 from .categorical import Categorical
 from .distribution import Distribution, _as_param, _check, _sample_shape
+from .. import _C
+from .. import nn as _nn
+from ..tensor.creation import arange
+from ..tensor.creation import to_tensor
+from ..tensor.creation import zeros_like
+from ..tensor.search import where
 
 
 class Multinomial(Distribution):
@@ -39,12 +45,11 @@ class Multinomial(Distribution):
         return self.total_count * self.probs * (1 - self.probs)
 
     def _log_norm_terms(self, value):
-        import oar
         value = self._value(value, self.probs)
         logp = self.probs.log()
         # 0 * log 0 = 0: a category of probability 0 with count 0 adds nothing
-        term = oar.where(value == 0, oar.zeros_like(value * logp), value * logp)
-        return (oar.lgamma(value.sum(-1) + 1) - oar.lgamma(value + 1).sum(-1)
+        term = where(value == 0, zeros_like(value * logp), value * logp)
+        return (_C.lgamma(value.sum(-1) + 1) - _C.lgamma(value + 1).sum(-1)
                 + term.sum(-1))
 
     def log_prob(self, value):
@@ -55,21 +60,19 @@ class Multinomial(Distribution):
 
     def sample(self, shape=()):
         """Counts of shape `shape + batch_shape + [K]` (float, probs's dtype)."""
-        import oar
         shape = list(_sample_shape(shape, "Multinomial", "sample"))
         draws = self._categorical.sample([self.total_count] + shape)
         k = self.probs.shape[-1]
-        return oar.nn.functional.one_hot(draws, k).astype(self.dtype).sum(0)
+        return _nn.functional.one_hot(draws, k).astype(self.dtype).sum(0)
 
     def entropy(self):
         """n H(p) - lgamma(n + 1) + sum_k E[lgamma(X_k + 1)], X_k ~ Binomial(n, p_k)."""
-        import oar
         n = self.total_count
-        support = oar.arange(1, n + 1, dtype=self.dtype).reshape([-1] + [1] * self.probs.ndim)
+        support = arange(1, n + 1, dtype=self.dtype).reshape([-1] + [1] * self.probs.ndim)
         p = self.probs.clip(1e-30, 1.0)
         q = (1 - self.probs).clip(1e-30, 1.0)
-        log_pmf = (oar.lgamma(oar.to_tensor(n + 1.0, dtype=self.dtype)) - oar.lgamma(support + 1)
-                   - oar.lgamma(n - support + 1) + support * p.log() + (n - support) * q.log())
+        log_pmf = (_C.lgamma(to_tensor(n + 1.0, dtype=self.dtype)) - _C.lgamma(support + 1)
+                   - _C.lgamma(n - support + 1) + support * p.log() + (n - support) * q.log())
         cat = -(self.probs * p.log()).sum(-1)
-        return (n * cat - oar.lgamma(oar.to_tensor(n + 1.0, dtype=self.dtype))
-                + (log_pmf.exp() * oar.lgamma(support + 1)).sum([0, -1]))
+        return (n * cat - _C.lgamma(to_tensor(n + 1.0, dtype=self.dtype))
+                + (log_pmf.exp() * _C.lgamma(support + 1)).sum([0, -1]))

@@ -6,12 +6,16 @@ import math
 import numpy as np
 
 from .distribution import Distribution, _as_param, _sample_shape
+from .. import _C
+from ..framework.dtype import float32
+from ..framework.dtype import float64
+from ..tensor import linalg as _linalg
+from ..tensor.random import randn
 
 
 def _batch_mv(mat, vec):
     """mat [..., n, n] @ vec [..., n] -> [..., n], batch dims broadcast."""
-    import oar
-    return oar.matmul(mat, vec.unsqueeze(-1)).squeeze(-1)
+    return _C.matmul(mat, vec.unsqueeze(-1)).squeeze(-1)
 
 
 class MultivariateNormal(Distribution):
@@ -27,7 +31,6 @@ class MultivariateNormal(Distribution):
     """
 
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None):
-        import oar
         given = [m is not None for m in (covariance_matrix, precision_matrix, scale_tril)]
         if sum(given) != 1:
             raise ValueError("MultivariateNormal: give exactly one of covariance_matrix, "
@@ -38,7 +41,7 @@ class MultivariateNormal(Distribution):
         name = ("covariance_matrix", "precision_matrix", "scale_tril")[given.index(True)]
         mat = _as_param((covariance_matrix, precision_matrix, scale_tril)[given.index(True)],
                         "MultivariateNormal", name)
-        dtype = oar.float64 if oar.float64 in (loc.dtype, mat.dtype) else oar.float32
+        dtype = float64 if float64 in (loc.dtype, mat.dtype) else float32
         loc, mat = loc.astype(dtype), mat.astype(dtype)
         k = loc.shape[-1]
         if mat.ndim < 2 or mat.shape[-1] != k or mat.shape[-2] != k:
@@ -51,9 +54,9 @@ class MultivariateNormal(Distribution):
                              f"{name} {mat.shape} do not broadcast") from None
         try:
             if name == "covariance_matrix":
-                tril = oar.linalg.cholesky(mat)
+                tril = _linalg.cholesky(mat)
             elif name == "precision_matrix":
-                tril = oar.linalg.cholesky(oar.linalg.inv(mat))
+                tril = _linalg.cholesky(_linalg.inv(mat))
             else:
                 tril = mat.tril()
                 if not bool((tril.diagonal(0, -2, -1) > 0).all()):
@@ -71,13 +74,11 @@ class MultivariateNormal(Distribution):
 
     @property
     def covariance_matrix(self):
-        import oar
-        return oar.matmul(self.scale_tril, self.scale_tril, transpose_y=True)
+        return _C.matmul(self.scale_tril, self.scale_tril, transpose_y=True)
 
     @property
     def precision_matrix(self):
-        import oar
-        return oar.linalg.cholesky_inverse(self.scale_tril)
+        return _linalg.cholesky_inverse(self.scale_tril)
 
     @property
     def mean(self):
@@ -89,9 +90,8 @@ class MultivariateNormal(Distribution):
 
     def rsample(self, shape=()):
         """loc + scale_tril @ eps, eps ~ N(0, I): differentiable in the parameters."""
-        import oar
         shape = self._extend_shape(_sample_shape(shape, "MultivariateNormal", "rsample"))
-        eps = oar.randn(list(shape), dtype=self.dtype)
+        eps = randn(list(shape), dtype=self.dtype)
         return self.loc + _batch_mv(self._unbroadcasted_scale_tril, eps)
 
     def _half_log_det(self):
@@ -99,12 +99,11 @@ class MultivariateNormal(Distribution):
 
     def _mahalanobis(self, diff):
         """|L^-1 diff|^2 over the last dim, batch dims broadcast."""
-        import oar
         tril = self._unbroadcasted_scale_tril
         shape = list(np.broadcast_shapes(tuple(tril.shape[:-2]), tuple(diff.shape[:-1])))
         t = tril.expand(shape + list(tril.shape[-2:]))
         d = diff.expand(shape + [diff.shape[-1]]).unsqueeze(-1)
-        z = oar.linalg.triangular_solve(t, d, upper=False).squeeze(-1)
+        z = _linalg.triangular_solve(t, d, upper=False).squeeze(-1)
         return (z * z).sum(-1)
 
     def log_prob(self, value):
@@ -121,7 +120,6 @@ class MultivariateNormal(Distribution):
 
 def kl_mvn_mvn(p, q):
     """KL(p || q) for two multivariate normals of the same size."""
-    import oar
     if p._event_shape != q._event_shape:
         raise ValueError(f"kl_divergence: the event shapes {list(p._event_shape)} and "
                          f"{list(q._event_shape)} of the two MultivariateNormal differ")
@@ -129,6 +127,6 @@ def kl_mvn_mvn(p, q):
     lq, lp = q._unbroadcasted_scale_tril, p._unbroadcasted_scale_tril
     shape = list(np.broadcast_shapes(tuple(lq.shape[:-2]), tuple(lp.shape[:-2])))
     lq_b, lp_b = lq.expand(shape + [k, k]), lp.expand(shape + [k, k])
-    trace = (oar.linalg.triangular_solve(lq_b, lp_b, upper=False) ** 2).sum([-2, -1])
+    trace = (_linalg.triangular_solve(lq_b, lp_b, upper=False) ** 2).sum([-2, -1])
     maha = q._mahalanobis(p.loc - q.loc)
     return q._half_log_det() - p._half_log_det() + 0.5 * (trace + maha - k)

@@ -6,6 +6,8 @@ import math
 from .distribution import Distribution, _init_loc_scale, _sample_shape
 from .transform import ExpTransform
 from .transformed_distribution import TransformedDistribution
+from .. import _C
+from ..tensor.random import randn
 
 
 class Normal(Distribution):
@@ -39,9 +41,8 @@ class Normal(Distribution):
 
     def rsample(self, shape=()):
         """Reparameterised samples loc + scale * eps, eps ~ N(0, 1): differentiable."""
-        import oar
         shape = self._extend_shape(_sample_shape(shape, "Normal", "rsample"))
-        return self.loc + oar.randn(list(shape), dtype=self.dtype) * self.scale
+        return self.loc + randn(list(shape), dtype=self.dtype) * self.scale
 
     def entropy(self):
         return 0.5 + 0.5 * math.log(2 * math.pi) + self.scale.log()
@@ -55,14 +56,12 @@ class Normal(Distribution):
         return self.prob(value)
 
     def cdf(self, value):
-        import oar
         value = self._value(value, self.loc, "cdf")
-        return 0.5 * (1 + oar.erf((value - self.loc) / (self.scale * math.sqrt(2))))
+        return 0.5 * (1 + _C.erf((value - self.loc) / (self.scale * math.sqrt(2))))
 
     def icdf(self, value):
-        import oar
         value = self._value(value, self.loc, "icdf")
-        return self.loc + self.scale * math.sqrt(2) * oar.erfinv(2 * value - 1)
+        return self.loc + self.scale * math.sqrt(2) * _C.erfinv(2 * value - 1)
 
 
 class LogNormal(TransformedDistribution):

@@ -1,7 +1,14 @@
 """The Poisson distribution."""
 from __future__ import annotations
 
+import math
+
 from .distribution import Distribution, _check, _params, _sample_shape
+from .. import _C
+from ..framework.grad_mode import no_grad
+from ..tensor.creation import arange
+from ..tensor.creation import zeros_like
+from ..tensor.search import where
 
 
 class Poisson(Distribution):
@@ -28,18 +35,16 @@ class Poisson(Distribution):
         return self.rate
 
     def sample(self, shape=()):
-        import oar
         shape = list(self._extend_shape(_sample_shape(shape, "Poisson", "sample")))
-        with oar.no_grad():
-            return oar.poisson(self.rate.expand(shape))
+        with no_grad():
+            return _C.poisson(self.rate.expand(shape))
 
     def log_prob(self, value):
-        import oar
         value = self._value(value, self.rate)
         # value * log(rate) with 0 * log 0 = 0
-        term = oar.where(value == 0, oar.zeros_like(value * self.rate),
+        term = where(value == 0, zeros_like(value * self.rate),
                          value * self.rate.clip(min=1e-300).log())
-        return term - self.rate - oar.lgamma(value + 1)
+        return term - self.rate - _C.lgamma(value + 1)
 
     def prob(self, value):
         return self.log_prob(value).exp()
@@ -47,13 +52,11 @@ class Poisson(Distribution):
     def entropy(self):
         """-sum_k p(k) log p(k) over k = 0 .. max(rate) + 30 sqrt(max(rate)) (as Paddle;
         the mass beyond is below 1e-190 of the total)."""
-        import math
 
-        import oar
         if self.rate.numel() == 0:
             return self.rate * 0
         top = float(self.rate.max())
         upper = int(top + 30 * math.sqrt(max(top, 1.0))) + 1
-        values = oar.arange(0, upper, dtype=self.dtype).reshape([-1] + [1] * self.rate.ndim)
+        values = arange(0, upper, dtype=self.dtype).reshape([-1] + [1] * self.rate.ndim)
         lp = self.log_prob(values)
         return -(lp.exp() * lp).sum(0)

@@ -5,6 +5,10 @@ import math
 
 from .distribution import Distribution, _check, _is_tensor, _params, _sample_shape
 from .gamma import Gamma
+from .. import _C
+from ..tensor.creation import full_like
+from ..tensor.random import randn
+from ..tensor.search import where
 
 
 class StudentT(Distribution):
@@ -33,36 +37,31 @@ class StudentT(Distribution):
 
     @property
     def mean(self):
-        import oar
-        return oar.where(self.df > 1, self.loc, oar.full_like(self.loc, math.nan))
+        return where(self.df > 1, self.loc, full_like(self.loc, math.nan))
 
     @property
     def variance(self):
-        import oar
         finite = self.scale * self.scale * self.df / (self.df - 2)
-        var = oar.where(self.df > 2, finite, oar.full_like(finite, math.inf))
-        return oar.where(self.df > 1, var, oar.full_like(var, math.nan))
+        var = where(self.df > 2, finite, full_like(finite, math.inf))
+        return where(self.df > 1, var, full_like(var, math.nan))
 
     def rsample(self, shape=()):
         """loc + scale * z / sqrt(g / df), z ~ N(0, 1), g ~ chi2(df): differentiable in
         all three parameters (df through the gamma sample's implicit gradient)."""
-        import oar
         shape = _sample_shape(shape, "StudentT", "rsample")
-        z = oar.randn(list(self._extend_shape(shape)), dtype=self.dtype)
+        z = randn(list(self._extend_shape(shape)), dtype=self.dtype)
         g = self._chi2.rsample(shape)
         return self.loc + self.scale * z * (self.df / g).sqrt()
 
     def log_prob(self, value):
-        import oar
         value = self._value(value, self.df)
         y = (value - self.loc) / self.scale
         z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) +
-             oar.lgamma(0.5 * self.df) - oar.lgamma(0.5 * (self.df + 1)))
+             _C.lgamma(0.5 * self.df) - _C.lgamma(0.5 * (self.df + 1)))
         return -0.5 * (self.df + 1) * (y * y / self.df).log1p() - z
 
     def entropy(self):
-        import oar
-        lbeta = oar.lgamma(0.5 * self.df) + math.lgamma(0.5) - oar.lgamma(0.5 * (self.df + 1))
+        lbeta = _C.lgamma(0.5 * self.df) + math.lgamma(0.5) - _C.lgamma(0.5 * (self.df + 1))
         return (self.scale.log() + 0.5 * (self.df + 1) *
-                (oar.digamma(0.5 * (self.df + 1)) - oar.digamma(0.5 * self.df)) +
+                (_C.digamma(0.5 * (self.df + 1)) - _C.digamma(0.5 * self.df)) +
                 0.5 * self.df.log() + lbeta)

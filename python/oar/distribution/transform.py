@@ -3,8 +3,23 @@ to y = forward(x), inverts it, and gives log |det J| of the forward map, summed 
 the dimensions its domain treats as one event."""
 from __future__ import annotations
 
+import numpy as np
+
 import math
 from collections.abc import Sequence
+from .distribution import Distribution
+from .. import _C
+from .. import nn as _nn
+from ..tensor.creation import arange
+from ..tensor.creation import ones
+from ..tensor.creation import zeros
+from ..tensor.manipulation import broadcast_to
+from ..tensor.manipulation import stack
+from ..tensor.manipulation import unstack
+
+# TransformedDistribution (oar.distribution.transformed_distribution, which builds on this
+# module, puts it here at its import): a transform called on a distribution makes one
+_TRANSFORMED_DISTRIBUTION: list = [None]
 
 __all__ = ["Transform", "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform",
            "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
@@ -12,14 +27,12 @@ __all__ = ["Transform", "AbsTransform", "AffineTransform", "ChainTransform", "Ex
 
 
 def _tensor(x, cls, name):
-    from .. import _C
     if not isinstance(x, _C.Tensor):
         raise TypeError(f"{cls}: argument '{name}' must be a Tensor, got {type(x).__name__}")
     return x
 
 
 def _broadcast_shape(*shapes):
-    import numpy as np
     try:
         return tuple(np.broadcast_shapes(*[tuple(s) for s in shapes]))
     except ValueError:
@@ -48,10 +61,8 @@ class Transform:
     _codomain_event_rank = 0
 
     def __call__(self, input):
-        from .distribution import Distribution
-        from .transformed_distribution import TransformedDistribution
         if isinstance(input, Distribution):
-            return TransformedDistribution(input, [self])
+            return _TRANSFORMED_DISTRIBUTION[0](input, [self])
         if isinstance(input, Transform):
             return ChainTransform([self, input])
         return self.forward(input)
@@ -131,8 +142,7 @@ class AbsTransform(Transform):
         return -y, y
 
     def _inverse_log_det_jacobian(self, y):
-        import oar
-        zero = oar.zeros([], dtype=y.dtype)
+        zero = zeros([], dtype=y.dtype)
         return zero, zero
 
 
@@ -225,8 +235,7 @@ class SigmoidTransform(Transform):
         return y.log() - (-y).log1p()
 
     def _forward_log_det_jacobian(self, x):
-        import oar
-        softplus = oar.nn.functional.softplus
+        softplus = _nn.functional.softplus
         return -softplus(-x) - softplus(x)
 
 
@@ -240,9 +249,8 @@ class TanhTransform(Transform):
         return y.atanh()
 
     def _forward_log_det_jacobian(self, x):
-        import oar
         # log(1 - tanh(x)^2) = 2 (log 2 - x - softplus(-2x)), stable for large |x|
-        return 2.0 * (math.log(2.0) - x - oar.nn.functional.softplus(-2.0 * x))
+        return 2.0 * (math.log(2.0) - x - _nn.functional.softplus(-2.0 * x))
 
 
 class SoftmaxTransform(Transform):
@@ -255,8 +263,7 @@ class SoftmaxTransform(Transform):
     _codomain_event_rank = 1
 
     def _forward(self, x):
-        import oar
-        return oar.nn.functional.softmax(x, axis=-1)
+        return _nn.functional.softmax(x, axis=-1)
 
     def _inverse(self, y):
         return y.log()
@@ -278,30 +285,26 @@ class StickBreakingTransform(Transform):
     _codomain_event_rank = 1
 
     def _offset(self, k, dtype):
-        import oar
-        return oar.arange(k, 0, -1, dtype=dtype).log()
+        return arange(k, 0, -1, dtype=dtype).log()
 
     def _forward(self, x):
-        import oar
         z = (x - self._offset(x.shape[-1], x.dtype)).sigmoid()
         cum = (-z).log1p().cumsum(-1).exp()
-        pad_z = oar.concat([z, oar.ones(list(z.shape[:-1]) + [1], dtype=x.dtype)], axis=-1)
-        pad_c = oar.concat([oar.ones(list(z.shape[:-1]) + [1], dtype=x.dtype), cum], axis=-1)
+        pad_z = _C.concat([z, ones(list(z.shape[:-1]) + [1], dtype=x.dtype)], axis=-1)
+        pad_c = _C.concat([ones(list(z.shape[:-1]) + [1], dtype=x.dtype), cum], axis=-1)
         return pad_z * pad_c
 
     def _inverse(self, y):
-        import numpy as np
         y_crop = y[..., :-1]
         # the stick left after each break; x = logit(y_i / stick before) + offset
         rest = (1 - y_crop.cumsum(-1)).clip(min=float(np.finfo(y.dtype.name).tiny))
         return y_crop.log() - rest.log() + self._offset(y_crop.shape[-1], y.dtype)
 
     def _forward_log_det_jacobian(self, x):
-        import oar
         # triangular Jacobian: dy_i / dx_i = y_i (1 - z_i), log(1 - z_i) = -softplus(x_i - offset)
         xo = x - self._offset(x.shape[-1], x.dtype)
         y = self._forward(x)
-        return (y[..., :-1].log() - oar.nn.functional.softplus(xo)).sum(-1)
+        return (y[..., :-1].log() - _nn.functional.softplus(xo)).sum(-1)
 
     def _forward_shape(self, shape):
         if not shape:
@@ -388,8 +391,7 @@ def _ldj(t, x):
     shape = _broadcast_shape(tuple(ldj.shape), batch)
     if tuple(ldj.shape) == shape:
         return ldj
-    import oar
-    return oar.broadcast_to(ldj, list(shape))
+    return broadcast_to(ldj, list(shape))
 
 
 class IndependentTransform(Transform):
@@ -491,9 +493,8 @@ class ReshapeTransform(Transform):
         return self._batch(shape, self._out_event_shape, "the") + self._in_event_shape
 
     def _forward_log_det_jacobian(self, x):
-        import oar
         b = self._batch(x.shape, self._in_event_shape, "the input's")
-        return oar.zeros(list(b), dtype=x.dtype)
+        return zeros(list(b), dtype=x.dtype)
 
 
 class StackTransform(Transform):
@@ -534,10 +535,9 @@ class StackTransform(Transform):
                              f"axis {self._axis}, the transform {len(self._transforms)}")
 
     def _map(self, v, fn):
-        import oar
         self._check_size(v)
-        parts = oar.unstack(v, axis=self._axis)
-        return oar.stack([fn(t, p) for t, p in zip(self._transforms, parts)], axis=self._axis)
+        parts = unstack(v, axis=self._axis)
+        return stack([fn(t, p) for t, p in zip(self._transforms, parts)], axis=self._axis)
 
     def _forward(self, x):
         return self._map(x, lambda t, p: t.forward(p))

@@ -4,7 +4,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from .distribution import Distribution, _sample_shape
+from . import transform as _transform
 from .transform import ChainTransform, Transform, _ldj, _sum_rightmost
+from ..framework.grad_mode import no_grad
+from ..tensor.creation import zeros
 
 
 class TransformedDistribution(Distribution):
@@ -42,8 +45,7 @@ class TransformedDistribution(Distribution):
         super().__init__(shape[:cut], shape[cut:])
 
     def sample(self, shape=()):
-        import oar
-        with oar.no_grad():
+        with no_grad():
             x = self._base.sample(_sample_shape(shape, type(self).__name__, "sample"))
             for t in self._transforms:
                 x = t.forward(x)
@@ -57,8 +59,7 @@ class TransformedDistribution(Distribution):
 
     def log_prob(self, value):
         if self.dtype is not None:
-            import oar
-            value = self._value(value, oar.zeros([], dtype=self.dtype))
+            value = self._value(value, zeros([], dtype=self.dtype))
         log_prob = 0.0
         y = value
         event_rank = len(self.event_shape)
@@ -72,3 +73,6 @@ class TransformedDistribution(Distribution):
 
     def prob(self, value):
         return self.log_prob(value).exp()
+
+
+_transform._TRANSFORMED_DISTRIBUTION[0] = TransformedDistribution  # Transform.__call__'s

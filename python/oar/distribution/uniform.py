@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 from .distribution import Distribution, _check, _params, _sample_shape
+from ..tensor.creation import full_like
+from ..tensor.random import rand
+from ..tensor.search import where
 
 
 class Uniform(Distribution):
@@ -36,16 +39,14 @@ class Uniform(Distribution):
 
     def rsample(self, shape=()):
         """low + (high - low) * u, u ~ U[0, 1): differentiable in low and high."""
-        import oar
         shape = self._extend_shape(_sample_shape(shape, "Uniform", "rsample"))
-        return self.low + (self.high - self.low) * oar.rand(list(shape), dtype=self.dtype)
+        return self.low + (self.high - self.low) * rand(list(shape), dtype=self.dtype)
 
     def log_prob(self, value):
-        import oar
         value = self._value(value, self.low)
         inside = (value >= self.low).logical_and(value < self.high)
         lp = -(self.high - self.low).log() + value * 0
-        return oar.where(inside, lp, oar.full_like(lp, float("-inf")))
+        return where(inside, lp, full_like(lp, float("-inf")))
 
     def probs(self, value):
         return self.prob(value)

@@ -5,9 +5,15 @@ would leak an AttributeError (or KeyError, ZeroDivisionError) for bad input; the
 raise the typed error the generated bindings raise, in their wording:
 "<api>(): argument '<name>' must be ..., but got ...".
 """
+from __future__ import annotations
+
 import numbers
 
 from .. import _C
+import builtins
+import functools
+from .place import _to_place
+from .dtype import convert_dtype
 
 Tensor = _C.Tensor
 
@@ -70,3 +76,64 @@ def reshape_exact(x, shape):
     z = _C.unsqueeze(x, list(range(len(shape))))
     z = _C.slice(z, zeros, [0] * len(zeros), [0] * len(zeros))
     return _C.reshape(z, shape)
+
+
+def like(api, name, v, x):
+    """v as a tensor: a Tensor as is, a Python number as a 0-d tensor of x's dtype."""
+    if isinstance(v, Tensor):
+        return v
+    return _C.full([], number(api, name, v), x.dtype)
+
+
+_one_axis = axis  # axes() below has a parameter named axis
+
+
+def axes(api, name, axis, ndim):
+    """A sorted list of distinct non-negative axes from None (all), an int or a sequence."""
+    if axis is None:
+        return list(builtins_range(ndim))
+    if isinstance(axis, (list, tuple)):
+        out = sorted({_one_axis(api, name, a, max(ndim, 1)) for a in axis})
+    else:
+        out = [_one_axis(api, name, axis, max(ndim, 1))]
+    return [a for a in out if a < ndim] if ndim else []
+
+
+builtins_range = builtins.range  # `range` below is Paddle's
+
+
+def _zero_d(value, dtype):
+    return _C.full([], value, dtype)
+
+
+def C_dtype(api, d):  # noqa: N802 - mirrors C.tensor/C.integer
+    try:
+        return convert_dtype(d)
+    except TypeError as e:
+        raise TypeError(f"{api}(): argument 'dtype': {e}") from None
+
+
+def _cpu_device(api, device):
+    if device is not None:
+        _to_place(device, api)
+
+
+# ---- Paddle's keyword aliases ---------------------------------------------------------------
+def _aliases(mapping, strict):
+    """Accepts Paddle's alias keywords (the PyTorch names: input, other, dim, ...) for the
+    wrapped function's parameters; its signature stays the one shown. Passing both names
+    is a ValueError where Paddle's ParamAliasDecorator raises it (strict), else the alias
+    is left in place for Python's TypeError, as Paddle's param_*_alias wrappers do."""
+    def decorate(fn):
+        @functools.wraps(fn)
+        def wrapper(*args, **kwargs):
+            for alias, param in mapping.items():
+                if alias in kwargs:
+                    if param not in kwargs:
+                        kwargs[param] = kwargs.pop(alias)
+                    elif strict:
+                        raise ValueError(f"{fn.__name__}(): cannot specify both '{param}' and "
+                                         f"its alias '{alias}'")
+            return fn(*args, **kwargs)
+        return wrapper
+    return decorate

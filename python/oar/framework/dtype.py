@@ -1,9 +1,12 @@
 """dtype objects: oar.float32 ... (Paddle's paddle.float32)."""
+from __future__ import annotations
+
 import sys
 
 import numpy as np
 
 from .. import _C
+from typing import Any
 
 
 def api_name():
@@ -147,3 +150,145 @@ def convert_dtype(d):
     if name in _BY_NAME:
         return _BY_NAME[name]
     raise TypeError(f"numpy dtype {name} has no oar equivalent")
+
+
+# The default floating dtype (oar.set_default_dtype): Python floats and the creation
+# functions' float results take it; the default complex dtype follows it.
+_DEFAULT_FLOAT = [float32]
+
+
+def default_float():
+    return _DEFAULT_FLOAT[0]
+
+
+def set_default_float(d):
+    _DEFAULT_FLOAT[0] = d
+
+
+def default_complex():
+    return complex128 if _DEFAULT_FLOAT[0] is float64 else complex64
+
+
+def _dtype_arg(api, dtype):
+    try:
+        return convert_dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"{api}(): argument 'dtype': {e}") from None
+
+
+# ---- dtype limits --------------------------------------------------------------------------
+
+
+def _g(v):
+    return f"{v:.6g}"
+
+
+class finfo:
+    """The limits of a floating (or complex: its parts') dtype: min, max, eps,
+    resolution, smallest_normal (= tiny), bits and dtype (the name).
+
+    Examples:
+        >>> import oar
+        >>> f = oar.finfo(oar.float32)
+        >>> print(f.bits, f.eps, f.dtype)
+        32 1.1920928955078125e-07 float32
+    """
+
+    min: float
+    max: float
+    eps: float
+    resolution: float
+    smallest_normal: float
+    tiny: float
+    bits: int
+    dtype: str
+
+    def __init__(self, dtype: Any = None) -> None:
+        d = default_float() if dtype is None else _dtype_arg("finfo", dtype)
+        if d.is_complex:
+            d = float32 if d.name == "complex64" else float64
+        if not d.is_floating_point:
+            raise TypeError(f"finfo(): argument 'dtype' must be a floating or complex dtype, "
+                            f"but got {d.name} (use oar.iinfo)")
+        if d is bfloat16:
+            # 8 exponent bits like float32, 7 fraction bits
+            self.bits, self.eps, self.resolution = 16, 2.0 ** -7, 0.01
+            self.max = float((2 - 2.0 ** -7) * 2.0 ** 127)
+            self.smallest_normal = float(np.finfo(np.float32).smallest_normal)
+        else:
+            f = np.finfo(d.name)
+            # resolution 10**-precision as a Python float (1e-06, as Paddle's), not numpy's
+            # value in the dtype itself (float32's 1e-06 widens to 9.999999974752427e-07)
+            self.bits, self.eps = int(f.bits), float(f.eps)
+            self.resolution = 10.0 ** -int(f.precision)
+            self.max, self.smallest_normal = float(f.max), float(f.smallest_normal)
+        self.min = -self.max
+        self.tiny = self.smallest_normal
+        self.dtype = d.name
+
+    def __repr__(self) -> str:
+        return (f"oar.finfo(min={_g(self.min)}, max={_g(self.max)}, eps={_g(self.eps)}, "
+                f"resolution={_g(self.resolution)}, smallest_normal={_g(self.smallest_normal)}, "
+                f"tiny={_g(self.tiny)}, bits={self.bits}, dtype={self.dtype})")
+
+
+class iinfo:
+    """The limits of an integer (or bool) dtype: min, max, bits and dtype (the name).
+
+    Examples:
+        >>> import oar
+        >>> print(oar.iinfo(oar.uint8))
+        oar.iinfo(min=0, max=255, bits=8, dtype=uint8)
+    """
+
+    min: int
+    max: int
+    bits: int
+    dtype: str
+
+    def __init__(self, dtype: Any) -> None:
+        d = _dtype_arg("iinfo", dtype)
+        if d.is_floating_point or d.is_complex:
+            raise TypeError(f"iinfo(): argument 'dtype' must be an integer dtype, but got "
+                            f"{d.name} (use oar.finfo)")
+        if d is bool_:
+            self.min, self.max, self.bits = 0, 1, 8
+        else:
+            i = np.iinfo(d.name)
+            self.min, self.max, self.bits = int(i.min), int(i.max), int(i.bits)
+        self.dtype = d.name
+
+    def __repr__(self) -> str:
+        return f"oar.iinfo(min={self.min}, max={self.max}, bits={self.bits}, dtype={self.dtype})"
+
+
+# ---- the default dtype ---------------------------------------------------------------------
+def get_default_dtype() -> str:
+    """The floating dtype Python floats and the creation functions default to, by name.
+
+    Examples:
+        >>> import oar
+        >>> oar.get_default_dtype()
+        'float32'
+    """
+    return default_float().name
+
+
+def set_default_dtype(d: Any) -> None:
+    """Sets the default floating dtype: float16, bfloat16, float32 or float64 (a complex
+    default follows: complex128 with float64, else complex64). It applies to to_tensor of
+    Python floats and to the creation functions (zeros, ones, full, rand, randn, linspace,
+    arange with float arguments, ...); layers keep their own dtype argument.
+
+    Examples:
+        >>> import oar
+        >>> oar.set_default_dtype('float64')
+        >>> print(oar.to_tensor([1.5]).dtype, oar.zeros([2]).dtype)
+        oar.float64 oar.float64
+        >>> oar.set_default_dtype('float32')
+    """
+    dt = _dtype_arg("set_default_dtype", d)
+    if not dt.is_floating_point:
+        raise TypeError(f"set_default_dtype(): argument 'd' must be float16, bfloat16, "
+                        f"float32 or float64, but got {dt.name}")
+    set_default_float(dt)

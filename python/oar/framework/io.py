@@ -23,6 +23,7 @@ import struct
 import numpy as np
 
 from .. import _C
+from .dtype import convert_dtype
 
 __all__ = ["save", "load", "CheckpointError"]
 
@@ -207,19 +208,17 @@ def _check_entry(path, name, e, data_len):
 
 
 def _to_tensor(arr, code):
-    from .._creation import to_tensor
     if code == "BF16":  # bfloat16 -> float32 is exact (the high 16 bits), and back
         f32 = (arr.astype(np.uint32) << 16).view(np.float32)
-        return _C.cast(to_tensor(f32), _bf16())
+        return _C.cast(Tensor(f32), _bf16())
     if code in ("F8_E4M3", "F8_E5M2"):  # the bits, reinterpreted
-        return to_tensor(np.array(arr)).view(_FROM_CODE[code][0])
+        return Tensor(np.array(arr)).view(_FROM_CODE[code][0])
     if code in _FOREIGN:
-        return to_tensor(arr.astype(_FOREIGN[code][0]))
-    return to_tensor(np.array(arr))  # a copy: the tensor must not point into the map
+        return Tensor(arr.astype(_FOREIGN[code][0]))
+    return Tensor(np.array(arr))  # a copy (Tensor(data) is oar.to_tensor, _C's tensor factory): the tensor must not point into the map
 
 
 def _bf16():
-    from .dtype import convert_dtype
     return convert_dtype("bfloat16")
 
 

@@ -5,7 +5,16 @@ results (vander's n) or from combinatorics can be far past anything memory holds
 loops and numpy calls that would build them either run for hours or fail with numpy's
 own message. Checking first turns both into one typed error that says what was asked.
 """
+from __future__ import annotations
+
 import os
+from typing import Any
+import numpy as np
+from . import check as C
+from .. import _C
+from .dtype import _dtype_arg
+from .dtype import bfloat16
+Tensor = _C.Tensor
 
 # A Python tensor object is about 320 bytes (measured: a million empty sections of split
 # took 323 MB): the cost of each slice or section a call returns.
@@ -43,3 +52,45 @@ def check_fits(where, what, nbytes):
 def check_objects(api, what, count):
     """check_fits for `count` tensor objects (split's sections, unbind's slices)."""
     check_fits(f"{api}():", f"{count} {what}", count * SECTION_BYTES)
+
+
+class MmapStorage:
+    """A file mapped into memory, nbytes long; get_slice reads a run of its elements as a
+    1-D tensor that shares the mapped memory (writes go to the file).
+
+    Examples:
+        >>> import oar, os, tempfile
+        >>> path = os.path.join(tempfile.mkdtemp(), "a.bin")
+        >>> oar.arange(6, dtype="float32").numpy().tofile(path)
+        >>> m = oar.MmapStorage(path, 24)
+        >>> print(m.get_slice(oar.float32, 2, 5).tolist())
+        [2.0, 3.0, 4.0]
+    """
+
+    def __init__(self, filename: str, nbytes: int) -> None:
+        nbytes = C.integer("MmapStorage", "nbytes", nbytes)
+        if not isinstance(filename, (str, os.PathLike)):
+            raise TypeError(f"MmapStorage(): argument 'filename' must be a str or path, but got "
+                            f"{type(filename).__name__}")
+        if nbytes <= 0:
+            raise ValueError(f"MmapStorage(): argument 'nbytes' must be positive, but got {nbytes}")
+        size = os.path.getsize(filename)
+        if nbytes > size:
+            raise ValueError(f"MmapStorage(): the file has {size} bytes, fewer than nbytes "
+                             f"({nbytes})")
+        self._map = np.memmap(filename, dtype=np.uint8, mode="r+", shape=(nbytes,))
+
+    def get_slice(self, dtype: Any, start: int, stop: int, step: int = 1) -> Tensor:
+        """Elements start..stop (by step) of the file read as dtype, sharing its memory."""
+        d = _dtype_arg("get_slice", dtype)
+        if d is bfloat16:
+            raise TypeError("MmapStorage.get_slice(): bfloat16 has no numpy view; read the "
+                            "raw uint16 and convert")
+        items = self._map.view(np.dtype(d.name)) if self._map.size % d.itemsize == 0 else \
+            self._map[:self._map.size - self._map.size % d.itemsize].view(np.dtype(d.name))
+        for n, v in (("start", start), ("stop", stop), ("step", step)):
+            C.integer("get_slice", n, v)
+        if not 0 <= start <= stop <= items.size or step <= 0:
+            raise IndexError(f"MmapStorage.get_slice(): [{start}:{stop}:{step}] is outside the "
+                             f"{items.size} elements of {d.name}")
+        return _C._from_buffer(items[start:stop:step], None, False)

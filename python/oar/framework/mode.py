@@ -1,6 +1,7 @@
 """Paddle's mode switches. oar runs eagerly (dynamic graph) only: there is no static
 graph to switch to, so enable_static raises instead of silently staying eager."""
 from __future__ import annotations
+from .place import _to_place
 
 
 def in_dynamic_mode():
@@ -11,7 +12,6 @@ def in_dynamic_mode():
 def disable_static(place=None):
     """Switches to dynamic mode, which oar is always in; place, if given, must be the CPU."""
     if place is not None:
-        from ..device import _to_place
         _to_place(place, "disable_static")
 
 

@@ -1,6 +1,7 @@
 """Paddle's out=/output= arguments: a function's result written into a given tensor."""
 from .. import _C
 from .grad_mode import is_grad_enabled, no_grad
+from .place import _to_place
 
 Tensor = _C.Tensor
 
@@ -36,7 +37,6 @@ def finish(t, api, out=None, device=None, requires_grad=False, pin_memory=False)
     tensor `t`: device (the CPU only), pin_memory (False only: pinned memory is for
     copies to a GPU, as on Paddle's CPU build), out and requires_grad."""
     if device is not None:
-        from ..device import _to_place
         _to_place(device, f"{api}()")
     for name, v in (("requires_grad", requires_grad), ("pin_memory", pin_memory)):
         if not isinstance(v, bool):
@@ -48,3 +48,9 @@ def finish(t, api, out=None, device=None, requires_grad=False, pin_memory=False)
     if requires_grad:
         t.stop_gradient = False
     return t
+
+
+def api_write_out(api, out, result):
+    """Paddle's out=: `out` is made to hold result (its shape and dtype become result's;
+    with gradients recorded, a differentiable in-place copy; see _out.write_out)."""
+    return write_out(out, result, api)

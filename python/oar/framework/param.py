@@ -7,12 +7,35 @@ regularizer and need_clip.
 """
 from __future__ import annotations
 
+import numpy as np
+
 from .. import _C
+from .dtype import convert_dtype
 from .grad_mode import no_grad
+from .unique_name import generate
 
 __all__ = ["ParamAttr", "Parameter", "create_parameter"]
 
 Tensor = _C.Tensor
+
+
+class _Decay:
+    """The base of oar.regularizer's L1Decay and L2Decay (here, below them, so that ParamAttr
+    can tell a regularizer from an initializer)."""
+
+    def __init__(self, coeff=0.0):
+        if isinstance(coeff, bool) or not isinstance(coeff, (int, float)) or coeff < 0:
+            raise ValueError(f"{type(self).__name__}: argument 'coeff' must be a number >= 0, "
+                             f"got {coeff!r}")
+        self._coeff = float(coeff)
+
+    def __repr__(self):
+        return f"{type(self).__name__}(coeff={self._coeff})"
+
+
+# create_parameter's initializers when none is given: factories for "weight" (XavierUniform)
+# and "bias" (Constant(0.0)). oar.nn.initializer, a higher layer, fills this at its import.
+DEFAULT_INITIALIZERS: dict = {}
 
 
 class ParamAttr:
@@ -56,7 +79,6 @@ class ParamAttr:
             return arg
         if isinstance(arg, str):
             return ParamAttr(name=arg)
-        from ..regularizer import _Decay
         if isinstance(arg, _Decay):
             return ParamAttr(regularizer=arg)
         if callable(arg):  # an initializer
@@ -141,11 +163,8 @@ class LazyGuard:
 def _set_value(t, value):
     """Copy value (a Tensor or array-like of t's shape) into t, in place, without
     recording a gradient (Paddle's Tensor.set_value)."""
-    import numpy as np
-
-    from .._creation import to_tensor
     if not isinstance(value, Tensor):
-        value = to_tensor(np.asarray(value))
+        value = Tensor(np.asarray(value))  # oar.to_tensor, through _C's tensor factory
     if list(value.shape) != list(t.shape):
         raise ValueError(f"set_value: argument 'value' has shape {list(value.shape)}, "
                          f"expected the tensor's shape {list(t.shape)}")
@@ -158,7 +177,6 @@ def _set_value(t, value):
 def _unique(prefix):
     """prefix_0, prefix_1, ...: Paddle's unique_name.generate (so unique_name.guard()
     restarts the names of the layers and parameters made inside it, as in Paddle)."""
-    from ..utils.unique_name import generate
     return generate(prefix)
 
 
@@ -178,9 +196,6 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
     Returns:
         Parameter: the initialised parameter.
     """
-    from .dtype import convert_dtype
-    from ..nn import initializer as I
-
     if not isinstance(shape, (list, tuple)) or not all(
             isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
         raise ValueError(f"create_parameter: argument 'shape' must be a list of non-negative "
@@ -188,8 +203,8 @@ def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         raise ValueError("create_parameter: argument 'attr' is False (no parameter)")
-    init = attr.initializer or default_initializer or (
-        I.Constant(0.0) if is_bias else I.XavierUniform())
+    init = attr.initializer or default_initializer or \
+        DEFAULT_INITIALIZERS["bias" if is_bias else "weight"]()
     dtype = convert_dtype(dtype)
     value = init._generate(list(shape), dtype)
     return Parameter(value, name=attr.name or name or _unique("create_parameter"),

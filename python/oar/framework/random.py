@@ -3,7 +3,14 @@ and its state as Paddle's GeneratorState objects: shared by
 oar.device.get_rng_state/set_rng_state (and the top-level ones)."""
 from __future__ import annotations
 
+import secrets
+
 from .. import _C
+from typing import Any
+from typing import Sequence
+from .check import _cpu_device
+from .dtype import float64
+from .place import _to_place
 
 
 class GeneratorState:
@@ -82,7 +89,6 @@ class Generator:
 
     def seed(self):
         """Seeds the generator with a fresh non-deterministic seed and returns that seed."""
-        import secrets
         s = secrets.randbits(63)
         _C.seed(s)
         return s
@@ -102,8 +108,8 @@ class Generator:
     def random(self):
         """A uniform random 64-bit unsigned integer drawn from the generator (advancing
         it, as any random op does)."""
-        from .._creation import randint  # late: _creation imports this package's parent
-        hi, lo = (int(v) for v in randint(0, 2 ** 32, [2]).numpy())
+        u = _C.floor(_C.uniform([2], float64, 0.0, float(2 ** 32), 0))  # oar.randint's way
+        hi, lo = (int(v) for v in u.numpy())
         return (hi << 32) | lo
 
     def get_state_index(self):
@@ -152,9 +158,52 @@ def _generator_device(device):
     if isinstance(device, int) and not isinstance(device, bool):
         raise ValueError(f"Generator(): argument 'device' is {device}, but the CPU, oar's "
                          f"only device, has index 0 alone")
-    from ..device import _to_place
     _to_place(device, "Generator()")
 
 
 DEFAULT_GENERATOR = object.__new__(Generator)
 DEFAULT_GENERATOR._setup()
+
+
+def get_rng_state(device: Any = None) -> list[GeneratorState]:
+    """The state of the random generator of `device` (only the CPU's), as a one-element list.
+
+    Examples:
+        >>> import oar
+        >>> state = oar.get_rng_state()
+        >>> a = oar.rand([3])
+        >>> oar.set_rng_state(state)
+        >>> print(bool((oar.rand([3]) == a).all()))
+        True
+    """
+    _cpu_device("get_rng_state", device)
+    return [GeneratorState(*_C._get_rng_state())]
+
+
+def set_rng_state(state_list: Sequence[GeneratorState], device: Any = None) -> None:
+    """Restores a state get_rng_state returned."""
+    _cpu_device("set_rng_state", device)
+    if isinstance(state_list, GeneratorState):
+        state_list = [state_list]
+    if not isinstance(state_list, (list, tuple)) or len(state_list) != 1 or \
+            not isinstance(state_list[0], GeneratorState):
+        raise TypeError(f"set_rng_state(): argument 'state_list' must be the one-element list "
+                        f"get_rng_state() returns, but got {state_list!r}")
+    s = state_list[0]
+    _C._set_rng_state(s._seed, s._counter)
+
+
+def get_cuda_rng_state() -> list[GeneratorState]:
+    """The states of the CUDA generators: none in oar (a CPU build), so an empty list, as
+    Paddle's CPU build answers."""
+    return []
+
+
+def set_cuda_rng_state(state_list: Sequence[GeneratorState]) -> None:
+    """Restores the CUDA generators' states: only the empty list of a CPU build is valid."""
+    if not isinstance(state_list, (list, tuple)):
+        raise TypeError(f"set_cuda_rng_state(): argument 'state_list' must be a list, but got "
+                        f"{type(state_list).__name__}")
+    if len(state_list):
+        raise ValueError("set_cuda_rng_state(): oar is built for the CPU only and has no CUDA "
+                         "generators; the only valid state list is []")

@@ -3,7 +3,7 @@ paddle.geometric.reindex_graph / reindex_heter_graph)."""
 import numpy as np
 
 from ..framework import check as C
-from .._creation import to_tensor
+from ..tensor.creation import to_tensor
 from ._common import index
 
 __all__ = ["reindex_graph", "reindex_heter_graph"]

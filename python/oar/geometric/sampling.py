@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import _C
 from ..framework import check as C
-from .._creation import to_tensor
+from ..tensor.creation import to_tensor
 from ..framework.dtype import convert_dtype
 from ._common import index
 

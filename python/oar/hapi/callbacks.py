@@ -9,6 +9,7 @@ import time
 import warnings
 
 import numpy as np
+from ..distributed import ParallelEnv
 
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler",
            "ReduceLROnPlateau", "VisualDL", "WandbCallback", "CallbackList"]
@@ -93,7 +94,7 @@ class ProgBarLogger(Callback):
         self._samples = 0
         self._total = total
         if self.verbose == 1:
-            from tqdm import tqdm  # type: ignore[import-untyped]
+            from tqdm import tqdm  # type: ignore[import-untyped]  # optional dependency: tqdm
             self._bar = tqdm(total=total, desc=desc, unit="step", file=sys.stdout,
                              dynamic_ncols=True, leave=True)
 
@@ -248,7 +249,6 @@ class LRScheduler(Callback):
 
 def _local_rank_zero():
     # Logging backends write once per node, from the first local process (as Paddle).
-    from ..distributed import ParallelEnv
     return ParallelEnv().local_rank == 0
 
 

@@ -18,7 +18,8 @@ from typing import Any, Callable
 import numpy as np
 
 from .. import _C
-from .._creation import randn, zeros
+from ..tensor.random import randn
+from ..tensor.creation import zeros
 from ..framework.dtype import int64
 from ..framework.grad_mode import no_grad
 from .. import nn

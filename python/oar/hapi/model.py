@@ -14,6 +14,14 @@ from ..io import DataLoader, Dataset
 from ..metric import Metric
 from .callbacks import CallbackList, ProgBarLogger
 from .model_summary import summary
+from ..tensor.creation import to_tensor
+from ..nn import Layer
+from ..amp.auto_cast import auto_cast
+from .callbacks import ModelCheckpoint
+from ..framework.io import save
+from ..framework.io import load
+from ..amp import GradScaler
+from ..amp.decorate import decorate
 
 __all__ = ["Model", "summary"]
 
@@ -29,7 +37,6 @@ def _to_list(x):
 def _as_tensor(x):
     if isinstance(x, Tensor):
         return x
-    from .._creation import to_tensor
     return to_tensor(np.asarray(x))
 
 
@@ -74,7 +81,6 @@ class _AmpConfig:
         c.white, c.black = configs.get("custom_white_list"), configs.get("custom_black_list")
         c.scaler = None
         if str(c.dtype).replace("oar.", "") == "float16":
-            from ..amp import GradScaler
             c.scaler = GradScaler(**{k: configs[k] for k in cls._SCALER_KEYS if k in configs})
         return c
 
@@ -90,7 +96,6 @@ class Model:
     """
 
     def __init__(self, network, inputs=None, labels=None):
-        from ..nn import Layer
         if not isinstance(network, Layer):
             raise TypeError(f"Model: argument 'network' must be an oar.nn.Layer, got "
                             f"{type(network).__name__}")
@@ -127,7 +132,6 @@ class Model:
                                 f"got {type(m).__name__}")
         self._amp = _AmpConfig.parse(amp_configs)
         if self._amp is not None and self._amp.level == "O2":
-            from ..amp import decorate
             if optimizer is None:
                 decorate(self.network, level="O2", dtype=self._amp.dtype)
             else:
@@ -138,7 +142,6 @@ class Model:
     def _auto_cast(self):
         if self._amp is None:
             return contextlib.nullcontext()
-        from ..amp import auto_cast
         return auto_cast(level=self._amp.level, dtype=self._amp.dtype,
                          custom_white_list=self._amp.white, custom_black_list=self._amp.black)
 
@@ -239,7 +242,6 @@ class Model:
         cbs = _to_list(callbacks)
         if not any(isinstance(c, ProgBarLogger) for c in cbs):
             cbs = [ProgBarLogger(log_freq, verbose=verbose)] + cbs
-        from .callbacks import ModelCheckpoint
         if save_dir and not any(isinstance(c, ModelCheckpoint) for c in cbs):
             cbs.append(ModelCheckpoint(save_freq, save_dir))
         cbl = CallbackList(cbs)
@@ -353,7 +355,6 @@ class Model:
     def save(self, path, training=True):
         """Write path + ".pdparams" (the network's state dict) and, when training,
         path + ".pdopt" (the optimizer's): safetensors files (oar.save)."""
-        from ..framework.io import save
         base = os.fspath(path)
         save(self.network.state_dict(), base + ".pdparams")
         if training and self._optimizer is not None:
@@ -362,7 +363,6 @@ class Model:
     def load(self, path, skip_mismatch=False, reset_optimizer=False):
         """Load what save(path) wrote (the optimizer state too unless reset_optimizer).
         skip_mismatch skips parameters whose shapes differ instead of raising."""
-        from ..framework.io import load
         base = os.fspath(path)
         if base.endswith(".pdparams"):
             base = base[:-len(".pdparams")]

@@ -9,6 +9,8 @@ import numpy as np
 from .. import _C
 from ..framework.grad_mode import no_grad
 from ..static import InputSpec
+from ..tensor.random import rand
+from ..nn import LayerList, Sequential
 
 Tensor = _C.Tensor
 
@@ -112,7 +114,6 @@ def _dtypes_like(sizes, dtype):
 
 
 def _random_inputs(sizes, dtypes):
-    from .._creation import rand
     if _all_numbers(sizes):
         dt = dtypes[0] if isinstance(dtypes, (list, tuple)) else dtypes
         return _C.cast(rand(list(sizes)), dt)
@@ -136,7 +137,6 @@ def _output_shape(out):
 
 @no_grad()
 def _summary_string(net, sizes, dtypes, input):
-    from ..nn import LayerList, Sequential
     if not isinstance(dtypes, (list, tuple)):
         dtypes = _dtypes_like(sizes, dtypes)
     rows = {}  # "Conv2D-1" -> row; a layer run twice keeps its first place

@@ -10,7 +10,7 @@ recorded: there is no lowering for it to switch."""
 from __future__ import annotations
 
 from .. import _C
-from .._creation import ones_like, zeros_like
+from ..tensor.creation import ones_like, zeros_like
 
 Tensor = _C.Tensor
 

@@ -18,6 +18,10 @@ from enum import Enum
 import numpy as np
 
 from .. import _C
+from ..nn import Layer
+from ..framework.param import _set_value
+from ..framework.grad_mode import no_grad
+from ..tensor.creation import to_tensor
 
 Tensor = _C.Tensor
 
@@ -237,7 +241,6 @@ def _default_pruning(weight, m, n, func_name, param_name):
 def add_supported_layer(layer, pruning_func=None):
     """Let prune_model prune layers of this type (a Layer class, instance or its snake_case
     name) with pruning_func(weight, m, n, mask_algo, param_name) -> (pruned, mask)."""
-    from ..nn import Layer
     if isinstance(layer, str):
         name = layer
     elif isinstance(layer, Layer):
@@ -270,8 +273,6 @@ def prune_model(model, n=2, m=4, mask_algo="mask_1d", with_mask=True):
     """Prune the weights of model's supported layers to the n:m pattern (mask_algo
     'mask_1d', 'mask_2d_greedy' or 'mask_2d_best'); returns {parameter name: mask}.
     with_mask keeps the masks for decorate()."""
-    from ..framework.param import _set_value
-    from ..nn import Layer
     if not isinstance(model, Layer):
         raise TypeError(f"prune_model: argument 'model' must be an oar.nn.Layer, got "
                         f"{type(model).__name__}")
@@ -291,7 +292,6 @@ def prune_model(model, n=2, m=4, mask_algo="mask_1d", with_mask=True):
         _set_value(w, pruned.astype(w.numpy().dtype))
         out[w.name] = mask
         if with_mask:
-            from .._creation import to_tensor
             with _state_lock:
                 _masks[id(w)] = (w, to_tensor(mask.astype(w.numpy().dtype)))
     return out
@@ -307,7 +307,6 @@ class OptimizerWithSparsityGuarantee:
         return getattr(self._optimizer, item)
 
     def _apply_masks(self):
-        from ..framework.grad_mode import no_grad
         with no_grad():
             for p in self._optimizer._parameter_list:
                 entry = _masks.get(id(p))

@@ -8,8 +8,9 @@ Every result is computed with create_graph=True, so it can be differentiated aga
 from __future__ import annotations
 
 from .. import _C
-from .._creation import ones_like, zeros_like
-from .._ops import clone, stack
+from ..tensor.creation import ones_like, zeros_like
+from ..tensor.creation import clone
+from ..tensor.manipulation import stack
 from ._prim import disable_prim, enable_prim, forward_grad, grad, prim_enabled  # noqa: F401
 
 Tensor = _C.Tensor

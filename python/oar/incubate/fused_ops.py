@@ -5,6 +5,8 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _C
+from ..tensor.manipulation import assign
+from ..tensor.creation import to_tensor
 
 _REDUCTIONS = {"sum": 0, "mean": 1, "none": 2}
 _FLOATS = ("float32", "float64")
@@ -52,7 +54,6 @@ def identity_loss(x, reduction="none"):
     if reduction == 1:
         return x.mean()
     # A new tensor, as Paddle's op returns, so in-place edits of the result leave x alone.
-    from .._math_extra import assign
     return assign(x)
 
 
@@ -131,5 +132,4 @@ def softmax_mask_fuse_upper_triangle(x):
     # -inf above the diagonal: exp gives exact zeros there, so those outputs (and
     # their gradients) are 0, and the diagonal keeps every row non-empty.
     tri = np.triu(np.full((q, k), -np.inf, dtype=dt), 1)
-    from .._creation import to_tensor
     return _C.softmax(x + to_tensor(tri, dtype=dt), -1)

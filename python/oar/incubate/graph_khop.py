@@ -8,7 +8,7 @@ import numpy as np
 
 from .. import _C
 from ..framework.check import _kind
-from .._creation import to_tensor
+from ..tensor.creation import to_tensor
 from ..geometric import reindex_graph, sample_neighbors
 
 __all__ = ["graph_khop_sampler"]

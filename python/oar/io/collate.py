@@ -6,12 +6,13 @@ import numbers
 import numpy as np
 
 from .. import _C
+from ..tensor.creation import to_tensor
+from ..tensor.manipulation import stack
 
 __all__ = ["default_collate_fn", "default_convert_fn"]
 
 
 def _to_tensor(a):
-    from .._creation import to_tensor
     a = np.ascontiguousarray(a)
     if a.dtype == np.float64:  # Paddle's rule: Python floats batch to float32
         pass
@@ -24,7 +25,6 @@ def default_collate_fn(batch):
     sequences field by field (a sequence gives a list, as in Paddle)."""
     first = batch[0]
     if isinstance(first, _C.Tensor):
-        from .. import stack
         return stack(list(batch), 0)
     if isinstance(first, np.ndarray):
         return _to_tensor(np.stack(batch))

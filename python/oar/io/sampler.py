@@ -1,6 +1,8 @@
 """Samplers: which indices, in which order and batches (Paddle's paddle.io)."""
 from __future__ import annotations
 
+import os
+
 import math
 
 import numpy as np
@@ -128,7 +130,6 @@ class DistributedBatchSampler(BatchSampler):
 
     def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False,
                  drop_last=False):
-        import os
         if num_replicas is None:
             num_replicas = int(os.environ.get("PADDLE_TRAINERS_NUM",
                                               os.environ.get("WORLD_SIZE", 1)))

@@ -15,9 +15,9 @@ import collections
 import numpy as np
 
 from .. import _C
-from .._creation import to_tensor
+from ..tensor.creation import to_tensor
 from ..framework.dtype import convert_dtype
-from .._stats import topk
+from ..tensor.search import topk
 from .functional.extension import gather_tree
 
 __all__ = ["Decoder", "BeamSearchDecoder", "dynamic_decode"]

@@ -17,7 +17,10 @@ import math
 import numpy as np
 
 from .. import _C
+from ..framework import param as _param
 from ..framework.dtype import convert_dtype
+from ..framework.param import _set_value
+from ..tensor.creation import to_tensor
 
 __all__ = ["Initializer", "Constant", "Normal", "TruncatedNormal", "Uniform", "XavierNormal",
            "XavierUniform", "KaimingNormal", "KaimingUniform", "Orthogonal", "Assign",
@@ -66,7 +69,6 @@ class Initializer:
 
     def __call__(self, param, block=None):
         """Overwrite param (an oar.Tensor) in place with fresh values; returns param."""
-        from ..framework.param import _set_value
         if not isinstance(param, _C.Tensor):
             raise TypeError(f"{type(self).__name__}: argument 'param' must be a Tensor, got "
                             f"{type(param).__name__}")
@@ -154,7 +156,6 @@ class TruncatedNormal(Initializer):
         while bad.any():  # each round keeps ~95% of what it redraws (a=-2, b=2)
             z[bad] = _C.normal([int(bad.sum())], 0.0, 1.0, 0, convert_dtype("float64")).numpy()
             bad = (z < self.a) | (z > self.b)
-        from .._creation import to_tensor
         return _C.cast(to_tensor((self.mean + self.std * z).reshape(shape)), d)
 
 
@@ -228,7 +229,6 @@ class Orthogonal(Initializer):
         q = q * np.sign(np.diag(r))  # a unique Q: the distribution is uniform (Haar)
         if rows < cols:
             q = q.T
-        from .._creation import to_tensor
         return _C.cast(to_tensor((self.gain * q).reshape(shape)), d)
 
 
@@ -239,7 +239,6 @@ class Assign(Initializer):
         self.value = value
 
     def _generate(self, shape, dtype):
-        from .._creation import to_tensor
         v = self.value if isinstance(self.value, _C.Tensor) else to_tensor(np.asarray(self.value))
         if list(v.shape) != list(shape):
             raise ValueError(f"Assign: the value has shape {list(v.shape)}, the parameter "
@@ -255,7 +254,6 @@ class Bilinear(Initializer):
     separable kernel.)"""
 
     def _generate(self, shape, dtype):
-        from .._creation import to_tensor
         if len(shape) != 4 or shape[2] != shape[3]:
             raise ValueError(f"Bilinear: the parameter must be 4-D with a square kernel "
                              f"[C_in, C_out, K, K], but has shape {list(shape)}")
@@ -279,7 +277,6 @@ class Dirac(Initializer):
         self.groups = groups
 
     def _generate(self, shape, dtype):
-        from .._creation import to_tensor
         if len(shape) not in (3, 4, 5):
             raise ValueError(f"Dirac: the parameter must be 3-D, 4-D or 5-D [out, in, *kernel], "
                              f"but has shape {list(shape)}")
@@ -302,3 +299,7 @@ def set_global_initializer(weight_init, bias_init=None):
     """Replace the default initializers of every layer created afterwards (None restores
     Paddle's: XavierUniform for weights, Constant(0) for biases)."""
     _global["weight"], _global["bias"] = weight_init, bias_init
+
+
+# oar.create_parameter's defaults (oar.framework.param, below oar.nn, names them here)
+_param.DEFAULT_INITIALIZERS.update(weight=XavierUniform, bias=lambda: Constant(0.0))

@@ -11,7 +11,7 @@ cubic interpolation between the bracket's ends.
 from __future__ import annotations
 
 from .. import _C
-from .._creation import zeros_like
+from ..tensor.creation import zeros_like
 from ..framework.grad_mode import enable_grad, no_grad
 from .optimizer import Optimizer, _check_number
 

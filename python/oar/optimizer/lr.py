@@ -8,6 +8,7 @@ which the constructor makes).
 from __future__ import annotations
 
 import math
+from .. import _C
 
 __all__ = ["LRScheduler", "StepDecay", "MultiStepDecay", "ExponentialDecay",
            "CosineAnnealingDecay", "LinearWarmup", "OneCycleLR", "ReduceOnPlateau",
@@ -254,7 +255,6 @@ class ReduceOnPlateau(LRScheduler):
 
     def step(self, metrics, epoch=None):
         """Feed this epoch's metric (a number or a 1-element Tensor)."""
-        from .. import _C
         if isinstance(metrics, _C.Tensor):
             if metrics.numel() != 1:
                 raise ValueError(f"ReduceOnPlateau.step: argument 'metrics' must have one "

@@ -18,6 +18,8 @@ states of such parameters (moments, ...) are float32 either way.
 """
 from __future__ import annotations
 
+import numpy as np
+
 import math
 
 from .. import _C
@@ -25,9 +27,11 @@ from ..framework.grad_mode import no_grad
 from ..profiler.utils import _record_optimizer
 from ..regularizer import L1Decay, L2Decay
 from .lr import LRScheduler
+from ..framework.param import Parameter
+from ..framework.param import _set_value
 
 __all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "Adagrad", "RMSProp",
-           "Lamb", "Adadelta", "NAdam", "RAdam", "Rprop", "ASGD", "LBFGS"]
+           "Lamb", "Adadelta", "NAdam", "RAdam", "Rprop", "ASGD"]
 
 Tensor = _C.Tensor
 
@@ -92,7 +96,6 @@ def _state_dtype(p):
 def _float32_stand_in(p, name):
     """A float32 Parameter with p's value and clipping attribute (the clip reads
     need_clip), detached from any graph."""
-    from ..framework.param import Parameter
     return Parameter(_C.cast(p.detach(), "float32"), name=name,
                      need_clip=getattr(p, "need_clip", True))
 
@@ -262,7 +265,6 @@ class Optimizer:
     @_record_optimizer  # an Optimization span when profiled (oar.profiler)
     def step(self):
         """Apply one update to every parameter that has a gradient."""
-        from ..framework.param import _set_value
         targets = [self._update_targets(g) for g in self._groups]
         if self._grad_clip is not None:
             # clip what the update reads (the float32 gradients of low-precision ones)
@@ -400,7 +402,6 @@ class Optimizer:
             raise TypeError(f"set_state_dict: expected a dict, got {type(state_dict).__name__}")
         if "LR_Scheduler" in state_dict and self._lr_scheduler is not None:
             self._lr_scheduler.set_state_dict(state_dict["LR_Scheduler"])
-        from ..framework.param import _set_value
         rename = self._saved_names(state_dict)
         for g in self._groups:
             self._ensure_states(g)
@@ -426,7 +427,6 @@ class Optimizer:
         there, as for the accumulators); ignored unless multi_precision is on."""
         if not saved or not self._multi_precision:
             return
-        from ..framework.param import _set_value
         if not isinstance(saved, dict):
             raise TypeError(f"{type(self).__name__}.set_state_dict: 'master_weights' must be a "
                             f"dict {{parameter name: Tensor}}, got {type(saved).__name__}")
@@ -463,7 +463,6 @@ def _saved_prefixes(keys, suffixes):
 def _as_float(v):
     if isinstance(v, Tensor):
         return float(v.numpy().reshape(-1)[0])
-    import numpy as np
     return float(np.asarray(v).reshape(-1)[0])
 
 
@@ -815,5 +814,3 @@ class ASGD(Optimizer):
     def _hyper(self, group):
         return {"batch_num": self._batch_num}
 
-
-from .lbfgs import LBFGS  # noqa: E402  (LBFGS builds on Optimizer)

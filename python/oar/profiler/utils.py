@@ -7,6 +7,8 @@ in src/oar/core/profiler/recorder.h).
 """
 from __future__ import annotations
 
+import time
+
 import contextlib
 import enum
 import functools
@@ -139,7 +141,6 @@ def _add_reader_time(seconds):
 def _iter_batches(batches):
     """Yields from the iterator `batches`, recording each wait for the next
     batch as a Dataloader span (and for step_info's reader cost)."""
-    import time
     while True:
         recording = _recording()
         timing = _timing_reader()

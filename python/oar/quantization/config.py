@@ -6,18 +6,17 @@ import copy
 from ..nn import Layer
 from .factory import QuanterFactory
 from .wrapper import ObserveWrapper
+from .. import nn
+from ..nn.quant import Stub
+from ..nn.quant.qat import QuantedConv2D, QuantedLinear
+from ..nn.quant.stub import QuanterStub
 
 
 def _default_mappings():
-    from .. import nn
-    from ..nn.quant import Stub
-    from ..nn.quant.qat import QuantedConv2D, QuantedLinear
-    from ..nn.quant.stub import QuanterStub
     return {Stub: QuanterStub, nn.Linear: QuantedLinear, nn.Conv2D: QuantedConv2D}
 
 
 def _default_leaves():
-    from .. import nn
     return [nn.ReLU, nn.AvgPool2D]
 
 

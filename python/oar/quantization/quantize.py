@@ -7,6 +7,7 @@ import copy
 from ..nn import Layer
 from .base_quanter import BaseQuanter
 from .config import QuantConfig
+from ..nn.quant.format import ConvertibleQuantedLayer, LinearQuanterDequanter
 
 
 class Quantization(metaclass=abc.ABCMeta):
@@ -40,7 +41,6 @@ class Quantization(metaclass=abc.ABCMeta):
         """Replace every quanter with a LinearQuanterDequanter of its scales, and let each
         quantized layer (QuantedLinear/QuantedConv2D) store its weight quantized: the
         forward pass then computes with fixed scales, as an int8 deployment would."""
-        from ..nn.quant.format import ConvertibleQuantedLayer, LinearQuanterDequanter
         self._check_model(model)
         out = model if inplace else copy.deepcopy(model)
         replaced = {}

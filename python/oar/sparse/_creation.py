@@ -1,6 +1,6 @@
 """Building sparse tensors: oar.sparse.sparse_coo_tensor and sparse_csr_tensor."""
 from .. import _C
-from .._creation import to_tensor
+from ..tensor.creation import to_tensor
 from ..framework.dtype import convert_dtype
 
 Tensor = _C.Tensor

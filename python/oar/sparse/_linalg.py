@@ -10,7 +10,7 @@ from __future__ import annotations
 from .. import _C
 from ..framework import check as C
 from ..framework.dtype import convert_dtype
-from ..linalg import qr, svd
+from ..tensor.linalg import qr, svd
 
 Tensor = _C.Tensor
 

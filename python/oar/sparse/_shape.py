@@ -5,8 +5,9 @@ import numbers
 
 from .. import _C
 from ..framework.dtype import convert_dtype, int64
-from .._ops import stack
+from ..tensor.manipulation import stack
 from ._base import check_sparse, check_tensor, normalize_axis
+from ..tensor.creation import to_tensor
 
 Tensor = _C.Tensor
 
@@ -14,7 +15,6 @@ __all__ = ["coalesce", "transpose", "reshape", "slice", "sum", "mask_as", "is_sa
 
 
 def _to_tensor(values):
-    from .._creation import to_tensor
     return to_tensor(values, dtype="int64")
 
 

@@ -1,9 +1,11 @@
 """The sparse methods of oar.Tensor (Paddle's Tensor.to_sparse_coo, indices(), ...)
 and the printing of sparse tensors."""
-import numpy as np
 
-from .. import _C, _printing
+from .. import _C
+from ..tensor.methods import bind_methods
 from ._base import check_sparse
+from ._shape import coalesce as _coalesce
+from ._shape import is_same_shape as _same
 
 Tensor = _C.Tensor
 
@@ -58,39 +60,13 @@ def cols(self):
 
 def coalesce(self, name=None):
     """This COO tensor with sorted, unique positions (repeated ones summed)."""
-    from ._shape import coalesce as _coalesce
     return _coalesce(self)
 
 
 def is_same_shape(self, y):
     """Whether y (dense or sparse) has this tensor's shape."""
-    from ._shape import is_same_shape as _same
     return _same(self, y)
 
 
-def sparse_repr(t):
-    """Paddle's layout: the header line, then indices and values (COO) or crows,
-    cols and values (CSR)."""
-    pad = " " * 7
-    if t.is_sparse_coo():
-        parts = [("indices", _C.sparse_indices(t))]
-    else:
-        parts = [("crows", _C.sparse_crows(t)), ("cols", _C.sparse_cols(t))]
-    parts.append(("values", _C.sparse_values(t)))
-    lines = [f"Tensor(shape={t.shape}, dtype={t.dtype}, place={t.place}, "
-             f"stop_gradient={t.stop_gradient},"]
-    for i, (name, part) in enumerate(parts):
-        a = np.asarray(part.detach())
-        if t.dtype.name == "bfloat16" and name == "values":
-            a = np.asarray(a.astype(np.uint32) << 16).view(np.float32)
-        # the dense printout's element format (Paddle prints both alike)
-        text = _printing.format_data(a, len(pad) + len(name) + 1)
-        end = ")" if i == len(parts) - 1 else ","
-        lines.append(f"{pad}{name}={text}{end}")
-    return "\n".join(lines)
-
-
-for _fn in (to_sparse_coo, to_sparse_csr, to_dense, indices, values, crows, cols, coalesce,
-            is_same_shape):
-    setattr(Tensor, _fn.__name__, _fn)
-del _fn
+bind_methods({_fn.__name__: _fn for _fn in (to_sparse_coo, to_sparse_csr, to_dense, indices,
+                                            values, crows, cols, coalesce, is_same_shape)})

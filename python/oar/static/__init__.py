@@ -2,6 +2,10 @@
 network's inputs. oar runs eagerly; there is no static graph."""
 from __future__ import annotations
 
+import numpy as np
+from ..framework.dtype import convert_dtype
+from .. import _C
+
 __all__ = ["InputSpec"]
 
 
@@ -10,7 +14,6 @@ class InputSpec:
 
     def __init__(self, shape, dtype="float32", name=None, stop_gradient=False):
         self.shape = self._dims(shape)
-        from ..framework.dtype import convert_dtype
         self.dtype = convert_dtype(dtype)
         self.name = name
         self.stop_gradient = stop_gradient
@@ -37,7 +40,6 @@ class InputSpec:
     def from_tensor(cls, tensor, name=None):
         """The spec of an existing Tensor: its shape and dtype, and name (default: the
         tensor's name)."""
-        from .. import _C
         if not isinstance(tensor, _C.Tensor):
             raise TypeError(f"InputSpec.from_tensor(): argument 'tensor' must be a Tensor, but "
                             f"got {type(tensor).__name__}")
@@ -46,7 +48,6 @@ class InputSpec:
     @classmethod
     def from_numpy(cls, ndarray, name=None):
         """The spec of a numpy array: its shape and dtype."""
-        import numpy as np
         if not isinstance(ndarray, np.ndarray):
             raise TypeError(f"InputSpec.from_numpy(): argument 'ndarray' must be a numpy "
                             f"array, but got {type(ndarray).__name__}")

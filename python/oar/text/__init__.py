@@ -10,6 +10,7 @@ from ..nn import Layer
 from . import datasets  # noqa: F401
 from .datasets import (WMT14, WMT16, Conll05st, Imdb, Imikolov, Movielens,  # noqa: F401
                        UCIHousing)
+from ..tensor.creation import to_tensor
 
 Tensor = _C.Tensor
 
@@ -87,7 +88,6 @@ def viterbi_decode(potentials, transition_params, lengths, include_bos_eos_tag=T
         if k > 0:
             prev = back[k - 1][rows, cur]
             cur = np.where(lens > k, prev, cur)
-    from .._creation import to_tensor
     return to_tensor(scores), to_tensor(paths)
 
 

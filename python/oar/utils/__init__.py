@@ -2,12 +2,17 @@
 deprecated, and the submodules unique_name, cpp_extension and dlpack."""
 from __future__ import annotations
 
+import numpy as np
+
 import functools
 import importlib
 import re
 import warnings
 
 from . import cpp_extension, dlpack, unique_name  # noqa: F401
+from .. import nn
+from ..tensor.creation import to_tensor
+from .. import version
 
 __all__ = ["run_check", "require_version", "try_import", "deprecated"]
 
@@ -16,9 +21,7 @@ def run_check():
     """Checks the installation: trains one step of a tiny linear model on the CPU, checks
     the forward result and the gradients against their closed forms, and prints the
     outcome. Raises RuntimeError if a number is wrong."""
-    import numpy as np
 
-    from .. import nn, to_tensor
     print("Running verify oar program ...")
     x_np = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], dtype="float32")
     layer = nn.Linear(2, 1)
@@ -58,7 +61,6 @@ def require_version(min_version, max_version=None):
     least min_version and, if given, at most max_version; raises Exception otherwise, as
     Paddle does. The check is against the Paddle version whose API oar implements,
     because that is what Paddle code asking for a version means."""
-    from .. import version
     lo = _version_tuple("require_version", "min_version", min_version)
     hi = None if max_version is None else _version_tuple("require_version", "max_version",
                                                          max_version)

@@ -1,6 +1,9 @@
 """oar.vision's image backend: which kind of image the datasets and image_load return."""
 from __future__ import annotations
 
+import numpy as np
+from .transforms.functional import to_tensor
+
 _BACKENDS = ("pil", "cv2", "tensor")
 _state = {"backend": "pil"}
 
@@ -25,15 +28,13 @@ def image_load(path, backend=None):
     if backend not in _BACKENDS:
         raise ValueError(f"image_load(): argument 'backend' must be one of {_BACKENDS}, but "
                          f"got {backend!r}")
-    from PIL import Image
+    from PIL import Image  # optional dependency: Pillow
     with Image.open(path) as im:
         im.load()
         img = im.copy()
     if backend == "pil":
         return img
-    import numpy as np
     arr = np.asarray(img.convert("RGB") if img.mode not in ("L", "RGB") else img)
     if backend == "cv2":
         return arr
-    from .transforms.functional import to_tensor
     return to_tensor(arr)

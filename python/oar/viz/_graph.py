@@ -17,6 +17,8 @@ carries the shape and dtype of the gradient it carries.
 """
 from __future__ import annotations
 
+import numpy as np
+
 import collections
 import collections.abc
 
@@ -63,7 +65,6 @@ def _param_names(params):
 
 def _norm_and_bad(t):
     """(L2 norm, has NaN or Inf) of a tensor's values, computed in float64."""
-    import numpy as np
     a = np.asarray(t.numpy(), dtype=np.float64)
     bad = bool(a.size and not np.isfinite(a).all())
     finite = a[np.isfinite(a)] if bad else a

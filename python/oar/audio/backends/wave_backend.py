@@ -8,8 +8,9 @@ import os
 import wave
 
 import numpy as np
+from ... import _C
+from ...tensor.creation import to_tensor
 
-import oar
 
 __all__ = ["AudioInfo", "info", "load", "save"]
 
@@ -135,7 +136,7 @@ def load(filepath, frame_offset=0, num_frames=-1, normalize=True, channels_first
     wav = np.ascontiguousarray(data.astype(np.float32).reshape(-1, channels))
     if channels_first:
         wav = np.ascontiguousarray(wav.T)
-    return oar.to_tensor(wav), sr
+    return to_tensor(wav), sr
 
 
 def save(filepath, src, sample_rate, channels_first=True, encoding=None, bits_per_sample=16):
@@ -158,7 +159,7 @@ def save(filepath, src, sample_rate, channels_first=True, encoding=None, bits_pe
         2
     """
     api = "save"
-    if not isinstance(src, oar.Tensor):
+    if not isinstance(src, _C.Tensor):
         raise TypeError(f"{api}(): argument 'src' must be a Tensor, but got "
                         f"{type(src).__name__}")
     if src.ndim != 2:

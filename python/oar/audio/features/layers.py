@@ -1,14 +1,17 @@
 """Feature-extraction layers (Paddle's paddle.audio.features): spectrograms, mel
 spectrograms, log-mel spectrograms and MFCCs of [batch, time] or [time] waveforms,
 built on oar.signal.stft and differentiable ops, so gradients reach the waveform."""
-import oar
 
 from ..functional import compute_fbank_matrix, create_dct, get_window, power_to_db
+from ... import _C
+from ... import nn as _nn
+from ...tensor.math import pow
+from ... import signal as _signal
 
 __all__ = ["Spectrogram", "MelSpectrogram", "LogMelSpectrogram", "MFCC"]
 
 
-class Spectrogram(oar.nn.Layer):
+class Spectrogram(_nn.Layer):
     """|stft(x)| ** power: [batch, n_fft // 2 + 1, frames].
 
     Args:
@@ -41,13 +44,13 @@ class Spectrogram(oar.nn.Layer):
                                                       dtype=dtype))
 
     def forward(self, x):
-        spec = oar.signal.stft(x, n_fft=self.n_fft, hop_length=self.hop_length,
+        spec = _signal.stft(x, n_fft=self.n_fft, hop_length=self.hop_length,
                                win_length=self.win_length, window=self.fft_window,
                                center=self.center, pad_mode=self.pad_mode)
-        return oar.pow(oar.abs(spec), self.power)
+        return pow(_C.abs(spec), self.power)
 
 
-class MelSpectrogram(oar.nn.Layer):
+class MelSpectrogram(_nn.Layer):
     """The mel filter bank applied to a power spectrogram: [batch, n_mels, frames].
 
     Args:
@@ -89,10 +92,10 @@ class MelSpectrogram(oar.nn.Layer):
             dtype=dtype))
 
     def forward(self, x):
-        return oar.matmul(self.fbank_matrix, self._spectrogram(x))
+        return _C.matmul(self.fbank_matrix, self._spectrogram(x))
 
 
-class LogMelSpectrogram(oar.nn.Layer):
+class LogMelSpectrogram(_nn.Layer):
     """A mel spectrogram in decibels (power_to_db): [batch, n_mels, frames].
 
     Args:
@@ -138,7 +141,7 @@ class LogMelSpectrogram(oar.nn.Layer):
                            top_db=self.top_db)
 
 
-class MFCC(oar.nn.Layer):
+class MFCC(_nn.Layer):
     """Mel-frequency cepstral coefficients: the DCT of a log-mel spectrogram, [batch, n_mfcc, frames].
 
     Args:
@@ -187,4 +190,4 @@ class MFCC(oar.nn.Layer):
     def forward(self, x):
         log_mel = self._log_melspectrogram(x)  # [batch, n_mels, frames]
         perm = [0, 2, 1] if log_mel.ndim == 3 else [1, 0]
-        return oar.transpose(oar.matmul(oar.transpose(log_mel, perm), self.dct_matrix), perm)
+        return _C.transpose(_C.matmul(_C.transpose(log_mel, perm), self.dct_matrix), perm)

@@ -7,10 +7,19 @@ so hz_to_mel, mel_to_hz and power_to_db pass gradients.
 import math
 import numbers
 
-import oar
 
 from ... import _C
 from ...framework import check as C
+from ... import nn as _nn
+from ...tensor.creation import arange
+from ...tensor.creation import full_like
+from ...tensor.creation import linspace
+from ...tensor.creation import to_tensor
+from ...tensor.creation import zeros_like
+from ...tensor.math import pow
+from ...tensor.search import where
+from ...framework.dtype import convert_dtype
+from ...tensor.linalg import t
 
 Tensor = _C.Tensor
 
@@ -31,7 +40,7 @@ def _freq_arg(api, name, v):
 
 
 def _float_dtype(api, dtype):
-    d = oar.convert_dtype(dtype)
+    d = convert_dtype(dtype)
     if d not in ("float32", "float64"):
         raise TypeError(f"{api}(): argument 'dtype' must be float32 or float64, but got {d}")
     return d
@@ -62,12 +71,12 @@ def hz_to_mel(freq, htk=False):
     freq = _freq_arg("hz_to_mel", "freq", freq)
     if htk:
         if isinstance(freq, Tensor):
-            return 2595.0 * oar.log10(1.0 + freq / 700.0)
+            return 2595.0 * _C.log10(1.0 + freq / 700.0)
         return 2595.0 * math.log10(1.0 + freq / 700.0)
     if isinstance(freq, Tensor):
         linear = freq / _F_SP
-        log = _MIN_LOG_MEL + oar.log(freq / _MIN_LOG_HZ + 1e-10) / _LOGSTEP
-        return oar.where(freq > _MIN_LOG_HZ, log, linear)
+        log = _MIN_LOG_MEL + _C.log(freq / _MIN_LOG_HZ + 1e-10) / _LOGSTEP
+        return where(freq > _MIN_LOG_HZ, log, linear)
     if freq >= _MIN_LOG_HZ:
         return _MIN_LOG_MEL + math.log(freq / _MIN_LOG_HZ + 1e-10) / _LOGSTEP
     return freq / _F_SP
@@ -91,12 +100,12 @@ def mel_to_hz(mel, htk=False):
     mel = _freq_arg("mel_to_hz", "mel", mel)
     if htk:
         if isinstance(mel, Tensor):
-            return 700.0 * (oar.pow(oar.full_like(mel, 10.0), mel / 2595.0) - 1.0)
+            return 700.0 * (pow(full_like(mel, 10.0), mel / 2595.0) - 1.0)
         return 700.0 * (10.0 ** (mel / 2595.0) - 1.0)
     if isinstance(mel, Tensor):
         linear = mel * _F_SP
-        log = _MIN_LOG_HZ * oar.exp(_LOGSTEP * (mel - _MIN_LOG_MEL))
-        return oar.where(mel > _MIN_LOG_MEL, log, linear)
+        log = _MIN_LOG_HZ * _C.exp(_LOGSTEP * (mel - _MIN_LOG_MEL))
+        return where(mel > _MIN_LOG_MEL, log, linear)
     if mel >= _MIN_LOG_MEL:
         return _MIN_LOG_HZ * math.exp(_LOGSTEP * (mel - _MIN_LOG_MEL))
     return mel * _F_SP
@@ -125,7 +134,7 @@ def mel_frequencies(n_mels=64, f_min=0.0, f_max=11025.0, htk=False, dtype="float
     dt = _float_dtype(api, dtype)
     lo = hz_to_mel(C.number(api, "f_min", f_min), htk=htk)
     hi = hz_to_mel(C.number(api, "f_max", f_max), htk=htk)
-    return mel_to_hz(oar.linspace(lo, hi, n_mels, dtype=dt), htk=htk)
+    return mel_to_hz(linspace(lo, hi, n_mels, dtype=dt), htk=htk)
 
 
 def fft_frequencies(sr, n_fft, dtype="float32"):
@@ -148,7 +157,7 @@ def fft_frequencies(sr, n_fft, dtype="float32"):
     api = "fft_frequencies"
     sr = C.number(api, "sr", sr)
     n_fft = _count(api, "n_fft", n_fft)
-    return oar.linspace(0, float(sr) / 2, 1 + n_fft // 2, dtype=_float_dtype(api, dtype))
+    return linspace(0, float(sr) / 2, 1 + n_fft // 2, dtype=_float_dtype(api, dtype))
 
 
 def compute_fbank_matrix(sr, n_fft, n_mels=64, f_min=0.0, f_max=None, htk=False,
@@ -184,15 +193,15 @@ def compute_fbank_matrix(sr, n_fft, n_mels=64, f_min=0.0, f_max=None, htk=False,
     fftfreqs = fft_frequencies(sr, n_fft, dtype=dt)
     mel_f = mel_frequencies(n_mels + 2, f_min=f_min, f_max=f_max, htk=htk, dtype=dt)
     fdiff = mel_f[1:] - mel_f[:-1]
-    ramps = oar.unsqueeze(mel_f, 1) - oar.unsqueeze(fftfreqs, 0)
-    lower = -ramps[:n_mels] / oar.unsqueeze(fdiff[:n_mels], 1)
-    upper = ramps[2:] / oar.unsqueeze(fdiff[1:], 1)
-    weights = oar.maximum(oar.zeros_like(lower), oar.minimum(lower, upper))
+    ramps = _C.unsqueeze(mel_f, 1) - _C.unsqueeze(fftfreqs, 0)
+    lower = -ramps[:n_mels] / _C.unsqueeze(fdiff[:n_mels], 1)
+    upper = ramps[2:] / _C.unsqueeze(fdiff[1:], 1)
+    weights = _C.maximum(zeros_like(lower), _C.minimum(lower, upper))
     if norm == "slaney":
         enorm = 2.0 / (mel_f[2:n_mels + 2] - mel_f[:n_mels])
-        weights = weights * oar.unsqueeze(enorm, 1)
+        weights = weights * _C.unsqueeze(enorm, 1)
     elif isinstance(norm, numbers.Real) and not isinstance(norm, bool):
-        weights = oar.nn.functional.normalize(weights, p=norm, axis=-1)
+        weights = _nn.functional.normalize(weights, p=norm, axis=-1)
     elif norm is not None:
         raise ValueError(f"{api}(): argument 'norm' must be 'slaney', a number or None, but "
                          f"got {norm!r}")
@@ -226,14 +235,14 @@ def power_to_db(spect, ref_value=1.0, amin=1e-10, top_db=80.0):
         raise ValueError(f"{api}(): argument 'amin' must be > 0, but got {amin}")
     if ref_value <= 0:
         raise ValueError(f"{api}(): argument 'ref_value' must be > 0, but got {ref_value}")
-    log_spec = 10.0 * oar.log10(oar.maximum(spect, oar.full_like(spect, amin)))
+    log_spec = 10.0 * _C.log10(_C.maximum(spect, full_like(spect, amin)))
     log_spec = log_spec - 10.0 * math.log10(max(ref_value, amin))
     if top_db is not None:
         top_db = C.number(api, "top_db", top_db)
         if top_db < 0:
             raise ValueError(f"{api}(): argument 'top_db' must be >= 0, but got {top_db}")
-        floor = oar.full_like(log_spec, 1.0) * (log_spec.max() - top_db)
-        log_spec = oar.maximum(log_spec, floor)
+        floor = full_like(log_spec, 1.0) * (log_spec.max() - top_db)
+        log_spec = _C.maximum(log_spec, floor)
     return log_spec
 
 
@@ -259,14 +268,14 @@ def create_dct(n_mfcc, n_mels, norm="ortho", dtype="float32"):
     n_mfcc = _count(api, "n_mfcc", n_mfcc)
     n_mels = _count(api, "n_mels", n_mels)
     dt = _float_dtype(api, dtype)
-    n = oar.arange(n_mels, dtype=dt)
-    k = oar.unsqueeze(oar.arange(n_mfcc, dtype=dt), 1)
-    dct = oar.cos(math.pi / float(n_mels) * (n + 0.5) * k)  # [n_mfcc, n_mels]
+    n = arange(n_mels, dtype=dt)
+    k = _C.unsqueeze(arange(n_mfcc, dtype=dt), 1)
+    dct = _C.cos(math.pi / float(n_mels) * (n + 0.5) * k)  # [n_mfcc, n_mels]
     if norm is None:
         dct = dct * 2.0
     elif norm == "ortho":
         scale = [1.0 / math.sqrt(2.0)] + [1.0] * (n_mfcc - 1)
-        dct = dct * oar.unsqueeze(oar.to_tensor(scale, dtype=dt), 1) * math.sqrt(2.0 / n_mels)
+        dct = dct * _C.unsqueeze(to_tensor(scale, dtype=dt), 1) * math.sqrt(2.0 / n_mels)
     else:
         raise ValueError(f"{api}(): argument 'norm' must be 'ortho' or None, but got {norm!r}")
-    return oar.t(dct)
+    return t(dct)

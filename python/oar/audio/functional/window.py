@@ -15,9 +15,11 @@ import warnings
 
 import numpy as np
 
-import oar
 
 from ...framework.out import finish
+from ...tensor.creation import to_tensor
+from ...framework.dtype import convert_dtype
+from ...framework.dtype import get_default_dtype
 
 __all__ = ["get_window", "hann_window", "hamming_window", "blackman_window",
            "bartlett_window", "kaiser_window"]
@@ -206,11 +208,11 @@ def get_window(window, win_length, fftbins=True, dtype="float64"):
                          f"{win_length!r}")
     if name == "taylor" and params:
         _taylor_nbar(api, params[0], int(win_length))
-    dt = oar.convert_dtype(dtype)
+    dt = convert_dtype(dtype)
     if dt not in ("float32", "float64"):
         raise TypeError(f"{api}(): argument 'dtype' must be float32 or float64, but got {dt}")
     w = _values(name, params, int(win_length), fftbins)
-    return oar.to_tensor(np.ascontiguousarray(w, dtype=np.float64), dtype=dt)
+    return to_tensor(np.ascontiguousarray(w, dtype=np.float64), dtype=dt)
 
 
 def _values(name, params, m, fftbins):
@@ -244,7 +246,7 @@ def _constructor(api, name, params, window_length, periodic, dtype, layout, devi
         raise TypeError(f"{api}(): argument 'periodic' must be a bool, but got "
                         f"{type(periodic).__name__}")
     try:
-        dt = oar.get_default_dtype() if dtype is None else oar.convert_dtype(dtype)
+        dt = get_default_dtype() if dtype is None else convert_dtype(dtype)
     except (TypeError, ValueError):
         raise TypeError(f"{api}(): argument 'dtype' must be float32 or float64, but got "
                         f"{dtype!r}") from None
@@ -258,7 +260,7 @@ def _constructor(api, name, params, window_length, periodic, dtype, layout, devi
     w = _values(name, params, int(window_length), bool(periodic))
     if affine is not None:
         w = affine[0] + affine[1] * w
-    t = oar.to_tensor(np.ascontiguousarray(w, dtype=np.float64), dtype=dt)
+    t = to_tensor(np.ascontiguousarray(w, dtype=np.float64), dtype=dt)
     return finish(t, api, None, device, requires_grad, pin_memory)
 
 

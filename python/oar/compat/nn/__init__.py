@@ -3,6 +3,8 @@ parameter layouts (Linear's weight is [out_features, in_features]; MultiheadAtte
 in_proj_weight is [3 * embed_dim, embed_dim])."""
 from __future__ import annotations
 
+import numpy as np
+
 import math
 
 from ... import _C
@@ -13,6 +15,8 @@ from ...nn.functional import dropout as _dropout
 from ...nn.functional.pooling import _avg_pool
 from . import functional  # noqa: F401
 from .functional import linear, softmax, unfold
+from ...device import _to_place
+from ...tensor.creation import to_tensor
 
 Tensor = _C.Tensor
 
@@ -112,7 +116,6 @@ class Linear(Layer):
                 raise ValueError(f"Linear: argument '{arg}' must be a non-negative int, got "
                                  f"{v!r}")
         if device is not None:
-            from ...device import _to_place
             _to_place(device, "Linear")
         self.in_features, self.out_features = in_features, out_features
         bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
@@ -239,8 +242,6 @@ class MultiheadAttention(Layer):
         dtype = q.dtype
         mask = None  # additive, broadcastable to [n, h, tgt, src(+extra)]
         if is_causal and attn_mask is None:
-            import numpy as np
-            from ..._creation import to_tensor
             attn_mask = to_tensor(np.triu(np.ones([tgt, src], dtype=bool), 1))
         if attn_mask is not None:
             m = self._float_mask(attn_mask, dtype, "attn_mask")

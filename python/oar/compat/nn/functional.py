@@ -8,6 +8,7 @@ from ...framework.dtype import convert_dtype
 from ...nn.functional import unfold as _unfold
 from ...nn.functional.flash_attention import scaled_dot_product_attention as _sdpa
 from ...nn.functional.padding import _PAD_MODES
+from .._out import _write
 
 Tensor = _C.Tensor
 
@@ -29,7 +30,6 @@ def softmax(input, dim=None, dtype=None, *, out=None, _stacklevel=3):
     x = input if dtype is None else _C.cast(input, convert_dtype(dtype))
     ret = _C.softmax(x, a)
     if out is not None:
-        from .. import _write
         return _write("softmax", ret, out)
     return ret
 

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from ... import _C
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
 from ...framework.grad_mode import no_grad
-from ..._math_logic import lerp_
+from ...tensor.math import lerp_
 from ...optimizer.optimizer import Optimizer
 
 Tensor = _C.Tensor

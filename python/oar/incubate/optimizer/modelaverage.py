@@ -5,7 +5,7 @@ from __future__ import annotations
 import contextlib
 
 from ... import _C
-from ..._creation import zeros_like
+from ...tensor.creation import zeros_like
 from ...framework.grad_mode import no_grad
 
 Tensor = _C.Tensor

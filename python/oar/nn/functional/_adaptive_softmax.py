@@ -9,7 +9,7 @@ import numpy as np
 
 from ... import _C
 from ...framework import check as C
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
 from ...framework.dtype import convert_dtype
 
 __all__ = ["adaptive_log_softmax_with_loss"]

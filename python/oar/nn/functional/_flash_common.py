@@ -7,7 +7,8 @@ import numpy as np
 
 from ... import _C
 from ...framework import check as C
-from ..._creation import randint, to_tensor
+from ...tensor.random import randint
+from ...tensor.creation import to_tensor
 from ...framework.grad_mode import no_grad
 from .flash_attention import _require_math_backend
 

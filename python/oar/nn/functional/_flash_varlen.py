@@ -4,7 +4,7 @@ import numpy as np
 
 from ... import _C
 from ...framework import check as C
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
 from ...framework.grad_mode import no_grad
 from ._flash_common import (_attend, _bshd_to_bhsd, _causal_keep, _default_scale, _expand_kv,
                             _flag, _float_tensor, _heads, _int_array, _probability, _seed_offset)

@@ -17,7 +17,7 @@ import numpy as np
 
 from ... import _C
 from ...framework import check as _check
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
 from ...framework.dtype import convert_dtype, float32
 from . import _window as W
 

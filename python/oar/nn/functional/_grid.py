@@ -14,7 +14,8 @@ import numpy as np
 
 from ... import _C
 from ...framework import check as C
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
+from ...framework.dtype import convert_dtype
 
 __all__ = ["affine_grid", "grid_sample"]
 
@@ -158,5 +159,4 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
 
 
 def _int64():
-    from ...framework.dtype import convert_dtype
     return convert_dtype("int64")

@@ -7,8 +7,9 @@ import numpy as np
 
 from ... import _C
 from ...framework import check as C
-from ..._creation import to_tensor
-from .loss import _reduction  # noqa: F401 - shared by the loss modules
+from ...tensor.creation import to_tensor
+from ._loss_common import _reduction  # noqa: F401 - shared by the loss modules
+from .distance import pairwise_distance
 
 __all__ = ["hinge_embedding_loss", "soft_margin_loss", "multi_margin_loss",
            "multi_label_margin_loss", "multi_label_soft_margin_loss", "triplet_margin_loss",
@@ -157,7 +158,6 @@ def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", na
 
 
 def _pairwise(x, y, p, eps):
-    from .distance import pairwise_distance
     return pairwise_distance(x, y, p, eps)
 
 

@@ -1,5 +1,5 @@
 """Likelihood-style losses (Paddle's paddle.nn.functional.loss): gaussian_nll_loss,
-poisson_nll_loss, log_loss, square_error_cost, dice_loss, sigmoid_focal_loss,
+poisson_nll_loss, log_loss, square_error_cost, dice_loss,
 npair_loss, hsigmoid_loss. Compositions of differentiable ops (hsigmoid_loss reads the
 path of each label from its class id, or from path_table / path_code)."""
 import math
@@ -8,11 +8,11 @@ import numpy as np
 
 from ... import _C
 from ...framework import check as C
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
 from ._loss_margin import _floating, _reduce, _reduction
 
 __all__ = ["gaussian_nll_loss", "poisson_nll_loss", "log_loss", "square_error_cost",
-           "dice_loss", "sigmoid_focal_loss", "npair_loss", "hsigmoid_loss"]
+           "dice_loss", "npair_loss", "hsigmoid_loss"]
 
 
 def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reduction="mean",
@@ -110,31 +110,6 @@ def dice_loss(input, label, epsilon=1e-05, name=None):
     total = _C.sum(input, axes) + _C.sum(one_hot, axes)
     return _C.mean(_C.scale(_C.scale(inter, 2.0) / _C.scale(total, 1.0, float(epsilon)), -1.0,
                             1.0))
-
-
-def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum",
-                       name=None):
-    """Focal loss of logits: the binary cross-entropy times alpha_t * (1 - p_t) ** gamma,
-    p_t = sigmoid(logit) where label is 1 and 1 - sigmoid(logit) where it is 0, divided by
-    normalizer."""
-    api = "sigmoid_focal_loss"
-    _floating(api, "logit", logit)
-    _floating(api, "label", label)
-    _reduction(api, reduction)
-    if list(logit.shape) != list(label.shape):
-        raise ValueError(f"{api}(): arguments 'logit' {logit.shape} and 'label' {label.shape} "
-                         f"must have the same shape")
-    from .loss import binary_cross_entropy_with_logits
-    ce = binary_cross_entropy_with_logits(logit, label, reduction="none")
-    p = _C.sigmoid(logit)
-    p_t = p * label + _C.scale(p, -1.0, 1.0) * _C.scale(label, -1.0, 1.0)
-    a = float(alpha)
-    alpha_t = _C.scale(label, a, 0.0) + _C.scale(_C.scale(label, -1.0, 1.0), 1.0 - a)
-    loss = alpha_t * ce * _C.pow(_C.scale(p_t, -1.0, 1.0), float(gamma))
-    if normalizer is not None:
-        C.tensor(api, "normalizer", normalizer)
-        loss = loss / normalizer
-    return _reduce(loss, reduction)
 
 
 def npair_loss(anchor, positive, labels, l2_reg=0.002):

@@ -13,6 +13,7 @@ import numpy as np
 from ... import _C
 from ...framework import check as C
 from ...framework.dtype import convert_dtype
+from ...framework import collective
 
 Tensor = _C.Tensor
 
@@ -38,7 +39,7 @@ def _single_process(api, group):
                          f"oar.distributed.new_group, but got {group!r}")
     if group is not None and not group.is_member():
         return None
-    from ...distributed import get_world_size
+    get_world_size = collective.distributed().get_world_size
     if get_world_size(group) > 1:
         raise NotImplementedError(f"{api}(): logits sharded across {get_world_size(group)} "
                                   f"processes (model parallel) are not supported; pass "

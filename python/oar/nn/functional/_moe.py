@@ -11,9 +11,12 @@ import numbers
 
 import numpy as np
 
-import oar
 
 from ...framework import check as _check
+from ... import _C
+from ...tensor.creation import to_tensor
+from ...tensor.creation import zeros
+from ...tensor.manipulation import gather
 
 __all__ = ["moe_permute", "moe_unpermute"]
 
@@ -58,12 +61,12 @@ def _positive(api, arg, v, minimum=1):
 def _rows_with_zero(t):
     """t with one zero row appended: padding rows gather it, so they are zero in the
     forward pass and send no gradient anywhere."""
-    zero = oar.zeros([1] + list(t.shape[1:]), dtype=t.dtype)
-    return oar.concat([t, zero], axis=0)
+    zero = zeros([1] + list(t.shape[1:]), dtype=t.dtype)
+    return _C.concat([t, zero], axis=0)
 
 
 def _idx(a):
-    return oar.to_tensor(np.ascontiguousarray(a, dtype=np.int64))
+    return to_tensor(np.ascontiguousarray(a, dtype=np.int64))
 
 
 def moe_permute(hidden_states, scale, expert_routemap_topk, expert_prob_topk, num_experts,
@@ -174,18 +177,18 @@ def moe_permute(hidden_states, scale, expert_routemap_topk, expert_prob_topk, nu
         rowmap[tok, e] = dest
 
     if do_gather:
-        x_out = oar.gather(_rows_with_zero(hidden_states), _idx(src_token))
+        x_out = gather(_rows_with_zero(hidden_states), _idx(src_token))
     else:
-        x_out = oar.zeros([rows, hidden_states.shape[1]], dtype=hidden_states.dtype)
-    probs = oar.reshape(expert_prob_topk.astype("float32"), [seq * topk])
-    prob_out = oar.gather(_rows_with_zero(probs), _idx(src_slot))
+        x_out = zeros([rows, hidden_states.shape[1]], dtype=hidden_states.dtype)
+    probs = _C.reshape(expert_prob_topk.astype("float32"), [seq * topk])
+    prob_out = gather(_rows_with_zero(probs), _idx(src_slot))
     if scale is not None:
-        scale_out = oar.gather(_rows_with_zero(scale), _idx(src_token))
+        scale_out = gather(_rows_with_zero(scale), _idx(src_token))
     else:
-        scale_out = oar.zeros([rows, 0], dtype="float32")
-    out = (x_out, oar.to_tensor(rowmap), prob_out, scale_out)
+        scale_out = zeros([rows, 0], dtype="float32")
+    out = (x_out, to_tensor(rowmap), prob_out, scale_out)
     if return_expert_indices:
-        out = out + (oar.to_tensor(expert_of_row),)
+        out = out + (to_tensor(expert_of_row),)
     return out
 
 
@@ -242,17 +245,17 @@ def moe_unpermute(hidden_states_unzipped, zipped_expertwise_rowmap, expert_route
     x = hidden_states_unzipped
     low = x.dtype.name in ("float16", "bfloat16")
     acc = x.astype("float32") if (mix and low) else x
-    picked = oar.reshape(oar.gather(_rows_with_zero(acc), _idx(src.reshape(-1))),
+    picked = _C.reshape(gather(_rows_with_zero(acc), _idx(src.reshape(-1))),
                          [seq, num_experts, dim])
-    probs = oar.reshape(token_prob_unzipped.astype("float32"), [rows])
+    probs = _C.reshape(token_prob_unzipped.astype("float32"), [rows])
     probs_z = _rows_with_zero(probs)
     if weighted:
-        w = oar.reshape(oar.gather(probs_z, _idx(src.reshape(-1))), [seq, num_experts, 1])
+        w = _C.reshape(gather(probs_z, _idx(src.reshape(-1))), [seq, num_experts, 1])
         picked = picked * w.astype(picked.dtype)
-    tokens = oar.sum(picked, axis=1).astype(x.dtype)
+    tokens = _C.sum(picked, axis=1).astype(x.dtype)
 
     slot_rows = np.full((seq, topk), rows, dtype=np.int64)
     s_idx, k_idx = np.nonzero(routemap >= 0)
     slot_rows[s_idx, k_idx] = src[s_idx, routemap[s_idx, k_idx]]
-    probs_topk = oar.reshape(oar.gather(probs_z, _idx(slot_rows.reshape(-1))), [seq, topk])
+    probs_topk = _C.reshape(gather(probs_z, _idx(slot_rows.reshape(-1))), [seq, topk])
     return tokens, probs_topk

@@ -3,7 +3,7 @@ _flash_variants.py)."""
 import numpy as np
 
 from ... import _C
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
 from ._flash_common import (_default_scale, _float_tensor, _int_array)
 
 

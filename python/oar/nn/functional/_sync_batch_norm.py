@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from ... import _C
 from ...autograd import PyLayer
+from ...framework import collective
 
 
 def _reduce_axes(x, axis):
@@ -35,7 +36,7 @@ def _stat_dtype(x):
 class _SyncBatchNorm(PyLayer):
     @staticmethod
     def forward(ctx, x, weight, bias, axis, epsilon, group):
-        from ... import distributed as dist
+        dist = collective.distributed()
 
         sdt = _stat_dtype(x)
         xs = x.astype(sdt)
@@ -64,7 +65,7 @@ class _SyncBatchNorm(PyLayer):
 
     @staticmethod
     def backward(ctx, dy, _dmean=None, _dvar=None):
-        from ... import distributed as dist
+        dist = collective.distributed()
 
         xhat, rstd, w = ctx.saved_tensor()
         axis, count = ctx.axis, ctx.count

@@ -9,7 +9,7 @@ plus sigmoid and multiply.
 from ... import _C
 from ...framework import check as C
 from ...framework.dtype import convert_dtype
-from ..._ops import split
+from ...tensor.manipulation import split
 
 __all__ = ["relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax",
            "gelu", "silu", "swish", "mish", "leaky_relu", "elu", "selu", "celu", "softplus",

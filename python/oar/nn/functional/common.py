@@ -12,7 +12,7 @@ import numpy as np
 
 from ... import _C
 from ...framework import check as C
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
 from ...framework.dtype import convert_dtype, float32
 from ...framework.memory import check_fits
 

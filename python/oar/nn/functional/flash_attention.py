@@ -14,8 +14,9 @@ import numpy as np
 
 from ... import _C
 from ...framework import check as C
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
 from .common import dropout
+from ..attention.sdpa import SDPBackend, _cur_sdpa_kernel_backends
 
 __all__ = ["scaled_dot_product_attention"]
 
@@ -23,7 +24,6 @@ __all__ = ["scaled_dot_product_attention"]
 def _require_math_backend(api):
     # Paddle picks the first enabled backend the inputs allow; on the CPU the flash and
     # memory-efficient kernels never qualify, so only MATH can run.
-    from ..attention.sdpa import SDPBackend, _cur_sdpa_kernel_backends
     if SDPBackend.MATH not in _cur_sdpa_kernel_backends():
         raise RuntimeError(f"{api}(): No available backend for scaled_dot_product_attention "
                            f"was found: the CPU runs only SDPBackend.MATH, which sdpa_kernel() "

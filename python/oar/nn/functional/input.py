@@ -3,7 +3,7 @@ import numpy as np
 
 from ... import _C
 from ...framework import check as C
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
 from ...framework.grad_mode import no_grad
 from ...autograd.py_layer import PyLayer
 

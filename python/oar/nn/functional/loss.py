@@ -9,6 +9,7 @@ reduction (as fast as a fused kernel would be: one pass each, memory bound).
 """
 from ... import _C
 from ...framework import check as C
+from ._loss_common import _reduction
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
            "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
@@ -22,14 +23,6 @@ __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss"
            "hsigmoid_loss", "ctc_loss", "rnnt_loss", "adaptive_log_softmax_with_loss",
            "margin_cross_entropy"]
 
-_REDUCTIONS = ("mean", "sum", "none")
-
-
-def _reduction(api, reduction):
-    if reduction not in _REDUCTIONS:
-        raise ValueError(f"{api}(): argument 'reduction' must be one of 'mean', 'sum', 'none', "
-                         f"but got {reduction!r}")
-    return reduction
 
 
 def _int_label(api, label):
@@ -320,11 +313,36 @@ def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", nam
     return _reduce(loss, reduction)
 
 
+from ._loss_margin import _floating  # noqa: E402
 from ._loss_margin import (hinge_embedding_loss, multi_label_margin_loss,  # noqa: E402,F401
                            multi_label_soft_margin_loss, multi_margin_loss, soft_margin_loss,
                            triplet_margin_loss, triplet_margin_with_distance_loss)
 from ._loss_prob import (dice_loss, gaussian_nll_loss, hsigmoid_loss, log_loss,  # noqa: E402,F401
-                         npair_loss, poisson_nll_loss, sigmoid_focal_loss, square_error_cost)
+                         npair_loss, poisson_nll_loss, square_error_cost)
 from ._loss_sequence import ctc_loss, rnnt_loss  # noqa: E402,F401
 from ._adaptive_softmax import adaptive_log_softmax_with_loss  # noqa: E402,F401
 from ._margin_ce import margin_cross_entropy  # noqa: E402,F401
+
+
+def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum",
+                       name=None):
+    """Focal loss of logits: the binary cross-entropy times alpha_t * (1 - p_t) ** gamma,
+    p_t = sigmoid(logit) where label is 1 and 1 - sigmoid(logit) where it is 0, divided by
+    normalizer."""
+    api = "sigmoid_focal_loss"
+    _floating(api, "logit", logit)
+    _floating(api, "label", label)
+    _reduction(api, reduction)
+    if list(logit.shape) != list(label.shape):
+        raise ValueError(f"{api}(): arguments 'logit' {logit.shape} and 'label' {label.shape} "
+                         f"must have the same shape")
+    ce = binary_cross_entropy_with_logits(logit, label, reduction="none")
+    p = _C.sigmoid(logit)
+    p_t = p * label + _C.scale(p, -1.0, 1.0) * _C.scale(label, -1.0, 1.0)
+    a = float(alpha)
+    alpha_t = _C.scale(label, a, 0.0) + _C.scale(_C.scale(label, -1.0, 1.0), 1.0 - a)
+    loss = alpha_t * ce * _C.pow(_C.scale(p_t, -1.0, 1.0), float(gamma))
+    if normalizer is not None:
+        C.tensor(api, "normalizer", normalizer)
+        loss = loss / normalizer
+    return _reduce(loss, reduction)

@@ -3,6 +3,11 @@ with its settings fixed at construction (Paddle's paddle.nn.ReLU, GELU, ...)."""
 from __future__ import annotations
 
 from .layers import Layer, _dtype_text
+from .. import functional as F
+from ..initializer import Constant
+from ... import _C
+from ...framework import check as _check
+from ..functional.activation import _into
 
 __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", "SiLU",
            "Swish", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Softplus", "Softsign",
@@ -39,7 +44,6 @@ def _activation(cls_name, fn_name, params, spec=""):
         self._name = name
 
     def forward(self, x):
-        from .. import functional as F
         return getattr(F, fn_name)(x, **self._settings)
 
     def extra_repr(self):
@@ -92,7 +96,6 @@ class PReLU(Layer):
     def __init__(self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW",
                  name=None):
         super().__init__()
-        from ..initializer import Constant
         if not isinstance(num_parameters, int) or num_parameters < 1:
             raise ValueError(f"PReLU: argument 'num_parameters' must be a positive int, got "
                              f"{num_parameters!r}")
@@ -102,7 +105,6 @@ class PReLU(Layer):
                                             default_initializer=Constant(init))
 
     def forward(self, x):
-        from .. import functional as F
         return F.prelu(x, self.weight, data_format=self._data_format)
 
     def extra_repr(self):
@@ -120,9 +122,7 @@ class Silu(Layer):
         self._name = name
 
     def forward(self, x):
-        from ... import _C
         if self._inplace:
-            from ..functional.activation import _into
             return _into("Silu", x, _C.silu)
         return _C.silu(x)
 
@@ -141,8 +141,6 @@ class Softmax2D(Layer):
         self._name = name
 
     def forward(self, x):
-        from ... import _C
-        from ...framework import check as _check
         _check.tensor("Softmax2D", "x", x)
         if x.ndim not in (3, 4):
             raise ValueError(f"Softmax2D: argument 'x' must be 3-D or 4-D, but has shape "
@@ -162,7 +160,6 @@ class RReLU(Layer):
         self._lower, self._upper, self._name = lower, upper, name
 
     def forward(self, x):
-        from .. import functional as F
         return F.rrelu(x, self._lower, self._upper, training=self.training)
 
     def extra_repr(self):
@@ -178,7 +175,6 @@ class Maxout(Layer):
         self._groups, self._axis, self._name = groups, axis, name
 
     def forward(self, x):
-        from .. import functional as F
         return F.maxout(x, self._groups, self._axis)
 
     def extra_repr(self):

@@ -2,6 +2,10 @@
 from __future__ import annotations
 
 from .layers import Layer, _dtype_text
+from .. import functional as F
+from ...tensor.manipulation import flatten
+from ...tensor.manipulation import unflatten
+from ...framework.param import _set_value
 
 __all__ = ["Linear", "Bilinear", "Identity", "Flatten", "Dropout", "Dropout2D", "Dropout3D",
            "AlphaDropout", "FeatureAlphaDropout", "Embedding", "Upsample", "UpsamplingNearest2D",
@@ -36,7 +40,6 @@ class Linear(Layer):
         self.name = name
 
     def forward(self, input):
-        from .. import functional as F
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
@@ -63,7 +66,6 @@ class Bilinear(Layer):
         self.bias = self.create_parameter([1, out_features], attr=bias_attr, is_bias=True)
 
     def forward(self, x1, x2):
-        from .. import functional as F
         return F.bilinear(x1, x2, self.weight, self.bias)
 
     def extra_repr(self):
@@ -89,7 +91,6 @@ class Flatten(Layer):
         self.start_axis, self.stop_axis = start_axis, stop_axis
 
     def forward(self, input):
-        from ... import flatten
         return flatten(input, self.start_axis, self.stop_axis)
 
 
@@ -107,7 +108,6 @@ class Dropout(Layer):
         self.p, self.axis, self.mode, self.name = p, axis, mode, name
 
     def forward(self, input):
-        from .. import functional as F
         return F.dropout(input, p=self.p, axis=self.axis, training=self.training,
                          mode=self.mode)
 
@@ -125,7 +125,6 @@ class Dropout2D(Layer):
         self.p, self.data_format, self.name = p, data_format, name
 
     def forward(self, input):
-        from .. import functional as F
         return F.dropout2d(input, p=self.p, training=self.training,
                            data_format=self.data_format)
 
@@ -141,7 +140,6 @@ class Dropout3D(Layer):
         self.p, self.data_format, self.name = p, data_format, name
 
     def forward(self, input):
-        from .. import functional as F
         return F.dropout3d(input, p=self.p, training=self.training,
                            data_format=self.data_format)
 
@@ -157,7 +155,6 @@ class FeatureAlphaDropout(Layer):
         self.p, self.name = p, name
 
     def forward(self, input):
-        from .. import functional as F
         return F.feature_alpha_dropout(input, p=self.p, training=self.training)
 
     def extra_repr(self):
@@ -172,7 +169,6 @@ class AlphaDropout(Layer):
         self.p, self.name = p, name
 
     def forward(self, input):
-        from .. import functional as F
         return F.alpha_dropout(input, p=self.p, training=self.training)
 
     def extra_repr(self):
@@ -206,13 +202,11 @@ class Embedding(Layer):
         self._padding_idx, self._sparse = padding_idx, sparse
         self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr)
         if padding_idx is not None:
-            from ...framework.param import _set_value
             w = self.weight.numpy().copy()
             w[padding_idx] = 0
             _set_value(self.weight, w)
 
     def forward(self, x):
-        from .. import functional as F
         return F.embedding(x, self.weight, padding_idx=self._padding_idx,
                            max_norm=self._max_norm, norm_type=self._norm_type,
                            sparse=self._sparse, scale_grad_by_freq=self._scale_grad_by_freq)
@@ -237,7 +231,6 @@ class Upsample(Layer):
         self._name = name
 
     def forward(self, x):
-        from .. import functional as F
         return F.interpolate(x, **self._settings)
 
     def extra_repr(self):
@@ -263,7 +256,6 @@ class UpsamplingNearest2D(Layer):
         self._name = name
 
     def forward(self, x):
-        from .. import functional as F
         return F.interpolate(x, mode="nearest", **self._settings)
 
     def extra_repr(self):
@@ -277,7 +269,6 @@ class UpsamplingBilinear2D(UpsamplingNearest2D):
     """Bilinear upsampling of [N, C, H, W] with aligned corners, to size or by scale_factor."""
 
     def forward(self, x):
-        from .. import functional as F
         return F.interpolate(x, mode="bilinear", align_corners=True, align_mode=0,
                              **self._settings)
 
@@ -291,7 +282,6 @@ class PixelShuffle(Layer):
         self._name = name
 
     def forward(self, x):
-        from .. import functional as F
         return F.pixel_shuffle(x, self._factor, self._data_format)
 
     def extra_repr(self):
@@ -316,7 +306,6 @@ class Unflatten(Layer):
         self._shown_shape, self.name = shape, name
 
     def forward(self, input):
-        from ... import unflatten
         return unflatten(input, self.axis, self.shape)
 
     def extra_repr(self):
@@ -333,7 +322,6 @@ class Unfold(Layer):
         self.name = name
 
     def forward(self, input):
-        from .. import functional as F
         return F.unfold(input, **self._settings)
 
     def extra_repr(self):
@@ -351,7 +339,6 @@ class Fold(Layer):
         self.name = name
 
     def forward(self, input):
-        from .. import functional as F
         return F.fold(input, **self._settings)
 
     def extra_repr(self):
@@ -373,7 +360,6 @@ class CosineSimilarity(Layer):
         self._axis, self._eps = axis, eps
 
     def forward(self, x1, x2):
-        from .. import functional as F
         return F.cosine_similarity(x1, x2, axis=self._axis, eps=self._eps)
 
     def extra_repr(self):

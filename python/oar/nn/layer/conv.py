@@ -4,6 +4,9 @@ from __future__ import annotations
 import math
 
 from .layers import Layer
+from ..initializer import Normal
+from .. import functional as F
+from ..functional import _window as W
 
 __all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
            "Conv3DTranspose", "Conv1d", "Conv2d", "Conv3d"]
@@ -73,7 +76,6 @@ class _ConvNd(Layer):
         else:
             shape = [out_channels, in_channels // groups, *self._kernel]
             fan_in = in_channels // groups * math.prod(self._kernel)
-        from ..initializer import Normal
         # Paddle's default: Normal(0, sqrt(2 / fan_in)).
         self.weight = self.create_parameter(shape, attr=weight_attr,
                                             default_initializer=Normal(0.0,
@@ -82,7 +84,6 @@ class _ConvNd(Layer):
                                           is_bias=True)
 
     def forward(self, x, output_size=None):
-        from .. import functional as F
         kw = dict(stride=self._stride, padding=self._padding, dilation=self._dilation,
                   groups=self._groups, data_format=self._data_format)
         if self._transpose:
@@ -91,7 +92,6 @@ class _ConvNd(Layer):
                 kw["output_size"] = output_size
         elif self._padding_mode != "zeros":
             # Paddle pads with the mode first, then convolves without padding
-            from ..functional import _window as W
             n = self._dims
             _, pads = W.padding(type(self).__name__, self._padding, n,
                                 self._data_format[-1] == "C")

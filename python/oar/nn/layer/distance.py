@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .layers import Layer
+from .. import functional as F
 
 __all__ = ["PairwiseDistance"]
 
@@ -15,7 +16,6 @@ class PairwiseDistance(Layer):
         self._name = name
 
     def forward(self, x, y):
-        from .. import functional as F
         return F.pairwise_distance(x, y, self._p, self._epsilon, self._keepdim)
 
     def extra_repr(self):

@@ -7,6 +7,8 @@ key by key.
 """
 from __future__ import annotations
 
+import numpy as np
+
 import collections
 import re
 import threading
@@ -15,6 +17,7 @@ from ... import _C
 from ...framework.dtype import convert_dtype
 from ...framework.grad_mode import no_grad
 from ...framework.param import ParamAttr, Parameter, _set_value, _unique, create_parameter
+from .. import initializer as I
 
 __all__ = ["Layer"]
 
@@ -168,7 +171,6 @@ class Layer:
             is_bias: zeros by default instead of XavierUniform.
             default_initializer: used when attr gives no initializer.
         """
-        from .. import initializer as I
         attr = ParamAttr._to_attr(attr)
         if attr is False:
             return None
@@ -388,7 +390,6 @@ class Layer:
         Returns:
             (missing_keys, unexpected_keys): lists of names.
         """
-        import numpy as np
         own = self.state_dict()
         missing, matched = [], set()
         for key, t in own.items():

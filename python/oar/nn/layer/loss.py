@@ -2,6 +2,9 @@
 from __future__ import annotations
 
 from .layers import Layer
+from .. import functional as F
+from ..functional._adaptive_softmax import _full_log_prob
+from ..functional._adaptive_softmax import _predict
 
 __all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss",
            "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss", "CosineEmbeddingLoss",
@@ -26,7 +29,6 @@ class _Loss(Layer):
         self._settings = {k: v for k, v in settings.items() if k != "name"}
 
     def forward(self, input, label):
-        from .. import functional as F
         return getattr(F, self._fn)(input, label, **self._settings)
 
 
@@ -98,7 +100,6 @@ class MarginRankingLoss(Layer):
         self._margin, self._reduction = margin, reduction
 
     def forward(self, input, other, label):
-        from .. import functional as F
         return F.margin_ranking_loss(input, other, label, margin=self._margin,
                                      reduction=self._reduction)
 
@@ -109,7 +110,6 @@ class CosineEmbeddingLoss(Layer):
         self._margin, self._reduction = margin, reduction
 
     def forward(self, input1, input2, label):
-        from .. import functional as F
         return F.cosine_embedding_loss(input1, input2, label, margin=self._margin,
                                        reduction=self._reduction)
 
@@ -160,7 +160,6 @@ class MultiLabelSoftMarginLoss(_Loss):
 
 class _TripletLoss(_Loss):
     def forward(self, input, positive, negative):
-        from .. import functional as F
         return getattr(F, self._fn)(input, positive, negative, **self._settings)
 
 
@@ -191,7 +190,6 @@ class GaussianNLLLoss(_Loss):
         super().__init__(full=full, epsilon=epsilon, reduction=reduction)
 
     def forward(self, input, label, variance):
-        from .. import functional as F
         return F.gaussian_nll_loss(input, label, variance, **self._settings)
 
 
@@ -212,7 +210,6 @@ class CTCLoss(_Loss):
         super().__init__(blank=blank, reduction=reduction, zero_infinity=zero_infinity)
 
     def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times=False):
-        from .. import functional as F
         return F.ctc_loss(log_probs, labels, input_lengths, label_lengths,
                           norm_by_times=norm_by_times, **self._settings)
 
@@ -225,7 +222,6 @@ class RNNTLoss(_Loss):
         super().__init__(blank=blank, fastemit_lambda=fastemit_lambda, reduction=reduction)
 
     def forward(self, input, label, input_lengths, label_lengths):
-        from .. import functional as F
         return F.rnnt_loss(input, label, input_lengths, label_lengths, **self._settings)
 
 
@@ -252,7 +248,6 @@ class HSigmoidLoss(Layer):
         self.bias = self.create_parameter([rows, 1], attr=bias_attr, is_bias=True)
 
     def forward(self, input, label, path_table=None, path_code=None):
-        from .. import functional as F
         if self._is_custom and (path_table is None or path_code is None):
             raise ValueError("HSigmoidLoss: a custom tree (is_custom=True) needs path_table "
                              "and path_code")
@@ -298,16 +293,13 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
             self.tail_weights.append([proj, out])
 
     def forward(self, input, label):
-        from .. import functional as F
         return F.adaptive_log_softmax_with_loss(input, label, self.head_weight,
                                                 self.tail_weights, self.cutoffs,
                                                 self.head_bias)
 
     def log_prob(self, input):
-        from ..functional._adaptive_softmax import _full_log_prob
         return _full_log_prob(input, self.head_weight, self.head_bias, self.tail_weights,
                               self.cutoffs)
 
     def predict(self, input):
-        from ..functional._adaptive_softmax import _predict
         return _predict(self.log_prob(input))

@@ -5,6 +5,15 @@ from __future__ import annotations
 
 from ..initializer import Constant
 from .layers import Layer
+from ...framework import collective
+from ... import _C
+from ...framework.param import ParamAttr
+from .. import functional as F
+from ..functional import norm as fnorm
+from ..functional._sync_batch_norm import sync_batch_norm
+from ..initializer import Normal
+from ...framework import check as _check
+from ...framework.grad_mode import no_grad
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "SyncBatchNorm", "LayerNorm",
            "GroupNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "RMSNorm",
@@ -41,7 +50,6 @@ class _BatchNormBase(Layer):
         self.weight = self.create_parameter([num_features], attr=weight_attr,
                                             default_initializer=Constant(1.0))
         self.bias = self.create_parameter([num_features], attr=bias_attr, is_bias=True)
-        from ...framework.param import ParamAttr
         self._mean = self.create_parameter([num_features], attr=ParamAttr(
             initializer=Constant(0.0), trainable=False))
         self._variance = self.create_parameter([num_features], attr=ParamAttr(
@@ -55,7 +63,6 @@ class _BatchNormBase(Layer):
         self._shown_format = _FORWARD_FORMATS.get(self._data_format, self._data_format)
 
     def forward(self, x):
-        from .. import functional as F
         self._note_forward()
         return F.batch_norm(x, self._mean, self._variance, weight=self.weight, bias=self.bias,
                             training=self.training, momentum=self._momentum,
@@ -110,7 +117,6 @@ class BatchNorm(_BatchNormBase):
     def forward(self, x):
         y = super().forward(x)
         if self._act:
-            from .. import functional as F
             y = getattr(F, self._act)(y)
         return y
 
@@ -135,7 +141,6 @@ class LayerNorm(Layer):
         self.bias = self.create_parameter(shape, attr=bias_attr, is_bias=True)
 
     def forward(self, x):
-        from .. import functional as F
         return F.layer_norm(x, self._shape, weight=self.weight, bias=self.bias,
                             epsilon=self._epsilon)
 
@@ -155,7 +160,6 @@ class RMSNorm(Layer):
                                             default_initializer=Constant(1.0))
 
     def forward(self, x):
-        from .. import functional as F
         return F.rms_norm(x, self._shape, weight=self.weight, epsilon=self._epsilon)
 
     def extra_repr(self):
@@ -180,7 +184,6 @@ class GroupNorm(Layer):
         self.bias = self.create_parameter([num_channels], attr=bias_attr, is_bias=True)
 
     def forward(self, x):
-        from .. import functional as F
         return F.group_norm(x, self._groups, epsilon=self._epsilon, weight=self.weight,
                             bias=self.bias, data_format=self._data_format)
 
@@ -203,7 +206,6 @@ class _InstanceNorm(Layer):
             if bias_attr is not False else None
 
     def forward(self, x):
-        from .. import functional as F
         return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self._epsilon,
                                data_format=self._data_format)
 
@@ -248,8 +250,7 @@ class SyncBatchNorm(_BatchNormBase):
                          name=name)
 
     def forward(self, x):
-        from ... import distributed as dist
-        from .. import functional as F
+        dist = collective.distributed()
         self._note_forward()
         fmt = self._data_format
         if fmt.startswith("NC") and x.ndim in (2, 3, 4, 5):
@@ -261,9 +262,6 @@ class SyncBatchNorm(_BatchNormBase):
                             epsilon=self._epsilon, data_format=fmt)
 
     def _synced(self, x, fmt):
-        from ... import _C
-        from ..functional import norm as fnorm
-        from ..functional._sync_batch_norm import sync_batch_norm
         axis = fnorm._channel_axis("SyncBatchNorm", x, fmt)
         ch = x.shape[axis]
         if ch != self._num_features:
@@ -306,7 +304,6 @@ class LocalResponseNorm(Layer):
         self._name = name
 
     def forward(self, x):
-        from .. import functional as F
         return F.local_response_norm(x, **self._settings)
 
     def extra_repr(self):
@@ -326,8 +323,6 @@ class SpectralNorm(Layer):
 
     def __init__(self, weight_shape, dim=0, power_iters=1, eps=1e-12, dtype="float32"):
         super().__init__(dtype=dtype)
-        from ...framework.param import ParamAttr
-        from ..initializer import Normal
         who = "SpectralNorm"
         self._shape = [int(s) for s in weight_shape]
         if not -len(self._shape) <= dim < len(self._shape):
@@ -345,9 +340,6 @@ class SpectralNorm(Layer):
         self.weight_v = self.create_parameter([w], attr=fixed)
 
     def forward(self, x):
-        from ... import _C
-        from ...framework import check as _check
-        from ...framework.grad_mode import no_grad
         _check.tensor("SpectralNorm", "x", x)
         if list(x.shape) != self._shape:
             raise ValueError(f"SpectralNorm: argument 'x' has shape {list(x.shape)} but the "
@@ -365,5 +357,4 @@ class SpectralNorm(Layer):
 
 
 def _unit(t, eps):
-    from ... import _C
     return _C.scale(t, 1.0) / _C.scale(_C.sqrt(_C.sum(t * t)), 1.0, eps)

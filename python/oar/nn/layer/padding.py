@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from ... import _C
 from .layers import Layer
+from .. import functional as F
 
 __all__ = ["Pad1D", "Pad2D", "Pad3D", "ZeroPad1D", "ZeroPad2D", "ZeroPad3D", "ConstantPad1D",
            "ConstantPad2D", "ConstantPad3D", "ReflectionPad1D", "ReflectionPad2D",
@@ -51,7 +52,6 @@ class _PadNd(Layer):
         self._name = name
 
     def forward(self, x):
-        from .. import functional as F
         return F.pad(x, self._padding, mode=self._pad_mode, value=self._value,
                      data_format=self._data_format)
 

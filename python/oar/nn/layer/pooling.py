@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from .layers import Layer
+from .. import functional as F
 
 __all__ = ["MaxPool1D", "MaxPool2D", "MaxPool3D", "AvgPool1D", "AvgPool2D", "AvgPool3D",
            "AdaptiveAvgPool1D", "AdaptiveAvgPool2D", "AdaptiveAvgPool3D", "AdaptiveMaxPool1D",
@@ -22,7 +23,6 @@ class _Pool(Layer):
         self._settings = {k: v for k, v in settings.items() if k != "name"}
 
     def forward(self, x):
-        from .. import functional as F
         return getattr(F, self._fn)(x, **self._settings)
 
     _shows_kernel_as_stride = False  # a stride of None shown as the kernel size it means
@@ -169,7 +169,6 @@ class LPPool2D(_Pool):
 
 class _Unpool(_Pool):
     def forward(self, x, indices):
-        from .. import functional as F
         return getattr(F, self._fn)(x, indices, **self._settings)
 
 

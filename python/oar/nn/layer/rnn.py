@@ -15,6 +15,17 @@ from ... import _C
 from ..initializer import Constant, Uniform
 from .container import LayerList
 from .layers import Layer
+from ...tensor.manipulation import split
+from ...tensor.creation import arange
+from ..._C import unsqueeze
+from ...tensor.manipulation import unstack
+from ...tensor.manipulation import stack
+from ..._C import transpose
+from ...tensor.search import where
+from ...tensor.creation import full
+from ..._C import concat
+from .. import functional as F
+from ...framework.param import ParamAttr
 
 __all__ = ["RNNCellBase", "SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "BiRNN", "SimpleRNN",
            "LSTM", "GRU"]
@@ -52,7 +63,6 @@ class RNNCellBase(Layer):
                            batch_dim_idx=0):
         """States filled with init_value, of state_shape (or shape) with the batch size of
         batch_ref (a tensor or nested tensors) along batch_dim_idx prepended."""
-        from ... import full
         ref = batch_ref
         while isinstance(ref, (tuple, list)):
             ref = ref[0]
@@ -91,7 +101,6 @@ class _ProjectedCell(RNNCellBase):
                 ("bias_hh", [gates * hidden_size], bias_hh_attr, True)):
             if attr is False:
                 # Paddle keeps a frozen constant (ones for weights, zeros for biases)
-                from ...framework.param import ParamAttr
                 p = self.create_parameter(shape, ParamAttr(trainable=False), is_bias=is_bias,
                                           default_initializer=Constant(0.0 if is_bias else 1.0))
             else:
@@ -207,13 +216,11 @@ class GRUCell(_ProjectedCell):
 
 
 def _split(x, n):
-    from ... import split
     return split(x, n, axis=-1)
 
 
 def _step_masks(who, sequence_length, steps, batch):
     """Per time step, a [batch, 1] bool tensor: is step t inside the sequence."""
-    from ... import arange, unsqueeze
     _check_tensor(who, "sequence_length", sequence_length)
     if sequence_length.ndim != 1 or sequence_length.shape[0] != batch or \
             sequence_length.dtype.is_floating_point:
@@ -222,7 +229,6 @@ def _step_masks(who, sequence_length, steps, batch):
                          f"{sequence_length.shape}")
     t = arange(steps, dtype=sequence_length.dtype)
     inside = unsqueeze(t, 1) < unsqueeze(sequence_length, 0)  # [T, B]
-    from ... import unstack
     return [unsqueeze(m, 1) for m in unstack(inside, axis=0)]
 
 
@@ -241,7 +247,6 @@ def _run(cell, inputs, states, sequence_length, time_major, is_reverse, zero_pad
     """Unroll cell over the time axis of inputs. Past a sequence's length the states are
     carried unchanged; the outputs there are the cell's (Paddle's RNN) or zeros
     (zero_padded: Paddle's fused LSTM/GRU/SimpleRNN kernel)."""
-    from ... import stack, transpose, unstack, where
     if inputs.shape[0 if time_major else 1] == 0:
         raise ValueError(f"{who}: argument 'inputs' has no time steps (shape "
                          f"{inputs.shape})")
@@ -304,7 +309,6 @@ class BiRNN(Layer):
         return self._forward(inputs, initial_states, sequence_length, False, "BiRNN", **kwargs)
 
     def _forward(self, inputs, initial_states, sequence_length, zero_padded, who, **kwargs):
-        from ... import concat
         _check_inputs(who, inputs, self.cell_fw, self.time_major)
         if initial_states is None:
             initial_states = (None, None)
@@ -391,7 +395,6 @@ class RNNBase(LayerList):
                                            len(states) != 2):
             raise ValueError(f"{who}: argument 'initial_states' must be a pair (h, c) of "
                              f"Tensors")
-        from ... import unstack
         per = []
         for comp, size in zip(comps, ((self.proj_size or self.hidden_size), self.hidden_size)):
             _check_tensor(who, "initial_states", comp)
@@ -407,8 +410,6 @@ class RNNBase(LayerList):
         return [(cells[2 * i], cells[2 * i + 1]) for i in range(self.num_layers)]
 
     def forward(self, inputs, initial_states=None, sequence_length=None):
-        from ... import stack
-        from .. import functional as F
         who = type(self).__name__
         _check_inputs(who, inputs, self[0].cell if self.num_directions == 1 else
                       self[0].cell_fw, self.time_major)

@@ -10,6 +10,8 @@ is uniform rather than NaN); a float mask is added to the scores.
 """
 from __future__ import annotations
 
+import numpy as np
+
 import collections
 import copy
 
@@ -19,6 +21,10 @@ from .common import Dropout, Linear
 from .container import LayerList
 from .layers import Layer
 from .norm import LayerNorm
+from .. import functional as F
+from ...tensor.creation import to_tensor
+from ...tensor.creation import zeros
+from ..._C import concat
 
 __all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder",
            "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
@@ -69,7 +75,6 @@ def _attr_list(attr, n):
 
 
 def _activation(who, name):
-    from .. import functional as F
     fn = getattr(F, name, None) if isinstance(name, str) else None
     if not callable(fn):
         raise ValueError(f"{who}: argument 'activation' must name a function of "
@@ -138,13 +143,11 @@ class MultiHeadAttention(Layer):
             raise TypeError("MultiHeadAttention.gen_cache: argument 'type' must be "
                             "MultiHeadAttention.Cache or MultiHeadAttention.StaticCache")
         if value is None:
-            from ... import zeros
             empty = zeros([key.shape[0], self.num_heads, 0, self.head_dim], key.dtype)
             return self.Cache(empty, empty)
         return self.Cache(key, value)
 
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
-        from .. import functional as F
         who = "MultiHeadAttention"
         key = query if key is None else key
         value = query if value is None else value
@@ -155,7 +158,6 @@ class MultiHeadAttention(Layer):
         else:
             k, v = self.compute_kv(key, value)
             if isinstance(cache, self.Cache):
-                from ... import concat
                 k, v = concat([cache.k, k], axis=2), concat([cache.v, v], axis=2)
                 cache = self.Cache(k, v)
             elif cache is not None:
@@ -418,8 +420,6 @@ class Transformer(Layer):
 
     def generate_square_subsequent_mask(self, length):
         """[length, length] float mask: 0 on and below the diagonal, -inf above."""
-        import numpy as np
-        from ... import to_tensor
         if isinstance(length, Tensor):
             length = int(length.item())
         _positive("Transformer.generate_square_subsequent_mask", "length", length)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .common import _factor_repr
 from .layers import Layer
+from .. import functional as F
 
 __all__ = ["PixelUnshuffle", "ChannelShuffle"]
 
@@ -15,7 +16,6 @@ class PixelUnshuffle(Layer):
         self._factor, self._data_format, self._name = downscale_factor, data_format, name
 
     def forward(self, x):
-        from .. import functional as F
         return F.pixel_unshuffle(x, self._factor, self._data_format)
 
     def extra_repr(self):
@@ -30,7 +30,6 @@ class ChannelShuffle(Layer):
         self._groups, self._data_format, self._name = groups, data_format, name
 
     def forward(self, x):
-        from .. import functional as F
         return F.channel_shuffle(x, self._groups, self._data_format)
 
     def extra_repr(self):

@@ -22,7 +22,7 @@ import numpy as np
 
 from ... import _C
 from ...framework import check as C
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
 from ...framework.grad_mode import no_grad
 
 __all__ = ["weight_quantize", "weight_dequantize", "weight_only_linear", "llm_int8_linear"]

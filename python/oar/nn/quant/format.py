@@ -3,9 +3,9 @@ Quantization.convert() produces)."""
 from __future__ import annotations
 
 from ... import _C
-from ..._creation import to_tensor
+from ...tensor.creation import to_tensor
 from ...framework.grad_mode import no_grad
-from ...quantization._fake import fake_quant
+from ._fake import fake_quant
 from ..layer.layers import Layer
 
 Tensor = _C.Tensor

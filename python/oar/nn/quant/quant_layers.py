@@ -7,7 +7,7 @@ from __future__ import annotations
 from ... import _C
 from ...framework.grad_mode import no_grad
 from ...framework import ParamAttr
-from ...quantization._fake import (abs_max, check_bits, check_rate, fake_quant,
+from ._fake import (abs_max, check_bits, check_rate, fake_quant,
                                    update_moving_scale)
 from .. import functional as F
 from ..initializer import Constant

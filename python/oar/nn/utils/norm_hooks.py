@@ -14,6 +14,8 @@ from __future__ import annotations
 from ... import _C
 from ...framework.grad_mode import no_grad
 from ..layer.layers import Layer
+from ...tensor.random import randn
+from ..layer.conv import Conv1DTranspose, Conv2DTranspose, Conv3DTranspose
 
 __all__ = ["weight_norm", "remove_weight_norm", "spectral_norm"]
 
@@ -162,13 +164,11 @@ def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=Non
                          f"got {n_power_iterations!r}")
     w = layer._parameters[name]
     if dim is None:
-        from ..layer.conv import Conv1DTranspose, Conv2DTranspose, Conv3DTranspose
         dim = 1 if isinstance(layer, (Conv1DTranspose, Conv2DTranspose, Conv3DTranspose)) else 0
     if not -w.ndim <= dim < w.ndim:
         raise ValueError(f"{api}(): argument 'dim' ({dim}) must be in [{-w.ndim}, {w.ndim}) "
                          f"for the {w.ndim}-D parameter {name!r}")
     fn = _SpectralNorm(name, n_power_iterations, dim % w.ndim, float(eps))
-    from ... import randn
     with no_grad():
         h, rest = fn.matrix(w).shape
         u = _normalize(randn([h], dtype=w.dtype), fn.eps)

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 from ... import _C
-from ..._creation import zeros_like
+from ...tensor.creation import zeros_like
 from ...framework.grad_mode import no_grad
-from .._fake import abs_max, check_bits
+from ...nn.quant._fake import abs_max, check_bits
 from ..base_observer import BaseObserver
 from ..factory import ObserverFactory
 

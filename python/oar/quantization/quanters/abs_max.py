@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from ...framework import ParamAttr
 from ...nn.initializer import Constant
-from .._fake import check_bits, check_rate, fake_quant, update_moving_scale
+from ...nn.quant._fake import check_bits, check_rate, fake_quant, update_moving_scale
 from ..base_quanter import BaseQuanter
 from ..factory import QuanterFactory
 

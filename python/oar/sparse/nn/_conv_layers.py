@@ -7,6 +7,8 @@ from ...nn import BatchNorm1D, Layer
 from ...nn.initializer import Normal
 from . import functional as F
 from .._base import check_sparse
+from ... import _C
+from ... import distributed
 
 __all__ = ["Conv2D", "Conv3D", "SubmConv2D", "SubmConv3D", "MaxPool3D", "BatchNorm",
            "SyncBatchNorm"]
@@ -193,7 +195,6 @@ class BatchNorm(BatchNorm1D):
 
     def forward(self, x):
         check_sparse("BatchNorm", "x", x)
-        from ... import _C
         return _C.sparse_with_values(x, super().forward(_C.sparse_values(x)))
 
     def extra_repr(self):
@@ -215,7 +216,6 @@ class SyncBatchNorm(BatchNorm):
     """
 
     def forward(self, x):
-        from ... import distributed
         if self.training and distributed.is_initialized() and distributed.get_world_size() > 1:
             raise NotImplementedError(
                 "SyncBatchNorm: statistics shared across processes are not implemented; use "

@@ -5,6 +5,8 @@ from __future__ import annotations
 import io
 
 from ...io._local_data import check_mode as _mode, local_file as _local_file  # noqa: F401
+from ...framework.dtype import get_default_dtype
+from ..image import get_image_backend
 
 
 def _backend(name, backend):
@@ -19,7 +21,6 @@ def _backend(name, backend):
         str: 'pil' or 'cv2'.
     """
     if backend is None:
-        from ..image import get_image_backend
         backend = get_image_backend()
     if backend not in ("pil", "cv2"):
         raise ValueError(f"{name}: argument 'backend' must be 'pil' or 'cv2', but got "
@@ -36,14 +37,13 @@ def _open_image(source):
     Returns:
         PIL.Image.Image: the image, in the mode the file stores.
     """
-    from PIL import Image
+    from PIL import Image  # optional dependency: Pillow
     img = Image.open(io.BytesIO(source) if isinstance(source, bytes) else source)
     img.load()
     return img
 
 
 def _default_dtype():
-    from ... import get_default_dtype
     return get_default_dtype()
 
 

@@ -34,7 +34,7 @@ def loadmat(path):
         otherwise the numeric variables, as loadmat gives them).
     """
     try:
-        import scipy.io  # type: ignore[import-untyped]
+        import scipy.io  # type: ignore[import-untyped]  # optional dependency: scipy
     except ImportError:
         return read_mat5(path)
     return scipy.io.loadmat(path)

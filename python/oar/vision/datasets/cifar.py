@@ -2,6 +2,8 @@
 (cifar-10-python.tar.gz, cifar-100-python.tar.gz) on disk."""
 from __future__ import annotations
 
+import codecs
+
 import pickle
 import tarfile
 
@@ -41,7 +43,6 @@ class _BatchUnpickler(pickle.Unpickler):
             if module.startswith(prefix) and (module[len(prefix):], name) in self._NUMPY:
                 return _numpy_global(module[len(prefix):], name)
         if (module, name) == ("_codecs", "encode"):  # how protocol 2 spells bytes in Python 3
-            import codecs
             return codecs.encode
         raise pickle.UnpicklingError(f"a CIFAR batch holds no {module}.{name}; refusing to "
                                      f"build it")
@@ -139,7 +140,7 @@ class Cifar10(Dataset):
     def __getitem__(self, idx):
         image = self.images[idx]
         if self.backend == "pil":
-            from PIL import Image
+            from PIL import Image  # optional dependency: Pillow
             image = Image.fromarray(image)
         if self.transform is not None:
             image = self.transform(image)

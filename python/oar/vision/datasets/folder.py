@@ -8,6 +8,7 @@ import numpy as np
 
 from ...io.dataset import Dataset
 from ._common import _default_dtype
+from ..image import get_image_backend
 
 __all__ = ["DatasetFolder", "ImageFolder", "IMG_EXTENSIONS", "has_valid_extension",
            "make_dataset", "pil_loader", "cv2_loader", "default_loader"]
@@ -89,7 +90,7 @@ def make_dataset(dir, class_to_idx, extensions=None, is_valid_file=None):
 
 def pil_loader(path):
     """The image file at path as an RGB PIL image."""
-    from PIL import Image
+    from PIL import Image  # optional dependency: Pillow
     with open(path, "rb") as f:
         return Image.open(f).convert("RGB")
 
@@ -103,7 +104,6 @@ def cv2_loader(path):
 def default_loader(path):
     """cv2_loader when oar.vision.get_image_backend() is 'cv2', otherwise pil_loader (as
     Paddle, which treats 'tensor' as 'pil' here)."""
-    from ..image import get_image_backend
     return cv2_loader(path) if get_image_backend() == "cv2" else pil_loader(path)
 
 

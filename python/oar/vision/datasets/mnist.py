@@ -13,6 +13,8 @@ import os
 import numpy as np
 
 from ...io.dataset import Dataset
+from ..transforms import _batch_transform
+from ...io.collate import default_collate_fn
 
 __all__ = ["MNIST", "FashionMNIST", "read_idx"]
 
@@ -98,7 +100,7 @@ class MNIST(Dataset):
     def __getitem__(self, idx):
         image = self.images[idx]
         if self.backend == "pil":
-            from PIL import Image
+            from PIL import Image  # optional dependency: Pillow
             image = Image.fromarray(image, mode="L")
         else:
             image = image.astype(np.float32)
@@ -110,7 +112,6 @@ class MNIST(Dataset):
         """A whole batch in a few numpy operations when the transform can be applied to a
         batch (None with backend 'cv2', or a Compose of ToTensor/Normalize/Transpose);
         otherwise sample by sample."""
-        from ..transforms import _batch_transform
         idx = np.asarray(indices)
         images = self.images[idx]
         if self.transform is None and self.backend == "cv2":
@@ -118,7 +119,6 @@ class MNIST(Dataset):
         batched = _batch_transform(self.transform, images) if self.transform else None
         if batched is None:
             samples = [self[int(i)] for i in idx]
-            from ...io.collate import default_collate_fn
             return default_collate_fn(samples)
         return batched, self.labels[idx][:, None]
 

@@ -5,6 +5,8 @@ import math
 
 from ... import nn
 from ._utils import no_pretrained
+from ...tensor.manipulation import flatten
+from ...nn import functional as F
 
 __all__ = ["AlexNet", "alexnet"]
 
@@ -60,8 +62,6 @@ class AlexNet(nn.Layer):
                                   bias_attr=_uniform_attr(fan_in))
 
     def forward(self, inputs):
-        from ... import flatten
-        from ...nn import functional as F
         x = self._conv2(self._conv1(inputs))
         x = F.relu(self._conv4(F.relu(self._conv3(x))))
         x = self._conv5(x)

@@ -6,6 +6,8 @@ import math
 
 from ... import nn
 from ._utils import no_pretrained
+from ..._C import concat
+from ...tensor.manipulation import flatten
 
 __all__ = ["DenseNet", "densenet121", "densenet161", "densenet169", "densenet201",
            "densenet264"]
@@ -37,7 +39,6 @@ class DenseLayer(nn.Layer):
             self.dropout_func = nn.Dropout(p=dropout, mode="downscale_in_infer")
 
     def forward(self, input):  # noqa: A002
-        from ... import concat
         y = self.bn_ac_func2(self.bn_ac_func1(input))
         if self.dropout:
             y = self.dropout_func(y)
@@ -127,7 +128,6 @@ class DenseNet(nn.Layer):
                 initializer=nn.initializer.Uniform(-bound, bound)))
 
     def forward(self, input):  # noqa: A002
-        from ... import flatten
         y = self.pool2d_max(self.conv1_func(input))
         for i, block in enumerate(self.dense_block_func_list):
             y = block(y)

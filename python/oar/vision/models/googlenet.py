@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from ... import nn
 from ._utils import no_pretrained
+from ..._C import concat
+from ...nn import functional as F
+from ...tensor.manipulation import flatten
+from ..._C import squeeze
 
 __all__ = ["GoogLeNet", "googlenet"]
 
@@ -40,8 +44,6 @@ class Inception(nn.Layer):
         self._convprj = ConvLayer(input_channels, proj, 1)
 
     def forward(self, inputs):
-        from ... import concat
-        from ...nn import functional as F
         branches = [self._conv1(inputs), self._conv3(self._conv3r(inputs)),
                     self._conv5(self._conv5r(inputs)), self._convprj(self._pool(inputs))]
         return F.relu(concat(branches, axis=1))
@@ -85,8 +87,6 @@ class GoogLeNet(nn.Layer):
             self._out2 = nn.Linear(1024, num_classes, weight_attr=_xavier(1024, 1))
 
     def forward(self, inputs):
-        from ... import flatten, squeeze
-        from ...nn import functional as F
         x = self._pool(self._conv(inputs))
         x = self._pool(self._conv_2(self._conv_1(x)))
         x = self._pool(self._ince3b(self._ince3a(x)))

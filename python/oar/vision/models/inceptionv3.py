@@ -6,6 +6,8 @@ import math
 
 from ... import nn
 from ._utils import ConvNormActivation, no_pretrained
+from ..._C import concat
+from ..._C import reshape
 
 __all__ = ["InceptionV3", "inception_v3"]
 
@@ -20,7 +22,6 @@ def _avg3():
 
 
 def _cat(xs):
-    from ... import concat
     return concat(xs, axis=1)
 
 
@@ -170,7 +171,6 @@ class InceptionV3(nn.Layer):
                 initializer=nn.initializer.Uniform(-bound, bound)))
 
     def forward(self, x):
-        from ... import reshape
         x = self.inception_stem(x)
         for block in self.inception_block_list:
             x = block(x)

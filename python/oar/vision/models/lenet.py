@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ... import nn
+from ...tensor.manipulation import flatten
 
 __all__ = ["LeNet"]
 
@@ -20,7 +21,6 @@ class LeNet(nn.Layer):
                                     nn.Linear(84, num_classes))
 
     def forward(self, inputs):
-        from ... import flatten
         x = self.features(inputs)
         if self.num_classes > 0:
             x = self.fc(flatten(x, 1))

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import nn
 from ._utils import ConvNormActivation, no_pretrained
+from ...tensor.manipulation import flatten
 
 __all__ = ["MobileNetV1", "mobilenet_v1"]
 
@@ -47,7 +48,6 @@ class MobileNetV1(nn.Layer):
             self.fc = nn.Linear(int(1024 * scale), num_classes)
 
     def forward(self, x):
-        from ... import flatten
         x = self.conv1(x)
         for block in self.dwsl:
             x = block(x)

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import nn
 from ._utils import make_divisible, no_pretrained
+from ...tensor.manipulation import flatten
 
 __all__ = ["MobileNetV2", "mobilenet_v2"]
 
@@ -56,7 +57,6 @@ class MobileNetV2(nn.Layer):
                                                                        num_classes))
 
     def forward(self, x):
-        from ... import flatten
         x = self.features(x)
         if self.with_pool:
             x = self.pool2d_avg(x)

@@ -6,6 +6,7 @@ import functools
 
 from ... import nn
 from ._utils import ConvNormActivation, make_divisible, no_pretrained
+from ...tensor.manipulation import flatten
 
 __all__ = ["MobileNetV3Small", "MobileNetV3Large", "mobilenet_v3_small", "mobilenet_v3_large"]
 
@@ -103,7 +104,6 @@ class MobileNetV3(nn.Layer):
                 nn.Dropout(p=0.2), nn.Linear(last_channel, num_classes))
 
     def forward(self, x):
-        from ... import flatten
         x = self.lastconv(self.blocks(self.conv(x)))
         if self.with_pool:
             x = self.avgpool(x)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ... import nn
 from ._utils import no_pretrained
+from ...tensor.manipulation import flatten
 
 __all__ = ["BasicBlock", "BottleneckBlock", "ResNet", "resnet18", "resnet34", "resnet50",
            "resnet101", "resnet152", "resnext50_32x4d", "resnext50_64x4d", "resnext101_32x4d",
@@ -118,7 +119,6 @@ class ResNet(nn.Layer):
         return nn.Sequential(*layers)
 
     def forward(self, x):
-        from ... import flatten
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
         if self.with_pool:

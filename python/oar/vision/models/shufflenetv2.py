@@ -4,6 +4,10 @@ from __future__ import annotations
 
 from ... import nn
 from ._utils import ConvNormActivation, no_pretrained
+from ..._C import reshape, transpose
+from ..._C import concat
+from ...tensor.manipulation import split
+from ...tensor.manipulation import flatten
 
 __all__ = ["ShuffleNetV2", "shufflenet_v2_x0_25", "shufflenet_v2_x0_33", "shufflenet_v2_x0_5",
            "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0",
@@ -27,7 +31,6 @@ def _activation(act):
 
 def channel_shuffle(x, groups):
     """Interleave the channels of `groups` equal groups."""
-    from ... import reshape, transpose
     n, c, h, w = x.shape[:4]
     x = reshape(x, [n, groups, c // groups, h, w])
     return reshape(transpose(x, [0, 2, 1, 3, 4]), [n, c, h, w])
@@ -48,7 +51,6 @@ class InvertedResidual(nn.Layer):
                                                activation_layer=activation_layer)
 
     def forward(self, inputs):
-        from ... import concat, split
         c = inputs.shape[1]
         x1, x2 = split(inputs, [c // 2, c // 2], axis=1)
         x2 = self._conv_linear(self._conv_dw(self._conv_pw(x2)))
@@ -74,7 +76,6 @@ class InvertedResidualDS(nn.Layer):
                                                  activation_layer=activation_layer)
 
     def forward(self, inputs):
-        from ... import concat
         x1 = self._conv_linear_1(self._conv_dw_1(inputs))
         x2 = self._conv_linear_2(self._conv_dw_2(self._conv_pw_2(inputs)))
         return channel_shuffle(concat([x1, x2], axis=1), 2)
@@ -109,7 +110,6 @@ class ShuffleNetV2(nn.Layer):
             self._fc = nn.Linear(widths[-1], num_classes)
 
     def forward(self, inputs):
-        from ... import flatten
         x = self._max_pool(self._conv1(inputs))
         for block in self._block_list:
             x = block(x)

@@ -3,6 +3,9 @@ from __future__ import annotations
 
 from ... import nn
 from ._utils import no_pretrained
+from ...nn import functional as F
+from ..._C import concat
+from ..._C import squeeze
 
 __all__ = ["SqueezeNet", "squeezenet1_0", "squeezenet1_1"]
 
@@ -15,7 +18,6 @@ class MakeFireConv(nn.Layer):
         self._conv = nn.Conv2D(input_channels, output_channels, filter_size, padding=padding)
 
     def forward(self, x):
-        from ...nn import functional as F
         return F.relu(self._conv(x))
 
 
@@ -29,7 +31,6 @@ class MakeFire(nn.Layer):
         self._conv_path2 = MakeFireConv(squeeze_channels, expand3x3_channels, 3, padding=1)
 
     def forward(self, inputs):
-        from ... import concat
         x = self._conv(inputs)
         return concat([self._conv_path1(x), self._conv_path2(x)], axis=1)
 
@@ -60,8 +61,6 @@ class SqueezeNet(nn.Layer):
         self._avg_pool = nn.AdaptiveAvgPool2D(1)
 
     def forward(self, inputs):
-        from ... import squeeze
-        from ...nn import functional as F
         x = self._pool(F.relu(self._conv(inputs)))
         pools_after = (3, 7) if self.version == "1.0" else (2, 4)
         for i in range(1, 9):

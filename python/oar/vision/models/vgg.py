@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from ... import nn
 from ._utils import no_pretrained
+from ...tensor.manipulation import flatten
 
 __all__ = ["VGG", "make_layers", "vgg11", "vgg13", "vgg16", "vgg19"]
 
@@ -23,7 +24,6 @@ class VGG(nn.Layer):
                 nn.Linear(4096, 4096), nn.ReLU(), nn.Dropout(), nn.Linear(4096, num_classes))
 
     def forward(self, x):
-        from ... import flatten
         x = self.features(x)
         if self.with_pool:
             x = self.avgpool(x)

@@ -6,6 +6,7 @@ import numbers
 import numpy as np
 
 from ... import _C
+from ...tensor.creation import to_tensor as _tt
 
 
 def tensor(api, name, v):
@@ -56,5 +57,4 @@ def c_round(v):
 
 
 def to_tensor(a, dtype=None):
-    from ..._creation import to_tensor as _tt
     return _tt(np.ascontiguousarray(a if dtype is None else a.astype(dtype)))

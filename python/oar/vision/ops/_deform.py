@@ -9,6 +9,7 @@ import numpy as np
 
 from ... import _C, nn
 from ._common import pair, tensor, to_tensor
+from ..._C import floor, matmul, take_along_axis
 
 
 def _out_len(n, k, s, p, d):
@@ -20,7 +21,6 @@ def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
     """Deformable 2-D convolution. x [N, C, H, W]; offset [N, 2 * dg * kh * kw, Ho, Wo]
     (a (dy, dx) pair per deformable group and tap); weight [Cout, C / groups, kh, kw];
     mask [N, dg * kh * kw, Ho, Wo] (v2) or None (v1). Samples outside x read 0."""
-    from ... import floor, matmul, take_along_axis
     api = "deform_conv2d"
     for nm, v in (("x", x), ("offset", offset), ("weight", weight)):
         tensor(api, nm, v)

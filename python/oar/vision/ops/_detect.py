@@ -10,6 +10,8 @@ import numpy as np
 
 from ... import _C
 from ._common import host, tensor, to_tensor
+from ..._C import exp, log, abs as _abs
+from ...tensor.manipulation import stack
 
 
 def _iou_matrix(a, b, normalized=True):
@@ -129,7 +131,6 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
     offsets back into boxes. encode: target [N, 4], prior [M, 4] -> [N, M, 4]; decode:
     target [N, M, 4], prior [M, 4] (axis=0) or [N, 4] (axis=1) -> [N, M, 4].
     prior_box_var is a Tensor like prior_box or 4 numbers."""
-    from ... import exp, log, stack, abs as _abs
     api = "box_coder"
     tensor(api, "prior_box", prior_box)
     tensor(api, "target_box", target_box)

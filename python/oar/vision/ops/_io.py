@@ -22,7 +22,7 @@ def decode_jpeg(x, mode="unchanged", name=None):
     if mode not in ("unchanged", "gray", "rgb"):
         raise ValueError(f"decode_jpeg(): argument 'mode' must be 'unchanged', 'gray' or 'rgb', "
                          f"but got {mode!r}")
-    from PIL import Image, UnidentifiedImageError
+    from PIL import Image, UnidentifiedImageError  # optional dependency: Pillow
     try:
         img = Image.open(io.BytesIO(x.numpy().astype(np.uint8).tobytes()))
         img.load()

@@ -17,6 +17,9 @@ import numpy as np
 
 from ... import _C, nn
 from ._common import batch_of_boxes, c_round, host, pair, tensor, to_tensor
+from ..._C import concat, index_select, matmul
+from ...tensor.creation import zeros
+from ..._C import take_along_axis
 
 
 def _check(api, x, boxes, boxes_num, output_size):
@@ -34,7 +37,6 @@ def _check(api, x, boxes, boxes_num, output_size):
 
 def _per_image(x, batch, mats):
     """Stack over boxes of Ry[r] @ x[batch[r]] @ Rx[r]^T: [R, C, ph, pw] in box order."""
-    from ... import concat, index_select, matmul
     ry, rx = mats
     outs, order = [], []
     for n in range(x.shape[0]):
@@ -53,7 +55,6 @@ def _per_image(x, batch, mats):
 
 
 def _empty(x, r, c, ph, pw):
-    from ... import zeros
     return zeros([r, c, ph, pw], dtype=x.dtype)
 
 
@@ -137,7 +138,6 @@ def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     h, w = np.maximum(y2 - y1, 0.1), np.maximum(x2 - x1, 0.1)
     full = _per_image(x, batch, (_ps_weights(y1, h, ph, x.shape[2]),
                                  _ps_weights(x1, w, pw, x.shape[3])))      # [R, C, ph, pw]
-    from ... import take_along_axis
     r = full.shape[0]
     chan = (np.arange(oc)[:, None, None] * ph + np.arange(ph)[None, :, None]) * pw + \
         np.arange(pw)[None, None, :]                                         # [oc, ph, pw]
@@ -180,7 +180,6 @@ def roi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
                 rows, cols = h0 + k // (w1 - w0), w0 + k % (w1 - w0)
                 idx[i, :, p, q] = ((batch[i] * c + np.arange(c)) * hh + rows) * ww + cols
                 valid[i, 0, p, q] = True
-    from ... import index_select
     vals = index_select(_C.reshape(x, [-1]), to_tensor(idx.reshape(-1)))
     out = _C.reshape(vals, [r, c, ph, pw])
     return out if valid.all() else out * to_tensor(valid.astype(np.float32)).astype(x.dtype)

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._common import host, tensor, to_tensor
+from ..._C import abs as _abs, log1p, exp, relu, sum as _sum
 
 
 def _sigmoid(v):
@@ -31,7 +32,6 @@ def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thres
     """The YOLOv3 loss of each image ([N]) for a head x [N, len(anchor_mask) * (5 +
     class_num), H, W], ground-truth boxes gt_box [N, B, 4] (cx, cy, w, h relative to the
     image; w or h <= 0 marks padding), labels gt_label [N, B] and optional gt_score."""
-    from ... import abs as _abs, log1p, exp, relu, sum as _sum
     api = "yolo_loss"
     tensor(api, "x", x)
     xa = host(api, "x", x, ndim=4).astype(np.float64)

@@ -10,6 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _C
+from ...tensor.creation import to_tensor
+from ..._C import index_select
+from ...nn.functional import pad as _pad
+from ...nn.functional import interpolate
 
 # Paddle's weights for Tensor images (PIL's 'L' conversion uses 0.299/0.587/0.114)
 _TENSOR_LUMA = (0.2989, 0.5870, 0.1140)
@@ -24,8 +28,6 @@ def _back(out, img):
 
 
 def pad_tensor(img, ltrb, fill, mode):
-    from ..._creation import to_tensor
-    from ... import index_select
     left, top, right, bottom = ltrb
     if mode != "constant":
         out = img
@@ -44,7 +46,6 @@ def pad_tensor(img, ltrb, fill, mode):
                          f"{fill!r}")
     x = img[None] if img.ndim == 3 else img
     flat = _C.reshape(x, [-1] + list(x.shape[-3:]))
-    from ...nn.functional import pad as _pad
     out = _pad(_float(flat) if fills.size > 1 else flat, [left, right, top, bottom],
                value=float(fills[0]) if fills.size == 1 else 0.0)
     if fills.size > 1:
@@ -57,7 +58,6 @@ def pad_tensor(img, ltrb, fill, mode):
 
 
 def resize_tensor(img, oh, ow, interpolation):
-    from ...nn.functional import interpolate
     if interpolation not in ("nearest", "bilinear", "bicubic"):
         raise ValueError(f"resize(): argument 'interpolation' must be nearest, bilinear or "
                          f"bicubic for a Tensor image, but got {interpolation!r}")
@@ -69,7 +69,6 @@ def resize_tensor(img, oh, ow, interpolation):
 
 
 def grayscale_tensor(img, channels):
-    from ..._creation import to_tensor
     x = _float(img)
     if x.shape[-3] < 3:
         g = x[..., :1, :, :]

@@ -17,6 +17,7 @@ import numpy as np
 
 from ... import _C
 from . import _color, _warp
+from ...tensor.creation import to_tensor as _tt
 
 __all__ = ["to_tensor", "hflip", "vflip", "resize", "pad", "affine", "rotate", "perspective",
            "to_grayscale", "crop", "center_crop", "adjust_brightness", "adjust_contrast",
@@ -24,13 +25,13 @@ __all__ = ["to_tensor", "hflip", "vflip", "resize", "pad", "affine", "rotate", "
 
 
 def _pil():
-    from PIL import Image
+    from PIL import Image  # optional dependency: Pillow
     return Image
 
 
 def _is_pil_image(img):
     try:
-        from PIL import Image
+        from PIL import Image  # optional dependency: Pillow
     except ImportError:  # pragma: no cover - PIL is a dependency of oar.vision
         return False
     return isinstance(img, Image.Image)
@@ -96,7 +97,6 @@ def _chw(a):
 
 def _tensor_host(img, fn):
     """fn on a Tensor image's values ([..., C, H, W] float64 numpy); back to its dtype."""
-    from ..._creation import to_tensor
     a = img.numpy()
     lead = a.shape[:-3]
     flat = a.reshape((-1,) + a.shape[-3:]).astype(np.float64)
@@ -104,7 +104,7 @@ def _tensor_host(img, fn):
     out = np.stack(outs).reshape(lead + outs[0].shape)
     if not img.dtype.is_floating_point:
         out = np.rint(out)
-    return to_tensor(out.astype(a.dtype))
+    return _tt(out.astype(a.dtype))
 
 
 _PIL_FILTERS = {"nearest": "NEAREST", "bilinear": "BILINEAR", "bicubic": "BICUBIC",
@@ -125,7 +125,6 @@ def to_tensor(pic, data_format="CHW"):
     """A PIL image or HWC/HW array as a Tensor (CHW by default); uint8 becomes float32 in
     [0, 1]; mode 'I'/'I;16' images become int32, mode 'F' float32. A Tensor is returned
     as it is (transposed from CHW for 'HWC')."""
-    from ..._creation import to_tensor as _tt
     _check_image("to_tensor", pic)
     if data_format not in ("CHW", "HWC"):
         raise ValueError(f"to_tensor(): argument 'data_format' must be 'CHW' or 'HWC', but got "
@@ -396,7 +395,7 @@ def _enhance(api, img, factor, kind):
                          f"{factor!r}")
     _check_image(api, img)
     if _is_pil_image(img):
-        from PIL import ImageEnhance
+        from PIL import ImageEnhance  # optional dependency: Pillow
         cls = {"brightness": ImageEnhance.Brightness, "contrast": ImageEnhance.Contrast,
                "saturation": ImageEnhance.Color}[kind]
         return cls(img).enhance(factor)
@@ -464,7 +463,6 @@ def normalize(img, mean, std, data_format="CHW", to_rgb=False):
     mean_a = np.asarray(mean, np.float32).reshape(shape)
     std_a = std_a.reshape(shape)
     if _is_tensor_image(img):
-        from ..._creation import to_tensor as _tt
         dt = img.dtype if img.dtype.is_floating_point else "float32"
         x = img if img.dtype.is_floating_point else _C.cast(img, "float32")
         return (x - _tt(mean_a).astype(dt)) / _tt(std_a).astype(dt)

@@ -17,6 +17,7 @@ import numpy as np
 from ... import _C
 from ...io.rng import host_rng
 from . import functional as F
+from ...tensor.creation import to_tensor
 
 __all__ = ["BaseTransform", "Compose", "Resize", "RandomResizedCrop", "CenterCrop",
            "RandomHorizontalFlip", "RandomVerticalFlip", "Transpose", "Normalize",
@@ -583,12 +584,10 @@ class RandomErasing(BaseTransform):
         if self.value == "random":
             noise = rng.standard_normal((c, eh, ew))
             if F._is_tensor_image(img):
-                from ..._creation import to_tensor
                 return to_tensor(noise.astype(np.float32)).astype(img.dtype)
             return np.clip(np.moveaxis(noise, 0, -1) * 255, 0, 255)
         v = np.asarray(self.value, np.float64).reshape(-1)
         if F._is_tensor_image(img):
-            from ..._creation import to_tensor
             return to_tensor(v.reshape(-1, 1, 1).astype(np.float32)).astype(img.dtype)
         return v.reshape(1, 1, -1) if v.size > 1 else v[0]
 

@@ -10,6 +10,7 @@ import numpy as np
 from .... import _C
 from ....framework.check import _kind, tensor  # noqa: F401 - shared with oar's other checks
 from ....nn import functional as F
+from ....tensor.creation import to_tensor
 
 Tensor = _C.Tensor
 MODES = ("upscale_in_train", "downscale_in_infer")
@@ -159,7 +160,6 @@ def quant_args(api, scale, round_type, max_bound, min_bound):
 def quantize(t, scale, round_type, max_bound, min_bound):
     """int8(clip(round(max_bound * scale * t), min_bound, max_bound)), Paddle's
     QuantHelperFunc. The int8 result has no gradient, so numpy does the rounding."""
-    from ...._creation import to_tensor
     v = max_bound * scale * t.detach().numpy().astype(np.float32)
     v = np.rint(v) if round_type == 0 else np.sign(v) * np.floor(np.abs(v) + 0.5)
     return to_tensor(np.clip(v, min_bound, max_bound).astype(np.int8))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 
 from .... import _C
-from ...._creation import to_tensor
+from ....tensor.creation import to_tensor
 from . import _common as c
 from .fused_attention import _mask
 from .fused_rotary_position_embedding import _rotate

@@ -7,10 +7,14 @@ import numbers
 
 import numpy as np
 
-import oar
 
 from ....framework import check as _check
 from . import _common as c
+from .... import _C
+from ....tensor.creation import full
+from ....tensor.creation import to_tensor
+from ....tensor.manipulation import gather
+from ....tensor.math import clip
 
 __all__ = ["int_bincount", "build_src_rank_and_local_expert_id", "expand_modality_expert_id",
            "moe_combine", "cal_aux_loss"]
@@ -52,7 +56,7 @@ def int_bincount(x, low, high, dtype=None, name=None):
                         f"{dtype!r}")
     v = x.numpy().reshape(-1).astype(np.int64)
     v = v[(v >= low) & (v < high)] - low
-    return oar.to_tensor(np.bincount(v, minlength=high - low).astype(out_dtype))
+    return to_tensor(np.bincount(v, minlength=high - low).astype(out_dtype))
 
 
 def build_src_rank_and_local_expert_id(expert_num_global_tensor, expert_num_global,
@@ -88,8 +92,8 @@ def build_src_rank_and_local_expert_id(expert_num_global_tensor, expert_num_glob
     if (counts < 0).any():
         raise ValueError(f"{api}(): argument 'expert_num_global' must not hold negative counts")
     expert = np.repeat(np.arange(len(counts)), counts)
-    return (oar.to_tensor((expert // local).astype(np.int32)),
-            oar.to_tensor((expert % local).astype(np.int32)))
+    return (to_tensor((expert // local).astype(np.int32)),
+            to_tensor((expert % local).astype(np.int32)))
 
 
 def expand_modality_expert_id(expert_id, num_expert_per_modality, group_size, modality_offset,
@@ -126,7 +130,7 @@ def expand_modality_expert_id(expert_id, num_expert_per_modality, group_size, mo
         # C integer division truncates toward zero; keep that for negative ids too.
         rank = np.trunc(e / n).astype(np.int64)
         e = rank * (2 * n) + np.fmod(e, n) + offset * n
-    return oar.to_tensor(e.astype(expert_id.dtype.name))
+    return to_tensor(e.astype(expert_id.dtype.name))
 
 
 def moe_combine(x, combine_weights, scatter_index, name=None):
@@ -159,9 +163,9 @@ def moe_combine(x, combine_weights, scatter_index, name=None):
     idx = scatter_index.numpy().astype(np.int64)
     if idx.size and (idx.min() < 0 or idx.max() >= x.shape[0]):
         raise ValueError(f"{api}(): argument 'scatter_index' must lie in [0, {x.shape[0]})")
-    rows = oar.gather(x, oar.to_tensor(np.ascontiguousarray(idx.T.reshape(-1))))
-    rows = oar.reshape(rows, [seq, k, x.shape[1]])
-    return oar.sum(rows * oar.unsqueeze(combine_weights, -1), axis=1)
+    rows = gather(x, to_tensor(np.ascontiguousarray(idx.T.reshape(-1))))
+    rows = _C.reshape(rows, [seq, k, x.shape[1]])
+    return _C.sum(rows * _C.unsqueeze(combine_weights, -1), axis=1)
 
 
 def cal_aux_loss(gate_prob, dispatch_mask, tokens_mask, dispatch_tokens_mask, num_experts,
@@ -212,18 +216,18 @@ def cal_aux_loss(gate_prob, dispatch_mask, tokens_mask, dispatch_tokens_mask, nu
         tokens_mask = tokens_mask.astype(dt)
     scale = None
     if dispatch_tokens_mask is not None:
-        seqlen = oar.sum(dispatch_tokens_mask.astype(dt))
+        seqlen = _C.sum(dispatch_tokens_mask.astype(dt))
         if tokens_mask is not None and gate_prob.shape[0] != dispatch_tokens_mask.shape[0]:
-            scale = seqlen / oar.clip(oar.sum(tokens_mask), min=clip_min)
+            scale = seqlen / clip(_C.sum(tokens_mask), min=clip_min)
     elif tokens_mask is not None:
-        seqlen = oar.sum(tokens_mask)
+        seqlen = _C.sum(tokens_mask)
     else:
-        seqlen = oar.full([], gate_prob.size / num_experts, dtype=dt)
-    seqlen = oar.clip(seqlen, min=clip_min).detach()
-    counts = dispatch_mask if dispatch_mask.ndim == 1 else oar.sum(dispatch_mask, axis=0)
+        seqlen = full([], gate_prob.size / num_experts, dtype=dt)
+    seqlen = clip(seqlen, min=clip_min).detach()
+    counts = dispatch_mask if dispatch_mask.ndim == 1 else _C.sum(dispatch_mask, axis=0)
     ce = counts.astype(dt).detach() / seqlen
-    me = oar.sum(gate_prob, axis=0) / seqlen
-    loss = oar.sum(me * ce) * num_experts
+    me = _C.sum(gate_prob, axis=0) / seqlen
+    loss = _C.sum(me * ce) * num_experts
     if use_group:
         loss = loss / moe_k
     if scale is not None:

@@ -7,6 +7,7 @@ import numpy as np
 
 from .... import _C
 from . import _common as c
+from ....nn.layer.transformer import _convert_attention_mask
 
 __all__ = ["fused_multi_head_attention"]
 
@@ -71,7 +72,6 @@ def _mask(api, attn_mask, shape, ref):
     if not ok:
         raise ValueError(f"{api}(): 'attn_mask' {list(attn_mask.shape)} must broadcast to "
                          f"[batch_size, num_heads, seq_len, key_len] = {list(shape)}")
-    from ....nn.layer.transformer import _convert_attention_mask
     return _convert_attention_mask(attn_mask, ref.dtype)
 
 

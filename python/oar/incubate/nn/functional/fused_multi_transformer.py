@@ -7,7 +7,7 @@ import numpy as np
 
 from .... import _C
 from ....framework.check import _kind, integer
-from ...._creation import to_tensor, zeros_like
+from ....tensor.creation import to_tensor, zeros_like
 from . import _common as c
 from . import _fmt_args as G
 from . import _fmt_attention as A

@@ -8,7 +8,7 @@ import numbers
 import numpy as np
 
 from .... import _C
-from ...._creation import to_tensor
+from ....tensor.creation import to_tensor
 from . import _common as c
 
 __all__ = ["fused_rotary_position_embedding"]

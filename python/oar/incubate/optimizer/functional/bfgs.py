@@ -3,7 +3,7 @@ and 7.4), with the strong-Wolfe line search of oar.optimizer.LBFGS."""
 from __future__ import annotations
 
 from .... import _C
-from ...._creation import eye, to_tensor
+from ....tensor.creation import eye, to_tensor
 from ....framework.grad_mode import enable_grad, no_grad
 from ....autograd import grad as _grad
 from ....optimizer.lbfgs import _dot, _strong_wolfe

@@ -16,7 +16,7 @@ import numpy as np
 
 from .... import _C
 from ....framework import check as C
-from ...._creation import to_tensor
+from ....tensor.creation import to_tensor
 from ....framework.memory import check_fits
 from ..._base import check_sparse, check_tensor
 

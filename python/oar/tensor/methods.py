@@ -1,165 +1,416 @@
-"""Paddle's Tensor methods and attributes beyond the generated op methods: the functions
-of _math_extra.py and _manip_extra.py as methods; conversion (to, apply, the dtype
-conversions float(), long(), byte(), ..., type_as); random fills in place (normal_,
-uniform_, exponential_, cauchy_, geometric_, log_normal_, random_, bernoulli_, zero_);
-diagonal fills; the memory layout (strides, offset, layout, itemsize, data, set_, resize_,
-reconstruct_from_); new_* creators; gradient(), requires_grad, requires_grad_, grad_, mT,
-item(*index), copy_, set_value, DLPack; and, as Paddle binds them, the top-level functions
-(the aliases and in-place functions of _paddle_aliases.py / _paddle_inplace.py, add_n,
-where, stack, ...) and those of oar.linalg and oar.signal whose first argument is a tensor.
-
-In-place fills write through set_value_with_tensor_, so they bump the inplace version and
-refuse leaves that require grad, as every in-place op does. The in-place functions bound
-as methods are the top-level ones, under the same rules (_paddle_inplace.py).
-"""
+"""The Tensor methods written in Python, and the one place that binds them to Tensor
+(bind_methods; oar.sparse and oar.signal bind theirs through it when imported). The
+methods that are the functions of the other oar.tensor modules are bound here too."""
 from __future__ import annotations
 
 import enum
 import functools
 import math
+import numbers
 import warnings
 from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from . import _C
-from .framework import check as C
-from . import _framework_extra as F
-from . import _manip_extra as M
-from . import _math_extra as X
-from . import _paddle_aliases as A
-from . import _paddle_inplace as P
-from . import linalg, signal
-from .framework.dtype import (bfloat16, bool_, complex64, complex128, convert_dtype, float16,
-                              float32, float64, int8, int16, int32, int64, uint8)
-from ._manipulation import broadcast_tensors
-from ._ops import stack, where
-from .framework.param import _set_value
+from .. import _C
+from ..framework import check as C
+from ..framework.dlpack import _tensor_dlpack, _tensor_dlpack_device
+from ..framework.dtype import (
+    Place,
+    bfloat16,
+    bool_,
+    complex64,
+    complex128,
+    convert_dtype,
+    float16,
+    float32,
+    float64,
+    int8,
+    int16,
+    int32,
+    int64,
+    uint8,
+)
+from ..framework.param import _set_value
+from ..framework.place import _to_place
+from . import (
+    attribute,
+    creation,
+    indexing,
+    inplace,
+    linalg,
+    logic,
+    manipulation,
+    search,
+    stat,
+)
+from . import math as _tmath
+from .attribute import is_complex, is_floating_point, is_integer
+from .conversion import __array__, numpy, tolist
+from .creation import diag
+from .indexing import (
+    __getitem__,
+    __setitem__,
+    index_put,
+    index_put_,
+    put_along_axis,
+    put_along_axis_,
+)
+from .inplace import _write
+from .linalg import (
+    bincount,
+    bmm,
+    cholesky_solve,
+    cond,
+    corrcoef,
+    cov,
+    cross,
+    dot,
+    eigvalsh,
+    histogram,
+    lstsq,
+    lu,
+    lu_unpack,
+    matrix_power,
+    multi_dot,
+    norm,
+    pinv,
+    qr,
+    slogdet,
+    solve,
+    t,
+)
+from .logic import is_tensor
+from .manipulation import (
+    broadcast_tensors,
+    broadcast_to,
+    chunk,
+    expand_as,
+    flatten,
+    masked_fill,
+    masked_fill_,
+    moveaxis,
+    permute,
+    repeat_interleave,
+    rot90,
+    split,
+    stack,
+    tile,
+    unflatten,
+    unfold,
+    unique,
+    unstack,
+)
+from .math import (
+    clip,
+    clip_,
+    cummax,
+    cummin,
+    kron,
+    lerp,
+    lerp_,
+    nan_to_num,
+    nan_to_num_,
+    outer,
+    pow,
+    trace,
+)
+from .random import (
+    bernoulli,
+    bernoulli_,
+    cauchy_,
+    exponential_,
+    geometric_,
+    log_normal_,
+    normal_,
+    random_,
+    uniform_,
+)
+from .search import kthvalue, mode, sort, topk, where
+from .stat import median
+from .to_string import __format__, __repr__
 
 Tensor = _C.Tensor
 
 
-def _write(self, new):
-    """new (same shape) written into self in place, cast to self's dtype."""
-    if new.dtype is not self.dtype:
-        new = _C.cast(new, self.dtype)
-    _C.set_value_with_tensor_(self, new, [], [], [], [])
+def bind_methods(methods: Any, *, keep_existing: Any = False):
+    """Sets the methods (name -> function, property or value) on Tensor: the one place
+    Python code adds to Tensor (oar.sparse and oar.signal bind theirs through it when
+    they are imported). keep_existing leaves a name Tensor already has (a C method)."""
+    for name, fn in methods.items():
+        if keep_existing and hasattr(Tensor, name):
+            continue
+        setattr(Tensor, name, fn)
+
+__all__ = ["bind_methods"]
+
+
+_item = Tensor.item
+
+
+def item(self, *args):
+    """The element as a Python scalar: the only one, or the one at flat index
+    ``item(i)`` or at ``item(i, j, ...)`` (one index per dimension)."""
+    if not args:
+        return _item(self)
+    try:
+        return __array__(self).item(*args)
+    except (IndexError, ValueError, TypeError) as e:
+        raise type(e)(f"Tensor.item(): {e} (the tensor has shape {list(self.shape)})") from None
+
+
+def _numel(self):
+    """The number of elements, as a 0-D int64 tensor (Paddle's Tensor.numel())."""
+    return _C._from_buffer(np.asarray(self.size, dtype=np.int64), int64)
+
+
+def __iter__(self):
+    if self.ndim == 0:
+        raise TypeError("iteration over a 0-D tensor")
+    for i in range(self.shape[0]):
+        yield self[i]
+
+
+def _t(self):
+    return _C.transpose(self, list(range(self.ndim))[::-1])
+
+
+def _pow_method(self, y, name=None):
+    return pow(self, y)
+
+
+def _astype(self, dtype):
+    try:
+        d = convert_dtype(dtype)
+    except TypeError as e:
+        raise TypeError(f"astype(): argument 'dtype': {e}") from None
+    return _C.cast(self, d)
+
+
+def _cpu(self):
     return self
 
 
-def _float_self(api, self):
-    if not self.dtype.is_floating_point:
-        raise TypeError(f"Tensor.{api}(): the tensor must be floating, but it is "
-                        f"{self.dtype.name}")
+_PLACES = {"Place(cpu)": Place("cpu")}
 
 
-# ---- random fills in place ------------------------------------------------------------------
-def _uniform01(self):
-    """Uniform (0, 1) samples of self's shape in float64 (0 excluded, so logs are finite)."""
-    u = _C.uniform(self.shape, float64, 0.0, 1.0, 0)
-    tiny = np.finfo(np.float64).tiny
-    return _C.clip(u, tiny, 1.0)
+_place_name = Tensor.place  # the C getter: "Place(cpu)", "Place(gpu:0)"
 
 
-def _normal(api, self, mean, std):
-    """N(mean, std**2) samples of self's shape in float64."""
-    _float_self(api, self)
-    m = float(C.number(api, "mean", mean))
-    s = float(C.number(api, "std", std))
-    if s < 0:
-        raise ValueError(f"Tensor.{api}(): argument 'std' must be >= 0, but got {s}")
-    return _C.normal(self.shape, m, s, 0, float64)
+def _place(self):
+    name = _place_name.__get__(self)
+    p = _PLACES.get(name)
+    if p is None:
+        kind, _, dev = name[6:-1].partition(":")
+        p = _PLACES[name] = Place(kind, int(dev or 0))
+    return p
 
 
-def normal_(self, mean: float = 0.0, std: float = 1.0, name: str | None = None) -> Tensor:
-    """Fills the tensor with samples of N(mean, std**2), in place."""
-    return _write(self, _normal("normal_", self, mean, std))
+_PATCHES = {
+    "numpy": numpy, "__array__": __array__, "tolist": tolist, "__repr__": __repr__,
+    "__str__": __repr__, "__format__": __format__, "__getitem__": __getitem__,
+    "__setitem__": __setitem__, "__iter__": __iter__, "pow": _pow_method, "astype": _astype,
+    "cpu": _cpu, "T": property(_t), "__array_priority__": 100, "place": property(_place),
+    "item": item, "numel": _numel,
+}
 
 
-def uniform_(self, min: float = 0, max: float = 1.0, seed: int = 0,  # noqa: A002
-             name: str | None = None) -> Tensor:
-    """Fills the tensor with samples of U[min, max), in place (seed 0: the default generator)."""
-    _float_self("uniform_", self)
-    lo = float(C.number("uniform_", "min", min))
-    hi = float(C.number("uniform_", "max", max))
-    if lo > hi:
-        raise ValueError(f"Tensor.uniform_(): 'min' ({lo}) must be <= 'max' ({hi})")
-    return _write(self, _C.uniform(self.shape, float64, lo, hi,
-                                   C.integer("uniform_", "seed", seed)))
+bind_methods(_PATCHES)
 
 
-def exponential_(self, lam: float = 1.0, name: str | None = None) -> Tensor:
-    """Fills the tensor with samples of the exponential distribution of rate lam, in place."""
-    _float_self("exponential_", self)
-    lam = float(C.number("exponential_", "lam", lam))
-    if lam <= 0:
-        raise ValueError(f"Tensor.exponential_(): argument 'lam' must be > 0, but got {lam}")
-    return _write(self, _C.scale(_C.log(_uniform01(self)), -1.0 / lam))
+def _is_complex(self):
+    return is_complex(self)
 
 
-def cauchy_(self, loc: float = 0, scale: float = 1, name: str | None = None) -> Tensor:
-    """Fills the tensor with samples of the Cauchy distribution, in place."""
-    _float_self("cauchy_", self)
-    loc = float(C.number("cauchy_", "loc", loc))
-    sc = float(C.number("cauchy_", "scale", scale))
-    if sc <= 0:
-        raise ValueError(f"Tensor.cauchy_(): argument 'scale' must be > 0, but got {sc}")
-    t = _C.tan(_C.scale(_uniform01(self), math.pi, -math.pi / 2))
-    return _write(self, _C.scale(t, sc, loc))
+def _is_floating_point(self):
+    return is_floating_point(self)
 
 
-def geometric_(self, probs: float | Tensor, name: str | None = None) -> Tensor:
-    """Fills the tensor with samples of the geometric distribution (the number of Bernoulli
-    trials up to the first success, 1, 2, ...), in place. Paddle fills with the continuous
-    log(u) / log(1 - probs) instead; oar's values are the whole numbers of the distribution
-    (that value rounded up)."""
-    _float_self("geometric_", self)
-    p = probs if isinstance(probs, Tensor) else _C.full([], C.number("geometric_", "probs",
-                                                                     probs), float64)
-    p = _C.cast(p, float64)
-    pv = np.asarray(p.numpy())
-    if pv.size and not ((pv > 0) & (pv <= 1)).all():
-        raise ValueError("Tensor.geometric_(): argument 'probs' must be in (0, 1]")
-    k = _C.ceil(_C.divide(_C.log(_uniform01(self)), _C.log1p(_C.neg(p))))
-    return _write(self, _C.clip(k, 1.0, math.inf))
+def _is_integer(self):
+    return is_integer(self)
 
 
-def log_normal_(self, mean: float = 1.0, std: float = 2.0, name: str | None = None) -> Tensor:
-    """Fills the tensor with exp of N(mean, std**2) samples, in place."""
-    return _write(self, _C.exp(_normal("log_normal_", self, mean, std)))
+bind_methods({"is_complex": _is_complex, "is_floating_point": _is_floating_point,
+              "is_integer": _is_integer})
 
 
-def random_(self, from_: int = 0, to: int | None = None, *, generator: Any = None) -> Tensor:
-    """Fills the tensor with integers uniform in [from_, to), in place; to None: up to the
-    dtype's largest integer (2**mantissa bits for floats)."""
-    lo = C.integer("random_", "from_", from_)
-    if to is None:
-        d = self.dtype
-        if d.is_floating_point:
-            digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[d.name]
-            hi = 2 ** digits + 1
-        elif d is bool_:
-            hi = 2
-        else:
-            hi = int(np.iinfo(d.name).max)
-    else:
-        hi = C.integer("random_", "to", to)
-    if hi <= lo:
-        raise ValueError(f"Tensor.random_(): 'to' ({hi}) must be greater than 'from_' ({lo})")
-    dt = int64 if not self.dtype.is_floating_point else self.dtype
-    return _write(self, _C.randint_like(self, lo, hi, dt))
+# --- Tensor methods (Paddle's) -------------------------------------------------------------
+
+def _install_methods():
+    methods = {"flatten": flatten, "unflatten": unflatten, "split": split, "chunk": chunk,
+               "unstack": unstack, "tile": tile, "repeat_interleave": repeat_interleave,
+               "rot90": rot90, "moveaxis": moveaxis, "broadcast_to": broadcast_to,
+               "expand_as": expand_as, "diag": diag, "trace": trace, "bmm": bmm,
+               "outer": outer, "kron": kron, "cross": cross, "dot": dot, "t": t,
+               "unfold": unfold}
+    bind_methods(methods, keep_existing=True)
 
 
-def bernoulli_(self, p: float | Tensor = 0.5, name: str | None = None) -> Tensor:
-    """Fills the tensor with 1 where a uniform [0, 1) sample falls below p (a number or a
-    tensor broadcast to the tensor), else 0, in place: probability p, with p below 0
-    giving 0 and above 1 giving 1 (Paddle's reading; no error)."""
-    u = _C.uniform(self.shape, float64, 0.0, 1.0, 0)
-    if isinstance(p, Tensor):
-        probs = _C.cast(p, float64)
-    else:
-        probs = _C.full([], float(C.number("bernoulli_", "p", p)), float64)
-    return _write(self, _C.less_than(u, probs))
+_install_methods()
+
+
+# Tensor methods: Paddle's signatures with the tensor as self.
+def _put_along_axis_method(self, indices, values, axis, reduce="assign", include_self=True,
+                           broadcast=True, name=None):
+    return put_along_axis(self, indices, values, axis, reduce, include_self, broadcast)
+
+
+def _put_along_axis_method_(self, indices, values, axis, reduce="assign", include_self=True,
+                            broadcast=True, name=None):
+    return put_along_axis_(self, indices, values, axis, reduce, include_self, broadcast)
+
+
+def _index_put_method(self, indices, value, accumulate=False, name=None):
+    return index_put(self, indices, value, accumulate)
+
+
+def _index_put_method_(self, indices, value, accumulate=False, name=None):
+    return index_put_(self, indices, value, accumulate)
+
+
+bind_methods({"put_along_axis": _put_along_axis_method,
+              "put_along_axis_": _put_along_axis_method_,
+              "index_put": _index_put_method, "index_put_": _index_put_method_})
+
+
+# ---- operators ------------------------------------------------------------------------
+def _scalar_kind(v):
+    if isinstance(v, (bool,)) or type(v).__name__ == "bool_":
+        return "bool"
+    if isinstance(v, numbers.Integral):
+        return "int"
+    if isinstance(v, numbers.Real):
+        return "float"
+    return None
+
+
+def _operands(x, other):
+    """(x, other) as tensors, or None when other is neither a Tensor nor a real number.
+    With a Python number, the dtype is Paddle's (as for + - * /): a float tensor keeps
+    its dtype, a float number makes an integer or bool tensor float32, an int number
+    makes a bool tensor int64."""
+    if isinstance(other, Tensor):
+        return x, other
+    kind = _scalar_kind(other)
+    if kind is None:
+        return None
+    dt = x.dtype
+    if not dt.is_floating_point:
+        if kind == "float":
+            dt = float32
+        elif dt is bool_ and kind == "int":
+            dt = int64
+    xc = x if dt is x.dtype else _C.cast(x, dt)
+    return xc, _C.full([], other, dt)
+
+
+def _binary(op, reflected=False):
+    def method(self, other):
+        pair = _operands(self, other)
+        if pair is None:
+            return NotImplemented
+        a, b = pair
+        return op(b, a) if reflected else op(a, b)
+    return method
+
+
+def _inplace(op_, name):
+    def method(self, other):
+        pair = _operands(self, other)
+        if pair is None:
+            return NotImplemented
+        a, b = pair
+        if a is not self:
+            raise TypeError(f"{name}: the result of dtype {a.dtype.name} cannot be written in "
+                            f"place into a tensor of dtype {self.dtype.name}")
+        return op_(self, b)
+    return method
+
+
+def _invert(self):
+    return _C.bitwise_not(self)
+
+
+_OPERATORS = {
+    "__floordiv__": _binary(_C.floor_divide), "__rfloordiv__": _binary(_C.floor_divide, True),
+    "__ifloordiv__": _inplace(_C.floor_divide_, "//="),
+    "__mod__": _binary(_C.remainder), "__rmod__": _binary(_C.remainder, True),
+    "__imod__": _inplace(_C.remainder_, "%="),
+    "__and__": _binary(_C.bitwise_and), "__rand__": _binary(_C.bitwise_and, True),
+    "__iand__": _inplace(_C.bitwise_and_, "&="),
+    "__or__": _binary(_C.bitwise_or), "__ror__": _binary(_C.bitwise_or, True),
+    "__ior__": _inplace(_C.bitwise_or_, "|="),
+    "__xor__": _binary(_C.bitwise_xor), "__rxor__": _binary(_C.bitwise_xor, True),
+    "__ixor__": _inplace(_C.bitwise_xor_, "^="),
+    "__invert__": _invert,
+}
+
+
+# The Tensor methods: the functions with x as self (Tensor methods name it self).
+def _clip_method(self, min=None, max=None, name=None):  # noqa: A002
+    return clip(self, min, max)
+
+
+def _clip__method(self, min=None, max=None, name=None):  # noqa: A002
+    return clip_(self, min, max)
+
+
+def _nan_to_num_method(self, nan=0.0, posinf=None, neginf=None, name=None):
+    return nan_to_num(self, nan, posinf, neginf)
+
+
+def _nan_to_num__method(self, nan=0.0, posinf=None, neginf=None, name=None):
+    return nan_to_num_(self, nan, posinf, neginf)
+
+
+def _lerp_method(self, y, weight, name=None):
+    return lerp(self, y, weight)
+
+
+def _lerp__method(self, y, weight, name=None):
+    return lerp_(self, y, weight)
+
+
+def _masked_fill_method(self, mask, value, name=None):
+    return masked_fill(self, mask, value)
+
+
+def _masked_fill__method(self, mask, value, name=None):
+    return masked_fill_(self, mask, value)
+
+
+_WRAPPER_METHODS: dict[str, Any] = {}
+
+
+for _f in (_clip_method, _clip__method, _nan_to_num_method, _nan_to_num__method, _lerp_method,
+           _lerp__method, _masked_fill_method, _masked_fill__method):
+    _name = _f.__name__[1:-len("_method")]
+    _f.__name__ = _f.__qualname__ = _name
+    _f.__doc__ = getattr(Tensor, _name).__doc__  # the generated method's docstring
+    _WRAPPER_METHODS[_name] = _f
+
+
+bind_methods({**_OPERATORS, **_WRAPPER_METHODS})
+
+
+_STAT_METHODS: dict[str, Any] = {
+    "topk": topk, "sort": sort, "kthvalue": kthvalue, "mode": mode, "median": median,
+    "unique": unique, "bincount": bincount, "histogram": histogram, "cummax": cummax,
+    "cummin": cummin, "norm": norm, "bernoulli": bernoulli,
+}
+
+
+bind_methods(_STAT_METHODS)
+
+
+# Paddle's Tensor methods for these (Tensor.inverse and Tensor.cholesky are the ops').
+_LINALG_METHODS: dict[str, Any] = {
+    "slogdet": slogdet, "qr": qr, "pinv": pinv, "lstsq": lstsq, "matrix_power": matrix_power,
+    "cov": cov, "corrcoef": corrcoef, "cholesky_solve": cholesky_solve, "lu": lu,
+    "lu_unpack": lu_unpack, "multi_dot": multi_dot, "cond": cond, "solve": solve,
+    "eigvalsh": eigvalsh,
+}
+bind_methods(_LINALG_METHODS)
 
 
 def zero_(self) -> Tensor:
@@ -208,13 +459,13 @@ def fill_diagonal_(self, value: float, offset: int = 0, wrap: bool = False,
 def fill_diagonal_tensor(self, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1,
                          name: str | None = None) -> Tensor:
     """The tensor with its diagonal (offset, dim1, dim2) replaced by y."""
-    return M.diagonal_scatter(self, y, offset, dim1, dim2)
+    return indexing.diagonal_scatter(self, y, offset, dim1, dim2)
 
 
 def fill_diagonal_tensor_(self, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1,
                           name: str | None = None) -> Tensor:
     """fill_diagonal_tensor, in place."""
-    return _write(self, M.diagonal_scatter(self, y, offset, dim1, dim2))
+    return _write(self, indexing.diagonal_scatter(self, y, offset, dim1, dim2))
 
 
 # ---- conversion -----------------------------------------------------------------------------
@@ -225,7 +476,6 @@ def to(self, *args: Any, **kwargs: Any) -> Tensor:
     """The tensor converted: to(dtype), to(device, dtype=None), to(other) (other's dtype);
     blocking is accepted. The device must be the CPU. The tensor itself is returned when
     nothing changes, else a converted copy (differentiable)."""
-    from .device import _to_place
     device = kwargs.pop("device", None)
     dtype = kwargs.pop("dtype", None)
     for k in _BLOCKING + ("copy",):
@@ -336,12 +586,12 @@ def set_(self, source: Tensor | None = None, shape: Sequence[int] | None = None,
     if source.dtype is not self.dtype:
         raise TypeError(f"Tensor.set_(): the source's dtype {source.dtype.name} differs from "
                         f"the tensor's {self.dtype.name}")
-    sizes = source.shape if shape is None else M._ints("set_", "shape", shape)
+    sizes = source.shape if shape is None else manipulation._ints("set_", "shape", shape)
     if stride is None:
         strides = get_strides(source) if shape is None else \
             [math.prod(sizes[i + 1:]) for i in range(len(sizes))]
     else:
-        strides = M._ints("set_", "stride", stride)
+        strides = manipulation._ints("set_", "stride", stride)
     off = C.integer("set_", "offset", offset)
     item = source.element_size()
     if off < 0 or off % item:
@@ -356,7 +606,7 @@ def resize_(self, shape: Sequence[int], fill_zero: bool = False,
             name: str | None = None) -> Tensor:
     """The tensor given a new shape in place, keeping its leading elements (row-major); new
     elements are zeros (with or without fill_zero)."""
-    sizes = M._ints("resize_", "shape", shape)
+    sizes = manipulation._ints("resize_", "shape", shape)
     if any(s < 0 for s in sizes):
         raise ValueError(f"Tensor.resize_(): argument 'shape' {sizes} has a negative size")
     n = math.prod(sizes)
@@ -418,12 +668,11 @@ class VarType(enum.Enum):
 def _size(api, size):
     if len(size) == 1 and isinstance(size[0], (list, tuple, Tensor)):
         size = size[0]
-    return M._ints(api, "size", list(size) if not isinstance(size, Tensor) else size)
+    return manipulation._ints(api, "size", list(size) if not isinstance(size, Tensor) else size)
 
 
 def _new(self, api, size, value, dtype, device, requires_grad):
     if device is not None:
-        from .device import _to_place
         _to_place(device, f"Tensor.{api}")
     d = self.dtype if dtype is None else convert_dtype(dtype)
     out = _C.full(size, value, d)
@@ -484,7 +733,6 @@ def _set_requires_grad(self, value: bool) -> None:
 def repeat(self, *repeats: Any) -> Tensor:
     """The tensor repeated repeats[i] times along dimension i (PyTorch's repeat: oar.tile);
     repeats as one list or as several ints."""
-    from ._manipulation import tile
     if len(repeats) == 1 and isinstance(repeats[0], (list, tuple, Tensor)):
         reps = repeats[0]
     else:
@@ -494,8 +742,7 @@ def repeat(self, *repeats: Any) -> Tensor:
 
 def split_with_sizes(self, split_sizes: list[int], dim: int = 0) -> list[Tensor]:
     """The tensor split along dim into parts of the given sizes (summing to its length)."""
-    from ._ops import split
-    sizes = M._ints("split_with_sizes", "split_sizes", split_sizes)
+    sizes = manipulation._ints("split_with_sizes", "split_sizes", split_sizes)
     if self.ndim == 0:
         raise ValueError("Tensor.split_with_sizes(): a 0-D tensor cannot be split")
     a = C.axis("split_with_sizes", "dim", dim, self.ndim)
@@ -511,11 +758,11 @@ def is_dist(self) -> bool:
 
 
 def _mT(self) -> Tensor:  # noqa: N802 - Paddle's name
-    return M.matrix_transpose(self)
+    return manipulation.matrix_transpose(self)
 
 
 # ---- Paddle's dtype conversions -------------------------------------------------------------
-def _astype(self, d):
+def _astype_to(self, d):
     """self cast to d (differentiable), or self itself when it has that dtype already, as
     Paddle's astype answers."""
     return self if self.dtype is d else _C.cast(self, d)
@@ -523,7 +770,7 @@ def _astype(self, d):
 
 def _conversion(method, d):
     def convert(self):
-        return _astype(self, d)
+        return _astype_to(self, d)
     convert.__name__ = method
     convert.__qualname__ = f"Tensor.{method}"
     convert.__doc__ = (f"The tensor cast to {d.name}, or the tensor itself when it is "
@@ -560,7 +807,7 @@ def byte(self) -> Tensor:
 def type_as(self, other: Tensor) -> Tensor:
     """The tensor cast to other's dtype, or the tensor itself when the dtypes agree."""
     C.tensor("type_as", "other", other)
-    return _astype(self, other.dtype)
+    return _astype_to(self, other.dtype)
 
 
 # ---- autograd, copies and devices -----------------------------------------------------------
@@ -598,7 +845,7 @@ def copy_(self, other: Tensor, blocking: bool = True, non_blocking: bool = False
     if other.dtype is not self.dtype:
         raise TypeError(f"Tensor.copy_(): the tensor has dtype {self.dtype.name} and 'other' "
                         f"{other.dtype.name}; a copy needs equal dtypes (cast one first)")
-    return P._in_place("copy_", self, _copied, other, copy_input=False)
+    return inplace._in_place("copy_", self, _copied, other, copy_input=False)
 
 
 def set_value(self, value: Any) -> None:
@@ -647,45 +894,46 @@ def _as_method(fn):
 
 
 # ---- installation ---------------------------------------------------------------------------
-# The functions of _math_extra / _manip_extra that Paddle also has as Tensor methods, with
-# the tensor as self.
-_FUNCTION_METHODS = (
-    "copysign", "logit", "ldexp", "frexp", "deg2rad", "rad2deg", "frac", "sgn", "stanh",
-    "isposinf", "isneginf", "isreal", "gammaln", "multigammaln", "polar", "logcumsumexp",
-    "negative", "mul", "mm", "mv", "inner", "addmm", "baddbmm", "tensordot", "cdist", "dist",
-    "renorm", "trapezoid", "cumulative_trapezoid", "diff", "vander", "increment", "nanmean",
-    "nansum", "quantile", "nanquantile", "nanmedian", "rank", "reduce_as", "is_empty", "gt",
-    "ge", "lt", "le", "eq", "ne", "greater", "less", "floor_mod", "mod", "fmax", "fmin",
-    "bitwise_invert", "bucketize", "isin", "histogram_bin_edges", "histogramdd",
-    "tensor_split", "hsplit", "vsplit", "dsplit", "atleast_1d", "atleast_2d", "atleast_3d",
-    "combinations", "diagflat", "narrow", "ravel", "matrix_transpose", "unbind", "msort",
-    "take", "index_fill", "index_sample", "masked_scatter", "select_scatter", "slice_scatter",
-    "diagonal_scatter", "scatter_add", "scatter_reduce", "shard_index", "unique_consecutive",
-    "view", "view_as", "argwhere", "add_n", "broadcast_shape", "broadcast_shapes",
-    "block_diag", "multiplex",
-)
-
-# Paddle binds these functions as Tensor methods too; the first argument is the tensor,
-# whatever it means to the function (where's condition, stack's list of tensors: a tensor
-# there raises, in Paddle as here; add_n's and block_diag's inputs).
-_BOUND_FUNCTIONS = {
-    A: ("clamp", "div", "sub", "true_divide", "swapaxes", "swapdims", "take_along_dim",
+# The functions Paddle also has as Tensor methods, with the tensor as self: the first argument
+# is the tensor, whatever it means to the function (where's condition, stack's list of
+# tensors: a tensor there raises, in Paddle as here; add_n's and block_diag's inputs).
+_FUNCTION_METHODS = {
+    _tmath: ("copysign", "logit", "ldexp", "frexp", "deg2rad", "rad2deg", "frac", "sgn",
+        "stanh", "isposinf", "isneginf", "isreal", "gammaln", "multigammaln",
+        "logcumsumexp", "negative", "mul", "mm", "inner", "addmm", "baddbmm", "renorm",
+        "trapezoid", "cumulative_trapezoid", "diff", "vander", "increment", "nanmean",
+        "nansum", "reduce_as", "floor_mod", "mod", "fmax", "fmin", "combinations",
+        "add_n", "clamp", "div", "sub", "true_divide"),
+    creation: ("polar", "diagflat"),
+    linalg: ("mv", "tensordot", "cdist", "dist", "histogram_bin_edges", "histogramdd",
+        "cholesky_inverse", "eig", "eigvals", "householder_product", "ormqr",
+        "pca_lowrank", "svd_lowrank"),
+    stat: ("quantile", "nanquantile", "nanmedian"),
+    attribute: ("rank",),
+    logic: ("is_empty", "gt", "ge", "lt", "le", "eq", "ne", "greater", "less",
+        "bitwise_invert", "isin"),
+    search: ("bucketize", "msort", "index_sample", "argwhere"),
+    manipulation: ("tensor_split", "hsplit", "vsplit", "dsplit", "atleast_1d",
+        "atleast_2d", "atleast_3d", "narrow", "ravel", "matrix_transpose", "unbind",
+        "shard_index", "unique_consecutive", "view", "view_as", "broadcast_shape",
+        "broadcast_shapes", "block_diag", "multiplex", "swapaxes", "swapdims",
         "reverse", "view_as_complex", "view_as_real"),
-    P: ("abs_", "cos_", "sin_", "log_", "neg_", "pow_", "digamma_", "lgamma_", "gammaln_",
-        "i0_", "logit_", "frac_", "sinc_", "polygamma_", "multigammaln_", "floor_", "equal_",
-        "not_equal_", "greater_equal_", "greater_than_", "less_", "less_equal_", "less_than_",
-        "logical_and_", "logical_or_", "logical_not_", "logical_xor_", "floor_mod_", "mod_",
-        "gcd_", "lcm_", "hypot_", "ldexp_", "copysign_", "gammainc_", "gammaincc_",
-        "bitwise_invert_", "bitwise_left_shift_", "bitwise_right_shift_", "where_", "div_",
-        "sub_", "cumsum_", "cumprod_", "tril_", "triu_", "renorm_", "index_fill_",
+    indexing: ("take", "index_fill", "masked_scatter", "select_scatter",
+        "slice_scatter", "diagonal_scatter", "scatter_add", "scatter_reduce",
+        "take_along_dim"),
+    inplace: ("abs_", "cos_", "sin_", "log_", "neg_", "pow_", "digamma_", "lgamma_",
+        "gammaln_", "i0_", "logit_", "frac_", "sinc_", "polygamma_", "multigammaln_",
+        "floor_", "equal_", "not_equal_", "greater_equal_", "greater_than_", "less_",
+        "less_equal_", "less_than_", "logical_and_", "logical_or_", "logical_not_",
+        "logical_xor_", "floor_mod_", "mod_", "gcd_", "lcm_", "hypot_", "ldexp_",
+        "copysign_", "gammainc_", "gammaincc_", "bitwise_invert_",
+        "bitwise_left_shift_", "bitwise_right_shift_", "where_", "div_", "sub_",
+        "cumsum_", "cumprod_", "tril_", "triu_", "renorm_", "index_fill_",
         "masked_scatter_", "scatter_add_", "addmm_", "baddbmm_", "cast_", "flatten_",
         "reshape_", "squeeze_", "unsqueeze_", "transpose_", "t_", "mul_", "clamp_"),
-    linalg: ("cholesky_inverse", "eig", "eigvals", "householder_product", "ormqr",
-             "pca_lowrank", "svd_lowrank"),
-    signal: ("stft", "istft"),
 }
 
-_METHODS = {
+_METHODS: dict[str, Any] = {
     "normal_": normal_, "uniform_": uniform_, "exponential_": exponential_,
     "cauchy_": cauchy_, "geometric_": geometric_, "log_normal_": log_normal_,
     "random_": random_, "bernoulli_": bernoulli_, "zero_": zero_,
@@ -695,9 +943,9 @@ _METHODS = {
     "reconstruct_from_": reconstruct_from_, "get_tensor": get_tensor, "new_empty": new_empty,
     "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full, "gradient": gradient,
     "repeat": repeat, "split_with_sizes": split_with_sizes,
-    "is_dist": is_dist, "permute": M.permute,
-    "_is_shared_buffer_with": _is_shared_buffer_with, "__dlpack__": F._tensor_dlpack,
-    "__dlpack_device__": F._tensor_dlpack_device,
+    "is_dist": is_dist, "permute": permute,
+    "_is_shared_buffer_with": _is_shared_buffer_with, "__dlpack__": _tensor_dlpack,
+    "__dlpack_device__": _tensor_dlpack_device,
     "strides": property(get_strides, doc="The strides in elements, one per dimension."),
     "offset": property(_offset, doc="The offset of the first element in its memory block, in "
                                     "bytes."),
@@ -712,22 +960,24 @@ _METHODS = {
     "device": property(lambda self: "cpu", doc="The device the tensor lives on: 'cpu'."),
 }
 
+
 _METHODS.update({
     "byte": byte, "uint8": byte, "type_as": type_as, "requires_grad_": requires_grad_,
     "copy_": copy_, "set_value": set_value, "ndimension": ndimension,
     "get_device": get_device, "value": value, "pin_memory": pin_memory, "cuda": cuda,
-    "is_tensor": F.is_tensor, "where": where, "stack": stack,
+    "is_tensor": is_tensor, "where": where, "stack": stack,
     "broadcast_tensors": broadcast_tensors, "atan2": _as_method(_C.atan2),
     "concat": _as_method(_C.concat), "multinomial": _as_method(_C.multinomial),
     "scatter_nd": _as_method(_C.scatter_nd),
     "is_cuda": property(lambda self: False, doc="False: oar tensors live on the CPU."),
     "grad_": property(_get_grad, _set_grad, doc="The gradient (grad, by Paddle's other name)."),
 })
+
+
 _METHODS.update({_k: _conversion(_k, _d) for _k, _d in _CONVERSIONS.items()})
-for _name in _FUNCTION_METHODS:
-    _METHODS.setdefault(_name, getattr(X, _name, None) or getattr(M, _name))
-for _module, _names in _BOUND_FUNCTIONS.items():
+
+
+for _module, _names in _FUNCTION_METHODS.items():
     for _name in _names:
         _METHODS.setdefault(_name, getattr(_module, _name))
-for _k, _v in _METHODS.items():
-    setattr(Tensor, _k, _v)
+bind_methods(_METHODS)

@@ -1,45 +1,47 @@
-"""Paddle 3.3's top-level in-place functions (abs_, equal_, cumsum_, reshape_, cast_,
-normal_, ...; docs/paddle_api_extra.md).
-
-An in-place function computes the out-of-place result and makes x hold it, under the
-rules of oar's in-place ops: x's inplace_version is bumped, a leaf that requires grad is
-refused while grad mode is on, and x's gradient flows through the new value to whatever x
-was computed from. As in Paddle, x takes the result's dtype and shape where they differ
-(equal_ leaves a bool x, cumsum_ without an axis a 1-D one, cast_ the new dtype); x then
-holds new memory, except for the views (reshape_, squeeze_, transpose_, ...), after which
-x keeps its memory. Where oar has the in-place op itself (subtract_, divide_, remainder_,
-bitwise_not_, scale_, put_along_axis_, the Tensor's random fills), that op is used.
-
-floor_, mul_ and clamp_ are here too, outside __all__: Paddle has them as Tensor methods
-only (python/oar/_tensor_extra.py installs them), not as paddle.floor_, ... Its mul_ and
-clamp_ are its multiply_ and clip_; oar's multiply_ and clip_ ops save x for their backward
-and then overwrite it (so they refuse backward through a non-leaf x), and multiply_ keeps
-x's dtype where Paddle's promotes it, so these two take the general path.
-"""
+"""Paddle's in-place functions (x_: abs_, div_, where_, ...), each the out-of-place function
+written back into x, refused on a leaf that requires a gradient (as Paddle does)."""
 from __future__ import annotations
 
-import builtins
 import math
 import numbers
 from typing import Any, Sequence
 
 import numpy as np
 
-from . import _C
-from .framework import check as C
-from .framework.dtype import bfloat16, bool_, convert_dtype, float16, float32, float64, int32, int64
-from ._framework_extra import get_default_dtype
-from .framework.grad_mode import no_grad
-from ._indexing import put_along_axis_
-from ._manip_extra import index_fill, masked_scatter
-from ._math_extra import (addmm, baddbmm, broadcast_shape, copysign, frac, ldexp, logit,
-                          multigammaln, renorm)
-from ._math_logic import _bound
-from ._ops import flatten, pow as _pow, where
-from ._paddle_aliases import _aliases, _rounding, _scaled
+from .. import _C
+from ..framework import check as C
+from ..framework.check import _aliases
+from ..framework.dtype import (
+    bfloat16,
+    bool_,
+    convert_dtype,
+    float16,
+    float32,
+    float64,
+    get_default_dtype,
+    int32,
+    int64,
+)
+from ..framework.grad_mode import no_grad
+from .indexing import index_fill, masked_scatter, put_along_axis_
+from .manipulation import broadcast_shape, flatten
+from .math import (
+    _bound,
+    _rounding,
+    _scaled,
+    addmm,
+    baddbmm,
+    copysign,
+    frac,
+    ldexp,
+    logit,
+    multigammaln,
+    renorm,
+)
+from .math import pow as _pow
+from .search import where
 
 Tensor = _C.Tensor
-_float = builtins.float  # the builtin, spelled apart from Paddle's dtype alias oar.float
 
 __all__ = [
     # elementwise
@@ -158,17 +160,17 @@ def sub_(x: Tensor, y: Tensor, name: str | None = None, *, alpha: float = 1) -> 
 
 
 # ---- in place: elementwise ------------------------------------------------------------------
-def abs_(x, name=None):
+def abs_(x: Tensor, name: str | None = None):
     """abs, in place."""
     return _in_place("abs_", x, _C.abs)
 
 
-def cos_(x, name=None):
+def cos_(x: Tensor, name: str | None = None):
     """cos, in place."""
     return _in_place("cos_", x, _C.cos)
 
 
-def sin_(x, name=None):
+def sin_(x: Tensor, name: str | None = None):
     """sin, in place."""
     return _in_place("sin_", x, _C.sin)
 
@@ -192,7 +194,7 @@ def pow_(x: Tensor, y: float | Tensor, name: str | None = None) -> Tensor:
     return _in_place("pow_", x, _pow, y)
 
 
-def erf_(x, name=None):
+def erf_(x: Tensor, name: str | None = None):
     """The error function, in place."""
     return _in_place("erf_", x, _C.erf)
 
@@ -628,12 +630,12 @@ def unsqueeze_(x: Tensor, axis: int | Sequence[int] | Tensor,
     return _in_place("unsqueeze_", x, lambda t: _C.unsqueeze(t, axes), copy_input=False)
 
 
-def transpose_(x, perm, name=None):
+def transpose_(x: Tensor, perm: Any, name: str | None = None):
     """transpose in place: x's axes permuted by perm (x keeps its memory)."""
     return _in_place("transpose_", x, lambda t: _C.transpose(t, perm), copy_input=False)
 
 
-def t_(input, name=None):  # noqa: A002
+def t_(input: Tensor, name: str | None = None):  # noqa: A002
     """The transpose of a 2-D tensor, in place; a 0-D or 1-D tensor is returned as is."""
     C.tensor("t_", "input", input)
     if input.ndim > 2:
@@ -677,3 +679,11 @@ def log_normal_(x: Tensor, mean: float = 1.0, std: float = 2.0,
                 name: str | None = None) -> Tensor:
     """x filled with exp of N(mean, std**2) samples, in place."""
     return _fill("log_normal_", x).log_normal_(mean, std)
+
+
+def _write(self, new):
+    """new (same shape) written into self in place, cast to self's dtype."""
+    if new.dtype is not self.dtype:
+        new = _C.cast(new, self.dtype)
+    _C.set_value_with_tensor_(self, new, [], [], [], [])
+    return self

@@ -1,8 +1,8 @@
 """Fake quantization with a straight-through gradient, for every quanter and layer."""
 from __future__ import annotations
 
-from .. import _C
-from ..framework.grad_mode import is_grad_enabled, no_grad
+from ... import _C
+from ...framework.grad_mode import is_grad_enabled, no_grad
 
 Tensor = _C.Tensor
 

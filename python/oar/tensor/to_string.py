@@ -1,4 +1,5 @@
-"""How a Tensor prints: Paddle's layout, and oar.set_printoptions (Paddle's names).
+"""How a Tensor prints: Paddle's layout (the options are oar.framework.printing's,
+oar.set_printoptions).
 
 The text is Paddle's, so a Paddle program prints the same lines on oar:
 
@@ -18,76 +19,38 @@ Rules (they are Paddle's, including its quirks; docs/printing.md):
   those, with `...` in between;
 - a row wraps to lines of at most `linewidth` characters counting the indent.
 """
+from __future__ import annotations
+
 import math
-import threading
-from typing import NamedTuple
+from typing import Any
 
 import numpy as np
 
+from .. import _C
+from ..framework.printing import _options
+from ..framework.typing import PlaceLike
+from .conversion import _values
 
-class _Options(NamedTuple):
-    precision: int = 8
-    threshold: int = 1000
-    edgeitems: int = 3
-    sci_mode: bool = False
-    linewidth: int = 80
-
-
-# The options are process-wide (as Paddle's); set_printoptions swaps in a new immutable
-# tuple under the lock, and a printout reads one snapshot.
-_lock = threading.Lock()
-_current = [_Options()]
+__all__ = ["format_data", "format_empty", "tensor_string"]
 
 
-def _options():
-    return _current[0]
+def __repr__(self):
+    if not self._is_initialized():
+        return "Tensor(Not initialized)"
+    if self.is_sparse():
+        return sparse_repr(self)
+    if 0 in self.shape:
+        a = None
+    else:
+        a = _values(self)
+    return tensor_string(self.shape, self.dtype.name, self.place, self.stop_gradient, a)
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=None,
-                     linewidth=None):
-    """Sets how tensors print, for the whole process.
-
-    Args:
-        precision (int|None, optional): Decimals of a floating-point element. Default: 8.
-        threshold (int|None, optional): A tensor with more elements than this prints only
-            the first and last ``edgeitems`` of each dimension. Default: 1000.
-        edgeitems (int|None, optional): Elements kept at each end of a dimension when a
-            tensor is summarised. Default: 3.
-        sci_mode (bool|None, optional): Print floats in scientific notation. Default: False.
-        linewidth (int|None, optional): Characters per line before a row wraps. Default: 80.
-
-    An argument left None keeps its current value.
-
-    Returns:
-        None.
-
-    Examples:
-        >>> import oar
-        >>> oar.set_printoptions(precision=2, sci_mode=True)
-        >>> print(oar.to_tensor([1.5, 0.001]))
-        Tensor(shape=[2], dtype=float32, place=Place(cpu), stop_gradient=True,
-               [1.50e+00, 1.00e-03])
-        >>> oar.set_printoptions(precision=8, sci_mode=False)
-    """
-    changes = {}
-    for name, value, least in (("precision", precision, 0), ("threshold", threshold, 0),
-                               ("edgeitems", edgeitems, 0), ("linewidth", linewidth, 1)):
-        if value is None:
-            continue
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"set_printoptions(): argument '{name}' must be an int, "
-                            f"got {type(value).__name__}")
-        if value < least:
-            raise ValueError(f"set_printoptions(): argument '{name}' must be >= {least}, "
-                             f"got {value}")
-        changes[name] = int(value)
-    if sci_mode is not None:
-        if not isinstance(sci_mode, (bool, np.bool_)):
-            raise TypeError(f"set_printoptions(): argument 'sci_mode' must be a bool, "
-                            f"got {type(sci_mode).__name__}")
-        changes["sci_mode"] = bool(sci_mode)
-    with _lock:
-        _current[0] = _current[0]._replace(**changes)
+def __format__(self, spec):
+    # A 0-D tensor formats as its value ("{}".format(loss) gives 0.25), as in Paddle.
+    if self.ndim == 0:
+        return format(self.item(), spec)
+    return object.__format__(self, spec) if spec else repr(self)
 
 
 # ---- elements ------------------------------------------------------------------------
@@ -177,12 +140,12 @@ class _Layout:
         return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
 
 
-def format_data(a, indent):
+def format_data(a: Any, indent: Any):
     """The bracketed data of array `a` as Paddle prints it after an indent of `indent`."""
     return _Layout(a, _options()).block(a, indent)
 
 
-def format_empty(shape, indent):
+def format_empty(shape: Any, indent: Any):
     """The brackets of an empty tensor of `shape`, from the shape alone: numpy cannot hold
     every empty shape (it refuses (2**31, 2**31, 0) of float16 as too big), and the rows before
     the 0 are summarised like elements, so [2**40, 0] does not print 2**40 lines."""
@@ -206,9 +169,32 @@ def format_empty(shape, indent):
     return block(list(shape), indent)
 
 
-def tensor_string(shape, dtype_name, place, stop_gradient, a, prefix="Tensor"):
+def tensor_string(shape: Any, dtype_name: Any, place: PlaceLike | None,
+                  stop_gradient: bool, a: Any, prefix: Any = "Tensor"):
     """`a` is the data as a numpy array, or None for an empty tensor (printed from `shape`)."""
     indent = len(prefix) + 1
     data = format_empty(shape, indent) if a is None else format_data(a, indent)
     return (f"{prefix}(shape={list(shape)}, dtype={dtype_name}, place={place}, "
             f"stop_gradient={stop_gradient},\n{' ' * indent}{data})")
+
+
+def sparse_repr(t):
+    """Paddle's layout: the header line, then indices and values (COO) or crows,
+    cols and values (CSR)."""
+    pad = " " * 7
+    if t.is_sparse_coo():
+        parts = [("indices", _C.sparse_indices(t))]
+    else:
+        parts = [("crows", _C.sparse_crows(t)), ("cols", _C.sparse_cols(t))]
+    parts.append(("values", _C.sparse_values(t)))
+    lines = [f"Tensor(shape={t.shape}, dtype={t.dtype}, place={t.place}, "
+             f"stop_gradient={t.stop_gradient},"]
+    for i, (name, part) in enumerate(parts):
+        a = np.asarray(part.detach())
+        if t.dtype.name == "bfloat16" and name == "values":
+            a = np.asarray(a.astype(np.uint32) << 16).view(np.float32)
+        # the dense printout's element format (Paddle prints both alike)
+        text = format_data(a, len(pad) + len(name) + 1)
+        end = ")" if i == len(parts) - 1 else ","
+        lines.append(f"{pad}{name}={text}{end}")
+    return "\n".join(lines)

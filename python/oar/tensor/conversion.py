@@ -1,0 +1,55 @@
+"""Tensor to numpy and Python: Tensor.numpy(), __array__ and tolist()."""
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from ..framework.dtype import bfloat16
+from ..framework.memory import check_objects
+
+__all__ = ["numpy", "tolist"]
+
+
+# ---- numpy --------------------------------------------------------------------------
+def numpy(self: Any):
+    """The data as a numpy array sharing this tensor's memory (no copy); the
+    array keeps the memory alive. bfloat16 comes back as raw uint16 and the float8
+    dtypes as raw int8, as Paddle.
+    A tensor that requires grad gives a read-only view."""
+    return np.asarray(self._buffer())
+
+
+def _values(self):
+    """The data as a numpy array of its values: bfloat16 and float8 (whose numpy arrays
+    hold raw bits) as float32."""
+    if self.dtype.name.startswith("float8"):
+        return numpy(self.astype("float32"))
+    a = numpy(self)
+    return _bf16_to_f32(a) if self.dtype is bfloat16 else a
+
+
+def __array__(self, dtype=None, copy=None):
+    a = _values(self)
+    if dtype is not None:
+        a = a.astype(dtype, copy=False)
+    return a.copy() if copy else a
+
+
+def _bf16_to_f32(a):
+    # np.asarray: a shift of a 0-d array gives a numpy scalar, whose view() is not an
+    # array (and __array__ must return one).
+    return np.asarray(a.astype(np.uint32) << 16).view(np.float32)
+
+
+def tolist(self: Any):
+    shape = list(self.shape)
+    if 0 in shape:  # nested [] up to the first 0, as torch: numpy cannot hold [0, 2**62]
+        # one list per index before the first 0: [2**62, 0] would build 2**62 of them
+        check_objects("tolist", "lists", math.prod(shape[:shape.index(0)]))
+
+        def empty(dims):
+            return [] if not dims or dims[0] == 0 else [empty(dims[1:]) for _ in range(dims[0])]
+        return empty(shape)
+    return _values(self).tolist()
