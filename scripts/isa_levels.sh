@@ -12,8 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 PY=${PYTHON:-python3}
-FILES=(test_bf16_kernels.py test_activation.py test_nn_conv_pool.py test_kernel_paths.py
-       test_amp_training.py test_device_api.py)
+FILES=(test_bf16_kernels.py test_nn_functional_activation.py test_nn_functional_conv_pool.py
+       test_kernel_paths.py test_amp_training.py test_device.py)
 if [ -z "${ISA_LEVELS:-}" ]; then
   # The levels below what this CPU has (none off x86-64, where dispatch has one).
   ISA_LEVELS=$(cd /tmp && env -u OAR_MAX_CPU_ISA "$PY" -c '
