@@ -22,8 +22,15 @@ levels = ["sse2", "avx2", "avx512", "avx512_bf16"]
 detected = oar.device.cpu_isa().detected
 print(" ".join(levels[:levels.index(detected)] if detected in levels else []))')
 fi
+# One shard per core at once (scripts/shards.sh): the files are mostly single-threaded.
+source scripts/shards.sh
+level_shard() {
+  (cd /tmp && OAR_MAX_CPU_ISA=$level OAR_TEST_SHARD="$SHARD/$SHARDS" "$PY" -m pytest -q \
+     -p no:cacheprovider "${FILES[@]/#/$ROOT/tests/python/}")
+}
+status=0
 for level in $ISA_LEVELS; do
   echo "== Python kernel suites under OAR_MAX_CPU_ISA=$level =="
-  (cd /tmp && OAR_MAX_CPU_ISA=$level "$PY" -m pytest -q -p no:cacheprovider \
-     "${FILES[@]/#/$ROOT/tests/python/}")
+  run_shards "isa-$level" level_shard || status=1
 done
+exit $status
