@@ -6,12 +6,38 @@
 # Sanitizer builds allocate through malloc instead of mimalloc (OAR_SYSTEM_MALLOC),
 # so ASan sees every tensor buffer and grad node.
 #   bash scripts/asan.sh          # both;  ASAN_PART=cpp or ASAN_PART=python: one
-# PYTEST_ARGS overrides which Python tests run (default: all of tests/python but
-# the two RSS-growth checks of test_leaks.py: ASan's quarantine holds freed
-# blocks, so RSS grows by design; the allocator-statistics checks still run).
+#   ASAN_PYTHON=all bash scripts/asan.sh   # the whole Python suite (see below)
+# The C++ run is the whole of oar_tests, the op registry's every case included.
+# The Python run (ASAN_PYTHON=bindings, the default, as in CI) takes the files
+# that drive the extension's own code: the bindings (Tensor methods, operators,
+# indexing, argument parsing, typed errors, dtypes), the engine from Python
+# (hooks, PyLayer, grad nodes, saved tensors, leaks), the C++ that only Python
+# reaches (checkpoint files, DataLoader workers, the profiler, autocast state),
+# the fuzzer's smoke run and regressions and the bounds checks. It leaves out the
+# files that compose ops in Python (nn, vision, audio, datasets, optimizers...):
+# under ASan those run kernels the C++ run already covers, through binding code
+# these files cover. ASAN_PYTHON=all runs all of tests/python instead (about four
+# times as long; run it by hand after a change to the bindings or the allocator).
+# Both leave out the two RSS-growth checks of test_leaks.py: ASan's quarantine
+# holds freed blocks, so RSS grows by design; the allocator-statistics checks
+# still run. PYTEST_ARGS overrides the choice (pytest's arguments).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
+# The Python files of ASAN_PYTHON=bindings (tests/python/).
+ASAN_PYTHON_FILES=(
+  # the Tensor's bindings: creation, methods, operators, indexing, dtypes, printing
+  test_creation.py test_tensor.py test_tensor_methods.py test_indexing_scatter.py
+  test_dtypes.py test_dtype_promotion.py test_complex.py test_printing.py
+  # argument parsing and typed errors of the bindings and the Python layer
+  test_errors.py test_python_arg_checks.py test_python_bounds_ops.py test_python_bounds_nn.py
+  # the engine from Python: hooks, PyLayer, grad nodes, saved tensors, lifetimes
+  test_autograd_py.py test_pylayer_context.py test_graph_access.py test_leaks.py
+  # C++ that only Python reaches: checkpoint files, DataLoader workers, profiler, autocast
+  test_checkpoint.py test_io.py test_profiler.py test_amp_auto_cast.py
+  # the fuzzer's smoke run and the regressions of its and the sanitizers' findings
+  test_fuzz_smoke.py test_fuzz_regressions_py.py test_fuzz_regressions_ops.py test_reliability.py
+)
 BUILD=${ASAN_BUILD_DIR:-build-asan}
 PART=${ASAN_PART:-all}
 PY=$(command -v "${PYTHON:-python3}")
@@ -31,29 +57,12 @@ cmake --build "$BUILD" --target "${targets[@]}" -j "$(nproc)"
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
 # Each suite runs as one shard per core at once (a sanitized test process keeps
 # about one core busy; one process each took 8.5 and 11 of a 33-minute CI run on
-# two cores). Every shard logs to its own file, printed when all have ended; the
-# run fails if any shard failed.
-SHARDS=$(nproc)
-LOGS=$(mktemp -d)
-trap 'rm -rf "$LOGS"' EXIT
-run_shards() {  # run_shards NAME COMMAND...: the command once per shard, SHARD=i
-  local name=$1 pids=() status=0
-  shift
-  for ((i = 0; i < SHARDS; i++)); do
-    SHARD=$i "$@" >"$LOGS/$name.$i.log" 2>&1 &
-    pids+=($!)
-  done
-  for ((i = 0; i < SHARDS; i++)); do
-    wait "${pids[$i]}" || status=1
-    echo "-- shard $((i + 1)) of $SHARDS --"
-    cat "$LOGS/$name.$i.log"
-  done
-  return $status
-}
+# two cores): scripts/shards.sh.
+source scripts/shards.sh
 
 cpp_shard() {  # gtest's own sharding; TempDir() per shard (test files have fixed names)
-  mkdir -p "$LOGS/tmp$SHARD"
-  GTEST_TOTAL_SHARDS=$SHARDS GTEST_SHARD_INDEX=$SHARD TEST_TMPDIR="$LOGS/tmp$SHARD/" \
+  mkdir -p "$SHARD_LOGS/tmp$SHARD"
+  GTEST_TOTAL_SHARDS=$SHARDS GTEST_SHARD_INDEX=$SHARD TEST_TMPDIR="$SHARD_LOGS/tmp$SHARD/" \
     ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:check_initialization_order=1 \
     "$ROOT/$BUILD/tests/cpp/oar_tests" --gtest_brief=1
 }
@@ -69,7 +78,7 @@ if [ "$PART" != cpp ]; then
   # tree (tests/python/conftest.py insists), put first on sys.path: the
   # installed oar is left alone. _C finds build-asan/liboar.so by its RPATH.
   PKG=$(mktemp -d)
-  trap 'rm -rf "$PKG" "$LOGS"' EXIT
+  trap 'rm -rf "$PKG" "$SHARD_LOGS"' EXIT
   cp -r python/oar "$PKG/oar"
   ln -s "$ROOT/$BUILD"/_C.*.so "$ROOT/$BUILD/liboar.so" "$PKG/oar/"
   # The interpreter is not instrumented: the ASan runtime must be loaded first,
@@ -81,11 +90,14 @@ if [ "$PART" != cpp ]; then
   # allocator_may_return_null: a tensor of many GB (the fuzzer's randperm(2**31),
   # pads of 2**31) is refused with a null, which oar turns into its typed
   # ResourceExhausted as the normal build does, instead of an ASan abort.
+  skip="test_forward_backward_loop_keeps_memory_flat or test_grad_create_graph_and_double_backward_loop_flat"
+  case "${ASAN_PYTHON:-bindings}" in
+    all) args=("$ROOT/tests/python" -k "not ($skip)") ;;
+    bindings) args=("${ASAN_PYTHON_FILES[@]/#/$ROOT/tests/python/}" -k "not ($skip)") ;;
+    *) echo "asan.sh: ASAN_PYTHON=${ASAN_PYTHON} (want bindings or all)" >&2; exit 2 ;;
+  esac
   if [ -n "${PYTEST_ARGS:-}" ]; then
     read -r -a args <<<"$PYTEST_ARGS"
-  else
-    skip="test_forward_backward_loop_keeps_memory_flat or test_grad_create_graph_and_double_backward_loop_flat"
-    args=("$ROOT/tests/python" -k "not ($skip)")
   fi
   py_shard() {  # tests/python/conftest.py deals the collected tests out by OAR_TEST_SHARD
     (cd "$PKG" && env PYTHONPATH="$PKG" PYTHONMALLOC=malloc OAR_TEST_SHARD="$SHARD/$SHARDS" \

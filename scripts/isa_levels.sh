@@ -12,8 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 PY=${PYTHON:-python3}
-FILES=(test_bf16_kernels.py test_activation.py test_nn_conv_pool.py test_kernel_paths.py
-       test_amp_training.py test_device_api.py)
+FILES=(test_bf16_kernels.py test_nn_functional_activation.py test_nn_functional_conv_pool.py
+       test_kernel_paths.py test_amp_training.py test_device.py)
 if [ -z "${ISA_LEVELS:-}" ]; then
   # The levels below what this CPU has (none off x86-64, where dispatch has one).
   ISA_LEVELS=$(cd /tmp && env -u OAR_MAX_CPU_ISA "$PY" -c '
@@ -22,8 +22,15 @@ levels = ["sse2", "avx2", "avx512", "avx512_bf16"]
 detected = oar.device.cpu_isa().detected
 print(" ".join(levels[:levels.index(detected)] if detected in levels else []))')
 fi
+# One shard per core at once (scripts/shards.sh): the files are mostly single-threaded.
+source scripts/shards.sh
+level_shard() {
+  (cd /tmp && OAR_MAX_CPU_ISA=$level OAR_TEST_SHARD="$SHARD/$SHARDS" "$PY" -m pytest -q \
+     -p no:cacheprovider "${FILES[@]/#/$ROOT/tests/python/}")
+}
+status=0
 for level in $ISA_LEVELS; do
   echo "== Python kernel suites under OAR_MAX_CPU_ISA=$level =="
-  (cd /tmp && OAR_MAX_CPU_ISA=$level "$PY" -m pytest -q -p no:cacheprovider \
-     "${FILES[@]/#/$ROOT/tests/python/}")
+  run_shards "isa-$level" level_shard || status=1
 done
+exit $status

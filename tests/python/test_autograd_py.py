@@ -1,5 +1,6 @@
 """Autograd from Python (docs/autograd.md; docs/python.md 'autograd'): backward, grad, hooks,
-grad mode, PyLayer, saved-tensor hooks, jacobian/hessian, inplace versions, flags."""
+grad mode, PyLayer (and its alias oar.autograd.Function), saved-tensor hooks,
+jacobian/hessian, inplace versions, Tensor.detach_, flags."""
 import threading
 
 import numpy as np
@@ -941,3 +942,50 @@ def test_grad_create_graph_constant_gradient_requires_grad_flag():
     assert g.stop_gradient is False  # results have stop_gradient = not create_graph
     (g2,) = oar.grad([g.sum()], [x], allow_unused=True)
     assert g2 is None  # constant: x does not reach it
+
+
+# ---- Tensor.detach_ ------------------------------------------------------------------------
+def test_detach_inplace_cuts_the_graph_and_keeps_the_storage():
+    x = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    y = x * 3
+    assert y.detach_() is y
+    assert y.stop_gradient and y.is_leaf and y.grad_fn is None
+    (y * x).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0, 6.0])  # y is a constant now
+    assert y.grad is None
+    p = oar.to_tensor([1.0], stop_gradient=False)
+    p.detach_()
+    assert p.stop_gradient
+
+
+def test_detach_inplace_keeps_inplace_safety():
+    # The storage (and its version counter) is shared with what the graph saved, so a
+    # write through the detached tensor still invalidates the saved input.
+    a = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    b = a * 2
+    c = b * b
+    b.detach_()
+    b.add_(oar.to_tensor([1.0, 1.0]))
+    with pytest.raises(RuntimeError, match="modified by an inplace operation"):
+        c.sum().backward()
+
+
+def test_autograd_function_is_pylayer():
+    assert oar.autograd.Function is oar.autograd.PyLayer
+
+    class Cube(oar.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            ctx.save_for_backward(x)
+            return x ** 3
+
+        @staticmethod
+        def backward(ctx, g):
+            (x,) = ctx.saved_tensor()
+            return g * 3 * x ** 2
+
+    x = oar.to_tensor([1.0, -2.0, 0.5], stop_gradient=False)
+    y = Cube.apply(x)
+    y.sum().backward()
+    np.testing.assert_allclose(y.numpy(), [1.0, -8.0, 0.125])
+    np.testing.assert_allclose(x.grad.numpy(), [3.0, 12.0, 0.75])

@@ -5,7 +5,7 @@ Promotion" (guides/advanced/auto_type_promotion_en.md in the PaddlePaddle/docs
 repository; paddlepaddle.org.cn/documentation/docs/en/guides/advanced/
 auto_type_promotion_en.html), describing Paddle 2.6 and later. Only the rows and
 columns of bool, int32, int64 and the floats are kept (uint8/int8/int16 and complex:
-test_dtypes_new.py and test_complex.py, checked against Paddle 3.3.1 itself).
+test_dtypes.py and test_complex.py, checked against Paddle 3.3.1 itself).
 
 1. Tensor-to-Tensor ("Common Rule"; add, subtract, multiply, divide, pow, where,
    maximum, minimum, and the operators + - * / **): promotion happens only between

@@ -1,7 +1,9 @@
 """The shape-manipulation and small linear-algebra ops composed in python/oar/_manipulation.py
-(and nn.functional.pad) against PyTorch: values in float32/float64, first and second order
-gradients, integer inputs, views, and every error path (a typed error naming op and argument).
-The ops with kernels of their own are in the op registry (tests/op_cases/shape.yaml)."""
+and _manip_extra.py (and nn.functional.pad) against PyTorch and numpy: values in
+float32/float64, first and second order gradients, integer inputs, views and their memory
+sharing, splitting and stacking, picking and scattering, and every error path (a typed
+error naming op and argument). The ops with kernels of their own are in the op registry
+(tests/op_cases/shape.yaml)."""
 import os
 import subprocess
 import sys
@@ -504,3 +506,209 @@ def test_pad_of_a_nearly_1d_tensor_needs_no_index_maps():
 def test_constant_pad_of_an_empty_tensor_is_all_fill():
     out = F.pad(oar.zeros([0, 2]), [1, 2, 0, 1], value=3.0)
     np.testing.assert_array_equal(out.numpy(), np.full((3, 3), 3.0))
+
+
+NAN, INF = float("nan"), float("inf")
+
+
+def t(v, dtype="float64", grad=False):
+    return oar.to_tensor(np.asarray(v, dtype=dtype), stop_gradient=not grad)
+
+
+def tt(v, dtype=torch.float64, grad=False):
+    return torch.tensor(np.asarray(v), dtype=dtype, requires_grad=grad)
+
+
+def close(got, want, rtol=1e-10, atol=1e-12):
+    want = want.detach().numpy() if isinstance(want, torch.Tensor) else np.asarray(want)
+    np.testing.assert_allclose(np.asarray(got.numpy()), want, rtol=rtol, atol=atol,
+                               equal_nan=True)
+
+
+def grads_match(fn_oar, fn_torch, *arrays, rtol=1e-9):
+    """Values and first-order gradients (upstream: fixed random weights) agree."""
+    rng = np.random.default_rng(0)
+    xs = [t(a, grad=True) for a in arrays]
+    txs = [tt(a, grad=True) for a in arrays]
+    out, tout = fn_oar(*xs), fn_torch(*txs)
+    close(out, tout, rtol=rtol)
+    w = rng.uniform(-1, 1, size=tout.shape)
+    (out * t(w)).sum().backward()
+    (tout * torch.tensor(w)).sum().backward()
+    for x, tx in zip(xs, txs):
+        close(x.grad, tx.grad, rtol=rtol, atol=1e-10)
+
+
+R = np.random.default_rng(1)
+
+
+# ---- splitting and stacking ------------------------------------------------------------------
+@pytest.mark.parametrize("spec", [3, [2, 3], [5, 1], [-2]])
+def test_tensor_split_matches_torch(spec):
+    a = np.arange(24.0).reshape(8, 3)
+    got = oar.tensor_split(t(a), spec)
+    want = torch.tensor_split(torch.tensor(a), spec)
+    assert len(got) == len(want)
+    for g, w in zip(got, want):
+        close(g, w)
+    assert [p.shape for p in oar.hsplit(t(a), 3)] == [[8, 1]] * 3
+    assert [p.shape for p in oar.vsplit(t(a), [1, 4])] == [[1, 3], [3, 3], [4, 3]]
+    assert [p.shape for p in oar.dsplit(oar.zeros([7, 6, 8]), 2)] == [[7, 6, 4]] * 2
+
+
+def test_stacks_match_numpy():
+    a, b = np.array(1.0), np.array([2.0, 3.0])
+    c, d = np.arange(6.0).reshape(2, 3), np.arange(6.0, 12.0).reshape(2, 3)
+    close(oar.hstack([t(a), t(b)]), np.hstack([a, b]))
+    close(oar.vstack([t(c), t(d[:1])]), np.vstack([c, d[:1]]))
+    close(oar.row_stack([t(b), t(b)]), np.vstack([b, b]))
+    close(oar.dstack([t(c), t(d)]), np.dstack([c, d]))
+    close(oar.column_stack([t(b), t(np.arange(2.0))]), np.column_stack([b, np.arange(2.0)]))
+    out = oar.atleast_3d(oar.to_tensor(1), t([1.0]), t(c))
+    assert [o.shape for o in out] == [[1, 1, 1], [1, 1, 1], [2, 3, 1]]
+    assert oar.atleast_2d(t([1.0, 2.0])).shape == [1, 2]
+    # a Tensor stands for the sequence of its rows, as Paddle iterates it (numpy too)
+    for f, g in ((oar.hstack, np.hstack), (oar.vstack, np.vstack), (oar.dstack, np.dstack),
+                 (oar.column_stack, np.column_stack), (oar.row_stack, np.vstack)):
+        close(f(t(c)), g(c))
+    assert oar.block_diag(t(c)).shape == [2, 6]
+    with pytest.raises(TypeError, match="hstack.*a Tensor of at least one row"):
+        oar.hstack(oar.to_tensor(1.0))
+
+
+def test_block_diag_cartesian_prod_and_combinations_against_torch():
+    mats = [np.array([[4], [3], [2]]), np.array([7, 6, 5]), np.array(1), np.array([[5, 4],
+                                                                                 [2, 1]])]
+    got = oar.block_diag([oar.to_tensor(m) for m in mats])
+    want = torch.block_diag(*[torch.tensor(m).reshape(1, -1) if m.ndim < 2 else torch.tensor(m)
+                              for m in mats])
+    assert got.tolist() == want.tolist()
+    a, b = torch.tensor([1, 2, 3]), torch.tensor([5, 6])
+    assert oar.cartesian_prod([oar.to_tensor([1, 2, 3]), oar.to_tensor([5, 6])]).tolist() == \
+        torch.cartesian_prod(a, b).tolist()
+    empty = oar.cartesian_prod([oar.zeros([0]), oar.ones([2])])
+    assert empty.shape == [0, 2]
+    for r, rep in ((2, False), (3, False), (2, True)):
+        assert oar.combinations(oar.to_tensor([1, 2, 3, 4]), r, rep).tolist() == \
+            torch.combinations(torch.tensor([1, 2, 3, 4]), r, rep).tolist()
+
+
+def test_picked_values_keep_their_gradients():
+    a = R.normal(size=(3, 4))
+    grads_match(lambda x: oar.block_diag([x, x]), lambda x: torch.block_diag(x, x), a)
+    grads_match(lambda x: oar.hstack([x, x]), lambda x: torch.hstack([x, x]), a)
+    grads_match(lambda x: oar.take(x, oar.to_tensor([[0, 5], [11, 3]])),
+                lambda x: torch.take(x, torch.tensor([[0, 5], [11, 3]])), a)
+
+
+# ---- views ------------------------------------------------------------------------------------
+def test_crop_narrow_permute_ravel_and_matrix_transpose():
+    x = oar.to_tensor([[1, 2, 3], [4, 5, 6], [7, 8, 9]])
+    assert oar.crop(x, [2, -1], [1, 1]).tolist() == [[5, 6], [8, 9]]
+    assert oar.narrow(x, 1, -2, 2).tolist() == [[2, 3], [5, 6], [8, 9]]
+    assert oar.narrow(x, 0, oar.to_tensor(1), 1).tolist() == [[4, 5, 6]]
+    y = oar.zeros([2, 3, 4])
+    assert oar.permute(y, 2, 0, 1).shape == [4, 2, 3] == y.permute([2, 0, 1]).shape
+    assert oar.ravel(y).shape == [24] and y.mT.shape == [2, 4, 3]
+    assert oar.matrix_transpose(y).shape == [2, 4, 3]
+
+
+def test_view_shares_memory_and_reads_bytes_as_another_dtype():
+    x = oar.zeros([2, 4, 6])
+    v = oar.view(x, [8, -1])
+    v[0, 0] = 3.0
+    assert x.tolist()[0][0][0] == 3.0
+    b = oar.view(x, "uint8")
+    assert b.shape == [2, 4, 24]
+    np.testing.assert_array_equal(b.numpy(), x.numpy().view(np.uint8))
+    assert oar.view(oar.zeros([2, 4], dtype="uint8"), oar.float32).shape == [2, 1]
+    assert oar.view_as(x, oar.zeros([48])).shape == [48]
+
+
+# ---- picking and scattering --------------------------------------------------------------------
+def test_take_modes_and_index_fill_index_sample_multiplex():
+    x = oar.arange(12).reshape([3, 4])
+    idx = np.arange(-2, 13).reshape(3, 5)
+    assert oar.take(x, oar.to_tensor(idx), mode="wrap").numpy().tolist() == \
+        np.take(np.arange(12), idx, mode="wrap").tolist()
+    assert oar.take(x, oar.to_tensor(idx), mode="clip").numpy().tolist() == \
+        np.take(np.arange(12), np.clip(idx, 0, 11)).tolist()
+    f = oar.index_fill(x, oar.to_tensor([0, 2], dtype="int32"), 1, -1)
+    tf = torch.arange(12).reshape(3, 4).index_fill(1, torch.tensor([0, 2]), -1)
+    assert f.tolist() == tf.tolist()
+    s = oar.index_sample(t([[1.0, 2.0, 3.0], [4.0, 5.0, 6.0]]), oar.to_tensor([[2, 0], [1, 1]]))
+    assert s.tolist() == [[3.0, 1.0], [5.0, 5.0]]
+    m = oar.multiplex([t([[1.0, 2.0], [3.0, 4.0]]), t([[5.0, 6.0], [7.0, 8.0]])],
+                      oar.to_tensor([[1], [0]], dtype="int32"))
+    assert m.tolist() == [[5.0, 6.0], [3.0, 4.0]]
+
+
+def test_masked_select_scatter_family_against_torch():
+    a, mask = R.normal(size=(3, 4)), R.random((3, 4)) > 0.5
+    src = R.normal(size=12)
+    grads_match(lambda x, v: oar.masked_scatter(x, oar.to_tensor(mask), v),
+                lambda x, v: x.masked_scatter(torch.tensor(mask), v), a, src)
+    grads_match(lambda x, v: oar.select_scatter(x, v, 1, 2),
+                lambda x, v: torch.select_scatter(x, v, 1, 2), a, R.normal(size=3))
+    grads_match(lambda x, v: oar.slice_scatter(x, v, [1], [0], [4], [2]),
+                lambda x, v: torch.slice_scatter(x, v, 1, 0, 4, 2), a, R.normal(size=(3, 2)))
+    for off, a1, a2 in ((0, 0, 1), (1, 0, 1), (-1, 1, 0)):
+        yshape = torch.diagonal(torch.tensor(a), off, a1, a2).shape
+        grads_match(lambda x, y: oar.diagonal_scatter(x, y, off, a1, a2),
+                    lambda x, y: torch.diagonal_scatter(x, y, off, a1, a2), a,
+                    R.normal(size=yshape))
+
+
+@pytest.mark.parametrize("reduce", ["sum", "prod", "mean", "amax", "amin"])
+@pytest.mark.parametrize("include_self", [True, False])
+def test_scatter_reduce_matches_torch(reduce, include_self):
+    base = R.normal(size=(3, 4))
+    src = R.normal(size=(2, 4))
+    index = np.array([[0, 1, 0, 2], [0, 0, 2, 2]])
+    got = oar.scatter_reduce(t(base), 0, oar.to_tensor(index), t(src), reduce,
+                             include_self=include_self)
+    want = torch.tensor(base).scatter_reduce(0, torch.tensor(index), torch.tensor(src), reduce,
+                                             include_self=include_self)
+    close(got, want)
+    if reduce in ("sum", "prod", "mean"):
+        grads_match(lambda x, s: oar.scatter_reduce(x, 0, oar.to_tensor(index), s, reduce,
+                                                    include_self=include_self),
+                    lambda x, s: x.scatter_reduce(0, torch.tensor(index), s, reduce,
+                                                  include_self=include_self), base, src)
+
+
+def test_put_along_axis_integer_mean_truncates_and_in_place_works():
+    x = oar.to_tensor([[10, 30, 20], [60, 40, 50]])
+    idx = oar.zeros([2, 2], dtype="int64")
+    v = oar.to_tensor([[1, 2], [3, 4]])
+    assert oar.put_along_axis(x, idx, v, 0, "mean", True, False).tolist() == \
+        [[4, 12, 20], [60, 40, 50]]
+    y = x.clone()
+    y.put_along_axis_(idx, v, 0, "mul", True, False)
+    assert y.tolist() == [[30, 240, 20], [60, 40, 50]]
+
+
+def test_unique_consecutive_against_torch():
+    x = torch.tensor([1, 1, 2, 2, 3, 1, 1, 2])
+    out, inv, cnt = oar.unique_consecutive(oar.to_tensor(x.numpy()), True, True)
+    w = torch.unique_consecutive(x, return_inverse=True, return_counts=True)
+    assert [out.tolist(), inv.tolist(), cnt.tolist()] == [v.tolist() for v in w]
+    m = torch.tensor([[2, 1, 3], [3, 0, 1], [2, 1, 3], [2, 1, 3]])
+    assert oar.unique_consecutive(oar.to_tensor(m.numpy()), axis=0).tolist() == \
+        torch.unique_consecutive(m, dim=0).tolist()
+    assert oar.unique_consecutive(oar.zeros([0])).shape == [0]
+
+
+def test_isin_shard_index_msort_unbind():
+    x = t([-0.0, -2.1, 2.5, 1.0, NAN])
+    tx = torch.tensor(x.numpy())
+    assert oar.isin(x, t([-2.1, 2.5, NAN])).tolist() == \
+        torch.isin(tx, torch.tensor([-2.1, 2.5, NAN], dtype=torch.float64)).tolist()
+    assert oar.isin(x, t([2.5]), invert=True).tolist() == [True, True, False, True, True]
+    assert oar.shard_index(oar.to_tensor([[16], [1], [19]]), 20, 2, 1).tolist() == \
+        [[6], [-1], [9]]
+    a = R.normal(size=(3, 2))
+    close(oar.msort(t(a)), np.sort(a, axis=0))
+    out = oar.zeros([1])
+    assert oar.msort(t(a), out=out) is out and out.shape == [3, 2]
+    assert [p.shape for p in oar.unbind(oar.zeros([3, 4]), 1)] == [[3]] * 4

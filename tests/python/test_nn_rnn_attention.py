@@ -1,14 +1,18 @@
 """oar.nn's recurrent and attention layers against PyTorch with copied weights: outputs,
 final states and the gradients of inputs and weights (float64, so long recurrences
 compare tightly), bidirectional / stacked / time-major / sequence_length, attention
-masks and caches, eval-mode dropout, Paddle's state_dict keys and error messages, and a
-short LSTM training run."""
+masks and caches, eval-mode dropout, Paddle's state_dict keys and error messages, a
+short LSTM training run; beam search with dynamic_decode; oar.nn.attention (SDPBackend,
+sdpa_kernel)."""
+import inspect
+
 import numpy as np
 import pytest
 import torch
 
 import oar
 import oar.nn as nn
+import oar.nn.functional as F
 
 TNN = torch.nn
 TOL = 1e-9
@@ -633,3 +637,89 @@ def test_lstm_learns_a_running_sum():
         opt.clear_grad()
         losses.append(float(loss.numpy()))
     assert losses[-1] < 0.2 * losses[0]
+
+
+def test_beam_search_decode():
+    oar.seed(1)
+    emb, out = nn.Embedding(12, 8), nn.Linear(8, 12)
+    cell = nn.GRUCell(8, 8)
+    dec = nn.BeamSearchDecoder(cell, start_token=0, end_token=1, beam_size=3,
+                               embedding_fn=emb, output_fn=out)
+    init = cell.get_initial_states(oar.ones([2, 5, 8]))
+    ids, states, lengths = nn.dynamic_decode(dec, init, max_step_num=6, return_length=True)
+    steps = ids.shape[1]
+    assert ids.shape == [2, steps, 3] and 1 <= steps <= 7
+    assert lengths.shape == [2, 3] and int(lengths.max().item()) <= steps
+    # the beams are sorted best first: the kept log-probabilities do not increase
+    lp = states.log_probs.numpy()
+    assert (np.diff(lp, axis=1) <= 1e-6).all()
+    # beam_size 1 is greedy decoding: replay the cell with the argmax token
+    dec1 = nn.BeamSearchDecoder(cell, 0, 1, 1, emb, out)
+    ids1, _ = nn.dynamic_decode(dec1, init, max_step_num=3)
+    h, tok = init, oar.zeros([2], dtype="int64")
+    for s in range(ids1.shape[1]):
+        o, h = cell(emb(tok), h)
+        tok = oar.argmax(F.log_softmax(out(o), -1), -1)
+        done = ids1.numpy()[:, :s, 0] == 1
+        np.testing.assert_array_equal(ids1.numpy()[:, s, 0][~done.any(1)],
+                                      tok.numpy()[~done.any(1)])
+    x = oar.rand([2, 3])
+    np.testing.assert_array_equal(nn.BeamSearchDecoder.tile_beam_merge_with_batch(x, 2).numpy(),
+                                  np.repeat(x.numpy(), 2, 0))
+    with pytest.raises(ValueError, match="beam_size"):
+        nn.BeamSearchDecoder(cell, 0, 1, 0)
+    with pytest.raises(TypeError, match="Decoder"):
+        nn.dynamic_decode(object())
+
+
+def test_sdp_backend_enum():
+    from oar.nn.attention import SDPBackend
+    assert [(b.name, int(b)) for b in SDPBackend] == [
+        ("ERROR", -1), ("MATH", 0), ("FLASH_ATTENTION", 1), ("EFFICIENT_ATTENTION", 2)]
+    assert oar.nn.attention.__all__ == ["SDPBackend", "sdpa_kernel"]
+    assert str(inspect.signature(oar.nn.attention.sdpa_kernel)) == \
+        "(backends, set_priority=False)"
+
+
+def test_sdpa_kernel_select_and_restore():
+    from oar.nn.attention import SDPBackend as B, _cur_sdpa_kernel_backends as cur, sdpa_kernel
+    from oar.nn.attention import sdpa as S
+    assert cur() == [B.MATH]  # the CPU has the math backend only
+    with sdpa_kernel(B.FLASH_ATTENTION) as ctx:
+        assert ctx == {} and cur() == [B.FLASH_ATTENTION]
+    assert cur() == [B.MATH]
+    with sdpa_kernel([B.MATH, B.FLASH_ATTENTION, B.MATH]):
+        assert cur() == [B.MATH, B.FLASH_ATTENTION]
+    with sdpa_kernel([B.EFFICIENT_ATTENTION, B.MATH], set_priority=True):
+        assert S._current_priority == [B.EFFICIENT_ATTENTION, B.MATH, B.FLASH_ATTENTION]
+        assert cur(True) == [B.EFFICIENT_ATTENTION, B.MATH]
+    assert cur() == [B.MATH]
+    assert S._current_priority == [B.FLASH_ATTENTION, B.EFFICIENT_ATTENTION, B.MATH]
+    with sdpa_kernel(B.ERROR):
+        assert cur() == []
+    assert cur() == [B.MATH]
+    with pytest.raises(KeyError):
+        with sdpa_kernel(B.MATH):
+            raise KeyError("inside")
+    assert cur() == [B.MATH]
+    q = oar.rand([2, 8, 4, 16])
+    with sdpa_kernel(B.MATH):
+        out = nn.functional.scaled_dot_product_attention(q, q, q)
+    assert list(out.shape) == [2, 8, 4, 16]
+
+
+@pytest.mark.parametrize("bad,exc,match", [
+    ((0,), AssertionError, "Backend must be an instance of SDPBackend"),
+    ("MATH", AssertionError, "Backend must be an instance of SDPBackend"),
+    (0, AssertionError, "Backend must be an instance of SDPBackend"),
+    ([], ValueError, "At least one backend must be specified"),
+    ([0], TypeError, "All backends must be SDPBackend instances, got <class 'int'>"),
+])
+def test_sdpa_kernel_errors(bad, exc, match):
+    from oar.nn.attention import sdpa_kernel
+    if bad == (0,):
+        from oar.nn.attention import SDPBackend
+        bad = (SDPBackend.MATH,)
+    with pytest.raises(exc, match=match):
+        with sdpa_kernel(bad):
+            pass

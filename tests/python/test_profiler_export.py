@@ -1,7 +1,7 @@
 """oar.profiler.export_protobuf and load_profiler_result: the saved cycle read back as
 Paddle's ProfilerResult (span trees per thread) equals the recorded Chrome trace span
 for span, with the nesting of ops, kernels and user spans; file names, span indices,
-re-saving, and the typed errors."""
+re-saving, and the typed errors; oar.profiler.SummaryView's members."""
 import json
 import os
 import re
@@ -117,3 +117,12 @@ def test_errors(tmp_path):
     prof.export(str(tmp_path / "r.pb"), format="pb")
     with pytest.raises(ValueError, match=r"ProfilerResult.save\(\): argument 'format'"):
         P.load_profiler_result(str(tmp_path / "r.pb")).save(str(tmp_path / "x"), format="xml")
+
+
+def test_summary_view():
+    V = oar.profiler.SummaryView
+    assert [(v.name, v.value) for v in V] == [
+        ("DeviceView", 0), ("OverView", 1), ("ModelView", 2), ("DistributedView", 3),
+        ("KernelView", 4), ("OperatorView", 5), ("MemoryView", 6),
+        ("MemoryManipulationView", 7), ("UDFView", 8)]
+    assert "SummaryView" in oar.profiler.__all__

@@ -1,9 +1,11 @@
 """oar.sparse and the sparse Tensor methods against torch.sparse (values and
 gradients) and against Paddle's documented behaviour (docs/sparse.md). The C++
 sparse ops are also in the op registry (tests/op_cases/sparse*.yaml); this file
-covers the Python functions composed of them, autograd with sparse gradients,
-printing and the error paths."""
+covers the Python functions composed of them (sparse.pca_lowrank too), autograd with
+sparse gradients (the gradient of oar.sparse.nn.functional.relu for COO and CSR inputs
+and for a dense tensor upstream of the conversion), printing and the error paths."""
 import math
+import re
 
 import numpy as np
 import pytest
@@ -679,3 +681,168 @@ def test_docstring_examples_run(name, obj):
     runner = doctest.DocTestRunner(optionflags=doctest.NORMALIZE_WHITESPACE)
     runner.run(test)
     assert runner.failures == 0, f"{name}: its example fails"
+
+
+# ---- sparse.pca_lowrank ------------------------------------------------------------------
+def sparse_matrix(shape, seed, density=0.45):
+    rng = np.random.default_rng(seed)
+    return rng.standard_normal(shape) * (rng.random(shape) < density)
+
+
+@pytest.mark.parametrize("shape", [(9, 5), (5, 9), (6, 6)])
+@pytest.mark.parametrize("center", [True, False])
+@pytest.mark.parametrize("fmt", ["coo", "csr"])
+def test_sparse_pca_lowrank_is_the_svd_of_the_centred_matrix(shape, center, fmt):
+    d = sparse_matrix(shape, sum(shape))
+    t = oar.to_tensor(d)
+    x = t.to_sparse_coo(2) if fmt == "coo" else t.to_sparse_csr()
+    q = min(shape)
+    u, s, v = oar.sparse.pca_lowrank(x, q=q, center=center)
+    a = d - d.mean(0) if center else d
+    assert u.shape == [shape[0], q] and s.shape == [q] and v.shape == [shape[1], q]
+    np.testing.assert_allclose(s.numpy(), np.linalg.svd(a, compute_uv=False), atol=1e-10)
+    np.testing.assert_allclose(u.numpy() @ np.diag(s.numpy()) @ v.numpy().T, a, atol=1e-10)
+    np.testing.assert_allclose(u.numpy().T @ u.numpy(), np.eye(q), atol=1e-10)
+    np.testing.assert_allclose(v.numpy().T @ v.numpy(), np.eye(q), atol=1e-10)
+
+
+def test_sparse_pca_lowrank_defaults_batches_and_low_rank():
+    d = np.zeros((12, 9))
+    d[:, 0] = np.arange(12.0) % 3
+    d[:, 4] = 2 * d[:, 0]
+    d[2:5, 6] = 1.0
+    d[7, 8] = 3.0
+    x = oar.to_tensor(d).to_sparse_coo(2)
+    u, s, v = oar.sparse.pca_lowrank(x)  # q = min(6, m, n)
+    a = d - d.mean(0)
+    ref = np.linalg.svd(a, compute_uv=False)
+    assert s.shape == [6]
+    np.testing.assert_allclose(s.numpy(), ref[:6], atol=1e-10)  # rank 3: exact
+    np.testing.assert_allclose(u.numpy() @ np.diag(s.numpy()) @ v.numpy().T, a, atol=1e-10)
+    b = np.stack([sparse_matrix((6, 4), 1), sparse_matrix((6, 4), 2)]).astype(np.float32)
+    ub, sb, vb = oar.sparse.pca_lowrank(oar.to_tensor(b).to_sparse_coo(3), q=4)
+    assert sb.dtype == oar.float32 and ub.shape == [2, 6, 4] and vb.shape == [2, 4, 4]
+    ref = np.linalg.svd(b - b.mean(1, keepdims=True), compute_uv=False)
+    np.testing.assert_allclose(sb.numpy(), ref, atol=1e-5)
+    ints = oar.to_tensor([[1, 0], [0, 2], [3, 0]]).to_sparse_coo(2)
+    assert oar.sparse.pca_lowrank(ints, center=False)[1].dtype == oar.float32
+
+
+def test_sparse_pca_lowrank_gradient_is_the_nuclear_norm_gradient():
+    d = sparse_matrix((7, 4), 3, density=0.6)
+    x = oar.to_tensor(d).to_sparse_coo(2)
+    x.stop_gradient = False
+    u, s, v = oar.sparse.pca_lowrank(x, q=4)
+    s.sum().backward()
+    # sum(S) is the nuclear norm of (I - 11^T/m) X: its gradient is (I - 11^T/m) U V^T
+    a = d - d.mean(0)
+    ua, _, vha = np.linalg.svd(a, full_matrices=False)
+    m = d.shape[0]
+    want = (np.eye(m) - np.ones((m, m)) / m) @ ua @ vha
+    g = x.grad
+    assert g.is_sparse()
+    np.testing.assert_allclose(g.to_dense().numpy(), want * (d != 0), atol=1e-9)
+
+
+@pytest.mark.parametrize("make, kwargs, err, what", [
+    (lambda: oar.ones([3, 3]), {}, ValueError, "argument 'x' must be sparse"),
+    (lambda: np.ones((3, 3)), {}, ValueError, "argument 'x' must be a sparse Tensor"),
+    (lambda: oar.ones([3]).to_sparse_coo(1), {}, ValueError, "argument 'x' must be a matrix"),
+    (lambda: oar.ones([3, 2]).to_sparse_coo(2), {"q": 3}, ValueError, "argument 'q'"),
+    (lambda: oar.ones([3, 2]).to_sparse_coo(2), {"q": -1}, ValueError, "argument 'q'"),
+    (lambda: oar.ones([3, 2]).to_sparse_coo(2), {"niter": -1}, ValueError, "argument 'niter'"),
+    (lambda: oar.ones([3, 2]).to_sparse_coo(2), {"q": 1.5}, TypeError, "q")])
+def test_sparse_pca_lowrank_errors(make, kwargs, err, what):
+    with pytest.raises(err, match=re.escape("sparse.pca_lowrank(): ") + ".*" + re.escape(what)):
+        oar.sparse.pca_lowrank(make(), **kwargs)
+
+
+# PyTorch warns on every CSR tensor it makes
+pytestmark = pytest.mark.filterwarnings("ignore:Sparse CSR tensor support is in beta")
+
+
+# ---- sparse relu's gradient ---------------------------------------------------------------
+def _sparse_data(rng, shape):
+    d = rng.standard_normal(shape)
+    d[rng.uniform(size=shape) < 0.35] = 0.0  # unstored positions
+    return d
+
+
+CONVERT = {  # oar's conversion and PyTorch's
+    "coo": (lambda t: t.to_sparse_coo(2), lambda t: t.to_sparse(2)),
+    "coo_hybrid": (lambda t: t.to_sparse_coo(1), lambda t: t.to_sparse(1)),
+    "csr": (lambda t: t.to_sparse_csr(), lambda t: t.to_sparse_csr()),
+}
+
+
+def _same_positions(g, x):
+    if x.is_sparse_coo():
+        assert g.is_sparse_coo()
+        np.testing.assert_array_equal(g.indices().numpy(), x.indices().numpy())
+    else:
+        assert g.is_sparse_csr()
+        np.testing.assert_array_equal(g.crows().numpy(), x.crows().numpy())
+        np.testing.assert_array_equal(g.cols().numpy(), x.cols().numpy())
+
+
+@pytest.mark.parametrize("layout", sorted(CONVERT))
+def test_sparse_relu_gradient_of_a_sparse_leaf_vs_torch(layout):
+    # PyTorch's sparse relu gradient, through to_dense, is masked to the input's stored
+    # positions too (to_dense's backward is a sparse_mask), so the two compare directly
+    rng = np.random.default_rng(len(layout))
+    d, w = _sparse_data(rng, (4, 5)), rng.standard_normal((4, 5))
+    to_oar, to_torch = CONVERT[layout]
+    x = to_oar(oar.to_tensor(d))
+    x.stop_gradient = False
+    y = oar.sparse.nn.functional.relu(x)
+    assert y.is_sparse_coo() == x.is_sparse_coo() and y.is_sparse_csr() == x.is_sparse_csr()
+    (y.to_dense() * oar.to_tensor(w)).sum().backward()
+    tx = to_torch(torch.tensor(d)).requires_grad_()
+    ty = torch.relu(tx)
+    (ty.to_dense() * torch.tensor(w)).sum().backward()
+    np.testing.assert_allclose(y.to_dense().numpy(), ty.to_dense().detach().numpy())
+    _same_positions(x.grad, x)
+    np.testing.assert_allclose(x.grad.to_dense().numpy(), tx.grad.to_dense().numpy(),
+                               rtol=1e-12)
+    # the values: the upstream gradient where the stored value is positive, else 0
+    np.testing.assert_allclose(x.grad.to_dense().numpy(), w * (d > 0), rtol=1e-12)
+
+
+def test_sparse_relu_gradient_batched_csr_stored_zero_uncoalesced():
+    # cases PyTorch cannot be the oracle for (its batched CSR to_dense has no backward)
+    rng = np.random.default_rng(3)
+    d, w = _sparse_data(rng, (2, 3, 4)), rng.standard_normal((2, 3, 4))
+    x = oar.to_tensor(d).to_sparse_csr()
+    x.stop_gradient = False
+    (oar.sparse.nn.functional.relu(x).to_dense() * oar.to_tensor(w)).sum().backward()
+    _same_positions(x.grad, x)
+    np.testing.assert_allclose(x.grad.to_dense().numpy(), w * (d > 0), rtol=1e-12)
+
+    # a stored 0 stays a position of the gradient with relu'(0) = 0; an uncoalesced
+    # COO tensor's repeated entries add up before relu, so each entry gets the gradient
+    # at its position: (0, 0) holds 2 - 3 < 0, (1, 1) holds -1 + 3 > 0
+    idx = np.array([[0, 0, 1, 1, 2], [0, 0, 1, 1, 2]])
+    x = oar.sparse.sparse_coo_tensor(oar.to_tensor(idx),
+                                     oar.to_tensor([2.0, -3.0, -1.0, 3.0, 0.0]), [3, 3],
+                                     stop_gradient=False)
+    assert not x.is_coalesced()
+    w = np.arange(1.0, 10.0).reshape(3, 3)
+    (oar.sparse.nn.functional.relu(x).to_dense() * oar.to_tensor(w)).sum().backward()
+    np.testing.assert_array_equal(x.grad.indices().numpy(), idx)
+    np.testing.assert_array_equal(x.grad.values().numpy(), [0.0, 0.0, 5.0, 5.0, 0.0])
+
+
+@pytest.mark.parametrize("layout", ["coo", "csr"])
+def test_sparse_relu_gradient_reaches_a_dense_input(layout):
+    # A dense tensor converted to sparse gets a dense gradient: the sparse one at the
+    # stored positions, zero elsewhere (docs/sparse.md, Gradients)
+    rng = np.random.default_rng(5)
+    d, w = _sparse_data(rng, (4, 5)), rng.standard_normal((4, 5))
+    to_oar, to_torch = CONVERT[layout]
+    x = oar.to_tensor(d, stop_gradient=False)
+    (oar.sparse.nn.functional.relu(to_oar(x)).to_dense() * oar.to_tensor(w)).sum().backward()
+    tx = torch.tensor(d, requires_grad=True)
+    (torch.relu(to_torch(tx)).to_dense() * torch.tensor(w)).sum().backward()
+    assert not x.grad.is_sparse_coo() and not x.grad.is_sparse_csr()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(x.grad.numpy(), w * (d > 0), rtol=1e-12)

@@ -1,7 +1,13 @@
-"""The losses added to oar.nn.functional and oar.nn: margin and ranking losses, the
-likelihood losses, CTC and RNN-T, the hierarchical sigmoid and the adaptive softmax.
-Values and gradients against torch.nn.functional (or a numpy statement of Paddle's
-definition where torch has no such loss), their layer forms, and their typed errors."""
+"""Losses of oar.nn.functional and oar.nn: margin and ranking losses, the likelihood
+losses, CTC and RNN-T, the hierarchical sigmoid, the adaptive softmax and
+margin_cross_entropy. Values and gradients against torch.nn.functional (or a numpy
+statement of Paddle's definition where torch has no such loss; for margin_cross_entropy
+closed forms and Paddle's documented example), their layer forms, and their typed
+errors. cross_entropy, nll_loss, mse/l1 and the binary cross-entropy family:
+test_nn_functional.py."""
+import re
+import types
+
 import numpy as np
 import pytest
 import torch
@@ -10,8 +16,7 @@ import torch.nn.functional as TF
 import oar
 import oar.nn as nn
 import oar.nn.functional as F
-from test_nn_extra_functional import run
-from test_nn_functional_rest import arr, close, pair
+from test_nn_functional import arr, close, pair, run
 
 REDUCTIONS = ["none", "mean", "sum"]
 
@@ -369,3 +374,121 @@ def test_loss_layers_wrap_the_functions():
           TF.triplet_margin_loss(*map(torch.tensor, trip), margin=0.3, swap=True))
     with pytest.raises(ValueError, match="reduction"):
         nn.MultiMarginLoss(reduction="batchmean")
+
+
+# ---- margin_cross_entropy ------------------------------------------------------------------
+def f32(v):
+    return float(np.float32(v))
+
+
+def margin_reference(lg, lb, m1, m2, m3, s):
+    """Loss per row, softmax, and Paddle's closed-form gradient of sum(loss) (its GPU
+    kernel's formula), in numpy, with the margins rounded to float32 as Paddle's attrs."""
+    m1, m2, m3, s = f32(m1), f32(m2), f32(m3), f32(s)
+    rows = np.arange(len(lb))
+    x = lg[rows, lb]
+    active = abs(m1 - 1) > 1e-8 or abs(m2) > 1e-8
+    tgt = np.cos(m1 * np.arccos(x) + m2) if active else x.copy()
+    z = lg.copy()
+    z[rows, lb] = tgt - m3
+    z *= s
+    z -= z.max(1, keepdims=True)
+    sm = np.exp(z) / np.exp(z).sum(1, keepdims=True)
+    loss = -np.log(sm[rows, lb])
+    grad = sm.copy()
+    grad[rows, lb] -= 1
+    if active:
+        grad[rows, lb] *= m1 * np.sin(m1 * np.arccos(x) + m2) / np.sqrt(1 - x * x)
+    return loss[:, None], sm, grad * s
+
+
+def cosines(n, c, seed):
+    rng = np.random.default_rng(seed)
+    f, w = rng.standard_normal((n, 5)), rng.standard_normal((5, c))
+    return (f / np.linalg.norm(f, axis=1, keepdims=True)) @ (w / np.linalg.norm(w, axis=0))
+
+
+def test_margin_cross_entropy_matches_paddles_documented_example():
+    # Paddle's docstring example (GPU, float64), logits printed to 8 decimals
+    lg = oar.to_tensor([[-0.59561850, 0.32797505, 0.80279214, 0.00144975],
+                        [-0.16265212, 0.84155098, 0.62008629, 0.79126072]], dtype="float64")
+    loss, sm = F.margin_cross_entropy(lg, oar.to_tensor([1, 0]), return_softmax=True,
+                                      reduction=None)
+    np.testing.assert_allclose(loss.numpy(), [[61.94391901], [93.30853839]], atol=1e-5)
+    np.testing.assert_allclose(sm.numpy(), [[0, 0, 1, 0],
+                                            [0, 0.96152676, 0.00000067, 0.03847257]],
+                               atol=1e-7)
+
+
+@pytest.mark.parametrize("margins", [(1.0, 0.5, 0.0, 64.0), (1.0, 0.0, 0.35, 30.0),
+                                     (1.35, 0.0, 0.0, 16.0), (0.9, 0.3, 0.05, 5.0)])
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none", None])
+def test_margin_cross_entropy_values_and_gradient(margins, reduction):
+    lg = cosines(6, 9, 7)
+    lb = np.random.default_rng(8).integers(0, 9, 6)
+    rl, rs, rg = margin_reference(lg, lb, *margins)
+    x = oar.to_tensor(lg, stop_gradient=False)
+    loss, sm = F.margin_cross_entropy(x, oar.to_tensor(lb), *margins, return_softmax=True,
+                                      reduction=reduction)
+    want = {"mean": rl.mean(), "sum": rl.sum()}.get(reduction, rl)
+    assert loss.shape == ([] if reduction in ("mean", "sum") else [6, 1])
+    np.testing.assert_allclose(loss.numpy(), want, rtol=1e-12)
+    np.testing.assert_allclose(sm.numpy(), rs, atol=1e-13)
+    loss.sum().backward()
+    scale = 1.0 / 6 if reduction == "mean" else 1.0
+    np.testing.assert_allclose(x.grad.numpy(), rg * scale, rtol=1e-9, atol=1e-12)
+
+
+def test_margin_cross_entropy_rounds_the_margins_like_paddle():
+    lg, lb = cosines(4, 5, 3), np.array([0, 4, 2, 2])
+    got = F.margin_cross_entropy(oar.to_tensor(lg), oar.to_tensor(lb), margin2=0.35,
+                                 reduction=None).numpy()
+    np.testing.assert_allclose(got, margin_reference(lg, lb, 1.0, 0.35, 0.0, 64.0)[0],
+                               rtol=1e-13)
+    rows = np.arange(4)
+    exact = lg.copy()
+    exact[rows, lb] = np.cos(np.arccos(lg[rows, lb]) + 0.35)  # 0.35 not rounded
+    z = 64 * exact
+    exact_loss = np.log(np.exp(z).sum(1)) - z[rows, lb]
+    assert np.abs(got[:, 0] - exact_loss).max() > 1e-8
+
+
+def test_margin_cross_entropy_label_shapes_dtypes_and_groups():
+    lg = oar.to_tensor(cosines(4, 3, 1).astype(np.float32))
+    lb = [2, 0, 1, 1]
+    base = F.margin_cross_entropy(lg, oar.to_tensor(lb)).numpy()
+    col = F.margin_cross_entropy(lg, oar.to_tensor([[v] for v in lb], dtype="int32"))
+    assert np.allclose(col.numpy(), base)
+    half, sm = F.margin_cross_entropy(lg.astype("float16"), oar.to_tensor(lb),
+                                      return_softmax=True)
+    assert half.dtype == oar.float16 and sm.dtype == oar.float16
+    assert abs(float(half.astype("float32")) - float(base)) < 1e-2 * abs(float(base))
+    one_rank = types.SimpleNamespace(is_member=lambda: True, nranks=1)
+    outsider = types.SimpleNamespace(is_member=lambda: False, nranks=2)
+    for group in (False, one_rank):
+        assert np.allclose(F.margin_cross_entropy(lg, oar.to_tensor(lb), group=group).numpy(),
+                           base)
+    assert F.margin_cross_entropy(lg, oar.to_tensor(lb), group=outsider) is None
+
+
+@pytest.mark.parametrize("kwargs, err, what", [
+    ({"reduction": "avg"}, ValueError, "argument 'reduction'"),
+    ({"label": [1, 0]}, TypeError, "argument 'label'"),
+    ({"label": np.array([1.0, 0.0])}, TypeError, "argument 'label'"),
+    ({"label": np.array([1, 3])}, ValueError, "argument 'label' holds 3"),
+    ({"label": np.array([-1, 0])}, ValueError, "argument 'label' holds -1"),
+    ({"label": np.array([1, 0, 1])}, ValueError, "argument 'label' must have shape"),
+    ({"logits": np.array([[1, 0], [0, 1]])}, TypeError, "argument 'logits'"),
+    ({"logits": np.zeros((2, 0))}, ValueError, "argument 'logits'"),
+    ({"margin1": "1"}, TypeError, "argument 'margin1'"),
+    ({"group": "world"}, ValueError, "argument 'group'"),
+    ({"group": types.SimpleNamespace(is_member=lambda: True, nranks=2)},
+     NotImplementedError, "2 processes")])
+def test_margin_cross_entropy_errors(kwargs, err, what):
+    args = {"logits": oar.to_tensor([[0.6, 0.8], [1.0, 0.0]]), "label": oar.to_tensor([1, 0])}
+    for k in ("logits", "label"):
+        if isinstance(kwargs.get(k), np.ndarray):
+            kwargs = {**kwargs, k: oar.to_tensor(kwargs[k])}
+    args.update(kwargs)
+    with pytest.raises(err, match=re.escape("margin_cross_entropy(): ") + ".*" + re.escape(what)):
+        F.margin_cross_entropy(**args)

@@ -1,5 +1,7 @@
 """oar.Tensor: properties, methods, numpy interop, Python operators, repr,
-indexing/slicing (read and write) and gradients through indexing (docs/python.md)."""
+indexing/slicing (read and write) and gradients through indexing (docs/python.md);
+strides, offsets and shared memory, set_/resize_, the in-place random fills,
+fill_diagonal_ and the small methods of python/oar/_tensor_extra.py."""
 import gc
 import re
 
@@ -667,3 +669,107 @@ def test_setitem_value_with_leading_ones_and_inner_size_one_dims():
     x[0:2, 0:1] = oar.to_tensor(val)   # region (2, 1, 5): numpy drops only the leading 1
     a[0:2, 0:1] = val
     np.testing.assert_array_equal(x.numpy(), a)
+
+
+def t(v, dtype="float64", grad=False):
+    return oar.to_tensor(np.asarray(v, dtype=dtype), stop_gradient=not grad)
+
+
+# ---- Tensor methods ----------------------------------------------------------------------------
+def test_strides_offset_layout_and_shared_memory():
+    x = oar.to_tensor([[1, 2, 3], [4, 5, 6]])
+    assert x.get_strides() == x.strides == x.stride() == [3, 1] and x.stride(-1) == 1
+    y = x[1]
+    assert y.offset == 24 and y.get_strides() == [1]
+    assert x.layout == "NCHW" and x.itemsize == 8
+    assert y._is_shared_buffer_with(x) and not oar.ones([2])._is_shared_buffer_with(x)
+    assert x.is_dense() and not x.is_dist() and str(x.type) == "VarType.DENSE_TENSOR"
+
+
+def test_set_resize_reconstruct_and_data():
+    src = t([11.0, 22.0, 33.0, 44.0, 55.0, 66.0], "float32")
+    x = t([1.0, 2.0], "float32")
+    x.set_(src, shape=[3], stride=[2])
+    assert x.tolist() == [11.0, 33.0, 55.0] and x._is_shared_buffer_with(src)
+    x.set_(src, shape=[5], offset=4)
+    assert x.tolist() == [22.0, 33.0, 44.0, 55.0, 66.0]
+    x.set_()
+    assert x.shape == [0]
+    r = t([1.0, 2.0, 3.0], "float32")
+    r.resize_([2, 3], fill_zero=True)
+    assert r.tolist() == [[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]]
+    a, b = oar.to_tensor([1.0], stop_gradient=False), oar.to_tensor([2.0, 3.0])
+    a.reconstruct_from_(b)
+    assert a.tolist() == [2.0, 3.0] and a.stop_gradient
+    d = oar.to_tensor(1.0)
+    d.data = oar.to_tensor(2.0)
+    assert d.item() == 2.0 and d.data.item() == 2.0
+
+
+def test_in_place_random_fills_are_in_range_and_reproducible():
+    x = oar.zeros([2000])
+    oar.seed(5)
+    x.uniform_(-2.0, 3.0)
+    v = x.numpy().copy()
+    assert v.min() >= -2.0 and v.max() < 3.0 and abs(v.mean() - 0.5) < 0.15
+    oar.seed(5)
+    assert np.array_equal(x.uniform_(-2.0, 3.0).numpy(), v)
+    assert abs(x.normal_(1.0, 2.0).numpy().std() - 2.0) < 0.15
+    assert abs(x.exponential_(2.0).numpy().mean() - 0.5) < 0.05
+    g = x.geometric_(0.25).numpy()
+    assert g.min() >= 1 and np.all(g == np.round(g)) and abs(g.mean() - 4.0) < 0.4
+    assert x.log_normal_(0.0, 0.5).numpy().min() > 0
+    assert np.isfinite(x.cauchy_(1.0, 2.0).numpy()).all()
+    b = x.bernoulli_(0.3).numpy()
+    assert set(np.unique(b)) <= {0.0, 1.0} and abs(b.mean() - 0.3) < 0.05
+    i = oar.zeros([500], dtype="int32").random_(3, 7).numpy()
+    assert i.min() >= 3 and i.max() <= 6
+    assert x.zero_().numpy().max() == 0.0
+    leaf = oar.zeros([2], dtype="float32")
+    leaf.stop_gradient = False
+    with pytest.raises(RuntimeError, match="leaf"):
+        leaf.normal_()
+
+
+def test_fill_diagonal_matches_paddles_positions():
+    x = oar.ones([5, 3])
+    x.fill_diagonal_(2.0, wrap=True)
+    assert np.argwhere(x.numpy() == 2).tolist() == [[0, 0], [1, 1], [2, 2], [4, 0]]
+    y = oar.ones([4, 3])
+    y.fill_diagonal_(2.0, offset=-1)
+    assert np.argwhere(y.numpy() == 2).tolist() == [[1, 0], [2, 1]]
+    z = oar.ones([2, 2, 2])
+    z.fill_diagonal_(2.0)
+    assert np.argwhere(z.numpy() == 2).tolist() == [[0, 0, 0], [1, 1, 1]]
+    w = oar.ones([4, 3]) * 2
+    assert w.fill_diagonal_tensor(oar.ones([3])).numpy().trace() == 3.0
+    w.fill_diagonal_tensor_(oar.zeros([2]), offset=1)
+    assert w.numpy()[0, 1] == 0.0 and w.numpy()[1, 2] == 0.0
+
+
+def test_to_apply_new_and_small_methods():
+    x = oar.to_tensor([1, 2, 3])
+    assert x.to("float32").dtype == oar.float32 and x.to("cpu") is x
+    assert x.to("cpu", "float64").dtype == oar.float64
+    assert x.to(t([1.0])).dtype == oar.float64 and x.to(dtype="int32").dtype == oar.int32
+    f = t([0.5, 1.0])
+    assert f.apply(lambda v: v * 2).tolist() == [1.0, 2.0]
+    assert f.apply_(lambda v: v + 1) is f and f.tolist() == [1.5, 2.0]
+    o = oar.ones([2, 2])
+    assert o.new_empty(3, 3).shape == [3, 3] and o.new_zeros([2]).tolist() == [0.0, 0.0]
+    assert o.new_full([2], 5.0, dtype="int64").tolist() == [5, 5]
+    assert o.new_ones((1, 2), requires_grad=True).stop_gradient is False
+    g = oar.to_tensor(5.0, stop_gradient=False)
+    (g * g).backward()
+    assert g.gradient() == 10.0 and oar.ones([1]).gradient() is None
+    r = oar.randn([2])
+    assert r.requires_grad is False
+    r.requires_grad = True
+    assert r.stop_gradient is False
+    m = oar.to_tensor([[1.1, 2.2, 3.3]])
+    assert m.item(2) == m.item(0, 2) == float(np.float32(3.3))
+    assert oar.to_tensor([[1, 2], [3, 4]]).repeat(2, 1).shape == [4, 2]
+    assert [p.shape for p in oar.ones([3, 2]).split_with_sizes([1, 2])] == [[1, 2], [2, 2]]
+    assert o.is_same_shape(oar.zeros([2, 2])) and not o.is_same_shape(oar.zeros([2]))
+    assert oar.to_tensor([-5, -1, 1]).bitwise_invert().tolist() == [4, 0, -2]
+    assert "data: [1.0]" in str(oar.to_tensor([1.0]).get_tensor())

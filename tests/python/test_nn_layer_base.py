@@ -1,5 +1,7 @@
-"""oar.nn.Layer with Paddle's semantics: registration, traversal, state dicts,
-hooks, modes, conversion, repr; containers; initializers (statistics and seeds)."""
+"""oar.nn.Layer with Paddle's semantics: registration, traversal (named_sublayers with
+remove_duplicate), state dicts (and to_static_state_dict), hooks, modes, conversion, repr;
+containers (ParameterDict, Sequential.insert/extend, ...); ParamAttr and its shorthand
+forms."""
 import collections
 
 import numpy as np
@@ -162,42 +164,56 @@ def test_param_attr_forms():
     assert named.weight.name == "my_w"
 
 
-def _draw(init, shape, seed=5):
-    oar.seed(seed)
-    return init._generate(shape, oar.float32).numpy().astype(np.float64)
+def t(a, grad=False):
+    return oar.to_tensor(a, stop_gradient=not grad)
 
 
-@pytest.mark.parametrize("init, shape, mean, std", [
-    (I.Normal(1.0, 2.0), [200, 100], 1.0, 2.0),
-    (I.Uniform(-3.0, 1.0), [200, 100], -1.0, 4.0 / np.sqrt(12)),
-    (I.XavierUniform(), [300, 200], 0.0, np.sqrt(6 / 500) / np.sqrt(3)),
-    (I.XavierNormal(), [300, 200], 0.0, np.sqrt(2 / 500)),
-    (I.KaimingNormal(), [64, 32, 3, 3], 0.0, np.sqrt(2 / (32 * 9))),
-    (I.KaimingUniform(), [64, 32, 3, 3], 0.0, np.sqrt(2 / (32 * 9))),
-    # a normal truncated at +-2 std keeps 0.8796 of the variance
-    (I.TruncatedNormal(0.0, 1.0), [200, 100], 0.0, np.sqrt(0.7737413)),
-])
-def test_initializer_moments(init, shape, mean, std):
-    v = _draw(init, shape)
-    n = v.size
-    assert abs(v.mean() - mean) < 5 * std / np.sqrt(n)
-    assert abs(v.std() - std) < 0.03 * std
+def test_containers_and_layer_traversal():
+    class Net(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.params = nn.ParameterDict({f"t{i}": oar.create_parameter([2, 2], "float32")
+                                            for i in range(3)})
+
+        def forward(self, x):
+            for key in self.params:
+                x = oar.matmul(x, self.params[key])
+            return x
+    net = Net()
+    assert len(net.params) == 3 and len(net.parameters()) == 3
+    net.params["t3"] = oar.create_parameter([2, 3], "float32")
+    assert net(oar.rand([5, 2])).shape == [5, 3] and "params.t3" in net.state_dict()
+    with pytest.raises(TypeError, match="Parameter"):
+        net.params["x"] = oar.rand([2])
+    seq = nn.Sequential(nn.Linear(20, 30))
+    seq.insert(0, nn.Linear(10, 20))
+    seq.extend([nn.ReLU(), nn.Linear(30, 2)])
+    assert [k for k, _ in seq.named_children()] == ["0", "1", "2", "3"]
+    assert seq(oar.rand([4, 10])).shape == [4, 2]
+    seq.insert(-1, nn.Identity())
+    assert isinstance(seq[3], nn.Identity) and len(seq) == 5
+    with pytest.raises(IndexError):
+        seq.insert(9, nn.ReLU())
+    lin = nn.Linear(2, 2)
+    dup = nn.Sequential(lin, lin)
+    assert [n for n, _ in dup.named_sublayers(include_self=True)] == ["", "0"]
+    assert [n for n, _ in dup.named_sublayers(remove_duplicate=False)] == ["0", "1"]
+    holder = nn.Linear(3, 2)
+    holder.extra = oar.ones([1])  # a tensor attribute is a non-persistable buffer (Paddle)
+    wrapped = nn.Sequential(holder)
+    assert [n for n, _ in wrapped.named_buffers()] == ["0.extra"]
+    assert "0.extra" not in wrapped.state_dict()
+    emb = nn.Embedding(10, 3)
+    emb.register_buffer("scratch", oar.zeros([2]), persistable=False)
+    assert set(emb.to_static_state_dict()) == {"weight", "scratch"}
+    assert set(emb.state_dict()) == {"weight"}
 
 
-def test_initializers_are_seeded_and_bounded():
-    assert np.array_equal(_draw(I.Normal(), [10]), _draw(I.Normal(), [10]))
-    assert not np.array_equal(_draw(I.Normal(), [10], 1), _draw(I.Normal(), [10], 2))
-    assert np.abs(_draw(I.TruncatedNormal(0, 1), [10000])).max() <= 2.0
-    q = _draw(I.Orthogonal(), [6, 4])
-    np.testing.assert_allclose(q.T @ q, np.eye(4), atol=1e-5)
-    np.testing.assert_array_equal(_draw(I.Assign([[1, 2]]), [1, 2]), [[1, 2]])
-    p = oar.nn.Parameter(oar.zeros([3]))
-    I.Constant(2.0)(p)
-    assert np.all(p.numpy() == 2.0)
-    with pytest.raises(ValueError, match="shape"):
-        I.Assign([1, 2, 3])._generate([2], oar.float32)
-    with pytest.raises(ValueError, match="at least 2"):
-        I.Orthogonal()._generate([3], oar.float32)
-    with pytest.raises(ValueError, match="nonlinearity"):
-        I.calculate_gain("bogus")
-    assert I.calculate_gain("leaky_relu", 0.2) == pytest.approx(np.sqrt(2 / 1.04))
+def test_param_attr_bool_and_regularizer_forms():
+    assert nn.Linear(2, 3, bias_attr=True).bias is not None
+    assert nn.Linear(2, 3, bias_attr=False).bias is None
+    from oar.regularizer import L2Decay
+    lin = nn.Linear(2, 3, weight_attr=L2Decay(0.1))
+    assert isinstance(lin.weight.regularizer, L2Decay)
+    with pytest.raises(TypeError, match="ParamAttr"):
+        nn.Linear(2, 3, weight_attr=3)
