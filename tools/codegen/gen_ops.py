@@ -631,7 +631,15 @@ def gen_eager_function(op, inplace=False):
             if a.name in op.backward:
                 R.append(f"{P}grad_node->SetGradOutMeta({a.name}, {slot});")
         for n, is_out in saved:
-            if not is_out:
+            if is_out:
+                continue
+            if inplace and n == op.inplace and n not in op.no_need_buffer:
+                # Note [In-place ops save a copy of what they overwrite]: the formulas
+                # read x's value before the write, so the node keeps a recorded copy
+                # (assign: its own grad node leads back to x's history, so gradients
+                # of every order go through it), as PyTorch saves the original self.
+                R.append(f"{P}grad_node->SetTensorWrapper_{n}(::oar::assign({n}));")
+            else:
                 R.append(f"{P}grad_node->SetTensorWrapper_{n}({n});")
         return R
 
@@ -811,6 +819,11 @@ def formula_identifiers(formula):
 def validate_formulas(ops, root):
     known_calls = {o.name for o in ops} | {o.name + "_" for o in ops if o.inplace}
     known_calls |= helper_functions(root)
+    if "assign" not in known_calls and any(
+            op.inplace in dict(op.saved()) and op.inplace not in op.no_need_buffer
+            for op in ops if op.inplace):
+        raise ValueError("ops.yaml: an in-place op saves the input it overwrites, which needs "
+                         "the op `assign` (Note [In-place ops save a copy of what they overwrite])")
     for op in ops:
         scope = {a.name for a in op.args} | {op.out, op.grad_out} | FORMULA_KEYWORDS
         for target, formula in op.backward.items():
