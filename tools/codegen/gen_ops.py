@@ -770,9 +770,9 @@ def gen_invokers(ops):
 
 def gen_docs(ops):
     L = ["# Op reference", "",
-         "Generated from `src/oar/ops/*.yaml` by `tools/codegen/gen_ops.py` (the test",
-         "`DocsUpToDate` fails when this file is stale; `cmake --build build --target docs`",
-         "rewrites it). Every op is `oar::<op>` in C++ and `oar.<op>` in Python;",
+         "Generated from `src/oar/ops/*.yaml` by `tools/codegen/gen_ops.py` into the build",
+         "tree (`build/generated/docs/ops.md`) on every build. Every op is `oar::<op>` in C++",
+         "and `oar.<op>` in Python;",
          "gradients are written in differentiable ops, so every order works.", "",
          "| op | signature | differentiable in | in-place | description |",
          "| --- | --- | --- | --- | --- |"]
