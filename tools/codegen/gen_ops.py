@@ -635,10 +635,17 @@ def gen_eager_function(op, inplace=False):
                 continue
             if inplace and n == op.inplace and n not in op.no_need_buffer:
                 # Note [In-place ops save a copy of what they overwrite]: the formulas
-                # read x's value before the write, so the node keeps a recorded copy
-                # (assign: its own grad node leads back to x's history, so gradients
-                # of every order go through it), as PyTorch saves the original self.
-                R.append(f"{P}grad_node->SetTensorWrapper_{n}(::oar::assign({n}));")
+                # read x's value before the write, so the node saves a copy of that
+                # value (api::assign, outside autograd) under x's autograd meta as it
+                # is now: the wrapper keeps x's producer (alive through this node's
+                # edge to it), so the recovered copy differentiates again into x's
+                # history and gradients of every order are the out-of-place op's, as
+                # PyTorch's saved original self.
+                R.append(f"{P}{{")
+                R.append(f"{P}  Tensor {n}_before(api::assign({n}).impl(), {n}.name());")
+                R.append(f"{P}  {n}_before.set_autograd_meta({n}.mutable_autograd_meta());")
+                R.append(f"{P}  grad_node->SetTensorWrapper_{n}({n}_before);")
+                R.append(f"{P}}}")
             else:
                 R.append(f"{P}grad_node->SetTensorWrapper_{n}({n});")
         return R
@@ -823,7 +830,8 @@ def validate_formulas(ops, root):
             op.inplace in dict(op.saved()) and op.inplace not in op.no_need_buffer
             for op in ops if op.inplace):
         raise ValueError("ops.yaml: an in-place op saves the input it overwrites, which needs "
-                         "the op `assign` (Note [In-place ops save a copy of what they overwrite])")
+                         "the op `assign` to copy it (Note [In-place ops save a copy of what "
+                         "they overwrite])")
     for op in ops:
         scope = {a.name for a in op.args} | {op.out, op.grad_out} | FORMULA_KEYWORDS
         for target, formula in op.backward.items():
