@@ -207,7 +207,12 @@ def test_stubs_match_the_runtime(tmp_path):
     # __signature__ shows Paddle's (x, perm, name) over a (*args, **kwargs) definition
     # that also takes PyTorch's (x, dim0, dim1).
     allow.write_text("oar.liboar\noar._paddle_aliases.swapaxes\n")
+    # The stubs re-export the Python modules' own definitions, so mypy reads those
+    # modules too: their type errors are not the stubs' and must not stop the check.
+    config = tmp_path / "mypy.ini"
+    config.write_text("[mypy]\n[mypy-oar.*]\nignore_errors = True\n"
+                      "[mypy-oar]\nignore_errors = False\n[mypy-oar._C]\nignore_errors = False\n")
     r = subprocess.run([sys.executable, "-m", "mypy.stubtest", "oar", "--allowlist", str(allow),
-                        "--mypy-config-file", os.devnull],
+                        "--mypy-config-file", str(config)],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -18,6 +18,7 @@ _IntList: TypeAlias = Union[int, Sequence[int], Tensor]
 _Scalar: TypeAlias = Union[_float, Tensor]  # float takes int and bool too
 _Number: TypeAlias = Union[_float, Tensor]
 
+@final
 class HookHandle:
     def remove(self) -> _bool: ...
 
