@@ -364,6 +364,15 @@ def gen_api_function(op, inplace=False):
         L.append("    DenseTensor inferred;")
         L.append(f"    {op.infer_meta}({meta_args}, &inferred);")
         L.append(f"    CheckInplaceTarget({op.inplace}, inferred);")
+        # The kernel writes the result's dtype into x's memory: abs_ of a complex x
+        # would put real values into complex elements (torch refuses too).
+        x = op.inplace
+        msg = (f'"the result has dtype ", inferred.dtype(), " but \'{x}\' has dtype ", '
+               f'{x}.dtype(), "; an in-place op cannot change the dtype of its input: use '
+               f'{op.name}()"')
+        L.append(f"    if (inferred.dtype() != {x}.dtype()) {{")
+        L.append(f"      throw errors::InvalidArgument({msg});")
+        L.append("    }")
         L.append(f"    DenseTensor* kernel_out = &{op.inplace}.dense();")
     else:
         L.append("    Tensor api_output(MakeShared<DenseTensor>());")
