@@ -3,7 +3,7 @@
 The one reader of tests/op_cases/ (its header documents the schema). Its users:
 
   tools/make_golden.py               inputs + PyTorch's outputs for the C++ driver
-                                     (tests/cpp/golden/ops.json)
+                                     (<build>/generated/golden/ops.json, a build product)
   tests/python/test_ops_vs_torch.py  the Python driver: oar against PyTorch, live
   tests/fuzz/worker.py               the fuzzer: call_torch as the oracle of random calls
 

@@ -1,10 +1,13 @@
 #!/usr/bin/env python3
-"""Writes tests/cpp/golden/ops.json: the inputs and PyTorch's outputs of every case of
-tests/op_cases/*.yaml (expanded by tests/op_registry.py), for the C++ op tests
-(tests/cpp/test_ops.cc). The C++ suite fails while this file is older than
-tests/op_cases/ or op_registry.py. Run after changing either:
+"""Writes the golden file of the C++ op tests (tests/cpp/test_ops.cc): the inputs and
+PyTorch's outputs of every case of tests/op_cases/*.yaml (expanded by
+tests/op_registry.py). A build product, never committed: the build of the C++ tests runs
 
-    python3 tools/make_golden.py
+    python3 tools/make_golden.py --out <build>/generated/golden/ops.json
+
+whenever tests/op_cases/, tests/op_registry.py, src/oar/ops/ or this script change (so
+building the tests needs torch). The file embeds the texts it was made from, and the
+C++ suite fails if they are not the tree's (a golden file from another checkout).
 
 Every case is written, float64 for inputs without an explicit dtype: the C++ driver
 rebuilds each input as its contiguous base tensor ("data", "base_shape") and the
@@ -14,6 +17,7 @@ in complex128) store (real, imag) pairs: 2 values per element, as as_real lays t
 A sparse input ("layout": coo or csr, "sparse_dim") is stored dense; the C++ driver
 converts it as the Python driver does.
 """
+import argparse
 import json
 import math
 import os
@@ -23,7 +27,6 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tests"))
 import op_registry as R  # noqa: E402  (tests/op_registry.py)
 
-GOLDEN = os.path.join(ROOT, "tests", "cpp", "golden", "ops.json")
 
 
 def _data(flat, dtype):
@@ -60,6 +63,9 @@ def _input(inp):
 
 
 def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--out", required=True, help="the golden file to write")
+    out_path = p.parse_args().out
     reg = R.registry()
     out_cases = []
     for name, entry in reg["ops"].items():
@@ -82,11 +88,13 @@ def main():
     golden = {"source": source, "expander": expander, "tol": reg["tol"],
               "op_tol": {n: e["tol"] for n, e in reg["ops"].items() if e["tol"]},
               "cases": out_cases}
-    os.makedirs(os.path.dirname(GOLDEN), exist_ok=True)
-    with open(GOLDEN, "w") as f:
+    os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
+    tmp = out_path + ".tmp"  # a failed run leaves no half-written file behind
+    with open(tmp, "w") as f:
         json.dump(golden, f, indent=None, separators=(",", ":"), allow_nan=False)
         f.write("\n")
-    print(f"wrote {len(out_cases)} cases to {os.path.relpath(GOLDEN, ROOT)}")
+    os.replace(tmp, out_path)
+    print(f"wrote {len(out_cases)} cases to {out_path}")
 
 
 if __name__ == "__main__":

@@ -57,7 +57,7 @@ std::string ReadFile(const std::string& path) {
 
 const nlohmann::json& Golden() {
   static const nlohmann::json j =
-      nlohmann::json::parse(ReadFile(OAR_SOURCE_DIR "/tests/cpp/golden/ops.json"));
+      nlohmann::json::parse(ReadFile(OAR_GEN_DIR "/golden/ops.json"));
   return j;
 }
 

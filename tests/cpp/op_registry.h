@@ -1,6 +1,7 @@
 // The op test registry in C++: the generated op list and generic invokers,
 // and the cases of tests/op_cases/ (as expanded by tests/op_registry.py)
-// with PyTorch's outputs (tests/cpp/golden/ops.json, by tools/make_golden.py).
+// with PyTorch's outputs (<build>/generated/golden/ops.json, which
+// tools/make_golden.py writes as the tests build).
 #pragma once
 
 #include <functional>

@@ -89,12 +89,29 @@ TEST(Inplace, ShapeChangingInplaceIsAnError) {
   Catch([&] { scale_(e, 2.0); });
 }
 
-TEST(Inplace, MultiplyInplaceThatNeedsTheOldValueFailsAtBackward) {
+// Note [In-place ops save a copy of what they overwrite]: the backward w.r.t. w
+// needs the old b, which multiply_ saved as a recorded copy before writing.
+TEST(Inplace, MultiplyInplaceSavesTheOldValueItsBackwardNeeds) {
   Tensor a = Leaf({1, 2});
   Tensor w = Leaf({3, 4});
   Tensor b = scale(a, 1.0);
-  multiply_(b, w);  // backward w.r.t. w needs the old b
-  Catch([&] { sum(b).backward(); });
+  multiply_(b, w);
+  sum(b).backward();
+  ExpectClose(a.grad(), {3, 4}, {2});
+  ExpectClose(w.grad(), {1, 2}, {2});
+}
+
+// The copy is recorded, so higher orders go through it: sin_'s second derivative.
+TEST(Inplace, SinInplaceHasEveryOrderOfGradient) {
+  Tensor a = Leaf({0.3, 0.7});
+  Tensor b = scale(a, 1.0);
+  sin_(b);
+  GradOptions cg;
+  cg.create_graph = true;
+  const Tensor g = Grad({sum(b)}, {a}, {}, cg)[0];
+  ExpectClose(g, {std::cos(0.3), std::cos(0.7)}, {2}, 1e-5);
+  const Tensor g2 = Grad({sum(g)}, {a})[0];
+  ExpectClose(g2, {-std::sin(0.3), -std::sin(0.7)}, {2}, 1e-5);
 }
 
 TEST(Inplace, GradientThroughInplaceChain) {

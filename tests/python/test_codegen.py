@@ -122,3 +122,104 @@ def test_only_sparse_ops_may_omit_infer_meta(tmp_path):
     r = generate(tmp_path, OP.replace("  infer_meta: UnchangedInferMeta(x)\n", "")
                  .format(formula="grad_out"))
     assert r.returncode != 0 and "twice: infer_meta is required" in r.stderr, r.stderr
+
+
+# ---- the type stubs (tools/codegen/gen_stubs.py) ------------------------------------------
+STUBS = os.path.join(REPO, "tools", "codegen", "gen_stubs.py")
+TWICE = OP.format(formula="grad_out").replace("python: [function]", "python: [function, method]")
+
+
+def stubs(tmp_path, modules, yaml_text=TWICE, untyped="from typing import Any\n"):
+    """gen_stubs.py over a package `oar` made of `modules` ({relative path: source})."""
+    pkg = tmp_path / "pkg" / "oar"
+    for rel, text in modules.items():
+        (pkg / rel).parent.mkdir(parents=True, exist_ok=True)
+        (pkg / rel).write_text(text)
+    (tmp_path / "ops.yaml").write_text(yaml_text)
+    frag = tmp_path / "fragments"  # the tree's, without stubs of the tree's Python functions
+    frag.mkdir()
+    for f in ("_C.pyi", "tensor_methods.pyi"):
+        (frag / f).write_text(open(os.path.join(REPO, "tools", "codegen", "stubs", f)).read())
+    (frag / "python_untyped.pyi").write_text(untyped)
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, STUBS, "--yaml", str(tmp_path / "ops.yaml"),
+                        "--package", str(pkg), "--fragments", str(frag), "--out", str(out)],
+                       capture_output=True, text=True)
+    if r.returncode:
+        return r, None, None
+    return r, (out / "__init__.pyi").read_text(), (out / "_C.pyi").read_text()
+
+
+PACKAGE = {
+    "__init__.py": "from . import _C\n"
+                   "from .tensor import *\n"
+                   "from .tensor.creation import full as fill\n"
+                   "from . import nn\n"
+                   "Tensor = _C.Tensor\n"
+                   "for _n in _C._public_ops:\n    globals().setdefault(_n, getattr(_C, _n))\n"
+                   "__all__ = sorted(set(_C._public_ops) | {'Tensor', 'fill', 'nn'}\n"
+                   "                 | set(tensor.__all__))\n",
+    "tensor/__init__.py": "from .math import *\nfrom .math import __all__ as _m\n"
+                          "from .creation import full\n__all__ = _m + ['full']\n",
+    "tensor/math.py": "__all__ = ['twice', 'half']\n"
+                      "def twice(x: 'Tensor', factor: float = 2.0) -> 'Tensor': ...\n"
+                      "def half(x, *, exact=True): ...\n",
+    "tensor/creation.py": "def full(shape: list, value: float) -> object: ...\n",
+    "nn/__init__.py": "",
+}
+
+
+def test_stubs_follow_imports_star_and_all_from_the_package(tmp_path):
+    # __init__.py's names come through a package (tensor/) and star imports: an
+    # annotated function is re-exported where it is defined, a Python name wins over
+    # the op of the same name, and an unannotated one gets its parameters typed Any.
+    modules = dict(PACKAGE)
+    modules["tensor/__init__.py"] = modules["tensor/__init__.py"].replace(
+        "from .math import __all__ as _m\n", "").replace("_m + ", "math.__all__ + ")
+    modules["tensor/__init__.py"] = "from . import math\n" + modules["tensor/__init__.py"]
+    r, init, c = stubs(tmp_path, modules)
+    assert r.returncode == 0, r.stderr
+    assert "from .tensor import twice as twice" in init  # Python's twice, not _C's
+    assert "from .tensor import full as full" in init
+    assert "from .tensor.creation import full as fill" in init
+    assert "from ._C import twice_" not in init  # no in-place variant declared
+    assert "def half(x: Any, *, exact: Any = ...) -> Any: ..." in init
+    assert "from . import nn as nn" in init
+    assert "from ._C import Tensor as Tensor" in init
+    assert '"half",' in init and '"fill",' in init
+    # _C.pyi: the op's function and Tensor method from the declaration
+    assert "def twice(x: Tensor, factor: _float = 2.0, name: str | None = None) -> Tensor" in c
+    assert "    def twice(self, factor: _float = 2.0, name: str | None = None) -> Tensor" in c
+
+
+def test_stubs_of_an_inplace_op_come_from_its_declaration(tmp_path):
+    yaml_text = TWICE.replace("  backward:", "  inplace: (x -> out)\n  backward:")
+    r, init, c = stubs(tmp_path, {"__init__.py": PACKAGE["__init__.py"].replace(
+        "from .tensor import *\nfrom .tensor.creation import full as fill\n", "").replace(
+        " | {'Tensor', 'fill', 'nn'}\n                 | set(tensor.__all__))",
+        " | {'Tensor', 'nn'})"), "nn/__init__.py": ""}, yaml_text)
+    assert r.returncode == 0, r.stderr
+    assert "from ._C import twice_ as twice_" in init
+    assert "def twice_(x: Tensor, factor: _float = 2.0, name: str | None = None) -> Tensor" in c
+    assert "    def twice_(self, factor: _float = 2.0, name: str | None = None) -> Tensor" in c
+
+
+def test_an_all_that_cannot_be_read_statically_names_the_line(tmp_path):
+    modules = dict(PACKAGE)
+    modules["tensor/math.py"] = "__all__ = [n for n in dir() if n]\n"
+    r, _, _ = stubs(tmp_path, modules)
+    assert r.returncode != 0
+    assert "math.py:1: cannot read" in r.stderr, r.stderr
+
+
+def test_a_hand_written_stub_serves_only_an_unannotated_function(tmp_path):
+    frag = "from typing import Any\n\ndef half(x: float, *, exact: bool = True) -> float: ...\n"
+    r, init, _ = stubs(tmp_path, PACKAGE, untyped=frag)
+    assert r.returncode == 0, r.stderr
+    assert "def half(x: float, *, exact: bool = True) -> float: ..." in init
+    # once half is annotated in Python, its entry must go
+    modules = dict(PACKAGE)
+    modules["tensor/math.py"] = modules["tensor/math.py"].replace(
+        "def half(x, *, exact=True)", "def half(x: float, *, exact: bool = True) -> float")
+    r, _, _ = stubs(tmp_path / "again", modules, untyped=frag)
+    assert r.returncode != 0 and "half: not an unannotated public Python function" in r.stderr

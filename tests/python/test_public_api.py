@@ -128,22 +128,27 @@ def test_help_shows_the_reference_page():
 
 
 # ---- type stubs ---------------------------------------------------------------------------
-STUB_DIR = os.path.join(REPO, "python", "oar")
 INSTALLED = os.path.dirname(oar.__file__)
 
 
-def test_committed_stubs_are_up_to_date():
+@pytest.fixture(scope="module")
+def generated_stubs(tmp_path_factory):
+    """The stubs tools/codegen/gen_stubs.py writes from this tree now."""
+    out = tmp_path_factory.mktemp("stubs")
     r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "codegen", "gen_stubs.py"),
-                        "--check"], capture_output=True, text=True)
+                        "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
+    return out
 
 
 @pytest.mark.parametrize("fname", ["__init__.pyi", "_C.pyi", "py.typed"])
-def test_stubs_are_installed(fname):
+def test_stubs_are_installed(fname, generated_stubs):
     path = os.path.join(INSTALLED, fname)
     assert os.path.exists(path), f"{fname} is not installed with the package"
-    with open(path) as f, open(os.path.join(STUB_DIR, fname)) as g:
-        assert f.read() == g.read(), f"the installed {fname} is stale: bash scripts/install.sh"
+    if fname.endswith(".pyi"):
+        with open(path) as f:
+            assert f.read() == (generated_stubs / fname).read_text(), \
+                f"the installed {fname} is not what the tree generates: reinstall"
 
 
 def test_stub_all_is_the_runtime_all():
@@ -202,7 +207,12 @@ def test_stubs_match_the_runtime(tmp_path):
     # __signature__ shows Paddle's (x, perm, name) over a (*args, **kwargs) definition
     # that also takes PyTorch's (x, dim0, dim1).
     allow.write_text("oar.liboar\noar.tensor.manipulation.swapaxes\n")
+    # The stubs re-export the Python modules' own definitions, so mypy reads those
+    # modules too: their type errors are not the stubs' and must not stop the check.
+    config = tmp_path / "mypy.ini"
+    config.write_text("[mypy]\n[mypy-oar.*]\nignore_errors = True\n"
+                      "[mypy-oar]\nignore_errors = False\n[mypy-oar._C]\nignore_errors = False\n")
     r = subprocess.run([sys.executable, "-m", "mypy.stubtest", "oar", "--allowlist", str(allow),
-                        "--mypy-config-file", os.devnull],
+                        "--mypy-config-file", str(config)],
                        capture_output=True, text=True, cwd=tmp_path)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -364,6 +364,15 @@ def gen_api_function(op, inplace=False):
         L.append("    DenseTensor inferred;")
         L.append(f"    {op.infer_meta}({meta_args}, &inferred);")
         L.append(f"    CheckInplaceTarget({op.inplace}, inferred);")
+        # The kernel writes the result's dtype into x's memory: abs_ of a complex x
+        # would put real values into complex elements (torch refuses too).
+        x = op.inplace
+        msg = (f'"the result has dtype ", inferred.dtype(), " but \'{x}\' has dtype ", '
+               f'{x}.dtype(), "; an in-place op cannot change the dtype of its input: use '
+               f'{op.name}()"')
+        L.append(f"    if (inferred.dtype() != {x}.dtype()) {{")
+        L.append(f"      throw errors::InvalidArgument({msg});")
+        L.append("    }")
         L.append(f"    DenseTensor* kernel_out = &{op.inplace}.dense();")
     else:
         L.append("    Tensor api_output(MakeShared<DenseTensor>());")
@@ -631,7 +640,22 @@ def gen_eager_function(op, inplace=False):
             if a.name in op.backward:
                 R.append(f"{P}grad_node->SetGradOutMeta({a.name}, {slot});")
         for n, is_out in saved:
-            if not is_out:
+            if is_out:
+                continue
+            if inplace and n == op.inplace and n not in op.no_need_buffer:
+                # Note [In-place ops save a copy of what they overwrite]: the formulas
+                # read x's value before the write, so the node saves a copy of that
+                # value (api::assign, outside autograd) under x's autograd meta as it
+                # is now: the wrapper keeps x's producer (alive through this node's
+                # edge to it), so the recovered copy differentiates again into x's
+                # history and gradients of every order are the out-of-place op's, as
+                # PyTorch's saved original self.
+                R.append(f"{P}{{")
+                R.append(f"{P}  Tensor {n}_before(api::assign({n}).impl(), {n}.name());")
+                R.append(f"{P}  {n}_before.set_autograd_meta({n}.mutable_autograd_meta());")
+                R.append(f"{P}  grad_node->SetTensorWrapper_{n}({n}_before);")
+                R.append(f"{P}}}")
+            else:
                 R.append(f"{P}grad_node->SetTensorWrapper_{n}({n});")
         return R
 
@@ -762,9 +786,9 @@ def gen_invokers(ops):
 
 def gen_docs(ops):
     L = ["# Op reference", "",
-         "Generated from `src/oar/ops/*.yaml` by `tools/codegen/gen_ops.py` (the test",
-         "`DocsUpToDate` fails when this file is stale; `cmake --build build --target docs`",
-         "rewrites it). Every op is `oar::<op>` in C++ and `oar.<op>` in Python;",
+         "Generated from `src/oar/ops/*.yaml` by `tools/codegen/gen_ops.py` into the build",
+         "tree (`build/generated/docs/ops.md`) on every build. Every op is `oar::<op>` in C++",
+         "and `oar.<op>` in Python;",
          "gradients are written in differentiable ops, so every order works.", "",
          "| op | signature | differentiable in | in-place | description |",
          "| --- | --- | --- | --- | --- |"]
@@ -811,6 +835,12 @@ def formula_identifiers(formula):
 def validate_formulas(ops, root):
     known_calls = {o.name for o in ops} | {o.name + "_" for o in ops if o.inplace}
     known_calls |= helper_functions(root)
+    if "assign" not in known_calls and any(
+            op.inplace in dict(op.saved()) and op.inplace not in op.no_need_buffer
+            for op in ops if op.inplace):
+        raise ValueError("ops.yaml: an in-place op saves the input it overwrites, which needs "
+                         "the op `assign` to copy it (Note [In-place ops save a copy of what "
+                         "they overwrite])")
     for op in ops:
         scope = {a.name for a in op.args} | {op.out, op.grad_out} | FORMULA_KEYWORDS
         for target, formula in op.backward.items():

@@ -97,6 +97,15 @@ void ErfKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
   });
 }
 
+// The complementary error function through std::erfc, in double: 1 - erf(x) would
+// lose every digit for large x, where erfc(x) is tiny.
+template <typename T>
+void ErfcKernel(const DeviceContext&, const DenseTensor& x, DenseTensor* out) {
+  UnaryElementwise<T, T>(
+      x, out, [](auto a) { return static_cast<decltype(a)>(std::erfc(static_cast<double>(a))); },
+      16);
+}
+
 // The inverse error function. No libm has it: a closed-form first guess
 // (Winitzki's approximation, relative error below 2e-3) refined by Newton steps
 // on erf, each of which roughly squares the error. Near |y| = 1 the residual is
@@ -352,6 +361,7 @@ OAR_REGISTER_KERNEL(expm1, CPU, Any, Expm1Kernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(log2, CPU, Any, Log2Kernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(log10, CPU, Any, Log10Kernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(erf, CPU, Any, ErfKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(erfc, CPU, Any, ErfcKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(erfinv, CPU, Any, ErfinvKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(tan, CPU, Any, TanKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(asin, CPU, Any, AsinKernel, OAR_FLOAT_TYPES);
