@@ -745,7 +745,8 @@ def _values_to(api, values, arr, dom):
 
 
 def put_along_axis_reduce(api: Any, arr: Tensor, indices: Tensor, values: Tensor | float,
-                          axis: AxisLike, reduce: str, include_self: bool, broadcast: bool) -> Tensor:
+                          axis: AxisLike, reduce: str, include_self: bool,
+                          broadcast: bool) -> Tensor:
     """put_along_axis for reduce 'mul'/'multiply', 'mean', 'amin', 'amax', composed of
     differentiable ops: the written positions are found first; 'mean' divides a scattered
     sum by the count (truncating for integers, as Paddle); the others reduce the values of

@@ -413,7 +413,8 @@ def multi_dot(x: Sequence[Tensor], name: str | None = None) -> Tensor:
 
 
 # ---- LU ---------------------------------------------------------------------------------
-def lu(x: Tensor, pivot: Any = True, get_infos: Any = False, name: str | None = None) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, Tensor]:
+def lu(x: Tensor, pivot: Any = True, get_infos: Any = False,
+       name: str | None = None) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, Tensor]:
     """The LU factorisation with partial pivoting: (LU, pivots[, infos]) with L (unit
     diagonal, below) and U packed in one matrix, 1-based int32 pivots and, with
     get_infos, int32 infos (0, or the 1-based index of the first zero pivot). The packed
@@ -767,7 +768,8 @@ def _svd_parts(x, full_matrices):
     return u, s, vh
 
 
-def svd(x: Tensor, full_matrices: Any = False, name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def svd(x: Tensor, full_matrices: Any = False,
+        name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """(U, S, VH) with x = U @ diag(S) @ VH, S descending (real: float32 for complex64
     x). Each singular pair's sign (complex: unit phase) is fixed: the largest-magnitude
     entry of each column of U is real and positive."""
@@ -841,7 +843,8 @@ def _threshold(s_max, rcond):
     return _C.scale(_C.unsqueeze(s_max, [-1]), float(rcond))
 
 
-def pinv(x: Tensor, rcond: float | None = 1e-15, hermitian: bool = False, name: str | None = None) -> Tensor:
+def pinv(x: Tensor, rcond: float | None = 1e-15, hermitian: bool = False,
+         name: str | None = None) -> Tensor:
     """The Moore-Penrose pseudo-inverse: singular values at most rcond * the largest are
     taken as zero. hermitian: x is symmetric (an eigendecomposition instead of an SVD)."""
     _matrix("pinv", x)
@@ -961,7 +964,8 @@ def _spectral(x, p, axes, keepdim):
 
 
 def vector_norm(x: Tensor, p: float | str | None = 2.0, axis: AxisLike | None = None,
-                keepdim: bool = False, name: str | None = None, *, dtype: DTypeLike | None = None) -> Tensor:
+                keepdim: bool = False, name: str | None = None, *,
+                dtype: DTypeLike | None = None) -> Tensor:
     """The vector p-norm of x flattened (axis None) or over the given axes."""
     C.tensor("vector_norm", "x", x)
     if dtype is not None:

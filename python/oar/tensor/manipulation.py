@@ -215,7 +215,8 @@ def chunk(x: Tensor, chunks: Any, axis: AxisLike = 0, name: str | None = None) -
     return split(x, n, a)
 
 
-def unstack(x: Tensor, axis: AxisLike = 0, num: int | None = None, name: str | None = None) -> list[Tensor]:
+def unstack(x: Tensor, axis: AxisLike = 0, num: int | None = None,
+            name: str | None = None) -> list[Tensor]:
     """The slices of x along axis, each without that axis."""
     return _unstack("unstack", "x", x, axis, num)
 
@@ -382,7 +383,8 @@ def expand_as(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
                          .replace("argument 'shape'", "y's shape")) from None
 
 
-def broadcast_tensors(input: Sequence[Tensor], name: str | None = None) -> list[Tensor]:  # noqa: A002 - Paddle's name
+def broadcast_tensors(input: Sequence[Tensor],  # noqa: A002 - Paddle's name
+                      name: str | None = None) -> list[Tensor]:
     """The tensors broadcast against each other to one shape (views)."""
     xs = _tensor_list("broadcast_tensors", "input", input)
     shape = _broadcast_shape("broadcast_tensors", [x.shape for x in xs],

@@ -275,12 +275,14 @@ def geometric_(self: Tensor, probs: float | Tensor, name: str | None = None) -> 
     return _write(self, _C.clip(k, 1.0, math.inf))
 
 
-def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0, name: str | None = None) -> Tensor:
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0,
+                name: str | None = None) -> Tensor:
     """Fills the tensor with exp of N(mean, std**2) samples, in place."""
     return _write(self, _C.exp(_normal_fill("log_normal_", self, mean, std)))
 
 
-def random_(self: Tensor, from_: int = 0, to: int | None = None, *, generator: Any = None) -> Tensor:
+def random_(self: Tensor, from_: int = 0, to: int | None = None, *,
+            generator: Any = None) -> Tensor:
     """Fills the tensor with integers uniform in [from_, to), in place; to None: up to the
     dtype's largest integer (2**mantissa bits for floats)."""
     lo = C.integer("random_", "from_", from_)

@@ -80,8 +80,9 @@ def _index_dtype(api, dtype):
 
 
 # ---- search ----------------------------------------------------------------------------
-def topk(x: Tensor, k: int, axis: AxisLike | None = None, largest: bool = True,  # noqa: A002 - Paddle's name
-         sorted: Any = True, name: str | None = None) -> tuple[Tensor, Tensor]:
+def topk(x: Tensor, k: int, axis: AxisLike | None = None, largest: bool = True,
+         sorted: Any = True, name: str | None = None  # noqa: A002 - Paddle's name
+         ) -> tuple[Tensor, Tensor]:
     """The k largest (smallest) elements along axis (default -1) and their int64 positions.
 
     Returns (values, indices); values are differentiable."""
@@ -114,7 +115,8 @@ def kthvalue(x: Tensor, k: int, axis: AxisLike | None = None, keepdim: bool = Fa
             _squeeze_if(idx, a, keepdim, x))
 
 
-def mode(x: Tensor, axis: AxisLike = -1, keepdim: bool = False, name: str | None = None) -> tuple[Tensor, Tensor]:
+def mode(x: Tensor, axis: AxisLike = -1, keepdim: bool = False,
+         name: str | None = None) -> tuple[Tensor, Tensor]:
     """The most frequent value along axis (the smallest of equally frequent ones) and an
     int64 position of it. Returns (values, indices)."""
     C.tensor("mode", "x", x)
