@@ -610,7 +610,7 @@ def diff(x: Tensor, n: int = 1, axis: int = -1, prepend: Tensor | None = None,
                              f"shape {t.shape}")
         parts.append(t)
     if len(parts) > 1:
-        parts = common("diff", *parts)
+        parts = list(common("diff", *parts))
         x = _C.concat(list(parts), a)
     if x.size == 0:
         # Each difference only shortens the axis by one; with no elements there is nothing
