@@ -7,11 +7,14 @@ signal lengths `n`/`s` (the input is cut or zero-padded first, as Paddle does), 
 axes, and `norm` ("backward", "ortho", "forward"), which names the direction that
 is scaled; the ops take the scale itself (0: none, 1: 1/sqrt(n), 2: 1/n).
 """
+from __future__ import annotations
+
 from collections.abc import Sequence
 
 from . import _C
 from .framework import check as C
 from .framework.dtype import convert_dtype
+from .framework.typing import DTypeLike
 
 Tensor = _C.Tensor
 
@@ -420,7 +423,8 @@ def _freq_args(api, n, d, dtype):
     return n, d, _freq_dtype(api, dtype)
 
 
-def fftfreq(n, d=1.0, dtype=None, name=None):
+def fftfreq(n: int, d: float = 1.0, dtype: DTypeLike | None = None,
+            name: str | None = None) -> Tensor:
     """The sample frequencies of an n-point transform with sample spacing d: [0, 1, ..., -1] / (n d).
 
     Args:
@@ -444,7 +448,8 @@ def fftfreq(n, d=1.0, dtype=None, name=None):
     return _C.scale(k, 1.0 / (n * d), 0.0, True)
 
 
-def rfftfreq(n, d=1.0, dtype=None, name=None):
+def rfftfreq(n: int, d: float = 1.0, dtype: DTypeLike | None = None,
+             name: str | None = None) -> Tensor:
     """The sample frequencies of rfft's n//2 + 1 outputs: [0, 1, ..., n//2] / (n d).
 
     Args:
@@ -479,7 +484,9 @@ def _shift(api, x, axes, inverse):
     return _C.roll(x, shifts, axes)
 
 
-def fftshift(x=None, axes=None, name=None, *, input=None, dim=None):
+def fftshift(x: Tensor | None = None, axes: int | Sequence[int] | None = None,
+             name: str | None = None, *, input: Tensor | None = None,
+             dim: int | Sequence[int] | None = None) -> Tensor:
     """x rolled so that the zero frequency is in the middle of each of ``axes``.
 
     Args:
@@ -499,7 +506,9 @@ def fftshift(x=None, axes=None, name=None, *, input=None, dim=None):
     return _shift("fftshift", x if input is None else input, axes if dim is None else dim, False)
 
 
-def ifftshift(x=None, axes=None, name=None, *, input=None, dim=None):
+def ifftshift(x: Tensor | None = None, axes: int | Sequence[int] | None = None,
+              name: str | None = None, *, input: Tensor | None = None,
+              dim: int | Sequence[int] | None = None) -> Tensor:
     """The inverse of fftshift: the zero frequency back to index 0 of each of ``axes``.
 
     Args:

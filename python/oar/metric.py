@@ -5,6 +5,7 @@ import numpy as np
 
 from . import _C
 from .framework.out import write_out
+from .framework.typing import Tensor
 
 __all__ = ["Metric", "Accuracy", "Precision", "Recall", "Auc", "accuracy"]
 
@@ -215,7 +216,8 @@ class Auc(Metric):
         return self._name
 
 
-def accuracy(input, label, k=1, correct=None, total=None, name=None):
+def accuracy(input: Tensor, label: Tensor, k: int = 1, correct: Tensor | None = None,
+             total: Tensor | None = None, name: str | None = None) -> Tensor:
     """Top-k accuracy of one batch as a 0-D float32 Tensor. Given tensors `correct` and
     `total` receive the batch's counts (0-D int32 tensors, as Paddle writes them)."""
     m = Accuracy(topk=(k,))

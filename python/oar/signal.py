@@ -3,6 +3,8 @@
 Everything here is composed of differentiable ops (the FFT ops of oar.fft, unfold, pad,
 reshape, multiply), so gradients of every order flow through stft and istft (docs/fft.md).
 """
+from __future__ import annotations
+
 from . import _C
 from .framework import check as C
 from . import fft as _fft
@@ -32,7 +34,8 @@ def _last_two_swapped(x):
     return _C.transpose(x, perm)
 
 
-def frame(x, frame_length, hop_length, axis=-1, name=None):
+def frame(x: Tensor, frame_length: int, hop_length: int, axis: int = -1,
+          name: str | None = None) -> Tensor:
     """Slices x into overlapping frames of frame_length samples, hop_length apart.
 
     Args:
@@ -76,7 +79,7 @@ def frame(x, frame_length, hop_length, axis=-1, name=None):
     return _C.transpose(w, perm)
 
 
-def overlap_add(x, hop_length, axis=-1, name=None):
+def overlap_add(x: Tensor, hop_length: int, axis: int = -1, name: str | None = None) -> Tensor:
     """Sums overlapping frames back into a signal (the reverse of frame, without division).
 
     Args:
@@ -143,8 +146,9 @@ def _window(api, window, win_length, n_fft, dtype):
     return window
 
 
-def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
-         pad_mode="reflect", normalized=False, onesided=None, name=None):
+def stft(x: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
+         window: Tensor | None = None, center: bool = True, pad_mode: str = "reflect",
+         normalized: bool = False, onesided: bool | None = None, name: str | None = None) -> Tensor:
     """The short-time Fourier transform: the spectra of windowed frames of x.
 
     ``X[..., f, t] = sum_j window[j] x[t * hop_length + j] exp(-2 pi i f j / n_fft)``.
@@ -216,8 +220,10 @@ def stft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
     return _C.squeeze(out, [0]) if squeeze else out
 
 
-def istft(x, n_fft, hop_length=None, win_length=None, window=None, center=True,
-          normalized=False, onesided=True, length=None, return_complex=False, name=None):
+def istft(x: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
+          window: Tensor | None = None, center: bool = True, normalized: bool = False,
+          onesided: bool = True, length: int | None = None, return_complex: bool = False,
+          name: str | None = None) -> Tensor:
     """The inverse short-time Fourier transform (least-squares overlap-add of the frames).
 
     Args:

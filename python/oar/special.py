@@ -8,8 +8,10 @@ tensor; special.softmax is paddle.compat.nn.functional.softmax (PyTorch's implic
 from __future__ import annotations
 
 import functools
+from typing import Sequence
 
 from .framework.out import write_out
+from .framework.typing import Tensor
 from .compat.nn.functional import softmax
 from ._C import expm1 as _expm1
 from ._C import logsumexp as _logsumexp
@@ -35,7 +37,7 @@ def _accept_torch_names(api, renames):
 
 
 @_accept_torch_names("expm1", {"input": "x"})
-def expm1(x, name=None, *, out=None):
+def expm1(x: Tensor, name: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """exp(x) - 1 elementwise, accurate for x near 0 (oar.expm1; input= is accepted for x).
 
     Args:
@@ -55,7 +57,8 @@ def expm1(x, name=None, *, out=None):
 
 
 @_accept_torch_names("logsumexp", {"input": "x", "dim": "axis"})
-def logsumexp(x, axis=None, keepdim=False, name=None, *, out=None):
+def logsumexp(x: Tensor, axis: int | Sequence[int] | None = None, keepdim: bool = False,
+              name: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """log(sum(exp(x))) over axis, computed without overflow (oar.logsumexp; input= and
     dim= are accepted for x and axis).
 

@@ -46,57 +46,57 @@ cuda = CudaVersion(cuda_version)
 hip = hip_version  # Paddle's is the value itself (None), not a function
 
 
-def cudnn():
+def cudnn() -> str:
     """The cuDNN version oar was built with: 'False' (none)."""
     return cudnn_version
 
 
-def nccl():
+def nccl() -> str:
     """The NCCL version oar was built with: '0' (none)."""
     return nccl_version
 
 
-def xpu():
+def xpu() -> str:
     """The XPU toolkit version: 'False' (none)."""
     return xpu_xhpc_version
 
 
-def xpu_xre():
+def xpu_xre() -> str:
     """The XPU runtime version: 'False' (none)."""
     return xpu_xre_version
 
 
-def xpu_xccl():
+def xpu_xccl() -> str:
     """The XPU collective library version: 'False' (none)."""
     return xpu_xccl_version
 
 
-def xpu_xhpc():
+def xpu_xhpc() -> str:
     """The XPU math library version: 'False' (none)."""
     return xpu_xhpc_version
 
 
-def tensorrt():
+def tensorrt() -> str:
     """The TensorRT version: 'None' (not built with it)."""
     return tensorrt_version
 
 
-def cinn():
+def cinn() -> str:
     """The CINN compiler version: 'False' (oar runs eagerly, without CINN)."""
     return cinn_version
 
 
-def cuda_archs():
+def cuda_archs() -> list[int]:
     """The CUDA architectures oar was compiled for: [] (none)."""
     return compiled_cuda_archs
 
 
-def mkl():
+def mkl() -> str:
     """Whether oar uses MKL: 'OFF' (its BLAS is OpenBLAS)."""
     return with_mkl
 
 
-def show():
+def show() -> None:
     """Prints the version fields, one per line (Paddle's layout)."""
     print("full_version:", full_version)
     print("major:", major)

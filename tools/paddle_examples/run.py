@@ -13,7 +13,7 @@ timeout, and writes one JSON record per example:
 
 `missing` is the absent name for AttributeError / ImportError / ModuleNotFoundError
 ("paddle.linalg", "paddle.Tensor.to_sparse_coo"), written in Paddle's names;
-`where` is the innermost frame of the library that raised ("oar/_creation.py:to_tensor").
+`where` is the innermost frame of the library that raised ("oar/tensor/creation.py:to_tensor").
 """
 from __future__ import annotations
 

@@ -1,8 +1,15 @@
 """oar.autograd: backward, grad, PyLayer (alias Function), saved-tensor hooks, jacobian, hessian."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Callable, Sequence
+
 from .. import _C
 from ..framework.grad_mode import enable_grad, is_grad_enabled, no_grad, set_grad_enabled  # noqa: F401
 from .py_layer import PyLayer, PyLayerContext  # noqa: F401
 from ..tensor.creation import zeros
+
+if TYPE_CHECKING:  # typing.TypeGuard is Python 3.10's
+    from typing_extensions import TypeGuard
 
 # Paddle 3.3's PyTorch-style name for PyLayer: the same class (forward(ctx, ...) and
 # backward(ctx, ...) static methods, called through .apply), not a subclass.
@@ -11,13 +18,18 @@ Function = PyLayer
 Tensor = _C.Tensor
 
 
-def backward(tensors, grad_tensors=None, retain_graph=False):
+def backward(tensors: Tensor | Sequence[Tensor],
+             grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+             retain_graph: bool = False) -> None:
     """Accumulates d(tensors)/d(leaf) into every reached leaf's .grad."""
     _C.backward(tensors, grad_tensors, retain_graph)
 
 
-def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
-         only_inputs=True, allow_unused=False, no_grad_vars=None):
+def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
+         grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+         retain_graph: bool | None = None, create_graph: bool = False, only_inputs: bool = True,
+         allow_unused: bool = False,
+         no_grad_vars: Tensor | Sequence[Tensor] | None = None) -> Sequence[Tensor | None]:
     """d(outputs)/d(inputs), computed on the part of the graph between them only.
 
     Returns a list with one Tensor per input (None for an unused input when
@@ -43,7 +55,7 @@ class saved_tensors_hooks:
         return False
 
 
-def _one(v):
+def _one(v: object) -> TypeGuard[Tensor]:
     return isinstance(v, Tensor)
 
 
@@ -56,7 +68,8 @@ def _check_tensors(api, arg, v):
                     f"Tensors, but got {type(v).__name__}")
 
 
-def jacobian(ys, xs, batch_axis=None):
+def jacobian(ys: Tensor | Sequence[Tensor], xs: Tensor | Sequence[Tensor],
+             batch_axis: int | None = None) -> Tensor | tuple[Tensor, ...] | tuple[tuple[Tensor, ...], ...]:
     """The Jacobian of ys w.r.t. xs: [M, N] (or [B, M, N] with batch_axis=0).
     Tuples of tensors give nested tuples, as Paddle."""
     _check_tensors("jacobian", "ys", ys)
@@ -73,7 +86,8 @@ def jacobian(ys, xs, batch_axis=None):
     return rows
 
 
-def hessian(ys, xs, batch_axis=None):
+def hessian(ys: Tensor, xs: Tensor | Sequence[Tensor],
+            batch_axis: int | None = None) -> Tensor | tuple[tuple[Tensor, ...], ...]:
     """The Hessian of a scalar ys (one per sample with batch_axis=0) w.r.t. xs."""
     _check_tensors("hessian", "ys", ys)
     _check_tensors("hessian", "xs", xs)
@@ -94,11 +108,11 @@ def hessian(ys, xs, batch_axis=None):
     return tuple(out)
 
 
-def register_backward_final_hook(fn):
+def register_backward_final_hook(fn: Callable[[], Any]) -> None:
     """fn() runs once when the current (or next) backward pass on this thread ends."""
     _C._register_backward_final_hook(fn)
 
 
-def register_grad_accumulated_hook(tensor, fn):
+def register_grad_accumulated_hook(tensor: Tensor, fn: Callable[[], Any]) -> Any:
     """fn() runs after backward has updated the leaf tensor's .grad (a reduce hook)."""
     return _C._register_grad_accumulated_hook(tensor, fn)

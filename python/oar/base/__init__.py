@@ -19,12 +19,12 @@ from .dygraph import disable_dygraph, enable_dygraph  # noqa: F401
 Tensor = _C.Tensor
 
 
-def in_dygraph_mode():
+def in_dygraph_mode() -> bool:
     """True: oar always runs eagerly."""
     return True
 
 
-def disable_signal_handler():
+def disable_signal_handler() -> None:
     """Paddle installs handlers for SIGSEGV and friends that print its C++ stack; this
     removes them so other libraries' handlers can work. oar installs no signal
     handlers, so there is nothing to remove."""

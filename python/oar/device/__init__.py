@@ -8,13 +8,14 @@ built for the CPU only, and every is_compiled_with_* is False.
 from __future__ import annotations
 
 import re
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn, Sequence
 
 from .. import _C
 from ..framework.dtype import CPUPlace, Place
 from ..framework.place import _cpu_only, _to_place
+from ..framework.typing import PlaceLike, Tensor
 from .support import is_bfloat16_supported as _bfloat16_native
-from ..framework.random import get_state
+from ..framework.random import GeneratorState, get_state
 from ..framework.random import set_state
 
 __all__ = [
@@ -37,12 +38,12 @@ __all__ = [
     "BoolTensor",
 ]
 
-def set_device(device):
+def set_device(device: PlaceLike | int) -> Place:
     """Sets the device ops run on; only "cpu" (or a CPUPlace) exists. Returns the Place."""
     return _to_place(device, "set_device")
 
 
-def get_device(input=None):
+def get_device(input: Tensor | None = None) -> str | int:
     """The current device's name, "cpu"; with a tensor, its device id: -1 (the CPU)."""
     if input is not None:
         if not isinstance(input, _C.Tensor):
@@ -52,58 +53,58 @@ def get_device(input=None):
     return "cpu"
 
 
-def get_all_device_type():
+def get_all_device_type() -> list[str]:
     """The device types besides the CPU this build has: none (Paddle's CPU build: [])."""
     return []
 
 
-def get_all_custom_device_type():
+def get_all_custom_device_type() -> list[str]:
     """The custom (plug-in) device types registered: none."""
     return []
 
 
-def get_available_device():
+def get_available_device() -> list[str]:
     """The non-CPU devices available: none (Paddle's CPU build: [])."""
     return []
 
 
-def get_available_custom_device():
+def get_available_custom_device() -> list[str]:
     """The custom devices available: none."""
     return []
 
 
-def is_compiled_with_cuda():
+def is_compiled_with_cuda() -> bool:
     """False: oar has no CUDA kernels."""
     return False
 
 
-def is_compiled_with_rocm():
+def is_compiled_with_rocm() -> bool:
     """False: oar has no ROCm kernels."""
     return False
 
 
-def is_compiled_with_xpu():
+def is_compiled_with_xpu() -> bool:
     """False: oar has no XPU kernels."""
     return False
 
 
-def is_compiled_with_ipu():
+def is_compiled_with_ipu() -> bool:
     """False: oar has no IPU support."""
     return False
 
 
-def is_compiled_with_cinn():
+def is_compiled_with_cinn() -> bool:
     """False: oar has no CINN compiler (it runs eagerly)."""
     return False
 
 
-def is_compiled_with_distribute():
+def is_compiled_with_distribute() -> bool:
     """True when this build has oar.distributed's collectives (Gloo was found at build
     time, docs/distributed.md)."""
     return hasattr(_C, "_dist_init")
 
 
-def is_compiled_with_custom_device(device_type):
+def is_compiled_with_custom_device(device_type: str) -> bool:
     """False for every device type: oar loads no device plug-ins."""
     if not isinstance(device_type, str):
         raise TypeError("is_compiled_with_custom_device: argument 'device_type' must be a str, "
@@ -111,53 +112,53 @@ def is_compiled_with_custom_device(device_type):
     return False
 
 
-def is_available():
+def is_available() -> bool:
     """Whether an accelerator is available: never in oar."""
     return False
 
 
-def device_count():
+def device_count() -> int:
     """The number of GPUs: 0."""
     return 0
 
 
-def synchronize(device=None):
+def synchronize(device: PlaceLike | int | None = None) -> None:
     """Waits for the device's work; the CPU runs ops synchronously, so only checks device."""
     if device is not None:
         _to_place(device, "synchronize")
 
 
-def CUDAPlace(id=0):  # noqa: N802 - Paddle's name
+def CUDAPlace(id: int = 0) -> NoReturn:  # noqa: N802 - Paddle's name
     """Raises: a GPU place cannot exist in oar."""
     raise _cpu_only(f"CUDAPlace({id})")
 
 
-def CUDAPinnedPlace():  # noqa: N802 - Paddle's name
+def CUDAPinnedPlace() -> NoReturn:  # noqa: N802 - Paddle's name
     """Raises: pinned (page-locked for GPU copies) memory needs a GPU."""
     raise _cpu_only("CUDAPinnedPlace()")
 
 
-def XPUPinnedPlace():  # noqa: N802 - Paddle's name
+def XPUPinnedPlace() -> NoReturn:  # noqa: N802 - Paddle's name
     """Raises: pinned memory for XPU copies needs an XPU (Paddle's CPU build raises too)."""
     raise _cpu_only("XPUPinnedPlace()")
 
 
-def XPUPlace(dev_id=0):  # noqa: N802 - Paddle's name
+def XPUPlace(dev_id: int = 0) -> NoReturn:  # noqa: N802 - Paddle's name
     """Raises: an XPU place cannot exist in oar."""
     raise _cpu_only(f"XPUPlace({dev_id})")
 
 
-def IPUPlace():  # noqa: N802 - Paddle's name
+def IPUPlace() -> NoReturn:  # noqa: N802 - Paddle's name
     """Raises: an IPU place cannot exist in oar."""
     raise _cpu_only("IPUPlace()")
 
 
-def get_cudnn_version():
+def get_cudnn_version() -> None:
     """The cuDNN version oar uses: None (no cuDNN; Paddle's CPU build answers the same)."""
     return None
 
 
-def get_rng_state(device=None):
+def get_rng_state(device: PlaceLike | int | None = None) -> list[GeneratorState]:
     """The states of the random generators of device (None: the current one, the CPU), as
     a list of GeneratorState (one: the CPU generator's). Give it to set_rng_state to draw
     the same random numbers again."""
@@ -166,7 +167,8 @@ def get_rng_state(device=None):
     return [get_state()]
 
 
-def set_rng_state(state_list, device=None):
+def set_rng_state(state_list: Sequence[GeneratorState],
+                  device: PlaceLike | int | None = None) -> None:
     """Restores the generator states returned by get_rng_state(device)."""
     if device is not None:
         _to_place(device, "set_rng_state")
@@ -235,7 +237,7 @@ class device_guard:  # noqa: N801 - Paddle's name
         set_device(self._original_place)
 
 
-def get_device_properties(device=None):
+def get_device_properties(device: PlaceLike | int | None = None) -> NoReturn:
     """The properties (name, compute capability, memory, ...) of a GPU or custom device.
 
     Args:
@@ -252,7 +254,7 @@ def get_device_properties(device=None):
                      "properties describe a GPU or custom device")
 
 
-def get_device_name(device=None):
+def get_device_name(device: PlaceLike | int | None = None) -> NoReturn:
     """The name of a GPU or custom device.
 
     Args:
@@ -268,7 +270,7 @@ def get_device_name(device=None):
                      "or custom device's")
 
 
-def get_device_capability(device=None):
+def get_device_capability(device: PlaceLike | int | None = None) -> NoReturn:
     """The (major, minor) compute capability of a GPU or custom device.
 
     Args:
@@ -284,7 +286,7 @@ def get_device_capability(device=None):
                      "capability is a GPU or custom device's")
 
 
-def is_bf16_supported(including_emulation=True):
+def is_bf16_supported(including_emulation: bool = True) -> bool:
     """Whether the current device computes in bfloat16.
 
     oar computes bfloat16 on every CPU, converting through float32 where the CPU lacks
@@ -302,7 +304,7 @@ def is_bf16_supported(including_emulation=True):
     return _bfloat16_native()
 
 
-def manual_seed(seed):
+def manual_seed(seed: int | float | str) -> None:
     """Seeds the current device's (the CPU's) default random generator, as oar.seed.
 
     Args:

@@ -18,6 +18,7 @@ those instructions (oar.device.cpu_isa()): oar then does not use them.
 from __future__ import annotations
 
 from .. import _C
+from ..framework.typing import PlaceLike
 
 __all__ = ["is_bfloat16_supported", "is_float16_supported"]
 
@@ -78,7 +79,7 @@ def _is_cpu(who, device):
                      f"got {device!r}")
 
 
-def is_bfloat16_supported(device=None):
+def is_bfloat16_supported(device: PlaceLike | int | None = None) -> bool:
     """Whether the CPU computes in bfloat16 natively (see the module note; oar runs
     bfloat16 without it, converting). Other device kinds: False."""
     if not _is_cpu("is_bfloat16_supported", device) or _capped_below("avx512_bf16"):
@@ -86,7 +87,7 @@ def is_bfloat16_supported(device=None):
     return bool(_cpu_flags() & _BF16_FLAGS)
 
 
-def is_float16_supported(device=None):
+def is_float16_supported(device: PlaceLike | int | None = None) -> bool:
     """Whether the CPU computes in float16 natively (see the module note; oar runs
     float16 without it, converting). Other device kinds: False."""
     # No level of OAR_MAX_CPU_ISA names float16's instructions: any cap excludes them.

@@ -1,8 +1,12 @@
 """Process groups and collectives (Paddle's paddle.distributed communication API)."""
+from __future__ import annotations
+
 import math
 import os
+from typing import Sequence
 
 from .. import _C
+from ..framework.typing import Tensor
 from ..tensor.creation import empty_like
 from .._C import concat
 from ..tensor.creation import empty
@@ -68,17 +72,17 @@ def _init_world():
     return _State.world
 
 
-def is_available():
+def is_available() -> bool:
     """Whether this build of oar has the distributed package (Gloo)."""
     return hasattr(_C, "_dist_init")
 
 
-def is_initialized():
+def is_initialized() -> bool:
     """Whether init_parallel_env() has run in this process."""
     return _State.world is not None
 
 
-def destroy_process_group(group=None):
+def destroy_process_group(group: Group | None = None) -> None:
     """Forgets ``group`` (all groups if None); their connections close when unused."""
     if group is None or group is _State.world:
         _State.world = None
@@ -87,7 +91,7 @@ def destroy_process_group(group=None):
         _State.groups.pop(group.id, None)
 
 
-def get_group(id=0):  # noqa: A002 - Paddle's name
+def get_group(id: int = 0) -> Group | None:  # noqa: A002 - Paddle's name
     """The group with this id (0: the world), or None."""
     return _State.groups.get(id)
 
@@ -100,7 +104,7 @@ def _env_int(names, default):
     return default
 
 
-def get_rank(group=None):
+def get_rank(group: Group | None = None) -> int:
     """This process's rank in ``group`` (the world by default; the launcher's
     PADDLE_TRAINER_ID before init_parallel_env)."""
     if group is not None:
@@ -110,7 +114,7 @@ def get_rank(group=None):
     return _env_int(("PADDLE_TRAINER_ID", "RANK"), 0)
 
 
-def get_world_size(group=None):
+def get_world_size(group: Group | None = None) -> int:
     """The number of ranks in ``group`` (the world by default)."""
     if group is not None:
         return group.nranks
@@ -166,7 +170,8 @@ def _check_rank(value, name, api):
         raise TypeError(f"{api}(): {name} must be an int rank, got {type(value).__name__}")
 
 
-def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):
+def all_reduce(tensor: Tensor, op: int = ReduceOp.SUM, group: Group | None = None,
+               sync_op: bool = True) -> _Task | None:
     """Reduces ``tensor`` over the ranks of ``group`` in place with ``op``.
 
     Returns None, or a task whose wait() joins the operation if ``sync_op`` is False.
@@ -178,7 +183,8 @@ def all_reduce(tensor, op=ReduceOp.SUM, group=None, sync_op=True):
     return _finish(_C._dist_all_reduce(g.process_group, tensor, op), sync_op)
 
 
-def broadcast(tensor, src, group=None, sync_op=True):
+def broadcast(tensor: Tensor, src: int, group: Group | None = None,
+              sync_op: bool = True) -> _Task | None:
     """Copies global rank ``src``'s ``tensor`` into every rank's, in place."""
     _check_rank(src, "src", "broadcast")
     g = _group(group, "broadcast")
@@ -187,7 +193,8 @@ def broadcast(tensor, src, group=None, sync_op=True):
     return _finish(_C._dist_broadcast(g.process_group, tensor, src), sync_op)
 
 
-def all_gather(tensor_list, tensor, group=None, sync_op=True):
+def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Group | None = None,
+               sync_op: bool = True) -> _Task | None:
     """Gathers every rank's ``tensor`` into ``tensor_list`` (in group-rank order).
 
     An empty ``tensor_list`` is filled with new tensors (Paddle's behaviour); a
@@ -203,7 +210,8 @@ def all_gather(tensor_list, tensor, group=None, sync_op=True):
     return _finish(_C._dist_all_gather(g.process_group, tensor_list, tensor), sync_op)
 
 
-def reduce_scatter(tensor, tensor_list, op=ReduceOp.SUM, group=None, sync_op=True):
+def reduce_scatter(tensor: Tensor, tensor_list: Sequence[Tensor], op: int = ReduceOp.SUM,
+                   group: Group | None = None, sync_op: bool = True) -> _Task | None:
     """``tensor`` gets the reduction over the ranks of their ``tensor_list[group rank]``."""
     _check_op(op, "reduce_scatter")
     g = _group(group, "reduce_scatter")
@@ -327,7 +335,7 @@ def alltoall(out_tensor_list, in_tensor_list, group=None, sync_op=True):
     return _finish(work, sync_op, copy_out)
 
 
-def get_backend(group=None):
+def get_backend(group: Group | None = None) -> str:
     """The name of ``group``'s communication engine: 'GLOO' (Paddle's name for it)."""
     g = _group(group, "get_backend")
     if not g.is_member():
@@ -335,7 +343,8 @@ def get_backend(group=None):
     return "GLOO"
 
 
-def send(tensor, dst=0, group=None, sync_op=True):
+def send(tensor: Tensor, dst: int = 0, group: Group | None = None,
+         sync_op: bool = True) -> _Task | None:
     """Sends ``tensor`` to global rank ``dst`` (which must call recv)."""
     _check_rank(dst, "dst", "send")
     g = _group(group, "send")
@@ -344,7 +353,8 @@ def send(tensor, dst=0, group=None, sync_op=True):
     return _finish(_C._dist_send(g.process_group, tensor, dst), sync_op)
 
 
-def recv(tensor, src=0, group=None, sync_op=True):
+def recv(tensor: Tensor, src: int = 0, group: Group | None = None,
+         sync_op: bool = True) -> _Task | None:
     """Receives into ``tensor`` what global rank ``src`` sends."""
     _check_rank(src, "src", "recv")
     g = _group(group, "recv")
@@ -353,17 +363,17 @@ def recv(tensor, src=0, group=None, sync_op=True):
     return _finish(_C._dist_recv(g.process_group, tensor, src), sync_op)
 
 
-def isend(tensor, dst, group=None):
+def isend(tensor: Tensor, dst: int, group: Group | None = None) -> _Task | None:
     """send(..., sync_op=False): returns a task."""
     return send(tensor, dst, group, sync_op=False)
 
 
-def irecv(tensor, src=None, group=None):
+def irecv(tensor: Tensor, src: int | None = None, group: Group | None = None) -> _Task | None:
     """recv(..., sync_op=False): returns a task."""
     return recv(tensor, 0 if src is None else src, group, sync_op=False)
 
 
-def barrier(group=None):
+def barrier(group: Group | None = None) -> None:
     """Blocks until every rank of ``group`` reached it."""
     g = _group(group, "barrier")
     if g.is_member():
@@ -382,13 +392,13 @@ def wait(tensor, group=None, use_calc_stream=True):
         _C._dist_work_wait(_C._dist_fence(g.process_group))
 
 
-def shutdown_process_group(group=None):
+def shutdown_process_group(group: Group | None = None) -> None:
     """Paddle's name for destroy_process_group: forgets ``group`` (all groups if None);
     their connections close when unused."""
     destroy_process_group(group)
 
 
-def new_group(ranks=None, backend=None):
+def new_group(ranks: Sequence[int] | None = None, backend: str | None = None) -> Group:
     """A group of the given global ranks (all if None). Every rank must call it,
     members or not, in the same order; a non-member gets a group with rank -1."""
     world = _group(None, "new_group")

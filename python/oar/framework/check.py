@@ -8,12 +8,14 @@ raise the typed error the generated bindings raise, in their wording:
 from __future__ import annotations
 
 import numbers
+from typing import Any, Sequence
 
 from .. import _C
 import builtins
 import functools
 from .place import _to_place
-from .dtype import convert_dtype
+from .dtype import convert_dtype, dtype
+from .typing import DTypeLike
 
 Tensor = _C.Tensor
 
@@ -22,13 +24,13 @@ def _kind(v):
     return "None" if v is None else type(v).__name__
 
 
-def tensor(api, name, v):
+def tensor(api: str, name: str, v: object) -> Tensor:
     if not isinstance(v, Tensor):
         raise TypeError(f"{api}(): argument '{name}' must be Tensor, but got {_kind(v)}")
     return v
 
 
-def integer(api, name, v):
+def integer(api: str, name: str, v: object) -> int:
     """A Python int (not bool), or a one-element integer Tensor (Paddle accepts those)."""
     if isinstance(v, Tensor) and v.size == 1 and not v.dtype.is_floating_point \
             and v.dtype.name != "bool":
@@ -38,7 +40,7 @@ def integer(api, name, v):
     return int(v)
 
 
-def number(api, name, v):
+def number(api: str, name: str, v: object) -> Any:  # a Python number, or a numpy scalar as given
     """A real Python number or a one-element Tensor, as a Python int/float/bool."""
     if isinstance(v, Tensor):
         if v.size != 1:
@@ -50,7 +52,7 @@ def number(api, name, v):
     return v
 
 
-def axis(api, name, v, ndim, what="a tensor"):
+def axis(api: str, name: str, v: object, ndim: int, what: str = "a tensor") -> int:
     """An axis in [-ndim, ndim), made non-negative (IndexError, as the C++ ops)."""
     a = integer(api, name, v)
     if not -ndim <= a < ndim:
@@ -59,7 +61,7 @@ def axis(api, name, v, ndim, what="a tensor"):
     return a + ndim if a < 0 else a
 
 
-def reshape_exact(x, shape):
+def reshape_exact(x: Tensor, shape: Sequence[Any]) -> Tensor:
     """reshape(x, shape) with every entry literal, autograd kept.
 
     _C.reshape reads a 0 as "copy x's dimension here" (Paddle's rule), so a target with
@@ -78,7 +80,7 @@ def reshape_exact(x, shape):
     return _C.reshape(z, shape)
 
 
-def like(api, name, v, x):
+def like(api: str, name: str, v: object, x: Tensor) -> Tensor:
     """v as a tensor: a Tensor as is, a Python number as a 0-d tensor of x's dtype."""
     if isinstance(v, Tensor):
         return v
@@ -88,7 +90,7 @@ def like(api, name, v, x):
 _one_axis = axis  # axes() below has a parameter named axis
 
 
-def axes(api, name, axis, ndim):
+def axes(api: str, name: str, axis: object, ndim: int) -> list[int]:
     """A sorted list of distinct non-negative axes from None (all), an int or a sequence."""
     if axis is None:
         return list(builtins_range(ndim))
@@ -106,7 +108,7 @@ def _zero_d(value, dtype):
     return _C.full([], value, dtype)
 
 
-def C_dtype(api, d):  # noqa: N802 - mirrors C.tensor/C.integer
+def C_dtype(api: str, d: DTypeLike) -> dtype:  # noqa: N802 - mirrors C.tensor/C.integer
     try:
         return convert_dtype(d)
     except TypeError as e:

@@ -2,16 +2,20 @@
 losses call the collectives (all_reduce, get_world_size, ...) through this hook, which
 oar.distributed fills when it is imported (it is a higher layer: its DataParallel wraps
 oar.nn layers, and `import oar` imports it)."""
+from __future__ import annotations
+
+from types import ModuleType
+
 
 _distributed: list = []
 
 
-def register(module):
+def register(module: ModuleType) -> None:
     """Called by oar.distributed at its import, with itself."""
     _distributed[:] = [module]
 
 
-def distributed():
+def distributed() -> ModuleType:
     """The oar.distributed module."""
     if not _distributed:
         raise RuntimeError("oar.distributed is not imported (import oar imports it)")

@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import numpy as np
 
 from .. import _C
-from typing import Any
 
 
-def api_name():
+def api_name() -> str:
     """The name dtypes and sizes print under: 'paddle' while this package is what
     `import paddle` gives (a Paddle program run on oar through an import alias, which
     then prints `paddle.float32` as on Paddle), else 'oar'."""
@@ -112,7 +112,7 @@ class Place:
         return self.kind == "gpu"
 
 
-def CPUPlace():
+def CPUPlace() -> Place:
     return Place("cpu")
 
 
@@ -121,7 +121,7 @@ def _refuse(name):
                     f"{_NAMES}")
 
 
-def convert_dtype(d):
+def convert_dtype(d: dtype | str | np.dtype | type) -> dtype:  # typing.DTypeLike
     """oar dtype from a dtype object, a name ('float32', 'paddle.float32') or a numpy dtype."""
     if isinstance(d, dtype):
         if d.name in _NO_TENSORS:
@@ -157,15 +157,15 @@ def convert_dtype(d):
 _DEFAULT_FLOAT = [float32]
 
 
-def default_float():
+def default_float() -> dtype:
     return _DEFAULT_FLOAT[0]
 
 
-def set_default_float(d):
+def set_default_float(d: dtype) -> None:
     _DEFAULT_FLOAT[0] = d
 
 
-def default_complex():
+def default_complex() -> dtype:
     return complex128 if _DEFAULT_FLOAT[0] is float64 else complex64
 
 

@@ -12,6 +12,7 @@ ValueError (docs/compat.md lists the table).
 from __future__ import annotations
 
 import warnings
+from typing import Any, Sequence
 
 from .. import _C
 
@@ -78,7 +79,7 @@ def _unknown(api, name):
                       f"accepted without effect (Paddle's): {', '.join(sorted(NO_EFFECT))}")
 
 
-def set_flags(flags):
+def set_flags(flags: dict[str, Any]) -> None:
     """Sets flags from a dict {name: value} (the FLAGS_ prefix may be left out): oar's own
     flags take effect; Paddle's flags that mean nothing to oar (oar.framework.flags.NO_EFFECT) are
     kept for get_flags and warn once when set away from Paddle's default."""
@@ -111,7 +112,7 @@ def set_flags(flags):
                           f"{NO_EFFECT[name][1]}", stacklevel=2)
 
 
-def get_flags(flags):
+def get_flags(flags: str | Sequence[str]) -> dict[str, Any]:
     """The values of the named flags (a name or a list of names) as {name: value}."""
     names = [flags] if isinstance(flags, str) else flags
     if not isinstance(names, (list, tuple)):

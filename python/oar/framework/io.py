@@ -19,6 +19,7 @@ import math
 import mmap
 import os
 import struct
+from typing import IO, Any, cast
 
 import numpy as np
 
@@ -107,7 +108,8 @@ def _is_stream(f, method):
     return not isinstance(f, (str, bytes, os.PathLike)) and callable(getattr(f, method, None))
 
 
-def save(obj, path, protocol=4, **configs):
+def save(obj: Any, path: str | os.PathLike[str] | IO[bytes], protocol: int = 4,
+         **configs: Any) -> None:
     """Save obj — a Tensor, a state dict (Layer.state_dict(), Optimizer.state_dict()) or
     nested dicts/lists/tuples of tensors, numpy arrays and plain values — to a
     safetensors file at path (written to a temporary file, then renamed into place).
@@ -123,7 +125,7 @@ def save(obj, path, protocol=4, **configs):
     if not stream and not isinstance(path, (str, os.PathLike)):
         raise TypeError(f"oar.save: argument 'path' must be a str, a path or a binary file "
                         f"object, got {type(path).__name__}")
-    tensors = {}
+    tensors: dict[str, Any] = {}
     structure = _encode(obj, "", tensors, set())
     header, blobs, offset = {}, [], 0
     for name, t in tensors.items():
@@ -156,7 +158,7 @@ def save(obj, path, protocol=4, **configs):
     if stream:
         write(path)
         return
-    path = os.fspath(path)
+    path = os.fspath(cast("str | os.PathLike[str]", path))  # not a stream here
     if os.path.dirname(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
@@ -263,7 +265,7 @@ def _decode(path, s, tensors):
     _fail(path, f"unknown structure node kind {kind!r}")
 
 
-def load(path, **configs):
+def load(path: str | os.PathLike[str] | IO[bytes], **configs: Any) -> Any:
     """Load what oar.save wrote (or any safetensors file: then a dict {name: Tensor}).
 
     Args:

@@ -24,7 +24,7 @@ SECTION_BYTES = 320
 _SMALL_BYTES = 1 << 26
 
 
-def memory_available():
+def memory_available() -> int:
     """Bytes of memory available now: MemAvailable from /proc/meminfo, else the physical
     memory, else the 2**63 bytes no array (and no int64 size) can exceed."""
     try:
@@ -39,7 +39,7 @@ def memory_available():
         return 1 << 63
 
 
-def check_fits(where, what, nbytes):
+def check_fits(where: str, what: str, nbytes: int) -> None:
     """Raises MemoryError naming `where` (e.g. "unstack():") unless nbytes fit in memory."""
     if nbytes <= _SMALL_BYTES:
         return
@@ -49,7 +49,7 @@ def check_fits(where, what, nbytes):
                           f"bytes of memory available")
 
 
-def check_objects(api, what, count):
+def check_objects(api: str, what: str, count: int) -> None:
     """check_fits for `count` tensor objects (split's sections, unbind's slices)."""
     check_fits(f"{api}():", f"{count} {what}", count * SECTION_BYTES)
 

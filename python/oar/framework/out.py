@@ -1,12 +1,15 @@
 """Paddle's out=/output= arguments: a function's result written into a given tensor."""
+from __future__ import annotations
+
 from .. import _C
 from .grad_mode import is_grad_enabled, no_grad
 from .place import _to_place
+from .typing import PlaceLike
 
 Tensor = _C.Tensor
 
 
-def write_out(out, result, api, arg="out"):
+def write_out(out: Tensor | None, result: Tensor, api: str, arg: str = "out") -> Tensor:
     """Makes `out` hold `result` (a fresh tensor nothing else writes to) and returns `out`.
 
     As in Paddle, `out` takes the result's shape and dtype. When a gradient could flow
@@ -32,7 +35,8 @@ def write_out(out, result, api, arg="out"):
     return out
 
 
-def finish(t, api, out=None, device=None, requires_grad=False, pin_memory=False):
+def finish(t: Tensor, api: str, out: Tensor | None = None, device: PlaceLike | None = None,
+           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """Applies the keyword-only arguments of Paddle 3.3's creation functions to the fresh
     tensor `t`: device (the CPU only), pin_memory (False only: pinned memory is for
     copies to a GPU, as on Paddle's CPU build), out and requires_grad."""
@@ -50,7 +54,7 @@ def finish(t, api, out=None, device=None, requires_grad=False, pin_memory=False)
     return t
 
 
-def api_write_out(api, out, result):
+def api_write_out(api: str, out: Tensor | None, result: Tensor) -> Tensor:
     """Paddle's out=: `out` is made to hold result (its shape and dtype become result's;
     with gradients recorded, a differentiable in-place copy; see _out.write_out)."""
     return write_out(out, result, api)

@@ -7,10 +7,13 @@ regularizer and need_clip.
 """
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 import numpy as np
 
 from .. import _C
 from .dtype import convert_dtype
+from .typing import DTypeLike
 from .grad_mode import no_grad
 from .unique_name import generate
 
@@ -180,8 +183,9 @@ def _unique(prefix):
     return generate(prefix)
 
 
-def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
-                     default_initializer=None):
+def create_parameter(shape: Sequence[int], dtype: DTypeLike, name: str | None = None,
+                     attr: Any = None, is_bias: bool = False,
+                     default_initializer: Any = None) -> Parameter:
     """A new Parameter (Paddle's paddle.create_parameter).
 
     Args:

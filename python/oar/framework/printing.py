@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import threading
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -27,8 +27,9 @@ def _options():
     return _current[0]
 
 
-def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=None,
-                     linewidth=None):
+def set_printoptions(precision: int | None = None, threshold: int | None = None,
+                     edgeitems: int | None = None, sci_mode: bool | None = None,
+                     linewidth: int | None = None) -> None:
     """Sets how tensors print, for the whole process.
 
     Args:
@@ -53,7 +54,7 @@ def set_printoptions(precision=None, threshold=None, edgeitems=None, sci_mode=No
                [1.50e+00, 1.00e-03])
         >>> oar.set_printoptions(precision=8, sci_mode=False)
     """
-    changes = {}
+    changes: dict[str, Any] = {}
     for name, value, least in (("precision", precision, 0), ("threshold", threshold, 0),
                                ("edgeitems", edgeitems, 0), ("linewidth", linewidth, 1)):
         if value is None:

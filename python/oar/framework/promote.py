@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import _C
 from .dtype import bool_, convert_dtype, default_float
+from .typing import Tensor
 
 
 # ---- helpers --------------------------------------------------------------------------------
@@ -14,7 +15,7 @@ def _rank(d):
     return 3 if d.is_complex else 2 if d.is_floating_point else 0 if d is bool_ else 1
 
 
-def common(api, *xs):
+def common(api: str, *xs: Tensor) -> tuple[Tensor, ...]:
     """The tensors cast to one dtype: the higher kind wins (an integer tensor meeting a
     floating one becomes that float dtype); two floats are left to the op's promotion; two
     integer dtypes meet in numpy's result type."""
@@ -29,7 +30,7 @@ def common(api, *xs):
     return tuple(x if x.dtype is target else _C.cast(x, target) for x in xs)
 
 
-def as_float(x):
+def as_float(x: Tensor) -> Tensor:
     """x itself when floating or complex, else x in the default floating dtype."""
     if x.dtype.is_floating_point or x.dtype.is_complex:
         return x

@@ -37,12 +37,12 @@ class GeneratorState:
         return f"GeneratorState(seed={self._seed}, offset={self._counter})"
 
 
-def get_state():
+def get_state() -> GeneratorState:
     """The default (CPU) generator's state."""
     return GeneratorState(*_C._get_rng_state())
 
 
-def set_state(state, api="set_rng_state"):
+def set_state(state: GeneratorState, api: str = "set_rng_state") -> None:
     """Restores the default (CPU) generator from a GeneratorState."""
     if not isinstance(state, GeneratorState):
         raise TypeError(f"{api}(): expected a GeneratorState (from get_rng_state()), but got "

@@ -8,6 +8,11 @@
                 bool/int/float/complex
     AxisLike    one axis or several (None: all)
     PlaceLike   a place: 'cpu', oar.CPUPlace()
+    IntsLike    one int for every dimension, or one int per dimension (kernel sizes,
+                strides, dilations)
+    PaddingLike a convolution's or pooling's padding: 'SAME' or 'VALID', an int, one int
+                per dimension, two (before, after) per dimension, or one pair per
+                dimension of the input
 """
 from __future__ import annotations
 
@@ -25,5 +30,8 @@ ShapeLike = Union[Sequence[Union[int, Tensor]], Tensor]
 DTypeLike = Union[dtype, str, np.dtype, type]
 AxisLike = Union[int, Sequence[int], None]
 PlaceLike = Union[str, Place]
+IntsLike = Union[int, Sequence[int]]
+PaddingLike = Union[str, int, Sequence[int], Sequence[Sequence[int]]]
 
-__all__ = ["Tensor", "TensorLike", "ShapeLike", "DTypeLike", "AxisLike", "PlaceLike"]
+__all__ = ["Tensor", "TensorLike", "ShapeLike", "DTypeLike", "AxisLike", "PlaceLike",
+           "IntsLike", "PaddingLike"]

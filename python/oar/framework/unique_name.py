@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from typing import Any, Iterator
 
 __all__ = ["generate", "guard", "switch", "UniqueNameGenerator"]
 
@@ -40,12 +41,13 @@ class UniqueNameGenerator:
 _state = {"generator": UniqueNameGenerator()}
 
 
-def generate(key):
+def generate(key: str) -> str:
     """A new name key_<n> from the current generator (n counts the names of this key)."""
     return _state["generator"](key)
 
 
-def switch(new_generator=None, new_para_name_checker=None):
+def switch(new_generator: UniqueNameGenerator | None = None,
+           new_para_name_checker: Any = None) -> tuple[UniqueNameGenerator, None]:
     """Makes new_generator (a fresh one if None) current; returns (old generator, old
     parameter-name checker). oar keeps no parameter-name checker: the second element
     is always None and new_para_name_checker is accepted and ignored."""
@@ -60,7 +62,7 @@ def switch(new_generator=None, new_para_name_checker=None):
 
 
 @contextlib.contextmanager
-def guard(new_generator=None):
+def guard(new_generator: UniqueNameGenerator | str | bytes | None = None) -> Iterator[None]:
     """Runs the with-block with a fresh generator: a new UniqueNameGenerator (None), one
     with the given prefix (str or bytes), or the given generator; the old one comes back
     afterwards."""

@@ -38,7 +38,7 @@ def _fans(shape):
     return shape[1] * receptive, shape[0] * receptive
 
 
-def calculate_gain(nonlinearity, param=None):
+def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     """The recommended gain of an activation (Paddle's paddle.nn.initializer.calculate_gain).
 
     Args:
@@ -292,10 +292,10 @@ class Dirac(Initializer):
         return _C.cast(to_tensor(weight), convert_dtype(dtype))
 
 
-_global = {"weight": None, "bias": None}
+_global: dict[str, Initializer | None] = {"weight": None, "bias": None}
 
 
-def set_global_initializer(weight_init, bias_init=None):
+def set_global_initializer(weight_init: Initializer | None, bias_init: Initializer | None = None) -> None:
     """Replace the default initializers of every layer created afterwards (None restores
     Paddle's: XavierUniform for weights, Constant(0) for biases)."""
     _global["weight"], _global["bias"] = weight_init, bias_init

@@ -16,19 +16,19 @@ Tensor = _C.Tensor
 __all__ = ["is_complex", "is_floating_point", "is_integer", "rank", "shape", "check_shape"]
 
 
-def is_complex(x: Tensor):
+def is_complex(x: Tensor) -> bool:
     """True if x is a complex64 or complex128 tensor."""
     C.tensor("is_complex", "x", x)
     return x.dtype.is_complex
 
 
-def is_floating_point(x: Tensor):
+def is_floating_point(x: Tensor) -> bool:
     """True if x is a float16, bfloat16, float32 or float64 tensor."""
     C.tensor("is_floating_point", "x", x)
     return x.dtype.is_floating_point
 
 
-def is_integer(x: Tensor):
+def is_integer(x: Tensor) -> bool:
     """True if x is a uint8, int8, int16, int32 or int64 tensor."""
     C.tensor("is_integer", "x", x)
     return x.dtype.name in ("uint8", "int8", "int16", "int32", "int64")

@@ -13,7 +13,7 @@ __all__ = ["numpy", "tolist"]
 
 
 # ---- numpy --------------------------------------------------------------------------
-def numpy(self: Any):
+def numpy(self: Any) -> np.ndarray:
     """The data as a numpy array sharing this tensor's memory (no copy); the
     array keeps the memory alive. bfloat16 comes back as raw uint16 and the float8
     dtypes as raw int8, as Paddle.
@@ -43,7 +43,7 @@ def _bf16_to_f32(a):
     return np.asarray(a.astype(np.uint32) << 16).view(np.float32)
 
 
-def tolist(self: Any):
+def tolist(self: Any) -> list[Any] | bool | int | float | complex:
     shape = list(self.shape)
     if 0 in shape:  # nested [] up to the first 0, as torch: numpy cannot hold [0, 2**62]
         # one list per index before the first 0: [2**62, 0] would build 2**62 of them

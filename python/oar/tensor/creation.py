@@ -80,7 +80,7 @@ def _has_big_int(data):
 
 
 def to_tensor(data: TensorLike, dtype: DTypeLike | None = None, place: PlaceLike | None = None,
-              stop_gradient: bool = True):
+              stop_gradient: bool = True) -> Tensor:
     """A tensor holding a copy of `data` (a scalar, nested lists, a numpy array or a Tensor).
 
     Python floats become float32, ints int64 and bools bool (Paddle's defaults);
@@ -138,7 +138,7 @@ def _fill_dtype(value):
 def full(shape: ShapeLike, fill_value: Any,
          dtype: DTypeLike | None = None, name: str | None = None, *, out: Tensor | None = None,
          device: PlaceLike | None = None, requires_grad: bool = False,
-         pin_memory: bool = False):
+         pin_memory: bool = False) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
     t = _C.full(_shape(shape, "full"), fill_value,
@@ -148,21 +148,21 @@ def full(shape: ShapeLike, fill_value: Any,
 
 def zeros(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
           out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-          pin_memory: bool = False):
+          pin_memory: bool = False) -> Tensor:
     t = _C.full(_shape(shape, "zeros"), 0.0, _dtype_or(dtype, default_float(), "zeros"))
     return finish(t, "zeros", out, device, requires_grad, pin_memory)
 
 
 def ones(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
          out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-         pin_memory: bool = False):
+         pin_memory: bool = False) -> Tensor:
     t = _C.full(_shape(shape, "ones"), 1.0, _dtype_or(dtype, default_float(), "ones"))
     return finish(t, "ones", out, device, requires_grad, pin_memory)
 
 
 def empty(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
           out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-          pin_memory: bool = False):
+          pin_memory: bool = False) -> Tensor:
     t = _C.empty(_shape(shape, "empty"), _dtype_or(dtype, default_float(), "empty"))
     return finish(t, "empty", out, device, requires_grad, pin_memory)
 
@@ -170,7 +170,7 @@ def empty(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = N
 def full_like(x: Tensor, fill_value: Any,
               dtype: DTypeLike | None = None, name: str | None = None, *,
               device: PlaceLike | None = None, requires_grad: bool = False,
-              pin_memory: bool = False):
+              pin_memory: bool = False) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = C.number("full_like", "fill_value", fill_value)
     t = _C.full_like(x, fill_value, _dtype_or(dtype, None, "full_like"))
@@ -179,28 +179,28 @@ def full_like(x: Tensor, fill_value: Any,
 
 def zeros_like(x: Tensor, dtype: DTypeLike | None = None, name: str | None = None, *,
                device: PlaceLike | None = None, requires_grad: bool = False,
-               pin_memory: bool = False):
+               pin_memory: bool = False) -> Tensor:
     return full_like(x, 0.0, dtype, device=device, requires_grad=requires_grad,
                      pin_memory=pin_memory)
 
 
 def ones_like(x: Tensor, dtype: DTypeLike | None = None, name: str | None = None, *,
               device: PlaceLike | None = None, requires_grad: bool = False,
-              pin_memory: bool = False):
+              pin_memory: bool = False) -> Tensor:
     return full_like(x, 1.0, dtype, device=device, requires_grad=requires_grad,
                      pin_memory=pin_memory)
 
 
 def empty_like(x: Tensor, dtype: DTypeLike | None = None, name: str | None = None, *,
                device: PlaceLike | None = None, requires_grad: bool = False,
-               pin_memory: bool = False):
+               pin_memory: bool = False) -> Tensor:
     t = _C.empty_like(x, _dtype_or(dtype, None, "empty_like"))
     return finish(t, "empty_like", None, device, requires_grad, pin_memory)
 
 
 def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None, *,
            out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-           pin_memory: bool = False, name: str | None = None):
+           pin_memory: bool = False, name: str | None = None) -> Tensor:
     if end is None:
         start, end = 0, start
     vals = [C.number("arange", n, v) for n, v in (("start", start), ("end", end), ("step", step))]
@@ -236,7 +236,7 @@ def _to_int(api, name, v, dtype):
 
 def linspace(start: Any, stop: Any, num: int, dtype: DTypeLike | None = None,
              name: str | None = None, *, out: Tensor | None = None, device: PlaceLike | None = None,
-             requires_grad: bool = False):
+             requires_grad: bool = False) -> Tensor:
     """num evenly spaced values from start to stop, both included.
 
     Finite ends and a float or complex dtype: numpy's values (within an ulp of torch's and
@@ -292,7 +292,7 @@ def _linspace_values(s, e, num):
 
 def eye(num_rows: Any, num_columns: Any = None, dtype: DTypeLike | None = None,
         name: str | None = None, *, out: Tensor | None = None, device: PlaceLike | None = None,
-        requires_grad: bool = False, pin_memory: bool = False):
+        requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     n = C.integer("eye", "num_rows", num_rows)
     m = n if num_columns is None else C.integer("eye", "num_columns", num_columns)
     if n < 0 or m < 0:
@@ -307,7 +307,7 @@ def clone(x: Tensor) -> Tensor:
 
 # --- diagonals -----------------------------------------------------------------------------
 
-def diag(x: Tensor, offset: int = 0, padding_value: Any = 0, name: str | None = None):
+def diag(x: Tensor, offset: int = 0, padding_value: Any = 0, name: str | None = None) -> Tensor:
     """1-D x: a square matrix with x on diagonal `offset`, padding_value elsewhere.
     2-D x: its diagonal `offset` (a copy)."""
     C.tensor("diag", "x", x)

@@ -8,6 +8,8 @@ from ..framework import check as C
 from .manipulation import _prod
 from .math import _sum
 
+Tensor = _C.Tensor
+
 __all__ = ["einsum"]
 
 
@@ -32,7 +34,7 @@ def _parse_term(term, ndim, where):
     return list(head) + [-(e - i) for i in range(e)] + list(tail)
 
 
-def einsum(equation: Any, *operands: Any):
+def einsum(equation: Any, *operands: Any) -> Tensor:
     """Einstein summation: the labels of each operand, ',' between operands, '->' before the
     output's labels (implicit: the labels seen once, sorted), '...' for broadcast dims; a
     repeated label within an operand takes its diagonal. Lowered to diagonal, sum,

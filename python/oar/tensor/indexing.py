@@ -437,14 +437,14 @@ def _put(api, internal, arr, indices, values, axis, reduce, include_self, broadc
 
 def put_along_axis(arr: Tensor, indices: Tensor, values: Tensor | float, axis: AxisLike,
                    reduce: str = "assign", include_self: bool = True,
-                   broadcast: bool = True, name: str | None = None):
+                   broadcast: bool = True, name: str | None = None) -> Tensor:
     return _put("put_along_axis", "scatter_along_axis", arr, indices, values, axis, reduce,
                 include_self, broadcast)
 
 
 def put_along_axis_(arr: Tensor, indices: Tensor, values: Tensor | float, axis: AxisLike,
                     reduce: str = "assign", include_self: bool = True,
-                    broadcast: bool = True, name: str | None = None):
+                    broadcast: bool = True, name: str | None = None) -> Tensor:
     return _put("put_along_axis_", "scatter_along_axis_", arr, indices, values, axis, reduce,
                 include_self, broadcast)
 
@@ -502,12 +502,12 @@ def _index_put(api, internal, x, indices, value, accumulate):
 
 
 def index_put(x: Tensor, indices: Tensor, value: Tensor | float, accumulate: bool = False,
-              name: str | None = None):
+              name: str | None = None) -> Tensor:
     return _index_put("index_put", "index_put_nd", x, indices, value, accumulate)
 
 
 def index_put_(x: Tensor, indices: Tensor, value: Tensor | float, accumulate: bool = False,
-               name: str | None = None):
+               name: str | None = None) -> Tensor:
     return _index_put("index_put_", "index_put_nd_", x, indices, value, accumulate)
 
 
@@ -745,7 +745,8 @@ def _values_to(api, values, arr, dom):
 
 
 def put_along_axis_reduce(api: Any, arr: Tensor, indices: Tensor, values: Tensor | float,
-                          axis: AxisLike, reduce: str, include_self: bool, broadcast: bool):
+                          axis: AxisLike, reduce: str, include_self: bool,
+                          broadcast: bool) -> Tensor:
     """put_along_axis for reduce 'mul'/'multiply', 'mean', 'amin', 'amax', composed of
     differentiable ops: the written positions are found first; 'mean' divides a scattered
     sum by the count (truncating for integers, as Paddle); the others reduce the values of

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 import numpy as np
 
@@ -160,17 +160,17 @@ def sub_(x: Tensor, y: Tensor, name: str | None = None, *, alpha: float = 1) -> 
 
 
 # ---- in place: elementwise ------------------------------------------------------------------
-def abs_(x: Tensor, name: str | None = None):
+def abs_(x: Tensor, name: str | None = None) -> Tensor:
     """abs, in place."""
     return _in_place("abs_", x, _C.abs)
 
 
-def cos_(x: Tensor, name: str | None = None):
+def cos_(x: Tensor, name: str | None = None) -> Tensor:
     """cos, in place."""
     return _in_place("cos_", x, _C.cos)
 
 
-def sin_(x: Tensor, name: str | None = None):
+def sin_(x: Tensor, name: str | None = None) -> Tensor:
     """sin, in place."""
     return _in_place("sin_", x, _C.sin)
 
@@ -194,7 +194,7 @@ def pow_(x: Tensor, y: float | Tensor, name: str | None = None) -> Tensor:
     return _in_place("pow_", x, _pow, y)
 
 
-def erf_(x: Tensor, name: str | None = None):
+def erf_(x: Tensor, name: str | None = None) -> Tensor:
     """The error function, in place."""
     return _in_place("erf_", x, _C.erf)
 
@@ -437,7 +437,7 @@ def where_(condition: Tensor, x: Tensor | float | None = None,
                          f"got a Tensor with dtype {condition.dtype.name}")
     out = broadcast_shape(broadcast_shape(list(x.shape), list(y.shape)), list(condition.shape))
     if list(out) != list(x.shape):
-        return where(condition, x, y)
+        return cast(Tensor, where(condition, x, y))  # x and y given: a Tensor
     return _in_place("where_", x, lambda t, c, y: _C.where(c, t, y), condition, y)
 
 
@@ -630,12 +630,12 @@ def unsqueeze_(x: Tensor, axis: int | Sequence[int] | Tensor,
     return _in_place("unsqueeze_", x, lambda t: _C.unsqueeze(t, axes), copy_input=False)
 
 
-def transpose_(x: Tensor, perm: Any, name: str | None = None):
+def transpose_(x: Tensor, perm: Any, name: str | None = None) -> Tensor:
     """transpose in place: x's axes permuted by perm (x keeps its memory)."""
     return _in_place("transpose_", x, lambda t: _C.transpose(t, perm), copy_input=False)
 
 
-def t_(input: Tensor, name: str | None = None):  # noqa: A002
+def t_(input: Tensor, name: str | None = None) -> Tensor:  # noqa: A002
     """The transpose of a 2-D tensor, in place; a 0-D or 1-D tensor is returned as is."""
     C.tensor("t_", "input", input)
     if input.ndim > 2:

@@ -114,7 +114,7 @@ def bincount(x: Tensor, weights: Any = None, minlength: Any = 0, name: str | Non
 def histogram(input: Tensor, bins: Any = 100, min: float | Tensor | None = 0.0,  # noqa: A002
               max: float | Tensor | None = 0.0, weight: float | Tensor | None = None,
               density: Any = False,
-              name: str | None = None):
+              name: str | None = None) -> Tensor:
     """Counts (or summed weight) in `bins` equal-width bins of [min, max]; the data's range
     when min == max (Paddle's kernel; its histogram_bin_edges differs, see there). int64
     without weight; density gives float32 densities."""
@@ -144,7 +144,7 @@ def _p_norm(x, p, axes, keepdim):
 
 def norm(x: Tensor, p: float | str | None = None, axis: AxisLike | None = None,
          keepdim: bool = False,
-         name: str | None = None):
+         name: str | None = None) -> Tensor:
     """The vector or matrix norm of x (Paddle's paddle.linalg.norm).
 
     axis None: x flattened, a vector norm (p None = 2, 'fro' = 2). One axis: the vector
@@ -282,13 +282,13 @@ def det(x: Tensor, name: str | None = None) -> Tensor:
     return _C.det(_matrix("det", x, square=True))
 
 
-def slogdet(x: Tensor, name: str | None = None):
+def slogdet(x: Tensor, name: str | None = None) -> Tensor:
     """sign(det) and log|det| of each square matrix of x stacked into one tensor of shape
     [2, *x.shape[:-2]] (Paddle's layout; a singular matrix gives 0 and -inf)."""
     return _C.slogdet(_matrix("slogdet", x, square=True))
 
 
-def solve(x: Tensor, y: Tensor, left: bool = True, name: str | None = None):
+def solve(x: Tensor, y: Tensor, left: bool = True, name: str | None = None) -> Tensor:
     """The solution of x @ out = y (left) or out @ x = y (left=False). y may be a vector;
     batch dims broadcast. A singular x raises ValueError naming the batch element."""
     _matrix("solve", x, square=True)
@@ -326,7 +326,7 @@ def cholesky(x: Tensor, upper: bool = False, name: str | None = None) -> Tensor:
     return _C.cholesky(_matrix("cholesky", x, square=True), bool(upper))
 
 
-def cholesky_solve(x: Tensor, y: Tensor, upper: bool = False, name: str | None = None):
+def cholesky_solve(x: Tensor, y: Tensor, upper: bool = False, name: str | None = None) -> Tensor:
     """The solution of A @ out = x where y is A's Cholesky factor (lower, or upper)."""
     C.tensor("cholesky_solve", "x", x)
     _matrix("cholesky_solve", y, "y", square=True)
@@ -338,13 +338,13 @@ def cholesky_solve(x: Tensor, y: Tensor, upper: bool = False, name: str | None =
     return triangular_solve(_conj(y), z, upper=False, transpose=True)
 
 
-def cholesky_inverse(x: Tensor, upper: bool = False, name: str | None = None):
+def cholesky_inverse(x: Tensor, upper: bool = False, name: str | None = None) -> Tensor:
     """The inverse of A from its Cholesky factor x."""
     _matrix("cholesky_inverse", x, square=True)
     return cholesky_solve(_eye_like(x, x.shape[-1]), x, upper)
 
 
-def matrix_power(x: Tensor, n: Any, name: str | None = None):
+def matrix_power(x: Tensor, n: Any, name: str | None = None) -> Tensor:
     """x multiplied by itself n times (n < 0: the inverse's power; n = 0: the identity)."""
     _matrix("matrix_power", x, square=True)
     n = C.integer("matrix_power", "n", n)
@@ -362,10 +362,11 @@ def matrix_power(x: Tensor, n: Any, name: str | None = None):
         n >>= 1
         if n:
             base = _C.matmul(base, base)
+    assert result is not None  # n >= 1: the loop multiplied at least once
     return result
 
 
-def multi_dot(x: Tensor, name: str | None = None):
+def multi_dot(x: Sequence[Tensor], name: str | None = None) -> Tensor:
     """The product of the matrices in the list x, in the order with the fewest
     multiplications; the first may be a row vector and the last a column vector."""
     if not isinstance(x, (list, tuple)) or len(x) < 2:
@@ -386,7 +387,7 @@ def multi_dot(x: Tensor, name: str | None = None):
                              f"{ts[i + 1].shape} cannot be multiplied")
     dims = [ts[0].shape[0]] + [t.shape[1] for t in ts]
     k = len(ts)
-    cost = [[0] * k for _ in range(k)]
+    cost: list[list[float]] = [[0] * k for _ in range(k)]
     split = [[0] * k for _ in range(k)]
     for length in range(1, k):  # matrix-chain order
         for i in range(k - length):
@@ -412,7 +413,8 @@ def multi_dot(x: Tensor, name: str | None = None):
 
 
 # ---- LU ---------------------------------------------------------------------------------
-def lu(x: Tensor, pivot: Any = True, get_infos: Any = False, name: str | None = None):
+def lu(x: Tensor, pivot: Any = True, get_infos: Any = False,
+       name: str | None = None) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, Tensor]:
     """The LU factorisation with partial pivoting: (LU, pivots[, infos]) with L (unit
     diagonal, below) and U packed in one matrix, 1-based int32 pivots and, with
     get_infos, int32 infos (0, or the 1-based index of the first zero pivot). The packed
@@ -436,7 +438,8 @@ def _to_tensor(a):
 
 
 def lu_unpack(x: Tensor, y: Tensor, unpack_ludata: Any = True, unpack_pivots: Any = True,
-              name: str | None = None):
+              name: str | None = None
+              ) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
     """(P, L, U) from lu()'s packed factors x and pivots y, with x = P @ L @ U; the parts
     not asked for are None."""
     _matrix("lu_unpack", x)
@@ -492,7 +495,7 @@ def _take_rows(t, rows):
     return _C.take_along_axis(t, idx, t.ndim - 2, True)
 
 
-def lu_solve(b: Any, lu: Any, pivots: Any, trans: Any = "N", name: str | None = None):
+def lu_solve(b: Any, lu: Any, pivots: Any, trans: Any = "N", name: str | None = None) -> Tensor:
     """The solution x of A x = b (trans 'N'), A^T x = b ('T') or A^H x = b ('C') from lu()'s
     packed factors and pivots of A = P L U. Batch dims of b and lu broadcast;
     differentiable in b and lu."""
@@ -569,7 +572,7 @@ _EXPM_THETA = {"float64": [(3, 1.495585217958292e-2), (5, 2.539398330063230e-1),
                            (7, 3.925724783138660)]}
 
 
-def matrix_exp(x: Tensor, name: str | None = None):
+def matrix_exp(x: Tensor, name: str | None = None) -> Tensor:
     """exp of each square matrix of x, by scaling and squaring with a Pade approximant
     (Higham 2005; the degree and the number of squarings follow the largest 1-norm in
     the batch). Composed of matmul and solve, so it is differentiable to any order."""
@@ -611,7 +614,7 @@ def _reflector(x, i):
     return _C.add(_C.where(_to_tensor(below), col, zero), _C.cast(_to_tensor(unit), x.dtype))
 
 
-def householder_product(x: Tensor, tau: Tensor, name: str | None = None):
+def householder_product(x: Tensor, tau: Tensor, name: str | None = None) -> Tensor:
     """The first n columns of Q = H_1 H_2 ... H_k, H_i = I - tau_i v_i v_i^H, with v_i
     read from column i of x (LAPACK's packed reflectors, as geqrf leaves them): x
     [..., m, n] (m >= n), tau [..., k] (k <= n). Differentiable in x and tau."""
@@ -639,7 +642,7 @@ def householder_product(x: Tensor, tau: Tensor, name: str | None = None):
 
 
 def ormqr(x: Tensor, tau: Tensor, y: Tensor, left: bool = True, transpose: bool = False,
-          name: str | None = None):
+          name: str | None = None) -> Tensor:
     """op(Q) @ y (left) or y @ op(Q), Q = householder_product(x, tau) and op the
     (conjugate) transpose when transpose is True, as Paddle defines it."""
     api = "ormqr"
@@ -688,7 +691,7 @@ def _approximate_basis(a, q, niter, m_t=None):
 
 
 def svd_lowrank(x: Tensor, q: int | None = None, niter: int = 2, M: Any = None,
-                name: str | None = None):
+                name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """(U [..., m, q], S [..., q], V [..., n, q]) with x - M ~ U diag(S) V^T, by the
     randomized SVD (Halko et al. 2009) with q directions (default min(6, m, n)) and niter
     power iterations; random draws come from oar's generator. Differentiable."""
@@ -719,7 +722,7 @@ def svd_lowrank(x: Tensor, q: int | None = None, niter: int = 2, M: Any = None,
 
 
 def pca_lowrank(x: Tensor, q: int | None = None, center: Any = True, niter: int = 2,
-                name: str | None = None):
+                name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """svd_lowrank of x with its column means subtracted (center): U [..., m, q],
     S [..., q], V [..., n, q], q defaulting to min(6, m, n)."""
     api = "pca_lowrank"
@@ -737,7 +740,7 @@ def pca_lowrank(x: Tensor, q: int | None = None, center: Any = True, niter: int 
 
 
 # ---- QR, SVD, symmetric eigendecomposition ------------------------------------------------
-def qr(x: Tensor, mode: str = "reduced", name: str | None = None):
+def qr(x: Tensor, mode: str = "reduced", name: str | None = None) -> tuple[Tensor, Tensor] | Tensor:
     """(Q, R) with x = Q @ R: 'reduced' (Q [.., m, k], k = min(m, n)), 'complete'
     (Q [.., m, m]) or 'r' (R alone)."""
     _matrix("qr", x)
@@ -765,14 +768,15 @@ def _svd_parts(x, full_matrices):
     return u, s, vh
 
 
-def svd(x: Tensor, full_matrices: Any = False, name: str | None = None):
+def svd(x: Tensor, full_matrices: Any = False,
+        name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """(U, S, VH) with x = U @ diag(S) @ VH, S descending (real: float32 for complex64
     x). Each singular pair's sign (complex: unit phase) is fixed: the largest-magnitude
     entry of each column of U is real and positive."""
     return _svd_parts(_matrix("svd", x), full_matrices)
 
 
-def svdvals(x: Tensor, name: str | None = None):
+def svdvals(x: Tensor, name: str | None = None) -> Tensor:
     """The singular values of each matrix of x, descending."""
     return _svd_parts(_matrix("svdvals", x), False)[1]
 
@@ -788,7 +792,7 @@ def _eigenvalues(packed):
     return _C.real(w) if packed.dtype.name.startswith("complex") else w
 
 
-def eigh(x: Tensor, UPLO: str = "L", name: str | None = None):
+def eigh(x: Tensor, UPLO: str = "L", name: str | None = None) -> tuple[Tensor, Tensor]:
     """(eigenvalues ascending, eigenvectors as columns) of each symmetric (complex:
     Hermitian) matrix of x; only the UPLO triangle is read. Each eigenvector's
     largest-magnitude entry is real and positive. The eigenvalues are real (float32 for
@@ -800,14 +804,14 @@ def eigh(x: Tensor, UPLO: str = "L", name: str | None = None):
     return _eigenvalues(packed), _mT(_cols(packed, 1, n + 1))
 
 
-def eigvalsh(x: Tensor, UPLO: str = "L", name: str | None = None):
+def eigvalsh(x: Tensor, UPLO: str = "L", name: str | None = None) -> Tensor:
     """The eigenvalues (ascending, real) of each symmetric or Hermitian matrix of x."""
     upper = _uplo("eigvalsh", UPLO)
     _matrix("eigvalsh", x, square=True)
     return _eigenvalues(_C.eigh_packed(x, upper))
 
 
-def eig(x: Tensor, name: str | None = None):
+def eig(x: Tensor, name: str | None = None) -> tuple[Tensor, Tensor]:
     """(eigenvalues, eigenvectors as columns) of each square matrix of x, both complex
     (complex64 for float32 input, complex128 for float64), in LAPACK's order (geev). Each
     eigenvector has unit norm and its largest-magnitude entry real and positive.
@@ -839,7 +843,8 @@ def _threshold(s_max, rcond):
     return _C.scale(_C.unsqueeze(s_max, [-1]), float(rcond))
 
 
-def pinv(x: Tensor, rcond: float | None = 1e-15, hermitian: bool = False, name: str | None = None):
+def pinv(x: Tensor, rcond: float | None = 1e-15, hermitian: bool = False,
+         name: str | None = None) -> Tensor:
     """The Moore-Penrose pseudo-inverse: singular values at most rcond * the largest are
     taken as zero. hermitian: x is symmetric (an eigendecomposition instead of an SVD)."""
     _matrix("pinv", x)
@@ -863,7 +868,7 @@ _LSTSQ_DRIVERS = (None, "gels", "gelsy", "gelsd", "gelss")
 
 
 def lstsq(x: Tensor, y: Tensor, rcond: float | None = None, driver: Any = None,
-          name: str | None = None):
+          name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """The least-squares solution of x @ solution = y: (solution, residuals, rank,
     singular_values) as Paddle returns them (residuals when m > n and x has full rank,
     except for gelsy; rank except for gels; singular values for gelsd/gelss; else empty).
@@ -959,7 +964,8 @@ def _spectral(x, p, axes, keepdim):
 
 
 def vector_norm(x: Tensor, p: float | str | None = 2.0, axis: AxisLike | None = None,
-                keepdim: bool = False, name: str | None = None, *, dtype: DTypeLike | None = None):
+                keepdim: bool = False, name: str | None = None, *,
+                dtype: DTypeLike | None = None) -> Tensor:
     """The vector p-norm of x flattened (axis None) or over the given axes."""
     C.tensor("vector_norm", "x", x)
     if dtype is not None:
@@ -975,7 +981,7 @@ def vector_norm(x: Tensor, p: float | str | None = 2.0, axis: AxisLike | None = 
 
 
 def matrix_norm(x: Tensor, p: float | str | None = "fro", axis: AxisLike = (-2, -1),
-                keepdim: bool = False, name: str | None = None):
+                keepdim: bool = False, name: str | None = None) -> Tensor:
     """The matrix norm over two axes: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf."""
     C.tensor("matrix_norm", "x", x)
     if not isinstance(axis, (list, tuple)) or len(axis) != 2:
@@ -986,7 +992,7 @@ def matrix_norm(x: Tensor, p: float | str | None = "fro", axis: AxisLike = (-2, 
     return norm(x, p, list(axis), keepdim)
 
 
-def cond(x: Tensor, p: float | str | None = None, name: str | None = None):
+def cond(x: Tensor, p: float | str | None = None, name: str | None = None) -> Tensor:
     """The condition number of each matrix of x: for p None, 2 or -2 the ratio of the
     extreme singular values; for 'fro', 'nuc', 1, -1, inf, -inf norm(x) * norm(inv(x))."""
     _matrix("cond", x)
@@ -1005,7 +1011,7 @@ def cond(x: Tensor, p: float | str | None = None, name: str | None = None):
 # ---- statistics ---------------------------------------------------------------------------
 def cov(x: Tensor, rowvar: bool = True, ddof: Any = True, fweights: Any = None,
         aweights: Any = None,
-        name: str | None = None):
+        name: str | None = None) -> Tensor:
     """The covariance matrix of the variables of x (rows, or columns when rowvar is
     False), with optional integer frequency and float observation weights; ddof=True
     divides by N - 1 (weighted: as NumPy's cov)."""
@@ -1072,7 +1078,7 @@ def diagonal(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
     return _C.diagonal(x, offset, axis1, axis2)
 
 
-def matrix_transpose(x: Tensor, name: str | None = None):
+def matrix_transpose(x: Tensor, name: str | None = None) -> Tensor:
     """x with its last two dims swapped."""
     return _mT(_matrix("matrix_transpose", x))
 

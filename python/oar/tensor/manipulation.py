@@ -69,7 +69,7 @@ def _section(v, i):
     return s
 
 
-def split(x: Tensor, num_or_sections: Any, axis: Any = 0, name: str | None = None):
+def split(x: Tensor, num_or_sections: Any, axis: Any = 0, name: str | None = None) -> list[Tensor]:
     C.tensor("split", "x", x)
     if x.ndim == 0:
         raise ValueError("split(): argument 'x' must have at least 1 dimension, but it is 0-D")
@@ -108,7 +108,7 @@ def gather(x: Tensor, index: Tensor, axis: AxisLike | None = None,
     return _C.gather(x, index, axis)
 
 
-def flatten(x: Tensor, start_axis: Any = 0, stop_axis: Any = -1, name: str | None = None):
+def flatten(x: Tensor, start_axis: Any = 0, stop_axis: Any = -1, name: str | None = None) -> Tensor:
     C.tensor("flatten", "x", x)
     nd = max(x.ndim, 1)  # a 0-d x flattens to [1]; its axes are 0 and -1 (torch, Paddle)
     s = C.axis("flatten", "start_axis", start_axis, nd)
@@ -171,7 +171,7 @@ def _broadcast_shape(api, shapes, names):
 
 # --- splitting and joining -----------------------------------------------------------------
 
-def unflatten(x: Tensor, axis: AxisLike, shape: ShapeLike, name: str | None = None):
+def unflatten(x: Tensor, axis: AxisLike, shape: ShapeLike, name: str | None = None) -> Tensor:
     """Splits dimension axis of x into `shape` (one entry may be -1: inferred)."""
     C.tensor("unflatten", "x", x)
     if x.ndim == 0:
@@ -200,7 +200,7 @@ def unflatten(x: Tensor, axis: AxisLike, shape: ShapeLike, name: str | None = No
     return C.reshape_exact(x, x.shape[:a] + sizes + x.shape[a + 1:])
 
 
-def chunk(x: Tensor, chunks: Any, axis: AxisLike = 0, name: str | None = None):
+def chunk(x: Tensor, chunks: Any, axis: AxisLike = 0, name: str | None = None) -> list[Tensor]:
     """Splits x into `chunks` equal parts along axis (Paddle: the size must divide evenly)."""
     C.tensor("chunk", "x", x)
     n = C.integer("chunk", "chunks", chunks)
@@ -215,7 +215,8 @@ def chunk(x: Tensor, chunks: Any, axis: AxisLike = 0, name: str | None = None):
     return split(x, n, a)
 
 
-def unstack(x: Tensor, axis: AxisLike = 0, num: int | None = None, name: str | None = None):
+def unstack(x: Tensor, axis: AxisLike = 0, num: int | None = None,
+            name: str | None = None) -> list[Tensor]:
     """The slices of x along axis, each without that axis."""
     return _unstack("unstack", "x", x, axis, num)
 
@@ -238,7 +239,7 @@ def _unstack(api, xname, x, axis, num):
 
 # --- repetition ----------------------------------------------------------------------------
 
-def tile(x: Tensor, repeat_times: Any, name: str | None = None):
+def tile(x: Tensor, repeat_times: Any, name: str | None = None) -> Tensor:
     """x repeated repeat_times[i] times along dimension i (missing leading entries are 1)."""
     C.tensor("tile", "x", x)
     reps = _int_list("tile", "repeat_times", repeat_times, allow_int=False)
@@ -254,7 +255,7 @@ def tile(x: Tensor, repeat_times: Any, name: str | None = None):
 
 
 def repeat_interleave(x: Tensor, repeats: Any, axis: AxisLike | None = None,
-                      name: str | None = None):
+                      name: str | None = None) -> Tensor:
     """Each element (or slice along axis) of x repeated `repeats` times in place."""
     C.tensor("repeat_interleave", "x", x)
     if axis is None:
@@ -371,7 +372,7 @@ def broadcast_to(x: Tensor, shape: ShapeLike, name: str | None = None) -> Tensor
     return _C.expand(x, target)
 
 
-def expand_as(x: Tensor, y: Tensor, name: str | None = None):
+def expand_as(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """x broadcast to y's shape (a view with zero strides)."""
     C.tensor("expand_as", "x", x)
     C.tensor("expand_as", "y", y)
@@ -382,7 +383,8 @@ def expand_as(x: Tensor, y: Tensor, name: str | None = None):
                          .replace("argument 'shape'", "y's shape")) from None
 
 
-def broadcast_tensors(input: Tensor, name: str | None = None):  # noqa: A002 - Paddle's name
+def broadcast_tensors(input: Sequence[Tensor],  # noqa: A002 - Paddle's name
+                      name: str | None = None) -> list[Tensor]:
     """The tensors broadcast against each other to one shape (views)."""
     xs = _tensor_list("broadcast_tensors", "input", input)
     shape = _broadcast_shape("broadcast_tensors", [x.shape for x in xs],
@@ -390,7 +392,7 @@ def broadcast_tensors(input: Tensor, name: str | None = None):  # noqa: A002 - P
     return [_C.expand(x, shape) for x in xs]
 
 
-def meshgrid(*args: Any, **kwargs: Any):
+def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
     """Coordinate grids of the 1-D tensors ('ij' indexing): out[i] varies along dimension i."""
     name = kwargs.pop("name", None)  # noqa: F841 - Paddle's argument, unused
     if kwargs:
@@ -429,7 +431,7 @@ def _renamed(api, fn, *args):
         raise type(e)(msg) from None
 
 
-def unfold(x: Tensor, axis: AxisLike, size: Any, step: Any, name: str | None = None):
+def unfold(x: Tensor, axis: AxisLike, size: Any, step: Any, name: str | None = None) -> Tensor:
     """The windows of `size` elements every `step` along axis, as a new last dim (a view)."""
     C.tensor("unfold", "x", x)
     return _renamed("unfold", _C.tensor_unfold, x, C.integer("unfold", "axis", axis),
@@ -467,7 +469,7 @@ def masked_fill_(x: Tensor, mask: Tensor, value: Tensor | float, name: str | Non
 
 def unique(x: Tensor, return_index: Any = False, return_inverse: Any = False,
            return_counts: Any = False, axis: AxisLike | None = None,
-           dtype: DTypeLike = "int64", name: str | None = None):
+           dtype: DTypeLike = "int64", name: str | None = None) -> Tensor | tuple[Tensor, ...]:
     """The distinct elements of x flattened (or slices along axis) in ascending order.
 
     Also returns, as asked: the position of each one's first occurrence, the number of

@@ -45,7 +45,7 @@ __all__ = ["pow", "trace", "outer", "kron", "clip", "clip_", "nan_to_num", "nan_
            "sub", "vecdot"]
 
 
-def pow(x: Tensor, y: Tensor, name: str | None = None):
+def pow(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """x ** y: y a Python number (pow) or a Tensor (elementwise_pow).
 
     x must be a Tensor (Paddle's rule): for Python numbers `x ** y` would run Python's
@@ -77,7 +77,7 @@ def outer(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     return _C.multiply(_C.reshape(flatten(x), [-1, 1]), _C.reshape(flatten(y), [1, -1]))
 
 
-def kron(x: Tensor, y: Tensor, name: str | None = None):
+def kron(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """The Kronecker product: blocks x[i..] * y (ranks aligned from the right)."""
     C.tensor("kron", "x", x)
     C.tensor("kron", "y", y)
@@ -165,14 +165,14 @@ def _cum_extreme(api, index_op, x, axis, dtype):
 
 
 def cummax(x: Tensor, axis: AxisLike | None = None, dtype: DTypeLike = "int64",
-           name: str | None = None):
+           name: str | None = None) -> tuple[Tensor, Tensor]:
     """The running maximum along axis (None: x flattened) and its positions (later ties
     win). Returns (values, indices)."""
     return _cum_extreme("cummax", _C.cummax_index, x, axis, dtype)
 
 
 def cummin(x: Tensor, axis: AxisLike | None = None, dtype: DTypeLike = "int64",
-           name: str | None = None):
+           name: str | None = None) -> tuple[Tensor, Tensor]:
     """The running minimum along axis (None: x flattened) and its positions (later ties
     win). Returns (values, indices)."""
     return _cum_extreme("cummin", _C.cummin_index, x, axis, dtype)
@@ -610,7 +610,7 @@ def diff(x: Tensor, n: int = 1, axis: int = -1, prepend: Tensor | None = None,
                              f"shape {t.shape}")
         parts.append(t)
     if len(parts) > 1:
-        parts = common("diff", *parts)
+        parts = list(common("diff", *parts))
         x = _C.concat(list(parts), a)
     if x.size == 0:
         # Each difference only shortens the axis by one; with no elements there is nothing

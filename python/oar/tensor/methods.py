@@ -133,7 +133,7 @@ from .to_string import __format__, __repr__
 Tensor = _C.Tensor
 
 
-def bind_methods(methods: Any, *, keep_existing: Any = False):
+def bind_methods(methods: Any, *, keep_existing: Any = False) -> None:
     """Sets the methods (name -> function, property or value) on Tensor: the one place
     Python code adds to Tensor (oar.sparse and oar.signal bind theirs through it when
     they are imported). keep_existing leaves a name Tensor already has (a C method)."""
@@ -148,7 +148,7 @@ __all__ = ["bind_methods"]
 _item = Tensor.item
 
 
-def item(self, *args):
+def item(self: Tensor, *args: int) -> bool | int | float | complex:
     """The element as a Python scalar: the only one, or the one at flat index
     ``item(i)`` or at ``item(i, j, ...)`` (one index per dimension)."""
     if not args:
@@ -413,7 +413,7 @@ _LINALG_METHODS: dict[str, Any] = {
 bind_methods(_LINALG_METHODS)
 
 
-def zero_(self) -> Tensor:
+def zero_(self: Tensor) -> Tensor:
     """Sets every element to 0, in place."""
     return _write(self, _C.full_like(self, 0))
 
@@ -443,7 +443,7 @@ def _diagonal_mask(shape, offset, wrap):
     return m.reshape(shape)
 
 
-def fill_diagonal_(self, value: float, offset: int = 0, wrap: bool = False,
+def fill_diagonal_(self: Tensor, value: float, offset: int = 0, wrap: bool = False,
                    name: str | None = None) -> Tensor:
     """Fills the diagonal (shifted by offset; wrapping around for tall matrices with wrap)
     with value, in place. The tensor must be 2-D, or N-D with equal dimensions."""
@@ -456,13 +456,13 @@ def fill_diagonal_(self, value: float, offset: int = 0, wrap: bool = False,
     return _write(self, _C.where(mask, _C.full_like(self, v), self))
 
 
-def fill_diagonal_tensor(self, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1,
+def fill_diagonal_tensor(self: Tensor, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1,
                          name: str | None = None) -> Tensor:
     """The tensor with its diagonal (offset, dim1, dim2) replaced by y."""
     return indexing.diagonal_scatter(self, y, offset, dim1, dim2)
 
 
-def fill_diagonal_tensor_(self, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1,
+def fill_diagonal_tensor_(self: Tensor, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1,
                           name: str | None = None) -> Tensor:
     """fill_diagonal_tensor, in place."""
     return _write(self, indexing.diagonal_scatter(self, y, offset, dim1, dim2))
@@ -472,7 +472,7 @@ def fill_diagonal_tensor_(self, y: Tensor, offset: int = 0, dim1: int = 0, dim2:
 _BLOCKING = ("blocking", "non_blocking")
 
 
-def to(self, *args: Any, **kwargs: Any) -> Tensor:
+def to(self: Tensor, *args: Any, **kwargs: Any) -> Tensor:
     """The tensor converted: to(dtype), to(device, dtype=None), to(other) (other's dtype);
     blocking is accepted. The device must be the CPU. The tensor itself is returned when
     nothing changes, else a converted copy (differentiable)."""
@@ -507,7 +507,7 @@ def to(self, *args: Any, **kwargs: Any) -> Tensor:
     return self if d is self.dtype else _C.cast(self, d)
 
 
-def apply(self, func: Callable[[Tensor], Tensor]) -> Tensor:
+def apply(self: Tensor, func: Callable[[Tensor], Tensor]) -> Tensor:
     """func(tensor), for a tensor that does not require grad (a Python function applied
     outside autograd)."""
     if not self.stop_gradient:
@@ -520,7 +520,7 @@ def apply(self, func: Callable[[Tensor], Tensor]) -> Tensor:
     return out
 
 
-def apply_(self, func: Callable[[Tensor], Tensor]) -> Tensor:
+def apply_(self: Tensor, func: Callable[[Tensor], Tensor]) -> Tensor:
     """Tensor.apply, with the result written into the tensor (same shape), in place."""
     out = apply(self, func)
     if out.shape != self.shape:
@@ -534,12 +534,12 @@ def _meta(self):
     return _C._tensor_meta(self)
 
 
-def get_strides(self) -> list[int]:
+def get_strides(self: Tensor) -> list[int]:
     """The strides in elements, one per dimension."""
     return _meta(self)[0]
 
 
-def stride(self, dim: int | None = None) -> Any:
+def stride(self: Tensor, dim: int | None = None) -> Any:
     """The strides in elements (or the stride of dimension dim)."""
     s = _meta(self)[0]
     if dim is None:
@@ -573,7 +573,7 @@ def _set_data(self, value: Tensor) -> None:
     _C._set_tensor_impl(self, value)
 
 
-def set_(self, source: Tensor | None = None, shape: Sequence[int] | None = None,
+def set_(self: Tensor, source: Tensor | None = None, shape: Sequence[int] | None = None,
          stride: Sequence[int] | None = None, offset: int = 0,
          name: str | None = None) -> Tensor:
     """The tensor made to use source's memory (None: an empty tensor of its dtype), with
@@ -602,7 +602,7 @@ def set_(self, source: Tensor | None = None, shape: Sequence[int] | None = None,
     return self
 
 
-def resize_(self, shape: Sequence[int], fill_zero: bool = False,
+def resize_(self: Tensor, shape: Sequence[int], fill_zero: bool = False,
             name: str | None = None) -> Tensor:
     """The tensor given a new shape in place, keeping its leading elements (row-major); new
     elements are zeros (with or without fill_zero)."""
@@ -618,7 +618,7 @@ def resize_(self, shape: Sequence[int], fill_zero: bool = False,
     return self
 
 
-def reconstruct_from_(self, other: Tensor) -> None:
+def reconstruct_from_(self: Tensor, other: Tensor) -> None:
     """The tensor made to use other's memory, shape and dtype, and its stop_gradient
     (returns None, as Paddle)."""
     C.tensor("reconstruct_from_", "other", other)
@@ -654,7 +654,7 @@ class _DenseTensor:
     __repr__ = __str__
 
 
-def get_tensor(self) -> _DenseTensor:
+def get_tensor(self: Tensor) -> _DenseTensor:
     """The tensor's data as a plain dense tensor (no autograd)."""
     return _DenseTensor(self.detach())
 
@@ -680,25 +680,25 @@ def _new(self, api, size, value, dtype, device, requires_grad):
     return out
 
 
-def new_empty(self, *size: Any, dtype: Any = None, device: Any = None,
+def new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor of the given size, with this tensor's dtype unless given (zeros)."""
     return _new(self, "new_empty", _size("new_empty", size), 0, dtype, device, requires_grad)
 
 
-def new_zeros(self, *size: Any, dtype: Any = None, device: Any = None,
+def new_zeros(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
               requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor of zeros of the given size, with this tensor's dtype unless given."""
     return _new(self, "new_zeros", _size("new_zeros", size), 0, dtype, device, requires_grad)
 
 
-def new_ones(self, *size: Any, dtype: Any = None, device: Any = None,
+def new_ones(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
              requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor of ones of the given size, with this tensor's dtype unless given."""
     return _new(self, "new_ones", _size("new_ones", size), 1, dtype, device, requires_grad)
 
 
-def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
+def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
              requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
     """A new tensor of the given size filled with fill_value, with this tensor's dtype
     unless given."""
@@ -707,7 +707,7 @@ def new_full(self, size: Any, fill_value: Any, *, dtype: Any = None, device: Any
 
 
 # ---- small methods --------------------------------------------------------------------------
-def gradient(self) -> Any:
+def gradient(self: Tensor) -> Any:
     """The gradient as a numpy array, or None when there is none. A sparse gradient (an
     Embedding's with sparse=True) comes as Paddle gives its row-sparse one: the tuple
     (values of the stored rows, their row numbers), coalesced."""
@@ -730,7 +730,7 @@ def _set_requires_grad(self, value: bool) -> None:
     self.stop_gradient = not bool(value)
 
 
-def repeat(self, *repeats: Any) -> Tensor:
+def repeat(self: Tensor, *repeats: Any) -> Tensor:
     """The tensor repeated repeats[i] times along dimension i (PyTorch's repeat: oar.tile);
     repeats as one list or as several ints."""
     if len(repeats) == 1 and isinstance(repeats[0], (list, tuple, Tensor)):
@@ -740,7 +740,7 @@ def repeat(self, *repeats: Any) -> Tensor:
     return tile(self, reps)
 
 
-def split_with_sizes(self, split_sizes: list[int], dim: int = 0) -> list[Tensor]:
+def split_with_sizes(self: Tensor, split_sizes: list[int], dim: int = 0) -> list[Tensor]:
     """The tensor split along dim into parts of the given sizes (summing to its length)."""
     sizes = manipulation._ints("split_with_sizes", "split_sizes", split_sizes)
     if self.ndim == 0:
@@ -752,7 +752,7 @@ def split_with_sizes(self, split_sizes: list[int], dim: int = 0) -> list[Tensor]
     return split(self, sizes, a)
 
 
-def is_dist(self) -> bool:
+def is_dist(self: Tensor) -> bool:
     """False: oar tensors are not distributed tensors."""
     return False
 
@@ -788,7 +788,7 @@ _CONVERSIONS = {
 }
 
 
-def byte(self) -> Tensor:
+def byte(self: Tensor) -> Tensor:
     """The tensor cast to uint8, or the tensor itself when it is uint8 already. Floating
     values go through int8 and complex ones lose their imaginary part (with a warning),
     the route Paddle's byte() takes, so out-of-range values wrap as Paddle's do."""
@@ -804,14 +804,14 @@ def byte(self) -> Tensor:
     return _C.cast(t, uint8)
 
 
-def type_as(self, other: Tensor) -> Tensor:
+def type_as(self: Tensor, other: Tensor) -> Tensor:
     """The tensor cast to other's dtype, or the tensor itself when the dtypes agree."""
     C.tensor("type_as", "other", other)
     return _astype_to(self, other.dtype)
 
 
 # ---- autograd, copies and devices -----------------------------------------------------------
-def requires_grad_(self, requires_grad: bool = True) -> Tensor:
+def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     """Sets whether the tensor requires grad (stop_gradient = not requires_grad); returns
     the tensor."""
     if not isinstance(requires_grad, bool):
@@ -835,7 +835,7 @@ def _copied(x, other):
     return _C.assign(other) if other._is_shared_buffer_with(x) else other
 
 
-def copy_(self, other: Tensor, blocking: bool = True, non_blocking: bool = False) -> Tensor:
+def copy_(self: Tensor, other: Tensor, blocking: bool = True, non_blocking: bool = False) -> Tensor:
     """other's values written into the tensor, which takes other's shape as in Paddle;
     the dtypes must agree. blocking and non_blocking are accepted (the CPU copies at
     once). oar's in-place rules hold (where Paddle copies outside autograd): the version
@@ -848,36 +848,36 @@ def copy_(self, other: Tensor, blocking: bool = True, non_blocking: bool = False
     return inplace._in_place("copy_", self, _copied, other, copy_input=False)
 
 
-def set_value(self, value: Any) -> None:
+def set_value(self: Tensor, value: Any) -> None:
     """Sets the tensor's values from value (a Tensor or an array of the tensor's shape,
     cast to its dtype) without recording a gradient, so a leaf that requires grad (a
     parameter) can be set; returns None, as Paddle."""
     _set_value(self, value)
 
 
-def ndimension(self) -> int:
+def ndimension(self: Tensor) -> int:
     """The number of dimensions (ndim)."""
     return self.ndim
 
 
-def get_device(self) -> int:
+def get_device(self: Tensor) -> int:
     """The device id of the tensor: -1, a CPU tensor's (GPU tensors give their GPU's)."""
     return -1
 
 
-def value(self) -> Tensor:
+def value(self: Tensor) -> Tensor:
     """The tensor itself (Paddle's value() of a dense tensor)."""
     return self
 
 
-def pin_memory(self, blocking: bool = True) -> Tensor:
+def pin_memory(self: Tensor, blocking: bool = True) -> Tensor:
     """Raises, as Paddle's CPU build does: pinned memory is page-locked host memory for
     copies to a GPU (oar.CUDAPinnedPlace() and pin_memory=True refuse it the same way)."""
     raise ValueError("Tensor.pin_memory(): pinned memory is for copies to a GPU, and oar is "
                      "built for the CPU only")
 
 
-def cuda(self, device_id: int | None = None, blocking: bool = True) -> Tensor:
+def cuda(self: Tensor, device_id: int | None = None, blocking: bool = True) -> Tensor:
     """Raises, as Paddle's CPU build does ("No available device found."): oar has no GPU,
     so a tensor cannot be copied to one; oar.device.cuda.device_count() is 0."""
     raise ValueError("Tensor.cuda(): no available device found: oar is built for the CPU "

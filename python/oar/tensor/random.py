@@ -22,7 +22,7 @@ from ..framework.dtype import (
     int64,
 )
 from ..framework.out import finish, write_out
-from ..framework.random import DEFAULT_GENERATOR
+from ..framework.random import DEFAULT_GENERATOR, Generator
 from ..framework.typing import DTypeLike, PlaceLike, ShapeLike
 from .creation import _dtype_or, _shape
 from .inplace import _write
@@ -38,7 +38,7 @@ __all__ = ["uniform", "rand", "normal", "randn", "standard_normal", "randint", "
 def uniform(shape: ShapeLike, dtype: DTypeLike | None = None, min: float = 0.0,
             max: float = 1.0, seed: int = 0, name: str | None = None, *,
             out: Tensor | None = None, device: PlaceLike | None = None,
-            requires_grad: bool = False):
+            requires_grad: bool = False) -> Tensor:
     """Values drawn uniformly from [min, max); Paddle 3.3's default range is [0, 1)."""
     t = _C.uniform(_shape(shape, "uniform"), _dtype_or(dtype, default_float(), "uniform"), min,
                    max, seed)
@@ -47,7 +47,7 @@ def uniform(shape: ShapeLike, dtype: DTypeLike | None = None, min: float = 0.0,
 
 def rand(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
          out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-         pin_memory: bool = False):
+         pin_memory: bool = False) -> Tensor:
     t = _C.uniform(_shape(shape, "rand"), _dtype_or(dtype, default_float(), "rand"), 0.0, 1.0, 0)
     return finish(t, "rand", out, device, requires_grad, pin_memory)
 
@@ -73,14 +73,14 @@ def _standard_normal(shape, dtype, api):
 
 def randn(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
           out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-          pin_memory: bool = False):
+          pin_memory: bool = False) -> Tensor:
     t = _standard_normal(shape, dtype, "randn")
     return finish(t, "randn", out, device, requires_grad, pin_memory)
 
 
 def standard_normal(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
                     out: Tensor | None = None, device: PlaceLike | None = None,
-                    requires_grad: bool = False):
+                    requires_grad: bool = False) -> Tensor:
     t = _standard_normal(shape, dtype, "standard_normal")
     return finish(t, "standard_normal", out, device, requires_grad)
 
@@ -96,7 +96,7 @@ def randint(low: int = 0, high: int | None = None, shape: ShapeLike = (1,),
     return _C.cast(_C.floor(u), _dtype_or(dtype, int64, "randint"))
 
 
-def seed(seed: int):
+def seed(seed: int) -> Generator:
     """Seeds the default random generator (every random op draws from it) and returns it,
     a Generator, as Paddle does.
 
@@ -222,12 +222,12 @@ def _normal_fill(api, self, mean, std):
     return _C.normal(self.shape, m, s, 0, float64)
 
 
-def normal_(self, mean: float = 0.0, std: float = 1.0, name: str | None = None) -> Tensor:
+def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, name: str | None = None) -> Tensor:
     """Fills the tensor with samples of N(mean, std**2), in place."""
     return _write(self, _normal_fill("normal_", self, mean, std))
 
 
-def uniform_(self, min: float = 0, max: float = 1.0, seed: int = 0,  # noqa: A002
+def uniform_(self: Tensor, min: float = 0, max: float = 1.0, seed: int = 0,  # noqa: A002
              name: str | None = None) -> Tensor:
     """Fills the tensor with samples of U[min, max), in place (seed 0: the default generator)."""
     _float_self("uniform_", self)
@@ -239,7 +239,7 @@ def uniform_(self, min: float = 0, max: float = 1.0, seed: int = 0,  # noqa: A00
                                    C.integer("uniform_", "seed", seed)))
 
 
-def exponential_(self, lam: float = 1.0, name: str | None = None) -> Tensor:
+def exponential_(self: Tensor, lam: float = 1.0, name: str | None = None) -> Tensor:
     """Fills the tensor with samples of the exponential distribution of rate lam, in place."""
     _float_self("exponential_", self)
     lam = float(C.number("exponential_", "lam", lam))
@@ -248,7 +248,7 @@ def exponential_(self, lam: float = 1.0, name: str | None = None) -> Tensor:
     return _write(self, _C.scale(_C.log(_uniform01(self)), -1.0 / lam))
 
 
-def cauchy_(self, loc: float = 0, scale: float = 1, name: str | None = None) -> Tensor:
+def cauchy_(self: Tensor, loc: float = 0, scale: float = 1, name: str | None = None) -> Tensor:
     """Fills the tensor with samples of the Cauchy distribution, in place."""
     _float_self("cauchy_", self)
     loc = float(C.number("cauchy_", "loc", loc))
@@ -259,7 +259,7 @@ def cauchy_(self, loc: float = 0, scale: float = 1, name: str | None = None) -> 
     return _write(self, _C.scale(t, sc, loc))
 
 
-def geometric_(self, probs: float | Tensor, name: str | None = None) -> Tensor:
+def geometric_(self: Tensor, probs: float | Tensor, name: str | None = None) -> Tensor:
     """Fills the tensor with samples of the geometric distribution (the number of Bernoulli
     trials up to the first success, 1, 2, ...), in place. Paddle fills with the continuous
     log(u) / log(1 - probs) instead; oar's values are the whole numbers of the distribution
@@ -275,12 +275,14 @@ def geometric_(self, probs: float | Tensor, name: str | None = None) -> Tensor:
     return _write(self, _C.clip(k, 1.0, math.inf))
 
 
-def log_normal_(self, mean: float = 1.0, std: float = 2.0, name: str | None = None) -> Tensor:
+def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0,
+                name: str | None = None) -> Tensor:
     """Fills the tensor with exp of N(mean, std**2) samples, in place."""
     return _write(self, _C.exp(_normal_fill("log_normal_", self, mean, std)))
 
 
-def random_(self, from_: int = 0, to: int | None = None, *, generator: Any = None) -> Tensor:
+def random_(self: Tensor, from_: int = 0, to: int | None = None, *,
+            generator: Any = None) -> Tensor:
     """Fills the tensor with integers uniform in [from_, to), in place; to None: up to the
     dtype's largest integer (2**mantissa bits for floats)."""
     lo = C.integer("random_", "from_", from_)
@@ -301,7 +303,7 @@ def random_(self, from_: int = 0, to: int | None = None, *, generator: Any = Non
     return _write(self, _C.randint_like(self, lo, hi, dt))
 
 
-def bernoulli_(self, p: float | Tensor = 0.5, name: str | None = None) -> Tensor:
+def bernoulli_(self: Tensor, p: float | Tensor = 0.5, name: str | None = None) -> Tensor:
     """Fills the tensor with 1 where a uniform [0, 1) sample falls below p (a number or a
     tensor broadcast to the tensor), else 0, in place: probability p, with p below 0
     giving 0 and above 1 giving 1 (Paddle's reading; no error)."""

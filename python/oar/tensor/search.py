@@ -21,7 +21,7 @@ __all__ = ["where", "nonzero", "topk", "sort", "kthvalue", "mode", "searchsorted
 
 
 def where(condition: Any, x: Any = None, y: Any = None,
-          name: str | None = None):
+          name: str | None = None) -> Tensor | tuple[Tensor, ...]:
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)
     # Paddle accepts scalars for x and y. One scalar becomes a tensor like the other
@@ -45,7 +45,7 @@ def where(condition: Any, x: Any = None, y: Any = None,
     return _C.where(condition, x, y)
 
 
-def nonzero(x: Tensor, as_tuple: Any = False):
+def nonzero(x: Tensor, as_tuple: Any = False) -> Tensor | tuple[Tensor, ...]:
     C.tensor("nonzero", "x", x)
     if not as_tuple:
         return _C.nonzero(x)
@@ -80,8 +80,9 @@ def _index_dtype(api, dtype):
 
 
 # ---- search ----------------------------------------------------------------------------
-def topk(x: Tensor, k: int, axis: AxisLike | None = None, largest: bool = True,  # noqa: A002 - Paddle's name
-         sorted: Any = True, name: str | None = None):
+def topk(x: Tensor, k: int, axis: AxisLike | None = None, largest: bool = True,
+         sorted: Any = True, name: str | None = None  # noqa: A002 - Paddle's name
+         ) -> tuple[Tensor, Tensor]:
     """The k largest (smallest) elements along axis (default -1) and their int64 positions.
 
     Returns (values, indices); values are differentiable."""
@@ -93,7 +94,7 @@ def topk(x: Tensor, k: int, axis: AxisLike | None = None, largest: bool = True, 
 
 
 def sort(x: Tensor, axis: AxisLike = -1, descending: bool = False, stable: bool = False,
-         name: str | None = None):
+         name: str | None = None) -> Tensor:
     """x sorted along axis (NaN last; descending puts NaN first); equal values keep their
     order. Differentiable: the gradient goes back to each value's position."""
     C.tensor("sort", "x", x)
@@ -102,7 +103,7 @@ def sort(x: Tensor, axis: AxisLike = -1, descending: bool = False, stable: bool 
 
 
 def kthvalue(x: Tensor, k: int, axis: AxisLike | None = None, keepdim: bool = False,
-             name: str | None = None):
+             name: str | None = None) -> tuple[Tensor, Tensor]:
     """The k-th smallest element (k from 1) along axis (default -1) and its int64 position.
 
     Returns (values, indices)."""
@@ -114,7 +115,8 @@ def kthvalue(x: Tensor, k: int, axis: AxisLike | None = None, keepdim: bool = Fa
             _squeeze_if(idx, a, keepdim, x))
 
 
-def mode(x: Tensor, axis: AxisLike = -1, keepdim: bool = False, name: str | None = None):
+def mode(x: Tensor, axis: AxisLike = -1, keepdim: bool = False,
+         name: str | None = None) -> tuple[Tensor, Tensor]:
     """The most frequent value along axis (the smallest of equally frequent ones) and an
     int64 position of it. Returns (values, indices)."""
     C.tensor("mode", "x", x)

@@ -20,7 +20,7 @@ __all__ = ["median", "quantile", "nanquantile", "nanmedian", "numel", "mean"]
 
 
 def median(x: Tensor, axis: AxisLike | None = None, keepdim: bool = False, mode: str = "avg",
-           name: str | None = None):
+           name: str | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """The median along axis (None: of all elements). mode 'avg' averages the two middle
     values of an even count (float64 stays, other dtypes give float32); 'min' takes the
     lower one, and with an axis also returns its int64 position. A NaN in a line gives NaN."""

@@ -31,6 +31,8 @@ from ..framework.printing import _options
 from ..framework.typing import PlaceLike
 from .conversion import _values
 
+Tensor = _C.Tensor
+
 __all__ = ["format_data", "format_empty", "tensor_string"]
 
 
@@ -140,12 +142,12 @@ class _Layout:
         return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
 
 
-def format_data(a: Any, indent: Any):
+def format_data(a: Any, indent: Any) -> str:
     """The bracketed data of array `a` as Paddle prints it after an indent of `indent`."""
     return _Layout(a, _options()).block(a, indent)
 
 
-def format_empty(shape: Any, indent: Any):
+def format_empty(shape: Any, indent: Any) -> str:
     """The brackets of an empty tensor of `shape`, from the shape alone: numpy cannot hold
     every empty shape (it refuses (2**31, 2**31, 0) of float16 as too big), and the rows before
     the 0 are summarised like elements, so [2**40, 0] does not print 2**40 lines."""
@@ -170,7 +172,7 @@ def format_empty(shape: Any, indent: Any):
 
 
 def tensor_string(shape: Any, dtype_name: Any, place: PlaceLike | None,
-                  stop_gradient: bool, a: Any, prefix: Any = "Tensor"):
+                  stop_gradient: bool, a: Any, prefix: Any = "Tensor") -> str:
     """`a` is the data as a numpy array, or None for an empty tensor (printed from `shape`)."""
     indent = len(prefix) + 1
     data = format_empty(shape, indent) if a is None else format_data(a, indent)
@@ -178,7 +180,7 @@ def tensor_string(shape: Any, dtype_name: Any, place: PlaceLike | None,
             f"stop_gradient={stop_gradient},\n{' ' * indent}{data})")
 
 
-def sparse_repr(t):
+def sparse_repr(t: Tensor) -> str:
     """Paddle's layout: the header line, then indices and values (COO) or crows,
     cols and values (CSR)."""
     pad = " " * 7

@@ -18,8 +18,9 @@ __all__ = ["viterbi_decode", "ViterbiDecoder", "Conll05st", "Imdb", "Imikolov", 
            "UCIHousing", "WMT14", "WMT16"]
 
 
-def viterbi_decode(potentials, transition_params, lengths, include_bos_eos_tag=True,
-                   name=None):
+def viterbi_decode(potentials: Tensor, transition_params: Tensor, lengths: Tensor,
+                   include_bos_eos_tag: bool = True,
+                   name: str | None = None) -> tuple[Tensor, Tensor]:
     """The highest-scoring tag sequence of each batch element and its score.
 
     Args:

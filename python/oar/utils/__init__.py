@@ -8,6 +8,8 @@ import functools
 import importlib
 import re
 import warnings
+from types import ModuleType
+from typing import Any, Callable
 
 from . import cpp_extension, dlpack, unique_name  # noqa: F401
 from .. import nn
@@ -17,7 +19,7 @@ from .. import version
 __all__ = ["run_check", "require_version", "try_import", "deprecated"]
 
 
-def run_check():
+def run_check() -> None:
     """Checks the installation: trains one step of a tiny linear model on the CPU, checks
     the forward result and the gradients against their closed forms, and prints the
     outcome. Raises RuntimeError if a number is wrong."""
@@ -56,7 +58,7 @@ def _version_tuple(api, arg, v):
     return tuple(parts + [0] * (4 - len(parts)))
 
 
-def require_version(min_version, max_version=None):
+def require_version(min_version: str, max_version: str | None = None) -> None:
     """Checks that the Paddle API oar follows (oar.version.paddle_version, 3.3.1) is at
     least min_version and, if given, at most max_version; raises Exception otherwise, as
     Paddle does. The check is against the Paddle version whose API oar implements,
@@ -74,7 +76,7 @@ def require_version(min_version, max_version=None):
                         f"API, but {want} is required")
 
 
-def try_import(module_name, err_msg=None):
+def try_import(module_name: str, err_msg: str | None = None) -> ModuleType:
     """Imports module_name, or raises ImportError with err_msg (or a hint to pip install
     it)."""
     if not isinstance(module_name, str):
@@ -88,7 +90,8 @@ def try_import(module_name, err_msg=None):
         raise ImportError(msg) from None
 
 
-def deprecated(update_to="", since="", reason="", level=0):
+def deprecated(update_to: str = "", since: str = "", reason: str = "",
+               level: int = 0) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """A decorator marking a function deprecated: level 0 only notes it in the docstring,
     1 also warns (DeprecationWarning) at each call, 2 makes calls raise RuntimeError."""
     if level not in (0, 1, 2):

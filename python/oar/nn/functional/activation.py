@@ -6,9 +6,12 @@ compositions, as fast as an op of their own would be: swish is silu (Paddle's sw
 has beta 1), relu6 is hardtanh(x, 0, 6) (the same single kernel), and glu is a split
 plus sigmoid and multiply.
 """
+from __future__ import annotations
+
 from ... import _C
 from ...framework import check as C
 from ...framework.dtype import convert_dtype
+from ...framework.typing import DTypeLike, Tensor
 from ...tensor.manipulation import split
 
 __all__ = ["relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax",
@@ -34,19 +37,22 @@ def _into(api, x, fn):
     return x
 
 
-def softmax(x, axis=-1, dtype=None, name=None):
+def softmax(x: Tensor, axis: int = -1, dtype: DTypeLike | None = None,
+            name: str | None = None) -> Tensor:
     if dtype is not None:
         x = _C.cast(x, convert_dtype(dtype))
     return _C.softmax(x, axis)
 
 
-def log_softmax(x, axis=-1, dtype=None, name=None):
+def log_softmax(x: Tensor, axis: int = -1, dtype: DTypeLike | None = None,
+                name: str | None = None) -> Tensor:
     if dtype is not None:
         x = _C.cast(x, convert_dtype(dtype))
     return _C.log_softmax(x, axis)
 
 
-def softmax_(x, axis=-1, dtype=None, name=None):
+def softmax_(x: Tensor, axis: int = -1, dtype: DTypeLike | None = None,
+             name: str | None = None) -> Tensor:
     """softmax written into x (the in-place variant of softmax); returns x."""
     if dtype is not None and convert_dtype(dtype) != x.dtype:
         raise TypeError(f"softmax_(): argument 'dtype' ({dtype}) must be x's dtype "
@@ -54,7 +60,7 @@ def softmax_(x, axis=-1, dtype=None, name=None):
     return _into("softmax_", x, lambda t: _C.softmax(t, axis))
 
 
-def gelu(x, approximate=False, name=None):
+def gelu(x: Tensor, approximate: bool | str = False, name: str | None = None) -> Tensor:
     """gelu(x) = x * Phi(x), Phi the standard normal CDF (through erf); with approximate
     (True or "tanh") 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x ** 3))).
     approximate may also be False or "none"."""
@@ -66,89 +72,93 @@ def gelu(x, approximate=False, name=None):
     return _C.gelu(x, approximate)
 
 
-def silu(x, inplace=False, name=None):
+def silu(x: Tensor, inplace: bool = False, name: str | None = None) -> Tensor:
     """silu(x) = x * sigmoid(x); with inplace, written into x."""
     if inplace:
         return _into("silu", x, _C.silu)
     return _C.silu(x)
 
 
-def swish(x, name=None):
+def swish(x: Tensor, name: str | None = None) -> Tensor:
     """swish(x) = x * sigmoid(x) (the silu op)."""
     return _C.silu(x)
 
 
-def mish(x, name=None):
+def mish(x: Tensor, name: str | None = None) -> Tensor:
     """mish(x) = x * tanh(softplus(x))."""
     return _C.mish(x)
 
 
-def leaky_relu(x, negative_slope=0.01, name=None):
+def leaky_relu(x: Tensor, negative_slope: float = 0.01, name: str | None = None) -> Tensor:
     """leaky_relu(x) = x where x > 0, else negative_slope * x."""
     return _C.leaky_relu(x, negative_slope)
 
 
-def elu(x, alpha=1.0, name=None):
+def elu(x: Tensor, alpha: float = 1.0, name: str | None = None) -> Tensor:
     """elu(x) = x where x > 0, else alpha * (e ** x - 1)."""
     return _C.elu(x, alpha)
 
 
-def elu_(x, alpha=1.0, name=None):
+def elu_(x: Tensor, alpha: float = 1.0, name: str | None = None) -> Tensor:
     """elu written into x (the in-place variant of elu); returns x."""
     return _into("elu_", x, lambda t: _C.elu(t, alpha))
 
 
-def leaky_relu_(x, negative_slope=0.01, name=None):
+def leaky_relu_(x: Tensor, negative_slope: float = 0.01, name: str | None = None) -> Tensor:
     """leaky_relu written into x (the in-place variant of leaky_relu); returns x."""
     return _into("leaky_relu_", x, lambda t: _C.leaky_relu(t, negative_slope))
 
 
-def selu(x, scale=1.0507009873554805, alpha=1.6732632423543772, name=None):
+def selu(x: Tensor, scale: float = 1.0507009873554805, alpha: float = 1.6732632423543772,
+         name: str | None = None) -> Tensor:
     """selu(x) = scale * (x where x > 0, else alpha * (e ** x - 1)); scale > 1, alpha >= 0."""
     return _C.selu(x, scale, alpha)
 
 
-def celu(x, alpha=1.0, name=None):
+def celu(x: Tensor, alpha: float = 1.0, name: str | None = None) -> Tensor:
     """celu(x) = max(0, x) + min(0, alpha * (e ** (x / alpha) - 1)); alpha must not be 0."""
     return _C.celu(x, alpha)
 
 
-def softplus(x, beta=1, threshold=20, name=None):
+def softplus(x: Tensor, beta: float = 1, threshold: float = 20, name: str | None = None) -> Tensor:
     """softplus(x) = log(1 + e ** (beta * x)) / beta, and x where beta * x > threshold."""
     return _C.softplus(x, beta, threshold)
 
 
-def softsign(x, name=None):
+def softsign(x: Tensor, name: str | None = None) -> Tensor:
     """softsign(x) = x / (1 + |x|)."""
     return _C.softsign(x)
 
 
-def hardswish(x, name=None):
+def hardswish(x: Tensor, name: str | None = None) -> Tensor:
     """hardswish(x) = x * min(max(x + 3, 0), 6) / 6."""
     return _C.hardswish(x)
 
 
-def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
+def hardsigmoid(x: Tensor, slope: float = 0.1666667, offset: float = 0.5,
+                name: str | None = None) -> Tensor:
     """hardsigmoid(x) = min(max(slope * x + offset, 0), 1)."""
     return _C.hardsigmoid(x, slope, offset)
 
 
-def hardtanh(x, min=-1.0, max=1.0, name=None):  # noqa: A002 - Paddle's names
+def hardtanh(x: Tensor, min: float = -1.0, max: float = 1.0,  # noqa: A002 - Paddle's names
+             name: str | None = None) -> Tensor:
     """hardtanh(x) = min(max(x, min), max)."""
     return _C.hardtanh(x, min, max)
 
 
-def hardtanh_(x, min=-1.0, max=1.0, name=None):  # noqa: A002 - Paddle's names
+def hardtanh_(x: Tensor, min: float = -1.0, max: float = 1.0,  # noqa: A002 - Paddle's names
+              name: str | None = None) -> Tensor:
     """hardtanh written into x (the in-place variant of hardtanh); returns x."""
     return _C.hardtanh_(x, min, max)
 
 
-def relu6(x, name=None):
+def relu6(x: Tensor, name: str | None = None) -> Tensor:
     """relu6(x) = min(max(x, 0), 6) (the hardtanh op)."""
     return _C.hardtanh(x, 0.0, 6.0)
 
 
-def log_sigmoid(x, name=None):
+def log_sigmoid(x: Tensor, name: str | None = None) -> Tensor:
     """log_sigmoid(x) = log(1 / (1 + e ** -x)), without overflow."""
     return _C.log_sigmoid(x)
 
@@ -156,28 +166,30 @@ def log_sigmoid(x, name=None):
 logsigmoid = log_sigmoid
 
 
-def tanhshrink(x, name=None):
+def tanhshrink(x: Tensor, name: str | None = None) -> Tensor:
     """tanhshrink(x) = x - tanh(x)."""
     return _C.tanhshrink(x)
 
 
-def softshrink(x, threshold=0.5, name=None):
+def softshrink(x: Tensor, threshold: float = 0.5, name: str | None = None) -> Tensor:
     """softshrink(x) = x - threshold where x > threshold, x + threshold where
     x < -threshold, else 0; threshold >= 0."""
     return _C.softshrink(x, threshold)
 
 
-def hardshrink(x, threshold=0.5, name=None):
+def hardshrink(x: Tensor, threshold: float = 0.5, name: str | None = None) -> Tensor:
     """hardshrink(x) = x where |x| > threshold, else 0."""
     return _C.hardshrink(x, threshold)
 
 
-def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
+def thresholded_relu(x: Tensor, threshold: float = 1.0, value: float = 0.0,
+                     name: str | None = None) -> Tensor:
     """thresholded_relu(x) = x where x > threshold, else value."""
     return _C.thresholded_relu(x, threshold, value)
 
 
-def thresholded_relu_(x, threshold=1.0, value=0.0, name=None):
+def thresholded_relu_(x: Tensor, threshold: float = 1.0, value: float = 0.0,
+                      name: str | None = None) -> Tensor:
     """thresholded_relu written into x (the in-place variant); returns x."""
     return _into("thresholded_relu_", x, lambda t: _C.thresholded_relu(t, threshold, value))
 
@@ -187,7 +199,7 @@ _PRELU_FORMATS = {"NC": False, "NCL": False, "NCHW": False, "NCDHW": False,
                   "NLC": True, "NHWC": True, "NDHWC": True}
 
 
-def prelu(x, weight, data_format="NCHW", name=None):
+def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name: str | None = None) -> Tensor:
     """prelu(x) = max(0, x) + weight * min(0, x). weight has one element (shape [], [1])
     shared by all of x, or one per channel (shape [C]); the channels are axis 1 for
     "NC", "NCL", "NCHW", "NCDHW" and the last axis for "NLC", "NHWC", "NDHWC"."""
@@ -215,7 +227,7 @@ def prelu(x, weight, data_format="NCHW", name=None):
     return _C.prelu(x, weight)
 
 
-def glu(x, axis=-1, name=None):
+def glu(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor:
     """glu(x) = a * sigmoid(b), a and b the halves of x along axis."""
     C.tensor("glu", "x", x)
     if x.ndim == 0:
@@ -228,7 +240,7 @@ def glu(x, axis=-1, name=None):
     return _C.multiply(first, _C.sigmoid(second))
 
 
-def maxout(x, groups, axis=1, name=None):
+def maxout(x: Tensor, groups: int, axis: int = 1, name: str | None = None) -> Tensor:
     """The max over each run of `groups` consecutive channels: channel i of the result is
     max(x[:, i * groups:(i + 1) * groups]) along axis (1, or -1/last for channels-last)."""
     api = "maxout"
@@ -246,7 +258,8 @@ def maxout(x, groups, axis=1, name=None):
     return _C.max(C.reshape_exact(x, shape), [a + 1], False)
 
 
-def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
+def rrelu(x: Tensor, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, training: bool = True,
+          name: str | None = None) -> Tensor:
     """Randomized leaky ReLU: x where x >= 0, else a * x, a drawn uniformly from [lower, upper]
     per element in training (from the default generator), (lower + upper) / 2 otherwise."""
     api = "rrelu"
@@ -267,7 +280,8 @@ def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
     return _C.where(neg, x * slope, x)
 
 
-def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
+def gumbel_softmax(x: Tensor, temperature: float = 1.0, hard: bool = False, axis: int = -1,
+                   name: str | None = None) -> Tensor:
     """softmax((x + g) / temperature) along axis, g standard Gumbel noise from the default
     generator; with hard, the one-hot of its argmax in the forward pass and the soft
     sample's gradient in the backward (straight-through)."""
@@ -289,7 +303,7 @@ def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
     return one_hot - y.detach() + y
 
 
-def swiglu(x, y=None, name=None):
+def swiglu(x: Tensor, y: Tensor | None = None, name: str | None = None) -> Tensor:
     """silu(x) * y; with y None, x is split in halves along the last axis: silu(first) * second."""
     api = "swiglu"
     C.tensor(api, "x", x)

@@ -5,13 +5,17 @@ linear runs one fused op (GEMM with the bias as its accumulator). The dropouts a
 compositions: a uniform draw from the default generator (so oar.seed makes them
 reproducible), a comparison and a multiply.
 """
+from __future__ import annotations
+
 import math
 import numbers
+from typing import Any, Sequence, cast
 
 import numpy as np
 
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import IntsLike, Tensor
 from ...tensor.creation import to_tensor
 from ...framework.dtype import convert_dtype, float32
 from ...framework.memory import check_fits
@@ -21,7 +25,8 @@ __all__ = ["linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d
            "upsample", "unfold", "fold", "label_smooth", "class_center_sample"]
 
 
-def linear(x, weight, bias=None, name=None):
+def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None,
+           name: str | None = None) -> Tensor:
     api = "linear"
     C.tensor(api, "x", x)
     C.tensor(api, "weight", weight)
@@ -34,7 +39,8 @@ def linear(x, weight, bias=None, name=None):
     return _C.linear(x, weight, bias)
 
 
-def bilinear(x1, x2, weight, bias=None, name=None):
+def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Tensor | None = None,
+             name: str | None = None) -> Tensor:
     """out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[0, o]; x1 [N, in1], x2 [N, in2],
     weight [out, in1, in2], bias [1, out]."""
     api = "bilinear"
@@ -76,7 +82,9 @@ def _keep_mask(x, p, shape):
     return _C.cast(_C.greater_equal(u, _C.full_like(u, p)), x.dtype)
 
 
-def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+def dropout(x: Tensor, p: float = 0.5, axis: int | Sequence[int] | None = None,
+            training: bool = True, mode: str = "upscale_in_train",
+            name: str | None = None) -> Tensor:
     api = "dropout"
     C.tensor(api, "x", x)
     p = _probability(api, p)
@@ -89,8 +97,8 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
         return x
     shape = list(x.shape)
     if axis is not None:
-        axes = [axis] if isinstance(axis, numbers.Integral) else list(axis)
-        axes = {C.axis(api, "axis", a, x.ndim) for a in axes}
+        given = [axis] if isinstance(axis, numbers.Integral) else list(cast(Sequence[int], axis))
+        axes = {C.axis(api, "axis", a, x.ndim) for a in given}
         shape = [s if d in axes else 1 for d, s in enumerate(shape)]
     if p == 1.0:
         return x * _C.full(shape, 0.0, x.dtype)
@@ -111,7 +119,8 @@ def _channel_dropout(api, x, p, training, data_format, rank, formats):
     return dropout(x, p, axis=[0, channel], training=training)
 
 
-def dropout1d(input, p=0.5, training=True, inplace=False):
+def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
+              inplace: bool = False) -> Tensor:
     """Zeroes whole channels of input [N, C, L] (or [C, L]) with probability p, scaling the
     kept ones by 1 / (1 - p) in training; inplace writes the result into input."""
     api = "dropout1d"
@@ -127,11 +136,13 @@ def dropout1d(input, p=0.5, training=True, inplace=False):
     return out
 
 
-def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
+def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, data_format: str = "NCHW",
+              name: str | None = None) -> Tensor:
     return _channel_dropout("dropout2d", x, p, training, data_format, 4, ("NCHW", "NHWC"))
 
 
-def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
+def dropout3d(x: Tensor, p: float = 0.5, training: bool = True, data_format: str = "NCDHW",
+              name: str | None = None) -> Tensor:
     return _channel_dropout("dropout3d", x, p, training, data_format, 5, ("NCDHW", "NDHWC"))
 
 
@@ -139,7 +150,8 @@ def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
 _SELU_NEG = -1.0507009873554805 * 1.6732632423543772
 
 
-def alpha_dropout(x, p=0.5, training=True, name=None):
+def alpha_dropout(x: Tensor, p: float = 0.5, training: bool = True,
+                  name: str | None = None) -> Tensor:
     api = "alpha_dropout"
     C.tensor(api, "x", x)
     p = _probability(api, p)
@@ -161,7 +173,8 @@ def _alpha_drop(x, p, mask_shape):
     return _C.scale(y, a, b)
 
 
-def feature_alpha_dropout(x, p=0.5, training=True, name=None):
+def feature_alpha_dropout(x: Tensor, p: float = 0.5, training: bool = True,
+                          name: str | None = None) -> Tensor:
     """alpha_dropout that drops whole channels (axis 1) instead of single elements."""
     api = "feature_alpha_dropout"
     C.tensor(api, "x", x)
@@ -174,7 +187,7 @@ def feature_alpha_dropout(x, p=0.5, training=True, name=None):
     return _alpha_drop(x, p, list(x.shape[:2]) + [1] * (x.ndim - 2))
 
 
-def cosine_similarity(x1, x2, axis=1, eps=1e-8):
+def cosine_similarity(x1: Tensor, x2: Tensor, axis: int = 1, eps: float = 1e-8) -> Tensor:
     api = "cosine_similarity"
     C.tensor(api, "x1", x1)
     C.tensor(api, "x2", x2)
@@ -271,8 +284,10 @@ def _as_list(api, name, v, n):
     return [v] * n
 
 
-def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
-                align_mode=0, data_format=None, recompute_scale_factor=None, name=None):
+def interpolate(x: Tensor, size: int | Sequence[int | Tensor] | Tensor | None = None,
+                scale_factor: float | Sequence[float] | Tensor | None = None, mode: str = "nearest",
+                align_corners: bool = False, align_mode: int = 0, data_format: str | None = None,
+                recompute_scale_factor: bool | None = None, name: str | None = None) -> Tensor:
     api = "interpolate"
     C.tensor(api, "x", x)
     mode = mode.lower() if isinstance(mode, str) else mode
@@ -345,8 +360,10 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     return y
 
 
-def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
-             align_mode=0, data_format=None, name=None):
+def upsample(x: Tensor, size: int | Sequence[int | Tensor] | Tensor | None = None,
+             scale_factor: float | Sequence[float] | Tensor | None = None, mode: str = "nearest",
+             align_corners: bool = False, align_mode: int = 0, data_format: str | None = None,
+             name: str | None = None) -> Tensor:
     return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
 
 
@@ -398,7 +415,8 @@ def _grid(api, h, w, k, s, p, d):
     return oh, ow
 
 
-def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+def unfold(x: Tensor, kernel_sizes: IntsLike, strides: IntsLike = 1, paddings: IntsLike = 0,
+           dilations: IntsLike = 1, name: str | None = None) -> Tensor:
     api = "unfold"
     C.tensor(api, "x", x)
     if x.ndim != 4:
@@ -426,7 +444,8 @@ def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
     return C.reshape_exact(y, [n, c * k[0] * k[1], oh * ow])
 
 
-def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+def fold(x: Tensor, output_sizes: IntsLike, kernel_sizes: IntsLike, strides: IntsLike = 1,
+         paddings: IntsLike = 0, dilations: IntsLike = 1, name: str | None = None) -> Tensor:
     api = "fold"
     C.tensor(api, "x", x)
     k = _pair2(api, "kernel_sizes", kernel_sizes)
@@ -448,7 +467,7 @@ def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name
     y = C.reshape_exact(x, [n, c, k[0] * k[1], oh, ow])
     hp, wp = h + p[0] + p[2], w + p[1] + p[3]
     canvas = _C.full([n, c, hp, wp], 0.0, x.dtype)
-    out = None
+    out: Any = None  # a Tensor after the first placement
     for i in range(k[0]):
         for j in range(k[1]):
             b = _C.squeeze(_C.slice(y, [2], [i * k[1] + j], [i * k[1] + j + 1]), [2])
@@ -459,7 +478,8 @@ def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name
     return _C.slice(out, [2, 3], [p[0], p[1]], [p[0] + h, p[1] + w])
 
 
-def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
+def label_smooth(label: Tensor, prior_dist: Tensor | None = None, epsilon: float = 0.1,
+                 name: str | None = None) -> Tensor:
     """(1 - epsilon) * label + epsilon * prior_dist; prior_dist [1, C] (default uniform 1 / C,
     C the last dim of label)."""
     api = "label_smooth"
@@ -479,7 +499,8 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, name=None):
     return _C.scale(label, 1.0 - eps) + _C.scale(prior_dist, eps)
 
 
-def class_center_sample(label, num_classes, num_samples, group=None):
+def class_center_sample(label: Tensor, num_classes: int, num_samples: int,
+                        group: Any = None) -> tuple[Tensor, Tensor]:
     """Samples class centers for a partial-FC softmax (one process): every class in label
     (ascending), then random other classes (from the default generator) until there are
     num_samples. Returns (label remapped to positions in the sample, the sampled classes)."""

@@ -4,8 +4,11 @@ All of them run the rank-generic C++ ops conv / conv_transpose (src/oar/ops/conv
 on channels-first tensors; a channels-last input is transposed in and out, and the
 bias is added afterwards, so autograd covers every part (double gradients included).
 """
+from __future__ import annotations
+
 from ... import _C
 from ...framework import check as _check
+from ...framework.typing import IntsLike, PaddingLike, Tensor
 from . import _window as W
 
 __all__ = ["conv1d", "conv2d", "conv3d", "conv1d_transpose", "conv2d_transpose", "conv3d_transpose"]
@@ -51,20 +54,23 @@ def _conv(api, nd, x, weight, bias, stride, padding, dilation, groups, data_form
     return W.to_channels_last(out, nd) if last else out
 
 
-def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCL",
-           name=None):
+def conv1d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
+           padding: PaddingLike = 0, dilation: IntsLike = 1, groups: int = 1,
+           data_format: str = "NCL", name: str | None = None) -> Tensor:
     """1-D convolution (cross-correlation) of x [N, C_in, L] with weight [C_out, C_in / groups, k]."""
     return _conv("conv1d", 1, x, weight, bias, stride, padding, dilation, groups, data_format)
 
 
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCHW",
-           name=None):
+def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
+           padding: PaddingLike = 0, dilation: IntsLike = 1, groups: int = 1,
+           data_format: str = "NCHW", name: str | None = None) -> Tensor:
     """2-D convolution (cross-correlation) of x [N, C_in, H, W] with weight [C_out, C_in / groups, kH, kW]."""
     return _conv("conv2d", 2, x, weight, bias, stride, padding, dilation, groups, data_format)
 
 
-def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NCDHW",
-           name=None):
+def conv3d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
+           padding: PaddingLike = 0, dilation: IntsLike = 1, groups: int = 1,
+           data_format: str = "NCDHW", name: str | None = None) -> Tensor:
     """3-D convolution (cross-correlation) of x [N, C_in, D, H, W] with weight [C_out, C_in / groups, kD, kH, kW]."""
     return _conv("conv3d", 3, x, weight, bias, stride, padding, dilation, groups, data_format)
 
@@ -107,22 +113,28 @@ def _conv_transpose(api, nd, x, weight, bias, stride, padding, output_padding, d
     return W.to_channels_last(out, nd) if last else out
 
 
-def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1, output_size=None, data_format="NCL", name=None):
+def conv1d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
+                     padding: PaddingLike = 0, output_padding: IntsLike = 0, groups: int = 1,
+                     dilation: IntsLike = 1, output_size: IntsLike | None = None,
+                     data_format: str = "NCL", name: str | None = None) -> Tensor:
     """1-D transposed convolution of x [N, C_in, L] with weight [C_in, C_out / groups, k]."""
     return _conv_transpose("conv1d_transpose", 1, x, weight, bias, stride, padding,
                            output_padding, dilation, groups, output_size, data_format)
 
 
-def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, dilation=1,
-                     groups=1, output_size=None, data_format="NCHW", name=None):
+def conv2d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
+                     padding: PaddingLike = 0, output_padding: IntsLike = 0, dilation: IntsLike = 1,
+                     groups: int = 1, output_size: IntsLike | None = None,
+                     data_format: str = "NCHW", name: str | None = None) -> Tensor:
     """2-D transposed convolution of x [N, C_in, H, W] with weight [C_in, C_out / groups, kH, kW]."""
     return _conv_transpose("conv2d_transpose", 2, x, weight, bias, stride, padding,
                            output_padding, dilation, groups, output_size, data_format)
 
 
-def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
-                     dilation=1, output_size=None, data_format="NCDHW", name=None):
+def conv3d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
+                     padding: PaddingLike = 0, output_padding: IntsLike = 0, groups: int = 1,
+                     dilation: IntsLike = 1, output_size: IntsLike | None = None,
+                     data_format: str = "NCDHW", name: str | None = None) -> Tensor:
     """3-D transposed convolution of x [N, C_in, D, H, W] with weight [C_in, C_out / groups, kD, kH, kW]."""
     return _conv_transpose("conv3d_transpose", 3, x, weight, bias, stride, padding,
                            output_padding, dilation, groups, output_size, data_format)

@@ -1,12 +1,16 @@
 """oar.nn.functional: pairwise_distance (Paddle's paddle.nn.functional.distance),
 a composition of elementwise ops and a reduction."""
+from __future__ import annotations
+
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import Tensor
 
 __all__ = ["pairwise_distance"]
 
 
-def pairwise_distance(x, y, p=2.0, epsilon=1e-06, keepdim=False, name=None):
+def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-06,
+                      keepdim: bool = False, name: str | None = None) -> Tensor:
     """The p-norm of x - y + epsilon along the last axis."""
     api = "pairwise_distance"
     C.tensor(api, "x", x)

@@ -1,14 +1,18 @@
 """oar.nn.functional: sequence_mask, gather_tree, temporal_shift (Paddle's
 paddle.nn.functional.extension)."""
+from __future__ import annotations
+
 from ... import _C
 from ...framework import check as C
 from ...framework.dtype import convert_dtype
+from ...framework.typing import DTypeLike, Tensor
 from .vision import _back, _nchw
 
 __all__ = ["sequence_mask", "gather_tree", "temporal_shift"]
 
 
-def sequence_mask(x, maxlen=None, dtype="int64", name=None):
+def sequence_mask(x: Tensor, maxlen: int | None = None, dtype: DTypeLike = "int64",
+                  name: str | None = None) -> Tensor:
     """mask[..., j] = j < x[...]: for lengths x, a mask of shape x.shape + [maxlen] (maxlen
     defaults to the largest length)."""
     api = "sequence_mask"
@@ -28,16 +32,16 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
     return _C.cast(mask, convert_dtype(dtype))
 
 
-def gather_tree(ids, parents):
+def gather_tree(ids: Tensor, parents: Tensor) -> Tensor:
     """The full beams of a beam search: ids and parents [max_time, batch, beam] (the token
     and the parent beam chosen at each step); each beam traced back from the last step."""
     api = "gather_tree"
     C.tensor(api, "ids", ids)
     C.tensor(api, "parents", parents)
-    for n, t in (("ids", ids), ("parents", parents)):
-        if t.dtype.name not in ("int32", "int64"):
+    for n, v in (("ids", ids), ("parents", parents)):
+        if v.dtype.name not in ("int32", "int64"):
             raise TypeError(f"{api}(): argument '{n}' must be an int32 or int64 tensor, but got "
-                            f"{t.dtype.name}")
+                            f"{v.dtype.name}")
     if ids.ndim != 3 or list(ids.shape) != list(parents.shape):
         raise ValueError(f"{api}(): arguments 'ids' {ids.shape} and 'parents' {parents.shape} "
                          f"must have the same 3-D shape [max_time, batch_size, beam_size]")
@@ -63,7 +67,8 @@ def gather_tree(ids, parents):
     return _C.concat([_C.unsqueeze(o, [0]) for o in reversed(out)], 0)
 
 
-def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
+def temporal_shift(x: Tensor, seg_num: int, shift_ratio: float = 0.25, name: str | None = None,
+                   data_format: str = "NCHW") -> Tensor:
     """The temporal shift of TSM: x [N * seg_num, C, H, W] viewed as seg_num frames per
     clip; the first shift_ratio of the channels take the previous frame's values, the
     next shift_ratio the next frame's (zeros past the ends), the rest stay."""

@@ -8,12 +8,15 @@ tiled flash kernel does anyway. That is SDPBackend.MATH: with it disabled by
 oar.nn.attention.sdpa_kernel (only FLASH_ATTENTION / EFFICIENT_ATTENTION enabled), the
 call raises RuntimeError, as on a CPU build of Paddle.
 """
+from __future__ import annotations
+
 import math
 
 import numpy as np
 
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import Tensor
 from ...tensor.creation import to_tensor
 from .common import dropout
 from ..attention.sdpa import SDPBackend, _cur_sdpa_kernel_backends
@@ -30,8 +33,10 @@ def _require_math_backend(api):
                            f"has disabled")
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, training=True, name=None):
+def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
+                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
+                                 is_causal: bool = False, training: bool = True,
+                                 name: str | None = None) -> Tensor:
     api = "scaled_dot_product_attention"
     for n, t in (("query", query), ("key", key), ("value", value)):
         C.tensor(api, n, t)

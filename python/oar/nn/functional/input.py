@@ -1,8 +1,11 @@
 """oar.nn.functional: embedding and one_hot (Paddle's paddle.nn.functional.input)."""
+from __future__ import annotations
+
 import numpy as np
 
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import Tensor
 from ...tensor.creation import to_tensor
 from ...framework.grad_mode import no_grad
 from ...autograd.py_layer import PyLayer
@@ -10,8 +13,9 @@ from ...autograd.py_layer import PyLayer
 __all__ = ["embedding", "one_hot"]
 
 
-def embedding(x, weight, padding_idx=None, max_norm=None, norm_type=2.0, sparse=False,
-              scale_grad_by_freq=False, name=None):
+def embedding(x: Tensor, weight: Tensor, padding_idx: int | None = None,
+              max_norm: float | None = None, norm_type: float = 2.0, sparse: bool = False,
+              scale_grad_by_freq: bool = False, name: str | None = None) -> Tensor:
     """weight[x]: the rows of weight picked by the ids x. padding_idx: that row gets no
     gradient. max_norm: the rows x picks are first renormalised in place to a norm_type
     norm of at most max_norm (as Paddle and PyTorch do). scale_grad_by_freq: each row's
@@ -83,7 +87,7 @@ class _SparseGradEmbedding(PyLayer):
         return None, _C.sparse_coo_tensor(rows, values, ctx.shape)
 
 
-def one_hot(x, num_classes, name=None):
+def one_hot(x: Tensor, num_classes: int, name: str | None = None) -> Tensor:
     api = "one_hot"
     C.tensor(api, "x", x)
     if x.dtype.name not in ("int32", "int64"):

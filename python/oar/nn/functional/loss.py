@@ -7,8 +7,11 @@ with a weight divides by the summed weights of the counted samples, ignored samp
 count for nothing. mse_loss and l1_loss are compositions of elementwise ops and a
 reduction (as fast as a fused kernel would be: one pass each, memory bound).
 """
+from __future__ import annotations
+
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import Tensor
 from ._loss_common import _reduction
 
 __all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
@@ -57,8 +60,10 @@ def _reduce(loss, reduction, denom=None):
     return total / denom
 
 
-def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
-                  soft_label=False, axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
+def cross_entropy(input: Tensor, label: Tensor, weight: Tensor | None = None,
+                  ignore_index: int = -100, reduction: str = "mean", soft_label: bool = False,
+                  axis: int = -1, use_softmax: bool = True, label_smoothing: float = 0.0,
+                  name: str | None = None) -> Tensor:
     api = "cross_entropy"
     C.tensor(api, "input", input)
     C.tensor(api, "label", label)
@@ -141,9 +146,10 @@ def _soft_loss(input, q, a, use_softmax):
     return _C.sum(_C.neg(q * _C.log(input)), [a], keepdim=True)
 
 
-def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
-                               numeric_stable_mode=True, return_softmax=False, axis=-1,
-                               name=None):
+def softmax_with_cross_entropy(logits: Tensor, label: Tensor, soft_label: bool = False,
+                               ignore_index: int = -100, numeric_stable_mode: bool = True,
+                               return_softmax: bool = False, axis: int = -1,
+                               name: str | None = None) -> Tensor | tuple[Tensor, Tensor]:
     api = "softmax_with_cross_entropy"
     C.tensor(api, "logits", logits)
     C.tensor(api, "label", label)
@@ -161,7 +167,8 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
     return loss
 
 
-def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
+def nll_loss(input: Tensor, label: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
+             reduction: str = "mean", name: str | None = None) -> Tensor:
     api = "nll_loss"
     C.tensor(api, "input", input)
     _int_label(api, label)
@@ -202,20 +209,23 @@ def _pair(api, input, label):
                          f"must have the same shape")
 
 
-def mse_loss(input, label, reduction="mean", name=None):
+def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean",
+             name: str | None = None) -> Tensor:
     _pair("mse_loss", input, label)
     _reduction("mse_loss", reduction)
     d = input - label
     return _reduce(d * d, reduction)
 
 
-def l1_loss(input, label, reduction="mean", name=None):
+def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean",
+            name: str | None = None) -> Tensor:
     _pair("l1_loss", input, label)
     _reduction("l1_loss", reduction)
     return _reduce(_C.abs(input - label), reduction)
 
 
-def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
+def smooth_l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", delta: float = 1.0,
+                   name: str | None = None) -> Tensor:
     """Paddle's smooth_l1_loss is the Huber loss with threshold delta:
     0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
     _pair("smooth_l1_loss", input, label)
@@ -234,7 +244,8 @@ def _elementwise_weight(api, loss, weight):
     return loss * weight
 
 
-def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
+def binary_cross_entropy(input: Tensor, label: Tensor, weight: Tensor | None = None,
+                         reduction: str = "mean", name: str | None = None) -> Tensor:
     api = "binary_cross_entropy"
     _pair(api, input, label)
     _reduction(api, reduction)
@@ -246,15 +257,16 @@ def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None)
     return _reduce(_elementwise_weight(api, loss, weight), reduction)
 
 
-def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean",
-                                     pos_weight=None, name=None):
+def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight: Tensor | None = None,
+                                     reduction: str = "mean", pos_weight: Tensor | None = None,
+                                     name: str | None = None) -> Tensor:
     api = "binary_cross_entropy_with_logits"
     _pair(api, logit, label)
     _reduction(api, reduction)
     # -[pw y log s(x) + (1 - y) log(1 - s(x))] = (1 - y) x + (1 + (pw - 1) y) softplus(-x),
     # softplus(-x) = log(1 + exp(-|x|)) + max(-x, 0) without overflow.
     sp = _C.log(_C.scale(_C.exp(_C.neg(_C.abs(logit))), 1.0, 1.0)) + _C.relu(_C.neg(logit))
-    coef = 1.0
+    coef: float | Tensor = 1.0
     if pos_weight is not None:
         C.tensor(api, "pos_weight", pos_weight)
         coef = _C.scale(pos_weight, 1.0, -1.0) * label + 1.0
@@ -262,7 +274,8 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
     return _reduce(_elementwise_weight(api, loss, weight), reduction)
 
 
-def kl_div(input, label, reduction="mean", log_target=False, name=None):
+def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bool = False,
+           name: str | None = None) -> Tensor:
     api = "kl_div"
     _pair(api, input, label)
     if reduction not in ("mean", "sum", "none", "batchmean"):
@@ -281,7 +294,8 @@ def kl_div(input, label, reduction="mean", log_target=False, name=None):
     return _reduce(loss, reduction)
 
 
-def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):
+def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: float = 0.0,
+                        reduction: str = "mean", name: str | None = None) -> Tensor:
     api = "margin_ranking_loss"
     C.tensor(api, "input", input)
     C.tensor(api, "other", other)
@@ -291,7 +305,8 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
     return _reduce(loss, reduction)
 
 
-def cosine_embedding_loss(input1, input2, label, margin=0, reduction="mean", name=None):
+def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin: float = 0,
+                          reduction: str = "mean", name: str | None = None) -> Tensor:
     api = "cosine_embedding_loss"
     C.tensor(api, "input1", input1)
     C.tensor(api, "input2", input2)
@@ -324,8 +339,9 @@ from ._adaptive_softmax import adaptive_log_softmax_with_loss  # noqa: E402,F401
 from ._margin_ce import margin_cross_entropy  # noqa: E402,F401
 
 
-def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0, reduction="sum",
-                       name=None):
+def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer: Tensor | None = None,
+                       alpha: float = 0.25, gamma: float = 2.0, reduction: str = "sum",
+                       name: str | None = None) -> Tensor:
     """Focal loss of logits: the binary cross-entropy times alpha_t * (1 - p_t) ** gamma,
     p_t = sigmoid(logit) where label is 1 and 1 - sigmoid(logit) where it is 0, divided by
     normalizer."""

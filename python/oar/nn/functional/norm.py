@@ -3,11 +3,15 @@
 layer_norm and rms_norm run fused kernels (one pass per row, forward and backward);
 the others are compositions of reductions and elementwise ops.
 """
+from __future__ import annotations
+
 import numbers
+from typing import Sequence
 
 from ... import _C
 from ...framework import check as C
 from ...framework.grad_mode import no_grad
+from ...framework.typing import Tensor
 
 __all__ = ["layer_norm", "rms_norm", "batch_norm", "instance_norm", "group_norm", "normalize",
            "local_response_norm"]
@@ -49,7 +53,9 @@ def _param(api, name, p, shape, like):
     return p
 
 
-def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=None):
+def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+               bias: Tensor | None = None, epsilon: float = 1e-05,
+               name: str | None = None) -> Tensor:
     api = "layer_norm"
     _floating(api, x)
     shape, begin = _normalized_shape(api, x, normalized_shape)
@@ -62,7 +68,8 @@ def layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05, name=
     return _C.layer_norm(x, w, b, float(epsilon), begin)
 
 
-def rms_norm(x, normalized_shape, weight=None, epsilon=1e-05, name=None, eps=None):
+def rms_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
+             epsilon: float = 1e-05, name: str | None = None, eps: float | None = None) -> Tensor:
     # Paddle's docs name the last argument epsilon (zh) and eps (en); both are taken.
     api = "rms_norm"
     _floating(api, x)
@@ -115,9 +122,10 @@ def _affine(y, weight, bias, axis):
     return y
 
 
-def batch_norm(x, running_mean, running_var, weight=None, bias=None, training=False,
-               momentum=0.9, epsilon=1e-05, data_format="NCHW", use_global_stats=None,
-               name=None):
+def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor | None = None,
+               bias: Tensor | None = None, training: bool = False, momentum: float = 0.9,
+               epsilon: float = 1e-05, data_format: str = "NCHW",
+               use_global_stats: bool | None = None, name: str | None = None) -> Tensor:
     """Paddle's convention: running = momentum * running + (1 - momentum) * batch,
     updated in place in training, the running variance from the biased batch variance
     (as Paddle's kernels do; PyTorch uses the unbiased one there)."""
@@ -189,9 +197,10 @@ def _norm_per_channel(api, x, groups, epsilon, ax):
     return y
 
 
-def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
-                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW",
-                  name=None):
+def instance_norm(x: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
+                  weight: Tensor | None = None, bias: Tensor | None = None,
+                  use_input_stats: bool = True, momentum: float = 0.9, eps: float = 1e-05,
+                  data_format: str = "NCHW", name: str | None = None) -> Tensor:
     api = "instance_norm"
     C.tensor(api, "x", x)
     formats = {"NCL": 3, "NCHW": 4, "NCDHW": 5, "NLC": 3, "NHWC": 4, "NDHWC": 5}
@@ -206,14 +215,16 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
     _channel_param(api, "weight", weight, ch)
     _channel_param(api, "bias", bias, ch)
     if not use_input_stats:
-        return batch_norm(x, running_mean, running_var, weight, bias, training=False,
-                          epsilon=eps, data_format=data_format)
+        # None running statistics: batch_norm raises its TypeError
+        return batch_norm(x, running_mean, running_var, weight, bias,  # type: ignore[arg-type]
+                          training=False, epsilon=eps, data_format=data_format)
     y = _norm_per_channel(api, x, ch, eps, ax)
     return _affine(y, weight, bias, ax)
 
 
-def group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
-               name=None):
+def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05, weight: Tensor | None = None,
+               bias: Tensor | None = None, data_format: str = "NCHW",
+               name: str | None = None) -> Tensor:
     api = "group_norm"
     C.tensor(api, "x", x)
     formats = {"NCL": 3, "NCHW": 4, "NCDHW": 5, "NLC": 3, "NHWC": 4, "NDHWC": 5, "NC": 2}
@@ -241,7 +252,8 @@ def _p_norm(x, p, axis, keepdim):
     return _C.pow(_C.sum(_C.pow(_C.abs(x), float(p)), [axis], keepdim=keepdim), 1.0 / p)
 
 
-def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
+def normalize(x: Tensor, p: float = 2, axis: int = 1, epsilon: float = 1e-12,
+              name: str | None = None) -> Tensor:
     api = "normalize"
     C.tensor(api, "x", x)
     p = float(C.number(api, "p", p))
@@ -252,8 +264,9 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
     return x / _C.maximum(n, _C.full_like(n, float(epsilon)))
 
 
-def local_response_norm(x, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW",
-                        name=None):
+def local_response_norm(x: Tensor, size: int, alpha: float = 0.0001, beta: float = 0.75,
+                        k: float = 1.0, data_format: str = "NCHW",
+                        name: str | None = None) -> Tensor:
     """x / (k + alpha * mean of x ** 2 over `size` neighbouring channels) ** beta; the
     window of channel c is [c - size // 2, c + (size - 1) // 2], zeros beyond the ends."""
     api = "local_response_norm"

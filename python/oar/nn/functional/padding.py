@@ -1,4 +1,8 @@
 """oar.nn.functional.pad (Paddle keeps it in paddle.nn.functional.common)."""
+from __future__ import annotations
+
+from typing import Sequence
+
 from ... import _C
 from ...framework import check as C
 
@@ -23,8 +27,9 @@ def _pad_list(p):
     return [C.integer("pad", f"pad[{i}]", v) for i, v in enumerate(p)]
 
 
-def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis=True,
-        name=None):
+def pad(x: Tensor, pad: Sequence[int] | Tensor, mode: str = "constant", value: float = 0.0,
+        data_format: str | None = None, pad_from_left_axis: bool = True,
+        name: str | None = None) -> Tensor:
     """Pads x: `pad` holds (before, after) amounts, in one of Paddle's orders.
 
     constant mode with len(pad) == 2 * x.ndim: pad[2i:2i+2] is axis i's (pad_from_left_axis,
@@ -80,7 +85,8 @@ def pad(x, pad, mode="constant", value=0.0, data_format=None, pad_from_left_axis
         raise type(e)(msg) from None
 
 
-def zeropad2d(x, padding, data_format="NCHW", name=None):
+def zeropad2d(x: Tensor, padding: int | Sequence[int] | Tensor, data_format: str = "NCHW",
+              name: str | None = None) -> Tensor:
     """Zero padding of the spatial axes of a 4-D x: padding [left, right, top, bottom] (an int
     pads every side)."""
     if isinstance(padding, int) and not isinstance(padding, bool):
@@ -91,4 +97,6 @@ def zeropad2d(x, padding, data_format="NCHW", name=None):
     C.tensor("zeropad2d", "x", x)
     if x.ndim != 4:
         raise ValueError(f"zeropad2d(): argument 'x' must be 4-D, but has shape {x.shape}")
-    return pad(x, padding, mode="constant", value=0.0, data_format=data_format)
+    # a bool padding: pad raises its TypeError
+    return pad(x, padding, mode="constant", value=0.0,  # type: ignore[arg-type]
+               data_format=data_format)

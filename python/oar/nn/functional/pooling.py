@@ -5,9 +5,14 @@ The rank-generic C++ ops of src/oar/ops/pooling.yaml on channels-first tensors: 
 window, the mask) followed by pool_gather, whose backward scatters the gradient through
 the mask. The mask is a flat index into each (n, c) plane of x, int32 as in Paddle.
 """
+from __future__ import annotations
+
+from typing import Sequence
+
 from ... import _C
 from ...framework import check as _check
 from ...framework.dtype import convert_dtype
+from ...framework.typing import IntsLike, PaddingLike, Tensor
 from . import _window as W
 
 __all__ = ["max_pool1d", "max_pool2d", "max_pool3d", "avg_pool1d", "avg_pool2d", "avg_pool3d",
@@ -78,43 +83,53 @@ def _output_size(api, x, output_size, nd, last):
     return W.int_list(api, "output_size", output_size, nd)
 
 
-def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
-               name=None):
+def max_pool1d(x: Tensor, kernel_size: IntsLike, stride: IntsLike | None = None,
+               padding: PaddingLike = 0, return_mask: bool = False, ceil_mode: bool = False,
+               name: str | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """1-D max pooling of x [N, C, L]; with return_mask also the argmax positions."""
     return _max_pool("max_pool1d", 1, x, kernel_size, stride, padding, return_mask, ceil_mode,
                      "NCL")
 
 
-def max_pool2d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
-               data_format="NCHW", name=None):
+def max_pool2d(x: Tensor, kernel_size: IntsLike, stride: IntsLike | None = None,
+               padding: PaddingLike = 0, return_mask: bool = False, ceil_mode: bool = False,
+               data_format: str = "NCHW",
+               name: str | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """2-D max pooling of x [N, C, H, W]; with return_mask also the argmax positions (flat in H * W)."""
     return _max_pool("max_pool2d", 2, x, kernel_size, stride, padding, return_mask, ceil_mode,
                      data_format)
 
 
-def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False,
-               name=None):
+def avg_pool1d(x: Tensor, kernel_size: IntsLike, stride: IntsLike | None = None,
+               padding: PaddingLike = 0, exclusive: bool = True, ceil_mode: bool = False,
+               name: str | None = None) -> Tensor:
     """1-D average pooling of x [N, C, L]; exclusive leaves the padding out of the count."""
     return _avg_pool("avg_pool1d", 1, x, kernel_size, stride, padding, ceil_mode, exclusive,
                      None, "NCL")
 
 
-def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
-               divisor_override=None, data_format="NCHW", name=None):
+def avg_pool2d(x: Tensor, kernel_size: IntsLike, stride: IntsLike | None = None,
+               padding: PaddingLike = 0, ceil_mode: bool = False, exclusive: bool = True,
+               divisor_override: int | None = None, data_format: str = "NCHW",
+               name: str | None = None) -> Tensor:
     """2-D average pooling of x [N, C, H, W]; exclusive leaves the padding out of the count."""
     return _avg_pool("avg_pool2d", 2, x, kernel_size, stride, padding, ceil_mode, exclusive,
                      divisor_override, data_format)
 
 
-def max_pool3d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
-               data_format="NCDHW", name=None):
+def max_pool3d(x: Tensor, kernel_size: IntsLike, stride: IntsLike | None = None,
+               padding: PaddingLike = 0, return_mask: bool = False, ceil_mode: bool = False,
+               data_format: str = "NCDHW",
+               name: str | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """3-D max pooling of x [N, C, D, H, W]; with return_mask also the argmax positions (flat in D * H * W)."""
     return _max_pool("max_pool3d", 3, x, kernel_size, stride, padding, return_mask, ceil_mode,
                      data_format)
 
 
-def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
-               divisor_override=None, data_format="NCDHW", name=None):
+def avg_pool3d(x: Tensor, kernel_size: IntsLike, stride: IntsLike | None = None,
+               padding: PaddingLike = 0, ceil_mode: bool = False, exclusive: bool = True,
+               divisor_override: int | None = None, data_format: str = "NCDHW",
+               name: str | None = None) -> Tensor:
     """3-D average pooling of x [N, C, D, H, W]; exclusive leaves the padding out of the count."""
     return _avg_pool("avg_pool3d", 3, x, kernel_size, stride, padding, ceil_mode, exclusive,
                      divisor_override, data_format)
@@ -139,32 +154,41 @@ def _adaptive_max(api, nd, x, output_size, return_mask):
     return _finish_max(x, index, nd, return_mask, False)
 
 
-def adaptive_avg_pool1d(x, output_size, name=None):
+def adaptive_avg_pool1d(x: Tensor, output_size: int | Sequence[int | None],
+                        name: str | None = None) -> Tensor:
     """Average pooling of x [N, C, L] into output_size windows."""
     return _adaptive_avg("adaptive_avg_pool1d", 1, x, output_size, "NCL")
 
 
-def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+def adaptive_avg_pool2d(x: Tensor, output_size: int | Sequence[int | None],
+                        data_format: str = "NCHW", name: str | None = None) -> Tensor:
     """Average pooling of x [N, C, H, W] into output_size windows."""
     return _adaptive_avg("adaptive_avg_pool2d", 2, x, output_size, data_format)
 
 
-def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
+def adaptive_avg_pool3d(x: Tensor, output_size: int | Sequence[int | None],
+                        data_format: str = "NCDHW", name: str | None = None) -> Tensor:
     """Average pooling of x [N, C, D, H, W] into output_size windows."""
     return _adaptive_avg("adaptive_avg_pool3d", 3, x, output_size, data_format)
 
 
-def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
+def adaptive_max_pool1d(x: Tensor, output_size: int | Sequence[int | None],
+                        return_mask: bool = False,
+                        name: str | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """Max pooling of x [N, C, L] into output_size windows; with return_mask also the argmax."""
     return _adaptive_max("adaptive_max_pool1d", 1, x, output_size, return_mask)
 
 
-def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
+def adaptive_max_pool2d(x: Tensor, output_size: int | Sequence[int | None],
+                        return_mask: bool = False,
+                        name: str | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """Max pooling of x [N, C, H, W] into output_size windows; with return_mask also the argmax."""
     return _adaptive_max("adaptive_max_pool2d", 2, x, output_size, return_mask)
 
 
-def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
+def adaptive_max_pool3d(x: Tensor, output_size: int | Sequence[int | None],
+                        return_mask: bool = False,
+                        name: str | None = None) -> Tensor | tuple[Tensor, Tensor]:
     """Max pooling of x [N, C, D, H, W] into output_size windows; with return_mask also the argmax."""
     return _adaptive_max("adaptive_max_pool3d", 3, x, output_size, return_mask)
 
@@ -194,15 +218,17 @@ def _lp_pool(api, nd, x, norm_type, kernel_size, stride, padding, ceil_mode, dat
     return W.to_channels_last(out, nd) if last else out
 
 
-def lp_pool1d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
-              data_format="NCL", name=None):
+def lp_pool1d(x: Tensor, norm_type: float, kernel_size: IntsLike, stride: IntsLike | None = None,
+              padding: PaddingLike = 0, ceil_mode: bool = False, data_format: str = "NCL",
+              name: str | None = None) -> Tensor:
     """1-D power-average pooling of x [N, C, L]: (sum of x ** norm_type) ** (1 / norm_type) per window."""
     return _lp_pool("lp_pool1d", 1, x, norm_type, kernel_size, stride, padding, ceil_mode,
                     data_format)
 
 
-def lp_pool2d(x, norm_type, kernel_size, stride=None, padding=0, ceil_mode=False,
-              data_format="NCHW", name=None):
+def lp_pool2d(x: Tensor, norm_type: float, kernel_size: IntsLike, stride: IntsLike | None = None,
+              padding: PaddingLike = 0, ceil_mode: bool = False, data_format: str = "NCHW",
+              name: str | None = None) -> Tensor:
     """2-D power-average pooling of x [N, C, H, W]: (sum of x ** norm_type) ** (1 / norm_type) per window."""
     return _lp_pool("lp_pool2d", 2, x, norm_type, kernel_size, stride, padding, ceil_mode,
                     data_format)
@@ -253,22 +279,25 @@ def _max_unpool(api, nd, x, indices, kernel_size, stride, padding, data_format, 
     return W.call(api, "max_unpool", _C.max_unpool, x, idx, sizes)
 
 
-def max_unpool1d(x, indices, kernel_size, stride=None, padding=0, data_format="NCL",
-                 output_size=None, name=None):
+def max_unpool1d(x: Tensor, indices: Tensor, kernel_size: IntsLike, stride: IntsLike | None = None,
+                 padding: IntsLike = 0, data_format: str = "NCL",
+                 output_size: IntsLike | None = None, name: str | None = None) -> Tensor:
     """The partial inverse of max_pool1d: x [N, C, L] placed at indices (from return_mask), zeros elsewhere."""
     return _max_unpool("max_unpool1d", 1, x, indices, kernel_size, stride, padding, data_format,
                        output_size)
 
 
-def max_unpool2d(x, indices, kernel_size, stride=None, padding=0, data_format="NCHW",
-                 output_size=None, name=None):
+def max_unpool2d(x: Tensor, indices: Tensor, kernel_size: IntsLike, stride: IntsLike | None = None,
+                 padding: IntsLike = 0, data_format: str = "NCHW",
+                 output_size: IntsLike | None = None, name: str | None = None) -> Tensor:
     """The partial inverse of max_pool2d: x [N, C, H, W] placed at indices (from return_mask), zeros elsewhere."""
     return _max_unpool("max_unpool2d", 2, x, indices, kernel_size, stride, padding, data_format,
                        output_size)
 
 
-def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, data_format="NCDHW",
-                 output_size=None, name=None):
+def max_unpool3d(x: Tensor, indices: Tensor, kernel_size: IntsLike, stride: IntsLike | None = None,
+                 padding: IntsLike = 0, data_format: str = "NCDHW",
+                 output_size: IntsLike | None = None, name: str | None = None) -> Tensor:
     """The partial inverse of max_pool3d: x [N, C, D, H, W] placed at indices (from return_mask), zeros elsewhere."""
     return _max_unpool("max_unpool3d", 3, x, indices, kernel_size, stride, padding, data_format,
                        output_size)

@@ -1,7 +1,10 @@
 """oar.nn.functional: pixel_shuffle, pixel_unshuffle, channel_shuffle (reshapes and one
 transpose) and affine_grid / grid_sample (Paddle's paddle.nn.functional.vision)."""
+from __future__ import annotations
+
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import Tensor
 
 __all__ = ["pixel_shuffle", "pixel_unshuffle", "channel_shuffle", "affine_grid", "grid_sample"]
 
@@ -20,7 +23,8 @@ def _back(y, data_format):
     return _C.transpose(y, [0, 2, 3, 1]) if data_format == "NHWC" else y
 
 
-def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+def pixel_shuffle(x: Tensor, upscale_factor: int, data_format: str = "NCHW",
+                  name: str | None = None) -> Tensor:
     api = "pixel_shuffle"
     x = _nchw(api, x, data_format)
     r = C.integer(api, "upscale_factor", upscale_factor)
@@ -34,7 +38,8 @@ def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
     return _back(C.reshape_exact(y, [n, oc, h * r, w * r]), data_format)
 
 
-def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
+def pixel_unshuffle(x: Tensor, downscale_factor: int, data_format: str = "NCHW",
+                    name: str | None = None) -> Tensor:
     api = "pixel_unshuffle"
     x = _nchw(api, x, data_format)
     r = C.integer(api, "downscale_factor", downscale_factor)
@@ -47,7 +52,8 @@ def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
     return _back(C.reshape_exact(y, [n, c * r * r, h // r, w // r]), data_format)
 
 
-def channel_shuffle(x, groups, data_format="NCHW", name=None):
+def channel_shuffle(x: Tensor, groups: int, data_format: str = "NCHW",
+                    name: str | None = None) -> Tensor:
     """Splits the channels into groups and interleaves them: [N, g * k, H, W] viewed as
     [N, g, k, H, W], transposed to [N, k, g, H, W] and flattened back."""
     api = "channel_shuffle"

@@ -62,7 +62,7 @@ class _WeightNorm:
         setattr(layer, self.name, self.compute(layer))
 
 
-def weight_norm(layer, name="weight", dim=0):
+def weight_norm(layer: Layer, name: str = "weight", dim: int | None = 0) -> Layer:
     """Reparameterises layer.<name> as <name>_g * <name>_v / ||<name>_v|| (the norm over
     every dim but dim; dim None normalises the whole tensor). Returns the layer."""
     api = "weight_norm"
@@ -94,7 +94,7 @@ def weight_norm(layer, name="weight", dim=0):
     return layer
 
 
-def remove_weight_norm(layer, name="weight"):
+def remove_weight_norm(layer: Layer, name: str = "weight") -> Layer:
     """Undoes weight_norm: layer.<name> is a plain parameter again, holding the current
     g * v / ||v||. Returns the layer."""
     api = "remove_weight_norm"
@@ -149,7 +149,8 @@ class _SpectralNorm:
         setattr(layer, self.name, self.compute(layer, layer.training))
 
 
-def spectral_norm(layer, name="weight", n_power_iterations=1, eps=1e-12, dim=None):
+def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 1,
+                  eps: float = 1e-12, dim: int | None = None) -> Layer:
     """Divides layer.<name> by its spectral norm (estimated by n_power_iterations of power
     iteration per forward in training mode) before every forward. dim: the dim that becomes
     the matrix's rows (default 1 for transposed convolutions, else 0). Returns the layer."""

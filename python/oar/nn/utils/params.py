@@ -3,6 +3,7 @@ forms of ClipGradByGlobalNorm / ClipGradByValue, as PyTorch's torch.nn.utils).""
 from __future__ import annotations
 
 import math
+from typing import Iterable
 
 from ... import _C
 from ...framework import check as C
@@ -28,7 +29,7 @@ def _tensors(api, parameters):
     return params
 
 
-def parameters_to_vector(parameters, name=None):
+def parameters_to_vector(parameters: Tensor | Iterable[Tensor], name: str | None = None) -> Tensor:
     """The parameters flattened and concatenated into one 1-D tensor (differentiable)."""
     params = _tensors("parameters_to_vector", parameters)
     if not params:
@@ -36,7 +37,8 @@ def parameters_to_vector(parameters, name=None):
     return _C.concat([_C.reshape(p, [-1]) for p in params], 0)
 
 
-def vector_to_parameters(vec, parameters, name=None):
+def vector_to_parameters(vec: Tensor, parameters: Tensor | Iterable[Tensor],
+                         name: str | None = None) -> None:
     """Copies consecutive slices of the 1-D vec into the parameters, in place (no gradient
     is recorded)."""
     api = "vector_to_parameters"
@@ -54,7 +56,8 @@ def vector_to_parameters(vec, parameters, name=None):
             start += p.size
 
 
-def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=False):
+def clip_grad_norm_(parameters: Tensor | Iterable[Tensor], max_norm: float, norm_type: float = 2.0,
+                    error_if_nonfinite: bool = False) -> Tensor:
     """Scales the gradients of parameters in place so that their joint norm (of norm_type,
     inf for the largest magnitude) is at most max_norm; returns that norm before clipping."""
     api = "clip_grad_norm_"
@@ -85,7 +88,7 @@ def clip_grad_norm_(parameters, max_norm, norm_type=2.0, error_if_nonfinite=Fals
     return total
 
 
-def clip_grad_value_(parameters, clip_value):
+def clip_grad_value_(parameters: Tensor | Iterable[Tensor], clip_value: float) -> None:
     """Clamps every gradient element of parameters to [-clip_value, clip_value], in place."""
     api = "clip_grad_value_"
     params = [p for p in _tensors(api, parameters) if p.grad is not None]

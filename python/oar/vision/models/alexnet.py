@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ... import nn
 from ._utils import no_pretrained
@@ -72,7 +73,7 @@ class AlexNet(nn.Layer):
         return x
 
 
-def alexnet(pretrained=False, **kwargs):
+def alexnet(pretrained: bool = False, **kwargs: Any) -> AlexNet:
     """AlexNet(**kwargs)."""
     no_pretrained(pretrained, "alexnet")
     return AlexNet(**kwargs)

@@ -3,6 +3,7 @@ tr_conv2..4_blk, batch_norm, out)."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ... import nn
 from ._utils import no_pretrained
@@ -146,26 +147,26 @@ def _densenet(layers, pretrained, kwargs):
     return DenseNet(layers=layers, **kwargs)
 
 
-def densenet121(pretrained=False, **kwargs):
+def densenet121(pretrained: bool = False, **kwargs: Any) -> DenseNet:
     """DenseNet-121."""
     return _densenet(121, pretrained, kwargs)
 
 
-def densenet161(pretrained=False, **kwargs):
+def densenet161(pretrained: bool = False, **kwargs: Any) -> DenseNet:
     """DenseNet-161."""
     return _densenet(161, pretrained, kwargs)
 
 
-def densenet169(pretrained=False, **kwargs):
+def densenet169(pretrained: bool = False, **kwargs: Any) -> DenseNet:
     """DenseNet-169."""
     return _densenet(169, pretrained, kwargs)
 
 
-def densenet201(pretrained=False, **kwargs):
+def densenet201(pretrained: bool = False, **kwargs: Any) -> DenseNet:
     """DenseNet-201."""
     return _densenet(201, pretrained, kwargs)
 
 
-def densenet264(pretrained=False, **kwargs):
+def densenet264(pretrained: bool = False, **kwargs: Any) -> DenseNet:
     """DenseNet-264."""
     return _densenet(264, pretrained, kwargs)

@@ -2,6 +2,8 @@
 output and the two auxiliary heads' outputs."""
 from __future__ import annotations
 
+from typing import Any
+
 from ... import nn
 from ._utils import no_pretrained
 from ..._C import concat
@@ -105,7 +107,7 @@ class GoogLeNet(nn.Layer):
         return out, aux1, aux2
 
 
-def googlenet(pretrained=False, **kwargs):
+def googlenet(pretrained: bool = False, **kwargs: Any) -> GoogLeNet:
     """GoogLeNet(**kwargs)."""
     no_pretrained(pretrained, "googlenet")
     return GoogLeNet(**kwargs)

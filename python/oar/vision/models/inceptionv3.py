@@ -3,6 +3,7 @@ inception_block_list.0-10, avg_pool, fc); input 3x299x299."""
 from __future__ import annotations
 
 import math
+from typing import Any
 
 from ... import nn
 from ._utils import ConvNormActivation, no_pretrained
@@ -181,7 +182,7 @@ class InceptionV3(nn.Layer):
         return x
 
 
-def inception_v3(pretrained=False, **kwargs):
+def inception_v3(pretrained: bool = False, **kwargs: Any) -> InceptionV3:
     """InceptionV3(**kwargs)."""
     no_pretrained(pretrained, "inception_v3")
     return InceptionV3(**kwargs)

@@ -1,6 +1,8 @@
 """MobileNetV1 (Howard et al. 2017) with Paddle's layer names (conv1, conv2_1 .. conv6, fc)."""
 from __future__ import annotations
 
+from typing import Any
+
 from ... import nn
 from ._utils import ConvNormActivation, no_pretrained
 from ...tensor.manipulation import flatten
@@ -58,7 +60,7 @@ class MobileNetV1(nn.Layer):
         return x
 
 
-def mobilenet_v1(pretrained=False, scale=1.0, **kwargs):
+def mobilenet_v1(pretrained: bool = False, scale: float = 1.0, **kwargs: Any) -> MobileNetV1:
     """MobileNetV1(scale, **kwargs)."""
     no_pretrained(pretrained, "mobilenet_v1")
     return MobileNetV1(scale=scale, **kwargs)

@@ -1,6 +1,8 @@
 """MobileNetV2 (Sandler et al. 2018) with Paddle's names: features, pool2d_avg, classifier."""
 from __future__ import annotations
 
+from typing import Any
+
 from ... import nn
 from ._utils import make_divisible, no_pretrained
 from ...tensor.manipulation import flatten
@@ -65,6 +67,6 @@ class MobileNetV2(nn.Layer):
         return x
 
 
-def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):
+def mobilenet_v2(pretrained: bool = False, scale: float = 1.0, **kwargs: Any) -> MobileNetV2:
     no_pretrained(pretrained, "mobilenet_v2")
     return MobileNetV2(scale=scale, **kwargs)

@@ -3,6 +3,7 @@ blocks, lastconv, avgpool, classifier)."""
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 from ... import nn
 from ._utils import ConvNormActivation, make_divisible, no_pretrained
@@ -145,13 +146,15 @@ class MobileNetV3Large(MobileNetV3):
         super().__init__(cfg, make_divisible(1280 * scale, 8), scale, num_classes, with_pool)
 
 
-def mobilenet_v3_small(pretrained=False, scale=1.0, **kwargs):
+def mobilenet_v3_small(pretrained: bool = False, scale: float = 1.0,
+                       **kwargs: Any) -> MobileNetV3Small:
     """MobileNetV3Small(scale, **kwargs)."""
     no_pretrained(pretrained, "mobilenet_v3_small")
     return MobileNetV3Small(scale=scale, **kwargs)
 
 
-def mobilenet_v3_large(pretrained=False, scale=1.0, **kwargs):
+def mobilenet_v3_large(pretrained: bool = False, scale: float = 1.0,
+                       **kwargs: Any) -> MobileNetV3Large:
     """MobileNetV3Large(scale, **kwargs)."""
     no_pretrained(pretrained, "mobilenet_v3_large")
     return MobileNetV3Large(scale=scale, **kwargs)

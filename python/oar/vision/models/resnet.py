@@ -3,6 +3,8 @@ Komodakis 2016) with Paddle's names: conv1, bn1, layer1-4, fc; blocks BasicBlock
 BottleneckBlock."""
 from __future__ import annotations
 
+from typing import Any
+
 from ... import nn
 from ._utils import no_pretrained
 from ...tensor.manipulation import flatten
@@ -128,17 +130,17 @@ class ResNet(nn.Layer):
         return x
 
 
-def resnet18(pretrained=False, **kwargs):
+def resnet18(pretrained: bool = False, **kwargs: Any) -> ResNet:
     no_pretrained(pretrained, "resnet18")
     return ResNet(BasicBlock, 18, **kwargs)
 
 
-def resnet34(pretrained=False, **kwargs):
+def resnet34(pretrained: bool = False, **kwargs: Any) -> ResNet:
     no_pretrained(pretrained, "resnet34")
     return ResNet(BasicBlock, 34, **kwargs)
 
 
-def resnet50(pretrained=False, **kwargs):
+def resnet50(pretrained: bool = False, **kwargs: Any) -> ResNet:
     no_pretrained(pretrained, "resnet50")
     return ResNet(BottleneckBlock, 50, **kwargs)
 
@@ -148,57 +150,57 @@ def _resnet(name, block, depth, pretrained, kwargs, **fixed):
     return ResNet(block, depth, **fixed, **kwargs)
 
 
-def resnet101(pretrained=False, **kwargs):
+def resnet101(pretrained: bool = False, **kwargs: Any) -> ResNet:
     """ResNet-101."""
     return _resnet("resnet101", BottleneckBlock, 101, pretrained, kwargs)
 
 
-def resnet152(pretrained=False, **kwargs):
+def resnet152(pretrained: bool = False, **kwargs: Any) -> ResNet:
     """ResNet-152."""
     return _resnet("resnet152", BottleneckBlock, 152, pretrained, kwargs)
 
 
-def resnext50_32x4d(pretrained=False, **kwargs):
+def resnext50_32x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
     """ResNeXt-50, 32 groups of width 4."""
     return _resnet("resnext50_32x4d", BottleneckBlock, 50, pretrained, kwargs, width=4,
                    groups=32)
 
 
-def resnext50_64x4d(pretrained=False, **kwargs):
+def resnext50_64x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
     """ResNeXt-50, 64 groups of width 4."""
     return _resnet("resnext50_64x4d", BottleneckBlock, 50, pretrained, kwargs, width=4,
                    groups=64)
 
 
-def resnext101_32x4d(pretrained=False, **kwargs):
+def resnext101_32x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
     """ResNeXt-101, 32 groups of width 4."""
     return _resnet("resnext101_32x4d", BottleneckBlock, 101, pretrained, kwargs, width=4,
                    groups=32)
 
 
-def resnext101_64x4d(pretrained=False, **kwargs):
+def resnext101_64x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
     """ResNeXt-101, 64 groups of width 4."""
     return _resnet("resnext101_64x4d", BottleneckBlock, 101, pretrained, kwargs, width=4,
                    groups=64)
 
 
-def resnext152_32x4d(pretrained=False, **kwargs):
+def resnext152_32x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
     """ResNeXt-152, 32 groups of width 4."""
     return _resnet("resnext152_32x4d", BottleneckBlock, 152, pretrained, kwargs, width=4,
                    groups=32)
 
 
-def resnext152_64x4d(pretrained=False, **kwargs):
+def resnext152_64x4d(pretrained: bool = False, **kwargs: Any) -> ResNet:
     """ResNeXt-152, 64 groups of width 4."""
     return _resnet("resnext152_64x4d", BottleneckBlock, 152, pretrained, kwargs, width=4,
                    groups=64)
 
 
-def wide_resnet50_2(pretrained=False, **kwargs):
+def wide_resnet50_2(pretrained: bool = False, **kwargs: Any) -> ResNet:
     """Wide ResNet-50-2 (bottleneck width 128)."""
     return _resnet("wide_resnet50_2", BottleneckBlock, 50, pretrained, kwargs, width=128)
 
 
-def wide_resnet101_2(pretrained=False, **kwargs):
+def wide_resnet101_2(pretrained: bool = False, **kwargs: Any) -> ResNet:
     """Wide ResNet-101-2 (bottleneck width 128)."""
     return _resnet("wide_resnet101_2", BottleneckBlock, 101, pretrained, kwargs, width=128)

@@ -2,7 +2,10 @@
 _fc)."""
 from __future__ import annotations
 
+from typing import Any
+
 from ... import nn
+from ...framework.typing import Tensor
 from ._utils import ConvNormActivation, no_pretrained
 from ..._C import reshape, transpose
 from ..._C import concat
@@ -29,7 +32,7 @@ def _activation(act):
                      f"{act!r}")
 
 
-def channel_shuffle(x, groups):
+def channel_shuffle(x: Tensor, groups: int) -> Tensor:
     """Interleave the channels of `groups` equal groups."""
     n, c, h, w = x.shape[:4]
     x = reshape(x, [n, groups, c // groups, h, w])
@@ -126,36 +129,36 @@ def _shufflenet(name, scale, pretrained, kwargs, act="relu"):
     return ShuffleNetV2(scale=scale, act=act, **kwargs)
 
 
-def shufflenet_v2_x0_25(pretrained=False, **kwargs):
+def shufflenet_v2_x0_25(pretrained: bool = False, **kwargs: Any) -> ShuffleNetV2:
     """ShuffleNetV2 at scale 0.25."""
     return _shufflenet("shufflenet_v2_x0_25", 0.25, pretrained, kwargs)
 
 
-def shufflenet_v2_x0_33(pretrained=False, **kwargs):
+def shufflenet_v2_x0_33(pretrained: bool = False, **kwargs: Any) -> ShuffleNetV2:
     """ShuffleNetV2 at scale 0.33."""
     return _shufflenet("shufflenet_v2_x0_33", 0.33, pretrained, kwargs)
 
 
-def shufflenet_v2_x0_5(pretrained=False, **kwargs):
+def shufflenet_v2_x0_5(pretrained: bool = False, **kwargs: Any) -> ShuffleNetV2:
     """ShuffleNetV2 at scale 0.5."""
     return _shufflenet("shufflenet_v2_x0_5", 0.5, pretrained, kwargs)
 
 
-def shufflenet_v2_x1_0(pretrained=False, **kwargs):
+def shufflenet_v2_x1_0(pretrained: bool = False, **kwargs: Any) -> ShuffleNetV2:
     """ShuffleNetV2 at scale 1.0."""
     return _shufflenet("shufflenet_v2_x1_0", 1.0, pretrained, kwargs)
 
 
-def shufflenet_v2_x1_5(pretrained=False, **kwargs):
+def shufflenet_v2_x1_5(pretrained: bool = False, **kwargs: Any) -> ShuffleNetV2:
     """ShuffleNetV2 at scale 1.5."""
     return _shufflenet("shufflenet_v2_x1_5", 1.5, pretrained, kwargs)
 
 
-def shufflenet_v2_x2_0(pretrained=False, **kwargs):
+def shufflenet_v2_x2_0(pretrained: bool = False, **kwargs: Any) -> ShuffleNetV2:
     """ShuffleNetV2 at scale 2.0."""
     return _shufflenet("shufflenet_v2_x2_0", 2.0, pretrained, kwargs)
 
 
-def shufflenet_v2_swish(pretrained=False, **kwargs):
+def shufflenet_v2_swish(pretrained: bool = False, **kwargs: Any) -> ShuffleNetV2:
     """ShuffleNetV2 at scale 1.0 with swish activations."""
     return _shufflenet("shufflenet_v2_swish", 1.0, pretrained, kwargs, act="swish")

@@ -1,6 +1,8 @@
 """SqueezeNet 1.0 / 1.1 (Iandola et al. 2016) with Paddle's layer names."""
 from __future__ import annotations
 
+from typing import Any
+
 from ... import nn
 from ._utils import no_pretrained
 from ...nn import functional as F
@@ -74,13 +76,13 @@ class SqueezeNet(nn.Layer):
         return x
 
 
-def squeezenet1_0(pretrained=False, **kwargs):
+def squeezenet1_0(pretrained: bool = False, **kwargs: Any) -> SqueezeNet:
     """SqueezeNet('1.0', **kwargs)."""
     no_pretrained(pretrained, "squeezenet1_0")
     return SqueezeNet("1.0", **kwargs)
 
 
-def squeezenet1_1(pretrained=False, **kwargs):
+def squeezenet1_1(pretrained: bool = False, **kwargs: Any) -> SqueezeNet:
     """SqueezeNet('1.1', **kwargs)."""
     no_pretrained(pretrained, "squeezenet1_1")
     return SqueezeNet("1.1", **kwargs)

@@ -1,6 +1,8 @@
 """VGG (Simonyan & Zisserman 2014) with Paddle's names: features, avgpool, classifier."""
 from __future__ import annotations
 
+from typing import Any, Sequence
+
 from ... import nn
 from ._utils import no_pretrained
 from ...tensor.manipulation import flatten
@@ -32,10 +34,11 @@ class VGG(nn.Layer):
         return x
 
 
-def make_layers(cfg, batch_norm=False):
+def make_layers(cfg: Sequence[int | str], batch_norm: bool = False) -> nn.Sequential:
     """A Sequential from cfg: an int is a 3x3 convolution with that many channels (then
     BatchNorm2D if batch_norm, then ReLU), 'M' a 2x2 max pool."""
-    layers, cin = [], 3
+    layers: list[nn.Layer] = []
+    cin = 3
     for v in cfg:
         if v == "M":
             layers.append(nn.MaxPool2D(kernel_size=2, stride=2))
@@ -66,21 +69,21 @@ def _vgg(depth, pretrained, batch_norm, kwargs):
     return VGG(make_layers(_CFGS[depth], batch_norm=batch_norm), **kwargs)
 
 
-def vgg11(pretrained=False, batch_norm=False, **kwargs):
+def vgg11(pretrained: bool = False, batch_norm: bool = False, **kwargs: Any) -> VGG:
     """VGG-11 (configuration A)."""
     return _vgg(11, pretrained, batch_norm, kwargs)
 
 
-def vgg13(pretrained=False, batch_norm=False, **kwargs):
+def vgg13(pretrained: bool = False, batch_norm: bool = False, **kwargs: Any) -> VGG:
     """VGG-13 (configuration B)."""
     return _vgg(13, pretrained, batch_norm, kwargs)
 
 
-def vgg16(pretrained=False, batch_norm=False, **kwargs):
+def vgg16(pretrained: bool = False, batch_norm: bool = False, **kwargs: Any) -> VGG:
     """VGG-16 (configuration D)."""
     return _vgg(16, pretrained, batch_norm, kwargs)
 
 
-def vgg19(pretrained=False, batch_norm=False, **kwargs):
+def vgg19(pretrained: bool = False, batch_norm: bool = False, **kwargs: Any) -> VGG:
     """VGG-19 (configuration E)."""
     return _vgg(19, pretrained, batch_norm, kwargs)
