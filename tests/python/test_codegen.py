@@ -129,7 +129,7 @@ STUBS = os.path.join(REPO, "tools", "codegen", "gen_stubs.py")
 TWICE = OP.format(formula="grad_out").replace("python: [function]", "python: [function, method]")
 
 
-def stubs(tmp_path, modules, yaml_text=TWICE, untyped="from typing import Any\n"):
+def stubs(tmp_path, modules, yaml_text=TWICE):
     """gen_stubs.py over a package `oar` made of `modules` ({relative path: source})."""
     pkg = tmp_path / "pkg" / "oar"
     for rel, text in modules.items():
@@ -140,7 +140,6 @@ def stubs(tmp_path, modules, yaml_text=TWICE, untyped="from typing import Any\n"
     frag.mkdir()
     for f in ("_C.pyi", "tensor_methods.pyi"):
         (frag / f).write_text(open(os.path.join(REPO, "tools", "codegen", "stubs", f)).read())
-    (frag / "python_untyped.pyi").write_text(untyped)
     out = tmp_path / "out"
     r = subprocess.run([sys.executable, STUBS, "--yaml", str(tmp_path / "ops.yaml"),
                         "--package", str(pkg), "--fragments", str(frag), "--out", str(out)],
@@ -163,7 +162,7 @@ PACKAGE = {
                           "from .creation import full\n__all__ = _m + ['full']\n",
     "tensor/math.py": "__all__ = ['twice', 'half']\n"
                       "def twice(x: 'Tensor', factor: float = 2.0) -> 'Tensor': ...\n"
-                      "def half(x, *, exact=True): ...\n",
+                      "def half(x: float, *, exact: bool = True) -> float: ...\n",
     "tensor/creation.py": "def full(shape: list, value: float) -> object: ...\n",
     "nn/__init__.py": "",
 }
@@ -172,7 +171,7 @@ PACKAGE = {
 def test_stubs_follow_imports_star_and_all_from_the_package(tmp_path):
     # __init__.py's names come through a package (tensor/) and star imports: an
     # annotated function is re-exported where it is defined, a Python name wins over
-    # the op of the same name, and an unannotated one gets its parameters typed Any.
+    # the op of the same name.
     modules = dict(PACKAGE)
     modules["tensor/__init__.py"] = modules["tensor/__init__.py"].replace(
         "from .math import __all__ as _m\n", "").replace("_m + ", "math.__all__ + ")
@@ -183,7 +182,7 @@ def test_stubs_follow_imports_star_and_all_from_the_package(tmp_path):
     assert "from .tensor import full as full" in init
     assert "from .tensor.creation import full as fill" in init
     assert "from ._C import twice_" not in init  # no in-place variant declared
-    assert "def half(x: Any, *, exact: Any = ...) -> Any: ..." in init
+    assert "from .tensor import half as half" in init
     assert "from . import nn as nn" in init
     assert "from ._C import Tensor as Tensor" in init
     assert '"half",' in init and '"fill",' in init
@@ -212,14 +211,12 @@ def test_an_all_that_cannot_be_read_statically_names_the_line(tmp_path):
     assert "math.py:1: cannot read" in r.stderr, r.stderr
 
 
-def test_a_hand_written_stub_serves_only_an_unannotated_function(tmp_path):
-    frag = "from typing import Any\n\ndef half(x: float, *, exact: bool = True) -> float: ...\n"
-    r, init, _ = stubs(tmp_path, PACKAGE, untyped=frag)
-    assert r.returncode == 0, r.stderr
-    assert "def half(x: float, *, exact: bool = True) -> float: ..." in init
-    # once half is annotated in Python, its entry must go
+def test_a_public_function_without_annotations_fails_the_generator(tmp_path):
+    # every public Python function's stub is its own annotated signature: none is
+    # written by hand, so one without annotations is an error naming it
     modules = dict(PACKAGE)
     modules["tensor/math.py"] = modules["tensor/math.py"].replace(
-        "def half(x, *, exact=True)", "def half(x: float, *, exact: bool = True) -> float")
-    r, _, _ = stubs(tmp_path / "again", modules, untyped=frag)
-    assert r.returncode != 0 and "half: not an unannotated public Python function" in r.stderr
+        "def half(x: float, *, exact: bool = True) -> float", "def half(x, *, exact=True)")
+    r, _, _ = stubs(tmp_path, modules)
+    assert r.returncode != 0, r.stdout
+    assert "half (oar.half): a public function without annotations" in r.stderr, r.stderr

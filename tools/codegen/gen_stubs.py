@@ -12,10 +12,9 @@ __init__.pyi read from the Python package with ast, never imported: every name o
             oar.__all__ (evaluated statically) is re-exported from the module that binds
             it, following `from X import ...`, `import *`, `__all__` and plain
             assignments from python/oar/__init__.py, so a Python function's annotated
-            signature is its stub. A function without any annotation gets a stub of its
-            parameters typed Any (mypy --strict refuses calls of untyped functions);
-            annotating it turns the stub into a re-export. The public ops no Python name
-            overrides are re-exported from _C.
+            signature is its stub; a public function without annotations is an error
+            (no stub is written by hand). The public ops no Python name overrides are
+            re-exported from _C.
 
     python3 tools/codegen/gen_stubs.py --out build/generated/python/oar
 """
@@ -343,27 +342,6 @@ def _untyped(fn):
             and all(p.annotation is None for p in params))
 
 
-def _any_stub(name, fn):
-    """fn's parameters (names, kinds, whether they have defaults) typed Any."""
-    a = fn.args
-    out = []
-    pos = a.posonlyargs + a.args
-    defaults = [None] * (len(pos) - len(a.defaults)) + list(a.defaults)
-    for i, (p, d) in enumerate(zip(pos, defaults)):
-        out.append(f"{p.arg}: Any" + (" = ..." if d is not None else ""))
-        if a.posonlyargs and i == len(a.posonlyargs) - 1:
-            out.append("/")
-    if a.vararg:
-        out.append(f"*{a.vararg.arg}: Any")
-    elif a.kwonlyargs:
-        out.append("*")
-    for p, d in zip(a.kwonlyargs, a.kw_defaults):
-        out.append(f"{p.arg}: Any" + (" = ..." if d is not None else ""))
-    if a.kwarg:
-        out.append(f"**{a.kwarg.arg}: Any")
-    return _def(name, out, ret="Any")
-
-
 def _rel(pkg, dotted):
     """`from <this> import`: oar.framework.dtype as seen from oar/__init__.pyi."""
     if dotted == pkg:
@@ -371,28 +349,8 @@ def _rel(pkg, dotted):
     return "." + dotted[len(pkg) + 1:]
 
 
-def _fragment_functions(path):
-    """A fragment's text before its first def, and its defs by name (overloads joined)."""
-    with open(path) as f:
-        text = f.read()
-    tree = ast.parse(text, path)
-    lines = text.split("\n")
-    defs, head_end = {}, None
-    for n in tree.body:
-        if isinstance(n, ast.FunctionDef):
-            start = min([n.lineno] + [d.lineno for d in n.decorator_list]) - 1
-            head_end = start if head_end is None else head_end
-            defs.setdefault(n.name, []).append("\n".join(lines[start:n.end_lineno]))
-    head = "\n".join(lines[:head_end]) if head_end is not None else text
-    head = re.sub(r"\A(#.*\n)+", "", head + "\n").strip("\n")
-    return head, {k: "\n".join(v) for k, v in defs.items()}
-
-
-def generate_init(package, fragments=FRAGMENTS):
+def generate_init(package):
     pkg = package.name
-    frag_path = os.path.join(fragments, "python_untyped.pyi")
-    frag_head, frag = _fragment_functions(frag_path)
-    used = set()
     top = package.bindings(pkg)
     names = package.all_of(pkg)
     if names is None:
@@ -400,7 +358,7 @@ def generate_init(package, fragments=FRAGMENTS):
     # besides __all__: the submodules bound in __init__.py, _C, Tensor, __version__
     extra = [n for n, b in top.items() if b[0] == "module" and not n.startswith("__")]
     wanted = list(dict.fromkeys(list(names) + ["Tensor", "__version__"] + extra))
-    lines, defs, untyped = [], [], []  # re-exports, then stubs of unannotated functions
+    lines = []  # re-exports: each public name's stub is its definition's own signature
     for name in wanted:
         b = top.get(name)
         if b is None:
@@ -420,36 +378,24 @@ def generate_init(package, fragments=FRAGMENTS):
             b = ("from", b[1], b[2])
         end = package.final(b)
         if end[0] == "def" and _untyped(end[1]):
-            if name in frag:
-                defs.append(frag[name])
-                used.add(name)
-            else:
-                defs += _any_stub(name, end[1])
-            untyped.append(f"{end[2]}.{end[1].name}")
-            continue
+            raise StubError(f"{end[2]}.{end[1].name} (oar.{name}): a public function without "
+                            f"annotations; annotate it: its signature is its stub")
         if b[0] == "from":
             lines.append(f"from {_rel(pkg, b[1])} import {b[2]} as {name}")
         elif b[0] == "def":  # defined in __init__.py itself
             lines.append(f"from {_rel(pkg, b[2])} import {name} as {name}")
         else:
             raise StubError(f"{package.module(pkg).path}: cannot tell where '{name}' comes from")
-    stale = sorted(set(frag) - used)
-    if stale:
-        raise StubError(f"{frag_path}: {', '.join(stale)}: not an unannotated public Python "
-                        f"function any more (annotated, an op, or gone): delete the entry")
-    text = (HEADER.format(sources="tools/codegen/stubs/python_untyped.pyi, the Python "
-                                  "package read with ast (python/oar/)")
-            + frag_head + "\n\n" + "\n".join(lines)
-            + "\n\n# ---- public Python functions without annotations\n" + "\n".join(defs)
-            + "\n\n__all__ = [\n"
+    text = (HEADER.format(sources="the Python package read with ast (python/oar/)")
+            + "\n".join(lines) + "\n\n__all__ = [\n"
             + "".join(f'    "{n}",\n' for n in names) + "]\n")
-    return text, untyped
+    return text
 
 
 def generate(ops, package_root, fragments=FRAGMENTS):
     package = Package(package_root, ops)
-    init, untyped = generate_init(package, fragments)
-    return {"_C.pyi": generate_c(ops, fragments), "__init__.pyi": init}, untyped
+    init = generate_init(package)
+    return {"_C.pyi": generate_c(ops, fragments), "__init__.pyi": init}
 
 
 def main():
@@ -458,18 +404,14 @@ def main():
     p.add_argument("--package", default=os.path.join(REPO, "python", "oar"))
     p.add_argument("--fragments", default=FRAGMENTS, help="the hand-written .pyi fragments")
     p.add_argument("--out", required=True, help="the directory to write the .pyi files into")
-    p.add_argument("--list-untyped", action="store_true",
-                   help="print the public Python functions without annotations")
     args = p.parse_args()
     ops = gen_ops.load_ops(args.yaml)
     try:
-        files, untyped = generate(ops, args.package, args.fragments)
+        files = generate(ops, args.package, args.fragments)
     except StubError as e:
         sys.exit(f"gen_stubs.py: {e}")
     for fname, text in files.items():
         gen_ops.write_if_changed(os.path.join(args.out, fname), text)
-    if args.list_untyped:
-        print("\n".join(sorted(set(untyped))))
 
 
 if __name__ == "__main__":

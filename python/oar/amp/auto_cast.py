@@ -101,7 +101,7 @@ class auto_cast(contextlib.ContextDecorator):
 amp_guard = auto_cast  # Paddle's older name
 
 
-def is_autocast_enabled(device_type=None):
+def is_autocast_enabled(device_type: Any = None) -> bool:
     """Whether an auto_cast block at level O1 or O2 is active on this thread.
 
     Args:
@@ -121,7 +121,7 @@ def is_autocast_enabled(device_type=None):
     return _C._amp_state()[0] != 0
 
 
-def get_autocast_dtype(device_type=None):
+def get_autocast_dtype(device_type: Any = None) -> str:
     """The low-precision dtype of the active auto_cast block, as a name; "float16" when
     none is active (Paddle's default AMP dtype).
 

@@ -18,6 +18,7 @@ import importlib.abc
 import importlib.machinery
 import sys
 import warnings
+from typing import Any
 
 _ALIAS, _TARGET = "torch", "oar"
 
@@ -78,7 +79,8 @@ def _global_only(api, scope, blocked_modules):
                                       f"torch proxy is global (docs/compat.md)")
 
 
-def enable_torch_proxy(*, scope=None, blocked_modules=None, backend="torch", silent=False):
+def enable_torch_proxy(*, scope: Any = None, blocked_modules: Any = None, backend: str = "torch",
+                       silent: bool = False) -> None:
     """Make `import torch` (and `torch.x.y`) give oar's modules, everywhere (Paddle's
     paddle.enable_compat; `scope` and `blocked_modules` are not supported)."""
     _global_only("enable_compat", scope, blocked_modules)
@@ -92,7 +94,7 @@ def enable_torch_proxy(*, scope=None, blocked_modules=None, backend="torch", sil
     sys.meta_path.insert(0, _FINDER)
 
 
-def disable_torch_proxy():
+def disable_torch_proxy() -> None:
     """Undo enable_torch_proxy: `import torch` gives the real PyTorch again (if any)."""
     if _FINDER not in sys.meta_path:
         warnings.warn("disable_compat(): the torch proxy is not enabled", stacklevel=2)

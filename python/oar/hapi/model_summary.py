@@ -3,6 +3,7 @@ layout of Paddle's paddle.summary (so a Paddle program prints the same table).""
 from __future__ import annotations
 
 import numbers
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -10,7 +11,7 @@ from .. import _C
 from ..framework.grad_mode import no_grad
 from ..static import InputSpec
 from ..tensor.random import rand
-from ..nn import LayerList, Sequential
+from ..nn import Layer, LayerList, Sequential
 
 Tensor = _C.Tensor
 
@@ -18,7 +19,8 @@ Tensor = _C.Tensor
 _WIDTHS = (15, 20, 20, 15, 75)
 
 
-def summary(net, input_size=None, dtypes=None, input=None):
+def summary(net: Layer, input_size: Any = None, dtypes: str | Sequence[str] | None = None,
+            input: Any = None) -> dict[str, int]:
     """Prints each layer that runs (its input and output shapes and its parameter count),
     the totals and estimated sizes, and returns the parameter counts.
 
