@@ -14,6 +14,7 @@ from ._C import Tensor, _DTypeLike, _IntList, _Number, _Scalar
 
 _Shape: TypeAlias = Union[int, Sequence[int], Tensor]
 
+def abs_(x: Tensor, name: str | None = None) -> Tensor: ...
 def adaptive_avg_pool1d(x: Tensor, output_size: Any, name: str | None = None) -> Tensor: ...
 def arange(start: _float = 0, end: _float | None = None, step: _float = 1,
            dtype: _DTypeLike | None = None, *, out: Tensor | None = None, device: Any = None,
