@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from . import _C
 from .framework import check as C
-from . import fft as _fft
 from .tensor.methods import bind_methods
 
 Tensor = _C.Tensor

@@ -260,7 +260,6 @@ def main(argv=None):
     meta = json.load(open(os.path.join(d, "paddle_meta.json")))
     rp = json.load(open(os.path.join(d, "results_paddle.json")))
     ro = json.load(open(os.path.join(d, "results_oar.json")))
-    by_id = {e.id: e for e in examples}
     pres = {r["id"]: r for r in rp["results"]}
     ores = {r["id"]: r for r in ro["results"]}
 
