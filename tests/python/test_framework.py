@@ -1,5 +1,5 @@
 """The framework functions at oar's top level composed in Python
-(python/oar/_framework_extra.py): size/finfo/iinfo, the default dtype, the RNG state,
+(python/oar/framework/): size/finfo/iinfo, the default dtype, the RNG state,
 DLPack and from_numpy/asarray (memory shared both ways), the oar.tensor namespace,
 set_printoptions, batch, rand_like/randn_like, and Paddle's arguments to linspace, mean,
 assign, numel and randint_like."""

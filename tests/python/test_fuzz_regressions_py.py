@@ -1,5 +1,5 @@
 """Regression tests for the op fuzzer's findings in the Python layer (python/oar:
-_ops.py, _creation.py, _tensor_patch.py). Each failed before its fix; the reproducers
+tensor/manipulation.py, creation.py, methods.py). Each failed before its fix; the reproducers
 are the fuzzer's (tests/fuzz/fuzz_ops.py) or reduced from them."""
 import math
 import random

@@ -1,5 +1,5 @@
-"""The shape-manipulation and small linear-algebra ops composed in python/oar/_manipulation.py
-and _manip_extra.py (and nn.functional.pad) against PyTorch and numpy: values in
+"""The shape-manipulation and small linear-algebra ops composed in python/oar/tensor/manipulation.py
+(and nn.functional.pad) against PyTorch and numpy: values in
 float32/float64, first and second order gradients, integer inputs, views and their memory
 sharing, splitting and stacking, picking and scattering, and every error path (a typed
 error naming op and argument). The ops with kernels of their own are in the op registry

@@ -1,5 +1,5 @@
 """The math functions Paddle has at the top level that oar composes in Python
-(python/oar/_math_extra.py): elementwise compositions, products, distances, cdist,
+(python/oar/tensor/math.py): elementwise compositions, products, distances, cdist,
 trapezoid/diff, vander/logcumsumexp/logspace, the nan-reductions, quantile, nanmedian,
 histogramdd and the small aliases: values and gradients against torch and numpy with
 Paddle's argument conventions; and the typed errors of the Python-composed functions

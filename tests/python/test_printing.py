@@ -1,4 +1,4 @@
-"""How tensors, dtypes and shapes print (python/oar/_printing.py, _size.py): the text
+"""How tensors, dtypes and shapes print (python/oar/tensor/to_string.py, framework/size.py): the text
 Paddle 3.3.1 prints for the same tensors, and oar.set_printoptions."""
 import pickle
 import sys

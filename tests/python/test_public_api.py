@@ -19,7 +19,7 @@ import gen_ops  # noqa: E402
 
 OPS = gen_ops.load_ops(os.path.join(REPO, "src", "oar", "ops"))
 PUBLIC = list(oar._C._public_ops)
-# The generated Tensor methods (not those _tensor_patch.py replaces with Python, like pow).
+# The generated Tensor methods (not those tensor/methods.py replaces with Python, like pow).
 METHODS = [(op, n) for op in OPS if "method" in op.python
            for n in [op.name] + ([op.name + "_"] if op.inplace else [])
            if isinstance(getattr(oar.Tensor, n), types.MethodDescriptorType)]

@@ -1,5 +1,5 @@
-"""Counts far past memory reaching the Python-level ops (python/oar/_manipulation.py,
-_manip_extra.py, _math_extra.py and the Binomial, Poisson and LKJCholesky distributions):
+"""Counts far past memory reaching the Python-level ops (python/oar/tensor/manipulation.py,
+math.py and the Binomial, Poisson and LKJCholesky distributions):
 a dimension of 2**62 next to a 0, a huge n, p, r or section count, an infinite parameter.
 Each must give the right empty result at once, or a typed error naming the function and
 the argument, instead of a Python loop over the count, a numpy error or an OverflowError.

@@ -1,4 +1,4 @@
-"""The statistics, search and scan functions written in Python (python/oar/_stats.py:
+"""The statistics, search and scan functions written in Python (python/oar/tensor/stat.py and search.py:
 topk, sort, kthvalue, mode, median, unique, bincount, histogram, cummax, cummin, norm)
 against PyTorch: values, positions, gradients of orders 1 and 2 and the error paths.
 The declared ops under them are in the op registry (tests/op_cases/)."""

@@ -1,7 +1,7 @@
 """oar.Tensor: properties, methods, numpy interop, Python operators, repr,
 indexing/slicing (read and write) and gradients through indexing (docs/python.md);
 strides, offsets and shared memory, set_/resize_, the in-place random fills,
-fill_diagonal_ and the small methods of python/oar/_tensor_extra.py."""
+fill_diagonal_ and the small methods of python/oar/tensor/methods.py."""
 import gc
 import re
 

@@ -1,5 +1,5 @@
 """Paddle 3.3's Tensor methods over oar's functions and its small Tensor methods
-(python/oar/_tensor_extra.py): each method is the function Paddle binds (or calls it with
+(python/oar/tensor/methods.py): each method is the function Paddle binds (or calls it with
 the tensor first), with Paddle's signature; the dtype conversions and the device queries
 answer as Paddle 3.3.1's CPU build does, copy_ and set_value too but for the differences
 docs/paddle_api_extra.md lists; the in-place methods keep the in-place rules of the

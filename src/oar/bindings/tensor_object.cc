@@ -1,7 +1,7 @@
 // The oar.Tensor type: a heap type whose objects hold an oar::Tensor by value.
 // Operators, properties and the autograd methods live here; the op methods are
 // generated (op_bindings.h); indexing, repr and other pure-Python conveniences
-// are added by the package (python/oar/_tensor_patch.py).
+// are added by the package (python/oar/tensor/methods.py).
 #include <string>
 #include <vector>
 

@@ -1,7 +1,7 @@
 // Searching and sorting along an axis: argmax/argmin, argsort, the positions
 // behind topk/kthvalue/mode, unique's group numbers, bincount and histogram, and
 // along_axis_gather with its gradient (which turns those positions into
-// differentiable values: python/oar/_stats.py).
+// differentiable values: python/oar/tensor/stat.py, search.py).
 //
 // Orders put NaN after every number (funcs::LessNanLast), and equal values keep
 // their original order, so every result is deterministic.
