@@ -1,6 +1,9 @@
 #!/usr/bin/env bash
 # Runs every test from a fresh clone (CI: .ci/run), in this order:
 #   scripts/setup.sh       the apt and pip packages, only what is missing
+#   lint-imports, ruff     the Python package's import layers (no upward import, no
+#                          cycle: pyproject.toml [tool.importlinter]); the format and
+#                          lint of python/ and tools/ (pyproject.toml [tool.ruff])
 #   scripts/install.sh     build/ (library, oar._C, oar_tests, examples, benchmarks)
 #                          and pip install of the package
 #   ctest                  oar_tests, again under each ISA level of dispatch below
@@ -22,6 +25,9 @@ cd "$(dirname "$0")/.."
 export CCACHE_BASEDIR="$(pwd)" CCACHE_NOHASHDIR=1
 ROOT=$(pwd)
 bash scripts/setup.sh
+PYTHONPATH="$ROOT/python" lint-imports
+ruff format --check python tools
+ruff check python tools
 bash scripts/install.sh
 ctest --test-dir build --output-on-failure -j "$(nproc)"
 # The Python suites as one shard per core at once (scripts/shards.sh: a pytest
