@@ -45,8 +45,7 @@ Tensor = _C.Tensor
 
 __all__ = [
     # elementwise
-    "abs_", "cos_", "sin_", "log_", "neg_", "pow_", "erf_", "digamma_", "lgamma_",
-    "gammaln_", "i0_", "logit_", "frac_", "sinc_", "polygamma_", "multigammaln_",
+    "abs_", "neg_", "pow_", "gammaln_", "logit_", "frac_", "sinc_", "polygamma_", "multigammaln_",
     "equal_", "not_equal_", "greater_equal_", "greater_than_", "less_", "less_equal_",
     "less_than_", "logical_and_", "logical_or_", "logical_not_", "logical_xor_", "floor_mod_",
     "mod_", "gcd_", "lcm_", "hypot_", "ldexp_", "copysign_", "gammainc_", "gammaincc_",
@@ -165,21 +164,6 @@ def abs_(x: Tensor, name: str | None = None) -> Tensor:
     return _in_place("abs_", x, _C.abs)
 
 
-def cos_(x: Tensor, name: str | None = None) -> Tensor:
-    """cos, in place."""
-    return _in_place("cos_", x, _C.cos)
-
-
-def sin_(x: Tensor, name: str | None = None) -> Tensor:
-    """sin, in place."""
-    return _in_place("sin_", x, _C.sin)
-
-
-def log_(x: Tensor, name: str | None = None) -> Tensor:
-    """The natural logarithm, in place."""
-    return _in_place("log_", x, _C.log)
-
-
 def neg_(x: Tensor, name: str | None = None) -> Tensor:
     """-x, in place (scale_ by -1, as Paddle)."""
     C.tensor("neg_", "x", x)
@@ -194,29 +178,9 @@ def pow_(x: Tensor, y: float | Tensor, name: str | None = None) -> Tensor:
     return _in_place("pow_", x, _pow, y)
 
 
-def erf_(x: Tensor, name: str | None = None) -> Tensor:
-    """The error function, in place."""
-    return _in_place("erf_", x, _C.erf)
-
-
-def digamma_(x: Tensor, name: str | None = None) -> Tensor:
-    """The digamma function, in place."""
-    return _in_place("digamma_", x, _C.digamma)
-
-
-def lgamma_(x: Tensor, name: str | None = None) -> Tensor:
-    """log|gamma(x)|, in place."""
-    return _in_place("lgamma_", x, _C.lgamma)
-
-
 def gammaln_(x: Tensor, name: str | None = None) -> Tensor:
     """log|gamma(x)| (lgamma), in place."""
     return _in_place("gammaln_", x, _C.lgamma)
-
-
-def i0_(x: Tensor, name: str | None = None) -> Tensor:
-    """The modified Bessel function of order 0, in place."""
-    return _in_place("i0_", x, _C.i0)
 
 
 def logit_(x: Tensor, eps: float | None = None, name: str | None = None) -> Tensor:
