@@ -182,8 +182,10 @@ TEST(Profiler, ThreadsRecordWhileProfilersStartAndStop) {
       }
     });
   }
+  // 50 windows at least; more while none has caught an op, since on a loaded
+  // machine the workers may not run during the first windows of 200 us.
   size_t seen = 0;
-  for (int i = 0; i < 50; ++i) {
+  for (int i = 0; i < 50 || (seen == 0 && i < 5000); ++i) {
     Profiler prof({.all_threads = true});
     prof.Start();
     std::this_thread::sleep_for(std::chrono::microseconds(200));
