@@ -13,11 +13,13 @@
 # indexing, argument parsing, typed errors, dtypes), the engine from Python
 # (hooks, PyLayer, grad nodes, saved tensors, leaks), the C++ that only Python
 # reaches (checkpoint files, DataLoader workers, the profiler, autocast state),
-# the fuzzer's smoke run and regressions and the bounds checks. It leaves out the
-# files that compose ops in Python (nn, vision, audio, datasets, optimizers...):
-# under ASan those run kernels the C++ run already covers, through binding code
-# these files cover. ASAN_PYTHON=all runs all of tests/python instead (about four
-# times as long; run it by hand after a change to the bindings or the allocator).
+# the fuzzer's smoke run and regressions, the bounds checks, and what the op
+# registry's Python driver checks beyond the C++ driver (OpenMP paths, methods,
+# in-place forms). It leaves out the files that compose ops in Python (nn,
+# vision, audio, datasets, optimizers...): under ASan those run kernels the C++
+# run already covers, through binding code these files cover. ASAN_PYTHON=all
+# runs all of tests/python instead (run it by hand after a change to the
+# bindings, the engine or the allocator, and before a release).
 # Both leave out the two RSS-growth checks of test_leaks.py: ASan's quarantine
 # holds freed blocks, so RSS grows by design; the allocator-statistics checks
 # still run. PYTEST_ARGS overrides the choice (pytest's arguments).
@@ -37,7 +39,16 @@ ASAN_PYTHON_FILES=(
   test_checkpoint.py test_io.py test_profiler.py test_amp_auto_cast.py
   # the fuzzer's smoke run and the regressions of its and the sanitizers' findings
   test_fuzz_smoke.py test_fuzz_regressions_py.py test_fuzz_regressions_ops.py test_reliability.py
+  # the op registry's Python driver but for what the C++ run checks already (below)
+  test_ops_vs_torch.py
 )
+# Left out of the Python driver: test_forward, test_grad and test_double_grad.
+# Their real cases are the C++ driver's (forward in four float dtypes, gradients
+# of orders 1-3), which the C++ run checks through the same kernels; the kernels
+# of their integer and complex cases still run here, through test_method (every
+# case as a Tensor method, in its dtypes) and test_complex_grad_by_finite_differences.
+# The OpenMP paths (*_parallel), the in-place forms and the methods stay.
+ASAN_PYTHON_DESELECT=(test_forward test_grad test_double_grad)
 BUILD=${ASAN_BUILD_DIR:-build-asan}
 PART=${ASAN_PART:-all}
 PY=$(command -v "${PYTHON:-python3}")
@@ -93,7 +104,11 @@ if [ "$PART" != cpp ]; then
   skip="test_forward_backward_loop_keeps_memory_flat or test_grad_create_graph_and_double_backward_loop_flat"
   case "${ASAN_PYTHON:-bindings}" in
     all) args=("$ROOT/tests/python" -k "not ($skip)") ;;
-    bindings) args=("${ASAN_PYTHON_FILES[@]/#/$ROOT/tests/python/}" -k "not ($skip)") ;;
+    bindings)
+      args=("${ASAN_PYTHON_FILES[@]/#/$ROOT/tests/python/}" -k "not ($skip)")
+      for t in "${ASAN_PYTHON_DESELECT[@]}"; do  # node ids from the rootdir, a case's "[" ends the name
+        args+=(--deselect "tests/python/test_ops_vs_torch.py::$t[")
+      done ;;
     *) echo "asan.sh: ASAN_PYTHON=${ASAN_PYTHON} (want bindings or all)" >&2; exit 2 ;;
   esac
   if [ -n "${PYTEST_ARGS:-}" ]; then
