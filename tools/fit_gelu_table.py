@@ -11,6 +11,7 @@ the kernel gets y exactly from 2t - 1/2 and its rounding to an integer (2.0e-7):
     python3 tools/fit_gelu_table.py                # AVX-512: 32 6.5 6
     python3 tools/fit_gelu_table.py 8 4.0 7 unit   # AVX2
 """
+
 import sys
 
 import mpmath as mp

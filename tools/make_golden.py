@@ -17,6 +17,7 @@ in complex128) store (real, imag) pairs: 2 values per element, as as_real lays t
 A sparse input ("layout": coo or csr, "sparse_dim") is stored dense; the C++ driver
 converts it as the Python driver does.
 """
+
 import argparse
 import json
 import math
@@ -28,7 +29,6 @@ sys.path.insert(0, os.path.join(ROOT, "tests"))
 import op_registry as R  # noqa: E402  (tests/op_registry.py)
 
 
-
 def _data(flat, dtype):
     """Row-major values for JSON: ints for integer/bool dtypes, floats (or the strings
     nan/inf/-inf) otherwise."""
@@ -36,8 +36,10 @@ def _data(flat, dtype):
         return [int(v) for v in flat]
     if dtype in R.COMPLEX_DTYPES:
         flat = [p for v in flat for p in (complex(v).real, complex(v).imag)]
-    return [v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
-            for v in (float(v) for v in flat)]
+    return [
+        v if math.isfinite(v) else ("nan" if math.isnan(v) else ("inf" if v > 0 else "-inf"))
+        for v in (float(v) for v in flat)
+    ]
 
 
 def _flat(a):
@@ -51,8 +53,7 @@ def _out_flat(out):
 
 
 def _input(inp):
-    rec = {"shape": inp.shape, "dtype": inp.dtype,
-           "data": _data(_flat(inp.base), inp.dtype)}
+    rec = {"shape": inp.shape, "dtype": inp.dtype, "data": _data(_flat(inp.base), inp.dtype)}
     if inp.view:
         rec["view"] = inp.view
         rec["base_shape"] = list(inp.base.shape)
@@ -71,23 +72,37 @@ def main():
     for name, entry in reg["ops"].items():
         op = R.OPS[name]
         for ci, case in enumerate(entry["cases"]):
-            inputs = R.make_inputs(name, ci, case,
-                                   "complex128" if case.get("complex") else "float64")
-            record = {"op": name, "case": ci, "inputs": [_input(i) for i in inputs],
-                      "attrs": case["attrs"], "random": entry["random"]}
+            inputs = R.make_inputs(
+                name, ci, case, "complex128" if case.get("complex") else "float64"
+            )
+            record = {
+                "op": name,
+                "case": ci,
+                "inputs": [_input(i) for i in inputs],
+                "attrs": case["attrs"],
+                "random": entry["random"],
+            }
             if not entry["random"]:
-                out = R.call_torch(op, [i.torch_view(i.torch_base()) for i in inputs],
-                                   R.attrs(op, case))
+                out = R.call_torch(
+                    op, [i.torch_view(i.torch_base()) for i in inputs], R.attrs(op, case)
+                )
                 dtype = R.DTYPE_NAMES[out.dtype]
-                record["output"] = {"shape": list(out.shape), "dtype": dtype,
-                                    "data": _data(_out_flat(out), dtype)}
+                record["output"] = {
+                    "shape": list(out.shape),
+                    "dtype": dtype,
+                    "data": _data(_out_flat(out), dtype),
+                }
             out_cases.append(record)
     source = R.cases_source()
     with open(R.__file__) as f:
         expander = f.read()
-    golden = {"source": source, "expander": expander, "tol": reg["tol"],
-              "op_tol": {n: e["tol"] for n, e in reg["ops"].items() if e["tol"]},
-              "cases": out_cases}
+    golden = {
+        "source": source,
+        "expander": expander,
+        "tol": reg["tol"],
+        "op_tol": {n: e["tol"] for n, e in reg["ops"].items() if e["tol"]},
+        "cases": out_cases,
+    }
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)
     tmp = out_path + ".tmp"  # a failed run leaves no half-written file behind
     with open(tmp, "w") as f:

@@ -5,6 +5,7 @@ to docs/backward_graph.png with oar.viz.make_dot. No data needed: one random bat
 
 Needs Graphviz's `dot` (Debian package graphviz).
 """
+
 import argparse
 import importlib.util
 import os

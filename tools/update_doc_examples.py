@@ -16,6 +16,7 @@ Run it from the repository root with the oar to use on the path:
 --check: change nothing, exit 1 if some example would change. Without files: all
 declarations and Python sources.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -65,8 +66,9 @@ def _run(text, name, globs):
         if same_values(_unsized(want).strip(), _unsized(got).strip()):
             new[i] = got
         else:
-            problems.append(f"{name}: example {i + 1} prints other values:\n"
-                            f"--- want\n{want}--- got\n{got}")
+            problems.append(
+                f"{name}: example {i + 1} prints other values:\n--- want\n{want}--- got\n{got}"
+            )
     for i, err in runner.errors.items():
         problems.append(f"{name}: example {i + 1} raised {err}")
     return test.examples, new, problems
@@ -81,7 +83,7 @@ def _rewrite(lines, examples, new, base, indent_extra=""):
         n_old = ex.want.count("\n")
         pad = " " * ex.indent + indent_extra
         repl = [pad + ln if ln else "" for ln in new[i].rstrip("\n").split("\n")]
-        lines[start:start + n_old] = repl
+        lines[start : start + n_old] = repl
     return lines
 
 
@@ -95,12 +97,13 @@ def _yaml_blocks(lines):
             continue
         key_indent = len(m.group(1))
         j = i + 1
-        while j < len(lines) and (not lines[j].strip() or
-                                  len(lines[j]) - len(lines[j].lstrip()) > key_indent):
+        while j < len(lines) and (
+            not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip()) > key_indent
+        ):
             j += 1
         while j > i + 1 and not lines[j - 1].strip():
             j -= 1
-        block = lines[i + 1:j]
+        block = lines[i + 1 : j]
         ind = min(len(ln) - len(ln.lstrip()) for ln in block if ln.strip())
         yield i + 1, j, ind
         i = j
@@ -128,8 +131,13 @@ def _docstrings(tree):
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str) and ">>>" in body[0].value.value:
+            if (
+                body
+                and isinstance(body[0], ast.Expr)
+                and isinstance(body[0].value, ast.Constant)
+                and isinstance(body[0].value.value, str)
+                and ">>>" in body[0].value.value
+            ):
                 yield body[0].value
 
 
@@ -145,8 +153,10 @@ def update_python(path, oar, check):
         text = node.value
         name = f"{os.path.relpath(path, REPO)}:{node.lineno}"
         if text.count("\n") != last - first - 1:
-            problems.append(f"{name}: the docstring's lines do not map onto the file's; "
-                            f"update its examples by hand")
+            problems.append(
+                f"{name}: the docstring's lines do not map onto the file's; "
+                f"update its examples by hand"
+            )
             continue
         examples, new, probs = _run(text, name, {"oar": oar})
         problems += probs
@@ -165,11 +175,13 @@ def main():
     p.add_argument("files", nargs="*")
     args = p.parse_args()
     import oar
+
     if os.path.dirname(os.path.dirname(oar.__file__)) == os.path.join(REPO, "python"):
         sys.exit("update_doc_examples: import oar from a built package, not the source tree")
-    files = args.files or (sorted(glob.glob(os.path.join(REPO, "src", "oar", "ops", "*.yaml"))) +
-                           sorted(glob.glob(os.path.join(REPO, "python", "oar", "**", "*.py"),
-                                            recursive=True)))
+    files = args.files or (
+        sorted(glob.glob(os.path.join(REPO, "src", "oar", "ops", "*.yaml")))
+        + sorted(glob.glob(os.path.join(REPO, "python", "oar", "**", "*.py"), recursive=True))
+    )
     total, problems = 0, []
     for f in files:
         fn = update_yaml if f.endswith(".yaml") else update_python
@@ -177,11 +189,16 @@ def main():
         total += n
         problems += probs
         if n:
-            print(f"{os.path.relpath(f, REPO)}: {n} example(s) {'would change' if args.check else 'updated'}")
+            print(
+                f"{os.path.relpath(f, REPO)}: {n} example(s) {'would change' if args.check else 'updated'}"
+            )
     for pr in problems:
         print(pr, file=sys.stderr)
-    print(f"{total} example output(s) {'to update' if args.check else 'updated'}; "
-          f"{len(problems)} other difference(s) left for a person", file=sys.stderr)
+    print(
+        f"{total} example output(s) {'to update' if args.check else 'updated'}; "
+        f"{len(problems)} other difference(s) left for a person",
+        file=sys.stderr,
+    )
     sys.exit(1 if (args.check and total) or problems else 0)
 
 

@@ -7,6 +7,7 @@ signal lengths `n`/`s` (the input is cut or zero-padded first, as Paddle does), 
 axes, and `norm` ("backward", "ortho", "forward"), which names the direction that
 is scaled; the ops take the scale itself (0: none, 1: 1/sqrt(n), 2: 1/n).
 """
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -19,10 +20,28 @@ from .framework.typing import DTypeLike
 Tensor = _C.Tensor
 
 __all__ = [
-    "fft", "ifft", "rfft", "irfft", "hfft", "ihfft",
-    "fft2", "ifft2", "rfft2", "irfft2", "hfft2", "ihfft2",
-    "fftn", "ifftn", "rfftn", "irfftn", "hfftn", "ihfftn",
-    "fftfreq", "rfftfreq", "fftshift", "ifftshift",
+    "fft",
+    "ifft",
+    "rfft",
+    "irfft",
+    "hfft",
+    "ihfft",
+    "fft2",
+    "ifft2",
+    "rfft2",
+    "irfft2",
+    "hfft2",
+    "ihfft2",
+    "fftn",
+    "ifftn",
+    "rfftn",
+    "irfftn",
+    "hfftn",
+    "ihfftn",
+    "fftfreq",
+    "rfftfreq",
+    "fftshift",
+    "ifftshift",
 ]
 
 _NORMS = ("backward", "ortho", "forward")
@@ -32,8 +51,10 @@ _NORMS = ("backward", "ortho", "forward")
 def _scale(api, norm, forward):
     """The ops' normalization for Paddle's norm: the scale, given the direction."""
     if norm not in _NORMS:
-        raise ValueError(f"{api}(): argument 'norm' must be one of 'forward', 'backward' or "
-                         f"'ortho', but got {norm!r}")
+        raise ValueError(
+            f"{api}(): argument 'norm' must be one of 'forward', 'backward' or "
+            f"'ortho', but got {norm!r}"
+        )
     if norm == "ortho":
         return 1
     return 0 if (norm == "backward") == forward else 2
@@ -48,8 +69,10 @@ def _input(api, x, alias):
 def _real_dtype_check(api, x):
     name = x.dtype.name
     if name in ("float16", "bfloat16"):
-        raise TypeError(f"{api}(): {name} input is not supported on CPU (nor by Paddle's or "
-                        f"PyTorch's CPU FFT); cast x to float32 or float64")
+        raise TypeError(
+            f"{api}(): {name} input is not supported on CPU (nor by Paddle's or "
+            f"PyTorch's CPU FFT); cast x to float32 or float64"
+        )
 
 
 def _as_complex(api, x):
@@ -83,8 +106,10 @@ def _axis(api, x, axis, name="axis"):
         raise ValueError(f"{api}(): argument '{name}' must be an int, but got {axis!r}")
     nd = x.ndim
     if not -nd <= axis < nd:
-        raise ValueError(f"{api}(): argument '{name}' ({axis}) must be in [-{nd}, {nd}) for a "
-                         f"tensor of rank {nd}")
+        raise ValueError(
+            f"{api}(): argument '{name}' ({axis}) must be in [-{nd}, {nd}) for a "
+            f"tensor of rank {nd}"
+        )
     return axis + nd if axis < 0 else axis
 
 
@@ -112,25 +137,30 @@ def _axes_and_sizes(api, x, s, axes, sort_all):
             raise ValueError(f"{api}(): argument 's' must be a sequence of ints, but got {s!r}")
         s = [_length(api, "s", v) for v in s]
         if len(s) > nd:
-            raise ValueError(f"{api}(): argument 's' has {len(s)} entries, more than the rank "
-                             f"{nd} of x")
+            raise ValueError(
+                f"{api}(): argument 's' has {len(s)} entries, more than the rank {nd} of x"
+            )
     if axes is None:
         axes = list(range(nd - len(s), nd)) if s is not None else list(range(nd))
     else:
         if isinstance(axes, int) and not isinstance(axes, bool):
             axes = [axes]
         if not isinstance(axes, Sequence) or isinstance(axes, str):
-            raise ValueError(f"{api}(): argument 'axes' must be a sequence of ints, but got "
-                             f"{axes!r}")
+            raise ValueError(
+                f"{api}(): argument 'axes' must be a sequence of ints, but got {axes!r}"
+            )
         if len(axes) > nd:
-            raise ValueError(f"{api}(): argument 'axes' has {len(axes)} entries, more than the "
-                             f"rank {nd} of x")
+            raise ValueError(
+                f"{api}(): argument 'axes' has {len(axes)} entries, more than the rank {nd} of x"
+            )
         axes = [_axis(api, x, a, "axes") for a in axes]
         if len(set(axes)) != len(axes):
             raise ValueError(f"{api}(): argument 'axes' {axes} repeats an axis")
         if s is not None and len(s) != len(axes):
-            raise ValueError(f"{api}(): arguments 's' ({len(s)} entries) and 'axes' "
-                             f"({len(axes)} entries) must have the same length")
+            raise ValueError(
+                f"{api}(): arguments 's' ({len(s)} entries) and 'axes' "
+                f"({len(axes)} entries) must have the same length"
+            )
         keep = len(axes) if sort_all else len(axes) - 1
         order = sorted(range(keep), key=lambda i: axes[i]) + list(range(keep, len(axes)))
         axes = [axes[i] for i in order]
@@ -181,8 +211,10 @@ def _c2r(api, x, s, axes, norm, forward):
         m = x.shape[axes[-1]]
         last = 2 * (m - 1)
         if last < 1:
-            raise ValueError(f"{api}(): x has {m} entries along axis {axes[-1]}, which gives "
-                             f"an output of 2 * (m - 1) = {last} samples; give n (or s) >= 1")
+            raise ValueError(
+                f"{api}(): x has {m} entries along axis {axes[-1]}, which gives "
+                f"an output of 2 * (m - 1) = {last} samples; give n (or s) >= 1"
+            )
     return _C.fft_c2r(x, axes, scale, forward, last)
 
 
@@ -204,10 +236,14 @@ _1D_DOC = """{summary}
         >>> import oar
         >>> print(oar.fft.{api}(oar.to_tensor({arg})))
 {printed}"""
-_N_IN = "the length of the transform: x is cut or zero-padded to it along ``axis``.\n" \
-        "            Default: x's length there."
-_N_OUT = "the length of the output (x keeps n//2 + 1 entries along ``axis``).\n" \
-         "            Default: 2 * (m - 1), m x's length along ``axis``."
+_N_IN = (
+    "the length of the transform: x is cut or zero-padded to it along ``axis``.\n"
+    "            Default: x's length there."
+)
+_N_OUT = (
+    "the length of the output (x keeps n//2 + 1 entries along ``axis``).\n"
+    "            Default: 2 * (m - 1), m x's length along ``axis``."
+)
 
 
 def _one_d(api, kind, forward, **doc):
@@ -219,61 +255,93 @@ def _one_d(api, kind, forward, **doc):
 
     f.__name__ = f.__qualname__ = api
     printed = "\n".join("        " + line for line in doc.pop("printed").strip("\n").split("\n"))
-    f.__doc__ = _1D_DOC.format(api=api, n=_N_OUT if kind == "c2r" else _N_IN,
-                               here="no scale here" if forward else "1/n here",
-                               printed=printed, **doc)
+    f.__doc__ = _1D_DOC.format(
+        api=api,
+        n=_N_OUT if kind == "c2r" else _N_IN,
+        here="no scale here" if forward else "1/n here",
+        printed=printed,
+        **doc,
+    )
     return f
 
 
 fft = _one_d(
-    "fft", "c2c", True,
+    "fft",
+    "c2c",
+    True,
     summary="The one-dimensional discrete Fourier transform, X[k] = sum_j x[j] exp(-2 pi i j k / n).",
     x="the signal, complex or real (a real x gives its full spectrum; integers are taken as "
-      "float32)",
+    "float32)",
     returns="complex64, or complex128 for float64 and complex128 inputs.",
-    arg="[1.0, 2.0, 3.0, 4.0]", printed="""
+    arg="[1.0, 2.0, 3.0, 4.0]",
+    printed="""
 Tensor(shape=[4], dtype=complex64, place=Place(cpu), stop_gradient=True,
        [(10.00000000+0.00000000j), (-2.00000000+2.00000000j),
-        (-2.00000000+0.00000000j), (-2.00000000-2.00000000j)])""")
+        (-2.00000000+0.00000000j), (-2.00000000-2.00000000j)])""",
+)
 ifft = _one_d(
-    "ifft", "c2c", False,
+    "ifft",
+    "c2c",
+    False,
     summary="The one-dimensional inverse discrete Fourier transform, x[j] = 1/n sum_k X[k] exp(2 pi i j k / n).",
-    x="the spectrum, complex or real", returns="complex64 or complex128.",
-    arg="[4.0, 0.0, 0.0, 0.0]", printed="""
+    x="the spectrum, complex or real",
+    returns="complex64 or complex128.",
+    arg="[4.0, 0.0, 0.0, 0.0]",
+    printed="""
 Tensor(shape=[4], dtype=complex64, place=Place(cpu), stop_gradient=True,
        [(1.00000000+0.00000000j) , (1.00000000+-0.00000000j),
-        (1.00000000+0.00000000j) , (1.00000000+0.00000000j) ])""")
+        (1.00000000+0.00000000j) , (1.00000000+0.00000000j) ])""",
+)
 rfft = _one_d(
-    "rfft", "r2c", True,
+    "rfft",
+    "r2c",
+    True,
     summary="The discrete Fourier transform of a real signal: its n//2 + 1 non-negative frequencies.",
     x="the real signal (integers are taken as float32)",
     returns="complex, with n//2 + 1 entries along ``axis``.",
-    arg="[0.0, 1.0, 0.0, 0.0]", printed="""
+    arg="[0.0, 1.0, 0.0, 0.0]",
+    printed="""
 Tensor(shape=[3], dtype=complex64, place=Place(cpu), stop_gradient=True,
        [ (1.00000000+0.00000000j), (0.00000000-1.00000000j) ,
-        (-1.00000000+0.00000000j)])""")
+        (-1.00000000+0.00000000j)])""",
+)
 irfft = _one_d(
-    "irfft", "c2r", False,
+    "irfft",
+    "c2r",
+    False,
     summary="The inverse of rfft: the real signal of n samples whose half spectrum is x.",
-    x="the half spectrum", returns="float32 or float64.",
-    arg="[1, -1j, -1]", printed="""
+    x="the half spectrum",
+    returns="float32 or float64.",
+    arg="[1, -1j, -1]",
+    printed="""
 Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,
-       [0., 1., 0., 0.])""")
+       [0., 1., 0., 0.])""",
+)
 hfft = _one_d(
-    "hfft", "c2r", True,
+    "hfft",
+    "c2r",
+    True,
     summary="The discrete Fourier transform of a Hermitian signal given by its first half: a real spectrum.",
-    x="the first n//2 + 1 samples of the Hermitian signal", returns="float32 or float64.",
-    arg="[1, -1j, -1]", printed="""
+    x="the first n//2 + 1 samples of the Hermitian signal",
+    returns="float32 or float64.",
+    arg="[1, -1j, -1]",
+    printed="""
 Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,
-       [0., 0., 0., 4.])""")
+       [0., 0., 0., 4.])""",
+)
 ihfft = _one_d(
-    "ihfft", "r2c", False,
+    "ihfft",
+    "r2c",
+    False,
     summary="The inverse of hfft: the first n//2 + 1 entries of the inverse transform of a real x.",
-    x="the real spectrum", returns="complex, with n//2 + 1 entries along ``axis``.",
-    arg="[0.0, 0.0, 0.0, 4.0]", printed="""
+    x="the real spectrum",
+    returns="complex, with n//2 + 1 entries along ``axis``.",
+    arg="[0.0, 0.0, 0.0, 4.0]",
+    printed="""
 Tensor(shape=[3], dtype=complex64, place=Place(cpu), stop_gradient=True,
        [ (1.00000000+0.00000000j), (0.00000000-1.00000000j) ,
-        (-1.00000000+0.00000000j)])""")
+        (-1.00000000+0.00000000j)])""",
+)
 
 
 # ---- n dimensions ---------------------------------------------------------------------------
@@ -291,8 +359,11 @@ _ND_ARGS = """
 
 
 def _nd_doc(summary, returns, example, c2r=False):
-    args = _ND_ARGS.format(c2r="; for the last axis, s[-1] is the output length and x keeps "
-                               "s[-1]//2 + 1 entries" if c2r else "")
+    args = _ND_ARGS.format(
+        c2r="; for the last axis, s[-1] is the output length and x keeps s[-1]//2 + 1 entries"
+        if c2r
+        else ""
+    )
     return f"{summary}\n{args}\n    Returns:\n        Tensor: {returns}\n\n    Examples:\n{example}"
 
 
@@ -314,14 +385,15 @@ def _2d(api, nd):
     def f(x=None, s=None, axes=(-2, -1), norm="backward", name=None, *, input=None, dim=None):
         x = _input(api, x, input)
         if x.ndim < 2:
-            raise ValueError(f"{api}(): argument 'x' must have at least 2 dims, but has shape "
-                             f"{x.shape}")
+            raise ValueError(
+                f"{api}(): argument 'x' must have at least 2 dims, but has shape {x.shape}"
+            )
         axes = axes if dim is None else dim
         for arg, v in (("s", s), ("axes", axes)):
-            if v is not None and (not isinstance(v, Sequence) or isinstance(v, str)
-                                  or len(v) != 2):
-                raise ValueError(f"{api}(): argument '{arg}' must be a sequence of 2 ints, but "
-                                 f"got {v!r}")
+            if v is not None and (not isinstance(v, Sequence) or isinstance(v, str) or len(v) != 2):
+                raise ValueError(
+                    f"{api}(): argument '{arg}' must be a sequence of 2 ints, but got {v!r}"
+                )
         return nd(x, s, axes, norm)
 
     f.__name__ = f.__qualname__ = api
@@ -336,7 +408,8 @@ fftn.__doc__ = _nd_doc(
     _EX + "        >>> print(oar.fft.fftn(oar.ones([2, 2])))\n"
     "        Tensor(shape=[2, 2], dtype=complex64, place=Place(cpu), stop_gradient=True,\n"
     "               [[(4.00000000+0.00000000j), (0.00000000+0.00000000j)],\n"
-    "                [(0.00000000+0.00000000j), (0.00000000+0.00000000j)]])\n")
+    "                [(0.00000000+0.00000000j), (0.00000000+0.00000000j)]])\n",
+)
 ifftn = _nd("ifftn", "c2c", False)
 ifftn.__doc__ = _nd_doc(
     "The n-dimensional inverse discrete Fourier transform over ``axes``.",
@@ -344,62 +417,82 @@ ifftn.__doc__ = _nd_doc(
     _EX + "        >>> print(oar.fft.ifftn(oar.ones([2, 2])))\n"
     "        Tensor(shape=[2, 2], dtype=complex64, place=Place(cpu), stop_gradient=True,\n"
     "               [[(1.00000000+0.00000000j), (0.00000000+0.00000000j)],\n"
-    "                [(0.00000000+0.00000000j), (0.00000000+0.00000000j)]])\n")
+    "                [(0.00000000+0.00000000j), (0.00000000+0.00000000j)]])\n",
+)
 rfftn = _nd("rfftn", "r2c", True)
 rfftn.__doc__ = _nd_doc(
     "The n-dimensional discrete Fourier transform of a real x; the last axis keeps s[-1]//2 + 1 frequencies.",
     "complex64 or complex128.",
-    _EX + "        >>> print(oar.fft.rfftn(oar.ones([2, 2])).shape)\n        oar.Size([2, 2])\n")
+    _EX + "        >>> print(oar.fft.rfftn(oar.ones([2, 2])).shape)\n        oar.Size([2, 2])\n",
+)
 irfftn = _nd("irfftn", "c2r", False)
 irfftn.__doc__ = _nd_doc(
     "The inverse of rfftn: the real signal whose half spectrum over ``axes`` is x.",
     "float32 or float64.",
     _EX + "        >>> print(oar.fft.irfftn(oar.to_tensor([2+2j, 2+2j, 3+3j])))\n"
     "        Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n"
-    "               [ 2.25000000, -1.25000000,  0.25000000,  0.75000000])\n", c2r=True)
+    "               [ 2.25000000, -1.25000000,  0.25000000,  0.75000000])\n",
+    c2r=True,
+)
 hfftn = _nd("hfftn", "c2r", True)
 hfftn.__doc__ = _nd_doc(
     "The n-dimensional transform of a Hermitian signal given by its half over ``axes``: a real spectrum.",
     "float32 or float64.",
     _EX + "        >>> print(oar.fft.hfftn(oar.to_tensor([2+2j, 2+2j, 3+3j])))\n"
     "        Tensor(shape=[4], dtype=float32, place=Place(cpu), stop_gradient=True,\n"
-    "               [ 9.,  3.,  1., -5.])\n", c2r=True)
+    "               [ 9.,  3.,  1., -5.])\n",
+    c2r=True,
+)
 ihfftn = _nd("ihfftn", "r2c", False)
 ihfftn.__doc__ = _nd_doc(
     "The inverse of hfftn: the half of the inverse transform of a real x over ``axes``.",
     "complex64 or complex128.",
     _EX + "        >>> print(oar.fft.ihfftn(oar.to_tensor([0.0, 0.0, 0.0, 4.0])).shape)\n"
-    "        oar.Size([3])\n")
+    "        oar.Size([3])\n",
+)
 
 _2D_NOTE = " Over two axes (default the last two); x needs at least 2 dims."
 fft2 = _2d("fft2", fftn)
 fft2.__doc__ = _nd_doc(
-    "The two-dimensional discrete Fourier transform." + _2D_NOTE, "complex64 or complex128.",
-    _EX + "        >>> print(oar.fft.fft2(oar.ones([2, 2])).shape)\n        oar.Size([2, 2])\n")
+    "The two-dimensional discrete Fourier transform." + _2D_NOTE,
+    "complex64 or complex128.",
+    _EX + "        >>> print(oar.fft.fft2(oar.ones([2, 2])).shape)\n        oar.Size([2, 2])\n",
+)
 ifft2 = _2d("ifft2", ifftn)
 ifft2.__doc__ = _nd_doc(
-    "The two-dimensional inverse discrete Fourier transform." + _2D_NOTE, "complex64 or complex128.",
-    _EX + "        >>> print(oar.fft.ifft2(oar.ones([2, 2])).shape)\n        oar.Size([2, 2])\n")
+    "The two-dimensional inverse discrete Fourier transform." + _2D_NOTE,
+    "complex64 or complex128.",
+    _EX + "        >>> print(oar.fft.ifft2(oar.ones([2, 2])).shape)\n        oar.Size([2, 2])\n",
+)
 rfft2 = _2d("rfft2", rfftn)
 rfft2.__doc__ = _nd_doc(
     "The two-dimensional discrete Fourier transform of a real x (half spectrum on the last axis)."
-    + _2D_NOTE, "complex64 or complex128.",
-    _EX + "        >>> print(oar.fft.rfft2(oar.ones([2, 4])).shape)\n        oar.Size([2, 3])\n")
+    + _2D_NOTE,
+    "complex64 or complex128.",
+    _EX + "        >>> print(oar.fft.rfft2(oar.ones([2, 4])).shape)\n        oar.Size([2, 3])\n",
+)
 irfft2 = _2d("irfft2", irfftn)
 irfft2.__doc__ = _nd_doc(
-    "The inverse of rfft2." + _2D_NOTE, "float32 or float64.",
+    "The inverse of rfft2." + _2D_NOTE,
+    "float32 or float64.",
     _EX + "        >>> print(oar.fft.irfft2(oar.ones([2, 3], dtype='complex64')).shape)\n"
-    "        oar.Size([2, 4])\n", c2r=True)
+    "        oar.Size([2, 4])\n",
+    c2r=True,
+)
 hfft2 = _2d("hfft2", hfftn)
 hfft2.__doc__ = _nd_doc(
     "The two-dimensional transform of a Hermitian signal given by its half." + _2D_NOTE,
     "float32 or float64.",
     _EX + "        >>> print(oar.fft.hfft2(oar.ones([2, 3], dtype='complex64')).shape)\n"
-    "        oar.Size([2, 4])\n", c2r=True)
+    "        oar.Size([2, 4])\n",
+    c2r=True,
+)
 ihfft2 = _2d("ihfft2", ihfftn)
 ihfft2.__doc__ = _nd_doc(
-    "The inverse of hfft2." + _2D_NOTE, "complex64 or complex128.",
-    _EX + "        >>> print(oar.fft.ihfft2(oar.ones([2, 4])).shape)\n        oar.Size([2, 3])\n")
+    "The inverse of hfft2." + _2D_NOTE,
+    "complex64 or complex128.",
+    _EX + "        >>> print(oar.fft.ihfft2(oar.ones([2, 4])).shape)\n        oar.Size([2, 3])\n",
+)
 
 
 # ---- frequencies and shifts ------------------------------------------------------------------
@@ -423,8 +516,9 @@ def _freq_args(api, n, d, dtype):
     return n, d, _freq_dtype(api, dtype)
 
 
-def fftfreq(n: int, d: float = 1.0, dtype: DTypeLike | None = None,
-            name: str | None = None) -> Tensor:
+def fftfreq(
+    n: int, d: float = 1.0, dtype: DTypeLike | None = None, name: str | None = None
+) -> Tensor:
     """The sample frequencies of an n-point transform with sample spacing d: [0, 1, ..., -1] / (n d).
 
     Args:
@@ -448,8 +542,9 @@ def fftfreq(n: int, d: float = 1.0, dtype: DTypeLike | None = None,
     return _C.scale(k, 1.0 / (n * d), 0.0, True)
 
 
-def rfftfreq(n: int, d: float = 1.0, dtype: DTypeLike | None = None,
-             name: str | None = None) -> Tensor:
+def rfftfreq(
+    n: int, d: float = 1.0, dtype: DTypeLike | None = None, name: str | None = None
+) -> Tensor:
     """The sample frequencies of rfft's n//2 + 1 outputs: [0, 1, ..., n//2] / (n d).
 
     Args:
@@ -484,9 +579,14 @@ def _shift(api, x, axes, inverse):
     return _C.roll(x, shifts, axes)
 
 
-def fftshift(x: Tensor | None = None, axes: int | Sequence[int] | None = None,
-             name: str | None = None, *, input: Tensor | None = None,
-             dim: int | Sequence[int] | None = None) -> Tensor:
+def fftshift(
+    x: Tensor | None = None,
+    axes: int | Sequence[int] | None = None,
+    name: str | None = None,
+    *,
+    input: Tensor | None = None,
+    dim: int | Sequence[int] | None = None,
+) -> Tensor:
     """x rolled so that the zero frequency is in the middle of each of ``axes``.
 
     Args:
@@ -506,9 +606,14 @@ def fftshift(x: Tensor | None = None, axes: int | Sequence[int] | None = None,
     return _shift("fftshift", x if input is None else input, axes if dim is None else dim, False)
 
 
-def ifftshift(x: Tensor | None = None, axes: int | Sequence[int] | None = None,
-              name: str | None = None, *, input: Tensor | None = None,
-              dim: int | Sequence[int] | None = None) -> Tensor:
+def ifftshift(
+    x: Tensor | None = None,
+    axes: int | Sequence[int] | None = None,
+    name: str | None = None,
+    *,
+    input: Tensor | None = None,
+    dim: int | Sequence[int] | None = None,
+) -> Tensor:
     """The inverse of fftshift: the zero frequency back to index 0 of each of ``axes``.
 
     Args:

@@ -1,4 +1,5 @@
 """oar.metric: Paddle's Metric interface, Accuracy, Precision, Recall and Auc."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -46,8 +47,11 @@ class Accuracy(Metric):
         if not self.topk or any(not isinstance(k, int) or k < 1 for k in self.topk):
             raise ValueError(f"Accuracy: argument 'topk' must be positive ints, got {topk!r}")
         self.maxk = max(self.topk)
-        self._name = [name] if isinstance(name, str) else (
-            list(name) if name else ["acc" if k == 1 else f"acc_top{k}" for k in self.topk])
+        self._name = (
+            [name]
+            if isinstance(name, str)
+            else (list(name) if name else ["acc" if k == 1 else f"acc_top{k}" for k in self.topk])
+        )
         if len(self.topk) > 1 and not name:
             self._name = [f"acc_top{k}" for k in self.topk]
         self.reset()
@@ -96,12 +100,16 @@ def _binary_inputs(who, preds, labels):
     """preds and labels of one batch of a binary metric as flat numpy arrays."""
     for name, v in (("preds", preds), ("labels", labels)):
         if not isinstance(v, (_C.Tensor, np.ndarray)):
-            raise TypeError(f"{who}.update: argument '{name}' must be a numpy ndarray or a "
-                            f"Tensor, got {type(v).__name__}")
+            raise TypeError(
+                f"{who}.update: argument '{name}' must be a numpy ndarray or a "
+                f"Tensor, got {type(v).__name__}"
+            )
     p, y = _np(preds).reshape(-1), _np(labels).reshape(-1)
     if p.shape != y.shape:
-        raise ValueError(f"{who}.update: 'preds' has {p.size} values but 'labels' {y.size}; "
-                         f"expected one prediction per label")
+        raise ValueError(
+            f"{who}.update: 'preds' has {p.size} values but 'labels' {y.size}; "
+            f"expected one prediction per label"
+        )
     return p, y
 
 
@@ -168,10 +176,14 @@ class Auc(Metric):
     def __init__(self, curve="ROC", num_thresholds=4095, name="auc", *args, **kwargs):
         if curve not in ("ROC", "PR"):
             raise ValueError(f"Auc: argument 'curve' must be 'ROC' or 'PR', got {curve!r}")
-        if isinstance(num_thresholds, bool) or not isinstance(num_thresholds, int) or \
-                num_thresholds < 1:
-            raise ValueError(f"Auc: argument 'num_thresholds' must be a positive int, got "
-                             f"{num_thresholds!r}")
+        if (
+            isinstance(num_thresholds, bool)
+            or not isinstance(num_thresholds, int)
+            or num_thresholds < 1
+        ):
+            raise ValueError(
+                f"Auc: argument 'num_thresholds' must be a positive int, got {num_thresholds!r}"
+            )
         self._curve = curve
         self._num_thresholds = num_thresholds
         self._name = name
@@ -180,16 +192,21 @@ class Auc(Metric):
     def update(self, preds, labels):
         for n, v in (("preds", preds), ("labels", labels)):
             if not isinstance(v, (_C.Tensor, np.ndarray)):
-                raise TypeError(f"Auc.update: argument '{n}' must be a numpy ndarray or a "
-                                f"Tensor, got {type(v).__name__}")
+                raise TypeError(
+                    f"Auc.update: argument '{n}' must be a numpy ndarray or a "
+                    f"Tensor, got {type(v).__name__}"
+                )
         p, y = _np(preds), _np(labels).reshape(-1)
         if p.ndim != 2 or p.shape[1] < 2 or p.shape[0] != y.size:
-            raise ValueError(f"Auc.update: 'preds' must be [N, 2] (class probabilities) for "
-                             f"{y.size} labels, got shape {p.shape}")
+            raise ValueError(
+                f"Auc.update: 'preds' must be [N, 2] (class probabilities) for "
+                f"{y.size} labels, got shape {p.shape}"
+            )
         score = p[:, 1].astype(np.float64)
         if score.size and not (np.all(score >= 0) and np.all(score <= 1)):
-            raise ValueError("Auc.update: the positive-class probabilities preds[:, 1] must "
-                             "lie in [0, 1]")
+            raise ValueError(
+                "Auc.update: the positive-class probabilities preds[:, 1] must lie in [0, 1]"
+            )
         bins = (score * self._num_thresholds).astype(np.int64)
         size = self._num_thresholds + 1
         pos = y.astype(bool)
@@ -216,8 +233,14 @@ class Auc(Metric):
         return self._name
 
 
-def accuracy(input: Tensor, label: Tensor, k: int = 1, correct: Tensor | None = None,
-             total: Tensor | None = None, name: str | None = None) -> Tensor:
+def accuracy(
+    input: Tensor,
+    label: Tensor,
+    k: int = 1,
+    correct: Tensor | None = None,
+    total: Tensor | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Top-k accuracy of one batch as a 0-D float32 Tensor. Given tensors `correct` and
     `total` receive the batch's counts (0-D int32 tensors, as Paddle writes them)."""
     m = Accuracy(topk=(k,))

@@ -1,5 +1,6 @@
 """oar.random: Paddle's paddle.random namespace (initial_seed); the random tensor
 functions themselves are top-level (oar.rand, oar.randn, oar.seed, ...)."""
+
 from __future__ import annotations
 
 from . import _C

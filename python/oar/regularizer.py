@@ -1,5 +1,6 @@
 """oar.regularizer: weight decay as Paddle names it (L1Decay, L2Decay), given to an
 optimizer (weight_decay=) or to one parameter (ParamAttr(regularizer=))."""
+
 from __future__ import annotations
 
 from .framework.param import _Decay

@@ -3,6 +3,7 @@
 Everything here is composed of differentiable ops (the FFT ops of oar.fft, unfold, pad,
 reshape, multiply), so gradients of every order flow through stft and istft (docs/fft.md).
 """
+
 from __future__ import annotations
 
 from . import _C
@@ -33,8 +34,9 @@ def _last_two_swapped(x):
     return _C.transpose(x, perm)
 
 
-def frame(x: Tensor, frame_length: int, hop_length: int, axis: int = -1,
-          name: str | None = None) -> Tensor:
+def frame(
+    x: Tensor, frame_length: int, hop_length: int, axis: int = -1, name: str | None = None
+) -> Tensor:
     """Slices x into overlapping frames of frame_length samples, hop_length apart.
 
     Args:
@@ -67,8 +69,10 @@ def frame(x: Tensor, frame_length: int, hop_length: int, axis: int = -1,
         raise ValueError(f"{api}(): argument 'x' must have at least 1 dim")
     ax = 0 if axis == 0 else x.ndim - 1
     if frame_length > x.shape[ax]:
-        raise ValueError(f"{api}(): argument 'frame_length' ({frame_length}) must not exceed "
-                         f"the signal's length {x.shape[ax]}")
+        raise ValueError(
+            f"{api}(): argument 'frame_length' ({frame_length}) must not exceed "
+            f"the signal's length {x.shape[ax]}"
+        )
     # unfold appends the window axis: [..., frames, frame_length] along the last axis.
     w = _C.tensor_unfold(x, ax, frame_length, hop_length)
     if axis == -1:
@@ -104,8 +108,10 @@ def overlap_add(x: Tensor, hop_length: int, axis: int = -1, name: str | None = N
     if axis not in (0, -1):
         raise ValueError(f"{api}(): argument 'axis' must be 0 or -1, but got {axis!r}")
     if x.ndim < 2:
-        raise ValueError(f"{api}(): argument 'x' must have at least 2 dims (frame_length, "
-                         f"num_frames), but has shape {x.shape}")
+        raise ValueError(
+            f"{api}(): argument 'x' must have at least 2 dims (frame_length, "
+            f"num_frames), but has shape {x.shape}"
+        )
     if axis == 0:
         # [frames, frame_length, ...] -> [..., frame_length, frames], then back at the end.
         perm = list(range(2, x.ndim)) + [1, 0]
@@ -126,8 +132,9 @@ def _lengths(api, n_fft, hop_length, win_length):
     hop = _positive(api, "hop_length", n_fft // 4 if hop_length is None else hop_length)
     win_length = n_fft if win_length is None else C.integer(api, "win_length", win_length)
     if not 0 < win_length <= n_fft:
-        raise ValueError(f"{api}(): argument 'win_length' must be in (0, n_fft ({n_fft})], "
-                         f"but got {win_length}")
+        raise ValueError(
+            f"{api}(): argument 'win_length' must be in (0, n_fft ({n_fft})], but got {win_length}"
+        )
     return n_fft, hop, win_length
 
 
@@ -137,17 +144,28 @@ def _window(api, window, win_length, n_fft, dtype):
     else:
         C.tensor(api, "window", window)
         if window.ndim != 1 or window.shape[0] != win_length:
-            raise ValueError(f"{api}(): argument 'window' must be a 1-D tensor of win_length "
-                             f"({win_length}) samples, but has shape {window.shape}")
+            raise ValueError(
+                f"{api}(): argument 'window' must be a 1-D tensor of win_length "
+                f"({win_length}) samples, but has shape {window.shape}"
+            )
     if win_length < n_fft:
         left = (n_fft - win_length) // 2
         window = _C.pad(window, [left, n_fft - win_length - left], 0, 0)
     return window
 
 
-def stft(x: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
-         window: Tensor | None = None, center: bool = True, pad_mode: str = "reflect",
-         normalized: bool = False, onesided: bool | None = None, name: str | None = None) -> Tensor:
+def stft(
+    x: Tensor,
+    n_fft: int,
+    hop_length: int | None = None,
+    win_length: int | None = None,
+    window: Tensor | None = None,
+    center: bool = True,
+    pad_mode: str = "reflect",
+    normalized: bool = False,
+    onesided: bool | None = None,
+    name: str | None = None,
+) -> Tensor:
     """The short-time Fourier transform: the spectra of windowed frames of x.
 
     ``X[..., f, t] = sum_j window[j] x[t * hop_length + j] exp(-2 pi i f j / n_fft)``.
@@ -179,8 +197,9 @@ def stft(x: Tensor, n_fft: int, hop_length: int | None = None, win_length: int |
     api = "stft"
     x = C.tensor(api, "x", x)
     if x.ndim not in (1, 2):
-        raise ValueError(f"{api}(): argument 'x' must be 1-D or 2-D (batch, seq_length), but "
-                         f"has shape {x.shape}")
+        raise ValueError(
+            f"{api}(): argument 'x' must be 1-D or 2-D (batch, seq_length), but has shape {x.shape}"
+        )
     n_fft, hop, win_length = _lengths(api, n_fft, hop_length, win_length)
     squeeze = x.ndim == 1
     if squeeze:
@@ -190,18 +209,31 @@ def stft(x: Tensor, n_fft: int, hop_length: int | None = None, win_length: int |
     p = n_fft // 2 if center else 0
     if center:
         if pad_mode not in ("reflect", "constant"):
-            raise ValueError(f"{api}(): argument 'pad_mode' must be 'reflect' or 'constant', "
-                             f"but got {pad_mode!r}")
+            raise ValueError(
+                f"{api}(): argument 'pad_mode' must be 'reflect' or 'constant', "
+                f"but got {pad_mode!r}"
+            )
         if pad_mode == "reflect" and p >= x.shape[-1]:
-            raise ValueError(f"{api}(): reflect padding by n_fft // 2 = {p} needs more than {p} "
-                             f"samples, but x has {x.shape[-1]}")
+            raise ValueError(
+                f"{api}(): reflect padding by n_fft // 2 = {p} needs more than {p} "
+                f"samples, but x has {x.shape[-1]}"
+            )
     # before the window and the padding, which are n_fft long: an n_fft past the signal
     # would otherwise fail (or exhaust memory) building them
     if not 0 < n_fft <= x.shape[-1] + 2 * p:
-        raise ValueError(f"{api}(): argument 'n_fft' must be in (0, {x.shape[-1] + 2 * p}] (the "
-                         f"signal's length), but got {n_fft}")
-    window = _window(api, window, win_length, n_fft, x.dtype.name if not _is_complex(x)
-                     else ("float64" if x.dtype.name == "complex128" else "float32"))
+        raise ValueError(
+            f"{api}(): argument 'n_fft' must be in (0, {x.shape[-1] + 2 * p}] (the "
+            f"signal's length), but got {n_fft}"
+        )
+    window = _window(
+        api,
+        window,
+        win_length,
+        n_fft,
+        x.dtype.name
+        if not _is_complex(x)
+        else ("float64" if x.dtype.name == "complex128" else "float32"),
+    )
     if center:
         x = _C.pad(x, [0, 0, p, p], 1 if pad_mode == "reflect" else 0, 0)
     frames = _C.multiply(_C.tensor_unfold(x, 1, n_fft, hop), window)  # [batch, frames, n_fft]
@@ -219,10 +251,19 @@ def stft(x: Tensor, n_fft: int, hop_length: int | None = None, win_length: int |
     return _C.squeeze(out, [0]) if squeeze else out
 
 
-def istft(x: Tensor, n_fft: int, hop_length: int | None = None, win_length: int | None = None,
-          window: Tensor | None = None, center: bool = True, normalized: bool = False,
-          onesided: bool = True, length: int | None = None, return_complex: bool = False,
-          name: str | None = None) -> Tensor:
+def istft(
+    x: Tensor,
+    n_fft: int,
+    hop_length: int | None = None,
+    win_length: int | None = None,
+    window: Tensor | None = None,
+    center: bool = True,
+    normalized: bool = False,
+    onesided: bool = True,
+    length: int | None = None,
+    return_complex: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """The inverse short-time Fourier transform (least-squares overlap-add of the frames).
 
     Args:
@@ -255,25 +296,33 @@ def istft(x: Tensor, n_fft: int, hop_length: int | None = None, win_length: int 
     api = "istft"
     x = C.tensor(api, "x", x)
     if not _is_complex(x):
-        raise TypeError(f"{api}(): argument 'x' must be a complex64 or complex128 tensor, but "
-                        f"got {x.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'x' must be a complex64 or complex128 tensor, but "
+            f"got {x.dtype.name}"
+        )
     if x.ndim not in (2, 3):
-        raise ValueError(f"{api}(): argument 'x' must be 2-D or 3-D (batch, freqs, frames), "
-                         f"but has shape {x.shape}")
+        raise ValueError(
+            f"{api}(): argument 'x' must be 2-D or 3-D (batch, freqs, frames), "
+            f"but has shape {x.shape}"
+        )
     if x.size == 0:
         raise ValueError(f"{api}(): argument 'x' must not be empty")
     n_fft, hop, win_length = _lengths(api, n_fft, hop_length, win_length)
     if hop > win_length:
-        raise ValueError(f"{api}(): argument 'hop_length' must be in (0, win_length "
-                         f"({win_length})], but got {hop}")
+        raise ValueError(
+            f"{api}(): argument 'hop_length' must be in (0, win_length "
+            f"({win_length})], but got {hop}"
+        )
     squeeze = x.ndim == 2
     if squeeze:
         x = _C.unsqueeze(x, [0])
     n_frames, fft_size = x.shape[-1], x.shape[-2]
     want = n_fft // 2 + 1 if onesided else n_fft
     if fft_size != want:
-        raise ValueError(f"{api}(): x has {fft_size} frequencies, but n_fft={n_fft} with "
-                         f"onesided={onesided} needs {want}")
+        raise ValueError(
+            f"{api}(): x has {fft_size} frequencies, but n_fft={n_fft} with "
+            f"onesided={onesided} needs {want}"
+        )
     real_dtype = "float64" if x.dtype.name == "complex128" else "float32"
     window = _window(api, window, win_length, n_fft, real_dtype)
     frames = _last_two_swapped(x)  # [batch, frames, freqs]
@@ -299,8 +348,7 @@ def istft(x: Tensor, n_fft: int, hop_length: int | None = None, win_length: int 
     else:
         length = C.integer(api, "length", length)
         if length < 0:
-            raise ValueError(f"{api}(): argument 'length' must be non-negative, but got "
-                             f"{length}")
+            raise ValueError(f"{api}(): argument 'length' must be non-negative, but got {length}")
         end = start + length
     # a length past the frames is zero-padded below (torch.istft's rule)
     avail = min(end, total)
@@ -308,9 +356,11 @@ def istft(x: Tensor, n_fft: int, hop_length: int | None = None, win_length: int 
     envelope = _C.slice(envelope, [0], [start], [avail])
     # Nonzero overlap-add (NOLA): every output sample must be covered by the window.
     if envelope.size and float(_C.abs(envelope).min().item()) < 1e-11:
-        raise ValueError(f"{api}(): the window fails the nonzero overlap-add (NOLA) condition "
-                         "for this hop_length: some samples get no weight and cannot be "
-                         "recovered")
+        raise ValueError(
+            f"{api}(): the window fails the nonzero overlap-add (NOLA) condition "
+            "for this hop_length: some samples get no weight and cannot be "
+            "recovered"
+        )
     out = _C.divide(out, envelope)
     if end > avail:
         out = _C.pad(out, [0, 0, 0, end - avail], 0, 0)

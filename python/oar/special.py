@@ -5,6 +5,7 @@ In Paddle, special.expm1 and special.logsumexp are the C++ operator entry points
 take both Paddle's argument names (x, axis) and PyTorch's (input, dim) and an out=
 tensor; special.softmax is paddle.compat.nn.functional.softmax (PyTorch's implicit dim).
 """
+
 from __future__ import annotations
 
 import functools
@@ -22,17 +23,21 @@ __all__ = ["logsumexp", "softmax", "expm1"]
 def _accept_torch_names(api, renames):
     """Lets fn be called with PyTorch's argument names too (input= for x, dim= for axis),
     as Paddle's operator entry points are; giving both spellings is an error."""
+
     def wrap(fn):
         @functools.wraps(fn)
         def call(*args, **kwargs):
             for torch_name, paddle_name in renames.items():
                 if torch_name in kwargs:
                     if paddle_name in kwargs:
-                        raise TypeError(f"{api}(): got both '{paddle_name}' and its alias "
-                                        f"'{torch_name}'")
+                        raise TypeError(
+                            f"{api}(): got both '{paddle_name}' and its alias '{torch_name}'"
+                        )
                     kwargs[paddle_name] = kwargs.pop(torch_name)
             return fn(*args, **kwargs)
+
         return call
+
     return wrap
 
 
@@ -57,8 +62,14 @@ def expm1(x: Tensor, name: str | None = None, *, out: Tensor | None = None) -> T
 
 
 @_accept_torch_names("logsumexp", {"input": "x", "dim": "axis"})
-def logsumexp(x: Tensor, axis: int | Sequence[int] | None = None, keepdim: bool = False,
-              name: str | None = None, *, out: Tensor | None = None) -> Tensor:
+def logsumexp(
+    x: Tensor,
+    axis: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """log(sum(exp(x))) over axis, computed without overflow (oar.logsumexp; input= and
     dim= are accepted for x and axis).
 

@@ -1,5 +1,6 @@
 """oar.sysconfig: where oar's C++ headers and library are, for building C++ code against
 the installed package (Paddle's paddle.sysconfig)."""
+
 from __future__ import annotations
 
 import os

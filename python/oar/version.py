@@ -1,5 +1,6 @@
 """oar.version: the version of this oar build, with the fields of Paddle's paddle.version
 answered for a CPU-only build (no CUDA, cuDNN, ROCm, XPU, TensorRT or CINN)."""
+
 from __future__ import annotations
 
 major = "0"
@@ -21,9 +22,29 @@ cinn_version = "False"
 tensorrt_version = "None"
 compiled_cuda_archs: list[int] = []
 
-__all__ = ["cuda", "cudnn", "nccl", "show", "xpu", "xpu_xre", "xpu_xccl", "xpu_xhpc",
-           "tensorrt", "cuda_archs", "cinn", "hip", "mkl", "full_version", "major", "minor",
-           "patch", "rc", "istaged", "with_mkl", "paddle_version"]
+__all__ = [
+    "cuda",
+    "cudnn",
+    "nccl",
+    "show",
+    "xpu",
+    "xpu_xre",
+    "xpu_xccl",
+    "xpu_xhpc",
+    "tensorrt",
+    "cuda_archs",
+    "cinn",
+    "hip",
+    "mkl",
+    "full_version",
+    "major",
+    "minor",
+    "patch",
+    "rc",
+    "istaged",
+    "with_mkl",
+    "paddle_version",
+]
 
 # The Paddle release whose API oar follows (oar.utils.require_version checks against it).
 paddle_version = "3.3.1"

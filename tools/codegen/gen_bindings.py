@@ -1,6 +1,7 @@
 """The python-c binding of every declared op (docs/design.md §4), generated from src/oar/ops/:
 oar._C.<op>(...) functions and the Tensor methods x.<op>(...) / x.<op>_(...), with their
 docstrings (text signature, summary, Args, Returns, Examples)."""
+
 import textwrap
 
 PARSERS = {
@@ -41,9 +42,11 @@ def _function(op, method=False, inplace=False):
     cname = ("tensor_method_" if method else "eager_api_") + fname
     args = op.args[1:] if method else op.args
     n = len(args)
-    L = [f"static PyObject* {cname}(PyObject* self, PyObject* const* args, Py_ssize_t nargs,",
-         "                            PyObject* kwnames) {",
-         "  OAR_PY_TRY"]
+    L = [
+        f"static PyObject* {cname}(PyObject* self, PyObject* const* args, Py_ssize_t nargs,",
+        "                            PyObject* kwnames) {",
+        "  OAR_PY_TRY",
+    ]
     if n:
         names = ", ".join(f'"{a.name}"' for a in args)
         L.append(f"  static const char* const kNames[] = {{{names}}};")
@@ -71,7 +74,11 @@ def _function(op, method=False, inplace=False):
         L.append("  } else {")
         L.append(f"    {call};")
         L.append("  }")
-        src = "self" if method and op.inplace == first.name else "objs[%d]" % [a.name for a in args].index(op.inplace)
+        src = (
+            "self"
+            if method and op.inplace == first.name
+            else "objs[%d]" % [a.name for a in args].index(op.inplace)
+        )
         L.append(f"  Py_INCREF({src});")
         L.append(f"  return {src};")
     else:
@@ -106,7 +113,7 @@ def text_signature(op, method=False, inplace=False):
     """The first line of the docstring in the form CPython reads as __text_signature__,
     so that help() and inspect.signature() show the real parameters."""
     params = ["$self"] if method else []
-    for a in (op.args[1:] if method else op.args):
+    for a in op.args[1:] if method else op.args:
         d = _py_default(a)
         params.append(a.name if d is None else f"{a.name}={d}")
     params.append("name=None")
@@ -127,13 +134,25 @@ ARG_DOCS = {
     "ends": "Where the range of each axis ends, excluded (negative counts from the end).",
     "strides": "The step along each axis (negative walks backwards).",
     "name": "Unused, for Paddle compatibility.",
-    "Tensor": "A tensor.", "Tensor[]": "The tensors.", "bool": "A flag.", "int": "An integer.",
-    "float": "A number.", "Scalar": "A number.", "int[]": "A list of integers.",
+    "Tensor": "A tensor.",
+    "Tensor[]": "The tensors.",
+    "bool": "A flag.",
+    "int": "An integer.",
+    "float": "A number.",
+    "Scalar": "A number.",
+    "int[]": "A list of integers.",
     "DataType": "A data type.",
 }
-PY_TYPES = {"Tensor": "Tensor", "Tensor[]": "list[Tensor]|tuple[Tensor]", "bool": "bool",
-            "int": "int", "float": "float", "Scalar": "float|int|bool",
-            "int[]": "int|list[int]|tuple[int]", "DataType": "str|oar.dtype"}
+PY_TYPES = {
+    "Tensor": "Tensor",
+    "Tensor[]": "list[Tensor]|tuple[Tensor]",
+    "bool": "bool",
+    "int": "int",
+    "float": "float",
+    "Scalar": "float|int|bool",
+    "int[]": "int|list[int]|tuple[int]",
+    "DataType": "str|oar.dtype",
+}
 # The Returns line by InferMeta, unless the op declares `returns:`.
 RETURNS = {
     "ElementwiseInferMeta": "The broadcast shape of x and y, in their promoted dtype.",
@@ -146,8 +165,13 @@ RETURNS = {
 
 
 def _wrap(text, indent):
-    return textwrap.fill(text, 92, initial_indent=" " * indent,
-                         subsequent_indent=" " * (indent + 4), break_on_hyphens=False)
+    return textwrap.fill(
+        text,
+        92,
+        initial_indent=" " * indent,
+        subsequent_indent=" " * (indent + 4),
+        break_on_hyphens=False,
+    )
 
 
 def docstring(op, method=False, inplace=False):
@@ -172,9 +196,16 @@ def docstring(op, method=False, inplace=False):
 
 
 def generate(ops):
-    L = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_bindings.py. Do not edit.",
-         '#include "oar/bindings/arg_parse.h"', '#include "oar/bindings/op_bindings.h"',
-         '#include "oar/eager/dygraph_functions.h"', "", "namespace oar::py {", "namespace {", ""]
+    L = [
+        "// Generated from src/oar/ops/*.yaml by tools/codegen/gen_bindings.py. Do not edit.",
+        '#include "oar/bindings/arg_parse.h"',
+        '#include "oar/bindings/op_bindings.h"',
+        '#include "oar/eager/dygraph_functions.h"',
+        "",
+        "namespace oar::py {",
+        "namespace {",
+        "",
+    ]
     # Every op is a function of oar._C (internal ones too: tests and the Python
     # wrappers call them there); only the public ones are exported as oar.<op>.
     functions, methods, public = [], [], []
@@ -187,8 +218,13 @@ def generate(ops):
         if op.inplace:
             name, code = _function(op, inplace=True)
             L += [code, ""]
-            functions.append((op.name + "_", name,
-                              text_signature(op, inplace=True) + docstring(op, inplace=True)))
+            functions.append(
+                (
+                    op.name + "_",
+                    name,
+                    text_signature(op, inplace=True) + docstring(op, inplace=True),
+                )
+            )
             if "function" in op.python:
                 public.append(op.name + "_")
         if "method" in op.python:
@@ -198,8 +234,13 @@ def generate(ops):
             if op.inplace:
                 name, code = _function(op, method=True, inplace=True)
                 L += [code, ""]
-                methods.append((op.name + "_", name, text_signature(op, method=True, inplace=True)
-                                + docstring(op, True, True)))
+                methods.append(
+                    (
+                        op.name + "_",
+                        name,
+                        text_signature(op, method=True, inplace=True) + docstring(op, True, True),
+                    )
+                )
     L.append("}  // namespace")
     L.append("")
 
@@ -207,7 +248,9 @@ def generate(ops):
         T = [f"PyMethodDef {var}[] = {{"]
         for pyname, cname, doc in entries:
             doc = doc.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-            T.append(f'    {{"{pyname}", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>({cname})),')
+            T.append(
+                f'    {{"{pyname}", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>({cname})),'
+            )
             T.append(f'     METH_FASTCALL | METH_KEYWORDS, "{doc}"}},')
         T.append("    {nullptr, nullptr, 0, nullptr}};")
         return T
@@ -217,7 +260,8 @@ def generate(ops):
     L += table("g_op_methods", methods)
     L.append("")
     L.append("// The ops exported as oar.<op> (oar.__all__ is built from this list).")
-    L.append("const char* const g_public_ops[] = {" +
-             ", ".join(f'"{n}"' for n in public) + ", nullptr};")
+    L.append(
+        "const char* const g_public_ops[] = {" + ", ".join(f'"{n}"' for n in public) + ", nullptr};"
+    )
     L += ["", "}  // namespace oar::py", ""]
     return "\n".join(L)

@@ -11,6 +11,7 @@ Outputs (into --out, the build tree; never committed):
   oar/bindings/eager_op_function.cc       the python-c functions and Tensor methods
   docs/ops.md                             the op reference table
 """
+
 import argparse
 import os
 import re
@@ -30,9 +31,14 @@ ATTR_TYPES = {
     "DataType": ("DType", "DType"),
 }
 DTYPE_DEFAULTS = {
-    "undefined": "DType::kUndefined", "float32": "DType::kFloat32", "float64": "DType::kFloat64",
-    "float16": "DType::kFloat16", "bfloat16": "DType::kBFloat16", "int32": "DType::kInt32",
-    "int64": "DType::kInt64", "bool": "DType::kBool",
+    "undefined": "DType::kUndefined",
+    "float32": "DType::kFloat32",
+    "float64": "DType::kFloat64",
+    "float16": "DType::kFloat16",
+    "bfloat16": "DType::kBFloat16",
+    "int32": "DType::kInt32",
+    "int64": "DType::kInt64",
+    "bool": "DType::kBool",
 }
 
 
@@ -40,14 +46,26 @@ DTYPE_DEFAULTS = {
 # PrepareData for an input, the layout its kernels are registered under.
 KINDS = {
     "dense": ("DenseTensor", "is_dense", "PrepareData", "DataLayout::kAny"),
-    "sparse_coo": ("SparseCooTensor", "is_sparse_coo", "PrepareSparseCoo", "DataLayout::kSparseCoo"),
-    "sparse_csr": ("SparseCsrTensor", "is_sparse_csr", "PrepareSparseCsr", "DataLayout::kSparseCsr"),
+    "sparse_coo": (
+        "SparseCooTensor",
+        "is_sparse_coo",
+        "PrepareSparseCoo",
+        "DataLayout::kSparseCoo",
+    ),
+    "sparse_csr": (
+        "SparseCsrTensor",
+        "is_sparse_csr",
+        "PrepareSparseCsr",
+        "DataLayout::kSparseCsr",
+    ),
 }
 
 
 class Arg:
     def __init__(self, text):
-        m = re.fullmatch(r"\s*(Tensor\[\]|Tensor|int\[\]|[A-Za-z]+)\s+(\w+)\s*(?:=\s*(.+?))?\s*", text)
+        m = re.fullmatch(
+            r"\s*(Tensor\[\]|Tensor|int\[\]|[A-Za-z]+)\s+(\w+)\s*(?:=\s*(.+?))?\s*", text
+        )
         if not m:
             raise ValueError(f"cannot parse argument '{text}'")
         self.type, self.name, default = m.groups()
@@ -116,13 +134,17 @@ class Op:
         # outputs (a sparse result's nnz depends on the data), so infer_meta is optional.
         self.kernels = self._parse_kernels(d.get("kernels"))
         if "infer_meta" not in d and not self.kernels:
-            raise ValueError(f"{self.name}: infer_meta is required (only ops with `kernels:` "
-                             f"may omit it)")
+            raise ValueError(
+                f"{self.name}: infer_meta is required (only ops with `kernels:` may omit it)"
+            )
         im = d.get("infer_meta", "").strip()
         m = re.fullmatch(r"(\w*)(?:\((.*)\))?", im)
         self.infer_meta = m.group(1) or None
-        self.infer_params = ([p.strip() for p in m.group(2).split(",")] if m.group(2) is not None
-                             else [a.name for a in self.args])
+        self.infer_params = (
+            [p.strip() for p in m.group(2).split(",")]
+            if m.group(2) is not None
+            else [a.name for a in self.args]
+        )
         self.data_type = d.get("data_type")
         self.skip_transform = set(d.get("skip_transform", []))
         self.no_need_buffer = set(d.get("no_need_buffer", []))
@@ -132,7 +154,9 @@ class Op:
         # none (never cast: cast itself), or the default (follow the inputs).
         self.amp = d.get("amp", "gray")
         if self.amp not in ("white", "black", "gray", "none"):
-            raise ValueError(f"{self.name}: amp must be white, black, gray or none, got {self.amp!r}")
+            raise ValueError(
+                f"{self.name}: amp must be white, black, gray or none, got {self.amp!r}"
+            )
         self.doc = d.get("doc", "")
         # The docstring parts beyond `doc` (gen_bindings.docstring): argument texts where
         # the generator's defaults do not fit, the Returns line, a >>> example.
@@ -174,16 +198,22 @@ class Op:
         for kname, sig in value.items():
             m = re.fullmatch(r"\s*\(([^)]*)\)\s*->\s*(\w+)\s*", str(sig))
             if not m:
-                raise ValueError(f"{self.name}: kernel {kname}: cannot parse signature {sig!r}; "
-                                 f"write (kind, ...) -> kind")
+                raise ValueError(
+                    f"{self.name}: kernel {kname}: cannot parse signature {sig!r}; "
+                    f"write (kind, ...) -> kind"
+                )
             kinds = [k.strip() for k in m.group(1).split(",") if k.strip()]
             for k in kinds + [m.group(2)]:
                 if k not in KINDS:
-                    raise ValueError(f"{self.name}: kernel {kname}: unknown tensor kind {k!r}; "
-                                     f"the kinds are {', '.join(KINDS)}")
+                    raise ValueError(
+                        f"{self.name}: kernel {kname}: unknown tensor kind {k!r}; "
+                        f"the kinds are {', '.join(KINDS)}"
+                    )
             if len(kinds) != len(inputs):
-                raise ValueError(f"{self.name}: kernel {kname} takes {len(kinds)} tensors but the "
-                                 f"op has {len(inputs)} tensor inputs")
+                raise ValueError(
+                    f"{self.name}: kernel {kname} takes {len(kinds)} tensors but the "
+                    f"op has {len(inputs)} tensor inputs"
+                )
             out.append((kname, kinds, m.group(2)))
         return out
 
@@ -191,13 +221,15 @@ class Op:
         """The `python:` field: a set of {"function", "method"}; empty when internal."""
         if value == "internal":
             return set()
-        if not isinstance(value, list) or not value or \
-                not set(value) <= {"function", "method"}:
-            raise ValueError(f"ops.yaml: op '{self.name}': `python:` must be internal or a "
-                             f"list of function/method, got {value!r}")
+        if not isinstance(value, list) or not value or not set(value) <= {"function", "method"}:
+            raise ValueError(
+                f"ops.yaml: op '{self.name}': `python:` must be internal or a "
+                f"list of function/method, got {value!r}"
+            )
         if "method" in value and not (self.args and self.args[0].is_tensor):
-            raise ValueError(f"ops.yaml: op '{self.name}': a Tensor method needs a Tensor "
-                             f"as its first argument")
+            raise ValueError(
+                f"ops.yaml: op '{self.name}': a Tensor method needs a Tensor as its first argument"
+            )
         return set(value)
 
     @property
@@ -248,8 +280,10 @@ def gen_key_parser(op):
         dt = next(a for a in op.args if a.name == op.data_type)
         if dt.type == "DataType":
             if op.inputs:
-                L.append(f"    parser.set_dtype({dt.name} != DType::kUndefined ? {dt.name} : "
-                         f"{op.inputs[0].name}.dtype());")
+                L.append(
+                    f"    parser.set_dtype({dt.name} != DType::kUndefined ? {dt.name} : "
+                    f"{op.inputs[0].name}.dtype());"
+                )
             else:
                 L.append(f"    parser.set_dtype({dt.name});")
         else:
@@ -273,7 +307,9 @@ def gen_sparse_api_function(op):
         cond = " && ".join(f"{a.name}.{KINDS[k][1]}()" for a, k in zip(op.inputs, kinds)) or "true"
         layout = next((KINDS[k][3] for k in kinds if k != "dense"), "DataLayout::kAny")
         L.append(f"    if ({cond}) {{")
-        L.append(f'      static const KernelTable& table = KernelFactory::Instance().Table("{kname}");')
+        L.append(
+            f'      static const KernelTable& table = KernelFactory::Instance().Table("{kname}");'
+        )
         L.append("      const KernelResult kernel_result =")
         L.append(f"          table.SelectKernelOrThrowError({{key.backend, {layout}, key.dtype}});")
         L.append("      const DeviceContext& dev_ctx = GetDeviceContextByBackend(")
@@ -285,7 +321,9 @@ def gen_sparse_api_function(op):
             if a.is_tensor:
                 ctype, _, prep, _ = KINDS[kinds_of[a.name]]
                 transform = "false" if a.name in op.skip_transform else "true"
-                L.append(f"      const auto input_{a.name} = {prep}({a.name}, key.dtype, {transform});")
+                L.append(
+                    f"      const auto input_{a.name} = {prep}({a.name}, key.dtype, {transform});"
+                )
                 sig.append(f"const {ctype}&")
                 call.append(f"*input_{a.name}")
             else:
@@ -296,16 +334,22 @@ def gen_sparse_api_function(op):
         L.append(f"      auto kernel_out = MakeShared<{out_type}>();")
         call.append("kernel_out.get()")
         L.append(f"      using kernel_signature = void (*)({', '.join(sig)});")
-        L.append("      auto* kernel_fn = kernel_result.kernel.GetVariadicKernelFn<kernel_signature>();")
+        L.append(
+            "      auto* kernel_fn = kernel_result.kernel.GetVariadicKernelFn<kernel_signature>();"
+        )
         L.append("      {")
-        L.append(f'        profiler::RecordEvent kernel_event(profiler::StaticName("{kname} kernel"), '
-                 "profiler::EventKind::kKernel);")
+        L.append(
+            f'        profiler::RecordEvent kernel_event(profiler::StaticName("{kname} kernel"), '
+            "profiler::EventKind::kKernel);"
+        )
         L.append(f"        (*kernel_fn)({', '.join(call)});")
         L.append("      }")
         L.append("      return Tensor(std::move(kernel_out));")
         L.append("    }")
     sigs = ", ".join(f"({', '.join(k)}) -> {o}" for _, k, o in op.kernels)
-    L.append(f'    ThrowNoSparseKernel({{{", ".join("&" + a.name for a in op.inputs)}}}, "{sigs}");')
+    L.append(
+        f'    ThrowNoSparseKernel({{{", ".join("&" + a.name for a in op.inputs)}}}, "{sigs}");'
+    )
     L.append("  } catch (Error& e) {")
     L.append(f'    e.Prepend("{fname}(): ");')
     L.append("    throw;")
@@ -324,9 +368,13 @@ def gen_api_function(op, inplace=False):
         if a.is_tensor:
             L.append(f'    CheckInput({a.name}, "{a.name}", {pos}, {need_data});')
         elif a.is_tensor_list:
-            L.append(f'    if ({a.name}.empty()) throw errors::InvalidArgument("argument \'{a.name}\' '
-                     f'(position {pos}) must hold at least one tensor");')
-            L.append(f'    for (const auto& t : {a.name}) CheckInput(t, "{a.name}", {pos}, {need_data});')
+            L.append(
+                f'    if ({a.name}.empty()) throw errors::InvalidArgument("argument \'{a.name}\' '
+                f'(position {pos}) must hold at least one tensor");'
+            )
+            L.append(
+                f'    for (const auto& t : {a.name}) CheckInput(t, "{a.name}", {pos}, {need_data});'
+            )
     L += gen_key_parser(op)
     if inplace:
         L.append(f"    parser.set_dtype({op.inplace}.dtype());")
@@ -367,9 +415,11 @@ def gen_api_function(op, inplace=False):
         # The kernel writes the result's dtype into x's memory: abs_ of a complex x
         # would put real values into complex elements (torch refuses too).
         x = op.inplace
-        msg = (f'"the result has dtype ", inferred.dtype(), " but \'{x}\' has dtype ", '
-               f'{x}.dtype(), "; an in-place op cannot change the dtype of its input: use '
-               f'{op.name}()"')
+        msg = (
+            f'"the result has dtype ", inferred.dtype(), " but \'{x}\' has dtype ", '
+            f'{x}.dtype(), "; an in-place op cannot change the dtype of its input: use '
+            f'{op.name}()"'
+        )
         L.append(f"    if (inferred.dtype() != {x}.dtype()) {{")
         L.append(f"      throw errors::InvalidArgument({msg});")
         L.append("    }")
@@ -381,8 +431,10 @@ def gen_api_function(op, inplace=False):
     L.append(f"    using kernel_signature = void (*)({', '.join(sig_types)});")
     L.append("    auto* kernel_fn = kernel_result.kernel.GetVariadicKernelFn<kernel_signature>();")
     L.append("    {")
-    L.append(f'      profiler::RecordEvent kernel_event(profiler::StaticName("{fname} kernel"), '
-             "profiler::EventKind::kKernel);")
+    L.append(
+        f'      profiler::RecordEvent kernel_event(profiler::StaticName("{fname} kernel"), '
+        "profiler::EventKind::kKernel);"
+    )
     L.append(f"      (*kernel_fn)(dev_ctx, {kernel_args}, kernel_out);")
     L.append("    }")
     if inplace:
@@ -399,14 +451,30 @@ def gen_api_function(op, inplace=False):
 
 
 def gen_api(ops):
-    h = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
-         "// The C++ API without autograd (phi's C++ API layer).",
-         "#pragma once", "", "#include <vector>", "", '#include "oar/core/tensor.h"', "",
-         "namespace oar::api {", ""]
-    cc = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
-          '#include "oar/api/api.h"', "", '#include "oar/api/api_base.h"', '#include "oar/core/memory.h"',
-          '#include "oar/core/profiler/record_event.h"', '#include "oar/kernels/infer_meta.h"', "",
-          "namespace oar::api {", ""]
+    h = [
+        "// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
+        "// The C++ API without autograd (phi's C++ API layer).",
+        "#pragma once",
+        "",
+        "#include <vector>",
+        "",
+        '#include "oar/core/tensor.h"',
+        "",
+        "namespace oar::api {",
+        "",
+    ]
+    cc = [
+        "// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
+        '#include "oar/api/api.h"',
+        "",
+        '#include "oar/api/api_base.h"',
+        '#include "oar/core/memory.h"',
+        '#include "oar/core/profiler/record_event.h"',
+        '#include "oar/kernels/infer_meta.h"',
+        "",
+        "namespace oar::api {",
+        "",
+    ]
     for op in ops:
         h.append(f"// {op.doc}")
         h.append(op.signature() + ";")
@@ -424,14 +492,17 @@ def gen_api(ops):
 # ------------------------------------------------------------------------- nodes
 def gen_node_class(op):
     saved = op.saved()
-    L = [f"class {op.node_class} final : public GradNodeBase {{", " public:",
-         f"  {op.node_class}(size_t bwd_in_slot_num, size_t bwd_out_slot_num)",
-         "      : GradNodeBase(bwd_in_slot_num, bwd_out_slot_num) {}",
-         "  GradSlots operator()(GradSlots& grads, bool create_graph = false,",
-         "                       bool is_new_grad = false) override;",
-         f'  std::string name() const override {{ return "{op.node_class}"; }}',
-         f'  const char* forward_op() const override {{ return "{op.name}"; }}',
-         "  void ClearTensorWrappers() override {"]
+    L = [
+        f"class {op.node_class} final : public GradNodeBase {{",
+        " public:",
+        f"  {op.node_class}(size_t bwd_in_slot_num, size_t bwd_out_slot_num)",
+        "      : GradNodeBase(bwd_in_slot_num, bwd_out_slot_num) {}",
+        "  GradSlots operator()(GradSlots& grads, bool create_graph = false,",
+        "                       bool is_new_grad = false) override;",
+        f'  std::string name() const override {{ return "{op.node_class}"; }}',
+        f'  const char* forward_op() const override {{ return "{op.name}"; }}',
+        "  void ClearTensorWrappers() override {",
+    ]
     for n, _ in saved:
         a = next((x for x in op.inputs if x.name == n), None)
         if a is not None and a.is_tensor_list:
@@ -448,7 +519,9 @@ def gen_node_class(op):
         if a is not None and a.is_tensor_list:
             L.append(f"  void SetTensorWrapper_{n}(const std::vector<Tensor>& {n}) {{")
             L.append(f"    {n}_.clear();")
-            L.append(f'    for (const auto& t : {n}) {n}_.emplace_back(t, {nnb}, "{op.name}", "{n}");')
+            L.append(
+                f'    for (const auto& t : {n}) {n}_.emplace_back(t, {nnb}, "{op.name}", "{n}");'
+            )
             L.append("  }")
         else:
             L.append(f"  void SetTensorWrapper_{n}(const Tensor& {n}) {{")
@@ -470,10 +543,12 @@ def gen_node_class(op):
 
 def gen_node_impl(op):
     saved = op.saved()
-    L = [f"GradSlots {op.node_class}::operator()(GradSlots& grads, bool create_graph, bool) {{",
-         "  const auto& out_metas = OutputMeta();",
-         f"  GradSlots returns({len(op.inputs)});",
-         f"  const Tensor& {op.grad_out} = grads[0][0];"]
+    L = [
+        f"GradSlots {op.node_class}::operator()(GradSlots& grads, bool create_graph, bool) {{",
+        "  const auto& out_metas = OutputMeta();",
+        f"  GradSlots returns({len(op.inputs)});",
+        f"  const Tensor& {op.grad_out} = grads[0][0];",
+    ]
     for n, _ in saved:
         a = next((x for x in op.inputs if x.name == n), None)
         if a is not None and a.is_tensor_list:
@@ -493,8 +568,10 @@ def gen_node_impl(op):
         L.append(f"  if (NeedsGrad(out_metas, {slot})) {{")
         if a.is_tensor_list:
             L.append(f"    std::vector<Tensor> gs = {formula};")
-            L.append(f"    for (size_t r = 0; r < gs.size(); ++r) "
-                     f"returns[{slot}].push_back(grad_as(gs[r], out_metas[{slot}][r]));")
+            L.append(
+                f"    for (size_t r = 0; r < gs.size(); ++r) "
+                f"returns[{slot}].push_back(grad_as(gs[r], out_metas[{slot}][r]));"
+            )
         else:
             L.append(f"    returns[{slot}].push_back(grad_as({formula}, out_metas[{slot}][0]));")
         L.append("  }")
@@ -506,7 +583,9 @@ def gen_node_impl(op):
     for n, _ in saved:
         a = next((x for x in op.inputs if x.name == n), None)
         if a is not None and a.is_tensor_list:
-            L.append(f'  for (size_t i = 0; i < {n}_.size(); ++i) v.push_back({n}_[i].Info(StrCat("{n}[", i, "]")));')
+            L.append(
+                f'  for (size_t i = 0; i < {n}_.size(); ++i) v.push_back({n}_[i].Info(StrCat("{n}[", i, "]")));'
+            )
         else:
             L.append(f'  v.push_back({n}_.Info("{n}"));')
     for a in op.attrs:
@@ -528,14 +607,18 @@ def gen_amp(op, fname, inplace):
     if inplace or op.amp == "none" or not prom:
         return []
     lst = {"white": "kWhite", "black": "kBlack", "gray": "kGray"}[op.amp]
-    L = ["  if (amp::CurrentLevel() != amp::Level::kO0) [[unlikely]] {",
-         "    std::vector<DType> dtypes;"]
+    L = [
+        "  if (amp::CurrentLevel() != amp::Level::kO0) [[unlikely]] {",
+        "    std::vector<DType> dtypes;",
+    ]
     for a in prom:
         if a.is_tensor_list:
             L.append(f"    for (DType d : DTypesOf({a.name})) dtypes.push_back(d);")
         else:
             L.append(f"    dtypes.push_back(DTypeOfTensor({a.name}));")
-    L.append(f'    const DType amp_dtype = amp::DestDType("{op.name}", amp::OpList::{lst}, dtypes);')
+    L.append(
+        f'    const DType amp_dtype = amp::DestDType("{op.name}", amp::OpList::{lst}, dtypes);'
+    )
     L.append("    if (amp_dtype != DType::kUndefined) {")
     L.append("      amp::AutoCastGuard amp_off(amp::Level::kO0);")
     args = [f"amp::AutoCast({a.name}, amp_dtype)" if a in prom else a.name for a in op.args]
@@ -590,17 +673,23 @@ FLOPS = {
 def gen_op_event(op, fname):
     """The op's profiler span (Note [Profiler cost when off]): after the
     promotion branch, so a promoted call is recorded once, by the inner call."""
-    L = [f'  profiler::RecordEvent op_event(profiler::StaticName("{fname}"), profiler::EventKind::kOperator);']
+    L = [
+        f'  profiler::RecordEvent op_event(profiler::StaticName("{fname}"), profiler::EventKind::kOperator);'
+    ]
     if op.inputs:
-        L.append(f"  if (op_event.wants_shapes()) [[unlikely]] "
-                 f"op_event.SetInputs({', '.join(a.name for a in op.inputs)});")
+        L.append(
+            f"  if (op_event.wants_shapes()) [[unlikely]] "
+            f"op_event.SetInputs({', '.join(a.name for a in op.inputs)});"
+        )
     return L
 
 
 def gen_op_flops(op, out):
     if op.name not in FLOPS:
         return []
-    return [f"  if (op_event.wants_flops()) [[unlikely]] op_event.set_flops({FLOPS[op.name].format(out=out)});"]
+    return [
+        f"  if (op_event.wants_flops()) [[unlikely]] op_event.set_flops({FLOPS[op.name].format(out=out)});"
+    ]
 
 
 def gen_eager_function(op, inplace=False):
@@ -614,12 +703,16 @@ def gen_eager_function(op, inplace=False):
     if not diff:
         if inplace:
             L.append(f"  {api_call};")
-            L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {op.inplace});')
+            L.append(
+                f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {op.inplace});'
+            )
             L += gen_op_flops(op, op.inplace)
             L.append(f"  return {op.inplace};")
         else:
             L.append(f"  Tensor {op.out} = {api_call};")
-            L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {op.out});')
+            L.append(
+                f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {op.out});'
+            )
             L += gen_op_flops(op, op.out)
             L.append(f"  return {op.out};")
         L.append("}")
@@ -661,12 +754,14 @@ def gen_eager_function(op, inplace=False):
 
     def link_output(indent):
         P = " " * indent
-        R = [f"{P}AutogradMeta* out_autograd_meta = EagerUtils::autograd_meta(&{out});",
-             f"{P}EagerUtils::PassStopGradient(false, out_autograd_meta);",
-             f"{P}EagerUtils::SetOutRankWithSlot(out_autograd_meta, 0);",
-             f"{P}EagerUtils::SetHistory(out_autograd_meta, grad_node);",
-             f"{P}grad_node->SetGradInMeta({out}, 0);",
-             f"{P}op_event.set_sequence_nr(grad_node->sequence_nr());  // Note [Forward-backward flows]"]
+        R = [
+            f"{P}AutogradMeta* out_autograd_meta = EagerUtils::autograd_meta(&{out});",
+            f"{P}EagerUtils::PassStopGradient(false, out_autograd_meta);",
+            f"{P}EagerUtils::SetOutRankWithSlot(out_autograd_meta, 0);",
+            f"{P}EagerUtils::SetHistory(out_autograd_meta, grad_node);",
+            f"{P}grad_node->SetGradInMeta({out}, 0);",
+            f"{P}op_event.set_sequence_nr(grad_node->sequence_nr());  // Note [Forward-backward flows]",
+        ]
         if op.view:
             R.append(f"{P}out_autograd_meta->SetIsView(true);")
         for n, is_out in saved:
@@ -684,7 +779,9 @@ def gen_eager_function(op, inplace=False):
         L += make_node(4)
         L.append("  }")
         L.append(f"  {api_call};")
-        L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {out});')
+        L.append(
+            f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {out});'
+        )
         L += gen_op_flops(op, out)
         L.append("  if (require_any_grad) {")
         L += link_output(4)
@@ -692,7 +789,9 @@ def gen_eager_function(op, inplace=False):
         L.append(f"  return {out};")
     else:
         L.append(f"  Tensor {out} = {api_call};")
-        L.append(f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {out});')
+        L.append(
+            f'  if (FLAGS_check_nan_inf()) [[unlikely]] CheckTensorHasNanOrInf("{fname}", {out});'
+        )
         L += gen_op_flops(op, out)
         L.append(f"  if (require_any_grad && IsDifferentiableDType({out}.dtype())) {{")
         L += make_node(4)
@@ -704,18 +803,36 @@ def gen_eager_function(op, inplace=False):
 
 
 def gen_eager(ops):
-    h = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
-         "// Eager (dygraph) functions: the C++ API with autograd, oar::<op>.",
-         "#pragma once", "", "#include <vector>", "", '#include "oar/core/tensor.h"', "",
-         "namespace oar {", ""]
-    cc = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
-          '#include "oar/eager/dygraph_functions.h"', "", '#include "oar/api/api.h"',
-          '#include "oar/api/nan_inf_check.h"', '#include "oar/autograd/eager_utils.h"',
-          '#include "oar/api/op_flops.h"', '#include "oar/autograd/grad_mode.h"',
-          '#include "oar/core/flags.h"', '#include "oar/core/profiler/record_event.h"',
-          '#include "oar/eager/amp.h"', '#include "oar/eager/nodes.h"',
-          '#include "oar/eager/promotion.h"', "",
-          "namespace oar {", ""]
+    h = [
+        "// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
+        "// Eager (dygraph) functions: the C++ API with autograd, oar::<op>.",
+        "#pragma once",
+        "",
+        "#include <vector>",
+        "",
+        '#include "oar/core/tensor.h"',
+        "",
+        "namespace oar {",
+        "",
+    ]
+    cc = [
+        "// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
+        '#include "oar/eager/dygraph_functions.h"',
+        "",
+        '#include "oar/api/api.h"',
+        '#include "oar/api/nan_inf_check.h"',
+        '#include "oar/autograd/eager_utils.h"',
+        '#include "oar/api/op_flops.h"',
+        '#include "oar/autograd/grad_mode.h"',
+        '#include "oar/core/flags.h"',
+        '#include "oar/core/profiler/record_event.h"',
+        '#include "oar/eager/amp.h"',
+        '#include "oar/eager/nodes.h"',
+        '#include "oar/eager/promotion.h"',
+        "",
+        "namespace oar {",
+        "",
+    ]
     for op in ops:
         h.append(f"// {op.doc}")
         h.append(op.signature() + ";")
@@ -731,15 +848,31 @@ def gen_eager(ops):
 
 
 def gen_nodes(ops):
-    h = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
-         "// One grad node class per differentiable op (Paddle's MatmulGradNodeFinal, docs/design.md §4).",
-         "#pragma once", "", "#include <string>", "#include <vector>", "",
-         '#include "oar/autograd/grad_node.h"', '#include "oar/autograd/tensor_wrapper.h"', "",
-         "namespace oar {", ""]
-    cc = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
-          '#include "oar/eager/nodes.h"', "", '#include "oar/eager/backward_helpers.h"',
-          '#include "oar/eager/creation.h"',
-          '#include "oar/eager/dygraph_functions.h"', "", "namespace oar {", ""]
+    h = [
+        "// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
+        "// One grad node class per differentiable op (Paddle's MatmulGradNodeFinal, docs/design.md §4).",
+        "#pragma once",
+        "",
+        "#include <string>",
+        "#include <vector>",
+        "",
+        '#include "oar/autograd/grad_node.h"',
+        '#include "oar/autograd/tensor_wrapper.h"',
+        "",
+        "namespace oar {",
+        "",
+    ]
+    cc = [
+        "// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit.",
+        '#include "oar/eager/nodes.h"',
+        "",
+        '#include "oar/eager/backward_helpers.h"',
+        '#include "oar/eager/creation.h"',
+        '#include "oar/eager/dygraph_functions.h"',
+        "",
+        "namespace oar {",
+        "",
+    ]
     for op in ops:
         if not op.backward:
             continue
@@ -753,8 +886,10 @@ def gen_nodes(ops):
 
 
 def gen_op_list(ops):
-    L = ["// Generated from src/oar/ops/*.yaml.",
-         "// OAR_OP(name, \"tensor inputs (x[] = a list)\", \"differentiable inputs\")"]
+    L = [
+        "// Generated from src/oar/ops/*.yaml.",
+        "// OAR_OP(name, \"tensor inputs (x[] = a list)\", \"differentiable inputs\")",
+    ]
     for op in ops:
         ins = ",".join(a.name + ("[]" if a.is_tensor_list else "") for a in op.inputs)
         diff = ",".join(a.name for a in op.diff_inputs)
@@ -779,25 +914,35 @@ def gen_invokers(ops):
                 if a.default is not None:
                     default = ", " + ("std::vector<int64_t>{}" if a.default == "{}" else a.default)
                 args.append(f'GetAttr<{a.member_type}>(a, "{a.name}"{default})')
-        L.append(f'{{"{op.name}", [](const std::vector<Tensor>& t, const AttrMap& a) -> Tensor {{ '
-                 f'return ::oar::{op.name}({", ".join(args)}); }}}},')
+        L.append(
+            f'{{"{op.name}", [](const std::vector<Tensor>& t, const AttrMap& a) -> Tensor {{ '
+            f'return ::oar::{op.name}({", ".join(args)}); }}}},'
+        )
     return "\n".join(L) + "\n"
 
 
 def gen_docs(ops):
-    L = ["# Op reference", "",
-         "Generated from `src/oar/ops/*.yaml` by `tools/codegen/gen_ops.py` into the build",
-         "tree (`build/generated/docs/ops.md`) on every build. Every op is `oar::<op>` in C++",
-         "and `oar.<op>` in Python;",
-         "gradients are written in differentiable ops, so every order works.", "",
-         "| op | signature | differentiable in | in-place | description |",
-         "| --- | --- | --- | --- | --- |"]
+    L = [
+        "# Op reference",
+        "",
+        "Generated from `src/oar/ops/*.yaml` by `tools/codegen/gen_ops.py` into the build",
+        "tree (`build/generated/docs/ops.md`) on every build. Every op is `oar::<op>` in C++",
+        "and `oar.<op>` in Python;",
+        "gradients are written in differentiable ops, so every order works.",
+        "",
+        "| op | signature | differentiable in | in-place | description |",
+        "| --- | --- | --- | --- | --- |",
+    ]
     for op in ops:
-        sig = ", ".join(f"{a.type} {a.name}" + (f"={a.default}" if a.default is not None else "")
-                        for a in op.args)
+        sig = ", ".join(
+            f"{a.type} {a.name}" + (f"={a.default}" if a.default is not None else "")
+            for a in op.args
+        )
         sig = sig.replace("DType::k", "").replace("|", "\\|")
         diff = ", ".join(a.name for a in op.diff_inputs) or "-"
-        L.append(f"| `{op.name}` | `({sig})` | {diff} | {'`' + op.name + '_`' if op.inplace else '-'} | {op.doc} |")
+        L.append(
+            f"| `{op.name}` | `({sig})` | {diff} | {'`' + op.name + '_`' if op.inplace else '-'} | {op.doc} |"
+        )
     return "\n".join(L) + "\n"
 
 
@@ -808,6 +953,7 @@ def gen_docs(ops):
 # with the op and the name.
 HELPER_HEADERS = ("src/oar/eager/backward_helpers.h", "src/oar/eager/creation.h")
 FORMULA_KEYWORDS = {"true", "false", "DType"}
+
 
 def helper_functions(root):
     """Names of the C++ functions formulas may call besides the ops."""
@@ -823,7 +969,7 @@ def formula_identifiers(formula):
     (DType::kFloat32), not numbers."""
     out = []
     for m in re.finditer(r"[A-Za-z_]\w*", formula):
-        before = formula[:m.start()].rstrip()
+        before = formula[: m.start()].rstrip()
         if before.endswith(".") or before.endswith("::"):
             continue
         if m.start() > 0 and (formula[m.start() - 1].isdigit() or formula[m.start() - 1] == "."):
@@ -836,11 +982,15 @@ def validate_formulas(ops, root):
     known_calls = {o.name for o in ops} | {o.name + "_" for o in ops if o.inplace}
     known_calls |= helper_functions(root)
     if "assign" not in known_calls and any(
-            op.inplace in dict(op.saved()) and op.inplace not in op.no_need_buffer
-            for op in ops if op.inplace):
-        raise ValueError("ops.yaml: an in-place op saves the input it overwrites, which needs "
-                         "the op `assign` to copy it (Note [In-place ops save a copy of what "
-                         "they overwrite])")
+        op.inplace in dict(op.saved()) and op.inplace not in op.no_need_buffer
+        for op in ops
+        if op.inplace
+    ):
+        raise ValueError(
+            "ops.yaml: an in-place op saves the input it overwrites, which needs "
+            "the op `assign` to copy it (Note [In-place ops save a copy of what "
+            "they overwrite])"
+        )
     for op in ops:
         scope = {a.name for a in op.args} | {op.out, op.grad_out} | FORMULA_KEYWORDS
         for target, formula in op.backward.items():
@@ -851,12 +1001,14 @@ def validate_formulas(ops, root):
                         f"'{name}' in `{formula}`; a formula may use the op's arguments "
                         f"({', '.join(a.name for a in op.args)}), its output '{op.out}', "
                         f"'{op.grad_out}', the declared ops and the helpers of "
-                        f"{' and '.join(HELPER_HEADERS)}")
+                        f"{' and '.join(HELPER_HEADERS)}"
+                    )
             if len(formula) > 100:
                 raise ValueError(
                     f"ops.yaml: op '{op.name}', backward of '{target}' is {len(formula)} "
                     f"characters; move a formula longer than a line into a named helper in "
-                    f"src/oar/eager/backward_helpers.h")
+                    f"src/oar/eager/backward_helpers.h"
+                )
 
 
 def write_if_changed(path, text):
@@ -899,14 +1051,17 @@ def main():
     p.add_argument("--out", required=True)
     args = p.parse_args()
     ops = load_ops(args.yaml)
-    validate_formulas(ops, os.path.dirname(os.path.dirname(os.path.dirname(
-        os.path.abspath(args.yaml)))))
+    validate_formulas(
+        ops, os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(args.yaml))))
+    )
     if os.path.isdir(args.yaml):  # a section's kernels live in <section>_kernels.cc
         kernels = os.path.join(os.path.dirname(os.path.abspath(args.yaml)), "kernels", "cpu")
         for section in sorted({op.section for op in ops}):
             if not os.path.exists(os.path.join(kernels, f"{section}_kernels.cc")):
-                raise ValueError(f"src/oar/ops/{section}.yaml: no kernel file "
-                                 f"src/oar/kernels/cpu/{section}_kernels.cc for its ops")
+                raise ValueError(
+                    f"src/oar/ops/{section}.yaml: no kernel file "
+                    f"src/oar/kernels/cpu/{section}_kernels.cc for its ops"
+                )
     out = args.out
     api_h, api_cc = gen_api(ops)
     write_if_changed(f"{out}/oar/api/api.h", api_h)

@@ -6,6 +6,7 @@ and what `import oar` provides, with the deliberate differences (differences.yam
     python3 tools/paddle_api/coverage.py           # rewrite docs/paddle_api.md
     python3 tools/paddle_api/coverage.py --check   # exit 1 if it is stale
 """
+
 import argparse
 import importlib
 import json
@@ -21,34 +22,95 @@ DOC = os.path.join(ROOT, "docs", "paddle_api.md")
 # Paddle's documented namespaces (its implementation modules, which re-export the same
 # names, are left out); those outside oar's scope are counted but marked.
 NAMESPACES = [
-    "paddle", "paddle.nn", "paddle.nn.functional", "paddle.nn.initializer", "paddle.nn.utils",
-    "paddle.nn.quant", "paddle.nn.attention", "paddle.linalg", "paddle.fft", "paddle.signal",
-    "paddle.special", "paddle.random", "paddle.sparse", "paddle.sparse.nn",
-    "paddle.sparse.nn.functional", "paddle.distribution", "paddle.distribution.transform",
-    "paddle.distribution.kl", "paddle.autograd", "paddle.amp", "paddle.amp.debugging", "paddle.io",
-    "paddle.optimizer", "paddle.optimizer.lr", "paddle.regularizer", "paddle.metric",
-    "paddle.callbacks", "paddle.vision", "paddle.vision.datasets", "paddle.vision.models",
-    "paddle.vision.ops", "paddle.vision.transforms", "paddle.text", "paddle.audio",
-    "paddle.audio.backends", "paddle.audio.datasets", "paddle.audio.features",
-    "paddle.audio.functional", "paddle.geometric", "paddle.incubate", "paddle.incubate.autograd",
-    "paddle.incubate.asp", "paddle.incubate.autotune", "paddle.incubate.nn",
-    "paddle.incubate.nn.functional", "paddle.incubate.optimizer",
-    "paddle.incubate.optimizer.functional", "paddle.quantization", "paddle.profiler",
-    "paddle.device", "paddle.distributed", "paddle.compat", "paddle.compat.nn",
-    "paddle.compat.nn.functional", "paddle.utils", "paddle.utils.unique_name",
-    "paddle.utils.dlpack", "paddle.utils.cpp_extension", "paddle.sysconfig", "paddle.version",
-    "paddle.jit", "paddle.static", "paddle.static.nn", "paddle.inference", "paddle.onnx",
-    "paddle.hub", "paddle.utils.download", "paddle.cuda", "paddle.device.cuda",
-    "paddle.device.xpu", "paddle.distributed.fleet", "paddle.distributed.rpc",
-    "paddle.distributed.sharding", "paddle.incubate.cc",
+    "paddle",
+    "paddle.nn",
+    "paddle.nn.functional",
+    "paddle.nn.initializer",
+    "paddle.nn.utils",
+    "paddle.nn.quant",
+    "paddle.nn.attention",
+    "paddle.linalg",
+    "paddle.fft",
+    "paddle.signal",
+    "paddle.special",
+    "paddle.random",
+    "paddle.sparse",
+    "paddle.sparse.nn",
+    "paddle.sparse.nn.functional",
+    "paddle.distribution",
+    "paddle.distribution.transform",
+    "paddle.distribution.kl",
+    "paddle.autograd",
+    "paddle.amp",
+    "paddle.amp.debugging",
+    "paddle.io",
+    "paddle.optimizer",
+    "paddle.optimizer.lr",
+    "paddle.regularizer",
+    "paddle.metric",
+    "paddle.callbacks",
+    "paddle.vision",
+    "paddle.vision.datasets",
+    "paddle.vision.models",
+    "paddle.vision.ops",
+    "paddle.vision.transforms",
+    "paddle.text",
+    "paddle.audio",
+    "paddle.audio.backends",
+    "paddle.audio.datasets",
+    "paddle.audio.features",
+    "paddle.audio.functional",
+    "paddle.geometric",
+    "paddle.incubate",
+    "paddle.incubate.autograd",
+    "paddle.incubate.asp",
+    "paddle.incubate.autotune",
+    "paddle.incubate.nn",
+    "paddle.incubate.nn.functional",
+    "paddle.incubate.optimizer",
+    "paddle.incubate.optimizer.functional",
+    "paddle.quantization",
+    "paddle.profiler",
+    "paddle.device",
+    "paddle.distributed",
+    "paddle.compat",
+    "paddle.compat.nn",
+    "paddle.compat.nn.functional",
+    "paddle.utils",
+    "paddle.utils.unique_name",
+    "paddle.utils.dlpack",
+    "paddle.utils.cpp_extension",
+    "paddle.sysconfig",
+    "paddle.version",
+    "paddle.jit",
+    "paddle.static",
+    "paddle.static.nn",
+    "paddle.inference",
+    "paddle.onnx",
+    "paddle.hub",
+    "paddle.utils.download",
+    "paddle.cuda",
+    "paddle.device.cuda",
+    "paddle.device.xpu",
+    "paddle.distributed.fleet",
+    "paddle.distributed.rpc",
+    "paddle.distributed.sharding",
+    "paddle.incubate.cc",
 ]
 OUT_OF_SCOPE = {
-    "paddle.jit": "static graphs", "paddle.static": "static graphs",
-    "paddle.static.nn": "static graphs", "paddle.inference": "static graphs",
-    "paddle.onnx": "static graphs", "paddle.hub": "downloads",
-    "paddle.utils.download": "downloads", "paddle.cuda": "GPU", "paddle.device.cuda": "GPU",
-    "paddle.device.xpu": "XPU", "paddle.distributed.fleet": "fleet",
-    "paddle.distributed.rpc": "fleet", "paddle.distributed.sharding": "fleet",
+    "paddle.jit": "static graphs",
+    "paddle.static": "static graphs",
+    "paddle.static.nn": "static graphs",
+    "paddle.inference": "static graphs",
+    "paddle.onnx": "static graphs",
+    "paddle.hub": "downloads",
+    "paddle.utils.download": "downloads",
+    "paddle.cuda": "GPU",
+    "paddle.device.cuda": "GPU",
+    "paddle.device.xpu": "XPU",
+    "paddle.distributed.fleet": "fleet",
+    "paddle.distributed.rpc": "fleet",
+    "paddle.distributed.sharding": "fleet",
     "paddle.incubate.cc": "compiler",
 }
 
@@ -88,6 +150,7 @@ def measure(api):
         rows.append((ns, len(names), len(have)))
         missing[ns] = sorted(set(names) - set(have))
     import oar
+
     tensor = api["tensor"]
     t_have = [n for n in tensor if hasattr(oar.Tensor, n)]
     rows.append(("paddle.Tensor", len(tensor), len(t_have)))
@@ -98,6 +161,7 @@ def measure(api):
 def render(api, rows, missing, differences):
     def pct(a, b):
         return f"{100.0 * a / b:.0f}%" if b else "-"
+
     inscope = [r for r in rows if r[0] not in OUT_OF_SCOPE]
     tot_n, tot_h = sum(r[1] for r in inscope), sum(r[2] for r in inscope)
     out = [
@@ -121,18 +185,25 @@ def render(api, rows, missing, differences):
     for ns, n, h in rows:
         note = f"out of scope ({OUT_OF_SCOPE[ns]})" if ns in OUT_OF_SCOPE else ""
         out.append(f"| `{ns}` | {n} | {h} | {pct(h, n)} | {note} |")
-    out += ["", "## Deliberate differences", "",
-            "| Paddle | oar | where |", "|---|---|---|"]
+    out += ["", "## Deliberate differences", "", "| Paddle | oar | where |", "|---|---|---|"]
     for d in differences:
-        out.append(f"| {d['what']} | {d['oar']} | [{os.path.basename(d['doc'])}]"
-                   f"({os.path.basename(d['doc'])}) |")
-    out += ["", "## Missing names, by namespace", "",
-            "In-scope namespaces only; each name is Paddle's.", ""]
+        out.append(
+            f"| {d['what']} | {d['oar']} | [{os.path.basename(d['doc'])}]"
+            f"({os.path.basename(d['doc'])}) |"
+        )
+    out += [
+        "",
+        "## Missing names, by namespace",
+        "",
+        "In-scope namespaces only; each name is Paddle's.",
+        "",
+    ]
     for ns, n, h in rows:
         if ns in OUT_OF_SCOPE or not missing[ns]:
             continue
-        out.append(f"- **`{ns}`** ({len(missing[ns])}): " +
-                   ", ".join(f"`{m}`" for m in missing[ns]))
+        out.append(
+            f"- **`{ns}`** ({len(missing[ns])}): " + ", ".join(f"`{m}`" for m in missing[ns])
+        )
     return "\n".join(out) + "\n"
 
 

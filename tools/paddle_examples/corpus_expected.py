@@ -5,6 +5,7 @@ print. Runs each program in a fresh Paddle interpreter from a scratch directory.
 
     python3 tools/paddle_examples/corpus_expected.py --paddle-python "$PADDLE_PYTHON" [name ...]
 """
+
 import argparse
 import os
 import subprocess
@@ -17,8 +18,12 @@ CORPUS = os.path.join(ROOT, "tests", "paddle_corpus")
 
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--paddle-python", default=os.environ.get("PADDLE_PYTHON"), required="PADDLE_PYTHON" not in os.environ,
-                    help="interpreter with paddlepaddle installed (default: $PADDLE_PYTHON)")
+    ap.add_argument(
+        "--paddle-python",
+        default=os.environ.get("PADDLE_PYTHON"),
+        required="PADDLE_PYTHON" not in os.environ,
+        help="interpreter with paddlepaddle installed (default: $PADDLE_PYTHON)",
+    )
     ap.add_argument("names", nargs="*", help="programs to record (default: all)")
     args = ap.parse_args(argv)
     names = args.names or sorted(f[:-3] for f in os.listdir(CORPUS) if f.endswith(".py"))
@@ -26,8 +31,14 @@ def main(argv=None):
     failed = []
     for name in names:
         with tempfile.TemporaryDirectory() as tmp:
-            r = subprocess.run([args.paddle_python, os.path.join(CORPUS, name + ".py")], cwd=tmp,
-                               env=env, capture_output=True, text=True, timeout=120)
+            r = subprocess.run(
+                [args.paddle_python, os.path.join(CORPUS, name + ".py")],
+                cwd=tmp,
+                env=env,
+                capture_output=True,
+                text=True,
+                timeout=120,
+            )
         if r.returncode != 0:
             failed.append(name)
             print(f"{name}: failed on Paddle\n{r.stderr[-2000:]}", file=sys.stderr)

@@ -15,6 +15,7 @@ text was already met under another name is kept once, under the first id.
 The example text lands only in the git-ignored output directory: the project keeps
 ids, statuses and names, never Paddle's example code.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -35,9 +36,10 @@ _ONE_DIRECTIVE = re.compile(r"([+-])\s*([A-Z_]+)\s*(\(([^)]*)\))?")
 @dataclass
 class Statement:
     """One `>>>` statement with its `...` continuation lines, run like a REPL line."""
+
     source: str
-    want: str = ""          # the output the docstring shows after it
-    skip: bool = False      # an xdoctest +SKIP covers it: not executed
+    want: str = ""  # the output the docstring shows after it
+    skip: bool = False  # an xdoctest +SKIP covers it: not executed
 
 
 @dataclass
@@ -46,8 +48,8 @@ class Example:
     api: str
     index: int
     statements: list = field(default_factory=list)
-    directives: list = field(default_factory=list)   # block-level, e.g. "+REQUIRES(env:GPU)"
-    set_aside: str = ""     # "" = runnable; else the category (see classify)
+    directives: list = field(default_factory=list)  # block-level, e.g. "+REQUIRES(env:GPU)"
+    set_aside: str = ""  # "" = runnable; else the category (see classify)
 
     def code(self) -> str:
         """The example as one script (statements not skipped)."""
@@ -97,7 +99,7 @@ def parse_block(lines: list[str]) -> tuple[list[Statement], list[str]] | None:
         return None
     stmts: list[Statement] = []
     block_directives: list[str] = []
-    skipping = False          # a block-level +SKIP is in force
+    skipping = False  # a block-level +SKIP is in force
     cur: Statement | None = None
     src: list[str] = []
     want: list[str] = []
@@ -127,8 +129,9 @@ def parse_block(lines: list[str]) -> tuple[list[Statement], list[str]] | None:
                     elif sign == "+":
                         block_directives.append(f"+{name}({arg})" if arg else f"+{name}")
                 continue
-            cur = Statement(source=text, skip=skipping or any(
-                n == "SKIP" and s == "+" for s, n, _ in dirs))
+            cur = Statement(
+                source=text, skip=skipping or any(n == "SKIP" and s == "+" for s, n, _ in dirs)
+            )
             src = [text]
         elif cur is not None and not want and (ln == "..." or ln.startswith("... ")):
             text = raw.lstrip()[4:] if raw.lstrip().startswith("... ") else ""
@@ -162,33 +165,53 @@ def parse_docstring(doc: str, api: str) -> list[Example]:
 
 # Set-aside categories, first match wins. Each: (category, regex over the example's code).
 _CODE_RULES = [
-    ("distributed", re.compile(
-        r"paddle\.distributed|\bfleet\b|init_parallel_env|DataParallel|\bdist\.(spawn|launch)|"
-        r"paddle\.incubate\.distributed|ProcessMesh|shard_tensor")),
-    ("gpu_or_device", re.compile(
-        r"CUDAPlace|CUDAPinnedPlace|XPUPlace|IPUPlace|CustomPlace|set_device\(\s*['\"](gpu|xpu|npu|ipu|custom)|"
-        r"\.cuda\(|paddle\.device\.cuda\.|paddle\.device\.xpu|['\"]gpu:\d|cuda_graph|"
-        r"paddle\.cuda\.|core\.is_compiled_with_cuda\(\)\s*$")),
-    ("static_graph", re.compile(
-        r"enable_static\(|paddle\.static\.(Program|program_guard|Executor|data|default_main_program|"
-        r"default_startup_program|nn\.|append_backward|gradients|global_scope|scope_guard|"
-        r"CompiledProgram|BuildStrategy|ExecutionStrategy|py_func|Print|create_global_var|"
-        r"create_parameter|save|load|serialize|deserialize|normalize_program|IpuStrategy|"
-        r"ExponentialMovingAverage|WeightNormParamAttr|device_guard|name_scope|setitem|accuracy|auc|"
-        r"ctr_metric_bundle|cpu_places|cuda_places|xpu_places|mlu_places|Variable|set_program_state|"
-        r"load_program_state)|\bprogram_guard\(|\bExecutor\(|paddle\.pir\b|in_pir_mode|"
-        r"paddle\.base\.(framework|layers|Program|program_guard|executor)")),
-    ("inference_or_jit_export", re.compile(
-        r"paddle\.jit\.(save|load|to_static|not_to_static|ignore_module|marker|TranslatedLayer|"
-        r"enable_to_static|set_code_level|set_verbosity|sot)|\bto_static\b|paddle\.inference|"
-        r"paddle\.onnx|save_inference_model|load_inference_model|TranslatedLayer|paddle\.jit\.api")),
-    ("download", re.compile(
-        r"pretrained\s*=\s*True|paddle\.hub|download|get_weights_path_from_url|"
-        r"paddle\.vision\.datasets\.|paddle\.text\.datasets|paddle\.text\.(Conll05st|Imdb|Imikolov|"
-        r"Movielens|UCIHousing|WMT14|WMT16)|\b(MNIST|FashionMNIST|Cifar10|Cifar100|Flowers|VOC2012|"
-        r"Conll05st|Imdb|Imikolov|Movielens|UCIHousing|WMT14|WMT16)\(|paddle\.dataset\.|"
-        r"paddle\.audio\.datasets|"
-        r"from paddle\.(vision\.datasets|text\.datasets|text|audio\.datasets) import|urlopen|requests\.get")),
+    (
+        "distributed",
+        re.compile(
+            r"paddle\.distributed|\bfleet\b|init_parallel_env|DataParallel|\bdist\.(spawn|launch)|"
+            r"paddle\.incubate\.distributed|ProcessMesh|shard_tensor"
+        ),
+    ),
+    (
+        "gpu_or_device",
+        re.compile(
+            r"CUDAPlace|CUDAPinnedPlace|XPUPlace|IPUPlace|CustomPlace|set_device\(\s*['\"](gpu|xpu|npu|ipu|custom)|"
+            r"\.cuda\(|paddle\.device\.cuda\.|paddle\.device\.xpu|['\"]gpu:\d|cuda_graph|"
+            r"paddle\.cuda\.|core\.is_compiled_with_cuda\(\)\s*$"
+        ),
+    ),
+    (
+        "static_graph",
+        re.compile(
+            r"enable_static\(|paddle\.static\.(Program|program_guard|Executor|data|default_main_program|"
+            r"default_startup_program|nn\.|append_backward|gradients|global_scope|scope_guard|"
+            r"CompiledProgram|BuildStrategy|ExecutionStrategy|py_func|Print|create_global_var|"
+            r"create_parameter|save|load|serialize|deserialize|normalize_program|IpuStrategy|"
+            r"ExponentialMovingAverage|WeightNormParamAttr|device_guard|name_scope|setitem|accuracy|auc|"
+            r"ctr_metric_bundle|cpu_places|cuda_places|xpu_places|mlu_places|Variable|set_program_state|"
+            r"load_program_state)|\bprogram_guard\(|\bExecutor\(|paddle\.pir\b|in_pir_mode|"
+            r"paddle\.base\.(framework|layers|Program|program_guard|executor)"
+        ),
+    ),
+    (
+        "inference_or_jit_export",
+        re.compile(
+            r"paddle\.jit\.(save|load|to_static|not_to_static|ignore_module|marker|TranslatedLayer|"
+            r"enable_to_static|set_code_level|set_verbosity|sot)|\bto_static\b|paddle\.inference|"
+            r"paddle\.onnx|save_inference_model|load_inference_model|TranslatedLayer|paddle\.jit\.api"
+        ),
+    ),
+    (
+        "download",
+        re.compile(
+            r"pretrained\s*=\s*True|paddle\.hub|download|get_weights_path_from_url|"
+            r"paddle\.vision\.datasets\.|paddle\.text\.datasets|paddle\.text\.(Conll05st|Imdb|Imikolov|"
+            r"Movielens|UCIHousing|WMT14|WMT16)|\b(MNIST|FashionMNIST|Cifar10|Cifar100|Flowers|VOC2012|"
+            r"Conll05st|Imdb|Imikolov|Movielens|UCIHousing|WMT14|WMT16)\(|paddle\.dataset\.|"
+            r"paddle\.audio\.datasets|"
+            r"from paddle\.(vision\.datasets|text\.datasets|text|audio\.datasets) import|urlopen|requests\.get"
+        ),
+    ),
 ]
 _DIRECTIVE_RULES = [
     ("distributed", re.compile(r"DISTRIBUTED", re.I)),
@@ -216,7 +239,8 @@ def classify(ex: Example) -> str:
 _INTERNAL = re.compile(
     r"(^|\.)(base|fluid|libs|proto|pir|_C_ops|_pir_ops|_legacy_C_ops|_typing|core|framework\.io_utils|"
     r"tests?|testing|cinn|jit\.sot|jit\.dy2static|jit\.pir_dy2static|decomposition|autograd\.ir_backward|"
-    r"utils\.cpp_extension\.extension_utils)($|\.)")
+    r"utils\.cpp_extension\.extension_utils)($|\.)"
+)
 
 
 def _public_members(mod):
@@ -244,10 +268,11 @@ def public_attrs(obj):
 def walk_public_api(root_name: str = "paddle"):
     """Yield (qualified name, object) over the public API, breadth first, each object once."""
     import importlib
+
     root = importlib.import_module(root_name)
     seen_mod, seen_obj = set(), set()
     queue = [(root_name, root)]
-    classes = []   # their members come after every module-level name, so that
+    classes = []  # their members come after every module-level name, so that
     # paddle.add (not paddle.Tensor.add) names the example both share
     while queue:
         name, mod = queue.pop(0)
@@ -258,9 +283,12 @@ def walk_public_api(root_name: str = "paddle"):
         members = set(_public_members(mod))
         # public submodules reachable as attributes (paddle.nn, paddle.linalg, ...)
         for k, v in public_attrs(mod):
-            if isinstance(v, types.ModuleType) and getattr(v, "__name__", "") == f"{mod.__name__}.{k}":
+            if (
+                isinstance(v, types.ModuleType)
+                and getattr(v, "__name__", "") == f"{mod.__name__}.{k}"
+            ):
                 sub = f"{name}.{k}"
-                if not _INTERNAL.search(sub[len(root_name):]):
+                if not _INTERNAL.search(sub[len(root_name) :]):
                     queue.append((sub, v))
         for k in sorted(members):
             try:
@@ -337,7 +365,7 @@ def _tensor_only_attrs(paddle) -> set:
             except Exception:
                 continue
             if len(other & attrs) > len(attrs) // 3:
-                continue   # a tensor-like class (static Variable, PIR Value): same methods
+                continue  # a tensor-like class (static Variable, PIR Value): same methods
             attrs -= other
     return attrs
 
@@ -361,14 +389,23 @@ def main(argv=None):
     examples = extract_all("paddle")
     save(examples, args.out)
     import paddle
-    meta = {"paddle_version": paddle.__version__,
-            # lets the report tell a missing Tensor method from other attribute reads
-            "tensor_attrs": sorted(_tensor_only_attrs(paddle))}
-    with open(os.path.join(os.path.dirname(os.path.abspath(args.out)), "paddle_meta.json"), "w") as f:
+
+    meta = {
+        "paddle_version": paddle.__version__,
+        # lets the report tell a missing Tensor method from other attribute reads
+        "tensor_attrs": sorted(_tensor_only_attrs(paddle)),
+    }
+    with open(
+        os.path.join(os.path.dirname(os.path.abspath(args.out)), "paddle_meta.json"), "w"
+    ) as f:
         json.dump(meta, f)
     from collections import Counter
+
     c = Counter(e.set_aside or "candidate" for e in examples)
-    print(f"{len(examples)} examples -> {args.out}: " + ", ".join(f"{k} {v}" for k, v in c.most_common()))
+    print(
+        f"{len(examples)} examples -> {args.out}: "
+        + ", ".join(f"{k} {v}" for k, v in c.most_common())
+    )
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ Three counts per missing name:
   only     of those, the examples in which it is the only missing name referenced and
            whose oar failure is a missing name: adding it most likely makes them run.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,10 +33,14 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import extract  # noqa: E402
 
-_DEVICE = re.compile(r"^paddle\.(set_device|get_device|device|is_compiled_with_\w+|CUDAPlace|XPUPlace|"
-                     r"CUDAPinnedPlace|CustomPlace|get_cuda_rng_state|set_cuda_rng_state|cuda)(\.|$)")
-_MODE = re.compile(r"^paddle\.(disable_static|enable_static|in_dynamic_mode|in_static_mode|"
-                   r"disable_signal_handler)$")
+_DEVICE = re.compile(
+    r"^paddle\.(set_device|get_device|device|is_compiled_with_\w+|CUDAPlace|XPUPlace|"
+    r"CUDAPinnedPlace|CustomPlace|get_cuda_rng_state|set_cuda_rng_state|cuda)(\.|$)"
+)
+_MODE = re.compile(
+    r"^paddle\.(disable_static|enable_static|in_dynamic_mode|in_static_mode|"
+    r"disable_signal_handler)$"
+)
 
 
 def area(name: str) -> str:
@@ -58,10 +63,38 @@ def area(name: str) -> str:
         if parts[2] in ("utils", "quant", "initializer"):
             return f"paddle.nn.{parts[2]}"
         return "paddle.nn layers and classes"
-    if top in ("linalg", "fft", "signal", "distribution", "geometric", "incubate", "compat", "audio",
-               "vision", "text", "quantization", "amp", "metric", "optimizer", "io", "utils", "base",
-               "regularizer", "autograd", "static", "jit", "hapi", "callbacks", "profiler", "tensor",
-               "framework", "version", "sysconfig", "onnx", "hub"):
+    if top in (
+        "linalg",
+        "fft",
+        "signal",
+        "distribution",
+        "geometric",
+        "incubate",
+        "compat",
+        "audio",
+        "vision",
+        "text",
+        "quantization",
+        "amp",
+        "metric",
+        "optimizer",
+        "io",
+        "utils",
+        "base",
+        "regularizer",
+        "autograd",
+        "static",
+        "jit",
+        "hapi",
+        "callbacks",
+        "profiler",
+        "tensor",
+        "framework",
+        "version",
+        "sysconfig",
+        "onnx",
+        "hub",
+    ):
         return f"paddle.{top}"
     if top[:1].isupper():
         return "top-level classes"
@@ -89,9 +122,11 @@ def cause(rec) -> str:
     return f"{rec['error_type']}: {norm[:140]}"
 
 
-_RANDOM = re.compile(r"rand|normal|uniform|dropout|seed|shuffle|bernoulli|multinomial|poisson|sample|"
-                     r"initializer|LSTM|GRU|RNN|Embedding|nn\.(Linear|Conv|Bilinear)|Model|perm|empty|"
-                     r"id\(|data_ptr|time|Profiler|profiler")
+_RANDOM = re.compile(
+    r"rand|normal|uniform|dropout|seed|shuffle|bernoulli|multinomial|poisson|sample|"
+    r"initializer|LSTM|GRU|RNN|Embedding|nn\.(Linear|Conv|Bilinear)|Model|perm|empty|"
+    r"id\(|data_ptr|time|Profiler|profiler"
+)
 # Deterministic examples whose printed difference has been looked at, and why it stays.
 _REVIEWED = {
     "paddle.argsort#0": "ties under stable=False come out in an unspecified order; oar's is stable",
@@ -105,16 +140,16 @@ _REVIEWED = {
     "paddle.utils.cpp_extension.get_build_directory#0": "oar's own cache directory",
     "paddle.utils.unique_name.switch#0": "the generator objects' reprs",
     "paddle.isin#0": "assume_unique=True on repeated values: the example prints the wrong "
-                     "result Paddle documents; oar returns the right one",
+    "result Paddle documents; oar returns the right one",
     "paddle.linalg.eigh#0": "eigenvectors differ by a unit phase per column (both are eigenvectors)",
     "paddle.linalg.svd#0": "singular vectors differ in sign per pair (both factor the matrix)",
     "paddle.distribution.Geometric.kl_divergence#0": "Paddle prints the two Bernoulli(p) KL "
-                     "(0.511); the geometric one is log(p/q) + (1-p)/p log((1-p)/(1-q)) = "
-                     "1.022, which oar and PyTorch give",
+    "(0.511); the geometric one is log(p/q) + (1-p)/p log((1-p)/(1-q)) = "
+    "1.022, which oar and PyTorch give",
     "paddle.sparse.sum#0": "Paddle prints a full sum's COO indices as [0] and its value 0-d; "
-                           "oar keeps the [sparse_dim, nnz] and [nnz] shapes of every COO tensor",
+    "oar keeps the [sparse_dim, nnz] and [nnz] shapes of every COO tensor",
     "paddle.Tensor.name#0": "oar leaves an unnamed tensor's name empty (Paddle generates "
-                            "`generated_tensor_N`)",
+    "`generated_tensor_N`)",
     "paddle.amp.debugging.TensorCheckerConfig#0": "Paddle's stdout carries its own seed warning",
     "paddle.amp.debugging.check_numerics#0": "Paddle's stdout carries its own seed warning",
     "paddle.amp.debugging.disable_tensor_checker#0": "Paddle's stdout carries its own seed warning",
@@ -132,8 +167,10 @@ def same_values(a: str, b: str, rtol=1e-5, atol=1e-6) -> bool:
     if len(xs) != len(ys):
         return False
     for x, y in zip(xs, ys):
-        fx, fy = float(x.rstrip(".") if x.rstrip(".")[-1:] in "fn" else x), float(
-            y.rstrip(".") if y.rstrip(".")[-1:] in "fn" else y)
+        fx, fy = (
+            float(x.rstrip(".") if x.rstrip(".")[-1:] in "fn" else x),
+            float(y.rstrip(".") if y.rstrip(".")[-1:] in "fn" else y),
+        )
         if fx != fy and not (fx != fx and fy != fy) and not abs(fx - fy) <= atol + rtol * abs(fy):
             return False
     return True
@@ -143,17 +180,21 @@ def same_float32s(a: str, b: str) -> bool:
     """Whether two printouts that show the same values hold the very same float32 numbers
     (so they differ in formatting only), not numbers a float32 rounding apart."""
     import numpy as np
+
     xs, ys = _NUM.findall(a), _NUM.findall(b)
 
     def val(t):
         return float(t.rstrip(".") if t.rstrip(".")[-1:] in "fn" else t)
+
     with np.errstate(over="ignore"):
         return len(xs) == len(ys) and all(
             np.float32(val(x)) == np.float32(val(y)) or (val(x) != val(x) and val(y) != val(y))
-            for x, y in zip(xs, ys))
+            for x, y in zip(xs, ys)
+        )
 
 
 # ---------------------------------------------------------------- static references
+
 
 def _chain(node):
     """['a', 'b', 'c'] for the expression a.b.c, else None."""
@@ -184,13 +225,17 @@ def references(code: str):
                         alias[a.asname] = a.name
                     else:
                         alias["paddle"] = "paddle"
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0 and (
-                node.module == "paddle" or node.module.startswith("paddle.")):
+        elif (
+            isinstance(node, ast.ImportFrom)
+            and node.module
+            and node.level == 0
+            and (node.module == "paddle" or node.module.startswith("paddle."))
+        ):
             for a in node.names:
                 if a.name != "*":
                     alias[a.asname or a.name] = f"{node.module}.{a.name}"
                     names.add(f"{node.module}.{a.name}")
-    other_modules = set()   # np, math, ...: their attributes are no Tensor methods
+    other_modules = set()  # np, math, ...: their attributes are no Tensor methods
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             other_modules |= {(a.asname or a.name.split(".")[0]) for a in node.names} - set(alias)
@@ -202,7 +247,7 @@ def references(code: str):
         if isinstance(node, ast.Attribute):
             ch = _chain(node)
             if ch and ch[0] in alias:
-                if id(node) not in inner:     # the whole chain a.b.c, not its prefixes
+                if id(node) not in inner:  # the whole chain a.b.c, not its prefixes
                     names.add(".".join([alias[ch[0]]] + ch[1:]))
             elif not (ch and ch[0] in other_modules):
                 others.add(node.attr)
@@ -216,6 +261,7 @@ class Resolver:
 
     def __init__(self):
         import shim
+
         shim.install("paddle", "oar")
         self.root = importlib.import_module("paddle")
         self.cache = {}
@@ -233,18 +279,18 @@ class Resolver:
                 try:
                     obj = importlib.import_module(f"{modname}.{p}")
                 except ImportError:
-                    result = ".".join(parts[:i + 1])
+                    result = ".".join(parts[: i + 1])
                     break
                 except Exception:
                     break
             else:
                 if isinstance(obj, type):
-                    result = ".".join(parts[:i + 1])
+                    result = ".".join(parts[: i + 1])
                 break
             if isinstance(obj, type(sys)):
-                modname = ".".join(parts[:i + 1])
+                modname = ".".join(parts[: i + 1])
             elif not isinstance(obj, type):
-                break          # attributes of functions/instances are not API names
+                break  # attributes of functions/instances are not API names
         self.cache[dotted] = result
         return result
 
@@ -252,7 +298,9 @@ class Resolver:
 def main(argv=None):
     ap = argparse.ArgumentParser(description="rank what stops Paddle's examples on oar")
     ap.add_argument("--dir", default="build/paddle_examples")
-    ap.add_argument("--doc", default="", help="write the markdown summary here (docs/paddle_examples.md)")
+    ap.add_argument(
+        "--doc", default="", help="write the markdown summary here (docs/paddle_examples.md)"
+    )
     ap.add_argument("--top", type=int, default=40)
     args = ap.parse_args(argv)
     d = args.dir
@@ -273,16 +321,27 @@ def main(argv=None):
     def norm_out(s):
         s = re.sub(r"0x[0-9a-fA-F]+", "0x?", s or "")
         return "\n".join(ln.rstrip() for ln in s.strip().splitlines())
-    same_out = [e for e in ran_oar if norm_out(pres[e.id].get("stdout")) == norm_out(ores[e.id].get("stdout"))]
-    same_val = [e for e in ran_oar if same_values(norm_out(pres[e.id].get("stdout")),
-                                                  norm_out(ores[e.id].get("stdout")))]
+
+    same_out = [
+        e
+        for e in ran_oar
+        if norm_out(pres[e.id].get("stdout")) == norm_out(ores[e.id].get("stdout"))
+    ]
+    same_val = [
+        e
+        for e in ran_oar
+        if same_values(norm_out(pres[e.id].get("stdout")), norm_out(ores[e.id].get("stdout")))
+    ]
 
     # runs, but prints other values: random programs are expected to; the rest are worth a look
     differ = [e for e in ran_oar if e not in same_val]
     # same values, other text: formatting alone, or float32 results a rounding apart
     near = [e for e in same_val if e not in same_out]
-    formatting = [e for e in near if same_float32s(norm_out(pres[e.id].get("stdout")),
-                                                   norm_out(ores[e.id].get("stdout")))]
+    formatting = [
+        e
+        for e in near
+        if same_float32s(norm_out(pres[e.id].get("stdout")), norm_out(ores[e.id].get("stdout")))
+    ]
     differ_det = [e.id for e in differ if not _RANDOM.search(e.code())]
 
     # first-blocking causes
@@ -304,13 +363,14 @@ def main(argv=None):
     # static references
     res = Resolver()
     import oar
+
     known_other = set()
     for cls in (oar.Tensor, oar.nn.Layer, oar.optimizer.Optimizer, oar.io.DataLoader, oar.Model):
         known_other |= set(dir(cls))
     tensor_attrs = set(meta["tensor_attrs"])
-    refs = defaultdict(set)         # missing name -> example ids referencing it
+    refs = defaultdict(set)  # missing name -> example ids referencing it
     per_example = {}
-    inside = defaultdict(set)       # "paddle.sparse:nn.ReLU" -> failing examples using it
+    inside = defaultdict(set)  # "paddle.sparse:nn.ReLU" -> failing examples using it
     failing_ids = {e.id for e in failed}
     for e in ran_paddle:
         names, others = references(e.code())
@@ -319,7 +379,7 @@ def main(argv=None):
             for n in names:
                 fm = res.first_missing(n)
                 if fm and n.startswith(fm + "."):
-                    inside[fm + ":" + n[len(fm) + 1:]].add(e.id)
+                    inside[fm + ":" + n[len(fm) + 1 :]].add(e.id)
         miss |= {f"paddle.Tensor.{a}" for a in others if a in tensor_attrs and a not in known_other}
         per_example[e.id] = miss
     for eid, miss in per_example.items():
@@ -346,33 +406,76 @@ def main(argv=None):
 
     summary = {
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        "paddle_version": rp["version"], "oar_version": ro["version"],
-        "extracted": len(examples), "set_aside": dict(aside.most_common()),
-        "candidates": len(candidates), "ran_on_paddle": len(ran_paddle),
-        "paddle_failures": dict(Counter(f"{pres[e.id].get('error_type')}" for e in candidates
-                                        if pres.get(e.id, {}).get("status") != "ok").most_common()),
-        "ran_on_oar": len(ran_oar), "same_output": len(same_out), "same_values": len(same_val), "formatting_only": len(formatting), "not_run_on_oar": len(not_run_oar),
+        "paddle_version": rp["version"],
+        "oar_version": ro["version"],
+        "extracted": len(examples),
+        "set_aside": dict(aside.most_common()),
+        "candidates": len(candidates),
+        "ran_on_paddle": len(ran_paddle),
+        "paddle_failures": dict(
+            Counter(
+                f"{pres[e.id].get('error_type')}"
+                for e in candidates
+                if pres.get(e.id, {}).get("status") != "ok"
+            ).most_common()
+        ),
+        "ran_on_oar": len(ran_oar),
+        "same_output": len(same_out),
+        "same_values": len(same_val),
+        "formatting_only": len(formatting),
+        "not_run_on_oar": len(not_run_oar),
         "causes": causes.most_common(),
-        "missing": [{"name": n, "area": area(n), "first": first_missing[n], "refs": len(refs[n]),
-                     "only": only[n], "ids": sorted(refs[n] | {e.id for e in failed
-                                                              if ores[e.id].get("missing") == n})}
-                    for n in table],
-        "differ_deterministic": differ_det, "differ_total": len(differ),
+        "missing": [
+            {
+                "name": n,
+                "area": area(n),
+                "first": first_missing[n],
+                "refs": len(refs[n]),
+                "only": only[n],
+                "ids": sorted(refs[n] | {e.id for e in failed if ores[e.id].get("missing") == n}),
+            }
+            for n in table
+        ],
+        "differ_deterministic": differ_det,
+        "differ_total": len(differ),
         "inside_missing_namespaces": {k: sorted(v) for k, v in sorted(inside.items())},
         "areas_first": by_area_first.most_common(),
-        "areas_refs": sorted(((a, len(ids)) for a, ids in refs_by_area.items()), key=lambda t: -t[1]),
-        "per_example": {e.id: {"paddle": pres[e.id]["status"], "oar": ores.get(e.id, {}).get("status"),
-                               "cause": cause(ores[e.id]) if e.id in failing_ids else "",
-                               "missing_refs": sorted(per_example[e.id])} for e in ran_paddle},
+        "areas_refs": sorted(
+            ((a, len(ids)) for a, ids in refs_by_area.items()), key=lambda t: -t[1]
+        ),
+        "per_example": {
+            e.id: {
+                "paddle": pres[e.id]["status"],
+                "oar": ores.get(e.id, {}).get("status"),
+                "cause": cause(ores[e.id]) if e.id in failing_ids else "",
+                "missing_refs": sorted(per_example[e.id]),
+            }
+            for e in ran_paddle
+        },
     }
     with open(os.path.join(d, "summary.json"), "w") as f:
         json.dump(summary, f, indent=1)
     pct = 100.0 * len(ran_oar) / max(1, len(ran_paddle))
-    print(f"oar runs {len(ran_oar)} of {len(ran_paddle)} = {pct:.1f}% "
-          f"(same printed output: {len(same_out)}, same printed values: {len(same_val)}); {len(failed)} fail")
+    print(
+        f"oar runs {len(ran_oar)} of {len(ran_paddle)} = {pct:.1f}% "
+        f"(same printed output: {len(same_out)}, same printed values: {len(same_val)}); {len(failed)} fail"
+    )
     if args.doc:
-        write_doc(args.doc, summary, causes, first_missing, refs, only, table, by_area_first,
-                  refs_by_area, args.top, ro, rp, inside)
+        write_doc(
+            args.doc,
+            summary,
+            causes,
+            first_missing,
+            refs,
+            only,
+            table,
+            by_area_first,
+            refs_by_area,
+            args.top,
+            ro,
+            rp,
+            inside,
+        )
     return 0
 
 
@@ -383,37 +486,64 @@ def _git(*a):
         return "?"
 
 
-def write_doc(path, s, causes, first_missing, refs, only, table, by_area_first, refs_by_area, top, ro, rp,
-              inside):
+def write_doc(
+    path,
+    s,
+    causes,
+    first_missing,
+    refs,
+    only,
+    table,
+    by_area_first,
+    refs_by_area,
+    top,
+    ro,
+    rp,
+    inside,
+):
     pct = 100.0 * s["ran_on_oar"] / max(1, s["ran_on_paddle"])
     L = []
     a = L.append
     a("# Paddle's documented examples on oar")
     a("")
-    a("How much of Paddle's own API documentation runs unchanged when `import paddle` "
-      "resolves to oar. Generated by `tools/paddle_examples/report.py`; "
-      "how to re-run it: `tools/paddle_examples/README.md`. Only ids, counts and names "
-      "are kept here; the example programs are re-extracted from the installed Paddle.")
+    a(
+        "How much of Paddle's own API documentation runs unchanged when `import paddle` "
+        "resolves to oar. Generated by `tools/paddle_examples/report.py`; "
+        "how to re-run it: `tools/paddle_examples/README.md`. Only ids, counts and names "
+        "are kept here; the example programs are re-extracted from the installed Paddle."
+    )
     a("")
-    a(f"- Measured: {s['date']}, oar {s['oar_version']} at commit `{_git('rev-parse', '--short', 'HEAD')}`, "
-      f"PaddlePaddle {s['paddle_version']} (CPU build), Python {ro.get('python', '?')}.")
-    a("- Command: `tools/paddle_examples/measure.sh` (extract → run on Paddle → run on oar → report).")
-    a(f"- Wall time: Paddle side {rp.get('seconds', '?')} s, oar side {ro.get('seconds', '?')} s "
-      "(one fork per example, 2 at a time, 20 s timeout).")
+    a(
+        f"- Measured: {s['date']}, oar {s['oar_version']} at commit `{_git('rev-parse', '--short', 'HEAD')}`, "
+        f"PaddlePaddle {s['paddle_version']} (CPU build), Python {ro.get('python', '?')}."
+    )
+    a(
+        "- Command: `tools/paddle_examples/measure.sh` (extract → run on Paddle → run on oar → report)."
+    )
+    a(
+        f"- Wall time: Paddle side {rp.get('seconds', '?')} s, oar side {ro.get('seconds', '?')} s "
+        "(one fork per example, 2 at a time, 20 s timeout)."
+    )
     a("")
     a("## Headline")
     a("")
-    a(f"**oar runs {s['ran_on_oar']} of the {s['ran_on_paddle']} examples that run on Paddle = {pct:.1f}%** "
-      "(\"runs\" = the whole example executes without an exception).")
-    a(f"Stricter: {s['same_output']} of them ({100.0 * s['same_output'] / max(1, s['ran_on_paddle']):.1f}% "
-      "of the denominator) also print exactly what Paddle prints (after trailing-space and "
-      "memory-address normalisation; examples that print random numbers cannot match).")
-    a(f"Looser: {s['same_values']} ({100.0 * s['same_values'] / max(1, s['ran_on_paddle']):.1f}%) print "
-      "the same words and the same numbers within float32 printing precision, whatever the spacing "
-      f"and digit formatting. Of the {s['same_values'] - s['same_output']} in between, "
-      f"{s.get('formatting_only', 0)} hold the very same float32 numbers (formatting, or the "
-      "sign of a zero) and the others numbers a float32 rounding apart: oar's vectorised "
-      "exp/log/erf/... against the C library's, or another summation order.")
+    a(
+        f"**oar runs {s['ran_on_oar']} of the {s['ran_on_paddle']} examples that run on Paddle = {pct:.1f}%** "
+        "(\"runs\" = the whole example executes without an exception)."
+    )
+    a(
+        f"Stricter: {s['same_output']} of them ({100.0 * s['same_output'] / max(1, s['ran_on_paddle']):.1f}% "
+        "of the denominator) also print exactly what Paddle prints (after trailing-space and "
+        "memory-address normalisation; examples that print random numbers cannot match)."
+    )
+    a(
+        f"Looser: {s['same_values']} ({100.0 * s['same_values'] / max(1, s['ran_on_paddle']):.1f}%) print "
+        "the same words and the same numbers within float32 printing precision, whatever the spacing "
+        f"and digit formatting. Of the {s['same_values'] - s['same_output']} in between, "
+        f"{s.get('formatting_only', 0)} hold the very same float32 numbers (formatting, or the "
+        "sign of a zero) and the others numbers a float32 rounding apart: oar's vectorised "
+        "exp/log/erf/... against the C library's, or another summation order."
+    )
     a("")
     a("| | examples |")
     a("|---|---:|")
@@ -421,37 +551,53 @@ def write_doc(path, s, causes, first_missing, refs, only, table, by_area_first, 
     for k, v in s["set_aside"].items():
         a(f"| set aside: {k.replace('_', ' ')} | {v} |")
     a(f"| candidates (eager, CPU, no download) | {s['candidates']} |")
-    a(f"| fail on Paddle itself ({', '.join(f'{k} {v}' for k, v in s['paddle_failures'].items())}) | "
-      f"{s['candidates'] - s['ran_on_paddle']} |")
+    a(
+        f"| fail on Paddle itself ({', '.join(f'{k} {v}' for k, v in s['paddle_failures'].items())}) | "
+        f"{s['candidates'] - s['ran_on_paddle']} |"
+    )
     a(f"| **run on Paddle (denominator)** | **{s['ran_on_paddle']}** |")
     a(f"| **run on oar** | **{s['ran_on_oar']}** |")
     a(f"| same printed output (exact text) | {s['same_output']} |")
-    a(f"| same printed values (numbers within float32 precision, any spacing) | {s['same_values']} |")
+    a(
+        f"| same printed values (numbers within float32 precision, any spacing) | {s['same_values']} |"
+    )
     a("")
-    a("Set-aside rules (`extract.classify`, first match wins): a `+REQUIRES(env:...)` directive "
-      "naming a distributed run or a device other than the CPU; code using `paddle.distributed`/fleet, "
-      "a GPU/XPU/custom place, static-graph programs (`enable_static`, `paddle.static.Program`, "
-      "`Executor`, PIR), `paddle.jit` export/`to_static`/inference, or datasets and pretrained "
-      "weights that would download; a block that Paddle's own doctests skip (`+SKIP` on the whole block). "
-      "Statements carrying an inline `+SKIP` are left out on both sides, as Paddle's doctest runner does.")
+    a(
+        "Set-aside rules (`extract.classify`, first match wins): a `+REQUIRES(env:...)` directive "
+        "naming a distributed run or a device other than the CPU; code using `paddle.distributed`/fleet, "
+        "a GPU/XPU/custom place, static-graph programs (`enable_static`, `paddle.static.Program`, "
+        "`Executor`, PIR), `paddle.jit` export/`to_static`/inference, or datasets and pretrained "
+        "weights that would download; a block that Paddle's own doctests skip (`+SKIP` on the whole block). "
+        "Statements carrying an inline `+SKIP` are left out on both sides, as Paddle's doctest runner does."
+    )
     a("")
     a("Reading the numbers:")
     a("")
-    a("- An example stops at its first failure, so `first` counts hide what comes after: adding a "
-      "name unblocks an example only if nothing else is missing further down (`only` estimates that).")
-    a("- An example program shared by several APIs (e.g. `paddle.add` and `Tensor.add`) is counted "
-      "once, under the first public name met breadth-first from `paddle`.")
-    a("- The issue's earlier figure (149 of 1,092) came from a narrower extraction; the two "
-      "denominators are not the same set of examples.")
-    a("- The denominator is what runs on Paddle's CPU build here, so a set-aside rule that misses an "
-      "example needing a GPU or the network only removes it from both sides.")
+    a(
+        "- An example stops at its first failure, so `first` counts hide what comes after: adding a "
+        "name unblocks an example only if nothing else is missing further down (`only` estimates that)."
+    )
+    a(
+        "- An example program shared by several APIs (e.g. `paddle.add` and `Tensor.add`) is counted "
+        "once, under the first public name met breadth-first from `paddle`."
+    )
+    a(
+        "- The issue's earlier figure (149 of 1,092) came from a narrower extraction; the two "
+        "denominators are not the same set of examples."
+    )
+    a(
+        "- The denominator is what runs on Paddle's CPU build here, so a set-aside rule that misses an "
+        "example needing a GPU or the network only removes it from both sides."
+    )
     a("")
     a("## What stops the rest, by area")
     a("")
-    a("`first`: examples whose run on oar stopped in this area (each failing example counted once, "
-      "at its first failure). `refs`: failing examples that reference a missing name of the area "
-      "anywhere (an example can count in several areas); for the two dtype rows, failing examples "
-      "whose code mentions complex values or `fft` / `uint8`, `int8`, `int16`.")
+    a(
+        "`first`: examples whose run on oar stopped in this area (each failing example counted once, "
+        "at its first failure). `refs`: failing examples that reference a missing name of the area "
+        "anywhere (an example can count in several areas); for the two dtype rows, failing examples "
+        "whose code mentions complex values or `fft` / `uint8`, `int8`, `int16`."
+    )
     a("")
     a("| area | first | refs |")
     a("|---|---:|---:|")
@@ -461,11 +607,13 @@ def write_doc(path, s, causes, first_missing, refs, only, table, by_area_first, 
     a("")
     a("## Missing names, ranked")
     a("")
-    a("`first`: examples whose oar run raised AttributeError/ImportError on this name. "
-      "`refs`: failing examples that reference it (static resolution of the example's imports "
-      "against oar; `paddle.Tensor.x` rows from attribute reads are a heuristic). `only`: failing "
-      "examples in which it is the only missing name referenced — adding it most likely makes them run "
-      "(unless a behaviour difference follows).")
+    a(
+        "`first`: examples whose oar run raised AttributeError/ImportError on this name. "
+        "`refs`: failing examples that reference it (static resolution of the example's imports "
+        "against oar; `paddle.Tensor.x` rows from attribute reads are a heuristic). `only`: failing "
+        "examples in which it is the only missing name referenced — adding it most likely makes them run "
+        "(unless a behaviour difference follows)."
+    )
     a("")
     a("| # | missing name | area | first | refs | only |")
     a("|---:|---|---|---:|---:|---:|")
@@ -480,34 +628,44 @@ def write_doc(path, s, causes, first_missing, refs, only, table, by_area_first, 
     for n in table:
         grouped[area(n)].append(n)
     for ar in sorted(grouped, key=lambda x: (-by_area_first[x], x)):
-        a(f"- **{ar}** ({len(grouped[ar])}): " + ", ".join(
-            f"`{n}` ({first_missing[n]}/{len(refs[n])})" for n in grouped[ar]))
+        a(
+            f"- **{ar}** ({len(grouped[ar])}): "
+            + ", ".join(f"`{n}` ({first_missing[n]}/{len(refs[n])})" for n in grouped[ar])
+        )
     a("")
     a("## What the examples use inside the missing namespaces")
     a("")
-    a("Where a whole namespace is missing (`paddle.distribution`, `paddle.sparse`, ...), the names "
-      "the failing examples reach inside it, with the number of failing examples using each.")
+    a(
+        "Where a whole namespace is missing (`paddle.distribution`, `paddle.sparse`, ...), the names "
+        "the failing examples reach inside it, with the number of failing examples using each."
+    )
     a("")
     by_ns = defaultdict(list)
     for k, ids in inside.items():
         by_ns[k.split(":")[0]].append((k.split(":")[1], len(ids)))
     for ns in sorted(by_ns, key=lambda n: (-len(refs.get(n, ())), n)):
         items = sorted(by_ns[ns], key=lambda t: (-t[1], t[0]))
-        a(f"- **`{ns}`** ({len(refs.get(ns, ()))} examples): " + ", ".join(
-            f"`{k}` {n}" for k, n in items))
+        a(
+            f"- **`{ns}`** ({len(refs.get(ns, ()))} examples): "
+            + ", ".join(f"`{k}` {n}" for k, n in items)
+        )
     a("")
     a("## Runs, but prints other values")
     a("")
     det = s["differ_deterministic"]
     reviewed = [i for i in det if i in _REVIEWED]
     open_ = [i for i in det if i not in _REVIEWED]
-    a(f"{s['differ_total']} examples run on oar but print different words or numbers than Paddle. "
-      f"Most use random numbers or freshly initialised weights; {len(det)} do not look random "
-      "(no rand/seed/initialised layer in the code).")
+    a(
+        f"{s['differ_total']} examples run on oar but print different words or numbers than Paddle. "
+        f"Most use random numbers or freshly initialised weights; {len(det)} do not look random "
+        "(no rand/seed/initialised layer in the code)."
+    )
     a("")
     if open_:
-        a(f"Not yet reviewed ({len(open_)}; some may be wrong results or a different "
-          "`stop_gradient`/shape of the result): " + ", ".join(f"`{i}`" for i in open_) + ".")
+        a(
+            f"Not yet reviewed ({len(open_)}; some may be wrong results or a different "
+            "`stop_gradient`/shape of the result): " + ", ".join(f"`{i}`" for i in open_) + "."
+        )
         a("")
     if reviewed:
         a(f"Reviewed ({len(reviewed)}), the difference stays:")
@@ -525,9 +683,11 @@ def write_doc(path, s, causes, first_missing, refs, only, table, by_area_first, 
         if not c.startswith("missing "):
             a(f"| {c.replace('|', '/')} | {n} |")
     a("")
-    a("Per-example records (id, status, error type, first message line, missing name, "
-      "line, raising frame, printed output) are in the git-ignored `build/paddle_examples/` "
-      "(`results_paddle.json`, `results_oar.json`, `summary.json`).")
+    a(
+        "Per-example records (id, status, error type, first message line, missing name, "
+        "line, raising frame, printed output) are in the git-ignored `build/paddle_examples/` "
+        "(`results_paddle.json`, `results_oar.json`, `summary.json`)."
+    )
     with open(path, "w") as f:
         f.write("\n".join(L) + "\n")
 

@@ -15,6 +15,7 @@ timeout, and writes one JSON record per example:
 ("paddle.linalg", "paddle.Tensor.to_sparse_coo"), written in Paddle's names;
 `where` is the innermost frame of the library that raised ("oar/tensor/creation.py:to_tensor").
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,7 +37,7 @@ import extract  # noqa: E402
 def _paddle_name(name: str, target: str) -> str:
     """oar.nn.Linear -> paddle.nn.Linear (names as a Paddle user wrote them)."""
     if name == target or name.startswith(target + "."):
-        return "paddle" + name[len(target):]
+        return "paddle" + name[len(target) :]
     return name
 
 
@@ -58,7 +59,9 @@ def missing_name(exc: BaseException, target: str) -> str:
                 return ""
             name = m.group(1)
         if obj is None:
-            m = re.search(r"^(?:module|type object|'?)\s*'?([\w.]+)'? (?:object )?has no attribute", str(exc))
+            m = re.search(
+                r"^(?:module|type object|'?)\s*'?([\w.]+)'? (?:object )?has no attribute", str(exc)
+            )
             owner = m.group(1) if m else "?"
             if owner in dir(__import__("builtins")) or owner == "NoneType":
                 return ""
@@ -67,16 +70,20 @@ def missing_name(exc: BaseException, target: str) -> str:
         else:
             cls = obj if isinstance(obj, type) else type(obj)
             if cls.__module__ == "builtins":
-                return ""      # an int where Paddle gives a Tensor: a behaviour difference
+                return ""  # an int where Paddle gives a Tensor: a behaviour difference
             owner = PUBLIC_NAMES.get(id(cls)) or f"{cls.__module__}.{cls.__qualname__}"
         owner = _paddle_name(owner, target)
         # oar's Tensor lives in oar._C / oar.framework; name it the way Paddle users do
-        owner = re.sub(r"^(paddle\.)?(_C|framework|base\.core|eager)?\.?(\w+\.)*Tensor$", "paddle.Tensor", owner)
+        owner = re.sub(
+            r"^(paddle\.)?(_C|framework|base\.core|eager)?\.?(\w+\.)*Tensor$",
+            "paddle.Tensor",
+            owner,
+        )
         return f"{owner}.{name}"
     return ""
 
 
-PUBLIC_NAMES: dict = {}   # id(class) -> its shortest public dotted name; filled before forking
+PUBLIC_NAMES: dict = {}  # id(class) -> its shortest public dotted name; filled before forking
 
 
 def public_class_names(root) -> dict:
@@ -113,16 +120,21 @@ def _child(ex, target, roots, res_path):
     os.setsid()
     scratch = tempfile.mkdtemp(prefix="pex_")
     os.chdir(scratch)
-    out = os.open(os.path.join(os.path.dirname(res_path), os.path.basename(res_path) + ".out"),
-                  os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-    err = os.open(os.path.join(os.path.dirname(res_path), os.path.basename(res_path) + ".err"),
-                  os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+    out = os.open(
+        os.path.join(os.path.dirname(res_path), os.path.basename(res_path) + ".out"),
+        os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+    )
+    err = os.open(
+        os.path.join(os.path.dirname(res_path), os.path.basename(res_path) + ".err"),
+        os.O_WRONLY | os.O_CREAT | os.O_TRUNC,
+    )
     os.dup2(out, 1)
-    os.dup2(err, 2)    # warnings and C++ logs apart, so that printouts compare
+    os.dup2(err, 2)  # warnings and C++ logs apart, so that printouts compare
     sys.stdout = os.fdopen(1, "w", buffering=1, closefd=False)
     sys.stderr = os.fdopen(2, "w", buffering=1, closefd=False)
     sys.stdin = open(os.devnull)
     import builtins
+
     g = {"__name__": "__main__", "__builtins__": builtins}
     rec = {"id": ex.id, "status": "ok"}
     node = None
@@ -137,10 +149,14 @@ def _child(ex, target, roots, res_path):
                 exec(compile(ast.Module([node], []), f"<example {ex.id}>", "exec"), g)
     except BaseException as e:  # noqa: BLE001 - the example's own failure is the measurement
         msg = str(e).strip().splitlines()
-        rec.update(status="error", error_type=type(e).__name__,
-                   message=(msg[0] if msg else "")[:300],
-                   missing=missing_name(e, target), line=getattr(node, "lineno", 0),
-                   where=_where(e.__traceback__, roots))
+        rec.update(
+            status="error",
+            error_type=type(e).__name__,
+            message=(msg[0] if msg else "")[:300],
+            missing=missing_name(e, target),
+            line=getattr(node, "lineno", 0),
+            where=_where(e.__traceback__, roots),
+        )
     try:
         sys.stdout.flush()
     except Exception:
@@ -153,11 +169,14 @@ def _child(ex, target, roots, res_path):
 def run(examples, target, jobs, timeout, workdir):
     if target == "oar":
         import shim
+
         shim.install("paddle", "oar")
     import numpy  # noqa: F401 - imported once, before the forks, like paddle
     import paddle
+
     try:
         import matplotlib
+
         matplotlib.use("Agg")
     except Exception:
         pass
@@ -211,12 +230,20 @@ def run(examples, target, jobs, timeout, workdir):
                 rec = json.load(f)
         if rec is None:
             if os.WIFSIGNALED(status) and time.monotonic() - t0 > timeout:
-                rec = {"id": ex.id, "status": "timeout", "error_type": "Timeout",
-                       "message": f"over {timeout:g} s"}
+                rec = {
+                    "id": ex.id,
+                    "status": "timeout",
+                    "error_type": "Timeout",
+                    "message": f"over {timeout:g} s",
+                }
             else:
                 sig = os.WTERMSIG(status) if os.WIFSIGNALED(status) else None
-                rec = {"id": ex.id, "status": "crash", "error_type": "Crash",
-                       "message": f"signal {sig}" if sig else f"exit {os.WEXITSTATUS(status)}"}
+                rec = {
+                    "id": ex.id,
+                    "status": "crash",
+                    "error_type": "Crash",
+                    "message": f"signal {sig}" if sig else f"exit {os.WEXITSTATUS(status)}",
+                }
         rec["seconds"] = round(time.monotonic() - t0, 3)
         for stream, limit in (("stdout", 4000), ("stderr", 1000)):
             path = res + (".out" if stream == "stdout" else ".err")
@@ -236,7 +263,9 @@ def main(argv=None):
     ap = argparse.ArgumentParser(description="run extracted Paddle examples on paddle or oar")
     ap.add_argument("--target", choices=["paddle", "oar"], required=True)
     ap.add_argument("--examples", default="build/paddle_examples/examples.json")
-    ap.add_argument("--only", default="", help="file of ids to run (one a line); default: all candidates")
+    ap.add_argument(
+        "--only", default="", help="file of ids to run (one a line); default: all candidates"
+    )
     ap.add_argument("--out", default=None)
     ap.add_argument("-j", "--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=20.0)
@@ -252,11 +281,25 @@ def main(argv=None):
         examples = [e for e in examples if re.search(args.match, e.id)]
     out = args.out or os.path.join(os.path.dirname(args.examples), f"results_{args.target}.json")
     t0 = time.time()
-    version, recs = run(examples, args.target, args.jobs, args.timeout,
-                        os.path.join(os.path.dirname(out), f"tmp_{args.target}"))
+    version, recs = run(
+        examples,
+        args.target,
+        args.jobs,
+        args.timeout,
+        os.path.join(os.path.dirname(out), f"tmp_{args.target}"),
+    )
     with open(out, "w") as f:
-        json.dump({"target": args.target, "version": version, "python": sys.version.split()[0],
-                   "seconds": round(time.time() - t0, 1), "results": recs}, f, indent=1)
+        json.dump(
+            {
+                "target": args.target,
+                "version": version,
+                "python": sys.version.split()[0],
+                "seconds": round(time.time() - t0, 1),
+                "results": recs,
+            },
+            f,
+            indent=1,
+        )
     ok = sum(r["status"] == "ok" for r in recs)
     print(f"{args.target} {version}: {ok}/{len(recs)} ran in {time.time() - t0:.0f} s -> {out}")
 

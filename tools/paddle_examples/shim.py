@@ -9,6 +9,7 @@ its dotted children: it imports the target module (`oar.nn.functional` for
 target lacks fails with ModuleNotFoundError naming the *alias* (`paddle.fft`), as it
 would for a user whose Paddle lacked it.
 """
+
 from __future__ import annotations
 
 import importlib
@@ -43,7 +44,7 @@ class AliasFinder(importlib.abc.MetaPathFinder):
         if fullname == self.alias:
             return self.target
         if fullname.startswith(self.alias + "."):
-            return self.target + fullname[len(self.alias):]
+            return self.target + fullname[len(self.alias) :]
         return None
 
     def find_spec(self, fullname, path=None, target=None):
@@ -54,7 +55,7 @@ class AliasFinder(importlib.abc.MetaPathFinder):
             module = importlib.import_module(tname)
         except ModuleNotFoundError as e:
             if e.name and (e.name == tname or tname.startswith(e.name + ".")):
-                missing = self.alias + e.name[len(self.target):]
+                missing = self.alias + e.name[len(self.target) :]
                 raise ModuleNotFoundError(f"No module named '{missing}'", name=missing) from None
             raise
         is_pkg = hasattr(module, "__path__")

@@ -4,6 +4,7 @@ The casting happens in C++ at the top of every op (Note [Auto-cast happens in
 the forward pass], src/oar/eager/amp.h); this module validates the arguments
 and pushes and pops the thread's auto-cast state. See docs/amp.md.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -19,12 +20,22 @@ _LEVELS = {"O0": 0, "O1": 1, "O2": 2}
 # Paddle's names for ops oar calls otherwise, accepted in the custom lists so
 # Paddle code passes its lists unchanged.
 _PADDLE_NAMES = {
-    "matmul_v2": ["matmul"], "mul": ["matmul"], "conv2d": ["conv"], "conv3d": ["conv"],
-    "depthwise_conv2d": ["conv"], "conv2d_transpose": ["conv_transpose"],
-    "elementwise_add": ["add"], "elementwise_sub": ["subtract"], "elementwise_mul": ["multiply"],
-    "elementwise_div": ["divide"], "elementwise_max": ["maximum"],
-    "elementwise_min": ["minimum"], "reduce_sum": ["sum"], "reduce_mean": ["mean"],
-    "reduce_prod": ["prod"], "lookup_table_v2": ["embedding"],
+    "matmul_v2": ["matmul"],
+    "mul": ["matmul"],
+    "conv2d": ["conv"],
+    "conv3d": ["conv"],
+    "depthwise_conv2d": ["conv"],
+    "conv2d_transpose": ["conv_transpose"],
+    "elementwise_add": ["add"],
+    "elementwise_sub": ["subtract"],
+    "elementwise_mul": ["multiply"],
+    "elementwise_div": ["divide"],
+    "elementwise_max": ["maximum"],
+    "elementwise_min": ["minimum"],
+    "reduce_sum": ["sum"],
+    "reduce_mean": ["mean"],
+    "reduce_prod": ["prod"],
+    "lookup_table_v2": ["embedding"],
     "softmax_with_cross_entropy": ["cross_entropy_hard", "cross_entropy_soft"],
     "cross_entropy": ["cross_entropy_hard", "cross_entropy_soft"],
     "cross_entropy2": ["cross_entropy_hard", "cross_entropy_soft"],
@@ -35,13 +46,16 @@ def _names(arg, value):
     if value is None:
         return set()
     if isinstance(value, str) or not hasattr(value, "__iter__"):
-        raise TypeError(f"auto_cast: argument '{arg}' must be a set or list of op names, "
-                        f"got {type(value).__name__}")
+        raise TypeError(
+            f"auto_cast: argument '{arg}' must be a set or list of op names, "
+            f"got {type(value).__name__}"
+        )
     out = set()
     for n in value:
         if not isinstance(n, str):
-            raise TypeError(f"auto_cast: argument '{arg}' must hold op names (str), "
-                            f"got {type(n).__name__}")
+            raise TypeError(
+                f"auto_cast: argument '{arg}' must hold op names (str), got {type(n).__name__}"
+            )
         out.update(_PADDLE_NAMES.get(n, [n]))
     return out
 
@@ -65,24 +79,34 @@ class auto_cast(contextlib.ContextDecorator):
     Gradients come back in each input's own dtype: the casts are ops of the graph.
     """
 
-    def __init__(self, enable=True, custom_white_list=None, custom_black_list=None,
-                 level="O1", dtype="bfloat16", use_promote=True):
+    def __init__(
+        self,
+        enable=True,
+        custom_white_list=None,
+        custom_black_list=None,
+        level="O1",
+        dtype="bfloat16",
+        use_promote=True,
+    ):
         if not isinstance(level, str) or level.upper() not in _LEVELS:
-            raise ValueError(f"auto_cast: argument 'level' must be 'O0', 'O1' or 'O2', "
-                             f"got {level!r}")
+            raise ValueError(
+                f"auto_cast: argument 'level' must be 'O0', 'O1' or 'O2', got {level!r}"
+            )
         try:
             d = convert_dtype(dtype)
         except (TypeError, ValueError):
             d = None
         if d is None or d.name not in ("bfloat16", "float16"):
-            raise ValueError(f"auto_cast: argument 'dtype' must be 'bfloat16' or 'float16', "
-                             f"got {dtype!r}")
+            raise ValueError(
+                f"auto_cast: argument 'dtype' must be 'bfloat16' or 'float16', got {dtype!r}"
+            )
         white = _names("custom_white_list", custom_white_list)
         black = _names("custom_black_list", custom_black_list)
         both = sorted(white & black)
         if both:
-            raise ValueError(f"auto_cast: ops {both} are in both custom_white_list and "
-                             f"custom_black_list")
+            raise ValueError(
+                f"auto_cast: ops {both} are in both custom_white_list and custom_black_list"
+            )
         self._level = _LEVELS[level.upper()] if enable else 0
         self._dtype = d
         self._white = sorted(white) or None
@@ -148,8 +172,12 @@ get_autocast_cpu_dtype = get_autocast_dtype
 get_autocast_gpu_dtype = get_autocast_dtype
 
 
-def autocast(device_type: str | None, dtype: str = "float16", enabled: bool = True,
-             cache_enabled: bool = True) -> Any:
+def autocast(
+    device_type: str | None,
+    dtype: str = "float16",
+    enabled: bool = True,
+    cache_enabled: bool = True,
+) -> Any:
     """auto_cast(enable=enabled, dtype=dtype), PyTorch's way round; device_type and
     cache_enabled are not used (as in Paddle)."""
     return auto_cast(enable=enabled, dtype=dtype)

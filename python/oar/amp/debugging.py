@@ -20,6 +20,7 @@ names (docs/amp.md, "Debugging").
   report (Paddle writes an Excel workbook; oar writes CSV, readable by any
   spreadsheet, so it needs no xlsxwriter).
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -38,16 +39,25 @@ from .. import _C
 from ..tensor.creation import to_tensor
 from ..tensor.random import seed
 
-__all__ = ["DebugMode", "TensorCheckerConfig", "check_numerics",
-           "enable_operator_stats_collection", "disable_operator_stats_collection",
-           "collect_operator_stats", "enable_tensor_checker", "disable_tensor_checker",
-           "compare_accuracy", "check_layer_numerics"]
+__all__ = [
+    "DebugMode",
+    "TensorCheckerConfig",
+    "check_numerics",
+    "enable_operator_stats_collection",
+    "disable_operator_stats_collection",
+    "collect_operator_stats",
+    "enable_tensor_checker",
+    "disable_tensor_checker",
+    "compare_accuracy",
+    "check_layer_numerics",
+]
 
 Tensor = _C.Tensor
 
 
 class DebugMode(Enum):
     """What the tensor checker does (the values are FLAGS_check_nan_inf_level)."""
+
     CHECK_NAN_INF_AND_ABORT = 0
     CHECK_NAN_INF = 1
     CHECK_ALL_FOR_OVERFLOW = 2
@@ -58,8 +68,9 @@ def _op_list(who, v):
     if v is None:
         return []
     if not isinstance(v, (list, tuple)) or not all(isinstance(s, str) for s in v):
-        raise ValueError(f"TensorCheckerConfig: argument '{who}' must be a list or tuple of op "
-                         f"names, got {v!r}")
+        raise ValueError(
+            f"TensorCheckerConfig: argument '{who}' must be a list or tuple of op names, got {v!r}"
+        )
     return list(v)
 
 
@@ -83,15 +94,26 @@ class TensorCheckerConfig:
 
     current_step_id = 0
 
-    def __init__(self, enable, debug_mode=DebugMode.CHECK_NAN_INF_AND_ABORT, output_dir=None,
-                 checked_op_list=None, skipped_op_list=None, debug_step=None,
-                 stack_height_limit=1):
+    def __init__(
+        self,
+        enable,
+        debug_mode=DebugMode.CHECK_NAN_INF_AND_ABORT,
+        output_dir=None,
+        checked_op_list=None,
+        skipped_op_list=None,
+        debug_step=None,
+        stack_height_limit=1,
+    ):
         if not isinstance(debug_mode, DebugMode):
-            raise ValueError(f"TensorCheckerConfig: argument 'debug_mode' must be a DebugMode, "
-                             f"got {debug_mode!r}")
+            raise ValueError(
+                f"TensorCheckerConfig: argument 'debug_mode' must be a DebugMode, "
+                f"got {debug_mode!r}"
+            )
         if output_dir is not None and not isinstance(output_dir, (str, os.PathLike)):
-            raise TypeError(f"TensorCheckerConfig: argument 'output_dir' must be a path, got "
-                            f"{type(output_dir).__name__}")
+            raise TypeError(
+                f"TensorCheckerConfig: argument 'output_dir' must be a path, got "
+                f"{type(output_dir).__name__}"
+            )
         if isinstance(stack_height_limit, bool) or not isinstance(stack_height_limit, int):
             raise ValueError("TensorCheckerConfig: argument 'stack_height_limit' must be an int")
         self.enable = bool(enable)
@@ -103,10 +125,15 @@ class TensorCheckerConfig:
         self.stack_height_limit = stack_height_limit
         self.start_step = self.end_step = None
         if debug_step is not None:
-            if not isinstance(debug_step, (list, tuple)) or len(debug_step) != 2 or \
-                    not debug_step[1] > debug_step[0]:
-                raise ValueError(f"TensorCheckerConfig: argument 'debug_step' must be [start, "
-                                 f"end) with end > start, got {debug_step!r}")
+            if (
+                not isinstance(debug_step, (list, tuple))
+                or len(debug_step) != 2
+                or not debug_step[1] > debug_step[0]
+            ):
+                raise ValueError(
+                    f"TensorCheckerConfig: argument 'debug_step' must be [start, "
+                    f"end) with end > start, got {debug_step!r}"
+                )
             self.start_step, self.end_step = max(int(debug_step[0]), 0), int(debug_step[1])
         self.seed = 123
         if self.enable:
@@ -130,8 +157,9 @@ class TensorCheckerConfig:
         if self.enable:
             _C._nan_inf_set_path(self.output_dir or "")
             _C._nan_inf_set_op_lists(self.checked_op_list, self.skipped_op_list)
-            _C.set_flags({"FLAGS_check_nan_inf_level": self.debug_mode.value,
-                          "FLAGS_check_nan_inf": True})
+            _C.set_flags(
+                {"FLAGS_check_nan_inf_level": self.debug_mode.value, "FLAGS_check_nan_inf": True}
+            )
 
     def stop_check_nan_inf(self):
         _C.set_flags({"FLAGS_check_nan_inf": False})
@@ -140,8 +168,10 @@ class TensorCheckerConfig:
 def enable_tensor_checker(checker_config):
     """Turn the tensor checker on with these settings (off outside debug_step)."""
     if not isinstance(checker_config, TensorCheckerConfig):
-        raise TypeError(f"enable_tensor_checker: argument 'checker_config' must be a "
-                        f"TensorCheckerConfig, got {type(checker_config).__name__}")
+        raise TypeError(
+            f"enable_tensor_checker: argument 'checker_config' must be a "
+            f"TensorCheckerConfig, got {type(checker_config).__name__}"
+        )
     if checker_config.update_and_check_step_id():
         checker_config.start_check_nan_inf()
     else:
@@ -162,23 +192,29 @@ def check_numerics(tensor, op_type, var_name, debug_mode=DebugMode.CHECK_NAN_INF
     raises RuntimeError naming op_type and var_name; with the other modes the report
     line is printed (every tensor with CHECK_ALL)."""
     if not isinstance(tensor, Tensor):
-        raise TypeError(f"check_numerics: argument 'tensor' must be a Tensor, got "
-                        f"{type(tensor).__name__}")
+        raise TypeError(
+            f"check_numerics: argument 'tensor' must be a Tensor, got {type(tensor).__name__}"
+        )
     if not isinstance(debug_mode, DebugMode):
-        raise ValueError(f"check_numerics: argument 'debug_mode' must be a DebugMode, got "
-                         f"{debug_mode!r}")
+        raise ValueError(
+            f"check_numerics: argument 'debug_mode' must be a DebugMode, got {debug_mode!r}"
+        )
     if not tensor.is_floating_point():
         raise TypeError(f"check_numerics: the tensor must be floating, got {tensor.dtype.name}")
     _, nan, inf, zero, hi, lo, mean = _C._nan_inf_stats(tensor)
     bad = nan > 0 or inf > 0
     if bad and debug_mode == DebugMode.CHECK_NAN_INF_AND_ABORT:
-        raise RuntimeError(f"check_numerics: there are NaN or Inf (num_nan={nan}, "
-                           f"num_inf={inf}, num_zero={zero}) in [op={op_type}, "
-                           f"tensor={var_name}]")
+        raise RuntimeError(
+            f"check_numerics: there are NaN or Inf (num_nan={nan}, "
+            f"num_inf={inf}, num_zero={zero}) in [op={op_type}, "
+            f"tensor={var_name}]"
+        )
     if bad or debug_mode == DebugMode.CHECK_ALL:
         print(_C._nan_inf_format(str(op_type), str(var_name), tensor, bad))
-    return (to_tensor(np.array([nan, inf, zero], dtype=np.int64)),
-            to_tensor(np.array([hi, lo, mean], dtype=np.float32)))
+    return (
+        to_tensor(np.array([nan, inf, zero], dtype=np.int64)),
+        to_tensor(np.array([hi, lo, mean], dtype=np.float32)),
+    )
 
 
 def check_layer_numerics(func):
@@ -195,8 +231,9 @@ def check_layer_numerics(func):
             raise RuntimeError("check_layer_numerics: the layer got no positional input")
         start = args[0]
         if not isinstance(start, Tensor):
-            raise RuntimeError("check_layer_numerics: the first input of the layer must be a "
-                               "Tensor")
+            raise RuntimeError(
+                "check_layer_numerics: the first input of the layer must be a Tensor"
+            )
         start.stop_gradient = False
         with _checking(True):
             start = start.clone()  # a node whose gradient ends the backward check
@@ -221,8 +258,11 @@ def _checking(on):
 def _check_backward_between(start, out):
     """Check the backward pass from out to start: hooks turn the check on when the
     gradient reaches out and off when it reaches start."""
-    outs = [t for t in (out if isinstance(out, (list, tuple)) else [out])
-            if isinstance(t, Tensor) and not t.stop_gradient]
+    outs = [
+        t
+        for t in (out if isinstance(out, (list, tuple)) else [out])
+        if isinstance(t, Tensor) and not t.stop_gradient
+    ]
     if not outs:
         return
     saved = {}
@@ -283,9 +323,17 @@ def _operator_stats(handle):
 
 def _print_operator_stats(counts):
     print("<{:-^120}>".format(" op list "))
-    print("<{:-^40}".format(" Op Name "), "|", "{:-^17}".format(" FP16 Calls "), "|",
-          "{:-^17}".format(" BF16 Calls "), "|", "{:-^17}".format(" FP32 Calls"), "|",
-          "{:-^17}>".format(" Other Calls "))
+    print(
+        "<{:-^40}".format(" Op Name "),
+        "|",
+        "{:-^17}".format(" FP16 Calls "),
+        "|",
+        "{:-^17}".format(" BF16 Calls "),
+        "|",
+        "{:-^17}".format(" FP32 Calls"),
+        "|",
+        "{:-^17}>".format(" Other Calls "),
+    )
     for op in sorted(counts):
         c = counts[op]
         print(f"  {op:<40}|  {c[0]:<17}|  {c[1]:<17}|  {c[2]:<17}|  {c[3]:<17}")
@@ -321,8 +369,7 @@ _FIELD = re.compile(r"(\w+)=([^,\]\s]*)")
 def _read_dump(path):
     """[(op, record)] in order from the worker_*.log files (CHECK_ALL reports) of path."""
     if not os.path.isdir(path):
-        raise ValueError(f"compare_accuracy: {path!r} is not a directory of tensor-checker "
-                         f"reports")
+        raise ValueError(f"compare_accuracy: {path!r} is not a directory of tensor-checker reports")
     out = []
     for name in sorted(glob.glob(os.path.join(path, "*.log"))):
         with open(name) as f:
@@ -342,8 +389,9 @@ def _num(rec, key):
         return float("nan")
 
 
-def compare_accuracy(dump_path, another_dump_path, output_filename, loss_scale=1,
-                     dump_all_tensors=False):
+def compare_accuracy(
+    dump_path, another_dump_path, output_filename, loss_scale=1, dump_all_tensors=False
+):
     """Compare two runs dumped by the tensor checker with DebugMode.CHECK_ALL and
     output_dir (say a float32 run in dump_path and a low-precision run in
     another_dump_path), op by op in execution order (the k-th report of an op in one
@@ -355,8 +403,7 @@ def compare_accuracy(dump_path, another_dump_path, output_filename, loss_scale=1
     Returns the number of rows written. Paddle writes an .xlsx workbook; oar writes CSV
     whatever the file name says."""
     if dump_all_tensors:
-        raise ValueError("compare_accuracy: dump_all_tensors=True is not supported (as in "
-                         "Paddle)")
+        raise ValueError("compare_accuracy: dump_all_tensors=True is not supported (as in Paddle)")
     first, second = _read_dump(dump_path), _read_dump(another_dump_path)
     seen_a, seen_b = {}, {}
     index_b = {}
@@ -370,9 +417,25 @@ def compare_accuracy(dump_path, another_dump_path, output_filename, loss_scale=1
         rows.append((rec["op"], k, rec, other))
     rows += [(op, k, None, rec) for (op, k), rec in index_b.items()]
     nan = float("nan")
-    header = ["op", "occurrence", "dtype_a", "dtype_b", "numel", "max_a", "min_a", "mean_a",
-              "max_b", "min_b", "mean_b", "max_b/max_a", "min_b/min_a", "mean_b/mean_a",
-              "nan_inf_a", "nan_inf_b", "abnormal"]
+    header = [
+        "op",
+        "occurrence",
+        "dtype_a",
+        "dtype_b",
+        "numel",
+        "max_a",
+        "min_a",
+        "mean_a",
+        "max_b",
+        "min_b",
+        "mean_b",
+        "max_b/max_a",
+        "min_b/min_a",
+        "mean_b/mean_a",
+        "nan_inf_a",
+        "nan_inf_b",
+        "abnormal",
+    ]
     with open(output_filename, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(header)
@@ -380,12 +443,23 @@ def compare_accuracy(dump_path, another_dump_path, output_filename, loss_scale=1
             scale = float(loss_scale) if "Grad" in op else 1.0
             va = [_num(a, x) * scale if a else nan for x in ("max", "min", "mean")]
             vb = [_num(b, x) if b else nan for x in ("max", "min", "mean")]
-            ratios = [(vb[i] / va[i] if va[i] != 0 else 1.0) if a and b else nan
-                      for i in range(3)]
+            ratios = [(vb[i] / va[i] if va[i] != 0 else 1.0) if a and b else nan for i in range(3)]
             bad = [int(_num(r, "num_nan") + _num(r, "num_inf")) if r else None for r in (a, b)]
             off = bool(a and b) and not all(
-                np.isclose(vb[i], va[i], rtol=1e-2, atol=1e-2) for i in range(2))
-            w.writerow([op, k, a.get("dtype") if a else "--", b.get("dtype") if b else "--",
-                        (a or b).get("numel"), *va, *vb, *ratios,
-                        *("--" if c is None else c for c in bad), bool(any(bad) or off)])
+                np.isclose(vb[i], va[i], rtol=1e-2, atol=1e-2) for i in range(2)
+            )
+            w.writerow(
+                [
+                    op,
+                    k,
+                    a.get("dtype") if a else "--",
+                    b.get("dtype") if b else "--",
+                    (a or b).get("numel"),
+                    *va,
+                    *vb,
+                    *ratios,
+                    *("--" if c is None else c for c in bad),
+                    bool(any(bad) or off),
+                ]
+            )
     return len(rows)

@@ -15,6 +15,7 @@ master cast down after every step (oar/optimizer/optimizer.py). Without it the
 update starts again from the rounded low-precision value at every step, so an
 update below half a unit in the last place of the parameter is lost.
 """
+
 from __future__ import annotations
 
 from .. import _C
@@ -44,8 +45,9 @@ def _dtype_name(who, name, v, allowed):
         try:
             n = convert_dtype(v).name
         except (TypeError, ValueError, KeyError):
-            raise TypeError(f"{who}: argument '{name}' must be a dtype name, got "
-                            f"{type(v).__name__}") from None
+            raise TypeError(
+                f"{who}: argument '{name}' must be a dtype name, got {type(v).__name__}"
+            ) from None
     if n not in allowed:
         raise ValueError(f"{who}: argument '{name}' must be one of {list(allowed)}, got {v!r}")
     return n
@@ -56,8 +58,10 @@ def _as_list(who, name, v, kind, kind_name):
         return [v], False
     if isinstance(v, list) and v and all(isinstance(x, kind) for x in v):
         return list(v), True
-    raise TypeError(f"{who}: argument '{name}' must be {kind_name} or a non-empty list of "
-                    f"them, got {type(v).__name__}")
+    raise TypeError(
+        f"{who}: argument '{name}' must be {kind_name} or a non-empty list of "
+        f"them, got {type(v).__name__}"
+    )
 
 
 def _excluded(who, models, excluded_layers):
@@ -73,12 +77,13 @@ def _excluded(who, models, excluded_layers):
         elif isinstance(item, type) and issubclass(item, Layer):
             types.append(item)
         else:
-            raise TypeError(f"{who}: argument 'excluded_layers' must be a Layer instance or "
-                            f"type, or a list of them; got {item!r}")
+            raise TypeError(
+                f"{who}: argument 'excluded_layers' must be a Layer instance or "
+                f"type, or a list of them; got {item!r}"
+            )
     if types:
         for m in models:
-            out.update(id(l) for l in m.sublayers(include_self=True)
-                       if isinstance(l, tuple(types)))
+            out.update(id(l) for l in m.sublayers(include_self=True) if isinstance(l, tuple(types)))
     return out
 
 
@@ -95,9 +100,14 @@ def _cast_layer(layer, dtype, replaced):
                 reg[name] = replaced[id(t)][1]
                 continue
             if isinstance(t, Parameter):
-                new = Parameter(_C.cast(t, dtype), name=t.name, trainable=t.trainable,
-                                learning_rate=t.optimize_attr["learning_rate"],
-                                regularizer=t.regularizer, need_clip=t.need_clip)
+                new = Parameter(
+                    _C.cast(t, dtype),
+                    name=t.name,
+                    trainable=t.trainable,
+                    learning_rate=t.optimize_attr["learning_rate"],
+                    regularizer=t.regularizer,
+                    need_clip=t.need_clip,
+                )
                 for k, v in t.__dict__.items():  # any other attribute set on it
                     new.__dict__.setdefault(k, v)
                 replaced[id(t)] = (t, new)
@@ -117,8 +127,9 @@ def _retarget(opt, replaced, master_weight):
                 continue
             old, new = replaced[id(p)]
             g.params[i] = new
-            g.masters[i] = (_float32_stand_in(old, new.name + "_fp32_master_0")
-                            if master_weight else None)
+            g.masters[i] = (
+                _float32_stand_in(old, new.name + "_fp32_master_0") if master_weight else None
+            )
         g.refresh()
     opt._multi_precision = master_weight
 
@@ -132,15 +143,26 @@ class _SaveDtypeHook:
 
     def __call__(self, state_dict):
         for key, t in list(state_dict.items()):
-            if isinstance(t, _C.Tensor) and t.dtype.name in _FLOATING \
-                    and t.dtype.name != self._save_dtype:
+            if (
+                isinstance(t, _C.Tensor)
+                and t.dtype.name in _FLOATING
+                and t.dtype.name != self._save_dtype
+            ):
                 c = _C.cast(t.detach(), self._save_dtype)
                 c.name = t.name
                 state_dict[key] = c
 
 
-def decorate(models, optimizers=None, level="O2", dtype="bfloat16", master_weight=None,
-             save_dtype=None, master_grad=False, excluded_layers=None):
+def decorate(
+    models,
+    optimizers=None,
+    level="O2",
+    dtype="bfloat16",
+    master_weight=None,
+    save_dtype=None,
+    master_grad=False,
+    excluded_layers=None,
+):
     """Prepare models (and their optimizers) for mixed-precision training.
 
     Args:
@@ -173,17 +195,23 @@ def decorate(models, optimizers=None, level="O2", dtype="bfloat16", master_weigh
         raise ValueError(f"{who}: argument 'level' must be 'O1' or 'O2', got {level!r}")
     dtype = _dtype_name(who, "dtype", dtype, _LOW)
     if master_weight is not None and not isinstance(master_weight, bool):
-        raise TypeError(f"{who}: argument 'master_weight' must be a bool or None, got "
-                        f"{type(master_weight).__name__}")
+        raise TypeError(
+            f"{who}: argument 'master_weight' must be a bool or None, got "
+            f"{type(master_weight).__name__}"
+        )
     if not isinstance(master_grad, bool):
-        raise TypeError(f"{who}: argument 'master_grad' must be a bool, got "
-                        f"{type(master_grad).__name__}")
+        raise TypeError(
+            f"{who}: argument 'master_grad' must be a bool, got {type(master_grad).__name__}"
+        )
     if save_dtype is not None:
         save_dtype = _dtype_name(who, "save_dtype", save_dtype, _FLOATING)
 
     model_list, models_is_list = _as_list(who, "models", models, Layer, "a Layer")
-    opt_list, opts_is_list = ([], False) if optimizers is None else _as_list(
-        who, "optimizers", optimizers, Optimizer, "an oar.optimizer.Optimizer")
+    opt_list, opts_is_list = (
+        ([], False)
+        if optimizers is None
+        else _as_list(who, "optimizers", optimizers, Optimizer, "an oar.optimizer.Optimizer")
+    )
     if level == "O1":
         return models if optimizers is None else (models, optimizers)
 

@@ -12,6 +12,7 @@ The scale is kept as a Python float rounded to float32 after every change (so
 the trajectory is the one of Paddle's and PyTorch's float32 scale tensors)
 because it only ever enters the computation as a scalar factor.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -83,8 +84,10 @@ def _check_count(who, name, v):
 def _grads_of(who, optimizer):
     params = getattr(optimizer, "_parameter_list", None)
     if params is None:
-        raise TypeError(f"{who}: argument 'optimizer' must be an oar.optimizer.Optimizer, got "
-                        f"{type(optimizer).__name__}")
+        raise TypeError(
+            f"{who}: argument 'optimizer' must be an oar.optimizer.Optimizer, got "
+            f"{type(optimizer).__name__}"
+        )
     return [p for p in params if p.grad is not None]
 
 
@@ -128,22 +131,31 @@ class AmpScaler:
             with inf/NaN gradients are still skipped).
     """
 
-    def __init__(self, enable=True, init_loss_scaling=2.0 ** 15, incr_ratio=2.0,
-                 decr_ratio=0.5, incr_every_n_steps=1000, decr_every_n_nan_or_inf=1,
-                 use_dynamic_loss_scaling=True):
+    def __init__(
+        self,
+        enable=True,
+        init_loss_scaling=2.0**15,
+        incr_ratio=2.0,
+        decr_ratio=0.5,
+        incr_every_n_steps=1000,
+        decr_every_n_nan_or_inf=1,
+        use_dynamic_loss_scaling=True,
+    ):
         who = type(self).__name__
         if not isinstance(enable, bool):
-            raise TypeError(f"{who}: argument 'enable' must be a bool, got "
-                            f"{type(enable).__name__}")
+            raise TypeError(f"{who}: argument 'enable' must be a bool, got {type(enable).__name__}")
         if not isinstance(use_dynamic_loss_scaling, bool):
-            raise TypeError(f"{who}: argument 'use_dynamic_loss_scaling' must be a bool, got "
-                            f"{type(use_dynamic_loss_scaling).__name__}")
+            raise TypeError(
+                f"{who}: argument 'use_dynamic_loss_scaling' must be a bool, got "
+                f"{type(use_dynamic_loss_scaling).__name__}"
+            )
         self._enable = enable
         self._incr_ratio = _check_incr_ratio(who, "incr_ratio", incr_ratio)
         self._decr_ratio = _check_decr_ratio(who, "decr_ratio", decr_ratio)
         self._incr_every_n_steps = _check_count(who, "incr_every_n_steps", incr_every_n_steps)
-        self._decr_every_n_nan_or_inf = _check_count(who, "decr_every_n_nan_or_inf",
-                                                     decr_every_n_nan_or_inf)
+        self._decr_every_n_nan_or_inf = _check_count(
+            who, "decr_every_n_nan_or_inf", decr_every_n_nan_or_inf
+        )
         init = _check_scaling(who, "init_loss_scaling", init_loss_scaling)
         # disabled: Paddle reports a fixed scale of 1 (scale() is the identity)
         self._use_dynamic_loss_scaling = use_dynamic_loss_scaling if enable else False
@@ -159,23 +171,28 @@ class AmpScaler:
         """var * the current scale (var itself when disabled). The result keeps var's
         shape and dtype (the scale enters as a Python scalar)."""
         if not isinstance(var, Tensor):
-            raise TypeError(f"{type(self).__name__}.scale: argument 'var' must be a Tensor, "
-                            f"got {type(var).__name__}")
+            raise TypeError(
+                f"{type(self).__name__}.scale: argument 'var' must be a Tensor, "
+                f"got {type(var).__name__}"
+            )
         if not self._enable:
             return var
         return var * self._scale
 
     def _state(self, optimizer):
-        return self._states.setdefault(id(optimizer), {"state": OptimizerState.INIT,
-                                                       "found_inf": False})
+        return self._states.setdefault(
+            id(optimizer), {"state": OptimizerState.INIT, "found_inf": False}
+        )
 
     def _unscale(self, optimizer, who):
         if not self._enable:
             return
         st = self._state(optimizer)
         if st["state"] is OptimizerState.UNSCALED:
-            raise RuntimeError(f"{who}: unscale_() has already been called on this optimizer "
-                               f"since the last update()")
+            raise RuntimeError(
+                f"{who}: unscale_() has already been called on this optimizer "
+                f"since the last update()"
+            )
         if st["state"] is OptimizerState.STEPPED:
             raise RuntimeError(f"{who}: unscale_() called after step() (call update() first)")
         params = _grads_of(who, optimizer)
@@ -247,8 +264,11 @@ class AmpScaler:
 
     def set_init_loss_scaling(self, new_init_loss_scaling):
         """Set the initial scale and restart the current scale from it."""
-        v = _check_scaling(type(self).__name__ + ".set_init_loss_scaling",
-                           "new_init_loss_scaling", new_init_loss_scaling)
+        v = _check_scaling(
+            type(self).__name__ + ".set_init_loss_scaling",
+            "new_init_loss_scaling",
+            new_init_loss_scaling,
+        )
         self._init_loss_scaling = v
         self._scale = _f32(v)
 
@@ -256,23 +276,27 @@ class AmpScaler:
         return self._incr_ratio
 
     def set_incr_ratio(self, new_incr_ratio):
-        self._incr_ratio = _check_incr_ratio(type(self).__name__ + ".set_incr_ratio",
-                                             "new_incr_ratio", new_incr_ratio)
+        self._incr_ratio = _check_incr_ratio(
+            type(self).__name__ + ".set_incr_ratio", "new_incr_ratio", new_incr_ratio
+        )
 
     def get_decr_ratio(self):
         return self._decr_ratio
 
     def set_decr_ratio(self, new_decr_ratio):
-        self._decr_ratio = _check_decr_ratio(type(self).__name__ + ".set_decr_ratio",
-                                             "new_decr_ratio", new_decr_ratio)
+        self._decr_ratio = _check_decr_ratio(
+            type(self).__name__ + ".set_decr_ratio", "new_decr_ratio", new_decr_ratio
+        )
 
     def get_incr_every_n_steps(self):
         return self._incr_every_n_steps
 
     def set_incr_every_n_steps(self, new_incr_every_n_steps):
         self._incr_every_n_steps = _check_count(
-            type(self).__name__ + ".set_incr_every_n_steps", "new_incr_every_n_steps",
-            new_incr_every_n_steps)
+            type(self).__name__ + ".set_incr_every_n_steps",
+            "new_incr_every_n_steps",
+            new_incr_every_n_steps,
+        )
 
     def get_decr_every_n_nan_or_inf(self):
         return self._decr_every_n_nan_or_inf
@@ -280,35 +304,49 @@ class AmpScaler:
     def set_decr_every_n_nan_or_inf(self, new_decr_every_n_nan_or_inf):
         self._decr_every_n_nan_or_inf = _check_count(
             type(self).__name__ + ".set_decr_every_n_nan_or_inf",
-            "new_decr_every_n_nan_or_inf", new_decr_every_n_nan_or_inf)
+            "new_decr_every_n_nan_or_inf",
+            new_decr_every_n_nan_or_inf,
+        )
 
     # ---- state ---------------------------------------------------------------------
-    _KEYS = ("scale", "incr_ratio", "decr_ratio", "incr_every_n_steps",
-             "decr_every_n_nan_or_inf", "incr_count", "decr_count", "use_dynamic_loss_scaling")
+    _KEYS = (
+        "scale",
+        "incr_ratio",
+        "decr_ratio",
+        "incr_every_n_steps",
+        "decr_every_n_nan_or_inf",
+        "incr_count",
+        "decr_count",
+        "use_dynamic_loss_scaling",
+    )
 
     def state_dict(self):
         """Paddle's keys ("scale" is a float32 numpy array of shape [1]); {} when
         disabled."""
         if not self._enable:
             return {}
-        return {"scale": np.array([self._scale], dtype=np.float32),
-                "incr_ratio": self._incr_ratio, "decr_ratio": self._decr_ratio,
-                "incr_every_n_steps": self._incr_every_n_steps,
-                "decr_every_n_nan_or_inf": self._decr_every_n_nan_or_inf,
-                "incr_count": self._incr_count, "decr_count": self._decr_count,
-                "use_dynamic_loss_scaling": self._use_dynamic_loss_scaling}
+        return {
+            "scale": np.array([self._scale], dtype=np.float32),
+            "incr_ratio": self._incr_ratio,
+            "decr_ratio": self._decr_ratio,
+            "incr_every_n_steps": self._incr_every_n_steps,
+            "decr_every_n_nan_or_inf": self._decr_every_n_nan_or_inf,
+            "incr_count": self._incr_count,
+            "decr_count": self._decr_count,
+            "use_dynamic_loss_scaling": self._use_dynamic_loss_scaling,
+        }
 
     def load_state_dict(self, state_dict):
         """Restore what state_dict() returned (a no-op when disabled)."""
         who = type(self).__name__ + ".load_state_dict"
         if not isinstance(state_dict, dict):
-            raise TypeError(f"{who}: argument 'state_dict' must be a dict, got "
-                            f"{type(state_dict).__name__}")
+            raise TypeError(
+                f"{who}: argument 'state_dict' must be a dict, got {type(state_dict).__name__}"
+            )
         if not self._enable:
             return
         if not state_dict:
-            raise RuntimeError(f"{who}: the state dict is empty (a disabled scaler saves "
-                               f"nothing)")
+            raise RuntimeError(f"{who}: the state dict is empty (a disabled scaler saves nothing)")
         missing = [k for k in self._KEYS if k not in state_dict]
         if missing:
             raise ValueError(f"{who}: the state dict lacks {missing}")
@@ -318,17 +356,21 @@ class AmpScaler:
         self._scale = _f32(s)
         self._incr_ratio = _check_incr_ratio(who, "incr_ratio", state_dict["incr_ratio"])
         self._decr_ratio = _check_decr_ratio(who, "decr_ratio", state_dict["decr_ratio"])
-        self._incr_every_n_steps = _check_count(who, "incr_every_n_steps",
-                                                int(state_dict["incr_every_n_steps"]))
+        self._incr_every_n_steps = _check_count(
+            who, "incr_every_n_steps", int(state_dict["incr_every_n_steps"])
+        )
         self._decr_every_n_nan_or_inf = _check_count(
-            who, "decr_every_n_nan_or_inf", int(state_dict["decr_every_n_nan_or_inf"]))
+            who, "decr_every_n_nan_or_inf", int(state_dict["decr_every_n_nan_or_inf"])
+        )
         self._incr_count = int(state_dict["incr_count"])
         self._decr_count = int(state_dict["decr_count"])
         self._use_dynamic_loss_scaling = bool(state_dict["use_dynamic_loss_scaling"])
 
     def __repr__(self):
-        return (f"{type(self).__name__}(enable={self._enable}, scale={self._scale}, "
-                f"dynamic={self._use_dynamic_loss_scaling})")
+        return (
+            f"{type(self).__name__}(enable={self._enable}, scale={self._scale}, "
+            f"dynamic={self._use_dynamic_loss_scaling})"
+        )
 
 
 class GradScaler(AmpScaler):
@@ -347,12 +389,25 @@ class GradScaler(AmpScaler):
     Paddle's GradScaler defaults (65536, every 2000 steps, every bad step).
     """
 
-    def __init__(self, enable=True, init_loss_scaling=65536.0, incr_ratio=2.0,
-                 decr_ratio=0.5, incr_every_n_steps=2000, decr_every_n_nan_or_inf=1,
-                 use_dynamic_loss_scaling=True):
-        super().__init__(enable, init_loss_scaling, incr_ratio, decr_ratio,
-                         incr_every_n_steps, decr_every_n_nan_or_inf,
-                         use_dynamic_loss_scaling)
+    def __init__(
+        self,
+        enable=True,
+        init_loss_scaling=65536.0,
+        incr_ratio=2.0,
+        decr_ratio=0.5,
+        incr_every_n_steps=2000,
+        decr_every_n_nan_or_inf=1,
+        use_dynamic_loss_scaling=True,
+    ):
+        super().__init__(
+            enable,
+            init_loss_scaling,
+            incr_ratio,
+            decr_ratio,
+            incr_every_n_steps,
+            decr_every_n_nan_or_inf,
+            use_dynamic_loss_scaling,
+        )
 
     def unscale_(self, optimizer):
         """Divide the gradients of optimizer's parameters by the scale, in place, and
@@ -367,8 +422,10 @@ class GradScaler(AmpScaler):
         if not self._enable:
             return optimizer.step()
         if self._state(optimizer)["state"] is OptimizerState.STEPPED:
-            raise RuntimeError("GradScaler.step: step() has already been called on this "
-                               "optimizer since the last update()")
+            raise RuntimeError(
+                "GradScaler.step: step() has already been called on this "
+                "optimizer since the last update()"
+            )
         self._record_step(optimizer, optimizer.step)
         if not self._use_dynamic_loss_scaling:
             # a fixed scale needs no update(): the next step may follow directly

@@ -6,6 +6,7 @@ Spectrogram, MelSpectrogram, LogMelSpectrogram and MFCC layers, on oar.signal.st
 module, and `datasets` (ESC50, TESS) read from local copies of Paddle's archives: oar
 downloads nothing.
 """
+
 from . import backends, datasets, features, functional
 from .backends import info, load, save
 

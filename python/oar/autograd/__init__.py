@@ -1,4 +1,5 @@
 """oar.autograd: backward, grad, PyLayer (alias Function), saved-tensor hooks, jacobian, hessian."""
+
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Callable, Sequence
@@ -18,24 +19,39 @@ Function = PyLayer
 Tensor = _C.Tensor
 
 
-def backward(tensors: Tensor | Sequence[Tensor],
-             grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
-             retain_graph: bool = False) -> None:
+def backward(
+    tensors: Tensor | Sequence[Tensor],
+    grad_tensors: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool = False,
+) -> None:
     """Accumulates d(tensors)/d(leaf) into every reached leaf's .grad."""
     _C.backward(tensors, grad_tensors, retain_graph)
 
 
-def grad(outputs: Tensor | Sequence[Tensor], inputs: Tensor | Sequence[Tensor],
-         grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
-         retain_graph: bool | None = None, create_graph: bool = False, only_inputs: bool = True,
-         allow_unused: bool = False,
-         no_grad_vars: Tensor | Sequence[Tensor] | None = None) -> Sequence[Tensor | None]:
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+    retain_graph: bool | None = None,
+    create_graph: bool = False,
+    only_inputs: bool = True,
+    allow_unused: bool = False,
+    no_grad_vars: Tensor | Sequence[Tensor] | None = None,
+) -> Sequence[Tensor | None]:
     """d(outputs)/d(inputs), computed on the part of the graph between them only.
 
     Returns a list with one Tensor per input (None for an unused input when
     allow_unused=True). No tensor's .grad changes (unless only_inputs=False)."""
-    return _C.grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
-                   allow_unused, no_grad_vars)
+    return _C.grad(
+        outputs,
+        inputs,
+        grad_outputs,
+        retain_graph,
+        create_graph,
+        only_inputs,
+        allow_unused,
+        no_grad_vars,
+    )
 
 
 class saved_tensors_hooks:
@@ -64,12 +80,15 @@ def _check_tensors(api, arg, v):
         return
     if isinstance(v, (list, tuple)) and v and all(_one(t) for t in v):
         return
-    raise TypeError(f"{api}(): argument '{arg}' must be a Tensor or a non-empty sequence of "
-                    f"Tensors, but got {type(v).__name__}")
+    raise TypeError(
+        f"{api}(): argument '{arg}' must be a Tensor or a non-empty sequence of "
+        f"Tensors, but got {type(v).__name__}"
+    )
 
 
-def jacobian(ys: Tensor | Sequence[Tensor], xs: Tensor | Sequence[Tensor],
-             batch_axis: int | None = None) -> Tensor | tuple[Tensor, ...] | tuple[tuple[Tensor, ...], ...]:
+def jacobian(
+    ys: Tensor | Sequence[Tensor], xs: Tensor | Sequence[Tensor], batch_axis: int | None = None
+) -> Tensor | tuple[Tensor, ...] | tuple[tuple[Tensor, ...], ...]:
     """The Jacobian of ys w.r.t. xs: [M, N] (or [B, M, N] with batch_axis=0).
     Tuples of tensors give nested tuples, as Paddle."""
     _check_tensors("jacobian", "ys", ys)
@@ -86,8 +105,9 @@ def jacobian(ys: Tensor | Sequence[Tensor], xs: Tensor | Sequence[Tensor],
     return rows
 
 
-def hessian(ys: Tensor, xs: Tensor | Sequence[Tensor],
-            batch_axis: int | None = None) -> Tensor | tuple[tuple[Tensor, ...], ...]:
+def hessian(
+    ys: Tensor, xs: Tensor | Sequence[Tensor], batch_axis: int | None = None
+) -> Tensor | tuple[tuple[Tensor, ...], ...]:
     """The Hessian of a scalar ys (one per sample with batch_axis=0) w.r.t. xs."""
     _check_tensors("hessian", "ys", ys)
     _check_tensors("hessian", "xs", xs)

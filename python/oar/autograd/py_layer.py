@@ -1,4 +1,5 @@
 """PyLayer: a Python forward/backward pair recorded as one node of the graph."""
+
 from .. import _C
 
 
@@ -15,8 +16,9 @@ class PyLayerContext(_C._FunctionContext):
         checks that the arguments are Tensors."""
         for i, t in enumerate(args):
             if not isinstance(t, _C.Tensor):
-                raise TypeError(f"mark_not_inplace(): argument {i} must be a Tensor, but got "
-                                f"{type(t).__name__}")
+                raise TypeError(
+                    f"mark_not_inplace(): argument {i} must be a Tensor, but got {type(t).__name__}"
+                )
 
 
 class PyLayer:

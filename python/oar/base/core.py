@@ -1,9 +1,16 @@
 """oar.base.core: the build queries of Paddle's paddle.base.core for a CPU-only build."""
+
 from __future__ import annotations
 
-from ..device import (is_compiled_with_cinn, is_compiled_with_cuda,  # noqa: F401
-                      is_compiled_with_custom_device, is_compiled_with_distribute,
-                      is_compiled_with_ipu, is_compiled_with_rocm, is_compiled_with_xpu)
+from ..device import (
+    is_compiled_with_cinn,
+    is_compiled_with_cuda,  # noqa: F401
+    is_compiled_with_custom_device,
+    is_compiled_with_distribute,
+    is_compiled_with_ipu,
+    is_compiled_with_rocm,
+    is_compiled_with_xpu,
+)
 
 
 def is_compiled_with_mkldnn():
@@ -31,8 +38,17 @@ def get_cuda_device_count():
     return 0
 
 
-__all__ = ["is_compiled_with_cuda", "is_compiled_with_rocm", "is_compiled_with_xpu",
-           "is_compiled_with_ipu", "is_compiled_with_cinn", "is_compiled_with_distribute",
-           "is_compiled_with_custom_device", "is_compiled_with_mkldnn",
-           "is_compiled_with_onednn", "is_compiled_with_nccl", "is_compiled_with_brpc",
-           "get_cuda_device_count"]
+__all__ = [
+    "is_compiled_with_cuda",
+    "is_compiled_with_rocm",
+    "is_compiled_with_xpu",
+    "is_compiled_with_ipu",
+    "is_compiled_with_cinn",
+    "is_compiled_with_distribute",
+    "is_compiled_with_custom_device",
+    "is_compiled_with_mkldnn",
+    "is_compiled_with_onednn",
+    "is_compiled_with_nccl",
+    "is_compiled_with_brpc",
+    "get_cuda_device_count",
+]

@@ -1,5 +1,6 @@
 """oar.base.dygraph: Paddle's dygraph (eager mode) switches. oar is always in eager
 mode, so guard() only checks its place and enable/disable have nothing to switch."""
+
 from __future__ import annotations
 
 import contextlib

@@ -7,6 +7,7 @@ Paddle function that takes them, as Paddle does. `oar.compat.nn` holds the layer
 functions of paddle.compat.nn; `enable_torch_proxy` (oar.enable_compat) makes
 `import torch` give oar (docs/compat.md).
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -28,8 +29,18 @@ from ..tensor.random import seed as _seed
 
 Tensor = _C.Tensor
 
-__all__ = ["equal", "slogdet", "sort", "split", "min", "max", "unique", "median", "nanmedian",
-           "seed"]
+__all__ = [
+    "equal",
+    "slogdet",
+    "sort",
+    "split",
+    "min",
+    "max",
+    "unique",
+    "median",
+    "nanmedian",
+    "seed",
+]
 
 
 class MinMaxRetType(NamedTuple):
@@ -55,34 +66,45 @@ class SlogdetResult(NamedTuple):
 def _forbid(api, paddle_name, keys):
     """Refuse Paddle's keyword names (x=, axis=, ...) in a PyTorch-style function, as
     paddle.compat does, pointing at the Paddle function that takes them."""
+
     def wrap(fn):
         @functools.wraps(fn)
         def inner(*args, **kwargs):
             bad = sorted(k for k in kwargs if k in keys)
             if bad:
-                raise TypeError(f"{api}() received unexpected keyword argument(s) "
-                                f"{', '.join(repr(k) for k in bad)}: it takes PyTorch's "
-                                f"argument names; use {paddle_name}() for Paddle's")
+                raise TypeError(
+                    f"{api}() received unexpected keyword argument(s) "
+                    f"{', '.join(repr(k) for k in bad)}: it takes PyTorch's "
+                    f"argument names; use {paddle_name}() for Paddle's"
+                )
             return fn(*args, **kwargs)
+
         inner.__wrapped__ = fn
         return inner
+
     return wrap
 
 
 def _out_pair(api, out):
     if out is None:
         return None
-    if not isinstance(out, (tuple, list)) or len(out) != 2 or \
-            not all(isinstance(t, Tensor) for t in out):
-        raise TypeError(f"{api}(): argument 'out' must be a tuple of two Tensors (values, "
-                        f"indices) when 'dim' is given, but got {type(out).__name__}")
+    if (
+        not isinstance(out, (tuple, list))
+        or len(out) != 2
+        or not all(isinstance(t, Tensor) for t in out)
+    ):
+        raise TypeError(
+            f"{api}(): argument 'out' must be a tuple of two Tensors (values, "
+            f"indices) when 'dim' is given, but got {type(out).__name__}"
+        )
     return out
 
 
 def _out_single(api, out):
     if out is not None and not isinstance(out, Tensor):
-        raise TypeError(f"{api}(): argument 'out' must be a Tensor here, but got "
-                        f"{type(out).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'out' must be a Tensor here, but got {type(out).__name__}"
+        )
     return out
 
 
@@ -114,8 +136,14 @@ def _common_dtype(a, b):
     """The dtype two tensors are compared in (Paddle's compat promotion): complex over
     floating over integer and bool, the wider of two floats (bfloat16 and float16 meet
     in float32), numpy's rule for integers."""
-    rank = {"complex128": 6, "complex64": 5, "float64": 4, "float32": 3, "float16": 2,
-            "bfloat16": 2}
+    rank = {
+        "complex128": 6,
+        "complex64": 5,
+        "float64": 4,
+        "float32": 3,
+        "float16": 2,
+        "bfloat16": 2,
+    }
     names = (a.name, b.name)
     if set(names) == {"float16", "bfloat16"}:
         return convert_dtype("float32")
@@ -126,8 +154,7 @@ def _common_dtype(a, b):
 
 def _min_max_args(api, args, kwargs):
     """PyTorch's overloads: (), (dim[, keepdim]) or (other); returns (dim_or_other, keepdim)."""
-    usage = (f"{api}() takes (input), (input, dim: int, keepdim=False) or (input, other: "
-             f"Tensor)")
+    usage = f"{api}() takes (input), (input, dim: int, keepdim=False) or (input, other: Tensor)"
     kwargs = dict(kwargs)
     if len(args) > 2:
         raise TypeError(f"{usage}, but got {len(args) + 1} positional arguments")
@@ -144,8 +171,7 @@ def _min_max_args(api, args, kwargs):
             raise TypeError(f"{usage}: 'other' given with a positional argument")
         dim = kwargs.pop("other")
         if not isinstance(dim, Tensor):
-            raise TypeError(f"{usage}: 'other' must be a Tensor, but got "
-                            f"{type(dim).__name__}")
+            raise TypeError(f"{usage}: 'other' must be a Tensor, but got {type(dim).__name__}")
     if "keepdim" in kwargs:
         if len(args) > 1:
             raise TypeError(f"{usage}: 'keepdim' given twice")
@@ -159,19 +185,22 @@ def _min_max_args(api, args, kwargs):
             raise TypeError(f"{usage}: 'keepdim' does not apply to (input, other)")
         return dim, False
     if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int)):
-        raise TypeError(f"{usage}: the second argument must be an int or a Tensor, but got "
-                        f"{type(dim).__name__}")
+        raise TypeError(
+            f"{usage}: the second argument must be an int or a Tensor, but got {type(dim).__name__}"
+        )
     if not isinstance(keepdim, bool):
-        raise TypeError(f"{api}(): argument 'keepdim' must be bool, but got "
-                        f"{type(keepdim).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'keepdim' must be bool, but got {type(keepdim).__name__}"
+        )
     return dim, keepdim
 
 
 def _min_max(api, is_max, input, args, kwargs, out):
     C.tensor(api, "input", input)
     if not input.stop_gradient and input.dtype.name.startswith(("int", "uint", "bool")):
-        raise TypeError(f"{api}(): an integer tensor ({input.dtype.name}) cannot require a "
-                        f"gradient")
+        raise TypeError(
+            f"{api}(): an integer tensor ({input.dtype.name}) cannot require a gradient"
+        )
     dim, keepdim = _min_max_args(api, args, kwargs)
     if dim is None:
         ret = (_C.max if is_max else _C.min)(input, [], False)
@@ -224,17 +253,22 @@ def _lower_median(api, input, dim, keepdim, ignore_nan):
     a = C.axis(api, "dim", dim, x.ndim)
     n = x.shape[a]
     if n == 0:
-        raise ValueError(f"{api}(): cannot take the median of the empty dim {a} (input has "
-                         f"shape {x.shape})")
+        raise ValueError(
+            f"{api}(): cannot take the median of the empty dim {a} (input has shape {x.shape})"
+        )
     order = _C.argsort(x, a, False, True)
     if ignore_nan and x.dtype.is_floating_point:
-        k = _C.sum(_C.cast(_C.logical_not(_C.isnan(x)), convert_dtype("int64")), [a], None,
-                   True)
-        pos = _C.maximum(_C.floor_divide(_C.subtract(k, _C.full_like(k, 1)),
-                                         _C.full_like(k, 2)), _C.full_like(k, 0))
+        k = _C.sum(_C.cast(_C.logical_not(_C.isnan(x)), convert_dtype("int64")), [a], None, True)
+        pos = _C.maximum(
+            _C.floor_divide(_C.subtract(k, _C.full_like(k, 1)), _C.full_like(k, 2)),
+            _C.full_like(k, 0),
+        )
     else:
-        pos = _C.full([1 if d == a else s for d, s in enumerate(x.shape)], (n - 1) // 2,
-                      convert_dtype("int64"))
+        pos = _C.full(
+            [1 if d == a else s for d, s in enumerate(x.shape)],
+            (n - 1) // 2,
+            convert_dtype("int64"),
+        )
         if x.dtype.is_floating_point:  # a NaN in the line is the median, as in PyTorch
             has_nan = _C.any(_C.isnan(x), [a], True)  # NaN sorts last: take the last
             pos = _C.where(has_nan, _C.full_like(pos, n - 1), pos)
@@ -255,8 +289,9 @@ def _median(api, input, dim, keepdim, out, ignore_nan):
         if out is not None:
             return _write(api, value, _out_single(api, out))
         return value
-    return _finish_pair(api, _lower_median(api, input, dim, bool(keepdim), ignore_nan), out,
-                        MedianRetType)
+    return _finish_pair(
+        api, _lower_median(api, input, dim, bool(keepdim), ignore_nan), out, MedianRetType
+    )
 
 
 @_forbid("compat.median", "oar.median", {"x", "axis"})
@@ -296,23 +331,26 @@ def split(tensor, split_size_or_sections, dim=0):
     if isinstance(dim, Tensor):
         dim = C.integer("split", "dim", dim)
     if tensor.ndim == 0:
-        raise ValueError("split(): argument 'tensor' must have at least 1 dimension, but it "
-                         "is 0-D")
+        raise ValueError("split(): argument 'tensor' must have at least 1 dimension, but it is 0-D")
     a = C.axis("split", "dim", dim, tensor.ndim)
     n = tensor.shape[a]
     if isinstance(split_size_or_sections, (list, tuple)):
-        sizes = [C.integer("split", f"split_size_or_sections[{i}]", s)
-                 for i, s in enumerate(split_size_or_sections)]
+        sizes = [
+            C.integer("split", f"split_size_or_sections[{i}]", s)
+            for i, s in enumerate(split_size_or_sections)
+        ]
         if any(s < 0 for s in sizes):
             raise ValueError(f"split(): split sizes must be non-negative, but got {sizes}")
         if sum(sizes) != n:
-            raise ValueError(f"split(): split sizes {sizes} do not add up to the size {n} of "
-                             f"dim {a}")
+            raise ValueError(
+                f"split(): split sizes {sizes} do not add up to the size {n} of dim {a}"
+            )
     else:
         size = C.integer("split", "split_size_or_sections", split_size_or_sections)
         if size <= 0:
-            raise ValueError(f"split(): argument 'split_size_or_sections' must be positive, "
-                             f"but got {size}")
+            raise ValueError(
+                f"split(): argument 'split_size_or_sections' must be positive, but got {size}"
+            )
         sizes = [size] * (n // size) + ([n % size] if n % size else [])
         if not sizes:
             sizes = [0]
@@ -329,8 +367,9 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
     asked the inverse indices (shaped like input, or its dim) and the counts; sorted is
     accepted and ignored (always sorted, as in PyTorch on the CPU)."""
     C.tensor("unique", "input", input)
-    res = _unique(input, return_inverse=bool(return_inverse),
-                  return_counts=bool(return_counts), axis=dim)
+    res = _unique(
+        input, return_inverse=bool(return_inverse), return_counts=bool(return_counts), axis=dim
+    )
     if not (return_inverse or return_counts):
         return res
     res = list(res)

@@ -10,6 +10,7 @@ modules) and `blocked_modules` are refused with NotImplementedError: sys.modules
 one `torch` for every importer, and answering per importer needs Paddle's rewriting of
 the scoped modules' loaders, which oar does not do.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -48,14 +49,15 @@ class _TorchProxyFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if not _is_alias(fullname):
             return None
-        tname = _TARGET + fullname[len(_ALIAS):]
+        tname = _TARGET + fullname[len(_ALIAS) :]
         try:
             module = importlib.import_module(tname)
         except ModuleNotFoundError as e:
             if e.name and (e.name == tname or tname.startswith(e.name + ".")):
-                missing = _ALIAS + e.name[len(_TARGET):]
-                raise ModuleNotFoundError(f"No module named '{missing}' (oar's torch proxy "
-                                          f"has no {e.name})", name=missing) from None
+                missing = _ALIAS + e.name[len(_TARGET) :]
+                raise ModuleNotFoundError(
+                    f"No module named '{missing}' (oar's torch proxy has no {e.name})", name=missing
+                ) from None
             raise
         is_pkg = hasattr(module, "__path__")
         spec = importlib.machinery.ModuleSpec(fullname, _Loader(module), is_package=is_pkg)
@@ -75,18 +77,22 @@ def _drop_alias_modules():
 def _global_only(api, scope, blocked_modules):
     for arg, v in (("scope", scope), ("blocked_modules", blocked_modules)):
         if v is not None:
-            raise NotImplementedError(f"{api}(): argument '{arg}' is not supported: oar's "
-                                      f"torch proxy is global (docs/compat.md)")
+            raise NotImplementedError(
+                f"{api}(): argument '{arg}' is not supported: oar's "
+                f"torch proxy is global (docs/compat.md)"
+            )
 
 
-def enable_torch_proxy(*, scope: Any = None, blocked_modules: Any = None, backend: str = "torch",
-                       silent: bool = False) -> None:
+def enable_torch_proxy(
+    *, scope: Any = None, blocked_modules: Any = None, backend: str = "torch", silent: bool = False
+) -> None:
     """Make `import torch` (and `torch.x.y`) give oar's modules, everywhere (Paddle's
     paddle.enable_compat; `scope` and `blocked_modules` are not supported)."""
     _global_only("enable_compat", scope, blocked_modules)
     if backend != "torch":
-        raise ValueError(f"enable_compat(): argument 'backend' must be 'torch', but got "
-                         f"{backend!r}")
+        raise ValueError(
+            f"enable_compat(): argument 'backend' must be 'torch', but got {backend!r}"
+        )
     if _FINDER in sys.meta_path:
         return
     _set_aside.clear()

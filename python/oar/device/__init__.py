@@ -5,6 +5,7 @@ truthfully for that build: "cpu" is accepted wherever a device is named, any oth
 device ("gpu", "gpu:0", "xpu", "npu:1", a CUDAPlace) raises a ValueError saying oar was
 built for the CPU only, and every is_compiled_with_* is False.
 """
+
 from __future__ import annotations
 
 import re
@@ -19,24 +20,69 @@ from ..framework.random import GeneratorState, get_state
 from ..framework.random import set_state
 
 __all__ = [
-    "set_device", "get_device", "get_all_device_type", "get_all_custom_device_type",
-    "get_available_device", "get_available_custom_device", "is_compiled_with_cuda",
-    "is_compiled_with_rocm", "is_compiled_with_xpu", "is_compiled_with_ipu",
-    "is_compiled_with_cinn", "is_compiled_with_distribute", "is_compiled_with_custom_device",
-    "is_available", "device_count", "synchronize", "CUDAPlace", "XPUPlace", "IPUPlace",
-    "CUDAPinnedPlace", "XPUPinnedPlace", "get_cudnn_version", "get_rng_state", "set_rng_state",
-    "device", "device_guard", "get_device_properties", "get_device_name",
-    "get_device_capability", "is_bf16_supported", "manual_seed", "cpu_isa",
+    "set_device",
+    "get_device",
+    "get_all_device_type",
+    "get_all_custom_device_type",
+    "get_available_device",
+    "get_available_custom_device",
+    "is_compiled_with_cuda",
+    "is_compiled_with_rocm",
+    "is_compiled_with_xpu",
+    "is_compiled_with_ipu",
+    "is_compiled_with_cinn",
+    "is_compiled_with_distribute",
+    "is_compiled_with_custom_device",
+    "is_available",
+    "device_count",
+    "synchronize",
+    "CUDAPlace",
+    "XPUPlace",
+    "IPUPlace",
+    "CUDAPinnedPlace",
+    "XPUPinnedPlace",
+    "get_cudnn_version",
+    "get_rng_state",
+    "set_rng_state",
+    "device",
+    "device_guard",
+    "get_device_properties",
+    "get_device_name",
+    "get_device_capability",
+    "is_bf16_supported",
+    "manual_seed",
+    "cpu_isa",
     # device memory counters (_memory.py), streams and events (_streams.py), the legacy
     # typed-tensor factories (_tensor_types.py)
-    "max_memory_allocated", "max_memory_reserved", "memory_allocated", "memory_reserved",
-    "reset_max_memory_allocated", "reset_max_memory_reserved", "reset_peak_memory_stats",
-    "empty_cache", "ipc_collect", "Stream", "Event", "current_stream", "set_stream",
-    "stream_guard", "StreamContext", "get_stream_from_external",
-    "is_current_stream_capturing", "FloatTensor", "DoubleTensor", "HalfTensor",
-    "BFloat16Tensor", "ByteTensor", "CharTensor", "ShortTensor", "IntTensor", "LongTensor",
+    "max_memory_allocated",
+    "max_memory_reserved",
+    "memory_allocated",
+    "memory_reserved",
+    "reset_max_memory_allocated",
+    "reset_max_memory_reserved",
+    "reset_peak_memory_stats",
+    "empty_cache",
+    "ipc_collect",
+    "Stream",
+    "Event",
+    "current_stream",
+    "set_stream",
+    "stream_guard",
+    "StreamContext",
+    "get_stream_from_external",
+    "is_current_stream_capturing",
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "BFloat16Tensor",
+    "ByteTensor",
+    "CharTensor",
+    "ShortTensor",
+    "IntTensor",
+    "LongTensor",
     "BoolTensor",
 ]
+
 
 def set_device(device: PlaceLike | int) -> Place:
     """Sets the device ops run on; only "cpu" (or a CPUPlace) exists. Returns the Place."""
@@ -47,8 +93,9 @@ def get_device(input: Tensor | None = None) -> str | int:
     """The current device's name, "cpu"; with a tensor, its device id: -1 (the CPU)."""
     if input is not None:
         if not isinstance(input, _C.Tensor):
-            raise TypeError(f"get_device: argument 'input' must be a Tensor or None, got "
-                            f"{type(input).__name__}")
+            raise TypeError(
+                f"get_device: argument 'input' must be a Tensor or None, got {type(input).__name__}"
+            )
         return -1
     return "cpu"
 
@@ -107,8 +154,10 @@ def is_compiled_with_distribute() -> bool:
 def is_compiled_with_custom_device(device_type: str) -> bool:
     """False for every device type: oar loads no device plug-ins."""
     if not isinstance(device_type, str):
-        raise TypeError("is_compiled_with_custom_device: argument 'device_type' must be a str, "
-                        f"got {type(device_type).__name__}")
+        raise TypeError(
+            "is_compiled_with_custom_device: argument 'device_type' must be a str, "
+            f"got {type(device_type).__name__}"
+        )
     return False
 
 
@@ -167,14 +216,17 @@ def get_rng_state(device: PlaceLike | int | None = None) -> list[GeneratorState]
     return [get_state()]
 
 
-def set_rng_state(state_list: Sequence[GeneratorState],
-                  device: PlaceLike | int | None = None) -> None:
+def set_rng_state(
+    state_list: Sequence[GeneratorState], device: PlaceLike | int | None = None
+) -> None:
     """Restores the generator states returned by get_rng_state(device)."""
     if device is not None:
         _to_place(device, "set_rng_state")
     if not isinstance(state_list, (list, tuple)) or len(state_list) != 1:
-        raise ValueError(f"set_rng_state(): argument 'state_list' must be the list of one "
-                         f"GeneratorState that get_rng_state() returns, but got {state_list!r}")
+        raise ValueError(
+            f"set_rng_state(): argument 'state_list' must be the list of one "
+            f"GeneratorState that get_rng_state() returns, but got {state_list!r}"
+        )
     set_state(state_list[0])
 
 
@@ -194,8 +246,7 @@ class device:  # noqa: N801 - Paddle's name
         if isinstance(device, int) and not isinstance(device, bool):
             # Paddle reads an index as one of the current device type, the CPU here.
             if device < 0:
-                raise ValueError(f"device(): the device index must be non-negative, got "
-                                 f"{device}")
+                raise ValueError(f"device(): the device index must be non-negative, got {device}")
             if device != 0:
                 raise ValueError(f"device(): the CPU device only has index 0, got {device}")
             device = "cpu"
@@ -224,8 +275,9 @@ class device_guard:  # noqa: N801 - Paddle's name
 
     def __init__(self, device):
         if not isinstance(device, (str, Place)):
-            raise ValueError("device_guard(): 'device' must be a string or a Place, but got "
-                             f"{type(device)}")
+            raise ValueError(
+                f"device_guard(): 'device' must be a string or a Place, but got {type(device)}"
+            )
         self._target_place = _to_place(device, "device_guard()")
         self._original_place = None
 
@@ -250,8 +302,10 @@ def get_device_properties(device: PlaceLike | int | None = None) -> NoReturn:
         ValueError: always: oar is a CPU build (as paddle.device.cuda's on Paddle's CPU
             build; paddle.device's fails there with a NameError).
     """
-    raise ValueError("get_device_properties(): oar is built for the CPU only; device "
-                     "properties describe a GPU or custom device")
+    raise ValueError(
+        "get_device_properties(): oar is built for the CPU only; device "
+        "properties describe a GPU or custom device"
+    )
 
 
 def get_device_name(device: PlaceLike | int | None = None) -> NoReturn:
@@ -266,8 +320,9 @@ def get_device_name(device: PlaceLike | int | None = None) -> NoReturn:
     Raises:
         ValueError: always: oar is a CPU build.
     """
-    raise ValueError("get_device_name(): oar is built for the CPU only; the name is a GPU "
-                     "or custom device's")
+    raise ValueError(
+        "get_device_name(): oar is built for the CPU only; the name is a GPU or custom device's"
+    )
 
 
 def get_device_capability(device: PlaceLike | int | None = None) -> NoReturn:
@@ -282,8 +337,10 @@ def get_device_capability(device: PlaceLike | int | None = None) -> NoReturn:
     Raises:
         ValueError: always: oar is a CPU build.
     """
-    raise ValueError("get_device_capability(): oar is built for the CPU only; the compute "
-                     "capability is a GPU or custom device's")
+    raise ValueError(
+        "get_device_capability(): oar is built for the CPU only; the compute "
+        "capability is a GPU or custom device's"
+    )
 
 
 def is_bf16_supported(including_emulation: bool = True) -> bool:
@@ -319,23 +376,46 @@ def manual_seed(seed: int | float | str) -> None:
             too). ValueError/TypeError from int() for a value that is not a number.
     """
     seed = int(seed)
-    if not 0 <= seed < 2 ** 64:
+    if not 0 <= seed < 2**64:
         raise TypeError(f"manual_seed(): argument 'seed' must be in [0, 2**64), got {seed}")
     # _C.seed takes an int64 and stores its bits as the uint64 seed; seeds of 2**63 and
     # above pass as the negative int64 with the same bits.
-    _C.seed(seed - 2 ** 64 if seed >= 2 ** 63 else seed)
+    _C.seed(seed - 2**64 if seed >= 2**63 else seed)
 
 
-from ._memory import (empty_cache, ipc_collect, max_memory_allocated,  # noqa: E402,F401
-                      max_memory_reserved, memory_allocated, memory_reserved,
-                      reset_max_memory_allocated, reset_max_memory_reserved,
-                      reset_peak_memory_stats)
-from ._streams import (Event, Stream, StreamContext, current_stream,  # noqa: E402,F401
-                       get_stream_from_external, is_current_stream_capturing, set_stream,
-                       stream_guard)
-from ._tensor_types import (BFloat16Tensor, BoolTensor, ByteTensor,  # noqa: E402,F401
-                            CharTensor, DoubleTensor, FloatTensor, HalfTensor, IntTensor,
-                            LongTensor, ShortTensor)
+from ._memory import (
+    empty_cache,
+    ipc_collect,
+    max_memory_allocated,  # noqa: E402,F401
+    max_memory_reserved,
+    memory_allocated,
+    memory_reserved,
+    reset_max_memory_allocated,
+    reset_max_memory_reserved,
+    reset_peak_memory_stats,
+)
+from ._streams import (
+    Event,
+    Stream,
+    StreamContext,
+    current_stream,  # noqa: E402,F401
+    get_stream_from_external,
+    is_current_stream_capturing,
+    set_stream,
+    stream_guard,
+)
+from ._tensor_types import (
+    BFloat16Tensor,
+    BoolTensor,
+    ByteTensor,  # noqa: E402,F401
+    CharTensor,
+    DoubleTensor,
+    FloatTensor,
+    HalfTensor,
+    IntTensor,
+    LongTensor,
+    ShortTensor,
+)
 
 
 class CpuIsa(NamedTuple):

@@ -7,18 +7,28 @@ oar's CPU allocator. empty_cache is a no-op there (as paddle.device.cuda.empty_c
 on Paddle's CPU build) and in oar: freed blocks go straight back to the allocator, so
 there is no cache to empty. ipc_collect raises RuntimeError, as on Paddle's CPU build.
 """
+
 from __future__ import annotations
 
-__all__ = ["max_memory_allocated", "max_memory_reserved", "memory_allocated",
-           "memory_reserved", "reset_max_memory_allocated", "reset_max_memory_reserved",
-           "reset_peak_memory_stats", "empty_cache", "ipc_collect"]
+__all__ = [
+    "max_memory_allocated",
+    "max_memory_reserved",
+    "memory_allocated",
+    "memory_reserved",
+    "reset_max_memory_allocated",
+    "reset_max_memory_reserved",
+    "reset_peak_memory_stats",
+    "empty_cache",
+    "ipc_collect",
+]
 
 
 def _unsupported(api):
     return ValueError(
         f"oar.device.{api}() is not supported in oar, which is a CPU build: it counts the "
         f"memory of a GPU, XPU or custom device allocator. oar.memory_stats() and "
-        f"oar.reset_peak_memory() count the CPU allocator's memory.")
+        f"oar.reset_peak_memory() count the CPU allocator's memory."
+    )
 
 
 def max_memory_allocated(device=None):
@@ -135,5 +145,7 @@ def ipc_collect():
     Raises:
         RuntimeError: always, as on Paddle's CPU build.
     """
-    raise RuntimeError("ipc_collect(): oar is built for the CPU only; it collects memory "
-                       "shared between processes through CUDA IPC, which needs a GPU")
+    raise RuntimeError(
+        "ipc_collect(): oar is built for the CPU only; it collects memory "
+        "shared between processes through CUDA IPC, which needs a GPU"
+    )

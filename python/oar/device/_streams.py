@@ -6,18 +6,29 @@ an Event, current_stream() raises a TypeError, and a stream_guard(None) is the o
 context that enters. oar, which runs every op synchronously on the CPU, answers the same
 way rather than hand out stream objects that order nothing.
 """
+
 from __future__ import annotations
 
 from ..framework.dtype import Place
 from ..framework.place import _to_place
 
-__all__ = ["Stream", "Event", "current_stream", "set_stream", "stream_guard",
-           "StreamContext", "get_stream_from_external", "is_current_stream_capturing"]
+__all__ = [
+    "Stream",
+    "Event",
+    "current_stream",
+    "set_stream",
+    "stream_guard",
+    "StreamContext",
+    "get_stream_from_external",
+    "is_current_stream_capturing",
+]
 
 
 def _no_streams(api):
-    return (f"{api}: oar is built for the CPU only and runs every op synchronously; "
-            f"streams and events exist only on a GPU, XPU or custom device")
+    return (
+        f"{api}: oar is built for the CPU only and runs every op synchronously; "
+        f"streams and events exist only on a GPU, XPU or custom device"
+    )
 
 
 def _check_device(device, api):
@@ -92,8 +103,12 @@ def set_stream(stream):
     Raises:
         TypeError: stream is not a Stream (none can be created on a CPU build).
     """
-    raise TypeError(_no_streams(f"set_stream(): argument 'stream' must be a Stream, got "
-                                f"{type(stream).__name__}, and none can be made"))
+    raise TypeError(
+        _no_streams(
+            f"set_stream(): argument 'stream' must be a Stream, got "
+            f"{type(stream).__name__}, and none can be made"
+        )
+    )
 
 
 class stream_guard:  # noqa: N801 - Paddle's name

@@ -3,6 +3,7 @@ them in paddle.device and at the top level (the same objects in both): callables
 build a tensor of one dtype. They are factories, not tensor types, so
 isinstance(t, FloatTensor) is False, as in Paddle.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -11,14 +12,32 @@ from ..tensor.creation import _tensor_fn
 from ..tensor.creation import empty
 from ..tensor.creation import to_tensor
 
-__all__ = ["FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "ByteTensor",
-           "CharTensor", "ShortTensor", "IntTensor", "LongTensor", "BoolTensor"]
+__all__ = [
+    "FloatTensor",
+    "DoubleTensor",
+    "HalfTensor",
+    "BFloat16Tensor",
+    "ByteTensor",
+    "CharTensor",
+    "ShortTensor",
+    "IntTensor",
+    "LongTensor",
+    "BoolTensor",
+]
 
 
 # Paddle's Tensor(value, place, persistable, zero_copy, name, stop_gradient, ...): the
 # positional order of the array form
-_TENSOR_ARGS = ("place", "persistable", "zero_copy", "name", "stop_gradient", "dims", "dtype",
-                "type")
+_TENSOR_ARGS = (
+    "place",
+    "persistable",
+    "zero_copy",
+    "name",
+    "stop_gradient",
+    "dims",
+    "dtype",
+    "type",
+)
 
 
 def _from_data(api, dtype, args, kwargs):
@@ -27,11 +46,15 @@ def _from_data(api, dtype, args, kwargs):
 
     data = args[0]
     if not isinstance(data, (np.ndarray, _C.Tensor)):
-        raise ValueError(f"{api}(): the first argument must be a list, a tuple, ints (a "
-                         f"shape), a numpy array or a Tensor, but got {type(data).__name__}")
+        raise ValueError(
+            f"{api}(): the first argument must be a list, a tuple, ints (a "
+            f"shape), a numpy array or a Tensor, but got {type(data).__name__}"
+        )
     if len(args) - 1 > len(_TENSOR_ARGS):
-        raise TypeError(f"{api}(): takes at most {len(_TENSOR_ARGS) + 1} positional "
-                        f"arguments ({len(args)} given)")
+        raise TypeError(
+            f"{api}(): takes at most {len(_TENSOR_ARGS) + 1} positional "
+            f"arguments ({len(args)} given)"
+        )
     opts = dict(zip(_TENSOR_ARGS, args[1:]))
     for k, v in kwargs.items():
         if k not in _TENSOR_ARGS:
@@ -42,8 +65,12 @@ def _from_data(api, dtype, args, kwargs):
     # Paddle 3.3.1's Tensor drops the dtype it is given here (FloatTensor(np.array([1, 2]))
     # is int64 there); oar converts to the class's dtype, as the name says
     d = opts.get("dtype")
-    return to_tensor(data, dtype=dtype if d is None else d, place=opts.get("place"),
-                         stop_gradient=opts.get("stop_gradient", True))
+    return to_tensor(
+        data,
+        dtype=dtype if d is None else d,
+        place=opts.get("place"),
+        stop_gradient=opts.get("stop_gradient", True),
+    )
 
 
 def _factory(name, dtype):
@@ -59,7 +86,7 @@ def _factory(name, dtype):
             return empty(list(args), dtype=dtype)
         return _from_data(name, dtype, args, kwargs)
 
-    doc = (f"""Builds a {dtype} tensor, PyTorch's legacy torch.{name}.
+    doc = f"""Builds a {dtype} tensor, PyTorch's legacy torch.{name}.
 
     {name}() is an empty 1-D tensor; {name}(data) with a list or tuple converts the data
     to {dtype}; {name}(d0, d1, ...) with ints is an uninitialised tensor of that shape (as
@@ -75,7 +102,7 @@ def _factory(name, dtype):
 
     Returns:
         Tensor: a new tensor.
-    """)
+    """
     return type(name, (), {"__new__": __new__, "__doc__": doc, "__module__": "oar.device"})
 
 

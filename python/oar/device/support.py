@@ -15,6 +15,7 @@ x86, "Features" on ARM); elsewhere, or when the file cannot be read, it is False
 It is also False when OAR_MAX_CPU_ISA caps oar's kernels below the level that has
 those instructions (oar.device.cpu_isa()): oar then does not use them.
 """
+
 from __future__ import annotations
 
 from .. import _C
@@ -68,15 +69,18 @@ def _is_cpu(who, device):
         name = str(device).lower()  # a Place prints as "Place(cpu)"
         if "cpu" in name:
             return True
-        raise TypeError(f"{who}: argument 'device' must be None, a device string such as "
-                        f"'cpu', or a Place; got {type(device).__name__}")
+        raise TypeError(
+            f"{who}: argument 'device' must be None, a device string such as "
+            f"'cpu', or a Place; got {type(device).__name__}"
+        )
     kind = device.lower().split(":")[0]
     if kind == "cpu":
         return True
     if kind in _OTHER_DEVICES:
         return False
-    raise ValueError(f"{who}: argument 'device' must name a device ('cpu', 'gpu:0', ...), "
-                     f"got {device!r}")
+    raise ValueError(
+        f"{who}: argument 'device' must name a device ('cpu', 'gpu:0', ...), got {device!r}"
+    )
 
 
 def is_bfloat16_supported(device: PlaceLike | int | None = None) -> bool:

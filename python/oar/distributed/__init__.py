@@ -18,27 +18,88 @@ any dtype. spawn() starts the ranks of a function from Python instead of the lau
 A peer that dies or does not answer within OAR_DIST_TIMEOUT seconds (default 1800) makes
 the collective raise an error naming it; nothing hangs.
 """
+
 import sys as _sys
 
 from ..framework import collective as _framework_collective
-from .collective import (Group, ReduceOp, all_gather, all_reduce, alltoall,  # noqa: F401
-                         alltoall_single, barrier, broadcast, destroy_process_group, gather,
-                         get_backend, get_group, get_rank, get_world_size, irecv, is_available,
-                         is_initialized, isend, new_group, recv, reduce, reduce_scatter, scatter,
-                         send, shutdown_process_group, wait)
-from .object_collective import (all_gather_object, broadcast_object_list,  # noqa: F401
-                                recv_object_list, scatter_object_list, send_object_list)
+from .collective import (
+    Group,
+    ReduceOp,
+    all_gather,
+    all_reduce,
+    alltoall,  # noqa: F401
+    alltoall_single,
+    barrier,
+    broadcast,
+    destroy_process_group,
+    gather,
+    get_backend,
+    get_group,
+    get_rank,
+    get_world_size,
+    irecv,
+    is_available,
+    is_initialized,
+    isend,
+    new_group,
+    recv,
+    reduce,
+    reduce_scatter,
+    scatter,
+    send,
+    shutdown_process_group,
+    wait,
+)
+from .object_collective import (
+    all_gather_object,
+    broadcast_object_list,  # noqa: F401
+    recv_object_list,
+    scatter_object_list,
+    send_object_list,
+)
 from .parallel import DataParallel, ParallelEnv, ParallelMode, init_parallel_env  # noqa: F401
 from .spawn import gloo_barrier, gloo_init_parallel_env, gloo_release, spawn  # noqa: F401
 
 __all__ = [
-    "DataParallel", "Group", "ParallelEnv", "ParallelMode", "ReduceOp", "all_gather",
-    "all_gather_object", "all_reduce", "alltoall", "alltoall_single", "barrier", "broadcast",
-    "broadcast_object_list", "destroy_process_group", "gather", "get_backend", "get_group",
-    "get_rank", "get_world_size", "gloo_barrier", "gloo_init_parallel_env", "gloo_release",
-    "init_parallel_env", "irecv", "is_available", "is_initialized", "isend", "new_group",
-    "recv", "recv_object_list", "reduce", "reduce_scatter", "scatter", "scatter_object_list",
-    "send", "send_object_list", "shutdown_process_group", "spawn", "wait",
+    "DataParallel",
+    "Group",
+    "ParallelEnv",
+    "ParallelMode",
+    "ReduceOp",
+    "all_gather",
+    "all_gather_object",
+    "all_reduce",
+    "alltoall",
+    "alltoall_single",
+    "barrier",
+    "broadcast",
+    "broadcast_object_list",
+    "destroy_process_group",
+    "gather",
+    "get_backend",
+    "get_group",
+    "get_rank",
+    "get_world_size",
+    "gloo_barrier",
+    "gloo_init_parallel_env",
+    "gloo_release",
+    "init_parallel_env",
+    "irecv",
+    "is_available",
+    "is_initialized",
+    "isend",
+    "new_group",
+    "recv",
+    "recv_object_list",
+    "reduce",
+    "reduce_scatter",
+    "scatter",
+    "scatter_object_list",
+    "send",
+    "send_object_list",
+    "shutdown_process_group",
+    "spawn",
+    "wait",
 ]
 
 # oar.nn's collectives (synchronized batch norm, sharded losses) reach this module

@@ -1,4 +1,5 @@
 """Process groups and collectives (Paddle's paddle.distributed communication API)."""
+
 from __future__ import annotations
 
 import math
@@ -16,6 +17,7 @@ __all__ = []
 
 class ReduceOp:
     """The reductions of all_reduce and reduce_scatter (Paddle's ReduceOp)."""
+
     SUM = 0
     MAX = 1
     MIN = 2
@@ -148,7 +150,9 @@ def _group(group, api):
             raise RuntimeError(f"{api}(): call oar.distributed.init_parallel_env() first")
         return _State.world
     if not isinstance(group, Group):
-        raise TypeError(f"{api}(): group must be a Group from new_group(), got {type(group).__name__}")
+        raise TypeError(
+            f"{api}(): group must be a Group from new_group(), got {type(group).__name__}"
+        )
     return group
 
 
@@ -170,8 +174,9 @@ def _check_rank(value, name, api):
         raise TypeError(f"{api}(): {name} must be an int rank, got {type(value).__name__}")
 
 
-def all_reduce(tensor: Tensor, op: int = ReduceOp.SUM, group: Group | None = None,
-               sync_op: bool = True) -> _Task | None:
+def all_reduce(
+    tensor: Tensor, op: int = ReduceOp.SUM, group: Group | None = None, sync_op: bool = True
+) -> _Task | None:
     """Reduces ``tensor`` over the ranks of ``group`` in place with ``op``.
 
     Returns None, or a task whose wait() joins the operation if ``sync_op`` is False.
@@ -183,8 +188,9 @@ def all_reduce(tensor: Tensor, op: int = ReduceOp.SUM, group: Group | None = Non
     return _finish(_C._dist_all_reduce(g.process_group, tensor, op), sync_op)
 
 
-def broadcast(tensor: Tensor, src: int, group: Group | None = None,
-              sync_op: bool = True) -> _Task | None:
+def broadcast(
+    tensor: Tensor, src: int, group: Group | None = None, sync_op: bool = True
+) -> _Task | None:
     """Copies global rank ``src``'s ``tensor`` into every rank's, in place."""
     _check_rank(src, "src", "broadcast")
     g = _group(group, "broadcast")
@@ -193,8 +199,9 @@ def broadcast(tensor: Tensor, src: int, group: Group | None = None,
     return _finish(_C._dist_broadcast(g.process_group, tensor, src), sync_op)
 
 
-def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Group | None = None,
-               sync_op: bool = True) -> _Task | None:
+def all_gather(
+    tensor_list: list[Tensor], tensor: Tensor, group: Group | None = None, sync_op: bool = True
+) -> _Task | None:
     """Gathers every rank's ``tensor`` into ``tensor_list`` (in group-rank order).
 
     An empty ``tensor_list`` is filled with new tensors (Paddle's behaviour); a
@@ -210,8 +217,13 @@ def all_gather(tensor_list: list[Tensor], tensor: Tensor, group: Group | None = 
     return _finish(_C._dist_all_gather(g.process_group, tensor_list, tensor), sync_op)
 
 
-def reduce_scatter(tensor: Tensor, tensor_list: Sequence[Tensor], op: int = ReduceOp.SUM,
-                   group: Group | None = None, sync_op: bool = True) -> _Task | None:
+def reduce_scatter(
+    tensor: Tensor,
+    tensor_list: Sequence[Tensor],
+    op: int = ReduceOp.SUM,
+    group: Group | None = None,
+    sync_op: bool = True,
+) -> _Task | None:
     """``tensor`` gets the reduction over the ranks of their ``tensor_list[group rank]``."""
     _check_op(op, "reduce_scatter")
     g = _group(group, "reduce_scatter")
@@ -244,8 +256,10 @@ def gather(tensor, gather_list=None, dst=0, group=None, sync_op=True):
     out = []
     if g.rank == g.get_group_rank(dst):
         if not isinstance(gather_list, list):
-            raise TypeError(f"gather(): gather_list must be a list on the dst rank, got "
-                            f"{type(gather_list).__name__}")
+            raise TypeError(
+                f"gather(): gather_list must be a list on the dst rank, got "
+                f"{type(gather_list).__name__}"
+            )
         if not gather_list:
             gather_list.extend(empty_like(tensor) for _ in range(g.nranks))
         out = gather_list
@@ -262,8 +276,10 @@ def scatter(tensor, tensor_list=None, src=0, group=None, sync_op=True):
     inputs = []
     if g.rank == g.get_group_rank(src):
         if not isinstance(tensor_list, (list, tuple)):
-            raise TypeError(f"scatter(): tensor_list must be a list of Tensors on the src rank, "
-                            f"got {type(tensor_list).__name__}")
+            raise TypeError(
+                f"scatter(): tensor_list must be a list of Tensors on the src rank, "
+                f"got {type(tensor_list).__name__}"
+            )
         inputs = list(tensor_list)
     return _finish(_C._dist_scatter(g.process_group, tensor, inputs, src), sync_op)
 
@@ -275,17 +291,21 @@ def _split_counts(t, sizes, name, arg, nranks):
     per_row = math.prod(t.shape[1:]) if t.ndim else 1
     if sizes is None:
         if rows % nranks:
-            raise ValueError(f"alltoall_single(): {name}'s first dim {rows} does not split "
-                             f"evenly over the group's {nranks} ranks; pass {arg}")
+            raise ValueError(
+                f"alltoall_single(): {name}'s first dim {rows} does not split "
+                f"evenly over the group's {nranks} ranks; pass {arg}"
+            )
         sizes = [rows // nranks] * nranks
-    if not isinstance(sizes, (list, tuple)) or \
-            not all(isinstance(v, int) and not isinstance(v, bool) for v in sizes):
+    if not isinstance(sizes, (list, tuple)) or not all(
+        isinstance(v, int) and not isinstance(v, bool) for v in sizes
+    ):
         raise TypeError(f"alltoall_single(): {arg} must be a list of ints, got {sizes!r}")
     return [v * per_row for v in sizes]
 
 
-def alltoall_single(out_tensor, in_tensor, in_split_sizes=None, out_split_sizes=None,
-                    group=None, sync_op=True):
+def alltoall_single(
+    out_tensor, in_tensor, in_split_sizes=None, out_split_sizes=None, group=None, sync_op=True
+):
     """Splits ``in_tensor`` along dim 0 into ``in_split_sizes`` (equal parts if None) and
     sends part r to group rank r; ``out_tensor`` gets, in group-rank order, the parts
     every rank sent this one, ``out_split_sizes`` rows each (the sizes must agree
@@ -293,11 +313,13 @@ def alltoall_single(out_tensor, in_tensor, in_split_sizes=None, out_split_sizes=
     g = _group(group, "alltoall_single")
     if not g.is_member():
         return None
-    out_counts = _split_counts(out_tensor, out_split_sizes, "out_tensor", "out_split_sizes",
-                               g.nranks)
+    out_counts = _split_counts(
+        out_tensor, out_split_sizes, "out_tensor", "out_split_sizes", g.nranks
+    )
     in_counts = _split_counts(in_tensor, in_split_sizes, "in_tensor", "in_split_sizes", g.nranks)
-    return _finish(_C._dist_alltoall(g.process_group, out_tensor, out_counts, in_tensor,
-                                     in_counts), sync_op)
+    return _finish(
+        _C._dist_alltoall(g.process_group, out_tensor, out_counts, in_tensor, in_counts), sync_op
+    )
 
 
 def alltoall(out_tensor_list, in_tensor_list, group=None, sync_op=True):
@@ -309,17 +331,23 @@ def alltoall(out_tensor_list, in_tensor_list, group=None, sync_op=True):
     if not g.is_member():
         return None
     if len(in_tensor_list) != g.nranks:
-        raise ValueError(f"alltoall(): in_tensor_list must hold {g.nranks} tensors (the group "
-                         f"size), got {len(in_tensor_list)}")
+        raise ValueError(
+            f"alltoall(): in_tensor_list must hold {g.nranks} tensors (the group "
+            f"size), got {len(in_tensor_list)}"
+        )
     if not out_tensor_list:
         out_tensor_list.extend(empty_like(t) for t in in_tensor_list)
     if len(out_tensor_list) != g.nranks:
-        raise ValueError(f"alltoall(): out_tensor_list must hold {g.nranks} tensors (the group "
-                         f"size), got {len(out_tensor_list)}")
+        raise ValueError(
+            f"alltoall(): out_tensor_list must hold {g.nranks} tensors (the group "
+            f"size), got {len(out_tensor_list)}"
+        )
     dtype = in_tensor_list[0].dtype
     if any(t.dtype != dtype for t in list(in_tensor_list) + out_tensor_list):
-        raise TypeError(f"alltoall(): every tensor must have one dtype, got "
-                        f"{sorted({str(t.dtype) for t in list(in_tensor_list) + out_tensor_list})}")
+        raise TypeError(
+            f"alltoall(): every tensor must have one dtype, got "
+            f"{sorted({str(t.dtype) for t in list(in_tensor_list) + out_tensor_list})}"
+        )
     flat_in = concat([t.reshape([-1]) for t in in_tensor_list])
     out_counts = [math.prod(t.shape) for t in out_tensor_list]
     flat_out = empty([sum(out_counts)], dtype=dtype)
@@ -327,11 +355,12 @@ def alltoall(out_tensor_list, in_tensor_list, group=None, sync_op=True):
     def copy_out():
         start = 0
         for t, n in zip(out_tensor_list, out_counts):
-            t.copy_(flat_out[start:start + n].reshape(t.shape))
+            t.copy_(flat_out[start : start + n].reshape(t.shape))
             start += n
 
-    work = _C._dist_alltoall(g.process_group, flat_out, out_counts, flat_in,
-                             [math.prod(t.shape) for t in in_tensor_list])
+    work = _C._dist_alltoall(
+        g.process_group, flat_out, out_counts, flat_in, [math.prod(t.shape) for t in in_tensor_list]
+    )
     return _finish(work, sync_op, copy_out)
 
 
@@ -343,8 +372,9 @@ def get_backend(group: Group | None = None) -> str:
     return "GLOO"
 
 
-def send(tensor: Tensor, dst: int = 0, group: Group | None = None,
-         sync_op: bool = True) -> _Task | None:
+def send(
+    tensor: Tensor, dst: int = 0, group: Group | None = None, sync_op: bool = True
+) -> _Task | None:
     """Sends ``tensor`` to global rank ``dst`` (which must call recv)."""
     _check_rank(dst, "dst", "send")
     g = _group(group, "send")
@@ -353,8 +383,9 @@ def send(tensor: Tensor, dst: int = 0, group: Group | None = None,
     return _finish(_C._dist_send(g.process_group, tensor, dst), sync_op)
 
 
-def recv(tensor: Tensor, src: int = 0, group: Group | None = None,
-         sync_op: bool = True) -> _Task | None:
+def recv(
+    tensor: Tensor, src: int = 0, group: Group | None = None, sync_op: bool = True
+) -> _Task | None:
     """Receives into ``tensor`` what global rank ``src`` sends."""
     _check_rank(src, "src", "recv")
     g = _group(group, "recv")

@@ -1,6 +1,7 @@
 """Collectives of picklable Python objects (Paddle's all_gather_object,
 broadcast_object_list, scatter_object_list, send_object_list, recv_object_list): each
 object travels as the uint8 tensor of its pickle, after the sizes."""
+
 import pickle
 
 import numpy as np
@@ -36,7 +37,7 @@ def _fill(object_list, data, counts):
     """object_list[i] = the i-th of the pickles laid end to end in ``data``."""
     start = 0
     for i, n in enumerate(counts):
-        object_list[i] = _to_object(data[start:start + n], n)
+        object_list[i] = _to_object(data[start : start + n], n)
         start += n
 
 
@@ -67,8 +68,9 @@ def broadcast_object_list(object_list, src, group=None):
         return
     mine = get_rank() == src
     tensors = [_to_tensor(o) for o in object_list] if mine else []
-    sizes = _sizes([t.shape[0] for t in tensors]) if mine else \
-        zeros([len(object_list)], dtype="int64")
+    sizes = (
+        _sizes([t.shape[0] for t in tensors]) if mine else zeros([len(object_list)], dtype="int64")
+    )
     broadcast(sizes, src, group=g)
     counts = [int(v) for v in sizes.numpy()]
     if not counts:
@@ -87,8 +89,10 @@ def scatter_object_list(out_object_list, in_object_list=None, src=0, group=None)
     mine = get_rank() == src
     if mine:
         if not isinstance(in_object_list, (list, tuple)) or len(in_object_list) != g.nranks:
-            raise ValueError(f"scatter_object_list(): in_object_list must hold {g.nranks} "
-                             f"objects (the group size) on the src rank")
+            raise ValueError(
+                f"scatter_object_list(): in_object_list must hold {g.nranks} "
+                f"objects (the group size) on the src rank"
+            )
         tensors = [_to_tensor(o) for o in in_object_list]
         longest = _sizes([max(t.shape[0] for t in tensors)])
     else:
@@ -108,8 +112,10 @@ def _peer(rank, rank_in_group, g, api, arg):
         if rank is not None:
             raise ValueError(f"{api}(): pass {arg} or {arg}_in_group, not both")
         if not 0 <= rank_in_group < g.nranks:
-            raise ValueError(f"{api}(): {arg}_in_group {rank_in_group} is not a rank of the "
-                             f"group (size {g.nranks})")
+            raise ValueError(
+                f"{api}(): {arg}_in_group {rank_in_group} is not a rank of the "
+                f"group (size {g.nranks})"
+            )
         return g.ranks[rank_in_group]
     return 0 if rank is None else rank
 
@@ -132,8 +138,10 @@ def recv_object_list(object_list, src=None, group=None, src_in_group=None):
     """Fills ``object_list`` (as many entries as the sender sends) with the objects
     global rank ``src`` (or group rank ``src_in_group``) sends with send_object_list."""
     if not isinstance(object_list, list) or not object_list:
-        raise ValueError("recv_object_list(): object_list must be a non-empty list, one entry "
-                         "per object to receive")
+        raise ValueError(
+            "recv_object_list(): object_list must be a non-empty list, one entry "
+            "per object to receive"
+        )
     g = _group(group, "recv_object_list")
     if not g.is_member():
         return

@@ -1,4 +1,5 @@
 """init_parallel_env, ParallelEnv and DataParallel (Paddle's paddle.distributed.parallel)."""
+
 import contextlib
 import os
 
@@ -17,14 +18,16 @@ def init_parallel_env():
     all ranks joined (or OAR_DIST_TIMEOUT seconds passed). Returns the world Group.
     """
     if not collective.is_available():
-        raise RuntimeError("init_parallel_env(): this oar was built without Gloo "
-                           "(install libgloo-dev and rebuild)")
+        raise RuntimeError(
+            "init_parallel_env(): this oar was built without Gloo (install libgloo-dev and rebuild)"
+        )
     return collective._init_world()
 
 
 class ParallelMode:
     """The kinds of parallelism (Paddle's ParallelMode constants); oar runs data
     parallelism (DataParallel)."""
+
     DATA_PARALLEL = 0
     TENSOR_PARALLEL = 1
     PIPELINE_PARALLEL = 2
@@ -89,15 +92,26 @@ class DataParallel(Layer):
         group (Group): the ranks to average over (the world by default).
     """
 
-    def __init__(self, layers, strategy=None, comm_buffer_size=25, last_comm_buffer_size=1,
-                 find_unused_parameters=False, group=None):
+    def __init__(
+        self,
+        layers,
+        strategy=None,
+        comm_buffer_size=25,
+        last_comm_buffer_size=1,
+        find_unused_parameters=False,
+        group=None,
+    ):
         super().__init__()
         if not isinstance(layers, Layer):
             raise TypeError(f"DataParallel(): layers must be a Layer, got {type(layers).__name__}")
-        for name, v in (("comm_buffer_size", comm_buffer_size),
-                        ("last_comm_buffer_size", last_comm_buffer_size)):
+        for name, v in (
+            ("comm_buffer_size", comm_buffer_size),
+            ("last_comm_buffer_size", last_comm_buffer_size),
+        ):
             if not isinstance(v, (int, float)) or v <= 0:
-                raise ValueError(f"DataParallel(): {name} must be a positive number of MB, got {v!r}")
+                raise ValueError(
+                    f"DataParallel(): {name} must be a positive number of MB, got {v!r}"
+                )
         self._layers = layers
         self.find_unused_parameters = find_unused_parameters
         self._reducer = None
@@ -109,14 +123,20 @@ class DataParallel(Layer):
         if not g.is_member():
             raise ValueError(f"DataParallel(): this rank is not in {g}")
         self._group = g
-        tasks = [collective.broadcast(t, g.ranks[0], g, sync_op=False)
-                 for t in layers.state_dict().values()]
+        tasks = [
+            collective.broadcast(t, g.ranks[0], g, sync_op=False)
+            for t in layers.state_dict().values()
+        ]
         for t in tasks:
             t.wait()
         params = [p for p in layers.parameters() if not p.stop_gradient]
         self._reducer = _C._dist_reducer_new(
-            g.process_group, params, int(comm_buffer_size * (1 << 20)),
-            int(last_comm_buffer_size * (1 << 20)), bool(find_unused_parameters))
+            g.process_group,
+            params,
+            int(comm_buffer_size * (1 << 20)),
+            int(last_comm_buffer_size * (1 << 20)),
+            bool(find_unused_parameters),
+        )
 
     def forward(self, *inputs, **kwargs):
         return self._layers(*inputs, **kwargs)

@@ -1,6 +1,7 @@
 """Paddle's paddle.distributed.spawn (start the ranks of a function from Python) and
 its gloo_init_parallel_env / gloo_barrier / gloo_release (a CPU group of explicit ranks
 for barriers)."""
+
 import multiprocessing
 import multiprocessing.connection
 import os
@@ -9,8 +10,7 @@ import traceback
 
 from . import collective
 
-__all__ = ["spawn", "MultiprocessContext", "gloo_init_parallel_env", "gloo_barrier",
-           "gloo_release"]
+__all__ = ["spawn", "MultiprocessContext", "gloo_init_parallel_env", "gloo_barrier", "gloo_release"]
 
 
 def _free_port():
@@ -21,9 +21,15 @@ def _free_port():
 
 def _rank_env(rank, nprocs, master):
     """The environment the launcher gives a rank (init_parallel_env reads it)."""
-    return {"PADDLE_TRAINER_ID": str(rank), "PADDLE_TRAINERS_NUM": str(nprocs),
-            "PADDLE_MASTER": master, "PADDLE_CURRENT_ENDPOINT": master if rank == 0 else "",
-            "PADDLE_TRAINER_ENDPOINTS": master, "RANK": str(rank), "WORLD_SIZE": str(nprocs)}
+    return {
+        "PADDLE_TRAINER_ID": str(rank),
+        "PADDLE_TRAINERS_NUM": str(nprocs),
+        "PADDLE_MASTER": master,
+        "PADDLE_CURRENT_ENDPOINT": master if rank == 0 else "",
+        "PADDLE_TRAINER_ENDPOINTS": master,
+        "RANK": str(rank),
+        "WORLD_SIZE": str(nprocs),
+    }
 
 
 def _run_rank(func, args, rank, nprocs, master, errors):
@@ -55,8 +61,7 @@ class MultiprocessContext:
             # this wait as well. A closed sentinel means the process is exiting: reaping
             # it blocks until it has, where polling exitcode in a loop spun a core while
             # a loaded machine finished the exit (test_distributed saw 30 s).
-            ready = multiprocessing.connection.wait(
-                list(running) + [self._errors._reader], timeout)
+            ready = multiprocessing.connection.wait(list(running) + [self._errors._reader], timeout)
             if self._errors._reader not in ready:
                 for sentinel in ready:
                     running[sentinel].join()
@@ -67,9 +72,10 @@ class MultiprocessContext:
             self._stop(keep={r for r, _ in self._reports})
             self._reports.extend(self._drain())
             trace = next((t for r, t in self._reports if r == rank), "")
-            raise RuntimeError(f"spawn(): rank {rank} exited with code "
-                               f"{self.processes[rank].exitcode}"
-                               + (f"; its error:\n{trace}" if trace else ""))
+            raise RuntimeError(
+                f"spawn(): rank {rank} exited with code "
+                f"{self.processes[rank].exitcode}" + (f"; its error:\n{trace}" if trace else "")
+            )
         if all(p.exitcode == 0 for p in self.processes):
             for p in self.processes:
                 p.join()
@@ -106,11 +112,14 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
     start_method = options.pop("start_method", "spawn")
     ips = options.pop("ips", "127.0.0.1")
     if options:
-        raise TypeError(f"spawn(): unexpected options {sorted(options)}; oar's spawn takes "
-                        f"start_method and ips")
+        raise TypeError(
+            f"spawn(): unexpected options {sorted(options)}; oar's spawn takes start_method and ips"
+        )
     if ips not in ("127.0.0.1", "localhost"):
-        raise ValueError(f"spawn(): starts processes on this host only (ips='127.0.0.1'), got "
-                         f"{ips!r}; for several hosts use python -m oar.distributed.launch")
+        raise ValueError(
+            f"spawn(): starts processes on this host only (ips='127.0.0.1'), got "
+            f"{ips!r}; for several hosts use python -m oar.distributed.launch"
+        )
     if not isinstance(nprocs, int) or isinstance(nprocs, bool) or nprocs == 0 or nprocs < -1:
         raise ValueError(f"spawn(): nprocs must be a positive int or -1, got {nprocs!r}")
     if nprocs == -1:
@@ -120,8 +129,9 @@ def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
     errors = ctx.SimpleQueue()
     procs = []
     for rank in range(nprocs):
-        p = ctx.Process(target=_run_rank, args=(func, tuple(args), rank, nprocs, master, errors),
-                        daemon=daemon)
+        p = ctx.Process(
+            target=_run_rank, args=(func, tuple(args), rank, nprocs, master, errors), daemon=daemon
+        )
         p.start()
         procs.append(p)
     context = MultiprocessContext(procs, errors)
@@ -140,16 +150,22 @@ def gloo_init_parallel_env(rank_id, rank_num, server_endpoint):
     ``server_endpoint`` ('ip:port'; rank 0 serves it), for gloo_barrier(). Independent
     of init_parallel_env()'s group."""
     if not isinstance(rank_num, int) or rank_num < 2:
-        raise ValueError(f"gloo_init_parallel_env(): rank_num must be an int >= 2, got "
-                         f"{rank_num!r}")
+        raise ValueError(
+            f"gloo_init_parallel_env(): rank_num must be an int >= 2, got {rank_num!r}"
+        )
     if not isinstance(rank_id, int) or not 0 <= rank_id < rank_num:
-        raise ValueError(f"gloo_init_parallel_env(): rank_id must be in [0, {rank_num}), got "
-                         f"{rank_id!r}")
+        raise ValueError(
+            f"gloo_init_parallel_env(): rank_id must be in [0, {rank_num}), got {rank_id!r}"
+        )
     if not isinstance(server_endpoint, str) or ":" not in server_endpoint:
-        raise ValueError(f"gloo_init_parallel_env(): server_endpoint must be 'ip:port', got "
-                         f"{server_endpoint!r}")
-    env = {"PADDLE_TRAINER_ID": str(rank_id), "PADDLE_TRAINERS_NUM": str(rank_num),
-           "PADDLE_MASTER": server_endpoint}
+        raise ValueError(
+            f"gloo_init_parallel_env(): server_endpoint must be 'ip:port', got {server_endpoint!r}"
+        )
+    env = {
+        "PADDLE_TRAINER_ID": str(rank_id),
+        "PADDLE_TRAINERS_NUM": str(rank_num),
+        "PADDLE_MASTER": server_endpoint,
+    }
     saved = {k: os.environ.get(k) for k in env}
     os.environ.update(env)
     try:

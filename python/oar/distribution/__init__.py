@@ -8,6 +8,7 @@ MultivariateNormal, ContinuousBernoulli, and transformed or independent versions
 Bernoulli.rsample is Paddle's relaxed (logistic) sample.
 See docs/distribution.md.
 """
+
 from . import transform  # noqa: F401
 from .bernoulli import Bernoulli
 from .beta import Beta
@@ -30,20 +31,63 @@ from .multivariate_normal import MultivariateNormal
 from .normal import LogNormal, Normal
 from .poisson import Poisson
 from .student_t import StudentT
-from .transform import (AbsTransform, AffineTransform, ChainTransform, ExpTransform,
-                        IndependentTransform, PowerTransform, ReshapeTransform, SigmoidTransform,
-                        SoftmaxTransform, StackTransform, StickBreakingTransform, TanhTransform,
-                        Transform)
+from .transform import (
+    AbsTransform,
+    AffineTransform,
+    ChainTransform,
+    ExpTransform,
+    IndependentTransform,
+    PowerTransform,
+    ReshapeTransform,
+    SigmoidTransform,
+    SoftmaxTransform,
+    StackTransform,
+    StickBreakingTransform,
+    TanhTransform,
+    Transform,
+)
 from .transformed_distribution import TransformedDistribution
 from .uniform import Uniform
 
 __all__ = [
-    "Bernoulli", "Beta", "Binomial", "Categorical", "Cauchy", "Chi2", "ContinuousBernoulli",
-    "Dirichlet", "Distribution", "Exponential", "ExponentialFamily", "Gamma", "Geometric",
-    "Gumbel", "Independent", "Laplace", "LKJCholesky", "LogNormal", "Multinomial",
-    "MultivariateNormal", "Normal", "Poisson", "StudentT",
-    "TransformedDistribution", "Uniform", "kl_divergence", "register_kl",
-    "Transform", "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform",
-    "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-    "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "TanhTransform",
+    "Bernoulli",
+    "Beta",
+    "Binomial",
+    "Categorical",
+    "Cauchy",
+    "Chi2",
+    "ContinuousBernoulli",
+    "Dirichlet",
+    "Distribution",
+    "Exponential",
+    "ExponentialFamily",
+    "Gamma",
+    "Geometric",
+    "Gumbel",
+    "Independent",
+    "Laplace",
+    "LKJCholesky",
+    "LogNormal",
+    "Multinomial",
+    "MultivariateNormal",
+    "Normal",
+    "Poisson",
+    "StudentT",
+    "TransformedDistribution",
+    "Uniform",
+    "kl_divergence",
+    "register_kl",
+    "Transform",
+    "AbsTransform",
+    "AffineTransform",
+    "ChainTransform",
+    "ExpTransform",
+    "IndependentTransform",
+    "PowerTransform",
+    "ReshapeTransform",
+    "SigmoidTransform",
+    "SoftmaxTransform",
+    "StackTransform",
+    "StickBreakingTransform",
+    "TanhTransform",
 ]

@@ -1,4 +1,5 @@
 """The Bernoulli distribution."""
+
 from __future__ import annotations
 
 from .distribution import ExponentialFamily, _check, _params, _sample_shape
@@ -22,8 +23,7 @@ class Bernoulli(ExponentialFamily):
 
     def __init__(self, probs, name=None):
         self.probs = _params("Bernoulli", probs=probs)["probs"]
-        _check((self.probs >= 0).logical_and(self.probs <= 1), "Bernoulli", "probs",
-               "in [0, 1]")
+        _check((self.probs >= 0).logical_and(self.probs <= 1), "Bernoulli", "probs", "in [0, 1]")
         self.name = name if name is not None else "Bernoulli"
         self.dtype = self.probs.dtype
         # log(p / (1 - p)), clipped so p = 0 or 1 stays finite
@@ -51,8 +51,10 @@ class Bernoulli(ExponentialFamily):
         in (0, 1)); differentiable in probs."""
         shape = list(self._extend_shape(_sample_shape(shape, "Bernoulli", "rsample")))
         if not isinstance(temperature, (int, float)) or temperature <= 0:
-            raise ValueError("Bernoulli.rsample: argument 'temperature' must be a number > 0, "
-                             f"got {temperature!r}")
+            raise ValueError(
+                "Bernoulli.rsample: argument 'temperature' must be a number > 0, "
+                f"got {temperature!r}"
+            )
         u = rand(shape, dtype=self.dtype).clip(1e-12, 1 - 1e-7)
         probs = self.probs.expand(shape)
         return (u.log() - (-u).log1p() + probs.log() - (-probs).log1p()) / temperature
@@ -67,14 +69,16 @@ class Bernoulli(ExponentialFamily):
         value = self._value(value, self.probs)
         # -binary_cross_entropy_with_logits(logits, value)
         return -_nn.functional.binary_cross_entropy_with_logits(
-            *broadcast_tensors([self.logits, value]), reduction="none")
+            *broadcast_tensors([self.logits, value]), reduction="none"
+        )
 
     def prob(self, value):
         return self.log_prob(value).exp()
 
     def entropy(self):
         return _nn.functional.binary_cross_entropy_with_logits(
-            self.logits, self.probs, reduction="none")
+            self.logits, self.probs, reduction="none"
+        )
 
     @property
     def _natural_parameters(self):

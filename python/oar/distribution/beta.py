@@ -1,4 +1,5 @@
 """The beta distribution."""
+
 from __future__ import annotations
 
 from .distribution import ExponentialFamily, _check, _params, _sample_shape
@@ -44,16 +45,23 @@ class Beta(ExponentialFamily):
 
     def log_prob(self, value):
         value = self._value(value, self.alpha)
-        return ((self.alpha - 1) * value.log() + (self.beta - 1) * (-value).log1p()
-                - _lbeta(self.alpha, self.beta))
+        return (
+            (self.alpha - 1) * value.log()
+            + (self.beta - 1) * (-value).log1p()
+            - _lbeta(self.alpha, self.beta)
+        )
 
     def prob(self, value):
         return self.log_prob(value).exp()
 
     def entropy(self):
         a, b = self.alpha, self.beta
-        return (_lbeta(a, b) - (a - 1) * _C.digamma(a) - (b - 1) * _C.digamma(b)
-                + (a + b - 2) * _C.digamma(a + b))
+        return (
+            _lbeta(a, b)
+            - (a - 1) * _C.digamma(a)
+            - (b - 1) * _C.digamma(b)
+            + (a + b - 2) * _C.digamma(a + b)
+        )
 
     @property
     def _natural_parameters(self):

@@ -1,4 +1,5 @@
 """The binomial distribution."""
+
 from __future__ import annotations
 
 from ..framework.dtype import float64
@@ -15,7 +16,7 @@ from ..tensor.search import where
 # oar.binomial draws counts up to here with std::binomial_distribution and splits larger
 # ones itself (sampling_kernels.cc), but takes counts below 9.2e18 only; splitting here
 # down to the same bound lets float counts up to 1e30 be sampled, as PyTorch's are.
-_KERNEL_TRIALS = 2.0 ** 40
+_KERNEL_TRIALS = 2.0**40
 
 
 class Binomial(Distribution):
@@ -29,8 +30,12 @@ class Binomial(Distribution):
     def __init__(self, total_count, probs):
         p = _params("Binomial", total_count=total_count, probs=probs)
         self.total_count, self.probs = p["total_count"], p["probs"]
-        _check((self.total_count >= 0).logical_and(self.total_count == self.total_count.floor()),
-               "Binomial", "total_count", "whole numbers >= 0")
+        _check(
+            (self.total_count >= 0).logical_and(self.total_count == self.total_count.floor()),
+            "Binomial",
+            "total_count",
+            "whole numbers >= 0",
+        )
         # inf passes `n == floor(n)`, but sample and entropy count up to total_count
         _check(self.total_count.isfinite(), "Binomial", "total_count", "finite")
         _check((self.probs >= 0).logical_and(self.probs <= 1), "Binomial", "probs", "in [0, 1]")
@@ -82,8 +87,9 @@ class Binomial(Distribution):
         n, p = self.total_count, self.probs
         comb = _C.lgamma(n + 1) - _C.lgamma(value + 1) - _C.lgamma(n - value + 1)
         succ = where(value == 0, zeros_like(value * p), value * p.clip(min=1e-300).log())
-        fail = where(n - value == 0, zeros_like(value * p),
-                         (n - value) * (-p).clip(min=-1.0).log1p())
+        fail = where(
+            n - value == 0, zeros_like(value * p), (n - value) * (-p).clip(min=-1.0).log1p()
+        )
         return comb + succ + fail
 
     def prob(self, value):
@@ -93,9 +99,12 @@ class Binomial(Distribution):
         """-sum_k p(k) log p(k) over k = 0 .. total_count."""
         n_max = int(self.total_count.max()) if self.total_count.numel() else 0
         # log-probabilities of every outcome 0..n_max of every element are held at once
-        check_fits("Binomial.entropy():", f"argument 'total_count' ({n_max}) asks for a sum "
-                   f"over {n_max + 1} outcomes of {self.probs.size} elements, which",
-                   4 * (n_max + 1) * max(self.probs.size, 1) * self.dtype.itemsize)
+        check_fits(
+            "Binomial.entropy():",
+            f"argument 'total_count' ({n_max}) asks for a sum "
+            f"over {n_max + 1} outcomes of {self.probs.size} elements, which",
+            4 * (n_max + 1) * max(self.probs.size, 1) * self.dtype.itemsize,
+        )
         k = arange(0, n_max + 1, dtype=self.dtype).reshape([-1] + [1] * self.probs.ndim)
         lp = self.log_prob(k.minimum(self.total_count))
         inside = (k <= self.total_count).astype(self.dtype)

@@ -1,4 +1,5 @@
 """The categorical distribution."""
+
 from __future__ import annotations
 
 from .distribution import Distribution, _as_param, _check, _sample_shape
@@ -26,8 +27,9 @@ class Categorical(Distribution):
     def __init__(self, logits, name=None):
         self.logits = _as_param(logits, "Categorical", "logits")
         if self.logits.ndim < 1:
-            raise ValueError("Categorical: argument 'logits' must be at least 1-D, got a 0-D "
-                             "tensor")
+            raise ValueError(
+                "Categorical: argument 'logits' must be at least 1-D, got a 0-D tensor"
+            )
         self.name = name if name is not None else "Categorical"
         self.dtype = self.logits.dtype
         self._prob = self.logits / self.logits.sum(-1, keepdim=True)
@@ -78,6 +80,10 @@ class Categorical(Distribution):
             value = value.astype("int64")
         k = self.logits.shape[-1]
         if value.numel():
-            _check((value >= 0).logical_and(value < k), "Categorical", "value",
-                   f"category indices in [0, {k})")
+            _check(
+                (value >= 0).logical_and(value < k),
+                "Categorical",
+                "value",
+                f"category indices in [0, {k})",
+            )
         return value

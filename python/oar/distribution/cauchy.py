@@ -1,4 +1,5 @@
 """The Cauchy distribution."""
+
 from __future__ import annotations
 
 import math

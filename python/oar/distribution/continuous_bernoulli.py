@@ -1,4 +1,5 @@
 """The continuous Bernoulli distribution (Loaiza-Ganem and Cunningham, 2019)."""
+
 from __future__ import annotations
 
 import math
@@ -30,8 +31,9 @@ class ContinuousBernoulli(Distribution):
         self.dtype = self.probs.dtype
         eps = float(np.finfo(self.dtype.name).eps)
         if not (isinstance(lims, (list, tuple)) and len(lims) == 2 and lims[0] < 0.5 < lims[1]):
-            raise ValueError(f"ContinuousBernoulli: argument 'lims' must be two numbers around "
-                             f"0.5, got {lims!r}")
+            raise ValueError(
+                f"ContinuousBernoulli: argument 'lims' must be two numbers around 0.5, got {lims!r}"
+            )
         self.lims = tuple(float(v) for v in lims)
         self.probs = self.probs.clip(eps, 1 - eps)
         super().__init__(self.probs.shape)
@@ -47,7 +49,8 @@ class ContinuousBernoulli(Distribution):
         below = where(p <= 0.5, p, zeros_like(p))
         above = where(p >= 0.5, p, ones_like(p))
         exact = (2 * _C.atanh(1 - 2 * p).abs()).log() - where(
-            p <= 0.5, (-2 * below).log1p(), (2 * above - 1).log())
+            p <= 0.5, (-2 * below).log1p(), (2 * above - 1).log()
+        )
         x = (self.probs - 0.5) ** 2
         taylor = math.log(2.0) + (4.0 / 3.0 + 104.0 / 45.0 * x) * x
         return where(self._outside(), exact, taylor)
@@ -75,8 +78,9 @@ class ContinuousBernoulli(Distribution):
 
     def log_prob(self, value):
         value = self._value(value, self.probs)
-        return self._log_normalizer() + value * self.probs.log() + (1 - value) * \
-            (-self.probs).log1p()
+        return (
+            self._log_normalizer() + value * self.probs.log() + (1 - value) * (-self.probs).log1p()
+        )
 
     def entropy(self):
         log_p, log_q = self.probs.log(), (-self.probs).log1p()
@@ -85,10 +89,9 @@ class ContinuousBernoulli(Distribution):
     def cdf(self, value):
         value = self._value(value, self.probs, "cdf")
         p = self._cut_probs()
-        exact = (p ** value * (1 - p) ** (1 - value) + p - 1) / (2 * p - 1)
+        exact = (p**value * (1 - p) ** (1 - value) + p - 1) / (2 * p - 1)
         inside = where(self._outside(), exact, value)
-        return where(value <= 0, zeros_like(inside),
-                         where(value >= 1, ones_like(inside), inside))
+        return where(value <= 0, zeros_like(inside), where(value >= 1, ones_like(inside), inside))
 
     def icdf(self, value):
         value = self._value(value, self.probs, "icdf")

@@ -1,4 +1,5 @@
 """The Dirichlet distribution."""
+
 from __future__ import annotations
 
 from .distribution import ExponentialFamily, _as_param, _check, _sample_shape
@@ -15,8 +16,9 @@ class Dirichlet(ExponentialFamily):
     def __init__(self, concentration):
         self.concentration = _as_param(concentration, "Dirichlet", "concentration")
         if self.concentration.ndim < 1:
-            raise ValueError("Dirichlet: argument 'concentration' must be at least 1-D, got a "
-                             "0-D tensor")
+            raise ValueError(
+                "Dirichlet: argument 'concentration' must be at least 1-D, got a 0-D tensor"
+            )
         _check(self.concentration > 0, "Dirichlet", "concentration", "> 0")
         self.dtype = self.concentration.dtype
         shape = tuple(self.concentration.shape)
@@ -40,8 +42,7 @@ class Dirichlet(ExponentialFamily):
     def log_prob(self, value):
         value = self._value(value, self.concentration)
         a = self.concentration
-        return (((a - 1) * value.log()).sum(-1) + _C.lgamma(a.sum(-1))
-                - _C.lgamma(a).sum(-1))
+        return ((a - 1) * value.log()).sum(-1) + _C.lgamma(a.sum(-1)) - _C.lgamma(a).sum(-1)
 
     def prob(self, value):
         return self.log_prob(value).exp()
@@ -50,8 +51,12 @@ class Dirichlet(ExponentialFamily):
         a = self.concentration
         k = a.shape[-1]
         a0 = a.sum(-1)
-        return (_C.lgamma(a).sum(-1) - _C.lgamma(a0) - (k - a0) * _C.digamma(a0)
-                - ((a - 1) * _C.digamma(a)).sum(-1))
+        return (
+            _C.lgamma(a).sum(-1)
+            - _C.lgamma(a0)
+            - (k - a0) * _C.digamma(a0)
+            - ((a - 1) * _C.digamma(a)).sum(-1)
+        )
 
     @property
     def _natural_parameters(self):

@@ -1,4 +1,5 @@
 """The base classes of oar.distribution and the argument handling they share."""
+
 from __future__ import annotations
 
 from collections.abc import Iterable
@@ -26,20 +27,29 @@ def _as_param(value, cls, name, dtype=None):
         if not t.dtype.is_floating_point:
             t = t.astype("float32")
     elif isinstance(value, bool):
-        raise TypeError(f"{cls}: argument '{name}' must be a float, a list, a numpy array or "
-                        f"a Tensor, got bool")
+        raise TypeError(
+            f"{cls}: argument '{name}' must be a float, a list, a numpy array or a Tensor, got bool"
+        )
     elif isinstance(value, (int, float, np.floating, np.integer)):
         t = to_tensor(float(value), dtype="float32")
     elif isinstance(value, (list, tuple, np.ndarray)):
         arr = np.asarray(value)
         if arr.dtype.kind not in "fiub":
-            raise TypeError(f"{cls}: argument '{name}' must hold real numbers, got dtype "
-                            f"{arr.dtype}")
-        t = to_tensor(arr.astype("float64" if arr.dtype == np.float64 and
-                                     isinstance(value, np.ndarray) else "float32"))
+            raise TypeError(
+                f"{cls}: argument '{name}' must hold real numbers, got dtype {arr.dtype}"
+            )
+        t = to_tensor(
+            arr.astype(
+                "float64"
+                if arr.dtype == np.float64 and isinstance(value, np.ndarray)
+                else "float32"
+            )
+        )
     else:
-        raise TypeError(f"{cls}: argument '{name}' must be a float, a list, a numpy array or a "
-                        f"Tensor, got {type(value).__name__}")
+        raise TypeError(
+            f"{cls}: argument '{name}' must be a float, a list, a numpy array or a "
+            f"Tensor, got {type(value).__name__}"
+        )
     if dtype is not None and t.dtype != dtype:
         t = t.astype(dtype)
     return t
@@ -80,13 +90,16 @@ def _sample_shape(shape, cls, method):
     if _is_tensor(shape):
         shape = shape.tolist()
     if not isinstance(shape, Iterable) or isinstance(shape, str):
-        raise TypeError(f"{cls}.{method}: argument 'shape' must be a list or tuple of ints, got "
-                        f"{type(shape).__name__}")
+        raise TypeError(
+            f"{cls}.{method}: argument 'shape' must be a list or tuple of ints, got "
+            f"{type(shape).__name__}"
+        )
     shape = tuple(shape)
     for d in shape:
         if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 0:
-            raise ValueError(f"{cls}.{method}: argument 'shape' must hold ints >= 0, got "
-                             f"{list(shape)}")
+            raise ValueError(
+                f"{cls}.{method}: argument 'shape' must hold ints >= 0, got {list(shape)}"
+            )
     return tuple(int(d) for d in shape)
 
 
@@ -133,7 +146,8 @@ class Distribution:
 
     def rsample(self, shape=()):
         raise NotImplementedError(
-            f"{type(self).__name__} has no reparameterised sampler (rsample); use sample()")
+            f"{type(self).__name__} has no reparameterised sampler (rsample); use sample()"
+        )
 
     def entropy(self):
         raise NotImplementedError(f"{type(self).__name__} has no closed-form entropy")
@@ -160,15 +174,19 @@ class Distribution:
             if isinstance(value, (int, float, list, tuple, np.ndarray, np.number)):
                 value = to_tensor(np.asarray(value, dtype=like.dtype.name))
             else:
-                raise TypeError(f"{type(self).__name__}.{method}: argument 'value' must be a "
-                                f"Tensor, got {type(value).__name__}")
+                raise TypeError(
+                    f"{type(self).__name__}.{method}: argument 'value' must be a "
+                    f"Tensor, got {type(value).__name__}"
+                )
         if value.dtype != like.dtype:
             value = value.astype(like.dtype)
         return value
 
     def __repr__(self):
-        return f"{type(self).__name__}(batch_shape={list(self._batch_shape)}, " \
-               f"event_shape={list(self._event_shape)})"
+        return (
+            f"{type(self).__name__}(batch_shape={list(self._batch_shape)}, "
+            f"event_shape={list(self._event_shape)})"
+        )
 
 
 class ExponentialFamily(Distribution):
@@ -203,4 +221,3 @@ class ExponentialFamily(Distribution):
                 term = term.sum(list(range(-extra, 0)))
             ent = ent - term
         return ent
-

@@ -1,4 +1,5 @@
 """The exponential distribution."""
+
 from __future__ import annotations
 
 from .distribution import ExponentialFamily, _check, _params, _sample_shape

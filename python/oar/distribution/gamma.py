@@ -1,4 +1,5 @@
 """The gamma distribution and its special case chi-squared."""
+
 from __future__ import annotations
 
 from .distribution import ExponentialFamily, _check, _params, _sample_shape

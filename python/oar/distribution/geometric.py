@@ -1,4 +1,5 @@
 """The geometric distribution (the number of failures before the first success)."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,4 +1,5 @@
 """The Gumbel (type-I extreme value) distribution."""
+
 from __future__ import annotations
 
 import math
@@ -27,7 +28,7 @@ class Gumbel(Distribution):
 
     @property
     def variance(self):
-        return (math.pi ** 2 / 6) * self.scale * self.scale
+        return (math.pi**2 / 6) * self.scale * self.scale
 
     @property
     def stddev(self):

@@ -1,4 +1,5 @@
 """Independent: reinterprets a distribution's rightmost batch dimensions as event ones."""
+
 from __future__ import annotations
 
 from .distribution import Distribution, _sample_shape
@@ -17,14 +18,19 @@ class Independent(Distribution):
 
     def __init__(self, base, reinterpreted_batch_rank):
         if not isinstance(base, Distribution):
-            raise TypeError("Independent: argument 'base' must be a Distribution, got "
-                            f"{type(base).__name__}")
+            raise TypeError(
+                f"Independent: argument 'base' must be a Distribution, got {type(base).__name__}"
+            )
         n = len(base.batch_shape)
-        if isinstance(reinterpreted_batch_rank, bool) or \
-                not isinstance(reinterpreted_batch_rank, int) or \
-                not 0 < reinterpreted_batch_rank <= n:
-            raise ValueError("Independent: argument 'reinterpreted_batch_rank' must be an int in "
-                             f"[1, {n}] (the base's batch rank), got {reinterpreted_batch_rank!r}")
+        if (
+            isinstance(reinterpreted_batch_rank, bool)
+            or not isinstance(reinterpreted_batch_rank, int)
+            or not 0 < reinterpreted_batch_rank <= n
+        ):
+            raise ValueError(
+                "Independent: argument 'reinterpreted_batch_rank' must be an int in "
+                f"[1, {n}] (the base's batch rank), got {reinterpreted_batch_rank!r}"
+            )
         self._base = base
         self.dtype = getattr(base, "dtype", None)
         self._reinterpreted_batch_rank = reinterpreted_batch_rank

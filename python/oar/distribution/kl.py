@@ -1,5 +1,6 @@
 """kl_divergence and its registry: register_kl(P, Q) adds the closed form for a pair of
 distribution classes; kl_divergence(p, q) uses the most specific registered pair."""
+
 from __future__ import annotations
 
 import math
@@ -39,12 +40,14 @@ def register_kl(cls_p, cls_q):
     """Decorator registering fn(p, q) as KL(p || q) for p a cls_p and q a cls_q."""
     for c, name in ((cls_p, "cls_p"), (cls_q, "cls_q")):
         if not (isinstance(c, type) and issubclass(c, Distribution)):
-            raise TypeError(f"register_kl: argument '{name}' must be a subclass of "
-                            f"Distribution, got {c!r}")
+            raise TypeError(
+                f"register_kl: argument '{name}' must be a subclass of Distribution, got {c!r}"
+            )
 
     def decorator(fn):
         _REGISTRY[cls_p, cls_q] = fn
         return fn
+
     return decorator
 
 
@@ -53,8 +56,7 @@ def _dispatch(type_p, type_q):
     best, best_key = None, None
     for (cp, cq), fn in _REGISTRY.items():
         if issubclass(type_p, cp) and issubclass(type_q, cq):
-            key = (type_p.__mro__.index(cp) + type_q.__mro__.index(cq),
-                   type_p.__mro__.index(cp))
+            key = (type_p.__mro__.index(cp) + type_q.__mro__.index(cq), type_p.__mro__.index(cp))
             if best_key is None or key < best_key:
                 best, best_key = fn, key
     return best
@@ -72,18 +74,21 @@ def kl_divergence(p, q):
     """
     for d, name in ((p, "p"), (q, "q")):
         if not isinstance(d, Distribution):
-            raise TypeError(f"kl_divergence: argument '{name}' must be a Distribution, got "
-                            f"{type(d).__name__}")
+            raise TypeError(
+                f"kl_divergence: argument '{name}' must be a Distribution, got {type(d).__name__}"
+            )
     fn = _dispatch(type(p), type(q))
     if fn is None:
-        raise NotImplementedError(f"kl_divergence: no KL divergence is registered for "
-                                  f"{type(p).__name__} and {type(q).__name__}")
+        raise NotImplementedError(
+            f"kl_divergence: no KL divergence is registered for "
+            f"{type(p).__name__} and {type(q).__name__}"
+        )
     return fn(p, q)
 
 
 @register_kl(Normal, Normal)
 def _kl_normal_normal(p, q):
-    ratio = (p.scale / q.scale)
+    ratio = p.scale / q.scale
     var_ratio = ratio * ratio
     t = (p.loc - q.loc) / q.scale
     return 0.5 * (var_ratio + t * t - 1 - var_ratio.log())
@@ -105,8 +110,7 @@ def _kl_uniform_uniform(p, q):
 def _kl_bernoulli_bernoulli(p, q):
     sp = _nn.functional.softplus
     # p log(p/q) + (1-p) log((1-p)/(1-q)) in logits, stable at p = 0 or 1
-    return p.probs * (sp(-q.logits) - sp(-p.logits)) + (1 - p.probs) * (sp(q.logits) -
-                                                                         sp(p.logits))
+    return p.probs * (sp(-q.logits) - sp(-p.logits)) + (1 - p.probs) * (sp(q.logits) - sp(p.logits))
 
 
 @register_kl(Categorical, Categorical)
@@ -121,17 +125,26 @@ def _kl_categorical_categorical(p, q):
 def _kl_beta_beta(p, q):
     a, b = p.alpha, p.beta
     s = a + b
-    return (_lbeta(q.alpha, q.beta) - _lbeta(a, b) + (a - q.alpha) * _C.digamma(a)
-            + (b - q.beta) * _C.digamma(b) + (q.alpha - a + q.beta - b) * _C.digamma(s))
+    return (
+        _lbeta(q.alpha, q.beta)
+        - _lbeta(a, b)
+        + (a - q.alpha) * _C.digamma(a)
+        + (b - q.beta) * _C.digamma(b)
+        + (q.alpha - a + q.beta - b) * _C.digamma(s)
+    )
 
 
 @register_kl(Dirichlet, Dirichlet)
 def _kl_dirichlet_dirichlet(p, q):
     a, b = p.concentration, q.concentration
     a0 = a.sum(-1)
-    return (_C.lgamma(a0) - _C.lgamma(b.sum(-1)) - _C.lgamma(a).sum(-1)
-            + _C.lgamma(b).sum(-1)
-            + ((a - b) * (_C.digamma(a) - _C.digamma(a0).unsqueeze(-1))).sum(-1))
+    return (
+        _C.lgamma(a0)
+        - _C.lgamma(b.sum(-1))
+        - _C.lgamma(a).sum(-1)
+        + _C.lgamma(b).sum(-1)
+        + ((a - b) * (_C.digamma(a) - _C.digamma(a0).unsqueeze(-1))).sum(-1)
+    )
 
 
 @register_kl(Exponential, Exponential)
@@ -143,8 +156,13 @@ def _kl_exponential_exponential(p, q):
 @register_kl(Gamma, Gamma)
 def _kl_gamma_gamma(p, q):
     a, r = p.concentration, p.rate
-    return ((a - q.concentration) * _C.digamma(a) - _C.lgamma(a) + _C.lgamma(q.concentration)
-            + q.concentration * (r.log() - q.rate.log()) + a * (q.rate - r) / r)
+    return (
+        (a - q.concentration) * _C.digamma(a)
+        - _C.lgamma(a)
+        + _C.lgamma(q.concentration)
+        + q.concentration * (r.log() - q.rate.log())
+        + a * (q.rate - r) / r
+    )
 
 
 @register_kl(Laplace, Laplace)
@@ -164,8 +182,11 @@ def _kl_cauchy_cauchy(p, q):
 @register_kl(Geometric, Geometric)
 def _kl_geometric_geometric(p, q):
     # E_p[k] (log(1-p) - log(1-q)) + log p - log q, E_p[k] = (1 - p) / p
-    return ((1 / p.probs - 1) * ((-p.probs).log1p() - (-q.probs).log1p())
-            + p.probs.log() - q.probs.log())
+    return (
+        (1 / p.probs - 1) * ((-p.probs).log1p() - (-q.probs).log1p())
+        + p.probs.log()
+        - q.probs.log()
+    )
 
 
 @register_kl(Poisson, Poisson)
@@ -177,16 +198,19 @@ def _kl_poisson_poisson(p, q):
 @register_kl(Binomial, Binomial)
 def _kl_binomial_binomial(p, q):
     if not bool((p.total_count == q.total_count).all()):
-        raise NotImplementedError("kl_divergence: the KL divergence of binomials with different "
-                                  "total_count is not available in closed form")
+        raise NotImplementedError(
+            "kl_divergence: the KL divergence of binomials with different "
+            "total_count is not available in closed form"
+        )
     return p.total_count * (_kl_bernoulli_bernoulli(Bernoulli(p.probs), Bernoulli(q.probs)))
 
 
 @register_kl(Independent, Independent)
 def _kl_independent_independent(p, q):
     if p._reinterpreted_batch_rank != q._reinterpreted_batch_rank:
-        raise NotImplementedError("kl_divergence: Independent distributions with different "
-                                  "reinterpreted_batch_rank")
+        raise NotImplementedError(
+            "kl_divergence: Independent distributions with different reinterpreted_batch_rank"
+        )
     return _sum_rightmost(kl_divergence(p._base, q._base), p._reinterpreted_batch_rank)
 
 
@@ -205,8 +229,10 @@ def _kl_expfamily_expfamily(p, q):
     """The Bregman divergence of the log-normaliser A, for two members of one family:
     A(theta_q) - A(theta_p) - <theta_q - theta_p, grad A(theta_p)>."""
     if type(p) is not type(q):
-        raise NotImplementedError(f"kl_divergence: no KL divergence is registered for "
-                                  f"{type(p).__name__} and {type(q).__name__}")
+        raise NotImplementedError(
+            f"kl_divergence: no KL divergence is registered for "
+            f"{type(p).__name__} and {type(q).__name__}"
+        )
     tp = [t.detach() for t in p._natural_parameters]
     for t in tp:
         t.stop_gradient = False

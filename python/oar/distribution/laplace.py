@@ -1,4 +1,5 @@
 """The Laplace distribution."""
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """The LKJ distribution over Cholesky factors of correlation matrices."""
+
 from __future__ import annotations
 
 import math
@@ -37,16 +38,21 @@ class LKJCholesky(Distribution):
         if isinstance(dim, bool) or not isinstance(dim, int) or dim < 2:
             raise ValueError(f"LKJCholesky: argument 'dim' must be an int >= 2, got {dim!r}")
         if sample_method not in ("onion", "cvine"):
-            raise ValueError(f"LKJCholesky: argument 'sample_method' must be 'onion' or "
-                             f"'cvine', got {sample_method!r}")
+            raise ValueError(
+                f"LKJCholesky: argument 'sample_method' must be 'onion' or "
+                f"'cvine', got {sample_method!r}"
+            )
         self.concentration = _params("LKJCholesky", concentration=concentration)["concentration"]
         _check(self.concentration > 0, "LKJCholesky", "concentration", "> 0")
         self.dim, self.sample_method = dim, sample_method
         self.dtype = self.concentration.dtype
         # Every sample and log_prob holds dim x dim matrices (and cvine's Beta holds
         # dim(dim-1)/2 parameters): refuse a dim whose one matrix cannot fit.
-        check_fits("LKJCholesky:", f"argument 'dim' ({dim}) asks for {dim} x {dim} matrices, "
-                   f"which", dim * dim * self.dtype.itemsize)
+        check_fits(
+            "LKJCholesky:",
+            f"argument 'dim' ({dim}) asks for {dim} x {dim} matrices, which",
+            dim * dim * self.dtype.itemsize,
+        )
         marginal = self.concentration + 0.5 * (dim - 2)
         offset = arange(dim - 1, dtype=self.dtype)
         if sample_method == "onion":
@@ -109,7 +115,8 @@ class LKJCholesky(Distribution):
         dm1 = d - 1
         alpha = self.concentration + 0.5 * dm1
         j = arange(1, dm1 + 1, dtype=self.dtype)
-        mvlgamma = dm1 * (dm1 - 1) / 4 * math.log(math.pi) + \
-            _C.lgamma((alpha - 0.5).unsqueeze(-1) + (1 - j) / 2).sum(-1)
+        mvlgamma = dm1 * (dm1 - 1) / 4 * math.log(math.pi) + _C.lgamma(
+            (alpha - 0.5).unsqueeze(-1) + (1 - j) / 2
+        ).sum(-1)
         normaliser = 0.5 * dm1 * math.log(math.pi) + mvlgamma - _C.lgamma(alpha) * dm1
         return unnormalised - normaliser

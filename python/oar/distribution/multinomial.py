@@ -1,4 +1,5 @@
 """The multinomial distribution."""
+
 from __future__ import annotations
 
 from .categorical import Categorical
@@ -21,12 +22,12 @@ class Multinomial(Distribution):
 
     def __init__(self, total_count, probs):
         if isinstance(total_count, bool) or not isinstance(total_count, int) or total_count < 1:
-            raise ValueError("Multinomial: argument 'total_count' must be an int >= 1, got "
-                             f"{total_count!r}")
+            raise ValueError(
+                f"Multinomial: argument 'total_count' must be an int >= 1, got {total_count!r}"
+            )
         probs = _as_param(probs, "Multinomial", "probs")
         if probs.ndim < 1:
-            raise ValueError("Multinomial: argument 'probs' must be at least 1-D, got a 0-D "
-                             "tensor")
+            raise ValueError("Multinomial: argument 'probs' must be at least 1-D, got a 0-D tensor")
         _check(probs >= 0, "Multinomial", "probs", ">= 0")
         self.total_count = total_count
         self.probs = probs / probs.sum(-1, keepdim=True)
@@ -49,8 +50,7 @@ class Multinomial(Distribution):
         logp = self.probs.log()
         # 0 * log 0 = 0: a category of probability 0 with count 0 adds nothing
         term = where(value == 0, zeros_like(value * logp), value * logp)
-        return (_C.lgamma(value.sum(-1) + 1) - _C.lgamma(value + 1).sum(-1)
-                + term.sum(-1))
+        return _C.lgamma(value.sum(-1) + 1) - _C.lgamma(value + 1).sum(-1) + term.sum(-1)
 
     def log_prob(self, value):
         return self._log_norm_terms(value)
@@ -71,8 +71,16 @@ class Multinomial(Distribution):
         support = arange(1, n + 1, dtype=self.dtype).reshape([-1] + [1] * self.probs.ndim)
         p = self.probs.clip(1e-30, 1.0)
         q = (1 - self.probs).clip(1e-30, 1.0)
-        log_pmf = (_C.lgamma(to_tensor(n + 1.0, dtype=self.dtype)) - _C.lgamma(support + 1)
-                   - _C.lgamma(n - support + 1) + support * p.log() + (n - support) * q.log())
+        log_pmf = (
+            _C.lgamma(to_tensor(n + 1.0, dtype=self.dtype))
+            - _C.lgamma(support + 1)
+            - _C.lgamma(n - support + 1)
+            + support * p.log()
+            + (n - support) * q.log()
+        )
         cat = -(self.probs * p.log()).sum(-1)
-        return (n * cat - _C.lgamma(to_tensor(n + 1.0, dtype=self.dtype))
-                + (log_pmf.exp() * _C.lgamma(support + 1)).sum([0, -1]))
+        return (
+            n * cat
+            - _C.lgamma(to_tensor(n + 1.0, dtype=self.dtype))
+            + (log_pmf.exp() * _C.lgamma(support + 1)).sum([0, -1])
+        )

@@ -1,4 +1,5 @@
 """The multivariate normal distribution."""
+
 from __future__ import annotations
 
 import math
@@ -33,25 +34,34 @@ class MultivariateNormal(Distribution):
     def __init__(self, loc, covariance_matrix=None, precision_matrix=None, scale_tril=None):
         given = [m is not None for m in (covariance_matrix, precision_matrix, scale_tril)]
         if sum(given) != 1:
-            raise ValueError("MultivariateNormal: give exactly one of covariance_matrix, "
-                             "precision_matrix and scale_tril")
+            raise ValueError(
+                "MultivariateNormal: give exactly one of covariance_matrix, "
+                "precision_matrix and scale_tril"
+            )
         loc = _as_param(loc, "MultivariateNormal", "loc")
         if loc.ndim < 1:
             raise ValueError("MultivariateNormal: argument 'loc' must have at least one dim")
         name = ("covariance_matrix", "precision_matrix", "scale_tril")[given.index(True)]
-        mat = _as_param((covariance_matrix, precision_matrix, scale_tril)[given.index(True)],
-                        "MultivariateNormal", name)
+        mat = _as_param(
+            (covariance_matrix, precision_matrix, scale_tril)[given.index(True)],
+            "MultivariateNormal",
+            name,
+        )
         dtype = float64 if float64 in (loc.dtype, mat.dtype) else float32
         loc, mat = loc.astype(dtype), mat.astype(dtype)
         k = loc.shape[-1]
         if mat.ndim < 2 or mat.shape[-1] != k or mat.shape[-2] != k:
-            raise ValueError(f"MultivariateNormal: argument '{name}' must have shape [..., {k}, "
-                             f"{k}] to match loc {loc.shape}, got {mat.shape}")
+            raise ValueError(
+                f"MultivariateNormal: argument '{name}' must have shape [..., {k}, "
+                f"{k}] to match loc {loc.shape}, got {mat.shape}"
+            )
         try:
             batch = list(np.broadcast_shapes(tuple(loc.shape[:-1]), tuple(mat.shape[:-2])))
         except ValueError:
-            raise ValueError(f"MultivariateNormal: the batch dims of loc {loc.shape} and "
-                             f"{name} {mat.shape} do not broadcast") from None
+            raise ValueError(
+                f"MultivariateNormal: the batch dims of loc {loc.shape} and "
+                f"{name} {mat.shape} do not broadcast"
+            ) from None
         try:
             if name == "covariance_matrix":
                 tril = _linalg.cholesky(mat)
@@ -62,10 +72,14 @@ class MultivariateNormal(Distribution):
                 if not bool((tril.diagonal(0, -2, -1) > 0).all()):
                     raise ValueError("diagonal")
         except ValueError:
-            raise ValueError(f"MultivariateNormal: argument '{name}' must be "
-                             + ("lower triangular with a positive diagonal"
-                                if name == "scale_tril" else "symmetric positive definite")) \
-                from None
+            raise ValueError(
+                f"MultivariateNormal: argument '{name}' must be "
+                + (
+                    "lower triangular with a positive diagonal"
+                    if name == "scale_tril"
+                    else "symmetric positive definite"
+                )
+            ) from None
         self.loc = loc.expand(batch + [k])
         self._unbroadcasted_scale_tril = tril
         self.scale_tril = tril.expand(batch + [k, k])
@@ -121,8 +135,10 @@ class MultivariateNormal(Distribution):
 def kl_mvn_mvn(p, q):
     """KL(p || q) for two multivariate normals of the same size."""
     if p._event_shape != q._event_shape:
-        raise ValueError(f"kl_divergence: the event shapes {list(p._event_shape)} and "
-                         f"{list(q._event_shape)} of the two MultivariateNormal differ")
+        raise ValueError(
+            f"kl_divergence: the event shapes {list(p._event_shape)} and "
+            f"{list(q._event_shape)} of the two MultivariateNormal differ"
+        )
     k = p._event_shape[0]
     lq, lp = q._unbroadcasted_scale_tril, p._unbroadcasted_scale_tril
     shape = list(np.broadcast_shapes(tuple(lq.shape[:-2]), tuple(lp.shape[:-2])))

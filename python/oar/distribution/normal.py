@@ -1,4 +1,5 @@
 """Normal and LogNormal."""
+
 from __future__ import annotations
 
 import math

@@ -1,4 +1,5 @@
 """The Poisson distribution."""
+
 from __future__ import annotations
 
 import math
@@ -42,8 +43,9 @@ class Poisson(Distribution):
     def log_prob(self, value):
         value = self._value(value, self.rate)
         # value * log(rate) with 0 * log 0 = 0
-        term = where(value == 0, zeros_like(value * self.rate),
-                         value * self.rate.clip(min=1e-300).log())
+        term = where(
+            value == 0, zeros_like(value * self.rate), value * self.rate.clip(min=1e-300).log()
+        )
         return term - self.rate - _C.lgamma(value + 1)
 
     def prob(self, value):

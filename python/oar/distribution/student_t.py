@@ -1,4 +1,5 @@
 """Student's t distribution."""
+
 from __future__ import annotations
 
 import math
@@ -56,12 +57,20 @@ class StudentT(Distribution):
     def log_prob(self, value):
         value = self._value(value, self.df)
         y = (value - self.loc) / self.scale
-        z = (self.scale.log() + 0.5 * self.df.log() + 0.5 * math.log(math.pi) +
-             _C.lgamma(0.5 * self.df) - _C.lgamma(0.5 * (self.df + 1)))
+        z = (
+            self.scale.log()
+            + 0.5 * self.df.log()
+            + 0.5 * math.log(math.pi)
+            + _C.lgamma(0.5 * self.df)
+            - _C.lgamma(0.5 * (self.df + 1))
+        )
         return -0.5 * (self.df + 1) * (y * y / self.df).log1p() - z
 
     def entropy(self):
         lbeta = _C.lgamma(0.5 * self.df) + math.lgamma(0.5) - _C.lgamma(0.5 * (self.df + 1))
-        return (self.scale.log() + 0.5 * (self.df + 1) *
-                (_C.digamma(0.5 * (self.df + 1)) - _C.digamma(0.5 * self.df)) +
-                0.5 * self.df.log() + lbeta)
+        return (
+            self.scale.log()
+            + 0.5 * (self.df + 1) * (_C.digamma(0.5 * (self.df + 1)) - _C.digamma(0.5 * self.df))
+            + 0.5 * self.df.log()
+            + lbeta
+        )

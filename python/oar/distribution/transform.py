@@ -1,6 +1,7 @@
 """Bijections (and the one non-injective Abs) for TransformedDistribution: each maps x
 to y = forward(x), inverts it, and gives log |det J| of the forward map, summed over
 the dimensions its domain treats as one event."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -21,9 +22,21 @@ from ..tensor.manipulation import unstack
 # module, puts it here at its import): a transform called on a distribution makes one
 _TRANSFORMED_DISTRIBUTION: list = [None]
 
-__all__ = ["Transform", "AbsTransform", "AffineTransform", "ChainTransform", "ExpTransform",
-           "IndependentTransform", "PowerTransform", "ReshapeTransform", "SigmoidTransform",
-           "SoftmaxTransform", "StackTransform", "StickBreakingTransform", "TanhTransform"]
+__all__ = [
+    "Transform",
+    "AbsTransform",
+    "AffineTransform",
+    "ChainTransform",
+    "ExpTransform",
+    "IndependentTransform",
+    "PowerTransform",
+    "ReshapeTransform",
+    "SigmoidTransform",
+    "SoftmaxTransform",
+    "StackTransform",
+    "StickBreakingTransform",
+    "TanhTransform",
+]
 
 
 def _tensor(x, cls, name):
@@ -87,7 +100,8 @@ class Transform:
                 f"{type(self).__name__}.forward_log_det_jacobian: {type(leaf).__name__} is not "
                 f"injective ({leaf._not_injective_because}), and as in Paddle a non-injective "
                 f"transform has no forward log-det-Jacobian; inverse_log_det_jacobian gives "
-                f"one per preimage where the transform defines it")
+                f"one per preimage where the transform defines it"
+            )
         if type(self)._forward_log_det_jacobian is not Transform._forward_log_det_jacobian:
             return self._forward_log_det_jacobian(x)
         return -self._inverse_log_det_jacobian(self.forward(x))
@@ -100,14 +114,18 @@ class Transform:
 
     def forward_shape(self, shape):
         if not isinstance(shape, Sequence):
-            raise TypeError(f"{type(self).__name__}.forward_shape: argument 'shape' must be a "
-                            f"sequence of ints, got {type(shape).__name__}")
+            raise TypeError(
+                f"{type(self).__name__}.forward_shape: argument 'shape' must be a "
+                f"sequence of ints, got {type(shape).__name__}"
+            )
         return self._forward_shape(tuple(shape))
 
     def inverse_shape(self, shape):
         if not isinstance(shape, Sequence):
-            raise TypeError(f"{type(self).__name__}.inverse_shape: argument 'shape' must be a "
-                            f"sequence of ints, got {type(shape).__name__}")
+            raise TypeError(
+                f"{type(self).__name__}.inverse_shape: argument 'shape' must be a "
+                f"sequence of ints, got {type(shape).__name__}"
+            )
         return self._inverse_shape(tuple(shape))
 
     def _forward(self, x):
@@ -270,8 +288,9 @@ class SoftmaxTransform(Transform):
 
     def _forward_shape(self, shape):
         if len(shape) < 1:
-            raise ValueError("SoftmaxTransform.forward_shape: argument 'shape' must have at "
-                             "least 1 dimension")
+            raise ValueError(
+                "SoftmaxTransform.forward_shape: argument 'shape' must have at least 1 dimension"
+            )
         return shape
 
     def _inverse_shape(self, shape):
@@ -308,14 +327,16 @@ class StickBreakingTransform(Transform):
 
     def _forward_shape(self, shape):
         if not shape:
-            raise ValueError("StickBreakingTransform.forward_shape: argument 'shape' must not "
-                             "be empty")
+            raise ValueError(
+                "StickBreakingTransform.forward_shape: argument 'shape' must not be empty"
+            )
         return shape[:-1] + (shape[-1] + 1,)
 
     def _inverse_shape(self, shape):
         if not shape:
-            raise ValueError("StickBreakingTransform.inverse_shape: argument 'shape' must not "
-                             "be empty")
+            raise ValueError(
+                "StickBreakingTransform.inverse_shape: argument 'shape' must not be empty"
+            )
         return shape[:-1] + (shape[-1] - 1,)
 
 
@@ -327,22 +348,20 @@ class ChainTransform(Transform):
     """
 
     def __init__(self, transforms):
-        if not isinstance(transforms, Sequence) or not all(isinstance(t, Transform)
-                                                           for t in transforms):
-            raise TypeError("ChainTransform: argument 'transforms' must be a sequence of "
-                            "Transform")
+        if not isinstance(transforms, Sequence) or not all(
+            isinstance(t, Transform) for t in transforms
+        ):
+            raise TypeError("ChainTransform: argument 'transforms' must be a sequence of Transform")
         self.transforms = list(transforms)
         # the event ranks of the chain's input and output: a part's event widens what
         # the parts before (after) it must treat as one event
         rank = self.transforms[-1]._codomain_event_rank if self.transforms else 0
         for t in reversed(self.transforms):
-            rank = max(rank + t._domain_event_rank - t._codomain_event_rank,
-                       t._domain_event_rank)
+            rank = max(rank + t._domain_event_rank - t._codomain_event_rank, t._domain_event_rank)
         self._domain_event_rank = rank
         rank = self.transforms[0]._domain_event_rank if self.transforms else 0
         for t in self.transforms:
-            rank = max(rank + t._codomain_event_rank - t._domain_event_rank,
-                       t._codomain_event_rank)
+            rank = max(rank + t._codomain_event_rank - t._domain_event_rank, t._codomain_event_rank)
         self._codomain_event_rank = rank
 
     def _is_injective(self):
@@ -387,7 +406,7 @@ def _ldj(t, x):
     may return less (AffineTransform gives log|scale| alone, as Paddle's does), and the
     sums over event dimensions here need every element."""
     ldj = t.forward_log_det_jacobian(x)
-    batch = tuple(x.shape)[:len(x.shape) - t._domain_event_rank]
+    batch = tuple(x.shape)[: len(x.shape) - t._domain_event_rank]
     shape = _broadcast_shape(tuple(ldj.shape), batch)
     if tuple(ldj.shape) == shape:
         return ldj
@@ -405,12 +424,19 @@ class IndependentTransform(Transform):
 
     def __init__(self, base, reinterpreted_batch_rank):
         if not isinstance(base, Transform):
-            raise TypeError("IndependentTransform: argument 'base' must be a Transform, got "
-                            f"{type(base).__name__}")
-        if isinstance(reinterpreted_batch_rank, bool) or \
-                not isinstance(reinterpreted_batch_rank, int) or reinterpreted_batch_rank < 1:
-            raise ValueError("IndependentTransform: argument 'reinterpreted_batch_rank' must be "
-                             f"an int >= 1, got {reinterpreted_batch_rank!r}")
+            raise TypeError(
+                "IndependentTransform: argument 'base' must be a Transform, got "
+                f"{type(base).__name__}"
+            )
+        if (
+            isinstance(reinterpreted_batch_rank, bool)
+            or not isinstance(reinterpreted_batch_rank, int)
+            or reinterpreted_batch_rank < 1
+        ):
+            raise ValueError(
+                "IndependentTransform: argument 'reinterpreted_batch_rank' must be "
+                f"an int >= 1, got {reinterpreted_batch_rank!r}"
+            )
         self._base = base
         self._reinterpreted_batch_rank = reinterpreted_batch_rank
         self._domain_event_rank = base._domain_event_rank + reinterpreted_batch_rank
@@ -421,8 +447,10 @@ class IndependentTransform(Transform):
 
     def _check_rank(self, v, rank):
         if v.ndim < rank:
-            raise ValueError(f"IndependentTransform: the input has {v.ndim} dimensions, fewer "
-                             f"than the event's {rank}")
+            raise ValueError(
+                f"IndependentTransform: the input has {v.ndim} dimensions, fewer "
+                f"than the event's {rank}"
+            )
 
     def _forward(self, x):
         self._check_rank(x, self._domain_event_rank)
@@ -452,14 +480,18 @@ class ReshapeTransform(Transform):
 
     def __init__(self, in_event_shape, out_event_shape):
         if not isinstance(in_event_shape, Sequence) or not isinstance(out_event_shape, Sequence):
-            raise TypeError("ReshapeTransform: arguments 'in_event_shape' and 'out_event_shape' "
-                            "must be sequences of ints")
+            raise TypeError(
+                "ReshapeTransform: arguments 'in_event_shape' and 'out_event_shape' "
+                "must be sequences of ints"
+            )
         self._in_event_shape = tuple(in_event_shape)
         self._out_event_shape = tuple(out_event_shape)
         if math.prod(self._in_event_shape) != math.prod(self._out_event_shape):
-            raise ValueError(f"ReshapeTransform: in_event_shape {list(in_event_shape)} and "
-                             f"out_event_shape {list(out_event_shape)} hold different numbers "
-                             "of elements")
+            raise ValueError(
+                f"ReshapeTransform: in_event_shape {list(in_event_shape)} and "
+                f"out_event_shape {list(out_event_shape)} hold different numbers "
+                "of elements"
+            )
         self._domain_event_rank = len(self._in_event_shape)
         self._codomain_event_rank = len(self._out_event_shape)
 
@@ -473,10 +505,12 @@ class ReshapeTransform(Transform):
 
     def _batch(self, shape, event, arg):
         n = len(event)
-        if len(shape) < n or tuple(shape[len(shape) - n:]) != event:
-            raise ValueError(f"ReshapeTransform: {arg} shape {list(shape)} does not end with "
-                             f"the event shape {list(event)}")
-        return tuple(shape[:len(shape) - n])
+        if len(shape) < n or tuple(shape[len(shape) - n :]) != event:
+            raise ValueError(
+                f"ReshapeTransform: {arg} shape {list(shape)} does not end with "
+                f"the event shape {list(event)}"
+            )
+        return tuple(shape[: len(shape) - n])
 
     def _forward(self, x):
         b = self._batch(x.shape, self._in_event_shape, "the input's")
@@ -506,10 +540,14 @@ class StackTransform(Transform):
     """
 
     def __init__(self, transforms, axis=0):
-        if not isinstance(transforms, Sequence) or not transforms or \
-                not all(isinstance(t, Transform) for t in transforms):
-            raise TypeError("StackTransform: argument 'transforms' must be a non-empty sequence "
-                            "of Transform")
+        if (
+            not isinstance(transforms, Sequence)
+            or not transforms
+            or not all(isinstance(t, Transform) for t in transforms)
+        ):
+            raise TypeError(
+                "StackTransform: argument 'transforms' must be a non-empty sequence of Transform"
+            )
         if isinstance(axis, bool) or not isinstance(axis, int):
             raise TypeError(f"StackTransform: argument 'axis' must be an int, got {axis!r}")
         self._transforms = list(transforms)
@@ -528,11 +566,14 @@ class StackTransform(Transform):
 
     def _check_size(self, v):
         if not -v.ndim <= self._axis < v.ndim:
-            raise ValueError(f"StackTransform: axis {self._axis} is out of range for a "
-                             f"{v.ndim}-D input")
+            raise ValueError(
+                f"StackTransform: axis {self._axis} is out of range for a {v.ndim}-D input"
+            )
         if v.shape[self._axis] != len(self._transforms):
-            raise ValueError(f"StackTransform: the input has {v.shape[self._axis]} slices along "
-                             f"axis {self._axis}, the transform {len(self._transforms)}")
+            raise ValueError(
+                f"StackTransform: the input has {v.shape[self._axis]} slices along "
+                f"axis {self._axis}, the transform {len(self._transforms)}"
+            )
 
     def _map(self, v, fn):
         self._check_size(v)

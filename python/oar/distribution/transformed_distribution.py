@@ -1,4 +1,5 @@
 """TransformedDistribution: the distribution of transforms applied to a base's samples."""
+
 from __future__ import annotations
 
 from collections.abc import Sequence
@@ -20,25 +21,33 @@ class TransformedDistribution(Distribution):
 
     def __init__(self, base, transforms):
         if not isinstance(base, Distribution):
-            raise TypeError("TransformedDistribution: argument 'base' must be a Distribution, "
-                            f"got {type(base).__name__}")
-        if not isinstance(transforms, Sequence) or not all(isinstance(t, Transform)
-                                                           for t in transforms):
-            raise TypeError("TransformedDistribution: argument 'transforms' must be a sequence "
-                            "of Transform")
+            raise TypeError(
+                "TransformedDistribution: argument 'base' must be a Distribution, "
+                f"got {type(base).__name__}"
+            )
+        if not isinstance(transforms, Sequence) or not all(
+            isinstance(t, Transform) for t in transforms
+        ):
+            raise TypeError(
+                "TransformedDistribution: argument 'transforms' must be a sequence of Transform"
+            )
         for t in transforms:
             if not t._is_injective():
-                raise ValueError("TransformedDistribution: every transform must be injective, "
-                                 f"{type(t).__name__} is not")
+                raise ValueError(
+                    "TransformedDistribution: every transform must be injective, "
+                    f"{type(t).__name__} is not"
+                )
         self._base = base
         self._transforms = list(transforms)
         self.dtype = getattr(base, "dtype", None)
         chain = ChainTransform(self._transforms)
         base_shape = tuple(base.batch_shape) + tuple(base.event_shape)
         if len(base_shape) < chain._domain_event_rank:
-            raise ValueError(f"TransformedDistribution: the base's shape {list(base_shape)} has "
-                             f"fewer dimensions than the transforms' event rank "
-                             f"{chain._domain_event_rank}")
+            raise ValueError(
+                f"TransformedDistribution: the base's shape {list(base_shape)} has "
+                f"fewer dimensions than the transforms' event rank "
+                f"{chain._domain_event_rank}"
+            )
         shape = chain.forward_shape(base_shape)
         event_rank = max(chain._codomain_event_rank, len(base.event_shape))
         cut = len(shape) - event_rank
@@ -68,8 +77,9 @@ class TransformedDistribution(Distribution):
             event_rank += t._domain_event_rank - t._codomain_event_rank
             log_prob = log_prob - _sum_rightmost(_ldj(t, x), event_rank - t._domain_event_rank)
             y = x
-        return log_prob + _sum_rightmost(self._base.log_prob(y),
-                                         event_rank - len(self._base.event_shape))
+        return log_prob + _sum_rightmost(
+            self._base.log_prob(y), event_rank - len(self._base.event_shape)
+        )
 
     def prob(self, value):
         return self.log_prob(value).exp()

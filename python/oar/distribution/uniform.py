@@ -1,4 +1,5 @@
 """The continuous uniform distribution."""
+
 from __future__ import annotations
 
 from .distribution import Distribution, _check, _params, _sample_shape

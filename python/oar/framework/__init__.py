@@ -1,2 +1,3 @@
 """Framework pieces below oar.nn: parameters, checkpoints."""
+
 from .param import LazyGuard, ParamAttr, Parameter, create_parameter  # noqa: F401

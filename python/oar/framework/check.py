@@ -5,6 +5,7 @@ would leak an AttributeError (or KeyError, ZeroDivisionError) for bad input; the
 raise the typed error the generated bindings raise, in their wording:
 "<api>(): argument '<name>' must be ..., but got ...".
 """
+
 from __future__ import annotations
 
 import numbers
@@ -32,8 +33,12 @@ def tensor(api: str, name: str, v: object) -> Tensor:
 
 def integer(api: str, name: str, v: object) -> int:
     """A Python int (not bool), or a one-element integer Tensor (Paddle accepts those)."""
-    if isinstance(v, Tensor) and v.size == 1 and not v.dtype.is_floating_point \
-            and v.dtype.name != "bool":
+    if (
+        isinstance(v, Tensor)
+        and v.size == 1
+        and not v.dtype.is_floating_point
+        and v.dtype.name != "bool"
+    ):
         return int(v.item())
     if isinstance(v, bool) or not isinstance(v, numbers.Integral):
         raise TypeError(f"{api}(): argument '{name}' must be int, but got {_kind(v)}")
@@ -44,8 +49,10 @@ def number(api: str, name: str, v: object) -> Any:  # a Python number, or a nump
     """A real Python number or a one-element Tensor, as a Python int/float/bool."""
     if isinstance(v, Tensor):
         if v.size != 1:
-            raise ValueError(f"{api}(): argument '{name}' must be a number or a one-element "
-                             f"Tensor, but got a Tensor of shape {v.shape}")
+            raise ValueError(
+                f"{api}(): argument '{name}' must be a number or a one-element "
+                f"Tensor, but got a Tensor of shape {v.shape}"
+            )
         return v.item()
     if not isinstance(v, numbers.Real):
         raise TypeError(f"{api}(): argument '{name}' must be a number, but got {_kind(v)}")
@@ -56,8 +63,10 @@ def axis(api: str, name: str, v: object, ndim: int, what: str = "a tensor") -> i
     """An axis in [-ndim, ndim), made non-negative (IndexError, as the C++ ops)."""
     a = integer(api, name, v)
     if not -ndim <= a < ndim:
-        raise IndexError(f"{api}(): argument '{name}' ({a}) is out of range for {what} of rank "
-                         f"{ndim}: expected {-ndim} <= {name} < {ndim}")
+        raise IndexError(
+            f"{api}(): argument '{name}' ({a}) is out of range for {what} of rank "
+            f"{ndim}: expected {-ndim} <= {name} < {ndim}"
+        )
     return a + ndim if a < 0 else a
 
 
@@ -72,8 +81,10 @@ def reshape_exact(x: Tensor, shape: Sequence[Any]) -> Tensor:
     if 0 not in shape:
         return _C.reshape(x, shape)
     if x.size:
-        raise ValueError(f"reshape(): cannot reshape a tensor of shape {x.shape} ({x.size} "
-                         f"elements) to {shape} (0 elements)")
+        raise ValueError(
+            f"reshape(): cannot reshape a tensor of shape {x.shape} ({x.size} "
+            f"elements) to {shape} (0 elements)"
+        )
     zeros = [i for i, s in enumerate(shape) if s == 0]
     z = _C.unsqueeze(x, list(range(len(shape))))
     z = _C.slice(z, zeros, [0] * len(zeros), [0] * len(zeros))
@@ -126,6 +137,7 @@ def _aliases(mapping, strict):
     wrapped function's parameters; its signature stays the one shown. Passing both names
     is a ValueError where Paddle's ParamAliasDecorator raises it (strict), else the alias
     is left in place for Python's TypeError, as Paddle's param_*_alias wrappers do."""
+
     def decorate(fn):
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
@@ -134,8 +146,12 @@ def _aliases(mapping, strict):
                     if param not in kwargs:
                         kwargs[param] = kwargs.pop(alias)
                     elif strict:
-                        raise ValueError(f"{fn.__name__}(): cannot specify both '{param}' and "
-                                         f"its alias '{alias}'")
+                        raise ValueError(
+                            f"{fn.__name__}(): cannot specify both '{param}' and "
+                            f"its alias '{alias}'"
+                        )
             return fn(*args, **kwargs)
+
         return wrapper
+
     return decorate

@@ -2,6 +2,7 @@
 losses call the collectives (all_reduce, get_world_size, ...) through this hook, which
 oar.distributed fills when it is imported (it is a higher layer: its DataParallel wraps
 oar.nn layers, and `import oar` imports it)."""
+
 from __future__ import annotations
 
 from types import ModuleType

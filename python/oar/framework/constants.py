@@ -1,4 +1,5 @@
 """Paddle's top-level constants: e, pi, inf, nan, newaxis."""
+
 from __future__ import annotations
 
 import math

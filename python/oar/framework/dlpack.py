@@ -1,4 +1,5 @@
 """DLPack exchange: to_dlpack, from_dlpack and Tensor.__dlpack__/__dlpack_device__."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -14,8 +15,9 @@ Tensor = _C.Tensor
 _KDLCPU = 1
 
 
-def _tensor_dlpack(self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None,
-                   copy: Any = None) -> Any:
+def _tensor_dlpack(
+    self, *, stream: Any = None, max_version: Any = None, dl_device: Any = None, copy: Any = None
+) -> Any:
     """A DLPack capsule of this tensor's memory (the data is shared, not copied)."""
     if stream is not None:
         raise ValueError("__dlpack__(): argument 'stream' must be None for a CPU tensor")
@@ -66,15 +68,19 @@ def from_dlpack(dlpack: Any, *, device: Any = None, copy: bool | None = None) ->
     elif hasattr(dlpack, "__dlpack__") and hasattr(dlpack, "__dlpack_device__"):
         dev = dlpack.__dlpack_device__()
         if int(dev[0]) != _KDLCPU:
-            raise ValueError(f"from_dlpack(): the data lives on device {tuple(dev)}; oar is "
-                             f"built for the CPU only (kDLCPU = 1)")
+            raise ValueError(
+                f"from_dlpack(): the data lives on device {tuple(dev)}; oar is "
+                f"built for the CPU only (kDLCPU = 1)"
+            )
         try:
             capsule = dlpack.__dlpack__()
         except BufferError as e:  # e.g. a read-only numpy array
             raise TypeError(f"from_dlpack(): the object cannot export its data: {e}") from None
     else:
-        raise TypeError(f"from_dlpack(): argument 'dlpack' must be a DLPack capsule or an "
-                        f"object with __dlpack__ and __dlpack_device__, but got "
-                        f"{type(dlpack).__name__}")
+        raise TypeError(
+            f"from_dlpack(): argument 'dlpack' must be a DLPack capsule or an "
+            f"object with __dlpack__ and __dlpack_device__, but got "
+            f"{type(dlpack).__name__}"
+        )
     t = _C._from_dlpack(capsule)
     return _C.assign(t) if copy else t

@@ -1,4 +1,5 @@
 """dtype objects: oar.float32 ... (Paddle's paddle.float32)."""
+
 from __future__ import annotations
 
 import sys
@@ -14,7 +15,11 @@ def api_name() -> str:
     `import paddle` gives (a Paddle program run on oar through an import alias, which
     then prints `paddle.float32` as on Paddle), else 'oar'."""
     alias = sys.modules.get("paddle")
-    return "paddle" if alias is not None and alias is sys.modules.get(__name__.partition(".")[0]) else "oar"
+    return (
+        "paddle"
+        if alias is not None and alias is sys.modules.get(__name__.partition(".")[0])
+        else "oar"
+    )
 
 
 class dtype:
@@ -74,14 +79,39 @@ uint64 = dtype("uint64", 8, False)
 _NO_TENSORS = {"uint32": uint32, "uint64": uint64}
 
 # In the C++ DType enum order (src/oar/core/dtype.h).
-ALL = (bool_, int32, int64, float16, bfloat16, float32, float64, uint8, int8, int16, complex64,
-       complex128, float8_e4m3fn, float8_e5m2)
+ALL = (
+    bool_,
+    int32,
+    int64,
+    float16,
+    bfloat16,
+    float32,
+    float64,
+    uint8,
+    int8,
+    int16,
+    complex64,
+    complex128,
+    float8_e4m3fn,
+    float8_e5m2,
+)
 _BY_NAME = {d.name: d for d in ALL}
-_NAMES = ("bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, "
-          "complex64, complex128, float8_e4m3fn, float8_e5m2")
-_ALIASES = {"float": "float32", "double": "float64", "half": "float16", "int": "int64",
-            "long": "int64", "fp16": "float16", "fp32": "float32", "fp64": "float64",
-            "bf16": "bfloat16", "uint16": "bfloat16"}
+_NAMES = (
+    "bool, uint8, int8, int16, int32, int64, float16, bfloat16, float32, float64, "
+    "complex64, complex128, float8_e4m3fn, float8_e5m2"
+)
+_ALIASES = {
+    "float": "float32",
+    "double": "float64",
+    "half": "float16",
+    "int": "int64",
+    "long": "int64",
+    "fp16": "float16",
+    "fp32": "float32",
+    "fp64": "float64",
+    "bf16": "bfloat16",
+    "uint16": "bfloat16",
+}
 _C._set_dtype_objects(ALL)
 
 
@@ -117,8 +147,9 @@ def CPUPlace() -> Place:
 
 
 def _refuse(name):
-    raise TypeError(f"oar has no {name} tensors (nor has Paddle's CPU build); expected one of "
-                    f"{_NAMES}")
+    raise TypeError(
+        f"oar has no {name} tensors (nor has Paddle's CPU build); expected one of {_NAMES}"
+    )
 
 
 def convert_dtype(d: dtype | str | np.dtype | type) -> dtype:  # typing.DTypeLike
@@ -146,7 +177,9 @@ def convert_dtype(d: dtype | str | np.dtype | type) -> dtype:  # typing.DTypeLik
     try:
         name = np.dtype(d).name
     except (TypeError, ValueError):  # ValueError: e.g. a Tensor, which numpy tries to convert
-        raise TypeError(f"expected a dtype (oar.float32, 'float32', a numpy dtype), got {d!r}") from None
+        raise TypeError(
+            f"expected a dtype (oar.float32, 'float32', a numpy dtype), got {d!r}"
+        ) from None
     if name in _BY_NAME:
         return _BY_NAME[name]
     raise TypeError(f"numpy dtype {name} has no oar equivalent")
@@ -208,12 +241,14 @@ class finfo:
         if d.is_complex:
             d = float32 if d.name == "complex64" else float64
         if not d.is_floating_point:
-            raise TypeError(f"finfo(): argument 'dtype' must be a floating or complex dtype, "
-                            f"but got {d.name} (use oar.iinfo)")
+            raise TypeError(
+                f"finfo(): argument 'dtype' must be a floating or complex dtype, "
+                f"but got {d.name} (use oar.iinfo)"
+            )
         if d is bfloat16:
             # 8 exponent bits like float32, 7 fraction bits
-            self.bits, self.eps, self.resolution = 16, 2.0 ** -7, 0.01
-            self.max = float((2 - 2.0 ** -7) * 2.0 ** 127)
+            self.bits, self.eps, self.resolution = 16, 2.0**-7, 0.01
+            self.max = float((2 - 2.0**-7) * 2.0**127)
             self.smallest_normal = float(np.finfo(np.float32).smallest_normal)
         else:
             f = np.finfo(d.name)
@@ -227,9 +262,11 @@ class finfo:
         self.dtype = d.name
 
     def __repr__(self) -> str:
-        return (f"oar.finfo(min={_g(self.min)}, max={_g(self.max)}, eps={_g(self.eps)}, "
-                f"resolution={_g(self.resolution)}, smallest_normal={_g(self.smallest_normal)}, "
-                f"tiny={_g(self.tiny)}, bits={self.bits}, dtype={self.dtype})")
+        return (
+            f"oar.finfo(min={_g(self.min)}, max={_g(self.max)}, eps={_g(self.eps)}, "
+            f"resolution={_g(self.resolution)}, smallest_normal={_g(self.smallest_normal)}, "
+            f"tiny={_g(self.tiny)}, bits={self.bits}, dtype={self.dtype})"
+        )
 
 
 class iinfo:
@@ -249,8 +286,10 @@ class iinfo:
     def __init__(self, dtype: Any) -> None:
         d = _dtype_arg("iinfo", dtype)
         if d.is_floating_point or d.is_complex:
-            raise TypeError(f"iinfo(): argument 'dtype' must be an integer dtype, but got "
-                            f"{d.name} (use oar.finfo)")
+            raise TypeError(
+                f"iinfo(): argument 'dtype' must be an integer dtype, but got "
+                f"{d.name} (use oar.finfo)"
+            )
         if d is bool_:
             self.min, self.max, self.bits = 0, 1, 8
         else:
@@ -289,6 +328,8 @@ def set_default_dtype(d: Any) -> None:
     """
     dt = _dtype_arg("set_default_dtype", d)
     if not dt.is_floating_point:
-        raise TypeError(f"set_default_dtype(): argument 'd' must be float16, bfloat16, "
-                        f"float32 or float64, but got {dt.name}")
+        raise TypeError(
+            f"set_default_dtype(): argument 'd' must be float16, bfloat16, "
+            f"float32 or float64, but got {dt.name}"
+        )
     set_default_float(dt)

@@ -9,6 +9,7 @@ always on); Paddle code sets them routinely, so they are accepted and their valu
 Paddle's default warns once per flag, saying why it has no effect. Any other name is a
 ValueError (docs/compat.md lists the table).
 """
+
 from __future__ import annotations
 
 import warnings
@@ -28,8 +29,11 @@ NO_EFFECT = {
     "FLAGS_fast_eager_deletion_mode": (True, _EAGER_DELETE),
     "FLAGS_memory_fraction_of_eager_deletion": (1.0, _EAGER_DELETE),
     "FLAGS_use_stride_kernel": (True, "oar's tensors are always strided: views share memory"),
-    "FLAGS_check_nan_inf_level": (0, "oar's NaN/Inf check (FLAGS_check_nan_inf) raises at the "
-                                     "first op whose output has a NaN or Inf"),
+    "FLAGS_check_nan_inf_level": (
+        0,
+        "oar's NaN/Inf check (FLAGS_check_nan_inf) raises at the "
+        "first op whose output has a NaN or Inf",
+    ),
     "FLAGS_use_mkldnn": (False, _ONEDNN),
     "FLAGS_use_onednn": (False, _ONEDNN),
     "FLAGS_allocator_strategy": ("auto_growth", _ALLOCATOR),
@@ -50,8 +54,11 @@ NO_EFFECT = {
     "FLAGS_print_ir": (False, _STATIC),
     "FLAGS_enable_api_kernel_fallback": (True, "oar has one (CPU) kernel per op and dtype"),
     "FLAGS_benchmark": (False, "oar's ops already run synchronously"),
-    "FLAGS_call_stack_level": (1, "oar's errors always carry Python's traceback; see "
-                                  "FLAGS_record_forward_stack for the forward call site"),
+    "FLAGS_call_stack_level": (
+        1,
+        "oar's errors always carry Python's traceback; see "
+        "FLAGS_record_forward_stack for the forward call site",
+    ),
     "FLAGS_sort_sum_gradient": (False, "oar sums gradients in a fixed order already"),
     "FLAGS_max_inplace_grad_add": (0, "oar accumulates gradients in place already"),
     "FLAGS_use_autotune": (False, "oar picks its kernels without autotuning"),
@@ -75,8 +82,10 @@ _OWN = ("FLAGS_check_nan_inf", "FLAGS_parallel_threshold", "FLAGS_record_forward
 
 
 def _unknown(api, name):
-    return ValueError(f"{api}(): unknown flag '{name}'; oar's flags: {', '.join(_OWN)}; also "
-                      f"accepted without effect (Paddle's): {', '.join(sorted(NO_EFFECT))}")
+    return ValueError(
+        f"{api}(): unknown flag '{name}'; oar's flags: {', '.join(_OWN)}; also "
+        f"accepted without effect (Paddle's): {', '.join(sorted(NO_EFFECT))}"
+    )
 
 
 def set_flags(flags: dict[str, Any]) -> None:
@@ -84,8 +93,9 @@ def set_flags(flags: dict[str, Any]) -> None:
     flags take effect; Paddle's flags that mean nothing to oar (oar.framework.flags.NO_EFFECT) are
     kept for get_flags and warn once when set away from Paddle's default."""
     if not isinstance(flags, dict):
-        raise TypeError(f"set_flags(): expects a dict {{name: value}}, but got "
-                        f"{type(flags).__name__}")
+        raise TypeError(
+            f"set_flags(): expects a dict {{name: value}}, but got {type(flags).__name__}"
+        )
     own, other = {}, {}
     for k, v in flags.items():
         name = _name(k, "set_flags")
@@ -94,11 +104,16 @@ def set_flags(flags: dict[str, Any]) -> None:
         elif name in NO_EFFECT:
             default = NO_EFFECT[name][0]
             want = type(default)
-            ok = isinstance(v, str) if want is str else \
-                isinstance(v, (bool, int, float)) and not isinstance(v, str)
+            ok = (
+                isinstance(v, str)
+                if want is str
+                else isinstance(v, (bool, int, float)) and not isinstance(v, str)
+            )
             if not ok:
-                raise TypeError(f"set_flags(): flag '{name}' takes a {want.__name__}, but got "
-                                f"{type(v).__name__}")
+                raise TypeError(
+                    f"set_flags(): flag '{name}' takes a {want.__name__}, but got "
+                    f"{type(v).__name__}"
+                )
             other[name] = v
         else:
             raise _unknown("set_flags", name)
@@ -108,16 +123,19 @@ def set_flags(flags: dict[str, Any]) -> None:
         _values[name] = v
         if v != NO_EFFECT[name][0] and name not in _warned:
             _warned.add(name)
-            warnings.warn(f"set_flags(): {name}={v!r} has no effect in oar: "
-                          f"{NO_EFFECT[name][1]}", stacklevel=2)
+            warnings.warn(
+                f"set_flags(): {name}={v!r} has no effect in oar: {NO_EFFECT[name][1]}",
+                stacklevel=2,
+            )
 
 
 def get_flags(flags: str | Sequence[str]) -> dict[str, Any]:
     """The values of the named flags (a name or a list of names) as {name: value}."""
     names = [flags] if isinstance(flags, str) else flags
     if not isinstance(names, (list, tuple)):
-        raise TypeError(f"get_flags(): expects a flag name or a list of names, but got "
-                        f"{type(flags).__name__}")
+        raise TypeError(
+            f"get_flags(): expects a flag name or a list of names, but got {type(flags).__name__}"
+        )
     out = {}
     for k in names:
         name = _name(k, "get_flags")

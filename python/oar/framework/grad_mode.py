@@ -1,4 +1,5 @@
 """Grad mode (thread-local in C++): no_grad, enable_grad, set_grad_enabled."""
+
 import functools
 
 from .. import _C

@@ -12,6 +12,7 @@ before touching data, and copies each tensor out of a read-only memory map: a
 corrupt, truncated or hostile file raises CheckpointError and never allocates
 more than the file holds, and nothing in the file is ever executed.
 """
+
 from __future__ import annotations
 
 import json
@@ -35,14 +36,23 @@ VERSION = 1
 _MAX_HEADER = 100 * 1024 * 1024  # as the safetensors package: headers above this are refused
 
 # oar dtype name -> (safetensors code, numpy dtype of the raw bytes)
-_CODES = {"bool": ("BOOL", np.bool_), "int32": ("I32", np.int32), "int64": ("I64", np.int64),
-          "float16": ("F16", np.float16), "bfloat16": ("BF16", np.uint16),
-          "float32": ("F32", np.float32), "float64": ("F64", np.float64),
-          "uint8": ("U8", np.uint8), "int8": ("I8", np.int8), "int16": ("I16", np.int16),
-          "complex64": ("C64", np.complex64),
-          # safetensors has no complex128 code: C128 is oar's own, only oar reads it
-          "complex128": ("C128", np.complex128),
-          "float8_e4m3fn": ("F8_E4M3", np.uint8), "float8_e5m2": ("F8_E5M2", np.uint8)}
+_CODES = {
+    "bool": ("BOOL", np.bool_),
+    "int32": ("I32", np.int32),
+    "int64": ("I64", np.int64),
+    "float16": ("F16", np.float16),
+    "bfloat16": ("BF16", np.uint16),
+    "float32": ("F32", np.float32),
+    "float64": ("F64", np.float64),
+    "uint8": ("U8", np.uint8),
+    "int8": ("I8", np.int8),
+    "int16": ("I16", np.int16),
+    "complex64": ("C64", np.complex64),
+    # safetensors has no complex128 code: C128 is oar's own, only oar reads it
+    "complex128": ("C128", np.complex128),
+    "float8_e4m3fn": ("F8_E4M3", np.uint8),
+    "float8_e5m2": ("F8_E5M2", np.uint8),
+}
 # Dtypes whose bytes numpy holds as another dtype: a numpy array of that dtype is not one
 # of them.
 _RAW_BITS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
@@ -87,29 +97,39 @@ def _encode(obj, path, tensors, seen_names):
         items = []
         for key, value in obj.items():
             if not isinstance(key, (str, int, float, bool)) and key is not None:
-                raise TypeError(f"oar.save: dict keys must be str, int, float, bool or None, "
-                                f"got {type(key).__name__} at {path or '<root>'}")
-            items.append([_encode(key, "", {}, set()),
-                          _encode(value, f"{path}.{key}" if path else str(key), tensors,
-                                  seen_names)])
+                raise TypeError(
+                    f"oar.save: dict keys must be str, int, float, bool or None, "
+                    f"got {type(key).__name__} at {path or '<root>'}"
+                )
+            items.append(
+                [
+                    _encode(key, "", {}, set()),
+                    _encode(value, f"{path}.{key}" if path else str(key), tensors, seen_names),
+                ]
+            )
         return {"d": items}
     if isinstance(obj, (list, tuple)):
-        enc = [_encode(v, f"{path}.{i}" if path else str(i), tensors, seen_names)
-               for i, v in enumerate(obj)]
+        enc = [
+            _encode(v, f"{path}.{i}" if path else str(i), tensors, seen_names)
+            for i, v in enumerate(obj)
+        ]
         return {"l" if isinstance(obj, list) else "u": enc}
     if isinstance(obj, (np.integer, np.floating, np.bool_)):
         return _encode(obj.item(), path, tensors, seen_names)
-    raise TypeError(f"oar.save: cannot save a {type(obj).__name__} (at {path or '<root>'}): "
-                    f"tensors, numpy arrays, dicts, lists, tuples, str, int, float, bool and "
-                    f"None only — no pickle")
+    raise TypeError(
+        f"oar.save: cannot save a {type(obj).__name__} (at {path or '<root>'}): "
+        f"tensors, numpy arrays, dicts, lists, tuples, str, int, float, bool and "
+        f"None only — no pickle"
+    )
 
 
 def _is_stream(f, method):
     return not isinstance(f, (str, bytes, os.PathLike)) and callable(getattr(f, method, None))
 
 
-def save(obj: Any, path: str | os.PathLike[str] | IO[bytes], protocol: int = 4,
-         **configs: Any) -> None:
+def save(
+    obj: Any, path: str | os.PathLike[str] | IO[bytes], protocol: int = 4, **configs: Any
+) -> None:
     """Save obj — a Tensor, a state dict (Layer.state_dict(), Optimizer.state_dict()) or
     nested dicts/lists/tuples of tensors, numpy arrays and plain values — to a
     safetensors file at path (written to a temporary file, then renamed into place).
@@ -123,8 +143,10 @@ def save(obj: Any, path: str | os.PathLike[str] | IO[bytes], protocol: int = 4,
     """
     stream = _is_stream(path, "write")
     if not stream and not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"oar.save: argument 'path' must be a str, a path or a binary file "
-                        f"object, got {type(path).__name__}")
+        raise TypeError(
+            f"oar.save: argument 'path' must be a str, a path or a binary file "
+            f"object, got {type(path).__name__}"
+        )
     tensors: dict[str, Any] = {}
     structure = _encode(obj, "", tensors, set())
     header, blobs, offset = {}, [], 0
@@ -132,20 +154,29 @@ def save(obj: Any, path: str | os.PathLike[str] | IO[bytes], protocol: int = 4,
         if isinstance(t, np.ndarray):
             arr = np.ascontiguousarray(t)
             key = {np.dtype(v[1]): n for n, v in _CODES.items() if n not in _RAW_BITS}.get(
-                arr.dtype)
+                arr.dtype
+            )
             if key is None:
-                raise TypeError(f"oar.save: numpy dtype {arr.dtype} of {name!r} is not "
-                                f"supported (bool, int32, int64, float16/32/64)")
+                raise TypeError(
+                    f"oar.save: numpy dtype {arr.dtype} of {name!r} is not "
+                    f"supported (bool, int32, int64, float16/32/64)"
+                )
             dtype = key
         else:
             arr, dtype = _raw(t), t.dtype.name
         data = arr.astype(arr.dtype.newbyteorder("<"), copy=False).tobytes()
-        header[name] = {"dtype": _CODES[dtype][0], "shape": list(arr.shape),
-                        "data_offsets": [offset, offset + len(data)]}
+        header[name] = {
+            "dtype": _CODES[dtype][0],
+            "shape": list(arr.shape),
+            "data_offsets": [offset, offset + len(data)],
+        }
         blobs.append(data)
         offset += len(data)
-    header["__metadata__"] = {"format": FORMAT, "version": str(VERSION),
-                              "structure": json.dumps(structure, separators=(",", ":"))}
+    header["__metadata__"] = {
+        "format": FORMAT,
+        "version": str(VERSION),
+        "structure": json.dumps(structure, separators=(",", ":")),
+    }
     text = json.dumps(header, separators=(",", ":")).encode()
     text += b" " * (-len(text) % 8)  # the data starts 8-byte aligned
 
@@ -174,14 +205,20 @@ def _fail(path, what):
 
 def _read_header(path, buf):
     if len(buf) < 8:
-        _fail(path, f"the file has {len(buf)} bytes, fewer than the 8-byte header length "
-                    f"(empty or truncated)")
+        _fail(
+            path,
+            f"the file has {len(buf)} bytes, fewer than the 8-byte header length "
+            f"(empty or truncated)",
+        )
     (n,) = struct.unpack("<Q", buf[:8])
     if n > _MAX_HEADER or n > len(buf) - 8:
-        _fail(path, f"the header claims {n} bytes but the file has {len(buf) - 8} after the "
-                    f"length (truncated, or not a safetensors file)")
+        _fail(
+            path,
+            f"the header claims {n} bytes but the file has {len(buf) - 8} after the "
+            f"length (truncated, or not a safetensors file)",
+        )
     try:
-        header = json.loads(bytes(buf[8:8 + n]).decode("utf-8"))
+        header = json.loads(bytes(buf[8 : 8 + n]).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
         _fail(path, f"the header is not JSON ({e})")
     if not isinstance(header, dict):
@@ -196,17 +233,24 @@ def _check_entry(path, name, e, data_len):
     if code not in _FROM_CODE and code not in _FOREIGN:
         _fail(path, f"tensor {name!r}: unsupported dtype {code!r}")
     if not isinstance(shape, list) or not all(
-            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
+        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape
+    ):
         _fail(path, f"tensor {name!r}: shape must be a list of non-negative ints, got {shape!r}")
-    if (not isinstance(offs, list) or len(offs) != 2 or
-            not all(isinstance(o, int) and not isinstance(o, bool) for o in offs) or
-            not 0 <= offs[0] <= offs[1] <= data_len):
+    if (
+        not isinstance(offs, list)
+        or len(offs) != 2
+        or not all(isinstance(o, int) and not isinstance(o, bool) for o in offs)
+        or not 0 <= offs[0] <= offs[1] <= data_len
+    ):
         _fail(path, f"tensor {name!r}: data_offsets {offs!r} outside the {data_len} data bytes")
     npd = (_FROM_CODE.get(code) or _FOREIGN[code])[1]
     want = math.prod(shape) * np.dtype(npd).itemsize  # Python ints: no overflow
     if offs[1] - offs[0] != want:
-        _fail(path, f"tensor {name!r}: shape {shape} of {code} needs {want} bytes, the file "
-                    f"gives {offs[1] - offs[0]}")
+        _fail(
+            path,
+            f"tensor {name!r}: shape {shape} of {code} needs {want} bytes, the file "
+            f"gives {offs[1] - offs[0]}",
+        )
 
 
 def _to_tensor(arr, code):
@@ -217,7 +261,9 @@ def _to_tensor(arr, code):
         return Tensor(np.array(arr)).view(_FROM_CODE[code][0])
     if code in _FOREIGN:
         return Tensor(arr.astype(_FOREIGN[code][0]))
-    return Tensor(np.array(arr))  # a copy (Tensor(data) is oar.to_tensor, _C's tensor factory): the tensor must not point into the map
+    return Tensor(
+        np.array(arr)
+    )  # a copy (Tensor(data) is oar.to_tensor, _C's tensor factory): the tensor must not point into the map
 
 
 def _bf16():
@@ -227,7 +273,7 @@ def _bf16():
 def _decode(path, s, tensors):
     if not isinstance(s, dict) or len(s) != 1:
         _fail(path, f"bad structure node {s!r:.80}")
-    (kind, v), = s.items()
+    ((kind, v),) = s.items()
     if kind in ("t", "n"):
         if v not in tensors:
             _fail(path, f"the structure names tensor {v!r}, which the file does not hold")
@@ -283,8 +329,10 @@ def load(path: str | os.PathLike[str] | IO[bytes], **configs: Any) -> Any:
         label = f"<{type(path).__name__}>"
         return _load_buffer(label, memoryview(_read_one(label, path)))
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"oar.load: argument 'path' must be a str, a path or a binary file "
-                        f"object, got {type(path).__name__}")
+        raise TypeError(
+            f"oar.load: argument 'path' must be a str, a path or a binary file "
+            f"object, got {type(path).__name__}"
+        )
     path = os.fspath(path)
     if not os.path.isfile(path):
         raise FileNotFoundError(f"oar.load: no checkpoint file {path!r}")
@@ -306,8 +354,10 @@ def _read_exactly(label, f, n, what):
     while got < n:
         piece = f.read(min(n - got, 1 << 24))
         if not isinstance(piece, (bytes, bytearray)):
-            raise TypeError(f"oar.load: {label} must be opened in binary mode (read() gave "
-                            f"{type(piece).__name__})")
+            raise TypeError(
+                f"oar.load: {label} must be opened in binary mode (read() gave "
+                f"{type(piece).__name__})"
+            )
         if not piece:
             _fail(label, f"{what}: expected {n} bytes, the stream has {got} (truncated)")
         parts.append(piece)
@@ -324,9 +374,15 @@ def _read_one(label, f):
         _fail(label, f"the header claims {n} bytes (not a safetensors stream)")
     text = _read_exactly(label, f, n, "the header")
     header, _ = _read_header(label, memoryview(head + text))
-    ends = [e["data_offsets"][1] for k, e in header.items() if k != "__metadata__"
-            and isinstance(e, dict) and isinstance(e.get("data_offsets"), list)
-            and len(e["data_offsets"]) == 2 and isinstance(e["data_offsets"][1], int)]
+    ends = [
+        e["data_offsets"][1]
+        for k, e in header.items()
+        if k != "__metadata__"
+        and isinstance(e, dict)
+        and isinstance(e.get("data_offsets"), list)
+        and len(e["data_offsets"]) == 2
+        and isinstance(e["data_offsets"][1], int)
+    ]
     return head + text + _read_exactly(label, f, max(ends, default=0), "the tensor data")
 
 
@@ -349,8 +405,9 @@ def _load_buffer(path, buf):
     for name, e in header.items():
         b, end_ = e["data_offsets"]
         npd = (_FROM_CODE.get(e["dtype"]) or _FOREIGN[e["dtype"]])[1]
-        arr = np.frombuffer(buf[start + b:start + end_], dtype=np.dtype(npd)
-                            .newbyteorder("<")).reshape(e["shape"])
+        arr = np.frombuffer(
+            buf[start + b : start + end_], dtype=np.dtype(npd).newbyteorder("<")
+        ).reshape(e["shape"])
         tensors[name] = _to_tensor(arr, e["dtype"])
         del arr
     if meta is None or not isinstance(meta, dict) or meta.get("format") != FORMAT:

@@ -5,6 +5,7 @@ results (vander's n) or from combinatorics can be far past anything memory holds
 loops and numpy calls that would build them either run for hours or fail with numpy's
 own message. Checking first turns both into one typed error that says what was asked.
 """
+
 from __future__ import annotations
 
 import os
@@ -14,6 +15,7 @@ from . import check as C
 from .. import _C
 from .dtype import _dtype_arg
 from .dtype import bfloat16
+
 Tensor = _C.Tensor
 
 # A Python tensor object is about 320 bytes (measured: a million empty sections of split
@@ -29,8 +31,9 @@ def memory_available() -> int:
     memory, else the 2**63 bytes no array (and no int64 size) can exceed."""
     try:
         with open("/proc/meminfo") as f:
-            return next(int(line.split()[1]) * 1024 for line in f
-                        if line.startswith("MemAvailable:"))
+            return next(
+                int(line.split()[1]) * 1024 for line in f if line.startswith("MemAvailable:")
+            )
     except (OSError, StopIteration, ValueError, IndexError):
         pass
     try:
@@ -45,8 +48,10 @@ def check_fits(where: str, what: str, nbytes: int) -> None:
         return
     avail = memory_available()
     if nbytes > avail:
-        raise MemoryError(f"{where} {what} need about {nbytes} bytes, more than the {avail} "
-                          f"bytes of memory available")
+        raise MemoryError(
+            f"{where} {what} need about {nbytes} bytes, more than the {avail} "
+            f"bytes of memory available"
+        )
 
 
 def check_objects(api: str, what: str, count: int) -> None:
@@ -70,27 +75,37 @@ class MmapStorage:
     def __init__(self, filename: str, nbytes: int) -> None:
         nbytes = C.integer("MmapStorage", "nbytes", nbytes)
         if not isinstance(filename, (str, os.PathLike)):
-            raise TypeError(f"MmapStorage(): argument 'filename' must be a str or path, but got "
-                            f"{type(filename).__name__}")
+            raise TypeError(
+                f"MmapStorage(): argument 'filename' must be a str or path, but got "
+                f"{type(filename).__name__}"
+            )
         if nbytes <= 0:
             raise ValueError(f"MmapStorage(): argument 'nbytes' must be positive, but got {nbytes}")
         size = os.path.getsize(filename)
         if nbytes > size:
-            raise ValueError(f"MmapStorage(): the file has {size} bytes, fewer than nbytes "
-                             f"({nbytes})")
+            raise ValueError(
+                f"MmapStorage(): the file has {size} bytes, fewer than nbytes ({nbytes})"
+            )
         self._map = np.memmap(filename, dtype=np.uint8, mode="r+", shape=(nbytes,))
 
     def get_slice(self, dtype: Any, start: int, stop: int, step: int = 1) -> Tensor:
         """Elements start..stop (by step) of the file read as dtype, sharing its memory."""
         d = _dtype_arg("get_slice", dtype)
         if d is bfloat16:
-            raise TypeError("MmapStorage.get_slice(): bfloat16 has no numpy view; read the "
-                            "raw uint16 and convert")
-        items = self._map.view(np.dtype(d.name)) if self._map.size % d.itemsize == 0 else \
-            self._map[:self._map.size - self._map.size % d.itemsize].view(np.dtype(d.name))
+            raise TypeError(
+                "MmapStorage.get_slice(): bfloat16 has no numpy view; read the "
+                "raw uint16 and convert"
+            )
+        items = (
+            self._map.view(np.dtype(d.name))
+            if self._map.size % d.itemsize == 0
+            else self._map[: self._map.size - self._map.size % d.itemsize].view(np.dtype(d.name))
+        )
         for n, v in (("start", start), ("stop", stop), ("step", step)):
             C.integer("get_slice", n, v)
         if not 0 <= start <= stop <= items.size or step <= 0:
-            raise IndexError(f"MmapStorage.get_slice(): [{start}:{stop}:{step}] is outside the "
-                             f"{items.size} elements of {d.name}")
+            raise IndexError(
+                f"MmapStorage.get_slice(): [{start}:{stop}:{step}] is outside the "
+                f"{items.size} elements of {d.name}"
+            )
         return _C._from_buffer(items[start:stop:step], None, False)

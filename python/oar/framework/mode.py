@@ -1,5 +1,6 @@
 """Paddle's mode switches. oar runs eagerly (dynamic graph) only: there is no static
 graph to switch to, so enable_static raises instead of silently staying eager."""
+
 from __future__ import annotations
 
 from typing import NoReturn
@@ -21,5 +22,7 @@ def disable_static(place: PlaceLike | None = None) -> None:
 
 def enable_static() -> NoReturn:
     """Raises RuntimeError: oar runs eagerly and has no static-graph mode."""
-    raise RuntimeError("enable_static: oar runs eagerly (dynamic mode) only and has no "
-                       "static-graph mode; remove the call and run the program eagerly")
+    raise RuntimeError(
+        "enable_static: oar runs eagerly (dynamic mode) only and has no "
+        "static-graph mode; remove the call and run the program eagerly"
+    )

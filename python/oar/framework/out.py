@@ -1,4 +1,5 @@
 """Paddle's out=/output= arguments: a function's result written into a given tensor."""
+
 from __future__ import annotations
 
 from .. import _C
@@ -19,15 +20,17 @@ def write_out(out: Tensor | None, result: Tensor, api: str, arg: str = "out") ->
     if out is None:
         return result
     if not isinstance(out, Tensor):
-        raise TypeError(f"{api}(): argument '{arg}' must be a Tensor or None, got "
-                        f"{type(out).__name__}")
+        raise TypeError(
+            f"{api}(): argument '{arg}' must be a Tensor or None, got {type(out).__name__}"
+        )
     if is_grad_enabled() and not (out.stop_gradient and result.stop_gradient):
         if list(out.shape) != list(result.shape) or out.dtype != result.dtype:
             raise ValueError(
                 f"{api}(): argument '{arg}' has shape {list(out.shape)} and dtype "
                 f"{out.dtype.name}, the result {list(result.shape)} and {result.dtype.name}; "
                 f"with gradients recorded the result is copied in place, which needs equal "
-                f"shapes and dtypes (or run under oar.no_grad())")
+                f"shapes and dtypes (or run under oar.no_grad())"
+            )
         out[...] = result
         return out
     with no_grad():
@@ -35,8 +38,14 @@ def write_out(out: Tensor | None, result: Tensor, api: str, arg: str = "out") ->
     return out
 
 
-def finish(t: Tensor, api: str, out: Tensor | None = None, device: PlaceLike | None = None,
-           requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def finish(
+    t: Tensor,
+    api: str,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """Applies the keyword-only arguments of Paddle 3.3's creation functions to the fresh
     tensor `t`: device (the CPU only), pin_memory (False only: pinned memory is for
     copies to a GPU, as on Paddle's CPU build), out and requires_grad."""
@@ -46,8 +55,10 @@ def finish(t: Tensor, api: str, out: Tensor | None = None, device: PlaceLike | N
         if not isinstance(v, bool):
             raise TypeError(f"{api}(): argument '{name}' must be a bool, got {type(v).__name__}")
     if pin_memory:
-        raise ValueError(f"{api}(): pin_memory=True: pinned memory is for copies to a GPU, and "
-                         f"oar is built for the CPU only")
+        raise ValueError(
+            f"{api}(): pin_memory=True: pinned memory is for copies to a GPU, and "
+            f"oar is built for the CPU only"
+        )
     t = write_out(out, t, api)
     if requires_grad:
         t.stop_gradient = False

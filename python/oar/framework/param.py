@@ -5,6 +5,7 @@ op takes it unchanged) that needs a gradient, is persistable, and carries the
 attributes the optimizers read: trainable, optimize_attr (learning-rate factor),
 regularizer and need_clip.
 """
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -28,8 +29,9 @@ class _Decay:
 
     def __init__(self, coeff=0.0):
         if isinstance(coeff, bool) or not isinstance(coeff, (int, float)) or coeff < 0:
-            raise ValueError(f"{type(self).__name__}: argument 'coeff' must be a number >= 0, "
-                             f"got {coeff!r}")
+            raise ValueError(
+                f"{type(self).__name__}: argument 'coeff' must be a number >= 0, got {coeff!r}"
+            )
         self._coeff = float(coeff)
 
     def __repr__(self):
@@ -54,14 +56,25 @@ class ParamAttr:
         need_clip: False exempts the parameter from gradient clipping.
     """
 
-    def __init__(self, name=None, initializer=None, learning_rate=1.0, regularizer=None,
-                 trainable=True, do_model_average=True, need_clip=True):
+    def __init__(
+        self,
+        name=None,
+        initializer=None,
+        learning_rate=1.0,
+        regularizer=None,
+        trainable=True,
+        do_model_average=True,
+        need_clip=True,
+    ):
         if name is not None and not isinstance(name, str):
-            raise TypeError(f"ParamAttr: argument 'name' must be a str or None, got "
-                            f"{type(name).__name__}")
+            raise TypeError(
+                f"ParamAttr: argument 'name' must be a str or None, got {type(name).__name__}"
+            )
         if not isinstance(learning_rate, (int, float)):
-            raise TypeError(f"ParamAttr: argument 'learning_rate' must be a number, got "
-                            f"{type(learning_rate).__name__}")
+            raise TypeError(
+                f"ParamAttr: argument 'learning_rate' must be a number, got "
+                f"{type(learning_rate).__name__}"
+            )
         self.name = name
         self.initializer = initializer
         self.learning_rate = float(learning_rate)
@@ -86,22 +99,28 @@ class ParamAttr:
             return ParamAttr(regularizer=arg)
         if callable(arg):  # an initializer
             return ParamAttr(initializer=arg)
-        raise TypeError(f"ParamAttr: expected None, a bool, a str, an initializer, a "
-                        f"regularizer or a ParamAttr, got {type(arg).__name__}")
+        raise TypeError(
+            f"ParamAttr: expected None, a bool, a str, an initializer, a "
+            f"regularizer or a ParamAttr, got {type(arg).__name__}"
+        )
 
     def __repr__(self):
-        return (f"ParamAttr(name={self.name!r}, initializer={self.initializer!r}, "
-                f"learning_rate={self.learning_rate}, trainable={self.trainable})")
+        return (
+            f"ParamAttr(name={self.name!r}, initializer={self.initializer!r}, "
+            f"learning_rate={self.learning_rate}, trainable={self.trainable})"
+        )
 
 
 class Parameter(Tensor):
     """A trainable tensor owned by a layer (what Layer.create_parameter returns)."""
 
-    def __new__(cls, value, name=None, trainable=True, learning_rate=1.0, regularizer=None,
-                need_clip=True):
+    def __new__(
+        cls, value, name=None, trainable=True, learning_rate=1.0, regularizer=None, need_clip=True
+    ):
         if not isinstance(value, Tensor):
-            raise TypeError(f"Parameter: argument 'value' must be a Tensor, got "
-                            f"{type(value).__name__}")
+            raise TypeError(
+                f"Parameter: argument 'value' must be a Tensor, got {type(value).__name__}"
+            )
         p = _C._make_subclass(cls, value.detach())
         p.stop_gradient = not trainable
         p.persistable = True
@@ -132,9 +151,14 @@ class Parameter(Tensor):
         return self
 
     def __deepcopy__(self, memo):
-        p = Parameter(_C.assign(self.detach()), name=self.name, trainable=self.trainable,
-                      learning_rate=self.optimize_attr["learning_rate"],
-                      regularizer=self.regularizer, need_clip=self.need_clip)
+        p = Parameter(
+            _C.assign(self.detach()),
+            name=self.name,
+            trainable=self.trainable,
+            learning_rate=self.optimize_attr["learning_rate"],
+            regularizer=self.regularizer,
+            need_clip=self.need_clip,
+        )
         memo[id(self)] = p
         return p
 
@@ -169,8 +193,10 @@ def _set_value(t, value):
     if not isinstance(value, Tensor):
         value = Tensor(np.asarray(value))  # oar.to_tensor, through _C's tensor factory
     if list(value.shape) != list(t.shape):
-        raise ValueError(f"set_value: argument 'value' has shape {list(value.shape)}, "
-                         f"expected the tensor's shape {list(t.shape)}")
+        raise ValueError(
+            f"set_value: argument 'value' has shape {list(value.shape)}, "
+            f"expected the tensor's shape {list(t.shape)}"
+        )
     if value.dtype != t.dtype:
         value = _C.cast(value, t.dtype)
     with no_grad():
@@ -183,9 +209,14 @@ def _unique(prefix):
     return generate(prefix)
 
 
-def create_parameter(shape: Sequence[int], dtype: DTypeLike, name: str | None = None,
-                     attr: Any = None, is_bias: bool = False,
-                     default_initializer: Any = None) -> Parameter:
+def create_parameter(
+    shape: Sequence[int],
+    dtype: DTypeLike,
+    name: str | None = None,
+    attr: Any = None,
+    is_bias: bool = False,
+    default_initializer: Any = None,
+) -> Parameter:
     """A new Parameter (Paddle's paddle.create_parameter).
 
     Args:
@@ -201,16 +232,26 @@ def create_parameter(shape: Sequence[int], dtype: DTypeLike, name: str | None = 
         Parameter: the initialised parameter.
     """
     if not isinstance(shape, (list, tuple)) or not all(
-            isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
-        raise ValueError(f"create_parameter: argument 'shape' must be a list of non-negative "
-                         f"ints, got {shape!r}")
+        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape
+    ):
+        raise ValueError(
+            f"create_parameter: argument 'shape' must be a list of non-negative ints, got {shape!r}"
+        )
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         raise ValueError("create_parameter: argument 'attr' is False (no parameter)")
-    init = attr.initializer or default_initializer or \
-        DEFAULT_INITIALIZERS["bias" if is_bias else "weight"]()
+    init = (
+        attr.initializer
+        or default_initializer
+        or DEFAULT_INITIALIZERS["bias" if is_bias else "weight"]()
+    )
     dtype = convert_dtype(dtype)
     value = init._generate(list(shape), dtype)
-    return Parameter(value, name=attr.name or name or _unique("create_parameter"),
-                     trainable=attr.trainable, learning_rate=attr.learning_rate,
-                     regularizer=attr.regularizer, need_clip=attr.need_clip)
+    return Parameter(
+        value,
+        name=attr.name or name or _unique("create_parameter"),
+        trainable=attr.trainable,
+        learning_rate=attr.learning_rate,
+        regularizer=attr.regularizer,
+        need_clip=attr.need_clip,
+    )

@@ -1,4 +1,5 @@
 """Device arguments: oar has one device, the CPU; any other place named raises."""
+
 import re
 
 from .dtype import CPUPlace, Place
@@ -19,12 +20,14 @@ def _to_place(device, op):
         # Paddle reads an int as a GPU index.
         raise _cpu_only(f"{op}: argument 'device' is the GPU index {device}")
     if not isinstance(device, str):
-        raise TypeError(f"{op}: argument 'device' must be a str or a Place, got "
-                        f"{type(device).__name__}")
+        raise TypeError(
+            f"{op}: argument 'device' must be a str or a Place, got {type(device).__name__}"
+        )
     m = _DEVICE.match(device.strip().lower())
     if m is None:
-        raise ValueError(f"{op}: argument 'device' must look like 'cpu', 'gpu' or 'gpu:0', "
-                         f"got {device!r}")
+        raise ValueError(
+            f"{op}: argument 'device' must look like 'cpu', 'gpu' or 'gpu:0', got {device!r}"
+        )
     if m.group(1) == "cpu":
         return CPUPlace()
     raise _cpu_only(f"{op}: argument 'device' is {device!r}")

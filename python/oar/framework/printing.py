@@ -1,4 +1,5 @@
 """oar.set_printoptions: the process-wide options of how tensors print (Paddle's names)."""
+
 from __future__ import annotations
 
 import threading
@@ -27,9 +28,13 @@ def _options():
     return _current[0]
 
 
-def set_printoptions(precision: int | None = None, threshold: int | None = None,
-                     edgeitems: int | None = None, sci_mode: bool | None = None,
-                     linewidth: int | None = None) -> None:
+def set_printoptions(
+    precision: int | None = None,
+    threshold: int | None = None,
+    edgeitems: int | None = None,
+    sci_mode: bool | None = None,
+    linewidth: int | None = None,
+) -> None:
     """Sets how tensors print, for the whole process.
 
     Args:
@@ -55,21 +60,29 @@ def set_printoptions(precision: int | None = None, threshold: int | None = None,
         >>> oar.set_printoptions(precision=8, sci_mode=False)
     """
     changes: dict[str, Any] = {}
-    for name, value, least in (("precision", precision, 0), ("threshold", threshold, 0),
-                               ("edgeitems", edgeitems, 0), ("linewidth", linewidth, 1)):
+    for name, value, least in (
+        ("precision", precision, 0),
+        ("threshold", threshold, 0),
+        ("edgeitems", edgeitems, 0),
+        ("linewidth", linewidth, 1),
+    ):
         if value is None:
             continue
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
-            raise TypeError(f"set_printoptions(): argument '{name}' must be an int, "
-                            f"got {type(value).__name__}")
+            raise TypeError(
+                f"set_printoptions(): argument '{name}' must be an int, got {type(value).__name__}"
+            )
         if value < least:
-            raise ValueError(f"set_printoptions(): argument '{name}' must be >= {least}, "
-                             f"got {value}")
+            raise ValueError(
+                f"set_printoptions(): argument '{name}' must be >= {least}, got {value}"
+            )
         changes[name] = int(value)
     if sci_mode is not None:
         if not isinstance(sci_mode, (bool, np.bool_)):
-            raise TypeError(f"set_printoptions(): argument 'sci_mode' must be a bool, "
-                            f"got {type(sci_mode).__name__}")
+            raise TypeError(
+                f"set_printoptions(): argument 'sci_mode' must be a bool, "
+                f"got {type(sci_mode).__name__}"
+            )
         changes["sci_mode"] = bool(sci_mode)
     with _lock:
         _current[0] = _current[0]._replace(**changes)

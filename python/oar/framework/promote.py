@@ -1,5 +1,6 @@
 """Dtype promotion in the Python wrappers: the kind order bool < integers < floating <
 complex, and the common dtype of several tensors."""
+
 from __future__ import annotations
 
 import numpy as np

@@ -1,6 +1,7 @@
 """The default generator as Paddle's Generator class (oar.Generator, what oar.seed returns)
 and its state as Paddle's GeneratorState objects: shared by
 oar.device.get_rng_state/set_rng_state (and the top-level ones)."""
+
 from __future__ import annotations
 
 import secrets
@@ -27,8 +28,10 @@ class GeneratorState:
         return self._seed
 
     def __eq__(self, other):
-        return isinstance(other, GeneratorState) and \
-            (self._seed, self._counter) == (other._seed, other._counter)
+        return isinstance(other, GeneratorState) and (self._seed, self._counter) == (
+            other._seed,
+            other._counter,
+        )
 
     def __hash__(self):
         return hash((self._seed, self._counter))
@@ -45,8 +48,10 @@ def get_state() -> GeneratorState:
 def set_state(state: GeneratorState, api: str = "set_rng_state") -> None:
     """Restores the default (CPU) generator from a GeneratorState."""
     if not isinstance(state, GeneratorState):
-        raise TypeError(f"{api}(): expected a GeneratorState (from get_rng_state()), but got "
-                        f"{type(state).__name__}")
+        raise TypeError(
+            f"{api}(): expected a GeneratorState (from get_rng_state()), but got "
+            f"{type(state).__name__}"
+        )
     _C._set_rng_state(state._seed, state._counter)
 
 
@@ -108,7 +113,7 @@ class Generator:
     def random(self):
         """A uniform random 64-bit unsigned integer drawn from the generator (advancing
         it, as any random op does)."""
-        u = _C.floor(_C.uniform([2], float64, 0.0, float(2 ** 32), 0))  # oar.randint's way
+        u = _C.floor(_C.uniform([2], float64, 0.0, float(2**32), 0))  # oar.randint's way
         hi, lo = (int(v) for v in u.numpy())
         return (hi << 32) | lo
 
@@ -120,9 +125,11 @@ class Generator:
         """Adds `state` (a GeneratorState) as a new numbered state, makes it the current
         one, as Paddle does, and returns its index."""
         if not isinstance(state, GeneratorState):
-            raise TypeError(f"Generator.register_state_index(): argument 'state' must be a "
-                            f"GeneratorState (from get_state()), but got "
-                            f"{type(state).__name__}")
+            raise TypeError(
+                f"Generator.register_state_index(): argument 'state' must be a "
+                f"GeneratorState (from get_state()), but got "
+                f"{type(state).__name__}"
+            )
         self._states[self._index] = get_state()
         self._states.append(state)
         self._index = len(self._states) - 1
@@ -133,13 +140,17 @@ class Generator:
         """Makes the numbered state `index` the current one; the state left keeps its
         position in its stream for a later switch back."""
         if isinstance(index, bool) or not isinstance(index, int):
-            raise TypeError(f"Generator.set_state_index(): argument 'index' must be an int, "
-                            f"but got {type(index).__name__}")
+            raise TypeError(
+                f"Generator.set_state_index(): argument 'index' must be an int, "
+                f"but got {type(index).__name__}"
+            )
         if not 0 <= index < len(self._states):
             # Paddle accepts any index here and fails at the next random op instead
-            raise ValueError(f"Generator.set_state_index(): argument 'index' ({index}) must "
-                             f"be in [0, {len(self._states)}): register_state_index returns "
-                             f"the valid ones")
+            raise ValueError(
+                f"Generator.set_state_index(): argument 'index' ({index}) must "
+                f"be in [0, {len(self._states)}): register_state_index returns "
+                f"the valid ones"
+            )
         if index != self._index:
             self._states[self._index] = get_state()
             self._index = index
@@ -152,12 +163,13 @@ class Generator:
 def _generator_device(device):
     """Checks Generator's device argument: the CPU (None, 'cpu', a CPUPlace, or 0, the
     only index Paddle's CPU build accepts)."""
-    if device is None or (isinstance(device, int) and not isinstance(device, bool)
-                          and device == 0):
+    if device is None or (isinstance(device, int) and not isinstance(device, bool) and device == 0):
         return
     if isinstance(device, int) and not isinstance(device, bool):
-        raise ValueError(f"Generator(): argument 'device' is {device}, but the CPU, oar's "
-                         f"only device, has index 0 alone")
+        raise ValueError(
+            f"Generator(): argument 'device' is {device}, but the CPU, oar's "
+            f"only device, has index 0 alone"
+        )
     _to_place(device, "Generator()")
 
 
@@ -185,10 +197,15 @@ def set_rng_state(state_list: Sequence[GeneratorState], device: Any = None) -> N
     _cpu_device("set_rng_state", device)
     if isinstance(state_list, GeneratorState):
         state_list = [state_list]
-    if not isinstance(state_list, (list, tuple)) or len(state_list) != 1 or \
-            not isinstance(state_list[0], GeneratorState):
-        raise TypeError(f"set_rng_state(): argument 'state_list' must be the one-element list "
-                        f"get_rng_state() returns, but got {state_list!r}")
+    if (
+        not isinstance(state_list, (list, tuple))
+        or len(state_list) != 1
+        or not isinstance(state_list[0], GeneratorState)
+    ):
+        raise TypeError(
+            f"set_rng_state(): argument 'state_list' must be the one-element list "
+            f"get_rng_state() returns, but got {state_list!r}"
+        )
     s = state_list[0]
     _C._set_rng_state(s._seed, s._counter)
 
@@ -202,8 +219,12 @@ def get_cuda_rng_state() -> list[GeneratorState]:
 def set_cuda_rng_state(state_list: Sequence[GeneratorState]) -> None:
     """Restores the CUDA generators' states: only the empty list of a CPU build is valid."""
     if not isinstance(state_list, (list, tuple)):
-        raise TypeError(f"set_cuda_rng_state(): argument 'state_list' must be a list, but got "
-                        f"{type(state_list).__name__}")
+        raise TypeError(
+            f"set_cuda_rng_state(): argument 'state_list' must be a list, but got "
+            f"{type(state_list).__name__}"
+        )
     if len(state_list):
-        raise ValueError("set_cuda_rng_state(): oar is built for the CPU only and has no CUDA "
-                         "generators; the only valid state list is []")
+        raise ValueError(
+            "set_cuda_rng_state(): oar is built for the CPU only and has no CUDA "
+            "generators; the only valid state list is []"
+        )

@@ -1,4 +1,5 @@
 """oar.Size: what Tensor.shape returns (Paddle's paddle.Size)."""
+
 import math
 import operator
 
@@ -33,8 +34,9 @@ class Size(list):
             try:
                 items.append(operator.index(v))
             except TypeError:
-                raise TypeError(f"Size() takes an iterable of 'int' (item {i} is "
-                                f"'{type(v).__name__}')") from None
+                raise TypeError(
+                    f"Size() takes an iterable of 'int' (item {i} is '{type(v).__name__}')"
+                ) from None
         super().__init__(items)
 
     def __repr__(self):

@@ -5,6 +5,7 @@ generate(key) gives key_0, key_1, ... per key, prefixed with the generator's pre
 guard() runs a with-block with a fresh generator (so names restart), switch() swaps the
 generator and returns the old one.
 """
+
 from __future__ import annotations
 
 import contextlib
@@ -19,16 +20,17 @@ class UniqueNameGenerator:
 
     def __init__(self, prefix=None):
         if prefix is not None and not isinstance(prefix, str):
-            raise TypeError(f"UniqueNameGenerator(): argument 'prefix' must be str or None, "
-                            f"but got {type(prefix).__name__}")
+            raise TypeError(
+                f"UniqueNameGenerator(): argument 'prefix' must be str or None, "
+                f"but got {type(prefix).__name__}"
+            )
         self.prefix = prefix or ""
         self.ids = {}  # key -> the number of names made for it
         self._lock = threading.Lock()
 
     def __call__(self, key):
         if not isinstance(key, str):
-            raise TypeError(f"generate(): argument 'key' must be str, but got "
-                            f"{type(key).__name__}")
+            raise TypeError(f"generate(): argument 'key' must be str, but got {type(key).__name__}")
         with self._lock:
             n = self.ids.get(key, 0)
             self.ids[key] = n + 1
@@ -46,16 +48,19 @@ def generate(key: str) -> str:
     return _state["generator"](key)
 
 
-def switch(new_generator: UniqueNameGenerator | None = None,
-           new_para_name_checker: Any = None) -> tuple[UniqueNameGenerator, None]:
+def switch(
+    new_generator: UniqueNameGenerator | None = None, new_para_name_checker: Any = None
+) -> tuple[UniqueNameGenerator, None]:
     """Makes new_generator (a fresh one if None) current; returns (old generator, old
     parameter-name checker). oar keeps no parameter-name checker: the second element
     is always None and new_para_name_checker is accepted and ignored."""
     if new_generator is None:
         new_generator = UniqueNameGenerator()
     if not isinstance(new_generator, UniqueNameGenerator):
-        raise TypeError(f"switch(): argument 'new_generator' must be a UniqueNameGenerator or "
-                        f"None, but got {type(new_generator).__name__}")
+        raise TypeError(
+            f"switch(): argument 'new_generator' must be a UniqueNameGenerator or "
+            f"None, but got {type(new_generator).__name__}"
+        )
     old = _state["generator"]
     _state["generator"] = new_generator
     return old, None

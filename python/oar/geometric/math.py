@@ -1,5 +1,6 @@
 """Segment reductions: row s of the result reduces the rows i of data with
 segment_ids[i] == s (Paddle's paddle.geometric.segment_*)."""
+
 import numpy as np
 
 from .. import _C
@@ -17,13 +18,16 @@ def _segment(api, data, segment_ids, reduce):
     ids = segment_ids.numpy()
     if ids.size:
         if ids[0] < 0:
-            raise IndexError(f"{api}(): segment ids must be non-negative, but the first is "
-                             f"{int(ids[0])}")
+            raise IndexError(
+                f"{api}(): segment ids must be non-negative, but the first is {int(ids[0])}"
+            )
         down = np.flatnonzero(ids[1:] < ids[:-1])
         if down.size:
             i = int(down[0])
-            raise ValueError(f"{api}(): segment_ids must be sorted, but segment_ids[{i}] = "
-                             f"{int(ids[i])} > segment_ids[{i + 1}] = {int(ids[i + 1])}")
+            raise ValueError(
+                f"{api}(): segment_ids must be sorted, but segment_ids[{i}] = "
+                f"{int(ids[i])} > segment_ids[{i + 1}] = {int(ids[i + 1])}"
+            )
     num = int(ids[-1]) + 1 if ids.size else 0
     return _C.segment_pool(data, segment_ids, num, reduce)
 

@@ -1,6 +1,7 @@
 """Message passing: each edge e sends node src_index[e]'s features (combined with the
 edge's or the destination's features) to node dst_index[e] (Paddle's
 paddle.geometric.send_u_recv, send_ue_recv, send_uv)."""
+
 from .. import _C
 from ..framework import check as C
 from ._common import index, message, reduce_code
@@ -12,8 +13,10 @@ def _edges(api, src_index, dst_index):
     index(api, "src_index", src_index)
     index(api, "dst_index", dst_index)
     if src_index.shape != dst_index.shape:
-        raise ValueError(f"{api}(): 'src_index' {src_index.shape} and 'dst_index' "
-                         f"{dst_index.shape} must have the same length")
+        raise ValueError(
+            f"{api}(): 'src_index' {src_index.shape} and 'dst_index' "
+            f"{dst_index.shape} must have the same length"
+        )
 
 
 def _out_rows(api, x, out_size):
@@ -52,8 +55,9 @@ def _as_add_or_mul(x, y, op):
 def _nodes(api, name, t):
     C.tensor(api, name, t)
     if t.ndim == 0:
-        raise ValueError(f"{api}(): argument '{name}' must have at least 1 dim (its rows), but "
-                         f"is 0-D")
+        raise ValueError(
+            f"{api}(): argument '{name}' must have at least 1 dim (its rows), but is 0-D"
+        )
     return t
 
 
@@ -90,8 +94,9 @@ def send_u_recv(x, src_index, dst_index, reduce_op="sum", out_size=None, name=No
     return _C.send_u_recv(x, src_index, dst_index, r, _out_rows(api, x, out_size))
 
 
-def send_ue_recv(x, y, src_index, dst_index, message_op="add", reduce_op="sum", out_size=None,
-                 name=None):
+def send_ue_recv(
+    x, y, src_index, dst_index, message_op="add", reduce_op="sum", out_size=None, name=None
+):
     """send_u_recv of the messages x[src_index[e]] (message_op) y[e]: node features
     combined with each edge's features y, which broadcast against x's.
 

@@ -1,5 +1,6 @@
 """Graph reindexing: the nodes of a sampled subgraph renumbered from 0 (Paddle's
 paddle.geometric.reindex_graph / reindex_heter_graph)."""
+
 import numpy as np
 
 from ..framework import check as C
@@ -28,15 +29,20 @@ def _reindex(api, x, neighbor_lists, count_lists):
         index(api, f"neighbors{suffix}", nb)
         index(api, f"count{suffix}", cnt)
         if nb.dtype != x.dtype:
-            raise TypeError(f"{api}(): neighbors{suffix} ({nb.dtype.name}) must have x's dtype "
-                            f"({x.dtype.name})")
+            raise TypeError(
+                f"{api}(): neighbors{suffix} ({nb.dtype.name}) must have x's dtype ({x.dtype.name})"
+            )
         counts = cnt.numpy().astype(np.int64)
         if counts.size != xs.size:
-            raise ValueError(f"{api}(): count{suffix} has {counts.size} entries, one per node "
-                             f"of x ({xs.size}) expected")
+            raise ValueError(
+                f"{api}(): count{suffix} has {counts.size} entries, one per node "
+                f"of x ({xs.size}) expected"
+            )
         if (counts < 0).any() or counts.sum() != nb.shape[0]:
-            raise ValueError(f"{api}(): count{suffix} must be non-negative and add up to the "
-                             f"{nb.shape[0]} neighbors, but sums to {int(counts.sum())}")
+            raise ValueError(
+                f"{api}(): count{suffix} must be non-negative and add up to the "
+                f"{nb.shape[0]} neighbors, but sums to {int(counts.sum())}"
+            )
         for v in nb.numpy().tolist():
             if v not in number:
                 number[v] = len(out_nodes)
@@ -79,6 +85,7 @@ def reindex_heter_graph(x, neighbors, count, value_buffer=None, index_buffer=Non
     if not isinstance(neighbors, (list, tuple)) or not isinstance(count, (list, tuple)):
         raise TypeError(f"{api}(): arguments 'neighbors' and 'count' must be lists of tensors")
     if len(neighbors) != len(count):
-        raise ValueError(f"{api}(): 'neighbors' has {len(neighbors)} tensors but 'count' has "
-                         f"{len(count)}")
+        raise ValueError(
+            f"{api}(): 'neighbors' has {len(neighbors)} tensors but 'count' has {len(count)}"
+        )
     return _reindex(api, x, list(neighbors), list(count))

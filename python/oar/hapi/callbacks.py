@@ -1,4 +1,5 @@
 """oar.callbacks: hooks into Model.fit / evaluate / predict (Paddle's paddle.callbacks)."""
+
 from __future__ import annotations
 
 import importlib
@@ -11,8 +12,17 @@ import warnings
 import numpy as np
 from ..distributed import ParallelEnv
 
-__all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "EarlyStopping", "LRScheduler",
-           "ReduceLROnPlateau", "VisualDL", "WandbCallback", "CallbackList"]
+__all__ = [
+    "Callback",
+    "ProgBarLogger",
+    "ModelCheckpoint",
+    "EarlyStopping",
+    "LRScheduler",
+    "ReduceLROnPlateau",
+    "VisualDL",
+    "WandbCallback",
+    "CallbackList",
+]
 
 
 class Callback:
@@ -56,6 +66,7 @@ class CallbackList:
         def call(*args, **kwargs):
             for c in self.callbacks:
                 getattr(c, name)(*args, **kwargs)
+
         return call
 
 
@@ -75,11 +86,13 @@ class ProgBarLogger(Callback):
     def __init__(self, log_freq=1, verbose=2):
         super().__init__()
         if not isinstance(log_freq, int) or log_freq < 1:
-            raise ValueError(f"ProgBarLogger: argument 'log_freq' must be a positive int, got "
-                             f"{log_freq!r}")
+            raise ValueError(
+                f"ProgBarLogger: argument 'log_freq' must be a positive int, got {log_freq!r}"
+            )
         if verbose not in (0, 1, 2, 3):
-            raise ValueError(f"ProgBarLogger: argument 'verbose' must be 0, 1, 2 or 3, got "
-                             f"{verbose!r}")
+            raise ValueError(
+                f"ProgBarLogger: argument 'verbose' must be 0, 1, 2 or 3, got {verbose!r}"
+            )
         self.log_freq, self.verbose = log_freq, verbose
         self._bar = None
 
@@ -95,8 +108,10 @@ class ProgBarLogger(Callback):
         self._total = total
         if self.verbose == 1:
             from tqdm import tqdm  # type: ignore[import-untyped]  # optional dependency: tqdm
-            self._bar = tqdm(total=total, desc=desc, unit="step", file=sys.stdout,
-                             dynamic_ncols=True, leave=True)
+
+            self._bar = tqdm(
+                total=total, desc=desc, unit="step", file=sys.stdout, dynamic_ncols=True, leave=True
+            )
 
     def _step(self, step, logs, prefix):
         logs = logs or {}
@@ -115,8 +130,11 @@ class ProgBarLogger(Callback):
             left = ""
             if isinstance(self._total, int):
                 left = f" - ETA: {ms * (self._total - step - 1) / 1000:.0f}s"
-            print(f"{prefix}step {step + 1}/{total} - {self._line(logs)} - {rate:.0f} samples/s"
-                  f" - {ms:.0f}ms/step{left}", flush=True)
+            print(
+                f"{prefix}step {step + 1}/{total} - {self._line(logs)} - {rate:.0f} samples/s"
+                f" - {ms:.0f}ms/step{left}",
+                flush=True,
+            )
 
     def _end(self, logs, prefix):
         if self._bar is not None:
@@ -125,8 +143,7 @@ class ProgBarLogger(Callback):
         if self.verbose and logs:
             elapsed = time.perf_counter() - self._t0
             rate = self._samples / elapsed if elapsed > 0 else 0.0
-            print(f"{prefix}{self._line(logs)} - {elapsed:.1f}s - {rate:.0f} samples/s",
-                  flush=True)
+            print(f"{prefix}{self._line(logs)} - {elapsed:.1f}s - {rate:.0f} samples/s", flush=True)
 
     def on_epoch_begin(self, epoch, logs=None):
         self._epoch = epoch
@@ -184,18 +201,30 @@ class EarlyStopping(Callback):
     """Stop training when the monitored evaluation value stops improving for patience
     evaluations; save_best_model keeps save_dir/best_model (needs fit's save_dir)."""
 
-    def __init__(self, monitor="loss", mode="auto", patience=0, verbose=1, min_delta=0,
-                 baseline=None, save_best_model=True):
+    def __init__(
+        self,
+        monitor="loss",
+        mode="auto",
+        patience=0,
+        verbose=1,
+        min_delta=0,
+        baseline=None,
+        save_best_model=True,
+    ):
         super().__init__()
         if mode not in ("auto", "min", "max"):
-            raise ValueError(f"EarlyStopping: argument 'mode' must be auto, min or max, got "
-                             f"{mode!r}")
+            raise ValueError(
+                f"EarlyStopping: argument 'mode' must be auto, min or max, got {mode!r}"
+            )
         self.monitor, self.patience, self.verbose = monitor, patience, verbose
         self.baseline, self.save_best_model = baseline, save_best_model
         if mode == "auto":
             mode = "max" if "acc" in monitor else "min"
-        self.better = (lambda a, b: a < b - abs(min_delta)) if mode == "min" else \
-            (lambda a, b: a > b + abs(min_delta))
+        self.better = (
+            (lambda a, b: a < b - abs(min_delta))
+            if mode == "min"
+            else (lambda a, b: a > b + abs(min_delta))
+        )
         self.wait, self.best, self.stopped_epoch = 0, None, 0
 
     def on_train_begin(self, logs=None):
@@ -217,8 +246,11 @@ class EarlyStopping(Callback):
             if self.wait >= self.patience:
                 self.model.stop_training = True
                 if self.verbose:
-                    print(f"Early stopping: {self.monitor} did not improve on {self.best} for "
-                          f"{self.wait} evaluations", flush=True)
+                    print(
+                        f"Early stopping: {self.monitor} did not improve on {self.best} for "
+                        f"{self.wait} evaluations",
+                        flush=True,
+                    )
 
 
 class LRScheduler(Callback):
@@ -246,7 +278,6 @@ class LRScheduler(Callback):
             self._step()
 
 
-
 def _local_rank_zero():
     # Logging backends write once per node, from the first local process (as Paddle).
     return ParallelEnv().local_rank == 0
@@ -258,9 +289,11 @@ def _import_optional(module_name, err_msg=None):
         return importlib.import_module(module_name)
     except ImportError:
         if err_msg is None:
-            err_msg = (f"Failed importing {module_name}. This likely means that some oar "
-                       f"modules require additional dependencies that have to be manually "
-                       f"installed (usually with `pip install {module_name}`). ")
+            err_msg = (
+                f"Failed importing {module_name}. This likely means that some oar "
+                f"modules require additional dependencies that have to be manually "
+                f"installed (usually with `pip install {module_name}`). "
+            )
         raise ImportError(err_msg) from None
 
 
@@ -304,8 +337,17 @@ class ReduceLROnPlateau(Callback):
         ValueError: factor >= 1.0.
     """
 
-    def __init__(self, monitor='loss', factor=0.1, patience=10, verbose=1, mode='auto',
-                 min_delta=1e-4, cooldown=0, min_lr=0):
+    def __init__(
+        self,
+        monitor='loss',
+        factor=0.1,
+        patience=10,
+        verbose=1,
+        mode='auto',
+        min_delta=1e-4,
+        cooldown=0,
+        min_lr=0,
+    ):
         super().__init__()
         if factor >= 1.0:
             raise ValueError('ReduceLROnPlateau does not support a factor >= 1.0.')
@@ -320,8 +362,9 @@ class ReduceLROnPlateau(Callback):
     def _reset(self):
         """Forget the best value and the wait and cooldown counters."""
         if self.mode not in ('auto', 'min', 'max'):
-            warnings.warn(f'Learning rate reduction mode {self.mode} is unknown, '
-                          'fallback to auto mode.')
+            warnings.warn(
+                f'Learning rate reduction mode {self.mode} is unknown, fallback to auto mode.'
+            )
             self.mode = 'auto'
         if self.mode == 'min' or (self.mode == 'auto' and 'acc' not in self.monitor):
             self.monitor_op = lambda a, b: np.less(a, b - self.min_delta)
@@ -350,8 +393,7 @@ class ReduceLROnPlateau(Callback):
         try:
             lr = self.model._optimizer._learning_rate
         except Exception as e:  # e.g. evaluate() on a Model prepared without an optimizer
-            warnings.warn(f'There are something wrong when get learning_rate from '
-                          f'optimizer: {e}.')
+            warnings.warn(f'There are something wrong when get learning_rate from optimizer: {e}.')
             return
         # A scheduler owns the rate; overwriting it would silently detach the scheduler.
         if not isinstance(lr, float):
@@ -380,8 +422,10 @@ class ReduceLROnPlateau(Callback):
                     new_lr = max(old_lr * self.factor, self.min_lr)
                     opt._learning_rate = float(new_lr)
                     if self.verbose > 0 and _local_rank_zero():
-                        print(f'\nEpoch {self.epoch + 1}: ReduceLROnPlateau reducing '
-                              f'learning rate to {new_lr}.')
+                        print(
+                            f'\nEpoch {self.epoch + 1}: ReduceLROnPlateau reducing '
+                            f'learning rate to {new_lr}.'
+                        )
                     self.cooldown_counter = self.cooldown
                     self.wait = 0
         self.epoch += 1
@@ -491,15 +535,23 @@ class WandbCallback(_ScalarLogger):
         ImportError: wandb is not installed.
     """
 
-    def __init__(self, project=None, entity=None, name=None, dir=None, mode=None,
-                 job_type=None, **kwargs):
+    def __init__(
+        self, project=None, entity=None, name=None, dir=None, mode=None, job_type=None, **kwargs
+    ):
         super().__init__()
         self.wandb = _import_optional(
             "wandb",
             "You want to use `wandb` which is not installed yet install it with "
-            "`pip install wandb`")
-        self.wandb_args = {'project': project, 'name': name, 'entity': entity, 'dir': dir,
-                           'mode': mode, 'job_type': job_type}
+            "`pip install wandb`",
+        )
+        self.wandb_args = {
+            'project': project,
+            'name': name,
+            'entity': entity,
+            'dir': dir,
+            'mode': mode,
+            'job_type': job_type,
+        }
         self._run = None
         self.wandb_args.update(**kwargs)
         _ = self.run
@@ -515,7 +567,8 @@ class WandbCallback(_ScalarLogger):
                 warnings.warn(
                     "There is a wandb run already in progress and newly created instances"
                     " of `WandbCallback` will reuse this run. If this is not desired"
-                    " , call `wandb.finish()` before instantiating `WandbCallback`.")
+                    " , call `wandb.finish()` before instantiating `WandbCallback`."
+                )
                 self._run = self.wandb.run
             else:
                 self._run = self.wandb.init(**self.wandb_args)

@@ -9,6 +9,7 @@ input elements, LeakyReLU input elements, AvgPool output elements, AdaptiveAvgPo
 elements x (input/output size ratio product + 1), ReLU / ReLU6 / Dropout nothing, and any
 other type nothing (with a notice) unless custom_ops gives a function for it.
 """
+
 from __future__ import annotations
 
 import math
@@ -72,15 +73,24 @@ def count_zero_ops(m, x, y):
 # Keyed by exact type, as Paddle's table: a subclass (BatchNorm1D, a user's Conv2D
 # subclass) is not counted unless custom_ops names it.
 register_hooks: dict[type, Callable[..., None]] = {
-    nn.Conv1D: count_convNd, nn.Conv2D: count_convNd, nn.Conv3D: count_convNd,
-    nn.Conv1DTranspose: count_convNd, nn.Conv2DTranspose: count_convNd,
+    nn.Conv1D: count_convNd,
+    nn.Conv2D: count_convNd,
+    nn.Conv3D: count_convNd,
+    nn.Conv1DTranspose: count_convNd,
+    nn.Conv2DTranspose: count_convNd,
     nn.Conv3DTranspose: count_convNd,
-    nn.BatchNorm2D: count_bn, nn.BatchNorm: count_bn,
-    nn.ReLU: count_zero_ops, nn.ReLU6: count_zero_ops, nn.Dropout: count_zero_ops,
+    nn.BatchNorm2D: count_bn,
+    nn.BatchNorm: count_bn,
+    nn.ReLU: count_zero_ops,
+    nn.ReLU6: count_zero_ops,
+    nn.Dropout: count_zero_ops,
     nn.LeakyReLU: count_leaky_relu,
     nn.Linear: count_linear,
-    nn.AvgPool1D: count_avgpool, nn.AvgPool2D: count_avgpool, nn.AvgPool3D: count_avgpool,
-    nn.AdaptiveAvgPool1D: count_adap_avgpool, nn.AdaptiveAvgPool2D: count_adap_avgpool,
+    nn.AvgPool1D: count_avgpool,
+    nn.AvgPool2D: count_avgpool,
+    nn.AvgPool3D: count_avgpool,
+    nn.AdaptiveAvgPool1D: count_adap_avgpool,
+    nn.AdaptiveAvgPool2D: count_adap_avgpool,
     nn.AdaptiveAvgPool3D: count_adap_avgpool,
 }
 
@@ -96,8 +106,10 @@ class Table:
 
     def add_row(self, row_str):
         if len(row_str) != self.col_num:
-            raise ValueError(f"Table.add_row(): the row has {len(row_str)} cells, the table "
-                             f"{self.col_num} columns")
+            raise ValueError(
+                f"Table.add_row(): the row has {len(row_str)} cells, the table "
+                f"{self.col_num} columns"
+            )
         self.table_len = [max(w, len(str(c))) for w, c in zip(self.table_len, row_str)]
         self.data.append(list(row_str))
 
@@ -124,8 +136,12 @@ def _first_shape(v):
     return list(v.shape) if isinstance(v, Tensor) else []
 
 
-def flops(net: Any, input_size: Any, custom_ops: dict[type, Callable[..., Any]] | None = None,
-          print_detail: bool = False) -> int:
+def flops(
+    net: Any,
+    input_size: Any,
+    custom_ops: dict[type, Callable[..., Any]] | None = None,
+    print_detail: bool = False,
+) -> int:
     """The FLOPs of one forward pass of net on a random input of shape input_size.
 
     Every leaf layer (one without sub-layers) is counted by its type with Paddle's rules
@@ -160,11 +176,12 @@ def flops(net: Any, input_size: Any, custom_ops: dict[type, Callable[..., Any]] 
     """
     if not isinstance(net, nn.Layer):
         # Paddle also takes a static Program; oar has none, and like Paddle answers -1
-        warnings.warn("flops(): argument 'net' must be an oar.nn.Layer (oar has no static "
-                      f"Program to count), but got {type(net).__name__}")
+        warnings.warn(
+            "flops(): argument 'net' must be an oar.nn.Layer (oar has no static "
+            f"Program to count), but got {type(net).__name__}"
+        )
         return -1
-    return dynamic_flops(net, randn(input_size), custom_ops=custom_ops,
-                         print_detail=print_detail)
+    return dynamic_flops(net, randn(input_size), custom_ops=custom_ops, print_detail=print_detail)
 
 
 def dynamic_flops(model, inputs, custom_ops=None, print_detail=False):
@@ -172,8 +189,10 @@ def dynamic_flops(model, inputs, custom_ops=None, print_detail=False):
     function): the counting, the per-type notices, the optional table and the total line."""
     custom_ops = {} if custom_ops is None else custom_ops
     if not isinstance(custom_ops, dict):
-        raise TypeError(f"flops(): argument 'custom_ops' must be a dict of layer class -> "
-                        f"counting function, but got {type(custom_ops).__name__}")
+        raise TypeError(
+            f"flops(): argument 'custom_ops' must be a dict of layer class -> "
+            f"counting function, but got {type(custom_ops).__name__}"
+        )
     handles, seen, shapes = [], set(), {}
 
     def count_parameters(m, x, y):
@@ -193,8 +212,11 @@ def dynamic_flops(model, inputs, custom_ops=None, print_detail=False):
             note = f"Customize Function has been applied to {t}"
         else:
             fn = register_hooks.get(t)
-            note = (f"{t}'s flops has been counted" if fn is not None else
-                    f"Cannot find suitable count function for {t}. Treat it as zero FLOPs.")
+            note = (
+                f"{t}'s flops has been counted"
+                if fn is not None
+                else f"Cannot find suitable count function for {t}. Treat it as zero FLOPs."
+            )
         if t not in seen:
             print(note)
             seen.add(t)
@@ -219,8 +241,9 @@ def dynamic_flops(model, inputs, custom_ops=None, print_detail=False):
                 total_params += int(m.total_params)
         for _, m in named:
             if id(m) in shapes:
-                table.add_row([m.full_name(), *shapes[id(m)], int(m.total_params),
-                               int(m.total_ops)])
+                table.add_row(
+                    [m.full_name(), *shapes[id(m)], int(m.total_params), int(m.total_ops)]
+                )
     finally:
         if training:
             model.train()

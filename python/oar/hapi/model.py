@@ -1,5 +1,6 @@
 """oar.Model: Paddle's high-level training API (prepare / fit / evaluate / predict /
 save / load) over an oar.nn.Layer, and oar.summary."""
+
 from __future__ import annotations
 
 import contextlib
@@ -52,10 +53,22 @@ class _AmpConfig:
     `decr_every_n_nan_or_inf`, `use_dynamic_loss_scaling`). Loss scaling is used
     for float16 only: bfloat16 has float32's exponent range."""
 
-    _SCALER_KEYS = ("init_loss_scaling", "incr_ratio", "decr_ratio", "incr_every_n_steps",
-                    "decr_every_n_nan_or_inf", "use_dynamic_loss_scaling")
-    _KEYS = ("level", "dtype", "custom_white_list", "custom_black_list", "use_fp16_guard",
-             "use_promote") + _SCALER_KEYS
+    _SCALER_KEYS = (
+        "init_loss_scaling",
+        "incr_ratio",
+        "decr_ratio",
+        "incr_every_n_steps",
+        "decr_every_n_nan_or_inf",
+        "use_dynamic_loss_scaling",
+    )
+    _KEYS = (
+        "level",
+        "dtype",
+        "custom_white_list",
+        "custom_black_list",
+        "use_fp16_guard",
+        "use_promote",
+    ) + _SCALER_KEYS
 
     @classmethod
     def parse(cls, configs):
@@ -64,18 +77,22 @@ class _AmpConfig:
         if isinstance(configs, str):
             configs = {"level": configs}
         if not isinstance(configs, dict):
-            raise TypeError(f"Model.prepare: argument 'amp_configs' must be 'O1', 'O2' or a "
-                            f"dict, got {type(configs).__name__}")
+            raise TypeError(
+                f"Model.prepare: argument 'amp_configs' must be 'O1', 'O2' or a "
+                f"dict, got {type(configs).__name__}"
+            )
         unknown = sorted(set(configs) - set(cls._KEYS))
         if unknown:
-            raise ValueError(f"Model.prepare: amp_configs has unknown keys {unknown}; known: "
-                             f"{list(cls._KEYS)}")
+            raise ValueError(
+                f"Model.prepare: amp_configs has unknown keys {unknown}; known: {list(cls._KEYS)}"
+            )
         level = configs.get("level", "O1")
         if level == "O0":
             return None
         if level not in ("O1", "O2"):
-            raise ValueError(f"Model.prepare: amp_configs['level'] must be 'O0', 'O1' or 'O2', "
-                             f"got {level!r}")
+            raise ValueError(
+                f"Model.prepare: amp_configs['level'] must be 'O0', 'O1' or 'O2', got {level!r}"
+            )
         c = cls()
         c.level, c.dtype = level, configs.get("dtype", "bfloat16")
         c.white, c.black = configs.get("custom_white_list"), configs.get("custom_black_list")
@@ -97,8 +114,9 @@ class Model:
 
     def __init__(self, network, inputs=None, labels=None):
         if not isinstance(network, Layer):
-            raise TypeError(f"Model: argument 'network' must be an oar.nn.Layer, got "
-                            f"{type(network).__name__}")
+            raise TypeError(
+                f"Model: argument 'network' must be an oar.nn.Layer, got {type(network).__name__}"
+            )
         self.network = network
         self._inputs = _to_list(inputs)
         self._labels = _to_list(labels)
@@ -111,9 +129,11 @@ class Model:
 
     def _forward_arity(self):
         sig = inspect.signature(self.network.forward)
-        params = [p for p in sig.parameters.values()
-                  if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)
-                  and p.default is p.empty]
+        params = [
+            p
+            for p in sig.parameters.values()
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        ]
         return max(1, len(params))
 
     # ---- setup ---------------------------------------------------------------------------
@@ -123,27 +143,33 @@ class Model:
         forward and loss run under oar.amp.auto_cast), "O2" (also oar.amp.decorate:
         a bfloat16 model with float32 master weights) or a dict (see _AmpConfig)."""
         if loss is not None and not callable(loss):
-            raise TypeError(f"Model.prepare: argument 'loss' must be callable, got "
-                            f"{type(loss).__name__}")
+            raise TypeError(
+                f"Model.prepare: argument 'loss' must be callable, got {type(loss).__name__}"
+            )
         metrics = _to_list(metrics)
         for m in metrics:
             if not isinstance(m, Metric):
-                raise TypeError(f"Model.prepare: metrics must be oar.metric.Metric instances, "
-                                f"got {type(m).__name__}")
+                raise TypeError(
+                    f"Model.prepare: metrics must be oar.metric.Metric instances, "
+                    f"got {type(m).__name__}"
+                )
         self._amp = _AmpConfig.parse(amp_configs)
         if self._amp is not None and self._amp.level == "O2":
             if optimizer is None:
                 decorate(self.network, level="O2", dtype=self._amp.dtype)
             else:
-                _, optimizer = decorate(self.network, optimizer, level="O2",
-                                        dtype=self._amp.dtype)
+                _, optimizer = decorate(self.network, optimizer, level="O2", dtype=self._amp.dtype)
         self._optimizer, self._loss, self._metrics = optimizer, loss, metrics
 
     def _auto_cast(self):
         if self._amp is None:
             return contextlib.nullcontext()
-        return auto_cast(level=self._amp.level, dtype=self._amp.dtype,
-                         custom_white_list=self._amp.white, custom_black_list=self._amp.black)
+        return auto_cast(
+            level=self._amp.level,
+            dtype=self._amp.dtype,
+            custom_white_list=self._amp.white,
+            custom_black_list=self._amp.black,
+        )
 
     def parameters(self, *args, **kwargs):
         return self.network.parameters(*args, **kwargs)
@@ -151,7 +177,7 @@ class Model:
     # ---- one batch -------------------------------------------------------------------------
     def _split(self, data):
         data = [d for d in _to_list(data)]
-        return data[:self._n_inputs], data[self._n_inputs:]
+        return data[: self._n_inputs], data[self._n_inputs :]
 
     def _compute(self, inputs, labels, train):
         inputs = [_as_tensor(x) for x in _to_list(inputs)]
@@ -204,10 +230,16 @@ class Model:
         if data is None or isinstance(data, DataLoader):
             return data
         if isinstance(data, Dataset):
-            return DataLoader(data, batch_size=batch_size, shuffle=shuffle, drop_last=drop_last,
-                              num_workers=num_workers)
-        raise TypeError(f"Model: data must be an oar.io.Dataset or DataLoader, got "
-                        f"{type(data).__name__}")
+            return DataLoader(
+                data,
+                batch_size=batch_size,
+                shuffle=shuffle,
+                drop_last=drop_last,
+                num_workers=num_workers,
+            )
+        raise TypeError(
+            f"Model: data must be an oar.io.Dataset or DataLoader, got {type(data).__name__}"
+        )
 
     def _metric_logs(self, logs):
         for m in self._metrics:
@@ -221,9 +253,24 @@ class Model:
         first = _to_list(data)[0]
         return int(first.shape[0]) if hasattr(first, "shape") and len(first.shape) else 1
 
-    def fit(self, train_data=None, eval_data=None, batch_size=1, epochs=1, eval_freq=1,
-            log_freq=10, save_dir=None, save_freq=1, verbose=2, drop_last=False, shuffle=True,
-            num_workers=0, callbacks=None, accumulate_grad_batches=1, num_iters=None):
+    def fit(
+        self,
+        train_data=None,
+        eval_data=None,
+        batch_size=1,
+        epochs=1,
+        eval_freq=1,
+        log_freq=10,
+        save_dir=None,
+        save_freq=1,
+        verbose=2,
+        drop_last=False,
+        shuffle=True,
+        num_workers=0,
+        callbacks=None,
+        accumulate_grad_batches=1,
+        num_iters=None,
+    ):
         """Train for `epochs` epochs over train_data (a Dataset or DataLoader), evaluating
         on eval_data every eval_freq epochs; callbacks get every event (a ProgBarLogger
         with log_freq and verbose is added when none is given); save_dir keeps a
@@ -232,11 +279,9 @@ class Model:
         if train_data is None:
             raise ValueError("Model.fit: argument 'train_data' is required")
         if not isinstance(epochs, int) or epochs < 1:
-            raise ValueError(f"Model.fit: argument 'epochs' must be a positive int, got "
-                             f"{epochs!r}")
+            raise ValueError(f"Model.fit: argument 'epochs' must be a positive int, got {epochs!r}")
         if not isinstance(accumulate_grad_batches, int) or accumulate_grad_batches < 1:
-            raise ValueError("Model.fit: argument 'accumulate_grad_batches' must be a "
-                             "positive int")
+            raise ValueError("Model.fit: argument 'accumulate_grad_batches' must be a positive int")
         train = self._loader(train_data, batch_size, shuffle, drop_last, num_workers)
         evalr = self._loader(eval_data, batch_size, False, False, num_workers)
         cbs = _to_list(callbacks)
@@ -248,10 +293,14 @@ class Model:
         steps = len(train) if not train._iterable else None
         if num_iters is not None:
             steps = min(steps or num_iters, num_iters)
-        params = {"batch_size": batch_size, "epochs": epochs, "steps": steps,
-                  "verbose": verbose, "metrics": ["loss"] + [n for m in self._metrics
-                                                             for n in _to_list(m.name())],
-                  "save_dir": save_dir}
+        params = {
+            "batch_size": batch_size,
+            "epochs": epochs,
+            "steps": steps,
+            "verbose": verbose,
+            "metrics": ["loss"] + [n for m in self._metrics for n in _to_list(m.name())],
+            "save_dir": save_dir,
+        }
         for c in cbs:
             c.set_params(params)
             c.set_model(self)
@@ -318,8 +367,16 @@ class Model:
         cbl.on_eval_end(result)
         return result
 
-    def evaluate(self, eval_data, batch_size=1, log_freq=10, verbose=2, num_workers=0,
-                 callbacks=None, num_iters=None):
+    def evaluate(
+        self,
+        eval_data,
+        batch_size=1,
+        log_freq=10,
+        verbose=2,
+        num_workers=0,
+        callbacks=None,
+        num_iters=None,
+    ):
         """The mean loss ({'loss': [value]}) and the metrics over eval_data."""
         loader = self._loader(eval_data, batch_size, False, False, num_workers)
         cbs = _to_list(callbacks)
@@ -330,8 +387,9 @@ class Model:
             c.set_model(self)
         return self._run_eval(loader, CallbackList(cbs), num_iters)
 
-    def predict(self, test_data, batch_size=1, num_workers=0, stack_outputs=False, verbose=1,
-                callbacks=None):
+    def predict(
+        self, test_data, batch_size=1, num_workers=0, stack_outputs=False, verbose=1, callbacks=None
+    ):
         """The network's outputs for every batch: a list (one entry per output) of lists
         of per-batch arrays, or of one stacked array each with stack_outputs."""
         loader = self._loader(test_data, batch_size, False, False, num_workers)
@@ -365,20 +423,21 @@ class Model:
         skip_mismatch skips parameters whose shapes differ instead of raising."""
         base = os.fspath(path)
         if base.endswith(".pdparams"):
-            base = base[:-len(".pdparams")]
+            base = base[: -len(".pdparams")]
         state = load(base + ".pdparams")
         if skip_mismatch:
             own = self.network.state_dict()
-            state = {k: v for k, v in state.items()
-                     if k in own and list(v.shape) == list(own[k].shape)}
+            state = {
+                k: v for k, v in state.items() if k in own and list(v.shape) == list(own[k].shape)
+            }
         self.network.set_state_dict(state)
-        if not reset_optimizer and self._optimizer is not None and \
-                os.path.exists(base + ".pdopt"):
+        if not reset_optimizer and self._optimizer is not None and os.path.exists(base + ".pdopt"):
             self._optimizer.set_state_dict(load(base + ".pdopt"))
 
     def summary(self, input_size=None, dtype=None):
         """oar.summary of the network, for input_size or else the Model's inputs."""
         if input_size is None and not self._inputs:
             raise ValueError("Model.summary: give input_size, or inputs to Model()")
-        return summary(self.network, self._inputs if input_size is None else input_size,
-                       dtypes=dtype)
+        return summary(
+            self.network, self._inputs if input_size is None else input_size, dtypes=dtype
+        )

@@ -1,5 +1,6 @@
 """oar.summary: the table of a network's layers, shapes and parameter counts, in the
 layout of Paddle's paddle.summary (so a Paddle program prints the same table)."""
+
 from __future__ import annotations
 
 import numbers
@@ -19,8 +20,9 @@ Tensor = _C.Tensor
 _WIDTHS = (15, 20, 20, 15, 75)
 
 
-def summary(net: Layer, input_size: Any = None, dtypes: str | Sequence[str] | None = None,
-            input: Any = None) -> dict[str, int]:
+def summary(
+    net: Layer, input_size: Any = None, dtypes: str | Sequence[str] | None = None, input: Any = None
+) -> dict[str, int]:
     """Prints each layer that runs (its input and output shapes and its parameter count),
     the totals and estimated sizes, and returns the parameter counts.
 
@@ -60,8 +62,10 @@ def _sizes_of(input):
         return [tuple(x.shape) for x in input]
     if isinstance(input, dict):
         return [tuple(v.shape) for v in input.values()]
-    raise ValueError("summary: argument 'input' must be a Tensor, a list, tuple or dict of "
-                     "Tensors; otherwise give input_size")
+    raise ValueError(
+        "summary: argument 'input' must be a Tensor, a list, tuple or dict of "
+        "Tensors; otherwise give input_size"
+    )
 
 
 def _normalise_sizes(input_size):
@@ -77,8 +81,10 @@ def _normalise_sizes(input_size):
             if isinstance(item, InputSpec):
                 item = tuple(item.shape)
             if not isinstance(item, (tuple, list)):
-                raise TypeError(f"summary: argument 'input_size' as a list holds tuples or "
-                                f"InputSpecs, got {type(item).__name__}")
+                raise TypeError(
+                    f"summary: argument 'input_size' as a list holds tuples or "
+                    f"InputSpecs, got {type(item).__name__}"
+                )
             out.append(item)
         return out
     return input_size
@@ -96,8 +102,9 @@ def _check_sizes(s):
         if d is None or d == -1:
             unknown += 1
             if unknown > 1:
-                raise ValueError("summary: only the batch dimension of input_size can be None "
-                                 "or -1")
+                raise ValueError(
+                    "summary: only the batch dimension of input_size can be None or -1"
+                )
             d = 1
         elif isinstance(d, numbers.Number) and d <= 0:
             raise ValueError(f"summary: the sizes in input_size must be > 0, got {d}")
@@ -160,8 +167,11 @@ def _summary_string(net, sizes, dtypes, input):
                 row_trainable = True
             elif row_trainable is None:
                 row_trainable = False
-        row["nb_params"], row["trainable_params"], row["trainable"] = params, trainable, \
-            row_trainable
+        row["nb_params"], row["trainable_params"], row["trainable"] = (
+            params,
+            trainable,
+            row_trainable,
+        )
         rows[f"{type(layer).__name__}-{idx + 1}"] = row
 
     handles = []
@@ -192,31 +202,37 @@ def _table(rows, sizes):
         w_params = max(w_params, len(str(r["nb_params"])))
     w_table = max(w_table, w_layer + w_in + w_out + w_params + 5)
     fmt = f"{{:^{w_layer}}} {{:^{w_in}}} {{:^{w_out}}} {{:^{w_params}}}"
-    lines = ["-" * w_table, fmt.format("Layer (type)", "Input Shape", "Output Shape", "Param #"),
-             "=" * w_table]
+    lines = [
+        "-" * w_table,
+        fmt.format("Layer (type)", "Input Shape", "Output Shape", "Param #"),
+        "=" * w_table,
+    ]
     total = trainable = 0
     outputs = 0
     for key, r in rows.items():
-        lines.append(fmt.format(key, str(r["input_shape"]), str(r["output_shape"]),
-                                f"{r['nb_params']:,}"))
+        lines.append(
+            fmt.format(key, str(r["input_shape"]), str(r["output_shape"]), f"{r['nb_params']:,}")
+        )
         total += r["nb_params"]
         outputs += _elements(r["output_shape"])
         if r["trainable"]:
             trainable += r["trainable_params"]
-    mb = 1024.0 ** 2
+    mb = 1024.0**2
     input_mb = _input_mb(sizes)
     output_mb = abs(2.0 * outputs * 4.0 / mb)  # x2: the gradients
     params_mb = abs(total * 4.0 / mb)
-    lines += ["=" * w_table,
-              f"Total params: {total:,}",
-              f"Trainable params: {trainable:,}",
-              f"Non-trainable params: {total - trainable:,}",
-              "-" * w_table,
-              f"Input size (MB): {input_mb:0.2f}",
-              f"Forward/backward pass size (MB): {output_mb:0.2f}",
-              f"Params size (MB): {params_mb:0.2f}",
-              f"Estimated Total Size (MB): {params_mb + output_mb + input_mb:0.2f}",
-              "-" * w_table]
+    lines += [
+        "=" * w_table,
+        f"Total params: {total:,}",
+        f"Trainable params: {trainable:,}",
+        f"Non-trainable params: {total - trainable:,}",
+        "-" * w_table,
+        f"Input size (MB): {input_mb:0.2f}",
+        f"Forward/backward pass size (MB): {output_mb:0.2f}",
+        f"Params size (MB): {params_mb:0.2f}",
+        f"Estimated Total Size (MB): {params_mb + output_mb + input_mb:0.2f}",
+        "-" * w_table,
+    ]
     return "\n".join(lines) + "\n", {"total_params": total, "trainable_params": trainable}
 
 
@@ -231,5 +247,5 @@ def _elements(shape):
 
 def _input_mb(sizes):
     if _all_numbers(sizes):
-        return abs(np.prod(sizes) * 4.0 / 1024.0 ** 2)
+        return abs(np.prod(sizes) * 4.0 / 1024.0**2)
     return sum(_input_mb(s) for s in sizes)

@@ -18,14 +18,30 @@
 
 docs/incubate.md lists what is left out.
 """
+
 from . import asp, autograd, autotune, nn, optimizer  # noqa: F401
-from .fused_ops import (identity_loss, softmax_mask_fuse,  # noqa: F401
-                        softmax_mask_fuse_upper_triangle)
+from .fused_ops import (
+    identity_loss,
+    softmax_mask_fuse,  # noqa: F401
+    softmax_mask_fuse_upper_triangle,
+)
 from .graph import graph_reindex, graph_sample_neighbors, graph_send_recv  # noqa: F401
 from .graph import segment_max, segment_mean, segment_min, segment_sum  # noqa: F401
 from .graph_khop import graph_khop_sampler  # noqa: F401
 from .optimizer import LookAhead, ModelAverage  # noqa: F401
 
-__all__ = ["LookAhead", "ModelAverage", "graph_send_recv", "graph_sample_neighbors",
-           "graph_reindex", "graph_khop_sampler", "segment_sum", "segment_mean", "segment_max",
-           "segment_min", "identity_loss", "softmax_mask_fuse", "softmax_mask_fuse_upper_triangle"]
+__all__ = [
+    "LookAhead",
+    "ModelAverage",
+    "graph_send_recv",
+    "graph_sample_neighbors",
+    "graph_reindex",
+    "graph_khop_sampler",
+    "segment_sum",
+    "segment_mean",
+    "segment_max",
+    "segment_min",
+    "identity_loss",
+    "softmax_mask_fuse",
+    "softmax_mask_fuse_upper_triangle",
+]

@@ -7,6 +7,7 @@ between already computed outputs and inputs: grad is reverse mode (vector-Jacobi
 products), forward_grad forward mode (Jacobian-vector products, by differentiating
 the vector-Jacobian product with respect to its cotangent). The prim flag is only
 recorded: there is no lowering for it to switch."""
+
 from __future__ import annotations
 
 from .. import _C
@@ -43,8 +44,10 @@ def _tensors(api, arg, v):
         return [v], True
     if isinstance(v, (list, tuple)) and v and all(isinstance(t, Tensor) for t in v):
         return list(v), False
-    raise TypeError(f"{api}(): argument '{arg}' must be a Tensor or a non-empty sequence of "
-                    f"Tensors, but got {type(v).__name__}")
+    raise TypeError(
+        f"{api}(): argument '{arg}' must be a Tensor or a non-empty sequence of "
+        f"Tensors, but got {type(v).__name__}"
+    )
 
 
 def _seeds(api, arg, v, refs, what):
@@ -53,17 +56,21 @@ def _seeds(api, arg, v, refs, what):
         return [None] * len(refs)
     if isinstance(v, Tensor):
         v = [v]
-    if not isinstance(v, (list, tuple)) or not all(t is None or isinstance(t, Tensor)
-                                                   for t in v):
-        raise TypeError(f"{api}(): argument '{arg}' must be a Tensor, a sequence of Tensors "
-                        f"(or None entries) or None, but got {type(v).__name__}")
+    if not isinstance(v, (list, tuple)) or not all(t is None or isinstance(t, Tensor) for t in v):
+        raise TypeError(
+            f"{api}(): argument '{arg}' must be a Tensor, a sequence of Tensors "
+            f"(or None entries) or None, but got {type(v).__name__}"
+        )
     if len(v) != len(refs):
-        raise ValueError(f"{api}(): argument '{arg}' has {len(v)} tensors, but there are "
-                         f"{len(refs)} {what}")
+        raise ValueError(
+            f"{api}(): argument '{arg}' has {len(v)} tensors, but there are {len(refs)} {what}"
+        )
     for i, (s, r) in enumerate(zip(v, refs)):
         if s is not None and list(s.shape) != list(r.shape):
-            raise ValueError(f"{api}(): {arg}[{i}] has shape {list(s.shape)}, but {what}[{i}] "
-                             f"has shape {list(r.shape)}")
+            raise ValueError(
+                f"{api}(): {arg}[{i}] has shape {list(s.shape)}, but {what}[{i}] "
+                f"has shape {list(r.shape)}"
+            )
     return list(v)
 
 
@@ -73,8 +80,18 @@ def _vjp(ys, xs, vs, create_graph=True):
     live = [(y, v) for y, v in zip(ys, vs) if not y.stop_gradient]
     if not live:
         return [None] * len(xs)
-    return list(_C.grad([y for y, _ in live], list(xs), [v for _, v in live], True,
-                        create_graph, True, True, None))
+    return list(
+        _C.grad(
+            [y for y, _ in live],
+            list(xs),
+            [v for _, v in live],
+            True,
+            create_graph,
+            True,
+            True,
+            None,
+        )
+    )
 
 
 def grad(outputs, inputs, grad_outputs=None):
@@ -136,6 +153,7 @@ def forward_grad(outputs, inputs, grad_inputs=None):
     if not pairs:
         out = [None] * len(ys)
     else:
-        out = list(_C.grad([g for g, _ in pairs], us, [v for _, v in pairs], True, True, True,
-                           True, None))
+        out = list(
+            _C.grad([g for g, _ in pairs], us, [v for _, v in pairs], True, True, True, True, None)
+        )
     return out[0] if single else out

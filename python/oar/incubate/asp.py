@@ -8,6 +8,7 @@ Conv2D, plus those add_supported_layer() names) to such a pattern and, with
 with_mask=True, remembers the masks; decorate(optimizer) returns an optimizer whose
 step() re-applies them, so pruned weights stay zero while training.
 """
+
 from __future__ import annotations
 
 import itertools
@@ -25,14 +26,28 @@ from ..tensor.creation import to_tensor
 
 Tensor = _C.Tensor
 
-__all__ = ["calculate_density", "decorate", "prune_model", "set_excluded_layers",
-           "reset_excluded_layers", "add_supported_layer", "MaskAlgo", "CheckMethod",
-           "create_mask", "check_sparsity", "get_mask_1d", "check_mask_1d",
-           "get_mask_2d_greedy", "get_mask_2d_best", "check_mask_2d"]
+__all__ = [
+    "calculate_density",
+    "decorate",
+    "prune_model",
+    "set_excluded_layers",
+    "reset_excluded_layers",
+    "add_supported_layer",
+    "MaskAlgo",
+    "CheckMethod",
+    "create_mask",
+    "check_sparsity",
+    "get_mask_1d",
+    "check_mask_1d",
+    "get_mask_2d_greedy",
+    "get_mask_2d_best",
+    "check_mask_2d",
+]
 
 
 class MaskAlgo(Enum):
     """How prune_model builds a mask."""
+
     MASK_1D = "get_mask_1d"
     MASK_2D_GREEDY = "get_mask_2d_greedy"
     MASK_2D_BEST = "get_mask_2d_best"
@@ -40,6 +55,7 @@ class MaskAlgo(Enum):
 
 class CheckMethod(Enum):
     """How check_sparsity checks a pattern."""
+
     CHECK_1D = "check_mask_1d"
     CHECK_2D = "check_mask_2d"
 
@@ -47,8 +63,10 @@ class CheckMethod(Enum):
     def get_checking_method(mask_algo):
         """CHECK_1D for MASK_1D, CHECK_2D for the 2-D algorithms."""
         if not isinstance(mask_algo, MaskAlgo):
-            raise TypeError(f"get_checking_method: argument 'mask_algo' must be a MaskAlgo, got "
-                            f"{type(mask_algo).__name__}")
+            raise TypeError(
+                f"get_checking_method: argument 'mask_algo' must be a MaskAlgo, got "
+                f"{type(mask_algo).__name__}"
+            )
         return CheckMethod.CHECK_1D if mask_algo == MaskAlgo.MASK_1D else CheckMethod.CHECK_2D
 
 
@@ -102,7 +120,7 @@ def get_mask_1d(mat, n, m):
     order = np.argsort(np.abs(groups), axis=1, kind="stable")
     mask = np.ones_like(groups)
     np.put_along_axis(mask, order[:, :n], 0, axis=1)
-    return mask.reshape(shape)[:, :mat.shape[1]]
+    return mask.reshape(shape)[:, : mat.shape[1]]
 
 
 def _blocks_2d(mat, m):
@@ -119,7 +137,7 @@ def _blocks_2d(mat, m):
 def _unblock(blocks, shape, m, out_shape):
     r, c = shape
     full = blocks.reshape(r // m, c // m, m, m).transpose(0, 2, 1, 3).reshape(r, c)
-    return full[:out_shape[0], :out_shape[1]]
+    return full[: out_shape[0], : out_shape[1]]
 
 
 def check_mask_2d(mat, n, m):
@@ -160,8 +178,10 @@ def _valid_patterns(n, m):
     with _patterns_lock:
         if (n, m) not in _patterns:
             keep = m - n
-            rows = [np.array(r, dtype=np.float64)
-                    for r in set(itertools.permutations([1] * keep + [0] * n))]
+            rows = [
+                np.array(r, dtype=np.float64)
+                for r in set(itertools.permutations([1] * keep + [0] * n))
+            ]
             pats = [np.stack(p) for p in itertools.product(rows, repeat=m)]
             pats = np.stack(pats)
             _patterns[(n, m)] = pats[np.all(pats.sum(axis=1) <= keep, axis=1)]
@@ -173,8 +193,9 @@ def get_mask_2d_best(mat, n, m):
     exhaustive search over the valid patterns; m up to 4 is practical)."""
     _check_nm("get_mask_2d_best", n, m)
     if m > 4:
-        raise ValueError(f"get_mask_2d_best: m = {m} has too many patterns to search; use "
-                         f"get_mask_2d_greedy")
+        raise ValueError(
+            f"get_mask_2d_best: m = {m} has too many patterns to search; use get_mask_2d_greedy"
+        )
     mat = np.asarray(mat)
     blocks, shape = _blocks_2d(mat, m)
     pats = _valid_patterns(n, m)
@@ -202,8 +223,9 @@ def _as_2d(a):
 def create_mask(tensor, func_name=MaskAlgo.MASK_1D, n=2, m=4):
     """The n:m mask of a 1-D to 4-D array (see _as_2d for the layout), of its shape."""
     if not isinstance(func_name, MaskAlgo):
-        raise TypeError(f"create_mask: argument 'func_name' must be a MaskAlgo, got "
-                        f"{type(func_name).__name__}")
+        raise TypeError(
+            f"create_mask: argument 'func_name' must be a MaskAlgo, got {type(func_name).__name__}"
+        )
     a = _array(tensor, "create_mask").astype(np.float64)
     mat, back = _as_2d(a)
     return back(globals()[func_name.value](mat, n, m)).astype(a.dtype)
@@ -212,17 +234,19 @@ def create_mask(tensor, func_name=MaskAlgo.MASK_1D, n=2, m=4):
 def check_sparsity(tensor, func_name=CheckMethod.CHECK_1D, n=2, m=4):
     """Whether a 1-D to 4-D array follows the n:m pattern."""
     if not isinstance(func_name, CheckMethod):
-        raise TypeError(f"check_sparsity: argument 'func_name' must be a CheckMethod, got "
-                        f"{type(func_name).__name__}")
+        raise TypeError(
+            f"check_sparsity: argument 'func_name' must be a CheckMethod, got "
+            f"{type(func_name).__name__}"
+        )
     mat, _ = _as_2d(_array(tensor, "check_sparsity").astype(np.float64))
     return globals()[func_name.value](mat, n, m)
 
 
 # ---- pruning layers ------------------------------------------------------------------
 _state_lock = threading.Lock()
-_supported: dict = {}    # snake_case layer type name -> pruning function
-_excluded: set = set()   # parameter names left dense
-_masks: dict = {}        # id(parameter) -> (parameter, mask Tensor), for decorate()
+_supported: dict = {}  # snake_case layer type name -> pruning function
+_excluded: set = set()  # parameter names left dense
+_masks: dict = {}  # id(parameter) -> (parameter, mask Tensor), for decorate()
 
 
 def _snake(name):
@@ -248,8 +272,10 @@ def add_supported_layer(layer, pruning_func=None):
     elif isinstance(layer, type) and issubclass(layer, Layer):
         name = _snake(layer.__name__)
     else:
-        raise TypeError(f"add_supported_layer: argument 'layer' must be a Layer class, a Layer "
-                        f"or a name, got {type(layer).__name__}")
+        raise TypeError(
+            f"add_supported_layer: argument 'layer' must be a Layer class, a Layer "
+            f"or a name, got {type(layer).__name__}"
+        )
     with _state_lock:
         _supported[name] = pruning_func or _default_pruning
 
@@ -274,13 +300,18 @@ def prune_model(model, n=2, m=4, mask_algo="mask_1d", with_mask=True):
     'mask_1d', 'mask_2d_greedy' or 'mask_2d_best'); returns {parameter name: mask}.
     with_mask keeps the masks for decorate()."""
     if not isinstance(model, Layer):
-        raise TypeError(f"prune_model: argument 'model' must be an oar.nn.Layer, got "
-                        f"{type(model).__name__}")
-    algos = {"mask_1d": MaskAlgo.MASK_1D, "mask_2d_greedy": MaskAlgo.MASK_2D_GREEDY,
-             "mask_2d_best": MaskAlgo.MASK_2D_BEST}
+        raise TypeError(
+            f"prune_model: argument 'model' must be an oar.nn.Layer, got {type(model).__name__}"
+        )
+    algos = {
+        "mask_1d": MaskAlgo.MASK_1D,
+        "mask_2d_greedy": MaskAlgo.MASK_2D_GREEDY,
+        "mask_2d_best": MaskAlgo.MASK_2D_BEST,
+    }
     if mask_algo not in algos:
-        raise ValueError(f"prune_model: argument 'mask_algo' must be one of {sorted(algos)}, "
-                         f"got {mask_algo!r}")
+        raise ValueError(
+            f"prune_model: argument 'mask_algo' must be one of {sorted(algos)}, got {mask_algo!r}"
+        )
     _check_nm("prune_model", n, m)
     out = {}
     for layer in model.sublayers(include_self=True):

@@ -5,6 +5,7 @@ paddle.incubate.autograd, eager mode); grad, forward_grad and the prim flag
 
 Every result is computed with create_graph=True, so it can be differentiated again
 (Hessian is the Jacobian of the gradient)."""
+
 from __future__ import annotations
 
 from .. import _C
@@ -15,8 +16,16 @@ from ._prim import disable_prim, enable_prim, forward_grad, grad, prim_enabled  
 
 Tensor = _C.Tensor
 
-__all__ = ["vjp", "jvp", "Jacobian", "Hessian", "enable_prim", "disable_prim", "forward_grad",
-           "grad"]
+__all__ = [
+    "vjp",
+    "jvp",
+    "Jacobian",
+    "Hessian",
+    "enable_prim",
+    "disable_prim",
+    "forward_grad",
+    "grad",
+]
 
 
 def _is_seq(v):
@@ -30,8 +39,10 @@ def _check_tensors(who, arg, v, optional=False):
         return
     if _is_seq(v) and all(isinstance(t, Tensor) for t in v):
         return
-    raise TypeError(f"{who}: argument '{arg}' must be a Tensor or a sequence of Tensors"
-                    f"{' or None' if optional else ''}, got {type(v).__name__}")
+    raise TypeError(
+        f"{who}: argument '{arg}' must be a Tensor or a sequence of Tensors"
+        f"{' or None' if optional else ''}, got {type(v).__name__}"
+    )
 
 
 def _separate(xs):
@@ -67,12 +78,15 @@ def _check_shapes(who, v, refs, what):
         return
     v_t, r_t = _as_tuple(v), _as_tuple(refs)
     if len(v_t) != len(r_t):
-        raise ValueError(f"{who}: argument 'v' has {len(v_t)} tensors, expected {len(r_t)} "
-                         f"(one per {what})")
+        raise ValueError(
+            f"{who}: argument 'v' has {len(v_t)} tensors, expected {len(r_t)} (one per {what})"
+        )
     for i, (a, b) in enumerate(zip(v_t, r_t)):
         if list(a.shape) != list(b.shape):
-            raise ValueError(f"{who}: v[{i}] has shape {list(a.shape)}, expected the shape "
-                             f"{list(b.shape)} of {what} {i}")
+            raise ValueError(
+                f"{who}: v[{i}] has shape {list(a.shape)}, expected the shape "
+                f"{list(b.shape)} of {what} {i}"
+            )
 
 
 def _call(func, xs):
@@ -123,8 +137,9 @@ def _normalize_index(index, shape):
     if any(i is Ellipsis for i in index):
         raise IndexError("Jacobian: Ellipsis indices are not supported")
     if len(index) > len(shape):
-        raise IndexError(f"Jacobian: too many indices ({len(index)}) for a Jacobian of shape "
-                         f"{list(shape)}")
+        raise IndexError(
+            f"Jacobian: too many indices ({len(index)}) for a Jacobian of shape {list(shape)}"
+        )
     index = index + (slice(None),) * (len(shape) - len(index))
     out = []
     for i, (k, n) in enumerate(zip(index, shape)):
@@ -148,8 +163,9 @@ class Jacobian:
 
     def __init__(self, func, xs, is_batched=False):
         if not callable(func):
-            raise TypeError(f"Jacobian: argument 'func' must be callable, got "
-                            f"{type(func).__name__}")
+            raise TypeError(
+                f"Jacobian: argument 'func' must be callable, got {type(func).__name__}"
+            )
         _check_tensors("Jacobian", "xs", xs)
         self._xs = _separate(xs)
         self._batched = bool(is_batched)
@@ -158,8 +174,10 @@ class Jacobian:
         if self._batched:
             for t in _as_tuple(ys) + _as_tuple(self._xs):
                 if t.ndim < 1:
-                    raise ValueError("Jacobian: with is_batched=True every input and output "
-                                     "needs a leading batch axis")
+                    raise ValueError(
+                        "Jacobian: with is_batched=True every input and output "
+                        "needs a leading batch axis"
+                    )
         self._ys = ys
         self._flat_xs = _flat(_as_tuple(self._xs), self._batched)
         self._flat_ys = _flat(_as_tuple(ys), self._batched)
@@ -199,14 +217,14 @@ class Hessian:
 
     def __init__(self, func, xs, is_batched=False):
         if not callable(func):
-            raise TypeError(f"Hessian: argument 'func' must be callable, got "
-                            f"{type(func).__name__}")
+            raise TypeError(f"Hessian: argument 'func' must be callable, got {type(func).__name__}")
 
         def gradient(*inputs):
             jac = Jacobian(func, inputs, is_batched=is_batched)
             if jac.shape[1 if is_batched else 0] != 1:
-                raise ValueError("Hessian: func must return one element (one per sample with "
-                                 "is_batched=True)")
+                raise ValueError(
+                    "Hessian: func must return one element (one per sample with is_batched=True)"
+                )
             return jac[:, 0, :] if is_batched else jac[0, :]
 
         self.symbolic = Jacobian(gradient, xs, is_batched=is_batched)

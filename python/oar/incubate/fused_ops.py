@@ -1,5 +1,6 @@
 """Paddle's incubate loss marker and fused masked softmaxes, composed from oar ops so
 that autograd differentiates them like any other expression."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -14,12 +15,12 @@ _FLOATS = ("float32", "float64")
 
 def _check_float(api, arg, t):
     if not isinstance(t, _C.Tensor):
-        raise TypeError(f"{api}(): argument '{arg}' must be a Tensor, but got "
-                        f"{type(t).__name__}")
+        raise TypeError(f"{api}(): argument '{arg}' must be a Tensor, but got {type(t).__name__}")
     dt = str(t.dtype).replace("paddle.", "").replace("oar.", "")
     if dt not in _FLOATS:
-        raise TypeError(f"{api}(): argument '{arg}' must be float32 or float64 on the CPU, "
-                        f"but got {dt}")
+        raise TypeError(
+            f"{api}(): argument '{arg}' must be float32 or float64 on the CPU, but got {dt}"
+        )
     return dt
 
 
@@ -47,8 +48,7 @@ def identity_loss(x, reduction="none"):
         reduction = code
     _check_float("identity_loss", "x", x)
     if reduction not in (0, 1, 2):
-        raise ValueError(f"identity_loss(): reduction should be 0, 1 and 2. But get "
-                         f"{reduction}")
+        raise ValueError(f"identity_loss(): reduction should be 0, 1 and 2. But get {reduction}")
     if reduction == 0:
         return x.sum()
     if reduction == 1:
@@ -59,8 +59,10 @@ def identity_loss(x, reduction="none"):
 
 def _check_4d(api, arg, t):
     if t.ndim != 4:
-        raise ValueError(f"{api}(): Input {arg} must be in 4D dimension but received the "
-                         f"dimension of {arg} is {t.ndim}")
+        raise ValueError(
+            f"{api}(): Input {arg} must be in 4D dimension but received the "
+            f"dimension of {arg} is {t.ndim}"
+        )
 
 
 def softmax_mask_fuse(x, mask, name=None):
@@ -93,16 +95,19 @@ def softmax_mask_fuse(x, mask, name=None):
     _check_4d(api, "x", x)
     _check_4d(api, "mask", mask)
     if mask.shape[1] != 1:
-        raise ValueError(f"{api}(): Input mask's second dim must be 1 received the second "
-                         f"dimension of mask is {mask.shape[1]}")
+        raise ValueError(
+            f"{api}(): Input mask's second dim must be 1 received the second "
+            f"dimension of mask is {mask.shape[1]}"
+        )
     for i in (0, 2, 3):
         if x.shape[i] != mask.shape[i]:
-            raise ValueError(f"{api}(): Input x's {i}th dim should be equal with input "
-                             f"mask's {i}th dim but the {i}th dim of x is {x.shape[i]}, "
-                             f"while the {i}th dim of mask is {mask.shape[i]}.")
+            raise ValueError(
+                f"{api}(): Input x's {i}th dim should be equal with input "
+                f"mask's {i}th dim but the {i}th dim of x is {x.shape[i]}, "
+                f"while the {i}th dim of mask is {mask.shape[i]}."
+            )
     if dx != dm:
-        raise TypeError(f"{api}(): argument 'mask' must have the dtype of x ({dx}), but "
-                        f"got {dm}")
+        raise TypeError(f"{api}(): argument 'mask' must have the dtype of x ({dx}), but got {dm}")
     return _C.softmax(x + mask.detach(), -1)
 
 
@@ -127,8 +132,10 @@ def softmax_mask_fuse_upper_triangle(x):
     _check_4d(api, "x", x)
     q, k = x.shape[2], x.shape[3]
     if q != k:
-        raise ValueError(f"{api}(): Key seq len must be equal with query seq len, but got "
-                         f"query_len {q} and key_len {k}")
+        raise ValueError(
+            f"{api}(): Key seq len must be equal with query seq len, but got "
+            f"query_len {q} and key_len {k}"
+        )
     # -inf above the diagonal: exp gives exact zeros there, so those outputs (and
     # their gradients) are 0, and the diagonal keeps every row non-empty.
     tri = np.triu(np.full((q, k), -np.inf, dtype=dt), 1)

@@ -1,5 +1,6 @@
 """graph_khop_sampler: Paddle's k-hop neighbour sampler on a CSC graph, composed from
 oar.geometric's sample_neighbors (one call per hop) and reindex_graph."""
+
 from __future__ import annotations
 
 import numbers
@@ -20,16 +21,21 @@ def _ids(arg, t, dtype=None):
     if not isinstance(t, _C.Tensor):
         raise TypeError(f"{API}(): argument '{arg}' must be a Tensor, but got {_kind(t)}")
     if t.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{API}(): argument '{arg}' must be an int32 or int64 Tensor, but got "
-                        f"dtype {t.dtype.name}")
+        raise TypeError(
+            f"{API}(): argument '{arg}' must be an int32 or int64 Tensor, but got "
+            f"dtype {t.dtype.name}"
+        )
     if dtype is not None and t.dtype != dtype:
-        raise TypeError(f"{API}(): argument '{arg}' ({t.dtype.name}) must have the dtype of "
-                        f"'row' ({dtype.name})")
+        raise TypeError(
+            f"{API}(): argument '{arg}' ({t.dtype.name}) must have the dtype of "
+            f"'row' ({dtype.name})"
+        )
     if t.ndim == 2 and t.shape[1] == 1:
         t = t.reshape([-1])
     if t.ndim != 1:
-        raise ValueError(f"{API}(): argument '{arg}' must be 1-D (or [n, 1]), but has shape "
-                         f"{list(t.shape)}")
+        raise ValueError(
+            f"{API}(): argument '{arg}' must be 1-D (or [n, 1]), but has shape {list(t.shape)}"
+        )
     return t
 
 
@@ -37,21 +43,26 @@ def _sizes(sample_sizes):
     if isinstance(sample_sizes, numbers.Integral) and not isinstance(sample_sizes, bool):
         sample_sizes = [sample_sizes]  # Paddle's binding takes a bare int as one hop
     if not isinstance(sample_sizes, (list, tuple)) or not all(
-            isinstance(k, numbers.Integral) and not isinstance(k, bool) for k in sample_sizes):
-        raise TypeError(f"{API}(): argument 'sample_sizes' must be a list or tuple of ints, "
-                        f"but got {_kind(sample_sizes)}")
+        isinstance(k, numbers.Integral) and not isinstance(k, bool) for k in sample_sizes
+    ):
+        raise TypeError(
+            f"{API}(): argument 'sample_sizes' must be a list or tuple of ints, "
+            f"but got {_kind(sample_sizes)}"
+        )
     if not sample_sizes:
-        raise ValueError(f"{API}(): argument 'sample_sizes' must not be empty (one entry per "
-                         f"hop)")
+        raise ValueError(f"{API}(): argument 'sample_sizes' must not be empty (one entry per hop)")
     bad = [k for k in sample_sizes if k < -1]
     if bad:
-        raise ValueError(f"{API}(): argument 'sample_sizes' holds {bad[0]}; each entry must be "
-                         f"-1 (all neighbours) or >= 0")
+        raise ValueError(
+            f"{API}(): argument 'sample_sizes' holds {bad[0]}; each entry must be "
+            f"-1 (all neighbours) or >= 0"
+        )
     return [int(k) for k in sample_sizes]
 
 
-def graph_khop_sampler(row, colptr, input_nodes, sample_sizes, sorted_eids=None,
-                       return_eids=False, name=None):
+def graph_khop_sampler(
+    row, colptr, input_nodes, sample_sizes, sorted_eids=None, return_eids=False, name=None
+):
     """Samples a k-hop subgraph around input_nodes of a CSC graph (the in-neighbours
     of node v are row[colptr[v]:colptr[v + 1]]) and renumbers its nodes from 0.
 
@@ -92,15 +103,18 @@ def graph_khop_sampler(row, colptr, input_nodes, sample_sizes, sorted_eids=None,
     nodes = _ids("input_nodes", input_nodes, row.dtype)
     sizes = _sizes(sample_sizes)
     if not isinstance(return_eids, (bool, np.bool_)):
-        raise TypeError(f"{API}(): argument 'return_eids' must be a bool, but got "
-                        f"{_kind(return_eids)}")
+        raise TypeError(
+            f"{API}(): argument 'return_eids' must be a bool, but got {_kind(return_eids)}"
+        )
     if return_eids:
         if sorted_eids is None:
             raise ValueError(f"{API}(): return_eids=True needs 'sorted_eids' (one id per edge)")
         sorted_eids = _ids("sorted_eids", sorted_eids, row.dtype)
         if sorted_eids.shape[0] != row.shape[0]:
-            raise ValueError(f"{API}(): 'sorted_eids' has {sorted_eids.shape[0]} entries, one "
-                             f"per edge of 'row' ({row.shape[0]}) expected")
+            raise ValueError(
+                f"{API}(): 'sorted_eids' has {sorted_eids.shape[0]} entries, one "
+                f"per edge of 'row' ({row.shape[0]}) expected"
+            )
     dt = nodes.numpy().dtype
     frontier = np.asarray(list(dict.fromkeys(nodes.numpy().tolist())), dtype=dt)
     seen = set(frontier.tolist())
@@ -108,13 +122,19 @@ def graph_khop_sampler(row, colptr, input_nodes, sample_sizes, sorted_eids=None,
     for hop, k in enumerate(sizes):
         if frontier.size == 0:
             break
-        out = sample_neighbors(row, colptr, to_tensor(frontier), sample_size=k,
-                               eids=sorted_eids if return_eids else None,
-                               return_eids=bool(return_eids))
+        out = sample_neighbors(
+            row,
+            colptr,
+            to_tensor(frontier),
+            sample_size=k,
+            eids=sorted_eids if return_eids else None,
+            return_eids=bool(return_eids),
+        )
         nb = out[0].numpy()
         if hop == 0 and nb.size == 0:
-            raise ValueError(f"{API}(): none of the input nodes has a sampled neighbour "
-                             f"(sample_sizes[0] = {k})")
+            raise ValueError(
+                f"{API}(): none of the input nodes has a sampled neighbour (sample_sizes[0] = {k})"
+            )
         dsts.append(frontier)
         neighbors.append(nb)
         counts.append(out[1].numpy())
@@ -124,8 +144,10 @@ def graph_khop_sampler(row, colptr, input_nodes, sample_sizes, sorted_eids=None,
         seen.update(fresh)
         frontier = np.asarray(fresh, dtype=dt)
     src, dst, sample_index = reindex_graph(
-        to_tensor(np.concatenate(dsts)), to_tensor(np.concatenate(neighbors).astype(dt)),
-        to_tensor(np.concatenate(counts).astype(np.int32)))
+        to_tensor(np.concatenate(dsts)),
+        to_tensor(np.concatenate(neighbors).astype(dt)),
+        to_tensor(np.concatenate(counts).astype(np.int32)),
+    )
     number = {v: i for i, v in enumerate(sample_index.numpy().tolist())}
     reindex = to_tensor(np.asarray([number[v] for v in nodes.numpy().tolist()], dtype=dt))
     result = (src.reshape([-1, 1]), dst.reshape([-1, 1]), sample_index, reindex)

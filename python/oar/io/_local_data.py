@@ -1,6 +1,7 @@
 """Argument checks shared by the dataset readers (oar.text.datasets, oar.vision.datasets):
 a mode among a dataset's choices, and a local file where Paddle would download one (oar
 downloads nothing)."""
+
 from __future__ import annotations
 
 import os
@@ -36,11 +37,12 @@ def local_file(name, path, paddle_url, arg="data_file"):
         str: the path.
     """
     if path is None or (isinstance(path, str) and not path):
-        raise ValueError(f"{name}: give {arg}, the local copy of {paddle_url} (what Paddle "
-                         f"downloads); oar downloads nothing")
+        raise ValueError(
+            f"{name}: give {arg}, the local copy of {paddle_url} (what Paddle "
+            f"downloads); oar downloads nothing"
+        )
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"{name}: argument '{arg}' must be a path, but got "
-                        f"{type(path).__name__}")
+        raise TypeError(f"{name}: argument '{arg}' must be a path, but got {type(path).__name__}")
     if not os.path.isfile(path):
         raise FileNotFoundError(f"{name}: no file {os.fspath(path)!r} (argument '{arg}')")
     return os.fspath(path)

@@ -1,4 +1,5 @@
 """Batching samples into tensors (Paddle's default_collate_fn / default_convert_fn)."""
+
 from __future__ import annotations
 
 import numbers
@@ -41,11 +42,15 @@ def default_collate_fn(batch):
     if isinstance(first, (list, tuple)):
         n = len(first)
         if any(len(s) != n for s in batch):
-            raise ValueError(f"default_collate_fn: the samples have different numbers of "
-                             f"fields ({sorted({len(s) for s in batch})})")
+            raise ValueError(
+                f"default_collate_fn: the samples have different numbers of "
+                f"fields ({sorted({len(s) for s in batch})})"
+            )
         return [default_collate_fn([s[i] for s in batch]) for i in range(n)]
-    raise TypeError(f"default_collate_fn: cannot batch samples of type {type(first).__name__} "
-                    f"(arrays, tensors, numbers, str, dicts and sequences of them)")
+    raise TypeError(
+        f"default_collate_fn: cannot batch samples of type {type(first).__name__} "
+        f"(arrays, tensors, numbers, str, dicts and sequences of them)"
+    )
 
 
 def default_convert_fn(batch):

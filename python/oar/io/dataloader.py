@@ -8,6 +8,7 @@ holding OpenMP threads, no shared memory to run out of, and no pickling of
 batches. Batches come out in sampler order; an exception in a worker names the
 sample that raised it.
 """
+
 from __future__ import annotations
 
 import collections
@@ -55,17 +56,34 @@ class DataLoader:
         persistent_workers: accepted for Paddle compatibility.
     """
 
-    def __init__(self, dataset, feed_list=None, places=None, return_list=True,
-                 batch_sampler=None, batch_size=1, shuffle=False, drop_last=False,
-                 collate_fn=None, num_workers=0, use_buffer_reader=True, prefetch_factor=2,
-                 use_shared_memory=True, timeout=0, worker_init_fn=None,
-                 persistent_workers=False):
+    def __init__(
+        self,
+        dataset,
+        feed_list=None,
+        places=None,
+        return_list=True,
+        batch_sampler=None,
+        batch_size=1,
+        shuffle=False,
+        drop_last=False,
+        collate_fn=None,
+        num_workers=0,
+        use_buffer_reader=True,
+        prefetch_factor=2,
+        use_shared_memory=True,
+        timeout=0,
+        worker_init_fn=None,
+        persistent_workers=False,
+    ):
         if not isinstance(num_workers, int) or num_workers < 0:
-            raise ValueError(f"DataLoader: argument 'num_workers' must be an int >= 0, got "
-                             f"{num_workers!r}")
+            raise ValueError(
+                f"DataLoader: argument 'num_workers' must be an int >= 0, got {num_workers!r}"
+            )
         if not isinstance(prefetch_factor, int) or prefetch_factor < 1:
-            raise ValueError(f"DataLoader: argument 'prefetch_factor' must be an int >= 1, "
-                             f"got {prefetch_factor!r}")
+            raise ValueError(
+                f"DataLoader: argument 'prefetch_factor' must be an int >= 1, "
+                f"got {prefetch_factor!r}"
+            )
         if timeout < 0:
             raise ValueError(f"DataLoader: argument 'timeout' must be >= 0, got {timeout}")
         self.dataset = dataset
@@ -77,8 +95,10 @@ class DataLoader:
         self._iterable = isinstance(dataset, IterableDataset)
         if batch_sampler is not None:
             if batch_size != 1 or shuffle or drop_last:
-                raise ValueError("DataLoader: with 'batch_sampler', leave batch_size, shuffle "
-                                 "and drop_last at their defaults")
+                raise ValueError(
+                    "DataLoader: with 'batch_sampler', leave batch_size, shuffle "
+                    "and drop_last at their defaults"
+                )
             self.batch_sampler = batch_sampler
         elif self._iterable:
             if shuffle:
@@ -87,8 +107,9 @@ class DataLoader:
         elif batch_size is None:
             self.batch_sampler = None
         else:
-            self.batch_sampler = BatchSampler(dataset=dataset, shuffle=shuffle,
-                                              batch_size=batch_size, drop_last=drop_last)
+            self.batch_sampler = BatchSampler(
+                dataset=dataset, shuffle=shuffle, batch_size=batch_size, drop_last=drop_last
+            )
         self.batch_size = batch_size
         self.drop_last = drop_last
 
@@ -102,8 +123,10 @@ class DataLoader:
         try:
             return self.dataset[i]
         except Exception as e:
-            raise RuntimeError(f"DataLoader: sample {i} of {type(self.dataset).__name__} raised "
-                               f"{type(e).__name__}: {e}") from e
+            raise RuntimeError(
+                f"DataLoader: sample {i} of {type(self.dataset).__name__} raised "
+                f"{type(e).__name__}: {e}"
+            ) from e
 
     def _fetch(self, indices):
         if self.batch_sampler is None:  # no batching
@@ -112,9 +135,11 @@ class DataLoader:
             try:
                 batch = self.dataset.__getitems__(indices)
             except Exception as e:
-                raise RuntimeError(f"DataLoader: samples {indices[:8]}... of "
-                                   f"{type(self.dataset).__name__} raised "
-                                   f"{type(e).__name__}: {e}") from e
+                raise RuntimeError(
+                    f"DataLoader: samples {indices[:8]}... of "
+                    f"{type(self.dataset).__name__} raised "
+                    f"{type(e).__name__}: {e}"
+                ) from e
             return default_convert_fn(batch)
         samples = [self._sample(i) for i in indices]
         return (self.collate_fn or default_collate_fn)(samples)
@@ -176,8 +201,11 @@ class DataLoader:
     def _parallel(self, keys):
         counter, lock = [0], threading.Lock()
         pool = concurrent.futures.ThreadPoolExecutor(
-            self.num_workers, thread_name_prefix="oar-dataloader",
-            initializer=self._init_worker, initargs=(counter, lock))
+            self.num_workers,
+            thread_name_prefix="oar-dataloader",
+            initializer=self._init_worker,
+            initargs=(counter, lock),
+        )
         pending = collections.deque()
         try:
             for key in keys:

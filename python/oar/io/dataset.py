@@ -1,5 +1,6 @@
 """Datasets (Paddle's paddle.io): map-style Dataset, IterableDataset, TensorDataset,
 ComposeDataset, ChainDataset, Subset and random_split."""
+
 from __future__ import annotations
 
 import bisect
@@ -10,8 +11,16 @@ import numpy as np
 from .. import _C
 from .rng import host_rng
 
-__all__ = ["Dataset", "IterableDataset", "TensorDataset", "ComposeDataset", "ChainDataset",
-           "Subset", "random_split", "ConcatDataset"]
+__all__ = [
+    "Dataset",
+    "IterableDataset",
+    "TensorDataset",
+    "ComposeDataset",
+    "ChainDataset",
+    "Subset",
+    "random_split",
+    "ConcatDataset",
+]
 
 
 class Dataset:
@@ -46,12 +55,15 @@ class TensorDataset(Dataset):
             raise ValueError("TensorDataset: argument 'tensors' is empty")
         for t in tensors:
             if not isinstance(t, (_C.Tensor, np.ndarray)):
-                raise TypeError(f"TensorDataset: expected Tensors or numpy arrays, got "
-                                f"{type(t).__name__}")
+                raise TypeError(
+                    f"TensorDataset: expected Tensors or numpy arrays, got {type(t).__name__}"
+                )
         n = tensors[0].shape[0] if len(tensors[0].shape) else None
         if n is None or any(len(t.shape) == 0 or t.shape[0] != n for t in tensors):
-            raise ValueError(f"TensorDataset: the tensors' first dimensions differ (or one is "
-                             f"0-d): {[list(t.shape) for t in tensors]}")
+            raise ValueError(
+                f"TensorDataset: the tensors' first dimensions differ (or one is "
+                f"0-d): {[list(t.shape) for t in tensors]}"
+            )
         self.tensors = tensors
 
     def __getitem__(self, idx):
@@ -150,11 +162,13 @@ def random_split(dataset, lengths, generator=None):
             sizes[i % len(sizes)] += 1
         lengths = sizes
     if sum(lengths) != n or any(x < 0 for x in lengths):
-        raise ValueError(f"random_split: the lengths {lengths} must be non-negative and sum to "
-                         f"the dataset's length {n}")
+        raise ValueError(
+            f"random_split: the lengths {lengths} must be non-negative and sum to "
+            f"the dataset's length {n}"
+        )
     perm = host_rng().permutation(n).tolist()
     out, start = [], 0
     for length in lengths:
-        out.append(Subset(dataset, perm[start:start + length]))
+        out.append(Subset(dataset, perm[start : start + length]))
         start += length
     return out

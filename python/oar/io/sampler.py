@@ -1,4 +1,5 @@
 """Samplers: which indices, in which order and batches (Paddle's paddle.io)."""
+
 from __future__ import annotations
 
 import os
@@ -9,8 +10,15 @@ import numpy as np
 
 from .rng import host_rng
 
-__all__ = ["Sampler", "SequenceSampler", "RandomSampler", "WeightedRandomSampler",
-           "BatchSampler", "DistributedBatchSampler", "SubsetRandomSampler"]
+__all__ = [
+    "Sampler",
+    "SequenceSampler",
+    "RandomSampler",
+    "WeightedRandomSampler",
+    "BatchSampler",
+    "DistributedBatchSampler",
+    "SubsetRandomSampler",
+]
 
 
 class Sampler:
@@ -76,17 +84,24 @@ class WeightedRandomSampler(Sampler):
     def __init__(self, weights, num_samples, replacement=True):
         w = np.asarray(weights, dtype=np.float64)
         if w.ndim != 1 or (w < 0).any() or w.sum() <= 0:
-            raise ValueError("WeightedRandomSampler: argument 'weights' must be a 1-D list of "
-                             "non-negative numbers with a positive sum")
+            raise ValueError(
+                "WeightedRandomSampler: argument 'weights' must be a 1-D list of "
+                "non-negative numbers with a positive sum"
+            )
         if not replacement and num_samples > (w > 0).sum():
-            raise ValueError("WeightedRandomSampler: num_samples exceeds the non-zero weights "
-                             "without replacement")
+            raise ValueError(
+                "WeightedRandomSampler: num_samples exceeds the non-zero weights "
+                "without replacement"
+            )
         super().__init__(None)
         self.weights, self.num_samples, self.replacement = w / w.sum(), num_samples, replacement
 
     def __iter__(self):
-        return iter(host_rng().choice(len(self.weights), self.num_samples, self.replacement,
-                                      self.weights).tolist())
+        return iter(
+            host_rng()
+            .choice(len(self.weights), self.num_samples, self.replacement, self.weights)
+            .tolist()
+        )
 
     def __len__(self):
         return self.num_samples
@@ -100,8 +115,9 @@ class BatchSampler(Sampler):
         if (dataset is None) == (sampler is None):
             raise ValueError("BatchSampler: give exactly one of 'dataset' and 'sampler'")
         if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
-            raise ValueError(f"BatchSampler: argument 'batch_size' must be a positive int, got "
-                             f"{batch_size!r}")
+            raise ValueError(
+                f"BatchSampler: argument 'batch_size' must be a positive int, got {batch_size!r}"
+            )
         if sampler is None:
             sampler = RandomSampler(dataset) if shuffle else SequenceSampler(dataset)
         elif shuffle:
@@ -128,19 +144,22 @@ class DistributedBatchSampler(BatchSampler):
     indices padded to a multiple of num_replicas, every num_replicas-th taken, then
     batched. set_epoch(e) changes the shuffle each epoch, the same on every rank."""
 
-    def __init__(self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False,
-                 drop_last=False):
+    def __init__(
+        self, dataset, batch_size, num_replicas=None, rank=None, shuffle=False, drop_last=False
+    ):
         if num_replicas is None:
-            num_replicas = int(os.environ.get("PADDLE_TRAINERS_NUM",
-                                              os.environ.get("WORLD_SIZE", 1)))
+            num_replicas = int(
+                os.environ.get("PADDLE_TRAINERS_NUM", os.environ.get("WORLD_SIZE", 1))
+            )
         if rank is None:
             rank = int(os.environ.get("PADDLE_TRAINER_ID", os.environ.get("RANK", 0)))
         if not 0 <= rank < num_replicas:
-            raise ValueError(f"DistributedBatchSampler: rank {rank} is outside "
-                             f"[0, {num_replicas})")
+            raise ValueError(f"DistributedBatchSampler: rank {rank} is outside [0, {num_replicas})")
         if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError(f"DistributedBatchSampler: argument 'batch_size' must be a "
-                             f"positive int, got {batch_size!r}")
+            raise ValueError(
+                f"DistributedBatchSampler: argument 'batch_size' must be a "
+                f"positive int, got {batch_size!r}"
+            )
         self.dataset, self.batch_size, self.drop_last = dataset, batch_size, drop_last
         self.nranks, self.local_rank, self.shuffle = num_replicas, rank, shuffle
         self.epoch = 0
@@ -155,10 +174,10 @@ class DistributedBatchSampler(BatchSampler):
         idx = np.arange(n)
         if self.shuffle:  # seeded by the epoch alone: every rank draws the same order
             idx = np.random.default_rng(self.epoch).permutation(n)
-        idx = np.concatenate([idx, idx[:self.total_size - n]]) if n else idx
-        mine = idx[self.local_rank:self.total_size:self.nranks].tolist()
+        idx = np.concatenate([idx, idx[: self.total_size - n]]) if n else idx
+        mine = idx[self.local_rank : self.total_size : self.nranks].tolist()
         for b in range(0, len(mine), self.batch_size):
-            batch = mine[b:b + self.batch_size]
+            batch = mine[b : b + self.batch_size]
             if len(batch) == self.batch_size or not self.drop_last:
                 yield batch
 

@@ -5,12 +5,21 @@ keep away from the modules), not_to_static and to_static's refusal.
 to_static, save and load (graph capture and inference export) raise
 NotImplementedError saying so; run the model eagerly and use oar.save / oar.load for
 its parameters."""
+
 from __future__ import annotations
 
 import types
 
-__all__ = ["ignore_module", "not_to_static", "to_static", "save", "load",
-           "enable_to_static", "set_code_level", "set_verbosity"]
+__all__ = [
+    "ignore_module",
+    "not_to_static",
+    "to_static",
+    "save",
+    "load",
+    "enable_to_static",
+    "set_code_level",
+    "set_verbosity",
+]
 
 _ignored: list = []
 
@@ -19,12 +28,15 @@ def ignore_module(modules):
     """Paddle's dynamic-to-static translator skips the functions of these modules; oar has
     no translator, so they are only recorded. modules: a list of module objects."""
     if not isinstance(modules, (list, tuple)):
-        raise TypeError(f"ignore_module(): argument 'modules' must be a list of modules, but "
-                        f"got {type(modules).__name__}")
+        raise TypeError(
+            f"ignore_module(): argument 'modules' must be a list of modules, but "
+            f"got {type(modules).__name__}"
+        )
     for i, m in enumerate(modules):
         if not isinstance(m, types.ModuleType):
-            raise TypeError(f"ignore_module(): modules[{i}] must be a module, but got "
-                            f"{type(m).__name__}")
+            raise TypeError(
+                f"ignore_module(): modules[{i}] must be a module, but got {type(m).__name__}"
+            )
     _ignored.extend(m for m in modules if m not in _ignored)
 
 
@@ -37,8 +49,10 @@ def not_to_static(func=None):
 def enable_to_static(enable_to_static_bool):
     """Accepted: oar always runs eagerly, with or without it."""
     if not isinstance(enable_to_static_bool, bool):
-        raise TypeError(f"enable_to_static(): argument must be bool, but got "
-                        f"{type(enable_to_static_bool).__name__}")
+        raise TypeError(
+            f"enable_to_static(): argument must be bool, but got "
+            f"{type(enable_to_static_bool).__name__}"
+        )
 
 
 def set_code_level(level=100, also_to_stdout=False):
@@ -50,9 +64,11 @@ def set_verbosity(level=0, also_to_stdout=False):
 
 
 def _no_graph(api):
-    return NotImplementedError(f"{api}(): oar runs eagerly and has no static-graph compiler "
-                               f"or inference export; call the function or Layer directly "
-                               f"(and use oar.save/oar.load for parameters)")
+    return NotImplementedError(
+        f"{api}(): oar runs eagerly and has no static-graph compiler "
+        f"or inference export; call the function or Layer directly "
+        f"(and use oar.save/oar.load for parameters)"
+    )
 
 
 def to_static(function=None, input_spec=None, build_strategy=None, backend=None, **kwargs):

@@ -1,6 +1,7 @@
 """oar.nn: layers (Paddle's paddle.nn), their functional forms (oar.nn.functional),
 parameter initializers (oar.nn.initializer), utilities (oar.nn.utils) and the
 simulated-quantization layers (oar.nn.quant)."""
+
 from . import functional, initializer, utils  # noqa: F401
 from .layer import *  # noqa: F401,F403
 from .clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue  # noqa: F401

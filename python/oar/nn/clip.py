@@ -2,6 +2,7 @@
 grad_clip=. Each acts on the stored gradients of the parameters being updated,
 skipping those whose need_clip is False; global-norm clipping is one fused C++
 pass to compute the norm and one to scale."""
+
 from __future__ import annotations
 
 import math
@@ -37,8 +38,10 @@ class ClipGradByGlobalNorm:
             return
         norm = _C._grad_global_norm(ps)
         if not math.isfinite(norm) or norm > self.clip_norm:
-            _C._scale_grads(ps, self.clip_norm / max(norm, self.clip_norm)
-                            if math.isfinite(norm) else float("nan"))
+            _C._scale_grads(
+                ps,
+                self.clip_norm / max(norm, self.clip_norm) if math.isfinite(norm) else float("nan"),
+            )
 
     def __repr__(self):
         return f"ClipGradByGlobalNorm(global_clip_norm={self.clip_norm})"
@@ -68,16 +71,18 @@ class ClipGradByValue:
         if min is None:
             min = -max
         if not min <= max:
-            raise ValueError(f"ClipGradByValue: argument 'min' ({min}) must not exceed 'max' "
-                             f"({max})")
+            raise ValueError(
+                f"ClipGradByValue: argument 'min' ({min}) must not exceed 'max' ({max})"
+            )
         self.max, self.min = float(max), float(min)
 
     @no_grad()
     def _clip(self, params):
         for p in _clippable(params):
             g = p.grad
-            clipped = _C.maximum(_C.minimum(g, _C.full([], self.max, g.dtype)),
-                                 _C.full([], self.min, g.dtype))
+            clipped = _C.maximum(
+                _C.minimum(g, _C.full([], self.max, g.dtype)), _C.full([], self.min, g.dtype)
+            )
             g[...] = clipped
 
     def __repr__(self):

@@ -8,6 +8,7 @@ and keeps the beam_size best (hypothesis, token) pairs; a finished hypothesis ca
 continue with end_token at no cost. finalize traces the kept tokens back through their
 parents with gather_tree.
 """
+
 from __future__ import annotations
 
 import collections
@@ -72,24 +73,28 @@ class BeamSearchDecoder(Decoder):
         output_fn: maps the cell's outputs to vocabulary logits (e.g. a Linear).
     """
 
-    OutputWrapper = collections.namedtuple("OutputWrapper",
-                                           ["scores", "predicted_ids", "parent_ids"])
-    StateWrapper = collections.namedtuple("StateWrapper",
-                                          ["cell_states", "log_probs", "finished", "lengths"])
+    OutputWrapper = collections.namedtuple(
+        "OutputWrapper", ["scores", "predicted_ids", "parent_ids"]
+    )
+    StateWrapper = collections.namedtuple(
+        "StateWrapper", ["cell_states", "log_probs", "finished", "lengths"]
+    )
     kinf = 1e9  # the log-probability of the impossible
 
-    def __init__(self, cell, start_token, end_token, beam_size, embedding_fn=None,
-                 output_fn=None):
+    def __init__(self, cell, start_token, end_token, beam_size, embedding_fn=None, output_fn=None):
         for n, v in (("start_token", start_token), ("end_token", end_token)):
             if isinstance(v, bool) or not isinstance(v, (int, np.integer)):
-                raise TypeError(f"BeamSearchDecoder: argument '{n}' must be an int, got "
-                                f"{type(v).__name__}")
+                raise TypeError(
+                    f"BeamSearchDecoder: argument '{n}' must be an int, got {type(v).__name__}"
+                )
         if isinstance(beam_size, bool) or not isinstance(beam_size, int) or beam_size < 1:
-            raise ValueError(f"BeamSearchDecoder: argument 'beam_size' must be a positive "
-                             f"int, got {beam_size!r}")
+            raise ValueError(
+                f"BeamSearchDecoder: argument 'beam_size' must be a positive int, got {beam_size!r}"
+            )
         if not callable(cell):
-            raise TypeError(f"BeamSearchDecoder: argument 'cell' must be an RNN cell, got "
-                            f"{type(cell).__name__}")
+            raise TypeError(
+                f"BeamSearchDecoder: argument 'cell' must be an RNN cell, got {type(cell).__name__}"
+            )
         self.cell, self.embedding_fn, self.output_fn = cell, embedding_fn, output_fn
         self.start_token, self.end_token = int(start_token), int(end_token)
         self.beam_size = beam_size
@@ -151,11 +156,13 @@ class BeamSearchDecoder(Decoder):
         finished = self._gather_beams(beam_state.finished, beam_indices)
         lengths = self._gather_beams(beam_state.lengths, beam_indices)
         lengths = lengths + _C.cast(_C.logical_not(finished), lengths.dtype)
-        finished = _C.logical_or(finished, _C.equal(token_indices,
-                                                    _C.full_like(token_indices,
-                                                                 self.end_token)))
-        return (self.OutputWrapper(top_scores, token_indices, beam_indices),
-                self.StateWrapper(next_cell_states, top_scores, finished, lengths))
+        finished = _C.logical_or(
+            finished, _C.equal(token_indices, _C.full_like(token_indices, self.end_token))
+        )
+        return (
+            self.OutputWrapper(top_scores, token_indices, beam_indices),
+            self.StateWrapper(next_cell_states, top_scores, finished, lengths),
+        )
 
     def step(self, time, inputs, states, **kwargs):
         """One step of the cell on every hypothesis, then the beam search."""
@@ -180,28 +187,39 @@ class BeamSearchDecoder(Decoder):
         return True
 
 
-def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=False,
-                   impute_finished=False, is_test=False, return_length=False, **kwargs):
+def dynamic_decode(
+    decoder,
+    inits=None,
+    max_step_num=None,
+    output_time_major=False,
+    impute_finished=False,
+    is_test=False,
+    return_length=False,
+    **kwargs,
+):
     """Runs decoder.step until every sequence has finished, or for max_step_num + 1 steps
     (Paddle's count). Returns (outputs, final_states), plus the sequence lengths with
     return_length; the outputs are stacked over time on axis 1 (axis 0 with
     output_time_major) and passed through decoder.finalize when it has one. With
     impute_finished, finished entries keep their states. kwargs go to every step."""
     if not isinstance(decoder, Decoder):
-        raise TypeError(f"dynamic_decode(): argument 'decoder' must be a Decoder, got "
-                        f"{type(decoder).__name__}")
-    if max_step_num is not None and (isinstance(max_step_num, bool) or
-                                     not isinstance(max_step_num, int) or max_step_num < 0):
-        raise ValueError(f"dynamic_decode(): argument 'max_step_num' must be a non-negative "
-                         f"int or None, got {max_step_num!r}")
+        raise TypeError(
+            f"dynamic_decode(): argument 'decoder' must be a Decoder, got {type(decoder).__name__}"
+        )
+    if max_step_num is not None and (
+        isinstance(max_step_num, bool) or not isinstance(max_step_num, int) or max_step_num < 0
+    ):
+        raise ValueError(
+            f"dynamic_decode(): argument 'max_step_num' must be a non-negative "
+            f"int or None, got {max_step_num!r}"
+        )
     inputs, states, finished = decoder.initialize(inits)
     lengths = _C.full(list(finished.shape), 0, convert_dtype("int64"))
     steps = []
     t = 0
     while not bool(_C.all(finished)):
         time = _C.full([1], t, convert_dtype("int64"))
-        out, next_states, next_inputs, next_finished = decoder.step(time, inputs, states,
-                                                                    **kwargs)
+        out, next_states, next_inputs, next_finished = decoder.step(time, inputs, states, **kwargs)
         if decoder.tracks_own_finished:
             lengths = getattr(next_states, "lengths", lengths)
         else:
@@ -215,6 +233,7 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
                     for _ in range(new.ndim - mask.ndim):
                         mask = _C.unsqueeze(mask, [-1])
                     return _C.where(_C.expand(mask, list(new.shape)), old, new)
+
                 next_states = _map(_keep_old, states, next_states)
         steps.append(out)
         inputs, states, finished = next_inputs, next_states, next_finished

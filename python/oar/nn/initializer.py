@@ -10,6 +10,7 @@ fan_out = s[0]; a 2-D weight (Linear, [in, out]) has fan_in = s[0], fan_out =
 s[1]; a convolution weight [out, in, *kernel] has fan_in = s[1] * prod(kernel)
 and fan_out = s[0] * prod(kernel).
 """
+
 from __future__ import annotations
 
 import math
@@ -22,9 +23,23 @@ from ..framework.dtype import convert_dtype
 from ..framework.param import _set_value
 from ..tensor.creation import to_tensor
 
-__all__ = ["Initializer", "Constant", "Normal", "TruncatedNormal", "Uniform", "XavierNormal",
-           "XavierUniform", "KaimingNormal", "KaimingUniform", "Orthogonal", "Assign",
-           "Bilinear", "Dirac", "calculate_gain", "set_global_initializer"]
+__all__ = [
+    "Initializer",
+    "Constant",
+    "Normal",
+    "TruncatedNormal",
+    "Uniform",
+    "XavierNormal",
+    "XavierUniform",
+    "KaimingNormal",
+    "KaimingUniform",
+    "Orthogonal",
+    "Assign",
+    "Bilinear",
+    "Dirac",
+    "calculate_gain",
+    "set_global_initializer",
+]
 
 
 def _fans(shape):
@@ -49,15 +64,27 @@ def calculate_gain(nonlinearity: str, param: float | None = None) -> float:
     Returns:
         float: the gain.
     """
-    gains = {"sigmoid": 1.0, "linear": 1.0, "conv1d": 1.0, "conv2d": 1.0, "conv3d": 1.0,
-             "conv1d_transpose": 1.0, "conv2d_transpose": 1.0, "conv3d_transpose": 1.0,
-             "tanh": 5.0 / 3, "relu": math.sqrt(2.0), "selu": 3.0 / 4}
+    gains = {
+        "sigmoid": 1.0,
+        "linear": 1.0,
+        "conv1d": 1.0,
+        "conv2d": 1.0,
+        "conv3d": 1.0,
+        "conv1d_transpose": 1.0,
+        "conv2d_transpose": 1.0,
+        "conv3d_transpose": 1.0,
+        "tanh": 5.0 / 3,
+        "relu": math.sqrt(2.0),
+        "selu": 3.0 / 4,
+    }
     if nonlinearity == "leaky_relu":
         slope = 0.01 if param is None else float(param)
-        return math.sqrt(2.0 / (1 + slope ** 2))
+        return math.sqrt(2.0 / (1 + slope**2))
     if nonlinearity not in gains:
-        raise ValueError(f"calculate_gain: argument 'nonlinearity' must be one of "
-                         f"{sorted(gains) + ['leaky_relu']}, got {nonlinearity!r}")
+        raise ValueError(
+            f"calculate_gain: argument 'nonlinearity' must be one of "
+            f"{sorted(gains) + ['leaky_relu']}, got {nonlinearity!r}"
+        )
     return gains[nonlinearity]
 
 
@@ -70,8 +97,10 @@ class Initializer:
     def __call__(self, param, block=None):
         """Overwrite param (an oar.Tensor) in place with fresh values; returns param."""
         if not isinstance(param, _C.Tensor):
-            raise TypeError(f"{type(self).__name__}: argument 'param' must be a Tensor, got "
-                            f"{type(param).__name__}")
+            raise TypeError(
+                f"{type(self).__name__}: argument 'param' must be a Tensor, got "
+                f"{type(param).__name__}"
+            )
         _set_value(param, self._generate(list(param.shape), param.dtype))
         return param
 
@@ -220,11 +249,14 @@ class Orthogonal(Initializer):
     def _generate(self, shape, dtype):
         d = _float_dtype(dtype, "Orthogonal")
         if len(shape) < 2:
-            raise ValueError(f"Orthogonal: the parameter must have at least 2 dimensions, got "
-                             f"shape {list(shape)}")
+            raise ValueError(
+                f"Orthogonal: the parameter must have at least 2 dimensions, got "
+                f"shape {list(shape)}"
+            )
         rows, cols = shape[0], math.prod(shape[1:])
-        a = _C.normal([max(rows, cols), min(rows, cols)], 0.0, 1.0, 0,
-                      convert_dtype("float64")).numpy()
+        a = _C.normal(
+            [max(rows, cols), min(rows, cols)], 0.0, 1.0, 0, convert_dtype("float64")
+        ).numpy()
         q, r = np.linalg.qr(a)
         q = q * np.sign(np.diag(r))  # a unique Q: the distribution is uniform (Haar)
         if rows < cols:
@@ -241,8 +273,9 @@ class Assign(Initializer):
     def _generate(self, shape, dtype):
         v = self.value if isinstance(self.value, _C.Tensor) else to_tensor(np.asarray(self.value))
         if list(v.shape) != list(shape):
-            raise ValueError(f"Assign: the value has shape {list(v.shape)}, the parameter "
-                             f"{list(shape)}")
+            raise ValueError(
+                f"Assign: the value has shape {list(v.shape)}, the parameter {list(shape)}"
+            )
         return _C.cast(v, convert_dtype(dtype))
 
 
@@ -255,8 +288,10 @@ class Bilinear(Initializer):
 
     def _generate(self, shape, dtype):
         if len(shape) != 4 or shape[2] != shape[3]:
-            raise ValueError(f"Bilinear: the parameter must be 4-D with a square kernel "
-                             f"[C_in, C_out, K, K], but has shape {list(shape)}")
+            raise ValueError(
+                f"Bilinear: the parameter must be 4-D with a square kernel "
+                f"[C_in, C_out, K, K], but has shape {list(shape)}"
+            )
         size = shape[3]
         f = math.ceil(size / 2.0)
         c = (2 * f - 1 - f % 2) / (2.0 * f)
@@ -278,11 +313,14 @@ class Dirac(Initializer):
 
     def _generate(self, shape, dtype):
         if len(shape) not in (3, 4, 5):
-            raise ValueError(f"Dirac: the parameter must be 3-D, 4-D or 5-D [out, in, *kernel], "
-                             f"but has shape {list(shape)}")
+            raise ValueError(
+                f"Dirac: the parameter must be 3-D, 4-D or 5-D [out, in, *kernel], "
+                f"but has shape {list(shape)}"
+            )
         if shape[0] % self.groups:
-            raise ValueError(f"Dirac: the {shape[0]} output channels must be divisible by "
-                             f"groups ({self.groups})")
+            raise ValueError(
+                f"Dirac: the {shape[0]} output channels must be divisible by groups ({self.groups})"
+            )
         weight = np.zeros(shape, dtype=np.float32)
         per_group = shape[0] // self.groups
         centre = tuple(k // 2 for k in shape[2:])
@@ -295,7 +333,9 @@ class Dirac(Initializer):
 _global: dict[str, Initializer | None] = {"weight": None, "bias": None}
 
 
-def set_global_initializer(weight_init: Initializer | None, bias_init: Initializer | None = None) -> None:
+def set_global_initializer(
+    weight_init: Initializer | None, bias_init: Initializer | None = None
+) -> None:
     """Replace the default initializers of every layer created afterwards (None restores
     Paddle's: XavierUniform for weights, Constant(0) for biases)."""
     _global["weight"], _global["bias"] = weight_init, bias_init

@@ -8,6 +8,7 @@ closure calls; the line search's bookkeeping is scalar Python. The line search i
 the bracketing-and-zoom algorithm of Nocedal & Wright (Algorithms 3.5 and 3.6) with
 cubic interpolation between the bracket's ends.
 """
+
 from __future__ import annotations
 
 from .. import _C
@@ -33,7 +34,7 @@ def _cubic_min(x1, f1, g1, x2, f2, g2, bounds=None):
     disc = d1 * d1 - g1 * g2
     if disc < 0:
         return (lo + hi) / 2.0
-    d2 = disc ** 0.5
+    d2 = disc**0.5
     if x1 <= x2:
         t = x2 - (x2 - x1) * ((g2 + d2 - d1) / (g2 - g1 + 2 * d2))
     else:
@@ -41,8 +42,7 @@ def _cubic_min(x1, f1, g1, x2, f2, g2, bounds=None):
     return min(max(t, lo), hi)
 
 
-def _strong_wolfe(evaluate, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9,
-                  max_ls=25):
+def _strong_wolfe(evaluate, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1e-9, max_ls=25):
     """A step t along d meeting the strong Wolfe conditions (sufficient decrease c1,
     curvature c2). evaluate(t) -> (loss, flat gradient) at x + t * d. Returns
     (loss, gradient, t, evaluations)."""
@@ -62,8 +62,9 @@ def _strong_wolfe(evaluate, t, d, f, g, gtd, c1=1e-4, c2=0.9, tolerance_change=1
             bracket = [[t, f_new, g_new, gtd_new]]
             done = True
             break
-        t_next = _cubic_min(t_prev, f_prev, gtd_prev, t, f_new, gtd_new,
-                            bounds=(t + 0.01 * (t - t_prev), t * 10))
+        t_next = _cubic_min(
+            t_prev, f_prev, gtd_prev, t, f_new, gtd_new, bounds=(t + 0.01 * (t - t_prev), t * 10)
+        )
         t_prev, f_prev, g_prev, gtd_prev = t, f_new, g_new, gtd_new
         t = t_next
         f_new, g_new = evaluate(t)
@@ -121,9 +122,20 @@ class LBFGS(Optimizer):
     them (ValueError): put a penalty into the closure's loss instead, so the line
     search sees the objective it minimizes."""
 
-    def __init__(self, learning_rate=1.0, max_iter=20, max_eval=None, tolerance_grad=1e-7,
-                 tolerance_change=1e-9, history_size=100, line_search_fn=None,
-                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+    def __init__(
+        self,
+        learning_rate=1.0,
+        max_iter=20,
+        max_eval=None,
+        tolerance_grad=1e-7,
+        tolerance_change=1e-9,
+        history_size=100,
+        line_search_fn=None,
+        parameters=None,
+        weight_decay=None,
+        grad_clip=None,
+        name=None,
+    ):
         who = "LBFGS"
         _check_number(who, "learning_rate", learning_rate, 0.0, low_open=True)
         for arg, v in (("max_iter", max_iter), ("history_size", history_size)):
@@ -132,14 +144,19 @@ class LBFGS(Optimizer):
         if max_eval is None:
             max_eval = max_iter * 5 // 4
         elif isinstance(max_eval, bool) or not isinstance(max_eval, int) or max_eval < 1:
-            raise ValueError(f"{who}: argument 'max_eval' must be a positive int or None, got "
-                             f"{max_eval!r}")
+            raise ValueError(
+                f"{who}: argument 'max_eval' must be a positive int or None, got {max_eval!r}"
+            )
         if line_search_fn not in (None, "strong_wolfe"):
-            raise ValueError(f"{who}: argument 'line_search_fn' must be None or "
-                             f"'strong_wolfe', got {line_search_fn!r}")
+            raise ValueError(
+                f"{who}: argument 'line_search_fn' must be None or "
+                f"'strong_wolfe', got {line_search_fn!r}"
+            )
         if weight_decay is not None or grad_clip is not None:
-            raise ValueError(f"{who}: weight_decay and grad_clip are not applied by LBFGS; add "
-                             f"the penalty to the closure's loss instead")
+            raise ValueError(
+                f"{who}: weight_decay and grad_clip are not applied by LBFGS; add "
+                f"the penalty to the closure's loss instead"
+            )
         self._max_iter, self._max_eval = max_iter, max_eval
         self._tolerance_grad = _check_number(who, "tolerance_grad", tolerance_grad, 0.0)
         self._tolerance_change = _check_number(who, "tolerance_change", tolerance_change, 0.0)
@@ -147,15 +164,18 @@ class LBFGS(Optimizer):
         self._line_search_fn = line_search_fn
         super().__init__(learning_rate, parameters, None, None, name)
         if len(self._groups) != 1:
-            raise ValueError(f"{who}: parameter groups are not supported (the parameters are "
-                             f"optimized as one vector)")
+            raise ValueError(
+                f"{who}: parameter groups are not supported (the parameters are "
+                f"optimized as one vector)"
+            )
         self._params = self._groups[0].params
         self._state = {"func_evals": 0, "n_iter": 0}
 
     # ---- the parameters as one vector ---------------------------------------------------
     def _flat_grad(self):
-        views = [(p.grad if p.grad is not None else zeros_like(p)).reshape([-1])
-                 for p in self._params]
+        views = [
+            (p.grad if p.grad is not None else zeros_like(p)).reshape([-1]) for p in self._params
+        ]
         return _C.concat(views, 0)
 
     def _add_step(self, t, d):
@@ -163,7 +183,7 @@ class LBFGS(Optimizer):
         offset = 0
         for p in self._params:
             n = p.size
-            p[...] = p + d[offset:offset + n].reshape(p.shape) * t
+            p[...] = p + d[offset : offset + n].reshape(p.shape) * t
             offset += n
 
     def _set_params(self, values):
@@ -175,8 +195,9 @@ class LBFGS(Optimizer):
     def step(self, closure=None):
         """One LBFGS step (up to max_iter iterations); closure as in the class doc."""
         if not callable(closure):
-            raise TypeError(f"LBFGS.step: argument 'closure' must be callable, got "
-                            f"{type(closure).__name__}")
+            raise TypeError(
+                f"LBFGS.step: argument 'closure' must be callable, got {type(closure).__name__}"
+            )
         st = self._state
         lr = self.get_lr()
 
@@ -184,8 +205,9 @@ class LBFGS(Optimizer):
             with enable_grad():
                 out = closure()
             if not isinstance(out, Tensor) or out.size != 1:
-                raise TypeError("LBFGS.step: the closure must return the loss as a "
-                                "1-element Tensor")
+                raise TypeError(
+                    "LBFGS.step: the closure must return the loss as a 1-element Tensor"
+                )
             return out
 
         orig_loss = evaluate()
@@ -197,8 +219,7 @@ class LBFGS(Optimizer):
             return orig_loss
         d, t = st.get("d"), st.get("t")
         old_dirs, old_steps, ro = st.get("old_dirs"), st.get("old_stps"), st.get("ro")
-        h_diag, prev_g, prev_loss = st.get("H_diag"), st.get("prev_flat_grad"), st.get(
-            "prev_loss")
+        h_diag, prev_g, prev_loss = st.get("H_diag"), st.get("prev_flat_grad"), st.get("prev_loss")
         n_iter = 0
         while n_iter < self._max_iter:
             n_iter += 1
@@ -247,8 +268,9 @@ class LBFGS(Optimizer):
                     self._set_params(_x0)
                     return value, grad
 
-                loss, g, t, ls_evals = _strong_wolfe(along, t, d, loss, g, gtd,
-                                                     tolerance_change=self._tolerance_change)
+                loss, g, t, ls_evals = _strong_wolfe(
+                    along, t, d, loss, g, gtd, tolerance_change=self._tolerance_change
+                )
                 self._add_step(t, d)
             else:
                 self._add_step(t, d)
@@ -266,8 +288,18 @@ class LBFGS(Optimizer):
                 break
             if abs(loss - prev_loss) < self._tolerance_change:
                 break
-        st.update({"d": d, "t": t, "old_dirs": old_dirs, "old_stps": old_steps, "ro": ro,
-                   "H_diag": h_diag, "prev_flat_grad": prev_g, "prev_loss": prev_loss})
+        st.update(
+            {
+                "d": d,
+                "t": t,
+                "old_dirs": old_dirs,
+                "old_stps": old_steps,
+                "ro": ro,
+                "H_diag": h_diag,
+                "prev_flat_grad": prev_g,
+                "prev_loss": prev_loss,
+            }
+        )
         return orig_loss
 
     def state_dict(self):
@@ -277,16 +309,19 @@ class LBFGS(Optimizer):
 
     def set_state_dict(self, state_dict):
         if not isinstance(state_dict, dict) or not isinstance(state_dict.get("state"), dict):
-            raise TypeError("LBFGS.set_state_dict: expected {'state': {...}} as state_dict() "
-                            "returns")
+            raise TypeError(
+                "LBFGS.set_state_dict: expected {'state': {...}} as state_dict() returns"
+            )
         self._state = dict(state_dict["state"])
         self._state.setdefault("func_evals", 0)
         self._state.setdefault("n_iter", 0)
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
-        raise NotImplementedError("LBFGS.minimize: LBFGS re-evaluates the loss; call "
-                                  "step(closure) instead")
+        raise NotImplementedError(
+            "LBFGS.minimize: LBFGS re-evaluates the loss; call step(closure) instead"
+        )
 
     def apply_gradients(self, params_grads):
-        raise NotImplementedError("LBFGS.apply_gradients: LBFGS re-evaluates the loss; call "
-                                  "step(closure) instead")
+        raise NotImplementedError(
+            "LBFGS.apply_gradients: LBFGS re-evaluates the loss; call step(closure) instead"
+        )

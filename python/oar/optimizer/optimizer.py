@@ -16,6 +16,7 @@ kept across steps -- the master weight -- so small updates accumulate in it;
 without, the copy is made from the low-precision value at every step. The
 states of such parameters (moments, ...) are float32 either way.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -30,8 +31,22 @@ from .lr import LRScheduler
 from ..framework.param import Parameter
 from ..framework.param import _set_value
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "Adagrad", "RMSProp",
-           "Lamb", "Adadelta", "NAdam", "RAdam", "Rprop", "ASGD"]
+__all__ = [
+    "Optimizer",
+    "SGD",
+    "Momentum",
+    "Adam",
+    "AdamW",
+    "Adamax",
+    "Adagrad",
+    "RMSProp",
+    "Lamb",
+    "Adadelta",
+    "NAdam",
+    "RAdam",
+    "Rprop",
+    "ASGD",
+]
 
 Tensor = _C.Tensor
 
@@ -45,15 +60,18 @@ def _value(v):
 def _check_number(who, name, v, low=None, high=None, low_open=False, tensor_ok=False):
     if tensor_ok and isinstance(v, Tensor):
         if v.size != 1 or not v.is_floating_point():
-            raise TypeError(f"{who}: argument '{name}' must be a number or a 1-element float "
-                            f"Tensor, got a {v.dtype.name} Tensor of shape {v.shape}")
+            raise TypeError(
+                f"{who}: argument '{name}' must be a number or a 1-element float "
+                f"Tensor, got a {v.dtype.name} Tensor of shape {v.shape}"
+            )
         _check_number(who, name, float(v.item()), low, high, low_open)
         return v
     if isinstance(v, bool) or not isinstance(v, (int, float)):
         raise TypeError(f"{who}: argument '{name}' must be a number, got {type(v).__name__}")
     if low is not None and (v < low or (low_open and v == low)):
-        raise ValueError(f"{who}: argument '{name}' must be {'>' if low_open else '>='} {low}, "
-                         f"got {v}")
+        raise ValueError(
+            f"{who}: argument '{name}' must be {'>' if low_open else '>='} {low}, got {v}"
+        )
     if high is not None and v > high:
         raise ValueError(f"{who}: argument '{name}' must be <= {high}, got {v}")
     return float(v)
@@ -96,8 +114,9 @@ def _state_dtype(p):
 def _float32_stand_in(p, name):
     """A float32 Parameter with p's value and clipping attribute (the clip reads
     need_clip), detached from any graph."""
-    return Parameter(_C.cast(p.detach(), "float32"), name=name,
-                     need_clip=getattr(p, "need_clip", True))
+    return Parameter(
+        _C.cast(p.detach(), "float32"), name=name, need_clip=getattr(p, "need_clip", True)
+    )
 
 
 class Optimizer:
@@ -114,14 +133,19 @@ class Optimizer:
     """
 
     _rule: str | None = None
-    _state_names: tuple[str, ...] = ()  # Paddle's accumulator names, in the order of the C++ state list
+    _state_names: tuple[
+        str, ...
+    ] = ()  # Paddle's accumulator names, in the order of the C++ state list
 
-    def __init__(self, learning_rate, parameters=None, weight_decay=None, grad_clip=None,
-                 name=None):
+    def __init__(
+        self, learning_rate, parameters=None, weight_decay=None, grad_clip=None, name=None
+    ):
         who = type(self).__name__
         if parameters is None:
-            raise ValueError(f"{who}: argument 'parameters' is required in dynamic mode "
-                             f"(e.g. parameters=model.parameters())")
+            raise ValueError(
+                f"{who}: argument 'parameters' is required in dynamic mode "
+                f"(e.g. parameters=model.parameters())"
+            )
         if isinstance(learning_rate, LRScheduler):
             self._lr_scheduler = learning_rate
         else:
@@ -129,14 +153,17 @@ class Optimizer:
             self._lr_scheduler = None
         self._learning_rate = learning_rate
         if isinstance(weight_decay, Tensor):
-            weight_decay = float(_check_number(who, "weight_decay", weight_decay, 0.0,
-                                               tensor_ok=True).item())
+            weight_decay = float(
+                _check_number(who, "weight_decay", weight_decay, 0.0, tensor_ok=True).item()
+            )
         if weight_decay is not None and not isinstance(weight_decay, (L1Decay, L2Decay)):
             _check_number(who, "weight_decay", weight_decay, 0.0)
         self.regularization = weight_decay
         if grad_clip is not None and not hasattr(grad_clip, "_clip"):
-            raise TypeError(f"{who}: argument 'grad_clip' must be ClipGradByGlobalNorm, "
-                            f"ClipGradByNorm or ClipGradByValue, got {type(grad_clip).__name__}")
+            raise TypeError(
+                f"{who}: argument 'grad_clip' must be ClipGradByGlobalNorm, "
+                f"ClipGradByNorm or ClipGradByValue, got {type(grad_clip).__name__}"
+            )
         self._grad_clip = grad_clip
         # keep float32 master weights of low-precision parameters (subclasses taking
         # Paddle's multi_precision argument set it; oar.amp.decorate turns it on)
@@ -204,20 +231,24 @@ class Optimizer:
     # ---- learning rate ------------------------------------------------------------------
     def get_lr(self):
         """The current learning rate (the scheduler's, if one drives it)."""
-        return self._lr_scheduler() if self._lr_scheduler is not None else float(
-            self._learning_rate)
+        return (
+            self._lr_scheduler() if self._lr_scheduler is not None else float(self._learning_rate)
+        )
 
     def set_lr(self, value):
         """Set a float learning rate (an error when a scheduler drives it)."""
         if self._lr_scheduler is not None:
-            raise RuntimeError(f"{type(self).__name__}.set_lr: the learning rate is driven by "
-                               f"an LRScheduler; call set_lr_scheduler or the scheduler")
+            raise RuntimeError(
+                f"{type(self).__name__}.set_lr: the learning rate is driven by "
+                f"an LRScheduler; call set_lr_scheduler or the scheduler"
+            )
         self._learning_rate = _check_number(type(self).__name__ + ".set_lr", "value", value, 0.0)
 
     def set_lr_scheduler(self, scheduler):
         if not isinstance(scheduler, LRScheduler):
-            raise TypeError(f"set_lr_scheduler: expected an LRScheduler, got "
-                            f"{type(scheduler).__name__}")
+            raise TypeError(
+                f"set_lr_scheduler: expected an LRScheduler, got {type(scheduler).__name__}"
+            )
         self._lr_scheduler = scheduler
         self._learning_rate = scheduler
 
@@ -275,8 +306,9 @@ class Optimizer:
             if g.cache is None:
                 g.cache = self._per_param(g)
             factors, l2, l1, decay = g.cache
-            _C._optimizer_step(self._rule, ts, g.states, lr, g.steps, factors, l2, l1,
-                               decay, **self._hyper(g))
+            _C._optimizer_step(
+                self._rule, ts, g.states, lr, g.steps, factors, l2, l1, decay, **self._hyper(g)
+            )
             if ts is g.params:
                 continue
             for p, t in zip(g.params, ts):
@@ -285,19 +317,27 @@ class Optimizer:
                         _set_value(p, t)  # cast back to the parameter's dtype
                     t.grad = None  # the float32 gradient copy is not kept between steps
 
-    def backward(self, loss, startup_program=None, parameters=None, no_grad_set=None,
-                 callbacks=None):
+    def backward(
+        self, loss, startup_program=None, parameters=None, no_grad_set=None, callbacks=None
+    ):
         """Paddle's dygraph backward: the (param, grad) pairs of the parameters (the
         optimizer's, or `parameters`) that hold a gradient. As in Paddle's eager mode it
         does not run loss.backward(); call that first."""
         if not isinstance(loss, Tensor):
-            raise TypeError(f"{type(self).__name__}.backward: argument 'loss' must be a "
-                            f"Tensor, got {type(loss).__name__}")
+            raise TypeError(
+                f"{type(self).__name__}.backward: argument 'loss' must be a "
+                f"Tensor, got {type(loss).__name__}"
+            )
         params = list(parameters) if parameters else self._parameter_list
         skip = _no_grad_ids(no_grad_set)
-        return [(p, p.grad) for p in params
-                if not p.stop_gradient and p.grad is not None and id(p) not in skip
-                and p.name not in skip]
+        return [
+            (p, p.grad)
+            for p in params
+            if not p.stop_gradient
+            and p.grad is not None
+            and id(p) not in skip
+            and p.name not in skip
+        ]
 
     @no_grad()
     def apply_gradients(self, params_grads):
@@ -308,12 +348,16 @@ class Optimizer:
         chosen = {}
         for pair in params_grads:
             if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-                raise TypeError(f"{type(self).__name__}.apply_gradients: expected (param, grad) "
-                                f"pairs, got {pair!r}")
+                raise TypeError(
+                    f"{type(self).__name__}.apply_gradients: expected (param, grad) "
+                    f"pairs, got {pair!r}"
+                )
             p, g = pair
             if id(p) not in own:
-                raise ValueError(f"{type(self).__name__}.apply_gradients: {p.name!r} is not a "
-                                 f"parameter of this optimizer")
+                raise ValueError(
+                    f"{type(self).__name__}.apply_gradients: {p.name!r} is not a "
+                    f"parameter of this optimizer"
+                )
             chosen[id(p)] = g
         saved = {}  # the gradients of the parameters left out, put back afterwards
         for p in self._parameter_list:
@@ -365,8 +409,9 @@ class Optimizer:
                 for k, beta in self._pow_names(g):
                     out[f"{p.name}_{k}_0"] = _C.full([1], beta ** int(steps[i]), "float32")
                 out[f"{p.name}_step_0"] = _C.full([1], int(steps[i]), "int64")
-        masters = {p.name: m for g in self._groups for p, m in zip(g.params, g.masters)
-                   if m is not None}
+        masters = {
+            p.name: m for g in self._groups for p, m in zip(g.params, g.masters) if m is not None
+        }
         if masters:
             out["master_weights"] = masters
         if self._lr_scheduler is not None:
@@ -388,10 +433,12 @@ class Optimizer:
         if not saved or any(p.name in saved for p in params):
             return {}
         if len(saved) != len(params):
-            raise ValueError(f"{type(self).__name__}.set_state_dict: the state dict holds "
-                             f"state for {len(saved)} parameters named {saved[:3]}..., none of "
-                             f"which is a parameter of this optimizer ({len(params)} "
-                             f"parameters)")
+            raise ValueError(
+                f"{type(self).__name__}.set_state_dict: the state dict holds "
+                f"state for {len(saved)} parameters named {saved[:3]}..., none of "
+                f"which is a parameter of this optimizer ({len(params)} "
+                f"parameters)"
+            )
         return {p.name: n for p, n in zip(params, saved)}
 
     def set_state_dict(self, state_dict):
@@ -428,11 +475,17 @@ class Optimizer:
         if not saved or not self._multi_precision:
             return
         if not isinstance(saved, dict):
-            raise TypeError(f"{type(self).__name__}.set_state_dict: 'master_weights' must be a "
-                            f"dict {{parameter name: Tensor}}, got {type(saved).__name__}")
+            raise TypeError(
+                f"{type(self).__name__}.set_state_dict: 'master_weights' must be a "
+                f"dict {{parameter name: Tensor}}, got {type(saved).__name__}"
+            )
         low = [(g, i, p) for g in self._groups for i, p in enumerate(g.params) if _is_low(p)]
-        if not rename and low and not any(p.name in saved for _, _, p in low) \
-                and len(saved) == len(low):
+        if (
+            not rename
+            and low
+            and not any(p.name in saved for _, _, p in low)
+            and len(saved) == len(low)
+        ):
             rename = {p.name: n for (_, _, p), n in zip(low, saved)}
         for g, i, p in low:
             key = rename.get(p.name, p.name)
@@ -453,7 +506,7 @@ def _saved_prefixes(keys, suffixes):
     for k in keys:
         for suf in suffixes:
             if isinstance(k, str) and k.endswith(suf):
-                name = k[:-len(suf)]
+                name = k[: -len(suf)]
                 if name not in out:
                     out.append(name)
                 break
@@ -471,8 +524,15 @@ class SGD(Optimizer):
 
     _rule = "sgd"
 
-    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None, grad_clip=None,
-                 multi_precision=False, name=None):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        parameters=None,
+        weight_decay=None,
+        grad_clip=None,
+        multi_precision=False,
+        name=None,
+    ):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._multi_precision = bool(multi_precision)
 
@@ -484,20 +544,34 @@ class Momentum(Optimizer):
     _rule = "momentum"
     _state_names = ("velocity",)
 
-    def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
-                 weight_decay=None, grad_clip=None, multi_precision=False, rescale_grad=1.0,
-                 use_multi_tensor=False, name=None):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        momentum=0.9,
+        parameters=None,
+        use_nesterov=False,
+        weight_decay=None,
+        grad_clip=None,
+        multi_precision=False,
+        rescale_grad=1.0,
+        use_multi_tensor=False,
+        name=None,
+    ):
         self._momentum = _check_number("Momentum", "momentum", momentum, 0.0)
         self._use_nesterov = bool(use_nesterov)
         if rescale_grad != 1.0:
-            raise ValueError("Momentum: argument 'rescale_grad' other than 1.0 is not supported; "
-                             "scale the loss instead")
+            raise ValueError(
+                "Momentum: argument 'rescale_grad' other than 1.0 is not supported; "
+                "scale the loss instead"
+            )
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._multi_precision = bool(multi_precision)
 
     def _hyper(self, group):
-        return {"momentum": float(self._setting(group, "momentum")),
-                "nesterov": bool(group.options.get("use_nesterov", self._use_nesterov))}
+        return {
+            "momentum": float(self._setting(group, "momentum")),
+            "nesterov": bool(group.options.get("use_nesterov", self._use_nesterov)),
+        }
 
 
 class Adam(Optimizer):
@@ -507,9 +581,21 @@ class Adam(Optimizer):
     _rule = "adam"
     _state_names = ("moment1", "moment2", "moment2_max")
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
-                 parameters=None, weight_decay=None, grad_clip=None, lazy_mode=False,
-                 multi_precision=False, use_multi_tensor=False, amsgrad=False, name=None):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1e-08,
+        parameters=None,
+        weight_decay=None,
+        grad_clip=None,
+        lazy_mode=False,
+        multi_precision=False,
+        use_multi_tensor=False,
+        amsgrad=False,
+        name=None,
+    ):
         who = type(self).__name__
         self._beta1 = _check_number(who, "beta1", beta1, 0.0, 1.0, tensor_ok=True)
         self._beta2 = _check_number(who, "beta2", beta2, 0.0, 1.0, tensor_ok=True)
@@ -522,13 +608,18 @@ class Adam(Optimizer):
         return 3 if self._amsgrad else 2
 
     def _hyper(self, group):
-        return {"beta1": _value(self._setting(group, "beta1")),
-                "beta2": _value(self._setting(group, "beta2")),
-                "epsilon": _value(self._setting(group, "epsilon")), "amsgrad": self._amsgrad}
+        return {
+            "beta1": _value(self._setting(group, "beta1")),
+            "beta2": _value(self._setting(group, "beta2")),
+            "epsilon": _value(self._setting(group, "epsilon")),
+            "amsgrad": self._amsgrad,
+        }
 
     def _pow_names(self, group):
-        return [("beta1_pow_acc", _value(self._setting(group, "beta1"))),
-                ("beta2_pow_acc", _value(self._setting(group, "beta2")))]
+        return [
+            ("beta1_pow_acc", _value(self._setting(group, "beta1"))),
+            ("beta2_pow_acc", _value(self._setting(group, "beta2"))),
+        ]
 
 
 class AdamW(Adam):
@@ -538,20 +629,45 @@ class AdamW(Adam):
 
     _rule = "adamw"
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                 parameters=None, weight_decay=0.01, use_lowprecision_moment=False,
-                 lr_ratio=None, apply_decay_param_fun=None, grad_clip=None, lazy_mode=False,
-                 multi_precision=False, amsgrad=False, name=None):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1e-8,
+        parameters=None,
+        weight_decay=0.01,
+        use_lowprecision_moment=False,
+        lr_ratio=None,
+        apply_decay_param_fun=None,
+        grad_clip=None,
+        lazy_mode=False,
+        multi_precision=False,
+        amsgrad=False,
+        name=None,
+    ):
         if isinstance(weight_decay, (L1Decay, L2Decay)):
             weight_decay = weight_decay._coeff
         if isinstance(weight_decay, Tensor):
-            weight_decay = float(_check_number("AdamW", "weight_decay", weight_decay, 0.0,
-                                               tensor_ok=True).item())
+            weight_decay = float(
+                _check_number("AdamW", "weight_decay", weight_decay, 0.0, tensor_ok=True).item()
+            )
         self._coeff = _check_number("AdamW", "weight_decay", weight_decay, 0.0)
         self._apply_decay_param_fun = apply_decay_param_fun
         self._lr_ratio = lr_ratio
-        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
-                         lazy_mode, multi_precision, amsgrad=amsgrad, name=name)
+        super().__init__(
+            learning_rate,
+            beta1,
+            beta2,
+            epsilon,
+            parameters,
+            None,
+            grad_clip,
+            lazy_mode,
+            multi_precision,
+            amsgrad=amsgrad,
+            name=name,
+        )
 
     def _per_param(self, group):
         factors, l2, l1, decay = super()._per_param(group)
@@ -572,17 +688,28 @@ class Adamax(Optimizer):
     _rule = "adamax"
     _state_names = ("moment", "inf_norm")
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-08,
-                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1e-08,
+        parameters=None,
+        weight_decay=None,
+        grad_clip=None,
+        name=None,
+    ):
         self._beta1 = _check_number("Adamax", "beta1", beta1, 0.0, 1.0)
         self._beta2 = _check_number("Adamax", "beta2", beta2, 0.0, 1.0)
         self._epsilon = _check_number("Adamax", "epsilon", epsilon, 0.0)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _hyper(self, group):
-        return {"beta1": float(self._setting(group, "beta1")),
-                "beta2": float(self._setting(group, "beta2")),
-                "epsilon": float(self._setting(group, "epsilon"))}
+        return {
+            "beta1": float(self._setting(group, "beta1")),
+            "beta2": float(self._setting(group, "beta2")),
+            "epsilon": float(self._setting(group, "epsilon")),
+        }
 
     def _pow_names(self, group):
         return [("beta1_pow_acc", float(self._setting(group, "beta1")))]
@@ -594,11 +721,20 @@ class Adagrad(Optimizer):
     _rule = "adagrad"
     _state_names = ("moment",)
 
-    def __init__(self, learning_rate, epsilon=1e-06, parameters=None, weight_decay=None,
-                 grad_clip=None, name=None, initial_accumulator_value=0.0):
+    def __init__(
+        self,
+        learning_rate,
+        epsilon=1e-06,
+        parameters=None,
+        weight_decay=None,
+        grad_clip=None,
+        name=None,
+        initial_accumulator_value=0.0,
+    ):
         self._epsilon = _check_number("Adagrad", "epsilon", epsilon, 0.0)
-        self._initial = _check_number("Adagrad", "initial_accumulator_value",
-                                      initial_accumulator_value, 0.0)
+        self._initial = _check_number(
+            "Adagrad", "initial_accumulator_value", initial_accumulator_value, 0.0
+        )
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _init_state(self, group, k, p):
@@ -616,8 +752,18 @@ class RMSProp(Optimizer):
     _rule = "rmsprop"
     _state_names = ("mean_square", "momentum", "mean_grad")
 
-    def __init__(self, learning_rate, rho=0.95, epsilon=1e-06, momentum=0.0, centered=False,
-                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+    def __init__(
+        self,
+        learning_rate,
+        rho=0.95,
+        epsilon=1e-06,
+        momentum=0.0,
+        centered=False,
+        parameters=None,
+        weight_decay=None,
+        grad_clip=None,
+        name=None,
+    ):
         self._rho = _check_number("RMSProp", "rho", rho, 0.0, 1.0)
         self._epsilon = _check_number("RMSProp", "epsilon", epsilon, 0.0)
         self._momentum = _check_number("RMSProp", "momentum", momentum, 0.0)
@@ -628,9 +774,12 @@ class RMSProp(Optimizer):
         return 3 if self._centered else 2
 
     def _hyper(self, group):
-        return {"rho": float(self._setting(group, "rho")),
-                "epsilon": float(self._setting(group, "epsilon")),
-                "momentum": float(self._setting(group, "momentum")), "centered": self._centered}
+        return {
+            "rho": float(self._setting(group, "rho")),
+            "epsilon": float(self._setting(group, "epsilon")),
+            "momentum": float(self._setting(group, "momentum")),
+            "centered": self._centered,
+        }
 
 
 class Lamb(Optimizer):
@@ -640,15 +789,24 @@ class Lamb(Optimizer):
     _rule = "lamb"
     _state_names = ("moment1", "moment2")
 
-    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
-                 epsilon=1e-06, parameters=None, grad_clip=None,
-                 exclude_from_weight_decay_fn=None, multi_precision=False, always_adapt=False,
-                 name=None):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        lamb_weight_decay=0.01,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1e-06,
+        parameters=None,
+        grad_clip=None,
+        exclude_from_weight_decay_fn=None,
+        multi_precision=False,
+        always_adapt=False,
+        name=None,
+    ):
         self._beta1 = _check_number("Lamb", "beta1", beta1, 0.0, 1.0)
         self._beta2 = _check_number("Lamb", "beta2", beta2, 0.0, 1.0)
         self._epsilon = _check_number("Lamb", "epsilon", epsilon, 0.0)
-        self._lamb_weight_decay = _check_number("Lamb", "lamb_weight_decay",
-                                                lamb_weight_decay, 0.0)
+        self._lamb_weight_decay = _check_number("Lamb", "lamb_weight_decay", lamb_weight_decay, 0.0)
         self._exclude = exclude_from_weight_decay_fn
         super().__init__(learning_rate, parameters, None, grad_clip, name)
         self._multi_precision = bool(multi_precision)
@@ -661,13 +819,17 @@ class Lamb(Optimizer):
         return factors, l2, l1, decay
 
     def _hyper(self, group):
-        return {"beta1": float(self._setting(group, "beta1")),
-                "beta2": float(self._setting(group, "beta2")),
-                "epsilon": float(self._setting(group, "epsilon"))}
+        return {
+            "beta1": float(self._setting(group, "beta1")),
+            "beta2": float(self._setting(group, "beta2")),
+            "epsilon": float(self._setting(group, "epsilon")),
+        }
 
     def _pow_names(self, group):
-        return [("beta1_pow_acc", float(self._setting(group, "beta1"))),
-                ("beta2_pow_acc", float(self._setting(group, "beta2")))]
+        return [
+            ("beta1_pow_acc", float(self._setting(group, "beta1"))),
+            ("beta2_pow_acc", float(self._setting(group, "beta2"))),
+        ]
 
 
 class Adadelta(Optimizer):
@@ -678,15 +840,25 @@ class Adadelta(Optimizer):
     _rule = "adadelta"
     _state_names = ("_avg_squared_grad", "_avg_squared_update")
 
-    def __init__(self, learning_rate=0.001, epsilon=1.0e-6, rho=0.95, parameters=None,
-                 weight_decay=None, grad_clip=None, name=None):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        epsilon=1.0e-6,
+        rho=0.95,
+        parameters=None,
+        weight_decay=None,
+        grad_clip=None,
+        name=None,
+    ):
         self._epsilon = _check_number("Adadelta", "epsilon", epsilon, 0.0)
         self._rho = _check_number("Adadelta", "rho", rho, 0.0, 1.0)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _hyper(self, group):
-        return {"epsilon": float(self._setting(group, "epsilon")),
-                "rho": float(self._setting(group, "rho"))}
+        return {
+            "epsilon": float(self._setting(group, "epsilon")),
+            "rho": float(self._setting(group, "rho")),
+        }
 
 
 class NAdam(Optimizer):
@@ -696,9 +868,18 @@ class NAdam(Optimizer):
     _rule = "nadam"
     _state_names = ("moment1", "moment2", "mu_product")
 
-    def __init__(self, learning_rate=0.002, beta1=0.9, beta2=0.999, epsilon=1.0e-8,
-                 momentum_decay=0.004, parameters=None, weight_decay=None, grad_clip=None,
-                 name=None):
+    def __init__(
+        self,
+        learning_rate=0.002,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1.0e-8,
+        momentum_decay=0.004,
+        parameters=None,
+        weight_decay=None,
+        grad_clip=None,
+        name=None,
+    ):
         self._beta1 = _check_number("NAdam", "beta1", beta1, 0.0, 1.0, tensor_ok=True)
         self._beta2 = _check_number("NAdam", "beta2", beta2, 0.0, 1.0, tensor_ok=True)
         self._epsilon = _check_number("NAdam", "epsilon", epsilon, 0.0)
@@ -711,10 +892,12 @@ class NAdam(Optimizer):
         return super()._init_state(group, k, p)
 
     def _hyper(self, group):
-        return {"beta1": _value(self._setting(group, "beta1")),
-                "beta2": _value(self._setting(group, "beta2")),
-                "epsilon": float(self._setting(group, "epsilon")),
-                "momentum_decay": float(self._setting(group, "momentum_decay"))}
+        return {
+            "beta1": _value(self._setting(group, "beta1")),
+            "beta2": _value(self._setting(group, "beta2")),
+            "epsilon": float(self._setting(group, "epsilon")),
+            "momentum_decay": float(self._setting(group, "momentum_decay")),
+        }
 
     def _pow_names(self, group):
         return [("beta2_pow", _value(self._setting(group, "beta2")))]
@@ -727,21 +910,34 @@ class RAdam(Optimizer):
     _rule = "radam"
     _state_names = ("moment1", "moment2")
 
-    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1.0e-8,
-                 parameters=None, weight_decay=None, grad_clip=None, name=None):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        beta1=0.9,
+        beta2=0.999,
+        epsilon=1.0e-8,
+        parameters=None,
+        weight_decay=None,
+        grad_clip=None,
+        name=None,
+    ):
         self._beta1 = _check_number("RAdam", "beta1", beta1, 0.0, 1.0, tensor_ok=True)
         self._beta2 = _check_number("RAdam", "beta2", beta2, 0.0, 1.0, tensor_ok=True)
         self._epsilon = _check_number("RAdam", "epsilon", epsilon, 0.0)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
 
     def _hyper(self, group):
-        return {"beta1": _value(self._setting(group, "beta1")),
-                "beta2": _value(self._setting(group, "beta2")),
-                "epsilon": float(self._setting(group, "epsilon"))}
+        return {
+            "beta1": _value(self._setting(group, "beta1")),
+            "beta2": _value(self._setting(group, "beta2")),
+            "epsilon": float(self._setting(group, "epsilon")),
+        }
 
     def _pow_names(self, group):
-        return [("beta1_pow", _value(self._setting(group, "beta1"))),
-                ("beta2_pow", _value(self._setting(group, "beta2")))]
+        return [
+            ("beta1_pow", _value(self._setting(group, "beta1"))),
+            ("beta2_pow", _value(self._setting(group, "beta2"))),
+        ]
 
 
 def _check_pair(who, name, v, check):
@@ -762,8 +958,16 @@ class Rprop(Optimizer):
     _rule = "rprop"
     _state_names = ("prevs", "learning_rate")
 
-    def __init__(self, learning_rate=0.001, learning_rate_range=(1e-5, 50), parameters=None,
-                 etas=(0.5, 1.2), grad_clip=None, multi_precision=False, name=None):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        learning_rate_range=(1e-5, 50),
+        parameters=None,
+        etas=(0.5, 1.2),
+        grad_clip=None,
+        multi_precision=False,
+        name=None,
+    ):
         def ordered(a, b):
             """expected 0 <= low <= high"""
             return a <= b
@@ -781,7 +985,8 @@ class Rprop(Optimizer):
         if k == 1:  # step sizes start at the learning rate of the parameter
             attr = getattr(p, "optimize_attr", None)
             factor = float(group.options.get("learning_rate", 1.0)) * (
-                attr["learning_rate"] if attr else 1.0)
+                attr["learning_rate"] if attr else 1.0
+            )
             return _C.full(list(p.shape), self.get_lr() * factor, _state_dtype(p))
         return super()._init_state(group, k, p)
 
@@ -797,11 +1002,20 @@ class ASGD(Optimizer):
     _rule = "asgd"
     _state_names = ("d", "y")
 
-    def __init__(self, learning_rate=0.001, batch_num=1, parameters=None, weight_decay=None,
-                 grad_clip=None, multi_precision=False, name=None):
+    def __init__(
+        self,
+        learning_rate=0.001,
+        batch_num=1,
+        parameters=None,
+        weight_decay=None,
+        grad_clip=None,
+        multi_precision=False,
+        name=None,
+    ):
         if isinstance(batch_num, bool) or not isinstance(batch_num, int) or batch_num < 1:
-            raise ValueError(f"ASGD: argument 'batch_num' must be a positive int, got "
-                             f"{batch_num!r}")
+            raise ValueError(
+                f"ASGD: argument 'batch_num' must be a positive int, got {batch_num!r}"
+            )
         self._batch_num = batch_num
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name)
         self._multi_precision = bool(multi_precision)
@@ -813,4 +1027,3 @@ class ASGD(Optimizer):
 
     def _hyper(self, group):
         return {"batch_num": self._batch_num}
-

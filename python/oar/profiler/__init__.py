@@ -12,11 +12,30 @@
 docs/profiler.md describes the events, the trace format and the cost;
 export_protobuf / load_profiler_result save a cycle and read it back as a tree.
 """
-from .profiler import (Profiler, ProfilerState, ProfilerTarget, SortedKeys,  # noqa: F401
-                       SummaryView, export_chrome_tracing, export_protobuf, make_scheduler)
+
+from .profiler import (
+    Profiler,
+    ProfilerState,
+    ProfilerTarget,
+    SortedKeys,  # noqa: F401
+    SummaryView,
+    export_chrome_tracing,
+    export_protobuf,
+    make_scheduler,
+)
 from .result import ProfilerResult, load_profiler_result  # noqa: F401
 from .utils import RecordEvent, TracerEventType  # noqa: F401
 
-__all__ = ["Profiler", "ProfilerState", "ProfilerTarget", "SortedKeys", "SummaryView",
-           "make_scheduler", "export_chrome_tracing", "export_protobuf", "RecordEvent",
-           "TracerEventType", "load_profiler_result"]
+__all__ = [
+    "Profiler",
+    "ProfilerState",
+    "ProfilerTarget",
+    "SortedKeys",
+    "SummaryView",
+    "make_scheduler",
+    "export_chrome_tracing",
+    "export_protobuf",
+    "RecordEvent",
+    "TracerEventType",
+    "load_profiler_result",
+]

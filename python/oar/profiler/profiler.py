@@ -1,6 +1,7 @@
 """oar.profiler.Profiler: Paddle's profiler API over the C++ profiler
 (src/oar/core/profiler/). docs/profiler.md describes what is recorded, the
 trace format and the cost."""
+
 from __future__ import annotations
 
 import datetime
@@ -13,20 +14,30 @@ from .. import _C
 from . import result as _result
 from . import utils as _utils
 
-__all__ = ["Profiler", "ProfilerState", "ProfilerTarget", "SortedKeys", "SummaryView",
-           "make_scheduler", "export_chrome_tracing", "export_protobuf"]
+__all__ = [
+    "Profiler",
+    "ProfilerState",
+    "ProfilerTarget",
+    "SortedKeys",
+    "SummaryView",
+    "make_scheduler",
+    "export_chrome_tracing",
+    "export_protobuf",
+]
 
 
 class ProfilerState(enum.Enum):
     """What the profiler does during a step (the scheduler's answer)."""
-    CLOSED = 0             # not recording
-    READY = 1              # about to record (oar has nothing to warm up)
-    RECORD = 2             # recording
+
+    CLOSED = 0  # not recording
+    READY = 1  # about to record (oar has nothing to warm up)
+    RECORD = 2  # recording
     RECORD_AND_RETURN = 3  # recording the last step of a cycle: on_trace_ready follows
 
 
 class ProfilerTarget(enum.Enum):
     """Devices to profile. oar runs on the CPU only."""
+
     CPU = 0
     GPU = 1
     XPU = 2
@@ -35,6 +46,7 @@ class ProfilerTarget(enum.Enum):
 
 class SortedKeys(enum.Enum):
     """The column the summary tables are sorted by (descending)."""
+
     CPUTotal = 0
     CPUAvg = 1
     CPUMax = 2
@@ -48,6 +60,7 @@ class SortedKeys(enum.Enum):
 class SummaryView(enum.Enum):
     """The summary views of Paddle's Profiler.summary(views=...). oar's summary prints
     all of its tables whatever views asks, so these only name Paddle's views."""
+
     DeviceView = 0
     OverView = 1
     ModelView = 2
@@ -115,11 +128,14 @@ def _exporter(api, dir_name, worker_name, suffix, fmt):
     """An on_trace_ready callback writing each recorded cycle to
     {dir_name}/{worker_name}_time_{timestamp}{suffix}."""
     if not isinstance(dir_name, (str, os.PathLike)):
-        raise TypeError(f"{api}(): argument 'dir_name' must be a str, "
-                        f"got {type(dir_name).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'dir_name' must be a str, got {type(dir_name).__name__}"
+        )
     if worker_name is not None and not isinstance(worker_name, str):
-        raise TypeError(f"{api}(): argument 'worker_name' must be a str or None, "
-                        f"got {type(worker_name).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'worker_name' must be a str or None, "
+            f"got {type(worker_name).__name__}"
+        )
 
     def handle_fn(prof):
         os.makedirs(dir_name, exist_ok=True)
@@ -185,51 +201,79 @@ class Profiler:
             that started the profiler.
     """
 
-    def __init__(self, *, targets=None, scheduler=None, on_trace_ready=None, record_shapes=False,
-                 profile_memory=False, timer_only=False, with_flops=False, all_threads=False):
+    def __init__(
+        self,
+        *,
+        targets=None,
+        scheduler=None,
+        on_trace_ready=None,
+        record_shapes=False,
+        profile_memory=False,
+        timer_only=False,
+        with_flops=False,
+        all_threads=False,
+    ):
         if targets is None:
             targets = [ProfilerTarget.CPU]
         try:
             targets = list(targets)
         except TypeError:
-            raise TypeError(f"Profiler(): argument 'targets' must be a list of ProfilerTarget, "
-                            f"got {type(targets).__name__}") from None
+            raise TypeError(
+                f"Profiler(): argument 'targets' must be a list of ProfilerTarget, "
+                f"got {type(targets).__name__}"
+            ) from None
         for t in targets:
             if not isinstance(t, ProfilerTarget):
-                raise TypeError(f"Profiler(): argument 'targets' must hold ProfilerTarget values, "
-                                f"got {t!r}")
+                raise TypeError(
+                    f"Profiler(): argument 'targets' must hold ProfilerTarget values, got {t!r}"
+                )
             if t is not ProfilerTarget.CPU:
                 raise NotImplementedError(
                     f"Profiler(): argument 'targets' holds {t}, but oar has no {t.name} backend; "
-                    f"use [ProfilerTarget.CPU]")
+                    f"use [ProfilerTarget.CPU]"
+                )
         self.targets = targets
         if scheduler is None:
             scheduler = _default_scheduler
         elif isinstance(scheduler, (tuple, list)):
-            if (len(scheduler) != 2 or not all(isinstance(s, int) and not isinstance(s, bool)
-                                               for s in scheduler)
-                    or scheduler[1] <= max(scheduler[0], 0)):
-                raise ValueError(f"Profiler(): argument 'scheduler' as a (start, end) pair needs "
-                                 f"two ints with end > start >= 0, got {scheduler!r}")
+            if (
+                len(scheduler) != 2
+                or not all(isinstance(s, int) and not isinstance(s, bool) for s in scheduler)
+                or scheduler[1] <= max(scheduler[0], 0)
+            ):
+                raise ValueError(
+                    f"Profiler(): argument 'scheduler' as a (start, end) pair needs "
+                    f"two ints with end > start >= 0, got {scheduler!r}"
+                )
             start, end = max(scheduler[0], 0), scheduler[1]
-            scheduler = make_scheduler(closed=max(start - 1, 0), ready=1 if start >= 1 else 0,
-                                       record=end - start, repeat=1)
+            scheduler = make_scheduler(
+                closed=max(start - 1, 0), ready=1 if start >= 1 else 0, record=end - start, repeat=1
+            )
         elif not callable(scheduler):
-            raise TypeError(f"Profiler(): argument 'scheduler' must be callable, a (start, end) "
-                            f"pair or None, got {type(scheduler).__name__}")
+            raise TypeError(
+                f"Profiler(): argument 'scheduler' must be callable, a (start, end) "
+                f"pair or None, got {type(scheduler).__name__}"
+            )
         self.scheduler = scheduler
         if on_trace_ready is None:
             on_trace_ready = export_chrome_tracing("./profiler_log/")
         elif not callable(on_trace_ready):
-            raise TypeError(f"Profiler(): argument 'on_trace_ready' must be callable, "
-                            f"got {type(on_trace_ready).__name__}")
+            raise TypeError(
+                f"Profiler(): argument 'on_trace_ready' must be callable, "
+                f"got {type(on_trace_ready).__name__}"
+            )
         self.on_trace_ready = on_trace_ready
-        for name, value in (("record_shapes", record_shapes), ("profile_memory", profile_memory),
-                            ("timer_only", timer_only), ("with_flops", with_flops),
-                            ("all_threads", all_threads)):
+        for name, value in (
+            ("record_shapes", record_shapes),
+            ("profile_memory", profile_memory),
+            ("timer_only", timer_only),
+            ("with_flops", with_flops),
+            ("all_threads", all_threads),
+        ):
             if not isinstance(value, bool):
-                raise TypeError(f"Profiler(): argument '{name}' must be a bool, "
-                                f"got {type(value).__name__}")
+                raise TypeError(
+                    f"Profiler(): argument '{name}' must be a bool, got {type(value).__name__}"
+                )
         self.record_shapes = record_shapes
         self.profile_memory = profile_memory
         self.timer_only = timer_only
@@ -326,9 +370,12 @@ class Profiler:
 
     def _end_step_span(self):
         if self._step_start_ns is not None:
-            _C._profiler_record_span(f"ProfileStep#{self.step_num}",
-                                     _utils.TracerEventType.ProfileStep.value,
-                                     self._step_start_ns, _C._profiler_now())
+            _C._profiler_record_span(
+                f"ProfileStep#{self.step_num}",
+                _utils.TracerEventType.ProfileStep.value,
+                self._step_start_ns,
+                _C._profiler_now(),
+            )
             self._step_start_ns = None
 
     # ----------------------------------------------------------------- output
@@ -341,14 +388,17 @@ class Profiler:
                 load_profiler_result reads (JSON too in oar, not Paddle's protobuf).
         """
         if not isinstance(format, str):
-            raise TypeError(f"Profiler.export(): argument 'format' must be a str, "
-                            f"got {type(format).__name__}")
+            raise TypeError(
+                f"Profiler.export(): argument 'format' must be a str, got {type(format).__name__}"
+            )
         if format not in ("json", "pb"):
-            raise ValueError(f"Profiler.export(): argument 'format' must be 'json' or 'pb', "
-                             f"got {format!r}")
+            raise ValueError(
+                f"Profiler.export(): argument 'format' must be 'json' or 'pb', got {format!r}"
+            )
         if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
-            raise ValueError(f"Profiler.export(): argument 'path' must be a non-empty path, "
-                             f"got {path!r}")
+            raise ValueError(
+                f"Profiler.export(): argument 'path' must be a non-empty path, got {path!r}"
+            )
         if format == "pb":
             _result.write_result(path, self._trace_json(), max(self._span_index, 0))
         else:
@@ -358,8 +408,14 @@ class Profiler:
         """The last recorded cycle's Chrome trace as a str."""
         return _C._profiler_trace(self._handle)
 
-    def summary(self, sorted_by=SortedKeys.CPUTotal, op_detail=True, thread_sep=False,
-                time_unit="ms", views=None):
+    def summary(
+        self,
+        sorted_by=SortedKeys.CPUTotal,
+        op_detail=True,
+        thread_sep=False,
+        time_unit="ms",
+        views=None,
+    ):
         """Prints the summary tables of the last recorded cycle: per category,
         per op (with its kernels when op_detail), per layer, per grad node,
         optimizer, DataLoader and user spans: calls, total, average, max, min
@@ -373,16 +429,28 @@ class Profiler:
             views: accepted for Paddle compatibility; every table is printed.
         """
         if not isinstance(sorted_by, SortedKeys):
-            raise TypeError(f"Profiler.summary(): argument 'sorted_by' must be a SortedKeys, "
-                            f"got {sorted_by!r}")
+            raise TypeError(
+                f"Profiler.summary(): argument 'sorted_by' must be a SortedKeys, got {sorted_by!r}"
+            )
         if sorted_by.value >= SortedKeys.GPUTotal.value:
-            raise ValueError(f"Profiler.summary(): argument 'sorted_by' is {sorted_by}, but oar "
-                             f"has no GPU; use a CPU key")
+            raise ValueError(
+                f"Profiler.summary(): argument 'sorted_by' is {sorted_by}, but oar "
+                f"has no GPU; use a CPU key"
+            )
         if not isinstance(time_unit, str) or time_unit not in _TIME_UNITS:
-            raise ValueError(f"Profiler.summary(): argument 'time_unit' must be one of "
-                             f"'s', 'ms', 'us', 'ns', got {time_unit!r}")
-        print(_C._profiler_summary(self._handle, sorted_by.value, bool(op_detail),
-                                   bool(thread_sep), _TIME_UNITS[time_unit]))
+            raise ValueError(
+                f"Profiler.summary(): argument 'time_unit' must be one of "
+                f"'s', 'ms', 'us', 'ns', got {time_unit!r}"
+            )
+        print(
+            _C._profiler_summary(
+                self._handle,
+                sorted_by.value,
+                bool(op_detail),
+                bool(thread_sep),
+                _TIME_UNITS[time_unit],
+            )
+        )
 
     def step_info(self, unit=None):
         """The average reader cost (waiting for batches), batch cost (step time)
@@ -394,8 +462,10 @@ class Profiler:
                 ("images"); default "samples" (or "steps" when step() got no num_samples).
         """
         if unit is not None and not isinstance(unit, str):
-            raise TypeError(f"Profiler.step_info(): argument 'unit' must be a str or None, "
-                            f"got {type(unit).__name__}")
+            raise TypeError(
+                f"Profiler.step_info(): argument 'unit' must be a str or None, "
+                f"got {type(unit).__name__}"
+            )
         return self._timer.info(unit)
 
 

@@ -7,6 +7,7 @@ Paddle's file is a protobuf of its C++ event tree. oar's is JSON: the Chrome tra
 the cycle (so the same file opens in chrome://tracing or Perfetto) with one extra
 top-level key, "oarProfilerResult", holding the format version and the span index.
 The tree is rebuilt from the spans' nesting when the file is read."""
+
 from __future__ import annotations
 
 import json
@@ -18,12 +19,16 @@ __all__ = ["ProfilerResult", "load_profiler_result"]
 
 KEY = "oarProfilerResult"
 VERSION = "1.0"
-ROOT_END_NS = 2 ** 64 - 1  # Paddle's root node spans the whole clock
-_KINDS = {"Operator": TracerEventType.Operator, "Kernel": TracerEventType.Kernel,
-          "Backward": TracerEventType.Backward, "Optimizer": TracerEventType.Optimization,
-          "Dataloader": TracerEventType.Dataloader,
-          "UserDefined": TracerEventType.PythonUserDefined,
-          "ProfileStep": TracerEventType.ProfileStep}
+ROOT_END_NS = 2**64 - 1  # Paddle's root node spans the whole clock
+_KINDS = {
+    "Operator": TracerEventType.Operator,
+    "Kernel": TracerEventType.Kernel,
+    "Backward": TracerEventType.Backward,
+    "Optimizer": TracerEventType.Optimization,
+    "Dataloader": TracerEventType.Dataloader,
+    "UserDefined": TracerEventType.PythonUserDefined,
+    "ProfileStep": TracerEventType.ProfileStep,
+}
 
 
 class HostNode:
@@ -49,8 +54,10 @@ class HostNode:
         self.correlation_id = 0
 
     def __repr__(self):
-        return (f"HostNode(name={self.name!r}, type={self.type.name}, start_ns={self.start_ns}, "
-                f"end_ns={self.end_ns}, children={len(self.children_node)})")
+        return (
+            f"HostNode(name={self.name!r}, type={self.type.name}, start_ns={self.start_ns}, "
+            f"end_ns={self.end_ns}, children={len(self.children_node)})"
+        )
 
 
 def _tree(events, pid, tid):
@@ -62,10 +69,18 @@ def _tree(events, pid, tid):
         spans.append((start, -(start + round(e.get("dur", 0) * 1000)), n, e))
     stack = [root]
     for start, neg_end, _, e in sorted(spans, key=lambda s: s[:3]):
-        node = HostNode(e["name"], _KINDS.get(e.get("cat"), TracerEventType.UserDefined),
-                        start, -neg_end, e.get("pid", pid), e.get("tid", tid), e.get("args"))
-        while len(stack) > 1 and not (start >= stack[-1].start_ns
-                                      and node.end_ns <= stack[-1].end_ns):
+        node = HostNode(
+            e["name"],
+            _KINDS.get(e.get("cat"), TracerEventType.UserDefined),
+            start,
+            -neg_end,
+            e.get("pid", pid),
+            e.get("tid", tid),
+            e.get("args"),
+        )
+        while len(stack) > 1 and not (
+            start >= stack[-1].start_ns and node.end_ns <= stack[-1].end_ns
+        ):
             stack.pop()
         stack[-1].children_node.append(node)
         stack.append(node)
@@ -81,8 +96,11 @@ class ProfilerResult:
         self._version = str(head.get("version", VERSION))
         self._span_index = int(head.get("span_index", 0))
         events = trace.get("traceEvents", [])
-        self._extra = {str(e["tid"]): e.get("args", {}).get("name", "")
-                       for e in events if e.get("ph") == "M" and e.get("name") == "thread_name"}
+        self._extra = {
+            str(e["tid"]): e.get("args", {}).get("name", "")
+            for e in events
+            if e.get("ph") == "M" and e.get("name") == "thread_name"
+        }
         by_thread = {}
         for e in events:
             if e.get("ph") == "X":
@@ -110,17 +128,18 @@ class ProfilerResult:
         file (which load_profiler_result reads)."""
         _check_path("ProfilerResult.save", "path", path)
         if format not in ("json", "pb"):
-            raise ValueError(f"ProfilerResult.save(): argument 'format' must be 'json' or 'pb', "
-                             f"got {format!r}")
-        trace = self._trace if format == "pb" else \
-            {k: v for k, v in self._trace.items() if k != KEY}
+            raise ValueError(
+                f"ProfilerResult.save(): argument 'format' must be 'json' or 'pb', got {format!r}"
+            )
+        trace = (
+            self._trace if format == "pb" else {k: v for k, v in self._trace.items() if k != KEY}
+        )
         _write(path, trace)
 
 
 def _check_path(api, arg, path):
     if not isinstance(path, (str, os.PathLike)) or not os.fspath(path):
-        raise TypeError(f"{api}(): argument '{arg}' must be a non-empty str or path, got "
-                        f"{path!r}")
+        raise TypeError(f"{api}(): argument '{arg}' must be a non-empty str or path, got {path!r}")
 
 
 def _write(path, trace):
@@ -160,6 +179,8 @@ def load_profiler_result(filename):
     except (UnicodeDecodeError, json.JSONDecodeError):
         trace = None
     if not isinstance(trace, dict) or not isinstance(trace.get(KEY), dict):
-        raise ValueError(f"load_profiler_result(): {path!r} is not an oar profiler result "
-                         f"(export_protobuf's JSON); Paddle's protobuf files cannot be read")
+        raise ValueError(
+            f"load_profiler_result(): {path!r} is not an oar profiler result "
+            f"(export_protobuf's JSON); Paddle's protobuf files cannot be read"
+        )
     return ProfilerResult(trace)

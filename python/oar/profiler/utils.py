@@ -5,6 +5,7 @@ Every span asks ``_C._profiler_recording()`` first: with no profiler
 recording this thread that is the whole cost (Note [Profiler cost when off]
 in src/oar/core/profiler/recorder.h).
 """
+
 from __future__ import annotations
 
 import time
@@ -22,6 +23,7 @@ __all__ = ["RecordEvent", "TracerEventType"]
 class TracerEventType(enum.Enum):
     """The kind of a recorded span (its category in the trace). Values are those
     of oar::profiler::EventKind."""
+
     Operator = 0
     Kernel = 1
     Backward = 2
@@ -59,10 +61,14 @@ class RecordEvent(contextlib.ContextDecorator):
 
     def __init__(self, name, event_type=TracerEventType.PythonUserDefined):
         if not isinstance(name, str):
-            raise TypeError(f"RecordEvent(): argument 'name' must be a str, got {type(name).__name__}")
+            raise TypeError(
+                f"RecordEvent(): argument 'name' must be a str, got {type(name).__name__}"
+            )
         if not isinstance(event_type, TracerEventType):
-            raise TypeError(f"RecordEvent(): argument 'event_type' must be a TracerEventType, "
-                            f"got {type(event_type).__name__}")
+            raise TypeError(
+                f"RecordEvent(): argument 'event_type' must be a TracerEventType, "
+                f"got {type(event_type).__name__}"
+            )
         self.name = name
         self.event_type = event_type
         # Starts of open spans, per thread: a decorated function may recurse or
@@ -112,6 +118,7 @@ def _span(name, kind):
 
 def _record_optimizer(step):
     """Wraps Optimizer.step in an Optimization span named after the optimizer."""
+
     @functools.wraps(step)
     def wrapper(self, *args, **kwargs):
         if not _recording():
@@ -120,8 +127,13 @@ def _record_optimizer(step):
         try:
             return step(self, *args, **kwargs)
         finally:
-            _record_span(f"Optimizer.step#{type(self).__name__}",
-                         TracerEventType.Optimization.value, start, _now())
+            _record_span(
+                f"Optimizer.step#{type(self).__name__}",
+                TracerEventType.Optimization.value,
+                start,
+                _now(),
+            )
+
     return wrapper
 
 

@@ -11,6 +11,7 @@ quantization rounds values to the int grid of a scale and back to float
 convert() turns the trained quanters into fixed quantize-dequantize layers.
 docs/quantization.md has the details and what is not there (int8 kernels, export).
 """
+
 from . import observers, quanters  # noqa: F401
 from .base_observer import BaseObserver  # noqa: F401
 from .base_quanter import BaseQuanter  # noqa: F401

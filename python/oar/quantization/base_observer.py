@@ -1,4 +1,5 @@
 """BaseObserver: a quanter that only watches values (for PTQ calibration)."""
+
 from __future__ import annotations
 
 import abc

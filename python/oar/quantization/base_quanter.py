@@ -1,4 +1,5 @@
 """BaseQuanter: the interface of a quanter layer (Paddle's)."""
+
 from __future__ import annotations
 
 import abc

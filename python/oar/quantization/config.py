@@ -1,4 +1,5 @@
 """QuantConfig: which quanters each layer of a model gets."""
+
 from __future__ import annotations
 
 import copy
@@ -22,8 +23,10 @@ def _default_leaves():
 
 def _check_factory(who, arg, v):
     if v is not None and not isinstance(v, QuanterFactory):
-        raise TypeError(f"{who}: argument '{arg}' must be a quanter or observer factory (e.g. "
-                        f"FakeQuanterWithAbsMaxObserver(...)) or None, got {type(v).__name__}")
+        raise TypeError(
+            f"{who}: argument '{arg}' must be a quanter or observer factory (e.g. "
+            f"FakeQuanterWithAbsMaxObserver(...)) or None, got {type(v).__name__}"
+        )
     return v
 
 
@@ -57,8 +60,9 @@ class QuantConfig:
     def __init__(self, activation, weight):
         _check_factory("QuantConfig", "activation", activation)
         _check_factory("QuantConfig", "weight", weight)
-        self._global_config = None if activation is None and weight is None else \
-            SingleLayerConfig(activation, weight)
+        self._global_config = (
+            None if activation is None and weight is None else SingleLayerConfig(activation, weight)
+        )
         self._layer2config = {}
         self._prefix2config = {}
         self._type2config = {}
@@ -69,46 +73,55 @@ class QuantConfig:
 
     def add_layer_config(self, layer, activation=None, weight=None):
         """Configure these layer instances (a Layer or a list of them)."""
-        for one in (layer if isinstance(layer, list) else [layer]):
+        for one in layer if isinstance(layer, list) else [layer]:
             if not isinstance(one, Layer):
-                raise TypeError(f"add_layer_config: argument 'layer' must be a Layer or a list "
-                                f"of Layers, got {type(one).__name__}")
+                raise TypeError(
+                    f"add_layer_config: argument 'layer' must be a Layer or a list "
+                    f"of Layers, got {type(one).__name__}"
+                )
             self.add_name_config(one.full_name(), activation=activation, weight=weight)
 
     def add_name_config(self, layer_name, activation=None, weight=None):
         """Configure the layers whose full_name() is layer_name (a str or a list)."""
         _check_factory("add_name_config", "activation", activation)
         _check_factory("add_name_config", "weight", weight)
-        for name in (layer_name if isinstance(layer_name, list) else [layer_name]):
+        for name in layer_name if isinstance(layer_name, list) else [layer_name]:
             if not isinstance(name, str):
-                raise TypeError(f"add_name_config: argument 'layer_name' must be a str or a "
-                                f"list of str, got {type(name).__name__}")
+                raise TypeError(
+                    f"add_name_config: argument 'layer_name' must be a str or a "
+                    f"list of str, got {type(name).__name__}"
+                )
             self._prefix2config[name] = SingleLayerConfig(activation, weight)
 
     def add_type_config(self, layer_type, activation=None, weight=None):
         """Configure every layer of these types (a Layer subclass or a list)."""
         _check_factory("add_type_config", "activation", activation)
         _check_factory("add_type_config", "weight", weight)
-        for t in (layer_type if isinstance(layer_type, list) else [layer_type]):
+        for t in layer_type if isinstance(layer_type, list) else [layer_type]:
             if not (isinstance(t, type) and issubclass(t, Layer)):
-                raise TypeError(f"add_type_config: argument 'layer_type' must be a Layer "
-                                f"subclass or a list of them, got {t!r}")
+                raise TypeError(
+                    f"add_type_config: argument 'layer_type' must be a Layer "
+                    f"subclass or a list of them, got {t!r}"
+                )
             self._type2config[t] = SingleLayerConfig(activation, weight)
 
     def add_qat_layer_mapping(self, source, target):
         """Quantize layers of type source by replacing them with target(layer, config)."""
         for arg, t in (("source", source), ("target", target)):
             if not (isinstance(t, type) and issubclass(t, Layer)):
-                raise TypeError(f"add_qat_layer_mapping: argument '{arg}' must be a Layer "
-                                f"subclass, got {t!r}")
+                raise TypeError(
+                    f"add_qat_layer_mapping: argument '{arg}' must be a Layer subclass, got {t!r}"
+                )
         self._qat_layer_mapping[source] = target
         self._customized_qat_layer_mapping[source] = target
 
     def add_customized_leaf(self, layer_type):
         """Treat layers of this type as leaves (observed as a whole)."""
         if not (isinstance(layer_type, type) and issubclass(layer_type, Layer)):
-            raise TypeError(f"add_customized_leaf: argument 'layer_type' must be a Layer "
-                            f"subclass, got {layer_type!r}")
+            raise TypeError(
+                f"add_customized_leaf: argument 'layer_type' must be a Layer "
+                f"subclass, got {layer_type!r}"
+            )
         self._customized_leaves.append(layer_type)
 
     @property
@@ -151,12 +164,16 @@ class QuantConfig:
 
     def _get_qat_layer(self, layer):
         target = self._customized_qat_layer_mapping.get(
-            type(layer), self._qat_layer_mapping.get(type(layer)))
+            type(layer), self._qat_layer_mapping.get(type(layer))
+        )
         return target(layer, self._get_config_by_layer(layer))
 
     def _is_leaf(self, layer):
-        return (type(layer) in _default_leaves() or not layer._sub_layers
-                or type(layer) in self._customized_leaves)
+        return (
+            type(layer) in _default_leaves()
+            or not layer._sub_layers
+            or type(layer) in self._customized_leaves
+        )
 
     def _need_observe(self, layer):
         config = self._get_config_by_layer(layer)

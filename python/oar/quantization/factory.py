@@ -1,5 +1,6 @@
 """Quanter factories: a configuration holds factories (class + arguments), and each
 layer gets its own quanter instance from them."""
+
 from __future__ import annotations
 
 import abc
@@ -54,13 +55,19 @@ def quanter(class_name):
         q_config = QuantConfig(activation=CustomizedQuanter(...), weight=None)
     """
     if not isinstance(class_name, str) or not class_name.isidentifier():
-        raise ValueError(f"quanter: argument 'class_name' must be an identifier, got "
-                         f"{class_name!r}")
+        raise ValueError(
+            f"quanter: argument 'class_name' must be an identifier, got {class_name!r}"
+        )
 
     def wrap(target_class):
-        factory = type(class_name, (QuanterFactory,),
-                       {"_get_class": lambda self: target_class,
-                        "__doc__": f"Factory of {target_class.__name__} quanters."})
+        factory = type(
+            class_name,
+            (QuanterFactory,),
+            {
+                "_get_class": lambda self: target_class,
+                "__doc__": f"Factory of {target_class.__name__} quanters.",
+            },
+        )
         caller = sys._getframe(1).f_globals
         caller[class_name] = factory
         module = sys.modules.get(caller.get("__name__", ""))

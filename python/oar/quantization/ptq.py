@@ -1,4 +1,5 @@
 """PTQ: post-training quantization (calibration with observers)."""
+
 from __future__ import annotations
 
 import copy
@@ -14,6 +15,8 @@ class PTQ(Quantization):
     def quantize(self, model, inplace=False):
         self._check_model(model)
         if model.training:
-            raise ValueError("PTQ.quantize: the model is in training mode; post-training "
-                             "quantization works on an eval model (call model.eval())")
+            raise ValueError(
+                "PTQ.quantize: the model is in training mode; post-training "
+                "quantization works on an eval model (call model.eval())"
+            )
         return self._rewrite(model if inplace else copy.deepcopy(model))

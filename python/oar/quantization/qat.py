@@ -1,4 +1,5 @@
 """QAT: quantization-aware training."""
+
 from __future__ import annotations
 
 import copy
@@ -15,6 +16,8 @@ class QAT(Quantization):
     def quantize(self, model, inplace=False):
         self._check_model(model)
         if not model.training:
-            raise ValueError("QAT.quantize: the model is in eval mode; quantization-aware "
-                             "training works on a training model (call model.train())")
+            raise ValueError(
+                "QAT.quantize: the model is in eval mode; quantization-aware "
+                "training works on a training model (call model.train())"
+            )
         return self._rewrite(model if inplace else copy.deepcopy(model))

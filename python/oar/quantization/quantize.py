@@ -1,4 +1,5 @@
 """Quantization: what QAT and PTQ share (layer replacement, observers, convert)."""
+
 from __future__ import annotations
 
 import abc
@@ -16,8 +17,10 @@ class Quantization(metaclass=abc.ABCMeta):
 
     def __init__(self, config):
         if not isinstance(config, QuantConfig):
-            raise TypeError(f"{type(self).__name__}: argument 'config' must be a QuantConfig, "
-                            f"got {type(config).__name__}")
+            raise TypeError(
+                f"{type(self).__name__}: argument 'config' must be a QuantConfig, "
+                f"got {type(config).__name__}"
+            )
         self._config = copy.deepcopy(config)
 
     @abc.abstractmethod
@@ -34,8 +37,10 @@ class Quantization(metaclass=abc.ABCMeta):
 
     def _check_model(self, model):
         if not isinstance(model, Layer):
-            raise TypeError(f"{type(self).__name__}.quantize: argument 'model' must be an "
-                            f"oar.nn.Layer, got {type(model).__name__}")
+            raise TypeError(
+                f"{type(self).__name__}.quantize: argument 'model' must be an "
+                f"oar.nn.Layer, got {type(model).__name__}"
+            )
 
     def convert(self, model, inplace=False, remain_weight=False):
         """Replace every quanter with a LinearQuanterDequanter of its scales, and let each

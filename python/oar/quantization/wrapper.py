@@ -1,4 +1,5 @@
 """ObserveWrapper: a layer with an observer on its input (or output)."""
+
 from __future__ import annotations
 
 from ..nn import Layer

@@ -1,4 +1,5 @@
 """Shared checks and conversions of oar.sparse (docs/sparse.md)."""
+
 import numbers
 
 from .. import _C
@@ -9,11 +10,14 @@ Tensor = _C.Tensor
 def check_sparse(api, name, x):
     """x, if it is a sparse tensor; a TypeError naming the argument otherwise."""
     if not isinstance(x, Tensor):
-        raise TypeError(f"{api}(): argument '{name}' must be a sparse Tensor, got "
-                        f"{type(x).__name__}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be a sparse Tensor, got {type(x).__name__}"
+        )
     if not x.is_sparse():
-        raise TypeError(f"{api}(): argument '{name}' must be a sparse tensor (COO or CSR), got "
-                        f"a dense one; convert it with to_sparse_coo() or to_sparse_csr()")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be a sparse tensor (COO or CSR), got "
+            f"a dense one; convert it with to_sparse_coo() or to_sparse_csr()"
+        )
     return x
 
 

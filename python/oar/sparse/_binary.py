@@ -1,5 +1,6 @@
 """Arithmetic between sparse tensors, and with dense tensors and numbers
 (docs/sparse.md): add, subtract, multiply, divide."""
+
 import numbers
 
 from .. import _C
@@ -14,18 +15,23 @@ def _check_pair(api, x, y):
     check_tensor(api, "x", x)
     if isinstance(y, Tensor):
         if list(x.shape) != list(y.shape):
-            raise ValueError(f"{api}(): x has shape {list(x.shape)} but y has shape "
-                             f"{list(y.shape)}; sparse arithmetic needs equal shapes")
+            raise ValueError(
+                f"{api}(): x has shape {list(x.shape)} but y has shape "
+                f"{list(y.shape)}; sparse arithmetic needs equal shapes"
+            )
         if x.is_sparse() and y.is_sparse() and x.is_sparse_coo() != y.is_sparse_coo():
-            raise TypeError(f"{api}(): x is {'COO' if x.is_sparse_coo() else 'CSR'} but y is "
-                            f"{'COO' if y.is_sparse_coo() else 'CSR'}; convert one of them")
-        if (x.is_sparse_coo() and y.is_sparse_coo()
-                and x.sparse_dim() != y.sparse_dim()):
-            raise ValueError(f"{api}(): x has {x.sparse_dim()} sparse dimensions but y has "
-                             f"{y.sparse_dim()}")
+            raise TypeError(
+                f"{api}(): x is {'COO' if x.is_sparse_coo() else 'CSR'} but y is "
+                f"{'COO' if y.is_sparse_coo() else 'CSR'}; convert one of them"
+            )
+        if x.is_sparse_coo() and y.is_sparse_coo() and x.sparse_dim() != y.sparse_dim():
+            raise ValueError(
+                f"{api}(): x has {x.sparse_dim()} sparse dimensions but y has {y.sparse_dim()}"
+            )
     elif isinstance(y, bool) or not isinstance(y, numbers.Number):
-        raise TypeError(f"{api}(): argument 'y' must be a Tensor or a number, got "
-                        f"{type(y).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'y' must be a Tensor or a number, got {type(y).__name__}"
+        )
 
 
 def _pattern(x):
@@ -60,8 +66,9 @@ def add(x, y, name=None):
     """
     _check_pair("add", x, y)
     if not isinstance(y, Tensor):
-        raise TypeError("add(): argument 'y' must be a Tensor (adding a number would fill "
-                        "every implicit zero)")
+        raise TypeError(
+            "add(): argument 'y' must be a Tensor (adding a number would fill every implicit zero)"
+        )
     if x.is_sparse() and y.is_sparse():
         return _C.sparse_add(x, y)
     return _dense(x) + _dense(y)

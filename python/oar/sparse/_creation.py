@@ -1,4 +1,5 @@
 """Building sparse tensors: oar.sparse.sparse_coo_tensor and sparse_csr_tensor."""
+
 from .. import _C
 from ..tensor.creation import to_tensor
 from ..framework.dtype import convert_dtype
@@ -19,8 +20,9 @@ def _as_tensor(api, name, data, dtype=None):
 def _index_tensor(api, name, data):
     t = _as_tensor(api, name, data)
     if t.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument '{name}' must hold int32 or int64 indices, got "
-                        f"{t.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must hold int32 or int64 indices, got {t.dtype.name}"
+        )
     return t
 
 
@@ -93,7 +95,11 @@ def sparse_csr_tensor(crows, cols, values, shape, dtype=None, place=None, stop_g
     api = "sparse_csr_tensor"
     if shape is None:
         raise ValueError(f"{api}(): argument 'shape' is required")
-    out = _C.sparse_csr_tensor(_index_tensor(api, "crows", crows), _index_tensor(api, "cols", cols),
-                               _as_tensor(api, "values", values, dtype), _shape(api, shape))
+    out = _C.sparse_csr_tensor(
+        _index_tensor(api, "crows", crows),
+        _index_tensor(api, "cols", cols),
+        _as_tensor(api, "values", values, dtype),
+        _shape(api, shape),
+    )
     out.stop_gradient = stop_gradient
     return out

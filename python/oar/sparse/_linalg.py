@@ -5,6 +5,7 @@ transpose with dense blocks, so the sparse matrix is never densified; the centri
 kept as a rank-one correction, A = X - 1 mu^T, applied inside each product (Paddle builds
 the dense m x n matrix of column means instead).
 """
+
 from __future__ import annotations
 
 from .. import _C
@@ -23,8 +24,9 @@ def _swap(t):
     return _C.sparse_transpose(t, perm) if t.is_sparse() else _C.transpose(t, perm)
 
 
-def pca_lowrank(x: Tensor, q: int | None = None, center: bool = True, niter: int = 2,
-                name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def pca_lowrank(
+    x: Tensor, q: int | None = None, center: bool = True, niter: int = 2, name: str | None = None
+) -> tuple[Tensor, Tensor, Tensor]:
     """Principal components of a sparse matrix: (U [m, q], S [q], V [n, q]) with
     U diag(S) V^T close to x minus its column means (center) or to x itself.
 
@@ -52,24 +54,29 @@ def pca_lowrank(x: Tensor, q: int | None = None, center: bool = True, niter: int
     """
     api = "sparse.pca_lowrank"
     if not isinstance(x, Tensor):
-        raise ValueError(f"{api}(): argument 'x' must be a sparse Tensor, but got "
-                         f"{type(x).__name__}")
+        raise ValueError(
+            f"{api}(): argument 'x' must be a sparse Tensor, but got {type(x).__name__}"
+        )
     if not x.is_sparse():
-        raise ValueError(f"{api}(): argument 'x' must be sparse (COO or CSR), but got a dense "
-                         f"tensor; use oar.linalg.pca_lowrank for dense input")
+        raise ValueError(
+            f"{api}(): argument 'x' must be sparse (COO or CSR), but got a dense "
+            f"tensor; use oar.linalg.pca_lowrank for dense input"
+        )
     if x.ndim not in (2, 3):
-        raise ValueError(f"{api}(): argument 'x' must be a matrix [m, n] or a batch of "
-                         f"matrices [b, m, n], but has shape {x.shape}")
+        raise ValueError(
+            f"{api}(): argument 'x' must be a matrix [m, n] or a batch of "
+            f"matrices [b, m, n], but has shape {x.shape}"
+        )
     if x.dtype.is_complex:
-        raise TypeError(f"{api}(): argument 'x' must be real (float32/float64), but got "
-                        f"{x.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'x' must be real (float32/float64), but got {x.dtype.name}"
+        )
     if not x.dtype.is_floating_point:
         x = _C.sparse_with_values(x, _C.cast(_C.sparse_values(x), convert_dtype("float32")))
     m, n = x.shape[-2], x.shape[-1]
     q = min(6, m, n) if q is None else C.integer(api, "q", q)
     if not 0 <= q <= min(m, n):
-        raise ValueError(f"{api}(): argument 'q' ({q}) must be in [0, min(m, n) = "
-                         f"{min(m, n)}]")
+        raise ValueError(f"{api}(): argument 'q' ({q}) must be in [0, min(m, n) = {min(m, n)}]")
     niter = C.integer(api, "niter", niter)
     if niter < 0:
         raise ValueError(f"{api}(): argument 'niter' ({niter}) must be non-negative")

@@ -1,4 +1,5 @@
 """Products with sparse tensors (docs/sparse.md): matmul, masked_matmul, mv, addmm."""
+
 from .. import _C
 from ._base import check_number, check_sparse, check_tensor
 
@@ -86,8 +87,10 @@ def mv(x, vec, name=None):
     check_sparse("mv", "x", x)
     check_tensor("mv", "vec", vec)
     if x.ndim != 2 or vec.ndim != 1 or vec.is_sparse():
-        raise ValueError(f"mv(): x must be a 2-D sparse matrix and vec a dense vector, got shapes "
-                         f"{list(x.shape)} and {list(vec.shape)}")
+        raise ValueError(
+            f"mv(): x must be a 2-D sparse matrix and vec a dense vector, got shapes "
+            f"{list(x.shape)} and {list(vec.shape)}"
+        )
     return _C.squeeze(_C.sparse_matmul(x, _C.unsqueeze(vec, [1])), [1])
 
 
@@ -125,5 +128,7 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002 - Paddle's
         scaled = _C.sparse_with_values(input, _C.scale(_C.sparse_values(input), beta, 0.0, True))
         prod = _C.sparse_with_values(product, _C.scale(_C.sparse_values(product), alpha, 0.0, True))
         return _C.sparse_add(scaled, prod)
-    raise TypeError("addmm(): the combinations are (dense input, sparse x, dense y) and "
-                    "(sparse input, x and y of one format)")
+    raise TypeError(
+        "addmm(): the combinations are (dense input, sparse x, dense y) and "
+        "(sparse input, x and y of one format)"
+    )

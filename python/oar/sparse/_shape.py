@@ -1,6 +1,7 @@
 """Positions of sparse tensors (docs/sparse.md): coalesce, transpose, reshape,
 slice, sum, mask_as, is_same_shape. The index arithmetic runs on the int64
 indices outside the graph; the values move through differentiable dense ops."""
+
 import numbers
 
 from .. import _C
@@ -64,8 +65,10 @@ def coalesce(x, name=None):
     """
     check_sparse("coalesce", "x", x)
     if not x.is_sparse_coo():
-        raise TypeError("coalesce(): argument 'x' must be a sparse COO tensor (a CSR tensor has "
-                        "no repeated positions to merge)")
+        raise TypeError(
+            "coalesce(): argument 'x' must be a sparse COO tensor (a CSR tensor has "
+            "no repeated positions to merge)"
+        )
     return _C.sparse_coalesce(x)
 
 
@@ -150,10 +153,12 @@ def reshape(x, shape, name=None):
     c = _coo(x, "reshape")
     sd, dd = c.sparse_dim(), c.dense_dim()
     dense_part = list(c.shape[sd:])
-    if dd and new_shape[len(new_shape) - dd:] != dense_part:
-        raise ValueError(f"reshape(): the dense dimensions {dense_part} of x must stay the last "
-                         f"ones of the new shape, got {new_shape}")
-    sparse_new = new_shape[:len(new_shape) - dd]
+    if dd and new_shape[len(new_shape) - dd :] != dense_part:
+        raise ValueError(
+            f"reshape(): the dense dimensions {dense_part} of x must stay the last "
+            f"ones of the new shape, got {new_shape}"
+        )
+    sparse_new = new_shape[: len(new_shape) - dd]
     if not sparse_new:
         raise ValueError("reshape(): the new shape must keep at least one sparse dimension")
     pos = _positions(_C.sparse_indices(c), list(c.shape[:sd]))
@@ -183,8 +188,10 @@ def slice(x, axes, starts, ends, name=None):  # noqa: A001 - Paddle's name
     check_sparse("slice", "x", x)
     axes, starts, ends = list(axes), list(starts), list(ends)
     if not len(axes) == len(starts) == len(ends):
-        raise ValueError(f"slice(): axes, starts and ends must have equal lengths, got "
-                         f"{len(axes)}, {len(starts)} and {len(ends)}")
+        raise ValueError(
+            f"slice(): axes, starts and ends must have equal lengths, got "
+            f"{len(axes)}, {len(starts)} and {len(ends)}"
+        )
     c = _coo(x, "slice")
     sd = c.sparse_dim()
     shape = list(c.shape)
@@ -206,8 +213,9 @@ def slice(x, axes, starts, ends, name=None):  # noqa: A001 - Paddle's name
             k = _C.logical_and(row >= s, row < e)
             keep = k if keep is None else _C.logical_and(keep, k)
         kept = _C.reshape(_C.nonzero(keep), [-1])
-        shift = _C.reshape(_to_tensor([bounds[a][0] if a in bounds else 0 for a in range(sd)]),
-                           [sd, 1])
+        shift = _C.reshape(
+            _to_tensor([bounds[a][0] if a in bounds else 0 for a in range(sd)]), [sd, 1]
+        )
         indices = _C.index_select(indices, kept, 1) - shift
         values = _C.index_select(values, kept, 0)
     for a in sorted(a for a in bounds if a >= sd):
@@ -264,8 +272,9 @@ def _sum_coo(x, axis, dtype, keepdim):
     if axes is None:
         total = _C.sum(values)
         if keepdim:
-            return _C.sparse_coo_tensor(_C.full([sd, 1], 0, int64),
-                                        _C.reshape(total, [1] * (1 + nd - sd)), [1] * nd)
+            return _C.sparse_coo_tensor(
+                _C.full([sd, 1], 0, int64), _C.reshape(total, [1] * (1 + nd - sd)), [1] * nd
+            )
         return _C.sparse_coo_tensor(_C.full([1, 1], 0, int64), _C.reshape(total, [1]), [1])
     dense_axes = [a - sd + 1 for a in axes if a >= sd]
     if dense_axes:
@@ -292,8 +301,10 @@ def _sum_coo(x, axis, dtype, keepdim):
 
 def _sum_csr(x, axis, dtype):
     if axis is not None and _axes("sum", axis, x.ndim) != [x.ndim - 1]:
-        raise ValueError(f"sum(): a CSR tensor sums over all elements or over its last axis "
-                         f"({x.ndim - 1} or -1), got axis {axis}")
+        raise ValueError(
+            f"sum(): a CSR tensor sums over all elements or over its last axis "
+            f"({x.ndim - 1} or -1), got axis {axis}"
+        )
     c = _C.sparse_to_coo(x, x.ndim)
     values = _C.cast(_C.sparse_values(c), _sum_dtype(x, dtype))
     if axis is None:

@@ -68,5 +68,19 @@ def is_same_shape(self, y):
     return _same(self, y)
 
 
-bind_methods({_fn.__name__: _fn for _fn in (to_sparse_coo, to_sparse_csr, to_dense, indices,
-                                            values, crows, cols, coalesce, is_same_shape)})
+bind_methods(
+    {
+        _fn.__name__: _fn
+        for _fn in (
+            to_sparse_coo,
+            to_sparse_csr,
+            to_dense,
+            indices,
+            values,
+            crows,
+            cols,
+            coalesce,
+            is_same_shape,
+        )
+    }
+)

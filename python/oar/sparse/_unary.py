@@ -1,13 +1,33 @@
 """Elementwise functions of sparse tensors: the dense op applied to the stored
 values (its kernels and gradients), the positions kept (docs/sparse.md)."""
+
 import math
 
 from .. import _C
 from ..framework.dtype import convert_dtype
 from ._base import check_number, check_sparse, map_values
 
-__all__ = ["abs", "asin", "asinh", "atan", "atanh", "sin", "sinh", "tan", "tanh", "sqrt",
-           "square", "log1p", "expm1", "neg", "pow", "rad2deg", "deg2rad", "cast", "isnan"]
+__all__ = [
+    "abs",
+    "asin",
+    "asinh",
+    "atan",
+    "atanh",
+    "sin",
+    "sinh",
+    "tan",
+    "tanh",
+    "sqrt",
+    "square",
+    "log1p",
+    "expm1",
+    "neg",
+    "pow",
+    "rad2deg",
+    "deg2rad",
+    "cast",
+    "isnan",
+]
 
 
 def _unary(name, dense, linear=False):
@@ -72,7 +92,7 @@ def pow(x, factor, name=None):  # noqa: A001 - Paddle's name
     """
     check_sparse("pow", "x", x)
     factor = check_number("pow", "factor", factor)
-    return map_values(x, lambda v: v ** factor)
+    return map_values(x, lambda v: v**factor)
 
 
 def cast(x, index_dtype=None, value_dtype=None, name=None):
@@ -98,8 +118,7 @@ def cast(x, index_dtype=None, value_dtype=None, name=None):
     """
     check_sparse("cast", "x", x)
     if index_dtype is not None and convert_dtype(index_dtype).name not in ("int32", "int64"):
-        raise TypeError(f"cast(): argument 'index_dtype' must be int32 or int64, got "
-                        f"{index_dtype}")
+        raise TypeError(f"cast(): argument 'index_dtype' must be int32 or int64, got {index_dtype}")
     if value_dtype is None:
         return x
     dt = convert_dtype(value_dtype)

@@ -1,5 +1,6 @@
 """Paddle's tensor attributes (paddle/tensor/attribute.py): the dtype queries (is_complex,
 is_floating_point, is_integer), rank, shape and check_shape."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -47,10 +48,13 @@ def shape(input: Tensor) -> Tensor:  # noqa: A002
     return _C._from_buffer(np.asarray(list(input.shape), dtype=np.int64), int64)
 
 
-def check_shape(shape: Any, op_name: str,  # noqa: A002
-                expected_shape_type: Any = (list, tuple, Tensor),
-                expected_element_type: Any = (int, Tensor),
-                expected_tensor_dtype: tuple[str, ...] = ("int32", "int64")) -> None:
+def check_shape(
+    shape: Any,
+    op_name: str,  # noqa: A002
+    expected_shape_type: Any = (list, tuple, Tensor),
+    expected_element_type: Any = (int, Tensor),
+    expected_tensor_dtype: tuple[str, ...] = ("int32", "int64"),
+) -> None:
     """Paddle's check of a shape argument for building static graphs. oar runs eagerly,
     where Paddle returns at once (the kernels check shapes as they run); so does this."""
     return None

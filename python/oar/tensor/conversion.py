@@ -1,4 +1,5 @@
 """Tensor to numpy and Python: Tensor.numpy(), __array__ and tolist()."""
+
 from __future__ import annotations
 
 import math
@@ -47,9 +48,10 @@ def tolist(self: Any) -> list[Any] | bool | int | float | complex:
     shape = list(self.shape)
     if 0 in shape:  # nested [] up to the first 0, as torch: numpy cannot hold [0, 2**62]
         # one list per index before the first 0: [2**62, 0] would build 2**62 of them
-        check_objects("tolist", "lists", math.prod(shape[:shape.index(0)]))
+        check_objects("tolist", "lists", math.prod(shape[: shape.index(0)]))
 
         def empty(dims):
             return [] if not dims or dims[0] == 0 else [empty(dims[1:]) for _ in range(dims[0])]
+
         return empty(shape)
     return _values(self).tolist()

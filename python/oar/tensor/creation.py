@@ -2,6 +2,7 @@
 Tensor(data), zeros/ones/full/empty and their *_like, arange, linspace, logspace, range,
 eye, diag, diagflat, triu_indices, polar, clone, from_numpy, asarray, as_tensor,
 create_tensor and paddle.tensor(...)."""
+
 from __future__ import annotations
 
 import math
@@ -32,14 +33,46 @@ from ..framework.typing import DTypeLike, PlaceLike, ShapeLike, TensorLike
 
 Tensor = _C.Tensor
 
-__all__ = ["to_tensor", "full", "zeros", "ones", "empty", "full_like", "zeros_like",
-           "ones_like", "empty_like", "arange", "linspace", "eye", "clone", "diag",
-           "triu_indices", "polar", "logspace", "range", "diagflat", "from_numpy",
-           "asarray", "create_tensor", "as_tensor"]
+__all__ = [
+    "to_tensor",
+    "full",
+    "zeros",
+    "ones",
+    "empty",
+    "full_like",
+    "zeros_like",
+    "ones_like",
+    "empty_like",
+    "arange",
+    "linspace",
+    "eye",
+    "clone",
+    "diag",
+    "triu_indices",
+    "polar",
+    "logspace",
+    "range",
+    "diagflat",
+    "from_numpy",
+    "asarray",
+    "create_tensor",
+    "as_tensor",
+]
 
 
-_SUPPORTED_NUMPY = ("bool", "uint8", "int8", "int16", "int32", "int64", "float16", "float32",
-                    "float64", "complex64", "complex128")
+_SUPPORTED_NUMPY = (
+    "bool",
+    "uint8",
+    "int8",
+    "int16",
+    "int32",
+    "int64",
+    "float16",
+    "float32",
+    "float64",
+    "complex64",
+    "complex128",
+)
 
 
 _UNSUPPORTED_NUMPY = "supported dtypes: " + ", ".join(_SUPPORTED_NUMPY)
@@ -56,12 +89,16 @@ def _shape(shape, api):
             if isinstance(s, Tensor):
                 s = s.item()
             if not isinstance(s, numbers.Integral) or isinstance(s, bool):
-                raise TypeError(f"{api}(): argument 'shape' must be a list of int, but an item is "
-                                f"{type(s).__name__}")
+                raise TypeError(
+                    f"{api}(): argument 'shape' must be a list of int, but an item is "
+                    f"{type(s).__name__}"
+                )
             out.append(int(s))
         return out
-    raise TypeError(f"{api}(): argument 'shape' must be int, list or tuple of int, or Tensor, "
-                    f"but got {type(shape).__name__}")
+    raise TypeError(
+        f"{api}(): argument 'shape' must be int, list or tuple of int, or Tensor, "
+        f"but got {type(shape).__name__}"
+    )
 
 
 def _dtype_or(dtype, default, api="to_tensor"):
@@ -76,11 +113,15 @@ def _dtype_or(dtype, default, api="to_tensor"):
 def _has_big_int(data):
     if isinstance(data, (list, tuple)):
         return any(_has_big_int(d) for d in data)
-    return isinstance(data, int) and not isinstance(data, bool) and not -2**63 <= data < 2**63
+    return isinstance(data, int) and not isinstance(data, bool) and not -(2**63) <= data < 2**63
 
 
-def to_tensor(data: TensorLike, dtype: DTypeLike | None = None, place: PlaceLike | None = None,
-              stop_gradient: bool = True) -> Tensor:
+def to_tensor(
+    data: TensorLike,
+    dtype: DTypeLike | None = None,
+    place: PlaceLike | None = None,
+    stop_gradient: bool = True,
+) -> Tensor:
     """A tensor holding a copy of `data` (a scalar, nested lists, a numpy array or a Tensor).
 
     Python floats become float32, ints int64 and bools bool (Paddle's defaults);
@@ -98,10 +139,13 @@ def to_tensor(data: TensorLike, dtype: DTypeLike | None = None, place: PlaceLike
             raise ValueError(f"to_tensor(): cannot convert the data: {e}") from None
         if arr.dtype == object:
             if _has_big_int(data):
-                raise OverflowError("to_tensor(): the data holds an integer outside the int64 "
-                                    "range")
-            raise ValueError("to_tensor(): the data is ragged or holds non-numeric objects; "
-                             "nested lists must have equal lengths")
+                raise OverflowError(
+                    "to_tensor(): the data holds an integer outside the int64 range"
+                )
+            raise ValueError(
+                "to_tensor(): the data is ragged or holds non-numeric objects; "
+                "nested lists must have equal lengths"
+            )
         if arr.dtype.kind in "US":
             raise TypeError("to_tensor(): string data is not supported")
         if dtype is None and not from_numpy and arr.dtype == np.float64:
@@ -110,9 +154,11 @@ def to_tensor(data: TensorLike, dtype: DTypeLike | None = None, place: PlaceLike
             dtype = default_complex()  # ... and for Python complex numbers
         if arr.dtype.name not in _SUPPORTED_NUMPY:
             if arr.dtype.kind in "iu" and dtype is None:
-                raise TypeError(f"to_tensor(): numpy dtype {arr.dtype.name} is not supported "
-                                f"({_UNSUPPORTED_NUMPY}); convert it first, e.g. "
-                                f".astype('int64')")
+                raise TypeError(
+                    f"to_tensor(): numpy dtype {arr.dtype.name} is not supported "
+                    f"({_UNSUPPORTED_NUMPY}); convert it first, e.g. "
+                    f".astype('int64')"
+                )
             arr = arr.astype({"f": np.float64, "c": np.complex128}.get(arr.dtype.kind, np.int64))
         target = _dtype_or(dtype, None)
         t = _C._from_buffer(arr, target)
@@ -135,72 +181,136 @@ def _fill_dtype(value):
 
 # The creation functions take Paddle 3.3's keyword-only arguments out, device,
 # requires_grad and pin_memory (_out.finish says what each does on oar).
-def full(shape: ShapeLike, fill_value: Any,
-         dtype: DTypeLike | None = None, name: str | None = None, *, out: Tensor | None = None,
-         device: PlaceLike | None = None, requires_grad: bool = False,
-         pin_memory: bool = False) -> Tensor:
+def full(
+    shape: ShapeLike,
+    fill_value: Any,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    t = _C.full(_shape(shape, "full"), fill_value,
-                _dtype_or(dtype, _fill_dtype(fill_value), "full"))
+    t = _C.full(
+        _shape(shape, "full"), fill_value, _dtype_or(dtype, _fill_dtype(fill_value), "full")
+    )
     return finish(t, "full", out, device, requires_grad, pin_memory)
 
 
-def zeros(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
-          out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-          pin_memory: bool = False) -> Tensor:
+def zeros(
+    shape: ShapeLike,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     t = _C.full(_shape(shape, "zeros"), 0.0, _dtype_or(dtype, default_float(), "zeros"))
     return finish(t, "zeros", out, device, requires_grad, pin_memory)
 
 
-def ones(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
-         out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-         pin_memory: bool = False) -> Tensor:
+def ones(
+    shape: ShapeLike,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     t = _C.full(_shape(shape, "ones"), 1.0, _dtype_or(dtype, default_float(), "ones"))
     return finish(t, "ones", out, device, requires_grad, pin_memory)
 
 
-def empty(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
-          out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-          pin_memory: bool = False) -> Tensor:
+def empty(
+    shape: ShapeLike,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     t = _C.empty(_shape(shape, "empty"), _dtype_or(dtype, default_float(), "empty"))
     return finish(t, "empty", out, device, requires_grad, pin_memory)
 
 
-def full_like(x: Tensor, fill_value: Any,
-              dtype: DTypeLike | None = None, name: str | None = None, *,
-              device: PlaceLike | None = None, requires_grad: bool = False,
-              pin_memory: bool = False) -> Tensor:
+def full_like(
+    x: Tensor,
+    fill_value: Any,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     if isinstance(fill_value, Tensor):
         fill_value = C.number("full_like", "fill_value", fill_value)
     t = _C.full_like(x, fill_value, _dtype_or(dtype, None, "full_like"))
     return finish(t, "full_like", None, device, requires_grad, pin_memory)
 
 
-def zeros_like(x: Tensor, dtype: DTypeLike | None = None, name: str | None = None, *,
-               device: PlaceLike | None = None, requires_grad: bool = False,
-               pin_memory: bool = False) -> Tensor:
-    return full_like(x, 0.0, dtype, device=device, requires_grad=requires_grad,
-                     pin_memory=pin_memory)
+def zeros_like(
+    x: Tensor,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    return full_like(
+        x, 0.0, dtype, device=device, requires_grad=requires_grad, pin_memory=pin_memory
+    )
 
 
-def ones_like(x: Tensor, dtype: DTypeLike | None = None, name: str | None = None, *,
-              device: PlaceLike | None = None, requires_grad: bool = False,
-              pin_memory: bool = False) -> Tensor:
-    return full_like(x, 1.0, dtype, device=device, requires_grad=requires_grad,
-                     pin_memory=pin_memory)
+def ones_like(
+    x: Tensor,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
+    return full_like(
+        x, 1.0, dtype, device=device, requires_grad=requires_grad, pin_memory=pin_memory
+    )
 
 
-def empty_like(x: Tensor, dtype: DTypeLike | None = None, name: str | None = None, *,
-               device: PlaceLike | None = None, requires_grad: bool = False,
-               pin_memory: bool = False) -> Tensor:
+def empty_like(
+    x: Tensor,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     t = _C.empty_like(x, _dtype_or(dtype, None, "empty_like"))
     return finish(t, "empty_like", None, device, requires_grad, pin_memory)
 
 
-def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None, *,
-           out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-           pin_memory: bool = False, name: str | None = None) -> Tensor:
+def arange(
+    start: Any = 0,
+    end: Any = None,
+    step: Any = 1,
+    dtype: Any = None,
+    *,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+    name: str | None = None,
+) -> Tensor:
     if end is None:
         start, end = 0, start
     vals = [C.number("arange", n, v) for n, v in (("start", start), ("end", end), ("step", step))]
@@ -213,14 +323,22 @@ def arange(start: Any = 0, end: Any = None, step: Any = 1, dtype: Any = None, *,
         # 4 values (torch agrees for int64).
         vals = [_to_int("arange", n, v, dtype) for n, v in zip(("start", "end", "step"), vals)]
         if vals[2] == 0:
-            raise ValueError(f"arange(): argument 'step' ({step}) is 0 once cast to "
-                             f"{dtype.name}; use a float dtype for a fractional step")
+            raise ValueError(
+                f"arange(): argument 'step' ({step}) is 0 once cast to "
+                f"{dtype.name}; use a float dtype for a fractional step"
+            )
     t = _C.arange(vals[0], vals[1], vals[2], dtype)
     return finish(t, "arange", out, device, requires_grad, pin_memory)
 
 
-_INT_RANGE = {"int32": (-2**31, 2**31 - 1), "int64": (-2**63, 2**63 - 1), "bool": (0, 1),
-              "uint8": (0, 255), "int8": (-128, 127), "int16": (-2**15, 2**15 - 1)}
+_INT_RANGE = {
+    "int32": (-(2**31), 2**31 - 1),
+    "int64": (-(2**63), 2**63 - 1),
+    "bool": (0, 1),
+    "uint8": (0, 255),
+    "int8": (-128, 127),
+    "int16": (-(2**15), 2**15 - 1),
+}
 
 
 def _to_int(api, name, v, dtype):
@@ -234,9 +352,17 @@ def _to_int(api, name, v, dtype):
     return i
 
 
-def linspace(start: Any, stop: Any, num: int, dtype: DTypeLike | None = None,
-             name: str | None = None, *, out: Tensor | None = None, device: PlaceLike | None = None,
-             requires_grad: bool = False) -> Tensor:
+def linspace(
+    start: Any,
+    stop: Any,
+    num: int,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """num evenly spaced values from start to stop, both included.
 
     Finite ends and a float or complex dtype: numpy's values (within an ulp of torch's and
@@ -257,8 +383,10 @@ def _linspace(start, stop, num, dtype):
         raise ValueError(f"linspace(): argument 'num' must be a non-negative int, got {num}")
     dtype = _dtype_or(dtype, default_float(), "linspace")
     if dtype is bool_:
-        raise TypeError("linspace(): argument 'dtype' must be a floating, complex or integer "
-                        "dtype, but got bool")
+        raise TypeError(
+            "linspace(): argument 'dtype' must be a floating, complex or integer "
+            "dtype, but got bool"
+        )
     if dtype.is_complex:
         # the ends on the real axis (torch's complex linspace; Paddle has none), each
         # part spaced apart, so an infinite real end leaves the imaginary parts 0
@@ -268,8 +396,9 @@ def _linspace(start, stop, num, dtype):
     if dtype.is_floating_point:
         s, e = float(start), float(stop)
     else:
-        s, e = (float(_to_int("linspace", n, v, dtype)) for n, v in (("start", start),
-                                                                       ("stop", stop)))
+        s, e = (
+            float(_to_int("linspace", n, v, dtype)) for n, v in (("start", start), ("stop", stop))
+        )
     values = _linspace_values(s, e, num)
     if not dtype.is_floating_point:
         values = np.trunc(values).astype(np.int64)
@@ -290,9 +419,17 @@ def _linspace_values(s, e, num):
     return values
 
 
-def eye(num_rows: Any, num_columns: Any = None, dtype: DTypeLike | None = None,
-        name: str | None = None, *, out: Tensor | None = None, device: PlaceLike | None = None,
-        requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def eye(
+    num_rows: Any,
+    num_columns: Any = None,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     n = C.integer("eye", "num_rows", num_rows)
     m = n if num_columns is None else C.integer("eye", "num_columns", num_columns)
     if n < 0 or m < 0:
@@ -306,6 +443,7 @@ def clone(x: Tensor) -> Tensor:
 
 
 # --- diagonals -----------------------------------------------------------------------------
+
 
 def diag(x: Tensor, offset: int = 0, padding_value: Any = 0, name: str | None = None) -> Tensor:
     """1-D x: a square matrix with x on diagonal `offset`, padding_value elsewhere.
@@ -324,25 +462,33 @@ def diag(x: Tensor, offset: int = 0, padding_value: Any = 0, name: str | None = 
     raise ValueError(f"diag(): argument 'x' must be 1-D or 2-D, but has shape {x.shape}")
 
 
-def triu_indices(row: Any, col: Any = None, offset: int = 0, dtype: DTypeLike = "int64",
-                 name: str | None = None) -> Tensor:
+def triu_indices(
+    row: Any, col: Any = None, offset: int = 0, dtype: DTypeLike = "int64", name: str | None = None
+) -> Tensor:
     """The [2, N] (row, column) coordinates of the upper triangle (col - row >= offset) of a
     row x col matrix (col defaults to row)."""
     row = C.integer("triu_indices", "row", row)
     col = row if col is None else C.integer("triu_indices", "col", col)
-    return _C.triu_indices(row, col, C.integer("triu_indices", "offset", offset),
-                           convert_dtype(dtype))
+    return _C.triu_indices(
+        row, col, C.integer("triu_indices", "offset", offset), convert_dtype(dtype)
+    )
 
 
-def polar(abs: Tensor, angle: Tensor, name: str | None = None, *,  # noqa: A002
-          out: Tensor | None = None) -> Tensor:
+def polar(
+    abs: Tensor,
+    angle: Tensor,
+    name: str | None = None,
+    *,  # noqa: A002
+    out: Tensor | None = None,
+) -> Tensor:
     """The complex numbers abs * (cos(angle) + i sin(angle)) (float32 or float64 inputs)."""
     C.tensor("polar", "abs", abs)
     C.tensor("polar", "angle", angle)
     for n, t in (("abs", abs), ("angle", angle)):
         if t.dtype not in (float32, float64):
-            raise TypeError(f"polar(): argument '{n}' must be float32 or float64, but got "
-                            f"{t.dtype.name}")
+            raise TypeError(
+                f"polar(): argument '{n}' must be float32 or float64, but got {t.dtype.name}"
+            )
     res = _C.complex(_C.multiply(abs, _C.cos(angle)), _C.multiply(abs, _C.sin(angle)))
     return api_write_out("polar", out, res)
 
@@ -352,8 +498,14 @@ def _scalar_arg(api, name, v):
     return C.number(api, name, v)
 
 
-def logspace(start: float | Tensor, stop: float | Tensor, num: int | Tensor,
-             base: float | Tensor = 10.0, dtype: Any = None, name: str | None = None) -> Tensor:
+def logspace(
+    start: float | Tensor,
+    stop: float | Tensor,
+    num: int | Tensor,
+    base: float | Tensor = 10.0,
+    dtype: Any = None,
+    name: str | None = None,
+) -> Tensor:
     """num values base**t for t evenly spaced from start to stop (both included).
 
     Examples:
@@ -369,8 +521,9 @@ def logspace(start: float | Tensor, stop: float | Tensor, num: int | Tensor,
         raise ValueError(f"logspace(): argument 'num' must be >= 0, but got {k}")
     d = default_float() if dtype is None else C_dtype("logspace", dtype)
     # float64 exponents, their powers and the result are all held at once.
-    check_fits("logspace():", f"argument 'num' ({k}) asks for {k} values, which",
-               k * (16 + d.itemsize))
+    check_fits(
+        "logspace():", f"argument 'num' ({k}) asks for {k} values, which", k * (16 + d.itemsize)
+    )
     with np.errstate(over="ignore", invalid="ignore"):
         vals = np.power(b, np.linspace(s, e, k))
     if not (d.is_floating_point or d.is_complex):
@@ -378,9 +531,17 @@ def logspace(start: float | Tensor, stop: float | Tensor, num: int | Tensor,
     return to_tensor(vals, dtype=d)
 
 
-def range(start: float | Tensor = 0, end: float | Tensor | None = None,  # noqa: A001
-          step: float | Tensor = 1, dtype: Any = None, *, out: Tensor | None = None,
-          device: Any = None, requires_grad: bool = False, name: str | None = None) -> Tensor:
+def range(
+    start: float | Tensor = 0,
+    end: float | Tensor | None = None,  # noqa: A001
+    step: float | Tensor = 1,
+    dtype: Any = None,
+    *,
+    out: Tensor | None = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """start, start + step, ... up to and including end (Paddle's range, unlike arange,
     includes end), in dtype (default: the default float); range(n) is range(0, n).
 
@@ -405,8 +566,11 @@ def range(start: float | Tensor = 0, end: float | Tensor | None = None,  # noqa:
     if count < 0:
         raise ValueError(f"range(): the range from {s} to {e} by {st} is not finite")
     # float64 offsets, the values and the result are all held at once.
-    check_fits("range():", f"the {count} values from 'start' {s} to 'end' {e} by 'step' {st}",
-               count * (16 + d.itemsize))
+    check_fits(
+        "range():",
+        f"the {count} values from 'start' {s} to 'end' {e} by 'step' {st}",
+        count * (16 + d.itemsize),
+    )
     vals = s + st * np.arange(count, dtype=np.float64)
     if not (d.is_floating_point or d.is_complex):
         vals = np.trunc(vals)
@@ -438,13 +602,21 @@ def from_numpy(ndarray: np.ndarray) -> Tensor:
                [1, 2, 3])
     """
     if not isinstance(ndarray, np.ndarray):
-        raise TypeError(f"from_numpy(): argument 'ndarray' must be a numpy.ndarray, but got "
-                        f"{type(ndarray).__name__}")
+        raise TypeError(
+            f"from_numpy(): argument 'ndarray' must be a numpy.ndarray, but got "
+            f"{type(ndarray).__name__}"
+        )
     return to_tensor(ndarray)
 
 
-def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | None = None,
-            requires_grad: bool = False) -> Tensor:
+def asarray(
+    obj: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    copy: bool | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """A tensor of obj (data, a numpy array, a tensor); a tensor of the same dtype is
     returned as is unless copy=True (its stop_gradient then follows requires_grad).
 
@@ -463,8 +635,10 @@ def asarray(obj: Any, *, dtype: Any = None, device: Any = None, copy: bool | Non
                 t.stop_gradient = not requires_grad
             return t
         if copy is False:
-            raise ValueError(f"asarray(): copy=False, but the dtype {want.name} differs from "
-                             f"the tensor's {obj.dtype.name}")
+            raise ValueError(
+                f"asarray(): copy=False, but the dtype {want.name} differs from "
+                f"the tensor's {obj.dtype.name}"
+            )
     return to_tensor(obj, dtype=dtype, stop_gradient=not requires_grad)
 
 
@@ -480,15 +654,25 @@ def create_tensor(dtype: Any, name: str | None = None, persistable: bool = False
     return _C.full([0], 0, _dtype_arg("create_tensor", dtype))
 
 
-def _tensor_fn(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-               pin_memory: bool = False) -> Tensor:
+def _tensor_fn(
+    data: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """A new tensor holding a copy of data (Paddle's paddle.tensor(...), torch-style):
     requires_grad sets stop_gradient = not requires_grad."""
     _cpu_device("tensor", device)
     return to_tensor(data, dtype=dtype, stop_gradient=not requires_grad)
 
 
-def as_tensor(data: Any, dtype: Any = None, device: Any = None, requires_grad: bool = False,
-              pin_memory: bool = False) -> Tensor:
+def as_tensor(
+    data: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """A new tensor from data (Paddle's paddle.tensor, the same as oar.tensor(...))."""
     return _tensor_fn(data, dtype, device, requires_grad, pin_memory)

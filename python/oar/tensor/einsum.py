@@ -1,4 +1,5 @@
 """einsum (Paddle's paddle/tensor/einsum.py): contracted pairwise through matmul."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,6 +16,7 @@ __all__ = ["einsum"]
 
 # --- einsum --------------------------------------------------------------------------------
 
+
 def _parse_term(term, ndim, where):
     """A term's labels: letters, with '...' expanded to ints -1, -2, .. (right-aligned)."""
     if term.count("...") > 1 or "." in term.replace("...", ""):
@@ -22,14 +24,18 @@ def _parse_term(term, ndim, where):
     head, dots, tail = term.partition("...")
     for ch in head + tail:
         if not ch.isalpha() or not ch.isascii():
-            raise ValueError(f"einsum(): {where} '{term}' has the invalid label '{ch}' (labels "
-                             f"are ASCII letters)")
+            raise ValueError(
+                f"einsum(): {where} '{term}' has the invalid label '{ch}' (labels "
+                f"are ASCII letters)"
+            )
     n_letters = len(head) + len(tail)
     if ndim is None:
         return list(head), bool(dots), list(tail)
     if (not dots and n_letters != ndim) or (dots and n_letters > ndim):
-        raise ValueError(f"einsum(): {where} '{term}' has {n_letters} labels but the operand has "
-                         f"{ndim} dimensions")
+        raise ValueError(
+            f"einsum(): {where} '{term}' has {n_letters} labels but the operand has "
+            f"{ndim} dimensions"
+        )
     e = ndim - n_letters
     return list(head) + [-(e - i) for i in range(e)] + list(tail)
 
@@ -40,8 +46,7 @@ def einsum(equation: Any, *operands: Any) -> Tensor:
     repeated label within an operand takes its diagonal. Lowered to diagonal, sum,
     transpose, reshape and matmul, so it is as fast and as differentiable as those."""
     if not isinstance(equation, str):
-        raise TypeError(f"einsum(): argument 'equation' must be str, but got "
-                        f"{C._kind(equation)}")
+        raise TypeError(f"einsum(): argument 'equation' must be str, but got {C._kind(equation)}")
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     ops = [C.tensor("einsum", f"operands[{i}]", v) for i, v in enumerate(operands)]
@@ -49,19 +54,23 @@ def einsum(equation: Any, *operands: Any) -> Tensor:
     lhs, arrow, rhs = eq.partition("->")
     terms = lhs.split(",")
     if len(terms) != len(ops):
-        raise ValueError(f"einsum(): the equation '{equation}' has {len(terms)} operand terms but "
-                         f"{len(ops)} operands were given")
+        raise ValueError(
+            f"einsum(): the equation '{equation}' has {len(terms)} operand terms but "
+            f"{len(ops)} operands were given"
+        )
     labels = [_parse_term(tm, v.ndim, f"term {i}") for i, (tm, v) in enumerate(zip(terms, ops))]
-    ell = max([-min([lb for lb in ls if isinstance(lb, int)], default=0) for ls in labels],
-              default=0)
+    ell = max(
+        [-min([lb for lb in ls if isinstance(lb, int)], default=0) for ls in labels], default=0
+    )
     sizes: dict = {}
     for i, (ls, v) in enumerate(zip(labels, ops)):
         for lb, s in zip(ls, v.shape):
             prev = sizes.get(lb, 1)
             if prev != s and prev != 1 and s != 1:
                 what = f"'{lb}'" if isinstance(lb, str) else "'...'"
-                raise ValueError(f"einsum(): label {what} has size {s} in operand {i} but {prev} "
-                                 f"elsewhere")
+                raise ValueError(
+                    f"einsum(): label {what} has size {s} in operand {i} but {prev} elsewhere"
+                )
             sizes[lb] = s if prev == 1 else prev  # a size-1 label broadcasts
     if arrow:
         head, dots, tail = _parse_term(rhs, None, "the output")
@@ -97,7 +106,7 @@ def einsum(equation: Any, *operands: Any) -> Tensor:
     def needed(k):
         """Labels that the output or the operands after position k use."""
         keep = set(out)
-        for _, ls in items[k + 1:]:
+        for _, ls in items[k + 1 :]:
             keep.update(ls)
         return keep
 
@@ -152,14 +161,16 @@ def _contract(a, la, b, lb, keep):
     b = _C.transpose(b, [lb.index(x) for x in batch + summed + b_only])
     nb = len(batch)
     bshape_a, bshape_b = list(a.shape[:nb]), list(b.shape[:nb])
-    a_sizes = list(a.shape[nb:nb + len(a_only)])
-    b_sizes = list(b.shape[nb + len(summed):])
-    k = _prod(a.shape[nb + len(a_only):])
+    a_sizes = list(a.shape[nb : nb + len(a_only)])
+    b_sizes = list(b.shape[nb + len(summed) :])
+    k = _prod(a.shape[nb + len(a_only) :])
     am = C.reshape_exact(a, bshape_a + [_prod(a_sizes), k])
     bm = C.reshape_exact(b, bshape_b + [k, _prod(b_sizes)])
     prod = _C.matmul(am, bm)
-    return (C.reshape_exact(prod, list(prod.shape[:nb]) + a_sizes + b_sizes),
-            batch + a_only + b_only)
+    return (
+        C.reshape_exact(prod, list(prod.shape[:nb]) + a_sizes + b_sizes),
+        batch + a_only + b_only,
+    )
 
 
 def _align(v, ls, order):

@@ -2,6 +2,7 @@
 semantics), and the functions that put, take or scatter by index: put_along_axis,
 index_put, take, take_along_dim, index_fill, masked_scatter, select/slice/diagonal
 scatter, scatter_add, scatter_reduce."""
+
 from __future__ import annotations
 
 import math
@@ -22,10 +23,23 @@ from .manipulation import _broadcast_shape, _index_tensor, _ints, broadcast_to
 
 Tensor = _C.Tensor
 
-__all__ = ["put_along_axis", "put_along_axis_", "nd_index", "index_put", "index_put_",
-           "take", "index_fill", "masked_scatter", "select_scatter", "slice_scatter",
-           "diagonal_scatter", "scatter_add", "scatter_reduce", "put_along_axis_reduce",
-           "take_along_dim"]
+__all__ = [
+    "put_along_axis",
+    "put_along_axis_",
+    "nd_index",
+    "index_put",
+    "index_put_",
+    "take",
+    "index_fill",
+    "masked_scatter",
+    "select_scatter",
+    "slice_scatter",
+    "diagonal_scatter",
+    "scatter_add",
+    "scatter_reduce",
+    "put_along_axis_reduce",
+    "take_along_dim",
+]
 
 
 # ---- indexing -------------------------------------------------------------------------
@@ -41,8 +55,10 @@ def _to_index_tensor(v):
     if arr.dtype == bool:
         return _C._from_buffer(arr, bool_)
     if arr.dtype.kind not in "iu":
-        raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean "
-                         f"arrays are valid indices, got an array of {arr.dtype}")
+        raise IndexError(
+            f"only integers, slices, None, Ellipsis and integer or boolean "
+            f"arrays are valid indices, got an array of {arr.dtype}"
+        )
     return _C._from_buffer(arr.astype(np.int64), int64)
 
 
@@ -59,8 +75,11 @@ def _parse_index(x, index):
         index = (index,)
     items = []
     for it in index:
-        if isinstance(it, (list, np.ndarray)) or (isinstance(it, Tensor) and it.ndim > 0) or (
-                isinstance(it, Tensor) and it.dtype is bool_):
+        if (
+            isinstance(it, (list, np.ndarray))
+            or (isinstance(it, Tensor) and it.ndim > 0)
+            or (isinstance(it, Tensor) and it.dtype is bool_)
+        ):
             items.append(_to_index_tensor(it))
         elif isinstance(it, Tensor):
             if it.dtype is bool_:
@@ -74,17 +93,23 @@ def _parse_index(x, index):
     has_adv = any(isinstance(it, Tensor) for it in items)
 
     def is_adv(it):
-        return isinstance(it, Tensor) or (has_adv and not isinstance(it, (slice, type(None)))
-                                          and it is not Ellipsis)
+        return isinstance(it, Tensor) or (
+            has_adv and not isinstance(it, (slice, type(None))) and it is not Ellipsis
+        )
+
     where_adv = [k for k, it in enumerate(items) if is_adv(it)]
     adjacent = not where_adv or where_adv[-1] - where_adv[0] + 1 == len(where_adv)
-    consumed = sum(it.ndim if isinstance(it, Tensor) and it.dtype is bool_ else 1
-                   for it in items if it is not None and it is not Ellipsis)
+    consumed = sum(
+        it.ndim if isinstance(it, Tensor) and it.dtype is bool_ else 1
+        for it in items
+        if it is not None and it is not Ellipsis
+    )
     if sum(1 for it in items if it is Ellipsis) > 1:
         raise IndexError("an index can only have a single ellipsis ('...')")
     if consumed > x.ndim:
-        raise IndexError(f"too many indices for a tensor of dimension {x.ndim} "
-                         f"({consumed} were indexed)")
+        raise IndexError(
+            f"too many indices for a tensor of dimension {x.ndim} ({consumed} were indexed)"
+        )
     expanded = []
     for it in items:
         if it is Ellipsis:
@@ -104,10 +129,12 @@ def _parse_index(x, index):
             if it.dtype is bool_:
                 if it.ndim == 0:
                     raise IndexError("a 0-d boolean mask is not supported as an index")
-                want = x.shape[d:d + it.ndim]
+                want = x.shape[d : d + it.ndim]
                 if list(it.shape) != list(want):
-                    raise IndexError(f"the boolean mask of shape {it.shape} does not match the "
-                                     f"indexed dimensions {want}")
+                    raise IndexError(
+                        f"the boolean mask of shape {it.shape} does not match the "
+                        f"indexed dimensions {want}"
+                    )
                 coords = _C.nonzero(it)
                 for k in range(it.ndim):
                     col = _C.slice(coords, [1], [k], [k + 1])
@@ -116,8 +143,9 @@ def _parse_index(x, index):
                 out_pos += it.ndim
             else:
                 if it.dtype not in (int64, convert_dtype("int32")):
-                    raise IndexError(f"tensors used as indices must be integer or bool, not "
-                                     f"{it.dtype.name}")
+                    raise IndexError(
+                        f"tensors used as indices must be integer or bool, not {it.dtype.name}"
+                    )
                 advanced.append((d, it))
                 d += 1
                 out_pos += 1
@@ -158,8 +186,10 @@ def _parse_index(x, index):
             int_axes.append(d)
             d += 1
         else:
-            raise IndexError(f"only integers, slices, None, Ellipsis and integer or boolean "
-                             f"arrays are valid indices, got {type(it).__name__}")
+            raise IndexError(
+                f"only integers, slices, None, Ellipsis and integer or boolean "
+                f"arrays are valid indices, got {type(it).__name__}"
+            )
     return axes, starts, ends, steps, counts, int_axes, nones, advanced, adjacent
 
 
@@ -197,21 +227,27 @@ def _index_broadcast(api, shapes):
     for s in shapes:  # numpy's rule, in Python ints (numpy refuses sizes past int64)
         for i, n in enumerate(s, ndim - len(s)):
             if n != 1 and bshape[i] not in (1, n):
-                raise IndexError(f"{api}(): shape mismatch: indexing arrays of shapes "
-                                 f"{[list(s) for s in shapes]} could not be broadcast together")
+                raise IndexError(
+                    f"{api}(): shape mismatch: indexing arrays of shapes "
+                    f"{[list(s) for s in shapes]} could not be broadcast together"
+                )
             bshape[i] = n if n != 1 else bshape[i]
-    if math.prod(n for n in bshape if n) >= 2 ** 63:
-        raise IndexError(f"{api}(): indexing arrays of shapes {[list(s) for s in shapes]} "
-                         f"broadcast to {bshape}, whose dims other than 0 multiply past 2^63")
+    if math.prod(n for n in bshape if n) >= 2**63:
+        raise IndexError(
+            f"{api}(): indexing arrays of shapes {[list(s) for s in shapes]} "
+            f"broadcast to {bshape}, whose dims other than 0 multiply past 2^63"
+        )
     if 0 not in bshape:
-        check_fits(f"{api}():", f"the index arrays broadcast to shape {bshape}",
-                   math.prod(bshape) * 8 * (len(shapes) + 1))
+        check_fits(
+            f"{api}():",
+            f"the index arrays broadcast to shape {bshape}",
+            math.prod(bshape) * 8 * (len(shapes) + 1),
+        )
     return bshape
 
 
 def __getitem__(self, index):
-    axes, starts, ends, steps, _, int_axes, nones, advanced, adjacent = \
-        _parse_index(self, index)
+    axes, starts, ends, steps, _, int_axes, nones, advanced, adjacent = _parse_index(self, index)
     out = _basic(self, axes, starts, ends, steps, int_axes, nones)
     if not advanced:
         return out
@@ -235,40 +271,48 @@ def __getitem__(self, index):
         n = shape[a]
         bad = arr[(arr < -n) | (arr >= n)]
         if bad.size:
-            raise IndexError(f"index {int(bad.reshape(-1)[0])} is out of bounds for axis {a} "
-                             f"with size {n}")
+            raise IndexError(
+                f"index {int(bad.reshape(-1)[0])} is out of bounds for axis {a} with size {n}"
+            )
         linear = linear * n + np.where(arr < 0, arr + n, arr)
     count = int(np.prod([shape[a] for a in res_axes]))
-    result_shape = shape[:first] + bshape + shape[first + len(res_axes):]
+    result_shape = shape[:first] + bshape + shape[first + len(res_axes) :]
     if count == 0:  # out is empty (and every index too, or the bounds check raised)
         return _reshape(out, result_shape)
-    merged = _reshape(out, shape[:first] + [count] + shape[first + len(res_axes):])
+    merged = _reshape(out, shape[:first] + [count] + shape[first + len(res_axes) :])
     picked = _C.index_select(merged, _C._from_buffer(linear.reshape(-1), int64), first)
     return _reshape(picked, result_shape)
 
 
 def __setitem__(self, index, value):
-    axes, starts, ends, steps, counts, int_axes, nones, advanced, adjacent = \
-        _parse_index(self, index)
+    axes, starts, ends, steps, counts, int_axes, nones, advanced, adjacent = _parse_index(
+        self, index
+    )
     # numpy rejects index arrays that do not broadcast even for an empty region: checked
     # once here, and the shape handed on
-    bshape = _index_broadcast("__setitem__", [t.shape for _, t in advanced]) if advanced \
-        else None
+    bshape = _index_broadcast("__setitem__", [t.shape for _, t in advanced]) if advanced else None
     if 0 in counts:
         return  # an empty region: nothing to write
     if advanced:
         v = _setitem_value(self, value)
         # x[mask] = v for a mask covering x and v a scalar or shaped like x: a where(),
         # written back in place (Paddle's reading of a same-shape value).
-        if (isinstance(index, Tensor) and index.dtype is bool_
-                and list(index.shape) == self.shape and (v.ndim == 0 or v.shape == self.shape)):
+        if (
+            isinstance(index, Tensor)
+            and index.dtype is bool_
+            and list(index.shape) == self.shape
+            and (v.ndim == 0 or v.shape == self.shape)
+        ):
             new = _C.where(index, _C.expand(v, self.shape) if v.ndim == 0 else v, self)
             _C.set_value_with_tensor_(self, new, [], [], [], [])
             return
         _setitem_advanced(self, axes, starts, ends, steps, nones, advanced, adjacent, v, bshape)
         return
-    if isinstance(value, (numbers.Number, np.number, np.bool_)) and not isinstance(value, Tensor) \
-            and not isinstance(value, (complex, np.complexfloating)):
+    if (
+        isinstance(value, (numbers.Number, np.number, np.bool_))
+        and not isinstance(value, Tensor)
+        and not isinstance(value, (complex, np.complexfloating))
+    ):
         _C.set_value_(self, axes, starts, ends, steps, float(value))
         return
     v = value if isinstance(value, Tensor) else _C._from_buffer(np.asarray(value), self.dtype)
@@ -285,8 +329,11 @@ def __setitem__(self, index, value):
         target.insert(p, 1)
 
     def cannot():
-        return ValueError(f"could not broadcast a value of shape {v.shape} into the indexed "
-                          f"region of shape {target}")
+        return ValueError(
+            f"could not broadcast a value of shape {v.shape} into the indexed "
+            f"region of shape {target}"
+        )
+
     if v.ndim > len(target):
         lead = v.ndim - len(target)  # numpy drops leading 1s only
         if any(n != 1 for n in v.shape[:lead]):
@@ -323,15 +370,16 @@ def _setitem_advanced(x, axes, starts, ends, steps, nones, advanced, adjacent, v
     adv_axes = [a for a, _ in advanced]
     # bshape: the index arrays' broadcast (__setitem__). numpy checks no index when it is
     # empty, and none is read here (an index of shape [0, 2**62] has no array numpy can hold)
-    arrs = [np.asarray(t.numpy(), dtype=np.int64) for _, t in advanced] if 0 not in bshape \
-        else []
+    arrs = [np.asarray(t.numpy(), dtype=np.int64) for _, t in advanced] if 0 not in bshape else []
     for a, arr in zip(adv_axes, arrs):
         n = rshape[a]
         bad = arr[(arr < -n) | (arr >= n)]
         if bad.size:
-            raise IndexError(f"__setitem__(): argument 'index': index "
-                             f"{int(bad.reshape(-1)[0])} is out of bounds for axis {a} "
-                             f"with size {n}")
+            raise IndexError(
+                f"__setitem__(): argument 'index': index "
+                f"{int(bad.reshape(-1)[0])} is out of bounds for axis {a} "
+                f"with size {n}"
+            )
     # The layout of x[index]: labels ('n',) for None dims, ('r', d) for region dim d,
     # ('b', j) for broadcast index dim j.
     layout = [("r", d) for d in range(len(rshape))]
@@ -341,14 +389,20 @@ def _setitem_advanced(x, axes, starts, ends, steps, nones, advanced, adjacent, v
     if not adjacent:
         layout = [layout[p] for p in pos] + [lab for p, lab in enumerate(layout) if p not in pos]
         pos = list(range(len(pos)))
-    layout = layout[:pos[0]] + [("b", j) for j in range(len(bshape))] + layout[pos[0] + len(pos):]
-    size = {("n",): 1, **{("r", d): n for d, n in enumerate(rshape)},
-            **{("b", j): n for j, n in enumerate(bshape)}}
+    layout = layout[: pos[0]] + [("b", j) for j in range(len(bshape))] + layout[pos[0] + len(pos) :]
+    size = {
+        ("n",): 1,
+        **{("r", d): n for d, n in enumerate(rshape)},
+        **{("b", j): n for j, n in enumerate(bshape)},
+    }
     target = [size[lab] for lab in layout]
 
     def cannot():
-        return ValueError(f"__setitem__(): argument 'value' of shape {v.shape} could not be "
-                          f"broadcast to the indexed shape {target}")
+        return ValueError(
+            f"__setitem__(): argument 'value' of shape {v.shape} could not be "
+            f"broadcast to the indexed shape {target}"
+        )
+
     if v.ndim > len(target):
         lead = v.ndim - len(target)  # numpy drops leading 1s only
         if any(n != 1 for n in v.shape[:lead]):
@@ -366,8 +420,9 @@ def _setitem_advanced(x, axes, starts, ends, steps, nones, advanced, adjacent, v
     if v.ndim:
         v = _reshape(_C.expand(v, target), [n for lab, n in zip(layout, target) if lab != ("n",)])
         kept = [lab for lab in layout if lab != ("n",)]
-        vperm = [kept.index(("b", j)) for j in range(len(bshape))] + \
-            [kept.index(("r", d)) for d in rest]
+        vperm = [kept.index(("b", j)) for j in range(len(bshape))] + [
+            kept.index(("r", d)) for d in rest
+        ]
         if vperm != list(range(len(vperm))):
             v = _C.transpose(v, vperm)
     stacked = np.stack(np.broadcast_arrays(*arrs), -1)
@@ -400,8 +455,10 @@ def _values(api, name, v, like):
 
 def _reduce(reduce):
     if not isinstance(reduce, str) or reduce not in _REDUCE:
-        raise ValueError(f"put_along_axis(): argument 'reduce' must be one of "
-                         f"{sorted(_REDUCE) + sorted(_COMPOSED)}, but got {reduce!r}")
+        raise ValueError(
+            f"put_along_axis(): argument 'reduce' must be one of "
+            f"{sorted(_REDUCE) + sorted(_COMPOSED)}, but got {reduce!r}"
+        )
     return _REDUCE[reduce]
 
 
@@ -413,7 +470,7 @@ def _renamed(call, internal, api):
         msg = str(e)
         if not msg.startswith(internal + "("):
             raise
-        raise type(e)(api + msg[len(internal):]) from None
+        raise type(e)(api + msg[len(internal) :]) from None
 
 
 def _put(api, internal, arr, indices, values, axis, reduce, include_self, broadcast):
@@ -421,8 +478,9 @@ def _put(api, internal, arr, indices, values, axis, reduce, include_self, broadc
     C.tensor(api, "indices", indices)
     if isinstance(reduce, str) and reduce in _COMPOSED:
         v = _values(api, "values", values, arr)
-        out = put_along_axis_reduce(api, arr, indices, v, axis, reduce, bool(include_self),
-                                    bool(broadcast))
+        out = put_along_axis_reduce(
+            api, arr, indices, v, axis, reduce, bool(include_self), bool(broadcast)
+        )
         if internal.endswith("_"):  # in place
             _C.set_value_with_tensor_(arr, out, [], [], [], [])
             return arr
@@ -431,22 +489,55 @@ def _put(api, internal, arr, indices, values, axis, reduce, include_self, broadc
     v = _values(api, "values", values, arr)
     a = C.integer(api, "axis", axis)
     fn = getattr(_C, internal)
-    return _renamed(lambda: fn(arr, indices, v, a, r, bool(include_self), bool(broadcast)),
-                    internal, api)
+    return _renamed(
+        lambda: fn(arr, indices, v, a, r, bool(include_self), bool(broadcast)), internal, api
+    )
 
 
-def put_along_axis(arr: Tensor, indices: Tensor, values: Tensor | float, axis: AxisLike,
-                   reduce: str = "assign", include_self: bool = True,
-                   broadcast: bool = True, name: str | None = None) -> Tensor:
-    return _put("put_along_axis", "scatter_along_axis", arr, indices, values, axis, reduce,
-                include_self, broadcast)
+def put_along_axis(
+    arr: Tensor,
+    indices: Tensor,
+    values: Tensor | float,
+    axis: AxisLike,
+    reduce: str = "assign",
+    include_self: bool = True,
+    broadcast: bool = True,
+    name: str | None = None,
+) -> Tensor:
+    return _put(
+        "put_along_axis",
+        "scatter_along_axis",
+        arr,
+        indices,
+        values,
+        axis,
+        reduce,
+        include_self,
+        broadcast,
+    )
 
 
-def put_along_axis_(arr: Tensor, indices: Tensor, values: Tensor | float, axis: AxisLike,
-                    reduce: str = "assign", include_self: bool = True,
-                    broadcast: bool = True, name: str | None = None) -> Tensor:
-    return _put("put_along_axis_", "scatter_along_axis_", arr, indices, values, axis, reduce,
-                include_self, broadcast)
+def put_along_axis_(
+    arr: Tensor,
+    indices: Tensor,
+    values: Tensor | float,
+    axis: AxisLike,
+    reduce: str = "assign",
+    include_self: bool = True,
+    broadcast: bool = True,
+    name: str | None = None,
+) -> Tensor:
+    return _put(
+        "put_along_axis_",
+        "scatter_along_axis_",
+        arr,
+        indices,
+        values,
+        axis,
+        reduce,
+        include_self,
+        broadcast,
+    )
 
 
 def nd_index(api: Any, x: Tensor, indices: Tensor) -> Tensor:
@@ -454,41 +545,55 @@ def nd_index(api: Any, x: Tensor, indices: Tensor) -> Tensor:
     broadcast together; a boolean one stands for the coordinates of its True entries,
     one per dimension it covers), checked against x's leading dimensions."""
     if isinstance(indices, Tensor) or not isinstance(indices, (list, tuple)):
-        raise TypeError(f"{api}(): argument 'indices' must be a tuple or list of Tensors, but "
-                        f"got {type(indices).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'indices' must be a tuple or list of Tensors, but "
+            f"got {type(indices).__name__}"
+        )
     arrs, d = [], 0
     for k, t in enumerate(indices):
         if not isinstance(t, Tensor):
-            raise TypeError(f"{api}(): argument 'indices' must hold Tensors, but entry {k} is "
-                            f"{type(t).__name__}")
+            raise TypeError(
+                f"{api}(): argument 'indices' must hold Tensors, but entry {k} is "
+                f"{type(t).__name__}"
+            )
         a = np.asarray(t.numpy())
         if t.dtype is bool_:
-            want = x.shape[d:d + a.ndim]
+            want = x.shape[d : d + a.ndim]
             if a.ndim == 0 or list(a.shape) != list(want):
-                raise IndexError(f"{api}(): argument 'indices': the boolean mask {k} of shape "
-                                 f"{list(a.shape)} does not match the indexed dimensions {want}")
+                raise IndexError(
+                    f"{api}(): argument 'indices': the boolean mask {k} of shape "
+                    f"{list(a.shape)} does not match the indexed dimensions {want}"
+                )
             arrs += list(np.nonzero(a))
             d += a.ndim
         elif t.dtype.name in ("int32", "int64"):
             if d >= x.ndim:
-                raise IndexError(f"{api}(): argument 'indices' indexes more dimensions than "
-                                 f"the tensor's {x.ndim}")
+                raise IndexError(
+                    f"{api}(): argument 'indices' indexes more dimensions than "
+                    f"the tensor's {x.ndim}"
+                )
             n = x.shape[d]
             bad = a[(a < -n) | (a >= n)]
             if bad.size:
-                raise IndexError(f"{api}(): argument 'indices': index {int(bad.reshape(-1)[0])} "
-                                 f"is out of bounds for axis {d} with size {n}")
+                raise IndexError(
+                    f"{api}(): argument 'indices': index {int(bad.reshape(-1)[0])} "
+                    f"is out of bounds for axis {d} with size {n}"
+                )
             arrs.append(a.astype(np.int64))
             d += 1
         else:
-            raise TypeError(f"{api}(): argument 'indices' must hold int32, int64 or bool "
-                            f"Tensors, but entry {k} is {t.dtype.name}")
+            raise TypeError(
+                f"{api}(): argument 'indices' must hold int32, int64 or bool "
+                f"Tensors, but entry {k} is {t.dtype.name}"
+            )
     try:
         arrs = np.broadcast_arrays(*arrs) if arrs else []
     except ValueError:
-        raise IndexError(f"{api}(): argument 'indices': shape mismatch, index arrays of shapes "
-                         f"{[list(a.shape) for a in arrs]} could not be broadcast "
-                         f"together") from None
+        raise IndexError(
+            f"{api}(): argument 'indices': shape mismatch, index arrays of shapes "
+            f"{[list(a.shape) for a in arrs]} could not be broadcast "
+            f"together"
+        ) from None
     stacked = np.stack(arrs, -1) if arrs else np.zeros([0], np.int64)
     return _C._from_buffer(np.ascontiguousarray(stacked, dtype=np.int64), int64)
 
@@ -501,13 +606,23 @@ def _index_put(api, internal, x, indices, value, accumulate):
     return _renamed(lambda: fn(x, idx, v, bool(accumulate)), internal, api)
 
 
-def index_put(x: Tensor, indices: Tensor, value: Tensor | float, accumulate: bool = False,
-              name: str | None = None) -> Tensor:
+def index_put(
+    x: Tensor,
+    indices: Tensor,
+    value: Tensor | float,
+    accumulate: bool = False,
+    name: str | None = None,
+) -> Tensor:
     return _index_put("index_put", "index_put_nd", x, indices, value, accumulate)
 
 
-def index_put_(x: Tensor, indices: Tensor, value: Tensor | float, accumulate: bool = False,
-               name: str | None = None) -> Tensor:
+def index_put_(
+    x: Tensor,
+    indices: Tensor,
+    value: Tensor | float,
+    accumulate: bool = False,
+    name: str | None = None,
+) -> Tensor:
     return _index_put("index_put_", "index_put_nd_", x, indices, value, accumulate)
 
 
@@ -526,11 +641,13 @@ def take(x: Tensor, index: Tensor, mode: str = "raise", name: str | None = None)
     C.tensor("take", "x", x)
     C.tensor("take", "index", index)
     if index.dtype not in (int32, int64):
-        raise TypeError(f"take(): argument 'index' must be int32 or int64, but got "
-                        f"{index.dtype.name}")
+        raise TypeError(
+            f"take(): argument 'index' must be int32 or int64, but got {index.dtype.name}"
+        )
     if mode not in ("raise", "wrap", "clip"):
-        raise ValueError(f"take(): argument 'mode' must be 'raise', 'wrap' or 'clip', but got "
-                         f"{mode!r}")
+        raise ValueError(
+            f"take(): argument 'mode' must be 'raise', 'wrap' or 'clip', but got {mode!r}"
+        )
     n = x.size
     flat = _C.reshape(x, [-1]) if x.ndim != 1 else x
     # an empty index is not read: one of shape [0, 2**62] has no numpy array
@@ -540,8 +657,10 @@ def take(x: Tensor, index: Tensor, mode: str = "raise", name: str | None = None)
     if mode == "raise":
         bad = idx[(idx < -n) | (idx >= n)]
         if bad.size:
-            raise IndexError(f"take(): index {int(bad.reshape(-1)[0])} is out of range for a "
-                             f"tensor of {n} elements")
+            raise IndexError(
+                f"take(): index {int(bad.reshape(-1)[0])} is out of range for a "
+                f"tensor of {n} elements"
+            )
         idx = np.where(idx < 0, idx + n, idx)
     elif mode == "wrap":
         idx = np.mod(idx, n) if n else idx
@@ -551,8 +670,9 @@ def take(x: Tensor, index: Tensor, mode: str = "raise", name: str | None = None)
     return C.reshape_exact(picked, index.shape)
 
 
-def index_fill(x: Tensor, index: Tensor, axis: int, value: float | Tensor,
-               name: str | None = None) -> Tensor:
+def index_fill(
+    x: Tensor, index: Tensor, axis: int, value: float | Tensor, name: str | None = None
+) -> Tensor:
     """x with the slices at `index` along axis set to value (a number or a 0-D tensor).
 
     Examples:
@@ -570,8 +690,9 @@ def index_fill(x: Tensor, index: Tensor, axis: int, value: float | Tensor,
     idx = np.asarray(index.numpy(), dtype=np.int64).reshape(-1)
     bad = idx[(idx < -n) | (idx >= n)]
     if bad.size:
-        raise IndexError(f"index_fill(): index {int(bad[0])} is out of range for axis {a} of "
-                         f"size {n}")
+        raise IndexError(
+            f"index_fill(): index {int(bad[0])} is out of range for axis {a} of size {n}"
+        )
     if isinstance(value, Tensor):
         v = value if value.dtype is x.dtype else _C.cast(value, x.dtype)
     else:
@@ -602,14 +723,16 @@ def masked_scatter(x: Tensor, mask: Tensor, value: Tensor, name: str | None = No
     C.tensor("masked_scatter", "mask", mask)
     C.tensor("masked_scatter", "value", value)
     if mask.dtype is not bool_:
-        raise TypeError(f"masked_scatter(): argument 'mask' must be a bool tensor, but got "
-                        f"{mask.dtype.name}")
+        raise TypeError(
+            f"masked_scatter(): argument 'mask' must be a bool tensor, but got {mask.dtype.name}"
+        )
     shape = _broadcast_shape("masked_scatter", [x.shape, mask.shape], ["x", "mask"])
     m = np.broadcast_to(np.asarray(mask.numpy()), shape)
     count = int(m.sum())
     if count > value.size:
-        raise ValueError(f"masked_scatter(): the mask selects {count} elements but 'value' has "
-                         f"only {value.size}")
+        raise ValueError(
+            f"masked_scatter(): the mask selects {count} elements but 'value' has only {value.size}"
+        )
     v = value if value.dtype is x.dtype else _C.cast(value, x.dtype)
     pos = np.maximum(np.cumsum(m.reshape(-1)) - 1, 0)
     if value.size == 0:
@@ -626,8 +749,9 @@ def _value_as(api, v, x):
     return v if v.dtype is x.dtype else _C.cast(v, x.dtype)
 
 
-def select_scatter(x: Tensor, values: Tensor, axis: int, index: int,
-                   name: str | None = None) -> Tensor:
+def select_scatter(
+    x: Tensor, values: Tensor, axis: int, index: int, name: str | None = None
+) -> Tensor:
     """x with its slice at index along axis replaced by values (of that slice's shape).
 
     Examples:
@@ -646,33 +770,45 @@ def select_scatter(x: Tensor, values: Tensor, axis: int, index: int,
         raise IndexError(f"select_scatter(): index {i} is out of range for axis {a} of size {n}")
     i = i + n if i < 0 else i
     v = _value_as("select_scatter", values, x)
-    want = x.shape[:a] + x.shape[a + 1:]
+    want = x.shape[:a] + x.shape[a + 1 :]
     if v.shape != want:
-        raise ValueError(f"select_scatter(): argument 'values' must have the slice's shape "
-                         f"{want}, but has {v.shape}")
+        raise ValueError(
+            f"select_scatter(): argument 'values' must have the slice's shape "
+            f"{want}, but has {v.shape}"
+        )
     return _C.set_value_with_tensor(x, _C.unsqueeze(v, [a]), [a], [i], [i + 1], [1])
 
 
-def slice_scatter(x: Tensor, value: Tensor, axes: Sequence[int], starts: Sequence[int],
-                  ends: Sequence[int], strides: Sequence[int],
-                  name: str | None = None) -> Tensor:
+def slice_scatter(
+    x: Tensor,
+    value: Tensor,
+    axes: Sequence[int],
+    starts: Sequence[int],
+    ends: Sequence[int],
+    strides: Sequence[int],
+    name: str | None = None,
+) -> Tensor:
     """x with the strided slice (axes, starts, ends, strides) replaced by value, which is
     broadcast to the slice's shape."""
     C.tensor("slice_scatter", "x", x)
     v = _value_as("slice_scatter", value, x)
-    lists = [_ints("slice_scatter", n, a) for n, a in (("axes", axes), ("starts", starts),
-                                                       ("ends", ends), ("strides", strides))]
+    lists = [
+        _ints("slice_scatter", n, a)
+        for n, a in (("axes", axes), ("starts", starts), ("ends", ends), ("strides", strides))
+    ]
     if len({len(v) for v in lists}) != 1:
-        raise ValueError("slice_scatter(): 'axes', 'starts', 'ends' and 'strides' must have "
-                         "the same length")
+        raise ValueError(
+            "slice_scatter(): 'axes', 'starts', 'ends' and 'strides' must have the same length"
+        )
     region = _C.strided_slice(x, *lists)
     if v.shape != region.shape:
         v = broadcast_to(v, region.shape)
     return _C.set_value_with_tensor(x, v, *lists)
 
 
-def diagonal_scatter(x: Tensor, y: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
-                     name: str | None = None) -> Tensor:
+def diagonal_scatter(
+    x: Tensor, y: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1, name: str | None = None
+) -> Tensor:
     """x with its diagonal (offset, axis1, axis2; as oar.diagonal reads it) replaced by y.
 
     Examples:
@@ -684,8 +820,10 @@ def diagonal_scatter(x: Tensor, y: Tensor, offset: int = 0, axis1: int = 0, axis
     C.tensor("diagonal_scatter", "x", x)
     C.tensor("diagonal_scatter", "y", y)
     if x.ndim < 2:
-        raise ValueError(f"diagonal_scatter(): argument 'x' must have at least 2 dimensions, "
-                         f"but has shape {x.shape}")
+        raise ValueError(
+            f"diagonal_scatter(): argument 'x' must have at least 2 dimensions, "
+            f"but has shape {x.shape}"
+        )
     off = C.integer("diagonal_scatter", "offset", offset)
     a1 = C.axis("diagonal_scatter", "axis1", axis1, x.ndim)
     a2 = C.axis("diagonal_scatter", "axis2", axis2, x.ndim)
@@ -693,8 +831,10 @@ def diagonal_scatter(x: Tensor, y: Tensor, offset: int = 0, axis1: int = 0, axis
         raise ValueError(f"diagonal_scatter(): 'axis1' and 'axis2' must differ, both are {a1}")
     want = _C.diagonal(x, off, a1, a2).shape
     if y.shape != want:
-        raise ValueError(f"diagonal_scatter(): argument 'y' must have the diagonal's shape "
-                         f"{want}, but has {y.shape}")
+        raise ValueError(
+            f"diagonal_scatter(): argument 'y' must have the diagonal's shape "
+            f"{want}, but has {y.shape}"
+        )
     yv = y if y.dtype is x.dtype else _C.cast(y, x.dtype)
     length = want[-1]
     rest = [d for d in range(x.ndim) if d not in (a1, a2)]
@@ -711,8 +851,7 @@ def diagonal_scatter(x: Tensor, y: Tensor, offset: int = 0, axis1: int = 0, axis
     return _C.transpose(new, [perm.index(d) for d in range(x.ndim)])
 
 
-_SCATTER_REDUCE = {"sum": "add", "prod": "mul", "mean": "mean", "amin": "amin",
-                   "amax": "amax"}
+_SCATTER_REDUCE = {"sum": "add", "prod": "mul", "mean": "mean", "amin": "amin", "amax": "amax"}
 
 
 def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor:  # noqa: A002
@@ -720,14 +859,23 @@ def scatter_add(input: Tensor, dim: int, index: Tensor, src: Tensor) -> Tensor: 
     return put_along_axis(input, index, src, dim, "add", True, False)
 
 
-def scatter_reduce(input: Tensor, dim: int, index: Tensor, src: Tensor,  # noqa: A002
-                   reduce: str, *, include_self: bool = True) -> Tensor:
+def scatter_reduce(
+    input: Tensor,
+    dim: int,
+    index: Tensor,
+    src: Tensor,  # noqa: A002
+    reduce: str,
+    *,
+    include_self: bool = True,
+) -> Tensor:
     """input with src combined in at the positions index along dim by reduce ('sum',
     'prod', 'mean', 'amin', 'amax'); include_self=False leaves input's values out of the
     positions written to."""
     if reduce not in _SCATTER_REDUCE:
-        raise ValueError(f"scatter_reduce(): argument 'reduce' must be one of "
-                         f"{sorted(_SCATTER_REDUCE)}, but got {reduce!r}")
+        raise ValueError(
+            f"scatter_reduce(): argument 'reduce' must be one of "
+            f"{sorted(_SCATTER_REDUCE)}, but got {reduce!r}"
+        )
     return put_along_axis(input, index, src, dim, _SCATTER_REDUCE[reduce], include_self, False)
 
 
@@ -740,13 +888,22 @@ def _values_to(api, values, arr, dom):
     try:
         return broadcast_to(v, dom) if v.shape != dom else v
     except ValueError:
-        raise ValueError(f"{api}(): argument 'values' of shape {values.shape} does not "
-                         f"broadcast to the indexed shape {dom}") from None
+        raise ValueError(
+            f"{api}(): argument 'values' of shape {values.shape} does not "
+            f"broadcast to the indexed shape {dom}"
+        ) from None
 
 
-def put_along_axis_reduce(api: Any, arr: Tensor, indices: Tensor, values: Tensor | float,
-                          axis: AxisLike, reduce: str, include_self: bool,
-                          broadcast: bool) -> Tensor:
+def put_along_axis_reduce(
+    api: Any,
+    arr: Tensor,
+    indices: Tensor,
+    values: Tensor | float,
+    axis: AxisLike,
+    reduce: str,
+    include_self: bool,
+    broadcast: bool,
+) -> Tensor:
     """put_along_axis for reduce 'mul'/'multiply', 'mean', 'amin', 'amax', composed of
     differentiable ops: the written positions are found first; 'mean' divides a scattered
     sum by the count (truncating for integers, as Paddle); the others reduce the values of
@@ -754,20 +911,26 @@ def put_along_axis_reduce(api: Any, arr: Tensor, indices: Tensor, values: Tensor
     product)."""
     a = C.axis(api, "axis", axis, max(arr.ndim, 1))
     if indices.ndim != arr.ndim:
-        raise ValueError(f"{api}(): argument 'indices' must have the rank of 'arr' "
-                         f"({arr.ndim}), but has shape {indices.shape}")
+        raise ValueError(
+            f"{api}(): argument 'indices' must have the rank of 'arr' "
+            f"({arr.ndim}), but has shape {indices.shape}"
+        )
     dom = list(indices.shape)
     for d in range(arr.ndim):
         if d == a:
             continue
         if broadcast:
             if indices.shape[d] not in (1, arr.shape[d]):
-                raise ValueError(f"{api}(): argument 'indices' of shape {indices.shape} does not "
-                                 f"broadcast to 'arr' of shape {arr.shape} at dimension {d}")
+                raise ValueError(
+                    f"{api}(): argument 'indices' of shape {indices.shape} does not "
+                    f"broadcast to 'arr' of shape {arr.shape} at dimension {d}"
+                )
             dom[d] = arr.shape[d]
         elif indices.shape[d] > arr.shape[d]:
-            raise ValueError(f"{api}(): argument 'indices' of shape {indices.shape} is larger "
-                             f"than 'arr' of shape {arr.shape} at dimension {d}")
+            raise ValueError(
+                f"{api}(): argument 'indices' of shape {indices.shape} is larger "
+                f"than 'arr' of shape {arr.shape} at dimension {d}"
+            )
     if 0 in dom:
         # Nothing is written (an empty arr always has empty indices). Numpy cannot even hold
         # an empty [0, 2**62] index array, and np.indices below would build a range for
@@ -778,8 +941,9 @@ def put_along_axis_reduce(api: Any, arr: Tensor, indices: Tensor, values: Tensor
     n = arr.shape[a]
     bad = idx[(idx < -n) | (idx >= n)]
     if bad.size:
-        raise IndexError(f"{api}(): index {int(bad.reshape(-1)[0])} is out of bounds for axis "
-                         f"{a} with size {n}")
+        raise IndexError(
+            f"{api}(): index {int(bad.reshape(-1)[0])} is out of bounds for axis {a} with size {n}"
+        )
     idx = np.where(idx < 0, idx + n, idx)
     v = _values_to(api, values, arr, dom)
     coords = list(np.indices(dom, sparse=True))
@@ -800,8 +964,10 @@ def put_along_axis_reduce(api: Any, arr: Tensor, indices: Tensor, values: Tensor
         if include_self:
             sums = _C.add(sums, old)
             counts = counts + 1
-        cnt = _C._from_buffer(counts, float64 if not floating else arr.dtype
-                              if arr.dtype.is_floating_point else float64)
+        cnt = _C._from_buffer(
+            counts,
+            float64 if not floating else arr.dtype if arr.dtype.is_floating_point else float64,
+        )
         if floating:
             r = _C.divide(sums, _C.cast(cnt, sums.dtype))
         else:
@@ -819,8 +985,7 @@ def put_along_axis_reduce(api: Any, arr: Tensor, indices: Tensor, values: Tensor
                 fill = -math.inf if reduce == "amax" else math.inf
             else:
                 info = np.iinfo(arr.dtype.name) if arr.dtype is not bool_ else None
-                fill = (info.min if reduce == "amax" else info.max) if info else \
-                    (reduce != "amax")
+                fill = (info.min if reduce == "amax" else info.max) if info else (reduce != "amax")
             red = _C.amax if reduce == "amax" else _C.amin
             r = red(_C.where(mask, wide, _C.full_like(wide, fill)), [1], False)
             if include_self:
@@ -830,8 +995,8 @@ def put_along_axis_reduce(api: Any, arr: Tensor, indices: Tensor, values: Tensor
 
 
 @_aliases({"input": "arr", "dim": "axis"}, strict=True)
-def take_along_dim(arr: Tensor, indices: Tensor, axis: int, broadcast: bool = True, *,
-                   out: Tensor | None = None) -> Tensor:
+def take_along_dim(
+    arr: Tensor, indices: Tensor, axis: int, broadcast: bool = True, *, out: Tensor | None = None
+) -> Tensor:
     """take_along_axis: the values of arr at indices along axis."""
-    return _out.write_out(out, _C.take_along_axis(arr, indices, axis, broadcast),
-                          "take_along_dim")
+    return _out.write_out(out, _C.take_along_axis(arr, indices, axis, broadcast), "take_along_dim")

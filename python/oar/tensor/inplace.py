@@ -1,5 +1,6 @@
 """Paddle's in-place functions (x_: abs_, div_, where_, ...), each the out-of-place function
 written back into x, refused on a leaf that requires a gradient (as Paddle does)."""
+
 from __future__ import annotations
 
 import math
@@ -45,18 +46,66 @@ Tensor = _C.Tensor
 
 __all__ = [
     # elementwise
-    "abs_", "neg_", "pow_", "gammaln_", "logit_", "frac_", "sinc_", "polygamma_", "multigammaln_",
-    "equal_", "not_equal_", "greater_equal_", "greater_than_", "less_", "less_equal_",
-    "less_than_", "logical_and_", "logical_or_", "logical_not_", "logical_xor_", "floor_mod_",
-    "mod_", "gcd_", "lcm_", "hypot_", "ldexp_", "copysign_", "gammainc_", "gammaincc_",
-    "bitwise_invert_", "bitwise_left_shift_", "bitwise_right_shift_", "where_", "div_", "sub_",
+    "abs_",
+    "neg_",
+    "pow_",
+    "gammaln_",
+    "logit_",
+    "frac_",
+    "sinc_",
+    "polygamma_",
+    "multigammaln_",
+    "equal_",
+    "not_equal_",
+    "greater_equal_",
+    "greater_than_",
+    "less_",
+    "less_equal_",
+    "less_than_",
+    "logical_and_",
+    "logical_or_",
+    "logical_not_",
+    "logical_xor_",
+    "floor_mod_",
+    "mod_",
+    "gcd_",
+    "lcm_",
+    "hypot_",
+    "ldexp_",
+    "copysign_",
+    "gammainc_",
+    "gammaincc_",
+    "bitwise_invert_",
+    "bitwise_left_shift_",
+    "bitwise_right_shift_",
+    "where_",
+    "div_",
+    "sub_",
     # scans, triangles, products, picking, scattering
-    "cumsum_", "cumprod_", "tril_", "triu_", "renorm_", "index_fill_", "masked_scatter_",
-    "scatter_add_", "addmm_", "baddbmm_",
+    "cumsum_",
+    "cumprod_",
+    "tril_",
+    "triu_",
+    "renorm_",
+    "index_fill_",
+    "masked_scatter_",
+    "scatter_add_",
+    "addmm_",
+    "baddbmm_",
     # shape and dtype
-    "cast_", "flatten_", "reshape_", "squeeze_", "unsqueeze_", "transpose_", "t_",
+    "cast_",
+    "flatten_",
+    "reshape_",
+    "squeeze_",
+    "unsqueeze_",
+    "transpose_",
+    "t_",
     # random fills
-    "normal_", "bernoulli_", "cauchy_", "geometric_", "log_normal_",
+    "normal_",
+    "bernoulli_",
+    "cauchy_",
+    "geometric_",
+    "log_normal_",
 ]
 
 
@@ -64,9 +113,11 @@ __all__ = [
 def _refuse_leaf(api, arg, x):
     # Checked before anything is computed or written, in the C++ in-place ops' words.
     if _C.is_grad_enabled() and x.is_leaf and not x.stop_gradient:
-        raise RuntimeError(f"{api}(): '{arg}' is a leaf tensor that requires grad "
-                           f"(stop_gradient=False); it cannot be modified in place while grad "
-                           f"mode is on. Update it under no_grad(), or work on a copy")
+        raise RuntimeError(
+            f"{api}(): '{arg}' is a leaf tensor that requires grad "
+            f"(stop_gradient=False); it cannot be modified in place while grad "
+            f"mode is on. Update it under no_grad(), or work on a copy"
+        )
 
 
 def _in_place(api, x, fn, *args, arg="x", copy_input=True):
@@ -76,7 +127,8 @@ def _in_place(api, x, fn, *args, arg="x", copy_input=True):
     C.tensor(api, arg, x)
     _refuse_leaf(api, arg, x)
     recording = _C.is_grad_enabled() and any(
-        isinstance(t, Tensor) and not t.stop_gradient for t in (x,) + args)
+        isinstance(t, Tensor) and not t.stop_gradient for t in (x,) + args
+    )
     src = x
     if recording and copy_input:
         src = x.clone()
@@ -109,8 +161,7 @@ def _hold(x, new, recording):
 
 def _tensor_y(api, y, name="y"):
     if not isinstance(y, Tensor):
-        raise TypeError(f"{api}(): argument '{name}' must be Tensor, but got "
-                        f"{C._kind(y)}")
+        raise TypeError(f"{api}(): argument '{name}' must be Tensor, but got {C._kind(y)}")
     return y
 
 
@@ -119,9 +170,11 @@ def _keeps_shape(api, x, y):
     if isinstance(y, Tensor):
         out = broadcast_shape(list(x.shape), list(y.shape))
         if list(out) != list(x.shape):
-            raise ValueError(f"{api}(): the shape of broadcast output {list(out)} is different "
-                             f"from that of inplace tensor {list(x.shape)} in the Inplace "
-                             f"operation")
+            raise ValueError(
+                f"{api}(): the shape of broadcast output {list(out)} is different "
+                f"from that of inplace tensor {list(x.shape)} in the Inplace "
+                f"operation"
+            )
 
 
 def _binary_(api, op, x, y):
@@ -132,8 +185,9 @@ def _binary_(api, op, x, y):
 
 
 @_aliases({"input": "x", "other": "y"}, strict=False)
-def div_(x: Tensor, y: Tensor, name: str | None = None, *,
-         rounding_mode: str | None = None) -> Tensor:
+def div_(
+    x: Tensor, y: Tensor, name: str | None = None, *, rounding_mode: str | None = None
+) -> Tensor:
     """div in place. y must broadcast to x; an integer x divided without rounding becomes
     floating, as in Paddle."""
     C.tensor("div_", "x", x)
@@ -191,8 +245,10 @@ def logit_(x: Tensor, eps: float | None = None, name: str | None = None) -> Tens
 def _dtype_in(api, x, allowed):
     C.tensor(api, "x", x)
     if x.dtype not in allowed:
-        raise TypeError(f"{api}(): the data type of input must be one of "
-                        f"{[d.name for d in allowed]}, but got {x.dtype.name}")
+        raise TypeError(
+            f"{api}(): the data type of input must be one of "
+            f"{[d.name for d in allowed]}, but got {x.dtype.name}"
+        )
 
 
 def frac_(x: Tensor, name: str | None = None) -> Tensor:
@@ -210,11 +266,13 @@ def sinc_(x: Tensor, name: str | None = None) -> Tensor:
 def polygamma_(x: Tensor, n: int, name: str | None = None) -> Tensor:
     """The n-th derivative of digamma, in place (n an int >= 0)."""
     if not isinstance(n, int):
-        raise TypeError(f"polygamma_(): the input of n must be int type, but received: "
-                        f"{type(n).__name__}")
+        raise TypeError(
+            f"polygamma_(): the input of n must be int type, but received: {type(n).__name__}"
+        )
     if n < 0:
-        raise ValueError(f"polygamma_(): the input of n must be greater than or equal to 0, "
-                         f"but received n = {n}")
+        raise ValueError(
+            f"polygamma_(): the input of n must be greater than or equal to 0, but received n = {n}"
+        )
     return _in_place("polygamma_", x, _C.polygamma, n)
 
 
@@ -289,8 +347,12 @@ def mul_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     return _binary_("mul_", _C.multiply, x, y)
 
 
-def clamp_(x: Tensor, min: float | Tensor | None = None,  # noqa: A002 - Paddle's names
-           max: float | Tensor | None = None, name: str | None = None) -> Tensor:  # noqa: A002
+def clamp_(
+    x: Tensor,
+    min: float | Tensor | None = None,  # noqa: A002 - Paddle's names
+    max: float | Tensor | None = None,
+    name: str | None = None,
+) -> Tensor:  # noqa: A002
     """x limited to [min, max] in place (Paddle's Tensor.clamp_, its clip_; a None bound is
     no bound, as oar.clip)."""
     lo = _bound("clamp_", "min", min, -math.inf)
@@ -340,8 +402,7 @@ def ldexp_(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     _tensor_y("ldexp_", y)
     _keeps_shape("ldexp_", x, y)
     to = float64 if float64 in (x.dtype, y.dtype) else convert_dtype(get_default_dtype())
-    return _in_place("ldexp_", x, lambda t, y: ldexp(t if t.dtype is to else _C.cast(t, to), y),
-                     y)
+    return _in_place("ldexp_", x, lambda t, y: ldexp(t if t.dtype is to else _C.cast(t, to), y), y)
 
 
 def copysign_(x: Tensor, y: Tensor | float, name: str | None = None) -> Tensor:
@@ -370,35 +431,54 @@ def bitwise_invert_(x: Tensor, name: str | None = None) -> Tensor:
     return _C.bitwise_not_(x)
 
 
-def bitwise_left_shift_(x: Tensor, y: Tensor, is_arithmetic: bool = True,
-                        out: Tensor | None = None, name: str | None = None) -> Tensor:
+def bitwise_left_shift_(
+    x: Tensor,
+    y: Tensor,
+    is_arithmetic: bool = True,
+    out: Tensor | None = None,
+    name: str | None = None,
+) -> Tensor:
     """x << y, in place. out is not used, as in Paddle (x is the result)."""
-    return _binary_("bitwise_left_shift_",
-                    lambda t, y: _C.bitwise_left_shift(t, y, bool(is_arithmetic)), x, y)
+    return _binary_(
+        "bitwise_left_shift_", lambda t, y: _C.bitwise_left_shift(t, y, bool(is_arithmetic)), x, y
+    )
 
 
-def bitwise_right_shift_(x: Tensor, y: Tensor, is_arithmetic: bool = True,
-                         out: Tensor | None = None, name: str | None = None) -> Tensor:
+def bitwise_right_shift_(
+    x: Tensor,
+    y: Tensor,
+    is_arithmetic: bool = True,
+    out: Tensor | None = None,
+    name: str | None = None,
+) -> Tensor:
     """x >> y (arithmetic, or logical with is_arithmetic=False), in place. out is not
     used, as in Paddle (x is the result)."""
-    return _binary_("bitwise_right_shift_",
-                    lambda t, y: _C.bitwise_right_shift(t, y, bool(is_arithmetic)), x, y)
+    return _binary_(
+        "bitwise_right_shift_", lambda t, y: _C.bitwise_right_shift(t, y, bool(is_arithmetic)), x, y
+    )
 
 
-def where_(condition: Tensor, x: Tensor | float | None = None,
-           y: Tensor | float | None = None, name: str | None = None) -> Tensor:
+def where_(
+    condition: Tensor,
+    x: Tensor | float | None = None,
+    y: Tensor | float | None = None,
+    name: str | None = None,
+) -> Tensor:
     """x where condition holds, else y, written into x. As in Paddle, when x itself must
     broadcast to the result's shape, the result is a new tensor and x is left unchanged."""
     if np.isscalar(x) or np.isscalar(y) or x is None or y is None:
-        raise ValueError("where_(): either both or neither of x and y should be given, as "
-                         "Tensors")
+        raise ValueError("where_(): either both or neither of x and y should be given, as Tensors")
     C.tensor("where_", "condition", condition)
     if not isinstance(x, Tensor) or not isinstance(y, Tensor):
-        raise TypeError(f"where_(): arguments 'x' and 'y' must be Tensors, but got "
-                        f"{C._kind(x)} and {C._kind(y)}")
+        raise TypeError(
+            f"where_(): arguments 'x' and 'y' must be Tensors, but got "
+            f"{C._kind(x)} and {C._kind(y)}"
+        )
     if condition.dtype is not bool_:
-        raise ValueError(f"where_(): the `condition` is expected to be a boolean Tensor, but "
-                         f"got a Tensor with dtype {condition.dtype.name}")
+        raise ValueError(
+            f"where_(): the `condition` is expected to be a boolean Tensor, but "
+            f"got a Tensor with dtype {condition.dtype.name}"
+        )
     out = broadcast_shape(broadcast_shape(list(x.shape), list(y.shape)), list(condition.shape))
     if list(out) != list(x.shape):
         return cast(Tensor, where(condition, x, y))  # x and y given: a Tensor
@@ -406,14 +486,16 @@ def where_(condition: Tensor, x: Tensor | float | None = None,
 
 
 # ---- in place: scans, triangles, products, picking, scattering ------------------------------
-def cumsum_(x: Tensor, axis: int | None = None, dtype: Any = None,
-            name: str | None = None) -> Tensor:
+def cumsum_(
+    x: Tensor, axis: int | None = None, dtype: Any = None, name: str | None = None
+) -> Tensor:
     """The cumulative sum along axis, in place; axis None flattens x, dtype casts it."""
     return _in_place("cumsum_", x, lambda t: _C.cumsum(t, axis, dtype))
 
 
-def cumprod_(x: Tensor, dim: int | None = None, dtype: Any = None,
-             name: str | None = None) -> Tensor:
+def cumprod_(
+    x: Tensor, dim: int | None = None, dtype: Any = None, name: str | None = None
+) -> Tensor:
     """The cumulative product along dim, in place; dim None flattens x, dtype casts it."""
     return _in_place("cumprod_", x, lambda t: _C.cumprod(t, dim, dtype))
 
@@ -434,16 +516,19 @@ def renorm_(x: Tensor, p: float, axis: int, max_norm: float) -> Tensor:
     n = x.ndim
     a = C.integer("renorm_", "axis", axis)
     if not a < n:
-        raise ValueError(f"renorm_(): the axis:{a} should be less then the shape's size "
-                         f"{n}:{list(x.shape)}")
+        raise ValueError(
+            f"renorm_(): the axis:{a} should be less then the shape's size {n}:{list(x.shape)}"
+        )
     if a < -n:
-        raise ValueError(f"renorm_(): the axis:{a} should not be less than -1 * length of "
-                         f"input_shape:{-n}")
+        raise ValueError(
+            f"renorm_(): the axis:{a} should not be less than -1 * length of input_shape:{-n}"
+        )
     return _in_place("renorm_", x, renorm, p, a % n, max_norm)
 
 
-def index_fill_(x: Tensor, index: Tensor, axis: int, value: float | Tensor,
-                name: str | None = None) -> Tensor:
+def index_fill_(
+    x: Tensor, index: Tensor, axis: int, value: float | Tensor, name: str | None = None
+) -> Tensor:
     """index_fill in place: the slices at index along axis set to value."""
     return _in_place("index_fill_", x, index_fill, index, axis, value)
 
@@ -467,29 +552,46 @@ def _check_addmm(api, input, x, y):  # noqa: A002
         C.tensor(api, n, t)
     i, xs, ys = list(input.shape), list(x.shape), list(y.shape)
     if not len(xs) == len(ys) == 2:
-        raise ValueError(f"{api}(): the dimension of x, y should be 2 but receive x's shape: "
-                         f"{xs}, y's shape: {ys}")
+        raise ValueError(
+            f"{api}(): the dimension of x, y should be 2 but receive x's shape: "
+            f"{xs}, y's shape: {ys}"
+        )
     if xs[1] != ys[0]:
-        raise ValueError(f"{api}(): x's width must be equal with y's height, but received "
-                         f"x's shape = {xs}, y's shape = {ys}")
+        raise ValueError(
+            f"{api}(): x's width must be equal with y's height, but received "
+            f"x's shape = {xs}, y's shape = {ys}"
+        )
     if len(i) == 2:
         if i[0] != xs[0] and i[0] != 1:
-            raise ValueError(f"{api}(): when x's dimension[0] is not equal with input's "
-                             f"dimension[0], input's dimension[0] must be 1 but got {i[0]}")
+            raise ValueError(
+                f"{api}(): when x's dimension[0] is not equal with input's "
+                f"dimension[0], input's dimension[0] must be 1 but got {i[0]}"
+            )
         if i[1] != ys[1] and i[1] != 1:
-            raise ValueError(f"{api}(): when y's dimension[1] is not equal with input's "
-                             f"dimension[1], input's dimension[1] must be 1 but got {i[1]}")
+            raise ValueError(
+                f"{api}(): when y's dimension[1] is not equal with input's "
+                f"dimension[1], input's dimension[1] must be 1 but got {i[1]}"
+            )
     elif len(i) == 1:
         if i[0] not in (ys[1], 1):
-            raise ValueError(f"{api}(): the input's shape: {i} is not broadcastable with "
-                             f"[x.shape[0], y.shape[1]]: [{xs[0]},{ys[1]}]")
+            raise ValueError(
+                f"{api}(): the input's shape: {i} is not broadcastable with "
+                f"[x.shape[0], y.shape[1]]: [{xs[0]},{ys[1]}]"
+            )
     else:
-        raise ValueError(f"{api}(): the dimension of input should be 2 or 1 but receive "
-                         f"input's shape: {i}")
+        raise ValueError(
+            f"{api}(): the dimension of input should be 2 or 1 but receive input's shape: {i}"
+        )
 
 
-def addmm_(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float = 1.0,  # noqa: A002
-           name: str | None = None) -> Tensor:
+def addmm_(
+    input: Tensor,
+    x: Tensor,
+    y: Tensor,
+    beta: float = 1.0,
+    alpha: float = 1.0,  # noqa: A002
+    name: str | None = None,
+) -> Tensor:
     """beta * input + alpha * (x @ y), written into input (which takes the product's shape
     when it broadcast to it)."""
     _check_addmm("addmm_", input, x, y)
@@ -503,33 +605,50 @@ def _check_baddbmm(api, input, x, y):  # noqa: A002
         C.tensor(api, n, t)
     i, xs, ys = list(input.shape), list(x.shape), list(y.shape)
     if not len(xs) == len(ys) == 3:
-        raise ValueError(f"{api}(): the dimension of x, y should be 3 but receive x's shape: "
-                         f"{xs}, y's shape: {ys}")
+        raise ValueError(
+            f"{api}(): the dimension of x, y should be 3 but receive x's shape: "
+            f"{xs}, y's shape: {ys}"
+        )
     if xs[2] != ys[1]:
-        raise ValueError(f"{api}(): x's width must be equal with y's height, but received "
-                         f"x's shape = {xs}, y's shape = {ys}")
+        raise ValueError(
+            f"{api}(): x's width must be equal with y's height, but received "
+            f"x's shape = {xs}, y's shape = {ys}"
+        )
     want = [xs[0], xs[1], ys[2]]
     if len(i) == 3:
         for d in range(3):
             if i[d] != want[d] and i[d] != 1:
-                raise ValueError(f"{api}(): input's dimension[{d}] must be {want[d]} or 1, "
-                                 f"but received input's shape = {i}, x's shape = {xs}, y's "
-                                 f"shape = {ys}")
+                raise ValueError(
+                    f"{api}(): input's dimension[{d}] must be {want[d]} or 1, "
+                    f"but received input's shape = {i}, x's shape = {xs}, y's "
+                    f"shape = {ys}"
+                )
     elif len(i) == 2:
         if i[0] != xs[0]:
-            raise ValueError(f"{api}(): the batch size of input must be equal to the batch "
-                             f"size of x, but received input's batch size = {i[0]}, x's batch "
-                             f"size = {xs[0]}")
+            raise ValueError(
+                f"{api}(): the batch size of input must be equal to the batch "
+                f"size of x, but received input's batch size = {i[0]}, x's batch "
+                f"size = {xs[0]}"
+            )
         if i[1] not in (ys[2], 1):
-            raise ValueError(f"{api}(): the input's shape: {i} is not broadcastable with "
-                             f"[x.shape[0], x.shape[1], y.shape[2]]: {want}")
+            raise ValueError(
+                f"{api}(): the input's shape: {i} is not broadcastable with "
+                f"[x.shape[0], x.shape[1], y.shape[2]]: {want}"
+            )
     else:
-        raise ValueError(f"{api}(): the dimension of input should be 3 or 2 but received "
-                         f"input's shape: {i}")
+        raise ValueError(
+            f"{api}(): the dimension of input should be 3 or 2 but received input's shape: {i}"
+        )
 
 
-def baddbmm_(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0,  # noqa: A002
-             alpha: float = 1.0, name: str | None = None) -> Tensor:
+def baddbmm_(
+    input: Tensor,
+    x: Tensor,
+    y: Tensor,
+    beta: float = 1.0,  # noqa: A002
+    alpha: float = 1.0,
+    name: str | None = None,
+) -> Tensor:
     """beta * input + alpha * (x @ y) batched, written into input (which takes the
     product's shape when it broadcast to it)."""
     _check_baddbmm("baddbmm_", input, x, y)
@@ -543,16 +662,18 @@ def cast_(x: Tensor, dtype: Any) -> Tensor:
     return _in_place("cast_", x, lambda t: _C.cast(t, d), copy_input=False)
 
 
-def flatten_(x: Tensor, start_axis: int = 0, stop_axis: int = -1,
-             name: str | None = None) -> Tensor:
+def flatten_(
+    x: Tensor, start_axis: int = 0, stop_axis: int = -1, name: str | None = None
+) -> Tensor:
     """flatten in place: the axes start_axis..stop_axis merged into one."""
     if not isinstance(x, Tensor):
         raise ValueError("flatten_(): the input x should be a Tensor")
     n = x.ndim
     for label, a in (("start_axis", start_axis), ("stop_axis", stop_axis)):
         if not isinstance(a, int) or a > n - 1 or a < -n:
-            raise ValueError(f"flatten_(): the {label} should be a int, and in range "
-                             f"[-rank(x), rank(x))")
+            raise ValueError(
+                f"flatten_(): the {label} should be a int, and in range [-rank(x), rank(x))"
+            )
     s, t = start_axis % n, stop_axis % n
     if s > t:
         raise ValueError("flatten_(): the stop_axis should be larger than start_axis")
@@ -570,20 +691,20 @@ def reshape_(x: Tensor, shape: Sequence[int] | Tensor, name: str | None = None) 
     elif isinstance(shape, Tensor):
         shape = [int(s) for s in np.asarray(shape.numpy()).reshape(-1)]
     else:
-        raise ValueError(f"reshape_(): shape must be an instance of `list`, `tuple` or "
-                         f"`Tensor`, got '{type(shape).__name__}'")
+        raise ValueError(
+            f"reshape_(): shape must be an instance of `list`, `tuple` or "
+            f"`Tensor`, got '{type(shape).__name__}'"
+        )
     return _in_place("reshape_", x, lambda t: _C.reshape(t, shape), copy_input=False)
 
 
-def squeeze_(x: Tensor, axis: int | Sequence[int] | None = None,
-             name: str | None = None) -> Tensor:
+def squeeze_(x: Tensor, axis: int | Sequence[int] | None = None, name: str | None = None) -> Tensor:
     """squeeze in place: the size-1 axes (of axis, if given) removed."""
     axes = [] if axis is None else [axis] if isinstance(axis, int) else list(axis)
     return _in_place("squeeze_", x, lambda t: _C.squeeze(t, axes), copy_input=False)
 
 
-def unsqueeze_(x: Tensor, axis: int | Sequence[int] | Tensor,
-               name: str | None = None) -> Tensor:
+def unsqueeze_(x: Tensor, axis: int | Sequence[int] | Tensor, name: str | None = None) -> Tensor:
     """unsqueeze in place: size-1 axes inserted at axis."""
     if isinstance(axis, int):
         axes = [axis]
@@ -603,12 +724,13 @@ def t_(input: Tensor, name: str | None = None) -> Tensor:  # noqa: A002
     """The transpose of a 2-D tensor, in place; a 0-D or 1-D tensor is returned as is."""
     C.tensor("t_", "input", input)
     if input.ndim > 2:
-        raise ValueError(f"t_(): input only supports N-D (N<=2) tensors, but received a "
-                         f"tensor of {input.ndim} dimensions; use transpose_ instead")
+        raise ValueError(
+            f"t_(): input only supports N-D (N<=2) tensors, but received a "
+            f"tensor of {input.ndim} dimensions; use transpose_ instead"
+        )
     if input.ndim <= 1:
         return input
-    return _in_place("t_", input, lambda t: _C.transpose(t, [1, 0]), arg="input",
-                     copy_input=False)
+    return _in_place("t_", input, lambda t: _C.transpose(t, [1, 0]), arg="input", copy_input=False)
 
 
 # ---- in place: random fills (the Tensor methods) --------------------------------------------
@@ -639,8 +761,7 @@ def geometric_(x: Tensor, probs: float | Tensor, name: str | None = None) -> Ten
     return _fill("geometric_", x).geometric_(probs)
 
 
-def log_normal_(x: Tensor, mean: float = 1.0, std: float = 2.0,
-                name: str | None = None) -> Tensor:
+def log_normal_(x: Tensor, mean: float = 1.0, std: float = 2.0, name: str | None = None) -> Tensor:
     """x filled with exp of N(mean, std**2) samples, in place."""
     return _fill("log_normal_", x).log_normal_(mean, std)
 

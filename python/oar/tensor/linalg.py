@@ -6,6 +6,7 @@ rest is composed of declared ops, so gradients of every order flow through all o
 Matrices are the last two dims; leading dims are batch dims. Also the top-level
 functions of the subject: t, bmm, dot, cross, mv, tensordot, norm, cdist/pdist/dist,
 bincount, histogram, histogram_bin_edges, histogramdd, ger."""
+
 from __future__ import annotations
 
 import math
@@ -28,38 +29,90 @@ from .math import outer
 
 Tensor = _C.Tensor
 
-__all__ = ["t", "bmm", "cross", "dot", "bincount", "histogram", "norm", "matmul", "inv",
-           "det", "slogdet", "solve", "triangular_solve", "cholesky", "cholesky_solve",
-           "cholesky_inverse", "matrix_power", "multi_dot", "lu", "lu_unpack", "lu_solve",
-           "matrix_exp", "householder_product", "ormqr", "vecdot", "svd_lowrank",
-           "pca_lowrank", "qr", "svd", "svdvals", "eigh", "eigvalsh", "eig", "eigvals",
-           "pinv", "lstsq", "matrix_rank", "vector_norm", "matrix_norm", "cond", "cov",
-           "corrcoef", "diagonal", "matrix_transpose", "mv", "tensordot", "cdist", "pdist",
-           "dist", "histogram_bin_edges", "histogramdd", "ger"]
+__all__ = [
+    "t",
+    "bmm",
+    "cross",
+    "dot",
+    "bincount",
+    "histogram",
+    "norm",
+    "matmul",
+    "inv",
+    "det",
+    "slogdet",
+    "solve",
+    "triangular_solve",
+    "cholesky",
+    "cholesky_solve",
+    "cholesky_inverse",
+    "matrix_power",
+    "multi_dot",
+    "lu",
+    "lu_unpack",
+    "lu_solve",
+    "matrix_exp",
+    "householder_product",
+    "ormqr",
+    "vecdot",
+    "svd_lowrank",
+    "pca_lowrank",
+    "qr",
+    "svd",
+    "svdvals",
+    "eigh",
+    "eigvalsh",
+    "eig",
+    "eigvals",
+    "pinv",
+    "lstsq",
+    "matrix_rank",
+    "vector_norm",
+    "matrix_norm",
+    "cond",
+    "cov",
+    "corrcoef",
+    "diagonal",
+    "matrix_transpose",
+    "mv",
+    "tensordot",
+    "cdist",
+    "pdist",
+    "dist",
+    "histogram_bin_edges",
+    "histogramdd",
+    "ger",
+]
 
 
 def t(x: Tensor, name: str | None = None) -> Tensor:
     C.tensor("t", "x", x)
     if x.ndim > 2:  # Paddle and torch: t() is for 0-D, 1-D and 2-D tensors only
-        raise ValueError(f"t(): argument 'x' must have at most 2 dimensions, but has {x.ndim}; "
-                         f"use transpose() (or x.T) for more")
+        raise ValueError(
+            f"t(): argument 'x' must have at most 2 dimensions, but has {x.ndim}; "
+            f"use transpose() (or x.T) for more"
+        )
     return _C.transpose(x, list(range(x.ndim))[::-1])
 
 
 # --- products ------------------------------------------------------------------------------
+
 
 def bmm(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """Batched matrix product of two 3-D tensors [b, n, k] @ [b, k, m]."""
     C.tensor("bmm", "x", x)
     C.tensor("bmm", "y", y)
     if x.ndim != 3 or y.ndim != 3:
-        raise ValueError(f"bmm(): arguments 'x' and 'y' must be 3-D, but have shapes {x.shape} "
-                         f"and {y.shape}")
+        raise ValueError(
+            f"bmm(): arguments 'x' and 'y' must be 3-D, but have shapes {x.shape} and {y.shape}"
+        )
     if x.shape[0] != y.shape[0]:
         raise ValueError(f"bmm(): the batch sizes of x {x.shape} and y {y.shape} differ")
     if x.shape[2] != y.shape[1]:
-        raise ValueError(f"bmm(): x {x.shape} and y {y.shape} cannot be multiplied (x's last "
-                         f"dimension must equal y's second)")
+        raise ValueError(
+            f"bmm(): x {x.shape} and y {y.shape} cannot be multiplied (x's last "
+            f"dimension must equal y's second)"
+        )
     return _C.matmul(x, y)
 
 
@@ -77,8 +130,9 @@ def cross(x: Tensor, y: Tensor, axis: AxisLike = 9, name: str | None = None) -> 
     else:
         a = C.axis("cross", "axis", axis, x.ndim)
         if x.shape[a] != 3:
-            raise ValueError(f"cross(): dimension {a} of x {x.shape} must have size 3, but has "
-                             f"{x.shape[a]}")
+            raise ValueError(
+                f"cross(): dimension {a} of x {x.shape} must have size 3, but has {x.shape[a]}"
+            )
 
     def part(v, i):
         return _C.slice(v, [a], [i], [i + 1])
@@ -86,8 +140,14 @@ def cross(x: Tensor, y: Tensor, axis: AxisLike = 9, name: str | None = None) -> 
     x0, x1, x2 = (part(x, i) for i in range(3))
     y0, y1, y2 = (part(y, i) for i in range(3))
     mul, sub = _C.multiply, _C.subtract
-    return _C.concat([sub(mul(x1, y2), mul(x2, y1)), sub(mul(x2, y0), mul(x0, y2)),
-                      sub(mul(x0, y1), mul(x1, y0))], a)
+    return _C.concat(
+        [
+            sub(mul(x1, y2), mul(x2, y1)),
+            sub(mul(x2, y0), mul(x0, y2)),
+            sub(mul(x0, y1), mul(x1, y0)),
+        ],
+        a,
+    )
 
 
 def dot(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
@@ -95,8 +155,10 @@ def dot(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     C.tensor("dot", "x", x)
     C.tensor("dot", "y", y)
     if x.ndim not in (1, 2) or list(x.shape) != list(y.shape):
-        raise ValueError(f"dot(): x and y must be 1-D or 2-D of the same shape, but have shapes "
-                         f"{x.shape} and {y.shape}")
+        raise ValueError(
+            f"dot(): x and y must be 1-D or 2-D of the same shape, but have shapes "
+            f"{x.shape} and {y.shape}"
+        )
     xy = _C.multiply(x, y)
     return _C.sum(xy, [-1], _int32_kept(xy), False)
 
@@ -111,24 +173,30 @@ def bincount(x: Tensor, weights: Any = None, minlength: Any = 0, name: str | Non
     return _C.bincount(x, C.tensor("bincount", "weights", weights), minlength)
 
 
-def histogram(input: Tensor, bins: Any = 100, min: float | Tensor | None = 0.0,  # noqa: A002
-              max: float | Tensor | None = 0.0, weight: float | Tensor | None = None,
-              density: Any = False,
-              name: str | None = None) -> Tensor:
+def histogram(
+    input: Tensor,
+    bins: Any = 100,
+    min: float | Tensor | None = 0.0,  # noqa: A002
+    max: float | Tensor | None = 0.0,
+    weight: float | Tensor | None = None,
+    density: Any = False,
+    name: str | None = None,
+) -> Tensor:
     """Counts (or summed weight) in `bins` equal-width bins of [min, max]; the data's range
     when min == max (Paddle's kernel; its histogram_bin_edges differs, see there). int64
     without weight; density gives float32 densities."""
     C.tensor("histogram", "input", input)
     bins = C.integer("histogram", "bins", bins)
     lo, hi = float(C.number("histogram", "min", min)), float(C.number("histogram", "max", max))
-    w = _C.full_like(input, 1, int64) if weight is None else \
-        C.tensor("histogram", "weight", weight)
+    w = _C.full_like(input, 1, int64) if weight is None else C.tensor("histogram", "weight", weight)
     hist = _C.histogram(input, w, bins, lo, hi)
     if not density:
         return hist
     if lo == hi and input.size:  # Paddle: min == max takes the data's range
-        lo, hi = float(_C.amin(_C.cast(input, float64), [], False).item()), \
-            float(_C.amax(_C.cast(input, float64), [], False).item())
+        lo, hi = (
+            float(_C.amin(_C.cast(input, float64), [], False).item()),
+            float(_C.amax(_C.cast(input, float64), [], False).item()),
+        )
     if lo == hi:
         lo, hi = lo - 1, hi + 1
     h = _C.cast(hist, float32)
@@ -142,9 +210,13 @@ def _p_norm(x, p, axes, keepdim):
     return _C.p_norm(_C.abs(x) if x.dtype.is_complex else x, p, axes, keepdim)
 
 
-def norm(x: Tensor, p: float | str | None = None, axis: AxisLike | None = None,
-         keepdim: bool = False,
-         name: str | None = None) -> Tensor:
+def norm(
+    x: Tensor,
+    p: float | str | None = None,
+    axis: AxisLike | None = None,
+    keepdim: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """The vector or matrix norm of x (Paddle's paddle.linalg.norm).
 
     axis None: x flattened, a vector norm (p None = 2, 'fro' = 2). One axis: the vector
@@ -160,16 +232,18 @@ def norm(x: Tensor, p: float | str | None = None, axis: AxisLike | None = None,
     else:
         axes = [C.axis("norm", "axis", axis, max(x.ndim, 1))]
     if len(axes) > 2 or len(set(axes)) != len(axes):
-        raise ValueError(f"norm(): argument 'axis' must be None, one axis or two distinct "
-                         f"axes, but got {axis}")
+        raise ValueError(
+            f"norm(): argument 'axis' must be None, one axis or two distinct axes, but got {axis}"
+        )
     if isinstance(p, str):
         if p == "nuc":
             if len(axes) != 2 and not (axis is None and x.ndim == 2):
                 raise ValueError("norm(): p='nuc' is a matrix norm: give two axes")
             return _spectral(x, "nuc", axes or [0, 1], bool(keepdim))
         if p != "fro":
-            raise ValueError(f"norm(): argument 'p' must be a number, inf, -inf, 'fro' or "
-                             f"'nuc', but got {p!r}")
+            raise ValueError(
+                f"norm(): argument 'p' must be a number, inf, -inf, 'fro' or 'nuc', but got {p!r}"
+            )
         if len(axes) == 1:
             raise ValueError("norm(): p='fro' is a matrix norm: give two axes or None")
         return _p_norm(x, 2.0, axes, bool(keepdim))
@@ -181,8 +255,9 @@ def norm(x: Tensor, p: float | str | None = None, axis: AxisLike | None = None,
     if p in (2.0, -2.0):
         return _spectral(x, p, axes, bool(keepdim))
     if p not in (1.0, -1.0, math.inf, -math.inf):
-        raise ValueError(f"norm(): a matrix norm (two axes) takes p in 'fro', 1, -1, inf, "
-                         f"-inf, but got {p}")
+        raise ValueError(
+            f"norm(): a matrix norm (two axes) takes p in 'fro', 1, -1, inf, -inf, but got {p}"
+        )
     # 1: the largest column sum (sum over the rows axis); inf: the largest row sum.
     summed, extreme = (axes[0], axes[1]) if abs(p) == 1 else (axes[1], axes[0])
     s = _C.sum(_C.abs(x), [summed], None, True)
@@ -197,11 +272,15 @@ matmul = _C.matmul
 def _matrix(api, x, name="x", square=False):
     C.tensor(api, name, x)
     if x.ndim < 2:
-        raise ValueError(f"{api}(): argument '{name}' must be a matrix or a batch of matrices "
-                         f"(at least 2 dims), but has shape {x.shape}")
+        raise ValueError(
+            f"{api}(): argument '{name}' must be a matrix or a batch of matrices "
+            f"(at least 2 dims), but has shape {x.shape}"
+        )
     if square and x.shape[-1] != x.shape[-2]:
-        raise ValueError(f"{api}(): argument '{name}' must be square in its last two dims, "
-                         f"but has shape {x.shape}")
+        raise ValueError(
+            f"{api}(): argument '{name}' must be square in its last two dims, "
+            f"but has shape {x.shape}"
+        )
     return x
 
 
@@ -238,8 +317,9 @@ def _float_of(x):
 def _real_float_of(api, x):
     """_float_of for the functions that take real matrices only (as Paddle's)."""
     if x.dtype.is_complex:
-        raise TypeError(f"{api}(): argument 'x' must be a real (float32/float64) tensor, but "
-                        f"got {x.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'x' must be a real (float32/float64) tensor, but got {x.dtype.name}"
+        )
     return _float_of(x)
 
 
@@ -251,8 +331,9 @@ def _broadcast_batch(api, x, y):
     try:
         batch = list(np.broadcast_shapes(tuple(bx), tuple(by)))
     except ValueError:
-        raise ValueError(f"{api}(): the batch dims of x {x.shape} and y {y.shape} do not "
-                         f"broadcast") from None
+        raise ValueError(
+            f"{api}(): the batch dims of x {x.shape} and y {y.shape} do not broadcast"
+        ) from None
     if bx != batch:
         x = _C.expand(x, batch + list(x.shape[-2:]))
     if by != batch:
@@ -299,8 +380,9 @@ def solve(x: Tensor, y: Tensor, left: bool = True, name: str | None = None) -> T
     if vector:
         y = _C.unsqueeze(y, [-1] if left else [0])
     elif y.ndim < 2:
-        raise ValueError(f"solve(): argument 'y' must be a vector or a matrix, but has shape "
-                         f"{y.shape}")
+        raise ValueError(
+            f"solve(): argument 'y' must be a vector or a matrix, but has shape {y.shape}"
+        )
     if not left:
         x, y = _mT(x), _mT(y)
     x, y = _broadcast_batch("solve", x, y)
@@ -310,8 +392,14 @@ def solve(x: Tensor, y: Tensor, left: bool = True, name: str | None = None) -> T
     return _C.squeeze(out, [-1] if left else [-2]) if vector else out
 
 
-def triangular_solve(x: Tensor, y: Tensor, upper: bool = True, transpose: bool = False,
-                     unitriangular: Any = False, name: str | None = None) -> Tensor:
+def triangular_solve(
+    x: Tensor,
+    y: Tensor,
+    upper: bool = True,
+    transpose: bool = False,
+    unitriangular: Any = False,
+    name: str | None = None,
+) -> Tensor:
     """The solution of op(x) @ out = y for triangular x (op: transpose or not); only x's
     upper (or lower) triangle is read, its diagonal taken as ones when unitriangular."""
     _matrix("triangular_solve", x, square=True)
@@ -379,12 +467,16 @@ def multi_dot(x: Sequence[Tensor], name: str | None = None) -> Tensor:
         ts[-1] = _C.unsqueeze(ts[-1], [1])
     for i, t in enumerate(ts):
         if t.ndim != 2:
-            raise ValueError(f"multi_dot(): x[{i}] must be 2-D (the first and last may be 1-D), "
-                             f"but has shape {x[i].shape}")
+            raise ValueError(
+                f"multi_dot(): x[{i}] must be 2-D (the first and last may be 1-D), "
+                f"but has shape {x[i].shape}"
+            )
     for i in range(len(ts) - 1):
         if ts[i].shape[1] != ts[i + 1].shape[0]:
-            raise ValueError(f"multi_dot(): x[{i}] {ts[i].shape} and x[{i + 1}] "
-                             f"{ts[i + 1].shape} cannot be multiplied")
+            raise ValueError(
+                f"multi_dot(): x[{i}] {ts[i].shape} and x[{i + 1}] "
+                f"{ts[i + 1].shape} cannot be multiplied"
+            )
     dims = [ts[0].shape[0]] + [t.shape[1] for t in ts]
     k = len(ts)
     cost: list[list[float]] = [[0] * k for _ in range(k)]
@@ -413,16 +505,18 @@ def multi_dot(x: Sequence[Tensor], name: str | None = None) -> Tensor:
 
 
 # ---- LU ---------------------------------------------------------------------------------
-def lu(x: Tensor, pivot: Any = True, get_infos: Any = False,
-       name: str | None = None) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, Tensor]:
+def lu(
+    x: Tensor, pivot: Any = True, get_infos: Any = False, name: str | None = None
+) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, Tensor]:
     """The LU factorisation with partial pivoting: (LU, pivots[, infos]) with L (unit
     diagonal, below) and U packed in one matrix, 1-based int32 pivots and, with
     get_infos, int32 infos (0, or the 1-based index of the first zero pivot). The packed
     factors are differentiable for square x (docs/linalg.md)."""
     _matrix("lu", x)
     if not pivot:
-        raise ValueError("lu(): pivot=False (LU without pivoting) is not available on the CPU, "
-                         "as in Paddle")
+        raise ValueError(
+            "lu(): pivot=False (LU without pivoting) is not available on the CPU, as in Paddle"
+        )
     packed, pivots = _C.lu_packed(x), _C.lu_pivots(x)
     if not get_infos:
         return packed, pivots
@@ -437,9 +531,13 @@ def _to_tensor(a):
     return to_tensor(a)
 
 
-def lu_unpack(x: Tensor, y: Tensor, unpack_ludata: Any = True, unpack_pivots: Any = True,
-              name: str | None = None
-              ) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
+def lu_unpack(
+    x: Tensor,
+    y: Tensor,
+    unpack_ludata: Any = True,
+    unpack_pivots: Any = True,
+    name: str | None = None,
+) -> tuple[Tensor | None, Tensor | None, Tensor | None]:
     """(P, L, U) from lu()'s packed factors x and pivots y, with x = P @ L @ U; the parts
     not asked for are None."""
     _matrix("lu_unpack", x)
@@ -452,19 +550,25 @@ def lu_unpack(x: Tensor, y: Tensor, unpack_ludata: Any = True, unpack_pivots: An
         lower = _C.add(_C.tril(_cols(x, 0, k), -1), eye_mk)
         upper = _C.triu(_rows(x, 0, k), 0)
     if unpack_pivots:
-        piv = y.numpy().astype(np.int64).reshape(-1, y.shape[-1]) if y.size else \
-            np.zeros((max(int(np.prod(y.shape[:-1])), 1), 0), np.int64)
+        piv = (
+            y.numpy().astype(np.int64).reshape(-1, y.shape[-1])
+            if y.size
+            else np.zeros((max(int(np.prod(y.shape[:-1])), 1), 0), np.int64)
+        )
         batch = piv.shape[0]
         perms = np.tile(np.arange(m), (batch, 1))
         for b in range(batch):
             for i, pv in enumerate(piv[b]):
                 j = int(pv) - 1
                 if not 0 <= j < m:
-                    raise ValueError(f"lu_unpack(): pivot {pv} at position {i} is out of range "
-                                     f"for {m} rows (pivots are 1-based)")
+                    raise ValueError(
+                        f"lu_unpack(): pivot {pv} at position {i} is out of range "
+                        f"for {m} rows (pivots are 1-based)"
+                    )
                 perms[b, i], perms[b, j] = perms[b, j], perms[b, i]
-        mats = np.zeros((batch, m, m), dtype=np.float64 if x.dtype.name == "float64"
-                        else np.float32)
+        mats = np.zeros(
+            (batch, m, m), dtype=np.float64 if x.dtype.name == "float64" else np.float32
+        )
         for b in range(batch):
             mats[b, perms[b], np.arange(m)] = 1  # row perm[i] of x is row i of L U
         p = _to_tensor(mats.reshape(list(x.shape[:-2]) + [m, m]))
@@ -476,15 +580,20 @@ def _pivot_order(api, pivots, m, batch_shape):
     row perm[j], i.e. perm is the pivots' transpositions applied to 0 .. m - 1."""
     piv = pivots.numpy().astype(np.int64)
     k = piv.shape[-1] if piv.ndim else 0
-    flat = piv.reshape(-1, k) if k else np.zeros((int(np.prod(batch_shape, dtype=np.int64)), 0),
-                                                np.int64)
+    flat = (
+        piv.reshape(-1, k)
+        if k
+        else np.zeros((int(np.prod(batch_shape, dtype=np.int64)), 0), np.int64)
+    )
     perms = np.tile(np.arange(m), (flat.shape[0], 1))
     for b in range(flat.shape[0]):
         for i, pv in enumerate(flat[b]):
             j = int(pv) - 1
             if not i <= j < m:
-                raise ValueError(f"{api}(): pivot {pv} at position {i} is out of range for {m} "
-                                 f"rows (pivots are 1-based, pivot i is at least i)")
+                raise ValueError(
+                    f"{api}(): pivot {pv} at position {i} is out of range for {m} "
+                    f"rows (pivots are 1-based, pivot i is at least i)"
+                )
             perms[b, i], perms[b, j] = perms[b, j], perms[b, i]
     return perms.reshape(list(batch_shape) + [m])
 
@@ -506,8 +615,9 @@ def lu_solve(b: Any, lu: Any, pivots: Any, trans: Any = "N", name: str | None = 
     if trans not in ("N", "T", "C"):
         raise ValueError(f"{api}(): argument 'trans' must be 'N', 'T' or 'C', but got {trans!r}")
     if pivots.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument 'pivots' must be an int32 tensor, but got "
-                        f"{pivots.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'pivots' must be an int32 tensor, but got {pivots.dtype.name}"
+        )
     m = lu.shape[-1]
     if b.shape[-2] != m:
         raise ValueError(f"{api}(): b {b.shape} must have {m} rows, as lu {lu.shape}")
@@ -531,14 +641,39 @@ def lu_solve(b: Any, lu: Any, pivots: Any, trans: Any = "N", name: str | None = 
 def _pade(a, eye, deg):
     """The numerator U + V and denominator V - U parts of the [deg/deg] Pade approximant
     of exp(a) (Higham 2005): U holds the odd powers, V the even ones."""
-    b = {3: [120., 60., 12., 1.],
-         5: [30240., 15120., 3360., 420., 30., 1.],
-         7: [17297280., 8648640., 1995840., 277200., 25200., 1512., 56., 1.],
-         9: [17643225600., 8821612800., 2075673600., 302702400., 30270240., 2162160., 110880.,
-             3960., 90., 1.],
-         13: [64764752532480000., 32382376266240000., 7771770303897600., 1187353796428800.,
-              129060195264000., 10559470521600., 670442572800., 33522128640., 1323241920.,
-              40840800., 960960., 16380., 182., 1.]}[deg]
+    b = {
+        3: [120.0, 60.0, 12.0, 1.0],
+        5: [30240.0, 15120.0, 3360.0, 420.0, 30.0, 1.0],
+        7: [17297280.0, 8648640.0, 1995840.0, 277200.0, 25200.0, 1512.0, 56.0, 1.0],
+        9: [
+            17643225600.0,
+            8821612800.0,
+            2075673600.0,
+            302702400.0,
+            30270240.0,
+            2162160.0,
+            110880.0,
+            3960.0,
+            90.0,
+            1.0,
+        ],
+        13: [
+            64764752532480000.0,
+            32382376266240000.0,
+            7771770303897600.0,
+            1187353796428800.0,
+            129060195264000.0,
+            10559470521600.0,
+            670442572800.0,
+            33522128640.0,
+            1323241920.0,
+            40840800.0,
+            960960.0,
+            16380.0,
+            182.0,
+            1.0,
+        ],
+    }[deg]
     a2 = _C.matmul(a, a)
 
     def lin(terms):
@@ -547,13 +682,18 @@ def _pade(a, eye, deg):
             term = _C.scale(t, coef)
             out = term if out is None else _C.add(out, term)
         return out
+
     if deg == 13:
         a4 = _C.matmul(a2, a2)
         a6 = _C.matmul(a4, a2)
-        u_inner = _C.add(_C.matmul(a6, lin([(b[13], a6), (b[11], a4), (b[9], a2)])),
-                         lin([(b[7], a6), (b[5], a4), (b[3], a2), (b[1], eye)]))
-        v = _C.add(_C.matmul(a6, lin([(b[12], a6), (b[10], a4), (b[8], a2)])),
-                   lin([(b[6], a6), (b[4], a4), (b[2], a2), (b[0], eye)]))
+        u_inner = _C.add(
+            _C.matmul(a6, lin([(b[13], a6), (b[11], a4), (b[9], a2)])),
+            lin([(b[7], a6), (b[5], a4), (b[3], a2), (b[1], eye)]),
+        )
+        v = _C.add(
+            _C.matmul(a6, lin([(b[12], a6), (b[10], a4), (b[8], a2)])),
+            lin([(b[6], a6), (b[4], a4), (b[2], a2), (b[0], eye)]),
+        )
     else:
         powers = [eye, a2]
         while len(powers) <= deg // 2:
@@ -565,11 +705,16 @@ def _pade(a, eye, deg):
 
 
 # Higham's bounds on the 1-norm for each Pade degree (float64; float32 needs less).
-_EXPM_THETA = {"float64": [(3, 1.495585217958292e-2), (5, 2.539398330063230e-1),
-                           (7, 9.504178996162932e-1), (9, 2.097847961257068),
-                           (13, 5.371920351148152)],
-               "float32": [(3, 4.258730016922831e-1), (5, 1.880152677804762),
-                           (7, 3.925724783138660)]}
+_EXPM_THETA = {
+    "float64": [
+        (3, 1.495585217958292e-2),
+        (5, 2.539398330063230e-1),
+        (7, 9.504178996162932e-1),
+        (9, 2.097847961257068),
+        (13, 5.371920351148152),
+    ],
+    "float32": [(3, 4.258730016922831e-1), (5, 1.880152677804762), (7, 3.925724783138660)],
+}
 
 
 def matrix_exp(x: Tensor, name: str | None = None) -> Tensor:
@@ -593,7 +738,7 @@ def matrix_exp(x: Tensor, name: str | None = None) -> Tensor:
             break
     else:
         squarings = max(0, int(math.ceil(math.log2(norm / thetas[-1][1]))))
-    a = _C.scale(x, 2.0 ** -squarings) if squarings else x
+    a = _C.scale(x, 2.0**-squarings) if squarings else x
     num, den = _pade(a, eye, deg)
     r = _C.solve(den, num)
     for _ in range(squarings):
@@ -606,7 +751,7 @@ def _reflector(x, i):
     x[i+1:, i] below."""
     m = x.shape[-2]
     below = np.zeros([m, 1], dtype=bool)
-    below[i + 1:] = True
+    below[i + 1 :] = True
     col = _cols(x, i, i + 1)
     unit = np.zeros([m, 1])
     unit[i] = 1
@@ -623,12 +768,14 @@ def householder_product(x: Tensor, tau: Tensor, name: str | None = None) -> Tens
     C.tensor(api, "tau", tau)
     m, n = x.shape[-2], x.shape[-1]
     if m < n:
-        raise ValueError(f"{api}(): x must have at least as many rows as columns, but has "
-                         f"shape {x.shape}")
-    if tau.ndim != x.ndim - 1 or list(tau.shape[:-1]) != list(x.shape[:-2]) or \
-            tau.shape[-1] > n:
-        raise ValueError(f"{api}(): tau must have shape {x.shape[:-2] + ['k']} with k <= {n}, "
-                         f"but has shape {tau.shape}")
+        raise ValueError(
+            f"{api}(): x must have at least as many rows as columns, but has shape {x.shape}"
+        )
+    if tau.ndim != x.ndim - 1 or list(tau.shape[:-1]) != list(x.shape[:-2]) or tau.shape[-1] > n:
+        raise ValueError(
+            f"{api}(): tau must have shape {x.shape[:-2] + ['k']} with k <= {n}, "
+            f"but has shape {tau.shape}"
+        )
     if tau.dtype != x.dtype:
         raise TypeError(f"{api}(): tau ({tau.dtype.name}) must have x's dtype ({x.dtype.name})")
     q = _cols(_eye_like(x, m), 0, n)
@@ -641,8 +788,14 @@ def householder_product(x: Tensor, tau: Tensor, name: str | None = None) -> Tens
     return q
 
 
-def ormqr(x: Tensor, tau: Tensor, y: Tensor, left: bool = True, transpose: bool = False,
-          name: str | None = None) -> Tensor:
+def ormqr(
+    x: Tensor,
+    tau: Tensor,
+    y: Tensor,
+    left: bool = True,
+    transpose: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """op(Q) @ y (left) or y @ op(Q), Q = householder_product(x, tau) and op the
     (conjugate) transpose when transpose is True, as Paddle defines it."""
     api = "ormqr"
@@ -653,15 +806,19 @@ def ormqr(x: Tensor, tau: Tensor, y: Tensor, left: bool = True, transpose: bool 
         if not isinstance(v, bool):
             raise TypeError(f"{api}(): argument '{arg}' must be bool, but got {type(v).__name__}")
     if not (x.dtype == tau.dtype == y.dtype):
-        raise TypeError(f"{api}(): x, tau and y must have the same dtype, but got "
-                        f"{x.dtype.name}, {tau.dtype.name}, {y.dtype.name}")
+        raise TypeError(
+            f"{api}(): x, tau and y must have the same dtype, but got "
+            f"{x.dtype.name}, {tau.dtype.name}, {y.dtype.name}"
+        )
     q = householder_product(x, tau)
     if transpose:
         q = _mT(_C.conj(q) if q.dtype.name.startswith("complex") else q)
     inner = q.shape[-1] if left else q.shape[-2]
     if (y.shape[-2] if left else y.shape[-1]) != inner:
-        raise ValueError(f"{api}(): op(Q) {q.shape} and y {y.shape} cannot be multiplied "
-                         f"({'op(Q) @ y' if left else 'y @ op(Q)'})")
+        raise ValueError(
+            f"{api}(): op(Q) {q.shape} and y {y.shape} cannot be multiplied "
+            f"({'op(Q) @ y' if left else 'y @ op(Q)'})"
+        )
     return _C.matmul(q, y) if left else _C.matmul(y, q)
 
 
@@ -679,8 +836,10 @@ def vecdot(x: Tensor, y: Tensor, axis: AxisLike = -1, name: str | None = None) -
 def _approximate_basis(a, q, niter, m_t=None):
     """An orthonormal basis (columns) of a's range, from q random directions refined by
     niter power iterations (Halko et al. 2009, Algorithm 4.4); m_t is subtracted from a."""
+
     def sub(z, mm, w):
         return z if mm is None else _C.subtract(z, _C.matmul(mm, w))
+
     r = _C.normal([a.shape[-1], q], 0.0, 1.0, 0, a.dtype)
     qb = qr(sub(_C.matmul(a, r), m_t, r))[0]
     for _ in range(niter):
@@ -690,8 +849,9 @@ def _approximate_basis(a, q, niter, m_t=None):
     return qb
 
 
-def svd_lowrank(x: Tensor, q: int | None = None, niter: int = 2, M: Any = None,
-                name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def svd_lowrank(
+    x: Tensor, q: int | None = None, niter: int = 2, M: Any = None, name: str | None = None
+) -> tuple[Tensor, Tensor, Tensor]:
     """(U [..., m, q], S [..., q], V [..., n, q]) with x - M ~ U diag(S) V^T, by the
     randomized SVD (Halko et al. 2009) with q directions (default min(6, m, n)) and niter
     power iterations; random draws come from oar's generator. Differentiable."""
@@ -721,8 +881,9 @@ def svd_lowrank(x: Tensor, q: int | None = None, niter: int = 2, M: Any = None,
     return (u, s, v) if tall else (v, s, u)
 
 
-def pca_lowrank(x: Tensor, q: int | None = None, center: Any = True, niter: int = 2,
-                name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def pca_lowrank(
+    x: Tensor, q: int | None = None, center: Any = True, niter: int = 2, name: str | None = None
+) -> tuple[Tensor, Tensor, Tensor]:
     """svd_lowrank of x with its column means subtracted (center): U [..., m, q],
     S [..., q], V [..., n, q], q defaulting to min(6, m, n)."""
     api = "pca_lowrank"
@@ -745,8 +906,9 @@ def qr(x: Tensor, mode: str = "reduced", name: str | None = None) -> tuple[Tenso
     (Q [.., m, m]) or 'r' (R alone)."""
     _matrix("qr", x)
     if mode not in ("reduced", "complete", "r"):
-        raise ValueError(f"qr(): argument 'mode' must be 'reduced', 'complete' or 'r', but "
-                         f"got {mode!r}")
+        raise ValueError(
+            f"qr(): argument 'mode' must be 'reduced', 'complete' or 'r', but got {mode!r}"
+        )
     m, n = x.shape[-2], x.shape[-1]
     packed = _C.qr_packed(x, mode == "complete")
     r = _cols(packed, m, m + n)
@@ -768,8 +930,9 @@ def _svd_parts(x, full_matrices):
     return u, s, vh
 
 
-def svd(x: Tensor, full_matrices: Any = False,
-        name: str | None = None) -> tuple[Tensor, Tensor, Tensor]:
+def svd(
+    x: Tensor, full_matrices: Any = False, name: str | None = None
+) -> tuple[Tensor, Tensor, Tensor]:
     """(U, S, VH) with x = U @ diag(S) @ VH, S descending (real: float32 for complex64
     x). Each singular pair's sign (complex: unit phase) is fixed: the largest-magnitude
     entry of each column of U is real and positive."""
@@ -838,13 +1001,18 @@ def _safe_reciprocal(s, keep):
 
 def _threshold(s_max, rcond):
     if isinstance(rcond, Tensor):
-        return _C.multiply(_C.unsqueeze(s_max, [-1]), _C.cast(rcond, s_max.dtype)
-                           if rcond.ndim == 0 else _C.unsqueeze(_C.cast(rcond, s_max.dtype), [-1]))
+        return _C.multiply(
+            _C.unsqueeze(s_max, [-1]),
+            _C.cast(rcond, s_max.dtype)
+            if rcond.ndim == 0
+            else _C.unsqueeze(_C.cast(rcond, s_max.dtype), [-1]),
+        )
     return _C.scale(_C.unsqueeze(s_max, [-1]), float(rcond))
 
 
-def pinv(x: Tensor, rcond: float | None = 1e-15, hermitian: bool = False,
-         name: str | None = None) -> Tensor:
+def pinv(
+    x: Tensor, rcond: float | None = 1e-15, hermitian: bool = False, name: str | None = None
+) -> Tensor:
     """The Moore-Penrose pseudo-inverse: singular values at most rcond * the largest are
     taken as zero. hermitian: x is symmetric (an eigendecomposition instead of an SVD)."""
     _matrix("pinv", x)
@@ -867,8 +1035,9 @@ def pinv(x: Tensor, rcond: float | None = 1e-15, hermitian: bool = False,
 _LSTSQ_DRIVERS = (None, "gels", "gelsy", "gelsd", "gelss")
 
 
-def lstsq(x: Tensor, y: Tensor, rcond: float | None = None, driver: Any = None,
-          name: str | None = None) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+def lstsq(
+    x: Tensor, y: Tensor, rcond: float | None = None, driver: Any = None, name: str | None = None
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """The least-squares solution of x @ solution = y: (solution, residuals, rank,
     singular_values) as Paddle returns them (residuals when m > n and x has full rank,
     except for gelsy; rank except for gels; singular values for gelsd/gelss; else empty).
@@ -877,12 +1046,13 @@ def lstsq(x: Tensor, y: Tensor, rcond: float | None = None, driver: Any = None,
     _matrix("lstsq", x)
     _matrix("lstsq", y, "y")
     if driver not in _LSTSQ_DRIVERS:
-        raise ValueError(f"lstsq(): argument 'driver' must be one of 'gels', 'gelsy', "
-                         f"'gelsd', 'gelss' or None, but got {driver!r}")
+        raise ValueError(
+            f"lstsq(): argument 'driver' must be one of 'gels', 'gelsy', "
+            f"'gelsd', 'gelss' or None, but got {driver!r}"
+        )
     driver = driver or "gelsy"
     if x.shape[-2] != y.shape[-2]:
-        raise ValueError(f"lstsq(): x {x.shape} and y {y.shape} must have the same number of "
-                         f"rows")
+        raise ValueError(f"lstsq(): x {x.shape} and y {y.shape} must have the same number of rows")
     x, y = _broadcast_batch("lstsq", _float_of(x), _float_of(y))
     m, n = x.shape[-2], x.shape[-1]
     if rcond is None:
@@ -894,8 +1064,9 @@ def lstsq(x: Tensor, y: Tensor, rcond: float | None = None, driver: Any = None,
     else:
         keep = _C.greater_than(s, s)
     sinv = _C.cast(_safe_reciprocal(s, keep), x.dtype)
-    solution = _C.matmul(_C.multiply(_mH(vh), _C.unsqueeze(sinv, [-2])),
-                         _C.matmul(_conj(u), y, True, False))
+    solution = _C.matmul(
+        _C.multiply(_mH(vh), _C.unsqueeze(sinv, [-2])), _C.matmul(_conj(u), y, True, False)
+    )
     rank = _C.sum(_C.cast(keep, convert_dtype("int32")), [-1], None, False)
     rank = _C.cast(rank, convert_dtype("int32"))
     # residuals and singular values are real (float32 for complex64)
@@ -916,16 +1087,23 @@ def _tol_tensor(v, like):
     return v if isinstance(v, Tensor) else _C.full([], float(v), like.dtype)
 
 
-def matrix_rank(x: Tensor, tol: Any = None, hermitian: bool = False, atol: Any = None,
-                rtol: Any = None,
-                name: str | None = None) -> Tensor:
+def matrix_rank(
+    x: Tensor,
+    tol: Any = None,
+    hermitian: bool = False,
+    atol: Any = None,
+    rtol: Any = None,
+    name: str | None = None,
+) -> Tensor:
     """The number of singular values (|eigenvalues| when hermitian) above the tolerance:
     tol (absolute) if given, else max(atol, rtol * largest) with rtol defaulting to
     eps * max(m, n) (0 when atol is given alone). int64."""
     C.tensor("matrix_rank", "x", x)
     if x.ndim < 2:
-        raise ValueError(f"matrix_rank(): argument 'x' must be a matrix or a batch of "
-                         f"matrices, but has shape {x.shape}")
+        raise ValueError(
+            f"matrix_rank(): argument 'x' must be a matrix or a batch of "
+            f"matrices, but has shape {x.shape}"
+        )
     x = _float_of(x)
     s = _C.abs(eigvalsh(x)) if hermitian else svdvals(x)
     if s.shape[-1] == 0:
@@ -939,9 +1117,16 @@ def matrix_rank(x: Tensor, tol: Any = None, hermitian: bool = False, atol: Any =
             rtol = 0.0 if atol is not None else _eps(x) * max(x.shape[-2], x.shape[-1])
         rt = _tol_tensor(rtol, s)
         rel = _C.multiply(smax, _C.unsqueeze(rt, [-1]) if rt.ndim else rt)
-        thr = rel if atol is None else _C.maximum(
-            rel, _C.unsqueeze(_tol_tensor(atol, s), [-1]) if isinstance(atol, Tensor) and
-            atol.ndim else _tol_tensor(atol, s))
+        thr = (
+            rel
+            if atol is None
+            else _C.maximum(
+                rel,
+                _C.unsqueeze(_tol_tensor(atol, s), [-1])
+                if isinstance(atol, Tensor) and atol.ndim
+                else _tol_tensor(atol, s),
+            )
+        )
     keep = _C.greater_than(s, thr)
     return _C.sum(_C.cast(keep, convert_dtype("int64")), [-1], None, False)
 
@@ -963,9 +1148,15 @@ def _spectral(x, p, axes, keepdim):
     return _C.unsqueeze(out, sorted(axes)) if keepdim else out
 
 
-def vector_norm(x: Tensor, p: float | str | None = 2.0, axis: AxisLike | None = None,
-                keepdim: bool = False, name: str | None = None, *,
-                dtype: DTypeLike | None = None) -> Tensor:
+def vector_norm(
+    x: Tensor,
+    p: float | str | None = 2.0,
+    axis: AxisLike | None = None,
+    keepdim: bool = False,
+    name: str | None = None,
+    *,
+    dtype: DTypeLike | None = None,
+) -> Tensor:
     """The vector p-norm of x flattened (axis None) or over the given axes."""
     C.tensor("vector_norm", "x", x)
     if dtype is not None:
@@ -980,15 +1171,21 @@ def vector_norm(x: Tensor, p: float | str | None = 2.0, axis: AxisLike | None = 
     return _p_norm(_float_of(x), p, axes, bool(keepdim))
 
 
-def matrix_norm(x: Tensor, p: float | str | None = "fro", axis: AxisLike = (-2, -1),
-                keepdim: bool = False, name: str | None = None) -> Tensor:
+def matrix_norm(
+    x: Tensor,
+    p: float | str | None = "fro",
+    axis: AxisLike = (-2, -1),
+    keepdim: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """The matrix norm over two axes: 'fro', 'nuc', 1, -1, 2, -2, inf, -inf."""
     C.tensor("matrix_norm", "x", x)
     if not isinstance(axis, (list, tuple)) or len(axis) != 2:
         raise ValueError(f"matrix_norm(): argument 'axis' must be two axes, but got {axis}")
     if x.ndim < 2:
-        raise ValueError(f"matrix_norm(): argument 'x' must have at least 2 dims, but has "
-                         f"shape {x.shape}")
+        raise ValueError(
+            f"matrix_norm(): argument 'x' must have at least 2 dims, but has shape {x.shape}"
+        )
     return norm(x, p, list(axis), keepdim)
 
 
@@ -1002,16 +1199,23 @@ def cond(x: Tensor, p: float | str | None = None, name: str | None = None) -> Te
         big, small = _C.amax(s, [-1], False), _C.amin(s, [-1], False)
         return _C.divide(big, small) if p in (None, 2) else _C.divide(small, big)
     if p not in ("fro", "nuc", 1, -1, math.inf, -math.inf):
-        raise ValueError(f"cond(): argument 'p' must be None, 'fro', 'nuc', 1, -1, 2, -2, "
-                         f"inf or -inf, but got {p!r}")
+        raise ValueError(
+            f"cond(): argument 'p' must be None, 'fro', 'nuc', 1, -1, 2, -2, "
+            f"inf or -inf, but got {p!r}"
+        )
     _matrix("cond", x, square=True)
     return _C.multiply(matrix_norm(x, p), matrix_norm(inv(x), p))
 
 
 # ---- statistics ---------------------------------------------------------------------------
-def cov(x: Tensor, rowvar: bool = True, ddof: Any = True, fweights: Any = None,
-        aweights: Any = None,
-        name: str | None = None) -> Tensor:
+def cov(
+    x: Tensor,
+    rowvar: bool = True,
+    ddof: Any = True,
+    fweights: Any = None,
+    aweights: Any = None,
+    name: str | None = None,
+) -> Tensor:
     """The covariance matrix of the variables of x (rows, or columns when rowvar is
     False), with optional integer frequency and float observation weights; ddof=True
     divides by N - 1 (weighted: as NumPy's cov)."""
@@ -1028,16 +1232,18 @@ def cov(x: Tensor, rowvar: bool = True, ddof: Any = True, fweights: Any = None,
     if fweights is not None:
         C.tensor("cov", "fweights", fweights)
         if fweights.ndim != 1 or fweights.shape[0] != nobs:
-            raise ValueError(f"cov(): fweights must be 1-D with {nobs} entries, but has shape "
-                             f"{fweights.shape}")
+            raise ValueError(
+                f"cov(): fweights must be 1-D with {nobs} entries, but has shape {fweights.shape}"
+            )
         if fweights.dtype.is_floating_point:
             raise TypeError("cov(): fweights must be an integer tensor")
         w = _C.cast(fweights, x.dtype)
     if aweights is not None:
         C.tensor("cov", "aweights", aweights)
         if aweights.ndim != 1 or aweights.shape[0] != nobs:
-            raise ValueError(f"cov(): aweights must be 1-D with {nobs} entries, but has shape "
-                             f"{aweights.shape}")
+            raise ValueError(
+                f"cov(): aweights must be 1-D with {nobs} entries, but has shape {aweights.shape}"
+            )
         aw = _C.cast(aweights, x.dtype)
         w = aw if w is None else _C.multiply(w, aw)
     if w is None:
@@ -1050,8 +1256,9 @@ def cov(x: Tensor, rowvar: bool = True, ddof: Any = True, fweights: Any = None,
         norm_factor = _C.scale(w_sum, 1.0, -1.0)
     else:
         aw = _C.cast(aweights, x.dtype)
-        norm_factor = _C.subtract(w_sum, _C.divide(_C.sum(_C.multiply(w, aw), [], None, False),
-                                                    w_sum))
+        norm_factor = _C.subtract(
+            w_sum, _C.divide(_C.sum(_C.multiply(w, aw), [], None, False), w_sum)
+        )
     xc = _C.subtract(x, avg)
     c = _C.divide(_C.matmul(_C.multiply(xc, w), _conj(xc), False, True), norm_factor)
     return _C.reshape(c, []) if c.shape == [1, 1] else c
@@ -1073,8 +1280,9 @@ def corrcoef(x: Tensor, rowvar: bool = True, name: str | None = None) -> Tensor:
 
 
 # ---- paddle.linalg's small re-exports ----------------------------------------------------
-def diagonal(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
-             name: str | None = None) -> Tensor:
+def diagonal(
+    x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1, name: str | None = None
+) -> Tensor:
     return _C.diagonal(x, offset, axis1, axis2)
 
 
@@ -1088,8 +1296,9 @@ def mv(x: Tensor, vec: Tensor, name: str | None = None) -> Tensor:
     C.tensor("mv", "x", x)
     C.tensor("mv", "vec", vec)
     if x.ndim != 2 or vec.ndim != 1:
-        raise ValueError(f"mv(): 'x' must be 2-D and 'vec' 1-D, but got shapes {x.shape} and "
-                         f"{vec.shape}")
+        raise ValueError(
+            f"mv(): 'x' must be 2-D and 'vec' 1-D, but got shapes {x.shape} and {vec.shape}"
+        )
     return _C.matmul(x, vec)
 
 
@@ -1099,12 +1308,13 @@ def _tensordot_axes(axes, xd, yd):
     if isinstance(axes, numbers.Integral) and not isinstance(axes, bool):
         n = int(axes)
         if n < 0 or n > min(xd, yd):
-            raise ValueError(f"tensordot(): argument 'axes' ({n}) must be in [0, "
-                             f"{min(xd, yd)}]")
+            raise ValueError(f"tensordot(): argument 'axes' ({n}) must be in [0, {min(xd, yd)}]")
         return list(builtins_range(xd - n, xd)), list(builtins_range(n))
     if not isinstance(axes, (list, tuple)):
-        raise TypeError(f"tensordot(): argument 'axes' must be an int, a list or a Tensor, but "
-                        f"got {type(axes).__name__}")
+        raise TypeError(
+            f"tensordot(): argument 'axes' must be an int, a list or a Tensor, but "
+            f"got {type(axes).__name__}"
+        )
     axes = list(axes)
     if not axes:
         return [], []
@@ -1113,14 +1323,15 @@ def _tensordot_axes(axes, xd, yd):
     if len(axes) == 1:
         axes = [axes[0], []]
     if len(axes) != 2:
-        raise ValueError(f"tensordot(): argument 'axes' must hold at most two lists, but got "
-                         f"{axes}")
+        raise ValueError(
+            f"tensordot(): argument 'axes' must hold at most two lists, but got {axes}"
+        )
     ax, ay = (list(a.tolist() if isinstance(a, Tensor) else a) for a in axes)
     # Paddle's expansion: the shorter list continues with the longer one's entries
     if len(ax) < len(ay):
-        ax = ax + ay[len(ax):]
+        ax = ax + ay[len(ax) :]
     elif len(ay) < len(ax):
-        ay = ay + ax[len(ay):]
+        ay = ay + ax[len(ay) :]
     return [int(a) for a in ax], [int(a) for a in ay]
 
 
@@ -1145,8 +1356,10 @@ def tensordot(x: Tensor, y: Tensor, axes: Any = 2, name: str | None = None) -> T
         raise ValueError(f"tensordot(): argument 'axes' repeats an axis: {ax}, {ay}")
     for a, b in zip(ax, ay):
         if x.shape[a] != y.shape[b]:
-            raise ValueError(f"tensordot(): x's axis {a} (size {x.shape[a]}) and y's axis {b} "
-                             f"(size {y.shape[b]}) cannot be contracted")
+            raise ValueError(
+                f"tensordot(): x's axis {a} (size {x.shape[a]}) and y's axis {b} "
+                f"(size {y.shape[b]}) cannot be contracted"
+            )
     x, y = common("tensordot", x, y)
     fx = [a for a in builtins_range(x.ndim) if a not in ax]
     fy = [b for b in builtins_range(y.ndim) if b not in ay]
@@ -1161,9 +1374,13 @@ def _pnorm_last(d, p):
     return _C.p_norm(d, float(p), [-1], False)
 
 
-def cdist(x: Tensor, y: Tensor, p: float = 2.0,
-          compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
-          name: str | None = None) -> Tensor:
+def cdist(
+    x: Tensor,
+    y: Tensor,
+    p: float = 2.0,
+    compute_mode: str = "use_mm_for_euclid_dist_if_necessary",
+    name: str | None = None,
+) -> Tensor:
     """The p-norm distances between the rows of x [..., P, M] and y [..., R, M]:
     [..., P, R]. For p = 2, compute_mode may use the matrix-product form
     |x|^2 + |y|^2 - 2 x.y ('use_mm_for_euclid_dist', or '..._if_necessary' for P or R
@@ -1178,24 +1395,33 @@ def cdist(x: Tensor, y: Tensor, p: float = 2.0,
     C.tensor("cdist", "x", x)
     C.tensor("cdist", "y", y)
     p = float(C.number("cdist", "p", p))
-    modes = ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
-             "donot_use_mm_for_euclid_dist")
+    modes = (
+        "use_mm_for_euclid_dist_if_necessary",
+        "use_mm_for_euclid_dist",
+        "donot_use_mm_for_euclid_dist",
+    )
     if compute_mode not in modes:
-        raise ValueError(f"cdist(): argument 'compute_mode' must be one of {modes}, but got "
-                         f"{compute_mode!r}")
+        raise ValueError(
+            f"cdist(): argument 'compute_mode' must be one of {modes}, but got {compute_mode!r}"
+        )
     if p < 0:
         raise ValueError(f"cdist(): argument 'p' must be >= 0, but got {p}")
     if x.ndim < 2 or y.ndim < 2 or x.shape[-1] != y.shape[-1]:
-        raise ValueError(f"cdist(): 'x' [..., P, M] and 'y' [..., R, M] must be at least 2-D "
-                         f"with equal last dimensions, but got {x.shape} and {y.shape}")
+        raise ValueError(
+            f"cdist(): 'x' [..., P, M] and 'y' [..., R, M] must be at least 2-D "
+            f"with equal last dimensions, but got {x.shape} and {y.shape}"
+        )
     x, y = common("cdist", as_float(x), as_float(y))
     big = x.shape[-2] > 25 or y.shape[-2] > 25
-    if p == 2.0 and (compute_mode == "use_mm_for_euclid_dist" or (big and compute_mode == modes[0])):
+    if p == 2.0 and (
+        compute_mode == "use_mm_for_euclid_dist" or (big and compute_mode == modes[0])
+    ):
         xx = _C.sum(_C.square(x), [-1], None, True)
         yy = _C.sum(_C.square(y), [-1], None, True)
-        d2 = _C.add(_C.subtract(xx, _C.scale(_C.matmul(x, y, False, True), 2.0)),
-                    _C.transpose(yy, list(builtins_range(yy.ndim - 2)) + [yy.ndim - 1,
-                                                                          yy.ndim - 2]))
+        d2 = _C.add(
+            _C.subtract(xx, _C.scale(_C.matmul(x, y, False, True), 2.0)),
+            _C.transpose(yy, list(builtins_range(yy.ndim - 2)) + [yy.ndim - 1, yy.ndim - 2]),
+        )
         return _C.sqrt(_C.clip(d2, 0.0, math.inf))
     diff_ = _C.subtract(_C.unsqueeze(x, [-2]), _C.unsqueeze(y, [-3]))
     return _pnorm_last(diff_, p)
@@ -1240,8 +1466,13 @@ def dist(x: Tensor, y: Tensor, p: float = 2, name: str | None = None) -> Tensor:
 
 
 # ---- histograms -----------------------------------------------------------------------------
-def histogram_bin_edges(input: Tensor, bins: int = 100, min: float = 0.0,  # noqa: A002
-                        max: float = 0.0, name: str | None = None) -> Tensor:
+def histogram_bin_edges(
+    input: Tensor,
+    bins: int = 100,
+    min: float = 0.0,  # noqa: A002
+    max: float = 0.0,
+    name: str | None = None,
+) -> Tensor:
     """The bins + 1 edges evenly spaced over [min, max], or over the data's range when both
     are 0, widened by 0.5 each way when the range is one value. (Paddle's rule: for
     min == max != 0 these are min +- 0.5, while histogram counts over the data's range.)
@@ -1271,10 +1502,14 @@ def histogram_bin_edges(input: Tensor, bins: int = 100, min: float = 0.0,  # noq
     return linspace(lo, hi, bins + 1, d)
 
 
-def histogramdd(x: Tensor, bins: Tensor | Sequence[int] | int = 10,
-                ranges: Sequence[float] | None = None, density: bool = False,
-                weights: Tensor | None = None,
-                name: str | None = None) -> tuple[Tensor, list[Tensor]]:
+def histogramdd(
+    x: Tensor,
+    bins: Tensor | Sequence[int] | int = 10,
+    ranges: Sequence[float] | None = None,
+    density: bool = False,
+    weights: Tensor | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, list[Tensor]]:
     """The D-dimensional histogram of the points x [..., D]: bins per dimension (an int,
     D ints, or D tensors of edges), ranges [lo0, hi0, lo1, hi1, ...] (default: the data's),
     point weights, density normalisation. Returns (hist, [edges per dimension]). Not
@@ -1289,8 +1524,10 @@ def histogramdd(x: Tensor, bins: Tensor | Sequence[int] | int = 10,
     """
     C.tensor("histogramdd", "x", x)
     if x.ndim < 2:
-        raise ValueError(f"histogramdd(): argument 'x' must be [..., D] with at least 2 "
-                         f"dimensions, but got shape {x.shape}")
+        raise ValueError(
+            f"histogramdd(): argument 'x' must be [..., D] with at least 2 "
+            f"dimensions, but got shape {x.shape}"
+        )
     dim = x.shape[-1]
     xf = as_float(x)
     pts = np.asarray(xf.numpy(), dtype=np.float64).reshape(-1, dim)
@@ -1304,20 +1541,25 @@ def histogramdd(x: Tensor, bins: Tensor | Sequence[int] | int = 10,
     else:
         specs = []
     if len(specs) != dim:
-        raise ValueError(f"histogramdd(): argument 'bins' must be an int or one entry per "
-                         f"dimension ({dim}), but got {bins!r}")
+        raise ValueError(
+            f"histogramdd(): argument 'bins' must be an int or one entry per "
+            f"dimension ({dim}), but got {bins!r}"
+        )
     if ranges is not None:
         ranges = [float(C.number("histogramdd", "ranges", r)) for r in ranges]
         if len(ranges) != 2 * dim:
-            raise ValueError(f"histogramdd(): argument 'ranges' must hold 2 * D = {2 * dim} "
-                             f"numbers, but got {len(ranges)}")
+            raise ValueError(
+                f"histogramdd(): argument 'ranges' must hold 2 * D = {2 * dim} "
+                f"numbers, but got {len(ranges)}"
+            )
     edges = []
     for d, b in enumerate(specs):
         if isinstance(b, Tensor):
             e = as_float(b)
             if e.ndim != 1 or e.shape[0] < 2:
-                raise ValueError(f"histogramdd(): the edges of dimension {d} must be 1-D with "
-                                 f"at least 2 values")
+                raise ValueError(
+                    f"histogramdd(): the edges of dimension {d} must be 1-D with at least 2 values"
+                )
         else:
             b = C.integer("histogramdd", "bins", b)
             if b < 1:
@@ -1329,8 +1571,9 @@ def histogramdd(x: Tensor, bins: Tensor | Sequence[int] | int = 10,
             else:
                 lo, hi = 0.0, 1.0
             if lo > hi:
-                raise ValueError(f"histogramdd(): the range of dimension {d} is empty: "
-                                 f"[{lo}, {hi}]")
+                raise ValueError(
+                    f"histogramdd(): the range of dimension {d} is empty: [{lo}, {hi}]"
+                )
             if lo == hi:
                 lo, hi = lo - 0.5, hi + 0.5
             e = linspace(lo, hi, b + 1, xf.dtype)
@@ -1340,15 +1583,16 @@ def histogramdd(x: Tensor, bins: Tensor | Sequence[int] | int = 10,
         C.tensor("histogramdd", "weights", weights)
         w = np.asarray(as_float(weights).numpy(), dtype=np.float64).reshape(-1)
         if w.size != pts.shape[0]:
-            raise ValueError(f"histogramdd(): argument 'weights' must have one value per point "
-                             f"({pts.shape[0]}), but has {w.size}")
+            raise ValueError(
+                f"histogramdd(): argument 'weights' must have one value per point "
+                f"({pts.shape[0]}), but has {w.size}"
+            )
     np_edges = [np.asarray(e.numpy(), dtype=np.float64) for e in edges]
     hist, _ = np.histogramdd(pts, bins=np_edges, weights=w, density=bool(density))
     return to_tensor(hist, dtype=xf.dtype), edges
 
 
 @_aliases({"input": "x", "vec2": "y"}, strict=True)
-def ger(x: Tensor, y: Tensor, name: str | None = None, *,
-        out: Tensor | None = None) -> Tensor:
+def ger(x: Tensor, y: Tensor, name: str | None = None, *, out: Tensor | None = None) -> Tensor:
     """The outer product of x and y (outer)."""
     return _out.write_out(out, outer(x, y), "ger")

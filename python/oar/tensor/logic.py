@@ -1,6 +1,7 @@
 """Comparisons and logic (Paddle's paddle/tensor/logic.py) beyond the C ops: the short
 comparison names (gt, ge, lt, le, eq, ne, greater, less), bitwise_invert, is_empty,
 is_tensor, isin."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,8 +16,20 @@ from .math import _aliased
 
 Tensor = _C.Tensor
 
-__all__ = ["gt", "ge", "lt", "le", "eq", "ne", "greater", "less", "bitwise_invert",
-           "is_empty", "isin", "is_tensor"]
+__all__ = [
+    "gt",
+    "ge",
+    "lt",
+    "le",
+    "eq",
+    "ne",
+    "greater",
+    "less",
+    "bitwise_invert",
+    "is_empty",
+    "isin",
+    "is_tensor",
+]
 
 
 gt = _aliased(_C.greater_than, "gt")
@@ -54,8 +67,13 @@ def is_empty(x: Tensor, name: str | None = None) -> Tensor:
     return _zero_d(x.size == 0, bool_)
 
 
-def isin(x: Tensor, test_x: Tensor, assume_unique: bool = False, invert: bool = False,
-         name: str | None = None) -> Tensor:
+def isin(
+    x: Tensor,
+    test_x: Tensor,
+    assume_unique: bool = False,
+    invert: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """Whether each element of x occurs in test_x (NaN never does), as a bool tensor of
     x's shape; invert negates it. assume_unique is accepted (the result never depends on it).
 
@@ -75,11 +93,13 @@ def isin(x: Tensor, test_x: Tensor, assume_unique: bool = False, invert: bool = 
         found = _C.full(x.shape, False, bool_)
     else:
         srt = _C.gather(flat, _C.argsort(flat, 0, False, False), 0) if flat.ndim else flat
-        pos = _C.searchsorted_index(srt, _C.reshape(x, [-1]) if x.ndim else _C.reshape(x, [1]),
-                              False, False)
+        pos = _C.searchsorted_index(
+            srt, _C.reshape(x, [-1]) if x.ndim else _C.reshape(x, [1]), False, False
+        )
         pos = _C.clip(pos, 0.0, float(flat.size - 1))
-        hit = _C.equal(_C.gather(srt, pos, 0), _C.reshape(x, [-1]) if x.ndim else
-                       _C.reshape(x, [1]))
+        hit = _C.equal(
+            _C.gather(srt, pos, 0), _C.reshape(x, [-1]) if x.ndim else _C.reshape(x, [1])
+        )
         found = C.reshape_exact(hit, x.shape)
     return _C.logical_not(found) if invert else found
 

@@ -4,6 +4,7 @@ dsplit, unbind/unstack, tile, expand/broadcast, flatten/unflatten, moveaxis/perm
 swapaxes, rot90, narrow/crop/slice, masked_fill, unique and unique_consecutive, meshgrid,
 block_diag, cartesian_prod, assign, and the helpers the other modules share (index lists,
 broadcast shapes)."""
+
 from __future__ import annotations
 
 import inspect
@@ -27,16 +28,65 @@ from .search import _index_dtype
 
 Tensor = _C.Tensor
 
-__all__ = ["cast", "slice", "stack", "split", "gather", "flatten", "unflatten", "chunk",
-           "unstack", "tile", "repeat_interleave", "rot90", "moveaxis", "broadcast_to",
-           "expand_as", "broadcast_tensors", "meshgrid", "unfold", "masked_fill",
-           "masked_fill_", "unique", "assign", "broadcast_shape", "broadcast_shapes",
-           "tensor_split", "hsplit", "vsplit", "dsplit", "atleast_1d", "atleast_2d",
-           "atleast_3d", "hstack", "vstack", "row_stack", "dstack", "column_stack",
-           "block_diag", "cartesian_prod", "crop", "narrow", "permute", "ravel",
-           "matrix_transpose", "unbind", "view", "view_as", "tolist", "multiplex",
-           "shard_index", "unique_consecutive", "cat", "concatenate", "swapaxes",
-           "swapdims", "reverse", "view_as_complex", "view_as_real"]
+__all__ = [
+    "cast",
+    "slice",
+    "stack",
+    "split",
+    "gather",
+    "flatten",
+    "unflatten",
+    "chunk",
+    "unstack",
+    "tile",
+    "repeat_interleave",
+    "rot90",
+    "moveaxis",
+    "broadcast_to",
+    "expand_as",
+    "broadcast_tensors",
+    "meshgrid",
+    "unfold",
+    "masked_fill",
+    "masked_fill_",
+    "unique",
+    "assign",
+    "broadcast_shape",
+    "broadcast_shapes",
+    "tensor_split",
+    "hsplit",
+    "vsplit",
+    "dsplit",
+    "atleast_1d",
+    "atleast_2d",
+    "atleast_3d",
+    "hstack",
+    "vstack",
+    "row_stack",
+    "dstack",
+    "column_stack",
+    "block_diag",
+    "cartesian_prod",
+    "crop",
+    "narrow",
+    "permute",
+    "ravel",
+    "matrix_transpose",
+    "unbind",
+    "view",
+    "view_as",
+    "tolist",
+    "multiplex",
+    "shard_index",
+    "unique_consecutive",
+    "cat",
+    "concatenate",
+    "swapaxes",
+    "swapdims",
+    "reverse",
+    "view_as_complex",
+    "view_as_real",
+]
 
 
 def cast(x: Tensor, dtype: DTypeLike) -> Tensor:
@@ -49,14 +99,17 @@ def slice(input: Tensor, axes: Any, starts: Any, ends: Any) -> Tensor:  # noqa: 
 
 def stack(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor:
     if not isinstance(x, (list, tuple)):
-        raise TypeError(f"stack(): argument 'x' must be a list or tuple of Tensors, but got "
-                        f"{C._kind(x)}")
+        raise TypeError(
+            f"stack(): argument 'x' must be a list or tuple of Tensors, but got {C._kind(x)}"
+        )
     if not x:
         raise ValueError("stack(): argument 'x' must hold at least one tensor")
     for i, t in enumerate(x):
         if list(C.tensor("stack", f"x[{i}]", t).shape) != list(x[0].shape):
-            raise ValueError(f"stack(): all tensors must have the same shape, but x[0] has "
-                             f"{x[0].shape} and x[{i}] has {t.shape}")
+            raise ValueError(
+                f"stack(): all tensors must have the same shape, but x[0] has "
+                f"{x[0].shape} and x[{i}] has {t.shape}"
+            )
     axis = C.axis("stack", "axis", axis, x[0].ndim + 1, "the result")
     return _C.concat([_C.unsqueeze(t, [axis]) for t in x], axis)
 
@@ -64,8 +117,10 @@ def stack(x: Sequence[Tensor], axis: int = 0, name: str | None = None) -> Tensor
 def _section(v, i):
     s = C.integer("split", f"num_or_sections[{i}]", v)
     if s < -1:
-        raise ValueError(f"split(): argument 'num_or_sections' has a negative section {s} "
-                         f"(only one -1, meaning 'the rest', is allowed)")
+        raise ValueError(
+            f"split(): argument 'num_or_sections' has a negative section {s} "
+            f"(only one -1, meaning 'the rest', is allowed)"
+        )
     return s
 
 
@@ -78,21 +133,24 @@ def split(x: Tensor, num_or_sections: Any, axis: Any = 0, name: str | None = Non
     if isinstance(num_or_sections, (list, tuple)):
         sizes = [_section(v, i) for i, v in enumerate(num_or_sections)]
         if sizes.count(-1) > 1:
-            raise ValueError(f"split(): argument 'num_or_sections' {sizes} may hold at most "
-                             f"one -1")
+            raise ValueError(f"split(): argument 'num_or_sections' {sizes} may hold at most one -1")
         if sizes.count(-1) == 1:
             sizes[sizes.index(-1)] = n - sum(s for s in sizes if s != -1)
         if sum(sizes) != n or min(sizes, default=0) < 0:
-            raise ValueError(f"split(): sections {list(num_or_sections)} do not add up to the "
-                             f"size {n} of dimension {axis}")
+            raise ValueError(
+                f"split(): sections {list(num_or_sections)} do not add up to the "
+                f"size {n} of dimension {axis}"
+            )
     else:
         num = C.integer("split", "num_or_sections", num_or_sections)
         if num <= 0:  # also keeps `n % num` below from dividing by zero
-            raise ValueError(f"split(): argument 'num_or_sections' must be a positive int, "
-                             f"but got {num}")
+            raise ValueError(
+                f"split(): argument 'num_or_sections' must be a positive int, but got {num}"
+            )
         if n % num:
-            raise ValueError(f"split(): dimension {axis} of size {n} cannot be split into "
-                             f"{num} equal parts")
+            raise ValueError(
+                f"split(): dimension {axis} of size {n} cannot be split into {num} equal parts"
+            )
         check_objects("split", "sections", num)
         sizes = [n // num] * num
     out, start = [], 0
@@ -102,8 +160,9 @@ def split(x: Tensor, num_or_sections: Any, axis: Any = 0, name: str | None = Non
     return out
 
 
-def gather(x: Tensor, index: Tensor, axis: AxisLike | None = None,
-           name: str | None = None) -> Tensor:
+def gather(
+    x: Tensor, index: Tensor, axis: AxisLike | None = None, name: str | None = None
+) -> Tensor:
     axis = 0 if axis is None else C.integer("gather", "axis", axis)
     return _C.gather(x, index, axis)
 
@@ -114,41 +173,46 @@ def flatten(x: Tensor, start_axis: Any = 0, stop_axis: Any = -1, name: str | Non
     s = C.axis("flatten", "start_axis", start_axis, nd)
     e = C.axis("flatten", "stop_axis", stop_axis, nd)
     if s > e:
-        raise ValueError(f"flatten(): argument 'start_axis' ({start_axis}) must not come after "
-                         f"'stop_axis' ({stop_axis})")
+        raise ValueError(
+            f"flatten(): argument 'start_axis' ({start_axis}) must not come after "
+            f"'stop_axis' ({stop_axis})"
+        )
     if x.ndim == 0:
         return _C.reshape(x, [1])
     shape = x.shape
     merged = 1
-    for d in shape[s:e + 1]:
+    for d in shape[s : e + 1]:
         merged *= d
     # Every entry literal: reshape alone would read a merged 0 as "copy x's dim".
-    return C.reshape_exact(x, shape[:s] + [merged] + shape[e + 1:])
-
-
+    return C.reshape_exact(x, shape[:s] + [merged] + shape[e + 1 :])
 
 
 # --- argument helpers ----------------------------------------------------------------------
+
 
 def _int_list(api, name, v, allow_int=True):
     """A list of Python ints from an int, a list/tuple of ints or a 1-D integer Tensor."""
     if isinstance(v, Tensor):
         if v.dtype.is_floating_point or v.dtype.name == "bool" or v.ndim > 1:
-            raise TypeError(f"{api}(): argument '{name}' must be a 1-D integer Tensor, but got a "
-                            f"{v.dtype.name} Tensor of shape {v.shape}")
+            raise TypeError(
+                f"{api}(): argument '{name}' must be a 1-D integer Tensor, but got a "
+                f"{v.dtype.name} Tensor of shape {v.shape}"
+            )
         return [int(i) for i in v.numpy().reshape(-1)]
     if allow_int and isinstance(v, numbers.Integral) and not isinstance(v, bool):
         return [int(v)]
     if not isinstance(v, (list, tuple)):
-        raise TypeError(f"{api}(): argument '{name}' must be a list or tuple of int, but got "
-                        f"{C._kind(v)}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be a list or tuple of int, but got {C._kind(v)}"
+        )
     return [C.integer(api, f"{name}[{i}]", e) for i, e in enumerate(v)]
 
 
 def _tensor_list(api, name, v):
     if not isinstance(v, (list, tuple)):
-        raise TypeError(f"{api}(): argument '{name}' must be a list or tuple of Tensors, but got "
-                        f"{C._kind(v)}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be a list or tuple of Tensors, but got {C._kind(v)}"
+        )
     return [C.tensor(api, f"{name}[{i}]", e) for i, e in enumerate(v)]
 
 
@@ -162,14 +226,17 @@ def _broadcast_shape(api, shapes, names):
         res = []
         for i, (p, q) in enumerate(zip(a, b)):
             if p != q and p != 1 and q != 1:
-                raise ValueError(f"{api}(): the shape {shape} of {nm} cannot be broadcast with "
-                                 f"{out} (dimension {i}: {q} against {p})")
+                raise ValueError(
+                    f"{api}(): the shape {shape} of {nm} cannot be broadcast with "
+                    f"{out} (dimension {i}: {q} against {p})"
+                )
             res.append(q if p == 1 else p)
         out = res
     return out
 
 
 # --- splitting and joining -----------------------------------------------------------------
+
 
 def unflatten(x: Tensor, axis: AxisLike, shape: ShapeLike, name: str | None = None) -> Tensor:
     """Splits dimension axis of x into `shape` (one entry may be -1: inferred)."""
@@ -191,13 +258,16 @@ def unflatten(x: Tensor, axis: AxisLike, shape: ShapeLike, name: str | None = No
             known *= s
     if -1 in sizes:
         if known == 0 or n % known:
-            raise ValueError(f"unflatten(): argument 'shape' {sizes} cannot split dimension {a} "
-                             f"of size {n}")
+            raise ValueError(
+                f"unflatten(): argument 'shape' {sizes} cannot split dimension {a} of size {n}"
+            )
         sizes[sizes.index(-1)] = n // known
     elif known != n:
-        raise ValueError(f"unflatten(): argument 'shape' {sizes} has {known} elements but "
-                         f"dimension {a} has size {n}")
-    return C.reshape_exact(x, x.shape[:a] + sizes + x.shape[a + 1:])
+        raise ValueError(
+            f"unflatten(): argument 'shape' {sizes} has {known} elements but "
+            f"dimension {a} has size {n}"
+        )
+    return C.reshape_exact(x, x.shape[:a] + sizes + x.shape[a + 1 :])
 
 
 def chunk(x: Tensor, chunks: Any, axis: AxisLike = 0, name: str | None = None) -> list[Tensor]:
@@ -210,13 +280,15 @@ def chunk(x: Tensor, chunks: Any, axis: AxisLike = 0, name: str | None = None) -
         raise ValueError("chunk(): argument 'x' must have at least 1 dimension, but it is 0-D")
     a = C.axis("chunk", "axis", axis, x.ndim)
     if x.shape[a] % n:
-        raise ValueError(f"chunk(): dimension {a} of size {x.shape[a]} cannot be split into {n} "
-                         f"equal chunks")
+        raise ValueError(
+            f"chunk(): dimension {a} of size {x.shape[a]} cannot be split into {n} equal chunks"
+        )
     return split(x, n, a)
 
 
-def unstack(x: Tensor, axis: AxisLike = 0, num: int | None = None,
-            name: str | None = None) -> list[Tensor]:
+def unstack(
+    x: Tensor, axis: AxisLike = 0, num: int | None = None, name: str | None = None
+) -> list[Tensor]:
     """The slices of x along axis, each without that axis."""
     return _unstack("unstack", "x", x, axis, num)
 
@@ -225,19 +297,22 @@ def _unstack(api, xname, x, axis, num):
     """unstack and unbind, with errors naming the function called."""
     C.tensor(api, xname, x)
     if x.ndim == 0:
-        raise ValueError(f"{api}(): argument '{xname}' must have at least 1 dimension, but it "
-                         f"is 0-D")
+        raise ValueError(
+            f"{api}(): argument '{xname}' must have at least 1 dimension, but it is 0-D"
+        )
     a = C.axis(api, "axis", axis, x.ndim)
     n = x.shape[a]
     if num is not None and C.integer(api, "num", num) != n:
-        raise ValueError(f"{api}(): argument 'num' ({num}) must equal the size {n} of "
-                         f"dimension {a}")
+        raise ValueError(
+            f"{api}(): argument 'num' ({num}) must equal the size {n} of dimension {a}"
+        )
     # A dimension next to a 0 ([2**62, 0]) can be any size; each slice is a tensor object.
     check_objects(api, "slices", n)
     return [_C.squeeze(_C.slice(x, [a], [i], [i + 1]), [a]) for i in range(n)]
 
 
 # --- repetition ----------------------------------------------------------------------------
+
 
 def tile(x: Tensor, repeat_times: Any, name: str | None = None) -> Tensor:
     """x repeated repeat_times[i] times along dimension i (missing leading entries are 1)."""
@@ -254,8 +329,9 @@ def tile(x: Tensor, repeat_times: Any, name: str | None = None) -> Tensor:
     return C.reshape_exact(y, [r * s for r, s in zip(reps, shape)])
 
 
-def repeat_interleave(x: Tensor, repeats: Any, axis: AxisLike | None = None,
-                      name: str | None = None) -> Tensor:
+def repeat_interleave(
+    x: Tensor, repeats: Any, axis: AxisLike | None = None, name: str | None = None
+) -> Tensor:
     """Each element (or slice along axis) of x repeated `repeats` times in place."""
     C.tensor("repeat_interleave", "x", x)
     if axis is None:
@@ -269,32 +345,39 @@ def repeat_interleave(x: Tensor, repeats: Any, axis: AxisLike | None = None,
     if isinstance(repeats, Tensor) and repeats.size != 1:
         reps = _int_list("repeat_interleave", "repeats", repeats)
         if len(reps) != n:
-            raise ValueError(f"repeat_interleave(): argument 'repeats' has {len(reps)} entries "
-                             f"but dimension {a} has size {n}")
+            raise ValueError(
+                f"repeat_interleave(): argument 'repeats' has {len(reps)} entries "
+                f"but dimension {a} has size {n}"
+            )
         if any(r < 0 for r in reps):
-            raise ValueError(f"repeat_interleave(): argument 'repeats' {reps} must not be "
-                             f"negative")
+            raise ValueError(f"repeat_interleave(): argument 'repeats' {reps} must not be negative")
         total = sum(reps)
         if total > _INT64_MAX:
-            raise ValueError(f"repeat_interleave(): argument 'repeats' adds up to {total}, "
-                             f"more than a dimension can hold (int64 max {_INT64_MAX})")
+            raise ValueError(
+                f"repeat_interleave(): argument 'repeats' adds up to {total}, "
+                f"more than a dimension can hold (int64 max {_INT64_MAX})"
+            )
         shape = list(x.shape)
         shape[a] = total
         if x.size == 0:
             return _C.full(shape, 0, x.dtype)
         # The index of every repeated slice is built before the gather.
-        check_fits("repeat_interleave():", f"argument 'repeats' asks for {total} slices, "
-                   f"which", total * 8 + _prod(shape) * x.dtype.itemsize)
+        check_fits(
+            "repeat_interleave():",
+            f"argument 'repeats' asks for {total} slices, which",
+            total * 8 + _prod(shape) * x.dtype.itemsize,
+        )
         index = np.repeat(np.arange(n, dtype=np.int64), reps)
         return _C.index_select(x, _int64_tensor(index), a)
     r = C.integer("repeat_interleave", "repeats", repeats)
     if r < 0:
-        raise ValueError(f"repeat_interleave(): argument 'repeats' must not be negative, but "
-                         f"got {r}")
+        raise ValueError(
+            f"repeat_interleave(): argument 'repeats' must not be negative, but got {r}"
+        )
     shape = list(x.shape)
     y = _C.unsqueeze(x, [a + 1])
-    y = _C.expand(y, shape[:a + 1] + [r] + shape[a + 1:])
-    return C.reshape_exact(y, shape[:a] + [n * r] + shape[a + 1:])
+    y = _C.expand(y, shape[: a + 1] + [r] + shape[a + 1 :])
+    return C.reshape_exact(y, shape[:a] + [n * r] + shape[a + 1 :])
 
 
 _INT64_MAX = (1 << 63) - 1
@@ -306,6 +389,7 @@ def _int64_tensor(values):
 
 # --- reordering ----------------------------------------------------------------------------
 
+
 def rot90(x: Tensor, k: int = 1, axes: Any = [0, 1], name: str | None = None) -> Tensor:  # noqa: B006 - Paddle's default
     """x rotated by 90 degrees k times in the plane of axes (from axes[0] towards axes[1])."""
     C.tensor("rot90", "x", x)
@@ -313,8 +397,9 @@ def rot90(x: Tensor, k: int = 1, axes: Any = [0, 1], name: str | None = None) ->
     if len(ax) != 2:
         raise ValueError(f"rot90(): argument 'axes' must hold 2 axes, but got {ax}")
     if x.ndim < 2:
-        raise ValueError(f"rot90(): argument 'x' must have at least 2 dimensions, but has shape "
-                         f"{x.shape}")
+        raise ValueError(
+            f"rot90(): argument 'x' must have at least 2 dimensions, but has shape {x.shape}"
+        )
     a0 = C.axis("rot90", "axes[0]", ax[0], x.ndim)
     a1 = C.axis("rot90", "axes[1]", ax[1], x.ndim)
     if a0 == a1:
@@ -337,8 +422,10 @@ def moveaxis(x: Tensor, source: Any, destination: Any, name: str | None = None) 
     src = _int_list("moveaxis", "source", source)
     dst = _int_list("moveaxis", "destination", destination)
     if len(src) != len(dst):
-        raise ValueError(f"moveaxis(): arguments 'source' {src} and 'destination' {dst} must "
-                         f"have the same length")
+        raise ValueError(
+            f"moveaxis(): arguments 'source' {src} and 'destination' {dst} must "
+            f"have the same length"
+        )
     nd = x.ndim
     src = [C.axis("moveaxis", "source", s, nd) for s in src]
     dst = [C.axis("moveaxis", "destination", d, nd) for d in dst]
@@ -356,19 +443,23 @@ def moveaxis(x: Tensor, source: Any, destination: Any, name: str | None = None) 
 
 # --- broadcasting --------------------------------------------------------------------------
 
+
 def broadcast_to(x: Tensor, shape: ShapeLike, name: str | None = None) -> Tensor:
     """x broadcast to shape (a view with zero strides)."""
     C.tensor("broadcast_to", "x", x)
     target = _int_list("broadcast_to", "shape", shape, allow_int=False)
     if len(target) < x.ndim:
-        raise ValueError(f"broadcast_to(): argument 'shape' {target} has fewer dimensions than "
-                         f"x {x.shape}")
+        raise ValueError(
+            f"broadcast_to(): argument 'shape' {target} has fewer dimensions than x {x.shape}"
+        )
     lead = len(target) - x.ndim
     for i, s in enumerate(x.shape):
         t_ = target[lead + i]
         if t_ != -1 and s != 1 and s != t_:
-            raise ValueError(f"broadcast_to(): x of shape {x.shape} cannot be broadcast to "
-                             f"{target} (dimension {lead + i}: {s} against {t_})")
+            raise ValueError(
+                f"broadcast_to(): x of shape {x.shape} cannot be broadcast to "
+                f"{target} (dimension {lead + i}: {s} against {t_})"
+            )
     return _C.expand(x, target)
 
 
@@ -379,16 +470,22 @@ def expand_as(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     try:
         return broadcast_to(x, y.shape)
     except ValueError as e:
-        raise ValueError(str(e).replace("broadcast_to():", "expand_as():", 1)
-                         .replace("argument 'shape'", "y's shape")) from None
+        raise ValueError(
+            str(e)
+            .replace("broadcast_to():", "expand_as():", 1)
+            .replace("argument 'shape'", "y's shape")
+        ) from None
 
 
-def broadcast_tensors(input: Sequence[Tensor],  # noqa: A002 - Paddle's name
-                      name: str | None = None) -> list[Tensor]:
+def broadcast_tensors(
+    input: Sequence[Tensor],  # noqa: A002 - Paddle's name
+    name: str | None = None,
+) -> list[Tensor]:
     """The tensors broadcast against each other to one shape (views)."""
     xs = _tensor_list("broadcast_tensors", "input", input)
-    shape = _broadcast_shape("broadcast_tensors", [x.shape for x in xs],
-                             [f"input[{i}]" for i in range(len(xs))])
+    shape = _broadcast_shape(
+        "broadcast_tensors", [x.shape for x in xs], [f"input[{i}]" for i in range(len(xs))]
+    )
     return [_C.expand(x, shape) for x in xs]
 
 
@@ -402,8 +499,9 @@ def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
     xs = _tensor_list("meshgrid", "args", list(args))
     for i, v in enumerate(xs):
         if v.ndim > 1:
-            raise ValueError(f"meshgrid(): argument 'args[{i}]' must be 0-D or 1-D, but has shape "
-                             f"{v.shape}")
+            raise ValueError(
+                f"meshgrid(): argument 'args[{i}]' must be 0-D or 1-D, but has shape {v.shape}"
+            )
     shape = [v.size for v in xs]
     out = []
     for i, v in enumerate(xs):
@@ -434,8 +532,14 @@ def _renamed(api, fn, *args):
 def unfold(x: Tensor, axis: AxisLike, size: Any, step: Any, name: str | None = None) -> Tensor:
     """The windows of `size` elements every `step` along axis, as a new last dim (a view)."""
     C.tensor("unfold", "x", x)
-    return _renamed("unfold", _C.tensor_unfold, x, C.integer("unfold", "axis", axis),
-                    C.integer("unfold", "size", size), C.integer("unfold", "step", step))
+    return _renamed(
+        "unfold",
+        _C.tensor_unfold,
+        x,
+        C.integer("unfold", "axis", axis),
+        C.integer("unfold", "size", size),
+        C.integer("unfold", "step", step),
+    )
 
 
 def _prod(xs):
@@ -450,9 +554,11 @@ def _like_x(api, name, x, v):
     unless the cast would drop a complex v's imaginary part."""
     if isinstance(v, Tensor):
         if v.dtype.is_complex and not x.dtype.is_complex:
-            raise TypeError(f"{api}(): argument '{name}' is {v.dtype.name} but x is "
-                            f"{x.dtype.name}: casting it to x's dtype would drop its imaginary "
-                            f"part; make x complex first")
+            raise TypeError(
+                f"{api}(): argument '{name}' is {v.dtype.name} but x is "
+                f"{x.dtype.name}: casting it to x's dtype would drop its imaginary "
+                f"part; make x complex first"
+            )
         return v if v.dtype is x.dtype else _C.cast(v, x.dtype)
     return _C.full([], C.number(api, name, v), x.dtype)
 
@@ -467,9 +573,15 @@ def masked_fill_(x: Tensor, mask: Tensor, value: Tensor | float, name: str | Non
     return _C.masked_fill_(x, mask, _like_x("masked_fill_", "value", x, value))
 
 
-def unique(x: Tensor, return_index: Any = False, return_inverse: Any = False,
-           return_counts: Any = False, axis: AxisLike | None = None,
-           dtype: DTypeLike = "int64", name: str | None = None) -> Tensor | tuple[Tensor, ...]:
+def unique(
+    x: Tensor,
+    return_index: Any = False,
+    return_inverse: Any = False,
+    return_counts: Any = False,
+    axis: AxisLike | None = None,
+    dtype: DTypeLike = "int64",
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, ...]:
     """The distinct elements of x flattened (or slices along axis) in ascending order.
 
     Also returns, as asked: the position of each one's first occurrence, the number of
@@ -538,11 +650,14 @@ def broadcast_shapes(*shapes: Sequence[int]) -> list[int]:
         if isinstance(s, Tensor):
             s = s.tolist()
         if not isinstance(s, (list, tuple)):
-            raise TypeError(f"broadcast_shapes(): shape {i} must be a list or tuple of ints, "
-                            f"but got {type(s).__name__}")
+            raise TypeError(
+                f"broadcast_shapes(): shape {i} must be a list or tuple of ints, "
+                f"but got {type(s).__name__}"
+            )
         lists.append([C.integer("broadcast_shapes", f"shapes[{i}]", v) for v in s])
-    return _broadcast_shape("broadcast_shapes", lists, [f"shape {i}" for i in
-                                                        builtins_range(len(lists))])
+    return _broadcast_shape(
+        "broadcast_shapes", lists, [f"shape {i}" for i in builtins_range(len(lists))]
+    )
 
 
 def _ints(api, name, v):
@@ -551,8 +666,9 @@ def _ints(api, name, v):
     if isinstance(v, numbers.Integral) and not isinstance(v, bool):
         return [int(v)]
     if not isinstance(v, (list, tuple)):
-        raise TypeError(f"{api}(): argument '{name}' must be an int or a list of ints, but got "
-                        f"{C._kind(v)}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be an int or a list of ints, but got {C._kind(v)}"
+        )
     return [C.integer(api, name, e) for e in v]
 
 
@@ -561,8 +677,9 @@ def _index_tensor(values):
 
 
 # ---- splitting ------------------------------------------------------------------------------
-def tensor_split(x: Tensor, num_or_indices: int | Sequence[int], axis: int | Tensor = 0,
-                 name: str | None = None) -> list[Tensor]:
+def tensor_split(
+    x: Tensor, num_or_indices: int | Sequence[int], axis: int | Tensor = 0, name: str | None = None
+) -> list[Tensor]:
     """x split along axis into num_or_indices parts (an int n: sizes differing by at most
     one, the larger first) or at the given indices (parts may be empty).
 
@@ -606,26 +723,24 @@ def _tensor_split(api, x, num_or_indices, axis):
 def _split_along(api, x, num_or_indices, axis, min_ndim):
     C.tensor(api, "x", x)
     if x.ndim < min_ndim:
-        raise ValueError(f"{api}(): argument 'x' must have at least {min_ndim} dimensions, but "
-                         f"has {x.ndim}")
+        raise ValueError(
+            f"{api}(): argument 'x' must have at least {min_ndim} dimensions, but has {x.ndim}"
+        )
     return _tensor_split(api, x, num_or_indices, axis)
 
 
-def hsplit(x: Tensor, num_or_indices: int | Sequence[int],
-           name: str | None = None) -> list[Tensor]:
+def hsplit(x: Tensor, num_or_indices: int | Sequence[int], name: str | None = None) -> list[Tensor]:
     """tensor_split along axis 1 (axis 0 for a 1-D x)."""
     C.tensor("hsplit", "x", x)
     return _split_along("hsplit", x, num_or_indices, 1 if x.ndim > 1 else 0, 1)
 
 
-def vsplit(x: Tensor, num_or_indices: int | Sequence[int],
-           name: str | None = None) -> list[Tensor]:
+def vsplit(x: Tensor, num_or_indices: int | Sequence[int], name: str | None = None) -> list[Tensor]:
     """tensor_split along axis 0 of an x with at least 2 dimensions."""
     return _split_along("vsplit", x, num_or_indices, 0, 2)
 
 
-def dsplit(x: Tensor, num_or_indices: int | Sequence[int],
-           name: str | None = None) -> list[Tensor]:
+def dsplit(x: Tensor, num_or_indices: int | Sequence[int], name: str | None = None) -> list[Tensor]:
     """tensor_split along axis 2 of an x with at least 3 dimensions."""
     return _split_along("dsplit", x, num_or_indices, 2, 3)
 
@@ -681,9 +796,11 @@ def _tensors(api, x, rows_of_tensor=False):
     if rows_of_tensor and isinstance(x, Tensor) and x.ndim > 0 and x.shape[0] > 0:
         x = _unstack(api, "x", x, 0, None)
     if isinstance(x, Tensor) or not isinstance(x, (list, tuple)) or not x:
-        raise TypeError(f"{api}(): argument 'x' must be a non-empty list or tuple of Tensors"
-                        f"{' (or a Tensor of at least one row)' if rows_of_tensor else ''}, "
-                        f"but got {C._kind(x)}")
+        raise TypeError(
+            f"{api}(): argument 'x' must be a non-empty list or tuple of Tensors"
+            f"{' (or a Tensor of at least one row)' if rows_of_tensor else ''}, "
+            f"but got {C._kind(x)}"
+        )
     ts = [C.tensor(api, f"x[{i}]", t) for i, t in enumerate(x)]
     return list(common(api, *ts))
 
@@ -740,10 +857,16 @@ def block_diag(inputs: Sequence[Tensor], name: str | None = None) -> Tensor:
     mats = []
     for i, t in enumerate(ts):
         if t.ndim > 2:
-            raise ValueError(f"block_diag(): inputs[{i}] must have at most 2 dimensions, but "
-                             f"has shape {t.shape}")
-        mats.append(C.reshape_exact(t, [1, t.size]) if t.ndim == 1 else
-                    C.reshape_exact(t, [1, 1]) if t.ndim == 0 else t)
+            raise ValueError(
+                f"block_diag(): inputs[{i}] must have at most 2 dimensions, but has shape {t.shape}"
+            )
+        mats.append(
+            C.reshape_exact(t, [1, t.size])
+            if t.ndim == 1
+            else C.reshape_exact(t, [1, 1])
+            if t.ndim == 0
+            else t
+        )
     total = sum(m.shape[1] for m in mats)
     rows, left = [], 0
     for m in mats:
@@ -794,16 +917,19 @@ def crop(x: Tensor, shape: Any = None, offsets: Any = None, name: str | None = N
     sizes = list(x.shape) if shape is None else _ints("crop", "shape", shape)
     offs = [0] * x.ndim if offsets is None else _ints("crop", "offsets", offsets)
     if len(sizes) != x.ndim or len(offs) != x.ndim:
-        raise ValueError(f"crop(): 'shape' {sizes} and 'offsets' {offs} must have one entry per "
-                         f"dimension of x {x.shape}")
+        raise ValueError(
+            f"crop(): 'shape' {sizes} and 'offsets' {offs} must have one entry per "
+            f"dimension of x {x.shape}"
+        )
     ends = []
     for d, (n, o, s) in enumerate(zip(x.shape, offs, sizes)):
         if o < 0:
             raise ValueError(f"crop(): argument 'offsets' must be >= 0, but got {offs}")
         s = n - o if s == -1 else s
         if s < 0 or o + s > n:
-            raise ValueError(f"crop(): the crop of size {s} at offset {o} does not fit dimension "
-                             f"{d} of size {n}")
+            raise ValueError(
+                f"crop(): the crop of size {s} at offset {o} does not fit dimension {d} of size {n}"
+            )
         ends.append(o + s)
     if not x.ndim:
         return x
@@ -822,16 +948,18 @@ def narrow(input: Tensor, dim: int, start: int | Tensor, length: int) -> Tensor:
     if s < 0:
         s += size
     if not 0 <= s <= size or n < 0 or s + n > size:
-        raise IndexError(f"narrow(): start {start} and length {length} do not fit dimension {d} "
-                         f"of size {size}")
+        raise IndexError(
+            f"narrow(): start {start} and length {length} do not fit dimension {d} of size {size}"
+        )
     return _C.slice(input, [d], [s], [s + n])
 
 
 def permute(input: Tensor, *dims: Any) -> Tensor:  # noqa: A002
     """input with its dimensions reordered: permute(x, (1, 0, 2)) or permute(x, 1, 0, 2)."""
     C.tensor("permute", "input", input)
-    spec: Any = dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple, Tensor)) \
-        else list(dims)
+    spec: Any = (
+        dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple, Tensor)) else list(dims)
+    )
     return _C.transpose(input, _ints("permute", "dims", spec))
 
 
@@ -845,8 +973,10 @@ def matrix_transpose(x: Tensor, name: str | None = None) -> Tensor:
     """x with its last two dimensions swapped (x.mT)."""
     C.tensor("matrix_transpose", "x", x)
     if x.ndim < 2:
-        raise ValueError(f"matrix_transpose(): argument 'x' must have at least 2 dimensions, "
-                         f"but has shape {x.shape}")
+        raise ValueError(
+            f"matrix_transpose(): argument 'x' must have at least 2 dimensions, "
+            f"but has shape {x.shape}"
+        )
     perm = list(range(x.ndim))
     perm[-1], perm[-2] = perm[-2], perm[-1]
     return _C.transpose(x, perm)
@@ -869,17 +999,22 @@ def view(x: Tensor, shape_or_dtype: Any, name: str | None = None) -> Tensor:
     """
     C.tensor("view", "x", x)
     if isinstance(shape_or_dtype, (list, tuple, Tensor)) and not (
-            isinstance(shape_or_dtype, Tensor) and shape_or_dtype.ndim == 0):
+        isinstance(shape_or_dtype, Tensor) and shape_or_dtype.ndim == 0
+    ):
         shape = _ints("view", "shape_or_dtype", shape_or_dtype)
         if not x.is_contiguous():
-            raise ValueError("view(): argument 'x' must be contiguous to be viewed with another "
-                             "shape; use reshape()")
+            raise ValueError(
+                "view(): argument 'x' must be contiguous to be viewed with another "
+                "shape; use reshape()"
+            )
         return _C.reshape(x, shape) if x.size else C.reshape_exact(x, shape)
     try:
         d = convert_dtype(shape_or_dtype)
     except TypeError:
-        raise TypeError(f"view(): argument 'shape_or_dtype' must be a shape or a dtype, but got "
-                        f"{shape_or_dtype!r}") from None
+        raise TypeError(
+            f"view(): argument 'shape_or_dtype' must be a shape or a dtype, but got "
+            f"{shape_or_dtype!r}"
+        ) from None
     return _C._view_dtype(x, d)
 
 
@@ -909,23 +1044,30 @@ def multiplex(inputs: Sequence[Tensor], index: Tensor, name: str | None = None) 
     C.tensor("multiplex", "index", index)
     for i, t in enumerate(ts):
         if t.shape != ts[0].shape or t.ndim == 0:
-            raise ValueError(f"multiplex(): every input must have the shape {ts[0].shape} (at "
-                             f"least 1-D), but inputs[{i}] has {t.shape}")
+            raise ValueError(
+                f"multiplex(): every input must have the shape {ts[0].shape} (at "
+                f"least 1-D), but inputs[{i}] has {t.shape}"
+            )
     m = ts[0].shape[0]
     idx = np.asarray(index.numpy(), dtype=np.int64).reshape(-1)
     if idx.size != m:
-        raise ValueError(f"multiplex(): argument 'index' must hold one entry per row ({m}), "
-                         f"but has {idx.size}")
+        raise ValueError(
+            f"multiplex(): argument 'index' must hold one entry per row ({m}), but has {idx.size}"
+        )
     bad = idx[(idx < 0) | (idx >= len(ts))]
     if bad.size:
-        raise IndexError(f"multiplex(): index {int(bad[0])} is out of range for "
-                         f"{len(ts)} inputs")
+        raise IndexError(f"multiplex(): index {int(bad[0])} is out of range for {len(ts)} inputs")
     coords = np.stack([idx, np.arange(m)], -1)
     return _C.gather_nd(stack(ts, 0), _C._from_buffer(coords.astype(np.int64), int64))
 
 
-def shard_index(input: Tensor, index_num: int, nshards: int, shard_id: int,  # noqa: A002
-                ignore_value: int = -1) -> Tensor:
+def shard_index(
+    input: Tensor,
+    index_num: int,
+    nshards: int,
+    shard_id: int,  # noqa: A002
+    ignore_value: int = -1,
+) -> Tensor:
     """Each label of input (integers in [0, index_num)) as an index within shard shard_id
     of nshards equal shards, or ignore_value when it belongs to another shard.
 
@@ -937,29 +1079,37 @@ def shard_index(input: Tensor, index_num: int, nshards: int, shard_id: int,  # n
     """
     C.tensor("shard_index", "input", input)
     if input.dtype not in (int32, int64):
-        raise TypeError(f"shard_index(): argument 'input' must be int32 or int64, but got "
-                        f"{input.dtype.name}")
+        raise TypeError(
+            f"shard_index(): argument 'input' must be int32 or int64, but got {input.dtype.name}"
+        )
     index_num = C.integer("shard_index", "index_num", index_num)
     nshards = C.integer("shard_index", "nshards", nshards)
     shard_id = C.integer("shard_index", "shard_id", shard_id)
     ignore_value = C.integer("shard_index", "ignore_value", ignore_value)
     if nshards <= 0 or index_num <= 0:
-        raise ValueError(f"shard_index(): 'index_num' ({index_num}) and 'nshards' ({nshards}) "
-                         f"must be positive")
+        raise ValueError(
+            f"shard_index(): 'index_num' ({index_num}) and 'nshards' ({nshards}) must be positive"
+        )
     if not 0 <= shard_id < nshards:
         raise ValueError(f"shard_index(): 'shard_id' ({shard_id}) must be in [0, {nshards})")
     size = (index_num + nshards - 1) // nshards
     lab = _C.cast(input, int64)
     shard = _C.floor_divide(lab, _C.full_like(lab, size))
     local = _C.remainder(lab, _C.full_like(lab, size))
-    out = _C.where(_C.equal(shard, _C.full_like(shard, shard_id)), local,
-                   _C.full_like(local, ignore_value))
+    out = _C.where(
+        _C.equal(shard, _C.full_like(shard, shard_id)), local, _C.full_like(local, ignore_value)
+    )
     return out if input.dtype is int64 else _C.cast(out, input.dtype)
 
 
-def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: bool = False,
-                       axis: int | None = None, dtype: Any = "int64",
-                       name: str | None = None) -> Any:
+def unique_consecutive(
+    x: Tensor,
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    axis: int | None = None,
+    dtype: Any = "int64",
+    name: str | None = None,
+) -> Any:
     """x with each run of equal consecutive elements (slices along axis; None: x
     flattened) kept once; with return_inverse the run number of every element, with
     return_counts the length of every run (in dtype).
@@ -974,8 +1124,9 @@ def unique_consecutive(x: Tensor, return_inverse: bool = False, return_counts: b
     C.tensor("unique_consecutive", "x", x)
     d = convert_dtype(dtype)
     if d not in (int32, int64):
-        raise TypeError(f"unique_consecutive(): argument 'dtype' must be int32 or int64, but "
-                        f"got {d.name}")
+        raise TypeError(
+            f"unique_consecutive(): argument 'dtype' must be int32 or int64, but got {d.name}"
+        )
     if axis is None:
         lines = _C.reshape(x, [-1]) if x.size else C.reshape_exact(x, [0])
         a = 0
@@ -1007,10 +1158,13 @@ def _past_int32(top, *, counts):
     """The error for a run number (counts False) or run length (counts True) of top that
     dtype int32 cannot hold."""
     if counts:
-        return ValueError(f"unique_consecutive(): the run of {top} slices cannot be counted "
-                          f"in argument 'dtype' int32")
-    return ValueError(f"unique_consecutive(): the run number {top} cannot be held in argument "
-                      f"'dtype' int32")
+        return ValueError(
+            f"unique_consecutive(): the run of {top} slices cannot be counted "
+            f"in argument 'dtype' int32"
+        )
+    return ValueError(
+        f"unique_consecutive(): the run number {top} cannot be held in argument 'dtype' int32"
+    )
 
 
 def _unique_ints(values, d, *, counts):
@@ -1043,8 +1197,13 @@ def _unique_empty_slices(lines, a, n, d, return_inverse, return_counts):
 
 # ---- aliases --------------------------------------------------------------------------------
 @_aliases({"tensors": "x", "dim": "axis"}, strict=True)
-def cat(x: Sequence[Tensor], axis: int | Tensor = 0, name: str | None = None, *,
-        out: Tensor | None = None) -> Tensor:
+def cat(
+    x: Sequence[Tensor],
+    axis: int | Tensor = 0,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """Joins the tensors along axis (concat; `tensors`/`dim` are accepted for x/axis)."""
     a = C.integer("cat", "axis", axis)
     return _out.write_out(out, _C.concat(x, a), "cat")
@@ -1058,9 +1217,13 @@ concatenate = cat
 _P = inspect.Parameter
 
 
-_SWAP_SIGNATURE = inspect.Signature([
-    _P("x", _P.POSITIONAL_OR_KEYWORD), _P("perm", _P.POSITIONAL_OR_KEYWORD),
-    _P("name", _P.POSITIONAL_OR_KEYWORD, default=None)])
+_SWAP_SIGNATURE = inspect.Signature(
+    [
+        _P("x", _P.POSITIONAL_OR_KEYWORD),
+        _P("perm", _P.POSITIONAL_OR_KEYWORD),
+        _P("name", _P.POSITIONAL_OR_KEYWORD, default=None),
+    ]
+)
 
 
 def swapaxes(*args: Any, **kwargs: Any) -> Tensor:

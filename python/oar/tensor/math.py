@@ -4,6 +4,7 @@ rad2deg, frac, sgn, stanh, isposinf/isneginf/isreal, gammaln, multigammaln,
 logcumsumexp, fmax/fmin, mm/addmm/baddbmm/inner/outer/kron/trace, renorm, trapezoid,
 diff, vander, increment, nansum/nanmean, add_n, reduce_as, combinations, and Paddle's
 aliases (div, sub, clamp, true_divide, mod, floor_mod, vecdot)."""
+
 from __future__ import annotations
 
 import itertools
@@ -35,14 +36,62 @@ from .search import _gather, _index_dtype, _line_axis
 
 Tensor = _C.Tensor
 
-__all__ = ["pow", "trace", "outer", "kron", "clip", "clip_", "nan_to_num", "nan_to_num_",
-           "lerp", "lerp_", "cummax", "cummin", "copysign", "logit", "ldexp", "frexp",
-           "deg2rad", "rad2deg", "frac", "sgn", "stanh", "isposinf", "isneginf", "isreal",
-           "gammaln", "multigammaln", "logcumsumexp", "negative", "positive", "mul",
-           "floor_mod", "mod", "fmax", "fmin", "mm", "inner", "addmm", "baddbmm", "renorm",
-           "trapezoid", "cumulative_trapezoid", "diff", "vander", "increment", "nansum",
-           "nanmean", "reduce_as", "add_n", "combinations", "clamp", "div", "true_divide",
-           "sub", "vecdot"]
+__all__ = [
+    "pow",
+    "trace",
+    "outer",
+    "kron",
+    "clip",
+    "clip_",
+    "nan_to_num",
+    "nan_to_num_",
+    "lerp",
+    "lerp_",
+    "cummax",
+    "cummin",
+    "copysign",
+    "logit",
+    "ldexp",
+    "frexp",
+    "deg2rad",
+    "rad2deg",
+    "frac",
+    "sgn",
+    "stanh",
+    "isposinf",
+    "isneginf",
+    "isreal",
+    "gammaln",
+    "multigammaln",
+    "logcumsumexp",
+    "negative",
+    "positive",
+    "mul",
+    "floor_mod",
+    "mod",
+    "fmax",
+    "fmin",
+    "mm",
+    "inner",
+    "addmm",
+    "baddbmm",
+    "renorm",
+    "trapezoid",
+    "cumulative_trapezoid",
+    "diff",
+    "vander",
+    "increment",
+    "nansum",
+    "nanmean",
+    "reduce_as",
+    "add_n",
+    "combinations",
+    "clamp",
+    "div",
+    "true_divide",
+    "sub",
+    "vecdot",
+]
 
 
 def pow(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
@@ -61,12 +110,19 @@ def _sum(x, axes, keepdim=False):
     return _C.sum(x, list(axes), None, keepdim) if axes else x
 
 
-def trace(x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1,
-          name: str | None = None) -> Tensor:
+def trace(
+    x: Tensor, offset: int = 0, axis1: int = 0, axis2: int = 1, name: str | None = None
+) -> Tensor:
     """The sum of diagonal `offset` of the planes (axis1, axis2) of x."""
     C.tensor("trace", "x", x)
-    d = _renamed("trace", _C.diagonal, x, C.integer("trace", "offset", offset),
-                 C.integer("trace", "axis1", axis1), C.integer("trace", "axis2", axis2))
+    d = _renamed(
+        "trace",
+        _C.diagonal,
+        x,
+        C.integer("trace", "offset", offset),
+        C.integer("trace", "axis1", axis1),
+        C.integer("trace", "axis2", axis2),
+    )
     return _C.sum(d, [-1], _int32_kept(d), False)
 
 
@@ -93,44 +149,69 @@ def _bound(api, name, v, none):
     return none if v is None else float(C.number(api, name, v))
 
 
-def clip(x: Tensor, min: float | Tensor | None = None, max: float | Tensor | None = None,  # noqa: A002 - Paddle's names
-         name: str | None = None) -> Tensor:
+def clip(
+    x: Tensor,
+    min: float | Tensor | None = None,
+    max: float | Tensor | None = None,  # noqa: A002 - Paddle's names
+    name: str | None = None,
+) -> Tensor:
     C.tensor("clip", "x", x)
     return _C.clip(x, _bound("clip", "min", min, -math.inf), _bound("clip", "max", max, math.inf))
 
 
-def clip_(x: Tensor, min: float | Tensor | None = None, max: float | Tensor | None = None,  # noqa: A002
-          name: str | None = None) -> Tensor:
+def clip_(
+    x: Tensor,
+    min: float | Tensor | None = None,
+    max: float | Tensor | None = None,  # noqa: A002
+    name: str | None = None,
+) -> Tensor:
     C.tensor("clip_", "x", x)
-    return _C.clip_(x, _bound("clip_", "min", min, -math.inf),
-                    _bound("clip_", "max", max, math.inf))
+    return _C.clip_(
+        x, _bound("clip_", "min", min, -math.inf), _bound("clip_", "max", max, math.inf)
+    )
 
 
 # finfo(dtype).max of the floating dtypes, as constants: building a finfo per call took
 # half of nan_to_num's time.
-_LARGEST_FINITE = types.MappingProxyType({
-    float16: 65504.0, bfloat16: 3.3895313892515355e38,  # (2 - 2**-7) * 2**127
-    float32: 3.4028234663852886e38, float64: sys.float_info.max})
+_LARGEST_FINITE = types.MappingProxyType(
+    {
+        float16: 65504.0,
+        bfloat16: 3.3895313892515355e38,  # (2 - 2**-7) * 2**127
+        float32: 3.4028234663852886e38,
+        float64: sys.float_info.max,
+    }
+)
 
 
 def _nan_args(api, x, nan, posinf, neginf):
     """None is x's dtype's largest (lowest) finite value; a given value is used as is
     (posinf=inf keeps +inf, as in PyTorch and Paddle). Integers have no infinities."""
     big = _LARGEST_FINITE.get(x.dtype, math.inf)
-    return (float(C.number(api, "nan", nan)), _bound(api, "posinf", posinf, big),
-            _bound(api, "neginf", neginf, -big))
+    return (
+        float(C.number(api, "nan", nan)),
+        _bound(api, "posinf", posinf, big),
+        _bound(api, "neginf", neginf, -big),
+    )
 
 
-def nan_to_num(x: Tensor, nan: float = 0.0, posinf: float | None = None,
-               neginf: float | None = None,
-               name: str | None = None) -> Tensor:
+def nan_to_num(
+    x: Tensor,
+    nan: float = 0.0,
+    posinf: float | None = None,
+    neginf: float | None = None,
+    name: str | None = None,
+) -> Tensor:
     C.tensor("nan_to_num", "x", x)
     return _C.nan_to_num(x, *_nan_args("nan_to_num", x, nan, posinf, neginf))
 
 
-def nan_to_num_(x: Tensor, nan: float = 0.0, posinf: float | None = None,
-                neginf: float | None = None,
-                name: str | None = None) -> Tensor:
+def nan_to_num_(
+    x: Tensor,
+    nan: float = 0.0,
+    posinf: float | None = None,
+    neginf: float | None = None,
+    name: str | None = None,
+) -> Tensor:
     C.tensor("nan_to_num_", "x", x)
     return _C.nan_to_num_(x, *_nan_args("nan_to_num_", x, nan, posinf, neginf))
 
@@ -151,8 +232,10 @@ for _f in (clip, clip_, nan_to_num, nan_to_num_, lerp, lerp_, masked_fill, maske
     _f.__doc__ = getattr(_C, _f.__name__).__doc__
 
 
-WRAPPERS = {f.__name__: f for f in (clip, clip_, nan_to_num, nan_to_num_, lerp, lerp_,
-                                    masked_fill, masked_fill_)}
+WRAPPERS = {
+    f.__name__: f
+    for f in (clip, clip_, nan_to_num, nan_to_num_, lerp, lerp_, masked_fill, masked_fill_)
+}
 
 
 # ---- scans ------------------------------------------------------------------------------
@@ -164,15 +247,17 @@ def _cum_extreme(api, index_op, x, axis, dtype):
     return _gather(xs, idx, a), _C.cast(idx, d)
 
 
-def cummax(x: Tensor, axis: AxisLike | None = None, dtype: DTypeLike = "int64",
-           name: str | None = None) -> tuple[Tensor, Tensor]:
+def cummax(
+    x: Tensor, axis: AxisLike | None = None, dtype: DTypeLike = "int64", name: str | None = None
+) -> tuple[Tensor, Tensor]:
     """The running maximum along axis (None: x flattened) and its positions (later ties
     win). Returns (values, indices)."""
     return _cum_extreme("cummax", _C.cummax_index, x, axis, dtype)
 
 
-def cummin(x: Tensor, axis: AxisLike | None = None, dtype: DTypeLike = "int64",
-           name: str | None = None) -> tuple[Tensor, Tensor]:
+def cummin(
+    x: Tensor, axis: AxisLike | None = None, dtype: DTypeLike = "int64", name: str | None = None
+) -> tuple[Tensor, Tensor]:
     """The running minimum along axis (None: x flattened) and its positions (later ties
     win). Returns (values, indices)."""
     return _cum_extreme("cummin", _C.cummin_index, x, axis, dtype)
@@ -219,8 +304,7 @@ def ldexp(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     C.tensor("ldexp", "x", x)
     C.tensor("ldexp", "y", y)
     if y.dtype.is_floating_point or y.dtype.is_complex or y.dtype is bool_:
-        raise TypeError(f"ldexp(): argument 'y' must be an integer tensor, but got "
-                        f"{y.dtype.name}")
+        raise TypeError(f"ldexp(): argument 'y' must be an integer tensor, but got {y.dtype.name}")
     xf = as_float(x)
     return _C.ldexp_exact(xf, _C.cast(y, xf.dtype))
 
@@ -237,8 +321,7 @@ def frexp(x: Tensor, name: str | None = None) -> tuple[Tensor, Tensor]:
     """
     C.tensor("frexp", "x", x)
     if not x.dtype.is_floating_point:
-        raise TypeError(f"frexp(): argument 'x' must be a floating tensor, but got "
-                        f"{x.dtype.name}")
+        raise TypeError(f"frexp(): argument 'x' must be a floating tensor, but got {x.dtype.name}")
     e = _C.frexp_exponent(x)
     return _C.ldexp_exact(x, _C.neg(e)), e
 
@@ -278,8 +361,9 @@ def sgn(x: Tensor, name: str | None = None) -> Tensor:
     return _C.where(zero, _C.full_like(x, 0.0), _C.divide(x, _C.cast(safe, x.dtype)))
 
 
-def stanh(x: Tensor, scale_a: float = 0.67, scale_b: float = 1.7159,
-          name: str | None = None) -> Tensor:
+def stanh(
+    x: Tensor, scale_a: float = 0.67, scale_b: float = 1.7159, name: str | None = None
+) -> Tensor:
     """The scaled tanh, scale_b * tanh(scale_a * x)."""
     C.tensor("stanh", "x", x)
     a = float(C.number("stanh", "scale_a", scale_a))
@@ -338,8 +422,9 @@ def multigammaln(x: Tensor, p: int, name: str | None = None) -> Tensor:
     if x.size == 0:
         return _C.full_like(xf, 0)
     if bool(_C.any(_C.less_equal(xf, _C.full_like(xf, (p - 1) / 2.0)))):
-        raise ValueError(f"multigammaln(): every element of 'x' must be greater than (p - 1) "
-                         f"/ 2 = {(p - 1) / 2}")
+        raise ValueError(
+            f"multigammaln(): every element of 'x' must be greater than (p - 1) / 2 = {(p - 1) / 2}"
+        )
     # The p terms of each element are summed in blocks (one broadcast lgamma per block, so
     # a large p is not p Python steps), bounded so that a block stays small next to x. A
     # p whose terms could not even be held in memory would still take hours: refuse it.
@@ -347,9 +432,13 @@ def multigammaln(x: Tensor, p: int, name: str | None = None) -> Tensor:
     # what holding it would take, not that the computation would allocate that much.
     terms = x.size * p
     elements = f"{x.size} element" + ("s" if x.size != 1 else "")
-    check_fits("multigammaln():", f"argument 'p' ({p}) asks for {terms} lgamma terms (p for "
-               f"each of the {elements} of 'x'), too many to compute: held at once, their "
-               f"{terms} {xf.dtype.name} values would", terms * xf.dtype.itemsize)
+    check_fits(
+        "multigammaln():",
+        f"argument 'p' ({p}) asks for {terms} lgamma terms (p for "
+        f"each of the {elements} of 'x'), too many to compute: held at once, their "
+        f"{terms} {xf.dtype.name} values would",
+        terms * xf.dtype.itemsize,
+    )
     out = _C.full_like(xf, p * (p - 1) / 4.0 * math.log(math.pi))
     wide = _C.unsqueeze(xf, [-1])
     block = max(1, min(p, _MULTIGAMMA_BLOCK // x.size))
@@ -365,8 +454,9 @@ def multigammaln(x: Tensor, p: int, name: str | None = None) -> Tensor:
 _MULTIGAMMA_BLOCK = 1 << 20
 
 
-def logcumsumexp(x: Tensor, axis: int | None = None, dtype: Any = None,
-                 name: str | None = None) -> Tensor:
+def logcumsumexp(
+    x: Tensor, axis: int | None = None, dtype: Any = None, name: str | None = None
+) -> Tensor:
     """The running log(sum(exp(x))) along axis (None: over x flattened), without
     overflow; dtype casts x first.
 
@@ -403,9 +493,11 @@ def mul(x: Tensor, y: Tensor, name: str | None = None, *, out: Tensor | None = N
 
 
 def _aliased(fn, api):
-    def alias(x: Tensor, y: Tensor, name: str | None = None, *,
-              out: Tensor | None = None) -> Tensor:
+    def alias(
+        x: Tensor, y: Tensor, name: str | None = None, *, out: Tensor | None = None
+    ) -> Tensor:
         return api_write_out(api, out, fn(x, y))
+
     alias.__name__ = alias.__qualname__ = api
     alias.__doc__ = f"{api}(x, y): Paddle's alias of {fn.__name__}, as a bool tensor."
     return alias
@@ -466,11 +558,16 @@ def inner(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     if x.ndim == 0 or y.ndim == 0:
         return _C.multiply(x, y)
     if x.shape[-1] != y.shape[-1]:
-        raise ValueError(f"inner(): the last dimensions of 'x' {x.shape} and 'y' {y.shape} "
-                         f"must match")
+        raise ValueError(
+            f"inner(): the last dimensions of 'x' {x.shape} and 'y' {y.shape} must match"
+        )
     n = x.shape[-1]
-    out = _C.matmul(C.reshape_exact(x, [-1, n] if x.size else [0, n]),
-                    C.reshape_exact(y, [-1, n] if y.size else [0, n]), False, True)
+    out = _C.matmul(
+        C.reshape_exact(x, [-1, n] if x.size else [0, n]),
+        C.reshape_exact(y, [-1, n] if y.size else [0, n]),
+        False,
+        True,
+    )
     return C.reshape_exact(out, x.shape[:-1] + y.shape[:-1])
 
 
@@ -478,16 +575,23 @@ def _addmm(api, ndim, input, x, y, beta, alpha):  # noqa: A002
     for n, t in (("input", input), ("x", x), ("y", y)):
         C.tensor(api, n, t)
     if x.ndim != ndim or y.ndim != ndim:
-        raise ValueError(f"{api}(): 'x' and 'y' must be {ndim}-D, but got shapes {x.shape} and "
-                         f"{y.shape}")
+        raise ValueError(
+            f"{api}(): 'x' and 'y' must be {ndim}-D, but got shapes {x.shape} and {y.shape}"
+        )
     b = float(C.number(api, "beta", beta))
     a = float(C.number(api, "alpha", alpha))
     prod = _C.matmul(x, y)
     return _C.add(_C.scale(input, b), _C.scale(prod, a))
 
 
-def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float = 1.0,  # noqa: A002
-          name: str | None = None) -> Tensor:
+def addmm(
+    input: Tensor,
+    x: Tensor,
+    y: Tensor,
+    beta: float = 1.0,
+    alpha: float = 1.0,  # noqa: A002
+    name: str | None = None,
+) -> Tensor:
     """beta * input + alpha * (x @ y) for 2-D x and y (input broadcast to the product).
 
     Examples:
@@ -499,8 +603,14 @@ def addmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0, alpha: float =
     return _addmm("addmm", 2, input, x, y, beta, alpha)
 
 
-def baddbmm(input: Tensor, x: Tensor, y: Tensor, beta: float = 1.0,  # noqa: A002
-            alpha: float = 1.0, name: str | None = None) -> Tensor:
+def baddbmm(
+    input: Tensor,
+    x: Tensor,
+    y: Tensor,
+    beta: float = 1.0,  # noqa: A002
+    alpha: float = 1.0,
+    name: str | None = None,
+) -> Tensor:
     """beta * input + alpha * (x @ y) for batches of matrices x [B, N, K] and y [B, K, M]."""
     return _addmm("baddbmm", 3, input, x, y, beta, alpha)
 
@@ -521,8 +631,11 @@ def renorm(x: Tensor, p: float, axis: int, max_norm: float) -> Tensor:
     others = [d for d in builtins_range(x.ndim) if d != a]
     norms = _C.p_norm(x, p, others, True) if others else _C.abs(x)
     over = _C.greater_than(norms, _C.full_like(norms, max_norm))
-    factor = _C.where(over, _C.divide(_C.full_like(norms, max_norm),
-                                      _C.scale(norms, 1.0, 1e-7)), _C.full_like(norms, 1.0))
+    factor = _C.where(
+        over,
+        _C.divide(_C.full_like(norms, max_norm), _C.scale(norms, 1.0, 1e-7)),
+        _C.full_like(norms, 1.0),
+    )
     return _C.multiply(x, factor)
 
 
@@ -546,22 +659,34 @@ def _trapezoid_terms(api, y, x, dx, axis):
     x = as_float(x)
     if x.ndim == 1:
         if x.shape[0] != n:
-            raise ValueError(f"{api}(): 1-D 'x' must have the length {n} of y's axis {a}, but "
-                             f"has {x.shape[0]}")
+            raise ValueError(
+                f"{api}(): 1-D 'x' must have the length {n} of y's axis {a}, but has {x.shape[0]}"
+            )
         shape = [1] * y.ndim
         shape[a] = max(n - 1, 0)
-        dxs = C.reshape_exact(_C.subtract(_C.slice(x, [0], [1], [max(n, 1)]),
-                                          _C.slice(x, [0], [0], [max(n - 1, 0)])), shape)
+        dxs = C.reshape_exact(
+            _C.subtract(_C.slice(x, [0], [1], [max(n, 1)]), _C.slice(x, [0], [0], [max(n - 1, 0)])),
+            shape,
+        )
     else:
         if x.ndim != y.ndim:
-            raise ValueError(f"{api}(): 'x' must be 1-D or have y's rank, but has shape "
-                             f"{x.shape} against {y.shape}")
-        dxs = _C.subtract(_C.slice(x, [a], [1], [max(n, 1)]), _C.slice(x, [a], [0], [max(n - 1, 0)]))
+            raise ValueError(
+                f"{api}(): 'x' must be 1-D or have y's rank, but has shape "
+                f"{x.shape} against {y.shape}"
+            )
+        dxs = _C.subtract(
+            _C.slice(x, [a], [1], [max(n, 1)]), _C.slice(x, [a], [0], [max(n - 1, 0)])
+        )
     return _C.multiply(mid, dxs), a
 
 
-def trapezoid(y: Tensor, x: Tensor | None = None, dx: float | None = None, axis: int = -1,
-              name: str | None = None) -> Tensor:
+def trapezoid(
+    y: Tensor,
+    x: Tensor | None = None,
+    dx: float | None = None,
+    axis: int = -1,
+    name: str | None = None,
+) -> Tensor:
     """The integral of y along axis by the trapezoidal rule, with sample points x (1-D,
     or y's shape) or a constant spacing dx (default 1).
 
@@ -575,16 +700,28 @@ def trapezoid(y: Tensor, x: Tensor | None = None, dx: float | None = None, axis:
     return _C.sum(terms, [a], None, False)
 
 
-def cumulative_trapezoid(y: Tensor, x: Tensor | None = None, dx: float | None = None,
-                         axis: int = -1, name: str | None = None) -> Tensor:
+def cumulative_trapezoid(
+    y: Tensor,
+    x: Tensor | None = None,
+    dx: float | None = None,
+    axis: int = -1,
+    name: str | None = None,
+) -> Tensor:
     """The running trapezoidal integral of y along axis (one element shorter there)."""
     terms, a = _trapezoid_terms("cumulative_trapezoid", y, x, dx, axis)
     return _C.cumsum(terms, a)
 
 
-def diff(x: Tensor, n: int = 1, axis: int = -1, prepend: Tensor | None = None,
-         append: Tensor | None = None, name: str | None = None, *,
-         out: Tensor | None = None) -> Tensor:
+def diff(
+    x: Tensor,
+    n: int = 1,
+    axis: int = -1,
+    prepend: Tensor | None = None,
+    append: Tensor | None = None,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The n-th forward difference along axis (x[i+1] - x[i], applied n times), after
     prepending / appending tensors along that axis; bool tensors take x[i+1] != x[i].
 
@@ -606,8 +743,9 @@ def diff(x: Tensor, n: int = 1, axis: int = -1, prepend: Tensor | None = None,
             continue
         C.tensor("diff", nm, t)
         if t.ndim != x.ndim:
-            raise ValueError(f"diff(): argument '{nm}' must have x's rank {x.ndim}, but has "
-                             f"shape {t.shape}")
+            raise ValueError(
+                f"diff(): argument '{nm}' must have x's rank {x.ndim}, but has shape {t.shape}"
+            )
         parts.append(t)
     if len(parts) > 1:
         parts = list(common("diff", *parts))
@@ -626,8 +764,9 @@ def diff(x: Tensor, n: int = 1, axis: int = -1, prepend: Tensor | None = None,
     return api_write_out("diff", out, x)
 
 
-def vander(x: Tensor, n: int | None = None, increasing: bool = False,
-           name: str | None = None) -> Tensor:
+def vander(
+    x: Tensor, n: int | None = None, increasing: bool = False, name: str | None = None
+) -> Tensor:
     """The Vandermonde matrix of a 1-D x: columns x**(n-1), ..., x**0 (reversed with
     increasing); n defaults to len(x).
 
@@ -648,16 +787,20 @@ def vander(x: Tensor, n: int | None = None, increasing: bool = False,
     # (x**k as k sequential multiplies, as numpy's and torch's; int64 for bool) and the
     # flip are held at once: refuse an n whose matrix cannot fit before any is built.
     m = x.shape[0]
-    check_fits("vander():", f"argument 'n' ({n}) asks for {n} columns of {m} elements, "
-               f"which", 4 * n * m * (8 if x.dtype is bool_ else x.dtype.itemsize))
+    check_fits(
+        "vander():",
+        f"argument 'n' ({n}) asks for {n} columns of {m} elements, which",
+        4 * n * m * (8 if x.dtype is bool_ else x.dtype.itemsize),
+    )
     col = _C.reshape(x, [m, 1])
     ones = _C.full_like(col, 1)
     if x.dtype.is_complex:  # no complex cumprod: doubling, log2(n) multiplies of blocks
         out = ones
         while out.shape[1] < n:
             k = out.shape[1]
-            block = _C.multiply(_C.slice(out, [1], [0], [min(k, n - k)]),
-                                _C.slice(out, [1], [k - 1], [k]) * col)
+            block = _C.multiply(
+                _C.slice(out, [1], [0], [min(k, n - k)]), _C.slice(out, [1], [k - 1], [k]) * col
+            )
             out = _C.concat([out, block], 1)
     else:
         rows = _C.concat([ones, _C.expand(col, [m, n - 1])], 1) if n > 1 else ones
@@ -679,8 +822,7 @@ def increment(x: Tensor, value: float = 1.0, name: str | None = None) -> Tensor:
     """
     C.tensor("increment", "x", x)
     if x.size != 1:
-        raise ValueError(f"increment(): argument 'x' must have exactly 1 element, but has "
-                         f"{x.size}")
+        raise ValueError(f"increment(): argument 'x' must have exactly 1 element, but has {x.size}")
     v = like("increment", "value", value, x)
     if v.dtype is not x.dtype:
         v = _C.cast(v, x.dtype)
@@ -692,8 +834,13 @@ def _nan_mask(x):
     return _C.isnan(x) if x.dtype.is_floating_point else None
 
 
-def nansum(x: Tensor, axis: int | Sequence[int] | None = None, dtype: Any = None,
-           keepdim: bool = False, name: str | None = None) -> Tensor:
+def nansum(
+    x: Tensor,
+    axis: int | Sequence[int] | None = None,
+    dtype: Any = None,
+    keepdim: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """The sum over axis, NaN counted as 0.
 
     Examples:
@@ -712,8 +859,12 @@ def nansum(x: Tensor, axis: int | Sequence[int] | None = None, dtype: Any = None
     return _C.sum(x, ax, d, bool(keepdim))
 
 
-def nanmean(x: Tensor, axis: int | Sequence[int] | None = None, keepdim: bool = False,
-            name: str | None = None) -> Tensor:
+def nanmean(
+    x: Tensor,
+    axis: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """The mean over axis of the elements that are not NaN (NaN when there are none).
 
     Examples:
@@ -745,8 +896,9 @@ def reduce_as(x: Tensor, target: Tensor, name: str | None = None) -> Tensor:
     C.tensor("reduce_as", "target", target)
     t = target.shape
     if len(t) > x.ndim or any(a != b and a != 1 for a, b in zip(t[::-1], x.shape[::-1])):
-        raise ValueError(f"reduce_as(): x of shape {x.shape} cannot be reduced to the shape "
-                         f"{t} of 'target'")
+        raise ValueError(
+            f"reduce_as(): x of shape {x.shape} cannot be reduced to the shape {t} of 'target'"
+        )
     return _C.sum_to(x, t)
 
 
@@ -762,21 +914,26 @@ def add_n(inputs: Tensor | Sequence[Tensor], name: str | None = None) -> Tensor:
     if isinstance(inputs, Tensor):
         inputs = [inputs]
     if not isinstance(inputs, (list, tuple)) or not inputs:
-        raise TypeError(f"add_n(): argument 'inputs' must be a Tensor or a non-empty list of "
-                        f"Tensors, but got {C._kind(inputs)}")
+        raise TypeError(
+            f"add_n(): argument 'inputs' must be a Tensor or a non-empty list of "
+            f"Tensors, but got {C._kind(inputs)}"
+        )
     ts = [C.tensor("add_n", f"inputs[{i}]", t) for i, t in enumerate(inputs)]
     for i, t in enumerate(ts[1:], 1):
         if t.shape != ts[0].shape:
-            raise ValueError(f"add_n(): every input must have the shape {ts[0].shape} of the "
-                             f"first, but inputs[{i}] has {t.shape}")
+            raise ValueError(
+                f"add_n(): every input must have the shape {ts[0].shape} of the "
+                f"first, but inputs[{i}] has {t.shape}"
+            )
     out = ts[0] if len(ts) > 1 else _C.assign(ts[0])
     for t in ts[1:]:
         out = _C.add(out, t)
     return out
 
 
-def combinations(x: Tensor, r: int = 2, with_replacement: bool = False,
-                 name: str | None = None) -> Tensor:
+def combinations(
+    x: Tensor, r: int = 2, with_replacement: bool = False, name: str | None = None
+) -> Tensor:
     """The length-r combinations of the elements of a 1-D x, one per row, in
     lexicographic order of positions ([0] for r = 0).
 
@@ -799,32 +956,51 @@ def combinations(x: Tensor, r: int = 2, with_replacement: bool = False,
         return _C.full([0, r], 0, x.dtype)
     # Every combination is enumerated in Python: count first, so that a count no memory
     # holds (3000 choose 3 is 4.5e9) is refused instead of enumerated for hours.
-    check_fits("combinations():", f"{count} combinations of {r} of the {n} elements "
-               f"(an int64 index and a value each)", count * r * (8 + x.dtype.itemsize))
-    gen = itertools.combinations_with_replacement if with_replacement else \
-        itertools.combinations
-    idx = np.fromiter(itertools.chain.from_iterable(gen(range(n), r)), dtype=np.int64,
-                      count=count * r)
+    check_fits(
+        "combinations():",
+        f"{count} combinations of {r} of the {n} elements (an int64 index and a value each)",
+        count * r * (8 + x.dtype.itemsize),
+    )
+    gen = itertools.combinations_with_replacement if with_replacement else itertools.combinations
+    idx = np.fromiter(
+        itertools.chain.from_iterable(gen(range(n), r)), dtype=np.int64, count=count * r
+    )
     picked = _C.index_select(x, _C._from_buffer(idx, int64), 0)
     return C.reshape_exact(picked, [count, r])
 
 
 @_aliases({"input": "x"}, strict=False)
-def clamp(x: Tensor, min: float | None = None, max: float | None = None,  # noqa: A002
-          name: str | None = None, *, out: Tensor | None = None) -> Tensor:
+def clamp(
+    x: Tensor,
+    min: float | None = None,
+    max: float | None = None,  # noqa: A002
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """clip(x, min, max): the values limited to [min, max] (None: no bound)."""
     return _out.write_out(out, clip(x, min, max), "clamp")
 
 
 def _trunc_divide(x, y):
     """x / y rounded toward zero; integer tensors stay integers (C's division)."""
-    if isinstance(x, Tensor) and isinstance(y, Tensor) and not (
-            x.dtype.is_floating_point or x.dtype.is_complex or x.dtype is bool_
-            or y.dtype.is_floating_point or y.dtype.is_complex or y.dtype is bool_):
+    if (
+        isinstance(x, Tensor)
+        and isinstance(y, Tensor)
+        and not (
+            x.dtype.is_floating_point
+            or x.dtype.is_complex
+            or x.dtype is bool_
+            or y.dtype.is_floating_point
+            or y.dtype.is_complex
+            or y.dtype is bool_
+        )
+    ):
         q = _C.floor_divide(x, y)
         inexact = _C.not_equal(_C.remainder(x, y), _C.full_like(q, 0))
-        signs_differ = _C.not_equal(_C.less_than(x, _C.full_like(x, 0)),
-                                    _C.less_than(y, _C.full_like(y, 0)))
+        signs_differ = _C.not_equal(
+            _C.less_than(x, _C.full_like(x, 0)), _C.less_than(y, _C.full_like(y, 0))
+        )
         return _C.add(q, _C.cast(_C.logical_and(inexact, signs_differ), q.dtype))
     return _C.trunc(_C.divide(x, y))
 
@@ -834,20 +1010,32 @@ _ROUNDING = {None: _C.divide, "trunc": _trunc_divide, "floor": _C.floor_divide}
 
 def _rounding(api, mode):
     if not isinstance(mode, (str, type(None))) or mode not in _ROUNDING:
-        raise ValueError(f"{api}(): expected rounding_mode to be one of None, 'trunc', or "
-                         f"'floor' but found {mode!r}")
+        raise ValueError(
+            f"{api}(): expected rounding_mode to be one of None, 'trunc', or "
+            f"'floor' but found {mode!r}"
+        )
     return _ROUNDING[mode]
 
 
 @_aliases({"input": "x", "other": "y"}, strict=False)
-def div(x: Tensor, y: Tensor, name: str | None = None, *, rounding_mode: str | None = None,
-        out: Tensor | None = None) -> Tensor:
+def div(
+    x: Tensor,
+    y: Tensor,
+    name: str | None = None,
+    *,
+    rounding_mode: str | None = None,
+    out: Tensor | None = None,
+) -> Tensor:
     """x / y (divide); rounding_mode 'trunc' rounds toward zero, 'floor' down."""
     return _out.write_out(out, _rounding("div", rounding_mode)(x, y), "div")
 
 
-def true_divide(input: Tensor, other: Tensor, *,  # noqa: A002 - Paddle's names
-                out: Tensor | None = None) -> Tensor:
+def true_divide(
+    input: Tensor,
+    other: Tensor,
+    *,  # noqa: A002 - Paddle's names
+    out: Tensor | None = None,
+) -> Tensor:
     """input / other, without rounding (divide)."""
     return div(input, other, out=out)
 
@@ -857,8 +1045,9 @@ def _scaled(y, alpha):
 
 
 @_aliases({"input": "x", "other": "y"}, strict=False)
-def sub(x: Tensor, y: Tensor, name: str | None = None, *, alpha: float = 1,
-        out: Tensor | None = None) -> Tensor:
+def sub(
+    x: Tensor, y: Tensor, name: str | None = None, *, alpha: float = 1, out: Tensor | None = None
+) -> Tensor:
     """x - alpha * y (subtract)."""
     return _out.write_out(out, _C.subtract(x, _scaled(y, alpha)), "sub")
 

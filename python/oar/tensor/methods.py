@@ -1,6 +1,7 @@
 """The Tensor methods written in Python, and the one place that binds them to Tensor
 (bind_methods; oar.sparse and oar.signal bind theirs through it when imported). The
 methods that are the functions of the other oar.tensor modules are bound here too."""
+
 from __future__ import annotations
 
 import enum
@@ -142,6 +143,7 @@ def bind_methods(methods: Any, *, keep_existing: Any = False) -> None:
             continue
         setattr(Tensor, name, fn)
 
+
 __all__ = ["bind_methods"]
 
 
@@ -207,11 +209,23 @@ def _place(self):
 
 
 _PATCHES = {
-    "numpy": numpy, "__array__": __array__, "tolist": tolist, "__repr__": __repr__,
-    "__str__": __repr__, "__format__": __format__, "__getitem__": __getitem__,
-    "__setitem__": __setitem__, "__iter__": __iter__, "pow": _pow_method, "astype": _astype,
-    "cpu": _cpu, "T": property(_t), "__array_priority__": 100, "place": property(_place),
-    "item": item, "numel": _numel,
+    "numpy": numpy,
+    "__array__": __array__,
+    "tolist": tolist,
+    "__repr__": __repr__,
+    "__str__": __repr__,
+    "__format__": __format__,
+    "__getitem__": __getitem__,
+    "__setitem__": __setitem__,
+    "__iter__": __iter__,
+    "pow": _pow_method,
+    "astype": _astype,
+    "cpu": _cpu,
+    "T": property(_t),
+    "__array_priority__": 100,
+    "place": property(_place),
+    "item": item,
+    "numel": _numel,
 }
 
 
@@ -230,19 +244,37 @@ def _is_integer(self):
     return is_integer(self)
 
 
-bind_methods({"is_complex": _is_complex, "is_floating_point": _is_floating_point,
-              "is_integer": _is_integer})
+bind_methods(
+    {"is_complex": _is_complex, "is_floating_point": _is_floating_point, "is_integer": _is_integer}
+)
 
 
 # --- Tensor methods (Paddle's) -------------------------------------------------------------
 
+
 def _install_methods():
-    methods = {"flatten": flatten, "unflatten": unflatten, "split": split, "chunk": chunk,
-               "unstack": unstack, "tile": tile, "repeat_interleave": repeat_interleave,
-               "rot90": rot90, "moveaxis": moveaxis, "broadcast_to": broadcast_to,
-               "expand_as": expand_as, "diag": diag, "trace": trace, "bmm": bmm,
-               "outer": outer, "kron": kron, "cross": cross, "dot": dot, "t": t,
-               "unfold": unfold}
+    methods = {
+        "flatten": flatten,
+        "unflatten": unflatten,
+        "split": split,
+        "chunk": chunk,
+        "unstack": unstack,
+        "tile": tile,
+        "repeat_interleave": repeat_interleave,
+        "rot90": rot90,
+        "moveaxis": moveaxis,
+        "broadcast_to": broadcast_to,
+        "expand_as": expand_as,
+        "diag": diag,
+        "trace": trace,
+        "bmm": bmm,
+        "outer": outer,
+        "kron": kron,
+        "cross": cross,
+        "dot": dot,
+        "t": t,
+        "unfold": unfold,
+    }
     bind_methods(methods, keep_existing=True)
 
 
@@ -250,13 +282,15 @@ _install_methods()
 
 
 # Tensor methods: Paddle's signatures with the tensor as self.
-def _put_along_axis_method(self, indices, values, axis, reduce="assign", include_self=True,
-                           broadcast=True, name=None):
+def _put_along_axis_method(
+    self, indices, values, axis, reduce="assign", include_self=True, broadcast=True, name=None
+):
     return put_along_axis(self, indices, values, axis, reduce, include_self, broadcast)
 
 
-def _put_along_axis_method_(self, indices, values, axis, reduce="assign", include_self=True,
-                            broadcast=True, name=None):
+def _put_along_axis_method_(
+    self, indices, values, axis, reduce="assign", include_self=True, broadcast=True, name=None
+):
     return put_along_axis_(self, indices, values, axis, reduce, include_self, broadcast)
 
 
@@ -268,9 +302,14 @@ def _index_put_method_(self, indices, value, accumulate=False, name=None):
     return index_put_(self, indices, value, accumulate)
 
 
-bind_methods({"put_along_axis": _put_along_axis_method,
-              "put_along_axis_": _put_along_axis_method_,
-              "index_put": _index_put_method, "index_put_": _index_put_method_})
+bind_methods(
+    {
+        "put_along_axis": _put_along_axis_method,
+        "put_along_axis_": _put_along_axis_method_,
+        "index_put": _index_put_method,
+        "index_put_": _index_put_method_,
+    }
+)
 
 
 # ---- operators ------------------------------------------------------------------------
@@ -311,6 +350,7 @@ def _binary(op, reflected=False):
             return NotImplemented
         a, b = pair
         return op(b, a) if reflected else op(a, b)
+
     return method
 
 
@@ -321,9 +361,12 @@ def _inplace(op_, name):
             return NotImplemented
         a, b = pair
         if a is not self:
-            raise TypeError(f"{name}: the result of dtype {a.dtype.name} cannot be written in "
-                            f"place into a tensor of dtype {self.dtype.name}")
+            raise TypeError(
+                f"{name}: the result of dtype {a.dtype.name} cannot be written in "
+                f"place into a tensor of dtype {self.dtype.name}"
+            )
         return op_(self, b)
+
     return method
 
 
@@ -332,15 +375,20 @@ def _invert(self):
 
 
 _OPERATORS = {
-    "__floordiv__": _binary(_C.floor_divide), "__rfloordiv__": _binary(_C.floor_divide, True),
+    "__floordiv__": _binary(_C.floor_divide),
+    "__rfloordiv__": _binary(_C.floor_divide, True),
     "__ifloordiv__": _inplace(_C.floor_divide_, "//="),
-    "__mod__": _binary(_C.remainder), "__rmod__": _binary(_C.remainder, True),
+    "__mod__": _binary(_C.remainder),
+    "__rmod__": _binary(_C.remainder, True),
     "__imod__": _inplace(_C.remainder_, "%="),
-    "__and__": _binary(_C.bitwise_and), "__rand__": _binary(_C.bitwise_and, True),
+    "__and__": _binary(_C.bitwise_and),
+    "__rand__": _binary(_C.bitwise_and, True),
     "__iand__": _inplace(_C.bitwise_and_, "&="),
-    "__or__": _binary(_C.bitwise_or), "__ror__": _binary(_C.bitwise_or, True),
+    "__or__": _binary(_C.bitwise_or),
+    "__ror__": _binary(_C.bitwise_or, True),
     "__ior__": _inplace(_C.bitwise_or_, "|="),
-    "__xor__": _binary(_C.bitwise_xor), "__rxor__": _binary(_C.bitwise_xor, True),
+    "__xor__": _binary(_C.bitwise_xor),
+    "__rxor__": _binary(_C.bitwise_xor, True),
     "__ixor__": _inplace(_C.bitwise_xor_, "^="),
     "__invert__": _invert,
 }
@@ -382,9 +430,17 @@ def _masked_fill__method(self, mask, value, name=None):
 _WRAPPER_METHODS: dict[str, Any] = {}
 
 
-for _f in (_clip_method, _clip__method, _nan_to_num_method, _nan_to_num__method, _lerp_method,
-           _lerp__method, _masked_fill_method, _masked_fill__method):
-    _name = _f.__name__[1:-len("_method")]
+for _f in (
+    _clip_method,
+    _clip__method,
+    _nan_to_num_method,
+    _nan_to_num__method,
+    _lerp_method,
+    _lerp__method,
+    _masked_fill_method,
+    _masked_fill__method,
+):
+    _name = _f.__name__[1 : -len("_method")]
     _f.__name__ = _f.__qualname__ = _name
     _f.__doc__ = getattr(Tensor, _name).__doc__  # the generated method's docstring
     _WRAPPER_METHODS[_name] = _f
@@ -394,9 +450,18 @@ bind_methods({**_OPERATORS, **_WRAPPER_METHODS})
 
 
 _STAT_METHODS: dict[str, Any] = {
-    "topk": topk, "sort": sort, "kthvalue": kthvalue, "mode": mode, "median": median,
-    "unique": unique, "bincount": bincount, "histogram": histogram, "cummax": cummax,
-    "cummin": cummin, "norm": norm, "bernoulli": bernoulli,
+    "topk": topk,
+    "sort": sort,
+    "kthvalue": kthvalue,
+    "mode": mode,
+    "median": median,
+    "unique": unique,
+    "bincount": bincount,
+    "histogram": histogram,
+    "cummax": cummax,
+    "cummin": cummin,
+    "norm": norm,
+    "bernoulli": bernoulli,
 }
 
 
@@ -405,9 +470,19 @@ bind_methods(_STAT_METHODS)
 
 # Paddle's Tensor methods for these (Tensor.inverse and Tensor.cholesky are the ops').
 _LINALG_METHODS: dict[str, Any] = {
-    "slogdet": slogdet, "qr": qr, "pinv": pinv, "lstsq": lstsq, "matrix_power": matrix_power,
-    "cov": cov, "corrcoef": corrcoef, "cholesky_solve": cholesky_solve, "lu": lu,
-    "lu_unpack": lu_unpack, "multi_dot": multi_dot, "cond": cond, "solve": solve,
+    "slogdet": slogdet,
+    "qr": qr,
+    "pinv": pinv,
+    "lstsq": lstsq,
+    "matrix_power": matrix_power,
+    "cov": cov,
+    "corrcoef": corrcoef,
+    "cholesky_solve": cholesky_solve,
+    "lu": lu,
+    "lu_unpack": lu_unpack,
+    "multi_dot": multi_dot,
+    "cond": cond,
+    "solve": solve,
     "eigvalsh": eigvalsh,
 }
 bind_methods(_LINALG_METHODS)
@@ -430,10 +505,12 @@ def _diagonal_mask(shape, offset, wrap):
         end = numel if wrap else min(numel, cols * cols)
     else:
         if len(set(shape)) != 1:
-            raise ValueError(f"Tensor.fill_diagonal_(): a tensor of more than 2 dimensions must "
-                             f"have equal dimensions, but got {shape}")
+            raise ValueError(
+                f"Tensor.fill_diagonal_(): a tensor of more than 2 dimensions must "
+                f"have equal dimensions, but got {shape}"
+            )
         cols = shape[-1]
-        step = sum(cols ** k for k in range(len(shape)))
+        step = sum(cols**k for k in range(len(shape)))
         end = numel
     m = np.zeros(numel, dtype=bool)
     for i in range(0, end, step):
@@ -443,27 +520,32 @@ def _diagonal_mask(shape, offset, wrap):
     return m.reshape(shape)
 
 
-def fill_diagonal_(self: Tensor, value: float, offset: int = 0, wrap: bool = False,
-                   name: str | None = None) -> Tensor:
+def fill_diagonal_(
+    self: Tensor, value: float, offset: int = 0, wrap: bool = False, name: str | None = None
+) -> Tensor:
     """Fills the diagonal (shifted by offset; wrapping around for tall matrices with wrap)
     with value, in place. The tensor must be 2-D, or N-D with equal dimensions."""
     if self.ndim < 2:
-        raise ValueError(f"Tensor.fill_diagonal_(): the tensor must have at least 2 dimensions, "
-                         f"but has shape {self.shape}")
+        raise ValueError(
+            f"Tensor.fill_diagonal_(): the tensor must have at least 2 dimensions, "
+            f"but has shape {self.shape}"
+        )
     off = C.integer("fill_diagonal_", "offset", offset)
     v = C.number("fill_diagonal_", "value", value)
     mask = _C._from_buffer(_diagonal_mask(self.shape, off, bool(wrap)), bool_)
     return _write(self, _C.where(mask, _C.full_like(self, v), self))
 
 
-def fill_diagonal_tensor(self: Tensor, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1,
-                         name: str | None = None) -> Tensor:
+def fill_diagonal_tensor(
+    self: Tensor, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, name: str | None = None
+) -> Tensor:
     """The tensor with its diagonal (offset, dim1, dim2) replaced by y."""
     return indexing.diagonal_scatter(self, y, offset, dim1, dim2)
 
 
-def fill_diagonal_tensor_(self: Tensor, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1,
-                          name: str | None = None) -> Tensor:
+def fill_diagonal_tensor_(
+    self: Tensor, y: Tensor, offset: int = 0, dim1: int = 0, dim2: int = 1, name: str | None = None
+) -> Tensor:
     """fill_diagonal_tensor, in place."""
     return _write(self, indexing.diagonal_scatter(self, y, offset, dim1, dim2))
 
@@ -511,12 +593,12 @@ def apply(self: Tensor, func: Callable[[Tensor], Tensor]) -> Tensor:
     """func(tensor), for a tensor that does not require grad (a Python function applied
     outside autograd)."""
     if not self.stop_gradient:
-        raise RuntimeError("Tensor.apply(): cannot apply a function to a tensor that requires "
-                           "grad")
+        raise RuntimeError("Tensor.apply(): cannot apply a function to a tensor that requires grad")
     out = func(self)
     if not isinstance(out, Tensor):
-        raise TypeError(f"Tensor.apply(): the function must return a Tensor, but returned "
-                        f"{type(out).__name__}")
+        raise TypeError(
+            f"Tensor.apply(): the function must return a Tensor, but returned {type(out).__name__}"
+        )
     return out
 
 
@@ -524,8 +606,9 @@ def apply_(self: Tensor, func: Callable[[Tensor], Tensor]) -> Tensor:
     """Tensor.apply, with the result written into the tensor (same shape), in place."""
     out = apply(self, func)
     if out.shape != self.shape:
-        raise ValueError(f"Tensor.apply_(): the function returned shape {out.shape}, the "
-                         f"tensor has {self.shape}")
+        raise ValueError(
+            f"Tensor.apply_(): the function returned shape {out.shape}, the tensor has {self.shape}"
+        )
     return _write(self, out)
 
 
@@ -557,9 +640,11 @@ def _layout(self) -> str:
 
 def _is_shared_buffer_with(self, other: Tensor) -> bool:
     """Whether both tensors use the same memory block."""
+
     def base(t):
         strides, off, _, _ = _C._tensor_meta(t)
         return t.data_ptr() - off * t.element_size()
+
     return isinstance(other, Tensor) and base(self) == base(other)
 
 
@@ -573,9 +658,14 @@ def _set_data(self, value: Tensor) -> None:
     _C._set_tensor_impl(self, value)
 
 
-def set_(self: Tensor, source: Tensor | None = None, shape: Sequence[int] | None = None,
-         stride: Sequence[int] | None = None, offset: int = 0,
-         name: str | None = None) -> Tensor:
+def set_(
+    self: Tensor,
+    source: Tensor | None = None,
+    shape: Sequence[int] | None = None,
+    stride: Sequence[int] | None = None,
+    offset: int = 0,
+    name: str | None = None,
+) -> Tensor:
     """The tensor made to use source's memory (None: an empty tensor of its dtype), with
     shape (default: source's), stride (default: contiguous for shape, or source's) and
     offset (in bytes, from source's first element), in place."""
@@ -584,26 +674,34 @@ def set_(self: Tensor, source: Tensor | None = None, shape: Sequence[int] | None
         return self
     C.tensor("set_", "source", source)
     if source.dtype is not self.dtype:
-        raise TypeError(f"Tensor.set_(): the source's dtype {source.dtype.name} differs from "
-                        f"the tensor's {self.dtype.name}")
+        raise TypeError(
+            f"Tensor.set_(): the source's dtype {source.dtype.name} differs from "
+            f"the tensor's {self.dtype.name}"
+        )
     sizes = source.shape if shape is None else manipulation._ints("set_", "shape", shape)
     if stride is None:
-        strides = get_strides(source) if shape is None else \
-            [math.prod(sizes[i + 1:]) for i in range(len(sizes))]
+        strides = (
+            get_strides(source)
+            if shape is None
+            else [math.prod(sizes[i + 1 :]) for i in range(len(sizes))]
+        )
     else:
         strides = manipulation._ints("set_", "stride", stride)
     off = C.integer("set_", "offset", offset)
     item = source.element_size()
     if off < 0 or off % item:
-        raise ValueError(f"Tensor.set_(): argument 'offset' ({off} bytes) must be a "
-                         f"non-negative multiple of the element size {item}")
+        raise ValueError(
+            f"Tensor.set_(): argument 'offset' ({off} bytes) must be a "
+            f"non-negative multiple of the element size {item}"
+        )
     start = _C._tensor_meta(source)[1] + off // item
     _C._set_tensor_impl(self, _C._strided_view(source, sizes, strides, start))
     return self
 
 
-def resize_(self: Tensor, shape: Sequence[int], fill_zero: bool = False,
-            name: str | None = None) -> Tensor:
+def resize_(
+    self: Tensor, shape: Sequence[int], fill_zero: bool = False, name: str | None = None
+) -> Tensor:
     """The tensor given a new shape in place, keeping its leading elements (row-major); new
     elements are zeros (with or without fill_zero)."""
     sizes = manipulation._ints("resize_", "shape", shape)
@@ -648,8 +746,10 @@ class _DenseTensor:
     def __str__(self) -> str:
         t = self._t
         data = np.asarray(t.numpy()).reshape(-1)
-        return (f"  - shape: {t.shape}\n  - layout: {_layout(t)}\n  - place: {t.place}\n"
-                f"  - dtype: {t.dtype.name}\n  - data: [{' '.join(str(v) for v in data.tolist())}]")
+        return (
+            f"  - shape: {t.shape}\n  - layout: {_layout(t)}\n  - place: {t.place}\n"
+            f"  - dtype: {t.dtype.name}\n  - data: [{' '.join(str(v) for v in data.tolist())}]"
+        )
 
     __repr__ = __str__
 
@@ -661,6 +761,7 @@ def get_tensor(self: Tensor) -> _DenseTensor:
 
 class VarType(enum.Enum):
     """Paddle's variable types; every oar tensor is a dense tensor."""
+
     DENSE_TENSOR = 7
 
 
@@ -680,26 +781,52 @@ def _new(self, api, size, value, dtype, device, requires_grad):
     return out
 
 
-def new_empty(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def new_empty(
+    self: Tensor,
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """A new tensor of the given size, with this tensor's dtype unless given (zeros)."""
     return _new(self, "new_empty", _size("new_empty", size), 0, dtype, device, requires_grad)
 
 
-def new_zeros(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def new_zeros(
+    self: Tensor,
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """A new tensor of zeros of the given size, with this tensor's dtype unless given."""
     return _new(self, "new_zeros", _size("new_zeros", size), 0, dtype, device, requires_grad)
 
 
-def new_ones(self: Tensor, *size: Any, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def new_ones(
+    self: Tensor,
+    *size: Any,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """A new tensor of ones of the given size, with this tensor's dtype unless given."""
     return _new(self, "new_ones", _size("new_ones", size), 1, dtype, device, requires_grad)
 
 
-def new_full(self: Tensor, size: Any, fill_value: Any, *, dtype: Any = None, device: Any = None,
-             requires_grad: bool = False, pin_memory: bool = False) -> Tensor:
+def new_full(
+    self: Tensor,
+    size: Any,
+    fill_value: Any,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     """A new tensor of the given size filled with fill_value, with this tensor's dtype
     unless given."""
     v = C.number("new_full", "fill_value", fill_value)
@@ -747,8 +874,10 @@ def split_with_sizes(self: Tensor, split_sizes: list[int], dim: int = 0) -> list
         raise ValueError("Tensor.split_with_sizes(): a 0-D tensor cannot be split")
     a = C.axis("split_with_sizes", "dim", dim, self.ndim)
     if sum(sizes) != self.shape[a] or any(s < 0 for s in sizes):
-        raise ValueError(f"Tensor.split_with_sizes(): the sizes {sizes} must be >= 0 and sum to "
-                         f"the length {self.shape[a]} of dimension {a}")
+        raise ValueError(
+            f"Tensor.split_with_sizes(): the sizes {sizes} must be >= 0 and sum to "
+            f"the length {self.shape[a]} of dimension {a}"
+        )
     return split(self, sizes, a)
 
 
@@ -771,20 +900,37 @@ def _astype_to(self, d):
 def _conversion(method, d):
     def convert(self):
         return _astype_to(self, d)
+
     convert.__name__ = method
     convert.__qualname__ = f"Tensor.{method}"
-    convert.__doc__ = (f"The tensor cast to {d.name}, or the tensor itself when it is "
-                       f"{d.name} already.")
+    convert.__doc__ = (
+        f"The tensor cast to {d.name}, or the tensor itself when it is {d.name} already."
+    )
     return convert
 
 
 # Paddle's names for them (PyTorch's, and the dtypes' own); byte and uint8 below.
 _CONVERSIONS = {
-    "float": float32, "float32": float32, "double": float64, "float64": float64,
-    "half": float16, "float16": float16, "bfloat16": bfloat16, "char": int8, "int8": int8,
-    "short": int16, "int16": int16, "int": int32, "int32": int32, "long": int64,
-    "int64": int64, "bool": bool_, "cfloat": complex64, "complex64": complex64,
-    "cdouble": complex128, "complex128": complex128,
+    "float": float32,
+    "float32": float32,
+    "double": float64,
+    "float64": float64,
+    "half": float16,
+    "float16": float16,
+    "bfloat16": bfloat16,
+    "char": int8,
+    "int8": int8,
+    "short": int16,
+    "int16": int16,
+    "int": int32,
+    "int32": int32,
+    "long": int64,
+    "int64": int64,
+    "bool": bool_,
+    "cfloat": complex64,
+    "complex64": complex64,
+    "cdouble": complex128,
+    "complex128": complex128,
 }
 
 
@@ -796,8 +942,10 @@ def byte(self: Tensor) -> Tensor:
         return self
     t = self
     if t.dtype.is_complex:
-        warnings.warn("Tensor.byte(): casting complex values to real discards the imaginary "
-                      "part", stacklevel=2)
+        warnings.warn(
+            "Tensor.byte(): casting complex values to real discards the imaginary part",
+            stacklevel=2,
+        )
         t = _C.real(t)
     if t.dtype.is_floating_point:
         t = _C.cast(t, int8)
@@ -815,8 +963,10 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     """Sets whether the tensor requires grad (stop_gradient = not requires_grad); returns
     the tensor."""
     if not isinstance(requires_grad, bool):
-        raise TypeError(f"Tensor.requires_grad_(): argument 'requires_grad' must be a bool, "
-                        f"but got {type(requires_grad).__name__}")
+        raise TypeError(
+            f"Tensor.requires_grad_(): argument 'requires_grad' must be a bool, "
+            f"but got {type(requires_grad).__name__}"
+        )
     self.stop_gradient = not requires_grad
     return self
 
@@ -843,8 +993,10 @@ def copy_(self: Tensor, other: Tensor, blocking: bool = True, non_blocking: bool
     gradient flows through the write to other."""
     C.tensor("copy_", "other", other)
     if other.dtype is not self.dtype:
-        raise TypeError(f"Tensor.copy_(): the tensor has dtype {self.dtype.name} and 'other' "
-                        f"{other.dtype.name}; a copy needs equal dtypes (cast one first)")
+        raise TypeError(
+            f"Tensor.copy_(): the tensor has dtype {self.dtype.name} and 'other' "
+            f"{other.dtype.name}; a copy needs equal dtypes (cast one first)"
+        )
     return inplace._in_place("copy_", self, _copied, other, copy_input=False)
 
 
@@ -873,23 +1025,29 @@ def value(self: Tensor) -> Tensor:
 def pin_memory(self: Tensor, blocking: bool = True) -> Tensor:
     """Raises, as Paddle's CPU build does: pinned memory is page-locked host memory for
     copies to a GPU (oar.CUDAPinnedPlace() and pin_memory=True refuse it the same way)."""
-    raise ValueError("Tensor.pin_memory(): pinned memory is for copies to a GPU, and oar is "
-                     "built for the CPU only")
+    raise ValueError(
+        "Tensor.pin_memory(): pinned memory is for copies to a GPU, and oar is "
+        "built for the CPU only"
+    )
 
 
 def cuda(self: Tensor, device_id: int | None = None, blocking: bool = True) -> Tensor:
     """Raises, as Paddle's CPU build does ("No available device found."): oar has no GPU,
     so a tensor cannot be copied to one; oar.device.cuda.device_count() is 0."""
-    raise ValueError("Tensor.cuda(): no available device found: oar is built for the CPU "
-                     "only (oar.device.cuda.device_count() is 0)")
+    raise ValueError(
+        "Tensor.cuda(): no available device found: oar is built for the CPU "
+        "only (oar.device.cuda.device_count() is 0)"
+    )
 
 
 def _as_method(fn):
     """A C function as a method: as a class attribute it would not receive the tensor.
     The signature shown is the function's (through __wrapped__)."""
+
     @functools.wraps(fn)
     def method(*args, **kwargs):
         return fn(*args, **kwargs)
+
     return method
 
 
@@ -898,79 +1056,256 @@ def _as_method(fn):
 # is the tensor, whatever it means to the function (where's condition, stack's list of
 # tensors: a tensor there raises, in Paddle as here; add_n's and block_diag's inputs).
 _FUNCTION_METHODS = {
-    _tmath: ("copysign", "logit", "ldexp", "frexp", "deg2rad", "rad2deg", "frac", "sgn",
-        "stanh", "isposinf", "isneginf", "isreal", "gammaln", "multigammaln",
-        "logcumsumexp", "negative", "mul", "mm", "inner", "addmm", "baddbmm", "renorm",
-        "trapezoid", "cumulative_trapezoid", "diff", "vander", "increment", "nanmean",
-        "nansum", "reduce_as", "floor_mod", "mod", "fmax", "fmin", "combinations",
-        "add_n", "clamp", "div", "sub", "true_divide"),
+    _tmath: (
+        "copysign",
+        "logit",
+        "ldexp",
+        "frexp",
+        "deg2rad",
+        "rad2deg",
+        "frac",
+        "sgn",
+        "stanh",
+        "isposinf",
+        "isneginf",
+        "isreal",
+        "gammaln",
+        "multigammaln",
+        "logcumsumexp",
+        "negative",
+        "mul",
+        "mm",
+        "inner",
+        "addmm",
+        "baddbmm",
+        "renorm",
+        "trapezoid",
+        "cumulative_trapezoid",
+        "diff",
+        "vander",
+        "increment",
+        "nanmean",
+        "nansum",
+        "reduce_as",
+        "floor_mod",
+        "mod",
+        "fmax",
+        "fmin",
+        "combinations",
+        "add_n",
+        "clamp",
+        "div",
+        "sub",
+        "true_divide",
+    ),
     creation: ("polar", "diagflat"),
-    linalg: ("mv", "tensordot", "cdist", "dist", "histogram_bin_edges", "histogramdd",
-        "cholesky_inverse", "eig", "eigvals", "householder_product", "ormqr",
-        "pca_lowrank", "svd_lowrank"),
+    linalg: (
+        "mv",
+        "tensordot",
+        "cdist",
+        "dist",
+        "histogram_bin_edges",
+        "histogramdd",
+        "cholesky_inverse",
+        "eig",
+        "eigvals",
+        "householder_product",
+        "ormqr",
+        "pca_lowrank",
+        "svd_lowrank",
+    ),
     stat: ("quantile", "nanquantile", "nanmedian"),
     attribute: ("rank",),
-    logic: ("is_empty", "gt", "ge", "lt", "le", "eq", "ne", "greater", "less",
-        "bitwise_invert", "isin"),
+    logic: (
+        "is_empty",
+        "gt",
+        "ge",
+        "lt",
+        "le",
+        "eq",
+        "ne",
+        "greater",
+        "less",
+        "bitwise_invert",
+        "isin",
+    ),
     search: ("bucketize", "msort", "index_sample", "argwhere"),
-    manipulation: ("tensor_split", "hsplit", "vsplit", "dsplit", "atleast_1d",
-        "atleast_2d", "atleast_3d", "narrow", "ravel", "matrix_transpose", "unbind",
-        "shard_index", "unique_consecutive", "view", "view_as", "broadcast_shape",
-        "broadcast_shapes", "block_diag", "multiplex", "swapaxes", "swapdims",
-        "reverse", "view_as_complex", "view_as_real"),
-    indexing: ("take", "index_fill", "masked_scatter", "select_scatter",
-        "slice_scatter", "diagonal_scatter", "scatter_add", "scatter_reduce",
-        "take_along_dim"),
-    inplace: ("abs_", "neg_", "pow_", "gammaln_", "logit_", "frac_", "sinc_", "polygamma_", "multigammaln_",
-        "floor_", "equal_", "not_equal_", "greater_equal_", "greater_than_", "less_",
-        "less_equal_", "less_than_", "logical_and_", "logical_or_", "logical_not_",
-        "logical_xor_", "floor_mod_", "mod_", "gcd_", "lcm_", "hypot_", "ldexp_",
-        "copysign_", "gammainc_", "gammaincc_", "bitwise_invert_",
-        "bitwise_left_shift_", "bitwise_right_shift_", "where_", "div_", "sub_",
-        "cumsum_", "cumprod_", "tril_", "triu_", "renorm_", "index_fill_",
-        "masked_scatter_", "scatter_add_", "addmm_", "baddbmm_", "cast_", "flatten_",
-        "reshape_", "squeeze_", "unsqueeze_", "transpose_", "t_", "mul_", "clamp_"),
+    manipulation: (
+        "tensor_split",
+        "hsplit",
+        "vsplit",
+        "dsplit",
+        "atleast_1d",
+        "atleast_2d",
+        "atleast_3d",
+        "narrow",
+        "ravel",
+        "matrix_transpose",
+        "unbind",
+        "shard_index",
+        "unique_consecutive",
+        "view",
+        "view_as",
+        "broadcast_shape",
+        "broadcast_shapes",
+        "block_diag",
+        "multiplex",
+        "swapaxes",
+        "swapdims",
+        "reverse",
+        "view_as_complex",
+        "view_as_real",
+    ),
+    indexing: (
+        "take",
+        "index_fill",
+        "masked_scatter",
+        "select_scatter",
+        "slice_scatter",
+        "diagonal_scatter",
+        "scatter_add",
+        "scatter_reduce",
+        "take_along_dim",
+    ),
+    inplace: (
+        "abs_",
+        "neg_",
+        "pow_",
+        "gammaln_",
+        "logit_",
+        "frac_",
+        "sinc_",
+        "polygamma_",
+        "multigammaln_",
+        "floor_",
+        "equal_",
+        "not_equal_",
+        "greater_equal_",
+        "greater_than_",
+        "less_",
+        "less_equal_",
+        "less_than_",
+        "logical_and_",
+        "logical_or_",
+        "logical_not_",
+        "logical_xor_",
+        "floor_mod_",
+        "mod_",
+        "gcd_",
+        "lcm_",
+        "hypot_",
+        "ldexp_",
+        "copysign_",
+        "gammainc_",
+        "gammaincc_",
+        "bitwise_invert_",
+        "bitwise_left_shift_",
+        "bitwise_right_shift_",
+        "where_",
+        "div_",
+        "sub_",
+        "cumsum_",
+        "cumprod_",
+        "tril_",
+        "triu_",
+        "renorm_",
+        "index_fill_",
+        "masked_scatter_",
+        "scatter_add_",
+        "addmm_",
+        "baddbmm_",
+        "cast_",
+        "flatten_",
+        "reshape_",
+        "squeeze_",
+        "unsqueeze_",
+        "transpose_",
+        "t_",
+        "mul_",
+        "clamp_",
+    ),
 }
 
 _METHODS: dict[str, Any] = {
-    "normal_": normal_, "uniform_": uniform_, "exponential_": exponential_,
-    "cauchy_": cauchy_, "geometric_": geometric_, "log_normal_": log_normal_,
-    "random_": random_, "bernoulli_": bernoulli_, "zero_": zero_,
-    "fill_diagonal_": fill_diagonal_, "fill_diagonal_tensor": fill_diagonal_tensor,
-    "fill_diagonal_tensor_": fill_diagonal_tensor_, "to": to, "apply": apply, "apply_": apply_,
-    "get_strides": get_strides, "stride": stride, "set_": set_, "resize_": resize_,
-    "reconstruct_from_": reconstruct_from_, "get_tensor": get_tensor, "new_empty": new_empty,
-    "new_zeros": new_zeros, "new_ones": new_ones, "new_full": new_full, "gradient": gradient,
-    "repeat": repeat, "split_with_sizes": split_with_sizes,
-    "is_dist": is_dist, "permute": permute,
-    "_is_shared_buffer_with": _is_shared_buffer_with, "__dlpack__": _tensor_dlpack,
+    "normal_": normal_,
+    "uniform_": uniform_,
+    "exponential_": exponential_,
+    "cauchy_": cauchy_,
+    "geometric_": geometric_,
+    "log_normal_": log_normal_,
+    "random_": random_,
+    "bernoulli_": bernoulli_,
+    "zero_": zero_,
+    "fill_diagonal_": fill_diagonal_,
+    "fill_diagonal_tensor": fill_diagonal_tensor,
+    "fill_diagonal_tensor_": fill_diagonal_tensor_,
+    "to": to,
+    "apply": apply,
+    "apply_": apply_,
+    "get_strides": get_strides,
+    "stride": stride,
+    "set_": set_,
+    "resize_": resize_,
+    "reconstruct_from_": reconstruct_from_,
+    "get_tensor": get_tensor,
+    "new_empty": new_empty,
+    "new_zeros": new_zeros,
+    "new_ones": new_ones,
+    "new_full": new_full,
+    "gradient": gradient,
+    "repeat": repeat,
+    "split_with_sizes": split_with_sizes,
+    "is_dist": is_dist,
+    "permute": permute,
+    "_is_shared_buffer_with": _is_shared_buffer_with,
+    "__dlpack__": _tensor_dlpack,
     "__dlpack_device__": _tensor_dlpack_device,
     "strides": property(get_strides, doc="The strides in elements, one per dimension."),
-    "offset": property(_offset, doc="The offset of the first element in its memory block, in "
-                                    "bytes."),
+    "offset": property(
+        _offset, doc="The offset of the first element in its memory block, in bytes."
+    ),
     "layout": property(_layout, doc="The data layout, 'NCHW' for dense tensors."),
     "itemsize": property(lambda self: self.element_size(), doc="Bytes per element."),
-    "data": property(_get_data, _set_data, doc="The tensor's data (detached); setting it makes "
-                                               "the tensor use another tensor's memory."),
-    "requires_grad": property(_requires_grad, _set_requires_grad,
-                              doc="not stop_gradient (PyTorch's name)."),
+    "data": property(
+        _get_data,
+        _set_data,
+        doc="The tensor's data (detached); setting it makes "
+        "the tensor use another tensor's memory.",
+    ),
+    "requires_grad": property(
+        _requires_grad, _set_requires_grad, doc="not stop_gradient (PyTorch's name)."
+    ),
     "mT": property(_mT, doc="The tensor with its last two dimensions swapped."),
     "type": property(lambda self: VarType.DENSE_TENSOR, doc="VarType.DENSE_TENSOR."),
     "device": property(lambda self: "cpu", doc="The device the tensor lives on: 'cpu'."),
 }
 
 
-_METHODS.update({
-    "byte": byte, "uint8": byte, "type_as": type_as, "requires_grad_": requires_grad_,
-    "copy_": copy_, "set_value": set_value, "ndimension": ndimension,
-    "get_device": get_device, "value": value, "pin_memory": pin_memory, "cuda": cuda,
-    "is_tensor": is_tensor, "where": where, "stack": stack,
-    "broadcast_tensors": broadcast_tensors, "atan2": _as_method(_C.atan2),
-    "concat": _as_method(_C.concat), "multinomial": _as_method(_C.multinomial),
-    "scatter_nd": _as_method(_C.scatter_nd),
-    "is_cuda": property(lambda self: False, doc="False: oar tensors live on the CPU."),
-    "grad_": property(_get_grad, _set_grad, doc="The gradient (grad, by Paddle's other name)."),
-})
+_METHODS.update(
+    {
+        "byte": byte,
+        "uint8": byte,
+        "type_as": type_as,
+        "requires_grad_": requires_grad_,
+        "copy_": copy_,
+        "set_value": set_value,
+        "ndimension": ndimension,
+        "get_device": get_device,
+        "value": value,
+        "pin_memory": pin_memory,
+        "cuda": cuda,
+        "is_tensor": is_tensor,
+        "where": where,
+        "stack": stack,
+        "broadcast_tensors": broadcast_tensors,
+        "atan2": _as_method(_C.atan2),
+        "concat": _as_method(_C.concat),
+        "multinomial": _as_method(_C.multinomial),
+        "scatter_nd": _as_method(_C.scatter_nd),
+        "is_cuda": property(lambda self: False, doc="False: oar tensors live on the CPU."),
+        "grad_": property(_get_grad, _set_grad, doc="The gradient (grad, by Paddle's other name)."),
+    }
+)
 
 
 _METHODS.update({_k: _conversion(_k, _d) for _k, _d in _CONVERSIONS.items()})

@@ -1,6 +1,7 @@
 """Random tensors (Paddle's paddle/tensor/random.py): uniform, rand, normal, randn,
 standard_normal, randint, randint_like, bernoulli, rand_like, randn_like, log_normal,
 seed/manual_seed, and the in-place fills Tensor.normal_, uniform_, exponential_, ..."""
+
 from __future__ import annotations
 
 import builtins
@@ -29,35 +30,79 @@ from .inplace import _write
 
 Tensor = _C.Tensor
 
-__all__ = ["uniform", "rand", "normal", "randn", "standard_normal", "randint", "seed",
-           "randint_like", "bernoulli", "rand_like", "randn_like", "manual_seed",
-           "log_normal", "normal_", "uniform_", "exponential_", "cauchy_", "geometric_",
-           "log_normal_", "random_", "bernoulli_"]
+__all__ = [
+    "uniform",
+    "rand",
+    "normal",
+    "randn",
+    "standard_normal",
+    "randint",
+    "seed",
+    "randint_like",
+    "bernoulli",
+    "rand_like",
+    "randn_like",
+    "manual_seed",
+    "log_normal",
+    "normal_",
+    "uniform_",
+    "exponential_",
+    "cauchy_",
+    "geometric_",
+    "log_normal_",
+    "random_",
+    "bernoulli_",
+]
 
 
-def uniform(shape: ShapeLike, dtype: DTypeLike | None = None, min: float = 0.0,
-            max: float = 1.0, seed: int = 0, name: str | None = None, *,
-            out: Tensor | None = None, device: PlaceLike | None = None,
-            requires_grad: bool = False) -> Tensor:
+def uniform(
+    shape: ShapeLike,
+    dtype: DTypeLike | None = None,
+    min: float = 0.0,
+    max: float = 1.0,
+    seed: int = 0,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Values drawn uniformly from [min, max); Paddle 3.3's default range is [0, 1)."""
-    t = _C.uniform(_shape(shape, "uniform"), _dtype_or(dtype, default_float(), "uniform"), min,
-                   max, seed)
+    t = _C.uniform(
+        _shape(shape, "uniform"), _dtype_or(dtype, default_float(), "uniform"), min, max, seed
+    )
     return finish(t, "uniform", out, device, requires_grad)
 
 
-def rand(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
-         out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-         pin_memory: bool = False) -> Tensor:
+def rand(
+    shape: ShapeLike,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     t = _C.uniform(_shape(shape, "rand"), _dtype_or(dtype, default_float(), "rand"), 0.0, 1.0, 0)
     return finish(t, "rand", out, device, requires_grad, pin_memory)
 
 
-def normal(mean: Any = 0.0, std: Any = 1.0, shape: ShapeLike | None = None,
-           name: str | None = None, *,
-           out: Tensor | None = None) -> Tensor:
-    t = _C.normal(_shape([1] if shape is None else shape, "normal"),
-                  float(C.number("normal", "mean", mean)), float(C.number("normal", "std", std)),
-                  0, default_float())
+def normal(
+    mean: Any = 0.0,
+    std: Any = 1.0,
+    shape: ShapeLike | None = None,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
+    t = _C.normal(
+        _shape([1] if shape is None else shape, "normal"),
+        float(C.number("normal", "mean", mean)),
+        float(C.number("normal", "std", std)),
+        0,
+        default_float(),
+    )
     return write_out(out, t, "normal")
 
 
@@ -71,22 +116,40 @@ def _standard_normal(shape, dtype, api):
     return _C.normal(shape, 0.0, 1.0, 0, dtype)
 
 
-def randn(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
-          out: Tensor | None = None, device: PlaceLike | None = None, requires_grad: bool = False,
-          pin_memory: bool = False) -> Tensor:
+def randn(
+    shape: ShapeLike,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+    pin_memory: bool = False,
+) -> Tensor:
     t = _standard_normal(shape, dtype, "randn")
     return finish(t, "randn", out, device, requires_grad, pin_memory)
 
 
-def standard_normal(shape: ShapeLike, dtype: DTypeLike | None = None, name: str | None = None, *,
-                    out: Tensor | None = None, device: PlaceLike | None = None,
-                    requires_grad: bool = False) -> Tensor:
+def standard_normal(
+    shape: ShapeLike,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+    device: PlaceLike | None = None,
+    requires_grad: bool = False,
+) -> Tensor:
     t = _standard_normal(shape, dtype, "standard_normal")
     return finish(t, "standard_normal", out, device, requires_grad)
 
 
-def randint(low: int = 0, high: int | None = None, shape: ShapeLike = (1,),
-            dtype: DTypeLike | None = None, name: str | None = None) -> Tensor:
+def randint(
+    low: int = 0,
+    high: int | None = None,
+    shape: ShapeLike = (1,),
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+) -> Tensor:
     if high is None:
         low, high = 0, low
     low, high = C.integer("randint", "low", low), C.integer("randint", "high", high)
@@ -110,8 +173,13 @@ def seed(seed: int) -> Generator:
 
 
 # ---- random -----------------------------------------------------------------------------
-def randint_like(x: Tensor, low: int = 0, high: int | None = None, dtype: DTypeLike | None = None,
-                 name: str | None = None) -> Tensor:
+def randint_like(
+    x: Tensor,
+    low: int = 0,
+    high: int | None = None,
+    dtype: DTypeLike | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Uniform random integers in [low, high) (or [0, low) when high is None) shaped like x,
     in dtype (x's when None), from the default generator."""
     C.tensor("randint_like", "x", x)
@@ -144,8 +212,14 @@ def _like(api, x, dtype, device, requires_grad):
     return d
 
 
-def rand_like(input: Tensor, name: str | None = None, *, dtype: Any = None, device: Any = None,
-              requires_grad: bool = False) -> Tensor:
+def rand_like(
+    input: Tensor,
+    name: str | None = None,
+    *,
+    dtype: Any = None,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Uniform random numbers in [0, 1) with input's shape (and dtype, unless given).
 
     Examples:
@@ -160,8 +234,14 @@ def rand_like(input: Tensor, name: str | None = None, *, dtype: Any = None, devi
     return out
 
 
-def randn_like(x: Tensor, dtype: Any = None, name: str | None = None, *, device: Any = None,
-               requires_grad: bool = False) -> Tensor:
+def randn_like(
+    x: Tensor,
+    dtype: Any = None,
+    name: str | None = None,
+    *,
+    device: Any = None,
+    requires_grad: bool = False,
+) -> Tensor:
     """Standard normal random numbers with x's shape (and dtype, unless given).
 
     Examples:
@@ -179,14 +259,19 @@ def randn_like(x: Tensor, dtype: Any = None, name: str | None = None, *, device:
 manual_seed = seed
 
 
-def log_normal(mean: float | Tensor = 1.0, std: float | Tensor = 2.0,
-               shape: Sequence[int] | None = None, name: str | None = None) -> Tensor:  # noqa: A002
+def log_normal(
+    mean: float | Tensor = 1.0,
+    std: float | Tensor = 2.0,
+    shape: Sequence[int] | None = None,
+    name: str | None = None,
+) -> Tensor:  # noqa: A002
     """exp of normal samples: log-normal samples with the underlying normal's mean and std
     (numbers with shape, or tensors giving the shape, as paddle.normal)."""
     if isinstance(mean, Tensor):
         if isinstance(std, Tensor):
-            std = _C.reshape(std if std.dtype is mean.dtype else _C.cast(std, mean.dtype),
-                             list(mean.shape))
+            std = _C.reshape(
+                std if std.dtype is mean.dtype else _C.cast(std, mean.dtype), list(mean.shape)
+            )
         else:
             std = builtins.float(C.number("log_normal", "std", std))
         z = standard_normal(list(mean.shape), mean.dtype) * std + mean
@@ -200,8 +285,7 @@ def log_normal(mean: float | Tensor = 1.0, std: float | Tensor = 2.0,
 
 def _float_self(api, self):
     if not self.dtype.is_floating_point:
-        raise TypeError(f"Tensor.{api}(): the tensor must be floating, but it is "
-                        f"{self.dtype.name}")
+        raise TypeError(f"Tensor.{api}(): the tensor must be floating, but it is {self.dtype.name}")
 
 
 # ---- random fills in place ------------------------------------------------------------------
@@ -227,16 +311,22 @@ def normal_(self: Tensor, mean: float = 0.0, std: float = 1.0, name: str | None 
     return _write(self, _normal_fill("normal_", self, mean, std))
 
 
-def uniform_(self: Tensor, min: float = 0, max: float = 1.0, seed: int = 0,  # noqa: A002
-             name: str | None = None) -> Tensor:
+def uniform_(
+    self: Tensor,
+    min: float = 0,
+    max: float = 1.0,
+    seed: int = 0,  # noqa: A002
+    name: str | None = None,
+) -> Tensor:
     """Fills the tensor with samples of U[min, max), in place (seed 0: the default generator)."""
     _float_self("uniform_", self)
     lo = float(C.number("uniform_", "min", min))
     hi = float(C.number("uniform_", "max", max))
     if lo > hi:
         raise ValueError(f"Tensor.uniform_(): 'min' ({lo}) must be <= 'max' ({hi})")
-    return _write(self, _C.uniform(self.shape, float64, lo, hi,
-                                   C.integer("uniform_", "seed", seed)))
+    return _write(
+        self, _C.uniform(self.shape, float64, lo, hi, C.integer("uniform_", "seed", seed))
+    )
 
 
 def exponential_(self: Tensor, lam: float = 1.0, name: str | None = None) -> Tensor:
@@ -265,8 +355,11 @@ def geometric_(self: Tensor, probs: float | Tensor, name: str | None = None) -> 
     log(u) / log(1 - probs) instead; oar's values are the whole numbers of the distribution
     (that value rounded up)."""
     _float_self("geometric_", self)
-    p = probs if isinstance(probs, Tensor) else _C.full([], C.number("geometric_", "probs",
-                                                                     probs), float64)
+    p = (
+        probs
+        if isinstance(probs, Tensor)
+        else _C.full([], C.number("geometric_", "probs", probs), float64)
+    )
     p = _C.cast(p, float64)
     pv = np.asarray(p.numpy())
     if pv.size and not ((pv > 0) & (pv <= 1)).all():
@@ -275,14 +368,16 @@ def geometric_(self: Tensor, probs: float | Tensor, name: str | None = None) -> 
     return _write(self, _C.clip(k, 1.0, math.inf))
 
 
-def log_normal_(self: Tensor, mean: float = 1.0, std: float = 2.0,
-                name: str | None = None) -> Tensor:
+def log_normal_(
+    self: Tensor, mean: float = 1.0, std: float = 2.0, name: str | None = None
+) -> Tensor:
     """Fills the tensor with exp of N(mean, std**2) samples, in place."""
     return _write(self, _C.exp(_normal_fill("log_normal_", self, mean, std)))
 
 
-def random_(self: Tensor, from_: int = 0, to: int | None = None, *,
-            generator: Any = None) -> Tensor:
+def random_(
+    self: Tensor, from_: int = 0, to: int | None = None, *, generator: Any = None
+) -> Tensor:
     """Fills the tensor with integers uniform in [from_, to), in place; to None: up to the
     dtype's largest integer (2**mantissa bits for floats)."""
     lo = C.integer("random_", "from_", from_)
@@ -290,7 +385,7 @@ def random_(self: Tensor, from_: int = 0, to: int | None = None, *,
         d = self.dtype
         if d.is_floating_point:
             digits = {"float16": 11, "bfloat16": 8, "float32": 24, "float64": 53}[d.name]
-            hi = 2 ** digits + 1
+            hi = 2**digits + 1
         elif d is bool_:
             hi = 2
         else:

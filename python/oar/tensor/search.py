@@ -2,6 +2,7 @@
 msort, topk, kthvalue, mode, searchsorted, bucketize, index_sample. The ops with several
 results are composed of declared ops that compute int64 positions (topk_index, ...) and
 along_axis_gather, whose backward scatters the gradient to those positions."""
+
 from __future__ import annotations
 
 import numbers
@@ -16,12 +17,24 @@ from ..framework.typing import AxisLike
 
 Tensor = _C.Tensor
 
-__all__ = ["where", "nonzero", "topk", "sort", "kthvalue", "mode", "searchsorted",
-           "bucketize", "msort", "argwhere", "index_sample"]
+__all__ = [
+    "where",
+    "nonzero",
+    "topk",
+    "sort",
+    "kthvalue",
+    "mode",
+    "searchsorted",
+    "bucketize",
+    "msort",
+    "argwhere",
+    "index_sample",
+]
 
 
-def where(condition: Any, x: Any = None, y: Any = None,
-          name: str | None = None) -> Tensor | tuple[Tensor, ...]:
+def where(
+    condition: Any, x: Any = None, y: Any = None, name: str | None = None
+) -> Tensor | tuple[Tensor, ...]:
     if x is None and y is None:
         return nonzero(condition, as_tuple=True)
     # Paddle accepts scalars for x and y. One scalar becomes a tensor like the other
@@ -80,9 +93,14 @@ def _index_dtype(api, dtype):
 
 
 # ---- search ----------------------------------------------------------------------------
-def topk(x: Tensor, k: int, axis: AxisLike | None = None, largest: bool = True,
-         sorted: Any = True, name: str | None = None  # noqa: A002 - Paddle's name
-         ) -> tuple[Tensor, Tensor]:
+def topk(
+    x: Tensor,
+    k: int,
+    axis: AxisLike | None = None,
+    largest: bool = True,
+    sorted: Any = True,
+    name: str | None = None,  # noqa: A002 - Paddle's name
+) -> tuple[Tensor, Tensor]:
     """The k largest (smallest) elements along axis (default -1) and their int64 positions.
 
     Returns (values, indices); values are differentiable."""
@@ -93,8 +111,13 @@ def topk(x: Tensor, k: int, axis: AxisLike | None = None, largest: bool = True,
     return _gather(x, idx, a), idx
 
 
-def sort(x: Tensor, axis: AxisLike = -1, descending: bool = False, stable: bool = False,
-         name: str | None = None) -> Tensor:
+def sort(
+    x: Tensor,
+    axis: AxisLike = -1,
+    descending: bool = False,
+    stable: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """x sorted along axis (NaN last; descending puts NaN first); equal values keep their
     order. Differentiable: the gradient goes back to each value's position."""
     C.tensor("sort", "x", x)
@@ -102,8 +125,9 @@ def sort(x: Tensor, axis: AxisLike = -1, descending: bool = False, stable: bool 
     return _gather(x, _C.argsort(x, a, bool(descending), bool(stable)), a)
 
 
-def kthvalue(x: Tensor, k: int, axis: AxisLike | None = None, keepdim: bool = False,
-             name: str | None = None) -> tuple[Tensor, Tensor]:
+def kthvalue(
+    x: Tensor, k: int, axis: AxisLike | None = None, keepdim: bool = False, name: str | None = None
+) -> tuple[Tensor, Tensor]:
     """The k-th smallest element (k from 1) along axis (default -1) and its int64 position.
 
     Returns (values, indices)."""
@@ -111,25 +135,32 @@ def kthvalue(x: Tensor, k: int, axis: AxisLike | None = None, keepdim: bool = Fa
     k = C.integer("kthvalue", "k", k)
     a = -1 if axis is None else C.integer("kthvalue", "axis", axis)
     idx = _C.kthvalue_index(x, k, a, True)
-    return (_squeeze_if(_gather(x, idx, a), a, keepdim, x),
-            _squeeze_if(idx, a, keepdim, x))
+    return (_squeeze_if(_gather(x, idx, a), a, keepdim, x), _squeeze_if(idx, a, keepdim, x))
 
 
-def mode(x: Tensor, axis: AxisLike = -1, keepdim: bool = False,
-         name: str | None = None) -> tuple[Tensor, Tensor]:
+def mode(
+    x: Tensor, axis: AxisLike = -1, keepdim: bool = False, name: str | None = None
+) -> tuple[Tensor, Tensor]:
     """The most frequent value along axis (the smallest of equally frequent ones) and an
     int64 position of it. Returns (values, indices)."""
     C.tensor("mode", "x", x)
     a = C.integer("mode", "axis", axis)
     idx = _C.mode_index(x, a, True)
-    return (_squeeze_if(_gather(x, idx, a), a, keepdim, x),
-            _squeeze_if(idx, a, keepdim, x))
+    return (_squeeze_if(_gather(x, idx, a), a, keepdim, x), _squeeze_if(idx, a, keepdim, x))
 
 
 # ---- searching ------------------------------------------------------------------------------
-def searchsorted(sorted_sequence: Tensor, values: Tensor, out_int32: bool = False,
-                 right: bool = False, name: str | None = None, *, side: str | None = None,
-                 out: Tensor | None = None, sorter: Tensor | None = None) -> Tensor:
+def searchsorted(
+    sorted_sequence: Tensor,
+    values: Tensor,
+    out_int32: bool = False,
+    right: bool = False,
+    name: str | None = None,
+    *,
+    side: str | None = None,
+    out: Tensor | None = None,
+    sorter: Tensor | None = None,
+) -> Tensor:
     """For each value, where it goes in the last dimension of sorted_sequence (ascending;
     1-D, or with values' leading dimensions) to keep it sorted: the first such index, or
     the last with right=True (side='right'). sorter: the indices sorting an unsorted
@@ -147,8 +178,9 @@ def searchsorted(sorted_sequence: Tensor, values: Tensor, out_int32: bool = Fals
     C.tensor("searchsorted", "values", values)
     if side is not None:
         if side not in ("left", "right"):
-            raise ValueError(f"searchsorted(): argument 'side' must be 'left' or 'right', but "
-                             f"got {side!r}")
+            raise ValueError(
+                f"searchsorted(): argument 'side' must be 'left' or 'right', but got {side!r}"
+            )
         if right and side == "left":
             raise ValueError("searchsorted(): right=True contradicts side='left'")
         right = side == "right"
@@ -162,8 +194,15 @@ def searchsorted(sorted_sequence: Tensor, values: Tensor, out_int32: bool = Fals
     return api_write_out("searchsorted", out, res)
 
 
-def bucketize(x: Tensor, sorted_sequence: Tensor, out_int32: bool = False, right: bool = False,
-              name: str | None = None, *, out: Tensor | None = None) -> Tensor:
+def bucketize(
+    x: Tensor,
+    sorted_sequence: Tensor,
+    out_int32: bool = False,
+    right: bool = False,
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The bucket of each element of x among the boundaries of a 1-D sorted_sequence
     (searchsorted with the arguments swapped).
 
@@ -175,8 +214,10 @@ def bucketize(x: Tensor, sorted_sequence: Tensor, out_int32: bool = False, right
     """
     C.tensor("bucketize", "sorted_sequence", sorted_sequence)
     if sorted_sequence.ndim != 1:
-        raise ValueError(f"bucketize(): argument 'sorted_sequence' must be 1-D, but got shape "
-                         f"{sorted_sequence.shape}")
+        raise ValueError(
+            f"bucketize(): argument 'sorted_sequence' must be 1-D, but got shape "
+            f"{sorted_sequence.shape}"
+        )
     return searchsorted(sorted_sequence, x, out_int32, right, out=out)
 
 
@@ -198,9 +239,12 @@ def index_sample(x: Tensor, index: Tensor) -> Tensor:
     C.tensor("index_sample", "x", x)
     C.tensor("index_sample", "index", index)
     if x.ndim != 2 or index.ndim != 2 or x.shape[0] != index.shape[0]:
-        raise ValueError(f"index_sample(): 'x' [B, N] and 'index' [B, K] must be 2-D with the "
-                         f"same first dimension, but got {x.shape} and {index.shape}")
+        raise ValueError(
+            f"index_sample(): 'x' [B, N] and 'index' [B, K] must be 2-D with the "
+            f"same first dimension, but got {x.shape} and {index.shape}"
+        )
     if index.dtype not in (int32, int64):
-        raise TypeError(f"index_sample(): argument 'index' must be int32 or int64, but got "
-                        f"{index.dtype.name}")
+        raise TypeError(
+            f"index_sample(): argument 'index' must be int32 or int64, but got {index.dtype.name}"
+        )
     return _C.take_along_axis(x, index, 1, False)

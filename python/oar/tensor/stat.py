@@ -1,5 +1,6 @@
 """Statistics (Paddle's paddle/tensor/stat.py): mean, median, nanmedian, quantile,
 nanquantile, numel."""
+
 from __future__ import annotations
 
 import math
@@ -19,8 +20,13 @@ Tensor = _C.Tensor
 __all__ = ["median", "quantile", "nanquantile", "nanmedian", "numel", "mean"]
 
 
-def median(x: Tensor, axis: AxisLike | None = None, keepdim: bool = False, mode: str = "avg",
-           name: str | None = None) -> Tensor | tuple[Tensor, Tensor]:
+def median(
+    x: Tensor,
+    axis: AxisLike | None = None,
+    keepdim: bool = False,
+    mode: str = "avg",
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Tensor]:
     """The median along axis (None: of all elements). mode 'avg' averages the two middle
     values of an even count (float64 stays, other dtypes give float32); 'min' takes the
     lower one, and with an axis also returns its int64 position. A NaN in a line gives NaN."""
@@ -30,8 +36,9 @@ def median(x: Tensor, axis: AxisLike | None = None, keepdim: bool = False, mode:
     xs, a = _line_axis("median", x, axis)
     n = xs.shape[a] if xs.ndim else 1
     if n == 0:
-        raise ValueError(f"median(): cannot take the median of an empty axis (x has shape "
-                         f"{x.shape})")
+        raise ValueError(
+            f"median(): cannot take the median of an empty axis (x has shape {x.shape})"
+        )
     if mode == "avg" and xs.dtype != float64:
         xs = _C.cast(xs, float32)
     kd = keepdim if axis is not None else False
@@ -81,14 +88,15 @@ def _lines(api, x, axis):
 def _quantile(api, x, q, axis, keepdim, interpolation, ignore_nan):
     C.tensor(api, "x", x)
     if interpolation not in _INTERPOLATIONS:
-        raise ValueError(f"{api}(): argument 'interpolation' must be one of {_INTERPOLATIONS}, "
-                         f"but got {interpolation!r}")
+        raise ValueError(
+            f"{api}(): argument 'interpolation' must be one of {_INTERPOLATIONS}, "
+            f"but got {interpolation!r}"
+        )
     scalar_q = not isinstance(q, (list, tuple, Tensor)) or (isinstance(q, Tensor) and q.ndim == 0)
     qs = q.tolist() if isinstance(q, Tensor) else q
     qs = [qs] if scalar_q else list(qs)
     if isinstance(q, Tensor) and q.ndim > 1:
-        raise ValueError(f"{api}(): argument 'q' must be a number or 1-D, but got shape "
-                         f"{q.shape}")
+        raise ValueError(f"{api}(): argument 'q' must be a number or 1-D, but got shape {q.shape}")
     if not qs:
         raise ValueError(f"{api}(): argument 'q' must not be empty")
     qs = [float(C.number(api, "q", v)) for v in qs]
@@ -99,8 +107,9 @@ def _quantile(api, x, q, axis, keepdim, interpolation, ignore_nan):
     lines, ax, lead, keep_shape = _lines(api, x, axis)
     n = lines.shape[-1]
     if n == 0:
-        raise ValueError(f"{api}(): cannot take a quantile over an empty axis (x has shape "
-                         f"{x.shape})")
+        raise ValueError(
+            f"{api}(): cannot take a quantile over an empty axis (x has shape {x.shape})"
+        )
     srt = sort(lines, -1)  # NaN last
     nan = _C.isnan(lines)
     nan_count = _C.sum(_C.cast(nan, int64), [-1], None, True)
@@ -130,8 +139,11 @@ def _quantile(api, x, q, axis, keepdim, interpolation, ignore_nan):
         else:
             w = _C.cast(_C.subtract(pos, lo), x.dtype)
             v = _C.add(vlo, _C.multiply(_C.subtract(vhi, vlo), w))
-        bad = _C.less_equal(valid, _C.full_like(valid, 0.0)) if ignore_nan else \
-            _C.greater_than(nan_count, _C.full_like(nan_count, 0))
+        bad = (
+            _C.less_equal(valid, _C.full_like(valid, 0.0))
+            if ignore_nan
+            else _C.greater_than(nan_count, _C.full_like(nan_count, 0))
+        )
         v = _C.where(bad, _C.full_like(v, math.nan), v)
         v = C.reshape_exact(v, keep_shape if keepdim else lead)
         outs.append(v)
@@ -140,10 +152,16 @@ def _quantile(api, x, q, axis, keepdim, interpolation, ignore_nan):
     return stack(outs, 0)
 
 
-def quantile(x: Tensor, q: float | Sequence[float] | Tensor,
-             axis: int | Sequence[int] | None = None, keepdim: bool = False,
-             interpolation: str = "linear", name: str | None = None, *,
-             out: Tensor | None = None) -> Tensor:
+def quantile(
+    x: Tensor,
+    q: float | Sequence[float] | Tensor,
+    axis: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    interpolation: str = "linear",
+    name: str | None = None,
+    *,
+    out: Tensor | None = None,
+) -> Tensor:
     """The q-th quantiles of x over axis (None: all elements), interpolating between the
     sorted values as `interpolation` says ('linear', 'lower', 'higher', 'nearest',
     'midpoint'); a NaN in a line gives NaN. A list of q adds a leading dimension.
@@ -154,19 +172,29 @@ def quantile(x: Tensor, q: float | Sequence[float] | Tensor,
         >>> print(oar.quantile(y, q=0.5, axis=1).tolist())
         [0.5, 2.5, 4.5, 6.5]
     """
-    return api_write_out("quantile", out,
-                     _quantile("quantile", x, q, axis, keepdim, interpolation, False))
+    return api_write_out(
+        "quantile", out, _quantile("quantile", x, q, axis, keepdim, interpolation, False)
+    )
 
 
-def nanquantile(x: Tensor, q: float | Sequence[float] | Tensor,
-                axis: int | Sequence[int] | None = None, keepdim: bool = False,
-                interpolation: str = "linear") -> Tensor:
+def nanquantile(
+    x: Tensor,
+    q: float | Sequence[float] | Tensor,
+    axis: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    interpolation: str = "linear",
+) -> Tensor:
     """quantile over the elements that are not NaN (NaN for a line of NaN only)."""
     return _quantile("nanquantile", x, q, axis, keepdim, interpolation, True)
 
 
-def nanmedian(x: Tensor, axis: int | Sequence[int] | None = None, keepdim: bool = False,
-              mode: str = "avg", name: str | None = None) -> Any:
+def nanmedian(
+    x: Tensor,
+    axis: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    mode: str = "avg",
+    name: str | None = None,
+) -> Any:
     """The median over axis of the elements that are not NaN (NaN for a line of NaN
     only). mode 'avg' averages the two middle values of an even count; 'min' takes the
     lower one and, for an int axis, also returns its int64 position (-1 for a line of NaN).
@@ -179,14 +207,14 @@ def nanmedian(x: Tensor, axis: int | Sequence[int] | None = None, keepdim: bool 
     """
     C.tensor("nanmedian", "x", x)
     if mode not in ("avg", "min"):
-        raise ValueError(f"nanmedian(): argument 'mode' must be 'avg' or 'min', but got "
-                         f"{mode!r}")
+        raise ValueError(f"nanmedian(): argument 'mode' must be 'avg' or 'min', but got {mode!r}")
     xf = x if x.dtype.is_floating_point else _C.cast(x, float32)
     lines, ax, lead, keep_shape = _lines("nanmedian", xf, axis)
     n = lines.shape[-1]
     if n == 0:
-        raise ValueError(f"nanmedian(): cannot take the median of an empty axis (x has shape "
-                         f"{x.shape})")
+        raise ValueError(
+            f"nanmedian(): cannot take the median of an empty axis (x has shape {x.shape})"
+        )
     order = _C.argsort(lines, -1, False, True)  # NaN last, stable
     srt = _C.take_along_axis(lines, order, -1, False)
     valid = _C.sum(_C.cast(_C.logical_not(_C.isnan(lines)), int64), [-1], None, True)
@@ -213,8 +241,15 @@ def numel(x: Tensor, name: str | None = None) -> Tensor:
     return _zero_d(x.size, int64)
 
 
-def mean(x: Tensor, axis: int | Sequence[int] | None = None, keepdim: bool = False,
-         name: str | None = None, *, dtype: Any = None, out: Tensor | None = None) -> Tensor:
+def mean(
+    x: Tensor,
+    axis: int | Sequence[int] | None = None,
+    keepdim: bool = False,
+    name: str | None = None,
+    *,
+    dtype: Any = None,
+    out: Tensor | None = None,
+) -> Tensor:
     """The mean over axis (None: all elements); dtype casts x first (integer x computes
     in the default float)."""
     C.tensor("mean", "x", x)

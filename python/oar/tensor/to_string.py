@@ -19,6 +19,7 @@ Rules (they are Paddle's, including its quirks; docs/printing.md):
   those, with `...` in between;
 - a row wraps to lines of at most `linewidth` characters counting the indent.
 """
+
 from __future__ import annotations
 
 import math
@@ -95,7 +96,7 @@ def _edges(a, edgeitems):
     for axis in range(a.ndim):
         n = a.shape[axis]
         if n > 2 * edgeitems:
-            keep = np.r_[0:edgeitems, n - edgeitems:n]
+            keep = np.r_[0:edgeitems, n - edgeitems : n]
             a = np.take(a, keep, axis=axis)
     return a
 
@@ -135,10 +136,11 @@ class _Layout:
             else:
                 items = ["..." if i is None else self.item(a[i].item()) for i in shown]
             per_line = max(1, (self.opt.linewidth - indent) // (self.width + 2))
-            lines = [", ".join(items[k:k + per_line]) for k in range(0, len(items), per_line)]
+            lines = [", ".join(items[k : k + per_line]) for k in range(0, len(items), per_line)]
             return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
-        rows = ["..." if i is None else self.block(a[i], indent + 1)
-                for i in self.shown(a.shape[0])]
+        rows = [
+            "..." if i is None else self.block(a[i], indent + 1) for i in self.shown(a.shape[0])
+        ]
         return "[" + ("," + "\n" * (a.ndim - 1) + " " * (indent + 1)).join(rows) + "]"
 
 
@@ -163,21 +165,30 @@ def format_empty(shape: Any, indent: Any) -> str:
         if len(dims) == 1 or dims[0] == 0:
             return "[]"
         n = dims[0]
-        shown = (list(range(e)) + [None] + list(range(n - e, n))) if summary and n > 2 * e \
-            else range(n)
+        shown = (
+            (list(range(e)) + [None] + list(range(n - e, n))) if summary and n > 2 * e else range(n)
+        )
         rows = ["..." if i is None else block(dims[1:], indent + 1) for i in shown]
         return "[" + ("," + "\n" * (len(dims) - 1) + " " * (indent + 1)).join(rows) + "]"
 
     return block(list(shape), indent)
 
 
-def tensor_string(shape: Any, dtype_name: Any, place: PlaceLike | None,
-                  stop_gradient: bool, a: Any, prefix: Any = "Tensor") -> str:
+def tensor_string(
+    shape: Any,
+    dtype_name: Any,
+    place: PlaceLike | None,
+    stop_gradient: bool,
+    a: Any,
+    prefix: Any = "Tensor",
+) -> str:
     """`a` is the data as a numpy array, or None for an empty tensor (printed from `shape`)."""
     indent = len(prefix) + 1
     data = format_empty(shape, indent) if a is None else format_data(a, indent)
-    return (f"{prefix}(shape={list(shape)}, dtype={dtype_name}, place={place}, "
-            f"stop_gradient={stop_gradient},\n{' ' * indent}{data})")
+    return (
+        f"{prefix}(shape={list(shape)}, dtype={dtype_name}, place={place}, "
+        f"stop_gradient={stop_gradient},\n{' ' * indent}{data})"
+    )
 
 
 def sparse_repr(t: Tensor) -> str:
@@ -189,8 +200,10 @@ def sparse_repr(t: Tensor) -> str:
     else:
         parts = [("crows", _C.sparse_crows(t)), ("cols", _C.sparse_cols(t))]
     parts.append(("values", _C.sparse_values(t)))
-    lines = [f"Tensor(shape={t.shape}, dtype={t.dtype}, place={t.place}, "
-             f"stop_gradient={t.stop_gradient},"]
+    lines = [
+        f"Tensor(shape={t.shape}, dtype={t.dtype}, place={t.place}, "
+        f"stop_gradient={t.stop_gradient},"
+    ]
     for i, (name, part) in enumerate(parts):
         a = np.asarray(part.detach())
         if t.dtype.name == "bfloat16" and name == "values":

@@ -1,5 +1,6 @@
 """oar.text: Paddle's paddle.text: Viterbi decoding of tag sequences (viterbi_decode,
 ViterbiDecoder) and the text datasets, read from local files (oar.text.datasets)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -8,19 +9,39 @@ from .. import _C
 from ..framework import check as C
 from ..nn import Layer
 from . import datasets  # noqa: F401
-from .datasets import (WMT14, WMT16, Conll05st, Imdb, Imikolov, Movielens,  # noqa: F401
-                       UCIHousing)
+from .datasets import (
+    WMT14,
+    WMT16,
+    Conll05st,
+    Imdb,
+    Imikolov,
+    Movielens,  # noqa: F401
+    UCIHousing,
+)
 from ..tensor.creation import to_tensor
 
 Tensor = _C.Tensor
 
-__all__ = ["viterbi_decode", "ViterbiDecoder", "Conll05st", "Imdb", "Imikolov", "Movielens",
-           "UCIHousing", "WMT14", "WMT16"]
+__all__ = [
+    "viterbi_decode",
+    "ViterbiDecoder",
+    "Conll05st",
+    "Imdb",
+    "Imikolov",
+    "Movielens",
+    "UCIHousing",
+    "WMT14",
+    "WMT16",
+]
 
 
-def viterbi_decode(potentials: Tensor, transition_params: Tensor, lengths: Tensor,
-                   include_bos_eos_tag: bool = True,
-                   name: str | None = None) -> tuple[Tensor, Tensor]:
+def viterbi_decode(
+    potentials: Tensor,
+    transition_params: Tensor,
+    lengths: Tensor,
+    include_bos_eos_tag: bool = True,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]:
     """The highest-scoring tag sequence of each batch element and its score.
 
     Args:
@@ -37,35 +58,51 @@ def viterbi_decode(potentials: Tensor, transition_params: Tensor, lengths: Tenso
         step and has an all-zero path, as Paddle's kernel gives.
     """
     api = "viterbi_decode"
-    for n, t in (("potentials", potentials), ("transition_params", transition_params),
-                 ("lengths", lengths)):
+    for n, t in (
+        ("potentials", potentials),
+        ("transition_params", transition_params),
+        ("lengths", lengths),
+    ):
         C.tensor(api, n, t)
     if potentials.ndim != 3:
-        raise ValueError(f"{api}(): argument 'potentials' must be 3-D [batch, seq_len, "
-                         f"num_tags], but has shape {potentials.shape}")
+        raise ValueError(
+            f"{api}(): argument 'potentials' must be 3-D [batch, seq_len, "
+            f"num_tags], but has shape {potentials.shape}"
+        )
     b, t, n = potentials.shape
     if transition_params.shape != [n, n]:
-        raise ValueError(f"{api}(): argument 'transition_params' must have shape {[n, n]}, but "
-                         f"has {transition_params.shape}")
+        raise ValueError(
+            f"{api}(): argument 'transition_params' must have shape {[n, n]}, but "
+            f"has {transition_params.shape}"
+        )
     if lengths.shape != [b] or lengths.dtype.name not in ("int32", "int64"):
-        raise ValueError(f"{api}(): argument 'lengths' must be an int64 tensor of shape [{b}], "
-                         f"but is {lengths.dtype.name} {lengths.shape}")
-    if potentials.dtype.name not in ("float32", "float64") or \
-            transition_params.dtype != potentials.dtype:
-        raise TypeError(f"{api}(): potentials and transition_params must both be float32 or "
-                        f"both float64, but are {potentials.dtype.name} and "
-                        f"{transition_params.dtype.name}")
+        raise ValueError(
+            f"{api}(): argument 'lengths' must be an int64 tensor of shape [{b}], "
+            f"but is {lengths.dtype.name} {lengths.shape}"
+        )
+    if (
+        potentials.dtype.name not in ("float32", "float64")
+        or transition_params.dtype != potentials.dtype
+    ):
+        raise TypeError(
+            f"{api}(): potentials and transition_params must both be float32 or "
+            f"both float64, but are {potentials.dtype.name} and "
+            f"{transition_params.dtype.name}"
+        )
     if not isinstance(include_bos_eos_tag, bool):
         raise TypeError(f"{api}(): argument 'include_bos_eos_tag' must be bool")
     if include_bos_eos_tag and n < 2:
-        raise ValueError(f"{api}(): include_bos_eos_tag needs at least 2 tags (start and "
-                         f"stop), but there are {n}")
+        raise ValueError(
+            f"{api}(): include_bos_eos_tag needs at least 2 tags (start and "
+            f"stop), but there are {n}"
+        )
     pot = potentials.numpy()
     trans = transition_params.numpy()
     lens = lengths.numpy().astype(np.int64)
     if b and (lens.min() < 0 or lens.max() > t):
-        raise ValueError(f"{api}(): argument 'lengths' must lie in [0, {t}], but got "
-                         f"{lens.tolist()}")
+        raise ValueError(
+            f"{api}(): argument 'lengths' must lie in [0, {t}], but got {lens.tolist()}"
+        )
     if b and t == 0:
         raise ValueError(f"{api}(): argument 'potentials' has no time steps")
     steps = int(lens.max()) if b else 0
@@ -104,5 +141,6 @@ class ViterbiDecoder(Layer):
         self.name = name
 
     def forward(self, potentials, lengths):
-        return viterbi_decode(potentials, self.transitions, lengths, self.include_bos_eos_tag,
-                              self.name)
+        return viterbi_decode(
+            potentials, self.transitions, lengths, self.include_bos_eos_tag, self.name
+        )

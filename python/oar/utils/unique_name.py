@@ -5,6 +5,7 @@ generate(key) gives key_0, key_1, ... per key, prefixed with the generator's pre
 guard() runs a with-block with a fresh generator (so names restart), switch() swaps the
 generator and returns the old one.
 """
+
 from ..framework.unique_name import UniqueNameGenerator, generate, guard, switch
 
 __all__ = ["generate", "guard", "switch", "UniqueNameGenerator"]

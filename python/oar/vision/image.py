@@ -1,4 +1,5 @@
 """oar.vision's image backend: which kind of image the datasets and image_load return."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,8 +13,10 @@ def set_image_backend(backend):
     """Choose 'pil' (PIL images), 'cv2' (numpy HWC arrays, as OpenCV returns them; read
     with PIL, in RGB order unlike OpenCV's BGR) or 'tensor' (oar Tensors, CHW)."""
     if backend not in _BACKENDS:
-        raise ValueError(f"set_image_backend(): argument 'backend' must be one of {_BACKENDS}, "
-                         f"but got {backend!r}")
+        raise ValueError(
+            f"set_image_backend(): argument 'backend' must be one of {_BACKENDS}, "
+            f"but got {backend!r}"
+        )
     _state["backend"] = backend
 
 
@@ -26,9 +29,11 @@ def image_load(path, backend=None):
     """Read an image file with the given backend (default: get_image_backend())."""
     backend = get_image_backend() if backend is None else backend
     if backend not in _BACKENDS:
-        raise ValueError(f"image_load(): argument 'backend' must be one of {_BACKENDS}, but "
-                         f"got {backend!r}")
+        raise ValueError(
+            f"image_load(): argument 'backend' must be one of {_BACKENDS}, but got {backend!r}"
+        )
     from PIL import Image  # optional dependency: Pillow
+
     with Image.open(path) as im:
         im.load()
         img = im.copy()

@@ -15,6 +15,7 @@ Edges run in the forward direction (from the node that receives a gradient
 from the consumer, to the consumer): src is closer to the leaves. Each edge
 carries the shape and dtype of the gradient it carries.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -52,8 +53,10 @@ def _param_names(params):
     if isinstance(params, collections.abc.Iterator):  # e.g. layer.named_parameters()
         params = list(params)
     if not isinstance(params, (dict, list, tuple)):
-        raise TypeError(f"collect: argument 'params' must be a Layer, a dict name -> Tensor "
-                        f"or (name, Tensor) pairs, got {type(params).__name__}")
+        raise TypeError(
+            f"collect: argument 'params' must be a Layer, a dict name -> Tensor "
+            f"or (name, Tensor) pairs, got {type(params).__name__}"
+        )
     items = params.items() if isinstance(params, dict) else params
     names = {}
     for name, t in items:
@@ -109,6 +112,7 @@ def watch(outputs):
 
             def hook(g, key=key):
                 w.norms[key] = _norm_and_bad(g)
+
             w.handles.append(n.register_hook(hook, m["slot"], m["rank"]))
         for nf in n.next_functions:
             if nf is not None:
@@ -131,8 +135,13 @@ class Graph:
         self.layers = []
 
     def to_dict(self):
-        return {"nodes": self.nodes, "edges": self.edges, "hidden": self.hidden,
-                "frontier": self.frontier, "layers": self.layers}
+        return {
+            "nodes": self.nodes,
+            "edges": self.edges,
+            "hidden": self.hidden,
+            "frontier": self.frontier,
+            "layers": self.layers,
+        }
 
     def node(self, node_id):
         for n in self.nodes:
@@ -149,13 +158,16 @@ def collect(outputs, params=None, max_nodes=None, grads=None):
     `grads`: a watch() handle (edge gradient norms), or True to add only the
     leaves' .grad norms (always added when a leaf has a .grad)."""
     if max_nodes is not None and (not isinstance(max_nodes, int) or max_nodes < 1):
-        raise ValueError(f"collect: argument 'max_nodes' must be a positive int or None, "
-                         f"got {max_nodes!r}")
+        raise ValueError(
+            f"collect: argument 'max_nodes' must be a positive int or None, got {max_nodes!r}"
+        )
     outs = _as_list(outputs)
     for i, t in enumerate(outs):
         if not hasattr(t, "grad_fn"):
-            raise TypeError(f"collect: argument 'outputs' must hold Tensors, got "
-                            f"{type(t).__name__} at position {i}")
+            raise TypeError(
+                f"collect: argument 'outputs' must hold Tensors, got "
+                f"{type(t).__name__} at position {i}"
+            )
     names = _param_names(params)
     g = Graph()
     ids = {}  # GradNode -> node id
@@ -188,10 +200,17 @@ def collect(outputs, params=None, max_nodes=None, grads=None):
         if n.name() == "GradNodeAccumulation":
             v = n.variable
             name = names.get(n) or (v.name if v is not None else None) or "leaf"
-            node = {"id": i, "kind": "leaf", "name": name, "op": "GradNodeAccumulation",
-                    "shape": None if v is None else list(v.shape),
-                    "dtype": None if v is None else _dtype_name(v.dtype),
-                    "param": n in names, "hooks": n.hooks(), "sequence_nr": n.sequence_nr}
+            node = {
+                "id": i,
+                "kind": "leaf",
+                "name": name,
+                "op": "GradNodeAccumulation",
+                "shape": None if v is None else list(v.shape),
+                "dtype": None if v is None else _dtype_name(v.dtype),
+                "param": n in names,
+                "hooks": n.hooks(),
+                "sequence_nr": n.sequence_nr,
+            }
             node["label"] = _shape_str(node["shape"], node["dtype"])
             if v is not None and v.grad is not None:
                 node["grad_norm"], node["grad_bad"] = _norm_and_bad(v.grad)
@@ -201,12 +220,20 @@ def collect(outputs, params=None, max_nodes=None, grads=None):
         for s in saved:
             s["dtype"] = _dtype_name(s["dtype"])
         stack = n.forward_stack
-        node = {"id": i, "kind": "op", "name": n.name(), "op": n.forward_op,
-                "sequence_nr": n.sequence_nr, "layer": n.layer_path,
-                "attributes": n.attributes(), "saved": saved,
-                "saved_bytes": sum(s["bytes"] for s in saved),
-                "hooks": n.hooks(), "released": n.released,
-                "stack": [list(f) for f in stack] if stack else None}
+        node = {
+            "id": i,
+            "kind": "op",
+            "name": n.name(),
+            "op": n.forward_op,
+            "sequence_nr": n.sequence_nr,
+            "layer": n.layer_path,
+            "attributes": n.attributes(),
+            "saved": saved,
+            "saved_bytes": sum(s["bytes"] for s in saved),
+            "hooks": n.hooks(),
+            "released": n.released,
+            "stack": [list(f) for f in stack] if stack else None,
+        }
         if n.layer_path is not None and n.layer_path not in layers:
             layers.append(n.layer_path)
         g.nodes.append(node)
@@ -222,19 +249,40 @@ def collect(outputs, params=None, max_nodes=None, grads=None):
                 if shape is None:  # an optional input that was not given
                     continue
                 cut = f"{nid(n)}_cut{k}"
-                g.nodes.append({"id": cut, "kind": "cut", "name": "stop_gradient",
-                                "shape": shape, "dtype": dtype,
-                                "label": _shape_str(shape, dtype)})
-                g.edges.append({"src": cut, "dst": nid(n), "shape": shape, "dtype": dtype,
-                                "label": _shape_str(shape, dtype), "cut": True})
+                g.nodes.append(
+                    {
+                        "id": cut,
+                        "kind": "cut",
+                        "name": "stop_gradient",
+                        "shape": shape,
+                        "dtype": dtype,
+                        "label": _shape_str(shape, dtype),
+                    }
+                )
+                g.edges.append(
+                    {
+                        "src": cut,
+                        "dst": nid(n),
+                        "shape": shape,
+                        "dtype": dtype,
+                        "label": _shape_str(shape, dtype),
+                        "cut": True,
+                    }
+                )
                 continue
             nxt, slot = nf
             if nxt not in kept_set:
                 if nid(n) not in g.frontier:
                     g.frontier.append(nid(n))
                 continue
-            e = {"src": nid(nxt), "dst": nid(n), "shape": shape, "dtype": dtype,
-                 "label": _shape_str(shape, dtype), "cut": False}
+            e = {
+                "src": nid(nxt),
+                "dst": nid(n),
+                "shape": shape,
+                "dtype": dtype,
+                "label": _shape_str(shape, dtype),
+                "cut": False,
+            }
             # The gradient of the tensor this edge stands for: what arrived at
             # input `slot` of nxt (summed over all the tensor's consumers).
             got = watched.get((nxt, slot, 0))
@@ -245,14 +293,26 @@ def collect(outputs, params=None, max_nodes=None, grads=None):
     # Outputs, each one node, fed by its grad node.
     for k, t in enumerate(outs):
         oid = f"out{k}"
-        node = {"id": oid, "kind": "output", "name": t.name or f"output {k}",
-                "shape": list(t.shape), "dtype": _dtype_name(t.dtype),
-                "label": _shape_str(list(t.shape), _dtype_name(t.dtype)),
-                "stop_gradient": t.stop_gradient}
+        node = {
+            "id": oid,
+            "kind": "output",
+            "name": t.name or f"output {k}",
+            "shape": list(t.shape),
+            "dtype": _dtype_name(t.dtype),
+            "label": _shape_str(list(t.shape), _dtype_name(t.dtype)),
+            "stop_gradient": t.stop_gradient,
+        }
         g.nodes.append(node)
         if t.grad_fn is not None and t.grad_fn in kept_set:
-            g.edges.append({"src": ids[t.grad_fn], "dst": oid, "shape": list(t.shape),
-                            "dtype": _dtype_name(t.dtype), "label": node["label"],
-                            "cut": False})
+            g.edges.append(
+                {
+                    "src": ids[t.grad_fn],
+                    "dst": oid,
+                    "shape": list(t.shape),
+                    "dtype": _dtype_name(t.dtype),
+                    "label": node["label"],
+                    "cut": False,
+                }
+            )
     g.layers = layers
     return g

@@ -3,6 +3,7 @@
 All labels are HTML-like labels (`label=<...>`) built from html.escape()d text,
 so names holding quotes, <, > or backslashes cannot break the DOT syntax.
 """
+
 from __future__ import annotations
 
 import html
@@ -27,11 +28,24 @@ _STYLE = {
     "cut": 'shape=box, style="filled,dashed", fillcolor="#f4cccc", color="#cc0000"',
     "hidden": 'shape=box, style="dashed", color="#666666"',
 }
-_LEGEND = (("param", "parameter (leaf)"), ("leaf", "other leaf"), ("op", "grad node"),
-           ("hooked", "hook / retained grad"), ("output", "output"),
-           ("cut", "stop_gradient cut"), ("hidden", "hidden by max_nodes"))
-_FILL = {"param": "#cfe2f3", "leaf": "#d0e0e3", "op": "#eeeeee", "hooked": "#fce5cd",
-         "output": "#d9ead3", "cut": "#f4cccc", "hidden": "#ffffff"}
+_LEGEND = (
+    ("param", "parameter (leaf)"),
+    ("leaf", "other leaf"),
+    ("op", "grad node"),
+    ("hooked", "hook / retained grad"),
+    ("output", "output"),
+    ("cut", "stop_gradient cut"),
+    ("hidden", "hidden by max_nodes"),
+)
+_FILL = {
+    "param": "#cfe2f3",
+    "leaf": "#d0e0e3",
+    "op": "#eeeeee",
+    "hooked": "#fce5cd",
+    "output": "#d9ead3",
+    "cut": "#f4cccc",
+    "hidden": "#ffffff",
+}
 
 
 class GraphvizNotFoundError(RuntimeError):
@@ -43,17 +57,23 @@ def _dot_program(who):
     if exe is None:
         raise GraphvizNotFoundError(
             f"{who}: the Graphviz 'dot' program was not found on PATH; install the "
-            f"Debian package 'graphviz' (apt-get install graphviz), or use .source")
+            f"Debian package 'graphviz' (apt-get install graphviz), or use .source"
+        )
     return exe
 
 
 def _run_dot(source, fmt, who):
     exe = _dot_program(who)
-    r = subprocess.run([exe, f"-T{fmt}"], input=source.encode("utf-8"),
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    r = subprocess.run(
+        [exe, f"-T{fmt}"],
+        input=source.encode("utf-8"),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
     if r.returncode != 0:
-        raise RuntimeError(f"{who}: dot failed ({r.returncode}): "
-                           f"{r.stderr.decode('utf-8', 'replace').strip()}")
+        raise RuntimeError(
+            f"{who}: dot failed ({r.returncode}): {r.stderr.decode('utf-8', 'replace').strip()}"
+        )
     return r.stdout
 
 
@@ -69,18 +89,21 @@ class Digraph:
     def pipe(self, format="svg"):
         """The rendered picture as bytes."""
         if format not in _FORMATS:
-            raise ValueError(f"Digraph.pipe: argument 'format' must be one of {_FORMATS}, "
-                             f"got {format!r}")
+            raise ValueError(
+                f"Digraph.pipe: argument 'format' must be one of {_FORMATS}, got {format!r}"
+            )
         return _run_dot(self.source, format, "Digraph.pipe")
 
     def render(self, path, format="svg"):
         """Writes the picture to `path` and returns the path."""
         if format not in _FORMATS:
-            raise ValueError(f"Digraph.render: argument 'format' must be one of {_FORMATS}, "
-                             f"got {format!r}")
+            raise ValueError(
+                f"Digraph.render: argument 'format' must be one of {_FORMATS}, got {format!r}"
+            )
         if not isinstance(path, (str, os.PathLike)):
-            raise TypeError(f"Digraph.render: argument 'path' must be a str or path, "
-                            f"got {type(path).__name__}")
+            raise TypeError(
+                f"Digraph.render: argument 'path' must be a str or path, got {type(path).__name__}"
+            )
         data = _run_dot(self.source, format, "Digraph.render")
         # Write next to the target and rename, so a failure never leaves half a file.
         path = os.fspath(path)
@@ -152,8 +175,9 @@ def _node_label(n, show_attrs, show_saved, show_stack):
                 what = "released" if s["released"] else _bytes(s["bytes"])
                 if s.get("meta_only") and not s["released"]:
                     what += " (shape only)"
-                rows.append((f"saved {s['name']}: {_shape(s['shape'])} {s['dtype']}, {what}",
-                             False, True))
+                rows.append(
+                    (f"saved {s['name']}: {_shape(s['shape'])} {s['dtype']}, {what}", False, True)
+                )
         if show_stack and n.get("stack"):
             f, line, fn = n["stack"][0]  # innermost frame: the user's own call
             rows.append((f"{os.path.basename(f)}:{line} in {fn}", False, True))
@@ -179,10 +203,14 @@ def _layer_tree(paths):
 
 def _legend():
     rows = "".join(
-        f'<TR><TD BGCOLOR="{_FILL[k]}" BORDER="1">{_e(text)}</TD></TR>' for k, text in _LEGEND)
-    return ('  subgraph cluster_legend {\n    label=<legend>; style="dashed"; color="#999999";\n'
-            '    legend [shape=plaintext, label=<<TABLE BORDER="0" CELLSPACING="2">'
-            + rows + "</TABLE>>];\n  }\n")
+        f'<TR><TD BGCOLOR="{_FILL[k]}" BORDER="1">{_e(text)}</TD></TR>' for k, text in _LEGEND
+    )
+    return (
+        '  subgraph cluster_legend {\n    label=<legend>; style="dashed"; color="#999999";\n'
+        '    legend [shape=plaintext, label=<<TABLE BORDER="0" CELLSPACING="2">'
+        + rows
+        + "</TABLE>>];\n  }\n"
+    )
 
 
 def _check_flag(name, value):
@@ -190,8 +218,15 @@ def _check_flag(name, value):
         raise TypeError(f"make_dot: argument '{name}' must be a bool, got {type(value).__name__}")
 
 
-def make_dot(outputs, params=None, show_attrs=False, show_saved=False, show_stack=False,
-             group_by_layer=True, max_nodes=None):
+def make_dot(
+    outputs,
+    params=None,
+    show_attrs=False,
+    show_saved=False,
+    show_stack=False,
+    group_by_layer=True,
+    max_nodes=None,
+):
     """The backward graph of `outputs` (a Tensor or a list/tuple/dict of them) as a
     Digraph: `.source` is the DOT text, `.render(path, format)` writes svg/png/pdf.
 
@@ -201,13 +236,19 @@ def make_dot(outputs, params=None, show_attrs=False, show_saved=False, show_stac
     (recorded with FLAGS_record_forward_stack). group_by_layer draws the nodes of
     each layer path in nested clusters. max_nodes keeps that many grad nodes nearest
     the outputs and draws one node saying how many were hidden."""
-    for name, v in (("show_attrs", show_attrs), ("show_saved", show_saved),
-                    ("show_stack", show_stack), ("group_by_layer", group_by_layer)):
+    for name, v in (
+        ("show_attrs", show_attrs),
+        ("show_saved", show_saved),
+        ("show_stack", show_stack),
+        ("group_by_layer", group_by_layer),
+    ):
         _check_flag(name, v)
-    if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, int)
-                                  or max_nodes < 1):
-        raise ValueError(f"make_dot: argument 'max_nodes' must be a positive int or None, "
-                         f"got {max_nodes!r}")
+    if max_nodes is not None and (
+        isinstance(max_nodes, bool) or not isinstance(max_nodes, int) or max_nodes < 1
+    ):
+        raise ValueError(
+            f"make_dot: argument 'max_nodes' must be a positive int or None, got {max_nodes!r}"
+        )
     try:
         g = collect(outputs, params=params, max_nodes=max_nodes)
     except (TypeError, ValueError) as err:
@@ -227,14 +268,18 @@ def make_dot(outputs, params=None, show_attrs=False, show_saved=False, show_stac
             layer = next(iter(ls)) if len(ls) == 1 else None
         place[n["id"]] = layer if group_by_layer else None
 
-    lines = ["digraph backward {",
-             '  graph [rankdir=TB, fontname="Helvetica", fontsize=11, newrank=true];',
-             '  node [fontname="Helvetica", fontsize=10, margin="0.05,0.03"];',
-             '  edge [fontname="Helvetica", fontsize=8, color="#555555"];']
+    lines = [
+        "digraph backward {",
+        '  graph [rankdir=TB, fontname="Helvetica", fontsize=11, newrank=true];',
+        '  node [fontname="Helvetica", fontsize=10, margin="0.05,0.03"];',
+        '  edge [fontname="Helvetica", fontsize=8, color="#555555"];',
+    ]
 
     def node_line(n, indent):
-        return (f"{indent}{n['id']} [{_node_style(n)}, "
-                f"label={_node_label(n, show_attrs, show_saved, show_stack)}];")
+        return (
+            f"{indent}{n['id']} [{_node_style(n)}, "
+            f"label={_node_label(n, show_attrs, show_saved, show_stack)}];"
+        )
 
     members = {}
     for n in g.nodes:
@@ -248,8 +293,9 @@ def make_dot(outputs, params=None, show_attrs=False, show_saved=False, show_stac
     def cluster(path, depth):
         ind = "  " * depth
         lines.append(f"{ind}subgraph cluster_{order.index(path)} {{")
-        lines.append(f'{ind}  label=<{_e(path)}>; style="rounded"; color="#7f9fbf"; '
-                     f'fontcolor="#3d5a80";')
+        lines.append(
+            f'{ind}  label=<{_e(path)}>; style="rounded"; color="#7f9fbf"; fontcolor="#3d5a80";'
+        )
         for n in members.get(path, []):
             lines.append(node_line(n, ind + "  "))
         for c in children[path]:
@@ -260,8 +306,10 @@ def make_dot(outputs, params=None, show_attrs=False, show_saved=False, show_stac
         cluster(r, 1)
 
     if g.hidden:
-        lines.append(f'  hidden [{_STYLE["hidden"]}, label='
-                     f'{_label([(f"{g.hidden} more nodes hidden", True, False), (f"max_nodes={max_nodes}", False, True)])}];')
+        lines.append(
+            f'  hidden [{_STYLE["hidden"]}, label='
+            f'{_label([(f"{g.hidden} more nodes hidden", True, False), (f"max_nodes={max_nodes}", False, True)])}];'
+        )
         for dst in g.frontier:
             lines.append(f'  hidden -> {dst} [style="dashed", color="#999999"];')
 

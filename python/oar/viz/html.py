@@ -5,6 +5,7 @@ from _viewer.js / _viewer.css next to this file), so it opens from disk with no
 network. Layout, grouping by layer, folding of repeated blocks, search and the
 gradient overlay all run in the browser (see docs/viz_viewer.md).
 """
+
 from __future__ import annotations
 
 import html as _html
@@ -51,8 +52,7 @@ def _strip_grads(d):
         e.pop("grad_bad", None)
 
 
-def to_html(outputs, path, params=None, grads=False, max_nodes=None, collapse_above=50,
-            title=None):
+def to_html(outputs, path, params=None, grads=False, max_nodes=None, collapse_above=50, title=None):
     """Writes the backward graph reachable from `outputs` to `path` as one HTML
     file to open in a browser: pan (drag), zoom (wheel or buttons), search by
     tensor or op name, layers as collapsible groups, repeated identical blocks
@@ -69,22 +69,30 @@ def to_html(outputs, path, params=None, grads=False, max_nodes=None, collapse_ab
     Returns the path written, as a pathlib.Path.
     """
     if not isinstance(path, (str, os.PathLike)):
-        raise TypeError(f"to_html: argument 'path' must be a str or os.PathLike, "
-                        f"got {type(path).__name__}")
+        raise TypeError(
+            f"to_html: argument 'path' must be a str or os.PathLike, got {type(path).__name__}"
+        )
     if isinstance(grads, _Watch):
         watched = grads
     elif isinstance(grads, bool):
         watched = None
     else:
-        raise TypeError(f"to_html: argument 'grads' must be a bool or a handle from "
-                        f"oar.viz.watch(), got {type(grads).__name__}")
-    if (isinstance(collapse_above, bool) or not isinstance(collapse_above, int)
-            or collapse_above < 1):
-        raise ValueError(f"to_html: argument 'collapse_above' must be a positive int, "
-                         f"got {collapse_above!r}")
+        raise TypeError(
+            f"to_html: argument 'grads' must be a bool or a handle from "
+            f"oar.viz.watch(), got {type(grads).__name__}"
+        )
+    if (
+        isinstance(collapse_above, bool)
+        or not isinstance(collapse_above, int)
+        or collapse_above < 1
+    ):
+        raise ValueError(
+            f"to_html: argument 'collapse_above' must be a positive int, got {collapse_above!r}"
+        )
     if title is not None and not isinstance(title, str):
-        raise TypeError(f"to_html: argument 'title' must be a str or None, "
-                        f"got {type(title).__name__}")
+        raise TypeError(
+            f"to_html: argument 'title' must be a str or None, got {type(title).__name__}"
+        )
     try:
         g = collect(outputs, params=params, max_nodes=max_nodes, grads=watched)
     except (TypeError, ValueError) as e:

@@ -1,4 +1,5 @@
 """summary: the backward graph as an indented text tree plus counts and memory."""
+
 from __future__ import annotations
 
 import collections
@@ -40,8 +41,9 @@ def summary(outputs, params=None, file=None):
     (each storage counted once). Writes to `file` (default sys.stdout; pass
     False to print nothing) and returns the text."""
     if file is not None and file is not False and not hasattr(file, "write"):
-        raise TypeError(f"summary: argument 'file' must have a write() method, "
-                        f"got {type(file).__name__}")
+        raise TypeError(
+            f"summary: argument 'file' must have a write() method, got {type(file).__name__}"
+        )
     try:
         g = collect(outputs, params=params)
     except (TypeError, ValueError) as err:
@@ -98,8 +100,9 @@ def summary(outputs, params=None, file=None):
     for k in sorted(saved_by_type):
         lines.append(f"  {k:<{width}}  {saved_by_type[k]} B")
     total = sum(storages.values())
-    lines.append(f"memory held by the graph: {total} B in {len(storages)} storages "
-                 f"(each counted once)")
+    lines.append(
+        f"memory held by the graph: {total} B in {len(storages)} storages (each counted once)"
+    )
     text = "\n".join(lines) + "\n"
     if file is not False:
         (file or sys.stdout).write(text)

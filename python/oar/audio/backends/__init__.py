@@ -3,6 +3,7 @@
 oar has one backend, "wave_backend": PCM WAV through Python's `wave` module. Paddle also
 offers "soundfile" when the paddleaudio package is installed; oar does not use it.
 """
+
 from .wave_backend import AudioInfo, info, load, save
 
 __all__ = ["get_current_backend", "list_available_backends", "set_backend"]
@@ -49,5 +50,6 @@ def set_backend(backend_name):
         >>> oar.audio.backends.set_backend("wave_backend")
     """
     if backend_name not in _BACKENDS:
-        raise NotImplementedError(f"set_backend(): backend {backend_name!r} is not available; "
-                                  f"oar has {list(_BACKENDS)}")
+        raise NotImplementedError(
+            f"set_backend(): backend {backend_name!r} is not available; oar has {list(_BACKENDS)}"
+        )

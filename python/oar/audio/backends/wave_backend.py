@@ -4,6 +4,7 @@ Samples are 16-bit PCM (what `wave` writes, and what Paddle's wave backend reads
 8- and 32-bit PCM files are read too. Loaded waveforms are float32 in [-1, 1) (or the
 raw integer values with normalize=False).
 """
+
 import os
 import wave
 
@@ -39,23 +40,29 @@ class AudioInfo:
         self.encoding = encoding
 
     def __repr__(self):
-        return (f"AudioInfo(sample_rate={self.sample_rate}, num_frames={self.num_frames}, "
-                f"num_channels={self.num_channels}, bits_per_sample={self.bits_per_sample}, "
-                f"encoding={self.encoding})")
+        return (
+            f"AudioInfo(sample_rate={self.sample_rate}, num_frames={self.num_frames}, "
+            f"num_channels={self.num_channels}, bits_per_sample={self.bits_per_sample}, "
+            f"encoding={self.encoding})"
+        )
 
 
 def _open(api, filepath):
     if not hasattr(filepath, "read") and not isinstance(filepath, (str, os.PathLike)):
-        raise TypeError(f"{api}(): argument 'filepath' must be a path or a binary file, but "
-                        f"got {type(filepath).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'filepath' must be a path or a binary file, but "
+            f"got {type(filepath).__name__}"
+        )
     try:
         return wave.open(filepath if hasattr(filepath, "read") else os.fspath(filepath), "rb")
     except wave.Error as e:
-        raise NotImplementedError(f"{api}(): {filepath!r} is not a PCM WAV file the wave backend "
-                                  f"reads ({e})") from None
+        raise NotImplementedError(
+            f"{api}(): {filepath!r} is not a PCM WAV file the wave backend reads ({e})"
+        ) from None
     except EOFError:
-        raise NotImplementedError(f"{api}(): {filepath!r} is not a PCM WAV file the wave "
-                                  f"backend reads (it ends early)") from None
+        raise NotImplementedError(
+            f"{api}(): {filepath!r} is not a PCM WAV file the wave backend reads (it ends early)"
+        ) from None
 
 
 def info(filepath):
@@ -76,8 +83,13 @@ def info(filepath):
     """
     with _open("info", filepath) as f:
         width = f.getsampwidth()
-        return AudioInfo(f.getframerate(), f.getnframes(), f.getnchannels(), width * 8,
-                         "PCM_U" if width == 1 else "PCM_S")
+        return AudioInfo(
+            f.getframerate(),
+            f.getnframes(),
+            f.getnchannels(),
+            width * 8,
+            "PCM_U" if width == 1 else "PCM_S",
+        )
 
 
 def _samples(api, raw, width):
@@ -87,8 +99,9 @@ def _samples(api, raw, width):
         return np.frombuffer(raw, dtype="<i2").astype(np.float32), 32768.0
     if width == 4:
         return np.frombuffer(raw, dtype="<i4").astype(np.float64), 2147483648.0
-    raise NotImplementedError(f"{api}(): {8 * width}-bit WAV samples are not supported (8, 16 "
-                              f"and 32-bit PCM are)")
+    raise NotImplementedError(
+        f"{api}(): {8 * width}-bit WAV samples are not supported (8, 16 and 32-bit PCM are)"
+    )
 
 
 def load(filepath, frame_offset=0, num_frames=-1, normalize=True, channels_first=True):
@@ -121,11 +134,14 @@ def load(filepath, frame_offset=0, num_frames=-1, normalize=True, channels_first
     if frame_offset < 0:
         raise ValueError(f"{api}(): argument 'frame_offset' must be >= 0, but got {frame_offset}")
     if num_frames < -1:
-        raise ValueError(f"{api}(): argument 'num_frames' must be >= 0 or -1, but got "
-                         f"{num_frames}")
+        raise ValueError(f"{api}(): argument 'num_frames' must be >= 0 or -1, but got {num_frames}")
     with _open(api, filepath) as f:
-        channels, sr, width, total = (f.getnchannels(), f.getframerate(), f.getsampwidth(),
-                                      f.getnframes())
+        channels, sr, width, total = (
+            f.getnchannels(),
+            f.getframerate(),
+            f.getsampwidth(),
+            f.getnframes(),
+        )
         start = min(frame_offset, total)
         f.setpos(start)
         count = total - start if num_frames == -1 else min(num_frames, total - start)
@@ -160,20 +176,23 @@ def save(filepath, src, sample_rate, channels_first=True, encoding=None, bits_pe
     """
     api = "save"
     if not isinstance(src, _C.Tensor):
-        raise TypeError(f"{api}(): argument 'src' must be a Tensor, but got "
-                        f"{type(src).__name__}")
+        raise TypeError(f"{api}(): argument 'src' must be a Tensor, but got {type(src).__name__}")
     if src.ndim != 2:
-        raise ValueError(f"{api}(): argument 'src' must be 2-D (channels, time), but has shape "
-                         f"{src.shape}")
+        raise ValueError(
+            f"{api}(): argument 'src' must be 2-D (channels, time), but has shape {src.shape}"
+        )
     if bits_per_sample not in (None, 16):
-        raise ValueError(f"{api}(): argument 'bits_per_sample' must be 16 (or None), but got "
-                         f"{bits_per_sample!r}")
+        raise ValueError(
+            f"{api}(): argument 'bits_per_sample' must be 16 (or None), but got {bits_per_sample!r}"
+        )
     if encoding not in (None, "PCM_S"):
-        raise ValueError(f"{api}(): argument 'encoding' must be 'PCM_S' (or None), but got "
-                         f"{encoding!r}")
+        raise ValueError(
+            f"{api}(): argument 'encoding' must be 'PCM_S' (or None), but got {encoding!r}"
+        )
     if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or sample_rate <= 0:
-        raise ValueError(f"{api}(): argument 'sample_rate' must be a positive int, but got "
-                         f"{sample_rate!r}")
+        raise ValueError(
+            f"{api}(): argument 'sample_rate' must be a positive int, but got {sample_rate!r}"
+        )
     a = src.numpy()
     if np.iscomplexobj(a):
         raise TypeError(f"{api}(): argument 'src' must be real, but is {src.dtype.name}")

@@ -6,6 +6,7 @@ it (``DATA_HOME``), Paddle's downloaded zip there, or a local copy you name with
 ``archive={'url': path}`` (the zip itself, read in place, or the directory it was
 extracted in).
 """
+
 from __future__ import annotations
 
 import hashlib
@@ -39,22 +40,27 @@ def _check_feat(name, feat_type, feat_config):
     """Checks feat_type and that the feature layer takes the keyword arguments, so a typo
     fails at construction rather than at the first sample."""
     if not isinstance(feat_type, str) or feat_type not in feat_funcs:
-        raise ValueError(f"{name}: argument 'feat_type' must be one of {list(feat_funcs)}, but "
-                         f"got {feat_type!r}")
+        raise ValueError(
+            f"{name}: argument 'feat_type' must be one of {list(feat_funcs)}, but got {feat_type!r}"
+        )
     layer = feat_funcs[feat_type]
     if layer is None:
         return  # the raw waveform: the feature arguments go unused, as in Paddle
     given = dict(feat_config)
     if layer is not Spectrogram:
         if "sr" in given:
-            raise TypeError(f"{name}: feat_type {feat_type!r} takes each file's own sample "
-                            f"rate as sr; do not pass sr")
+            raise TypeError(
+                f"{name}: feat_type {feat_type!r} takes each file's own sample "
+                f"rate as sr; do not pass sr"
+            )
         given["sr"] = 16000  # stands for the files' rate, passed at load time
     try:
         inspect.signature(layer).bind(**given)
     except TypeError as e:
-        raise TypeError(f"{name}: the keyword arguments of feat_type {feat_type!r} go to "
-                        f"{layer.__name__}, which refuses them: {e}") from None
+        raise TypeError(
+            f"{name}: the keyword arguments of feat_type {feat_type!r} go to "
+            f"{layer.__name__}, which refuses them: {e}"
+        ) from None
 
 
 class AudioClassificationDataset(Dataset):
@@ -95,8 +101,7 @@ class AudioClassificationDataset(Dataset):
         super().__init__()
         _check_feat(type(self).__name__, feat_type, kwargs)
         if len(files) != len(labels):
-            raise ValueError(f"{type(self).__name__}: {len(files)} files but {len(labels)} "
-                             f"labels")
+            raise ValueError(f"{type(self).__name__}: {len(files)} files but {len(labels)} labels")
         self.files = files
         self.labels = labels
         self.feat_type = feat_type
@@ -193,7 +198,7 @@ class _ZipTree:
         for name in self.names:
             if not name.startswith(prefix):
                 continue
-            *folders, last = name[len(prefix):].split("/")
+            *folders, last = name[len(prefix) :].split("/")
             node = tree
             for d in folders:
                 node = node["dirs"].setdefault(d, {"files": [], "dirs": {}})
@@ -220,11 +225,15 @@ def _md5(path):
 
 def _open_zip(name, path, md5):
     if not zipfile.is_zipfile(path):
-        raise ValueError(f"{name}: {path!r} is not a zip archive (give the zip Paddle "
-                         f"downloads, or the directory it was extracted in)")
+        raise ValueError(
+            f"{name}: {path!r} is not a zip archive (give the zip Paddle "
+            f"downloads, or the directory it was extracted in)"
+        )
     if md5 is not None and _md5(path) != md5:
-        raise ValueError(f"{name}: the md5 of {path!r} is not {md5} (archive['md5']): an "
-                         f"incomplete or different archive")
+        raise ValueError(
+            f"{name}: the md5 of {path!r} is not {md5} (archive['md5']): an "
+            f"incomplete or different archive"
+        )
     return _ZipTree(path)
 
 
@@ -233,19 +242,21 @@ def _locate(name, archive, needed):
     layout under DATA_HOME or in Paddle's zip there when archive['url'] is Paddle's URL,
     else the local zip or directory archive['url'] names."""
     if not isinstance(archive, dict) or "url" not in archive:
-        raise TypeError(f"{name}: argument 'archive' must be a dict with a 'url' (and "
-                        f"optionally an 'md5'), but got {archive!r}")
+        raise TypeError(
+            f"{name}: argument 'archive' must be a dict with a 'url' (and "
+            f"optionally an 'md5'), but got {archive!r}"
+        )
     url = archive["url"]
     if not isinstance(url, (str, os.PathLike)):
-        raise TypeError(f"{name}: archive['url'] must be a path or a URL, but got "
-                        f"{type(url).__name__}")
+        raise TypeError(
+            f"{name}: archive['url'] must be a path or a URL, but got {type(url).__name__}"
+        )
     url = os.fspath(url)
     md5 = archive.get("md5")
     what = " and ".join(f"{rel}{os.sep if kind == 'dir' else ''}" for rel, kind in needed)
 
     def holds(tree):
-        return all(tree.isdir(rel) if kind == "dir" else tree.isfile(rel)
-                   for rel, kind in needed)
+        return all(tree.isdir(rel) if kind == "dir" else tree.isfile(rel) for rel, kind in needed)
 
     if url.startswith(("http://", "https://")):
         if holds(_DirTree(DATA_HOME)):
@@ -255,10 +266,12 @@ def _locate(name, archive, needed):
             tree = _open_zip(name, downloaded, md5)
             if holds(tree):
                 return tree
-        raise ValueError(f"{name}: no {what} under {DATA_HOME!r} (where Paddle extracts its "
-                         f"download) and oar downloads nothing: give archive={{'url': path}} "
-                         f"with the path of a local copy of {url} or of the directory it was "
-                         f"extracted in")
+        raise ValueError(
+            f"{name}: no {what} under {DATA_HOME!r} (where Paddle extracts its "
+            f"download) and oar downloads nothing: give archive={{'url': path}} "
+            f"with the path of a local copy of {url} or of the directory it was "
+            f"extracted in"
+        )
     if os.path.isdir(url):
         tree = _DirTree(url)
     elif os.path.isfile(url):
@@ -266,8 +279,7 @@ def _locate(name, archive, needed):
     else:
         raise FileNotFoundError(f"{name}: no file or directory {url!r} (archive['url'])")
     if not holds(tree):
-        raise FileNotFoundError(f"{name}: {url!r} holds no {what} (the layout of Paddle's "
-                                f"archive)")
+        raise FileNotFoundError(f"{name}: {url!r} holds no {what} (the layout of Paddle's archive)")
     return tree
 
 
@@ -278,8 +290,7 @@ def _check_mode(name, mode):
 
 def _check_int(name, arg, value, low, high):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
-        raise TypeError(f"{name}: argument '{arg}' must be an int, but got "
-                        f"{type(value).__name__}")
+        raise TypeError(f"{name}: argument '{arg}' must be an int, but got {type(value).__name__}")
     if not low <= value <= high:
         bound = f"between {low} and {high}" if high != float("inf") else f">= {low}"
         raise ValueError(f"{name}: argument '{arg}' must be {bound}, but got {value}")
@@ -289,4 +300,3 @@ def _check_int(name, arg, value, low, high):
 def _use_tree(dataset, tree):
     if tree.zip_path is not None:
         dataset._zip_path = tree.zip_path
-

@@ -1,11 +1,18 @@
 """ESC-50, environmental sound classification (Paddle's paddle.audio.datasets.ESC50)."""
+
 from __future__ import annotations
 
 import os
 from typing import NamedTuple
 
-from .dataset import (AudioClassificationDataset, _check_feat, _check_int, _check_mode,
-                      _locate, _use_tree)
+from .dataset import (
+    AudioClassificationDataset,
+    _check_feat,
+    _check_int,
+    _check_mode,
+    _locate,
+    _use_tree,
+)
 
 __all__ = ["ESC50"]
 
@@ -56,26 +63,67 @@ class ESC50(AudioClassificationDataset):
 
     label_list = [
         # animals
-        "Dog", "Rooster", "Pig", "Cow", "Frog", "Cat", "Hen", "Insects (flying)", "Sheep",
+        "Dog",
+        "Rooster",
+        "Pig",
+        "Cow",
+        "Frog",
+        "Cat",
+        "Hen",
+        "Insects (flying)",
+        "Sheep",
         "Crow",
         # natural soundscapes and water sounds
-        "Rain", "Sea waves", "Crackling fire", "Crickets", "Chirping birds", "Water drops",
-        "Wind", "Pouring water", "Toilet flush", "Thunderstorm",
+        "Rain",
+        "Sea waves",
+        "Crackling fire",
+        "Crickets",
+        "Chirping birds",
+        "Water drops",
+        "Wind",
+        "Pouring water",
+        "Toilet flush",
+        "Thunderstorm",
         # human, non-speech sounds
-        "Crying baby", "Sneezing", "Clapping", "Breathing", "Coughing", "Footsteps",
-        "Laughing", "Brushing teeth", "Snoring", "Drinking, sipping",
+        "Crying baby",
+        "Sneezing",
+        "Clapping",
+        "Breathing",
+        "Coughing",
+        "Footsteps",
+        "Laughing",
+        "Brushing teeth",
+        "Snoring",
+        "Drinking, sipping",
         # interior and domestic sounds
-        "Door knock", "Mouse click", "Keyboard typing", "Door, wood creaks", "Can opening",
-        "Washing machine", "Vacuum cleaner", "Clock alarm", "Clock tick", "Glass breaking",
+        "Door knock",
+        "Mouse click",
+        "Keyboard typing",
+        "Door, wood creaks",
+        "Can opening",
+        "Washing machine",
+        "Vacuum cleaner",
+        "Clock alarm",
+        "Clock tick",
+        "Glass breaking",
         # exterior and urban noises
-        "Helicopter", "Chainsaw", "Siren", "Car horn", "Engine", "Train", "Church bells",
-        "Airplane", "Fireworks", "Hand saw",
+        "Helicopter",
+        "Chainsaw",
+        "Siren",
+        "Car horn",
+        "Engine",
+        "Train",
+        "Church bells",
+        "Airplane",
+        "Fireworks",
+        "Hand saw",
     ]
     meta = os.path.join("ESC-50-master", "meta", "esc50.csv")
     audio_path = os.path.join("ESC-50-master", "audio")
 
     class meta_info(NamedTuple):
         """A row of esc50.csv."""
+
         filename: str
         fold: str
         target: str
@@ -103,24 +151,27 @@ class ESC50(AudioClassificationDataset):
                 continue
             fields = line.strip().split(",")
             if len(fields) != len(self.meta_info._fields):
-                raise ValueError(f"ESC50: line {number} of {self._tree.path(self.meta)!r} has "
-                                 f"{len(fields)} comma-separated fields, not "
-                                 f"{len(self.meta_info._fields)} "
-                                 f"({','.join(self.meta_info._fields)})")
+                raise ValueError(
+                    f"ESC50: line {number} of {self._tree.path(self.meta)!r} has "
+                    f"{len(fields)} comma-separated fields, not "
+                    f"{len(self.meta_info._fields)} "
+                    f"({','.join(self.meta_info._fields)})"
+                )
             rows.append(self.meta_info(*fields))
         return rows
 
     def _get_data(self, mode, split):
-        self._tree = _locate("ESC50", self.archive,
-                             [(self.audio_path, "dir"), (self.meta, "file")])
+        self._tree = _locate("ESC50", self.archive, [(self.audio_path, "dir"), (self.meta, "file")])
         files, labels = [], []
         for row in self._get_meta_info():
             try:
                 fold, target = int(row.fold), int(row.target)
             except ValueError:
-                raise ValueError(f"ESC50: {self._tree.path(self.meta)!r} gives {row.filename!r} "
-                                 f"the fold {row.fold!r} and target {row.target!r}, which are "
-                                 f"not ints") from None
+                raise ValueError(
+                    f"ESC50: {self._tree.path(self.meta)!r} gives {row.filename!r} "
+                    f"the fold {row.fold!r} and target {row.target!r}, which are "
+                    f"not ints"
+                ) from None
             if (fold == split) == (mode == "dev"):
                 files.append(self._tree.path(os.path.join(self.audio_path, row.filename)))
                 labels.append(target)

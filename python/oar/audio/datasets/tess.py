@@ -1,11 +1,18 @@
 """TESS, the Toronto emotional speech set (Paddle's paddle.audio.datasets.TESS)."""
+
 from __future__ import annotations
 
 import os
 from typing import NamedTuple
 
-from .dataset import (AudioClassificationDataset, _check_feat, _check_int, _check_mode,
-                      _locate, _use_tree)
+from .dataset import (
+    AudioClassificationDataset,
+    _check_feat,
+    _check_int,
+    _check_mode,
+    _locate,
+    _use_tree,
+)
 
 __all__ = ["TESS"]
 
@@ -52,25 +59,30 @@ class TESS(AudioClassificationDataset):
     """
 
     archive = {
-        "url": "https://bj.bcebos.com/paddleaudio/datasets/"
-               "TESS_Toronto_emotional_speech_set.zip",
+        "url": "https://bj.bcebos.com/paddleaudio/datasets/TESS_Toronto_emotional_speech_set.zip",
         "md5": "1465311b24d1de704c4c63e4ccc470c7",
     }
 
-    label_list = ["angry", "disgust", "fear", "happy", "neutral",
-                  "ps",  # pleasant surprise
-                  "sad"]
+    label_list = [
+        "angry",
+        "disgust",
+        "fear",
+        "happy",
+        "neutral",
+        "ps",  # pleasant surprise
+        "sad",
+    ]
 
     audio_path = "TESS_Toronto_emotional_speech_set"
 
     class meta_info(NamedTuple):
         """What a file's name says: speaker_word_emotion.wav."""
+
         speaker: str
         word: str
         emotion: str
 
-    def __init__(self, mode="train", n_folds=5, split=1, feat_type="raw", archive=None,
-                 **kwargs):
+    def __init__(self, mode="train", n_folds=5, split=1, feat_type="raw", archive=None, **kwargs):
         name = "TESS"
         _check_mode(name, mode)
         n_folds = _check_int(name, "n_folds", n_folds, 1, float("inf"))
@@ -85,7 +97,7 @@ class TESS(AudioClassificationDataset):
     def _get_meta_info(self, files):
         rows = []
         for file in files:
-            parts = os.path.basename(file)[:-len(".wav")].split("_")
+            parts = os.path.basename(file)[: -len(".wav")].split("_")
             if len(parts) != len(self.meta_info._fields):
                 raise ValueError(f"TESS: {file!r} is not named speaker_word_emotion.wav")
             rows.append(self.meta_info(*parts))
@@ -97,8 +109,9 @@ class TESS(AudioClassificationDataset):
         files, labels = [], []
         for k, (file, row) in enumerate(zip(wav_files, self._get_meta_info(wav_files))):
             if row.emotion not in self.label_list:
-                raise ValueError(f"TESS: {file!r} names the emotion {row.emotion!r}, none of "
-                                 f"{self.label_list}")
+                raise ValueError(
+                    f"TESS: {file!r} names the emotion {row.emotion!r}, none of {self.label_list}"
+                )
             if (k % n_folds + 1 == split) == (mode == "dev"):
                 files.append(file)
                 labels.append(self.label_list.index(row.emotion))

@@ -31,8 +31,17 @@ class Spectrogram(_nn.Layer):
         oar.Size([1, 33, 17])
     """
 
-    def __init__(self, n_fft=512, hop_length=512, win_length=None, window="hann", power=1.0,
-                 center=True, pad_mode="reflect", dtype="float32"):
+    def __init__(
+        self,
+        n_fft=512,
+        hop_length=512,
+        win_length=None,
+        window="hann",
+        power=1.0,
+        center=True,
+        pad_mode="reflect",
+        dtype="float32",
+    ):
         super().__init__()
         if not power > 0:
             raise ValueError(f"Spectrogram(): argument 'power' must be > 0, but got {power}")
@@ -40,13 +49,20 @@ class Spectrogram(_nn.Layer):
         win_length = n_fft if win_length is None else win_length
         self.n_fft, self.hop_length, self.win_length = n_fft, hop_length, win_length
         self.center, self.pad_mode = center, pad_mode
-        self.register_buffer("fft_window", get_window(window, win_length, fftbins=True,
-                                                      dtype=dtype))
+        self.register_buffer(
+            "fft_window", get_window(window, win_length, fftbins=True, dtype=dtype)
+        )
 
     def forward(self, x):
-        spec = _signal.stft(x, n_fft=self.n_fft, hop_length=self.hop_length,
-                               win_length=self.win_length, window=self.fft_window,
-                               center=self.center, pad_mode=self.pad_mode)
+        spec = _signal.stft(
+            x,
+            n_fft=self.n_fft,
+            hop_length=self.hop_length,
+            win_length=self.win_length,
+            window=self.fft_window,
+            center=self.center,
+            pad_mode=self.pad_mode,
+        )
         return pow(_C.abs(spec), self.power)
 
 
@@ -77,19 +93,50 @@ class MelSpectrogram(_nn.Layer):
         oar.Size([1, 20, 17])
     """
 
-    def __init__(self, sr=22050, n_fft=2048, hop_length=512, win_length=None, window="hann",
-                 power=2.0, center=True, pad_mode="reflect", n_mels=64, f_min=50.0, f_max=None,
-                 htk=False, norm="slaney", dtype="float32"):
+    def __init__(
+        self,
+        sr=22050,
+        n_fft=2048,
+        hop_length=512,
+        win_length=None,
+        window="hann",
+        power=2.0,
+        center=True,
+        pad_mode="reflect",
+        n_mels=64,
+        f_min=50.0,
+        f_max=None,
+        htk=False,
+        norm="slaney",
+        dtype="float32",
+    ):
         super().__init__()
-        self._spectrogram = Spectrogram(n_fft=n_fft, hop_length=hop_length,
-                                        win_length=win_length, window=window, power=power,
-                                        center=center, pad_mode=pad_mode, dtype=dtype)
+        self._spectrogram = Spectrogram(
+            n_fft=n_fft,
+            hop_length=hop_length,
+            win_length=win_length,
+            window=window,
+            power=power,
+            center=center,
+            pad_mode=pad_mode,
+            dtype=dtype,
+        )
         self.n_mels, self.f_min, self.f_max, self.htk, self.norm = n_mels, f_min, f_max, htk, norm
         if f_max is None:
             f_max = sr // 2
-        self.register_buffer("fbank_matrix", compute_fbank_matrix(
-            sr=sr, n_fft=n_fft, n_mels=n_mels, f_min=f_min, f_max=f_max, htk=htk, norm=norm,
-            dtype=dtype))
+        self.register_buffer(
+            "fbank_matrix",
+            compute_fbank_matrix(
+                sr=sr,
+                n_fft=n_fft,
+                n_mels=n_mels,
+                f_min=f_min,
+                f_max=f_max,
+                htk=htk,
+                norm=norm,
+                dtype=dtype,
+            ),
+        )
 
     def forward(self, x):
         return _C.matmul(self.fbank_matrix, self._spectrogram(x))
@@ -125,20 +172,49 @@ class LogMelSpectrogram(_nn.Layer):
         oar.Size([1, 20, 17])
     """
 
-    def __init__(self, sr=22050, n_fft=512, hop_length=None, win_length=None, window="hann",
-                 power=2.0, center=True, pad_mode="reflect", n_mels=64, f_min=50.0, f_max=None,
-                 htk=False, norm="slaney", ref_value=1.0, amin=1e-10, top_db=None,
-                 dtype="float32"):
+    def __init__(
+        self,
+        sr=22050,
+        n_fft=512,
+        hop_length=None,
+        win_length=None,
+        window="hann",
+        power=2.0,
+        center=True,
+        pad_mode="reflect",
+        n_mels=64,
+        f_min=50.0,
+        f_max=None,
+        htk=False,
+        norm="slaney",
+        ref_value=1.0,
+        amin=1e-10,
+        top_db=None,
+        dtype="float32",
+    ):
         super().__init__()
         self._melspectrogram = MelSpectrogram(
-            sr=sr, n_fft=n_fft, hop_length=hop_length, win_length=win_length, window=window,
-            power=power, center=center, pad_mode=pad_mode, n_mels=n_mels, f_min=f_min,
-            f_max=f_max, htk=htk, norm=norm, dtype=dtype)
+            sr=sr,
+            n_fft=n_fft,
+            hop_length=hop_length,
+            win_length=win_length,
+            window=window,
+            power=power,
+            center=center,
+            pad_mode=pad_mode,
+            n_mels=n_mels,
+            f_min=f_min,
+            f_max=f_max,
+            htk=htk,
+            norm=norm,
+            dtype=dtype,
+        )
         self.ref_value, self.amin, self.top_db = ref_value, amin, top_db
 
     def forward(self, x):
-        return power_to_db(self._melspectrogram(x), ref_value=self.ref_value, amin=self.amin,
-                           top_db=self.top_db)
+        return power_to_db(
+            self._melspectrogram(x), ref_value=self.ref_value, amin=self.amin, top_db=self.top_db
+        )
 
 
 class MFCC(_nn.Layer):
@@ -172,19 +248,51 @@ class MFCC(_nn.Layer):
         oar.Size([1, 13, 17])
     """
 
-    def __init__(self, sr=22050, n_mfcc=40, n_fft=512, hop_length=None, win_length=None,
-                 window="hann", power=2.0, center=True, pad_mode="reflect", n_mels=64,
-                 f_min=50.0, f_max=None, htk=False, norm="slaney", ref_value=1.0, amin=1e-10,
-                 top_db=None, dtype="float32"):
+    def __init__(
+        self,
+        sr=22050,
+        n_mfcc=40,
+        n_fft=512,
+        hop_length=None,
+        win_length=None,
+        window="hann",
+        power=2.0,
+        center=True,
+        pad_mode="reflect",
+        n_mels=64,
+        f_min=50.0,
+        f_max=None,
+        htk=False,
+        norm="slaney",
+        ref_value=1.0,
+        amin=1e-10,
+        top_db=None,
+        dtype="float32",
+    ):
         super().__init__()
         if n_mfcc > n_mels:
-            raise ValueError(f"MFCC(): argument 'n_mfcc' ({n_mfcc}) must not exceed n_mels "
-                             f"({n_mels})")
+            raise ValueError(
+                f"MFCC(): argument 'n_mfcc' ({n_mfcc}) must not exceed n_mels ({n_mels})"
+            )
         self._log_melspectrogram = LogMelSpectrogram(
-            sr=sr, n_fft=n_fft, hop_length=hop_length, win_length=win_length, window=window,
-            power=power, center=center, pad_mode=pad_mode, n_mels=n_mels, f_min=f_min,
-            f_max=f_max, htk=htk, norm=norm, ref_value=ref_value, amin=amin, top_db=top_db,
-            dtype=dtype)
+            sr=sr,
+            n_fft=n_fft,
+            hop_length=hop_length,
+            win_length=win_length,
+            window=window,
+            power=power,
+            center=center,
+            pad_mode=pad_mode,
+            n_mels=n_mels,
+            f_min=f_min,
+            f_max=f_max,
+            htk=htk,
+            norm=norm,
+            ref_value=ref_value,
+            amin=amin,
+            top_db=top_db,
+            dtype=dtype,
+        )
         self.register_buffer("dct_matrix", create_dct(n_mfcc=n_mfcc, n_mels=n_mels, dtype=dtype))
 
     def forward(self, x):

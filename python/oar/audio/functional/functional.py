@@ -4,6 +4,7 @@ The formulas are librosa's (Slaney's mel scale by default, HTK's with htk=True),
 Paddle's are; the tensors are computed in the requested dtype with differentiable ops,
 so hz_to_mel, mel_to_hz and power_to_db pass gradients.
 """
+
 import math
 import numbers
 
@@ -34,8 +35,9 @@ def _freq_arg(api, name, v):
     if isinstance(v, Tensor):
         return v
     if isinstance(v, bool) or not isinstance(v, numbers.Real):
-        raise TypeError(f"{api}(): argument '{name}' must be a float or a Tensor, but got "
-                        f"{type(v).__name__}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be a float or a Tensor, but got {type(v).__name__}"
+        )
     return float(v)
 
 
@@ -160,8 +162,9 @@ def fft_frequencies(sr, n_fft, dtype="float32"):
     return linspace(0, float(sr) / 2, 1 + n_fft // 2, dtype=_float_dtype(api, dtype))
 
 
-def compute_fbank_matrix(sr, n_fft, n_mels=64, f_min=0.0, f_max=None, htk=False,
-                         norm="slaney", dtype="float32"):
+def compute_fbank_matrix(
+    sr, n_fft, n_mels=64, f_min=0.0, f_max=None, htk=False, norm="slaney", dtype="float32"
+):
     """The mel filter bank: n_mels triangular filters over the 1 + n_fft // 2 rfft bins.
 
     Args:
@@ -198,13 +201,14 @@ def compute_fbank_matrix(sr, n_fft, n_mels=64, f_min=0.0, f_max=None, htk=False,
     upper = ramps[2:] / _C.unsqueeze(fdiff[1:], 1)
     weights = _C.maximum(zeros_like(lower), _C.minimum(lower, upper))
     if norm == "slaney":
-        enorm = 2.0 / (mel_f[2:n_mels + 2] - mel_f[:n_mels])
+        enorm = 2.0 / (mel_f[2 : n_mels + 2] - mel_f[:n_mels])
         weights = weights * _C.unsqueeze(enorm, 1)
     elif isinstance(norm, numbers.Real) and not isinstance(norm, bool):
         weights = _nn.functional.normalize(weights, p=norm, axis=-1)
     elif norm is not None:
-        raise ValueError(f"{api}(): argument 'norm' must be 'slaney', a number or None, but "
-                         f"got {norm!r}")
+        raise ValueError(
+            f"{api}(): argument 'norm' must be 'slaney', a number or None, but got {norm!r}"
+        )
     return weights
 
 

@@ -9,6 +9,7 @@ formulas, then converted to the requested dtype. A periodic window (fftbins=True
 periodic=True: the defaults) is the symmetric window of M + 1 points without its last,
 as spectral analysis wants.
 """
+
 import math
 import numbers
 import warnings
@@ -21,8 +22,14 @@ from ...tensor.creation import to_tensor
 from ...framework.dtype import convert_dtype
 from ...framework.dtype import get_default_dtype
 
-__all__ = ["get_window", "hann_window", "hamming_window", "blackman_window",
-           "bartlett_window", "kaiser_window"]
+__all__ = [
+    "get_window",
+    "hann_window",
+    "hamming_window",
+    "blackman_window",
+    "bartlett_window",
+    "kaiser_window",
+]
 
 
 def _general_cosine(m, a):
@@ -80,7 +87,7 @@ def _tukey(m, alpha=0.5):
         return _hann(m)
     n = np.arange(m)
     width = int(math.floor(alpha * (m - 1) / 2.0))
-    n1, n2, n3 = n[:width + 1], n[width + 1:m - width - 1], n[m - width - 1:]
+    n1, n2, n3 = n[: width + 1], n[width + 1 : m - width - 1], n[m - width - 1 :]
     w1 = 0.5 * (1 + np.cos(math.pi * (-1 + 2.0 * n1 / alpha / (m - 1))))
     w3 = 0.5 * (1 + np.cos(math.pi * (-2.0 / alpha + 1 + 2.0 * n3 / alpha / (m - 1))))
     return np.concatenate([w1, np.ones(n2.shape), w3])
@@ -88,7 +95,7 @@ def _tukey(m, alpha=0.5):
 
 def _gaussian(m, std):
     n = np.arange(m) - (m - 1.0) / 2.0
-    return np.exp(-n ** 2 / (2 * std * std))
+    return np.exp(-(n**2) / (2 * std * std))
 
 
 def _general_gaussian(m, p, sig):
@@ -106,14 +113,14 @@ def _taylor(m, nbar=4, sll=30, norm=True):
     # Taylor's window: the first nbar - 1 sidelobes held at -sll dB.
     b = 10 ** (sll / 20)
     a = math.acosh(b) / math.pi
-    s2 = nbar ** 2 / (a ** 2 + (nbar - 0.5) ** 2)
+    s2 = nbar**2 / (a**2 + (nbar - 0.5) ** 2)
     ma = np.arange(1, nbar)
-    m2 = ma ** 2.0
+    m2 = ma**2.0
     fm = np.empty(nbar - 1)
     signs = np.where(ma % 2 == 1, 1.0, -1.0)
     for i in range(nbar - 1):
-        numer = signs[i] * np.prod(1 - m2[i] / s2 / (a ** 2 + (ma - 0.5) ** 2))
-        denom = 2 * np.prod(1 - m2[i] / m2[:i]) * np.prod(1 - m2[i] / m2[i + 1:])
+        numer = signs[i] * np.prod(1 - m2[i] / s2 / (a**2 + (ma - 0.5) ** 2))
+        denom = 2 * np.prod(1 - m2[i] / m2[:i]) * np.prod(1 - m2[i] / m2[i + 1 :])
         fm[i] = numer / denom
 
     def shape(n):
@@ -131,19 +138,24 @@ def _taylor_nbar(api, nbar, win_length):
     # the shortest windows too, and windows of 0 or 1 samples (all ones, nothing computed)
     # take any nbar, as in scipy.
     if isinstance(nbar, bool) or not isinstance(nbar, numbers.Integral) or nbar < 1:
-        raise ValueError(f"{api}(): argument 'nbar' of the 'taylor' window must be an int >= 1, "
-                         f"but got {nbar!r}")
+        raise ValueError(
+            f"{api}(): argument 'nbar' of the 'taylor' window must be an int >= 1, but got {nbar!r}"
+        )
     bound = max(win_length, 4)
     if win_length > 1 and nbar > bound:
-        raise ValueError(f"{api}(): argument 'nbar' of the 'taylor' window must be at most "
-                         f"{bound} (the window length, or 4 for shorter windows), but got "
-                         f"{nbar}")
+        raise ValueError(
+            f"{api}(): argument 'nbar' of the 'taylor' window must be at most "
+            f"{bound} (the window length, or 4 for shorter windows), but got "
+            f"{nbar}"
+        )
 
 
 def _exponential(m, center=None, tau=1.0, sym=True):
     if sym and center is not None:
-        raise ValueError("get_window(): the exponential window takes a center only when "
-                         "fftbins=True (a symmetric window is centred)")
+        raise ValueError(
+            "get_window(): the exponential window takes a center only when "
+            "fftbins=True (a symmetric window is centred)"
+        )
     if center is None:
         center = (m - 1) / 2
     return np.exp(-np.abs(np.arange(m) - center) / tau)
@@ -151,11 +163,20 @@ def _exponential(m, center=None, tau=1.0, sym=True):
 
 # name -> (function, how many parameters it needs at least, at most)
 _WINDOWS = {
-    "hamming": (_hamming, 0, 0), "hann": (_hann, 0, 0), "blackman": (_blackman, 0, 0),
-    "nuttall": (_nuttall, 0, 0), "bartlett": (_bartlett, 0, 0), "triang": (_triang, 0, 0),
-    "bohman": (_bohman, 0, 0), "cosine": (_cosine, 0, 0), "tukey": (_tukey, 0, 1),
-    "gaussian": (_gaussian, 1, 1), "general_gaussian": (_general_gaussian, 2, 2),
-    "kaiser": (_kaiser, 1, 1), "taylor": (_taylor, 0, 3), "exponential": (_exponential, 0, 2),
+    "hamming": (_hamming, 0, 0),
+    "hann": (_hann, 0, 0),
+    "blackman": (_blackman, 0, 0),
+    "nuttall": (_nuttall, 0, 0),
+    "bartlett": (_bartlett, 0, 0),
+    "triang": (_triang, 0, 0),
+    "bohman": (_bohman, 0, 0),
+    "cosine": (_cosine, 0, 0),
+    "tukey": (_tukey, 0, 1),
+    "gaussian": (_gaussian, 1, 1),
+    "general_gaussian": (_general_gaussian, 2, 2),
+    "kaiser": (_kaiser, 1, 1),
+    "taylor": (_taylor, 0, 3),
+    "exponential": (_exponential, 0, 2),
 }
 
 
@@ -189,23 +210,33 @@ def get_window(window, win_length, fftbins=True, dtype="float64"):
     elif isinstance(window, str):
         name, params = window, ()
     else:
-        raise ValueError(f"{api}(): argument 'window' must be a str or a tuple (name, "
-                         f"parameters...), but got {type(window).__name__}")
+        raise ValueError(
+            f"{api}(): argument 'window' must be a str or a tuple (name, "
+            f"parameters...), but got {type(window).__name__}"
+        )
     if name not in _WINDOWS:
         raise ValueError(f"{api}(): unknown window {name!r}; known: {', '.join(sorted(_WINDOWS))}")
     _, least, most = _WINDOWS[name]
     if not least <= len(params) <= most:
-        raise ValueError(f"{api}(): the {name!r} window takes {least} to {most} parameters "
-                         f"(pass a tuple such as ({name!r}, ...)), but got {len(params)}")
+        raise ValueError(
+            f"{api}(): the {name!r} window takes {least} to {most} parameters "
+            f"(pass a tuple such as ({name!r}, ...)), but got {len(params)}"
+        )
     for p in params:
-        if p is not None and (isinstance(p, bool) and name != "taylor"
-                              or not isinstance(p, numbers.Real)):
-            raise ValueError(f"{api}(): the parameters of the {name!r} window must be numbers, "
-                             f"but got {p!r}")
-    if isinstance(win_length, bool) or not isinstance(win_length, numbers.Integral) \
-            or win_length < 0:
-        raise ValueError(f"{api}(): argument 'win_length' must be a non-negative int, but got "
-                         f"{win_length!r}")
+        if p is not None and (
+            isinstance(p, bool) and name != "taylor" or not isinstance(p, numbers.Real)
+        ):
+            raise ValueError(
+                f"{api}(): the parameters of the {name!r} window must be numbers, but got {p!r}"
+            )
+    if (
+        isinstance(win_length, bool)
+        or not isinstance(win_length, numbers.Integral)
+        or win_length < 0
+    ):
+        raise ValueError(
+            f"{api}(): argument 'win_length' must be a non-negative int, but got {win_length!r}"
+        )
     if name == "taylor" and params:
         _taylor_nbar(api, params[0], int(win_length))
     dt = convert_dtype(dtype)
@@ -226,8 +257,19 @@ def _values(name, params, m, fftbins):
     return w if sym else w[:-1]
 
 
-def _constructor(api, name, params, window_length, periodic, dtype, layout, device,
-                 pin_memory, requires_grad, affine=None):
+def _constructor(
+    api,
+    name,
+    params,
+    window_length,
+    periodic,
+    dtype,
+    layout,
+    device,
+    pin_memory,
+    requires_grad,
+    affine=None,
+):
     """The checks and tensor of the torch-style constructors below.
 
     `affine` (a, b) maps the window w to a + b * w before the dtype conversion (the
@@ -235,28 +277,35 @@ def _constructor(api, name, params, window_length, periodic, dtype, layout, devi
     only accepted (with Paddle's warning when given), `device`, `pin_memory` and
     `requires_grad` act as in oar's creation functions.
     """
-    if isinstance(window_length, (bool, np.bool_)) or \
-            not isinstance(window_length, numbers.Integral):
-        raise TypeError(f"{api}(): argument 'window_length' must be an int, but got "
-                        f"{type(window_length).__name__}")
+    if isinstance(window_length, (bool, np.bool_)) or not isinstance(
+        window_length, numbers.Integral
+    ):
+        raise TypeError(
+            f"{api}(): argument 'window_length' must be an int, but got "
+            f"{type(window_length).__name__}"
+        )
     if window_length < 0:
-        raise ValueError(f"{api}(): argument 'window_length' must be >= 0, but got "
-                         f"{int(window_length)}")
+        raise ValueError(
+            f"{api}(): argument 'window_length' must be >= 0, but got {int(window_length)}"
+        )
     if not isinstance(periodic, (bool, np.bool_)):
-        raise TypeError(f"{api}(): argument 'periodic' must be a bool, but got "
-                        f"{type(periodic).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'periodic' must be a bool, but got {type(periodic).__name__}"
+        )
     try:
         dt = get_default_dtype() if dtype is None else convert_dtype(dtype)
     except (TypeError, ValueError):
-        raise TypeError(f"{api}(): argument 'dtype' must be float32 or float64, but got "
-                        f"{dtype!r}") from None
+        raise TypeError(
+            f"{api}(): argument 'dtype' must be float32 or float64, but got {dtype!r}"
+        ) from None
     if dt not in ("float32", "float64"):
-        raise TypeError(f"{api}(): argument 'dtype' must be float32 or float64, but got "
-                        f"{getattr(dt, 'name', dt)}")
+        raise TypeError(
+            f"{api}(): argument 'dtype' must be float32 or float64, but got "
+            f"{getattr(dt, 'name', dt)}"
+        )
     if layout is not None:
         # Paddle warns in the same way: its tensors have one (strided) layout, as oar's.
-        warnings.warn(f"{api}(): layout only supports 'strided' in oar; ignored",
-                      stacklevel=3)
+        warnings.warn(f"{api}(): layout only supports 'strided' in oar; ignored", stacklevel=3)
     w = _values(name, params, int(window_length), bool(periodic))
     if affine is not None:
         w = affine[0] + affine[1] * w
@@ -266,13 +315,22 @@ def _constructor(api, name, params, window_length, periodic, dtype, layout, devi
 
 def _real(api, arg, value):
     if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise TypeError(f"{api}(): argument '{arg}' must be a float, but got "
-                        f"{type(value).__name__}")
+        raise TypeError(
+            f"{api}(): argument '{arg}' must be a float, but got {type(value).__name__}"
+        )
     return float(value)
 
 
-def hann_window(window_length, periodic=True, *, dtype="float32", layout=None, device=None,
-                pin_memory=False, requires_grad=False):
+def hann_window(
+    window_length,
+    periodic=True,
+    *,
+    dtype="float32",
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
     """The Hann window, 0.5 - 0.5 cos(2 pi n / N): Paddle's
     paddle.audio.functional.window.hann_window (as torch.hann_window).
 
@@ -296,12 +354,32 @@ def hann_window(window_length, periodic=True, *, dtype="float32", layout=None, d
         >>> print(hann_window(4).numpy())
         [0.  0.5 1.  0.5]
     """
-    return _constructor("hann_window", "hann", (), window_length, periodic, dtype, layout,
-                        device, pin_memory, requires_grad)
+    return _constructor(
+        "hann_window",
+        "hann",
+        (),
+        window_length,
+        periodic,
+        dtype,
+        layout,
+        device,
+        pin_memory,
+        requires_grad,
+    )
 
 
-def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype="float32",
-                   layout=None, device=None, pin_memory=False, requires_grad=False):
+def hamming_window(
+    window_length,
+    periodic=True,
+    alpha=0.54,
+    beta=0.46,
+    *,
+    dtype="float32",
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
     """The generalized Hamming window, alpha - beta cos(2 pi n / N): Paddle's
     paddle.audio.functional.window.hamming_window (as torch.hamming_window).
 
@@ -334,12 +412,31 @@ def hamming_window(window_length, periodic=True, alpha=0.54, beta=0.46, *, dtype
     api = "hamming_window"
     alpha, beta = _real(api, "alpha", alpha), _real(api, "beta", beta)
     scale = beta / 0.46
-    return _constructor(api, "hamming", (), window_length, periodic, dtype, layout, device,
-                        pin_memory, requires_grad, affine=(alpha - scale * 0.54, scale))
+    return _constructor(
+        api,
+        "hamming",
+        (),
+        window_length,
+        periodic,
+        dtype,
+        layout,
+        device,
+        pin_memory,
+        requires_grad,
+        affine=(alpha - scale * 0.54, scale),
+    )
 
 
-def blackman_window(window_length, periodic=True, *, dtype="float32", layout=None,
-                    device=None, pin_memory=False, requires_grad=False):
+def blackman_window(
+    window_length,
+    periodic=True,
+    *,
+    dtype="float32",
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
     """The Blackman window, 0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N): Paddle's
     paddle.audio.functional.window.blackman_window (as torch.blackman_window).
 
@@ -363,12 +460,30 @@ def blackman_window(window_length, periodic=True, *, dtype="float32", layout=Non
         >>> print(blackman_window(3, periodic=False, dtype="float64").numpy().round(6))
         [-0.  1. -0.]
     """
-    return _constructor("blackman_window", "blackman", (), window_length, periodic, dtype,
-                        layout, device, pin_memory, requires_grad)
+    return _constructor(
+        "blackman_window",
+        "blackman",
+        (),
+        window_length,
+        periodic,
+        dtype,
+        layout,
+        device,
+        pin_memory,
+        requires_grad,
+    )
 
 
-def bartlett_window(window_length, periodic=True, *, dtype="float32", layout=None,
-                    device=None, pin_memory=False, requires_grad=False):
+def bartlett_window(
+    window_length,
+    periodic=True,
+    *,
+    dtype="float32",
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
     """The Bartlett (triangular, zero at both ends) window, 1 - |2n / N - 1|: Paddle's
     paddle.audio.functional.window.bartlett_window (as torch.bartlett_window).
 
@@ -392,12 +507,31 @@ def bartlett_window(window_length, periodic=True, *, dtype="float32", layout=Non
         >>> print(bartlett_window(4).numpy())
         [0.  0.5 1.  0.5]
     """
-    return _constructor("bartlett_window", "bartlett", (), window_length, periodic, dtype,
-                        layout, device, pin_memory, requires_grad)
+    return _constructor(
+        "bartlett_window",
+        "bartlett",
+        (),
+        window_length,
+        periodic,
+        dtype,
+        layout,
+        device,
+        pin_memory,
+        requires_grad,
+    )
 
 
-def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype="float32", layout=None,
-                  device=None, pin_memory=False, requires_grad=False):
+def kaiser_window(
+    window_length,
+    periodic=True,
+    beta=12.0,
+    *,
+    dtype="float32",
+    layout=None,
+    device=None,
+    pin_memory=False,
+    requires_grad=False,
+):
     """The Kaiser window, I0(beta sqrt(1 - (2n / N - 1)^2)) / I0(beta): Paddle's
     paddle.audio.functional.window.kaiser_window (as torch.kaiser_window).
 
@@ -424,5 +558,15 @@ def kaiser_window(window_length, periodic=True, beta=12.0, *, dtype="float32", l
     """
     api = "kaiser_window"
     beta = _real(api, "beta", beta)
-    return _constructor(api, "kaiser", (beta,), window_length, periodic, dtype, layout,
-                        device, pin_memory, requires_grad)
+    return _constructor(
+        api,
+        "kaiser",
+        (beta,),
+        window_length,
+        periodic,
+        dtype,
+        layout,
+        device,
+        pin_memory,
+        requires_grad,
+    )

@@ -1,6 +1,7 @@
 """oar.compat.nn: paddle.compat.nn, layers with PyTorch's constructor arguments and
 parameter layouts (Linear's weight is [out_features, in_features]; MultiheadAttention's
 in_proj_weight is [3 * embed_dim, embed_dim])."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,16 +21,28 @@ from ...tensor.creation import to_tensor
 
 Tensor = _C.Tensor
 
-__all__ = ["Unfold", "Linear", "Softmax", "AvgPool1D", "AvgPool2D", "AvgPool3D", "AvgPool1d",
-           "AvgPool2d", "AvgPool3d", "MultiheadAttention"]
+__all__ = [
+    "Unfold",
+    "Linear",
+    "Softmax",
+    "AvgPool1D",
+    "AvgPool2D",
+    "AvgPool3D",
+    "AvgPool1d",
+    "AvgPool2d",
+    "AvgPool3d",
+    "MultiheadAttention",
+]
 
 
 def _forbid_kwargs(api, paddle_name, kwargs, keys):
     bad = sorted(k for k in kwargs if k in keys)
     if bad:
-        raise TypeError(f"{api}() received unexpected keyword argument(s) "
-                        f"{', '.join(repr(k) for k in bad)}: it takes PyTorch's argument "
-                        f"names; use {paddle_name} for Paddle's")
+        raise TypeError(
+            f"{api}() received unexpected keyword argument(s) "
+            f"{', '.join(repr(k) for k in bad)}: it takes PyTorch's argument "
+            f"names; use {paddle_name} for Paddle's"
+        )
     if kwargs:
         raise TypeError(f"{api}() got unexpected keyword argument(s) {sorted(kwargs)}")
 
@@ -37,8 +50,16 @@ def _forbid_kwargs(api, paddle_name, kwargs, keys):
 class _AvgPoolNd(Layer):
     _nd = 0
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, divisor_override=None, **kwargs):
+    def __init__(
+        self,
+        kernel_size,
+        stride=None,
+        padding=0,
+        ceil_mode=False,
+        count_include_pad=True,
+        divisor_override=None,
+        **kwargs,
+    ):
         name = f"AvgPool{self._nd}D"
         _forbid_kwargs(name, f"oar.nn.{name}", kwargs, {"exclusive", "data_format", "name"})
         super().__init__()
@@ -51,9 +72,18 @@ class _AvgPoolNd(Layer):
 
     def forward(self, input):
         layout = {1: "NCL", 2: "NCHW", 3: "NCDHW"}[self._nd]
-        return _avg_pool(f"avg_pool{self._nd}d", self._nd, input, self.kernel_size, self.stride,
-                         self.padding, self.ceil_mode, not self.count_include_pad,
-                         self.divisor_override, layout)
+        return _avg_pool(
+            f"avg_pool{self._nd}d",
+            self._nd,
+            input,
+            self.kernel_size,
+            self.stride,
+            self.padding,
+            self.ceil_mode,
+            not self.count_include_pad,
+            self.divisor_override,
+            layout,
+        )
 
     def extra_repr(self):
         return f"kernel_size={self.kernel_size}, stride={self.stride}, padding={self.padding}"
@@ -62,21 +92,24 @@ class _AvgPoolNd(Layer):
 class AvgPool1D(_AvgPoolNd):
     """Average pooling of [N, C, L] (PyTorch's AvgPool1d: count_include_pad=True by
     default, i.e. Paddle's exclusive=False)."""
+
     _nd = 1
 
-    def __init__(self, kernel_size, stride=None, padding=0, ceil_mode=False,
-                 count_include_pad=True, **kwargs):
-        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad, None,
-                         **kwargs)
+    def __init__(
+        self, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, **kwargs
+    ):
+        super().__init__(kernel_size, stride, padding, ceil_mode, count_include_pad, None, **kwargs)
 
 
 class AvgPool2D(_AvgPoolNd):
     """Average pooling of [N, C, H, W] (PyTorch's AvgPool2d)."""
+
     _nd = 2
 
 
 class AvgPool3D(_AvgPoolNd):
     """Average pooling of [N, C, D, H, W] (PyTorch's AvgPool3d)."""
+
     _nd = 3
 
 
@@ -88,8 +121,9 @@ class Unfold(Layer):
     nn.Unfold argument names and order)."""
 
     def __init__(self, kernel_size, dilation=1, padding=0, stride=1, **kwargs):
-        _forbid_kwargs("Unfold", "oar.nn.Unfold", kwargs,
-                       {"kernel_sizes", "dilations", "paddings", "strides"})
+        _forbid_kwargs(
+            "Unfold", "oar.nn.Unfold", kwargs, {"kernel_sizes", "dilations", "paddings", "strides"}
+        )
         super().__init__()
         self.kernel_size, self.dilation = kernel_size, dilation
         self.padding, self.stride = padding, stride
@@ -98,8 +132,10 @@ class Unfold(Layer):
         return unfold(input, self.kernel_size, self.dilation, self.padding, self.stride)
 
     def extra_repr(self):
-        return (f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
-                f"padding={self.padding}, stride={self.stride}")
+        return (
+            f"kernel_size={self.kernel_size}, dilation={self.dilation}, "
+            f"padding={self.padding}, stride={self.stride}"
+        )
 
 
 class Linear(Layer):
@@ -107,32 +143,39 @@ class Linear(Layer):
     [out_features, in_features] Kaiming-uniform (a = sqrt(5)), bias uniform in
     +-1/sqrt(in_features)."""
 
-    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None,
-                 **kwargs):
+    def __init__(self, in_features, out_features, bias=True, device=None, dtype=None, **kwargs):
         _forbid_kwargs("Linear", "oar.nn.Linear", kwargs, {"weight_attr", "bias_attr", "name"})
         super().__init__()
         for arg, v in (("in_features", in_features), ("out_features", out_features)):
             if isinstance(v, bool) or not isinstance(v, int) or v < 0:
-                raise ValueError(f"Linear: argument '{arg}' must be a non-negative int, got "
-                                 f"{v!r}")
+                raise ValueError(f"Linear: argument '{arg}' must be a non-negative int, got {v!r}")
         if device is not None:
             _to_place(device, "Linear")
         self.in_features, self.out_features = in_features, out_features
         bound = 1.0 / math.sqrt(in_features) if in_features > 0 else 0.0
         # kaiming_uniform_(a=sqrt(5)) on [out, in]: gain sqrt(2 / (1 + 5)), fan_in = in.
         self.weight = self.create_parameter(
-            [out_features, in_features], dtype=dtype,
-            default_initializer=I.Uniform(-bound, bound))
-        self.bias = self.create_parameter([out_features], dtype=dtype, is_bias=True,
-                                          default_initializer=I.Uniform(-bound, bound)) \
-            if bias else None
+            [out_features, in_features], dtype=dtype, default_initializer=I.Uniform(-bound, bound)
+        )
+        self.bias = (
+            self.create_parameter(
+                [out_features],
+                dtype=dtype,
+                is_bias=True,
+                default_initializer=I.Uniform(-bound, bound),
+            )
+            if bias
+            else None
+        )
 
     def forward(self, input):
         return linear(input, self.weight, self.bias)
 
     def extra_repr(self):
-        return (f"in_features={self.in_features}, out_features={self.out_features}, "
-                f"bias={self.bias is not None}")
+        return (
+            f"in_features={self.in_features}, out_features={self.out_features}, "
+            f"bias={self.bias is not None}"
+        )
 
 
 class Softmax(Layer):
@@ -158,17 +201,31 @@ class MultiheadAttention(Layer):
     returns (attn_output, attn_weights or None). Boolean masks mark the positions NOT
     attended (True = masked), float masks are added to the scores."""
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, bias=True, add_bias_kv=False,
-                 add_zero_attn=False, kdim=None, vdim=None, batch_first=False, device=None,
-                 dtype=None):
+    def __init__(
+        self,
+        embed_dim,
+        num_heads,
+        dropout=0.0,
+        bias=True,
+        add_bias_kv=False,
+        add_zero_attn=False,
+        kdim=None,
+        vdim=None,
+        batch_first=False,
+        device=None,
+        dtype=None,
+    ):
         super().__init__()
         for arg, v in (("embed_dim", embed_dim), ("num_heads", num_heads)):
             if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-                raise ValueError(f"MultiheadAttention: argument '{arg}' must be a positive "
-                                 f"int, got {v!r}")
+                raise ValueError(
+                    f"MultiheadAttention: argument '{arg}' must be a positive int, got {v!r}"
+                )
         if embed_dim % num_heads:
-            raise ValueError(f"MultiheadAttention: embed_dim ({embed_dim}) must be divisible "
-                             f"by num_heads ({num_heads})")
+            raise ValueError(
+                f"MultiheadAttention: embed_dim ({embed_dim}) must be divisible "
+                f"by num_heads ({num_heads})"
+            )
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.kdim = embed_dim if kdim is None else kdim
         self.vdim = embed_dim if vdim is None else vdim
@@ -177,56 +234,79 @@ class MultiheadAttention(Layer):
         self.dropout, self.batch_first = float(dropout), bool(batch_first)
         xavier = I.XavierUniform()
         if self._qkv_same_embed_dim:
-            self.in_proj_weight = self.create_parameter([3 * embed_dim, embed_dim], dtype=dtype,
-                                                        default_initializer=xavier)
+            self.in_proj_weight = self.create_parameter(
+                [3 * embed_dim, embed_dim], dtype=dtype, default_initializer=xavier
+            )
             self.q_proj_weight = self.k_proj_weight = self.v_proj_weight = None
         else:
             self.in_proj_weight = None
-            self.q_proj_weight = self.create_parameter([embed_dim, embed_dim], dtype=dtype,
-                                                       default_initializer=xavier)
-            self.k_proj_weight = self.create_parameter([embed_dim, self.kdim], dtype=dtype,
-                                                       default_initializer=xavier)
-            self.v_proj_weight = self.create_parameter([embed_dim, self.vdim], dtype=dtype,
-                                                       default_initializer=xavier)
-        self.in_proj_bias = self.create_parameter([3 * embed_dim], dtype=dtype, is_bias=True) \
-            if bias else None
+            self.q_proj_weight = self.create_parameter(
+                [embed_dim, embed_dim], dtype=dtype, default_initializer=xavier
+            )
+            self.k_proj_weight = self.create_parameter(
+                [embed_dim, self.kdim], dtype=dtype, default_initializer=xavier
+            )
+            self.v_proj_weight = self.create_parameter(
+                [embed_dim, self.vdim], dtype=dtype, default_initializer=xavier
+            )
+        self.in_proj_bias = (
+            self.create_parameter([3 * embed_dim], dtype=dtype, is_bias=True) if bias else None
+        )
         self.out_proj = Linear(embed_dim, embed_dim, bias=bias, dtype=dtype)
         if bias:  # PyTorch zeroes the output projection's bias
             I.Constant(0.0)(self.out_proj.bias)
         if add_bias_kv:
             normal = I.XavierNormal()
-            self.bias_k = self.create_parameter([1, 1, embed_dim], dtype=dtype,
-                                                default_initializer=normal)
-            self.bias_v = self.create_parameter([1, 1, embed_dim], dtype=dtype,
-                                                default_initializer=normal)
+            self.bias_k = self.create_parameter(
+                [1, 1, embed_dim], dtype=dtype, default_initializer=normal
+            )
+            self.bias_v = self.create_parameter(
+                [1, 1, embed_dim], dtype=dtype, default_initializer=normal
+            )
         else:
             self.bias_k = self.bias_v = None
         self.add_zero_attn = bool(add_zero_attn)
 
     def _proj(self, x, i, w):
-        b = None if self.in_proj_bias is None else \
-            _C.slice(self.in_proj_bias, [0], [i * self.embed_dim], [(i + 1) * self.embed_dim])
+        b = (
+            None
+            if self.in_proj_bias is None
+            else _C.slice(self.in_proj_bias, [0], [i * self.embed_dim], [(i + 1) * self.embed_dim])
+        )
         if self._qkv_same_embed_dim:
-            w = _C.slice(self.in_proj_weight, [0], [i * self.embed_dim],
-                         [(i + 1) * self.embed_dim])
+            w = _C.slice(self.in_proj_weight, [0], [i * self.embed_dim], [(i + 1) * self.embed_dim])
         return linear(x, w, b)
 
     def _float_mask(self, mask, dtype, name):
         C.tensor("MultiheadAttention", name, mask)
         if mask.dtype.name == "bool":
-            return _C.where(mask, _C.full(list(mask.shape), float("-inf"), dtype),
-                            _C.full(list(mask.shape), 0.0, dtype))
+            return _C.where(
+                mask,
+                _C.full(list(mask.shape), float("-inf"), dtype),
+                _C.full(list(mask.shape), 0.0, dtype),
+            )
         return _C.cast(mask, dtype) if mask.dtype != dtype else mask
 
-    def forward(self, query, key, value, key_padding_mask=None, need_weights=True,
-                attn_mask=None, average_attn_weights=True, is_causal=False):
+    def forward(
+        self,
+        query,
+        key,
+        value,
+        key_padding_mask=None,
+        need_weights=True,
+        attn_mask=None,
+        average_attn_weights=True,
+        is_causal=False,
+    ):
         api = "MultiheadAttention"
         for n, t in (("query", query), ("key", key), ("value", value)):
             C.tensor(api, n, t)
         batched = query.ndim == 3
         if query.ndim not in (2, 3) or key.ndim != query.ndim or value.ndim != query.ndim:
-            raise ValueError(f"{api}: query, key and value must all be 3-D (batched) or 2-D, "
-                             f"but have shapes {query.shape}, {key.shape}, {value.shape}")
+            raise ValueError(
+                f"{api}: query, key and value must all be 3-D (batched) or 2-D, "
+                f"but have shapes {query.shape}, {key.shape}, {value.shape}"
+            )
         if not batched:
             query, key, value = (_C.unsqueeze(t, [0]) for t in (query, key, value))
             if key_padding_mask is not None and key_padding_mask.ndim == 1:
@@ -248,15 +328,20 @@ class MultiheadAttention(Layer):
             if m.ndim == 3:  # [n * h, tgt, src]
                 m = _C.reshape(m, [n, h, tgt, src])
             elif m.ndim != 2:
-                raise ValueError(f"{api}: attn_mask must be 2-D [L, S] or 3-D [N * heads, L, "
-                                 f"S], but has shape {m.shape}")
+                raise ValueError(
+                    f"{api}: attn_mask must be 2-D [L, S] or 3-D [N * heads, L, "
+                    f"S], but has shape {m.shape}"
+                )
             mask = m
         if key_padding_mask is not None:
             if list(key_padding_mask.shape) != [n, src]:
-                raise ValueError(f"{api}: key_padding_mask must have shape {[n, src]}, but has "
-                                 f"{key_padding_mask.shape}")
-            kp = _C.reshape(self._float_mask(key_padding_mask, dtype, "key_padding_mask"),
-                            [n, 1, 1, src])
+                raise ValueError(
+                    f"{api}: key_padding_mask must have shape {[n, src]}, but has "
+                    f"{key_padding_mask.shape}"
+                )
+            kp = _C.reshape(
+                self._float_mask(key_padding_mask, dtype, "key_padding_mask"), [n, 1, 1, src]
+            )
             mask = kp if mask is None else _C.add(mask, kp)
         if self.bias_k is not None:
             k = _C.concat([k, _C.expand(self.bias_k, [n, 1, self.embed_dim])], 1)

@@ -1,5 +1,6 @@
 """oar.compat.nn.functional: paddle.compat.nn.functional, PyTorch's signatures
 (`input`, torch's pad order and weight layout [out_features, in_features])."""
+
 from __future__ import annotations
 
 from ... import _C
@@ -39,8 +40,10 @@ def linear(input, weight, bias=None):
     C.tensor("linear", "input", input)
     C.tensor("linear", "weight", weight)
     if weight.ndim not in (1, 2):
-        raise ValueError(f"linear(): argument 'weight' must be 1-D or 2-D [out_features, "
-                         f"in_features], but has shape {weight.shape}")
+        raise ValueError(
+            f"linear(): argument 'weight' must be 1-D or 2-D [out_features, "
+            f"in_features], but has shape {weight.shape}"
+        )
     out = _C.matmul(input, weight, False, weight.ndim == 2)
     if bias is not None:
         C.tensor("linear", "bias", bias)
@@ -54,28 +57,34 @@ def pad(input, pad, mode="constant", value=0.0):
     'constant', 'reflect', 'replicate', 'circular'."""
     C.tensor("pad", "input", input)
     if mode not in _PAD_MODES:
-        raise ValueError(f"pad(): argument 'mode' must be one of 'constant', 'reflect', "
-                         f"'replicate', 'circular', but got {mode!r}")
+        raise ValueError(
+            f"pad(): argument 'mode' must be one of 'constant', 'reflect', "
+            f"'replicate', 'circular', but got {mode!r}"
+        )
     if isinstance(pad, Tensor):
         pad = [int(v) for v in pad.numpy().reshape(-1).tolist()]
     if not isinstance(pad, (list, tuple)):
-        raise TypeError(f"pad(): argument 'pad' must be a list or tuple of int, but got "
-                        f"{type(pad).__name__}")
+        raise TypeError(
+            f"pad(): argument 'pad' must be a list or tuple of int, but got {type(pad).__name__}"
+        )
     pads = [C.integer("pad", f"pad[{i}]", v) for i, v in enumerate(pad)]
     n = input.ndim
     if len(pads) % 2:
         raise ValueError(f"pad(): argument 'pad' must have an even length, but has {len(pads)}")
     limit = 2 * n if mode == "constant" else 2 * n - 2
     if mode != "constant" and n < 2:
-        raise ValueError(f"pad(): {mode} padding needs at least a 2-D input, but got shape "
-                         f"{input.shape}")
+        raise ValueError(
+            f"pad(): {mode} padding needs at least a 2-D input, but got shape {input.shape}"
+        )
     if len(pads) > limit or (mode != "constant" and len(pads) > 6):
-        raise ValueError(f"pad(): argument 'pad' has {len(pads)} entries; at most "
-                         f"{min(limit, 6) if mode != 'constant' else limit} for a {n}-D input "
-                         f"in {mode} mode")
+        raise ValueError(
+            f"pad(): argument 'pad' has {len(pads)} entries; at most "
+            f"{min(limit, 6) if mode != 'constant' else limit} for a {n}-D input "
+            f"in {mode} mode"
+        )
     per_axis = [[0, 0] for _ in range(n)]
     for k in range(len(pads) // 2):
-        per_axis[n - 1 - k] = pads[2 * k:2 * k + 2]
+        per_axis[n - 1 - k] = pads[2 * k : 2 * k + 2]
     flat = [v for p in per_axis for v in p]
     return _C.pad(input, flat, _PAD_MODES[mode], C.number("pad", "value", value))
 
@@ -83,24 +92,32 @@ def pad(input, pad, mode="constant", value=0.0):
 def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
     """Sliding blocks of input [N, C, H, W] as columns [N, C * kh * kw, L] (PyTorch's
     argument order: kernel_size, dilation, padding, stride)."""
+
     def as_list(v):
         return v.numpy().reshape(-1).tolist() if isinstance(v, Tensor) else v
-    return _unfold(input, as_list(kernel_size), as_list(stride), as_list(padding),
-                   as_list(dilation))
+
+    return _unfold(
+        input, as_list(kernel_size), as_list(stride), as_list(padding), as_list(dilation)
+    )
 
 
-def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0,
-                                 is_causal=False, scale=None, enable_gqa=False):
+def scaled_dot_product_attention(
+    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
+):
     """PyTorch's layout [..., heads, seq_len, head_dim]; a bool mask keeps True positions,
     a float mask is added to the scores."""
     for n, t in (("query", query), ("key", key), ("value", value)):
         C.tensor("scaled_dot_product_attention", n, t)
         if t.ndim < 3:
-            raise ValueError(f"scaled_dot_product_attention(): argument '{n}' must be at least "
-                             f"3-D [..., seq_len, head_dim], but has shape {t.shape}")
+            raise ValueError(
+                f"scaled_dot_product_attention(): argument '{n}' must be at least "
+                f"3-D [..., seq_len, head_dim], but has shape {t.shape}"
+            )
     if enable_gqa:
-        raise ValueError("scaled_dot_product_attention(): enable_gqa=True (grouped-query "
-                         "attention) is not supported by oar.compat")
+        raise ValueError(
+            "scaled_dot_product_attention(): enable_gqa=True (grouped-query "
+            "attention) is not supported by oar.compat"
+        )
     d = query.shape[-1]
     if scale is not None:  # sdpa divides by sqrt(d): pre-scale q to get `scale` overall
         query = _C.scale(query, float(scale) * (max(d, 1) ** 0.5))
@@ -110,6 +127,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
             return _C.transpose(t, [1, 0, 2])
         perm = list(range(t.ndim - 3)) + [t.ndim - 2, t.ndim - 3, t.ndim - 1]
         return _C.transpose(t, perm)
-    out = _sdpa(to_paddle(query), to_paddle(key), to_paddle(value), attn_mask, dropout_p,
-                is_causal, True)
+
+    out = _sdpa(
+        to_paddle(query), to_paddle(key), to_paddle(value), attn_mask, dropout_p, is_causal, True
+    )
     return to_paddle(out)

@@ -10,6 +10,7 @@ init_parallel_env() reads (Paddle's PADDLE_* names and the RANK/WORLD_SIZE/
 MASTER_ADDR/MASTER_PORT ones), forwards SIGINT/SIGTERM to them, and when one exits
 with an error stops the others and exits with its code, naming the rank.
 """
+
 import argparse
 import os
 import signal
@@ -24,15 +25,26 @@ _PREFIX = "oar.distributed.launch"
 
 
 def _parse(argv):
-    p = argparse.ArgumentParser(prog="python -m oar.distributed.launch",
-                                description="Start data-parallel training processes.")
+    p = argparse.ArgumentParser(
+        prog="python -m oar.distributed.launch",
+        description="Start data-parallel training processes.",
+    )
     p.add_argument("--nproc_per_node", type=int, default=1, help="processes on this node")
     p.add_argument("--nnodes", type=int, default=1, help="number of nodes")
-    p.add_argument("--node_rank", "--rank", dest="node_rank", type=int, default=0,
-                   help="this node's index in [0, nnodes)")
-    p.add_argument("--master", default=None,
-                   help="ADDR:PORT of node 0 (rank 0 hosts the rendezvous store there); "
-                        "default 127.0.0.1 and a free port on one node")
+    p.add_argument(
+        "--node_rank",
+        "--rank",
+        dest="node_rank",
+        type=int,
+        default=0,
+        help="this node's index in [0, nnodes)",
+    )
+    p.add_argument(
+        "--master",
+        default=None,
+        help="ADDR:PORT of node 0 (rank 0 hosts the rendezvous store there); "
+        "default 127.0.0.1 and a free port on one node",
+    )
     p.add_argument("--log_dir", default=None, help="write each rank's output to workerlog.N")
     p.add_argument("training_script")
     p.add_argument("training_script_args", nargs=argparse.REMAINDER)
@@ -80,17 +92,27 @@ def _envs(a):
     for local in range(a.nproc_per_node):
         rank = a.node_rank * a.nproc_per_node + local
         env = dict(os.environ)
-        env.update({
-            "PADDLE_TRAINER_ID": str(rank), "PADDLE_TRAINERS_NUM": str(world),
-            "PADDLE_GLOBAL_RANK": str(rank), "PADDLE_GLOBAL_SIZE": str(world),
-            "PADDLE_LOCAL_RANK": str(local), "PADDLE_RANK_IN_NODE": str(local),
-            "PADDLE_LOCAL_SIZE": str(a.nproc_per_node), "PADDLE_NNODES": str(a.nnodes),
-            "PADDLE_MASTER": f"{host}:{port}", "PADDLE_CURRENT_ENDPOINT": local_eps[local],
-            "PADDLE_TRAINER_ENDPOINTS": ",".join(local_eps),
-            "RANK": str(rank), "WORLD_SIZE": str(world), "LOCAL_RANK": str(local),
-            "LOCAL_WORLD_SIZE": str(a.nproc_per_node),
-            "MASTER_ADDR": host, "MASTER_PORT": str(port),
-        })
+        env.update(
+            {
+                "PADDLE_TRAINER_ID": str(rank),
+                "PADDLE_TRAINERS_NUM": str(world),
+                "PADDLE_GLOBAL_RANK": str(rank),
+                "PADDLE_GLOBAL_SIZE": str(world),
+                "PADDLE_LOCAL_RANK": str(local),
+                "PADDLE_RANK_IN_NODE": str(local),
+                "PADDLE_LOCAL_SIZE": str(a.nproc_per_node),
+                "PADDLE_NNODES": str(a.nnodes),
+                "PADDLE_MASTER": f"{host}:{port}",
+                "PADDLE_CURRENT_ENDPOINT": local_eps[local],
+                "PADDLE_TRAINER_ENDPOINTS": ",".join(local_eps),
+                "RANK": str(rank),
+                "WORLD_SIZE": str(world),
+                "LOCAL_RANK": str(local),
+                "LOCAL_WORLD_SIZE": str(a.nproc_per_node),
+                "MASTER_ADDR": host,
+                "MASTER_PORT": str(port),
+            }
+        )
         out.append((rank, env))
     return out
 
@@ -139,8 +161,12 @@ def launch(argv=None):
                     running += 1
                 elif rc != 0:
                     others = [r for r, q, _ in procs if q.poll() is None]
-                    print(f"{_PREFIX}: rank {rank} (pid {p.pid}) exited with {_describe(rc)}; "
-                          f"stopping rank(s) {others}", file=sys.stderr, flush=True)
+                    print(
+                        f"{_PREFIX}: rank {rank} (pid {p.pid}) exited with {_describe(rc)}; "
+                        f"stopping rank(s) {others}",
+                        file=sys.stderr,
+                        flush=True,
+                    )
                     _stop(procs)
                     code = rc if rc > 0 else 128 - rc
                     return code

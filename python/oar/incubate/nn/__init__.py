@@ -8,11 +8,24 @@ sense on a CPU, composed from oar ops.
 
 docs/incubate.md lists what is left out and the differences from Paddle.
 """
-from . import functional  # noqa: F401
-from .layer import (FusedBiasDropoutResidualLayerNorm, FusedDropoutAdd,  # noqa: F401
-                    FusedFeedForward, FusedLinear, FusedMultiHeadAttention,
-                    FusedMultiTransformer, FusedTransformerEncoderLayer)
 
-__all__ = ["FusedMultiHeadAttention", "FusedFeedForward", "FusedTransformerEncoderLayer",
-           "FusedLinear", "FusedBiasDropoutResidualLayerNorm", "FusedDropoutAdd",
-           "FusedMultiTransformer"]
+from . import functional  # noqa: F401
+from .layer import (
+    FusedBiasDropoutResidualLayerNorm,
+    FusedDropoutAdd,  # noqa: F401
+    FusedFeedForward,
+    FusedLinear,
+    FusedMultiHeadAttention,
+    FusedMultiTransformer,
+    FusedTransformerEncoderLayer,
+)
+
+__all__ = [
+    "FusedMultiHeadAttention",
+    "FusedFeedForward",
+    "FusedTransformerEncoderLayer",
+    "FusedLinear",
+    "FusedBiasDropoutResidualLayerNorm",
+    "FusedDropoutAdd",
+    "FusedMultiTransformer",
+]

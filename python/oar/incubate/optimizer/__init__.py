@@ -1,5 +1,6 @@
 """oar.incubate.optimizer: LookAhead, ModelAverage, LBFGS (oar.optimizer.LBFGS) and
 functional.minimize_bfgs / minimize_lbfgs."""
+
 from ...optimizer.lbfgs import LBFGS  # noqa: F401
 from . import functional  # noqa: F401
 from .lookahead import LookAhead  # noqa: F401

@@ -1,4 +1,5 @@
 """LookAhead (Zhang et al., "Lookahead Optimizer: k steps forward, 1 step back")."""
+
 from __future__ import annotations
 
 from ... import _C
@@ -18,10 +19,15 @@ class LookAhead:
 
     def __init__(self, inner_optimizer, alpha=0.5, k=5, name=None):
         if not isinstance(inner_optimizer, Optimizer):
-            raise TypeError(f"LookAhead: argument 'inner_optimizer' must be an "
-                            f"oar.optimizer.Optimizer, got {type(inner_optimizer).__name__}")
-        if isinstance(alpha, bool) or not isinstance(alpha, (int, float)) or \
-                not 0.0 <= alpha <= 1.0:
+            raise TypeError(
+                f"LookAhead: argument 'inner_optimizer' must be an "
+                f"oar.optimizer.Optimizer, got {type(inner_optimizer).__name__}"
+            )
+        if (
+            isinstance(alpha, bool)
+            or not isinstance(alpha, (int, float))
+            or not 0.0 <= alpha <= 1.0
+        ):
             raise ValueError(f"LookAhead: argument 'alpha' must be in [0, 1], got {alpha!r}")
         if isinstance(k, bool) or not isinstance(k, int) or k < 1:
             raise ValueError(f"LookAhead: argument 'k' must be a positive int, got {k!r}")
@@ -82,12 +88,16 @@ class LookAhead:
         return d
 
     def set_state_dict(self, state_dict):
-        inner = {k: v for k, v in state_dict.items()
-                 if k != "lookahead_step" and not k.endswith("_slow_0")}
+        inner = {
+            k: v
+            for k, v in state_dict.items()
+            if k != "lookahead_step" and not k.endswith("_slow_0")
+        }
         self.inner_optimizer.set_state_dict(inner)
         self._step = int(state_dict.get("lookahead_step", self._step))
         for p in self._parameter_list:
             v = state_dict.get(f"{p.name}_slow_0")
             if v is not None:
-                self._slow[id(p)] = (v.detach().clone() if isinstance(v, Tensor)
-                                     else to_tensor(v, dtype=p.dtype))
+                self._slow[id(p)] = (
+                    v.detach().clone() if isinstance(v, Tensor) else to_tensor(v, dtype=p.dtype)
+                )

@@ -1,5 +1,6 @@
 """ModelAverage: the average of the parameters over a sliding window of steps
 (Paddle's paddle.incubate.ModelAverage)."""
+
 from __future__ import annotations
 
 import contextlib
@@ -38,20 +39,36 @@ class ModelAverage:
 
     It does not change the parameters during training (step() only accumulates)."""
 
-    def __init__(self, average_window_rate, parameters=None, min_average_window=10000,
-                 max_average_window=10000, name=None):
-        if isinstance(average_window_rate, bool) or \
-                not isinstance(average_window_rate, (int, float)) or average_window_rate < 0:
-            raise ValueError(f"ModelAverage: argument 'average_window_rate' must be a "
-                             f"non-negative number, got {average_window_rate!r}")
-        for arg, v in (("min_average_window", min_average_window),
-                       ("max_average_window", max_average_window)):
+    def __init__(
+        self,
+        average_window_rate,
+        parameters=None,
+        min_average_window=10000,
+        max_average_window=10000,
+        name=None,
+    ):
+        if (
+            isinstance(average_window_rate, bool)
+            or not isinstance(average_window_rate, (int, float))
+            or average_window_rate < 0
+        ):
+            raise ValueError(
+                f"ModelAverage: argument 'average_window_rate' must be a "
+                f"non-negative number, got {average_window_rate!r}"
+            )
+        for arg, v in (
+            ("min_average_window", min_average_window),
+            ("max_average_window", max_average_window),
+        ):
             if isinstance(v, bool) or not isinstance(v, int) or v < 1:
-                raise ValueError(f"ModelAverage: argument '{arg}' must be a positive int, got "
-                                 f"{v!r}")
+                raise ValueError(
+                    f"ModelAverage: argument '{arg}' must be a positive int, got {v!r}"
+                )
         if min_average_window > max_average_window:
-            raise ValueError(f"ModelAverage: min_average_window ({min_average_window}) must "
-                             f"not exceed max_average_window ({max_average_window})")
+            raise ValueError(
+                f"ModelAverage: min_average_window ({min_average_window}) must "
+                f"not exceed max_average_window ({max_average_window})"
+            )
         if parameters is None:
             raise ValueError("ModelAverage: argument 'parameters' is required in dynamic mode")
         params = []
@@ -59,8 +76,9 @@ class ModelAverage:
             group = p["params"] if isinstance(p, dict) else [p]
             for q in group:
                 if not isinstance(q, Tensor):
-                    raise TypeError(f"ModelAverage: parameters must be Tensors, got "
-                                    f"{type(q).__name__}")
+                    raise TypeError(
+                        f"ModelAverage: parameters must be Tensors, got {type(q).__name__}"
+                    )
                 params.append(q)
         self.average_window = float(average_window_rate)
         self.min_average_window = min_average_window
@@ -85,7 +103,8 @@ class ModelAverage:
                 s.sum_2.add_(s.sum_1)
                 s.sum_1[...] = 0.0
             if s.num_accumulates >= self.min_average_window and s.num_accumulates >= min(
-                    self.max_average_window, s.num_updates * self.average_window):
+                self.max_average_window, s.num_updates * self.average_window
+            ):
                 # the window is full: keep it as the previous window, start a new one
                 s.sum_3[...] = s.sum_1 + s.sum_2
                 s.sum_1[...] = 0.0
@@ -96,8 +115,10 @@ class ModelAverage:
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None):
         """step() (Paddle's eager minimize); returns None."""
         if not isinstance(loss, Tensor):
-            raise TypeError(f"ModelAverage.minimize: argument 'loss' must be a Tensor, got "
-                            f"{type(loss).__name__}")
+            raise TypeError(
+                f"ModelAverage.minimize: argument 'loss' must be a Tensor, got "
+                f"{type(loss).__name__}"
+            )
         self.step()
 
     @contextlib.contextmanager

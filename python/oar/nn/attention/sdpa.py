@@ -3,6 +3,7 @@
 oar runs on the CPU, where Paddle has only the math backend: FLASH_ATTENTION and
 EFFICIENT_ATTENTION are known names that start disabled, as in a CPU build of Paddle.
 The selection is process-wide state that sdpa_kernel sets and restores."""
+
 from __future__ import annotations
 
 import contextlib
@@ -28,8 +29,7 @@ _backend_enabled = {
     SDPBackend.FLASH_ATTENTION: False,
     SDPBackend.EFFICIENT_ATTENTION: False,
 }
-_current_priority = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION,
-                     SDPBackend.MATH]
+_current_priority = [SDPBackend.FLASH_ATTENTION, SDPBackend.EFFICIENT_ATTENTION, SDPBackend.MATH]
 
 
 def _set_enabled_backends(backends):
@@ -59,8 +59,9 @@ def _validate_backends(backends):
     if isinstance(backends, SDPBackend):
         backends = [backends]
     if not isinstance(backends, (list, tuple)):
-        raise TypeError("backends must be an instance of SDPBackend or a list of SDPBackend "
-                        "instances")
+        raise TypeError(
+            "backends must be an instance of SDPBackend or a list of SDPBackend instances"
+        )
     for b in backends:
         if not isinstance(b, SDPBackend):
             raise TypeError(f"All backends must be SDPBackend instances, got {type(b)}")
@@ -88,7 +89,8 @@ def sdpa_kernel(backends, set_priority=False):
     """
     global _current_priority
     assert isinstance(backends, (list, SDPBackend)), (
-        "Backend must be an instance of SDPBackend or a list of SDPBackend instances")
+        "Backend must be an instance of SDPBackend or a list of SDPBackend instances"
+    )
     backends = _validate_backends(backends)
     if not backends:
         raise ValueError("At least one backend must be specified")

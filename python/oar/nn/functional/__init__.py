@@ -1,6 +1,7 @@
 """oar.nn.functional with Paddle's names, signatures and defaults. One module per
 group, as in Paddle; each lists its public functions in __all__, which the
 star imports below bring in."""
+
 from .activation import *  # noqa: F401,F403
 from .common import *  # noqa: F401,F403
 from .padding import *  # noqa: F401,F403

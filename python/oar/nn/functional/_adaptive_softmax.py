@@ -5,6 +5,7 @@ label in cluster i the log-probability of the cluster plus that of the label wit
 the cluster (a two-layer projection, then log_softmax). Every row's tail projection is
 computed and the rows of other clusters are masked out, so the result is one
 differentiable expression."""
+
 import numpy as np
 
 from ... import _C
@@ -26,8 +27,9 @@ def _cluster_log_prob(input, weights):
     return _C.log_softmax(_C.matmul(_C.matmul(input, weights[0]), weights[1]), 1)
 
 
-def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cutoffs,
-                                   head_bias=None, name=None):
+def adaptive_log_softmax_with_loss(
+    input, label, head_weight, tail_weights, cutoffs, head_bias=None, name=None
+):
     """Returns (the log-probability of each label [N], the loss mean(-that)). cutoffs: the
     increasing class boundaries ending with the number of classes (as the layer passes
     them); head_weight [in, cutoffs[0] + clusters]; tail_weights[i] = (projection
@@ -37,24 +39,32 @@ def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cuto
     C.tensor(api, "label", label)
     C.tensor(api, "head_weight", head_weight)
     if label.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument 'label' must be an int32 or int64 tensor, but got "
-                        f"{label.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'label' must be an int32 or int64 tensor, but got "
+            f"{label.dtype.name}"
+        )
     batched = label.ndim == 1
     if label.ndim > 1 or (batched and input.ndim != 2) or (not batched and input.ndim != 1):
-        raise ValueError(f"{api}(): expected a 1-D label with a 2-D input or a 0-D label with "
-                         f"a 1-D input, but got label {label.shape} and input {input.shape}")
+        raise ValueError(
+            f"{api}(): expected a 1-D label with a 2-D input or a 0-D label with "
+            f"a 1-D input, but got label {label.shape} and input {input.shape}"
+        )
     if not batched:
         input, label = _C.unsqueeze(input, [0]), _C.unsqueeze(label, [0])
     if input.shape[0] != label.shape[0]:
-        raise ValueError(f"{api}(): input has {input.shape[0]} rows but label has "
-                         f"{label.shape[0]} values")
+        raise ValueError(
+            f"{api}(): input has {input.shape[0]} rows but label has {label.shape[0]} values"
+        )
     cuts = [int(c.item()) if isinstance(c, _C.Tensor) else int(c) for c in cutoffs]
     if not cuts or cuts != sorted(set(cuts)) or cuts[0] <= 0:
-        raise ValueError(f"{api}(): argument 'cutoffs' must be increasing positive ints, but "
-                         f"got {cuts}")
+        raise ValueError(
+            f"{api}(): argument 'cutoffs' must be increasing positive ints, but got {cuts}"
+        )
     if len(tail_weights) < len(cuts) - 1:
-        raise ValueError(f"{api}(): cutoffs {cuts} make {len(cuts) - 1} tail clusters but "
-                         f"tail_weights has {len(tail_weights)}")
+        raise ValueError(
+            f"{api}(): cutoffs {cuts} make {len(cuts) - 1} tail clusters but "
+            f"tail_weights has {len(tail_weights)}"
+        )
     lab = label.numpy().astype(np.int64)
     if lab.size and (lab.min() < 0 or lab.max() >= cuts[-1]):
         raise ValueError(f"{api}(): label values must be in [0, {cuts[-1] - 1}]")
@@ -90,5 +100,4 @@ def _full_log_prob(input, head_weight, head_bias, tail_weights, cutoffs):
 
 def _predict(log_prob):
     # Paddle returns the class ids as float32
-    return _C.cast(_C.argmax(log_prob, 1, False, convert_dtype("int64")),
-                   convert_dtype("float32"))
+    return _C.cast(_C.argmax(log_prob, 1, False, convert_dtype("int64")), convert_dtype("float32"))

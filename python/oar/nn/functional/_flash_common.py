@@ -1,6 +1,7 @@
 """The pieces the CPU versions of Paddle's FlashAttention kernels share (argument
 checks, dropout keyed by (seed, offset), masks, the attention itself), and
 flash_attn_qkvpacked; the conventions are in _flash_variants.py."""
+
 import math
 
 import numpy as np
@@ -17,11 +18,14 @@ _FLOATS = ("float16", "bfloat16", "float32", "float64")
 
 # ---- shared pieces --------------------------------------------------------------------------
 
+
 def _float_tensor(api, name, t, ndim):
     C.tensor(api, name, t)
     if t.dtype.name not in _FLOATS:
-        raise TypeError(f"{api}(): argument '{name}' must be a float16, bfloat16, float32 or "
-                        f"float64 Tensor, but got {t.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be a float16, bfloat16, float32 or "
+            f"float64 Tensor, but got {t.dtype.name}"
+        )
     if t.ndim != ndim:
         raise ValueError(f"{api}(): argument '{name}' must be {ndim}-D, but has shape {t.shape}")
     return t
@@ -30,8 +34,9 @@ def _float_tensor(api, name, t, ndim):
 def _int_array(api, name, t, ndim=1):
     C.tensor(api, name, t)
     if t.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument '{name}' must be an int32 Tensor, but got "
-                        f"{t.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be an int32 Tensor, but got {t.dtype.name}"
+        )
     if t.ndim != ndim:
         raise ValueError(f"{api}(): argument '{name}' must be {ndim}-D, but has shape {t.shape}")
     return t.numpy().astype(np.int64)
@@ -55,17 +60,20 @@ def _seed_offset(api, fixed_seed_offset, p, training):
     if fixed_seed_offset is not None:
         pair = _int_array(api, "fixed_seed_offset", fixed_seed_offset)
         if pair.size != 2:
-            raise ValueError(f"{api}(): argument 'fixed_seed_offset' must hold 2 values "
-                             f"(seed, offset), but has {pair.size}")
+            raise ValueError(
+                f"{api}(): argument 'fixed_seed_offset' must hold 2 values "
+                f"(seed, offset), but has {pair.size}"
+            )
         return int(pair[0]), int(pair[1])
     if p > 0.0 and training:
-        return int(randint(0, 2 ** 31 - 1, [1]).item()), 0
+        return int(randint(0, 2**31 - 1, [1]).item()), 0
     return 0, 0
 
 
 def _dropout_keep(shape, p, seed, offset):
-    rng = np.random.Generator(np.random.Philox(key=seed & (2 ** 64 - 1),
-                                               counter=offset & (2 ** 64 - 1)))
+    rng = np.random.Generator(
+        np.random.Philox(key=seed & (2**64 - 1), counter=offset & (2**64 - 1))
+    )
     return rng.random(shape, dtype=np.float32) >= p
 
 
@@ -77,8 +85,9 @@ def _expand_kv(t, groups):
     return _C.index_select(t, to_tensor(heads), 1)
 
 
-def _attend(q, k, v, keep, scale, p=0.0, seed=0, offset=0, softcap=0.0, empty_lse=None,
-            want_probs=False):
+def _attend(
+    q, k, v, keep, scale, p=0.0, seed=0, offset=0, softcap=0.0, empty_lse=None, want_probs=False
+):
     """q [B, H, Lq, D], k [B, H, Lk, D], v [B, H, Lk, Dv] (heads already matched); keep a
     numpy bool mask broadcastable to [B, H, Lq, Lk] or None. Returns out [B, H, Lq, Dv],
     the (dropped-out) probabilities or None, and the float32 log-sum-exp [B, H, Lq] or
@@ -139,15 +148,27 @@ def _default_scale(d):
 
 def _heads(api, hq, hk, what):
     if hk == 0 or hq % hk:
-        raise ValueError(f"{api}(): the number of query heads ({hq}) must be a multiple of "
-                         f"the number of {what} heads ({hk})")
+        raise ValueError(
+            f"{api}(): the number of query heads ({hq}) must be a multiple of "
+            f"the number of {what} heads ({hk})"
+        )
     return hq // hk
 
 
 # ---- flash_attn_qkvpacked -------------------------------------------------------------------
 
-def flash_attn_qkvpacked(qkv, dropout=0.0, causal=False, return_softmax=False, *,
-                         fixed_seed_offset=None, rng_name="", training=True, name=None):
+
+def flash_attn_qkvpacked(
+    qkv,
+    dropout=0.0,
+    causal=False,
+    return_softmax=False,
+    *,
+    fixed_seed_offset=None,
+    rng_name="",
+    training=True,
+    name=None,
+):
     """Attention with q, k and v packed in one tensor.
 
     Args:
@@ -177,15 +198,18 @@ def flash_attn_qkvpacked(qkv, dropout=0.0, causal=False, return_softmax=False, *
     _float_tensor(api, "qkv", qkv, 5)
     b, s, groups, hk, d = qkv.shape
     if groups < 3:
-        raise ValueError(f"{api}(): argument 'qkv' must have at least 3 entries on axis 2 "
-                         f"(query groups, key, value), but has shape {qkv.shape}")
+        raise ValueError(
+            f"{api}(): argument 'qkv' must have at least 3 entries on axis 2 "
+            f"(query groups, key, value), but has shape {qkv.shape}"
+        )
     p = _probability(api, "dropout", dropout)
     causal = _flag(api, "causal", causal)
     return_softmax = _flag(api, "return_softmax", return_softmax)
     training = _flag(api, "training", training)
     if not isinstance(rng_name, str):
-        raise TypeError(f"{api}(): argument 'rng_name' must be str, but got "
-                        f"{type(rng_name).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'rng_name' must be str, but got {type(rng_name).__name__}"
+        )
     _require_math_backend(api)
     seed, offset = _seed_offset(api, fixed_seed_offset, p, training)
     g = groups - 2
@@ -193,7 +217,15 @@ def flash_attn_qkvpacked(qkv, dropout=0.0, causal=False, return_softmax=False, *
     k = _C.squeeze(_C.slice(qkv, [2], [g], [g + 1]), [2])
     v = _C.squeeze(_C.slice(qkv, [2], [g + 1], [g + 2]), [2])
     keep = _causal_keep(s, s)[None, None] if causal else None
-    out, w, _ = _attend(_bshd_to_bhsd(q), _expand_kv(_bshd_to_bhsd(k), g),
-                        _expand_kv(_bshd_to_bhsd(v), g), keep, _default_scale(d),
-                        p if training else 0.0, seed, offset, want_probs=return_softmax)
+    out, w, _ = _attend(
+        _bshd_to_bhsd(q),
+        _expand_kv(_bshd_to_bhsd(k), g),
+        _expand_kv(_bshd_to_bhsd(v), g),
+        keep,
+        _default_scale(d),
+        p if training else 0.0,
+        seed,
+        offset,
+        want_probs=return_softmax,
+    )
     return _bshd_to_bhsd(out), w

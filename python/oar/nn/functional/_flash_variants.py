@@ -15,10 +15,16 @@ h // (num_heads / num_heads_k). Dropout draws its mask from a Philox stream keye
 (seed, offset): `fixed_seed_offset` gives the pair, otherwise the seed comes from oar's
 default generator (so oar.seed makes it reproducible).
 """
+
 from ._flash_common import flash_attn_qkvpacked
 from ._flash_varlen import flash_attention_v3_varlen, flash_attn_varlen_qkvpacked
 from ._flashmask import flashmask_attention
 from ._sparse_attention import sparse_attention
 
-__all__ = ["flash_attn_qkvpacked", "flash_attn_varlen_qkvpacked",
-           "flash_attention_v3_varlen", "flashmask_attention", "sparse_attention"]
+__all__ = [
+    "flash_attn_qkvpacked",
+    "flash_attn_varlen_qkvpacked",
+    "flash_attention_v3_varlen",
+    "flashmask_attention",
+    "sparse_attention",
+]

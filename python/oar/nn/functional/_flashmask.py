@@ -1,16 +1,29 @@
 """flashmask_attention: FlashMask's column-wise row ranges as a boolean mask (conventions
 in _flash_variants.py)."""
+
 import numbers
 
 import numpy as np
 
 from ...framework import check as C
 from ...tensor.creation import to_tensor
-from ._flash_common import (_attend, _bshd_to_bhsd, _causal_keep, _default_scale, _expand_kv,
-                            _flag, _float_tensor, _heads, _int_array, _probability, _seed_offset)
+from ._flash_common import (
+    _attend,
+    _bshd_to_bhsd,
+    _causal_keep,
+    _default_scale,
+    _expand_kv,
+    _flag,
+    _float_tensor,
+    _heads,
+    _int_array,
+    _probability,
+    _seed_offset,
+)
 
 
 # ---- flashmask_attention -------------------------------------------------------------------
+
 
 def _flashmask_keep(idx, causal, sq, sk):
     """Keep mask [B, Hm, sq, sk] from startend_row_indices [B, Hm, sk, 1|2|4]: column j
@@ -30,10 +43,24 @@ def _flashmask_keep(idx, causal, sq, sk):
     return keep
 
 
-def flashmask_attention(query, key, value, startend_row_indices=None, *, dropout=0.0,
-                        causal=False, window_size=None, return_softmax_lse=False,
-                        return_seed_offset=False, fixed_seed_offset=None, rng_name="",
-                        training=True, name=None, softmax_scale=None, block_mask=None):
+def flashmask_attention(
+    query,
+    key,
+    value,
+    startend_row_indices=None,
+    *,
+    dropout=0.0,
+    causal=False,
+    window_size=None,
+    return_softmax_lse=False,
+    return_seed_offset=False,
+    fixed_seed_offset=None,
+    rng_name="",
+    training=True,
+    name=None,
+    softmax_scale=None,
+    block_mask=None,
+):
     """FlashMask attention: softmax(q @ k^T * scale + M) @ v with the column-wise sparse
     mask M given by row ranges per key column.
 
@@ -81,26 +108,37 @@ def flashmask_attention(query, key, value, startend_row_indices=None, *, dropout
     bsz, sq, h, d = query.shape
     _, sk, hk, dk = key.shape
     if key.shape[0] != bsz or dk != d or value.shape[:3] != key.shape[:3]:
-        raise ValueError(f"{api}(): incompatible shapes query {query.shape}, key {key.shape}, "
-                         f"value {value.shape}")
+        raise ValueError(
+            f"{api}(): incompatible shapes query {query.shape}, key {key.shape}, "
+            f"value {value.shape}"
+        )
     g = _heads(api, h, hk, "key/value")
     p = _probability(api, "dropout", dropout)
     causal = _flag(api, "causal", causal)
     training = _flag(api, "training", training)
     return_softmax_lse = _flag(api, "return_softmax_lse", return_softmax_lse)
     return_seed_offset = _flag(api, "return_seed_offset", return_seed_offset)
-    scale = _default_scale(d) if softmax_scale is None else \
-        float(C.number(api, "softmax_scale", softmax_scale))
+    scale = (
+        _default_scale(d)
+        if softmax_scale is None
+        else float(C.number(api, "softmax_scale", softmax_scale))
+    )
     idx = None
     if window_size is not None:
         if startend_row_indices is not None:
-            raise ValueError(f"{api}(): 'window_size' and 'startend_row_indices' cannot be "
-                             f"used together")
-        w = (window_size, window_size) if isinstance(window_size, numbers.Integral) \
+            raise ValueError(
+                f"{api}(): 'window_size' and 'startend_row_indices' cannot be used together"
+            )
+        w = (
+            (window_size, window_size)
+            if isinstance(window_size, numbers.Integral)
             else tuple(window_size)
+        )
         if len(w) != 2:
-            raise ValueError(f"{api}(): argument 'window_size' must be an int or a (left, "
-                             f"right) pair, but got {window_size!r}")
+            raise ValueError(
+                f"{api}(): argument 'window_size' must be an int or a (left, "
+                f"right) pair, but got {window_size!r}"
+            )
         w = tuple(C.integer(api, "window_size", x) for x in w)
         lower = np.clip(np.arange(w[0] + 1, sq + w[0] + 1), None, sq)
         if causal:
@@ -110,21 +148,28 @@ def flashmask_attention(query, key, value, startend_row_indices=None, *, dropout
             idx = np.stack([lower, upper], -1)[None, None]
         idx = np.repeat(idx, bsz, 0)
         if sq != sk:
-            raise ValueError(f"{api}(): 'window_size' needs seq_len_q == seq_len_k, but got "
-                             f"{sq} and {sk}")
+            raise ValueError(
+                f"{api}(): 'window_size' needs seq_len_q == seq_len_k, but got {sq} and {sk}"
+            )
     elif startend_row_indices is not None:
         idx = _int_array(api, "startend_row_indices", startend_row_indices, 4)
         if idx.shape[0] != bsz or idx.shape[2] != sk:
-            raise ValueError(f"{api}(): argument 'startend_row_indices' must have shape "
-                             f"[{bsz}, heads, {sk}, 1|2|4], but has {list(idx.shape)}")
+            raise ValueError(
+                f"{api}(): argument 'startend_row_indices' must have shape "
+                f"[{bsz}, heads, {sk}, 1|2|4], but has {list(idx.shape)}"
+            )
         if idx.shape[1] not in (1, h, hk):
-            raise ValueError(f"{api}(): the heads of 'startend_row_indices' ({idx.shape[1]}) "
-                             f"must be 1, num_heads ({h}) or num_heads_k ({hk})")
+            raise ValueError(
+                f"{api}(): the heads of 'startend_row_indices' ({idx.shape[1]}) "
+                f"must be 1, num_heads ({h}) or num_heads_k ({hk})"
+            )
         allowed = (1, 2) if causal else (2, 4)
         if idx.shape[3] not in allowed:
-            raise ValueError(f"{api}(): with causal={causal} the last dimension of "
-                             f"'startend_row_indices' must be {allowed[0]} or {allowed[1]}, "
-                             f"but got {idx.shape[3]}")
+            raise ValueError(
+                f"{api}(): with causal={causal} the last dimension of "
+                f"'startend_row_indices' must be {allowed[0]} or {allowed[1]}, "
+                f"but got {idx.shape[3]}"
+            )
     if block_mask is not None and idx is None:
         raise ValueError(f"{api}(): 'block_mask' needs 'startend_row_indices'")
     seed, offset = _seed_offset(api, fixed_seed_offset, p, training)
@@ -136,16 +181,25 @@ def flashmask_attention(query, key, value, startend_row_indices=None, *, dropout
             bm = _int_array(api, "block_mask", block_mask, 4)
             want = [bsz, idx.shape[1], -(-sq // 128), -(-sk // 128)]
             if list(bm.shape) != want:
-                raise ValueError(f"{api}(): argument 'block_mask' must have shape {want}, but "
-                                 f"has {list(bm.shape)}")
+                raise ValueError(
+                    f"{api}(): argument 'block_mask' must have shape {want}, but "
+                    f"has {list(bm.shape)}"
+                )
             blocks = np.repeat(np.repeat(bm != 0, 128, 2), 128, 3)[:, :, :sq, :sk]
             keep = keep & blocks
         if keep.shape[1] not in (1, h):  # one mask per key/value head: expand to queries
             keep = np.repeat(keep, g, 1)
-    out, _, lse = _attend(_bshd_to_bhsd(query), _expand_kv(_bshd_to_bhsd(key), g),
-                          _expand_kv(_bshd_to_bhsd(value), g), keep, scale,
-                          p if training else 0.0, seed, offset,
-                          empty_lse=float("inf") if return_softmax_lse else None)
+    out, _, lse = _attend(
+        _bshd_to_bhsd(query),
+        _expand_kv(_bshd_to_bhsd(key), g),
+        _expand_kv(_bshd_to_bhsd(value), g),
+        keep,
+        scale,
+        p if training else 0.0,
+        seed,
+        offset,
+        empty_lse=float("inf") if return_softmax_lse else None,
+    )
     out = _bshd_to_bhsd(out)
     if not (return_softmax_lse or return_seed_offset):
         return out

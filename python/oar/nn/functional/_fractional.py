@@ -13,6 +13,7 @@ padded to the longest by repeating its last element, the values are gathered fla
 from each (n, c) plane, the argmax picks the flat position, and pool_gather reads the
 output through it (its backward scatters the gradient to the maxima, to any order).
 """
+
 import numpy as np
 
 from ... import _C
@@ -28,8 +29,9 @@ def _sizes(api, name, v, nd, x_sizes):
     """Paddle's output_size/kernel_size: an int or nd entries (None keeps the input's size)."""
     if isinstance(v, (list, tuple)):
         if len(v) != nd:
-            raise ValueError(f"{api}(): argument '{name}' must be an int or {nd} values, but got "
-                             f"{v!r}")
+            raise ValueError(
+                f"{api}(): argument '{name}' must be an int or {nd} values, but got {v!r}"
+            )
         v = [n if e is None else e for e, n in zip(v, x_sizes)]
     return W.int_list(api, name, v, nd)
 
@@ -61,12 +63,15 @@ def _fractional(api, nd, x, output_size, kernel_size, random_u, return_mask):
     W.check_input(api, x, nd, W._FORMATS[nd][0])
     spatial = list(x.shape[2:])
     out = _sizes(api, "output_size", output_size, nd, spatial)
-    kernel = [0] * nd if kernel_size is None else _sizes(api, "kernel_size", kernel_size, nd,
-                                                         spatial)
+    kernel = (
+        [0] * nd if kernel_size is None else _sizes(api, "kernel_size", kernel_size, nd, spatial)
+    )
     for d, (n, o, k) in enumerate(zip(spatial, out, kernel)):
         if n < o - 1 + k or (k == 0 and o > n):
-            raise ValueError(f"{api}(): the input size {n} of spatial dim {d} is too small for "
-                             f"output size {o}" + (f" and kernel size {k}" if k else ""))
+            raise ValueError(
+                f"{api}(): the input size {n} of spatial dim {d} is too small for "
+                f"output size {o}" + (f" and kernel size {k}" if k else "")
+            )
     if random_u is None or random_u == 0:  # Paddle: 0 also means "draw one"
         u = float(_C.uniform([1], float32, 0.0, 1.0, 0).item())
     else:
@@ -83,15 +88,15 @@ def _fractional(api, nd, x, output_size, kernel_size, random_u, return_mask):
     # flat positions in the plane: [prod(out), prod(widths)]
     flat = np.zeros([1, 1], dtype=np.int64)
     for d, t in enumerate(taps):
-        stride = int(np.prod(spatial[d + 1:], dtype=np.int64))
+        stride = int(np.prod(spatial[d + 1 :], dtype=np.int64))
         flat = (flat[:, None, :, None] + t[None, :, None, :] * stride).reshape(
-            flat.shape[0] * t.shape[0], flat.shape[1] * t.shape[1])
+            flat.shape[0] * t.shape[0], flat.shape[1] * t.shape[1]
+        )
     n_, c_ = x.shape[0], x.shape[1]
     positions, width = flat.shape
     idx = _C.expand(to_tensor(flat.reshape(1, 1, positions * width)), [n_, c_, positions * width])
     planes = _check.reshape_exact(x, [n_, c_, int(np.prod(spatial, dtype=np.int64))])
-    values = _check.reshape_exact(_C.take_along_axis(planes, idx, 2),
-                                  [n_, c_, positions, width])
+    values = _check.reshape_exact(_C.take_along_axis(planes, idx, 2), [n_, c_, positions, width])
     best = _C.unsqueeze(_C.argmax(values, -1, False, convert_dtype("int64")), [3])
     index = _C.take_along_axis(_check.reshape_exact(idx, [n_, c_, positions, width]), best, 3)
     index = _check.reshape_exact(index, [n_, c_] + out)
@@ -101,15 +106,19 @@ def _fractional(api, nd, x, output_size, kernel_size, random_u, return_mask):
     return y
 
 
-def fractional_max_pool2d(x, output_size, kernel_size=None, random_u=None, return_mask=False,
-                          name=None):
+def fractional_max_pool2d(
+    x, output_size, kernel_size=None, random_u=None, return_mask=False, name=None
+):
     """2-D fractional max pooling of x [N, C, H, W] to output_size; random_u in (0, 1) fixes the windows."""
-    return _fractional("fractional_max_pool2d", 2, x, output_size, kernel_size, random_u,
-                       return_mask)
+    return _fractional(
+        "fractional_max_pool2d", 2, x, output_size, kernel_size, random_u, return_mask
+    )
 
 
-def fractional_max_pool3d(x, output_size, kernel_size=None, random_u=None, return_mask=False,
-                          name=None):
+def fractional_max_pool3d(
+    x, output_size, kernel_size=None, random_u=None, return_mask=False, name=None
+):
     """3-D fractional max pooling of x [N, C, D, H, W] to output_size; random_u in (0, 1) fixes the windows."""
-    return _fractional("fractional_max_pool3d", 3, x, output_size, kernel_size, random_u,
-                       return_mask)
+    return _fractional(
+        "fractional_max_pool3d", 3, x, output_size, kernel_size, random_u, return_mask
+    )

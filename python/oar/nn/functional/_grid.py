@@ -10,6 +10,7 @@ position from the flattened planes of x, weighted linearly (bilinear) or the nea
 one (nearest). The gathers are differentiable in x and the weights in grid; out-of-range
 neighbours count as zeros (padding_mode 'zeros').
 """
+
 import numpy as np
 
 from ... import _C
@@ -36,20 +37,26 @@ def affine_grid(theta, out_shape, align_corners=True, name=None):
     if isinstance(out_shape, _C.Tensor):
         out_shape = [int(v) for v in out_shape.numpy().reshape(-1)]
     if not isinstance(out_shape, (list, tuple)) or len(out_shape) not in (4, 5):
-        raise ValueError(f"{api}(): argument 'out_shape' must be [N, C, H, W] or "
-                         f"[N, C, D, H, W], but got {out_shape!r}")
+        raise ValueError(
+            f"{api}(): argument 'out_shape' must be [N, C, H, W] or "
+            f"[N, C, D, H, W], but got {out_shape!r}"
+        )
     out_shape = [C.integer(api, "out_shape", v) for v in out_shape]
     if min(out_shape) < 0:
-        raise ValueError(f"{api}(): argument 'out_shape' must not hold negative sizes, but got "
-                         f"{out_shape}")
+        raise ValueError(
+            f"{api}(): argument 'out_shape' must not hold negative sizes, but got {out_shape}"
+        )
     nd = len(out_shape) - 2
     n = out_shape[0]
     if list(theta.shape) != [n, nd, nd + 1]:
-        raise ValueError(f"{api}(): argument 'theta' has shape {theta.shape} but must be "
-                         f"[{n}, {nd}, {nd + 1}] for out_shape {out_shape}")
+        raise ValueError(
+            f"{api}(): argument 'theta' has shape {theta.shape} but must be "
+            f"[{n}, {nd}, {nd + 1}] for out_shape {out_shape}"
+        )
     if not theta.dtype.is_floating_point:
-        raise TypeError(f"{api}(): argument 'theta' must be a floating tensor, but got "
-                        f"{theta.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'theta' must be a floating tensor, but got {theta.dtype.name}"
+        )
     sizes = out_shape[2:]  # D, H, W
     if n == 0:  # the base grid (numpy, sizes large as they like) would serve no batch
         return C.reshape_exact(theta, [n] + sizes + [nd])
@@ -100,17 +107,22 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
     C.tensor(api, "x", x)
     C.tensor(api, "grid", grid)
     if mode not in ("bilinear", "nearest"):
-        raise ValueError(f"{api}(): argument 'mode' must be 'bilinear' or 'nearest', but got "
-                         f"{mode!r}")
+        raise ValueError(
+            f"{api}(): argument 'mode' must be 'bilinear' or 'nearest', but got {mode!r}"
+        )
     if padding_mode not in ("zeros", "border", "reflection"):
-        raise ValueError(f"{api}(): argument 'padding_mode' must be 'zeros', 'border' or "
-                         f"'reflection', but got {padding_mode!r}")
+        raise ValueError(
+            f"{api}(): argument 'padding_mode' must be 'zeros', 'border' or "
+            f"'reflection', but got {padding_mode!r}"
+        )
     if x.ndim not in (4, 5):
         raise ValueError(f"{api}(): argument 'x' must be 4-D or 5-D, but has shape {x.shape}")
     nd = x.ndim - 2
     if grid.ndim != x.ndim or grid.shape[0] != x.shape[0] or grid.shape[-1] != nd:
-        raise ValueError(f"{api}(): argument 'grid' has shape {grid.shape} but must be "
-                         f"[{x.shape[0]}, *out_spatial, {nd}] for x of shape {x.shape}")
+        raise ValueError(
+            f"{api}(): argument 'grid' has shape {grid.shape} but must be "
+            f"[{x.shape[0]}, *out_spatial, {nd}] for x of shape {x.shape}"
+        )
     if grid.dtype != x.dtype:
         grid = _C.cast(grid, x.dtype)
     n, c = x.shape[0], x.shape[1]
@@ -123,9 +135,12 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
     for k in range(nd):
         size = sizes[nd - 1 - k]
         coord = _C.squeeze(_C.slice(g, [2], [k], [k + 1]), [2])
-        pos.append(_pad_positions(_unnormalize(coord, size, align_corners), size, padding_mode,
-                                  align_corners))
-    strides = [int(np.prod(sizes[nd - k:], dtype=np.int64)) for k in range(nd)]  # W:1, H:W, D:HW
+        pos.append(
+            _pad_positions(
+                _unnormalize(coord, size, align_corners), size, padding_mode, align_corners
+            )
+        )
+    strides = [int(np.prod(sizes[nd - k :], dtype=np.int64)) for k in range(nd)]  # W:1, H:W, D:HW
     planes = C.reshape_exact(x, [n, c, int(np.prod(sizes, dtype=np.int64))])
     if mode == "nearest":
         taps = [[(_C.round(p.detach()), None)] for p in pos]
@@ -136,13 +151,15 @@ def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=Tr
             frac = p - lo
             taps.append([(lo, _C.scale(frac, -1.0, 1.0)), (_C.scale(lo, 1.0, 1.0), frac)])
     out = None
-    for corner in range(2 ** nd if mode == "bilinear" else 1):
+    for corner in range(2**nd if mode == "bilinear" else 1):
         index, weight, inside = None, None, None
         for k in range(nd):
             where, w = taps[k][(corner >> k) & 1] if mode == "bilinear" else taps[k][0]
             size = sizes[nd - 1 - k]
-            ok = _C.logical_and(_C.greater_equal(where, _C.full_like(where, 0.0)),
-                                _C.less_equal(where, _C.full_like(where, float(size - 1))))
+            ok = _C.logical_and(
+                _C.greater_equal(where, _C.full_like(where, 0.0)),
+                _C.less_equal(where, _C.full_like(where, float(size - 1))),
+            )
             inside = ok if inside is None else _C.logical_and(inside, ok)
             term = _C.scale(_C.clip(where, 0.0, float(size - 1)), float(strides[k]))
             index = term if index is None else index + term

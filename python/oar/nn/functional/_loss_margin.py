@@ -3,6 +3,7 @@ soft_margin_loss, multi_margin_loss, multi_label_margin_loss,
 multi_label_soft_margin_loss, triplet_margin_loss, triplet_margin_with_distance_loss.
 Compositions of elementwise ops, gathers and reductions, differentiable to any order;
 the integer labels only select terms."""
+
 import numpy as np
 
 from ... import _C
@@ -11,9 +12,16 @@ from ...tensor.creation import to_tensor
 from ._loss_common import _reduction  # noqa: F401 - shared by the loss modules
 from .distance import pairwise_distance
 
-__all__ = ["hinge_embedding_loss", "soft_margin_loss", "multi_margin_loss",
-           "multi_label_margin_loss", "multi_label_soft_margin_loss", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss"]
+__all__ = [
+    "hinge_embedding_loss",
+    "soft_margin_loss",
+    "multi_margin_loss",
+    "multi_label_margin_loss",
+    "multi_label_soft_margin_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
+]
+
 
 def _reduce(loss, reduction):
     if reduction == "mean":
@@ -26,8 +34,9 @@ def _reduce(loss, reduction):
 def _floating(api, name, x):
     C.tensor(api, name, x)
     if not x.dtype.is_floating_point:
-        raise TypeError(f"{api}(): argument '{name}' must be a floating tensor, but got "
-                        f"{x.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be a floating tensor, but got {x.dtype.name}"
+        )
     return x
 
 
@@ -44,16 +53,20 @@ def _same_shape_label(api, input, label, reduction):
     _reduction(api, reduction)
     lab = _like(api, label, input)
     if list(lab.shape) != list(input.shape):
-        raise ValueError(f"{api}(): arguments 'input' {input.shape} and 'label' {lab.shape} "
-                         f"must have the same shape")
+        raise ValueError(
+            f"{api}(): arguments 'input' {input.shape} and 'label' {lab.shape} "
+            f"must have the same shape"
+        )
     return lab
 
 
 def _int_labels(api, label):
     C.tensor(api, "label", label)
     if label.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument 'label' must be an int32 or int64 tensor, but got "
-                        f"{label.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'label' must be an int32 or int64 tensor, but got "
+            f"{label.dtype.name}"
+        )
     return label
 
 
@@ -65,8 +78,9 @@ def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
     lab = _like(api, label, input)
     zero = _C.full_like(input, 0.0)
     pos = _C.where(_C.equal(lab, _C.full_like(lab, 1.0)), input, zero)
-    neg = _C.where(_C.equal(lab, _C.full_like(lab, -1.0)),
-                   _C.relu(_C.scale(input, -1.0, float(margin))), zero)
+    neg = _C.where(
+        _C.equal(lab, _C.full_like(lab, -1.0)), _C.relu(_C.scale(input, -1.0, float(margin))), zero
+    )
     return _reduce(pos + neg, reduction)
 
 
@@ -80,11 +94,14 @@ def _class_logits(api, input, label):
     _floating(api, "input", input)
     _int_labels(api, label)
     if input.ndim != 2:
-        raise ValueError(f"{api}(): argument 'input' must be 2-D [N, C], but has shape "
-                         f"{input.shape}")
+        raise ValueError(
+            f"{api}(): argument 'input' must be 2-D [N, C], but has shape {input.shape}"
+        )
     if label.ndim not in (1, 2) or label.shape[0] != input.shape[0]:
-        raise ValueError(f"{api}(): argument 'label' has shape {label.shape} but must be "
-                         f"[{input.shape[0]}] for input of shape {input.shape}")
+        raise ValueError(
+            f"{api}(): argument 'label' has shape {label.shape} but must be "
+            f"[{input.shape[0]}] for input of shape {input.shape}"
+        )
 
 
 def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mean", name=None):
@@ -104,17 +121,23 @@ def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mea
     terms = _C.relu(_C.scale(input - picked, 1.0, float(margin)))
     if p == 2:
         terms = terms * terms
-    other = _C.cast(_C.not_equal(_C.expand(lab, [n, c]),
-                                 _C.expand(to_tensor(np.arange(c)[None, :]).astype(lab.dtype),
-                                           [n, c])), input.dtype)
+    other = _C.cast(
+        _C.not_equal(
+            _C.expand(lab, [n, c]),
+            _C.expand(to_tensor(np.arange(c)[None, :]).astype(lab.dtype), [n, c]),
+        ),
+        input.dtype,
+    )
     terms = terms * other
     if weight is not None:
         C.tensor(api, "weight", weight)
         if weight.ndim != 1 or weight.shape[0] != c:
-            raise ValueError(f"{api}(): argument 'weight' has shape {weight.shape} but must be "
-                             f"[{c}]")
-        terms = terms * C.reshape_exact(_C.index_select(weight, C.reshape_exact(lab, [n]), 0),
-                                        [n, 1])
+            raise ValueError(
+                f"{api}(): argument 'weight' has shape {weight.shape} but must be [{c}]"
+            )
+        terms = terms * C.reshape_exact(
+            _C.index_select(weight, C.reshape_exact(lab, [n]), 0), [n, 1]
+        )
     return _reduce(_C.scale(_C.sum(terms, [1]), 1.0 / c), reduction)
 
 
@@ -125,8 +148,10 @@ def multi_label_margin_loss(input, label, reduction="mean", name=None):
     _class_logits(api, input, label)
     _reduction(api, reduction)
     if list(label.shape) != list(input.shape):
-        raise ValueError(f"{api}(): argument 'label' has shape {label.shape} but must have the "
-                         f"shape of input {input.shape}")
+        raise ValueError(
+            f"{api}(): argument 'label' has shape {label.shape} but must have the "
+            f"shape of input {input.shape}"
+        )
     n, c = input.shape
     lab = label.numpy().astype(np.int64)
     if ((lab < -1) | (lab >= c)).any():
@@ -149,8 +174,9 @@ def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", na
     averaged over the classes (the last dim)."""
     api = "multi_label_soft_margin_loss"
     lab = _same_shape_label(api, input, label, reduction)
-    loss = _C.neg(lab * _C.log_sigmoid(input) +
-                  _C.scale(lab, -1.0, 1.0) * _C.log_sigmoid(_C.neg(input)))
+    loss = _C.neg(
+        lab * _C.log_sigmoid(input) + _C.scale(lab, -1.0, 1.0) * _C.log_sigmoid(_C.neg(input))
+    )
     if weight is not None:
         C.tensor(api, "weight", weight)
         loss = loss * weight
@@ -161,8 +187,17 @@ def _pairwise(x, y, p, eps):
     return pairwise_distance(x, y, p, eps)
 
 
-def triplet_margin_loss(input, positive, negative, margin=1.0, p=2.0, epsilon=1e-06,
-                        swap=False, reduction="mean", name=None):
+def triplet_margin_loss(
+    input,
+    positive,
+    negative,
+    margin=1.0,
+    p=2.0,
+    epsilon=1e-06,
+    swap=False,
+    reduction="mean",
+    name=None,
+):
     """max(0, d(input, positive) - d(input, negative) + margin), d the p-norm distance along
     the last axis; with swap, d(input, negative) is replaced by d(positive, negative) where
     smaller."""
@@ -180,8 +215,16 @@ def triplet_margin_loss(input, positive, negative, margin=1.0, p=2.0, epsilon=1e
     return _reduce(_C.relu(_C.scale(d_pos - d_neg, 1.0, float(margin))), reduction)
 
 
-def triplet_margin_with_distance_loss(input, positive, negative, distance_function=None,
-                                      margin=1.0, swap=False, reduction="mean", name=None):
+def triplet_margin_with_distance_loss(
+    input,
+    positive,
+    negative,
+    distance_function=None,
+    margin=1.0,
+    swap=False,
+    reduction="mean",
+    name=None,
+):
     """max(0, d(input, positive) - d(input, negative) + margin) for a distance function d
     (default: the 2-norm pairwise_distance)."""
     api = "triplet_margin_with_distance_loss"
@@ -191,14 +234,19 @@ def triplet_margin_with_distance_loss(input, positive, negative, distance_functi
     if float(margin) < 0:
         raise ValueError(f"{api}(): argument 'margin' must not be negative, but got {margin}")
     if not list(input.shape) == list(positive.shape) == list(negative.shape):
-        raise ValueError(f"{api}(): 'input' {input.shape}, 'positive' {positive.shape} and "
-                         f"'negative' {negative.shape} must have the same shape")
+        raise ValueError(
+            f"{api}(): 'input' {input.shape}, 'positive' {positive.shape} and "
+            f"'negative' {negative.shape} must have the same shape"
+        )
     if distance_function is None:
+
         def distance_function(a, b):
             return _pairwise(a, b, 2.0, 1e-6)
     elif not callable(distance_function):
-        raise TypeError(f"{api}(): argument 'distance_function' must be callable, but got "
-                        f"{type(distance_function).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'distance_function' must be callable, but got "
+            f"{type(distance_function).__name__}"
+        )
     d_pos = distance_function(input, positive)
     d_neg = distance_function(input, negative)
     if swap:

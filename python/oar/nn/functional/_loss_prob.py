@@ -2,6 +2,7 @@
 poisson_nll_loss, log_loss, square_error_cost, dice_loss,
 npair_loss, hsigmoid_loss. Compositions of differentiable ops (hsigmoid_loss reads the
 path of each label from its class id, or from path_table / path_code)."""
+
 import math
 
 import numpy as np
@@ -11,12 +12,20 @@ from ...framework import check as C
 from ...tensor.creation import to_tensor
 from ._loss_margin import _floating, _reduce, _reduction
 
-__all__ = ["gaussian_nll_loss", "poisson_nll_loss", "log_loss", "square_error_cost",
-           "dice_loss", "npair_loss", "hsigmoid_loss"]
+__all__ = [
+    "gaussian_nll_loss",
+    "poisson_nll_loss",
+    "log_loss",
+    "square_error_cost",
+    "dice_loss",
+    "npair_loss",
+    "hsigmoid_loss",
+]
 
 
-def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reduction="mean",
-                      name=None):
+def gaussian_nll_loss(
+    input, label, variance, full=False, epsilon=1e-6, reduction="mean", name=None
+):
     """0.5 * (log(var) + (input - label) ** 2 / var) (+ 0.5 * log(2 pi) with full), var the
     variance clamped below at epsilon. variance has input's shape, or input's without the
     last dim, or with a last dim of 1 (one variance per row)."""
@@ -29,8 +38,10 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
         if vshape == shape[:-1]:
             variance = _C.unsqueeze(variance, [-1])
         elif not (vshape[:-1] == shape[:-1] and vshape and vshape[-1] == 1):
-            raise ValueError(f"{api}(): argument 'variance' has shape {vshape} but must be "
-                             f"{shape}, {shape[:-1]} or {shape[:-1] + [1]}")
+            raise ValueError(
+                f"{api}(): argument 'variance' has shape {vshape} but must be "
+                f"{shape}, {shape[:-1]} or {shape[:-1] + [1]}"
+            )
     if bool(_C.any(_C.less_than(variance, _C.full_like(variance, 0.0)))):
         raise ValueError(f"{api}(): argument 'variance' has negative entries")
     # the clamp keeps the gradient of variance (as the identity where it clamps), as
@@ -44,8 +55,9 @@ def gaussian_nll_loss(input, label, variance, full=False, epsilon=1e-6, reductio
     return _reduce(loss, reduction)
 
 
-def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, reduction="mean",
-                     name=None):
+def poisson_nll_loss(
+    input, label, log_input=True, full=False, epsilon=1e-8, reduction="mean", name=None
+):
     """exp(input) - label * input (log_input), else input - label * log(input + epsilon);
     with full, Stirling's label * log(label) - label + 0.5 * log(2 pi label) where label > 1."""
     api = "poisson_nll_loss"
@@ -56,8 +68,10 @@ def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, red
     if eps <= 0:
         raise ValueError(f"{api}(): argument 'epsilon' must be positive, but got {eps}")
     if list(input.shape) != list(label.shape):
-        raise ValueError(f"{api}(): arguments 'input' {input.shape} and 'label' {label.shape} "
-                         f"must have the same shape")
+        raise ValueError(
+            f"{api}(): arguments 'input' {input.shape} and 'label' {label.shape} "
+            f"must have the same shape"
+        )
     if log_input:
         loss = _C.exp(input) - label * input
     else:
@@ -65,8 +79,7 @@ def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8, red
     if full:
         big = _C.greater_than(label, _C.full_like(label, 1.0))
         safe = _C.where(big, label, _C.full_like(label, 1.0))
-        stirling = safe * _C.log(safe) - safe + _C.scale(_C.log(_C.scale(safe, 2 * math.pi)),
-                                                        0.5)
+        stirling = safe * _C.log(safe) - safe + _C.scale(_C.log(_C.scale(safe, 2 * math.pi)), 0.5)
         loss = loss + _C.where(big, stirling, _C.full_like(loss, 0.0))
     return _reduce(loss, reduction)
 
@@ -77,8 +90,10 @@ def log_loss(input, label, epsilon=0.0001, name=None):
     _floating(api, "input", input)
     _floating(api, "label", label)
     eps = float(epsilon)
-    return _C.neg(label * _C.log(_C.scale(input, 1.0, eps)) +
-                  _C.scale(label, -1.0, 1.0) * _C.log(_C.scale(input, -1.0, 1.0 + eps)))
+    return _C.neg(
+        label * _C.log(_C.scale(input, 1.0, eps))
+        + _C.scale(label, -1.0, 1.0) * _C.log(_C.scale(input, -1.0, 1.0 + eps))
+    )
 
 
 def square_error_cost(input, label):
@@ -98,18 +113,25 @@ def dice_loss(input, label, epsilon=1e-05, name=None):
     _floating(api, "input", input)
     C.tensor(api, "label", label)
     if label.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument 'label' must be an int32 or int64 tensor, but got "
-                        f"{label.dtype.name}")
-    if input.ndim < 2 or label.ndim != input.ndim or label.shape[-1] != 1 or \
-            list(label.shape[:-1]) != list(input.shape[:-1]):
-        raise ValueError(f"{api}(): argument 'label' has shape {label.shape} but must be "
-                         f"{list(input.shape[:-1]) + [1]} for input of shape {input.shape}")
+        raise TypeError(
+            f"{api}(): argument 'label' must be an int32 or int64 tensor, but got "
+            f"{label.dtype.name}"
+        )
+    if (
+        input.ndim < 2
+        or label.ndim != input.ndim
+        or label.shape[-1] != 1
+        or list(label.shape[:-1]) != list(input.shape[:-1])
+    ):
+        raise ValueError(
+            f"{api}(): argument 'label' has shape {label.shape} but must be "
+            f"{list(input.shape[:-1]) + [1]} for input of shape {input.shape}"
+        )
     one_hot = _C.cast(_C.one_hot(_C.squeeze(label, [-1]), input.shape[-1]), input.dtype)
     axes = list(range(1, input.ndim))
     inter = _C.sum(input * one_hot, axes)
     total = _C.sum(input, axes) + _C.sum(one_hot, axes)
-    return _C.mean(_C.scale(_C.scale(inter, 2.0) / _C.scale(total, 1.0, float(epsilon)), -1.0,
-                            1.0))
+    return _C.mean(_C.scale(_C.scale(inter, 2.0) / _C.scale(total, 1.0, float(epsilon)), -1.0, 1.0))
 
 
 def npair_loss(anchor, positive, labels, l2_reg=0.002):
@@ -120,15 +142,19 @@ def npair_loss(anchor, positive, labels, l2_reg=0.002):
     _floating(api, "positive", positive)
     C.tensor(api, "labels", labels)
     if anchor.ndim != 2 or list(anchor.shape) != list(positive.shape):
-        raise ValueError(f"{api}(): arguments 'anchor' {anchor.shape} and 'positive' "
-                         f"{positive.shape} must have the same 2-D shape [batch, dim]")
+        raise ValueError(
+            f"{api}(): arguments 'anchor' {anchor.shape} and 'positive' "
+            f"{positive.shape} must have the same 2-D shape [batch, dim]"
+        )
     b = anchor.shape[0]
     if labels.size != b:
-        raise ValueError(f"{api}(): argument 'labels' has shape {labels.shape} but must hold "
-                         f"{b} values")
+        raise ValueError(
+            f"{api}(): argument 'labels' has shape {labels.shape} but must hold {b} values"
+        )
     lab = C.reshape_exact(labels, [b, 1])
-    same = _C.cast(_C.equal(_C.expand(lab, [b, b]), _C.transpose(_C.expand(lab, [b, b]), [1, 0])),
-                   anchor.dtype)
+    same = _C.cast(
+        _C.equal(_C.expand(lab, [b, b]), _C.transpose(_C.expand(lab, [b, b]), [1, 0])), anchor.dtype
+    )
     target = same / _C.sum(same, [1], keepdim=True)
     l2 = _C.mean(_C.sum(anchor * anchor, [1])) + _C.mean(_C.sum(positive * positive, [1]))
     sim = _C.matmul(anchor, positive, False, True)
@@ -153,8 +179,17 @@ def _default_paths(labels, num_classes):
     return np.where(valid, index, 0), branch.astype(np.float64), valid
 
 
-def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
-                  path_code=None, is_sparse=False, name=None):
+def hsigmoid_loss(
+    input,
+    label,
+    num_classes,
+    weight,
+    bias=None,
+    path_table=None,
+    path_code=None,
+    is_sparse=False,
+    name=None,
+):
     """Hierarchical sigmoid: the sum, over the inner nodes j on the path of each label, of
     softplus(p_j) - code_j * p_j, p_j = input @ weight[j] + bias[j] clipped to [-40, 40].
     The default tree is Paddle's (class c is leaf c + num_classes of a binary heap); a
@@ -167,11 +202,13 @@ def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
     C.tensor(api, "label", label)
     C.tensor(api, "weight", weight)
     if label.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument 'label' must be an int64 tensor, but got "
-                        f"{label.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'label' must be an int64 tensor, but got {label.dtype.name}"
+        )
     if input.ndim != 2:
-        raise ValueError(f"{api}(): argument 'input' must be 2-D [N, D], but has shape "
-                         f"{input.shape}")
+        raise ValueError(
+            f"{api}(): argument 'input' must be 2-D [N, D], but has shape {input.shape}"
+        )
     n, d = input.shape
     lab = label.numpy().reshape(-1)
     if lab.shape[0] != n:
@@ -189,25 +226,30 @@ def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
         table = path_table.numpy().astype(np.int64)
         codes = path_code.numpy().astype(np.int64)
         if table.shape != codes.shape or table.ndim != 2 or table.shape[0] != n:
-            raise ValueError(f"{api}(): arguments 'path_table' {list(table.shape)} and "
-                             f"'path_code' {list(codes.shape)} must both be [{n}, length]")
+            raise ValueError(
+                f"{api}(): arguments 'path_table' {list(table.shape)} and "
+                f"'path_code' {list(codes.shape)} must both be [{n}, length]"
+            )
         valid = np.cumsum(table < 0, axis=1) == 0
         index = np.where(valid, table, 0)
         branch = codes.astype(np.float64)
     rows = weight.shape[0]
     if weight.ndim != 2 or weight.shape[1] != d:
-        raise ValueError(f"{api}(): argument 'weight' has shape {weight.shape} but must be "
-                         f"[nodes, {d}]")
+        raise ValueError(
+            f"{api}(): argument 'weight' has shape {weight.shape} but must be [nodes, {d}]"
+        )
     if index.size and index[valid].size and index[valid].max() >= rows:
-        raise IndexError(f"{api}(): a path visits node {int(index[valid].max())} but weight has "
-                         f"{rows} rows")
+        raise IndexError(
+            f"{api}(): a path visits node {int(index[valid].max())} but weight has {rows} rows"
+        )
     idx = to_tensor(index.astype(np.int64))
     w_path = _C.embedding(idx, weight, -1)  # [N, L, D]
     pre = _C.sum(w_path * _C.unsqueeze(input, [1]), [2])
     if bias is not None:
         C.tensor(api, "bias", bias)
-        pre = pre + C.reshape_exact(_C.embedding(idx, C.reshape_exact(bias, [bias.size, 1]),
-                                                 -1), list(index.shape))
+        pre = pre + C.reshape_exact(
+            _C.embedding(idx, C.reshape_exact(bias, [bias.size, 1]), -1), list(index.shape)
+        )
     on_path = to_tensor(valid.astype(np.float64)).astype(input.dtype)
     pre = _C.clip(pre * on_path, -40.0, 40.0)
     code = to_tensor(branch * valid).astype(input.dtype)

@@ -10,6 +10,7 @@ training on a CPU, slower than a fused kernel for very long sequences.
 Unreachable lattice states hold a large negative number instead of -inf, so that the
 gradient of logsumexp stays finite (0 for those states) everywhere.
 """
+
 import numpy as np
 
 from ... import _C
@@ -26,8 +27,9 @@ _NEG = -1.0e30  # "log 0" for unreachable states (finite: see above)
 def _lengths(api, name, t, n, upper):
     C.tensor(api, name, t)
     if t.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument '{name}' must be an int32 or int64 tensor, but got "
-                        f"{t.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be an int32 or int64 tensor, but got {t.dtype.name}"
+        )
     v = t.numpy().reshape(-1).astype(np.int64)
     if v.shape[0] != n:
         raise ValueError(f"{api}(): argument '{name}' has {v.shape[0]} values for a batch of {n}")
@@ -39,11 +41,13 @@ def _lengths(api, name, t, n, upper):
 def _int_matrix(api, name, t, rows):
     C.tensor(api, name, t)
     if t.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument '{name}' must be an int32 or int64 tensor, but got "
-                        f"{t.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be an int32 or int64 tensor, but got {t.dtype.name}"
+        )
     if t.ndim != 2 or t.shape[0] != rows:
-        raise ValueError(f"{api}(): argument '{name}' has shape {t.shape} but must be "
-                         f"[{rows}, max_label_length]")
+        raise ValueError(
+            f"{api}(): argument '{name}' has shape {t.shape} but must be [{rows}, max_label_length]"
+        )
     return t.numpy().astype(np.int64)
 
 
@@ -51,8 +55,10 @@ def _scores(api, name, t, rank, layout, reduction):
     C.tensor(api, name, t)
     _reduction(api, reduction)
     if not t.dtype.is_floating_point or t.ndim != rank:
-        raise ValueError(f"{api}(): argument '{name}' must be a {rank}-D floating tensor "
-                         f"{layout}, but got a {t.dtype.name} tensor of shape {t.shape}")
+        raise ValueError(
+            f"{api}(): argument '{name}' must be a {rank}-D floating tensor "
+            f"{layout}, but got a {t.dtype.name} tensor of shape {t.shape}"
+        )
     return t.shape
 
 
@@ -84,8 +90,17 @@ def _ctc_nll(lp, labels, in_len, lab_len, blank):
     for t in range(1, t_max):
         prev = alpha
         two = _C.where(skip_t, _shift(prev, 2), neg)
-        step = _C.logsumexp(_C.concat([_C.unsqueeze(prev, [0]), _C.unsqueeze(_shift(prev, 1), [0]),
-                                       _C.unsqueeze(two, [0])], 0), [0])
+        step = _C.logsumexp(
+            _C.concat(
+                [
+                    _C.unsqueeze(prev, [0]),
+                    _C.unsqueeze(_shift(prev, 1), [0]),
+                    _C.unsqueeze(two, [0]),
+                ],
+                0,
+            ),
+            [0],
+        )
         new = step + _C.squeeze(_C.slice(emit, [0], [t], [t + 1]), [0])
         alive = to_tensor((t < in_len)[:, None].repeat(s, 1))
         alpha = _C.where(alive, new, prev)
@@ -93,15 +108,26 @@ def _ctc_nll(lp, labels, in_len, lab_len, blank):
     last = np.stack([2 * lab_len, np.maximum(2 * lab_len - 1, 0)], 1)
     ends = _C.take_along_axis(alpha, to_tensor(last), 1)
     # an empty label ends only in state 0
-    ends = _C.where(to_tensor(np.stack([np.ones(b, bool), lab_len > 0], 1)), ends,
-                    _C.full([b, 2], _NEG, lp.dtype))
+    ends = _C.where(
+        to_tensor(np.stack([np.ones(b, bool), lab_len > 0], 1)),
+        ends,
+        _C.full([b, 2], _NEG, lp.dtype),
+    )
     ll = _C.logsumexp(ends, [1])
     # no input at all: the likelihood is 1 for an empty label, 0 otherwise
     return _C.neg(ll), in_len == 0
 
 
-def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean",
-             norm_by_times=False, zero_infinity=False):
+def ctc_loss(
+    log_probs,
+    labels,
+    input_lengths,
+    label_lengths,
+    blank=0,
+    reduction="mean",
+    norm_by_times=False,
+    zero_infinity=False,
+):
     """The CTC loss of log_probs [T, B, C] (Paddle's warp-ctc normalises them with a
     log_softmax over the classes first, so unnormalised scores work too) against labels
     [B, L] (class ids, blank excluded), with the valid lengths of each sample. reduction
@@ -110,8 +136,9 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
     alignment (a label longer than the input allows) gives an infinite loss, or 0 with
     zero_infinity."""
     api = "ctc_loss"
-    t_max, b, c = _scores(api, "log_probs", log_probs, 3,
-                          "[max_logit_length, batch_size, num_classes + 1]", reduction)
+    t_max, b, c = _scores(
+        api, "log_probs", log_probs, 3, "[max_logit_length, batch_size, num_classes + 1]", reduction
+    )
     lab = _int_matrix(api, "labels", labels, b)
     in_len = _lengths(api, "input_lengths", input_lengths, b, t_max)
     lab_len = _lengths(api, "label_lengths", label_lengths, b, lab.shape[1])
@@ -120,8 +147,10 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
         raise ValueError(f"{api}(): argument 'blank' ({blank}) must be in [0, {c})")
     used = np.arange(lab.shape[1])[None, :] < lab_len[:, None]
     if used.any() and (lab[used].min() < 0 or lab[used].max() >= c or (lab[used] == blank).any()):
-        raise ValueError(f"{api}(): argument 'labels' holds class ids outside [0, {c}) or the "
-                         f"blank ({blank}) within the label lengths")
+        raise ValueError(
+            f"{api}(): argument 'labels' holds class ids outside [0, {c}) or the "
+            f"blank ({blank}) within the label lengths"
+        )
     lab = np.where(used, lab, blank)
     if b == 0:
         # no sequences: skip the T-step recursion; the reductions of an empty batch are
@@ -130,12 +159,14 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
         if reduction == "none":
             return loss
         return _C.sum(loss) if reduction == "sum" else _C.mean(loss)
-    work = log_probs if log_probs.dtype.name == "float64" else \
-        _C.cast(log_probs, convert_dtype("float32"))
+    work = (
+        log_probs
+        if log_probs.dtype.name == "float64"
+        else _C.cast(log_probs, convert_dtype("float32"))
+    )
     lp = _C.log_softmax(work, 2)
     if t_max == 0:  # every input is empty: likelihood 1 for an empty label, else 0
-        loss = _C.sum(lp, [0, 2]) + to_tensor(np.where(lab_len == 0, 0.0, np.inf)).astype(
-            lp.dtype)
+        loss = _C.sum(lp, [0, 2]) + to_tensor(np.where(lab_len == 0, 0.0, np.inf)).astype(lp.dtype)
         no_input = np.zeros(b, dtype=bool)
     else:
         loss, no_input = _ctc_nll(lp, lab, in_len, lab_len, blank)
@@ -162,8 +193,16 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
     return loss
 
 
-def rnnt_loss(input, label, input_lengths, label_lengths, blank=0, fastemit_lambda=0.001,
-              reduction="mean", name=None):
+def rnnt_loss(
+    input,
+    label,
+    input_lengths,
+    label_lengths,
+    blank=0,
+    fastemit_lambda=0.001,
+    reduction="mean",
+    name=None,
+):
     """The RNN-T loss of input [B, T, U + 1, V] (log-probabilities, used as given, as
     Paddle's CPU kernel) against label [B, U]: -log of the sum over the monotonic
     alignments. fastemit_lambda > 0 scales the gradient of the label emissions by
@@ -173,8 +212,10 @@ def rnnt_loss(input, label, input_lengths, label_lengths, blank=0, fastemit_lamb
     b, t_max, u1, v = _scores(api, "input", input, 4, "[B, Tmax, Umax + 1, D]", reduction)
     lab = _int_matrix(api, "label", label, b)
     if lab.shape[1] < u1 - 1:
-        raise ValueError(f"{api}(): argument 'label' has {lab.shape[1]} columns but input has "
-                         f"room for {u1 - 1} labels")
+        raise ValueError(
+            f"{api}(): argument 'label' has {lab.shape[1]} columns but input has "
+            f"room for {u1 - 1} labels"
+        )
     in_len = _lengths(api, "input_lengths", input_lengths, b, t_max)
     lab_len = _lengths(api, "label_lengths", label_lengths, b, u1 - 1)
     if b and in_len.min() < 1:
@@ -182,7 +223,7 @@ def rnnt_loss(input, label, input_lengths, label_lengths, blank=0, fastemit_lamb
     blank = C.integer(api, "blank", blank)
     if not 0 <= blank < v:
         raise ValueError(f"{api}(): argument 'blank' ({blank}) must be in [0, {v})")
-    lab = lab[:, :u1 - 1]
+    lab = lab[:, : u1 - 1]
     used = np.arange(u1 - 1)[None, :] < lab_len[:, None]
     if used.any() and (lab[used].min() < 0 or lab[used].max() >= v):
         raise ValueError(f"{api}(): argument 'label' holds class ids outside [0, {v})")
@@ -206,8 +247,9 @@ def rnnt_loss(input, label, input_lengths, label_lengths, blank=0, fastemit_lamb
     flat_emit = C.reshape_exact(emit_lp, [b, t_max * (u1 - 1)]) if u1 > 1 else None
     u = np.arange(u1)
     neg = _C.full([b, u1], _NEG, x.dtype)
-    diag = _C.where(to_tensor(np.broadcast_to(u == 0, (b, u1)).copy()),
-                    _C.full([b, u1], 0.0, x.dtype), neg)
+    diag = _C.where(
+        to_tensor(np.broadcast_to(u == 0, (b, u1)).copy()), _C.full([b, u1], 0.0, x.dtype), neg
+    )
     final = neg
     t_end = in_len - 1  # alpha[T_b - 1, U_b] is read on diagonal T_b - 1 + U_b
     for d in range(0, t_max + u1 - 1):
@@ -217,26 +259,29 @@ def rnnt_loss(input, label, input_lengths, label_lengths, blank=0, fastemit_lamb
             ok_b = (t_prev >= 0) & (t_prev < t_max)
             ib = to_tensor(np.broadcast_to(np.where(ok_b, t_prev * u1 + u, 0), (b, u1)).copy())
             from_blank = diag + _C.take_along_axis(flat_blank, ib, 1)
-            from_blank = _C.where(to_tensor(np.broadcast_to(ok_b, (b, u1)).copy()), from_blank,
-                                  neg)
+            from_blank = _C.where(to_tensor(np.broadcast_to(ok_b, (b, u1)).copy()), from_blank, neg)
             if u1 > 1:
                 t_here = d - u
                 ok_e = (u >= 1) & (t_here >= 0) & (t_here < t_max)
                 ie = np.where(ok_e, t_here * (u1 - 1) + u - 1, 0)
-                emit = _C.take_along_axis(flat_emit, to_tensor(np.broadcast_to(ie, (b, u1))
-                                                                  .copy()), 1)
+                emit = _C.take_along_axis(
+                    flat_emit, to_tensor(np.broadcast_to(ie, (b, u1)).copy()), 1
+                )
                 from_emit = _shift(diag, 1) + emit
-                from_emit = _C.where(to_tensor(np.broadcast_to(ok_e, (b, u1)).copy()),
-                                     from_emit, neg)
-                diag = _C.logsumexp(_C.concat([_C.unsqueeze(from_blank, [0]),
-                                               _C.unsqueeze(from_emit, [0])], 0), [0])
+                from_emit = _C.where(
+                    to_tensor(np.broadcast_to(ok_e, (b, u1)).copy()), from_emit, neg
+                )
+                diag = _C.logsumexp(
+                    _C.concat([_C.unsqueeze(from_blank, [0]), _C.unsqueeze(from_emit, [0])], 0), [0]
+                )
             else:
                 diag = from_blank
         here = (d == t_end + lab_len)[:, None] & (u[None, :] == lab_len[:, None])
         if here.any():
             final = _C.where(to_tensor(here), diag, final)
-    ll_end = _C.sum(_C.where(to_tensor(u[None, :] == lab_len[:, None]), final,
-                             _C.full_like(final, 0.0)), [1])
+    ll_end = _C.sum(
+        _C.where(to_tensor(u[None, :] == lab_len[:, None]), final, _C.full_like(final, 0.0)), [1]
+    )
     last_blank = _C.take_along_axis(flat_blank, to_tensor((t_end * u1 + lab_len)[:, None]), 1)
     loss = _C.neg(ll_end + _C.squeeze(last_blank, [1]))
     if reduction == "sum":

@@ -6,6 +6,7 @@ scaled by s, and the loss is the cross entropy of the softmax of the result. A
 composition of differentiable ops, so the gradient is the derivative of that formula (the
 one Paddle's GPU kernel writes out by hand). Paddle has no CPU kernel for it.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -24,8 +25,7 @@ def _as_attr(api, name, v):
     # Paddle passes the margins and the scale to its kernel as float32 attributes: rounding
     # them the same way keeps float64 results equal to Paddle's (0.35 is 0.3499999940...)
     if isinstance(v, bool) or not isinstance(v, (int, float, np.integer, np.floating)):
-        raise TypeError(f"{api}(): argument '{name}' must be a number, but got "
-                        f"{type(v).__name__}")
+        raise TypeError(f"{api}(): argument '{name}' must be a number, but got {type(v).__name__}")
     return float(np.float32(v))
 
 
@@ -35,20 +35,33 @@ def _single_process(api, group):
     if group is False:
         return True  # data parallel: no communication, each process on its own logits
     if group is not None and not hasattr(group, "is_member"):
-        raise ValueError(f"{api}(): argument 'group' must be False, None or a Group from "
-                         f"oar.distributed.new_group, but got {group!r}")
+        raise ValueError(
+            f"{api}(): argument 'group' must be False, None or a Group from "
+            f"oar.distributed.new_group, but got {group!r}"
+        )
     if group is not None and not group.is_member():
         return None
     get_world_size = collective.distributed().get_world_size
     if get_world_size(group) > 1:
-        raise NotImplementedError(f"{api}(): logits sharded across {get_world_size(group)} "
-                                  f"processes (model parallel) are not supported; pass "
-                                  f"group=False to compute each process's loss on its own")
+        raise NotImplementedError(
+            f"{api}(): logits sharded across {get_world_size(group)} "
+            f"processes (model parallel) are not supported; pass "
+            f"group=False to compute each process's loss on its own"
+        )
     return True
 
 
-def margin_cross_entropy(logits, label, margin1=1.0, margin2=0.5, margin3=0.0, scale=64.0,
-                         group=None, return_softmax=False, reduction="mean"):
+def margin_cross_entropy(
+    logits,
+    label,
+    margin1=1.0,
+    margin2=0.5,
+    margin3=0.0,
+    scale=64.0,
+    group=None,
+    return_softmax=False,
+    reduction="mean",
+):
     """The combined-margin (ArcFace/CosFace) cross entropy of cosine logits.
 
     With theta_y = acos(logits[i, y]) for each row's label y, the target logit becomes
@@ -88,35 +101,48 @@ def margin_cross_entropy(logits, label, margin1=1.0, margin2=0.5, margin3=0.0, s
     """
     api = "margin_cross_entropy"
     if reduction not in ("mean", "sum", "none", None):
-        raise ValueError(f"{api}(): argument 'reduction' must be 'mean', 'sum', 'none' or "
-                         f"None, but got {reduction!r}")
-    m1, m2, m3 = (_as_attr(api, n, v) for n, v in
-                  (("margin1", margin1), ("margin2", margin2), ("margin3", margin3)))
+        raise ValueError(
+            f"{api}(): argument 'reduction' must be 'mean', 'sum', 'none' or "
+            f"None, but got {reduction!r}"
+        )
+    m1, m2, m3 = (
+        _as_attr(api, n, v)
+        for n, v in (("margin1", margin1), ("margin2", margin2), ("margin3", margin3))
+    )
     s = _as_attr(api, "scale", scale)
     if _single_process(api, group) is None:
         return None
     C.tensor(api, "logits", logits)
     C.tensor(api, "label", label)
     if not logits.dtype.is_floating_point:
-        raise TypeError(f"{api}(): argument 'logits' must be a float16, bfloat16, float32 or "
-                        f"float64 tensor, but got {logits.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'logits' must be a float16, bfloat16, float32 or "
+            f"float64 tensor, but got {logits.dtype.name}"
+        )
     if label.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument 'label' must be an int32 or int64 tensor, but got "
-                        f"{label.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'label' must be an int32 or int64 tensor, but got "
+            f"{label.dtype.name}"
+        )
     if logits.ndim == 0 or logits.shape[-1] == 0:
-        raise ValueError(f"{api}(): argument 'logits' must have a non-empty last dimension "
-                         f"(the classes), but has shape {logits.shape}")
+        raise ValueError(
+            f"{api}(): argument 'logits' must have a non-empty last dimension "
+            f"(the classes), but has shape {logits.shape}"
+        )
     lead, n_class = list(logits.shape[:-1]), logits.shape[-1]
     if list(label.shape) == lead:
         label = _C.unsqueeze(label, [-1])
     elif list(label.shape) != lead + [1]:
-        raise ValueError(f"{api}(): argument 'label' must have shape {lead} or {lead + [1]} "
-                         f"for logits of shape {logits.shape}, but has shape {label.shape}")
+        raise ValueError(
+            f"{api}(): argument 'label' must have shape {lead} or {lead + [1]} "
+            f"for logits of shape {logits.shape}, but has shape {label.shape}"
+        )
     values = label.numpy()
     if values.size and (values.min() < 0 or values.max() >= n_class):
         bad = values[(values < 0) | (values >= n_class)].flat[0]
-        raise ValueError(f"{api}(): argument 'label' holds {bad}, outside the classes "
-                         f"[0, {n_class})")
+        raise ValueError(
+            f"{api}(): argument 'label' holds {bad}, outside the classes [0, {n_class})"
+        )
     out_dtype = logits.dtype
     x = logits
     if out_dtype.name in ("float16", "bfloat16"):

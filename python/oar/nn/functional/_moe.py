@@ -5,6 +5,7 @@ The routing maps are integers and decide only where rows go, so the row indices 
 worked out in numpy; the data itself moves through oar ops (concat + gather), which is
 what carries the gradient.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -26,22 +27,28 @@ _INT_DTYPES = ("int32", "int64")
 def _int_tensor(api, arg, v, ndim):
     _check.tensor(api, arg, v)
     if v.dtype.name not in _INT_DTYPES:
-        raise TypeError(f"{api}(): argument '{arg}' must be an int32 or int64 Tensor, but got "
-                        f"dtype {v.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{arg}' must be an int32 or int64 Tensor, but got "
+            f"dtype {v.dtype.name}"
+        )
     if v.ndim != ndim:
-        raise ValueError(f"{api}(): argument '{arg}' must be {ndim}-D, but has shape "
-                         f"{list(v.shape)}")
+        raise ValueError(
+            f"{api}(): argument '{arg}' must be {ndim}-D, but has shape {list(v.shape)}"
+        )
     return v.numpy().astype(np.int64)
 
 
 def _float_tensor(api, arg, v, ndim=None):
     _check.tensor(api, arg, v)
     if not v.dtype.is_floating_point:
-        raise TypeError(f"{api}(): argument '{arg}' must be a floating-point Tensor, but got "
-                        f"dtype {v.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{arg}' must be a floating-point Tensor, but got "
+            f"dtype {v.dtype.name}"
+        )
     if ndim is not None and v.ndim != ndim:
-        raise ValueError(f"{api}(): argument '{arg}' must be {ndim}-D, but has shape "
-                         f"{list(v.shape)}")
+        raise ValueError(
+            f"{api}(): argument '{arg}' must be {ndim}-D, but has shape {list(v.shape)}"
+        )
     return v
 
 
@@ -69,9 +76,20 @@ def _idx(a):
     return to_tensor(np.ascontiguousarray(a, dtype=np.int64))
 
 
-def moe_permute(hidden_states, scale, expert_routemap_topk, expert_prob_topk, num_experts,
-                tokens_per_expert, padding_alignment, do_gather=True, using_ue8m0_scale=False,
-                return_expert_indices=False, override_buffer_size=-1, name=None):
+def moe_permute(
+    hidden_states,
+    scale,
+    expert_routemap_topk,
+    expert_prob_topk,
+    num_experts,
+    tokens_per_expert,
+    padding_alignment,
+    do_gather=True,
+    using_ue8m0_scale=False,
+    return_expert_indices=False,
+    override_buffer_size=-1,
+    name=None,
+):
     """Group the tokens by expert: each token is copied once per expert it is routed to.
 
     Expert e owns the rows [offset_e, offset_e + tokens_per_expert[e]) of the output,
@@ -115,52 +133,72 @@ def moe_permute(hidden_states, scale, expert_routemap_topk, expert_prob_topk, nu
     override_buffer_size = _check.integer(api, "override_buffer_size", override_buffer_size)
     seq, topk = routemap.shape
     if hidden_states.shape[0] != seq:
-        raise ValueError(f"{api}(): 'hidden_states' has {hidden_states.shape[0]} rows but "
-                         f"'expert_routemap_topk' has {seq}")
+        raise ValueError(
+            f"{api}(): 'hidden_states' has {hidden_states.shape[0]} rows but "
+            f"'expert_routemap_topk' has {seq}"
+        )
     if list(expert_prob_topk.shape) != [seq, topk]:
-        raise ValueError(f"{api}(): argument 'expert_prob_topk' must have shape {[seq, topk]}, "
-                         f"but got {list(expert_prob_topk.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'expert_prob_topk' must have shape {[seq, topk]}, "
+            f"but got {list(expert_prob_topk.shape)}"
+        )
     if scale is not None:
         _check.tensor(api, "scale", scale)
         if scale.ndim != 2 or scale.shape[0] != seq:
-            raise ValueError(f"{api}(): argument 'scale' must be [{seq}, cols], but has shape "
-                             f"{list(scale.shape)}")
+            raise ValueError(
+                f"{api}(): argument 'scale' must be [{seq}, cols], but has shape "
+                f"{list(scale.shape)}"
+            )
         want = "int32" if using_ue8m0_scale else "float32"
         if scale.dtype.name != want:
-            raise TypeError(f"{api}(): argument 'scale' must be {want} with "
-                            f"using_ue8m0_scale={using_ue8m0_scale}, but got dtype "
-                            f"{scale.dtype.name}")
+            raise TypeError(
+                f"{api}(): argument 'scale' must be {want} with "
+                f"using_ue8m0_scale={using_ue8m0_scale}, but got dtype "
+                f"{scale.dtype.name}"
+            )
     if not isinstance(tokens_per_expert, (list, tuple)) or not all(
-            isinstance(n, numbers.Integral) and not isinstance(n, bool)
-            for n in tokens_per_expert):
-        raise TypeError(f"{api}(): argument 'tokens_per_expert' must be a list of int, but got "
-                        f"{_check._kind(tokens_per_expert)}")
+        isinstance(n, numbers.Integral) and not isinstance(n, bool) for n in tokens_per_expert
+    ):
+        raise TypeError(
+            f"{api}(): argument 'tokens_per_expert' must be a list of int, but got "
+            f"{_check._kind(tokens_per_expert)}"
+        )
     counts = [int(n) for n in tokens_per_expert]
     if len(counts) != num_experts:
-        raise ValueError(f"{api}(): argument 'tokens_per_expert' must have num_experts="
-                         f"{num_experts} entries, but has {len(counts)}")
+        raise ValueError(
+            f"{api}(): argument 'tokens_per_expert' must have num_experts="
+            f"{num_experts} entries, but has {len(counts)}"
+        )
     if routemap.size and (routemap.min() < -1 or routemap.max() >= num_experts):
-        raise ValueError(f"{api}(): argument 'expert_routemap_topk' must lie in [-1, "
-                         f"{num_experts}), but holds values in [{routemap.min()}, "
-                         f"{routemap.max()}]")
+        raise ValueError(
+            f"{api}(): argument 'expert_routemap_topk' must lie in [-1, "
+            f"{num_experts}), but holds values in [{routemap.min()}, "
+            f"{routemap.max()}]"
+        )
     for s in range(seq):
         ids = routemap[s][routemap[s] >= 0]
         # Paddle's kernel keeps one row per (token, expert); a repeat would be lost.
         if len(np.unique(ids)) != len(ids):
-            raise ValueError(f"{api}(): argument 'expert_routemap_topk' routes token {s} to "
-                             f"the same expert twice")
+            raise ValueError(
+                f"{api}(): argument 'expert_routemap_topk' routes token {s} to "
+                f"the same expert twice"
+            )
     actual = np.bincount(routemap[routemap >= 0], minlength=num_experts)
     if list(actual) != counts:
-        raise ValueError(f"{api}(): argument 'tokens_per_expert' {counts} does not match the "
-                         f"counts in 'expert_routemap_topk' {actual.tolist()}")
+        raise ValueError(
+            f"{api}(): argument 'tokens_per_expert' {counts} does not match the "
+            f"counts in 'expert_routemap_topk' {actual.tolist()}"
+        )
 
     padded = [-(-n // padding_alignment) * padding_alignment for n in counts]
     offsets = np.concatenate([[0], np.cumsum(padded)]).astype(np.int64)
     rows = int(offsets[-1])
     if override_buffer_size >= 0:
         if override_buffer_size < rows:
-            raise ValueError(f"{api}(): argument 'override_buffer_size' ({override_buffer_size})"
-                             f" is smaller than the {rows} rows the experts need")
+            raise ValueError(
+                f"{api}(): argument 'override_buffer_size' ({override_buffer_size})"
+                f" is smaller than the {rows} rows the experts need"
+            )
         rows = override_buffer_size
 
     # Source of each output row: a (token, topk slot) pair, or padding (-> the zero row).
@@ -192,9 +230,17 @@ def moe_permute(hidden_states, scale, expert_routemap_topk, expert_prob_topk, nu
     return out
 
 
-def moe_unpermute(hidden_states_unzipped, zipped_expertwise_rowmap, expert_routemap_topk,
-                  token_prob_unzipped, total_zipped_tokens, num_experts,
-                  using_mix_precision=True, using_weighted_combine=False, name=None):
+def moe_unpermute(
+    hidden_states_unzipped,
+    zipped_expertwise_rowmap,
+    expert_routemap_topk,
+    token_prob_unzipped,
+    total_zipped_tokens,
+    num_experts,
+    using_mix_precision=True,
+    using_weighted_combine=False,
+    name=None,
+):
     """Undo moe_permute: each token is the sum of its rows over the experts it went to.
 
     Args:
@@ -225,28 +271,35 @@ def moe_unpermute(hidden_states_unzipped, zipped_expertwise_rowmap, expert_route
     weighted = _flag(api, "using_weighted_combine", using_weighted_combine)
     rows, dim = hidden_states_unzipped.shape
     if list(rowmap.shape) != [seq, num_experts]:
-        raise ValueError(f"{api}(): argument 'zipped_expertwise_rowmap' must have shape "
-                         f"{[seq, num_experts]}, but got {list(rowmap.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'zipped_expertwise_rowmap' must have shape "
+            f"{[seq, num_experts]}, but got {list(rowmap.shape)}"
+        )
     if routemap.shape[0] != seq:
-        raise ValueError(f"{api}(): argument 'expert_routemap_topk' must have {seq} rows, but "
-                         f"has shape {list(routemap.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'expert_routemap_topk' must have {seq} rows, but "
+            f"has shape {list(routemap.shape)}"
+        )
     if token_prob_unzipped.size != rows or token_prob_unzipped.ndim not in (1, 2):
-        raise ValueError(f"{api}(): argument 'token_prob_unzipped' must be [{rows}] or "
-                         f"[{rows}, 1], but has shape {list(token_prob_unzipped.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'token_prob_unzipped' must be [{rows}] or "
+            f"[{rows}, 1], but has shape {list(token_prob_unzipped.shape)}"
+        )
     if rowmap.size and (rowmap.min() < -1 or rowmap.max() >= rows):
-        raise ValueError(f"{api}(): argument 'zipped_expertwise_rowmap' must lie in [-1, "
-                         f"{rows})")
+        raise ValueError(f"{api}(): argument 'zipped_expertwise_rowmap' must lie in [-1, {rows})")
     if routemap.size and (routemap.min() < -1 or routemap.max() >= num_experts):
-        raise ValueError(f"{api}(): argument 'expert_routemap_topk' must lie in [-1, "
-                         f"{num_experts})")
+        raise ValueError(
+            f"{api}(): argument 'expert_routemap_topk' must lie in [-1, {num_experts})"
+        )
     topk = routemap.shape[1]
 
     src = np.where(rowmap < 0, rows, rowmap)
     x = hidden_states_unzipped
     low = x.dtype.name in ("float16", "bfloat16")
     acc = x.astype("float32") if (mix and low) else x
-    picked = _C.reshape(gather(_rows_with_zero(acc), _idx(src.reshape(-1))),
-                         [seq, num_experts, dim])
+    picked = _C.reshape(
+        gather(_rows_with_zero(acc), _idx(src.reshape(-1))), [seq, num_experts, dim]
+    )
     probs = _C.reshape(token_prob_unzipped.astype("float32"), [rows])
     probs_z = _rows_with_zero(probs)
     if weighted:

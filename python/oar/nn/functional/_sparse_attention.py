@@ -1,16 +1,26 @@
 """sparse_attention: the CSR pattern of the scores as a boolean mask (conventions in
 _flash_variants.py)."""
+
 import numpy as np
 
 from ... import _C
 from ...tensor.creation import to_tensor
-from ._flash_common import (_default_scale, _float_tensor, _int_array)
+from ._flash_common import _default_scale, _float_tensor, _int_array
 
 
 # ---- sparse_attention ----------------------------------------------------------------------
 
-def sparse_attention(query, key, value, sparse_csr_offset, sparse_csr_columns,
-                     key_padding_mask=None, attn_mask=None, name=None):
+
+def sparse_attention(
+    query,
+    key,
+    value,
+    sparse_csr_offset,
+    sparse_csr_columns,
+    key_padding_mask=None,
+    attn_mask=None,
+    name=None,
+):
     """Attention restricted to a CSR pattern of (query, key) pairs per batch and head.
 
     Args:
@@ -41,43 +51,56 @@ def sparse_attention(query, key, value, sparse_csr_offset, sparse_csr_columns,
     _float_tensor(api, "key", key, 4)
     _float_tensor(api, "value", value, 4)
     if not query.shape == key.shape == value.shape:
-        raise ValueError(f"{api}(): 'query', 'key' and 'value' must have the same shape, but "
-                         f"got {query.shape}, {key.shape}, {value.shape}")
+        raise ValueError(
+            f"{api}(): 'query', 'key' and 'value' must have the same shape, but "
+            f"got {query.shape}, {key.shape}, {value.shape}"
+        )
     bsz, h, s, d = query.shape
     off = _int_array(api, "sparse_csr_offset", sparse_csr_offset, 3)
     cols = _int_array(api, "sparse_csr_columns", sparse_csr_columns, 3)
     if list(off.shape) != [bsz, h, s + 1]:
-        raise ValueError(f"{api}(): argument 'sparse_csr_offset' must have shape "
-                         f"[{bsz}, {h}, {s + 1}], but has {list(off.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'sparse_csr_offset' must have shape "
+            f"[{bsz}, {h}, {s + 1}], but has {list(off.shape)}"
+        )
     if list(cols.shape[:2]) != [bsz, h]:
-        raise ValueError(f"{api}(): argument 'sparse_csr_columns' must have shape "
-                         f"[{bsz}, {h}, nnz], but has {list(cols.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'sparse_csr_columns' must have shape "
+            f"[{bsz}, {h}, nnz], but has {list(cols.shape)}"
+        )
     nnz = cols.shape[2]
     if (np.diff(off, axis=-1) < 0).any() or (off < 0).any() or (off > nnz).any():
-        raise ValueError(f"{api}(): argument 'sparse_csr_offset' must be non-decreasing "
-                         f"offsets within [0, {nnz}]")
+        raise ValueError(
+            f"{api}(): argument 'sparse_csr_offset' must be non-decreasing "
+            f"offsets within [0, {nnz}]"
+        )
     counts = np.zeros((bsz, h, s, s), np.float64)
     for bi in range(bsz):
         for hi in range(h):
             row_of = np.repeat(np.arange(s), np.diff(off[bi, hi]))
-            c = cols[bi, hi, off[bi, hi, 0]:off[bi, hi, -1]]
+            c = cols[bi, hi, off[bi, hi, 0] : off[bi, hi, -1]]
             if c.size and (c.min() < 0 or c.max() >= s):
-                raise ValueError(f"{api}(): argument 'sparse_csr_columns' must be in "
-                                 f"[0, {s}), but holds {int(c.min())}..{int(c.max())}")
+                raise ValueError(
+                    f"{api}(): argument 'sparse_csr_columns' must be in "
+                    f"[0, {s}), but holds {int(c.min())}..{int(c.max())}"
+                )
             np.add.at(counts[bi, hi], (row_of, c), 1.0)
     # a pair listed n times counts n times in the softmax and in the sum, as in CSR
     bias = np.where(counts > 0, np.log(np.maximum(counts, 1.0)), -np.inf)
     masked = np.zeros((bsz, 1, s, s), bool)
-    for nm, m, shape in (("key_padding_mask", key_padding_mask, [bsz, s]),
-                         ("attn_mask", attn_mask, [s, s])):
+    for nm, m, shape in (
+        ("key_padding_mask", key_padding_mask, [bsz, s]),
+        ("attn_mask", attn_mask, [s, s]),
+    ):
         if m is None:
             continue
         _float_tensor(api, nm, m, 2)
         if list(m.shape) != shape:
-            raise ValueError(f"{api}(): argument '{nm}' must have shape {shape}, but has "
-                             f"{m.shape}")
-        mv = np.abs(m.astype("float64").numpy()) < np.finfo(np.dtype(
-            "float64" if m.dtype.name == "float64" else "float32")).eps
+            raise ValueError(f"{api}(): argument '{nm}' must have shape {shape}, but has {m.shape}")
+        mv = (
+            np.abs(m.astype("float64").numpy())
+            < np.finfo(np.dtype("float64" if m.dtype.name == "float64" else "float32")).eps
+        )
         masked |= mv[:, None, None, :] if nm == "key_padding_mask" else mv[None, None]
     has_entries = counts.any(axis=-1, keepdims=True)
     # a masked entry takes part as exp(-inf) = 0: all masked -> 0/0 = NaN, as the kernel

@@ -12,6 +12,7 @@ batch (tests/python/test_distributed.py). The statistics are float32 (float64 fo
 double), as in the fused kernel. It is a PyLayer, so it has first-order gradients
 only.
 """
+
 from __future__ import annotations
 
 from ... import _C
@@ -79,8 +80,9 @@ class _SyncBatchNorm(PyLayer):
         mean_dy = packed[:channels] / count
         mean_dy_xhat = packed[channels:] / count
         nd = xhat.ndim
-        dx = _along(w * rstd, nd, axis) * (g - _along(mean_dy, nd, axis) -
-                                           xhat * _along(mean_dy_xhat, nd, axis))
+        dx = _along(w * rstd, nd, axis) * (
+            g - _along(mean_dy, nd, axis) - xhat * _along(mean_dy_xhat, nd, axis)
+        )
         x_dtype, w_dtype, b_dtype = ctx.dtypes
         return dx.astype(x_dtype), sum_dy_xhat.astype(w_dtype), sum_dy.astype(b_dtype)
 

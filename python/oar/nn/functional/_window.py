@@ -2,6 +2,7 @@
 dilation, kernel size and padding (int, list, 'SAME'/'VALID', per-side pairs),
 data_format, and the channels-last transposes. The C++ ops take channels-first
 tensors and a (before, after) padding pair per spatial dim."""
+
 import numbers
 
 from ... import _C
@@ -18,8 +19,10 @@ def channel_last(api, data_format, nd):
     """True for the channels-last format of an nd-D op; ValueError for an unknown one."""
     first, last = _FORMATS[nd]
     if data_format not in (first, last):
-        raise ValueError(f"{api}(): argument 'data_format' must be '{first}' or '{last}', "
-                         f"but got {data_format!r}")
+        raise ValueError(
+            f"{api}(): argument 'data_format' must be '{first}' or '{last}', "
+            f"but got {data_format!r}"
+        )
     return data_format == last
 
 
@@ -31,10 +34,10 @@ def int_list(api, name, v, nd, minimum=1):
         v = [int(e) for e in v]
     else:
         raise (TypeError if not isinstance(v, (list, tuple)) else ValueError)(
-            f"{api}(): argument '{name}' must be an int or a list of {nd} ints, but got {v!r}")
+            f"{api}(): argument '{name}' must be an int or a list of {nd} ints, but got {v!r}"
+        )
     if any(e < minimum for e in v):
-        raise ValueError(f"{api}(): argument '{name}' must hold values >= {minimum}, "
-                         f"but got {v!r}")
+        raise ValueError(f"{api}(): argument '{name}' must hold values >= {minimum}, but got {v!r}")
     return v
 
 
@@ -43,8 +46,10 @@ def padding(api, pad, nd, channel_last_=False):
     if isinstance(pad, str):
         algo = pad.upper()
         if algo not in ("SAME", "VALID"):
-            raise ValueError(f"{api}(): argument 'padding' must be 'SAME', 'VALID', an int or a "
-                             f"list, but got the string {pad!r}")
+            raise ValueError(
+                f"{api}(): argument 'padding' must be 'SAME', 'VALID', an int or a "
+                f"list, but got the string {pad!r}"
+            )
         return algo, [0] * (2 * nd)
     if _is_int(pad):
         out = [int(pad)] * (2 * nd)
@@ -55,8 +60,10 @@ def padding(api, pad, nd, channel_last_=False):
             c = nd + 1 if channel_last_ else 1
             for i in (0, c):
                 if list(items[i]) != [0, 0]:
-                    raise ValueError(f"{api}(): argument 'padding' {pad!r} pads the batch or "
-                                     f"channel dim; only spatial dims can be padded")
+                    raise ValueError(
+                        f"{api}(): argument 'padding' {pad!r} pads the batch or "
+                        f"channel dim; only spatial dims can be padded"
+                    )
             spatial = [p for i, p in enumerate(items) if i not in (0, c)]
             items = [e for p in spatial for e in p]
         if all(_is_int(e) for e in items) and len(items) == nd:
@@ -64,11 +71,15 @@ def padding(api, pad, nd, channel_last_=False):
         elif all(_is_int(e) for e in items) and len(items) == 2 * nd:
             out = [int(e) for e in items]
         else:
-            raise ValueError(f"{api}(): argument 'padding' must be an int, {nd} ints, {2 * nd} "
-                             f"ints (before and after per dim) or {nd + 2} pairs, but got {pad!r}")
+            raise ValueError(
+                f"{api}(): argument 'padding' must be an int, {nd} ints, {2 * nd} "
+                f"ints (before and after per dim) or {nd + 2} pairs, but got {pad!r}"
+            )
     else:
-        raise TypeError(f"{api}(): argument 'padding' must be a str, an int or a list, but got "
-                        f"{type(pad).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'padding' must be a str, an int or a list, but got "
+            f"{type(pad).__name__}"
+        )
     if any(p < 0 for p in out):
         raise ValueError(f"{api}(): argument 'padding' must not be negative, but got {pad!r}")
     return None, out
@@ -93,15 +104,17 @@ def to_channels_last(x, nd):
 
 def spatial(x, nd, channel_last_):
     """The spatial sizes of x."""
-    return list(x.shape[1:nd + 1]) if channel_last_ else list(x.shape[2:])
+    return list(x.shape[1 : nd + 1]) if channel_last_ else list(x.shape[2:])
 
 
 def check_input(api, x, nd, data_format):
     """x as a Tensor of rank nd + 2 (TypeError / ValueError naming the argument)."""
     _check.tensor(api, "x", x)
     if x.ndim != nd + 2:
-        raise ValueError(f"{api}(): argument 'x' must be {nd + 2}-D ({data_format}), but has "
-                         f"shape {list(x.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'x' must be {nd + 2}-D ({data_format}), but has "
+            f"shape {list(x.shape)}"
+        )
     return x
 
 
@@ -112,5 +125,5 @@ def call(api, internal, fn, *args):
     except (ValueError, TypeError, IndexError) as e:
         msg = str(e)
         if msg.startswith(internal + "(): "):
-            raise type(e)(api + "(): " + msg[len(internal) + 4:]) from None
+            raise type(e)(api + "(): " + msg[len(internal) + 4 :]) from None
         raise

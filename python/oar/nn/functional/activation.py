@@ -6,6 +6,7 @@ compositions, as fast as an op of their own would be: swish is silu (Paddle's sw
 has beta 1), relu6 is hardtanh(x, 0, 6) (the same single kernel), and glu is a split
 plus sigmoid and multiply.
 """
+
 from __future__ import annotations
 
 from ... import _C
@@ -14,12 +15,46 @@ from ...framework.dtype import convert_dtype
 from ...framework.typing import DTypeLike, Tensor
 from ...tensor.manipulation import split
 
-__all__ = ["relu", "relu_", "sigmoid", "tanh", "softmax", "log_softmax",
-           "gelu", "silu", "swish", "mish", "leaky_relu", "elu", "selu", "celu", "softplus",
-           "softsign", "hardswish", "hardsigmoid", "hardtanh", "hardtanh_", "relu6", "prelu",
-           "glu", "log_sigmoid", "tanhshrink", "softshrink", "hardshrink", "thresholded_relu",
-           "logsigmoid", "tanh_", "elu_", "leaky_relu_", "softmax_", "thresholded_relu_",
-           "maxout", "rrelu", "gumbel_softmax", "swiglu"]
+__all__ = [
+    "relu",
+    "relu_",
+    "sigmoid",
+    "tanh",
+    "softmax",
+    "log_softmax",
+    "gelu",
+    "silu",
+    "swish",
+    "mish",
+    "leaky_relu",
+    "elu",
+    "selu",
+    "celu",
+    "softplus",
+    "softsign",
+    "hardswish",
+    "hardsigmoid",
+    "hardtanh",
+    "hardtanh_",
+    "relu6",
+    "prelu",
+    "glu",
+    "log_sigmoid",
+    "tanhshrink",
+    "softshrink",
+    "hardshrink",
+    "thresholded_relu",
+    "logsigmoid",
+    "tanh_",
+    "elu_",
+    "leaky_relu_",
+    "softmax_",
+    "thresholded_relu_",
+    "maxout",
+    "rrelu",
+    "gumbel_softmax",
+    "swiglu",
+]
 
 relu = _C.relu
 relu_ = _C.relu_
@@ -37,26 +72,31 @@ def _into(api, x, fn):
     return x
 
 
-def softmax(x: Tensor, axis: int = -1, dtype: DTypeLike | None = None,
-            name: str | None = None) -> Tensor:
+def softmax(
+    x: Tensor, axis: int = -1, dtype: DTypeLike | None = None, name: str | None = None
+) -> Tensor:
     if dtype is not None:
         x = _C.cast(x, convert_dtype(dtype))
     return _C.softmax(x, axis)
 
 
-def log_softmax(x: Tensor, axis: int = -1, dtype: DTypeLike | None = None,
-                name: str | None = None) -> Tensor:
+def log_softmax(
+    x: Tensor, axis: int = -1, dtype: DTypeLike | None = None, name: str | None = None
+) -> Tensor:
     if dtype is not None:
         x = _C.cast(x, convert_dtype(dtype))
     return _C.log_softmax(x, axis)
 
 
-def softmax_(x: Tensor, axis: int = -1, dtype: DTypeLike | None = None,
-             name: str | None = None) -> Tensor:
+def softmax_(
+    x: Tensor, axis: int = -1, dtype: DTypeLike | None = None, name: str | None = None
+) -> Tensor:
     """softmax written into x (the in-place variant of softmax); returns x."""
     if dtype is not None and convert_dtype(dtype) != x.dtype:
-        raise TypeError(f"softmax_(): argument 'dtype' ({dtype}) must be x's dtype "
-                        f"({x.dtype.name}) to write in place")
+        raise TypeError(
+            f"softmax_(): argument 'dtype' ({dtype}) must be x's dtype "
+            f"({x.dtype.name}) to write in place"
+        )
     return _into("softmax_", x, lambda t: _C.softmax(t, axis))
 
 
@@ -66,8 +106,10 @@ def gelu(x: Tensor, approximate: bool | str = False, name: str | None = None) ->
     approximate may also be False or "none"."""
     if isinstance(approximate, str):
         if approximate not in ("tanh", "none"):
-            raise ValueError(f"gelu(): argument 'approximate' must be True, False, 'tanh' or "
-                             f"'none', but got {approximate!r}")
+            raise ValueError(
+                f"gelu(): argument 'approximate' must be True, False, 'tanh' or "
+                f"'none', but got {approximate!r}"
+            )
         approximate = approximate == "tanh"
     return _C.gelu(x, approximate)
 
@@ -109,8 +151,12 @@ def leaky_relu_(x: Tensor, negative_slope: float = 0.01, name: str | None = None
     return _into("leaky_relu_", x, lambda t: _C.leaky_relu(t, negative_slope))
 
 
-def selu(x: Tensor, scale: float = 1.0507009873554805, alpha: float = 1.6732632423543772,
-         name: str | None = None) -> Tensor:
+def selu(
+    x: Tensor,
+    scale: float = 1.0507009873554805,
+    alpha: float = 1.6732632423543772,
+    name: str | None = None,
+) -> Tensor:
     """selu(x) = scale * (x where x > 0, else alpha * (e ** x - 1)); scale > 1, alpha >= 0."""
     return _C.selu(x, scale, alpha)
 
@@ -135,20 +181,29 @@ def hardswish(x: Tensor, name: str | None = None) -> Tensor:
     return _C.hardswish(x)
 
 
-def hardsigmoid(x: Tensor, slope: float = 0.1666667, offset: float = 0.5,
-                name: str | None = None) -> Tensor:
+def hardsigmoid(
+    x: Tensor, slope: float = 0.1666667, offset: float = 0.5, name: str | None = None
+) -> Tensor:
     """hardsigmoid(x) = min(max(slope * x + offset, 0), 1)."""
     return _C.hardsigmoid(x, slope, offset)
 
 
-def hardtanh(x: Tensor, min: float = -1.0, max: float = 1.0,  # noqa: A002 - Paddle's names
-             name: str | None = None) -> Tensor:
+def hardtanh(
+    x: Tensor,
+    min: float = -1.0,
+    max: float = 1.0,  # noqa: A002 - Paddle's names
+    name: str | None = None,
+) -> Tensor:
     """hardtanh(x) = min(max(x, min), max)."""
     return _C.hardtanh(x, min, max)
 
 
-def hardtanh_(x: Tensor, min: float = -1.0, max: float = 1.0,  # noqa: A002 - Paddle's names
-              name: str | None = None) -> Tensor:
+def hardtanh_(
+    x: Tensor,
+    min: float = -1.0,
+    max: float = 1.0,  # noqa: A002 - Paddle's names
+    name: str | None = None,
+) -> Tensor:
     """hardtanh written into x (the in-place variant of hardtanh); returns x."""
     return _C.hardtanh_(x, min, max)
 
@@ -182,21 +237,30 @@ def hardshrink(x: Tensor, threshold: float = 0.5, name: str | None = None) -> Te
     return _C.hardshrink(x, threshold)
 
 
-def thresholded_relu(x: Tensor, threshold: float = 1.0, value: float = 0.0,
-                     name: str | None = None) -> Tensor:
+def thresholded_relu(
+    x: Tensor, threshold: float = 1.0, value: float = 0.0, name: str | None = None
+) -> Tensor:
     """thresholded_relu(x) = x where x > threshold, else value."""
     return _C.thresholded_relu(x, threshold, value)
 
 
-def thresholded_relu_(x: Tensor, threshold: float = 1.0, value: float = 0.0,
-                      name: str | None = None) -> Tensor:
+def thresholded_relu_(
+    x: Tensor, threshold: float = 1.0, value: float = 0.0, name: str | None = None
+) -> Tensor:
     """thresholded_relu written into x (the in-place variant); returns x."""
     return _into("thresholded_relu_", x, lambda t: _C.thresholded_relu(t, threshold, value))
 
 
 # data_format -> whether the channels are the last axis (else axis 1).
-_PRELU_FORMATS = {"NC": False, "NCL": False, "NCHW": False, "NCDHW": False,
-                  "NLC": True, "NHWC": True, "NDHWC": True}
+_PRELU_FORMATS = {
+    "NC": False,
+    "NCL": False,
+    "NCHW": False,
+    "NCDHW": False,
+    "NLC": True,
+    "NHWC": True,
+    "NDHWC": True,
+}
 
 
 def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name: str | None = None) -> Tensor:
@@ -206,22 +270,29 @@ def prelu(x: Tensor, weight: Tensor, data_format: str = "NCHW", name: str | None
     C.tensor("prelu", "x", x)
     C.tensor("prelu", "weight", weight)
     if not isinstance(data_format, str) or data_format not in _PRELU_FORMATS:
-        raise ValueError(f"prelu(): argument 'data_format' must be one of "
-                         f"{', '.join(_PRELU_FORMATS)}, but got {data_format!r}")
+        raise ValueError(
+            f"prelu(): argument 'data_format' must be one of "
+            f"{', '.join(_PRELU_FORMATS)}, but got {data_format!r}"
+        )
     if weight.ndim > 1:
-        raise ValueError(f"prelu(): argument 'weight' must be 0-D or 1-D, but got shape "
-                         f"{weight.shape}")
+        raise ValueError(
+            f"prelu(): argument 'weight' must be 0-D or 1-D, but got shape {weight.shape}"
+        )
     if weight.size == 1:
         return _C.prelu(x, _C.reshape(weight, []))
     channel_last = _PRELU_FORMATS[data_format]
     if x.ndim < 2:
-        raise ValueError(f"prelu(): a per-channel argument 'weight' (shape {weight.shape}) "
-                         f"needs 'x' with at least 2 dimensions, but got shape {x.shape}")
+        raise ValueError(
+            f"prelu(): a per-channel argument 'weight' (shape {weight.shape}) "
+            f"needs 'x' with at least 2 dimensions, but got shape {x.shape}"
+        )
     axis = x.ndim - 1 if channel_last else 1
     if weight.size != x.shape[axis]:
-        raise ValueError(f"prelu(): argument 'weight' has {weight.size} elements but 'x' of "
-                         f"shape {x.shape} has {x.shape[axis]} channels (axis {axis}, "
-                         f"data_format {data_format!r}); expected 1 or {x.shape[axis]}")
+        raise ValueError(
+            f"prelu(): argument 'weight' has {weight.size} elements but 'x' of "
+            f"shape {x.shape} has {x.shape[axis]} channels (axis {axis}, "
+            f"data_format {data_format!r}); expected 1 or {x.shape[axis]}"
+        )
     if not channel_last:
         weight = _C.reshape(weight, [weight.size] + [1] * (x.ndim - 2))
     return _C.prelu(x, weight)
@@ -234,8 +305,10 @@ def glu(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor:
         raise ValueError("glu(): argument 'x' must have at least 1 dimension, but it is 0-D")
     a = C.axis("glu", "axis", axis, x.ndim)
     if x.shape[a] % 2:
-        raise ValueError(f"glu(): the size of 'x' along argument 'axis' ({axis}) must be even, "
-                         f"but got {x.shape[a]} (shape {x.shape})")
+        raise ValueError(
+            f"glu(): the size of 'x' along argument 'axis' ({axis}) must be even, "
+            f"but got {x.shape[a]} (shape {x.shape})"
+        )
     first, second = split(x, 2, a)
     return _C.multiply(first, _C.sigmoid(second))
 
@@ -248,18 +321,27 @@ def maxout(x: Tensor, groups: int, axis: int = 1, name: str | None = None) -> Te
     g = C.integer(api, "groups", groups)
     a = C.axis(api, "axis", axis, x.ndim)
     if a not in (1, x.ndim - 1):
-        raise ValueError(f"{api}(): argument 'axis' must be 1 or the last axis ({x.ndim - 1} or "
-                         f"-1), but got {axis}")
+        raise ValueError(
+            f"{api}(): argument 'axis' must be 1 or the last axis ({x.ndim - 1} or "
+            f"-1), but got {axis}"
+        )
     if g <= 0 or x.shape[a] % g:
-        raise ValueError(f"{api}(): argument 'groups' ({g}) must be positive and divide the "
-                         f"{x.shape[a]} channels of x (axis {a})")
+        raise ValueError(
+            f"{api}(): argument 'groups' ({g}) must be positive and divide the "
+            f"{x.shape[a]} channels of x (axis {a})"
+        )
     shape = list(x.shape)
-    shape[a:a + 1] = [shape[a] // g, g]
+    shape[a : a + 1] = [shape[a] // g, g]
     return _C.max(C.reshape_exact(x, shape), [a + 1], False)
 
 
-def rrelu(x: Tensor, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, training: bool = True,
-          name: str | None = None) -> Tensor:
+def rrelu(
+    x: Tensor,
+    lower: float = 1.0 / 8.0,
+    upper: float = 1.0 / 3.0,
+    training: bool = True,
+    name: str | None = None,
+) -> Tensor:
     """Randomized leaky ReLU: x where x >= 0, else a * x, a drawn uniformly from [lower, upper]
     per element in training (from the default generator), (lower + upper) / 2 otherwise."""
     api = "rrelu"
@@ -267,21 +349,26 @@ def rrelu(x: Tensor, lower: float = 1.0 / 8.0, upper: float = 1.0 / 3.0, trainin
     lo = float(C.number(api, "lower", lower))
     hi = float(C.number(api, "upper", upper))
     if not 0.0 <= lo <= hi <= 1.0:
-        raise ValueError(f"{api}(): arguments 'lower' ({lo}) and 'upper' ({hi}) must satisfy "
-                         f"0 <= lower <= upper <= 1")
+        raise ValueError(
+            f"{api}(): arguments 'lower' ({lo}) and 'upper' ({hi}) must satisfy "
+            f"0 <= lower <= upper <= 1"
+        )
     if not x.dtype.is_floating_point:
-        raise TypeError(f"{api}(): argument 'x' must be a floating tensor, but got "
-                        f"{x.dtype.name}")
+        raise TypeError(f"{api}(): argument 'x' must be a floating tensor, but got {x.dtype.name}")
     if not training:
         return _C.leaky_relu(x, (lo + hi) / 2.0)
-    slope = _C.uniform(list(x.shape), x.dtype, lo, hi, 0) if hi > lo else \
-        _C.full(list(x.shape), lo, x.dtype)
+    slope = (
+        _C.uniform(list(x.shape), x.dtype, lo, hi, 0)
+        if hi > lo
+        else _C.full(list(x.shape), lo, x.dtype)
+    )
     neg = _C.less_than(x, _C.full_like(x, 0.0))
     return _C.where(neg, x * slope, x)
 
 
-def gumbel_softmax(x: Tensor, temperature: float = 1.0, hard: bool = False, axis: int = -1,
-                   name: str | None = None) -> Tensor:
+def gumbel_softmax(
+    x: Tensor, temperature: float = 1.0, hard: bool = False, axis: int = -1, name: str | None = None
+) -> Tensor:
     """softmax((x + g) / temperature) along axis, g standard Gumbel noise from the default
     generator; with hard, the one-hot of its argmax in the forward pass and the soft
     sample's gradient in the backward (straight-through)."""
@@ -298,8 +385,9 @@ def gumbel_softmax(x: Tensor, temperature: float = 1.0, hard: bool = False, axis
     if not hard:
         return y
     idx = _C.unsqueeze(_C.argmax(y, a, False, convert_dtype("int64")), [a])
-    one_hot = _C.scatter_along_axis(_C.full_like(y, 0.0), idx, _C.full_like(idx, 1).astype(y.dtype),
-                                    a, 0, True, True)
+    one_hot = _C.scatter_along_axis(
+        _C.full_like(y, 0.0), idx, _C.full_like(idx, 1).astype(y.dtype), a, 0, True, True
+    )
     return one_hot - y.detach() + y
 
 
@@ -309,8 +397,9 @@ def swiglu(x: Tensor, y: Tensor | None = None, name: str | None = None) -> Tenso
     C.tensor(api, "x", x)
     if y is None:
         if x.ndim == 0 or x.shape[-1] % 2:
-            raise ValueError(f"{api}(): without y, the last dim of x must be even, but x has "
-                             f"shape {x.shape}")
+            raise ValueError(
+                f"{api}(): without y, the last dim of x must be even, but x has shape {x.shape}"
+            )
         x, y = split(x, 2, x.ndim - 1)
     else:
         C.tensor(api, "y", y)

@@ -5,6 +5,7 @@ linear runs one fused op (GEMM with the bias as its accumulator). The dropouts a
 compositions: a uniform draw from the default generator (so oar.seed makes them
 reproducible), a comparison and a multiply.
 """
+
 from __future__ import annotations
 
 import math
@@ -20,27 +21,45 @@ from ...tensor.creation import to_tensor
 from ...framework.dtype import convert_dtype, float32
 from ...framework.memory import check_fits
 
-__all__ = ["linear", "bilinear", "dropout", "dropout1d", "dropout2d", "dropout3d",
-           "alpha_dropout", "feature_alpha_dropout", "cosine_similarity", "interpolate",
-           "upsample", "unfold", "fold", "label_smooth", "class_center_sample"]
+__all__ = [
+    "linear",
+    "bilinear",
+    "dropout",
+    "dropout1d",
+    "dropout2d",
+    "dropout3d",
+    "alpha_dropout",
+    "feature_alpha_dropout",
+    "cosine_similarity",
+    "interpolate",
+    "upsample",
+    "unfold",
+    "fold",
+    "label_smooth",
+    "class_center_sample",
+]
 
 
-def linear(x: Tensor, weight: Tensor, bias: Tensor | None = None,
-           name: str | None = None) -> Tensor:
+def linear(
+    x: Tensor, weight: Tensor, bias: Tensor | None = None, name: str | None = None
+) -> Tensor:
     api = "linear"
     C.tensor(api, "x", x)
     C.tensor(api, "weight", weight)
     if bias is None:
         if weight.ndim != 2:
-            raise ValueError(f"{api}(): argument 'weight' must be 2-D [in_features, "
-                             f"out_features], but has shape {weight.shape}")
+            raise ValueError(
+                f"{api}(): argument 'weight' must be 2-D [in_features, "
+                f"out_features], but has shape {weight.shape}"
+            )
         return _C.matmul(x, weight)
     C.tensor(api, "bias", bias)
     return _C.linear(x, weight, bias)
 
 
-def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Tensor | None = None,
-             name: str | None = None) -> Tensor:
+def bilinear(
+    x1: Tensor, x2: Tensor, weight: Tensor, bias: Tensor | None = None, name: str | None = None
+) -> Tensor:
     """out[n, o] = x1[n] @ weight[o] @ x2[n] + bias[0, o]; x1 [N, in1], x2 [N, in2],
     weight [out, in1, in2], bias [1, out]."""
     api = "bilinear"
@@ -48,11 +67,15 @@ def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Tensor | None = None,
     C.tensor(api, "x2", x2)
     C.tensor(api, "weight", weight)
     if x1.ndim != 2 or x2.ndim != 2 or x1.shape[0] != x2.shape[0]:
-        raise ValueError(f"{api}(): arguments 'x1' {x1.shape} and 'x2' {x2.shape} must be 2-D "
-                         f"with the same batch size")
+        raise ValueError(
+            f"{api}(): arguments 'x1' {x1.shape} and 'x2' {x2.shape} must be 2-D "
+            f"with the same batch size"
+        )
     if weight.ndim != 3 or weight.shape[1] != x1.shape[1] or weight.shape[2] != x2.shape[1]:
-        raise ValueError(f"{api}(): argument 'weight' has shape {weight.shape} but must be "
-                         f"[out_features, {x1.shape[1]}, {x2.shape[1]}]")
+        raise ValueError(
+            f"{api}(): argument 'weight' has shape {weight.shape} but must be "
+            f"[out_features, {x1.shape[1]}, {x2.shape[1]}]"
+        )
     n, (o, i1, i2) = x1.shape[0], weight.shape
     # x1 @ [in1, out * in2], then each [out, in2] block dotted with x2
     w = C.reshape_exact(_C.transpose(weight, [1, 0, 2]), [i1, o * i2])
@@ -61,8 +84,9 @@ def bilinear(x1: Tensor, x2: Tensor, weight: Tensor, bias: Tensor | None = None,
     if bias is not None:
         C.tensor(api, "bias", bias)
         if bias.size != o:
-            raise ValueError(f"{api}(): argument 'bias' has shape {bias.shape} but must be "
-                             f"[1, {o}]")
+            raise ValueError(
+                f"{api}(): argument 'bias' has shape {bias.shape} but must be [1, {o}]"
+            )
         out = out + C.reshape_exact(bias, [1, o])
     return out
 
@@ -82,15 +106,22 @@ def _keep_mask(x, p, shape):
     return _C.cast(_C.greater_equal(u, _C.full_like(u, p)), x.dtype)
 
 
-def dropout(x: Tensor, p: float = 0.5, axis: int | Sequence[int] | None = None,
-            training: bool = True, mode: str = "upscale_in_train",
-            name: str | None = None) -> Tensor:
+def dropout(
+    x: Tensor,
+    p: float = 0.5,
+    axis: int | Sequence[int] | None = None,
+    training: bool = True,
+    mode: str = "upscale_in_train",
+    name: str | None = None,
+) -> Tensor:
     api = "dropout"
     C.tensor(api, "x", x)
     p = _probability(api, p)
     if mode not in ("upscale_in_train", "downscale_in_infer"):
-        raise ValueError(f"{api}(): argument 'mode' must be 'upscale_in_train' or "
-                         f"'downscale_in_infer', but got {mode!r}")
+        raise ValueError(
+            f"{api}(): argument 'mode' must be 'upscale_in_train' or "
+            f"'downscale_in_infer', but got {mode!r}"
+        )
     if not training:
         return x if mode == "upscale_in_train" else _C.scale(x, 1.0 - p)
     if p == 0.0:
@@ -111,23 +142,28 @@ def dropout(x: Tensor, p: float = 0.5, axis: int | Sequence[int] | None = None,
 def _channel_dropout(api, x, p, training, data_format, rank, formats):
     C.tensor(api, "x", x)
     if data_format not in formats:
-        raise ValueError(f"{api}(): argument 'data_format' must be one of "
-                         f"{', '.join(repr(f) for f in formats)}, but got {data_format!r}")
+        raise ValueError(
+            f"{api}(): argument 'data_format' must be one of "
+            f"{', '.join(repr(f) for f in formats)}, but got {data_format!r}"
+        )
     if x.ndim != rank:
         raise ValueError(f"{api}(): argument 'x' must be {rank}-D, but has shape {x.shape}")
     channel = 1 if data_format.startswith("NC") else rank - 1
     return dropout(x, p, axis=[0, channel], training=training)
 
 
-def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
-              inplace: bool = False) -> Tensor:
+def dropout1d(
+    input: Tensor, p: float = 0.5, training: bool = True, inplace: bool = False
+) -> Tensor:
     """Zeroes whole channels of input [N, C, L] (or [C, L]) with probability p, scaling the
     kept ones by 1 / (1 - p) in training; inplace writes the result into input."""
     api = "dropout1d"
     C.tensor(api, "input", input)
     if input.ndim not in (2, 3):
-        raise ValueError(f"{api}(): argument 'input' must be 2-D [C, L] or 3-D [N, C, L], but "
-                         f"has shape {input.shape}")
+        raise ValueError(
+            f"{api}(): argument 'input' must be 2-D [C, L] or 3-D [N, C, L], but "
+            f"has shape {input.shape}"
+        )
     axes = [0] if input.ndim == 2 else [0, 1]
     out = dropout(input, p, axis=axes, training=training)
     if inplace and out is not input:
@@ -136,13 +172,23 @@ def dropout1d(input: Tensor, p: float = 0.5, training: bool = True,
     return out
 
 
-def dropout2d(x: Tensor, p: float = 0.5, training: bool = True, data_format: str = "NCHW",
-              name: str | None = None) -> Tensor:
+def dropout2d(
+    x: Tensor,
+    p: float = 0.5,
+    training: bool = True,
+    data_format: str = "NCHW",
+    name: str | None = None,
+) -> Tensor:
     return _channel_dropout("dropout2d", x, p, training, data_format, 4, ("NCHW", "NHWC"))
 
 
-def dropout3d(x: Tensor, p: float = 0.5, training: bool = True, data_format: str = "NCDHW",
-              name: str | None = None) -> Tensor:
+def dropout3d(
+    x: Tensor,
+    p: float = 0.5,
+    training: bool = True,
+    data_format: str = "NCDHW",
+    name: str | None = None,
+) -> Tensor:
     return _channel_dropout("dropout3d", x, p, training, data_format, 5, ("NCDHW", "NDHWC"))
 
 
@@ -150,8 +196,9 @@ def dropout3d(x: Tensor, p: float = 0.5, training: bool = True, data_format: str
 _SELU_NEG = -1.0507009873554805 * 1.6732632423543772
 
 
-def alpha_dropout(x: Tensor, p: float = 0.5, training: bool = True,
-                  name: str | None = None) -> Tensor:
+def alpha_dropout(
+    x: Tensor, p: float = 0.5, training: bool = True, name: str | None = None
+) -> Tensor:
     api = "alpha_dropout"
     C.tensor(api, "x", x)
     p = _probability(api, p)
@@ -166,15 +213,16 @@ def _alpha_drop(x, p, mask_shape):
     standard-normal inputs."""
     if p == 1.0:
         return x * _C.full(list(x.shape), 0.0, x.dtype)
-    a = ((1.0 - p) * (1.0 + p * _SELU_NEG ** 2)) ** -0.5
+    a = ((1.0 - p) * (1.0 + p * _SELU_NEG**2)) ** -0.5
     b = -a * _SELU_NEG * p
     keep = _keep_mask(x, p, mask_shape)
     y = x * keep + _C.scale(keep, -_SELU_NEG, _SELU_NEG)  # alpha where dropped
     return _C.scale(y, a, b)
 
 
-def feature_alpha_dropout(x: Tensor, p: float = 0.5, training: bool = True,
-                          name: str | None = None) -> Tensor:
+def feature_alpha_dropout(
+    x: Tensor, p: float = 0.5, training: bool = True, name: str | None = None
+) -> Tensor:
     """alpha_dropout that drops whole channels (axis 1) instead of single elements."""
     api = "feature_alpha_dropout"
     C.tensor(api, "x", x)
@@ -182,8 +230,10 @@ def feature_alpha_dropout(x: Tensor, p: float = 0.5, training: bool = True,
     if not training or p == 0.0:
         return x
     if x.ndim < 2:
-        raise ValueError(f"{api}(): argument 'x' must have at least 2 dimensions [N, C, ...], "
-                         f"but has shape {x.shape}")
+        raise ValueError(
+            f"{api}(): argument 'x' must have at least 2 dimensions [N, C, ...], "
+            f"but has shape {x.shape}"
+        )
     return _alpha_drop(x, p, list(x.shape[:2]) + [1] * (x.ndim - 2))
 
 
@@ -284,29 +334,40 @@ def _as_list(api, name, v, n):
     return [v] * n
 
 
-def interpolate(x: Tensor, size: int | Sequence[int | Tensor] | Tensor | None = None,
-                scale_factor: float | Sequence[float] | Tensor | None = None, mode: str = "nearest",
-                align_corners: bool = False, align_mode: int = 0, data_format: str | None = None,
-                recompute_scale_factor: bool | None = None, name: str | None = None) -> Tensor:
+def interpolate(
+    x: Tensor,
+    size: int | Sequence[int | Tensor] | Tensor | None = None,
+    scale_factor: float | Sequence[float] | Tensor | None = None,
+    mode: str = "nearest",
+    align_corners: bool = False,
+    align_mode: int = 0,
+    data_format: str | None = None,
+    recompute_scale_factor: bool | None = None,
+    name: str | None = None,
+) -> Tensor:
     api = "interpolate"
     C.tensor(api, "x", x)
     mode = mode.lower() if isinstance(mode, str) else mode
     if mode not in _MODES:
-        raise ValueError(f"{api}(): argument 'mode' must be one of "
-                         f"{', '.join(repr(m) for m in _MODES)}, but got {mode!r}")
+        raise ValueError(
+            f"{api}(): argument 'mode' must be one of "
+            f"{', '.join(repr(m) for m in _MODES)}, but got {mode!r}"
+        )
     if x.ndim not in (3, 4, 5):
-        raise ValueError(f"{api}(): argument 'x' must be 3-D, 4-D or 5-D, but has shape "
-                         f"{x.shape}")
+        raise ValueError(f"{api}(): argument 'x' must be 3-D, 4-D or 5-D, but has shape {x.shape}")
     if mode in _RANK_OF_MODE and x.ndim != _RANK_OF_MODE[mode]:
-        raise ValueError(f"{api}(): mode {mode!r} takes a {_RANK_OF_MODE[mode]}-D x, but x has "
-                         f"shape {x.shape}")
+        raise ValueError(
+            f"{api}(): mode {mode!r} takes a {_RANK_OF_MODE[mode]}-D x, but x has shape {x.shape}"
+        )
     formats = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}[x.ndim]
     if data_format is None:
         data_format = formats[0]
     if data_format not in formats:
-        raise ValueError(f"{api}(): argument 'data_format' must be one of "
-                         f"{', '.join(repr(f) for f in formats)} for a {x.ndim}-D x, but got "
-                         f"{data_format!r}")
+        raise ValueError(
+            f"{api}(): argument 'data_format' must be one of "
+            f"{', '.join(repr(f) for f in formats)} for a {x.ndim}-D x, but got "
+            f"{data_format!r}"
+        )
     if align_corners and mode == "nearest":
         pass  # Paddle allows it: rounds dst * (in - 1) / (out - 1)
     nsp = x.ndim - 2
@@ -314,44 +375,60 @@ def interpolate(x: Tensor, size: int | Sequence[int | Tensor] | Tensor | None = 
     n_in = [x.shape[a] for a in axes]
     if 0 in n_in:
         # nothing to sample from: area mode would average no taps, the others index nothing
-        raise ValueError(f"{api}(): argument 'x' has shape {x.shape}: every input spatial "
-                         f"size must be positive")
+        raise ValueError(
+            f"{api}(): argument 'x' has shape {x.shape}: every input spatial size must be positive"
+        )
     if (size is None) == (scale_factor is None):
         raise ValueError(f"{api}(): exactly one of 'size' and 'scale_factor' must be given")
     if size is not None:
         if isinstance(size, C.Tensor):
             size = [int(v) for v in size.numpy().reshape(-1)]
-        n_out = [int(s.item()) if isinstance(s, C.Tensor) else int(s)
-                 for s in _as_list(api, "size", size, nsp)]
+        n_out = [
+            int(s.item()) if isinstance(s, C.Tensor) else int(s)
+            for s in _as_list(api, "size", size, nsp)
+        ]
         ratios = [i / o if o > 0 else 0.0 for i, o in zip(n_in, n_out)]
     else:
         if isinstance(scale_factor, C.Tensor):
             scale_factor = [float(v) for v in scale_factor.numpy().reshape(-1)]
         sf = [float(s) for s in _as_list(api, "scale_factor", scale_factor, nsp)]
         if not all(math.isfinite(s) and s > 0 for s in sf):
-            raise ValueError(f"{api}(): argument 'scale_factor' must be positive and finite, "
-                             f"but got {scale_factor}")
+            raise ValueError(
+                f"{api}(): argument 'scale_factor' must be positive and finite, "
+                f"but got {scale_factor}"
+            )
         n_out = [int(math.floor(i * s)) for i, s in zip(n_in, sf)]
-        ratios = [i / o if o > 0 else 0.0 for i, o in zip(n_in, n_out)] \
-            if recompute_scale_factor else [1.0 / s for s in sf]
+        ratios = (
+            [i / o if o > 0 else 0.0 for i, o in zip(n_in, n_out)]
+            if recompute_scale_factor
+            else [1.0 / s for s in sf]
+        )
     if any(o <= 0 for o in n_out):
         raise ValueError(f"{api}(): the output size {n_out} must be positive")
     shape = list(x.shape)
     for a, o in zip(axes, n_out):
         shape[a] = o
-    given = f"argument 'size' ({n_out})" if size is not None else \
-        f"argument 'scale_factor' ({scale_factor})"
+    given = (
+        f"argument 'size' ({n_out})"
+        if size is not None
+        else f"argument 'scale_factor' ({scale_factor})"
+    )
     if x.size == 0:
         # a batch or channel count of 0: the taps (numpy arrays as long as the output
         # sizes) would be built for nothing
-        if math.prod(d for d in shape if d) >= 2 ** 63:
-            raise ValueError(f"{api}(): {given} gives an output of shape {shape}, whose dims "
-                             f"other than 0 multiply past 2^63")
+        if math.prod(d for d in shape if d) >= 2**63:
+            raise ValueError(
+                f"{api}(): {given} gives an output of shape {shape}, whose dims "
+                f"other than 0 multiply past 2^63"
+            )
         return C.reshape_exact(x, shape)
     # Refused before the taps (numpy arrays as long as each output size) are built: the
     # output, a gathered copy and a weighted copy are held at once.
-    check_fits(f"{api}():", f"{given} asks for an output of shape {shape}, which",
-               3 * math.prod(shape) * x.dtype.itemsize + 64 * sum(n_out))
+    check_fits(
+        f"{api}():",
+        f"{given} asks for an output of shape {shape}, which",
+        3 * math.prod(shape) * x.dtype.itemsize + 64 * sum(n_out),
+    )
     y = x
     for a, i, o, r in zip(axes, n_in, n_out, ratios):
         if i == o and mode in ("nearest", "area") and not align_corners:
@@ -360,10 +437,16 @@ def interpolate(x: Tensor, size: int | Sequence[int | Tensor] | Tensor | None = 
     return y
 
 
-def upsample(x: Tensor, size: int | Sequence[int | Tensor] | Tensor | None = None,
-             scale_factor: float | Sequence[float] | Tensor | None = None, mode: str = "nearest",
-             align_corners: bool = False, align_mode: int = 0, data_format: str | None = None,
-             name: str | None = None) -> Tensor:
+def upsample(
+    x: Tensor,
+    size: int | Sequence[int | Tensor] | Tensor | None = None,
+    scale_factor: float | Sequence[float] | Tensor | None = None,
+    mode: str = "nearest",
+    align_corners: bool = False,
+    align_mode: int = 0,
+    data_format: str | None = None,
+    name: str | None = None,
+) -> Tensor:
     return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format)
 
 
@@ -410,18 +493,25 @@ def _grid(api, h, w, k, s, p, d):
     oh = (h + p[0] + p[2] - (d[0] * (k[0] - 1) + 1)) // s[0] + 1
     ow = (w + p[1] + p[3] - (d[1] * (k[1] - 1) + 1)) // s[1] + 1
     if oh <= 0 or ow <= 0:
-        raise ValueError(f"{api}(): the kernel {k} with dilations {d} does not fit the padded "
-                         f"input [{h + p[0] + p[2]}, {w + p[1] + p[3]}]")
+        raise ValueError(
+            f"{api}(): the kernel {k} with dilations {d} does not fit the padded "
+            f"input [{h + p[0] + p[2]}, {w + p[1] + p[3]}]"
+        )
     return oh, ow
 
 
-def unfold(x: Tensor, kernel_sizes: IntsLike, strides: IntsLike = 1, paddings: IntsLike = 0,
-           dilations: IntsLike = 1, name: str | None = None) -> Tensor:
+def unfold(
+    x: Tensor,
+    kernel_sizes: IntsLike,
+    strides: IntsLike = 1,
+    paddings: IntsLike = 0,
+    dilations: IntsLike = 1,
+    name: str | None = None,
+) -> Tensor:
     api = "unfold"
     C.tensor(api, "x", x)
     if x.ndim != 4:
-        raise ValueError(f"{api}(): argument 'x' must be 4-D [N, C, H, W], but has shape "
-                         f"{x.shape}")
+        raise ValueError(f"{api}(): argument 'x' must be 4-D [N, C, H, W], but has shape {x.shape}")
     k = _pair2(api, "kernel_sizes", kernel_sizes)
     s = _pair2(api, "strides", strides)
     d = _pair2(api, "dilations", dilations)
@@ -436,16 +526,27 @@ def unfold(x: Tensor, kernel_sizes: IntsLike, strides: IntsLike = 1, paddings: I
     blocks = []
     for i in range(k[0]):
         for j in range(k[1]):
-            b = _C.strided_slice(xp, [2, 3], [i * d[0], j * d[1]],
-                                 [i * d[0] + (oh - 1) * s[0] + 1, j * d[1] + (ow - 1) * s[1] + 1],
-                                 s)
+            b = _C.strided_slice(
+                xp,
+                [2, 3],
+                [i * d[0], j * d[1]],
+                [i * d[0] + (oh - 1) * s[0] + 1, j * d[1] + (ow - 1) * s[1] + 1],
+                s,
+            )
             blocks.append(_C.unsqueeze(b, [2]))
     y = _C.concat(blocks, 2)  # [N, C, kh*kw, oh, ow]
     return C.reshape_exact(y, [n, c * k[0] * k[1], oh * ow])
 
 
-def fold(x: Tensor, output_sizes: IntsLike, kernel_sizes: IntsLike, strides: IntsLike = 1,
-         paddings: IntsLike = 0, dilations: IntsLike = 1, name: str | None = None) -> Tensor:
+def fold(
+    x: Tensor,
+    output_sizes: IntsLike,
+    kernel_sizes: IntsLike,
+    strides: IntsLike = 1,
+    paddings: IntsLike = 0,
+    dilations: IntsLike = 1,
+    name: str | None = None,
+) -> Tensor:
     api = "fold"
     C.tensor(api, "x", x)
     k = _pair2(api, "kernel_sizes", kernel_sizes)
@@ -454,13 +555,16 @@ def fold(x: Tensor, output_sizes: IntsLike, kernel_sizes: IntsLike, strides: Int
     p = _paddings(api, paddings)
     h, w = _pair2(api, "output_sizes", output_sizes)
     if x.ndim != 3:
-        raise ValueError(f"{api}(): argument 'x' must be 3-D [N, C*kh*kw, L], but has shape "
-                         f"{x.shape}")
+        raise ValueError(
+            f"{api}(): argument 'x' must be 3-D [N, C*kh*kw, L], but has shape {x.shape}"
+        )
     n, ck, length = x.shape
     oh, ow = _grid(api, h, w, k, s, p, d)
     if ck % (k[0] * k[1]) or length != oh * ow:
-        raise ValueError(f"{api}(): argument 'x' of shape {x.shape} does not match kernel "
-                         f"{k} and the {oh}x{ow} blocks of output_sizes {[h, w]}")
+        raise ValueError(
+            f"{api}(): argument 'x' of shape {x.shape} does not match kernel "
+            f"{k} and the {oh}x{ow} blocks of output_sizes {[h, w]}"
+        )
     c = ck // (k[0] * k[1])
     if n * c == 0:  # skip the kh * kw placements: the kernel can be huge when x is empty
         return C.reshape_exact(x, [n, c, h, w])
@@ -472,14 +576,20 @@ def fold(x: Tensor, output_sizes: IntsLike, kernel_sizes: IntsLike, strides: Int
         for j in range(k[1]):
             b = _C.squeeze(_C.slice(y, [2], [i * k[1] + j], [i * k[1] + j + 1]), [2])
             placed = _C.strided_slice_grad(
-                canvas, b, [2, 3], [i * d[0], j * d[1]],
-                [i * d[0] + (oh - 1) * s[0] + 1, j * d[1] + (ow - 1) * s[1] + 1], s)
+                canvas,
+                b,
+                [2, 3],
+                [i * d[0], j * d[1]],
+                [i * d[0] + (oh - 1) * s[0] + 1, j * d[1] + (ow - 1) * s[1] + 1],
+                s,
+            )
             out = placed if out is None else out + placed
     return _C.slice(out, [2, 3], [p[0], p[1]], [p[0] + h, p[1] + w])
 
 
-def label_smooth(label: Tensor, prior_dist: Tensor | None = None, epsilon: float = 0.1,
-                 name: str | None = None) -> Tensor:
+def label_smooth(
+    label: Tensor, prior_dist: Tensor | None = None, epsilon: float = 0.1, name: str | None = None
+) -> Tensor:
     """(1 - epsilon) * label + epsilon * prior_dist; prior_dist [1, C] (default uniform 1 / C,
     C the last dim of label)."""
     api = "label_smooth"
@@ -488,38 +598,47 @@ def label_smooth(label: Tensor, prior_dist: Tensor | None = None, epsilon: float
     if not 0.0 <= eps <= 1.0:
         raise ValueError(f"{api}(): argument 'epsilon' must be in [0, 1], but got {eps}")
     if label.ndim == 0 or not label.dtype.is_floating_point:
-        raise TypeError(f"{api}(): argument 'label' must be a floating tensor with a class "
-                        f"dim, but got a {label.dtype.name} tensor of shape {label.shape}")
+        raise TypeError(
+            f"{api}(): argument 'label' must be a floating tensor with a class "
+            f"dim, but got a {label.dtype.name} tensor of shape {label.shape}"
+        )
     if prior_dist is None:
         return _C.scale(label, 1.0 - eps, eps / label.shape[-1])
     C.tensor(api, "prior_dist", prior_dist)
     if prior_dist.size != label.shape[-1]:
-        raise ValueError(f"{api}(): argument 'prior_dist' has shape {prior_dist.shape} but must "
-                         f"be [1, {label.shape[-1]}]")
+        raise ValueError(
+            f"{api}(): argument 'prior_dist' has shape {prior_dist.shape} but must "
+            f"be [1, {label.shape[-1]}]"
+        )
     return _C.scale(label, 1.0 - eps) + _C.scale(prior_dist, eps)
 
 
-def class_center_sample(label: Tensor, num_classes: int, num_samples: int,
-                        group: Any = None) -> tuple[Tensor, Tensor]:
+def class_center_sample(
+    label: Tensor, num_classes: int, num_samples: int, group: Any = None
+) -> tuple[Tensor, Tensor]:
     """Samples class centers for a partial-FC softmax (one process): every class in label
     (ascending), then random other classes (from the default generator) until there are
     num_samples. Returns (label remapped to positions in the sample, the sampled classes)."""
     api = "class_center_sample"
     C.tensor(api, "label", label)
     if label.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument 'label' must be an int32 or int64 tensor, but got "
-                        f"{label.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'label' must be an int32 or int64 tensor, but got "
+            f"{label.dtype.name}"
+        )
     if label.ndim != 1 or label.shape[0] < 1:
-        raise ValueError(f"{api}(): argument 'label' must be 1-D and non-empty, but has shape "
-                         f"{label.shape}")
+        raise ValueError(
+            f"{api}(): argument 'label' must be 1-D and non-empty, but has shape {label.shape}"
+        )
     n = C.integer(api, "num_classes", num_classes)
     k = C.integer(api, "num_samples", num_samples)
     if not 0 < k <= n:
-        raise ValueError(f"{api}(): argument 'num_samples' ({k}) must be in [1, num_classes "
-                         f"({n})]")
+        raise ValueError(f"{api}(): argument 'num_samples' ({k}) must be in [1, num_classes ({n})]")
     if group not in (None, False) and getattr(group, "nranks", 1) != 1:
-        raise NotImplementedError(f"{api}(): sampling across a group of processes is not "
-                                  f"supported; call it without group on each process")
+        raise NotImplementedError(
+            f"{api}(): sampling across a group of processes is not "
+            f"supported; call it without group on each process"
+        )
     values = label.numpy()
     if values.min() < 0 or values.max() >= n:
         raise ValueError(f"{api}(): argument 'label' holds values outside [0, {n})")
@@ -528,8 +647,10 @@ def class_center_sample(label: Tensor, num_classes: int, num_samples: int,
     if len(positive) < k:
         rest = np.setdiff1d(np.arange(n), positive)
         order = _C.randperm(len(rest), convert_dtype("int64")).numpy()
-        sampled = np.concatenate([positive, rest[order[:k - len(positive)]]])
+        sampled = np.concatenate([positive, rest[order[: k - len(positive)]]])
     remapped = np.searchsorted(positive, values)
     dtype = label.dtype
-    return (_C.cast(to_tensor(remapped.astype(np.int64)), dtype),
-            _C.cast(to_tensor(sampled.astype(np.int64)), dtype))
+    return (
+        _C.cast(to_tensor(remapped.astype(np.int64)), dtype),
+        _C.cast(to_tensor(sampled.astype(np.int64)), dtype),
+    )

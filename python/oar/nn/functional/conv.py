@@ -4,6 +4,7 @@ All of them run the rank-generic C++ ops conv / conv_transpose (src/oar/ops/conv
 on channels-first tensors; a channels-last input is transposed in and out, and the
 bias is added afterwards, so autograd covers every part (double gradients included).
 """
+
 from __future__ import annotations
 
 from ... import _C
@@ -19,8 +20,10 @@ def _add_bias(api, out, bias, nd):
         return out
     _check.tensor(api, "bias", bias)
     if bias.ndim != 1 or bias.shape[0] != out.shape[1]:
-        raise ValueError(f"{api}(): argument 'bias' must be 1-D with {out.shape[1]} values "
-                         f"(the output channels), but has shape {list(bias.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'bias' must be 1-D with {out.shape[1]} values "
+            f"(the output channels), but has shape {list(bias.shape)}"
+        )
     if out.dtype != bias.dtype and out.dtype.name in _LOW and _C._amp_state()[0] > 0:
         # Under auto_cast the convolution ran in the low dtype (a white-list op), and its
         # bias is part of it, as in PyTorch's autocast: adding a float32 bias would
@@ -37,8 +40,10 @@ def _conv(api, nd, x, weight, bias, stride, padding, dilation, groups, data_form
     W.check_input(api, x, nd, data_format)
     _check.tensor(api, "weight", weight)
     if weight.ndim != nd + 2:
-        raise ValueError(f"{api}(): argument 'weight' must be {nd + 2}-D [C_out, C_in / groups, "
-                         f"*kernel], but has shape {list(weight.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'weight' must be {nd + 2}-D [C_out, C_in / groups, "
+            f"*kernel], but has shape {list(weight.shape)}"
+        )
     strides = W.int_list(api, "stride", stride, nd)
     dilations = W.int_list(api, "dilation", dilation, nd)
     groups = _check.integer(api, "groups", groups)
@@ -54,35 +59,73 @@ def _conv(api, nd, x, weight, bias, stride, padding, dilation, groups, data_form
     return W.to_channels_last(out, nd) if last else out
 
 
-def conv1d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
-           padding: PaddingLike = 0, dilation: IntsLike = 1, groups: int = 1,
-           data_format: str = "NCL", name: str | None = None) -> Tensor:
+def conv1d(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntsLike = 1,
+    padding: PaddingLike = 0,
+    dilation: IntsLike = 1,
+    groups: int = 1,
+    data_format: str = "NCL",
+    name: str | None = None,
+) -> Tensor:
     """1-D convolution (cross-correlation) of x [N, C_in, L] with weight [C_out, C_in / groups, k]."""
     return _conv("conv1d", 1, x, weight, bias, stride, padding, dilation, groups, data_format)
 
 
-def conv2d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
-           padding: PaddingLike = 0, dilation: IntsLike = 1, groups: int = 1,
-           data_format: str = "NCHW", name: str | None = None) -> Tensor:
+def conv2d(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntsLike = 1,
+    padding: PaddingLike = 0,
+    dilation: IntsLike = 1,
+    groups: int = 1,
+    data_format: str = "NCHW",
+    name: str | None = None,
+) -> Tensor:
     """2-D convolution (cross-correlation) of x [N, C_in, H, W] with weight [C_out, C_in / groups, kH, kW]."""
     return _conv("conv2d", 2, x, weight, bias, stride, padding, dilation, groups, data_format)
 
 
-def conv3d(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
-           padding: PaddingLike = 0, dilation: IntsLike = 1, groups: int = 1,
-           data_format: str = "NCDHW", name: str | None = None) -> Tensor:
+def conv3d(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntsLike = 1,
+    padding: PaddingLike = 0,
+    dilation: IntsLike = 1,
+    groups: int = 1,
+    data_format: str = "NCDHW",
+    name: str | None = None,
+) -> Tensor:
     """3-D convolution (cross-correlation) of x [N, C_in, D, H, W] with weight [C_out, C_in / groups, kD, kH, kW]."""
     return _conv("conv3d", 3, x, weight, bias, stride, padding, dilation, groups, data_format)
 
 
-def _conv_transpose(api, nd, x, weight, bias, stride, padding, output_padding, dilation, groups,
-                    output_size, data_format):
+def _conv_transpose(
+    api,
+    nd,
+    x,
+    weight,
+    bias,
+    stride,
+    padding,
+    output_padding,
+    dilation,
+    groups,
+    output_size,
+    data_format,
+):
     last = W.channel_last(api, data_format, nd)
     W.check_input(api, x, nd, data_format)
     _check.tensor(api, "weight", weight)
     if weight.ndim != nd + 2:
-        raise ValueError(f"{api}(): argument 'weight' must be {nd + 2}-D [C_in, C_out / groups, "
-                         f"*kernel], but has shape {list(weight.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'weight' must be {nd + 2}-D [C_in, C_out / groups, "
+            f"*kernel], but has shape {list(weight.shape)}"
+        )
     strides = W.int_list(api, "stride", stride, nd)
     dilations = W.int_list(api, "dilation", dilation, nd)
     groups = _check.integer(api, "groups", groups)
@@ -92,8 +135,10 @@ def _conv_transpose(api, nd, x, weight, bias, stride, padding, output_padding, d
     if algo == "SAME":
         dilations = [1] * nd
         pads = W.same_padding(in_sizes, kernel, strides)
-    base = [(n - 1) * s - pads[2 * i] - pads[2 * i + 1] + d * (k - 1) + 1
-            for i, (n, s, d, k) in enumerate(zip(in_sizes, strides, dilations, kernel))]
+    base = [
+        (n - 1) * s - pads[2 * i] - pads[2 * i + 1] + d * (k - 1) + 1
+        for i, (n, s, d, k) in enumerate(zip(in_sizes, strides, dilations, kernel))
+    ]
     if output_size is not None:
         if output_padding not in (0, [0] * nd, (0,) * nd):
             raise ValueError(f"{api}(): give output_size or output_padding, not both")
@@ -101,40 +146,115 @@ def _conv_transpose(api, nd, x, weight, bias, stride, padding, output_padding, d
         out_pad = [o - b for o, b in zip(sizes, base)]
         for o, b, s, d in zip(sizes, base, strides, dilations):
             if not b <= o < b + max(s, d):
-                raise ValueError(f"{api}(): argument 'output_size' {sizes} is not reachable: "
-                                 f"each size must be in [{b}, {b + max(s, d)}) for this input")
+                raise ValueError(
+                    f"{api}(): argument 'output_size' {sizes} is not reachable: "
+                    f"each size must be in [{b}, {b + max(s, d)}) for this input"
+                )
     else:
         out_pad = W.int_list(api, "output_padding", output_padding, nd, minimum=0)
     if last:
         x = W.to_channels_first(x, nd)
-    out = W.call(api, "conv_transpose", _C.conv_transpose, x, weight, strides, pads, out_pad,
-                 dilations, groups)
+    out = W.call(
+        api,
+        "conv_transpose",
+        _C.conv_transpose,
+        x,
+        weight,
+        strides,
+        pads,
+        out_pad,
+        dilations,
+        groups,
+    )
     out = _add_bias(api, out, bias, nd)
     return W.to_channels_last(out, nd) if last else out
 
 
-def conv1d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
-                     padding: PaddingLike = 0, output_padding: IntsLike = 0, groups: int = 1,
-                     dilation: IntsLike = 1, output_size: IntsLike | None = None,
-                     data_format: str = "NCL", name: str | None = None) -> Tensor:
+def conv1d_transpose(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntsLike = 1,
+    padding: PaddingLike = 0,
+    output_padding: IntsLike = 0,
+    groups: int = 1,
+    dilation: IntsLike = 1,
+    output_size: IntsLike | None = None,
+    data_format: str = "NCL",
+    name: str | None = None,
+) -> Tensor:
     """1-D transposed convolution of x [N, C_in, L] with weight [C_in, C_out / groups, k]."""
-    return _conv_transpose("conv1d_transpose", 1, x, weight, bias, stride, padding,
-                           output_padding, dilation, groups, output_size, data_format)
+    return _conv_transpose(
+        "conv1d_transpose",
+        1,
+        x,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        dilation,
+        groups,
+        output_size,
+        data_format,
+    )
 
 
-def conv2d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
-                     padding: PaddingLike = 0, output_padding: IntsLike = 0, dilation: IntsLike = 1,
-                     groups: int = 1, output_size: IntsLike | None = None,
-                     data_format: str = "NCHW", name: str | None = None) -> Tensor:
+def conv2d_transpose(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntsLike = 1,
+    padding: PaddingLike = 0,
+    output_padding: IntsLike = 0,
+    dilation: IntsLike = 1,
+    groups: int = 1,
+    output_size: IntsLike | None = None,
+    data_format: str = "NCHW",
+    name: str | None = None,
+) -> Tensor:
     """2-D transposed convolution of x [N, C_in, H, W] with weight [C_in, C_out / groups, kH, kW]."""
-    return _conv_transpose("conv2d_transpose", 2, x, weight, bias, stride, padding,
-                           output_padding, dilation, groups, output_size, data_format)
+    return _conv_transpose(
+        "conv2d_transpose",
+        2,
+        x,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        dilation,
+        groups,
+        output_size,
+        data_format,
+    )
 
 
-def conv3d_transpose(x: Tensor, weight: Tensor, bias: Tensor | None = None, stride: IntsLike = 1,
-                     padding: PaddingLike = 0, output_padding: IntsLike = 0, groups: int = 1,
-                     dilation: IntsLike = 1, output_size: IntsLike | None = None,
-                     data_format: str = "NCDHW", name: str | None = None) -> Tensor:
+def conv3d_transpose(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntsLike = 1,
+    padding: PaddingLike = 0,
+    output_padding: IntsLike = 0,
+    groups: int = 1,
+    dilation: IntsLike = 1,
+    output_size: IntsLike | None = None,
+    data_format: str = "NCDHW",
+    name: str | None = None,
+) -> Tensor:
     """3-D transposed convolution of x [N, C_in, D, H, W] with weight [C_in, C_out / groups, kD, kH, kW]."""
-    return _conv_transpose("conv3d_transpose", 3, x, weight, bias, stride, padding,
-                           output_padding, dilation, groups, output_size, data_format)
+    return _conv_transpose(
+        "conv3d_transpose",
+        3,
+        x,
+        weight,
+        bias,
+        stride,
+        padding,
+        output_padding,
+        dilation,
+        groups,
+        output_size,
+        data_format,
+    )

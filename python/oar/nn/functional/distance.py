@@ -1,5 +1,6 @@
 """oar.nn.functional: pairwise_distance (Paddle's paddle.nn.functional.distance),
 a composition of elementwise ops and a reduction."""
+
 from __future__ import annotations
 
 from ... import _C
@@ -9,8 +10,14 @@ from ...framework.typing import Tensor
 __all__ = ["pairwise_distance"]
 
 
-def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-06,
-                      keepdim: bool = False, name: str | None = None) -> Tensor:
+def pairwise_distance(
+    x: Tensor,
+    y: Tensor,
+    p: float = 2.0,
+    epsilon: float = 1e-06,
+    keepdim: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """The p-norm of x - y + epsilon along the last axis."""
     api = "pairwise_distance"
     C.tensor(api, "x", x)
@@ -21,8 +28,7 @@ def pairwise_distance(x: Tensor, y: Tensor, p: float = 2.0, epsilon: float = 1e-
     if d.ndim == 0:
         d = _C.reshape(d, [1])
     if p == 0:
-        return _C.sum(_C.cast(_C.not_equal(d, _C.full_like(d, 0.0)), d.dtype), [a],
-                      keepdim=keepdim)
+        return _C.sum(_C.cast(_C.not_equal(d, _C.full_like(d, 0.0)), d.dtype), [a], keepdim=keepdim)
     if p == float("inf"):
         return _C.max(_C.abs(d), [a], keepdim)
     if p == float("-inf"):

@@ -1,5 +1,6 @@
 """oar.nn.functional: sequence_mask, gather_tree, temporal_shift (Paddle's
 paddle.nn.functional.extension)."""
+
 from __future__ import annotations
 
 from ... import _C
@@ -11,22 +12,23 @@ from .vision import _back, _nchw
 __all__ = ["sequence_mask", "gather_tree", "temporal_shift"]
 
 
-def sequence_mask(x: Tensor, maxlen: int | None = None, dtype: DTypeLike = "int64",
-                  name: str | None = None) -> Tensor:
+def sequence_mask(
+    x: Tensor, maxlen: int | None = None, dtype: DTypeLike = "int64", name: str | None = None
+) -> Tensor:
     """mask[..., j] = j < x[...]: for lengths x, a mask of shape x.shape + [maxlen] (maxlen
     defaults to the largest length)."""
     api = "sequence_mask"
     C.tensor(api, "x", x)
     if x.dtype.is_floating_point or x.dtype.name == "bool":
-        raise TypeError(f"{api}(): argument 'x' must be an integer tensor of lengths, but got "
-                        f"{x.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'x' must be an integer tensor of lengths, but got {x.dtype.name}"
+        )
     if maxlen is None:
         maxlen = int(_C.max(x).item()) if x.size else 0
     else:
         maxlen = C.integer(api, "maxlen", maxlen)
         if maxlen < 0:
-            raise ValueError(f"{api}(): argument 'maxlen' must not be negative, but got "
-                             f"{maxlen}")
+            raise ValueError(f"{api}(): argument 'maxlen' must not be negative, but got {maxlen}")
     steps = _C.arange(0, maxlen, 1, x.dtype)
     mask = _C.less_than(_C.reshape(steps, [1] * x.ndim + [maxlen]), _C.unsqueeze(x, [-1]))
     return _C.cast(mask, convert_dtype(dtype))
@@ -40,16 +42,18 @@ def gather_tree(ids: Tensor, parents: Tensor) -> Tensor:
     C.tensor(api, "parents", parents)
     for n, v in (("ids", ids), ("parents", parents)):
         if v.dtype.name not in ("int32", "int64"):
-            raise TypeError(f"{api}(): argument '{n}' must be an int32 or int64 tensor, but got "
-                            f"{v.dtype.name}")
+            raise TypeError(
+                f"{api}(): argument '{n}' must be an int32 or int64 tensor, but got {v.dtype.name}"
+            )
     if ids.ndim != 3 or list(ids.shape) != list(parents.shape):
-        raise ValueError(f"{api}(): arguments 'ids' {ids.shape} and 'parents' {parents.shape} "
-                         f"must have the same 3-D shape [max_time, batch_size, beam_size]")
+        raise ValueError(
+            f"{api}(): arguments 'ids' {ids.shape} and 'parents' {parents.shape} "
+            f"must have the same 3-D shape [max_time, batch_size, beam_size]"
+        )
     t_max, _, beam = ids.shape
     if ids.size == 0:  # no steps, batch or beams: nothing to trace (t_max may still be huge)
         return _C.assign(ids)
-    if parents.size and (int(_C.min(parents).item()) < 0 or
-                         int(_C.max(parents).item()) >= beam):
+    if parents.size and (int(_C.min(parents).item()) < 0 or int(_C.max(parents).item()) >= beam):
         raise IndexError(f"{api}(): argument 'parents' holds beam indices outside [0, {beam})")
     parents = _C.cast(parents, convert_dtype("int64"))
 
@@ -67,8 +71,13 @@ def gather_tree(ids: Tensor, parents: Tensor) -> Tensor:
     return _C.concat([_C.unsqueeze(o, [0]) for o in reversed(out)], 0)
 
 
-def temporal_shift(x: Tensor, seg_num: int, shift_ratio: float = 0.25, name: str | None = None,
-                   data_format: str = "NCHW") -> Tensor:
+def temporal_shift(
+    x: Tensor,
+    seg_num: int,
+    shift_ratio: float = 0.25,
+    name: str | None = None,
+    data_format: str = "NCHW",
+) -> Tensor:
     """The temporal shift of TSM: x [N * seg_num, C, H, W] viewed as seg_num frames per
     clip; the first shift_ratio of the channels take the previous frame's values, the
     next shift_ratio the next frame's (zeros past the ends), the rest stay."""
@@ -77,17 +86,21 @@ def temporal_shift(x: Tensor, seg_num: int, shift_ratio: float = 0.25, name: str
     t = C.integer(api, "seg_num", seg_num)
     ratio = float(C.number(api, "shift_ratio", shift_ratio))
     if t <= 0 or x.shape[0] % t:
-        raise ValueError(f"{api}(): argument 'seg_num' ({t}) must be positive and divide the "
-                         f"batch size {x.shape[0]}")
+        raise ValueError(
+            f"{api}(): argument 'seg_num' ({t}) must be positive and divide the "
+            f"batch size {x.shape[0]}"
+        )
     if not 0.0 <= ratio <= 0.5:
-        raise ValueError(f"{api}(): argument 'shift_ratio' must be in [0, 0.5], but got "
-                         f"{ratio}")
+        raise ValueError(f"{api}(): argument 'shift_ratio' must be in [0, 0.5], but got {ratio}")
     nt, c, h, w = x.shape
     v = C.reshape_exact(x, [nt // t, t, c, h, w])
     c1, c2 = int(c * ratio), int(c * 2 * ratio)
     zero = _C.full([nt // t, 1, c, h, w], 0.0, x.dtype)
     prev = _C.concat([zero, _C.slice(v, [1], [0], [t - 1])], 1)  # frame t reads t - 1
     nxt = _C.concat([_C.slice(v, [1], [1], [t]), zero], 1)  # frame t reads t + 1
-    parts = [_C.slice(prev, [2], [0], [c1]), _C.slice(nxt, [2], [c1], [c2]),
-             _C.slice(v, [2], [c2], [c])]
+    parts = [
+        _C.slice(prev, [2], [0], [c1]),
+        _C.slice(nxt, [2], [c1], [c2]),
+        _C.slice(v, [2], [c2], [c]),
+    ]
     return _back(C.reshape_exact(_C.concat(parts, 2), [nt, c, h, w]), data_format)

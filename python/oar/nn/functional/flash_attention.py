@@ -8,6 +8,7 @@ tiled flash kernel does anyway. That is SDPBackend.MATH: with it disabled by
 oar.nn.attention.sdpa_kernel (only FLASH_ATTENTION / EFFICIENT_ATTENTION enabled), the
 call raises RuntimeError, as on a CPU build of Paddle.
 """
+
 from __future__ import annotations
 
 import math
@@ -28,29 +29,47 @@ def _require_math_backend(api):
     # Paddle picks the first enabled backend the inputs allow; on the CPU the flash and
     # memory-efficient kernels never qualify, so only MATH can run.
     if SDPBackend.MATH not in _cur_sdpa_kernel_backends():
-        raise RuntimeError(f"{api}(): No available backend for scaled_dot_product_attention "
-                           f"was found: the CPU runs only SDPBackend.MATH, which sdpa_kernel() "
-                           f"has disabled")
+        raise RuntimeError(
+            f"{api}(): No available backend for scaled_dot_product_attention "
+            f"was found: the CPU runs only SDPBackend.MATH, which sdpa_kernel() "
+            f"has disabled"
+        )
 
 
-def scaled_dot_product_attention(query: Tensor, key: Tensor, value: Tensor,
-                                 attn_mask: Tensor | None = None, dropout_p: float = 0.0,
-                                 is_causal: bool = False, training: bool = True,
-                                 name: str | None = None) -> Tensor:
+def scaled_dot_product_attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    training: bool = True,
+    name: str | None = None,
+) -> Tensor:
     api = "scaled_dot_product_attention"
     for n, t in (("query", query), ("key", key), ("value", value)):
         C.tensor(api, n, t)
         if t.ndim not in (3, 4):
-            raise ValueError(f"{api}(): argument '{n}' must be 4-D [batch, seq_len, num_heads, "
-                             f"head_dim] or 3-D, but has shape {t.shape}")
+            raise ValueError(
+                f"{api}(): argument '{n}' must be 4-D [batch, seq_len, num_heads, "
+                f"head_dim] or 3-D, but has shape {t.shape}"
+            )
     if not query.ndim == key.ndim == value.ndim:
-        raise ValueError(f"{api}(): 'query', 'key' and 'value' must have the same rank, but got "
-                         f"{query.shape}, {key.shape}, {value.shape}")
-    if key.shape != value.shape[:-1] + [key.shape[-1]] or query.shape[-1] != key.shape[-1] \
-            or query.shape[:-3] != key.shape[:-3] or query.shape[-2] != key.shape[-2]:
-        raise ValueError(f"{api}(): incompatible shapes query {query.shape}, key {key.shape}, "
-                         f"value {value.shape}: batch and heads must agree, query and key "
-                         f"share head_dim, key and value share seq_len")
+        raise ValueError(
+            f"{api}(): 'query', 'key' and 'value' must have the same rank, but got "
+            f"{query.shape}, {key.shape}, {value.shape}"
+        )
+    if (
+        key.shape != value.shape[:-1] + [key.shape[-1]]
+        or query.shape[-1] != key.shape[-1]
+        or query.shape[:-3] != key.shape[:-3]
+        or query.shape[-2] != key.shape[-2]
+    ):
+        raise ValueError(
+            f"{api}(): incompatible shapes query {query.shape}, key {key.shape}, "
+            f"value {value.shape}: batch and heads must agree, query and key "
+            f"share head_dim, key and value share seq_len"
+        )
     if attn_mask is not None:
         C.tensor(api, "attn_mask", attn_mask)
     if query.size and key.size and value.size:

@@ -1,4 +1,5 @@
 """oar.nn.functional: embedding and one_hot (Paddle's paddle.nn.functional.input)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -13,9 +14,16 @@ from ...autograd.py_layer import PyLayer
 __all__ = ["embedding", "one_hot"]
 
 
-def embedding(x: Tensor, weight: Tensor, padding_idx: int | None = None,
-              max_norm: float | None = None, norm_type: float = 2.0, sparse: bool = False,
-              scale_grad_by_freq: bool = False, name: str | None = None) -> Tensor:
+def embedding(
+    x: Tensor,
+    weight: Tensor,
+    padding_idx: int | None = None,
+    max_norm: float | None = None,
+    norm_type: float = 2.0,
+    sparse: bool = False,
+    scale_grad_by_freq: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """weight[x]: the rows of weight picked by the ids x. padding_idx: that row gets no
     gradient. max_norm: the rows x picks are first renormalised in place to a norm_type
     norm of at most max_norm (as Paddle and PyTorch do). scale_grad_by_freq: each row's
@@ -25,19 +33,27 @@ def embedding(x: Tensor, weight: Tensor, padding_idx: int | None = None,
     C.tensor(api, "x", x)
     C.tensor(api, "weight", weight)
     if weight.ndim != 2:
-        raise ValueError(f"{api}(): argument 'weight' must be 2-D [num_embeddings, "
-                         f"embedding_dim], but has shape {weight.shape}")
+        raise ValueError(
+            f"{api}(): argument 'weight' must be 2-D [num_embeddings, "
+            f"embedding_dim], but has shape {weight.shape}"
+        )
     pad = -1
     if padding_idx is not None:
         rows = weight.shape[0]
         pad = C.integer(api, "padding_idx", padding_idx)
         if not -rows <= pad < rows:
-            raise ValueError(f"{api}(): argument 'padding_idx' ({pad}) must be in "
-                             f"[{-rows}, {rows})")
+            raise ValueError(
+                f"{api}(): argument 'padding_idx' ({pad}) must be in [{-rows}, {rows})"
+            )
         pad = pad + rows if pad < 0 else pad
     if max_norm is not None:
-        _renorm_rows(api, x, weight, float(C.number(api, "max_norm", max_norm)),
-                     float(C.number(api, "norm_type", norm_type)))
+        _renorm_rows(
+            api,
+            x,
+            weight,
+            float(C.number(api, "max_norm", max_norm)),
+            float(C.number(api, "norm_type", norm_type)),
+        )
     out = _SparseGradEmbedding.apply(x, weight, pad) if sparse else _C.embedding(x, weight, pad)
     if scale_grad_by_freq and x.size:
         ids = x.numpy().reshape(-1)
@@ -59,9 +75,11 @@ def _renorm_rows(api, x, weight, max_norm, p):
     with no_grad():
         rows = _C.index_select(weight, idx, 0)
         norms = _C.pow(_C.sum(_C.pow(_C.abs(rows), p), [1], keepdim=True), 1.0 / p)
-        scale = _C.where(_C.greater_than(norms, _C.full_like(norms, max_norm)),
-                         _C.scale(_C.reciprocal(_C.scale(norms, 1.0, 1e-7)), max_norm),
-                         _C.full_like(norms, 1.0))
+        scale = _C.where(
+            _C.greater_than(norms, _C.full_like(norms, max_norm)),
+            _C.scale(_C.reciprocal(_C.scale(norms, 1.0, 1e-7)), max_norm),
+            _C.full_like(norms, 1.0),
+        )
         weight[idx] = rows * scale
 
 
@@ -91,6 +109,7 @@ def one_hot(x: Tensor, num_classes: int, name: str | None = None) -> Tensor:
     api = "one_hot"
     C.tensor(api, "x", x)
     if x.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument 'x' must be an int32 or int64 tensor, but got "
-                        f"{x.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'x' must be an int32 or int64 tensor, but got {x.dtype.name}"
+        )
     return _C.one_hot(x, C.integer(api, "num_classes", num_classes))

@@ -7,6 +7,7 @@ with a weight divides by the summed weights of the counted samples, ignored samp
 count for nothing. mse_loss and l1_loss are compositions of elementwise ops and a
 reduction (as fast as a fused kernel would be: one pass each, memory bound).
 """
+
 from __future__ import annotations
 
 from ... import _C
@@ -14,25 +15,49 @@ from ...framework import check as C
 from ...framework.typing import Tensor
 from ._loss_common import _reduction
 
-__all__ = ["cross_entropy", "softmax_with_cross_entropy", "nll_loss", "mse_loss", "l1_loss",
-           "smooth_l1_loss", "binary_cross_entropy", "binary_cross_entropy_with_logits",
-           "kl_div", "margin_ranking_loss", "cosine_embedding_loss",
-           # the rest live in _loss_margin, _loss_prob, _loss_sequence, _adaptive_softmax,
-           # _margin_ce
-           "hinge_embedding_loss", "soft_margin_loss", "multi_margin_loss",
-           "multi_label_margin_loss", "multi_label_soft_margin_loss", "triplet_margin_loss",
-           "triplet_margin_with_distance_loss", "gaussian_nll_loss", "poisson_nll_loss",
-           "log_loss", "square_error_cost", "dice_loss", "sigmoid_focal_loss", "npair_loss",
-           "hsigmoid_loss", "ctc_loss", "rnnt_loss", "adaptive_log_softmax_with_loss",
-           "margin_cross_entropy"]
-
+__all__ = [
+    "cross_entropy",
+    "softmax_with_cross_entropy",
+    "nll_loss",
+    "mse_loss",
+    "l1_loss",
+    "smooth_l1_loss",
+    "binary_cross_entropy",
+    "binary_cross_entropy_with_logits",
+    "kl_div",
+    "margin_ranking_loss",
+    "cosine_embedding_loss",
+    # the rest live in _loss_margin, _loss_prob, _loss_sequence, _adaptive_softmax,
+    # _margin_ce
+    "hinge_embedding_loss",
+    "soft_margin_loss",
+    "multi_margin_loss",
+    "multi_label_margin_loss",
+    "multi_label_soft_margin_loss",
+    "triplet_margin_loss",
+    "triplet_margin_with_distance_loss",
+    "gaussian_nll_loss",
+    "poisson_nll_loss",
+    "log_loss",
+    "square_error_cost",
+    "dice_loss",
+    "sigmoid_focal_loss",
+    "npair_loss",
+    "hsigmoid_loss",
+    "ctc_loss",
+    "rnnt_loss",
+    "adaptive_log_softmax_with_loss",
+    "margin_cross_entropy",
+]
 
 
 def _int_label(api, label):
     C.tensor(api, "label", label)
     if label.dtype.name not in ("int32", "int64"):
-        raise TypeError(f"{api}(): argument 'label' must be an int32 or int64 tensor of class "
-                        f"indices, but got {label.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'label' must be an int32 or int64 tensor of class "
+            f"indices, but got {label.dtype.name}"
+        )
     return label
 
 
@@ -60,10 +85,18 @@ def _reduce(loss, reduction, denom=None):
     return total / denom
 
 
-def cross_entropy(input: Tensor, label: Tensor, weight: Tensor | None = None,
-                  ignore_index: int = -100, reduction: str = "mean", soft_label: bool = False,
-                  axis: int = -1, use_softmax: bool = True, label_smoothing: float = 0.0,
-                  name: str | None = None) -> Tensor:
+def cross_entropy(
+    input: Tensor,
+    label: Tensor,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    soft_label: bool = False,
+    axis: int = -1,
+    use_softmax: bool = True,
+    label_smoothing: float = 0.0,
+    name: str | None = None,
+) -> Tensor:
     api = "cross_entropy"
     C.tensor(api, "input", input)
     C.tensor(api, "label", label)
@@ -76,11 +109,17 @@ def cross_entropy(input: Tensor, label: Tensor, weight: Tensor | None = None,
     if weight is not None:
         C.tensor(api, "weight", weight)
         if weight.ndim != 1 or weight.shape[0] != input.shape[a]:
-            raise ValueError(f"{api}(): argument 'weight' has shape {weight.shape} but must be "
-                             f"[{input.shape[a]}] (one weight per class)")
+            raise ValueError(
+                f"{api}(): argument 'weight' has shape {weight.shape} but must be "
+                f"[{input.shape[a]}] (one weight per class)"
+            )
     n_class = input.shape[a]
-    if eps > 0 and not soft_label and label.dtype.is_floating_point and \
-            list(label.shape) == list(input.shape):
+    if (
+        eps > 0
+        and not soft_label
+        and label.dtype.is_floating_point
+        and list(label.shape) == list(input.shape)
+    ):
         # Paddle: with label smoothing, a floating label shaped like input is a one-hot
         # (or soft) label, smoothed like any soft label
         soft_label = True
@@ -88,8 +127,10 @@ def cross_entropy(input: Tensor, label: Tensor, weight: Tensor | None = None,
 
     if soft_label:
         if list(label.shape) != list(input.shape):
-            raise ValueError(f"{api}(): argument 'label' has shape {label.shape} but soft labels "
-                             f"must have the shape of input {input.shape}")
+            raise ValueError(
+                f"{api}(): argument 'label' has shape {label.shape} but soft labels "
+                f"must have the shape of input {input.shape}"
+            )
         q = label
         if eps > 0:
             q = q * (1.0 - eps) + eps / n_class
@@ -108,8 +149,10 @@ def cross_entropy(input: Tensor, label: Tensor, weight: Tensor | None = None,
     expected = list(input.shape)
     expected[a] = 1
     if list(label.shape) != expected:
-        raise ValueError(f"{api}(): argument 'label' has shape {given} but must be "
-                         f"{expected} or that without axis {a} for input of shape {input.shape}")
+        raise ValueError(
+            f"{api}(): argument 'label' has shape {given} but must be "
+            f"{expected} or that without axis {a} for input of shape {input.shape}"
+        )
     kept = _kept(label, ignore_index, input.dtype)
     if use_softmax:
         loss = _C.cross_entropy_hard(input, label, ignore_index, a)
@@ -146,10 +189,16 @@ def _soft_loss(input, q, a, use_softmax):
     return _C.sum(_C.neg(q * _C.log(input)), [a], keepdim=True)
 
 
-def softmax_with_cross_entropy(logits: Tensor, label: Tensor, soft_label: bool = False,
-                               ignore_index: int = -100, numeric_stable_mode: bool = True,
-                               return_softmax: bool = False, axis: int = -1,
-                               name: str | None = None) -> Tensor | tuple[Tensor, Tensor]:
+def softmax_with_cross_entropy(
+    logits: Tensor,
+    label: Tensor,
+    soft_label: bool = False,
+    ignore_index: int = -100,
+    numeric_stable_mode: bool = True,
+    return_softmax: bool = False,
+    axis: int = -1,
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Tensor]:
     api = "softmax_with_cross_entropy"
     C.tensor(api, "logits", logits)
     C.tensor(api, "label", label)
@@ -160,36 +209,51 @@ def softmax_with_cross_entropy(logits: Tensor, label: Tensor, soft_label: bool =
         _int_label(api, label)
         if label.ndim == logits.ndim - 1:
             label = _C.unsqueeze(label, [a])
-        loss = _C.cross_entropy_hard(logits, label, C.integer(api, "ignore_index", ignore_index),
-                                     a)
+        loss = _C.cross_entropy_hard(logits, label, C.integer(api, "ignore_index", ignore_index), a)
     if return_softmax:
         return loss, _C.softmax(logits, a)
     return loss
 
 
-def nll_loss(input: Tensor, label: Tensor, weight: Tensor | None = None, ignore_index: int = -100,
-             reduction: str = "mean", name: str | None = None) -> Tensor:
+def nll_loss(
+    input: Tensor,
+    label: Tensor,
+    weight: Tensor | None = None,
+    ignore_index: int = -100,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     api = "nll_loss"
     C.tensor(api, "input", input)
     _int_label(api, label)
     _reduction(api, reduction)
     ignore_index = C.integer(api, "ignore_index", ignore_index)
     if input.ndim < 2:
-        raise ValueError(f"{api}(): argument 'input' must have at least 2 dimensions [N, C, ...], "
-                         f"but has shape {input.shape}")
+        raise ValueError(
+            f"{api}(): argument 'input' must have at least 2 dimensions [N, C, ...], "
+            f"but has shape {input.shape}"
+        )
     expected = [input.shape[0]] + list(input.shape[2:])
-    if label.ndim == input.ndim and label.ndim >= 2 and label.shape[1] == 1 and \
-            [label.shape[0]] + list(label.shape[2:]) == expected:
+    if (
+        label.ndim == input.ndim
+        and label.ndim >= 2
+        and label.shape[1] == 1
+        and [label.shape[0]] + list(label.shape[2:]) == expected
+    ):
         label = _C.squeeze(label, [1])  # Paddle also takes the labels with a class axis of 1
     if list(label.shape) != expected:
-        raise ValueError(f"{api}(): argument 'label' has shape {label.shape} but must be "
-                         f"{expected} (or {expected[:1] + [1] + expected[1:]}) for input of "
-                         f"shape {input.shape}")
+        raise ValueError(
+            f"{api}(): argument 'label' has shape {label.shape} but must be "
+            f"{expected} (or {expected[:1] + [1] + expected[1:]}) for input of "
+            f"shape {input.shape}"
+        )
     if weight is not None:
         C.tensor(api, "weight", weight)
         if weight.ndim != 1 or weight.shape[0] != input.shape[1]:
-            raise ValueError(f"{api}(): argument 'weight' has shape {weight.shape} but must be "
-                             f"[{input.shape[1]}] (one weight per class)")
+            raise ValueError(
+                f"{api}(): argument 'weight' has shape {weight.shape} but must be "
+                f"[{input.shape[1]}] (one weight per class)"
+            )
     lab = _C.unsqueeze(label, [1])
     loss = _C.squeeze(_C.nll_pick(input, lab, ignore_index, 1), [1])
     if weight is not None:
@@ -205,27 +269,36 @@ def _pair(api, input, label):
     C.tensor(api, "input", input)
     C.tensor(api, "label", label)
     if list(input.shape) != list(label.shape):
-        raise ValueError(f"{api}(): arguments 'input' {input.shape} and 'label' {label.shape} "
-                         f"must have the same shape")
+        raise ValueError(
+            f"{api}(): arguments 'input' {input.shape} and 'label' {label.shape} "
+            f"must have the same shape"
+        )
 
 
-def mse_loss(input: Tensor, label: Tensor, reduction: str = "mean",
-             name: str | None = None) -> Tensor:
+def mse_loss(
+    input: Tensor, label: Tensor, reduction: str = "mean", name: str | None = None
+) -> Tensor:
     _pair("mse_loss", input, label)
     _reduction("mse_loss", reduction)
     d = input - label
     return _reduce(d * d, reduction)
 
 
-def l1_loss(input: Tensor, label: Tensor, reduction: str = "mean",
-            name: str | None = None) -> Tensor:
+def l1_loss(
+    input: Tensor, label: Tensor, reduction: str = "mean", name: str | None = None
+) -> Tensor:
     _pair("l1_loss", input, label)
     _reduction("l1_loss", reduction)
     return _reduce(_C.abs(input - label), reduction)
 
 
-def smooth_l1_loss(input: Tensor, label: Tensor, reduction: str = "mean", delta: float = 1.0,
-                   name: str | None = None) -> Tensor:
+def smooth_l1_loss(
+    input: Tensor,
+    label: Tensor,
+    reduction: str = "mean",
+    delta: float = 1.0,
+    name: str | None = None,
+) -> Tensor:
     """Paddle's smooth_l1_loss is the Huber loss with threshold delta:
     0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
     _pair("smooth_l1_loss", input, label)
@@ -244,8 +317,13 @@ def _elementwise_weight(api, loss, weight):
     return loss * weight
 
 
-def binary_cross_entropy(input: Tensor, label: Tensor, weight: Tensor | None = None,
-                         reduction: str = "mean", name: str | None = None) -> Tensor:
+def binary_cross_entropy(
+    input: Tensor,
+    label: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     api = "binary_cross_entropy"
     _pair(api, input, label)
     _reduction(api, reduction)
@@ -257,9 +335,14 @@ def binary_cross_entropy(input: Tensor, label: Tensor, weight: Tensor | None = N
     return _reduce(_elementwise_weight(api, loss, weight), reduction)
 
 
-def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight: Tensor | None = None,
-                                     reduction: str = "mean", pos_weight: Tensor | None = None,
-                                     name: str | None = None) -> Tensor:
+def binary_cross_entropy_with_logits(
+    logit: Tensor,
+    label: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    pos_weight: Tensor | None = None,
+    name: str | None = None,
+) -> Tensor:
     api = "binary_cross_entropy_with_logits"
     _pair(api, logit, label)
     _reduction(api, reduction)
@@ -274,13 +357,20 @@ def binary_cross_entropy_with_logits(logit: Tensor, label: Tensor, weight: Tenso
     return _reduce(_elementwise_weight(api, loss, weight), reduction)
 
 
-def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bool = False,
-           name: str | None = None) -> Tensor:
+def kl_div(
+    input: Tensor,
+    label: Tensor,
+    reduction: str = "mean",
+    log_target: bool = False,
+    name: str | None = None,
+) -> Tensor:
     api = "kl_div"
     _pair(api, input, label)
     if reduction not in ("mean", "sum", "none", "batchmean"):
-        raise ValueError(f"{api}(): argument 'reduction' must be one of 'mean', 'batchmean', "
-                         f"'sum', 'none', but got {reduction!r}")
+        raise ValueError(
+            f"{api}(): argument 'reduction' must be one of 'mean', 'batchmean', "
+            f"'sum', 'none', but got {reduction!r}"
+        )
     if log_target:
         loss = _C.exp(label) * (label - input)
     else:
@@ -294,8 +384,14 @@ def kl_div(input: Tensor, label: Tensor, reduction: str = "mean", log_target: bo
     return _reduce(loss, reduction)
 
 
-def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: float = 0.0,
-                        reduction: str = "mean", name: str | None = None) -> Tensor:
+def margin_ranking_loss(
+    input: Tensor,
+    other: Tensor,
+    label: Tensor,
+    margin: float = 0.0,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     api = "margin_ranking_loss"
     C.tensor(api, "input", input)
     C.tensor(api, "other", other)
@@ -305,21 +401,31 @@ def margin_ranking_loss(input: Tensor, other: Tensor, label: Tensor, margin: flo
     return _reduce(loss, reduction)
 
 
-def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin: float = 0,
-                          reduction: str = "mean", name: str | None = None) -> Tensor:
+def cosine_embedding_loss(
+    input1: Tensor,
+    input2: Tensor,
+    label: Tensor,
+    margin: float = 0,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     api = "cosine_embedding_loss"
     C.tensor(api, "input1", input1)
     C.tensor(api, "input2", input2)
     C.tensor(api, "label", label)
     _reduction(api, reduction)
     if input1.ndim not in (1, 2) or list(input1.shape) != list(input2.shape):
-        raise ValueError(f"{api}(): arguments 'input1' {input1.shape} and 'input2' "
-                         f"{input2.shape} must have the same 1-D or 2-D shape")
+        raise ValueError(
+            f"{api}(): arguments 'input1' {input1.shape} and 'input2' "
+            f"{input2.shape} must have the same 1-D or 2-D shape"
+        )
     a = input1.ndim - 1
     w12 = _C.sum(input1 * input2, [a])
     # as Paddle: a small epsilon keeps zero vectors finite
-    n12 = _C.sqrt(_C.scale(_C.sum(input1 * input1, [a]), 1.0, 1e-12)
-                  * _C.scale(_C.sum(input2 * input2, [a]), 1.0, 1e-12))
+    n12 = _C.sqrt(
+        _C.scale(_C.sum(input1 * input1, [a]), 1.0, 1e-12)
+        * _C.scale(_C.sum(input2 * input2, [a]), 1.0, 1e-12)
+    )
     cos = w12 / n12
     lab = _C.cast(label, cos.dtype)
     pos = _C.equal(lab, _C.full_like(lab, 1.0))
@@ -329,19 +435,38 @@ def cosine_embedding_loss(input1: Tensor, input2: Tensor, label: Tensor, margin:
 
 
 from ._loss_margin import _floating  # noqa: E402
-from ._loss_margin import (hinge_embedding_loss, multi_label_margin_loss,  # noqa: E402,F401
-                           multi_label_soft_margin_loss, multi_margin_loss, soft_margin_loss,
-                           triplet_margin_loss, triplet_margin_with_distance_loss)
-from ._loss_prob import (dice_loss, gaussian_nll_loss, hsigmoid_loss, log_loss,  # noqa: E402,F401
-                         npair_loss, poisson_nll_loss, square_error_cost)
+from ._loss_margin import (
+    hinge_embedding_loss,
+    multi_label_margin_loss,  # noqa: E402,F401
+    multi_label_soft_margin_loss,
+    multi_margin_loss,
+    soft_margin_loss,
+    triplet_margin_loss,
+    triplet_margin_with_distance_loss,
+)
+from ._loss_prob import (
+    dice_loss,
+    gaussian_nll_loss,
+    hsigmoid_loss,
+    log_loss,  # noqa: E402,F401
+    npair_loss,
+    poisson_nll_loss,
+    square_error_cost,
+)
 from ._loss_sequence import ctc_loss, rnnt_loss  # noqa: E402,F401
 from ._adaptive_softmax import adaptive_log_softmax_with_loss  # noqa: E402,F401
 from ._margin_ce import margin_cross_entropy  # noqa: E402,F401
 
 
-def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer: Tensor | None = None,
-                       alpha: float = 0.25, gamma: float = 2.0, reduction: str = "sum",
-                       name: str | None = None) -> Tensor:
+def sigmoid_focal_loss(
+    logit: Tensor,
+    label: Tensor,
+    normalizer: Tensor | None = None,
+    alpha: float = 0.25,
+    gamma: float = 2.0,
+    reduction: str = "sum",
+    name: str | None = None,
+) -> Tensor:
     """Focal loss of logits: the binary cross-entropy times alpha_t * (1 - p_t) ** gamma,
     p_t = sigmoid(logit) where label is 1 and 1 - sigmoid(logit) where it is 0, divided by
     normalizer."""
@@ -350,8 +475,10 @@ def sigmoid_focal_loss(logit: Tensor, label: Tensor, normalizer: Tensor | None =
     _floating(api, "label", label)
     _reduction(api, reduction)
     if list(logit.shape) != list(label.shape):
-        raise ValueError(f"{api}(): arguments 'logit' {logit.shape} and 'label' {label.shape} "
-                         f"must have the same shape")
+        raise ValueError(
+            f"{api}(): arguments 'logit' {logit.shape} and 'label' {label.shape} "
+            f"must have the same shape"
+        )
     ce = binary_cross_entropy_with_logits(logit, label, reduction="none")
     p = _C.sigmoid(logit)
     p_t = p * label + _C.scale(p, -1.0, 1.0) * _C.scale(label, -1.0, 1.0)

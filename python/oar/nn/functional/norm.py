@@ -3,6 +3,7 @@
 layer_norm and rms_norm run fused kernels (one pass per row, forward and backward);
 the others are compositions of reductions and elementwise ops.
 """
+
 from __future__ import annotations
 
 import numbers
@@ -13,8 +14,15 @@ from ...framework import check as C
 from ...framework.grad_mode import no_grad
 from ...framework.typing import Tensor
 
-__all__ = ["layer_norm", "rms_norm", "batch_norm", "instance_norm", "group_norm", "normalize",
-           "local_response_norm"]
+__all__ = [
+    "layer_norm",
+    "rms_norm",
+    "batch_norm",
+    "instance_norm",
+    "group_norm",
+    "normalize",
+    "local_response_norm",
+]
 
 
 def _normalized_shape(api, x, normalized_shape):
@@ -23,19 +31,22 @@ def _normalized_shape(api, x, normalized_shape):
     try:
         shape = [int(s) for s in normalized_shape]
     except TypeError:
-        raise TypeError(f"{api}(): argument 'normalized_shape' must be an int or a list of "
-                        f"ints, but got {type(normalized_shape).__name__}") from None
-    if not shape or len(shape) > x.ndim or list(x.shape[x.ndim - len(shape):]) != shape:
-        raise ValueError(f"{api}(): argument 'normalized_shape' {shape} does not match the "
-                         f"trailing dims of x {x.shape}")
+        raise TypeError(
+            f"{api}(): argument 'normalized_shape' must be an int or a list of "
+            f"ints, but got {type(normalized_shape).__name__}"
+        ) from None
+    if not shape or len(shape) > x.ndim or list(x.shape[x.ndim - len(shape) :]) != shape:
+        raise ValueError(
+            f"{api}(): argument 'normalized_shape' {shape} does not match the "
+            f"trailing dims of x {x.shape}"
+        )
     return shape, x.ndim - len(shape)
 
 
 def _floating(api, x):
     C.tensor(api, "x", x)
     if not x.dtype.is_floating_point:
-        raise TypeError(f"{api}(): argument 'x' must be a floating tensor, but got "
-                        f"{x.dtype.name}")
+        raise TypeError(f"{api}(): argument 'x' must be a floating tensor, but got {x.dtype.name}")
     return x
 
 
@@ -48,14 +59,20 @@ def _param(api, name, p, shape, like):
     for s in shape:
         numel *= s
     if p.size != numel:
-        raise ValueError(f"{api}(): argument '{name}' has shape {p.shape} but the normalized "
-                         f"shape is {shape}")
+        raise ValueError(
+            f"{api}(): argument '{name}' has shape {p.shape} but the normalized shape is {shape}"
+        )
     return p
 
 
-def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
-               bias: Tensor | None = None, epsilon: float = 1e-05,
-               name: str | None = None) -> Tensor:
+def layer_norm(
+    x: Tensor,
+    normalized_shape: int | Sequence[int],
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    epsilon: float = 1e-05,
+    name: str | None = None,
+) -> Tensor:
     api = "layer_norm"
     _floating(api, x)
     shape, begin = _normalized_shape(api, x, normalized_shape)
@@ -68,8 +85,14 @@ def layer_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor 
     return _C.layer_norm(x, w, b, float(epsilon), begin)
 
 
-def rms_norm(x: Tensor, normalized_shape: int | Sequence[int], weight: Tensor | None = None,
-             epsilon: float = 1e-05, name: str | None = None, eps: float | None = None) -> Tensor:
+def rms_norm(
+    x: Tensor,
+    normalized_shape: int | Sequence[int],
+    weight: Tensor | None = None,
+    epsilon: float = 1e-05,
+    name: str | None = None,
+    eps: float | None = None,
+) -> Tensor:
     # Paddle's docs name the last argument epsilon (zh) and eps (en); both are taken.
     api = "rms_norm"
     _floating(api, x)
@@ -88,12 +111,16 @@ _FORMATS = {"NC": 2, "NCL": 3, "NCHW": 4, "NCDHW": 5, "NLC": 3, "NHWC": 4, "NDHW
 def _channel_axis(api, x, data_format, formats=None):
     formats = formats or _FORMATS
     if data_format not in formats:
-        raise ValueError(f"{api}(): argument 'data_format' must be one of "
-                         f"{', '.join(repr(f) for f in formats)}, but got {data_format!r}")
+        raise ValueError(
+            f"{api}(): argument 'data_format' must be one of "
+            f"{', '.join(repr(f) for f in formats)}, but got {data_format!r}"
+        )
     rank = formats[data_format]
     if x.ndim != rank and not (data_format in ("NC", "NCL") and x.ndim in (2, 3)):
-        raise ValueError(f"{api}(): argument 'x' must be {rank}-D for data_format "
-                         f"{data_format!r}, but has shape {x.shape}")
+        raise ValueError(
+            f"{api}(): argument 'x' must be {rank}-D for data_format "
+            f"{data_format!r}, but has shape {x.shape}"
+        )
     return 1 if data_format.startswith("NC") else x.ndim - 1
 
 
@@ -109,8 +136,10 @@ def _channel_param(api, name, p, channels):
         return None
     C.tensor(api, name, p)
     if p.ndim != 1 or p.shape[0] != channels:
-        raise ValueError(f"{api}(): argument '{name}' has shape {p.shape} but must be "
-                         f"[{channels}] (one value per channel)")
+        raise ValueError(
+            f"{api}(): argument '{name}' has shape {p.shape} but must be "
+            f"[{channels}] (one value per channel)"
+        )
     return p
 
 
@@ -122,10 +151,19 @@ def _affine(y, weight, bias, axis):
     return y
 
 
-def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Tensor | None = None,
-               bias: Tensor | None = None, training: bool = False, momentum: float = 0.9,
-               epsilon: float = 1e-05, data_format: str = "NCHW",
-               use_global_stats: bool | None = None, name: str | None = None) -> Tensor:
+def batch_norm(
+    x: Tensor,
+    running_mean: Tensor,
+    running_var: Tensor,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    training: bool = False,
+    momentum: float = 0.9,
+    epsilon: float = 1e-05,
+    data_format: str = "NCHW",
+    use_global_stats: bool | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Paddle's convention: running = momentum * running + (1 - momentum) * batch,
     updated in place in training, the running variance from the biased batch variance
     (as Paddle's kernels do; PyTorch uses the unbiased one there)."""
@@ -154,8 +192,11 @@ def batch_norm(x: Tensor, running_mean: Tensor, running_var: Tensor, weight: Ten
         return x * _along(a, x.ndim, ax) + _along(shift, x.ndim, ax)
     # The fused kernel (src/oar/ops/batch_norm.yaml) reads a low-precision x as it is
     # and keeps its statistics in float32.
-    pdt = weight.dtype if weight is not None else (bias.dtype if bias is not None else
-                                                   running_mean.dtype)
+    pdt = (
+        weight.dtype
+        if weight is not None
+        else (bias.dtype if bias is not None else running_mean.dtype)
+    )
     w = weight if weight is not None else _C.full([ch], 1.0, pdt)
     b = bias if bias is not None else _C.full([ch], 0.0, pdt)
     y = _C.batch_norm(x, w, b, float(epsilon), ax)
@@ -189,18 +230,27 @@ def _norm_per_channel(api, x, groups, epsilon, ax):
         rest *= s
     rest //= max(groups, 1)
     flat = C.reshape_exact(xt, [n, groups, rest])
-    y = _C.layer_norm(flat, _C.full([rest], 1.0, x.dtype), _C.full([rest], 0.0, x.dtype),
-                      float(epsilon), 2)
+    y = _C.layer_norm(
+        flat, _C.full([rest], 1.0, x.dtype), _C.full([rest], 0.0, x.dtype), float(epsilon), 2
+    )
     y = C.reshape_exact(y, list(xt.shape))
     if ax != 1:
         y = _C.transpose(y, [0] + list(range(2, x.ndim)) + [1])
     return y
 
 
-def instance_norm(x: Tensor, running_mean: Tensor | None = None, running_var: Tensor | None = None,
-                  weight: Tensor | None = None, bias: Tensor | None = None,
-                  use_input_stats: bool = True, momentum: float = 0.9, eps: float = 1e-05,
-                  data_format: str = "NCHW", name: str | None = None) -> Tensor:
+def instance_norm(
+    x: Tensor,
+    running_mean: Tensor | None = None,
+    running_var: Tensor | None = None,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    use_input_stats: bool = True,
+    momentum: float = 0.9,
+    eps: float = 1e-05,
+    data_format: str = "NCHW",
+    name: str | None = None,
+) -> Tensor:
     api = "instance_norm"
     C.tensor(api, "x", x)
     formats = {"NCL": 3, "NCHW": 4, "NCDHW": 5, "NLC": 3, "NHWC": 4, "NDHWC": 5}
@@ -216,15 +266,29 @@ def instance_norm(x: Tensor, running_mean: Tensor | None = None, running_var: Te
     _channel_param(api, "bias", bias, ch)
     if not use_input_stats:
         # None running statistics: batch_norm raises its TypeError
-        return batch_norm(x, running_mean, running_var, weight, bias,  # type: ignore[arg-type]
-                          training=False, epsilon=eps, data_format=data_format)
+        return batch_norm(
+            x,
+            running_mean,
+            running_var,
+            weight,
+            bias,  # type: ignore[arg-type]
+            training=False,
+            epsilon=eps,
+            data_format=data_format,
+        )
     y = _norm_per_channel(api, x, ch, eps, ax)
     return _affine(y, weight, bias, ax)
 
 
-def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05, weight: Tensor | None = None,
-               bias: Tensor | None = None, data_format: str = "NCHW",
-               name: str | None = None) -> Tensor:
+def group_norm(
+    x: Tensor,
+    num_groups: int,
+    epsilon: float = 1e-05,
+    weight: Tensor | None = None,
+    bias: Tensor | None = None,
+    data_format: str = "NCHW",
+    name: str | None = None,
+) -> Tensor:
     api = "group_norm"
     C.tensor(api, "x", x)
     formats = {"NCL": 3, "NCHW": 4, "NCDHW": 5, "NLC": 3, "NHWC": 4, "NDHWC": 5, "NC": 2}
@@ -232,8 +296,10 @@ def group_norm(x: Tensor, num_groups: int, epsilon: float = 1e-05, weight: Tenso
     ch = x.shape[ax]
     g = C.integer(api, "num_groups", num_groups)
     if g <= 0 or ch % g != 0:
-        raise ValueError(f"{api}(): argument 'num_groups' ({g}) must be positive and divide "
-                         f"the number of channels ({ch})")
+        raise ValueError(
+            f"{api}(): argument 'num_groups' ({g}) must be positive and divide "
+            f"the number of channels ({ch})"
+        )
     _channel_param(api, "weight", weight, ch)
     _channel_param(api, "bias", bias, ch)
     y = _norm_per_channel(api, x, g, epsilon, ax)
@@ -252,8 +318,9 @@ def _p_norm(x, p, axis, keepdim):
     return _C.pow(_C.sum(_C.pow(_C.abs(x), float(p)), [axis], keepdim=keepdim), 1.0 / p)
 
 
-def normalize(x: Tensor, p: float = 2, axis: int = 1, epsilon: float = 1e-12,
-              name: str | None = None) -> Tensor:
+def normalize(
+    x: Tensor, p: float = 2, axis: int = 1, epsilon: float = 1e-12, name: str | None = None
+) -> Tensor:
     api = "normalize"
     C.tensor(api, "x", x)
     p = float(C.number(api, "p", p))
@@ -264,27 +331,33 @@ def normalize(x: Tensor, p: float = 2, axis: int = 1, epsilon: float = 1e-12,
     return x / _C.maximum(n, _C.full_like(n, float(epsilon)))
 
 
-def local_response_norm(x: Tensor, size: int, alpha: float = 0.0001, beta: float = 0.75,
-                        k: float = 1.0, data_format: str = "NCHW",
-                        name: str | None = None) -> Tensor:
+def local_response_norm(
+    x: Tensor,
+    size: int,
+    alpha: float = 0.0001,
+    beta: float = 0.75,
+    k: float = 1.0,
+    data_format: str = "NCHW",
+    name: str | None = None,
+) -> Tensor:
     """x / (k + alpha * mean of x ** 2 over `size` neighbouring channels) ** beta; the
     window of channel c is [c - size // 2, c + (size - 1) // 2], zeros beyond the ends."""
     api = "local_response_norm"
     C.tensor(api, "x", x)
     if data_format not in ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC"):
-        raise ValueError(f"{api}(): argument 'data_format' must be one of 'NCL', 'NCHW', "
-                         f"'NCDHW', 'NLC', 'NHWC', 'NDHWC', but got {data_format!r}")
+        raise ValueError(
+            f"{api}(): argument 'data_format' must be one of 'NCL', 'NCHW', "
+            f"'NCDHW', 'NLC', 'NHWC', 'NDHWC', but got {data_format!r}"
+        )
     if x.ndim not in (3, 4, 5):
-        raise ValueError(f"{api}(): argument 'x' must be 3-D, 4-D or 5-D, but has shape "
-                         f"{x.shape}")
+        raise ValueError(f"{api}(): argument 'x' must be 3-D, 4-D or 5-D, but has shape {x.shape}")
     # as Paddle: the format says only where the channels are
     ax = 1 if data_format.startswith("NC") else x.ndim - 1
     n = C.integer(api, "size", size)
     if n <= 0:
         raise ValueError(f"{api}(): argument 'size' must be positive, but got {n}")
     if not x.dtype.is_floating_point:
-        raise TypeError(f"{api}(): argument 'x' must be a floating tensor, but got "
-                        f"{x.dtype.name}")
+        raise TypeError(f"{api}(): argument 'x' must be a floating tensor, but got {x.dtype.name}")
     xc = x if ax == 1 else _C.transpose(x, [0, x.ndim - 1] + list(range(1, x.ndim - 1)))
     shape = list(xc.shape)
     rest = 1
@@ -292,8 +365,7 @@ def local_response_norm(x: Tensor, size: int, alpha: float = 0.0001, beta: float
         rest *= s
     sq = C.reshape_exact(xc * xc, [shape[0], 1, shape[1], rest])
     # the window sum / size: a (size, 1) average pool with zero padding counted
-    mean = _C.avg_pool(sq, [n, 1], [1, 1], [n // 2, (n - 1) // 2, 0, 0], False, False, n,
-                       False)
+    mean = _C.avg_pool(sq, [n, 1], [1, 1], [n // 2, (n - 1) // 2, 0, 0], False, False, n, False)
     div = _C.pow(_C.scale(mean, float(alpha), float(k)), float(beta))
     y = xc / C.reshape_exact(div, shape)
     if ax != 1:

@@ -1,5 +1,6 @@
 """Activation layers: each wraps the oar.nn.functional function of the same name
 with its settings fixed at construction (Paddle's paddle.nn.ReLU, GELU, ...)."""
+
 from __future__ import annotations
 
 from .layers import Layer, _dtype_text
@@ -9,11 +10,38 @@ from ... import _C
 from ...framework import check as _check
 from ..functional.activation import _into
 
-__all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", "SiLU",
-           "Swish", "Mish", "LeakyReLU", "ELU", "SELU", "CELU", "Softplus", "Softsign",
-           "Hardswish", "Hardsigmoid", "Hardtanh", "GLU", "LogSigmoid", "Tanhshrink",
-           "Softshrink", "Hardshrink", "ThresholdedReLU", "PReLU", "Silu", "Softmax2D", "RReLU",
-           "Maxout"]
+__all__ = [
+    "ReLU",
+    "ReLU6",
+    "Sigmoid",
+    "Tanh",
+    "Softmax",
+    "LogSoftmax",
+    "GELU",
+    "SiLU",
+    "Swish",
+    "Mish",
+    "LeakyReLU",
+    "ELU",
+    "SELU",
+    "CELU",
+    "Softplus",
+    "Softsign",
+    "Hardswish",
+    "Hardsigmoid",
+    "Hardtanh",
+    "GLU",
+    "LogSigmoid",
+    "Tanhshrink",
+    "Softshrink",
+    "Hardshrink",
+    "ThresholdedReLU",
+    "PReLU",
+    "Silu",
+    "Softmax2D",
+    "RReLU",
+    "Maxout",
+]
 
 
 def _name_suffix(name, first=False):
@@ -31,8 +59,9 @@ def _activation(cls_name, fn_name, params, spec=""):
     def __init__(self, *args, name=None, **kwargs):
         Layer.__init__(self)
         if len(args) > len(params):
-            raise TypeError(f"{cls_name}() takes at most {len(params)} positional arguments, "
-                            f"got {len(args)}")
+            raise TypeError(
+                f"{cls_name}() takes at most {len(params)} positional arguments, got {len(args)}"
+            )
         names = [p for p, _ in params]
         unknown = set(kwargs) - set(names)
         if unknown:
@@ -50,9 +79,16 @@ def _activation(cls_name, fn_name, params, spec=""):
         shown = ", ".join(f"{k}={v:{spec}}" for k, v in self._settings.items())
         return shown + _name_suffix(self._name, first=not shown)
 
-    return type(cls_name, (Layer,), {"__init__": __init__, "forward": forward,
-                                     "extra_repr": extra_repr,
-                                     "__doc__": f"Layer form of oar.nn.functional.{fn_name}."})
+    return type(
+        cls_name,
+        (Layer,),
+        {
+            "__init__": __init__,
+            "forward": forward,
+            "extra_repr": extra_repr,
+            "__doc__": f"Layer form of oar.nn.functional.{fn_name}.",
+        },
+    )
 
 
 ReLU = _activation("ReLU", "relu", [])
@@ -66,8 +102,12 @@ Swish = _activation("Swish", "swish", [])
 Mish = _activation("Mish", "mish", [])
 LeakyReLU = _activation("LeakyReLU", "leaky_relu", [("negative_slope", 0.01)])
 ELU = _activation("ELU", "elu", [("alpha", 1.0)])
-SELU = _activation("SELU", "selu", [("scale", 1.0507009873554804934193349852946),
-                                    ("alpha", 1.6732632423543772848170429916717)], ".16f")
+SELU = _activation(
+    "SELU",
+    "selu",
+    [("scale", 1.0507009873554804934193349852946), ("alpha", 1.6732632423543772848170429916717)],
+    ".16f",
+)
 CELU = _activation("CELU", "celu", [("alpha", 1.0)])
 Softplus = _activation("Softplus", "softplus", [("beta", 1), ("threshold", 20)])
 Softsign = _activation("Softsign", "softsign", [])
@@ -79,8 +119,9 @@ LogSigmoid = _activation("LogSigmoid", "log_sigmoid", [])
 Tanhshrink = _activation("Tanhshrink", "tanhshrink", [])
 Softshrink = _activation("Softshrink", "softshrink", [("threshold", 0.5)])
 Hardshrink = _activation("Hardshrink", "hardshrink", [("threshold", 0.5)])
-ThresholdedReLU = _activation("ThresholdedReLU", "thresholded_relu",
-                              [("threshold", 1.0), ("value", 0.0)])
+ThresholdedReLU = _activation(
+    "ThresholdedReLU", "thresholded_relu", [("threshold", 1.0), ("value", 0.0)]
+)
 
 
 class PReLU(Layer):
@@ -93,23 +134,28 @@ class PReLU(Layer):
         data_format: "NCHW" (channels on axis 1) or "NHWC" (last axis).
     """
 
-    def __init__(self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW",
-                 name=None):
+    def __init__(
+        self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW", name=None
+    ):
         super().__init__()
         if not isinstance(num_parameters, int) or num_parameters < 1:
-            raise ValueError(f"PReLU: argument 'num_parameters' must be a positive int, got "
-                             f"{num_parameters!r}")
+            raise ValueError(
+                f"PReLU: argument 'num_parameters' must be a positive int, got {num_parameters!r}"
+            )
         self._data_format = data_format
         self._num_parameters, self._init, self._name = num_parameters, init, name
-        self.weight = self.create_parameter([num_parameters], attr=weight_attr,
-                                            default_initializer=Constant(init))
+        self.weight = self.create_parameter(
+            [num_parameters], attr=weight_attr, default_initializer=Constant(init)
+        )
 
     def forward(self, x):
         return F.prelu(x, self.weight, data_format=self._data_format)
 
     def extra_repr(self):
-        return (f"num_parameters={self._num_parameters}, data_format={self._data_format}, "
-                f"init={self._init}, dtype={_dtype_text(self)}" + _name_suffix(self._name))
+        return (
+            f"num_parameters={self._num_parameters}, data_format={self._data_format}, "
+            f"init={self._init}, dtype={_dtype_text(self)}" + _name_suffix(self._name)
+        )
 
 
 class Silu(Layer):
@@ -143,8 +189,7 @@ class Softmax2D(Layer):
     def forward(self, x):
         _check.tensor("Softmax2D", "x", x)
         if x.ndim not in (3, 4):
-            raise ValueError(f"Softmax2D: argument 'x' must be 3-D or 4-D, but has shape "
-                             f"{x.shape}")
+            raise ValueError(f"Softmax2D: argument 'x' must be 3-D or 4-D, but has shape {x.shape}")
         return _C.softmax(x, -3)
 
     def extra_repr(self):
@@ -163,8 +208,10 @@ class RReLU(Layer):
         return F.rrelu(x, self._lower, self._upper, training=self.training)
 
     def extra_repr(self):
-        return (f"lower={self._lower}, upper={self._upper}, training={self.training}, "
-                f"dtype={_dtype_text(self)}" + _name_suffix(self._name))
+        return (
+            f"lower={self._lower}, upper={self._upper}, training={self.training}, "
+            f"dtype={_dtype_text(self)}" + _name_suffix(self._name)
+        )
 
 
 class Maxout(Layer):

@@ -1,4 +1,5 @@
 """Common layers: Linear, Identity, Flatten (Paddle's weight layouts and initializers)."""
+
 from __future__ import annotations
 
 from .layers import Layer, _dtype_text
@@ -7,10 +8,28 @@ from ...tensor.manipulation import flatten
 from ...tensor.manipulation import unflatten
 from ...framework.param import _set_value
 
-__all__ = ["Linear", "Bilinear", "Identity", "Flatten", "Dropout", "Dropout2D", "Dropout3D",
-           "AlphaDropout", "FeatureAlphaDropout", "Embedding", "Upsample", "UpsamplingNearest2D",
-           "UpsamplingBilinear2D", "PixelShuffle", "Unflatten", "Unfold", "Fold",
-           "CosineSimilarity", "UpsamplingNearest2d", "UpsamplingBilinear2d"]
+__all__ = [
+    "Linear",
+    "Bilinear",
+    "Identity",
+    "Flatten",
+    "Dropout",
+    "Dropout2D",
+    "Dropout3D",
+    "AlphaDropout",
+    "FeatureAlphaDropout",
+    "Embedding",
+    "Upsample",
+    "UpsamplingNearest2D",
+    "UpsamplingBilinear2D",
+    "PixelShuffle",
+    "Unflatten",
+    "Unfold",
+    "Fold",
+    "CosineSimilarity",
+    "UpsamplingNearest2d",
+    "UpsamplingBilinear2d",
+]
 
 
 def _name_suffix(name):
@@ -32,8 +51,7 @@ class Linear(Layer):
         super().__init__()
         for arg, v in (("in_features", in_features), ("out_features", out_features)):
             if not isinstance(v, int) or isinstance(v, bool) or v < 0:
-                raise ValueError(f"Linear: argument '{arg}' must be a non-negative int, "
-                                 f"got {v!r}")
+                raise ValueError(f"Linear: argument '{arg}' must be a non-negative int, got {v!r}")
         self._in_features, self._out_features = in_features, out_features
         self.weight = self.create_parameter([in_features, out_features], attr=weight_attr)
         self.bias = self.create_parameter([out_features], attr=bias_attr, is_bias=True)
@@ -43,8 +61,10 @@ class Linear(Layer):
         return F.linear(input, self.weight, self.bias)
 
     def extra_repr(self):
-        return (f"in_features={self._in_features}, out_features={self._out_features}, "
-                f"dtype={_dtype_text(self)}" + _name_suffix(self.name))
+        return (
+            f"in_features={self._in_features}, out_features={self._out_features}, "
+            f"dtype={_dtype_text(self)}" + _name_suffix(self.name)
+        )
 
 
 class Bilinear(Layer):
@@ -52,25 +72,32 @@ class Bilinear(Layer):
     [out_features, in1_features, in2_features] (default init XavierUniform), bias
     [1, out_features] (zeros; bias_attr=False for none)."""
 
-    def __init__(self, in1_features, in2_features, out_features, weight_attr=None,
-                 bias_attr=None, name=None):
+    def __init__(
+        self, in1_features, in2_features, out_features, weight_attr=None, bias_attr=None, name=None
+    ):
         super().__init__()
-        for arg, v in (("in1_features", in1_features), ("in2_features", in2_features),
-                       ("out_features", out_features)):
+        for arg, v in (
+            ("in1_features", in1_features),
+            ("in2_features", in2_features),
+            ("out_features", out_features),
+        ):
             if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
                 raise ValueError(f"Bilinear: argument '{arg}' must be a positive int, got {v!r}")
         self._in1, self._in2, self._out = in1_features, in2_features, out_features
         self._name = name
-        self.weight = self.create_parameter([out_features, in1_features, in2_features],
-                                            attr=weight_attr)
+        self.weight = self.create_parameter(
+            [out_features, in1_features, in2_features], attr=weight_attr
+        )
         self.bias = self.create_parameter([1, out_features], attr=bias_attr, is_bias=True)
 
     def forward(self, x1, x2):
         return F.bilinear(x1, x2, self.weight, self.bias)
 
     def extra_repr(self):
-        return (f"in1_features={self._in1}, in2_features={self._in2}, "
-                f"out_features={self._out}, dtype={_dtype_text(self)}" + _name_suffix(self._name))
+        return (
+            f"in1_features={self._in1}, in2_features={self._in2}, "
+            f"out_features={self._out}, dtype={_dtype_text(self)}" + _name_suffix(self._name)
+        )
 
 
 class Identity(Layer):
@@ -103,18 +130,21 @@ class Dropout(Layer):
         if not isinstance(p, (int, float)) or not 0 <= p <= 1:
             raise ValueError(f"Dropout: argument 'p' must be in [0, 1], got {p!r}")
         if mode not in ("upscale_in_train", "downscale_in_infer"):
-            raise ValueError(f"Dropout: argument 'mode' must be 'upscale_in_train' or "
-                             f"'downscale_in_infer', got {mode!r}")
+            raise ValueError(
+                f"Dropout: argument 'mode' must be 'upscale_in_train' or "
+                f"'downscale_in_infer', got {mode!r}"
+            )
         self.p, self.axis, self.mode, self.name = p, axis, mode, name
 
     def forward(self, input):
-        return F.dropout(input, p=self.p, axis=self.axis, training=self.training,
-                         mode=self.mode)
+        return F.dropout(input, p=self.p, axis=self.axis, training=self.training, mode=self.mode)
 
     def extra_repr(self):
         # Paddle's Dropout also takes inplace (oar's has no in-place form): always False
-        return (f"p={self.p}, axis={self.axis}, mode={self.mode}{_name_suffix(self.name)}, "
-                "inplace=False")
+        return (
+            f"p={self.p}, axis={self.axis}, mode={self.mode}{_name_suffix(self.name)}, "
+            "inplace=False"
+        )
 
 
 class Dropout2D(Layer):
@@ -125,8 +155,7 @@ class Dropout2D(Layer):
         self.p, self.data_format, self.name = p, data_format, name
 
     def forward(self, input):
-        return F.dropout2d(input, p=self.p, training=self.training,
-                           data_format=self.data_format)
+        return F.dropout2d(input, p=self.p, training=self.training, data_format=self.data_format)
 
     def extra_repr(self):
         return f"p={self.p}, data_format={self.data_format}" + _name_suffix(self.name)
@@ -140,8 +169,7 @@ class Dropout3D(Layer):
         self.p, self.data_format, self.name = p, data_format, name
 
     def forward(self, input):
-        return F.dropout3d(input, p=self.p, training=self.training,
-                           data_format=self.data_format)
+        return F.dropout3d(input, p=self.p, training=self.training, data_format=self.data_format)
 
     def extra_repr(self):
         return f"p={self.p}, data_format={self.data_format}" + _name_suffix(self.name)
@@ -181,9 +209,19 @@ class Embedding(Layer):
     computes a dense gradient (oar has no sparse gradients); max_norm, norm_type and
     scale_grad_by_freq as oar.nn.functional.embedding."""
 
-    def __init__(self, num_embeddings, embedding_dim, padding_idx=None, sparse=False,
-                 weight_attr=None, name=None, *, max_norm=None, norm_type=2.0,
-                 scale_grad_by_freq=False):
+    def __init__(
+        self,
+        num_embeddings,
+        embedding_dim,
+        padding_idx=None,
+        sparse=False,
+        weight_attr=None,
+        name=None,
+        *,
+        max_norm=None,
+        norm_type=2.0,
+        scale_grad_by_freq=False,
+    ):
         super().__init__()
         self._max_norm, self._norm_type = max_norm, norm_type
         # repr shows padding_idx as given (a negative one is not wrapped) and the name
@@ -191,12 +229,13 @@ class Embedding(Layer):
         self._scale_grad_by_freq = scale_grad_by_freq
         for arg, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
             if not isinstance(v, int) or v < 1:
-                raise ValueError(f"Embedding: argument '{arg}' must be a positive int, got "
-                                 f"{v!r}")
+                raise ValueError(f"Embedding: argument '{arg}' must be a positive int, got {v!r}")
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
-                raise ValueError(f"Embedding: argument 'padding_idx' must be in "
-                                 f"[-{num_embeddings}, {num_embeddings}), got {padding_idx}")
+                raise ValueError(
+                    f"Embedding: argument 'padding_idx' must be in "
+                    f"[-{num_embeddings}, {num_embeddings}), got {padding_idx}"
+                )
             padding_idx %= num_embeddings
         self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
         self._padding_idx, self._sparse = padding_idx, sparse
@@ -207,9 +246,15 @@ class Embedding(Layer):
             _set_value(self.weight, w)
 
     def forward(self, x):
-        return F.embedding(x, self.weight, padding_idx=self._padding_idx,
-                           max_norm=self._max_norm, norm_type=self._norm_type,
-                           sparse=self._sparse, scale_grad_by_freq=self._scale_grad_by_freq)
+        return F.embedding(
+            x,
+            self.weight,
+            padding_idx=self._padding_idx,
+            max_norm=self._max_norm,
+            norm_type=self._norm_type,
+            sparse=self._sparse,
+            scale_grad_by_freq=self._scale_grad_by_freq,
+        )
 
     def extra_repr(self):
         s = f"{self._num_embeddings}, {self._embedding_dim}"
@@ -222,12 +267,25 @@ class Embedding(Layer):
 class Upsample(Layer):
     """oar.nn.functional.interpolate with fixed settings."""
 
-    def __init__(self, size=None, scale_factor=None, mode="nearest", align_corners=False,
-                 align_mode=0, data_format=None, name=None):
+    def __init__(
+        self,
+        size=None,
+        scale_factor=None,
+        mode="nearest",
+        align_corners=False,
+        align_mode=0,
+        data_format=None,
+        name=None,
+    ):
         super().__init__()
-        self._settings = dict(size=size, scale_factor=scale_factor, mode=mode,
-                              align_corners=align_corners, align_mode=align_mode,
-                              data_format=data_format)
+        self._settings = dict(
+            size=size,
+            scale_factor=scale_factor,
+            mode=mode,
+            align_corners=align_corners,
+            align_mode=align_mode,
+            data_format=data_format,
+        )
         self._name = name
 
     def forward(self, x):
@@ -237,9 +295,11 @@ class Upsample(Layer):
         st = self._settings
         s = _size_or_scale(st["size"], st["scale_factor"])
         mode = st["mode"].lower() if isinstance(st["mode"], str) else st["mode"]
-        return (f"{s}, mode={mode}, align_corners={st['align_corners']}, "
-                f"align_mode={st['align_mode']}, data_format={st['data_format']}"
-                + _name_suffix(self._name))
+        return (
+            f"{s}, mode={mode}, align_corners={st['align_corners']}, "
+            f"align_mode={st['align_mode']}, data_format={st['data_format']}"
+            + _name_suffix(self._name)
+        )
 
 
 def _size_or_scale(size, scale_factor):
@@ -261,16 +321,17 @@ class UpsamplingNearest2D(Layer):
     def extra_repr(self):
         st = self._settings
         size = [st["size"]] * 2 if isinstance(st["size"], int) else st["size"]
-        return (f"{_size_or_scale(size, st['scale_factor'])}, data_format={st['data_format']}"
-                + _name_suffix(self._name))
+        return (
+            f"{_size_or_scale(size, st['scale_factor'])}, data_format={st['data_format']}"
+            + _name_suffix(self._name)
+        )
 
 
 class UpsamplingBilinear2D(UpsamplingNearest2D):
     """Bilinear upsampling of [N, C, H, W] with aligned corners, to size or by scale_factor."""
 
     def forward(self, x):
-        return F.interpolate(x, mode="bilinear", align_corners=True, align_mode=0,
-                             **self._settings)
+        return F.interpolate(x, mode="bilinear", align_corners=True, align_mode=0, **self._settings)
 
 
 class PixelShuffle(Layer):
@@ -317,8 +378,9 @@ class Unfold(Layer):
 
     def __init__(self, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
         super().__init__()
-        self._settings = dict(kernel_sizes=kernel_sizes, strides=strides, paddings=paddings,
-                              dilations=dilations)
+        self._settings = dict(
+            kernel_sizes=kernel_sizes, strides=strides, paddings=paddings, dilations=dilations
+        )
         self.name = name
 
     def forward(self, input):
@@ -331,11 +393,15 @@ class Unfold(Layer):
 class Fold(Layer):
     """Columns [N, C * kh * kw, L] summed back into [N, C, *output_sizes] (col2im)."""
 
-    def __init__(self, output_sizes, kernel_sizes, dilations=1, paddings=0, strides=1,
-                 name=None):
+    def __init__(self, output_sizes, kernel_sizes, dilations=1, paddings=0, strides=1, name=None):
         super().__init__()
-        self._settings = dict(output_sizes=output_sizes, kernel_sizes=kernel_sizes,
-                              strides=strides, paddings=paddings, dilations=dilations)
+        self._settings = dict(
+            output_sizes=output_sizes,
+            kernel_sizes=kernel_sizes,
+            strides=strides,
+            paddings=paddings,
+            dilations=dilations,
+        )
         self.name = name
 
     def forward(self, input):
@@ -348,8 +414,10 @@ class Fold(Layer):
 def _window_repr(settings, name):
     """Paddle's repr of Unfold and Fold (output_sizes not shown)."""
     st = settings
-    return (f"kernel_size={st['kernel_sizes']}, dilation={st['dilations']}, "
-            f"padding={st['paddings']}, stride={st['strides']}" + _name_suffix(name))
+    return (
+        f"kernel_size={st['kernel_sizes']}, dilation={st['dilations']}, "
+        f"padding={st['paddings']}, stride={st['strides']}" + _name_suffix(name)
+    )
 
 
 class CosineSimilarity(Layer):

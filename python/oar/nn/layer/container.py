@@ -1,4 +1,5 @@
 """Containers: Sequential, LayerList, LayerDict, ParameterList, ParameterDict (Paddle's)."""
+
 from __future__ import annotations
 
 import collections
@@ -56,8 +57,9 @@ class Sequential(Layer):
         """Inserts module before position index (a negative index counts from the end).
         Numbered layers are renumbered; among named ones it takes the first free number."""
         if not isinstance(module, Layer):
-            raise TypeError(f"Sequential.insert: argument 'module' must be a Layer, got "
-                            f"{type(module).__name__}")
+            raise TypeError(
+                f"Sequential.insert: argument 'module' must be a Layer, got {type(module).__name__}"
+            )
         items = list(self._sub_layers.items())
         n = len(items)
         if isinstance(index, bool) or not isinstance(index, int) or not -n <= index <= n:
@@ -214,8 +216,9 @@ class ParameterList(Layer):
 
     def append(self, parameter):
         if not isinstance(parameter, Parameter):
-            raise TypeError(f"ParameterList.append: expected a Parameter, got "
-                            f"{type(parameter).__name__}")
+            raise TypeError(
+                f"ParameterList.append: expected a Parameter, got {type(parameter).__name__}"
+            )
         self.add_parameter(str(len(self._parameters)), parameter)
         return self
 
@@ -264,10 +267,13 @@ class ParameterDict(Layer):
             try:
                 pairs = list(parameters)
             except TypeError:
-                raise TypeError(f"ParameterDict.update: expected a dict or (key, parameter) "
-                                f"pairs, got {type(parameters).__name__}") from None
+                raise TypeError(
+                    f"ParameterDict.update: expected a dict or (key, parameter) "
+                    f"pairs, got {type(parameters).__name__}"
+                ) from None
         for kv in pairs:
             if not isinstance(kv, (tuple, list)) or len(kv) != 2:
-                raise ValueError(f"ParameterDict.update: expected (key, parameter) pairs, got "
-                                 f"{kv!r}")
+                raise ValueError(
+                    f"ParameterDict.update: expected (key, parameter) pairs, got {kv!r}"
+                )
             self.add_parameter(kv[0], kv[1])

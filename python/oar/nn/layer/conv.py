@@ -1,4 +1,5 @@
 """Convolution layers (Paddle's weight layouts and default initializers)."""
+
 from __future__ import annotations
 
 import math
@@ -8,13 +9,26 @@ from ..initializer import Normal
 from .. import functional as F
 from ..functional import _window as W
 
-__all__ = ["Conv1D", "Conv2D", "Conv3D", "Conv1DTranspose", "Conv2DTranspose",
-           "Conv3DTranspose", "Conv1d", "Conv2d", "Conv3d"]
+__all__ = [
+    "Conv1D",
+    "Conv2D",
+    "Conv3D",
+    "Conv1DTranspose",
+    "Conv2DTranspose",
+    "Conv3DTranspose",
+    "Conv1d",
+    "Conv2d",
+    "Conv3d",
+]
 
 
 # padding_mode -> the mode of oar.nn.functional.pad
-_PAD_MODES = {"zeros": "constant", "reflect": "reflect", "replicate": "replicate",
-              "circular": "circular"}
+_PAD_MODES = {
+    "zeros": "constant",
+    "reflect": "reflect",
+    "replicate": "replicate",
+    "circular": "circular",
+}
 
 
 def _tuple(v, n, who, name):
@@ -42,25 +56,49 @@ class _ConvNd(Layer):
     _fn = "conv2d"
     _transpose = False
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, *, bias=True, padding_mode="zeros", device=None,
-                 dtype=None, weight_attr=None, bias_attr=None, data_format=None,
-                 output_padding=0):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        *,
+        bias=True,
+        padding_mode="zeros",
+        device=None,
+        dtype=None,
+        weight_attr=None,
+        bias_attr=None,
+        data_format=None,
+        output_padding=0,
+    ):
         super().__init__(dtype=dtype or "float32")
         who = type(self).__name__
-        for name, v in (("in_channels", in_channels), ("out_channels", out_channels),
-                        ("groups", groups)):
+        for name, v in (
+            ("in_channels", in_channels),
+            ("out_channels", out_channels),
+            ("groups", groups),
+        ):
             if not isinstance(v, int) or v < 1:
                 raise ValueError(f"{who}: argument '{name}' must be a positive int, got {v!r}")
         if in_channels % groups or out_channels % groups:
-            raise ValueError(f"{who}: in_channels ({in_channels}) and out_channels "
-                             f"({out_channels}) must be divisible by groups ({groups})")
+            raise ValueError(
+                f"{who}: in_channels ({in_channels}) and out_channels "
+                f"({out_channels}) must be divisible by groups ({groups})"
+            )
         if padding_mode not in _PAD_MODES:
-            raise ValueError(f"{who}: argument 'padding_mode' must be one of "
-                             f"{list(_PAD_MODES)}, got {padding_mode!r}")
+            raise ValueError(
+                f"{who}: argument 'padding_mode' must be one of "
+                f"{list(_PAD_MODES)}, got {padding_mode!r}"
+            )
         if padding_mode != "zeros" and (self._transpose or isinstance(padding, str)):
-            raise ValueError(f"{who}: padding_mode {padding_mode!r} needs a numeric padding "
-                             f"and a non-transposed convolution")
+            raise ValueError(
+                f"{who}: padding_mode {padding_mode!r} needs a numeric padding "
+                f"and a non-transposed convolution"
+            )
         n = self._dims
         self._kernel = _tuple(kernel_size, n, who, "kernel_size")
         self._stride, self._padding = stride, padding
@@ -77,15 +115,21 @@ class _ConvNd(Layer):
             shape = [out_channels, in_channels // groups, *self._kernel]
             fan_in = in_channels // groups * math.prod(self._kernel)
         # Paddle's default: Normal(0, sqrt(2 / fan_in)).
-        self.weight = self.create_parameter(shape, attr=weight_attr,
-                                            default_initializer=Normal(0.0,
-                                                                       math.sqrt(2.0 / fan_in)))
-        self.bias = self.create_parameter([out_channels], attr=bias_attr if bias else False,
-                                          is_bias=True)
+        self.weight = self.create_parameter(
+            shape, attr=weight_attr, default_initializer=Normal(0.0, math.sqrt(2.0 / fan_in))
+        )
+        self.bias = self.create_parameter(
+            [out_channels], attr=bias_attr if bias else False, is_bias=True
+        )
 
     def forward(self, x, output_size=None):
-        kw = dict(stride=self._stride, padding=self._padding, dilation=self._dilation,
-                  groups=self._groups, data_format=self._data_format)
+        kw = dict(
+            stride=self._stride,
+            padding=self._padding,
+            dilation=self._dilation,
+            groups=self._groups,
+            data_format=self._data_format,
+        )
         if self._transpose:
             kw["output_padding"] = self._output_padding
             if output_size is not None:
@@ -93,11 +137,14 @@ class _ConvNd(Layer):
         elif self._padding_mode != "zeros":
             # Paddle pads with the mode first, then convolves without padding
             n = self._dims
-            _, pads = W.padding(type(self).__name__, self._padding, n,
-                                self._data_format[-1] == "C")
-            spatial_last_first = [v for d in reversed(range(n)) for v in pads[2 * d:2 * d + 2]]
-            x = F.pad(x, spatial_last_first, mode=_PAD_MODES[self._padding_mode],
-                      data_format=self._data_format)
+            _, pads = W.padding(type(self).__name__, self._padding, n, self._data_format[-1] == "C")
+            spatial_last_first = [v for d in reversed(range(n)) for v in pads[2 * d : 2 * d + 2]]
+            x = F.pad(
+                x,
+                spatial_last_first,
+                mode=_PAD_MODES[self._padding_mode],
+                data_format=self._data_format,
+            )
             kw["padding"] = 0
         return getattr(F, self._fn)(x, self.weight, self.bias, **kw)
 
@@ -124,51 +171,122 @@ class _ConvNd(Layer):
 
 class Conv1D(_ConvNd):
     """1-D convolution over [N, C, L] (data_format NCL) or [N, L, C] (NLC)."""
+
     _dims, _fn = 1, "conv1d"
 
 
 class Conv2D(_ConvNd):
     """2-D convolution; weight [out_channels, in_channels / groups, kh, kw]."""
+
     _dims, _fn = 2, "conv2d"
 
 
 class Conv3D(_ConvNd):
     """3-D convolution over [N, C, D, H, W]."""
+
     _dims, _fn = 3, "conv3d"
 
 
 class Conv2DTranspose(_ConvNd):
     """2-D transposed convolution; weight [in_channels, out_channels / groups, kh, kw]."""
+
     _dims, _fn, _transpose = 2, "conv2d_transpose", True
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
-                 data_format="NCHW"):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, weight_attr=weight_attr, bias_attr=bias_attr,
-                         data_format=data_format, output_padding=output_padding)
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        dilation=1,
+        groups=1,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NCHW",
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            weight_attr=weight_attr,
+            bias_attr=bias_attr,
+            data_format=data_format,
+            output_padding=output_padding,
+        )
 
 
 class Conv1DTranspose(Conv2DTranspose):
     """1-D transposed convolution; weight [in_channels, out_channels / groups, k]."""
+
     _dims, _fn = 1, "conv1d_transpose"
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, groups=1, dilation=1, weight_attr=None, bias_attr=None,
-                 data_format="NCL"):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, dilation, groups, weight_attr, bias_attr, data_format)
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        groups=1,
+        dilation=1,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NCL",
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            output_padding,
+            dilation,
+            groups,
+            weight_attr,
+            bias_attr,
+            data_format,
+        )
 
 
 class Conv3DTranspose(Conv2DTranspose):
     """3-D transposed convolution; weight [in_channels, out_channels / groups, kd, kh, kw]."""
+
     _dims, _fn = 3, "conv3d_transpose"
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 output_padding=0, dilation=1, groups=1, weight_attr=None, bias_attr=None,
-                 data_format="NCDHW"):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding,
-                         output_padding, dilation, groups, weight_attr, bias_attr, data_format)
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        output_padding=0,
+        dilation=1,
+        groups=1,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NCDHW",
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            output_padding,
+            dilation,
+            groups,
+            weight_attr,
+            bias_attr,
+            data_format,
+        )
 
 
 # PyTorch's spellings, as Paddle exports them

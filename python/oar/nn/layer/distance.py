@@ -1,4 +1,5 @@
 """Distance layers (Paddle's paddle.nn.layer.distance)."""
+
 from __future__ import annotations
 
 from .layers import Layer

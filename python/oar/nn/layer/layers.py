@@ -5,6 +5,7 @@ order; state_dict() keys are their dotted attribute paths (Paddle's structured
 names: "fc.weight", "bn._mean"), so a Paddle state dict maps onto the same model
 key by key.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -159,8 +160,9 @@ class Layer:
         """The layer's unique name, e.g. "linear_0"."""
         return self._full_name
 
-    def create_parameter(self, shape, attr=None, dtype=None, is_bias=False,
-                         default_initializer=None):
+    def create_parameter(
+        self, shape, attr=None, dtype=None, is_bias=False, default_initializer=None
+    ):
         """A new Parameter named after this layer (not registered until assigned to an
         attribute or given to add_parameter). attr=False returns None (no parameter).
 
@@ -179,19 +181,27 @@ class Layer:
         self._param_counter[kind] += 1
         glob = I._global["bias" if is_bias else "weight"]
         init = attr.initializer or default_initializer or glob
-        attr = ParamAttr(name=name, initializer=init, learning_rate=attr.learning_rate,
-                         regularizer=attr.regularizer, trainable=attr.trainable,
-                         need_clip=attr.need_clip)
+        attr = ParamAttr(
+            name=name,
+            initializer=init,
+            learning_rate=attr.learning_rate,
+            regularizer=attr.regularizer,
+            trainable=attr.trainable,
+            need_clip=attr.need_clip,
+        )
         return create_parameter(list(shape), dtype or self._dtype, attr=attr, is_bias=is_bias)
 
     def add_parameter(self, name, parameter):
         """Register parameter (a Parameter or None) under name; returns it."""
         if not isinstance(name, str) or not name or "." in name:
-            raise KeyError(f"add_parameter: argument 'name' must be a non-empty str without "
-                           f"'.', got {name!r}")
+            raise KeyError(
+                f"add_parameter: argument 'name' must be a non-empty str without '.', got {name!r}"
+            )
         if parameter is not None and not isinstance(parameter, Parameter):
-            raise TypeError(f"add_parameter: argument 'parameter' must be a Parameter (from "
-                            f"create_parameter) or None, got {type(parameter).__name__}")
+            raise TypeError(
+                f"add_parameter: argument 'parameter' must be a Parameter (from "
+                f"create_parameter) or None, got {type(parameter).__name__}"
+            )
         if hasattr(self, name) and name not in self._parameters:
             raise KeyError(f"add_parameter: the layer already has an attribute {name!r}")
         self._parameters[name] = parameter
@@ -200,11 +210,11 @@ class Layer:
     def add_sublayer(self, name, sublayer):
         """Register sublayer (a Layer) under name; returns it."""
         if not isinstance(sublayer, Layer) and sublayer is not None:
-            raise TypeError(f"add_sublayer: argument 'sublayer' must be a Layer, got "
-                            f"{type(sublayer).__name__}")
+            raise TypeError(
+                f"add_sublayer: argument 'sublayer' must be a Layer, got {type(sublayer).__name__}"
+            )
         if not isinstance(name, str) or "." in name:
-            raise KeyError(f"add_sublayer: argument 'name' must be a str without '.', got "
-                           f"{name!r}")
+            raise KeyError(f"add_sublayer: argument 'name' must be a str without '.', got {name!r}")
         self._sub_layers[name] = sublayer
         return sublayer
 
@@ -212,11 +222,15 @@ class Layer:
         """Register a tensor that is state but not a parameter (BatchNorm's running
         statistics). A persistable buffer is in state_dict()."""
         if not isinstance(name, str) or not name or "." in name:
-            raise KeyError(f"register_buffer: argument 'name' must be a non-empty str "
-                           f"without '.', got {name!r}")
+            raise KeyError(
+                f"register_buffer: argument 'name' must be a non-empty str "
+                f"without '.', got {name!r}"
+            )
         if tensor is not None and not isinstance(tensor, Tensor):
-            raise TypeError(f"register_buffer: argument 'tensor' must be a Tensor or None, "
-                            f"got {type(tensor).__name__}")
+            raise TypeError(
+                f"register_buffer: argument 'tensor' must be a Tensor or None, "
+                f"got {type(tensor).__name__}"
+            )
         if name in self._parameters or name in self._sub_layers:
             raise KeyError(f"register_buffer: {name!r} is already a parameter or sub-layer")
         self._buffers[name] = tensor
@@ -232,32 +246,34 @@ class Layer:
         params, layers, buffers = d.get("_parameters"), d.get("_sub_layers"), d.get("_buffers")
         if isinstance(value, Parameter):
             if params is None:
-                raise AttributeError("Layer.__init__() must be called before assigning "
-                                     "parameters")
+                raise AttributeError("Layer.__init__() must be called before assigning parameters")
             for reg in (layers, buffers, d):
                 reg.pop(name, None)
             params[name] = value
         elif isinstance(value, Layer):
             if layers is None:
-                raise AttributeError("Layer.__init__() must be called before assigning "
-                                     "sub-layers")
+                raise AttributeError("Layer.__init__() must be called before assigning sub-layers")
             for reg in (params, buffers, d):
                 reg.pop(name, None)
             layers[name] = value
         elif params is not None and name in params:
             if value is not None:
-                raise TypeError(f"cannot assign {type(value).__name__} to parameter {name!r} "
-                                f"(a Parameter or None)")
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} to parameter {name!r} "
+                    f"(a Parameter or None)"
+                )
             params[name] = None
         elif layers is not None and name in layers:
             if value is not None:
-                raise TypeError(f"cannot assign {type(value).__name__} to sub-layer {name!r} "
-                                f"(a Layer or None)")
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} to sub-layer {name!r} (a Layer or None)"
+                )
             layers[name] = None
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Tensor):
-                raise TypeError(f"cannot assign {type(value).__name__} to buffer {name!r} "
-                                f"(a Tensor or None)")
+                raise TypeError(
+                    f"cannot assign {type(value).__name__} to buffer {name!r} (a Tensor or None)"
+                )
             buffers[name] = value
         elif buffers is not None and isinstance(value, Tensor):
             # Paddle: a tensor attribute is a buffer, non-persistable (only
@@ -285,12 +301,17 @@ class Layer:
         object.__delattr__(self, name)
 
     def __dir__(self):
-        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._sub_layers) |
-                      set(self._buffers))
+        return sorted(
+            set(super().__dir__())
+            | set(self._parameters)
+            | set(self._sub_layers)
+            | set(self._buffers)
+        )
 
     # ---- traversal ------------------------------------------------------------------
-    def named_sublayers(self, prefix="", include_self=False, layers_set=None,
-                        remove_duplicate=True):
+    def named_sublayers(
+        self, prefix="", include_self=False, layers_set=None, remove_duplicate=True
+    ):
         """(dotted name, layer) for every sub-layer, depth first; a layer reachable by
         several paths comes once (remove_duplicate) or once per path. layers_set: layers
         to leave out (it collects those yielded)."""
@@ -303,8 +324,12 @@ class Layer:
             if layer is None:
                 continue
             p = prefix + ("." if prefix else "") + key
-            yield from layer.named_sublayers(prefix=p, include_self=True, layers_set=layers_set,
-                                             remove_duplicate=remove_duplicate)
+            yield from layer.named_sublayers(
+                prefix=p,
+                include_self=True,
+                layers_set=layers_set,
+                remove_duplicate=remove_duplicate,
+            )
 
     def sublayers(self, include_self=False):
         """Every sub-layer, depth first."""
@@ -326,8 +351,11 @@ class Layer:
     def named_parameters(self, prefix="", include_sublayers=True):
         """(dotted name, parameter) of every parameter, each once."""
         seen = set()
-        layers = self.named_sublayers(prefix=prefix, include_self=True) \
-            if include_sublayers else [(prefix, self)]
+        layers = (
+            self.named_sublayers(prefix=prefix, include_self=True)
+            if include_sublayers
+            else [(prefix, self)]
+        )
         for lp, layer in layers:
             for name, p in layer._parameters.items():
                 if p is None or id(p) in seen:
@@ -342,8 +370,11 @@ class Layer:
     def named_buffers(self, prefix="", include_sublayers=True):
         """(dotted name, buffer) of every buffer."""
         seen = set()
-        layers = self.named_sublayers(prefix=prefix, include_self=True) \
-            if include_sublayers else [(prefix, self)]
+        layers = (
+            self.named_sublayers(prefix=prefix, include_self=True)
+            if include_sublayers
+            else [(prefix, self)]
+        )
         for lp, layer in layers:
             for name, b in layer._buffers.items():
                 if b is None or id(b) in seen:
@@ -356,8 +387,14 @@ class Layer:
         return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
 
     # ---- state --------------------------------------------------------------------------
-    def state_dict(self, destination=None, include_sublayers=True, structured_name_prefix="",
-                   use_hook=True, keep_vars=True):
+    def state_dict(
+        self,
+        destination=None,
+        include_sublayers=True,
+        structured_name_prefix="",
+        use_hook=True,
+        keep_vars=True,
+    ):
         """An OrderedDict of every parameter and persistable buffer under its structured
         name ("fc.weight"). The values are the layer's own tensors (not copies)."""
         dest = collections.OrderedDict() if destination is None else destination
@@ -400,8 +437,10 @@ class Layer:
             v = state_dict[k]
             shape = list(v.shape) if isinstance(v, Tensor) else list(np.shape(v))
             if shape != list(t.shape):
-                raise ValueError(f"set_state_dict: {key!r} has shape {shape} in the state "
-                                 f"dict, {list(t.shape)} in the layer")
+                raise ValueError(
+                    f"set_state_dict: {key!r} has shape {shape} in the state "
+                    f"dict, {list(t.shape)} in the layer"
+                )
             _set_value(t, v)
             matched.add(k)
         unexpected = [k for k in state_dict if k not in matched]
@@ -410,11 +449,13 @@ class Layer:
     set_dict = set_state_dict
     load_dict = set_state_dict
 
-    def to_static_state_dict(self, destination=None, include_sublayers=True,
-                             structured_name_prefix="", use_hook=True):
+    def to_static_state_dict(
+        self, destination=None, include_sublayers=True, structured_name_prefix="", use_hook=True
+    ):
         """state_dict() plus the non-persistable buffers (every tensor the layer holds)."""
-        dest = self.state_dict(destination, include_sublayers, structured_name_prefix,
-                               use_hook=False)
+        dest = self.state_dict(
+            destination, include_sublayers, structured_name_prefix, use_hook=False
+        )
         layers = self.named_sublayers(include_self=True) if include_sublayers else [("", self)]
         for lp, layer in layers:
             pre = structured_name_prefix + lp + ("." if lp else "")
@@ -450,8 +491,9 @@ class Layer:
         Parameter objects, so optimizers built before keep working). device: only the
         CPU exists."""
         if device is not None and str(device).lower() not in ("cpu", "place(cpu)"):
-            raise ValueError(f"Layer.to: argument 'device' must be 'cpu' (oar runs on the "
-                             f"CPU), got {device!r}")
+            raise ValueError(
+                f"Layer.to: argument 'device' must be 'cpu' (oar runs on the CPU), got {device!r}"
+            )
         if dtype is None:
             return self
         return self._cast_to(dtype, dtype)
@@ -469,10 +511,14 @@ class Layer:
                         if t is None or t.dtype.name not in floating or t.dtype == dtype:
                             continue
                         if isinstance(t, Parameter):
-                            new = Parameter(_C.cast(t, dtype), name=t.name,
-                                            trainable=t.trainable,
-                                            learning_rate=t.optimize_attr["learning_rate"],
-                                            regularizer=t.regularizer, need_clip=t.need_clip)
+                            new = Parameter(
+                                _C.cast(t, dtype),
+                                name=t.name,
+                                trainable=t.trainable,
+                                learning_rate=t.optimize_attr["learning_rate"],
+                                regularizer=t.regularizer,
+                                need_clip=t.need_clip,
+                            )
                         else:
                             new = _C.cast(t, dtype)
                             new.persistable = t.persistable
@@ -516,8 +562,10 @@ class Layer:
             out += "\n  " + "\n  ".join(extra) + "\n"
         else:
             out += extra[0]
-        subs = [f"({name}): " + repr(layer).replace("\n", "\n  ")
-                for name, layer in self._sub_layers.items()]
+        subs = [
+            f"({name}): " + repr(layer).replace("\n", "\n  ")
+            for name, layer in self._sub_layers.items()
+        ]
         if subs:
             out += "\n  " + "\n  ".join(subs) + "\n"
         return out + ")"

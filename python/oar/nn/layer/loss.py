@@ -1,4 +1,5 @@
 """Loss layers: each wraps the oar.nn.functional loss with its settings."""
+
 from __future__ import annotations
 
 from .layers import Layer
@@ -6,12 +7,32 @@ from .. import functional as F
 from ..functional._adaptive_softmax import _full_log_prob
 from ..functional._adaptive_softmax import _predict
 
-__all__ = ["CrossEntropyLoss", "NLLLoss", "MSELoss", "L1Loss", "SmoothL1Loss", "BCELoss",
-           "BCEWithLogitsLoss", "KLDivLoss", "MarginRankingLoss", "CosineEmbeddingLoss",
-           "HuberLoss", "HingeEmbeddingLoss", "SoftMarginLoss", "MultiMarginLoss",
-           "MultiLabelMarginLoss", "MultiLabelSoftMarginLoss", "TripletMarginLoss",
-           "TripletMarginWithDistanceLoss", "GaussianNLLLoss", "PoissonNLLLoss", "CTCLoss",
-           "RNNTLoss", "HSigmoidLoss", "AdaptiveLogSoftmaxWithLoss"]
+__all__ = [
+    "CrossEntropyLoss",
+    "NLLLoss",
+    "MSELoss",
+    "L1Loss",
+    "SmoothL1Loss",
+    "BCELoss",
+    "BCEWithLogitsLoss",
+    "KLDivLoss",
+    "MarginRankingLoss",
+    "CosineEmbeddingLoss",
+    "HuberLoss",
+    "HingeEmbeddingLoss",
+    "SoftMarginLoss",
+    "MultiMarginLoss",
+    "MultiLabelMarginLoss",
+    "MultiLabelSoftMarginLoss",
+    "TripletMarginLoss",
+    "TripletMarginWithDistanceLoss",
+    "GaussianNLLLoss",
+    "PoissonNLLLoss",
+    "CTCLoss",
+    "RNNTLoss",
+    "HSigmoidLoss",
+    "AdaptiveLogSoftmaxWithLoss",
+]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
@@ -24,8 +45,10 @@ class _Loss(Layer):
         super().__init__()
         r = settings.get("reduction", "mean")
         if r not in self._reductions:
-            raise ValueError(f"{type(self).__name__}: argument 'reduction' must be one of "
-                             f"{self._reductions}, got {r!r}")
+            raise ValueError(
+                f"{type(self).__name__}: argument 'reduction' must be one of "
+                f"{self._reductions}, got {r!r}"
+            )
         self._settings = {k: v for k, v in settings.items() if k != "name"}
 
     def forward(self, input, label):
@@ -34,13 +57,29 @@ class _Loss(Layer):
 
 class CrossEntropyLoss(_Loss):
     """softmax + negative log-likelihood; hard (int64) or soft labels."""
+
     _fn = "cross_entropy"
 
-    def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False,
-                 axis=-1, use_softmax=True, label_smoothing=0.0, name=None):
-        super().__init__(weight=weight, ignore_index=ignore_index, reduction=reduction,
-                         soft_label=soft_label, axis=axis, use_softmax=use_softmax,
-                         label_smoothing=label_smoothing)
+    def __init__(
+        self,
+        weight=None,
+        ignore_index=-100,
+        reduction="mean",
+        soft_label=False,
+        axis=-1,
+        use_softmax=True,
+        label_smoothing=0.0,
+        name=None,
+    ):
+        super().__init__(
+            weight=weight,
+            ignore_index=ignore_index,
+            reduction=reduction,
+            soft_label=soft_label,
+            axis=axis,
+            use_softmax=use_softmax,
+            label_smoothing=label_smoothing,
+        )
 
 
 class NLLLoss(_Loss):
@@ -87,6 +126,7 @@ class BCEWithLogitsLoss(_Loss):
 
 class KLDivLoss(_Loss):
     """Kullback-Leibler divergence; reduction 'batchmean' divides the sum by the batch size."""
+
     _fn = "kl_div"
     _reductions = _REDUCTIONS + ("batchmean",)
 
@@ -100,8 +140,9 @@ class MarginRankingLoss(Layer):
         self._margin, self._reduction = margin, reduction
 
     def forward(self, input, other, label):
-        return F.margin_ranking_loss(input, other, label, margin=self._margin,
-                                     reduction=self._reduction)
+        return F.margin_ranking_loss(
+            input, other, label, margin=self._margin, reduction=self._reduction
+        )
 
 
 class CosineEmbeddingLoss(Layer):
@@ -110,8 +151,9 @@ class CosineEmbeddingLoss(Layer):
         self._margin, self._reduction = margin, reduction
 
     def forward(self, input1, input2, label):
-        return F.cosine_embedding_loss(input1, input2, label, margin=self._margin,
-                                       reduction=self._reduction)
+        return F.cosine_embedding_loss(
+            input1, input2, label, margin=self._margin, reduction=self._reduction
+        )
 
 
 # Paddle names SmoothL1Loss (a Huber loss with threshold delta) HuberLoss too
@@ -120,6 +162,7 @@ HuberLoss = SmoothL1Loss
 
 class HingeEmbeddingLoss(_Loss):
     """input where label is 1, max(0, margin - input) where it is -1."""
+
     _fn = "hinge_embedding_loss"
 
     def __init__(self, margin=1.0, reduction="mean", name=None):
@@ -128,6 +171,7 @@ class HingeEmbeddingLoss(_Loss):
 
 class SoftMarginLoss(_Loss):
     """log(1 + exp(-label * input)), label in {-1, 1}."""
+
     _fn = "soft_margin_loss"
 
     def __init__(self, reduction="mean", name=None):
@@ -136,6 +180,7 @@ class SoftMarginLoss(_Loss):
 
 class MultiMarginLoss(_Loss):
     """The multi-class hinge loss of input [N, C] against class ids label [N]."""
+
     _fn = "multi_margin_loss"
 
     def __init__(self, p=1, margin=1.0, weight=None, reduction="mean", name=None):
@@ -144,6 +189,7 @@ class MultiMarginLoss(_Loss):
 
 class MultiLabelMarginLoss(_Loss):
     """The multi-label hinge loss; label [N, C] lists each sample's classes, ended by -1."""
+
     _fn = "multi_label_margin_loss"
 
     def __init__(self, reduction="mean", name=None):
@@ -152,6 +198,7 @@ class MultiLabelMarginLoss(_Loss):
 
 class MultiLabelSoftMarginLoss(_Loss):
     """The per-class logistic loss averaged over the classes."""
+
     _fn = "multi_label_soft_margin_loss"
 
     def __init__(self, weight=None, reduction="mean", name=None):
@@ -165,25 +212,27 @@ class _TripletLoss(_Loss):
 
 class TripletMarginLoss(_TripletLoss):
     """max(0, d(input, positive) - d(input, negative) + margin), d the p-norm distance."""
+
     _fn = "triplet_margin_loss"
 
-    def __init__(self, margin=1.0, p=2.0, epsilon=1e-06, swap=False, reduction="mean",
-                 name=None):
+    def __init__(self, margin=1.0, p=2.0, epsilon=1e-06, swap=False, reduction="mean", name=None):
         super().__init__(margin=margin, p=p, epsilon=epsilon, swap=swap, reduction=reduction)
 
 
 class TripletMarginWithDistanceLoss(_TripletLoss):
     """The triplet loss with a distance function of your choice (default pairwise_distance)."""
+
     _fn = "triplet_margin_with_distance_loss"
 
-    def __init__(self, distance_function=None, margin=1.0, swap=False, reduction="mean",
-                 name=None):
-        super().__init__(distance_function=distance_function, margin=margin, swap=swap,
-                         reduction=reduction)
+    def __init__(self, distance_function=None, margin=1.0, swap=False, reduction="mean", name=None):
+        super().__init__(
+            distance_function=distance_function, margin=margin, swap=swap, reduction=reduction
+        )
 
 
 class GaussianNLLLoss(_Loss):
     """The Gaussian negative log-likelihood; forward(input, label, variance)."""
+
     _fn = "gaussian_nll_loss"
 
     def __init__(self, full=False, epsilon=1e-6, reduction="mean", name=None):
@@ -195,6 +244,7 @@ class GaussianNLLLoss(_Loss):
 
 class PoissonNLLLoss(_Loss):
     """The Poisson negative log-likelihood of input (a log rate with log_input) given label."""
+
     _fn = "poisson_nll_loss"
 
     def __init__(self, log_input=True, full=False, epsilon=1e-8, reduction="mean", name=None):
@@ -204,18 +254,26 @@ class PoissonNLLLoss(_Loss):
 class CTCLoss(_Loss):
     """The CTC loss; forward(log_probs, labels, input_lengths, label_lengths,
     norm_by_times=False)."""
+
     _fn = "ctc_loss"
 
     def __init__(self, blank=0, reduction="mean", zero_infinity=False):
         super().__init__(blank=blank, reduction=reduction, zero_infinity=zero_infinity)
 
     def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times=False):
-        return F.ctc_loss(log_probs, labels, input_lengths, label_lengths,
-                          norm_by_times=norm_by_times, **self._settings)
+        return F.ctc_loss(
+            log_probs,
+            labels,
+            input_lengths,
+            label_lengths,
+            norm_by_times=norm_by_times,
+            **self._settings,
+        )
 
 
 class RNNTLoss(_Loss):
     """The RNN-T loss; forward(input, label, input_lengths, label_lengths)."""
+
     _fn = "rnnt_loss"
 
     def __init__(self, blank=0, fastemit_lambda=0.001, reduction="mean", name=None):
@@ -231,17 +289,31 @@ class HSigmoidLoss(Layer):
     path_table=None, path_code=None) -> [N, 1]. is_sparse is accepted; the gradient of
     weight is dense."""
 
-    def __init__(self, feature_size, num_classes, weight_attr=None, bias_attr=None,
-                 is_custom=False, is_sparse=False, name=None):
+    def __init__(
+        self,
+        feature_size,
+        num_classes,
+        weight_attr=None,
+        bias_attr=None,
+        is_custom=False,
+        is_sparse=False,
+        name=None,
+    ):
         super().__init__()
-        if not isinstance(num_classes, int) or isinstance(num_classes, bool) or \
-                num_classes < (1 if is_custom else 2):
-            raise ValueError(f"HSigmoidLoss: argument 'num_classes' must be an int >= "
-                             f"{1 if is_custom else 2}, got {num_classes!r}")
-        if not isinstance(feature_size, int) or isinstance(feature_size, bool) or \
-                feature_size < 1:
-            raise ValueError(f"HSigmoidLoss: argument 'feature_size' must be a positive int, "
-                             f"got {feature_size!r}")
+        if (
+            not isinstance(num_classes, int)
+            or isinstance(num_classes, bool)
+            or num_classes < (1 if is_custom else 2)
+        ):
+            raise ValueError(
+                f"HSigmoidLoss: argument 'num_classes' must be an int >= "
+                f"{1 if is_custom else 2}, got {num_classes!r}"
+            )
+        if not isinstance(feature_size, int) or isinstance(feature_size, bool) or feature_size < 1:
+            raise ValueError(
+                f"HSigmoidLoss: argument 'feature_size' must be a positive int, "
+                f"got {feature_size!r}"
+            )
         self._num_classes, self._is_custom = num_classes, is_custom
         rows = num_classes if is_custom else num_classes - 1
         self.weight = self.create_parameter([rows, feature_size], attr=weight_attr)
@@ -249,10 +321,12 @@ class HSigmoidLoss(Layer):
 
     def forward(self, input, label, path_table=None, path_code=None):
         if self._is_custom and (path_table is None or path_code is None):
-            raise ValueError("HSigmoidLoss: a custom tree (is_custom=True) needs path_table "
-                             "and path_code")
-        return F.hsigmoid_loss(input, label, self._num_classes, self.weight, self.bias,
-                               path_table, path_code)
+            raise ValueError(
+                "HSigmoidLoss: a custom tree (is_custom=True) needs path_table and path_code"
+            )
+        return F.hsigmoid_loss(
+            input, label, self._num_classes, self.weight, self.bias, path_table, path_code
+        )
 
 
 class AdaptiveLogSoftmaxWithLoss(Layer):
@@ -262,26 +336,44 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
     (log-probability of each label, mean loss); log_prob(input) all log-probabilities;
     predict(input) the most likely class (float32, as Paddle)."""
 
-    def __init__(self, in_features, n_classes, cutoffs, weight_attr=None, bias_attr=None,
-                 div_value=4.0, head_bias=False, name=None):
+    def __init__(
+        self,
+        in_features,
+        n_classes,
+        cutoffs,
+        weight_attr=None,
+        bias_attr=None,
+        div_value=4.0,
+        head_bias=False,
+        name=None,
+    ):
         super().__init__()
         cutoffs = list(cutoffs)
-        if (not cutoffs or cutoffs != sorted(cutoffs) or min(cutoffs) <= 0 or
-                max(cutoffs) > n_classes - 1 or len(set(cutoffs)) != len(cutoffs) or
-                any(int(c) != c for c in cutoffs)):
-            raise ValueError("AdaptiveLogSoftmaxWithLoss: argument 'cutoffs' must be unique "
-                             "positive ints in increasing order, each between 1 and "
-                             f"n_classes - 1 ({n_classes - 1}), got {cutoffs}")
+        if (
+            not cutoffs
+            or cutoffs != sorted(cutoffs)
+            or min(cutoffs) <= 0
+            or max(cutoffs) > n_classes - 1
+            or len(set(cutoffs)) != len(cutoffs)
+            or any(int(c) != c for c in cutoffs)
+        ):
+            raise ValueError(
+                "AdaptiveLogSoftmaxWithLoss: argument 'cutoffs' must be unique "
+                "positive ints in increasing order, each between 1 and "
+                f"n_classes - 1 ({n_classes - 1}), got {cutoffs}"
+            )
         self.in_features, self.n_classes = in_features, n_classes
         self.cutoffs = [int(c) for c in cutoffs] + [n_classes]
         self.div_value = div_value
         self.shortlist_size = self.cutoffs[0]
         self.n_clusters = len(self.cutoffs) - 1
         self.head_size = self.shortlist_size + self.n_clusters
-        self.head_weight = self.create_parameter([in_features, self.head_size],
-                                                 attr=weight_attr)
-        self.head_bias = self.create_parameter([self.head_size], attr=bias_attr,
-                                               is_bias=True) if head_bias else None
+        self.head_weight = self.create_parameter([in_features, self.head_size], attr=weight_attr)
+        self.head_bias = (
+            self.create_parameter([self.head_size], attr=bias_attr, is_bias=True)
+            if head_bias
+            else None
+        )
         self.tail_weights = []
         for i in range(self.n_clusters):
             hsz = int(in_features // (div_value ** (i + 1)))
@@ -293,13 +385,14 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
             self.tail_weights.append([proj, out])
 
     def forward(self, input, label):
-        return F.adaptive_log_softmax_with_loss(input, label, self.head_weight,
-                                                self.tail_weights, self.cutoffs,
-                                                self.head_bias)
+        return F.adaptive_log_softmax_with_loss(
+            input, label, self.head_weight, self.tail_weights, self.cutoffs, self.head_bias
+        )
 
     def log_prob(self, input):
-        return _full_log_prob(input, self.head_weight, self.head_bias, self.tail_weights,
-                              self.cutoffs)
+        return _full_log_prob(
+            input, self.head_weight, self.head_bias, self.tail_weights, self.cutoffs
+        )
 
     def predict(self, input):
         return _predict(self.log_prob(input))

@@ -1,6 +1,7 @@
 """Normalization layers with Paddle's parameter names: BatchNorm's weight, bias and
 running statistics `_mean` / `_variance` (non-trainable parameters, so a Paddle
 state dict loads key by key), LayerNorm, GroupNorm, InstanceNorm, RMSNorm."""
+
 from __future__ import annotations
 
 from ..initializer import Constant
@@ -15,9 +16,21 @@ from ..initializer import Normal
 from ...framework import check as _check
 from ...framework.grad_mode import no_grad
 
-__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "SyncBatchNorm", "LayerNorm",
-           "GroupNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D", "RMSNorm",
-           "LocalResponseNorm", "SpectralNorm"]
+__all__ = [
+    "BatchNorm",
+    "BatchNorm1D",
+    "BatchNorm2D",
+    "BatchNorm3D",
+    "SyncBatchNorm",
+    "LayerNorm",
+    "GroupNorm",
+    "InstanceNorm1D",
+    "InstanceNorm2D",
+    "InstanceNorm3D",
+    "RMSNorm",
+    "LocalResponseNorm",
+    "SpectralNorm",
+]
 
 
 def _positive(who, name, v):
@@ -26,52 +39,72 @@ def _positive(who, name, v):
 
 
 # data_format -> the 2-D layout Paddle's batch norm layers keep after a forward
-_FORWARD_FORMATS = {"NC": "NCHW", "NCL": "NCHW", "NLC": "NHWC", "NCDHW": "NCHW",
-                    "NDHWC": "NHWC"}
+_FORWARD_FORMATS = {"NC": "NCHW", "NCL": "NCHW", "NLC": "NHWC", "NCDHW": "NCHW", "NDHWC": "NHWC"}
 
 
 class _BatchNormBase(Layer):
     _formats: tuple[str, ...] = ("NCHW", "NHWC")
 
-    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
-                 bias_attr=None, data_format="NCHW", use_global_stats=None, name=None):
+    def __init__(
+        self,
+        num_features,
+        momentum=0.9,
+        epsilon=1e-05,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NCHW",
+        use_global_stats=None,
+        name=None,
+    ):
         super().__init__()
         who = type(self).__name__
         _positive(who, "num_features", num_features)
         if data_format not in self._formats:
-            raise ValueError(f"{who}: argument 'data_format' must be one of {self._formats}, "
-                             f"got {data_format!r}")
+            raise ValueError(
+                f"{who}: argument 'data_format' must be one of {self._formats}, got {data_format!r}"
+            )
         self._num_features, self._momentum, self._epsilon = num_features, momentum, epsilon
         self._data_format, self._use_global_stats = data_format, use_global_stats
         self._name = name
         # the data_format repr shows: as given until the first forward, then the 2-D
         # layout Paddle's forward rewrites its attribute to
         self._shown_format = data_format
-        self.weight = self.create_parameter([num_features], attr=weight_attr,
-                                            default_initializer=Constant(1.0))
+        self.weight = self.create_parameter(
+            [num_features], attr=weight_attr, default_initializer=Constant(1.0)
+        )
         self.bias = self.create_parameter([num_features], attr=bias_attr, is_bias=True)
-        self._mean = self.create_parameter([num_features], attr=ParamAttr(
-            initializer=Constant(0.0), trainable=False))
-        self._variance = self.create_parameter([num_features], attr=ParamAttr(
-            initializer=Constant(1.0), trainable=False))
+        self._mean = self.create_parameter(
+            [num_features], attr=ParamAttr(initializer=Constant(0.0), trainable=False)
+        )
+        self._variance = self.create_parameter(
+            [num_features], attr=ParamAttr(initializer=Constant(1.0), trainable=False)
+        )
 
     def _format(self):
         return {"NCL": "NCHW", "NLC": "NHWC", "NCDHW": "NCHW", "NDHWC": "NHWC"}.get(
-            self._data_format, self._data_format)
+            self._data_format, self._data_format
+        )
 
     def _note_forward(self):
         self._shown_format = _FORWARD_FORMATS.get(self._data_format, self._data_format)
 
     def forward(self, x):
         self._note_forward()
-        return F.batch_norm(x, self._mean, self._variance, weight=self.weight, bias=self.bias,
-                            training=self.training, momentum=self._momentum,
-                            epsilon=self._epsilon, data_format=self._data_format,
-                            use_global_stats=self._use_global_stats)
+        return F.batch_norm(
+            x,
+            self._mean,
+            self._variance,
+            weight=self.weight,
+            bias=self.bias,
+            training=self.training,
+            momentum=self._momentum,
+            epsilon=self._epsilon,
+            data_format=self._data_format,
+            use_global_stats=self._use_global_stats,
+        )
 
     def extra_repr(self):
-        s = f"num_features={self._num_features}, momentum={self._momentum}, " \
-            f"epsilon={self._epsilon}"
+        s = f"num_features={self._num_features}, momentum={self._momentum}, epsilon={self._epsilon}"
         if self._shown_format != "NCHW":
             s += f", data_format={self._shown_format}"
         return s if self._name is None else s + f", name={self._name}"
@@ -79,12 +112,30 @@ class _BatchNormBase(Layer):
 
 class BatchNorm1D(_BatchNormBase):
     """Batch normalization over [N, C] or [N, C, L] (NCL) / [N, L, C] (NLC)."""
+
     _formats = ("NC", "NCL", "NLC")
 
-    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
-                 bias_attr=None, data_format="NCL", use_global_stats=None, name=None):
-        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
-                         use_global_stats, name)
+    def __init__(
+        self,
+        num_features,
+        momentum=0.9,
+        epsilon=1e-05,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NCL",
+        use_global_stats=None,
+        name=None,
+    ):
+        super().__init__(
+            num_features,
+            momentum,
+            epsilon,
+            weight_attr,
+            bias_attr,
+            data_format,
+            use_global_stats,
+            name,
+        )
 
 
 class BatchNorm2D(_BatchNormBase):
@@ -93,25 +144,64 @@ class BatchNorm2D(_BatchNormBase):
 
 class BatchNorm3D(_BatchNormBase):
     """Batch normalization over [N, C, D, H, W] (NCDHW) or NDHWC."""
+
     _formats = ("NCDHW", "NDHWC")
 
-    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
-                 bias_attr=None, data_format="NCDHW", use_global_stats=None, name=None):
-        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
-                         use_global_stats, name)
+    def __init__(
+        self,
+        num_features,
+        momentum=0.9,
+        epsilon=1e-05,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NCDHW",
+        use_global_stats=None,
+        name=None,
+    ):
+        super().__init__(
+            num_features,
+            momentum,
+            epsilon,
+            weight_attr,
+            bias_attr,
+            data_format,
+            use_global_stats,
+            name,
+        )
 
 
 class BatchNorm(_BatchNormBase):
     """Paddle's older BatchNorm(num_channels, act=None, ...)."""
+
     _formats = ("NCHW", "NHWC", "NC", "NCL", "NLC", "NCDHW", "NDHWC")
 
-    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
-                 param_attr=None, bias_attr=None, dtype="float32", data_layout="NCHW",
-                 in_place=False, moving_mean_name=None, moving_variance_name=None,
-                 do_model_average_for_mean_and_var=True, use_global_stats=False,
-                 trainable_statistics=False):
-        super().__init__(num_channels, momentum, epsilon, param_attr, bias_attr, data_layout,
-                         use_global_stats or None)
+    def __init__(
+        self,
+        num_channels,
+        act=None,
+        is_test=False,
+        momentum=0.9,
+        epsilon=1e-05,
+        param_attr=None,
+        bias_attr=None,
+        dtype="float32",
+        data_layout="NCHW",
+        in_place=False,
+        moving_mean_name=None,
+        moving_variance_name=None,
+        do_model_average_for_mean_and_var=True,
+        use_global_stats=False,
+        trainable_statistics=False,
+    ):
+        super().__init__(
+            num_channels,
+            momentum,
+            epsilon,
+            param_attr,
+            bias_attr,
+            data_layout,
+            use_global_stats or None,
+        )
         self._act = act
 
     def forward(self, x):
@@ -128,21 +218,23 @@ class LayerNorm(Layer):
     """Normalization over the trailing normalized_shape axes, with elementwise weight
     (ones) and bias (zeros)."""
 
-    def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None,
-                 name=None):
+    def __init__(
+        self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None
+    ):
         super().__init__()
-        shape = [normalized_shape] if isinstance(normalized_shape, int) else \
-            list(normalized_shape)
+        shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
         for d in shape:
             _positive("LayerNorm", "normalized_shape", d)
         self._shape, self._epsilon = shape, epsilon
-        self.weight = self.create_parameter(shape, attr=weight_attr,
-                                            default_initializer=Constant(1.0))
+        self.weight = self.create_parameter(
+            shape, attr=weight_attr, default_initializer=Constant(1.0)
+        )
         self.bias = self.create_parameter(shape, attr=bias_attr, is_bias=True)
 
     def forward(self, x):
-        return F.layer_norm(x, self._shape, weight=self.weight, bias=self.bias,
-                            epsilon=self._epsilon)
+        return F.layer_norm(
+            x, self._shape, weight=self.weight, bias=self.bias, epsilon=self._epsilon
+        )
 
     def extra_repr(self):
         return f"normalized_shape={self._shape}, epsilon={self._epsilon}"
@@ -153,11 +245,11 @@ class RMSNorm(Layer):
 
     def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, name=None):
         super().__init__()
-        shape = [normalized_shape] if isinstance(normalized_shape, int) else \
-            list(normalized_shape)
+        shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
         self._shape, self._epsilon = shape, epsilon
-        self.weight = self.create_parameter(shape, attr=weight_attr,
-                                            default_initializer=Constant(1.0))
+        self.weight = self.create_parameter(
+            shape, attr=weight_attr, default_initializer=Constant(1.0)
+        )
 
     def forward(self, x):
         return F.rms_norm(x, self._shape, weight=self.weight, epsilon=self._epsilon)
@@ -169,45 +261,79 @@ class RMSNorm(Layer):
 class GroupNorm(Layer):
     """Normalization over groups of channels."""
 
-    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None,
-                 bias_attr=None, data_format="NCHW", name=None):
+    def __init__(
+        self,
+        num_groups,
+        num_channels,
+        epsilon=1e-05,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NCHW",
+        name=None,
+    ):
         super().__init__()
         _positive("GroupNorm", "num_groups", num_groups)
         _positive("GroupNorm", "num_channels", num_channels)
         if num_channels % num_groups:
-            raise ValueError(f"GroupNorm: num_channels ({num_channels}) must be divisible by "
-                             f"num_groups ({num_groups})")
+            raise ValueError(
+                f"GroupNorm: num_channels ({num_channels}) must be divisible by "
+                f"num_groups ({num_groups})"
+            )
         self._groups, self._epsilon, self._data_format = num_groups, epsilon, data_format
         self._num_channels = num_channels
-        self.weight = self.create_parameter([num_channels], attr=weight_attr,
-                                            default_initializer=Constant(1.0))
+        self.weight = self.create_parameter(
+            [num_channels], attr=weight_attr, default_initializer=Constant(1.0)
+        )
         self.bias = self.create_parameter([num_channels], attr=bias_attr, is_bias=True)
 
     def forward(self, x):
-        return F.group_norm(x, self._groups, epsilon=self._epsilon, weight=self.weight,
-                            bias=self.bias, data_format=self._data_format)
+        return F.group_norm(
+            x,
+            self._groups,
+            epsilon=self._epsilon,
+            weight=self.weight,
+            bias=self.bias,
+            data_format=self._data_format,
+        )
 
     def extra_repr(self):
-        return (f"num_groups={self._groups}, num_channels={self._num_channels}, "
-                f"epsilon={self._epsilon}")
+        return (
+            f"num_groups={self._groups}, num_channels={self._num_channels}, epsilon={self._epsilon}"
+        )
 
 
 class _InstanceNorm(Layer):
-    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
-                 bias_attr=None, data_format="NCHW", name=None):
+    def __init__(
+        self,
+        num_features,
+        epsilon=1e-05,
+        momentum=0.9,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NCHW",
+        name=None,
+    ):
         super().__init__()
         _positive(type(self).__name__, "num_features", num_features)
         self._epsilon, self._data_format = epsilon, data_format
         self._num_features = num_features
-        self.scale = self.create_parameter([num_features], attr=weight_attr,
-                                           default_initializer=Constant(1.0)) \
-            if weight_attr is not False else None
-        self.bias = self.create_parameter([num_features], attr=bias_attr, is_bias=True) \
-            if bias_attr is not False else None
+        self.scale = (
+            self.create_parameter(
+                [num_features], attr=weight_attr, default_initializer=Constant(1.0)
+            )
+            if weight_attr is not False
+            else None
+        )
+        self.bias = (
+            self.create_parameter([num_features], attr=bias_attr, is_bias=True)
+            if bias_attr is not False
+            else None
+        )
 
     def forward(self, x):
-        return F.instance_norm(x, weight=self.scale, bias=self.bias, eps=self._epsilon,
-                               data_format=self._data_format)
+        return F.instance_norm(
+            x, weight=self.scale, bias=self.bias, eps=self._epsilon, data_format=self._data_format
+        )
 
     def extra_repr(self):
         return f"num_features={self._num_features}, epsilon={self._epsilon}"
@@ -216,8 +342,16 @@ class _InstanceNorm(Layer):
 class InstanceNorm1D(_InstanceNorm):
     """Instance normalization over [N, C, L]."""
 
-    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
-                 bias_attr=None, data_format="NCL", name=None):
+    def __init__(
+        self,
+        num_features,
+        epsilon=1e-05,
+        momentum=0.9,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NCL",
+        name=None,
+    ):
         super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format)
 
 
@@ -228,8 +362,16 @@ class InstanceNorm2D(_InstanceNorm):
 class InstanceNorm3D(_InstanceNorm):
     """Instance normalization over [N, C, D, H, W]."""
 
-    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
-                 bias_attr=None, data_format="NCDHW", name=None):
+    def __init__(
+        self,
+        num_features,
+        epsilon=1e-05,
+        momentum=0.9,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NCDHW",
+        name=None,
+    ):
         super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr, data_format)
 
 
@@ -242,12 +384,22 @@ class SyncBatchNorm(_BatchNormBase):
     process, and in evaluation, it is BatchNorm (any rank, channels on axis 1 for the
     NC* formats). convert_sync_batchnorm turns the BatchNorm layers of a model into
     SyncBatchNorm."""
+
     _formats = ("NCHW", "NHWC", "NC", "NCL", "NLC", "NCDHW", "NDHWC")
 
-    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
-                 bias_attr=None, data_format="NCHW", name=None):
-        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
-                         name=name)
+    def __init__(
+        self,
+        num_features,
+        momentum=0.9,
+        epsilon=1e-05,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NCHW",
+        name=None,
+    ):
+        super().__init__(
+            num_features, momentum, epsilon, weight_attr, bias_attr, data_format, name=name
+        )
 
     def forward(self, x):
         dist = collective.distributed()
@@ -257,16 +409,26 @@ class SyncBatchNorm(_BatchNormBase):
             fmt = {2: "NC", 3: "NCL", 4: "NCHW", 5: "NCDHW"}[x.ndim]
         if self.training and dist.is_initialized() and dist.get_world_size() > 1:
             return self._synced(x, fmt)
-        return F.batch_norm(x, self._mean, self._variance, weight=self.weight, bias=self.bias,
-                            training=self.training, momentum=self._momentum,
-                            epsilon=self._epsilon, data_format=fmt)
+        return F.batch_norm(
+            x,
+            self._mean,
+            self._variance,
+            weight=self.weight,
+            bias=self.bias,
+            training=self.training,
+            momentum=self._momentum,
+            epsilon=self._epsilon,
+            data_format=fmt,
+        )
 
     def _synced(self, x, fmt):
         axis = fnorm._channel_axis("SyncBatchNorm", x, fmt)
         ch = x.shape[axis]
         if ch != self._num_features:
-            raise ValueError(f"SyncBatchNorm: argument 'x' has {ch} channels on axis {axis}, "
-                             f"expected num_features = {self._num_features}")
+            raise ValueError(
+                f"SyncBatchNorm: argument 'x' has {ch} channels on axis {axis}, "
+                f"expected num_features = {self._num_features}"
+            )
         pdt = self._mean.dtype
         w = self.weight if self.weight is not None else _C.full([ch], 1.0, pdt)
         b = self.bias if self.bias is not None else _C.full([ch], 0.0, pdt)
@@ -283,8 +445,13 @@ class SyncBatchNorm(_BatchNormBase):
             fmt = layer._data_format
             if fmt not in cls._formats:
                 fmt = "NCHW"
-            out = cls(layer._num_features, layer._momentum, layer._epsilon,
-                      data_format=fmt, name=layer._name)
+            out = cls(
+                layer._num_features,
+                layer._momentum,
+                layer._epsilon,
+                data_format=fmt,
+                name=layer._name,
+            )
             out._shown_format = layer._shown_format
             for name in ("weight", "bias", "_mean", "_variance"):
                 setattr(out, name, getattr(layer, name))
@@ -326,8 +493,10 @@ class SpectralNorm(Layer):
         who = "SpectralNorm"
         self._shape = [int(s) for s in weight_shape]
         if not -len(self._shape) <= dim < len(self._shape):
-            raise ValueError(f"{who}: argument 'dim' ({dim}) must be in "
-                             f"[{-len(self._shape)}, {len(self._shape)})")
+            raise ValueError(
+                f"{who}: argument 'dim' ({dim}) must be in "
+                f"[{-len(self._shape)}, {len(self._shape)})"
+            )
         _positive(who, "power_iters", power_iters)
         self._dim, self._power_iters, self._eps = dim % len(self._shape), power_iters, eps
         h = self._shape[self._dim]
@@ -342,8 +511,10 @@ class SpectralNorm(Layer):
     def forward(self, x):
         _check.tensor("SpectralNorm", "x", x)
         if list(x.shape) != self._shape:
-            raise ValueError(f"SpectralNorm: argument 'x' has shape {list(x.shape)} but the "
-                             f"layer was built for weight_shape {self._shape}")
+            raise ValueError(
+                f"SpectralNorm: argument 'x' has shape {list(x.shape)} but the "
+                f"layer was built for weight_shape {self._shape}"
+            )
         d = self._dim
         mat = x if d == 0 else _C.transpose(x, [d] + [i for i in range(x.ndim) if i != d])
         mat = _C.reshape(mat, [self._shape[d], -1])

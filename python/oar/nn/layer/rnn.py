@@ -7,6 +7,7 @@ r, z, c for GRU, as Paddle and PyTorch), all drawn from U(-1/sqrt(hidden_size),
 1/sqrt(hidden_size)). For the built-in cells the input projection of every time step
 is one GEMM; only the hidden-to-hidden product runs per step.
 """
+
 from __future__ import annotations
 
 import math
@@ -27,8 +28,17 @@ from ..._C import concat
 from .. import functional as F
 from ...framework.param import ParamAttr
 
-__all__ = ["RNNCellBase", "SimpleRNNCell", "LSTMCell", "GRUCell", "RNN", "BiRNN", "SimpleRNN",
-           "LSTM", "GRU"]
+__all__ = [
+    "RNNCellBase",
+    "SimpleRNNCell",
+    "LSTMCell",
+    "GRUCell",
+    "RNN",
+    "BiRNN",
+    "SimpleRNN",
+    "LSTM",
+    "GRU",
+]
 
 Tensor = _C.Tensor
 _BIDIRECT = ("bidirect", "bidirectional")
@@ -59,8 +69,9 @@ class RNNCellBase(Layer):
     """Base class of the cells: one time step, forward(inputs, states) ->
     (outputs, new_states). Subclasses give state_shape (without the batch axis)."""
 
-    def get_initial_states(self, batch_ref, shape=None, dtype=None, init_value=0.0,
-                           batch_dim_idx=0):
+    def get_initial_states(
+        self, batch_ref, shape=None, dtype=None, init_value=0.0, batch_dim_idx=0
+    ):
         """States filled with init_value, of state_shape (or shape) with the batch size of
         batch_ref (a tensor or nested tensors) along batch_dim_idx prepended."""
         ref = batch_ref
@@ -77,35 +88,54 @@ class RNNCellBase(Layer):
                 dims = list(s[1:]) if s and s[0] == -1 else list(s)
                 return full([batch] + dims, init_value, dtype)
             return tuple(build(x) for x in s)
+
         return build(self.state_shape if shape is None else shape)
 
     @property
     def state_shape(self):
-        raise NotImplementedError(f"{type(self).__name__}: a cell must define state_shape "
-                                  f"(the shape of its states without the batch axis)")
+        raise NotImplementedError(
+            f"{type(self).__name__}: a cell must define state_shape "
+            f"(the shape of its states without the batch axis)"
+        )
 
 
 class _ProjectedCell(RNNCellBase):
     """A cell whose step is act(x W_ih^T + b_ih, h): the x term can be computed for all
     time steps at once (_input_proj) and the step (_step) takes it precomputed."""
 
-    def _make_params(self, who, input_size, hidden_size, gates, hh_cols, weight_ih_attr,
-                     weight_hh_attr, bias_ih_attr, bias_hh_attr):
+    def _make_params(
+        self,
+        who,
+        input_size,
+        hidden_size,
+        gates,
+        hh_cols,
+        weight_ih_attr,
+        weight_hh_attr,
+        bias_ih_attr,
+        bias_hh_attr,
+    ):
         _positive_int(who, "input_size", input_size)
         _positive_int(who, "hidden_size", hidden_size)
         std = 1.0 / math.sqrt(hidden_size)
         for name, shape, attr, is_bias in (
-                ("weight_ih", [gates * hidden_size, input_size], weight_ih_attr, False),
-                ("weight_hh", [gates * hidden_size, hh_cols], weight_hh_attr, False),
-                ("bias_ih", [gates * hidden_size], bias_ih_attr, True),
-                ("bias_hh", [gates * hidden_size], bias_hh_attr, True)):
+            ("weight_ih", [gates * hidden_size, input_size], weight_ih_attr, False),
+            ("weight_hh", [gates * hidden_size, hh_cols], weight_hh_attr, False),
+            ("bias_ih", [gates * hidden_size], bias_ih_attr, True),
+            ("bias_hh", [gates * hidden_size], bias_hh_attr, True),
+        ):
             if attr is False:
                 # Paddle keeps a frozen constant (ones for weights, zeros for biases)
-                p = self.create_parameter(shape, ParamAttr(trainable=False), is_bias=is_bias,
-                                          default_initializer=Constant(0.0 if is_bias else 1.0))
+                p = self.create_parameter(
+                    shape,
+                    ParamAttr(trainable=False),
+                    is_bias=is_bias,
+                    default_initializer=Constant(0.0 if is_bias else 1.0),
+                )
             else:
-                p = self.create_parameter(shape, attr, is_bias=is_bias,
-                                          default_initializer=Uniform(-std, std))
+                p = self.create_parameter(
+                    shape, attr, is_bias=is_bias, default_initializer=Uniform(-std, std)
+                )
             setattr(self, name, p)
         self.input_size, self.hidden_size = input_size, hidden_size
 
@@ -121,8 +151,10 @@ class _ProjectedCell(RNNCellBase):
         who = type(self).__name__
         _check_tensor(who, "inputs", inputs)
         if inputs.ndim != 2 or inputs.shape[-1] != self.input_size:
-            raise ValueError(f"{who}: argument 'inputs' must be [batch_size, input_size="
-                             f"{self.input_size}], got shape {inputs.shape}")
+            raise ValueError(
+                f"{who}: argument 'inputs' must be [batch_size, input_size="
+                f"{self.input_size}], got shape {inputs.shape}"
+            )
         if states is None:
             states = self.get_initial_states(inputs)
         return self._step(self._input_proj(inputs), states)
@@ -134,14 +166,33 @@ class _ProjectedCell(RNNCellBase):
 class SimpleRNNCell(_ProjectedCell):
     """h' = act(x W_ih^T + b_ih + h W_hh^T + b_hh), act "tanh" or "relu". Returns (h', h')."""
 
-    def __init__(self, input_size, hidden_size, activation="tanh", weight_ih_attr=None,
-                 weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        activation="tanh",
+        weight_ih_attr=None,
+        weight_hh_attr=None,
+        bias_ih_attr=None,
+        bias_hh_attr=None,
+        name=None,
+    ):
         super().__init__()
         if activation not in ("tanh", "relu"):
-            raise ValueError(f"SimpleRNNCell: argument 'activation' must be 'tanh' or 'relu', "
-                             f"got {activation!r}")
-        self._make_params("SimpleRNNCell", input_size, hidden_size, 1, hidden_size,
-                          weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
+            raise ValueError(
+                f"SimpleRNNCell: argument 'activation' must be 'tanh' or 'relu', got {activation!r}"
+            )
+        self._make_params(
+            "SimpleRNNCell",
+            input_size,
+            hidden_size,
+            1,
+            hidden_size,
+            weight_ih_attr,
+            weight_hh_attr,
+            bias_ih_attr,
+            bias_hh_attr,
+        )
         self.activation = activation
 
     def _step(self, xp, h):
@@ -162,20 +213,41 @@ class LSTMCell(_ProjectedCell):
     """Gates i, f, g, o from x and h; c' = f c + i g, h' = o tanh(c') (times weight_ho
     [hidden_size, proj_size] when proj_size > 0). Returns (h', (h', c'))."""
 
-    def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, proj_size=0, name=None):
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        weight_ih_attr=None,
+        weight_hh_attr=None,
+        bias_ih_attr=None,
+        bias_hh_attr=None,
+        proj_size=0,
+        name=None,
+    ):
         super().__init__()
         _positive_int("LSTMCell", "proj_size", proj_size, minimum=0)
         if isinstance(hidden_size, int) and proj_size >= hidden_size:
-            raise ValueError(f"LSTMCell: argument 'proj_size' ({proj_size}) must be smaller "
-                             f"than hidden_size ({hidden_size})")
-        self._make_params("LSTMCell", input_size, hidden_size, 4, proj_size or hidden_size,
-                          weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
+            raise ValueError(
+                f"LSTMCell: argument 'proj_size' ({proj_size}) must be smaller "
+                f"than hidden_size ({hidden_size})"
+            )
+        self._make_params(
+            "LSTMCell",
+            input_size,
+            hidden_size,
+            4,
+            proj_size or hidden_size,
+            weight_ih_attr,
+            weight_hh_attr,
+            bias_ih_attr,
+            bias_hh_attr,
+        )
         self.proj_size = proj_size
         if proj_size > 0:
             std = 1.0 / math.sqrt(hidden_size)
-            self.weight_ho = self.create_parameter([hidden_size, proj_size], weight_hh_attr,
-                                                   default_initializer=Uniform(-std, std))
+            self.weight_ho = self.create_parameter(
+                [hidden_size, proj_size], weight_hh_attr, default_initializer=Uniform(-std, std)
+            )
 
     def _step(self, xp, states):
         h, c = states
@@ -195,11 +267,28 @@ class GRUCell(_ProjectedCell):
     """Gates r, z and candidate c = tanh(x_c + r (h W_hc^T + b_hc)); h' = z h + (1 - z) c.
     Returns (h', h')."""
 
-    def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, name=None):
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        weight_ih_attr=None,
+        weight_hh_attr=None,
+        bias_ih_attr=None,
+        bias_hh_attr=None,
+        name=None,
+    ):
         super().__init__()
-        self._make_params("GRUCell", input_size, hidden_size, 3, hidden_size, weight_ih_attr,
-                          weight_hh_attr, bias_ih_attr, bias_hh_attr)
+        self._make_params(
+            "GRUCell",
+            input_size,
+            hidden_size,
+            3,
+            hidden_size,
+            weight_ih_attr,
+            weight_hh_attr,
+            bias_ih_attr,
+            bias_hh_attr,
+        )
 
     def _step(self, xp, h):
         x_r, x_z, x_c = _split(xp, 3)
@@ -222,11 +311,16 @@ def _split(x, n):
 def _step_masks(who, sequence_length, steps, batch):
     """Per time step, a [batch, 1] bool tensor: is step t inside the sequence."""
     _check_tensor(who, "sequence_length", sequence_length)
-    if sequence_length.ndim != 1 or sequence_length.shape[0] != batch or \
-            sequence_length.dtype.is_floating_point:
-        raise ValueError(f"{who}: argument 'sequence_length' must be an int Tensor of shape "
-                         f"[batch_size={batch}], got {sequence_length.dtype.name} of shape "
-                         f"{sequence_length.shape}")
+    if (
+        sequence_length.ndim != 1
+        or sequence_length.shape[0] != batch
+        or sequence_length.dtype.is_floating_point
+    ):
+        raise ValueError(
+            f"{who}: argument 'sequence_length' must be an int Tensor of shape "
+            f"[batch_size={batch}], got {sequence_length.dtype.name} of shape "
+            f"{sequence_length.shape}"
+        )
     t = arange(steps, dtype=sequence_length.dtype)
     inside = unsqueeze(t, 1) < unsqueeze(sequence_length, 0)  # [T, B]
     return [unsqueeze(m, 1) for m in unstack(inside, axis=0)]
@@ -234,33 +328,48 @@ def _step_masks(who, sequence_length, steps, batch):
 
 def _check_inputs(who, inputs, cell, time_major):
     _check_tensor(who, "inputs", inputs)
-    layout = "[time_steps, batch_size, input_size]" if time_major else \
-        "[batch_size, time_steps, input_size]"
+    layout = (
+        "[time_steps, batch_size, input_size]"
+        if time_major
+        else "[batch_size, time_steps, input_size]"
+    )
     size = getattr(cell, "input_size", None)
     if inputs.ndim != 3 or (size is not None and inputs.shape[-1] != size):
-        raise ValueError(f"{who}: argument 'inputs' must be 3-D {layout} with input_size="
-                         f"{size}, got shape {inputs.shape}")
+        raise ValueError(
+            f"{who}: argument 'inputs' must be 3-D {layout} with input_size="
+            f"{size}, got shape {inputs.shape}"
+        )
 
 
-def _run(cell, inputs, states, sequence_length, time_major, is_reverse, zero_padded=False,
-         who="RNN", **kwargs):
+def _run(
+    cell,
+    inputs,
+    states,
+    sequence_length,
+    time_major,
+    is_reverse,
+    zero_padded=False,
+    who="RNN",
+    **kwargs,
+):
     """Unroll cell over the time axis of inputs. Past a sequence's length the states are
     carried unchanged; the outputs there are the cell's (Paddle's RNN) or zeros
     (zero_padded: Paddle's fused LSTM/GRU/SimpleRNN kernel)."""
     if inputs.shape[0 if time_major else 1] == 0:
-        raise ValueError(f"{who}: argument 'inputs' has no time steps (shape "
-                         f"{inputs.shape})")
+        raise ValueError(f"{who}: argument 'inputs' has no time steps (shape {inputs.shape})")
     x = inputs if time_major else transpose(inputs, [1, 0, 2])
     steps, batch = x.shape[0], x.shape[1]
     if states is None:
         states = cell.get_initial_states(x, batch_dim_idx=1)
-    masks = None if sequence_length is None else \
-        _step_masks(who, sequence_length, steps, batch)
-    fused = isinstance(cell, _ProjectedCell) and type(cell).forward is _ProjectedCell.forward \
+    masks = None if sequence_length is None else _step_masks(who, sequence_length, steps, batch)
+    fused = (
+        isinstance(cell, _ProjectedCell)
+        and type(cell).forward is _ProjectedCell.forward
         and not kwargs
+    )
     xs = unstack(cell._input_proj(x) if fused else x, axis=0)
     outs = [None] * steps
-    for t in (range(steps - 1, -1, -1) if is_reverse else range(steps)):
+    for t in range(steps - 1, -1, -1) if is_reverse else range(steps):
         out, new = cell._step(xs[t], states) if fused else cell(xs[t], states, **kwargs)
         if masks is not None:
             m = masks[t]
@@ -283,14 +392,23 @@ class RNN(Layer):
     def __init__(self, cell, is_reverse=False, time_major=False):
         super().__init__()
         if not isinstance(cell, Layer):
-            raise TypeError(f"RNN: argument 'cell' must be an RNNCellBase layer, got "
-                            f"{type(cell).__name__}")
+            raise TypeError(
+                f"RNN: argument 'cell' must be an RNNCellBase layer, got {type(cell).__name__}"
+            )
         self.cell, self.is_reverse, self.time_major = cell, is_reverse, time_major
 
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
         _check_inputs("RNN", inputs, self.cell, self.time_major)
-        return _run(self.cell, inputs, initial_states, sequence_length, self.time_major,
-                    self.is_reverse, who="RNN", **kwargs)
+        return _run(
+            self.cell,
+            inputs,
+            initial_states,
+            sequence_length,
+            self.time_major,
+            self.is_reverse,
+            who="RNN",
+            **kwargs,
+        )
 
 
 class BiRNN(Layer):
@@ -300,9 +418,11 @@ class BiRNN(Layer):
     def __init__(self, cell_fw, cell_bw, time_major=False):
         super().__init__()
         if getattr(cell_fw, "input_size", None) != getattr(cell_bw, "input_size", None):
-            raise ValueError(f"BiRNN: arguments 'cell_fw' and 'cell_bw' must have the same "
-                             f"input_size, got {getattr(cell_fw, 'input_size', None)} and "
-                             f"{getattr(cell_bw, 'input_size', None)}")
+            raise ValueError(
+                f"BiRNN: arguments 'cell_fw' and 'cell_bw' must have the same "
+                f"input_size, got {getattr(cell_fw, 'input_size', None)} and "
+                f"{getattr(cell_bw, 'input_size', None)}"
+            )
         self.cell_fw, self.cell_bw, self.time_major = cell_fw, cell_bw, time_major
 
     def forward(self, inputs, initial_states=None, sequence_length=None, **kwargs):
@@ -313,12 +433,32 @@ class BiRNN(Layer):
         if initial_states is None:
             initial_states = (None, None)
         elif not isinstance(initial_states, (tuple, list)) or len(initial_states) != 2:
-            raise ValueError(f"{who}: argument 'initial_states' must be a pair (states of "
-                             f"cell_fw, states of cell_bw)")
-        out_fw, st_fw = _run(self.cell_fw, inputs, initial_states[0], sequence_length,
-                             self.time_major, False, zero_padded, who, **kwargs)
-        out_bw, st_bw = _run(self.cell_bw, inputs, initial_states[1], sequence_length,
-                             self.time_major, True, zero_padded, who, **kwargs)
+            raise ValueError(
+                f"{who}: argument 'initial_states' must be a pair (states of "
+                f"cell_fw, states of cell_bw)"
+            )
+        out_fw, st_fw = _run(
+            self.cell_fw,
+            inputs,
+            initial_states[0],
+            sequence_length,
+            self.time_major,
+            False,
+            zero_padded,
+            who,
+            **kwargs,
+        )
+        out_bw, st_bw = _run(
+            self.cell_bw,
+            inputs,
+            initial_states[1],
+            sequence_length,
+            self.time_major,
+            True,
+            zero_padded,
+            who,
+            **kwargs,
+        )
         return concat([out_fw, out_bw], axis=-1), (st_fw, st_bw)
 
 
@@ -329,28 +469,50 @@ class RNNBase(LayerList):
     weight_hh_..., bias_ih_..., bias_hh_... (the same tensors), so state_dict() keys are
     Paddle's."""
 
-    def __init__(self, mode, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, proj_size=0):
+    def __init__(
+        self,
+        mode,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        direction="forward",
+        time_major=False,
+        dropout=0.0,
+        weight_ih_attr=None,
+        weight_hh_attr=None,
+        bias_ih_attr=None,
+        bias_hh_attr=None,
+        proj_size=0,
+    ):
         super().__init__()
         who = type(self).__name__
         _positive_int(who, "input_size", input_size)
         _positive_int(who, "hidden_size", hidden_size)
         _positive_int(who, "num_layers", num_layers)
         if direction not in ("forward",) + _BIDIRECT:
-            raise ValueError(f"{who}: argument 'direction' must be 'forward', 'bidirect' or "
-                             f"'bidirectional', got {direction!r}")
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or \
-                not 0 <= dropout <= 1:
-            raise ValueError(f"{who}: argument 'dropout' must be a float in [0, 1], got "
-                             f"{dropout!r}")
+            raise ValueError(
+                f"{who}: argument 'direction' must be 'forward', 'bidirect' or "
+                f"'bidirectional', got {direction!r}"
+            )
+        if (
+            isinstance(dropout, bool)
+            or not isinstance(dropout, (int, float))
+            or not 0 <= dropout <= 1
+        ):
+            raise ValueError(
+                f"{who}: argument 'dropout' must be a float in [0, 1], got {dropout!r}"
+            )
         self.mode, self.input_size, self.hidden_size = mode, input_size, hidden_size
         self.num_layers, self.time_major, self.dropout = num_layers, time_major, dropout
         self.num_directions = 2 if direction in _BIDIRECT else 1
         self.state_components = 2 if mode == "LSTM" else 1
         self.proj_size = proj_size
-        attrs = dict(weight_ih_attr=weight_ih_attr, weight_hh_attr=weight_hh_attr,
-                     bias_ih_attr=bias_ih_attr, bias_hh_attr=bias_hh_attr)
+        attrs = dict(
+            weight_ih_attr=weight_ih_attr,
+            weight_hh_attr=weight_hh_attr,
+            bias_ih_attr=bias_ih_attr,
+            bias_hh_attr=bias_hh_attr,
+        )
         if mode == "LSTM":
             make = lambda n: LSTMCell(n, hidden_size, proj_size=proj_size, **attrs)  # noqa: E731
         elif mode == "GRU":
@@ -369,13 +531,13 @@ class RNNBase(LayerList):
 
     def _cells(self):
         for layer in self:
-            yield from ([layer.cell] if isinstance(layer, RNN) else
-                        [layer.cell_fw, layer.cell_bw])
+            yield from ([layer.cell] if isinstance(layer, RNN) else [layer.cell_fw, layer.cell_bw])
 
     def _alias_parameters(self):
         for k, cell in enumerate(self._cells()):
-            suffix = f"_l{k // self.num_directions}" + ("_reverse" if k % 2 and
-                                                        self.num_directions == 2 else "")
+            suffix = f"_l{k // self.num_directions}" + (
+                "_reverse" if k % 2 and self.num_directions == 2 else ""
+            )
             for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
                 setattr(self, name + suffix, getattr(cell, name))
 
@@ -391,31 +553,41 @@ class RNNBase(LayerList):
         who = type(self).__name__
         n = self.num_layers * self.num_directions
         comps = states if self.state_components == 2 else (states,)
-        if self.state_components == 2 and (not isinstance(states, (tuple, list)) or
-                                           len(states) != 2):
-            raise ValueError(f"{who}: argument 'initial_states' must be a pair (h, c) of "
-                             f"Tensors")
+        if self.state_components == 2 and (
+            not isinstance(states, (tuple, list)) or len(states) != 2
+        ):
+            raise ValueError(f"{who}: argument 'initial_states' must be a pair (h, c) of Tensors")
         per = []
         for comp, size in zip(comps, ((self.proj_size or self.hidden_size), self.hidden_size)):
             _check_tensor(who, "initial_states", comp)
             if comp.shape != [n, batch, size]:
-                raise ValueError(f"{who}: argument 'initial_states' must have shape "
-                                 f"[num_layers * num_directions, batch_size, hidden] = "
-                                 f"{[n, batch, size]}, got {comp.shape}")
+                raise ValueError(
+                    f"{who}: argument 'initial_states' must have shape "
+                    f"[num_layers * num_directions, batch_size, hidden] = "
+                    f"{[n, batch, size]}, got {comp.shape}"
+                )
             per.append(unstack(comp, axis=0))
-        cells = [tuple(p[i] for p in per) if self.state_components == 2 else per[0][i]
-                 for i in range(n)]
+        cells = [
+            tuple(p[i] for p in per) if self.state_components == 2 else per[0][i] for i in range(n)
+        ]
         if self.num_directions == 1:
             return cells
         return [(cells[2 * i], cells[2 * i + 1]) for i in range(self.num_layers)]
 
     def forward(self, inputs, initial_states=None, sequence_length=None):
         who = type(self).__name__
-        _check_inputs(who, inputs, self[0].cell if self.num_directions == 1 else
-                      self[0].cell_fw, self.time_major)
+        _check_inputs(
+            who,
+            inputs,
+            self[0].cell if self.num_directions == 1 else self[0].cell_fw,
+            self.time_major,
+        )
         batch = inputs.shape[1 if self.time_major else 0]
-        states = [None] * self.num_layers if initial_states is None else \
-            self._split_states(initial_states, batch)
+        states = (
+            [None] * self.num_layers
+            if initial_states is None
+            else self._split_states(initial_states, batch)
+        )
         # Paddle's fused kernel (used unless proj_size) zeroes outputs past the lengths
         zero_padded = self.proj_size == 0
         finals = []
@@ -424,8 +596,16 @@ class RNNBase(LayerList):
             if i > 0 and self.dropout > 0:
                 x = F.dropout(x, self.dropout, training=self.training)
             if self.num_directions == 1:
-                x, st = _run(layer.cell, x, states[i], sequence_length, self.time_major,
-                             False, zero_padded, who)
+                x, st = _run(
+                    layer.cell,
+                    x,
+                    states[i],
+                    sequence_length,
+                    self.time_major,
+                    False,
+                    zero_padded,
+                    who,
+                )
                 finals.append(st)
             else:
                 x, st = layer._forward(x, states[i], sequence_length, zero_padded, who)
@@ -449,15 +629,38 @@ class SimpleRNN(RNNBase):
     """Stacked Elman RNN: forward(inputs, initial_states=None, sequence_length=None) ->
     (outputs [batch, time, D*hidden], final_states [num_layers*D, batch, hidden])."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, dropout=0.0, activation="tanh", weight_ih_attr=None,
-                 weight_hh_attr=None, bias_ih_attr=None, bias_hh_attr=None, name=None):
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        direction="forward",
+        time_major=False,
+        dropout=0.0,
+        activation="tanh",
+        weight_ih_attr=None,
+        weight_hh_attr=None,
+        bias_ih_attr=None,
+        bias_hh_attr=None,
+        name=None,
+    ):
         if activation not in ("tanh", "relu"):
-            raise ValueError(f"SimpleRNN: argument 'activation' must be 'tanh' or 'relu', got "
-                             f"{activation!r}")
-        super().__init__("RNN_TANH" if activation == "tanh" else "RNN_RELU", input_size,
-                         hidden_size, num_layers, direction, time_major, dropout,
-                         weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
+            raise ValueError(
+                f"SimpleRNN: argument 'activation' must be 'tanh' or 'relu', got {activation!r}"
+            )
+        super().__init__(
+            "RNN_TANH" if activation == "tanh" else "RNN_RELU",
+            input_size,
+            hidden_size,
+            num_layers,
+            direction,
+            time_major,
+            dropout,
+            weight_ih_attr,
+            weight_hh_attr,
+            bias_ih_attr,
+            bias_hh_attr,
+        )
         self.activation = activation
 
 
@@ -466,20 +669,65 @@ class LSTM(RNNBase):
     (outputs, (h, c)), h and c of shape [num_layers*D, batch, hidden] (h: proj_size with
     a projection)."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, proj_size=0, name=None):
-        super().__init__("LSTM", input_size, hidden_size, num_layers, direction, time_major,
-                         dropout, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr,
-                         proj_size)
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        direction="forward",
+        time_major=False,
+        dropout=0.0,
+        weight_ih_attr=None,
+        weight_hh_attr=None,
+        bias_ih_attr=None,
+        bias_hh_attr=None,
+        proj_size=0,
+        name=None,
+    ):
+        super().__init__(
+            "LSTM",
+            input_size,
+            hidden_size,
+            num_layers,
+            direction,
+            time_major,
+            dropout,
+            weight_ih_attr,
+            weight_hh_attr,
+            bias_ih_attr,
+            bias_hh_attr,
+            proj_size,
+        )
 
 
 class GRU(RNNBase):
     """Stacked GRU: forward(inputs, initial_states=None, sequence_length=None) ->
     (outputs, final_states [num_layers*D, batch, hidden])."""
 
-    def __init__(self, input_size, hidden_size, num_layers=1, direction="forward",
-                 time_major=False, dropout=0.0, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, name=None):
-        super().__init__("GRU", input_size, hidden_size, num_layers, direction, time_major,
-                         dropout, weight_ih_attr, weight_hh_attr, bias_ih_attr, bias_hh_attr)
+    def __init__(
+        self,
+        input_size,
+        hidden_size,
+        num_layers=1,
+        direction="forward",
+        time_major=False,
+        dropout=0.0,
+        weight_ih_attr=None,
+        weight_hh_attr=None,
+        bias_ih_attr=None,
+        bias_hh_attr=None,
+        name=None,
+    ):
+        super().__init__(
+            "GRU",
+            input_size,
+            hidden_size,
+            num_layers,
+            direction,
+            time_major,
+            dropout,
+            weight_ih_attr,
+            weight_hh_attr,
+            bias_ih_attr,
+            bias_hh_attr,
+        )

@@ -8,6 +8,7 @@ Inputs are batch first, [batch, seq_len, embed_dim]. Attention masks broadcast t
 (non-zero) positions and adds -1e9 elsewhere (Paddle's conversion, so a fully masked row
 is uniform rather than NaN); a float mask is added to the scores.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -26,8 +27,14 @@ from ...tensor.creation import to_tensor
 from ...tensor.creation import zeros
 from ..._C import concat
 
-__all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder",
-           "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
+__all__ = [
+    "MultiHeadAttention",
+    "TransformerEncoderLayer",
+    "TransformerEncoder",
+    "TransformerDecoderLayer",
+    "TransformerDecoder",
+    "Transformer",
+]
 
 Tensor = _C.Tensor
 
@@ -41,8 +48,10 @@ def _check_3d(who, name, t, size, size_name):
     if not isinstance(t, Tensor):
         raise TypeError(f"{who}: argument '{name}' must be a Tensor, got {type(t).__name__}")
     if t.ndim != 3 or t.shape[-1] != size:
-        raise ValueError(f"{who}: argument '{name}' must be 3-D [batch_size, seq_len, "
-                         f"{size_name}={size}], got shape {t.shape}")
+        raise ValueError(
+            f"{who}: argument '{name}' must be 3-D [batch_size, seq_len, "
+            f"{size_name}={size}], got shape {t.shape}"
+        )
 
 
 def _convert_attention_mask(attn_mask, dtype):
@@ -59,8 +68,9 @@ def _attr_list(attr, n):
     one gets the suffix _i so the parameters' names stay unique)."""
     if isinstance(attr, (list, tuple)):
         if len(attr) != n:
-            raise ValueError(f"weight_attr/bias_attr: a list must have {n} entries, got "
-                             f"{len(attr)}")
+            raise ValueError(
+                f"weight_attr/bias_attr: a list must have {n} entries, got {len(attr)}"
+            )
         return [(None if a is True else a) for a in attr]
     if isinstance(attr, bool):
         return [None if attr else False] * n
@@ -77,8 +87,10 @@ def _attr_list(attr, n):
 def _activation(who, name):
     fn = getattr(F, name, None) if isinstance(name, str) else None
     if not callable(fn):
-        raise ValueError(f"{who}: argument 'activation' must name a function of "
-                         f"oar.nn.functional (e.g. 'relu', 'gelu'), got {name!r}")
+        raise ValueError(
+            f"{who}: argument 'activation' must name a function of "
+            f"oar.nn.functional (e.g. 'relu', 'gelu'), got {name!r}"
+        )
     return fn
 
 
@@ -93,20 +105,34 @@ class MultiHeadAttention(Layer):
     Cache = collections.namedtuple("Cache", ["k", "v"])
     StaticCache = collections.namedtuple("StaticCache", ["k", "v"])
 
-    def __init__(self, embed_dim, num_heads, dropout=0.0, kdim=None, vdim=None,
-                 need_weights=False, weight_attr=None, bias_attr=None):
+    def __init__(
+        self,
+        embed_dim,
+        num_heads,
+        dropout=0.0,
+        kdim=None,
+        vdim=None,
+        need_weights=False,
+        weight_attr=None,
+        bias_attr=None,
+    ):
         super().__init__()
         who = "MultiHeadAttention"
         _positive(who, "embed_dim", embed_dim)
         _positive(who, "num_heads", num_heads)
         if embed_dim % num_heads:
-            raise ValueError(f"{who}: argument 'embed_dim' ({embed_dim}) must be divisible by "
-                             f"num_heads ({num_heads})")
+            raise ValueError(
+                f"{who}: argument 'embed_dim' ({embed_dim}) must be divisible by "
+                f"num_heads ({num_heads})"
+            )
         for name, v in (("kdim", kdim), ("vdim", vdim)):
             if v is not None:
                 _positive(who, name, v)
-        if isinstance(dropout, bool) or not isinstance(dropout, (int, float)) or \
-                not 0 <= dropout <= 1:
+        if (
+            isinstance(dropout, bool)
+            or not isinstance(dropout, (int, float))
+            or not 0 <= dropout <= 1
+        ):
             raise ValueError(f"{who}: argument 'dropout' must be in [0, 1], got {dropout!r}")
         self.embed_dim, self.num_heads = embed_dim, num_heads
         self.kdim = embed_dim if kdim is None else kdim
@@ -129,8 +155,10 @@ class MultiHeadAttention(Layer):
         _check_3d(who, "key", key, self.kdim, "kdim")
         _check_3d(who, "value", value, self.vdim, "vdim")
         if key.shape[:2] != value.shape[:2]:
-            raise ValueError(f"{who}: arguments 'key' and 'value' must have the same batch "
-                             f"size and length, got shapes {key.shape} and {value.shape}")
+            raise ValueError(
+                f"{who}: arguments 'key' and 'value' must have the same batch "
+                f"size and length, got shapes {key.shape} and {value.shape}"
+            )
         return self._heads(self.k_proj(key)), self._heads(self.v_proj(value))
 
     def gen_cache(self, key, value=None, type=Cache):  # noqa: A002 - Paddle's name
@@ -140,8 +168,10 @@ class MultiHeadAttention(Layer):
         if type is MultiHeadAttention.StaticCache:
             return self.StaticCache(*self.compute_kv(key, key if value is None else value))
         if type is not MultiHeadAttention.Cache:
-            raise TypeError("MultiHeadAttention.gen_cache: argument 'type' must be "
-                            "MultiHeadAttention.Cache or MultiHeadAttention.StaticCache")
+            raise TypeError(
+                "MultiHeadAttention.gen_cache: argument 'type' must be "
+                "MultiHeadAttention.Cache or MultiHeadAttention.StaticCache"
+            )
         if value is None:
             empty = zeros([key.shape[0], self.num_heads, 0, self.head_dim], key.dtype)
             return self.Cache(empty, empty)
@@ -161,24 +191,32 @@ class MultiHeadAttention(Layer):
                 k, v = concat([cache.k, k], axis=2), concat([cache.v, v], axis=2)
                 cache = self.Cache(k, v)
             elif cache is not None:
-                raise TypeError(f"{who}: argument 'cache' must be a MultiHeadAttention.Cache "
-                                f"or StaticCache, got {type(cache).__name__}")
+                raise TypeError(
+                    f"{who}: argument 'cache' must be a MultiHeadAttention.Cache "
+                    f"or StaticCache, got {type(cache).__name__}"
+                )
         if q.shape[0] != k.shape[0]:
-            raise ValueError(f"{who}: arguments 'query' and 'key' must have the same batch "
-                             f"size, got {q.shape[0]} and {k.shape[0]}")
-        scores = _C.matmul(_C.scale(q, self.head_dim ** -0.5), k, False, True)
+            raise ValueError(
+                f"{who}: arguments 'query' and 'key' must have the same batch "
+                f"size, got {q.shape[0]} and {k.shape[0]}"
+            )
+        scores = _C.matmul(_C.scale(q, self.head_dim**-0.5), k, False, True)
         if attn_mask is not None:
             if not isinstance(attn_mask, Tensor):
-                raise TypeError(f"{who}: argument 'attn_mask' must be a Tensor, got "
-                                f"{type(attn_mask).__name__}")
+                raise TypeError(
+                    f"{who}: argument 'attn_mask' must be a Tensor, got {type(attn_mask).__name__}"
+                )
             scores = scores + _convert_attention_mask(attn_mask, scores.dtype)
         weights = _C.softmax(scores, -1)
         if self.dropout:
             weights = F.dropout(weights, self.dropout, training=self.training)
         out = _C.transpose(_C.matmul(weights, v), [0, 2, 1, 3])
         out = self.out_proj(_C.reshape(out, [out.shape[0], out.shape[1], self.embed_dim]))
-        outs = [out] + ([weights] if self.need_weights else []) + \
-            ([cache] if cache is not None else [])
+        outs = (
+            [out]
+            + ([weights] if self.need_weights else [])
+            + ([cache] if cache is not None else [])
+        )
         return out if len(outs) == 1 else tuple(outs)
 
 
@@ -187,8 +225,9 @@ def _check_sizes(who, d_model, nhead, dim_feedforward):
     _positive(who, "nhead", nhead)
     _positive(who, "dim_feedforward", dim_feedforward)
     if d_model % nhead:
-        raise ValueError(f"{who}: argument 'd_model' ({d_model}) must be divisible by nhead "
-                         f"({nhead})")
+        raise ValueError(
+            f"{who}: argument 'd_model' ({d_model}) must be divisible by nhead ({nhead})"
+        )
 
 
 def _arguments(ns):
@@ -214,8 +253,13 @@ class _ResidualLayer(Layer):
         w = _attr_list(c["weight_attr"], n_attn + 1)
         b = _attr_list(c["bias_attr"], n_attn + 1)
         for i, name in enumerate(("self_attn", "cross_attn")[:n_attn]):
-            setattr(self, name, MultiHeadAttention(d_model, c["nhead"], dropout=attn_dropout,
-                                                   weight_attr=w[i], bias_attr=b[i]))
+            setattr(
+                self,
+                name,
+                MultiHeadAttention(
+                    d_model, c["nhead"], dropout=attn_dropout, weight_attr=w[i], bias_attr=b[i]
+                ),
+            )
         self.linear1 = Linear(d_model, c["dim_feedforward"], w[-1], bias_attr=b[-1])
         self.dropout = Dropout(act_dropout)
         self.linear2 = Linear(c["dim_feedforward"], d_model, w[-1], bias_attr=b[-1])
@@ -250,16 +294,26 @@ class TransformerEncoderLayer(_ResidualLayer):
     residual with dropout and LayerNorm: after the residual (post-norm), or on the block's
     input with normalize_before. forward(src, src_mask=None, cache=None)."""
 
-    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
-                 attn_dropout=None, act_dropout=None, normalize_before=False, weight_attr=None,
-                 bias_attr=None, layer_norm_eps=1e-5):
+    def __init__(
+        self,
+        d_model,
+        nhead,
+        dim_feedforward,
+        dropout=0.1,
+        activation="relu",
+        attn_dropout=None,
+        act_dropout=None,
+        normalize_before=False,
+        weight_attr=None,
+        bias_attr=None,
+        layer_norm_eps=1e-5,
+    ):
         super().__init__(_arguments(locals()), 1)
 
     def forward(self, src, src_mask=None, cache=None):
         _check_3d(type(self).__name__, "src", src, self.self_attn.embed_dim, "d_model")
         src_mask = _convert_attention_mask(src_mask, src.dtype)
-        x, new = self._attend(self.self_attn, src, None, src_mask, self.norm1, self.dropout1,
-                              cache)
+        x, new = self._attend(self.self_attn, src, None, src_mask, self.norm1, self.dropout1, cache)
         x = self._ffn(x, self.norm2, self.dropout2)
         return x if cache is None else (x, new)
 
@@ -283,8 +337,9 @@ class TransformerEncoder(Layer):
 
     def __init__(self, encoder_layer, num_layers, norm=None):
         super().__init__()
-        self.layers = _clones("TransformerEncoder", encoder_layer, TransformerEncoderLayer,
-                              num_layers)
+        self.layers = _clones(
+            "TransformerEncoder", encoder_layer, TransformerEncoderLayer, num_layers
+        )
         self.num_layers, self.norm = num_layers, norm
 
     def forward(self, src, src_mask=None, cache=None):
@@ -311,9 +366,20 @@ class TransformerDecoderLayer(_ResidualLayer):
     forward(tgt, memory, tgt_mask=None, memory_mask=None, cache=None); cache is the
     (Cache, StaticCache) pair of gen_cache(memory)."""
 
-    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
-                 attn_dropout=None, act_dropout=None, normalize_before=False, weight_attr=None,
-                 bias_attr=None, layer_norm_eps=1e-5):
+    def __init__(
+        self,
+        d_model,
+        nhead,
+        dim_feedforward,
+        dropout=0.1,
+        activation="relu",
+        attn_dropout=None,
+        act_dropout=None,
+        normalize_before=False,
+        weight_attr=None,
+        bias_attr=None,
+        layer_norm_eps=1e-5,
+    ):
         super().__init__(_arguments(locals()), 2)
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
@@ -324,20 +390,22 @@ class TransformerDecoderLayer(_ResidualLayer):
         tgt_mask = _convert_attention_mask(tgt_mask, tgt.dtype)
         memory_mask = _convert_attention_mask(memory_mask, memory.dtype)
         if cache is not None and (not isinstance(cache, (tuple, list)) or len(cache) != 2):
-            raise TypeError(f"{who}: argument 'cache' must be the (Cache, StaticCache) pair "
-                            f"of gen_cache")
+            raise TypeError(
+                f"{who}: argument 'cache' must be the (Cache, StaticCache) pair of gen_cache"
+            )
         c0, c1 = (None, None) if cache is None else cache
         x, c0 = self._attend(self.self_attn, tgt, None, tgt_mask, self.norm1, self.dropout1, c0)
-        x, c1 = self._attend(self.cross_attn, x, memory, memory_mask, self.norm2,
-                             self.dropout2, c1)
+        x, c1 = self._attend(self.cross_attn, x, memory, memory_mask, self.norm2, self.dropout2, c1)
         x = self._ffn(x, self.norm3, self.dropout3)
         return x if cache is None else (x, (c0, c1))
 
     def gen_cache(self, memory):
         """(an empty incremental Cache for the self attention, the StaticCache of memory
         for the cross attention)."""
-        return (self.self_attn.gen_cache(memory, type=MultiHeadAttention.Cache),
-                self.cross_attn.gen_cache(memory, memory, type=MultiHeadAttention.StaticCache))
+        return (
+            self.self_attn.gen_cache(memory, type=MultiHeadAttention.Cache),
+            self.cross_attn.gen_cache(memory, memory, type=MultiHeadAttention.StaticCache),
+        )
 
 
 class TransformerDecoder(Layer):
@@ -346,8 +414,9 @@ class TransformerDecoder(Layer):
 
     def __init__(self, decoder_layer, num_layers, norm=None):
         super().__init__()
-        self.layers = _clones("TransformerDecoder", decoder_layer, TransformerDecoderLayer,
-                              num_layers)
+        self.layers = _clones(
+            "TransformerDecoder", decoder_layer, TransformerDecoderLayer, num_layers
+        )
         self.num_layers, self.norm = num_layers, norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
@@ -360,8 +429,9 @@ class TransformerDecoder(Layer):
             if cache is None:
                 out = layer(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask)
             else:
-                out, c = layer(out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask,
-                               cache=cache[i])
+                out, c = layer(
+                    out, memory, tgt_mask=tgt_mask, memory_mask=memory_mask, cache=cache[i]
+                )
                 new_caches.append(c)
         if self.norm is not None:
             out = self.norm(out)
@@ -382,8 +452,9 @@ def _split_attr(who, attr):
         return list(attr), [attr[0], attr[0], attr[1]]
     if len(attr) == 3:
         return [attr[0], attr[2]], list(attr)
-    raise ValueError(f"{who}: weight_attr/bias_attr as a list must have 1, 2 or 3 entries, "
-                     f"got {len(attr)}")
+    raise ValueError(
+        f"{who}: weight_attr/bias_attr as a list must have 1, 2 or 3 entries, got {len(attr)}"
+    )
 
 
 class Transformer(Layer):
@@ -391,27 +462,54 @@ class Transformer(Layer):
     LayerNorm), or custom_encoder / custom_decoder.
     forward(src, tgt, src_mask=None, tgt_mask=None, memory_mask=None)."""
 
-    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
-                 dim_feedforward=2048, dropout=0.1, activation="relu", attn_dropout=None,
-                 act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None,
-                 custom_encoder=None, custom_decoder=None):
+    def __init__(
+        self,
+        d_model=512,
+        nhead=8,
+        num_encoder_layers=6,
+        num_decoder_layers=6,
+        dim_feedforward=2048,
+        dropout=0.1,
+        activation="relu",
+        attn_dropout=None,
+        act_dropout=None,
+        normalize_before=False,
+        weight_attr=None,
+        bias_attr=None,
+        custom_encoder=None,
+        custom_decoder=None,
+    ):
         super().__init__()
         who = "Transformer"
         _check_sizes(who, d_model, nhead, dim_feedforward)
         enc_w, dec_w = _split_attr(who, weight_attr)
         enc_b, dec_b = _split_attr(who, bias_attr)
-        common = (d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
-                  act_dropout, normalize_before)
+        common = (
+            d_model,
+            nhead,
+            dim_feedforward,
+            dropout,
+            activation,
+            attn_dropout,
+            act_dropout,
+            normalize_before,
+        )
         if custom_encoder is not None:
             self.encoder = custom_encoder
         else:
-            self.encoder = TransformerEncoder(TransformerEncoderLayer(*common, enc_w, enc_b),
-                                              num_encoder_layers, LayerNorm(d_model))
+            self.encoder = TransformerEncoder(
+                TransformerEncoderLayer(*common, enc_w, enc_b),
+                num_encoder_layers,
+                LayerNorm(d_model),
+            )
         if custom_decoder is not None:
             self.decoder = custom_decoder
         else:
-            self.decoder = TransformerDecoder(TransformerDecoderLayer(*common, dec_w, dec_b),
-                                              num_decoder_layers, LayerNorm(d_model))
+            self.decoder = TransformerDecoder(
+                TransformerDecoderLayer(*common, dec_w, dec_b),
+                num_decoder_layers,
+                LayerNorm(d_model),
+            )
         self.d_model, self.nhead = d_model, nhead
 
     def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None):

@@ -1,4 +1,5 @@
 """Channel rearranging layers (Paddle's paddle.nn.layer.vision)."""
+
 from __future__ import annotations
 
 from .common import _factor_repr

@@ -12,11 +12,15 @@
   weight-only / LLM.int8() linears, with real int8 weights in Paddle's byte layouts
   (_weight_only.py).
 """
+
 from . import format, qat, quant_layers, stub  # noqa: F401
 from .quant_layers import QuantStub  # noqa: F401
-from ._weight_only import (llm_int8_linear, weight_dequantize,  # noqa: F401
-                           weight_only_linear, weight_quantize)
+from ._weight_only import (
+    llm_int8_linear,
+    weight_dequantize,  # noqa: F401
+    weight_only_linear,
+    weight_quantize,
+)
 from .stub import Stub  # noqa: F401
 
-__all__ = ["Stub", "weight_quantize", "weight_dequantize", "weight_only_linear",
-           "llm_int8_linear"]
+__all__ = ["Stub", "weight_quantize", "weight_dequantize", "weight_only_linear", "llm_int8_linear"]

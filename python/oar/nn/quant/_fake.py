@@ -1,4 +1,5 @@
 """Fake quantization with a straight-through gradient, for every quanter and layer."""
+
 from __future__ import annotations
 
 from ... import _C

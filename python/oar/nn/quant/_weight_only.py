@@ -18,6 +18,7 @@ group of `group_size` input rows ([ceil(k / group_size), n]).
 The byte shuffles are numpy index work on the host (oar runs on the CPU); the float math
 of the linears is oar ops, so weight_only_linear passes gradients to x and bias.
 """
+
 import numpy as np
 
 from ... import _C
@@ -40,8 +41,9 @@ _INT8_REG = np.array([0, 2, 1, 3])
 def _group_size(api, group_size):
     g = C.integer(api, "group_size", group_size)
     if g not in (-1, 64, 128):
-        raise ValueError(f"{api}(): argument 'group_size' must be -1 (per channel), 64 or "
-                         f"128, but got {g}")
+        raise ValueError(
+            f"{api}(): argument 'group_size' must be -1 (per channel), 64 or 128, but got {g}"
+        )
     return g
 
 
@@ -49,8 +51,9 @@ def _algo(api, algo):
     if not isinstance(algo, str):
         raise TypeError(f"{api}(): argument 'algo' must be str, but got {type(algo).__name__}")
     if algo not in _ALGOS:
-        raise ValueError(f"{api}(): argument 'algo' must be one of {', '.join(_ALGOS)}, but "
-                         f"got {algo!r}")
+        raise ValueError(
+            f"{api}(): argument 'algo' must be one of {', '.join(_ALGOS)}, but got {algo!r}"
+        )
     return algo
 
 
@@ -61,21 +64,27 @@ def _arch(api, arch):
         return 80
     a = C.integer(api, "arch", arch)
     if a not in _ARCHS:
-        raise ValueError(f"{api}(): argument 'arch' must be one of "
-                         f"{', '.join(map(str, _ARCHS))} or None, but got {a}")
+        raise ValueError(
+            f"{api}(): argument 'arch' must be one of "
+            f"{', '.join(map(str, _ARCHS))} or None, but got {a}"
+        )
     if a == 100:
         # Paddle's CPU kernel writes no layout for 100 (its output is uninitialised), so
         # there is no reference to reproduce.
-        raise ValueError(f"{api}(): arch 100 has no weight-only layout in oar; use arch=None "
-                         f"(the sm80 layout) or one of 70, 75, 80, 86, 89, 90")
+        raise ValueError(
+            f"{api}(): arch 100 has no weight-only layout in oar; use arch=None "
+            f"(the sm80 layout) or one of 70, 75, 80, 86, 89, 90"
+        )
     return 70 if a == 70 else 80
 
 
 def _float_tensor(api, name, t):
     C.tensor(api, name, t)
     if t.dtype.name not in _FLOATS:
-        raise TypeError(f"{api}(): argument '{name}' must be a float16, bfloat16, float32 or "
-                        f"float64 Tensor, but got {t.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be a float16, bfloat16, float32 or "
+            f"float64 Tensor, but got {t.dtype.name}"
+        )
     return t
 
 
@@ -85,8 +94,10 @@ def _check_layout_shape(api, k, n, family):
     if n % 16:
         raise ValueError(f"{api}(): the weight's output size n={n} must be a multiple of 16")
     if family == 80 and k % 64:
-        raise ValueError(f"{api}(): the weight's input size k={k} must be a multiple of 64 "
-                         f"for the layout of arch 75-90 (and arch=None)")
+        raise ValueError(
+            f"{api}(): the weight's input size k={k} must be a multiple of 64 "
+            f"for the layout of arch 75-90 (and arch=None)"
+        )
 
 
 def _round_half_away(v):
@@ -96,6 +107,7 @@ def _round_half_away(v):
 
 
 # ---- the byte layouts (element space: one entry per 8- or 4-bit value) --------------------
+
 
 def _row_perm(bits):
     """Rows of one MMA tile of B, in the order the mixed GEMM reads them."""
@@ -134,7 +146,7 @@ def _encode(q, bits, family):
     else:
         e = _mixed_gemm_forward(q, k, n, bits)
     reg = _INT8_REG if bits == 8 else _INT4_REG
-    e = (e.reshape(-1, len(reg))[:, reg].reshape(-1) + (128 if bits == 8 else 8))
+    e = e.reshape(-1, len(reg))[:, reg].reshape(-1) + (128 if bits == 8 else 8)
     return _pack(e.astype(np.uint8), bits)
 
 
@@ -165,6 +177,7 @@ def _unpack(raw, bits):
 
 
 # ---- quantization -------------------------------------------------------------------------
+
 
 def _scales(x, bound, group_size):
     """x as float32, and max |x| / bound per channel [n] or per group [groups, n] in
@@ -260,19 +273,22 @@ def _dequantized(weight, scale, bits, family, group_size):
 def _check_quantized(api, name, weight, scale, bits, group_size, scale_name):
     C.tensor(api, name, weight)
     if weight.dtype.name != "int8":
-        raise TypeError(f"{api}(): argument '{name}' must be an int8 Tensor (the output of "
-                        f"weight_quantize), but got {weight.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{name}' must be an int8 Tensor (the output of "
+            f"weight_quantize), but got {weight.dtype.name}"
+        )
     if weight.ndim != 2:
-        raise ValueError(f"{api}(): argument '{name}' must be 2-D, but has shape "
-                         f"{weight.shape}")
+        raise ValueError(f"{api}(): argument '{name}' must be 2-D, but has shape {weight.shape}")
     _float_tensor(api, scale_name, scale)
     rows, k = weight.shape
     n = rows * 8 // bits
     want = [n] if group_size == -1 else [-(-k // group_size), n]
     if list(scale.shape) != want:
-        raise ValueError(f"{api}(): argument '{scale_name}' must have shape {want} for a "
-                         f"{bits}-bit weight of shape {weight.shape} and group_size "
-                         f"{group_size}, but has shape {scale.shape}")
+        raise ValueError(
+            f"{api}(): argument '{scale_name}' must have shape {want} for a "
+            f"{bits}-bit weight of shape {weight.shape} and group_size "
+            f"{group_size}, but has shape {scale.shape}"
+        )
     return k, n
 
 
@@ -312,28 +328,34 @@ def weight_dequantize(x, scale, algo="weight_only_int8", out_dtype="float16", gr
 
 def _weight_dtype(api, weight_dtype):
     if not isinstance(weight_dtype, str):
-        raise TypeError(f"{api}(): argument 'weight_dtype' must be str, but got "
-                        f"{type(weight_dtype).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'weight_dtype' must be str, but got {type(weight_dtype).__name__}"
+        )
     if weight_dtype not in ("int8", "int4"):
-        raise ValueError(f"{api}(): argument 'weight_dtype' must be 'int8' or 'int4', but got "
-                         f"{weight_dtype!r}")
+        raise ValueError(
+            f"{api}(): argument 'weight_dtype' must be 'int8' or 'int4', but got {weight_dtype!r}"
+        )
     return 8 if weight_dtype == "int8" else 4
 
 
 def _check_x_bias(api, x, k, n, bias):
     _float_tensor(api, "x", x)
     if x.ndim < 1 or x.shape[-1] != k:
-        raise ValueError(f"{api}(): argument 'x' must end in the weight's input size {k}, but "
-                         f"has shape {x.shape}")
+        raise ValueError(
+            f"{api}(): argument 'x' must end in the weight's input size {k}, but "
+            f"has shape {x.shape}"
+        )
     if bias is not None:
         _float_tensor(api, "bias", bias)
         if list(bias.shape) != [n]:
-            raise ValueError(f"{api}(): argument 'bias' must have shape [{n}], but has shape "
-                             f"{bias.shape}")
+            raise ValueError(
+                f"{api}(): argument 'bias' must have shape [{n}], but has shape {bias.shape}"
+            )
 
 
-def weight_only_linear(x, weight, bias=None, weight_scale=None, weight_dtype="int8",
-                       arch=None, group_size=-1):
+def weight_only_linear(
+    x, weight, bias=None, weight_scale=None, weight_dtype="int8", arch=None, group_size=-1
+):
     """x @ dequantize(weight) + bias, with weight from weight_quantize (same arch).
 
     Args:
@@ -362,14 +384,15 @@ def weight_only_linear(x, weight, bias=None, weight_scale=None, weight_dtype="in
     family = _arch(api, arch)
     group_size = _group_size(api, group_size)
     if weight_scale is None:
-        raise ValueError(f"{api}(): argument 'weight_scale' is required (the scale "
-                         f"weight_quantize returned)")
-    k, n = _check_quantized(api, "weight", weight, weight_scale, bits, group_size,
-                            "weight_scale")
+        raise ValueError(
+            f"{api}(): argument 'weight_scale' is required (the scale weight_quantize returned)"
+        )
+    k, n = _check_quantized(api, "weight", weight, weight_scale, bits, group_size, "weight_scale")
     _check_layout_shape(api, k, n, family)
     _check_x_bias(api, x, k, n, bias)
-    w = _C.cast(to_tensor(_dequantized(weight, weight_scale, bits, family, group_size)),
-                x.dtype.name)
+    w = _C.cast(
+        to_tensor(_dequantized(weight, weight_scale, bits, family, group_size)), x.dtype.name
+    )
     out = _C.matmul(x, w, False, True)
     if bias is not None:
         out = out + _C.cast(bias, x.dtype.name)
@@ -399,8 +422,9 @@ def llm_int8_linear(x, weight, bias=None, weight_scale=None, threshold=6.0):
     """
     api = "llm_int8_linear"
     if weight_scale is None:
-        raise ValueError(f"{api}(): argument 'weight_scale' is required (the scale "
-                         f"weight_quantize returned)")
+        raise ValueError(
+            f"{api}(): argument 'weight_scale' is required (the scale weight_quantize returned)"
+        )
     k, n = _check_quantized(api, "weight", weight, weight_scale, 8, -1, "weight_scale")
     _check_x_bias(api, x, k, n, bias)
     threshold = float(C.number(api, "threshold", threshold))

@@ -1,5 +1,6 @@
 """Fixed quantize / dequantize layers and the convertible quantized layers (what
 Quantization.convert() produces)."""
+
 from __future__ import annotations
 
 from ... import _C
@@ -76,8 +77,10 @@ class LinearQuanterDequanter(Layer):
     def from_quanter(quanter):
         scales = quanter.scales()
         if scales is None:
-            raise ValueError(f"convert: {type(quanter).__name__} has no scales yet (run data "
-                             f"through the model first)")
+            raise ValueError(
+                f"convert: {type(quanter).__name__} has no scales yet (run data "
+                f"through the model first)"
+            )
         args = (scales, quanter.zero_points(), quanter.quant_axis(), quanter.bit_length())
         return LinearQuanterDequanter(LinearQuanter(*args), LinearDequanter(*args))
 

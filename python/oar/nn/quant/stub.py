@@ -1,4 +1,5 @@
 """Stub: an identity layer that QAT replaces by a quanter of its activations."""
+
 from __future__ import annotations
 
 from ..layer.layers import Layer

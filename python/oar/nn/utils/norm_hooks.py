@@ -9,6 +9,7 @@ sigma the largest singular value of name_orig viewed as a matrix [shape[dim], -1
 estimated by power iteration with the vectors name_u and name_v (buffers, updated in
 training mode, fixed in eval mode). The recomputed name is a non-persistable buffer.
 """
+
 from __future__ import annotations
 
 from ... import _C
@@ -24,11 +25,11 @@ _EPS = 1e-12
 
 def _check_layer(api, layer, name):
     if not isinstance(layer, Layer):
-        raise TypeError(f"{api}(): argument 'layer' must be a Layer, but got "
-                        f"{type(layer).__name__}")
+        raise TypeError(
+            f"{api}(): argument 'layer' must be a Layer, but got {type(layer).__name__}"
+        )
     if not isinstance(name, str) or layer._parameters.get(name) is None:
-        raise ValueError(f"{api}(): the layer {type(layer).__name__} has no parameter "
-                         f"{name!r}")
+        raise ValueError(f"{api}(): the layer {type(layer).__name__} has no parameter {name!r}")
 
 
 def _norm_except(w, dim):
@@ -74,8 +75,10 @@ def weight_norm(layer: Layer, name: str = "weight", dim: int | None = 0) -> Laye
     if dim is None:
         dim = -1
     elif not -w.ndim <= dim < w.ndim:
-        raise ValueError(f"{api}(): argument 'dim' ({dim}) must be in [{-w.ndim}, {w.ndim}) "
-                         f"for the {w.ndim}-D parameter {name!r}, or None")
+        raise ValueError(
+            f"{api}(): argument 'dim' ({dim}) must be in [{-w.ndim}, {w.ndim}) "
+            f"for the {w.ndim}-D parameter {name!r}, or None"
+        )
     else:
         dim %= w.ndim
     fn = _WeightNorm(name, dim)
@@ -112,8 +115,7 @@ def remove_weight_norm(layer: Layer, name: str = "weight") -> Layer:
                 _C.set_value_with_tensor_(p, w, [], [], [], [])
             layer.add_parameter(name, p)
             return layer
-    raise ValueError(f"{api}(): weight_norm was not applied to {name!r} of "
-                     f"{type(layer).__name__}")
+    raise ValueError(f"{api}(): weight_norm was not applied to {name!r} of {type(layer).__name__}")
 
 
 def _normalize(t, eps):
@@ -149,8 +151,13 @@ class _SpectralNorm:
         setattr(layer, self.name, self.compute(layer, layer.training))
 
 
-def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 1,
-                  eps: float = 1e-12, dim: int | None = None) -> Layer:
+def spectral_norm(
+    layer: Layer,
+    name: str = "weight",
+    n_power_iterations: int = 1,
+    eps: float = 1e-12,
+    dim: int | None = None,
+) -> Layer:
     """Divides layer.<name> by its spectral norm (estimated by n_power_iterations of power
     iteration per forward in training mode) before every forward. dim: the dim that becomes
     the matrix's rows (default 1 for transposed convolutions, else 0). Returns the layer."""
@@ -159,16 +166,23 @@ def spectral_norm(layer: Layer, name: str = "weight", n_power_iterations: int = 
         if isinstance(hook, _SpectralNorm) and hook.name == name:
             raise RuntimeError(f"{api}(): the parameter {name!r} already has spectral_norm")
     _check_layer(api, layer, name)
-    if isinstance(n_power_iterations, bool) or not isinstance(n_power_iterations, int) or \
-            n_power_iterations <= 0:
-        raise ValueError(f"{api}(): argument 'n_power_iterations' must be a positive int, but "
-                         f"got {n_power_iterations!r}")
+    if (
+        isinstance(n_power_iterations, bool)
+        or not isinstance(n_power_iterations, int)
+        or n_power_iterations <= 0
+    ):
+        raise ValueError(
+            f"{api}(): argument 'n_power_iterations' must be a positive int, but "
+            f"got {n_power_iterations!r}"
+        )
     w = layer._parameters[name]
     if dim is None:
         dim = 1 if isinstance(layer, (Conv1DTranspose, Conv2DTranspose, Conv3DTranspose)) else 0
     if not -w.ndim <= dim < w.ndim:
-        raise ValueError(f"{api}(): argument 'dim' ({dim}) must be in [{-w.ndim}, {w.ndim}) "
-                         f"for the {w.ndim}-D parameter {name!r}")
+        raise ValueError(
+            f"{api}(): argument 'dim' ({dim}) must be in [{-w.ndim}, {w.ndim}) "
+            f"for the {w.ndim}-D parameter {name!r}"
+        )
     fn = _SpectralNorm(name, n_power_iterations, dim % w.ndim, float(eps))
     with no_grad():
         h, rest = fn.matrix(w).shape

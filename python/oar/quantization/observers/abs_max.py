@@ -1,4 +1,5 @@
 """AbsmaxObserver: the running maximum of |x| as the scale."""
+
 from __future__ import annotations
 
 from ... import _C

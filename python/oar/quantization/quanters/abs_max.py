@@ -1,4 +1,5 @@
 """FakeQuanterWithAbsMaxObserver: fake quantization with a moving-average abs-max scale."""
+
 from __future__ import annotations
 
 from ...framework import ParamAttr
@@ -17,16 +18,16 @@ class FakeQuanterWithAbsMaxObserver(QuanterFactory):
     def __init__(self, moving_rate=0.9, bit_length=8, dtype="float32", name=None):
         check_rate("FakeQuanterWithAbsMaxObserver", moving_rate)
         check_bits("FakeQuanterWithAbsMaxObserver", bit_length)
-        super().__init__(name=name, moving_rate=moving_rate, bit_length=bit_length,
-                         dtype=dtype)
+        super().__init__(name=name, moving_rate=moving_rate, bit_length=bit_length, dtype=dtype)
 
     def _get_class(self):
         return FakeQuanterWithAbsMaxObserverLayer
 
 
 def _scalar_param(layer, value, dtype):
-    p = layer.create_parameter([1], attr=ParamAttr(initializer=Constant(value),
-                                                   trainable=False), dtype=dtype)
+    p = layer.create_parameter(
+        [1], attr=ParamAttr(initializer=Constant(value), trainable=False), dtype=dtype
+    )
     p.stop_gradient = True
     return p
 

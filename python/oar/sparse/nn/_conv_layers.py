@@ -1,6 +1,7 @@
 """Convolution, pooling and batch normalization layers for sparse COO point clouds:
 oar.sparse.nn.Conv2D, Conv3D, SubmConv2D, SubmConv3D, MaxPool3D, BatchNorm,
 SyncBatchNorm."""
+
 import math
 
 from ...nn import BatchNorm1D, Layer
@@ -10,17 +11,36 @@ from .._base import check_sparse
 from ... import _C
 from ... import distributed
 
-__all__ = ["Conv2D", "Conv3D", "SubmConv2D", "SubmConv3D", "MaxPool3D", "BatchNorm",
-           "SyncBatchNorm"]
+__all__ = [
+    "Conv2D",
+    "Conv3D",
+    "SubmConv2D",
+    "SubmConv3D",
+    "MaxPool3D",
+    "BatchNorm",
+    "SyncBatchNorm",
+]
 
 
 class _SparseConv(Layer):
     _dims = 3
     _subm = False
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, padding_mode="zeros", key=None, weight_attr=None,
-                 bias_attr=None, data_format=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        padding_mode="zeros",
+        key=None,
+        weight_attr=None,
+        bias_attr=None,
+        data_format=None,
+    ):
         super().__init__()
         who, n = type(self).__name__, self._dims
         for name, v in (("in_channels", in_channels), ("out_channels", out_channels)):
@@ -29,28 +49,39 @@ class _SparseConv(Layer):
         if groups != 1:
             raise ValueError(f"{who}: only groups=1 is supported, got {groups}")
         if padding_mode != "zeros":
-            raise ValueError(f"{who}: argument 'padding_mode' must be 'zeros', got "
-                             f"{padding_mode!r}")
+            raise ValueError(
+                f"{who}: argument 'padding_mode' must be 'zeros', got {padding_mode!r}"
+            )
         self._kernel = F._conv._ints(who, "kernel_size", kernel_size, n)
         self._in, self._out = in_channels, out_channels
         self._stride, self._padding, self._dilation = stride, padding, dilation
         self._data_format = data_format or ("NDHWC" if n == 3 else "NHWC")
         fan_in = in_channels * math.prod(self._kernel)
         # Paddle's default: Normal(0, sqrt(2 / fan_in)); the weight is [*kernel, C_in, C_out].
-        self.weight = self.create_parameter([*self._kernel, in_channels, out_channels],
-                                            attr=weight_attr,
-                                            default_initializer=Normal(0.0,
-                                                                       math.sqrt(2.0 / fan_in)))
+        self.weight = self.create_parameter(
+            [*self._kernel, in_channels, out_channels],
+            attr=weight_attr,
+            default_initializer=Normal(0.0, math.sqrt(2.0 / fan_in)),
+        )
         self.bias = self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
 
     def forward(self, x):
         name = ("subm_" if self._subm else "") + f"conv{self._dims}d"
-        return getattr(F, name)(x, self.weight, self.bias, self._stride, self._padding,
-                                self._dilation, 1, self._data_format)
+        return getattr(F, name)(
+            x,
+            self.weight,
+            self.bias,
+            self._stride,
+            self._padding,
+            self._dilation,
+            1,
+            self._data_format,
+        )
 
     def extra_repr(self):
-        return (f"{self._in}, {self._out}, kernel_size={self._kernel}, "
-                f"data_format={self._data_format}")
+        return (
+            f"{self._in}, {self._out}, kernel_size={self._kernel}, data_format={self._data_format}"
+        )
 
 
 class Conv3D(_SparseConv):
@@ -66,11 +97,34 @@ class Conv3D(_SparseConv):
         oar.Size([1, 1, 1, 2, 1])
     """
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
-                 data_format="NDHWC"):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, padding_mode, None, weight_attr, bias_attr, data_format)
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        padding_mode="zeros",
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NDHWC",
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            padding_mode,
+            None,
+            weight_attr,
+            bias_attr,
+            data_format,
+        )
 
 
 class SubmConv3D(_SparseConv):
@@ -84,13 +138,38 @@ class SubmConv3D(_SparseConv):
         >>> oar.sparse.nn.SubmConv3D(1, 1, (1, 3, 3))(x).shape
         oar.Size([1, 1, 3, 4, 1])
     """
+
     _subm = True
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, padding_mode="zeros", key=None, weight_attr=None,
-                 bias_attr=None, data_format="NDHWC"):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, padding_mode, key, weight_attr, bias_attr, data_format)
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        padding_mode="zeros",
+        key=None,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NDHWC",
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            padding_mode,
+            key,
+            weight_attr,
+            bias_attr,
+            data_format,
+        )
 
 
 class Conv2D(_SparseConv):
@@ -103,13 +182,37 @@ class Conv2D(_SparseConv):
         >>> oar.sparse.nn.Conv2D(1, 1, (3, 3))(x).shape
         oar.Size([1, 1, 2, 1])
     """
+
     _dims = 2
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, padding_mode="zeros", weight_attr=None, bias_attr=None,
-                 data_format="NHWC"):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, padding_mode, None, weight_attr, bias_attr, data_format)
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        padding_mode="zeros",
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NHWC",
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            padding_mode,
+            None,
+            weight_attr,
+            bias_attr,
+            data_format,
+        )
 
 
 class SubmConv2D(_SparseConv):
@@ -121,14 +224,39 @@ class SubmConv2D(_SparseConv):
         >>> oar.sparse.nn.SubmConv2D(1, 1, (3, 3))(x).shape
         oar.Size([1, 3, 4, 1])
     """
+
     _dims = 2
     _subm = True
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, groups=1, padding_mode="zeros", key=None, weight_attr=None,
-                 bias_attr=None, data_format="NHWC"):
-        super().__init__(in_channels, out_channels, kernel_size, stride, padding, dilation,
-                         groups, padding_mode, key, weight_attr, bias_attr, data_format)
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        padding_mode="zeros",
+        key=None,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NHWC",
+    ):
+        super().__init__(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            padding_mode,
+            key,
+            weight_attr,
+            bias_attr,
+            data_format,
+        )
 
 
 class MaxPool3D(Layer):
@@ -149,8 +277,16 @@ class MaxPool3D(Layer):
         oar.Size([2, 1, 2, 2, 3])
     """
 
-    def __init__(self, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
-                 data_format="NDHWC", name=None):
+    def __init__(
+        self,
+        kernel_size,
+        stride=None,
+        padding=0,
+        return_mask=False,
+        ceil_mode=False,
+        data_format="NDHWC",
+        name=None,
+    ):
         super().__init__()
         if return_mask:
             raise ValueError("MaxPool3D: return_mask=True is not supported")
@@ -158,11 +294,12 @@ class MaxPool3D(Layer):
         self._ceil_mode, self._data_format = ceil_mode, data_format
 
     def forward(self, x):
-        return F.max_pool3d(x, self._kernel, self._stride, self._padding, self._ceil_mode,
-                            self._data_format)
+        return F.max_pool3d(
+            x, self._kernel, self._stride, self._padding, self._ceil_mode, self._data_format
+        )
 
     def extra_repr(self):
-        return (f"kernel_size={self._kernel}, stride={self._stride}, padding={self._padding}")
+        return f"kernel_size={self._kernel}, stride={self._stride}, padding={self._padding}"
 
 
 class BatchNorm(BatchNorm1D):
@@ -184,13 +321,24 @@ class BatchNorm(BatchNorm1D):
         oar.Size([1, 6, 6, 6, 3])
     """
 
-    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
-                 bias_attr=None, data_format="NDHWC", use_global_stats=None, name=None):
+    def __init__(
+        self,
+        num_features,
+        momentum=0.9,
+        epsilon=1e-05,
+        weight_attr=None,
+        bias_attr=None,
+        data_format="NDHWC",
+        use_global_stats=None,
+        name=None,
+    ):
         if data_format not in ("NDHWC", "NHWC"):
-            raise ValueError(f"BatchNorm: argument 'data_format' must be 'NDHWC' or 'NHWC', "
-                             f"got {data_format!r}")
-        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, "NC",
-                         use_global_stats, name)
+            raise ValueError(
+                f"BatchNorm: argument 'data_format' must be 'NDHWC' or 'NHWC', got {data_format!r}"
+            )
+        super().__init__(
+            num_features, momentum, epsilon, weight_attr, bias_attr, "NC", use_global_stats, name
+        )
         self._sparse_format = data_format
 
     def forward(self, x):
@@ -198,8 +346,10 @@ class BatchNorm(BatchNorm1D):
         return _C.sparse_with_values(x, super().forward(_C.sparse_values(x)))
 
     def extra_repr(self):
-        return (f"num_features={self._num_features}, momentum={self._momentum}, "
-                f"epsilon={self._epsilon}, data_format={self._sparse_format}")
+        return (
+            f"num_features={self._num_features}, momentum={self._momentum}, "
+            f"epsilon={self._epsilon}, data_format={self._sparse_format}"
+        )
 
 
 class SyncBatchNorm(BatchNorm):
@@ -219,7 +369,8 @@ class SyncBatchNorm(BatchNorm):
         if self.training and distributed.is_initialized() and distributed.get_world_size() > 1:
             raise NotImplementedError(
                 "SyncBatchNorm: statistics shared across processes are not implemented; use "
-                "BatchNorm (each process normalizes its own batch)")
+                "BatchNorm (each process normalizes its own batch)"
+            )
         return super().forward(x)
 
     @classmethod
@@ -227,8 +378,13 @@ class SyncBatchNorm(BatchNorm):
         """layer with every oar.sparse.nn.BatchNorm in it replaced by a SyncBatchNorm
         holding the same parameters and statistics (layer itself when it is one)."""
         if isinstance(layer, BatchNorm) and not isinstance(layer, SyncBatchNorm):
-            out = cls(layer._num_features, layer._momentum, layer._epsilon,
-                      data_format=layer._sparse_format, use_global_stats=layer._use_global_stats)
+            out = cls(
+                layer._num_features,
+                layer._momentum,
+                layer._epsilon,
+                data_format=layer._sparse_format,
+                use_global_stats=layer._use_global_stats,
+            )
             for name in ("weight", "bias", "_mean", "_variance"):
                 setattr(out, name, getattr(layer, name))
             out.training = layer.training

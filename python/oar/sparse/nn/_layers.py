@@ -1,4 +1,5 @@
 """Activation layers for sparse tensors: oar.sparse.nn.ReLU, ReLU6, LeakyReLU, Softmax."""
+
 from ...nn import Layer
 from . import functional as F
 

@@ -10,6 +10,7 @@ iterating a set (Conll05st's labels, Movielens' categories and title words) the 
 varies from run to run in Paddle; oar numbers them in order of first appearance. WMT16's
 dictionaries count each language's own column (docs/compat.md lists where and why oar
 departs from paddle.text)."""
+
 from .conll05 import Conll05st
 from .imdb import Imdb
 from .imikolov import Imikolov

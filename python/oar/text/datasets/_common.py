@@ -1,5 +1,6 @@
 """Helpers shared by the readers of oar.text.datasets: archive members and word
 dictionaries (the argument checks are oar.io._local_data's)."""
+
 from __future__ import annotations
 
 import numbers
@@ -10,11 +11,11 @@ from ...io._local_data import check_mode as _mode, local_file as _local_file  # 
 def _dict_size(name, arg, value):
     # Paddle's default of -1 only means "you must choose": its constructors assert > 0.
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise TypeError(f"{name}: argument '{arg}' must be an int, but got "
-                        f"{type(value).__name__}")
+        raise TypeError(f"{name}: argument '{arg}' must be an int, but got {type(value).__name__}")
     if value <= 0:
-        raise ValueError(f"{name}: argument '{arg}' must be a positive number of words, but "
-                         f"got {value}")
+        raise ValueError(
+            f"{name}: argument '{arg}' must be a positive number of words, but got {value}"
+        )
     return int(value)
 
 

@@ -1,4 +1,5 @@
 """Conll05st: CoNLL-2005 semantic role labelling (conll05st-tests.tar.gz and its dictionaries), read from local files."""
+
 from __future__ import annotations
 
 import gzip
@@ -40,16 +41,22 @@ class Conll05st(Dataset):
     _WORDS = "conll05st-release/test.wsj/words/test.wsj.words.gz"
     _PROPS = "conll05st-release/test.wsj/props/test.wsj.props.gz"
 
-    def __init__(self, data_file=None, word_dict_file=None, verb_dict_file=None,
-                 target_dict_file=None, emb_file=None, download=True):
+    def __init__(
+        self,
+        data_file=None,
+        word_dict_file=None,
+        verb_dict_file=None,
+        target_dict_file=None,
+        emb_file=None,
+        download=True,
+    ):
         name = "Conll05st"
         self.data_file = _local_file(name, data_file, self.DATA_URL)
-        self.word_dict_file = _local_file(name, word_dict_file, self.WORDDICT_URL,
-                                          "word_dict_file")
-        self.verb_dict_file = _local_file(name, verb_dict_file, self.VERBDICT_URL,
-                                          "verb_dict_file")
-        self.target_dict_file = _local_file(name, target_dict_file, self.TRGDICT_URL,
-                                            "target_dict_file")
+        self.word_dict_file = _local_file(name, word_dict_file, self.WORDDICT_URL, "word_dict_file")
+        self.verb_dict_file = _local_file(name, verb_dict_file, self.VERBDICT_URL, "verb_dict_file")
+        self.target_dict_file = _local_file(
+            name, target_dict_file, self.TRGDICT_URL, "target_dict_file"
+        )
         self.emb_file = _local_file(name, emb_file, self.EMB_URL, "emb_file")
         self.word_dict = self._line_ids(self.word_dict_file)
         self.predicate_dict = self._line_ids(self.verb_dict_file)
@@ -66,8 +73,7 @@ class Conll05st(Dataset):
     @staticmethod
     def _bio_ids(path):
         with open(path, encoding="utf-8") as f:
-            tags = _first_seen(line.strip()[2:] for line in f
-                               if line.strip()[:2] in ("B-", "I-"))
+            tags = _first_seen(line.strip()[2:] for line in f if line.strip()[:2] in ("B-", "I-"))
         ids = {}
         for tag, k in tags.items():
             ids[f"B-{tag}"], ids[f"I-{tag}"] = 2 * k, 2 * k + 1
@@ -75,11 +81,15 @@ class Conll05st(Dataset):
         return ids
 
     def _read_sentences(self):
-        with tarfile.open(self.data_file) as tar, \
-                gzip.GzipFile(fileobj=_tar_member("Conll05st", tar, self.data_file,
-                                                  self._WORDS)) as words, \
-                gzip.GzipFile(fileobj=_tar_member("Conll05st", tar, self.data_file,
-                                                  self._PROPS)) as props:
+        with (
+            tarfile.open(self.data_file) as tar,
+            gzip.GzipFile(
+                fileobj=_tar_member("Conll05st", tar, self.data_file, self._WORDS)
+            ) as words,
+            gzip.GzipFile(
+                fileobj=_tar_member("Conll05st", tar, self.data_file, self._PROPS)
+            ) as props,
+        ):
             sentence, rows = [], []
             # A blank props line ends a sentence; like Paddle, a last sentence with no
             # blank line after it is not a sample, and the shorter file ends the reading.
@@ -94,13 +104,17 @@ class Conll05st(Dataset):
 
     def _add_sentence(self, sentence, rows):
         if any(len(r) != len(rows[0]) for r in rows):
-            raise ValueError(f"Conll05st: the props of sentence {' '.join(sentence)!r} do not "
-                             f"have the same number of columns on every line")
+            raise ValueError(
+                f"Conll05st: the props of sentence {' '.join(sentence)!r} do not "
+                f"have the same number of columns on every line"
+            )
         columns = list(zip(*rows))
         verbs = [v for v in columns[0] if v != "-"]
         if len(verbs) < len(columns) - 1:
-            raise ValueError(f"Conll05st: sentence {' '.join(sentence)!r} has "
-                             f"{len(columns) - 1} argument columns but {len(verbs)} verbs")
+            raise ValueError(
+                f"Conll05st: sentence {' '.join(sentence)!r} has "
+                f"{len(columns) - 1} argument columns but {len(verbs)} verbs"
+            )
         for verb, column in zip(verbs, columns[1:]):
             self.sentences.append(sentence)
             self.predicates.append(verb)
@@ -117,7 +131,7 @@ class Conll05st(Dataset):
                 tags.append(f"I-{tag}")
                 inside = False
             elif "(" in tok:
-                tag = tok[1:tok.find("*")]
+                tag = tok[1 : tok.find("*")]
                 tags.append(f"B-{tag}")
                 inside = ")" not in tok
             else:
@@ -131,14 +145,17 @@ class Conll05st(Dataset):
             raise ValueError(f"Conll05st: sample {idx} marks no verb (B-V)")
         v = tags.index("B-V")
         if verb not in self.predicate_dict:
-            raise ValueError(f"Conll05st: predicate {verb!r} of sample {idx} is not in "
-                             f"{self.verb_dict_file!r}")
+            raise ValueError(
+                f"Conll05st: predicate {verb!r} of sample {idx} is not in {self.verb_dict_file!r}"
+            )
         unknown = [t for t in tags if t not in self.label_dict]
         if unknown:
-            raise ValueError(f"Conll05st: label {unknown[0]!r} of sample {idx} is not in "
-                             f"{self.target_dict_file!r}")
+            raise ValueError(
+                f"Conll05st: label {unknown[0]!r} of sample {idx} is not in "
+                f"{self.target_dict_file!r}"
+            )
         mark = np.zeros(n, np.int64)
-        mark[max(v - 2, 0):v + 3] = 1
+        mark[max(v - 2, 0) : v + 3] = 1
         context = []
         for k in (-2, -1, 0, 1, 2):
             word = sentence[v + k] if 0 <= v + k < n else ("bos" if k < 0 else "eos")

@@ -1,4 +1,5 @@
 """Imdb: movie-review sentiment (aclImdb_v1.tar.gz), read from a local archive."""
+
 from __future__ import annotations
 
 import collections

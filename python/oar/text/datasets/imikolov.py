@@ -1,4 +1,5 @@
 """Imikolov: the PTB language-model data (simple-examples.tgz), read from a local archive."""
+
 from __future__ import annotations
 
 import collections
@@ -21,11 +22,19 @@ class Imikolov(Dataset):
 
     URL = "https://dataset.bj.bcebos.com/imikolov%2Fsimple-examples.tgz"
 
-    def __init__(self, data_file=None, data_type="NGRAM", window_size=-1, mode="train",
-                 min_word_freq=50, download=True):
+    def __init__(
+        self,
+        data_file=None,
+        data_type="NGRAM",
+        window_size=-1,
+        mode="train",
+        min_word_freq=50,
+        download=True,
+    ):
         if not isinstance(data_type, str) or data_type.upper() not in ("NGRAM", "SEQ"):
-            raise ValueError(f"Imikolov: argument 'data_type' must be 'NGRAM' or 'SEQ', but got "
-                             f"{data_type!r}")
+            raise ValueError(
+                f"Imikolov: argument 'data_type' must be 'NGRAM' or 'SEQ', but got {data_type!r}"
+            )
         self.data_type = data_type.upper()
         self.mode = _mode("Imikolov", mode)
         if self.data_type == "NGRAM" and window_size < 0:
@@ -46,7 +55,7 @@ class Imikolov(Dataset):
             if self.data_type == "NGRAM":
                 ids = [self.word_idx.get(w, unk) for w in ["<s>", *words, "<e>"]]
                 w = self.window_size
-                self.data.extend(tuple(ids[i - w:i]) for i in range(w, len(ids) + 1))
+                self.data.extend(tuple(ids[i - w : i]) for i in range(w, len(ids) + 1))
             else:
                 ids = [self.word_idx.get(w, unk) for w in words]
                 src = [self.word_idx["<s>"], *ids]

@@ -1,4 +1,5 @@
 """Movielens: MovieLens 1M ratings (ml-1m.zip), read from a local archive."""
+
 from __future__ import annotations
 
 import numbers
@@ -26,12 +27,14 @@ class MovieInfo:
 
     def value(self, categories_dict, movie_title_dict):
         """[[id], category ids, ids of the lower-cased title words]."""
-        return [[self.index], [categories_dict[c] for c in self.categories],
-                [movie_title_dict[w.lower()] for w in self.title.split()]]
+        return [
+            [self.index],
+            [categories_dict[c] for c in self.categories],
+            [movie_title_dict[w.lower()] for w in self.title.split()],
+        ]
 
     def __str__(self):
-        return (f"<MovieInfo id({self.index}), title({self.title}), "
-                f"categories({self.categories})>")
+        return f"<MovieInfo id({self.index}), title({self.title}), categories({self.categories})>"
 
     __repr__ = __str__
 
@@ -44,8 +47,10 @@ class UserInfo:
         self.index = int(index)
         self.is_male = gender == "M"
         if int(age) not in _MOVIELENS_AGES:
-            raise ValueError(f"Movielens: user {self.index} has age {age!r}, which is none of "
-                             f"{list(_MOVIELENS_AGES)}")
+            raise ValueError(
+                f"Movielens: user {self.index} has age {age!r}, which is none of "
+                f"{list(_MOVIELENS_AGES)}"
+            )
         self.age = _MOVIELENS_AGES.index(int(age))
         self.job_id = int(job_id)
 
@@ -55,8 +60,10 @@ class UserInfo:
 
     def __str__(self):
         gender = "M" if self.is_male else "F"
-        return (f"<UserInfo id({self.index}), gender({gender}), "
-                f"age({_MOVIELENS_AGES[self.age]}), job({self.job_id})>")
+        return (
+            f"<UserInfo id({self.index}), gender({gender}), "
+            f"age({_MOVIELENS_AGES[self.age]}), job({self.job_id})>"
+        )
 
     __repr__ = __str__
 
@@ -81,21 +88,24 @@ class Movielens(Dataset):
 
     URL = "https://dataset.bj.bcebos.com/movielens%2Fml-1m.zip"
 
-    def __init__(self, data_file=None, mode="train", test_ratio=0.1, rand_seed=0,
-                 download=True):
+    def __init__(self, data_file=None, mode="train", test_ratio=0.1, rand_seed=0, download=True):
         self.mode = _mode("Movielens", mode)
         self.data_file = _local_file("Movielens", data_file, self.URL)
         if isinstance(test_ratio, bool) or not isinstance(test_ratio, numbers.Real):
-            raise TypeError(f"Movielens: argument 'test_ratio' must be a number, but got "
-                            f"{type(test_ratio).__name__}")
+            raise TypeError(
+                f"Movielens: argument 'test_ratio' must be a number, but got "
+                f"{type(test_ratio).__name__}"
+            )
         self.test_ratio, self.rand_seed = test_ratio, rand_seed
         # A generator of its own draws the numbers Paddle's np.random.seed gives without
         # resetting the caller's global numpy state.
         try:
             rng = np.random.RandomState(rand_seed)
         except (TypeError, ValueError) as e:
-            raise ValueError(f"Movielens: argument 'rand_seed' must be a seed for numpy's "
-                             f"RandomState, but got {rand_seed!r} ({e})") from None
+            raise ValueError(
+                f"Movielens: argument 'rand_seed' must be a seed for numpy's "
+                f"RandomState, but got {rand_seed!r} ({e})"
+            ) from None
         with zipfile.ZipFile(self.data_file) as z:
             self._read_movies(self._lines(z, "movies.dat"))
             self._read_users(self._lines(z, "users.dat"))
@@ -117,8 +127,9 @@ class Movielens(Dataset):
     def _fields(line, n, what):
         parts = line.split("::")
         if len(parts) != n:
-            raise ValueError(f"Movielens: a line of {what} must have {n} '::'-separated "
-                             f"fields, but got {line!r}")
+            raise ValueError(
+                f"Movielens: a line of {what} must have {n} '::'-separated fields, but got {line!r}"
+            )
         return parts
 
     def _read_movies(self, lines):
@@ -153,11 +164,15 @@ class Movielens(Dataset):
             user = self.user_info.get(int(uid))
             movie = self.movie_info.get(int(movie_id))
             if user is None or movie is None:
-                raise ValueError(f"Movielens: rating {line!r} names a user or movie missing "
-                                 f"from users.dat / movies.dat")
-            self.data.append(user.value() + movie.value(self.categories_dict,
-                                                        self.movie_title_dict)
-                             + [[float(stars) * 2 - 5.0]])
+                raise ValueError(
+                    f"Movielens: rating {line!r} names a user or movie missing "
+                    f"from users.dat / movies.dat"
+                )
+            self.data.append(
+                user.value()
+                + movie.value(self.categories_dict, self.movie_title_dict)
+                + [[float(stars) * 2 - 5.0]]
+            )
 
     def __getitem__(self, idx):
         *ids, rating = self.data[idx]

@@ -1,4 +1,5 @@
 """UCIHousing: Boston housing prices (Paddle's housing.data), read from a local file."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -20,8 +21,10 @@ class UCIHousing(Dataset):
         self.data_file = _local_file("UCIHousing", data_file, self.URL)
         data = np.fromfile(self.data_file, sep=" ")
         if data.size == 0 or data.size % 14:
-            raise ValueError(f"UCIHousing: {self.data_file!r} must hold rows of 14 numbers, "
-                             f"but holds {data.size} numbers")
+            raise ValueError(
+                f"UCIHousing: {self.data_file!r} must hold rows of 14 numbers, "
+                f"but holds {data.size} numbers"
+            )
         data = data.reshape(-1, 14)
         span = data.max(0) - data.min(0)
         span[span == 0] = 1

@@ -1,4 +1,5 @@
 """WMT14: the English-French translation data (wmt14.tgz), read from a local archive."""
+
 from __future__ import annotations
 
 import tarfile
@@ -46,8 +47,10 @@ class WMT14(Dataset):
     def _head_dict(self, tar, files, suffix):
         found = [m for m in files if m.name.endswith(suffix)]
         if len(found) != 1:
-            raise ValueError(f"WMT14: {self.data_file!r} must hold one file named *{suffix}, "
-                             f"but holds {len(found)}")
+            raise ValueError(
+                f"WMT14: {self.data_file!r} must hold one file named *{suffix}, "
+                f"but holds {len(found)}"
+            )
         ids = {}
         for i, line in enumerate(tar.extractfile(found[0])):
             if i >= self.dict_size:
@@ -70,8 +73,11 @@ class WMT14(Dataset):
             self.trg_ids_next.append([*trg, _mark_id("WMT14", self.trg_dict, _END, "target")])
 
     def __getitem__(self, idx):
-        return (np.array(self.src_ids[idx], np.int64), np.array(self.trg_ids[idx], np.int64),
-                np.array(self.trg_ids_next[idx], np.int64))
+        return (
+            np.array(self.src_ids[idx], np.int64),
+            np.array(self.trg_ids[idx], np.int64),
+            np.array(self.trg_ids_next[idx], np.int64),
+        )
 
     def __len__(self):
         return len(self.src_ids)
@@ -86,6 +92,8 @@ class WMT14(Dataset):
             tuple: (source dictionary, target dictionary).
         """
         if reverse:
-            return ({i: w for w, i in self.src_dict.items()},
-                    {i: w for w, i in self.trg_dict.items()})
+            return (
+                {i: w for w, i in self.src_dict.items()},
+                {i: w for w, i in self.trg_dict.items()},
+            )
         return self.src_dict, self.trg_dict

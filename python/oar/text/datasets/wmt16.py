@@ -1,4 +1,5 @@
 """WMT16: the English-German translation data (wmt16.tar.gz), read from a local archive."""
+
 from __future__ import annotations
 
 import collections
@@ -34,29 +35,41 @@ class WMT16(Dataset):
     URL = "http://paddlemodels.bj.bcebos.com/wmt/wmt16.tar.gz"
     _TOTAL_WORDS = {"en": 11250, "de": 19220}
 
-    def __init__(self, data_file=None, mode="train", src_dict_size=-1, trg_dict_size=-1,
-                 lang="en", download=True):
+    def __init__(
+        self,
+        data_file=None,
+        mode="train",
+        src_dict_size=-1,
+        trg_dict_size=-1,
+        lang="en",
+        download=True,
+    ):
         self.mode = _mode("WMT16", mode, ("train", "test", "val"))
         self.data_file = _local_file("WMT16", data_file, self.URL)
         if lang not in ("en", "de"):
             raise ValueError(f"WMT16: argument 'lang' must be 'en' or 'de', but got {lang!r}")
         self.lang = lang
         trg_lang = "de" if lang == "en" else "en"
-        self.src_dict_size = min(_dict_size("WMT16", "src_dict_size", src_dict_size),
-                                 self._TOTAL_WORDS[lang])
-        self.trg_dict_size = min(_dict_size("WMT16", "trg_dict_size", trg_dict_size),
-                                 self._TOTAL_WORDS[trg_lang])
+        self.src_dict_size = min(
+            _dict_size("WMT16", "src_dict_size", src_dict_size), self._TOTAL_WORDS[lang]
+        )
+        self.trg_dict_size = min(
+            _dict_size("WMT16", "trg_dict_size", trg_dict_size), self._TOTAL_WORDS[trg_lang]
+        )
         with tarfile.open(self.data_file) as tar:
             train = self._pairs(tar, "train")
-            self._vocab = {lang: self._vocabulary(train, lang, self.src_dict_size),
-                           trg_lang: self._vocabulary(train, trg_lang, self.trg_dict_size)}
+            self._vocab = {
+                lang: self._vocabulary(train, lang, self.src_dict_size),
+                trg_lang: self._vocabulary(train, trg_lang, self.trg_dict_size),
+            }
             pairs = train if self.mode == "train" else self._pairs(tar, self.mode)
         self.src_dict = self.get_dict(lang)
         self.trg_dict = self.get_dict(trg_lang)
         # The marks come from the source dictionary for both sides, as in Paddle (both
         # dictionaries start with the same three).
-        start, end, unk = (_mark_id("WMT16", self.src_dict, m, "source")
-                           for m in (_START, _END, _UNK))
+        start, end, unk = (
+            _mark_id("WMT16", self.src_dict, m, "source") for m in (_START, _END, _UNK)
+        )
         src_col = 0 if lang == "en" else 1
         self.src_ids, self.trg_ids, self.trg_ids_next = [], [], []
         for pair in pairs:
@@ -79,11 +92,14 @@ class WMT16(Dataset):
         col = 0 if lang == "en" else 1
         counts = collections.Counter(w for p in pairs for w in p[col].split())
         ranked = sorted(counts.items(), key=lambda wc: -wc[1])
-        return [_START, _END, _UNK, *(w for w, _ in ranked[:max(size - 3, 0)])]
+        return [_START, _END, _UNK, *(w for w, _ in ranked[: max(size - 3, 0)])]
 
     def __getitem__(self, idx):
-        return (np.array(self.src_ids[idx], np.int64), np.array(self.trg_ids[idx], np.int64),
-                np.array(self.trg_ids_next[idx], np.int64))
+        return (
+            np.array(self.src_ids[idx], np.int64),
+            np.array(self.trg_ids[idx], np.int64),
+            np.array(self.trg_ids_next[idx], np.int64),
+        )
 
     def __len__(self):
         return len(self.src_ids)
@@ -99,8 +115,9 @@ class WMT16(Dataset):
             dict: the dictionary (a new dict on each call).
         """
         if lang not in self._vocab:
-            raise ValueError(f"WMT16.get_dict: argument 'lang' must be 'en' or 'de', but got "
-                             f"{lang!r}")
+            raise ValueError(
+                f"WMT16.get_dict: argument 'lang' must be 'en' or 'de', but got {lang!r}"
+            )
         words = self._vocab[lang]
         if reverse:
             return dict(enumerate(words))

@@ -9,11 +9,21 @@ imagelabels.mat, setid.mat), VOC2012 (VOCtrainval_11-May-2012.tar), and DatasetF
 ImageFolder (directory trees). The 'cv2' backend gives numpy arrays decoded by PIL: oar
 does not use OpenCV (docs/vision.md lists where oar departs from paddle.vision.datasets).
 """
+
 from .cifar import Cifar10, Cifar100
 from .flowers import Flowers
 from .folder import DatasetFolder, ImageFolder
 from .mnist import FASHION_MNIST_DIR, MNIST, FashionMNIST, read_idx  # noqa: F401
 from .voc2012 import VOC2012
 
-__all__ = ["MNIST", "FashionMNIST", "read_idx", "Cifar10", "Cifar100", "Flowers",
-           "DatasetFolder", "ImageFolder", "VOC2012"]
+__all__ = [
+    "MNIST",
+    "FashionMNIST",
+    "read_idx",
+    "Cifar10",
+    "Cifar100",
+    "Flowers",
+    "DatasetFolder",
+    "ImageFolder",
+    "VOC2012",
+]

@@ -1,5 +1,6 @@
 """Helpers shared by the readers of oar.vision.datasets: argument checks, local files only,
 image decoding and the default float dtype of the 'cv2' backend."""
+
 from __future__ import annotations
 
 import io
@@ -23,8 +24,7 @@ def _backend(name, backend):
     if backend is None:
         backend = get_image_backend()
     if backend not in ("pil", "cv2"):
-        raise ValueError(f"{name}: argument 'backend' must be 'pil' or 'cv2', but got "
-                         f"{backend!r}")
+        raise ValueError(f"{name}: argument 'backend' must be 'pil' or 'cv2', but got {backend!r}")
     return backend
 
 
@@ -38,6 +38,7 @@ def _open_image(source):
         PIL.Image.Image: the image, in the mode the file stores.
     """
     from PIL import Image  # optional dependency: Pillow
+
     img = Image.open(io.BytesIO(source) if isinstance(source, bytes) else source)
     img.load()
     return img

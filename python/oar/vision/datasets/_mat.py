@@ -7,6 +7,7 @@ returns what loadmat returns by default for numeric matrices: each variable as a
 of the dtype it is stored with, at least 2-D, in MATLAB's shape. Variables of other
 classes (cells, structs, chars, sparse) are left out: Flowers needs none of them.
 """
+
 from __future__ import annotations
 
 import struct
@@ -16,8 +17,18 @@ import numpy as np
 
 __all__ = ["loadmat"]
 
-_MI_TYPES = {1: "i1", 2: "u1", 3: "i2", 4: "u2", 5: "i4", 6: "u4", 7: "f4", 9: "f8",
-             12: "i8", 13: "u8"}
+_MI_TYPES = {
+    1: "i1",
+    2: "u1",
+    3: "i2",
+    4: "u2",
+    5: "i4",
+    6: "u4",
+    7: "f4",
+    9: "f8",
+    12: "i8",
+    13: "u8",
+}
 _MI_MATRIX, _MI_COMPRESSED = 14, 15
 _NUMERIC_CLASSES = range(6, 16)  # mxDOUBLE .. mxUINT64
 _COMPLEX = 0x800
@@ -54,14 +65,18 @@ def read_mat5(path):
         data = f.read()
     mark = data[126:128] if len(data) >= 128 else b""
     if mark not in (b"IM", b"MI"):
-        raise ValueError(f"{path!r} is not a level-5 MATLAB .mat file (no 128-byte header "
-                         f"with an endian mark; level 4 and non-MATLAB files have none): "
-                         f"save it with MATLAB's -v7 or -v6, or install scipy")
+        raise ValueError(
+            f"{path!r} is not a level-5 MATLAB .mat file (no 128-byte header "
+            f"with an endian mark; level 4 and non-MATLAB files have none): "
+            f"save it with MATLAB's -v7 or -v6, or install scipy"
+        )
     order = "<" if mark == b"IM" else ">"
     version = struct.unpack(order + "H", data[124:126])[0]
     if version != 0x0100:
-        raise ValueError(f"{path!r} is a MATLAB .mat file of version {version:#06x} (0x0200 is "
-                         f"-v7.3, HDF5); only level 5 (-v7, -v6) is read without scipy")
+        raise ValueError(
+            f"{path!r} is a MATLAB .mat file of version {version:#06x} (0x0200 is "
+            f"-v7.3, HDF5); only level 5 (-v7, -v6) is read without scipy"
+        )
     out = {}
     pos = 128
     while pos + 8 <= len(data):
@@ -70,8 +85,7 @@ def read_mat5(path):
             try:
                 body = zlib.decompress(body)
             except zlib.error as e:
-                raise ValueError(f"{path!r}: a compressed variable does not inflate: {e}") \
-                    from e
+                raise ValueError(f"{path!r}: a compressed variable does not inflate: {e}") from e
             mtype, body, _ = _element(body, 0, order, path)
         if mtype == _MI_MATRIX and body:
             var = _matrix(body, order, path)
@@ -84,12 +98,12 @@ def _element(buf, pos, order, path):
     """One data element at pos: (type, body bytes, position of the next element)."""
     if pos + 8 > len(buf):
         raise ValueError(f"{path!r} is truncated (an element's tag)")
-    first, second = struct.unpack(order + "II", buf[pos:pos + 8])
+    first, second = struct.unpack(order + "II", buf[pos : pos + 8])
     if first >> 16:  # small element: type and size share the first word, data the second
         size = first >> 16
         if size > 4:
             raise ValueError(f"{path!r} is corrupt (a small element of {size} bytes)")
-        return first & 0xFFFF, buf[pos + 4:pos + 4 + size], pos + 8
+        return first & 0xFFFF, buf[pos + 4 : pos + 4 + size], pos + 8
     start, end = pos + 8, pos + 8 + second
     if end > len(buf):
         raise ValueError(f"{path!r} is truncated (an element of {second} bytes)")
@@ -121,8 +135,9 @@ def _matrix(body, order, path):
             raise ValueError(f"{path!r}: complex variable {name!r} has no imaginary part")
         values = values + 1j * _numbers(sub[4], order, path)
     if values.size != int(np.prod(dims)):
-        raise ValueError(f"{path!r}: variable {name!r} holds {values.size} values for "
-                         f"dimensions {list(dims)}")
+        raise ValueError(
+            f"{path!r}: variable {name!r} holds {values.size} values for dimensions {list(dims)}"
+        )
     return name, values.reshape(dims, order="F")
 
 
@@ -133,6 +148,7 @@ def _numbers(element, order, path):
         raise ValueError(f"{path!r}: unexpected element type {mtype} where numbers belong")
     dtype = np.dtype(order + _MI_TYPES[mtype])
     if len(data) % dtype.itemsize:
-        raise ValueError(f"{path!r}: an element of {len(data)} bytes does not hold whole "
-                         f"{dtype} values")
+        raise ValueError(
+            f"{path!r}: an element of {len(data)} bytes does not hold whole {dtype} values"
+        )
     return np.frombuffer(data, dtype).astype(dtype.newbyteorder("="))

@@ -1,5 +1,6 @@
 """oar.vision.datasets.cifar: CIFAR-10 and CIFAR-100 from the python-version archives
 (cifar-10-python.tar.gz, cifar-100-python.tar.gz) on disk."""
+
 from __future__ import annotations
 
 import codecs
@@ -33,19 +34,19 @@ class _BatchUnpickler(pickle.Unpickler):
     and numpy arrays): unpickling may call any global it names, so an archive from
     elsewhere must not be able to run code."""
 
-    _NUMPY = {("multiarray", "_reconstruct"), ("multiarray", "scalar"),
-              ("numeric", "_frombuffer")}
+    _NUMPY = {("multiarray", "_reconstruct"), ("multiarray", "scalar"), ("numeric", "_frombuffer")}
 
     def find_class(self, module, name):
         if module == "numpy" and name in ("ndarray", "dtype"):
             return getattr(np, name)
         for prefix in ("numpy.core.", "numpy._core."):
-            if module.startswith(prefix) and (module[len(prefix):], name) in self._NUMPY:
-                return _numpy_global(module[len(prefix):], name)
+            if module.startswith(prefix) and (module[len(prefix) :], name) in self._NUMPY:
+                return _numpy_global(module[len(prefix) :], name)
         if (module, name) == ("_codecs", "encode"):  # how protocol 2 spells bytes in Python 3
             return codecs.encode
-        raise pickle.UnpicklingError(f"a CIFAR batch holds no {module}.{name}; refusing to "
-                                     f"build it")
+        raise pickle.UnpicklingError(
+            f"a CIFAR batch holds no {module}.{name}; refusing to build it"
+        )
 
 
 def _field(batch, *keys):
@@ -84,8 +85,7 @@ class Cifar10(Dataset):
     URL = _URL + "cifar-10-python.tar.gz"
     FLAGS = {"train": "data_batch", "test": "test_batch"}
 
-    def __init__(self, data_file=None, mode="train", transform=None, download=True,
-                 backend=None):
+    def __init__(self, data_file=None, mode="train", transform=None, download=True, backend=None):
         self.mode = _mode(self.NAME, mode, ("train", "test"))
         self.backend = _backend(self.NAME, backend)
         self.data_file = _local_file(self.NAME, data_file, self.URL)
@@ -103,35 +103,46 @@ class Cifar10(Dataset):
         """
         images, labels = [], []
         with tarfile.open(self.data_file) as tar:
-            members = sorted((m for m in tar.getmembers() if m.isfile() and self.flag in m.name),
-                             key=lambda m: m.name)
+            members = sorted(
+                (m for m in tar.getmembers() if m.isfile() and self.flag in m.name),
+                key=lambda m: m.name,
+            )
             if not members:
-                raise ValueError(f"{self.NAME}: {self.data_file!r} has no {self.flag} batch "
-                                 f"(is it {self.URL.rsplit('/', 1)[1]}?)")
+                raise ValueError(
+                    f"{self.NAME}: {self.data_file!r} has no {self.flag} batch "
+                    f"(is it {self.URL.rsplit('/', 1)[1]}?)"
+                )
             for m in members:
                 try:
                     batch = _BatchUnpickler(tar.extractfile(m), encoding="bytes").load()
                 except Exception as e:
-                    raise ValueError(f"{self.NAME}: {m.name} in {self.data_file!r} is not a "
-                                     f"CIFAR batch: {e}") from e
+                    raise ValueError(
+                        f"{self.NAME}: {m.name} in {self.data_file!r} is not a CIFAR batch: {e}"
+                    ) from e
                 if not isinstance(batch, dict):
-                    raise ValueError(f"{self.NAME}: {m.name} in {self.data_file!r} is not a "
-                                     f"CIFAR batch (a dict)")
+                    raise ValueError(
+                        f"{self.NAME}: {m.name} in {self.data_file!r} is not a CIFAR batch (a dict)"
+                    )
                 # Paddle takes 'labels' (CIFAR-10) or else 'fine_labels' (CIFAR-100) in both.
                 data, lab = _field(batch, "data"), _field(batch, "labels", "fine_labels")
                 if data is None or lab is None:
-                    raise ValueError(f"{self.NAME}: {m.name} in {self.data_file!r} has no "
-                                     f"'data' or no 'labels'/'fine_labels'")
+                    raise ValueError(
+                        f"{self.NAME}: {m.name} in {self.data_file!r} has no "
+                        f"'data' or no 'labels'/'fine_labels'"
+                    )
                 data, lab = np.asarray(data), np.asarray(lab, np.int64).reshape(-1)
                 if data.ndim != 2 or data.shape[1] != 3 * 32 * 32 or len(data) != len(lab):
-                    raise ValueError(f"{self.NAME}: {m.name} in {self.data_file!r} holds data "
-                                     f"{data.shape} and {len(lab)} labels, not [N, 3072] "
-                                     f"and N")
+                    raise ValueError(
+                        f"{self.NAME}: {m.name} in {self.data_file!r} holds data "
+                        f"{data.shape} and {len(lab)} labels, not [N, 3072] "
+                        f"and N"
+                    )
                 images.append(data.astype(np.uint8, copy=False))
                 labels.append(lab)
         # Rows are channel planes (R, G, B), each 32 rows of 32; stored HWC once, not per item.
-        images = np.ascontiguousarray(np.concatenate(images).reshape(-1, 3, 32, 32)
-                                      .transpose(0, 2, 3, 1))
+        images = np.ascontiguousarray(
+            np.concatenate(images).reshape(-1, 3, 32, 32).transpose(0, 2, 3, 1)
+        )
         return images, np.concatenate(labels)
 
     def __len__(self):
@@ -141,6 +152,7 @@ class Cifar10(Dataset):
         image = self.images[idx]
         if self.backend == "pil":
             from PIL import Image  # optional dependency: Pillow
+
             image = Image.fromarray(image)
         if self.transform is not None:
             image = self.transform(image)
@@ -157,6 +169,5 @@ class Cifar100(Cifar10):
     URL = _URL + "cifar-100-python.tar.gz"
     FLAGS = {"train": "train", "test": "test"}
 
-    def __init__(self, data_file=None, mode="train", transform=None, download=True,
-                 backend=None):
+    def __init__(self, data_file=None, mode="train", transform=None, download=True, backend=None):
         super().__init__(data_file, mode, transform, download, backend)

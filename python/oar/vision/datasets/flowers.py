@@ -1,5 +1,6 @@
 """oar.vision.datasets.flowers: Oxford 102 Flowers from 102flowers.tgz, imagelabels.mat and
 setid.mat on disk."""
+
 from __future__ import annotations
 
 import os
@@ -27,7 +28,7 @@ def _extract_dir(data_file):
     extension (Paddle's 102flowers.tgz -> 102flowers/), so a tree Paddle unpacked is used."""
     for ext in (".tgz", ".tar.gz", ".tar"):
         if data_file.endswith(ext):
-            return data_file[:-len(ext)]
+            return data_file[: -len(ext)]
     return data_file + ".d"
 
 
@@ -72,12 +73,16 @@ def _first_row(name, path, key):
     except Exception as e:
         raise ValueError(f"{name}: cannot read {path!r} as a MATLAB .mat file: {e}") from e
     if key not in mat:
-        raise ValueError(f"{name}: {path!r} has no variable {key!r} (it has "
-                         f"{sorted(k for k in mat if not k.startswith('__'))})")
+        raise ValueError(
+            f"{name}: {path!r} has no variable {key!r} (it has "
+            f"{sorted(k for k in mat if not k.startswith('__'))})"
+        )
     arr = np.asarray(mat[key])
     if arr.ndim != 2 or arr.shape[0] < 1 or not np.issubdtype(arr.dtype, np.number):
-        raise ValueError(f"{name}: {key!r} in {path!r} is not a 1 x N numeric matrix "
-                         f"(shape {list(arr.shape)}, {arr.dtype})")
+        raise ValueError(
+            f"{name}: {key!r} in {path!r} is not a 1 x N numeric matrix "
+            f"(shape {list(arr.shape)}, {arr.dtype})"
+        )
     return arr[0]
 
 
@@ -112,8 +117,16 @@ class Flowers(Dataset):
 
     NAME = "Flowers"
 
-    def __init__(self, data_file=None, label_file=None, setid_file=None, mode="train",
-                 transform=None, download=True, backend=None):
+    def __init__(
+        self,
+        data_file=None,
+        label_file=None,
+        setid_file=None,
+        mode="train",
+        transform=None,
+        download=True,
+        backend=None,
+    ):
         mode = _mode(self.NAME, mode, ("train", "valid", "test"))
         self.backend = _backend(self.NAME, backend)
         data_file = _local_file(self.NAME, data_file, _URL + "102flowers.tgz", "data_file")
@@ -125,9 +138,11 @@ class Flowers(Dataset):
         self.indexes = _first_row(self.NAME, setid_file, self.flag)
         bad = (self.indexes < 1) | (self.indexes > len(self.labels))
         if bad.any():
-            raise ValueError(f"{self.NAME}: {self.flag} in {setid_file!r} numbers image "
-                             f"{int(self.indexes[bad][0])}, outside 1..{len(self.labels)} "
-                             f"(the images {label_file!r} labels)")
+            raise ValueError(
+                f"{self.NAME}: {self.flag} in {setid_file!r} numbers image "
+                f"{int(self.indexes[bad][0])}, outside 1..{len(self.labels)} "
+                f"(the images {label_file!r} labels)"
+            )
         # With a trailing separator, as Paddle's data_path has.
         self.data_path = os.path.join(_extract_dir(data_file), "")
         if not os.path.isdir(os.path.join(self.data_path, "jpg")):

@@ -1,5 +1,6 @@
 """oar.vision.datasets.folder: datasets from directory trees of files — DatasetFolder (one
 subdirectory per class) and ImageFolder (unlabelled files) — and their loaders."""
+
 from __future__ import annotations
 
 import os
@@ -10,8 +11,16 @@ from ...io.dataset import Dataset
 from ._common import _default_dtype
 from ..image import get_image_backend
 
-__all__ = ["DatasetFolder", "ImageFolder", "IMG_EXTENSIONS", "has_valid_extension",
-           "make_dataset", "pil_loader", "cv2_loader", "default_loader"]
+__all__ = [
+    "DatasetFolder",
+    "ImageFolder",
+    "IMG_EXTENSIONS",
+    "has_valid_extension",
+    "make_dataset",
+    "pil_loader",
+    "cv2_loader",
+    "default_loader",
+]
 
 IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
 
@@ -27,8 +36,10 @@ def has_valid_extension(filename, extensions):
         bool: True when it ends with one of them.
     """
     if not isinstance(extensions, (list, tuple)):
-        raise TypeError(f"has_valid_extension: argument 'extensions' must be a list or tuple, "
-                        f"but got {type(extensions).__name__}")
+        raise TypeError(
+            f"has_valid_extension: argument 'extensions' must be a list or tuple, "
+            f"but got {type(extensions).__name__}"
+        )
     return filename.lower().endswith(tuple(e.lower() for e in extensions))
 
 
@@ -54,13 +65,17 @@ def _file_test(name, extensions, is_valid_file):
         if extensions is not None:
             raise ValueError(f"{name}: give 'extensions' or 'is_valid_file', not both")
         if not callable(is_valid_file):
-            raise TypeError(f"{name}: argument 'is_valid_file' must be callable, but got "
-                            f"{type(is_valid_file).__name__}")
+            raise TypeError(
+                f"{name}: argument 'is_valid_file' must be callable, but got "
+                f"{type(is_valid_file).__name__}"
+            )
         return is_valid_file, None
     extensions = IMG_EXTENSIONS if extensions is None else extensions
     if not isinstance(extensions, (list, tuple)):
-        raise TypeError(f"{name}: argument 'extensions' must be a list or tuple, but got "
-                        f"{type(extensions).__name__}")
+        raise TypeError(
+            f"{name}: argument 'extensions' must be a list or tuple, but got "
+            f"{type(extensions).__name__}"
+        )
     return (lambda path: has_valid_extension(path, extensions)), extensions
 
 
@@ -91,6 +106,7 @@ def make_dataset(dir, class_to_idx, extensions=None, is_valid_file=None):
 def pil_loader(path):
     """The image file at path as an RGB PIL image."""
     from PIL import Image  # optional dependency: Pillow
+
     with open(path, "rb") as f:
         return Image.open(f).convert("RGB")
 
@@ -109,8 +125,7 @@ def default_loader(path):
 
 def _root(name, root):
     if not isinstance(root, (str, os.PathLike)):
-        raise TypeError(f"{name}: argument 'root' must be a path, but got "
-                        f"{type(root).__name__}")
+        raise TypeError(f"{name}: argument 'root' must be a path, but got {type(root).__name__}")
     path = os.path.expanduser(os.fspath(root))
     if not os.path.isdir(path):
         raise FileNotFoundError(f"{name}: no directory {os.fspath(root)!r}")
@@ -118,8 +133,11 @@ def _root(name, root):
 
 
 def _found_none(kind, root, extensions):
-    wanted = ("Supported extensions are: " + ",".join(extensions) if extensions is not None
-              else "No file passed is_valid_file")
+    wanted = (
+        "Supported extensions are: " + ",".join(extensions)
+        if extensions is not None
+        else "No file passed is_valid_file"
+    )
     return RuntimeError(f"Found 0 {kind} in subfolders of: {root}\n{wanted}")
 
 
@@ -154,8 +172,7 @@ class DatasetFolder(Dataset):
 
     NAME = "DatasetFolder"
 
-    def __init__(self, root, loader=None, extensions=None, transform=None,
-                 is_valid_file=None):
+    def __init__(self, root, loader=None, extensions=None, transform=None, is_valid_file=None):
         self.root = root
         self.transform = transform
         path = _root(self.NAME, root)
@@ -211,8 +228,7 @@ class ImageFolder(Dataset):
 
     NAME = "ImageFolder"
 
-    def __init__(self, root, loader=None, extensions=None, transform=None,
-                 is_valid_file=None):
+    def __init__(self, root, loader=None, extensions=None, transform=None, is_valid_file=None):
         self.root = root
         path = _root(self.NAME, root)
         test, self.extensions = _file_test(self.NAME, extensions, is_valid_file)

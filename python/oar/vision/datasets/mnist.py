@@ -5,6 +5,7 @@ Nothing is downloaded. FashionMNIST reads the files Debian's
 MNIST reads the IDX files whose paths the caller gives. A missing file is a clear
 FileNotFoundError saying what to install or pass.
 """
+
 from __future__ import annotations
 
 import gzip
@@ -19,8 +20,10 @@ from ...io.collate import default_collate_fn
 __all__ = ["MNIST", "FashionMNIST", "read_idx"]
 
 FASHION_MNIST_DIR = "/usr/share/datasets/fashion-mnist"
-_FILES = {"train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
-          "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz")}
+_FILES = {
+    "train": ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz"),
+    "test": ("t10k-images-idx3-ubyte.gz", "t10k-labels-idx1-ubyte.gz"),
+}
 _IDX_TYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 
 
@@ -36,12 +39,14 @@ def read_idx(path):
     header = 4 + 4 * ndim
     if len(data) < header:
         raise ValueError(f"read_idx: {path!r} is truncated (header)")
-    dims = [int.from_bytes(data[4 + 4 * i:8 + 4 * i], "big") for i in range(ndim)]
+    dims = [int.from_bytes(data[4 + 4 * i : 8 + 4 * i], "big") for i in range(ndim)]
     dtype = np.dtype(_IDX_TYPES[data[2]])
     need = int(np.prod(dims)) * dtype.itemsize
     if len(data) - header != need:
-        raise ValueError(f"read_idx: {path!r} holds {len(data) - header} data bytes, its header "
-                         f"{dims} of {dtype} needs {need}")
+        raise ValueError(
+            f"read_idx: {path!r} holds {len(data) - header} data bytes, its header "
+            f"{dims} of {dtype} needs {need}"
+        )
     return np.frombuffer(data, dtype, offset=header).reshape(dims).astype(dtype.newbyteorder("="))
 
 
@@ -64,35 +69,50 @@ class MNIST(Dataset):
     DEFAULT_DIR: str | None = None
     PACKAGE: str | None = None
 
-    def __init__(self, image_path=None, label_path=None, mode="train", transform=None,
-                 download=True, backend=None):
+    def __init__(
+        self,
+        image_path=None,
+        label_path=None,
+        mode="train",
+        transform=None,
+        download=True,
+        backend=None,
+    ):
         if mode not in ("train", "test"):
-            raise ValueError(f"{self.NAME}: argument 'mode' must be 'train' or 'test', got "
-                             f"{mode!r}")
+            raise ValueError(
+                f"{self.NAME}: argument 'mode' must be 'train' or 'test', got {mode!r}"
+            )
         backend = backend or "pil"
         if backend not in ("pil", "cv2"):
-            raise ValueError(f"{self.NAME}: argument 'backend' must be 'pil' or 'cv2', got "
-                             f"{backend!r}")
+            raise ValueError(
+                f"{self.NAME}: argument 'backend' must be 'pil' or 'cv2', got {backend!r}"
+            )
         self.mode, self.transform, self.backend = mode, transform, backend
         if image_path is None or label_path is None:
             if self.DEFAULT_DIR is None:
-                raise ValueError(f"{self.NAME}: give image_path and label_path (IDX files); "
-                                 f"oar downloads nothing")
+                raise ValueError(
+                    f"{self.NAME}: give image_path and label_path (IDX files); "
+                    f"oar downloads nothing"
+                )
             image_path = image_path or os.path.join(self.DEFAULT_DIR, _FILES[mode][0])
             label_path = label_path or os.path.join(self.DEFAULT_DIR, _FILES[mode][1])
         for p in (image_path, label_path):
             if not os.path.isfile(p):
-                hint = (f"install the Debian package {self.PACKAGE} (apt-get install "
-                        f"{self.PACKAGE})" if self.PACKAGE and str(p).startswith(
-                            self.DEFAULT_DIR or "\0") else "check the path")
-                raise FileNotFoundError(f"{self.NAME}: no file {p!r}: {hint}; oar downloads "
-                                        f"nothing")
+                hint = (
+                    f"install the Debian package {self.PACKAGE} (apt-get install {self.PACKAGE})"
+                    if self.PACKAGE and str(p).startswith(self.DEFAULT_DIR or "\0")
+                    else "check the path"
+                )
+                raise FileNotFoundError(
+                    f"{self.NAME}: no file {p!r}: {hint}; oar downloads nothing"
+                )
         self.images = read_idx(image_path)
         self.labels = read_idx(label_path).astype(np.int64)
-        if self.images.ndim != 3 or self.labels.ndim != 1 or \
-                len(self.images) != len(self.labels):
-            raise ValueError(f"{self.NAME}: {image_path!r} and {label_path!r} do not hold "
-                             f"matching [N, H, W] images and [N] labels")
+        if self.images.ndim != 3 or self.labels.ndim != 1 or len(self.images) != len(self.labels):
+            raise ValueError(
+                f"{self.NAME}: {image_path!r} and {label_path!r} do not hold "
+                f"matching [N, H, W] images and [N] labels"
+            )
 
     def __len__(self):
         return len(self.labels)
@@ -101,12 +121,13 @@ class MNIST(Dataset):
         image = self.images[idx]
         if self.backend == "pil":
             from PIL import Image  # optional dependency: Pillow
+
             image = Image.fromarray(image, mode="L")
         else:
             image = image.astype(np.float32)
         if self.transform is not None:
             image = self.transform(image)
-        return image, self.labels[idx:idx + 1] if idx >= 0 else np.array([self.labels[idx]])
+        return image, self.labels[idx : idx + 1] if idx >= 0 else np.array([self.labels[idx]])
 
     def __getitems__(self, indices):
         """A whole batch in a few numpy operations when the transform can be applied to a

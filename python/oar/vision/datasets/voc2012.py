@@ -1,5 +1,6 @@
 """oar.vision.datasets.voc2012: PASCAL VOC 2012 semantic segmentation pairs from
 VOCtrainval_11-May-2012.tar on disk."""
+
 from __future__ import annotations
 
 import tarfile
@@ -47,8 +48,7 @@ class VOC2012(Dataset):
 
     NAME = "VOC2012"
 
-    def __init__(self, data_file=None, mode="train", transform=None, download=True,
-                 backend=None):
+    def __init__(self, data_file=None, mode="train", transform=None, download=True, backend=None):
         mode = _mode(self.NAME, mode, ("train", "valid", "test"))
         self.backend = _backend(self.NAME, backend)
         self.data_file = _local_file(self.NAME, data_file, _URL)
@@ -69,17 +69,22 @@ class VOC2012(Dataset):
         self._members = {m.name: m for m in self._tar.getmembers() if m.isfile()}
         set_file = _SET_FILE.format(self.flag)
         if set_file not in self._members:
-            raise ValueError(f"{self.NAME}: {self.data_file!r} has no {set_file} (is it "
-                             f"VOCtrainval_11-May-2012.tar?)")
+            raise ValueError(
+                f"{self.NAME}: {self.data_file!r} has no {set_file} (is it "
+                f"VOCtrainval_11-May-2012.tar?)"
+            )
         names = [line.strip().decode("utf-8") for line in self._read(set_file).splitlines()]
         names = [n for n in names if n]
         self.data = [_IMAGE.format(n) for n in names]
         self.labels = [_LABEL.format(n) for n in names]
-        missing = [m for pair in zip(self.data, self.labels) for m in pair
-                   if m not in self._members]
+        missing = [
+            m for pair in zip(self.data, self.labels) for m in pair if m not in self._members
+        ]
         if missing:
-            raise ValueError(f"{self.NAME}: {self.data_file!r} lacks {len(missing)} file(s) "
-                             f"that {set_file} lists, e.g. {missing[0]}")
+            raise ValueError(
+                f"{self.NAME}: {self.data_file!r} lacks {len(missing)} file(s) "
+                f"that {set_file} lists, e.g. {missing[0]}"
+            )
 
     def _read(self, name):
         # One archive handle serves every read, and oar's DataLoader reads from worker

@@ -1,4 +1,5 @@
 """AlexNet (Krizhevsky et al. 2012) with Paddle's layer names (_conv1.._conv5, _fc6.._fc8)."""
+
 from __future__ import annotations
 
 import math
@@ -19,15 +20,31 @@ def _uniform_attr(fan_in):
 
 def _conv(cin, cout, k, stride, padding):
     fan_in = cin * k * k
-    return nn.Conv2D(cin, cout, k, stride=stride, padding=padding,
-                     weight_attr=_uniform_attr(fan_in), bias_attr=_uniform_attr(fan_in))
+    return nn.Conv2D(
+        cin,
+        cout,
+        k,
+        stride=stride,
+        padding=padding,
+        weight_attr=_uniform_attr(fan_in),
+        bias_attr=_uniform_attr(fan_in),
+    )
 
 
 class ConvPoolLayer(nn.Layer):
     """Conv2D (+ ReLU when act='relu') and a 3x3/2 max pool."""
 
-    def __init__(self, input_channels, output_channels, filter_size, stride, padding,
-                 stdv=None, groups=1, act=None):
+    def __init__(
+        self,
+        input_channels,
+        output_channels,
+        filter_size,
+        stride,
+        padding,
+        stdv=None,
+        groups=1,
+        act=None,
+    ):
         super().__init__()
         self.relu = nn.ReLU() if act == "relu" else None
         self._conv = _conv(input_channels, output_channels, filter_size, stride, padding)
@@ -54,13 +71,19 @@ class AlexNet(nn.Layer):
         if num_classes > 0:
             fan_in = 256 * 6 * 6
             self._drop1 = nn.Dropout(p=0.5, mode="downscale_in_infer")
-            self._fc6 = nn.Linear(fan_in, 4096, weight_attr=_uniform_attr(fan_in),
-                                  bias_attr=_uniform_attr(fan_in))
+            self._fc6 = nn.Linear(
+                fan_in, 4096, weight_attr=_uniform_attr(fan_in), bias_attr=_uniform_attr(fan_in)
+            )
             self._drop2 = nn.Dropout(p=0.5, mode="downscale_in_infer")
-            self._fc7 = nn.Linear(4096, 4096, weight_attr=_uniform_attr(fan_in),
-                                  bias_attr=_uniform_attr(fan_in))
-            self._fc8 = nn.Linear(4096, num_classes, weight_attr=_uniform_attr(fan_in),
-                                  bias_attr=_uniform_attr(fan_in))
+            self._fc7 = nn.Linear(
+                4096, 4096, weight_attr=_uniform_attr(fan_in), bias_attr=_uniform_attr(fan_in)
+            )
+            self._fc8 = nn.Linear(
+                4096,
+                num_classes,
+                weight_attr=_uniform_attr(fan_in),
+                bias_attr=_uniform_attr(fan_in),
+            )
 
     def forward(self, inputs):
         x = self._conv2(self._conv1(inputs))

@@ -1,5 +1,6 @@
 """DenseNet (Huang et al. 2017) with Paddle's layer names (conv1_func, db_conv_2..5,
 tr_conv2..4_blk, batch_norm, out)."""
+
 from __future__ import annotations
 
 import math
@@ -10,19 +11,26 @@ from ._utils import no_pretrained
 from ..._C import concat
 from ...tensor.manipulation import flatten
 
-__all__ = ["DenseNet", "densenet121", "densenet161", "densenet169", "densenet201",
-           "densenet264"]
+__all__ = ["DenseNet", "densenet121", "densenet161", "densenet169", "densenet201", "densenet264"]
 
 
 class BNACConvLayer(nn.Layer):
     """BatchNorm with its activation, then a bias-free Conv2D (pre-activation)."""
 
-    def __init__(self, num_channels, num_filters, filter_size, stride=1, pad=0, groups=1,
-                 act="relu"):
+    def __init__(
+        self, num_channels, num_filters, filter_size, stride=1, pad=0, groups=1, act="relu"
+    ):
         super().__init__()
         self._batch_norm = nn.BatchNorm(num_channels, act=act)
-        self._conv = nn.Conv2D(num_channels, num_filters, filter_size, stride=stride,
-                               padding=pad, groups=groups, bias_attr=False)
+        self._conv = nn.Conv2D(
+            num_channels,
+            num_filters,
+            filter_size,
+            stride=stride,
+            padding=pad,
+            groups=groups,
+            bias_attr=False,
+        )
 
     def forward(self, input):  # noqa: A002 - Paddle's name
         return self._conv(self._batch_norm(input))
@@ -54,9 +62,12 @@ class DenseBlock(nn.Layer):
         self.dropout = dropout
         self.dense_layer_func = []
         for i in range(num_layers):
-            self.dense_layer_func.append(self.add_sublayer(
-                f"{name}_{i + 1}",
-                DenseLayer(num_channels + i * growth_rate, growth_rate, bn_size, dropout)))
+            self.dense_layer_func.append(
+                self.add_sublayer(
+                    f"{name}_{i + 1}",
+                    DenseLayer(num_channels + i * growth_rate, growth_rate, bn_size, dropout),
+                )
+            )
 
     def forward(self, input):  # noqa: A002
         for layer in self.dense_layer_func:
@@ -79,11 +90,19 @@ class TransitionLayer(nn.Layer):
 class ConvBNLayer(nn.Layer):
     """A bias-free Conv2D then BatchNorm with its activation."""
 
-    def __init__(self, num_channels, num_filters, filter_size, stride=1, pad=0, groups=1,
-                 act="relu"):
+    def __init__(
+        self, num_channels, num_filters, filter_size, stride=1, pad=0, groups=1, act="relu"
+    ):
         super().__init__()
-        self._conv = nn.Conv2D(num_channels, num_filters, filter_size, stride=stride,
-                               padding=pad, groups=groups, bias_attr=False)
+        self._conv = nn.Conv2D(
+            num_channels,
+            num_filters,
+            filter_size,
+            stride=stride,
+            padding=pad,
+            groups=groups,
+            bias_attr=False,
+        )
         self._batch_norm = nn.BatchNorm(num_filters, act=act)
 
     def forward(self, input):  # noqa: A002
@@ -91,9 +110,13 @@ class ConvBNLayer(nn.Layer):
 
 
 # layers -> (initial features, growth rate, layers per block)
-_SPECS = {121: (64, 32, [6, 12, 24, 16]), 161: (96, 48, [6, 12, 36, 24]),
-          169: (64, 32, [6, 12, 32, 32]), 201: (64, 32, [6, 12, 48, 32]),
-          264: (64, 32, [6, 12, 64, 48])}
+_SPECS = {
+    121: (64, 32, [6, 12, 24, 16]),
+    161: (96, 48, [6, 12, 36, 24]),
+    169: (64, 32, [6, 12, 32, 32]),
+    201: (64, 32, [6, 12, 48, 32]),
+    264: (64, 32, [6, 12, 64, 48]),
+}
 
 
 class DenseNet(nn.Layer):
@@ -102,8 +125,9 @@ class DenseNet(nn.Layer):
     def __init__(self, layers=121, bn_size=4, dropout=0.0, num_classes=1000, with_pool=True):
         super().__init__()
         if layers not in _SPECS:
-            raise ValueError(f"DenseNet: argument 'layers' must be one of {sorted(_SPECS)}, but "
-                             f"got {layers!r}")
+            raise ValueError(
+                f"DenseNet: argument 'layers' must be one of {sorted(_SPECS)}, but got {layers!r}"
+            )
         self.num_classes, self.with_pool = num_classes, with_pool
         init, growth, blocks = _SPECS[layers]
         self.block_config = blocks
@@ -112,21 +136,30 @@ class DenseNet(nn.Layer):
         self.dense_block_func_list, self.transition_func_list = [], []
         features = init
         for i, n in enumerate(blocks):
-            self.dense_block_func_list.append(self.add_sublayer(
-                f"db_conv_{i + 2}",
-                DenseBlock(features, n, bn_size, growth, dropout, name=f"conv{i + 2}")))
+            self.dense_block_func_list.append(
+                self.add_sublayer(
+                    f"db_conv_{i + 2}",
+                    DenseBlock(features, n, bn_size, growth, dropout, name=f"conv{i + 2}"),
+                )
+            )
             features += n * growth
             if i != len(blocks) - 1:
-                self.transition_func_list.append(self.add_sublayer(
-                    f"tr_conv{i + 2}_blk", TransitionLayer(features, features // 2)))
+                self.transition_func_list.append(
+                    self.add_sublayer(
+                        f"tr_conv{i + 2}_blk", TransitionLayer(features, features // 2)
+                    )
+                )
                 features //= 2
         self.batch_norm = nn.BatchNorm(features, act="relu")
         if with_pool:
             self.pool2d_avg = nn.AdaptiveAvgPool2D(1)
         if num_classes > 0:
             bound = 1.0 / math.sqrt(features)
-            self.out = nn.Linear(features, num_classes, weight_attr=nn.ParamAttr(
-                initializer=nn.initializer.Uniform(-bound, bound)))
+            self.out = nn.Linear(
+                features,
+                num_classes,
+                weight_attr=nn.ParamAttr(initializer=nn.initializer.Uniform(-bound, bound)),
+            )
 
     def forward(self, input):  # noqa: A002
         y = self.pool2d_max(self.conv1_func(input))

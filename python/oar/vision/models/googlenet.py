@@ -1,5 +1,6 @@
 """GoogLeNet (Szegedy et al. 2015) with Paddle's layer names; the forward returns the main
 output and the two auxiliary heads' outputs."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -15,7 +16,7 @@ __all__ = ["GoogLeNet", "googlenet"]
 
 
 def _xavier(channels, filter_size):
-    bound = (3.0 / (filter_size ** 2 * channels)) ** 0.5
+    bound = (3.0 / (filter_size**2 * channels)) ** 0.5
     return nn.ParamAttr(initializer=nn.initializer.Uniform(-bound, bound))
 
 
@@ -24,8 +25,15 @@ class ConvLayer(nn.Layer):
 
     def __init__(self, num_channels, num_filters, filter_size, stride=1, groups=1):
         super().__init__()
-        self._conv = nn.Conv2D(num_channels, num_filters, filter_size, stride=stride,
-                               padding=(filter_size - 1) // 2, groups=groups, bias_attr=False)
+        self._conv = nn.Conv2D(
+            num_channels,
+            num_filters,
+            filter_size,
+            stride=stride,
+            padding=(filter_size - 1) // 2,
+            groups=groups,
+            bias_attr=False,
+        )
 
     def forward(self, inputs):
         return self._conv(inputs)
@@ -34,8 +42,9 @@ class ConvLayer(nn.Layer):
 class Inception(nn.Layer):
     """1x1, 3x3 and 5x5 branches and a pooled projection, concatenated, then ReLU."""
 
-    def __init__(self, input_channels, output_channels, filter1, filter3R, filter3, filter5R,
-                 filter5, proj):
+    def __init__(
+        self, input_channels, output_channels, filter1, filter3R, filter3, filter5R, filter5, proj
+    ):
         super().__init__()
         self._conv1 = ConvLayer(input_channels, filter1, 1)
         self._conv3r = ConvLayer(input_channels, filter3R, 1)
@@ -46,17 +55,26 @@ class Inception(nn.Layer):
         self._convprj = ConvLayer(input_channels, proj, 1)
 
     def forward(self, inputs):
-        branches = [self._conv1(inputs), self._conv3(self._conv3r(inputs)),
-                    self._conv5(self._conv5r(inputs)), self._convprj(self._pool(inputs))]
+        branches = [
+            self._conv1(inputs),
+            self._conv3(self._conv3r(inputs)),
+            self._conv5(self._conv5r(inputs)),
+            self._convprj(self._pool(inputs)),
+        ]
         return F.relu(concat(branches, axis=1))
 
 
 _INCEPTIONS = [
-    ("_ince3a", 192, 64, 96, 128, 16, 32, 32), ("_ince3b", 256, 128, 128, 192, 32, 96, 64),
-    ("_ince4a", 480, 192, 96, 208, 16, 48, 64), ("_ince4b", 512, 160, 112, 224, 24, 64, 64),
-    ("_ince4c", 512, 128, 128, 256, 24, 64, 64), ("_ince4d", 512, 112, 144, 288, 32, 64, 64),
-    ("_ince4e", 528, 256, 160, 320, 32, 128, 128), ("_ince5a", 832, 256, 160, 320, 32, 128, 128),
-    ("_ince5b", 832, 384, 192, 384, 48, 128, 128)]
+    ("_ince3a", 192, 64, 96, 128, 16, 32, 32),
+    ("_ince3b", 256, 128, 128, 192, 32, 96, 64),
+    ("_ince4a", 480, 192, 96, 208, 16, 48, 64),
+    ("_ince4b", 512, 160, 112, 224, 24, 64, 64),
+    ("_ince4c", 512, 128, 128, 256, 24, 64, 64),
+    ("_ince4d", 512, 112, 144, 288, 32, 64, 64),
+    ("_ince4e", 528, 256, 160, 320, 32, 128, 128),
+    ("_ince5a", 832, 256, 160, 320, 32, 128, 128),
+    ("_ince5b", 832, 384, 192, 384, 48, 128, 128),
+]
 
 
 class GoogLeNet(nn.Layer):

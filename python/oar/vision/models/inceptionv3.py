@@ -1,5 +1,6 @@
 """Inception-v3 (Szegedy et al. 2016) with Paddle's layer names (inception_stem,
 inception_block_list.0-10, avg_pool, fc); input 3x299x299."""
+
 from __future__ import annotations
 
 import math
@@ -14,8 +15,9 @@ __all__ = ["InceptionV3", "inception_v3"]
 
 
 def _cna(cin, cout, kernel, stride=1, padding=0):
-    return ConvNormActivation(cin, cout, kernel, stride=stride, padding=padding,
-                              activation_layer=nn.ReLU)
+    return ConvNormActivation(
+        cin, cout, kernel, stride=stride, padding=padding, activation_layer=nn.ReLU
+    )
 
 
 def _avg3():
@@ -58,9 +60,14 @@ class InceptionA(nn.Layer):
         self.branch_pool_conv = _cna(num_channels, pool_features, 1)
 
     def forward(self, x):
-        return _cat([self.branch1x1(x), self.branch5x5_2(self.branch5x5_1(x)),
-                     self.branch3x3dbl_3(self.branch3x3dbl_2(self.branch3x3dbl_1(x))),
-                     self.branch_pool_conv(self.branch_pool(x))])
+        return _cat(
+            [
+                self.branch1x1(x),
+                self.branch5x5_2(self.branch5x5_1(x)),
+                self.branch3x3dbl_3(self.branch3x3dbl_2(self.branch3x3dbl_1(x))),
+                self.branch_pool_conv(self.branch_pool(x)),
+            ]
+        )
 
 
 class InceptionB(nn.Layer):
@@ -75,9 +82,13 @@ class InceptionB(nn.Layer):
         self.branch_pool = nn.MaxPool2D(kernel_size=3, stride=2)
 
     def forward(self, x):
-        return _cat([self.branch3x3(x),
-                     self.branch3x3dbl_3(self.branch3x3dbl_2(self.branch3x3dbl_1(x))),
-                     self.branch_pool(x)])
+        return _cat(
+            [
+                self.branch3x3(x),
+                self.branch3x3dbl_3(self.branch3x3dbl_2(self.branch3x3dbl_1(x))),
+                self.branch_pool(x),
+            ]
+        )
 
 
 class InceptionC(nn.Layer):
@@ -145,9 +156,14 @@ class InceptionE(nn.Layer):
     def forward(self, x):
         b3 = self.branch3x3_1(x)
         d = self.branch3x3dbl_2(self.branch3x3dbl_1(x))
-        return _cat([self.branch1x1(x), _cat([self.branch3x3_2a(b3), self.branch3x3_2b(b3)]),
-                     _cat([self.branch3x3dbl_3a(d), self.branch3x3dbl_3b(d)]),
-                     self.branch_pool_conv(self.branch_pool(x))])
+        return _cat(
+            [
+                self.branch1x1(x),
+                _cat([self.branch3x3_2a(b3), self.branch3x3_2b(b3)]),
+                _cat([self.branch3x3dbl_3a(d), self.branch3x3dbl_3b(d)]),
+                self.branch_pool_conv(self.branch_pool(x)),
+            ]
+        )
 
 
 class InceptionV3(nn.Layer):
@@ -168,8 +184,11 @@ class InceptionV3(nn.Layer):
         if num_classes > 0:
             self.dropout = nn.Dropout(p=0.2, mode="downscale_in_infer")
             bound = 1.0 / math.sqrt(2048.0)
-            self.fc = nn.Linear(2048, num_classes, weight_attr=nn.ParamAttr(
-                initializer=nn.initializer.Uniform(-bound, bound)))
+            self.fc = nn.Linear(
+                2048,
+                num_classes,
+                weight_attr=nn.ParamAttr(initializer=nn.initializer.Uniform(-bound, bound)),
+            )
 
     def forward(self, x):
         x = self.inception_stem(x)

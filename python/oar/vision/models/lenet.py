@@ -1,4 +1,5 @@
 """LeNet-5 with Paddle's layer names (features, fc)."""
+
 from __future__ import annotations
 
 from ... import nn
@@ -14,11 +15,17 @@ class LeNet(nn.Layer):
         super().__init__()
         self.num_classes = num_classes
         self.features = nn.Sequential(
-            nn.Conv2D(1, 6, 3, stride=1, padding=1), nn.ReLU(), nn.MaxPool2D(2, 2),
-            nn.Conv2D(6, 16, 5, stride=1, padding=0), nn.ReLU(), nn.MaxPool2D(2, 2))
+            nn.Conv2D(1, 6, 3, stride=1, padding=1),
+            nn.ReLU(),
+            nn.MaxPool2D(2, 2),
+            nn.Conv2D(6, 16, 5, stride=1, padding=0),
+            nn.ReLU(),
+            nn.MaxPool2D(2, 2),
+        )
         if num_classes > 0:
-            self.fc = nn.Sequential(nn.Linear(400, 120), nn.Linear(120, 84),
-                                    nn.Linear(84, num_classes))
+            self.fc = nn.Sequential(
+                nn.Linear(400, 120), nn.Linear(120, 84), nn.Linear(84, num_classes)
+            )
 
     def forward(self, inputs):
         x = self.features(inputs)

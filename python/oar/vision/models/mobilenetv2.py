@@ -1,4 +1,5 @@
 """MobileNetV2 (Sandler et al. 2018) with Paddle's names: features, pool2d_avg, classifier."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -13,9 +14,13 @@ __all__ = ["MobileNetV2", "mobilenet_v2"]
 class _ConvBNReLU(nn.Sequential):
     def __init__(self, in_planes, out_planes, kernel_size=3, stride=1, groups=1):
         padding = (kernel_size - 1) // 2
-        super().__init__(nn.Conv2D(in_planes, out_planes, kernel_size, stride, padding,
-                                   groups=groups, bias_attr=False),
-                         nn.BatchNorm2D(out_planes), nn.ReLU6())
+        super().__init__(
+            nn.Conv2D(
+                in_planes, out_planes, kernel_size, stride, padding, groups=groups, bias_attr=False
+            ),
+            nn.BatchNorm2D(out_planes),
+            nn.ReLU6(),
+        )
 
 
 class _InvertedResidual(nn.Layer):
@@ -26,8 +31,11 @@ class _InvertedResidual(nn.Layer):
         layers = []
         if expand_ratio != 1:
             layers.append(_ConvBNReLU(inp, hidden, kernel_size=1))
-        layers += [_ConvBNReLU(hidden, hidden, stride=stride, groups=hidden),
-                   nn.Conv2D(hidden, oup, 1, 1, 0, bias_attr=False), nn.BatchNorm2D(oup)]
+        layers += [
+            _ConvBNReLU(hidden, hidden, stride=stride, groups=hidden),
+            nn.Conv2D(hidden, oup, 1, 1, 0, bias_attr=False),
+            nn.BatchNorm2D(oup),
+        ]
         self.conv = nn.Sequential(*layers)
 
     def forward(self, x):
@@ -42,8 +50,15 @@ class MobileNetV2(nn.Layer):
         self.num_classes, self.with_pool = num_classes, with_pool
         input_channel = make_divisible(32 * scale)
         last_channel = make_divisible(1280 * max(1.0, scale))
-        settings = [[1, 16, 1, 1], [6, 24, 2, 2], [6, 32, 3, 2], [6, 64, 4, 2], [6, 96, 3, 1],
-                    [6, 160, 3, 2], [6, 320, 1, 1]]
+        settings = [
+            [1, 16, 1, 1],
+            [6, 24, 2, 2],
+            [6, 32, 3, 2],
+            [6, 64, 4, 2],
+            [6, 96, 3, 1],
+            [6, 160, 3, 2],
+            [6, 320, 1, 1],
+        ]
         features = [_ConvBNReLU(3, input_channel, stride=2)]
         for t, c, n, s in settings:
             out = make_divisible(c * scale)
@@ -55,8 +70,7 @@ class MobileNetV2(nn.Layer):
         if with_pool:
             self.pool2d_avg = nn.AdaptiveAvgPool2D(1)
         if num_classes > 0:
-            self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(last_channel,
-                                                                       num_classes))
+            self.classifier = nn.Sequential(nn.Dropout(0.2), nn.Linear(last_channel, num_classes))
 
     def forward(self, x):
         x = self.features(x)

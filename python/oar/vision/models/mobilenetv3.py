@@ -1,5 +1,6 @@
 """MobileNetV3 small and large (Howard et al. 2019) with Paddle's layer names (conv,
 blocks, lastconv, avgpool, classifier)."""
+
 from __future__ import annotations
 
 import functools
@@ -15,8 +16,9 @@ __all__ = ["MobileNetV3Small", "MobileNetV3Large", "mobilenet_v3_small", "mobile
 class SqueezeExcitation(nn.Layer):
     """Channel attention: pooled, 1x1 conv down, activation, 1x1 conv up, gate."""
 
-    def __init__(self, input_channels, squeeze_channels, activation=nn.ReLU,
-                 scale_activation=nn.Sigmoid):
+    def __init__(
+        self, input_channels, squeeze_channels, activation=nn.ReLU, scale_activation=nn.Sigmoid
+    ):
         super().__init__()
         self.avgpool = nn.AdaptiveAvgPool2D(1)
         self.fc1 = nn.Conv2D(input_channels, squeeze_channels, 1)
@@ -32,12 +34,23 @@ class SqueezeExcitation(nn.Layer):
 class InvertedResidualConfig:
     """One block's settings; channels are scaled and rounded to multiples of 8."""
 
-    def __init__(self, in_channels, kernel, expanded_channels, out_channels, use_se, activation,
-                 stride, scale=1.0):
+    def __init__(
+        self,
+        in_channels,
+        kernel,
+        expanded_channels,
+        out_channels,
+        use_se,
+        activation,
+        stride,
+        scale=1.0,
+    ):
         acts = {None: None, "relu": nn.ReLU, "hardswish": nn.Hardswish}
         if activation not in acts:
-            raise ValueError(f"InvertedResidualConfig: activation must be None, 'relu' or "
-                             f"'hardswish', but got {activation!r}")
+            raise ValueError(
+                f"InvertedResidualConfig: activation must be None, 'relu' or "
+                f"'hardswish', but got {activation!r}"
+            )
         self.in_channels = make_divisible(in_channels * scale, 8)
         self.kernel = kernel
         self.expanded_channels = make_divisible(expanded_channels * scale, 8)
@@ -48,26 +61,54 @@ class InvertedResidualConfig:
 class InvertedResidual(nn.Layer):
     """Expand (1x1), depthwise, optional squeeze-excitation, project (1x1), residual."""
 
-    def __init__(self, in_channels, expanded_channels, out_channels, filter_size, stride, use_se,
-                 activation_layer, norm_layer):
+    def __init__(
+        self,
+        in_channels,
+        expanded_channels,
+        out_channels,
+        filter_size,
+        stride,
+        use_se,
+        activation_layer,
+        norm_layer,
+    ):
         super().__init__()
         self.use_res_connect = stride == 1 and in_channels == out_channels
         self.use_se = use_se
         self.expand = in_channels != expanded_channels
         if self.expand:
-            self.expand_conv = ConvNormActivation(in_channels, expanded_channels, 1, padding=0,
-                                                  norm_layer=norm_layer,
-                                                  activation_layer=activation_layer)
+            self.expand_conv = ConvNormActivation(
+                in_channels,
+                expanded_channels,
+                1,
+                padding=0,
+                norm_layer=norm_layer,
+                activation_layer=activation_layer,
+            )
         self.bottleneck_conv = ConvNormActivation(
-            expanded_channels, expanded_channels, filter_size, stride=stride,
-            padding=(filter_size - 1) // 2, groups=expanded_channels, norm_layer=norm_layer,
-            activation_layer=activation_layer)
+            expanded_channels,
+            expanded_channels,
+            filter_size,
+            stride=stride,
+            padding=(filter_size - 1) // 2,
+            groups=expanded_channels,
+            norm_layer=norm_layer,
+            activation_layer=activation_layer,
+        )
         if use_se:
-            self.mid_se = SqueezeExcitation(expanded_channels,
-                                            make_divisible(expanded_channels // 4),
-                                            scale_activation=nn.Hardsigmoid)
-        self.linear_conv = ConvNormActivation(expanded_channels, out_channels, 1, padding=0,
-                                              norm_layer=norm_layer, activation_layer=None)
+            self.mid_se = SqueezeExcitation(
+                expanded_channels,
+                make_divisible(expanded_channels // 4),
+                scale_activation=nn.Hardsigmoid,
+            )
+        self.linear_conv = ConvNormActivation(
+            expanded_channels,
+            out_channels,
+            1,
+            padding=0,
+            norm_layer=norm_layer,
+            activation_layer=None,
+        )
 
     def forward(self, x):
         y = self.expand_conv(x) if self.expand else x
@@ -89,20 +130,47 @@ class MobileNetV3(nn.Layer):
         self.lastconv_in_channels = config[-1].in_channels
         self.lastconv_out_channels = self.lastconv_in_channels * 6
         norm = functools.partial(nn.BatchNorm2D, epsilon=0.001, momentum=0.99)
-        self.conv = ConvNormActivation(3, self.firstconv_in_channels, 3, stride=2, padding=1,
-                                       activation_layer=nn.Hardswish, norm_layer=norm)
-        self.blocks = nn.Sequential(*[
-            InvertedResidual(c.in_channels, c.expanded_channels, c.out_channels, c.kernel,
-                             c.stride, c.use_se, c.activation_layer, norm) for c in config])
-        self.lastconv = ConvNormActivation(self.lastconv_in_channels, self.lastconv_out_channels,
-                                           1, padding=0, norm_layer=norm,
-                                           activation_layer=nn.Hardswish)
+        self.conv = ConvNormActivation(
+            3,
+            self.firstconv_in_channels,
+            3,
+            stride=2,
+            padding=1,
+            activation_layer=nn.Hardswish,
+            norm_layer=norm,
+        )
+        self.blocks = nn.Sequential(
+            *[
+                InvertedResidual(
+                    c.in_channels,
+                    c.expanded_channels,
+                    c.out_channels,
+                    c.kernel,
+                    c.stride,
+                    c.use_se,
+                    c.activation_layer,
+                    norm,
+                )
+                for c in config
+            ]
+        )
+        self.lastconv = ConvNormActivation(
+            self.lastconv_in_channels,
+            self.lastconv_out_channels,
+            1,
+            padding=0,
+            norm_layer=norm,
+            activation_layer=nn.Hardswish,
+        )
         if with_pool:
             self.avgpool = nn.AdaptiveAvgPool2D(1)
         if num_classes > 0:
             self.classifier = nn.Sequential(
-                nn.Linear(self.lastconv_out_channels, last_channel), nn.Hardswish(),
-                nn.Dropout(p=0.2), nn.Linear(last_channel, num_classes))
+                nn.Linear(self.lastconv_out_channels, last_channel),
+                nn.Hardswish(),
+                nn.Dropout(p=0.2),
+                nn.Linear(last_channel, num_classes),
+            )
 
     def forward(self, x):
         x = self.lastconv(self.blocks(self.conv(x)))
@@ -114,20 +182,36 @@ class MobileNetV3(nn.Layer):
 
 
 # (in, kernel, expanded, out, use_se, activation, stride)
-_SMALL = [(16, 3, 16, 16, True, "relu", 2), (16, 3, 72, 24, False, "relu", 2),
-          (24, 3, 88, 24, False, "relu", 1), (24, 5, 96, 40, True, "hardswish", 2),
-          (40, 5, 240, 40, True, "hardswish", 1), (40, 5, 240, 40, True, "hardswish", 1),
-          (40, 5, 120, 48, True, "hardswish", 1), (48, 5, 144, 48, True, "hardswish", 1),
-          (48, 5, 288, 96, True, "hardswish", 2), (96, 5, 576, 96, True, "hardswish", 1),
-          (96, 5, 576, 96, True, "hardswish", 1)]
-_LARGE = [(16, 3, 16, 16, False, "relu", 1), (16, 3, 64, 24, False, "relu", 2),
-          (24, 3, 72, 24, False, "relu", 1), (24, 5, 72, 40, True, "relu", 2),
-          (40, 5, 120, 40, True, "relu", 1), (40, 5, 120, 40, True, "relu", 1),
-          (40, 3, 240, 80, False, "hardswish", 2), (80, 3, 200, 80, False, "hardswish", 1),
-          (80, 3, 184, 80, False, "hardswish", 1), (80, 3, 184, 80, False, "hardswish", 1),
-          (80, 3, 480, 112, True, "hardswish", 1), (112, 3, 672, 112, True, "hardswish", 1),
-          (112, 5, 672, 160, True, "hardswish", 2), (160, 5, 960, 160, True, "hardswish", 1),
-          (160, 5, 960, 160, True, "hardswish", 1)]
+_SMALL = [
+    (16, 3, 16, 16, True, "relu", 2),
+    (16, 3, 72, 24, False, "relu", 2),
+    (24, 3, 88, 24, False, "relu", 1),
+    (24, 5, 96, 40, True, "hardswish", 2),
+    (40, 5, 240, 40, True, "hardswish", 1),
+    (40, 5, 240, 40, True, "hardswish", 1),
+    (40, 5, 120, 48, True, "hardswish", 1),
+    (48, 5, 144, 48, True, "hardswish", 1),
+    (48, 5, 288, 96, True, "hardswish", 2),
+    (96, 5, 576, 96, True, "hardswish", 1),
+    (96, 5, 576, 96, True, "hardswish", 1),
+]
+_LARGE = [
+    (16, 3, 16, 16, False, "relu", 1),
+    (16, 3, 64, 24, False, "relu", 2),
+    (24, 3, 72, 24, False, "relu", 1),
+    (24, 5, 72, 40, True, "relu", 2),
+    (40, 5, 120, 40, True, "relu", 1),
+    (40, 5, 120, 40, True, "relu", 1),
+    (40, 3, 240, 80, False, "hardswish", 2),
+    (80, 3, 200, 80, False, "hardswish", 1),
+    (80, 3, 184, 80, False, "hardswish", 1),
+    (80, 3, 184, 80, False, "hardswish", 1),
+    (80, 3, 480, 112, True, "hardswish", 1),
+    (112, 3, 672, 112, True, "hardswish", 1),
+    (112, 5, 672, 160, True, "hardswish", 2),
+    (160, 5, 960, 160, True, "hardswish", 1),
+    (160, 5, 960, 160, True, "hardswish", 1),
+]
 
 
 class MobileNetV3Small(MobileNetV3):
@@ -146,15 +230,17 @@ class MobileNetV3Large(MobileNetV3):
         super().__init__(cfg, make_divisible(1280 * scale, 8), scale, num_classes, with_pool)
 
 
-def mobilenet_v3_small(pretrained: bool = False, scale: float = 1.0,
-                       **kwargs: Any) -> MobileNetV3Small:
+def mobilenet_v3_small(
+    pretrained: bool = False, scale: float = 1.0, **kwargs: Any
+) -> MobileNetV3Small:
     """MobileNetV3Small(scale, **kwargs)."""
     no_pretrained(pretrained, "mobilenet_v3_small")
     return MobileNetV3Small(scale=scale, **kwargs)
 
 
-def mobilenet_v3_large(pretrained: bool = False, scale: float = 1.0,
-                       **kwargs: Any) -> MobileNetV3Large:
+def mobilenet_v3_large(
+    pretrained: bool = False, scale: float = 1.0, **kwargs: Any
+) -> MobileNetV3Large:
     """MobileNetV3Large(scale, **kwargs)."""
     no_pretrained(pretrained, "mobilenet_v3_large")
     return MobileNetV3Large(scale=scale, **kwargs)

@@ -1,5 +1,6 @@
 """ShuffleNetV2 (Ma et al. 2018) with Paddle's layer names (_conv1, 2_1 .. 4_4, _last_conv,
 _fc)."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -12,13 +13,25 @@ from ..._C import concat
 from ...tensor.manipulation import split
 from ...tensor.manipulation import flatten
 
-__all__ = ["ShuffleNetV2", "shufflenet_v2_x0_25", "shufflenet_v2_x0_33", "shufflenet_v2_x0_5",
-           "shufflenet_v2_x1_0", "shufflenet_v2_x1_5", "shufflenet_v2_x2_0",
-           "shufflenet_v2_swish"]
+__all__ = [
+    "ShuffleNetV2",
+    "shufflenet_v2_x0_25",
+    "shufflenet_v2_x0_33",
+    "shufflenet_v2_x0_5",
+    "shufflenet_v2_x1_0",
+    "shufflenet_v2_x1_5",
+    "shufflenet_v2_x2_0",
+    "shufflenet_v2_swish",
+]
 
-_WIDTHS = {0.25: [24, 24, 48, 96, 512], 0.33: [24, 32, 64, 128, 512],
-           0.5: [24, 48, 96, 192, 1024], 1.0: [24, 116, 232, 464, 1024],
-           1.5: [24, 176, 352, 704, 1024], 2.0: [24, 224, 488, 976, 2048]}
+_WIDTHS = {
+    0.25: [24, 24, 48, 96, 512],
+    0.33: [24, 32, 64, 128, 512],
+    0.5: [24, 48, 96, 192, 1024],
+    1.0: [24, 116, 232, 464, 1024],
+    1.5: [24, 176, 352, 704, 1024],
+    2.0: [24, 224, 488, 976, 2048],
+}
 
 
 def _activation(act):
@@ -28,8 +41,9 @@ def _activation(act):
         return nn.Swish
     if act is None:
         return None
-    raise ValueError(f"ShuffleNetV2: argument 'act' must be 'relu', 'swish' or None, but got "
-                     f"{act!r}")
+    raise ValueError(
+        f"ShuffleNetV2: argument 'act' must be 'relu', 'swish' or None, but got {act!r}"
+    )
 
 
 def channel_shuffle(x: Tensor, groups: int) -> Tensor:
@@ -46,12 +60,15 @@ class InvertedResidual(nn.Layer):
     def __init__(self, in_channels, out_channels, stride, activation_layer=nn.ReLU):
         super().__init__()
         half = out_channels // 2
-        self._conv_pw = ConvNormActivation(in_channels // 2, half, 1, padding=0,
-                                           activation_layer=activation_layer)
-        self._conv_dw = ConvNormActivation(half, half, 3, stride=stride, padding=1, groups=half,
-                                           activation_layer=None)
-        self._conv_linear = ConvNormActivation(half, half, 1, padding=0,
-                                               activation_layer=activation_layer)
+        self._conv_pw = ConvNormActivation(
+            in_channels // 2, half, 1, padding=0, activation_layer=activation_layer
+        )
+        self._conv_dw = ConvNormActivation(
+            half, half, 3, stride=stride, padding=1, groups=half, activation_layer=None
+        )
+        self._conv_linear = ConvNormActivation(
+            half, half, 1, padding=0, activation_layer=activation_layer
+        )
 
     def forward(self, inputs):
         c = inputs.shape[1]
@@ -66,17 +83,27 @@ class InvertedResidualDS(nn.Layer):
     def __init__(self, in_channels, out_channels, stride, activation_layer=nn.ReLU):
         super().__init__()
         half = out_channels // 2
-        self._conv_dw_1 = ConvNormActivation(in_channels, in_channels, 3, stride=stride,
-                                             padding=1, groups=in_channels,
-                                             activation_layer=None)
-        self._conv_linear_1 = ConvNormActivation(in_channels, half, 1, padding=0,
-                                                 activation_layer=activation_layer)
-        self._conv_pw_2 = ConvNormActivation(in_channels, half, 1, padding=0,
-                                             activation_layer=activation_layer)
-        self._conv_dw_2 = ConvNormActivation(half, half, 3, stride=stride, padding=1, groups=half,
-                                             activation_layer=None)
-        self._conv_linear_2 = ConvNormActivation(half, half, 1, padding=0,
-                                                 activation_layer=activation_layer)
+        self._conv_dw_1 = ConvNormActivation(
+            in_channels,
+            in_channels,
+            3,
+            stride=stride,
+            padding=1,
+            groups=in_channels,
+            activation_layer=None,
+        )
+        self._conv_linear_1 = ConvNormActivation(
+            in_channels, half, 1, padding=0, activation_layer=activation_layer
+        )
+        self._conv_pw_2 = ConvNormActivation(
+            in_channels, half, 1, padding=0, activation_layer=activation_layer
+        )
+        self._conv_dw_2 = ConvNormActivation(
+            half, half, 3, stride=stride, padding=1, groups=half, activation_layer=None
+        )
+        self._conv_linear_2 = ConvNormActivation(
+            half, half, 1, padding=0, activation_layer=activation_layer
+        )
 
     def forward(self, inputs):
         x1 = self._conv_linear_1(self._conv_dw_1(inputs))
@@ -90,22 +117,29 @@ class ShuffleNetV2(nn.Layer):
     def __init__(self, scale=1.0, act="relu", num_classes=1000, with_pool=True):
         super().__init__()
         if scale not in _WIDTHS:
-            raise ValueError(f"ShuffleNetV2: argument 'scale' must be one of {sorted(_WIDTHS)}, "
-                             f"but got {scale!r}")
+            raise ValueError(
+                f"ShuffleNetV2: argument 'scale' must be one of {sorted(_WIDTHS)}, "
+                f"but got {scale!r}"
+            )
         self.scale, self.num_classes, self.with_pool = scale, num_classes, with_pool
         widths, actl = _WIDTHS[scale], _activation(act)
-        self._conv1 = ConvNormActivation(3, widths[0], 3, stride=2, padding=1,
-                                         activation_layer=actl)
+        self._conv1 = ConvNormActivation(
+            3, widths[0], 3, stride=2, padding=1, activation_layer=actl
+        )
         self._max_pool = nn.MaxPool2D(kernel_size=3, stride=2, padding=1)
         self._block_list = []
         for stage, repeats in enumerate([4, 8, 4]):
             cin, cout = widths[stage], widths[stage + 1]
             for i in range(repeats):
-                block = InvertedResidualDS(cin, cout, 2, actl) if i == 0 else \
-                    InvertedResidual(cout, cout, 1, actl)
+                block = (
+                    InvertedResidualDS(cin, cout, 2, actl)
+                    if i == 0
+                    else InvertedResidual(cout, cout, 1, actl)
+                )
                 self._block_list.append(self.add_sublayer(f"{stage + 2}_{i + 1}", block))
-        self._last_conv = ConvNormActivation(widths[-2], widths[-1], 1, padding=0,
-                                             activation_layer=actl)
+        self._last_conv = ConvNormActivation(
+            widths[-2], widths[-1], 1, padding=0, activation_layer=actl
+        )
         if with_pool:
             self._pool2d_avg = nn.AdaptiveAvgPool2D(1)
         if num_classes > 0:

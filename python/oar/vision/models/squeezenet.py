@@ -1,4 +1,5 @@
 """SqueezeNet 1.0 / 1.1 (Iandola et al. 2016) with Paddle's layer names."""
+
 from __future__ import annotations
 
 from typing import Any
@@ -46,12 +47,16 @@ class SqueezeNet(nn.Layer):
     def __init__(self, version, num_classes=1000, with_pool=True):
         super().__init__()
         if version not in ("1.0", "1.1"):
-            raise ValueError(f"SqueezeNet: argument 'version' must be '1.0' or '1.1', but got "
-                             f"{version!r}")
+            raise ValueError(
+                f"SqueezeNet: argument 'version' must be '1.0' or '1.1', but got {version!r}"
+            )
         self.version, self.num_classes, self.with_pool = version, num_classes, with_pool
         stem = 96 if version == "1.0" else 64
-        self._conv = nn.Conv2D(3, stem, 7, stride=2) if version == "1.0" else \
-            nn.Conv2D(3, stem, 3, stride=2, padding=1)
+        self._conv = (
+            nn.Conv2D(3, stem, 7, stride=2)
+            if version == "1.0"
+            else nn.Conv2D(3, stem, 3, stride=2, padding=1)
+        )
         self._pool = nn.MaxPool2D(kernel_size=3, stride=2, padding=0)
         cin = stem
         for i, (sq, ex) in enumerate(_FIRES, start=1):

@@ -1,4 +1,5 @@
 """VGG (Simonyan & Zisserman 2014) with Paddle's names: features, avgpool, classifier."""
+
 from __future__ import annotations
 
 from typing import Any, Sequence
@@ -22,8 +23,14 @@ class VGG(nn.Layer):
             self.avgpool = nn.AdaptiveAvgPool2D((7, 7))
         if num_classes > 0:
             self.classifier = nn.Sequential(
-                nn.Linear(512 * 7 * 7, 4096), nn.ReLU(), nn.Dropout(),
-                nn.Linear(4096, 4096), nn.ReLU(), nn.Dropout(), nn.Linear(4096, num_classes))
+                nn.Linear(512 * 7 * 7, 4096),
+                nn.ReLU(),
+                nn.Dropout(),
+                nn.Linear(4096, 4096),
+                nn.ReLU(),
+                nn.Dropout(),
+                nn.Linear(4096, num_classes),
+            )
 
     def forward(self, x):
         x = self.features(x)
@@ -44,8 +51,9 @@ def make_layers(cfg: Sequence[int | str], batch_norm: bool = False) -> nn.Sequen
             layers.append(nn.MaxPool2D(kernel_size=2, stride=2))
             continue
         if not isinstance(v, int) or v <= 0:
-            raise ValueError(f"make_layers(): cfg entries must be positive ints or 'M', but got "
-                             f"{v!r}")
+            raise ValueError(
+                f"make_layers(): cfg entries must be positive ints or 'M', but got {v!r}"
+            )
         layers.append(nn.Conv2D(cin, v, kernel_size=3, padding=1))
         if batch_norm:
             layers.append(nn.BatchNorm2D(v))
@@ -57,10 +65,30 @@ def make_layers(cfg: Sequence[int | str], batch_norm: bool = False) -> nn.Sequen
 _CFGS = {
     11: [64, "M", 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
     13: [64, 64, "M", 128, 128, "M", 256, 256, "M", 512, 512, "M", 512, 512, "M"],
-    16: [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512,
-         "M"],
-    19: [64, 64, "M", 128, 128, "M", 256, 256, 256, 256, "M", 512, 512, 512, 512, "M", 512,
-         512, 512, 512, "M"],
+    16: [64, 64, "M", 128, 128, "M", 256, 256, 256, "M", 512, 512, 512, "M", 512, 512, 512, "M"],
+    19: [
+        64,
+        64,
+        "M",
+        128,
+        128,
+        "M",
+        256,
+        256,
+        256,
+        256,
+        "M",
+        512,
+        512,
+        512,
+        512,
+        "M",
+        512,
+        512,
+        512,
+        512,
+        "M",
+    ],
 }
 
 

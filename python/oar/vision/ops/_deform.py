@@ -3,6 +3,7 @@ differentiable oar ops: each kernel tap reads x bilinearly at its offset positio
 gathers whose weights are differentiable in the offsets), the mask scales the taps (v2),
 and one grouped matmul with the weight finishes. Gradients reach x, offset, mask, weight
 and bias, to any order."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,8 +17,19 @@ def _out_len(n, k, s, p, d):
     return (n + 2 * p - (d * (k - 1) + 1)) // s + 1
 
 
-def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
-                  deformable_groups=1, groups=1, mask=None, name=None):
+def deform_conv2d(
+    x,
+    offset,
+    weight,
+    bias=None,
+    stride=1,
+    padding=0,
+    dilation=1,
+    deformable_groups=1,
+    groups=1,
+    mask=None,
+    name=None,
+):
     """Deformable 2-D convolution. x [N, C, H, W]; offset [N, 2 * dg * kh * kw, Ho, Wo]
     (a (dy, dx) pair per deformable group and tap); weight [Cout, C / groups, kh, kw];
     mask [N, dg * kh * kw, Ho, Wo] (v2) or None (v1). Samples outside x read 0."""
@@ -25,29 +37,38 @@ def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
     for nm, v in (("x", x), ("offset", offset), ("weight", weight)):
         tensor(api, nm, v)
     if x.ndim != 4 or weight.ndim != 4 or offset.ndim != 4:
-        raise ValueError(f"{api}(): x, offset and weight must be 4-D, but have shapes "
-                         f"{x.shape}, {offset.shape}, {weight.shape}")
+        raise ValueError(
+            f"{api}(): x, offset and weight must be 4-D, but have shapes "
+            f"{x.shape}, {offset.shape}, {weight.shape}"
+        )
     n, c, h, w = x.shape
     cout, cg, kh, kw = weight.shape
-    (sh, sw), (ph, pw), (dh, dw) = (pair(api, "stride", stride), pair(api, "padding", padding),
-                                    pair(api, "dilation", dilation))
+    (sh, sw), (ph, pw), (dh, dw) = (
+        pair(api, "stride", stride),
+        pair(api, "padding", padding),
+        pair(api, "dilation", dilation),
+    )
     dg = int(deformable_groups)
     if groups < 1 or c % groups or cout % groups or cg * groups != c:
-        raise ValueError(f"{api}(): weight {weight.shape} does not fit x's {c} channels in "
-                         f"{groups} groups")
+        raise ValueError(
+            f"{api}(): weight {weight.shape} does not fit x's {c} channels in {groups} groups"
+        )
     if dg < 1 or c % dg:
         raise ValueError(f"{api}(): deformable_groups ({dg}) must divide the channels ({c})")
     ho, wo = _out_len(h, kh, sh, ph, dh), _out_len(w, kw, sw, pw, dw)
     k = kh * kw
     if list(offset.shape) != [n, 2 * dg * k, ho, wo]:
-        raise ValueError(f"{api}(): argument 'offset' must have shape "
-                         f"{[n, 2 * dg * k, ho, wo]}, but has {offset.shape}")
+        raise ValueError(
+            f"{api}(): argument 'offset' must have shape "
+            f"{[n, 2 * dg * k, ho, wo]}, but has {offset.shape}"
+        )
     if mask is not None and list(tensor(api, "mask", mask).shape) != [n, dg * k, ho, wo]:
-        raise ValueError(f"{api}(): argument 'mask' must have shape {[n, dg * k, ho, wo]}, "
-                         f"but has {mask.shape}")
+        raise ValueError(
+            f"{api}(): argument 'mask' must have shape {[n, dg * k, ho, wo]}, but has {mask.shape}"
+        )
     dt = x.dtype
     off = _C.reshape(offset, [n, dg, k, 2, ho * wo])
-    oy, ox = off[:, :, :, 0, :], off[:, :, :, 1, :]                        # [n, dg, k, L]
+    oy, ox = off[:, :, :, 0, :], off[:, :, :, 1, :]  # [n, dg, k, L]
     ty, tx = np.divmod(np.arange(k), kw)
     base_y = (np.arange(ho) * sh - ph)[None, :, None] + (ty * dh)[:, None, None]
     base_x = (np.arange(wo) * sw - pw)[None, None, :] + (tx * dw)[:, None, None]
@@ -68,13 +89,13 @@ def deform_conv2d(x, offset, weight, bias=None, stride=1, padding=0, dilation=1,
             ok = inside & (yy >= 0) & (yy < h) & (xx >= 0) & (xx < w)
             flat = np.clip(yy, 0, h - 1) * w + np.clip(xx, 0, w - 1)
             flat = flat.reshape(n, dg, 1, k * ho * wo)
-            vals = take_along_axis(xg, to_tensor(flat), 3)                  # [n, dg, cg', kL]
-            wgt = wy * wx * to_tensor(ok.astype(np.float32)).astype(dt)     # [n, dg, k, L]
+            vals = take_along_axis(xg, to_tensor(flat), 3)  # [n, dg, cg', kL]
+            wgt = wy * wx * to_tensor(ok.astype(np.float32)).astype(dt)  # [n, dg, k, L]
             term = vals * _C.reshape(wgt, [n, dg, 1, k * ho * wo])
             cols = term if cols is None else cols + term
     if mask is not None:
         cols = cols * _C.reshape(mask, [n, dg, 1, k * ho * wo])
-    cols = _C.reshape(cols, [n, groups, cg * k, ho * wo])                   # (c, k) order
+    cols = _C.reshape(cols, [n, groups, cg * k, ho * wo])  # (c, k) order
     wmat = _C.reshape(weight, [1, groups, cout // groups, cg * k])
     out = _C.reshape(matmul(wmat, cols), [n, cout, ho, wo])
     if bias is not None:
@@ -86,23 +107,50 @@ class DeformConv2D(nn.Layer):
     """deform_conv2d as a layer with weight [out, in / groups, kh, kw] and bias [out];
     forward(x, offset, mask=None)."""
 
-    def __init__(self, in_channels, out_channels, kernel_size, stride=1, padding=0,
-                 dilation=1, deformable_groups=1, groups=1, weight_attr=None, bias_attr=None):
+    def __init__(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        deformable_groups=1,
+        groups=1,
+        weight_attr=None,
+        bias_attr=None,
+    ):
         super().__init__()
         kh, kw = pair("DeformConv2D", "kernel_size", kernel_size)
         if in_channels % groups:
-            raise ValueError(f"DeformConv2D: in_channels ({in_channels}) must be divisible by "
-                             f"groups ({groups})")
+            raise ValueError(
+                f"DeformConv2D: in_channels ({in_channels}) must be divisible by groups ({groups})"
+            )
         self._stride, self._padding, self._dilation = stride, padding, dilation
         self._deformable_groups, self._groups = deformable_groups, groups
         fan_in = in_channels // groups * kh * kw
         std = (2.0 / fan_in) ** 0.5
         self.weight = self.create_parameter(
-            [out_channels, in_channels // groups, kh, kw], attr=weight_attr,
-            default_initializer=nn.initializer.Normal(0.0, std))
-        self.bias = None if bias_attr is False else self.create_parameter(
-            [out_channels], attr=bias_attr, is_bias=True)
+            [out_channels, in_channels // groups, kh, kw],
+            attr=weight_attr,
+            default_initializer=nn.initializer.Normal(0.0, std),
+        )
+        self.bias = (
+            None
+            if bias_attr is False
+            else self.create_parameter([out_channels], attr=bias_attr, is_bias=True)
+        )
 
     def forward(self, x, offset, mask=None):
-        return deform_conv2d(x, offset, self.weight, self.bias, self._stride, self._padding,
-                             self._dilation, self._deformable_groups, self._groups, mask)
+        return deform_conv2d(
+            x,
+            offset,
+            self.weight,
+            self.bias,
+            self._stride,
+            self._padding,
+            self._dilation,
+            self._deformable_groups,
+            self._groups,
+            mask,
+        )

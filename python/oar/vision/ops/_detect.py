@@ -1,6 +1,7 @@
 """Detection post-processing and anchor ops of oar.vision.ops: nms, matrix_nms, box_coder,
 prior_box, yolo_box, distribute_fpn_proposals. Box selection is computed on the host
 (numpy); box_coder is written in oar ops, so it is differentiable."""
+
 from __future__ import annotations
 
 import math
@@ -20,12 +21,22 @@ def _iou_matrix(a, b, normalized=True):
     one = 0.0 if normalized else 1.0
     area_a = np.clip(a[:, 2] - a[:, 0] + one, 0, None) * np.clip(a[:, 3] - a[:, 1] + one, 0, None)
     area_b = np.clip(b[:, 2] - b[:, 0] + one, 0, None) * np.clip(b[:, 3] - b[:, 1] + one, 0, None)
-    iw = np.clip(np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0])
-                 + one, 0, None)
-    ih = np.clip(np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1])
-                 + one, 0, None)
-    disjoint = (b[None, :, 0] > a[:, None, 2]) | (b[None, :, 2] < a[:, None, 0]) | \
-        (b[None, :, 1] > a[:, None, 3]) | (b[None, :, 3] < a[:, None, 1])
+    iw = np.clip(
+        np.minimum(a[:, None, 2], b[None, :, 2]) - np.maximum(a[:, None, 0], b[None, :, 0]) + one,
+        0,
+        None,
+    )
+    ih = np.clip(
+        np.minimum(a[:, None, 3], b[None, :, 3]) - np.maximum(a[:, None, 1], b[None, :, 1]) + one,
+        0,
+        None,
+    )
+    disjoint = (
+        (b[None, :, 0] > a[:, None, 2])
+        | (b[None, :, 2] < a[:, None, 0])
+        | (b[None, :, 1] > a[:, None, 3])
+        | (b[None, :, 3] < a[:, None, 1])
+    )
     inter = np.where(disjoint, 0.0, iw * ih)
     union = area_a[:, None] + area_b[None, :] - inter
     return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
@@ -56,26 +67,44 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
         return to_tensor(_greedy(b, np.arange(b.shape[0]), iou_threshold))
     s = host(api, "scores", scores).astype(np.float64).reshape(-1)
     if s.size != b.shape[0]:
-        raise ValueError(f"{api}(): argument 'scores' must have one score per box "
-                         f"({b.shape[0]}), but has {s.size}")
+        raise ValueError(
+            f"{api}(): argument 'scores' must have one score per box "
+            f"({b.shape[0]}), but has {s.size}"
+        )
     if category_idxs is None:
         keep = _greedy(b, np.argsort(-s, kind="stable"), iou_threshold)
     else:
         if categories is None:
             raise ValueError(f"{api}(): categories must be given with category_idxs")
         cat = host(api, "category_idxs", category_idxs).astype(np.int64).reshape(-1)
-        kept = [idx[_greedy(b[idx], np.argsort(-s[idx], kind="stable"), iou_threshold)]
-                for c in categories for idx in [np.nonzero(cat == c)[0]] if idx.size]
+        kept = [
+            idx[_greedy(b[idx], np.argsort(-s[idx], kind="stable"), iou_threshold)]
+            for c in categories
+            for idx in [np.nonzero(cat == c)[0]]
+            if idx.size
+        ]
         keep = np.concatenate(kept) if kept else np.zeros(0, np.int64)
         keep = keep[np.argsort(-s[keep], kind="stable")]
     if top_k is not None:
-        keep = keep[:int(top_k)]
+        keep = keep[: int(top_k)]
     return to_tensor(keep.astype(np.int64))
 
 
-def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k,
-               use_gaussian=False, gaussian_sigma=2.0, background_label=0, normalized=True,
-               return_index=False, return_rois_num=True, name=None):
+def matrix_nms(
+    bboxes,
+    scores,
+    score_threshold,
+    post_threshold,
+    nms_top_k,
+    keep_top_k,
+    use_gaussian=False,
+    gaussian_sigma=2.0,
+    background_label=0,
+    normalized=True,
+    return_index=False,
+    return_rois_num=True,
+    name=None,
+):
     """Matrix NMS (Wang et al., SOLOv2): per image and class, each candidate's score is
     decayed by its overlap with higher-scored ones (linear, or gaussian); the survivors
     above post_threshold, best keep_top_k per image. bboxes [N, M, 4], scores [N, C, M].
@@ -85,8 +114,9 @@ def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_
     b = host(api, "bboxes", tensor(api, "bboxes", bboxes), ndim=3, last=4).astype(np.float64)
     s = host(api, "scores", tensor(api, "scores", scores), ndim=3).astype(np.float64)
     if s.shape[0] != b.shape[0] or s.shape[2] != b.shape[1]:
-        raise ValueError(f"{api}(): scores {list(s.shape)} must be [N, classes, M] for bboxes "
-                         f"{list(b.shape)}")
+        raise ValueError(
+            f"{api}(): scores {list(s.shape)} must be [N, classes, M] for bboxes {list(b.shape)}"
+        )
     rows, index, counts = [], [], []
     for n in range(b.shape[0]):
         found = []
@@ -100,9 +130,9 @@ def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_
             if cand.size == 0:
                 continue
             iou = np.triu(_iou_matrix(b[n, cand], b[n, cand], normalized), 1)  # iou[j, i], j < i
-            comp = iou.max(axis=0)              # each box's largest overlap with a better one
+            comp = iou.max(axis=0)  # each box's largest overlap with a better one
             if use_gaussian:
-                decay = np.exp((comp[:, None] ** 2 - iou ** 2) * gaussian_sigma)
+                decay = np.exp((comp[:, None] ** 2 - iou**2) * gaussian_sigma)
             else:
                 decay = (1.0 - iou) / (1.0 - comp[:, None])
             decay = np.where(np.triu(np.ones_like(iou, bool), 1), decay, 1.0).min(axis=0)
@@ -125,8 +155,15 @@ def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_
     return res[0] if len(res) == 1 else tuple(res)
 
 
-def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_size",
-              box_normalized=True, axis=0, name=None):
+def box_coder(
+    prior_box,
+    prior_box_var,
+    target_box,
+    code_type="encode_center_size",
+    box_normalized=True,
+    axis=0,
+    name=None,
+):
     """Encode target boxes against priors as (dx, dy, dw, dh) / variance, or decode such
     offsets back into boxes. encode: target [N, 4], prior [M, 4] -> [N, M, 4]; decode:
     target [N, M, 4], prior [M, 4] (axis=0) or [N, 4] (axis=1) -> [N, M, 4].
@@ -135,8 +172,10 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
     tensor(api, "prior_box", prior_box)
     tensor(api, "target_box", target_box)
     if code_type not in ("encode_center_size", "decode_center_size"):
-        raise ValueError(f"{api}(): argument 'code_type' must be 'encode_center_size' or "
-                         f"'decode_center_size', but got {code_type!r}")
+        raise ValueError(
+            f"{api}(): argument 'code_type' must be 'encode_center_size' or "
+            f"'decode_center_size', but got {code_type!r}"
+        )
     if axis not in (0, 1):
         raise ValueError(f"{api}(): argument 'axis' must be 0 or 1, but got {axis!r}")
     one = 0.0 if box_normalized else 1.0
@@ -148,8 +187,10 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
     else:
         vals = list(prior_box_var)
         if len(vals) != 4 or not all(isinstance(v, numbers.Number) for v in vals):
-            raise ValueError(f"{api}(): argument 'prior_box_var' must be a Tensor or 4 "
-                             f"numbers, but got {prior_box_var!r}")
+            raise ValueError(
+                f"{api}(): argument 'prior_box_var' must be a Tensor or 4 "
+                f"numbers, but got {prior_box_var!r}"
+            )
         var = [float(v) for v in vals]
     t = target_box
     if code_type == "encode_center_size":
@@ -157,16 +198,20 @@ def box_coder(prior_box, prior_box_var, target_box, code_type="encode_center_siz
         th = (t[:, 3] - t[:, 1] + one)[:, None]
         # Paddle: the target's centre is the midpoint, the prior's is x1 + width / 2
         tcx, tcy = ((t[:, 0] + t[:, 2]) * 0.5)[:, None], ((t[:, 1] + t[:, 3]) * 0.5)[:, None]
-        parts = [(tcx - pcx[None]) / pw[None], (tcy - pcy[None]) / ph[None],
-                 log(_abs(tw / pw[None])), log(_abs(th / ph[None]))]
+        parts = [
+            (tcx - pcx[None]) / pw[None],
+            (tcy - pcy[None]) / ph[None],
+            log(_abs(tw / pw[None])),
+            log(_abs(th / ph[None])),
+        ]
         parts = [p / (v[None] if isinstance(v, _C.Tensor) else v) for p, v in zip(parts, var)]
         return stack(parts, axis=-1)
     if t.ndim != 3:
-        raise ValueError(f"{api}(): decoding needs a 3-D target_box, but it has shape "
-                         f"{t.shape}")
+        raise ValueError(f"{api}(): decoding needs a 3-D target_box, but it has shape {t.shape}")
 
     def along(v):
         return v[None] if axis == 0 else v[:, None]
+
     vv = [along(v) if isinstance(v, _C.Tensor) else v for v in var]
     cx = vv[0] * t[..., 0] * along(pw) + along(pcx)
     cy = vv[1] * t[..., 1] * along(ph) + along(pcy)
@@ -179,9 +224,20 @@ def _floats(v):
     return [float(e) for e in (v if isinstance(v, (list, tuple)) else [v])]
 
 
-def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0],  # noqa: A002,B006
-              variance=[0.1, 0.1, 0.2, 0.2], flip=False, clip=False, steps=[0.0, 0.0],  # noqa: B006
-              offset=0.5, min_max_aspect_ratios_order=False, name=None):
+def prior_box(
+    input,
+    image,
+    min_sizes,
+    max_sizes=None,
+    aspect_ratios=[1.0],  # noqa: A002,B006
+    variance=[0.1, 0.1, 0.2, 0.2],
+    flip=False,
+    clip=False,
+    steps=[0.0, 0.0],  # noqa: B006
+    offset=0.5,
+    min_max_aspect_ratios_order=False,
+    name=None,
+):
     """SSD prior boxes for each cell of input's feature map (normalised by image's size):
     returns (boxes, variances), both [H, W, num_priors, 4]."""
     api = "prior_box"
@@ -209,9 +265,12 @@ def prior_box(input, image, min_sizes, max_sizes=None, aspect_ratios=[1.0],  # n
         square = [(m, m)]
         big = [(math.sqrt(m * maxs[i]),) * 2] if maxs else []
         rest = [(m * math.sqrt(r), m / math.sqrt(r)) for r in ratios if abs(r - 1.0) > 1e-6]
-        sizes += square + big + rest if min_max_aspect_ratios_order else \
-            [(m * math.sqrt(r), m / math.sqrt(r)) for r in ratios] + big
-    wh = np.asarray(sizes, np.float64) * 0.5                                   # [P, 2]
+        sizes += (
+            square + big + rest
+            if min_max_aspect_ratios_order
+            else [(m * math.sqrt(r), m / math.sqrt(r)) for r in ratios] + big
+        )
+    wh = np.asarray(sizes, np.float64) * 0.5  # [P, 2]
     cx = (np.arange(fw) + offset) * sw
     cy = (np.arange(fh) + offset) * sh
     boxes = np.empty((fh, fw, len(sizes), 4))
@@ -229,8 +288,19 @@ def _sigmoid(v):
     return 1.0 / (1.0 + np.exp(-v))
 
 
-def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox=True,
-             name=None, scale_x_y=1.0, iou_aware=False, iou_aware_factor=0.5):
+def yolo_box(
+    x,
+    img_size,
+    anchors,
+    class_num,
+    conf_thresh,
+    downsample_ratio,
+    clip_bbox=True,
+    name=None,
+    scale_x_y=1.0,
+    iou_aware=False,
+    iou_aware_factor=0.5,
+):
     """Decode a YOLOv3 head x [N, A * (5 + class_num), H, W] (with iou_aware, A more
     channels first) into boxes [N, A*H*W, 4] (x1, y1, x2, y2 in img_size's pixels) and
     scores [N, A*H*W, class_num]; predictions under conf_thresh are zero."""
@@ -242,8 +312,10 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
     n, c, h, w = a.shape
     need = na * (5 + class_num) + (na if iou_aware else 0)
     if c != need:
-        raise ValueError(f"{api}(): x must have {need} channels for {na} anchors and "
-                         f"{class_num} classes, but has {c}")
+        raise ValueError(
+            f"{api}(): x must have {need} channels for {na} anchors and "
+            f"{class_num} classes, but has {c}"
+        )
     ious = _sigmoid(a[:, :na]) if iou_aware else None
     p = a[:, na:] if iou_aware else a
     p = p.reshape(n, na, 5 + class_num, h, w)
@@ -256,7 +328,7 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
     bh = np.exp(p[:, :, 3]) * anc[None, :, 1, None, None] * img_h / (downsample_ratio * h)
     conf = _sigmoid(p[:, :, 4])
     if iou_aware:
-        conf = conf ** (1.0 - iou_aware_factor) * ious ** iou_aware_factor
+        conf = conf ** (1.0 - iou_aware_factor) * ious**iou_aware_factor
     keep = conf >= conf_thresh
     box = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=-1)
     if clip_bbox:
@@ -266,13 +338,23 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
         box[..., 3] = np.minimum(box[..., 3], img_h - 1)
     box = box * keep[..., None]
     scores = conf[:, :, None] * _sigmoid(p[:, :, 5:]) * keep[:, :, None]
-    scores = np.moveaxis(scores, 2, -1)                                      # [n, na, h, w, C]
-    return (to_tensor(box.reshape(n, -1, 4), np.float32).astype(x.dtype),
-            to_tensor(scores.reshape(n, -1, class_num), np.float32).astype(x.dtype))
+    scores = np.moveaxis(scores, 2, -1)  # [n, na, h, w, C]
+    return (
+        to_tensor(box.reshape(n, -1, 4), np.float32).astype(x.dtype),
+        to_tensor(scores.reshape(n, -1, class_num), np.float32).astype(x.dtype),
+    )
 
 
-def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_scale,
-                             pixel_offset=False, rois_num=None, name=None):
+def distribute_fpn_proposals(
+    fpn_rois,
+    min_level,
+    max_level,
+    refer_level,
+    refer_scale,
+    pixel_offset=False,
+    rois_num=None,
+    name=None,
+):
     """Assign each RoI to an FPN level floor(refer_level + log2(sqrt(area) / refer_scale)),
     clipped to [min_level, max_level]. Returns (multi_rois: a list of [Ri, 4] per level,
     restore_ind [R, 1] int32 putting the concatenated levels back in the input order,
@@ -280,8 +362,10 @@ def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_
     api = "distribute_fpn_proposals"
     r = host(api, "fpn_rois", tensor(api, "fpn_rois", fpn_rois), ndim=2, last=4)
     if not min_level <= refer_level <= max_level:
-        raise ValueError(f"{api}(): refer_level ({refer_level}) must lie in [min_level, "
-                         f"max_level] = [{min_level}, {max_level}]")
+        raise ValueError(
+            f"{api}(): refer_level ({refer_level}) must lie in [min_level, "
+            f"max_level] = [{min_level}, {max_level}]"
+        )
     one = 1.0 if pixel_offset else 0.0
     w = np.clip(r[:, 2] - r[:, 0] + one, 0, None)
     h = np.clip(r[:, 3] - r[:, 1] + one, 0, None)
@@ -292,8 +376,10 @@ def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_
     if rois_num is not None:
         counts = host(api, "rois_num", rois_num).astype(np.int64).reshape(-1)
         if counts.sum() != r.shape[0]:
-            raise ValueError(f"{api}(): rois_num {counts.tolist()} must add up to the number of "
-                             f"rois ({r.shape[0]})")
+            raise ValueError(
+                f"{api}(): rois_num {counts.tolist()} must add up to the number of "
+                f"rois ({r.shape[0]})"
+            )
         image = np.repeat(np.arange(counts.size), counts)
     order, multi, per_level = [], [], []
     for level in range(min_level, max_level + 1):
@@ -301,8 +387,9 @@ def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_
         order.append(idx)
         multi.append(to_tensor(r[idx].reshape(-1, 4), np.float32).astype(fpn_rois.dtype))
         if counts is not None:
-            per_level.append(to_tensor(np.bincount(image[idx], minlength=counts.size)
-                                       .astype(np.int32)))
+            per_level.append(
+                to_tensor(np.bincount(image[idx], minlength=counts.size).astype(np.int32))
+            )
     restore = np.empty(r.shape[0], np.int32)
     restore[np.concatenate(order)] = np.arange(r.shape[0], dtype=np.int32)
     return multi, to_tensor(restore.reshape(-1, 1)), per_level if counts is not None else None
@@ -312,7 +399,7 @@ def _decode_anchors(anchors, deltas, variances, offset):
     aw = anchors[:, 2] - anchors[:, 0] + offset
     ah = anchors[:, 3] - anchors[:, 1] + offset
     acx, acy = anchors[:, 0] + 0.5 * aw, anchors[:, 1] + 0.5 * ah
-    clip = math.log(1000.0 / 16.0)      # no box grows more than 1000/16 times its anchor
+    clip = math.log(1000.0 / 16.0)  # no box grows more than 1000/16 times its anchor
     cx = variances[:, 0] * deltas[:, 0] * aw + acx
     cy = variances[:, 1] * deltas[:, 1] * ah + acy
     w = np.exp(np.minimum(variances[:, 2] * deltas[:, 2], clip)) * aw
@@ -334,9 +421,21 @@ def _adaptive_nms(boxes, thresh, eta, normalized):
     return np.asarray(keep, np.int64)
 
 
-def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nms_top_n=6000,
-                       post_nms_top_n=1000, nms_thresh=0.5, min_size=0.1, eta=1.0,
-                       pixel_offset=False, return_rois_num=False, name=None):
+def generate_proposals(
+    scores,
+    bbox_deltas,
+    img_size,
+    anchors,
+    variances,
+    pre_nms_top_n=6000,
+    post_nms_top_n=1000,
+    nms_thresh=0.5,
+    min_size=0.1,
+    eta=1.0,
+    pixel_offset=False,
+    return_rois_num=False,
+    name=None,
+):
     """RPN proposals (Faster R-CNN): per image, the pre_nms_top_n best-scored anchors
     (scores [N, A, H, W]) are moved by bbox_deltas [N, 4A, H, W] scaled by variances
     ([H, W, A, 4], like anchors), clipped to img_size [N, 2] (h, w), boxes smaller than
@@ -349,24 +448,27 @@ def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nm
     d = host(api, "bbox_deltas", tensor(api, "bbox_deltas", bbox_deltas), ndim=4)
     n, a, h, w = s.shape
     if list(d.shape) != [n, 4 * a, h, w]:
-        raise ValueError(f"{api}(): bbox_deltas must have shape {[n, 4 * a, h, w]}, but has "
-                         f"{list(d.shape)}")
+        raise ValueError(
+            f"{api}(): bbox_deltas must have shape {[n, 4 * a, h, w]}, but has {list(d.shape)}"
+        )
     anc = host(api, "anchors", anchors, last=4).astype(np.float64)
     var = host(api, "variances", variances, last=4).astype(np.float64)
     if anc.size != h * w * a * 4 or var.size != anc.size:
-        raise ValueError(f"{api}(): anchors and variances must be [H, W, A, 4] = "
-                         f"{[h, w, a, 4]}, but have shapes {list(anc.shape)} and "
-                         f"{list(var.shape)}")
+        raise ValueError(
+            f"{api}(): anchors and variances must be [H, W, A, 4] = "
+            f"{[h, w, a, 4]}, but have shapes {list(anc.shape)} and "
+            f"{list(var.shape)}"
+        )
     anc, var = anc.reshape(-1, 4), var.reshape(-1, 4)
     sizes = host(api, "img_size", img_size, ndim=2, last=2).astype(np.float64)
     offset = 1.0 if pixel_offset else 0.0
     rois, probs, counts = [], [], []
     for i in range(n):
-        sc = s[i].transpose(1, 2, 0).reshape(-1)                      # (h, w, a) order
+        sc = s[i].transpose(1, 2, 0).reshape(-1)  # (h, w, a) order
         dl = d[i].reshape(a, 4, h, w).transpose(2, 3, 0, 1).reshape(-1, 4)
         order = np.argsort(-sc, kind="stable")
         if 0 < pre_nms_top_n < order.size:
-            order = order[:int(pre_nms_top_n)]
+            order = order[: int(pre_nms_top_n)]
         box = _decode_anchors(anc[order], dl[order], var[order], offset)
         ih, iw = sizes[i]
         box[:, 0::2] = np.clip(box[:, 0::2], 0, iw - offset)
@@ -381,12 +483,14 @@ def generate_proposals(scores, bbox_deltas, img_size, anchors, variances, pre_nm
         else:
             keep = _adaptive_nms(box, nms_thresh, eta, not pixel_offset)
             if post_nms_top_n > 0:
-                keep = keep[:int(post_nms_top_n)]
+                keep = keep[: int(post_nms_top_n)]
             box, sc_kept = box[keep], sc_kept[keep]
         rois.append(box)
         probs.append(sc_kept.reshape(-1, 1))
         counts.append(box.shape[0])
     dt = scores.dtype
-    out = (to_tensor(np.concatenate(rois), np.float32).astype(dt),
-           to_tensor(np.concatenate(probs), np.float32).astype(dt))
+    out = (
+        to_tensor(np.concatenate(rois), np.float32).astype(dt),
+        to_tensor(np.concatenate(probs), np.float32).astype(dt),
+    )
     return out + (to_tensor(np.asarray(counts, np.int32)),) if return_rois_num else out

@@ -1,4 +1,5 @@
 """read_file and decode_jpeg (Paddle decodes on the GPU with nvjpeg; oar with PIL)."""
+
 from __future__ import annotations
 
 import io
@@ -20,9 +21,11 @@ def decode_jpeg(x, mode="unchanged", name=None):
     [C, H, W] Tensor; mode 'gray' gives one channel, 'rgb' three, 'unchanged' the file's."""
     tensor("decode_jpeg", "x", x)
     if mode not in ("unchanged", "gray", "rgb"):
-        raise ValueError(f"decode_jpeg(): argument 'mode' must be 'unchanged', 'gray' or 'rgb', "
-                         f"but got {mode!r}")
+        raise ValueError(
+            f"decode_jpeg(): argument 'mode' must be 'unchanged', 'gray' or 'rgb', but got {mode!r}"
+        )
     from PIL import Image, UnidentifiedImageError  # optional dependency: Pillow
+
     try:
         img = Image.open(io.BytesIO(x.numpy().astype(np.uint8).tobytes()))
         img.load()

@@ -9,6 +9,7 @@ the R x C x H x W of gathering each box's image. RoIPool takes a maximum: its wi
 argmax positions are found on the host, and the values gathered from x with index_select,
 whose backward scatters the gradient to those positions (as Paddle's kernel does).
 """
+
 from __future__ import annotations
 
 import math
@@ -26,13 +27,11 @@ def _check(api, x, boxes, boxes_num, output_size):
     tensor(api, "x", x)
     tensor(api, "boxes", boxes)
     if x.ndim != 4:
-        raise ValueError(f"{api}(): argument 'x' must be 4-D (N, C, H, W), but has shape "
-                         f"{x.shape}")
+        raise ValueError(f"{api}(): argument 'x' must be 4-D (N, C, H, W), but has shape {x.shape}")
     b = host(api, "boxes", boxes, ndim=2, last=4).astype(np.float64)
     if boxes_num is None:
         raise ValueError(f"{api}(): argument 'boxes_num' (boxes per image) is required")
-    return b, batch_of_boxes(api, b, boxes_num, x.shape[0]), pair(api, "output_size",
-                                                                   output_size)
+    return b, batch_of_boxes(api, b, boxes_num, x.shape[0]), pair(api, "output_size", output_size)
 
 
 def _per_image(x, batch, mats):
@@ -43,9 +42,9 @@ def _per_image(x, batch, mats):
         idx = np.nonzero(batch == n)[0]
         if idx.size == 0:
             continue
-        a = to_tensor(ry[idx][:, None]).astype(x.dtype)                      # [r,1,ph,H]
+        a = to_tensor(ry[idx][:, None]).astype(x.dtype)  # [r,1,ph,H]
         b = to_tensor(np.swapaxes(rx[idx], 1, 2)[:, None]).astype(x.dtype)
-        outs.append(matmul(matmul(a, x[n:n + 1]), b))                         # [r,C,ph,pw]
+        outs.append(matmul(matmul(a, x[n : n + 1]), b))  # [r,C,ph,pw]
         order.append(idx)
     if not outs:
         return None
@@ -66,12 +65,15 @@ def _align_weights(start, size, pooled, grid, length):
     gmax = max(int(g.max()), 1)
     s = np.arange(gmax)
     bin_ = (size / pooled)[:, None, None]
-    y = start[:, None, None] + np.arange(pooled)[None, :, None] * bin_ + \
-        (s[None, None, :] + 0.5) * bin_ / g[:, None, None]
+    y = (
+        start[:, None, None]
+        + np.arange(pooled)[None, :, None] * bin_
+        + (s[None, None, :] + 0.5) * bin_ / g[:, None, None]
+    )
     live = (s[None, None, :] < g[:, None, None]) & (y >= -1.0) & (y <= length)
     y = np.clip(y, 0.0, None)
     lo = np.floor(y).astype(np.int64)
-    top = lo >= length - 1                      # at the last row: all weight on it
+    top = lo >= length - 1  # at the last row: all weight on it
     lo = np.where(top, length - 1, lo)
     frac = np.where(top, 0.0, y - lo)
     share = live / g[:, None, None]
@@ -83,8 +85,9 @@ def _align_weights(start, size, pooled, grid, length):
     return w
 
 
-def roi_align(x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_ratio=-1,
-              aligned=True, name=None):
+def roi_align(
+    x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_ratio=-1, aligned=True, name=None
+):
     """RoIAlign (He et al., Mask R-CNN): each box (x1, y1, x2, y2, in input pixels times
     spatial_scale) is split into output_size bins, each the mean of sampling_ratio^2
     bilinear samples (adaptive: ceil(box size / bins) per axis when <= 0); aligned shifts
@@ -128,23 +131,26 @@ def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     b, batch, (ph, pw) = _check(api, x, boxes, boxes_num, output_size)
     c = x.shape[1]
     if c % (ph * pw):
-        raise ValueError(f"{api}(): the channels of x ({c}) must be a multiple of "
-                         f"output_size's area ({ph}x{pw})")
+        raise ValueError(
+            f"{api}(): the channels of x ({c}) must be a multiple of output_size's area ({ph}x{pw})"
+        )
     oc = c // (ph * pw)
     if b.shape[0] == 0:
         return _empty(x, 0, oc, ph, pw)
     x1, y1 = c_round(b[:, 0]) * spatial_scale, c_round(b[:, 1]) * spatial_scale
     x2, y2 = (c_round(b[:, 2]) + 1.0) * spatial_scale, (c_round(b[:, 3]) + 1.0) * spatial_scale
     h, w = np.maximum(y2 - y1, 0.1), np.maximum(x2 - x1, 0.1)
-    full = _per_image(x, batch, (_ps_weights(y1, h, ph, x.shape[2]),
-                                 _ps_weights(x1, w, pw, x.shape[3])))      # [R, C, ph, pw]
+    full = _per_image(
+        x, batch, (_ps_weights(y1, h, ph, x.shape[2]), _ps_weights(x1, w, pw, x.shape[3]))
+    )  # [R, C, ph, pw]
     r = full.shape[0]
-    chan = (np.arange(oc)[:, None, None] * ph + np.arange(ph)[None, :, None]) * pw + \
-        np.arange(pw)[None, None, :]                                         # [oc, ph, pw]
+    chan = (np.arange(oc)[:, None, None] * ph + np.arange(ph)[None, :, None]) * pw + np.arange(pw)[
+        None, None, :
+    ]  # [oc, ph, pw]
     flat = _C.reshape(full, [r, c, ph * pw])
     pick = np.broadcast_to(chan.reshape(1, oc, ph * pw), (r, oc, ph * pw))
     spot = np.broadcast_to(np.arange(ph * pw), (r, oc, ph * pw))
-    gathered = take_along_axis(flat, to_tensor(pick.astype(np.int64)), 1)   # [r, oc, ph*pw]
+    gathered = take_along_axis(flat, to_tensor(pick.astype(np.int64)), 1)  # [r, oc, ph*pw]
     out = take_along_axis(gathered, to_tensor(np.ascontiguousarray(spot).astype(np.int64)), 2)
     return _C.reshape(out, [r, oc, ph, pw])
 
@@ -193,8 +199,9 @@ class RoIAlign(nn.Layer):
         self._output_size, self._spatial_scale = output_size, spatial_scale
 
     def forward(self, x, boxes, boxes_num, aligned=True):
-        return roi_align(x, boxes, boxes_num, self._output_size, self._spatial_scale,
-                         aligned=aligned)
+        return roi_align(
+            x, boxes, boxes_num, self._output_size, self._spatial_scale, aligned=aligned
+        )
 
 
 class RoIPool(nn.Layer):

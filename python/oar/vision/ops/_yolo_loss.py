@@ -2,6 +2,7 @@
 targets (which anchor and cell answer for each ground-truth box, and which predictions
 overlap a box enough to be ignored) are found on the host; the loss is a weighted sum of
 sigmoid cross-entropies and L1 terms over x, differentiable to any order."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -16,10 +17,18 @@ def _sigmoid(v):
 
 def _iou_cxcywh(a, b):
     """IoU of boxes a [..., 4] and b [..., 4] given as (cx, cy, w, h)."""
-    ax1, ay1, ax2, ay2 = a[..., 0] - a[..., 2] / 2, a[..., 1] - a[..., 3] / 2, \
-        a[..., 0] + a[..., 2] / 2, a[..., 1] + a[..., 3] / 2
-    bx1, by1, bx2, by2 = b[..., 0] - b[..., 2] / 2, b[..., 1] - b[..., 3] / 2, \
-        b[..., 0] + b[..., 2] / 2, b[..., 1] + b[..., 3] / 2
+    ax1, ay1, ax2, ay2 = (
+        a[..., 0] - a[..., 2] / 2,
+        a[..., 1] - a[..., 3] / 2,
+        a[..., 0] + a[..., 2] / 2,
+        a[..., 1] + a[..., 3] / 2,
+    )
+    bx1, by1, bx2, by2 = (
+        b[..., 0] - b[..., 2] / 2,
+        b[..., 1] - b[..., 3] / 2,
+        b[..., 0] + b[..., 2] / 2,
+        b[..., 1] + b[..., 3] / 2,
+    )
     iw = np.clip(np.minimum(ax2, bx2) - np.maximum(ax1, bx1), 0, None)
     ih = np.clip(np.minimum(ay2, by2) - np.maximum(ay1, by1), 0, None)
     inter = iw * ih
@@ -27,8 +36,20 @@ def _iou_cxcywh(a, b):
     return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
 
 
-def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh,
-              downsample_ratio, gt_score=None, use_label_smooth=True, name=None, scale_x_y=1.0):
+def yolo_loss(
+    x,
+    gt_box,
+    gt_label,
+    anchors,
+    anchor_mask,
+    class_num,
+    ignore_thresh,
+    downsample_ratio,
+    gt_score=None,
+    use_label_smooth=True,
+    name=None,
+    scale_x_y=1.0,
+):
     """The YOLOv3 loss of each image ([N]) for a head x [N, len(anchor_mask) * (5 +
     class_num), H, W], ground-truth boxes gt_box [N, B, 4] (cx, cy, w, h relative to the
     image; w or h <= 0 marks padding), labels gt_label [N, B] and optional gt_score."""
@@ -42,29 +63,41 @@ def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thres
     mask = [int(m) for m in anchor_mask]
     na = len(mask)
     if c != na * (5 + class_num):
-        raise ValueError(f"{api}(): x must have {na * (5 + class_num)} channels for "
-                         f"{na} masked anchors and {class_num} classes, but has {c}")
+        raise ValueError(
+            f"{api}(): x must have {na * (5 + class_num)} channels for "
+            f"{na} masked anchors and {class_num} classes, but has {c}"
+        )
     if gt.shape[:2] != lab.shape or gt.shape[0] != n:
-        raise ValueError(f"{api}(): gt_box {list(gt.shape)} and gt_label {list(lab.shape)} "
-                         f"must be [N, B, 4] and [N, B] with N = {n}")
-    score = np.ones(lab.shape) if gt_score is None else \
-        host(api, "gt_score", gt_score, ndim=2).astype(np.float64)
+        raise ValueError(
+            f"{api}(): gt_box {list(gt.shape)} and gt_label {list(lab.shape)} "
+            f"must be [N, B, 4] and [N, B] with N = {n}"
+        )
+    score = (
+        np.ones(lab.shape)
+        if gt_score is None
+        else host(api, "gt_score", gt_score, ndim=2).astype(np.float64)
+    )
     size = downsample_ratio * h
     p = xa.reshape(n, na, 5 + class_num, h, w)
     bias = -0.5 * (scale_x_y - 1.0)
     # predicted boxes (relative cx, cy, w, h) and their best IoU with any ground truth
     col, row = np.arange(w)[None, None, None, :], np.arange(h)[None, None, :, None]
-    pred = np.stack([(col + _sigmoid(p[:, :, 0]) * scale_x_y + bias) / w,
-                     (row + _sigmoid(p[:, :, 1]) * scale_x_y + bias) / h,
-                     np.exp(p[:, :, 2]) * anc[mask, 0][None, :, None, None] / size,
-                     np.exp(p[:, :, 3]) * anc[mask, 1][None, :, None, None] / size], axis=-1)
+    pred = np.stack(
+        [
+            (col + _sigmoid(p[:, :, 0]) * scale_x_y + bias) / w,
+            (row + _sigmoid(p[:, :, 1]) * scale_x_y + bias) / h,
+            np.exp(p[:, :, 2]) * anc[mask, 0][None, :, None, None] / size,
+            np.exp(p[:, :, 3]) * anc[mask, 1][None, :, None, None] / size,
+        ],
+        axis=-1,
+    )
     valid = (gt[..., 2] > 0) & (gt[..., 3] > 0)
     best = np.zeros((n, na, h, w))
     for i in range(n):
         g = gt[i][valid[i]]
         if g.size:
             best[i] = _iou_cxcywh(pred[i][..., None, :], g[None, None, None]).max(-1)
-    obj = np.where(best > ignore_thresh, -1.0, 0.0)                # -1: ignored
+    obj = np.where(best > ignore_thresh, -1.0, 0.0)  # -1: ignored
     # weights and targets of each entry of x: sigmoid cross-entropy and L1 parts
     w_sce, t_sce = np.zeros(p.shape), np.zeros(p.shape)
     w_l1, t_l1 = np.zeros(p.shape), np.zeros(p.shape)
@@ -97,6 +130,7 @@ def yolo_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thres
 
     def t(a):
         return to_tensor(a.reshape(shape)).astype(x.dtype)
+
     sce = relu(x) - x * t(t_sce) + log1p(exp(-_abs(x)))
     loss = sce * t(w_sce) + _abs(x - t(t_l1)) * t(w_l1)
     return _sum(loss, axis=[1, 2, 3])

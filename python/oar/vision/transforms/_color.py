@@ -5,6 +5,7 @@ Tensor images are [..., C, H, W]; float Tensors hold values in [0, 1], integer o
 [0, 255] (Paddle's convention). The Tensor functions here are oar ops, so they keep
 gradients; the hue shift works on numpy arrays.
 """
+
 from __future__ import annotations
 
 import numpy as np
@@ -34,24 +35,28 @@ def pad_tensor(img, ltrb, fill, mode):
         for axis, (before, after) in ((-2, (top, bottom)), (-1, (left, right))):
             n = out.shape[axis]
             if mode == "reflect" and max(before, after) >= n:
-                raise ValueError(f"pad(): reflect padding ({max(before, after)}) must be smaller "
-                                 f"than the image side ({n})")
+                raise ValueError(
+                    f"pad(): reflect padding ({max(before, after)}) must be smaller "
+                    f"than the image side ({n})"
+                )
             idx = np.pad(np.arange(n, dtype=np.int64), (before, after), mode=mode)
             out = index_select(out, to_tensor(idx), axis=out.ndim + axis)
         return out
     fills = np.asarray(fill, np.float64).reshape(-1)
     c = img.shape[-3]
     if fills.size not in (1, c) and fills.size < c:
-        raise ValueError(f"pad(): argument 'fill' must be a number or {c} values, but got "
-                         f"{fill!r}")
+        raise ValueError(f"pad(): argument 'fill' must be a number or {c} values, but got {fill!r}")
     x = img[None] if img.ndim == 3 else img
     flat = _C.reshape(x, [-1] + list(x.shape[-3:]))
-    out = _pad(_float(flat) if fills.size > 1 else flat, [left, right, top, bottom],
-               value=float(fills[0]) if fills.size == 1 else 0.0)
+    out = _pad(
+        _float(flat) if fills.size > 1 else flat,
+        [left, right, top, bottom],
+        value=float(fills[0]) if fills.size == 1 else 0.0,
+    )
     if fills.size > 1:
         h, w = out.shape[-2:]
         border = np.ones((h, w), np.float64)
-        border[top:top + img.shape[-2], left:left + img.shape[-1]] = 0.0
+        border[top : top + img.shape[-2], left : left + img.shape[-1]] = 0.0
         add = fills[:c].reshape(-1, 1, 1) * border[None]
         out = _back(out + to_tensor(add.astype(np.float32)).astype(out.dtype), img)
     return _C.reshape(out, list(img.shape[:-2]) + list(out.shape[-2:]))
@@ -59,8 +64,10 @@ def pad_tensor(img, ltrb, fill, mode):
 
 def resize_tensor(img, oh, ow, interpolation):
     if interpolation not in ("nearest", "bilinear", "bicubic"):
-        raise ValueError(f"resize(): argument 'interpolation' must be nearest, bilinear or "
-                         f"bicubic for a Tensor image, but got {interpolation!r}")
+        raise ValueError(
+            f"resize(): argument 'interpolation' must be nearest, bilinear or "
+            f"bicubic for a Tensor image, but got {interpolation!r}"
+        )
     x = img[None] if img.ndim == 3 else _C.reshape(img, [-1] + list(img.shape[-3:]))
     out = interpolate(_float(x), size=[oh, ow], mode=interpolation)
     if not img.dtype.is_floating_point:
@@ -122,8 +129,9 @@ def shift_hue(x, factor):
     delta = maxc - minc
     safe = np.where(delta > 0, delta, 1.0)
     s = np.where(maxc > 0, delta / np.where(maxc > 0, maxc, 1.0), 0.0)
-    h = np.where(maxc == r, (g - b) / safe,
-                 np.where(maxc == g, 2.0 + (b - r) / safe, 4.0 + (r - g) / safe))
+    h = np.where(
+        maxc == r, (g - b) / safe, np.where(maxc == g, 2.0 + (b - r) / safe, 4.0 + (r - g) / safe)
+    )
     h = np.where(delta > 0, (h / 6.0) % 1.0, 0.0)
     h = (h + factor) % 1.0
     v = maxc
@@ -134,4 +142,3 @@ def shift_hue(x, factor):
     choose = [(v, t, p), (q, v, p), (p, v, t), (p, q, v), (t, p, v), (v, p, q)]
     rgb = [np.select([i == k for k in range(6)], [c[ch] for c in choose]) for ch in range(3)]
     return np.concatenate([np.stack(rgb), x[3:]], axis=0)
-

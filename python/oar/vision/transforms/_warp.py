@@ -6,6 +6,7 @@ Image.transform and of Paddle's grid_sample-based tensor transforms (align_corne
 Every warp is an inverse map: each output pixel centre is mapped back into the input and
 sampled there (nearest or bilinear), points outside the input take `fill`.
 """
+
 from __future__ import annotations
 
 import math
@@ -61,8 +62,7 @@ def perspective_coeffs(startpoints, endpoints):
         rhs.append(sx)
         rows.append([0, 0, 0, ex, ey, 1, -sy * ex, -sy * ey])
         rhs.append(sy)
-    sol = np.linalg.lstsq(np.asarray(rows, np.float64), np.asarray(rhs, np.float64),
-                          rcond=None)[0]
+    sol = np.linalg.lstsq(np.asarray(rows, np.float64), np.asarray(rhs, np.float64), rcond=None)[0]
     return [float(v) for v in sol]
 
 
@@ -93,13 +93,16 @@ def sample(img, u, v, mode, fill, grid_sample_fill=False):
     grid_sample_fill, sample * coverage + (1 - coverage) * fill, as Paddle's (and
     torchvision's) Tensor path does with grid_sample's coverage mask."""
     if mode not in MODES:
-        raise ValueError(f"interpolation must be one of {MODES} for numpy and Tensor images "
-                         f"(bicubic and the others are PIL's: pass a PIL image), got {mode!r}")
+        raise ValueError(
+            f"interpolation must be one of {MODES} for numpy and Tensor images "
+            f"(bicubic and the others are PIL's: pass a PIL image), got {mode!r}"
+        )
     c, h, w = img.shape
     fill = np.asarray(fill, np.float64).reshape(-1)
     if fill.size != 1 and fill.size < c:
-        raise ValueError(f"fill must be a number or one value per channel ({c}), got "
-                         f"{fill.size} values")
+        raise ValueError(
+            f"fill must be a number or one value per channel ({c}), got {fill.size} values"
+        )
     fill = (fill if fill.size == 1 else fill[:c]).reshape(-1, 1, 1)
     px, py = u - 0.5, v - 0.5
     if mode == "nearest":

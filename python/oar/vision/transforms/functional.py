@@ -8,6 +8,7 @@ Tensors use oar ops (flips, crops, padding, resizing, normalising, blending: the
 gradients); the hue shift and the affine, rotation and perspective warps of numpy and
 Tensor images are computed on the host with nearest or bilinear sampling (_warp.py).
 """
+
 from __future__ import annotations
 
 import numbers
@@ -19,13 +20,30 @@ from ... import _C
 from . import _color, _warp
 from ...tensor.creation import to_tensor as _tt
 
-__all__ = ["to_tensor", "hflip", "vflip", "resize", "pad", "affine", "rotate", "perspective",
-           "to_grayscale", "crop", "center_crop", "adjust_brightness", "adjust_contrast",
-           "adjust_saturation", "adjust_hue", "normalize", "erase"]
+__all__ = [
+    "to_tensor",
+    "hflip",
+    "vflip",
+    "resize",
+    "pad",
+    "affine",
+    "rotate",
+    "perspective",
+    "to_grayscale",
+    "crop",
+    "center_crop",
+    "adjust_brightness",
+    "adjust_contrast",
+    "adjust_saturation",
+    "adjust_hue",
+    "normalize",
+    "erase",
+]
 
 
 def _pil():
     from PIL import Image  # optional dependency: Pillow
+
     return Image
 
 
@@ -48,14 +66,17 @@ def _is_numpy_image(img):
 def _check_image(api, img):
     if not (_is_pil_image(img) or _is_numpy_image(img) or _is_tensor_image(img)):
         what = f"a {img.ndim}-D array" if isinstance(img, np.ndarray) else type(img).__name__
-        raise TypeError(f"{api}(): argument 'img' must be a PIL image, a Tensor or a 2-D/3-D "
-                        f"numpy array, but got {what}")
+        raise TypeError(
+            f"{api}(): argument 'img' must be a PIL image, a Tensor or a 2-D/3-D "
+            f"numpy array, but got {what}"
+        )
 
 
 def _check_tensor(api, img):
     if img.ndim < 3:
-        raise ValueError(f"{api}(): a Tensor image must be CHW (or NCHW), but has shape "
-                         f"{img.shape}")
+        raise ValueError(
+            f"{api}(): a Tensor image must be CHW (or NCHW), but has shape {img.shape}"
+        )
 
 
 def _image_size(img):
@@ -92,6 +113,7 @@ def _chw(a):
             info = np.iinfo(a.dtype)
             y = np.clip(np.rint(y), info.min, info.max)
         return np.ascontiguousarray(y.astype(a.dtype))
+
     return x, back
 
 
@@ -107,14 +129,23 @@ def _tensor_host(img, fn):
     return _tt(out.astype(a.dtype))
 
 
-_PIL_FILTERS = {"nearest": "NEAREST", "bilinear": "BILINEAR", "bicubic": "BICUBIC",
-                "box": "BOX", "lanczos": "LANCZOS", "hamming": "HAMMING", "area": "BOX"}
+_PIL_FILTERS = {
+    "nearest": "NEAREST",
+    "bilinear": "BILINEAR",
+    "bicubic": "BICUBIC",
+    "box": "BOX",
+    "lanczos": "LANCZOS",
+    "hamming": "HAMMING",
+    "area": "BOX",
+}
 
 
 def _pil_filter(api, interpolation):
     if interpolation not in _PIL_FILTERS:
-        raise ValueError(f"{api}(): argument 'interpolation' must be one of "
-                         f"{sorted(_PIL_FILTERS)}, but got {interpolation!r}")
+        raise ValueError(
+            f"{api}(): argument 'interpolation' must be one of "
+            f"{sorted(_PIL_FILTERS)}, but got {interpolation!r}"
+        )
     Image = _pil()
     name = _PIL_FILTERS[interpolation]
     return getattr(getattr(Image, "Resampling", Image), name)
@@ -127,8 +158,9 @@ def to_tensor(pic, data_format="CHW"):
     as it is (transposed from CHW for 'HWC')."""
     _check_image("to_tensor", pic)
     if data_format not in ("CHW", "HWC"):
-        raise ValueError(f"to_tensor(): argument 'data_format' must be 'CHW' or 'HWC', but got "
-                         f"{data_format!r}")
+        raise ValueError(
+            f"to_tensor(): argument 'data_format' must be 'CHW' or 'HWC', but got {data_format!r}"
+        )
     if _is_tensor_image(pic):
         return pic if data_format == "CHW" else _C.transpose(pic, [1, 2, 0])
     if _is_pil_image(pic):
@@ -153,8 +185,11 @@ def hflip(img):
     """Mirror left-right."""
     _check_image("hflip", img)
     if _is_pil_image(img):
-        return img.transpose(_pil().Transpose.FLIP_LEFT_RIGHT if hasattr(_pil(), "Transpose")
-                             else _pil().FLIP_LEFT_RIGHT)
+        return img.transpose(
+            _pil().Transpose.FLIP_LEFT_RIGHT
+            if hasattr(_pil(), "Transpose")
+            else _pil().FLIP_LEFT_RIGHT
+        )
     if _is_tensor_image(img):
         _check_tensor("hflip", img)
         return _C.flip(img, [-1])
@@ -165,8 +200,11 @@ def vflip(img):
     """Mirror top-bottom."""
     _check_image("vflip", img)
     if _is_pil_image(img):
-        return img.transpose(_pil().Transpose.FLIP_TOP_BOTTOM if hasattr(_pil(), "Transpose")
-                             else _pil().FLIP_TOP_BOTTOM)
+        return img.transpose(
+            _pil().Transpose.FLIP_TOP_BOTTOM
+            if hasattr(_pil(), "Transpose")
+            else _pil().FLIP_TOP_BOTTOM
+        )
     if _is_tensor_image(img):
         _check_tensor("vflip", img)
         return _C.flip(img, [-2])
@@ -181,8 +219,8 @@ def crop(img, top, left, height, width):
         return img.crop((left, top, left + width, top + height))
     if _is_tensor_image(img):
         _check_tensor("crop", img)
-        return img[..., top:top + height, left:left + width]
-    return img[top:top + height, left:left + width]
+        return img[..., top : top + height, left : left + width]
+    return img[top : top + height, left : left + width]
 
 
 def center_crop(img, output_size):
@@ -203,8 +241,10 @@ def _padding4(api, padding):
         return int(padding[0]), int(padding[1]), int(padding[0]), int(padding[1])
     if isinstance(padding, Sequence) and len(padding) == 4:
         return tuple(int(v) for v in padding)
-    raise ValueError(f"{api}(): argument 'padding' must be an int or a sequence of 2 or 4 "
-                     f"ints, but got {padding!r}")
+    raise ValueError(
+        f"{api}(): argument 'padding' must be an int or a sequence of 2 or 4 "
+        f"ints, but got {padding!r}"
+    )
 
 
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric")
@@ -216,8 +256,9 @@ def pad(img, padding, fill=0, padding_mode="constant"):
     _check_image("pad", img)
     left, top, right, bottom = _padding4("pad", padding)
     if padding_mode not in _PAD_MODES:
-        raise ValueError(f"pad(): argument 'padding_mode' must be one of {_PAD_MODES}, but got "
-                         f"{padding_mode!r}")
+        raise ValueError(
+            f"pad(): argument 'padding_mode' must be one of {_PAD_MODES}, but got {padding_mode!r}"
+        )
     if min(left, top, right, bottom) < 0:
         raise ValueError(f"pad(): argument 'padding' must be non-negative, but got {padding!r}")
     if _is_tensor_image(img):
@@ -243,8 +284,8 @@ def _pad_array(a, ltrb, fill, mode):
     if fill.size == 1 or a.ndim == 2:
         return np.pad(a, widths, mode="constant", constant_values=fill[0].item())
     out = np.empty((a.shape[0] + top + bottom, a.shape[1] + left + right, a.shape[2]), a.dtype)
-    out[...] = fill[:a.shape[2]] if fill.size >= a.shape[2] else fill[0]
-    out[top:top + a.shape[0], left:left + a.shape[1]] = a
+    out[...] = fill[: a.shape[2]] if fill.size >= a.shape[2] else fill[0]
+    out[top : top + a.shape[0], left : left + a.shape[1]] = a
     return out
 
 
@@ -273,8 +314,9 @@ def resize(img, size, interpolation="bilinear"):
         return _via_pil(img, lambda im: im.resize((ow, oh), flt))
     x, back = _chw(img)
     Image = _pil()
-    chans = [np.asarray(Image.fromarray(c.astype(np.float32), "F").resize((ow, oh), flt))
-             for c in x]
+    chans = [
+        np.asarray(Image.fromarray(c.astype(np.float32), "F").resize((ow, oh), flt)) for c in x
+    ]
     return back(np.stack(chans).astype(np.float64))
 
 
@@ -288,6 +330,7 @@ def _warp_image(api, img, matrix_or_coeffs, kind, out_size, interpolation, fill)
     def run(chw, tensor=False):
         u, v = points(matrix_or_coeffs, ow, oh)
         return _warp.sample(chw, u, v, interpolation, fill, grid_sample_fill=tensor)
+
     if _is_tensor_image(img):
         _check_tensor(api, img)
         return _tensor_host(img, lambda chw: run(chw, True))
@@ -309,27 +352,35 @@ def affine(img, angle, translate, scale, shear, interpolation="nearest", fill=0,
     if not isinstance(angle, numbers.Number):
         raise TypeError(f"affine(): argument 'angle' must be a number, but got {angle!r}")
     if not isinstance(translate, Sequence) or len(translate) != 2:
-        raise ValueError(f"affine(): argument 'translate' must be a sequence of 2 numbers, but "
-                         f"got {translate!r}")
+        raise ValueError(
+            f"affine(): argument 'translate' must be a sequence of 2 numbers, but got {translate!r}"
+        )
     if not isinstance(scale, numbers.Number) or scale <= 0:
-        raise ValueError(f"affine(): argument 'scale' must be a positive number, but got "
-                         f"{scale!r}")
+        raise ValueError(f"affine(): argument 'scale' must be a positive number, but got {scale!r}")
     if isinstance(shear, numbers.Number):
         shear = [shear, 0.0]
     if not isinstance(shear, Sequence) or len(shear) not in (1, 2):
-        raise ValueError(f"affine(): argument 'shear' must be a number or a sequence of 1 or 2 "
-                         f"numbers, but got {shear!r}")
+        raise ValueError(
+            f"affine(): argument 'shear' must be a number or a sequence of 1 or 2 "
+            f"numbers, but got {shear!r}"
+        )
     shear = [shear[0], shear[0]] if len(shear) == 1 else list(shear)
     w, h = _image_size(img)
     center = (w * 0.5, h * 0.5) if center is None else tuple(center)
     m = _warp.affine_inverse(center, float(angle), translate, float(scale), shear)
     if _is_pil_image(img):
         Image = _pil()
-        return img.transform(img.size, Image.AFFINE, tuple(m.reshape(-1)),
-                             _pil_filter("affine", interpolation), fillcolor=_pil_fill(img, fill))
+        return img.transform(
+            img.size,
+            Image.AFFINE,
+            tuple(m.reshape(-1)),
+            _pil_filter("affine", interpolation),
+            fillcolor=_pil_fill(img, fill),
+        )
     if _is_numpy_image(img) and _pil_able(img) and interpolation not in _warp.MODES:
-        return _via_pil(img, lambda im: affine(im, angle, translate, scale, shear,
-                                               interpolation, fill, center))
+        return _via_pil(
+            img, lambda im: affine(im, angle, translate, scale, shear, interpolation, fill, center)
+        )
     return _warp_image("affine", img, m, "affine", (w, h), interpolation, fill)
 
 
@@ -340,9 +391,13 @@ def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=
     if not isinstance(angle, numbers.Number):
         raise TypeError(f"rotate(): argument 'angle' must be a number, but got {angle!r}")
     if _is_pil_image(img):
-        return img.rotate(float(angle), _pil_filter("rotate", interpolation), expand,
-                          None if center is None else tuple(center),
-                          fillcolor=_pil_fill(img, fill))
+        return img.rotate(
+            float(angle),
+            _pil_filter("rotate", interpolation),
+            expand,
+            None if center is None else tuple(center),
+            fillcolor=_pil_fill(img, fill),
+        )
     if _is_numpy_image(img) and _pil_able(img) and interpolation not in _warp.MODES:
         return _via_pil(img, lambda im: rotate(im, angle, interpolation, expand, center, fill))
     m, size = _warp.rotate_inverse(float(angle), _image_size(img), center, expand)
@@ -355,16 +410,22 @@ def perspective(img, startpoints, endpoints, interpolation="nearest", fill=0):
     _check_image("perspective", img)
     for name, pts in (("startpoints", startpoints), ("endpoints", endpoints)):
         if len(pts) != 4 or any(len(p) != 2 for p in pts):
-            raise ValueError(f"perspective(): argument '{name}' must be 4 points [x, y], but "
-                             f"got {pts!r}")
+            raise ValueError(
+                f"perspective(): argument '{name}' must be 4 points [x, y], but got {pts!r}"
+            )
     coeffs = _warp.perspective_coeffs(startpoints, endpoints)
     if _is_pil_image(img):
         Image = _pil()
-        return img.transform(img.size, Image.PERSPECTIVE, coeffs,
-                             _pil_filter("perspective", interpolation),
-                             fillcolor=_pil_fill(img, fill))
-    return _warp_image("perspective", img, coeffs, "perspective", _image_size(img),
-                       interpolation, fill)
+        return img.transform(
+            img.size,
+            Image.PERSPECTIVE,
+            coeffs,
+            _pil_filter("perspective", interpolation),
+            fillcolor=_pil_fill(img, fill),
+        )
+    return _warp_image(
+        "perspective", img, coeffs, "perspective", _image_size(img), interpolation, fill
+    )
 
 
 # ---- colour -------------------------------------------------------------------------------
@@ -372,8 +433,10 @@ def to_grayscale(img, num_output_channels=1):
     """Luma (ITU-R 601-2: 0.299 R + 0.587 G + 0.114 B) in 1 or 3 channels."""
     _check_image("to_grayscale", img)
     if num_output_channels not in (1, 3):
-        raise ValueError(f"to_grayscale(): argument 'num_output_channels' must be 1 or 3, but "
-                         f"got {num_output_channels!r}")
+        raise ValueError(
+            f"to_grayscale(): argument 'num_output_channels' must be 1 or 3, but "
+            f"got {num_output_channels!r}"
+        )
     if _is_pil_image(img):
         g = img.convert("L")
         return g if num_output_channels == 1 else _pil().merge("RGB", (g, g, g))
@@ -391,13 +454,16 @@ def to_grayscale(img, num_output_channels=1):
 
 def _enhance(api, img, factor, kind):
     if not isinstance(factor, numbers.Number) or factor < 0:
-        raise ValueError(f"{api}(): the factor must be a non-negative number, but got "
-                         f"{factor!r}")
+        raise ValueError(f"{api}(): the factor must be a non-negative number, but got {factor!r}")
     _check_image(api, img)
     if _is_pil_image(img):
         from PIL import ImageEnhance  # optional dependency: Pillow
-        cls = {"brightness": ImageEnhance.Brightness, "contrast": ImageEnhance.Contrast,
-               "saturation": ImageEnhance.Color}[kind]
+
+        cls = {
+            "brightness": ImageEnhance.Brightness,
+            "contrast": ImageEnhance.Contrast,
+            "saturation": ImageEnhance.Color,
+        }[kind]
         return cls(img).enhance(factor)
     if _is_tensor_image(img):
         _check_tensor(api, img)
@@ -428,8 +494,9 @@ def adjust_hue(img, hue_factor):
     """Rotate the hue by hue_factor turns (in [-0.5, 0.5])."""
     _check_image("adjust_hue", img)
     if not isinstance(hue_factor, numbers.Number) or not -0.5 <= hue_factor <= 0.5:
-        raise ValueError(f"adjust_hue(): argument 'hue_factor' must be in [-0.5, 0.5], but got "
-                         f"{hue_factor!r}")
+        raise ValueError(
+            f"adjust_hue(): argument 'hue_factor' must be in [-0.5, 0.5], but got {hue_factor!r}"
+        )
     if _is_pil_image(img):
         if img.mode in ("L", "1", "I", "F"):
             return img
@@ -454,8 +521,9 @@ def normalize(img, mean, std, data_format="CHW", to_rgb=False):
     """(img - mean) / std per channel. A Tensor stays a Tensor; a PIL image or array
     becomes a float32 array (to_rgb reverses its channels first, BGR -> RGB)."""
     if data_format not in ("CHW", "HWC"):
-        raise ValueError(f"normalize(): argument 'data_format' must be 'CHW' or 'HWC', but got "
-                         f"{data_format!r}")
+        raise ValueError(
+            f"normalize(): argument 'data_format' must be 'CHW' or 'HWC', but got {data_format!r}"
+        )
     std_a = np.asarray(std, np.float32).reshape(-1)
     if np.any(std_a == 0):
         raise ValueError(f"normalize(): argument 'std' must not contain 0, but got {std!r}")
@@ -469,8 +537,10 @@ def normalize(img, mean, std, data_format="CHW", to_rgb=False):
     if _is_pil_image(img):
         img = np.asarray(img).astype(np.float32)
     if not isinstance(img, np.ndarray):
-        raise TypeError(f"normalize(): argument 'img' must be a PIL image, a Tensor or a numpy "
-                        f"array, but got {type(img).__name__}")
+        raise TypeError(
+            f"normalize(): argument 'img' must be a PIL image, a Tensor or a numpy "
+            f"array, but got {type(img).__name__}"
+        )
     if to_rgb:
         img = img[..., ::-1]
     return ((img - mean_a) / std_a).astype(np.float32)
@@ -484,13 +554,12 @@ def erase(img, i, j, h, w, v, inplace=False):
     if _is_tensor_image(img):
         _check_tensor("erase", img)
         out = img if inplace else img.clone()
-        out[..., i:i + h, j:j + w] = v
+        out[..., i : i + h, j : j + w] = v
         return out
     if _is_pil_image(img):
         a = np.array(img)
-        a[i:i + h, j:j + w, ...] = np.asarray(v)
+        a[i : i + h, j : j + w, ...] = np.asarray(v)
         return _pil().fromarray(a, img.mode)
     out = img if inplace else img.copy()
-    out[i:i + h, j:j + w, ...] = np.asarray(v.numpy() if isinstance(v, _C.Tensor) else v)
+    out[i : i + h, j : j + w, ...] = np.asarray(v.numpy() if isinstance(v, _C.Tensor) else v)
     return out
-

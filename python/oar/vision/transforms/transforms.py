@@ -6,6 +6,7 @@ input (ToTensor and Normalize excepted). Random transforms draw from oar's seede
 generator, so oar.seed(n) makes them reproducible. A transform built with
 keys=('image', 'boxes', ...) takes a tuple and applies _apply_<key> to each entry.
 """
+
 from __future__ import annotations
 
 import math
@@ -19,11 +20,30 @@ from ...io.rng import host_rng
 from . import functional as F
 from ...tensor.creation import to_tensor
 
-__all__ = ["BaseTransform", "Compose", "Resize", "RandomResizedCrop", "CenterCrop",
-           "RandomHorizontalFlip", "RandomVerticalFlip", "Transpose", "Normalize",
-           "BrightnessTransform", "SaturationTransform", "ContrastTransform", "HueTransform",
-           "ColorJitter", "RandomCrop", "Pad", "RandomAffine", "RandomRotation",
-           "RandomPerspective", "Grayscale", "ToTensor", "RandomErasing"]
+__all__ = [
+    "BaseTransform",
+    "Compose",
+    "Resize",
+    "RandomResizedCrop",
+    "CenterCrop",
+    "RandomHorizontalFlip",
+    "RandomVerticalFlip",
+    "Transpose",
+    "Normalize",
+    "BrightnessTransform",
+    "SaturationTransform",
+    "ContrastTransform",
+    "HueTransform",
+    "ColorJitter",
+    "RandomCrop",
+    "Pad",
+    "RandomAffine",
+    "RandomRotation",
+    "RandomPerspective",
+    "Grayscale",
+    "ToTensor",
+    "RandomErasing",
+]
 
 
 def _rand():
@@ -40,12 +60,16 @@ class BaseTransform:
         if keys is None:
             keys = ("image",)
         elif isinstance(keys, str) or not isinstance(keys, Sequence):
-            raise ValueError(f"{type(self).__name__}: argument 'keys' must be a sequence of "
-                             f"names, but got {keys!r}")
+            raise ValueError(
+                f"{type(self).__name__}: argument 'keys' must be a sequence of "
+                f"names, but got {keys!r}"
+            )
         for k in keys:
             if self._get_apply(k) is None:
-                raise NotImplementedError(f"{type(self).__name__}: inputs of kind {k!r} are "
-                                          f"not supported (no _apply_{k} method)")
+                raise NotImplementedError(
+                    f"{type(self).__name__}: inputs of kind {k!r} are "
+                    f"not supported (no _apply_{k} method)"
+                )
         self.keys = keys
         self.params = None
 
@@ -60,7 +84,7 @@ class BaseTransform:
         self.params = self._get_params(items)
         keys = getattr(self, "keys", ("image",))
         outs = [self._get_apply(k)(x) for k, x in zip(keys, items)]
-        outs += list(items[len(keys):])
+        outs += list(items[len(keys) :])
         return outs[0] if len(outs) == 1 else tuple(outs)
 
     def _apply_image(self, image):
@@ -96,8 +120,9 @@ class Compose:
 
 def _data_format(who, data_format):
     if data_format not in ("CHW", "HWC"):
-        raise ValueError(f"{who}: argument 'data_format' must be 'CHW' or 'HWC', got "
-                         f"{data_format!r}")
+        raise ValueError(
+            f"{who}: argument 'data_format' must be 'CHW' or 'HWC', got {data_format!r}"
+        )
     return data_format
 
 
@@ -222,8 +247,10 @@ class CenterCrop(BaseTransform):
     def _apply_image(self, img):
         w, h = F._image_size(img)
         if h < self.size[0] or w < self.size[1]:
-            raise ValueError(f"CenterCrop: the image ({h}x{w}) is smaller than the crop "
-                             f"({self.size[0]}x{self.size[1]})")
+            raise ValueError(
+                f"CenterCrop: the image ({h}x{w}) is smaller than the crop "
+                f"({self.size[0]}x{self.size[1]})"
+            )
         return F.center_crop(img, self.size)
 
 
@@ -231,14 +258,17 @@ class RandomResizedCrop(BaseTransform):
     """A random window of scale (fraction of the area) and ratio (width / height)
     ranges, resized to size; after 10 misses, the central crop of the clamped ratio."""
 
-    def __init__(self, size, scale=(0.08, 1.0), ratio=(3.0 / 4, 4.0 / 3),
-                 interpolation="bilinear", keys=None):
+    def __init__(
+        self, size, scale=(0.08, 1.0), ratio=(3.0 / 4, 4.0 / 3), interpolation="bilinear", keys=None
+    ):
         super().__init__(keys)
         self.size = _size2(size, "RandomResizedCrop")
         for name, r in (("scale", scale), ("ratio", ratio)):
             if len(r) != 2 or r[0] > r[1] or r[0] <= 0:
-                raise ValueError(f"RandomResizedCrop: argument '{name}' must be (min, max) "
-                                 f"with 0 < min <= max, got {r!r}")
+                raise ValueError(
+                    f"RandomResizedCrop: argument '{name}' must be (min, max) "
+                    f"with 0 < min <= max, got {r!r}"
+                )
         self.scale, self.ratio, self.interpolation = tuple(scale), tuple(ratio), interpolation
 
     def _window(self, width, height, rng):
@@ -250,8 +280,12 @@ class RandomResizedCrop(BaseTransform):
             w = int(round(math.sqrt(target * aspect)))
             h = int(round(math.sqrt(target / aspect)))
             if 0 < w <= width and 0 < h <= height:
-                return (int(rng.integers(0, height - h + 1)),
-                        int(rng.integers(0, width - w + 1)), h, w)
+                return (
+                    int(rng.integers(0, height - h + 1)),
+                    int(rng.integers(0, width - w + 1)),
+                    h,
+                    w,
+                )
         in_ratio = width / height
         w, h = width, height
         if in_ratio < self.ratio[0]:
@@ -267,15 +301,17 @@ class RandomResizedCrop(BaseTransform):
 
 def _check_fill(who, fill):
     if not isinstance(fill, (numbers.Number, str, list, tuple)):
-        raise TypeError(f"{who}: argument 'fill' must be a number or a sequence, got "
-                        f"{type(fill).__name__}")
+        raise TypeError(
+            f"{who}: argument 'fill' must be a number or a sequence, got {type(fill).__name__}"
+        )
     return tuple(fill) if isinstance(fill, list) else fill
 
 
 def _check_padding_mode(who, padding_mode):
     if padding_mode not in F._PAD_MODES:
-        raise ValueError(f"{who}: argument 'padding_mode' must be one of {F._PAD_MODES}, got "
-                         f"{padding_mode!r}")
+        raise ValueError(
+            f"{who}: argument 'padding_mode' must be one of {F._PAD_MODES}, got {padding_mode!r}"
+        )
     return padding_mode
 
 
@@ -283,8 +319,9 @@ class RandomCrop(BaseTransform):
     """A random size-h-by-w window, after optional padding (an int, (lr, tb) or (l, t, r,
     b)); pad_if_needed pads an image smaller than the window."""
 
-    def __init__(self, size, padding=None, pad_if_needed=False, fill=0,
-                 padding_mode="constant", keys=None):
+    def __init__(
+        self, size, padding=None, pad_if_needed=False, fill=0, padding_mode="constant", keys=None
+    ):
         super().__init__(keys)
         self.size = _size2(size, "RandomCrop")
         if padding is not None:
@@ -304,8 +341,10 @@ class RandomCrop(BaseTransform):
             img = F.pad(img, (0, th - h), self.fill, self.padding_mode)
         w, h = F._image_size(img)
         if h < th or w < tw:
-            raise ValueError(f"RandomCrop: the image ({h}x{w}) is smaller than the crop "
-                             f"({th}x{tw}); use padding or pad_if_needed")
+            raise ValueError(
+                f"RandomCrop: the image ({h}x{w}) is smaller than the crop "
+                f"({th}x{tw}); use padding or pad_if_needed"
+            )
         rng = _rand()
         i = int(rng.integers(0, h - th + 1))
         j = int(rng.integers(0, w - tw + 1))
@@ -399,8 +438,12 @@ class ColorJitter(BaseTransform):
         super().__init__(keys)
         self.brightness, self.contrast = brightness, contrast
         self.saturation, self.hue = saturation, hue
-        self._parts = [BrightnessTransform(brightness, keys), ContrastTransform(contrast, keys),
-                       SaturationTransform(saturation, keys), HueTransform(hue, keys)]
+        self._parts = [
+            BrightnessTransform(brightness, keys),
+            ContrastTransform(contrast, keys),
+            SaturationTransform(saturation, keys),
+            HueTransform(hue, keys),
+        ]
 
     def _apply_image(self, img):
         for k in _rand().permutation(len(self._parts)):
@@ -411,12 +454,13 @@ class ColorJitter(BaseTransform):
 def _angle_range(who, name, value, sizes=(2,)):
     if isinstance(value, numbers.Number):
         if value < 0:
-            raise ValueError(f"{who}: a single number '{name}' must be non-negative, got "
-                             f"{value!r}")
+            raise ValueError(f"{who}: a single number '{name}' must be non-negative, got {value!r}")
         return [-float(value), float(value)]
     if not isinstance(value, Sequence) or len(value) not in sizes:
-        raise ValueError(f"{who}: argument '{name}' must be a number or a sequence of "
-                         f"{' or '.join(map(str, sizes))} numbers, got {value!r}")
+        raise ValueError(
+            f"{who}: argument '{name}' must be a number or a sequence of "
+            f"{' or '.join(map(str, sizes))} numbers, got {value!r}"
+        )
     return [float(v) for v in value]
 
 
@@ -424,8 +468,7 @@ def _pair(who, name, value, check):
     if value is None:
         return None
     if not isinstance(value, Sequence) or len(value) != 2:
-        raise ValueError(f"{who}: argument '{name}' must be a sequence of 2 numbers, got "
-                         f"{value!r}")
+        raise ValueError(f"{who}: argument '{name}' must be a sequence of 2 numbers, got {value!r}")
     if not all(check(v) for v in value):
         raise ValueError(f"{who}: argument '{name}' has a value out of range: {value!r}")
     return tuple(value)
@@ -436,8 +479,17 @@ class RandomAffine(BaseTransform):
     width and height), a scale from scale and shear angles from shear (a number: x in
     [-s, s]; 2 numbers: x range; 4 numbers: x and y ranges)."""
 
-    def __init__(self, degrees, translate=None, scale=None, shear=None,
-                 interpolation="nearest", fill=0, center=None, keys=None):
+    def __init__(
+        self,
+        degrees,
+        translate=None,
+        scale=None,
+        shear=None,
+        interpolation="nearest",
+        fill=0,
+        center=None,
+        keys=None,
+    ):
         super().__init__(keys)
         who = "RandomAffine"
         self.degrees = _angle_range(who, "degrees", degrees)
@@ -445,8 +497,10 @@ class RandomAffine(BaseTransform):
         self.scale = _pair(who, "scale", scale, lambda s: s > 0)
         self.shear = None if shear is None else _angle_range(who, "shear", shear, (2, 4))
         if interpolation not in ("nearest", "bilinear", "bicubic"):
-            raise ValueError(f"{who}: argument 'interpolation' must be nearest, bilinear or "
-                             f"bicubic, got {interpolation!r}")
+            raise ValueError(
+                f"{who}: argument 'interpolation' must be nearest, bilinear or "
+                f"bicubic, got {interpolation!r}"
+            )
         self.interpolation = interpolation
         self.fill = _check_fill(who, 0 if fill is None else fill)
         self.center = _pair(who, "center", center, lambda c: True)
@@ -467,15 +521,17 @@ class RandomAffine(BaseTransform):
 
     def _apply_image(self, img):
         angle, translate, scale, shear = self._params(*F._image_size(img), _rand())
-        return F.affine(img, angle, translate, scale, shear, self.interpolation, self.fill,
-                        self.center)
+        return F.affine(
+            img, angle, translate, scale, shear, self.interpolation, self.fill, self.center
+        )
 
 
 class RandomRotation(BaseTransform):
     """rotate by an angle drawn from degrees (a number d: [-d, d])."""
 
-    def __init__(self, degrees, interpolation="nearest", expand=False, center=None, fill=0,
-                 keys=None):
+    def __init__(
+        self, degrees, interpolation="nearest", expand=False, center=None, fill=0, keys=None
+    ):
         super().__init__(keys)
         self.degrees = _angle_range("RandomRotation", "degrees", degrees)
         self.interpolation, self.expand, self.center = interpolation, expand, center
@@ -490,16 +546,19 @@ class RandomPerspective(BaseTransform):
     """With probability prob, a perspective warp moving each corner inwards by up to
     distortion_scale of half the width and height."""
 
-    def __init__(self, prob=0.5, distortion_scale=0.5, interpolation="nearest", fill=0,
-                 keys=None):
+    def __init__(self, prob=0.5, distortion_scale=0.5, interpolation="nearest", fill=0, keys=None):
         super().__init__(keys)
         self.prob = _prob("RandomPerspective", prob)
         if not 0 <= distortion_scale <= 1:
-            raise ValueError(f"RandomPerspective: argument 'distortion_scale' must be in [0, 1], "
-                             f"got {distortion_scale!r}")
+            raise ValueError(
+                f"RandomPerspective: argument 'distortion_scale' must be in [0, 1], "
+                f"got {distortion_scale!r}"
+            )
         if interpolation not in ("nearest", "bilinear", "bicubic"):
-            raise ValueError(f"RandomPerspective: argument 'interpolation' must be nearest, "
-                             f"bilinear or bicubic, got {interpolation!r}")
+            raise ValueError(
+                f"RandomPerspective: argument 'interpolation' must be nearest, "
+                f"bilinear or bicubic, got {interpolation!r}"
+            )
         self.distortion_scale, self.interpolation = distortion_scale, interpolation
         self.fill = _check_fill("RandomPerspective", fill)
 
@@ -511,10 +570,13 @@ class RandomPerspective(BaseTransform):
 
         def near(lo_edge, d, size):
             return int(rng.uniform(0, d + 1)) if lo_edge else int(rng.uniform(size - d - 1, size))
-        ends = [[near(True, dw, width), near(True, dh, height)],
-                [near(False, dw, width), near(True, dh, height)],
-                [near(False, dw, width), near(False, dh, height)],
-                [near(True, dw, width), near(False, dh, height)]]
+
+        ends = [
+            [near(True, dw, width), near(True, dh, height)],
+            [near(False, dw, width), near(True, dh, height)],
+            [near(False, dw, width), near(False, dh, height)],
+            [near(True, dw, width), near(False, dh, height)],
+        ]
         starts = [[0, 0], [width - 1, 0], [width - 1, height - 1], [0, height - 1]]
         return starts, ends
 
@@ -532,8 +594,10 @@ class Grayscale(BaseTransform):
     def __init__(self, num_output_channels=1, keys=None):
         super().__init__(keys)
         if num_output_channels not in (1, 3):
-            raise ValueError(f"Grayscale: argument 'num_output_channels' must be 1 or 3, got "
-                             f"{num_output_channels!r}")
+            raise ValueError(
+                f"Grayscale: argument 'num_output_channels' must be 1 or 3, got "
+                f"{num_output_channels!r}"
+            )
         self.num_output_channels = num_output_channels
 
     def _apply_image(self, img):
@@ -545,22 +609,25 @@ class RandomErasing(BaseTransform):
     ratio h / w from ratio) to value: a number, one value per channel, or 'random'
     (standard normal noise)."""
 
-    def __init__(self, prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False,
-                 keys=None):
+    def __init__(
+        self, prob=0.5, scale=(0.02, 0.33), ratio=(0.3, 3.3), value=0, inplace=False, keys=None
+    ):
         super().__init__(keys)
         who = "RandomErasing"
         self.prob = _prob(who, prob)
         if not isinstance(scale, (tuple, list)) or not 0 <= scale[0] <= scale[1] <= 1:
-            raise ValueError(f"{who}: argument 'scale' must be (min, max) in [0, 1], got "
-                             f"{scale!r}")
+            raise ValueError(f"{who}: argument 'scale' must be (min, max) in [0, 1], got {scale!r}")
         if not isinstance(ratio, (tuple, list)) or not 0 < ratio[0] <= ratio[1]:
-            raise ValueError(f"{who}: argument 'ratio' must be (min, max) with 0 < min, got "
-                             f"{ratio!r}")
+            raise ValueError(
+                f"{who}: argument 'ratio' must be (min, max) with 0 < min, got {ratio!r}"
+            )
         if isinstance(value, str) and value != "random":
             raise ValueError(f"{who}: a string 'value' must be 'random', got {value!r}")
         if not isinstance(value, (numbers.Number, str, tuple, list)):
-            raise TypeError(f"{who}: argument 'value' must be a number, a sequence or "
-                            f"'random', got {type(value).__name__}")
+            raise TypeError(
+                f"{who}: argument 'value' must be a number, a sequence or "
+                f"'random', got {type(value).__name__}"
+            )
         self.scale, self.ratio, self.value, self.inplace = scale, ratio, value, inplace
 
     def _window(self, img, rng):
@@ -576,8 +643,7 @@ class RandomErasing(BaseTransform):
             aspect = math.exp(rng.uniform(*log_ratio))
             eh, ew = int(round(math.sqrt(area * aspect))), int(round(math.sqrt(area / aspect)))
             if eh < h and ew < w:
-                return int(rng.integers(0, h - eh + 1)), int(rng.integers(0, w - ew + 1)), \
-                    eh, ew, c
+                return int(rng.integers(0, h - eh + 1)), int(rng.integers(0, w - ew + 1)), eh, ew, c
         return None
 
     def _fill(self, img, c, eh, ew, rng):

@@ -18,25 +18,52 @@ composed from oar ops (differentiable, dropout from the default generator).
 
 docs/incubate.md lists the differences from Paddle.
 """
+
 from ....nn.functional import swiglu  # noqa: F401
 from .fused_bias_act import fused_bias_act  # noqa: F401
 from .fused_dropout_add import fused_dropout_add  # noqa: F401
 from .fused_layer_norm import fast_ln, fused_layer_norm  # noqa: F401
-from .fused_matmul_bias import (fused_linear, fused_linear_activation,  # noqa: F401
-                                fused_matmul_bias)
+from .fused_matmul_bias import (
+    fused_linear,
+    fused_linear_activation,  # noqa: F401
+    fused_matmul_bias,
+)
 from .fused_rms_norm import fast_rms_norm, fused_rms_norm, fused_rms_norm_ext  # noqa: F401
 from .fused_rotary_position_embedding import fused_rotary_position_embedding  # noqa: F401
 from .fused_attention import fused_multi_head_attention  # noqa: F401
-from .fused_feedforward import (fused_bias_dropout_residual_layer_norm,  # noqa: F401
-                                fused_feedforward)
+from .fused_feedforward import (
+    fused_bias_dropout_residual_layer_norm,  # noqa: F401
+    fused_feedforward,
+)
 from .fused_multi_transformer import fused_multi_transformer  # noqa: F401
-from ._moe import (build_src_rank_and_local_expert_id, cal_aux_loss,  # noqa: F401
-                   expand_modality_expert_id, int_bincount, moe_combine)
+from ._moe import (
+    build_src_rank_and_local_expert_id,
+    cal_aux_loss,  # noqa: F401
+    expand_modality_expert_id,
+    int_bincount,
+    moe_combine,
+)
 
-__all__ = ["fused_matmul_bias", "fused_linear", "fused_linear_activation", "fused_bias_act",
-           "fused_dropout_add", "fused_layer_norm", "fast_ln", "fused_rms_norm",
-           "fused_rms_norm_ext", "fast_rms_norm", "fused_rotary_position_embedding",
-           "fused_feedforward", "fused_multi_head_attention",
-           "fused_bias_dropout_residual_layer_norm", "fused_multi_transformer", "swiglu",
-           "moe_combine", "cal_aux_loss", "int_bincount", "build_src_rank_and_local_expert_id",
-           "expand_modality_expert_id"]
+__all__ = [
+    "fused_matmul_bias",
+    "fused_linear",
+    "fused_linear_activation",
+    "fused_bias_act",
+    "fused_dropout_add",
+    "fused_layer_norm",
+    "fast_ln",
+    "fused_rms_norm",
+    "fused_rms_norm_ext",
+    "fast_rms_norm",
+    "fused_rotary_position_embedding",
+    "fused_feedforward",
+    "fused_multi_head_attention",
+    "fused_bias_dropout_residual_layer_norm",
+    "fused_multi_transformer",
+    "swiglu",
+    "moe_combine",
+    "cal_aux_loss",
+    "int_bincount",
+    "build_src_rank_and_local_expert_id",
+    "expand_modality_expert_id",
+]

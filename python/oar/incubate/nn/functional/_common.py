@@ -1,6 +1,7 @@
 """Argument checks and small pieces shared by the fused functions: typed errors that
 name the function and the argument, dropout with Paddle's rate/mode rules, layer-norm
 statistics and the int8 output quantisation of Paddle's inference kernels."""
+
 from __future__ import annotations
 
 import numbers
@@ -22,8 +23,10 @@ def float_tensor(api, arg, v, optional=False):
         return None
     tensor(api, arg, v)
     if not v.dtype.is_floating_point:
-        raise TypeError(f"{api}(): argument '{arg}' must be a floating-point Tensor, but got "
-                        f"dtype {v.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{arg}' must be a floating-point Tensor, but got "
+            f"dtype {v.dtype.name}"
+        )
     return v
 
 
@@ -35,14 +38,16 @@ def like(t, ref):
 
 def shape_is(api, arg, t, shape):
     if t is not None and list(t.shape) != list(shape):
-        raise ValueError(f"{api}(): argument '{arg}' must have shape {list(shape)}, but got "
-                         f"{list(t.shape)}")
+        raise ValueError(
+            f"{api}(): argument '{arg}' must have shape {list(shape)}, but got {list(t.shape)}"
+        )
 
 
 def rank_at_least(api, arg, t, n):
     if t.ndim < n:
-        raise ValueError(f"{api}(): argument '{arg}' must be at least {n}-D, but has shape "
-                         f"{list(t.shape)}")
+        raise ValueError(
+            f"{api}(): argument '{arg}' must be at least {n}-D, but has shape {list(t.shape)}"
+        )
 
 
 def number(api, arg, v):
@@ -67,8 +72,10 @@ def rate(api, arg, p):
 
 def mode(api, m):
     if m not in MODES:
-        raise ValueError(f"{api}(): argument 'mode' must be 'upscale_in_train' or "
-                         f"'downscale_in_infer', but got {m!r}")
+        raise ValueError(
+            f"{api}(): argument 'mode' must be 'upscale_in_train' or "
+            f"'downscale_in_infer', but got {m!r}"
+        )
     return m
 
 
@@ -80,8 +87,7 @@ def dropout(x, p, training, m):
 
 def dropouts(api, rates, training, m):
     """Checked rates (in the order given), training flag and mode."""
-    return ([rate(api, arg, p) for arg, p in rates], flag(api, "training", training),
-            mode(api, m))
+    return ([rate(api, arg, p) for arg, p in rates], flag(api, "training", training), mode(api, m))
 
 
 def matrix(api, arg, w, shape, ref):
@@ -101,12 +107,14 @@ def last_axis_ln(x, scale, bias, epsilon):
 def norm_axis(api, begin_norm_axis, ndim):
     """begin_norm_axis in [-ndim, ndim), made non-negative."""
     if isinstance(begin_norm_axis, bool) or not isinstance(begin_norm_axis, numbers.Integral):
-        raise TypeError(f"{api}(): argument 'begin_norm_axis' must be an int, but got "
-                        f"{_kind(begin_norm_axis)}")
+        raise TypeError(
+            f"{api}(): argument 'begin_norm_axis' must be an int, but got {_kind(begin_norm_axis)}"
+        )
     a = int(begin_norm_axis)
     if not -ndim <= a < ndim:
-        raise ValueError(f"{api}(): argument 'begin_norm_axis' must be in range [0, {ndim}), "
-                         f"but got {a}")
+        raise ValueError(
+            f"{api}(): argument 'begin_norm_axis' must be in range [0, {ndim}), but got {a}"
+        )
     return a + ndim if a < 0 else a
 
 
@@ -116,8 +124,9 @@ def vector(api, arg, t, n, ref):
         return None
     float_tensor(api, arg, t)
     if t.ndim != 1 or t.shape[0] != n:
-        raise ValueError(f"{api}(): argument '{arg}' must be 1-D of size {n}, but has shape "
-                         f"{list(t.shape)}")
+        raise ValueError(
+            f"{api}(): argument '{arg}' must be 1-D of size {n}, but has shape {list(t.shape)}"
+        )
     return like(t, ref)
 
 
@@ -147,12 +156,16 @@ def quant_args(api, scale, round_type, max_bound, min_bound):
     if scale <= 0:
         return False
     if round_type not in (0, 1) or isinstance(round_type, bool):
-        raise ValueError(f"{api}(): argument 'quant_round_type' must be 0 (half to even) or 1 "
-                         f"(half away from zero), but got {round_type!r}")
+        raise ValueError(
+            f"{api}(): argument 'quant_round_type' must be 0 (half to even) or 1 "
+            f"(half away from zero), but got {round_type!r}"
+        )
     if abs(number(api, "quant_max_bound", max_bound) - 448.0) < 1e-6:
         # Paddle's signal for float8_e4m3fn output, a dtype oar does not have
-        raise ValueError(f"{api}(): quant_max_bound 448 asks for float8_e4m3fn output, "
-                         f"which oar does not support; int8 output uses 127")
+        raise ValueError(
+            f"{api}(): quant_max_bound 448 asks for float8_e4m3fn output, "
+            f"which oar does not support; int8 output uses 127"
+        )
     number(api, "quant_min_bound", min_bound)
     return True
 

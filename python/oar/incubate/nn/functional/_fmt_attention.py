@@ -1,6 +1,7 @@
 """The attention of fused_multi_transformer: the qkv projection in Paddle's two weight
 layouts (with grouped-query heads), rotary embeddings, the key/value cache of
 incremental decoding and masked scaled-dot-product attention, composed from oar ops."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -22,19 +23,26 @@ def heads(w, gqa, trans, e):
         ok = len(s) == 3 and (s[2] if trans else s[0]) == e
         n = (s[0] if trans else s[1]) - 2 * gqa if ok else 0
         if not ok or n <= 0 or n % gqa:
-            want = "[num_heads + 2 * gqa_group_size, head_dim, embed_dim]" if trans else \
-                "[embed_dim, num_heads + 2 * gqa_group_size, head_dim]"
-            raise ValueError(f"{API}(): with gqa_group_size={gqa}, qkv_weights[0] must be {want}"
-                             f" with embed_dim {e} and num_heads a multiple of gqa_group_size, "
-                             f"but has shape {s}")
+            want = (
+                "[num_heads + 2 * gqa_group_size, head_dim, embed_dim]"
+                if trans
+                else "[embed_dim, num_heads + 2 * gqa_group_size, head_dim]"
+            )
+            raise ValueError(
+                f"{API}(): with gqa_group_size={gqa}, qkv_weights[0] must be {want}"
+                f" with embed_dim {e} and num_heads a multiple of gqa_group_size, "
+                f"but has shape {s}"
+            )
         return n, gqa, s[1] if trans else s[2]
     if len(s) == 4 and trans and s[0] == 3 and s[3] == e:
         return s[1], s[1], s[2]
     if len(s) == 4 and not trans and s[0] == e and s[1] == 3:
         return s[2], s[2], s[3]
     want = "[3, num_heads, head_dim, embed_dim]" if trans else "[embed_dim, 3, num_heads, head_dim]"
-    raise ValueError(f"{API}(): qkv_weights[0] must be {want} with embed_dim {e} "
-                     f"(trans_qkvw={trans}), but has shape {s}")
+    raise ValueError(
+        f"{API}(): qkv_weights[0] must be {want} with embed_dim {e} "
+        f"(trans_qkvw={trans}), but has shape {s}"
+    )
 
 
 def project(x, w, b, trans, nh, kvh, hd):
@@ -56,11 +64,14 @@ def rotary_tables(rotary_embs, x, s, hd, dims, neox):
     c.float_tensor(API, "rotary_embs", rotary_embs)
     r = list(rotary_embs.shape)
     if len(r) != 5 or r[0] != 2 or r[1] not in (1, x.shape[0]) or r[2:] != [1, s, hd]:
-        raise ValueError(f"{API}(): 'rotary_embs' must be [2, batch_size, 1, seq_len, head_dim]"
-                         f" = [2, {x.shape[0]}, 1, {s}, {hd}], but has shape {r}")
+        raise ValueError(
+            f"{API}(): 'rotary_embs' must be [2, batch_size, 1, seq_len, head_dim]"
+            f" = [2, {x.shape[0]}, 1, {s}, {hd}], but has shape {r}"
+        )
     if hd % (2 * dims if neox else 2):
-        raise ValueError(f"{API}(): head_dim {hd} must split into rotary_emb_dims ({dims}) "
-                         f"even parts")
+        raise ValueError(
+            f"{API}(): head_dim {hd} must split into rotary_emb_dims ({dims}) even parts"
+        )
     t = c.like(rotary_embs, x)
     return tuple(_C.reshape(_C.slice(t, [0], [i], [i + 1]), r[1:]) for i in range(2))
 
@@ -98,9 +109,13 @@ def attend(q, k, v, mask, p, training, mode):
     bsz, nh, s, hd = q.shape
     kvh, kl = k.shape[1], k.shape[2]
     if kvh != nh:
-        k, v = (_C.reshape(_C.expand(_C.unsqueeze(t, [2]), [bsz, kvh, nh // kvh, kl, hd]),
-                           [bsz, nh, kl, hd]) for t in (k, v))
-    scores = _C.matmul(_C.scale(q, hd ** -0.5), k, False, True)
+        k, v = (
+            _C.reshape(
+                _C.expand(_C.unsqueeze(t, [2]), [bsz, kvh, nh // kvh, kl, hd]), [bsz, nh, kl, hd]
+            )
+            for t in (k, v)
+        )
+    scores = _C.matmul(_C.scale(q, hd**-0.5), k, False, True)
     if mask is not None:
         scores = scores + mask
     weights = c.dropout(_C.softmax(scores, -1), p, training, mode)
@@ -114,16 +129,20 @@ def write_cache(cache, k, v, starts, lengths):
     k, v = c.like(k, cache).detach(), c.like(v, cache).detach()
     for b, (p0, n) in enumerate(zip(starts, lengths)):
         if n:
-            cache[0, b, :, p0:p0 + n, :] = k[b, :, :n, :]
-            cache[1, b, :, p0:p0 + n, :] = v[b, :, :n, :]
+            cache[0, b, :, p0 : p0 + n, :] = k[b, :, :n, :]
+            cache[1, b, :, p0 : p0 + n, :] = v[b, :, :n, :]
 
 
 def decode_keys(cache, k, v, steps):
     """Keys and values for a decode step: the cache up to the longest step, with each
     batch's current k, v at its own step (taken from k, v so gradients reach them)."""
     bsz, last = k.shape[0], max(steps) + 1
-    past = [_C.slice(_C.reshape(_C.slice(cache, [0], [i], [i + 1]), list(cache.shape[1:])),
-                     [2], [0], [last]).detach() for i in range(2)]
+    past = [
+        _C.slice(
+            _C.reshape(_C.slice(cache, [0], [i], [i + 1]), list(cache.shape[1:])), [2], [0], [last]
+        ).detach()
+        for i in range(2)
+    ]
     sel = np.zeros((bsz, 1, last, 1))
     sel[np.arange(bsz), 0, steps, 0] = 1.0
     sel = to_tensor(sel, dtype=k.dtype)
@@ -145,8 +164,9 @@ def context_mask(lengths, bsz, s, plen, causal):
     if not causal and lengths is None:
         return None
     i, j = np.arange(s)[:, None], np.arange(plen + s)[None, :]
-    keep = np.broadcast_to(j <= plen + i if causal else np.ones_like(j, bool),
-                           (bsz, s, plen + s)).copy()
+    keep = np.broadcast_to(
+        j <= plen + i if causal else np.ones_like(j, bool), (bsz, s, plen + s)
+    ).copy()
     if lengths is not None:
-        keep &= (j < plen + np.asarray(lengths)[:, None, None])
+        keep &= j < plen + np.asarray(lengths)[:, None, None]
     return keep

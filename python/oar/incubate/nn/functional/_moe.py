@@ -1,6 +1,7 @@
 """Paddle's incubate Mixture-of-Experts helpers (GPU kernels there), composed from oar
 ops: integer bookkeeping (int_bincount, build_src_rank_and_local_expert_id,
 expand_modality_expert_id) in numpy, moe_combine and cal_aux_loss differentiable."""
+
 from __future__ import annotations
 
 import numbers
@@ -16,8 +17,13 @@ from ....tensor.creation import to_tensor
 from ....tensor.manipulation import gather
 from ....tensor.math import clip
 
-__all__ = ["int_bincount", "build_src_rank_and_local_expert_id", "expand_modality_expert_id",
-           "moe_combine", "cal_aux_loss"]
+__all__ = [
+    "int_bincount",
+    "build_src_rank_and_local_expert_id",
+    "expand_modality_expert_id",
+    "moe_combine",
+    "cal_aux_loss",
+]
 
 _INTS = ("int32", "int64")
 
@@ -25,8 +31,10 @@ _INTS = ("int32", "int64")
 def _int_tensor(api, arg, v):
     _check.tensor(api, arg, v)
     if v.dtype.name not in _INTS:
-        raise TypeError(f"{api}(): argument '{arg}' must be an int32 or int64 Tensor, but got "
-                        f"dtype {v.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument '{arg}' must be an int32 or int64 Tensor, but got "
+            f"dtype {v.dtype.name}"
+        )
     return v
 
 
@@ -48,19 +56,18 @@ def int_bincount(x, low, high, dtype=None, name=None):
     low = _check.integer(api, "low", low)
     high = _check.integer(api, "high", high)
     if high <= low:
-        raise ValueError(f"{api}(): argument 'high' ({high}) must be greater than 'low' "
-                         f"({low})")
+        raise ValueError(f"{api}(): argument 'high' ({high}) must be greater than 'low' ({low})")
     out_dtype = x.dtype.name if dtype is None else getattr(dtype, "name", dtype)
     if out_dtype not in _INTS:
-        raise TypeError(f"{api}(): argument 'dtype' must be 'int32' or 'int64', but got "
-                        f"{dtype!r}")
+        raise TypeError(f"{api}(): argument 'dtype' must be 'int32' or 'int64', but got {dtype!r}")
     v = x.numpy().reshape(-1).astype(np.int64)
     v = v[(v >= low) & (v < high)] - low
     return to_tensor(np.bincount(v, minlength=high - low).astype(out_dtype))
 
 
-def build_src_rank_and_local_expert_id(expert_num_global_tensor, expert_num_global,
-                                       num_local_experts, name=None):
+def build_src_rank_and_local_expert_id(
+    expert_num_global_tensor, expert_num_global, num_local_experts, name=None
+):
     """For tokens laid out expert after expert (expert i has expert_num_global[i] of
     them), the rank owning each token's expert (i // num_local_experts) and the
     expert's id on that rank (i % num_local_experts).
@@ -77,27 +84,34 @@ def build_src_rank_and_local_expert_id(expert_num_global_tensor, expert_num_glob
     api = "build_src_rank_and_local_expert_id"
     _int_tensor(api, "expert_num_global_tensor", expert_num_global_tensor)
     if not isinstance(expert_num_global, (list, tuple)) or not all(
-            isinstance(n, numbers.Integral) and not isinstance(n, bool)
-            for n in expert_num_global):
-        raise TypeError(f"{api}(): argument 'expert_num_global' must be a list of int, but got "
-                        f"{_check._kind(expert_num_global)}")
+        isinstance(n, numbers.Integral) and not isinstance(n, bool) for n in expert_num_global
+    ):
+        raise TypeError(
+            f"{api}(): argument 'expert_num_global' must be a list of int, but got "
+            f"{_check._kind(expert_num_global)}"
+        )
     local = _check.integer(api, "num_local_experts", num_local_experts)
     if local <= 0:
         raise ValueError(f"{api}(): argument 'num_local_experts' must be > 0, but got {local}")
     counts = expert_num_global_tensor.numpy().reshape(-1).astype(np.int64)
     listed = [int(n) for n in expert_num_global]
     if counts.tolist() != listed:
-        raise ValueError(f"{api}(): 'expert_num_global_tensor' {counts.tolist()} differs from "
-                         f"'expert_num_global' {listed}")
+        raise ValueError(
+            f"{api}(): 'expert_num_global_tensor' {counts.tolist()} differs from "
+            f"'expert_num_global' {listed}"
+        )
     if (counts < 0).any():
         raise ValueError(f"{api}(): argument 'expert_num_global' must not hold negative counts")
     expert = np.repeat(np.arange(len(counts)), counts)
-    return (to_tensor((expert // local).astype(np.int32)),
-            to_tensor((expert % local).astype(np.int32)))
+    return (
+        to_tensor((expert // local).astype(np.int32)),
+        to_tensor((expert % local).astype(np.int32)),
+    )
 
 
-def expand_modality_expert_id(expert_id, num_expert_per_modality, group_size, modality_offset,
-                              is_group_expert, name=None):
+def expand_modality_expert_id(
+    expert_id, num_expert_per_modality, group_size, modality_offset, is_group_expert, name=None
+):
     """Map expert ids of one modality into the global numbering of two interleaved
     modalities: with is_group_expert the id in top-k slot j first moves by j *
     group_size; then (num_expert_per_modality = n > 0) e -> (e // n) * 2n + e % n +
@@ -117,8 +131,10 @@ def expand_modality_expert_id(expert_id, num_expert_per_modality, group_size, mo
     api = "expand_modality_expert_id"
     _int_tensor(api, "expert_id", expert_id)
     if expert_id.ndim != 2:
-        raise ValueError(f"{api}(): argument 'expert_id' must be 2-D [seq, k], but has shape "
-                         f"{list(expert_id.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'expert_id' must be 2-D [seq, k], but has shape "
+            f"{list(expert_id.shape)}"
+        )
     n = _check.integer(api, "num_expert_per_modality", num_expert_per_modality)
     group = _check.integer(api, "group_size", group_size)
     offset = _check.integer(api, "modality_offset", modality_offset)
@@ -151,15 +167,21 @@ def moe_combine(x, combine_weights, scatter_index, name=None):
     c.float_tensor(api, "combine_weights", combine_weights)
     _int_tensor(api, "scatter_index", scatter_index)
     if x.ndim != 2 or combine_weights.ndim != 2:
-        raise ValueError(f"{api}(): 'x' and 'combine_weights' must be 2-D, but have shapes "
-                         f"{list(x.shape)} and {list(combine_weights.shape)}")
+        raise ValueError(
+            f"{api}(): 'x' and 'combine_weights' must be 2-D, but have shapes "
+            f"{list(x.shape)} and {list(combine_weights.shape)}"
+        )
     seq, k = combine_weights.shape
     if list(scatter_index.shape) != [k, seq]:
-        raise ValueError(f"{api}(): argument 'scatter_index' must have shape {[k, seq]}, but "
-                         f"got {list(scatter_index.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'scatter_index' must have shape {[k, seq]}, but "
+            f"got {list(scatter_index.shape)}"
+        )
     if combine_weights.dtype != x.dtype:
-        raise TypeError(f"{api}(): 'combine_weights' ({combine_weights.dtype.name}) must have "
-                        f"x's dtype ({x.dtype.name})")
+        raise TypeError(
+            f"{api}(): 'combine_weights' ({combine_weights.dtype.name}) must have "
+            f"x's dtype ({x.dtype.name})"
+        )
     idx = scatter_index.numpy().astype(np.int64)
     if idx.size and (idx.min() < 0 or idx.max() >= x.shape[0]):
         raise ValueError(f"{api}(): argument 'scatter_index' must lie in [0, {x.shape[0]})")
@@ -168,8 +190,17 @@ def moe_combine(x, combine_weights, scatter_index, name=None):
     return _C.sum(rows * _C.unsqueeze(combine_weights, -1), axis=1)
 
 
-def cal_aux_loss(gate_prob, dispatch_mask, tokens_mask, dispatch_tokens_mask, num_experts,
-                 use_group, moe_k, clip_min, name=None):
+def cal_aux_loss(
+    gate_prob,
+    dispatch_mask,
+    tokens_mask,
+    dispatch_tokens_mask,
+    num_experts,
+    use_group,
+    moe_k,
+    clip_min,
+    name=None,
+):
     """The load-balancing loss num_experts * sum_e me_e * ce_e, me = column sums of
     gate_prob / L, ce = dispatch counts / L (no gradient), L the clipped token count.
 
@@ -202,15 +233,20 @@ def cal_aux_loss(gate_prob, dispatch_mask, tokens_mask, dispatch_tokens_mask, nu
     moe_k = _check.integer(api, "moe_k", moe_k)
     clip_min = _check.number(api, "clip_min", clip_min)
     if gate_prob.ndim != 2:
-        raise ValueError(f"{api}(): argument 'gate_prob' must be 2-D, but has shape "
-                         f"{list(gate_prob.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'gate_prob' must be 2-D, but has shape {list(gate_prob.shape)}"
+        )
     if num_experts <= 0 or (use_group and moe_k == 0):
-        raise ValueError(f"{api}(): 'num_experts' must be > 0 and 'moe_k' non-zero with "
-                         f"use_group, but got {num_experts} and {moe_k}")
+        raise ValueError(
+            f"{api}(): 'num_experts' must be > 0 and 'moe_k' non-zero with "
+            f"use_group, but got {num_experts} and {moe_k}"
+        )
     if dispatch_mask.ndim not in (1, 2) or dispatch_mask.shape[-1] != gate_prob.shape[1]:
-        raise ValueError(f"{api}(): argument 'dispatch_mask' must be [{gate_prob.shape[1]}] or "
-                         f"[seq, {gate_prob.shape[1]}], but has shape "
-                         f"{list(dispatch_mask.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'dispatch_mask' must be [{gate_prob.shape[1]}] or "
+            f"[seq, {gate_prob.shape[1]}], but has shape "
+            f"{list(dispatch_mask.shape)}"
+        )
     dt = gate_prob.dtype
     if tokens_mask is not None:
         tokens_mask = tokens_mask.astype(dt)

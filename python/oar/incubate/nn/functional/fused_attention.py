@@ -1,6 +1,7 @@
 """fused_multi_head_attention: Paddle's fused self-attention (layer norm, qkv
 projection, scaled-dot-product attention with dropout, output projection, residual),
 composed from oar ops, with its two qkv weight layouts and the key/value cache."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -18,22 +19,35 @@ def _qkv(api, x, qkv_weight, qkv_bias, transpose_qkv_wb, num_heads, ring_id):
     c.float_tensor(api, "qkv_weight", qkv_weight)
     if transpose_qkv_wb:
         if isinstance(num_heads, bool) or not isinstance(num_heads, int) or num_heads <= 0:
-            raise ValueError(f"{api}(): transpose_qkv_wb needs a positive 'num_heads', but "
-                             f"got {num_heads!r}")
-        if qkv_weight.ndim != 2 or qkv_weight.shape[0] != e or qkv_weight.shape[1] % (
-                3 * num_heads) or (ring_id == -1 and qkv_weight.shape[1] != 3 * e):
-            raise ValueError(f"{api}(): with transpose_qkv_wb, 'qkv_weight' must be "
-                             f"[embed_dim, 3 * embed_dim] = [{e}, {3 * e}], but has shape "
-                             f"{list(qkv_weight.shape)}")
+            raise ValueError(
+                f"{api}(): transpose_qkv_wb needs a positive 'num_heads', but got {num_heads!r}"
+            )
+        if (
+            qkv_weight.ndim != 2
+            or qkv_weight.shape[0] != e
+            or qkv_weight.shape[1] % (3 * num_heads)
+            or (ring_id == -1 and qkv_weight.shape[1] != 3 * e)
+        ):
+            raise ValueError(
+                f"{api}(): with transpose_qkv_wb, 'qkv_weight' must be "
+                f"[embed_dim, 3 * embed_dim] = [{e}, {3 * e}], but has shape "
+                f"{list(qkv_weight.shape)}"
+            )
         nh, hd = num_heads, qkv_weight.shape[1] // (3 * num_heads)
         w = c.like(qkv_weight, x)
         bias = c.vector(api, "qkv_bias", qkv_bias, 3 * nh * hd, x)
     else:
-        if qkv_weight.ndim != 4 or qkv_weight.shape[0] != 3 or qkv_weight.shape[3] != e or (
-                ring_id == -1 and qkv_weight.shape[1] * qkv_weight.shape[2] != e):
-            raise ValueError(f"{api}(): 'qkv_weight' must be [3, num_heads, head_dim, "
-                             f"embed_dim] with num_heads * head_dim = embed_dim = {e}, but has "
-                             f"shape {list(qkv_weight.shape)}")
+        if (
+            qkv_weight.ndim != 4
+            or qkv_weight.shape[0] != 3
+            or qkv_weight.shape[3] != e
+            or (ring_id == -1 and qkv_weight.shape[1] * qkv_weight.shape[2] != e)
+        ):
+            raise ValueError(
+                f"{api}(): 'qkv_weight' must be [3, num_heads, head_dim, "
+                f"embed_dim] with num_heads * head_dim = embed_dim = {e}, but has "
+                f"shape {list(qkv_weight.shape)}"
+            )
         nh, hd = qkv_weight.shape[1], qkv_weight.shape[2]
         w = _C.transpose(_C.reshape(c.like(qkv_weight, x), [3 * nh * hd, e]), [1, 0])
         if qkv_bias is not None:
@@ -50,14 +64,22 @@ def _with_cache(api, k, v, cache_kv):
     """k, v prefixed by the cached ones, and the new cache [2, batch, heads, len, dim]."""
     c.float_tensor(api, "cache_kv", cache_kv)
     b, nh, _, hd = k.shape
-    if cache_kv.ndim != 5 or cache_kv.shape[0] != 2 or list(cache_kv.shape[1:3]) != [b, nh] \
-            or cache_kv.shape[4] != hd:
-        raise ValueError(f"{api}(): 'cache_kv' must be [2, batch_size, num_heads, cache_len, "
-                         f"head_dim] = [2, {b}, {nh}, *, {hd}], but has shape "
-                         f"{list(cache_kv.shape)}")
+    if (
+        cache_kv.ndim != 5
+        or cache_kv.shape[0] != 2
+        or list(cache_kv.shape[1:3]) != [b, nh]
+        or cache_kv.shape[4] != hd
+    ):
+        raise ValueError(
+            f"{api}(): 'cache_kv' must be [2, batch_size, num_heads, cache_len, "
+            f"head_dim] = [2, {b}, {nh}, *, {hd}], but has shape "
+            f"{list(cache_kv.shape)}"
+        )
     cache_kv = c.like(cache_kv, k)
-    old = [_C.reshape(_C.slice(cache_kv, [0], [i], [i + 1]), list(cache_kv.shape[1:]))
-           for i in range(2)]
+    old = [
+        _C.reshape(_C.slice(cache_kv, [0], [i], [i + 1]), list(cache_kv.shape[1:]))
+        for i in range(2)
+    ]
     k, v = _C.concat([old[0], k], 2), _C.concat([old[1], v], 2)
     return k, v, _C.concat([_C.unsqueeze(k, [0]), _C.unsqueeze(v, [0])], 0)
 
@@ -70,18 +92,38 @@ def _mask(api, attn_mask, shape, ref):
     except ValueError:
         ok = False
     if not ok:
-        raise ValueError(f"{api}(): 'attn_mask' {list(attn_mask.shape)} must broadcast to "
-                         f"[batch_size, num_heads, seq_len, key_len] = {list(shape)}")
+        raise ValueError(
+            f"{api}(): 'attn_mask' {list(attn_mask.shape)} must broadcast to "
+            f"[batch_size, num_heads, seq_len, key_len] = {list(shape)}"
+        )
     return _convert_attention_mask(attn_mask, ref.dtype)
 
 
-def fused_multi_head_attention(x, qkv_weight, linear_weight, pre_layer_norm=False,
-                               pre_ln_scale=None, pre_ln_bias=None, ln_scale=None, ln_bias=None,
-                               pre_ln_epsilon=1e-05, qkv_bias=None, linear_bias=None,
-                               cache_kv=None, attn_mask=None, dropout_rate=0.5,
-                               attn_dropout_rate=0.5, ln_epsilon=1e-05, training=True,
-                               mode="upscale_in_train", ring_id=-1, add_residual=True,
-                               num_heads=-1, transpose_qkv_wb=False, name=None):
+def fused_multi_head_attention(
+    x,
+    qkv_weight,
+    linear_weight,
+    pre_layer_norm=False,
+    pre_ln_scale=None,
+    pre_ln_bias=None,
+    ln_scale=None,
+    ln_bias=None,
+    pre_ln_epsilon=1e-05,
+    qkv_bias=None,
+    linear_bias=None,
+    cache_kv=None,
+    attn_mask=None,
+    dropout_rate=0.5,
+    attn_dropout_rate=0.5,
+    ln_epsilon=1e-05,
+    training=True,
+    mode="upscale_in_train",
+    ring_id=-1,
+    add_residual=True,
+    num_heads=-1,
+    transpose_qkv_wb=False,
+    name=None,
+):
     """Self-attention with its projections, residual and layer norm:
     h = layer_norm(x) if pre_layer_norm else x; q, k, v = split(h @ W_qkv + b_qkv);
     a = dropout(softmax(q k^T / sqrt(head_dim) + attn_mask)) v; out = a @ linear_weight +
@@ -135,16 +177,27 @@ def fused_multi_head_attention(x, qkv_weight, linear_weight, pre_layer_norm=Fals
     api = "fused_multi_head_attention"
     c.float_tensor(api, "x", x)
     if x.ndim != 3:
-        raise ValueError(f"{api}(): the rank of 'x' should be 3 [batch_size, seq_len, "
-                         f"embed_dim], but has shape {list(x.shape)}")
+        raise ValueError(
+            f"{api}(): the rank of 'x' should be 3 [batch_size, seq_len, "
+            f"embed_dim], but has shape {list(x.shape)}"
+        )
     b, s, e = x.shape
     (p_out, p_attn), training, mode = c.dropouts(
-        api, (("dropout_rate", dropout_rate), ("attn_dropout_rate", attn_dropout_rate)),
-        training, mode)
+        api,
+        (("dropout_rate", dropout_rate), ("attn_dropout_rate", attn_dropout_rate)),
+        training,
+        mode,
+    )
     pre = c.flag(api, "pre_layer_norm", pre_layer_norm)
-    ln = [c.vector(api, arg, t, e, x) for arg, t in (
-        ("pre_ln_scale", pre_ln_scale), ("pre_ln_bias", pre_ln_bias), ("ln_scale", ln_scale),
-        ("ln_bias", ln_bias))]
+    ln = [
+        c.vector(api, arg, t, e, x)
+        for arg, t in (
+            ("pre_ln_scale", pre_ln_scale),
+            ("pre_ln_bias", pre_ln_bias),
+            ("ln_scale", ln_scale),
+            ("ln_bias", ln_bias),
+        )
+    ]
     h = x
     if pre:
         h = c.last_axis_ln(x, ln[0], ln[1], c.number(api, "pre_ln_epsilon", pre_ln_epsilon))
@@ -156,7 +209,7 @@ def fused_multi_head_attention(x, qkv_weight, linear_weight, pre_layer_norm=Fals
     cache_out = None
     if cache_kv is not None:
         k, v, cache_out = _with_cache(api, k, v, cache_kv)
-    scores = _C.matmul(_C.scale(q, hd ** -0.5), k, False, True)
+    scores = _C.matmul(_C.scale(q, hd**-0.5), k, False, True)
     if attn_mask is not None:
         scores = scores + _mask(api, attn_mask, scores.shape, scores)
     weights = c.dropout(_C.softmax(scores, -1), p_attn, training, mode)

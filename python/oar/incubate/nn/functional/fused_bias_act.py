@@ -1,6 +1,7 @@
 """fused_bias_act: Paddle's inference epilogue for the feed-forward matmul. The bias
 add, the activation (plain or gated), the smooth-quant shift/scale and the int8 output
 quantisation, composed from oar ops (differentiable up to the quantisation)."""
+
 from __future__ import annotations
 
 from .... import _C
@@ -18,8 +19,10 @@ _COMPUTE = {"fp32": "float32", "fp16": "float16", "bf16": "bfloat16"}
 def _dequantize(api, x, dequant_scales, compute_dtype):
     """int32 GEMM output * per-column scale, in the compute dtype."""
     if compute_dtype not in _COMPUTE:
-        raise ValueError(f"{api}(): with an int32 'x', argument 'compute_dtype' must be one of "
-                         f"'fp32', 'fp16', 'bf16', but got {compute_dtype!r}")
+        raise ValueError(
+            f"{api}(): with an int32 'x', argument 'compute_dtype' must be one of "
+            f"'fp32', 'fp16', 'bf16', but got {compute_dtype!r}"
+        )
     if dequant_scales is None:
         raise ValueError(f"{api}(): an int32 'x' needs 'dequant_scales'")
     c.float_tensor(api, "dequant_scales", dequant_scales)
@@ -28,9 +31,19 @@ def _dequantize(api, x, dequant_scales, compute_dtype):
     return _C.cast(h, _COMPUTE[compute_dtype])
 
 
-def fused_bias_act(x, bias=None, dequant_scales=None, shift=None, smooth=None,
-                   act_method="gelu", compute_dtype="default", quant_scale=-1,
-                   quant_round_type=0, quant_max_bound=0, quant_min_bound=0):
+def fused_bias_act(
+    x,
+    bias=None,
+    dequant_scales=None,
+    shift=None,
+    smooth=None,
+    act_method="gelu",
+    compute_dtype="default",
+    quant_scale=-1,
+    quant_round_type=0,
+    quant_max_bound=0,
+    quant_min_bound=0,
+):
     """act(x + bias), with Paddle's optional dequantisation, smoothing and quantisation.
 
     Args:
@@ -72,25 +85,32 @@ def fused_bias_act(x, bias=None, dequant_scales=None, shift=None, smooth=None,
     c.tensor(api, "x", x)
     c.rank_at_least(api, "x", x, 2)
     if not isinstance(act_method, str) or act_method not in _PLAIN + _GATED:
-        raise ValueError(f"{api}(): argument 'act_method' must be one of 'gelu', 'relu', "
-                         f"'swiglu', 'geglu', but got {act_method!r}")
+        raise ValueError(
+            f"{api}(): argument 'act_method' must be one of 'gelu', 'relu', "
+            f"'swiglu', 'geglu', but got {act_method!r}"
+        )
     cols = x.shape[-1]
     if x.dtype.name == "int32":
         h = _dequantize(api, x, dequant_scales, compute_dtype)
     elif not x.dtype.is_floating_point:
-        raise TypeError(f"{api}(): argument 'x' must be a floating-point or int32 Tensor, "
-                        f"but got dtype {x.dtype.name}")
+        raise TypeError(
+            f"{api}(): argument 'x' must be a floating-point or int32 Tensor, "
+            f"but got dtype {x.dtype.name}"
+        )
     elif dequant_scales is not None:
-        raise TypeError(f"{api}(): 'dequant_scales' applies to an int32 'x' only, but 'x' is "
-                        f"{x.dtype.name}")
+        raise TypeError(
+            f"{api}(): 'dequant_scales' applies to an int32 'x' only, but 'x' is {x.dtype.name}"
+        )
     else:
         h = x
     if bias is not None:
         h = h + c.vector(api, "bias", bias, cols, h)
     if act_method in _GATED:
         if cols % 2:
-            raise ValueError(f"{api}(): act_method {act_method!r} needs an even last "
-                             f"dimension of 'x', but got {cols}")
+            raise ValueError(
+                f"{api}(): act_method {act_method!r} needs an even last "
+                f"dimension of 'x', but got {cols}"
+            )
         half = cols // 2
         a = _C.slice(h, [h.ndim - 1], [0], [half])
         b = _C.slice(h, [h.ndim - 1], [half], [cols])
@@ -104,6 +124,5 @@ def fused_bias_act(x, bias=None, dequant_scales=None, shift=None, smooth=None,
         shift = c.vector(api, "shift", shift, n, out)
         out = (out + shift) * c.vector(api, "smooth", smooth, n, out)
     if c.quant_args(api, quant_scale, quant_round_type, quant_max_bound, quant_min_bound):
-        return c.quantize(out, quant_scale, quant_round_type, quant_max_bound,
-                          quant_min_bound)
+        return c.quantize(out, quant_scale, quant_round_type, quant_max_bound, quant_min_bound)
     return out

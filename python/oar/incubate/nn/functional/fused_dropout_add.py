@@ -1,5 +1,6 @@
 """fused_dropout_add: dropout(x) + y. Paddle 3.3 itself falls back to exactly this
 composition (its fused kernel had precision problems)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -40,6 +41,7 @@ def fused_dropout_add(x, y, p=0.5, training=True, mode="upscale_in_train", name=
     try:
         np.broadcast_shapes(tuple(x.shape), tuple(y.shape))
     except ValueError:
-        raise ValueError(f"{api}(): the shapes of 'x' {list(x.shape)} and 'y' "
-                         f"{list(y.shape)} do not broadcast") from None
+        raise ValueError(
+            f"{api}(): the shapes of 'x' {list(x.shape)} and 'y' {list(y.shape)} do not broadcast"
+        ) from None
     return c.dropout(x, p, training, m) + c.like(y, x)

@@ -2,6 +2,7 @@
 (fused_feedforward) and layer_norm(residual + dropout(x + bias))
 (fused_bias_dropout_residual_layer_norm). Pre- or post-layer-norm as Paddle; dropouts use
 the default generator and Paddle's two modes."""
+
 from __future__ import annotations
 
 from ....nn import functional as F
@@ -12,12 +13,28 @@ __all__ = ["fused_feedforward", "fused_bias_dropout_residual_layer_norm"]
 _FFN_ACTS = ("relu", "gelu")  # Paddle's kernel: these two, gelu with erf
 
 
-def fused_feedforward(x, linear1_weight, linear2_weight, linear1_bias=None, linear2_bias=None,
-                      ln1_scale=None, ln1_bias=None, ln2_scale=None, ln2_bias=None,
-                      dropout1_rate=0.5, dropout2_rate=0.5, activation="relu",
-                      ln1_epsilon=1e-5, ln2_epsilon=1e-5, pre_layer_norm=False,
-                      training=True, mode="upscale_in_train", ring_id=-1, add_residual=True,
-                      name=None):
+def fused_feedforward(
+    x,
+    linear1_weight,
+    linear2_weight,
+    linear1_bias=None,
+    linear2_bias=None,
+    ln1_scale=None,
+    ln1_bias=None,
+    ln2_scale=None,
+    ln2_bias=None,
+    dropout1_rate=0.5,
+    dropout2_rate=0.5,
+    activation="relu",
+    ln1_epsilon=1e-5,
+    ln2_epsilon=1e-5,
+    pre_layer_norm=False,
+    training=True,
+    mode="upscale_in_train",
+    ring_id=-1,
+    add_residual=True,
+    name=None,
+):
     """The Transformer feed-forward block:
     out = linear2(dropout1(activation(linear1(layer_norm1(x) if pre_layer_norm else x)))),
     then x + dropout2(out) (dropout2(out) without add_residual), then layer_norm2 of that
@@ -63,22 +80,31 @@ def fused_feedforward(x, linear1_weight, linear2_weight, linear1_bias=None, line
     d = x.shape[-1]
     c.float_tensor(api, "linear1_weight", linear1_weight)
     if linear1_weight.ndim != 2:
-        raise ValueError(f"{api}(): argument 'linear1_weight' must be 2-D [d_model, "
-                         f"dim_feedforward], but has shape {list(linear1_weight.shape)}")
+        raise ValueError(
+            f"{api}(): argument 'linear1_weight' must be 2-D [d_model, "
+            f"dim_feedforward], but has shape {list(linear1_weight.shape)}"
+        )
     dff = linear1_weight.shape[1]
     w1 = c.matrix(api, "linear1_weight", linear1_weight, [d, dff], x)
     w2 = c.matrix(api, "linear2_weight", linear2_weight, [dff, d], x)
     b1 = c.vector(api, "linear1_bias", linear1_bias, dff, x)
     b2 = c.vector(api, "linear2_bias", linear2_bias, d, x)
-    ln = [c.vector(api, arg, t, d, x) for arg, t in (
-        ("ln1_scale", ln1_scale), ("ln1_bias", ln1_bias), ("ln2_scale", ln2_scale),
-        ("ln2_bias", ln2_bias))]
+    ln = [
+        c.vector(api, arg, t, d, x)
+        for arg, t in (
+            ("ln1_scale", ln1_scale),
+            ("ln1_bias", ln1_bias),
+            ("ln2_scale", ln2_scale),
+            ("ln2_bias", ln2_bias),
+        )
+    ]
     if not isinstance(activation, str) or activation not in _FFN_ACTS:
-        raise ValueError(f"{api}(): argument 'activation' must be 'relu' or 'gelu', but got "
-                         f"{activation!r}")
+        raise ValueError(
+            f"{api}(): argument 'activation' must be 'relu' or 'gelu', but got {activation!r}"
+        )
     (p1, p2), training, mode = c.dropouts(
-        api, (("dropout1_rate", dropout1_rate), ("dropout2_rate", dropout2_rate)), training,
-        mode)
+        api, (("dropout1_rate", dropout1_rate), ("dropout2_rate", dropout2_rate)), training, mode
+    )
     pre = c.flag(api, "pre_layer_norm", pre_layer_norm)
     out = c.last_axis_ln(x, ln[0], ln[1], c.number(api, "ln1_epsilon", ln1_epsilon)) if pre else x
     act = F.relu if activation == "relu" else F.gelu
@@ -91,9 +117,18 @@ def fused_feedforward(x, linear1_weight, linear2_weight, linear1_bias=None, line
     return out
 
 
-def fused_bias_dropout_residual_layer_norm(x, residual, bias=None, ln_scale=None,
-                                           ln_bias=None, dropout_rate=0.5, ln_epsilon=1e-5,
-                                           training=True, mode="upscale_in_train", name=None):
+def fused_bias_dropout_residual_layer_norm(
+    x,
+    residual,
+    bias=None,
+    ln_scale=None,
+    ln_bias=None,
+    dropout_rate=0.5,
+    ln_epsilon=1e-5,
+    training=True,
+    mode="upscale_in_train",
+    name=None,
+):
     """layer_norm(residual + dropout(x + bias)) over the last axis.
 
     Args:
@@ -124,8 +159,10 @@ def fused_bias_dropout_residual_layer_norm(x, residual, bias=None, ln_scale=None
     c.float_tensor(api, "residual", residual)
     c.shape_is(api, "residual", residual, x.shape)
     d = x.shape[-1]
-    bias, scale, shift = (c.vector(api, arg, t, d, x) for arg, t in (
-        ("bias", bias), ("ln_scale", ln_scale), ("ln_bias", ln_bias)))
+    bias, scale, shift = (
+        c.vector(api, arg, t, d, x)
+        for arg, t in (("bias", bias), ("ln_scale", ln_scale), ("ln_bias", ln_bias))
+    )
     (p,), training, mode = c.dropouts(api, (("dropout_rate", dropout_rate),), training, mode)
     h = x if bias is None else x + bias
     h = c.like(residual, x) + c.dropout(h, p, training, mode)

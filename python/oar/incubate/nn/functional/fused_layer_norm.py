@@ -1,6 +1,7 @@
 """Paddle's fused layer norms: fused_layer_norm (LayerNorm of x + bias +
 residual_alpha * residual, returning the sum for the next residual branch) and fast_ln
 (the apex-style last-axis LayerNorm returning its statistics)."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -19,8 +20,10 @@ def _fused_sum(api, x, bias, residual, alpha, axis):
     if bias is not None:
         c.float_tensor(api, "bias", bias)
         if list(bias.shape) != norm_shape and list(bias.shape) != [int(np.prod(norm_shape))]:
-            raise ValueError(f"{api}(): argument 'bias' must have shape {norm_shape} (x's "
-                             f"normalised axes), but got {list(bias.shape)}")
+            raise ValueError(
+                f"{api}(): argument 'bias' must have shape {norm_shape} (x's "
+                f"normalised axes), but got {list(bias.shape)}"
+            )
         bias = c.like(bias, x)
     if residual is None:
         return x, c.empty_output(x)
@@ -32,9 +35,20 @@ def _fused_sum(api, x, bias, residual, alpha, axis):
     return h, h
 
 
-def fused_layer_norm(x, norm_weight, norm_bias, epsilon, residual_alpha=1.0,
-                     begin_norm_axis=1, bias=None, residual=None, quant_scale=-1,
-                     quant_round_type=0, quant_max_bound=0, quant_min_bound=0):
+def fused_layer_norm(
+    x,
+    norm_weight,
+    norm_bias,
+    epsilon,
+    residual_alpha=1.0,
+    begin_norm_axis=1,
+    bias=None,
+    residual=None,
+    quant_scale=-1,
+    quant_round_type=0,
+    quant_max_bound=0,
+    quant_min_bound=0,
+):
     """LayerNorm(x + bias + residual_alpha * residual) over the axes from
     begin_norm_axis on.
 
@@ -80,8 +94,7 @@ def fused_layer_norm(x, norm_weight, norm_bias, epsilon, residual_alpha=1.0,
     h, residual_out = _fused_sum(api, x, bias, residual, alpha, axis)
     quant = c.quant_args(api, quant_scale, quant_round_type, quant_max_bound, quant_min_bound)
     normalise = w is not None or b is not None
-    out = F.layer_norm(h, list(x.shape[axis:]), weight=w, bias=b, epsilon=eps) \
-        if normalise else h
+    out = F.layer_norm(h, list(x.shape[axis:]), weight=w, bias=b, epsilon=eps) if normalise else h
     mean, inv = c.row_stats(h, axis, eps)
     if quant and normalise:
         out = c.quantize(out, quant_scale, quant_round_type, quant_max_bound, quant_min_bound)

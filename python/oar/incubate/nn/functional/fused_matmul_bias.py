@@ -2,6 +2,7 @@
 matmul whose bias add, and optionally a relu/gelu, run in the same kernel. On the CPU
 they are oar.matmul (or the fused linear op) plus the epilogue; autograd differentiates
 the composition."""
+
 from __future__ import annotations
 
 from .... import _C
@@ -20,18 +21,23 @@ def _gemm_bias(api, x, y, bias, trans_x, trans_y, names):
     trans_x = c.flag(api, names[3], trans_x)
     trans_y = c.flag(api, names[4], trans_y)
     if y.ndim != 2:
-        raise ValueError(f"{api}(): argument '{names[1]}' must be 2-D, but has shape "
-                         f"{list(y.shape)}")
+        raise ValueError(
+            f"{api}(): argument '{names[1]}' must be 2-D, but has shape {list(y.shape)}"
+        )
     c.rank_at_least(api, names[0], x, 2)
     n = y.shape[0] if trans_y else y.shape[1]
     k_y = y.shape[1] if trans_y else y.shape[0]
     k_x = x.shape[-2] if trans_x else x.shape[-1]
     if k_x != k_y:
-        raise ValueError(f"{api}(): the inner dimensions of '{names[0]}' {list(x.shape)} and "
-                         f"'{names[1]}' {list(y.shape)} differ ({k_x} vs {k_y})")
+        raise ValueError(
+            f"{api}(): the inner dimensions of '{names[0]}' {list(x.shape)} and "
+            f"'{names[1]}' {list(y.shape)} differ ({k_x} vs {k_y})"
+        )
     if bias.ndim != 1 or bias.shape[0] != n:
-        raise ValueError(f"{api}(): argument '{names[2]}' must be 1-D of size {n} (the last "
-                         f"dimension of the product), but has shape {list(bias.shape)}")
+        raise ValueError(
+            f"{api}(): argument '{names[2]}' must be 1-D of size {n} (the last "
+            f"dimension of the product), but has shape {list(bias.shape)}"
+        )
     bias = c.like(bias, x)
     if not trans_x and not trans_y:
         return _C.linear(x, c.like(y, x), bias)
@@ -63,8 +69,15 @@ def fused_matmul_bias(x, y, bias=None, transpose_x=False, transpose_y=False, nam
         c.float_tensor("fused_matmul_bias", "x", x)
         c.float_tensor("fused_matmul_bias", "y", y)
         return _C.matmul(x, y, bool(transpose_x), bool(transpose_y))
-    return _gemm_bias("fused_matmul_bias", x, y, bias, transpose_x, transpose_y,
-                      ("x", "y", "bias", "transpose_x", "transpose_y"))
+    return _gemm_bias(
+        "fused_matmul_bias",
+        x,
+        y,
+        bias,
+        transpose_x,
+        transpose_y,
+        ("x", "y", "bias", "transpose_x", "transpose_y"),
+    )
 
 
 def fused_linear(x, weight, bias=None, transpose_weight=False, name=None):
@@ -91,16 +104,26 @@ def fused_linear(x, weight, bias=None, transpose_weight=False, name=None):
     c.float_tensor(api, "weight", weight)
     if bias is None:
         if weight.ndim != 2:
-            raise ValueError(f"{api}(): argument 'weight' must be 2-D, but has shape "
-                             f"{list(weight.shape)}")
+            raise ValueError(
+                f"{api}(): argument 'weight' must be 2-D, but has shape {list(weight.shape)}"
+            )
         c.rank_at_least(api, "x", x, 1)
         k = weight.shape[1] if transpose_weight else weight.shape[0]
         if x.shape[-1] != k:
-            raise ValueError(f"{api}(): the last dimension of 'x' {list(x.shape)} must be "
-                             f"{k} to match 'weight' {list(weight.shape)}")
+            raise ValueError(
+                f"{api}(): the last dimension of 'x' {list(x.shape)} must be "
+                f"{k} to match 'weight' {list(weight.shape)}"
+            )
         return _C.matmul(x, c.like(weight, x), False, bool(transpose_weight))
-    return _gemm_bias(api, x, weight, bias, False, transpose_weight,
-                      ("x", "weight", "bias", "transpose_x", "transpose_weight"))
+    return _gemm_bias(
+        api,
+        x,
+        weight,
+        bias,
+        False,
+        transpose_weight,
+        ("x", "weight", "bias", "transpose_x", "transpose_weight"),
+    )
 
 
 _ACTIVATIONS = ("none", "relu", "gelu")
@@ -128,8 +151,9 @@ def fused_linear_activation(x, y, bias, trans_x=False, trans_y=False, activation
     api = "fused_linear_activation"
     act = "none" if activation is None else activation
     if not isinstance(act, str) or act not in _ACTIVATIONS:
-        raise ValueError(f"{api}(): argument 'activation' must be 'relu', 'gelu' or None, "
-                         f"but got {activation!r}")
+        raise ValueError(
+            f"{api}(): argument 'activation' must be 'relu', 'gelu' or None, but got {activation!r}"
+        )
     out = _gemm_bias(api, x, y, bias, trans_x, trans_y, ("x", "y", "bias", "trans_x", "trans_y"))
     if act == "relu":
         return F.relu(out)

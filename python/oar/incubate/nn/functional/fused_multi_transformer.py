@@ -1,6 +1,7 @@
 """fused_multi_transformer: Paddle's stack of decoder layers (self-attention and
 feed-forward, pre- or post-norm) with rotary embeddings, grouped-query heads and a
 key/value cache for incremental decoding, composed from oar ops."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -27,15 +28,42 @@ def _norm(h, scale, bias, eps, kind):
     return out if bias is None else out + c.like(bias, h)
 
 
-def fused_multi_transformer(x, ln_scales, ln_biases, qkv_weights, qkv_biases, linear_weights,
-                            linear_biases, ffn_ln_scales, ffn_ln_biases, ffn1_weights,
-                            ffn1_biases, ffn2_weights, ffn2_biases, pre_layer_norm=True,
-                            epsilon=1e-05, residual_alpha=1.0, cache_kvs=None, beam_offset=None,
-                            pre_caches=None, seq_lens=None, rotary_embs=None, time_step=None,
-                            attn_mask=None, dropout_rate=0.0, rotary_emb_dims=0,
-                            activation="gelu", training=False, mode="upscale_in_train",
-                            trans_qkvw=True, ring_id=-1, norm_type="layernorm",
-                            use_neox_rotary_style=False, gqa_group_size=-1, name=None):
+def fused_multi_transformer(
+    x,
+    ln_scales,
+    ln_biases,
+    qkv_weights,
+    qkv_biases,
+    linear_weights,
+    linear_biases,
+    ffn_ln_scales,
+    ffn_ln_biases,
+    ffn1_weights,
+    ffn1_biases,
+    ffn2_weights,
+    ffn2_biases,
+    pre_layer_norm=True,
+    epsilon=1e-05,
+    residual_alpha=1.0,
+    cache_kvs=None,
+    beam_offset=None,
+    pre_caches=None,
+    seq_lens=None,
+    rotary_embs=None,
+    time_step=None,
+    attn_mask=None,
+    dropout_rate=0.0,
+    rotary_emb_dims=0,
+    activation="gelu",
+    training=False,
+    mode="upscale_in_train",
+    trans_qkvw=True,
+    ring_id=-1,
+    norm_type="layernorm",
+    use_neox_rotary_style=False,
+    gqa_group_size=-1,
+    name=None,
+):
     """A stack of Transformer decoder layers. Layer i, with norm = LayerNorm (or
     RMSNorm) and h its input:
 
@@ -130,8 +158,9 @@ def fused_multi_transformer(x, ln_scales, ln_biases, qkv_weights, qkv_biases, li
     """
     c.float_tensor(API, "x", x)
     if x.ndim != 3:
-        raise ValueError(f"{API}(): 'x' must be [batch_size, seq_len, embed_dim], but has shape "
-                         f"{list(x.shape)}")
+        raise ValueError(
+            f"{API}(): 'x' must be [batch_size, seq_len, embed_dim], but has shape {list(x.shape)}"
+        )
     bsz, s, e = x.shape
     (p,), training, mode = c.dropouts(API, (("dropout_rate", dropout_rate),), training, mode)
     pre = c.flag(API, "pre_layer_norm", pre_layer_norm)
@@ -140,30 +169,46 @@ def fused_multi_transformer(x, ln_scales, ln_biases, qkv_weights, qkv_biases, li
     neox = c.flag(API, "use_neox_rotary_style", use_neox_rotary_style)
     act = G.choice("activation", activation, ACTS)
     norm = G.choice("norm_type", norm_type, NORMS)
-    gqa, dims = integer(API, "gqa_group_size", gqa_group_size), \
-        integer(API, "rotary_emb_dims", rotary_emb_dims)
+    gqa, dims = (
+        integer(API, "gqa_group_size", gqa_group_size),
+        integer(API, "rotary_emb_dims", rotary_emb_dims),
+    )
     if dims < 0:
         raise ValueError(f"{API}(): argument 'rotary_emb_dims' must be >= 0, but got {dims}")
     if beam_offset is not None:
-        raise NotImplementedError(f"{API}(): 'beam_offset' (beam-search cache offsets) is not "
-                                  f"supported by oar")
+        raise NotImplementedError(
+            f"{API}(): 'beam_offset' (beam-search cache offsets) is not supported by oar"
+        )
     if not isinstance(qkv_weights, (list, tuple)) or not qkv_weights:
-        raise TypeError(f"{API}(): argument 'qkv_weights' must be a non-empty list of Tensors, "
-                        f"but got {_kind(qkv_weights)}")
+        raise TypeError(
+            f"{API}(): argument 'qkv_weights' must be a non-empty list of Tensors, "
+            f"but got {_kind(qkv_weights)}"
+        )
     n = len(qkv_weights)
-    params = {arg: G.per_layer(arg, v, n, opt) for arg, v, opt in (
-        ("ln_scales", ln_scales, False), ("ln_biases", ln_biases, True),
-        ("qkv_weights", qkv_weights, False), ("qkv_biases", qkv_biases, True),
-        ("linear_weights", linear_weights, False), ("linear_biases", linear_biases, True),
-        ("ffn_ln_scales", ffn_ln_scales, False), ("ffn_ln_biases", ffn_ln_biases, True),
-        ("ffn1_weights", ffn1_weights, False), ("ffn1_biases", ffn1_biases, True),
-        ("ffn2_weights", ffn2_weights, False), ("ffn2_biases", ffn2_biases, True))}
+    params = {
+        arg: G.per_layer(arg, v, n, opt)
+        for arg, v, opt in (
+            ("ln_scales", ln_scales, False),
+            ("ln_biases", ln_biases, True),
+            ("qkv_weights", qkv_weights, False),
+            ("qkv_biases", qkv_biases, True),
+            ("linear_weights", linear_weights, False),
+            ("linear_biases", linear_biases, True),
+            ("ffn_ln_scales", ffn_ln_scales, False),
+            ("ffn_ln_biases", ffn_ln_biases, True),
+            ("ffn1_weights", ffn1_weights, False),
+            ("ffn1_biases", ffn1_biases, True),
+            ("ffn2_weights", ffn2_weights, False),
+            ("ffn2_biases", ffn2_biases, True),
+        )
+    }
     nh, kvh, hd = A.heads(params["qkv_weights"][0], gqa, trans, e)
     G.check_shapes(params, e, nh, kvh, hd, act)
     decode = time_step is not None
     caches = None if cache_kvs is None else G.caches("cache_kvs", cache_kvs, n, x, kvh, hd)
-    prefix = None if pre_caches is None or decode else \
-        G.caches("pre_caches", pre_caches, n, x, kvh, hd)
+    prefix = (
+        None if pre_caches is None or decode else G.caches("pre_caches", pre_caches, n, x, kvh, hd)
+    )
     plen = 0 if prefix is None else prefix[0].shape[3]
     if decode:
         steps, keep_rows = G.decode_steps(time_step, seq_lens, caches, s, bsz)
@@ -173,8 +218,10 @@ def fused_multi_transformer(x, ln_scales, ln_biases, qkv_weights, qkv_biases, li
         keep_rows = lengths = G.lengths(seq_lens, bsz, s)
         klen = plen + s
         if caches is not None and caches[0].shape[3] < klen:
-            raise ValueError(f"{API}(): cache_kvs hold {caches[0].shape[3]} positions, but the "
-                             f"context stage stores {klen}")
+            raise ValueError(
+                f"{API}(): cache_kvs hold {caches[0].shape[3]} positions, but the "
+                f"context stage stores {klen}"
+            )
         mask = A.context_mask(lengths, bsz, s, plen, attn_mask is None)
     mask = None if mask is None else A.additive(mask, x)
     if attn_mask is not None:
@@ -196,22 +243,34 @@ def fused_multi_transformer(x, ln_scales, ln_biases, qkv_weights, qkv_biases, li
             k, v = A.decode_keys(caches[i], k, v, steps)
         else:
             if prefix is not None:
-                old = [_C.reshape(_C.slice(prefix[i], [0], [j], [j + 1]), list(prefix[i].shape[1:]))
-                       for j in range(2)]
+                old = [
+                    _C.reshape(_C.slice(prefix[i], [0], [j], [j + 1]), list(prefix[i].shape[1:]))
+                    for j in range(2)
+                ]
                 k, v = _C.concat([c.like(old[0], k), k], 2), _C.concat([c.like(old[1], v), v], 2)
             if caches is not None:
-                A.write_cache(caches[i], k, v, [0] * bsz,
-                              [plen + m for m in (lengths or [s] * bsz)])
-        o = c.linear(A.attend(q, k, v, mask, p, training, mode),
-                     c.like(ly["linear_weights"], x), c.like(ly["linear_biases"], x))
+                A.write_cache(
+                    caches[i], k, v, [0] * bsz, [plen + m for m in (lengths or [s] * bsz)]
+                )
+        o = c.linear(
+            A.attend(q, k, v, mask, p, training, mode),
+            c.like(ly["linear_weights"], x),
+            c.like(ly["linear_biases"], x),
+        )
         h = _residual(h, c.dropout(o, p, training, mode), alpha)
         if not pre:
             h = _norm(h, ly["ln_scales"], ly["ln_biases"], eps, norm)
         f = _norm(h, ly["ffn_ln_scales"], ly["ffn_ln_biases"], eps, norm) if pre else h
-        f = fused_bias_act(c.linear(f, c.like(ly["ffn1_weights"], x), None),
-                           c.like(ly["ffn1_biases"], x), act_method=act)
-        f = c.linear(c.dropout(f, p, training, mode), c.like(ly["ffn2_weights"], x),
-                     c.like(ly["ffn2_biases"], x))
+        f = fused_bias_act(
+            c.linear(f, c.like(ly["ffn1_weights"], x), None),
+            c.like(ly["ffn1_biases"], x),
+            act_method=act,
+        )
+        f = c.linear(
+            c.dropout(f, p, training, mode),
+            c.like(ly["ffn2_weights"], x),
+            c.like(ly["ffn2_biases"], x),
+        )
         h = _residual(h, c.dropout(f, p, training, mode), alpha)
         if not pre:
             h = _norm(h, ly["ffn_ln_scales"], ly["ffn_ln_biases"], eps, norm)

@@ -1,6 +1,7 @@
 """Paddle's fused RMS norms: fused_rms_norm (RMSNorm of x + bias + residual, returning
 the sum for the next residual branch), and the last-axis forms fused_rms_norm_ext and
 fast_rms_norm that also return 1 / rms."""
+
 from __future__ import annotations
 
 import numpy as np
@@ -12,9 +13,19 @@ from . import _common as c
 __all__ = ["fused_rms_norm", "fused_rms_norm_ext", "fast_rms_norm"]
 
 
-def fused_rms_norm(x, norm_weight, norm_bias, epsilon, begin_norm_axis=1, bias=None,
-                   residual=None, quant_scale=-1, quant_round_type=0, quant_max_bound=0,
-                   quant_min_bound=0):
+def fused_rms_norm(
+    x,
+    norm_weight,
+    norm_bias,
+    epsilon,
+    begin_norm_axis=1,
+    bias=None,
+    residual=None,
+    quant_scale=-1,
+    quant_round_type=0,
+    quant_max_bound=0,
+    quant_min_bound=0,
+):
     """RMSNorm(x + bias + residual) * norm_weight + norm_bias over the axes from
     begin_norm_axis on: h / sqrt(mean(h ** 2) + epsilon) * norm_weight + norm_bias.
 
@@ -57,8 +68,10 @@ def fused_rms_norm(x, norm_weight, norm_bias, epsilon, begin_norm_axis=1, bias=N
     if bias is not None:
         c.float_tensor(api, "bias", bias)
         if list(bias.shape) not in (norm_shape, [cols]):
-            raise ValueError(f"{api}(): argument 'bias' must have shape {norm_shape} (x's "
-                             f"normalised axes), but got {list(bias.shape)}")
+            raise ValueError(
+                f"{api}(): argument 'bias' must have shape {norm_shape} (x's "
+                f"normalised axes), but got {list(bias.shape)}"
+            )
         bias = c.like(bias, x)
     if residual is None:
         # Paddle's kernels read bias only together with a residual.

@@ -1,6 +1,7 @@
 """fused_rotary_position_embedding: rotary position embedding (RoPE) of q, k and v,
 with Paddle's two pairings, given or computed sin/cos tables and per-token position ids.
 Composed from oar ops, so the gradients of q/k/v (and of given sin/cos) flow."""
+
 from __future__ import annotations
 
 import numbers
@@ -42,32 +43,43 @@ def _given_table(sin, cos, q, seq_len, head_dim, with_ids):
     for arg, t in (("sin", sin), ("cos", cos)):
         c.float_tensor(API, arg, t)
     if list(sin.shape) != list(cos.shape):
-        raise ValueError(f"{API}(): 'sin' {list(sin.shape)} and 'cos' {list(cos.shape)} must "
-                         f"have the same shape")
+        raise ValueError(
+            f"{API}(): 'sin' {list(sin.shape)} and 'cos' {list(cos.shape)} must have the same shape"
+        )
     shape = list(sin.shape)
     if len(shape) not in (2, 4) or (len(shape) == 4 and (shape[0] != 1 or shape[2] != 1)):
-        raise ValueError(f"{API}(): 'sin' and 'cos' must be [seq_len, head_dim] or [1, "
-                         f"seq_len, 1, head_dim], but have shape {shape}")
+        raise ValueError(
+            f"{API}(): 'sin' and 'cos' must be [seq_len, head_dim] or [1, "
+            f"seq_len, 1, head_dim], but have shape {shape}"
+        )
     rows = shape[1] if len(shape) == 4 else shape[0]
     if shape[-1] != head_dim or (rows < seq_len if with_ids else rows != seq_len):
         need = "at least " if with_ids else ""
-        raise ValueError(f"{API}(): 'sin' and 'cos' must have {need}{seq_len} positions and "
-                         f"head_dim {head_dim} (q's), but have shape {shape}")
-    return (_C.reshape(c.like(sin, q), [rows, head_dim]),
-            _C.reshape(c.like(cos, q), [rows, head_dim]))
+        raise ValueError(
+            f"{API}(): 'sin' and 'cos' must have {need}{seq_len} positions and "
+            f"head_dim {head_dim} (q's), but have shape {shape}"
+        )
+    return (
+        _C.reshape(c.like(sin, q), [rows, head_dim]),
+        _C.reshape(c.like(cos, q), [rows, head_dim]),
+    )
 
 
 def _by_position(table, position_ids, batch, seq_len):
     """table rows picked per token: [batch, seq_len, head_dim]."""
     c.tensor(API, "position_ids", position_ids)
     if position_ids.dtype.is_floating_point or position_ids.dtype.name == "bool":
-        raise TypeError(f"{API}(): argument 'position_ids' must be an integer Tensor, but got "
-                        f"dtype {position_ids.dtype.name}")
+        raise TypeError(
+            f"{API}(): argument 'position_ids' must be an integer Tensor, but got "
+            f"dtype {position_ids.dtype.name}"
+        )
     c.shape_is(API, "position_ids", position_ids, [batch, seq_len])
     ids = position_ids.numpy()
     if ids.size and (ids.min() < 0 or ids.max() >= table.shape[0]):
-        raise ValueError(f"{API}(): 'position_ids' must be in [0, {table.shape[0]}) (the rows "
-                         f"of sin/cos), but range over [{ids.min()}, {ids.max()}]")
+        raise ValueError(
+            f"{API}(): 'position_ids' must be in [0, {table.shape[0]}) (the rows "
+            f"of sin/cos), but range over [{ids.min()}, {ids.max()}]"
+        )
     flat = _C.reshape(_C.cast(position_ids, "int64"), [batch * seq_len])
     return _C.reshape(_C.gather(table, flat, 0), [batch, seq_len, table.shape[1]])
 
@@ -75,19 +87,32 @@ def _by_position(table, position_ids, batch, seq_len):
 def _check_qkv(arg, t, q, time_major):
     c.float_tensor(API, arg, t)
     if t.ndim != 4:
-        raise ValueError(f"{API}(): argument '{arg}' must be 4-D [batch_size, seq_len, "
-                         f"num_heads, head_dim] ([seq_len, batch_size, ...] when time_major), "
-                         f"but has shape {list(t.shape)}")
-    if q is not None and (t.shape[0] != q.shape[0] or t.shape[1] != q.shape[1]
-                          or t.shape[3] != q.shape[3]):
+        raise ValueError(
+            f"{API}(): argument '{arg}' must be 4-D [batch_size, seq_len, "
+            f"num_heads, head_dim] ([seq_len, batch_size, ...] when time_major), "
+            f"but has shape {list(t.shape)}"
+        )
+    if q is not None and (
+        t.shape[0] != q.shape[0] or t.shape[1] != q.shape[1] or t.shape[3] != q.shape[3]
+    ):
         layout = "seq_len, batch_size" if time_major else "batch_size, seq_len"
-        raise ValueError(f"{API}(): argument '{arg}' {list(t.shape)} must match q "
-                         f"{list(q.shape)} in {layout} and head_dim")
+        raise ValueError(
+            f"{API}(): argument '{arg}' {list(t.shape)} must match q "
+            f"{list(q.shape)} in {layout} and head_dim"
+        )
 
 
-def fused_rotary_position_embedding(q, k=None, v=None, sin=None, cos=None, position_ids=None,
-                                    use_neox_rotary_style=True, time_major=False,
-                                    rotary_emb_base=10000.0):
+def fused_rotary_position_embedding(
+    q,
+    k=None,
+    v=None,
+    sin=None,
+    cos=None,
+    position_ids=None,
+    use_neox_rotary_style=True,
+    time_major=False,
+    rotary_emb_base=10000.0,
+):
     """Rotate q, k and v by their positions: out = t * cos + rotate(t) * sin.
 
     Args:
@@ -128,19 +153,23 @@ def fused_rotary_position_embedding(q, k=None, v=None, sin=None, cos=None, posit
     seq_len, batch = (q.shape[0], q.shape[1]) if time_major else (q.shape[1], q.shape[0])
     head_dim = q.shape[3]
     if head_dim % 2:
-        raise ValueError(f"{API}(): head_dim (the last dimension of q) must be even, but got "
-                         f"{head_dim}")
+        raise ValueError(
+            f"{API}(): head_dim (the last dimension of q) must be even, but got {head_dim}"
+        )
     if (sin is None) != (cos is None):
         raise ValueError(f"{API}(): 'sin' and 'cos' must be given together")
     if sin is None:
         if position_ids is not None:
             raise ValueError(f"{API}(): 'position_ids' needs 'sin' and 'cos'")
         if not neox:
-            raise ValueError(f"{API}(): computed sin/cos (none given) need "
-                             f"use_neox_rotary_style=True")
+            raise ValueError(
+                f"{API}(): computed sin/cos (none given) need use_neox_rotary_style=True"
+            )
         if isinstance(rotary_emb_base, bool) or not isinstance(rotary_emb_base, numbers.Real):
-            raise TypeError(f"{API}(): argument 'rotary_emb_base' must be a number, but got "
-                            f"{type(rotary_emb_base).__name__}")
+            raise TypeError(
+                f"{API}(): argument 'rotary_emb_base' must be a number, but got "
+                f"{type(rotary_emb_base).__name__}"
+            )
         sin_t, cos_t = _computed_table(seq_len, head_dim, float(rotary_emb_base), q.dtype)
     else:
         sin_t, cos_t = _given_table(sin, cos, q, seq_len, head_dim, position_ids is not None)
@@ -154,5 +183,4 @@ def fused_rotary_position_embedding(q, k=None, v=None, sin=None, cos=None, posit
     else:
         shape = [seq_len, 1, 1, head_dim] if time_major else [1, seq_len, 1, head_dim]
         sin_t, cos_t = (_C.reshape(t, shape) for t in (sin_t, cos_t))
-    return tuple(None if t is None else t * cos_t + _rotate(t, neox) * sin_t
-                 for t in (q, k, v))
+    return tuple(None if t is None else t * cos_t + _rotate(t, neox) * sin_t for t in (q, k, v))

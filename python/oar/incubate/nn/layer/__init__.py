@@ -1,4 +1,5 @@
 """The layers of oar.incubate.nn (Paddle's paddle.incubate.nn.layer)."""
+
 from .fused_attention import FusedMultiHeadAttention  # noqa: F401
 from .fused_dropout_add import FusedDropoutAdd  # noqa: F401
 from .fused_feedforward import FusedBiasDropoutResidualLayerNorm, FusedFeedForward  # noqa: F401

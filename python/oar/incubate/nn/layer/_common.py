@@ -1,5 +1,6 @@
 """Pieces the fused layers share: argument checks, the tensor-parallel shard size,
 LayerNorm parameter pairs and the repr's name suffix."""
+
 from __future__ import annotations
 
 from ....nn.initializer import Constant
@@ -28,6 +29,7 @@ def suffix(name):
 
 def norm_pair(layer, size, scale_attr, bias_attr):
     """A LayerNorm's scale (ones) and shift (zeros)."""
-    scale = layer.create_parameter([size], attr=scale_attr, is_bias=False,
-                                   default_initializer=Constant(1.0))
+    scale = layer.create_parameter(
+        [size], attr=scale_attr, is_bias=False, default_initializer=Constant(1.0)
+    )
     return scale, layer.create_parameter([size], attr=bias_attr, is_bias=True)

@@ -1,5 +1,6 @@
 """FusedDropoutAdd: the layer form of fused_dropout_add, dropping out in training mode
 only."""
+
 from __future__ import annotations
 
 from ....nn.layer.layers import Layer
@@ -28,8 +29,9 @@ class FusedDropoutAdd(Layer):
         self.name = name
 
     def forward(self, x, y):
-        return fused_dropout_add(x, y, p=self.p, training=self.training, mode=self.mode,
-                                 name=self.name)
+        return fused_dropout_add(
+            x, y, p=self.p, training=self.training, mode=self.mode, name=self.name
+        )
 
     def extra_repr(self):
         return f"p={self.p}, mode={self.mode}" + (f", name={self.name}" if self.name else "")

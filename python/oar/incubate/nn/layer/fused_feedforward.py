@@ -1,6 +1,7 @@
 """FusedFeedForward and FusedBiasDropoutResidualLayerNorm: the residual blocks over
 fused_feedforward and fused_bias_dropout_residual_layer_norm, with Paddle's parameter
 names and shapes (so state_dicts load either way)."""
+
 from __future__ import annotations
 
 from ....nn.layer.layers import Layer, _dtype_text
@@ -34,18 +35,35 @@ class FusedFeedForward(Layer):
         name (str|None, optional): Shown by repr. Default: None.
     """
 
-    def __init__(self, d_model, dim_feedforward, dropout_rate=0.1, epsilon=1e-05,
-                 activation="relu", act_dropout_rate=None, normalize_before=False,
-                 linear1_weight_attr=None, linear1_bias_attr=None, linear2_weight_attr=None,
-                 linear2_bias_attr=None, ln1_scale_attr=None, ln1_bias_attr=None,
-                 ln2_scale_attr=None, ln2_bias_attr=None, nranks=1, ring_id=-1, name=None):
+    def __init__(
+        self,
+        d_model,
+        dim_feedforward,
+        dropout_rate=0.1,
+        epsilon=1e-05,
+        activation="relu",
+        act_dropout_rate=None,
+        normalize_before=False,
+        linear1_weight_attr=None,
+        linear1_bias_attr=None,
+        linear2_weight_attr=None,
+        linear2_bias_attr=None,
+        ln1_scale_attr=None,
+        ln1_bias_attr=None,
+        ln2_scale_attr=None,
+        ln2_bias_attr=None,
+        nranks=1,
+        ring_id=-1,
+        name=None,
+    ):
         super().__init__()
         who = "FusedFeedForward"
         lc.positive(who, "d_model", d_model)
         lc.positive(who, "dim_feedforward", dim_feedforward)
         if activation not in ("relu", "gelu"):
-            raise ValueError(f"{who}: argument 'activation' must be 'relu' or 'gelu', got "
-                             f"{activation!r}")
+            raise ValueError(
+                f"{who}: argument 'activation' must be 'relu' or 'gelu', got {activation!r}"
+            )
         self._d_model = d_model
         dim_feedforward = lc.shard(who, "dim_feedforward", dim_feedforward, nranks, ring_id)
         self._dim_feedforward = dim_feedforward
@@ -57,40 +75,58 @@ class FusedFeedForward(Layer):
         self._normalize_before = normalize_before
         self._epsilon = epsilon
         self._ring_id = ring_id
-        self._linear1_weight = self.create_parameter([d_model, dim_feedforward],
-                                                     attr=linear1_weight_attr)
-        self._linear1_bias = self.create_parameter([dim_feedforward], attr=linear1_bias_attr,
-                                                   is_bias=True)
-        self._linear2_weight = self.create_parameter([dim_feedforward, d_model],
-                                                     attr=linear2_weight_attr)
-        self._linear2_bias = self.create_parameter([d_model], attr=linear2_bias_attr,
-                                                   is_bias=True)
+        self._linear1_weight = self.create_parameter(
+            [d_model, dim_feedforward], attr=linear1_weight_attr
+        )
+        self._linear1_bias = self.create_parameter(
+            [dim_feedforward], attr=linear1_bias_attr, is_bias=True
+        )
+        self._linear2_weight = self.create_parameter(
+            [dim_feedforward, d_model], attr=linear2_weight_attr
+        )
+        self._linear2_bias = self.create_parameter([d_model], attr=linear2_bias_attr, is_bias=True)
         if normalize_before:
-            self._ln1_scale, self._ln1_bias = lc.norm_pair(self, d_model, ln1_scale_attr,
-                                                           ln1_bias_attr)
+            self._ln1_scale, self._ln1_bias = lc.norm_pair(
+                self, d_model, ln1_scale_attr, ln1_bias_attr
+            )
             self._ln2_scale = self._ln2_bias = None
         else:
             self._ln1_scale = self._ln1_bias = None
-            self._ln2_scale, self._ln2_bias = lc.norm_pair(self, d_model, ln2_scale_attr,
-                                                           ln2_bias_attr)
+            self._ln2_scale, self._ln2_bias = lc.norm_pair(
+                self, d_model, ln2_scale_attr, ln2_bias_attr
+            )
         self.name = name
 
     def forward(self, src, cache=None):
         return fused_feedforward(
-            src, self._linear1_weight, self._linear2_weight, self._linear1_bias,
-            self._linear2_bias, self._ln1_scale, self._ln1_bias, self._ln2_scale,
-            self._ln2_bias, dropout1_rate=self._act_dropout_rate,
-            dropout2_rate=self._dropout_rate, activation=self._act_method,
-            ln1_epsilon=self._epsilon, ln2_epsilon=self._epsilon,
-            pre_layer_norm=self._normalize_before, training=self.training,
-            ring_id=self._ring_id, name=self.name)
+            src,
+            self._linear1_weight,
+            self._linear2_weight,
+            self._linear1_bias,
+            self._linear2_bias,
+            self._ln1_scale,
+            self._ln1_bias,
+            self._ln2_scale,
+            self._ln2_bias,
+            dropout1_rate=self._act_dropout_rate,
+            dropout2_rate=self._dropout_rate,
+            activation=self._act_method,
+            ln1_epsilon=self._epsilon,
+            ln2_epsilon=self._epsilon,
+            pre_layer_norm=self._normalize_before,
+            training=self.training,
+            ring_id=self._ring_id,
+            name=self.name,
+        )
 
     def extra_repr(self):
-        return (f"d_model={self._d_model}, dim_feedforward={self._dim_feedforward}, "
-                f"dropout_rate={self._dropout_rate}, epsilon={self._epsilon}, "
-                f"activation={self._act_method}, act_dropout_rate={self._act_dropout_rate}, "
-                f"normalize_before={self._normalize_before}, dtype={_dtype_text(self)}"
-                + lc.suffix(self.name))
+        return (
+            f"d_model={self._d_model}, dim_feedforward={self._dim_feedforward}, "
+            f"dropout_rate={self._dropout_rate}, epsilon={self._epsilon}, "
+            f"activation={self._act_method}, act_dropout_rate={self._act_dropout_rate}, "
+            f"normalize_before={self._normalize_before}, dtype={_dtype_text(self)}"
+            + lc.suffix(self.name)
+        )
 
 
 class FusedBiasDropoutResidualLayerNorm(Layer):
@@ -106,8 +142,9 @@ class FusedBiasDropoutResidualLayerNorm(Layer):
         name (str|None, optional): Shown by repr. Default: None.
     """
 
-    def __init__(self, embed_dim, dropout_rate=0.5, weight_attr=None, bias_attr=None,
-                 epsilon=1e-5, name=None):
+    def __init__(
+        self, embed_dim, dropout_rate=0.5, weight_attr=None, bias_attr=None, epsilon=1e-5, name=None
+    ):
         super().__init__()
         who = "FusedBiasDropoutResidualLayerNorm"
         lc.positive(who, "embed_dim", embed_dim)
@@ -121,10 +158,20 @@ class FusedBiasDropoutResidualLayerNorm(Layer):
 
     def forward(self, x, residual):
         return fused_bias_dropout_residual_layer_norm(
-            x, residual, bias=self.linear_bias, ln_scale=self.ln_scale, ln_bias=self.ln_bias,
-            dropout_rate=self.dropout_rate, ln_epsilon=self._epsilon, training=self.training,
-            mode="upscale_in_train", name=self.name)
+            x,
+            residual,
+            bias=self.linear_bias,
+            ln_scale=self.ln_scale,
+            ln_bias=self.ln_bias,
+            dropout_rate=self.dropout_rate,
+            ln_epsilon=self._epsilon,
+            training=self.training,
+            mode="upscale_in_train",
+            name=self.name,
+        )
 
     def extra_repr(self):
-        return (f"embed_dim={self.embed_dim}, dropout_rate={self.dropout_rate}, "
-                f"epsilon={self._epsilon}, dtype={_dtype_text(self)}" + lc.suffix(self.name))
+        return (
+            f"embed_dim={self.embed_dim}, dropout_rate={self.dropout_rate}, "
+            f"epsilon={self._epsilon}, dtype={_dtype_text(self)}" + lc.suffix(self.name)
+        )

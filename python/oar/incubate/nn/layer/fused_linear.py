@@ -1,5 +1,6 @@
 """FusedLinear: a Linear layer computed by fused_linear, with Paddle's optional
 transposed weight layout."""
+
 from __future__ import annotations
 
 from ....nn.layer.layers import Layer
@@ -23,13 +24,19 @@ class FusedLinear(Layer):
         name (str|None, optional): Unused, for Paddle compatibility. Default: None.
     """
 
-    def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None,
-                 transpose_weight=False, name=None):
+    def __init__(
+        self,
+        in_features,
+        out_features,
+        weight_attr=None,
+        bias_attr=None,
+        transpose_weight=False,
+        name=None,
+    ):
         super().__init__()
         for arg, v in (("in_features", in_features), ("out_features", out_features)):
             if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
-                raise ValueError(f"FusedLinear: argument '{arg}' must be a positive int, got "
-                                 f"{v!r}")
+                raise ValueError(f"FusedLinear: argument '{arg}' must be a positive int, got {v!r}")
         shape = [in_features, out_features]
         if transpose_weight:
             shape.reverse()

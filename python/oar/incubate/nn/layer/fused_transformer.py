@@ -1,5 +1,6 @@
 """FusedTransformerEncoderLayer: FusedMultiHeadAttention then FusedFeedForward, with
 Paddle's sub-layer names (fused_attn, ffn)."""
+
 from __future__ import annotations
 
 from ....nn.layer.layers import Layer
@@ -29,13 +30,26 @@ class FusedTransformerEncoderLayer(Layer):
         bias_attr (ParamAttr|bool|list|None, optional): Likewise. Default: None.
     """
 
-    def __init__(self, d_model, nhead, dim_feedforward, dropout_rate=0.1, activation="relu",
-                 attn_dropout_rate=None, act_dropout_rate=None, normalize_before=False,
-                 weight_attr=None, bias_attr=None):
+    def __init__(
+        self,
+        d_model,
+        nhead,
+        dim_feedforward,
+        dropout_rate=0.1,
+        activation="relu",
+        attn_dropout_rate=None,
+        act_dropout_rate=None,
+        normalize_before=False,
+        weight_attr=None,
+        bias_attr=None,
+    ):
         super().__init__()
         who = "FusedTransformerEncoderLayer"
-        for arg, v in (("d_model", d_model), ("nhead", nhead),
-                       ("dim_feedforward", dim_feedforward)):
+        for arg, v in (
+            ("d_model", d_model),
+            ("nhead", nhead),
+            ("dim_feedforward", dim_feedforward),
+        ):
             lc.positive(who, arg, v)
         attn_dropout_rate = dropout_rate if attn_dropout_rate is None else attn_dropout_rate
         act_dropout_rate = dropout_rate if act_dropout_rate is None else act_dropout_rate
@@ -44,15 +58,32 @@ class FusedTransformerEncoderLayer(Layer):
         # Paddle gives each sub-layer's weight (bias) attribute to all its weights
         # (biases), the norms' included.
         self.fused_attn = FusedMultiHeadAttention(
-            d_model, nhead, dropout_rate=dropout_rate, attn_dropout_rate=attn_dropout_rate,
-            normalize_before=normalize_before, qkv_weight_attr=w[0], qkv_bias_attr=b[0],
-            linear_weight_attr=w[0], linear_bias_attr=b[0], pre_ln_scale_attr=w[0],
-            pre_ln_bias_attr=b[0], ln_scale_attr=w[0], ln_bias_attr=b[0])
+            d_model,
+            nhead,
+            dropout_rate=dropout_rate,
+            attn_dropout_rate=attn_dropout_rate,
+            normalize_before=normalize_before,
+            qkv_weight_attr=w[0],
+            qkv_bias_attr=b[0],
+            linear_weight_attr=w[0],
+            linear_bias_attr=b[0],
+            pre_ln_scale_attr=w[0],
+            pre_ln_bias_attr=b[0],
+            ln_scale_attr=w[0],
+            ln_bias_attr=b[0],
+        )
         self.ffn = FusedFeedForward(
-            d_model, dim_feedforward, dropout_rate=dropout_rate, activation=activation,
-            act_dropout_rate=act_dropout_rate, normalize_before=normalize_before,
-            linear1_weight_attr=w[1], linear1_bias_attr=b[1], linear2_weight_attr=w[1],
-            linear2_bias_attr=b[1])
+            d_model,
+            dim_feedforward,
+            dropout_rate=dropout_rate,
+            activation=activation,
+            act_dropout_rate=act_dropout_rate,
+            normalize_before=normalize_before,
+            linear1_weight_attr=w[1],
+            linear1_bias_attr=b[1],
+            linear2_weight_attr=w[1],
+            linear2_bias_attr=b[1],
+        )
 
     def forward(self, src, src_mask=None, cache=None):
         """src [batch, seq_len, d_model]; src_mask broadcast to [batch, nhead, seq_len,

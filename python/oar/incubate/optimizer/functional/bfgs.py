@@ -1,5 +1,6 @@
 """BFGS and L-BFGS on a function of one 1-D Tensor (Nocedal & Wright, Algorithms 6.1
 and 7.4), with the strong-Wolfe line search of oar.optimizer.LBFGS."""
+
 from __future__ import annotations
 
 from .... import _C
@@ -11,27 +12,40 @@ from ....optimizer.lbfgs import _dot, _strong_wolfe
 Tensor = _C.Tensor
 
 
-def _check(who, objective_func, initial_position, dtype, line_search_fn, max_iters,
-           max_line_search_iters, initial_step_length):
+def _check(
+    who,
+    objective_func,
+    initial_position,
+    dtype,
+    line_search_fn,
+    max_iters,
+    max_line_search_iters,
+    initial_step_length,
+):
     if not callable(objective_func):
-        raise TypeError(f"{who}: argument 'objective_func' must be callable, got "
-                        f"{type(objective_func).__name__}")
+        raise TypeError(
+            f"{who}: argument 'objective_func' must be callable, got "
+            f"{type(objective_func).__name__}"
+        )
     if not isinstance(initial_position, Tensor) or initial_position.ndim != 1:
-        raise ValueError(f"{who}: argument 'initial_position' must be a 1-D Tensor (flatten "
-                         f"a multi-dimensional one first), got "
-                         f"{getattr(initial_position, 'shape', type(initial_position).__name__)}")
+        raise ValueError(
+            f"{who}: argument 'initial_position' must be a 1-D Tensor (flatten "
+            f"a multi-dimensional one first), got "
+            f"{getattr(initial_position, 'shape', type(initial_position).__name__)}"
+        )
     if dtype not in ("float32", "float64"):
-        raise ValueError(f"{who}: argument 'dtype' must be 'float32' or 'float64', got "
-                         f"{dtype!r}")
+        raise ValueError(f"{who}: argument 'dtype' must be 'float32' or 'float64', got {dtype!r}")
     if line_search_fn != "strong_wolfe":
-        raise ValueError(f"{who}: argument 'line_search_fn' must be 'strong_wolfe', got "
-                         f"{line_search_fn!r}")
+        raise ValueError(
+            f"{who}: argument 'line_search_fn' must be 'strong_wolfe', got {line_search_fn!r}"
+        )
     for arg, v in (("max_iters", max_iters), ("max_line_search_iters", max_line_search_iters)):
         if isinstance(v, bool) or not isinstance(v, int) or v < 1:
             raise ValueError(f"{who}: argument '{arg}' must be a positive int, got {v!r}")
     if not isinstance(initial_step_length, (int, float)) or initial_step_length <= 0:
-        raise ValueError(f"{who}: argument 'initial_step_length' must be > 0, got "
-                         f"{initial_step_length!r}")
+        raise ValueError(
+            f"{who}: argument 'initial_step_length' must be > 0, got {initial_step_length!r}"
+        )
 
 
 def _value_and_grad(f, x):
@@ -50,6 +64,7 @@ def _value_and_grad(f, x):
 
 def _line_search(f, x, d, value, g, t0, max_ls):
     """The strong-Wolfe step along d: (t, value, gradient, evaluations)."""
+
     def evaluate(t):
         v, gv = _value_and_grad(f, x + d * t)
         holder["value"] = v
@@ -57,8 +72,9 @@ def _line_search(f, x, d, value, g, t0, max_ls):
 
     holder = {"value": value}
     gtd = _dot(g, d)
-    loss, g_new, t, evals = _strong_wolfe(evaluate, float(t0), d, float(value.item()), g, gtd,
-                                          max_ls=max_ls)
+    loss, g_new, t, evals = _strong_wolfe(
+        evaluate, float(t0), d, float(value.item()), g, gtd, max_ls=max_ls
+    )
     # the accepted step's value as a Tensor (re-evaluated only if the search ended elsewhere)
     if float(holder["value"].item()) != loss:
         holder["value"], g_new = _value_and_grad(f, x + d * t)
@@ -71,13 +87,14 @@ def _initial_estimate(who, h, n, dtype):
         return None
     h = _C.cast(h.detach(), dtype)
     if list(h.shape) != [n, n]:
-        raise ValueError(f"{who}: argument 'initial_inverse_hessian_estimate' must be "
-                         f"[{n}, {n}], got {list(h.shape)}")
+        raise ValueError(
+            f"{who}: argument 'initial_inverse_hessian_estimate' must be "
+            f"[{n}, {n}], got {list(h.shape)}"
+        )
     return h
 
 
-def _iterate(f, x, direction, update, max_iters, tolerance_grad, tolerance_change, t0,
-             max_ls):
+def _iterate(f, x, direction, update, max_iters, tolerance_grad, tolerance_change, t0, max_ls):
     """The quasi-Newton loop: step along direction(g) by the strong-Wolfe line search,
     then update(s, y) the inverse-Hessian model. Stops when the largest gradient entry
     is below tolerance_grad, the largest entry of the direction below tolerance_change,
@@ -92,8 +109,10 @@ def _iterate(f, x, direction, update, max_iters, tolerance_grad, tolerance_chang
         y = g_new - g
         x, g = x + s, g_new
         update(s, y, _dot(y, s))
-        if (float(g.abs().max().item()) < tolerance_grad
-                or float(d.abs().max().item()) < tolerance_change):
+        if (
+            float(g.abs().max().item()) < tolerance_grad
+            or float(d.abs().max().item()) < tolerance_change
+        ):
             return True, calls, x, value, g
         if t == 0:
             break
@@ -101,10 +120,19 @@ def _iterate(f, x, direction, update, max_iters, tolerance_grad, tolerance_chang
 
 
 @no_grad()
-def minimize_bfgs(objective_func, initial_position, max_iters=50, tolerance_grad=1e-7,
-                  tolerance_change=1e-9, initial_inverse_hessian_estimate=None,
-                  line_search_fn="strong_wolfe", max_line_search_iters=50,
-                  initial_step_length=1.0, dtype="float32", name=None):
+def minimize_bfgs(
+    objective_func,
+    initial_position,
+    max_iters=50,
+    tolerance_grad=1e-7,
+    tolerance_change=1e-9,
+    initial_inverse_hessian_estimate=None,
+    line_search_fn="strong_wolfe",
+    max_line_search_iters=50,
+    initial_step_length=1.0,
+    dtype="float32",
+    name=None,
+):
     """Minimizes objective_func(x) (x a 1-D Tensor) by BFGS: a full inverse-Hessian
     estimate H (identity by default) updated from each step s and gradient change y.
     Stops when the largest gradient entry is below tolerance_grad, the largest entry of
@@ -114,8 +142,16 @@ def minimize_bfgs(objective_func, initial_position, max_iters=50, tolerance_grad
     Returns (is_converge, num_func_calls, position, objective_value, objective_gradient,
     inverse_hessian_estimate)."""
     who = "minimize_bfgs"
-    _check(who, objective_func, initial_position, dtype, line_search_fn, max_iters,
-           max_line_search_iters, initial_step_length)
+    _check(
+        who,
+        objective_func,
+        initial_position,
+        dtype,
+        line_search_fn,
+        max_iters,
+        max_line_search_iters,
+        initial_step_length,
+    )
     x = _C.cast(initial_position.detach(), dtype)
     n = x.shape[0]
     ident = eye(n, dtype=dtype)
@@ -126,32 +162,59 @@ def minimize_bfgs(objective_func, initial_position, max_iters=50, tolerance_grad
     def update(s, y, ys):
         rho = 1.0 / ys if ys != 0 else 1000.0
         v = ident - rho * _C.matmul(y.reshape([n, 1]), s.reshape([1, n]))
-        h[0] = _C.matmul(_C.matmul(v.t(), h[0]), v) + rho * _C.matmul(s.reshape([n, 1]),
-                                                                     s.reshape([1, n]))
+        h[0] = _C.matmul(_C.matmul(v.t(), h[0]), v) + rho * _C.matmul(
+            s.reshape([n, 1]), s.reshape([1, n])
+        )
 
     converged, calls, x, value, g = _iterate(
-        objective_func, x, lambda g: -_C.matmul(h[0], g), update, max_iters, tolerance_grad,
-        tolerance_change, initial_step_length, max_line_search_iters)
+        objective_func,
+        x,
+        lambda g: -_C.matmul(h[0], g),
+        update,
+        max_iters,
+        tolerance_grad,
+        tolerance_change,
+        initial_step_length,
+        max_line_search_iters,
+    )
     return to_tensor(converged), to_tensor(calls), x, value, g, h[0]
 
 
 @no_grad()
-def minimize_lbfgs(objective_func, initial_position, history_size=100, max_iters=50,
-                   tolerance_grad=1e-8, tolerance_change=1e-8,
-                   initial_inverse_hessian_estimate=None, line_search_fn="strong_wolfe",
-                   max_line_search_iters=50, initial_step_length=1.0, dtype="float32",
-                   name=None):
+def minimize_lbfgs(
+    objective_func,
+    initial_position,
+    history_size=100,
+    max_iters=50,
+    tolerance_grad=1e-8,
+    tolerance_change=1e-8,
+    initial_inverse_hessian_estimate=None,
+    line_search_fn="strong_wolfe",
+    max_line_search_iters=50,
+    initial_step_length=1.0,
+    dtype="float32",
+    name=None,
+):
     """Minimizes objective_func(x) (x a 1-D Tensor) by L-BFGS: the inverse Hessian is
     applied through the last history_size (s, y) pairs (the two-loop recursion) on top
     of the initial estimate (identity by default). Stopping rules as minimize_bfgs.
 
     Returns (is_converge, num_func_calls, position, objective_value, objective_gradient)."""
     who = "minimize_lbfgs"
-    _check(who, objective_func, initial_position, dtype, line_search_fn, max_iters,
-           max_line_search_iters, initial_step_length)
+    _check(
+        who,
+        objective_func,
+        initial_position,
+        dtype,
+        line_search_fn,
+        max_iters,
+        max_line_search_iters,
+        initial_step_length,
+    )
     if isinstance(history_size, bool) or not isinstance(history_size, int) or history_size < 1:
-        raise ValueError(f"{who}: argument 'history_size' must be a positive int, got "
-                         f"{history_size!r}")
+        raise ValueError(
+            f"{who}: argument 'history_size' must be a positive int, got {history_size!r}"
+        )
     x = _C.cast(initial_position.detach(), dtype)
     h0 = _initial_estimate(who, initial_inverse_hessian_estimate, x.shape[0], dtype)
     pairs = []  # (s, y, 1 / y.s), oldest first
@@ -173,6 +236,14 @@ def minimize_lbfgs(objective_func, initial_position, history_size=100, max_iters
         pairs.append((s, y, 1.0 / ys if ys != 0 else 1000.0))
 
     converged, calls, x, value, g = _iterate(
-        objective_func, x, direction, update, max_iters, tolerance_grad, tolerance_change,
-        initial_step_length, max_line_search_iters)
+        objective_func,
+        x,
+        direction,
+        update,
+        max_iters,
+        tolerance_grad,
+        tolerance_change,
+        initial_step_length,
+        max_line_search_iters,
+    )
     return to_tensor(converged), to_tensor(calls), x, value, g

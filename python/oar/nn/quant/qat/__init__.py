@@ -1,4 +1,5 @@
 """oar.nn.quant.qat: the layers QAT puts in place of Linear and Conv2D."""
+
 from .conv import QuantedConv2D  # noqa: F401
 from .linear import QuantedLinear  # noqa: F401
 

@@ -1,4 +1,5 @@
 """QuantedConv2D."""
+
 from __future__ import annotations
 
 from ... import functional as F
@@ -18,6 +19,13 @@ class QuantedConv2D(ConvertibleQuantedLayer):
 
     def forward(self, input):
         x, w = self._quantized(input)
-        return F.conv2d(x, w, bias=self.bias, stride=self._stride, padding=self._padding,
-                        dilation=self._dilation, groups=self._groups,
-                        data_format=self._data_format)
+        return F.conv2d(
+            x,
+            w,
+            bias=self.bias,
+            stride=self._stride,
+            padding=self._padding,
+            dilation=self._dilation,
+            groups=self._groups,
+            data_format=self._data_format,
+        )

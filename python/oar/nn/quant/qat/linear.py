@@ -1,4 +1,5 @@
 """QuantedLinear."""
+
 from __future__ import annotations
 
 from ... import functional as F

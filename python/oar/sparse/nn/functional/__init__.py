@@ -2,6 +2,7 @@
 sparse tensors (the dense activation on the stored values, the softmax over the
 stored entries of each row), convolution and max pooling of COO point clouds
 (_conv.py), and the attention over a CSR layout (_attention.py)."""
+
 from .... import _C
 from ....nn import functional as F
 from ..._base import check_number, check_sparse, map_values, normalize_axis
@@ -9,8 +10,18 @@ from ..._base import check_number, check_sparse, map_values, normalize_axis
 from ._attention import attention  # noqa: F401
 from ._conv import conv2d, conv3d, max_pool3d, subm_conv2d, subm_conv3d  # noqa: F401
 
-__all__ = ["relu", "relu6", "leaky_relu", "softmax", "conv2d", "conv3d", "subm_conv2d",
-           "subm_conv3d", "max_pool3d", "attention"]
+__all__ = [
+    "relu",
+    "relu6",
+    "leaky_relu",
+    "softmax",
+    "conv2d",
+    "conv3d",
+    "subm_conv2d",
+    "subm_conv3d",
+    "max_pool3d",
+    "attention",
+]
 
 
 def relu(x, name=None):

@@ -9,6 +9,7 @@ matters (its values do not); a position whose key_padding_mask or attn_mask entr
 is masked out; a row with no stored entry gives 0 and a row whose stored entries are all
 masked gives NaN (the kernel's exp(-inf - -inf)).
 """
+
 import math
 
 import numpy as np
@@ -27,11 +28,15 @@ def _dense(name, t, shape, dtype):
     if t.is_sparse():
         raise TypeError(f"{_API}(): argument '{name}' must be a dense Tensor")
     if list(t.shape) != list(shape):
-        raise ValueError(f"{_API}(): argument '{name}' must have shape {list(shape)}, but has "
-                         f"shape {list(t.shape)}")
+        raise ValueError(
+            f"{_API}(): argument '{name}' must have shape {list(shape)}, but has "
+            f"shape {list(t.shape)}"
+        )
     if dtype is not None and t.dtype != dtype:
-        raise TypeError(f"{_API}(): argument '{name}' must have query's dtype "
-                        f"{dtype.name}, but has {t.dtype.name}")
+        raise TypeError(
+            f"{_API}(): argument '{name}' must have query's dtype "
+            f"{dtype.name}, but has {t.dtype.name}"
+        )
     return t
 
 
@@ -39,13 +44,17 @@ def _layout(sparse_mask, bh, m):
     """The stored positions of the batched CSR sparse_mask as a bool array [bh, m, m]."""
     C.tensor(_API, "sparse_mask", sparse_mask)
     if not sparse_mask.is_sparse_csr():
-        raise TypeError(f"{_API}(): argument 'sparse_mask' must be a sparse CSR tensor "
-                        f"(Tensor.to_sparse_csr()), but is "
-                        f"{'a COO' if sparse_mask.is_sparse() else 'a dense'} tensor")
+        raise TypeError(
+            f"{_API}(): argument 'sparse_mask' must be a sparse CSR tensor "
+            f"(Tensor.to_sparse_csr()), but is "
+            f"{'a COO' if sparse_mask.is_sparse() else 'a dense'} tensor"
+        )
     if list(sparse_mask.shape) != [bh, m, m]:
-        raise ValueError(f"{_API}(): argument 'sparse_mask' must have the dense shape "
-                         f"[batch_size * num_heads, seq_len, seq_len] = {[bh, m, m]}, but has "
-                         f"{list(sparse_mask.shape)}")
+        raise ValueError(
+            f"{_API}(): argument 'sparse_mask' must have the dense shape "
+            f"[batch_size * num_heads, seq_len, seq_len] = {[bh, m, m]}, but has "
+            f"{list(sparse_mask.shape)}"
+        )
     crows = sparse_mask.crows().numpy().reshape(bh, m + 1)
     cols = sparse_mask.cols().numpy()
     keep = np.zeros((bh, m, m), bool)
@@ -53,13 +62,12 @@ def _layout(sparse_mask, bh, m):
     for b in range(bh):  # each matrix's crows restart at 0; its entries follow the last's
         counts = np.diff(crows[b])
         rows = np.repeat(np.arange(m), counts)
-        keep[b, rows, cols[start + crows[b, 0]:start + crows[b, -1]]] = True
+        keep[b, rows, cols[start + crows[b, 0] : start + crows[b, -1]]] = True
         start += int(crows[b, -1])
     return keep
 
 
-def attention(query, key, value, sparse_mask, key_padding_mask=None, attn_mask=None,
-              name=None):
+def attention(query, key, value, sparse_mask, key_padding_mask=None, attn_mask=None, name=None):
     """softmax(Q K^T / sqrt(head_dim)) V with the scores kept only at the stored positions
     of sparse_mask (Paddle's sparse attention, computed densely on the CPU).
 
@@ -90,11 +98,14 @@ def attention(query, key, value, sparse_mask, key_padding_mask=None, attn_mask=N
     """
     C.tensor(_API, "query", query)
     if query.ndim != 4:
-        raise ValueError(f"{_API}(): argument 'query' must be 4-D [batch_size, num_heads, "
-                         f"seq_len, head_dim], but has shape {list(query.shape)}")
+        raise ValueError(
+            f"{_API}(): argument 'query' must be 4-D [batch_size, num_heads, "
+            f"seq_len, head_dim], but has shape {list(query.shape)}"
+        )
     if query.dtype.name not in ("float32", "float64"):
-        raise TypeError(f"{_API}(): argument 'query' must be float32 or float64, but is "
-                        f"{query.dtype.name}")
+        raise TypeError(
+            f"{_API}(): argument 'query' must be float32 or float64, but is {query.dtype.name}"
+        )
     b, h, m, d = query.shape
     _dense("key", key, query.shape, query.dtype)
     _dense("value", value, query.shape, query.dtype)

@@ -8,6 +8,7 @@ output entries each kernel offset takes it to; the positions are integer work
 (index_select, matmul, index_add, max), so x, weight and bias get gradients of
 every order.
 """
+
 import itertools
 import math
 import numbers
@@ -27,8 +28,9 @@ def _ints(api, name, v, n):
     if isinstance(v, numbers.Integral) and not isinstance(v, bool):
         return [int(v)] * n
     v = list(v)
-    if len(v) != n or not all(isinstance(a, numbers.Integral) and not isinstance(a, bool)
-                              for a in v):
+    if len(v) != n or not all(
+        isinstance(a, numbers.Integral) and not isinstance(a, bool) for a in v
+    ):
         raise ValueError(f"{api}(): argument '{name}' must be an int or {n} ints, got {v!r}")
     return [int(a) for a in v]
 
@@ -48,8 +50,9 @@ def _padding(api, padding, n):
     if len(p) == 2 * n:
         p = _ints(api, "padding", p, 2 * n)
         return p[0::2], p[1::2]
-    raise ValueError(f"{api}(): argument 'padding' must be an int, {n} ints or {2 * n} ints, "
-                     f"got {padding!r}")
+    raise ValueError(
+        f"{api}(): argument 'padding' must be an int, {n} ints or {2 * n} ints, got {padding!r}"
+    )
 
 
 def _check_input(api, x, n, fmt, want_fmt):
@@ -57,9 +60,11 @@ def _check_input(api, x, n, fmt, want_fmt):
     if fmt != want_fmt:
         raise ValueError(f"{api}(): argument 'data_format' must be {want_fmt!r}, got {fmt!r}")
     if not x.is_sparse_coo() or x.ndim != n + 2 or x.sparse_dim() != n + 1:
-        raise ValueError(f"{api}(): x must be a {n + 2}-D sparse COO tensor [N, {n} spatial, C] "
-                         f"with {n + 1} sparse dimensions, got shape {list(x.shape)}"
-                         + (f" with {x.sparse_dim()}" if x.is_sparse_coo() else ""))
+        raise ValueError(
+            f"{api}(): x must be a {n + 2}-D sparse COO tensor [N, {n} spatial, C] "
+            f"with {n + 1} sparse dimensions, got shape {list(x.shape)}"
+            + (f" with {x.sparse_dim()}" if x.is_sparse_coo() else "")
+        )
 
 
 def _keys(coords, extent):
@@ -74,8 +79,19 @@ class RuleBook:
     """For each kernel offset, the pairs (input entry, output entry) it connects, and
     the output positions ([n_out, 1 + dims] coordinates, row-major order)."""
 
-    def __init__(self, indices, spatial, kernel, stride, pad_before, pad_after, dilation, subm,
-                 with_pairs=True, api="conv3d"):
+    def __init__(
+        self,
+        indices,
+        spatial,
+        kernel,
+        stride,
+        pad_before,
+        pad_after,
+        dilation,
+        subm,
+        with_pairs=True,
+        api="conv3d",
+    ):
         coords = np.ascontiguousarray(indices.T)  # [nnz, 1 + dims]: batch, then spatial
         nd = len(spatial)
         if subm:
@@ -83,11 +99,16 @@ class RuleBook:
         else:
             self.out_spatial = [
                 (spatial[d] + pad_before[d] + pad_after[d] - dilation[d] * (kernel[d] - 1) - 1)
-                // stride[d] + 1 for d in range(nd)]
+                // stride[d]
+                + 1
+                for d in range(nd)
+            ]
             if any(s <= 0 for s in self.out_spatial):
-                raise ValueError(f"the output would have shape {self.out_spatial}: the kernel "
-                                 f"{kernel} (dilation {dilation}) is larger than the padded "
-                                 f"input {spatial}")
+                raise ValueError(
+                    f"the output would have shape {self.out_spatial}: the kernel "
+                    f"{kernel} (dilation {dilation}) is larger than the padded "
+                    f"input {spatial}"
+                )
         batch = int(coords[:, 0].max()) + 1 if len(coords) else 1
         out_extent = [batch] + self.out_spatial
         if not with_pairs:
@@ -99,23 +120,30 @@ class RuleBook:
                 order = np.argsort(_keys(coords, out_extent), kind="stable")
                 self.out_coords = coords[order]
             else:
-                self.out_coords = _reached(api, coords, self.out_spatial, kernel, stride,
-                                           pad_before, dilation)
+                self.out_coords = _reached(
+                    api, coords, self.out_spatial, kernel, stride, pad_before, dilation
+                )
             self.pairs = []
             return
         # The walk keeps every (input, offset) pair whose output is in range, and a few
         # objects per offset even when none is: count both before walking. A submanifold
         # output at p reads the input at p + (k - kernel // 2) * dilation, the strided rule
         # with stride 1 and kernel // 2 dilated steps of padding.
-        reach = ([1] * nd, [(kernel[d] // 2) * dilation[d] for d in range(nd)]) if subm \
+        reach = (
+            ([1] * nd, [(kernel[d] // 2) * dilation[d] for d in range(nd)])
+            if subm
             else (stride, pad_before)
+        )
         n_pairs = _pair_count(api, coords, self.out_spatial, kernel, *reach, dilation)
         kvol = math.prod(kernel)
         # a pair holds an int64 input row and 1 + nd output coordinates as a candidate, then
         # an input row and an output row in self.pairs
-        check_fits(f"{api}():", f"the {n_pairs} (input entry, kernel offset) pairs of the "
-                   f"{len(coords)} input entries and the {kvol} offsets of the kernel {kernel}",
-                   n_pairs * 8 * (nd + 4) + kvol * _OFFSET_BYTES)
+        check_fits(
+            f"{api}():",
+            f"the {n_pairs} (input entry, kernel offset) pairs of the "
+            f"{len(coords)} input entries and the {kvol} offsets of the kernel {kernel}",
+            n_pairs * 8 * (nd + 4) + kvol * _OFFSET_BYTES,
+        )
         cand = []  # per offset: (input rows, output coordinates)
         for off in itertools.product(*[range(k) for k in kernel]):
             if subm:  # the output at p reads the input at p + (k - kernel // 2) * dilation
@@ -131,8 +159,9 @@ class RuleBook:
         if subm:
             out_coords = coords[np.argsort(_keys(coords, out_extent), kind="stable")]
         else:
-            out_coords = _reached(api, coords, self.out_spatial, kernel, stride, pad_before,
-                                  dilation)
+            out_coords = _reached(
+                api, coords, self.out_spatial, kernel, stride, pad_before, dilation
+            )
         out_keys = _keys(out_coords, out_extent)
         self.out_coords = out_coords
         self.pairs = []
@@ -164,8 +193,12 @@ def _axis_reach(api, d, q, n_out, k, s, dil):
     span = int((hi - lo).max(initial=-1)) + 1
     if span <= 0:
         return None
-    check_fits(f"{api}():", f"the {min(k, span)} candidate output positions along "
-               f"dimension {d} of each of {len(q)} inputs", 32 * min(k, span) * len(q))
+    check_fits(
+        f"{api}():",
+        f"the {min(k, span)} candidate output positions along "
+        f"dimension {d} of each of {len(q)} inputs",
+        32 * min(k, span) * len(q),
+    )
     if k <= span:  # each input's o from its j
         num = q[:, None] - np.arange(k)[None, :] * dil
         ok = (num % s == 0) & (num >= 0) & (num // s < n_out)
@@ -192,8 +225,11 @@ def _reached(api, coords, out_spatial, kernel, stride, pad_before, dilation):
         first = np.cumsum(count) - count
         reps = count[rows]
         total = int(reps.sum())
-        check_fits(f"{api}():", f"the {total} output positions the kernel {kernel} reaches",
-                   8 * total * (coords.shape[1] + 2))
+        check_fits(
+            f"{api}():",
+            f"the {total} output positions the kernel {kernel} reaches",
+            8 * total * (coords.shape[1] + 2),
+        )
         new_rows = np.repeat(rows, reps)
         j = np.arange(total) - np.repeat(np.cumsum(reps) - reps, reps)
         cols = [c[np.repeat(np.arange(len(rows)), reps)] for c in cols]
@@ -215,17 +251,28 @@ def _pair_count(api, coords, out_spatial, kernel, stride, pad_before, dilation):
         counts.append(reach[1].sum(1))
     # exact even where the products pass int64 (a huge kernel): those are then refused
     bound = len(coords) * math.prod(int(c.max(initial=0)) for c in counts)
-    per_input = np.ones(len(coords), dtype=np.int64 if bound < 2 ** 63 else object)
+    per_input = np.ones(len(coords), dtype=np.int64 if bound < 2**63 else object)
     for c in counts:
         per_input = per_input * c.astype(per_input.dtype)
     return int(per_input.sum())
 
 
-def _rulebook(x, n, kernel, stride, pad_before, pad_after, dilation, subm, with_pairs=True,
-              api="conv3d"):
+def _rulebook(
+    x, n, kernel, stride, pad_before, pad_after, dilation, subm, with_pairs=True, api="conv3d"
+):
     idx = np.asarray(_C.sparse_indices(x).numpy())
-    return RuleBook(idx, list(x.shape[1:1 + n]), kernel, stride, pad_before, pad_after,
-                    dilation, subm, with_pairs, api)
+    return RuleBook(
+        idx,
+        list(x.shape[1 : 1 + n]),
+        kernel,
+        stride,
+        pad_before,
+        pad_after,
+        dilation,
+        subm,
+        with_pairs,
+        api,
+    )
 
 
 def _sparse_out(book, x, values, channels):
@@ -240,24 +287,28 @@ def _conv(api, n, x, weight, bias, stride, padding, dilation, groups, data_forma
     if groups != 1:
         raise ValueError(f"{api}(): only groups=1 is supported, got {groups}")
     if weight.ndim != n + 2 or weight.shape[n] != x.shape[-1]:
-        raise ValueError(f"{api}(): weight must be [{', '.join(['k'] * n)}, in_channels "
-                         f"({x.shape[-1]}), out_channels], got shape {list(weight.shape)}")
+        raise ValueError(
+            f"{api}(): weight must be [{', '.join(['k'] * n)}, in_channels "
+            f"({x.shape[-1]}), out_channels], got shape {list(weight.shape)}"
+        )
     kernel = list(weight.shape[:n])
     stride = _ints(api, "stride", stride, n)
     dilation = _ints(api, "dilation", dilation, n)
     before, after = _padding(api, padding, n)
     if subm and stride != [1] * n:
-        raise ValueError(f"{api}(): a submanifold convolution keeps the positions, so its "
-                         f"stride must be 1, got {stride}")
+        raise ValueError(
+            f"{api}(): a submanifold convolution keeps the positions, so its "
+            f"stride must be 1, got {stride}"
+        )
     if min(stride + dilation) < 1 or min(before + after) < 0:
-        raise ValueError(f"{api}(): stride and dilation must be positive and padding "
-                         f"non-negative")
+        raise ValueError(f"{api}(): stride and dilation must be positive and padding non-negative")
     if not x.is_coalesced():  # one entry per position
         x = _C.sparse_coalesce(x)
     c_in, c_out = weight.shape[n], weight.shape[n + 1]
     # no input channels: every value is 0 (and the bias), no pairs are needed
-    book = _rulebook(x, n, kernel, stride, before, after, dilation, subm,
-                     c_in > 0 and c_out > 0, api)
+    book = _rulebook(
+        x, n, kernel, stride, before, after, dilation, subm, c_in > 0 and c_out > 0, api
+    )
     xv = _C.sparse_values(x)
     # reshape_exact: _C.reshape would read the 0 of c_out = 0 as "keep that dim"
     w = C.reshape_exact(weight, [math.prod(kernel), c_in, c_out])
@@ -274,8 +325,9 @@ def _conv(api, n, x, weight, bias, stride, padding, dilation, groups, data_forma
     return _sparse_out(book, x, out, c_out)
 
 
-def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
-           data_format="NDHWC", name=None):
+def conv3d(
+    x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NDHWC", name=None
+):
     """3-D convolution of a sparse COO tensor [N, D, H, W, C]: an output entry
     wherever the kernel meets an input entry.
 
@@ -301,12 +353,23 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
         >>> oar.sparse.nn.functional.conv3d(x, oar.ones([1, 3, 3, 1, 1])).shape
         oar.Size([1, 1, 1, 2, 1])
     """
-    return _conv("conv3d", 3, x, weight, bias, stride, padding, dilation, groups, data_format,
-                 False)
+    return _conv(
+        "conv3d", 3, x, weight, bias, stride, padding, dilation, groups, data_format, False
+    )
 
 
-def subm_conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
-                data_format="NDHWC", key=None, name=None):
+def subm_conv3d(
+    x,
+    weight,
+    bias=None,
+    stride=1,
+    padding=0,
+    dilation=1,
+    groups=1,
+    data_format="NDHWC",
+    key=None,
+    name=None,
+):
     """Submanifold 3-D convolution: the output keeps the positions (and shape) of x,
     each computed from the inputs around it (the kernel centred, k // 2).
 
@@ -332,12 +395,14 @@ def subm_conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
         >>> oar.sparse.nn.functional.subm_conv3d(x, oar.ones([1, 3, 3, 1, 1])).shape
         oar.Size([1, 1, 3, 4, 1])
     """
-    return _conv("subm_conv3d", 3, x, weight, bias, stride, padding, dilation, groups,
-                 data_format, True)
+    return _conv(
+        "subm_conv3d", 3, x, weight, bias, stride, padding, dilation, groups, data_format, True
+    )
 
 
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
-           data_format="NHWC", name=None):
+def conv2d(
+    x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NHWC", name=None
+):
     """2-D convolution of a sparse COO tensor [N, H, W, C] (conv3d's rules).
 
     Args:
@@ -360,12 +425,23 @@ def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
         >>> oar.sparse.nn.functional.conv2d(x, oar.ones([3, 3, 1, 1])).shape
         oar.Size([1, 1, 2, 1])
     """
-    return _conv("conv2d", 2, x, weight, bias, stride, padding, dilation, groups, data_format,
-                 False)
+    return _conv(
+        "conv2d", 2, x, weight, bias, stride, padding, dilation, groups, data_format, False
+    )
 
 
-def subm_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
-                data_format="NHWC", key=None, name=None):
+def subm_conv2d(
+    x,
+    weight,
+    bias=None,
+    stride=1,
+    padding=0,
+    dilation=1,
+    groups=1,
+    data_format="NHWC",
+    key=None,
+    name=None,
+):
     """Submanifold 2-D convolution (subm_conv3d's rules).
 
     Args:
@@ -389,12 +465,14 @@ def subm_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
         >>> oar.sparse.nn.functional.subm_conv2d(x, oar.ones([3, 3, 1, 1])).shape
         oar.Size([1, 3, 4, 1])
     """
-    return _conv("subm_conv2d", 2, x, weight, bias, stride, padding, dilation, groups,
-                 data_format, True)
+    return _conv(
+        "subm_conv2d", 2, x, weight, bias, stride, padding, dilation, groups, data_format, True
+    )
 
 
-def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_format="NDHWC",
-               name=None):
+def max_pool3d(
+    x, kernel_size, stride=None, padding=0, ceil_mode=False, data_format="NDHWC", name=None
+):
     """3-D max pooling of a sparse COO tensor [N, D, H, W, C]: each output entry (where
     the window meets an input entry) is the channel-wise maximum of the input
     entries in its window.
@@ -425,8 +503,7 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_for
     stride = kernel if stride is None else _ints(api, "stride", stride, 3)
     before, after = _padding(api, padding, 3)
     if min(kernel + stride) < 1 or min(before + after) < 0:
-        raise ValueError(f"{api}(): kernel_size and stride must be positive, padding "
-                         f"non-negative")
+        raise ValueError(f"{api}(): kernel_size and stride must be positive, padding non-negative")
     if not x.is_coalesced():
         x = _C.sparse_coalesce(x)
     c = x.shape[-1]
@@ -446,8 +523,12 @@ def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, data_for
     empty = np.full([n_out * kvol, 1], -np.inf)
     empty[slots] = 0.0
     buf = _C.full([n_out * kvol, c], 0.0, xv.dtype)
-    buf = _C.index_add(buf, to_tensor(slots, dtype="int64"), 0,
-                       _C.index_select(xv, to_tensor(rows, dtype="int64"), 0))
+    buf = _C.index_add(
+        buf,
+        to_tensor(slots, dtype="int64"),
+        0,
+        _C.index_select(xv, to_tensor(rows, dtype="int64"), 0),
+    )
     buf = buf + _C.cast(to_tensor(empty), xv.dtype)
     out = _C.max(_C.reshape(buf, [n_out, kvol, c]), [1])
     return _sparse_out(book, x, out, c)
