@@ -94,7 +94,7 @@ __all__ = [
 ]
 
 
-def pow(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
+def pow(x: Tensor, y: float | Tensor, name: str | None = None) -> Tensor:
     """x ** y: y a Python number (pow) or a Tensor (elementwise_pow).
 
     x must be a Tensor (Paddle's rule): for Python numbers `x ** y` would run Python's

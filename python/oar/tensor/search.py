@@ -6,7 +6,7 @@ along_axis_gather, whose backward scatters the gradient to those positions."""
 from __future__ import annotations
 
 import numbers
-from typing import Any
+from typing import Any, Literal, overload
 
 from .. import _C
 from ..framework import check as C
@@ -32,6 +32,12 @@ __all__ = [
 ]
 
 
+@overload
+def where(
+    condition: Any, x: None = None, y: None = None, name: str | None = None
+) -> tuple[Tensor, ...]: ...
+@overload
+def where(condition: Any, x: Any, y: Any, name: str | None = None) -> Tensor: ...
 def where(
     condition: Any, x: Any = None, y: Any = None, name: str | None = None
 ) -> Tensor | tuple[Tensor, ...]:
@@ -58,6 +64,12 @@ def where(
     return _C.where(condition, x, y)
 
 
+@overload
+def nonzero(x: Tensor, as_tuple: Literal[False] = False) -> Tensor: ...
+@overload
+def nonzero(x: Tensor, as_tuple: Literal[True]) -> tuple[Tensor, ...]: ...
+@overload
+def nonzero(x: Tensor, as_tuple: bool) -> Tensor | tuple[Tensor, ...]: ...
 def nonzero(x: Tensor, as_tuple: Any = False) -> Tensor | tuple[Tensor, ...]:
     C.tensor("nonzero", "x", x)
     if not as_tuple:
