@@ -136,7 +136,7 @@ def generated_stubs(tmp_path_factory):
     """The stubs tools/codegen/gen_stubs.py writes from this tree now."""
     out = tmp_path_factory.mktemp("stubs")
     r = subprocess.run([sys.executable, os.path.join(REPO, "tools", "codegen", "gen_stubs.py"),
-                        "--out", str(out)], capture_output=True, text=True)
+                        "--runtime", INSTALLED, "--out", str(out)], capture_output=True, text=True)
     assert r.returncode == 0, r.stderr
     return out
 

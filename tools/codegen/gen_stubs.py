@@ -3,10 +3,11 @@
 tree: a CMake custom command; the wheel installs them next to py.typed). Nothing it
 writes is committed.
 
-_C.pyi      stubs/_C.pyi (what hand-written C++ binds) with, in its Tensor class,
-            stubs/tensor_methods.pyi (the methods the Python package installs) and a
-            method per declared op with `method` in its python surface; then a function
-            per declared op, internal ones too. Ops come from src/oar/ops/*.yaml
+_C.pyi      stubs/_C.pyi (what hand-written C++ binds) with, in its Tensor class, the
+            methods the Python package binds (gen_method_stubs.py: each one's own
+            annotated signature, read off the package imported with the built extension
+            given by --runtime) and a method per declared op with `method` in its python
+            surface; then a function per declared op, internal ones too. Ops come from src/oar/ops/*.yaml
             (gen_ops.load_ops): in-place variants, signatures from the declared args.
 __init__.pyi read from the Python package with ast, never imported: every name of
             oar.__all__ (evaluated statically) is re-exported from the module that binds
@@ -16,7 +17,7 @@ __init__.pyi read from the Python package with ast, never imported: every name o
             (no stub is written by hand). The public ops no Python name overrides are
             re-exported from _C.
 
-    python3 tools/codegen/gen_stubs.py --out build/generated/python/oar
+    python3 tools/codegen/gen_stubs.py --runtime build --out build/generated/python/oar
 """
 
 import argparse
@@ -27,18 +28,19 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import gen_bindings  # noqa: E402
+import gen_method_stubs  # noqa: E402
 import gen_ops  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 REPO = os.path.dirname(os.path.dirname(HERE))
 FRAGMENTS = os.path.join(HERE, "stubs")
-# Annotations of declared arguments. _C.pyi spells the builtins bool and float _bool and
-# _float: Tensor has methods named bool and float, and oar.bool/oar.float are dtypes.
+# Annotations of declared arguments. _C.pyi spells the builtins bool, float and int _bool,
+# _float and _int: Tensor has methods of those names, and oar.bool/oar.float are dtypes.
 TYPES = {
     "Tensor": "Tensor",
     "Tensor[]": "Sequence[Tensor]",
     "bool": "_bool",
-    "int": "int",
+    "int": "_int",
     "float": "_float",
     "Scalar": "_Scalar",
     "int[]": "_IntList",
@@ -84,25 +86,6 @@ def _op_names(op):
     return [op.name] + ([op.name + "_"] if op.inplace else [])
 
 
-def _class_body(path, name="Tensor"):
-    """The body lines of class `name` of a .pyi fragment, and the names it defines."""
-    with open(path) as f:
-        text = f.read()
-    tree = ast.parse(text, path)
-    cls = next((n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == name), None)
-    if cls is None:
-        raise StubError(f"{path}: no class {name}")
-    lines = text.split("\n")
-    first = min(
-        [cls.body[0].lineno] + [d.lineno for d in getattr(cls.body[0], "decorator_list", [])]
-    )
-    # comment lines directly under the class line belong to the body
-    start = cls.lineno
-    while start < first - 1 and not lines[start].strip().startswith("#"):
-        start += 1
-    return lines[start : cls.end_lineno], _defined_in(cls)
-
-
 def _defined_in(node):
     names = set()
     for n in node.body:
@@ -115,28 +98,54 @@ def _defined_in(node):
     return names
 
 
-def generate_c(ops, fragments=FRAGMENTS):
+def generate_c(ops, fragments=FRAGMENTS, methods=None):
+    """_C.pyi: the fragment, with in its Tensor class `methods` (gen_method_stubs.generate's
+    answer for the Python package: stub lines, the builtins Tensor shadows, the methods
+    that wrap a declared op) and the declared ops' methods; then every declared op."""
     with open(os.path.join(fragments, "_C.pyi")) as f:
         base = f.read()
     c_defined = _defined_in(
         next(n for n in ast.parse(base).body if isinstance(n, ast.ClassDef) and n.name == "Tensor")
     )
-    py_body, py_defined = _class_body(os.path.join(fragments, "tensor_methods.pyi"))
-    methods = []
+    py_lines, shadowed, delegated = methods or ([], [], {})
+    py_defined = {
+        m.group(1) for m in re.finditer(r"^    (?:def )?(\w+)", "\n".join(py_lines), re.M)
+    }
+    both = sorted(py_defined & c_defined)
+    if both:
+        raise StubError(
+            f"stubs/_C.pyi stubs Tensor.{', Tensor.'.join(both)}, which the Python package "
+            "binds (its stub is the function's own signature): remove it from the fragment"
+        )
+    by_name = {n: op for op in ops for n in _op_names(op)}
+    for name, op_name in sorted(delegated.items()):
+        if op_name not in by_name:
+            raise StubError(f"Tensor.{name} wraps _C.{op_name}, which no op declares")
+        op = by_name[op_name]
+        # the wrapper's signature is the function's: its first parameter keeps its name
+        py_lines = py_lines + _def(name, [op.args[0].name] + _params(op, True)[1:], "    ")
+    py_defined |= set(delegated)
+    op_methods = []
     for op in ops:
         if "method" in op.python:
             for name in _op_names(op):
                 if name not in c_defined | py_defined:
-                    methods += _def(name, _params(op, True), "    ")
-    body = "\n".join(py_body)
-    if "    # @op-methods" not in body:
-        raise StubError("stubs/tensor_methods.pyi: no line '    # @op-methods' in class Tensor")
-    body = body.replace(
-        "    # @op-methods", "    # ---- the declared ops (src/oar/ops/)\n" + "\n".join(methods), 1
+                    op_methods += _def(name, _params(op, True), "    ")
+    # Tensor's methods named after builtins (int, float, bool) hide them in the class:
+    # every generated annotation spells those builtins with the aliases (_int, ...)
+    body = (
+        ["    # ---- the methods the Python package binds (oar.tensor.methods.bind_methods)"]
+        + py_lines
+        + ["    # ---- the declared ops (src/oar/ops/)"]
+        + op_methods
     )
     if "    # @python-methods" not in base:
         raise StubError("stubs/_C.pyi: no line '    # @python-methods' in class Tensor")
-    text = base.replace("    # @python-methods", body, 1)
+    text = base.replace("    # @python-methods", "\n".join(body), 1)
+    aliases = ", ".join(f"{b} as _{b}" for b in sorted(set(shadowed) | {"bool", "float", "int"}))
+    text = text.replace(
+        "from builtins import bool as _bool, float as _float", f"from builtins import {aliases}", 1
+    )
     # the fragment's own header comment is about the fragment
     text = re.sub(r"\A(#.*\n)+", "", text)
     functions = []
@@ -144,7 +153,7 @@ def generate_c(ops, fragments=FRAGMENTS):
         for name in _op_names(op):
             functions += _def(name, _params(op, False))
     return (
-        HEADER.format(sources="tools/codegen/stubs/*.pyi")
+        HEADER.format(sources="tools/codegen/stubs/_C.pyi, the Python package's Tensor methods")
         + text.rstrip("\n")
         + "\n\n# ---- every declared op (src/oar/ops/), internal ones too\n"
         + "\n".join(functions)
@@ -437,10 +446,11 @@ def generate_init(package):
     return text
 
 
-def generate(ops, package_root, fragments=FRAGMENTS):
+def generate(ops, package_root, fragments=FRAGMENTS, runtime=None):
     package = Package(package_root, ops)
     init = generate_init(package)
-    return {"_C.pyi": generate_c(ops, fragments), "__init__.pyi": init}
+    methods = gen_method_stubs.generate(package_root, runtime) if runtime else None
+    return {"_C.pyi": generate_c(ops, fragments, methods), "__init__.pyi": init}
 
 
 def main():
@@ -449,10 +459,15 @@ def main():
     p.add_argument("--package", default=os.path.join(REPO, "python", "oar"))
     p.add_argument("--fragments", default=FRAGMENTS, help="the hand-written .pyi fragments")
     p.add_argument("--out", required=True, help="the directory to write the .pyi files into")
+    p.add_argument(
+        "--runtime",
+        help="the directory holding the built extension _C*.so: the package is imported "
+        "with it to stub the Tensor methods it binds (without it, _C.pyi has none)",
+    )
     args = p.parse_args()
     ops = gen_ops.load_ops(args.yaml)
     try:
-        files = generate(ops, args.package, args.fragments)
+        files = generate(ops, args.package, args.fragments, args.runtime)
     except StubError as e:
         sys.exit(f"gen_stubs.py: {e}")
     for fname, text in files.items():

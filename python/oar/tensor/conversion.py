@@ -9,6 +9,7 @@ import numpy as np
 
 from ..framework.dtype import bfloat16
 from ..framework.memory import check_objects
+from ..framework.typing import Tensor
 
 __all__ = ["numpy", "tolist"]
 
@@ -31,7 +32,7 @@ def _values(self):
     return _bf16_to_f32(a) if self.dtype is bfloat16 else a
 
 
-def __array__(self, dtype=None, copy=None):
+def __array__(self: Tensor, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
     a = _values(self)
     if dtype is not None:
         a = a.astype(dtype, copy=False)

@@ -18,10 +18,9 @@ from ..framework import out as _out
 from ..framework.check import _aliases
 from ..framework.dtype import bool_, convert_dtype, float64, int32, int64
 from ..framework.memory import check_fits
-from ..framework.typing import AxisLike
+from ..framework.typing import AxisLike, Tensor, TensorLike
 from .manipulation import _broadcast_shape, _index_tensor, _ints, broadcast_to
 
-Tensor = _C.Tensor
 
 __all__ = [
     "put_along_axis",
@@ -246,7 +245,7 @@ def _index_broadcast(api, shapes):
     return bshape
 
 
-def __getitem__(self, index):
+def __getitem__(self: Tensor, index: Any) -> Tensor:
     axes, starts, ends, steps, _, int_axes, nones, advanced, adjacent = _parse_index(self, index)
     out = _basic(self, axes, starts, ends, steps, int_axes, nones)
     if not advanced:
@@ -284,7 +283,7 @@ def __getitem__(self, index):
     return _reshape(picked, result_shape)
 
 
-def __setitem__(self, index, value):
+def __setitem__(self: Tensor, index: Any, value: TensorLike) -> None:
     axes, starts, ends, steps, counts, int_axes, nones, advanced, adjacent = _parse_index(
         self, index
     )

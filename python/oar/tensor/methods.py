@@ -9,7 +9,7 @@ import functools
 import math
 import numbers
 import warnings
-from typing import Any, Callable, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -34,6 +34,7 @@ from ..framework.dtype import (
 )
 from ..framework.param import _set_value
 from ..framework.place import _to_place
+from ..framework.typing import DTypeLike
 from . import (
     attribute,
     creation,
@@ -150,9 +151,10 @@ __all__ = ["bind_methods"]
 _item = Tensor.item
 
 
-def item(self: Tensor, *args: int) -> bool | int | float | complex:
-    """The element as a Python scalar: the only one, or the one at flat index
-    ``item(i)`` or at ``item(i, j, ...)`` (one index per dimension)."""
+def item(self: Tensor, *args: int) -> Any:
+    """The element as a Python scalar (bool, int, float or complex, by the dtype): the
+    only one, or the one at flat index ``item(i)`` or at ``item(i, j, ...)`` (one index
+    per dimension)."""
     if not args:
         return _item(self)
     try:
@@ -161,27 +163,27 @@ def item(self: Tensor, *args: int) -> bool | int | float | complex:
         raise type(e)(f"Tensor.item(): {e} (the tensor has shape {list(self.shape)})") from None
 
 
-def _numel(self):
+def _numel(self: Tensor) -> Tensor:
     """The number of elements, as a 0-D int64 tensor (Paddle's Tensor.numel())."""
     return _C._from_buffer(np.asarray(self.size, dtype=np.int64), int64)
 
 
-def __iter__(self):
+def __iter__(self: Tensor) -> Iterator[Tensor]:
     if self.ndim == 0:
         raise TypeError("iteration over a 0-D tensor")
     for i in range(self.shape[0]):
         yield self[i]
 
 
-def _t(self):
+def _t(self: Tensor) -> Tensor:
     return _C.transpose(self, list(range(self.ndim))[::-1])
 
 
-def _pow_method(self, y, name=None):
+def _pow_method(self: Tensor, y: float | Tensor, name: str | None = None) -> Tensor:
     return pow(self, y)
 
 
-def _astype(self, dtype):
+def _astype(self: Tensor, dtype: DTypeLike) -> Tensor:
     try:
         d = convert_dtype(dtype)
     except TypeError as e:
@@ -189,7 +191,7 @@ def _astype(self, dtype):
     return _C.cast(self, d)
 
 
-def _cpu(self):
+def _cpu(self: Tensor) -> Tensor:
     return self
 
 
@@ -199,7 +201,7 @@ _PLACES = {"Place(cpu)": Place("cpu")}
 _place_name = Tensor.place  # the C getter: "Place(cpu)", "Place(gpu:0)"
 
 
-def _place(self):
+def _place(self: Tensor) -> Place:
     name = _place_name.__get__(self)
     p = _PLACES.get(name)
     if p is None:
@@ -232,15 +234,15 @@ _PATCHES = {
 bind_methods(_PATCHES)
 
 
-def _is_complex(self):
+def _is_complex(self: Tensor) -> bool:
     return is_complex(self)
 
 
-def _is_floating_point(self):
+def _is_floating_point(self: Tensor) -> bool:
     return is_floating_point(self)
 
 
-def _is_integer(self):
+def _is_integer(self: Tensor) -> bool:
     return is_integer(self)
 
 
@@ -283,22 +285,48 @@ _install_methods()
 
 # Tensor methods: Paddle's signatures with the tensor as self.
 def _put_along_axis_method(
-    self, indices, values, axis, reduce="assign", include_self=True, broadcast=True, name=None
-):
+    self: Tensor,
+    indices: Tensor,
+    values: float | Tensor,
+    axis: int,
+    reduce: str = "assign",
+    include_self: bool = True,
+    broadcast: bool = True,
+    name: str | None = None,
+) -> Tensor:
     return put_along_axis(self, indices, values, axis, reduce, include_self, broadcast)
 
 
 def _put_along_axis_method_(
-    self, indices, values, axis, reduce="assign", include_self=True, broadcast=True, name=None
-):
+    self: Tensor,
+    indices: Tensor,
+    values: float | Tensor,
+    axis: int,
+    reduce: str = "assign",
+    include_self: bool = True,
+    broadcast: bool = True,
+    name: str | None = None,
+) -> Tensor:
     return put_along_axis_(self, indices, values, axis, reduce, include_self, broadcast)
 
 
-def _index_put_method(self, indices, value, accumulate=False, name=None):
+def _index_put_method(
+    self: Tensor,
+    indices: Sequence[Tensor],
+    value: float | Tensor,
+    accumulate: bool = False,
+    name: str | None = None,
+) -> Tensor:
     return index_put(self, indices, value, accumulate)
 
 
-def _index_put_method_(self, indices, value, accumulate=False, name=None):
+def _index_put_method_(
+    self: Tensor,
+    indices: Sequence[Tensor],
+    value: float | Tensor,
+    accumulate: bool = False,
+    name: str | None = None,
+) -> Tensor:
     return index_put_(self, indices, value, accumulate)
 
 
@@ -344,7 +372,7 @@ def _operands(x, other):
 
 
 def _binary(op, reflected=False):
-    def method(self, other):
+    def method(self: Tensor, other: Tensor | float) -> Tensor:
         pair = _operands(self, other)
         if pair is None:
             return NotImplemented
@@ -355,7 +383,7 @@ def _binary(op, reflected=False):
 
 
 def _inplace(op_, name):
-    def method(self, other):
+    def method(self: Tensor, other: Tensor | float) -> Tensor:
         pair = _operands(self, other)
         if pair is None:
             return NotImplemented
@@ -370,7 +398,7 @@ def _inplace(op_, name):
     return method
 
 
-def _invert(self):
+def _invert(self: Tensor) -> Tensor:
     return _C.bitwise_not(self)
 
 
@@ -395,35 +423,65 @@ _OPERATORS = {
 
 
 # The Tensor methods: the functions with x as self (Tensor methods name it self).
-def _clip_method(self, min=None, max=None, name=None):  # noqa: A002
+def _clip_method(
+    self: Tensor,
+    min: float | Tensor | None = None,  # noqa: A002
+    max: float | Tensor | None = None,  # noqa: A002
+    name: str | None = None,
+) -> Tensor:
     return clip(self, min, max)
 
 
-def _clip__method(self, min=None, max=None, name=None):  # noqa: A002
+def _clip__method(
+    self: Tensor,
+    min: float | Tensor | None = None,  # noqa: A002
+    max: float | Tensor | None = None,  # noqa: A002
+    name: str | None = None,
+) -> Tensor:
     return clip_(self, min, max)
 
 
-def _nan_to_num_method(self, nan=0.0, posinf=None, neginf=None, name=None):
+def _nan_to_num_method(
+    self: Tensor,
+    nan: float = 0.0,
+    posinf: float | None = None,
+    neginf: float | None = None,
+    name: str | None = None,
+) -> Tensor:
     return nan_to_num(self, nan, posinf, neginf)
 
 
-def _nan_to_num__method(self, nan=0.0, posinf=None, neginf=None, name=None):
+def _nan_to_num__method(
+    self: Tensor,
+    nan: float = 0.0,
+    posinf: float | None = None,
+    neginf: float | None = None,
+    name: str | None = None,
+) -> Tensor:
     return nan_to_num_(self, nan, posinf, neginf)
 
 
-def _lerp_method(self, y, weight, name=None):
+def _lerp_method(
+    self: Tensor, y: Tensor, weight: float | Tensor, name: str | None = None
+) -> Tensor:
     return lerp(self, y, weight)
 
 
-def _lerp__method(self, y, weight, name=None):
+def _lerp__method(
+    self: Tensor, y: Tensor, weight: float | Tensor, name: str | None = None
+) -> Tensor:
     return lerp_(self, y, weight)
 
 
-def _masked_fill_method(self, mask, value, name=None):
+def _masked_fill_method(
+    self: Tensor, mask: Tensor, value: float | Tensor, name: str | None = None
+) -> Tensor:
     return masked_fill(self, mask, value)
 
 
-def _masked_fill__method(self, mask, value, name=None):
+def _masked_fill__method(
+    self: Tensor, mask: Tensor, value: float | Tensor, name: str | None = None
+) -> Tensor:
     return masked_fill_(self, mask, value)
 
 
@@ -898,7 +956,7 @@ def _astype_to(self, d):
 
 
 def _conversion(method, d):
-    def convert(self):
+    def convert(self: Tensor) -> Tensor:
         return _astype_to(self, d)
 
     convert.__name__ = method
@@ -971,11 +1029,11 @@ def requires_grad_(self: Tensor, requires_grad: bool = True) -> Tensor:
     return self
 
 
-def _get_grad(self):
+def _get_grad(self: Tensor) -> Tensor | None:
     return self.grad
 
 
-def _set_grad(self, value):
+def _set_grad(self: Tensor, value: Tensor | None) -> None:
     self.grad = value
 
 
@@ -1226,6 +1284,23 @@ _FUNCTION_METHODS = {
     ),
 }
 
+
+def _itemsize(self: Tensor) -> int:
+    return self.element_size()
+
+
+def _type(self: Tensor) -> VarType:
+    return VarType.DENSE_TENSOR
+
+
+def _device(self: Tensor) -> str:
+    return "cpu"
+
+
+def _is_cuda(self: Tensor) -> bool:
+    return False
+
+
 _METHODS: dict[str, Any] = {
     "normal_": normal_,
     "uniform_": uniform_,
@@ -1265,7 +1340,7 @@ _METHODS: dict[str, Any] = {
         _offset, doc="The offset of the first element in its memory block, in bytes."
     ),
     "layout": property(_layout, doc="The data layout, 'NCHW' for dense tensors."),
-    "itemsize": property(lambda self: self.element_size(), doc="Bytes per element."),
+    "itemsize": property(_itemsize, doc="Bytes per element."),
     "data": property(
         _get_data,
         _set_data,
@@ -1276,8 +1351,8 @@ _METHODS: dict[str, Any] = {
         _requires_grad, _set_requires_grad, doc="not stop_gradient (PyTorch's name)."
     ),
     "mT": property(_mT, doc="The tensor with its last two dimensions swapped."),
-    "type": property(lambda self: VarType.DENSE_TENSOR, doc="VarType.DENSE_TENSOR."),
-    "device": property(lambda self: "cpu", doc="The device the tensor lives on: 'cpu'."),
+    "type": property(_type, doc="VarType.DENSE_TENSOR."),
+    "device": property(_device, doc="The device the tensor lives on: 'cpu'."),
 }
 
 
@@ -1302,7 +1377,7 @@ _METHODS.update(
         "concat": _as_method(_C.concat),
         "multinomial": _as_method(_C.multinomial),
         "scatter_nd": _as_method(_C.scatter_nd),
-        "is_cuda": property(lambda self: False, doc="False: oar tensors live on the CPU."),
+        "is_cuda": property(_is_cuda, doc="False: oar tensors live on the CPU."),
         "grad_": property(_get_grad, _set_grad, doc="The gradient (grad, by Paddle's other name)."),
     }
 )

@@ -29,15 +29,14 @@ import numpy as np
 
 from .. import _C
 from ..framework.printing import _options
-from ..framework.typing import PlaceLike
+from ..framework.typing import PlaceLike, Tensor
 from .conversion import _values
 
-Tensor = _C.Tensor
 
 __all__ = ["format_data", "format_empty", "tensor_string"]
 
 
-def __repr__(self):
+def __repr__(self: Tensor) -> str:
     if not self._is_initialized():
         return "Tensor(Not initialized)"
     if self.is_sparse():
@@ -49,7 +48,7 @@ def __repr__(self):
     return tensor_string(self.shape, self.dtype.name, self.place, self.stop_gradient, a)
 
 
-def __format__(self, spec):
+def __format__(self: Tensor, spec: str) -> str:
     # A 0-D tensor formats as its value ("{}".format(loss) gives 0.25), as in Paddle.
     if self.ndim == 0:
         return format(self.item(), spec)
