@@ -1,4 +1,4 @@
-"""The extra math, sampling and strided sections (src/oar/ops/{extra_math,sampling,
+"""The numeric, sampling and strided sections (src/oar/ops/{numeric,sampling,
 strided}.yaml) beyond the registry's cases: the edges of each function's domain (the
 registry's gradient-checked inputs are smooth), the wrappers' arguments (numbers, eps None,
 axis None, side/sorter), dtype rules, binomial's statistics and every error path."""

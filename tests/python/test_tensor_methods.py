@@ -2,7 +2,7 @@
 (python/oar/tensor/methods.py): each method is the function Paddle binds (or calls it with
 the tensor first), with Paddle's signature; the dtype conversions and the device queries
 answer as Paddle 3.3.1's CPU build does, copy_ and set_value too but for the differences
-docs/paddle_api_extra.md lists; the in-place methods keep the in-place rules of the
+docs/paddle_api_functions.md lists; the in-place methods keep the in-place rules of the
 top-level functions (the same object back, its version bumped, leaves that require grad
 refused, gradients through the write).
 

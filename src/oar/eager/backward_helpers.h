@@ -276,7 +276,7 @@ Tensor sparse_softmax_grad_x(const Tensor& x, const Tensor& out, const Tensor& g
 
 }  // namespace oar
 
-// ---- the extra math section (src/oar/ops/extra_math.yaml; in backward_helpers_extra_math.cc)
+// ---- the numeric section (src/oar/ops/numeric.yaml; in backward_helpers_numeric.cc)
 namespace oar {
 // d copysign(x, y) / dx: sign(x) * sign of y (its sign bit), 0 at x = 0.
 Tensor copysign_grad_factor(const Tensor& x, const Tensor& y);

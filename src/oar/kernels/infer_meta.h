@@ -113,14 +113,15 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 #include "oar/kernels/infer_meta_math.h"  // IWYU pragma: export
 // The LAPACK section's InferMeta functions (own file, so they merge apart).
 #include "oar/kernels/infer_meta_lapack.h"  // IWYU pragma: export
-// The nn_extra section's InferMeta functions (own file, so they merge apart).
-#include "oar/kernels/infer_meta_nn_extra.h"  // IWYU pragma: export
+// The unpool section's InferMeta functions (own file, so they merge apart).
+#include "oar/kernels/infer_meta_unpool.h"  // IWYU pragma: export
 // The geometric section (message passing on graphs).
 #include "oar/kernels/infer_meta_geometric.h"  // IWYU pragma: export
 // The quantization section (src/oar/ops/quant.yaml): own file, so it merges apart.
 #include "oar/kernels/infer_meta_quant.h"  // IWYU pragma: export
 // The FFT section (fft_c2c, fft_r2c, fft_c2r): its own file, included for the generated API.
 #include "oar/kernels/infer_meta_fft.h"  // IWYU pragma: export
-// Strided views (src/oar/ops/strided.yaml), binomial sampling (sampling.yaml) and the extra
-// math section (extra_math.yaml): their InferMeta functions (own file, so they merge apart).
-#include "oar/kernels/infer_meta_extra.h"  // IWYU pragma: export
+// The numeric, sampling and strided sections' InferMeta functions (a file each).
+#include "oar/kernels/infer_meta_numeric.h"   // IWYU pragma: export
+#include "oar/kernels/infer_meta_sampling.h"  // IWYU pragma: export
+#include "oar/kernels/infer_meta_strided.h"   // IWYU pragma: export

@@ -12,19 +12,19 @@ float64 run, and for a gradient mismatch the differing gradients `grad_oar`,
 
 Layout: common.py holds the Difference class and the helpers the predicates share.
 Every other module holds the rules of one op family, named for its section of
-src/oar/ops/*.yaml (activation, creation, extra_math, fft, geometric, lapack, logic,
+src/oar/ops/*.yaml (activation, creation, numeric, fft, geometric, lapack, logic,
 norm for norm.yaml and batch_norm.yaml, reduce, scan, scatter, search, special,
 statistics, unary), or, for rules that apply to every op (or across families), of
 their subject: complex_numbers, dtype, integer, oracle, promotion. A rule is a
 module-level Difference whose `why` (mostly its predicate's docstring) gives the
 reason; a new one goes into its module and into DIFFERENCES below.
 """
-from . import (activation, complex_numbers, conv, creation, dtype, extra_math, fft, geometric,
+from . import (activation, complex_numbers, conv, creation, dtype, numeric, fft, geometric,
                integer, lapack, logic, norm, oracle, promotion, reduce, scan, scatter, search,
                special, statistics, unary)
 from .common import Difference
 
-MODULES = [activation, complex_numbers, conv, creation, dtype, extra_math, fft, geometric,
+MODULES = [activation, complex_numbers, conv, creation, dtype, numeric, fft, geometric,
            integer, lapack, logic, norm, oracle, promotion, reduce, scan, scatter, search,
            special, statistics, unary]
 
@@ -58,7 +58,7 @@ DIFFERENCES = [
     activation.SOFTPLUS_GRAD_WITHOUT_OVERFLOW,
     activation.SELU_GRAD_OF_ZERO_ALPHA,
     fft.FFT_OF_INFINITIES,
-    extra_math.LOGIT_GRAD_AT_NAN,
+    numeric.LOGIT_GRAD_AT_NAN,
     activation.CELU_OF_A_SUBNORMAL_ALPHA,
     statistics.SPREAD_OF_ONE_ELEMENT,
     statistics.SPREAD_OF_EQUAL_VALUES,
@@ -109,13 +109,13 @@ DIFFERENCES = [
     search.UNIQUE_WITH_NAN,
     conv.CONV_WITHOUT_INPUT_CHANNELS,
     activation.SOFTPLUS_AT_INFINITY,
-    extra_math.BESSEL_AT_INFINITY,
-    extra_math.I1_GRAD_AT_NAN,
-    extra_math.COPYSIGN_GRAD_OF_NON_FINITE,
-    extra_math.LOGIT_GRAD_AT_NEGATIVE_ZERO,
+    numeric.BESSEL_AT_INFINITY,
+    numeric.I1_GRAD_AT_NAN,
+    numeric.COPYSIGN_GRAD_OF_NON_FINITE,
+    numeric.LOGIT_GRAD_AT_NEGATIVE_ZERO,
     lapack.QR_OF_A_NON_FINITE_MATRIX,
-    extra_math.SEARCHSORTED_UNSORTED_SEQUENCE,
-    extra_math.LOGCUMSUMEXP_GRAD_AT_NON_FINITE,
+    numeric.SEARCHSORTED_UNSORTED_SEQUENCE,
+    numeric.LOGCUMSUMEXP_GRAD_AT_NON_FINITE,
 ]
 
 

@@ -1,5 +1,5 @@
-// Scalar pieces of the gamma function family shared by the special and extra math
-// kernels (src/oar/kernels/cpu/{special,extra_math}_kernels.cc), in double precision.
+// Scalar pieces of the gamma function family shared by the special and numeric
+// kernels (src/oar/kernels/cpu/{special,numeric}_kernels.cc), in double precision.
 #pragma once
 
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "oar/kernels/infer_meta_nn_extra.h"
+#include "oar/kernels/infer_meta_unpool.h"
 
 #include "oar/core/errors.h"
 #include "oar/kernels/infer_meta.h"

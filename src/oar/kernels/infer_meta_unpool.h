@@ -1,4 +1,4 @@
-// InferMeta functions of the nn_extra section (src/oar/ops/nn_extra.yaml). Same
+// InferMeta functions of the unpool section (src/oar/ops/unpool.yaml). Same
 // contract as infer_meta.h: metadata only, errors name the argument (the API adds the
 // op).
 #pragma once

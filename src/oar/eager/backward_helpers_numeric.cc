@@ -1,4 +1,4 @@
-// Backward helpers of the extra math section (src/oar/ops/extra_math.yaml), in
+// Backward helpers of the numeric section (src/oar/ops/numeric.yaml), in
 // differentiable ops so every order of gradient works (Note [Gradients of any order]).
 #include <cmath>
 #include <limits>

@@ -1,4 +1,4 @@
-"""The extra math section (src/oar/ops/extra_math.yaml): Bessel functions, copysign,
+"""the numeric section (src/oar/ops/numeric.yaml): Bessel functions, copysign,
 logit, searchsorted and logcumsumexp at infinities, NaN and -0.0."""
 import re
 

@@ -1,4 +1,4 @@
-// Kernels of src/oar/ops/extra_math.yaml: copysign, hypot, logaddexp, nextafter,
+// Kernels of src/oar/ops/numeric.yaml: copysign, hypot, logaddexp, nextafter,
 // ldexp/frexp, gcd/lcm, bit shifts, signbit, the modified Bessel functions i0/i1 and
 // their scaled forms, sinc, logit, the regularized incomplete gamma functions, the
 // logcumsumexp scan and searchsorted. The transcendental ones compute in double and round

@@ -1,4 +1,4 @@
-// Kernels of the nn_extra section (src/oar/ops/nn_extra.yaml): max_unpool, the
+// Kernels of the unpool section (src/oar/ops/unpool.yaml): max_unpool, the
 // scatter of pooled values back to their positions. Planes in parallel; within a
 // plane the values are written in order, so a position written twice keeps the later
 // value (Paddle's and PyTorch's rule), whatever the thread count.
