@@ -4,6 +4,7 @@ distribution classes; kl_divergence(p, q) uses the most specific registered pair
 from __future__ import annotations
 
 import math
+from typing import Callable, TypeVar
 
 from .bernoulli import Bernoulli
 from .beta import Beta, _lbeta
@@ -27,6 +28,7 @@ from .uniform import Uniform
 from .. import _C
 from .. import nn as _nn
 from ..autograd import grad
+from ..framework.typing import Tensor
 from ..tensor.creation import full_like
 from ..tensor.creation import zeros_like
 from ..tensor.search import where
@@ -34,9 +36,11 @@ from ..tensor.search import where
 __all__ = ["kl_divergence", "register_kl"]
 
 _REGISTRY: dict = {}
+# a KL function fn(p, q); register_kl returns it unchanged
+_KLFn = TypeVar("_KLFn", bound=Callable[..., Tensor])
 
 
-def register_kl(cls_p, cls_q):
+def register_kl(cls_p: type[Distribution], cls_q: type[Distribution]) -> Callable[[_KLFn], _KLFn]:
     """Decorator registering fn(p, q) as KL(p || q) for p a cls_p and q a cls_q."""
     for c, name in ((cls_p, "cls_p"), (cls_q, "cls_q")):
         if not (isinstance(c, type) and issubclass(c, Distribution)):
@@ -62,7 +66,7 @@ def _dispatch(type_p, type_q):
     return best
 
 
-def kl_divergence(p, q):
+def kl_divergence(p: Distribution, q: Distribution) -> Tensor:
     """KL(p || q) = E_p[log p(x) - log q(x)], elementwise over the batch.
 
     Args:

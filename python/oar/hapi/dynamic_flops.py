@@ -184,7 +184,12 @@ def flops(
     return dynamic_flops(net, randn(input_size), custom_ops=custom_ops, print_detail=print_detail)
 
 
-def dynamic_flops(model, inputs, custom_ops=None, print_detail=False):
+def dynamic_flops(
+    model: nn.Layer,
+    inputs: Tensor,
+    custom_ops: dict[type, Callable[..., Any]] | None = None,
+    print_detail: bool = False,
+) -> int:
     """flops() of `model` on the given input tensor (Paddle's paddle.hapi.dynamic_flops
     function): the counting, the per-type notices, the optional table and the total line."""
     custom_ops = {} if custom_ops is None else custom_ops

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import numbers
+from typing import Any, Sequence
 
 import numpy as np
 
 from .. import _C
+from ..framework.typing import Tensor
 from ..tensor.creation import to_tensor
 from ..tensor.manipulation import stack
 
@@ -20,7 +22,7 @@ def _to_tensor(a):
     return to_tensor(a)
 
 
-def default_collate_fn(batch):
+def default_collate_fn(batch: Sequence[Any]) -> Tensor | list[Any] | dict[Any, Any]:
     """Stack a list of samples: arrays and tensors along a new axis 0, numbers into a
     1-D tensor (ints int64, floats float32), strings into a list, and dicts and
     sequences field by field (a sequence gives a list, as in Paddle)."""
@@ -53,7 +55,7 @@ def default_collate_fn(batch):
     )
 
 
-def default_convert_fn(batch):
+def default_convert_fn(batch: Any) -> Any:
     """Convert an already-batched structure (numpy arrays) to tensors."""
     if isinstance(batch, np.ndarray):
         return _to_tensor(batch)

@@ -32,7 +32,7 @@ class WorkerInfo:
         self.id, self.num_workers, self.dataset = id, num_workers, dataset
 
 
-def get_worker_info():
+def get_worker_info() -> WorkerInfo | None:
     """The WorkerInfo of the calling worker thread, or None in the main thread."""
     return getattr(_worker_info, "info", None)
 

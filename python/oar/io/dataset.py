@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import bisect
 import math
+from typing import Any, Sequence
 
 import numpy as np
 
@@ -151,7 +152,9 @@ class Subset(Dataset):
         return len(self.indices)
 
 
-def random_split(dataset, lengths, generator=None):
+def random_split(
+    dataset: Dataset, lengths: Sequence[int | float], generator: Any = None
+) -> list[Subset]:
     """Split dataset into non-overlapping Subsets of the given lengths (ints summing to
     len(dataset), or fractions summing to 1), shuffled with oar's seeded generator."""
     n = len(dataset)

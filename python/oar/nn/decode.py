@@ -12,10 +12,12 @@ parents with gather_tree.
 from __future__ import annotations
 
 import collections
+from typing import Any
 
 import numpy as np
 
 from .. import _C
+from ..framework.typing import Tensor
 from ..tensor.creation import to_tensor
 from ..framework.dtype import convert_dtype
 from ..tensor.search import topk
@@ -188,15 +190,15 @@ class BeamSearchDecoder(Decoder):
 
 
 def dynamic_decode(
-    decoder,
-    inits=None,
-    max_step_num=None,
-    output_time_major=False,
-    impute_finished=False,
-    is_test=False,
-    return_length=False,
-    **kwargs,
-):
+    decoder: Decoder,
+    inits: Any = None,
+    max_step_num: int | None = None,
+    output_time_major: bool = False,
+    impute_finished: bool = False,
+    is_test: bool = False,
+    return_length: bool = False,
+    **kwargs: Any,
+) -> tuple[Any, Any] | tuple[Any, Any, Tensor]:
     """Runs decoder.step until every sequence has finished, or for max_step_num + 1 steps
     (Paddle's count). Returns (outputs, final_states), plus the sequence lengths with
     return_length; the outputs are stacked over time on axis 1 (axis 0 with

@@ -9,6 +9,7 @@ import enum
 import os
 import socket
 import time
+from typing import Callable
 
 from .. import _C
 from . import result as _result
@@ -83,7 +84,9 @@ def _check_count(fn, name, value, minimum):
         raise ValueError(f"{fn}(): argument '{name}' must be {kind}, got {value}")
 
 
-def make_scheduler(*, closed, ready, record, repeat=0, skip_first=0):
+def make_scheduler(
+    *, closed: int, ready: int, record: int, repeat: int = 0, skip_first: int = 0
+) -> Callable[[int], ProfilerState]:
     """A scheduler for Profiler: after ``skip_first`` steps, cycles of ``closed``
     steps not recorded, ``ready`` steps not recorded, and ``record`` steps
     recorded (the last of them RECORD_AND_RETURN, after which on_trace_ready
@@ -148,7 +151,9 @@ def _exporter(api, dir_name, worker_name, suffix, fmt):
     return handle_fn
 
 
-def export_chrome_tracing(dir_name, worker_name=None):
+def export_chrome_tracing(
+    dir_name: str | os.PathLike[str], worker_name: str | None = None
+) -> Callable[[Profiler], None]:
     """An on_trace_ready callback writing each recorded cycle as a Chrome trace
     ``{dir_name}/{worker_name}_time_{timestamp}.oar_trace.json`` (the directory
     is created when the first trace is written). Open it in chrome://tracing or
@@ -162,7 +167,9 @@ def export_chrome_tracing(dir_name, worker_name=None):
     return _exporter("export_chrome_tracing", dir_name, worker_name, ".oar_trace.json", "json")
 
 
-def export_protobuf(dir_name, worker_name=None):
+def export_protobuf(
+    dir_name: str | os.PathLike[str], worker_name: str | None = None
+) -> Callable[[Profiler], None]:
     """An on_trace_ready callback writing each recorded cycle as a result file
     ``{dir_name}/{worker_name}_time_{timestamp}.oar_trace.pb`` (the directory is
     created when the first file is written), which load_profiler_result reads back.

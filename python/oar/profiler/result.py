@@ -154,7 +154,7 @@ def write_result(path, trace_json, span_index):
     _write(path, trace)
 
 
-def load_profiler_result(filename):
+def load_profiler_result(filename: str | os.PathLike[str]) -> ProfilerResult:
     """Reads a file written by export_protobuf (or Profiler.export(path, "pb")).
 
     Args:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import abc
 import sys
 from functools import partial
+from typing import Callable, TypeVar
 
 
 class ClassWithArguments(metaclass=abc.ABCMeta):
@@ -44,8 +45,11 @@ class QuanterFactory(ClassWithArguments):
 
 ObserverFactory = QuanterFactory
 
+# the quanter class quanter() decorates, returned unchanged
+_Cls = TypeVar("_Cls", bound=type)
 
-def quanter(class_name):
+
+def quanter(class_name: str) -> Callable[[_Cls], _Cls]:
     """Class decorator for a BaseQuanter subclass: defines, in the caller's module, a
     factory class named class_name taking the quanter's arguments (without the layer):
 

@@ -1219,10 +1219,11 @@ _P = inspect.Parameter
 
 _SWAP_SIGNATURE = inspect.Signature(
     [
-        _P("x", _P.POSITIONAL_OR_KEYWORD),
-        _P("perm", _P.POSITIONAL_OR_KEYWORD),
-        _P("name", _P.POSITIONAL_OR_KEYWORD, default=None),
-    ]
+        _P("x", _P.POSITIONAL_OR_KEYWORD, annotation="Tensor"),
+        _P("perm", _P.POSITIONAL_OR_KEYWORD, annotation="Sequence[int]"),
+        _P("name", _P.POSITIONAL_OR_KEYWORD, default=None, annotation="str | None"),
+    ],
+    return_annotation="Tensor",
 )
 
 

@@ -11,7 +11,7 @@ import os
 __all__ = ["get_build_directory"]
 
 
-def get_build_directory(verbose=False):
+def get_build_directory(verbose: bool = False) -> str:
     """The directory for building extensions: $OAR_EXTENSION_DIR, else
     ~/.cache/oar_extensions (created if missing)."""
     root = os.environ.get("OAR_EXTENSION_DIR") or os.path.join(

@@ -22,8 +22,30 @@ import numpy as np
 
 import collections
 import collections.abc
+from typing import Any, Iterable, Iterator, Protocol, Union
+
+from ..framework.typing import Tensor
 
 __all__ = ["collect", "Graph", "watch"]
+
+# What collect() and the drawings start from: a Tensor, or a list/tuple/dict of them.
+_Outputs = Union[Tensor, list[Tensor], tuple[Tensor, ...], dict[Any, Tensor]]
+
+
+class _NamedParameters(Protocol):
+    """A Layer, as far as params uses it."""
+
+    def named_parameters(self) -> Iterable[tuple[str, Tensor]]: ...
+
+
+# What names the leaves: a Layer, a dict name -> Tensor, or (name, Tensor) pairs.
+_Params = Union[
+    _NamedParameters,
+    dict[str, Tensor],
+    list[tuple[str, Tensor]],
+    tuple[tuple[str, Tensor], ...],
+    Iterator[tuple[str, Tensor]],
+]
 
 
 def _dtype_name(d):
@@ -93,7 +115,7 @@ class _Watch:
         self.remove()
 
 
-def watch(outputs):
+def watch(outputs: _Outputs) -> _Watch:
     """Registers hooks on every grad node reachable from outputs that record the
     norm of the gradient arriving at each input slot, for collect(..., grads=w)
     (and to_html(..., grads=True)) to draw on the edges. Returns a handle whose
@@ -150,7 +172,12 @@ class Graph:
         raise KeyError(node_id)
 
 
-def collect(outputs, params=None, max_nodes=None, grads=None):
+def collect(
+    outputs: _Outputs,
+    params: _Params | None = None,
+    max_nodes: int | None = None,
+    grads: _Watch | bool | None = None,
+) -> Graph:
     """The backward graph reachable from `outputs` (a Tensor or a list/tuple/dict
     of them) as a Graph. `params` names leaves (a Layer, a dict name -> tensor or
     (name, tensor) pairs). With `max_nodes`, at most that many grad nodes are

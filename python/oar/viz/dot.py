@@ -12,7 +12,7 @@ import shutil
 import subprocess
 import tempfile
 
-from ._graph import collect
+from ._graph import _Outputs, _Params, collect
 
 __all__ = ["make_dot", "Digraph", "GraphvizNotFoundError"]
 
@@ -219,14 +219,14 @@ def _check_flag(name, value):
 
 
 def make_dot(
-    outputs,
-    params=None,
-    show_attrs=False,
-    show_saved=False,
-    show_stack=False,
-    group_by_layer=True,
-    max_nodes=None,
-):
+    outputs: _Outputs,
+    params: _Params | None = None,
+    show_attrs: bool = False,
+    show_saved: bool = False,
+    show_stack: bool = False,
+    group_by_layer: bool = True,
+    max_nodes: int | None = None,
+) -> Digraph:
     """The backward graph of `outputs` (a Tensor or a list/tuple/dict of them) as a
     Digraph: `.source` is the DOT text, `.render(path, format)` writes svg/png/pdf.
 

@@ -14,7 +14,7 @@ import math
 import os
 from pathlib import Path
 
-from ._graph import _Watch, collect
+from ._graph import _Outputs, _Params, _Watch, collect
 
 __all__ = ["to_html"]
 
@@ -52,7 +52,15 @@ def _strip_grads(d):
         e.pop("grad_bad", None)
 
 
-def to_html(outputs, path, params=None, grads=False, max_nodes=None, collapse_above=50, title=None):
+def to_html(
+    outputs: _Outputs,
+    path: str | os.PathLike[str],
+    params: _Params | None = None,
+    grads: _Watch | bool = False,
+    max_nodes: int | None = None,
+    collapse_above: int = 50,
+    title: str | None = None,
+) -> Path:
     """Writes the backward graph reachable from `outputs` to `path` as one HTML
     file to open in a browser: pan (drag), zoom (wheel or buttons), search by
     tensor or op name, layers as collapsible groups, repeated identical blocks

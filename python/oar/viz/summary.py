@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import collections
 import sys
+from typing import IO, Literal
 
-from ._graph import collect
+from ._graph import _Outputs, _Params, collect
 
 __all__ = ["summary"]
 
@@ -34,7 +35,9 @@ def _line(n):
     return s
 
 
-def summary(outputs, params=None, file=None):
+def summary(
+    outputs: _Outputs, params: _Params | None = None, file: IO[str] | Literal[False] | None = None
+) -> str:
     """Prints the backward graph of `outputs` as a tree from the outputs (a node
     reached again is printed as "-> (see above)"), then the number of nodes of each
     type, the saved-tensor bytes of each node type and the memory the graph holds

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 from enum import IntEnum
+from typing import Any, Iterator
 
 
 class SDPBackend(IntEnum):
@@ -69,7 +70,9 @@ def _validate_backends(backends):
 
 
 @contextlib.contextmanager
-def sdpa_kernel(backends, set_priority=False):
+def sdpa_kernel(
+    backends: SDPBackend | list[SDPBackend], set_priority: bool = False
+) -> Iterator[dict[Any, Any]]:
     """Within the block, only the given backends are enabled for scaled dot product
     attention; on exit the previous selection (and priority) comes back.
 

@@ -6,10 +6,15 @@ the cluster (a two-layer projection, then log_softmax). Every row's tail project
 computed and the rows of other clusters are masked out, so the result is one
 differentiable expression."""
 
+from __future__ import annotations
+
+from typing import Sequence
+
 import numpy as np
 
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import Tensor
 from ...tensor.creation import to_tensor
 from ...framework.dtype import convert_dtype
 
@@ -28,8 +33,14 @@ def _cluster_log_prob(input, weights):
 
 
 def adaptive_log_softmax_with_loss(
-    input, label, head_weight, tail_weights, cutoffs, head_bias=None, name=None
-):
+    input: Tensor,
+    label: Tensor,
+    head_weight: Tensor,
+    tail_weights: Sequence[Sequence[Tensor]],
+    cutoffs: Sequence[int | Tensor],
+    head_bias: Tensor | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]:
     """Returns (the log-probability of each label [N], the loss mean(-that)). cutoffs: the
     increasing class boundaries ending with the number of classes (as the layer passes
     them); head_weight [in, cutoffs[0] + clusters]; tail_weights[i] = (projection

@@ -14,10 +14,15 @@ from each (n, c) plane, the argmax picks the flat position, and pool_gather read
 output through it (its backward scatters the gradient to the maxima, to any order).
 """
 
+from __future__ import annotations
+
+from typing import Sequence
+
 import numpy as np
 
 from ... import _C
 from ...framework import check as _check
+from ...framework.typing import Tensor
 from ...tensor.creation import to_tensor
 from ...framework.dtype import convert_dtype, float32
 from . import _window as W
@@ -107,8 +112,13 @@ def _fractional(api, nd, x, output_size, kernel_size, random_u, return_mask):
 
 
 def fractional_max_pool2d(
-    x, output_size, kernel_size=None, random_u=None, return_mask=False, name=None
-):
+    x: Tensor,
+    output_size: int | Sequence[int | None],
+    kernel_size: int | Sequence[int | None] | None = None,
+    random_u: float | None = None,
+    return_mask: bool = False,
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Tensor]:
     """2-D fractional max pooling of x [N, C, H, W] to output_size; random_u in (0, 1) fixes the windows."""
     return _fractional(
         "fractional_max_pool2d", 2, x, output_size, kernel_size, random_u, return_mask
@@ -116,8 +126,13 @@ def fractional_max_pool2d(
 
 
 def fractional_max_pool3d(
-    x, output_size, kernel_size=None, random_u=None, return_mask=False, name=None
-):
+    x: Tensor,
+    output_size: int | Sequence[int | None],
+    kernel_size: int | Sequence[int | None] | None = None,
+    random_u: float | None = None,
+    return_mask: bool = False,
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Tensor]:
     """3-D fractional max pooling of x [N, C, D, H, W] to output_size; random_u in (0, 1) fixes the windows."""
     return _fractional(
         "fractional_max_pool3d", 3, x, output_size, kernel_size, random_u, return_mask

@@ -11,10 +11,13 @@ one (nearest). The gathers are differentiable in x and the weights in grid; out-
 neighbours count as zeros (padding_mode 'zeros').
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import ShapeLike, Tensor
 from ...tensor.creation import to_tensor
 from ...framework.dtype import convert_dtype
 
@@ -28,7 +31,9 @@ def _base_coords(n, align_corners):
     return (np.arange(n) * 2.0 + 1.0) / n - 1.0
 
 
-def affine_grid(theta, out_shape, align_corners=True, name=None):
+def affine_grid(
+    theta: Tensor, out_shape: ShapeLike, align_corners: bool = True, name: str | None = None
+) -> Tensor:
     """The sampling grid of the affine maps theta ([N, 2, 3] for a 4-D out_shape
     [N, C, H, W], [N, 3, 4] for [N, C, D, H, W]): [N, H, W, 2] ((x, y) per pixel) or
     [N, D, H, W, 3]."""
@@ -99,7 +104,14 @@ def _pad_positions(pos, size, padding_mode, align_corners):
     return pos
 
 
-def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True, name=None):
+def grid_sample(
+    x: Tensor,
+    grid: Tensor,
+    mode: str = "bilinear",
+    padding_mode: str = "zeros",
+    align_corners: bool = True,
+    name: str | None = None,
+) -> Tensor:
     """Samples x [N, C, H, W] at the normalised positions grid [N, Ho, Wo, 2] ((x, y) in
     [-1, 1]), or x [N, C, D, H, W] at grid [N, Do, Ho, Wo, 3]; returns [N, C, Ho, Wo]
     (or [N, C, Do, Ho, Wo])."""

@@ -4,10 +4,15 @@ multi_label_soft_margin_loss, triplet_margin_loss, triplet_margin_with_distance_
 Compositions of elementwise ops, gathers and reductions, differentiable to any order;
 the integer labels only select terms."""
 
+from __future__ import annotations
+
+from typing import Callable
+
 import numpy as np
 
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import Tensor
 from ...tensor.creation import to_tensor
 from ._loss_common import _reduction  # noqa: F401 - shared by the loss modules
 from .distance import pairwise_distance
@@ -70,7 +75,13 @@ def _int_labels(api, label):
     return label
 
 
-def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
+def hinge_embedding_loss(
+    input: Tensor,
+    label: Tensor,
+    margin: float = 1.0,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     """input where label is 1, max(0, margin - input) where label is -1 (0 elsewhere)."""
     api = "hinge_embedding_loss"
     _floating(api, "input", input)
@@ -84,7 +95,9 @@ def hinge_embedding_loss(input, label, margin=1.0, reduction="mean", name=None):
     return _reduce(pos + neg, reduction)
 
 
-def soft_margin_loss(input, label, reduction="mean", name=None):
+def soft_margin_loss(
+    input: Tensor, label: Tensor, reduction: str = "mean", name: str | None = None
+) -> Tensor:
     """log(1 + exp(-label * input)), label in {-1, 1}."""
     lab = _same_shape_label("soft_margin_loss", input, label, reduction)
     return _reduce(_C.softplus(_C.neg(lab * input), 1.0, 20.0), reduction)
@@ -104,7 +117,15 @@ def _class_logits(api, input, label):
         )
 
 
-def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mean", name=None):
+def multi_margin_loss(
+    input: Tensor,
+    label: Tensor,
+    p: int = 1,
+    margin: float = 1.0,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     """sum over j != label of weight[label] * max(0, margin - input[label] + input[j]) ** p,
     divided by the number of classes C."""
     api = "multi_margin_loss"
@@ -141,7 +162,9 @@ def multi_margin_loss(input, label, p=1, margin=1.0, weight=None, reduction="mea
     return _reduce(_C.scale(_C.sum(terms, [1]), 1.0 / c), reduction)
 
 
-def multi_label_margin_loss(input, label, reduction="mean", name=None):
+def multi_label_margin_loss(
+    input: Tensor, label: Tensor, reduction: str = "mean", name: str | None = None
+) -> Tensor:
     """For each sample, label holds its target classes, ended by the first -1: the loss is
     the sum over targets j and non-targets i of max(0, 1 - (input[j] - input[i])), over C."""
     api = "multi_label_margin_loss"
@@ -169,7 +192,13 @@ def multi_label_margin_loss(input, label, reduction="mean", name=None):
     return _reduce(_C.scale(_C.sum(terms, [1, 2]), 1.0 / c), reduction)
 
 
-def multi_label_soft_margin_loss(input, label, weight=None, reduction="mean", name=None):
+def multi_label_soft_margin_loss(
+    input: Tensor,
+    label: Tensor,
+    weight: Tensor | None = None,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     """-(label * log sigmoid(input) + (1 - label) * log sigmoid(-input)), times weight,
     averaged over the classes (the last dim)."""
     api = "multi_label_soft_margin_loss"
@@ -188,16 +217,16 @@ def _pairwise(x, y, p, eps):
 
 
 def triplet_margin_loss(
-    input,
-    positive,
-    negative,
-    margin=1.0,
-    p=2.0,
-    epsilon=1e-06,
-    swap=False,
-    reduction="mean",
-    name=None,
-):
+    input: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    margin: float = 1.0,
+    p: float = 2.0,
+    epsilon: float = 1e-06,
+    swap: bool = False,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     """max(0, d(input, positive) - d(input, negative) + margin), d the p-norm distance along
     the last axis; with swap, d(input, negative) is replaced by d(positive, negative) where
     smaller."""
@@ -216,15 +245,15 @@ def triplet_margin_loss(
 
 
 def triplet_margin_with_distance_loss(
-    input,
-    positive,
-    negative,
-    distance_function=None,
-    margin=1.0,
-    swap=False,
-    reduction="mean",
-    name=None,
-):
+    input: Tensor,
+    positive: Tensor,
+    negative: Tensor,
+    distance_function: Callable[[Tensor, Tensor], Tensor] | None = None,
+    margin: float = 1.0,
+    swap: bool = False,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     """max(0, d(input, positive) - d(input, negative) + margin) for a distance function d
     (default: the 2-norm pairwise_distance)."""
     api = "triplet_margin_with_distance_loss"

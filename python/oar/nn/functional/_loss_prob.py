@@ -3,12 +3,15 @@ poisson_nll_loss, log_loss, square_error_cost, dice_loss,
 npair_loss, hsigmoid_loss. Compositions of differentiable ops (hsigmoid_loss reads the
 path of each label from its class id, or from path_table / path_code)."""
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
 
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import Tensor
 from ...tensor.creation import to_tensor
 from ._loss_margin import _floating, _reduce, _reduction
 
@@ -24,8 +27,14 @@ __all__ = [
 
 
 def gaussian_nll_loss(
-    input, label, variance, full=False, epsilon=1e-6, reduction="mean", name=None
-):
+    input: Tensor,
+    label: Tensor,
+    variance: Tensor,
+    full: bool = False,
+    epsilon: float = 1e-6,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     """0.5 * (log(var) + (input - label) ** 2 / var) (+ 0.5 * log(2 pi) with full), var the
     variance clamped below at epsilon. variance has input's shape, or input's without the
     last dim, or with a last dim of 1 (one variance per row)."""
@@ -56,8 +65,14 @@ def gaussian_nll_loss(
 
 
 def poisson_nll_loss(
-    input, label, log_input=True, full=False, epsilon=1e-8, reduction="mean", name=None
-):
+    input: Tensor,
+    label: Tensor,
+    log_input: bool = True,
+    full: bool = False,
+    epsilon: float = 1e-8,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     """exp(input) - label * input (log_input), else input - label * log(input + epsilon);
     with full, Stirling's label * log(label) - label + 0.5 * log(2 pi label) where label > 1."""
     api = "poisson_nll_loss"
@@ -84,7 +99,9 @@ def poisson_nll_loss(
     return _reduce(loss, reduction)
 
 
-def log_loss(input, label, epsilon=0.0001, name=None):
+def log_loss(
+    input: Tensor, label: Tensor, epsilon: float = 0.0001, name: str | None = None
+) -> Tensor:
     """-label * log(input + epsilon) - (1 - label) * log(1 - input + epsilon), per element."""
     api = "log_loss"
     _floating(api, "input", input)
@@ -96,7 +113,7 @@ def log_loss(input, label, epsilon=0.0001, name=None):
     )
 
 
-def square_error_cost(input, label):
+def square_error_cost(input: Tensor, label: Tensor) -> Tensor:
     """(input - label) ** 2, per element."""
     api = "square_error_cost"
     _floating(api, "input", input)
@@ -105,7 +122,9 @@ def square_error_cost(input, label):
     return d * d
 
 
-def dice_loss(input, label, epsilon=1e-05, name=None):
+def dice_loss(
+    input: Tensor, label: Tensor, epsilon: float = 1e-05, name: str | None = None
+) -> Tensor:
     """1 - 2 * |input * one_hot(label)| / (|input| + |one_hot(label)| + epsilon) per sample
     (sums over every dim but the first), averaged over the batch; input [N, ..., C]
     probabilities, label [N, ..., 1] class ids."""
@@ -134,7 +153,7 @@ def dice_loss(input, label, epsilon=1e-05, name=None):
     return _C.mean(_C.scale(_C.scale(inter, 2.0) / _C.scale(total, 1.0, float(epsilon)), -1.0, 1.0))
 
 
-def npair_loss(anchor, positive, labels, l2_reg=0.002):
+def npair_loss(anchor: Tensor, positive: Tensor, labels: Tensor, l2_reg: float = 0.002) -> Tensor:
     """N-pair loss: softmax cross-entropy of anchor @ positive.T against the rows of equal
     labels (normalised), plus l2_reg * 0.25 * (mean squared norm of anchor and positive)."""
     api = "npair_loss"
@@ -180,16 +199,16 @@ def _default_paths(labels, num_classes):
 
 
 def hsigmoid_loss(
-    input,
-    label,
-    num_classes,
-    weight,
-    bias=None,
-    path_table=None,
-    path_code=None,
-    is_sparse=False,
-    name=None,
-):
+    input: Tensor,
+    label: Tensor,
+    num_classes: int,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    path_table: Tensor | None = None,
+    path_code: Tensor | None = None,
+    is_sparse: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """Hierarchical sigmoid: the sum, over the inner nodes j on the path of each label, of
     softplus(p_j) - code_j * p_j, p_j = input @ weight[j] + bias[j] clipped to [-40, 40].
     The default tree is Paddle's (class c is leaf c + num_classes of a binary heap); a

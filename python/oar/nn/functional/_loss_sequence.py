@@ -11,10 +11,13 @@ Unreachable lattice states hold a large negative number instead of -inf, so that
 gradient of logsumexp stays finite (0 for those states) everywhere.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import Tensor
 from ...tensor.creation import to_tensor
 from ...framework.dtype import convert_dtype
 from ._loss_margin import _reduction
@@ -119,15 +122,15 @@ def _ctc_nll(lp, labels, in_len, lab_len, blank):
 
 
 def ctc_loss(
-    log_probs,
-    labels,
-    input_lengths,
-    label_lengths,
-    blank=0,
-    reduction="mean",
-    norm_by_times=False,
-    zero_infinity=False,
-):
+    log_probs: Tensor,
+    labels: Tensor,
+    input_lengths: Tensor,
+    label_lengths: Tensor,
+    blank: int = 0,
+    reduction: str = "mean",
+    norm_by_times: bool = False,
+    zero_infinity: bool = False,
+) -> Tensor:
     """The CTC loss of log_probs [T, B, C] (Paddle's warp-ctc normalises them with a
     log_softmax over the classes first, so unnormalised scores work too) against labels
     [B, L] (class ids, blank excluded), with the valid lengths of each sample. reduction
@@ -194,15 +197,15 @@ def ctc_loss(
 
 
 def rnnt_loss(
-    input,
-    label,
-    input_lengths,
-    label_lengths,
-    blank=0,
-    fastemit_lambda=0.001,
-    reduction="mean",
-    name=None,
-):
+    input: Tensor,
+    label: Tensor,
+    input_lengths: Tensor,
+    label_lengths: Tensor,
+    blank: int = 0,
+    fastemit_lambda: float = 0.001,
+    reduction: str = "mean",
+    name: str | None = None,
+) -> Tensor:
     """The RNN-T loss of input [B, T, U + 1, V] (log-probabilities, used as given, as
     Paddle's CPU kernel) against label [B, U]: -log of the sum over the monotonic
     alignments. fastemit_lambda > 0 scales the gradient of the label emissions by

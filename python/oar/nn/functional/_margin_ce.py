@@ -9,6 +9,8 @@ one Paddle's GPU kernel writes out by hand). Paddle has no CPU kernel for it.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ... import _C
@@ -52,16 +54,16 @@ def _single_process(api, group):
 
 
 def margin_cross_entropy(
-    logits,
-    label,
-    margin1=1.0,
-    margin2=0.5,
-    margin3=0.0,
-    scale=64.0,
-    group=None,
-    return_softmax=False,
-    reduction="mean",
-):
+    logits: Tensor,
+    label: Tensor,
+    margin1: float = 1.0,
+    margin2: float = 0.5,
+    margin3: float = 0.0,
+    scale: float = 64.0,
+    group: Any = None,
+    return_softmax: bool = False,
+    reduction: str | None = "mean",
+) -> Tensor | tuple[Tensor, Tensor] | None:
     """The combined-margin (ArcFace/CosFace) cross entropy of cosine logits.
 
     With theta_y = acos(logits[i, y]) for each row's label y, the target logit becomes

@@ -15,6 +15,7 @@ import numpy as np
 
 from ...framework import check as _check
 from ... import _C
+from ...framework.typing import Tensor
 from ...tensor.creation import to_tensor
 from ...tensor.creation import zeros
 from ...tensor.manipulation import gather
@@ -77,19 +78,19 @@ def _idx(a):
 
 
 def moe_permute(
-    hidden_states,
-    scale,
-    expert_routemap_topk,
-    expert_prob_topk,
-    num_experts,
-    tokens_per_expert,
-    padding_alignment,
-    do_gather=True,
-    using_ue8m0_scale=False,
-    return_expert_indices=False,
-    override_buffer_size=-1,
-    name=None,
-):
+    hidden_states: Tensor,
+    scale: Tensor | None,
+    expert_routemap_topk: Tensor,
+    expert_prob_topk: Tensor,
+    num_experts: int,
+    tokens_per_expert: list[int] | tuple[int, ...],
+    padding_alignment: int,
+    do_gather: bool = True,
+    using_ue8m0_scale: bool = False,
+    return_expert_indices: bool = False,
+    override_buffer_size: int = -1,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor, Tensor] | tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     """Group the tokens by expert: each token is copied once per expert it is routed to.
 
     Expert e owns the rows [offset_e, offset_e + tokens_per_expert[e]) of the output,
@@ -231,16 +232,16 @@ def moe_permute(
 
 
 def moe_unpermute(
-    hidden_states_unzipped,
-    zipped_expertwise_rowmap,
-    expert_routemap_topk,
-    token_prob_unzipped,
-    total_zipped_tokens,
-    num_experts,
-    using_mix_precision=True,
-    using_weighted_combine=False,
-    name=None,
-):
+    hidden_states_unzipped: Tensor,
+    zipped_expertwise_rowmap: Tensor,
+    expert_routemap_topk: Tensor,
+    token_prob_unzipped: Tensor,
+    total_zipped_tokens: int,
+    num_experts: int,
+    using_mix_precision: bool = True,
+    using_weighted_combine: bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]:
     """Undo moe_permute: each token is the sum of its rows over the experts it went to.
 
     Args:

@@ -19,10 +19,13 @@ The byte shuffles are numpy index work on the host (oar runs on the CPU); the fl
 of the linears is oar ops, so weight_only_linear passes gradients to x and bias.
 """
 
+from __future__ import annotations
+
 import numpy as np
 
 from ... import _C
 from ...framework import check as C
+from ...framework.typing import DTypeLike, Tensor
 from ...tensor.creation import to_tensor
 from ...framework.grad_mode import no_grad
 
@@ -194,7 +197,9 @@ def _scales(x, bound, group_size):
     return xf, (amax / np.float32(bound)).astype(np.float32)
 
 
-def weight_quantize(x, algo="weight_only_int8", arch=None, group_size=-1):
+def weight_quantize(
+    x: Tensor, algo: str = "weight_only_int8", arch: int | None = None, group_size: int = -1
+) -> tuple[Tensor, Tensor]:
     """Quantizes a weight x [k, n] to int8 (or packed int4) in Paddle's layout.
 
     Args:
@@ -292,7 +297,13 @@ def _check_quantized(api, name, weight, scale, bits, group_size, scale_name):
     return k, n
 
 
-def weight_dequantize(x, scale, algo="weight_only_int8", out_dtype="float16", group_size=-1):
+def weight_dequantize(
+    x: Tensor,
+    scale: Tensor,
+    algo: str = "weight_only_int8",
+    out_dtype: DTypeLike = "float16",
+    group_size: int = -1,
+) -> Tensor:
     """The float weight [k, n] that weight_quantize encoded in x.
 
     Args:
@@ -354,8 +365,14 @@ def _check_x_bias(api, x, k, n, bias):
 
 
 def weight_only_linear(
-    x, weight, bias=None, weight_scale=None, weight_dtype="int8", arch=None, group_size=-1
-):
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    weight_scale: Tensor | None = None,
+    weight_dtype: str = "int8",
+    arch: int | None = None,
+    group_size: int = -1,
+) -> Tensor:
     """x @ dequantize(weight) + bias, with weight from weight_quantize (same arch).
 
     Args:
@@ -399,7 +416,13 @@ def weight_only_linear(
     return out
 
 
-def llm_int8_linear(x, weight, bias=None, weight_scale=None, threshold=6.0):
+def llm_int8_linear(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    weight_scale: Tensor | None = None,
+    threshold: float = 6.0,
+) -> Tensor:
     """LLM.int8(): x @ weight^T with the outlier input features (|x| > threshold in any
     row) in float and the rest quantized per row of x to int8.
 
