@@ -11,6 +11,7 @@ is scaled; the ops take the scale itself (0: none, 1: 1/sqrt(n), 2: 1/n).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from . import _C
 from .framework import check as C
@@ -246,8 +247,65 @@ _N_OUT = (
 )
 
 
-def _one_d(api, kind, forward, **doc):
-    def f(x=None, n=None, axis=-1, norm="backward", name=None, *, input=None, dim=None):
+class _Transform1D(Protocol):
+    """The signature of fft, ifft, rfft, irfft, hfft and ihfft."""
+
+    def __call__(
+        self,
+        x: Tensor | None = None,
+        n: int | None = None,
+        axis: int = -1,
+        norm: str = "backward",
+        name: str | None = None,
+        *,
+        input: Tensor | None = None,
+        dim: int | None = None,
+    ) -> Tensor: ...
+
+
+class _TransformND(Protocol):
+    """The signature of fftn, ifftn, rfftn, irfftn, hfftn and ihfftn."""
+
+    def __call__(
+        self,
+        x: Tensor | None = None,
+        s: Sequence[int] | None = None,
+        axes: int | Sequence[int] | None = None,
+        norm: str = "backward",
+        name: str | None = None,
+        *,
+        input: Tensor | None = None,
+        dim: int | Sequence[int] | None = None,
+    ) -> Tensor: ...
+
+
+class _Transform2D(Protocol):
+    """The signature of fft2, ifft2, rfft2, irfft2, hfft2 and ihfft2."""
+
+    def __call__(
+        self,
+        x: Tensor | None = None,
+        s: Sequence[int] | None = None,
+        axes: Sequence[int] | None = (-2, -1),
+        norm: str = "backward",
+        name: str | None = None,
+        *,
+        input: Tensor | None = None,
+        dim: Sequence[int] | None = None,
+    ) -> Tensor: ...
+
+
+def _one_d(api: str, kind: str, forward: bool, **doc: str) -> _Transform1D:
+    def f(
+        x: Tensor | None = None,
+        n: int | None = None,
+        axis: int = -1,
+        norm: str = "backward",
+        name: str | None = None,
+        *,
+        input: Tensor | None = None,
+        dim: int | None = None,
+    ) -> Tensor:
         x = _input(api, x, input)
         axis = _axis(api, x, axis if dim is None else dim)
         s = [_length(api, "n", n)] if n is not None else None
@@ -367,8 +425,17 @@ def _nd_doc(summary, returns, example, c2r=False):
     return f"{summary}\n{args}\n    Returns:\n        Tensor: {returns}\n\n    Examples:\n{example}"
 
 
-def _nd(api, kind, forward):
-    def f(x=None, s=None, axes=None, norm="backward", name=None, *, input=None, dim=None):
+def _nd(api: str, kind: str, forward: bool) -> _TransformND:
+    def f(
+        x: Tensor | None = None,
+        s: Sequence[int] | None = None,
+        axes: int | Sequence[int] | None = None,
+        norm: str = "backward",
+        name: str | None = None,
+        *,
+        input: Tensor | None = None,
+        dim: int | Sequence[int] | None = None,
+    ) -> Tensor:
         x = _input(api, x, input)
         s, ax = _axes_and_sizes(api, x, s, axes if dim is None else dim, kind == "c2c")
         if kind == "c2c":
@@ -381,8 +448,17 @@ def _nd(api, kind, forward):
     return f
 
 
-def _2d(api, nd):
-    def f(x=None, s=None, axes=(-2, -1), norm="backward", name=None, *, input=None, dim=None):
+def _2d(api: str, nd: _TransformND) -> _Transform2D:
+    def f(
+        x: Tensor | None = None,
+        s: Sequence[int] | None = None,
+        axes: Sequence[int] | None = (-2, -1),
+        norm: str = "backward",
+        name: str | None = None,
+        *,
+        input: Tensor | None = None,
+        dim: Sequence[int] | None = None,
+    ) -> Tensor:
         x = _input(api, x, input)
         if x.ndim < 2:
             raise ValueError(

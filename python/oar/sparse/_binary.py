@@ -1,6 +1,8 @@
 """Arithmetic between sparse tensors, and with dense tensors and numbers
 (docs/sparse.md): add, subtract, multiply, divide."""
 
+from __future__ import annotations
+
 import numbers
 
 from .. import _C
@@ -45,7 +47,7 @@ def _union(x, y):
     return _C.sparse_add(_pattern(x), _pattern(y))
 
 
-def add(x, y, name=None):
+def add(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """x + y. Two sparse tensors of one format give a sparse tensor stored at the
     union of their positions; a sparse and a dense tensor give a dense tensor.
 
@@ -74,7 +76,7 @@ def add(x, y, name=None):
     return _dense(x) + _dense(y)
 
 
-def subtract(x, y, name=None):
+def subtract(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """x - y, with add's rules for the result's format.
 
     Args:
@@ -100,7 +102,7 @@ def subtract(x, y, name=None):
     return _dense(x) - _dense(y)
 
 
-def multiply(x, y, name=None):
+def multiply(x: Tensor, y: Tensor | float, name: str | None = None) -> Tensor:
     """x * y. Two sparse tensors give one stored at the union of their positions
     (Paddle's rule); a sparse x times a dense tensor or a number keeps x's positions.
 
@@ -122,7 +124,7 @@ def multiply(x, y, name=None):
     return _elementwise("multiply", x, y, lambda a, b: a * b)
 
 
-def divide(x, y, name=None):
+def divide(x: Tensor, y: Tensor | float, name: str | None = None) -> Tensor:
     """x / y. Two sparse tensors divide at every position (an implicit zero of y
     gives inf or nan, so the result stores all positions, as Paddle's); a sparse x
     divided by a dense tensor or a number keeps x's positions.

@@ -1,8 +1,13 @@
 """Building sparse tensors: oar.sparse.sparse_coo_tensor and sparse_csr_tensor."""
 
+from __future__ import annotations
+
+from collections.abc import Sequence
+
 from .. import _C
 from ..tensor.creation import to_tensor
 from ..framework.dtype import convert_dtype
+from ..framework.typing import DTypeLike, PlaceLike, TensorLike
 
 Tensor = _C.Tensor
 
@@ -36,7 +41,14 @@ def _shape(api, shape):
     return shape
 
 
-def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_gradient=True):
+def sparse_coo_tensor(
+    indices: TensorLike,
+    values: TensorLike,
+    shape: Sequence[int] | Tensor | None = None,
+    dtype: DTypeLike | None = None,
+    place: PlaceLike | None = None,
+    stop_gradient: bool = True,
+) -> Tensor:
     """A sparse tensor in coordinate (COO) format.
 
     Args:
@@ -68,7 +80,15 @@ def sparse_coo_tensor(indices, values, shape=None, dtype=None, place=None, stop_
     return out
 
 
-def sparse_csr_tensor(crows, cols, values, shape, dtype=None, place=None, stop_gradient=True):
+def sparse_csr_tensor(
+    crows: TensorLike,
+    cols: TensorLike,
+    values: TensorLike,
+    shape: Sequence[int] | Tensor,
+    dtype: DTypeLike | None = None,
+    place: PlaceLike | None = None,
+    stop_gradient: bool = True,
+) -> Tensor:
     """A sparse tensor in compressed sparse row (CSR) format: a matrix [rows, cols]
     or a batch of them [batch, rows, cols].
 

@@ -1,5 +1,7 @@
 """Products with sparse tensors (docs/sparse.md): matmul, masked_matmul, mv, addmm."""
 
+from __future__ import annotations
+
 from .. import _C
 from ._base import check_number, check_sparse, check_tensor
 
@@ -13,7 +15,7 @@ def _swap(t):
     return _C.sparse_transpose(t, perm) if t.is_sparse() else _C.transpose(t, perm)
 
 
-def matmul(x, y, name=None):
+def matmul(x: Tensor, y: Tensor, name: str | None = None) -> Tensor:
     """The matrix product x @ y with a sparse operand (2-D, or 3-D batches).
 
     sparse @ dense and dense @ sparse give a dense tensor; two sparse tensors of one
@@ -43,7 +45,7 @@ def matmul(x, y, name=None):
     raise TypeError("matmul(): x or y must be a sparse tensor; use oar.matmul for dense ones")
 
 
-def masked_matmul(x, y, mask, name=None):
+def masked_matmul(x: Tensor, y: Tensor, mask: Tensor, name: str | None = None) -> Tensor:
     """The entries of x @ y at the stored positions of a sparse mask only.
 
     Args:
@@ -67,7 +69,7 @@ def masked_matmul(x, y, mask, name=None):
     return _C.sparse_masked_matmul(x, y, mask)
 
 
-def mv(x, vec, name=None):
+def mv(x: Tensor, vec: Tensor, name: str | None = None) -> Tensor:
     """The product of a sparse matrix and a dense vector.
 
     Args:
@@ -94,7 +96,14 @@ def mv(x, vec, name=None):
     return _C.squeeze(_C.sparse_matmul(x, _C.unsqueeze(vec, [1])), [1])
 
 
-def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):  # noqa: A002 - Paddle's name
+def addmm(
+    input: Tensor,  # noqa: A002 - Paddle's name
+    x: Tensor,
+    y: Tensor,
+    beta: float = 1.0,
+    alpha: float = 1.0,
+    name: str | None = None,
+) -> Tensor:
     """beta * input + alpha * (x @ y) with a sparse x (Paddle's combinations):
     dense input, sparse x, dense y give a dense tensor; sparse input, x and y of one
     format give a sparse tensor.

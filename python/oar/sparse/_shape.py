@@ -2,10 +2,14 @@
 slice, sum, mask_as, is_same_shape. The index arithmetic runs on the int64
 indices outside the graph; the values move through differentiable dense ops."""
 
+from __future__ import annotations
+
 import numbers
+from collections.abc import Sequence
 
 from .. import _C
 from ..framework.dtype import convert_dtype, int64
+from ..framework.typing import AxisLike, DTypeLike
 from ..tensor.manipulation import stack
 from ._base import check_sparse, check_tensor, normalize_axis
 from ..tensor.creation import to_tensor
@@ -47,7 +51,7 @@ def _unravel(pos, sizes):
     return stack(list(reversed(rows)), 0) if rows else _C.reshape(pos, [0, pos.shape[0]])
 
 
-def coalesce(x, name=None):
+def coalesce(x: Tensor, name: str | None = None) -> Tensor:
     """x with its entries sorted by position and repeated positions summed.
 
     Args:
@@ -72,7 +76,7 @@ def coalesce(x, name=None):
     return _C.sparse_coalesce(x)
 
 
-def transpose(x, perm, name=None):
+def transpose(x: Tensor, perm: Sequence[int], name: str | None = None) -> Tensor:
     """x with its dimensions permuted. A COO tensor permutes its sparse and its
     dense dimensions each among themselves; a CSR tensor is 2-D or 3-D.
 
@@ -130,7 +134,7 @@ def _resolve_shape(api, x, shape):
     return out
 
 
-def reshape(x, shape, name=None):
+def reshape(x: Tensor, shape: Sequence[int] | Tensor, name: str | None = None) -> Tensor:
     """x with a new shape (0 copies a size of x, -1 is inferred). The dense
     dimensions of a COO tensor stay as they are; only the sparse ones change.
 
@@ -166,7 +170,13 @@ def reshape(x, shape, name=None):
     return _back(out, x)
 
 
-def slice(x, axes, starts, ends, name=None):  # noqa: A001 - Paddle's name
+def slice(  # noqa: A001 - Paddle's name
+    x: Tensor,
+    axes: Sequence[int],
+    starts: Sequence[int],
+    ends: Sequence[int],
+    name: str | None = None,
+) -> Tensor:
     """The part of x in [starts, ends) along axes (negative values count from the end).
 
     Args:
@@ -224,7 +234,13 @@ def slice(x, axes, starts, ends, name=None):  # noqa: A001 - Paddle's name
     return _back(_C.sparse_coo_tensor(indices, values, shape), x)
 
 
-def sum(x, axis=None, dtype=None, keepdim=False, name=None):  # noqa: A001 - Paddle's name
+def sum(  # noqa: A001 - Paddle's name
+    x: Tensor,
+    axis: AxisLike = None,
+    dtype: DTypeLike | None = None,
+    keepdim: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """The sum of x's elements over axis (all when None), as a sparse tensor
     (Paddle's shapes: summing every sparse dimension of a COO tensor keeps one
     sparse dimension of size 1; a CSR tensor sums over all or over the last axis).
@@ -315,7 +331,7 @@ def _sum_csr(x, axis, dtype):
     return _C.sparse_to_csr(_C.sparse_coo_tensor(indices, values, shape))
 
 
-def mask_as(x, mask, name=None):
+def mask_as(x: Tensor, mask: Tensor, name: str | None = None) -> Tensor:
     """The values of a dense x at the stored positions of a sparse mask.
 
     Args:
@@ -339,7 +355,7 @@ def mask_as(x, mask, name=None):
     return _C.sparse_with_values(mask, _C.sparse_mask_values(x, mask))
 
 
-def is_same_shape(x, y):
+def is_same_shape(x: Tensor, y: Tensor) -> bool:
     """Whether two tensors (dense or sparse) have the same shape.
 
     Args:

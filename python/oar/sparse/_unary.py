@@ -1,10 +1,14 @@
 """Elementwise functions of sparse tensors: the dense op applied to the stored
 values (its kernels and gradients), the positions kept (docs/sparse.md)."""
 
+from __future__ import annotations
+
 import math
+from typing import Callable, Protocol
 
 from .. import _C
 from ..framework.dtype import convert_dtype
+from ..framework.typing import DTypeLike, Tensor
 from ._base import check_number, check_sparse, map_values
 
 __all__ = [
@@ -30,8 +34,14 @@ __all__ = [
 ]
 
 
-def _unary(name, dense, linear=False):
-    def fn(x, name=None):
+class _Unary(Protocol):
+    """The signature of the functions _unary makes."""
+
+    def __call__(self, x: Tensor, name: str | None = None) -> Tensor: ...
+
+
+def _unary(name: str, dense: Callable[[Tensor], Tensor], linear: bool = False) -> _Unary:
+    def fn(x: Tensor, name: str | None = None) -> Tensor:
         return map_values(check_sparse(name_, "x", x), dense, linear)
 
     name_ = name
@@ -73,7 +83,7 @@ deg2rad = _unary("deg2rad", lambda v: _C.scale(v, math.pi / 180.0, 0.0, True), l
 isnan = _unary("isnan", _C.isnan)
 
 
-def pow(x, factor, name=None):  # noqa: A001 - Paddle's name
+def pow(x: Tensor, factor: float, name: str | None = None) -> Tensor:  # noqa: A001 - Paddle's name
     """The stored values of a sparse tensor raised to `factor`; the positions stay.
 
     Args:
@@ -95,7 +105,12 @@ def pow(x, factor, name=None):  # noqa: A001 - Paddle's name
     return map_values(x, lambda v: v**factor)
 
 
-def cast(x, index_dtype=None, value_dtype=None, name=None):
+def cast(
+    x: Tensor,
+    index_dtype: DTypeLike | None = None,
+    value_dtype: DTypeLike | None = None,
+    name: str | None = None,
+) -> Tensor:
     """A sparse tensor with its values cast to value_dtype.
 
     oar stores indices (and crows/cols) as int64 whatever index_dtype says;

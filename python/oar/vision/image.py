@@ -2,14 +2,22 @@
 
 from __future__ import annotations
 
+import os
+from typing import TYPE_CHECKING
+
 import numpy as np
+
+from ..framework.typing import Tensor
 from .transforms.functional import to_tensor
+
+if TYPE_CHECKING:  # Pillow is imported when an image is read
+    from PIL import Image
 
 _BACKENDS = ("pil", "cv2", "tensor")
 _state = {"backend": "pil"}
 
 
-def set_image_backend(backend):
+def set_image_backend(backend: str) -> None:
     """Choose 'pil' (PIL images), 'cv2' (numpy HWC arrays, as OpenCV returns them; read
     with PIL, in RGB order unlike OpenCV's BGR) or 'tensor' (oar Tensors, CHW)."""
     if backend not in _BACKENDS:
@@ -20,12 +28,14 @@ def set_image_backend(backend):
     _state["backend"] = backend
 
 
-def get_image_backend():
+def get_image_backend() -> str:
     """The current image backend: 'pil' (the default), 'cv2' or 'tensor'."""
     return _state["backend"]
 
 
-def image_load(path, backend=None):
+def image_load(
+    path: str | os.PathLike[str], backend: str | None = None
+) -> Image.Image | np.ndarray | Tensor:
     """Read an image file with the given backend (default: get_image_backend())."""
     backend = get_image_backend() if backend is None else backend
     if backend not in _BACKENDS:

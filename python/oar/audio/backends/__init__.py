@@ -4,6 +4,8 @@ oar has one backend, "wave_backend": PCM WAV through Python's `wave` module. Pad
 offers "soundfile" when the paddleaudio package is installed; oar does not use it.
 """
 
+from __future__ import annotations
+
 from .wave_backend import AudioInfo, info, load, save
 
 __all__ = ["get_current_backend", "list_available_backends", "set_backend"]
@@ -11,7 +13,7 @@ __all__ = ["get_current_backend", "list_available_backends", "set_backend"]
 _BACKENDS = ("wave_backend",)
 
 
-def list_available_backends():
+def list_available_backends() -> list[str]:
     """The audio backends this installation can use.
 
     Returns:
@@ -25,7 +27,7 @@ def list_available_backends():
     return list(_BACKENDS)
 
 
-def get_current_backend():
+def get_current_backend() -> str:
     """The backend oar.audio.load, save and info use.
 
     Returns:
@@ -39,7 +41,7 @@ def get_current_backend():
     return _BACKENDS[0]
 
 
-def set_backend(backend_name):
+def set_backend(backend_name: str) -> None:
     """Chooses the audio backend; only "wave_backend" exists in oar.
 
     Args:

@@ -5,11 +5,15 @@ Samples are 16-bit PCM (what `wave` writes, and what Paddle's wave backend reads
 raw integer values with normalize=False).
 """
 
+from __future__ import annotations
+
 import os
 import wave
+from typing import IO
 
 import numpy as np
 from ... import _C
+from ...framework.typing import Tensor
 from ...tensor.creation import to_tensor
 
 
@@ -65,7 +69,7 @@ def _open(api, filepath):
         ) from None
 
 
-def info(filepath):
+def info(filepath: str | os.PathLike[str] | IO[bytes]) -> AudioInfo:
     """The sample rate, length, channels and sample size of a WAV file.
 
     Args:
@@ -104,7 +108,13 @@ def _samples(api, raw, width):
     )
 
 
-def load(filepath, frame_offset=0, num_frames=-1, normalize=True, channels_first=True):
+def load(
+    filepath: str | os.PathLike[str] | IO[bytes],
+    frame_offset: int = 0,
+    num_frames: int = -1,
+    normalize: bool = True,
+    channels_first: bool = True,
+) -> tuple[Tensor, int]:
     """Reads a WAV file: (waveform, sample_rate).
 
     Args:
@@ -155,7 +165,14 @@ def load(filepath, frame_offset=0, num_frames=-1, normalize=True, channels_first
     return to_tensor(wav), sr
 
 
-def save(filepath, src, sample_rate, channels_first=True, encoding=None, bits_per_sample=16):
+def save(
+    filepath: str | os.PathLike[str],
+    src: Tensor,
+    sample_rate: int,
+    channels_first: bool = True,
+    encoding: str | None = None,
+    bits_per_sample: int | None = 16,
+) -> None:
     """Writes a waveform to a 16-bit PCM WAV file.
 
     Args:

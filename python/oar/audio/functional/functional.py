@@ -5,9 +5,11 @@ Paddle's are; the tensors are computed in the requested dtype with differentiabl
 so hz_to_mel, mel_to_hz and power_to_db pass gradients.
 """
 
+from __future__ import annotations
+
 import math
 import numbers
-
+from typing import TypeVar
 
 from ... import _C
 from ...framework import check as C
@@ -20,9 +22,13 @@ from ...tensor.creation import zeros_like
 from ...tensor.math import pow
 from ...tensor.search import where
 from ...framework.dtype import convert_dtype
+from ...framework.typing import DTypeLike
 from ...tensor.linalg import t
 
 Tensor = _C.Tensor
+
+# hz_to_mel and mel_to_hz give a Tensor for a Tensor, a float for a number
+_FreqT = TypeVar("_FreqT", Tensor, float)
 
 # Slaney's mel scale: linear below 1 kHz (200/3 Hz per mel), logarithmic above.
 _F_SP = 200.0 / 3
@@ -55,7 +61,7 @@ def _count(api, name, v, low=1):
     return v
 
 
-def hz_to_mel(freq, htk=False):
+def hz_to_mel(freq: _FreqT, htk: bool = False) -> _FreqT:
     """Frequencies in Hz to mels (Slaney's scale, or HTK's with htk=True).
 
     Args:
@@ -84,7 +90,7 @@ def hz_to_mel(freq, htk=False):
     return freq / _F_SP
 
 
-def mel_to_hz(mel, htk=False):
+def mel_to_hz(mel: _FreqT, htk: bool = False) -> _FreqT:
     """Mels to frequencies in Hz (the inverse of hz_to_mel).
 
     Args:
@@ -113,7 +119,13 @@ def mel_to_hz(mel, htk=False):
     return mel * _F_SP
 
 
-def mel_frequencies(n_mels=64, f_min=0.0, f_max=11025.0, htk=False, dtype="float32"):
+def mel_frequencies(
+    n_mels: int = 64,
+    f_min: float = 0.0,
+    f_max: float = 11025.0,
+    htk: bool = False,
+    dtype: DTypeLike = "float32",
+) -> Tensor:
     """n_mels frequencies (Hz) evenly spaced on the mel scale from f_min to f_max.
 
     Args:
@@ -139,7 +151,7 @@ def mel_frequencies(n_mels=64, f_min=0.0, f_max=11025.0, htk=False, dtype="float
     return mel_to_hz(linspace(lo, hi, n_mels, dtype=dt), htk=htk)
 
 
-def fft_frequencies(sr, n_fft, dtype="float32"):
+def fft_frequencies(sr: float, n_fft: int, dtype: DTypeLike = "float32") -> Tensor:
     """The centre frequencies (Hz) of the 1 + n_fft // 2 bins of an rfft at sample rate sr.
 
     Args:
@@ -163,8 +175,15 @@ def fft_frequencies(sr, n_fft, dtype="float32"):
 
 
 def compute_fbank_matrix(
-    sr, n_fft, n_mels=64, f_min=0.0, f_max=None, htk=False, norm="slaney", dtype="float32"
-):
+    sr: float,
+    n_fft: int,
+    n_mels: int = 64,
+    f_min: float = 0.0,
+    f_max: float | None = None,
+    htk: bool = False,
+    norm: str | float | None = "slaney",
+    dtype: DTypeLike = "float32",
+) -> Tensor:
     """The mel filter bank: n_mels triangular filters over the 1 + n_fft // 2 rfft bins.
 
     Args:
@@ -212,7 +231,9 @@ def compute_fbank_matrix(
     return weights
 
 
-def power_to_db(spect, ref_value=1.0, amin=1e-10, top_db=80.0):
+def power_to_db(
+    spect: Tensor, ref_value: float = 1.0, amin: float = 1e-10, top_db: float | None = 80.0
+) -> Tensor:
     """A power spectrogram in decibels: 10 log10(max(spect, amin) / ref_value), floored at top_db below the peak.
 
     Args:
@@ -250,7 +271,9 @@ def power_to_db(spect, ref_value=1.0, amin=1e-10, top_db=80.0):
     return log_spec
 
 
-def create_dct(n_mfcc, n_mels, norm="ortho", dtype="float32"):
+def create_dct(
+    n_mfcc: int, n_mels: int, norm: str | None = "ortho", dtype: DTypeLike = "float32"
+) -> Tensor:
     """The DCT-II matrix that turns n_mels log-mel bands into n_mfcc cepstral coefficients.
 
     Args:

@@ -10,14 +10,16 @@ periodic=True: the defaults) is the symmetric window of M + 1 points without its
 as spectral analysis wants.
 """
 
+from __future__ import annotations
+
 import math
 import numbers
 import warnings
 
 import numpy as np
 
-
 from ...framework.out import finish
+from ...framework.typing import DTypeLike, PlaceLike, Tensor
 from ...tensor.creation import to_tensor
 from ...framework.dtype import convert_dtype
 from ...framework.dtype import get_default_dtype
@@ -180,7 +182,12 @@ _WINDOWS = {
 }
 
 
-def get_window(window, win_length, fftbins=True, dtype="float64"):
+def get_window(
+    window: str | tuple[str | float | None, ...],
+    win_length: int,
+    fftbins: bool = True,
+    dtype: DTypeLike = "float64",
+) -> Tensor:
     """A window of win_length samples by name, with its parameters in a tuple.
 
     Names: hamming, hann, blackman, nuttall, bartlett, triang, bohman, cosine,
@@ -322,15 +329,15 @@ def _real(api, arg, value):
 
 
 def hann_window(
-    window_length,
-    periodic=True,
+    window_length: int,
+    periodic: bool = True,
     *,
-    dtype="float32",
-    layout=None,
-    device=None,
-    pin_memory=False,
-    requires_grad=False,
-):
+    dtype: DTypeLike | None = "float32",
+    layout: str | None = None,
+    device: PlaceLike | None = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+) -> Tensor:
     """The Hann window, 0.5 - 0.5 cos(2 pi n / N): Paddle's
     paddle.audio.functional.window.hann_window (as torch.hann_window).
 
@@ -369,17 +376,17 @@ def hann_window(
 
 
 def hamming_window(
-    window_length,
-    periodic=True,
-    alpha=0.54,
-    beta=0.46,
+    window_length: int,
+    periodic: bool = True,
+    alpha: float = 0.54,
+    beta: float = 0.46,
     *,
-    dtype="float32",
-    layout=None,
-    device=None,
-    pin_memory=False,
-    requires_grad=False,
-):
+    dtype: DTypeLike | None = "float32",
+    layout: str | None = None,
+    device: PlaceLike | None = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+) -> Tensor:
     """The generalized Hamming window, alpha - beta cos(2 pi n / N): Paddle's
     paddle.audio.functional.window.hamming_window (as torch.hamming_window).
 
@@ -428,15 +435,15 @@ def hamming_window(
 
 
 def blackman_window(
-    window_length,
-    periodic=True,
+    window_length: int,
+    periodic: bool = True,
     *,
-    dtype="float32",
-    layout=None,
-    device=None,
-    pin_memory=False,
-    requires_grad=False,
-):
+    dtype: DTypeLike | None = "float32",
+    layout: str | None = None,
+    device: PlaceLike | None = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+) -> Tensor:
     """The Blackman window, 0.42 - 0.5 cos(2 pi n / N) + 0.08 cos(4 pi n / N): Paddle's
     paddle.audio.functional.window.blackman_window (as torch.blackman_window).
 
@@ -475,15 +482,15 @@ def blackman_window(
 
 
 def bartlett_window(
-    window_length,
-    periodic=True,
+    window_length: int,
+    periodic: bool = True,
     *,
-    dtype="float32",
-    layout=None,
-    device=None,
-    pin_memory=False,
-    requires_grad=False,
-):
+    dtype: DTypeLike | None = "float32",
+    layout: str | None = None,
+    device: PlaceLike | None = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+) -> Tensor:
     """The Bartlett (triangular, zero at both ends) window, 1 - |2n / N - 1|: Paddle's
     paddle.audio.functional.window.bartlett_window (as torch.bartlett_window).
 
@@ -522,16 +529,16 @@ def bartlett_window(
 
 
 def kaiser_window(
-    window_length,
-    periodic=True,
-    beta=12.0,
+    window_length: int,
+    periodic: bool = True,
+    beta: float = 12.0,
     *,
-    dtype="float32",
-    layout=None,
-    device=None,
-    pin_memory=False,
-    requires_grad=False,
-):
+    dtype: DTypeLike | None = "float32",
+    layout: str | None = None,
+    device: PlaceLike | None = None,
+    pin_memory: bool = False,
+    requires_grad: bool = False,
+) -> Tensor:
     """The Kaiser window, I0(beta sqrt(1 - (2n / N - 1)^2)) / I0(beta): Paddle's
     paddle.audio.functional.window.kaiser_window (as torch.kaiser_window).
 

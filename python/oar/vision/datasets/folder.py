@@ -4,12 +4,17 @@ subdirectory per class) and ImageFolder (unlabelled files) — and their loaders
 from __future__ import annotations
 
 import os
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from ...io.dataset import Dataset
 from ._common import _default_dtype
 from ..image import get_image_backend
+
+if TYPE_CHECKING:  # Pillow is imported when an image is read
+    from PIL import Image
 
 __all__ = [
     "DatasetFolder",
@@ -25,7 +30,7 @@ __all__ = [
 IMG_EXTENSIONS = (".jpg", ".jpeg", ".png", ".ppm", ".bmp", ".pgm", ".tif", ".tiff", ".webp")
 
 
-def has_valid_extension(filename, extensions):
+def has_valid_extension(filename: str, extensions: list[str] | tuple[str, ...]) -> bool:
     """Whether filename ends with one of extensions, ignoring case.
 
     Args:
@@ -79,7 +84,12 @@ def _file_test(name, extensions, is_valid_file):
     return (lambda path: has_valid_extension(path, extensions)), extensions
 
 
-def make_dataset(dir, class_to_idx, extensions=None, is_valid_file=None):
+def make_dataset(
+    dir: str | os.PathLike[str],
+    class_to_idx: Mapping[str, int],
+    extensions: list[str] | tuple[str, ...] | None = None,
+    is_valid_file: Callable[[str], bool] | None = None,
+) -> list[tuple[str, int]]:
     """The (path, class index) samples of a class-per-subdirectory tree.
 
     Args:
@@ -103,7 +113,7 @@ def make_dataset(dir, class_to_idx, extensions=None, is_valid_file=None):
     return samples
 
 
-def pil_loader(path):
+def pil_loader(path: str | os.PathLike[str]) -> Image.Image:
     """The image file at path as an RGB PIL image."""
     from PIL import Image  # optional dependency: Pillow
 
@@ -111,13 +121,13 @@ def pil_loader(path):
         return Image.open(f).convert("RGB")
 
 
-def cv2_loader(path):
+def cv2_loader(path: str | os.PathLike[str]) -> np.ndarray:
     """The image file at path as an RGB uint8 HWC array: what Paddle's OpenCV loader gives
     (cv2.imread then BGR -> RGB), decoded by PIL since oar does not use OpenCV."""
     return np.asarray(pil_loader(path))
 
 
-def default_loader(path):
+def default_loader(path: str | os.PathLike[str]) -> Image.Image | np.ndarray:
     """cv2_loader when oar.vision.get_image_backend() is 'cv2', otherwise pil_loader (as
     Paddle, which treats 'tensor' as 'pil' here)."""
     return cv2_loader(path) if get_image_backend() == "cv2" else pil_loader(path)

@@ -27,7 +27,7 @@ _FILES = {
 _IDX_TYPES = {0x08: np.uint8, 0x09: np.int8, 0x0B: ">i2", 0x0C: ">i4", 0x0D: ">f4", 0x0E: ">f8"}
 
 
-def read_idx(path):
+def read_idx(path: str | os.PathLike[str]) -> np.ndarray:
     """An IDX file (optionally gzip-compressed) as a numpy array, checked against its
     own header (magic number, dtype code, dimensions, size)."""
     opener = gzip.open if str(path).endswith(".gz") else open

@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from ... import _C, nn
+from ...framework.typing import IntsLike, Tensor
 from ._common import pair, tensor, to_tensor
 from ..._C import floor, matmul, take_along_axis
 
@@ -18,18 +19,18 @@ def _out_len(n, k, s, p, d):
 
 
 def deform_conv2d(
-    x,
-    offset,
-    weight,
-    bias=None,
-    stride=1,
-    padding=0,
-    dilation=1,
-    deformable_groups=1,
-    groups=1,
-    mask=None,
-    name=None,
-):
+    x: Tensor,
+    offset: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntsLike = 1,
+    padding: IntsLike = 0,
+    dilation: IntsLike = 1,
+    deformable_groups: int = 1,
+    groups: int = 1,
+    mask: Tensor | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Deformable 2-D convolution. x [N, C, H, W]; offset [N, 2 * dg * kh * kw, Ho, Wo]
     (a (dy, dx) pair per deformable group and tap); weight [Cout, C / groups, kh, kw];
     mask [N, dg * kh * kw, Ho, Wo] (v2) or None (v1). Samples outside x read 0."""

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 
 from ... import _C
+from ...framework.typing import Tensor
 from ._common import host, tensor, to_tensor
 from ..._C import exp, log, abs as _abs
 from ...tensor.manipulation import stack
@@ -54,7 +56,14 @@ def _greedy(boxes, order, thresh):
     return np.asarray(keep, np.int64)
 
 
-def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=None, top_k=None):
+def nms(
+    boxes: Tensor,
+    iou_threshold: float = 0.3,
+    scores: Tensor | None = None,
+    category_idxs: Tensor | None = None,
+    categories: Sequence[int] | None = None,
+    top_k: int | None = None,
+) -> Tensor:
     """Non-maximum suppression: the int64 indices of the boxes kept. Without scores the
     boxes are taken in their order; with scores, by decreasing score. With category_idxs
     and categories, boxes compete only within their category, and the kept boxes are
@@ -91,20 +100,20 @@ def nms(boxes, iou_threshold=0.3, scores=None, category_idxs=None, categories=No
 
 
 def matrix_nms(
-    bboxes,
-    scores,
-    score_threshold,
-    post_threshold,
-    nms_top_k,
-    keep_top_k,
-    use_gaussian=False,
-    gaussian_sigma=2.0,
-    background_label=0,
-    normalized=True,
-    return_index=False,
-    return_rois_num=True,
-    name=None,
-):
+    bboxes: Tensor,
+    scores: Tensor,
+    score_threshold: float,
+    post_threshold: float,
+    nms_top_k: int,
+    keep_top_k: int,
+    use_gaussian: bool = False,
+    gaussian_sigma: float = 2.0,
+    background_label: int = 0,
+    normalized: bool = True,
+    return_index: bool = False,
+    return_rois_num: bool = True,
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Tensor] | tuple[Tensor, Tensor, Tensor]:
     """Matrix NMS (Wang et al., SOLOv2): per image and class, each candidate's score is
     decayed by its overlap with higher-scored ones (linear, or gaussian); the survivors
     above post_threshold, best keep_top_k per image. bboxes [N, M, 4], scores [N, C, M].
@@ -156,14 +165,14 @@ def matrix_nms(
 
 
 def box_coder(
-    prior_box,
-    prior_box_var,
-    target_box,
-    code_type="encode_center_size",
-    box_normalized=True,
-    axis=0,
-    name=None,
-):
+    prior_box: Tensor,
+    prior_box_var: Tensor | Sequence[float],
+    target_box: Tensor,
+    code_type: str = "encode_center_size",
+    box_normalized: bool = True,
+    axis: int = 0,
+    name: str | None = None,
+) -> Tensor:
     """Encode target boxes against priors as (dx, dy, dw, dh) / variance, or decode such
     offsets back into boxes. encode: target [N, 4], prior [M, 4] -> [N, M, 4]; decode:
     target [N, M, 4], prior [M, 4] (axis=0) or [N, 4] (axis=1) -> [N, M, 4].
@@ -225,19 +234,19 @@ def _floats(v):
 
 
 def prior_box(
-    input,
-    image,
-    min_sizes,
-    max_sizes=None,
-    aspect_ratios=[1.0],  # noqa: A002,B006
-    variance=[0.1, 0.1, 0.2, 0.2],
-    flip=False,
-    clip=False,
-    steps=[0.0, 0.0],  # noqa: B006
-    offset=0.5,
-    min_max_aspect_ratios_order=False,
-    name=None,
-):
+    input: Tensor,
+    image: Tensor,
+    min_sizes: float | list[float] | tuple[float, ...],
+    max_sizes: float | list[float] | tuple[float, ...] | None = None,
+    aspect_ratios: float | list[float] | tuple[float, ...] = [1.0],  # noqa: A002,B006
+    variance: list[float] | tuple[float, ...] = [0.1, 0.1, 0.2, 0.2],
+    flip: bool = False,
+    clip: bool = False,
+    steps: float | list[float] | tuple[float, ...] = [0.0, 0.0],  # noqa: B006
+    offset: float = 0.5,
+    min_max_aspect_ratios_order: bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]:
     """SSD prior boxes for each cell of input's feature map (normalised by image's size):
     returns (boxes, variances), both [H, W, num_priors, 4]."""
     api = "prior_box"
@@ -289,18 +298,18 @@ def _sigmoid(v):
 
 
 def yolo_box(
-    x,
-    img_size,
-    anchors,
-    class_num,
-    conf_thresh,
-    downsample_ratio,
-    clip_bbox=True,
-    name=None,
-    scale_x_y=1.0,
-    iou_aware=False,
-    iou_aware_factor=0.5,
-):
+    x: Tensor,
+    img_size: Tensor,
+    anchors: Sequence[float],
+    class_num: int,
+    conf_thresh: float,
+    downsample_ratio: int,
+    clip_bbox: bool = True,
+    name: str | None = None,
+    scale_x_y: float = 1.0,
+    iou_aware: bool = False,
+    iou_aware_factor: float = 0.5,
+) -> tuple[Tensor, Tensor]:
     """Decode a YOLOv3 head x [N, A * (5 + class_num), H, W] (with iou_aware, A more
     channels first) into boxes [N, A*H*W, 4] (x1, y1, x2, y2 in img_size's pixels) and
     scores [N, A*H*W, class_num]; predictions under conf_thresh are zero."""
@@ -346,15 +355,15 @@ def yolo_box(
 
 
 def distribute_fpn_proposals(
-    fpn_rois,
-    min_level,
-    max_level,
-    refer_level,
-    refer_scale,
-    pixel_offset=False,
-    rois_num=None,
-    name=None,
-):
+    fpn_rois: Tensor,
+    min_level: int,
+    max_level: int,
+    refer_level: int,
+    refer_scale: float,
+    pixel_offset: bool = False,
+    rois_num: Tensor | None = None,
+    name: str | None = None,
+) -> tuple[list[Tensor], Tensor, list[Tensor] | None]:
     """Assign each RoI to an FPN level floor(refer_level + log2(sqrt(area) / refer_scale)),
     clipped to [min_level, max_level]. Returns (multi_rois: a list of [Ri, 4] per level,
     restore_ind [R, 1] int32 putting the concatenated levels back in the input order,
@@ -422,20 +431,20 @@ def _adaptive_nms(boxes, thresh, eta, normalized):
 
 
 def generate_proposals(
-    scores,
-    bbox_deltas,
-    img_size,
-    anchors,
-    variances,
-    pre_nms_top_n=6000,
-    post_nms_top_n=1000,
-    nms_thresh=0.5,
-    min_size=0.1,
-    eta=1.0,
-    pixel_offset=False,
-    return_rois_num=False,
-    name=None,
-):
+    scores: Tensor,
+    bbox_deltas: Tensor,
+    img_size: Tensor,
+    anchors: Tensor,
+    variances: Tensor,
+    pre_nms_top_n: int = 6000,
+    post_nms_top_n: int = 1000,
+    nms_thresh: float = 0.5,
+    min_size: float = 0.1,
+    eta: float = 1.0,
+    pixel_offset: bool = False,
+    return_rois_num: bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, Tensor]:
     """RPN proposals (Faster R-CNN): per image, the pre_nms_top_n best-scored anchors
     (scores [N, A, H, W]) are moved by bbox_deltas [N, 4A, H, W] scaled by variances
     ([H, W, A, 4], like anchors), clipped to img_size [N, 2] (h, w), boxes smaller than

@@ -3,20 +3,22 @@
 from __future__ import annotations
 
 import io
+import os
 
 import numpy as np
 
+from ...framework.typing import Tensor
 from ._common import tensor, to_tensor
 
 
-def read_file(filename, name=None):
+def read_file(filename: str | os.PathLike[str], name: str | None = None) -> Tensor:
     """The bytes of a file as a 1-D uint8 Tensor."""
     with open(filename, "rb") as f:
         data = f.read()
     return to_tensor(np.frombuffer(data, np.uint8).copy())
 
 
-def decode_jpeg(x, mode="unchanged", name=None):
+def decode_jpeg(x: Tensor, mode: str = "unchanged", name: str | None = None) -> Tensor:
     """Decode the JPEG bytes in a 1-D uint8 Tensor (read_file's result) into a uint8
     [C, H, W] Tensor; mode 'gray' gives one channel, 'rgb' three, 'unchanged' the file's."""
     tensor("decode_jpeg", "x", x)

@@ -17,6 +17,7 @@ import math
 import numpy as np
 
 from ... import _C, nn
+from ...framework.typing import IntsLike, Tensor
 from ._common import batch_of_boxes, c_round, host, pair, tensor, to_tensor
 from ..._C import concat, index_select, matmul
 from ...tensor.creation import zeros
@@ -86,8 +87,15 @@ def _align_weights(start, size, pooled, grid, length):
 
 
 def roi_align(
-    x, boxes, boxes_num, output_size, spatial_scale=1.0, sampling_ratio=-1, aligned=True, name=None
-):
+    x: Tensor,
+    boxes: Tensor,
+    boxes_num: Tensor,
+    output_size: IntsLike,
+    spatial_scale: float = 1.0,
+    sampling_ratio: int = -1,
+    aligned: bool = True,
+    name: str | None = None,
+) -> Tensor:
     """RoIAlign (He et al., Mask R-CNN): each box (x1, y1, x2, y2, in input pixels times
     spatial_scale) is split into output_size bins, each the mean of sampling_ratio^2
     bilinear samples (adaptive: ceil(box size / bins) per axis when <= 0); aligned shifts
@@ -123,7 +131,14 @@ def _ps_weights(start, size, pooled, length):
     return w
 
 
-def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
+def psroi_pool(
+    x: Tensor,
+    boxes: Tensor,
+    boxes_num: Tensor,
+    output_size: IntsLike,
+    spatial_scale: float = 1.0,
+    name: str | None = None,
+) -> Tensor:
     """Position-sensitive RoI pooling (Dai et al., R-FCN): x has C = out_c * out_h * out_w
     channels; bin (i, j) of output channel c averages input channel
     (c * out_h + i) * out_w + j over the bin. Returns [num_boxes, out_c, out_h, out_w]."""
@@ -155,7 +170,14 @@ def psroi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
     return _C.reshape(out, [r, oc, ph, pw])
 
 
-def roi_pool(x, boxes, boxes_num, output_size, spatial_scale=1.0, name=None):
+def roi_pool(
+    x: Tensor,
+    boxes: Tensor,
+    boxes_num: Tensor,
+    output_size: IntsLike,
+    spatial_scale: float = 1.0,
+    name: str | None = None,
+) -> Tensor:
     """RoI max pooling (Girshick, Fast R-CNN): each box (rounded to whole pixels after
     spatial_scale) is split into output_size bins and each bin keeps its maximum; empty
     bins are 0. Returns [num_boxes, C, out_h, out_w]."""

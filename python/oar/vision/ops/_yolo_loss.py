@@ -5,8 +5,11 @@ sigmoid cross-entropies and L1 terms over x, differentiable to any order."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
+from ...framework.typing import Tensor
 from ._common import host, tensor, to_tensor
 from ..._C import abs as _abs, log1p, exp, relu, sum as _sum
 
@@ -37,19 +40,19 @@ def _iou_cxcywh(a, b):
 
 
 def yolo_loss(
-    x,
-    gt_box,
-    gt_label,
-    anchors,
-    anchor_mask,
-    class_num,
-    ignore_thresh,
-    downsample_ratio,
-    gt_score=None,
-    use_label_smooth=True,
-    name=None,
-    scale_x_y=1.0,
-):
+    x: Tensor,
+    gt_box: Tensor,
+    gt_label: Tensor,
+    anchors: Sequence[float],
+    anchor_mask: Sequence[int],
+    class_num: int,
+    ignore_thresh: float,
+    downsample_ratio: int,
+    gt_score: Tensor | None = None,
+    use_label_smooth: bool = True,
+    name: str | None = None,
+    scale_x_y: float = 1.0,
+) -> Tensor:
     """The YOLOv3 loss of each image ([N]) for a head x [N, len(anchor_mask) * (5 +
     class_num), H, W], ground-truth boxes gt_box [N, B, 4] (cx, cy, w, h relative to the
     image; w or h <= 0 marks padding), labels gt_label [N, B] and optional gt_score."""

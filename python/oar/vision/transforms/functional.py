@@ -13,12 +13,22 @@ from __future__ import annotations
 
 import numbers
 from collections.abc import Sequence
+from typing import TYPE_CHECKING, TypeVar, Union
 
 import numpy as np
 
 from ... import _C
 from . import _color, _warp
+from ...framework.typing import Tensor
 from ...tensor.creation import to_tensor as _tt
+
+if TYPE_CHECKING:  # Pillow is imported when an image needs it
+    from PIL import Image
+
+# A PIL image, an HWC (or HW) numpy array or a CHW Tensor; most functions return an
+# image of the kind they are given.
+_Image = Union["Image.Image", np.ndarray, Tensor]
+_ImageT = TypeVar("_ImageT", "Image.Image", np.ndarray, Tensor)
 
 __all__ = [
     "to_tensor",
@@ -152,7 +162,7 @@ def _pil_filter(api, interpolation):
 
 
 # ---- conversion -------------------------------------------------------------------------
-def to_tensor(pic, data_format="CHW"):
+def to_tensor(pic: _Image, data_format: str = "CHW") -> Tensor:
     """A PIL image or HWC/HW array as a Tensor (CHW by default); uint8 becomes float32 in
     [0, 1]; mode 'I'/'I;16' images become int32, mode 'F' float32. A Tensor is returned
     as it is (transposed from CHW for 'HWC')."""
@@ -181,7 +191,7 @@ def to_tensor(pic, data_format="CHW"):
 
 
 # ---- flips, crops, padding, resizing ----------------------------------------------------
-def hflip(img):
+def hflip(img: _ImageT) -> _ImageT:
     """Mirror left-right."""
     _check_image("hflip", img)
     if _is_pil_image(img):
@@ -196,7 +206,7 @@ def hflip(img):
     return np.ascontiguousarray(img[:, ::-1])
 
 
-def vflip(img):
+def vflip(img: _ImageT) -> _ImageT:
     """Mirror top-bottom."""
     _check_image("vflip", img)
     if _is_pil_image(img):
@@ -211,7 +221,7 @@ def vflip(img):
     return np.ascontiguousarray(img[::-1])
 
 
-def crop(img, top, left, height, width):
+def crop(img: _ImageT, top: int, left: int, height: int, width: int) -> _ImageT:
     """The height x width window whose top-left pixel is (top, left)."""
     _check_image("crop", img)
     top, left, height, width = (int(v) for v in (top, left, height, width))
@@ -223,7 +233,7 @@ def crop(img, top, left, height, width):
     return img[top : top + height, left : left + width]
 
 
-def center_crop(img, output_size):
+def center_crop(img: _ImageT, output_size: int | Sequence[int]) -> _ImageT:
     """The central window of output_size (an int or (h, w))."""
     _check_image("center_crop", img)
     if isinstance(output_size, numbers.Number):
@@ -250,7 +260,12 @@ def _padding4(api, padding):
 _PAD_MODES = ("constant", "edge", "reflect", "symmetric")
 
 
-def pad(img, padding, fill=0, padding_mode="constant"):
+def pad(
+    img: _ImageT,
+    padding: int | Sequence[int],
+    fill: float | Sequence[float] = 0,
+    padding_mode: str = "constant",
+) -> _ImageT:
     """Pad the borders: padding is an int (all sides), (left/right, top/bottom) or (left,
     top, right, bottom); padding_mode constant (with fill), edge, reflect or symmetric."""
     _check_image("pad", img)
@@ -289,7 +304,7 @@ def _pad_array(a, ltrb, fill, mode):
     return out
 
 
-def resize(img, size, interpolation="bilinear"):
+def resize(img: _ImageT, size: int | Sequence[int], interpolation: str = "bilinear") -> _ImageT:
     """Resize to size = (h, w), or an int: the shorter side becomes size, the aspect ratio
     is kept. PIL/numpy: nearest, bilinear, bicubic, box, lanczos, hamming (and OpenCV's
     'area', as box); Tensors: nearest, bilinear, bicubic."""
@@ -344,7 +359,16 @@ def _pil_fill(img, fill):
     return tuple(fill)
 
 
-def affine(img, angle, translate, scale, shear, interpolation="nearest", fill=0, center=None):
+def affine(
+    img: _ImageT,
+    angle: float,
+    translate: Sequence[float],
+    scale: float,
+    shear: float | Sequence[float],
+    interpolation: str = "nearest",
+    fill: float | Sequence[float] = 0,
+    center: Sequence[float] | None = None,
+) -> _ImageT:
     """Turn by angle degrees (clockwise), move by translate = (dx, dy) pixels, scale, and
     shear by shear degrees (a number: along x; (sx, sy)), about center (default the
     image centre); the output keeps the input size, uncovered pixels take fill."""
@@ -384,7 +408,14 @@ def affine(img, angle, translate, scale, shear, interpolation="nearest", fill=0,
     return _warp_image("affine", img, m, "affine", (w, h), interpolation, fill)
 
 
-def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=0):
+def rotate(
+    img: _ImageT,
+    angle: float,
+    interpolation: str = "nearest",
+    expand: bool = False,
+    center: Sequence[float] | None = None,
+    fill: float | Sequence[float] = 0,
+) -> _ImageT:
     """Turn counter-clockwise by angle degrees about center (default the image centre);
     expand enlarges the output to hold the whole turned image."""
     _check_image("rotate", img)
@@ -404,7 +435,13 @@ def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=
     return _warp_image("rotate", img, m, "affine", size, interpolation, fill)
 
 
-def perspective(img, startpoints, endpoints, interpolation="nearest", fill=0):
+def perspective(
+    img: _ImageT,
+    startpoints: Sequence[Sequence[float]],
+    endpoints: Sequence[Sequence[float]],
+    interpolation: str = "nearest",
+    fill: float | Sequence[float] = 0,
+) -> _ImageT:
     """The perspective warp taking the four startpoints ([x, y], the input's corners) to
     the four endpoints; the output keeps the input size."""
     _check_image("perspective", img)
@@ -429,7 +466,7 @@ def perspective(img, startpoints, endpoints, interpolation="nearest", fill=0):
 
 
 # ---- colour -------------------------------------------------------------------------------
-def to_grayscale(img, num_output_channels=1):
+def to_grayscale(img: _ImageT, num_output_channels: int = 1) -> _ImageT:
     """Luma (ITU-R 601-2: 0.299 R + 0.587 G + 0.114 B) in 1 or 3 channels."""
     _check_image("to_grayscale", img)
     if num_output_channels not in (1, 3):
@@ -475,22 +512,22 @@ def _enhance(api, img, factor, kind):
     return back(_color.blend_array(x, factor, kind, top))
 
 
-def adjust_brightness(img, brightness_factor):
+def adjust_brightness(img: _ImageT, brightness_factor: float) -> _ImageT:
     """Multiply by brightness_factor (0: black, 1: unchanged)."""
     return _enhance("adjust_brightness", img, brightness_factor, "brightness")
 
 
-def adjust_contrast(img, contrast_factor):
+def adjust_contrast(img: _ImageT, contrast_factor: float) -> _ImageT:
     """Blend with the mean grey level (0: flat grey, 1: unchanged)."""
     return _enhance("adjust_contrast", img, contrast_factor, "contrast")
 
 
-def adjust_saturation(img, saturation_factor):
+def adjust_saturation(img: _ImageT, saturation_factor: float) -> _ImageT:
     """Blend with the greyscale image (0: grey, 1: unchanged, 2: twice as saturated)."""
     return _enhance("adjust_saturation", img, saturation_factor, "saturation")
 
 
-def adjust_hue(img, hue_factor):
+def adjust_hue(img: _ImageT, hue_factor: float) -> _ImageT:
     """Rotate the hue by hue_factor turns (in [-0.5, 0.5])."""
     _check_image("adjust_hue", img)
     if not isinstance(hue_factor, numbers.Number) or not -0.5 <= hue_factor <= 0.5:
@@ -517,7 +554,13 @@ def adjust_hue(img, hue_factor):
     return back(_color.shift_hue(x / top, hue_factor) * top)
 
 
-def normalize(img, mean, std, data_format="CHW", to_rgb=False):
+def normalize(
+    img: _Image,
+    mean: float | Sequence[float],
+    std: float | Sequence[float],
+    data_format: str = "CHW",
+    to_rgb: bool = False,
+) -> np.ndarray | Tensor:
     """(img - mean) / std per channel. A Tensor stays a Tensor; a PIL image or array
     becomes a float32 array (to_rgb reverses its channels first, BGR -> RGB)."""
     if data_format not in ("CHW", "HWC"):
@@ -546,7 +589,15 @@ def normalize(img, mean, std, data_format="CHW", to_rgb=False):
     return ((img - mean_a) / std_a).astype(np.float32)
 
 
-def erase(img, i, j, h, w, v, inplace=False):
+def erase(
+    img: _ImageT,
+    i: int,
+    j: int,
+    h: int,
+    w: int,
+    v: float | np.ndarray | Tensor,
+    inplace: bool = False,
+) -> _ImageT:
     """Set the h x w window at row i, column j to v (a number, array or Tensor that
     broadcasts against the window: [C, h, w] for Tensors, [h, w, C] for arrays)."""
     _check_image("erase", img)

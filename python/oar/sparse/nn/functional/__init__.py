@@ -3,7 +3,10 @@ sparse tensors (the dense activation on the stored values, the softmax over the
 stored entries of each row), convolution and max pooling of COO point clouds
 (_conv.py), and the attention over a CSR layout (_attention.py)."""
 
+from __future__ import annotations
+
 from .... import _C
+from ....framework.typing import Tensor
 from ....nn import functional as F
 from ..._base import check_number, check_sparse, map_values, normalize_axis
 
@@ -24,7 +27,7 @@ __all__ = [
 ]
 
 
-def relu(x, name=None):
+def relu(x: Tensor, name: str | None = None) -> Tensor:
     """max(x, 0) of the stored values; the positions stay.
 
     Args:
@@ -43,7 +46,7 @@ def relu(x, name=None):
     return map_values(check_sparse("relu", "x", x), _C.relu)
 
 
-def relu6(x, name=None):
+def relu6(x: Tensor, name: str | None = None) -> Tensor:
     """min(max(x, 0), 6) of the stored values; the positions stay.
 
     Args:
@@ -62,7 +65,7 @@ def relu6(x, name=None):
     return map_values(check_sparse("relu6", "x", x), F.relu6)
 
 
-def leaky_relu(x, negative_slope=0.01, name=None):
+def leaky_relu(x: Tensor, negative_slope: float = 0.01, name: str | None = None) -> Tensor:
     """x where x > 0, else negative_slope * x, of the stored values.
 
     Args:
@@ -84,7 +87,7 @@ def leaky_relu(x, negative_slope=0.01, name=None):
     return map_values(x, lambda v: _C.leaky_relu(v, slope))
 
 
-def softmax(x, axis=-1, name=None):
+def softmax(x: Tensor, axis: int = -1, name: str | None = None) -> Tensor:
     """Softmax over the stored entries of each row of a sparse tensor: the
     missing entries stay missing (they are not zeros taking part). Over a dense
     dimension of a COO tensor, the dense softmax of the values.

@@ -10,12 +10,15 @@ is masked out; a row with no stored entry gives 0 and a row whose stored entries
 masked gives NaN (the kernel's exp(-inf - -inf)).
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
 
 from .... import _C
 from ....framework import check as C
+from ....framework.typing import Tensor
 from ....tensor.creation import to_tensor
 
 __all__ = ["attention"]
@@ -67,7 +70,15 @@ def _layout(sparse_mask, bh, m):
     return keep
 
 
-def attention(query, key, value, sparse_mask, key_padding_mask=None, attn_mask=None, name=None):
+def attention(
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    sparse_mask: Tensor,
+    key_padding_mask: Tensor | None = None,
+    attn_mask: Tensor | None = None,
+    name: str | None = None,
+) -> Tensor:
     """softmax(Q K^T / sqrt(head_dim)) V with the scores kept only at the stored positions
     of sparse_mask (Paddle's sparse attention, computed densely on the CPU).
 

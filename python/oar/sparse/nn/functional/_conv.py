@@ -9,9 +9,12 @@ output entries each kernel offset takes it to; the positions are integer work
 every order.
 """
 
+from __future__ import annotations
+
 import itertools
 import math
 import numbers
+from collections.abc import Sequence
 
 import numpy as np
 
@@ -19,6 +22,7 @@ from .... import _C
 from ....framework import check as C
 from ....tensor.creation import to_tensor
 from ....framework.memory import check_fits
+from ....framework.typing import IntsLike
 from ..._base import check_sparse, check_tensor
 
 Tensor = _C.Tensor
@@ -326,8 +330,16 @@ def _conv(api, n, x, weight, bias, stride, padding, dilation, groups, data_forma
 
 
 def conv3d(
-    x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NDHWC", name=None
-):
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntsLike = 1,
+    padding: str | int | Sequence[int] = 0,
+    dilation: IntsLike = 1,
+    groups: int = 1,
+    data_format: str = "NDHWC",
+    name: str | None = None,
+) -> Tensor:
     """3-D convolution of a sparse COO tensor [N, D, H, W, C]: an output entry
     wherever the kernel meets an input entry.
 
@@ -359,17 +371,17 @@ def conv3d(
 
 
 def subm_conv3d(
-    x,
-    weight,
-    bias=None,
-    stride=1,
-    padding=0,
-    dilation=1,
-    groups=1,
-    data_format="NDHWC",
-    key=None,
-    name=None,
-):
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntsLike = 1,
+    padding: str | int | Sequence[int] = 0,
+    dilation: IntsLike = 1,
+    groups: int = 1,
+    data_format: str = "NDHWC",
+    key: str | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Submanifold 3-D convolution: the output keeps the positions (and shape) of x,
     each computed from the inputs around it (the kernel centred, k // 2).
 
@@ -401,8 +413,16 @@ def subm_conv3d(
 
 
 def conv2d(
-    x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1, data_format="NHWC", name=None
-):
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntsLike = 1,
+    padding: str | int | Sequence[int] = 0,
+    dilation: IntsLike = 1,
+    groups: int = 1,
+    data_format: str = "NHWC",
+    name: str | None = None,
+) -> Tensor:
     """2-D convolution of a sparse COO tensor [N, H, W, C] (conv3d's rules).
 
     Args:
@@ -431,17 +451,17 @@ def conv2d(
 
 
 def subm_conv2d(
-    x,
-    weight,
-    bias=None,
-    stride=1,
-    padding=0,
-    dilation=1,
-    groups=1,
-    data_format="NHWC",
-    key=None,
-    name=None,
-):
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    stride: IntsLike = 1,
+    padding: str | int | Sequence[int] = 0,
+    dilation: IntsLike = 1,
+    groups: int = 1,
+    data_format: str = "NHWC",
+    key: str | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Submanifold 2-D convolution (subm_conv3d's rules).
 
     Args:
@@ -471,8 +491,14 @@ def subm_conv2d(
 
 
 def max_pool3d(
-    x, kernel_size, stride=None, padding=0, ceil_mode=False, data_format="NDHWC", name=None
-):
+    x: Tensor,
+    kernel_size: IntsLike,
+    stride: IntsLike | None = None,
+    padding: str | int | Sequence[int] = 0,
+    ceil_mode: bool = False,
+    data_format: str = "NDHWC",
+    name: str | None = None,
+) -> Tensor:
     """3-D max pooling of a sparse COO tensor [N, D, H, W, C]: each output entry (where
     the window meets an input entry) is the channel-wise maximum of the input
     entries in its window.
