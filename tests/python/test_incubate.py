@@ -739,10 +739,15 @@ def test_graph_khop_sampler_errors():
 
 
 def test_incubate_signatures():
+    def plain(f):  # the parameters' names, kinds and defaults, without annotations
+        sig = inspect.signature(f)
+        params = [p.replace(annotation=p.empty) for p in sig.parameters.values()]
+        return str(sig.replace(parameters=params, return_annotation=sig.empty))
+
     I = oar.incubate
-    assert str(inspect.signature(I.identity_loss)) == "(x, reduction='none')"
-    assert str(inspect.signature(I.softmax_mask_fuse)) == "(x, mask, name=None)"
-    assert str(inspect.signature(I.softmax_mask_fuse_upper_triangle)) == "(x)"
+    assert plain(I.identity_loss) == "(x, reduction='none')"
+    assert plain(I.softmax_mask_fuse) == "(x, mask, name=None)"
+    assert plain(I.softmax_mask_fuse_upper_triangle) == "(x)"
 
 
 @pytest.mark.parametrize("reduction,shape,value,grad", [

@@ -32,6 +32,7 @@ import os
 import random
 import re
 from enum import Enum
+from typing import Any, Callable, Iterator, TypeVar
 
 import numpy as np
 
@@ -53,6 +54,8 @@ __all__ = [
 ]
 
 Tensor = _C.Tensor
+
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
 class DebugMode(Enum):
@@ -165,7 +168,7 @@ class TensorCheckerConfig:
         _C.set_flags({"FLAGS_check_nan_inf": False})
 
 
-def enable_tensor_checker(checker_config):
+def enable_tensor_checker(checker_config: TensorCheckerConfig) -> None:
     """Turn the tensor checker on with these settings (off outside debug_step)."""
     if not isinstance(checker_config, TensorCheckerConfig):
         raise TypeError(
@@ -178,14 +181,19 @@ def enable_tensor_checker(checker_config):
         checker_config.stop_check_nan_inf()
 
 
-def disable_tensor_checker():
+def disable_tensor_checker() -> None:
     """Turn the tensor checker off (FLAGS_check_nan_inf = False; level back to 0)."""
     _C.set_flags({"FLAGS_check_nan_inf": False, "FLAGS_check_nan_inf_level": 0})
     _C._nan_inf_set_op_lists([], [])
     _C._nan_inf_set_path("")
 
 
-def check_numerics(tensor, op_type, var_name, debug_mode=DebugMode.CHECK_NAN_INF_AND_ABORT):
+def check_numerics(
+    tensor: Tensor,
+    op_type: str,
+    var_name: str,
+    debug_mode: DebugMode = DebugMode.CHECK_NAN_INF_AND_ABORT,
+) -> tuple[Tensor, Tensor]:
     """Statistics of one floating tensor: (stats, values) with stats an int64 Tensor
     [num_nan, num_inf, num_zero] and values a float32 Tensor [max, min, mean] (max and
     min over the values that are not NaN). With CHECK_NAN_INF_AND_ABORT a NaN or Inf
@@ -217,7 +225,7 @@ def check_numerics(tensor, op_type, var_name, debug_mode=DebugMode.CHECK_NAN_INF
     )
 
 
-def check_layer_numerics(func):
+def check_layer_numerics(func: _F) -> _F:
     """Decorator for a Layer's forward: the ops of the forward pass and of its backward
     run under CHECK_NAN_INF_AND_ABORT (a NaN/Inf raises, naming the op). The first
     argument must be a Tensor; it is made to require grad, so the backward pass reaches
@@ -295,7 +303,7 @@ _collector = {"handle": None}
 _DTYPE_COLUMN = {"float16": 0, "bfloat16": 1, "float32": 2}
 
 
-def enable_operator_stats_collection():
+def enable_operator_stats_collection() -> None:
     """Start counting the ops run on this thread (per op and dtype)."""
     if _collector["handle"] is not None:
         _C._profiler_stop(_collector["handle"])
@@ -340,7 +348,7 @@ def _print_operator_stats(counts):
     print("<{:-^120}>\n".format(f" op count: {len(counts)} "))
 
 
-def disable_operator_stats_collection():
+def disable_operator_stats_collection() -> None:
     """Stop counting and print the table of ops with their FP16, BF16, FP32 and other
     calls (nothing if collection was not on)."""
     handle = _collector["handle"]
@@ -352,7 +360,7 @@ def disable_operator_stats_collection():
 
 
 @contextlib.contextmanager
-def collect_operator_stats():
+def collect_operator_stats() -> Iterator[None]:
     """with collect_operator_stats(): ... counts the ops run in the block and prints the
     table at its end."""
     enable_operator_stats_collection()
@@ -390,8 +398,12 @@ def _num(rec, key):
 
 
 def compare_accuracy(
-    dump_path, another_dump_path, output_filename, loss_scale=1, dump_all_tensors=False
-):
+    dump_path: str | os.PathLike[str],
+    another_dump_path: str | os.PathLike[str],
+    output_filename: str | os.PathLike[str],
+    loss_scale: float = 1,
+    dump_all_tensors: bool = False,
+) -> int:
     """Compare two runs dumped by the tensor checker with DebugMode.CHECK_ALL and
     output_dir (say a float32 run in dump_path and a low-precision run in
     another_dump_path), op by op in execution order (the k-th report of an op in one

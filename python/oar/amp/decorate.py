@@ -18,16 +18,22 @@ update below half a unit in the last place of the parameter is lost.
 
 from __future__ import annotations
 
+from typing import Union
+
 from .. import _C
 from ..framework.dtype import convert_dtype
 from ..framework.grad_mode import no_grad
 from ..nn.layer import norm
 from ..nn import Layer
 from ..framework.param import Parameter
+from ..framework.typing import DTypeLike
 from ..optimizer.optimizer import _float32_stand_in
 from ..optimizer import Optimizer
 
 __all__ = ["decorate"]
+
+_Models = Union[Layer, list[Layer]]
+_Optimizers = Union[Optimizer, list[Optimizer]]
 
 _LOW = ("float16", "bfloat16")
 _FLOATING = ("float16", "bfloat16", "float32", "float64")
@@ -154,15 +160,15 @@ class _SaveDtypeHook:
 
 
 def decorate(
-    models,
-    optimizers=None,
-    level="O2",
-    dtype="bfloat16",
-    master_weight=None,
-    save_dtype=None,
-    master_grad=False,
-    excluded_layers=None,
-):
+    models: _Models,
+    optimizers: _Optimizers | None = None,
+    level: str = "O2",
+    dtype: DTypeLike = "bfloat16",
+    master_weight: bool | None = None,
+    save_dtype: DTypeLike | None = None,
+    master_grad: bool = False,
+    excluded_layers: Layer | type[Layer] | list[Layer | type[Layer]] | None = None,
+) -> _Models | tuple[_Models, _Optimizers]:
     """Prepare models (and their optimizers) for mixed-precision training.
 
     Args:

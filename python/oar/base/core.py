@@ -13,27 +13,27 @@ from ..device import (
 )
 
 
-def is_compiled_with_mkldnn():
+def is_compiled_with_mkldnn() -> bool:
     """True: oar's convolutions and bfloat16 GEMMs run on oneDNN (Paddle's MKLDNN)."""
     return True
 
 
-def is_compiled_with_onednn():
+def is_compiled_with_onednn() -> bool:
     """True: oar links oneDNN."""
     return True
 
 
-def is_compiled_with_nccl():
+def is_compiled_with_nccl() -> bool:
     """False: oar's collectives run on Gloo (oar.distributed)."""
     return False
 
 
-def is_compiled_with_brpc():
+def is_compiled_with_brpc() -> bool:
     """False: oar has no parameter server."""
     return False
 
 
-def get_cuda_device_count():
+def get_cuda_device_count() -> int:
     """0: oar has no CUDA."""
     return 0
 

@@ -15,7 +15,7 @@ import numpy as np
 import builtins
 import functools
 import os
-from typing import NamedTuple
+from typing import Any, Callable, NamedTuple, TypeVar, Union
 
 from .. import _C
 from ..framework import check as C
@@ -28,6 +28,10 @@ from ..tensor.linalg import slogdet as _slogdet
 from ..tensor.random import seed as _seed
 
 Tensor = _C.Tensor
+
+_F = TypeVar("_F", bound=Callable[..., Any])
+# out= of a function returning (values, indices): a tuple or list of two Tensors
+_OutPair = Union[tuple[Tensor, Tensor], list[Tensor]]
 
 __all__ = [
     "equal",
@@ -63,7 +67,7 @@ class SlogdetResult(NamedTuple):
     logabsdet: Tensor
 
 
-def _forbid(api, paddle_name, keys):
+def _forbid(api: str, paddle_name: str, keys: set[str]) -> Callable[[_F], _F]:
     """Refuse Paddle's keyword names (x=, axis=, ...) in a PyTorch-style function, as
     paddle.compat does, pointing at the Paddle function that takes them."""
 
@@ -119,7 +123,7 @@ def _finish_pair(api, ret, out, cls):
 
 # ---- comparisons and reductions ---------------------------------------------------------
 @_forbid("compat.equal", "oar.equal", {"x", "y"})
-def equal(input, other):
+def equal(input: Tensor, other: Tensor) -> bool:
     """True if input and other have the same shape and elements (NaN never equals NaN);
     the dtypes are promoted to a common one first. Returns a Python bool."""
     C.tensor("equal", "input", input)
@@ -228,7 +232,12 @@ def _min_max(api, is_max, input, args, kwargs, out):
 
 
 @_forbid("compat.max", "oar.max", {"x", "axis"})
-def max(input, *args, out=None, **kwargs):  # noqa: A001 - PyTorch's name
+def max(  # noqa: A001 - PyTorch's name
+    input: Tensor,
+    *args: int | Tensor,
+    out: Tensor | _OutPair | None = None,
+    **kwargs: int | Tensor,
+) -> Tensor | MinMaxRetType:
     """PyTorch's max: max(input) over all elements; max(input, dim, keepdim=False) ->
     MinMaxRetType(values, indices) (the gradient goes to the returned position only);
     max(input, other) -> the elementwise maximum."""
@@ -236,7 +245,12 @@ def max(input, *args, out=None, **kwargs):  # noqa: A001 - PyTorch's name
 
 
 @_forbid("compat.min", "oar.min", {"x", "axis"})
-def min(input, *args, out=None, **kwargs):  # noqa: A001 - PyTorch's name
+def min(  # noqa: A001 - PyTorch's name
+    input: Tensor,
+    *args: int | Tensor,
+    out: Tensor | _OutPair | None = None,
+    **kwargs: int | Tensor,
+) -> Tensor | MinMaxRetType:
     """PyTorch's min: min(input) over all elements; min(input, dim, keepdim=False) ->
     MinMaxRetType(values, indices) (the gradient goes to the returned position only);
     min(input, other) -> the elementwise minimum."""
@@ -295,21 +309,39 @@ def _median(api, input, dim, keepdim, out, ignore_nan):
 
 
 @_forbid("compat.median", "oar.median", {"x", "axis"})
-def median(input, dim=None, keepdim=False, *, out=None):
+def median(
+    input: Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    out: Tensor | _OutPair | None = None,
+) -> Tensor | MedianRetType:
     """The lower median (PyTorch's): of all elements (dim None, a 0-d tensor), or along
     dim -> MedianRetType(values, indices). A NaN in a line makes its median NaN."""
     return _median("median", input, dim, keepdim, out, False)
 
 
 @_forbid("compat.nanmedian", "oar.nanmedian", {"x", "axis"})
-def nanmedian(input, dim=None, keepdim=False, *, out=None):
+def nanmedian(
+    input: Tensor,
+    dim: int | None = None,
+    keepdim: bool = False,
+    *,
+    out: Tensor | _OutPair | None = None,
+) -> Tensor | MedianRetType:
     """median() ignoring NaN values; a line of only NaN gives NaN (index 0)."""
     return _median("nanmedian", input, dim, keepdim, out, True)
 
 
 # ---- sorting, splitting, unique -----------------------------------------------------------
 @_forbid("compat.sort", "oar.sort", {"x", "axis"})
-def sort(input, dim=-1, descending=False, stable=False, out=None):
+def sort(
+    input: Tensor,
+    dim: int = -1,
+    descending: bool = False,
+    stable: bool = False,
+    out: _OutPair | None = None,
+) -> SortRetType:
     """SortRetType(values, indices) of input sorted along dim (NaN last, or first when
     descending); values are differentiable."""
     C.tensor("sort", "input", input)
@@ -324,7 +356,11 @@ def sort(input, dim=-1, descending=False, stable=False, out=None):
 
 
 @_forbid("compat.split", "oar.split", {"x", "num_or_sections", "axis", "name"})
-def split(tensor, split_size_or_sections, dim=0):
+def split(
+    tensor: Tensor,
+    split_size_or_sections: int | list[int] | tuple[int, ...],
+    dim: int | Tensor = 0,
+) -> tuple[Tensor, ...]:
     """PyTorch's split: an int gives chunks of that size (the last one smaller when the
     size does not divide), a list gives chunks of those sizes. Returns a tuple."""
     C.tensor("split", "tensor", tensor)
@@ -362,7 +398,13 @@ def split(tensor, split_size_or_sections, dim=0):
 
 
 @_forbid("compat.unique", "oar.unique", {"x", "axis"})
-def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+def unique(
+    input: Tensor,
+    sorted: bool = True,  # noqa: A002
+    return_inverse: bool = False,
+    return_counts: bool = False,
+    dim: int | None = None,
+) -> Tensor | tuple[Tensor, ...]:
     """The distinct elements (or slices along dim) of input in ascending order, and as
     asked the inverse indices (shaped like input, or its dim) and the counts; sorted is
     accepted and ignored (always sorted, as in PyTorch on the CPU)."""
@@ -379,7 +421,7 @@ def unique(input, sorted=True, return_inverse=False, return_counts=False, dim=No
 
 
 # ---- linear algebra, random -------------------------------------------------------------
-def slogdet(x, out=None):
+def slogdet(x: Tensor, out: _OutPair | None = None) -> SlogdetResult:
     """SlogdetResult(sign, logabsdet) of each square matrix of x (PyTorch's layout, two
     tensors; oar.linalg.slogdet keeps Paddle's stacked [2, ...] tensor)."""
     both = _slogdet(x)
@@ -389,7 +431,7 @@ def slogdet(x, out=None):
     return _finish_pair("slogdet", (sign, logabs), out, SlogdetResult)
 
 
-def seed():
+def seed() -> int:
     """Seeds the default generator with a fresh non-deterministic 63-bit number and
     returns it (PyTorch's torch.seed)."""
     s = int.from_bytes(os.urandom(8), "little") >> 1

@@ -19,7 +19,7 @@ import importlib.abc
 import importlib.machinery
 import sys
 import warnings
-from typing import Any
+from typing import Any, Iterator
 
 _ALIAS, _TARGET = "torch", "oar"
 
@@ -112,7 +112,9 @@ def disable_torch_proxy() -> None:
 
 
 @contextlib.contextmanager
-def use_torch_proxy_guard(*, enable=True, scope=None, silent=False):
+def use_torch_proxy_guard(
+    *, enable: bool = True, scope: Any = None, silent: bool = False
+) -> Iterator[None]:
     """The torch proxy on (enable) or off for the duration of a with-block, then as
     before."""
     _global_only("use_torch_proxy_guard", scope, None)

@@ -10,6 +10,10 @@ there is no cache to empty. ipc_collect raises RuntimeError, as on Paddle's CPU 
 
 from __future__ import annotations
 
+from typing import NoReturn
+
+from ..framework.typing import PlaceLike
+
 __all__ = [
     "max_memory_allocated",
     "max_memory_reserved",
@@ -31,7 +35,7 @@ def _unsupported(api):
     )
 
 
-def max_memory_allocated(device=None):
+def max_memory_allocated(device: PlaceLike | int | None = None) -> NoReturn:
     """Peak bytes allocated on a GPU/XPU/custom device; refused on a CPU build.
 
     Args:
@@ -46,7 +50,7 @@ def max_memory_allocated(device=None):
     raise _unsupported("max_memory_allocated")
 
 
-def max_memory_reserved(device=None):
+def max_memory_reserved(device: PlaceLike | int | None = None) -> NoReturn:
     """Peak bytes reserved by a GPU/XPU/custom device allocator; refused on a CPU build.
 
     Args:
@@ -61,7 +65,7 @@ def max_memory_reserved(device=None):
     raise _unsupported("max_memory_reserved")
 
 
-def memory_allocated(device=None):
+def memory_allocated(device: PlaceLike | int | None = None) -> NoReturn:
     """Bytes allocated now on a GPU/XPU/custom device; refused on a CPU build.
 
     Args:
@@ -77,7 +81,7 @@ def memory_allocated(device=None):
     raise _unsupported("memory_allocated")
 
 
-def memory_reserved(device=None):
+def memory_reserved(device: PlaceLike | int | None = None) -> NoReturn:
     """Bytes reserved now by a GPU/XPU/custom device allocator; refused on a CPU build.
 
     Args:
@@ -92,7 +96,7 @@ def memory_reserved(device=None):
     raise _unsupported("memory_reserved")
 
 
-def reset_max_memory_allocated(device=None):
+def reset_max_memory_allocated(device: PlaceLike | int | None = None) -> NoReturn:
     """Resets the device's peak allocated bytes; refused on a CPU build.
 
     Args:
@@ -104,7 +108,7 @@ def reset_max_memory_allocated(device=None):
     raise _unsupported("reset_max_memory_allocated")
 
 
-def reset_max_memory_reserved(device=None):
+def reset_max_memory_reserved(device: PlaceLike | int | None = None) -> NoReturn:
     """Resets the device's peak reserved bytes; refused on a CPU build.
 
     Args:
@@ -116,7 +120,7 @@ def reset_max_memory_reserved(device=None):
     raise _unsupported("reset_max_memory_reserved")
 
 
-def reset_peak_memory_stats(device=None):
+def reset_peak_memory_stats(device: PlaceLike | int | None = None) -> NoReturn:
     """Resets the device's peak memory statistics; refused on a CPU build (Paddle's CPU
     build raises the ValueError of reset_max_memory_allocated, which it calls).
 
@@ -129,7 +133,7 @@ def reset_peak_memory_stats(device=None):
     raise _unsupported("reset_peak_memory_stats")
 
 
-def empty_cache():
+def empty_cache() -> None:
     """Releases the device allocator's cached free blocks. oar's CPU allocator keeps no
     such cache (a freed block is returned at once), so there is nothing to release.
 
@@ -139,7 +143,7 @@ def empty_cache():
     return None
 
 
-def ipc_collect():
+def ipc_collect() -> NoReturn:
     """Frees GPU memory released by CUDA inter-process sharing: there is none in oar.
 
     Raises:

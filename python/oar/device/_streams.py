@@ -9,8 +9,11 @@ way rather than hand out stream objects that order nothing.
 
 from __future__ import annotations
 
+from typing import NoReturn
+
 from ..framework.dtype import Place
 from ..framework.place import _to_place
+from ..framework.typing import PlaceLike
 
 __all__ = [
     "Stream",
@@ -73,7 +76,7 @@ class Event:
         raise ValueError(_no_streams("Event()"))
 
 
-def current_stream(device=None):
+def current_stream(device: PlaceLike | None = None) -> NoReturn:
     """The current stream of device. The CPU has none: raises TypeError, as Paddle's CPU
     build does ('gpu' and other non-CPU names raise ValueError, as there).
 
@@ -90,7 +93,7 @@ def current_stream(device=None):
     raise TypeError(_no_streams("current_stream() of the CPU"))
 
 
-def set_stream(stream):
+def set_stream(stream: Stream) -> NoReturn:
     """Makes stream the current one and returns the previous one. No Stream can exist in
     oar, so any argument is refused.
 
@@ -133,7 +136,7 @@ class stream_guard:  # noqa: N801 - Paddle's name
 StreamContext = stream_guard
 
 
-def get_stream_from_external(data_ptr, device=None):
+def get_stream_from_external(data_ptr: int, device: PlaceLike | None = None) -> NoReturn:
     """Wraps a CUDA stream handle made by another library. There is no CUDA in oar.
 
     Args:
@@ -149,7 +152,7 @@ def get_stream_from_external(data_ptr, device=None):
     raise ValueError(_no_streams("get_stream_from_external()"))
 
 
-def is_current_stream_capturing():
+def is_current_stream_capturing() -> bool:
     """Whether the current stream is capturing a CUDA graph: never in oar (Paddle's CPU
     build: False).
 

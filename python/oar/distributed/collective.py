@@ -234,7 +234,13 @@ def reduce_scatter(
     return _finish(_C._dist_reduce_scatter(g.process_group, tensor, list(tensor_list), op), sync_op)
 
 
-def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True):
+def reduce(
+    tensor: Tensor,
+    dst: int,
+    op: int = ReduceOp.SUM,
+    group: Group | None = None,
+    sync_op: bool = True,
+) -> _Task | None:
     """Reduces every rank's ``tensor`` with ``op`` into global rank ``dst``'s, in place;
     the other ranks' tensors are left as they were."""
     _check_rank(dst, "dst", "reduce")
@@ -245,7 +251,13 @@ def reduce(tensor, dst, op=ReduceOp.SUM, group=None, sync_op=True):
     return _finish(_C._dist_reduce(g.process_group, tensor, dst, op), sync_op)
 
 
-def gather(tensor, gather_list=None, dst=0, group=None, sync_op=True):
+def gather(
+    tensor: Tensor,
+    gather_list: list[Tensor] | None = None,
+    dst: int = 0,
+    group: Group | None = None,
+    sync_op: bool = True,
+) -> _Task | None:
     """Gathers every rank's ``tensor`` into ``gather_list`` on global rank ``dst`` (in
     group-rank order; an empty list is filled with new tensors). The other ranks pass
     nothing (their ``gather_list`` is not read)."""
@@ -266,7 +278,13 @@ def gather(tensor, gather_list=None, dst=0, group=None, sync_op=True):
     return _finish(_C._dist_gather(g.process_group, out, tensor, dst), sync_op)
 
 
-def scatter(tensor, tensor_list=None, src=0, group=None, sync_op=True):
+def scatter(
+    tensor: Tensor,
+    tensor_list: Sequence[Tensor] | None = None,
+    src: int = 0,
+    group: Group | None = None,
+    sync_op: bool = True,
+) -> _Task | None:
     """``tensor`` gets ``tensor_list[group rank]`` of global rank ``src``; only ``src``
     passes ``tensor_list`` (one tensor per rank, each like ``tensor``)."""
     _check_rank(src, "src", "scatter")
@@ -304,8 +322,13 @@ def _split_counts(t, sizes, name, arg, nranks):
 
 
 def alltoall_single(
-    out_tensor, in_tensor, in_split_sizes=None, out_split_sizes=None, group=None, sync_op=True
-):
+    out_tensor: Tensor,
+    in_tensor: Tensor,
+    in_split_sizes: Sequence[int] | None = None,
+    out_split_sizes: Sequence[int] | None = None,
+    group: Group | None = None,
+    sync_op: bool = True,
+) -> _Task | None:
     """Splits ``in_tensor`` along dim 0 into ``in_split_sizes`` (equal parts if None) and
     sends part r to group rank r; ``out_tensor`` gets, in group-rank order, the parts
     every rank sent this one, ``out_split_sizes`` rows each (the sizes must agree
@@ -322,7 +345,12 @@ def alltoall_single(
     )
 
 
-def alltoall(out_tensor_list, in_tensor_list, group=None, sync_op=True):
+def alltoall(
+    out_tensor_list: list[Tensor],
+    in_tensor_list: Sequence[Tensor],
+    group: Group | None = None,
+    sync_op: bool = True,
+) -> _Task | None:
     """Sends ``in_tensor_list[r]`` to group rank r; ``out_tensor_list[r]`` gets what rank r
     sent this one (an empty list is filled with tensors shaped like the inputs)."""
     g = _group(group, "alltoall")
@@ -411,7 +439,7 @@ def barrier(group: Group | None = None) -> None:
         _C._dist_work_wait(_C._dist_barrier(g.process_group))
 
 
-def wait(tensor, group=None, use_calc_stream=True):
+def wait(tensor: Tensor, group: Group | None = None, use_calc_stream: bool = True) -> None:
     """Blocks until every operation issued on ``group`` before this call has run (oar
     has no streams to synchronise: ops run on the CPU in order, collectives on the
     group's worker thread). ``tensor`` and ``use_calc_stream`` are Paddle's and do not

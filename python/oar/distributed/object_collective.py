@@ -2,11 +2,14 @@
 broadcast_object_list, scatter_object_list, send_object_list, recv_object_list): each
 object travels as the uint8 tensor of its pickle, after the sizes."""
 
+from __future__ import annotations
+
 import pickle
+from typing import Any
 
 import numpy as np
 
-from .collective import _group, all_gather, broadcast, get_rank, recv, scatter, send
+from .collective import Group, _group, all_gather, broadcast, get_rank, recv, scatter, send
 from ..tensor.creation import to_tensor
 from .._C import concat
 from ..tensor.creation import zeros
@@ -46,7 +49,7 @@ def _padded(t, size):
     return t if n == size else concat([t, zeros([size - n], dtype="uint8")])
 
 
-def all_gather_object(object_list, obj, group=None):
+def all_gather_object(object_list: list[Any], obj: Any, group: Group | None = None) -> None:
     """Appends every rank's ``obj`` to ``object_list``, in group-rank order."""
     g = _member(object_list, "all_gather_object", "object_list", group)
     if g is None:
@@ -60,7 +63,7 @@ def all_gather_object(object_list, obj, group=None):
     object_list.extend(_to_object(p, n) for p, n in zip(parts, sizes))
 
 
-def broadcast_object_list(object_list, src, group=None):
+def broadcast_object_list(object_list: list[Any], src: int, group: Group | None = None) -> None:
     """Replaces the objects of every rank's ``object_list`` with global rank ``src``'s
     (the lists must have the same length on every rank)."""
     g = _member(object_list, "broadcast_object_list", "object_list", group)
@@ -80,7 +83,12 @@ def broadcast_object_list(object_list, src, group=None):
     _fill(object_list, data, counts)
 
 
-def scatter_object_list(out_object_list, in_object_list=None, src=0, group=None):
+def scatter_object_list(
+    out_object_list: list[Any],
+    in_object_list: list[Any] | tuple[Any, ...] | None = None,
+    src: int = 0,
+    group: Group | None = None,
+) -> None:
     """``out_object_list`` becomes ``[in_object_list[group rank]]`` of global rank ``src``
     (which passes one object per rank)."""
     g = _member(out_object_list, "scatter_object_list", "out_object_list", group)
@@ -120,7 +128,12 @@ def _peer(rank, rank_in_group, g, api, arg):
     return 0 if rank is None else rank
 
 
-def send_object_list(object_list, dst=None, group=None, dst_in_group=None):
+def send_object_list(
+    object_list: list[Any] | tuple[Any, ...],
+    dst: int | None = None,
+    group: Group | None = None,
+    dst_in_group: int | None = None,
+) -> None:
     """Sends the objects of ``object_list`` to global rank ``dst`` (or group rank
     ``dst_in_group``), whose recv_object_list receives them."""
     if not isinstance(object_list, (list, tuple)) or not object_list:
@@ -134,7 +147,12 @@ def send_object_list(object_list, dst=None, group=None, dst_in_group=None):
     send(concat(tensors), dst=dst, group=g)
 
 
-def recv_object_list(object_list, src=None, group=None, src_in_group=None):
+def recv_object_list(
+    object_list: list[Any],
+    src: int | None = None,
+    group: Group | None = None,
+    src_in_group: int | None = None,
+) -> None:
     """Fills ``object_list`` (as many entries as the sender sends) with the objects
     global rank ``src`` (or group rank ``src_in_group``) sends with send_object_list."""
     if not isinstance(object_list, list) or not object_list:

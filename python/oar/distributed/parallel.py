@@ -1,5 +1,7 @@
 """init_parallel_env, ParallelEnv and DataParallel (Paddle's paddle.distributed.parallel)."""
 
+from __future__ import annotations
+
 import contextlib
 import os
 
@@ -10,7 +12,7 @@ from . import collective
 __all__ = []
 
 
-def init_parallel_env():
+def init_parallel_env() -> collective.Group:
     """Joins the job the launcher started: reads the rank, world size and master
     address from the environment (PADDLE_TRAINER_ID, PADDLE_TRAINERS_NUM,
     PADDLE_MASTER / PADDLE_TRAINER_ENDPOINTS, or RANK, WORLD_SIZE, MASTER_ADDR,

@@ -2,11 +2,14 @@
 its gloo_init_parallel_env / gloo_barrier / gloo_release (a CPU group of explicit ranks
 for barriers)."""
 
+from __future__ import annotations
+
 import multiprocessing
 import multiprocessing.connection
 import os
 import socket
 import traceback
+from typing import Any, Callable, Iterable
 
 from . import collective
 
@@ -101,7 +104,14 @@ class MultiprocessContext:
                 p.join()
 
 
-def spawn(func, args=(), nprocs=-1, join=True, daemon=False, **options):
+def spawn(
+    func: Callable[..., Any],
+    args: Iterable[Any] = (),
+    nprocs: int = -1,
+    join: bool = True,
+    daemon: bool = False,
+    **options: str,
+) -> MultiprocessContext:
     """Runs ``func(*args)`` in ``nprocs`` new processes (one per CPU if -1), each a rank
     whose environment init_parallel_env() reads, as the launcher would give it. Returns
     the MultiprocessContext; with ``join`` it has waited for them, and a rank's error is
@@ -145,7 +155,7 @@ class _Gloo:
     group = None
 
 
-def gloo_init_parallel_env(rank_id, rank_num, server_endpoint):
+def gloo_init_parallel_env(rank_id: int, rank_num: int, server_endpoint: str) -> None:
     """Joins a CPU group of ``rank_num`` ranks as ``rank_id``, meeting at
     ``server_endpoint`` ('ip:port'; rank 0 serves it), for gloo_barrier(). Independent
     of init_parallel_env()'s group."""
@@ -178,13 +188,13 @@ def gloo_init_parallel_env(rank_id, rank_num, server_endpoint):
                 os.environ[k] = v
 
 
-def gloo_barrier():
+def gloo_barrier() -> None:
     """Blocks until every rank of gloo_init_parallel_env()'s group reached it."""
     if _Gloo.group is None:
         raise RuntimeError("gloo_barrier(): call gloo_init_parallel_env() first")
     collective.barrier(_Gloo.group)
 
 
-def gloo_release():
+def gloo_release() -> None:
     """Leaves gloo_init_parallel_env()'s group (its connections close)."""
     _Gloo.group = None

@@ -2,8 +2,11 @@
 edge's or the destination's features) to node dst_index[e] (Paddle's
 paddle.geometric.send_u_recv, send_ue_recv, send_uv)."""
 
+from __future__ import annotations
+
 from .. import _C
 from ..framework import check as C
+from ..framework.typing import Tensor
 from ._common import index, message, reduce_code
 
 __all__ = ["send_u_recv", "send_ue_recv", "send_uv"]
@@ -73,7 +76,14 @@ def _messages(api, x, y, src_index, dst_index, message_op):
     return x, y, code
 
 
-def send_u_recv(x, src_index, dst_index, reduce_op="sum", out_size=None, name=None):
+def send_u_recv(
+    x: Tensor,
+    src_index: Tensor,
+    dst_index: Tensor,
+    reduce_op: str = "sum",
+    out_size: int | Tensor | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Gathers x's rows along the edges and reduces them at the destinations:
     out[d] = reduce_op over the edges e with dst_index[e] == d of x[src_index[e]].
 
@@ -95,8 +105,15 @@ def send_u_recv(x, src_index, dst_index, reduce_op="sum", out_size=None, name=No
 
 
 def send_ue_recv(
-    x, y, src_index, dst_index, message_op="add", reduce_op="sum", out_size=None, name=None
-):
+    x: Tensor,
+    y: Tensor,
+    src_index: Tensor,
+    dst_index: Tensor,
+    message_op: str = "add",
+    reduce_op: str = "sum",
+    out_size: int | Tensor | None = None,
+    name: str | None = None,
+) -> Tensor:
     """send_u_recv of the messages x[src_index[e]] (message_op) y[e]: node features
     combined with each edge's features y, which broadcast against x's.
 
@@ -113,7 +130,14 @@ def send_ue_recv(
     return _C.send_ue_recv(x, y, src_index, dst_index, code, r, _out_rows(api, x, out_size))
 
 
-def send_uv(x, y, src_index, dst_index, message_op="add", name=None):
+def send_uv(
+    x: Tensor,
+    y: Tensor,
+    src_index: Tensor,
+    dst_index: Tensor,
+    message_op: str = "add",
+    name: str | None = None,
+) -> Tensor:
     """One message per edge: out[e] = x[src_index[e]] (message_op) y[dst_index[e]], with
     the feature dims broadcast.
 

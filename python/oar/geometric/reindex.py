@@ -1,9 +1,12 @@
 """Graph reindexing: the nodes of a sampled subgraph renumbered from 0 (Paddle's
 paddle.geometric.reindex_graph / reindex_heter_graph)."""
 
+from __future__ import annotations
+
 import numpy as np
 
 from ..framework import check as C
+from ..framework.typing import Tensor
 from ..tensor.creation import to_tensor
 from ._common import index
 
@@ -55,7 +58,14 @@ def _reindex(api, x, neighbor_lists, count_lists):
     return to_tensor(src), to_tensor(dst), to_tensor(np.asarray(out_nodes, dtype=dt))
 
 
-def reindex_graph(x, neighbors, count, value_buffer=None, index_buffer=None, name=None):
+def reindex_graph(
+    x: Tensor,
+    neighbors: Tensor,
+    count: Tensor,
+    value_buffer: Tensor | None = None,
+    index_buffer: Tensor | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
     """Renumbers a sampled subgraph: the input nodes x get 0 .. len(x) - 1 and each new
     node among neighbors the next number, in order of first appearance.
 
@@ -75,7 +85,14 @@ def reindex_graph(x, neighbors, count, value_buffer=None, index_buffer=None, nam
     return _reindex(api, x, [neighbors], [count])
 
 
-def reindex_heter_graph(x, neighbors, count, value_buffer=None, index_buffer=None, name=None):
+def reindex_heter_graph(
+    x: Tensor,
+    neighbors: list[Tensor] | tuple[Tensor, ...],
+    count: list[Tensor] | tuple[Tensor, ...],
+    value_buffer: Tensor | None = None,
+    index_buffer: Tensor | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
     """reindex_graph for a heterogeneous graph: neighbors and count are lists (one
     entry per edge type); the numbering runs through them in order and the edges of all
     types are concatenated."""

@@ -3,10 +3,13 @@ v are row[colptr[v]:colptr[v + 1]] (Paddle's paddle.geometric.sample_neighbors a
 weighted_sample_neighbors). The random draws come from oar's generator, so oar.seed
 makes them reproducible."""
 
+from __future__ import annotations
+
 import numpy as np
 
 from .. import _C
 from ..framework import check as C
+from ..framework.typing import Tensor
 from ..tensor.creation import to_tensor
 from ..framework.dtype import convert_dtype
 from ._common import index
@@ -75,15 +78,15 @@ def _uniform(n):
 
 
 def sample_neighbors(
-    row,
-    colptr,
-    input_nodes,
-    sample_size=-1,
-    eids=None,
-    return_eids=False,
-    perm_buffer=None,
-    name=None,
-):
+    row: Tensor,
+    colptr: Tensor,
+    input_nodes: Tensor,
+    sample_size: int = -1,
+    eids: Tensor | None = None,
+    return_eids: bool = False,
+    perm_buffer: Tensor | None = None,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, Tensor]:
     """Samples up to sample_size neighbours of each input node uniformly without
     replacement (all of them when the node has fewer, or sample_size is -1).
 
@@ -106,8 +109,15 @@ def sample_neighbors(
 
 
 def weighted_sample_neighbors(
-    row, colptr, edge_weight, input_nodes, sample_size=-1, eids=None, return_eids=False, name=None
-):
+    row: Tensor,
+    colptr: Tensor,
+    edge_weight: Tensor,
+    input_nodes: Tensor,
+    sample_size: int = -1,
+    eids: Tensor | None = None,
+    return_eids: bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, Tensor]:
     """Samples up to sample_size neighbours of each input node without replacement, each
     draw with probability proportional to edge_weight (Efraimidis-Spirakis: the k
     largest u^(1/w), u uniform); zero-weight edges are picked only when the node has

@@ -10,6 +10,8 @@ recorded: there is no lowering for it to switch."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from .. import _C
 from ..tensor.creation import ones_like, zeros_like
 
@@ -20,20 +22,20 @@ __all__ = ["enable_prim", "disable_prim", "prim_enabled", "grad", "forward_grad"
 _prim = False
 
 
-def enable_prim():
+def enable_prim() -> None:
     """Sets the flag prim_enabled() reports. Eager oar has no primitive-operator
     lowering, so nothing else changes."""
     global _prim
     _prim = True
 
 
-def disable_prim():
+def disable_prim() -> None:
     """Clears the flag prim_enabled() reports."""
     global _prim
     _prim = False
 
 
-def prim_enabled():
+def prim_enabled() -> bool:
     """Whether enable_prim() was called last (False at start)."""
     return _prim
 
@@ -94,7 +96,11 @@ def _vjp(ys, xs, vs, create_graph=True):
     )
 
 
-def grad(outputs, inputs, grad_outputs=None):
+def grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
+) -> Tensor | list[Tensor | None] | None:
     """Reverse mode: the gradients of outputs with respect to inputs, each output
     weighted by its grad_outputs entry (ones by default).
 
@@ -120,7 +126,11 @@ def grad(outputs, inputs, grad_outputs=None):
     return gs[0] if single else gs
 
 
-def forward_grad(outputs, inputs, grad_inputs=None):
+def forward_grad(
+    outputs: Tensor | Sequence[Tensor],
+    inputs: Tensor | Sequence[Tensor],
+    grad_inputs: Tensor | Sequence[Tensor | None] | None = None,
+) -> Tensor | list[Tensor | None] | None:
     """Forward mode: the Jacobian-vector products of outputs with respect to inputs
     along grad_inputs (ones by default), J v = d/du (u^T J v) at a zero cotangent u.
 

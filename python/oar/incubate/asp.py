@@ -15,16 +15,21 @@ import itertools
 import re
 import threading
 from enum import Enum
+from typing import Any, Callable, Iterable, Union
 
 import numpy as np
+import numpy.typing as npt
 
 from .. import _C
 from ..nn import Layer
+from ..optimizer import Optimizer
 from ..framework.param import _set_value
 from ..framework.grad_mode import no_grad
 from ..tensor.creation import to_tensor
 
 Tensor = _C.Tensor
+
+_ArrayOrTensor = Union[np.ndarray, Tensor]
 
 __all__ = [
     "calculate_density",
@@ -70,6 +75,10 @@ class CheckMethod(Enum):
         return CheckMethod.CHECK_1D if mask_algo == MaskAlgo.MASK_1D else CheckMethod.CHECK_2D
 
 
+# pruning_func(weight, m, n, mask_algo, param_name) -> (pruned weight, mask)
+_PruningFunc = Callable[[np.ndarray, int, int, MaskAlgo, str], tuple[np.ndarray, np.ndarray]]
+
+
 def _array(x, who):
     if isinstance(x, Tensor):
         return x.numpy()
@@ -78,7 +87,7 @@ def _array(x, who):
     raise TypeError(f"{who}: expected a numpy ndarray or a Tensor, got {type(x).__name__}")
 
 
-def calculate_density(x):
+def calculate_density(x: _ArrayOrTensor) -> float:
     """The fraction of nonzero entries of x (a numpy array or Tensor)."""
     a = _array(x, "calculate_density")
     if a.size == 0:
@@ -104,14 +113,14 @@ def _groups_1d(mat, m):
     return padded.reshape(-1, m), padded.shape
 
 
-def check_mask_1d(mat, n, m):
+def check_mask_1d(mat: npt.ArrayLike, n: int, m: int) -> bool:
     """Whether every group of m consecutive entries in each row has at least n zeros."""
     _check_nm("check_mask_1d", n, m)
     groups, _ = _groups_1d(np.asarray(mat), m)
     return bool(np.all(np.count_nonzero(groups, axis=1) <= m - n))
 
 
-def get_mask_1d(mat, n, m):
+def get_mask_1d(mat: npt.ArrayLike, n: int, m: int) -> np.ndarray:
     """The 1-D n:m mask of a 2-D matrix: in each group of m along a row, the n entries of
     smallest magnitude are 0, the others 1."""
     _check_nm("get_mask_1d", n, m)
@@ -140,7 +149,7 @@ def _unblock(blocks, shape, m, out_shape):
     return full[: out_shape[0], : out_shape[1]]
 
 
-def check_mask_2d(mat, n, m):
+def check_mask_2d(mat: npt.ArrayLike, n: int, m: int) -> bool:
     """Whether every m x m block has at least n zeros in each row or in each column."""
     _check_nm("check_mask_2d", n, m)
     blocks, _ = _blocks_2d(np.asarray(mat), m)
@@ -150,7 +159,7 @@ def check_mask_2d(mat, n, m):
     return bool(not np.any(rows_bad & cols_bad))
 
 
-def get_mask_2d_greedy(mat, n, m):
+def get_mask_2d_greedy(mat: npt.ArrayLike, n: int, m: int) -> np.ndarray:
     """A 2-D n:m mask built greedily: in each m x m block the entries are kept in order of
     decreasing magnitude while their row and column hold fewer than m - n kept ones."""
     _check_nm("get_mask_2d_greedy", n, m)
@@ -188,7 +197,7 @@ def _valid_patterns(n, m):
         return _patterns[(n, m)]
 
 
-def get_mask_2d_best(mat, n, m):
+def get_mask_2d_best(mat: npt.ArrayLike, n: int, m: int) -> np.ndarray:
     """The 2-D n:m mask keeping the largest total magnitude in each m x m block (an
     exhaustive search over the valid patterns; m up to 4 is practical)."""
     _check_nm("get_mask_2d_best", n, m)
@@ -220,7 +229,9 @@ def _as_2d(a):
     raise ValueError(f"expected a tensor of 1 to 4 dimensions, got {a.ndim}")
 
 
-def create_mask(tensor, func_name=MaskAlgo.MASK_1D, n=2, m=4):
+def create_mask(
+    tensor: _ArrayOrTensor, func_name: MaskAlgo = MaskAlgo.MASK_1D, n: int = 2, m: int = 4
+) -> np.ndarray:
     """The n:m mask of a 1-D to 4-D array (see _as_2d for the layout), of its shape."""
     if not isinstance(func_name, MaskAlgo):
         raise TypeError(
@@ -231,7 +242,9 @@ def create_mask(tensor, func_name=MaskAlgo.MASK_1D, n=2, m=4):
     return back(globals()[func_name.value](mat, n, m)).astype(a.dtype)
 
 
-def check_sparsity(tensor, func_name=CheckMethod.CHECK_1D, n=2, m=4):
+def check_sparsity(
+    tensor: _ArrayOrTensor, func_name: CheckMethod = CheckMethod.CHECK_1D, n: int = 2, m: int = 4
+) -> bool:
     """Whether a 1-D to 4-D array follows the n:m pattern."""
     if not isinstance(func_name, CheckMethod):
         raise TypeError(
@@ -262,7 +275,9 @@ def _default_pruning(weight, m, n, func_name, param_name):
     return weight * mask, mask
 
 
-def add_supported_layer(layer, pruning_func=None):
+def add_supported_layer(
+    layer: Layer | type[Layer] | str, pruning_func: _PruningFunc | None = None
+) -> None:
     """Let prune_model prune layers of this type (a Layer class, instance or its snake_case
     name) with pruning_func(weight, m, n, mask_algo, param_name) -> (pruned, mask)."""
     if isinstance(layer, str):
@@ -284,18 +299,20 @@ for _name in ("fc", "linear", "conv2d"):
     add_supported_layer(_name)
 
 
-def set_excluded_layers(param_names, main_program=None):
+def set_excluded_layers(param_names: Iterable[str], main_program: Any = None) -> None:
     """Leave the parameters with these names dense in prune_model."""
     with _state_lock:
         _excluded.update(param_names)
 
 
-def reset_excluded_layers(main_program=None):
+def reset_excluded_layers(main_program: Any = None) -> None:
     with _state_lock:
         _excluded.clear()
 
 
-def prune_model(model, n=2, m=4, mask_algo="mask_1d", with_mask=True):
+def prune_model(
+    model: Layer, n: int = 2, m: int = 4, mask_algo: str = "mask_1d", with_mask: bool = True
+) -> dict[str, np.ndarray]:
     """Prune the weights of model's supported layers to the n:m pattern (mask_algo
     'mask_1d', 'mask_2d_greedy' or 'mask_2d_best'); returns {parameter name: mask}.
     with_mask keeps the masks for decorate()."""
@@ -354,6 +371,6 @@ class OptimizerWithSparsityGuarantee:
         return out
 
 
-def decorate(optimizer):
+def decorate(optimizer: Optimizer) -> OptimizerWithSparsityGuarantee:
     """Wrap optimizer so its updates keep the pruned weights zero (after prune_model)."""
     return OptimizerWithSparsityGuarantee(optimizer)

@@ -8,6 +8,8 @@ Every result is computed with create_graph=True, so it can be differentiated aga
 
 from __future__ import annotations
 
+from typing import Callable, Sequence, Union
+
 from .. import _C
 from ..tensor.creation import ones_like, zeros_like
 from ..tensor.creation import clone
@@ -15,6 +17,8 @@ from ..tensor.manipulation import stack
 from ._prim import disable_prim, enable_prim, forward_grad, grad, prim_enabled  # noqa: F401
 
 Tensor = _C.Tensor
+
+_Tensors = Union[Tensor, Sequence[Tensor]]
 
 __all__ = [
     "vjp",
@@ -103,7 +107,9 @@ def _prepare(who, func, xs, v):
     return xs, v, _call(func, xs)
 
 
-def vjp(func, xs, v=None):
+def vjp(
+    func: Callable[..., _Tensors], xs: _Tensors, v: _Tensors | None = None
+) -> tuple[_Tensors, Tensor | tuple[Tensor, ...]]:
     """(func(xs), v^T J): the vector-Jacobian product of func at xs with v (shaped like
     func's outputs; ones by default). Shaped like xs."""
     xs, v, ys = _prepare("vjp", func, xs, v)
@@ -111,7 +117,9 @@ def vjp(func, xs, v=None):
     return ys, _grad(ys, xs, v)
 
 
-def jvp(func, xs, v=None):
+def jvp(
+    func: Callable[..., _Tensors], xs: _Tensors, v: _Tensors | None = None
+) -> tuple[_Tensors, Tensor | tuple[Tensor, ...]]:
     """(func(xs), J v): the Jacobian-vector product of func at xs with v (shaped like xs;
     ones by default), by the double-backward trick: J v = d/du (u^T J v) of the
     vector-Jacobian product at a dummy u. Shaped like func's outputs."""

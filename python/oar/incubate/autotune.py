@@ -8,6 +8,7 @@ import copy
 import json
 import threading
 import warnings
+from typing import Any
 
 __all__ = ["set_config", "get_config"]
 
@@ -19,7 +20,7 @@ _config = {
 }
 
 
-def set_config(config=None):
+def set_config(config: dict[str, Any] | str | None = None) -> None:
     """config: a dict like {"kernel": {"enable": True, "tuning_range": [1, 5]}, "layout":
     {"enable": True}, "dataloader": {"enable": True}}, the path of a JSON file holding
     one, or None (enable all three). Unknown keys are warned about and ignored, as in
@@ -69,7 +70,7 @@ def set_config(config=None):
         _config.update(new)
 
 
-def get_config():
+def get_config() -> dict[str, dict[str, Any]]:
     """The configuration set_config recorded (an oar addition)."""
     with _lock:
         return copy.deepcopy(_config)

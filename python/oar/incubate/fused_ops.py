@@ -8,6 +8,7 @@ import numpy as np
 from .. import _C
 from ..tensor.manipulation import assign
 from ..tensor.creation import to_tensor
+from ..framework.typing import Tensor
 
 _REDUCTIONS = {"sum": 0, "mean": 1, "none": 2}
 _FLOATS = ("float32", "float64")
@@ -24,7 +25,7 @@ def _check_float(api, arg, t):
     return dt
 
 
-def identity_loss(x, reduction="none"):
+def identity_loss(x: Tensor, reduction: str | int = "none") -> Tensor:
     """Mark x as (part of) the loss, reducing it as asked. On an IPU this tells the
     graph compiler where backpropagation starts; in eager mode it is the reduction.
 
@@ -65,7 +66,7 @@ def _check_4d(api, arg, t):
         )
 
 
-def softmax_mask_fuse(x, mask, name=None):
+def softmax_mask_fuse(x: Tensor, mask: Tensor, name: str | None = None) -> Tensor:
     """softmax(x + mask) over the last axis: the attention-score softmax of a
     Transformer with an additive mask shared by all heads.
 
@@ -111,7 +112,7 @@ def softmax_mask_fuse(x, mask, name=None):
     return _C.softmax(x + mask.detach(), -1)
 
 
-def softmax_mask_fuse_upper_triangle(x):
+def softmax_mask_fuse_upper_triangle(x: Tensor) -> Tensor:
     """softmax over the last axis with every position above the diagonal hidden: the
     causal (GPT) attention softmax. Row i of each [query_len, key_len] matrix is the
     softmax of its first i + 1 entries, followed by zeros.

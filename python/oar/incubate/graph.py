@@ -2,12 +2,22 @@
 segment_sum/mean/max/min are the same functions; graph_send_recv, graph_sample_neighbors
 and graph_reindex take the argument names Paddle's incubate versions take."""
 
+from __future__ import annotations
+
 from .. import _C
+from ..framework.typing import Tensor
 from ..geometric import reindex_graph, reindex_heter_graph, sample_neighbors, send_u_recv
 from ..geometric import segment_max, segment_mean, segment_min, segment_sum  # noqa: F401
 
 
-def graph_send_recv(x, src_index, dst_index, pool_type="sum", out_size=None, name=None):
+def graph_send_recv(
+    x: Tensor,
+    src_index: Tensor,
+    dst_index: Tensor,
+    pool_type: str = "sum",
+    out_size: int | Tensor | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Gathers x's rows at src_index and reduces them into dst_index's rows
     (`pool_type`: "sum", "mean", "max" or "min"); `oar.geometric.send_u_recv` by its
     older name. Returns a Tensor of x's dtype with `out_size` rows (default: x's)."""
@@ -15,16 +25,16 @@ def graph_send_recv(x, src_index, dst_index, pool_type="sum", out_size=None, nam
 
 
 def graph_sample_neighbors(
-    row,
-    colptr,
-    input_nodes,
-    eids=None,
-    perm_buffer=None,
-    sample_size=-1,
-    return_eids=False,
-    flag_perm_buffer=False,
-    name=None,
-):
+    row: Tensor,
+    colptr: Tensor,
+    input_nodes: Tensor,
+    eids: Tensor | None = None,
+    perm_buffer: Tensor | None = None,
+    sample_size: int = -1,
+    return_eids: bool = False,
+    flag_perm_buffer: bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor] | tuple[Tensor, Tensor, Tensor]:
     """Samples up to `sample_size` neighbours of each input node of a CSC graph
     (`oar.geometric.sample_neighbors` by its older name; `perm_buffer` and
     `flag_perm_buffer` only speed Paddle's GPU kernel up and are accepted).
@@ -41,14 +51,14 @@ def graph_sample_neighbors(
 
 
 def graph_reindex(
-    x,
-    neighbors,
-    count,
-    value_buffer=None,
-    index_buffer=None,
-    flag_buffer_hashtable=False,
-    name=None,
-):
+    x: Tensor,
+    neighbors: Tensor,
+    count: Tensor,
+    value_buffer: Tensor | None = None,
+    index_buffer: Tensor | None = None,
+    flag_buffer_hashtable: bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
     """Renumbers the nodes of x and their sampled neighbours from 0
     (`oar.geometric.reindex_graph` by its older name). Returns (reindex_src,
     reindex_dst, out_nodes).

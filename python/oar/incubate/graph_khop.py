@@ -11,6 +11,7 @@ from .. import _C
 from ..framework.check import _kind
 from ..tensor.creation import to_tensor
 from ..geometric import reindex_graph, sample_neighbors
+from ..framework.typing import Tensor
 
 __all__ = ["graph_khop_sampler"]
 API = "graph_khop_sampler"
@@ -61,8 +62,14 @@ def _sizes(sample_sizes):
 
 
 def graph_khop_sampler(
-    row, colptr, input_nodes, sample_sizes, sorted_eids=None, return_eids=False, name=None
-):
+    row: Tensor,
+    colptr: Tensor,
+    input_nodes: Tensor,
+    sample_sizes: int | list[int] | tuple[int, ...],
+    sorted_eids: Tensor | None = None,
+    return_eids: bool = False,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor, Tensor] | tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     """Samples a k-hop subgraph around input_nodes of a CSC graph (the in-neighbours
     of node v are row[colptr[v]:colptr[v + 1]]) and renumbers its nodes from 0.
 

@@ -9,6 +9,7 @@ its parameters."""
 from __future__ import annotations
 
 import types
+from typing import Any, Callable, NoReturn, Sequence, TypeVar, overload
 
 __all__ = [
     "ignore_module",
@@ -23,8 +24,10 @@ __all__ = [
 
 _ignored: list = []
 
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-def ignore_module(modules):
+
+def ignore_module(modules: list[types.ModuleType] | tuple[types.ModuleType, ...]) -> None:
     """Paddle's dynamic-to-static translator skips the functions of these modules; oar has
     no translator, so they are only recorded. modules: a list of module objects."""
     if not isinstance(modules, (list, tuple)):
@@ -40,13 +43,21 @@ def ignore_module(modules):
     _ignored.extend(m for m in modules if m not in _ignored)
 
 
-def not_to_static(func=None):
+@overload
+def not_to_static(func: None = None) -> None: ...
+
+
+@overload
+def not_to_static(func: _F) -> _F: ...
+
+
+def not_to_static(func: _F | None = None) -> _F | None:
     """Marks func as never translated to a static graph; oar never translates, so func is
     returned unchanged."""
     return func
 
 
-def enable_to_static(enable_to_static_bool):
+def enable_to_static(enable_to_static_bool: bool) -> None:
     """Accepted: oar always runs eagerly, with or without it."""
     if not isinstance(enable_to_static_bool, bool):
         raise TypeError(
@@ -55,11 +66,11 @@ def enable_to_static(enable_to_static_bool):
         )
 
 
-def set_code_level(level=100, also_to_stdout=False):
+def set_code_level(level: int = 100, also_to_stdout: bool = False) -> None:
     """Accepted: there is no translated code to log."""
 
 
-def set_verbosity(level=0, also_to_stdout=False):
+def set_verbosity(level: int = 0, also_to_stdout: bool = False) -> None:
     """Accepted: there is no translator to log."""
 
 
@@ -71,16 +82,27 @@ def _no_graph(api):
     )
 
 
-def to_static(function=None, input_spec=None, build_strategy=None, backend=None, **kwargs):
+def to_static(
+    function: Callable[..., Any] | None = None,
+    input_spec: Sequence[Any] | None = None,
+    build_strategy: Any = None,
+    backend: str | None = None,
+    **kwargs: Any,
+) -> NoReturn:
     """Not available: oar runs eagerly (raises NotImplementedError)."""
     raise _no_graph("to_static")
 
 
-def save(layer, path, input_spec=None, **configs):
+def save(
+    layer: Callable[..., Any],
+    path: str,
+    input_spec: Sequence[Any] | None = None,
+    **configs: Any,
+) -> NoReturn:
     """Not available: oar exports no inference programs (raises NotImplementedError)."""
     raise _no_graph("jit.save")
 
 
-def load(path, **configs):
+def load(path: str, **configs: Any) -> NoReturn:
     """Not available: oar loads no inference programs (raises NotImplementedError)."""
     raise _no_graph("jit.load")

@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+from typing import Union
+
 from ... import _C
 from ...framework import check as C
 from ...framework.dtype import convert_dtype
@@ -10,8 +12,11 @@ from ...nn.functional import unfold as _unfold
 from ...nn.functional.flash_attention import scaled_dot_product_attention as _sdpa
 from ...nn.functional.padding import _PAD_MODES
 from .._out import _write
+from ...framework.typing import DTypeLike, IntsLike
 
 Tensor = _C.Tensor
+
+_IntsOrTensor = Union[IntsLike, Tensor]
 
 __all__ = ["pad", "softmax", "linear", "scaled_dot_product_attention", "unfold"]
 
@@ -21,7 +26,14 @@ def _implicit_dim(ndim):
     return 0 if ndim in (0, 1, 3) else 1
 
 
-def softmax(input, dim=None, dtype=None, *, out=None, _stacklevel=3):
+def softmax(
+    input: Tensor,
+    dim: int | None = None,
+    dtype: DTypeLike | None = None,
+    *,
+    out: Tensor | None = None,
+    _stacklevel: int = 3,
+) -> Tensor:
     """Softmax along dim (None: PyTorch's implicit dim, 0 for 0-, 1- and 3-D input, else
     1); with dtype, input is cast first."""
     C.tensor("softmax", "input", input)
@@ -35,7 +47,7 @@ def softmax(input, dim=None, dtype=None, *, out=None, _stacklevel=3):
     return ret
 
 
-def linear(input, weight, bias=None):
+def linear(input: Tensor, weight: Tensor, bias: Tensor | None = None) -> Tensor:
     """input @ weight.T + bias, weight in PyTorch's layout [out_features, in_features]."""
     C.tensor("linear", "input", input)
     C.tensor("linear", "weight", weight)
@@ -51,7 +63,12 @@ def linear(input, weight, bias=None):
     return out
 
 
-def pad(input, pad, mode="constant", value=0.0):
+def pad(
+    input: Tensor,
+    pad: list[int] | tuple[int, ...] | Tensor,
+    mode: str = "constant",
+    value: float = 0.0,
+) -> Tensor:
     """PyTorch's pad: pad = (before, after) of the last dim, then of the one before, ...
     (at most 3 dims; non-constant modes leave the first two dims alone). Modes
     'constant', 'reflect', 'replicate', 'circular'."""
@@ -89,7 +106,13 @@ def pad(input, pad, mode="constant", value=0.0):
     return _C.pad(input, flat, _PAD_MODES[mode], C.number("pad", "value", value))
 
 
-def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+def unfold(
+    input: Tensor,
+    kernel_size: _IntsOrTensor,
+    dilation: _IntsOrTensor = 1,
+    padding: _IntsOrTensor = 0,
+    stride: _IntsOrTensor = 1,
+) -> Tensor:
     """Sliding blocks of input [N, C, H, W] as columns [N, C * kh * kw, L] (PyTorch's
     argument order: kernel_size, dilation, padding, stride)."""
 
@@ -102,8 +125,15 @@ def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
 
 
 def scaled_dot_product_attention(
-    query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None, enable_gqa=False
-):
+    query: Tensor,
+    key: Tensor,
+    value: Tensor,
+    attn_mask: Tensor | None = None,
+    dropout_p: float = 0.0,
+    is_causal: bool = False,
+    scale: float | None = None,
+    enable_gqa: bool = False,
+) -> Tensor:
     """PyTorch's layout [..., heads, seq_len, head_dim]; a bool mask keeps True positions,
     a float mask is added to the scores."""
     for n, t in (("query", query), ("key", key), ("value", value)):

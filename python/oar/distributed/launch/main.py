@@ -11,6 +11,8 @@ MASTER_ADDR/MASTER_PORT ones), forwards SIGINT/SIGTERM to them, and when one exi
 with an error stops the others and exits with its code, naming the rank.
 """
 
+from __future__ import annotations
+
 import argparse
 import os
 import signal
@@ -135,7 +137,7 @@ def _stop(procs, grace=5.0):
                 p.wait()
 
 
-def launch(argv=None):
+def launch(argv: list[str] | None = None) -> int:
     a = _parse(sys.argv[1:] if argv is None else argv)
     procs = []
     if a.log_dir:

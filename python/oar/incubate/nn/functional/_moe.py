@@ -10,6 +10,8 @@ import numpy as np
 
 
 from ....framework import check as _check
+from ....framework.dtype import dtype as _DType
+from ....framework.typing import Tensor
 from . import _common as c
 from .... import _C
 from ....tensor.creation import full
@@ -38,7 +40,13 @@ def _int_tensor(api, arg, v):
     return v
 
 
-def int_bincount(x, low, high, dtype=None, name=None):
+def int_bincount(
+    x: Tensor,
+    low: int,
+    high: int,
+    dtype: str | _DType | np.dtype | None = None,
+    name: str | None = None,
+) -> Tensor:
     """Counts of the integers low, low + 1, ..., high - 1 in x (values outside are
     ignored).
 
@@ -66,8 +74,11 @@ def int_bincount(x, low, high, dtype=None, name=None):
 
 
 def build_src_rank_and_local_expert_id(
-    expert_num_global_tensor, expert_num_global, num_local_experts, name=None
-):
+    expert_num_global_tensor: Tensor,
+    expert_num_global: list[int] | tuple[int, ...],
+    num_local_experts: int,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor]:
     """For tokens laid out expert after expert (expert i has expert_num_global[i] of
     them), the rank owning each token's expert (i // num_local_experts) and the
     expert's id on that rank (i % num_local_experts).
@@ -110,8 +121,13 @@ def build_src_rank_and_local_expert_id(
 
 
 def expand_modality_expert_id(
-    expert_id, num_expert_per_modality, group_size, modality_offset, is_group_expert, name=None
-):
+    expert_id: Tensor,
+    num_expert_per_modality: int,
+    group_size: int,
+    modality_offset: int,
+    is_group_expert: bool,
+    name: str | None = None,
+) -> Tensor:
     """Map expert ids of one modality into the global numbering of two interleaved
     modalities: with is_group_expert the id in top-k slot j first moves by j *
     group_size; then (num_expert_per_modality = n > 0) e -> (e // n) * 2n + e % n +
@@ -149,7 +165,9 @@ def expand_modality_expert_id(
     return to_tensor(e.astype(expert_id.dtype.name))
 
 
-def moe_combine(x, combine_weights, scatter_index, name=None):
+def moe_combine(
+    x: Tensor, combine_weights: Tensor, scatter_index: Tensor, name: str | None = None
+) -> Tensor:
     """y[s] = sum_k combine_weights[s, k] * x[scatter_index[k, s]]: the experts' outputs
     back into token order, weighted.
 
@@ -191,16 +209,16 @@ def moe_combine(x, combine_weights, scatter_index, name=None):
 
 
 def cal_aux_loss(
-    gate_prob,
-    dispatch_mask,
-    tokens_mask,
-    dispatch_tokens_mask,
-    num_experts,
-    use_group,
-    moe_k,
-    clip_min,
-    name=None,
-):
+    gate_prob: Tensor,
+    dispatch_mask: Tensor,
+    tokens_mask: Tensor | None,
+    dispatch_tokens_mask: Tensor | None,
+    num_experts: int,
+    use_group: bool,
+    moe_k: int,
+    clip_min: float,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor]:
     """The load-balancing loss num_experts * sum_e me_e * ce_e, me = column sums of
     gate_prob / L, ce = dispatch counts / L (no gradient), L the clipped token count.
 

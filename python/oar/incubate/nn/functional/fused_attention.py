@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .... import _C
+from ....framework.typing import Tensor
 from . import _common as c
 from ....nn.layer.transformer import _convert_attention_mask
 
@@ -100,30 +101,30 @@ def _mask(api, attn_mask, shape, ref):
 
 
 def fused_multi_head_attention(
-    x,
-    qkv_weight,
-    linear_weight,
-    pre_layer_norm=False,
-    pre_ln_scale=None,
-    pre_ln_bias=None,
-    ln_scale=None,
-    ln_bias=None,
-    pre_ln_epsilon=1e-05,
-    qkv_bias=None,
-    linear_bias=None,
-    cache_kv=None,
-    attn_mask=None,
-    dropout_rate=0.5,
-    attn_dropout_rate=0.5,
-    ln_epsilon=1e-05,
-    training=True,
-    mode="upscale_in_train",
-    ring_id=-1,
-    add_residual=True,
-    num_heads=-1,
-    transpose_qkv_wb=False,
-    name=None,
-):
+    x: Tensor,
+    qkv_weight: Tensor,
+    linear_weight: Tensor,
+    pre_layer_norm: bool = False,
+    pre_ln_scale: Tensor | None = None,
+    pre_ln_bias: Tensor | None = None,
+    ln_scale: Tensor | None = None,
+    ln_bias: Tensor | None = None,
+    pre_ln_epsilon: float = 1e-05,
+    qkv_bias: Tensor | None = None,
+    linear_bias: Tensor | None = None,
+    cache_kv: Tensor | None = None,
+    attn_mask: Tensor | None = None,
+    dropout_rate: float = 0.5,
+    attn_dropout_rate: float = 0.5,
+    ln_epsilon: float = 1e-05,
+    training: bool = True,
+    mode: str = "upscale_in_train",
+    ring_id: int = -1,
+    add_residual: bool = True,
+    num_heads: int = -1,
+    transpose_qkv_wb: bool = False,
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Tensor]:
     """Self-attention with its projections, residual and layer norm:
     h = layer_norm(x) if pre_layer_norm else x; q, k, v = split(h @ W_qkv + b_qkv);
     a = dropout(softmax(q k^T / sqrt(head_dim) + attn_mask)) v; out = a @ linear_weight +

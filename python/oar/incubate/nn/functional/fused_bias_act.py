@@ -5,6 +5,7 @@ quantisation, composed from oar ops (differentiable up to the quantisation)."""
 from __future__ import annotations
 
 from .... import _C
+from ....framework.typing import Tensor
 from ....nn import functional as F
 from . import _common as c
 
@@ -32,18 +33,18 @@ def _dequantize(api, x, dequant_scales, compute_dtype):
 
 
 def fused_bias_act(
-    x,
-    bias=None,
-    dequant_scales=None,
-    shift=None,
-    smooth=None,
-    act_method="gelu",
-    compute_dtype="default",
-    quant_scale=-1,
-    quant_round_type=0,
-    quant_max_bound=0,
-    quant_min_bound=0,
-):
+    x: Tensor,
+    bias: Tensor | None = None,
+    dequant_scales: Tensor | None = None,
+    shift: Tensor | None = None,
+    smooth: Tensor | None = None,
+    act_method: str = "gelu",
+    compute_dtype: str = "default",
+    quant_scale: float = -1,
+    quant_round_type: int = 0,
+    quant_max_bound: float = 0,
+    quant_min_bound: float = 0,
+) -> Tensor:
     """act(x + bias), with Paddle's optional dequantisation, smoothing and quantisation.
 
     Args:

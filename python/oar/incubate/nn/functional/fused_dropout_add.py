@@ -5,12 +5,20 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....framework.typing import Tensor
 from . import _common as c
 
 __all__ = ["fused_dropout_add"]
 
 
-def fused_dropout_add(x, y, p=0.5, training=True, mode="upscale_in_train", name=None):
+def fused_dropout_add(
+    x: Tensor,
+    y: Tensor,
+    p: float = 0.5,
+    training: bool = True,
+    mode: str = "upscale_in_train",
+    name: str | None = None,
+) -> Tensor:
     """dropout(x, p) + y.
 
     Args:

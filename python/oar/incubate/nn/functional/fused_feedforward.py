@@ -5,6 +5,7 @@ the default generator and Paddle's two modes."""
 
 from __future__ import annotations
 
+from ....framework.typing import Tensor
 from ....nn import functional as F
 from . import _common as c
 
@@ -14,27 +15,27 @@ _FFN_ACTS = ("relu", "gelu")  # Paddle's kernel: these two, gelu with erf
 
 
 def fused_feedforward(
-    x,
-    linear1_weight,
-    linear2_weight,
-    linear1_bias=None,
-    linear2_bias=None,
-    ln1_scale=None,
-    ln1_bias=None,
-    ln2_scale=None,
-    ln2_bias=None,
-    dropout1_rate=0.5,
-    dropout2_rate=0.5,
-    activation="relu",
-    ln1_epsilon=1e-5,
-    ln2_epsilon=1e-5,
-    pre_layer_norm=False,
-    training=True,
-    mode="upscale_in_train",
-    ring_id=-1,
-    add_residual=True,
-    name=None,
-):
+    x: Tensor,
+    linear1_weight: Tensor,
+    linear2_weight: Tensor,
+    linear1_bias: Tensor | None = None,
+    linear2_bias: Tensor | None = None,
+    ln1_scale: Tensor | None = None,
+    ln1_bias: Tensor | None = None,
+    ln2_scale: Tensor | None = None,
+    ln2_bias: Tensor | None = None,
+    dropout1_rate: float = 0.5,
+    dropout2_rate: float = 0.5,
+    activation: str = "relu",
+    ln1_epsilon: float = 1e-5,
+    ln2_epsilon: float = 1e-5,
+    pre_layer_norm: bool = False,
+    training: bool = True,
+    mode: str = "upscale_in_train",
+    ring_id: int = -1,
+    add_residual: bool = True,
+    name: str | None = None,
+) -> Tensor:
     """The Transformer feed-forward block:
     out = linear2(dropout1(activation(linear1(layer_norm1(x) if pre_layer_norm else x)))),
     then x + dropout2(out) (dropout2(out) without add_residual), then layer_norm2 of that
@@ -118,17 +119,17 @@ def fused_feedforward(
 
 
 def fused_bias_dropout_residual_layer_norm(
-    x,
-    residual,
-    bias=None,
-    ln_scale=None,
-    ln_bias=None,
-    dropout_rate=0.5,
-    ln_epsilon=1e-5,
-    training=True,
-    mode="upscale_in_train",
-    name=None,
-):
+    x: Tensor,
+    residual: Tensor,
+    bias: Tensor | None = None,
+    ln_scale: Tensor | None = None,
+    ln_bias: Tensor | None = None,
+    dropout_rate: float = 0.5,
+    ln_epsilon: float = 1e-5,
+    training: bool = True,
+    mode: str = "upscale_in_train",
+    name: str | None = None,
+) -> Tensor:
     """layer_norm(residual + dropout(x + bias)) over the last axis.
 
     Args:

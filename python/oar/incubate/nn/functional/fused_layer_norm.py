@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .... import _C
+from ....framework.typing import Tensor
 from ....nn import functional as F
 from . import _common as c
 
@@ -36,19 +37,19 @@ def _fused_sum(api, x, bias, residual, alpha, axis):
 
 
 def fused_layer_norm(
-    x,
-    norm_weight,
-    norm_bias,
-    epsilon,
-    residual_alpha=1.0,
-    begin_norm_axis=1,
-    bias=None,
-    residual=None,
-    quant_scale=-1,
-    quant_round_type=0,
-    quant_max_bound=0,
-    quant_min_bound=0,
-):
+    x: Tensor,
+    norm_weight: Tensor | None,
+    norm_bias: Tensor | None,
+    epsilon: float,
+    residual_alpha: float = 1.0,
+    begin_norm_axis: int = 1,
+    bias: Tensor | None = None,
+    residual: Tensor | None = None,
+    quant_scale: float = -1,
+    quant_round_type: int = 0,
+    quant_max_bound: float = 0,
+    quant_min_bound: float = 0,
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
     """LayerNorm(x + bias + residual_alpha * residual) over the axes from
     begin_norm_axis on.
 
@@ -101,7 +102,9 @@ def fused_layer_norm(
     return out, residual_out, mean, inv
 
 
-def fast_ln(x, scale, bias, epsilon=1e-5):
+def fast_ln(
+    x: Tensor, scale: Tensor, bias: Tensor, epsilon: float = 1e-5
+) -> tuple[Tensor, Tensor, Tensor]:
     """LayerNorm over the last axis, also returning its statistics.
 
     Args:

@@ -6,6 +6,7 @@ the composition."""
 from __future__ import annotations
 
 from .... import _C
+from ....framework.typing import Tensor
 from ....nn import functional as F
 from . import _common as c
 
@@ -44,7 +45,14 @@ def _gemm_bias(api, x, y, bias, trans_x, trans_y, names):
     return _C.matmul(x, c.like(y, x), trans_x, trans_y) + bias
 
 
-def fused_matmul_bias(x, y, bias=None, transpose_x=False, transpose_y=False, name=None):
+def fused_matmul_bias(
+    x: Tensor,
+    y: Tensor,
+    bias: Tensor | None = None,
+    transpose_x: bool = False,
+    transpose_y: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """matmul(x, y) + bias in one step.
 
     Args:
@@ -80,7 +88,13 @@ def fused_matmul_bias(x, y, bias=None, transpose_x=False, transpose_y=False, nam
     )
 
 
-def fused_linear(x, weight, bias=None, transpose_weight=False, name=None):
+def fused_linear(
+    x: Tensor,
+    weight: Tensor,
+    bias: Tensor | None = None,
+    transpose_weight: bool = False,
+    name: str | None = None,
+) -> Tensor:
     """A fully connected layer: x @ weight + bias.
 
     Args:
@@ -129,7 +143,14 @@ def fused_linear(x, weight, bias=None, transpose_weight=False, name=None):
 _ACTIVATIONS = ("none", "relu", "gelu")
 
 
-def fused_linear_activation(x, y, bias, trans_x=False, trans_y=False, activation=None):
+def fused_linear_activation(
+    x: Tensor,
+    y: Tensor,
+    bias: Tensor,
+    trans_x: bool = False,
+    trans_y: bool = False,
+    activation: str | None = None,
+) -> Tensor:
     """activation(matmul(x, y) + bias).
 
     Args:

@@ -4,10 +4,13 @@ key/value cache for incremental decoding, composed from oar ops."""
 
 from __future__ import annotations
 
+from typing import Sequence
+
 import numpy as np
 
 from .... import _C
 from ....framework.check import _kind, integer
+from ....framework.typing import Tensor
 from ....tensor.creation import to_tensor, zeros_like
 from . import _common as c
 from . import _fmt_args as G
@@ -29,41 +32,41 @@ def _norm(h, scale, bias, eps, kind):
 
 
 def fused_multi_transformer(
-    x,
-    ln_scales,
-    ln_biases,
-    qkv_weights,
-    qkv_biases,
-    linear_weights,
-    linear_biases,
-    ffn_ln_scales,
-    ffn_ln_biases,
-    ffn1_weights,
-    ffn1_biases,
-    ffn2_weights,
-    ffn2_biases,
-    pre_layer_norm=True,
-    epsilon=1e-05,
-    residual_alpha=1.0,
-    cache_kvs=None,
-    beam_offset=None,
-    pre_caches=None,
-    seq_lens=None,
-    rotary_embs=None,
-    time_step=None,
-    attn_mask=None,
-    dropout_rate=0.0,
-    rotary_emb_dims=0,
-    activation="gelu",
-    training=False,
-    mode="upscale_in_train",
-    trans_qkvw=True,
-    ring_id=-1,
-    norm_type="layernorm",
-    use_neox_rotary_style=False,
-    gqa_group_size=-1,
-    name=None,
-):
+    x: Tensor,
+    ln_scales: Sequence[Tensor],
+    ln_biases: Sequence[Tensor | None] | None,
+    qkv_weights: Sequence[Tensor],
+    qkv_biases: Sequence[Tensor | None] | None,
+    linear_weights: Sequence[Tensor],
+    linear_biases: Sequence[Tensor | None] | None,
+    ffn_ln_scales: Sequence[Tensor],
+    ffn_ln_biases: Sequence[Tensor | None] | None,
+    ffn1_weights: Sequence[Tensor],
+    ffn1_biases: Sequence[Tensor | None] | None,
+    ffn2_weights: Sequence[Tensor],
+    ffn2_biases: Sequence[Tensor | None] | None,
+    pre_layer_norm: bool = True,
+    epsilon: float = 1e-05,
+    residual_alpha: float = 1.0,
+    cache_kvs: Sequence[Tensor] | None = None,
+    beam_offset: Tensor | None = None,
+    pre_caches: Sequence[Tensor] | None = None,
+    seq_lens: Tensor | None = None,
+    rotary_embs: Tensor | None = None,
+    time_step: Tensor | int | None = None,
+    attn_mask: Tensor | None = None,
+    dropout_rate: float = 0.0,
+    rotary_emb_dims: int = 0,
+    activation: str = "gelu",
+    training: bool = False,
+    mode: str = "upscale_in_train",
+    trans_qkvw: bool = True,
+    ring_id: int = -1,
+    norm_type: str = "layernorm",
+    use_neox_rotary_style: bool = False,
+    gqa_group_size: int = -1,
+    name: str | None = None,
+) -> Tensor | tuple[Tensor, Sequence[Tensor]]:
     """A stack of Transformer decoder layers. Layer i, with norm = LayerNorm (or
     RMSNorm) and h its input:
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from .... import _C
+from ....framework.typing import Tensor
 from ....nn import functional as F
 from . import _common as c
 
@@ -14,18 +15,18 @@ __all__ = ["fused_rms_norm", "fused_rms_norm_ext", "fast_rms_norm"]
 
 
 def fused_rms_norm(
-    x,
-    norm_weight,
-    norm_bias,
-    epsilon,
-    begin_norm_axis=1,
-    bias=None,
-    residual=None,
-    quant_scale=-1,
-    quant_round_type=0,
-    quant_max_bound=0,
-    quant_min_bound=0,
-):
+    x: Tensor,
+    norm_weight: Tensor,
+    norm_bias: Tensor | None,
+    epsilon: float,
+    begin_norm_axis: int = 1,
+    bias: Tensor | None = None,
+    residual: Tensor | None = None,
+    quant_scale: float = -1,
+    quant_round_type: int = 0,
+    quant_max_bound: float = 0,
+    quant_min_bound: float = 0,
+) -> tuple[Tensor, Tensor]:
     """RMSNorm(x + bias + residual) * norm_weight + norm_bias over the axes from
     begin_norm_axis on: h / sqrt(mean(h ** 2) + epsilon) * norm_weight + norm_bias.
 
@@ -103,7 +104,9 @@ def _last_axis_rms(api, x, scale, epsilon):
     return F.rms_norm(x, [cols], weight=w, epsilon=eps), inv
 
 
-def fused_rms_norm_ext(x, scale, epsilon=1e-5, name=None):
+def fused_rms_norm_ext(
+    x: Tensor, scale: Tensor, epsilon: float = 1e-5, name: str | None = None
+) -> tuple[Tensor, Tensor]:
     """RMSNorm over the last axis: x / sqrt(mean(x ** 2) + epsilon) * scale.
 
     Args:
@@ -123,7 +126,7 @@ def fused_rms_norm_ext(x, scale, epsilon=1e-5, name=None):
     return _last_axis_rms("fused_rms_norm_ext", x, scale, epsilon)
 
 
-def fast_rms_norm(x, scale, epsilon=1e-5):
+def fast_rms_norm(x: Tensor, scale: Tensor, epsilon: float = 1e-5) -> tuple[Tensor, Tensor]:
     """RMSNorm over the last axis, as fused_rms_norm_ext.
 
     Args:

@@ -9,6 +9,7 @@ import numbers
 import numpy as np
 
 from .... import _C
+from ....framework.typing import Tensor
 from ....tensor.creation import to_tensor
 from . import _common as c
 
@@ -103,16 +104,16 @@ def _check_qkv(arg, t, q, time_major):
 
 
 def fused_rotary_position_embedding(
-    q,
-    k=None,
-    v=None,
-    sin=None,
-    cos=None,
-    position_ids=None,
-    use_neox_rotary_style=True,
-    time_major=False,
-    rotary_emb_base=10000.0,
-):
+    q: Tensor,
+    k: Tensor | None = None,
+    v: Tensor | None = None,
+    sin: Tensor | None = None,
+    cos: Tensor | None = None,
+    position_ids: Tensor | None = None,
+    use_neox_rotary_style: bool = True,
+    time_major: bool = False,
+    rotary_emb_base: float = 10000.0,
+) -> tuple[Tensor, Tensor | None, Tensor | None]:
     """Rotate q, k and v by their positions: out = t * cos + rotate(t) * sin.
 
     Args:

@@ -3,6 +3,8 @@ and 7.4), with the strong-Wolfe line search of oar.optimizer.LBFGS."""
 
 from __future__ import annotations
 
+from typing import Callable
+
 from .... import _C
 from ....tensor.creation import eye, to_tensor
 from ....framework.grad_mode import enable_grad, no_grad
@@ -121,18 +123,18 @@ def _iterate(f, x, direction, update, max_iters, tolerance_grad, tolerance_chang
 
 @no_grad()
 def minimize_bfgs(
-    objective_func,
-    initial_position,
-    max_iters=50,
-    tolerance_grad=1e-7,
-    tolerance_change=1e-9,
-    initial_inverse_hessian_estimate=None,
-    line_search_fn="strong_wolfe",
-    max_line_search_iters=50,
-    initial_step_length=1.0,
-    dtype="float32",
-    name=None,
-):
+    objective_func: Callable[[Tensor], Tensor],
+    initial_position: Tensor,
+    max_iters: int = 50,
+    tolerance_grad: float = 1e-7,
+    tolerance_change: float = 1e-9,
+    initial_inverse_hessian_estimate: Tensor | None = None,
+    line_search_fn: str = "strong_wolfe",
+    max_line_search_iters: int = 50,
+    initial_step_length: float = 1.0,
+    dtype: str = "float32",
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor, Tensor]:
     """Minimizes objective_func(x) (x a 1-D Tensor) by BFGS: a full inverse-Hessian
     estimate H (identity by default) updated from each step s and gradient change y.
     Stops when the largest gradient entry is below tolerance_grad, the largest entry of
@@ -182,19 +184,19 @@ def minimize_bfgs(
 
 @no_grad()
 def minimize_lbfgs(
-    objective_func,
-    initial_position,
-    history_size=100,
-    max_iters=50,
-    tolerance_grad=1e-8,
-    tolerance_change=1e-8,
-    initial_inverse_hessian_estimate=None,
-    line_search_fn="strong_wolfe",
-    max_line_search_iters=50,
-    initial_step_length=1.0,
-    dtype="float32",
-    name=None,
-):
+    objective_func: Callable[[Tensor], Tensor],
+    initial_position: Tensor,
+    history_size: int = 100,
+    max_iters: int = 50,
+    tolerance_grad: float = 1e-8,
+    tolerance_change: float = 1e-8,
+    initial_inverse_hessian_estimate: Tensor | None = None,
+    line_search_fn: str = "strong_wolfe",
+    max_line_search_iters: int = 50,
+    initial_step_length: float = 1.0,
+    dtype: str = "float32",
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor, Tensor, Tensor]:
     """Minimizes objective_func(x) (x a 1-D Tensor) by L-BFGS: the inverse Hessian is
     applied through the last history_size (s, y) pairs (the two-loop recursion) on top
     of the initial estimate (identity by default). Stopping rules as minimize_bfgs.
