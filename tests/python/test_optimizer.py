@@ -208,3 +208,32 @@ def test_integer_parameter_is_a_typed_error():
     p.grad = oar.to_tensor([1, 1])
     with pytest.raises(TypeError, match="float32 and float64"):
         opt.step()
+
+
+@pytest.mark.parametrize("cls,offset", [("Adam", 1), ("AdamW", 1), ("Adamax", 1), ("Lamb", 1),
+                                        ("RAdam", 0)])
+def test_saved_bias_correction_powers_are_paddles(cls, offset):
+    # Paddle's Adam, AdamW, Adamax and Lamb save beta**(t+1) after t steps, its RAdam
+    # beta**t; a state without oar's step entry (Paddle's) resumes at the same step
+    def run(opt, layer, steps):
+        for _ in range(steps):
+            layer(oar.ones([1, 2])).sum().backward()
+            opt.step()
+            opt.clear_grad()
+
+    oar.seed(0)
+    layer = oar.nn.Linear(2, 1)
+    opt = getattr(O, cls)(parameters=layer.parameters())
+    run(opt, layer, 2)
+    sd = opt.state_dict()
+    w = layer.weight.name
+    key = f"{w}_beta1_pow_acc_0" if offset else f"{w}_beta1_pow_0"
+    assert sd[key].item() == pytest.approx(0.9 ** (2 + offset), rel=1e-6)
+    paddles = {k: v for k, v in sd.items() if not k.endswith("_step_0")}
+    again = oar.nn.Linear(2, 1)
+    again.set_state_dict(layer.state_dict())
+    resumed = getattr(O, cls)(parameters=again.parameters())
+    resumed.set_state_dict(paddles)
+    run(opt, layer, 1)
+    run(resumed, again, 1)
+    np.testing.assert_allclose(again.weight.numpy(), layer.weight.numpy(), rtol=1e-6)

@@ -133,6 +133,10 @@ class Optimizer:
     """
 
     _rule: str | None = None
+    # The saved bias-correction powers are beta**(step + _pow_offset): Paddle's Adam,
+    # AdamW, Adamax and Lamb keep beta**(t+1) after t steps (the accumulator starts at
+    # beta and is multiplied after each step), its NAdam and RAdam beta**t.
+    _pow_offset = 0
     _state_names: tuple[
         str, ...
     ] = ()  # Paddle's accumulator names, in the order of the C++ state list
@@ -407,7 +411,9 @@ class Optimizer:
                 for name, t in zip(self._state_names, g.states[i]):
                     out[f"{p.name}_{name}_0"] = t
                 for k, beta in self._pow_names(g):
-                    out[f"{p.name}_{k}_0"] = _C.full([1], beta ** int(steps[i]), "float32")
+                    out[f"{p.name}_{k}_0"] = _C.full(
+                        [1], beta ** (int(steps[i]) + self._pow_offset), "float32"
+                    )
                 out[f"{p.name}_step_0"] = _C.full([1], int(steps[i]), "int64")
         masters = {
             p.name: m for g in self._groups for p, m in zip(g.params, g.masters) if m is not None
@@ -465,7 +471,8 @@ class Optimizer:
                     for k, beta in self._pow_names(g)[:1]:
                         if f"{pname}_{k}_0" in state_dict and 0 < beta < 1:
                             pw = _as_float(state_dict[f"{pname}_{k}_0"])
-                            steps[i] = int(round(math.log(pw) / math.log(beta))) if pw > 0 else 0
+                            t = round(math.log(pw) / math.log(beta)) if pw > 0 else 0
+                            steps[i] = max(int(t) - self._pow_offset, 0)
             _set_value(g.steps, steps)
         self._load_master_weights(state_dict.get("master_weights"), rename)
 
@@ -578,6 +585,8 @@ class Adam(Optimizer):
     """Adam with bias correction (Kingma & Ba); amsgrad keeps the running maximum
     of the second moment."""
 
+    _pow_offset = 1  # Paddle's beta**(t+1) (Optimizer._pow_offset)
+
     _rule = "adam"
     _state_names = ("moment1", "moment2", "moment2_max")
 
@@ -685,6 +694,8 @@ class Adamax(Optimizer):
     """Adam with the infinity norm: u = max(beta2 * u + epsilon, |grad|);
     param -= lr / (1 - beta1^t) * m / u."""
 
+    _pow_offset = 1  # Paddle's beta**(t+1) (Optimizer._pow_offset)
+
     _rule = "adamax"
     _state_names = ("moment", "inf_norm")
 
@@ -785,6 +796,8 @@ class RMSProp(Optimizer):
 class Lamb(Optimizer):
     """Layer-wise adaptive moments (You et al.): r = m_hat / (sqrt(v_hat) + epsilon) +
     lamb_weight_decay * param; param -= lr * (|param| / |r|) * r."""
+
+    _pow_offset = 1  # Paddle's beta**(t+1) (Optimizer._pow_offset)
 
     _rule = "lamb"
     _state_names = ("moment1", "moment2")
