@@ -1,6 +1,7 @@
 """oar.save / oar.load: safetensors files, nested structures, exact round trips,
 and a typed error (never a crash, never a huge allocation) for every kind of
 broken file."""
+import io
 import json
 import os
 import struct
@@ -155,3 +156,13 @@ def test_complex_and_float8_tensors_round_trip(tmp_path):
     data = open(tmp_path / "m", "rb").read()
     header = json.loads(data[8:8 + struct.unpack("<Q", data[:8])[0]])
     assert {header[k]["dtype"] for k in ("x", "y", "c")} == {"F8_E4M3", "F8_E5M2", "C64"}
+
+
+def test_a_structure_naming_a_tensor_by_a_list_is_a_checkpoint_error():
+    # oar's own safetensors format (found by tests/fuzz/atheris_checkpoint.py): the
+    # structure's tensor reference must be a name
+    data = io.BytesIO()
+    oar.save({"w": oar.ones([1])}, data)
+    raw = data.getvalue().replace(b'{\\"t\\":\\"w\\"}', b'{\\"t\\":[1,2]}')
+    with pytest.raises(CheckpointError, match="names tensor"):
+        oar.load(io.BytesIO(raw))

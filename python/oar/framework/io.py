@@ -1,4 +1,5 @@
-"""oar.save / oar.load: checkpoints as safetensors files, with no pickle anywhere.
+"""oar.save / oar.load: checkpoints as safetensors files; Paddle's pickled checkpoints
+are read (and written on request) by .paddle_pickle without running code from the file.
 
 The file is a standard safetensors file (docs/checkpoints.md): an 8-byte
 little-endian header length, a JSON header naming every tensor (dtype, shape,
@@ -25,9 +26,12 @@ from typing import IO, Any, cast
 import numpy as np
 
 from .. import _C
+from .checkpoint_error import CheckpointError, UnsafeCheckpointError
 from .dtype import convert_dtype
+from .paddle_params import is_param_stream, load_params
+from .paddle_pickle import is_pickle, load_paddle, save_paddle
 
-__all__ = ["save", "load", "CheckpointError"]
+__all__ = ["save", "load", "CheckpointError", "UnsafeCheckpointError"]
 
 Tensor = _C.Tensor
 
@@ -59,11 +63,6 @@ _RAW_BITS = ("bfloat16", "float8_e4m3fn", "float8_e5m2")
 _FROM_CODE = {code: (name, npd) for name, (code, npd) in _CODES.items()}
 # Foreign files (written by other frameworks) may hold these: loaded as the nearest oar dtype.
 _FOREIGN = {"U16": ("int32", np.uint16), "U32": ("int64", np.uint32)}
-
-
-class CheckpointError(ValueError):
-    """The file is not a readable checkpoint (corrupt, truncated, not safetensors, or
-    written by an incompatible version)."""
 
 
 # ---- save -----------------------------------------------------------------------------
@@ -132,14 +131,26 @@ def save(
 ) -> None:
     """Save obj — a Tensor, a state dict (Layer.state_dict(), Optimizer.state_dict()) or
     nested dicts/lists/tuples of tensors, numpy arrays and plain values — to a
-    safetensors file at path (written to a temporary file, then renamed into place).
+    safetensors file at path (written to a temporary file, then renamed into place), or
+    with ``format="paddle"`` to the pickle paddle.save writes, for paddle.load.
 
     Args:
         obj: what to save.
         path: the file name (directories are created), or a binary file object such as
             io.BytesIO (Paddle's "save to memory"): the checkpoint is written at its
             position, so several objects can follow one another.
-        protocol: accepted for Paddle compatibility (there is no pickle).
+        protocol: the pickle protocol of ``format="paddle"`` (2, 3 or 4, as Paddle);
+            unused by safetensors.
+        format: ``"safetensors"`` (the default) or ``"paddle"``.
+
+    Examples:
+        >>> import io, oar
+        >>> layer = oar.nn.Linear(2, 2)
+        >>> buf = io.BytesIO()
+        >>> oar.save(layer.state_dict(), buf, format="paddle")  # what paddle.load reads
+        >>> _ = buf.seek(0)
+        >>> sorted(oar.load(buf))
+        ['bias', 'weight']
     """
     stream = _is_stream(path, "write")
     if not stream and not isinstance(path, (str, os.PathLike)):
@@ -147,6 +158,17 @@ def save(
             f"oar.save: argument 'path' must be a str, a path or a binary file "
             f"object, got {type(path).__name__}"
         )
+    fmt = configs.get("format", "safetensors")
+    if fmt not in ("safetensors", "paddle"):
+        raise ValueError(
+            f"oar.save: argument 'format' must be 'safetensors' or 'paddle', got {fmt!r}"
+        )
+    if fmt == "paddle":
+        if stream:
+            save_paddle(obj, path, protocol)
+            return
+        _write_file(path, lambda f: save_paddle(obj, f, protocol))
+        return
     tensors: dict[str, Any] = {}
     structure = _encode(obj, "", tensors, set())
     header, blobs, offset = {}, [], 0
@@ -189,12 +211,23 @@ def save(
     if stream:
         write(path)
         return
+    _write_file(path, write)
+
+
+def _write_file(path, write):
+    """Writes through write(f) to a temporary file renamed into place: a failed save
+    leaves no partial file."""
     path = os.fspath(cast("str | os.PathLike[str]", path))  # not a stream here
     if os.path.dirname(path):
         os.makedirs(os.path.dirname(path), exist_ok=True)
     tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        write(f)
+    try:
+        with open(tmp, "wb") as f:
+            write(f)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+        raise
     os.replace(tmp, path)
 
 
@@ -275,7 +308,7 @@ def _decode(path, s, tensors):
         _fail(path, f"bad structure node {s!r:.80}")
     ((kind, v),) = s.items()
     if kind in ("t", "n"):
-        if v not in tensors:
+        if not isinstance(v, str) or v not in tensors:
             _fail(path, f"the structure names tensor {v!r}, which the file does not hold")
         t = tensors[v]
         return t.numpy() if kind == "n" else t
@@ -312,11 +345,21 @@ def _decode(path, s, tensors):
 
 
 def load(path: str | os.PathLike[str] | IO[bytes], **configs: Any) -> Any:
-    """Load what oar.save wrote (or any safetensors file: then a dict {name: Tensor}).
+    """Load what oar.save wrote, any safetensors file (then a dict {name: Tensor}), a
+    checkpoint paddle.save wrote (.pdparams, .pdopt, any paddle.save pickle), read as
+    paddle.load reads it but without running code from the file: only numpy arrays,
+    dtypes and scalars, OrderedDict and builtin containers and numbers are unpickled
+    (Note [Reading Paddle's pickles] in oar/framework/paddle_pickle.py), or the
+    weights of a paddle.jit.save model (<prefix>.pdiparams: {Paddle's parameter name:
+    Tensor}, named from <prefix>.json).
 
     Args:
         path: the file name, or a binary file object (io.BytesIO) positioned at a
             checkpoint: exactly that checkpoint is read, leaving the position after it.
+            A paddle.jit.save prefix reads <prefix>.pdiparams.
+        return_numpy: Paddle's config for its pickles: numpy arrays instead of tensors.
+        keep_name_table: Paddle's config: a pickled state dict keeps its
+            "StructuredToParameterName@@" table.
 
     Returns:
         The saved object, with Tensors for the tensors.
@@ -324,16 +367,29 @@ def load(path: str | os.PathLike[str] | IO[bytes], **configs: Any) -> Any:
     Raises:
         FileNotFoundError: no such file.
         CheckpointError: the file is not a valid checkpoint (a ValueError).
+        UnsafeCheckpointError: a pickle names a global that is not data (a
+            CheckpointError); nothing in it was called.
     """
+    unknown = set(configs) - {"return_numpy", "keep_name_table"}
+    if unknown:
+        raise TypeError(
+            f"oar.load: unexpected keyword argument {sorted(unknown)[0]!r} (configs: "
+            f"return_numpy, keep_name_table)"
+        )
     if _is_stream(path, "read"):
         label = f"<{type(path).__name__}>"
-        return _load_buffer(label, memoryview(_read_one(label, path)))
+        head = _read_exactly(label, path, 8, "the header length")
+        if is_pickle(head):
+            return load_paddle(label, path, head, **configs)
+        return _load_buffer(label, memoryview(_read_one(label, path, head)))
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(
             f"oar.load: argument 'path' must be a str, a path or a binary file "
             f"object, got {type(path).__name__}"
         )
     path = os.fspath(path)
+    if not os.path.isfile(path) and os.path.isfile(path + ".pdiparams"):
+        path += ".pdiparams"  # a paddle.jit.save prefix, as paddle.load takes it
     if not os.path.isfile(path):
         raise FileNotFoundError(f"oar.load: no checkpoint file {path!r}")
     with open(path, "rb") as f:
@@ -342,9 +398,22 @@ def load(path: str | os.PathLike[str] | IO[bytes], **configs: Any) -> Any:
         with mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as mm:
             buf = memoryview(mm)
             try:
+                if not _is_safetensors(buf):
+                    if is_pickle(bytes(buf[:3])):
+                        return load_paddle(path, bytes(buf), **configs)
+                    if path.endswith(".pdiparams") or is_param_stream(bytes(buf[:16])):
+                        return load_params(path, buf, **configs)
                 return _load_buffer(path, buf)
             finally:
                 buf.release()
+
+
+def _is_safetensors(buf):
+    """An 8-byte length that fits the file, then a JSON object."""
+    if len(buf) < 9:
+        return False
+    (n,) = struct.unpack("<Q", buf[:8])
+    return 0 < n <= len(buf) - 8 and buf[8] == ord("{")
 
 
 def _read_exactly(label, f, n, what):
@@ -365,10 +434,10 @@ def _read_exactly(label, f, n, what):
     return b"".join(parts)
 
 
-def _read_one(label, f):
+def _read_one(label, f, head):
     """The bytes of the one checkpoint at the stream's position (its header says how long
-    the data is), read without going past it."""
-    head = _read_exactly(label, f, 8, "the header length")
+    the data is; `head`, its first 8 bytes, is read already), read without going past
+    it."""
     (n,) = struct.unpack("<Q", head)
     if n > _MAX_HEADER:
         _fail(label, f"the header claims {n} bytes (not a safetensors stream)")
