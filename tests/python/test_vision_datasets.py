@@ -693,3 +693,23 @@ def test_fashion_mnist_sample_and_batch_as_paddle(backend, tf):
     assert (x.numpy().min(), x.numpy().max()) == (lo, hi)
     assert y.numpy().tolist() == [[9], [2], [1], [1]]
     _compare_batch_with_samples(ds, [0, 1, 2, 3])
+
+
+# Where Paddle 3.3.1 has each dataset class (paddle.vision.X, paddle.vision.datasets.X and
+# the defining module, all one object), measured with dir() on Paddle's modules.
+_PADDLE_PLACES = {
+    "DatasetFolder": "folder", "ImageFolder": "folder", "MNIST": "mnist", "FashionMNIST": "mnist",
+    "Cifar10": "cifar", "Cifar100": "cifar", "Flowers": "flowers", "VOC2012": "voc2012",
+}
+
+
+@pytest.mark.parametrize("name", list(_PADDLE_PLACES))
+def test_dataset_classes_at_paddles_places(name):
+    import importlib
+    cls = getattr(oar.vision.datasets, name)
+    assert getattr(oar.vision, name) is cls
+    module = importlib.import_module(f"oar.vision.datasets.{_PADDLE_PLACES[name]}")
+    assert getattr(module, name) is cls
+    assert name in oar.vision.datasets.__all__
+    # paddle.vision.__all__ is ['set_image_backend', 'get_image_backend', 'image_load']
+    assert name not in oar.vision.__all__
