@@ -414,3 +414,121 @@ def test_wandb_logs(monkeypatch):
         ["epoch", "eval/loss"]] + [["train/loss", "train/step"]] * 2 + [["epoch", "eval/loss"]]
     assert [d.get("train/step", d.get("epoch")) for d in logs] == [1, 2, 0, 3, 4, 1]
     assert calls[-1] == ("finish",)
+
+
+# ---- Model on numpy arrays ---------------------------------------------------------------
+_W = (np.arange(12, dtype=np.float32).reshape(4, 3) / 10 - 0.5).astype(np.float32)
+_B = np.array([0.1, -0.2, 0.3], np.float32)
+_X = (np.arange(40, dtype=np.float32).reshape(10, 4) / 40).astype(np.float32)
+_Y = (np.arange(10) % 3).astype(np.int64).reshape(10, 1)
+
+
+def _linear():
+    net = nn.Linear(4, 3)
+    net.weight.set_value(_W)
+    net.bias.set_value(_B)
+    return net
+
+
+class _NumpyPairs(oar.io.Dataset):  # samples are numpy arrays
+    def __getitem__(self, i):
+        return _X[i], _Y[i]
+
+    def __len__(self):
+        return 10
+
+
+class _TwoOutputs(nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = _linear()
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y, y.sum(-1)
+
+
+def _model(train=True):
+    net = _linear()
+    m = oar.Model(net)
+    m.prepare(oar.optimizer.SGD(0.1, parameters=net.parameters()) if train else None,
+              nn.CrossEntropyLoss())
+    return m, net
+
+
+def _shapes(r):
+    return [(type(o).__name__, [a.shape for a in o]) for o in r]
+
+
+def test_model_predict_on_numpy_arrays():
+    # Measured on Paddle 3.3.1: any iterable that is not a Dataset is the batches themselves
+    # (a list or tuple of arrays, a numpy array row by row, a generator); the result is a
+    # list with one tuple per output of per-batch float32 arrays.
+    m, _ = _model(train=False)
+    r = m.predict([_X[:6], _X[6:]], verbose=0)
+    assert _shapes(r) == [("tuple", [(6, 3), (4, 3)])] and r[0][0].dtype == np.float32
+    np.testing.assert_allclose(np.concatenate(r[0]), _X @ _W + _B, rtol=1e-6, atol=1e-7)
+    assert _shapes(m.predict((_X,), verbose=0)) == [("tuple", [(10, 3)])]
+    assert _shapes(m.predict([(_X[:5], _Y[:5]), (_X[5:], _Y[5:])], verbose=0)) == [
+        ("tuple", [(5, 3), (5, 3)])]  # the label field is not fed to the network
+    assert _shapes(m.predict((x for x in [_X[:3], _X[3:]]), verbose=0)) == [
+        ("tuple", [(3, 3), (7, 3)])]
+    assert _shapes(m.predict(_NumpyPairs(), batch_size=4, verbose=0)) == [
+        ("tuple", [(4, 3), (4, 3), (2, 3)])]
+    assert [a.shape for a in m.predict(_X, verbose=0, stack_outputs=True)] == [(10, 3)]
+    stacked = m.predict([_X[:6], _X[6:]], verbose=0, stack_outputs=True)
+    assert [a.shape for a in stacked] == [(10, 3)]
+    two = oar.Model(_TwoOutputs())
+    two.prepare()
+    # Paddle np.vstack-s each output's batches: 1-D outputs of a list of batches give
+    # [batches, batch_size] ...
+    assert [a.shape for a in two.predict([_X[:5], _X[5:]], verbose=0, stack_outputs=True)] == [
+        (10, 3), (2, 5)]
+    # ... and so do a Dataset's in Paddle ([(10, 3), (2, 5)]), where oar gives the documented
+    # [N] (Paddle's vstack fails when the last batch is shorter).
+    assert [a.shape for a in two.predict(_NumpyPairs(), batch_size=4, verbose=0,
+                                         stack_outputs=True)] == [(10, 3), (10,)]
+    with pytest.raises(TypeError, match="iterable of batches"):
+        m.predict(5)
+
+
+def test_model_evaluate_and_fit_on_numpy_arrays():
+    m, net = _model(train=False)
+    # One batch: Paddle 3.3.1 gives {'loss': [1.1626733541488647]}.
+    r = m.evaluate([[_X, _Y]], verbose=0)
+    assert list(r) == ["loss"] and r["loss"][0] == pytest.approx(1.1626733541488647, rel=1e-6)
+    # Two batches (losses 1.1077901 and 1.2449981): oar gives the mean over the samples, the
+    # loss "on input dataset" Paddle's docstring describes; Paddle 3.3.1 returns the last
+    # batch's, 1.2449980974197388.
+    r = m.evaluate([(_X[:6], _Y[:6]), (_X[6:], _Y[6:])], verbose=0)
+    assert r["loss"][0] == pytest.approx((6 * 1.1077901124954224 + 4 * 1.2449980974197388) / 10,
+                                         rel=1e-6)
+    assert m.evaluate(_NumpyPairs(), batch_size=4, verbose=0)["loss"][0] == pytest.approx(
+        1.1626733541488647, rel=1e-6)
+    with pytest.raises(TypeError):  # no label field: the loss has no label, as in Paddle
+        m.evaluate([_X], verbose=0)
+    # fit on a list of (x, y) numpy batches, accumulating 2: the last batch of the epoch
+    # applies its partial accumulation. Weights measured on Paddle 3.3.1.
+    m, net = _model()
+    m.fit([(_X[:4], _Y[:4]), (_X[4:8], _Y[4:8]), (_X[8:], _Y[8:])], epochs=1, verbose=0,
+          accumulate_grad_batches=2)
+    np.testing.assert_allclose(net.weight.numpy(), [[-0.4709617, -0.40893793, -0.3201004],
+                                                    [-0.16984573, -0.10893247, -0.02122177],
+                                                    [0.1312702, 0.19107296, 0.27765688],
+                                                    [0.4323861, 0.49107844, 0.57653546]],
+                               rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(net.bias.numpy(), [0.1446375, -0.19978233, 0.25514483],
+                               rtol=1e-6, atol=1e-7)
+    m, net = _model()  # a Dataset of numpy samples, batches of 4, two epochs
+    m.fit(_NumpyPairs(), batch_size=4, epochs=2, verbose=0, shuffle=False)
+    np.testing.assert_allclose(net.weight.numpy(), [[-0.44865248, -0.41771245, -0.33363506],
+                                                    [-0.14671107, -0.11769716, -0.03559176],
+                                                    [0.15523033, 0.18231812, 0.26245153],
+                                                    [0.45717168, 0.48233342, 0.5604949]],
+                               rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(net.bias.numpy(), [0.17765614, -0.19938825, 0.2217321],
+                               rtol=1e-6, atol=1e-7)
+    # Nested batches ([inputs], [labels]) are flattened, as paddle.utils.flatten does.
+    m, _ = _model(train=False)
+    r = m.evaluate([([_X], [_Y])], verbose=0)
+    assert r["loss"][0] == pytest.approx(1.1626733541488647, rel=1e-6)

@@ -324,6 +324,48 @@ def test_timer_only_reports_step_time_and_traces_nothing():
     assert not _C._profiler_recording()
 
 
+# The text Paddle 3.3.1's CPU build warns with (a UserWarning) for each target it drops.
+_NOT_SUPPORTED = "Profiling ProfilerTarget.{} is not supported in current context."
+
+
+def test_gpu_target_on_the_cpu_build_profiles_the_cpu_and_warns_once(tmp_path):
+    # As Paddle's CPU build: the GPU is dropped with one warning, the CPU is profiled.
+    with pytest.warns(UserWarning) as caught:
+        prof, events = _trace(tmp_path, targets=[ProfilerTarget.CPU, ProfilerTarget.GPU])
+    assert [str(w.message) for w in caught] == [_NOT_SUPPORTED.format("GPU")]
+    assert caught[0].filename == __file__  # points at the caller
+    assert prof.targets == {ProfilerTarget.CPU}
+    assert {"Operator", "Kernel", "ProfileStep"} <= {e["cat"] for e in _spans(events)}
+
+
+def test_targets_as_paddles_cpu_build():
+    with pytest.warns(UserWarning) as caught:
+        prof = Profiler(targets=[ProfilerTarget.XPU, ProfilerTarget.CPU, ProfilerTarget.GPU,
+                                 ProfilerTarget.CUSTOM_DEVICE, ProfilerTarget.GPU])
+    assert [str(w.message) for w in caught] == [_NOT_SUPPORTED.format("XPU"),
+                                                _NOT_SUPPORTED.format("GPU")]
+    assert prof.targets == {ProfilerTarget.CPU, ProfilerTarget.CUSTOM_DEVICE}
+    # None or empty: every supported target, a list (Paddle's _get_supported_targets()).
+    for targets in (None, []):
+        assert Profiler(targets=targets).targets == [ProfilerTarget.CPU,
+                                                     ProfilerTarget.CUSTOM_DEVICE]
+
+
+@pytest.mark.filterwarnings("ignore:Profiling ProfilerTarget.GPU")
+@pytest.mark.parametrize("target", [ProfilerTarget.GPU, ProfilerTarget.CUSTOM_DEVICE])
+def test_without_the_cpu_target_nothing_is_recorded(tmp_path, target):
+    # Paddle's CPU build records no event then (its trace holds only its metadata record),
+    # but runs the scheduler and on_trace_ready as usual.
+    traces = []
+    prof = Profiler(targets=[target], on_trace_ready=traces.append)
+    _train(prof)
+    assert traces == [prof] and not _C._profiler_recording()
+    path = tmp_path / "t.json"
+    prof.export(str(path))
+    with open(path) as f:
+        assert _spans(json.load(f)["traceEvents"]) == []
+
+
 def test_export_chrome_tracing_writes_a_file(tmp_path):
     prof = Profiler(on_trace_ready=export_chrome_tracing(str(tmp_path / "log"), "worker"))
     _train(prof, steps=1)
@@ -349,8 +391,8 @@ def test_bad_arguments_raise_typed_errors():
         prof.summary(sorted_by=SortedKeys.GPUTotal)
     with pytest.raises(TypeError, match=r"Profiler.summary\(\): argument 'sorted_by'"):
         prof.summary(sorted_by="total")
-    with pytest.raises(NotImplementedError, match=r"Profiler\(\): argument 'targets' .* no GPU"):
-        Profiler(targets=[ProfilerTarget.CPU, ProfilerTarget.GPU])
+    with pytest.raises(TypeError, match=r"Profiler\(\): argument 'targets' must hold"):
+        Profiler(targets=["cpu"])
     with pytest.raises(TypeError, match=r"Profiler\(\): argument 'record_shapes' must be a bool"):
         Profiler(record_shapes=1)
     with pytest.raises(ValueError, match=r"Profiler\(\): argument 'scheduler'"):

@@ -1,10 +1,11 @@
-"""oar.vision's Cifar10, Cifar100, Flowers, VOC2012, DatasetFolder and ImageFolder on tiny
-archives and trees laid out as Paddle's downloads are. The expected items were derived by
+"""oar.vision's MNIST, FashionMNIST, Cifar10, Cifar100, Flowers, VOC2012, DatasetFolder and
+ImageFolder on tiny files, archives and trees laid out as Paddle's downloads are. The expected items were derived by
 hand from the formats (CIFAR rows are R, G and B planes of 32x32; Flowers' image k is
 image_0000k.jpg labelled labels[k - 1]; ...) and agree with what Paddle 3.3.1's own classes
 give on the same files, except where a comment says oar departs on purpose. JPEG pixels are
 compared with PIL's decoding of the same bytes, which is what both read them with."""
 import copy
+import gzip
 import io
 import os
 import pickle
@@ -18,7 +19,10 @@ import pytest
 from PIL import Image
 
 import oar
-from oar.vision.datasets import VOC2012, Cifar10, Cifar100, DatasetFolder, Flowers, ImageFolder
+from oar.io import DataLoader, Subset
+from oar.vision import transforms as T
+from oar.vision.datasets import (FASHION_MNIST_DIR, MNIST, VOC2012, Cifar10, Cifar100,
+                                 DatasetFolder, FashionMNIST, Flowers, ImageFolder)
 
 
 def _add(tar, name, data):
@@ -537,3 +541,175 @@ def test_folder_errors(tmp_path):
         DatasetFolder(str(tmp_path / "nope"))
     with pytest.raises(TypeError, match="list or tuple"):
         DatasetFolder(str(root), extensions=".png")
+
+
+# ---- MNIST / FashionMNIST: the DataLoader's batch is np.stack of the samples -----------------
+def _mnist_files(tmp_path, n=10, hw=(28, 28)):
+    rng = np.random.default_rng(3)
+    imgs = rng.integers(0, 256, (n,) + hw).astype(np.uint8)
+    imgs[0, 0, :2] = [0, 255]  # both ends of the range
+    labels = rng.integers(0, 10, n).astype(np.uint8)
+    for name, arr, code in (("i.gz", imgs, 0x08), ("l.gz", labels, 0x08)):
+        header = bytes([0, 0, code, arr.ndim]) + b"".join(d.to_bytes(4, "big") for d in arr.shape)
+        with gzip.open(tmp_path / name, "wb") as f:
+            f.write(header + arr.tobytes())
+    return str(tmp_path / "i.gz"), str(tmp_path / "l.gz")
+
+
+def _np(x):
+    return x.numpy() if isinstance(x, oar.Tensor) else np.asarray(x)
+
+
+class _MyToTensor(T.ToTensor):  # a subclass may change what ToTensor does: no fast path
+    def _apply_image(self, img):
+        return super()._apply_image(img) * 2
+
+
+# Every transform the batch fast path computes itself (ToTensor, Normalize, Transpose, and
+# Composes of them, nested too), in both data formats and with the broadcasts a one-channel
+# image meets; then transforms it leaves to the per-sample path.
+_FAST = {
+    "ToTensor": lambda: T.ToTensor(),
+    "ToTensor-HWC": lambda: T.ToTensor(data_format="HWC"),
+    "Normalize": lambda: T.Compose([T.Normalize(mean=[127.5], std=[127.5], data_format="CHW")]),
+    "Normalize-HWC": lambda: T.Normalize(mean=[127.5], std=[127.5], data_format="HWC"),
+    "Normalize-scalar": lambda: T.Normalize(100.0, 3.0),
+    "Normalize-3ch": lambda: T.Normalize([0.5, 100.0, 200.0], [1.0, 2.0, 7.0]),
+    "Normalize-to_rgb": lambda: T.Normalize([10.0], [3.0], to_rgb=True),
+    "Transpose": lambda: T.Transpose(),
+    "Transpose-102": lambda: T.Transpose((1, 0, 2)),
+    "ToTensor+Normalize": lambda: T.Compose([T.ToTensor(), T.Normalize([0.5], [0.5])]),
+    "ToTensor+Normalize-3ch": lambda: T.Compose([T.ToTensor(), T.Normalize([0.1, 0.2, 0.3],
+                                                                         [0.3, 0.2, 0.1])]),
+    "ToTensor-HWC+Normalize-HWC": lambda: T.Compose([T.ToTensor("HWC"),
+                                                     T.Normalize([0.5], [0.25], "HWC")]),
+    "Transpose+Normalize": lambda: T.Compose([T.Transpose(), T.Normalize([127.5], [127.5])]),
+    "Normalize+ToTensor": lambda: T.Compose([T.Normalize([127.5], [127.5]), T.ToTensor()]),
+    "ToTensor+ToTensor-HWC": lambda: T.Compose([T.ToTensor(), T.ToTensor("HWC")]),
+    "ToTensor+Transpose": lambda: T.Compose([T.ToTensor(), T.Transpose((1, 2, 0))]),
+    "nested": lambda: T.Compose([T.Compose([T.Transpose()]), T.Compose([T.ToTensor(),
+                                                                        T.Normalize(0.5, 2.0)])]),
+}
+_SLOW = {
+    "none": lambda: None,
+    "empty Compose": lambda: T.Compose([]),
+    "Resize": lambda: T.Compose([T.Resize(14), T.ToTensor()]),
+    "CenterCrop": lambda: T.Compose([T.CenterCrop(20), T.Transpose()]),
+    "RandomHorizontalFlip": lambda: T.Compose([T.RandomHorizontalFlip(0.5), T.ToTensor()]),
+    "a ToTensor subclass": lambda: T.Compose([_MyToTensor(), T.Normalize([0.5], [0.5])]),
+}
+_BACKENDS = ["pil", "cv2", None]
+
+
+def _compare_batch_with_samples(ds, indices, seed=None):
+    """DataLoader's batch of ds at indices == np.stack of ds[i], dtype and values."""
+    if seed is not None:
+        oar.seed(seed)
+    x, y = next(iter(DataLoader(Subset(ds, indices), batch_size=len(indices))))
+    if seed is not None:
+        oar.seed(seed)
+    samples = [ds[i] for i in indices]
+    want_x = np.stack([_np(s[0]) for s in samples])
+    want_y = np.stack([s[1] for s in samples])
+    assert x.numpy().dtype == want_x.dtype and x.numpy().shape == want_x.shape
+    np.testing.assert_array_equal(x.numpy(), want_x)
+    assert y.numpy().dtype == np.int64 and y.numpy().shape == (len(indices), 1)
+    np.testing.assert_array_equal(y.numpy(), want_y)
+    return x.numpy()
+
+
+@pytest.mark.parametrize("backend", _BACKENDS)
+@pytest.mark.parametrize("name", list(_FAST))
+def test_mnist_batch_fast_path_is_exactly_stacked_samples(tmp_path, pil_backend, backend, name,
+                                                          monkeypatch):
+    ds = MNIST(*_mnist_files(tmp_path), transform=_FAST[name](), backend=backend)
+    calls = []
+    real = MNIST.__getitem__
+    monkeypatch.setattr(MNIST, "__getitem__", lambda self, i: calls.append(i) or real(self, i))
+    _compare_batch_with_samples(ds, [7, 0, 3, 3, 9])
+    assert len(calls) == 5  # only the reference samples: the batch took the fast path
+
+
+@pytest.mark.parametrize("backend", _BACKENDS)
+@pytest.mark.parametrize("name", list(_SLOW))
+def test_mnist_batch_of_other_transforms_is_stacked_samples(tmp_path, pil_backend, backend, name):
+    ds = MNIST(*_mnist_files(tmp_path), transform=_SLOW[name](), backend=backend)
+    if backend != "cv2" and name in ("none", "empty Compose"):
+        with pytest.raises(RuntimeError, match="cannot batch samples of type Image"):
+            next(iter(DataLoader(ds, batch_size=2)))  # PIL images do not batch (nor in Paddle)
+        return
+    _compare_batch_with_samples(ds, [7, 0, 3, 3, 9], seed=11)
+
+
+def test_mnist_backend_default_and_cv2_dtype(tmp_path, pil_backend):
+    files = _mnist_files(tmp_path)
+    oar.vision.set_image_backend("cv2")  # backend=None follows it, as Paddle
+    ds = MNIST(*files, transform=T.ToTensor())
+    assert ds.backend == "cv2"
+    x = _compare_batch_with_samples(ds, [0, 1])
+    assert x.shape == (2, 1, 28, 28) and x.max() == 255.0  # not divided: float32 in, as Paddle
+    oar.vision.set_image_backend("pil")
+    assert MNIST(*files).backend == "pil"
+    saved = oar.get_default_dtype()
+    oar.set_default_dtype("float64")  # 'cv2' images take the default dtype of construction time
+    try:
+        ds = MNIST(*files, transform=T.Compose([T.ToTensor(), T.Normalize([0.5], [0.5])]),
+                   backend="cv2")
+        plain = MNIST(*files, backend="cv2")
+    finally:
+        oar.set_default_dtype(saved)
+    assert _compare_batch_with_samples(ds, [4, 2]).dtype == np.float64
+    assert _compare_batch_with_samples(plain, [4, 2]).dtype == np.float64
+    with pytest.raises(ValueError, match="backend"):
+        MNIST(*files, backend="tensor")
+
+
+# Measured on Paddle 3.3.1 (paddle.vision.datasets.FashionMNIST on the same t10k files):
+# sample 0 and the first DataLoader batch of 4 (shape, dtype, min, max); labels [9, 2, 1, 1].
+_PADDLE_FASHION = {
+    ("pil", "norm"): ([1, 28, 28], "float32", -1.0, 1.0),
+    ("pil", "totensor"): ([1, 28, 28], "float32", 0.0, 1.0),
+    ("pil", "transpose"): ([1, 28, 28], "uint8", 0, 255),
+    ("cv2", "norm"): ([1, 28, 28], "float32", -1.0, 1.0),
+    ("cv2", "totensor"): ([1, 28, 28], "float32", 0.0, 255.0),
+    ("cv2", "totensor+norm0.5"): ([1, 28, 28], "float32", -1.0, 509.0),
+    ("cv2", "none"): ([28, 28], "float32", 0.0, 255.0),
+}
+
+
+@pytest.mark.skipif(not os.path.isdir(FASHION_MNIST_DIR), reason="dataset-fashion-mnist")
+@pytest.mark.parametrize("backend,tf", list(_PADDLE_FASHION))
+def test_fashion_mnist_sample_and_batch_as_paddle(backend, tf):
+    transform = {"norm": T.Compose([T.Normalize(mean=[127.5], std=[127.5], data_format="CHW")]),
+                 "totensor": T.ToTensor(), "transpose": T.Transpose(), "none": None,
+                 "totensor+norm0.5": T.Compose([T.ToTensor(), T.Normalize([0.5], [0.5])])}[tf]
+    ds = FashionMNIST(mode="test", transform=transform, backend=backend)
+    shape, dtype, lo, hi = _PADDLE_FASHION[backend, tf]
+    img = _np(ds[0][0])
+    assert list(img.shape) == shape and img.dtype == dtype
+    assert (img.min(), img.max()) == (lo, hi)
+    x, y = next(iter(DataLoader(ds, batch_size=4)))
+    assert list(x.shape) == [4] + shape and x.numpy().dtype == dtype
+    assert (x.numpy().min(), x.numpy().max()) == (lo, hi)
+    assert y.numpy().tolist() == [[9], [2], [1], [1]]
+    _compare_batch_with_samples(ds, [0, 1, 2, 3])
+
+
+# Where Paddle 3.3.1 has each dataset class (paddle.vision.X, paddle.vision.datasets.X and
+# the defining module, all one object), measured with dir() on Paddle's modules.
+_PADDLE_PLACES = {
+    "DatasetFolder": "folder", "ImageFolder": "folder", "MNIST": "mnist", "FashionMNIST": "mnist",
+    "Cifar10": "cifar", "Cifar100": "cifar", "Flowers": "flowers", "VOC2012": "voc2012",
+}
+
+
+@pytest.mark.parametrize("name", list(_PADDLE_PLACES))
+def test_dataset_classes_at_paddles_places(name):
+    import importlib
+    cls = getattr(oar.vision.datasets, name)
+    assert getattr(oar.vision, name) is cls
+    module = importlib.import_module(f"oar.vision.datasets.{_PADDLE_PLACES[name]}")
+    assert getattr(module, name) is cls
+    assert name in oar.vision.datasets.__all__
+    # paddle.vision.__all__ is ['set_image_backend', 'get_image_backend', 'image_load']
+    assert name not in oar.vision.__all__

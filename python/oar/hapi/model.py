@@ -35,6 +35,25 @@ def _to_list(x):
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+def _flatten(data):
+    """A batch as a flat list of fields, as paddle.utils.flatten: nested lists and tuples
+    are opened in order, dicts by sorted key; anything else (an array, a Tensor) is one
+    field."""
+    if isinstance(data, dict):
+        return [f for k in sorted(data) for f in _flatten(data[k])]
+    if isinstance(data, (list, tuple)):
+        return [f for d in data for f in _flatten(d)]
+    return [data]
+
+
+def _steps(loader):
+    """len(loader), or None when it has none (an iterable dataset, a generator)."""
+    try:
+        return len(loader)
+    except TypeError:
+        return None
+
+
 def _as_tensor(x):
     if isinstance(x, Tensor):
         return x
@@ -176,7 +195,7 @@ class Model:
 
     # ---- one batch -------------------------------------------------------------------------
     def _split(self, data):
-        data = [d for d in _to_list(data)]
+        data = _flatten(data)
         return data[: self._n_inputs], data[self._n_inputs :]
 
     def _compute(self, inputs, labels, train):
@@ -185,7 +204,7 @@ class Model:
         with self._auto_cast():
             outputs = _to_list(self.network(*inputs))
             loss = None
-            if self._loss is not None and labels:
+            if self._loss is not None:  # as Paddle: loss(*outputs, *labels), labels or not
                 loss = self._loss(*outputs, *labels)
         metric_values = []
         for m in self._metrics:
@@ -227,6 +246,9 @@ class Model:
 
     # ---- loops -----------------------------------------------------------------------------
     def _loader(self, data, batch_size, shuffle, drop_last, num_workers):
+        """A Dataset is batched by a DataLoader; anything else iterable (a DataLoader, a
+        list or tuple of batches, a numpy array, a generator) is used as it is, one item a
+        batch, as in Paddle."""
         if data is None or isinstance(data, DataLoader):
             return data
         if isinstance(data, Dataset):
@@ -237,9 +259,14 @@ class Model:
                 drop_last=drop_last,
                 num_workers=num_workers,
             )
-        raise TypeError(
-            f"Model: data must be an oar.io.Dataset or DataLoader, got {type(data).__name__}"
-        )
+        try:
+            iter(data)
+        except TypeError:
+            raise TypeError(
+                f"Model: data must be an oar.io.Dataset, a DataLoader or an iterable of "
+                f"batches, got {type(data).__name__}"
+            ) from None
+        return data
 
     def _metric_logs(self, logs):
         for m in self._metrics:
@@ -271,11 +298,12 @@ class Model:
         accumulate_grad_batches=1,
         num_iters=None,
     ):
-        """Train for `epochs` epochs over train_data (a Dataset or DataLoader), evaluating
-        on eval_data every eval_freq epochs; callbacks get every event (a ProgBarLogger
-        with log_freq and verbose is added when none is given); save_dir keeps a
-        checkpoint every save_freq epochs and at the end. Returns the history: a dict of
-        per-epoch training logs."""
+        """Train for `epochs` epochs over train_data (a Dataset, a DataLoader or an iterable
+        of batches such as a list of numpy (x, y) pairs), evaluating on eval_data every
+        eval_freq epochs; callbacks get every event (a ProgBarLogger with log_freq and
+        verbose is added when none is given); save_dir keeps a checkpoint every save_freq
+        epochs and at the end. Returns the history, a dict of per-epoch training logs
+        (Paddle returns None)."""
         if train_data is None:
             raise ValueError("Model.fit: argument 'train_data' is required")
         if not isinstance(epochs, int) or epochs < 1:
@@ -290,7 +318,7 @@ class Model:
         if save_dir and not any(isinstance(c, ModelCheckpoint) for c in cbs):
             cbs.append(ModelCheckpoint(save_freq, save_dir))
         cbl = CallbackList(cbs)
-        steps = len(train) if not train._iterable else None
+        steps = n_batches = _steps(train)
         if num_iters is not None:
             steps = min(steps or num_iters, num_iters)
         params = {
@@ -318,7 +346,8 @@ class Model:
                     break
                 cbl.on_train_batch_begin(step, {})
                 inputs, labels = self._split(data)
-                update = (step + 1) % accumulate_grad_batches == 0
+                # as Paddle: the last batch of an epoch applies a partial accumulation
+                update = (step + 1) % accumulate_grad_batches == 0 or step + 1 == n_batches
                 out = self.train_batch(inputs, labels, update=update)
                 losses = out[0] if self._metrics else out
                 logs = {"loss": losses[0]}
@@ -342,7 +371,7 @@ class Model:
     def _run_eval(self, loader, cbl, num_iters=None):
         for m in self._metrics:
             m.reset()
-        cbl.on_eval_begin({"steps": len(loader) if not loader._iterable else None})
+        cbl.on_eval_begin({"steps": _steps(loader)})
         total, n = 0.0, 0
         for step, data in enumerate(loader):
             if num_iters is not None and step >= num_iters:
@@ -377,7 +406,8 @@ class Model:
         callbacks=None,
         num_iters=None,
     ):
-        """The mean loss ({'loss': [value]}) and the metrics over eval_data."""
+        """The mean loss over the samples ({'loss': [value]}) and the metrics over
+        eval_data (a Dataset, a DataLoader or an iterable of batches)."""
         loader = self._loader(eval_data, batch_size, False, False, num_workers)
         cbs = _to_list(callbacks)
         if not any(isinstance(c, ProgBarLogger) for c in cbs):
@@ -390,11 +420,15 @@ class Model:
     def predict(
         self, test_data, batch_size=1, num_workers=0, stack_outputs=False, verbose=1, callbacks=None
     ):
-        """The network's outputs for every batch: a list (one entry per output) of lists
-        of per-batch arrays, or of one stacked array each with stack_outputs."""
+        """The network's outputs for every batch of test_data (a Dataset, a DataLoader or
+        an iterable of batches, numpy arrays or Tensors): a list with one tuple per output
+        of the per-batch numpy arrays, as Paddle; with stack_outputs one array per output,
+        np.vstack of its batches, as Paddle, except that 1-D outputs of a Dataset's or
+        DataLoader's batches are concatenated to [N], the shape Paddle documents (its
+        vstack gives [batches, batch_size], or fails on a shorter last batch)."""
         loader = self._loader(test_data, batch_size, False, False, num_workers)
         cbs = CallbackList(_to_list(callbacks))
-        cbs.on_predict_begin({"steps": len(loader) if not loader._iterable else None})
+        cbs.on_predict_begin({"steps": _steps(loader)})
         outputs = []
         for step, data in enumerate(loader):
             inputs, _ = self._split(data)
@@ -406,8 +440,11 @@ class Model:
             cbs.on_predict_batch_end(step, {"batch_size": self._batch_size(inputs)})
         cbs.on_predict_end({})
         if stack_outputs:
-            return [np.concatenate(o) for o in outputs]
-        return outputs
+            batched = isinstance(test_data, (Dataset, DataLoader))
+            return [
+                np.concatenate(o) if batched and o[0].ndim == 1 else np.vstack(o) for o in outputs
+            ]
+        return [tuple(o) for o in outputs]
 
     # ---- persistence ------------------------------------------------------------------------
     def save(self, path, training=True):

@@ -9,6 +9,7 @@ import enum
 import os
 import socket
 import time
+import warnings
 from typing import Callable
 
 from .. import _C
@@ -37,12 +38,20 @@ class ProfilerState(enum.Enum):
 
 
 class ProfilerTarget(enum.Enum):
-    """Devices to profile. oar runs on the CPU only."""
+    """Devices to profile. oar runs on the CPU only: CPU and CUSTOM_DEVICE are supported,
+    as in Paddle's CPU build (there is no custom device, so it adds nothing); GPU and XPU
+    are dropped with a warning."""
 
     CPU = 0
     GPU = 1
     XPU = 2
     CUSTOM_DEVICE = 3
+
+
+def _supported_targets():
+    """The targets this build profiles, as paddle.profiler's _get_supported_targets() on
+    Paddle's CPU build."""
+    return [ProfilerTarget.CPU, ProfilerTarget.CUSTOM_DEVICE]
 
 
 class SortedKeys(enum.Enum):
@@ -193,8 +202,11 @@ class Profiler:
     spans and one ``ProfileStep#N`` span per step; see docs/profiler.md.
 
     Args:
-        targets (list[ProfilerTarget], optional): only ``ProfilerTarget.CPU``
-            (oar has no GPU). Default ``[ProfilerTarget.CPU]``.
+        targets (list[ProfilerTarget], optional): the devices to profile. As Paddle's
+            CPU build, a GPU or XPU target is dropped with a UserWarning ("Profiling
+            ProfilerTarget.GPU is not supported in current context.") and the CPU is
+            profiled if asked for; without the CPU nothing is recorded. Default (None or
+            empty): ``[ProfilerTarget.CPU, ProfilerTarget.CUSTOM_DEVICE]``.
         scheduler (Callable[[int], ProfilerState] | tuple[int, int], optional):
             the state of each step: ``make_scheduler(...)``, or ``(start, end)``
             to record steps start..end-1 once. Default: record every step.
@@ -220,10 +232,8 @@ class Profiler:
         with_flops=False,
         all_threads=False,
     ):
-        if targets is None:
-            targets = [ProfilerTarget.CPU]
         try:
-            targets = list(targets)
+            targets = list(targets) if targets is not None else []
         except TypeError:
             raise TypeError(
                 f"Profiler(): argument 'targets' must be a list of ProfilerTarget, "
@@ -234,12 +244,18 @@ class Profiler:
                 raise TypeError(
                     f"Profiler(): argument 'targets' must hold ProfilerTarget values, got {t!r}"
                 )
-            if t is not ProfilerTarget.CPU:
-                raise NotImplementedError(
-                    f"Profiler(): argument 'targets' holds {t}, but oar has no {t.name} backend; "
-                    f"use [ProfilerTarget.CPU]"
-                )
-        self.targets = targets
+        supported = _supported_targets()
+        if targets:  # as Paddle: a set of the supported ones, a warning per other target
+            self.targets = set(targets)
+            for t in dict.fromkeys(targets):
+                if t not in supported:
+                    self.targets.remove(t)
+                    warnings.warn(
+                        f"Profiling {t} is not supported in current context.", stacklevel=2
+                    )
+        else:
+            self.targets = supported
+        self._record = ProfilerTarget.CPU in self.targets  # no CPU: record nothing
         if scheduler is None:
             scheduler = _default_scheduler
         elif isinstance(scheduler, (tuple, list)):
@@ -366,23 +382,26 @@ class Profiler:
             self._step_start_ns = _C._profiler_now()
 
     def _start_recording(self):
-        _C._profiler_start(self._handle)
+        if self._record:
+            _C._profiler_start(self._handle)
         self._recording = True
         self._span_index += 1
 
     def _stop_recording(self):
         if self._recording:
-            _C._profiler_stop(self._handle)
+            if self._record:
+                _C._profiler_stop(self._handle)
             self._recording = False
 
     def _end_step_span(self):
         if self._step_start_ns is not None:
-            _C._profiler_record_span(
-                f"ProfileStep#{self.step_num}",
-                _utils.TracerEventType.ProfileStep.value,
-                self._step_start_ns,
-                _C._profiler_now(),
-            )
+            if self._record:
+                _C._profiler_record_span(
+                    f"ProfileStep#{self.step_num}",
+                    _utils.TracerEventType.ProfileStep.value,
+                    self._step_start_ns,
+                    _C._profiler_now(),
+                )
             self._step_start_ns = None
 
     # ----------------------------------------------------------------- output

@@ -1,7 +1,18 @@
 """oar.vision: Paddle's paddle.vision — datasets, image transforms, models, detection ops
-and the image backend."""
+and the image backend. As in Paddle, the datasets, models and transforms are also names of
+oar.vision itself (oar.vision.DatasetFolder is oar.vision.datasets.DatasetFolder)."""
 
 from . import datasets, models, ops, transforms  # noqa: F401
+from .datasets import (  # noqa: F401
+    MNIST,
+    VOC2012,
+    Cifar10,
+    Cifar100,
+    DatasetFolder,
+    FashionMNIST,
+    Flowers,
+    ImageFolder,
+)
 from .image import get_image_backend, image_load, set_image_backend  # noqa: F401
 from .models import *  # noqa: F401,F403
 from .transforms import (

@@ -16,6 +16,7 @@ import numpy as np
 from ...io.dataset import Dataset
 from ..transforms import _batch_transform
 from ...io.collate import default_collate_fn
+from ._common import _backend, _default_dtype
 
 __all__ = ["MNIST", "FashionMNIST", "read_idx"]
 
@@ -53,8 +54,9 @@ def read_idx(path: str | os.PathLike[str]) -> np.ndarray:
 class MNIST(Dataset):
     """Handwritten digits, 28x28 grey images with labels 0-9 (Paddle's
     paddle.vision.datasets.MNIST). Sample i is (image, label): image as the backend
-    gives it — a PIL image ('pil', the default, as Paddle) or a float32 [28, 28] array
-    ('cv2') — then through `transform`; label an int64 array of shape [1].
+    gives it — a mode 'L' PIL image ('pil') or a float32 [28, 28] array of 0..255
+    ('cv2') — then through `transform` and, with 'cv2', cast to the default float dtype
+    of construction time (as Paddle); label an int64 array of shape [1].
 
     Args:
         image_path, label_path: the IDX files (.gz or not). MNIST has no default: oar
@@ -62,7 +64,8 @@ class MNIST(Dataset):
         mode: "train" or "test" (which default files FashionMNIST reads).
         transform: applied to each image (e.g. oar.vision.transforms.ToTensor()).
         download: ignored; a missing file is an error.
-        backend: "pil" or "cv2".
+        backend: "pil", "cv2" or None (oar.vision.get_image_backend(): 'pil' unless
+            set otherwise), as Paddle.
     """
 
     NAME = "MNIST"
@@ -82,12 +85,9 @@ class MNIST(Dataset):
             raise ValueError(
                 f"{self.NAME}: argument 'mode' must be 'train' or 'test', got {mode!r}"
             )
-        backend = backend or "pil"
-        if backend not in ("pil", "cv2"):
-            raise ValueError(
-                f"{self.NAME}: argument 'backend' must be 'pil' or 'cv2', got {backend!r}"
-            )
+        backend = _backend(self.NAME, backend)
         self.mode, self.transform, self.backend = mode, transform, backend
+        self.dtype = _default_dtype()
         if image_path is None or label_path is None:
             if self.DEFAULT_DIR is None:
                 raise ValueError(
@@ -127,21 +127,30 @@ class MNIST(Dataset):
             image = image.astype(np.float32)
         if self.transform is not None:
             image = self.transform(image)
+        if self.backend == "cv2":  # as Paddle: the default float dtype of __init__ time
+            image = image.astype(self.dtype)
         return image, self.labels[idx : idx + 1] if idx >= 0 else np.array([self.labels[idx]])
 
     def __getitems__(self, indices):
-        """A whole batch in a few numpy operations when the transform can be applied to a
-        batch (None with backend 'cv2', or a Compose of ToTensor/Normalize/Transpose);
-        otherwise sample by sample."""
-        idx = np.asarray(indices)
+        """The samples at indices, batched: what default_collate_fn makes of
+        [self[i] for i in indices], computed in a few numpy operations when the transform
+        is None or a Compose of ToTensor / Normalize / Transpose (the DataLoader's fast
+        path); otherwise sample by sample."""
+        idx = np.asarray(indices, np.int64)
+        labels = self.labels[idx][:, None]
         images = self.images[idx]
-        if self.transform is None and self.backend == "cv2":
-            return images.astype(np.float32), self.labels[idx][:, None]
-        batched = _batch_transform(self.transform, images) if self.transform else None
-        if batched is None:
-            samples = [self[int(i)] for i in idx]
-            return default_collate_fn(samples)
-        return batched, self.labels[idx][:, None]
+        kind = "pil" if self.backend == "pil" else "array"
+        if kind == "array":
+            images = images.astype(np.float32)
+        batched = images if self.transform is None else None
+        if self.transform is not None:
+            done = _batch_transform(self.transform, images, kind)
+            if done is not None:
+                batched, kind = done
+        cv2 = self.backend == "cv2"
+        if batched is None or kind == "pil" or (cv2 and self.dtype not in ("float32", "float64")):
+            return default_collate_fn([self[int(i)] for i in idx])
+        return (batched.astype(self.dtype) if cv2 else batched), labels
 
 
 class FashionMNIST(MNIST):

@@ -137,16 +137,6 @@ class ToTensor(BaseTransform):
     def _apply_image(self, img):
         return F.to_tensor(img, self.data_format)
 
-    def _apply_batch(self, a):
-        a = np.asarray(a)
-        if a.ndim == 3:
-            a = a[..., None]
-        if a.dtype == np.uint8:
-            a = a.astype(np.float32) * np.float32(1 / 255)
-        if self.data_format == "CHW":
-            a = np.moveaxis(a, -1, -3)
-        return np.ascontiguousarray(a)
-
 
 class Normalize(BaseTransform):
     """(img - mean) / std per channel (a number applies to every channel)."""
@@ -163,12 +153,6 @@ class Normalize(BaseTransform):
     def _apply_image(self, img):
         return F.normalize(img, self.mean, self.std, self.data_format, self.to_rgb)
 
-    def _apply_batch(self, a):
-        shape = (-1, 1, 1) if self.data_format == "CHW" else (-1,)
-        m = np.asarray(self.mean, np.float32).reshape(shape)
-        s = np.asarray(self.std, np.float32).reshape(shape)
-        return ((a - m) / s).astype(np.float32)
-
 
 class Transpose(BaseTransform):
     """Permute the axes of an HWC image (default to CHW); a PIL image becomes an array."""
@@ -184,11 +168,6 @@ class Transpose(BaseTransform):
         if a.ndim == 2:
             a = a[..., None]
         return np.ascontiguousarray(a.transpose(self.order))
-
-    def _apply_batch(self, a):
-        if a.ndim == 3:
-            a = a[..., None]
-        return np.ascontiguousarray(a.transpose((0,) + tuple(o + 1 for o in self.order)))
 
 
 def _prob(who, prob):
@@ -668,13 +647,88 @@ class RandomErasing(BaseTransform):
         return F.erase(img, i, j, eh, ew, self._fill(img, c, eh, ew, rng), self.inplace)
 
 
-def _batch_transform(transform, images):
-    """transform applied to a batch of uint8 [N, H, W(, C)] images at once, or None when
-    some step has no batch form (a random or PIL-only transform)."""
-    steps = transform.transforms if isinstance(transform, Compose) else [transform]
-    if not all(hasattr(t, "_apply_batch") for t in steps):
+def _flat_steps(transform):
+    """The transforms a Compose (nested ones too) applies in order; None when one is not a
+    plain Compose / ToTensor / Normalize / Transpose acting on the image (a subclass may
+    override what the batch form below reproduces)."""
+    if type(transform) is Compose:
+        out = []
+        for t in transform.transforms:
+            inner = _flat_steps(t)
+            if inner is None:
+                return None
+            out += inner
+        return out
+    if type(transform) in (ToTensor, Normalize, Transpose) and transform.keys[:1] == ("image",):
+        return [transform]
+    return None
+
+
+def _pad_to(a, ndim):
+    """Batch a ([N, *S]) reshaped so each sample has at least ndim axes, leading 1s added:
+    how numpy broadcasts a sample of fewer axes against an ndim-axis operand."""
+    k = a.ndim - 1
+    return a.reshape(a.shape[:1] + (1,) * (ndim - k) + a.shape[1:]) if k < ndim else a
+
+
+def _batch_transform(transform, images, kind):
+    """transform applied to a whole batch at once, giving exactly np.stack of what it gives
+    each image; None when that cannot be promised (the caller then goes sample by sample).
+
+    Args:
+        transform: the dataset's transform.
+        images (np.ndarray): [N, ...], images[i] being what the transform gets for sample i
+            (for kind 'pil': the pixels of a mode 'L' PIL image).
+        kind (str): what each sample is: 'pil' (a PIL image), 'array' (a numpy array).
+
+    Returns:
+        tuple[np.ndarray, str] | None: the batch and what each transformed sample is
+        ('array' or 'tensor'), or None.
+    """
+    steps = _flat_steps(transform)
+    if not steps:
         return None
     a = images
+    if kind == "pil" and not (a.dtype == np.uint8 and a.ndim == 3):
+        return None  # only mode 'L' images: the pixels alone do not say another mode
     for t in steps:
-        a = t._apply_batch(a)
-    return a
+        k = a.ndim - 1  # the axes of one sample
+        if type(t) is ToTensor:  # F.to_tensor
+            if kind == "tensor":
+                if t.data_format == "HWC":
+                    if k != 3:
+                        return None
+                    a = a.transpose(0, 2, 3, 1)
+                continue
+            if k not in (2, 3):
+                return None  # to_tensor raises for one sample: let it
+            if k == 2:
+                a = a[..., None]
+            if a.dtype == np.uint8:
+                a = a.astype(np.float32) * np.float32(1 / 255)
+            if t.data_format == "CHW":
+                a = np.moveaxis(a, -1, 1)
+            a, kind = np.ascontiguousarray(a), "tensor"
+        elif type(t) is Normalize:  # F.normalize
+            shape = (-1, 1, 1) if t.data_format == "CHW" else (1, 1, -1)
+            mean = np.asarray(t.mean, np.float32).reshape(shape)
+            std = np.asarray(t.std, np.float32).reshape(shape)
+            if kind == "tensor":
+                if a.dtype not in (np.float32, np.float64):
+                    return None  # a Tensor of another dtype: its own arithmetic
+                a = (_pad_to(a, 3) - mean[None].astype(a.dtype)) / std[None].astype(a.dtype)
+                continue
+            if kind == "pil":
+                a = a.astype(np.float32)
+            if t.to_rgb:
+                a = a[..., ::-1]
+            a = ((_pad_to(a, 3) - mean[None]) / std[None]).astype(np.float32)
+            kind = "array"
+        else:  # Transpose
+            if kind != "tensor" and k == 2:
+                a = a[..., None]
+            if len(t.order) != a.ndim - 1 or sorted(t.order) != list(range(a.ndim - 1)):
+                return None
+            a = np.ascontiguousarray(a.transpose((0,) + tuple(o + 1 for o in t.order)))
+            kind = "array" if kind == "pil" else kind
+    return a, kind
