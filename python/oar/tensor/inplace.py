@@ -689,7 +689,7 @@ def reshape_(x: Tensor, shape: Sequence[int] | Tensor, name: str | None = None) 
         if shape == list(x.shape):
             return x
     elif isinstance(shape, Tensor):
-        shape = [int(s) for s in np.asarray(shape.numpy()).reshape(-1)]
+        shape = [int(s) for s in np.asarray(shape).reshape(-1)]
     else:
         raise ValueError(
             f"reshape_(): shape must be an instance of `list`, `tuple` or "

@@ -1049,7 +1049,7 @@ def multiplex(inputs: Sequence[Tensor], index: Tensor, name: str | None = None) 
                 f"least 1-D), but inputs[{i}] has {t.shape}"
             )
     m = ts[0].shape[0]
-    idx = np.asarray(index.numpy(), dtype=np.int64).reshape(-1)
+    idx = np.asarray(index, dtype=np.int64).reshape(-1)
     if idx.size != m:
         raise ValueError(
             f"multiplex(): argument 'index' must hold one entry per row ({m}), but has {idx.size}"
@@ -1140,7 +1140,7 @@ def unique_consecutive(
         return _unique_empty_slices(lines, a, n, d, return_inverse, return_counts)
     change = np.ones(n, dtype=bool)
     if n:
-        arr = np.moveaxis(np.asarray(lines.numpy()), a, 0).reshape(n, -1)
+        arr = np.moveaxis(np.asarray(lines), a, 0).reshape(n, -1)
         change[1:] = np.any(arr[1:] != arr[:-1], axis=1)
     starts = np.flatnonzero(change)
     out = _C.index_select(lines, _index_tensor(starts), a)
