@@ -219,9 +219,12 @@ def abs_(x: Tensor, name: str | None = None) -> Tensor:
 
 
 def neg_(x: Tensor, name: str | None = None) -> Tensor:
-    """-x, in place (scale_ by -1, as Paddle)."""
+    """-x, in place (scale_ by -1, as Paddle); a bool x is left as it is (-True is
+    nonzero: True, Paddle's neg_ of bool)."""
     C.tensor("neg_", "x", x)
     _refuse_leaf("neg_", "x", x)
+    if x.dtype.name == "bool":
+        return x
     return _C.scale_(x, -1.0, 0.0, True)
 
 

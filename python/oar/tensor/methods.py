@@ -1172,7 +1172,7 @@ _FUNCTION_METHODS = {
         "pca_lowrank",
         "svd_lowrank",
     ),
-    stat: ("quantile", "nanquantile", "nanmedian"),
+    stat: ("quantile", "nanquantile", "nanmedian", "mean", "var", "std"),
     attribute: ("rank",),
     logic: (
         "is_empty",
