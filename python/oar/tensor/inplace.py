@@ -9,6 +9,7 @@ from typing import Any, Sequence, cast
 
 import numpy as np
 
+from ..framework.check import is_int
 from .. import _C
 from ..framework import check as C
 from ..framework.check import _aliases
@@ -268,7 +269,7 @@ def sinc_(x: Tensor, name: str | None = None) -> Tensor:
 
 def polygamma_(x: Tensor, n: int, name: str | None = None) -> Tensor:
     """The n-th derivative of digamma, in place (n an int >= 0)."""
-    if not isinstance(n, int):
+    if not is_int(n):
         raise TypeError(
             f"polygamma_(): the input of n must be int type, but received: {type(n).__name__}"
         )
@@ -673,7 +674,7 @@ def flatten_(
         raise ValueError("flatten_(): the input x should be a Tensor")
     n = x.ndim
     for label, a in (("start_axis", start_axis), ("stop_axis", stop_axis)):
-        if not isinstance(a, int) or a > n - 1 or a < -n:
+        if not is_int(a) or a > n - 1 or a < -n:
             raise ValueError(
                 f"flatten_(): the {label} should be a int, and in range [-rank(x), rank(x))"
             )
@@ -703,16 +704,16 @@ def reshape_(x: Tensor, shape: Sequence[int] | Tensor, name: str | None = None) 
 
 def squeeze_(x: Tensor, axis: int | Sequence[int] | None = None, name: str | None = None) -> Tensor:
     """squeeze in place: the size-1 axes (of axis, if given) removed."""
-    axes = [] if axis is None else [axis] if isinstance(axis, int) else list(axis)
+    axes = [] if axis is None else [axis] if is_int(axis) else list(axis)
     return _in_place("squeeze_", x, lambda t: _C.squeeze(t, axes), copy_input=False)
 
 
 def unsqueeze_(x: Tensor, axis: int | Sequence[int] | Tensor, name: str | None = None) -> Tensor:
     """unsqueeze in place: size-1 axes inserted at axis."""
-    if isinstance(axis, int):
+    if is_int(axis):
         axes = [axis]
     elif isinstance(axis, Tensor):
-        axes = [int(a) for a in np.asarray(axis.numpy()).reshape(-1)]
+        axes = [int(a) for a in np.asarray(axis).reshape(-1)]
     else:
         axes = [int(a.item()) if isinstance(a, Tensor) else a for a in axis]
     return _in_place("unsqueeze_", x, lambda t: _C.unsqueeze(t, axes), copy_input=False)

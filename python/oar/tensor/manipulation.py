@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..framework.check import is_int
 from .. import _C
 from ..framework import check as C
 from ..framework import out as _out
@@ -317,7 +318,7 @@ def _unstack(api, xname, x, axis, num):
 def tile(x: Tensor, repeat_times: Any, name: str | None = None) -> Tensor:
     """x repeated repeat_times[i] times along dimension i (missing leading entries are 1)."""
     C.tensor("tile", "x", x)
-    reps = _int_list("tile", "repeat_times", repeat_times, allow_int=False)
+    reps = _int_list("tile", "repeat_times", repeat_times)  # an int too, as Paddle
     if any(r < 0 for r in reps):
         raise ValueError(f"tile(): argument 'repeat_times' {reps} must not be negative")
     d = max(len(reps), x.ndim)
@@ -1261,7 +1262,7 @@ swapdims = swapaxes
 
 def reverse(x: Tensor, axis: Sequence[int] | int, name: str | None = None) -> Tensor:
     """x with the order of its elements reversed along axis (flip)."""
-    return _C.flip(x, [axis] if isinstance(axis, int) else axis)
+    return _C.flip(x, [axis] if is_int(axis) else axis)
 
 
 def view_as_complex(input: Tensor) -> Tensor:  # noqa: A002 - Paddle's name
