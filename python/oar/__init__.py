@@ -285,7 +285,7 @@ from .tensor.logic import (
     lt,
     ne,
 )
-from .tensor.stat import mean, median, nanmedian, nanquantile, numel, quantile
+from .tensor.stat import mean, median, nanmedian, nanquantile, numel, quantile, std, var
 from .tensor.linalg import (
     bincount,
     bmm,

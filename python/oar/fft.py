@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Protocol
 
+from .framework.check import is_int
 from . import _C
 from .framework import check as C
 from .framework.dtype import convert_dtype
@@ -95,7 +96,7 @@ def _as_real(api, x):
 
 
 def _length(api, name, v):
-    if isinstance(v, bool) or not isinstance(v, int):
+    if not is_int(v):
         raise ValueError(f"{api}(): argument '{name}' must be an int, but got {v!r}")
     if v <= 0:
         raise ValueError(f"{api}(): argument '{name}' must be positive, but got {v}")
@@ -103,7 +104,7 @@ def _length(api, name, v):
 
 
 def _axis(api, x, axis, name="axis"):
-    if isinstance(axis, bool) or not isinstance(axis, int):
+    if not is_int(axis):
         raise ValueError(f"{api}(): argument '{name}' must be an int, but got {axis!r}")
     nd = x.ndim
     if not -nd <= axis < nd:
@@ -144,7 +145,7 @@ def _axes_and_sizes(api, x, s, axes, sort_all):
     if axes is None:
         axes = list(range(nd - len(s), nd)) if s is not None else list(range(nd))
     else:
-        if isinstance(axes, int) and not isinstance(axes, bool):
+        if is_int(axes):
             axes = [axes]
         if not isinstance(axes, Sequence) or isinstance(axes, str):
             raise ValueError(
@@ -646,7 +647,7 @@ def _shift(api, x, axes, inverse):
     x = C.tensor(api, "x", x)
     if axes is None:
         axes = list(range(x.ndim))
-    elif isinstance(axes, int) and not isinstance(axes, bool):
+    elif is_int(axes):
         axes = [axes]
     axes = [_axis(api, x, a, "axes") for a in axes]
     if not axes:

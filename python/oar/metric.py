@@ -12,9 +12,8 @@ __all__ = ["Metric", "Accuracy", "Precision", "Recall", "Auc", "accuracy"]
 
 
 def _np(x):
-    if isinstance(x, _C.Tensor):
-        # numpy has no bfloat16: Tensor.numpy() gives its bits as uint16 (as Paddle's).
-        return (x.astype("float32") if x.dtype.name == "bfloat16" else x).numpy()
+    """x as a numpy array to read: a Tensor's memory without a copy (np.asarray, which
+    gives bfloat16 as float32 values where Tensor.numpy() gives its bits)."""
     return np.asarray(x)
 
 

@@ -146,9 +146,17 @@ def test_zeros_ones_full_defaults():
     o = oar.ones((4,))
     np.testing.assert_array_equal(o.numpy(), np.ones(4, np.float32))
     assert oar.ones(3).shape == [3]
+    # an int fill gives the default float, as Paddle 3.3.1 (and its documentation: "if
+    # dtype is None, the data type of created Tensor is float32"); measured there:
+    # full([2], 3), full([2], np.int64(3)) and full([2], to_tensor(3)) are float32
     f = oar.full([2, 2], 7)
-    assert f.dtype == oar.int64
-    np.testing.assert_array_equal(f.numpy(), np.full((2, 2), 7, np.int64))
+    assert f.dtype == oar.float32
+    np.testing.assert_array_equal(f.numpy(), np.full((2, 2), 7, np.float32))
+    assert oar.full([2], np.int64(3)).dtype == oar.float32
+    assert oar.full([2], oar.to_tensor(3)).dtype == oar.float32
+    assert oar.full([2], oar.to_tensor(True)).dtype == oar.float32
+    assert oar.full([2], 1 + 2j).dtype == oar.complex128
+    assert oar.full([2], 3, dtype="int64").dtype == oar.int64
     f = oar.full([2], 1.5)
     assert f.dtype == oar.float32 and f.numpy().tolist() == [1.5, 1.5]
     f = oar.full([2], True)
@@ -322,3 +330,71 @@ def test_linspace_complex_dtype_spaces_the_real_ends():
             want = torch.linspace(start, stop, num, dtype=tdt).numpy()
             assert got.dtype.name == dt and got.shape == [num]
             np.testing.assert_allclose(got.numpy(), want, rtol=1e-6, equal_nan=True)
+
+
+# ---- numpy integers and whole floats where Paddle takes an int -------------------------------
+def test_numpy_integers_are_ints_as_paddle():
+    """Paddle 3.3.1 takes numpy integers (np.int64(3), what indexing a numpy array gives)
+    for shapes, sizes and counts (measured there: zeros([np.int64(2), np.int32(3)]),
+    ones(np.array([2, 3])), tile(x, np.int64(2)), MultiStepDecay(milestones=[np.int64(2),
+    ...]), DataLoader(num_workers=np.int64(0)) and sparse.nn.Conv3D(np.int64(1),
+    np.int64(2), 3) work). oar takes them also where Paddle's own isinstance(int) checks
+    refuse them by accident (StepDecay's step_size, LinearWarmup's warmup_steps,
+    BatchSampler's batch_size, fft's n and axis, GradScaler's counts)."""
+    i = np.int64
+    assert oar.zeros([i(2), np.int32(3)]).shape == [2, 3]
+    assert oar.ones(np.array([2, 3])).shape == [2, 3]
+    assert oar.zeros(np.array([2], dtype=np.int32)).shape == [2]
+    assert oar.full(np.array([2]), 1.0).tolist() == [1.0, 1.0]
+    assert oar.rand(np.array([2])).shape == [2]
+    with pytest.raises(TypeError, match="integer array"):
+        oar.ones(np.array([2.0, 3.0]))
+    x = oar.ones([2, 3, 4])
+    assert oar.reshape(x, [i(6), i(4)]).shape == [6, 4]
+    assert [t.shape for t in oar.split(x, [i(1), i(3)], axis=i(2))] == [[2, 3, 1], [2, 3, 3]]
+    assert oar.sum(x, axis=i(1)).shape == [2, 4]
+    assert oar.tile(oar.ones([2]), i(2)).shape == [4]
+    assert oar.tile(oar.ones([2]), 2).shape == [4]  # an int too (Paddle: [4])
+    assert oar.flip(x, [i(0)]).shape == [2, 3, 4]
+    assert oar.linspace(0, 1, i(5)).shape == [5]
+    assert oar.optimizer.lr.StepDecay(0.1, step_size=i(2)).step_size == 2
+    oar.optimizer.lr.MultiStepDecay(0.1, milestones=[i(2), i(4)])
+    oar.optimizer.lr.LinearWarmup(0.1, i(3), 0.0, 0.1)
+    oar.io.BatchSampler(oar.io.TensorDataset([oar.ones([4, 1])]), batch_size=i(2))
+    oar.io.DataLoader(oar.io.TensorDataset([oar.ones([4, 1])]), batch_size=2, num_workers=i(0))
+    oar.sparse.nn.Conv3D(i(1), i(2), 3)
+    assert oar.fft.fft(oar.ones([4]), n=i(4), axis=i(0)).shape == [4]
+    oar.amp.GradScaler(incr_every_n_steps=i(100))
+    # bools stay refused where an int is asked for
+    with pytest.raises(ValueError):
+        oar.optimizer.lr.StepDecay(0.1, step_size=True)
+
+
+def test_check_helpers_take_numpy_integers():
+    from oar.framework import check as C
+
+    assert C.is_int(np.int64(3)) and C.is_int(np.uint8(3)) and C.is_int(3)
+    assert not C.is_int(True) and not C.is_int(np.bool_(True)) and not C.is_int(3.0)
+    assert C.size("Linear", "in_features", np.int64(4)) == 4
+    assert type(C.size("Linear", "in_features", np.int64(4))) is int
+    assert C.size("Linear", "in_features", 0, minimum=0) == 0
+    with pytest.raises(ValueError, match="must be a positive int, got np.int64\\(0\\)"):
+        C.size("Linear", "in_features", np.int64(0))
+    with pytest.raises(ValueError, match="must be a non-negative int, got 4.0"):
+        C.size("Linear", "in_features", 4.0, minimum=0)
+    assert C.integer("f", "n", np.int32(7)) == 7
+
+
+def test_linspace_and_logspace_take_a_whole_float_num_as_paddle():
+    """Paddle 3.3.1: linspace(0, 1, 5.0) and logspace(0, 1, 5.0) give 5 values (so do
+    np.int64(5) and np.float64(5.0)); 5.5 gives 5 there too (truncated), where Paddle's
+    documentation asks for an int: oar refuses a fractional num."""
+    for num in (5.0, np.float64(5.0), np.int64(5)):
+        assert oar.linspace(0, 1, num).tolist() == [0.0, 0.25, 0.5, 0.75, 1.0]
+    np.testing.assert_allclose(
+        oar.logspace(0, 1, 5.0).numpy(), [1.0, 1.7782794, 3.1622777, 5.623413, 10.0], rtol=1e-6
+    )
+    with pytest.raises(TypeError, match="linspace\\(\\): argument 'num'"):
+        oar.linspace(0, 1, 5.5)
+    with pytest.raises(TypeError, match="logspace\\(\\): argument 'num'"):
+        oar.logspace(0, 1, 2.5)

@@ -314,3 +314,195 @@ def test_gradient_of_a_promoted_op_has_the_input_dtype(op, x_dtype, y_dtype):
         np.testing.assert_allclose(as_float64(g), tg.to(torch.float64).numpy(),
                                    rtol=max(RTOL[d], RTOL[TENSOR_TENSOR[(x_dtype, y_dtype)]]),
                                    atol=1e-6, err_msg=f"d {op}({x_dtype}, {y_dtype}) / d{name}")
+
+
+# ---- a 0-d tensor operand ------------------------------------------------------------------
+# Paddle 3.3.1 treats a 0-d tensor like a Python scalar in + - * / // % ** and the
+# comparisons, and in paddle.add/subtract/multiply/divide/floor_divide/remainder/pow and
+# the comparison functions (also copysign and hypot): with one 0-d operand of the other's
+# kind (integers, floating, complex) the other operand's dtype wins; otherwise (kinds
+# differ, or both 0-d) the full promotion lattice applies (int32 with float32 is float32,
+# uint8 with int8 int16). floor_divide always takes the lattice when an operand is 0-d.
+# maximum, minimum, fmax, fmin, atan2, logaddexp, nextafter and where keep the
+# tensor-with-tensor rule. Every row below was measured on Paddle 3.3.1 (CPU):
+# (x dtype, x values, y dtype, y values, op, result dtype, result values); a 0-d operand
+# is given as a bare number.
+def _t(dtype, v):
+    return oar.to_tensor(v, dtype=dtype)
+
+
+ZERO_D_CASES = [
+    ("int32", [1, 2, 3], "float32", 0.5, "+", "float32", [1.5, 2.5, 3.5]),
+    ("float32", 0.5, "int32", [1, 2, 3], "+", "float32", [1.5, 2.5, 3.5]),
+    ("float32", [1.0, 2.0, 3.0], "float64", 0.5, "+", "float32", [1.5, 2.5, 3.5]),
+    ("float64", 0.5, "float32", [1.0, 2.0, 3.0], "+", "float32", [1.5, 2.5, 3.5]),
+    ("float32", [1.0, 2.0, 3.0], "int64", 2, "+", "float32", [3.0, 4.0, 5.0]),
+    ("int32", [1, 2, 3], "int64", 2, "+", "int32", [3, 4, 5]),
+    ("int64", [1, 2], "int32", 2, "+", "int64", [3, 4]),
+    ("bool", [True, False], "int64", 2, "+", "int64", [3, 2]),
+    ("int32", [1, 2, 3], "bool", True, "+", "int32", [2, 3, 4]),
+    ("float64", [1.0, 2.0, 3.0], "float32", 0.5, "+", "float64", [1.5, 2.5, 3.5]),
+    ("int32", [1, 2, 3], "float64", 2.5, "+", "float64", [3.5, 4.5, 5.5]),
+    ("bool", [True, False], "float32", 2.5, "+", "float32", [3.5, 2.5]),
+    ("bool", [True, False], "int32", 2, "+", "int32", [3, 2]),
+    ("bool", [True, False], "uint8", 2, "+", "uint8", [3, 2]),
+    ("uint8", [1, 200], "int8", -2, "+", "uint8", [255, 198]),
+    ("int8", [1, -2], "uint8", 2, "+", "int8", [3, 0]),
+    ("int8", [1, -2], "int64", 2, "+", "int8", [3, 0]),
+    ("uint8", [1, 200], "bool", True, "+", "uint8", [2, 201]),
+    ("uint8", 2, "int8", -2, "+", "int16", 0),
+    ("bool", True, "int32", 2, "+", "int32", 3),
+    ("bool", True, "float32", 2.5, "+", "float32", 3.5),
+    ("int32", 2, "int64", 2, "+", "int64", 4),
+    ("bfloat16", 2.5, "float16", 2.5, "+", "float32", 5.0),
+    ("float32", 2.5, "float64", 0.5, "+", "float64", 3.0),
+    ("int64", 2, "float32", 2.5, "+", "float32", 4.5),
+    ("int32", 2, "float64", 0.5, "+", "float64", 2.5),
+    ("float32", [1.0, 2.0, 3.0], "bfloat16", 2.5, "+", "float32", [3.5, 4.5, 5.5]),
+    ("float32", [1.0, 2.0, 3.0], "float16", 2.5, "+", "float32", [3.5, 4.5, 5.5]),
+    ("float32", [1.0], "complex64", 1j, "+", "complex64", [1 + 1j]),
+    ("float32", [1.0], "complex128", 1j, "+", "complex128", [1 + 1j]),
+    ("complex64", [1 + 1j], "float64", 2.5, "+", "complex128", [3.5 + 1j]),
+    ("complex64", [1 + 1j], "complex128", 1j, "+", "complex64", [1 + 2j]),
+    ("complex128", [1 + 1j], "complex64", 1j, "+", "complex128", [1 + 2j]),
+    ("int32", [1, 2, 3], "complex64", 1 + 1j, "+", "complex64", [2 + 1j, 3 + 1j, 4 + 1j]),
+    ("float64", [1.0, 2.0, 3.0], "complex64", 1 + 1j, "+", "complex128",
+     [2 + 1j, 3 + 1j, 4 + 1j]),
+    ("complex64", [1 + 1j], "int64", 2, "+", "complex64", [3 + 1j]),
+    ("int32", [1, 2, 3], "float32", 0.5, "-", "float32", [0.5, 1.5, 2.5]),
+    ("int64", 2, "int32", [1, 2, 3], "-", "int32", [1, 0, -1]),
+    ("int32", [1, 2, 3], "float32", 0.5, "*", "float32", [0.5, 1.0, 1.5]),
+    ("int32", [1, 2, 3], "float32", 2.5, "/", "float32", [0.4, 0.8, 1.2]),
+    ("float32", [1.0, 2.0, 3.0], "float64", 0.5, "/", "float32", [2.0, 4.0, 6.0]),
+    ("int32", [1, 2, 3], "int64", 2, "/", "float32", [0.5, 1.0, 1.5]),
+    ("int64", [1, 2, 3], "int32", 2, "/", "float32", [0.5, 1.0, 1.5]),
+    ("int32", 2, "int64", 2, "/", "float32", 1.0),
+    ("float64", 2.5, "float32", [1.0, 2.0, 3.0], "/", "float32", [2.5, 1.25, 0.8333333]),
+    ("int32", [1, 2, 3], "float32", 2.5, "//", "float32", [0.0, 0.0, 1.0]),
+    ("int32", [1, 2, 3], "int64", 2, "//", "int64", [0, 1, 1]),
+    ("int64", [2, 2, 2], "int32", 2, "//", "int64", [1, 1, 1]),
+    ("int64", 2, "int32", [1, 2, 3], "//", "int64", [2, 1, 0]),
+    ("float32", [1.0, 2.0, 3.0], "float64", 2.5, "//", "float64", [0.0, 0.0, 1.0]),
+    ("int32", [1, 2, 3], "float32", 2.5, "%", "float32", [1.0, 2.0, 0.5]),
+    ("int32", [1, 2, 3], "int64", 2, "%", "int32", [1, 0, 1]),
+    ("float32", [1.0, 2.0, 3.0], "float64", 2.5, "%", "float32", [1.0, 2.0, 0.5]),
+    ("float64", 2.5, "float32", [1.0, 2.0, 3.0], "%", "float32", [0.5, 0.5, 2.5]),
+    ("int32", [1, 2, 3], "int64", 2, "**", "int32", [1, 4, 9]),
+    ("int32", [1, 2, 3], "float32", 2.5, "**", "float32", [1.0, 5.656854, 15.588457]),
+    ("int32", [1, 2, 3], "float64", 2.5, "**", "float64",
+     [1.0, 5.656854249492381, 15.588457268119896]),
+    ("float32", 2.5, "int32", [1, 2, 3], "**", "float32", [2.5, 6.25, 15.625]),
+    ("float32", [1.0, 2.0, 3.0], "float64", 2.5, "**", "float32", [1.0, 5.656854, 15.588457]),
+    ("int32", [1, 2, 3], "float32", 2.5, "<", "bool", [True, True, False]),
+    ("int32", [1, 2, 3], "float32", 2.5, ">=", "bool", [False, False, True]),
+    ("int32", [1, 2, 3], "float64", 2.5, ">", "bool", [False, False, True]),
+    ("float32", [1.0, 2.0, 3.0], "int64", 2, "!=", "bool", [True, False, True]),
+    ("float32", [1.0, 2.0, 3.0], "float64", 2.5, "<", "bool", [True, True, False]),
+    # the 0-d operand is cast to the other's dtype: float32(0.1) == 0.1 there, and
+    # float64(float32(0.1)) != 0.1; an int64 beyond int32 wraps (2**32 -> 0)
+    ("float32", [0.1], "float64", 0.1, "==", "bool", [True]),
+    ("float64", [0.1], "float32", 0.1, "==", "bool", [False]),
+    ("int32", [0], "int64", 2**32, "==", "bool", [True]),
+    ("int32", [1], "int64", 2**32 + 5, "+", "int32", [6]),
+    ("float32", [1.0], "float64", 1e-9, "+", "float32", [1.0]),
+]
+
+OPERATORS = {"+": lambda a, b: a + b, "-": lambda a, b: a - b, "*": lambda a, b: a * b,
+             "/": lambda a, b: a / b, "//": lambda a, b: a // b, "%": lambda a, b: a % b,
+             "**": lambda a, b: a ** b, "<": lambda a, b: a < b, ">": lambda a, b: a > b,
+             ">=": lambda a, b: a >= b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+
+
+def _check(out, dtype, values, what):
+    assert out.dtype.name == dtype, f"{what}: got {out.dtype.name}, Paddle 3.3.1 gives {dtype}"
+    got = np.asarray(out.tolist())
+    if dtype == "bool" or dtype.startswith(("int", "uint")):
+        np.testing.assert_array_equal(got, values, err_msg=what)
+    else:
+        np.testing.assert_allclose(got, values, rtol=1e-6, err_msg=what)
+
+
+@pytest.mark.parametrize("case", ZERO_D_CASES, ids=lambda c: f"{c[0]}{c[4]}{c[2]}")
+def test_zero_d_operand_is_a_scalar_as_paddle(case):
+    xd, xv, yd, yv, op, want, values = case
+    out = OPERATORS[op](_t(xd, xv), _t(yd, yv))
+    _check(out, want, values, f"{xd} {xv} {op} {yd} {yv}")
+
+
+ZERO_D_APIS = [
+    # (function, result dtype, values) for int32 [1, 2, 3] with a 0-d float32 2.5
+    (oar.add, "float32", [3.5, 4.5, 5.5]), (oar.subtract, "float32", [-1.5, -0.5, 0.5]),
+    (oar.multiply, "float32", [2.5, 5.0, 7.5]), (oar.divide, "float32", [0.4, 0.8, 1.2]),
+    (oar.floor_divide, "float32", [0.0, 0.0, 1.0]), (oar.remainder, "float32", [1.0, 2.0, 0.5]),
+    (oar.mod, "float32", [1.0, 2.0, 0.5]), (oar.floor_mod, "float32", [1.0, 2.0, 0.5]),
+    (oar.pow, "float32", [1.0, 5.656854, 15.588457]),
+    (oar.less_than, "bool", [True, True, False]), (oar.less_equal, "bool", [True, True, False]),
+    (oar.greater_than, "bool", [False, False, True]),
+    (oar.greater_equal, "bool", [False, False, True]),
+    (oar.equal, "bool", [False, False, False]), (oar.not_equal, "bool", [True, True, True]),
+    (oar.Tensor.add, "float32", [3.5, 4.5, 5.5]), (oar.Tensor.multiply, "float32", [2.5, 5.0, 7.5]),
+    (oar.Tensor.divide, "float32", [0.4, 0.8, 1.2]), (oar.Tensor.equal, "bool", [False] * 3),
+    (oar.Tensor.__radd__, "float32", [3.5, 4.5, 5.5]),
+    (oar.Tensor.__rsub__, "float32", [1.5, 0.5, -0.5]),
+    (oar.Tensor.__rtruediv__, "float32", [2.5, 1.25, 0.8333333]),
+]
+
+
+@pytest.mark.parametrize("fn,want,values", ZERO_D_APIS, ids=lambda v: getattr(v, "__name__", ""))
+def test_zero_d_operand_of_the_functions_as_paddle(fn, want, values):
+    x = _t("int32", [1, 2, 3])
+    _check(fn(x, _t("float32", 2.5)), want, values, fn.__name__)
+
+
+def test_zero_d_rule_in_copysign_and_hypot_as_paddle():
+    f32, f64 = _t("float32", [1.0, 2.0, 3.0]), _t("float64", 2.5)
+    _check(oar.copysign(f32, f64), "float32", [1.0, 2.0, 3.0], "copysign")
+    _check(oar.copysign(f64, f32), "float32", [2.5, 2.5, 2.5], "copysign")
+    _check(oar.copysign(_t("int32", [1, 2, 3]), _t("int64", 2)), "int32", [1, 2, 3], "copysign")
+    _check(oar.copysign(f32, _t("float64", [1.0, 2.0, 3.0])), "float64", [1, 2, 3], "copysign")
+    _check(oar.hypot(f32, f64), "float32", [2.6925824, 3.2015622, 3.905125], "hypot")
+    _check(oar.hypot(f64, f32), "float32", [2.6925824, 3.2015622, 3.905125], "hypot")
+    _check(oar.hypot(_t("int32", [1, 2, 3]), _t("int64", 2)), "float32",
+           [2.236068, 2.828427, 3.6055512], "hypot")
+    _check(oar.hypot(f64, _t("float32", 2.5)), "float64", 3.5355339059327378, "hypot")
+
+
+def test_zero_d_operand_elsewhere_keeps_the_tensor_rule_as_paddle():
+    i32, f32 = _t("int32", [1, 2, 3]), _t("float32", [1.0, 2.0, 3.0])
+    s32, s64 = _t("float32", 2.5), _t("float64", 2.5)
+    for fn in (oar.maximum, oar.minimum, oar.atan2):
+        with pytest.raises(TypeError):
+            fn(i32, s32)
+    for fn in (oar.maximum, oar.minimum, oar.fmax, oar.fmin, oar.atan2):
+        assert fn(f32, s64).dtype == oar.float64, fn.__name__
+    assert oar.logaddexp(f32, s64).dtype == oar.float64
+    assert oar.nextafter(f32, s64).dtype == oar.float64
+    mask = _t("bool", [True, False])
+    _check(oar.where(mask, _t("float32", [1.0, 2.0]), s64), "float64", [1.0, 2.5], "where")
+    # a one-element tensor of shape [1] is not 0-d: the tensor rule
+    with pytest.raises(TypeError):
+        i32 + _t("float32", [0.5])
+    assert (f32 + _t("float64", [0.5])).dtype == oar.float64
+    # in place: Paddle 3.3.1 refuses these mixes too
+    for y in (s32, _t("int64", 2)):
+        with pytest.raises(TypeError):
+            i32.clone().add_(y)
+    with pytest.raises(TypeError):
+        f32.clone().multiply_(_t("int64", 2))
+
+
+def test_zero_d_operand_gradient_has_its_dtype_as_paddle():
+    """Paddle 3.3.1: x float32 [1, 2] * y 0-d float64 2.5 is float32, x.grad float32 and
+    y.grad float64 3.0; int32 [1, 2] * y 0-d float32: y.grad float32 3.0."""
+    x = _t("float32", [1.0, 2.0])
+    y = _t("float64", 2.5)
+    x.stop_gradient = y.stop_gradient = False
+    out = x * y
+    assert out.dtype == oar.float32
+    out.sum().backward()
+    assert x.grad.dtype == oar.float32 and y.grad.dtype == oar.float64
+    assert y.grad.item() == 3.0 and x.grad.tolist() == [2.5, 2.5]
+    y2 = _t("float32", 2.5)
+    y2.stop_gradient = False
+    (_t("int32", [1, 2]) * y2).sum().backward()
+    assert y2.grad.dtype == oar.float32 and y2.grad.item() == 3.0

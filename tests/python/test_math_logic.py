@@ -416,3 +416,61 @@ def test_a_complex_weight_or_value_for_a_real_x_is_refused():
                                                oar.to_tensor(-1j)).numpy(), [-1j, 2j])
     np.testing.assert_allclose(oar.masked_fill(xc, oar.to_tensor([False, True]),
                                                oar.to_tensor(3.0)).numpy(), [1 + 1j, 3])
+
+
+# ---- bool arithmetic edge cases, as Paddle 3.3.1 --------------------------------------------
+# Every expected value below was measured on Paddle 3.3.1 (CPU).
+def _b(v):
+    return oar.to_tensor(v, dtype="bool")
+
+
+def test_negating_bool_is_the_identity_as_paddle():
+    """Paddle: -x and paddle.neg(x) of bool are bool with x's values (-True is nonzero,
+    i.e. True); neg_ too."""
+    b = _b([True, False, True])
+    for out in (-b, oar.neg(b), b.neg()):
+        assert out.dtype == oar.bool_ and out.tolist() == [True, False, True]
+    assert (-_b(True)).tolist() is True
+    c = _b([True, False])
+    assert c.neg_() is c and c.tolist() == [True, False]
+    # the small integer dtypes wrap, as Paddle's
+    assert (-oar.to_tensor([1, 2], dtype="uint8")).tolist() == [255, 254]
+    assert (-oar.to_tensor([1, -2], dtype="int8")).tolist() == [-1, 2]
+
+
+def test_bool_divided_by_bool_is_float32_as_paddle_documents():
+    """Paddle 3.3.1 computes bool / bool (and bool / True) in bool: x where the divisor is
+    True, and a False divisor raises "Integer division by zero". Its documentation says
+    divide never returns a dtype smaller than float (the Divide Rule of "Introduction to
+    Data Type Promotion"): oar follows the documentation, float32 with 0 / 0 NaN."""
+    t, tf = _b([True, True]), _b([True, False])
+    for out in (t / t, tf / t, oar.divide(tf, t), tf / _b(True), tf / True, True / t):
+        assert out.dtype == oar.float32
+    assert (tf / t).tolist() == [1.0, 0.0]
+    r = (tf / tf).tolist()
+    assert r[0] == 1.0 and math.isnan(r[1])
+    out = tf / 1  # Paddle: float32 [1.0, 0.0]
+    assert out.dtype == oar.float32 and out.tolist() == [1.0, 0.0]
+    with pytest.raises(TypeError):  # Paddle: TypeError too
+        tf / oar.to_tensor([1, 2], dtype="int32")
+
+
+def test_bool_arithmetic_with_python_numbers_as_paddle():
+    b = _b([True, False])
+    cases = [
+        (b * True, "bool", [True, False]),
+        (b * b, "bool", [True, False]),
+        (b + True, "bool", [True, True]),
+        (b + 1, "int64", [2, 1]),
+        (b ** 2, "int64", [1, 0]),
+        (b // 1, "int64", [1, 0]),
+        (b % 2, "int64", [1, 0]),
+        (b / 2, "float32", [0.5, 0.0]),
+        (b * 2, "int64", [2, 0]),
+    ]
+    for out, dtype, values in cases:
+        assert out.dtype.name == dtype and out.tolist() == values
+    for f in (lambda: b - b, lambda: b - True, lambda: b // b, lambda: b % b, lambda: b ** b,
+              lambda: oar.abs(b)):
+        with pytest.raises(TypeError):  # Paddle: no bool kernel either
+            f()

@@ -513,3 +513,101 @@ def test_prod_cumprod_gradients_with_a_result_dtype():
         (tg,) = torch.autograd.grad(tfn(tx).sum(), tx)
         assert og.dtype == oar.float64
         close(og, tg, rtol=1e-6)  # through the cast, as torch: float32 products of the rounded x
+
+
+# ---- integer and bool statistics, as Paddle 3.3.1 ------------------------------------------
+# Every expected value below was measured on Paddle 3.3.1 (CPU).
+def _i(v, dtype="int64"):
+    return oar.to_tensor(v, dtype=dtype)
+
+
+INT_STATS = [
+    # mean: x's dtype, the float32 mean truncated toward zero
+    (lambda: oar.mean(_i([1, 2, 4], "int32")), "int32", 2),
+    (lambda: oar.mean(_i([1, 2])), "int64", 1),
+    (lambda: oar.mean(_i([-1, -2], "int32")), "int32", -1),
+    (lambda: oar.mean(_i([-1, -2, -2], "int32")), "int32", -1),
+    (lambda: oar.mean(_i([[1, 2], [4, 7]]), axis=0), "int64", [2, 4]),
+    (lambda: oar.mean(_i([[1, 2], [3, 6]], "int32"), axis=1, keepdim=True), "int32", [[1], [4]]),
+    (lambda: oar.mean(_i([[1, 2], [3, 6]], "int32"), axis=[]), "int32", 3),
+    (lambda: _i([1, 2]).mean(), "int64", 1),
+    (lambda: oar.mean(_i([2**62, 2**62])), "int64", 2**62),  # no int64 overflow
+    (lambda: oar.mean(_i([2**30] * 3, "int32")), "int32", 2**30),
+    (lambda: oar.mean(_i([2**24 + 1] * 2, "int32")), "int32", 2**24),  # float32's rounding
+    (lambda: oar.mean(_i([2**62, 2**62, 3])), "int64", 3074457437244227584),
+    (lambda: oar.mean(_i(np.zeros([0], np.int64))), "int64", -(2**63)),  # NaN cast
+    (lambda: oar.mean(_i([1, 2], "int32"), dtype="float32"), "float32", 1.5),
+    (lambda: oar.mean(_i([1, 2], "int32"), dtype="int64"), "int64", 1),
+    (lambda: oar.mean(_i([True, False, False], "bool")), "bool", True),
+    (lambda: oar.mean(_i([False, False], "bool")), "bool", False),
+    (lambda: oar.mean(_i([[True, False], [False, False]], "bool"), axis=0), "bool", [True, False]),
+    # var: Paddle's formula in integers (truncated mean, truncated quotient)
+    (lambda: oar.var(_i([1, 2, 4], "int32")), "int32", 2),
+    (lambda: oar.var(_i([1, 4], "int32")), "int32", 5),
+    (lambda: oar.var(_i([-1, -4, 2])), "int64", 9),
+    (lambda: oar.var(_i([1, 2, 4]), unbiased=False), "int64", 1),
+    (lambda: oar.var(_i([[1, 2], [4, 7]]), axis=0), "int64", [5, 13]),
+    (lambda: oar.var(_i([[1, 2, 4], [3, 3, 9]]), axis=1, keepdim=True), "int64", [[2], [12]]),
+    (lambda: oar.var(_i([5])), "int64", -(2**63)),  # 0 / 0
+    (lambda: oar.var(_i(5)), "int64", -(2**63)),
+    (lambda: oar.var(_i(np.zeros([0], np.int64))), "int64", -(2**63)),
+    (lambda: oar.var(_i([0, 2**27 + 1])), "int64", 2**53),  # float32's quotient
+    (lambda: oar.var(_i([0, 50000], "int32")), "int32", 1250000000),
+    (lambda: _i([1, 4], "int32").var(), "int32", 5),
+    # std: float32, the square root of var's integer result
+    (lambda: oar.std(_i([1, 2, 4], "int32")), "float32", 1.4142135381698608),
+    (lambda: oar.std(_i([1, 4])), "float32", 2.2360680103302),
+    (lambda: oar.std(_i([1, 2, 4]), unbiased=False), "float32", 1.0),
+    (lambda: _i([1, 4], "int32").std(), "float32", 2.2360680103302),
+    # nanmedian: x's dtype, the middle pair's sum halved toward zero
+    (lambda: oar.nanmedian(_i([1, 2, 4], "int32")), "int32", 2),
+    (lambda: oar.nanmedian(_i([1, 2, 4, 8])), "int64", 3),
+    (lambda: oar.nanmedian(_i([1, 2], "int32")), "int32", 1),
+    (lambda: oar.nanmedian(_i([-1, -2], "int32")), "int32", -1),
+    (lambda: oar.nanmedian(_i([1, 2]), mode="min"), "int64", 1),
+    (lambda: oar.nanmedian(_i([[1, 2, 4, 8]]), axis=1), "int64", [3]),
+    (lambda: oar.nanmedian(_i([[1, 2], [3, 6]]), axis=1), "int64", [1, 4]),
+    (lambda: oar.nanmedian(_i([[1, 2], [3, 6]], "int32"), axis=0, keepdim=True), "int32",
+     [[2, 4]]),
+    (lambda: oar.nanmedian(_i([2**62 + 1, 2**62 + 3])), "int64", -4611686018427387902),
+    # median stays float32 (Paddle documents it)
+    (lambda: oar.median(_i([1, 2, 4, 8])), "float32", 3.0),
+    (lambda: oar.median(_i([1, 2, 4, 8]), mode="min"), "int64", 2),
+]
+
+
+@pytest.mark.parametrize("k", range(len(INT_STATS)))
+def test_integer_statistics_as_paddle(k):
+    fn, dtype, value = INT_STATS[k]
+    out = fn()
+    assert out.dtype.name == dtype
+    if dtype == "float32":
+        np.testing.assert_allclose(out.numpy(), value, rtol=1e-6)
+    else:
+        assert out.tolist() == value
+
+
+def test_nanmedian_min_of_integers_returns_positions_as_paddle():
+    v, idx = oar.nanmedian(_i([[1, 2], [3, 6]]), axis=1, mode="min")
+    assert v.dtype == oar.int64 and v.tolist() == [1, 3]
+    assert idx.tolist() == [0, 0]
+
+
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: oar.mean(_i([1, 2], "uint8")),
+        lambda: oar.mean(_i([1, 2], "int16")),
+        lambda: oar.var(_i([True, False], "bool")),
+        lambda: oar.var(_i([1, 2], "uint8")),
+        lambda: oar.var(_i([1, 2], "int16")),
+        lambda: oar.std(_i([True, False], "bool")),
+        lambda: oar.std(_i([1, 2], "int8")),
+        lambda: oar.nanmedian(_i([True, False], "bool")),
+        lambda: oar.nanmedian(_i([1, 2], "uint8")),
+    ],
+)
+def test_integer_statistics_without_a_paddle_kernel_raise(call):
+    """Paddle 3.3.1 raises (no kernel registered) for these dtypes."""
+    with pytest.raises(TypeError):
+        call()

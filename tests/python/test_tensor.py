@@ -89,45 +89,66 @@ def test_inplace_version_counts_writes():
 # ---- numpy interop ------------------------------------------------------------------------
 
 
-def test_numpy_shares_memory_without_copy():
-    x = oar.to_tensor(_arr((3, 4)))
+def test_numpy_is_a_copy_as_paddle():
+    """Paddle 3.3.1's Tensor.numpy() returns a copy (measured: arr = t.numpy();
+    arr[0] = 5 leaves t [1., 2., 3.], also for a tensor with stop_gradient=False and a
+    non-leaf one, and the arrays are writable)."""
+    data = _arr((3, 4))
+    x = oar.to_tensor(data)
     a = x.numpy()
-    b = x.numpy()
-    assert np.shares_memory(a, b)
-    assert a.ctypes.data == x.data_ptr()
+    assert a.flags.writeable and a.flags.owndata
+    assert not np.shares_memory(a, np.asarray(x))
     a[1, 2] = 42.0
-    assert x.numpy()[1, 2] == 42.0
-    assert x[1, 2].item() == 42.0
+    assert x[1, 2].item() == data[1, 2]  # unchanged
+    w = oar.to_tensor([1.0, 2.0], stop_gradient=False)
+    b = w.numpy()
+    assert b.flags.writeable
+    b[0] = 9.0
+    assert w.tolist() == [1.0, 2.0]
+    c = (w * 2).numpy()  # inside the autograd graph
+    assert c.flags.writeable
+    c[:] = 0.0
+    assert c.tolist() == [0.0, 0.0]
+    # 0-d: a 0-d array, as Paddle's; bfloat16: the raw uint16 bits (Paddle: [16256, 16384])
+    s = oar.to_tensor(3.0).numpy()
+    assert isinstance(s, np.ndarray) and s.shape == () and s.flags.writeable
+    bf = oar.to_tensor([1.0, 2.0], dtype="bfloat16").numpy()
+    assert bf.dtype == np.uint16 and bf.tolist() == [16256, 16384]
 
 
-def test_numpy_of_transposed_view_shares_memory():
+def test_numpy_of_transposed_view_is_a_copy_with_the_values():
     x = oar.to_tensor(_arr((3, 4)))
     t = oar.transpose(x, [1, 0])
     a = t.numpy()
-    np.testing.assert_array_equal(a, x.numpy().T)
-    if not t.is_contiguous():
-        assert np.shares_memory(a, x.numpy())
-        assert a.strides == (4, 16)
+    np.testing.assert_array_equal(a, np.asarray(x).T)
+    assert not np.shares_memory(a, np.asarray(x))
 
 
-def test_numpy_of_detached_tensor_is_writable_view():
-    x = oar.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
-    ro = x.numpy()
-    assert ro.flags.writeable is False  # requires grad -> read-only view
+def test_asarray_is_the_zero_copy_view():
+    """np.asarray(x) (__array__) shares the tensor's memory: oar's documented zero-copy
+    path (Paddle's copies here too); read-only while x requires grad."""
+    x = oar.to_tensor(_arr((3, 4)))
+    v = np.asarray(x)
+    assert v.ctypes.data == x.data_ptr()
+    v[1, 2] = 42.0
+    assert x[1, 2].item() == 42.0
+    w = oar.to_tensor([1.0, 2.0, 3.0], stop_gradient=False)
+    ro = np.asarray(w)
+    assert ro.flags.writeable is False
     with pytest.raises(ValueError):
         ro[0] = 5.0
-    d = x.detach()
-    assert d.stop_gradient is True and d.is_leaf
-    dn = d.numpy()
-    assert dn.flags.writeable
-    dn[0] = 9.0
-    assert x.numpy()[0] == 9.0  # the write is visible through the original
-    assert d.data_ptr() == x.data_ptr()
+    d = np.asarray(w.detach())
+    assert d.flags.writeable
+    d[0] = 9.0
+    assert w.tolist()[0] == 9.0  # the detached tensor shares w's memory
+    # DLPack is zero-copy too
+    z = np.from_dlpack(x)
+    assert np.shares_memory(z, v)
 
 
-def test_numpy_keeps_storage_alive_after_tensor_deleted():
+def test_asarray_keeps_storage_alive_after_tensor_deleted():
     x = oar.to_tensor(np.arange(1000, dtype=np.float64))
-    a = x.numpy()
+    a = np.asarray(x)
     gc.collect()  # tensors of earlier tests freed now, not inside the measurement
     in_use_with = oar.memory_stats()["bytes_in_use"]
     del x
@@ -153,12 +174,12 @@ def test_numpy_dtype_roundtrip(name):
 def test_array_protocol():
     x = oar.to_tensor(_arr((2, 2)))
     a = np.asarray(x)
-    assert np.shares_memory(a, x.numpy())
+    assert np.shares_memory(a, np.asarray(x))
     f64 = np.asarray(x, dtype=np.float64)
     assert f64.dtype == np.float64
     np.testing.assert_allclose(f64, x.numpy())
     c = np.array(x)
-    assert not np.shares_memory(c, x.numpy())
+    assert not np.shares_memory(c, np.asarray(x))
     np.testing.assert_array_equal(c, x.numpy())
 
 

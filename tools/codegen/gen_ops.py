@@ -150,6 +150,10 @@ class Op:
         self.no_need_buffer = set(d.get("no_need_buffer", []))
         self.view = bool(d.get("view", False))
         self.float_only = bool(d.get("float_only", False))
+        # Paddle's handling of a 0-d tensor operand (ZeroDimDType, src/oar/eager/promotion.h)
+        self.zero_dim = d.get("zero_dim")
+        if self.zero_dim not in (None, "scalar", "promote"):
+            raise ValueError(f"{self.name}: zero_dim must be scalar or promote")
         # Auto-cast list (Note [Auto-cast happens in the forward pass]): white, black,
         # none (never cast: cast itself), or the default (follow the inputs).
         self.amp = d.get("amp", "gray")
@@ -648,6 +652,15 @@ def gen_promotion(op, fname, inplace):
     if inplace:  # the mix must be valid, but the result keeps x's dtype
         L.append(f'    PromotedDType("{fname}", dtypes);')
         L.append(f"    const DType dtype = {op.inplace}.dtype();")
+    elif op.zero_dim:  # a 0-d operand (Paddle's rule), else the tensor-with-tensor rule
+        if len(prom) != 2 or any(a.is_tensor_list for a in prom):
+            raise ValueError(f"{op.name}: zero_dim needs exactly two tensor inputs")
+        rule = {"scalar": "kScalar", "promote": "kPromote"}[op.zero_dim]
+        L.append(
+            f'    DType dtype = ZeroDimDType("{fname}", {prom[0].name}, {prom[1].name}, '
+            f"ZeroDimRule::{rule});"
+        )
+        L.append(f'    if (dtype == DType::kUndefined) dtype = PromotedDType("{fname}", dtypes);')
     else:
         L.append(f'    const DType dtype = PromotedDType("{fname}", dtypes);')
     args = []

@@ -36,6 +36,7 @@ from typing import Any, Callable, Iterator, TypeVar
 
 import numpy as np
 
+from ..framework.check import is_int
 from .. import _C
 from ..tensor.creation import to_tensor
 from ..tensor.random import seed
@@ -117,7 +118,7 @@ class TensorCheckerConfig:
                 f"TensorCheckerConfig: argument 'output_dir' must be a path, got "
                 f"{type(output_dir).__name__}"
             )
-        if isinstance(stack_height_limit, bool) or not isinstance(stack_height_limit, int):
+        if not is_int(stack_height_limit):
             raise ValueError("TensorCheckerConfig: argument 'stack_height_limit' must be an int")
         self.enable = bool(enable)
         self.debug_mode = debug_mode

@@ -21,6 +21,7 @@ import math
 import struct
 from enum import Enum
 
+from ..framework.check import is_int
 from .. import _C
 from ..framework.grad_mode import no_grad
 
@@ -74,7 +75,7 @@ def _check_decr_ratio(who, name, v):
 
 
 def _check_count(who, name, v):
-    if isinstance(v, bool) or not isinstance(v, int):
+    if not is_int(v):
         raise TypeError(f"{who}: argument '{name}' must be an int, got {type(v).__name__}")
     if v < 1:
         raise ValueError(f"{who}: argument '{name}' must be >= 1, got {v}")

@@ -17,6 +17,7 @@ import functools
 import os
 from typing import Any, Callable, NamedTuple, TypeVar, Union
 
+from ..framework.check import is_int
 from .. import _C
 from ..framework import check as C
 from ..framework.dtype import convert_dtype
@@ -188,7 +189,7 @@ def _min_max_args(api, args, kwargs):
         if len(args) > 1:
             raise TypeError(f"{usage}: 'keepdim' does not apply to (input, other)")
         return dim, False
-    if dim is not None and (isinstance(dim, bool) or not isinstance(dim, int)):
+    if dim is not None and not is_int(dim):
         raise TypeError(
             f"{usage}: the second argument must be an int or a Tensor, but got {type(dim).__name__}"
         )

@@ -6,6 +6,7 @@ import math
 import os
 from typing import Sequence
 
+from ..framework.check import is_int
 from .. import _C
 from ..framework.typing import Tensor
 from ..tensor.creation import empty_like
@@ -170,7 +171,7 @@ def _check_op(op, api):
 
 
 def _check_rank(value, name, api):
-    if not isinstance(value, int) or isinstance(value, bool):
+    if not is_int(value):
         raise TypeError(f"{api}(): {name} must be an int rank, got {type(value).__name__}")
 
 
@@ -314,9 +315,7 @@ def _split_counts(t, sizes, name, arg, nranks):
                 f"evenly over the group's {nranks} ranks; pass {arg}"
             )
         sizes = [rows // nranks] * nranks
-    if not isinstance(sizes, (list, tuple)) or not all(
-        isinstance(v, int) and not isinstance(v, bool) for v in sizes
-    ):
+    if not isinstance(sizes, (list, tuple)) or not all(is_int(v) for v in sizes):
         raise TypeError(f"alltoall_single(): {arg} must be a list of ints, got {sizes!r}")
     return [v * per_row for v in sizes]
 

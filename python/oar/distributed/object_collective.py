@@ -21,7 +21,7 @@ def _to_tensor(obj):
 
 
 def _to_object(t, size):
-    return pickle.loads(t.numpy()[:size].tobytes())
+    return pickle.loads(np.asarray(t)[:size].tobytes())
 
 
 def _sizes(values):

@@ -31,8 +31,41 @@ def tensor(api: str, name: str, v: object) -> Tensor:
     return v
 
 
+def is_int(v: object) -> bool:
+    """Whether v is an integer that is not a bool: a Python int or a numpy integer
+    (np.int64(3), what indexing or summing a numpy array gives), as Paddle's Python takes
+    them where an int is expected."""
+    return isinstance(v, numbers.Integral) and not isinstance(v, bool)
+
+
+def size(who: str, name: str, v: object, minimum: int = 1) -> int:
+    """A size or count (a layer's features, a batch size, a step count): an int or numpy
+    integer >= minimum, as a Python int; else ValueError "<who>: argument '<name>' must be
+    a positive int, got ..." (a non-negative int for minimum 0)."""
+    if not is_int(v) or v < minimum:
+        what = {0: "a non-negative int", 1: "a positive int"}.get(minimum, f"an int >= {minimum}")
+        raise ValueError(f"{who}: argument '{name}' must be {what}, got {v!r}")
+    return int(v)  # type: ignore[call-overload]
+
+
+def integral(api: str, name: str, v: object) -> int:
+    """integer() that also takes a float holding a whole number (5.0, np.float64(5)), as
+    Paddle's linspace and logspace take num; a fractional float is a TypeError (Paddle
+    would truncate 5.5 to 5, where its documentation asks for an int)."""
+    if isinstance(v, numbers.Real) and not isinstance(v, (bool, numbers.Integral, Tensor)):
+        f = float(v)
+        if not f.is_integer():
+            raise TypeError(
+                f"{api}(): argument '{name}' must be int (or a float holding a whole "
+                f"number), but got {v!r}"
+            )
+        return int(f)
+    return integer(api, name, v)
+
+
 def integer(api: str, name: str, v: object) -> int:
-    """A Python int (not bool), or a one-element integer Tensor (Paddle accepts those)."""
+    """A Python int or numpy integer (not bool), or a one-element integer Tensor (Paddle
+    accepts those)."""
     if (
         isinstance(v, Tensor)
         and v.size == 1

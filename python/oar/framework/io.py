@@ -72,7 +72,7 @@ def _raw(t):
     t = t.detach().contiguous()
     if t.dtype.name in _RAW_BITS:
         return np.asarray(t._buffer()).view(_CODES[t.dtype.name][1])
-    return np.ascontiguousarray(t.numpy())
+    return np.asarray(t._buffer())  # no copy: t is contiguous
 
 
 def _encode(obj, path, tensors, seen_names):
@@ -311,7 +311,8 @@ def _decode(path, s, tensors):
         if not isinstance(v, str) or v not in tensors:
             _fail(path, f"the structure names tensor {v!r}, which the file does not hold")
         t = tensors[v]
-        return t.numpy() if kind == "n" else t
+        # the loaded tensor is a fresh copy that nothing else holds: its memory, no copy
+        return np.asarray(t._buffer()) if kind == "n" else t
     if kind == "v":
         if not (v is None or isinstance(v, (str, bool))):
             _fail(path, f"bad value {v!r:.80}")

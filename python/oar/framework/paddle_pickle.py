@@ -395,7 +395,7 @@ def _array(t):
     t = t.detach().contiguous()
     if t.dtype.name == "bfloat16":  # as Paddle writes it: the uint16 bits
         return np.array(np.asarray(t._buffer()).view(np.uint16))
-    return np.array(t.numpy())
+    return t.numpy()  # a copy
 
 
 def _is_state_dict(obj):

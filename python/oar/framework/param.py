@@ -13,6 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from .. import _C
+from .check import is_int
 from .dtype import convert_dtype
 from .typing import DTypeLike
 from .grad_mode import no_grad
@@ -231,9 +232,7 @@ def create_parameter(
     Returns:
         Parameter: the initialised parameter.
     """
-    if not isinstance(shape, (list, tuple)) or not all(
-        isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape
-    ):
+    if not isinstance(shape, (list, tuple)) or not all(is_int(d) and d >= 0 for d in shape):
         raise ValueError(
             f"create_parameter: argument 'shape' must be a list of non-negative ints, got {shape!r}"
         )
@@ -246,7 +245,7 @@ def create_parameter(
         or DEFAULT_INITIALIZERS["bias" if is_bias else "weight"]()
     )
     dtype = convert_dtype(dtype)
-    value = init._generate(list(shape), dtype)
+    value = init._generate([int(d) for d in shape], dtype)
     return Parameter(
         value,
         name=attr.name or name or _unique("create_parameter"),

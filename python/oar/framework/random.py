@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import secrets
 
+from .check import is_int
 from .. import _C
 from typing import Any
 from typing import Sequence
@@ -139,7 +140,7 @@ class Generator:
     def set_state_index(self, index):
         """Makes the numbered state `index` the current one; the state left keeps its
         position in its stream for a later switch back."""
-        if isinstance(index, bool) or not isinstance(index, int):
+        if not is_int(index):
             raise TypeError(
                 f"Generator.set_state_index(): argument 'index' must be an int, "
                 f"but got {type(index).__name__}"

@@ -20,6 +20,7 @@ from typing import Any, Callable, Iterable, Union
 import numpy as np
 import numpy.typing as npt
 
+from ..framework.check import is_int
 from .. import _C
 from ..nn import Layer
 from ..optimizer import Optimizer
@@ -97,7 +98,7 @@ def calculate_density(x: _ArrayOrTensor) -> float:
 
 def _check_nm(who, n, m):
     for arg, v in (("n", n), ("m", m)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        if not is_int(v) or v < 1:
             raise ValueError(f"{who}: argument '{arg}' must be a positive int, got {v!r}")
     if n > m:
         raise ValueError(f"{who}: n ({n}) must not exceed m ({m})")

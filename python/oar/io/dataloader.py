@@ -15,6 +15,7 @@ import collections
 import concurrent.futures
 import threading
 
+from ..framework.check import is_int
 from ..profiler.utils import _iter_batches
 from .collate import default_collate_fn, default_convert_fn
 from .dataset import IterableDataset
@@ -75,11 +76,11 @@ class DataLoader:
         worker_init_fn=None,
         persistent_workers=False,
     ):
-        if not isinstance(num_workers, int) or num_workers < 0:
+        if not is_int(num_workers) or num_workers < 0:
             raise ValueError(
                 f"DataLoader: argument 'num_workers' must be an int >= 0, got {num_workers!r}"
             )
-        if not isinstance(prefetch_factor, int) or prefetch_factor < 1:
+        if not is_int(prefetch_factor) or prefetch_factor < 1:
             raise ValueError(
                 f"DataLoader: argument 'prefetch_factor' must be an int >= 1, "
                 f"got {prefetch_factor!r}"

@@ -8,6 +8,7 @@ import math
 
 import numpy as np
 
+from ..framework.check import is_int
 from .rng import host_rng
 
 __all__ = [
@@ -114,7 +115,7 @@ class BatchSampler(Sampler):
     def __init__(self, dataset=None, sampler=None, shuffle=False, batch_size=1, drop_last=False):
         if (dataset is None) == (sampler is None):
             raise ValueError("BatchSampler: give exactly one of 'dataset' and 'sampler'")
-        if not isinstance(batch_size, int) or isinstance(batch_size, bool) or batch_size < 1:
+        if not is_int(batch_size) or batch_size < 1:
             raise ValueError(
                 f"BatchSampler: argument 'batch_size' must be a positive int, got {batch_size!r}"
             )
@@ -155,7 +156,7 @@ class DistributedBatchSampler(BatchSampler):
             rank = int(os.environ.get("PADDLE_TRAINER_ID", os.environ.get("RANK", 0)))
         if not 0 <= rank < num_replicas:
             raise ValueError(f"DistributedBatchSampler: rank {rank} is outside [0, {num_replicas})")
-        if not isinstance(batch_size, int) or batch_size < 1:
+        if not is_int(batch_size) or batch_size < 1:
             raise ValueError(
                 f"DistributedBatchSampler: argument 'batch_size' must be a "
                 f"positive int, got {batch_size!r}"

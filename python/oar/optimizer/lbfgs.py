@@ -11,6 +11,7 @@ cubic interpolation between the bracket's ends.
 
 from __future__ import annotations
 
+from ..framework.check import is_int
 from .. import _C
 from ..tensor.creation import zeros_like
 from ..framework.grad_mode import enable_grad, no_grad
@@ -139,11 +140,11 @@ class LBFGS(Optimizer):
         who = "LBFGS"
         _check_number(who, "learning_rate", learning_rate, 0.0, low_open=True)
         for arg, v in (("max_iter", max_iter), ("history_size", history_size)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            if not is_int(v) or v < 1:
                 raise ValueError(f"{who}: argument '{arg}' must be a positive int, got {v!r}")
         if max_eval is None:
             max_eval = max_iter * 5 // 4
-        elif isinstance(max_eval, bool) or not isinstance(max_eval, int) or max_eval < 1:
+        elif not is_int(max_eval) or max_eval < 1:
             raise ValueError(
                 f"{who}: argument 'max_eval' must be a positive int or None, got {max_eval!r}"
             )

@@ -9,6 +9,7 @@ which the constructor makes).
 from __future__ import annotations
 
 import math
+from ..framework.check import is_int
 from .. import _C
 
 __all__ = [
@@ -92,7 +93,7 @@ class StepDecay(LRScheduler):
     """base_lr * gamma ** (last_epoch // step_size)."""
 
     def __init__(self, learning_rate, step_size, gamma=0.1, last_epoch=-1, verbose=False):
-        if not isinstance(step_size, int) or step_size < 1:
+        if not is_int(step_size) or step_size < 1:
             raise ValueError(
                 f"StepDecay: argument 'step_size' must be a positive int, got {step_size!r}"
             )
@@ -110,7 +111,7 @@ class MultiStepDecay(LRScheduler):
 
     def __init__(self, learning_rate, milestones, gamma=0.1, last_epoch=-1, verbose=False):
         milestones = list(milestones)
-        if not all(isinstance(m, int) for m in milestones) or any(
+        if not all(is_int(m) for m in milestones) or any(
             b <= a for a, b in zip(milestones, milestones[1:])
         ):
             raise ValueError(
@@ -164,7 +165,7 @@ class LinearWarmup(LRScheduler):
     a scheduler that then takes over and is stepped from 0)."""
 
     def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, last_epoch=-1, verbose=False):
-        if not isinstance(warmup_steps, int) or warmup_steps < 1:
+        if not is_int(warmup_steps) or warmup_steps < 1:
             raise ValueError(
                 f"LinearWarmup: argument 'warmup_steps' must be a positive int, "
                 f"got {warmup_steps!r}"
@@ -216,7 +217,7 @@ class OneCycleLR(LRScheduler):
         verbose=False,
     ):
         _number("OneCycleLR", "max_learning_rate", max_learning_rate, 0.0)
-        if not isinstance(total_steps, int) or total_steps < 1:
+        if not is_int(total_steps) or total_steps < 1:
             raise ValueError(
                 f"OneCycleLR: argument 'total_steps' must be a positive int, got {total_steps!r}"
             )
@@ -367,7 +368,7 @@ class LambdaDecay(LRScheduler):
 
 
 def _positive_int(who, name, v):
-    if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+    if not is_int(v) or v < 1:
         raise ValueError(f"{who}: argument '{name}' must be a positive int, got {v!r}")
     return v
 

@@ -23,6 +23,7 @@ import numpy as np
 
 import math
 
+from ..framework.check import is_int
 from .. import _C
 from ..framework.grad_mode import no_grad
 from ..profiler.utils import _record_optimizer
@@ -1025,7 +1026,7 @@ class ASGD(Optimizer):
         multi_precision=False,
         name=None,
     ):
-        if isinstance(batch_num, bool) or not isinstance(batch_num, int) or batch_num < 1:
+        if not is_int(batch_num) or batch_num < 1:
             raise ValueError(
                 f"ASGD: argument 'batch_num' must be a positive int, got {batch_num!r}"
             )

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from ..framework.check import is_int
 from .. import _C
 from ..tensor.creation import to_tensor
 from ..framework.dtype import convert_dtype
@@ -36,7 +37,7 @@ def _shape(api, shape):
         return []
     shape = list(shape.tolist() if isinstance(shape, Tensor) else shape)
     for s in shape:
-        if isinstance(s, bool) or not isinstance(s, int) or s < 0:
+        if not is_int(s) or s < 0:
             raise ValueError(f"{api}(): argument 'shape' must hold non-negative ints, got {shape}")
     return shape
 

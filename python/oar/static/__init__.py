@@ -4,6 +4,7 @@ network's inputs. oar runs eagerly; there is no static graph."""
 from __future__ import annotations
 
 import numpy as np
+from ..framework.check import is_int
 from ..framework.dtype import convert_dtype
 from .. import _C
 
@@ -71,7 +72,7 @@ class InputSpec:
                     f"got {list(batch_size)}"
                 )
             batch_size = batch_size[0]
-        if isinstance(batch_size, bool) or not isinstance(batch_size, int):
+        if not is_int(batch_size):
             raise TypeError(
                 f"InputSpec.batch(): argument 'batch_size' must be an int, but got "
                 f"{type(batch_size).__name__}"

@@ -1,4 +1,5 @@
-"""Tensor to numpy and Python: Tensor.numpy(), __array__ and tolist()."""
+"""Tensor to numpy and Python: Tensor.numpy() (a copy, as Paddle's), __array__ (the
+zero-copy path: np.asarray(x)) and tolist()."""
 
 from __future__ import annotations
 
@@ -16,19 +17,25 @@ __all__ = ["numpy", "tolist"]
 
 # ---- numpy --------------------------------------------------------------------------
 def numpy(self: Any) -> np.ndarray:
-    """The data as a numpy array sharing this tensor's memory (no copy); the
-    array keeps the memory alive. bfloat16 comes back as raw uint16 and the float8
-    dtypes as raw int8, as Paddle.
-    A tensor that requires grad gives a read-only view."""
-    return np.asarray(self._buffer())
+    """A copy of the data as a writable numpy array, as Paddle's: writing into it leaves
+    the tensor alone. bfloat16 comes back as raw uint16 and the float8 dtypes as raw
+    int8, as Paddle. For the data without a copy, np.asarray(x) (read-only when x
+    requires grad) or DLPack (np.from_dlpack(x))."""
+    return np.array(self._buffer())
+
+
+def _view(t: Any) -> np.ndarray:
+    """The data as a numpy array sharing t's memory (no copy; read-only when t requires
+    grad), with numpy()'s dtypes: oar's own readers use it where numpy() would copy."""
+    return np.asarray(t._buffer())
 
 
 def _values(self):
-    """The data as a numpy array of its values: bfloat16 and float8 (whose numpy arrays
-    hold raw bits) as float32."""
+    """The data as a numpy array of its values, without a copy where numpy holds the
+    dtype: bfloat16 and float8 (whose numpy arrays hold raw bits) as float32."""
     if self.dtype.name.startswith("float8"):
-        return numpy(self.astype("float32"))
-    a = numpy(self)
+        return _view(self.astype("float32"))
+    a = _view(self)
     return _bf16_to_f32(a) if self.dtype is bfloat16 else a
 
 

@@ -80,7 +80,14 @@ _UNSUPPORTED_NUMPY = "supported dtypes: " + ", ".join(_SUPPORTED_NUMPY)
 
 def _shape(shape, api):
     if isinstance(shape, Tensor):
-        return [int(v) for v in shape.numpy().reshape(-1)]
+        return [int(v) for v in np.asarray(shape).reshape(-1)]
+    if isinstance(shape, np.ndarray):  # Paddle takes an integer array as the shape
+        if shape.dtype.kind not in "iu" or shape.ndim > 1:
+            raise TypeError(
+                f"{api}(): argument 'shape' must be a 1-D integer array, but got a "
+                f"{shape.dtype} array of shape {list(shape.shape)}"
+            )
+        return [int(v) for v in shape.reshape(-1)]
     if isinstance(shape, numbers.Integral) and not isinstance(shape, bool):
         return [int(shape)]
     if isinstance(shape, (list, tuple)):
@@ -170,10 +177,11 @@ _C._set_tensor_factory(to_tensor)
 
 
 def _fill_dtype(value):
+    """full's dtype when none is given, as Paddle 3.3.1's (and its documentation): bool
+    for a Python bool, complex128 for a Python complex, else the default float (an int
+    fill too: full([2], 3) is float32)."""
     if isinstance(value, bool):
         return bool_
-    if isinstance(value, numbers.Integral):
-        return int64
     if isinstance(value, complex):
         return complex128  # Paddle: full(shape, 1+2j) is complex128
     return default_float()
@@ -192,11 +200,11 @@ def full(
     requires_grad: bool = False,
     pin_memory: bool = False,
 ) -> Tensor:
+    # a Tensor fill_value gives the default float too (Paddle), whatever its dtype
+    fill_dtype = default_float() if isinstance(fill_value, Tensor) else _fill_dtype(fill_value)
     if isinstance(fill_value, Tensor):
         fill_value = fill_value.item()
-    t = _C.full(
-        _shape(shape, "full"), fill_value, _dtype_or(dtype, _fill_dtype(fill_value), "full")
-    )
+    t = _C.full(_shape(shape, "full"), fill_value, _dtype_or(dtype, fill_dtype, "full"))
     return finish(t, "full", out, device, requires_grad, pin_memory)
 
 
@@ -378,7 +386,7 @@ def linspace(
 def _linspace(start, stop, num, dtype):
     start = C.number("linspace", "start", start)
     stop = C.number("linspace", "stop", stop)
-    num = C.integer("linspace", "num", num)
+    num = C.integral("linspace", "num", num)  # 5.0 too, as Paddle
     if num < 0:
         raise ValueError(f"linspace(): argument 'num' must be a non-negative int, got {num}")
     dtype = _dtype_or(dtype, default_float(), "linspace")
@@ -515,7 +523,7 @@ def logspace(
     """
     s = float(_scalar_arg("logspace", "start", start))
     e = float(_scalar_arg("logspace", "stop", stop))
-    k = C.integer("logspace", "num", num)
+    k = C.integral("logspace", "num", num)  # 5.0 too, as Paddle
     b = float(_scalar_arg("logspace", "base", base))
     if k < 0:
         raise ValueError(f"logspace(): argument 'num' must be >= 0, but got {k}")

@@ -264,7 +264,7 @@ def __getitem__(self: Tensor, index: Any) -> Tensor:
     bshape = _index_broadcast("__getitem__", [t.shape for t in idx])
     # numpy checks no index when the broadcast is empty, and none is read here: an index
     # of shape [0, 2**62] has no array numpy can hold
-    arrs = [np.asarray(t.numpy(), dtype=np.int64) for t in idx] if 0 not in bshape else []
+    arrs = [np.asarray(t, dtype=np.int64) for t in idx] if 0 not in bshape else []
     linear = np.zeros(bshape if arrs else [0], dtype=np.int64)
     for a, arr in zip(res_axes, arrs):
         n = shape[a]
@@ -369,7 +369,7 @@ def _setitem_advanced(x, axes, starts, ends, steps, nones, advanced, adjacent, v
     adv_axes = [a for a, _ in advanced]
     # bshape: the index arrays' broadcast (__setitem__). numpy checks no index when it is
     # empty, and none is read here (an index of shape [0, 2**62] has no array numpy can hold)
-    arrs = [np.asarray(t.numpy(), dtype=np.int64) for _, t in advanced] if 0 not in bshape else []
+    arrs = [np.asarray(t, dtype=np.int64) for _, t in advanced] if 0 not in bshape else []
     for a, arr in zip(adv_axes, arrs):
         n = rshape[a]
         bad = arr[(arr < -n) | (arr >= n)]
@@ -555,7 +555,7 @@ def nd_index(api: Any, x: Tensor, indices: Tensor) -> Tensor:
                 f"{api}(): argument 'indices' must hold Tensors, but entry {k} is "
                 f"{type(t).__name__}"
             )
-        a = np.asarray(t.numpy())
+        a = np.asarray(t)
         if t.dtype is bool_:
             want = x.shape[d : d + a.ndim]
             if a.ndim == 0 or list(a.shape) != list(want):
@@ -650,7 +650,7 @@ def take(x: Tensor, index: Tensor, mode: str = "raise", name: str | None = None)
     n = x.size
     flat = _C.reshape(x, [-1]) if x.ndim != 1 else x
     # an empty index is not read: one of shape [0, 2**62] has no numpy array
-    idx = np.asarray(index.numpy(), dtype=np.int64) if index.size else np.zeros([0], np.int64)
+    idx = np.asarray(index, dtype=np.int64) if index.size else np.zeros([0], np.int64)
     if n == 0 and idx.size:
         raise IndexError("take(): cannot take from an empty tensor")
     if mode == "raise":
@@ -686,7 +686,7 @@ def index_fill(
         raise ValueError("index_fill(): argument 'x' must have at least 1 dimension")
     a = C.axis("index_fill", "axis", axis, x.ndim)
     n = x.shape[a]
-    idx = np.asarray(index.numpy(), dtype=np.int64).reshape(-1)
+    idx = np.asarray(index, dtype=np.int64).reshape(-1)
     bad = idx[(idx < -n) | (idx >= n)]
     if bad.size:
         raise IndexError(
@@ -726,7 +726,7 @@ def masked_scatter(x: Tensor, mask: Tensor, value: Tensor, name: str | None = No
             f"masked_scatter(): argument 'mask' must be a bool tensor, but got {mask.dtype.name}"
         )
     shape = _broadcast_shape("masked_scatter", [x.shape, mask.shape], ["x", "mask"])
-    m = np.broadcast_to(np.asarray(mask.numpy()), shape)
+    m = np.broadcast_to(np.asarray(mask), shape)
     count = int(m.sum())
     if count > value.size:
         raise ValueError(
@@ -936,7 +936,7 @@ def put_along_axis_reduce(
         # every dimension of dom: answer before either.
         _values_to(api, values, arr, dom)
         return _C.assign(arr)
-    idx = np.broadcast_to(np.asarray(indices.numpy(), dtype=np.int64), dom)
+    idx = np.broadcast_to(np.asarray(indices, dtype=np.int64), dom)
     n = arr.shape[a]
     bad = idx[(idx < -n) | (idx >= n)]
     if bad.size:

@@ -9,6 +9,7 @@ from typing import Any, Sequence, cast
 
 import numpy as np
 
+from ..framework.check import is_int
 from .. import _C
 from ..framework import check as C
 from ..framework.check import _aliases
@@ -219,9 +220,12 @@ def abs_(x: Tensor, name: str | None = None) -> Tensor:
 
 
 def neg_(x: Tensor, name: str | None = None) -> Tensor:
-    """-x, in place (scale_ by -1, as Paddle)."""
+    """-x, in place (scale_ by -1, as Paddle); a bool x is left as it is (-True is
+    nonzero: True, Paddle's neg_ of bool)."""
     C.tensor("neg_", "x", x)
     _refuse_leaf("neg_", "x", x)
+    if x.dtype.name == "bool":
+        return x
     return _C.scale_(x, -1.0, 0.0, True)
 
 
@@ -265,7 +269,7 @@ def sinc_(x: Tensor, name: str | None = None) -> Tensor:
 
 def polygamma_(x: Tensor, n: int, name: str | None = None) -> Tensor:
     """The n-th derivative of digamma, in place (n an int >= 0)."""
-    if not isinstance(n, int):
+    if not is_int(n):
         raise TypeError(
             f"polygamma_(): the input of n must be int type, but received: {type(n).__name__}"
         )
@@ -670,7 +674,7 @@ def flatten_(
         raise ValueError("flatten_(): the input x should be a Tensor")
     n = x.ndim
     for label, a in (("start_axis", start_axis), ("stop_axis", stop_axis)):
-        if not isinstance(a, int) or a > n - 1 or a < -n:
+        if not is_int(a) or a > n - 1 or a < -n:
             raise ValueError(
                 f"flatten_(): the {label} should be a int, and in range [-rank(x), rank(x))"
             )
@@ -689,7 +693,7 @@ def reshape_(x: Tensor, shape: Sequence[int] | Tensor, name: str | None = None) 
         if shape == list(x.shape):
             return x
     elif isinstance(shape, Tensor):
-        shape = [int(s) for s in np.asarray(shape.numpy()).reshape(-1)]
+        shape = [int(s) for s in np.asarray(shape).reshape(-1)]
     else:
         raise ValueError(
             f"reshape_(): shape must be an instance of `list`, `tuple` or "
@@ -700,16 +704,16 @@ def reshape_(x: Tensor, shape: Sequence[int] | Tensor, name: str | None = None) 
 
 def squeeze_(x: Tensor, axis: int | Sequence[int] | None = None, name: str | None = None) -> Tensor:
     """squeeze in place: the size-1 axes (of axis, if given) removed."""
-    axes = [] if axis is None else [axis] if isinstance(axis, int) else list(axis)
+    axes = [] if axis is None else [axis] if is_int(axis) else list(axis)
     return _in_place("squeeze_", x, lambda t: _C.squeeze(t, axes), copy_input=False)
 
 
 def unsqueeze_(x: Tensor, axis: int | Sequence[int] | Tensor, name: str | None = None) -> Tensor:
     """unsqueeze in place: size-1 axes inserted at axis."""
-    if isinstance(axis, int):
+    if is_int(axis):
         axes = [axis]
     elif isinstance(axis, Tensor):
-        axes = [int(a) for a in np.asarray(axis.numpy()).reshape(-1)]
+        axes = [int(a) for a in np.asarray(axis).reshape(-1)]
     else:
         axes = [int(a.item()) if isinstance(a, Tensor) else a for a in axis]
     return _in_place("unsqueeze_", x, lambda t: _C.unsqueeze(t, axes), copy_input=False)

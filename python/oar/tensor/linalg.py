@@ -521,7 +521,7 @@ def lu(
     if not get_infos:
         return packed, pivots
     k = min(x.shape[-2], x.shape[-1])
-    diag = np.diagonal(packed.numpy(), axis1=-2, axis2=-1)[..., :k]
+    diag = np.diagonal(np.asarray(packed), axis1=-2, axis2=-1)[..., :k]
     zero = diag == 0
     infos = np.where(zero.any(-1), zero.argmax(-1) + 1, 0).astype(np.int32)
     return packed, pivots, _to_tensor(infos)
@@ -551,7 +551,7 @@ def lu_unpack(
         upper = _C.triu(_rows(x, 0, k), 0)
     if unpack_pivots:
         piv = (
-            y.numpy().astype(np.int64).reshape(-1, y.shape[-1])
+            np.array(y, dtype=np.int64).reshape(-1, y.shape[-1])
             if y.size
             else np.zeros((max(int(np.prod(y.shape[:-1])), 1), 0), np.int64)
         )
@@ -578,7 +578,7 @@ def lu_unpack(
 def _pivot_order(api, pivots, m, batch_shape):
     """perm per batch element (int64 numpy [..., m]): lu's A = P L U moves row j of L U to
     row perm[j], i.e. perm is the pivots' transpositions applied to 0 .. m - 1."""
-    piv = pivots.numpy().astype(np.int64)
+    piv = np.array(pivots, dtype=np.int64)
     k = piv.shape[-1] if piv.ndim else 0
     flat = (
         piv.reshape(-1, k)
@@ -727,7 +727,7 @@ def matrix_exp(x: Tensor, name: str | None = None) -> Tensor:
     if x.size == 0:
         return _C.scale(x, 1.0)
     thetas = _EXPM_THETA["float64" if x.dtype.name in ("float64", "complex128") else "float32"]
-    norm = float(np.max(np.sum(np.abs(x.numpy()), axis=-2)))
+    norm = float(np.max(np.sum(np.abs(np.asarray(x)), axis=-2)))
     if not math.isfinite(norm):
         raise ValueError("matrix_exp(): argument 'x' holds inf or nan")
     eye = _eye_like(x, n)
@@ -1072,7 +1072,7 @@ def lstsq(
     # residuals and singular values are real (float32 for complex64)
     empty = _C.full([0], 0, s.dtype)
     residuals = empty
-    full_rank = bool(np.all(rank.numpy() == n)) if rank.size else True
+    full_rank = bool(np.all(np.asarray(rank) == n)) if rank.size else True
     if m > n and full_rank and driver != "gelsy":
         r = _C.subtract(y, _C.matmul(x, solution))
         r2 = _C.real(_C.multiply(r, _C.conj(r))) if r.dtype.is_complex else _C.multiply(r, r)
@@ -1492,7 +1492,7 @@ def histogram_bin_edges(
     if lo > hi:
         raise ValueError(f"histogram_bin_edges(): 'max' ({hi}) must be >= 'min' ({lo})")
     if lo == 0 and hi == 0 and input.size:  # unlike histogram's min == max: Paddle's rule
-        a = input.numpy().astype(np.float64)
+        a = np.array(input, dtype=np.float64)
         lo, hi = float(a.min()), float(a.max())
     if lo == hi:
         lo, hi = lo - 0.5, hi + 0.5
@@ -1530,7 +1530,7 @@ def histogramdd(
         )
     dim = x.shape[-1]
     xf = as_float(x)
-    pts = np.asarray(xf.numpy(), dtype=np.float64).reshape(-1, dim)
+    pts = np.asarray(xf, dtype=np.float64).reshape(-1, dim)
     specs: list[Any]
     if isinstance(bins, numbers.Integral) and not isinstance(bins, bool):
         specs = [int(bins)] * dim
@@ -1581,13 +1581,13 @@ def histogramdd(
     w = None
     if weights is not None:
         C.tensor("histogramdd", "weights", weights)
-        w = np.asarray(as_float(weights).numpy(), dtype=np.float64).reshape(-1)
+        w = np.asarray(as_float(weights), dtype=np.float64).reshape(-1)
         if w.size != pts.shape[0]:
             raise ValueError(
                 f"histogramdd(): argument 'weights' must have one value per point "
                 f"({pts.shape[0]}), but has {w.size}"
             )
-    np_edges = [np.asarray(e.numpy(), dtype=np.float64) for e in edges]
+    np_edges = [np.asarray(e, dtype=np.float64) for e in edges]
     hist, _ = np.histogramdd(pts, bins=np_edges, weights=w, density=bool(density))
     return to_tensor(hist, dtype=xf.dtype), edges
 

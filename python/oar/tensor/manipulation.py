@@ -15,6 +15,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from ..framework.check import is_int
 from .. import _C
 from ..framework import check as C
 from ..framework import out as _out
@@ -317,7 +318,7 @@ def _unstack(api, xname, x, axis, num):
 def tile(x: Tensor, repeat_times: Any, name: str | None = None) -> Tensor:
     """x repeated repeat_times[i] times along dimension i (missing leading entries are 1)."""
     C.tensor("tile", "x", x)
-    reps = _int_list("tile", "repeat_times", repeat_times, allow_int=False)
+    reps = _int_list("tile", "repeat_times", repeat_times)  # an int too, as Paddle
     if any(r < 0 for r in reps):
         raise ValueError(f"tile(): argument 'repeat_times' {reps} must not be negative")
     d = max(len(reps), x.ndim)
@@ -1049,7 +1050,7 @@ def multiplex(inputs: Sequence[Tensor], index: Tensor, name: str | None = None) 
                 f"least 1-D), but inputs[{i}] has {t.shape}"
             )
     m = ts[0].shape[0]
-    idx = np.asarray(index.numpy(), dtype=np.int64).reshape(-1)
+    idx = np.asarray(index, dtype=np.int64).reshape(-1)
     if idx.size != m:
         raise ValueError(
             f"multiplex(): argument 'index' must hold one entry per row ({m}), but has {idx.size}"
@@ -1140,7 +1141,7 @@ def unique_consecutive(
         return _unique_empty_slices(lines, a, n, d, return_inverse, return_counts)
     change = np.ones(n, dtype=bool)
     if n:
-        arr = np.moveaxis(np.asarray(lines.numpy()), a, 0).reshape(n, -1)
+        arr = np.moveaxis(np.asarray(lines), a, 0).reshape(n, -1)
         change[1:] = np.any(arr[1:] != arr[:-1], axis=1)
     starts = np.flatnonzero(change)
     out = _C.index_select(lines, _index_tensor(starts), a)
@@ -1261,7 +1262,7 @@ swapdims = swapaxes
 
 def reverse(x: Tensor, axis: Sequence[int] | int, name: str | None = None) -> Tensor:
     """x with the order of its elements reversed along axis (flip)."""
-    return _C.flip(x, [axis] if isinstance(axis, int) else axis)
+    return _C.flip(x, [axis] if is_int(axis) else axis)
 
 
 def view_as_complex(input: Tensor) -> Tensor:  # noqa: A002 - Paddle's name

@@ -48,7 +48,7 @@ from . import (
 )
 from . import math as _tmath
 from .attribute import is_complex, is_floating_point, is_integer
-from .conversion import __array__, numpy, tolist
+from .conversion import __array__, _view, numpy, tolist
 from .creation import diag
 from .indexing import (
     __getitem__,
@@ -766,7 +766,7 @@ def resize_(
     if any(s < 0 for s in sizes):
         raise ValueError(f"Tensor.resize_(): argument 'shape' {sizes} has a negative size")
     n = math.prod(sizes)
-    flat = np.asarray(self.detach().numpy()).reshape(-1)
+    flat = _view(self).reshape(-1)
     data = np.zeros(n, dtype=flat.dtype)
     k = min(n, flat.size)
     data[:k] = flat[:k]
@@ -803,7 +803,7 @@ class _DenseTensor:
 
     def __str__(self) -> str:
         t = self._t
-        data = np.asarray(t.numpy()).reshape(-1)
+        data = _view(t).reshape(-1)
         return (
             f"  - shape: {t.shape}\n  - layout: {_layout(t)}\n  - place: {t.place}\n"
             f"  - dtype: {t.dtype.name}\n  - data: [{' '.join(str(v) for v in data.tolist())}]"
@@ -901,10 +901,10 @@ def gradient(self: Tensor) -> Any:
         return None
     if g.is_sparse_coo() and g.sparse_dim() == 1:
         g = g.coalesce()
-        return np.array(g.values().numpy()), np.array(g.indices().numpy()[0])
+        return g.values().numpy(), g.indices().numpy()[0]
     if g.is_sparse():
         g = g.to_dense()
-    return np.array(g.numpy())
+    return g.numpy()
 
 
 def _requires_grad(self) -> bool:
@@ -1172,7 +1172,7 @@ _FUNCTION_METHODS = {
         "pca_lowrank",
         "svd_lowrank",
     ),
-    stat: ("quantile", "nanquantile", "nanmedian"),
+    stat: ("quantile", "nanquantile", "nanmedian", "mean", "var", "std"),
     attribute: ("rank",),
     logic: (
         "is_empty",

@@ -361,7 +361,7 @@ def geometric_(self: Tensor, probs: float | Tensor, name: str | None = None) -> 
         else _C.full([], C.number("geometric_", "probs", probs), float64)
     )
     p = _C.cast(p, float64)
-    pv = np.asarray(p.numpy())
+    pv = np.asarray(p)
     if pv.size and not ((pv > 0) & (pv <= 1)).all():
         raise ValueError("Tensor.geometric_(): argument 'probs' must be in (0, 1]")
     k = _C.ceil(_C.divide(_C.log(_uniform01(self)), _C.log1p(_C.neg(p))))

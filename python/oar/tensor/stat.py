@@ -1,5 +1,12 @@
-"""Statistics (Paddle's paddle/tensor/stat.py): mean, median, nanmedian, quantile,
-nanquantile, numel."""
+"""Statistics (Paddle's paddle/tensor/stat.py): mean, var, std, median, nanmedian,
+quantile, nanquantile, numel.
+
+Integer inputs follow Paddle 3.3.1 (docs/dtypes.md, "Integer statistics"): mean of int32,
+int64 or bool keeps the dtype (the float32 mean, truncated toward zero; bool: any nonzero
+mean is True); var keeps int32/int64 (Paddle's formula in integers: the truncated mean,
+then the truncated quotient), std is float32 (the square root of that var); nanmedian keeps
+int32/int64 (the two middle values' sum halved toward zero). Where Paddle has no kernel
+(var, std, nanmedian of bool, uint8, int8, int16) they raise TypeError."""
 
 from __future__ import annotations
 
@@ -9,7 +16,7 @@ from typing import Any, Sequence
 from .. import _C
 from ..framework import check as C
 from ..framework.check import C_dtype, _zero_d, builtins_range
-from ..framework.dtype import float32, float64, int64
+from ..framework.dtype import bool_, float32, float64, int64
 from ..framework.out import api_write_out
 from ..framework.typing import AxisLike
 from .manipulation import stack
@@ -17,7 +24,100 @@ from .search import _gather, _line_axis, _squeeze_if, sort
 
 Tensor = _C.Tensor
 
-__all__ = ["median", "quantile", "nanquantile", "nanmedian", "numel", "mean"]
+__all__ = ["median", "quantile", "nanquantile", "nanmedian", "numel", "mean", "var", "std"]
+
+# The integer dtypes Paddle's mean, var and nanmedian take (its kernels have no others).
+_PADDLE_INTS = ("int32", "int64")
+
+
+def _no_kernel(api, x):
+    """TypeError for an integer or bool x the op (as Paddle's) has no kernel for."""
+    raise TypeError(
+        f"{api}(): argument 'x' of dtype {x.dtype.name} is not supported (Paddle 3.3.1 "
+        f"has no {x.dtype.name} kernel for it); it takes int32, int64 and floating "
+        f"dtypes. Cast x first, e.g. x.astype('float32')"
+    )
+
+
+def _int_mean(x, axis, keepdim):
+    """Paddle's mean of an int32, int64 or bool tensor: the float32 mean cast back to x's
+    dtype (toward zero: [-1, -2] gives -1; bool: True when any element is)."""
+    return _C.cast(_C.mean(_C.cast(x, float32), axis, keepdim), x.dtype)
+
+
+def _sum_axes(axis):
+    if axis is None:
+        return []
+    return list(axis) if isinstance(axis, (list, tuple)) else [axis]
+
+
+def _int_var(x, axis, unbiased, keepdim):
+    """Paddle 3.3.1's var of an int32/int64 tensor, its formula in x's dtype: the
+    truncated mean u (keepdim), sum((x - u)**2) in x's dtype (wrapping as Paddle's), over
+    float32(n - 1) (n without unbiased, at least 0), the quotient truncated to x's dtype
+    (0 / 0: NaN, which becomes the dtype's lowest value, as in Paddle)."""
+    u = _int_mean(x, axis, True)
+    d = _C.subtract(x, u)
+    s = _C.sum(_C.multiply(d, d), _sum_axes(axis), x.dtype, bool(keepdim))
+    n = x.size // s.size if s.size else 0
+    dof = float(max(n - (1 if unbiased else 0), 0))
+    q = _C.divide(_C.cast(s, float32), _C.full([], dof, float32))
+    return _C.cast(q, x.dtype)
+
+
+def var(
+    x: Tensor,
+    axis: int | Sequence[int] | None = None,
+    unbiased: bool = True,
+    keepdim: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Variance over axis (all when None or []); unbiased divides by N - 1.
+
+    int32 and int64 x give Paddle 3.3.1's integer result (the module docstring): var of
+    [1, 4] is 5 (the truncated mean 2, then (1 + 4) / 1). Cast to float for the true
+    variance.
+
+    Examples:
+        >>> import oar
+        >>> x = oar.to_tensor([1.0, 2.0, 3.0, 4.0])
+        >>> print(oar.var(x))
+        Tensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=True,
+               1.66666663)
+    """
+    C.tensor("var", "x", x)
+    if x.dtype.name in _PADDLE_INTS:
+        return _int_var(x, axis, bool(unbiased), keepdim)
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        _no_kernel("var", x)
+    return _C.var(x, axis, bool(unbiased), bool(keepdim))
+
+
+def std(
+    x: Tensor,
+    axis: int | Sequence[int] | None = None,
+    unbiased: bool = True,
+    keepdim: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """Standard deviation over axis (all when None or []); unbiased divides by N - 1.
+
+    int32 and int64 x give float32: the square root of var's integer result, as Paddle
+    3.3.1 (std of [1, 4] is sqrt(5)).
+
+    Examples:
+        >>> import oar
+        >>> x = oar.to_tensor([1.0, 3.0])
+        >>> print(oar.std(x))
+        Tensor(shape=[], dtype=float32, place=Place(cpu), stop_gradient=True,
+               1.41421354)
+    """
+    C.tensor("std", "x", x)
+    if x.dtype.name in _PADDLE_INTS:
+        return _C.sqrt(_int_var(x, axis, bool(unbiased), keepdim))
+    if not (x.dtype.is_floating_point or x.dtype.is_complex):
+        _no_kernel("std", x)
+    return _C.std(x, axis, bool(unbiased), bool(keepdim))
 
 
 def median(
@@ -208,7 +308,11 @@ def nanmedian(
     C.tensor("nanmedian", "x", x)
     if mode not in ("avg", "min"):
         raise ValueError(f"nanmedian(): argument 'mode' must be 'avg' or 'min', but got {mode!r}")
-    xf = x if x.dtype.is_floating_point else _C.cast(x, float32)
+    if x.dtype.name in _PADDLE_INTS:
+        return _int_nanmedian(x, axis, keepdim, mode)
+    if not x.dtype.is_floating_point:
+        _no_kernel("nanmedian", x)
+    xf = x
     lines, ax, lead, keep_shape = _lines("nanmedian", xf, axis)
     n = lines.shape[-1]
     if n == 0:
@@ -235,6 +339,32 @@ def nanmedian(
     return values
 
 
+def _int_nanmedian(x, axis, keepdim, mode):
+    """nanmedian of int32/int64 x in its dtype (Paddle 3.3.1): the lower middle value, or
+    with 'avg' the two middle values' sum (in x's dtype) halved toward zero."""
+    lines, ax, lead, keep_shape = _lines("nanmedian", x, axis)
+    n = lines.shape[-1]
+    if n == 0:
+        raise ValueError(
+            f"nanmedian(): cannot take the median of an empty axis (x has shape {x.shape})"
+        )
+    order = _C.argsort(lines, -1, False, True)  # stable
+    srt = _C.take_along_axis(lines, order, -1, False)
+    lo_pos = _C.full(lead + [1], (n - 1) // 2, int64)
+    v = _C.take_along_axis(srt, lo_pos, -1, False)
+    if mode == "avg":
+        vhi = _C.take_along_axis(srt, _C.full(lead + [1], n // 2, int64), -1, False)
+        s = _C.add(v, vhi)
+        # s / 2 toward zero: floor((s + 1) / 2) for a negative s, floor(s / 2) otherwise
+        neg = _C.cast(_C.less_than(s, _C.full([], 0, s.dtype)), s.dtype)
+        v = _C.floor_divide(_C.add(s, neg), _C.full([], 2, s.dtype))
+    values = C.reshape_exact(v, keep_shape if keepdim else lead)
+    if mode == "min" and axis is not None and not isinstance(axis, (list, tuple)):
+        idx = _C.take_along_axis(order, lo_pos, -1, False)
+        return values, C.reshape_exact(idx, keep_shape if keepdim else lead)
+    return values
+
+
 def numel(x: Tensor, name: str | None = None) -> Tensor:
     """The number of elements of x, as a 0-D int64 tensor (Paddle's numel)."""
     C.tensor("numel", "x", x)
@@ -250,10 +380,22 @@ def mean(
     dtype: Any = None,
     out: Tensor | None = None,
 ) -> Tensor:
-    """The mean over axis (None: all elements); dtype casts x first (integer x computes
-    in the default float)."""
+    """The mean over axis (None: all elements); dtype casts x first. int32, int64 and bool
+    x keep their dtype, as Paddle's (its documentation: "with the same data type as x"):
+    the float32 mean truncated toward zero (mean of [1, 2] is 1), bool True when the mean
+    is not 0; uint8, int8 and int16 raise (Paddle has no kernel for them).
+
+    Examples:
+        >>> import oar
+        >>> print(oar.mean(oar.to_tensor([1, 2, 4])).item())
+        2
+        >>> print(oar.mean(oar.to_tensor([1.0, 2.0, 4.0])).item())
+        2.3333332538604736
+    """
     C.tensor("mean", "x", x)
     if dtype is not None:
         x = _C.cast(x, C_dtype("mean", dtype))
     ax = None if axis is None else axis
+    if x.dtype.name in _PADDLE_INTS or x.dtype is bool_:
+        return api_write_out("mean", out, _int_mean(x, ax, bool(keepdim)))
     return api_write_out("mean", out, _C.mean(x, ax, bool(keepdim)))

@@ -90,7 +90,7 @@ def _param_names(params):
 
 def _norm_and_bad(t):
     """(L2 norm, has NaN or Inf) of a tensor's values, computed in float64."""
-    a = np.asarray(t.numpy(), dtype=np.float64)
+    a = np.asarray(t, dtype=np.float64)
     bad = bool(a.size and not np.isfinite(a).all())
     finite = a[np.isfinite(a)] if bad else a
     return float(np.sqrt(np.sum(finite * finite))) if finite.size else 0.0, bad

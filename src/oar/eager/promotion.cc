@@ -19,6 +19,30 @@ DType PromotedDType(const char* op, const std::vector<DType>& dtypes) {
   return d;
 }
 
+namespace {
+// Paddle's kinds for a 0-d operand: integers (not bool), floating (not float8), complex.
+int ScalarKind(DType t) {
+  return IsIntegral(t) ? 1 : IsFloating(t) ? 2 : IsComplex(t) ? 3 : 0;
+}
+}  // namespace
+
+DType ZeroDimDType(const char* op, const Tensor& x, const Tensor& y, ZeroDimRule rule) {
+  if (!x.defined() || !y.defined()) return DType::kUndefined;
+  const bool x0 = x.ndim() == 0, y0 = y.ndim() == 0;
+  if (!x0 && !y0) return DType::kUndefined;
+  const DType a = x.dtype(), b = y.dtype();
+  if (rule == ZeroDimRule::kScalar && x0 != y0 && ScalarKind(a) != 0 &&
+      ScalarKind(a) == ScalarKind(b)) {
+    return x0 ? b : a;
+  }
+  try {
+    return PromoteTypes(a, b);  // float8 has no promotion: an error
+  } catch (Error& e) {
+    e.Prepend(StrCat(op, "(): "));
+    throw;
+  }
+}
+
 DType DTypeOfTensor(const Tensor& t) { return t.defined() ? t.dtype() : DType::kUndefined; }
 
 std::vector<DType> DTypesOf(const std::vector<Tensor>& ts) {

@@ -47,6 +47,18 @@ DType PromotedDType(const char* op, const std::vector<DType>& dtypes);
 DType DTypeOfTensor(const Tensor& t);
 std::vector<DType> DTypesOf(const std::vector<Tensor>& ts);
 
+// Paddle's rule for a 0-d tensor operand of + - * / % ** (add, subtract, ...), the
+// comparisons, copysign and hypot (`scalar`) and of floor_divide (`promote`), measured on
+// Paddle 3.3.1. With one 0-d operand whose dtype is of the other's kind (both
+// integers, both floating, both complex), `scalar` computes in the other operand's
+// dtype, as with a Python number (int32 vector + 0-d int64 is int32, float32 vector +
+// 0-d float64 is float32). Otherwise (kinds differ, both operands 0-d, or `promote`)
+// the operands meet in PromoteTypes (int32 vector + 0-d float32 is float32, 0-d int64
+// + 0-d float32 is float32, int32 vector // 0-d int64 is int64). DType::kUndefined when
+// neither operand is 0-d: the tensor-with-tensor rule (PromotedDType) applies.
+enum class ZeroDimRule { kScalar, kPromote };
+DType ZeroDimDType(const char* op, const Tensor& x, const Tensor& y, ZeroDimRule rule);
+
 // t, or t cast (differentiably) to dtype.
 Tensor PromoteTo(const Tensor& t, DType dtype);
 std::vector<Tensor> PromoteTo(const std::vector<Tensor>& ts, DType dtype);

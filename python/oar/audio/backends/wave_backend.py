@@ -12,6 +12,7 @@ import wave
 from typing import IO
 
 import numpy as np
+from ...framework.check import is_int
 from ... import _C
 from ...framework.typing import Tensor
 from ...tensor.creation import to_tensor
@@ -139,7 +140,7 @@ def load(
     """
     api = "load"
     for name, v in (("frame_offset", frame_offset), ("num_frames", num_frames)):
-        if isinstance(v, bool) or not isinstance(v, int):
+        if not is_int(v):
             raise TypeError(f"{api}(): argument '{name}' must be an int, but got {v!r}")
     if frame_offset < 0:
         raise ValueError(f"{api}(): argument 'frame_offset' must be >= 0, but got {frame_offset}")
@@ -206,7 +207,7 @@ def save(
         raise ValueError(
             f"{api}(): argument 'encoding' must be 'PCM_S' (or None), but got {encoding!r}"
         )
-    if isinstance(sample_rate, bool) or not isinstance(sample_rate, int) or sample_rate <= 0:
+    if not is_int(sample_rate) or sample_rate <= 0:
         raise ValueError(
             f"{api}(): argument 'sample_rate' must be a positive int, but got {sample_rate!r}"
         )

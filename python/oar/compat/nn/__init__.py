@@ -8,6 +8,7 @@ import numpy as np
 
 import math
 
+from ...framework.check import is_int
 from ... import _C
 from ...framework import check as C
 from ...nn import Layer
@@ -147,7 +148,7 @@ class Linear(Layer):
         _forbid_kwargs("Linear", "oar.nn.Linear", kwargs, {"weight_attr", "bias_attr", "name"})
         super().__init__()
         for arg, v in (("in_features", in_features), ("out_features", out_features)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 0:
+            if not is_int(v) or v < 0:
                 raise ValueError(f"Linear: argument '{arg}' must be a non-negative int, got {v!r}")
         if device is not None:
             _to_place(device, "Linear")
@@ -217,7 +218,7 @@ class MultiheadAttention(Layer):
     ):
         super().__init__()
         for arg, v in (("embed_dim", embed_dim), ("num_heads", num_heads)):
-            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            if not is_int(v) or v <= 0:
                 raise ValueError(
                     f"MultiheadAttention: argument '{arg}' must be a positive int, got {v!r}"
                 )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ...framework.check import is_int
 from ... import _C
 from ...tensor.creation import to_tensor
 from ...framework.grad_mode import no_grad
@@ -29,7 +30,7 @@ class LookAhead:
             or not 0.0 <= alpha <= 1.0
         ):
             raise ValueError(f"LookAhead: argument 'alpha' must be in [0, 1], got {alpha!r}")
-        if isinstance(k, bool) or not isinstance(k, int) or k < 1:
+        if not is_int(k) or k < 1:
             raise ValueError(f"LookAhead: argument 'k' must be a positive int, got {k!r}")
         self.inner_optimizer = inner_optimizer
         self.alpha, self.k = float(alpha), k

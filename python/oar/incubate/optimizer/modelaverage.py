@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 
+from ...framework.check import is_int
 from ... import _C
 from ...tensor.creation import zeros_like
 from ...framework.grad_mode import no_grad
@@ -60,7 +61,7 @@ class ModelAverage:
             ("min_average_window", min_average_window),
             ("max_average_window", max_average_window),
         ):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            if not is_int(v) or v < 1:
                 raise ValueError(
                     f"ModelAverage: argument '{arg}' must be a positive int, got {v!r}"
                 )

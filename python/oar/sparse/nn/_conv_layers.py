@@ -4,6 +4,7 @@ SyncBatchNorm."""
 
 import math
 
+from ...framework.check import is_int
 from ...nn import BatchNorm1D, Layer
 from ...nn.initializer import Normal
 from . import functional as F
@@ -44,7 +45,7 @@ class _SparseConv(Layer):
         super().__init__()
         who, n = type(self).__name__, self._dims
         for name, v in (("in_channels", in_channels), ("out_channels", out_channels)):
-            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+            if not is_int(v) or v < 1:
                 raise ValueError(f"{who}: argument '{name}' must be a positive int, got {v!r}")
         if groups != 1:
             raise ValueError(f"{who}: only groups=1 is supported, got {groups}")

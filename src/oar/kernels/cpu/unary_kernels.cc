@@ -262,6 +262,8 @@ OAR_REGISTER_KERNEL(sigmoid, CPU, Any, SigmoidKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(abs, CPU, Any, AbsKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(relu, CPU, Any, ReluKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(neg, CPU, Any, NegKernel, OAR_NUMERIC_TYPES);
+// -x of bool is x, as Paddle's (-true is nonzero: true).
+OAR_REGISTER_KERNEL(neg, CPU, Any, AssignKernel, bool);
 OAR_REGISTER_KERNEL(sign, CPU, Any, SignKernel, OAR_NUMERIC_TYPES);
 OAR_REGISTER_KERNEL(assign, CPU, Any, AssignKernel, OAR_ALL_TYPES, OAR_COMPLEX_TYPES);
 OAR_REGISTER_KERNEL(scale, CPU, Any, ScaleKernel, OAR_NUMERIC_TYPES);

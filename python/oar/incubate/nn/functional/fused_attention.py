@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ....framework.check import is_int
 from .... import _C
 from ....framework.typing import Tensor
 from . import _common as c
@@ -19,7 +20,7 @@ def _qkv(api, x, qkv_weight, qkv_bias, transpose_qkv_wb, num_heads, ring_id):
     b, s, e = x.shape
     c.float_tensor(api, "qkv_weight", qkv_weight)
     if transpose_qkv_wb:
-        if isinstance(num_heads, bool) or not isinstance(num_heads, int) or num_heads <= 0:
+        if not is_int(num_heads) or num_heads <= 0:
             raise ValueError(
                 f"{api}(): transpose_qkv_wb needs a positive 'num_heads', but got {num_heads!r}"
             )

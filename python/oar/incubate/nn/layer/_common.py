@@ -3,11 +3,12 @@ LayerNorm parameter pairs and the repr's name suffix."""
 
 from __future__ import annotations
 
+from ....framework.check import is_int
 from ....nn.initializer import Constant
 
 
 def positive(who, arg, v):
-    if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+    if not is_int(v) or v <= 0:
         raise ValueError(f"{who}: argument '{arg}' must be a positive int, got {v!r}")
 
 

@@ -3,6 +3,7 @@ transposed weight layout."""
 
 from __future__ import annotations
 
+from ....framework.check import is_int
 from ....nn.layer.layers import Layer
 from ..functional import fused_linear
 
@@ -35,7 +36,7 @@ class FusedLinear(Layer):
     ):
         super().__init__()
         for arg, v in (("in_features", in_features), ("out_features", out_features)):
-            if isinstance(v, bool) or not isinstance(v, int) or v <= 0:
+            if not is_int(v) or v <= 0:
                 raise ValueError(f"FusedLinear: argument '{arg}' must be a positive int, got {v!r}")
         shape = [in_features, out_features]
         if transpose_weight:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from ....framework.check import is_int
 from .... import _C
 from ....tensor.creation import eye, to_tensor
 from ....framework.grad_mode import enable_grad, no_grad
@@ -42,7 +43,7 @@ def _check(
             f"{who}: argument 'line_search_fn' must be 'strong_wolfe', got {line_search_fn!r}"
         )
     for arg, v in (("max_iters", max_iters), ("max_line_search_iters", max_line_search_iters)):
-        if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+        if not is_int(v) or v < 1:
             raise ValueError(f"{who}: argument '{arg}' must be a positive int, got {v!r}")
     if not isinstance(initial_step_length, (int, float)) or initial_step_length <= 0:
         raise ValueError(
@@ -213,7 +214,7 @@ def minimize_lbfgs(
         max_line_search_iters,
         initial_step_length,
     )
-    if isinstance(history_size, bool) or not isinstance(history_size, int) or history_size < 1:
+    if not is_int(history_size) or history_size < 1:
         raise ValueError(
             f"{who}: argument 'history_size' must be a positive int, got {history_size!r}"
         )

@@ -264,7 +264,7 @@ def _pair_count(api, coords, out_spatial, kernel, stride, pad_before, dilation):
 def _rulebook(
     x, n, kernel, stride, pad_before, pad_after, dilation, subm, with_pairs=True, api="conv3d"
 ):
-    idx = np.asarray(_C.sparse_indices(x).numpy())
+    idx = np.asarray(_C.sparse_indices(x))
     return RuleBook(
         idx,
         list(x.shape[1 : 1 + n]),
