@@ -130,7 +130,7 @@ class PReLU(Layer):
     Args:
         num_parameters: 1 or the number of channels.
         init: the initial slope (0.25).
-        weight_attr: ParamAttr of the weight.
+        weight_attr: ParamAttr of the weight (the parameter _weight, as Paddle names it).
         data_format: "NCHW" (channels on axis 1) or "NHWC" (last axis).
     """
 
@@ -144,12 +144,22 @@ class PReLU(Layer):
             )
         self._data_format = data_format
         self._num_parameters, self._init, self._name = num_parameters, init, name
-        self.weight = self.create_parameter(
+        # Paddle's parameter (and state_dict key) is "_weight"
+        self._weight = self.create_parameter(
             [num_parameters], attr=weight_attr, default_initializer=Constant(init)
         )
 
+    @property
+    def weight(self):
+        """The slopes (an alias of Paddle's parameter name, _weight)."""
+        return self._weight
+
+    @weight.setter
+    def weight(self, value):
+        self._weight = value
+
     def forward(self, x):
-        return F.prelu(x, self.weight, data_format=self._data_format)
+        return F.prelu(x, self._weight, data_format=self._data_format)
 
     def extra_repr(self):
         return (

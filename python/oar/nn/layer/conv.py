@@ -109,15 +109,16 @@ class _ConvNd(Layer):
         default_format = {1: "NCL", 2: "NCHW", 3: "NCDHW"}[n]
         self._data_format = data_format or default_format
         if self._transpose:
+            # Paddle's default for a transposed weight is the layer default, XavierUniform
+            # over [in, out / groups, *kernel]: bound sqrt(6 / ((in + out / groups) * k)).
             shape = [in_channels, out_channels // groups, *self._kernel]
-            fan_in = out_channels // groups * math.prod(self._kernel)
+            default = None
         else:
+            # Paddle's default: Normal(0, sqrt(2 / (in_channels * k))), in_channels whole
+            # even when grouped (Paddle does not divide by groups).
             shape = [out_channels, in_channels // groups, *self._kernel]
-            fan_in = in_channels // groups * math.prod(self._kernel)
-        # Paddle's default: Normal(0, sqrt(2 / fan_in)).
-        self.weight = self.create_parameter(
-            shape, attr=weight_attr, default_initializer=Normal(0.0, math.sqrt(2.0 / fan_in))
-        )
+            default = Normal(0.0, math.sqrt(2.0 / (in_channels * math.prod(self._kernel))))
+        self.weight = self.create_parameter(shape, attr=weight_attr, default_initializer=default)
         self.bias = self.create_parameter(
             [out_channels], attr=bias_attr if bias else False, is_bias=True
         )

@@ -504,9 +504,10 @@ class SpectralNorm(Layer):
         for i, s in enumerate(self._shape):
             if i != self._dim:
                 w *= s
-        fixed = ParamAttr(initializer=Normal(0.0, 1.0), trainable=False)
-        self.weight_u = self.create_parameter([h], attr=fixed)
-        self.weight_v = self.create_parameter([w], attr=fixed)
+        # N(0, 1) as Paddle's default_initializer (a global initializer overrides it)
+        fixed = ParamAttr(trainable=False)
+        self.weight_u = self.create_parameter([h], attr=fixed, default_initializer=Normal(0.0, 1.0))
+        self.weight_v = self.create_parameter([w], attr=fixed, default_initializer=Normal(0.0, 1.0))
 
     def forward(self, x):
         _check.tensor("SpectralNorm", "x", x)
