@@ -106,6 +106,12 @@ def log_loss(
     api = "log_loss"
     _floating(api, "input", input)
     _floating(api, "label", label)
+    if list(input.shape) != list(label.shape):
+        # Paddle's kernel requires equal shapes too (no broadcasting)
+        raise ValueError(
+            f"{api}(): arguments 'input' {input.shape} and 'label' {label.shape} "
+            f"must have the same shape"
+        )
     eps = float(epsilon)
     return _C.neg(
         label * _C.log(_C.scale(input, 1.0, eps))

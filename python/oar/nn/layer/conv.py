@@ -73,9 +73,43 @@ class _ConvNd(Layer):
         weight_attr=None,
         bias_attr=None,
         data_format=None,
+    ):
+        # Paddle 3's Conv1D/2D/3D signature; the transposed layers call _setup directly
+        self._setup(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            bias=bias,
+            padding_mode=padding_mode,
+            dtype=dtype,
+            weight_attr=weight_attr,
+            bias_attr=bias_attr,
+            data_format=data_format,
+        )
+
+    def _setup(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        *,
+        bias=True,
+        padding_mode="zeros",
+        dtype=None,
+        weight_attr=None,
+        bias_attr=None,
+        data_format=None,
         output_padding=0,
     ):
-        super().__init__(dtype=dtype or "float32")
+        Layer.__init__(self, dtype=dtype or "float32")
         who = type(self).__name__
         for name, v in (
             ("in_channels", in_channels),
@@ -207,7 +241,7 @@ class Conv2DTranspose(_ConvNd):
         bias_attr=None,
         data_format="NCHW",
     ):
-        super().__init__(
+        self._setup(
             in_channels,
             out_channels,
             kernel_size,
