@@ -319,8 +319,62 @@ def test_hsigmoid_loss():
         pre = np.array([x[n] @ wl[i] + bl[i, 0] if i >= 0 else 0.0 for i in table[n]])
         want.append(np.log1p(np.exp(pre)).sum() - (code[n] * (table[n] >= 0) * pre).sum())
     np.testing.assert_allclose(got.numpy()[:, 0], want, rtol=1e-6)
+
+
+def test_hsigmoid_loss_labels_from_num_classes_up():
+    # Paddle 3.3.1's documented example: num_classes 5 (weight [4, 3]) and label 5,
+    # whose default-tree path names node 4, past the weight. Its docstring prints the
+    # values below, which the kernel gives when that node counts as a pre-activation of
+    # 0 (log 2); measured there too, with the same gradients as oar's (Paddle's backward
+    # then writes past the weight's gradient and aborts the process).
+    x = np.array([[0.73167229, 0.04029441, -0.48078126],
+                  [0.81050646, -0.15199822, -0.18717426],
+                  [0.94041789, 0.48874724, 0.03570259],
+                  [0.46585739, 0.95573163, -0.91368192]], np.float32)
+    w = np.array([[-0.14721161, 0.43916738, -0.58377075],
+                  [-0.60536981, -0.23151302, -0.70793629],
+                  [-0.54572451, -0.10784978, -0.56684279],
+                  [0.35370791, -0.07079649, 0.84765708]], np.float32)
+    ox, ow = oar.to_tensor(x, stop_gradient=False), oar.to_tensor(w, stop_gradient=False)
+    out = F.hsigmoid_loss(ox, oar.to_tensor([0, 1, 4, 5]), 5, ow)
+    np.testing.assert_allclose(
+        out.numpy()[:, 0], [2.23681736, 1.97140026, 1.66425037, 2.54727197], rtol=1e-6)
+    out.sum().backward()
+    np.testing.assert_allclose(ow.grad.numpy(), [  # measured on Paddle 3.3.1
+        [0.7927326, 1.0285423, -0.7943795], [-0.29208902, -0.3035633, 0.68971956],
+        [0.34099558, -0.06394856, -0.07874779], [-0.3937111, -0.2046167, -0.01494708]],
+        rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(ox.grad.numpy(), [
+        [0.2390011, 0.36267874, 0.05412617], [-0.1531658, -0.2733862, 0.06460693],
+        [-0.42355776, 0.17887673, -0.8885295], [0.17680675, 0.41828728, -0.0845634]],
+        rtol=1e-5, atol=1e-6)
+    # the rule in general: a node past the weight's rows adds log 2, with no weight or
+    # bias; the rest of the path is used as for any label
+    b = np.array([[0.1], [0.2], [0.3], [0.4]], np.float32)
+    lab = np.array([5, 6, 9, 10])
+    got = F.hsigmoid_loss(oar.to_tensor(x), oar.to_tensor(lab), 5, oar.to_tensor(w),
+                          oar.to_tensor(b)).numpy()[:, 0]
+    want = []
+    for n, c in enumerate(lab + 5):
+        total = 0.0
+        for j in range(3):  # code_length of 5 classes
+            node = (c >> (j + 1)) - 1
+            pre = x[n] @ w[node] + b[node, 0] if j < int(c).bit_length() - 1 and node < 4 else 0
+            total += np.log1p(np.exp(pre)) - ((c >> j) & 1) * pre
+        want.append(total)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    # from 2 ** (code_length + 1) - num_classes on, a path is longer than code_length
+    # (Paddle's kernel writes past its buffers): an error
+    with pytest.raises(IndexError, match=r"outside \[0, 11\)"):
+        F.hsigmoid_loss(oar.to_tensor(x), oar.to_tensor([0, 1, 4, 11]), 5, oar.to_tensor(w))
     with pytest.raises(IndexError, match="label"):
-        F.hsigmoid_loss(oar.to_tensor(x), oar.to_tensor(lab), 5, oar.to_tensor(w[:4]))
+        F.hsigmoid_loss(oar.to_tensor(x), oar.to_tensor([0, 1, 4, -1]), 5, oar.to_tensor(w))
+    # the layer follows the function
+    layer = nn.HSigmoidLoss(3, 5)
+    layer.weight.set_value(w)
+    np.testing.assert_allclose(
+        layer(oar.to_tensor(x), oar.to_tensor([0, 1, 4, 5])).numpy()[:, 0],
+        [2.23681736, 1.97140026, 1.66425037, 2.54727197], rtol=1e-6)
 
 
 def test_adaptive_log_softmax_matches_torch():

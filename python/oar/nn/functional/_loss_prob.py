@@ -106,6 +106,12 @@ def log_loss(
     api = "log_loss"
     _floating(api, "input", input)
     _floating(api, "label", label)
+    if list(input.shape) != list(label.shape):
+        # Paddle's kernel requires equal shapes too (no broadcasting)
+        raise ValueError(
+            f"{api}(): arguments 'input' {input.shape} and 'label' {label.shape} "
+            f"must have the same shape"
+        )
     eps = float(epsilon)
     return _C.neg(
         label * _C.log(_C.scale(input, 1.0, eps))
@@ -214,8 +220,10 @@ def hsigmoid_loss(
     The default tree is Paddle's (class c is leaf c + num_classes of a binary heap); a
     custom tree gives each sample's node ids in path_table (-1 ends a path) and branch
     bits in path_code. As Paddle's kernel, each of the code_length slots a path does not
-    use adds softplus(0) = log 2 (a constant that does not change the gradient).
-    Returns [N, 1]."""
+    use adds softplus(0) = log 2 (a constant that does not change the gradient). On the
+    default tree, labels from num_classes up to 2 ** (code_length + 1) - num_classes - 1
+    are accepted as in Paddle's example; a node of their path past the weight's rows
+    adds log 2 too. Returns [N, 1]."""
     api = "hsigmoid_loss"
     _floating(api, "input", input)
     C.tensor(api, "label", label)
@@ -238,8 +246,16 @@ def hsigmoid_loss(
     if path_table is None:
         if k < 2:
             raise ValueError(f"{api}(): argument 'num_classes' must be at least 2, but got {k}")
-        if n and (lab.min() < 0 or lab.max() >= k):
-            raise IndexError(f"{api}(): argument 'label' holds values outside [0, {k})")
+        # Labels from num_classes up follow the same heap code (Paddle's own example
+        # passes label 5 with num_classes 5); their paths may name nodes past the weight's
+        # rows, which count as absent (below). A label whose path is longer than
+        # code_length has no value: Paddle's kernel writes past its buffers for it.
+        top = (1 << (_find_last_set(k - 1) + 1)) - k
+        if n and (lab.min() < 0 or lab.max() >= top):
+            raise IndexError(
+                f"{api}(): argument 'label' holds values outside [0, {top}) (labels from "
+                f"num_classes = {k} up to {top - 1} still have a path of the default tree)"
+            )
         index, branch, valid = _default_paths(lab, k)
     else:
         table = path_table.numpy().astype(np.int64)
@@ -257,7 +273,13 @@ def hsigmoid_loss(
         raise ValueError(
             f"{api}(): argument 'weight' has shape {weight.shape} but must be [nodes, {d}]"
         )
-    if index.size and index[valid].size and index[valid].max() >= rows:
+    if path_table is None:
+        # a node past the weight's rows (a label >= num_classes on the default tree)
+        # contributes as a pre-activation of 0, i.e. log 2, without weight or bias: the
+        # value of Paddle's documented example (its kernel reads past the weight there)
+        valid = valid & (index < rows)
+        index = np.where(valid, index, 0)
+    elif index.size and index[valid].size and index[valid].max() >= rows:
         raise IndexError(
             f"{api}(): a path visits node {int(index[valid].max())} but weight has {rows} rows"
         )

@@ -111,12 +111,19 @@ def dropout(
     p: float = 0.5,
     axis: int | Sequence[int] | None = None,
     training: bool = True,
+    inplace: bool = False,
     mode: str = "upscale_in_train",
     name: str | None = None,
 ) -> Tensor:
     api = "dropout"
     C.tensor(api, "x", x)
     p = _probability(api, p)
+    if inplace:
+        # computed on a copy and written into x (the gradient flows from the new x to
+        # the old one); Paddle's in-place kernel covers only axis=None, oar any axis
+        out = dropout(_C.assign(x), p, axis, training, False, mode)
+        _C.set_value_with_tensor_(x, out, [], [], [], [])
+        return x
     if mode not in ("upscale_in_train", "downscale_in_infer"):
         raise ValueError(
             f"{api}(): argument 'mode' must be 'upscale_in_train' or "

@@ -275,10 +275,29 @@ def _pair(api, input, label):
         )
 
 
+def _broadcast_pair(api, input, label):
+    """input and label of shapes that broadcast together (Paddle's mse_loss and l1_loss
+    subtract them with broadcasting, without a warning: input [N, 1] and label [N] give
+    an [N, N] loss)."""
+    C.tensor(api, "input", input)
+    C.tensor(api, "label", label)
+    a, b = list(input.shape), list(label.shape)
+    if a == b:
+        return
+    for x, y in zip(reversed(a), reversed(b)):
+        if x != y and x != 1 and y != 1:
+            raise ValueError(
+                f"{api}(): arguments 'input' {input.shape} and 'label' {label.shape} "
+                f"do not broadcast together"
+            )
+
+
 def mse_loss(
     input: Tensor, label: Tensor, reduction: str = "mean", name: str | None = None
 ) -> Tensor:
-    _pair("mse_loss", input, label)
+    """mean/sum/none of (input - label)^2, input and label broadcast together as in
+    Paddle."""
+    _broadcast_pair("mse_loss", input, label)
     _reduction("mse_loss", reduction)
     d = input - label
     return _reduce(d * d, reduction)
@@ -287,7 +306,9 @@ def mse_loss(
 def l1_loss(
     input: Tensor, label: Tensor, reduction: str = "mean", name: str | None = None
 ) -> Tensor:
-    _pair("l1_loss", input, label)
+    """mean/sum/none of |input - label|, input and label broadcast together as in
+    Paddle."""
+    _broadcast_pair("l1_loss", input, label)
     _reduction("l1_loss", reduction)
     return _reduce(_C.abs(input - label), reduction)
 
@@ -297,16 +318,20 @@ def smooth_l1_loss(
     label: Tensor,
     reduction: str = "mean",
     delta: float = 1.0,
+    is_huber: bool = True,
     name: str | None = None,
 ) -> Tensor:
     """Paddle's smooth_l1_loss is the Huber loss with threshold delta:
-    0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta)."""
+    0.5 d^2 where |d| < delta, else delta (|d| - 0.5 delta); is_huber=False divides it
+    by delta (PyTorch's smooth L1: 0.5 d^2 / delta, else |d| - 0.5 delta)."""
     _pair("smooth_l1_loss", input, label)
     _reduction("smooth_l1_loss", reduction)
     delta = float(delta)
     d = _C.abs(input - label)
     small = _C.less_than(d, _C.full_like(d, delta))
     loss = _C.where(small, _C.scale(d * d, 0.5), _C.scale(d, delta, -0.5 * delta * delta))
+    if not is_huber:
+        loss = _C.scale(loss, 1.0 / delta)
     return _reduce(loss, reduction)
 
 

@@ -3,6 +3,8 @@ with its settings fixed at construction (Paddle's paddle.nn.ReLU, GELU, ...)."""
 
 from __future__ import annotations
 
+import inspect
+
 from .layers import Layer, _dtype_text
 from .. import functional as F
 from ..initializer import Constant
@@ -54,23 +56,31 @@ def _name_suffix(name, first=False):
 
 def _activation(cls_name, fn_name, params, spec=""):
     """A Layer class calling F.<fn_name>(x, **settings); params: [(name, default)];
-    spec: the format spec repr uses for the settings' values."""
+    spec: the format spec repr uses for the settings' values. The constructor's
+    signature is Paddle's: the settings, then name, all positional or keyword (so
+    ReLU(True) is ReLU(name=True), as in Paddle)."""
+    sig = inspect.Signature(
+        [inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)]
+        + [
+            inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=d)
+            for p, d in params
+        ]
+        + [inspect.Parameter("name", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None)]
+    )
 
-    def __init__(self, *args, name=None, **kwargs):
+    def __init__(self, *args, **kwargs):
+        try:
+            bound = sig.bind(self, *args, **kwargs)
+        except TypeError as e:
+            raise TypeError(f"{cls_name}(): {e}") from None
+        bound.apply_defaults()
         Layer.__init__(self)
-        if len(args) > len(params):
-            raise TypeError(
-                f"{cls_name}() takes at most {len(params)} positional arguments, got {len(args)}"
-            )
-        names = [p for p, _ in params]
-        unknown = set(kwargs) - set(names)
-        if unknown:
-            raise TypeError(f"{cls_name}() got unexpected keyword arguments {sorted(unknown)}")
-        settings = dict(params)
-        settings.update(zip(names, args))
-        settings.update(kwargs)
-        self._settings = settings
-        self._name = name
+        values = dict(bound.arguments)
+        del values["self"]
+        self._name = values.pop("name")
+        self._settings = values
+
+    __init__.__signature__ = sig
 
     def forward(self, x):
         return getattr(F, fn_name)(x, **self._settings)
@@ -130,7 +140,7 @@ class PReLU(Layer):
     Args:
         num_parameters: 1 or the number of channels.
         init: the initial slope (0.25).
-        weight_attr: ParamAttr of the weight.
+        weight_attr: ParamAttr of the weight (the parameter _weight, as Paddle names it).
         data_format: "NCHW" (channels on axis 1) or "NHWC" (last axis).
     """
 
@@ -144,12 +154,22 @@ class PReLU(Layer):
             )
         self._data_format = data_format
         self._num_parameters, self._init, self._name = num_parameters, init, name
-        self.weight = self.create_parameter(
+        # Paddle's parameter (and state_dict key) is "_weight"
+        self._weight = self.create_parameter(
             [num_parameters], attr=weight_attr, default_initializer=Constant(init)
         )
 
+    @property
+    def weight(self):
+        """The slopes (an alias of Paddle's parameter name, _weight)."""
+        return self._weight
+
+    @weight.setter
+    def weight(self, value):
+        self._weight = value
+
     def forward(self, x):
-        return F.prelu(x, self.weight, data_format=self._data_format)
+        return F.prelu(x, self._weight, data_format=self._data_format)
 
     def extra_repr(self):
         return (

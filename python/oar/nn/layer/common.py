@@ -125,7 +125,7 @@ class Dropout(Layer):
     """Zero elements with probability p while training (scaling the rest by 1/(1-p) in
     upscale_in_train mode); the identity in eval mode."""
 
-    def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
+    def __init__(self, p=0.5, inplace=False, axis=None, mode="upscale_in_train", name=None):
         super().__init__()
         if not isinstance(p, (int, float)) or not 0 <= p <= 1:
             raise ValueError(f"Dropout: argument 'p' must be in [0, 1], got {p!r}")
@@ -135,15 +135,22 @@ class Dropout(Layer):
                 f"'downscale_in_infer', got {mode!r}"
             )
         self.p, self.axis, self.mode, self.name = p, axis, mode, name
+        self.inplace = inplace
 
     def forward(self, input):
-        return F.dropout(input, p=self.p, axis=self.axis, training=self.training, mode=self.mode)
+        return F.dropout(
+            input,
+            p=self.p,
+            axis=self.axis,
+            training=self.training,
+            inplace=self.inplace,
+            mode=self.mode,
+        )
 
     def extra_repr(self):
-        # Paddle's Dropout also takes inplace (oar's has no in-place form): always False
         return (
             f"p={self.p}, axis={self.axis}, mode={self.mode}{_name_suffix(self.name)}, "
-            "inplace=False"
+            f"inplace={self.inplace}"
         )
 
 
@@ -207,22 +214,32 @@ class Embedding(Layer):
     """A lookup table [num_embeddings, embedding_dim] (XavierUniform); the row of
     padding_idx starts at zero and gets no gradient. sparse=True is accepted and
     computes a dense gradient (oar has no sparse gradients); max_norm, norm_type and
-    scale_grad_by_freq as oar.nn.functional.embedding."""
+    scale_grad_by_freq as oar.nn.functional.embedding.
+
+    Paddle 3.3's signature: after norm_type every argument is keyword-only. _weight
+    (a tensor [num_embeddings, embedding_dim]) is used as the table instead of a new
+    parameter (a Parameter is registered as one; a plain tensor is kept as an
+    attribute, as Paddle), _freeze=True makes the table not trainable, dtype is the
+    new table's dtype and device is accepted (oar runs on the CPU)."""
 
     def __init__(
         self,
         num_embeddings,
         embedding_dim,
         padding_idx=None,
-        sparse=False,
-        weight_attr=None,
-        name=None,
-        *,
         max_norm=None,
         norm_type=2.0,
+        *,
         scale_grad_by_freq=False,
+        sparse=False,
+        _weight=None,
+        _freeze=False,
+        device=None,
+        dtype=None,
+        weight_attr=None,
+        name=None,
     ):
-        super().__init__()
+        super().__init__(dtype=dtype or "float32")
         self._max_norm, self._norm_type = max_norm, norm_type
         # repr shows padding_idx as given (a negative one is not wrapped) and the name
         self._shown_padding_idx, self._name = padding_idx, name
@@ -239,7 +256,18 @@ class Embedding(Layer):
             padding_idx %= num_embeddings
         self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
         self._padding_idx, self._sparse = padding_idx, sparse
-        self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr)
+        if _weight is not None:
+            if list(_weight.shape) != [num_embeddings, embedding_dim]:
+                raise ValueError(
+                    f"Embedding: argument '_weight' must have shape "
+                    f"[{num_embeddings}, {embedding_dim}], got {list(_weight.shape)}"
+                )
+            self.weight = _weight
+            self.weight.stop_gradient = bool(_freeze)
+        else:
+            self.weight = self.create_parameter([num_embeddings, embedding_dim], attr=weight_attr)
+            if weight_attr is None:
+                self.weight.stop_gradient = bool(_freeze)
         if padding_idx is not None:
             w = self.weight.numpy().copy()
             w[padding_idx] = 0
@@ -275,6 +303,7 @@ class Upsample(Layer):
         align_corners=False,
         align_mode=0,
         data_format=None,
+        recompute_scale_factor=None,
         name=None,
     ):
         super().__init__()
@@ -285,6 +314,7 @@ class Upsample(Layer):
             align_corners=align_corners,
             align_mode=align_mode,
             data_format=data_format,
+            recompute_scale_factor=recompute_scale_factor,
         )
         self._name = name
 

@@ -73,9 +73,43 @@ class _ConvNd(Layer):
         weight_attr=None,
         bias_attr=None,
         data_format=None,
+    ):
+        # Paddle 3's Conv1D/2D/3D signature; the transposed layers call _setup directly
+        self._setup(
+            in_channels,
+            out_channels,
+            kernel_size,
+            stride,
+            padding,
+            dilation,
+            groups,
+            bias=bias,
+            padding_mode=padding_mode,
+            dtype=dtype,
+            weight_attr=weight_attr,
+            bias_attr=bias_attr,
+            data_format=data_format,
+        )
+
+    def _setup(
+        self,
+        in_channels,
+        out_channels,
+        kernel_size,
+        stride=1,
+        padding=0,
+        dilation=1,
+        groups=1,
+        *,
+        bias=True,
+        padding_mode="zeros",
+        dtype=None,
+        weight_attr=None,
+        bias_attr=None,
+        data_format=None,
         output_padding=0,
     ):
-        super().__init__(dtype=dtype or "float32")
+        Layer.__init__(self, dtype=dtype or "float32")
         who = type(self).__name__
         for name, v in (
             ("in_channels", in_channels),
@@ -109,15 +143,16 @@ class _ConvNd(Layer):
         default_format = {1: "NCL", 2: "NCHW", 3: "NCDHW"}[n]
         self._data_format = data_format or default_format
         if self._transpose:
+            # Paddle's default for a transposed weight is the layer default, XavierUniform
+            # over [in, out / groups, *kernel]: bound sqrt(6 / ((in + out / groups) * k)).
             shape = [in_channels, out_channels // groups, *self._kernel]
-            fan_in = out_channels // groups * math.prod(self._kernel)
+            default = None
         else:
+            # Paddle's default: Normal(0, sqrt(2 / (in_channels * k))), in_channels whole
+            # even when grouped (Paddle does not divide by groups).
             shape = [out_channels, in_channels // groups, *self._kernel]
-            fan_in = in_channels // groups * math.prod(self._kernel)
-        # Paddle's default: Normal(0, sqrt(2 / fan_in)).
-        self.weight = self.create_parameter(
-            shape, attr=weight_attr, default_initializer=Normal(0.0, math.sqrt(2.0 / fan_in))
-        )
+            default = Normal(0.0, math.sqrt(2.0 / (in_channels * math.prod(self._kernel))))
+        self.weight = self.create_parameter(shape, attr=weight_attr, default_initializer=default)
         self.bias = self.create_parameter(
             [out_channels], attr=bias_attr if bias else False, is_bias=True
         )
@@ -206,7 +241,7 @@ class Conv2DTranspose(_ConvNd):
         bias_attr=None,
         data_format="NCHW",
     ):
-        super().__init__(
+        self._setup(
             in_channels,
             out_channels,
             kernel_size,

@@ -161,17 +161,23 @@ class Layer:
         return self._full_name
 
     def create_parameter(
-        self, shape, attr=None, dtype=None, is_bias=False, default_initializer=None
+        self, shape, attr=None, dtype=None, is_bias=False, default_initializer=None, device=None
     ):
         """A new Parameter named after this layer (not registered until assigned to an
         attribute or given to add_parameter). attr=False returns None (no parameter).
+
+        The initializer is, as in Paddle: attr's; else the one set by
+        nn.initializer.set_global_initializer (it overrides the layer's default);
+        else default_initializer; else XavierUniform (weights) or zeros (biases).
 
         Args:
             shape: the parameter's shape.
             attr: ParamAttr, its short forms (name, initializer), None or False.
             dtype: default: the layer's dtype.
             is_bias: zeros by default instead of XavierUniform.
-            default_initializer: used when attr gives no initializer.
+            default_initializer: used when attr gives no initializer and no global
+                initializer is set.
+            device: accepted for Paddle compatibility (oar's parameters are on the CPU).
         """
         attr = ParamAttr._to_attr(attr)
         if attr is False:
@@ -180,7 +186,7 @@ class Layer:
         name = attr.name or f"{self._full_name}.{kind}_{self._param_counter[kind]}"
         self._param_counter[kind] += 1
         glob = I._global["bias" if is_bias else "weight"]
-        init = attr.initializer or default_initializer or glob
+        init = attr.initializer or glob or default_initializer
         attr = ParamAttr(
             name=name,
             initializer=init,

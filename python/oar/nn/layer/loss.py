@@ -106,8 +106,8 @@ class L1Loss(_Loss):
 class SmoothL1Loss(_Loss):
     _fn = "smooth_l1_loss"
 
-    def __init__(self, reduction="mean", delta=1.0, name=None):
-        super().__init__(reduction=reduction, delta=delta)
+    def __init__(self, reduction="mean", delta=1.0, is_huber=True, name=None):
+        super().__init__(reduction=reduction, delta=delta, is_huber=is_huber)
 
 
 class BCELoss(_Loss):
@@ -122,6 +122,9 @@ class BCEWithLogitsLoss(_Loss):
 
     def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None):
         super().__init__(weight=weight, reduction=reduction, pos_weight=pos_weight)
+
+    def forward(self, logit, label):
+        return F.binary_cross_entropy_with_logits(logit, label, **self._settings)
 
 
 class KLDivLoss(_Loss):

@@ -4,6 +4,8 @@ state dict loads key by key), LayerNorm, GroupNorm, InstanceNorm, RMSNorm."""
 
 from __future__ import annotations
 
+import math
+
 from ..initializer import Constant
 from .layers import Layer
 from ...framework import collective
@@ -88,7 +90,8 @@ class _BatchNormBase(Layer):
     def _note_forward(self):
         self._shown_format = _FORWARD_FORMATS.get(self._data_format, self._data_format)
 
-    def forward(self, x):
+    def forward(self, input):
+        x = input
         self._note_forward()
         return F.batch_norm(
             x,
@@ -204,8 +207,8 @@ class BatchNorm(_BatchNormBase):
         )
         self._act = act
 
-    def forward(self, x):
-        y = super().forward(x)
+    def forward(self, input):
+        y = super().forward(input)
         if self._act:
             y = getattr(F, self._act)(y)
         return y
@@ -216,24 +219,41 @@ class BatchNorm(_BatchNormBase):
 
 class LayerNorm(Layer):
     """Normalization over the trailing normalized_shape axes, with elementwise weight
-    (ones) and bias (zeros)."""
+    (ones) and bias (zeros), each of Paddle's shape [prod(normalized_shape)].
+    elementwise_affine=False drops both, bias=False the bias (as weight_attr=False /
+    bias_attr=False); dtype is the parameters' dtype, device is accepted."""
 
     def __init__(
-        self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None, name=None
+        self,
+        normalized_shape,
+        epsilon=1e-05,
+        *,
+        elementwise_affine=True,
+        bias=True,
+        device=None,
+        dtype=None,
+        weight_attr=None,
+        bias_attr=None,
+        name=None,
     ):
-        super().__init__()
+        super().__init__(dtype=dtype or "float32")
         shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
         for d in shape:
             _positive("LayerNorm", "normalized_shape", d)
         self._shape, self._epsilon = shape, epsilon
+        if not elementwise_affine:
+            weight_attr = bias_attr = False
+        elif not bias:
+            bias_attr = False
+        flat = [math.prod(shape)]
         self.weight = self.create_parameter(
-            shape, attr=weight_attr, default_initializer=Constant(1.0)
+            flat, attr=weight_attr, default_initializer=Constant(1.0)
         )
-        self.bias = self.create_parameter(shape, attr=bias_attr, is_bias=True)
+        self.bias = self.create_parameter(flat, attr=bias_attr, is_bias=True)
 
-    def forward(self, x):
+    def forward(self, input):
         return F.layer_norm(
-            x, self._shape, weight=self.weight, bias=self.bias, epsilon=self._epsilon
+            input, self._shape, weight=self.weight, bias=self.bias, epsilon=self._epsilon
         )
 
     def extra_repr(self):
@@ -266,12 +286,18 @@ class GroupNorm(Layer):
         num_groups,
         num_channels,
         epsilon=1e-05,
+        *,
+        affine=True,
+        device=None,
+        dtype=None,
         weight_attr=None,
         bias_attr=None,
         data_format="NCHW",
         name=None,
     ):
-        super().__init__()
+        super().__init__(dtype=dtype or "float32")
+        if not affine:
+            weight_attr = bias_attr = False
         _positive("GroupNorm", "num_groups", num_groups)
         _positive("GroupNorm", "num_channels", num_channels)
         if num_channels % num_groups:
@@ -286,9 +312,9 @@ class GroupNorm(Layer):
         )
         self.bias = self.create_parameter([num_channels], attr=bias_attr, is_bias=True)
 
-    def forward(self, x):
+    def forward(self, input):
         return F.group_norm(
-            x,
+            input,
             self._groups,
             epsilon=self._epsilon,
             weight=self.weight,
@@ -330,9 +356,13 @@ class _InstanceNorm(Layer):
             else None
         )
 
-    def forward(self, x):
+    def forward(self, input):
         return F.instance_norm(
-            x, weight=self.scale, bias=self.bias, eps=self._epsilon, data_format=self._data_format
+            input,
+            weight=self.scale,
+            bias=self.bias,
+            eps=self._epsilon,
+            data_format=self._data_format,
         )
 
     def extra_repr(self):
@@ -470,8 +500,8 @@ class LocalResponseNorm(Layer):
         self._settings = dict(size=size, alpha=alpha, beta=beta, k=k, data_format=data_format)
         self._name = name
 
-    def forward(self, x):
-        return F.local_response_norm(x, **self._settings)
+    def forward(self, input):
+        return F.local_response_norm(input, **self._settings)
 
     def extra_repr(self):
         st = self._settings
@@ -504,9 +534,10 @@ class SpectralNorm(Layer):
         for i, s in enumerate(self._shape):
             if i != self._dim:
                 w *= s
-        fixed = ParamAttr(initializer=Normal(0.0, 1.0), trainable=False)
-        self.weight_u = self.create_parameter([h], attr=fixed)
-        self.weight_v = self.create_parameter([w], attr=fixed)
+        # N(0, 1) as Paddle's default_initializer (a global initializer overrides it)
+        fixed = ParamAttr(trainable=False)
+        self.weight_u = self.create_parameter([h], attr=fixed, default_initializer=Normal(0.0, 1.0))
+        self.weight_v = self.create_parameter([w], attr=fixed, default_initializer=Normal(0.0, 1.0))
 
     def forward(self, x):
         _check.tensor("SpectralNorm", "x", x)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import warnings
+
 from .layers import Layer
 from .. import functional as F
 
@@ -66,7 +68,14 @@ class _Pool(Layer):
         return ", ".join(f"{k}={v}" for k, v in self._shown_settings().items())
 
 
-class MaxPool1D(_Pool):
+class _Pool1DInput(_Pool):
+    """The 1-D pools whose forward argument Paddle names input."""
+
+    def forward(self, input):
+        return getattr(F, self._fn)(input, **self._settings)
+
+
+class MaxPool1D(_Pool1DInput):
     _fn = "max_pool1d"
 
     def __init__(
@@ -144,7 +153,7 @@ class AvgPool2D(_Pool):
         )
 
 
-class AdaptiveAvgPool1D(_Pool):
+class AdaptiveAvgPool1D(_Pool1DInput):
     _fn = "adaptive_avg_pool1d"
     _shown = ("output_size",)
 
@@ -224,7 +233,7 @@ class AdaptiveAvgPool3D(_Pool):
         super().__init__(output_size=output_size, data_format=data_format)
 
 
-class AdaptiveMaxPool1D(_Pool):
+class AdaptiveMaxPool1D(_Pool1DInput):
     _fn = "adaptive_max_pool1d"
     _shown = ("output_size", "return_mask")
 
@@ -294,8 +303,17 @@ class LPPool2D(_Pool):
 
 
 class _Unpool(_Pool):
-    def forward(self, x, indices):
-        return getattr(F, self._fn)(x, indices, **self._settings)
+    def forward(self, x, indices, output_size=None):
+        settings = self._settings
+        if output_size:
+            # Paddle's rule and warning: forward's output_size wins over the constructor's
+            warnings.warn(
+                "output_size in forward overrides output_size in __init__. "
+                "The output_size parameter in forward has higher priority.",
+                stacklevel=2,
+            )
+            settings = {**settings, "output_size": output_size}
+        return getattr(F, self._fn)(x, indices, **settings)
 
 
 class MaxUnPool1D(_Unpool):
