@@ -236,3 +236,43 @@ def test_global_initializer_overrides_layer_defaults():
     finally:
         I.set_global_initializer(None, None)
     assert np.all(nn.BatchNorm2D(3).weight.numpy() == 1.0)
+
+
+def test_create_parameter_takes_the_global_initializer_as_paddle():
+    # measured on Paddle 3.3.1: the global initializer beats default_initializer, an
+    # attr's initializer beats both
+    I.set_global_initializer(I.Constant(3.0), I.Constant(4.0))
+    try:
+        p = oar.create_parameter([2], "float32", default_initializer=I.Constant(1.0))
+        b = oar.create_parameter([2], "float32", is_bias=True)
+        a = oar.create_parameter([2], "float32", attr=oar.ParamAttr(initializer=I.Constant(7.0)))
+    finally:
+        I.set_global_initializer(None)
+    assert p.numpy().tolist() == [3.0, 3.0] and b.numpy().tolist() == [4.0, 4.0]
+    assert a.numpy().tolist() == [7.0, 7.0]
+
+
+def test_assign_of_another_shape_replaces_the_parameter_as_paddle():
+    # Paddle 3.3.1's documented example: Assign([2, 2]) on a Linear(2, 2) weight gives
+    # the weight shape [2] and the layer's output [6.] for ones([1, 2])
+    w = oar.ParamAttr(initializer=I.Assign(np.array([2, 2])))
+    b = oar.ParamAttr(initializer=I.Assign([2]))
+    lin = nn.Linear(2, 2, weight_attr=w, bias_attr=b)
+    assert lin.weight.shape == [2] and lin.weight.numpy().tolist() == [2.0, 2.0]
+    assert lin(oar.ones([1, 2])).numpy().tolist() == [6.0]
+    p = oar.create_parameter([2, 2], "float32")
+    I.Assign(oar.full([3], 5.0))(p)  # called on an existing parameter: the same rule
+    assert p.shape == [3] and p.numpy().tolist() == [5.0, 5.0, 5.0]
+
+
+@pytest.mark.parametrize("make", [
+    lambda n: nn.Linear(n, n), lambda n: nn.Bilinear(n, n, n), lambda n: nn.Embedding(n, n),
+    lambda n: nn.Conv2D(n, n, n), lambda n: nn.Conv2DTranspose(n, n, n), lambda n: nn.PReLU(n),
+    lambda n: nn.LayerNorm(n), lambda n: nn.BatchNorm1D(n), lambda n: nn.LSTM(n, n),
+    lambda n: nn.GRU(n, n), lambda n: nn.TransformerEncoderLayer(n * 2, 2, n),
+])
+def test_layer_sizes_take_numpy_integers_as_paddle(make):
+    # Paddle's layers take np.int64 sizes (a size computed with numpy)
+    a, b = make(np.int64(3)), make(3)
+    assert [list(p.shape) for p in a.parameters()] == [list(p.shape) for p in b.parameters()]
+    assert all(type(d) is int for p in a.parameters() for d in p.shape)

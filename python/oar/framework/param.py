@@ -42,6 +42,9 @@ class _Decay:
 # create_parameter's initializers when none is given: factories for "weight" (XavierUniform)
 # and "bias" (Constant(0.0)). oar.nn.initializer, a higher layer, fills this at its import.
 DEFAULT_INITIALIZERS: dict = {}
+# nn.initializer.set_global_initializer's weight and bias initializers (None: unset); they
+# override a default_initializer, as in Paddle, but not an attr's initializer.
+GLOBAL_INITIALIZERS: dict = {"weight": None, "bias": None}
 
 
 class ParamAttr:
@@ -226,8 +229,9 @@ def create_parameter(
         name: its name (default: generated).
         attr: a ParamAttr (or its accepted short forms).
         is_bias: use the bias initializer (zeros) when none is given.
-        default_initializer: the initializer when attr gives none (default:
-            XavierUniform for weights, Constant(0.0) for biases).
+        default_initializer: the initializer when attr gives none and
+            nn.initializer.set_global_initializer set none (default: XavierUniform for
+            weights, Constant(0.0) for biases).
 
     Returns:
         Parameter: the initialised parameter.
@@ -239,10 +243,12 @@ def create_parameter(
     attr = ParamAttr._to_attr(attr)
     if attr is False:
         raise ValueError("create_parameter: argument 'attr' is False (no parameter)")
+    kind = "bias" if is_bias else "weight"
     init = (
         attr.initializer
+        or GLOBAL_INITIALIZERS[kind]
         or default_initializer
-        or DEFAULT_INITIALIZERS["bias" if is_bias else "weight"]()
+        or DEFAULT_INITIALIZERS[kind]()
     )
     dtype = convert_dtype(dtype)
     value = init._generate([int(d) for d in shape], dtype)

@@ -265,18 +265,27 @@ class Orthogonal(Initializer):
 
 
 class Assign(Initializer):
-    """The given values (a numpy array, list or Tensor of the parameter's shape)."""
+    """The given values (a numpy array, list or Tensor). Of another shape than the
+    parameter's, they replace it, shape and all, as Paddle 3.3.1's Assign does (its
+    documented example assigns [2, 2] to a Linear(2, 2)'s weight, which becomes [2])."""
 
     def __init__(self, value, name=None):
         self.value = value
 
-    def _generate(self, shape, dtype):
+    def _value(self, dtype):
         v = self.value if isinstance(self.value, _C.Tensor) else to_tensor(np.asarray(self.value))
-        if list(v.shape) != list(shape):
-            raise ValueError(
-                f"Assign: the value has shape {list(v.shape)}, the parameter {list(shape)}"
-            )
         return _C.cast(v, convert_dtype(dtype))
+
+    def _generate(self, shape, dtype):
+        return self._value(dtype)  # a new parameter takes the value's shape
+
+    def __call__(self, param, block=None):
+        if isinstance(param, _C.Tensor):
+            v = self._value(param.dtype)
+            if list(v.shape) != list(param.shape):
+                _C._set_tensor_impl(param, _C.assign(v.detach()))
+                return param
+        return super().__call__(param, block)
 
 
 class Bilinear(Initializer):
@@ -330,7 +339,8 @@ class Dirac(Initializer):
         return _C.cast(to_tensor(weight), convert_dtype(dtype))
 
 
-_global: dict[str, Initializer | None] = {"weight": None, "bias": None}
+# set_global_initializer's choice, read by Layer.create_parameter and oar.create_parameter
+_global: dict[str, Initializer | None] = _param.GLOBAL_INITIALIZERS
 
 
 def set_global_initializer(

@@ -46,14 +46,16 @@ def linear(
     api = "linear"
     C.tensor(api, "x", x)
     C.tensor(api, "weight", weight)
-    if bias is None:
-        if weight.ndim != 2:
-            raise ValueError(
-                f"{api}(): argument 'weight' must be 2-D [in_features, "
-                f"out_features], but has shape {weight.shape}"
-            )
-        return _C.matmul(x, weight)
-    C.tensor(api, "bias", bias)
+    if weight.ndim not in (1, 2):
+        raise ValueError(
+            f"{api}(): argument 'weight' must be 2-D [in_features, out_features] (or 1-D "
+            f"[in_features], a matrix-vector product as in Paddle), but has shape {weight.shape}"
+        )
+    if bias is not None:
+        C.tensor(api, "bias", bias)
+    if weight.ndim == 1 or bias is None:  # Paddle's matmul(x, weight) + bias
+        out = _C.matmul(x, weight)
+        return out if bias is None else _C.add(out, bias)
     return _C.linear(x, weight, bias)
 
 

@@ -148,10 +148,11 @@ class PReLU(Layer):
         self, num_parameters=1, init=0.25, weight_attr=None, data_format="NCHW", name=None
     ):
         super().__init__()
-        if not isinstance(num_parameters, int) or num_parameters < 1:
+        if not _check.is_int(num_parameters) or num_parameters < 1:
             raise ValueError(
                 f"PReLU: argument 'num_parameters' must be a positive int, got {num_parameters!r}"
             )
+        num_parameters = int(num_parameters)
         self._data_format = data_format
         self._num_parameters, self._init, self._name = num_parameters, init, name
         # Paddle's parameter (and state_dict key) is "_weight"

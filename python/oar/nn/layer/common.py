@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ...framework import check as _check
+
 from .layers import Layer, _dtype_text
 from .. import functional as F
 from ...tensor.manipulation import flatten
@@ -50,8 +52,9 @@ class Linear(Layer):
     def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None, name=None):
         super().__init__()
         for arg, v in (("in_features", in_features), ("out_features", out_features)):
-            if not isinstance(v, int) or isinstance(v, bool) or v < 0:
+            if not _check.is_int(v) or v < 0:
                 raise ValueError(f"Linear: argument '{arg}' must be a non-negative int, got {v!r}")
+        in_features, out_features = int(in_features), int(out_features)  # np.int64 too
         self._in_features, self._out_features = in_features, out_features
         self.weight = self.create_parameter([in_features, out_features], attr=weight_attr)
         self.bias = self.create_parameter([out_features], attr=bias_attr, is_bias=True)
@@ -81,8 +84,10 @@ class Bilinear(Layer):
             ("in2_features", in2_features),
             ("out_features", out_features),
         ):
-            if not isinstance(v, int) or isinstance(v, bool) or v <= 0:
+            if not _check.is_int(v) or v <= 0:
                 raise ValueError(f"Bilinear: argument '{arg}' must be a positive int, got {v!r}")
+        in1_features, in2_features = int(in1_features), int(in2_features)
+        out_features = int(out_features)
         self._in1, self._in2, self._out = in1_features, in2_features, out_features
         self._name = name
         self.weight = self.create_parameter(
@@ -245,8 +250,9 @@ class Embedding(Layer):
         self._shown_padding_idx, self._name = padding_idx, name
         self._scale_grad_by_freq = scale_grad_by_freq
         for arg, v in (("num_embeddings", num_embeddings), ("embedding_dim", embedding_dim)):
-            if not isinstance(v, int) or v < 1:
+            if not _check.is_int(v) or v < 1:
                 raise ValueError(f"Embedding: argument '{arg}' must be a positive int, got {v!r}")
+        num_embeddings, embedding_dim = int(num_embeddings), int(embedding_dim)
         if padding_idx is not None:
             if not -num_embeddings <= padding_idx < num_embeddings:
                 raise ValueError(

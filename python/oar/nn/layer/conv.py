@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from ...framework import check as _check
+
 import math
 
 from .layers import Layer
@@ -32,19 +34,19 @@ _PAD_MODES = {
 
 
 def _tuple(v, n, who, name):
-    if isinstance(v, int):
-        return (v,) * n
+    if _check.is_int(v):
+        return (int(v),) * n
     v = tuple(v)
-    if len(v) != n or not all(isinstance(x, int) for x in v):
+    if len(v) != n or not all(_check.is_int(x) for x in v):
         raise ValueError(f"{who}: argument '{name}' must be an int or {n} ints, got {v!r}")
-    return v
+    return tuple(int(x) for x in v)
 
 
 def _as_list(v, n):
     """v as the list of n ints Paddle keeps for stride and dilation (v itself if it is
     neither an int nor a sequence)."""
-    if isinstance(v, int):
-        return [v] * n
+    if _check.is_int(v):
+        return [int(v)] * n
     try:
         return [int(x) for x in v]
     except (TypeError, ValueError):
@@ -116,8 +118,9 @@ class _ConvNd(Layer):
             ("out_channels", out_channels),
             ("groups", groups),
         ):
-            if not isinstance(v, int) or v < 1:
+            if not _check.is_int(v) or v < 1:
                 raise ValueError(f"{who}: argument '{name}' must be a positive int, got {v!r}")
+        in_channels, out_channels, groups = int(in_channels), int(out_channels), int(groups)
         if in_channels % groups or out_channels % groups:
             raise ValueError(
                 f"{who}: in_channels ({in_channels}) and out_channels "

@@ -36,7 +36,7 @@ __all__ = [
 
 
 def _positive(who, name, v):
-    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+    if not _check.is_int(v) or v < 1:
         raise ValueError(f"{who}: argument '{name}' must be a positive int, got {v!r}")
 
 
@@ -237,7 +237,7 @@ class LayerNorm(Layer):
         name=None,
     ):
         super().__init__(dtype=dtype or "float32")
-        shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+        shape = [normalized_shape] if _check.is_int(normalized_shape) else list(normalized_shape)
         for d in shape:
             _positive("LayerNorm", "normalized_shape", d)
         self._shape, self._epsilon = shape, epsilon
@@ -265,7 +265,7 @@ class RMSNorm(Layer):
 
     def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, name=None):
         super().__init__()
-        shape = [normalized_shape] if isinstance(normalized_shape, int) else list(normalized_shape)
+        shape = [normalized_shape] if _check.is_int(normalized_shape) else list(normalized_shape)
         self._shape, self._epsilon = shape, epsilon
         self.weight = self.create_parameter(
             shape, attr=weight_attr, default_initializer=Constant(1.0)

@@ -10,6 +10,8 @@ is one GEMM; only the hidden-to-hidden product runs per step.
 
 from __future__ import annotations
 
+from ...framework import check as _check
+
 import math
 
 from ... import _C
@@ -52,11 +54,11 @@ def _map(fn, *structs):
 
 
 def _is_shape(s):
-    return isinstance(s, (tuple, list)) and all(isinstance(d, int) for d in s)
+    return isinstance(s, (tuple, list)) and all(_check.is_int(d) for d in s)
 
 
 def _positive_int(who, name, v, minimum=1):
-    if not isinstance(v, int) or isinstance(v, bool) or v < minimum:
+    if not _check.is_int(v) or v < minimum:
         raise ValueError(f"{who}: argument '{name}' must be an int >= {minimum}, got {v!r}")
 
 

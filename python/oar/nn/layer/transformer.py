@@ -11,6 +11,8 @@ is uniform rather than NaN); a float mask is added to the scores.
 
 from __future__ import annotations
 
+from ...framework import check as _check
+
 import numpy as np
 
 import collections
@@ -40,7 +42,7 @@ Tensor = _C.Tensor
 
 
 def _positive(who, name, v):
-    if not isinstance(v, int) or isinstance(v, bool) or v < 1:
+    if not _check.is_int(v) or v < 1:
         raise ValueError(f"{who}: argument '{name}' must be a positive int, got {v!r}")
 
 
