@@ -75,7 +75,65 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{{2, 8, 5, 5}, {8, 8, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1},
         ConvCase{{2, 4, 9, 9}, {4, 1, 3, 3}, {2, 2}, {1, 1, 1, 1}, {1, 1}, 4},
         ConvCase{{2, 3, 11}, {5, 3, 3}, {2}, {2, 1}, {2}, 1},
-        ConvCase{{1, 2, 4, 5, 4}, {4, 1, 2, 3, 2}, {1, 2, 1}, {0, 1, 1, 1, 0, 0}, {1, 1, 2}, 2}));
+        ConvCase{{1, 2, 4, 5, 4}, {4, 1, 2, 3, 2}, {1, 2, 1}, {0, 1, 1, 1, 0, 0}, {1, 1, 2}, 2},
+        // More than 16 input channels: oneDNN's forward pass in blocks of 16 where it
+        // runs no AVX-512 kernels (the last block 8 or 4 channels), and the GEMM path's
+        // forward in blocks of 144 rows of its inner dimension.
+        ConvCase{{2, 40, 7, 6}, {6, 40, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1},
+        ConvCase{{2, 36, 9, 8}, {5, 36, 3, 2}, {2, 1}, {1, 0, 0, 1}, {1, 2}, 1},
+        ConvCase{{1, 20, 4, 5, 4}, {3, 20, 2, 3, 2}, {1, 1, 1}, {1, 0, 1, 1, 0, 1}, {1, 1, 1}, 1},
+        ConvCase{{2, 300, 4, 4}, {3, 300, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1}));
+
+// Note [The forward convolution sums in blocks] (conv_impl.h): the float32 forward
+// pass's norm-wise relative error against float64, ||y - y64|| / ||y64||, stays near
+// one block's (2.1e-7 to 2.2e-7 here) however many products each output sums, with
+// the engine the kernels choose. ctest also runs this under OAR_MAX_CPU_ISA=avx2 and
+// sse2 on an AVX-512 machine, where oneDNN's kernels would sum every input channel in
+// one accumulator (4.2e-7 and 8.0e-7 on the two 3x3 cases without the blocks, measured
+// on data like this through oar's Python API); Paddle 3.3.1 measured 1.9e-7 to 2.2e-7
+// on these three. A 1x1 convolution runs on the GEMM path on AVX2 machines and on
+// oneDNN's AVX-512 kernels, which keep their own order (2.9e-7 on this one): it is
+// checked on the GEMM path, where one GEMM gave 3.0e-7.
+double NormRelativeError(const DenseTensor& y, const DenseTensor& ref) {
+  const float* py = static_cast<const float*>(y.data());
+  const double* pr = static_cast<const double*>(ref.data());
+  double err = 0, norm = 0;
+  for (int64_t i = 0; i < y.numel(); ++i) {
+    err += (py[i] - pr[i]) * (py[i] - pr[i]);
+    norm += pr[i] * pr[i];
+  }
+  return std::sqrt(err / norm);
+}
+
+DenseTensor ToFloat64(const DenseTensor& t) {
+  DenseTensor d(DType::kFloat64, t.dims());
+  d.AllocateFrom(CPUPlace());
+  for (int64_t i = 0; i < t.numel(); ++i) {
+    static_cast<double*>(d.data())[i] = static_cast<const float*>(t.data())[i];
+  }
+  return d;
+}
+
+double ForwardError(const DDim& xd, const DDim& wd, int64_t pad, bool gemm) {
+  std::mt19937 rng(11);
+  const WindowGeometry g = ConvGeometry(xd, wd, {1, 1}, {pad, pad, pad, pad}, {1, 1}, 1);
+  const DDim yd{xd[0], wd[0], g.out[1], g.out[2]};
+  const DenseTensor x = RandomF32(xd, &rng), w = RandomF32(wd, &rng);
+  DenseTensor y = Empty(yd), ref(DType::kFloat64, yd);
+  ref.AllocateFrom(CPUPlace());
+  const auto algo = gemm ? conv_engine::Algo::kGemm
+                         : conv_engine::Choose(conv_engine::Pass::kForward, DType::kFloat32, g,
+                                               xd[0], xd[1], wd[0], 1);
+  conv_engine::Forward(algo, x, w, g, 1, &y);
+  conv_engine::Forward(conv_engine::Algo::kGemm, ToFloat64(x), ToFloat64(w), g, 1, &ref);
+  return NormRelativeError(y, ref);
+}
+
+TEST(ConvForwardSum, ErrorStaysNearOneBlocksOnEveryIsa) {
+  EXPECT_LT(ForwardError({2, 64, 24, 24}, {32, 64, 3, 3}, 1, false), 2.6e-7);    // 576 products
+  EXPECT_LT(ForwardError({2, 256, 10, 10}, {32, 256, 3, 3}, 1, false), 2.6e-7);  // 2,304
+  EXPECT_LT(ForwardError({2, 1024, 8, 8}, {32, 1024, 1, 1}, 0, true), 2.6e-7);   // 1,024
+}
 
 TEST(ConvInferMeta, TypedErrorsNameTheArgument) {
   DenseTensor x(DType::kFloat32, {1, 4, 5, 5}), out;

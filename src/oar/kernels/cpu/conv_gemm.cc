@@ -1,6 +1,8 @@
 // Convolution as im2col + GEMM on the project's BLAS (conv_impl.h). Each
 // sample's window columns are laid out as a [C_in/G * K, L] matrix (K kernel
-// taps, L output positions) so one GEMM per (sample, group) does the work.
+// taps, L output positions) so one GEMM per (sample, group) does the work (in
+// float32 the forward pass's GEMM runs in blocks of its inner dimension: Note [The
+// forward convolution sums in blocks] in conv_impl.h).
 // Samples run in parallel on oar's pool when there are at least as many as
 // threads, each worker's BLAS calls on that worker alone; with fewer samples the
 // loop is serial and BLAS threads.
@@ -125,9 +127,13 @@ void ForSamples(int64_t n, int64_t cost, F f) {
   }
 }
 
+// Rows of the forward GEMM's inner dimension summed in one block (Note [The forward
+// convolution sums in blocks] in conv_impl.h): float32 only.
+constexpr int64_t kSumBlockRows = 144;
+
 template <typename T>
 void ForwardT(const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g, int64_t groups,
-              DenseTensor* y) {
+              DenseTensor* y, Sum sum) {
   const int64_t N = x.dims()[0], C = x.dims()[1], CO = w.dims()[0];
   const int64_t Cg = C / groups, COg = CO / groups, K = g.kernel_size();
   const int64_t L = g.out_size(), S = g.in_size(), CK = Cg * K;
@@ -135,14 +141,20 @@ void ForwardT(const DenseTensor& x, const DenseTensor& w, const WindowGeometry& 
   const T* pw = static_cast<const T*>(w.data());
   T* py = static_cast<T*>(y->data());
   const bool pointwise = IsPointwise(g);
+  const int64_t rows =
+      std::is_same_v<T, float> && sum == Sum::kBlocked ? std::min(CK, kSumBlockRows) : CK;
   ForSamples(N, CO * CK * L, [&](int64_t b, int64_t e) {
     std::vector<T> cols(pointwise ? 0 : CK * L);
     for (int64_t n = b; n < e; ++n) {
       for (int64_t gi = 0; gi < groups; ++gi) {
         const T* xg = px + (n * C + gi * Cg) * S;
         if (!pointwise) Im2Col(xg, g, Cg, cols.data());
-        Gemm<T>(false, false, COg, L, CK, pw + gi * COg * CK, CK, pointwise ? xg : cols.data(), L,
-                T(0), py + (n * CO + gi * COg) * L, L);
+        const T* col = pointwise ? xg : cols.data();
+        // y_g [COg, L] = W_g [COg, CK] . cols [CK, L], a block of rows of CK at a time.
+        for (int64_t k0 = 0; k0 < CK; k0 += rows) {
+          Gemm<T>(false, false, COg, L, std::min(rows, CK - k0), pw + gi * COg * CK + k0, CK,
+                  col + k0 * L, L, k0 == 0 ? T(0) : T(1), py + (n * CO + gi * COg) * L, L);
+        }
       }
     }
   });
@@ -215,9 +227,9 @@ void BackwardWeightsT(const DenseTensor& x, const DenseTensor& dy, const WindowG
 
 namespace detail {
 void GemmForward(const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,
-                 int64_t groups, DenseTensor* y) {
-  if (x.dtype() == DType::kFloat32) return ForwardT<float>(x, w, g, groups, y);
-  ForwardT<double>(x, w, g, groups, y);
+                 int64_t groups, DenseTensor* y, Sum sum) {
+  if (x.dtype() == DType::kFloat32) return ForwardT<float>(x, w, g, groups, y, sum);
+  ForwardT<double>(x, w, g, groups, y, sum);
 }
 void GemmBackwardData(const DenseTensor& dy, const DenseTensor& w, const WindowGeometry& g,
                       int64_t groups, DenseTensor* dx) {

@@ -16,6 +16,27 @@ namespace oar::conv_engine {
 enum class Algo { kGemm, kOneDnn };
 enum class Pass { kForward, kBackwardData, kBackwardWeights };
 
+// Note [The forward convolution sums in blocks]
+// Each float32 output of the forward pass is a sum of C_in/G * K products (K kernel
+// taps). In one float32 accumulator its rounding error grows with the square root of
+// that count; summed in blocks, each block from zero and the blocks' sums added in
+// order, it stays near one block's: 2.2e-7 norm-wise for 16 channels of a 3x3 kernel
+// (144 products) against 4.3e-7 for 576 products in one chain and 1.1e-6 for 4,608.
+// benchmarks/conv_accuracy.py measures it and what it costs (docs/benchmarks.md,
+// "Accuracy: the float32 forward pass sums in blocks"). oneDNN's AVX-512 kernels
+// already sum 16 input channels at a time; its AVX2 kernels sum them all in one
+// accumulator. So where oneDNN does not run AVX-512, a float32 forward pass with more
+// than 16 input channels and more than one tap (groups 1) runs one oneDNN convolution
+// per 16 input channels, each adding the previous blocks' sum to its output through a
+// binary-add post-op (applied after the block's sum; under a sum post-op the AVX2
+// kernels start their accumulators from the output, one chain again). The GEMM path
+// splits its float32 GEMM's inner dimension into blocks of 144 rows (beta 1 after the
+// first). Grouped convolutions and 1x1 convolutions on oneDNN, float64 and the
+// backward passes keep the libraries' own order.
+//   kBlocked: the kernels' order, as above; kWhole: one GEMM per sample and group, or
+//   one oneDNN convolution, in the libraries' own order (benchmarks compare the two).
+enum class Sum { kBlocked, kWhole };
+
 // Contiguous tensors of one dtype (float32 or float64; oneDNN: float32, or
 // bfloat16 where OneDnnFastDtype says so, then with float32 accumulation and
 // dw in bfloat16 or float32).
@@ -25,7 +46,7 @@ enum class Pass { kForward, kBackwardData, kBackwardWeights };
 //   backward data:    dx [N, C_in, in] = conv_transpose(dy, w), w as above
 //   backward weights: dw [C_out, C_in/G, k] from x and dy
 void Forward(Algo algo, const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,
-             int64_t groups, DenseTensor* y);
+             int64_t groups, DenseTensor* y, Sum sum = Sum::kBlocked);
 void BackwardData(Algo algo, const DenseTensor& dy, const DenseTensor& w, const WindowGeometry& g,
                   int64_t groups, DenseTensor* dx);
 void BackwardWeights(Algo algo, const DenseTensor& x, const DenseTensor& dy,

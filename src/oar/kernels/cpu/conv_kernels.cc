@@ -13,13 +13,13 @@ namespace conv_engine {
 
 namespace detail {
 void GemmForward(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
-                 DenseTensor*);
+                 DenseTensor*, Sum);
 void GemmBackwardData(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
                       DenseTensor*);
 void GemmBackwardWeights(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
                          DenseTensor*);
 void OneDnnForward(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
-                   DenseTensor*);
+                   DenseTensor*, Sum);
 void OneDnnBackwardData(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
                         DenseTensor*);
 void OneDnnBackwardWeights(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
@@ -71,9 +71,9 @@ Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t 
 }
 
 void Forward(Algo algo, const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,
-             int64_t groups, DenseTensor* y) {
-  if (algo == Algo::kOneDnn) return detail::OneDnnForward(x, w, g, groups, y);
-  detail::GemmForward(x, w, g, groups, y);
+             int64_t groups, DenseTensor* y, Sum sum) {
+  if (algo == Algo::kOneDnn) return detail::OneDnnForward(x, w, g, groups, y, sum);
+  detail::GemmForward(x, w, g, groups, y, sum);
 }
 void BackwardData(Algo algo, const DenseTensor& dy, const DenseTensor& w, const WindowGeometry& g,
                   int64_t groups, DenseTensor* dx) {

@@ -9,6 +9,9 @@
 #include <oneapi/dnnl/dnnl_config.h>
 #include <dnnl.hpp>
 
+#include <algorithm>
+#include <optional>
+#include <utility>
 #include <vector>
 
 #include "oar/core/errors.h"
@@ -71,10 +74,11 @@ Descs MakeDescs(int64_t n, int64_t c_in, int64_t c_out, const WindowGeometry& g,
   return d;
 }
 
-dnnl::convolution_forward::primitive_desc ForwardPd(const Descs& d) {
+dnnl::convolution_forward::primitive_desc ForwardPd(const Descs& d,
+                                                    const dnnl::primitive_attr& attr = {}) {
   return {{dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, d.src_any,
            d.wei_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r},
-          Engine()};
+          attr, Engine()};
 }
 
 memory UserMemory(const memory::desc& md, const DenseTensor& t) {
@@ -104,6 +108,112 @@ void RunInto(const dnnl::primitive& prim, std::unordered_map<int, memory> args, 
     dnnl::reorder(tmp, user).execute(s, tmp, user);
   }
   s.wait();
+}
+
+// Input channels per oneDNN convolution where its kernels would sum them all in one
+// accumulator (Note [The forward convolution sums in blocks] in conv_impl.h).
+constexpr int64_t kSumBlockChannels = 16;
+
+// One block's convolution: input channels [c0, c0 + len) of x and w into the running
+// sum. The views address the block in the user's plain tensors (strided over the
+// other channels); src and wei hold it in the layouts the primitive wants (empty when
+// the view is that layout).
+struct SumBlock {
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward conv;
+  memory::desc x_view, w_view;
+  memory src, wei;
+  dnnl::reorder to_src, to_wei;
+};
+
+// `sum_md`: the layout of the running sum the block adds to its output (a binary-add
+// post-op, which also fixes the output's layout); null for the first block.
+SumBlock MakeSumBlock(int64_t n, int64_t c_in, int64_t len, int64_t c_out, const WindowGeometry& g,
+                      const memory::desc* sum_md) {
+  const DType f32 = DType::kFloat32;
+  Descs d = MakeDescs(n, len, c_out, g, 1, f32, f32, f32);
+  memory::dims xs = PlainStrides(d.src), ws = PlainStrides(d.wei);
+  xs[0] = c_in * g.in_size();
+  ws[0] = c_in * g.kernel_size();
+  dnnl::primitive_attr attr;
+  if (sum_md != nullptr) {
+    d.dst_any = *sum_md;
+    dnnl::post_ops ops;
+    ops.append_binary(dnnl::algorithm::binary_add, *sum_md);
+    attr.set_post_ops(ops);
+  }
+  SumBlock b{ForwardPd(d, attr), {}, {}, {}, {}, {}, {}, {}};
+  b.conv = dnnl::convolution_forward(b.pd);
+  b.x_view = memory::desc(d.src, memory::data_type::f32, xs);
+  b.w_view = memory::desc(d.wei, memory::data_type::f32, ws);
+  if (b.pd.src_desc() != b.x_view) {
+    b.src = memory(b.pd.src_desc(), Engine());
+    b.to_src = dnnl::reorder(memory(b.x_view, Engine(), nullptr), b.src);
+  }
+  if (b.pd.weights_desc() != b.w_view) {
+    b.wei = memory(b.pd.weights_desc(), Engine());
+    b.to_wei = dnnl::reorder(memory(b.w_view, Engine(), nullptr), b.wei);
+  }
+  return b;
+}
+
+// The block's operand: the view at `p`, or its copy in the primitive's layout.
+memory BlockOperand(const memory::desc& view, const memory& buf, const dnnl::reorder& to,
+                    const void* p, dnnl::stream& s) {
+  memory user(view, Engine(), const_cast<void*>(p));
+  if (!buf) return user;
+  to.execute(s, user, const_cast<memory&>(buf));
+  return buf;
+}
+
+// Forward in blocks of `block` input channels (float32, groups 1): block i's
+// convolution writes its sum plus the running sum of blocks 0..i-1 into the other of
+// two buffers, which becomes the running sum.
+void ForwardInBlocks(const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,
+                     int64_t block, DenseTensor* y) {
+  const int64_t n = x.dims()[0], c_in = x.dims()[1], c_out = w.dims()[0];
+  const float* px = static_cast<const float*>(x.data());
+  const float* pw = static_cast<const float*>(w.data());
+  dnnl::stream s(Engine());
+  const SumBlock first = MakeSumBlock(n, c_in, block, c_out, g, nullptr);
+  const memory::desc sum_md = first.pd.dst_desc();
+  // Every full block after the first shares one primitive; a last, shorter block has its own.
+  std::optional<SumBlock> rest, tail;
+  memory sum(sum_md, Engine()), next;
+  for (int64_t c0 = 0; c0 < c_in; c0 += block) {
+    const int64_t len = std::min(block, c_in - c0);
+    const SumBlock* b = &first;
+    if (c0 > 0) {
+      std::optional<SumBlock>& slot = len == block ? rest : tail;
+      if (!slot) slot = MakeSumBlock(n, c_in, len, c_out, g, &sum_md);
+      b = &*slot;
+    }
+    const memory src = BlockOperand(b->x_view, b->src, b->to_src, px + c0 * g.in_size(), s);
+    const memory wei = BlockOperand(b->w_view, b->wei, b->to_wei, pw + c0 * g.kernel_size(), s);
+    if (c0 == 0) {
+      b->conv.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, sum}});
+      continue;
+    }
+    if (!next) next = memory(sum_md, Engine());
+    b->conv.execute(s, {{DNNL_ARG_SRC, src},
+                        {DNNL_ARG_WEIGHTS, wei},
+                        {DNNL_ARG_DST, next},
+                        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, sum}});
+    std::swap(sum, next);
+  }
+  const DType f32 = DType::kFloat32;
+  memory user(MakeDescs(n, c_in, c_out, g, 1, f32, f32, f32).dst_plain, Engine(), y->data());
+  dnnl::reorder(sum, user).execute(s, sum, user);
+  s.wait();
+}
+
+// The input channels of one block of the forward pass, or 0 for one convolution over all.
+int64_t SumBlockChannels(const DenseTensor& x, const WindowGeometry& g, int64_t groups, Sum sum) {
+  if (sum != Sum::kBlocked || x.dtype() != DType::kFloat32 || groups != 1 ||
+      g.kernel_size() == 1 || x.dims()[1] <= kSumBlockChannels || OneDnnAvx512()) {
+    return 0;
+  }
+  return kSumBlockChannels;
 }
 
 }  // namespace
@@ -146,8 +256,11 @@ bool OneDnnAvx512() {
 namespace detail {
 
 void OneDnnForward(const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,
-                   int64_t groups, DenseTensor* y) {
+                   int64_t groups, DenseTensor* y, Sum sum) {
   Guard("convolution forward", [&] {
+    if (const int64_t block = SumBlockChannels(x, g, groups, sum); block > 0) {
+      return ForwardInBlocks(x, w, g, block, y);
+    }
     const Descs d = MakeDescs(x.dims()[0], x.dims()[1], w.dims()[0], g, groups, x.dtype(),
                               w.dtype(), y->dtype());
     const auto pd = ForwardPd(d);
