@@ -506,3 +506,25 @@ def test_zero_d_operand_gradient_has_its_dtype_as_paddle():
     y2.stop_gradient = False
     (_t("int32", [1, 2]) * y2).sum().backward()
     assert y2.grad.dtype == oar.float32 and y2.grad.item() == 3.0
+
+
+def test_a_promotion_is_announced_once_as_paddle_does(tmp_path):
+    # Paddle 3.3.1 logs "Got different data type, run type promotion automatically, this
+    # may cause data type been changed." once per process (glog, stderr) when an
+    # arithmetic or comparison op promotes; equal dtypes say nothing
+    import subprocess
+    import sys
+    line = "Got different data type, run type promotion automatically"
+    same = ("import oar\nx = oar.to_tensor([1.0, 2.0])\n"
+            "print((x + x).dtype, (x * oar.to_tensor(2.0)).dtype)\n")
+    r = subprocess.run([sys.executable, "-c", same], capture_output=True, text=True,
+                       cwd=tmp_path)
+    assert r.returncode == 0 and line not in r.stderr, r.stderr
+    mixed = ("import oar\nx = oar.to_tensor([1, 2], 'int32')\n"
+             "a = x + oar.to_tensor(0.5)\nb = oar.to_tensor([1.0]) < oar.to_tensor([2.0], 'float64')\n"
+             "print(a.dtype, b.dtype)\n")
+    r = subprocess.run([sys.executable, "-c", mixed], capture_output=True, text=True,
+                       cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["oar.float32", "oar.bool"], r.stdout
+    assert r.stderr.count(line) == 1, r.stderr

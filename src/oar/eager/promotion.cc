@@ -1,9 +1,25 @@
 #include "oar/eager/promotion.h"
 
+#include <iostream>
+#include <mutex>
+
 #include "oar/api/api_base.h"
 #include "oar/eager/dygraph_functions.h"
 
 namespace oar {
+
+namespace {
+// Paddle's eager arithmetic and comparison ops log this line (a glog warning, once per
+// process) the first time they promote operands of different dtypes; oar writes the
+// same line to stderr, once.
+void NotePromotion() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    std::cerr << "oar: Got different data type, run type promotion automatically, this may "
+                 "cause data type been changed.\n";
+  });
+}
+}  // namespace
 
 DType PromotedDType(const char* op, const std::vector<DType>& dtypes) {
   DType d = DType::kUndefined;
@@ -28,6 +44,8 @@ int ScalarKind(DType t) {
 
 DType ZeroDimDType(const char* op, const Tensor& x, const Tensor& y, ZeroDimRule rule) {
   if (!x.defined() || !y.defined()) return DType::kUndefined;
+  // the arithmetic and comparison ops (the declarations' zero_dim key) come here
+  if (x.dtype() != y.dtype()) NotePromotion();
   const bool x0 = x.ndim() == 0, y0 = y.ndim() == 0;
   if (!x0 && !y0) return DType::kUndefined;
   const DType a = x.dtype(), b = y.dtype();
