@@ -333,3 +333,11 @@ def set_default_dtype(d: Any) -> None:
             f"float32 or float64, but got {dt.name}"
         )
     set_default_float(dt)
+
+
+def bfloat16_from_bits(bits: np.ndarray) -> Any:
+    """A bfloat16 tensor from an array of its uint16 bit patterns (how safetensors, Paddle's
+    checkpoints and numpy hold bfloat16): through float32, which holds every bfloat16
+    exactly (the high 16 bits), so the bits come back unchanged."""
+    f32 = (np.ascontiguousarray(bits).astype(np.uint32) << 16).view(np.float32)
+    return _C.cast(_C.Tensor(f32), bfloat16)

@@ -27,7 +27,7 @@ import numpy as np
 
 from .. import _C
 from .checkpoint_error import CheckpointError, UnsafeCheckpointError
-from .dtype import convert_dtype
+from .dtype import bfloat16_from_bits
 from .paddle_params import is_param_stream, load_params
 from .paddle_pickle import is_pickle, load_paddle, save_paddle
 
@@ -287,9 +287,8 @@ def _check_entry(path, name, e, data_len):
 
 
 def _to_tensor(arr, code):
-    if code == "BF16":  # bfloat16 -> float32 is exact (the high 16 bits), and back
-        f32 = (arr.astype(np.uint32) << 16).view(np.float32)
-        return _C.cast(Tensor(f32), _bf16())
+    if code == "BF16":
+        return bfloat16_from_bits(arr)
     if code in ("F8_E4M3", "F8_E5M2"):  # the bits, reinterpreted
         return Tensor(np.array(arr)).view(_FROM_CODE[code][0])
     if code in _FOREIGN:
@@ -297,10 +296,6 @@ def _to_tensor(arr, code):
     return Tensor(
         np.array(arr)
     )  # a copy (Tensor(data) is oar.to_tensor, _C's tensor factory): the tensor must not point into the map
-
-
-def _bf16():
-    return convert_dtype("bfloat16")
 
 
 def _decode(path, s, tensors):

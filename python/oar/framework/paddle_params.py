@@ -20,7 +20,7 @@ import numpy as np
 
 from .. import _C
 from .checkpoint_error import CheckpointError
-from .dtype import convert_dtype
+from .dtype import bfloat16_from_bits
 
 __all__ = ["is_param_stream", "load_params"]
 
@@ -141,8 +141,7 @@ def _tensor(r: _Reader, return_numpy: bool) -> Any:
         if return_numpy:
             return arr
         if name == "bfloat16":
-            f32 = (arr.astype(np.uint32) << 16).view(np.float32)
-            return _C.cast(Tensor(f32), convert_dtype("bfloat16"))
+            return bfloat16_from_bits(arr)
         return Tensor(arr)
     except (ValueError, TypeError) as e:  # more dims than numpy or oar hold, ...
         r.fail(f"a tensor of shape {dims} and type {name}: {e}")

@@ -33,7 +33,7 @@ import numpy as np
 
 from .. import _C
 from .checkpoint_error import CheckpointError, UnsafeCheckpointError
-from .dtype import convert_dtype
+from .dtype import bfloat16_from_bits
 
 __all__ = ["is_pickle", "load_paddle", "save_paddle"]
 
@@ -289,8 +289,7 @@ def _tensor(label, arr, name=None):
     if arr.dtype.hasobject:
         raise UnsafeCheckpointError(label, "a numpy object array", "its elements are objects")
     if arr.dtype == np.uint16:  # Paddle keeps bfloat16 as its uint16 bits
-        f32 = (np.ascontiguousarray(arr).astype(np.uint32) << 16).view(np.float32)
-        t = _C.cast(Tensor(f32), convert_dtype("bfloat16"))
+        t = bfloat16_from_bits(arr)
     else:
         try:
             t = Tensor(np.ascontiguousarray(arr))
