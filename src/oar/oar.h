@@ -21,6 +21,7 @@
 #include "oar/eager/creation.h"
 #include "oar/eager/dygraph_functions.h"
 #include "oar/eager/functional.h"
+#include "oar/jit/module.h"
 #include "oar/train/checkpoint.h"
 #include "oar/train/conv_layers.h"
 #include "oar/train/idx.h"

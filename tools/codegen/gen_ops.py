@@ -8,6 +8,7 @@ Outputs (into --out, the build tree; never committed):
   oar/eager/op_list.inc                   OAR_OP(name, "tensor inputs", "differentiable inputs")
                                           per op, for the op tests
   oar/eager/op_invoke.inc                 {"<op>", invoker} entries: the generic call the op tests use
+  oar/jit/op_replay.inc                   {"<op>", replayer} entries: how captured programs call ops
   oar/bindings/eager_op_function.cc       the python-c functions and Tensor methods
   docs/ops.md                             the op reference table
 """
@@ -705,11 +706,64 @@ def gen_op_flops(op, out):
     ]
 
 
+def gen_trace(op, fname, inplace):
+    """Records the call while a capture runs (Note [Capture records the outermost eager
+    call], src/oar/eager/trace.h); the call inside runs the op as usual."""
+    tensors = ", ".join(a.name for a in op.inputs)
+    attrs = ", ".join(f"jit::AttrValue({a.name})" for a in op.attrs)
+    call = f"::oar::{fname}({', '.join(a.name for a in op.args)})"
+    return [
+        "  if (jit::Tracer* tracer = jit::Tracer::Current(); tracer && !tracer->nested()) [[unlikely]] {",
+        f'    jit::Tracer::Recording recording(*tracer, "{fname}", {{{tensors}}}, {{{attrs}}});',
+        f"    return recording.{'FinishInplace' if inplace else 'Finish'}({call});",
+        "  }",
+    ]
+
+
+REPLAY_KINDS = {
+    "bool": "kBool",
+    "int": "kInt",
+    "float": "kFloat",
+    "Scalar": "kScalar",
+    "int[]": "kInts",
+    "DataType": "kDType",
+}
+
+
+def gen_replay(ops):
+    """{"<op>", fn(ReplayArgs&)} entries: how a captured program calls each op and its
+    in-place form (src/oar/jit/replay.cc)."""
+    L = ["// Generated from src/oar/ops/*.yaml by tools/codegen/gen_ops.py. Do not edit."]
+    for op in ops:
+        for inplace in (False, True) if op.inplace else (False,):
+            fname = op.name + ("_" if inplace else "")
+            args, ti, ai = [], 0, 0
+            kinds_of_tensors = "".join("L" if a.is_tensor_list else "T" for a in op.inputs)
+            for a in op.args:
+                if a.is_tensor_list:
+                    args.append(f"a.List({ti})")
+                    ti += 1
+                elif a.is_tensor:
+                    mutable = inplace and a.name == op.inplace
+                    args.append(f"a.{'Mutable' if mutable else 'One'}({ti})")
+                    ti += 1
+                else:
+                    args.append(f"a.Attr<{a.member_type}>({ai})")
+                    ai += 1
+            kinds = ", ".join(f'{{"{a.name}", AttrKind::{REPLAY_KINDS[a.type]}}}' for a in op.attrs)
+            L.append(
+                f'{{"{fname}", "{kinds_of_tensors}", {{{kinds}}}, [](ReplayArgs& a) -> Tensor {{ '
+                f"return ::oar::{fname}({', '.join(args)}); }}}},"
+            )
+    return "\n".join(L) + "\n"
+
+
 def gen_eager_function(op, inplace=False):
     fname = op.name + ("_" if inplace else "")
     api_call = f"api::{fname}({', '.join(a.name for a in op.args)})"
     diff = op.diff_inputs
     L = [op.signature(fname, inplace, defaults=False) + " {"]
+    L += gen_trace(op, fname, inplace)
     L += gen_amp(op, fname, inplace)
     L += gen_promotion(op, fname, inplace)
     L += gen_op_event(op, fname)
@@ -842,6 +896,7 @@ def gen_eager(ops):
         '#include "oar/eager/amp.h"',
         '#include "oar/eager/nodes.h"',
         '#include "oar/eager/promotion.h"',
+        '#include "oar/eager/trace.h"',
         "",
         "namespace oar {",
         "",
@@ -1087,6 +1142,7 @@ def main():
     write_if_changed(f"{out}/oar/eager/nodes.cc", ncc)
     write_if_changed(f"{out}/oar/eager/op_list.inc", gen_op_list(ops))
     write_if_changed(f"{out}/oar/eager/op_invoke.inc", gen_invokers(ops))
+    write_if_changed(f"{out}/oar/jit/op_replay.inc", gen_replay(ops))
     write_if_changed(f"{out}/docs/ops.md", gen_docs(ops))
     write_if_changed(f"{out}/oar/bindings/eager_op_function.cc", gen_bindings.generate(ops))
 

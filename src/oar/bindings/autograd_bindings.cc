@@ -11,6 +11,7 @@
 #include "oar/autograd/eager_utils.h"
 #include "oar/autograd/grad_mode.h"
 #include "oar/bindings/arg_parse.h"
+#include "oar/bindings/jit_capture.h"
 #include "oar/bindings/tensor_object.h"
 #include "oar/core/allocator.h"
 #include "oar/core/flags.h"
@@ -340,6 +341,7 @@ PyObject* PyLayerApply(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
       if (IsTensor(v)) inputs.push_back(AsTensor(v));
     }
   }
+  CaptureBreakOnAny(inputs, "a PyLayer (its backward is Python code)");
   PyObject* name_obj = PyObject_GetAttrString(cls, "__name__");
   std::string name = name_obj ? PyUnicode_AsUTF8(name_obj) : "PyLayer";
   Py_XDECREF(name_obj);
@@ -592,6 +594,8 @@ PyObject* ReplaceData(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   }
   const Tensor& src = AsTensor(args[1]);
   if (!src.defined()) throw errors::PreconditionNotMet("_replace_data: src is not initialised");
+  CaptureBreakIfTraced(AsTensor(args[0]), "out= (replacing a tensor's data)");
+  CaptureBreakIfTraced(src, "out= (replacing a tensor's data)");
   AsTensor(args[0]).set_impl(src.impl());
   Py_RETURN_NONE;
   OAR_PY_CATCH

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "oar/bindings/capsule.h"
 #include "oar/bindings/py_utils.h"
 #include "oar/bindings/tensor_object.h"
 #include "oar/core/errors.h"
@@ -24,36 +25,9 @@ constexpr const char* kGroup = "oar._C._ProcessGroup";
 constexpr const char* kWork = "oar._C._Work";
 constexpr const char* kReducer = "oar._C._Reducer";
 
-template <typename T>
-void Destroy(PyObject* capsule) {
-  const char* name = PyCapsule_GetName(capsule);
-  std::unique_ptr<std::shared_ptr<T>>(
-      static_cast<std::shared_ptr<T>*>(PyCapsule_GetPointer(capsule, name)));
-}
-
-template <typename T>
-PyObject* Wrap(std::shared_ptr<T> p, const char* name) {
-  if (!p) Py_RETURN_NONE;
-  auto holder = std::make_unique<std::shared_ptr<T>>(std::move(p));
-  PyObject* capsule = PyCapsule_New(holder.get(), name, Destroy<T>);
-  if (capsule) holder.release();  // the capsule owns it now
-  return capsule;
-}
-
-template <typename T>
-T& Get(PyObject* capsule, const char* name) {
-  void* p = PyCapsule_GetPointer(capsule, name);
-  if (!p) {
-    PyErr_Clear();
-    throw errors::InvalidType("expected a ", name, " handle");
-  }
-  return **static_cast<std::shared_ptr<T>*>(p);
-}
-
-ProcessGroup& Group(PyObject* o) { return Get<ProcessGroup>(o, kGroup); }
+ProcessGroup& Group(PyObject* o) { return *GetShared<ProcessGroup>(o, kGroup); }
 std::shared_ptr<ProcessGroup> GroupPtr(PyObject* o) {
-  Get<ProcessGroup>(o, kGroup);  // type check
-  return *static_cast<std::shared_ptr<ProcessGroup>*>(PyCapsule_GetPointer(o, kGroup));
+  return GetShared<ProcessGroup>(o, kGroup);
 }
 
 Tensor& TensorArg(PyObject* o, const char* api, const char* arg) {
@@ -91,7 +65,7 @@ PyObject* Init(PyObject*, PyObject*) {
     GilRelease nogil;  // waits for the other ranks
     g = ProcessGroup::Init(options);
   }
-  return Wrap(std::move(g), kGroup);
+  return WrapShared(std::move(g), kGroup);
   OAR_PY_CATCH
 }
 
@@ -119,7 +93,7 @@ PyObject* AllReduce(PyObject*, PyObject* args) {
   PyObject *cap, *t;
   int op;
   if (!PyArg_ParseTuple(args, "OOi:_dist_all_reduce", &cap, &t, &op)) return nullptr;
-  return Wrap(Group(cap).AllReduce(TensorArg(t, "all_reduce", "tensor"), Op(op)), kWork);
+  return WrapShared(Group(cap).AllReduce(TensorArg(t, "all_reduce", "tensor"), Op(op)), kWork);
   OAR_PY_CATCH
 }
 
@@ -128,7 +102,7 @@ PyObject* Broadcast(PyObject*, PyObject* args) {
   PyObject *cap, *t;
   int src;
   if (!PyArg_ParseTuple(args, "OOi:_dist_broadcast", &cap, &t, &src)) return nullptr;
-  return Wrap(Group(cap).Broadcast(TensorArg(t, "broadcast", "tensor"), src), kWork);
+  return WrapShared(Group(cap).Broadcast(TensorArg(t, "broadcast", "tensor"), src), kWork);
   OAR_PY_CATCH
 }
 
@@ -136,7 +110,7 @@ PyObject* AllGather(PyObject*, PyObject* args) {
   OAR_PY_TRY
   PyObject *cap, *list, *t;
   if (!PyArg_ParseTuple(args, "OOO:_dist_all_gather", &cap, &list, &t)) return nullptr;
-  return Wrap(Group(cap).AllGather(TensorList(list, "all_gather", "tensor_list"),
+  return WrapShared(Group(cap).AllGather(TensorList(list, "all_gather", "tensor_list"),
                                    TensorArg(t, "all_gather", "tensor")),
               kWork);
   OAR_PY_CATCH
@@ -147,7 +121,7 @@ PyObject* ReduceScatter(PyObject*, PyObject* args) {
   PyObject *cap, *t, *list;
   int op;
   if (!PyArg_ParseTuple(args, "OOOi:_dist_reduce_scatter", &cap, &t, &list, &op)) return nullptr;
-  return Wrap(Group(cap).ReduceScatter(TensorArg(t, "reduce_scatter", "tensor"),
+  return WrapShared(Group(cap).ReduceScatter(TensorArg(t, "reduce_scatter", "tensor"),
                                        TensorList(list, "reduce_scatter", "tensor_list"), Op(op)),
               kWork);
   OAR_PY_CATCH
@@ -158,7 +132,7 @@ PyObject* Reduce(PyObject*, PyObject* args) {
   PyObject *cap, *t;
   int dst, op;
   if (!PyArg_ParseTuple(args, "OOii:_dist_reduce", &cap, &t, &dst, &op)) return nullptr;
-  return Wrap(Group(cap).Reduce(TensorArg(t, "reduce", "tensor"), dst, Op(op)), kWork);
+  return WrapShared(Group(cap).Reduce(TensorArg(t, "reduce", "tensor"), dst, Op(op)), kWork);
   OAR_PY_CATCH
 }
 
@@ -167,7 +141,7 @@ PyObject* Gather(PyObject*, PyObject* args) {
   PyObject *cap, *list, *t;
   int dst;
   if (!PyArg_ParseTuple(args, "OOOi:_dist_gather", &cap, &list, &t, &dst)) return nullptr;
-  return Wrap(Group(cap).Gather(TensorList(list, "gather", "gather_list"),
+  return WrapShared(Group(cap).Gather(TensorList(list, "gather", "gather_list"),
                                 TensorArg(t, "gather", "tensor"), dst),
               kWork);
   OAR_PY_CATCH
@@ -178,7 +152,7 @@ PyObject* Scatter(PyObject*, PyObject* args) {
   PyObject *cap, *t, *list;
   int src;
   if (!PyArg_ParseTuple(args, "OOOi:_dist_scatter", &cap, &t, &list, &src)) return nullptr;
-  return Wrap(Group(cap).Scatter(TensorArg(t, "scatter", "tensor"),
+  return WrapShared(Group(cap).Scatter(TensorArg(t, "scatter", "tensor"),
                                  TensorList(list, "scatter", "tensor_list"), src),
               kWork);
   OAR_PY_CATCH
@@ -212,7 +186,7 @@ PyObject* AllToAll(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OOOOO:_dist_alltoall", &cap, &out, &out_counts, &in, &in_counts)) {
     return nullptr;
   }
-  return Wrap(Group(cap).AllToAll(
+  return WrapShared(Group(cap).AllToAll(
                   TensorArg(out, "alltoall", "out_tensor"), Counts(out_counts, "out_split_sizes"),
                   TensorArg(in, "alltoall", "in_tensor"), Counts(in_counts, "in_split_sizes")),
               kWork);
@@ -224,7 +198,7 @@ PyObject* Send(PyObject*, PyObject* args) {
   PyObject *cap, *t;
   int peer;
   if (!PyArg_ParseTuple(args, "OOi:_dist_send", &cap, &t, &peer)) return nullptr;
-  return Wrap(Group(cap).Send(TensorArg(t, "send", "tensor"), peer), kWork);
+  return WrapShared(Group(cap).Send(TensorArg(t, "send", "tensor"), peer), kWork);
   OAR_PY_CATCH
 }
 
@@ -233,19 +207,19 @@ PyObject* Recv(PyObject*, PyObject* args) {
   PyObject *cap, *t;
   int peer;
   if (!PyArg_ParseTuple(args, "OOi:_dist_recv", &cap, &t, &peer)) return nullptr;
-  return Wrap(Group(cap).Recv(TensorArg(t, "recv", "tensor"), peer), kWork);
+  return WrapShared(Group(cap).Recv(TensorArg(t, "recv", "tensor"), peer), kWork);
   OAR_PY_CATCH
 }
 
 PyObject* Barrier(PyObject*, PyObject* cap) {
   OAR_PY_TRY
-  return Wrap(Group(cap).Barrier(), kWork);
+  return WrapShared(Group(cap).Barrier(), kWork);
   OAR_PY_CATCH
 }
 
 PyObject* Fence(PyObject*, PyObject* cap) {
   OAR_PY_TRY
-  return Wrap(Group(cap).Fence(), kWork);
+  return WrapShared(Group(cap).Fence(), kWork);
   OAR_PY_CATCH
 }
 
@@ -271,13 +245,13 @@ PyObject* NewGroup(PyObject*, PyObject* args) {
     GilRelease nogil;
     sub = g.NewGroup(std::move(ranks));
   }
-  return Wrap(std::move(sub), kGroup);
+  return WrapShared(std::move(sub), kGroup);
   OAR_PY_CATCH
 }
 
 PyObject* WorkWait(PyObject*, PyObject* cap) {
   OAR_PY_TRY
-  Work& w = Get<Work>(cap, kWork);
+  Work& w = *GetShared<Work>(cap, kWork);
   {
     GilRelease nogil;
     w.Wait();
@@ -288,7 +262,7 @@ PyObject* WorkWait(PyObject*, PyObject* cap) {
 
 PyObject* WorkDone(PyObject*, PyObject* cap) {
   OAR_PY_TRY
-  return PyBool_FromLong(Get<Work>(cap, kWork).IsCompleted());
+  return PyBool_FromLong(GetShared<Work>(cap, kWork)->IsCompleted());
   OAR_PY_CATCH
 }
 
@@ -307,7 +281,7 @@ PyObject* ReducerNew(PyObject*, PyObject* args) {
   o.find_unused_parameters = find_unused;
   auto r =
       std::make_shared<Reducer>(TensorList(list, "DataParallel", "parameters"), GroupPtr(cap), o);
-  return Wrap(std::move(r), kReducer);
+  return WrapShared(std::move(r), kReducer);
   OAR_PY_CATCH
 }
 
@@ -316,7 +290,7 @@ PyObject* ReducerSetSync(PyObject*, PyObject* args) {
   PyObject* cap;
   int on;
   if (!PyArg_ParseTuple(args, "Op:_dist_reducer_set_sync", &cap, &on)) return nullptr;
-  Reducer& r = Get<Reducer>(cap, kReducer);
+  Reducer& r = *GetShared<Reducer>(cap, kReducer);
   const bool prev = r.require_sync();
   r.set_require_sync(on);
   return PyBool_FromLong(prev);
@@ -327,7 +301,7 @@ PyObject* ReducerBuckets(PyObject*, PyObject* cap) {
   OAR_PY_TRY
   PyObject* out = PyList_New(0);
   if (!out) return nullptr;
-  for (const auto& b : Get<Reducer>(cap, kReducer).buckets()) {
+  for (const auto& b : GetShared<Reducer>(cap, kReducer)->buckets()) {
     PyObject* l = PyList_New(0);
     for (size_t p : b) {
       PyObject* v = PyLong_FromSize_t(p);
@@ -343,7 +317,7 @@ PyObject* ReducerBuckets(PyObject*, PyObject* cap) {
 
 PyObject* ReducerTimes(PyObject*, PyObject* cap) {
   OAR_PY_TRY
-  const auto t = Get<Reducer>(cap, kReducer).times();
+  const auto t = GetShared<Reducer>(cap, kReducer)->times();
   auto list = [](const std::vector<int64_t>& v) {
     PyObject* l = PyList_New(0);
     for (int64_t x : v) {

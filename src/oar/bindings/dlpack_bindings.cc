@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "oar/bindings/arg_parse.h"
+#include "oar/bindings/jit_capture.h"
 #include "oar/bindings/tensor_object.h"
 
 namespace oar::py {
@@ -132,6 +133,7 @@ PyObject* ToDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
   ParseArgs("to_dlpack", kNames, 1, args, nargs, kwnames, objs);
   const Tensor& t = GetTensorFromArgs("to_dlpack", "x", objs[0], 0);
   if (!t.initialized()) throw errors::PreconditionNotMet("to_dlpack(): the tensor holds no data");
+  CaptureBreakIfTraced(t, "to_dlpack()");
   auto ctx = std::make_unique<Export>();
   const DenseTensor& d = t.dense();  // a sparse tensor: a typed error naming its kind
   ctx->keep = t.dense_impl();

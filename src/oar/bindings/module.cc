@@ -1,5 +1,6 @@
 // PyInit__C: the oar._C extension module.
 #include "oar/bindings/grad_node_object.h"
+#include "oar/bindings/jit_capture.h"
 #include "oar/bindings/op_bindings.h"
 #include "oar/bindings/py_utils.h"
 #include "oar/bindings/tensor_object.h"
@@ -67,6 +68,7 @@ PyMODINIT_FUNC PyInit__C() {
       !AddFunctions(m, oar::py::g_dlpack_functions) ||
       !AddFunctions(m, oar::py::g_optimizer_functions) ||
       !AddFunctions(m, oar::py::g_profiler_functions) ||
+      !AddFunctions(m, oar::py::g_jit_functions) ||
       !AddFunctions(m, oar::py::g_debugging_functions) || !AddPublicOpNames(m)
 #ifdef OAR_WITH_DISTRIBUTED
       || !AddFunctions(m, oar::py::g_distributed_functions)

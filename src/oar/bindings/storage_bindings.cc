@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "oar/bindings/arg_parse.h"
+#include "oar/bindings/jit_capture.h"
 #include "oar/bindings/tensor_object.h"
 #include "oar/core/generator.h"
 #include "oar/core/wide_int.h"
@@ -56,6 +57,7 @@ PyObject* StridedView(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObje
   static const char* const kNames[] = {"x", "shape", "strides", "offset"};
   PyObject* objs[4];
   ParseArgs("_strided_view", kNames, 4, args, nargs, kwnames, objs);
+  CaptureBreakIfTraced(DefinedArg("_strided_view", "x", objs[0], 0), "a strided view");
   const DenseTensor& t = DefinedArg("_strided_view", "x", objs[0], 0).dense();
   const auto shape = CastPyArg2IntArray(objs[1], "_strided_view", "shape", 1, std::nullopt);
   const auto strides = CastPyArg2IntArray(objs[2], "_strided_view", "strides", 2, std::nullopt);
@@ -94,6 +96,7 @@ PyObject* ViewDType(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
   static const char* const kNames[] = {"x", "dtype"};
   PyObject* objs[2];
   ParseArgs("view", kNames, 2, args, nargs, kwnames, objs);
+  CaptureBreakIfTraced(DefinedArg("view", "x", objs[0], 0), "view(dtype)");
   const DenseTensor& t = DefinedArg("view", "x", objs[0], 0).dense();
   const DType to = CastPyArg2DType(objs[1], "view", "shape_or_dtype", 1, std::nullopt);
   const int64_t from_size = static_cast<int64_t>(SizeOf(t.dtype()));
@@ -138,6 +141,8 @@ PyObject* SetTensorImpl(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyOb
   ParseArgs("_set_tensor_impl", kNames, 2, args, nargs, kwnames, objs);
   GetTensorFromArgs("_set_tensor_impl", "dst", objs[0], 0);
   const Tensor& src = DefinedArg("_set_tensor_impl", "src", objs[1], 1);
+  CaptureBreakIfTraced(AsTensor(objs[0]), "replacing a tensor's data");
+  CaptureBreakIfTraced(src, "replacing a tensor's data");
   AsTensor(objs[0]).set_impl(src.impl());
   Py_RETURN_NONE;
   OAR_PY_CATCH

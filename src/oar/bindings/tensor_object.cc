@@ -8,6 +8,7 @@
 #include "oar/autograd/eager_utils.h"
 #include "oar/bindings/arg_parse.h"
 #include "oar/bindings/grad_node_object.h"
+#include "oar/bindings/jit_capture.h"
 #include "oar/bindings/op_bindings.h"
 #include "oar/bindings/py_utils.h"
 #include "oar/bindings/tensor_object.h"
@@ -255,6 +256,7 @@ PyObject* NbAbs(PyObject* a) {
 
 const Tensor& SingleElement(PyObject* o, const char* what) {
   const Tensor& t = AsTensor(o);
+  CaptureBreakIfTraced(t, what);
   if (!t.defined() || t.numel() != 1) {
     throw errors::InvalidArgument(
         what,
@@ -372,6 +374,7 @@ PyObject* GetStopGradient(PyObject* o, void*) { return ToPyObject(AsTensor(o).st
 int SetStopGradient(PyObject* o, PyObject* v, void*) {
   OAR_PY_TRY
   if (!v) throw errors::InvalidType("cannot delete stop_gradient");
+  CaptureBreakIfTraced(AsTensor(o), "setting stop_gradient");
   AsTensor(o).set_stop_gradient(CastPyArg2Boolean(v, "stop_gradient", "value", 0, true));
   return 0;
   OAR_PY_CATCH_INT
@@ -483,7 +486,7 @@ PyObject* MClearGrad(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
 
 PyObject* MDetach(PyObject* self, PyObject*) {
   OAR_PY_TRY
-  return ToPyObject(AsTensor(self).detach());
+  return ToPyObject(CaptureDetach(AsTensor(self)));
   OAR_PY_CATCH
 }
 
@@ -611,6 +614,7 @@ PyObject* MDataPtr(PyObject* self, PyObject*) {
 
 PyObject* MBuffer(PyObject* self, PyObject*) {
   OAR_PY_TRY
+  CaptureBreakIfTraced(Defined(self), "numpy()");
   return MakeBufferOwner(Defined(self));
   OAR_PY_CATCH
 }
