@@ -1,15 +1,20 @@
-"""oar.jit: oar runs eagerly and has no graph compiler, so of Paddle's paddle.jit only
-what makes sense without one is here: ignore_module (accepted: there is no translator to
-keep away from the modules), not_to_static and to_static's refusal.
-
-to_static, save and load (graph capture and inference export) raise
-NotImplementedError saying so; run the model eagerly and use oar.save / oar.load for
-its parameters."""
+"""oar.jit: graph capture and deployment (docs/jit.md). to_static records a function's
+or Layer's ops as a program and replays it in C++; save writes a Layer's programs and
+weights (path.oarmodel + path.safetensors) that load, and oar::jit::Load in C++, run
+without the Python code that made them."""
 
 from __future__ import annotations
 
+import os
 import types
-from typing import Any, Callable, NoReturn, Sequence, TypeVar, overload
+from typing import Any, Callable, Sequence, TypeVar, overload
+
+from ..nn.layer.layers import Layer
+from .capture import GraphBreakError
+from .serialization import export_program, load, save
+from .static_function import StaticFunction, set_enabled
+from .translated_layer import TranslatedLayer
+from .. import _C
 
 __all__ = [
     "ignore_module",
@@ -17,10 +22,17 @@ __all__ = [
     "to_static",
     "save",
     "load",
+    "export_program",
     "enable_to_static",
     "set_code_level",
     "set_verbosity",
+    "StaticFunction",
+    "TranslatedLayer",
+    "GraphBreakError",
 ]
+
+# graph breaks name the first frame outside this package
+_C._jit_set_package_dir(os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep)
 
 _ignored: list = []
 
@@ -52,18 +64,24 @@ def not_to_static(func: _F) -> _F: ...
 
 
 def not_to_static(func: _F | None = None) -> _F | None:
-    """Marks func as never translated to a static graph; oar never translates, so func is
-    returned unchanged."""
+    """Marks func to run eagerly: to_static of it runs it as written. Called inside a
+    captured function, its ops are recorded like any other (capture runs eagerly)."""
+    if func is not None:
+        try:
+            func._oar_not_to_static = True  # type: ignore[attr-defined]
+        except AttributeError:
+            pass
     return func
 
 
 def enable_to_static(enable_to_static_bool: bool) -> None:
-    """Accepted: oar always runs eagerly, with or without it."""
+    """Turns to_static on or off globally: off, to_static functions run eagerly."""
     if not isinstance(enable_to_static_bool, bool):
         raise TypeError(
             f"enable_to_static(): argument must be bool, but got "
             f"{type(enable_to_static_bool).__name__}"
         )
+    set_enabled(enable_to_static_bool)
 
 
 def set_code_level(level: int = 100, also_to_stdout: bool = False) -> None:
@@ -74,35 +92,51 @@ def set_verbosity(level: int = 0, also_to_stdout: bool = False) -> None:
     """Accepted: there is no translator to log."""
 
 
-def _no_graph(api):
-    return NotImplementedError(
-        f"{api}(): oar runs eagerly and has no static-graph compiler "
-        f"or inference export; call the function or Layer directly "
-        f"(and use oar.save/oar.load for parameters)"
-    )
-
-
 def to_static(
     function: Callable[..., Any] | None = None,
     input_spec: Sequence[Any] | None = None,
     build_strategy: Any = None,
     backend: str | None = None,
+    full_graph: bool = False,
     **kwargs: Any,
-) -> NoReturn:
-    """Not available: oar runs eagerly (raises NotImplementedError)."""
-    raise _no_graph("to_static")
+) -> Any:
+    """Captures function (or a Layer's forward) as a program on its first call with
+    each new signature, and runs later calls as that program in C++ (docs/jit.md).
 
+    Args:
+        function: a function or Layer; omitted, to_static returns a decorator.
+        input_spec: InputSpec per positional tensor argument; None/-1 dimensions stay
+            open (one program for every size), the others are fixed by the first call.
+        build_strategy, backend: accepted for Paddle's signature (oar has one backend).
+        full_graph: True: Python that needs a tensor's value while capturing (bool(t),
+            t.item(), t.numpy()) is a GraphBreakError naming the file and line; False
+            (default): such a call signature runs eagerly, and the break is reported
+            (StaticFunction.graph_breaks and a warning).
 
-def save(
-    layer: Callable[..., Any],
-    path: str,
-    input_spec: Sequence[Any] | None = None,
-    **configs: Any,
-) -> NoReturn:
-    """Not available: oar exports no inference programs (raises NotImplementedError)."""
-    raise _no_graph("jit.save")
+    Returns:
+        the Layer (its forward replaced) or a StaticFunction."""
+    if not isinstance(full_graph, bool):
+        raise TypeError(f"to_static(): argument 'full_graph' must be bool, but got {full_graph!r}")
+    if input_spec is not None and not isinstance(input_spec, (list, tuple)):
+        raise TypeError(
+            f"to_static(): argument 'input_spec' must be a list of InputSpec, but got "
+            f"{type(input_spec).__name__}"
+        )
 
+    def decorate(fn):
+        if isinstance(fn, Layer):
+            fwd = fn.forward
+            if isinstance(fwd, StaticFunction):
+                fwd = fwd.dygraph_function
+            fn.forward = StaticFunction(fwd, input_spec, full_graph, layer=fn)
+            return fn
+        if isinstance(fn, StaticFunction):
+            fn = fn.dygraph_function
+        if not callable(fn):
+            raise TypeError(
+                f"to_static(): argument 'function' must be a function or Layer, but got "
+                f"{type(fn).__name__}"
+            )
+        return StaticFunction(fn, input_spec, full_graph)
 
-def load(path: str, **configs: Any) -> NoReturn:
-    """Not available: oar loads no inference programs (raises NotImplementedError)."""
-    raise _no_graph("jit.load")
+    return decorate if function is None else decorate(function)

@@ -1,0 +1,210 @@
+"""to_static: a function or Layer whose calls run as captured programs (docs/jit.md).
+
+The first call with a new signature runs eagerly while it is captured; later calls
+with the same signature run the program in one C++ call (src/oar/jit/replay.h),
+through the same eager ops, so gradients, hooks on parameters, auto-cast and random
+numbers are those of eager mode. The signature (the guard) is: the structure of the
+arguments and their non-tensor values; each tensor's dtype, shape (with the dimensions
+InputSpec leaves open as -1) and stop_gradient; the training flag of every sub-layer;
+grad mode; the auto-cast level and dtype."""
+
+from __future__ import annotations
+
+import functools
+import json
+import warnings
+from typing import Any, Callable
+
+from ..nn.layer.layers import Layer
+from ..static import InputSpec
+from .capture import Capture, capture, capturing
+from .pytree import flatten, hashable, unflatten
+from .. import _C
+
+__all__ = ["StaticFunction", "ConcreteProgram", "named_state"]
+
+_enabled = [True]
+
+
+def set_enabled(flag: bool) -> None:
+    _enabled[0] = flag
+
+
+def named_state(
+    layer: Layer | None, aliases: list | None = None
+) -> list[tuple[str, Any, Layer, str, bool]]:
+    """(name, tensor, owner, key, is_buffer) of every parameter and buffer of layer,
+    each once (shared weights under their first name; aliases, when given, gets
+    (other name, first name) for each further name)."""
+    out: list = []
+    if layer is None:
+        return out
+    seen: dict = {}
+
+    def walk(lay, prefix):
+        for reg, is_buffer in ((lay._parameters, False), (lay._buffers, True)):
+            for k, t in reg.items():
+                if t is None:
+                    continue
+                if id(t) in seen:
+                    if aliases is not None:
+                        aliases.append((prefix + k, seen[id(t)]))
+                    continue
+                seen[id(t)] = prefix + k
+                out.append((prefix + k, t, lay, k, is_buffer))
+        for name, sub in lay._sub_layers.items():
+            if sub is not None:
+                walk(sub, prefix + name + ".")
+
+    walk(layer, "")
+    return out
+
+
+class ConcreteProgram:
+    """One captured program with what it runs on: the parameter slots of its layer (read
+    at each call, so optimizer updates and set_state_dict are seen), its constants and
+    the structure of its outputs."""
+
+    def __init__(self, cap: Capture, layer: Layer | None, what: str):
+        self.program = cap.program
+        self.handle = _C._jit_program(json.dumps(cap.program), what)
+        self.consts = cap.consts
+        self.out_structure = cap.out_structure
+        by_name = {name: (owner, key, buf) for name, _, owner, key, buf in named_state(layer)}
+        self.slots = [by_name[p["name"]] for p in cap.program["params"]]
+
+    def params(self) -> list:
+        return [(o._buffers if buf else o._parameters)[k] for o, k, buf in self.slots]
+
+    def __call__(self, tensors: list) -> Any:
+        outs = _C._jit_run(self.handle, tensors, self.params(), self.consts)
+        return unflatten(self.out_structure, outs)
+
+
+class StaticFunction:
+    """What to_static returns for a function (and puts in a Layer's forward)."""
+
+    def __init__(
+        self,
+        fn: Callable,
+        input_spec: list | None = None,
+        full_graph: bool = False,
+        layer: Layer | None = None,
+    ):
+        self._fn = fn
+        self._input_spec = list(input_spec) if input_spec is not None else None
+        self._full_graph = full_graph
+        self._layer = layer
+        self._cache: dict = {}
+        self.graph_breaks: list[str] = []
+        self.captures = 0
+        functools.update_wrapper(self, fn)
+
+    # A decorated method: one StaticFunction per instance, bound to it.
+    def __get__(self, instance, owner=None):
+        if instance is None:
+            return self
+        name = "_oar_static_" + self._fn.__name__
+        bound = instance.__dict__.get(name)
+        if bound is None:
+            layer = instance if isinstance(instance, Layer) else None
+            bound = StaticFunction(
+                self._fn.__get__(instance, owner), self._input_spec, self._full_graph, layer
+            )
+            instance.__dict__[name] = bound
+        return bound
+
+    @property
+    def dygraph_function(self) -> Callable:
+        """The function as written (Paddle's StaticFunction.dygraph_function)."""
+        return self._fn
+
+    @property
+    def input_spec(self) -> list | None:
+        return self._input_spec
+
+    def concrete_programs(self) -> list[ConcreteProgram]:
+        """The programs captured so far (one per signature seen)."""
+        return [p for p in self._cache.values() if isinstance(p, ConcreteProgram)]
+
+    def _signature(self, args, kwargs):
+        tensors: list = []
+        structure = flatten((args, kwargs), tensors)
+        open_dims = self._open_dims(args, tensors)
+        shapes = []
+        groups: dict = {}
+        for i, t in enumerate(tensors):
+            shape = list(t.shape)
+            for d in open_dims.get(i, ()):
+                groups.setdefault(shape[d], []).append((i, d))
+                shape[d] = -1
+            shapes.append((t.dtype.name, tuple(shape), t.stop_gradient))
+        symbols = list(groups.values())
+        layer = self._layer
+        modes = tuple(s.training for s in layer.sublayers(include_self=True)) if layer else ()
+        amp = _C._amp_state()[:2]
+        key = (
+            hashable(structure),
+            tuple(shapes),
+            tuple(tuple(g) for g in symbols),
+            modes,
+            _C.is_grad_enabled(),
+            str(amp),
+        )
+        return key, tensors, symbols
+
+    def _open_dims(self, args, tensors) -> dict:
+        """{flat tensor index: dims InputSpec leaves open} for the positional tensors."""
+        if not self._input_spec:
+            return {}
+        out = {}
+        flat = 0
+        for a, spec in zip(args, self._input_spec):
+            if isinstance(a, _C.Tensor):
+                if isinstance(spec, InputSpec) and len(spec.shape) == a.ndim:
+                    out[flat] = [d for d, s in enumerate(spec.shape) if s == -1]
+                flat += 1
+            else:
+                flat += _count(a)
+        return out
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if not _enabled[0] or capturing() or getattr(self._fn, "_oar_not_to_static", False):
+            return self._fn(*args, **kwargs)
+        key, tensors, symbols = self._signature(args, kwargs)
+        entry = self._cache.get(key)
+        if isinstance(entry, ConcreteProgram):
+            return entry(tensors)
+        if entry is not None:  # a graph break: this signature runs eagerly
+            return self._fn(*args, **kwargs)
+        state = named_state(self._layer)
+        buffers = [t for _, t, _, _, buf in state if buf or t.stop_gradient]  # running statistics
+        cap = capture(
+            self._fn,
+            args,
+            kwargs,
+            [(n, t) for n, t, *_ in state],
+            self._full_graph,
+            symbols,
+            buffers,
+        )
+        self.captures += 1
+        if cap.program is None:
+            self.graph_breaks.append(cap.break_reason or "")
+            self._cache[key] = cap.break_reason
+            warnings.warn(
+                f"to_static({getattr(self._fn, '__qualname__', 'function')}): graph break: "
+                f"{cap.break_reason}; calls with this signature run eagerly",
+                stacklevel=2,
+            )
+            return cap.result
+        self._cache[key] = ConcreteProgram(
+            cap, self._layer, getattr(self._fn, "__qualname__", "fn")
+        )
+        return cap.result
+
+
+def _count(value) -> int:
+    tensors: list = []
+    flatten(value, tensors)
+    return len(tensors)
