@@ -383,3 +383,27 @@ def test_damaged_model_files_give_typed_errors(saved, tmp_path, kind, exc, match
         )
     with pytest.raises(exc, match=match):
         oar.jit.load(path)
+
+
+def test_a_shape_that_depends_on_values_stops_the_replay():
+    def f(x):
+        idx = oar.nonzero(x > 0)
+        return idx.reshape([idx.shape[0]]) * 2  # the row count, read by Python
+
+    st = oar.jit.to_static(f)
+    a = oar.to_tensor([1.0, -1.0, 2.0, -3.0])
+    b = oar.to_tensor([1.0, 1.0, 2.0, -3.0])
+    np.testing.assert_array_equal(st(a).numpy(), [0, 4])
+    np.testing.assert_array_equal(st(a).numpy(), [0, 4])  # replayed
+    np.testing.assert_array_equal(st(b).numpy(), [0, 2, 4])  # gives way to eager
+    assert "depends on tensor values" in st.graph_breaks[0]
+    assert "nonzero" in st.graph_breaks[0]
+
+
+def test_symbolic_output_shapes_are_checked_per_size():
+    st = oar.jit.to_static(lambda x: x.sum(axis=1), input_spec=[InputSpec([None, 3])])
+    for n in (2, 4, 7):
+        assert st(oar.ones([n, 3])).shape == [n]
+    assert st.captures == 1
+    (prog,) = st.concrete_programs()
+    assert prog.program["symbolic_shapes"] and not st.graph_breaks

@@ -123,7 +123,9 @@ def capture(
         # specialised: the program holds for the captured sizes only
         main.specialized = True
         return main
-    main.program["symbols"], main.program["symbolic_attrs"] = fitted
+    main.program["symbols"], main.program["symbolic_attrs"], main.program["symbolic_shapes"] = (
+        fitted
+    )
     for group in symbols:
         for i, d in group:
             main.program["inputs"][i]["shape"][d] = -1
@@ -174,18 +176,27 @@ def _same_except_attrs(a: dict, b: dict) -> bool:
 
 
 def _solve(base: dict, variants: list, symbols: list, inputs: list):
-    """The symbolic attributes: each int attribute element that changes with exactly
-    one symbol, by the same step for +1 and +2. None when the traces differ otherwise."""
+    """The symbolic attributes and output dimensions: each int attribute element and
+    each op output dimension that changes with exactly one symbol, by the same step for
+    +1 and +2. None when the traces differ otherwise."""
     for per_group in variants:
         for v in per_group:
             if not _same_except_attrs(base, v):
                 return None
-    found: dict = {}
+    attrs: dict = {}
+    shapes: dict = {}
     for g, (plus1, plus2) in enumerate(variants):
         size = inputs[symbols[g][0][0]].shape[symbols[g][0][1]]
         for k, op in enumerate(base["ops"]):
-            for name, v0 in op["attrs"].items():
-                v1, v2 = plus1["ops"][k]["attrs"][name], plus2["ops"][k]["attrs"][name]
+            places = [
+                (attrs, name, v0, plus1["ops"][k]["attrs"][name], plus2["ops"][k]["attrs"][name])
+                for name, v0 in op["attrs"].items()
+            ]
+            if "shape" in op:
+                places.append(
+                    (shapes, None, op["shape"], plus1["ops"][k]["shape"], plus2["ops"][k]["shape"])
+                )
+            for table, name, v0, v1, v2 in places:
                 if v0 == v1 == v2:
                     continue
                 elems = _int_elements(v0, v1, v2)
@@ -195,20 +206,18 @@ def _solve(base: dict, variants: list, symbols: list, inputs: list):
                     if e0 == e1 == e2:
                         continue
                     step = e1 - e0
-                    if e2 - e1 != step or (k, name, index) in found:
+                    if e2 - e1 != step or (k, name, index) in table:
                         return None
-                    found[(k, name, index)] = {
-                        "op": k,
-                        "attr": name,
-                        "index": index,
-                        "symbol": g,
-                        "scale": step,
-                        "offset": e0 - step * size,
-                    }
+                    fit = {"op": k, "symbol": g, "scale": step, "offset": e0 - step * size}
+                    if table is shapes:
+                        fit["dim"] = index
+                    else:
+                        fit.update(attr=name, index=index)
+                    table[(k, name, index)] = fit
     syms = [
         {"name": f"s{g}", "input": grp[0][0], "dim": grp[0][1]} for g, grp in enumerate(symbols)
     ]
-    return syms, list(found.values())
+    return syms, list(attrs.values()), list(shapes.values())
 
 
 def _int_elements(v0, v1, v2):

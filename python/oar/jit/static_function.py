@@ -25,6 +25,21 @@ __all__ = ["StaticFunction", "ConcreteProgram", "named_state"]
 
 _enabled = [True]
 
+SHAPE_DEPENDS_ON_VALUES = "a shape that depends on tensor values"
+# Ops whose replay draws random numbers (a second run would draw others).
+RANDOM_OPS = frozenset(
+    [
+        "uniform",
+        "normal",
+        "bernoulli",
+        "poisson",
+        "multinomial",
+        "randperm",
+        "randint_like",
+        "binomial",
+    ]
+)
+
 
 def set_enabled(flag: bool) -> None:
     _enabled[0] = flag
@@ -72,6 +87,7 @@ class ConcreteProgram:
         self.out_structure = cap.out_structure
         by_name = {name: (owner, key, buf) for name, _, owner, key, buf in named_state(layer)}
         self.slots = [by_name[p["name"]] for p in cap.program["params"]]
+        self.rerunnable = _without_side_effects(cap.program)
 
     def params(self) -> list:
         return [(o._buffers if buf else o._parameters)[k] for o, k, buf in self.slots]
@@ -79,6 +95,20 @@ class ConcreteProgram:
     def __call__(self, tensors: list) -> Any:
         outs = _C._jit_run(self.handle, tensors, self.params(), self.consts)
         return unflatten(self.out_structure, outs)
+
+
+def _without_side_effects(program: dict) -> bool:
+    """Whether running program part way and then the function eagerly does what one
+    eager run does: no random draws and no in-place writes into an input, parameter or
+    constant."""
+    first_op_value = len(program["inputs"]) + len(program["params"]) + len(program["consts"])
+    for op in program["ops"]:
+        if op["type"] in RANDOM_OPS:
+            return False
+        if op["type"].endswith("_") and op["inputs"] and op["inputs"][0]:
+            if op["inputs"][0][0] < first_op_value:
+                return False
+    return True
 
 
 class StaticFunction:
@@ -174,7 +204,17 @@ class StaticFunction:
         key, tensors, symbols = self._signature(args, kwargs)
         entry = self._cache.get(key)
         if isinstance(entry, ConcreteProgram):
-            return entry(tensors)
+            try:
+                return entry(tensors)
+            except RuntimeError as e:
+                # Note [Shapes that depend on values] (src/oar/jit/program.h): a program
+                # without side effects gives way to an eager run; one that wrote state
+                # or drew random numbers before stopping cannot run again
+                if SHAPE_DEPENDS_ON_VALUES not in str(e) or not entry.rerunnable:
+                    raise
+                self.graph_breaks.append(str(e))
+                self._cache[key] = str(e)
+                return self._fn(*args, **kwargs)
         if entry is not None:  # a graph break: this signature runs eagerly
             return self._fn(*args, **kwargs)
         state = named_state(self._layer)

@@ -44,6 +44,7 @@ Tracer::Recording::Recording(Tracer& tracer, const char* op,
 Tensor Tracer::Recording::Finish(Tensor out) {
   if (!tracer_.broken()) {
     op_.output = tracer_.NewValue(ValueKind::kOp, out, "");
+    if (out.defined()) op_.shape = out.shape();
     tracer_.ops_.push_back(std::move(op_));
   }
   return out;
@@ -52,6 +53,7 @@ Tensor Tracer::Recording::Finish(Tensor out) {
 Tensor& Tracer::Recording::FinishInplace(Tensor& out) {
   if (!tracer_.broken()) {
     op_.output = tracer_.NewValue(ValueKind::kOp, out, "");
+    if (out.defined()) op_.shape = out.shape();
     tracer_.ops_.push_back(std::move(op_));
   }
   return out;
@@ -102,6 +104,7 @@ void Tracer::RecordPseudoOp(const std::string& type, const Tensor& input, const 
   op.inputs.push_back({ValueOf(input)});
   if (const std::string* path = CurrentLayerPath()) op.layer = *path;
   op.output = NewValue(ValueKind::kOp, out, "");
+  op.shape = out.shape();
   ops_.push_back(std::move(op));
 }
 

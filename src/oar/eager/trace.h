@@ -66,7 +66,8 @@ struct TracedOp {
   std::vector<std::vector<int64_t>> inputs;  // value ids per tensor argument ([] undefined)
   std::vector<AttrValue> attrs;              // the declaration's attributes in order
   int64_t output = -1;
-  std::string layer;  // the oar.nn.Layer path that ran it
+  std::vector<int64_t> shape;  // the output's shape when it was recorded
+  std::string layer;           // the oar.nn.Layer path that ran it
 };
 
 class Tracer {

@@ -218,6 +218,8 @@ Captured FromTracer(const Tracer& tracer, const std::vector<Tensor>& outputs) {
     }
     op.attrs = t.attrs;
     op.layer = t.layer;
+    op.has_shape = true;
+    op.shape = t.shape;
     id[static_cast<size_t>(t.output)] = p.first_op_value() + static_cast<int64_t>(p.ops.size());
     op.output = id[static_cast<size_t>(t.output)];
     p.ops.push_back(std::move(op));
@@ -245,16 +247,26 @@ std::string Program::ToJson() const {
   for (const auto& s : consts) j["consts"].push_back(SpecToJson(s, false));
   j["ops"] = json::array();
   json sym_attrs = json::array();
+  json sym_shapes = json::array();
   for (size_t k = 0; k < ops.size(); ++k) {
     const ProgramOp& op = ops[k];
     json attrs = json::object();
     for (size_t a = 0; a < op.attrs.size(); ++a)
       attrs[op.schema->attrs[a].first] = AttrToJson(op.attrs[a]);
-    j["ops"].push_back({{"type", op.type},
-                        {"inputs", op.inputs},
-                        {"attrs", attrs},
-                        {"output", op.output},
-                        {"layer", op.layer}});
+    json jop = {{"type", op.type},
+                {"inputs", op.inputs},
+                {"attrs", attrs},
+                {"output", op.output},
+                {"layer", op.layer}};
+    if (op.has_shape) jop["shape"] = op.shape;
+    j["ops"].push_back(std::move(jop));
+    for (const SymbolicDim& d : op.symbolic_dims) {
+      sym_shapes.push_back({{"op", k},
+                            {"dim", d.dim},
+                            {"symbol", d.symbol},
+                            {"scale", d.scale},
+                            {"offset", d.offset}});
+    }
     for (const SymbolicAttr& s : op.symbolic) {
       sym_attrs.push_back({{"op", k},
                            {"attr", op.schema->attrs[static_cast<size_t>(s.attr)].first},
@@ -270,6 +282,7 @@ std::string Program::ToJson() const {
     j["symbols"].push_back({{"name", s.name}, {"input", s.input}, {"dim", s.dim}});
   }
   j["symbolic_attrs"] = sym_attrs;
+  j["symbolic_shapes"] = sym_shapes;
   return j.dump();
 }
 
@@ -333,6 +346,13 @@ Program Program::FromJson(const std::string& text, const std::string& what) {
     op.output = r.Int(r.At(ops[k], "output", f + ".output"), f + ".output");
     if (op.output != defined) r.Fail(f + ".output", "value " + std::to_string(defined));
     if (ops[k].contains("layer")) op.layer = r.String(ops[k]["layer"], f + ".layer");
+    if (ops[k].contains("shape")) {
+      op.has_shape = true;
+      op.shape = r.Ints(ops[k]["shape"], f + ".shape");
+      for (int64_t d : op.shape) {
+        if (d < 0) r.Fail(f + ".shape", "sizes >= 0");
+      }
+    }
     p.ops.push_back(std::move(op));
   }
   const int64_t num_values = p.first_op_value() + static_cast<int64_t>(p.ops.size());
@@ -382,6 +402,24 @@ Program Program::FromJson(const std::string& text, const std::string& what) {
       s.scale = r.Int(r.At(sa[i], "scale", f + ".scale"), f + ".scale");
       s.offset = r.Int(r.At(sa[i], "offset", f + ".offset"), f + ".offset");
       op.symbolic.push_back(s);
+    }
+  }
+  if (j.contains("symbolic_shapes")) {
+    const json& ss = r.Array(j["symbolic_shapes"], "symbolic_shapes");
+    for (size_t i = 0; i < ss.size(); ++i) {
+      const std::string f = "symbolic_shapes[" + std::to_string(i) + "]";
+      const int64_t k =
+          r.Index(r.At(ss[i], "op", f + ".op"), f + ".op", static_cast<int64_t>(p.ops.size()));
+      ProgramOp& op = p.ops[static_cast<size_t>(k)];
+      if (!op.has_shape) r.Fail(f + ".op", "an op with a recorded shape");
+      SymbolicDim d;
+      d.dim = r.Index(r.At(ss[i], "dim", f + ".dim"), f + ".dim",
+                      static_cast<int64_t>(op.shape.size()));
+      d.symbol = r.Index(r.At(ss[i], "symbol", f + ".symbol"), f + ".symbol",
+                         static_cast<int64_t>(p.symbols.size()));
+      d.scale = r.Int(r.At(ss[i], "scale", f + ".scale"), f + ".scale");
+      d.offset = r.Int(r.At(ss[i], "offset", f + ".offset"), f + ".offset");
+      op.symbolic_dims.push_back(d);
     }
   }
   ComputeLastUse(p);

@@ -15,6 +15,13 @@
 
 namespace oar::jit {
 
+// Note [Shapes that depend on values]
+// A capture sees one run: where Python read a shape that depends on tensor
+// values (the row count of nonzero or masked_select) and wrote it into an
+// attribute, the program holds that number. So each op's output shape is kept
+// (fixed, or following a symbol like the attributes) and a replay whose shape
+// differs stops with an error naming the op instead of computing on.
+
 // The version this build writes; it reads this one and older.
 inline constexpr int64_t kProgramVersion = 1;
 
@@ -43,6 +50,14 @@ struct SymbolicAttr {
   int64_t offset = 0;
 };
 
+// An output dimension that follows a symbol: scale * symbol + offset.
+struct SymbolicDim {
+  int64_t dim = 0;
+  int64_t symbol = 0;
+  int64_t scale = 1;
+  int64_t offset = 0;
+};
+
 struct OpSchema;
 
 struct ProgramOp {
@@ -53,6 +68,11 @@ struct ProgramOp {
   int64_t output = -1;
   std::string layer;
   std::vector<SymbolicAttr> symbolic;  // this op's symbolic attribute elements
+  // The output's shape at capture (checked on replay, Note [Shapes that depend on
+  // values]); absent (has_shape false) in programs that do not record it.
+  bool has_shape = false;
+  std::vector<int64_t> shape;
+  std::vector<SymbolicDim> symbolic_dims;
 };
 
 struct Program {

@@ -42,6 +42,24 @@ void CheckInput(const ValueSpec& spec, size_t i, const Tensor& t) {
                                   spec.shape, " (-1: any size), but got ", shape));
 }
 
+// Note [Shapes that depend on values]
+void CheckShape(const ProgramOp& op, size_t k, const Tensor& out,
+                const std::vector<int64_t>& symbols) {
+  const DDim& dims = out.dims();
+  bool ok = dims.size() == op.shape.size();
+  std::vector<int64_t> want = op.shape;
+  for (const SymbolicDim& d : op.symbolic_dims) {
+    want[static_cast<size_t>(d.dim)] = d.scale * symbols[static_cast<size_t>(d.symbol)] + d.offset;
+  }
+  for (size_t i = 0; ok && i < want.size(); ++i) ok = dims[i] == want[i];
+  OAR_ENFORCE(ok, errors::PreconditionNotMet(
+                      "jit program: the output of op ", k, " (", op.type,
+                      op.layer.empty() ? "" : " in " + op.layer, ") has shape ", out.shape(),
+                      " but the capture saw ", want,
+                      ": a shape that depends on tensor values (Note [Shapes that depend on "
+                      "values]); run this function eagerly (not_to_static)"));
+}
+
 }  // namespace
 
 const OpSchema* FindSchema(std::string_view type) {
@@ -72,7 +90,7 @@ std::vector<Tensor> Run(const Program& program, std::span<const Tensor> inputs,
   std::vector<int64_t> symbols(program.symbols.size());
   for (size_t s = 0; s < symbols.size(); ++s) {
     const Symbol& sym = program.symbols[s];
-    symbols[s] = inputs[static_cast<size_t>(sym.input)].dims()[static_cast<int>(sym.dim)];
+    symbols[s] = inputs[static_cast<size_t>(sym.input)].dims()[static_cast<size_t>(sym.dim)];
   }
   // Outputs are kept to the end even where an op reads them last.
   std::vector<bool> is_output(values.size(), false);
@@ -103,6 +121,7 @@ std::vector<Tensor> Run(const Program& program, std::span<const Tensor> inputs,
       args.attrs = &patched;
     }
     Tensor out = op.schema->call(args);
+    if (op.has_shape) CheckShape(op, k, out, symbols);
     for (auto& group : args.tensors) group.clear();  // drop this op's references
     values[static_cast<size_t>(op.output)] = std::move(out);
     for (const auto& group : op.inputs) {
