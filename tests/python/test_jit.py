@@ -407,3 +407,13 @@ def test_symbolic_output_shapes_are_checked_per_size():
     assert st.captures == 1
     (prog,) = st.concrete_programs()
     assert prog.program["symbolic_shapes"] and not st.graph_breaks
+
+
+def test_replayed_grad_nodes_carry_their_layer_paths():
+    ref, st = make_pair("demo_cnn")
+    st = oar.jit.to_static(st, input_spec=MODELS["demo_cnn"][1])
+    x = MODELS["demo_cnn"][2](2)[0]
+    paths = []
+    for net in (ref, st, st):  # eager, capture, replay
+        paths.append(net(x).grad_fn.layer_path)
+    assert paths[0] == paths[1] == paths[2] and "classifier" in paths[0]

@@ -9,21 +9,21 @@ namespace oar {
 
 namespace {
 OAR_HOT_TLS thread_local const std::string* tls_layer_path = nullptr;
+}  // namespace
 
 // Note [Interned layer paths] in layer_scope.h.
-const std::string* Intern(std::string_view path) {
+const std::string* InternLayerPath(std::string_view path) {
   static std::mutex mu;
   static std::unordered_set<std::string> paths;
   std::lock_guard<std::mutex> lock(mu);
   return &*paths.emplace(path).first;  // node-based: the address is stable
 }
-}  // namespace
 
 const std::string* CurrentLayerPath() { return tls_layer_path; }
 
 const std::string* EnterLayerScope(std::string_view path) {
   const std::string* previous = tls_layer_path;
-  tls_layer_path = Intern(path);
+  tls_layer_path = InternLayerPath(path);
   return previous;
 }
 

@@ -16,11 +16,15 @@
 
 namespace oar {
 
+// The interned copy of path (valid until exit).
+const std::string* InternLayerPath(std::string_view path);
+
 // The path of the innermost layer running on this thread, or null.
 const std::string* CurrentLayerPath();
 
 // Enters a layer: returns the path that was current, to hand back to
-// ExitLayerScope when the layer's forward returns (or throws).
+// ExitLayerScope when the layer's forward returns (or throws). ExitLayerScope
+// makes any interned path (or null) current.
 const std::string* EnterLayerScope(std::string_view path);
 void ExitLayerScope(const std::string* previous);
 

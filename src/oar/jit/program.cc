@@ -7,6 +7,7 @@
 #include <utility>
 
 #include "oar/core/errors.h"
+#include "oar/core/layer_scope.h"
 #include "oar/jit/replay.h"
 
 namespace oar::jit {
@@ -218,6 +219,7 @@ Captured FromTracer(const Tracer& tracer, const std::vector<Tensor>& outputs) {
     }
     op.attrs = t.attrs;
     op.layer = t.layer;
+    if (!op.layer.empty()) op.layer_path = InternLayerPath(op.layer);
     op.has_shape = true;
     op.shape = t.shape;
     id[static_cast<size_t>(t.output)] = p.first_op_value() + static_cast<int64_t>(p.ops.size());
@@ -346,6 +348,7 @@ Program Program::FromJson(const std::string& text, const std::string& what) {
     op.output = r.Int(r.At(ops[k], "output", f + ".output"), f + ".output");
     if (op.output != defined) r.Fail(f + ".output", "value " + std::to_string(defined));
     if (ops[k].contains("layer")) op.layer = r.String(ops[k]["layer"], f + ".layer");
+    if (!op.layer.empty()) op.layer_path = InternLayerPath(op.layer);
     if (ops[k].contains("shape")) {
       op.has_shape = true;
       op.shape = r.Ints(ops[k]["shape"], f + ".shape");

@@ -67,7 +67,8 @@ struct ProgramOp {
   std::vector<AttrValue> attrs;
   int64_t output = -1;
   std::string layer;
-  std::vector<SymbolicAttr> symbolic;  // this op's symbolic attribute elements
+  const std::string* layer_path = nullptr;  // layer, interned: current while it runs
+  std::vector<SymbolicAttr> symbolic;       // this op's symbolic attribute elements
   // The output's shape at capture (checked on replay, Note [Shapes that depend on
   // values]); absent (has_shape false) in programs that do not record it.
   bool has_shape = false;

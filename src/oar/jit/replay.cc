@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "oar/core/errors.h"
+#include "oar/core/layer_scope.h"
 #include "oar/eager/dygraph_functions.h"
 
 namespace oar::jit {
@@ -98,6 +99,13 @@ std::vector<Tensor> Run(const Program& program, std::span<const Tensor> inputs,
 
   ReplayArgs args;
   std::vector<AttrValue> patched;
+  // Each op runs under the layer path it was captured in, so grad nodes and
+  // errors name it as in the eager run (Note [Interned layer paths]).
+  const std::string* outer = CurrentLayerPath();
+  struct RestoreLayer {
+    const std::string* path;
+    ~RestoreLayer() { ExitLayerScope(path); }
+  } restore{outer};
   for (size_t k = 0; k < program.ops.size(); ++k) {
     const ProgramOp& op = program.ops[k];
     args.tensors.resize(op.inputs.size());
@@ -120,6 +128,7 @@ std::vector<Tensor> Run(const Program& program, std::span<const Tensor> inputs,
       }
       args.attrs = &patched;
     }
+    ExitLayerScope(op.layer_path ? op.layer_path : outer);
     Tensor out = op.schema->call(args);
     if (op.has_shape) CheckShape(op, k, out, symbols);
     for (auto& group : args.tensors) group.clear();  // drop this op's references
