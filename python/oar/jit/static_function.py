@@ -24,6 +24,7 @@ from .. import _C
 __all__ = ["StaticFunction", "ConcreteProgram", "named_state"]
 
 _enabled = [True]
+_ONE_TENSOR = ("T", None)
 
 SHAPE_DEPENDS_ON_VALUES = "a shape that depends on tensor values"
 # Ops whose replay draws random numbers (a second run would draw others).
@@ -87,13 +88,18 @@ class ConcreteProgram:
         self.out_structure = cap.out_structure
         by_name = {name: (owner, key, buf) for name, _, owner, key, buf in named_state(layer)}
         self.slots = [by_name[p["name"]] for p in cap.program["params"]]
+        # the registries themselves: a parameter set later (set_state_dict, an
+        # assignment) is read at the next call
+        self._dicts = [(o._buffers if buf else o._parameters, k) for o, k, buf in self.slots]
         self.rerunnable = _without_side_effects(cap.program)
 
     def params(self) -> list:
-        return [(o._buffers if buf else o._parameters)[k] for o, k, buf in self.slots]
+        return [d[k] for d, k in self._dicts]
 
     def __call__(self, tensors: list) -> Any:
-        outs = _C._jit_run(self.handle, tensors, self.params(), self.consts)
+        outs = _C._jit_run(self.handle, tensors, [d[k] for d, k in self._dicts], self.consts)
+        if self.out_structure == _ONE_TENSOR:
+            return outs[0]
         return unflatten(self.out_structure, outs)
 
 
@@ -128,6 +134,8 @@ class StaticFunction:
         self._cache: dict = {}
         self.graph_breaks: list[str] = []
         self.captures = 0
+        self._sublayers: list | None = None
+        self._open_by_ranks: dict = {}
         functools.update_wrapper(self, fn)
 
     # A decorated method: one StaticFunction per instance, bound to it.
@@ -158,28 +166,41 @@ class StaticFunction:
         return [p for p in self._cache.values() if isinstance(p, ConcreteProgram)]
 
     def _signature(self, args, kwargs):
-        tensors: list = []
-        structure = flatten((args, kwargs), tensors)
+        if not kwargs and all(isinstance(a, _C.Tensor) for a in args):
+            # the common call, tensors only: the key without walking a structure
+            tensors = list(args)
+            structure: Any = len(args)
+        else:
+            tensors = []
+            structure = hashable(flatten((args, kwargs), tensors))
         open_dims = self._open_dims(args, tensors)
         shapes = []
         groups: dict = {}
         for i, t in enumerate(tensors):
-            shape = list(t.shape)
-            for d in open_dims.get(i, ()):
-                groups.setdefault(shape[d], []).append((i, d))
-                shape[d] = -1
-            shapes.append((t.dtype.name, tuple(shape), t.stop_gradient))
+            dims = open_dims.get(i)
+            if dims:
+                shape = list(t.shape)
+                for d in dims:
+                    groups.setdefault(shape[d], []).append((i, d))
+                    shape[d] = -1
+                shapes.append((t.dtype, tuple(shape), t.stop_gradient))
+            else:
+                shapes.append((t.dtype, tuple(t.shape), t.stop_gradient))
         symbols = list(groups.values())
-        layer = self._layer
-        modes = tuple(s.training for s in layer.sublayers(include_self=True)) if layer else ()
-        amp = _C._amp_state()[:2]
+        if self._layer is not None:
+            if self._sublayers is None:
+                # the layer's structure is read once (docs/jit.md, "Guards")
+                self._sublayers = self._layer.sublayers(include_self=True)
+            modes: tuple = tuple([s.training for s in self._sublayers])
+        else:
+            modes = ()
         key = (
-            hashable(structure),
+            structure,
             tuple(shapes),
             tuple(tuple(g) for g in symbols),
             modes,
             _C.is_grad_enabled(),
-            str(amp),
+            _C._amp_state()[:2],
         )
         return key, tensors, symbols
 
@@ -187,6 +208,12 @@ class StaticFunction:
         """{flat tensor index: dims InputSpec leaves open} for the positional tensors."""
         if not self._input_spec:
             return {}
+        positional = len(tensors) == len(args)
+        if positional:
+            ranks = tuple([t.ndim for t in tensors])
+            cached = self._open_by_ranks.get(ranks)
+            if cached is not None:
+                return cached
         out = {}
         flat = 0
         for a, spec in zip(args, self._input_spec):
@@ -196,6 +223,8 @@ class StaticFunction:
                 flat += 1
             else:
                 flat += _count(a)
+        if positional:
+            self._open_by_ranks[ranks] = out
         return out
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
