@@ -69,8 +69,8 @@ const OpSchema* FindSchema(std::string_view type) {
   return it == index.end() ? nullptr : it->second;
 }
 
-std::vector<Tensor> Run(const Program& program, std::span<const Tensor> inputs,
-                        std::span<const Tensor> params, std::span<const Tensor> consts) {
+std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& inputs,
+                        const std::vector<Tensor>& params, const std::vector<Tensor>& consts) {
   OAR_ENFORCE(inputs.size() == program.inputs.size(),
               errors::InvalidArgument("jit program: takes ", program.inputs.size(),
                                       " input tensors, but got ", inputs.size()));

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <span>
 #include <string_view>
 #include <vector>
 
@@ -46,7 +45,7 @@ const OpSchema* FindSchema(std::string_view type);
 // program's order). Checks the inputs against the program's specs (count,
 // dtype, rank, every non-symbolic dimension): a mismatch is a typed error
 // naming the input. Intermediates are freed after their last use.
-std::vector<Tensor> Run(const Program& program, std::span<const Tensor> inputs,
-                        std::span<const Tensor> params, std::span<const Tensor> consts);
+std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& inputs,
+                        const std::vector<Tensor>& params, const std::vector<Tensor>& consts);
 
 }  // namespace oar::jit
