@@ -380,6 +380,7 @@ from . import random  # noqa: A004 - paddle.random: initial_seed
 from . import base, compat, geometric, jit, sysconfig, text
 from . import incubate, quantization
 from . import special  # paddle.special: PyTorch-style names; after compat
+from . import onnx  # paddle.onnx.export, docs/onnx.md: needs the onnx package only to export
 
 # ---- Paddle's top-level names from the namespaces ----------------------------------------
 from .amp import (
