@@ -26,13 +26,15 @@ PY=${PYTHON:-python3}
 # matplotlib (with pillow): the demo's training curve and the PIL image backend;
 # selenium drives headless Chromium in the oar.viz HTML viewer's test.
 # import-linter and ruff: the Python package's import layers, its format and lint.
+# onnx and onnxruntime: oar.onnx's export and the runtime its tests run the models in.
 PIP_PACKAGES=(cmake ninja pyyaml numpy pytest scikit-build-core mypy "torch==2.13.0"
-              safetensors tqdm matplotlib pillow selenium import-linter ruff)
+              safetensors tqdm matplotlib pillow selenium import-linter ruff onnx onnxruntime)
 need_pip=0
 "$PY" - <<'PYEOF' || need_pip=1
 import importlib.util, sys
 mods = ["cmake", "ninja", "yaml", "numpy", "pytest", "scikit_build_core", "mypy", "torch",
-        "safetensors", "tqdm", "matplotlib", "PIL", "selenium", "importlinter", "ruff"]
+        "safetensors", "tqdm", "matplotlib", "PIL", "selenium", "importlinter", "ruff",
+        "onnx", "onnxruntime"]
 sys.exit(0 if all(importlib.util.find_spec(m) for m in mods) else 1)
 PYEOF
 if [ "$need_pip" = 1 ]; then
