@@ -1211,6 +1211,65 @@ def _nonzero(g: Graph, op: Op) -> str:
     return g.op("Transpose", [nz], perm=[1, 0])
 
 
+def _slice_index(start: int, end: int, step: int, n: int) -> range:
+    """The positions x[start:end:step] takes along a dim of size n (Python's slices, as
+    oar's NormalizeSlices)."""
+    return range(*slice(start, end, step).indices(n))
+
+
+def _set_region(g: Graph, op: Op, x: str, value: str) -> str:
+    """x with the slice x[starts:ends:strides] along axes replaced by value, broadcast.
+    Unit steps: the slice's neighbours concatenated around it, one axis after the other
+    (any size, known at export or not); other steps: ScatterND at positions computed at
+    export (the sizes must be known)."""
+    axes = [int(a) for a in op.attr("axes", [])]
+    starts = [int(v) for v in op.attr("starts", [])]
+    ends = [int(v) for v in op.attr("ends", [])]
+    strides = [int(v) for v in op.attr("strides", [])] or [1] * len(axes)
+    if not axes:
+        return g.op("Expand", [value, _shape_of(g, x)])
+    shape = g.shape(x)
+    if all(st == 1 for st in strides):
+
+        def fill(t: str, i: int) -> str:
+            if i == len(axes):
+                return g.op("Expand", [value, _shape_of(g, t)])
+            a, b, e = axes[i], starts[i], ends[i]
+            n = shape[a] if shape is not None else None
+            if n is not None and not _slice_index(b, e, 1, n):
+                return t  # an empty slice: nothing is set
+            left = g.op("Slice", [t, g.ints([0]), g.ints([b]), g.ints([a])])
+            mid = g.op("Slice", [t, g.ints([b]), g.ints([e]), g.ints([a])])
+            right = g.op("Slice", [t, g.ints([e]), g.ints([INT64_MAX]), g.ints([a])])
+            return g.op("Concat", [left, fill(mid, i + 1), right], axis=a)
+
+        return fill(x, 0)
+    if shape is None or any(d is None for d in shape):
+        raise op.unsupported(
+            "a slice with steps other than 1 needs the sizes of x at export (they are dynamic)"
+        )
+    r = len(shape)
+    pos = [range(n) for n in shape]
+    for a, b, e, st in zip(axes, starts, ends, strides):
+        pos[_axis(a, r)] = _slice_index(b, e, st, shape[_axis(a, r)])
+    region = [len(p) for p in pos]
+    grid = np.stack(np.meshgrid(*[np.asarray(p, np.int64) for p in pos], indexing="ij"), -1)
+    upd = g.op("Expand", [value, g.ints(region)])
+    return g.op("ScatterND", [x, g.const(grid.reshape(region + [r]), "int64", "indices"), upd])
+
+
+@_reg("set_value", "Slice, Concat, Expand (ScatterND for steps other than 1)")
+def _set_value(g: Graph, op: Op) -> str:
+    x = op.need(0, "x")
+    return _set_region(g, op, x, g.scalar(op.attr("value", 0), g.dtypes[x]))
+
+
+@_reg("set_value_with_tensor", "Slice, Concat, Expand (ScatterND for steps other than 1)")
+def _set_value_with_tensor(g: Graph, op: Op) -> str:
+    x = op.need(0, "x")
+    return _set_region(g, op, x, g.cast(op.need(1, "value"), g.dtypes[x]))
+
+
 @_reg("pad", "Pad (Slice, Concat for circular)")
 def _pad(g: Graph, op: Op) -> str:
     x = op.need(0, "x")
