@@ -1023,6 +1023,16 @@ def test_an_input_returned_as_is_gets_an_identity():
     assert len(out) == 2 and all(np.array_equal(o, X) for o in out)
 
 
+def test_the_docs_list_the_table():
+    from oar.onnx._ops import op_table
+
+    path = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "onnx.md")
+    doc = open(path, encoding="utf-8").read()
+    start = doc.index("\n", doc.index("<!-- op table")) + 1
+    block = doc[start : doc.index("<!-- end of op table -->")]
+    assert block == op_table(), "docs/onnx.md's op table is stale: paste oar.onnx._ops.op_table()"
+
+
 # ---- export() ------------------------------------------------------------------------------
 
 needs_capture = pytest.mark.skipif(

@@ -135,13 +135,26 @@ _F = TypeVar("_F", bound=Handler)
 
 
 def _reg(names: str, onnx_ops: str) -> Callable[[_F], _F]:
+    """Registers the handler for the op types in names (space-separated); onnx_ops: the
+    ONNX ops written, one text for all or one per name separated by " | "."""
+    texts = onnx_ops.split(" | ")
+    ops = names.split()
+    assert len(texts) in (1, len(ops)), names
+
     def deco(fn: _F) -> _F:
-        for n in names.split():
+        for i, n in enumerate(ops):
             TABLE[n] = fn
-            ONNX_OPS[n] = onnx_ops
+            ONNX_OPS[n] = texts[i if len(texts) > 1 else 0]
         return fn
 
     return deco
+
+
+def op_table() -> str:
+    """The Markdown table of the mapping (docs/onnx.md holds it; a test compares)."""
+    rows = ["| oar op | ONNX |", "|---|---|"]
+    rows += [f"| `{n}` | {ONNX_OPS[n]} |" for n in sorted(ONNX_OPS)]
+    return "\n".join(rows) + "\n"
 
 
 # ---- helpers -------------------------------------------------------------------------------
@@ -625,13 +638,13 @@ def _not_equal(g: Graph, op: Op) -> str:
     return g.op("Not", [g.op("Equal", [x, y], dtype="bool")])
 
 
-@_reg("divide", "Div")
+@_reg("divide", "Div (integers cast to float32)")
 def _divide(g: Graph, op: Op) -> str:
     x, y = _promote(g, [_float(g, op.need(0, "x")), _float(g, op.need(1, "y"))])
     return g.op("Div", [x, y])
 
 
-@_reg("floor_divide", "Div, Floor (floats); Div, Mod, Where (integers)")
+@_reg("floor_divide", "Div, Floor (floats); Div, Mod, Sub (integers)")
 def _floor_divide(g: Graph, op: Op) -> str:
     x, y = _promote(g, [op.need(0, "x"), op.need(1, "y")])
     if g.dtypes[x] in FLOATS:
@@ -649,7 +662,7 @@ def _floor_divide(g: Graph, op: Op) -> str:
     return g.op("Sub", [q, g.cast(fix, g.dtypes[x])])
 
 
-@_reg("remainder", "Mod")
+@_reg("remainder", "Mod (Where, Add for floats)")
 def _remainder(g: Graph, op: Op) -> str:
     x, y = _promote(g, [op.need(0, "x"), op.need(1, "y")])
     if g.dtypes[x] not in FLOATS:
@@ -665,7 +678,7 @@ def _remainder(g: Graph, op: Op) -> str:
     return g.op("Where", [fix, g.op("Add", [r, y]), r])
 
 
-@_reg("logical_and logical_or logical_xor", "And, Or, Xor")
+@_reg("logical_and logical_or logical_xor", "And | Or | Xor")
 def _logical(g: Graph, op: Op) -> str:
     onnx_op = {"and": "And", "or": "Or", "xor": "Xor"}[op.type.split("_")[1]]
     x = g.cast(op.need(0, "x"), "bool")
@@ -673,7 +686,11 @@ def _logical(g: Graph, op: Op) -> str:
     return g.op(onnx_op, [x, y])
 
 
-@_reg("bitwise_and bitwise_or bitwise_xor", "And, Or, Xor (bool); Bitwise* (opset 18)")
+@_reg(
+    "bitwise_and bitwise_or bitwise_xor",
+    "And (bool), BitwiseAnd (opset 18) | Or (bool), BitwiseOr (opset 18) "
+    "| Xor (bool), BitwiseXor (opset 18)",
+)
 def _bitwise(g: Graph, op: Op) -> str:
     kind = op.type.split("_")[1]
     x, y = op.need(0, "x"), op.need(1, "y")
@@ -1154,7 +1171,7 @@ def _trilu_mask(g: Graph, x: str, k: int, upper: bool) -> str:
     return g.op("GreaterOrEqual" if upper else "LessOrEqual", [d, kk], dtype="bool")
 
 
-@_reg("triu tril", "Trilu (Range, Where for other dtypes)")
+@_reg("triu tril", "Trilu (Range, Where for dtypes onnxruntime's Trilu lacks)")
 def _trilu(g: Graph, op: Op) -> str:
     x = op.need(0, "x")
     k = int(op.attr("diagonal", 0))
@@ -1376,7 +1393,7 @@ def _prod(g: Graph, op: Op) -> str:
     return _reduce(g, "ReduceProd", g.cast(x, dt), _axes(op), bool(op.attr("keepdim", False)))
 
 
-@_reg("all any", "Cast, ReduceMin / ReduceMax")
+@_reg("all any", "Cast, ReduceMin | Cast, ReduceMax")
 def _all_any(g: Graph, op: Op) -> str:
     x = g.cast(g.cast(op.need(0, "x"), "bool"), "int32")
     onnx_op = "ReduceMin" if op.type.startswith("all") else "ReduceMax"
@@ -1390,7 +1407,10 @@ def _count_nonzero(g: Graph, op: Op) -> str:
     return _reduce(g, "ReduceSum", g.cast(nz, "int64"), _axes(op), bool(op.attr("keepdim", False)))
 
 
-@_reg("var std", "ReduceMean, Sub, Mul, ReduceSum, Size, Div (Sqrt)")
+@_reg(
+    "var std",
+    "ReduceMean, Sub, Mul, ReduceSum, Size, Div | ReduceMean, Sub, Mul, ReduceSum, Size, Div, Sqrt",
+)
 def _var_std(g: Graph, op: Op) -> str:
     x = _float(g, op.need(0, "x"))
     axes = _axes(op)
@@ -1433,7 +1453,7 @@ def _p_norm(g: Graph, op: Op) -> str:
     return g.op("Pow", [s, _attr_const(g, x, 1.0 / p)])
 
 
-@_reg("argmax argmin", "ArgMax / ArgMin")
+@_reg("argmax argmin", "ArgMax | ArgMin")
 def _argmax(g: Graph, op: Op) -> str:
     x = op.need(0, "x")
     axes = _axes(op)
