@@ -102,7 +102,6 @@ OUT_OF_SCOPE = {
     "paddle.static": "static graphs",
     "paddle.static.nn": "static graphs",
     "paddle.inference": "static graphs",
-    "paddle.onnx": "static graphs",
     "paddle.hub": "downloads",
     "paddle.utils.download": "downloads",
     "paddle.cuda": "GPU",
