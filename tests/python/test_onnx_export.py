@@ -1017,6 +1017,23 @@ def test_node_names_carry_the_layer_and_outputs_are_named():
     assert model.opset_import[0].version == 17
 
 
+def test_bfloat16_and_float16_values():
+    # a bfloat16 constant given as its bits (what oar's Tensor.numpy() returns), cast
+    bf = oar.to_tensor([1.5, -2.25, 3.0]).astype("bfloat16")
+    prog = program([], [], [], [])
+    prog["consts"] = [{"name": "c", "dtype": "bfloat16", "shape": [3]}]
+    prog["ops"] = [
+        {"type": "cast", "inputs": [[0]], "attrs": {"dtype": "float32"}, "output": 1, "layer": ""}
+    ]
+    prog["outputs"] = [1]
+    (got,) = run_onnx(program_to_onnx(prog, {"c": bf}), {})
+    np.testing.assert_array_equal(got, [1.5, -2.25, 3.0])
+    # float16 inputs
+    a, b = f32(3, 4).astype(np.float16), f32(4).astype(np.float16)
+    check("add", [a, b], {})
+    check("relu", [a], {})
+
+
 def test_an_input_returned_as_is_gets_an_identity():
     prog = program([("x", X)], [], [], [0, 0])
     out = run_onnx(program_to_onnx(prog, {}), {"x": X})

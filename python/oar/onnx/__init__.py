@@ -24,7 +24,7 @@ def program_to_onnx(program: Any, tensors: Mapping[str, Any], opset_version: int
     its JSON file; tensors: the values of its params and consts by name (numpy arrays
     or oar Tensors); opset_version: the ONNX opset to write, 13 to 18. Raises
     UnsupportedOpError for an op (or a form of one) with no ONNX mapping."""
-    check_opset(opset_version)
+    check_opset(opset_version, "oar.onnx.program_to_onnx")
     from ._program import program_to_onnx as convert  # imports onnx: an optional dependency
 
     return convert(program, tensors, opset_version)
@@ -52,7 +52,7 @@ def export(
     example Tensors; opset_version: 13 to 18 (Paddle's default is 9, which oar does not
     write; oar's is 17). configs: Paddle's extra options are accepted and ignored, with a
     warning naming them."""
-    check_opset(opset_version)
+    check_opset(opset_version, "oar.onnx.export")
     if not isinstance(path, (str, os.PathLike)):
         raise TypeError(
             f"oar.onnx.export(): argument 'path' must be a str, but got {type(path).__name__}"

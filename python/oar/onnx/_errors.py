@@ -24,16 +24,17 @@ class UnsupportedOpError(NotImplementedError):
         )
 
 
-def check_opset(opset_version: object) -> int:
-    """opset_version as an int in MIN_OPSET..MAX_OPSET, else TypeError/ValueError."""
+def check_opset(opset_version: object, api: str) -> int:
+    """opset_version as an int in MIN_OPSET..MAX_OPSET, else TypeError/ValueError naming
+    api (the function called) and the argument."""
     if isinstance(opset_version, bool) or not isinstance(opset_version, int):
         raise TypeError(
-            f"oar.onnx.export(): argument 'opset_version' must be an int, but got "
+            f"{api}(): argument 'opset_version' must be an int, but got "
             f"{type(opset_version).__name__}"
         )
     if not MIN_OPSET <= opset_version <= MAX_OPSET:
         raise ValueError(
-            f"oar.onnx.export(): argument 'opset_version' must be in {MIN_OPSET}..{MAX_OPSET} "
+            f"{api}(): argument 'opset_version' must be in {MIN_OPSET}..{MAX_OPSET} "
             f"(the opsets oar writes and tests), but got {opset_version}"
         )
     return opset_version

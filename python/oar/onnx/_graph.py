@@ -78,10 +78,9 @@ def tensor_proto(name: str, value: Any, dtype: str) -> onnx.TensorProto:
     if dtype in NUMPY_TYPES:
         return numpy_helper.from_array(np.asarray(value, dtype=NUMPY_TYPES[dtype]), name)
     arr = np.asarray(value)
-    if dtype == "bfloat16" and arr.dtype == np.uint16:  # the raw bits
-        t = helper.make_tensor(name, TensorProto.BFLOAT16, arr.shape, [])
-        t.raw_data = np.ascontiguousarray(arr).tobytes()
-        return t
+    if dtype == "bfloat16" and arr.dtype == np.uint16:  # the bits, as oar's numpy() gives
+        raw = np.ascontiguousarray(arr).astype("<u2").tobytes()
+        return helper.make_tensor(name, TensorProto.BFLOAT16, arr.shape, raw, raw=True)
     arr = arr.astype(np.float32)
     return helper.make_tensor(name, ONNX_TYPES[dtype], arr.shape, arr.flatten().tolist())
 

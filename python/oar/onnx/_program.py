@@ -103,7 +103,7 @@ class _Symbols:
 def program_to_onnx(
     program: Any, tensors: Mapping[str, Any], opset_version: int = 17
 ) -> onnx.ModelProto:
-    opset = check_opset(opset_version)
+    opset = check_opset(opset_version, "oar.onnx.program_to_onnx")
     program = _load(program)
     _check(program)
     g = Graph(opset)
