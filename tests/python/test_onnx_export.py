@@ -117,6 +117,31 @@ POS = f32(2, 3, 4, lo=0.1, hi=3.0)
 UNIT = f32(2, 3, 4, lo=-0.9, hi=0.9)
 IMG = f32(2, 3, 7, 7)
 
+
+def pool(kernel, strides=(1, 1), paddings=(0, 0, 0, 0), max=False, **kw):
+    """The attributes of avg_pool (max=False) or max_pool_index, oar's defaults but kw."""
+    a = {
+        "kernel_size": kernel,
+        "strides": list(strides),
+        "paddings": list(paddings),
+        "ceil_mode": False,
+        "adaptive": False,
+    }
+    if not max:
+        a.update(exclusive=True, divisor=0)
+    a.update(kw)
+    return a
+
+
+def conv(strides, paddings, dilations=None, groups=1):
+    return {
+        "strides": strides,
+        "paddings": paddings,
+        "dilations": dilations or [1] * len(strides),
+        "groups": groups,
+    }
+
+
 CASES = [
     # unary
     *[
@@ -262,53 +287,29 @@ CASES = [
     ("matmul-ty", "matmul", [f32(2, 3, 4), f32(5, 4)], {"transpose_y": True}, (1,)),
     ("matmul-vec", "matmul", [f32(4), f32(2, 4, 5)], {}, ()),
     ("linear", "linear", [f32(2, 3, 4), f32(4, 5), f32(5)], {}, (1, 2)),
-    (
-        "conv",
-        "conv",
-        [IMG, f32(4, 3, 3, 3)],
-        {"strides": [1, 1], "paddings": [1, 1, 1, 1], "dilations": [1, 1], "groups": 1},
-        (1,),
-    ),
-    (
-        "conv-stride-pad",
-        "conv",
-        [IMG, f32(4, 3, 3, 2)],
-        {"strides": [2, 1], "paddings": [0, 1, 2, 0], "dilations": [1, 2], "groups": 1},
-        (1,),
-    ),
+    ("conv", "conv", [IMG, f32(4, 3, 3, 3)], conv([1, 1], [1, 1, 1, 1]), (1,)),
+    ("conv-stride-pad", "conv", [IMG, f32(4, 3, 3, 2)], conv([2, 1], [0, 1, 2, 0], [1, 2]), (1,)),
     (
         "conv-groups",
         "conv",
         [f32(2, 4, 6, 6), f32(6, 2, 3, 3)],
-        {"strides": [1, 1], "paddings": [1, 1, 1, 1], "dilations": [1, 1], "groups": 2},
+        conv([1, 1], [1, 1, 1, 1], groups=2),
         (1,),
     ),
     (
         "conv-depthwise",
         "conv",
         [f32(2, 4, 6, 6), f32(4, 1, 3, 3)],
-        {"strides": [2, 2], "paddings": [1, 1, 1, 1], "dilations": [1, 1], "groups": 4},
+        conv([2, 2], [1, 1, 1, 1], groups=4),
         (1,),
     ),
     ("conv-defaults", "conv", [IMG, f32(4, 3, 1, 1)], {}, (1,)),
-    (
-        "conv1d",
-        "conv",
-        [f32(2, 3, 9), f32(4, 3, 3)],
-        {"strides": [2], "paddings": [1, 1], "dilations": [1], "groups": 1},
-        (1,),
-    ),
+    ("conv1d", "conv", [f32(2, 3, 9), f32(4, 3, 3)], conv([2], [1, 1], [1]), (1,)),
     (
         "conv_transpose",
         "conv_transpose",
         [f32(2, 4, 5, 5), f32(4, 3, 3, 3)],
-        {
-            "strides": [2, 2],
-            "paddings": [1, 1, 1, 1],
-            "output_padding": [1, 1],
-            "dilations": [1, 1],
-            "groups": 1,
-        },
+        dict(conv([2, 2], [1, 1, 1, 1]), output_padding=[1, 1]),
         (1,),
     ),
     (
@@ -343,148 +344,34 @@ CASES = [
     ("rms_norm", "rms_norm", [X, f32(4)], {"epsilon": 1e-6, "begin_norm_axis": 2}, (1,)),
     ("batch_norm", "batch_norm", [IMG, f32(3), f32(3)], {"epsilon": 1e-5, "axis": 1}, (1, 2)),
     # pooling
-    (
-        "avg_pool",
-        "avg_pool",
-        [IMG],
-        {
-            "kernel_size": [3, 3],
-            "strides": [2, 2],
-            "paddings": [1, 1, 1, 1],
-            "ceil_mode": False,
-            "exclusive": True,
-            "divisor": 0,
-            "adaptive": False,
-        },
-        (),
-    ),
-    (
-        "avg_pool-inclusive",
-        "avg_pool",
-        [IMG],
-        {
-            "kernel_size": [3, 3],
-            "strides": [2, 2],
-            "paddings": [1, 1, 1, 1],
-            "ceil_mode": False,
-            "exclusive": False,
-            "divisor": 0,
-            "adaptive": False,
-        },
-        (),
-    ),
-    (
-        "avg_pool-ceil",
-        "avg_pool",
-        [IMG],
-        {
-            "kernel_size": [2, 2],
-            "strides": [2, 2],
-            "paddings": [0, 0, 0, 0],
-            "ceil_mode": True,
-            "exclusive": True,
-            "divisor": 0,
-            "adaptive": False,
-        },
-        (),
-    ),
+    ("avg_pool", "avg_pool", [IMG], pool([3, 3], [2, 2], [1, 1, 1, 1]), ()),
+    ("avg_pool-inclusive", "avg_pool", [IMG], pool([3, 3], [2, 2], [1] * 4, exclusive=False), ()),
+    ("avg_pool-ceil", "avg_pool", [IMG], pool([2, 2], [2, 2], [0] * 4, ceil_mode=True), ()),
     (
         "avg_pool-ceil-inclusive",
         "avg_pool",
         [IMG],
-        {
-            "kernel_size": [3, 3],
-            "strides": [2, 2],
-            "paddings": [1, 1, 1, 1],
-            "ceil_mode": True,
-            "exclusive": False,
-            "divisor": 0,
-            "adaptive": False,
-        },
+        pool([3, 3], [2, 2], [1] * 4, ceil_mode=True, exclusive=False),
         (),
     ),
-    (
-        "avg_pool-divisor",
-        "avg_pool",
-        [IMG],
-        {
-            "kernel_size": [2, 2],
-            "strides": [1, 1],
-            "paddings": [0, 0, 0, 0],
-            "ceil_mode": False,
-            "exclusive": True,
-            "divisor": 3,
-            "adaptive": False,
-        },
-        (),
-    ),
-    (
-        "avg_pool-nostrides",
-        "avg_pool",
-        [IMG],
-        {
-            "kernel_size": [2, 2],
-            "strides": [],
-            "paddings": [],
-            "ceil_mode": False,
-            "exclusive": True,
-            "divisor": 0,
-            "adaptive": False,
-        },
-        (),
-    ),
-    (
-        "adaptive_avg-1",
-        "avg_pool",
-        [IMG],
-        {"kernel_size": [1, 1], "strides": [1, 1], "paddings": [0, 0, 0, 0], "adaptive": True},
-        (),
-    ),
-    (
-        "adaptive_avg-divides",
-        "avg_pool",
-        [f32(2, 3, 8, 6)],
-        {"kernel_size": [4, 3], "strides": [1, 1], "paddings": [0, 0, 0, 0], "adaptive": True},
-        (),
-    ),
-    (
-        "adaptive_avg-uneven",
-        "avg_pool",
-        [IMG],
-        {"kernel_size": [3, 2], "strides": [1, 1], "paddings": [0, 0, 0, 0], "adaptive": True},
-        (),
-    ),
-    (
-        "max_pool_index",
-        "max_pool_index",
-        [IMG],
-        {
-            "kernel_size": [3, 3],
-            "strides": [2, 2],
-            "paddings": [1, 1, 1, 1],
-            "ceil_mode": False,
-            "adaptive": False,
-        },
-        (),
-    ),
+    ("avg_pool-divisor", "avg_pool", [IMG], pool([2, 2], [1, 1], [0] * 4, divisor=3), ()),
+    ("avg_pool-nostrides", "avg_pool", [IMG], pool([2, 2], [], []), ()),
+    ("adaptive_avg-1", "avg_pool", [IMG], pool([1, 1], adaptive=True), ()),
+    ("adaptive_avg-divides", "avg_pool", [f32(2, 3, 8, 6)], pool([4, 3], adaptive=True), ()),
+    ("adaptive_avg-uneven", "avg_pool", [IMG], pool([3, 2], adaptive=True), ()),
+    ("max_pool_index", "max_pool_index", [IMG], pool([3, 3], [2, 2], [1] * 4, max=True), ()),
     (
         "max_pool_index-ceil",
         "max_pool_index",
         [IMG],
-        {
-            "kernel_size": [2, 2],
-            "strides": [2, 2],
-            "paddings": [0, 0, 0, 0],
-            "ceil_mode": True,
-            "adaptive": False,
-        },
+        pool([2, 2], [2, 2], [0] * 4, ceil_mode=True, max=True),
         (),
     ),
     (
         "max_pool_index-adaptive",
         "max_pool_index",
         [f32(2, 3, 8, 6)],
-        {"kernel_size": [2, 3], "strides": [1, 1], "paddings": [0, 0, 0, 0], "adaptive": True},
+        pool([2, 3], adaptive=True, max=True),
         (),
     ),
     (

@@ -477,9 +477,30 @@ def _mish(g: Graph, op: Op) -> str:
     return g.op("Mul", [x, g.op("Tanh", [g.op("Softplus", [x])])])
 
 
-@_reg("elu", "Elu")
-def _elu(g: Graph, op: Op) -> str:
-    return g.op("Elu", [op.need(0, "x")], alpha=float(op.attr("alpha", 1.0)))
+# one ONNX op whose attributes are oar's: {ONNX attribute: (oar attribute, its default)}
+_WITH_ATTRS = {
+    "elu": ("Elu", {"alpha": ("alpha", 1.0)}),
+    "selu": (
+        "Selu",
+        {"alpha": ("alpha", 1.6732632423543772), "gamma": ("scale", 1.0507009873554805)},
+    ),
+    "leaky_relu": ("LeakyRelu", {"alpha": ("negative_slope", 0.01)}),
+    "hardsigmoid": ("HardSigmoid", {"alpha": ("slope", 0.1666667), "beta": ("offset", 0.5)}),
+    "softmax": ("Softmax", {"axis": ("axis", -1)}),
+    "log_softmax": ("LogSoftmax", {"axis": ("axis", -1)}),
+}
+
+
+def _with_attrs(onnx_op: str, attrs: dict[str, tuple[str, Any]]) -> Handler:
+    def handler(g: Graph, op: Op) -> str:
+        kw = {k: type(d)(op.attr(name, d)) for k, (name, d) in attrs.items()}
+        return g.op(onnx_op, [op.need(0, "x")], **kw)
+
+    return handler
+
+
+for _name, (_onnx, _attrs) in _WITH_ATTRS.items():
+    _reg(_name, _onnx)(_with_attrs(_onnx, _attrs))
 
 
 @_reg("celu", "Celu")
@@ -493,16 +514,6 @@ def _celu(g: Graph, op: Op) -> str:
     e = g.op("Mul", [a, g.op("Sub", [g.op("Exp", [g.op("Div", [x, a])]), _attr_const(g, x, 1.0)])])
     zero = _attr_const(g, x, 0.0)
     return g.op("Add", [g.op("Max", [x, zero]), g.op("Min", [e, zero])])
-
-
-@_reg("selu", "Selu")
-def _selu(g: Graph, op: Op) -> str:
-    return g.op(
-        "Selu",
-        [op.need(0, "x")],
-        alpha=float(op.attr("alpha", 1.6732632423543772)),
-        gamma=float(op.attr("scale", 1.0507009873554805)),
-    )
 
 
 @_reg("softplus", "Softplus, Mul, Div, Greater, Where")
@@ -534,21 +545,6 @@ def _hardswish(g: Graph, op: Op) -> str:
     return g.op("HardSwish", [op.need(0, "x")])
 
 
-@_reg("leaky_relu", "LeakyRelu")
-def _leaky_relu(g: Graph, op: Op) -> str:
-    return g.op("LeakyRelu", [op.need(0, "x")], alpha=float(op.attr("negative_slope", 0.01)))
-
-
-@_reg("hardsigmoid", "HardSigmoid")
-def _hardsigmoid(g: Graph, op: Op) -> str:
-    return g.op(
-        "HardSigmoid",
-        [op.need(0, "x")],
-        alpha=float(op.attr("slope", 0.1666667)),
-        beta=float(op.attr("offset", 0.5)),
-    )
-
-
 @_reg("hardtanh", "Clip")
 def _hardtanh(g: Graph, op: Op) -> str:
     x = op.need(0, "x")
@@ -575,16 +571,6 @@ def _thresholded_relu(g: Graph, op: Op) -> str:
 def _prelu(g: Graph, op: Op) -> str:
     x, w = _promote(g, [op.need(0, "x"), op.need(1, "weight")])
     return g.op("PRelu", [x, w])
-
-
-@_reg("softmax", "Softmax")
-def _softmax(g: Graph, op: Op) -> str:
-    return g.op("Softmax", [op.need(0, "x")], axis=int(op.attr("axis", -1)))
-
-
-@_reg("log_softmax", "LogSoftmax")
-def _log_softmax(g: Graph, op: Op) -> str:
-    return g.op("LogSoftmax", [op.need(0, "x")], axis=int(op.attr("axis", -1)))
 
 
 # ---- elementwise binary --------------------------------------------------------------------
@@ -767,36 +753,16 @@ def _window_attrs(
     return strides, onnx_pads, dil or [1] * nd
 
 
-@_reg("conv", "Conv")
+@_reg("conv conv_transpose", "Conv | ConvTranspose")
 def _conv(g: Graph, op: Op) -> str:
     x, w = _promote(g, [op.need(0, "x"), op.need(1, "weight")])
     nd = _rank(g, op, w) - 2
     strides, pads, dil = _window_attrs(op, nd)
-    return g.op(
-        "Conv",
-        [x, w],
-        strides=strides,
-        pads=pads,
-        dilations=dil,
-        group=int(op.attr("groups", 1)),
-    )
-
-
-@_reg("conv_transpose", "ConvTranspose")
-def _conv_transpose(g: Graph, op: Op) -> str:
-    x, w = _promote(g, [op.need(0, "x"), op.need(1, "weight")])
-    nd = _rank(g, op, w) - 2
-    strides, pads, dil = _window_attrs(op, nd)
-    outpad = [int(p) for p in op.attr("output_padding", [])] or [0] * nd
-    return g.op(
-        "ConvTranspose",
-        [x, w],
-        strides=strides,
-        pads=pads,
-        dilations=dil,
-        output_padding=outpad,
-        group=int(op.attr("groups", 1)),
-    )
+    attrs = {"strides": strides, "pads": pads, "dilations": dil}
+    if op.type.startswith("conv_transpose"):
+        attrs["output_padding"] = [int(p) for p in op.attr("output_padding", [])] or [0] * nd
+        return g.op("ConvTranspose", [x, w], group=int(op.attr("groups", 1)), **attrs)
+    return g.op("Conv", [x, w], group=int(op.attr("groups", 1)), **attrs)
 
 
 @_reg("embedding", "Gather (Equal, Where for padding_idx)")
