@@ -578,6 +578,7 @@ def test_every_mapped_op_has_a_case():
         "bitwise_or",
         "bitwise_xor",
         "bitwise_not",
+        "detach",
     }
     missing = sorted(set(supported_ops()) - tested)
     assert not missing, f"ops of the table without a test case: {missing}"
@@ -602,6 +603,68 @@ def test_more_ops(opset):
         for op in ("bitwise_and", "bitwise_or", "bitwise_xor"):
             check(op, [a, b], {}, (), opset)
         check("bitwise_not", [a], {}, (), opset)
+
+
+def test_capture_fields_detach_non_finite_and_output_shapes():
+    # what oar.jit's programs add: detach ops, non-finite floats as strings, each op's
+    # output shape with the symbolic sizes in symbolic_shapes
+    ops = [
+        {
+            "type": "detach",
+            "inputs": [[0]],
+            "attrs": {},
+            "output": 1,
+            "layer": "",
+            "shape": [2, 1, 4],
+        },
+        {
+            "type": "squeeze",
+            "inputs": [[1]],
+            "attrs": {"axis": [0, 1]},
+            "output": 2,
+            "layer": "",
+            "shape": [2, 4],
+        },
+        {
+            "type": "full",
+            "inputs": [],
+            "output": 3,
+            "layer": "",
+            "shape": [2],
+            "attrs": {"shape": [2], "value": "-inf", "dtype": "float32"},
+        },
+        {
+            "type": "clip",
+            "inputs": [[2]],
+            "output": 4,
+            "layer": "",
+            "shape": [2, 4],
+            "attrs": {"min": "-inf", "max": 0.5},
+        },
+    ]
+    prog = program(
+        [("x", ("float32", [-1, 1, 4]))],
+        [],
+        ops,
+        [2, 3, 4],
+        symbols=[{"name": "batch", "input": 0, "dim": 0}],
+    )
+    prog["symbolic_shapes"] = [
+        {"op": k, "dim": 0, "symbol": 0, "scale": 1, "offset": 0} for k in (0, 1, 3)
+    ]
+    model = program_to_onnx(prog, {})
+    dims = [
+        [d.dim_param or d.dim_value for d in o.type.tensor_type.shape.dim]
+        for o in model.graph.output
+    ]
+    assert dims == [["batch", 4], [2], ["batch", 4]]
+    for n in (2, 3):
+        x = f32(n, 1, 4)
+        sq, full, clip = run_onnx(model, {"x": x})
+        # the batch (2 at capture) is not squeezed: the output kept it
+        np.testing.assert_array_equal(sq, x[:, 0])
+        np.testing.assert_array_equal(full, [-np.inf, -np.inf])
+        np.testing.assert_array_equal(clip, np.minimum(x[:, 0], 0.5))
 
 
 def test_max_pool_indices_are_oar_s_and_pool_gather_reads_them():

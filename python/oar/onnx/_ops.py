@@ -21,6 +21,19 @@ INT64_MAX = 2**63 - 1
 INT64_MIN = -(2**63)
 
 
+_NON_FINITE = {"inf": math.inf, "-inf": -math.inf, "nan": math.nan}
+
+
+def _finite(v: Any) -> Any:
+    """An attribute value with the program's strings for non-finite floats ("inf",
+    "-inf", "nan") as floats."""
+    if isinstance(v, str):
+        return _NON_FINITE.get(v, v)
+    if isinstance(v, list):
+        return [_finite(e) for e in v]
+    return v
+
+
 class Op:
     """One op of the program as its handler sees it.
 
@@ -30,7 +43,8 @@ class Op:
     elements of attributes that depend on a symbolic dimension, {attr: {index:
     (symbol, scale, offset)}} (index -1: a scalar attribute); symbol_value(symbol,
     scale, offset) writes the nodes computing one (int64, shape [1]). consumers: the
-    ops of the program that read the output; is_output: whether it is a program output."""
+    ops of the program that read the output; is_output: whether it is a program output;
+    out_shape: the output's shape at capture, when the program records it."""
 
     def __init__(
         self,
@@ -47,7 +61,9 @@ class Op:
         self.layer = spec.get("layer", "") or ""
         self.args = args
         self.arg_ids: list[list[int]] = spec["inputs"]
-        self.attrs: dict = spec.get("attrs", {}) or {}
+        self.attrs: dict = {k: _finite(v) for k, v in (spec.get("attrs", {}) or {}).items()}
+        shape = spec.get("shape")
+        self.out_shape: list[int] | None = None if shape is None else [int(d) for d in shape]
         self.symbolic = symbolic
         self._symbol_value = symbol_value
         self.consumers = consumers
@@ -376,6 +392,11 @@ def _bitwise_not(g: Graph, op: Op) -> str:
     if g.opset < 18:
         raise op.unsupported("bitwise_not of integers needs opset 18 (BitwiseNot)")
     return g.op("BitwiseNot", [x])
+
+
+@_reg("detach", "Identity")
+def _detach(g: Graph, op: Op) -> str:
+    return g.op("Identity", [op.need(0, "x")])
 
 
 @_reg("cast", "Cast")
@@ -1024,18 +1045,26 @@ def _unsqueeze(g: Graph, op: Op) -> str:
 def _squeeze(g: Graph, op: Op) -> str:
     x = op.need(0, "x")
     axes = [int(a) for a in op.attr("axis", [])]
-    if not axes:
-        return g.op("Squeeze", [x])
     shape = g.shape(x)
     if shape is None:
         raise op.unsupported("the rank of its input is unknown at export")
+    if not axes:
+        axes = list(range(len(shape)))
     if not shape:
         return g.op("Identity", [x])
-    # oar keeps the axes whose size is not 1; a size unknown at export must be 1
-    keep = sorted({_axis(a, len(shape)) for a in axes if shape[_axis(a, len(shape))] in (1, None)})
-    if not keep:
+    # oar drops only the axes of size 1. A size unknown at export (a symbolic one) was
+    # dropped at capture if the output has that many fewer axes; without the output's
+    # shape it is taken to be 1.
+    axes = sorted({_axis(a, len(shape)) for a in axes})
+    drop = [a for a in axes if shape[a] == 1]
+    unknown = [a for a in axes if shape[a] is None]
+    if op.out_shape is not None:
+        drop = sorted(drop + unknown[: len(shape) - len(op.out_shape) - len(drop)])
+    else:
+        drop = sorted(drop + unknown)
+    if not drop:
         return g.op("Identity", [x])
-    return g.op("Squeeze", [x, g.ints(keep)])
+    return g.op("Squeeze", [x, g.ints(drop)])
 
 
 @_reg("expand", "Expand")

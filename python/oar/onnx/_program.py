@@ -148,6 +148,14 @@ def program_to_onnx(
             int(s.get("scale", 1)),
             int(s.get("offset", 0)),
         )
+    sym_shapes: dict[int, dict[int, tuple]] = {}
+    for s in program.get("symbolic_shapes", []) or []:
+        sym_shapes.setdefault(int(s["op"]), {})[int(s["dim"])] = (
+            int(s["symbol"]),
+            int(s.get("scale", 1)),
+            int(s.get("offset", 0)),
+        )
+    sym_names = [str(s["name"]) for s in program.get("symbols", []) or []]
     symbols = _Symbols(g, program, values)
 
     for k, spec in enumerate(ops):
@@ -185,6 +193,13 @@ def program_to_onnx(
                 f"ONNX: {type(e).__name__}: {e}"
             ) from e
         values[int(spec["output"])] = out
+        if spec.get("shape") is not None:
+            # the output's shape at capture; a size that follows a symbol is the
+            # symbol's dim_param (the size itself) or unknown (scaled or offset)
+            dims: list = [int(d) for d in spec["shape"]]
+            for d, (sym, scale, offset) in sym_shapes.get(k, {}).items():
+                dims[d] = sym_names[sym] if (scale, offset) == (1, 0) else None
+            g.shapes[out] = dims
     g.scope = ""
 
     # The outputs: output_0, output_1, ... (the producing node's value renamed, or an
