@@ -1,8 +1,7 @@
 """oar.onnx: each op of the mapping table as a one-op program, run by onnxruntime against
 the oar op itself (oar._C.<op> with the same attributes) at every opset the exporter
 writes; the models pass onnx.checker; a symbolic batch dimension runs at two sizes;
-the errors. export() of whole models needs graph capture (oar.jit.export_program): those
-tests are skipped while it is missing."""
+the errors; export() of whole models (captured by oar.jit) against the eager models."""
 
 import os
 
@@ -1002,22 +1001,10 @@ def test_the_docs_list_the_table():
 
 # ---- export() ------------------------------------------------------------------------------
 
-needs_capture = pytest.mark.skipif(
-    not hasattr(oar.jit, "export_program"),
-    reason="oar.jit.export_program (graph capture) is not in oar yet",
-)
-
 
 def test_export_checks_the_path_first():
     with pytest.raises(ValueError, match="file_prefix is empty"):
         oar.onnx.export(None, "some/dir/")
-
-
-def test_export_without_capture_says_so():
-    if hasattr(oar.jit, "export_program"):
-        pytest.skip("oar.jit.export_program exists")
-    with pytest.raises(NotImplementedError, match="export_program"):
-        oar.onnx.export(oar.nn.Linear(2, 3), "model")
 
 
 def _models():
@@ -1087,7 +1074,6 @@ def _lively(model):
     return model
 
 
-@needs_capture
 @pytest.mark.parametrize("name", MODELS)
 def test_export_models_run_in_onnxruntime(name, tmp_path):
     model, shape, dtype = next((m, s, d) for n, m, s, d in _models() if n == name)
@@ -1097,6 +1083,10 @@ def test_export_models_run_in_onnxruntime(name, tmp_path):
     oar.onnx.export(model, path, input_spec=[spec])
     assert os.path.exists(path + ".onnx")
     onnx.checker.check_model(path + ".onnx", full_check=True)
+    m = onnx.load(path + ".onnx")
+    batch_dim = m.graph.input[0].type.tensor_type.shape.dim[0]
+    assert batch_dim.dim_param and not batch_dim.HasField("dim_value")
+    assert m.graph.output[0].type.tensor_type.shape.dim[0].dim_param == batch_dim.dim_param
     sess = ort.InferenceSession(path + ".onnx", providers=["CPUExecutionProvider"])
     for batch in (1, 3):
         if dtype == "int64":

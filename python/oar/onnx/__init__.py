@@ -8,7 +8,7 @@ import os
 import warnings
 from typing import Any, Mapping, Sequence
 
-from .. import jit
+from ..jit import export_program
 from ._errors import UnsupportedOpError, check_opset
 
 __all__ = ["export", "program_to_onnx", "supported_ops", "UnsupportedOpError"]
@@ -67,12 +67,6 @@ def export(
         warnings.warn(
             f"oar.onnx.export(): the options {sorted(configs)} are accepted and ignored",
             stacklevel=2,
-        )
-    export_program = getattr(jit, "export_program", None)
-    if export_program is None:
-        raise NotImplementedError(
-            "oar.onnx.export(): graph capture (oar.jit.export_program) is not in this build "
-            "of oar; oar.onnx.program_to_onnx() converts a program captured elsewhere"
         )
     program, tensors = export_program(layer, input_spec)
     model = program_to_onnx(program, tensors, opset_version)
