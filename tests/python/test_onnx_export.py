@@ -13,6 +13,7 @@ import oar
 onnx = pytest.importorskip("onnx")
 ort = pytest.importorskip("onnxruntime")
 
+from jit_models import MODELS  # noqa: E402
 from oar.onnx import UnsupportedOpError, program_to_onnx, supported_ops  # noqa: E402
 from oar.onnx._errors import MAX_OPSET, MIN_OPSET  # noqa: E402
 
@@ -1007,62 +1008,6 @@ def test_export_checks_the_path_first():
         oar.onnx.export(None, "some/dir/")
 
 
-def _models():
-    import sys
-
-    nn = oar.nn
-    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "examples"))
-    from fashion_mnist_cnn import CNN
-
-    yield "cnn", CNN(), [1, 28, 28], "float32"
-    from oar.vision.models import mobilenet_v2, resnet18
-
-    yield "resnet18", resnet18(num_classes=10), [3, 32, 32], "float32"
-    yield "mobilenet_v2", mobilenet_v2(num_classes=10), [3, 32, 32], "float32"
-
-    class LSTMNet(nn.Layer):
-        def __init__(self):
-            super().__init__()
-            self.lstm = nn.LSTM(8, 16, num_layers=2)
-            self.fc = nn.Linear(16, 4)
-
-        def forward(self, x):
-            y, _ = self.lstm(x)
-            return self.fc(y[:, -1])
-
-    yield "lstm", LSTMNet(), [5, 8], "float32"
-    yield (
-        "transformer",
-        nn.TransformerEncoder(nn.TransformerEncoderLayer(16, 4, 32), 2),
-        [5, 16],
-        "float32",
-    )
-
-    class GPT(nn.Layer):
-        def __init__(self, vocab=50, d=16, heads=4, ctx=8):
-            super().__init__()
-            self.tok, self.pos = nn.Embedding(vocab, d), nn.Embedding(ctx, d)
-            self.ln1, self.ln2 = nn.LayerNorm(d), nn.LayerNorm(d)
-            self.attn = nn.MultiHeadAttention(d, heads)
-            self.mlp = nn.Sequential(
-                nn.Linear(d, 4 * d), nn.GELU(approximate=True), nn.Linear(4 * d, d), nn.Dropout(0.1)
-            )
-            self.head = nn.Linear(d, vocab)
-
-        def forward(self, idx):
-            t = idx.shape[1]
-            x = self.tok(idx) + self.pos(oar.arange(t))
-            mask = oar.triu(oar.full([t, t], float("-inf")), 1)
-            h = self.ln1(x)
-            x = x + self.attn(h, h, h, attn_mask=mask)
-            return self.head(x + self.mlp(self.ln2(x)))
-
-    yield "gpt", GPT(), [8], "int64"
-
-
-MODELS = ["cnn", "resnet18", "mobilenet_v2", "lstm", "transformer", "gpt"]
-
-
 def _lively(model):
     """Random biases and batch-norm statistics: with its initial ones (zero biases, mean 0,
     variance 1) mobilenet_v2's outputs are ~1e-8, too small to compare."""
@@ -1074,26 +1019,25 @@ def _lively(model):
     return model
 
 
-@pytest.mark.parametrize("name", MODELS)
+@pytest.mark.parametrize("name", list(MODELS))
 def test_export_models_run_in_onnxruntime(name, tmp_path):
-    model, shape, dtype = next((m, s, d) for n, m, s, d in _models() if n == name)
-    _lively(model).eval()
-    spec = oar.static.InputSpec([None] + shape, dtype)
+    make, spec, inputs = MODELS[name]
+    oar.seed(0)
+    model = _lively(make()).eval()
     path = str(tmp_path / name)
-    oar.onnx.export(model, path, input_spec=[spec])
+    oar.onnx.export(model, path, input_spec=spec)
     assert os.path.exists(path + ".onnx")
     onnx.checker.check_model(path + ".onnx", full_check=True)
     m = onnx.load(path + ".onnx")
-    batch_dim = m.graph.input[0].type.tensor_type.shape.dim[0]
+    (inp,) = m.graph.input
+    assert inp.name == spec[0].name
+    batch_dim = inp.type.tensor_type.shape.dim[0]
     assert batch_dim.dim_param and not batch_dim.HasField("dim_value")
     assert m.graph.output[0].type.tensor_type.shape.dim[0].dim_param == batch_dim.dim_param
     sess = ort.InferenceSession(path + ".onnx", providers=["CPUExecutionProvider"])
     for batch in (1, 3):
-        if dtype == "int64":
-            x = RNG.integers(0, 50, [batch] + shape).astype(np.int64)
-        else:
-            x = f32(batch, *shape)
+        (x,) = inputs(batch)
         with oar.no_grad():
-            want = model(oar.to_tensor(x)).numpy()
-        (got,) = sess.run(None, {sess.get_inputs()[0].name: x})
+            want = model(x).numpy()
+        (got,) = sess.run(None, {inp.name: x.numpy()})
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
