@@ -137,9 +137,9 @@ class Graph:
     def const(self, value: Any, dtype: str, hint: str = "const") -> str:
         """An initializer holding value as dtype; small ones are shared."""
         arr = np.asarray(value)
-        key = None
+        key: tuple | None = None
         if arr.size <= _SMALL:
-            typed = arr.astype(NUMPY_TYPES.get(dtype, np.float32))
+            typed: np.ndarray = arr.astype(NUMPY_TYPES.get(dtype, np.float32))
             key = (dtype, arr.shape, typed.tobytes())
             if key in self._consts:
                 return self._consts[key]

@@ -10,7 +10,7 @@ tests/python/test_onnx_export.py runs every entry against the oar op."""
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence, TypeVar
+from typing import Any, Callable, Sequence, TypeVar, overload
 
 import numpy as np
 
@@ -100,6 +100,12 @@ class Op:
                 f"cannot take at run time; export with a static shape for that input"
             )
         return v
+
+    @overload
+    def dtype(self, name: str) -> str | None: ...
+
+    @overload
+    def dtype(self, name: str, default: str) -> str: ...
 
     def dtype(self, name: str, default: str | None = None) -> str | None:
         """A DataType attribute: a dtype name, or default when undefined."""
@@ -499,7 +505,7 @@ def _mish(g: Graph, op: Op) -> str:
 
 
 # one ONNX op whose attributes are oar's: {ONNX attribute: (oar attribute, its default)}
-_WITH_ATTRS = {
+_WITH_ATTRS: dict[str, tuple[str, dict[str, tuple[str, Any]]]] = {
     "elu": ("Elu", {"alpha": ("alpha", 1.0)}),
     "selu": (
         "Selu",
@@ -779,7 +785,7 @@ def _conv(g: Graph, op: Op) -> str:
     x, w = _promote(g, [op.need(0, "x"), op.need(1, "weight")])
     nd = _rank(g, op, w) - 2
     strides, pads, dil = _window_attrs(op, nd)
-    attrs = {"strides": strides, "pads": pads, "dilations": dil}
+    attrs: dict[str, Any] = {"strides": strides, "pads": pads, "dilations": dil}
     if op.type.startswith("conv_transpose"):
         attrs["output_padding"] = [int(p) for p in op.attr("output_padding", [])] or [0] * nd
         return g.op("ConvTranspose", [x, w], group=int(op.attr("groups", 1)), **attrs)

@@ -24,31 +24,33 @@ def _load(program: Any) -> dict:
         with open(program, encoding="utf-8") as f:
             return json.load(f)
     raise TypeError(
-        f"program_to_onnx(): argument 'program' must be a dict or the path of a JSON file, "
-        f"but got {type(program).__name__}"
+        f"oar.onnx.program_to_onnx(): argument 'program' must be a dict or the path of a "
+        f"JSON file, but got {type(program).__name__}"
     )
 
 
 def _check(program: dict) -> None:
     if program.get("format") != "oar.program":
         raise ValueError(
-            f"program_to_onnx(): argument 'program' is not an oar program (its 'format' is "
-            f"{program.get('format')!r}, not 'oar.program')"
+            f"oar.onnx.program_to_onnx(): argument 'program' is not an oar program (its "
+            f"'format' is {program.get('format')!r}, not 'oar.program')"
         )
     if program.get("version") != 1:
         raise ValueError(
-            f"program_to_onnx(): this oar reads program version 1, but the program has "
+            f"oar.onnx.program_to_onnx(): this oar reads program version 1, but the program has "
             f"version {program.get('version')!r}"
         )
     for key in ("inputs", "ops", "outputs"):
         if not isinstance(program.get(key), list):
-            raise ValueError(f"program_to_onnx(): the program has no list '{key}'")
+            raise ValueError(f"oar.onnx.program_to_onnx(): the program has no list '{key}'")
 
 
 def _array(tensors: Mapping[str, Any], spec: dict, kind: str) -> np.ndarray:
     name = spec["name"]
     if name not in tensors:
-        raise ValueError(f"program_to_onnx(): argument 'tensors' has no value for {kind} '{name}'")
+        raise ValueError(
+            f"oar.onnx.program_to_onnx(): argument 'tensors' has no value for {kind} '{name}'"
+        )
     v = tensors[name]
     if hasattr(v, "numpy") and not isinstance(v, np.ndarray):
         v = v.numpy()
@@ -56,20 +58,23 @@ def _array(tensors: Mapping[str, Any], spec: dict, kind: str) -> np.ndarray:
     shape = [int(d) for d in spec.get("shape", arr.shape)]
     if list(arr.shape) != shape:
         raise ValueError(
-            f"program_to_onnx(): {kind} '{name}' is declared with shape {shape} but its "
+            f"oar.onnx.program_to_onnx(): {kind} '{name}' is declared with shape {shape} but its "
             f"value has shape {list(arr.shape)}"
         )
     dt = spec["dtype"]
     if dt in NUMPY_TYPES and arr.dtype != NUMPY_TYPES[dt]:
         raise ValueError(
-            f"program_to_onnx(): {kind} '{name}' is declared {dt} but its value is {arr.dtype}"
+            f"oar.onnx.program_to_onnx(): {kind} '{name}' is declared {dt} but its value is "
+            f"{arr.dtype}"
         )
     return arr
 
 
 def _check_dtype(dt: Any, what: str) -> str:
     if dt not in ONNX_TYPES:
-        raise ValueError(f"program_to_onnx(): {what} has dtype {dt!r}, which ONNX does not hold")
+        raise ValueError(
+            f"oar.onnx.program_to_onnx(): {what} has dtype {dt!r}, which ONNX does not hold"
+        )
     return dt
 
 
@@ -170,7 +175,7 @@ def program_to_onnx(
             args = [[values[int(v)] for v in arg] for arg in spec["inputs"]]
         except KeyError as e:
             raise ValueError(
-                f"program_to_onnx(): op {k} ('{t}') reads value {e.args[0]}, which no "
+                f"oar.onnx.program_to_onnx(): op {k} ('{t}') reads value {e.args[0]}, which no "
                 f"input, parameter, constant or earlier op defines"
             ) from None
         op = Op(
@@ -189,17 +194,17 @@ def program_to_onnx(
             raise
         except Exception as e:
             raise ValueError(
-                f"program_to_onnx(): op {k} ('{t}', layer '{layer}') could not be written as "
-                f"ONNX: {type(e).__name__}: {e}"
+                f"oar.onnx.program_to_onnx(): op {k} ('{t}', layer '{layer}') could not be "
+                f"written as ONNX: {type(e).__name__}: {e}"
             ) from e
         values[int(spec["output"])] = out
         if spec.get("shape") is not None:
             # the output's shape at capture; a size that follows a symbol is the
             # symbol's dim_param (the size itself) or unknown (scaled or offset)
-            dims: list = [int(d) for d in spec["shape"]]
+            out_dims: list = [int(d) for d in spec["shape"]]
             for d, (sym, scale, offset) in sym_shapes.get(k, {}).items():
-                dims[d] = sym_names[sym] if (scale, offset) == (1, 0) else None
-            g.shapes[out] = dims
+                out_dims[d] = sym_names[sym] if (scale, offset) == (1, 0) else None
+            g.shapes[out] = out_dims
     g.scope = ""
 
     # The outputs: output_0, output_1, ... (the producing node's value renamed, or an
@@ -209,9 +214,13 @@ def program_to_onnx(
     out_names = []
     for i, v in enumerate(outputs):
         if v not in values:
-            raise ValueError(f"program_to_onnx(): output {i} is value {v}, which nothing defines")
+            raise ValueError(
+                f"oar.onnx.program_to_onnx(): output {i} is value {v}, which nothing defines"
+            )
         src = values[v]
         name = g.reserve(f"output_{i}")
+        if src in g.shapes:
+            g.shapes[name] = g.shapes[src]
         if src in produced and src not in renames:
             renames[src] = name
             g.dtypes[name] = g.dtypes[src]
@@ -233,10 +242,10 @@ def program_to_onnx(
     g.forget_shapes()  # names changed
     out_infos = []
     for i, name in enumerate(out_names):
-        dims = g.dims(name)
+        known = g.dims(name)
         shape = None
-        if dims is not None:
-            shape = [d if d is not None else f"output_{i}_dim{j}" for j, d in enumerate(dims)]
+        if known is not None:
+            shape = [d if d is not None else f"output_{i}_dim{j}" for j, d in enumerate(known)]
         out_infos.append(helper.make_tensor_value_info(name, ONNX_TYPES[g.dtypes[name]], shape))
 
     graph = helper.make_graph(g.nodes, "oar_program", g.inputs, out_infos, g.initializers)
