@@ -91,8 +91,12 @@ def _examples(specs: list) -> tuple[tuple, list]:
 
 
 def _forward_fn(layer: Any):
-    fwd = layer.forward if isinstance(layer, Layer) else layer
-    return fwd.dygraph_function if isinstance(fwd, StaticFunction) else fwd
+    """What a saved program captures: a Layer through its __call__ (its forward hooks
+    and its layer path, so ops are named from the root as in eager runs; a to_static
+    forward runs inline), a function as it is."""
+    if isinstance(layer, Layer):
+        return layer
+    return layer.dygraph_function if isinstance(layer, StaticFunction) else layer
 
 
 def _capture_modes(api: str, layer: Any, specs: list) -> tuple[dict, dict, list]:
