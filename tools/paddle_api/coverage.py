@@ -98,7 +98,6 @@ NAMESPACES = [
     "paddle.incubate.cc",
 ]
 OUT_OF_SCOPE = {
-    "paddle.jit": "static graphs",
     "paddle.static": "static graphs",
     "paddle.static.nn": "static graphs",
     "paddle.inference": "static graphs",

@@ -10,7 +10,7 @@ tests/python/test_onnx_export.py runs every entry against the oar op."""
 from __future__ import annotations
 
 import math
-from typing import Any, Callable, Sequence, TypeVar, overload
+from typing import Any, Callable, Sequence, TypeVar
 
 import numpy as np
 
@@ -100,12 +100,6 @@ class Op:
                 f"cannot take at run time; export with a static shape for that input"
             )
         return v
-
-    @overload
-    def dtype(self, name: str) -> str | None: ...
-
-    @overload
-    def dtype(self, name: str, default: str) -> str: ...
 
     def dtype(self, name: str, default: str | None = None) -> str | None:
         """A DataType attribute: a dtype name, or default when undefined."""
