@@ -99,7 +99,9 @@ def _forward_fn(layer: Any):
     return layer.dygraph_function if isinstance(layer, StaticFunction) else layer
 
 
-def _capture_modes(api: str, layer: Any, specs: list) -> tuple[dict, dict, list]:
+def _capture_modes(
+    api: str, layer: Any, specs: list, modes_wanted: tuple = ("eval", "train")
+) -> tuple[dict, dict, list]:
     """{mode: (program, consts, structure)} for eval (and train, when it differs)."""
     lay = layer if isinstance(layer, Layer) else None
     fn = _forward_fn(layer)
@@ -111,7 +113,7 @@ def _capture_modes(api: str, layer: Any, specs: list) -> tuple[dict, dict, list]
     snapshot = _Snapshot(buffers)
     out: dict = {}
     try:
-        for mode in ("eval", "train") if lay else ("eval",):
+        for mode in modes_wanted if lay else ("eval",):
             if lay:
                 lay.train() if mode == "train" else lay.eval()
             with no_grad():
@@ -139,9 +141,11 @@ def _same_program(a: dict, b: dict) -> bool:
     return json.dumps(a["ops"]) == json.dumps(b["ops"]) and a["consts"] == b["consts"]
 
 
-def _model(api: str, layer: Any, input_spec) -> tuple[dict, list, list]:
+def _model(
+    api: str, layer: Any, input_spec, modes: tuple = ("eval", "train")
+) -> tuple[dict, list, list]:
     specs = _specs(api, layer, input_spec)
-    caps, state, specs = _capture_modes(api, layer, specs)
+    caps, state, specs = _capture_modes(api, layer, specs, modes)
     aliases: list = []
     named_state(layer if isinstance(layer, Layer) else None, aliases)
     names, tensors = [], []
@@ -211,7 +215,7 @@ def load(path: str, **configs: Any) -> TranslatedLayer:
 def export_program(layer: Any, input_spec: Sequence[Any] | None = None) -> tuple[dict, dict]:
     """(the inference program, {param or constant name: numpy array}): what oar.onnx
     exports from."""
-    model, names, tensors = _model("export", layer, input_spec)
+    model, names, tensors = _model("export", layer, input_spec, ("eval",))
     prog = model["programs"]["eval"]
     used = {p["name"] for p in prog["params"]} | {c["name"] for c in prog["consts"]}
     arrays = {n: np.asarray(t) for n, t in zip(names, tensors) if n in used}
