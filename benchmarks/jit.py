@@ -134,6 +134,25 @@ def lstm():
 
 
 # ---- the runs -------------------------------------------------------------------------------
+def peak_mib(fn):
+    """Peak bytes oar's allocator held during fn() above what it held before, in MiB."""
+    fn()
+    before = oar.memory_stats()["bytes_in_use"]
+    oar.reset_peak_memory()
+    fn()
+    return (oar.memory_stats()["peak_bytes"] - before) / 2**20
+
+
+def memory(make):
+    o, _, spec, data = make()
+    o.eval()
+    x = oar.to_tensor(data().astype("float32"))
+    eager_fwd = o.forward
+    static_fwd = oar.jit.to_static(eager_fwd, input_spec=spec)
+    with oar.no_grad():
+        return peak_mib(lambda: eager_fwd(x)), peak_mib(lambda: static_fwd(x))
+
+
 def inference(make, repeat):
     o, t, spec, data = make()
     o.eval()
@@ -209,6 +228,14 @@ def main():
         print(f"| {name} | {oe:.0f} | {os_:.0f} | {te:.0f} | {tt:.0f} | {os_ / oe:.2f} "
               f"| {os_ / te:.2f} | {os_ / tt:.2f} |")
         sys.stdout.flush()
+    print("\nPeak memory of one inference call (oar's allocator, MiB above what it held "
+          "before the call: activations and temporaries):\n")
+    print("| workload | oar eager | oar to_static | to_static/eager |")
+    print("| --- | ---: | ---: | ---: |")
+    for name, run, make in rows:
+        if run is inference:
+            e, st = memory(make)
+            print(f"| {name} | {e:.2f} | {st:.2f} | {st / e:.2f} |")
 
 
 if __name__ == "__main__":

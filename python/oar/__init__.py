@@ -429,6 +429,7 @@ from .device._tensor_types import *  # noqa: F403
 Tensor = _C.Tensor
 bool = bool_  # noqa: A001 - Paddle's name
 memory_stats = _C.memory_stats
+reset_peak_memory = _C.reset_peak_memory
 
 # The public ops: those src/oar/ops/ declares with `python: [function, ...]`, as the
 # generated C functions themselves (no Python overhead), unless a Python wrapper
@@ -745,6 +746,7 @@ __all__ = sorted(
         "renorm",
         "renorm_",
         "repeat_interleave",
+        "reset_peak_memory",
         "reshape_",
         "reverse",
         "rot90",

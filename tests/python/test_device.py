@@ -210,6 +210,15 @@ def test_device_memory_counters_raise_value_error(name, args):
         getattr(D, name)(*args)
 
 
+def test_the_counters_the_errors_point_to_exist():
+    x = oar.ones([1024])
+    oar.reset_peak_memory()
+    before = oar.memory_stats()["bytes_in_use"]
+    y = x * 2
+    assert oar.memory_stats()["peak_bytes"] >= before + 4096
+    del y
+
+
 def test_empty_cache_and_ipc_collect():
     assert D.empty_cache() is None
     with pytest.raises(RuntimeError, match="ipc_collect"):
