@@ -4,6 +4,7 @@
 // saved model loaded by oar::jit::Load and served from several threads.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <string>
 #include <thread>
 #include <vector>
@@ -127,6 +128,47 @@ TEST(Jit, BrokenProgramTextIsATypedError) {
   }
   Catch([&] { jit::Program::FromJson(ok.substr(0, ok.size() / 2), "t"); },
         ErrorCode::kInvalidArgument, {"not valid JSON"});
+}
+
+TEST(Jit, ElementwiseChainsRunFusedWithTheSameBits) {
+  const int64_t n = 5000;  // several blocks and a tail
+  std::vector<double> xs(n), ys(n);
+  for (int64_t i = 0; i < n; ++i) {
+    xs[i] = std::sin(0.37 * static_cast<double>(i)) * 4;
+    ys[i] = std::cos(0.11 * static_cast<double>(i)) + 1.5;
+  }
+  const Tensor x = Make(xs, {n}, DType::kFloat32), y = Make(ys, {n}, DType::kFloat32);
+  jit::Tracer tracer(false);
+  tracer.AddInput(x);
+  tracer.AddInput(y);
+  Tensor out;
+  {
+    jit::Tracer::ActiveGuard active(&tracer);
+    // one statement per op: C++ leaves the order of arguments' evaluation open
+    Tensor h = scale(x, 2.0, 0.0, true);  // bias 0: s * a, keeping -0.0
+    h = scale(h, 0.5, -1.0, false);
+    h = exp(h);
+    h = tanh(h);
+    h = sigmoid(h);
+    h = multiply(h, y);
+    h = divide(h, y);
+    const Tensor r = relu(h);
+    const Tensor twice = add(y, y);
+    out = subtract(r, twice);
+  }
+  jit::Captured c = jit::FromTracer(tracer, {out});
+  // scale ... relu, then add(y, y) and the subtract it feeds (relu's output comes in
+  // from outside that second chain)
+  ASSERT_EQ(c.program.chains.size(), 2u);
+  EXPECT_EQ(c.program.chains[0].steps.size(), 8u);
+  EXPECT_EQ(c.program.chains[1].steps.size(), 2u);
+  NoGradGuard no_grad;
+  const std::vector<double> fused = testing::Values(jit::Run(c.program, {x, y}, {}, {})[0]);
+  SetFlag("jit_fuse_elementwise", 0);
+  const std::vector<double> plain = testing::Values(jit::Run(c.program, {x, y}, {}, {})[0]);
+  SetFlag("jit_fuse_elementwise", 1);
+  EXPECT_EQ(fused, plain);
+  EXPECT_EQ(fused, testing::Values(out));
 }
 
 TEST(Jit, SavedModelServesThreadsAlike) {

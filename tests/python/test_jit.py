@@ -417,3 +417,46 @@ def test_replayed_grad_nodes_carry_their_layer_paths():
     for net in (ref, st, st):  # eager, capture, replay
         paths.append(net(x).grad_fn.layer_path)
     assert paths[0] == paths[1] == paths[2] and "classifier" in paths[0]
+
+
+def test_fused_elementwise_chains_give_the_eager_bits():
+    def f(x, y):
+        h = oar.sigmoid(oar.tanh(oar.exp(x * 0.5 - 1.0)))
+        return oar.nn.functional.relu(h * y / y) - (y + y)
+
+    rng = np.random.default_rng(3)
+    x = oar.to_tensor(rng.standard_normal((3, 1500)).astype("float32"))
+    y = oar.to_tensor(rng.standard_normal((3, 1500)).astype("float32") + 3)
+    st = oar.jit.to_static(f)
+    want = f(x, y).numpy()
+    with oar.no_grad():
+        st(x, y)
+        for fuse in (True, False):
+            oar.set_flags({"FLAGS_jit_fuse_elementwise": fuse})
+            try:
+                np.testing.assert_array_equal(st(x, y).numpy(), want)
+            finally:
+                oar.set_flags({"FLAGS_jit_fuse_elementwise": True})
+    # with a gradient to record the chain runs op by op, through the grad nodes
+    x.stop_gradient = False
+    st(x, y).sum().backward()
+    x2 = x.detach()
+    x2.stop_gradient = False
+    f(x2, y).sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), x2.grad.numpy())
+
+
+def test_a_loaded_model_called_inside_a_capture_is_recorded(tmp_path):
+    class Chain(nn.Layer):
+        def forward(self, x):
+            return oar.nn.functional.relu(x * 2 + 1) - x
+
+    oar.jit.save(Chain(), str(tmp_path / "c"), input_spec=[InputSpec([None, 8])])
+    inner = oar.jit.load(str(tmp_path / "c"))
+    outer = oar.jit.to_static(lambda x: inner(x) * 3)
+    with oar.no_grad():
+        for seed in range(3):  # capture, then replays
+            x = oar.to_tensor(np.random.default_rng(seed).standard_normal((4, 8)).astype("float32"))
+            want = (np.maximum(x.numpy() * 2 + 1, 0) - x.numpy()) * 3
+            np.testing.assert_allclose(outer(x).numpy(), want, rtol=1e-6)
+    assert outer.captures == 1

@@ -513,7 +513,8 @@ PyObject* GetFlags(PyObject*, PyObject* names) {
   for (const auto& n : list) {
     const double v = GetFlag(n);
     const std::string key = n.starts_with("FLAGS_") ? n : "FLAGS_" + n;
-    PyObject* val = key == "FLAGS_check_nan_inf" || key == "FLAGS_record_forward_stack"
+    PyObject* val = key == "FLAGS_check_nan_inf" || key == "FLAGS_record_forward_stack" ||
+                            key == "FLAGS_jit_fuse_elementwise"
                         ? PyBool_FromLong(v != 0)
                         : PyLong_FromLongLong(static_cast<long long>(v));
     PyDict_SetItemString(d, key.c_str(), val);

@@ -17,12 +17,19 @@ struct Flags {
   // Every grad node records its forward op's call site
   // (Note [Forward stacks] in autograd/forward_stack.h).
   std::atomic<bool> record_forward_stack{false};
+  // Replays of captured programs run chains of element-wise ops as one pass
+  // (src/oar/jit/fusion.h); off: op by op.
+  std::atomic<bool> jit_fuse_elementwise{true};
 };
 
 Flags& GlobalFlags();
 
 inline bool FLAGS_check_nan_inf() {
   return GlobalFlags().check_nan_inf.load(std::memory_order_relaxed);
+}
+
+inline bool FLAGS_jit_fuse_elementwise() {
+  return GlobalFlags().jit_fuse_elementwise.load(std::memory_order_relaxed);
 }
 
 inline bool FLAGS_record_forward_stack() {

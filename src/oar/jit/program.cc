@@ -170,6 +170,11 @@ void ComputeLastUse(Program& p) {
       for (int64_t id : group) p.last_use[static_cast<size_t>(id)] = static_cast<int64_t>(k);
     }
   }
+  p.chains = PlanChains(p);
+  p.chain_at.assign(p.ops.size(), -1);
+  for (size_t c = 0; c < p.chains.size(); ++c) {
+    p.chain_at[p.chains[c].first] = static_cast<int64_t>(c);
+  }
 }
 
 }  // namespace

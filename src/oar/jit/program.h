@@ -12,6 +12,7 @@
 
 #include "oar/core/dtype.h"
 #include "oar/eager/trace.h"
+#include "oar/jit/fusion.h"
 
 namespace oar::jit {
 
@@ -85,6 +86,10 @@ struct Program {
   // (-1: none), so a run frees each intermediate after its last use.
   int64_t num_values = 0;
   std::vector<int64_t> last_use;
+  // Derived: the element-wise chains a replay may run fused (fusion.h), and for
+  // each op the chain that starts there (-1: none).
+  std::vector<FusedChain> chains;
+  std::vector<int64_t> chain_at;
 
   int64_t first_param() const { return static_cast<int64_t>(inputs.size()); }
   int64_t first_const() const { return first_param() + static_cast<int64_t>(params.size()); }

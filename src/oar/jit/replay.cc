@@ -4,6 +4,7 @@
 #include <unordered_map>
 
 #include "oar/core/errors.h"
+#include "oar/core/flags.h"
 #include "oar/core/layer_scope.h"
 #include "oar/eager/dygraph_functions.h"
 
@@ -106,7 +107,24 @@ std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& input
     const std::string* path;
     ~RestoreLayer() { ExitLayerScope(path); }
   } restore{outer};
+  const bool fuse = FLAGS_jit_fuse_elementwise();
   for (size_t k = 0; k < program.ops.size(); ++k) {
+    if (const int64_t c = program.chain_at[k]; c >= 0 && fuse) {
+      const FusedChain& chain = program.chains[static_cast<size_t>(c)];
+      if (RunFused(chain, values)) {
+        const ProgramOp& last = program.ops[chain.last];
+        const Tensor& out = values[static_cast<size_t>(chain.output)];
+        if (last.has_shape) CheckShape(last, chain.last, out, symbols);
+        for (int64_t id : chain.inputs) {
+          const auto u = static_cast<size_t>(id);
+          if (program.last_use[u] <= static_cast<int64_t>(chain.last) && !is_output[u]) {
+            values[u] = Tensor();
+          }
+        }
+        k = chain.last;
+        continue;
+      }
+    }
     const ProgramOp& op = program.ops[k];
     args.tensors.resize(op.inputs.size());
     for (size_t i = 0; i < op.inputs.size(); ++i) {
