@@ -708,16 +708,32 @@ def gen_op_flops(op, out):
 
 def gen_trace(op, fname, inplace):
     """Records the call while a capture runs (Note [Capture records the outermost eager
-    call], src/oar/eager/trace.h); the call inside runs the op as usual."""
+    call], src/oar/eager/trace.h): the check inline, the recording in a cold function of
+    its own (gen_traced), so the eager function's frame stays what it was."""
+    args = ", ".join(a.name for a in op.args)
+    return [
+        "  if (jit::Tracer* tracer = jit::Tracer::Current(); tracer && !tracer->nested()) [[unlikely]] {",
+        f"    return {fname}_traced(*tracer{', ' if args else ''}{args});",
+        "  }",
+    ]
+
+
+def gen_traced(op, fname, inplace):
+    """The recording of one call: the op's own eager function, run inside a Recording."""
     tensors = ", ".join(a.name for a in op.inputs)
     attrs = ", ".join(f"jit::AttrValue({a.name})" for a in op.attrs)
     call = f"::oar::{fname}({', '.join(a.name for a in op.args)})"
-    return [
-        "  if (jit::Tracer* tracer = jit::Tracer::Current(); tracer && !tracer->nested()) [[unlikely]] {",
-        f'    jit::Tracer::Recording recording(*tracer, "{fname}", {{{tensors}}}, {{{attrs}}});',
-        f"    return recording.{'FinishInplace' if inplace else 'Finish'}({call});",
-        "  }",
-    ]
+    sig = op.signature(f"{fname}_traced", inplace, defaults=False)
+    head, _, rest = sig.partition("(")
+    sig = f"{head}(jit::Tracer& tracer{', ' if rest != ')' else ''}{rest}"
+    return "\n".join(
+        [
+            f"[[gnu::noinline, gnu::cold]] static {sig} {{",
+            f'  jit::Tracer::Recording recording(tracer, "{fname}", {{{tensors}}}, {{{attrs}}});',
+            f"  return recording.{'FinishInplace' if inplace else 'Finish'}({call});",
+            "}",
+        ]
+    )
 
 
 REPLAY_KINDS = {
@@ -904,10 +920,12 @@ def gen_eager(ops):
     for op in ops:
         h.append(f"// {op.doc}")
         h.append(op.signature() + ";")
+        cc.append(gen_traced(op, op.name, False))
         cc.append(gen_eager_function(op))
         cc.append("")
         if op.inplace:
             h.append(op.signature(op.name + "_", True) + ";")
+            cc.append(gen_traced(op, op.name + "_", True))
             cc.append(gen_eager_function(op, True))
             cc.append("")
     h += ["", "}  // namespace oar", ""]
