@@ -19,7 +19,7 @@ from ..framework.grad_mode import no_grad
 from .pytree import flatten, unflatten
 from .. import _C
 
-__all__ = ["GraphBreakError", "Capture", "capture", "capturing"]
+__all__ = ["GraphBreakError", "Capture", "StateSnapshot", "capture", "capturing"]
 
 
 class GraphBreakError(RuntimeError):
@@ -87,7 +87,7 @@ def _grown(t, dim: int, extra: int):
     return out
 
 
-class _Snapshot:
+class StateSnapshot:
     """The generator state and the buffers a forward may write (batch norm's running
     statistics), restored after the extra traces of a symbolic fit."""
 
@@ -135,7 +135,7 @@ def capture(
 def _fit(fn, args, kwargs, params, symbols, buffers, main: Capture):
     inputs: list = []
     structure = flatten((args, kwargs), inputs)
-    snapshot = _Snapshot(buffers)
+    snapshot = StateSnapshot(buffers)
     variants = []
     try:
         with no_grad():

@@ -17,9 +17,9 @@ from ..framework.grad_mode import no_grad
 from ..nn.layer.layers import Layer
 from ..static import InputSpec
 from ..tensor.creation import to_tensor
-from .capture import _Snapshot, capture
+from .capture import StateSnapshot, capture
 from .pytree import structure_from_json, structure_to_json
-from .static_function import StaticFunction, named_state
+from .static_function import StaticFunction, named_state, written_state
 from .translated_layer import TranslatedLayer
 from .. import _C
 
@@ -107,10 +107,10 @@ def _capture_modes(
     fn = _forward_fn(layer)
     state = named_state(lay)
     params = [(n, t) for n, t, *_ in state]
-    buffers = [t for _, t, _, _, buf in state if buf or t.stop_gradient]  # running statistics
+    buffers = written_state(state)
     args, symbols = _examples(specs)
     modes = [s.training for s in lay.sublayers(include_self=True)] if lay else []
-    snapshot = _Snapshot(buffers)
+    snapshot = StateSnapshot(buffers)
     out: dict = {}
     try:
         for mode in modes_wanted if lay else ("eval",):

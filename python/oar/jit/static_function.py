@@ -21,7 +21,7 @@ from .capture import Capture, capture, capturing
 from .pytree import flatten, hashable, unflatten
 from .. import _C
 
-__all__ = ["StaticFunction", "ConcreteProgram", "named_state"]
+__all__ = ["StaticFunction", "ConcreteProgram", "named_state", "written_state"]
 
 _enabled = [True]
 _ONE_TENSOR = ("T", None)
@@ -76,22 +76,31 @@ def named_state(
     return out
 
 
-class ConcreteProgram:
-    """One captured program with what it runs on: the parameter slots of its layer (read
-    at each call, so optimizer updates and set_state_dict are seen), its constants and
-    the structure of its outputs."""
+def written_state(state: list) -> list:
+    """The tensors of named_state a forward pass may write: buffers, and parameters that
+    take no gradient (batch norm's running statistics are such parameters)."""
+    return [t for _, t, _, _, buf in state if buf or t.stop_gradient]
 
-    def __init__(self, cap: Capture, layer: Layer | None, what: str):
-        self.program = cap.program
-        self.handle = _C._jit_program(json.dumps(cap.program), what)
-        self.consts = cap.consts
-        self.out_structure = cap.out_structure
+
+class ConcreteProgram:
+    """One program with what it runs on: the slots of its parameters (a layer's registry
+    and key, read at each call, so optimizer updates, set_state_dict and an assignment
+    are seen), its constants and the structure of its outputs. What to_static captures
+    and what a TranslatedLayer loads."""
+
+    def __init__(self, program: dict, consts: list, out_structure: tuple, slots: list, what: str):
+        self.program = program
+        self.handle = _C._jit_program(json.dumps(program), what)
+        self.consts = consts
+        self.out_structure = out_structure
+        self._dicts = [(o._buffers if buf else o._parameters, k) for o, k, buf in slots]
+        self.rerunnable = _without_side_effects(program)
+
+    @classmethod
+    def captured(cls, cap: Capture, layer: Layer | None, what: str) -> "ConcreteProgram":
         by_name = {name: (owner, key, buf) for name, _, owner, key, buf in named_state(layer)}
-        self.slots = [by_name[p["name"]] for p in cap.program["params"]]
-        # the registries themselves: a parameter set later (set_state_dict, an
-        # assignment) is read at the next call
-        self._dicts = [(o._buffers if buf else o._parameters, k) for o, k, buf in self.slots]
-        self.rerunnable = _without_side_effects(cap.program)
+        slots = [by_name[p["name"]] for p in cap.program["params"]]
+        return cls(cap.program, cap.consts, cap.out_structure, slots, what)
 
     def params(self) -> list:
         return [d[k] for d, k in self._dicts]
@@ -247,7 +256,7 @@ class StaticFunction:
         if entry is not None:  # a graph break: this signature runs eagerly
             return self._fn(*args, **kwargs)
         state = named_state(self._layer)
-        buffers = [t for _, t, _, _, buf in state if buf or t.stop_gradient]  # running statistics
+        buffers = written_state(state)
         cap = capture(
             self._fn,
             args,
@@ -267,7 +276,7 @@ class StaticFunction:
                 stacklevel=2,
             )
             return cap.result
-        self._cache[key] = ConcreteProgram(
+        self._cache[key] = ConcreteProgram.captured(
             cap, self._layer, getattr(self._fn, "__qualname__", "fn")
         )
         return cap.result

@@ -5,27 +5,14 @@ eager op, so backward and an optimizer step fine-tune the loaded model."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 from ..framework.param import Parameter
 from ..nn.layer.layers import Layer
-from .pytree import flatten, unflatten
-from .. import _C
+from .pytree import flatten
+from .static_function import ConcreteProgram
 
 __all__ = ["TranslatedLayer"]
-
-
-class _Program:
-    def __init__(self, program: dict, structure: tuple, layer: "TranslatedLayer", tensors, what):
-        self.handle = _C._jit_program(json.dumps(program), what)
-        self.structure = structure
-        self.consts = [tensors[c["name"]] for c in program["consts"]]
-        self.slots = [layer._slot(p["name"]) for p in program["params"]]
-
-    def __call__(self, inputs: list) -> Any:
-        params = [(o._buffers if buf else o._parameters)[k] for o, k, buf in self.slots]
-        return unflatten(self.structure, _C._jit_run(self.handle, inputs, params, self.consts))
 
 
 class TranslatedLayer(Layer):
@@ -58,7 +45,13 @@ class TranslatedLayer(Layer):
                 owner.add_parameter(key, Parameter(t, trainable=bool(entry.get("trainable", True))))
         what = f"'{path}.oarmodel'"
         self._programs = {
-            mode: _Program(p, outputs[mode], self, tensors, f"'{mode}' of {what}")
+            mode: ConcreteProgram(
+                p,
+                [tensors[c["name"]] for c in p["consts"]],
+                outputs[mode],
+                [self._slot(q["name"]) for q in p["params"]],
+                f"'{mode}' of {what}",
+            )
             for mode, p in programs.items()
         }
 
