@@ -164,9 +164,13 @@ PyObject* Save(PyObject*, PyObject* args) {
   const std::vector<Tensor> ts = TensorList(tensors, "tensors");
   PyObject* fast = PySequence_Fast(names, "names must be a list of str");
   if (!fast) return nullptr;
+  if (PySequence_Fast_GET_SIZE(fast) != static_cast<Py_ssize_t>(ts.size())) {
+    Py_DECREF(fast);
+    throw errors::InvalidArgument("_jit_save(): ", ts.size(),
+                                  " tensors but a different number of names");
+  }
   std::vector<std::pair<std::string, Tensor>> named;
-  for (Py_ssize_t i = 0;
-       i < PySequence_Fast_GET_SIZE(fast) && i < static_cast<Py_ssize_t>(ts.size()); ++i) {
+  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(fast); ++i) {
     PyObject* n = PySequence_Fast_GET_ITEM(fast, i);
     if (!PyUnicode_Check(n)) {
       Py_DECREF(fast);

@@ -42,21 +42,19 @@ Tracer::Recording::Recording(Tracer& tracer, const char* op,
 }
 
 Tensor Tracer::Recording::Finish(Tensor out) {
-  if (!tracer_.broken()) {
-    op_.output = tracer_.NewValue(ValueKind::kOp, out, "");
-    if (out.defined()) op_.shape = out.shape();
-    tracer_.ops_.push_back(std::move(op_));
-  }
+  if (!tracer_.broken()) tracer_.AddOp(std::move(op_), out);
   return out;
 }
 
 Tensor& Tracer::Recording::FinishInplace(Tensor& out) {
-  if (!tracer_.broken()) {
-    op_.output = tracer_.NewValue(ValueKind::kOp, out, "");
-    if (out.defined()) op_.shape = out.shape();
-    tracer_.ops_.push_back(std::move(op_));
-  }
+  if (!tracer_.broken()) tracer_.AddOp(std::move(op_), out);
   return out;
+}
+
+void Tracer::AddOp(TracedOp op, const Tensor& out) {
+  op.output = NewValue(ValueKind::kOp, out, "");
+  if (out.defined()) op.shape = out.shape();
+  ops_.push_back(std::move(op));
 }
 
 int64_t Tracer::NewValue(ValueKind kind, const Tensor& t, std::string name) {
@@ -103,9 +101,7 @@ void Tracer::RecordPseudoOp(const std::string& type, const Tensor& input, const 
   op.type = type;
   op.inputs.push_back({ValueOf(input)});
   if (const std::string* path = CurrentLayerPath()) op.layer = *path;
-  op.output = NewValue(ValueKind::kOp, out, "");
-  op.shape = out.shape();
-  ops_.push_back(std::move(op));
+  AddOp(std::move(op), out);
 }
 
 void Tracer::Break(std::string reason) {

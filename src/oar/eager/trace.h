@@ -139,6 +139,8 @@ class Tracer {
 
  private:
   int64_t NewValue(ValueKind kind, const Tensor& t, std::string name);
+  // Records op with out as its output (a new value) and out's shape.
+  void AddOp(TracedOp op, const Tensor& out);
 
   bool full_graph_;
   int depth_ = 0;
