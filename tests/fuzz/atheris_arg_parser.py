@@ -25,7 +25,7 @@ with atheris.instrument_imports():  # coverage of oar's Python layer (wrappers, 
     import numpy as np
     import oar
 
-from fuzz_errors import limit_memory, unclear  # noqa: E402
+from fuzz_errors import libfuzzer_argv, unclear  # noqa: E402
 
 OPS = sorted(n for n in dir(oar._C) if not n.startswith("_") and callable(getattr(oar._C, n))
              and n not in ("Tensor", "HookHandle", "seed", "set_flags", "backward", "grad",
@@ -117,13 +117,9 @@ def main():
         argv.remove("--stop-on-finding")
         STOP_ON_FINDING = True
     atexit.register(_summary)
-    if "--iterations" in argv:  # a bounded run: libFuzzer's -runs
-        k = argv.index("--iterations")
-        argv[k:k + 2] = [f"-runs={int(argv[k + 1])}"]
     # A huge shape must fail with MemoryError, not swap: cap the address space, and
     # let libFuzzer's own RSS limit sit above it.
-    limit_memory()
-    argv += ["-rss_limit_mb=16384", "-timeout=10"]
+    argv = libfuzzer_argv(argv, 16384)
     atheris.Setup(argv, test_one_input)
     atheris.Fuzz()
 

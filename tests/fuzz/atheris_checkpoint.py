@@ -24,7 +24,7 @@ with atheris.instrument_imports():
     import oar
     from oar.framework.io import CheckpointError
 
-from fuzz_errors import limit_memory  # noqa: E402
+from fuzz_errors import libfuzzer_argv  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 FIXTURES = os.path.join(HERE, "..", "python", "fixtures", "paddle_checkpoints")
@@ -54,22 +54,10 @@ def test_one_input(data):
 
 
 def main():
-    argv = list(sys.argv)
-    if "--iterations" in argv:
-        k = argv.index("--iterations")
-        argv[k : k + 2] = [f"-runs={int(argv[k + 1])}"]
-    corpus = os.path.join(SCRATCH, "corpus")
-    os.makedirs(corpus)
-    for i, s in enumerate(seeds()):
-        for how in range(3):
-            with open(os.path.join(corpus, f"seed{i}_{how}"), "wb") as f:
-                f.write(bytes([how]) + s)
-    if not any(not a.startswith("-") for a in argv[1:]):
-        argv.append(corpus)
+    corpus = [bytes([how]) + s for s in seeds() for how in range(3)]
     # A few-KB input that makes the readers hold gigabytes is a finding: RSS over 2 GiB
     # stops the run (the address space cap makes a larger request a MemoryError).
-    limit_memory()
-    argv += ["-rss_limit_mb=2048", "-timeout=10"]
+    argv = libfuzzer_argv(sys.argv, 2048, os.path.join(SCRATCH, "corpus"), corpus)
     atheris.Setup(argv, test_one_input)
     atheris.Fuzz()
 

@@ -27,7 +27,7 @@ with atheris.instrument_imports():
     import oar.nn as nn
     from oar.static import InputSpec
 
-from fuzz_errors import limit_memory, unclear  # noqa: E402
+from fuzz_errors import libfuzzer_argv, unclear  # noqa: E402
 
 SCRATCH = tempfile.mkdtemp(prefix="oar-fuzz-jit-")
 MODEL = os.path.join(SCRATCH, "m")
@@ -91,19 +91,8 @@ def test_one_input(data):
 
 
 def main():
-    argv = list(sys.argv)
-    if "--iterations" in argv:
-        k = argv.index("--iterations")
-        argv[k : k + 2] = [f"-runs={int(argv[k + 1])}"]
-    corpus = os.path.join(SCRATCH, "corpus")
-    os.makedirs(corpus)
-    for i, (model, weights) in enumerate(seeds()):
-        with open(os.path.join(corpus, f"seed{i}"), "wb") as f:
-            f.write(len(model).to_bytes(2, "little") + model + weights)
-    if not any(not a.startswith("-") for a in argv[1:]):
-        argv.append(corpus)
-    limit_memory()
-    argv += ["-rss_limit_mb=2048", "-timeout=10"]
+    corpus = [len(model).to_bytes(2, "little") + model + weights for model, weights in seeds()]
+    argv = libfuzzer_argv(sys.argv, 2048, os.path.join(SCRATCH, "corpus"), corpus)
     atheris.Setup(argv, test_one_input)
     atheris.Fuzz()
 

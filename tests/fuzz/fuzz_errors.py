@@ -1,5 +1,6 @@
-"""Shared by worker.py and atheris_arg_parser.py: what counts as a clean error, and a
-memory cap."""
+"""Shared by worker.py and the atheris targets: what counts as a clean error, a memory
+cap, and the libFuzzer command line."""
+import os
 import re
 
 # One of these types, with a message that is not an internal C++ message leaking
@@ -29,3 +30,23 @@ def limit_memory(extra=4 << 30):
     with open("/proc/self/status") as f:
         vm = next(int(line.split()[1]) * 1024 for line in f if line.startswith("VmSize"))
     resource.setrlimit(resource.RLIMIT_AS, (vm + extra, resource.RLIM_INFINITY))
+
+
+def libfuzzer_argv(argv, rss_limit_mb, corpus=None, seeds=()):
+    """atheris.Setup's command line from this script's: `--iterations N` becomes
+    libFuzzer's -runs=N; the seeds (bytes) are written into the directory corpus, which
+    is fuzzed when the command line names none; the address space is capped
+    (limit_memory) under libFuzzer's RSS limit, and an input may take 10 s."""
+    argv = list(argv)
+    if "--iterations" in argv:  # a bounded run
+        k = argv.index("--iterations")
+        argv[k : k + 2] = [f"-runs={int(argv[k + 1])}"]
+    if corpus is not None:
+        os.makedirs(corpus, exist_ok=True)
+        for i, seed in enumerate(seeds):
+            with open(os.path.join(corpus, f"seed{i}"), "wb") as f:
+                f.write(seed)
+        if not any(not a.startswith("-") for a in argv[1:]):
+            argv.append(corpus)
+    limit_memory()
+    return argv + [f"-rss_limit_mb={rss_limit_mb}", "-timeout=10"]
