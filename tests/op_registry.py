@@ -73,7 +73,7 @@ SPEC_KEYS = {"shape", "dtype", "view", "low", "high", "away", "grid", "distinct"
              "sparse", "values", "imag", "layout", "sparse_dim"}
 LAYOUTS = ("coo", "csr")
 ENTRY_KEYS = {"torch", "random", "cases", "variants", "extra", "int_cases", "complex_cases",
-              "tol"}
+              "tol", "grad_orders", "checked_by"}
 
 
 # ---- the scope of the torch: expressions ---------------------------------------------
@@ -444,6 +444,63 @@ TORCH_SCOPE.update({"sym_lower": sym_lower, "qr_packed": qr_packed, "svd_packed"
                     "eigh_packed": eigh_packed, "eig_packed": eig_packed})
 
 
+# ---- the recurrent section (tests/op_cases/rnn.yaml) ---------------------------------------
+def rnn_packed(inputs, mode, reverse, zero_padded):
+    """oar's packed rnn output (src/oar/ops/rnn.yaml) computed step by step in torch ops:
+    the outputs, the final states, then the saved gate values."""
+    lstm, gru = mode == 2, mode == 3
+    x, h = inputs[0], inputs[1]
+    c = inputs[2] if lstm else None
+    w_ih, w_hh, b_ih, b_hh = inputs[3:7] if lstm else inputs[2:6]
+    n = 7 if lstm else 6
+    steps, batch, hidden = x.shape[0], x.shape[1], h.shape[1]
+    lengths = inputs[n] if len(inputs) > n else torch.full((batch,), steps, dtype=x.dtype)
+    ys, saved, cells = [None] * steps, [None] * steps, [None] * steps
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        inside = (t < lengths).to(x.dtype).unsqueeze(1)
+        xp = x[t] @ w_ih.T + b_ih
+        hp = h @ w_hh.T + b_hh
+        if lstm:
+            i, f, g, o = (xp + hp).chunk(4, 1)
+            i, f, g, o = i.sigmoid(), f.sigmoid(), g.tanh(), o.sigmoid()
+            c_new = f * c + i * g
+            h_new = o * c_new.tanh()
+            saved[t], cells[t] = torch.cat([i, f, g, o], 1), c_new
+            c = inside * c_new + (1 - inside) * c
+        elif gru:
+            xr, xz, xc = xp.chunk(3, 1)
+            hr, hz, hc = hp.chunk(3, 1)
+            r, z = (xr + hr).sigmoid(), (xz + hz).sigmoid()
+            cand = (xc + r * hc).tanh()
+            h_new = (h - cand) * z + cand
+            saved[t] = torch.cat([r, z, cand, hc], 1)
+        else:
+            h_new = (xp + hp).tanh() if mode == 0 else (xp + hp).relu()
+        ys[t] = h_new * inside if zero_padded else h_new
+        h = inside * h_new + (1 - inside) * h
+    rows = [torch.stack(ys), h.unsqueeze(0)] + ([c.unsqueeze(0)] if lstm else [])
+    if lstm or gru:
+        rows.append(torch.stack(saved).reshape(steps * 4, batch, hidden))
+    if lstm:
+        rows.append(torch.stack(cells))
+    return torch.cat(rows, 0)
+
+
+def rnn_grad_flat(inputs, mode, reverse, zero_padded):
+    """rnn_grad: the gradients of rnn's inputs (not lengths) for grad_out, flattened."""
+    n = 7 if mode == 2 else 6
+    ins, out, g = inputs[:-2], inputs[-2], inputs[-1]
+    diff = [t.detach().requires_grad_() for t in ins[:n]]
+    with torch.enable_grad():
+        packed = rnn_packed(diff + list(ins[n:]), mode, reverse, zero_padded)
+        grads = torch.autograd.grad(packed, diff, g)
+    del out  # rnn_grad reads out's saved gate values; torch recomputes them
+    return torch.cat([t.reshape(-1) for t in grads])
+
+
+TORCH_SCOPE.update({"rnn_packed": rnn_packed, "rnn_grad_flat": rnn_grad_flat})
+
+
 # ---- loading and expansion -----------------------------------------------------------------
 def cpp_default_to_py(text):
     """An attribute default of ops.yaml (C++ text) as the Python value the cases use."""
@@ -580,6 +637,12 @@ def load(path=CASES_DIR):
             raise ValueError(f"{path}: '{name}' is not an op of src/oar/ops/*.yaml")
         if set(e) - ENTRY_KEYS:
             raise ValueError(f"{name}: unknown keys {sorted(set(e) - ENTRY_KEYS)}")
+        if e.get("checked_by"):
+            if set(e) - {"checked_by"}:
+                raise ValueError(f"{name}: checked_by stands alone (no cases, no oracle)")
+            ops[name] = {"torch": None, "random": False, "cases": [], "tol": {},
+                         "grad_orders": 0, "checked_by": e["checked_by"]}
+            continue
         if not e.get("random") and "torch" not in e:
             raise ValueError(f"{name}: no torch expression")
         op = OPS[name]
@@ -595,7 +658,8 @@ def load(path=CASES_DIR):
             cases.append(c)
         _check_tol(name, e.get("tol", {}))
         ops[name] = {"torch": e.get("torch"), "random": bool(e.get("random")), "cases": cases,
-                     "tol": e.get("tol", {})}
+                     "tol": e.get("tol", {}), "grad_orders": e.get("grad_orders", 3),
+                     "checked_by": None}
     return {"tol": tol, "ops": ops}
 
 

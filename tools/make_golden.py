@@ -101,6 +101,8 @@ def main():
         "expander": expander,
         "tol": reg["tol"],
         "op_tol": {n: e["tol"] for n, e in reg["ops"].items() if e["tol"]},
+        "grad_orders": {n: e["grad_orders"] for n, e in reg["ops"].items()},
+        "checked_by": {n: e["checked_by"] for n, e in reg["ops"].items() if e["checked_by"]},
         "cases": out_cases,
     }
     os.makedirs(os.path.dirname(os.path.abspath(out_path)), exist_ok=True)

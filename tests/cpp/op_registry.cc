@@ -156,6 +156,16 @@ std::string CurrentCasesSource() {
   return text + ReadFile(OAR_SOURCE_DIR "/tests/op_registry.py");
 }
 
+int GradOrders(const std::string& op) {
+  const auto& orders = Golden().at("grad_orders");
+  return orders.contains(op) ? orders.at(op).get<int>() : 3;
+}
+
+std::string CheckedBy(const std::string& op) {
+  const auto& by = Golden().at("checked_by");
+  return by.contains(op) ? by.at(op).get<std::string>() : std::string();
+}
+
 Tolerance ToleranceFor(const std::string& op, DType dtype) {
   const std::string name(DTypeName(dtype));
   const auto& defaults = Golden().at("tol");

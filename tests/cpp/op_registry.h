@@ -65,6 +65,11 @@ const std::vector<OpCase>& GoldenCases();
 std::string GoldenSource();
 std::string CurrentCasesSource();
 
+// The highest order of gradient `op` gives (tests/op_cases/_shared.yaml: grad_orders).
+int GradOrders(const std::string& op);
+// The op whose gradient cases run `op` instead of cases of its own (checked_by), or "".
+std::string CheckedBy(const std::string& op);
+
 struct Tolerance {
   double rtol, atol;
 };

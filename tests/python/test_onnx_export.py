@@ -579,6 +579,7 @@ def test_every_mapped_op_has_a_case():
         "bitwise_xor",
         "bitwise_not",
         "detach",
+        "rnn",
     }
     missing = sorted(set(supported_ops()) - tested)
     assert not missing, f"ops of the table without a test case: {missing}"
@@ -988,6 +989,40 @@ def test_an_input_returned_as_is_gets_an_identity():
     prog = program([("x", X)], [], [], [0, 0])
     out = run_onnx(program_to_onnx(prog, {}), {"x": X})
     assert len(out) == 2 and all(np.array_equal(o, X) for o in out)
+
+
+def _rnn_args(mode, steps=4, batch=3, size=2, hidden=5, lengths=None):
+    g = {0: 1, 1: 1, 2: 4, 3: 3}[mode]
+    ins = [f32(steps, batch, size, lo=-1, hi=1), f32(batch, hidden, lo=-1, hi=1)]
+    if mode == 2:
+        ins.append(f32(batch, hidden, lo=-1, hi=1))
+    ins += [f32(g * hidden, n, lo=-0.5, hi=0.5) for n in (size, hidden)]
+    ins += [f32(g * hidden, lo=-0.5, hi=0.5) for _ in range(2)]
+    if lengths is not None:
+        ins.append(np.array(lengths, np.int64))
+    return [ins]
+
+
+@pytest.mark.parametrize("opset", OPSETS)
+@pytest.mark.parametrize("mode", [0, 1, 2, 3])
+@pytest.mark.parametrize("reverse,lengths", [(False, None), (True, None), (True, [4, 1, 2])])
+def test_rnn_as_onnx_recurrent_ops(mode, reverse, lengths, opset):
+    """The fused layer as LSTM/GRU/RNN: ONNX's op gives the outputs and final states, the
+    rows of oar's packed output the layer reads (the saved gate rows are left out)."""
+    args = _rnn_args(mode, lengths=lengths)
+    attrs = {"mode": mode, "reverse": reverse, "zero_padded": True}
+    prog, tensors, feeds = one_op("rnn", args, attrs, params=())
+    (got,) = run_onnx(program_to_onnx(prog, tensors, opset), feeds)
+    want = run_oar("rnn", args, attrs)
+    rows = 4 + (2 if mode == 2 else 1)
+    np.testing.assert_allclose(got, want[:rows], rtol=1e-5, atol=1e-5)
+
+
+def test_rnn_with_the_cells_outputs_past_the_end_is_unsupported():
+    args = _rnn_args(3, lengths=[4, 1, 2])
+    prog, tensors, _ = one_op("rnn", args, {"mode": 3, "zero_padded": False})
+    with pytest.raises(UnsupportedOpError, match="sequence_length"):
+        program_to_onnx(prog, tensors, 17)
 
 
 def test_the_docs_list_the_table():

@@ -291,6 +291,11 @@ def gen_key_parser(op):
                 )
             else:
                 L.append(f"    parser.set_dtype({dt.name});")
+        elif dt.is_tensor_list:  # the list's first tensor (an empty list: the kernel's error)
+            L.append(
+                f"    parser.set_dtype({dt.name}.empty() ? DType::kUndefined : "
+                f"{dt.name}[0].dtype());"
+            )
         else:
             L.append(f"    parser.set_dtype({dt.name}.dtype());")
     if op.float_only:

@@ -1,7 +1,7 @@
 """set_flags / get_flags: oar's own flags (oar._C) and Paddle's documented flags that
 mean nothing to oar.
 
-oar's flags (FLAGS_check_nan_inf, FLAGS_jit_fuse_elementwise, FLAGS_parallel_threshold,
+oar's flags (FLAGS_check_nan_inf, FLAGS_fused_rnn, FLAGS_jit_fuse_elementwise, FLAGS_parallel_threshold,
 FLAGS_record_forward_stack) change what oar does. The flags in NO_EFFECT are Paddle's, for things oar does not have
 or does another way (a GPU allocator, static-graph passes, stride kernels that are
 always on); Paddle code sets them routinely, so they are accepted and their values kept
@@ -80,6 +80,7 @@ def _name(k, api):
 # The flags oar's core reads (src/oar/core/flags.cc, FlagNames()).
 _OWN = (
     "FLAGS_check_nan_inf",
+    "FLAGS_fused_rnn",
     "FLAGS_jit_fuse_elementwise",
     "FLAGS_parallel_threshold",
     "FLAGS_record_forward_stack",

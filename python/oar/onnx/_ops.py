@@ -883,6 +883,66 @@ def _batch_norm(g: Graph, op: Op) -> str:
     return y
 
 
+# ---- recurrent -----------------------------------------------------------------------------
+# oar's gate blocks in ONNX's order: LSTM i, f, g, o -> i, o, f, c; GRU r, z, c -> z, r, h.
+_RNN_GATES = {0: [0], 1: [0], 2: [0, 3, 1, 2], 3: [1, 0, 2]}
+
+
+def _gate_order(g: Graph, w: str, mode: int, hidden: int) -> str:
+    """w ([G * H, ...]) with its gate blocks in ONNX's order, with a leading direction axis."""
+    order = _RNN_GATES[mode]
+    if len(order) > 1:
+        parts = g.op("Split", [w, g.ints([hidden] * len(order))], outputs=len(order), axis=0)
+        w = g.op("Concat", [parts[i] for i in order], axis=0)
+    return g.op("Unsqueeze", [w, g.ints([0])])
+
+
+@_reg("rnn", "LSTM, GRU or RNN; Split, Concat, Squeeze, Unsqueeze")
+def _rnn(g: Graph, op: Op) -> str:
+    """One fused layer as ONNX's recurrent op; the packed output's first T + S rows (the
+    outputs and final states: what the layer's slices read)."""
+    ins = op.xs(0)
+    mode = int(op.attr("mode", 2))
+    lstm = mode == 2
+    n = 7 if lstm else 6
+    if len(ins) > n and not op.attr("zero_padded", True):
+        raise op.unsupported(
+            "outputs past sequence_length are the cell's (nn.RNN over a "
+            "cell), which ONNX's recurrent ops make zero"
+        )
+    x, h0 = ins[0], ins[1]
+    c0 = ins[2] if lstm else None
+    w_ih, w_hh, b_ih, b_hh = ins[n - 4 : n]
+    dims = g.dims(w_hh)
+    if not dims or dims[-1] is None:
+        raise op.unsupported("the hidden size is not known at export")
+    hidden = int(dims[-1])
+    dt = g.dtypes[x]
+    w = _gate_order(g, g.cast(w_ih, dt), mode, hidden)
+    r = _gate_order(g, g.cast(w_hh, dt), mode, hidden)
+    b = g.op(
+        "Concat",
+        [
+            _gate_order(g, g.cast(b_ih, dt), mode, hidden),
+            _gate_order(g, g.cast(b_hh, dt), mode, hidden),
+        ],
+        axis=1,
+    )
+    lens = g.cast(ins[n], "int32") if len(ins) > n else ""
+    states = [g.op("Unsqueeze", [s, g.ints([0])]) for s in ([h0, c0] if lstm else [h0])]
+    kind = "LSTM" if lstm else "GRU" if mode == 3 else "RNN"
+    attrs = dict(
+        hidden_size=hidden, direction="reverse" if op.attr("reverse", False) else "forward"
+    )
+    if mode == 3:
+        attrs["linear_before_reset"] = 1
+    if mode in (0, 1):
+        attrs["activations"] = ["Tanh" if mode == 0 else "Relu"]
+    outs = g.op(kind, [x, w, r, b, lens, *states], outputs=3 if lstm else 2, **attrs)
+    y = g.op("Squeeze", [outs[0], g.ints([1])])
+    return g.op("Concat", [y] + list(outs[1:]), axis=0)
+
+
 # ---- pooling -------------------------------------------------------------------------------
 
 

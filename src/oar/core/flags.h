@@ -20,6 +20,9 @@ struct Flags {
   // Replays of captured programs run chains of element-wise ops as one pass
   // (src/oar/jit/fusion.h); off: op by op.
   std::atomic<bool> jit_fuse_elementwise{true};
+  // nn.SimpleRNN/LSTM/GRU run each layer as one fused op (src/oar/ops/rnn.yaml);
+  // off: op by op, differentiable to any order.
+  std::atomic<bool> fused_rnn{true};
 };
 
 Flags& GlobalFlags();

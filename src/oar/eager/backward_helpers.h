@@ -294,3 +294,14 @@ Tensor gamma_density(const Tensor& a, const Tensor& y);
 // of log|g| - out over the positive and the negative parts of g (no overflow).
 Tensor logcumsumexp_grad(const Tensor& x, const Tensor& out, const Tensor& g, int64_t axis);
 }  // namespace oar
+
+// ---- the recurrent section (src/oar/ops/rnn.yaml; in backward_helpers_rnn.cc) ----
+namespace oar {
+// rnn: rnn_grad's flat vector cut back into one gradient per input of the list (an
+// undefined tensor for lengths, which has none).
+std::vector<Tensor> rnn_input_grads(const std::vector<Tensor>& inputs, const Tensor& out,
+                                    const Tensor& grad_out, int64_t mode, bool reverse,
+                                    bool zero_padded);
+// rnn_grad's own backward: an error naming the way to higher-order gradients.
+std::vector<Tensor> rnn_double_grad(const std::vector<Tensor>& inputs, int64_t mode);
+}  // namespace oar

@@ -125,3 +125,5 @@ std::vector<SliceRange> NormalizeSlices(const DDim& dims, const std::vector<int6
 #include "oar/kernels/infer_meta_numeric.h"   // IWYU pragma: export
 #include "oar/kernels/infer_meta_sampling.h"  // IWYU pragma: export
 #include "oar/kernels/infer_meta_strided.h"   // IWYU pragma: export
+// The recurrent section (rnn, rnn_grad).
+#include "oar/kernels/infer_meta_rnn.h"  // IWYU pragma: export

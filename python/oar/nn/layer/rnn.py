@@ -6,6 +6,11 @@ Weights are [gates * hidden_size, input_size] (gate order i, f, g, o for LSTM an
 r, z, c for GRU, as Paddle and PyTorch), all drawn from U(-1/sqrt(hidden_size),
 1/sqrt(hidden_size)). For the built-in cells the input projection of every time step
 is one GEMM; only the hidden-to-hidden product runs per step.
+
+With the built-in cells (and no LSTM projection) a whole layer in one direction runs as
+one fused op, `rnn` (src/oar/ops/rnn.yaml): the step loop and its backward in C++, first-
+order gradients only. FLAGS_fused_rnn=False (or auto-cast, or a dtype other than float32/
+float64) runs the same recurrence op by op, differentiable to any order (docs/rnn.md).
 """
 
 from __future__ import annotations
@@ -310,8 +315,45 @@ def _split(x, n):
     return split(x, n, axis=-1)
 
 
-def _step_masks(who, sequence_length, steps, batch):
-    """Per time step, a [batch, 1] bool tensor: is step t inside the sequence."""
+# rnn's mode attribute per cell (src/oar/ops/rnn.yaml).
+_FUSED_MODE = {"tanh": 0, "relu": 1, "LSTMCell": 2, "GRUCell": 3}
+
+
+def _fused_mode(cell, x):
+    """The fused op's mode for cell over x, or None when the layer runs op by op."""
+    if type(cell) is SimpleRNNCell:
+        mode = _FUSED_MODE[cell.activation]
+    elif type(cell) is GRUCell or (type(cell) is LSTMCell and cell.proj_size == 0):
+        mode = _FUSED_MODE[type(cell).__name__]
+    else:
+        return None
+    if x.dtype.name not in ("float32", "float64") or _C._amp_state()[0] != 0:
+        return None
+    params = (cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh)
+    if any(p is None or p.dtype != x.dtype for p in params):
+        return None
+    if not _C.get_flags("FLAGS_fused_rnn")["FLAGS_fused_rnn"]:
+        return None
+    return mode
+
+
+def _run_fused(cell, mode, x, states, sequence_length, is_reverse, zero_padded):
+    """One layer in one direction as the fused op: x [T, B, I] -> (y [T, B, H], states)."""
+    steps = x.shape[0]
+    lstm = mode == 2
+    ins = [x, *states] if lstm else [x, states]
+    ins += [cell.weight_ih, cell.weight_hh, cell.bias_ih, cell.bias_hh]
+    if sequence_length is not None:
+        ins.append(sequence_length)
+    out = _C.rnn(ins, mode, is_reverse, zero_padded)
+    y = _C.slice(out, [0], [0], [steps])
+    h = _C.squeeze(_C.slice(out, [0], [steps], [steps + 1]), [0])
+    if not lstm:
+        return y, h
+    return y, (h, _C.squeeze(_C.slice(out, [0], [steps + 1], [steps + 2]), [0]))
+
+
+def _check_lengths(who, sequence_length, batch):
     _check_tensor(who, "sequence_length", sequence_length)
     if (
         sequence_length.ndim != 1
@@ -323,6 +365,10 @@ def _step_masks(who, sequence_length, steps, batch):
             f"[batch_size={batch}], got {sequence_length.dtype.name} of shape "
             f"{sequence_length.shape}"
         )
+
+
+def _step_masks(sequence_length, steps):
+    """Per time step, a [batch, 1] bool tensor: is step t inside the sequence."""
     t = arange(steps, dtype=sequence_length.dtype)
     inside = unsqueeze(t, 1) < unsqueeze(sequence_length, 0)  # [T, B]
     return [unsqueeze(m, 1) for m in unstack(inside, axis=0)]
@@ -363,7 +409,13 @@ def _run(
     steps, batch = x.shape[0], x.shape[1]
     if states is None:
         states = cell.get_initial_states(x, batch_dim_idx=1)
-    masks = None if sequence_length is None else _step_masks(who, sequence_length, steps, batch)
+    if sequence_length is not None:
+        _check_lengths(who, sequence_length, batch)
+    mode = None if kwargs else _fused_mode(cell, x)
+    if mode is not None:
+        y, states = _run_fused(cell, mode, x, states, sequence_length, is_reverse, zero_padded)
+        return (y if time_major else transpose(y, [1, 0, 2])), states
+    masks = None if sequence_length is None else _step_masks(sequence_length, steps)
     fused = (
         isinstance(cell, _ProjectedCell)
         and type(cell).forward is _ProjectedCell.forward

@@ -6,7 +6,6 @@
 // Samples run in parallel on oar's pool when there are at least as many as
 // threads, each worker's BLAS calls on that worker alone; with fewer samples the
 // loop is serial and BLAS threads.
-#include <cblas.h>
 
 #include <algorithm>
 #include <cstring>
@@ -16,21 +15,12 @@
 #include "oar/core/parallel.h"
 #include "oar/core/wide_int.h"
 #include "oar/kernels/cpu/conv_impl.h"
+#include "oar/kernels/funcs/gemm.h"
 
 namespace oar::conv_engine {
 namespace {
 
-template <typename T>
-void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
-          int64_t ldb, T beta, T* c, int64_t ldc) {
-  const auto TA = ta ? CblasTrans : CblasNoTrans;
-  const auto TB = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, TA, TB, m, n, k, 1.0f, a, lda, b, ldb, beta, c, ldc);
-  } else {
-    cblas_dgemm(CblasRowMajor, TA, TB, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
-  }
-}
+using funcs::Gemm;
 
 // The output positions o in [0, n) whose input position o * stride + off lies
 // in [0, size): [lo, hi).
