@@ -1,0 +1,59 @@
+// Inference latency of a model saved from Python with oar.jit.save, run by
+// oar's C++ runtime without Python: loads MODEL.oarmodel + MODEL.safetensors
+// with oar::jit::Load, reads the inputs (in forward's order) from a
+// safetensors file, runs Module::Forward WARMUP times untimed and STEPS times
+// timed, and prints one JSON line: the median time of a call in seconds and
+// the peak resident set size of the process in MiB (getrusage). It is the
+// "oar C++" column of benchmarks/models.py, which saves the model and starts
+// this program with OMP_NUM_THREADS set.
+//
+//   usage: oar_bench_jit_latency MODEL INPUTS.safetensors [WARMUP] [STEPS]
+//          (defaults 3 and 50)
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <vector>
+
+#include "oar/oar.h"
+
+int main(int argc, char** argv) {
+  if (argc < 3) {
+    std::fprintf(stderr, "usage: %s MODEL INPUTS.safetensors [WARMUP] [STEPS]\n", argv[0]);
+    return 2;
+  }
+  const int warmup = argc > 3 ? std::atoi(argv[3]) : 3;
+  const int steps = argc > 4 ? std::atoi(argv[4]) : 50;
+  if (warmup < 0 || steps < 1) {
+    std::fprintf(stderr, "jit_latency: WARMUP must be >= 0 and STEPS >= 1\n");
+    return 2;
+  }
+  try {
+    const oar::jit::Module module = oar::jit::Load(argv[1]);
+    std::vector<oar::Tensor> inputs;
+    for (auto& [name, t] : oar::Load(argv[2])) inputs.push_back(t);
+    for (int i = 0; i < warmup; ++i) module.Forward(inputs);
+    std::vector<double> times;
+    times.reserve(static_cast<size_t>(steps));
+    for (int i = 0; i < steps; ++i) {
+      const auto t0 = std::chrono::steady_clock::now();
+      const std::vector<oar::Tensor> out = module.Forward(inputs);
+      times.push_back(
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    }
+    std::sort(times.begin(), times.end());
+    const size_t n = times.size();
+    const double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
+    rusage usage{};
+    getrusage(RUSAGE_SELF, &usage);  // ru_maxrss: KiB on Linux
+    std::printf("{\"median\": %.9g, \"peak_mib\": %.1f}\n", median,
+                static_cast<double>(usage.ru_maxrss) / 1024.0);
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "jit_latency: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
