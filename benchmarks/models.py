@@ -187,8 +187,8 @@ def ratio(a, b):
 
 
 def table(suite, rows, load):
-    """Measures rows (all of one mode), printing the table row by row; returns
-    {row: results} and the notes (failures, parameter counts) printed under it."""
+    """Measures rows (all of one mode), printing the table row by row and under it the
+    failures and any difference in the parameter counts; returns {row: results}."""
     infer = workloads.ROWS[rows[0]].mode == "infer"
     fws = PYTHON_FWS + (INFER_FWS if infer else ())
     cols = [f"{fw} ms" for fw in fws] + ["oar/torch", "oar/paddle"]
@@ -316,7 +316,7 @@ def main():
         f"warm-up; times in ms; MiB: the process's peak RSS"
     )
     if suite.paddle is None:
-        print("# Paddle skipped: give --paddle-python or OAR_PADDLE_PYTHON")
+        print("# Paddle skipped: no interpreter with paddle (--paddle-python or OAR_PADDLE_PYTHON)")
     if suite.cpp is None and any(workloads.ROWS[r].mode == "infer" for r in rows):
         print(
             f"# oar C++ skipped: {args.jit_latency} is not built "
