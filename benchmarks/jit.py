@@ -13,8 +13,8 @@ training step is forward, mean-square loss, backward and an SGD step.
 
 Workloads: an MLP 64-128-128-10 at batch 1 (per-call overhead), the demo CNN at batch
 1, a GPT-style decoder (2 pre-norm blocks, d 64, 4 heads, seq 32, causal mask) at batch
-1, a 2-layer LSTM (input 32, hidden 64, seq 35, batch 4; oar's LSTM is a Python loop
-over time steps) forward, and its training step; an element-wise chain over 4M floats
+1, a 2-layer LSTM (input 32, hidden 64, seq 35, batch 4; one fused `rnn` op per layer
+in both frameworks) forward, and its training step; an element-wise chain over 4M floats
 (5 ops that a replay runs as one pass). Two more tables: to_static with its element-wise
 chains fused against op by op (FLAGS_jit_fuse_elementwise), and the peak memory of one
 inference call, eager against replayed.
