@@ -457,7 +457,7 @@ def rnn_packed(inputs, mode, reverse, zero_padded):
     lengths = inputs[n] if len(inputs) > n else torch.full((batch,), steps, dtype=x.dtype)
     ys, saved, cells = [None] * steps, [None] * steps, [None] * steps
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
-        inside = (t < lengths).to(x.dtype).unsqueeze(1)
+        inside = (t < lengths).unsqueeze(1)  # where, not * : a masked inf stays out
         xp = x[t] @ w_ih.T + b_ih
         hp = h @ w_hh.T + b_hh
         if lstm:
@@ -466,7 +466,7 @@ def rnn_packed(inputs, mode, reverse, zero_padded):
             c_new = f * c + i * g
             h_new = o * c_new.tanh()
             saved[t], cells[t] = torch.cat([i, f, g, o], 1), c_new
-            c = inside * c_new + (1 - inside) * c
+            c = torch.where(inside, c_new, c)
         elif gru:
             xr, xz, xc = xp.chunk(3, 1)
             hr, hz, hc = hp.chunk(3, 1)
@@ -476,8 +476,8 @@ def rnn_packed(inputs, mode, reverse, zero_padded):
             saved[t] = torch.cat([r, z, cand, hc], 1)
         else:
             h_new = (xp + hp).tanh() if mode == 0 else (xp + hp).relu()
-        ys[t] = h_new * inside if zero_padded else h_new
-        h = inside * h_new + (1 - inside) * h
+        ys[t] = torch.where(inside, h_new, torch.zeros_like(h_new)) if zero_padded else h_new
+        h = torch.where(inside, h_new, h)
     rows = [torch.stack(ys), h.unsqueeze(0)] + ([c.unsqueeze(0)] if lstm else [])
     if lstm or gru:
         rows.append(torch.stack(saved).reshape(steps * 4, batch, hidden))

@@ -424,6 +424,22 @@ def _hint_arange(r, tensors, attrs):
     attrs.update(start=start, end=round(end, 6) if isinstance(end, float) else end, step=step)
 
 
+def _hint_rnn(r, tensors, attrs):
+    """rnn's packed list (src/oar/ops/rnn.yaml) with agreeing shapes and one float dtype."""
+    mode = attrs["mode"] if attrs["mode"] in (0, 1, 2, 3) else r.randint(0, 3)
+    attrs["mode"] = mode
+    g = {0: 1, 1: 1, 2: 4, 3: 3}[mode]
+    t, b, i, h = r.randint(1, 4), r.randint(0, 3), r.randint(1, 3), r.randint(1, 3)
+    dt = r.choice(["float32", "float64"])
+    shapes = [[t, b, i], [b, h]] + ([[b, h]] if mode == 2 else [])
+    shapes += [[g * h, i], [g * h, h], [g * h], [g * h]]
+    lst = [make_tensor(r, s, dt) for s in shapes]
+    if r.random() < 0.5:
+        lengths = lambda r: r.randint(0, t + 1)  # noqa: E731
+        lst.append(make_tensor(r, [b], r.choice(["int64", "int32"]), lengths))
+    tensors[0] = lst
+
+
 HINTS_SHAPES = {"matmul": _hint_matmul}  # op -> shapes of its tensor inputs
 HINTS = {  # op -> adjust (tensors, attrs) after generation
     "index_select": _hint_index_select,
@@ -431,6 +447,7 @@ HINTS = {  # op -> adjust (tensors, attrs) after generation
     "strided_slice_grad": _hint_slice_grad,
     "set_value_with_tensor": _hint_slice_grad,
     "arange": _hint_arange,
+    "rnn": _hint_rnn,
 }
 
 

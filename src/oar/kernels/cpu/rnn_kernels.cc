@@ -177,7 +177,7 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
         std::memcpy(h_new.data(), pre.data(), sizeof(T) * B * H);
         Tanh(h_new.data(), B * H);
       } else {
-        for (int64_t i = 0; i < B * H; ++i) h_new[i] = pre[i] > T(0) ? pre[i] : T(0);
+        for (int64_t i = 0; i < B * H; ++i) h_new[i] = pre[i] < T(0) ? T(0) : pre[i];  // NaN stays
       }
     }
     T* yt = y + t * pk.bh;
@@ -322,7 +322,7 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
           } else if (mode == kTanh) {
             db[j] = dn[j] * (T(1) - hb[j] * hb[j]);
           } else {
-            db[j] = hb[j] > T(0) ? dn[j] : T(0);
+            db[j] = hb[j] <= T(0) ? T(0) : dn[j];  // as relu_grad: a NaN passes
           }
         }
       }
