@@ -10,7 +10,9 @@
 // repeated calls lasting >= kMinSampleSeconds each. Threads: OMP_NUM_THREADS
 // (oneDNN runs on the same OpenMP pool).
 //
-//   usage: oar_bench_conv [float64]   (default float32; oneDNN is float32 only)
+//   usage: oar_bench_conv [float64] [resnet18]   (default float32; oneDNN is float32
+//          only; resnet18: the forward pass of ResNet-18's convolutions at batch 1 and
+//          16, 224x224 input, instead of the CNN's shapes)
 #include <omp.h>
 
 #include <algorithm>
@@ -19,6 +21,7 @@
 #include <cstring>
 #include <functional>
 #include <random>
+#include <vector>
 
 #include "oar/core/cpu_isa.h"
 #include "oar/kernels/cpu/conv_impl.h"
@@ -67,7 +70,7 @@ struct Shape {
   int64_t n, c_in, c_out, h, w, k, stride, pad;
 };
 
-void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng) {
+void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng, bool forward_only = false) {
   using oar::conv_engine::Algo;
   using oar::conv_engine::Pass;
   const oar::DDim xd{s.n, s.c_in, s.h, s.w}, wd{s.c_out, s.c_in, s.k, s.k};
@@ -83,6 +86,7 @@ void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng) {
   const bool onednn = oar::conv_engine::OneDnnSupports(dtype, g);
   const char* pass_names[] = {"forward", "backward data", "backward weights"};
   for (Pass pass : {Pass::kForward, Pass::kBackwardData, Pass::kBackwardWeights}) {
+    if (forward_only && pass != Pass::kForward) continue;
     auto run = [&](Algo a) {
       return BestSecondsPerCall([&] {
         switch (pass) {
@@ -111,8 +115,38 @@ void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng) {
 
 }  // namespace
 
+// ResNet-18's convolutions (each once; the network runs the 3x3 ones of a stage 3-4 times).
+std::vector<Shape> ResNet18Shapes(int64_t n) {
+  std::vector<Shape> v;
+  struct C {
+    const char* name;
+    int64_t c_in, c_out, hw, k, stride, pad;
+  };
+  const C convs[] = {
+      {"conv1 3x224 -> 64, 7x7 s2", 3, 64, 224, 7, 2, 3},
+      {"64x56 -> 64, 3x3", 64, 64, 56, 3, 1, 1},
+      {"64x56 -> 128, 3x3 s2", 64, 128, 56, 3, 2, 1},
+      {"64x56 -> 128, 1x1 s2", 64, 128, 56, 1, 2, 0},
+      {"128x28 -> 128, 3x3", 128, 128, 28, 3, 1, 1},
+      {"128x28 -> 256, 3x3 s2", 128, 256, 28, 3, 2, 1},
+      {"128x28 -> 256, 1x1 s2", 128, 256, 28, 1, 2, 0},
+      {"256x14 -> 256, 3x3", 256, 256, 14, 3, 1, 1},
+      {"256x14 -> 512, 3x3 s2", 256, 512, 14, 3, 2, 1},
+      {"256x14 -> 512, 1x1 s2", 256, 512, 14, 1, 2, 0},
+      {"512x7 -> 512, 3x3", 512, 512, 7, 3, 1, 1},
+  };
+  for (const C& c : convs) {
+    v.push_back({c.name, n, c.c_in, c.c_out, c.hw, c.hw, c.k, c.stride, c.pad});
+  }
+  return v;
+}
+
 int main(int argc, char** argv) {
-  const bool f64 = argc > 1 && std::strcmp(argv[1], "float64") == 0;
+  bool f64 = false, resnet = false;
+  for (int i = 1; i < argc; ++i) {
+    f64 = f64 || std::strcmp(argv[i], "float64") == 0;
+    resnet = resnet || std::strcmp(argv[i], "resnet18") == 0;
+  }
   const oar::DType dtype = f64 ? oar::DType::kFloat64 : oar::DType::kFloat32;
   std::printf("conv engines, %s, %d threads, best of %d samples (ms per call)\n",
               f64 ? "float64" : "float32", omp_get_max_threads(), kSamples);
@@ -127,6 +161,13 @@ int main(int argc, char** argv) {
       {"64x32x28x28 -> 64, 3x3 s2 pad 1", 64, 32, 64, 28, 28, 3, 2, 1},
   };
   std::mt19937 rng(0);
+  if (resnet) {
+    for (const int64_t n : {1, 16}) {
+      std::printf("ResNet-18, batch %lld\n", static_cast<long long>(n));
+      for (const Shape& s : ResNet18Shapes(n)) BenchShape(s, dtype, &rng, true);
+    }
+    return 0;
+  }
   for (const Shape& s : shapes) BenchShape(s, dtype, &rng);
   return 0;
 }
