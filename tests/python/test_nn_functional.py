@@ -401,6 +401,69 @@ def test_batch_norm_training_updates_running_stats(data_format):
     close(o, t)
 
 
+@pytest.mark.parametrize("data_format", ["NCHW", "NHWC", "NC"])
+def test_batch_norm_eval_is_one_op_differentiable_in_every_input(data_format):
+    # eval batch norm is batch_norm_infer, one op; its gradients (x, weight, bias and
+    # running statistics that require them) match torch's of the same formula, twice.
+    shape = {"NCHW": (3, 4, 2, 5), "NHWC": (3, 2, 5, 4), "NC": (6, 4)}[data_format]
+    ax = 3 if data_format == "NHWC" else 1
+    x, tx = pair(arr(*shape))
+    w, tw = pair(arr(4, low=0.5, high=1.5))
+    b, tb = pair(arr(4))
+    rm, trm = pair(arr(4))
+    rv, trv = pair(arr(4, low=0.5, high=1.5))
+    o = F.batch_norm(x, rm, rv, w, b, training=False, epsilon=1e-3, data_format=data_format)
+    assert o.grad_fn.forward_op == "batch_norm_infer"
+    # straight from the leaves: no reshape or arithmetic on the [C] tensors in between
+    assert {n.name() for n, _ in o.grad_fn.next_functions} == {"GradNodeAccumulation"}
+    sh = [1] * len(shape)
+    sh[ax] = 4
+    t = (tx - trm.reshape(sh)) / (trv.reshape(sh) + 1e-3).sqrt() * tw.reshape(sh) + tb.reshape(sh)
+    close(o, t)
+    grads(o, [x, w, b, rm, rv], t, [tx, tw, tb, trm, trv])
+    # without weight and bias, and with use_global_stats in training
+    o = F.batch_norm(x, rm, rv, training=True, use_global_stats=True, data_format=data_format)
+    close(o, (tx - trm.reshape(sh)) / (trv.reshape(sh) + 1e-5).sqrt())
+
+
+def test_batch_norm_eval_under_auto_cast_runs_in_float32():
+    x = oar.to_tensor(arr(2, 3, 4, 4, dtype=np.float32)).astype("bfloat16")
+    rm = oar.to_tensor(arr(3, dtype=np.float32))
+    rv = oar.to_tensor(arr(3, low=0.5, high=1.5, dtype=np.float32))
+    with oar.amp.auto_cast(dtype="bfloat16"):
+        o = F.batch_norm(x, rm, rv, training=False)
+    assert o.dtype == oar.float32
+    xv = x.astype("float32").numpy()
+    want = (xv - rm.numpy().reshape(1, 3, 1, 1)) / np.sqrt(rv.numpy().reshape(1, 3, 1, 1) + 1e-5)
+    np.testing.assert_allclose(o.numpy(), want, rtol=1e-6, atol=1e-6)
+    # outside auto_cast: the promoted dtype of x and the statistics (float32 here)
+    assert F.batch_norm(x, rm, rv, training=False).dtype == oar.float32
+    xb = x
+    rmb, rvb = rm.astype("bfloat16"), rv.astype("bfloat16")
+    assert F.batch_norm(xb, rmb, rvb, training=False).dtype == oar.bfloat16
+
+
+def test_max_pool_without_gradient_is_the_values_op():
+    # without a gradient wanted, max pooling is max_pool (no index tensor): the same
+    # values as the index path, NaN taking over its window
+    xv = arr(2, 3, 9, 8)
+    xv[0, 1, 4, 4] = np.nan
+    x, tx = pair(xv)
+    for kw in [dict(kernel_size=3, stride=2, padding=1), dict(kernel_size=2),
+               dict(kernel_size=3, stride=2, padding=1, ceil_mode=True)]:
+        with oar.no_grad():
+            o = F.max_pool2d(x, **kw)
+        t = TF.max_pool2d(tx, **kw)
+        close(o, t)
+        close(F.max_pool2d(x, **kw), t)
+    o = F.max_pool2d(oar.to_tensor(xv), 3, 2, 1)  # stop_gradient: max_pool
+    close(o, TF.max_pool2d(tx, 3, 2, 1))
+    # max_pool itself is differentiable (its backward recomputes the index)
+    xd, txd = pair(arr(1, 2, 7, 6))
+    o = oar._C.max_pool(xd, [3, 3], [2, 2], [1, 1, 1, 1], False, False)
+    grads(o, [xd], TF.max_pool2d(txd, 3, 2, 1), [txd])
+
+
 def test_instance_and_group_norm():
     x, tx = pair(arr(2, 6, 3, 4))
     w, tw = pair(arr(6))

@@ -343,6 +343,20 @@ CASES = [
     ),
     ("rms_norm", "rms_norm", [X, f32(4)], {"epsilon": 1e-6, "begin_norm_axis": 2}, (1,)),
     ("batch_norm", "batch_norm", [IMG, f32(3), f32(3)], {"epsilon": 1e-5, "axis": 1}, (1, 2)),
+    (
+        "batch_norm_infer",
+        "batch_norm_infer",
+        [IMG, f32(3), f32(3, lo=0.5, hi=1.5), f32(3), f32(3)],
+        {"epsilon": 1e-3, "axis": 1},
+        (1, 2, 3, 4),
+    ),
+    (
+        "batch_norm_infer-last",
+        "batch_norm_infer",
+        [f32(2, 5, 3), f32(3), f32(3, lo=0.5, hi=1.5), f32(3), f32(3)],
+        {"epsilon": 1e-5, "axis": -1},
+        (1, 2, 3, 4),
+    ),
     # pooling
     ("avg_pool", "avg_pool", [IMG], pool([3, 3], [2, 2], [1, 1, 1, 1]), ()),
     ("avg_pool-inclusive", "avg_pool", [IMG], pool([3, 3], [2, 2], [1] * 4, exclusive=False), ()),
@@ -374,6 +388,15 @@ CASES = [
         pool([2, 3], adaptive=True, max=True),
         (),
     ),
+    ("max_pool", "max_pool", [IMG], pool([3, 3], [2, 2], [1] * 4, max=True), ()),
+    (
+        "max_pool-ceil",
+        "max_pool",
+        [IMG],
+        pool([2, 2], [2, 2], [0] * 4, ceil_mode=True, max=True),
+        (),
+    ),
+    ("max_pool-adaptive", "max_pool", [f32(2, 3, 8, 6)], pool([2, 3], adaptive=True, max=True), ()),
     (
         "pool_gather",
         "pool_gather",

@@ -883,6 +883,27 @@ def _batch_norm(g: Graph, op: Op) -> str:
     return y
 
 
+@_reg(
+    "batch_norm_infer",
+    "BatchNormalization (float32/float64, channels at axis 1); else Reshape, Sub, Add, Sqrt, Div, "
+    "Mul",
+)
+def _batch_norm_infer(g: Graph, op: Op) -> str:
+    names = ("x", "mean", "variance", "weight", "bias")
+    x, m, v, w, b = _promote(g, [_float(g, op.need(i, n)) for i, n in enumerate(names)])
+    eps = float(op.attr("epsilon", 1e-5))
+    r = _rank(g, op, x)
+    ax = _axis(int(op.attr("axis", 1)), r)
+    if ax == 1 and g.dtypes[x] in ("float32", "float64"):
+        return g.op("BatchNormalization", [x, w, b, m, v], epsilon=eps)
+    shape = [1] * r
+    shape[ax] = -1
+    m, v, w, b = (g.op("Reshape", [p, g.ints(shape)]) for p in (m, v, w, b))
+    den = g.op("Sqrt", [g.op("Add", [v, _attr_const(g, x, eps)])])
+    y = g.op("Div", [g.op("Sub", [x, m]), den])
+    return g.op("Add", [g.op("Mul", [y, w]), b])
+
+
 # ---- recurrent -----------------------------------------------------------------------------
 # oar's gate blocks in ONNX's order: LSTM i, f, g, o -> i, o, f, c; GRU r, z, c -> z, r, h.
 _RNN_GATES = {0: [0], 1: [0], 2: [0, 3, 1, 2], 3: [1, 0, 2]}
@@ -941,8 +962,6 @@ def _rnn(g: Graph, op: Op) -> str:
     outs = g.op(kind, [x, w, r, b, lens, *states], outputs=3 if lstm else 2, **attrs)
     y = g.op("Squeeze", [outs[0], g.ints([1])])
     return g.op("Concat", [y] + list(outs[1:]), axis=0)
-
-
 # ---- pooling -------------------------------------------------------------------------------
 
 
@@ -1056,6 +1075,16 @@ def _max_pool_index(g: Graph, op: Op) -> str:
     # ONNX's indices count from the tensor's start; oar's from each (n, c) plane's
     plane = _reduce(g, "ReduceProd", _shape_slice(g, x, 2), [], True)
     return g.op("Mod", [idx, plane])
+
+
+@_reg("max_pool", "MaxPool, GlobalMaxPool (adaptive)")
+def _max_pool(g: Graph, op: Op) -> str:
+    x = op.need(0, "x")
+    kernel = [int(k) for k in op.attr("kernel_size")]
+    if bool(op.attr("adaptive", False)):
+        return _adaptive(g, op, x, kernel, "Max")
+    a = _pool_attrs(op, len(kernel))
+    return g.op("MaxPool", [x], ceil_mode=int(bool(op.attr("ceil_mode", False))), **a)
 
 
 @_reg("pool_gather", "GatherElements (or MaxPool's output)")

@@ -389,6 +389,46 @@ Tensor bn_scale_grad_g_grad(const Tensor& x, const Tensor& gg, double epsilon, i
   return batch_norm(x, gg, zeros_like(gg), epsilon, axis);
 }
 
+// g r w per channel: batch_norm_infer with zero mean and bias.
+Tensor bn_infer_x_grad(const Tensor& g, const Tensor& mean, const Tensor& variance,
+                       const Tensor& weight, const Tensor&, double epsilon, int64_t axis) {
+  const Tensor zero = zeros_like(mean);
+  return batch_norm_infer(g, zero, variance, weight, zero, epsilon, axis);
+}
+
+// -sum(g) r w per channel.
+Tensor bn_infer_mean_grad(const Tensor& g, const Tensor& variance, const Tensor& weight,
+                          double epsilon, int64_t axis) {
+  const Tensor sg = sum(g, BatchAxes(g, ChannelAxis(g, axis)), variance.dtype(), false);
+  const Tensor rw = multiply(pow(scale(variance, 1.0, epsilon), -0.5), weight);
+  return scale(multiply(sg, rw), -1.0);
+}
+
+namespace {
+// sum(g xhat) per channel, xhat = (x - mean) r, in `dtype`.
+Tensor SumGradXhat(const Tensor& x, const Tensor& g, const Tensor& mean, const Tensor& variance,
+                   const Tensor& weight, double epsilon, int64_t axis, DType dtype) {
+  const Tensor xhat =
+      batch_norm_infer(x, mean, variance, ones_like(weight), zeros_like(mean), epsilon, axis);
+  return sum(multiply(g, xhat), BatchAxes(x, ChannelAxis(x, axis)), dtype, false);
+}
+}  // namespace
+
+// dy/dvariance = -(x - mean) w r^3 / 2 = -xhat w r^2 / 2.
+Tensor bn_infer_variance_grad(const Tensor& x, const Tensor& g, const Tensor& mean,
+                              const Tensor& variance, const Tensor& weight, const Tensor&,
+                              double epsilon, int64_t axis) {
+  const Tensor s = SumGradXhat(x, g, mean, variance, weight, epsilon, axis, variance.dtype());
+  const Tensor r2 = pow(scale(variance, 1.0, epsilon), -1.0);
+  return scale(multiply(s, multiply(r2, weight)), -0.5);
+}
+
+Tensor bn_infer_weight_grad(const Tensor& x, const Tensor& g, const Tensor& mean,
+                            const Tensor& variance, const Tensor& weight, const Tensor&,
+                            double epsilon, int64_t axis) {
+  return SumGradXhat(x, g, mean, variance, weight, epsilon, axis, weight.dtype());
+}
+
 // Per row (r = (mean(x^2) + eps)^-1/2, gy = g * w, a = gg):
 //   d<a, x_grad>/dx = -(r^3/n) [(a.gy) x - 3 r^2 x (a.x)(gy.x) / n + a (gy.x) + gy (a.x)]
 Tensor rms_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tensor& g,

@@ -96,6 +96,19 @@ Tensor batch_norm_grad_x_grad(const Tensor& x, const Tensor& weight, const Tenso
 Tensor bn_grad_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g, const Tensor& gg,
                            double epsilon, int64_t axis);
 Tensor bn_scale_grad_g_grad(const Tensor& x, const Tensor& gg, double epsilon, int64_t axis);
+// batch_norm_infer: y = (x - mean) r w + b per channel, r = (variance + epsilon)^-1/2.
+// Each is written in differentiable ops (x's through batch_norm_infer itself), so
+// every order of gradient works.
+Tensor bn_infer_x_grad(const Tensor& g, const Tensor& mean, const Tensor& variance,
+                       const Tensor& weight, const Tensor& bias, double epsilon, int64_t axis);
+Tensor bn_infer_mean_grad(const Tensor& g, const Tensor& variance, const Tensor& weight,
+                          double epsilon, int64_t axis);
+Tensor bn_infer_variance_grad(const Tensor& x, const Tensor& g, const Tensor& mean,
+                              const Tensor& variance, const Tensor& weight, const Tensor& bias,
+                              double epsilon, int64_t axis);
+Tensor bn_infer_weight_grad(const Tensor& x, const Tensor& g, const Tensor& mean,
+                            const Tensor& variance, const Tensor& weight, const Tensor& bias,
+                            double epsilon, int64_t axis);
 // The backward of cross_entropy_hard_grad / cross_entropy_soft_grad.
 Tensor ce_hard_grad_logits_grad(const Tensor& logits, const Tensor& label, const Tensor& g,
                                 const Tensor& gg, int64_t ignore_index, int64_t axis);

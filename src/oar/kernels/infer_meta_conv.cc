@@ -307,6 +307,13 @@ void MaxPoolIndexInferMeta(const DenseTensor& x, const std::vector<int64_t>& ker
   out->set_meta(DType::kInt64, PoolOutDims(x.dims(), g));
 }
 
+void MaxPoolInferMeta(const DenseTensor& x, const std::vector<int64_t>& kernel_size,
+                      const std::vector<int64_t>& strides, const std::vector<int64_t>& paddings,
+                      bool ceil_mode, bool adaptive, DenseTensor* out) {
+  MaxPoolIndexInferMeta(x, kernel_size, strides, paddings, ceil_mode, adaptive, out);
+  out->set_meta(x.dtype(), out->dims());
+}
+
 namespace {
 void CheckPoolIndex(const DDim& x, const DenseTensor& index) {
   OAR_ENFORCE(

@@ -89,6 +89,10 @@ void MaxPoolIndexInferMeta(const DenseTensor& x, const std::vector<int64_t>& ker
                            const std::vector<int64_t>& strides,
                            const std::vector<int64_t>& paddings, bool ceil_mode, bool adaptive,
                            DenseTensor* out);
+// max_pool: the pooled values, x's dtype, MaxPoolIndexInferMeta's shape.
+void MaxPoolInferMeta(const DenseTensor& x, const std::vector<int64_t>& kernel_size,
+                      const std::vector<int64_t>& strides, const std::vector<int64_t>& paddings,
+                      bool ceil_mode, bool adaptive, DenseTensor* out);
 void PoolGatherInferMeta(const DenseTensor& x, const DenseTensor& index, DenseTensor* out);
 void PoolScatterInferMeta(const DenseTensor& x, const DenseTensor& index,
                           const DenseTensor& grad_out, DenseTensor* x_grad);

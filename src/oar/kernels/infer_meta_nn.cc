@@ -114,6 +114,18 @@ void BatchNormStatsInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* ou
   out->set_meta(StatsDType(x), DDim{2, c});
 }
 
+void BatchNormInferInferMeta(const DenseTensor& x, const DenseTensor& mean,
+                             const DenseTensor& variance, const DenseTensor& weight,
+                             const DenseTensor& bias, double, int64_t axis, DenseTensor* out) {
+  // Any epsilon: the statistics are given (a negative one works while variance + epsilon > 0).
+  const int64_t c = BatchNormChannels(x, axis, 0.0);
+  RequireChannelParam(mean, "mean", c);
+  RequireChannelParam(variance, "variance", c);
+  RequireChannelParam(weight, "weight", c);
+  RequireChannelParam(bias, "bias", c);
+  out->set_meta(x.dtype(), x.dims());
+}
+
 void LayerNormInferMeta(const DenseTensor& x, const DenseTensor& weight, const DenseTensor& bias,
                         double epsilon, int64_t begin_norm_axis, DenseTensor* out) {
   RequireFloating(x, "x");

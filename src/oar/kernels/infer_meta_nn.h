@@ -25,6 +25,11 @@ void BatchNormScaleGradInferMeta(const DenseTensor& x, const DenseTensor& g, dou
                                  int64_t axis, DenseTensor* out);
 // [2, channels] in the compute type: the batch mean and biased variance.
 void BatchNormStatsInferMeta(const DenseTensor& x, int64_t axis, DenseTensor* out);
+// batch_norm_infer: x with given per-channel statistics, weight and bias (each [channels]).
+void BatchNormInferInferMeta(const DenseTensor& x, const DenseTensor& mean,
+                             const DenseTensor& variance, const DenseTensor& weight,
+                             const DenseTensor& bias, double epsilon, int64_t axis,
+                             DenseTensor* out);
 
 void LayerNormInferMeta(const DenseTensor& x, const DenseTensor& weight, const DenseTensor& bias,
                         double epsilon, int64_t begin_norm_axis, DenseTensor* out);

@@ -1,7 +1,9 @@
 """oar.nn.functional: normalisations (Paddle's paddle.nn.functional.norm).
 
-layer_norm and rms_norm run fused kernels (one pass per row, forward and backward);
-the others are compositions of reductions and elementwise ops.
+layer_norm and rms_norm run fused kernels (one pass per row, forward and backward), and
+batch_norm fused kernels per channel (batch_norm with the batch's statistics,
+batch_norm_infer with the running ones); the others are compositions of reductions and
+elementwise ops.
 """
 
 from __future__ import annotations
@@ -179,17 +181,14 @@ def batch_norm(
     _channel_param(api, "bias", bias, ch)
     global_stats = (not training) if use_global_stats is None else bool(use_global_stats)
     if global_stats:
-        if x.dtype.name in ("bfloat16", "float16") and _C._amp_state()[0] != 0:
-            x = x.astype("float32")  # under auto_cast, normalise in float32
-        # y = x * a + shift with a = weight / sqrt(var + eps) and shift = bias - mean * a:
-        # the arithmetic on [C] vectors, two passes over x.
-        a = _C.pow(running_var + float(epsilon), -0.5)
-        if weight is not None:
-            a = a * weight
-        shift = -(running_mean * a)
-        if bias is not None:
-            shift = shift + bias
-        return x * _along(a, x.ndim, ax) + _along(shift, x.ndim, ax)
+        # One pass over x (batch_norm_infer): x * scale + shift per channel, scale and
+        # shift from the running statistics, weight, bias and epsilon. Under auto_cast it
+        # runs in float32 (its `amp: black`); otherwise in the promoted dtype of x and
+        # the [C] tensors.
+        pdt = running_mean.dtype
+        w = weight if weight is not None else _C.full([ch], 1.0, pdt)
+        b = bias if bias is not None else _C.full([ch], 0.0, pdt)
+        return _C.batch_norm_infer(x, running_mean, running_var, w, b, float(epsilon), ax)
     # The fused kernel (src/oar/ops/batch_norm.yaml) reads a low-precision x as it is
     # and keeps its statistics in float32.
     pdt = (

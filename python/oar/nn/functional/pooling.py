@@ -4,6 +4,8 @@ The rank-generic C++ ops of src/oar/ops/pooling.yaml on channels-first tensors: 
 (its backward avg_pool_grad), and max pooling as max_pool_index (the argmax of each
 window, the mask) followed by pool_gather, whose backward scatters the gradient through
 the mask. The mask is a flat index into each (n, c) plane of x, int32 as in Paddle.
+Without return_mask, where no gradient is wanted (no_grad, or x.stop_gradient), max
+pooling is max_pool: the values alone, without an index tensor.
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ def _max_pool(api, nd, x, kernel_size, stride, padding, return_mask, ceil_mode, 
     kernel, strides, pads = _pool_args(api, nd, x, kernel_size, stride, padding, ceil_mode, last)
     if last:
         x = W.to_channels_first(x, nd)
+    if not return_mask and (x.stop_gradient or not _C.is_grad_enabled()):
+        out = W.call(api, "max_pool", _C.max_pool, x, kernel, strides, pads, bool(ceil_mode), False)
+        return W.to_channels_last(out, nd) if last else out
     index = W.call(
         api, "max_pool_index", _C.max_pool_index, x, kernel, strides, pads, bool(ceil_mode), False
     )

@@ -2,6 +2,7 @@
 // Each kernel works one channel at a time (channels split over threads): the
 // channel's elements are read for its mean, again for the squares about it and
 // once more for the output, and the second and third reads come from cache.
+// batch_norm_infer (eval, with given statistics) reads x once: x * a + shift.
 //
 // Note [Mixed-precision batch_norm]
 // Under auto_cast a convolution hands batch_norm a bfloat16 (or float16) x while
@@ -301,7 +302,53 @@ void BatchNormStatsKernel(const DeviceContext&, const DenseTensor& x_in, int64_t
   });
 }
 
+// batch_norm_infer (eval): y = x * a + shift per channel, a = weight / sqrt(variance +
+// epsilon) and shift = bias - mean * a computed once per channel in the compute type,
+// then one pass over x.
+template <typename T>
+void BatchNormInferKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTensor& mean,
+                          const DenseTensor& variance, const DenseTensor& weight,
+                          const DenseTensor& bias, double epsilon, int64_t axis, DenseTensor* out) {
+  using C = compute_t<T>;
+  const DenseTensor x = funcs::Contiguous(x_in);
+  const Layout s = LayoutOf(x.dims(), axis);
+  const std::vector<C> m = ChannelValues<C>(mean), v = ChannelValues<C>(variance);
+  const std::vector<C> w = ChannelValues<C>(weight), b = ChannelValues<C>(bias);
+  std::vector<C> a(static_cast<size_t>(s.channels)), shift(static_cast<size_t>(s.channels));
+  for (size_t c = 0; c < a.size(); ++c) {
+    a[c] = C(1) / std::sqrt(v[c] + C(epsilon)) * w[c];
+    shift[c] = b[c] - m[c] * a[c];
+  }
+  const T* px = static_cast<const T*>(x.data());
+  T* po = static_cast<T*>(out->AllocateFrom(x.place()));
+  if (x.numel() == 0) return;
+  const C* pa = a.data();
+  const C* ps = shift.data();
+  if (s.inner == 1) {  // channels last: a row of all channels at a time
+    const int64_t ch = s.channels;
+    ParallelFor(0, s.outer, ch * 2, [&](int64_t ob, int64_t oe) {
+      for (int64_t o = ob; o < oe; ++o) {
+        const T* xr = px + o * ch;
+        T* yr = po + o * ch;
+        for (int64_t c = 0; c < ch; ++c) yr[c] = static_cast<T>(C(xr[c]) * pa[c] + ps[c]);
+      }
+    });
+    return;
+  }
+  // channels first: each (outer, channel) run of `inner` contiguous values
+  ParallelFor(0, s.outer * s.channels, s.inner * 2, [&](int64_t rb, int64_t re) {
+    for (int64_t r = rb; r < re; ++r) {
+      const int64_t c = r % s.channels;
+      const C ac = pa[c], sc = ps[c];
+      const T* xr = px + r * s.inner;
+      T* yr = po + r * s.inner;
+      for (int64_t j = 0; j < s.inner; ++j) yr[j] = static_cast<T>(C(xr[j]) * ac + sc);
+    }
+  });
+}
+
 OAR_REGISTER_KERNEL(batch_norm, CPU, Any, BatchNormKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(batch_norm_infer, CPU, Any, BatchNormInferKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(batch_norm_grad, CPU, Any, BatchNormGradKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(batch_norm_scale_grad, CPU, Any, BatchNormScaleGradKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(batch_norm_stats, CPU, Any, BatchNormStatsKernel, OAR_FLOAT_TYPES);

@@ -124,6 +124,49 @@ void MaxPoolRow(const T* plane, int64_t IW, const Window& wh, const std::vector<
   }
 }
 
+// MaxPoolRow without the index: the same windows visited in the same order with the
+// same rule, so each value is the one max_pool_index points at.
+template <typename T>
+void MaxPoolRowValues(const T* plane, int64_t IW, const Window& wh,
+                      const std::vector<Window>& wcols, int64_t kw, int64_t sw, int64_t pw, T* out,
+                      compute_t<T>* best_v) {
+  using C = compute_t<T>;
+  const int64_t OW = static_cast<int64_t>(wcols.size());
+  auto full = [&](int64_t ow) {
+    return wcols[ow].end - wcols[ow].begin == kw && wcols[ow].begin == ow * sw - pw;
+  };
+  int64_t lo = 0, hi = OW;
+  while (lo < OW && !full(lo)) ++lo;
+  while (hi > lo && !full(hi - 1)) --hi;
+  for (int64_t ow = 0; ow < OW; ++ow) {
+    if (ow == lo && lo < hi) ow = hi;
+    if (ow >= OW) break;
+    const Window& ww = wcols[ow];
+    C bv = C(plane[wh.begin * IW + ww.begin]);
+    for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
+      for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
+        const C v = C(plane[ih * IW + iw]);
+        bv = TakesOver(v, bv) ? v : bv;
+      }
+    }
+    out[ow] = static_cast<T>(bv);
+  }
+  if (lo >= hi) return;
+  const T* first = plane + wh.begin * IW - pw;
+  for (int64_t ow = lo; ow < hi; ++ow) best_v[ow] = C(first[ow * sw]);
+  for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
+    for (int64_t j = 0; j < kw; ++j) {
+      if (ih == wh.begin && j == 0) continue;
+      const T* src = plane + ih * IW - pw + j;
+      for (int64_t ow = lo; ow < hi; ++ow) {
+        const C v = C(src[ow * sw]);
+        best_v[ow] = TakesOver(v, best_v[ow]) ? v : best_v[ow];
+      }
+    }
+  }
+  for (int64_t ow = lo; ow < hi; ++ow) out[ow] = static_cast<T>(best_v[ow]);
+}
+
 }  // namespace
 
 template <typename T>
@@ -256,6 +299,43 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
                 });
 }
 
+// The values of max pooling without an index tensor (max_pool: inference). 1-D and 2-D
+// pools take MaxPoolRowValues a row at a time; other pools gather max_pool_index's result.
+template <typename T>
+void PoolGatherKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTensor& index,
+                      DenseTensor* out);
+
+template <typename T>
+void MaxPoolKernel(const DeviceContext& ctx, const DenseTensor& x_in,
+                   const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& strides,
+                   const std::vector<int64_t>& paddings, bool ceil_mode, bool adaptive,
+                   DenseTensor* out) {
+  using C = compute_t<T>;
+  const WindowGeometry g =
+      PoolGeometry(x_in.dims(), kernel_size, strides, paddings, ceil_mode, adaptive);
+  if (adaptive || g.in[0] != 1 || g.out[0] != 1 || out->numel() == 0 || x_in.numel() == 0) {
+    DenseTensor index(DType::kInt64, out->dims());
+    MaxPoolIndexKernel<T>(ctx, x_in, kernel_size, strides, paddings, ceil_mode, adaptive, &index);
+    PoolGatherKernel<T>(ctx, x_in, index, out);
+    return;
+  }
+  const DenseTensor x = funcs::Contiguous(x_in);
+  const T* px = static_cast<const T*>(x.data());
+  T* po = static_cast<T*>(out->AllocateFrom(x.place()));
+  const Windows w = AllWindows(g, false);
+  const int64_t S = g.in_size(), L = g.out_size(), IW = g.in[2];
+  const int64_t OH = g.out[1], OW = g.out[2];
+  ParallelFor(0, Planes(x), g.plane_cost(), [&](int64_t b, int64_t e) {
+    std::vector<C> best_v(static_cast<size_t>(OW));
+    for (int64_t p = b; p < e; ++p) {
+      for (int64_t oh = 0; oh < OH; ++oh) {
+        MaxPoolRowValues<T>(px + p * S, IW, w.dim[1][oh], w.dim[2], g.kernel[2], g.stride[2],
+                            g.pad_before[2], po + p * L + oh * OW, best_v.data());
+      }
+    }
+  });
+}
+
 namespace {
 // Calls body(p, index row, j0, j1) for every plane p with its J indices, after checking
 // they lie in the plane's S elements. The loops of pool_gather and pool_scatter are
@@ -335,6 +415,7 @@ void PoolScatterKernel(const DeviceContext&, const DenseTensor& x, const DenseTe
 OAR_REGISTER_KERNEL(avg_pool, CPU, Any, AvgPoolKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(avg_pool_grad, CPU, Any, AvgPoolGradKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(max_pool_index, CPU, Any, MaxPoolIndexKernel, OAR_FLOAT_TYPES);
+OAR_REGISTER_KERNEL(max_pool, CPU, Any, MaxPoolKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(pool_gather, CPU, Any, PoolGatherKernel, OAR_FLOAT_TYPES);
 OAR_REGISTER_KERNEL(pool_scatter, CPU, Any, PoolScatterKernel, OAR_FLOAT_TYPES);
 
