@@ -1,7 +1,8 @@
 """ResNet-18 inference, oar vs PyTorch, in one process, 2 threads each (not a test).
+--threads sets PyTorch's threads; oar's are OMP_NUM_THREADS (give both the same).
 
     OMP_NUM_THREADS=2 python benchmarks/inference.py [--repeat R] [--batch 1 16]
-                                                     [--profile]
+                                                     [--threads 2] [--profile]
 
 oar.vision.models.resnet18 in eval() under no_grad against a hand-written PyTorch
 ResNet-18 of the same architecture (torchvision is not needed) holding the same
@@ -118,9 +119,10 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--repeat", type=int, default=30)
     p.add_argument("--batch", type=int, nargs="+", default=[1, 16])
+    p.add_argument("--threads", type=int, default=2)
     p.add_argument("--profile", action="store_true")
     args = p.parse_args()
-    torch.set_num_threads(2)
+    torch.set_num_threads(args.threads)
     rng = np.random.default_rng(0)
     oar.seed(0)
     model = oar.vision.models.resnet18()
