@@ -962,6 +962,8 @@ def _rnn(g: Graph, op: Op) -> str:
     outs = g.op(kind, [x, w, r, b, lens, *states], outputs=3 if lstm else 2, **attrs)
     y = g.op("Squeeze", [outs[0], g.ints([1])])
     return g.op("Concat", [y] + list(outs[1:]), axis=0)
+
+
 # ---- pooling -------------------------------------------------------------------------------
 
 
