@@ -1,6 +1,7 @@
 """Kernel benchmark: oar vs PyTorch vs PaddlePaddle, 2 threads each, one table.
 
     python benchmarks/kernels.py [--paddle-python PATH] [--repeats N] [--only ROW ...] [--threads 2]
+                                 [--bandwidth [--sizes 1M 16M 64M]] [--isa avx2] [--torch-isa avx2]
 
 Each framework is timed in its own subprocess running this file (two OpenMP
 runtimes in one process, oar's and PyTorch's, leave spinning threads that steal
@@ -18,6 +19,28 @@ figure on a loaded machine.
 (`grad` with an all-ones output gradient). A row whose op does not exist in a
 framework prints n/a. Run nothing else meanwhile: the numbers are only
 meaningful on an idle machine.
+
+Memory bandwidth. A row that streams memory has a byte count (what it must read
+and write: every input element read once, every output element written once;
+a broadcast operand counted once) and the table gives its GB/s and that figure
+over the machine's copy bandwidth at the same size ("of copy"): a 2-thread
+np.copyto of a float32 array (one half per Python thread; numpy releases the GIL),
+measured by this process between the frameworks' runs. "numpy add" (np.add with
+out=, the same split) is the same reference for a kernel that reads two streams
+and writes one. A copy with ordinary stores also reads the destination's lines
+before writing them, so "of copy" near 1 is the best a row of ordinary stores can
+reach. --bandwidth adds rows at --sizes elements (default 1M 16M 64M, as
+[n / 1024, 1024] float32): add, broadcast multiply and where, out of place and in
+place, on contiguous, broadcast and strided (a transposed or every-other-column
+view) inputs; full sum, sums and max over each axis; layer_norm forward+backward.
+
+ISA. --isa avx2 (or sse2, avx512) sets OAR_MAX_CPU_ISA for the oar process: it
+caps the kernels oar dispatches at run time (vec_math's exp/log/tanh, sums and
+max; gelu; the 2x2 max pool; oneDNN), not the rest of the library, which is
+compiled for the building CPU (-march=native): on an AVX-512 machine the
+elementwise loops stay AVX-512 code. --torch-isa avx2 sets ATEN_CPU_CAPABILITY
+for the PyTorch process (PyTorch otherwise uses its best kernels, AVX-512 where
+the CPU has it).
 """
 
 import argparse
@@ -37,8 +60,24 @@ class Unavailable(Exception):
     """The framework has no such op (or refuses these arguments)."""
 
 
-def rows():
-    """(name, fn(fw) -> callable) pairs; fw is a Framework adapter."""
+def _count(text):
+    """'16M' -> 16 * 2**20 elements; '1000' -> 1000."""
+    text = text.strip().upper()
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    return int(float(text[:-1] if scale > 1 else text) * scale)
+
+
+def _label(count):
+    for unit, scale in (("G", 1 << 30), ("M", 1 << 20), ("K", 1 << 10)):
+        if count >= scale and count % scale == 0:
+            return f"{count // scale}{unit}"
+    return str(count)
+
+
+def rows(sizes=()):
+    """(name, fn(fw) -> callable, bytes or None, elements) rows; fw is a Framework
+    adapter. bytes: what the row must read and write (GB/s column), elements: the
+    size of the copy it is compared with."""
     n = 1000
 
     def unary(op, positive=False):
@@ -110,29 +149,101 @@ def rows():
         f = fw.op("matmul")
         return lambda: f(a, b)
 
-    return [
-        ("exp", unary("exp")),
-        ("tanh", unary("tanh")),
-        ("sigmoid", unary("sigmoid")),
-        ("log", unary("log", positive=True)),
-        ("gelu", unary("gelu")),
-        ("add", binary([n, n])),
-        ("broadcast multiply [n,n]*[n]", binary([n])),
-        ("full sum", reduce("sum", None)),
-        ("sum axis 0", reduce("sum", 0)),
-        ("sum axis 1", reduce("sum", 1)),
-        ("max axis 0", reduce("max", 0)),
-        ("max axis 1", reduce("max", 1)),
-        ("softmax", softmax("softmax")),
-        ("log_softmax", softmax("log_softmax")),
-        ("layer_norm fwd+bwd 256x1024", layer_norm),
-        ("cross_entropy fwd+bwd 512x1000", cross_entropy),
-        ("conv2d fwd+bwd 64x1->32 28x28", conv(1, 32, 28)),
-        ("conv2d fwd+bwd 64x32->64 14x14", conv(32, 64, 14)),
-        ("max_pool2d fwd+bwd 64x32x28x28", max_pool),
-        ("batch_norm fwd+bwd 64x32x28x28", batch_norm),
-        ("GEMM 1024", gemm),
+    f4, nn = 4, n * n
+    table = [
+        ("exp", unary("exp"), 2 * f4 * nn),
+        ("tanh", unary("tanh"), 2 * f4 * nn),
+        ("sigmoid", unary("sigmoid"), 2 * f4 * nn),
+        ("log", unary("log", positive=True), 2 * f4 * nn),
+        ("gelu", unary("gelu"), 2 * f4 * nn),
+        ("add", binary([n, n]), 3 * f4 * nn),
+        ("broadcast multiply [n,n]*[n]", binary([n]), 2 * f4 * nn),
+        ("full sum", reduce("sum", None), f4 * nn),
+        ("sum axis 0", reduce("sum", 0), f4 * nn),
+        ("sum axis 1", reduce("sum", 1), f4 * nn),
+        ("max axis 0", reduce("max", 0), f4 * nn),
+        ("max axis 1", reduce("max", 1), f4 * nn),
+        ("softmax", softmax("softmax"), 2 * f4 * nn),
+        ("log_softmax", softmax("log_softmax"), 2 * f4 * nn),
+        # forward reads x, writes y; the all-ones gradient is written; backward reads x
+        # and it, writes dx (the [1024] weight and bias terms are negligible).
+        ("layer_norm fwd+bwd 256x1024", layer_norm, 6 * f4 * 256 * 1024),
+        ("cross_entropy fwd+bwd 512x1000", cross_entropy, None),
+        ("conv2d fwd+bwd 64x1->32 28x28", conv(1, 32, 28), None),
+        ("conv2d fwd+bwd 64x32->64 14x14", conv(32, 64, 14), None),
+        ("max_pool2d fwd+bwd 64x32x28x28", max_pool, None),
+        ("batch_norm fwd+bwd 64x32x28x28", batch_norm, None),
+        ("GEMM 1024", gemm, None),
     ]
+    out = [(name, make, nbytes, nn) for name, make, nbytes in table]
+    for count in sizes:
+        out += bandwidth_rows(count)
+    return out
+
+
+def bandwidth_rows(count):
+    """The --bandwidth rows at `count` float32 elements, [count / 1024, 1024]."""
+    cols = 1024
+    r = max(count // cols, 1)
+    count = r * cols
+    tag = _label(count)
+    b = 4 * count
+
+    def binary(op, kind, inplace=False):
+        # kind: "contiguous" a op b; "broadcast" [r, 1024] op [1024]; "transposed" a.T op b
+        # ([1024, r] views of [r, 1024] tensors: both inputs and the output of different
+        # layouts); "every other column" x[:, ::2] op y[:, ::2] of [r, 2048] tensors.
+        def make(fw):
+            if kind == "every other column":
+                a0, b0 = fw.rand([r // 2, 2 * cols]), fw.rand([r // 2, 2 * cols])
+                a, bb = fw.every_other_column(a0), fw.every_other_column(b0)
+            elif kind == "transposed":
+                a, bb = fw.transposed(fw.rand([r, cols])), fw.rand([cols, r])
+            elif inplace and op == "multiply":
+                # By ones: repeated in-place products by random numbers underflow to
+                # denormals, which are slow on some CPUs.
+                a, bb = fw.rand([r, cols]), fw.ones([cols] if kind == "broadcast" else [r, cols])
+            else:
+                a = fw.rand([r, cols])
+                bb = fw.rand([cols] if kind == "broadcast" else [r, cols])
+            f = fw.inplace(op) if inplace else fw.op(op)
+            return lambda: f(a, bb)
+
+        return make
+
+    def where(fw):
+        c, a, bb = fw.rand([r, cols]), fw.rand([r, cols]), fw.rand([r, cols])
+        cond = fw.greater_than_zero(c)
+        f = fw.op("where")
+        return lambda: f(cond, a, bb)
+
+    def reduce(op, axis):
+        def make(fw):
+            return fw.reduction(op, fw.rand([r, cols]), axis)
+
+        return make
+
+    def layer_norm(fw):
+        x, w, bias = (fw.rand([r, cols], grad=True), fw.rand([cols], grad=True),
+                      fw.rand([cols], grad=True))
+        f = fw.op("layer_norm")
+        return fw.fwd_bwd(lambda: f(x, [cols], w, bias), [x, w, bias])
+
+    return [(f"{name} {tag}", make, nbytes, count) for name, make, nbytes in [
+        ("add", binary("add", "contiguous"), 3 * b),
+        ("add_ (in place)", binary("add", "contiguous", inplace=True), 3 * b),
+        ("add transposed", binary("add", "transposed"), 3 * b),
+        ("add every other column", binary("add", "every other column"), 3 * b // 2),
+        ("broadcast multiply [r,1024]*[1024]", binary("multiply", "broadcast"), 2 * b),
+        ("broadcast multiply_ (in place)", binary("multiply", "broadcast", inplace=True), 2 * b),
+        ("where", where, 3 * b + count),
+        ("full sum", reduce("sum", None), b),
+        ("sum axis 0", reduce("sum", 0), b),
+        ("sum axis 1", reduce("sum", 1), b),
+        ("max axis 0", reduce("max", 0), b),
+        ("max axis 1", reduce("max", 1), b),
+        ("layer_norm fwd+bwd", layer_norm, 6 * b),
+    ]]
 
 
 class PaddleLike:
@@ -153,12 +264,15 @@ class PaddleLike:
         t.stop_gradient = not grad
         return t
 
+    def ones(self, shape):
+        return self.m.ones(shape, dtype="float32")
+
     def labels(self, n, classes):
         return self.m.to_tensor(self.rng.integers(0, classes, n).astype("int64"))
 
     def op(self, name):
         fn = self.m.nn.functional
-        if name in ("exp", "tanh", "log", "add", "multiply", "matmul"):
+        if name in ("exp", "tanh", "log", "add", "multiply", "matmul", "where"):
             f = getattr(self.m, name, None)
         else:
             f = getattr(fn, name, None) or getattr(self.m, name, None)
@@ -169,6 +283,18 @@ class PaddleLike:
         if name == "max_pool2d":
             return lambda x, k, s: f(x, kernel_size=k, stride=s)
         return f
+
+    def inplace(self, name):
+        return lambda a, b: getattr(a, name + "_")(b)
+
+    def transposed(self, x):
+        return self.m.transpose(x, [1, 0])
+
+    def every_other_column(self, x):
+        return x[:, ::2]
+
+    def greater_than_zero(self, x):
+        return x > 0
 
     def reduction(self, op, x, axis):
         f = getattr(self.m, op, None)
@@ -202,6 +328,9 @@ class Torch:
             x = x.abs() + 0.1
         return x.requires_grad_(grad)
 
+    def ones(self, shape):
+        return self.t.ones(shape)
+
     def labels(self, n, classes):
         return self.t.randint(0, classes, (n,), generator=self.g)
 
@@ -215,6 +344,7 @@ class Torch:
             "gelu": F.gelu,
             "add": self.t.add,
             "multiply": self.t.mul,
+            "where": self.t.where,
             "matmul": self.t.matmul,
             "softmax": lambda x, axis: self.t.softmax(x, axis),
             "log_softmax": lambda x, axis: self.t.log_softmax(x, axis),
@@ -225,6 +355,19 @@ class Torch:
             "batch_norm": F.batch_norm,
         }
         return table[name]
+
+    def inplace(self, name):
+        method = {"add": "add_", "multiply": "mul_"}[name]
+        return lambda a, b: getattr(a, method)(b)
+
+    def transposed(self, x):
+        return x.t()
+
+    def every_other_column(self, x):
+        return x[:, ::2]
+
+    def greater_than_zero(self, x):
+        return x > 0
 
     def reduction(self, op, x, axis):
         if op == "sum":
@@ -262,18 +405,50 @@ def time_call(f, repeats, stat="median"):
     return min(samples) if stat == "min" else statistics.median(samples)
 
 
-def measure(fw, repeats, only, stat="median"):
+def measure(fw, repeats, only, stat="median", sizes=()):
     out = {}
-    for name, make in rows():
+    for name, make, _, _ in rows(sizes):
         if only and not any(o in name for o in only):
             continue
+        f = None  # the last row's tensors go before this row's are made (64M rows)
         try:
             f = make(fw)
             f()
-        except (Unavailable, AttributeError, TypeError, NotImplementedError) as e:
+        except (Unavailable, AttributeError, TypeError, NotImplementedError):
             out[name] = None
             continue
         out[name] = time_call(f, repeats, stat)
+    return out
+
+
+def copy_reference(counts, repeats, stat):
+    """{elements: (copy seconds, add seconds)}: np.copyto(dst, src) and np.add(a, b,
+    out=c) of float32 arrays, each cut in THREADS slices done by as many threads."""
+    import numpy as np
+    from concurrent.futures import ThreadPoolExecutor
+
+    out = {}
+    with ThreadPoolExecutor(THREADS) as pool:
+        for count in sorted(set(counts)):
+            a = np.random.default_rng(0).standard_normal(count, dtype=np.float32)
+            b, c = a.copy(), np.empty_like(a)
+            step = -(-count // THREADS)
+            parts = [slice(i, min(i + step, count)) for i in range(0, count, step)]
+            # Each thread repeats its slice `times` times per hand-off, so the hand-off
+            # (tens of microseconds) does not count against a copy of a few megabytes.
+            times = max(1, (1 << 26) // count)
+
+            def copy_part(s):
+                for _ in range(times):
+                    np.copyto(c[s], a[s])
+
+            def add_part(s):
+                for _ in range(times):
+                    np.add(a[s], b[s], out=c[s])
+
+            t_copy = time_call(lambda: list(pool.map(copy_part, parts)), repeats, stat)
+            t_add = time_call(lambda: list(pool.map(add_part, parts)), repeats, stat)
+            out[count] = (t_copy / times, t_add / times)
     return out
 
 
@@ -300,6 +475,14 @@ def fmt_ratio(a, b):
     return "n/a" if a is None or b is None else f"{a / b:.2f}"
 
 
+def gbps(nbytes, t):
+    return None if nbytes is None or t is None else nbytes / t / 1e9
+
+
+def fmt_gbps(v):
+    return "n/a" if v is None else f"{v:.1f}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--paddle-python", help="interpreter with paddle installed")
@@ -314,7 +497,16 @@ def main():
     ap.add_argument("--framework", choices=["oar", "torch", "paddle"], help=argparse.SUPPRESS)
     ap.add_argument("--out", help="also write the output to this file (a record in "
                                   "benchmarks/results/)")
+    ap.add_argument("--bandwidth", action="store_true",
+                    help="add the memory-bandwidth rows at --sizes elements")
+    ap.add_argument("--sizes", nargs="*", default=["1M", "16M", "64M"],
+                    help="element counts of the --bandwidth rows (default 1M 16M 64M)")
+    ap.add_argument("--isa", choices=["sse2", "avx2", "avx512", "avx512_bf16"],
+                    help="cap oar's dispatched ISA (OAR_MAX_CPU_ISA)")
+    ap.add_argument("--torch-isa", choices=["default", "avx2", "avx512"],
+                    help="PyTorch's kernels (ATEN_CPU_CAPABILITY)")
     args = ap.parse_args()
+    sizes = [_count(c) for c in args.sizes] if args.bandwidth else []
 
     if args.framework:  # a subprocess: print the version and JSON times, nothing else
         if args.framework == "paddle":
@@ -329,8 +521,12 @@ def main():
         else:
             fw = Torch()
             ver = fw.t.__version__
-        print(json.dumps({"version": ver, "times": measure(fw, args.repeats, args.only, args.stat)}))
+        times = measure(fw, args.repeats, args.only, args.stat, sizes)
+        print(json.dumps({"version": ver, "times": times}))
         return
+
+    if args.isa:
+        os.environ["OAR_MAX_CPU_ISA"] = args.isa  # only oar reads it (and _machine's line)
 
     if args.out:
         _machine.tee(args.out)
@@ -342,13 +538,25 @@ def main():
     print(f"# {args.stat} of {args.repeats} samples; times in ms")
     print("# load average before the run: %.1f %.1f %.1f (above the CPU count, every number is suspect)"
           % os.getloadavg())
+    if args.isa:
+        print(f"# OAR_MAX_CPU_ISA={args.isa}: caps oar's run-time dispatched kernels; the rest of "
+              "oar is compiled for the building CPU (-march=native)")
+    if args.torch_isa:
+        print(f"# ATEN_CPU_CAPABILITY={args.torch_isa} for PyTorch")
+    else:
+        print("# PyTorch uses its best kernels for this CPU (--torch-isa avx2 to cap them)")
 
     def run(framework, py):
         cmd = [py, os.path.abspath(__file__), "--framework", framework, "--repeats", str(args.repeats),
                "--threads", str(THREADS), "--stat", args.stat]
         if args.only:
             cmd += ["--only", *args.only]
-        r = subprocess.run(cmd, capture_output=True, text=True, env=dict(os.environ))
+        if args.bandwidth:
+            cmd += ["--bandwidth", "--sizes", *args.sizes]
+        env = dict(os.environ)
+        if framework == "torch" and args.torch_isa:
+            env["ATEN_CPU_CAPABILITY"] = args.torch_isa
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if r.returncode != 0:
             return None, f"{framework} run failed ({py}): {r.stderr.strip().splitlines()[-1:]}"
         res = json.loads(r.stdout.strip().splitlines()[-1])
@@ -359,7 +567,11 @@ def main():
     # over all of them instead of landing on one framework's whole run.
     rounds = {"oar": [], "torch": [], "paddle": []}
     notes = {}
+    table = [r for r in rows(sizes) if not args.only or any(o in r[0] for o in args.only)]
+    counts = sorted({r[3] for r in table if r[2] is not None})
+    copies = []
     for _ in range(max(args.rounds, 1)):
+        copies.append(copy_reference(counts, args.repeats, args.stat))
         for framework, interpreter in (("oar", sys.executable), ("torch", sys.executable),
                                        ("paddle", py)):
             if interpreter is None:
@@ -382,16 +594,29 @@ def main():
     for note in (oar_note, torch_note, paddle_note):
         print(f"# {note}")
     oar_times, torch_times, paddle_times = oar_times or {}, torch_times or {}, paddle_times or {}
+    pick = min if args.stat == "min" else statistics.median
+    copy = {c: tuple(pick([r[c][k] for r in copies]) for k in (0, 1)) for c in counts}
     print()
-    print("| row | oar | torch | paddle | oar/torch | oar/paddle | oar/min |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
-    for name, _ in rows():
-        if args.only and not any(o in name for o in args.only):
-            continue
+    print("Machine copy bandwidth (numpy, %d threads; GB/s = bytes read + written / time):" % THREADS)
+    print()
+    print("| elements | copy ms | copy GB/s | numpy add ms | numpy add GB/s |")
+    print("| ---: | ---: | ---: | ---: | ---: |")
+    for c in counts:
+        tc, ta = copy[c]
+        print(f"| {_label(c)} | {fmt_ms(tc)} | {fmt_gbps(gbps(8 * c, tc))} | {fmt_ms(ta)} | "
+              f"{fmt_gbps(gbps(12 * c, ta))} |")
+    print()
+    print("| row | oar | torch | paddle | oar/torch | oar/paddle | oar/min | oar GB/s | torch GB/s "
+          "| oar of copy |")
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+    for name, _, nbytes, count in table:
         o, t, p = oar_times.get(name), torch_times.get(name), paddle_times.get(name)
         best = min([v for v in (t, p) if v is not None], default=None)
+        og, tg = gbps(nbytes, o), gbps(nbytes, t)
+        cg = gbps(8 * count, copy[count][0]) if count in copy else None
         print(f"| {name} | {fmt_ms(o)} | {fmt_ms(t)} | {fmt_ms(p)} | {fmt_ratio(o, t)} | "
-              f"{fmt_ratio(o, p)} | {fmt_ratio(o, best)} |")
+              f"{fmt_ratio(o, p)} | {fmt_ratio(o, best)} | {fmt_gbps(og)} | {fmt_gbps(tg)} | "
+              f"{fmt_ratio(og, cg)} |")
 
 
 if __name__ == "__main__":
