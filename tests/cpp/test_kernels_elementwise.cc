@@ -4,6 +4,7 @@
 // from plain loops over the inputs.
 #include <limits>
 
+#include "oar/kernels/funcs/elementwise.h"
 #include "test_util.h"
 
 namespace oar {
@@ -200,6 +201,51 @@ TEST(Elementwise, ThreadsStartMidwayThroughOddShapes) {
   }
   ExpectClose(add(ta, Make(b, {7, 1})), expected, {3, 7, 5});
   ExpectClose(add(Make(b, {7, 1}), ta), expected, {3, 7, 5});
+}
+
+// Operands beyond the last-level cache are written with streaming stores (Note
+// [Streaming stores beyond the last-level cache] in funcs/elementwise.h): each thread's
+// chunk starts at an arbitrary element, so the stores before the first 32-byte boundary
+// and after the last whole vector are ordinary ones; every element must still be right,
+// for 1-, 4- and 8-byte outputs, broadcast operands, where, and casts. An odd length
+// leaves a partial vector at the end; threshold 1 cuts many chunks.
+TEST(Elementwise, OutputsBeyondTheCacheUseStreamingStores) {
+  ParallelThresholdGuard guard(1);
+  const int64_t n = funcs::LastLevelCacheBytes() / 8 + 37, C = 1000;
+  const auto a = testing::Random(n, 1), b = testing::Random(n, 2), row = testing::Random(C, 3);
+  const Tensor fa = Make(a, {n}, DType::kFloat32), fb = Make(b, {n}, DType::kFloat32);
+  const std::vector<double> va = Values(fa), vb = Values(fb);
+  std::vector<double> sum(n), greater(n), pick(n);
+  for (int64_t i = 0; i < n; ++i) {
+    sum[i] = static_cast<double>(static_cast<float>(va[i]) + static_cast<float>(vb[i]));
+    greater[i] = va[i] > vb[i];
+    pick[i] = va[i] > vb[i] ? va[i] : vb[i];
+  }
+  EXPECT_EQ(Values(add(fa, fb)), sum);
+  EXPECT_EQ(Values(greater_than(fa, fb)), greater);  // bool: 1-byte stores
+  EXPECT_EQ(Values(where(greater_than(fa, fb), fa, fb)), pick);
+  EXPECT_EQ(Values(add(Make(a, {n}), Make(b, {n}))), [&] {  // float64
+    std::vector<double> s(n);
+    for (int64_t i = 0; i < n; ++i) s[i] = a[i] + b[i];
+    return s;
+  }());
+  EXPECT_EQ(Values(cast(fa, DType::kFloat64)), va);
+  // [r, C] * [C]: rows of C elements through the strided loop, the row broadcast.
+  const int64_t r = funcs::LastLevelCacheBytes() / (4 * C) + 1;
+  const auto m = testing::Random(r * C, 4);
+  const Tensor fm = Make(m, {r, C}, DType::kFloat32), fr = Make(row, {C}, DType::kFloat32);
+  const std::vector<double> vm = Values(fm), vr = Values(fr), vp = Values(multiply(fm, fr));
+  ASSERT_EQ(static_cast<int64_t>(vp.size()), r * C);
+  int64_t wrong = 0;
+  for (int64_t i = 0; i < r * C; ++i) {
+    wrong +=
+        vp[i] != static_cast<double>(static_cast<float>(vm[i]) * static_cast<float>(vr[i % C]));
+  }
+  EXPECT_EQ(wrong, 0);
+  // In place: the output is an input, ordinary stores.
+  Tensor inplace = Make(a, {n}, DType::kFloat32);
+  add_(inplace, fb);
+  EXPECT_EQ(Values(inplace), sum);
 }
 
 }  // namespace
