@@ -35,9 +35,10 @@ CONVS = [
 
 
 def best_ms(fns, repeat):
-    """Best time of each fn over `repeat` interleaved calls (after a warm-up)."""
+    """Best time of each fn over `repeat` interleaved calls (after two warm-up calls)."""
     best = [float("inf")] * len(fns)
     for f in fns:
+        f()
         f()
     for _ in range(repeat):
         for i, f in enumerate(fns):

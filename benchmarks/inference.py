@@ -15,7 +15,6 @@ disturbed by other processes); the ratio is oar / PyTorch (below 1: oar is faste
 
 import argparse
 import os
-import time
 
 import _machine
 
@@ -27,6 +26,7 @@ import oar  # noqa: E402
 import oar.profiler as profiler  # noqa: E402
 import torch  # noqa: E402
 import torch.nn as tnn  # noqa: E402
+from conv import best_ms  # noqa: E402  (interleaved best-of timing)
 
 
 class TorchBasicBlock(tnn.Module):
@@ -99,20 +99,6 @@ def copy_weights(model, tmodel, rng):
         if name == "fc.weight":
             a = a.T
         tstate[tname].copy_(torch.from_numpy(np.ascontiguousarray(a)))
-
-
-def best_ms(fns, repeat):
-    """Best time of each fn over `repeat` interleaved calls (after a warm-up)."""
-    best = [float("inf")] * len(fns)
-    for f in fns:
-        f()
-        f()
-    for _ in range(repeat):
-        for i, f in enumerate(fns):
-            t0 = time.perf_counter()
-            f()
-            best[i] = min(best[i], time.perf_counter() - t0)
-    return [b * 1e3 for b in best]
 
 
 def main():

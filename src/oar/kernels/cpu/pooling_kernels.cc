@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "oar/core/parallel.h"
@@ -71,6 +72,20 @@ inline bool TakesOver(C v, C best) {
   return (v > best) | (v != v);
 }
 
+// The run [lo, hi) of output columns whose window is full (kernel-wide, not clipped by
+// padding); empty when there is none.
+inline std::pair<int64_t, int64_t> FullColumns(const std::vector<Window>& wcols, int64_t kw,
+                                               int64_t sw, int64_t pw) {
+  const int64_t OW = static_cast<int64_t>(wcols.size());
+  auto full = [&](int64_t ow) {
+    return wcols[ow].end - wcols[ow].begin == kw && wcols[ow].begin == ow * sw - pw;
+  };
+  int64_t lo = 0, hi = OW;
+  while (lo < OW && !full(lo)) ++lo;
+  while (hi > lo && !full(hi - 1)) --hi;
+  return {lo, hi};
+}
+
 // Max pooling of one output row (one oh of one plane) whose window rows are wh.
 // Output columns whose window is full (kernel-wide, not clipped by padding) are
 // done a window offset at a time across the whole run of columns, a loop the
@@ -81,12 +96,7 @@ void MaxPoolRow(const T* plane, int64_t IW, const Window& wh, const std::vector<
                 int64_t kw, int64_t sw, int64_t pw, int64_t* out, compute_t<T>* best_v) {
   using C = compute_t<T>;
   const int64_t OW = static_cast<int64_t>(wcols.size());
-  auto full = [&](int64_t ow) {
-    return wcols[ow].end - wcols[ow].begin == kw && wcols[ow].begin == ow * sw - pw;
-  };
-  int64_t lo = 0, hi = OW;
-  while (lo < OW && !full(lo)) ++lo;
-  while (hi > lo && !full(hi - 1)) --hi;
+  const auto [lo, hi] = FullColumns(wcols, kw, sw, pw);
   for (int64_t ow = 0; ow < OW; ++ow) {
     if (ow == lo && lo < hi) ow = hi;
     if (ow >= OW) break;
@@ -132,12 +142,7 @@ void MaxPoolRowValues(const T* plane, int64_t IW, const Window& wh,
                       compute_t<T>* best_v) {
   using C = compute_t<T>;
   const int64_t OW = static_cast<int64_t>(wcols.size());
-  auto full = [&](int64_t ow) {
-    return wcols[ow].end - wcols[ow].begin == kw && wcols[ow].begin == ow * sw - pw;
-  };
-  int64_t lo = 0, hi = OW;
-  while (lo < OW && !full(lo)) ++lo;
-  while (hi > lo && !full(hi - 1)) --hi;
+  const auto [lo, hi] = FullColumns(wcols, kw, sw, pw);
   for (int64_t ow = 0; ow < OW; ++ow) {
     if (ow == lo && lo < hi) ow = hi;
     if (ow >= OW) break;
