@@ -112,7 +112,7 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
 
   // The input projection of every step, biases included: [T * B, G * H].
   std::vector<T> proj(static_cast<size_t>(T_ * B * GH));
-  for (int64_t r = 0; r < T_ * B; ++r) std::memcpy(&proj[r * GH], op.b_ih, sizeof(T) * GH);
+  for (int64_t r = 0; r < T_ * B; ++r) std::memcpy(proj.data() + r * GH, op.b_ih, sizeof(T) * GH);
   funcs::Gemm<T>(false, true, T_ * B, GH, s.input, op.x, s.input, op.w_ih, s.input, T(1),
                  proj.data(), GH);
 
@@ -125,15 +125,15 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
 
   for (int64_t k = 0; k < T_; ++k) {
     const int64_t t = reverse ? T_ - 1 - k : k;
-    const T* p = &proj[t * B * GH];
+    const T* p = proj.data() + t * B * GH;
     if (mode == kGru) {
       // r and z take x's and h's parts summed; the candidate takes r * (h's part).
-      for (int64_t b = 0; b < B; ++b) std::memcpy(&hh[b * GH], op.b_hh, sizeof(T) * GH);
+      for (int64_t b = 0; b < B; ++b) std::memcpy(hh.data() + b * GH, op.b_hh, sizeof(T) * GH);
       funcs::Gemm<T>(false, true, B, GH, H, h.data(), H, op.w_hh, H, T(1), hh.data(), GH);
       T* sv = saved + t * 4 * pk.bh;  // [B][4H]: r, z, candidate, h's candidate part
       for (int64_t b = 0; b < B; ++b) {
         const T* pb = p + b * GH;
-        const T* hb = &hh[b * GH];
+        const T* hb = hh.data() + b * GH;
         T* rb = sv + b * 4 * H;
         for (int64_t j = 0; j < 2 * H; ++j) rb[j] = pb[j] + hb[j];
         Sigmoid(rb, 2 * H);
@@ -145,8 +145,8 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
         }
         Tanh(nb, H);
         const T* zb = rb + H;
-        T* out_b = &h_new[b * H];
-        const T* hp = &h[b * H];
+        T* out_b = h_new.data() + b * H;
+        const T* hp = h.data() + b * H;
         for (int64_t j = 0; j < H; ++j) out_b[j] = (hp[j] - nb[j]) * zb[j] + nb[j];
       }
     } else {
@@ -159,16 +159,16 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
         T* cs = saved + (4 * T_ + t) * pk.bh;
         for (int64_t b = 0; b < B; ++b) {
           T* gb = sv + b * 4 * H;
-          std::memcpy(gb, &pre[b * GH], sizeof(T) * GH);
+          std::memcpy(gb, pre.data() + b * GH, sizeof(T) * GH);
           Sigmoid(gb, 2 * H);
           Tanh(gb + 2 * H, H);
           Sigmoid(gb + 3 * H, H);
           const T *ig = gb, *fg = gb + H, *gg = gb + 2 * H, *og = gb + 3 * H;
-          const T* cp = &c[b * H];
-          T* cn = &c_new[b * H];
+          const T* cp = c.data() + b * H;
+          T* cn = c_new.data() + b * H;
           for (int64_t j = 0; j < H; ++j) cn[j] = fg[j] * cp[j] + ig[j] * gg[j];
           std::memcpy(cs + b * H, cn, sizeof(T) * H);
-          T* hn = &h_new[b * H];
+          T* hn = h_new.data() + b * H;
           std::memcpy(hn, cn, sizeof(T) * H);
           Tanh(hn, H);
           for (int64_t j = 0; j < H; ++j) hn[j] *= og[j];
@@ -183,10 +183,10 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
     T* yt = y + t * pk.bh;
     for (int64_t b = 0; b < B; ++b) {
       const bool inside = t < op.lengths[b];
-      if (inside || !zero_padded) std::memcpy(yt + b * H, &h_new[b * H], sizeof(T) * H);
+      if (inside || !zero_padded) std::memcpy(yt + b * H, h_new.data() + b * H, sizeof(T) * H);
       if (inside) {
-        std::memcpy(&h[b * H], &h_new[b * H], sizeof(T) * H);
-        if (mode == kLstm) std::memcpy(&c[b * H], &c_new[b * H], sizeof(T) * H);
+        std::memcpy(h.data() + b * H, h_new.data() + b * H, sizeof(T) * H);
+        if (mode == kLstm) std::memcpy(c.data() + b * H, c_new.data() + b * H, sizeof(T) * H);
       }
     }
   }
@@ -236,7 +236,7 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
     for (int64_t b = 0; b < B; ++b) {
       const int64_t src = StateSource(t, op.lengths[b], reverse);
       const T* hs = src < 0 ? op.h0 + b * H : y + src * pk.bh + b * H;
-      std::memcpy(&h_in[(t * B + b) * H], hs, sizeof(T) * H);
+      std::memcpy(h_in.data() + (t * B + b) * H, hs, sizeof(T) * H);
     }
     // The gradient reaching the cell's output at t: its output's (unless zeroed past the
     // end) and, inside the sequence, the next step's.
@@ -244,12 +244,12 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
     for (int64_t b = 0; b < B; ++b) {
       const bool inside = t < op.lengths[b];
       const bool out_live = inside || !zero_padded;
-      T* d = &dh_new[b * H];
+      T* d = dh_new.data() + b * H;
       for (int64_t j = 0; j < H; ++j) {
         d[j] = (out_live ? gy[b * H + j] : T(0)) + (inside ? dh[b * H + j] : T(0));
       }
     }
-    T* dpt = &dp[t * B * GH];
+    T* dpt = dp.data() + t * B * GH;
     // The gradients of the saved rows themselves (zero when only the outputs and states
     // are used, as in the layers; the op is a function of all its output rows).
     const T* gsaved = gout + pk.saved_row * pk.bh;
@@ -267,11 +267,11 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
         const T* cp = src < 0 ? op.c0 + b * H : cs + src * pk.bh + b * H;
         std::memcpy(tanh_c.data(), cn, sizeof(T) * H);
         Tanh(tanh_c.data(), H);
-        const T* dn = &dh_new[b * H];
+        const T* dn = dh_new.data() + b * H;
         const T* gg4 = gsv + b * 4 * H;
         const T* gcb = gcs + b * H;
         T* db = dpt + b * GH;
-        T* dcb = &dc[b * H];
+        T* dcb = dc.data() + b * H;
         for (int64_t j = 0; j < H; ++j) {
           const T tc = tanh_c[j];
           const T dcn = (inside ? dcb[j] : T(0)) + dn[j] * og[j] * (T(1) - tc * tc) + gcb[j];
@@ -286,16 +286,16 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
     } else if (mode == kGru) {
       const T* sv = saved + t * 4 * pk.bh;
       const T* gsv = gsaved + t * 4 * pk.bh;
-      T* dqt = &dq[t * B * GH];
+      T* dqt = dq.data() + t * B * GH;
       for (int64_t b = 0; b < B; ++b) {
         const T* rb = sv + b * 4 * H;
         const T *zb = rb + H, *nb = rb + 2 * H, *hn = rb + 3 * H;
         const T* gr = gsv + b * 4 * H;  // the saved rows' own gradients: r, z, c, h's part
-        const T* hp = &h_in[(t * B + b) * H];
-        const T* dn = &dh_new[b * H];
+        const T* hp = h_in.data() + (t * B + b) * H;
+        const T* dn = dh_new.data() + b * H;
         T* db = dpt + b * GH;
         T* dqb = dqt + b * GH;
-        T* dpv = &dprev[b * H];
+        T* dpv = dprev.data() + b * H;
         for (int64_t j = 0; j < H; ++j) {
           const T dz = dn[j] * (hp[j] - nb[j]) + gr[H + j];
           const T dcand = (dn[j] * (T(1) - zb[j]) + gr[2 * H + j]) * (T(1) - nb[j] * nb[j]);
@@ -314,7 +314,7 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
       for (int64_t b = 0; b < B; ++b) {
         const bool out_live = t < op.lengths[b] || !zero_padded;
         const T* hb = yt + b * H;  // the activation (a zeroed one is not live)
-        const T* dn = &dh_new[b * H];
+        const T* dn = dh_new.data() + b * H;
         T* db = dpt + b * GH;
         for (int64_t j = 0; j < H; ++j) {
           if (!out_live) {
@@ -329,7 +329,7 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
     }
     // The gradient reaching the state entering t: through weight_hh (and, for the GRU,
     // directly), then carried (Note [Masked steps of a fused RNN]).
-    const T* dhh = mode == kGru ? &dq[t * B * GH] : dpt;
+    const T* dhh = mode == kGru ? dq.data() + t * B * GH : dpt;
     funcs::Gemm<T>(false, false, B, H, GH, dhh, GH, op.w_hh, H, mode == kGru ? T(1) : T(0),
                    dprev.data(), H);
     for (int64_t b = 0; b < B; ++b) {
@@ -347,7 +347,7 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
   funcs::Gemm<T>(true, false, GH, I, T_ * B, dp.data(), GH, op.x, I, T(0), dw_ih, I);
   funcs::Gemm<T>(true, false, GH, H, T_ * B, dhh_all, GH, h_in.data(), H, T(0), dw_hh, H);
   for (int64_t r = 0; r < T_ * B; ++r) {
-    const T* a = &dp[r * GH];
+    const T* a = dp.data() + r * GH;
     const T* q = dhh_all + r * GH;
     for (int64_t j = 0; j < GH; ++j) {
       db_ih[j] += a[j];
