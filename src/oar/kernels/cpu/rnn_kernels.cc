@@ -339,8 +339,8 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
       }
     }
   }
-  std::memcpy(dh0, dh.data(), sizeof(T) * B * H);
-  if (lstm) std::memcpy(dc0, dc.data(), sizeof(T) * B * H);
+  std::copy(dh.begin(), dh.end(), dh0);  // (empty for a batch of 0: no memcpy of null)
+  if (lstm) std::copy(dc.begin(), dc.end(), dc0);
   const T* dhh_all = mode == kGru ? dq.data() : dp.data();
   // x, weight_ih and weight_hh's gradients: one GEMM each over all steps.
   funcs::Gemm<T>(false, false, T_ * B, I, GH, dp.data(), GH, op.w_ih, I, T(0), dx, I);
