@@ -58,7 +58,8 @@ def tee(path):
 
 
 def command(script):
-    """The command line that made this output, without --out (the record's path)."""
+    """The command line that made this output, without --out (the record's path) and with
+    --paddle-python's interpreter (a path of this machine) as $OAR_PADDLE_PYTHON."""
     args, skip = [], False
     for a in sys.argv[1:]:
         if skip or a.startswith("--out="):
@@ -67,6 +68,10 @@ def command(script):
         if a == "--out":
             skip = True
             continue
+        if args and args[-1] == "--paddle-python":
+            a = "$OAR_PADDLE_PYTHON"
+        elif a.startswith("--paddle-python="):
+            a = "--paddle-python=$OAR_PADDLE_PYTHON"
         args.append(a)
     return " ".join(["python3", script] + args)
 
