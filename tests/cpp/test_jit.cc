@@ -177,7 +177,7 @@ TEST(Jit, SavedModelServesThreadsAlike) {
   std::string prog = c.program.ToJson();
   const std::string model =
       R"({"format": "oar.model", "version": 1, "programs": {"eval": )" + prog + "}}";
-  const std::string path = ::testing::TempDir() + "oar_test_jit_model";
+  const std::string path = testing::TempPath("jit_model");
   jit::Save(path, model, {{"w", w}});
   const jit::Module m = jit::Load(path);
   const Tensor x = Make({1, 2, 3}, {3});

@@ -123,8 +123,8 @@ TEST(Profiler, ExportWritesAChromeTraceThatParses) {
   Tensor y = sum(multiply(x, x));
   y.backward();
   prof.Stop();
-  const auto path = std::filesystem::temp_directory_path() / "oar_profiler_test_trace.json";
-  prof.Export(path.string());
+  const std::string path = testing::TempPath("profiler_trace.json");
+  prof.Export(path);
   std::ifstream in(path);
   nlohmann::json trace = nlohmann::json::parse(in);
   std::filesystem::remove(path);

@@ -18,11 +18,8 @@ namespace {
 
 using testing::Catch;
 using testing::ExpectClose;
+using testing::TempPath;
 using testing::Values;
-
-std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "oar_test_train_" + name;
-}
 
 void WriteBytes(const std::string& path, const std::string& bytes) {
   std::ofstream(path, std::ios::binary) << bytes;

@@ -1,5 +1,7 @@
 #include "test_util.h"
 
+#include <unistd.h>
+
 #include "oar/kernels/funcs/copy.h"
 
 namespace oar::testing {
@@ -10,6 +12,10 @@ std::vector<double> Values(const Tensor& t) {
   const DenseTensor c = funcs::CastTo(funcs::Contiguous(t.dense()), DType::kFloat64);
   const double* p = static_cast<const double*>(c.data());
   return std::vector<double>(p, p + c.numel());
+}
+
+std::string TempPath(const std::string& name) {
+  return ::testing::TempDir() + "oar_test_" + std::to_string(getpid()) + "_" + name;
 }
 
 std::vector<double> Random(int64_t n, uint32_t seed) {

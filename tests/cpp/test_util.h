@@ -27,6 +27,9 @@ inline Tensor Leaf(const std::vector<double>& v) {
   return Make(v, {static_cast<int64_t>(v.size())}, DType::kFloat32, false);
 }
 int64_t BytesInUse();
+// A file path in the test temporary directory that no other test process uses:
+// ctest runs the suite once per ISA at the same time, so fixed names collide.
+std::string TempPath(const std::string& name);
 // n deterministic values in [-1, 1) from `seed` (a linear congruential sequence).
 std::vector<double> Random(int64_t n, uint32_t seed);
 

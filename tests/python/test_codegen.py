@@ -45,7 +45,7 @@ OP = """
 """
 
 
-def test_the_real_declarations_generate():
+def test_the_real_declarations_generate(tmp_path):
     r = subprocess.run(
         [
             sys.executable,
@@ -53,7 +53,7 @@ def test_the_real_declarations_generate():
             "--yaml",
             os.path.join(REPO, "src", "oar", "ops"),
             "--out",
-            "/tmp/oar_gen_check",
+            str(tmp_path / "gen"),
         ],
         capture_output=True,
         text=True,
