@@ -15,12 +15,12 @@
 #include "oar/core/parallel.h"
 #include "oar/core/wide_int.h"
 #include "oar/kernels/cpu/conv_impl.h"
-#include "oar/kernels/funcs/gemm.h"
+#include "oar/kernels/cpu/gemm.h"
 
 namespace oar::conv_engine {
 namespace {
 
-using funcs::Gemm;
+using cpu::Gemm;
 
 // The output positions o in [0, n) whose input position o * stride + off lies
 // in [0, size): [lo, hi).

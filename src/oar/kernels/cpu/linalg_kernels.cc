@@ -156,19 +156,24 @@ void MatmulImpl(const DenseTensor& x_in, const DenseTensor& y_in, bool transpose
 template <typename T>
 void MatmulKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& y,
                   bool transpose_x, bool transpose_y, DenseTensor* out) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double> || is_complex_v<T> ||
-                std::is_integral_v<T>) {
+  if constexpr (std::is_same_v<T, double> || is_complex_v<T> || std::is_integral_v<T>) {
     MatmulImpl<T>(x, y, transpose_x, transpose_y, out);
   } else {
     const int64_t kx =
         x.ndim() == 1 || !transpose_x ? x.dims()[x.ndim() - 1] : x.dims()[x.ndim() - 2];
-    if (out->numel() * kx >= onednn::kMinMatmulWork && onednn::HasFastMatmul(dtype_of_v<T>)) {
-      // bfloat16 (float16 where the CPU has it): oneDNN reads the operands in
-      // their dtype and accumulates in float32, rounding each output once.
+    const int64_t ny = y.ndim() == 1 ? 1 : y.dims()[y.ndim() - (transpose_y ? 2 : 1)];
+    if (onednn::UsesOneDnn(dtype_of_v<T>, out->numel() * kx, transpose_x && x.ndim() > 1, ny)) {
+      // float32 (Note [float32 GEMMs on oneDNN]); bfloat16 (float16 where the
+      // CPU has it) read in their dtype and accumulated in float32, each output
+      // rounded once. A batch is one primitive.
       DenseTensor xm = x, ym = y;
       PromoteVectors(&xm, &ym, &transpose_x, &transpose_y);
       out->AllocateFrom(x.place());
       onednn::Matmul(xm, transpose_x, ym, transpose_y, nullptr, out);
+      return;
+    }
+    if constexpr (std::is_same_v<T, float>) {
+      MatmulImpl<float>(x, y, transpose_x, transpose_y, out);
       return;
     }
     // Otherwise (and for small products, where oneDNN's per-call cost

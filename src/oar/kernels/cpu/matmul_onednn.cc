@@ -167,6 +167,40 @@ bool HasFastMatmul(DType dtype) {
   return false;
 }
 
+bool UsesOneDnn(DType dtype, int64_t work, bool ta, int64_t n) {
+  if (dtype == DType::kFloat32) {
+    static const bool f32 = ProbeFast(DType::kFloat32);
+    return work >= kMinFloat32Work && !(ta && n > kMaxFloat32ColumnsTa) && f32;
+  }
+  return work >= kMinMatmulWork && HasFastMatmul(dtype);
+}
+
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
+  Guard("matmul", [&] {
+    const auto f32 = memory::data_type::f32;
+    const memory::dims ad = {m, k}, bd = {k, n}, cd = {m, n};
+    const memory::desc amd(ad, f32,
+                           SafeStrides(ad, ta ? memory::dims{1, lda} : memory::dims{lda, 1}));
+    const memory::desc bmd(bd, f32,
+                           SafeStrides(bd, tb ? memory::dims{1, ldb} : memory::dims{ldb, 1}));
+    const memory::desc cmd(cd, f32, SafeStrides(cd, memory::dims{ldc, 1}));
+    dnnl::primitive_attr attr;
+    if (beta != 0.0f) {
+      dnnl::post_ops ops;
+      ops.append_sum(beta);
+      attr.set_post_ops(ops);
+    }
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), attr, Engine());
+    // oneDNN never writes to an input; the casts only satisfy its signature.
+    dnnl::stream s(Engine());
+    dnnl::matmul(pd).execute(s, {{DNNL_ARG_SRC, memory(amd, Engine(), const_cast<float*>(a))},
+                                 {DNNL_ARG_WEIGHTS, memory(bmd, Engine(), const_cast<float*>(b))},
+                                 {DNNL_ARG_DST, memory(cmd, Engine(), c)}});
+    s.wait();
+  });
+}
+
 void Matmul(const DenseTensor& x_in, bool tx, const DenseTensor& y_in, bool ty,
             const DenseTensor* bias_in, DenseTensor* out) {
   const DenseTensor y = Readable(y_in) ? y_in : funcs::Contiguous(y_in);

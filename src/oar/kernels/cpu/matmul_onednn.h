@@ -1,8 +1,25 @@
-// Low-precision GEMM on oneDNN's matmul primitive (benchmarks/amp.py has the
-// measurement that picked it, docs/amp_kernels.md the numbers): bfloat16 inputs,
-// float32 accumulation, one rounding of each output element. The matmul and
-// linear kernels call it for bfloat16/float16 when the CPU running them has an
-// optimised implementation, and compute in float32 otherwise.
+// GEMM on oneDNN's matmul primitive.
+//
+// Low precision (benchmarks/amp.py has the measurement that picked it,
+// docs/amp_kernels.md the numbers): bfloat16 inputs, float32 accumulation, one
+// rounding of each output element. The matmul and linear kernels call it for
+// bfloat16/float16 when the CPU running them has an optimised implementation,
+// and compute in float32 otherwise.
+//
+// Note [float32 GEMMs on oneDNN]
+// float32 products of at least 2^20 multiply-adds run here too, and smaller ones
+// (and float64) on OpenBLAS. Measured side by side, two threads, quiet Zen 4
+// (benchmarks/blas/matmul_backends.sh, benchmarks/results/matmul_backends.md):
+// OpenBLAS runs a batch of small products one call after another, each too small
+// to split over threads, where oneDNN runs the batch as one primitive
+// (attention's 32 x 128x128x64 scores: 757 us against 452 us, its 32 x
+// 128x64x128 output 1316 against 304); products with few rows, like a recurrent
+// step (20 x 2048 x 512), 454 against 316 us; the GPT decoder's layers 0.68-0.73x;
+// square and large products within 3%. Below about 96^3 oneDNN's per-call cost
+// (descriptors, its primitive cache, a stream: 3-8 us) loses (64^3: 1.95x). One
+// shape lost at scale: A read transposed with more than 8192 columns (a vocabulary
+// head's weight gradient, 512 x 10000 x 700: 1.15-1.24x; 8192 columns 0.95x), so
+// those stay on OpenBLAS.
 #pragma once
 
 #include <cstdint>
@@ -17,11 +34,23 @@ namespace oar::onednn {
 // 56^3 (measured from Python, 2 threads: 48^3 took 4.3 us on oneDNN and 3.5 us
 // converted to float32; 64^3 5.2 and 6.7; docs/amp_kernels.md).
 inline constexpr int64_t kMinMatmulWork = int64_t{1} << 17;
+// float32 products with fewer multiply-adds than this stay on OpenBLAS, and so
+// do those of a transposed A with more columns than kMaxFloat32ColumnsTa (Note
+// [float32 GEMMs on oneDNN]).
+inline constexpr int64_t kMinFloat32Work = int64_t{1} << 20;
+inline constexpr int64_t kMaxFloat32ColumnsTa = 8192;
 
 // Whether oneDNN has an optimised (non-reference) matmul for `dtype` on the CPU
 // running this process: bfloat16 on AVX-512 (native with avx512_bf16), float16
 // only on CPUs with AVX512-FP16 (oneDNN >= 2.7; never with 2.6). Probed once.
 bool HasFastMatmul(DType dtype);
+
+// Whether a product of `work` multiply-adds (batch * M * N * K) in `dtype`, of
+// op(A) @ op(B) with n columns, A transposed when ta, runs on oneDNN:
+// bfloat16/float16 from kMinMatmulWork where HasFastMatmul, float32 from
+// kMinFloat32Work where oneDNN has an optimised float32 matmul (Note [float32
+// GEMMs on oneDNN]).
+bool UsesOneDnn(DType dtype, int64_t work, bool ta, int64_t n);
 
 // out = op(x) @ op(y) (+ bias), op a transpose when tx/ty. x and y are at least
 // 2-D, any strides, of one dtype; their batch dims broadcast; bias is null or
@@ -29,5 +58,11 @@ bool HasFastMatmul(DType dtype);
 // [M, N] (in any shape of that many elements), already allocated. K > 0.
 void Matmul(const DenseTensor& x, bool tx, const DenseTensor& y, bool ty, const DenseTensor* bias,
             DenseTensor* out);
+
+// c = op(a) @ op(b) + beta * c for row-major float32 matrices with leading
+// dimensions lda, ldb, ldc (BLAS's sgemm, for the kernels that drive GEMMs on
+// raw buffers). m, n, k > 0.
+void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
+          const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
 
 }  // namespace oar::onednn

@@ -48,18 +48,11 @@ void LinearKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTens
                   const DenseTensor& b_in, DenseTensor* out) {
   const int64_t k = w_in.dims()[0], n = w_in.dims()[1];
   const int64_t m = k == 0 ? (n == 0 ? 0 : out->numel() / n) : x_in.numel() / k;
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
-    const DenseTensor x = funcs::Contiguous(x_in), w = funcs::Contiguous(w_in),
-                      b = funcs::Contiguous(b_in);
-    T* o = static_cast<T*>(out->AllocateFrom(x.place()));
-    if (out->numel() == 0) return;
-    LinearRows<T>(static_cast<const T*>(x.data()), static_cast<const T*>(w.data()),
-                  static_cast<const T*>(b.data()), m, k, n, o);
-  } else if (k > 0 && out->numel() * k >= onednn::kMinMatmulWork &&
-             onednn::HasFastMatmul(dtype_of_v<T>)) {
-    // bfloat16 (float16 where the CPU has it) on oneDNN: x's leading dims are
-    // batch dims weight broadcasts over, the bias is added in float32 before
-    // the one rounding of each output.
+  if (k > 0 && onednn::UsesOneDnn(dtype_of_v<T>, out->numel() * k, false, n)) {
+    // On oneDNN (Note [float32 GEMMs on oneDNN]; bfloat16, or float16 where the
+    // CPU has it): x's leading dims are batch dims weight broadcasts over, the
+    // bias is added in the product's float32 output pass, before a low
+    // precision output is rounded once.
     out->AllocateFrom(x_in.place());
     if (out->numel() == 0) return;
     DenseTensor x = x_in;
@@ -70,6 +63,13 @@ void LinearKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTens
       x = DenseTensor(x.Holder(), m);
     }
     onednn::Matmul(x, false, w_in, false, &b_in, out);
+  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    const DenseTensor x = funcs::Contiguous(x_in), w = funcs::Contiguous(w_in),
+                      b = funcs::Contiguous(b_in);
+    T* o = static_cast<T*>(out->AllocateFrom(x.place()));
+    if (out->numel() == 0) return;
+    LinearRows<T>(static_cast<const T*>(x.data()), static_cast<const T*>(w.data()),
+                  static_cast<const T*>(b.data()), m, k, n, o);
   } else {
     // Otherwise compute in float32, round once at the end.
     const DenseTensor x = funcs::CastTo(funcs::Contiguous(x_in), DType::kFloat32),

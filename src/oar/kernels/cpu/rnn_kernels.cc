@@ -18,7 +18,7 @@
 #include <vector>
 
 #include "oar/kernels/funcs/copy.h"
-#include "oar/kernels/funcs/gemm.h"
+#include "oar/kernels/cpu/gemm.h"
 #include "oar/kernels/funcs/vec_math.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
@@ -113,7 +113,7 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
   // The input projection of every step, biases included: [T * B, G * H].
   std::vector<T> proj(static_cast<size_t>(T_ * B * GH));
   for (int64_t r = 0; r < T_ * B; ++r) std::memcpy(proj.data() + r * GH, op.b_ih, sizeof(T) * GH);
-  funcs::Gemm<T>(false, true, T_ * B, GH, s.input, op.x, s.input, op.w_ih, s.input, T(1),
+  cpu::Gemm<T>(false, true, T_ * B, GH, s.input, op.x, s.input, op.w_ih, s.input, T(1),
                  proj.data(), GH);
 
   std::vector<T> h(op.h0, op.h0 + B * H), c;
@@ -129,7 +129,7 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
     if (mode == kGru) {
       // r and z take x's and h's parts summed; the candidate takes r * (h's part).
       for (int64_t b = 0; b < B; ++b) std::memcpy(hh.data() + b * GH, op.b_hh, sizeof(T) * GH);
-      funcs::Gemm<T>(false, true, B, GH, H, h.data(), H, op.w_hh, H, T(1), hh.data(), GH);
+      cpu::Gemm<T>(false, true, B, GH, H, h.data(), H, op.w_hh, H, T(1), hh.data(), GH);
       T* sv = saved + t * 4 * pk.bh;  // [B][4H]: r, z, candidate, h's candidate part
       for (int64_t b = 0; b < B; ++b) {
         const T* pb = p + b * GH;
@@ -153,7 +153,7 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
       for (int64_t b = 0; b < B; ++b) {
         for (int64_t j = 0; j < GH; ++j) pre[b * GH + j] = p[b * GH + j] + op.b_hh[j];
       }
-      funcs::Gemm<T>(false, true, B, GH, H, h.data(), H, op.w_hh, H, T(1), pre.data(), GH);
+      cpu::Gemm<T>(false, true, B, GH, H, h.data(), H, op.w_hh, H, T(1), pre.data(), GH);
       if (mode == kLstm) {
         T* sv = saved + t * 4 * pk.bh;  // [B][4H]: i, f, g, o activated
         T* cs = saved + (4 * T_ + t) * pk.bh;
@@ -330,7 +330,7 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
     // The gradient reaching the state entering t: through weight_hh (and, for the GRU,
     // directly), then carried (Note [Masked steps of a fused RNN]).
     const T* dhh = mode == kGru ? dq.data() + t * B * GH : dpt;
-    funcs::Gemm<T>(false, false, B, H, GH, dhh, GH, op.w_hh, H, mode == kGru ? T(1) : T(0),
+    cpu::Gemm<T>(false, false, B, H, GH, dhh, GH, op.w_hh, H, mode == kGru ? T(1) : T(0),
                    dprev.data(), H);
     for (int64_t b = 0; b < B; ++b) {
       const bool inside = t < op.lengths[b];
@@ -343,9 +343,9 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
   if (lstm) std::copy(dc.begin(), dc.end(), dc0);
   const T* dhh_all = mode == kGru ? dq.data() : dp.data();
   // x, weight_ih and weight_hh's gradients: one GEMM each over all steps.
-  funcs::Gemm<T>(false, false, T_ * B, I, GH, dp.data(), GH, op.w_ih, I, T(0), dx, I);
-  funcs::Gemm<T>(true, false, GH, I, T_ * B, dp.data(), GH, op.x, I, T(0), dw_ih, I);
-  funcs::Gemm<T>(true, false, GH, H, T_ * B, dhh_all, GH, h_in.data(), H, T(0), dw_hh, H);
+  cpu::Gemm<T>(false, false, T_ * B, I, GH, dp.data(), GH, op.w_ih, I, T(0), dx, I);
+  cpu::Gemm<T>(true, false, GH, I, T_ * B, dp.data(), GH, op.x, I, T(0), dw_ih, I);
+  cpu::Gemm<T>(true, false, GH, H, T_ * B, dhh_all, GH, h_in.data(), H, T(0), dw_hh, H);
   for (int64_t r = 0; r < T_ * B; ++r) {
     const T* a = dp.data() + r * GH;
     const T* q = dhh_all + r * GH;

@@ -1,5 +1,7 @@
-// c = op(a) op(b) + beta * c on the BLAS oar links (row-major, float or double): the one
-// call the kernels that drive GEMMs themselves share (convolution, the fused RNN).
+// c = op(a) op(b) + beta * c, row-major, float or double: the one call the CPU
+// kernels that drive GEMMs on raw buffers share (convolution, the fused RNN).
+// float32 products large enough go to oneDNN, the rest to the BLAS oar links
+// (Note [float32 GEMMs on oneDNN] in matmul_onednn.h).
 #pragma once
 
 #include <cblas.h>
@@ -7,12 +9,20 @@
 #include <cstdint>
 #include <type_traits>
 
-namespace oar::funcs {
+#include "oar/kernels/cpu/matmul_onednn.h"
+
+namespace oar::cpu {
 
 template <typename T>
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
           int64_t ldb, T beta, T* c, int64_t ldc) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
+  if constexpr (std::is_same_v<T, float>) {
+    if (m > 0 && n > 0 && k > 0 && onednn::UsesOneDnn(DType::kFloat32, m * n * k, ta, n)) {
+      onednn::Gemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+      return;
+    }
+  }
   const auto TA = ta ? CblasTrans : CblasNoTrans;
   const auto TB = tb ? CblasTrans : CblasNoTrans;
   if constexpr (std::is_same_v<T, float>) {
@@ -22,4 +32,4 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
   }
 }
 
-}  // namespace oar::funcs
+}  // namespace oar::cpu

@@ -1,0 +1,103 @@
+// float32 GEMM on OpenBLAS (one cblas_sgemm per matrix of a batch, as oar's
+// matmul loop called it) against oneDNN's matmul primitive (one primitive for
+// the batch, descriptors made on every call as oar's kernels make them, so the
+// primitive cache's lookup is included), for the shapes oar's models run:
+// attention's batched scores, recurrent steps with few rows, the layers of the
+// GPT decoder and the LSTM's vocabulary head with their gradients' transposes.
+// The table picked the rule in Note [float32 GEMMs on oneDNN]
+// (src/oar/kernels/cpu/matmul_onednn.h). Built and run by matmul_backends.sh.
+//
+// Each cell: the median of 7 samples of 20 calls after 5 warm-up calls.
+#include <cblas.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <dnnl.hpp>
+#include <vector>
+
+namespace {
+
+using dnnl::memory;
+
+struct Shape {
+  int batch, m, n, k;
+  bool ta, tb;
+  const char* what;
+};
+
+constexpr Shape kShapes[] = {
+    {32, 128, 128, 64, false, true, "attention scores, GPT b8 (q k^T)"},
+    {32, 128, 64, 128, false, false, "attention output, GPT b8 (w v)"},
+    {1, 20, 2048, 512, false, true, "LSTM step, batch 20 (h w_hh^T)"},
+    {1, 20, 512, 2048, false, false, "LSTM step gradient (dg w_hh)"},
+    {1, 700, 10000, 512, false, false, "LSTM head"},
+    {1, 700, 512, 10000, false, true, "LSTM head, input gradient"},
+    {1, 512, 10000, 700, true, false, "LSTM head, weight gradient"},
+    {1, 512, 8192, 700, true, false, "the same with 8192 columns"},
+    {1, 1024, 768, 256, false, false, "GPT qkv projections"},
+    {1, 1024, 256, 1024, false, true, "GPT FFN, input gradient"},
+    {1, 256, 1024, 1024, true, false, "GPT FFN, weight gradient"},
+    {1, 8, 1000, 512, false, false, "classifier head, batch 8"},
+    {1, 2048, 2048, 2048, false, false, "square 2048"},
+    {1, 128, 128, 128, false, false, "square 128"},
+    {1, 96, 96, 96, false, false, "square 96"},
+    {1, 64, 64, 64, false, false, "square 64"},
+};
+
+double Now() {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+template <typename F>
+double MedianMicros(F f) {
+  for (int i = 0; i < 5; ++i) f();
+  std::vector<double> v;
+  for (int r = 0; r < 7; ++r) {
+    const double t0 = Now();
+    for (int i = 0; i < 20; ++i) f();
+    v.push_back((Now() - t0) / 20);
+  }
+  std::sort(v.begin(), v.end());
+  return v[3] * 1e6;
+}
+
+memory::desc Desc(int batch, int rows, int cols, bool trans) {
+  // op(t) is [rows, cols]; t itself is stored row-major as [cols, rows] when trans.
+  const memory::dim r = rows, c = cols, size = memory::dim{rows} * cols;
+  return {{batch, r, c},
+          memory::data_type::f32,
+          trans ? memory::dims{size, 1, r} : memory::dims{size, c, 1}};
+}
+
+}  // namespace
+
+int main() {
+  const dnnl::engine eng(dnnl::engine::kind::cpu, 0);
+  std::printf("| shape | batch x M x N x K | OpenBLAS us | oneDNN us | oneDNN / OpenBLAS |\n");
+  std::printf("| --- | --- | ---: | ---: | ---: |\n");
+  for (const Shape& s : kShapes) {
+    const size_t sa = size_t(s.m) * s.k, sb = size_t(s.k) * s.n, sc = size_t(s.m) * s.n;
+    std::vector<float> a(s.batch * sa, 1.0f), b(s.batch * sb, 0.5f), c(s.batch * sc);
+    const double blas = MedianMicros([&] {
+      for (int i = 0; i < s.batch; ++i) {
+        cblas_sgemm(CblasRowMajor, s.ta ? CblasTrans : CblasNoTrans,
+                    s.tb ? CblasTrans : CblasNoTrans, s.m, s.n, s.k, 1.0f, a.data() + i * sa,
+                    s.ta ? s.m : s.k, b.data() + i * sb, s.tb ? s.k : s.n, 0.0f, c.data() + i * sc,
+                    s.n);
+      }
+    });
+    const double onednn = MedianMicros([&] {
+      const memory::desc ad = Desc(s.batch, s.m, s.k, s.ta), bd = Desc(s.batch, s.k, s.n, s.tb),
+                         cd = Desc(s.batch, s.m, s.n, false);
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, bd, cd), eng);
+      dnnl::stream st(eng);
+      dnnl::matmul(pd).execute(st, {{DNNL_ARG_SRC, memory(ad, eng, a.data())},
+                                    {DNNL_ARG_WEIGHTS, memory(bd, eng, b.data())},
+                                    {DNNL_ARG_DST, memory(cd, eng, c.data())}});
+      st.wait();
+    });
+    std::printf("| %s | %d x %d x %d x %d%s%s | %.1f | %.1f | %.2f |\n", s.what, s.batch, s.m, s.n,
+                s.k, s.ta ? " (A^T)" : "", s.tb ? " (B^T)" : "", blas, onednn, onednn / blas);
+  }
+}

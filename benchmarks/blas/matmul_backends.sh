@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Builds matmul_backends.cc against the OpenBLAS and oneDNN oar links and writes
+# its table, with the machine and the command, to benchmarks/results/matmul_backends.md.
+# OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, set on some machines, are unset for this
+# process so OpenBLAS uses its own detection. Run nothing else meanwhile.
+#
+# Usage: benchmarks/blas/matmul_backends.sh [threads]   (default 2)
+set -euo pipefail
+unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
+here=$(cd "$(dirname "$0")" && pwd)
+out=$here/../results/matmul_backends.md
+threads=${1:-2}
+bin=$(mktemp -d)/matmul_backends
+g++ -O2 -std=c++20 -fopenmp "$here/matmul_backends.cc" -o "$bin" -ldnnl -lopenblas
+{
+  echo "# float32 GEMM: OpenBLAS against oneDNN"
+  echo
+  echo "\`benchmarks/blas/matmul_backends.sh $threads\`, $(date +%F); OMP_NUM_THREADS=$threads;"
+  echo "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the run."
+  echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" \
+    "(family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')," \
+    "model $(grep -m1 '^model\s' /proc/cpuinfo | cut -d: -f2 | tr -d ' ');" \
+    "$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2)),"
+  echo "$(nproc) cores, load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)."
+  echo
+  OMP_NUM_THREADS=$threads "$bin"
+} | tee "$out"
