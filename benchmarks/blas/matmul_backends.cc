@@ -7,6 +7,10 @@
 // The table picked the rule in Note [float32 GEMMs on oneDNN]
 // (src/oar/kernels/cpu/matmul_onednn.h). Built and run by matmul_backends.sh.
 //
+// A second table: a recurrent layer's 35 steps with one weight, oneDNN reading
+// the plain weight at every step against the weight reordered once into
+// oneDNN's own layout (Note [A recurrent weight is packed once]).
+//
 // Each cell: the median of 7 samples of 20 calls after 5 warm-up calls.
 #include <cblas.h>
 
@@ -99,5 +103,40 @@ int main() {
     });
     std::printf("| %s | %d x %d x %d x %d%s%s | %.1f | %.1f | %.2f |\n", s.what, s.batch, s.m, s.n,
                 s.k, s.ta ? " (A^T)" : "", s.tb ? " (B^T)" : "", blas, onednn, onednn / blas);
+  }
+  std::printf("\n| 35 recurrent steps | M x N x K | plain weight us | packed once us | ratio |\n");
+  std::printf("| --- | --- | ---: | ---: | ---: |\n");
+  constexpr Shape kSteps[] = {
+      {1, 20, 2048, 512, false, true, "LSTM forward (h w_hh^T)"},
+      {1, 20, 512, 2048, false, false, "LSTM backward (dg w_hh)"},
+      {1, 20, 1536, 512, false, true, "GRU forward"},
+  };
+  for (const Shape& s : kSteps) {
+    std::vector<float> a(size_t(s.m) * s.k, 1.0f), b(size_t(s.k) * s.n, 0.5f), c(size_t(s.m) * s.n);
+    const memory::desc ad = Desc(1, s.m, s.k, false), bd = Desc(1, s.k, s.n, s.tb),
+                       cd = Desc(1, s.m, s.n, false);
+    const memory::desc any({1, s.k, s.n}, memory::data_type::f32, memory::format_tag::any);
+    dnnl::stream st(eng);
+    const memory am(ad, eng, a.data()), bm(bd, eng, b.data()), cm(cd, eng, c.data());
+    const double plain = MedianMicros([&] {
+      const dnnl::matmul prim(dnnl::matmul::primitive_desc(dnnl::matmul::desc(ad, bd, cd), eng));
+      for (int i = 0; i < 35; ++i) {
+        prim.execute(st, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bm}, {DNNL_ARG_DST, cm}});
+        st.wait();
+      }
+    });
+    const double packed = MedianMicros([&] {
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(ad, any, cd), eng);
+      memory bp(pd.weights_desc(), eng);
+      memory src = bm;
+      dnnl::reorder(src, bp).execute(st, src, bp);
+      const dnnl::matmul prim(pd);
+      for (int i = 0; i < 35; ++i) {
+        prim.execute(st, {{DNNL_ARG_SRC, am}, {DNNL_ARG_WEIGHTS, bp}, {DNNL_ARG_DST, cm}});
+        st.wait();
+      }
+    });
+    std::printf("| %s | %d x %d x %d%s | %.1f | %.1f | %.2f |\n", s.what, s.m, s.n, s.k,
+                s.tb ? " (B^T)" : "", plain, packed, packed / plain);
   }
 }

@@ -1,6 +1,7 @@
 // matmul against a naive triple loop: transpose flags, vector operands,
 // broadcast batches, non-contiguous views, both sides of the small-GEMM
-// threshold (m * n * k <= 4096 is a plain loop, larger goes to BLAS), K = 0.
+// threshold (m * n * k <= 4096 is a plain loop, larger goes to BLAS), float32
+// products large enough for oneDNN (Note [float32 GEMMs on oneDNN]), K = 0.
 #include <cstdint>
 
 #include "test_util.h"
@@ -162,6 +163,59 @@ TEST(Matmul, NonContiguousViews) {
                   3, 1, 6, [&](int64_t i, int64_t p) { return m[i * 6 + p]; },
                   [&](int64_t p, int64_t) { return v[5 - p]; }),
               {3});
+}
+
+// float32 products of at least 2^20 multiply-adds run on oneDNN: a batch as one
+// primitive, broadcast batch dims, transposed flags and views, and the shape that
+// stays on OpenBLAS (A transposed, more than 8192 columns); linear adds its bias
+// in the same primitive.
+TEST(Matmul, Float32OnOneDnn) {
+  const double tol = 2e-4;
+  {  // [2, 3, 64, 96] @ [3, 96, 80]^T-flagged: 36 * 64 * 80 * 96 multiply-adds
+    const auto a = Random(2 * 3 * 64 * 96, 21), b = Random(3 * 80 * 96, 22);
+    std::vector<double> expected;
+    for (int i = 0; i < 2; ++i) {
+      for (int j = 0; j < 3; ++j) {
+        const auto c = Naive(
+            64, 80, 96, [&](int64_t r, int64_t p) { return a[((i * 3 + j) * 64 + r) * 96 + p]; },
+            [&](int64_t p, int64_t col) { return b[(j * 80 + col) * 96 + p]; });
+        expected.insert(expected.end(), c.begin(), c.end());
+      }
+    }
+    ExpectClose(matmul(Make(a, {2, 3, 64, 96}, DType::kFloat32),
+                       Make(b, {3, 80, 96}, DType::kFloat32), false, true),
+                expected, {2, 3, 64, 80}, tol, tol);
+  }
+  {  // x a transposed view with the transpose flag, y a column slice: 128^3
+    const int64_t n = 128;
+    const auto a = Random(n * n, 23), b = Random(n * 2 * n, 24);
+    const Tensor x = transpose(Make(a, {n, n}, DType::kFloat32), {1, 0});
+    const Tensor y = slice(Make(b, {n, 2 * n}, DType::kFloat32), {1}, {n}, {2 * n});
+    ExpectClose(matmul(x, y, true, false),
+                Naive(
+                    n, n, n, [&](int64_t i, int64_t p) { return a[i * n + p]; },
+                    [&](int64_t p, int64_t j) { return b[p * 2 * n + n + j]; }),
+                {n, n}, tol, tol);
+  }
+  {  // A transposed with 8200 columns: OpenBLAS, the same values
+    const int64_t m = 16, n = 8200, k = 8;
+    const auto a = Random(k * m, 25), b = Random(k * n, 26);
+    ExpectClose(matmul(Make(a, {k, m}, DType::kFloat32), Make(b, {k, n}, DType::kFloat32), true),
+                Naive(
+                    m, n, k, [&](int64_t i, int64_t p) { return a[p * m + i]; },
+                    [&](int64_t p, int64_t j) { return b[p * n + j]; }),
+                {m, n}, tol, tol);
+  }
+  {  // linear: [4, 64, 128] @ [128, 160] + bias
+    const auto a = Random(4 * 64 * 128, 27), w = Random(128 * 160, 28), bias = Random(160, 29);
+    auto expected = Naive(
+        4 * 64, 160, 128, [&](int64_t i, int64_t p) { return a[i * 128 + p]; },
+        [&](int64_t p, int64_t j) { return w[p * 160 + j]; });
+    for (size_t i = 0; i < expected.size(); ++i) expected[i] += bias[i % 160];
+    ExpectClose(linear(Make(a, {4, 64, 128}, DType::kFloat32), Make(w, {128, 160}, DType::kFloat32),
+                       Make(bias, {160}, DType::kFloat32)),
+                expected, {4, 64, 160}, tol, tol);
+  }
 }
 
 TEST(Matmul, EmptyDimensions) {

@@ -137,6 +137,20 @@ def test_float32_within_float32_rounding():
     _compare(lambda: nn.LSTM(3, 5, num_layers=2), _x(4, 9, 3), dtype="float32", tol=2e-5)
 
 
+@pytest.mark.parametrize("kind", ["LSTM", "GRU", "tanh"])
+def test_float32_at_sizes_that_run_on_onednn(kind):
+    # batch 16 and hidden 256 make every step's product at least 2^20 multiply-adds, so
+    # float32 steps run on oneDNN with the recurrent weight packed once (Note [A recurrent
+    # weight is packed once]), and the op-by-op layers' matmuls on oneDNN too.
+    make = {"LSTM": nn.LSTM, "GRU": nn.GRU, "tanh": nn.SimpleRNN}[kind]
+    _compare(
+        lambda: make(64, 256, direction="bidirect"),
+        _x(16, 7, 64) * 0.3,
+        dtype="float32",
+        tol=2e-4,
+    )
+
+
 def test_one_op_per_layer_and_direction():
     layer = nn.LSTM(3, 5, num_layers=2, direction="bidirect")
     x = oar.to_tensor(_x(2, 6, 3).astype("float32"))

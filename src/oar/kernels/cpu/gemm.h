@@ -7,6 +7,7 @@
 #include <cblas.h>
 
 #include <cstdint>
+#include <optional>
 #include <type_traits>
 
 #include "oar/kernels/cpu/matmul_onednn.h"
@@ -31,5 +32,40 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
     cblas_dgemm(CblasRowMajor, TA, TB, m, n, k, 1.0, a, lda, b, ldb, beta, c, ldc);
   }
 }
+
+// Gemm(false, tb, m, n, k, a, lda, b, ldb, beta, c, ldc) for `calls` pairs of a
+// and c with one b (the steps of a recurrent layer): float32 products that go to
+// oneDNN with b transposed get b packed once when there are at least three calls
+// (Note [A recurrent weight is packed once] in matmul_onednn.h).
+template <typename T>
+class StepGemm {
+ public:
+  StepGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, const T* b, int64_t ldb, T beta,
+           int64_t ldc, int64_t calls)
+      : tb_(tb), m_(m), n_(n), k_(k), lda_(lda), ldb_(ldb), ldc_(ldc), b_(b), beta_(beta) {
+    if constexpr (std::is_same_v<T, float>) {
+      if (tb && calls >= 3 && m > 0 && n > 0 && k > 0 &&
+          onednn::UsesOneDnn(DType::kFloat32, m * n * k, false, n)) {
+        packed_.emplace(tb, m, n, k, lda, b, ldb, beta, ldc);
+      }
+    }
+  }
+  void operator()(const T* a, T* c) const {
+    if constexpr (std::is_same_v<T, float>) {
+      if (packed_) {
+        packed_->Run(a, c);
+        return;
+      }
+    }
+    Gemm<T>(false, tb_, m_, n_, k_, a, lda_, b_, ldb_, beta_, c, ldc_);
+  }
+
+ private:
+  bool tb_;
+  int64_t m_, n_, k_, lda_, ldb_, ldc_;
+  const T* b_;
+  T beta_;
+  std::optional<onednn::PackedGemm> packed_;
+};
 
 }  // namespace oar::cpu

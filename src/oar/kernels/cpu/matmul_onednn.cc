@@ -260,4 +260,52 @@ void Matmul(const DenseTensor& x_in, bool tx, const DenseTensor& y_in, bool ty,
   });
 }
 
+struct PackedGemm::State {
+  memory::desc a, c;
+  memory b;
+  dnnl::matmul prim;
+};
+
+PackedGemm::PackedGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, const float* b,
+                       int64_t ldb, float beta, int64_t ldc) {
+  Guard("matmul", [&] {
+    const auto f32 = memory::data_type::f32;
+    const memory::dims ad = {m, k}, bd = {k, n}, cd = {m, n};
+    auto st = std::make_unique<State>();
+    st->a = memory::desc(ad, f32, SafeStrides(ad, memory::dims{lda, 1}));
+    st->c = memory::desc(cd, f32, SafeStrides(cd, memory::dims{ldc, 1}));
+    const memory::desc plain(bd, f32,
+                             SafeStrides(bd, tb ? memory::dims{1, ldb} : memory::dims{ldb, 1}));
+    dnnl::primitive_attr attr;
+    if (beta != 0.0f) {
+      dnnl::post_ops ops;
+      ops.append_sum(beta);
+      attr.set_post_ops(ops);
+    }
+    const dnnl::matmul::primitive_desc pd(
+        dnnl::matmul::desc(st->a, memory::desc(bd, f32, memory::format_tag::any), st->c), attr,
+        Engine());
+    // Note [A recurrent weight is packed once]
+    st->b = memory(pd.weights_desc(), Engine());
+    memory src(plain, Engine(), const_cast<float*>(b));
+    dnnl::stream s(Engine());
+    dnnl::reorder(src, st->b).execute(s, src, st->b);
+    s.wait();
+    st->prim = dnnl::matmul(pd);
+    state_ = std::move(st);
+  });
+}
+
+PackedGemm::~PackedGemm() = default;
+
+void PackedGemm::Run(const float* a, float* c) const {
+  Guard("matmul", [&] {
+    dnnl::stream s(Engine());
+    state_->prim.execute(s, {{DNNL_ARG_SRC, memory(state_->a, Engine(), const_cast<float*>(a))},
+                             {DNNL_ARG_WEIGHTS, state_->b},
+                             {DNNL_ARG_DST, memory(state_->c, Engine(), c)}});
+    s.wait();
+  });
+}
+
 }  // namespace oar::onednn

@@ -23,6 +23,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 
 #include "oar/core/dense_tensor.h"
 
@@ -64,5 +65,31 @@ void Matmul(const DenseTensor& x, bool tx, const DenseTensor& y, bool ty, const 
 // raw buffers). m, n, k > 0.
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc);
+
+// Note [A recurrent weight is packed once]
+// c = a @ op(b) + beta * c, float32, run many times with one b and new contents
+// of a and c (a recurrent weight over the steps of a sequence). oneDNN copies a
+// b it reads transposed into the blocked layout its kernel reads on every call;
+// here b is reordered into that layout once. 35 steps with the reorder against
+// 35 plain calls (benchmarks/blas/matmul_backends.sh, two threads, noisy): a GRU
+// step (20 x 1536 x 512, b transposed) 0.65-0.79x, an LSTM step (20 x 2048 x
+// 512) 0.89-1.12x, and the LSTM layer's forward 18-20 against 21 ms; the
+// backward steps read the weight as stored, which oneDNN's per-call copy handles
+// cheaply (1.02-1.08x), so only a transposed b is packed (cpu::StepGemm). The
+// shapes, strides and b are fixed at construction; a and c are read and written
+// through the pointers Run is given.
+class PackedGemm {
+ public:
+  PackedGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, const float* b, int64_t ldb,
+             float beta, int64_t ldc);
+  ~PackedGemm();
+  PackedGemm(const PackedGemm&) = delete;
+  PackedGemm& operator=(const PackedGemm&) = delete;
+  void Run(const float* a, float* c) const;
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+};
 
 }  // namespace oar::onednn

@@ -17,8 +17,8 @@
 #include <cstring>
 #include <vector>
 
-#include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/cpu/gemm.h"
+#include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/funcs/vec_math.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
@@ -113,8 +113,8 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
   // The input projection of every step, biases included: [T * B, G * H].
   std::vector<T> proj(static_cast<size_t>(T_ * B * GH));
   for (int64_t r = 0; r < T_ * B; ++r) std::memcpy(proj.data() + r * GH, op.b_ih, sizeof(T) * GH);
-  cpu::Gemm<T>(false, true, T_ * B, GH, s.input, op.x, s.input, op.w_ih, s.input, T(1),
-                 proj.data(), GH);
+  cpu::Gemm<T>(false, true, T_ * B, GH, s.input, op.x, s.input, op.w_ih, s.input, T(1), proj.data(),
+               GH);
 
   std::vector<T> h(op.h0, op.h0 + B * H), c;
   if (mode == kLstm) c.assign(op.c0, op.c0 + B * H);
@@ -122,6 +122,8 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
   if (mode == kGru) hh.resize(static_cast<size_t>(B * GH));
   std::vector<T> h_new(static_cast<size_t>(B * H)), c_new;
   if (mode == kLstm) c_new.resize(static_cast<size_t>(B * H));
+  // h @ weight_hh^T, accumulated onto the step's pre-activations.
+  const cpu::StepGemm<T> recur(true, B, GH, H, H, op.w_hh, H, T(1), GH, T_);
 
   for (int64_t k = 0; k < T_; ++k) {
     const int64_t t = reverse ? T_ - 1 - k : k;
@@ -129,7 +131,7 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
     if (mode == kGru) {
       // r and z take x's and h's parts summed; the candidate takes r * (h's part).
       for (int64_t b = 0; b < B; ++b) std::memcpy(hh.data() + b * GH, op.b_hh, sizeof(T) * GH);
-      cpu::Gemm<T>(false, true, B, GH, H, h.data(), H, op.w_hh, H, T(1), hh.data(), GH);
+      recur(h.data(), hh.data());
       T* sv = saved + t * 4 * pk.bh;  // [B][4H]: r, z, candidate, h's candidate part
       for (int64_t b = 0; b < B; ++b) {
         const T* pb = p + b * GH;
@@ -153,7 +155,7 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
       for (int64_t b = 0; b < B; ++b) {
         for (int64_t j = 0; j < GH; ++j) pre[b * GH + j] = p[b * GH + j] + op.b_hh[j];
       }
-      cpu::Gemm<T>(false, true, B, GH, H, h.data(), H, op.w_hh, H, T(1), pre.data(), GH);
+      recur(h.data(), pre.data());
       if (mode == kLstm) {
         T* sv = saved + t * 4 * pk.bh;  // [B][4H]: i, f, g, o activated
         T* cs = saved + (4 * T_ + t) * pk.bh;
@@ -229,6 +231,8 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
   if (lstm) dc.assign(gout + (pk.states_row + 1) * pk.bh, gout + (pk.states_row + 2) * pk.bh);
   std::vector<T> dh_new(static_cast<size_t>(B * H)), dprev(static_cast<size_t>(B * H));
   std::vector<T> tanh_c(static_cast<size_t>(H));
+  // The pre-activations' gradient @ weight_hh (the GRU adds it to its direct share).
+  const cpu::StepGemm<T> recur(false, B, H, GH, GH, op.w_hh, H, mode == kGru ? T(1) : T(0), H, T_);
 
   for (int64_t k = T_ - 1; k >= 0; --k) {
     const int64_t t = reverse ? T_ - 1 - k : k;
@@ -330,8 +334,7 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
     // The gradient reaching the state entering t: through weight_hh (and, for the GRU,
     // directly), then carried (Note [Masked steps of a fused RNN]).
     const T* dhh = mode == kGru ? dq.data() + t * B * GH : dpt;
-    cpu::Gemm<T>(false, false, B, H, GH, dhh, GH, op.w_hh, H, mode == kGru ? T(1) : T(0),
-                   dprev.data(), H);
+    recur(dhh, dprev.data());
     for (int64_t b = 0; b < B; ++b) {
       const bool inside = t < op.lengths[b];
       for (int64_t j = 0; j < H; ++j) {
