@@ -156,6 +156,25 @@ DenseTensor FoldBatch(const DenseTensor& x, bool tx, const DenseTensor& y) {
   return DenseTensor(x.Holder(), meta);
 }
 
+// op(t) for a row-major float32 matrix t with leading dimension ld, where op(t) is
+// [rows, cols]: t is [cols, rows] when trans.
+memory::desc MatrixDesc(int64_t rows, int64_t cols, int64_t ld, bool trans) {
+  const memory::dims d = {rows, cols};
+  return {d, memory::data_type::f32,
+          SafeStrides(d, trans ? memory::dims{1, ld} : memory::dims{ld, 1})};
+}
+
+// c = product + beta * c: a sum post-op unless beta is 0.
+dnnl::primitive_attr SumAttr(float beta) {
+  dnnl::primitive_attr attr;
+  if (beta != 0.0f) {
+    dnnl::post_ops ops;
+    ops.append_sum(beta);
+    attr.set_post_ops(ops);
+  }
+  return attr;
+}
+
 }  // namespace
 
 bool HasFastMatmul(DType dtype) {
@@ -178,20 +197,10 @@ bool UsesOneDnn(DType dtype, int64_t work, bool ta, int64_t n) {
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   Guard("matmul", [&] {
-    const auto f32 = memory::data_type::f32;
-    const memory::dims ad = {m, k}, bd = {k, n}, cd = {m, n};
-    const memory::desc amd(ad, f32,
-                           SafeStrides(ad, ta ? memory::dims{1, lda} : memory::dims{lda, 1}));
-    const memory::desc bmd(bd, f32,
-                           SafeStrides(bd, tb ? memory::dims{1, ldb} : memory::dims{ldb, 1}));
-    const memory::desc cmd(cd, f32, SafeStrides(cd, memory::dims{ldc, 1}));
-    dnnl::primitive_attr attr;
-    if (beta != 0.0f) {
-      dnnl::post_ops ops;
-      ops.append_sum(beta);
-      attr.set_post_ops(ops);
-    }
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), attr, Engine());
+    const memory::desc amd = MatrixDesc(m, k, lda, ta), bmd = MatrixDesc(k, n, ldb, tb),
+                       cmd = MatrixDesc(m, n, ldc, false);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), SumAttr(beta),
+                                          Engine());
     // oneDNN never writes to an input; the casts only satisfy its signature.
     dnnl::stream s(Engine());
     dnnl::matmul(pd).execute(s, {{DNNL_ARG_SRC, memory(amd, Engine(), const_cast<float*>(a))},
@@ -269,25 +278,15 @@ struct PackedGemm::State {
 PackedGemm::PackedGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, const float* b,
                        int64_t ldb, float beta, int64_t ldc) {
   Guard("matmul", [&] {
-    const auto f32 = memory::data_type::f32;
-    const memory::dims ad = {m, k}, bd = {k, n}, cd = {m, n};
     auto st = std::make_unique<State>();
-    st->a = memory::desc(ad, f32, SafeStrides(ad, memory::dims{lda, 1}));
-    st->c = memory::desc(cd, f32, SafeStrides(cd, memory::dims{ldc, 1}));
-    const memory::desc plain(bd, f32,
-                             SafeStrides(bd, tb ? memory::dims{1, ldb} : memory::dims{ldb, 1}));
-    dnnl::primitive_attr attr;
-    if (beta != 0.0f) {
-      dnnl::post_ops ops;
-      ops.append_sum(beta);
-      attr.set_post_ops(ops);
-    }
-    const dnnl::matmul::primitive_desc pd(
-        dnnl::matmul::desc(st->a, memory::desc(bd, f32, memory::format_tag::any), st->c), attr,
-        Engine());
+    st->a = MatrixDesc(m, k, lda, false);
+    st->c = MatrixDesc(m, n, ldc, false);
+    const memory::desc any({k, n}, memory::data_type::f32, memory::format_tag::any);
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(st->a, any, st->c), SumAttr(beta),
+                                          Engine());
     // Note [A recurrent weight is packed once]
     st->b = memory(pd.weights_desc(), Engine());
-    memory src(plain, Engine(), const_cast<float*>(b));
+    memory src(MatrixDesc(k, n, ldb, tb), Engine(), const_cast<float*>(b));
     dnnl::stream s(Engine());
     dnnl::reorder(src, st->b).execute(s, src, st->b);
     s.wait();
@@ -297,6 +296,8 @@ PackedGemm::PackedGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, co
 }
 
 PackedGemm::~PackedGemm() = default;
+
+bool PackedGemm::Pays() { return RunsAvx512(); }
 
 void PackedGemm::Run(const float* a, float* c) const {
   Guard("matmul", [&] {

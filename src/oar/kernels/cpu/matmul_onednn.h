@@ -75,11 +75,16 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int
 // step (20 x 1536 x 512, b transposed) 0.65-0.79x, an LSTM step (20 x 2048 x
 // 512) 0.89-1.12x, and the LSTM layer's forward 18-20 against 21 ms; the
 // backward steps read the weight as stored, which oneDNN's per-call copy handles
-// cheaply (1.02-1.08x), so only a transposed b is packed (cpu::StepGemm). The
+// cheaply (1.02-1.08x), so only a transposed b is packed (cpu::StepGemm). Only
+// on AVX-512: with oneDNN and OpenBLAS capped to AVX2 (ONEDNN_MAX_CPU_ISA,
+// OPENBLAS_CORETYPE=Haswell) the packed layout took 1.42-1.63x the plain calls'
+// time, where oneDNN's plain calls still beat OpenBLAS's. The
 // shapes, strides and b are fixed at construction; a and c are read and written
 // through the pointers Run is given.
 class PackedGemm {
  public:
+  // Whether packing pays on this CPU (oneDNN runs AVX-512).
+  static bool Pays();
   PackedGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, const float* b, int64_t ldb,
              float beta, int64_t ldc);
   ~PackedGemm();

@@ -45,6 +45,19 @@ inline const dnnl::engine& Engine() {
   return engine;
 }
 
+// Whether oneDNN runs its AVX-512 kernels on this CPU (under oar's ISA cap).
+// Probed once: a CPU does not change, and the static is immutable after its
+// thread-safe initialisation.
+inline bool RunsAvx512() {
+  static const bool wide = [] {
+    Engine();  // sets the ISA cap first
+    const auto isa = static_cast<unsigned>(dnnl::get_effective_cpu_isa());
+    const auto avx512 = static_cast<unsigned>(dnnl::cpu_isa::avx512_core);
+    return (isa & avx512) == avx512;
+  }();
+  return wide;
+}
+
 // oneDNN's type for the dtypes the kernels hand it (undef for others).
 inline dnnl::memory::data_type DataType(DType dtype) {
   switch (dtype) {
