@@ -4,19 +4,30 @@
 # OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE, set on some machines, are unset for this
 # process so OpenBLAS uses its own detection. Run nothing else meanwhile.
 #
-# Usage: benchmarks/blas/matmul_backends.sh [threads]   (default 2)
+# --avx2 caps both libraries to their AVX2 kernels (ONEDNN_MAX_CPU_ISA=AVX2,
+# OPENBLAS_CORETYPE=Haswell), to see an AVX2 machine's code paths on an AVX-512
+# one (not its caches or clocks), and writes matmul_backends-avx2.md instead.
+#
+# Usage: benchmarks/blas/matmul_backends.sh [--avx2] [threads]   (default 2 threads)
 set -euo pipefail
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 here=$(cd "$(dirname "$0")" && pwd)
 out=$here/../results/matmul_backends.md
+caps="none"
+if [ "${1:-}" = "--avx2" ]; then
+  shift
+  export ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
+  out=$here/../results/matmul_backends-avx2.md
+  caps="ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell"
+fi
 threads=${1:-2}
 bin=$(mktemp -d)/matmul_backends
 g++ -O2 -std=c++20 -fopenmp "$here/matmul_backends.cc" -o "$bin" -ldnnl -lopenblas
 {
   echo "# float32 GEMM: OpenBLAS against oneDNN"
   echo
-  echo "\`benchmarks/blas/matmul_backends.sh $threads\`, $(date +%F); OMP_NUM_THREADS=$threads;"
-  echo "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the run."
+  echo "\`benchmarks/blas/matmul_backends.sh $*\`, $(date +%F); OMP_NUM_THREADS=$threads;"
+  echo "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the run; ISA caps: $caps."
   echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" \
     "(family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')," \
     "model $(grep -m1 '^model\s' /proc/cpuinfo | cut -d: -f2 | tr -d ' ');" \

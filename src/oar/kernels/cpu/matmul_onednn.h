@@ -77,8 +77,8 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int
 // backward steps read the weight as stored, which oneDNN's per-call copy handles
 // cheaply (1.02-1.08x), so only a transposed b is packed (cpu::StepGemm). Only
 // on AVX-512: with oneDNN and OpenBLAS capped to AVX2 (ONEDNN_MAX_CPU_ISA,
-// OPENBLAS_CORETYPE=Haswell) the packed layout took 1.42-1.63x the plain calls'
-// time, where oneDNN's plain calls still beat OpenBLAS's. The
+// OPENBLAS_CORETYPE=Haswell; matmul_backends.sh --avx2) the packed layout took
+// 1.3-1.9x the plain calls' time, where oneDNN's plain calls still beat OpenBLAS's. The
 // shapes, strides and b are fixed at construction; a and c are read and written
 // through the pointers Run is given.
 class PackedGemm {
