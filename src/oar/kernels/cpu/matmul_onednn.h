@@ -74,8 +74,8 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int
 // 35 plain calls (benchmarks/blas/matmul_backends.sh, two threads, noisy): a GRU
 // step (20 x 1536 x 512, b transposed) 0.65-0.79x, an LSTM step (20 x 2048 x
 // 512) 0.89-1.12x, and the LSTM layer's forward 18-20 against 21 ms; the
-// backward steps read the weight as stored, which oneDNN's per-call copy handles
-// cheaply (1.02-1.08x), so only a transposed b is packed (cpu::StepGemm). Only
+// backward steps read the weight as stored, where packing gave 0.90-1.08x over
+// four runs, within the noise, so only a transposed b is packed (cpu::StepGemm). Only
 // on AVX-512: with oneDNN and OpenBLAS capped to AVX2 (ONEDNN_MAX_CPU_ISA,
 // OPENBLAS_CORETYPE=Haswell; matmul_backends.sh --avx2) the packed layout took
 // 1.3-1.9x the plain calls' time, where oneDNN's plain calls still beat OpenBLAS's. The
