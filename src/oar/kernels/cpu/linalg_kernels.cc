@@ -1,10 +1,11 @@
 // matmul: batched, broadcasting GEMM on a real BLAS (benchmarks/blas/ has the
 // measurement that picked it). Transposed views are passed to BLAS as
 // transpose flags instead of being copied; tiny products skip BLAS, whose
-// call overhead dwarfs a few multiply-adds. bfloat16 runs on oneDNN
-// (matmul_onednn.h).
+// call overhead dwarfs a few multiply-adds. float32 products large enough and
+// bfloat16 run on oneDNN (matmul_onednn.h); real products go through cpu::Gemm.
 #include <cblas.h>
 
+#include "oar/kernels/cpu/gemm.h"
 #include "oar/kernels/cpu/matmul_onednn.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/funcs/strided_loop.h"
@@ -82,20 +83,18 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
     }
     return;
   }
-  const auto TA = ta ? CblasTrans : CblasNoTrans;
-  const auto TB = tb ? CblasTrans : CblasNoTrans;
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, TA, TB, m, n, k, 1.0f, a, lda, b, ldb, 0.0f, c, ldc);
-  } else if constexpr (is_complex_v<T>) {
+  if constexpr (is_complex_v<T>) {
     // cgemm/zgemm take alpha and beta by pointer; std::complex has their layout.
+    const auto TA = ta ? CblasTrans : CblasNoTrans;
+    const auto TB = tb ? CblasTrans : CblasNoTrans;
     const T one(1), zero(0);
     if constexpr (std::is_same_v<T, complex64>) {
       cblas_cgemm(CblasRowMajor, TA, TB, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
     } else {
       cblas_zgemm(CblasRowMajor, TA, TB, m, n, k, &one, a, lda, b, ldb, &zero, c, ldc);
     }
-  } else if constexpr (std::is_same_v<T, double>) {
-    cblas_dgemm(CblasRowMajor, TA, TB, m, n, k, 1.0, a, lda, b, ldb, 0.0, c, ldc);
+  } else if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    cpu::Gemm<T>(ta, tb, m, n, k, a, lda, b, ldb, T(0), c, ldc);
   }
 }
 

@@ -1,9 +1,8 @@
 // linear (GEMM with the bias as its accumulator), embedding and its gradient, one_hot.
-#include <cblas.h>
-
 #include <type_traits>
 
 #include "oar/core/parallel.h"
+#include "oar/kernels/cpu/gemm.h"
 #include "oar/kernels/cpu/matmul_onednn.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/infer_meta.h"
@@ -20,11 +19,7 @@ void LinearRows(const T* x, const T* w, const T* b, int64_t m, int64_t k, int64_
     for (int64_t i = rb; i < re; ++i) std::copy(b, b + n, out + i * n);
   });
   if (k == 0) return;
-  if constexpr (std::is_same_v<T, float>) {
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0f, x, k, w, n, 1.0f, out, n);
-  } else {
-    cblas_dgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, n, k, 1.0, x, k, w, n, 1.0, out, n);
-  }
+  cpu::Gemm<T>(false, false, m, n, k, x, k, w, n, T(1), out, n);
 }
 
 // The ids as int64, each in [0, rows), else an error naming the first bad one.
