@@ -86,14 +86,18 @@ inline std::pair<int64_t, int64_t> FullColumns(const std::vector<Window>& wcols,
   return {lo, hi};
 }
 
-// Max pooling of one output row (one oh of one plane) whose window rows are wh.
-// Output columns whose window is full (kernel-wide, not clipped by padding) are
-// done a window offset at a time across the whole run of columns, a loop the
-// compiler vectorises; the few clipped columns at the edges take the plain loop.
-// Both visit a window's elements in row-major order, so ties keep the first.
-template <typename T>
+// Max pooling of one output row (one oh of one plane) whose window rows are wh:
+// each output's flat index into the plane (index != null: max_pool_index) or its
+// value (values != null: max_pool), from the same windows visited in the same order
+// with the same rule, so each value is the one the index points at. Output columns
+// whose window is full (kernel-wide, not clipped by padding) are done a window
+// offset at a time across the whole run of columns, a loop the compiler vectorises;
+// the few clipped columns at the edges take the plain loop. Both visit a window's
+// elements in row-major order, so ties keep the first.
+template <typename T, bool kIndex>
 void MaxPoolRow(const T* plane, int64_t IW, const Window& wh, const std::vector<Window>& wcols,
-                int64_t kw, int64_t sw, int64_t pw, int64_t* out, compute_t<T>* best_v) {
+                int64_t kw, int64_t sw, int64_t pw, int64_t* index, T* values,
+                compute_t<T>* best_v) {
   using C = compute_t<T>;
   const int64_t OW = static_cast<int64_t>(wcols.size());
   const auto [lo, hi] = FullColumns(wcols, kw, sw, pw);
@@ -107,17 +111,21 @@ void MaxPoolRow(const T* plane, int64_t IW, const Window& wh, const std::vector<
       for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
         const C v = C(plane[ih * IW + iw]);
         const bool take = TakesOver(v, bv);
-        best = take ? ih * IW + iw : best;
+        if constexpr (kIndex) best = take ? ih * IW + iw : best;
         bv = take ? v : bv;
       }
     }
-    out[ow] = best;
+    if constexpr (kIndex) {
+      index[ow] = best;
+    } else {
+      values[ow] = static_cast<T>(bv);
+    }
   }
   if (lo >= hi) return;
   const T* first = plane + wh.begin * IW - pw;
   for (int64_t ow = lo; ow < hi; ++ow) {
     best_v[ow] = C(first[ow * sw]);
-    out[ow] = wh.begin * IW + ow * sw - pw;
+    if constexpr (kIndex) index[ow] = wh.begin * IW + ow * sw - pw;
   }
   for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
     for (int64_t j = 0; j < kw; ++j) {
@@ -127,49 +135,14 @@ void MaxPoolRow(const T* plane, int64_t IW, const Window& wh, const std::vector<
       for (int64_t ow = lo; ow < hi; ++ow) {
         const C v = C(src[ow * sw]);
         const bool take = TakesOver(v, best_v[ow]);
-        out[ow] = take ? at + ow * sw : out[ow];
+        if constexpr (kIndex) index[ow] = take ? at + ow * sw : index[ow];
         best_v[ow] = take ? v : best_v[ow];
       }
     }
   }
-}
-
-// MaxPoolRow without the index: the same windows visited in the same order with the
-// same rule, so each value is the one max_pool_index points at.
-template <typename T>
-void MaxPoolRowValues(const T* plane, int64_t IW, const Window& wh,
-                      const std::vector<Window>& wcols, int64_t kw, int64_t sw, int64_t pw, T* out,
-                      compute_t<T>* best_v) {
-  using C = compute_t<T>;
-  const int64_t OW = static_cast<int64_t>(wcols.size());
-  const auto [lo, hi] = FullColumns(wcols, kw, sw, pw);
-  for (int64_t ow = 0; ow < OW; ++ow) {
-    if (ow == lo && lo < hi) ow = hi;
-    if (ow >= OW) break;
-    const Window& ww = wcols[ow];
-    C bv = C(plane[wh.begin * IW + ww.begin]);
-    for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
-      for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
-        const C v = C(plane[ih * IW + iw]);
-        bv = TakesOver(v, bv) ? v : bv;
-      }
-    }
-    out[ow] = static_cast<T>(bv);
+  if constexpr (!kIndex) {
+    for (int64_t ow = lo; ow < hi; ++ow) values[ow] = static_cast<T>(best_v[ow]);
   }
-  if (lo >= hi) return;
-  const T* first = plane + wh.begin * IW - pw;
-  for (int64_t ow = lo; ow < hi; ++ow) best_v[ow] = C(first[ow * sw]);
-  for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
-    for (int64_t j = 0; j < kw; ++j) {
-      if (ih == wh.begin && j == 0) continue;
-      const T* src = plane + ih * IW - pw + j;
-      for (int64_t ow = lo; ow < hi; ++ow) {
-        const C v = C(src[ow * sw]);
-        best_v[ow] = TakesOver(v, best_v[ow]) ? v : best_v[ow];
-      }
-    }
-  }
-  for (int64_t ow = lo; ow < hi; ++ow) out[ow] = static_cast<T>(best_v[ow]);
 }
 
 }  // namespace
@@ -277,8 +250,8 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
       std::vector<C> best_v(static_cast<size_t>(OW));
       for (int64_t p = b; p < e; ++p) {
         for (int64_t oh = 0; oh < OH; ++oh) {
-          MaxPoolRow<T>(px + p * S, IW, w.dim[1][oh], w.dim[2], g.kernel[2], g.stride[2],
-                        g.pad_before[2], po + p * L + oh * OW, best_v.data());
+          MaxPoolRow<T, true>(px + p * S, IW, w.dim[1][oh], w.dim[2], g.kernel[2], g.stride[2],
+                              g.pad_before[2], po + p * L + oh * OW, nullptr, best_v.data());
         }
       }
     });
@@ -305,7 +278,7 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
 }
 
 // The values of max pooling without an index tensor (max_pool: inference). 1-D and 2-D
-// pools take MaxPoolRowValues a row at a time; other pools gather max_pool_index's result.
+// pools take MaxPoolRow (values only) a row at a time; other pools gather max_pool_index's result.
 template <typename T>
 void PoolGatherKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTensor& index,
                       DenseTensor* out);
@@ -334,8 +307,8 @@ void MaxPoolKernel(const DeviceContext& ctx, const DenseTensor& x_in,
     std::vector<C> best_v(static_cast<size_t>(OW));
     for (int64_t p = b; p < e; ++p) {
       for (int64_t oh = 0; oh < OH; ++oh) {
-        MaxPoolRowValues<T>(px + p * S, IW, w.dim[1][oh], w.dim[2], g.kernel[2], g.stride[2],
-                            g.pad_before[2], po + p * L + oh * OW, best_v.data());
+        MaxPoolRow<T, false>(px + p * S, IW, w.dim[1][oh], w.dim[2], g.kernel[2], g.stride[2],
+                             g.pad_before[2], nullptr, po + p * L + oh * OW, best_v.data());
       }
     }
   });
