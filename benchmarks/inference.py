@@ -4,8 +4,8 @@
     OMP_NUM_THREADS=2 python benchmarks/inference.py [--repeat R] [--batch 1 16]
                                                      [--threads 2] [--profile]
 
-oar.vision.models.resnet18 in eval() under no_grad against a hand-written PyTorch
-ResNet-18 of the same architecture (torchvision is not needed) holding the same
+oar.vision.models.resnet18 in eval() under no_grad against the model suite's hand-written
+PyTorch ResNet-18 (model_zoo/torch_models.py; torchvision is not needed) holding the same
 weights and running statistics; the outputs are compared before timing. Each row is
 the best of R calls at a 224x224 float32 input, in ms, oar and PyTorch alternating
 call by call (the best, not the mean: on a shared machine it is the one least
@@ -15,6 +15,7 @@ disturbed by other processes); the ratio is oar / PyTorch (below 1: oar is faste
 
 import argparse
 import os
+import sys
 
 import _machine
 
@@ -25,61 +26,10 @@ import numpy as np  # noqa: E402
 import oar  # noqa: E402
 import oar.profiler as profiler  # noqa: E402
 import torch  # noqa: E402
-import torch.nn as tnn  # noqa: E402
 from conv import best_ms  # noqa: E402  (interleaved best-of timing)
 
-
-class TorchBasicBlock(tnn.Module):
-    def __init__(self, inplanes, planes, stride=1, downsample=None):
-        super().__init__()
-        self.conv1 = tnn.Conv2d(inplanes, planes, 3, stride, 1, bias=False)
-        self.bn1 = tnn.BatchNorm2d(planes)
-        self.relu = tnn.ReLU(inplace=True)
-        self.conv2 = tnn.Conv2d(planes, planes, 3, 1, 1, bias=False)
-        self.bn2 = tnn.BatchNorm2d(planes)
-        self.downsample = downsample
-
-    def forward(self, x):
-        identity = x
-        out = self.relu(self.bn1(self.conv1(x)))
-        out = self.bn2(self.conv2(out))
-        if self.downsample is not None:
-            identity = self.downsample(x)
-        return self.relu(out + identity)
-
-
-class TorchResNet18(tnn.Module):
-    """torchvision's resnet18, with Paddle's (= torchvision's) parameter names."""
-
-    def __init__(self, num_classes=1000):
-        super().__init__()
-        self.inplanes = 64
-        self.conv1 = tnn.Conv2d(3, 64, 7, 2, 3, bias=False)
-        self.bn1 = tnn.BatchNorm2d(64)
-        self.relu = tnn.ReLU(inplace=True)
-        self.maxpool = tnn.MaxPool2d(3, 2, 1)
-        self.layer1 = self._make_layer(64, 2)
-        self.layer2 = self._make_layer(128, 2, 2)
-        self.layer3 = self._make_layer(256, 2, 2)
-        self.layer4 = self._make_layer(512, 2, 2)
-        self.avgpool = tnn.AdaptiveAvgPool2d((1, 1))
-        self.fc = tnn.Linear(512, num_classes)
-
-    def _make_layer(self, planes, blocks, stride=1):
-        downsample = None
-        if stride != 1 or self.inplanes != planes:
-            downsample = tnn.Sequential(
-                tnn.Conv2d(self.inplanes, planes, 1, stride, bias=False), tnn.BatchNorm2d(planes)
-            )
-        layers = [TorchBasicBlock(self.inplanes, planes, stride, downsample)]
-        self.inplanes = planes
-        layers += [TorchBasicBlock(planes, planes) for _ in range(1, blocks)]
-        return tnn.Sequential(*layers)
-
-    def forward(self, x):
-        x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
-        x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-        return self.fc(torch.flatten(self.avgpool(x), 1))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "model_zoo"))
+from torch_models import ResNet18  # noqa: E402
 
 
 def copy_weights(model, tmodel, rng):
@@ -113,7 +63,7 @@ def main():
     oar.seed(0)
     model = oar.vision.models.resnet18()
     model.eval()
-    tmodel = TorchResNet18()
+    tmodel = ResNet18()
     copy_weights(model, tmodel, rng)
     tmodel.eval()
     print(_machine.describe())
