@@ -16,6 +16,7 @@
 
 #include "oar/core/errors.h"
 #include "oar/kernels/cpu/conv_impl.h"
+#include "oar/kernels/cpu/conv_onednn.h"
 #include "oar/kernels/cpu/onednn_util.h"
 
 static_assert(DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP,
@@ -27,71 +28,12 @@ namespace {
 using dnnl::memory;
 using onednn::Engine;
 using onednn::Guard;
-using Tag = memory::format_tag;
-
-// The descriptors of one convolution: plain (user) layouts and `any`.
-struct Descs {
-  memory::dims src, wei, dst, strides, dilates, pad_l, pad_r;
-  memory::desc src_plain, wei_plain, dst_plain;
-  memory::desc src_any, wei_any, dst_any;
-};
-
-memory::dims PlainStrides(const memory::dims& dims) {
-  memory::dims s(dims.size(), 1);
-  for (size_t i = dims.size() - 1; i-- > 0;) s[i] = s[i + 1] * dims[i + 1];
-  return s;
-}
-
-// The tensors' dtypes: float32, or bfloat16 (backward weights: bfloat16
-// inputs with a float32 or bfloat16 gradient).
-Descs MakeDescs(int64_t n, int64_t c_in, int64_t c_out, const WindowGeometry& g, int64_t groups,
-                DType src_dtype, DType wei_dtype, DType dst_dtype) {
-  const auto src_dt = onednn::DataType(src_dtype), wei_dt = onednn::DataType(wei_dtype),
-             dst_dt = onednn::DataType(dst_dtype);
-  Descs d;
-  d.src = {n, c_in};
-  d.dst = {n, c_out};
-  if (groups > 1) {
-    d.wei = {groups, c_out / groups, c_in / groups};
-  } else {
-    d.wei = {c_out, c_in};
-  }
-  for (int i = 3 - g.nd; i < 3; ++i) {
-    d.src.push_back(g.in[i]);
-    d.dst.push_back(g.out[i]);
-    d.wei.push_back(g.kernel[i]);
-    d.strides.push_back(g.stride[i]);
-    d.dilates.push_back(g.dilation[i] - 1);  // oneDNN counts the gaps
-    d.pad_l.push_back(g.pad_before[i]);
-    d.pad_r.push_back(g.pad_after[i]);
-  }
-  d.src_plain = memory::desc(d.src, src_dt, PlainStrides(d.src));
-  d.wei_plain = memory::desc(d.wei, wei_dt, PlainStrides(d.wei));
-  d.dst_plain = memory::desc(d.dst, dst_dt, PlainStrides(d.dst));
-  d.src_any = memory::desc(d.src, src_dt, Tag::any);
-  d.wei_any = memory::desc(d.wei, wei_dt, Tag::any);
-  d.dst_any = memory::desc(d.dst, dst_dt, Tag::any);
-  return d;
-}
 
 dnnl::convolution_forward::primitive_desc ForwardPd(const Descs& d,
                                                     const dnnl::primitive_attr& attr = {}) {
   return {{dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, d.src_any,
            d.wei_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r},
           attr, Engine()};
-}
-
-memory UserMemory(const memory::desc& md, const DenseTensor& t) {
-  // oneDNN never writes to an input; the cast only satisfies its signature.
-  return memory(md, Engine(), const_cast<void*>(t.data()));
-}
-
-// `user` in the layout `want`: itself, or a reordered copy.
-memory Input(const memory::desc& want, const memory& user, dnnl::stream& s) {
-  if (want == user.get_desc()) return user;
-  memory m(want, Engine());
-  dnnl::reorder(user, m).execute(s, const_cast<memory&>(user), m);
-  return m;
 }
 
 // Runs `prim` with `args` plus the output `out_arg` written into `user` (via a
