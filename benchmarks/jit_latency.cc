@@ -7,8 +7,9 @@
 // "oar C++" column of benchmarks/models.py, which saves the model and starts
 // this program with OMP_NUM_THREADS set.
 //
-//   usage: oar_bench_jit_latency MODEL INPUTS.safetensors [WARMUP] [STEPS]
-//          (defaults 3 and 50)
+//   usage: oar_bench_jit_latency [--no-fold] MODEL INPUTS.safetensors [WARMUP] [STEPS]
+//          (defaults 3 and 50; --no-fold loads with FLAGS_jit_fold_conv off, so
+//          conv + batch norm groups run op by op)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -16,13 +17,20 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <string_view>
 #include <vector>
 
 #include "oar/oar.h"
 
 int main(int argc, char** argv) {
+  if (argc > 1 && std::string_view(argv[1]) == "--no-fold") {
+    oar::SetFlag("jit_fold_conv", 0);
+    --argc;
+    ++argv;
+  }
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s MODEL INPUTS.safetensors [WARMUP] [STEPS]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s [--no-fold] MODEL INPUTS.safetensors [WARMUP] [STEPS]\n",
+                 argv[0]);
     return 2;
   }
   const int warmup = argc > 3 ? std::atoi(argv[3]) : 3;

@@ -15,6 +15,7 @@ from jit_models import MODELS, make_pair
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 SERVE = os.path.join(ROOT, "build", "examples", "jit_serve")
+FOLDS_BATCH_NORM = ("resnet18", "mobilenet_v2")
 
 
 def _serve(model, inputs, out, threads=0):
@@ -37,7 +38,10 @@ def test_cpp_program_serves_the_saved_model(tmp_path, name):
     got = load_file(str(tmp_path / "out.safetensors"))["out0"]
     with oar.no_grad():
         want = net(*xs).numpy()
-    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+    # The C++ runtime folds batch norm into the convolutions before it (Note
+    # [Convolutions folded for inference]): their products are rounded differently.
+    tol = (1e-4, 2e-5) if name in FOLDS_BATCH_NORM else (1e-5, 1e-6)
+    np.testing.assert_allclose(got, want, rtol=tol[0], atol=tol[1])
 
 
 def test_cpp_program_reports_bad_files(tmp_path):

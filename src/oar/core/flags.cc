@@ -39,6 +39,8 @@ void SetFlag(std::string_view name, double value) {
     GlobalFlags().record_forward_stack.store(value != 0);
   } else if (n == "jit_fuse_elementwise") {
     GlobalFlags().jit_fuse_elementwise.store(value != 0);
+  } else if (n == "jit_fold_conv") {
+    GlobalFlags().jit_fold_conv.store(value != 0);
   } else if (n == "fused_rnn") {
     GlobalFlags().fused_rnn.store(value != 0);
   } else if (n == "parallel_threshold") {
@@ -57,6 +59,7 @@ double GetFlag(std::string_view name) {
   if (n == "check_nan_inf_level") return CheckNanInfLevel().load();
   if (n == "record_forward_stack") return GlobalFlags().record_forward_stack.load() ? 1 : 0;
   if (n == "jit_fuse_elementwise") return GlobalFlags().jit_fuse_elementwise.load() ? 1 : 0;
+  if (n == "jit_fold_conv") return GlobalFlags().jit_fold_conv.load() ? 1 : 0;
   if (n == "fused_rnn") return GlobalFlags().fused_rnn.load() ? 1 : 0;
   if (n == "parallel_threshold")
     return static_cast<double>(GlobalFlags().parallel_threshold.load());
@@ -67,8 +70,9 @@ double GetFlag(std::string_view name) {
 int FLAGS_check_nan_inf_level() { return CheckNanInfLevel().load(std::memory_order_relaxed); }
 
 std::vector<std::string> FlagNames() {
-  return {"FLAGS_check_nan_inf",      "FLAGS_check_nan_inf_level", "FLAGS_fused_rnn",
-          "FLAGS_jit_fuse_elementwise", "FLAGS_parallel_threshold",  "FLAGS_record_forward_stack"};
+  return {"FLAGS_check_nan_inf",       "FLAGS_check_nan_inf_level",  "FLAGS_fused_rnn",
+          "FLAGS_jit_fold_conv",       "FLAGS_jit_fuse_elementwise", "FLAGS_parallel_threshold",
+          "FLAGS_record_forward_stack"};
 }
 
 namespace {

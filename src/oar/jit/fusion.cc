@@ -54,15 +54,7 @@ bool Binary(Kind k) { return k != Kind::kVec && k != Kind::kRelu && k != Kind::k
 }  // namespace
 
 std::vector<FusedChain> PlanChains(const Program& p) {
-  // How many times each value is read (by ops, or as an output).
-  std::vector<int64_t> uses(static_cast<size_t>(p.num_values), 0);
-  for (const ProgramOp& op : p.ops) {
-    for (const auto& group : op.inputs) {
-      for (int64_t id : group) ++uses[static_cast<size_t>(id)];
-    }
-  }
-  for (int64_t o : p.outputs) ++uses[static_cast<size_t>(o)];
-
+  const std::vector<int64_t>& uses = p.uses;
   std::vector<FusedChain> chains;
   size_t k = 0;
   while (k < p.ops.size()) {
@@ -122,12 +114,14 @@ std::vector<FusedChain> PlanChains(const Program& p) {
   return chains;
 }
 
-bool RunFused(const FusedChain& chain, std::vector<Tensor>& values) {
+bool ReplayMayFuse() {
   // A capture running (a loaded model called inside a to_static function) records
-  // the ops themselves, which a fused chain would hide from it.
-  if (amp::CurrentLevel() != amp::Level::kO0 || FLAGS_check_nan_inf() || Tracer::Current()) {
-    return false;
-  }
+  // the ops themselves, which a fused group would hide from it.
+  return amp::CurrentLevel() == amp::Level::kO0 && !FLAGS_check_nan_inf() && !Tracer::Current();
+}
+
+bool RunFused(const FusedChain& chain, std::vector<Tensor>& values) {
+  if (!ReplayMayFuse()) return false;
   const bool grad = HasGrad();
   const Tensor& x0 = values[static_cast<size_t>(chain.inputs[0])];
   std::vector<const float*> inputs;

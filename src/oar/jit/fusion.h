@@ -25,6 +25,11 @@ struct FusedChain {
 // The chains of program (two or more ops each), in program order.
 std::vector<FusedChain> PlanChains(const Program& program);
 
+// Whether this replay may run ops fused (a chain here, a folded convolution in
+// conv_folding.h): no auto-cast, no NaN/Inf check and no capture recording,
+// each of which must see the ops themselves.
+bool ReplayMayFuse();
+
 // Runs chain on values (the replay's table) and stores its output there;
 // false, touching nothing, when this call cannot take the fused path (a
 // gradient to record, auto-cast, the NaN/Inf check, a capture recording, or

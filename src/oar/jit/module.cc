@@ -9,6 +9,8 @@
 
 #include "oar/autograd/grad_mode.h"
 #include "oar/core/errors.h"
+#include "oar/core/flags.h"
+#include "oar/jit/conv_folding.h"
 #include "oar/jit/replay.h"
 #include "oar/train/checkpoint.h"
 
@@ -80,7 +82,7 @@ const BoundProgram& Module::program(const std::string& mode) const {
 std::vector<Tensor> Module::Forward(const std::vector<Tensor>& inputs) const {
   NoGradGuard no_grad;
   const BoundProgram& p = program("eval");
-  return Run(p.program, inputs, p.params, p.consts);
+  return Run(p.program, inputs, p.params, p.consts, p.folded.get());
 }
 
 Module Load(const std::string& path) {
@@ -104,6 +106,9 @@ Module Load(const std::string& path) {
     for (const ValueSpec& s : program.params) b.params.push_back(Bind(weights, s, file));
     for (const ValueSpec& s : program.consts) b.consts.push_back(Bind(weights, s, file));
     b.program = std::move(program);
+    if (mode == "eval" && FLAGS_jit_fold_conv()) {
+      b.folded = std::make_shared<const FoldedConvs>(b.program, b.params, b.consts);
+    }
     m.programs_.emplace(mode, std::move(b));
   }
   return m;

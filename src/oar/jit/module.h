@@ -21,11 +21,16 @@ namespace oar::jit {
 
 inline constexpr int64_t kModelVersion = 1;
 
+class FoldedConvs;
+
 // One program of a saved model with the tensors it reads, in its order.
 struct BoundProgram {
   Program program;
   std::vector<Tensor> params;
   std::vector<Tensor> consts;
+  // The inference program's convolutions folded with these weights
+  // (conv_folding.h); null for the other programs.
+  std::shared_ptr<const FoldedConvs> folded;
 };
 
 class Module {

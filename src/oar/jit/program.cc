@@ -165,11 +165,16 @@ class Reader {
 void ComputeLastUse(Program& p) {
   p.num_values = p.first_op_value() + static_cast<int64_t>(p.ops.size());
   p.last_use.assign(static_cast<size_t>(p.num_values), -1);
+  p.uses.assign(static_cast<size_t>(p.num_values), 0);
   for (size_t k = 0; k < p.ops.size(); ++k) {
     for (const auto& group : p.ops[k].inputs) {
-      for (int64_t id : group) p.last_use[static_cast<size_t>(id)] = static_cast<int64_t>(k);
+      for (int64_t id : group) {
+        p.last_use[static_cast<size_t>(id)] = static_cast<int64_t>(k);
+        ++p.uses[static_cast<size_t>(id)];
+      }
     }
   }
+  for (int64_t o : p.outputs) ++p.uses[static_cast<size_t>(o)];
   p.chains = PlanChains(p);
   p.chain_at.assign(p.ops.size(), -1);
   for (size_t c = 0; c < p.chains.size(); ++c) {

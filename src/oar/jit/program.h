@@ -83,9 +83,11 @@ struct Program {
   std::vector<int64_t> outputs;
   std::vector<Symbol> symbols;
   // Derived: the number of values, and for each value the last op reading it
-  // (-1: none), so a run frees each intermediate after its last use.
+  // (-1: none), so a run frees each intermediate after its last use, and how
+  // many times it is read (by ops, or as an output).
   int64_t num_values = 0;
   std::vector<int64_t> last_use;
+  std::vector<int64_t> uses;
   // Derived: the element-wise chains a replay may run fused (fusion.h), and for
   // each op the chain that starts there (-1: none).
   std::vector<FusedChain> chains;

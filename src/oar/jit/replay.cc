@@ -1,5 +1,6 @@
 #include "oar/jit/replay.h"
 
+#include <array>
 #include <string>
 #include <unordered_map>
 
@@ -7,6 +8,7 @@
 #include "oar/core/flags.h"
 #include "oar/core/layer_scope.h"
 #include "oar/eager/dygraph_functions.h"
+#include "oar/jit/conv_folding.h"
 
 namespace oar::jit {
 
@@ -71,7 +73,8 @@ const OpSchema* FindSchema(std::string_view type) {
 }
 
 std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& inputs,
-                        const std::vector<Tensor>& params, const std::vector<Tensor>& consts) {
+                        const std::vector<Tensor>& params, const std::vector<Tensor>& consts,
+                        const FoldedConvs* folded) {
   OAR_ENFORCE(inputs.size() == program.inputs.size(),
               errors::InvalidArgument("jit program: takes ", program.inputs.size(),
                                       " input tensors, but got ", inputs.size()));
@@ -107,20 +110,32 @@ std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& input
     const std::string* path;
     ~RestoreLayer() { ExitLayerScope(path); }
   } restore{outer};
+  // After a fused group ran ops first..last: its output's shape check, and
+  // freeing the values it read last.
+  auto finish_group = [&](size_t last, int64_t output, const auto& read) {
+    const ProgramOp& op = program.ops[last];
+    if (op.has_shape) CheckShape(op, last, values[static_cast<size_t>(output)], symbols);
+    for (int64_t id : read) {
+      const auto u = static_cast<size_t>(id);
+      if (id >= 0 && program.last_use[u] <= static_cast<int64_t>(last) && !is_output[u]) {
+        values[u] = Tensor();
+      }
+    }
+  };
   const bool fuse = FLAGS_jit_fuse_elementwise();
   for (size_t k = 0; k < program.ops.size(); ++k) {
+    if (const ConvGroup* g = folded ? folded->At(k) : nullptr) {
+      ExitLayerScope(program.ops[k].layer_path ? program.ops[k].layer_path : outer);
+      if (folded->Run(*g, values)) {
+        finish_group(g->last, g->output, std::array<int64_t, 2>{g->x, g->residual});
+        k = g->last;
+        continue;
+      }
+    }
     if (const int64_t c = program.chain_at[k]; c >= 0 && fuse) {
       const FusedChain& chain = program.chains[static_cast<size_t>(c)];
       if (RunFused(chain, values)) {
-        const ProgramOp& last = program.ops[chain.last];
-        const Tensor& out = values[static_cast<size_t>(chain.output)];
-        if (last.has_shape) CheckShape(last, chain.last, out, symbols);
-        for (int64_t id : chain.inputs) {
-          const auto u = static_cast<size_t>(id);
-          if (program.last_use[u] <= static_cast<int64_t>(chain.last) && !is_output[u]) {
-            values[u] = Tensor();
-          }
-        }
+        finish_group(chain.last, chain.output, chain.inputs);
         k = chain.last;
         continue;
       }

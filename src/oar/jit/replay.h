@@ -41,11 +41,16 @@ struct OpSchema {
 // The declared op or in-place form named type, or null.
 const OpSchema* FindSchema(std::string_view type);
 
+class FoldedConvs;
+
 // Runs program on inputs with the parameter and constant tensors (in the
 // program's order). Checks the inputs against the program's specs (count,
 // dtype, rank, every non-symbolic dimension): a mismatch is a typed error
-// naming the input. Intermediates are freed after their last use.
+// naming the input. Intermediates are freed after their last use. folded:
+// the program's convolutions folded with these parameters (conv_folding.h), or
+// null to run every op.
 std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& inputs,
-                        const std::vector<Tensor>& params, const std::vector<Tensor>& consts);
+                        const std::vector<Tensor>& params, const std::vector<Tensor>& consts,
+                        const FoldedConvs* folded = nullptr);
 
 }  // namespace oar::jit

@@ -1,0 +1,140 @@
+#include "oar/jit/conv_folding.h"
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
+#include "oar/autograd/grad_mode.h"
+#include "oar/core/profiler/record_event.h"
+#include "oar/jit/fusion.h"
+#include "oar/jit/program.h"
+
+namespace oar::jit {
+
+namespace {
+
+bool Is(const ProgramOp& op, std::string_view type) {
+  return op.type == type && op.symbolic.empty();
+}
+
+// The op after k, when it reads value `id` and is the only reader of it.
+const ProgramOp* SoleReader(const Program& p, size_t k, int64_t id, std::string_view type) {
+  if (k + 1 >= p.ops.size() || p.uses[static_cast<size_t>(id)] != 1) return nullptr;
+  const ProgramOp& next = p.ops[k + 1];
+  if (!Is(next, type)) return nullptr;
+  for (const auto& group : next.inputs) {
+    for (int64_t v : group) {
+      if (v == id) return &next;
+    }
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::vector<ConvGroup> PlanConvGroups(const Program& p) {
+  // Weights must be fixed: parameters or constants, not computed values.
+  auto fixed = [&](int64_t id) { return id >= p.first_param() && id < p.first_op_value(); };
+  std::vector<ConvGroup> groups;
+  for (size_t k = 0; k + 1 < p.ops.size(); ++k) {
+    const ProgramOp& conv = p.ops[k];
+    if (!Is(conv, "conv") || !fixed(conv.inputs[1][0])) continue;
+    const ProgramOp* bn = SoleReader(p, k, conv.output, "batch_norm_infer");
+    if (bn == nullptr || bn->inputs[0][0] != conv.output || std::get<int64_t>(bn->attrs[1]) != 1) {
+      continue;
+    }
+    ConvGroup g;
+    g.first = k;
+    g.x = conv.inputs[0][0];
+    g.weight = conv.inputs[1][0];
+    g.mean = bn->inputs[1][0];
+    g.variance = bn->inputs[2][0];
+    g.scale = bn->inputs[3][0];
+    g.shift = bn->inputs[4][0];
+    if (!fixed(g.mean) || !fixed(g.variance) || !fixed(g.scale) || !fixed(g.shift)) continue;
+    g.epsilon = std::get<double>(bn->attrs[0]);
+    g.spec.strides = std::get<std::vector<int64_t>>(conv.attrs[0]);
+    g.spec.paddings = std::get<std::vector<int64_t>>(conv.attrs[1]);
+    g.spec.dilations = std::get<std::vector<int64_t>>(conv.attrs[2]);
+    g.spec.groups = std::get<int64_t>(conv.attrs[3]);
+    size_t last = k + 1;
+    int64_t out = bn->output;
+    if (const ProgramOp* add = SoleReader(p, last, out, "add")) {
+      const int64_t a = add->inputs[0][0], b = add->inputs[1][0];
+      if (a != b) {  // x + x reads the batch norm's output twice
+        g.residual = a == out ? b : a;
+        g.spec.residual = true;
+        out = add->output;
+        ++last;
+      }
+    }
+    if (const ProgramOp* relu = SoleReader(p, last, out, "relu")) {
+      g.spec.relu = true;
+      out = relu->output;
+      ++last;
+    }
+    g.last = last;
+    g.output = out;
+    g.program_output = std::find(p.outputs.begin(), p.outputs.end(), out) != p.outputs.end();
+    groups.push_back(std::move(g));
+    k = last;
+  }
+  return groups;
+}
+
+FoldedConvs::FoldedConvs(const Program& program, const std::vector<Tensor>& params,
+                         const std::vector<Tensor>& consts)
+    : at_(program.ops.size(), -1) {
+  auto tensor = [&](int64_t id) -> const Tensor& {
+    const int64_t c0 = program.first_const(), p0 = program.first_param();
+    return id >= c0 ? consts[static_cast<size_t>(id - c0)] : params[static_cast<size_t>(id - p0)];
+  };
+  for (ConvGroup& g : PlanConvGroups(program)) {
+    const Tensor& w = tensor(g.weight);
+    const Tensor* stats[] = {&tensor(g.mean), &tensor(g.variance), &tensor(g.scale),
+                             &tensor(g.shift)};
+    bool ok = w.is_dense() && w.dtype() == DType::kFloat32 && w.ndim() >= 3 && w.is_contiguous();
+    for (const Tensor* t : stats) {
+      ok = ok && t->is_dense() && t->dtype() == DType::kFloat32 && t->ndim() == 1 &&
+           t->numel() == w.dims()[0] && t->is_contiguous();
+    }
+    if (!ok) continue;  // the ops report what is wrong, as in an unfolded run
+    at_[g.first] = static_cast<int64_t>(groups_.size());
+    convs_.push_back(std::make_unique<conv_engine::InferenceConv>(
+        w.dense(), stats[0]->dense(), stats[1]->dense(), stats[2]->dense(), stats[3]->dense(),
+        g.epsilon, g.spec));
+    groups_.push_back(std::move(g));
+  }
+}
+
+FoldedConvs::~FoldedConvs() = default;
+
+const ConvGroup* FoldedConvs::At(size_t k) const {
+  const int64_t i = at_[k];
+  return i < 0 ? nullptr : &groups_[static_cast<size_t>(i)];
+}
+
+bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values) const {
+  if (!ReplayMayFuse()) return false;
+  const conv_engine::InferenceConv& conv = *convs_[static_cast<size_t>(at_[group.first])];
+  const Tensor& x = values[static_cast<size_t>(group.x)];
+  const bool grad = HasGrad();
+  if (!x.defined() || !x.is_dense() || (grad && !x.stop_gradient()) || !conv.Supports(x.dense())) {
+    return false;
+  }
+  const DenseTensor* residual = nullptr;
+  if (group.residual >= 0) {
+    const Tensor& r = values[static_cast<size_t>(group.residual)];
+    if (!r.defined() || !r.is_dense() || (grad && !r.stop_gradient()) ||
+        !conv_engine::InferenceConv::Takes(r.dense()) || r.dims() != conv.OutputDims(x.dense())) {
+      return false;  // the add broadcasts, or needs its own kernel
+    }
+    residual = &r.dense();
+  }
+  profiler::RecordEvent event(profiler::StaticName("folded_conv"), profiler::EventKind::kOperator);
+  values[static_cast<size_t>(group.output)] =
+      Tensor(std::make_shared<DenseTensor>(conv.Run(x.dense(), residual, group.program_output)));
+  return true;
+}
+
+}  // namespace oar::jit

@@ -1,0 +1,61 @@
+// Folding a loaded program's convolutions for serving (docs/jit.md): each
+// conv -> batch_norm_infer [-> add] [-> relu] group whose weight and batch
+// norm tensors are parameters or constants, and whose intermediates nothing
+// else reads, runs as one oneDNN convolution with the batch norm folded into
+// its weight and bias, the weight packed once, and the add and relu applied as
+// post-ops (Note [Convolutions folded for inference] in
+// kernels/cpu/conv_inference.h). Module::Forward builds the folding when it
+// loads a model (Note [A loaded module is shared read-only]: its weights never
+// change); a Python replay, whose parameters may be trained, runs the ops.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "oar/core/tensor.h"
+#include "oar/kernels/cpu/conv_inference.h"
+
+namespace oar::jit {
+
+struct Program;
+
+struct ConvGroup {
+  size_t first = 0, last = 0;  // the program's ops first..last (inclusive)
+  int64_t x = -1;
+  int64_t weight = -1, mean = -1, variance = -1, scale = -1, shift = -1;
+  int64_t residual = -1;        // the add's other operand, -1 without an add
+  int64_t output = -1;          // the last op's output
+  bool program_output = false;  // returned by the program: kept contiguous
+  double epsilon = 0;
+  conv_engine::InferenceConvSpec spec;
+};
+
+// The groups of program, in program order (structure only: dtypes and shapes
+// are checked when the weights are known).
+std::vector<ConvGroup> PlanConvGroups(const Program& program);
+
+class FoldedConvs {
+ public:
+  // Folds the groups whose weights (params and consts, in the program's order)
+  // are float32 of the shapes a batch norm after that convolution needs.
+  FoldedConvs(const Program& program, const std::vector<Tensor>& params,
+              const std::vector<Tensor>& consts);
+  ~FoldedConvs();
+
+  // The group starting at op k, or null.
+  const ConvGroup* At(size_t k) const;
+  // Runs group on values (the replay's table) and stores its output there;
+  // false, touching nothing, when this call cannot take the folded path (a
+  // gradient to record, auto-cast, the NaN/Inf check, a capture recording, or
+  // operands the folded kernel does not take).
+  bool Run(const ConvGroup& group, std::vector<Tensor>& values) const;
+  size_t size() const { return groups_.size(); }
+
+ private:
+  std::vector<ConvGroup> groups_;
+  std::vector<std::unique_ptr<conv_engine::InferenceConv>> convs_;
+  std::vector<int64_t> at_;  // per op: the group starting there, -1 none
+};
+
+}  // namespace oar::jit

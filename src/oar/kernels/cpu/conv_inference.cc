@@ -1,0 +1,251 @@
+// Folded inference convolutions on oneDNN (conv_inference.h, Note [Convolutions
+// folded for inference]).
+#include "oar/kernels/cpu/conv_inference.h"
+
+#include <dnnl.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+#include "oar/core/errors.h"
+#include "oar/kernels/cpu/conv_impl.h"
+#include "oar/kernels/cpu/conv_onednn.h"
+#include "oar/kernels/cpu/onednn_util.h"
+
+namespace oar::conv_engine {
+
+using dnnl::memory;
+using onednn::Engine;
+
+namespace {
+
+// The primitive for one input shape, with the weight in the layout it reads.
+struct Prepared {
+  dnnl::convolution_forward::primitive_desc pd;
+  dnnl::convolution_forward conv;
+  memory weight;  // packed
+  memory::desc dst_plain;
+  DDim out_dims;
+  // The strides of the primitive's output layout where it is a permutation of
+  // the dims without blocking (channels last): an oar tensor can hold it as is.
+  std::optional<DDim> dst_strides;
+};
+
+memory::desc Strided(const DenseTensor& t) {
+  return memory::desc(memory::dims(t.dims().begin(), t.dims().end()), memory::data_type::f32,
+                      memory::dims(t.strides().begin(), t.strides().end()));
+}
+
+std::optional<DDim> DenseStrides(const memory::desc& md) {
+  const dnnl_memory_desc_t& d = md.data;
+  if (d.format_kind != dnnl_blocked || d.format_desc.blocking.inner_nblks != 0 || d.offset0 != 0) {
+    return std::nullopt;
+  }
+  for (int i = 0; i < d.ndims; ++i) {
+    if (d.padded_dims[i] != d.dims[i]) return std::nullopt;
+  }
+  return DDim(d.format_desc.blocking.strides, d.format_desc.blocking.strides + d.ndims);
+}
+
+DenseTensor Float32(const DDim& dims) {
+  DenseTensor t(DType::kFloat32, dims);
+  t.mutable_data<float>();
+  return t;
+}
+
+void CheckStatistic(const DenseTensor& t, int64_t c_out, const char* name) {
+  OAR_ENFORCE(t.dtype() == DType::kFloat32 && t.is_contiguous() && t.numel() == c_out,
+              errors::InvalidArgument("folded convolution: the batch norm's ", name,
+                                      " must be a contiguous float32 tensor of ", c_out,
+                                      " values (the convolution's output channels)"));
+}
+
+}  // namespace
+
+struct InferenceConv::Impl {
+  // The unfolded weight (shared, not copied) until the first primitive packs the
+  // folded one; from then on the first packed copy is the source of any other
+  // layout. So a model's weights exist twice at most, never three times.
+  DenseTensor weight;
+  DDim weight_dims;
+  std::vector<double> channel_scale;  // per output channel: the batch norm's s
+  DenseTensor bias;                   // folded
+  InferenceConvSpec spec;
+  std::mutex mu;  // guards the two maps
+  std::map<std::vector<int64_t>, std::shared_ptr<const Prepared>> by_shape;
+  // One packed copy per layout: shapes whose primitives read the same layout share it.
+  std::vector<memory> packed;
+
+  std::shared_ptr<const Prepared> For(const DenseTensor& x);
+  DenseTensor FoldedWeight() const;
+};
+
+InferenceConv::InferenceConv(const DenseTensor& weight, const DenseTensor& mean,
+                             const DenseTensor& variance, const DenseTensor& scale,
+                             const DenseTensor& shift, double epsilon, InferenceConvSpec spec)
+    : impl_(std::make_unique<Impl>()) {
+  OAR_ENFORCE(
+      weight.dtype() == DType::kFloat32 && weight.is_contiguous() && weight.ndim() >= 3,
+      errors::InvalidArgument("folded convolution: the weight must be a contiguous float32 tensor "
+                              "[C_out, C_in / groups, *kernel]"));
+  const int64_t c_out = weight.dims()[0];
+  CheckStatistic(mean, c_out, "mean");
+  CheckStatistic(variance, c_out, "variance");
+  CheckStatistic(scale, c_out, "weight");
+  CheckStatistic(shift, c_out, "bias");
+  impl_->spec = std::move(spec);
+  impl_->weight = weight;
+  impl_->weight_dims = weight.dims();
+  impl_->bias = Float32(DDim{c_out});
+  impl_->channel_scale.resize(static_cast<size_t>(c_out));
+  const float *m = mean.data<float>(), *v = variance.data<float>();
+  const float *g = scale.data<float>(), *b = shift.data<float>();
+  float* fb = impl_->bias.data<float>();
+  for (int64_t o = 0; o < c_out; ++o) {
+    const double s = static_cast<double>(g[o]) / std::sqrt(static_cast<double>(v[o]) + epsilon);
+    impl_->channel_scale[static_cast<size_t>(o)] = s;
+    fb[o] = static_cast<float>(static_cast<double>(b[o]) - static_cast<double>(m[o]) * s);
+  }
+}
+
+DenseTensor InferenceConv::Impl::FoldedWeight() const {
+  DenseTensor folded = Float32(weight_dims);
+  const int64_t c_out = weight_dims[0], per_out = Product(weight_dims) / c_out;
+  const float* w = weight.data<float>();
+  float* fw = folded.data<float>();
+  for (int64_t o = 0; o < c_out; ++o) {
+    const double s = channel_scale[static_cast<size_t>(o)];
+    for (int64_t i = 0; i < per_out; ++i) {
+      fw[o * per_out + i] = static_cast<float>(static_cast<double>(w[o * per_out + i]) * s);
+    }
+  }
+  return folded;
+}
+
+InferenceConv::~InferenceConv() = default;
+
+bool InferenceConv::Takes(const DenseTensor& t) {
+  if (t.dtype() != DType::kFloat32 || !t.initialized()) return false;
+  // dense: some order of the dims is contiguous (plain, or channels last)
+  std::vector<std::pair<int64_t, int64_t>> by_stride;  // (stride, dim)
+  for (int i = 0; i < t.ndim(); ++i) {
+    if (t.dims()[i] != 1) by_stride.emplace_back(t.strides()[i], t.dims()[i]);
+  }
+  std::sort(by_stride.begin(), by_stride.end());
+  int64_t expect = 1;
+  for (const auto& [stride, dim] : by_stride) {
+    if (stride != expect) return false;
+    expect *= dim;
+  }
+  return true;
+}
+
+bool InferenceConv::Supports(const DenseTensor& x) const {
+  const DDim& w = impl_->weight_dims;
+  if (!Takes(x) || x.ndim() != static_cast<int>(w.size()) || x.numel() == 0) return false;
+  const int64_t taps = Product(w) / (w[0] * w[1]);
+  return onednn::RunsAvx512() || taps == 1 || impl_->spec.groups != 1 || x.dims()[1] <= 16;
+}
+
+DDim InferenceConv::OutputDims(const DenseTensor& x) const {
+  const Impl& m = *impl_;
+  const WindowGeometry g = ConvGeometry(x.dims(), m.weight_dims, m.spec.strides, m.spec.paddings,
+                                        m.spec.dilations, m.spec.groups);
+  DDim out{x.dims()[0], m.weight_dims[0]};
+  for (int i = 3 - g.nd; i < 3; ++i) out.push_back(g.out[i]);
+  return out;
+}
+
+std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
+  std::vector<int64_t> key(x.dims().begin(), x.dims().end());
+  std::lock_guard<std::mutex> lock(mu);
+  if (auto it = by_shape.find(key); it != by_shape.end()) return it->second;
+  const WindowGeometry g =
+      ConvGeometry(x.dims(), weight_dims, spec.strides, spec.paddings, spec.dilations, spec.groups);
+  const DType f32 = DType::kFloat32;
+  const Descs d =
+      MakeDescs(x.dims()[0], x.dims()[1], weight_dims[0], g, spec.groups, f32, f32, f32);
+  dnnl::post_ops ops;
+  if (spec.residual) ops.append_sum(1.f);
+  if (spec.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  // Each call brings its own scratchpad: calls from several threads run one
+  // primitive at once, and the library's scratchpad is shared between them.
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const memory::desc bias_md({weight_dims[0]}, memory::data_type::f32, memory::format_tag::a);
+  auto p = std::make_shared<Prepared>();
+  p->pd = {{dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, d.src_any,
+            d.wei_any, bias_md, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r},
+           attr,
+           Engine()};
+  p->conv = dnnl::convolution_forward(p->pd);
+  p->dst_plain = d.dst_plain;
+  p->out_dims = DDim(d.dst.begin(), d.dst.end());
+  p->dst_strides = DenseStrides(p->pd.dst_desc());
+  for (const memory& m : packed) {
+    if (m.get_desc() == p->pd.weights_desc()) p->weight = m;
+  }
+  if (!p->weight) {
+    dnnl::stream s(Engine());
+    const DenseTensor folded = packed.empty() ? FoldedWeight() : DenseTensor();
+    memory source = packed.empty() ? UserMemory(d.wei_plain, folded) : packed.front();
+    p->weight = memory(p->pd.weights_desc(), Engine());
+    dnnl::reorder(source, p->weight).execute(s, source, p->weight);
+    s.wait();
+    packed.push_back(p->weight);
+    weight = DenseTensor();  // packed.front() holds it now
+  }
+  by_shape.emplace(std::move(key), p);
+  return p;
+}
+
+DenseTensor InferenceConv::Run(const DenseTensor& x, const DenseTensor* residual,
+                               bool plain) const {
+  DenseTensor y;
+  onednn::Guard("folded convolution", [&] {
+    const std::shared_ptr<const Prepared> p = impl_->For(x);
+    y = Float32(p->out_dims);
+    OAR_ENFORCE(!impl_->spec.residual ||
+                    (residual != nullptr && residual->dims() == y.dims() && Takes(*residual)),
+                errors::InvalidArgument("folded convolution: the residual must be a dense "
+                                        "float32 tensor shaped like the output ",
+                                        y.dims()));
+    // The output keeps the primitive's layout where a tensor can hold it, so
+    // the next folded convolution reads it without a reorder.
+    const bool keep = p->dst_strides && !plain;
+    if (keep) {
+      DenseTensorMeta meta = y.meta();
+      meta.strides = *p->dst_strides;
+      y.set_meta(std::move(meta));
+    }
+    dnnl::stream s(Engine());
+    const memory src = Input(p->pd.src_desc(), UserMemory(Strided(x), x), s);
+    memory out(keep ? p->pd.dst_desc() : p->dst_plain, Engine(), y.data());
+    const bool direct = out.get_desc() == p->pd.dst_desc();
+    memory dst = direct ? out : memory(p->pd.dst_desc(), Engine());
+    if (impl_->spec.residual) {
+      // the sum post-op adds the destination's contents
+      memory r = UserMemory(Strided(*residual), *residual);
+      dnnl::reorder(r, dst).execute(s, r, dst);
+    }
+    memory bias = UserMemory(
+        memory::desc({impl_->bias.dims()[0]}, memory::data_type::f32, memory::format_tag::a),
+        impl_->bias);
+    memory scratch(p->pd.scratchpad_desc(), Engine());
+    p->conv.execute(s, {{DNNL_ARG_SRC, src},
+                        {DNNL_ARG_WEIGHTS, p->weight},
+                        {DNNL_ARG_BIAS, bias},
+                        {DNNL_ARG_DST, dst},
+                        {DNNL_ARG_SCRATCHPAD, scratch}});
+    if (!direct) dnnl::reorder(dst, out).execute(s, dst, out);
+    s.wait();
+  });
+  return y;
+}
+
+}  // namespace oar::conv_engine

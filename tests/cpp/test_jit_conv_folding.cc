@@ -1,0 +1,184 @@
+// Folded convolutions of a loaded program (src/oar/jit/conv_folding.h): which
+// conv -> batch_norm_infer [-> add] [-> relu] groups the plan takes, and that a
+// run with them folded gives the op-by-op values up to rounding, with the
+// program's outputs contiguous. 8 input channels: the folded path runs on every
+// ISA there (Note [Convolutions folded for inference]).
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "oar/eager/trace.h"
+#include "oar/jit/conv_folding.h"
+#include "oar/jit/replay.h"
+#include "oar/oar.h"
+#include "test_util.h"
+
+namespace oar {
+namespace {
+
+using testing::Make;
+using testing::Random;
+
+constexpr int64_t kC = 8;
+
+Tensor Floats(int64_t n, uint32_t seed, double scale, double shift,
+              const std::vector<int64_t>& shape) {
+  std::vector<double> v = Random(n, seed);
+  for (double& e : v) e = e * scale + shift;
+  return Make(v, shape, DType::kFloat32);
+}
+
+// The four tensors of one batch norm, away from the identity so that folding
+// them changes the weight.
+struct Norm {
+  Tensor mean, variance, weight, bias;
+  explicit Norm(uint32_t seed)
+      : mean(Floats(kC, seed, 0.5, 0, {kC})),
+        variance(Floats(kC, seed + 1, 0.4, 1.0, {kC})),
+        weight(Floats(kC, seed + 2, 0.5, 1.0, {kC})),
+        bias(Floats(kC, seed + 3, 0.3, 0, {kC})) {}
+  Tensor operator()(const Tensor& x) const {
+    return batch_norm_infer(x, mean, variance, weight, bias, 1e-5, 1);
+  }
+  void Add(jit::Tracer& t, const std::string& name) const {
+    t.AddParam(name + ".mean", mean);
+    t.AddParam(name + ".variance", variance);
+    t.AddParam(name + ".weight", weight);
+    t.AddParam(name + ".bias", bias);
+  }
+};
+
+TEST(JitConvFolding, GroupsFoldAndMatchTheOpsUpToRounding) {
+  const Tensor x = Floats(2 * kC * 9 * 9, 1, 1.0, 0, {2, kC, 9, 9});
+  const Tensor w1 = Floats(kC * kC * 9, 2, 0.3, 0, {kC, kC, 3, 3});
+  const Tensor w2 = Floats(kC * kC * 9, 3, 0.3, 0, {kC, kC, 3, 3});
+  const Tensor w3 = Floats(kC * kC, 4, 0.3, 0, {kC, kC, 1, 1});
+  const Tensor w4 = Floats(kC * kC, 5, 0.3, 0, {kC, kC, 1, 1});
+  const Norm n1(10), n2(20), n3(30), n4(40);
+  jit::Tracer tracer(false);
+  tracer.AddInput(x);
+  const std::vector<std::pair<const char*, const Tensor*>> ws = {
+      {"w1", &w1}, {"w2", &w2}, {"w3", &w3}, {"w4", &w4}};
+  for (const auto& [name, w] : ws) tracer.AddParam(name, *w);
+  n1.Add(tracer, "n1");
+  n2.Add(tracer, "n2");
+  n3.Add(tracer, "n3");
+  n4.Add(tracer, "n4");
+  Tensor out, side;
+  {
+    jit::Tracer::ActiveGuard active(&tracer);
+    const std::vector<int64_t> one{1, 1}, pad{1, 1, 1, 1}, none{0, 0, 0, 0};
+    Tensor h = relu(n1(conv(x, w1, one, pad, one)));  // conv, bn, relu
+    Tensor g = n2(conv(h, w2, one, pad, one));        // conv, bn, add, relu
+    h = relu(add(x, g));                              // (the residual first)
+    const Tensor c = conv(h, w3, one, none, one);     // read twice: not a group
+    side = add(c, c);
+    out = n4(conv(add(n3(c), side), w4, one, none, one));  // conv, bn: an output
+  }
+  ASSERT_FALSE(tracer.broken());
+  jit::Captured cap = jit::FromTracer(tracer, {out, side});
+  const jit::Program& p = cap.program;
+
+  const std::vector<jit::ConvGroup> groups = jit::PlanConvGroups(p);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_TRUE(groups[0].spec.relu);
+  EXPECT_FALSE(groups[0].spec.residual);
+  EXPECT_TRUE(groups[1].spec.relu);
+  EXPECT_TRUE(groups[1].spec.residual);
+  EXPECT_EQ(groups[1].residual, 0);  // the input x
+  EXPECT_EQ(groups[1].last - groups[1].first, 3u);
+  EXPECT_FALSE(groups[2].spec.relu || groups[2].spec.residual);
+  EXPECT_TRUE(groups[2].program_output);
+  EXPECT_FALSE(groups[0].program_output);
+
+  std::vector<Tensor> params;
+  for (const auto& [name, w] : ws) params.push_back(*w);
+  for (const Norm* n : {&n1, &n2, &n3, &n4}) {
+    params.insert(params.end(), {n->mean, n->variance, n->weight, n->bias});
+  }
+  NoGradGuard no_grad;
+  const jit::FoldedConvs folded(p, params, cap.consts);
+  EXPECT_EQ(folded.size(), 3u);
+  const std::vector<Tensor> plain = jit::Run(p, {x}, params, cap.consts);
+  const std::vector<Tensor> fast = jit::Run(p, {x}, params, cap.consts, &folded);
+  ASSERT_EQ(fast.size(), 2u);
+  for (size_t i = 0; i < fast.size(); ++i) {
+    EXPECT_TRUE(fast[i].is_contiguous());
+    const std::vector<double> a = testing::Values(plain[i]), b = testing::Values(fast[i]);
+    ASSERT_EQ(a.size(), b.size());
+    double scale = 0;
+    for (double v : a) scale = std::max(scale, std::abs(v));
+    ASSERT_GT(scale, 0.1);
+    for (size_t j = 0; j < a.size(); ++j) EXPECT_NEAR(a[j], b[j], 2e-6 * scale) << i << " " << j;
+  }
+  // A second call (the packed weights reused) gives the same bits.
+  EXPECT_EQ(testing::Values(jit::Run(p, {x}, params, cap.consts, &folded)[0]),
+            testing::Values(fast[0]));
+}
+
+TEST(JitConvFolding, AGroupNeedingAGradientRunsTheOps) {
+  const Tensor x = Floats(kC * 25, 6, 1.0, 0, {1, kC, 5, 5});
+  const Tensor w = Floats(kC * kC, 7, 0.3, 0, {kC, kC, 1, 1});
+  const Norm n(50);
+  jit::Tracer tracer(false);
+  tracer.AddInput(x);
+  tracer.AddParam("w", w);
+  n.Add(tracer, "n");
+  Tensor out;
+  {
+    jit::Tracer::ActiveGuard active(&tracer);
+    out = relu(n(conv(x, w)));
+  }
+  jit::Captured cap = jit::FromTracer(tracer, {out});
+  const std::vector<Tensor> params{w, n.mean, n.variance, n.weight, n.bias};
+  const jit::FoldedConvs folded(cap.program, params, cap.consts);
+  ASSERT_EQ(folded.size(), 1u);
+  Tensor xg = Floats(kC * 25, 6, 1.0, 0, {1, kC, 5, 5});
+  xg.set_stop_gradient(false);
+  const Tensor y = jit::Run(cap.program, {xg}, params, cap.consts, &folded)[0];
+  ASSERT_FALSE(y.stop_gradient());  // recorded by the ops, not folded away
+  sum(y).backward();
+  EXPECT_TRUE(xg.grad().defined());
+}
+
+TEST(JitConvFolding, LoadFoldsUnlessTheFlagIsOff) {
+  const Tensor x = Floats(kC * 36, 8, 1.0, 0, {1, kC, 6, 6});
+  const Tensor w = Floats(kC * kC * 9, 9, 0.3, 0, {kC, kC, 3, 3});
+  const Norm n(60);
+  jit::Tracer tracer(false);
+  tracer.AddInput(x);
+  tracer.AddParam("w", w);
+  n.Add(tracer, "n");
+  Tensor out;
+  {
+    jit::Tracer::ActiveGuard active(&tracer);
+    out = relu(n(conv(x, w, {1, 1}, {1, 1, 1, 1})));
+  }
+  jit::Captured cap = jit::FromTracer(tracer, {out});
+  const std::string model = R"({"format": "oar.model", "version": 1, "programs": {"eval": )" +
+                            cap.program.ToJson() + "}}";
+  const std::string path = testing::TempPath("jit_fold_model");
+  jit::Save(path, model,
+            {{"w", w},
+             {"n.mean", n.mean},
+             {"n.variance", n.variance},
+             {"n.weight", n.weight},
+             {"n.bias", n.bias}});
+  const jit::Module folded = jit::Load(path);
+  ASSERT_NE(folded.program("eval").folded, nullptr);
+  EXPECT_EQ(folded.program("eval").folded->size(), 1u);
+  SetFlag("jit_fold_conv", 0);
+  const jit::Module plain = jit::Load(path);
+  SetFlag("jit_fold_conv", 1);
+  EXPECT_EQ(plain.program("eval").folded, nullptr);
+  const std::vector<double> a = testing::Values(plain.Forward({x})[0]);
+  const std::vector<double> b = testing::Values(folded.Forward({x})[0]);
+  ASSERT_EQ(a.size(), b.size());
+  for (size_t j = 0; j < a.size(); ++j) EXPECT_NEAR(a[j], b[j], 1e-5 * (1 + std::abs(a[j])));
+  EXPECT_EQ(a, testing::Values(out));
+}
+
+}  // namespace
+}  // namespace oar
