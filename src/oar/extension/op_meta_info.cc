@@ -1,0 +1,73 @@
+#include "oar/extension/op_meta_info.h"
+
+#include "oar/extension/registry.h"
+
+namespace paddle {
+
+CallInput& CustomOpKernelContext::NextInput(const char* want) {
+  if (next_input_ >= inputs_->size()) {
+    throw oar::errors::InvalidArgument("custom op '", op_, "': the function's parameter ",
+                                       next_input_ + next_attr_ + 1, " is ", want, ", but the op ",
+                                       "declares only ", inputs_->size(), " inputs");
+  }
+  return (*inputs_)[next_input_++];
+}
+
+size_t CustomOpKernelContext::NextAttrIndex() {
+  if (next_attr_ >= attrs_->size()) {
+    throw oar::errors::InvalidArgument(
+        "custom op '", op_, "': the function's parameter ", next_input_ + next_attr_ + 1,
+        " is an attribute, but the op ", "declares only ", attrs_->size(), " attributes");
+  }
+  return next_attr_++;
+}
+
+void CustomOpKernelContext::ThrowAttrType(size_t i, const char* kernel_type) const {
+  throw oar::errors::InvalidType("custom op '", op_, "': attribute '", (*attr_names_)[i],
+                                 "' is taken by the function as ", kernel_type,
+                                 ", which is not the type the op declares for it");
+}
+
+namespace detail {
+void ThrowSingleTensorExpected(const std::string& op) {
+  throw oar::errors::InvalidArgument("custom op '", op,
+                                     "': a Tensor parameter received a list or an omitted "
+                                     "input; declare it with paddle::Vec or paddle::Optional and "
+                                     "take std::vector<Tensor> or paddle::optional<Tensor>");
+}
+}  // namespace detail
+
+OpMetaInfoBuilder::OpMetaInfoBuilder(std::string name, size_t level)
+    : info_(oar::extension::CustomOpRegistry::Instance().Declare(name, level)) {}
+
+OpMetaInfoBuilder& OpMetaInfoBuilder::Inputs(std::vector<std::string> inputs) {
+  info_->inputs = std::move(inputs);
+  return *this;
+}
+OpMetaInfoBuilder& OpMetaInfoBuilder::Outputs(std::vector<std::string> outputs) {
+  info_->outputs = std::move(outputs);
+  return *this;
+}
+OpMetaInfoBuilder& OpMetaInfoBuilder::Attrs(std::vector<std::string> attrs) {
+  info_->attrs = std::move(attrs);
+  return *this;
+}
+OpMetaInfoBuilder& OpMetaInfoBuilder::SetInplaceMap(
+    std::unordered_map<std::string, std::string> inplace_map) {
+  info_->inplace_map = std::move(inplace_map);
+  return *this;
+}
+OpMetaInfoBuilder& OpMetaInfoBuilder::SetKernelFn(KernelFunc fn) {
+  info_->kernel = std::move(fn);
+  return *this;
+}
+OpMetaInfoBuilder& OpMetaInfoBuilder::SetInferShapeFn(KernelFunc fn) {
+  info_->infer_shape = std::move(fn);
+  return *this;
+}
+OpMetaInfoBuilder& OpMetaInfoBuilder::SetInferDtypeFn(KernelFunc fn) {
+  info_->infer_dtype = std::move(fn);
+  return *this;
+}
+
+}  // namespace paddle

@@ -1,0 +1,83 @@
+// C++ custom operators declared in this program with PD_BUILD_OP (the registry
+// builds them at first use) and run through oar::extension::RunCustomOp; the
+// Python suite (tests/python/test_custom_op.py) covers loading libraries.
+#include "oar/extension.h"
+#include "oar/extension/run_op.h"
+#include "test_util.h"
+
+namespace {
+
+std::vector<paddle::Tensor> SquareForward(const paddle::Tensor& x, float scale) {
+  return {x * x * static_cast<double>(scale)};
+}
+
+std::vector<paddle::Tensor> SquareBackward(const paddle::Tensor& x, const paddle::Tensor& grad_out,
+                                           float scale) {
+  return {grad_out * x * (2.0 * scale)};
+}
+
+}  // namespace
+
+PD_BUILD_OP(cpp_test_square)
+    .Inputs({"X"})
+    .Outputs({"Out"})
+    .Attrs({"scale: float"})
+    .SetKernelFn(PD_KERNEL(SquareForward));
+
+PD_BUILD_GRAD_OP(cpp_test_square)
+    .Inputs({"X", paddle::Grad("Out")})
+    .Outputs({paddle::Grad("X")})
+    .Attrs({"scale: float"})
+    .SetKernelFn(PD_KERNEL(SquareBackward));
+
+namespace oar {
+namespace {
+
+using testing::Catch;
+using testing::ExpectClose;
+using testing::Make;
+
+std::vector<paddle::CallInput> One(const Tensor& t) { return {paddle::CallInput{{t}, true}}; }
+
+TEST(CustomOp, DeclaredInTheProgramRunsWithItsGradOp) {
+  auto op = extension::CustomOpRegistry::Instance().Find("cpp_test_square");
+  ASSERT_EQ(op->levels.size(), 2u);
+  Tensor x = Make({1.0, -2.0}, {2}, DType::kFloat64, false);
+  Tensor y = extension::RunCustomOp(op, 0, One(x), {paddle::AttrValue(0.5f)})[0][0];
+  ExpectClose(y, {0.5, 2.0}, {2});
+  ASSERT_TRUE(y.grad_fn());
+  EXPECT_EQ(y.grad_fn()->name(), "cpp_test_square");
+  Tensor g = Grad({sum(y)}, {x})[0];
+  ExpectClose(g, {1.0, -2.0}, {2});
+}
+
+TEST(CustomOp, ErrorsNameTheOpAndTheArgument) {
+  auto op = extension::CustomOpRegistry::Instance().Find("cpp_test_square");
+  Tensor x = Make({1.0}, {1}, DType::kFloat64);
+  Catch([&] { extension::RunCustomOp(op, 0, {}, {paddle::AttrValue(1.0f)}); },
+        ErrorCode::kInvalidArgument, {"cpp_test_square(): takes 1 inputs (X) but received 0"});
+  Catch([&] { extension::RunCustomOp(op, 0, One(x), {paddle::AttrValue(1)}); },
+        ErrorCode::kInvalidType, {"attribute 'scale'", "float"});
+  Catch(
+      [&] {
+        extension::RunCustomOp(op, 0, {paddle::CallInput{{}, false}}, {1.0f});
+      },
+      ErrorCode::kInvalidArgument, {"input 'X' is required"});
+  Catch([] { extension::CustomOpRegistry::Instance().Find("no_such_custom_op"); },
+        ErrorCode::kNotFound, {"no custom op named 'no_such_custom_op'"});
+  Catch([] { extension::ParseAttr("my_op", "axis: long"); }, ErrorCode::kInvalidArgument,
+        {"custom op 'my_op'", "'axis: long'"});
+}
+
+TEST(CustomOp, ArgumentNamesCarryTheirMarks) {
+  const extension::ArgSpec a = extension::ParseArg(paddle::Grad(paddle::Vec("X")));
+  EXPECT_EQ(a.key, "X@GRAD");
+  EXPECT_TRUE(a.is_list);
+  EXPECT_FALSE(a.is_optional);
+  const extension::AttrSpec s = extension::ParseAttr("op", " sizes :  std::vector< int64_t > ");
+  EXPECT_EQ(s.name, "sizes");
+  EXPECT_EQ(s.type, extension::AttrType::kInt64List);
+}
+
+}  // namespace
+}  // namespace oar
