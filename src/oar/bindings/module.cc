@@ -69,7 +69,8 @@ PyMODINIT_FUNC PyInit__C() {
       !AddFunctions(m, oar::py::g_optimizer_functions) ||
       !AddFunctions(m, oar::py::g_profiler_functions) ||
       !AddFunctions(m, oar::py::g_jit_functions) ||
-      !AddFunctions(m, oar::py::g_debugging_functions) || !AddPublicOpNames(m)
+      !AddFunctions(m, oar::py::g_debugging_functions) ||
+      !AddFunctions(m, oar::py::g_custom_op_functions) || !AddPublicOpNames(m)
 #ifdef OAR_WITH_DISTRIBUTED
       || !AddFunctions(m, oar::py::g_distributed_functions)
 #endif

@@ -46,6 +46,8 @@ extern PyMethodDef g_optimizer_functions[];
 extern PyMethodDef g_profiler_functions[];
 // oar._C._nan_inf_*: the settings and statistics of the NaN/Inf check (debugging_bindings.cc).
 extern PyMethodDef g_debugging_functions[];
+// oar._C._custom_op_load/_custom_op_run: C++ custom operators (custom_op_bindings.cc).
+extern PyMethodDef g_custom_op_functions[];
 #ifdef OAR_WITH_DISTRIBUTED
 extern PyMethodDef g_distributed_functions[];  // distributed_bindings.cc
 #endif

@@ -1,25 +1,48 @@
-"""oar.utils.cpp_extension: where C++ extensions would be built.
+"""oar.utils.cpp_extension: C++ custom operators compiled at run time (Paddle's
+paddle.utils.cpp_extension; docs/custom_ops.md).
 
-Only get_build_directory is here: oar does not compile or load C++ custom operators at
-run time (Paddle's load/setup/CppExtension). A C++ program uses oar through its CMake
-package (find_package(oar), docs/python.md)."""
+`load(name, sources)` compiles sources that declare ops with PD_BUILD_OP (including
+"paddle/extension.h") against oar's headers and liboar, loads the library and returns a
+module whose functions are the ops."""
 
 from __future__ import annotations
 
 import os
+import types
 
-__all__ = ["get_build_directory"]
+from .build import build_library, get_build_directory
+from .op_module import load_module
+
+__all__ = ["get_build_directory", "load"]
 
 
-def get_build_directory(verbose: bool = False) -> str:
-    """The directory for building extensions: $OAR_EXTENSION_DIR, else
-    ~/.cache/oar_extensions (created if missing)."""
-    root = os.environ.get("OAR_EXTENSION_DIR") or os.path.join(
-        os.path.expanduser("~"), ".cache", "oar_extensions"
+def load(
+    name: str,
+    sources,
+    extra_cxx_cflags=None,
+    extra_cuda_cflags=None,
+    extra_ldflags=None,
+    extra_include_paths=None,
+    build_directory: str | None = None,
+    verbose: bool = False,
+) -> types.ModuleType:
+    """Compiles `sources` (C++ files) into <build_directory>/<name>/ (default
+    get_build_directory()), loads the library and returns a module with one function per
+    op it declares, taking the op's inputs and then its attributes. An unchanged set of
+    sources and flags is not compiled again. CUDA sources and flags raise
+    NotImplementedError (oar has no GPU backend); a compiler error raises RuntimeError
+    with the compiler's message."""
+    if extra_cuda_cflags:
+        raise NotImplementedError(
+            "load(): extra_cuda_cflags given, but oar has no GPU backend (docs/custom_ops.md)"
+        )
+    so_path = build_library(
+        name,
+        sources,
+        extra_cxx_cflags=extra_cxx_cflags,
+        extra_ldflags=extra_ldflags,
+        extra_include_paths=extra_include_paths,
+        build_directory=build_directory,
+        verbose=verbose,
     )
-    root = os.path.abspath(os.path.expanduser(root))
-    if not os.path.isdir(root):
-        if verbose:
-            print(f"Creating the build directory {root}")
-        os.makedirs(root, exist_ok=True)
-    return root
+    return load_module(name, os.path.abspath(so_path))

@@ -1,0 +1,198 @@
+"""Compiling C++ custom-operator sources into a shared library, with a cache.
+
+The library is named by a hash of everything that goes into it (the sources' bytes, the
+flags, the compiler, oar's headers and liboar), so an unchanged `load` finds it and runs
+no compiler, and a changed source or flag makes a new file: a process that already loaded
+the old one can load the new one beside it (dlopen would hand back the old library for a
+reused path). A build writes to a temporary name and renames it into place only when the
+compiler succeeded, so a failed build leaves nothing that a later `load` could pick up."""
+
+from __future__ import annotations
+
+import fcntl
+import glob
+import hashlib
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+
+from ... import sysconfig
+
+_CXX_FLAGS = ["-std=c++20", "-O2", "-fPIC", "-fvisibility-inlines-hidden"]
+_GPU_SUFFIXES = (".cu", ".cuh")
+
+
+def get_build_directory(verbose: bool = False) -> str:
+    """The directory for building extensions: $OAR_EXTENSION_DIR, else
+    ~/.cache/oar_extensions (created if missing)."""
+    root = os.environ.get("OAR_EXTENSION_DIR") or os.path.join(
+        os.path.expanduser("~"), ".cache", "oar_extensions"
+    )
+    root = os.path.abspath(os.path.expanduser(root))
+    if not os.path.isdir(root):
+        if verbose:
+            print(f"Creating the build directory {root}")
+        os.makedirs(root, exist_ok=True)
+    return root
+
+
+def compiler() -> str:
+    """The C++ compiler: $CXX, else g++."""
+    return os.environ.get("CXX") or "g++"
+
+
+def _check_sources(name, sources):
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"load(): argument 'name' must be a Python identifier, but got {name!r}")
+    if isinstance(sources, str):
+        sources = [sources]
+    if not sources:
+        raise ValueError("load(): argument 'sources' must name at least one source file")
+    out = []
+    for src in sources:
+        src = os.path.abspath(os.fspath(src))
+        if src.endswith(_GPU_SUFFIXES):
+            raise NotImplementedError(
+                f"load(): {src} is a CUDA source; oar has no GPU backend, so custom operators "
+                f"are C++ CPU kernels only (docs/custom_ops.md)"
+            )
+        if not os.path.isfile(src):
+            raise FileNotFoundError(f"load(): source file {src} does not exist")
+        out.append(src)
+    return out
+
+
+def _digest(sources, cflags, ldflags, includes) -> str:
+    h = hashlib.sha256()
+    lib = os.path.join(sysconfig.get_lib(), "liboar.so")
+    st = os.stat(lib) if os.path.exists(lib) else None
+    stamp = (
+        compiler(),
+        cflags,
+        ldflags,
+        includes,
+        sysconfig.get_include(),
+        st and (st.st_size, st.st_mtime_ns),
+    )
+    h.update(repr(stamp).encode())
+    for src in sources:
+        h.update(src.encode())
+        with open(src, "rb") as f:
+            h.update(f.read())
+    return h.hexdigest()[:16]
+
+
+def _commands(sources, out, obj_dir, cflags, ldflags, includes):
+    """One compile command per source and the link command."""
+    inc = [f"-I{sysconfig.get_include()}"] + [f"-I{os.path.abspath(p)}" for p in includes]
+    compiles, objects = [], []
+    for k, src in enumerate(sources):
+        obj = os.path.join(obj_dir, f"{k}_{os.path.splitext(os.path.basename(src))[0]}.o")
+        compiles.append([compiler(), *_CXX_FLAGS, *inc, *cflags, "-c", src, "-o", obj])
+        objects.append(obj)
+    lib = sysconfig.get_lib()
+    link = [
+        compiler(),
+        "-shared",
+        *objects,
+        "-o",
+        out,
+        f"-L{lib}",
+        "-l:liboar.so",
+        f"-Wl,-rpath,{lib}",
+        *ldflags,
+    ]
+    return compiles, link
+
+
+def _write_ninja(path, compiles, link):
+    lines = [
+        "rule run",
+        "  command = $cmd",
+        "  description = $desc",
+        "",
+        "rule cxx",
+        "  command = $cmd -MMD -MF $out.d",
+        "  depfile = $out.d",
+        "  deps = gcc",
+        "  description = $desc",
+        "",
+    ]
+    for cmd in compiles:
+        lines += [
+            f"build {cmd[-1]}: cxx {cmd[-3]}",
+            f"  cmd = {shlex.join(cmd)}",
+            f"  desc = compiling {os.path.basename(cmd[-3])}",
+        ]
+    objects = " ".join(cmd[-1] for cmd in compiles)
+    out = link[link.index("-o") + 1]
+    lines += [
+        f"build {out}: run {objects}",
+        f"  cmd = {shlex.join(link)}",
+        f"  desc = linking {os.path.basename(out)}",
+        "",
+    ]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def _run(cmds, cwd, log, verbose):
+    """Runs commands in order; a failure raises with the compiler's own output."""
+    for cmd in cmds:
+        with open(log, "a") as f:
+            f.write(shlex.join(cmd) + "\n")
+        if verbose:
+            print(shlex.join(cmd), file=sys.stderr)
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True)
+        if proc.returncode != 0:
+            raise RuntimeError(
+                f"building the custom op library failed:\n$ {shlex.join(cmd)}\n"
+                f"{proc.stdout}{proc.stderr}"
+            )
+
+
+def build_library(
+    name,
+    sources,
+    extra_cxx_cflags=None,
+    extra_ldflags=None,
+    extra_include_paths=None,
+    build_directory=None,
+    verbose=False,
+) -> str:
+    """Compiles `sources` into <build_directory>/<name>/<name>_<hash>.so unless that file
+    exists; returns its path. The commands run are appended to build.log there."""
+    sources = _check_sources(name, sources)
+    cflags = list(extra_cxx_cflags or [])
+    ldflags = list(extra_ldflags or [])
+    includes = [os.fspath(p) for p in (extra_include_paths or [])]
+    root = os.path.abspath(build_directory) if build_directory else get_build_directory(verbose)
+    out_dir = os.path.join(root, name)
+    os.makedirs(out_dir, exist_ok=True)
+    out = os.path.join(out_dir, f"{name}_{_digest(sources, cflags, ldflags, includes)}.so")
+    with open(os.path.join(out_dir, ".lock"), "w") as lock:
+        # One build of a name at a time (parallel test processes sharing a directory).
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if os.path.exists(out):
+            if verbose:
+                print(f"Using the cached {out}", file=sys.stderr)
+            return out
+        tmp = out + ".tmp"
+        compiles, link = _commands(sources, tmp, out_dir, cflags, ldflags, includes)
+        log = os.path.join(out_dir, "build.log")
+        try:
+            if shutil.which("ninja"):
+                _write_ninja(os.path.join(out_dir, "build.ninja"), compiles, link)
+                _run([["ninja", "-f", "build.ninja"]], out_dir, log, verbose)
+            else:
+                _run(compiles + [link], out_dir, log, verbose)
+            os.replace(tmp, out)
+        finally:
+            if os.path.exists(tmp):
+                os.remove(tmp)
+        for old in glob.glob(os.path.join(out_dir, f"{name}_*.so")):
+            if old != out:
+                os.remove(old)  # a process that loaded it keeps its mapping
+        return out

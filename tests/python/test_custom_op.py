@@ -1,0 +1,384 @@
+"""C++ custom operators (docs/custom_ops.md): Paddle's PD_BUILD_OP sources under
+custom_ops/ compiled by oar.utils.cpp_extension.load, run eagerly with their grad and
+double-grad ops, attributes, optional and list inputs, in-place outputs, dispatch, the
+profiler, the graph viewer, capture, the build cache and the errors."""
+
+import json
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import oar
+from oar.profiler import Profiler
+from oar.utils import cpp_extension
+
+SOURCES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "custom_ops")
+
+
+def _src(name):
+    return os.path.join(SOURCES, name)
+
+
+@pytest.fixture(scope="module")
+def build_dir(tmp_path_factory):
+    # Per test process, so parallel shards never build into one directory.
+    return str(tmp_path_factory.mktemp("custom_ops"))
+
+
+@pytest.fixture(scope="module")
+def ops(build_dir):
+    """Every test op library, compiled once for the module."""
+    libs = ["relu_op", "attrs_op", "concat_op", "optional_op", "inplace_op", "dispatch_op"]
+    modules = {}
+    for lib in libs:
+        modules[lib] = cpp_extension.load(lib, [_src(lib + ".cc")], build_directory=build_dir)
+    return modules
+
+
+def _t(a, stop_gradient=True):
+    return oar.to_tensor(np.asarray(a), stop_gradient=stop_gradient)
+
+
+# --- relu: values, gradients, second order ---------------------------------------------
+
+
+def test_relu_matches_the_builtin_forward_and_backward(ops):
+    relu = ops["relu_op"].custom_relu
+    for dtype in ["float32", "float64"]:
+        a = np.random.randn(3, 4).astype(dtype)
+        x = _t(a, stop_gradient=False)
+        y = relu(x)
+        assert y.dtype == x.dtype and y.shape == [3, 4]
+        np.testing.assert_array_equal(y.numpy(), np.maximum(a, 0))
+        (y * y).sum().backward()
+        x_ref = _t(a, stop_gradient=False)
+        (oar.nn.functional.relu(x_ref) ** 2).sum().backward()
+        np.testing.assert_allclose(x.grad.numpy(), x_ref.grad.numpy(), rtol=1e-6)
+
+
+def test_relu_second_order_through_the_double_grad_op(ops):
+    relu = ops["relu_op"].custom_relu
+    a = np.array([-1.5, 0.5, 2.0, -0.1])
+    x = _t(a, stop_gradient=False)
+    v = _t(np.array([1.0, 2.0, 3.0, 4.0]), stop_gradient=False)
+    y = relu(x)
+    (gx,) = oar.grad(y, x, grad_outputs=v, create_graph=True)
+    assert gx._grad_fn_name == "custom_relu_grad"
+    np.testing.assert_array_equal(gx.numpy(), (a > 0) * v.numpy())
+    # d(sum(w * gx))/dv = w * mask: runs the double-grad op.
+    w = np.array([5.0, 6.0, 7.0, 8.0])
+    (gv,) = oar.grad((gx * _t(w)).sum(), v)
+    np.testing.assert_array_equal(gv.numpy(), w * (a > 0))
+
+
+def test_grad_fn_and_graph_viewer_name_the_op(ops):
+    x = _t(np.ones(3), stop_gradient=False)
+    y = ops["relu_op"].custom_relu(x)
+    assert y._grad_fn_name == "custom_relu"
+    assert "custom_relu" in oar.viz.summary(y.sum(), file=False)
+    # Inputs that need no gradient: no node.
+    z = ops["relu_op"].custom_relu(_t(np.ones(3)))
+    assert z.stop_gradient and z.grad_fn is None
+
+
+def test_profiler_records_the_op_as_a_span(ops, tmp_path):
+    x = _t(np.ones(8, dtype="float32"), stop_gradient=False)
+    prof = Profiler(on_trace_ready=lambda p: None)
+    prof.start()
+    y = ops["relu_op"].custom_relu(x)
+    y.sum().backward()
+    prof.stop()
+    path = tmp_path / "trace.json"
+    prof.export(str(path), format="json")
+    with open(path) as f:
+        events = json.load(f)["traceEvents"]
+    spans = [(e["cat"], e["name"]) for e in events if e.get("ph") == "X"]
+    assert ("Operator", "custom_relu") in spans
+    assert ("Operator", "custom_relu_grad") in spans  # the grad op runs inside backward
+
+
+def test_amp_runs_the_op_in_its_inputs_dtype(ops):
+    x = _t(np.ones((2, 2), dtype="float32"))
+    with oar.amp.auto_cast(dtype="bfloat16"):
+        assert ops["relu_op"].custom_relu(x).dtype == oar.float32
+
+
+def test_module_function_has_the_ops_signature_and_doc(ops):
+    import inspect
+
+    fn = ops["attrs_op"].attrs_op
+    params = list(inspect.signature(fn).parameters)
+    assert params[:3] == ["x", "bool_attr", "int_attr"] and params[-1] == "str_vec_attr"
+    assert "attrs_op" in fn.__doc__ and "std::vector<int64_t>" in fn.__doc__
+    assert (
+        list(inspect.signature(ops["optional_op"].add_optional).parameters.values())[1].default
+        is None
+    )
+
+
+# --- attributes, outputs ---------------------------------------------------------------
+
+ATTRS = dict(
+    bool_attr=True,
+    int_attr=3,
+    float_attr=0.5,
+    double_attr=-2.25,
+    int64_attr=2**40,
+    str_attr="hello",
+    bool_vec_attr=[True, False, True],
+    int_vec_attr=[1, 2, 3],
+    float_vec_attr=[0.5, 0.25],
+    double_vec_attr=[1.5, -1.0],
+    int64_vec_attr=[2**35, 1],
+    str_vec_attr=["ab", "cde"],
+)
+
+
+def test_attributes_of_every_type_reach_the_kernel(ops):
+    x = _t(np.arange(4.0), stop_gradient=False)
+    out, info = ops["attrs_op"].attrs_op(x, *ATTRS.values())
+    expected = [1, 3, 0.5, -2.25, 2**40, 5, 2, 6, 0.75, 0.5, 2**35 + 1, 2, 5]
+    np.testing.assert_array_equal(info.numpy(), expected)
+    np.testing.assert_array_equal(out.numpy(), np.arange(4.0) * 3)
+    # The grad op takes int_attr too; Info has no gradient declared.
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [3.0] * 4)
+
+
+def test_attributes_by_keyword(ops):
+    out, info = ops["attrs_op"].attrs_op(x=_t(np.ones(2)), **ATTRS)
+    assert info.numpy()[1] == 3
+
+
+@pytest.mark.parametrize(
+    "attr, value, error, match",
+    [
+        ("int_attr", "3", TypeError, "attribute 'int_attr' must be int, but got str"),
+        ("int_attr", True, TypeError, "attribute 'int_attr' must be int, but got bool"),
+        ("int_attr", 2**40, IndexError, "'int_attr' is out of the range of int"),
+        ("bool_attr", 1, TypeError, "attribute 'bool_attr' must be bool"),
+        ("str_vec_attr", ["a", 1], TypeError, "'str_vec_attr' must be std::vector<std::string>"),
+        ("float_vec_attr", 0.5, TypeError, "'float_vec_attr' must be std::vector<float>"),
+    ],
+)
+def test_wrong_attribute_types_name_op_and_attribute(ops, attr, value, error, match):
+    with pytest.raises(error, match=r"attrs_op\(\): .*" + match.replace("(", r"\(")):
+        ops["attrs_op"].attrs_op(_t(np.ones(2)), **{**ATTRS, attr: value})
+
+
+def test_wrong_argument_count_is_a_type_error(ops):
+    with pytest.raises(TypeError, match="custom_relu"):
+        ops["relu_op"].custom_relu()
+    with pytest.raises(TypeError, match="custom_relu"):
+        ops["relu_op"].custom_relu(_t(np.ones(2)), _t(np.ones(2)))
+
+
+def test_a_required_input_cannot_be_none(ops):
+    with pytest.raises(ValueError, match="custom_relu\\(\\): input 'X' is required"):
+        ops["relu_op"].custom_relu(None)
+
+
+# --- optional and list inputs -----------------------------------------------------------
+
+
+def test_optional_input_given_and_omitted(ops):
+    add = ops["optional_op"].add_optional
+    a, b = np.array([1.0, 2.0]), np.array([10.0, 20.0])
+    x, y = _t(a, stop_gradient=False), _t(b, stop_gradient=False)
+    out = add(x, y)
+    np.testing.assert_array_equal(out.numpy(), 2 * a + b)
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [2.0, 2.0])
+    np.testing.assert_array_equal(y.grad.numpy(), [1.0, 1.0])
+
+    x2 = _t(a, stop_gradient=False)
+    out2 = add(x2)
+    np.testing.assert_array_equal(out2.numpy(), 2 * a)
+    out2.sum().backward()
+    np.testing.assert_array_equal(x2.grad.numpy(), [2.0, 2.0])
+
+
+def test_list_inputs_concat_with_infer_shape(ops):
+    concat = ops["concat_op"].custom_concat
+    arrays = [np.random.randn(2, k) for k in (1, 2, 3)]
+    xs = [_t(a, stop_gradient=False) for a in arrays]
+    out = concat(xs, 1)
+    np.testing.assert_array_equal(out.numpy(), np.concatenate(arrays, axis=1))
+    w = np.random.randn(2, 6)
+    (out * _t(w)).sum().backward()
+    np.testing.assert_array_equal(xs[0].grad.numpy(), w[:, :1])
+    np.testing.assert_array_equal(xs[2].grad.numpy(), w[:, 3:])
+    out0 = concat([_t(a) for a in arrays[:1]] * 2, 0)
+    assert out0.shape == [4, 1]
+
+
+def test_an_infer_shape_that_disagrees_with_the_kernel_is_an_error(ops):
+    with pytest.raises(ValueError, match="concat_wrong_shape\\(\\): output 0 has shape"):
+        ops["concat_op"].concat_wrong_shape([_t(np.ones((2, 2)))], 0)
+
+
+# --- in place -----------------------------------------------------------------------------
+
+
+def test_inplace_output_is_the_input_with_the_ops_history(ops):
+    add = ops["inplace_op"].add_inplace
+    a = np.array([1.0, 2.0, 3.0])
+    leaf = _t(a, stop_gradient=False)
+    y = _t(np.array([10.0, 10.0, 10.0]), stop_gradient=False)
+    x = leaf * 2.0
+    version = x.inplace_version
+    out = add(x, y)
+    assert out is x
+    assert x.inplace_version > version
+    np.testing.assert_array_equal(x.numpy(), 2 * a + 10)
+    assert x._grad_fn_name == "add_inplace"
+    (x * x).sum().backward()
+    np.testing.assert_array_equal(y.grad.numpy(), 2 * (2 * a + 10))
+    np.testing.assert_array_equal(leaf.grad.numpy(), 4 * (2 * a + 10))
+
+
+def test_inplace_on_a_leaf_that_requires_grad_is_refused(ops):
+    x = _t(np.ones(2), stop_gradient=False)
+    with pytest.raises(RuntimeError, match="add_inplace\\(\\): 'x' is a leaf"):
+        ops["inplace_op"].add_inplace(x, _t(np.ones(2)))
+    np.testing.assert_array_equal(x.numpy(), [1.0, 1.0])  # not written
+
+
+# --- dispatch, errors from kernels --------------------------------------------------------
+
+
+@pytest.mark.parametrize("dtype", ["int8", "uint8", "int16", "int32", "int64"])
+def test_integral_dispatch(ops, dtype):
+    a = np.array([1, -2, 3, 4], dtype=dtype) if dtype != "uint8" else np.array([1, 2, 3, 4], dtype)
+    out = ops["dispatch_op"].int_square(_t(a))
+    assert out.dtype == getattr(oar, dtype)
+    np.testing.assert_array_equal(out.numpy(), a * a)
+
+
+def test_complex_dispatch(ops):
+    a = np.array([1 + 2j, 3 - 1j], dtype="complex64")
+    out = ops["dispatch_op"].abs_square(_t(a))
+    assert out.dtype == oar.complex64
+    np.testing.assert_allclose(out.numpy(), np.abs(a) ** 2)
+    np.testing.assert_allclose(ops["dispatch_op"].abs_square(_t(np.array([3.0]))).numpy(), [9.0])
+
+
+def test_a_dtype_outside_the_dispatch_list_is_a_type_error(ops):
+    with pytest.raises(TypeError, match="int_square is not implemented for data type `float32`"):
+        ops["dispatch_op"].int_square(_t(np.ones(2, dtype="float32")))
+
+
+def test_pd_check_failure_reaches_python_with_its_message(ops):
+    with pytest.raises(ValueError, match="the first element must be positive, got -1"):
+        ops["dispatch_op"].check_positive(_t(np.array([-1.0], dtype="float32")))
+
+
+def test_gpu_memory_in_a_kernel_is_not_implemented(ops):
+    with pytest.raises(NotImplementedError, match="oar has no GPU backend"):
+        ops["dispatch_op"].on_gpu(_t(np.ones(2)))
+
+
+def test_backward_without_a_grad_op_names_the_missing_declaration(ops):
+    x = _t(np.array([2.0], dtype="float32"), stop_gradient=False)
+    y = ops["dispatch_op"].check_positive(x)
+    with pytest.raises(NotImplementedError, match=r"PD_BUILD_GRAD_OP\(check_positive\)"):
+        y.sum().backward()
+
+
+def test_second_order_without_a_double_grad_op_names_the_missing_declaration(ops):
+    x = _t(np.array([1.0, -1.0]), stop_gradient=False)
+    v = _t(np.array([1.0, 1.0]), stop_gradient=False)
+    out = ops["attrs_op"].attrs_op(x, *ATTRS.values())[0]
+    (g,) = oar.grad(out, x, grad_outputs=v, create_graph=True)
+    np.testing.assert_array_equal(g.numpy(), [3.0, 3.0])
+    with pytest.raises(NotImplementedError, match=r"PD_BUILD_DOUBLE_GRAD_OP\(attrs_op\)"):
+        oar.grad(g.sum(), v)
+
+
+# --- capture --------------------------------------------------------------------------------
+
+
+def test_capture_does_not_record_a_custom_op(ops):
+    relu = ops["relu_op"].custom_relu
+
+    def f(x):
+        return relu(x) * 2.0
+
+    # The capture breaks (it would have frozen the op's output as a constant) and the
+    # call runs eagerly, with the right values.
+    static_f = oar.jit.to_static(f, full_graph=True)
+    x = _t(np.array([-1.0, 1.0], dtype="float32"))
+    with pytest.warns(UserWarning, match="custom op 'custom_relu' cannot be captured"):
+        out = static_f(x)
+    np.testing.assert_array_equal(out.numpy(), [0.0, 2.0])
+    x2 = _t(np.array([3.0, -3.0], dtype="float32"))
+    np.testing.assert_array_equal(static_f(x2).numpy(), [6.0, 0.0])
+
+
+# --- building: cache, rebuild, errors ---------------------------------------------------
+
+
+def _compiles(build_dir, name):
+    with open(os.path.join(build_dir, name, "build.log")) as f:
+        return len(f.read().splitlines())
+
+
+def test_second_load_uses_the_cache_and_a_changed_source_rebuilds(tmp_path):
+    src = tmp_path / "scale_op.cc"
+    shutil.copy(_src("scale_op.cc"), src)
+    build = str(tmp_path / "build")
+    m1 = cpp_extension.load("scale_ext", [str(src)], build_directory=build)
+    lib1 = m1.__file__
+    mtime = os.path.getmtime(lib1)
+    assert _compiles(build, "scale_ext") == 1
+    np.testing.assert_array_equal(m1.custom_scale(_t(np.ones(2))).numpy(), [2.0, 2.0])
+
+    m2 = cpp_extension.load("scale_ext", [str(src)], build_directory=build)
+    assert m2.__file__ == lib1 and os.path.getmtime(lib1) == mtime
+    assert _compiles(build, "scale_ext") == 1  # nothing ran
+
+    src.write_text(src.read_text().replace("#define FACTOR 2.0", "#define FACTOR 3.0"))
+    m3 = cpp_extension.load("scale_ext", [str(src)], build_directory=build)
+    assert m3.__file__ != lib1 and _compiles(build, "scale_ext") == 2
+    np.testing.assert_array_equal(m3.custom_scale(_t(np.ones(2))).numpy(), [3.0, 3.0])
+
+    cpp_extension.load(
+        "scale_ext", [str(src)], extra_cxx_cflags=["-DUNUSED=1"], build_directory=build
+    )
+    assert _compiles(build, "scale_ext") == 3  # a flag is part of the key
+
+
+def test_compile_error_shows_the_compiler_message_and_caches_nothing(tmp_path):
+    build = str(tmp_path / "build")
+    for _ in range(2):  # the second attempt compiles again: no broken library was kept
+        with pytest.raises(RuntimeError, match=r"(?s)broken_op\.cc.*no_such_method"):
+            cpp_extension.load("broken_ext", [_src("broken_op.cc")], build_directory=build)
+    assert not [f for f in os.listdir(os.path.join(build, "broken_ext")) if f.endswith(".so")]
+    assert _compiles(build, "broken_ext") == 2
+
+
+def test_cuda_sources_are_refused_at_load(tmp_path):
+    with pytest.raises(NotImplementedError, match=r"gpu_op\.cu is a CUDA source"):
+        cpp_extension.load("gpu_ext", [_src("gpu_op.cu")], build_directory=str(tmp_path))
+    with pytest.raises(NotImplementedError, match="extra_cuda_cflags"):
+        cpp_extension.load(
+            "gpu_ext",
+            [_src("relu_op.cc")],
+            extra_cuda_cflags=["-O3"],
+            build_directory=str(tmp_path),
+        )
+
+
+def test_load_argument_errors(tmp_path):
+    with pytest.raises(ValueError, match="must be a Python identifier"):
+        cpp_extension.load("not a name", [_src("relu_op.cc")], build_directory=str(tmp_path))
+    with pytest.raises(FileNotFoundError, match="does not exist"):
+        cpp_extension.load("missing", [str(tmp_path / "nope.cc")], build_directory=str(tmp_path))
+
+
+def test_installed_headers_include_paddle_extension():
+    include = oar.sysconfig.get_include()
+    assert os.path.isfile(os.path.join(include, "paddle", "extension.h"))
+    assert os.path.isfile(os.path.join(include, "oar", "extension.h"))
