@@ -30,7 +30,15 @@ def build_dir(tmp_path_factory):
 @pytest.fixture(scope="module")
 def ops(build_dir):
     """Every test op library, compiled once for the module."""
-    libs = ["relu_op", "attrs_op", "concat_op", "optional_op", "inplace_op", "dispatch_op"]
+    libs = [
+        "relu_op",
+        "attrs_op",
+        "concat_op",
+        "optional_op",
+        "inplace_op",
+        "dispatch_op",
+        "scaled_square_op",
+    ]
     modules = {}
     for lib in libs:
         modules[lib] = cpp_extension.load(lib, [_src(lib + ".cc")], build_directory=build_dir)
@@ -118,6 +126,28 @@ def test_module_function_has_the_ops_signature_and_doc(ops):
     )
 
 
+def test_the_docs_example_to_second_order(ops):
+    """docs/custom_ops.md's op: alpha x^2 (+ bias), its grad op and double-grad op."""
+    op = ops["scaled_square_op"].scaled_square
+    a, b = np.array([1.0, -2.0, 3.0]), np.array([0.5, 0.5, 0.5])
+    x, bias = _t(a, stop_gradient=False), _t(b, stop_gradient=False)
+    out = op(x, bias, 1.5)
+    np.testing.assert_allclose(out.numpy(), 1.5 * a**2 + b)
+    gx, gb = oar.grad(out.sum(), [x, bias], create_graph=True)
+    np.testing.assert_allclose(gx.numpy(), 3.0 * a)
+    np.testing.assert_allclose(gb.numpy(), [1.0, 1.0, 1.0])
+    (gxx,) = oar.grad((gx * gx).sum(), x)  # d/dx (3x)^2 = 18 x
+    np.testing.assert_allclose(gxx.numpy(), 18.0 * a)
+    # Without the optional input, by keyword.
+    x2 = _t(a, stop_gradient=False)
+    out2 = op(x2, alpha=2.0)
+    np.testing.assert_allclose(out2.numpy(), 2.0 * a**2)
+    v = _t(np.ones(3), stop_gradient=False)
+    (g2,) = oar.grad(out2, x2, grad_outputs=v, create_graph=True)
+    (gv,) = oar.grad(g2.sum(), v)  # d/dv (4 x v) = 4 x
+    np.testing.assert_allclose(gv.numpy(), 4.0 * a)
+
+
 # --- attributes, outputs ---------------------------------------------------------------
 
 ATTRS = dict(
@@ -171,8 +201,14 @@ def test_wrong_attribute_types_name_op_and_attribute(ops, attr, value, error, ma
 def test_wrong_argument_count_is_a_type_error(ops):
     with pytest.raises(TypeError, match="custom_relu"):
         ops["relu_op"].custom_relu()
-    with pytest.raises(TypeError, match="custom_relu"):
+    with pytest.raises(TypeError, match="custom_relu\\(\\) takes 1 arguments but 2"):
         ops["relu_op"].custom_relu(_t(np.ones(2)), _t(np.ones(2)))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'y'"):
+        ops["relu_op"].custom_relu(_t(np.ones(2)), y=1)
+    with pytest.raises(TypeError, match="multiple values for argument 'x'"):
+        ops["relu_op"].custom_relu(_t(np.ones(2)), x=_t(np.ones(2)))
+    with pytest.raises(TypeError, match="scaled_square\\(\\) missing required argument 'alpha'"):
+        ops["scaled_square_op"].scaled_square(_t(np.ones(2)))
 
 
 def test_a_required_input_cannot_be_none(ops):

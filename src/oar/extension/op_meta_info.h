@@ -31,10 +31,13 @@
 namespace paddle {
 
 // Suffixes of argument names (Paddle's): X@GRAD is the gradient of X, X@VECTOR
-// a list of tensors, X@OPTIONAL an input that may be None.
+// a list of tensors, X@OPTIONAL an input that may be None, X@NEW below.
 inline std::string Grad(const std::string& name) { return name + "@GRAD"; }
 inline std::string Vec(const std::string& name) { return name + "@VECTOR"; }
 inline std::string Optional(const std::string& name) { return name + "@OPTIONAL"; }
+// A double-grad op's output that has a forward name ("X@GRAD", the gradient of
+// the grad op's input X) is spelled New(Grad("X")) = "X@GRAD@NEW".
+inline std::string New(const std::string& name) { return name + "@NEW"; }
 
 // An attribute's value, of the type its declaration ("name: type") names.
 using AttrValue = std::variant<bool, int, float, double, int64_t, std::string, std::vector<bool>,

@@ -11,6 +11,7 @@ namespace {
 constexpr std::string_view kVector = "@VECTOR";
 constexpr std::string_view kOptional = "@OPTIONAL";
 constexpr std::string_view kGrad = "@GRAD";
+constexpr std::string_view kNew = "@NEW";  // only tells a double-grad output from its namesake
 
 const char* LevelName(size_t level) {
   return level == 0 ? "PD_BUILD_OP" : level == 1 ? "PD_BUILD_GRAD_OP" : "PD_BUILD_DOUBLE_GRAD_OP";
@@ -70,10 +71,11 @@ void CheckGradLevel(const CustomOp& op, size_t level) {
 
 ArgSpec ParseArg(const std::string& name) {
   ArgSpec arg{name, name};
-  for (std::string_view mark : {kVector, kOptional}) {
+  for (std::string_view mark : {kVector, kOptional, kNew}) {
     for (size_t at; (at = arg.key.find(mark)) != std::string::npos;) {
       arg.key.erase(at, mark.size());
-      (mark == kVector ? arg.is_list : arg.is_optional) = true;
+      if (mark == kVector) arg.is_list = true;
+      if (mark == kOptional) arg.is_optional = true;
     }
   }
   return arg;

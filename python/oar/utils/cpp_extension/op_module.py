@@ -49,22 +49,26 @@ def _op_function(info, so_path):
                 default=None if optional else inspect.Parameter.empty,
             )
         )
-    # An optional input before a required one cannot have a default in a signature.
-    seen_required = False
-    for k in reversed(range(len(params))):
-        if params[k].default is inspect.Parameter.empty:
-            seen_required = True
-        elif seen_required:
-            params[k] = params[k].replace(default=inspect.Parameter.empty)
-    signature = inspect.Signature(params)
+    # An optional input may precede required attributes (Paddle's order): the signature
+    # shows its default anyway, and the call binds arguments itself.
+    signature = inspect.Signature(params, __validate_parameters__=False)
+    names = [p.name for p in params]
 
     def op(*args, **kwargs):
-        try:
-            bound = signature.bind(*args, **kwargs)
-        except TypeError as e:
-            raise TypeError(f"{name}(): {e}") from None
-        bound.apply_defaults()
-        values = list(bound.arguments.values())
+        if len(args) > len(names):
+            raise TypeError(f"{name}() takes {len(names)} arguments but {len(args)} were given")
+        values = list(args)
+        for p in params[len(args) :]:
+            if p.name in kwargs:
+                values.append(kwargs.pop(p.name))
+            elif p.default is None:
+                values.append(None)
+            else:
+                raise TypeError(f"{name}() missing required argument '{p.name}'")
+        if kwargs:
+            bad = next(iter(kwargs))
+            why = "multiple values for" if bad in names else "an unexpected keyword"
+            raise TypeError(f"{name}() got {why} argument '{bad}'")
         return _C._custom_op_run(name, tuple(values[:n_in]), tuple(values[n_in:]))
 
     op.__name__ = op.__qualname__ = name
