@@ -6,6 +6,8 @@ profiler, the graph viewer, capture, the build cache and the errors."""
 import json
 import os
 import shutil
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -418,3 +420,44 @@ def test_installed_headers_include_paddle_extension():
     include = oar.sysconfig.get_include()
     assert os.path.isfile(os.path.join(include, "paddle", "extension.h"))
     assert os.path.isfile(os.path.join(include, "oar", "extension.h"))
+
+
+# --- setup(): an installable package of ops -------------------------------------------------
+
+
+def test_setup_builds_a_package_whose_import_exposes_the_ops(tmp_path):
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    shutil.copy(_src("relu_op.cc"), pkg / "relu_op.cc")
+    (pkg / "setup.py").write_text(
+        "from oar.utils.cpp_extension import CppExtension, setup\n"
+        "setup(name='relu_pkg', ext_modules=CppExtension(sources=['relu_op.cc']))\n"
+    )
+    site = tmp_path / "site"
+    oar_site = os.path.dirname(os.path.dirname(os.path.abspath(oar.__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), oar_site]))
+    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps"]
+    r = subprocess.run(
+        pip + ["--disable-pip-version-check", "--target", str(site), str(pkg)],
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert r.returncode == 0, r.stdout + r.stderr
+    code = (
+        "import oar, relu_pkg\n"
+        "y = relu_pkg.custom_relu(oar.to_tensor([-1.0, 2.0], stop_gradient=False))\n"
+        "print(y.numpy().tolist(), y._grad_fn_name)\n"
+    )
+    r = subprocess.run(
+        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=str(tmp_path)
+    )
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["[0.0,", "2.0]", "custom_relu"]
+
+
+def test_setup_argument_errors():
+    with pytest.raises(NotImplementedError, match=r"CppExtension\(\): .*gpu_op\.cu"):
+        cpp_extension.CppExtension([_src("gpu_op.cu")])
+    with pytest.raises(ValueError, match="ext_modules must be one CppExtension"):
+        cpp_extension.setup(name="x", ext_modules=[])

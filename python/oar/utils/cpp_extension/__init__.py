@@ -3,7 +3,8 @@ paddle.utils.cpp_extension; docs/custom_ops.md).
 
 `load(name, sources)` compiles sources that declare ops with PD_BUILD_OP (including
 "paddle/extension.h") against oar's headers and liboar, loads the library and returns a
-module whose functions are the ops."""
+module whose functions are the ops; `setup(name=..., ext_modules=CppExtension(sources))`
+in a setup.py builds an installable package of them."""
 
 from __future__ import annotations
 
@@ -12,8 +13,9 @@ import types
 
 from .build import build_library, get_build_directory
 from .op_module import load_module
+from .package import CppExtension, setup
 
-__all__ = ["get_build_directory", "load"]
+__all__ = ["get_build_directory", "load", "CppExtension", "setup"]
 
 
 def load(

@@ -20,7 +20,7 @@ import sys
 
 from ... import sysconfig
 
-_CXX_FLAGS = ["-std=c++20", "-O2", "-fPIC", "-fvisibility-inlines-hidden"]
+CXX_FLAGS = ["-std=c++20", "-O2", "-fPIC", "-fvisibility-inlines-hidden"]
 _GPU_SUFFIXES = (".cu", ".cuh")
 
 
@@ -43,25 +43,29 @@ def compiler() -> str:
     return os.environ.get("CXX") or "g++"
 
 
-def _check_sources(name, sources):
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"load(): argument 'name' must be a Python identifier, but got {name!r}")
-    if isinstance(sources, str):
+def check_sources(sources, api: str = "load") -> list:
+    """The sources as absolute paths; CUDA sources and missing files are errors."""
+    if isinstance(sources, (str, os.PathLike)):
         sources = [sources]
     if not sources:
-        raise ValueError("load(): argument 'sources' must name at least one source file")
+        raise ValueError(f"{api}(): argument 'sources' must name at least one source file")
     out = []
     for src in sources:
         src = os.path.abspath(os.fspath(src))
         if src.endswith(_GPU_SUFFIXES):
             raise NotImplementedError(
-                f"load(): {src} is a CUDA source; oar has no GPU backend, so custom operators "
-                f"are C++ CPU kernels only (docs/custom_ops.md)"
+                f"{api}(): {src} is a CUDA source; oar has no GPU backend, so custom "
+                f"operators are C++ CPU kernels only (docs/custom_ops.md)"
             )
         if not os.path.isfile(src):
-            raise FileNotFoundError(f"load(): source file {src} does not exist")
+            raise FileNotFoundError(f"{api}(): source file {src} does not exist")
         out.append(src)
     return out
+
+
+def check_name(name, api: str = "load") -> None:
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"{api}(): argument 'name' must be a Python identifier, but got {name!r}")
 
 
 def _digest(sources, cflags, ldflags, includes) -> str:
@@ -90,7 +94,7 @@ def _commands(sources, out, obj_dir, cflags, ldflags, includes):
     compiles, objects = [], []
     for k, src in enumerate(sources):
         obj = os.path.join(obj_dir, f"{k}_{os.path.splitext(os.path.basename(src))[0]}.o")
-        compiles.append([compiler(), *_CXX_FLAGS, *inc, *cflags, "-c", src, "-o", obj])
+        compiles.append([compiler(), *CXX_FLAGS, *inc, *cflags, "-c", src, "-o", obj])
         objects.append(obj)
     lib = sysconfig.get_lib()
     link = [
@@ -164,7 +168,8 @@ def build_library(
 ) -> str:
     """Compiles `sources` into <build_directory>/<name>/<name>_<hash>.so unless that file
     exists; returns its path. The commands run are appended to build.log there."""
-    sources = _check_sources(name, sources)
+    check_name(name)
+    sources = check_sources(sources)
     cflags = list(extra_cxx_cflags or [])
     ldflags = list(extra_ldflags or [])
     includes = [os.fspath(p) for p in (extra_include_paths or [])]
