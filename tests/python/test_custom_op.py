@@ -40,6 +40,7 @@ def ops(build_dir):
         "inplace_op",
         "dispatch_op",
         "scaled_square_op",
+        "legacy_relu_op",
     ]
     modules = {}
     for lib in libs:
@@ -148,6 +149,13 @@ def test_the_docs_example_to_second_order(ops):
     (g2,) = oar.grad(out2, x2, grad_outputs=v, create_graph=True)
     (gv,) = oar.grad(g2.sum(), v)  # d/dv (4 x v) = 4 x
     np.testing.assert_allclose(gv.numpy(), 4.0 * a)
+
+
+def test_paddle_2_1_style_deferred_allocation(ops):
+    a = np.array([[-1.0, 2.0], [3.0, -4.0]], dtype="float32")
+    out = ops["legacy_relu_op"].legacy_relu(_t(a))
+    assert out.shape == [2, 2] and out.dtype == oar.float32
+    np.testing.assert_array_equal(out.numpy(), np.maximum(a, 0))
 
 
 # --- attributes, outputs ---------------------------------------------------------------

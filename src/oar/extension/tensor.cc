@@ -55,6 +55,10 @@ Tensor Tensor::copy_to(const Place& place, bool) const {
   return oar::api::assign(t_);
 }
 Tensor Tensor::reshape(const std::vector<int64_t>& shape) const {
+  if (!t_.defined()) {
+    pending_shape_ = shape;
+    return *this;
+  }
   return oar::api::reshape(t_, shape);
 }
 Tensor Tensor::slice(int64_t begin, int64_t end) const {

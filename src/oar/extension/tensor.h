@@ -75,8 +75,9 @@ class Tensor {
   Tensor() = default;
   Tensor(const oar::Tensor& t) : t_(t) {}        // NOLINT: an oar tensor is a paddle tensor
   Tensor(oar::Tensor&& t) : t_(std::move(t)) {}  // NOLINT
-  // Paddle's deferred allocation: the shape now, the memory at mutable_data<T>().
-  Tensor(const Place& place, const std::vector<int64_t>& shape);
+  // Paddle's deferred allocation: the place (and shape) now, the memory at
+  // mutable_data<T>().
+  explicit Tensor(const Place& place, const std::vector<int64_t>& shape = {});
 
   const oar::Tensor& tensor() const { return t_; }
   oar::Tensor& tensor() { return t_; }
@@ -119,6 +120,8 @@ class Tensor {
 
   // --- operations (no gradient is recorded) ------------------------------
   Tensor copy_to(const Place& place, bool blocking = true) const;
+  // On a tensor with no memory yet it also sets the shape mutable_data<T>() will
+  // allocate, as Paddle 2.1's in-place reshape did.
   Tensor reshape(const std::vector<int64_t>& shape) const;
   // Rows [begin, end) along the first axis, sharing memory (Paddle's slice).
   Tensor slice(int64_t begin, int64_t end) const;
@@ -137,7 +140,7 @@ class Tensor {
   }
 
   oar::Tensor t_;
-  std::vector<int64_t> pending_shape_;
+  mutable std::vector<int64_t> pending_shape_;  // see reshape
   Place pending_place_ = CPUPlace();
 };
 
