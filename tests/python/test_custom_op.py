@@ -343,6 +343,28 @@ def test_second_order_without_a_double_grad_op_names_the_missing_declaration(ops
         oar.grad(g.sum(), v)
 
 
+def test_kernels_that_disagree_with_their_declaration(ops):
+    with pytest.raises(
+        ValueError,
+        match=r"two_outputs\(\): the kernel returned 2 tensors, "
+        r"but the op declares 1 outputs \(Out\)",
+    ):
+        ops["dispatch_op"].two_outputs(_t(np.ones(2)))
+    with pytest.raises(TypeError, match="attribute 'n' is taken by the function as int64_t"):
+        ops["dispatch_op"].attr_mismatch(_t(np.ones(2)), 3)
+
+
+def test_a_library_with_a_bad_declaration_registers_nothing(build_dir):
+    with pytest.raises(
+        ValueError,
+        match="custom op 'bad_grad_op': input 'Z' of its "
+        "PD_BUILD_GRAD_OP is neither an input nor an output",
+    ):
+        cpp_extension.load("bad_decl", [_src("bad_declaration_op.cc")], build_directory=build_dir)
+    with pytest.raises(RuntimeError, match="no custom op named 'fine_op'"):
+        oar._C._custom_op_run("fine_op", (_t(np.ones(1)),), ())
+
+
 # --- capture --------------------------------------------------------------------------------
 
 

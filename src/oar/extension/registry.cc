@@ -208,6 +208,9 @@ std::vector<std::shared_ptr<const CustomOp>> CustomOpRegistry::LoadLibrary(
   try {
     ops = Build(decls, path);
   } catch (...) {
+    // The declarations hold functions of the library's code: drop them while it is
+    // still mapped.
+    decls.clear();
     dlclose(handle);
     throw;
   }

@@ -1,5 +1,5 @@
-// Integer and complex dispatch, an op without a grad op, a failing PD_CHECK, and
-// a kernel asking for GPU memory.
+// Integer and complex dispatch, an op without a grad op, a failing PD_CHECK,
+// a kernel asking for GPU memory, kernels that disagree with their declarations.
 #include <complex>
 #include <vector>
 
@@ -50,3 +50,15 @@ PD_BUILD_OP(int_square).Inputs({"X"}).Outputs({"Out"}).SetKernelFn(PD_KERNEL(Int
 PD_BUILD_OP(abs_square).Inputs({"X"}).Outputs({"Out"}).SetKernelFn(PD_KERNEL(AbsSquare));
 PD_BUILD_OP(check_positive).Inputs({"X"}).Outputs({"Out"}).SetKernelFn(PD_KERNEL(CheckPositive));
 PD_BUILD_OP(on_gpu).Inputs({"X"}).Outputs({"Out"}).SetKernelFn(PD_KERNEL(OnGpu));
+
+// Declaration and kernel disagree: two tensors for one output, an int attribute
+// taken as int64_t.
+std::vector<paddle::Tensor> TwoOutputs(const paddle::Tensor& x) { return {x, x}; }
+std::vector<paddle::Tensor> TakesInt64(const paddle::Tensor& x, int64_t) { return {x}; }
+
+PD_BUILD_OP(two_outputs).Inputs({"X"}).Outputs({"Out"}).SetKernelFn(PD_KERNEL(TwoOutputs));
+PD_BUILD_OP(attr_mismatch)
+    .Inputs({"X"})
+    .Outputs({"Out"})
+    .Attrs({"n: int"})
+    .SetKernelFn(PD_KERNEL(TakesInt64));
