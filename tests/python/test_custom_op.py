@@ -292,6 +292,42 @@ def test_inplace_on_a_leaf_that_requires_grad_is_refused(ops):
     np.testing.assert_array_equal(x.numpy(), [1.0, 1.0])  # not written
 
 
+def test_inplace_relu_with_an_inplace_grad_op(ops):
+    a = np.array([-1.0, 2.0, -3.0, 4.0])
+    leaf = _t(a, stop_gradient=False)
+    x = leaf * 1.0
+    y = x * 1.0
+    out = ops["inplace_op"].relu_inplace(x)
+    assert out is x
+    np.testing.assert_array_equal(x.numpy(), np.maximum(a, 0))
+    # The incoming gradient (an expanded ones of sum) is written into a copy, so
+    # the other consumer of the same gradient, y, still receives ones.
+    (x.sum() + y.sum()).backward()
+    np.testing.assert_array_equal(leaf.grad.numpy(), (a > 0) + 1.0)
+
+
+def test_a_list_written_in_place(ops):
+    arrays = [np.array([1.0, 2.0]), np.array([3.0, 4.0])]
+    leaves = [_t(a, stop_gradient=False) for a in arrays]
+    xs = [v * 1.0 for v in leaves]
+    y = _t(np.array([10.0, 20.0]), stop_gradient=False)
+    outs = ops["inplace_op"].add_list_inplace(xs, y)
+    assert outs[0] is xs[0] and outs[1] is xs[1]
+    np.testing.assert_array_equal(xs[1].numpy(), [13.0, 24.0])
+    assert xs[0]._grad_fn_name == "add_list_inplace"
+    (xs[0].sum() + 2.0 * xs[1].sum()).backward()
+    np.testing.assert_array_equal(y.grad.numpy(), [3.0, 3.0])
+    np.testing.assert_array_equal(leaves[1].grad.numpy(), [2.0, 2.0])
+
+
+def test_outputs_written_through_tensor_pointers(ops):
+    x = _t(np.array([[1.0, 2.0], [3.0, 4.0]]), stop_gradient=False)
+    out = ops["inplace_op"].scale_out(x)
+    np.testing.assert_array_equal(out.numpy(), [[3.0, 6.0], [9.0, 12.0]])
+    out.sum().backward()
+    np.testing.assert_array_equal(x.grad.numpy(), np.full((2, 2), 3.0))
+
+
 # --- dispatch, errors from kernels --------------------------------------------------------
 
 

@@ -194,23 +194,41 @@ PyObject* Run(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   const std::vector<std::vector<Tensor>> outs =
       extension::RunCustomOp(op, 0, std::move(inputs), std::move(attrs));
 
-  // An in-place output is the input object itself, now carrying the op's history.
+  // An in-place output is the input object itself (each of a list's), now carrying
+  // the op's history.
   std::vector<PyObject*> results;
   for (size_t j = 0; j < outs.size(); ++j) {
-    PyObject* r = nullptr;
+    PyObject* source = nullptr;
     for (const auto& [in, out] : l.info->inplace_map) {
-      if (out != l.outputs[j].name || l.outputs[j].is_list) continue;
-      for (size_t i = 0; i < l.inputs.size(); ++i) {
-        PyObject* obj = PyTuple_GET_ITEM(args[1], i);
-        if (l.inputs[i].name != in || !IsTensor(obj)) continue;
-        if (outs[j][0].get_autograd_meta()) {
-          AsTensor(obj).set_autograd_meta(outs[j][0].mutable_autograd_meta());
-        }
-        Py_INCREF(obj);
-        r = obj;
+      for (size_t i = 0; out == l.outputs[j].name && i < l.inputs.size(); ++i) {
+        if (l.inputs[i].name == in) source = PyTuple_GET_ITEM(args[1], i);
       }
     }
-    if (!r) r = l.outputs[j].is_list ? ToPyObject(outs[j]) : ToPyObject(outs[j][0]);
+    PyObject* r = l.outputs[j].is_list ? ToPyObject(outs[j]) : ToPyObject(outs[j][0]);
+    if (source && r) {
+      const bool list = l.outputs[j].is_list;
+      PyObject* seq = list ? PySequence_Fast(source, "in-place list input") : nullptr;
+      for (size_t k = 0; k < outs[j].size(); ++k) {
+        const bool in_seq = seq && static_cast<Py_ssize_t>(k) < PySequence_Fast_GET_SIZE(seq);
+        PyObject* obj = list ? (in_seq ? PySequence_Fast_GET_ITEM(seq, k) : nullptr) : source;
+        if (!obj || !IsTensor(obj)) continue;
+        if (outs[j][k].get_autograd_meta()) {
+          AsTensor(obj).set_autograd_meta(outs[j][k].mutable_autograd_meta());
+        }
+        Py_INCREF(obj);
+        if (list) {
+          PyList_SetItem(r, static_cast<Py_ssize_t>(k), obj);  // steals obj
+        } else {
+          Py_DECREF(r);
+          r = obj;
+        }
+      }
+      Py_XDECREF(seq);
+    }
+    if (!r) {
+      for (PyObject* o : results) Py_DECREF(o);
+      throw PythonError();
+    }
     results.push_back(r);
   }
   if (results.size() == 1) return results[0];

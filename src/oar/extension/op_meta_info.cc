@@ -13,6 +13,16 @@ CallInput& CustomOpKernelContext::NextInput(const char* want) {
   return (*inputs_)[next_input_++];
 }
 
+Tensor* CustomOpKernelContext::NextOutputParam() {
+  if (next_output_ >= output_params.size()) {
+    throw oar::errors::InvalidArgument("custom op '", op_, "': the function takes more ",
+                                       "paddle::Tensor* outputs than the op's ",
+                                       output_params.size(), " outputs");
+  }
+  output_params_used = true;
+  return &output_params[next_output_++];
+}
+
 size_t CustomOpKernelContext::NextAttrIndex() {
   if (next_attr_ >= attrs_->size()) {
     throw oar::errors::InvalidArgument(

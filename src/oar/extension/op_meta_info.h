@@ -7,10 +7,11 @@
 // A user's function takes its arguments by kind, as Paddle's do: tensor
 // arguments (const Tensor&, Tensor&, const std::vector<Tensor>&,
 // const paddle::optional<Tensor>&) take the declared inputs in order, and the
-// other arguments take the declared attributes in order. In an infer-shape
-// function a std::vector<int64_t> is an input's shape while inputs are left
-// and an attribute after them (in an infer-dtype function, DataType likewise),
-// so both spellings of Paddle's examples work. The arguments are read in
+// other arguments take the declared attributes in order; paddle::Tensor*
+// parameters (Paddle 2.3's output parameters) take the declared outputs. In an
+// infer-shape function a std::vector<int64_t> is an input's shape while inputs
+// are left and an attribute after them, so both spellings of Paddle's examples
+// work. The arguments are read in
 // parameter order: the reads are the elements of one braced list, which C++
 // evaluates left to right.
 #pragma once
@@ -72,7 +73,12 @@ class CustomOpKernelContext {
     ThrowAttrType(i, TypeName<T>());
   }
 
+  // The next output a kernel writes through a paddle::Tensor* parameter.
+  Tensor* NextOutputParam();
+
   std::vector<Tensor> outputs;
+  std::vector<Tensor> output_params;  // one per declared output, for Tensor* parameters
+  bool output_params_used = false;
   std::vector<std::vector<int64_t>> shapes;
   std::vector<DataType> dtypes;
 
@@ -88,6 +94,7 @@ class CustomOpKernelContext {
   const std::vector<std::string>* attr_names_;
   size_t next_input_ = 0;
   size_t next_attr_ = 0;
+  size_t next_output_ = 0;
 };
 
 template <typename T>
@@ -159,6 +166,14 @@ struct Arg<P, std::enable_if_t<std::is_same_v<Bare<P>, optional<std::vector<Tens
   }
   optional<std::vector<Tensor>>& get() { return value; }
   optional<std::vector<Tensor>> value;
+};
+
+// An output the kernel writes (Paddle 2.3's interface: void f(const Tensor& x, Tensor* out)).
+template <typename P>
+struct Arg<P, std::enable_if_t<std::is_same_v<P, Tensor*>>> {
+  explicit Arg(CustomOpKernelContext& ctx) : out(ctx.NextOutputParam()) {}
+  Tensor* get() { return out; }
+  Tensor* out;
 };
 
 // Infer-shape arguments: an input's shape, a list's shapes, an optional shape.
@@ -254,7 +269,8 @@ struct Caller<R (*)(P...), fn> {
 }  // namespace detail
 
 // PD_KERNEL(fn): fn returns its outputs (std::vector<Tensor>), or nothing when
-// every output is an input modified in place (SetInplaceMap).
+// every output is an input modified in place (SetInplaceMap) or written through a
+// paddle::Tensor* parameter.
 #define PD_KERNEL(...)                                                                 \
   ::paddle::KernelFunc([](::paddle::CustomOpKernelContext& ctx) {                      \
     ::paddle::detail::Caller<decltype(&__VA_ARGS__), &__VA_ARGS__>::Call(              \

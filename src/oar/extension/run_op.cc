@@ -73,34 +73,41 @@ int InplaceSource(const CustomOpLevel& l, size_t out) {
   return -1;
 }
 
-// Splits what the kernel returned into the declared outputs.
+// Splits what the kernel returned into the declared outputs. The kernel returns
+// every output, or every output but the in-place ones (those are their inputs);
+// a list output takes what the single ones leave.
 std::vector<std::vector<Tensor>> AssignOutputs(const CustomOpLevel& l,
                                                const std::vector<paddle::Tensor>& returned,
                                                const std::vector<CallInput>& inputs) {
   const std::string& op = l.info->name;
   const size_t n = l.outputs.size();
-  size_t list_at = n, inplace = 0;
+  size_t inplace = 0;
+  for (size_t j = 0; j < n; ++j) inplace += InplaceSource(l, j) >= 0;
+  bool has_list = false;
+  for (const ArgSpec& o : l.outputs) has_list |= o.is_list;
+  const bool all = inplace == 0 || (!has_list && returned.size() == n);
+  std::vector<bool> taken(n);
+  size_t singles = 0, lists = 0;
   for (size_t j = 0; j < n; ++j) {
-    if (l.outputs[j].is_list) list_at = j;
-    inplace += InplaceSource(l, j) >= 0;
+    taken[j] = all || InplaceSource(l, j) < 0;
+    if (taken[j]) (l.outputs[j].is_list ? lists : singles) += 1;
   }
-  // Outputs taken from `returned`: all of them, or all but the in-place ones.
-  const bool skip_inplace = list_at == n && returned.size() == n - inplace && inplace > 0;
-  const size_t taken = skip_inplace ? n - inplace : n;
-  if (list_at == n ? returned.size() != taken : returned.size() + 1 < n) {
+  if (lists ? returned.size() < singles : returned.size() != singles) {
     throw errors::InvalidArgument(op, "(): the kernel returned ", returned.size(),
                                   " tensors, but the op declares ", n, " outputs (",
-                                  Names(l.outputs), ")");
+                                  Names(l.outputs), ")",
+                                  inplace ? StrCat(", ", inplace, " of them in place") : "");
   }
   std::vector<std::vector<Tensor>> outs(n);
   size_t next = 0;
   for (size_t j = 0; j < n; ++j) {
-    const int src = InplaceSource(l, j);
-    if (skip_inplace && src >= 0) {
-      for (const paddle::Tensor& t : inputs[src].tensors) outs[j].push_back(t.tensor());
+    if (!taken[j]) {
+      for (const paddle::Tensor& t : inputs[InplaceSource(l, j)].tensors) {
+        outs[j].push_back(t.tensor());
+      }
       continue;
     }
-    const size_t count = j == list_at ? returned.size() - (n - 1) : 1;
+    const size_t count = l.outputs[j].is_list ? returned.size() - singles : 1;
     for (size_t k = 0; k < count; ++k) {
       const paddle::Tensor& t = returned[next++];
       if (!t.defined() && l.outputs[j].is_optional) continue;  // e.g. the grad of an omitted input
@@ -257,7 +264,7 @@ std::vector<std::vector<Tensor>> RunCustomOp(const std::shared_ptr<const CustomO
   for (size_t j = 0; j < l.outputs.size(); ++j) {
     if (const int src = InplaceSource(l, j); src >= 0) {
       inplace_inputs.push_back(src);
-      if (HasGrad()) {
+      if (HasGrad() && level == 0) {
         for (const auto& t : inputs[src].tensors) EagerUtils::CheckInplace(t, name.c_str());
       }
     }
@@ -285,6 +292,12 @@ std::vector<std::vector<Tensor>> RunCustomOp(const std::shared_ptr<const CustomO
       const bool written = std::find(inplace_inputs.begin(), inplace_inputs.end(),
                                      static_cast<int>(i)) != inplace_inputs.end();
       for (paddle::Tensor& t : call[i].tensors) {
+        // A grad op writing in place gets a copy: the gradients it receives may be
+        // buffers the engine shares.
+        if (written && level > 0) {
+          t = api::assign(t.tensor());
+          continue;
+        }
         if (t.tensor().is_contiguous()) continue;
         if (written) {
           throw errors::InvalidArgument(name, "(): input '", l.inputs[i].name,
@@ -294,10 +307,15 @@ std::vector<std::vector<Tensor>> RunCustomOp(const std::shared_ptr<const CustomO
       }
     }
     paddle::CustomOpKernelContext ctx(name, &call, &attrs, &attr_names);
+    ctx.output_params.resize(l.outputs.size());
     l.info->kernel(ctx);
+    if (ctx.outputs.empty() && ctx.output_params_used) {
+      ctx.outputs = ctx.output_params;  // a kernel writing its outputs through Tensor*
+    }
     std::vector<std::vector<Tensor>> outs = AssignOutputs(l, ctx.outputs, call);
     CheckInferred(l, call, attrs, attr_names, outs);
     for (int src : inplace_inputs) {
+      if (level > 0) break;  // written into copies
       for (const auto& t : inputs[src].tensors) Tensor(t.tensor()).bump_inplace_version();
     }
     std::vector<Tensor> flat_out;
