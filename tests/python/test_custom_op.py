@@ -246,6 +246,37 @@ def test_optional_input_given_and_omitted(ops):
     np.testing.assert_array_equal(x2.grad.numpy(), [2.0, 2.0])
 
 
+def test_optional_list_input(ops):
+    add = ops["optional_op"].add_optional_list
+    x = _t(np.array([1.0, 2.0]), stop_gradient=False)
+    ys = [_t(np.array([10.0, 20.0]), stop_gradient=False) for _ in range(2)]
+    out = add(x, ys)
+    np.testing.assert_array_equal(out.numpy(), [21.0, 42.0])
+    (out * _t(np.array([1.0, 3.0]))).sum().backward()
+    np.testing.assert_array_equal(ys[1].grad.numpy(), [1.0, 3.0])
+    np.testing.assert_array_equal(add(x).numpy(), [1.0, 2.0])
+
+
+def test_optional_input_written_in_place(ops):
+    op = ops["optional_op"].optional_inplace
+    a, b = np.array([1.0, 2.0]), np.array([10.0, 20.0])
+    x, y_leaf = _t(a, stop_gradient=False), _t(b, stop_gradient=False)
+    y = y_leaf * 1.0
+    out_x, out_y = op(x, y)
+    assert out_y is y
+    np.testing.assert_array_equal(out_x.numpy(), 2 * a + b)
+    np.testing.assert_array_equal(y.numpy(), a + b)
+    (out_x.sum() + 3.0 * out_y.sum()).backward()
+    np.testing.assert_array_equal(x.grad.numpy(), [5.0, 5.0])  # 2 * 1 + 3
+    np.testing.assert_array_equal(y_leaf.grad.numpy(), [4.0, 4.0])  # 1 + 3
+    # Omitted: the in-place output is None.
+    x2 = _t(a, stop_gradient=False)
+    out_x2, out_y2 = op(x2)
+    assert out_y2 is None
+    out_x2.sum().backward()
+    np.testing.assert_array_equal(x2.grad.numpy(), [2.0, 2.0])
+
+
 def test_list_inputs_concat_with_infer_shape(ops):
     concat = ops["concat_op"].custom_concat
     arrays = [np.random.randn(2, k) for k in (1, 2, 3)]

@@ -204,7 +204,10 @@ PyObject* Run(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
         if (l.inputs[i].name == in) source = PyTuple_GET_ITEM(args[1], i);
       }
     }
-    PyObject* r = l.outputs[j].is_list ? ToPyObject(outs[j]) : ToPyObject(outs[j][0]);
+    // An optional output left empty (its in-place input was omitted) is None.
+    PyObject* r = l.outputs[j].is_list ? ToPyObject(outs[j])
+                  : outs[j].empty()    ? Py_NewRef(Py_None)
+                                       : ToPyObject(outs[j][0]);
     if (source && r) {
       const bool list = l.outputs[j].is_list;
       PyObject* seq = list ? PySequence_Fast(source, "in-place list input") : nullptr;

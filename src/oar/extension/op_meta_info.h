@@ -210,6 +210,19 @@ struct Arg<P, std::enable_if_t<std::is_same_v<Bare<P>, optional<std::vector<int6
   optional<std::vector<int64_t>> value;
 };
 
+template <typename P>
+struct Arg<P,
+           std::enable_if_t<std::is_same_v<Bare<P>, optional<std::vector<std::vector<int64_t>>>>>> {
+  explicit Arg(CustomOpKernelContext& ctx) {
+    CallInput& in = ctx.NextInput("an optional list of shapes");
+    if (!in.present) return;
+    value.emplace();
+    for (const Tensor& t : in.tensors) value->push_back(t.shape());
+  }
+  optional<std::vector<std::vector<int64_t>>>& get() { return value; }
+  optional<std::vector<std::vector<int64_t>>> value;
+};
+
 // Infer-dtype arguments.
 template <typename P>
 struct Arg<P, std::enable_if_t<std::is_same_v<Bare<P>, DataType>>> {
@@ -240,6 +253,18 @@ struct Arg<P, std::enable_if_t<std::is_same_v<Bare<P>, optional<DataType>>>> {
   }
   optional<DataType>& get() { return value; }
   optional<DataType> value;
+};
+
+template <typename P>
+struct Arg<P, std::enable_if_t<std::is_same_v<Bare<P>, optional<std::vector<DataType>>>>> {
+  explicit Arg(CustomOpKernelContext& ctx) {
+    CallInput& in = ctx.NextInput("an optional list of DataTypes");
+    if (!in.present) return;
+    value.emplace();
+    for (const Tensor& t : in.tensors) value->push_back(t.dtype());
+  }
+  optional<std::vector<DataType>>& get() { return value; }
+  optional<std::vector<DataType>> value;
 };
 
 [[noreturn]] void ThrowSingleTensorExpected(const std::string& op);

@@ -121,42 +121,45 @@ std::vector<std::vector<Tensor>> AssignOutputs(const CustomOpLevel& l,
   return outs;
 }
 
-// Checks the outputs against the op's infer-shape and infer-dtype functions.
+// Checks the outputs against the op's infer-shape and infer-dtype functions. An
+// in-place output is its input, so the functions may leave it out (as Paddle's do).
 void CheckInferred(const CustomOpLevel& l, std::vector<CallInput>& inputs,
                    const std::vector<paddle::AttrValue>& attrs,
                    const std::vector<std::string>& attr_names,
                    const std::vector<std::vector<Tensor>>& outs) {
   const std::string& op = l.info->name;
-  std::vector<const Tensor*> flat;
-  for (const auto& o : outs) {
-    for (const Tensor& t : o) flat.push_back(&t);
+  std::vector<const Tensor*> all, computed;
+  for (size_t j = 0; j < outs.size(); ++j) {
+    for (const Tensor& t : outs[j]) {
+      all.push_back(&t);
+      if (InplaceSource(l, j) < 0) computed.push_back(&t);
+    }
   }
+  const auto outputs_for = [&](size_t n, const char* what) -> const std::vector<const Tensor*>& {
+    if (n == all.size()) return all;
+    if (n == computed.size()) return computed;
+    throw errors::InvalidArgument(op, "(): the infer-", what, " function gave ", n, " ", what,
+                                  "s for ", all.size(), " outputs");
+  };
   if (l.info->infer_shape) {
     paddle::CustomOpKernelContext ctx(op, &inputs, &attrs, &attr_names);
     l.info->infer_shape(ctx);
-    if (ctx.shapes.size() == flat.size()) {
-      for (size_t k = 0; k < flat.size(); ++k) {
-        const std::vector<int64_t> got = flat[k]->shape();
-        const std::vector<int64_t>& want = ctx.shapes[k];
-        bool same = got.size() == want.size();
-        for (size_t d = 0; same && d < got.size(); ++d) same = want[d] < 0 || want[d] == got[d];
-        if (!same) {
-          throw errors::InvalidArgument(op, "(): output ", k, " has shape ", got,
-                                        ", but the op's infer-shape function gives ", want);
-        }
+    const auto& flat = outputs_for(ctx.shapes.size(), "shape");
+    for (size_t k = 0; k < flat.size(); ++k) {
+      const std::vector<int64_t> got = flat[k]->shape();
+      const std::vector<int64_t>& want = ctx.shapes[k];
+      bool same = got.size() == want.size();
+      for (size_t d = 0; same && d < got.size(); ++d) same = want[d] < 0 || want[d] == got[d];
+      if (!same) {
+        throw errors::InvalidArgument(op, "(): output ", k, " has shape ", got,
+                                      ", but the op's infer-shape function gives ", want);
       }
-    } else if (!ctx.shapes.empty() || !flat.empty()) {
-      throw errors::InvalidArgument(op, "(): the infer-shape function gave ", ctx.shapes.size(),
-                                    " shapes for ", flat.size(), " outputs");
     }
   }
   if (l.info->infer_dtype) {
     paddle::CustomOpKernelContext ctx(op, &inputs, &attrs, &attr_names);
     l.info->infer_dtype(ctx);
-    if (ctx.dtypes.size() != flat.size()) {
-      throw errors::InvalidArgument(op, "(): the infer-dtype function gave ", ctx.dtypes.size(),
-                                    " dtypes for ", flat.size(), " outputs");
-    }
+    const auto& flat = outputs_for(ctx.dtypes.size(), "dtype");
     for (size_t k = 0; k < flat.size(); ++k) {
       if (paddle::ToOarDType(ctx.dtypes[k]) != flat[k]->dtype()) {
         throw errors::InvalidType(op, "(): output ", k, " has dtype ", flat[k]->dtype(),
@@ -208,13 +211,15 @@ std::vector<Tensor> RunGradLevel(const CallState& s, FunctionContext& fctx,
       found = true;
     }
     for (size_t j = 0; !found && j < f.outputs.size(); ++j) {
+      // An optional output left empty (its in-place input omitted) is an omitted input.
+      const bool list = f.outputs[j].is_list;
       if (f.outputs[j].key == a.key) {
-        inputs.push_back(to_inputs(out_saved[j], true));
+        inputs.push_back(to_inputs(out_saved[j], list || !out_saved[j].empty()));
         found = true;
       } else if (f.outputs[j].key + "@GRAD" == a.key) {
-        inputs.push_back(to_inputs(
-            std::vector<Tensor>(grads.begin() + grad_offset[j], grads.begin() + grad_offset[j + 1]),
-            true));
+        const std::vector<Tensor> g(grads.begin() + grad_offset[j],
+                                    grads.begin() + grad_offset[j + 1]);
+        inputs.push_back(to_inputs(g, list || !g.empty()));
         found = true;
       }
     }
