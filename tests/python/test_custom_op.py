@@ -378,6 +378,14 @@ def test_complex_dispatch(ops):
     np.testing.assert_allclose(ops["dispatch_op"].abs_square(_t(np.array([3.0]))).numpy(), [9.0])
 
 
+@pytest.mark.parametrize("dtype", ["float16", "bfloat16", "float32", "float64"])
+def test_floating_and_half_dispatch(ops, dtype):
+    x = oar.to_tensor(np.array([-1.5, 2.5, 0.0, 3.0]), dtype=dtype)
+    out = ops["dispatch_op"].half_relu(x)
+    assert out.dtype == getattr(oar, dtype)
+    np.testing.assert_array_equal(out.astype("float32").numpy(), [0.0, 2.5, 0.0, 3.0])
+
+
 def test_a_dtype_outside_the_dispatch_list_is_a_type_error(ops):
     with pytest.raises(TypeError, match="int_square is not implemented for data type `float32`"):
         ops["dispatch_op"].int_square(_t(np.ones(2, dtype="float32")))

@@ -1,5 +1,6 @@
 // Integer and complex dispatch, an op without a grad op, a failing PD_CHECK,
 // a kernel asking for GPU memory, kernels that disagree with their declarations.
+#include <algorithm>
 #include <complex>
 #include <vector>
 
@@ -62,3 +63,18 @@ PD_BUILD_OP(attr_mismatch)
     .Outputs({"Out"})
     .Attrs({"n: int"})
     .SetKernelFn(PD_KERNEL(TakesInt64));
+
+// ReLU over the floating types and the 16-bit ones.
+std::vector<paddle::Tensor> HalfRelu(const paddle::Tensor& x) {
+  auto out = paddle::empty_like(x);
+  PD_DISPATCH_FLOATING_AND_HALF_TYPES(x.dtype(), "half_relu", ([&] {
+                                        const data_t* px = x.data<data_t>();
+                                        data_t* po = out.data<data_t>();
+                                        for (int64_t i = 0; i < x.numel(); ++i) {
+                                          po[i] = std::max(static_cast<data_t>(0.), px[i]);
+                                        }
+                                      }));
+  return {out};
+}
+
+PD_BUILD_OP(half_relu).Inputs({"X"}).Outputs({"Out"}).SetKernelFn(PD_KERNEL(HalfRelu));
