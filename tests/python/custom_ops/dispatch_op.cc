@@ -1,5 +1,6 @@
-// Integer and complex dispatch, an op without a grad op, a failing PD_CHECK,
-// a kernel asking for GPU memory, kernels that disagree with their declarations.
+// Integer, complex and 16-bit float dispatch, an op without a grad op, a failing
+// PD_CHECK, a kernel asking for GPU memory, kernels that disagree with their
+// declarations.
 #include <algorithm>
 #include <complex>
 #include <vector>
