@@ -514,6 +514,13 @@ def test_cuda_sources_are_refused_at_load(tmp_path):
         )
 
 
+def test_a_source_calling_a_cuda_kernel_is_refused_at_load(tmp_path):
+    with pytest.raises(NotImplementedError, match=r"(?s)relu_cuda_forward.*no GPU backend"):
+        cpp_extension.load(
+            "gpu_kernel_ext", [_src("gpu_kernel_op.cc")], build_directory=str(tmp_path)
+        )
+
+
 def test_load_argument_errors(tmp_path):
     with pytest.raises(ValueError, match="must be a Python identifier"):
         cpp_extension.load("not a name", [_src("relu_op.cc")], build_directory=str(tmp_path))

@@ -3,6 +3,7 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <cctype>
 #include <set>
 
 namespace oar::extension {
@@ -65,6 +66,22 @@ void CheckGradLevel(const CustomOp& op, size_t level) {
                                     " is not an attribute of the op it differentiates");
     }
   }
+}
+
+// A library whose sources call a GPU kernel (Paddle's examples declare
+// `relu_cuda_forward` and define it in a .cu file) cannot resolve it here: that
+// is named as what oar does not do, other load failures as they are.
+[[noreturn]] void ThrowLoadError(const std::string& path, std::string why) {
+  std::string lower = why;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return std::tolower(c); });
+  if (lower.find("undefined symbol") != std::string::npos &&
+      (lower.find("cuda") != std::string::npos || lower.find("gpu") != std::string::npos)) {
+    throw errors::Unimplemented("cannot load the custom op library ", path, ": ", why,
+                                "; it calls a GPU kernel, and oar has no GPU backend: custom "
+                                "operators run C++ CPU kernels only (docs/custom_ops.md)");
+  }
+  throw errors::InvalidArgument("cannot load the custom op library ", path, ": ", why);
 }
 
 }  // namespace
@@ -197,9 +214,7 @@ std::vector<std::shared_ptr<const CustomOp>> CustomOpRegistry::LoadLibrary(
   loading_ = false;
   Declarations decls = std::move(pending_);
   pending_.clear();
-  if (!handle) {
-    throw errors::InvalidArgument("cannot load the custom op library ", path, ": ", dlerror());
-  }
+  if (!handle) ThrowLoadError(path, dlerror());
   if (auto it = libraries_.find(handle); it != libraries_.end()) {
     dlclose(handle);  // drops the reference this dlopen added
     return it->second;
