@@ -3,6 +3,7 @@ custom_ops/ compiled by oar.utils.cpp_extension.load, run eagerly with their gra
 double-grad ops, attributes, optional and list inputs, in-place outputs, dispatch, the
 profiler, the graph viewer, capture, the build cache and the errors."""
 
+import inspect
 import json
 import os
 import shutil
@@ -117,8 +118,6 @@ def test_amp_runs_the_op_in_its_inputs_dtype(ops):
 
 
 def test_module_function_has_the_ops_signature_and_doc(ops):
-    import inspect
-
     fn = ops["attrs_op"].attrs_op
     params = list(inspect.signature(fn).parameters)
     assert params[:3] == ["x", "bool_attr", "int_attr"] and params[-1] == "str_vec_attr"
