@@ -450,13 +450,16 @@ def test_capture_does_not_record_a_custom_op(ops):
 
     # The capture breaks (it would have frozen the op's output as a constant) and the
     # call runs eagerly, with the right values.
-    static_f = oar.jit.to_static(f, full_graph=True)
+    static_f = oar.jit.to_static(f)
     x = _t(np.array([-1.0, 1.0], dtype="float32"))
     with pytest.warns(UserWarning, match="custom op 'custom_relu' cannot be captured"):
         out = static_f(x)
     np.testing.assert_array_equal(out.numpy(), [0.0, 2.0])
     x2 = _t(np.array([3.0, -3.0], dtype="float32"))
     np.testing.assert_array_equal(static_f(x2).numpy(), [6.0, 0.0])
+    # With full_graph, as for any break, an error.
+    with pytest.raises(oar.jit.GraphBreakError, match="custom op 'custom_relu'"):
+        oar.jit.to_static(f, full_graph=True)(x)
 
 
 # --- building: cache, rebuild, errors ---------------------------------------------------

@@ -260,9 +260,15 @@ std::vector<std::vector<Tensor>> RunCustomOp(const std::shared_ptr<const CustomO
   const std::string& name = l.info->name;
   CheckInputs(l, inputs, attrs);
   if (jit::Tracer* tracer = jit::Tracer::Current(); tracer && !tracer->nested()) {
-    // A capture would record the op's outputs as constants: stop it instead.
+    // A capture would record the op's outputs as constants: stop it instead,
+    // as any graph break does (an error under full_graph).
     tracer->Break(StrCat("custom op '", name,
                          "' cannot be captured yet (docs/custom_ops.md); it runs eagerly"));
+    if (tracer->full_graph()) {
+      throw errors::PreconditionNotMet("to_static(full_graph=True): custom op '", name,
+                                       "' cannot be captured yet (docs/custom_ops.md); use "
+                                       "full_graph=False to run such a function eagerly");
+    }
   }
   profiler::RecordEvent span(std::string_view(name), profiler::EventKind::kOperator);
   std::vector<int> inplace_inputs;
