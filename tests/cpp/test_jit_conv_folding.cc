@@ -118,20 +118,26 @@ TEST(JitConvFolding, GroupsFoldAndMatchTheOpsUpToRounding) {
             testing::Values(fast[0]));
 }
 
-TEST(JitConvFolding, AGroupNeedingAGradientRunsTheOps) {
-  const Tensor x = Floats(kC * 25, 6, 1.0, 0, {1, kC, 5, 5});
-  const Tensor w = Floats(kC * kC, 7, 0.3, 0, {kC, kC, 1, 1});
-  const Norm n(50);
+// relu(n(conv(x, w))) with `padding` on every side, captured; out: its eager value.
+jit::Captured CaptureConvNormRelu(const Tensor& x, const Tensor& w, const Norm& n, int64_t padding,
+                                  Tensor* out) {
   jit::Tracer tracer(false);
   tracer.AddInput(x);
   tracer.AddParam("w", w);
   n.Add(tracer, "n");
-  Tensor out;
   {
     jit::Tracer::ActiveGuard active(&tracer);
-    out = relu(n(conv(x, w)));
+    *out = relu(n(conv(x, w, {1, 1}, std::vector<int64_t>(4, padding))));
   }
-  jit::Captured cap = jit::FromTracer(tracer, {out});
+  return jit::FromTracer(tracer, {*out});
+}
+
+TEST(JitConvFolding, AGroupNeedingAGradientRunsTheOps) {
+  const Tensor x = Floats(kC * 25, 6, 1.0, 0, {1, kC, 5, 5});
+  const Tensor w = Floats(kC * kC, 7, 0.3, 0, {kC, kC, 1, 1});
+  const Norm n(50);
+  Tensor out;
+  jit::Captured cap = CaptureConvNormRelu(x, w, n, 0, &out);
   const std::vector<Tensor> params{w, n.mean, n.variance, n.weight, n.bias};
   const jit::FoldedConvs folded(cap.program, params, cap.consts);
   ASSERT_EQ(folded.size(), 1u);
@@ -147,16 +153,8 @@ TEST(JitConvFolding, LoadFoldsUnlessTheFlagIsOff) {
   const Tensor x = Floats(kC * 36, 8, 1.0, 0, {1, kC, 6, 6});
   const Tensor w = Floats(kC * kC * 9, 9, 0.3, 0, {kC, kC, 3, 3});
   const Norm n(60);
-  jit::Tracer tracer(false);
-  tracer.AddInput(x);
-  tracer.AddParam("w", w);
-  n.Add(tracer, "n");
   Tensor out;
-  {
-    jit::Tracer::ActiveGuard active(&tracer);
-    out = relu(n(conv(x, w, {1, 1}, {1, 1, 1, 1})));
-  }
-  jit::Captured cap = jit::FromTracer(tracer, {out});
+  jit::Captured cap = CaptureConvNormRelu(x, w, n, 1, &out);
   const std::string model = R"({"format": "oar.model", "version": 1, "programs": {"eval": )" +
                             cap.program.ToJson() + "}}";
   const std::string path = testing::TempPath("jit_fold_model");
