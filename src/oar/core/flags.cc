@@ -5,6 +5,7 @@
 #include "oar/core/flags_check.h"
 
 #include "oar/core/errors.h"
+#include "oar/core/jit_flags.h"
 
 namespace oar {
 
@@ -17,6 +18,11 @@ namespace {
 std::atomic<int>& CheckNanInfLevel() {
   static std::atomic<int> level{0};
   return level;
+}
+
+std::atomic<bool>& JitFoldConv() {
+  static std::atomic<bool> on{true};
+  return on;
 }
 
 std::string_view Strip(std::string_view name) {
@@ -40,7 +46,7 @@ void SetFlag(std::string_view name, double value) {
   } else if (n == "jit_fuse_elementwise") {
     GlobalFlags().jit_fuse_elementwise.store(value != 0);
   } else if (n == "jit_fold_conv") {
-    GlobalFlags().jit_fold_conv.store(value != 0);
+    JitFoldConv().store(value != 0);
   } else if (n == "fused_rnn") {
     GlobalFlags().fused_rnn.store(value != 0);
   } else if (n == "parallel_threshold") {
@@ -59,7 +65,7 @@ double GetFlag(std::string_view name) {
   if (n == "check_nan_inf_level") return CheckNanInfLevel().load();
   if (n == "record_forward_stack") return GlobalFlags().record_forward_stack.load() ? 1 : 0;
   if (n == "jit_fuse_elementwise") return GlobalFlags().jit_fuse_elementwise.load() ? 1 : 0;
-  if (n == "jit_fold_conv") return GlobalFlags().jit_fold_conv.load() ? 1 : 0;
+  if (n == "jit_fold_conv") return JitFoldConv().load() ? 1 : 0;
   if (n == "fused_rnn") return GlobalFlags().fused_rnn.load() ? 1 : 0;
   if (n == "parallel_threshold")
     return static_cast<double>(GlobalFlags().parallel_threshold.load());
@@ -68,6 +74,8 @@ double GetFlag(std::string_view name) {
 }
 
 int FLAGS_check_nan_inf_level() { return CheckNanInfLevel().load(std::memory_order_relaxed); }
+
+bool FLAGS_jit_fold_conv() { return JitFoldConv().load(std::memory_order_relaxed); }
 
 std::vector<std::string> FlagNames() {
   return {"FLAGS_check_nan_inf",       "FLAGS_check_nan_inf_level",  "FLAGS_fused_rnn",

@@ -20,9 +20,6 @@ struct Flags {
   // Replays of captured programs run chains of element-wise ops as one pass
   // (src/oar/jit/fusion.h); off: op by op.
   std::atomic<bool> jit_fuse_elementwise{true};
-  // oar::jit::Load folds the inference program's conv + batch norm groups
-  // (src/oar/jit/conv_folding.h); off: they run op by op.
-  std::atomic<bool> jit_fold_conv{true};
   // nn.SimpleRNN/LSTM/GRU run each layer as one fused op (src/oar/ops/rnn.yaml);
   // off: op by op, differentiable to any order.
   std::atomic<bool> fused_rnn{true};
@@ -36,10 +33,6 @@ inline bool FLAGS_check_nan_inf() {
 
 inline bool FLAGS_jit_fuse_elementwise() {
   return GlobalFlags().jit_fuse_elementwise.load(std::memory_order_relaxed);
-}
-
-inline bool FLAGS_jit_fold_conv() {
-  return GlobalFlags().jit_fold_conv.load(std::memory_order_relaxed);
 }
 
 inline bool FLAGS_record_forward_stack() {

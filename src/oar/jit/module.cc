@@ -9,7 +9,7 @@
 
 #include "oar/autograd/grad_mode.h"
 #include "oar/core/errors.h"
-#include "oar/core/flags.h"
+#include "oar/core/jit_flags.h"
 #include "oar/jit/conv_folding.h"
 #include "oar/jit/replay.h"
 #include "oar/train/checkpoint.h"
