@@ -31,9 +31,10 @@
     return __VA_ARGS__();                          \
   }
 
-#define PD_PRIVATE_DISPATCH_UNSUPPORTED(NAME, TYPE) \
-  default:                                          \
-    throw ::oar::errors::InvalidType(NAME, " is not implemented for data type `", TYPE, "`")
+#define PD_PRIVATE_DISPATCH_UNSUPPORTED(NAME, TYPE)                                \
+  default:                                                                         \
+    throw ::oar::errors::InvalidType(NAME, " has no kernel for data type `", TYPE, \
+                                     "`: its dispatch macro does not cover that type")
 
 #define PD_PRIVATE_FLOATING_CASES(...)                                  \
   PD_PRIVATE_CASE_TYPE(::paddle::DataType::FLOAT32, float, __VA_ARGS__) \
