@@ -19,13 +19,8 @@ Tracer* Tracer::Exchange(Tracer* tracer) { return std::exchange(tls_tracer, trac
 Tracer::ActiveGuard::ActiveGuard(Tracer* tracer) : previous_(tls_tracer) { tls_tracer = tracer; }
 Tracer::ActiveGuard::~ActiveGuard() { tls_tracer = previous_; }
 
-Tracer::Recording::Recording(Tracer& tracer, const char* op,
-                             std::initializer_list<TensorArg> inputs,
-                             std::initializer_list<AttrValue> attrs)
-    : tracer_(tracer) {
-  ++tracer_.depth_;
-  if (tracer_.broken()) return;
-  op_.type = op;
+template <typename Args>
+void Tracer::Recording::AddInputs(const Args& inputs) {
   op_.inputs.reserve(inputs.size());
   for (const TensorArg& a : inputs) {
     std::vector<int64_t> ids;
@@ -37,8 +32,28 @@ Tracer::Recording::Recording(Tracer& tracer, const char* op,
     }
     op_.inputs.push_back(std::move(ids));
   }
-  op_.attrs.assign(attrs.begin(), attrs.end());
   if (const std::string* path = CurrentLayerPath()) op_.layer = *path;
+}
+
+Tracer::Recording::Recording(Tracer& tracer, const char* op,
+                             std::initializer_list<TensorArg> inputs,
+                             std::initializer_list<AttrValue> attrs)
+    : tracer_(tracer) {
+  ++tracer_.depth_;
+  if (tracer_.broken()) return;
+  op_.type = op;
+  AddInputs(inputs);
+  op_.attrs.assign(attrs.begin(), attrs.end());
+}
+
+Tracer::Recording::Recording(Tracer& tracer, std::string op, const std::vector<TensorArg>& inputs,
+                             std::vector<AttrValue> attrs)
+    : tracer_(tracer) {
+  ++tracer_.depth_;
+  if (tracer_.broken()) return;
+  op_.type = std::move(op);
+  AddInputs(inputs);
+  op_.attrs = std::move(attrs);
 }
 
 Tensor Tracer::Recording::Finish(Tensor out) {
@@ -51,9 +66,23 @@ Tensor& Tracer::Recording::FinishInplace(Tensor& out) {
   return out;
 }
 
+void Tracer::Recording::FinishAll(const std::vector<Tensor>& outs) {
+  if (!tracer_.broken()) tracer_.AddOp(std::move(op_), outs);
+}
+
 void Tracer::AddOp(TracedOp op, const Tensor& out) {
   op.output = NewValue(ValueKind::kOp, out, "");
   if (out.defined()) op.shape = out.shape();
+  ops_.push_back(std::move(op));
+}
+
+void Tracer::AddOp(TracedOp op, const std::vector<Tensor>& outs) {
+  OAR_ENFORCE(!outs.empty(), errors::Fatal("capture: op ", op.type, " recorded no output"));
+  // Consecutive ids: no other value is made in between.
+  op.output = NewValue(ValueKind::kOp, outs[0], "");
+  for (size_t i = 1; i < outs.size(); ++i) NewValue(ValueKind::kOp, outs[i], "");
+  op.num_outputs = static_cast<int64_t>(outs.size());
+  op.shape = outs[0].shape();
   ops_.push_back(std::move(op));
 }
 

@@ -36,8 +36,10 @@
 
 namespace oar::jit {
 
-// An attribute value, one per non-tensor argument of the op's declaration.
-using AttrValue = std::variant<bool, int64_t, double, Scalar, std::vector<int64_t>, DType>;
+// An attribute value, one per non-tensor argument of the op's declaration
+// (strings and float and string lists: a custom op's, external_op.h).
+using AttrValue = std::variant<bool, int64_t, double, Scalar, std::vector<int64_t>, DType,
+                               std::string, std::vector<double>, std::vector<std::string>>;
 
 // One tensor argument of a recorded call: a Tensor or a Tensor[].
 class TensorArg {
@@ -65,9 +67,10 @@ struct TracedOp {
   std::string type;                          // the op ("add", or "add_" in place)
   std::vector<std::vector<int64_t>> inputs;  // value ids per tensor argument ([] undefined)
   std::vector<AttrValue> attrs;              // the declaration's attributes in order
-  int64_t output = -1;
-  std::vector<int64_t> shape;  // the output's shape when it was recorded
-  std::string layer;           // the oar.nn.Layer path that ran it
+  int64_t output = -1;                       // the first output; several are consecutive values
+  int64_t num_outputs = 1;                   // more than one only for a custom op
+  std::vector<int64_t> shape;                // the first output's shape when it was recorded
+  std::string layer;                         // the oar.nn.Layer path that ran it
 };
 
 class Tracer {
@@ -99,13 +102,22 @@ class Tracer {
    public:
     Recording(Tracer& tracer, const char* op, std::initializer_list<TensorArg> inputs,
               std::initializer_list<AttrValue> attrs);
+    // An op that is not declared (a custom op, Note [Programs call ops from
+    // outside the declarations]), with any number of outputs.
+    Recording(Tracer& tracer, std::string op, const std::vector<TensorArg>& inputs,
+              std::vector<AttrValue> attrs);
     ~Recording() { --tracer_.depth_; }
     Recording(const Recording&) = delete;
     Recording& operator=(const Recording&) = delete;
     Tensor Finish(Tensor out);
     Tensor& FinishInplace(Tensor& out);
+    // Records outs as the op's outputs, in order (none undefined).
+    void FinishAll(const std::vector<Tensor>& outs);
 
    private:
+    template <typename Args>
+    void AddInputs(const Args& inputs);
+
     Tracer& tracer_;
     TracedOp op_;
   };
@@ -139,8 +151,9 @@ class Tracer {
 
  private:
   int64_t NewValue(ValueKind kind, const Tensor& t, std::string name);
-  // Records op with out as its output (a new value) and out's shape.
+  // Records op with outs as its outputs (new values) and the first one's shape.
   void AddOp(TracedOp op, const Tensor& out);
+  void AddOp(TracedOp op, const std::vector<Tensor>& outs);
 
   bool full_graph_;
   int depth_ = 0;

@@ -8,6 +8,7 @@
 
 #include "oar/core/errors.h"
 #include "oar/core/layer_scope.h"
+#include "oar/jit/external_op.h"
 #include "oar/jit/replay.h"
 
 namespace oar::jit {
@@ -43,6 +44,10 @@ json AttrToJson(const AttrValue& a) {
           return nullptr;
         } else if constexpr (std::is_same_v<T, DType>) {
           return std::string(DTypeName(v));
+        } else if constexpr (std::is_same_v<T, std::vector<double>>) {
+          json list = json::array();
+          for (double d : v) list.push_back(FloatToJson(d));
+          return list;
         } else {
           return v;
         }
@@ -140,6 +145,22 @@ class Reader {
         return Ints(j, field);
       case AttrKind::kDType:
         return DTypeOf(j, field);
+      case AttrKind::kString:
+        return String(j, field);
+      case AttrKind::kFloats: {
+        Array(j, field);
+        std::vector<double> v;
+        for (size_t i = 0; i < j.size(); ++i)
+          v.push_back(Float(j[i], field + "[" + std::to_string(i) + "]"));
+        return v;
+      }
+      case AttrKind::kStrings: {
+        Array(j, field);
+        std::vector<std::string> v;
+        for (size_t i = 0; i < j.size(); ++i)
+          v.push_back(String(j[i], field + "[" + std::to_string(i) + "]"));
+        return v;
+      }
     }
     Fail(field, "a known attribute kind");
   }
@@ -162,8 +183,18 @@ class Reader {
   std::string what_;
 };
 
+// The op of type: a declared op, or one a layer above jit defines (null
+// schema when neither; a resolver's error propagates).
+void Resolve(ProgramOp& op) {
+  op.schema = FindSchema(op.type);
+  if (op.schema) return;
+  op.external = FindExternalOp(op.type);
+  if (op.external) op.schema = &op.external->schema();
+}
+
 void ComputeLastUse(Program& p) {
-  p.num_values = p.first_op_value() + static_cast<int64_t>(p.ops.size());
+  p.num_values = p.first_op_value();
+  for (const ProgramOp& op : p.ops) p.num_values += op.num_outputs;
   p.last_use.assign(static_cast<size_t>(p.num_values), -1);
   p.uses.assign(static_cast<size_t>(p.num_values), 0);
   for (size_t k = 0; k < p.ops.size(); ++k) {
@@ -217,10 +248,11 @@ Captured FromTracer(const Tracer& tracer, const std::vector<Tensor>& outputs) {
     if (values[v].kind == ValueKind::kParam) id[v] += p.first_param();
     if (values[v].kind == ValueKind::kConst) id[v] += p.first_const();
   }
+  int64_t next = p.first_op_value();
   for (const TracedOp& t : tracer.ops()) {
     ProgramOp op;
     op.type = t.type;
-    op.schema = FindSchema(t.type);
+    Resolve(op);
     OAR_ENFORCE(op.schema != nullptr, errors::Fatal("to_static(): no replay entry for ", t.type));
     for (const auto& group : t.inputs) {
       std::vector<int64_t> ids;
@@ -232,8 +264,9 @@ Captured FromTracer(const Tracer& tracer, const std::vector<Tensor>& outputs) {
     if (!op.layer.empty()) op.layer_path = InternLayerPath(op.layer);
     op.has_shape = true;
     op.shape = t.shape;
-    id[static_cast<size_t>(t.output)] = p.first_op_value() + static_cast<int64_t>(p.ops.size());
-    op.output = id[static_cast<size_t>(t.output)];
+    op.output = next;
+    op.num_outputs = t.num_outputs;
+    for (int64_t i = 0; i < t.num_outputs; ++i) id[static_cast<size_t>(t.output + i)] = next++;
     p.ops.push_back(std::move(op));
   }
   for (const Tensor& o : outputs) {
@@ -270,6 +303,7 @@ std::string Program::ToJson() const {
                 {"attrs", attrs},
                 {"output", op.output},
                 {"layer", op.layer}};
+    if (op.num_outputs != 1) jop["num_outputs"] = op.num_outputs;
     if (op.has_shape) jop["shape"] = op.shape;
     j["ops"].push_back(std::move(jop));
     for (const SymbolicDim& d : op.symbolic_dims) {
@@ -327,13 +361,13 @@ Program Program::FromJson(const std::string& text, const std::string& what) {
     }
   }
   const json& ops = r.Array(r.At(j, "ops", "ops"), "ops");
+  int64_t defined = p.first_op_value();  // the next op's first output
   for (size_t k = 0; k < ops.size(); ++k) {
     const std::string f = "ops[" + std::to_string(k) + "]";
     ProgramOp op;
     op.type = r.String(r.At(ops[k], "type", f + ".type"), f + ".type");
-    op.schema = FindSchema(op.type);
+    Resolve(op);
     if (!op.schema) r.Fail(f + ".type", "an op this build declares, not '" + op.type + "'");
-    const int64_t defined = p.first_op_value() + static_cast<int64_t>(k);
     const json& ins = r.Array(r.At(ops[k], "inputs", f + ".inputs"), f + ".inputs");
     const size_t n = std::strlen(op.schema->tensor_args);
     if (ins.size() != n)
@@ -357,6 +391,12 @@ Program Program::FromJson(const std::string& text, const std::string& what) {
     }
     op.output = r.Int(r.At(ops[k], "output", f + ".output"), f + ".output");
     if (op.output != defined) r.Fail(f + ".output", "value " + std::to_string(defined));
+    if (ops[k].contains("num_outputs")) {
+      op.num_outputs = r.Int(ops[k]["num_outputs"], f + ".num_outputs");
+      if (op.num_outputs < 1 || (!op.external && op.num_outputs != 1))
+        r.Fail(f + ".num_outputs", op.external ? "at least 1" : "1 for " + op.type);
+    }
+    defined += op.num_outputs;
     if (ops[k].contains("layer")) op.layer = r.String(ops[k]["layer"], f + ".layer");
     if (!op.layer.empty()) op.layer_path = InternLayerPath(op.layer);
     if (ops[k].contains("shape")) {
@@ -368,7 +408,7 @@ Program Program::FromJson(const std::string& text, const std::string& what) {
     }
     p.ops.push_back(std::move(op));
   }
-  const int64_t num_values = p.first_op_value() + static_cast<int64_t>(p.ops.size());
+  const int64_t num_values = defined;
   const json& outs = r.Array(r.At(j, "outputs", "outputs"), "outputs");
   for (size_t i = 0; i < outs.size(); ++i) {
     p.outputs.push_back(r.Index(outs[i], "outputs[" + std::to_string(i) + "]", num_values));

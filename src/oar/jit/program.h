@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -60,17 +61,22 @@ struct SymbolicDim {
 };
 
 struct OpSchema;
+class ExternalOp;
 
 struct ProgramOp {
   std::string type;
   const OpSchema* schema = nullptr;
+  // A custom op's (Note [Programs call ops from outside the declarations]):
+  // what runs it; schema is its schema. Null for a declared op.
+  std::shared_ptr<const ExternalOp> external;
   std::vector<std::vector<int64_t>> inputs;
   std::vector<AttrValue> attrs;
-  int64_t output = -1;
+  int64_t output = -1;      // the first output; the others follow it
+  int64_t num_outputs = 1;  // more than one only for an external op
   std::string layer;
   const std::string* layer_path = nullptr;  // layer, interned: current while it runs
   std::vector<SymbolicAttr> symbolic;       // this op's symbolic attribute elements
-  // The output's shape at capture (checked on replay, Note [Shapes that depend on
+  // The (first) output's shape at capture (checked on replay, Note [Shapes that depend on
   // values]); absent (has_shape false) in programs that do not record it.
   bool has_shape = false;
   std::vector<int64_t> shape;

@@ -9,6 +9,7 @@
 #include "oar/core/layer_scope.h"
 #include "oar/eager/dygraph_functions.h"
 #include "oar/jit/conv_folding.h"
+#include "oar/jit/external_op.h"
 
 namespace oar::jit {
 
@@ -162,10 +163,24 @@ std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& input
       args.attrs = &patched;
     }
     ExitLayerScope(op.layer_path ? op.layer_path : outer);
-    Tensor out = op.schema->call(args);
-    if (op.has_shape) CheckShape(op, k, out, symbols);
-    for (auto& group : args.tensors) group.clear();  // drop this op's references
-    values[static_cast<size_t>(op.output)] = std::move(out);
+    if (op.external) {
+      std::vector<Tensor> outs = op.external->Run(args);
+      OAR_ENFORCE(
+          static_cast<int64_t>(outs.size()) == op.num_outputs,
+          errors::PreconditionNotMet("jit program: op ", k, " (", op.type, ") returned ",
+                                     outs.size(), " tensors but the capture saw ", op.num_outputs));
+      if (op.has_shape) CheckShape(op, k, outs[0], symbols);
+      for (auto& group : args.tensors) group.clear();
+      for (size_t i = 0; i < outs.size(); ++i) {
+        const auto id = static_cast<size_t>(op.output) + i;
+        if (program.uses[id] > 0) values[id] = std::move(outs[i]);  // else: never read
+      }
+    } else {
+      Tensor out = op.schema->call(args);
+      if (op.has_shape) CheckShape(op, k, out, symbols);
+      for (auto& group : args.tensors) group.clear();  // drop this op's references
+      values[static_cast<size_t>(op.output)] = std::move(out);
+    }
     for (const auto& group : op.inputs) {
       for (int64_t id : group) {
         const auto u = static_cast<size_t>(id);

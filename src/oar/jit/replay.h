@@ -11,7 +11,18 @@
 
 namespace oar::jit {
 
-enum class AttrKind : uint8_t { kBool, kInt, kFloat, kScalar, kInts, kDType };
+// kString, kFloats and kStrings: only a custom op's (external_op.h).
+enum class AttrKind : uint8_t {
+  kBool,
+  kInt,
+  kFloat,
+  kScalar,
+  kInts,
+  kDType,
+  kString,
+  kFloats,
+  kStrings
+};
 
 // The arguments of one call, as the generated replay table reads them.
 class ReplayArgs {
