@@ -5,9 +5,12 @@
 // at once (Note [A loaded module is shared read-only]), and every answer must
 // equal the serial one.
 //
-//   usage: jit_serve MODEL INPUTS.safetensors OUTPUTS.safetensors [THREADS]
+//   usage: jit_serve [--custom-ops LIB.so]... MODEL INPUTS.safetensors
+//                    OUTPUTS.safetensors [THREADS]
 //   INPUTS holds the inputs in the order forward takes them; OUTPUTS gets
-//   "out0", "out1", ... Exits non-zero on any error or disagreement.
+//   "out0", "out1", ... --custom-ops loads a library of custom operators the
+//   model calls (docs/custom_ops.md) before the model. Exits non-zero on any
+//   error or disagreement.
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -16,6 +19,7 @@
 #include <thread>
 #include <vector>
 
+#include "oar/extension/registry.h"
 #include "oar/oar.h"
 
 namespace {
@@ -37,25 +41,36 @@ double MaxDifference(const std::vector<oar::Tensor>& a, const std::vector<oar::T
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 4) {
-    std::fprintf(stderr, "usage: %s MODEL INPUTS.safetensors OUTPUTS.safetensors [THREADS]\n",
+  std::vector<std::string> libraries, args;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--custom-ops" && i + 1 < argc) {
+      libraries.emplace_back(argv[++i]);
+    } else {
+      args.emplace_back(argv[i]);
+    }
+  }
+  if (args.size() < 3) {
+    std::fprintf(stderr,
+                 "usage: %s [--custom-ops LIB.so]... MODEL INPUTS.safetensors "
+                 "OUTPUTS.safetensors [THREADS]\n",
                  argv[0]);
     return 2;
   }
   try {
-    const oar::jit::Module module = oar::jit::Load(argv[1]);
+    for (const std::string& lib : libraries) oar::extension::LoadCustomOps(lib);
+    const oar::jit::Module module = oar::jit::Load(args[0]);
     std::vector<oar::Tensor> inputs;
-    for (auto& [name, t] : oar::Load(argv[2])) inputs.push_back(t);
+    for (auto& [name, t] : oar::Load(args[1])) inputs.push_back(t);
     const std::vector<oar::Tensor> outputs = module.Forward(inputs);
     oar::NamedTensors named;
     for (size_t i = 0; i < outputs.size(); ++i)
       named.emplace_back("out" + std::to_string(i), outputs[i]);
-    oar::Save(named, argv[3]);
+    oar::Save(named, args[2]);
     std::printf("%zu inputs -> %zu outputs:", inputs.size(), outputs.size());
     for (const auto& o : outputs) std::printf(" %s", oar::StrCat(o.shape()).c_str());
     std::printf("\n");
 
-    const int threads = argc > 4 ? std::atoi(argv[4]) : 0;
+    const int threads = args.size() > 3 ? std::atoi(args[3].c_str()) : 0;
     if (threads > 0) {
       constexpr int kCallsPerThread = 4;
       std::vector<double> worst(static_cast<size_t>(threads), 0.0);

@@ -3,6 +3,8 @@
 // Python suite (tests/python/test_custom_op.py) covers loading libraries.
 #include "oar/extension.h"
 #include "oar/extension/run_op.h"
+#include "oar/jit/program.h"
+#include "oar/jit/replay.h"
 #include "test_util.h"
 
 namespace {
@@ -67,6 +69,32 @@ TEST(CustomOp, ErrorsNameTheOpAndTheArgument) {
         ErrorCode::kNotFound, {"no custom op named 'no_such_custom_op'"});
   Catch([] { extension::ParseAttr("my_op", "axis: long"); }, ErrorCode::kInvalidArgument,
         {"custom op 'my_op'", "'axis: long'"});
+}
+
+// Note [Programs call ops from outside the declarations]: a capture records the
+// op with its attribute, the program's text names it, and a replay of the
+// parsed text runs it (with its grad node) on new values.
+TEST(CustomOp, CapturedProgramRunsTheOp) {
+  auto op = extension::CustomOpRegistry::Instance().Find("cpp_test_square");
+  Tensor x = Make({1.0, -2.0}, {2}, DType::kFloat64, false);
+  jit::Tracer tracer(/*full_graph=*/true);
+  tracer.AddInput(x);
+  Tensor y;
+  {
+    jit::Tracer::ActiveGuard active(&tracer);
+    y = add(extension::RunCustomOp(op, 0, One(x), {paddle::AttrValue(0.5f)})[0][0], x);
+  }
+  ASSERT_FALSE(tracer.broken()) << tracer.break_reason();
+  const jit::Captured c = jit::FromTracer(tracer, {y});
+  ASSERT_EQ(c.program.ops.size(), 2u);
+  EXPECT_EQ(c.program.ops[0].type, "custom.cpp_test_square");
+  const std::string text = c.program.ToJson();
+  EXPECT_NE(text.find("\"scale\":0.5"), std::string::npos) << text;
+  const jit::Program p = jit::Program::FromJson(text, "test");
+  Tensor x2 = Make({3.0, 4.0}, {2}, DType::kFloat64, false);
+  Tensor y2 = jit::Run(p, {x2}, {}, c.consts)[0];
+  ExpectClose(y2, {7.5, 12.0}, {2});  // 0.5 x^2 + x
+  ExpectClose(Grad({sum(y2)}, {x2})[0], {4.0, 5.0}, {2});
 }
 
 TEST(CustomOp, ArgumentNamesCarryTheirMarks) {

@@ -1,7 +1,8 @@
 """C++ custom operators (docs/custom_ops.md): Paddle's PD_BUILD_OP sources under
 custom_ops/ compiled by oar.utils.cpp_extension.load, run eagerly with their grad and
 double-grad ops, attributes, optional and list inputs, in-place outputs, dispatch, the
-profiler, the graph viewer, capture, the build cache and the errors."""
+profiler, the graph viewer, the build cache and the errors (capture and serving:
+test_custom_op_capture.py)."""
 
 import inspect
 import json
@@ -386,7 +387,9 @@ def test_floating_and_half_dispatch(ops, dtype):
 
 
 def test_a_dtype_outside_the_dispatch_list_is_a_type_error(ops):
-    with pytest.raises(TypeError, match="int_square has no kernel for data type `float32`: its dispatch macro"):
+    with pytest.raises(
+        TypeError, match="int_square has no kernel for data type `float32`: its dispatch macro"
+    ):
         ops["dispatch_op"].int_square(_t(np.ones(2, dtype="float32")))
 
 
@@ -437,29 +440,6 @@ def test_a_library_with_a_bad_declaration_registers_nothing(build_dir):
         cpp_extension.load("bad_decl", [_src("bad_declaration_op.cc")], build_directory=build_dir)
     with pytest.raises(RuntimeError, match="no custom op named 'fine_op'"):
         oar._C._custom_op_run("fine_op", (_t(np.ones(1)),), ())
-
-
-# --- capture --------------------------------------------------------------------------------
-
-
-def test_capture_does_not_record_a_custom_op(ops):
-    relu = ops["relu_op"].custom_relu
-
-    def f(x):
-        return relu(x) * 2.0
-
-    # The capture breaks (it would have frozen the op's output as a constant) and the
-    # call runs eagerly, with the right values.
-    static_f = oar.jit.to_static(f)
-    x = _t(np.array([-1.0, 1.0], dtype="float32"))
-    with pytest.warns(UserWarning, match="custom op 'custom_relu' cannot be captured"):
-        out = static_f(x)
-    np.testing.assert_array_equal(out.numpy(), [0.0, 2.0])
-    x2 = _t(np.array([3.0, -3.0], dtype="float32"))
-    np.testing.assert_array_equal(static_f(x2).numpy(), [6.0, 0.0])
-    # With full_graph, as for any break, an error.
-    with pytest.raises(oar.jit.GraphBreakError, match="custom op 'custom_relu'"):
-        oar.jit.to_static(f, full_graph=True)(x)
 
 
 # --- building: cache, rebuild, errors ---------------------------------------------------

@@ -40,6 +40,8 @@ RANDOM_OPS = frozenset(
         "binomial",
     ]
 )
+# The type prefix of a custom operator in a program (src/oar/jit/external_op.h).
+CUSTOM_OP_PREFIX = "custom."
 
 
 def set_enabled(flag: bool) -> None:
@@ -118,8 +120,8 @@ def _without_side_effects(program: dict) -> bool:
     constant."""
     first_op_value = len(program["inputs"]) + len(program["params"]) + len(program["consts"])
     for op in program["ops"]:
-        if op["type"] in RANDOM_OPS:
-            return False
+        if op["type"] in RANDOM_OPS or op["type"].startswith(CUSTOM_OP_PREFIX):
+            return False  # a custom op may draw numbers or write its inputs
         if op["type"].endswith("_") and op["inputs"] and op["inputs"][0]:
             if op["inputs"][0][0] < first_op_value:
                 return False

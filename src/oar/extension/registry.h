@@ -94,6 +94,13 @@ class CustomOpRegistry {
   std::unordered_map<void*, std::vector<std::shared_ptr<const CustomOp>>> libraries_;
 };
 
+// Loads a custom-op library into this process, as Python's
+// oar.utils.cpp_extension.load does after compiling it: a C++ program serving a
+// saved model that calls the library's ops loads it before oar::jit::Load.
+inline std::vector<std::shared_ptr<const CustomOp>> LoadCustomOps(const std::string& path) {
+  return CustomOpRegistry::Instance().LoadLibrary(path);
+}
+
 // Splits "name: type" into its parts; an error names the op and the declaration.
 AttrSpec ParseAttr(const std::string& op, const std::string& decl);
 ArgSpec ParseArg(const std::string& name);

@@ -1,6 +1,7 @@
 #include "oar/extension/run_op.h"
 
 #include <algorithm>
+#include <optional>
 
 #include "oar/api/api.h"
 #include "oar/autograd/custom_function.h"
@@ -8,6 +9,7 @@
 #include "oar/autograd/grad_mode.h"
 #include "oar/core/profiler/record_event.h"
 #include "oar/eager/trace.h"
+#include "oar/extension/program_op.h"
 
 namespace oar::extension {
 namespace {
@@ -251,6 +253,40 @@ std::vector<Tensor> RunGradLevel(const CallState& s, FunctionContext& fctx,
   return result;
 }
 
+// The tensor arguments a capture records, one per declared input (an omitted
+// optional one: no value); args points into the other members.
+struct TracedInputs {
+  TracedInputs(const CustomOpLevel& l, const std::vector<CallInput>& inputs)
+      : groups(inputs.size()), singles(inputs.size()) {
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (inputs[i].present) {
+        for (const paddle::Tensor& t : inputs[i].tensors) groups[i].push_back(t.tensor());
+      }
+      if (!l.inputs[i].is_list && !groups[i].empty()) singles[i] = groups[i][0];
+    }
+    for (size_t i = 0; i < inputs.size(); ++i) {
+      if (l.inputs[i].is_list) {
+        args.emplace_back(groups[i]);
+      } else {
+        args.emplace_back(singles[i]);
+      }
+    }
+  }
+  TracedInputs(const TracedInputs&) = delete;
+  TracedInputs& operator=(const TracedInputs&) = delete;
+
+  std::vector<std::vector<Tensor>> groups;
+  std::vector<Tensor> singles;
+  std::vector<jit::TensorArg> args;
+};
+
+std::vector<jit::AttrValue> TracedAttrs(const std::vector<paddle::AttrValue>& attrs) {
+  std::vector<jit::AttrValue> out;
+  out.reserve(attrs.size());
+  for (const paddle::AttrValue& a : attrs) out.push_back(ToProgramAttr(a));
+  return out;
+}
+
 }  // namespace
 
 std::vector<std::vector<Tensor>> RunCustomOp(const std::shared_ptr<const CustomOp>& op,
@@ -259,15 +295,20 @@ std::vector<std::vector<Tensor>> RunCustomOp(const std::shared_ptr<const CustomO
   const CustomOpLevel& l = op->levels.at(level);
   const std::string& name = l.info->name;
   CheckInputs(l, inputs, attrs);
+  // A capture records the op (Note [Programs call ops from outside the
+  // declarations]); a grad op's call is recorded by no capture (backward
+  // inside a captured function stops it).
+  std::optional<jit::Tracer::Recording> recording;
   if (jit::Tracer* tracer = jit::Tracer::Current(); tracer && !tracer->nested()) {
-    // A capture would record the op's outputs as constants: stop it instead,
-    // as any graph break does (an error under full_graph).
-    tracer->Break(StrCat("custom op '", name,
-                         "' cannot be captured yet (docs/custom_ops.md); it runs eagerly"));
-    if (tracer->full_graph()) {
-      throw errors::PreconditionNotMet("to_static(full_graph=True): custom op '", name,
-                                       "' cannot be captured yet (docs/custom_ops.md); use "
-                                       "full_graph=False to run such a function eagerly");
+    if (level == 0) {
+      const TracedInputs traced(l, inputs);
+      recording.emplace(*tracer, ProgramType(op->name), traced.args, TracedAttrs(attrs));
+    } else {
+      tracer->Break(StrCat("custom op '", name, "' ran in a backward pass inside the capture"));
+      if (tracer->full_graph()) {
+        throw errors::PreconditionNotMet("to_static(full_graph=True): custom op '", name,
+                                         "' ran in a backward pass inside the captured function");
+      }
     }
   }
   profiler::RecordEvent span(std::string_view(name), profiler::EventKind::kOperator);
@@ -359,6 +400,7 @@ std::vector<std::vector<Tensor>> RunCustomOp(const std::shared_ptr<const CustomO
         return RunGradLevel(*state, fctx, grads);
       });
 
+  if (recording) recording->FinishAll(flat_out);
   std::vector<std::vector<Tensor>> outs(l.outputs.size());
   size_t next = 0;
   for (size_t j = 0; j < outs.size(); ++j) {
