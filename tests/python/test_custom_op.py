@@ -527,24 +527,32 @@ def test_setup_builds_a_package_whose_import_exposes_the_ops(tmp_path):
         "from oar.utils.cpp_extension import CppExtension, setup\n"
         "setup(name='relu_pkg', ext_modules=CppExtension(sources=['relu_op.cc']))\n"
     )
-    site = tmp_path / "site"
+    # A fresh virtualenv that sees this oar (its site packages, or PYTHONPATH for a
+    # working tree) and gets the package installed by pip.
+    venv = tmp_path / "venv"
+    subprocess.run(
+        [sys.executable, "-m", "venv", "--system-site-packages", "--without-pip", str(venv)],
+        check=True,
+    )
+    python = str(venv / "bin" / "python")
     oar_site = os.path.dirname(os.path.dirname(os.path.abspath(oar.__file__)))
-    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(site), oar_site]))
-    pip = [sys.executable, "-m", "pip", "install", "-q", "--no-build-isolation", "--no-deps"]
+    env = dict(os.environ, PYTHONPATH=oar_site)
+    pip = [sys.executable, "-m", "pip", "--python", python, "install", "-q"]
     r = subprocess.run(
-        pip + ["--disable-pip-version-check", "--target", str(site), str(pkg)],
+        pip + ["--no-build-isolation", "--no-deps", "--disable-pip-version-check", str(pkg)],
         env=env,
         capture_output=True,
         text=True,
     )
     assert r.returncode == 0, r.stdout + r.stderr
     code = (
-        "import oar, relu_pkg\n"
+        "import sys, oar, relu_pkg\n"
+        "assert relu_pkg.__file__.startswith(sys.prefix), relu_pkg.__file__\n"
         "y = relu_pkg.custom_relu(oar.to_tensor([-1.0, 2.0], stop_gradient=False))\n"
         "print(y.numpy().tolist(), y._grad_fn_name)\n"
     )
     r = subprocess.run(
-        [sys.executable, "-c", code], env=env, capture_output=True, text=True, cwd=str(tmp_path)
+        [python, "-c", code], env=env, capture_output=True, text=True, cwd=str(tmp_path)
     )
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["[0.0,", "2.0]", "custom_relu"]
