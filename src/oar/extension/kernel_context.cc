@@ -1,5 +1,8 @@
 #include "oar/extension/kernel_context.h"
 
+#include <string_view>
+
+#include "oar/extension/dispatch.h"
 #include "oar/extension/kernel_args.h"
 
 namespace paddle {
@@ -39,6 +42,12 @@ void CustomOpKernelContext::ThrowAttrType(size_t i, const char* kernel_type) con
 }
 
 namespace detail {
+void ThrowEnforce(oar::Error error, const std::string& hint, const char* file, int line) {
+  if (!hint.empty()) error.Append(oar::StrCat("\n  [Hint: ", hint, "]"));
+  error.Append(oar::StrCat(" (", file, ":", line, ")"));
+  throw error;
+}
+
 void ThrowSingleTensorExpected(const std::string& op) {
   throw oar::errors::InvalidArgument("custom op '", op,
                                      "': a Tensor parameter received a list or an omitted "
@@ -48,3 +57,35 @@ void ThrowSingleTensorExpected(const std::string& op) {
 }  // namespace detail
 
 }  // namespace paddle
+
+namespace phi::errors::detail {
+std::string FormatMessage(const std::string& fmt, const std::vector<std::string>& args) {
+  std::string out;
+  size_t next = 0;
+  for (size_t i = 0; i < fmt.size(); ++i) {
+    if (fmt[i] != '%') {
+      out += fmt[i];
+      continue;
+    }
+    if (i + 1 < fmt.size() && fmt[i + 1] == '%') {
+      out += '%';
+      ++i;
+      continue;
+    }
+    // A conversion: flags, width, precision and length, then the letter.
+    size_t j = i + 1;
+    while (j < fmt.size() &&
+           std::string_view("-+ #0123456789.hlLzjt").find(fmt[j]) != std::string_view::npos) {
+      ++j;
+    }
+    if (j >= fmt.size() || next >= args.size()) {
+      out += fmt[i];  // a lone percent sign, or more conversions than arguments
+      continue;
+    }
+    out += args[next++];
+    i = j;
+  }
+  for (; next < args.size(); ++next) out += args[next];
+  return out;
+}
+}  // namespace phi::errors::detail

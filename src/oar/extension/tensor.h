@@ -1,7 +1,9 @@
 // paddle::Tensor for custom operators (docs/custom_ops.md): a thin handle over
 // oar::Tensor with the methods Paddle's custom-op API gives a kernel (shape,
 // dtype, place, data<T>(), mutable_data<T>(), copy_to, reshape, slice,
-// arithmetic), plus Paddle's DataType, places and creation functions.
+// arithmetic, comparisons), plus Paddle's DataType, places, creation functions
+// and the operator functions of paddle::experimental (also reachable as
+// paddle::add, paddle::matmul, ...).
 //
 // Only core headers are included, so a user's op compiles in about a second;
 // what needs ops (creation, arithmetic, copies) is defined in liboar
@@ -11,6 +13,7 @@
 
 #include <complex>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -20,6 +23,8 @@
 #include "oar/core/errors.h"
 #include "oar/core/place.h"
 #include "oar/core/tensor.h"
+#include "oar/extension/complex.h"
+#include "oar/extension/place.h"
 
 namespace paddle {
 
@@ -46,15 +51,11 @@ inline std::ostream& operator<<(std::ostream& os, DataType t) { return os << ToO
 
 using float16 = oar::float16;
 using bfloat16 = oar::bfloat16;
-using complex64 = std::complex<float>;
-using complex128 = std::complex<double>;
-
-// Places: oar's Place; `x.place() == paddle::PlaceType::kCPU` compares through
-// Place's converting constructor.
-using Place = oar::Place;
-using PlaceType = oar::AllocationType;
-using oar::CPUPlace;
-using oar::GPUPlace;
+// Paddle's complex (members real and imag), laid out as oar's std::complex.
+template <typename T>
+using complex = phi::dtype::complex<T>;
+using complex64 = phi::complex64;
+using complex128 = phi::complex128;
 
 // Paddle's optional argument type (boost's interface: get(), get_ptr(),
 // is_initialized()).
@@ -90,14 +91,29 @@ class Tensor {
   int64_t size() const { return numel(); }
   DataType dtype() const { return t_.defined() ? FromOarDType(t_.dtype()) : DataType::UNDEFINED; }
   DataType type() const { return dtype(); }  // Paddle's older spelling
-  Place place() const { return t_.defined() ? t_.place() : pending_place_; }
+  Place place() const { return t_.defined() ? Place(t_.place()) : pending_place_; }
   bool is_cpu() const { return place().is_cpu(); }
   bool is_gpu() const { return place().is_gpu(); }
   bool defined() const { return t_.defined(); }
   bool initialized() const { return t_.initialized(); }
   bool is_initialized() const { return t_.initialized(); }
   bool is_dense_tensor() const { return t_.is_dense(); }
+  bool is_sparse_coo_tensor() const {
+    return t_.defined() && t_.layout() == oar::DataLayout::kSparseCoo;
+  }
+  bool is_sparse_csr_tensor() const {
+    return t_.defined() && t_.layout() == oar::DataLayout::kSparseCsr;
+  }
+  // Kinds of tensor oar does not have.
+  bool is_selected_rows() const { return false; }
+  bool is_string_tensor() const { return false; }
+  bool is_dist_tensor() const { return false; }
+  bool is_xpu() const { return false; }
+  bool is_custom_device() const { return false; }
+  bool is_contiguous() const { return !t_.defined() || !t_.is_dense() || t_.is_contiguous(); }
   const std::string& name() const { return t_.name(); }
+  void set_name(const std::string& name) { t_.set_name(name); }
+  void reset() { *this = Tensor(); }
 
   // --- data --------------------------------------------------------------
   // The element pointer; the tensor must be contiguous (kernels index it flat).
@@ -111,6 +127,9 @@ class Tensor {
     CheckData(oar::DTypeOf<T>::value);
     return t_.data<T>();
   }
+  // The first element, untyped (Paddle's Tensor::data()).
+  const void* data() const;
+  void* data();
   // Allocates (in T, with the shape given so far) unless already allocated as T.
   template <typename T>
   T* mutable_data(const Place& place = CPUPlace()) {
@@ -129,6 +148,13 @@ class Tensor {
   Tensor contiguous() const;
   Tensor abs() const;
   Tensor exp() const;
+  Tensor log() const;
+  Tensor floor() const;
+  Tensor pow(double y) const;
+  Tensor scale(double scale = 1.0, double bias = 0.0, bool bias_after_scale = true) const;
+  Tensor sum(const std::vector<int64_t>& axis = {}, DataType dtype = DataType::UNDEFINED,
+             bool keepdim = false) const;
+  Tensor prod(const std::vector<int64_t>& axis = {}, bool keepdim = false) const;
 
  private:
   void CheckData(oar::DType want) const;
@@ -144,14 +170,36 @@ class Tensor {
   Place pending_place_ = CPUPlace();
 };
 
+namespace experimental {
+
+// Paddle 2.3's name of the tensor class.
+using Tensor = ::paddle::Tensor;
+
+// A list of integers given as a vector of int64_t or int, or braces
+// (`paddle::experimental::sum(x, {0})`): Paddle's IntArray for shapes and axes.
+class IntArray {
+ public:
+  IntArray() = default;
+  IntArray(const std::vector<int64_t>& v) : data_(v) {}  // NOLINT: Paddle converts implicitly
+  IntArray(const std::vector<int32_t>& v) : data_(v.begin(), v.end()) {}  // NOLINT
+  IntArray(std::initializer_list<int64_t> v) : data_(v) {}                // NOLINT
+  const std::vector<int64_t>& GetData() const { return data_; }
+  size_t size() const { return data_.size(); }
+  operator const std::vector<int64_t>&() const { return data_; }  // NOLINT
+
+ private:
+  std::vector<int64_t> data_;
+};
+
 // Creation (Paddle's paddle::empty, full, zeros, ones and their _like forms).
-Tensor empty(const std::vector<int64_t>& shape, DataType dtype = DataType::FLOAT32,
+// A place other than the CPU is an Unimplemented error: oar has no GPU backend.
+Tensor empty(const IntArray& shape, DataType dtype = DataType::FLOAT32,
              const Place& place = CPUPlace());
-Tensor full(const std::vector<int64_t>& shape, double value, DataType dtype = DataType::FLOAT32,
+Tensor full(const IntArray& shape, double value, DataType dtype = DataType::FLOAT32,
             const Place& place = CPUPlace());
-Tensor zeros(const std::vector<int64_t>& shape, DataType dtype = DataType::FLOAT32,
+Tensor zeros(const IntArray& shape, DataType dtype = DataType::FLOAT32,
              const Place& place = CPUPlace());
-Tensor ones(const std::vector<int64_t>& shape, DataType dtype = DataType::FLOAT32,
+Tensor ones(const IntArray& shape, DataType dtype = DataType::FLOAT32,
             const Place& place = CPUPlace());
 Tensor empty_like(const Tensor& x, DataType dtype = DataType::UNDEFINED,
                   const Place& place = CPUPlace());
@@ -161,15 +209,84 @@ Tensor zeros_like(const Tensor& x, DataType dtype = DataType::UNDEFINED,
                   const Place& place = CPUPlace());
 Tensor ones_like(const Tensor& x, DataType dtype = DataType::UNDEFINED,
                  const Place& place = CPUPlace());
+// A tensor of x's shape and dtype filled with value (Paddle's fill; x is unchanged).
+Tensor fill(const Tensor& x, double value);
 
 // Element-wise arithmetic with broadcasting.
 Tensor add(const Tensor& x, const Tensor& y);
 Tensor subtract(const Tensor& x, const Tensor& y);
 Tensor multiply(const Tensor& x, const Tensor& y);
 Tensor divide(const Tensor& x, const Tensor& y);
-Tensor scale(const Tensor& x, double scale, double bias = 0.0);
-Tensor exp(const Tensor& x);
+Tensor maximum(const Tensor& x, const Tensor& y);
+Tensor minimum(const Tensor& x, const Tensor& y);
+Tensor elementwise_pow(const Tensor& x, const Tensor& y);
+Tensor scale(const Tensor& x, double scale = 1.0, double bias = 0.0, bool bias_after_scale = true);
+Tensor pow(const Tensor& x, double y);
+Tensor clip(const Tensor& x, double min, double max);
+Tensor where(const Tensor& condition, const Tensor& x, const Tensor& y);
+
+// Element-wise functions.
 Tensor abs(const Tensor& x);
+Tensor exp(const Tensor& x);
+Tensor log(const Tensor& x);
+Tensor sqrt(const Tensor& x);
+Tensor rsqrt(const Tensor& x);
+Tensor square(const Tensor& x);
+Tensor reciprocal(const Tensor& x);
+Tensor floor(const Tensor& x);
+Tensor sign(const Tensor& x);
+Tensor sin(const Tensor& x);
+Tensor cos(const Tensor& x);
+Tensor tanh(const Tensor& x);
+Tensor sigmoid(const Tensor& x);
+Tensor relu(const Tensor& x);
+Tensor conj(const Tensor& x);
+Tensor real(const Tensor& x);
+Tensor imag(const Tensor& x);
+Tensor cast(const Tensor& x, DataType dtype);
+Tensor assign(const Tensor& x);
+
+// Comparisons (bool results) and logical / bitwise operations.
+Tensor equal(const Tensor& x, const Tensor& y);
+Tensor not_equal(const Tensor& x, const Tensor& y);
+Tensor less_than(const Tensor& x, const Tensor& y);
+Tensor less_equal(const Tensor& x, const Tensor& y);
+Tensor greater_than(const Tensor& x, const Tensor& y);
+Tensor greater_equal(const Tensor& x, const Tensor& y);
+Tensor logical_and(const Tensor& x, const Tensor& y);
+Tensor logical_or(const Tensor& x, const Tensor& y);
+Tensor logical_xor(const Tensor& x, const Tensor& y);
+Tensor logical_not(const Tensor& x);
+Tensor bitwise_and(const Tensor& x, const Tensor& y);
+Tensor bitwise_or(const Tensor& x, const Tensor& y);
+Tensor bitwise_xor(const Tensor& x, const Tensor& y);
+Tensor bitwise_not(const Tensor& x);
+
+// Linear algebra, reductions and shape functions.
+Tensor matmul(const Tensor& x, const Tensor& y, bool transpose_x = false, bool transpose_y = false);
+Tensor sum(const Tensor& x, const IntArray& axis = {}, DataType dtype = DataType::UNDEFINED,
+           bool keepdim = false);
+Tensor mean(const Tensor& x, const IntArray& axis = {}, bool keepdim = false);
+Tensor max(const Tensor& x, const IntArray& axis = {}, bool keepdim = false);
+Tensor min(const Tensor& x, const IntArray& axis = {}, bool keepdim = false);
+Tensor prod(const Tensor& x, const IntArray& axis = {}, bool keepdim = false,
+            bool reduce_all = false);
+Tensor softmax(const Tensor& x, int axis = -1);
+Tensor reshape(const Tensor& x, const IntArray& shape);
+Tensor transpose(const Tensor& x, const std::vector<int>& perm);
+Tensor unsqueeze(const Tensor& x, const IntArray& axis);
+Tensor squeeze(const Tensor& x, const IntArray& axis = {});
+Tensor expand(const Tensor& x, const IntArray& shape);
+Tensor concat(const std::vector<Tensor>& x, int64_t axis = 0);
+Tensor slice(const Tensor& x, const std::vector<int64_t>& axes, const IntArray& starts,
+             const IntArray& ends);
+
+}  // namespace experimental
+
+// Paddle's custom-op API reaches the operator functions both as
+// paddle::experimental::f and as paddle::f.
+using experimental::IntArray;
+using namespace experimental;  // NOLINT: the same functions under Paddle's both names
 
 inline Tensor operator+(const Tensor& x, const Tensor& y) { return add(x, y); }
 inline Tensor operator-(const Tensor& x, const Tensor& y) { return subtract(x, y); }
@@ -183,5 +300,22 @@ inline Tensor operator/(const Tensor& x, double y) { return scale(x, 1.0 / y); }
 inline Tensor operator+(double x, const Tensor& y) { return scale(y, 1.0, x); }
 inline Tensor operator-(double x, const Tensor& y) { return scale(y, -1.0, x); }
 inline Tensor operator*(double x, const Tensor& y) { return scale(y, x); }
+inline Tensor operator/(double x, const Tensor& y) { return scale(reciprocal(y), x); }
+// Comparisons give bool tensors, as Paddle's Tensor operators do.
+inline Tensor operator==(const Tensor& x, const Tensor& y) { return equal(x, y); }
+inline Tensor operator!=(const Tensor& x, const Tensor& y) { return not_equal(x, y); }
+inline Tensor operator<(const Tensor& x, const Tensor& y) { return less_than(x, y); }
+inline Tensor operator<=(const Tensor& x, const Tensor& y) { return less_equal(x, y); }
+inline Tensor operator>(const Tensor& x, const Tensor& y) { return greater_than(x, y); }
+inline Tensor operator>=(const Tensor& x, const Tensor& y) { return greater_equal(x, y); }
+// Bitwise on integers, logical on bool (Paddle's Tensor &, |, ^, ~).
+inline Tensor operator&(const Tensor& x, const Tensor& y) { return bitwise_and(x, y); }
+inline Tensor operator|(const Tensor& x, const Tensor& y) { return bitwise_or(x, y); }
+inline Tensor operator^(const Tensor& x, const Tensor& y) { return bitwise_xor(x, y); }
+inline Tensor operator~(const Tensor& x) { return bitwise_not(x); }
 
 }  // namespace paddle
+
+namespace phi {
+using DataType = paddle::DataType;
+}  // namespace phi

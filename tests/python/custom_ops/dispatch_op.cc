@@ -2,7 +2,6 @@
 // PD_CHECK, a kernel asking for GPU memory, kernels that disagree with their
 // declarations.
 #include <algorithm>
-#include <complex>
 #include <vector>
 
 #include "paddle/extension.h"
@@ -22,8 +21,8 @@ T AbsSq(T v) {
   return v * v;
 }
 template <typename T>
-std::complex<T> AbsSq(std::complex<T> v) {
-  return v * std::conj(v);
+paddle::complex<T> AbsSq(paddle::complex<T> v) {
+  return v * conj(v);
 }
 
 // x * conj(x): |x|^2 for complex inputs, x^2 for real ones.
