@@ -475,6 +475,52 @@ def test_second_load_uses_the_cache_and_a_changed_source_rebuilds(tmp_path):
     assert _compiles(build, "scale_ext") == 3  # a flag is part of the key
 
 
+@pytest.mark.parametrize("ninja", [True, False])
+def test_a_changed_local_header_rebuilds(tmp_path, monkeypatch, ninja):
+    # One header beside the source, one in an extra include directory: a change to
+    # either makes a new library, an unchanged second load runs no compiler.
+    if not ninja:
+        monkeypatch.setattr(cpp_extension.build.shutil, "which", lambda _: None)
+    (tmp_path / "inc").mkdir()
+    local, extra = tmp_path / "factor.h", tmp_path / "inc" / "offset.h"
+    local.write_text("#define FACTOR 2.0\n")
+    extra.write_text("#define OFFSET 0.0\n")
+    src = tmp_path / "header_op.cc"
+    src.write_text(
+        '#include "factor.h"\n#include "offset.h"\n#include "paddle/extension.h"\n'
+        "std::vector<paddle::Tensor> F(const paddle::Tensor& x) { return {x * FACTOR + OFFSET}; }\n"
+        'PD_BUILD_OP(header_scale).Inputs({"X"}).Outputs({"Out"}).SetKernelFn(PD_KERNEL(F));\n'
+    )
+    build = str(tmp_path / "build")
+
+    def load():
+        return cpp_extension.load(
+            "header_ext",
+            [str(src)],
+            extra_include_paths=[str(tmp_path / "inc")],
+            build_directory=build,
+        )
+
+    def builds():  # build.log has the ninja call, or each compile and the link
+        with open(os.path.join(build, "header_ext", "build.log")) as f:
+            return sum(1 for line in f if line.startswith("ninja") or " -shared " in line)
+
+    ones = _t(np.ones(2))
+    np.testing.assert_array_equal(load().header_scale(ones).numpy(), [2.0, 2.0])
+    load()
+    assert builds() == 1
+    local.write_text("#define FACTOR 3.0\n")
+    np.testing.assert_array_equal(load().header_scale(ones).numpy(), [3.0, 3.0])
+    assert builds() == 2
+    extra.write_text("#define OFFSET 0.5\n")
+    np.testing.assert_array_equal(load().header_scale(ones).numpy(), [3.5, 3.5])
+    load()
+    assert builds() == 3
+    # Only the current library and its header list are kept.
+    kept = sorted(os.path.splitext(f)[1] for f in os.listdir(os.path.join(build, "header_ext")))
+    assert kept.count(".so") == 1 and kept.count(".headers") == 1
+
+
 def test_compile_error_shows_the_compiler_message_and_caches_nothing(tmp_path):
     build = str(tmp_path / "build")
     for _ in range(2):  # the second attempt compiles again: no broken library was kept

@@ -1,18 +1,26 @@
 """Compiling C++ custom-operator sources into a shared library, with a cache.
 
 The library is named by a hash of everything that goes into it (the sources' bytes, the
-flags, the compiler, oar's headers and liboar), so an unchanged `load` finds it and runs
-no compiler, and a changed source or flag makes a new file: a process that already loaded
-the old one can load the new one beside it (dlopen would hand back the old library for a
-reused path). A build writes to a temporary name and renames it into place only when the
-compiler succeeded, so a failed build leaves nothing that a later `load` could pick up."""
+flags, the compiler, oar's headers and liboar, and the bytes of the user's own headers the
+sources include), so an unchanged `load` finds it and runs no compiler, and a changed
+source, header or flag makes a new file: a process that already loaded the old one can
+load the new one beside it (dlopen would hand back the old library for a reused path). A
+build writes to a temporary name and renames it into place only when the compiler
+succeeded, so a failed build leaves nothing that a later `load` could pick up.
+
+Which headers a source includes is known only once it was compiled, so the key has two
+levels: the base key (sources, flags, toolchain) names a manifest, written after each
+build from the compiler's dependency output (-MMD), listing the headers outside oar's
+include directory; the library's name hashes the base key with those headers' bytes."""
 
 from __future__ import annotations
 
 import fcntl
 import glob
 import hashlib
+import json
 import os
+import re
 import shlex
 import shutil
 import subprocess
@@ -88,13 +96,60 @@ def _digest(sources, cflags, ldflags, includes) -> str:
     return h.hexdigest()[:16]
 
 
+def _with_headers(base, headers) -> str:
+    """The library's key: the base key, and the bytes of each header (a header that is
+    gone counts as changed)."""
+    if not headers:
+        return base
+    h = hashlib.sha256(base.encode())
+    for path in headers:
+        h.update(path.encode() + b"\0")
+        try:
+            with open(path, "rb") as f:
+                h.update(f.read())
+        except OSError:
+            h.update(b"\0missing")
+    return h.hexdigest()[:16]
+
+
+def _read_manifest(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def _depfile_headers(depfiles, sources, cwd):
+    """The files the compiler's dependency output lists, minus the sources and oar's own
+    headers (those are covered by the installed-liboar part of the key). A relative path
+    is relative to the directory the compiler ran in, `cwd`."""
+    skip = {os.path.realpath(src) for src in sources}
+    oar_include = os.path.join(os.path.realpath(sysconfig.get_include()), "")
+    found = set()
+    for depfile in depfiles:
+        with open(depfile) as f:
+            text = f.read().replace("\\\n", " ")
+        _, _, deps = text.partition(": ")
+        # Paths are separated by unescaped whitespace; make writes a space in a path as "\ ".
+        for dep in re.split(r"(?<!\\)\s+", deps.strip()):
+            if not dep:
+                continue
+            path = os.path.realpath(os.path.join(cwd, dep.replace("\\ ", " ")))
+            if path not in skip and not path.startswith(oar_include):
+                found.add(path)
+    return sorted(found)
+
+
 def _commands(sources, out, obj_dir, cflags, ldflags, includes):
-    """One compile command per source and the link command."""
+    """One compile command per source (each writing its dependency list to <obj>.d) and
+    the link command."""
     inc = [f"-I{sysconfig.get_include()}"] + [f"-I{os.path.abspath(p)}" for p in includes]
     compiles, objects = [], []
     for k, src in enumerate(sources):
         obj = os.path.join(obj_dir, f"{k}_{os.path.splitext(os.path.basename(src))[0]}.o")
-        compiles.append([compiler(), *CXX_FLAGS, *inc, *cflags, "-c", src, "-o", obj])
+        deps = ["-MMD", "-MF", obj + ".d"]
+        compiles.append([compiler(), *CXX_FLAGS, *inc, *cflags, *deps, "-c", src, "-o", obj])
         objects.append(obj)
     lib = sysconfig.get_lib()
     link = [
@@ -117,10 +172,11 @@ def _write_ninja(path, compiles, link):
         "  command = $cmd",
         "  description = $desc",
         "",
+        # The command writes $out.d itself; without `deps = gcc` ninja leaves the file
+        # in place, where the cache key reads the headers from it.
         "rule cxx",
-        "  command = $cmd -MMD -MF $out.d",
+        "  command = $cmd",
         "  depfile = $out.d",
-        "  deps = gcc",
         "  description = $desc",
         "",
     ]
@@ -176,15 +232,19 @@ def build_library(
     root = os.path.abspath(build_directory) if build_directory else get_build_directory(verbose)
     out_dir = os.path.join(root, name)
     os.makedirs(out_dir, exist_ok=True)
-    out = os.path.join(out_dir, f"{name}_{_digest(sources, cflags, ldflags, includes)}.so")
+    base = _digest(sources, cflags, ldflags, includes)
+    manifest = os.path.join(out_dir, f"{name}_{base}.headers")
     with open(os.path.join(out_dir, ".lock"), "w") as lock:
         # One build of a name at a time (parallel test processes sharing a directory).
         fcntl.flock(lock, fcntl.LOCK_EX)
-        if os.path.exists(out):
-            if verbose:
-                print(f"Using the cached {out}", file=sys.stderr)
-            return out
-        tmp = out + ".tmp"
+        headers = _read_manifest(manifest)
+        if headers is not None:
+            out = os.path.join(out_dir, f"{name}_{_with_headers(base, headers)}.so")
+            if os.path.exists(out):
+                if verbose:
+                    print(f"Using the cached {out}", file=sys.stderr)
+                return out
+        tmp = os.path.join(out_dir, f"{name}_{base}.so.tmp")
         compiles, link = _commands(sources, tmp, out_dir, cflags, ldflags, includes)
         log = os.path.join(out_dir, "build.log")
         try:
@@ -193,6 +253,11 @@ def build_library(
                 _run([["ninja", "-f", "build.ninja"]], out_dir, log, verbose)
             else:
                 _run(compiles + [link], out_dir, log, verbose)
+            depfiles = [cmd[-1] + ".d" for cmd in compiles]
+            headers = _depfile_headers(depfiles, sources, out_dir)
+            out = os.path.join(out_dir, f"{name}_{_with_headers(base, headers)}.so")
+            with open(manifest, "w") as f:
+                json.dump(headers, f)
             os.replace(tmp, out)
         finally:
             if os.path.exists(tmp):
@@ -200,4 +265,7 @@ def build_library(
         for old in glob.glob(os.path.join(out_dir, f"{name}_*.so")):
             if old != out:
                 os.remove(old)  # a process that loaded it keeps its mapping
+        for old in glob.glob(os.path.join(out_dir, f"{name}_*.headers")):
+            if old != manifest:
+                os.remove(old)
         return out
