@@ -43,6 +43,8 @@ enum class DataType : uint8_t {
   INT16 = static_cast<uint8_t>(oar::DType::kInt16),
   COMPLEX64 = static_cast<uint8_t>(oar::DType::kComplex64),
   COMPLEX128 = static_cast<uint8_t>(oar::DType::kComplex128),
+  FLOAT8_E4M3FN = static_cast<uint8_t>(oar::DType::kFloat8E4M3FN),
+  FLOAT8_E5M2 = static_cast<uint8_t>(oar::DType::kFloat8E5M2),
   UNDEFINED = static_cast<uint8_t>(oar::DType::kUndefined),
 };
 constexpr oar::DType ToOarDType(DataType t) { return static_cast<oar::DType>(t); }
@@ -109,6 +111,7 @@ class Tensor {
   bool is_string_tensor() const { return false; }
   bool is_dist_tensor() const { return false; }
   bool is_xpu() const { return false; }
+  bool is_gpu_pinned() const { return false; }
   bool is_custom_device() const { return false; }
   bool is_contiguous() const { return !t_.defined() || !t_.is_dense() || t_.is_contiguous(); }
   const std::string& name() const { return t_.name(); }

@@ -3,7 +3,6 @@
 // paddle::experimental::transpose that is_contiguous() reports as strided
 // until contiguous() copies it.
 #include <iostream>
-#include <numeric>
 #include <vector>
 
 #include "paddle/extension.h"
