@@ -107,5 +107,53 @@ TEST(CustomOp, ArgumentNamesCarryTheirMarks) {
   EXPECT_EQ(s.type, extension::AttrType::kInt64List);
 }
 
+TEST(CustomOp, PaddleErrorSummariesFormatTheirMessages) {
+  using phi::errors::detail::FormatMessage;
+  EXPECT_EQ(FormatMessage("rank %d of %s is %5.2f%%", {"2", "x", "0.5"}), "rank 2 of x is 0.5%");
+  EXPECT_EQ(FormatMessage("%lld and %zu", {"7"}), "7 and %zu");      // too few arguments
+  EXPECT_EQ(FormatMessage("sizes: ", {"3", ", 4"}), "sizes: 3, 4");  // extra ones appended
+  const Error e = phi::errors::OutOfRange("axis %d outside [%d, %d)", 5, -2, 2);
+  EXPECT_EQ(e.code(), ErrorCode::kOutOfRange);
+  EXPECT_EQ(e.message(), "axis 5 outside [-2, 2)");
+  EXPECT_EQ(common::errors::Unimplemented("no").code(), ErrorCode::kUnimplemented);
+}
+
+TEST(CustomOp, PaddleEnforceThrowsTheSummaryWithAHint) {
+  const int rank = 1;
+  Catch([&] { PADDLE_ENFORCE_GE(rank, 2, phi::errors::InvalidArgument("rank is %d", rank)); },
+        ErrorCode::kInvalidArgument,
+        {"rank is 1", "[Hint: Expected rank >= 2, but received rank:1, 2:2.]", "test_custom_op"});
+  Catch([] { PADDLE_ENFORCE_EQ(true, false, common::errors::Fatal("must be CPU")); },
+        ErrorCode::kFatal, {"must be CPU", "received true:true, false:false"});
+  const float* null_data = nullptr;
+  Catch([&] { PADDLE_ENFORCE_NOT_NULL(null_data, phi::errors::NotFound("no data")); },
+        ErrorCode::kNotFound, {"no data", "null_data should not be null"});
+  Catch([] { PADDLE_THROW(phi::errors::Unimplemented("not %s", "here")); },
+        ErrorCode::kUnimplemented, {"not here"});
+  Catch([] { PADDLE_ENFORCE_LT(3, 2, "legacy form %d", 3); }, ErrorCode::kInvalidArgument,
+        {"legacy form 3"});
+  PADDLE_ENFORCE_LE(rank, 1, phi::errors::InvalidArgument("not thrown"));
+}
+
+TEST(CustomOp, PaddleComplexAndPlaces) {
+  // paddle::complex64 reads oar's complex64 memory in place.
+  Tensor z = full({2}, Scalar(std::complex<double>(1.0, -2.0)), DType::kComplex64);
+  paddle::Tensor pz(z);
+  paddle::complex64* p = pz.data<paddle::complex64>();
+  EXPECT_EQ(p[0].real, 1.0f);
+  EXPECT_EQ(p[0].imag, -2.0f);
+  p[1] = p[0] * conj(p[0]);  // |1 - 2i|^2 = 5
+  EXPECT_EQ(z.data<std::complex<float>>()[1], std::complex<float>(5.0f, 0.0f));
+  EXPECT_FLOAT_EQ(abs(paddle::complex64(3.0f, 4.0f)), 5.0f);
+
+  EXPECT_EQ(pz.place().GetType(), phi::AllocationType::CPU);
+  EXPECT_TRUE(pz.place() == paddle::PlaceType::kCPU);
+  EXPECT_TRUE(paddle::Place(phi::AllocationType::CPU) == paddle::CPUPlace());
+  EXPECT_EQ(paddle::GPUPlace(1).GetDeviceId(), 1);
+  Catch([] { paddle::Place(phi::AllocationType::XPU); }, ErrorCode::kUnimplemented, {"XPU"});
+  Catch([] { paddle::empty({2}, paddle::DataType::FLOAT32, paddle::GPUPlace()); },
+        ErrorCode::kUnimplemented, {"paddle::empty", "no GPU backend"});
+}
+
 }  // namespace
 }  // namespace oar

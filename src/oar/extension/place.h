@@ -48,12 +48,26 @@ class Place : public oar::Place {
   std::string DebugString() const { return oar::StrCat(static_cast<const oar::Place&>(*this)); }
 
  private:
+  static const char* Name(phi::AllocationType t) {
+    switch (t) {
+      case phi::AllocationType::GPUPINNED:
+        return "GPUPINNED";
+      case phi::AllocationType::XPU:
+        return "XPU";
+      case phi::AllocationType::IPU:
+        return "IPU";
+      case phi::AllocationType::CUSTOM:
+        return "CUSTOM";
+      default:
+        return "<unknown>";
+    }
+  }
   static oar::AllocationType ToOar(phi::AllocationType t) {
     if (t == phi::AllocationType::CPU || t == phi::AllocationType::GPU ||
         t == phi::AllocationType::UNDEFINED) {
       return static_cast<oar::AllocationType>(t);
     }
-    throw oar::errors::Unimplemented("paddle::Place: allocation type ", static_cast<int>(t),
+    throw oar::errors::Unimplemented("paddle::Place: phi::AllocationType::", Name(t),
                                      " is not a device oar has; only CPU exists (and GPU as a ",
                                      "name, with no backend)");
   }
