@@ -3,11 +3,12 @@
 // oar.utils.cpp_extension.load (docs/custom_ops.md).
 #pragma once
 
-// Paddle's examples call std::iota, std::max, std::abs and std::runtime_error
-// having included only <iostream> and <vector>: Paddle's extension header
-// brings these standard headers along, so this one does too.
+// Paddle's examples call std::iota, std::max, std::abs, std::memcpy and
+// std::runtime_error having included only <iostream> and <vector>: Paddle's
+// extension header brings these standard headers along, so this one does too.
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 #include <stdexcept>
 
