@@ -41,6 +41,8 @@ ASAN_PYTHON_FILES=(
   test_fuzz_smoke.py test_fuzz_regressions_py.py test_fuzz_regressions_ops.py test_reliability.py
   # the op registry's Python driver but for what the C++ run checks already (below)
   test_ops_vs_torch.py
+  # custom operators: user libraries driving the extension layer (registry, runner, grad ops)
+  test_custom_op.py
 )
 # Left out of the Python driver: test_forward, test_grad and test_double_grad.
 # Their real cases are the C++ driver's (forward in four float dtypes, gradients
@@ -92,6 +94,10 @@ if [ "$PART" != cpp ]; then
   trap 'rm -rf "$PKG" "$SHARD_LOGS"' EXIT
   cp -r python/oar "$PKG/oar"
   ln -s "$ROOT/$BUILD"/_C.*.so "$ROOT/$BUILD/liboar.so" "$PKG/oar/"
+  # The C++ headers custom-op sources include (oar.sysconfig.get_include()).
+  mkdir -p "$PKG/oar/include"
+  cp -r src/oar src/paddle "$PKG/oar/include/"
+  cp -r "$BUILD/generated/oar/." "$PKG/oar/include/oar/"
   # The interpreter is not instrumented: the ASan runtime must be loaded first,
   # and libstdc++ with it (else ASan's __cxa_throw interceptor finds no real
   # __cxa_throw: "CHECK failed ... real___cxa_throw" at the first C++ throw).

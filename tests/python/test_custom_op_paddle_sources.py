@@ -193,6 +193,14 @@ def test_cast_by_string_attribute(ops, target):
 def test_cast_gradient_and_unknown_dtype(ops):
     y, gx = _value_and_grad(lambda x: ops["conj_op"].custom_cast(x, "float64"), np.ones(3))
     np.testing.assert_allclose(gx, np.linspace(0.5, 2.0, 3))
+    # The grad op returns float64 for a float32 input: the gradient keeps the input's
+    # dtype (cast back, as PyTorch's engine does).
+    x = _t(np.ones(3, "float32"), stop_gradient=False)
+    y = ops["conj_op"].custom_cast(x, "float64")
+    assert y.dtype == oar.float64
+    (y * _t(np.linspace(0.5, 2.0, 3))).sum().backward()
+    assert x.grad.dtype == oar.float32
+    np.testing.assert_allclose(x.grad.numpy(), np.linspace(0.5, 2.0, 3))
     with pytest.raises(ValueError, match="data_type must be float16, float32 or float64, got int8"):
         ops["conj_op"].custom_cast(_t(np.ones(2, "float32")), "int8")
 

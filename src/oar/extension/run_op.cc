@@ -8,6 +8,7 @@
 #include "oar/autograd/eager_utils.h"
 #include "oar/autograd/grad_mode.h"
 #include "oar/core/profiler/record_event.h"
+#include "oar/eager/dygraph_functions.h"
 #include "oar/eager/trace.h"
 #include "oar/extension/program_op.h"
 
@@ -22,6 +23,7 @@ struct CallState {
   size_t level = 0;
   std::vector<paddle::AttrValue> attrs;
   std::vector<size_t> input_counts;  // tensors per declared input (0: omitted)
+  std::vector<DType> input_dtypes;   // of each present input tensor, in order
   std::vector<bool> input_present;
   std::vector<size_t> output_counts;
   // The inputs (false) and outputs (true) saved for the grad op, in saving order.
@@ -250,6 +252,14 @@ std::vector<Tensor> RunGradLevel(const CallState& s, FunctionContext& fctx,
       std::copy(outs[k].begin(), outs[k].end(), result.begin() + in_offset[i]);
     }
   }
+  // A gradient has its input's dtype (as PyTorch's engine ensures): a grad op
+  // that computes in another one (Paddle's cast example returns float64 for a
+  // float32 input) is cast back, differentiably for higher orders.
+  for (size_t t = 0; t < result.size(); ++t) {
+    if (result[t].defined() && result[t].dtype() != s.input_dtypes[t]) {
+      result[t] = cast(result[t], s.input_dtypes[t]);
+    }
+  }
   return result;
 }
 
@@ -330,7 +340,10 @@ std::vector<std::vector<Tensor>> RunCustomOp(const std::shared_ptr<const CustomO
     state->input_counts.push_back(in.present ? in.tensors.size() : 0);
     state->input_present.push_back(in.present);
     if (in.present) {
-      for (const paddle::Tensor& t : in.tensors) flat.push_back(t.tensor());
+      for (const paddle::Tensor& t : in.tensors) {
+        flat.push_back(t.tensor());
+        state->input_dtypes.push_back(t.tensor().dtype());
+      }
     }
   }
   std::vector<std::string> attr_names;
