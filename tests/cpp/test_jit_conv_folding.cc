@@ -12,6 +12,7 @@
 #include "oar/eager/trace.h"
 #include "oar/jit/conv_folding.h"
 #include "oar/jit/replay.h"
+#include "oar/kernels/cpu/max_pool_channels_last.h"
 #include "oar/oar.h"
 #include "test_util.h"
 
@@ -176,6 +177,91 @@ TEST(JitConvFolding, LoadFoldsUnlessTheFlagIsOff) {
   ASSERT_EQ(a.size(), b.size());
   for (size_t j = 0; j < a.size(); ++j) EXPECT_NEAR(a[j], b[j], 1e-5 * (1 + std::abs(a[j])));
   EXPECT_EQ(a, testing::Values(out));
+}
+
+// A max_pool after a folded convolution pools in its channels-last layout
+// (kernels/cpu/max_pool_channels_last.h): the op's bits, and the folded
+// convolution after it reads the pooled tensor as is, also as its residual.
+TEST(JitConvFolding, MaxPoolKeepsTheChannelsLastLayout) {
+  const Tensor x = Floats(kC * 81, 60, 1.0, 0, {1, kC, 9, 9});
+  const Tensor w1 = Floats(kC * kC * 9, 61, 0.3, 0, {kC, kC, 3, 3});
+  const Tensor w2 = Floats(kC * kC, 62, 0.3, 0, {kC, kC, 1, 1});
+  const Norm n1(70), n2(80);
+  jit::Tracer tracer(false);
+  tracer.AddInput(x);
+  tracer.AddParam("w1", w1);
+  tracer.AddParam("w2", w2);
+  n1.Add(tracer, "n1");
+  n2.Add(tracer, "n2");
+  Tensor out, pooled;
+  {
+    jit::Tracer::ActiveGuard active(&tracer);
+    const std::vector<int64_t> one{1, 1}, pad{1, 1, 1, 1}, none{0, 0, 0, 0};
+    const Tensor h = relu(n1(conv(x, w1, one, pad, one)));
+    pooled = max_pool(h, {3, 3}, {2, 2}, pad);
+    out = relu(add(n2(conv(pooled, w2, one, none, one)), pooled));
+  }
+  const jit::Captured cap = jit::FromTracer(tracer, {out, pooled});
+  const std::vector<jit::ConvGroup> groups = jit::PlanConvGroups(cap.program);
+  ASSERT_EQ(groups.size(), 3u);
+  EXPECT_TRUE(groups[1].max_pool && groups[1].program_output);
+  EXPECT_EQ(groups[2].residual, groups[1].output);
+  std::vector<Tensor> params{w1, w2};
+  for (const Norm* n : {&n1, &n2}) {
+    params.insert(params.end(), {n->mean, n->variance, n->weight, n->bias});
+  }
+  NoGradGuard no_grad;
+  const jit::FoldedConvs folded(cap.program, params, cap.consts);
+  const std::vector<Tensor> plain = jit::Run(cap.program, {x}, params, cap.consts);
+  const std::vector<Tensor> fast = jit::Run(cap.program, {x}, params, cap.consts, &folded);
+  EXPECT_TRUE(fast[1].is_contiguous());  // a program output
+  const std::vector<double> a = testing::Values(plain[0]), b = testing::Values(fast[0]);
+  for (size_t j = 0; j < a.size(); ++j) EXPECT_NEAR(a[j], b[j], 1e-5) << j;
+  // The pooled values themselves are the folded convolution's, pooled exactly.
+  const std::vector<double> h = testing::Values(
+      max_pool(relu(n1(conv(x, w1, {1, 1}, {1, 1, 1, 1}, {1, 1}))), {3, 3}, {2, 2}, {1, 1, 1, 1}));
+  const std::vector<double> p = testing::Values(fast[1]);
+  for (size_t j = 0; j < h.size(); ++j) EXPECT_NEAR(h[j], p[j], 1e-5) << j;
+}
+
+TEST(JitConvFolding, ChannelsLastMaxPoolIsTheOpsBits) {
+  // A channels-last view (an NHWC tensor transposed), a NaN in one window and
+  // ties; 3x3 windows at stride 2 with padding and ceil_mode, 2x2 without.
+  std::vector<double> v = Random(2 * 7 * 6 * kC, 90);
+  v[5 * kC + 3] = std::nan("");
+  v[17 * kC + 1] = v[18 * kC + 1] = 4.0;
+  const Tensor nhwc = Make(v, {2, 7, 6, kC}, DType::kFloat32);
+  const Tensor x = transpose(nhwc, {0, 3, 1, 2});
+  ASSERT_EQ(x.strides()[1], 1);
+  struct Case {
+    std::vector<int64_t> kernel, strides, paddings;
+    bool ceil_mode;
+  };
+  for (const Case& c :
+       {Case{{3, 3}, {2, 2}, {1, 1, 1, 1}, true}, Case{{2, 2}, {2, 2}, {0, 0, 0, 0}, false}}) {
+    ASSERT_TRUE(conv_engine::MaxPoolTakes(x.dense(), c.kernel, c.strides, c.paddings, c.ceil_mode));
+    const Tensor want = max_pool(x, c.kernel, c.strides, c.paddings, c.ceil_mode);
+    const DenseTensor got =
+        conv_engine::MaxPoolChannelsLast(x.dense(), c.kernel, c.strides, c.paddings, c.ceil_mode,
+                                         /*plain=*/false);
+    EXPECT_EQ(got.strides()[1], 1);
+    const std::vector<double> a = testing::Values(want);
+    const std::vector<double> b = testing::Values(Tensor(std::make_shared<DenseTensor>(got)));
+    ASSERT_EQ(a.size(), b.size());
+    bool saw_nan = false;
+    for (size_t j = 0; j < a.size(); ++j) {
+      if (std::isnan(a[j])) {
+        saw_nan = true;
+        EXPECT_TRUE(std::isnan(b[j])) << j;
+      } else {
+        EXPECT_EQ(a[j], b[j]) << j;
+      }
+    }
+    EXPECT_TRUE(saw_nan);
+  }
+  // A plain (contiguous) input has a channel stride above one: the ops run.
+  const Tensor nchw = Make(v, {2, kC, 7, 6}, DType::kFloat32);
+  EXPECT_FALSE(conv_engine::MaxPoolTakes(nchw.dense(), {2, 2}, {2, 2}, {0, 0, 0, 0}, false));
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "oar/core/profiler/record_event.h"
 #include "oar/jit/fusion.h"
 #include "oar/jit/program.h"
+#include "oar/kernels/cpu/max_pool_channels_last.h"
 
 namespace oar::jit {
 
@@ -38,6 +39,21 @@ std::vector<ConvGroup> PlanConvGroups(const Program& p) {
   std::vector<ConvGroup> groups;
   for (size_t k = 0; k + 1 < p.ops.size(); ++k) {
     const ProgramOp& conv = p.ops[k];
+    if (Is(conv, "max_pool") && !std::get<bool>(conv.attrs[4]) &&
+        std::get<std::vector<int64_t>>(conv.attrs[0]).size() == 2) {
+      ConvGroup g;
+      g.first = g.last = k;
+      g.max_pool = true;
+      g.x = conv.inputs[0][0];
+      g.kernel_size = std::get<std::vector<int64_t>>(conv.attrs[0]);
+      g.spec.strides = std::get<std::vector<int64_t>>(conv.attrs[1]);
+      g.spec.paddings = std::get<std::vector<int64_t>>(conv.attrs[2]);
+      g.ceil_mode = std::get<bool>(conv.attrs[3]);
+      g.output = conv.output;
+      g.program_output = std::find(p.outputs.begin(), p.outputs.end(), g.output) != p.outputs.end();
+      groups.push_back(std::move(g));
+      continue;
+    }
     if (!Is(conv, "conv") || !fixed(conv.inputs[1][0])) continue;
     const ProgramOp* bn = SoleReader(p, k, conv.output, "batch_norm_infer");
     if (bn == nullptr || bn->inputs[0][0] != conv.output || std::get<int64_t>(bn->attrs[1]) != 1) {
@@ -90,6 +106,12 @@ FoldedConvs::FoldedConvs(const Program& program, const std::vector<Tensor>& para
     return id >= c0 ? consts[static_cast<size_t>(id - c0)] : params[static_cast<size_t>(id - p0)];
   };
   for (ConvGroup& g : PlanConvGroups(program)) {
+    if (g.max_pool) {
+      at_[g.first] = static_cast<int64_t>(groups_.size());
+      convs_.push_back(nullptr);
+      groups_.push_back(std::move(g));
+      continue;
+    }
     const Tensor& w = tensor(g.weight);
     const Tensor* stats[] = {&tensor(g.mean), &tensor(g.variance), &tensor(g.scale),
                              &tensor(g.shift)};
@@ -116,9 +138,23 @@ const ConvGroup* FoldedConvs::At(size_t k) const {
 
 bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values) const {
   if (!ReplayMayFuse()) return false;
-  const conv_engine::InferenceConv& conv = *convs_[static_cast<size_t>(at_[group.first])];
   const Tensor& x = values[static_cast<size_t>(group.x)];
   const bool grad = HasGrad();
+  if (group.max_pool) {
+    if (!x.defined() || !x.is_dense() || (grad && !x.stop_gradient()) ||
+        !conv_engine::MaxPoolTakes(x.dense(), group.kernel_size, group.spec.strides,
+                                   group.spec.paddings, group.ceil_mode)) {
+      return false;
+    }
+    profiler::RecordEvent event(profiler::StaticName("max_pool_channels_last"),
+                                profiler::EventKind::kOperator);
+    values[static_cast<size_t>(group.output)] =
+        Tensor(std::make_shared<DenseTensor>(conv_engine::MaxPoolChannelsLast(
+            x.dense(), group.kernel_size, group.spec.strides, group.spec.paddings, group.ceil_mode,
+            group.program_output)));
+    return true;
+  }
+  const conv_engine::InferenceConv& conv = *convs_[static_cast<size_t>(at_[group.first])];
   if (!x.defined() || !x.is_dense() || (grad && !x.stop_gradient()) || !conv.Supports(x.dense())) {
     return false;
   }

@@ -4,8 +4,10 @@
 // else reads, runs as one oneDNN convolution with the batch norm folded into
 // its weight and bias, the weight packed once, and the add and relu applied as
 // post-ops (Note [Convolutions folded for inference] in
-// kernels/cpu/conv_inference.h). Module::Forward builds the folding when it
-// loads a model (Note [A loaded module is shared read-only]: its weights never
+// kernels/cpu/conv_inference.h). A 2-D max_pool is a group of its own: given
+// the channels-last output of a folded convolution it pools in that layout
+// (kernels/cpu/max_pool_channels_last.h), so the next one reads it as is. Module::Forward builds
+// the folding when it loads a model (Note [A loaded module is shared read-only]: its weights never
 // change); a Python replay, whose parameters may be trained, runs the ops.
 #pragma once
 
@@ -22,6 +24,9 @@ struct Program;
 
 struct ConvGroup {
   size_t first = 0, last = 0;  // the program's ops first..last (inclusive)
+  bool max_pool = false;       // a max_pool op (x, output, spec.strides and paddings)
+  std::vector<int64_t> kernel_size;
+  bool ceil_mode = false;
   int64_t x = -1;
   int64_t weight = -1, mean = -1, variance = -1, scale = -1, shift = -1;
   int64_t residual = -1;        // the add's other operand, -1 without an add
