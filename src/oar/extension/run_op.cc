@@ -264,29 +264,26 @@ std::vector<Tensor> RunGradLevel(const CallState& s, FunctionContext& fctx,
 }
 
 // The tensor arguments a capture records, one per declared input (an omitted
-// optional one: no value); args points into the other members.
+// optional one: no value); args points into groups.
 struct TracedInputs {
   TracedInputs(const CustomOpLevel& l, const std::vector<CallInput>& inputs)
-      : groups(inputs.size()), singles(inputs.size()) {
+      : groups(inputs.size()) {
+    static const Tensor kOmitted;
     for (size_t i = 0; i < inputs.size(); ++i) {
       if (inputs[i].present) {
         for (const paddle::Tensor& t : inputs[i].tensors) groups[i].push_back(t.tensor());
       }
-      if (!l.inputs[i].is_list && !groups[i].empty()) singles[i] = groups[i][0];
-    }
-    for (size_t i = 0; i < inputs.size(); ++i) {
       if (l.inputs[i].is_list) {
         args.emplace_back(groups[i]);
       } else {
-        args.emplace_back(singles[i]);
+        args.emplace_back(groups[i].empty() ? kOmitted : groups[i][0]);
       }
     }
   }
   TracedInputs(const TracedInputs&) = delete;
   TracedInputs& operator=(const TracedInputs&) = delete;
 
-  std::vector<std::vector<Tensor>> groups;
-  std::vector<Tensor> singles;
+  std::vector<std::vector<Tensor>> groups;  // sized once: args point at its elements
   std::vector<jit::TensorArg> args;
 };
 
