@@ -7,9 +7,12 @@
 // "oar C++" column of benchmarks/models.py, which saves the model and starts
 // this program with OMP_NUM_THREADS set.
 //
-//   usage: oar_bench_jit_latency [--no-fold] MODEL INPUTS.safetensors [WARMUP] [STEPS]
+//   usage: oar_bench_jit_latency [--no-fold] [--no-winograd] MODEL INPUTS.safetensors
+//                                [WARMUP] [STEPS]
 //          (defaults 3 and 50; --no-fold loads with FLAGS_jit_fold_conv off, so
-//          conv + batch norm groups run op by op)
+//          conv + batch norm groups run op by op; --no-winograd with
+//          FLAGS_jit_conv_winograd off, so folded convolutions run the direct
+//          algorithm)
 #include <sys/resource.h>
 
 #include <algorithm>
@@ -23,13 +26,15 @@
 #include "oar/oar.h"
 
 int main(int argc, char** argv) {
-  if (argc > 1 && std::string_view(argv[1]) == "--no-fold") {
-    oar::SetFlag("jit_fold_conv", 0);
-    --argc;
-    ++argv;
+  for (; argc > 1 && std::string_view(argv[1]).starts_with("--no-"); --argc, ++argv) {
+    const std::string_view option = argv[1];
+    if (option != "--no-fold" && option != "--no-winograd") break;
+    oar::SetFlag(option == "--no-fold" ? "jit_fold_conv" : "jit_conv_winograd", 0);
   }
   if (argc < 3) {
-    std::fprintf(stderr, "usage: %s [--no-fold] MODEL INPUTS.safetensors [WARMUP] [STEPS]\n",
+    std::fprintf(stderr,
+                 "usage: %s [--no-fold] [--no-winograd] MODEL INPUTS.safetensors [WARMUP] "
+                 "[STEPS]\n",
                  argv[0]);
     return 2;
   }

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "oar/core/cpu_isa.h"
 #include "oar/eager/trace.h"
 #include "oar/jit/conv_folding.h"
 #include "oar/jit/replay.h"
@@ -35,11 +36,11 @@ Tensor Floats(int64_t n, uint32_t seed, double scale, double shift,
 // them changes the weight.
 struct Norm {
   Tensor mean, variance, weight, bias;
-  explicit Norm(uint32_t seed)
-      : mean(Floats(kC, seed, 0.5, 0, {kC})),
-        variance(Floats(kC, seed + 1, 0.4, 1.0, {kC})),
-        weight(Floats(kC, seed + 2, 0.5, 1.0, {kC})),
-        bias(Floats(kC, seed + 3, 0.3, 0, {kC})) {}
+  explicit Norm(uint32_t seed, int64_t c = kC)
+      : mean(Floats(c, seed, 0.5, 0, {c})),
+        variance(Floats(c, seed + 1, 0.4, 1.0, {c})),
+        weight(Floats(c, seed + 2, 0.5, 1.0, {c})),
+        bias(Floats(c, seed + 3, 0.3, 0, {c})) {}
   Tensor operator()(const Tensor& x) const {
     return batch_norm_infer(x, mean, variance, weight, bias, 1e-5, 1);
   }
@@ -262,6 +263,71 @@ TEST(JitConvFolding, ChannelsLastMaxPoolIsTheOpsBits) {
   // A plain (contiguous) input has a channel stride above one: the ops run.
   const Tensor nchw = Make(v, {2, kC, 7, 6}, DType::kFloat32);
   EXPECT_FALSE(conv_engine::MaxPoolTakes(nchw.dense(), {2, 2}, {2, 2}, {0, 0, 0, 0}, false));
+}
+
+// Note [Winograd's algorithm for small activations]: a 3x3 stride-1
+// convolution of an input of at most kWinogradMaxInputBytes runs Winograd's
+// algorithm where oneDNN has it (AVX-512), with the direct algorithm's values
+// up to the transforms' rounding; a larger input, a stride or the flag off
+// keeps the direct one.
+TEST(JitConvFolding, WinogradTakesSmallThreeByThreeConvolutions) {
+  constexpr int64_t c = 32;
+  const Tensor x = Floats(2 * c * 100, 100, 1.0, 0, {2, c, 10, 10});
+  const Tensor r = Floats(2 * c * 100, 101, 1.0, 0, {2, c, 10, 10});
+  const Tensor w = Floats(c * c * 9, 102, 0.2, 0, {c, c, 3, 3});
+  const Norm n(110, c);
+  auto prepare = [&](bool winograd, int64_t stride) {
+    const conv_engine::InferenceConvSpec spec{{stride, stride},  {1, 1, 1, 1},  {1, 1},  1,
+                                              /*residual=*/true, /*relu=*/true, winograd};
+    return std::make_unique<conv_engine::InferenceConv>(w.dense(), n.mean.dense(),
+                                                        n.variance.dense(), n.weight.dense(),
+                                                        n.bias.dense(), 1e-5, spec);
+  };
+  const auto wino = prepare(true, 1), direct = prepare(false, 1);
+  const bool has = MaxCpuIsa() >= CpuIsa::kAvx512;  // oneDNN has it on AVX-512
+  EXPECT_EQ(wino->RunsWinograd(x.dense()), has);
+  EXPECT_FALSE(direct->RunsWinograd(x.dense()));
+  EXPECT_FALSE(prepare(true, 2)->RunsWinograd(x.dense()));
+  // 2 * 32 * 90 * 91 floats are just under the limit, 2 * 32 * 91 * 91 over it.
+  EXPECT_EQ(wino->RunsWinograd(Floats(2 * c * 90 * 91, 103, 1, 0, {2, c, 90, 91}).dense()), has);
+  EXPECT_FALSE(wino->RunsWinograd(Floats(2 * c * 91 * 91, 104, 1, 0, {2, c, 91, 91}).dense()));
+
+  const std::vector<double> ops =
+      testing::Values(relu(add(n(conv(x, w, {1, 1}, {1, 1, 1, 1}, {1, 1})), r)));
+  const std::vector<double> a = testing::Values(
+      Tensor(std::make_shared<DenseTensor>(direct->Run(x.dense(), &r.dense(), true))));
+  const DenseTensor plain = wino->Run(x.dense(), &r.dense(), true);
+  const std::vector<double> b = testing::Values(Tensor(std::make_shared<DenseTensor>(plain)));
+  EXPECT_TRUE(plain.is_contiguous());
+  ASSERT_EQ(a.size(), b.size());
+  ASSERT_EQ(a.size(), ops.size());
+  double scale = 0;
+  for (double v : a) scale = std::max(scale, std::abs(v));
+  ASSERT_GT(scale, 1.0);
+  for (size_t j = 0; j < a.size(); ++j) {
+    EXPECT_NEAR(a[j], b[j], 1e-5 * scale) << j;
+    EXPECT_NEAR(ops[j], b[j], 1e-5 * scale) << j;
+  }
+  // Not a program output: channels last, from a channels-last input as from a plain one.
+  const Tensor x_last = transpose(Floats(2 * c * 100, 105, 1.0, 0, {2, 10, 10, c}), {0, 3, 1, 2});
+  const Tensor x_plain = Make(testing::Values(x_last), {2, c, 10, 10}, DType::kFloat32);
+  const DenseTensor kept = wino->Run(x_last.dense(), &r.dense(), false);
+  EXPECT_EQ(kept.strides(), (DDim{100 * c, 1, 10 * c, c}));
+  EXPECT_EQ(testing::Values(Tensor(std::make_shared<DenseTensor>(kept))),
+            testing::Values(Tensor(
+                std::make_shared<DenseTensor>(wino->Run(x_plain.dense(), &r.dense(), true)))));
+
+  // A loaded program's folded convolution follows FLAGS_jit_conv_winograd.
+  Tensor out;
+  const jit::Captured cap = CaptureConvNormRelu(x, w, n, 1, &out);
+  const std::vector<Tensor> params{w, n.mean, n.variance, n.weight, n.bias};
+  const jit::FoldedConvs on(cap.program, params, cap.consts);
+  SetFlag("jit_conv_winograd", 0);
+  const jit::FoldedConvs off(cap.program, params, cap.consts);
+  SetFlag("jit_conv_winograd", 1);
+  ASSERT_NE(on.At(0), nullptr);
+  EXPECT_EQ(on.Conv(*on.At(0))->RunsWinograd(x.dense()), has);
+  EXPECT_FALSE(off.Conv(*off.At(0))->RunsWinograd(x.dense()));
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 """set_flags / get_flags: oar's own flags (oar._C) and Paddle's documented flags that
 mean nothing to oar.
 
-oar's flags (FLAGS_check_nan_inf, FLAGS_fused_rnn, FLAGS_jit_fold_conv,
-FLAGS_jit_fuse_elementwise, FLAGS_parallel_threshold, FLAGS_record_forward_stack) change
+oar's flags (FLAGS_check_nan_inf, FLAGS_fused_rnn, FLAGS_jit_conv_winograd,
+FLAGS_jit_fold_conv, FLAGS_jit_fuse_elementwise, FLAGS_parallel_threshold,
+FLAGS_record_forward_stack) change
 what oar does. The flags in NO_EFFECT are Paddle's, for things oar does not have
 or does another way (a GPU allocator, static-graph passes, stride kernels that are
 always on); Paddle code sets them routinely, so they are accepted and their values kept
@@ -82,6 +83,7 @@ def _name(k, api):
 _OWN = (
     "FLAGS_check_nan_inf",
     "FLAGS_fused_rnn",
+    "FLAGS_jit_conv_winograd",
     "FLAGS_jit_fold_conv",
     "FLAGS_jit_fuse_elementwise",
     "FLAGS_parallel_threshold",

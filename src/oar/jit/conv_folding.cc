@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "oar/autograd/grad_mode.h"
+#include "oar/core/jit_flags.h"
 #include "oar/core/profiler/record_event.h"
 #include "oar/jit/fusion.h"
 #include "oar/jit/program.h"
@@ -121,6 +122,7 @@ FoldedConvs::FoldedConvs(const Program& program, const std::vector<Tensor>& para
            t->numel() == w.dims()[0] && t->is_contiguous();
     }
     if (!ok) continue;  // the ops report what is wrong, as in an unfolded run
+    g.spec.winograd = FLAGS_jit_conv_winograd();
     at_[g.first] = static_cast<int64_t>(groups_.size());
     convs_.push_back(std::make_unique<conv_engine::InferenceConv>(
         w.dense(), stats[0]->dense(), stats[1]->dense(), stats[2]->dense(), stats[3]->dense(),
@@ -134,6 +136,10 @@ FoldedConvs::~FoldedConvs() = default;
 const ConvGroup* FoldedConvs::At(size_t k) const {
   const int64_t i = at_[k];
   return i < 0 ? nullptr : &groups_[static_cast<size_t>(i)];
+}
+
+const conv_engine::InferenceConv* FoldedConvs::Conv(const ConvGroup& group) const {
+  return convs_[static_cast<size_t>(at_[group.first])].get();
 }
 
 bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values) const {
@@ -154,7 +160,7 @@ bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values) const
             group.program_output)));
     return true;
   }
-  const conv_engine::InferenceConv& conv = *convs_[static_cast<size_t>(at_[group.first])];
+  const conv_engine::InferenceConv& conv = *Conv(group);
   if (!x.defined() || !x.is_dense() || (grad && !x.stop_gradient()) || !conv.Supports(x.dense())) {
     return false;
   }

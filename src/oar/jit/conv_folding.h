@@ -50,6 +50,8 @@ class FoldedConvs {
 
   // The group starting at op k, or null.
   const ConvGroup* At(size_t k) const;
+  // The prepared convolution of a group At returned (null for a max_pool).
+  const conv_engine::InferenceConv* Conv(const ConvGroup& group) const;
   // Runs group on values (the replay's table) and stores its output there;
   // false, touching nothing, when this call cannot take the folded path (a
   // gradient to record, auto-cast, the NaN/Inf check, a capture recording, or

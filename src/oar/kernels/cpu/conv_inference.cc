@@ -30,9 +30,12 @@ struct Prepared {
   memory weight;  // packed
   memory::desc dst_plain;
   DDim out_dims;
-  // The strides of the primitive's output layout where it is a permutation of
-  // the dims without blocking (channels last): an oar tensor can hold it as is.
-  std::optional<DDim> dst_strides;
+  bool winograd = false;
+  // The layout of an output that is not plain: the primitive's own where it is
+  // a permutation of the dims without blocking (channels last), so an oar
+  // tensor holds it as is, else channels last.
+  memory::desc dst_kept;
+  DDim kept_strides;
 };
 
 memory::desc Strided(const DenseTensor& t) {
@@ -51,6 +54,33 @@ std::optional<DDim> DenseStrides(const memory::desc& md) {
   return DDim(d.format_desc.blocking.strides, d.format_desc.blocking.strides + d.ndims);
 }
 
+DDim ChannelsLastStrides(const DDim& dims) {
+  DDim s(dims.size());
+  int64_t step = dims[1];
+  s[1] = 1;
+  for (size_t i = dims.size(); i-- > 2;) {
+    s[i] = step;
+    step *= dims[i];
+  }
+  s[0] = step;
+  return s;
+}
+
+// Copies a weight into another layout. oneDNN reorders into its Winograd
+// layout only from the plain one, so a blocked source goes through it.
+memory Repack(const memory& source, const memory::desc& want, const memory::desc& plain) {
+  dnnl::stream s(Engine());
+  memory from = source;
+  if (want.data.format_kind == dnnl_format_kind_wino && source.get_desc() != plain) {
+    from = memory(plain, Engine());
+    dnnl::reorder(source, from).execute(s, const_cast<memory&>(source), from);
+  }
+  memory to(want, Engine());
+  dnnl::reorder(from, to).execute(s, from, to);
+  s.wait();
+  return to;
+}
+
 DenseTensor Float32(const DDim& dims) {
   DenseTensor t(DType::kFloat32, dims);
   t.mutable_data<float>();
@@ -67,9 +97,11 @@ void CheckStatistic(const DenseTensor& t, int64_t c_out, const char* name) {
 }  // namespace
 
 struct InferenceConv::Impl {
-  // The unfolded weight (shared, not copied) until the first primitive packs the
-  // folded one; from then on the first packed copy is the source of any other
-  // layout. So a model's weights exist twice at most, never three times.
+  // The unfolded weight (shared with the loaded model, not copied). The first
+  // primitive packs the folded weight from it; any later layout is packed from
+  // the first copy not in the Winograd layout (which oneDNN cannot reorder
+  // back), so the folded weight is computed once unless only Winograd's
+  // primitives came before.
   DenseTensor weight;
   DDim weight_dims;
   std::vector<double> channel_scale;  // per output channel: the batch norm's s
@@ -151,6 +183,12 @@ bool InferenceConv::Supports(const DenseTensor& x) const {
   return onednn::RunsAvx512() || taps == 1 || impl_->spec.groups != 1 || x.dims()[1] <= 16;
 }
 
+bool InferenceConv::RunsWinograd(const DenseTensor& x) const {
+  bool winograd = false;
+  onednn::Guard("folded convolution", [&] { winograd = impl_->For(x)->winograd; });
+  return winograd;
+}
+
 DDim InferenceConv::OutputDims(const DenseTensor& x) const {
   const Impl& m = *impl_;
   const WindowGeometry g = ConvGeometry(x.dims(), m.weight_dims, m.spec.strides, m.spec.paddings,
@@ -178,27 +216,48 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
   // primitive at once, and the library's scratchpad is shared between them.
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const memory::desc bias_md({weight_dims[0]}, memory::data_type::f32, memory::format_tag::a);
+  auto make = [&](dnnl::algorithm algorithm) {
+    return dnnl::convolution_forward::primitive_desc(
+        {dnnl::prop_kind::forward_inference, algorithm, d.src_any, d.wei_any, bias_md, d.dst_any,
+         d.strides, d.dilates, d.pad_l, d.pad_r},
+        attr, Engine());
+  };
   auto p = std::make_shared<Prepared>();
-  p->pd = {{dnnl::prop_kind::forward_inference, dnnl::algorithm::convolution_direct, d.src_any,
-            d.wei_any, bias_md, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r},
-           attr,
-           Engine()};
+  // Note [Winograd's algorithm for small activations]
+  const bool three_by_three = g.nd == 2 && spec.groups == 1 && g.kernel[1] == 3 &&
+                              g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 &&
+                              g.dilation[1] == 1 && g.dilation[2] == 1;
+  if (spec.winograd && three_by_three && x.numel() * 4 <= kWinogradMaxInputBytes) {
+    try {
+      p->pd = make(dnnl::algorithm::convolution_winograd);
+      p->winograd = true;
+    } catch (const dnnl::error&) {
+      // no Winograd kernel for this CPU or shape: the direct algorithm
+    }
+  }
+  if (!p->winograd) p->pd = make(dnnl::algorithm::convolution_direct);
   p->conv = dnnl::convolution_forward(p->pd);
   p->dst_plain = d.dst_plain;
   p->out_dims = DDim(d.dst.begin(), d.dst.end());
-  p->dst_strides = DenseStrides(p->pd.dst_desc());
+  if (const std::optional<DDim> strides = DenseStrides(p->pd.dst_desc())) {
+    p->dst_kept = p->pd.dst_desc();
+    p->kept_strides = *strides;
+  } else {
+    p->kept_strides = ChannelsLastStrides(p->out_dims);
+    p->dst_kept = memory::desc(d.dst, memory::data_type::f32,
+                               memory::dims(p->kept_strides.begin(), p->kept_strides.end()));
+  }
   for (const memory& m : packed) {
     if (m.get_desc() == p->pd.weights_desc()) p->weight = m;
   }
   if (!p->weight) {
-    dnnl::stream s(Engine());
-    const DenseTensor folded = packed.empty() ? FoldedWeight() : DenseTensor();
-    memory source = packed.empty() ? UserMemory(d.wei_plain, folded) : packed.front();
-    p->weight = memory(p->pd.weights_desc(), Engine());
-    dnnl::reorder(source, p->weight).execute(s, source, p->weight);
-    s.wait();
+    auto blocked = std::find_if(packed.begin(), packed.end(), [](const memory& m) {
+      return m.get_desc().data.format_kind != dnnl_format_kind_wino;
+    });
+    const DenseTensor folded = blocked == packed.end() ? FoldedWeight() : DenseTensor();
+    const memory source = blocked == packed.end() ? UserMemory(d.wei_plain, folded) : *blocked;
+    p->weight = Repack(source, p->pd.weights_desc(), d.wei_plain);
     packed.push_back(p->weight);
-    weight = DenseTensor();  // packed.front() holds it now
   }
   by_shape.emplace(std::move(key), p);
   return p;
@@ -217,15 +276,14 @@ DenseTensor InferenceConv::Run(const DenseTensor& x, const DenseTensor* residual
                                         y.dims()));
     // The output keeps the primitive's layout where a tensor can hold it, so
     // the next folded convolution reads it without a reorder.
-    const bool keep = p->dst_strides && !plain;
-    if (keep) {
+    if (!plain) {
       DenseTensorMeta meta = y.meta();
-      meta.strides = *p->dst_strides;
+      meta.strides = p->kept_strides;
       y.set_meta(std::move(meta));
     }
     dnnl::stream s(Engine());
     const memory src = Input(p->pd.src_desc(), UserMemory(Strided(x), x), s);
-    memory out(keep ? p->pd.dst_desc() : p->dst_plain, Engine(), y.data());
+    memory out(plain ? p->dst_plain : p->dst_kept, Engine(), y.data());
     const bool direct = out.get_desc() == p->pd.dst_desc();
     memory dst = direct ? out : memory(p->pd.dst_desc(), Engine());
     if (impl_->spec.residual) {

@@ -17,6 +17,25 @@
 // blocks] in conv_impl.h): on AVX-512, or a 1x1 or grouped convolution, or at
 // most 16 input channels; elsewhere Supports says no and the runtime runs the
 // ops one by one.
+//
+// Note [Winograd's algorithm for small activations]
+// A 3x3 stride-1 convolution can multiply far less: Winograd's F(2x2, 3x3) and
+// F(4x4, 3x3) transform 4x4 (6x6) input tiles, multiply them channel by channel
+// with the weight transformed once, and transform back 2x2 (4x4) outputs, 2.25x
+// (4x) fewer products. oneDNN has both on AVX-512 (its own choice between
+// them), reading and writing its 16-channel blocked layout, which no strided
+// tensor holds; so each call reorders the input from channels last, and the
+// output (and the residual the sum post-op adds) between the two. At batch 1
+// of ResNet-18 (inputs of 64x56x56 down to 512x7x7, at most 0.8 MB) the
+// convolutions take 0.35-0.62 ms instead of 0.87-0.98 ms and the reorders
+// stay in cache (10-40 us); at batch 16 the same reorders go to memory and
+// cost more than Winograd saves, except on the smallest activations. So a
+// folded convolution takes it for inputs of at most kWinogradMaxInputBytes,
+// per input shape, and where oneDNN has it for this CPU (else the direct
+// algorithm). The transforms round differently: the results differ from the
+// direct algorithm's by a few float32 roundings of the tile sums, not of each
+// product (docs/jit.md gives the measured difference on ResNet-18);
+// FLAGS_jit_conv_winograd off keeps the direct algorithm.
 #pragma once
 
 #include <cstdint>
@@ -32,7 +51,12 @@ struct InferenceConvSpec {
   int64_t groups = 1;
   bool residual = false;  // adds a tensor shaped like the output
   bool relu = false;      // then relu
+  bool winograd = false;  // may run Winograd's algorithm (see the note)
 };
+
+// The largest input (bytes) for which a folded convolution runs Winograd's
+// algorithm (Note [Winograd's algorithm for small activations]).
+inline constexpr int64_t kWinogradMaxInputBytes = int64_t{2} << 20;
 
 class InferenceConv {
  public:
@@ -48,14 +72,17 @@ class InferenceConv {
   // Whether t is a float32 tensor whose elements fill its memory in some order
   // of its dims (plain, or channels last as Run may return).
   static bool Takes(const DenseTensor& t);
+  // Whether Run on x would run Winograd's algorithm (see the note).
+  bool RunsWinograd(const DenseTensor& x) const;
   // Whether Run takes x (as Takes says, [N, C_in, *spatial] of the weight's
   // rank) on this CPU (see the note).
   bool Supports(const DenseTensor& x) const;
   // The output's dims for x (the conv op's shape errors for a wrong x).
   DDim OutputDims(const DenseTensor& x) const;
   // The group's result for x: relu?(bn(conv(x)) [+ residual]), a new tensor,
-  // contiguous if plain, else in oneDNN's layout where that is channels last
-  // (a strided tensor; a folded convolution reading it needs no reorder).
+  // contiguous if plain, else channels last (a strided tensor: the layout a
+  // folded convolution reads without a reorder, or the one it reorders from
+  // most cheaply when its kernel reads a blocked layout).
   // Safe to call from several threads at once. Shape errors are the conv op's.
   DenseTensor Run(const DenseTensor& x, const DenseTensor* residual, bool plain) const;
 
