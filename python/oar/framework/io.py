@@ -71,8 +71,8 @@ def _raw(t):
     uint8)."""
     t = t.detach().contiguous()
     if t.dtype.name in _RAW_BITS:
-        return np.asarray(t._buffer()).view(_CODES[t.dtype.name][1])
-    return np.asarray(t._buffer())  # no copy: t is contiguous
+        return np.asarray(t._readonly_buffer()).view(_CODES[t.dtype.name][1])
+    return np.asarray(t._readonly_buffer())  # no copy: t is contiguous
 
 
 def _encode(obj, path, tensors, seen_names):

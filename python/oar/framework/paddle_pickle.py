@@ -393,7 +393,7 @@ def load_paddle(label: str, source: Any, head: bytes = b"", **configs: Any) -> A
 def _array(t):
     t = t.detach().contiguous()
     if t.dtype.name == "bfloat16":  # as Paddle writes it: the uint16 bits
-        return np.array(np.asarray(t._buffer()).view(np.uint16))
+        return np.array(np.asarray(t._readonly_buffer()).view(np.uint16))
     return t.numpy()  # a copy
 
 

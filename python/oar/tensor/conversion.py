@@ -21,26 +21,30 @@ def numpy(self: Any) -> np.ndarray:
     the tensor alone. bfloat16 comes back as raw uint16 and the float8 dtypes as raw
     int8, as Paddle. For the data without a copy, np.asarray(x) (read-only when x
     requires grad) or DLPack (np.from_dlpack(x))."""
-    return np.array(self._buffer())
+    return np.array(self._readonly_buffer())
 
 
-def _view(t: Any) -> np.ndarray:
-    """The data as a numpy array sharing t's memory (no copy; read-only when t requires
-    grad), with numpy()'s dtypes: oar's own readers use it where numpy() would copy."""
-    return np.asarray(t._buffer())
+def _view(t: Any, writable: bool = False) -> np.ndarray:
+    """The data as a numpy array sharing t's memory (no copy), with numpy()'s dtypes:
+    oar's own readers use it where numpy() would copy. Read-only unless writable (and
+    even then when t requires grad): a writable view lets numpy write the memory behind
+    oar's back, so oar keeps nothing derived from it (Note [A convolution's weight
+    packed across calls])."""
+    return np.asarray(t._buffer() if writable else t._readonly_buffer())
 
 
-def _values(self):
+def _values(self, writable: bool = False):
     """The data as a numpy array of its values, without a copy where numpy holds the
     dtype: bfloat16 and float8 (whose numpy arrays hold raw bits) as float32."""
     if self.dtype.name.startswith("float8"):
         return _view(self.astype("float32"))
-    a = _view(self)
+    a = _view(self, writable)
     return _bf16_to_f32(a) if self.dtype is bfloat16 else a
 
 
 def __array__(self: Tensor, dtype: Any = None, copy: bool | None = None) -> np.ndarray:
-    a = _values(self)
+    # np.asarray(x): a view numpy may write, as the buffer protocol gives
+    a = _values(self, writable=not copy)
     if dtype is not None:
         a = a.astype(dtype, copy=False)
     return a.copy() if copy else a

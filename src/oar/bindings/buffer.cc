@@ -76,6 +76,11 @@ int GetBuffer(PyObject* o, Py_buffer* view, int flags) {
   Py_INCREF(o);
   view->buf = t.numel() ? const_cast<void*>(t.data()) : nullptr;
   view->len = t.numel() * es;
+  // numpy asks for a read-only view and makes its array writable when the view
+  // is. Writes through it bump no version, so nothing derived from the memory
+  // may be kept (Note [A convolution's weight packed across calls] in
+  // kernels/cpu/conv_weight_cache.h).
+  if (!self->readonly && t.Holder()) t.Holder()->MarkSharedOutside();
   view->readonly = self->readonly;
   view->itemsize = es;
   view->format = (flags & PyBUF_FORMAT) ? const_cast<char*>(Format(t.dtype())) : nullptr;
@@ -211,14 +216,14 @@ PyMethodDef g_buffer_functions[] = {
      "sharing a writable buffer's memory)"},
     {nullptr, nullptr, 0, nullptr}};
 
-PyObject* MakeBufferOwner(const Tensor& t) {
+PyObject* MakeBufferOwner(const Tensor& t, bool readonly) {
   if (!t.initialized()) throw errors::PreconditionNotMet("the tensor holds no data");
   std::shared_ptr<DenseTensor> dense = t.dense_impl();  // a sparse tensor: to_dense() first
   if (t.ndim() > 16) throw errors::Unimplemented("numpy() supports up to 16 dimensions");
   auto* self = reinterpret_cast<BufferOwner*>(g_buffer_type->tp_alloc(g_buffer_type, 0));
   if (!self) return nullptr;
   new (&self->tensor) std::shared_ptr<DenseTensor>(std::move(dense));
-  self->readonly = !t.stop_gradient();
+  self->readonly = readonly || !t.stop_gradient();
   return reinterpret_cast<PyObject*>(self);
 }
 

@@ -137,6 +137,8 @@ PyObject* ToDlpack(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject*
   auto ctx = std::make_unique<Export>();
   const DenseTensor& d = t.dense();  // a sparse tensor: a typed error naming its kind
   ctx->keep = t.dense_impl();
+  // The consumer may write the memory without bumping its version.
+  if (d.Holder()) d.Holder()->MarkSharedOutside();
   ctx->shape.assign(d.dims().begin(), d.dims().end());
   ctx->strides.assign(d.strides().begin(), d.strides().end());
   DLTensor& dl = ctx->managed.dl_tensor;

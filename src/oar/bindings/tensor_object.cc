@@ -612,10 +612,29 @@ PyObject* MDataPtr(PyObject* self, PyObject*) {
   OAR_PY_CATCH
 }
 
+// For code that wrote the memory through data_ptr(): what an in-place op does
+// after its write (Note [A convolution's weight packed across calls]).
+PyObject* MBumpInplaceVersion(PyObject* self, PyObject*) {
+  OAR_PY_TRY
+  Defined(self);  // an undefined tensor is a typed error
+  if (AsTensor(self).is_dense()) AsTensor(self).bump_inplace_version();
+  Py_RETURN_NONE;
+  OAR_PY_CATCH
+}
+
 PyObject* MBuffer(PyObject* self, PyObject*) {
   OAR_PY_TRY
   CaptureBreakIfTraced(Defined(self), "numpy()");
-  return MakeBufferOwner(Defined(self));
+  return MakeBufferOwner(Defined(self), false);
+  OAR_PY_CATCH
+}
+
+// For readers that copy or only read (numpy(), printing): a read-only view
+// leaves the memory writable by oar's ops alone.
+PyObject* MReadonlyBuffer(PyObject* self, PyObject*) {
+  OAR_PY_TRY
+  CaptureBreakIfTraced(Defined(self), "numpy()");
+  return MakeBufferOwner(Defined(self), true);
   OAR_PY_CATCH
 }
 
@@ -666,7 +685,13 @@ PyMethodDef g_methods[] = {
         "is_coalesced", MIsCoalesced,
         "Whether a sparse COO tensor's positions are sorted and unique (set by coalesce())."),
     OAR_NOARGS("data_ptr", MDataPtr, "The address of the first element."),
-    OAR_NOARGS("_buffer", MBuffer, "A buffer-protocol view of the memory (for numpy())."),
+    OAR_NOARGS("_bump_inplace_version", MBumpInplaceVersion,
+               "Counts one in-place write of the memory (after writing it through data_ptr())."),
+    OAR_NOARGS("_buffer", MBuffer,
+               "A buffer-protocol view of the memory (np.asarray: writable unless the tensor "
+               "requires grad)."),
+    OAR_NOARGS("_readonly_buffer", MReadonlyBuffer,
+               "A read-only buffer-protocol view of the memory (for numpy(), which copies)."),
     OAR_METHOD("register_hook", MRegisterHook, "register_hook(hook) -> handle with .remove()"),
 };
 

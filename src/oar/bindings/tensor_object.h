@@ -29,8 +29,9 @@ PyObject* WrapHookHandle(HookHandle handle);
 PyObject* CreateAutogradTypes(PyObject* module);
 extern PyMethodDef g_autograd_functions[];
 
-// buffer.cc: a buffer-protocol view of a tensor's memory (keeps it alive).
-PyObject* MakeBufferOwner(const Tensor& t);
+// buffer.cc: a buffer-protocol view of a tensor's memory (keeps it alive);
+// read-only when asked, or when the tensor requires grad.
+PyObject* MakeBufferOwner(const Tensor& t, bool readonly);
 PyObject* CreateBufferType(PyObject* module);
 extern PyMethodDef g_buffer_functions[];
 // oar._C._tensor_meta, _strided_view, _view_dtype, _set_tensor_impl and the random

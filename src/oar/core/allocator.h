@@ -14,6 +14,13 @@ namespace oar {
 
 class Allocator;
 
+// What a kernel keeps beside a block for its own use, computed from the block's
+// contents (a convolution's packed weight), and freed with the block.
+class DerivedCopy {
+ public:
+  virtual ~DerivedCopy() = default;
+};
+
 // One block of memory, freed when the last DenseTensor sharing it goes away.
 class Allocation {
  public:
@@ -28,12 +35,33 @@ class Allocation {
   const Place& place() const { return place_; }
   InplaceVersion& inplace_version() { return version_; }
 
+  // Whether code outside oar's ops may write the block without bumping its
+  // version: memory oar wraps but did not allocate (a numpy array, an imported
+  // DLPack tensor), or a block handed out writable (a numpy view, a DLPack
+  // export). Nothing derived from such a block is kept.
+  bool shared_outside() const {
+    return allocator_ == nullptr || shared_outside_.load(std::memory_order_relaxed);
+  }
+  void MarkSharedOutside() {
+    shared_outside_.store(true, std::memory_order_relaxed);
+    derived_.store(nullptr, std::memory_order_relaxed);
+  }
+  // The copy a kernel derived from the block (null: none), and replacing it.
+  std::shared_ptr<const DerivedCopy> derived() const {
+    return derived_.load(std::memory_order_acquire);
+  }
+  void set_derived(std::shared_ptr<const DerivedCopy> copy) {
+    derived_.store(std::move(copy), std::memory_order_release);
+  }
+
  private:
   void* ptr_;
   size_t size_;
   Place place_;
   Allocator* allocator_;
   InplaceVersion version_;
+  std::atomic<bool> shared_outside_{false};
+  std::atomic<std::shared_ptr<const DerivedCopy>> derived_;
 };
 
 struct AllocatorStats {

@@ -17,6 +17,7 @@
 #include "oar/core/errors.h"
 #include "oar/kernels/cpu/conv_impl.h"
 #include "oar/kernels/cpu/conv_onednn.h"
+#include "oar/kernels/cpu/conv_weight_cache.h"
 #include "oar/kernels/cpu/onednn_util.h"
 
 static_assert(DNNL_CPU_RUNTIME == DNNL_RUNTIME_OMP,
@@ -199,7 +200,8 @@ void OneDnnForward(const DenseTensor& x, const DenseTensor& w, const WindowGeome
     const auto pd = ForwardPd(d);
     dnnl::stream s(Engine());
     const memory src = Input(pd.src_desc(), UserMemory(d.src_plain, x), s);
-    const memory wei = Input(pd.weights_desc(), UserMemory(d.wei_plain, w), s);
+    // Note [A convolution's weight packed across calls]
+    const memory wei = PackedWeight(w, UserMemory(d.wei_plain, w), pd.weights_desc(), s);
     RunInto(dnnl::convolution_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}},
             DNNL_ARG_DST, pd.dst_desc(), UserMemory(d.dst_plain, *y), s);
   });

@@ -1,0 +1,115 @@
+// Note [A convolution's weight packed across calls]: the eager convolution
+// keeps its weight packed beside the weight's memory from the second call that
+// finds it unchanged, and every way the weight changes gives the new weight's
+// values. 16 input channels: one oneDNN convolution on every ISA (Note [The
+// forward convolution sums in blocks] in kernels/cpu/conv_impl.h), whose
+// packed layout differs from the plain one from AVX2 on.
+#include <gtest/gtest.h>
+
+#include <vector>
+
+#include "oar/core/cpu_isa.h"
+#include "oar/kernels/cpu/conv_weight_cache.h"
+#include "oar/oar.h"
+#include "test_util.h"
+
+namespace oar {
+namespace {
+
+using conv_engine::HoldsPackedWeight;
+using testing::Make;
+using testing::Random;
+using testing::Values;
+
+constexpr int64_t kC = 16;
+
+Tensor Floats(int64_t n, uint32_t seed, const std::vector<int64_t>& shape) {
+  return Make(Random(n, seed), shape, DType::kFloat32);
+}
+
+std::vector<double> Conv(const Tensor& x, const Tensor& w) {
+  return Values(conv(x, w, {1, 1}, {1, 1, 1, 1}, {1, 1}));
+}
+
+// conv with a copy of w's current values in memory of its own.
+std::vector<double> Fresh(const Tensor& x, const Tensor& w) {
+  return Conv(x, Make(Values(w), w.shape(), DType::kFloat32));
+}
+
+// Where the packed layout is not the plain one (oneDNN's reference kernels,
+// below AVX2, read the plain weight: nothing is packed there).
+bool Packs() { return MaxCpuIsa() >= CpuIsa::kAvx2; }
+
+class ConvWeightCache : public ::testing::Test {
+ protected:
+  NoGradGuard no_grad;
+  Tensor x = Floats(2 * kC * 36, 1, {2, kC, 6, 6});
+  Tensor w = Floats(kC * kC * 9, 2, {kC, kC, 3, 3});
+};
+
+TEST_F(ConvWeightCache, TheSecondUnchangedCallKeepsOnePackedCopy) {
+  const std::vector<double> first = Conv(x, w);
+  EXPECT_FALSE(HoldsPackedWeight(w.dense()));
+  const std::vector<double> second = Conv(x, w);
+  EXPECT_EQ(HoldsPackedWeight(w.dense()), Packs());
+  EXPECT_EQ(second, first);
+  EXPECT_EQ(Conv(x, w), first);  // from the packed copy
+  EXPECT_EQ(first, Fresh(x, w));
+}
+
+TEST_F(ConvWeightCache, AnInPlaceWriteGivesTheNewWeight) {
+  const std::vector<double> before = (Conv(x, w), Conv(x, w));
+  add_(w, Floats(kC * kC * 9, 3, {kC, kC, 3, 3}));
+  const std::vector<double> after = Conv(x, w);
+  EXPECT_NE(after, before);
+  EXPECT_EQ(after, Fresh(x, w));
+  EXPECT_FALSE(HoldsPackedWeight(w.dense()));
+}
+
+TEST_F(ConvWeightCache, AVersionResetToZeroDoesNotBringTheOldCopyBack) {
+  const std::vector<double> before = (Conv(x, w), Conv(x, w));
+  ASSERT_EQ(HoldsPackedWeight(w.dense()), Packs());
+  ASSERT_EQ(w.current_inplace_version(), 0u);
+  multiply_(w, Make({2.0}, {1}, DType::kFloat32));
+  w.reset_inplace_version(true);  // Paddle's API: the version reads 0 again
+  ASSERT_EQ(w.current_inplace_version(), 0u);
+  const std::vector<double> after = Conv(x, w);
+  EXPECT_NE(after, before);
+  EXPECT_EQ(after, Fresh(x, w));
+}
+
+TEST_F(ConvWeightCache, ViewsOfOneBlockKeepTheirOwnValues) {
+  const Tensor both = Floats(2 * kC * kC * 9, 4, {2 * kC, kC, 3, 3});
+  const Tensor lo = slice(both, {0}, {0}, {kC}), hi = slice(both, {0}, {kC}, {2 * kC});
+  ASSERT_EQ(lo.dense().Holder(), hi.dense().Holder());
+  const std::vector<double> want_lo = Fresh(x, lo), want_hi = Fresh(x, hi);
+  ASSERT_NE(want_lo, want_hi);
+  for (int round = 0; round < 2; ++round) {
+    EXPECT_EQ(Conv(x, lo), want_lo);
+    EXPECT_EQ(Conv(x, lo), want_lo);  // lo packed
+    EXPECT_EQ(Conv(x, hi), want_hi);  // not lo's copy
+    EXPECT_EQ(Conv(x, hi), want_hi);
+  }
+}
+
+TEST_F(ConvWeightCache, MemoryWrittenOutsideTheOpsIsNeverKept) {
+  w.dense().Holder()->MarkSharedOutside();
+  const std::vector<double> before = (Conv(x, w), Conv(x, w), Conv(x, w));
+  EXPECT_FALSE(HoldsPackedWeight(w.dense()));
+  float* p = w.dense().data<float>();  // as a numpy view would, without a version bump
+  for (int64_t i = 0; i < kC * kC * 9; ++i) p[i] = -p[i];
+  const std::vector<double> after = Conv(x, w);
+  EXPECT_NE(after, before);
+  EXPECT_EQ(after, Fresh(x, w));
+}
+
+TEST_F(ConvWeightCache, MarkingDropsAKeptCopy) {
+  (void)Conv(x, w);
+  (void)Conv(x, w);
+  ASSERT_EQ(HoldsPackedWeight(w.dense()), Packs());
+  w.dense().Holder()->MarkSharedOutside();
+  EXPECT_FALSE(HoldsPackedWeight(w.dense()));
+}
+
+}  // namespace
+}  // namespace oar
