@@ -11,7 +11,7 @@
 //                                [WARMUP] [STEPS]
 //          (defaults 3 and 50; --no-fold loads with FLAGS_jit_fold_conv off, so
 //          conv + batch norm groups run op by op; --no-winograd with
-//          FLAGS_jit_conv_winograd off, so folded convolutions run the direct
+//          FLAGS_conv_winograd off, so folded convolutions run the direct
 //          algorithm)
 #include <sys/resource.h>
 
@@ -29,7 +29,7 @@ int main(int argc, char** argv) {
   for (; argc > 1 && std::string_view(argv[1]).starts_with("--no-"); --argc, ++argv) {
     const std::string_view option = argv[1];
     if (option != "--no-fold" && option != "--no-winograd") break;
-    oar::SetFlag(option == "--no-fold" ? "jit_fold_conv" : "jit_conv_winograd", 0);
+    oar::SetFlag(option == "--no-fold" ? "jit_fold_conv" : "conv_winograd", 0);
   }
   if (argc < 3) {
     std::fprintf(stderr,

@@ -317,14 +317,14 @@ TEST(JitConvFolding, WinogradTakesSmallThreeByThreeConvolutions) {
             testing::Values(Tensor(
                 std::make_shared<DenseTensor>(wino->Run(x_plain.dense(), &r.dense(), true)))));
 
-  // A loaded program's folded convolution follows FLAGS_jit_conv_winograd.
+  // A loaded program's folded convolution follows FLAGS_conv_winograd.
   Tensor out;
   const jit::Captured cap = CaptureConvNormRelu(x, w, n, 1, &out);
   const std::vector<Tensor> params{w, n.mean, n.variance, n.weight, n.bias};
   const jit::FoldedConvs on(cap.program, params, cap.consts);
-  SetFlag("jit_conv_winograd", 0);
+  SetFlag("conv_winograd", 0);
   const jit::FoldedConvs off(cap.program, params, cap.consts);
-  SetFlag("jit_conv_winograd", 1);
+  SetFlag("conv_winograd", 1);
   ASSERT_NE(on.At(0), nullptr);
   EXPECT_EQ(on.Conv(*on.At(0))->RunsWinograd(x.dense()), has);
   EXPECT_FALSE(off.Conv(*off.At(0))->RunsWinograd(x.dense()));

@@ -5,8 +5,10 @@
 // and 1-D/3-D shapes. Also the typed errors of the conv and pool InferMeta.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
+#include <vector>
 
 #include "oar/api/api.h"
 #include "oar/kernels/cpu/conv_impl.h"
@@ -129,10 +131,86 @@ double ForwardError(const DDim& xd, const DDim& wd, int64_t pad, bool gemm) {
   return NormRelativeError(y, ref);
 }
 
+// Sets a flag for the scope of a test and restores it after.
+class ScopedConvWinograd {
+ public:
+  explicit ScopedConvWinograd(bool on) : old_(GetFlag("conv_winograd")) {
+    SetFlag("conv_winograd", on ? 1 : 0);
+  }
+  ~ScopedConvWinograd() { SetFlag("conv_winograd", old_); }
+  ScopedConvWinograd(const ScopedConvWinograd&) = delete;
+  ScopedConvWinograd& operator=(const ScopedConvWinograd&) = delete;
+
+ private:
+  double old_;
+};
+
 TEST(ConvForwardSum, ErrorStaysNearOneBlocksOnEveryIsa) {
+  // The direct algorithm's order; Winograd's is checked below.
+  const ScopedConvWinograd direct(false);
   EXPECT_LT(ForwardError({2, 64, 24, 24}, {32, 64, 3, 3}, 1, false), 2.6e-7);    // 576 products
   EXPECT_LT(ForwardError({2, 256, 10, 10}, {32, 256, 3, 3}, 1, false), 2.6e-7);  // 2,304
   EXPECT_LT(ForwardError({2, 1024, 8, 8}, {32, 1024, 1, 1}, 0, true), 2.6e-7);   // 1,024
+}
+
+// Note [Winograd's algorithm in the eager convolution] (conv_impl.h): which
+// convolutions take it. On a CPU without oneDNN's AVX-512 kernels none does.
+TEST(ConvWinograd, TakesLargeThreeByThreeStrideOneConvolutions) {
+  const ScopedConvWinograd on(true);
+  auto takes = [](const DDim& xd, const DDim& wd, std::vector<int64_t> strides,
+                  std::vector<int64_t> dilations, int64_t groups, DType dtype = DType::kFloat32) {
+    const WindowGeometry g = ConvGeometry(xd, wd, strides, {1, 1, 1, 1}, dilations, groups);
+    return conv_engine::OneDnnWinograd(dtype, g, xd[0], xd[1], wd[0], groups);
+  };
+  const bool avx512 = conv_engine::OneDnnAvx512();
+  // 2 x 14 x 14 = 392 output positions, 32 channels each way: the smallest it takes.
+  EXPECT_EQ(takes({2, 32, 14, 14}, {32, 32, 3, 3}, {1, 1}, {1, 1}, 1), avx512);
+  EXPECT_FALSE(takes({2, 31, 14, 14}, {32, 31, 3, 3}, {1, 1}, {1, 1}, 1));  // channels in
+  EXPECT_FALSE(takes({2, 32, 14, 14}, {31, 32, 3, 3}, {1, 1}, {1, 1}, 1));  // channels out
+  EXPECT_FALSE(takes({1, 32, 19, 19}, {32, 32, 3, 3}, {1, 1}, {1, 1}, 1));  // 361 positions
+  EXPECT_FALSE(takes({8, 32, 28, 28}, {32, 32, 3, 3}, {2, 2}, {1, 1}, 1));  // strided
+  EXPECT_FALSE(takes({8, 32, 28, 28}, {32, 32, 3, 3}, {1, 1}, {2, 2}, 1));  // dilated
+  EXPECT_FALSE(takes({8, 64, 28, 28}, {64, 32, 3, 3}, {1, 1}, {1, 1}, 2));  // grouped
+  EXPECT_FALSE(takes({8, 32, 28, 28}, {32, 32, 5, 5}, {1, 1}, {1, 1}, 1));  // 5x5
+  EXPECT_FALSE(takes({8, 32, 28, 28}, {32, 32, 3, 3}, {1, 1}, {1, 1}, 1, DType::kBFloat16));
+  const ScopedConvWinograd off(false);
+  EXPECT_FALSE(takes({2, 32, 14, 14}, {32, 32, 3, 3}, {1, 1}, {1, 1}, 1));
+}
+
+// The three passes of a convolution Winograd's algorithm takes, against float64: their
+// results move from the direct algorithm's (so the algorithm ran; only where oneDNN has
+// it) and stay within the note's bound of the exact values on every ISA.
+TEST(ConvWinograd, PassesStayCloseToFloat64) {
+  std::mt19937 rng(5);
+  const DDim xd{2, 64, 24, 24}, wd{32, 64, 3, 3};
+  const WindowGeometry g = ConvGeometry(xd, wd, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
+  const DDim yd{2, 32, 24, 24};
+  const DenseTensor x = RandomF32(xd, &rng), w = RandomF32(wd, &rng), dy = RandomF32(yd, &rng);
+  DenseTensor y64(DType::kFloat64, yd), dx64(DType::kFloat64, xd), dw64(DType::kFloat64, wd);
+  for (DenseTensor* t : {&y64, &dx64, &dw64}) t->AllocateFrom(CPUPlace());
+  using conv_engine::Algo;
+  conv_engine::Forward(Algo::kGemm, ToFloat64(x), ToFloat64(w), g, 1, &y64);
+  conv_engine::BackwardData(Algo::kGemm, ToFloat64(dy), ToFloat64(w), g, 1, &dx64);
+  conv_engine::BackwardWeights(Algo::kGemm, ToFloat64(x), ToFloat64(dy), g, 1, &dw64);
+  auto passes = [&](bool winograd) {
+    const ScopedConvWinograd flag(winograd);
+    std::vector<DenseTensor> out{Empty(yd), Empty(xd), Empty(wd)};
+    conv_engine::Forward(Algo::kOneDnn, x, w, g, 1, &out[0]);
+    conv_engine::BackwardData(Algo::kOneDnn, dy, w, g, 1, &out[1]);
+    conv_engine::BackwardWeights(Algo::kOneDnn, x, dy, g, 1, &out[2]);
+    return out;
+  };
+  const std::vector<DenseTensor> wino = passes(true), direct = passes(false);
+  const DenseTensor* exact[] = {&y64, &dx64, &dw64};
+  for (int i = 0; i < 3; ++i) {
+    SCOPED_TRACE(i);
+    // Measured on AVX-512: 7.9e-7, 6.2e-7 and 8.1e-7 (the direct algorithm: 2.2e-7,
+    // 2.2e-7 and 6.0e-7).
+    EXPECT_LT(NormRelativeError(wino[i], *exact[i]), 1.5e-6);
+    const auto* a = static_cast<const float*>(wino[i].data());
+    const auto* b = static_cast<const float*>(direct[i].data());
+    EXPECT_EQ(!std::equal(a, a + wino[i].numel(), b), conv_engine::OneDnnAvx512());
+  }
 }
 
 TEST(ConvInferMeta, TypedErrorsNameTheArgument) {

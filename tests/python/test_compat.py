@@ -212,11 +212,11 @@ def test_flags_accept_paddles_no_effect_flags():
     oar.set_flags({"FLAGS_check_nan_inf": True, "FLAGS_check_nan_inf_level": 0})
     assert oar.get_flags("FLAGS_check_nan_inf")["FLAGS_check_nan_inf"] is True
     oar.set_flags({"check_nan_inf": False})
-    runtime = ["FLAGS_jit_conv_winograd", "FLAGS_jit_fold_conv"]
+    runtime = ["FLAGS_conv_winograd", "FLAGS_jit_fold_conv"]
     assert oar.get_flags(runtime) == dict.fromkeys(runtime, True)
-    oar.set_flags({"jit_conv_winograd": False})
-    assert oar.get_flags("jit_conv_winograd") == {"FLAGS_jit_conv_winograd": False}
-    oar.set_flags({"jit_conv_winograd": True})
+    oar.set_flags({"conv_winograd": False})
+    assert oar.get_flags("conv_winograd") == {"FLAGS_conv_winograd": False}
+    oar.set_flags({"conv_winograd": True})
     with pytest.raises(ValueError, match="unknown flag 'FLAGS_no_such_flag'"):
         oar.set_flags({"FLAGS_no_such_flag": 1})
     with pytest.raises(ValueError, match="unknown flag"):

@@ -1,7 +1,7 @@
 """set_flags / get_flags: oar's own flags (oar._C) and Paddle's documented flags that
 mean nothing to oar.
 
-oar's flags (FLAGS_check_nan_inf, FLAGS_fused_rnn, FLAGS_jit_conv_winograd,
+oar's flags (FLAGS_check_nan_inf, FLAGS_conv_winograd, FLAGS_fused_rnn,
 FLAGS_jit_fold_conv, FLAGS_jit_fuse_elementwise, FLAGS_parallel_threshold,
 FLAGS_record_forward_stack) change
 what oar does. The flags in NO_EFFECT are Paddle's, for things oar does not have
@@ -82,8 +82,8 @@ def _name(k, api):
 # The flags oar's core reads (src/oar/core/flags.cc, FlagNames()).
 _OWN = (
     "FLAGS_check_nan_inf",
+    "FLAGS_conv_winograd",
     "FLAGS_fused_rnn",
-    "FLAGS_jit_conv_winograd",
     "FLAGS_jit_fold_conv",
     "FLAGS_jit_fuse_elementwise",
     "FLAGS_parallel_threshold",

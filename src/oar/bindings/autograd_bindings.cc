@@ -515,7 +515,7 @@ PyObject* GetFlags(PyObject*, PyObject* names) {
     const std::string key = n.starts_with("FLAGS_") ? n : "FLAGS_" + n;
     PyObject* val = key == "FLAGS_check_nan_inf" || key == "FLAGS_record_forward_stack" ||
                             key == "FLAGS_jit_fuse_elementwise" || key == "FLAGS_fused_rnn" ||
-                            key == "FLAGS_jit_fold_conv" || key == "FLAGS_jit_conv_winograd"
+                            key == "FLAGS_jit_fold_conv" || key == "FLAGS_conv_winograd"
                         ? PyBool_FromLong(v != 0)
                         : PyLong_FromLongLong(static_cast<long long>(v));
     PyDict_SetItemString(d, key.c_str(), val);

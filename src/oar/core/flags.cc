@@ -4,6 +4,7 @@
 
 #include "oar/core/flags_check.h"
 
+#include "oar/core/conv_flags.h"
 #include "oar/core/errors.h"
 #include "oar/core/jit_flags.h"
 
@@ -25,7 +26,7 @@ std::atomic<bool>& JitFoldConv() {
   return on;
 }
 
-std::atomic<bool>& JitConvWinograd() {
+std::atomic<bool>& ConvWinograd() {
   static std::atomic<bool> on{true};
   return on;
 }
@@ -52,8 +53,8 @@ void SetFlag(std::string_view name, double value) {
     GlobalFlags().jit_fuse_elementwise.store(value != 0);
   } else if (n == "jit_fold_conv") {
     JitFoldConv().store(value != 0);
-  } else if (n == "jit_conv_winograd") {
-    JitConvWinograd().store(value != 0);
+  } else if (n == "conv_winograd") {
+    ConvWinograd().store(value != 0);
   } else if (n == "fused_rnn") {
     GlobalFlags().fused_rnn.store(value != 0);
   } else if (n == "parallel_threshold") {
@@ -73,7 +74,7 @@ double GetFlag(std::string_view name) {
   if (n == "record_forward_stack") return GlobalFlags().record_forward_stack.load() ? 1 : 0;
   if (n == "jit_fuse_elementwise") return GlobalFlags().jit_fuse_elementwise.load() ? 1 : 0;
   if (n == "jit_fold_conv") return JitFoldConv().load() ? 1 : 0;
-  if (n == "jit_conv_winograd") return JitConvWinograd().load() ? 1 : 0;
+  if (n == "conv_winograd") return ConvWinograd().load() ? 1 : 0;
   if (n == "fused_rnn") return GlobalFlags().fused_rnn.load() ? 1 : 0;
   if (n == "parallel_threshold")
     return static_cast<double>(GlobalFlags().parallel_threshold.load());
@@ -85,11 +86,11 @@ int FLAGS_check_nan_inf_level() { return CheckNanInfLevel().load(std::memory_ord
 
 bool FLAGS_jit_fold_conv() { return JitFoldConv().load(std::memory_order_relaxed); }
 
-bool FLAGS_jit_conv_winograd() { return JitConvWinograd().load(std::memory_order_relaxed); }
+bool FLAGS_conv_winograd() { return ConvWinograd().load(std::memory_order_relaxed); }
 
 std::vector<std::string> FlagNames() {
-  return {"FLAGS_check_nan_inf",      "FLAGS_check_nan_inf_level", "FLAGS_fused_rnn",
-          "FLAGS_jit_conv_winograd",  "FLAGS_jit_fold_conv",       "FLAGS_jit_fuse_elementwise",
+  return {"FLAGS_check_nan_inf",      "FLAGS_check_nan_inf_level", "FLAGS_conv_winograd",
+          "FLAGS_fused_rnn",          "FLAGS_jit_fold_conv",       "FLAGS_jit_fuse_elementwise",
           "FLAGS_parallel_threshold", "FLAGS_record_forward_stack"};
 }
 

@@ -10,9 +10,4 @@ namespace oar {
 // (src/oar/jit/conv_folding.h); off: they run op by op.
 bool FLAGS_jit_fold_conv();
 
-// A folded convolution may run Winograd's algorithm where it is faster (Note
-// [Winograd's algorithm for small activations] in kernels/cpu/conv_inference.h);
-// off: always the direct one. Read when a model is loaded.
-bool FLAGS_jit_conv_winograd();
-
 }  // namespace oar

@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "oar/autograd/grad_mode.h"
-#include "oar/core/jit_flags.h"
+#include "oar/core/conv_flags.h"
 #include "oar/core/profiler/record_event.h"
 #include "oar/jit/fusion.h"
 #include "oar/jit/program.h"
@@ -122,7 +122,7 @@ FoldedConvs::FoldedConvs(const Program& program, const std::vector<Tensor>& para
            t->numel() == w.dims()[0] && t->is_contiguous();
     }
     if (!ok) continue;  // the ops report what is wrong, as in an unfolded run
-    g.spec.winograd = FLAGS_jit_conv_winograd();
+    g.spec.winograd = FLAGS_conv_winograd();
     at_[g.first] = static_cast<int64_t>(groups_.size());
     convs_.push_back(std::make_unique<conv_engine::InferenceConv>(
         w.dense(), stats[0]->dense(), stats[1]->dense(), stats[2]->dense(), stats[3]->dense(),

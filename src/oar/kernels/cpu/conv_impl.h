@@ -58,6 +58,37 @@ bool OneDnnFastDtype(DType dtype);
 // Whether oneDNN runs its AVX-512 kernels on this CPU (conv_engine::Choose
 // weighs the engines differently there).
 bool OneDnnAvx512();
+// Note [Winograd's algorithm in the eager convolution]
+// Winograd's F(4x4, 3x3) computes a 3x3 stride-1 convolution from 6x6 input
+// tiles transformed once per call, multiplied channel by channel with the
+// weight transformed once, and transformed back into 4x4 output tiles: 4x
+// fewer products than the direct algorithm, which on AVX-512 already runs at
+// the cores' peak. oneDNN has it for all three passes on AVX-512 (float32), in
+// the same 16-channel blocked layout the direct kernels read, so the eager
+// passes, which reorder the user's plain layout to that one anyway, pay
+// nothing more for it. Its transforms cost work per tile and per channel
+// pair, so it pays only on enough of both: measured on two Zen 4 cores, a
+// training step's three passes (reorders included) at batch 8 take 11.2 ms
+// instead of 26.4 for 64 channels at 56x56, 12.9 instead of 24.5 for 256 at
+// 14x14 and 20.3 instead of 24.4 for 512 at 7x7 (392 output positions); but
+// 3.5 instead of 3.2 for 256 channels at 14x14 at batch 1 (196 positions)
+// and 0.67 instead of 0.31 for 16 channels at 16x16 at batch 16. So a pass
+// runs it when FLAGS_conv_winograd is on (the default), the convolution is
+// float32, 2-D, 3x3, stride 1, not dilated or grouped, has at least
+// kWinogradMinChannels channels in and out and at least
+// kWinogradMinPositions output positions (batch x height x width), and
+// oneDNN has the kernel for this CPU; the direct algorithm otherwise. The
+// transforms round differently: each output is a few float32 roundings of
+// tile sums away from the exact value rather than of single products
+// (docs/nn.md gives the measured difference), within what training needs;
+// FLAGS_conv_winograd off restores the direct algorithm's results.
+inline constexpr int64_t kWinogradMinChannels = 32;
+inline constexpr int64_t kWinogradMinPositions = 384;
+// Whether oneDNN's passes of this convolution run Winograd's algorithm: the
+// note's rule (oneDNN may still lack the kernel for a padding, when the
+// direct algorithm runs).
+bool OneDnnWinograd(DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
+                    int64_t groups);
 // Whether oneDNN can run this pass (OneDnnFastDtype, and its output-size formula
 // agrees with g: a conv_transpose output padding >= stride does not).
 bool OneDnnSupports(DType dtype, const WindowGeometry& g);

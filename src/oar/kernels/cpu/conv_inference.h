@@ -35,7 +35,7 @@
 // algorithm). The transforms round differently: the results differ from the
 // direct algorithm's by a few float32 roundings of the tile sums, not of each
 // product (docs/jit.md gives the measured difference on ResNet-18);
-// FLAGS_jit_conv_winograd off keeps the direct algorithm.
+// FLAGS_conv_winograd off keeps the direct algorithm.
 #pragma once
 
 #include <cstdint>

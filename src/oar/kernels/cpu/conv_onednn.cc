@@ -14,6 +14,7 @@
 #include <utility>
 #include <vector>
 
+#include "oar/core/conv_flags.h"
 #include "oar/core/errors.h"
 #include "oar/kernels/cpu/conv_impl.h"
 #include "oar/kernels/cpu/conv_onednn.h"
@@ -30,17 +31,56 @@ using dnnl::memory;
 using onednn::Engine;
 using onednn::Guard;
 
-dnnl::convolution_forward::primitive_desc ForwardPd(const Descs& d,
-                                                    const dnnl::primitive_attr& attr = {}) {
-  return {{dnnl::prop_kind::forward_training, dnnl::algorithm::convolution_direct, d.src_any,
-           d.wei_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r},
-          attr, Engine()};
+dnnl::convolution_forward::primitive_desc ForwardPd(
+    const Descs& d, const dnnl::primitive_attr& attr = {},
+    dnnl::algorithm algorithm = dnnl::algorithm::convolution_direct) {
+  return {{dnnl::prop_kind::forward_training, algorithm, d.src_any, d.wei_any, d.dst_any, d.strides,
+           d.dilates, d.pad_l, d.pad_r},
+          attr,
+          Engine()};
 }
 
-// Runs `prim` with `args` plus the output `out_arg` written into `user` (via a
-// scratch buffer in the layout `want` when they differ).
-void RunInto(const dnnl::primitive& prim, std::unordered_map<int, memory> args, int out_arg,
-             const memory::desc& want, memory user, dnnl::stream& s) {
+// Note [Winograd's algorithm in the eager convolution] (conv_impl.h): the
+// primitive descriptor `make` builds for Winograd's algorithm when the rule
+// takes it and oneDNN has it, else for the direct one.
+template <typename Make>
+auto WithAlgorithm(const Descs& d, int64_t groups, const WindowGeometry& g, Make make) {
+  const auto f32 = memory::data_type::f32;
+  if (d.src_plain.data_type() == f32 && d.wei_plain.data_type() == f32 &&
+      d.dst_plain.data_type() == f32 &&
+      OneDnnWinograd(DType::kFloat32, g, d.src[0], d.src[1], d.dst[1], groups)) {
+    try {
+      return make(dnnl::algorithm::convolution_winograd);
+    } catch (const dnnl::error&) {
+      // no Winograd kernel for this padding: the direct algorithm
+    }
+  }
+  return make(dnnl::algorithm::convolution_direct);
+}
+
+// The passes' attributes: each call brings its scratchpad (RunInto) from oar's
+// allocator, which keeps freed blocks for the next call. Winograd's transformed
+// tiles take tens of megabytes, and the library's own scratchpad, freed with
+// the primitive at the end of each call, came back from the system as fresh
+// pages at every call (ResNet-18's 512-channel forward pass took 19 ms
+// instead of 7).
+dnnl::primitive_attr PassAttr() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+
+// Runs `prim` (of primitive descriptor `pd`) with `args` plus the output `out_arg`
+// written into `user` (via a scratch buffer in the layout `want` when they differ).
+void RunInto(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
+             std::unordered_map<int, memory> args, int out_arg, const memory::desc& want,
+             memory user, dnnl::stream& s) {
+  const memory::desc scratch_md = pd.scratchpad_desc();
+  DenseTensor scratch(DType::kUInt8, {static_cast<int64_t>(scratch_md.get_size())});
+  if (scratch.numel() > 0) {
+    args.insert(
+        {DNNL_ARG_SCRATCHPAD, memory(scratch_md, Engine(), scratch.mutable_data<uint8_t>())});
+  }
   if (want == user.get_desc()) {
     args.insert({out_arg, user});
     prim.execute(s, args);
@@ -187,6 +227,15 @@ bool OneDnnFastDtype(DType dtype) {
 
 bool OneDnnAvx512() { return onednn::RunsAvx512(); }
 
+bool OneDnnWinograd(DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
+                    int64_t groups) {
+  return FLAGS_conv_winograd() && dtype == DType::kFloat32 && groups == 1 && g.nd == 2 &&
+         g.kernel[1] == 3 && g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 &&
+         g.dilation[1] == 1 && g.dilation[2] == 1 &&
+         std::min(c_in, c_out) >= kWinogradMinChannels &&
+         n * g.out[1] * g.out[2] >= kWinogradMinPositions && OneDnnAvx512();
+}
+
 namespace detail {
 
 void OneDnnForward(const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,
@@ -197,12 +246,13 @@ void OneDnnForward(const DenseTensor& x, const DenseTensor& w, const WindowGeome
     }
     const Descs d = MakeDescs(x.dims()[0], x.dims()[1], w.dims()[0], g, groups, x.dtype(),
                               w.dtype(), y->dtype());
-    const auto pd = ForwardPd(d);
+    const auto pd =
+        WithAlgorithm(d, groups, g, [&](dnnl::algorithm a) { return ForwardPd(d, PassAttr(), a); });
     dnnl::stream s(Engine());
     const memory src = Input(pd.src_desc(), UserMemory(d.src_plain, x), s);
     // Note [A convolution's weight packed across calls]
     const memory wei = PackedWeight(w, UserMemory(d.wei_plain, w), pd.weights_desc(), s);
-    RunInto(dnnl::convolution_forward(pd), {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}},
+    RunInto(dnnl::convolution_forward(pd), pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}},
             DNNL_ARG_DST, pd.dst_desc(), UserMemory(d.dst_plain, *y), s);
   });
 }
@@ -212,15 +262,15 @@ void OneDnnBackwardData(const DenseTensor& dy, const DenseTensor& w, const Windo
   Guard("convolution backward data", [&] {
     const Descs d = MakeDescs(dx->dims()[0], dx->dims()[1], w.dims()[0], g, groups, dx->dtype(),
                               w.dtype(), dy.dtype());
-    const auto fwd = ForwardPd(d);
-    const dnnl::convolution_backward_data::primitive_desc pd(
-        {dnnl::algorithm::convolution_direct, d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates,
-         d.pad_l, d.pad_r},
-        Engine(), fwd);
+    const auto pd = WithAlgorithm(d, groups, g, [&](dnnl::algorithm a) {
+      return dnnl::convolution_backward_data::primitive_desc(
+          {a, d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r}, PassAttr(),
+          Engine(), ForwardPd(d, {}, a));
+    });
     dnnl::stream s(Engine());
     const memory ddst = Input(pd.diff_dst_desc(), UserMemory(d.dst_plain, dy), s);
     const memory wei = Input(pd.weights_desc(), UserMemory(d.wei_plain, w), s);
-    RunInto(dnnl::convolution_backward_data(pd),
+    RunInto(dnnl::convolution_backward_data(pd), pd,
             {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}}, DNNL_ARG_DIFF_SRC,
             pd.diff_src_desc(), UserMemory(d.src_plain, *dx), s);
   });
@@ -233,16 +283,17 @@ void OneDnnBackwardWeights(const DenseTensor& x, const DenseTensor& dy, const Wi
                               dw->dtype(), dy.dtype());
     // The forward hint has the inputs' dtype for its weights: oneDNN has no
     // forward pass with bfloat16 data and float32 weights.
-    const auto fwd = ForwardPd(MakeDescs(x.dims()[0], x.dims()[1], dy.dims()[1], g, groups,
-                                         x.dtype(), x.dtype(), dy.dtype()));
-    const dnnl::convolution_backward_weights::primitive_desc pd(
-        {dnnl::algorithm::convolution_direct, d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates,
-         d.pad_l, d.pad_r},
-        Engine(), fwd);
+    const Descs hint = MakeDescs(x.dims()[0], x.dims()[1], dy.dims()[1], g, groups, x.dtype(),
+                                 x.dtype(), dy.dtype());
+    const auto pd = WithAlgorithm(d, groups, g, [&](dnnl::algorithm a) {
+      return dnnl::convolution_backward_weights::primitive_desc(
+          {a, d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r}, PassAttr(),
+          Engine(), ForwardPd(hint, {}, a));
+    });
     dnnl::stream s(Engine());
     const memory src = Input(pd.src_desc(), UserMemory(d.src_plain, x), s);
     const memory ddst = Input(pd.diff_dst_desc(), UserMemory(d.dst_plain, dy), s);
-    RunInto(dnnl::convolution_backward_weights(pd),
+    RunInto(dnnl::convolution_backward_weights(pd), pd,
             {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}}, DNNL_ARG_DIFF_WEIGHTS,
             pd.diff_weights_desc(), UserMemory(d.wei_plain, *dw), s);
   });
