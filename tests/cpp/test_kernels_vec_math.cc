@@ -305,6 +305,47 @@ void CheckReductions() {
 TEST(VecMath, FloatReductions) { CheckReductions<float>(); }
 TEST(VecMath, DoubleReductions) { CheckReductions<double>(); }
 
+// Note [Reductions read several streams at once]: four runs read in step give each
+// run the bits Sum, Max and Min give it alone, signed zeros and max's and min's NaN
+// payloads included.
+template <typename S>
+void CheckRuns() {
+  const S nan = std::numeric_limits<S>::quiet_NaN();
+  auto same = [](S a, S b) { return std::memcmp(&a, &b, sizeof(S)) == 0; };
+  // A sum's NaN may carry either operand's sign (the compiler may swap an add's
+  // operands); max and min return the first NaN element itself.
+  auto same_sum = [&](S a, S b) { return std::isnan(a) ? std::isnan(b) : same(a, b); };
+  for (int64_t n : {0, 1, 7, 64, 65, 127, 1000, 1031}) {
+    SCOPED_TRACE(n);
+    std::vector<std::vector<S>> runs;
+    for (int r = 0; r < vec::kSumRuns; ++r) runs.push_back(Random<S>(n, -50, 50, 11 + r));
+    if (n > 0) {
+      std::fill(runs[1].begin(), runs[1].end(), S(0));
+      runs[1][n / 2] = S(-0.0);  // max and min of +0 and -0 follow the chains' order
+      runs[2][n - 1] = nan;      // in the tail
+      runs[3][0] = -nan;         // in the first block: the first NaN is returned
+      runs[3][n / 2] = nan;
+    }
+    for (int k = 1; k <= vec::kSumRuns; ++k) {
+      const S* x[vec::kSumRuns];
+      for (int r = 0; r < k; ++r) x[r] = runs[r].data();
+      S sum[vec::kSumRuns], mx[vec::kSumRuns], mn[vec::kSumRuns];
+      vec::SumRuns(x, k, n, sum);
+      vec::MaxRuns(x, k, n, mx);
+      vec::MinRuns(x, k, n, mn);
+      for (int r = 0; r < k; ++r) {
+        SCOPED_TRACE(r);
+        EXPECT_TRUE(same_sum(sum[r], vec::Sum(x[r], n)));
+        EXPECT_TRUE(same(mx[r], vec::Max(x[r], n)));
+        EXPECT_TRUE(same(mn[r], vec::Min(x[r], n)));
+      }
+    }
+  }
+}
+
+TEST(VecMath, FloatRunsInStep) { CheckRuns<float>(); }
+TEST(VecMath, DoubleRunsInStep) { CheckRuns<double>(); }
+
 // The table follows the dispatch cap (OAR_MAX_CPU_ISA; ctest runs this suite
 // under each level below the CPU's).
 TEST(VecMath, ReportsItsIsa) {

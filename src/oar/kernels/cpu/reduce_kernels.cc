@@ -173,6 +173,42 @@ acc_t<T> ReduceRun(const T* p, int64_t n) {
   }
 }
 
+// Whether RunsInStreams reads runs of this reduction in step.
+template <typename T, typename Op>
+constexpr bool kStreams =
+    (std::is_same_v<Op, SumOp> || std::is_same_v<Op, MaxOp> || std::is_same_v<Op, MinOp>) &&
+    (std::is_same_v<T, float> || std::is_same_v<T, double>);
+
+// Runs of fewest elements read in step: shorter ones stay in cache between calls
+// (Note [Reductions read several streams at once] is about memory).
+constexpr int64_t kStreamRunElements = 1024;
+
+// res[j] = ReduceRun(run(j), n) for j in [b, e), where run(j) is the j-th run of n
+// elements. Each result has the bits ReduceRun gives it. Where kStreams holds and the
+// runs are long, runs a quarter of the range apart are read in step (Note [Reductions
+// read several streams at once] in funcs/vec_math.h).
+template <typename T, typename Op, typename Run, typename Store>
+void RunsInStreams(int64_t b, int64_t e, int64_t n, Run run, Store store) {
+  int64_t j = b;
+  if constexpr (kStreams<T, Op>) {
+    constexpr int R = vec::kSumRuns;
+    if (n >= kStreamRunElements && e - b >= R) {
+      const int64_t q = (e - b) / R;
+      for (int64_t t = 0; t < q; ++t) {
+        const T* x[R];
+        T res[R];
+        for (int r = 0; r < R; ++r) x[r] = run(b + r * q + t);
+        if constexpr (std::is_same_v<Op, SumOp>) vec::SumRuns(x, R, n, res);
+        if constexpr (std::is_same_v<Op, MaxOp>) vec::MaxRuns(x, R, n, res);
+        if constexpr (std::is_same_v<Op, MinOp>) vec::MinRuns(x, R, n, res);
+        for (int r = 0; r < R; ++r) store(b + r * q + t, res[r]);
+      }
+      j = b + R * q;
+    }
+  }
+  for (; j < e; ++j) store(j, ReduceRun<T, Op>(run(j), n));
+}
+
 // Reduces into `out` (memory allocated here) with accumulator type A; `finish`
 // maps the accumulated value to the stored one (mean divides). O is out's element
 // type: T, or the accumulator's type when a low-precision x is summed to float32.
@@ -208,9 +244,14 @@ void ReduceInto(const DenseTensor& x, const std::vector<int64_t>& axes, DenseTen
     // One output: fixed chunks in parallel, partials combined in order.
     const int64_t chunks = (p.reduce + kChunk - 1) / kChunk;
     std::vector<A> partial(chunks);
+    // Every chunk but the last has kChunk elements.
+    const int64_t full = p.reduce / kChunk;
     ParallelFor(0, chunks, kChunk, [&](int64_t b, int64_t e) {
-      for (int64_t c = b; c < e; ++c) {
-        partial[c] = ReduceRun<T, Op>(in + c * kChunk, std::min(kChunk, p.reduce - c * kChunk));
+      RunsInStreams<T, Op>(
+          b, std::min(e, full), kChunk, [&](int64_t c) { return in + c * kChunk; },
+          [&](int64_t c, A v) { partial[c] = v; });
+      for (int64_t c = std::max(b, full); c < e; ++c) {
+        partial[c] = ReduceRun<T, Op>(in + c * kChunk, p.reduce - c * kChunk);
       }
     });
     A acc = partial[0];
@@ -228,8 +269,9 @@ void ReduceInto(const DenseTensor& x, const std::vector<int64_t>& axes, DenseTen
   }
   if (p.inner == 1) {
     ParallelFor(0, p.outer, p.reduce, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i)
-        o[i] = static_cast<O>(finish(ReduceRun<T, Op>(in + i * p.reduce, p.reduce)));
+      RunsInStreams<T, Op>(
+          b, e, p.reduce, [&](int64_t i) { return in + i * p.reduce; },
+          [&](int64_t i, A v) { o[i] = static_cast<O>(finish(v)); });
     });
     return;
   }

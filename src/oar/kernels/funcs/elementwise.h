@@ -210,6 +210,15 @@ void BinaryElementwise(const DenseTensor& x, const DenseTensor& y, DenseTensor* 
                      const auto av = Load(pa[0]);
                      WriteRun(po, cnt, stream,
                               [&](int64_t i) { return Store<OutT>(f(av, Load(pb[i]))); });
+                   } else if (s[0] == sizeof(OutT) && s[1] % sizeof(A) == 0 &&
+                              s[2] % sizeof(B) == 0) {
+                     // Element strides (a slice's step, a transpose): indexed loads the
+                     // compiler can gather, in place of three pointers stepped in bytes
+                     // (x[:, ::2] + y[:, ::2] over 2^19 floats: 150 us against 193).
+                     const int64_t sa = s[1] / int64_t{sizeof(A)}, sb = s[2] / int64_t{sizeof(B)};
+                     WriteRun(po, cnt, stream, [&](int64_t i) {
+                       return Store<OutT>(f(Load(pa[i * sa]), Load(pb[i * sb])));
+                     });
                    } else {
                      const char* ca = p[1];
                      const char* cb = p[2];

@@ -91,6 +91,19 @@ S SumScalar(const S* x, int64_t n) {
   return s;
 }
 
+template <typename S>
+void SumRunsScalar(const S* const* x, int k, int64_t n, S* out) {
+  for (int r = 0; r < k; ++r) out[r] = SumScalar<S>(x[r], n);
+}
+
+template <typename S, bool kMax>
+S ExtremeScalar(const S* x, int64_t n);
+
+template <typename S, bool kMax>
+void ExtremeRunsScalar(const S* const* x, int k, int64_t n, S* out) {
+  for (int r = 0; r < k; ++r) out[r] = ExtremeScalar<S, kMax>(x[r], n);
+}
+
 template <typename S, bool kMax>
 S ExtremeScalar(const S* x, int64_t n) {
   S m = kMax ? -std::numeric_limits<S>::infinity() : std::numeric_limits<S>::infinity();
@@ -121,6 +134,9 @@ TypedTable<S> ScalarTyped() {
   t.exp_sub_sum = ExpSubSumScalar<S>;
   t.max_ignoring_nan = MaxScalar<S>;
   t.sum = SumScalar<S>;
+  t.sum_runs = SumRunsScalar<S>;
+  t.max_runs = ExtremeRunsScalar<S, true>;
+  t.min_runs = ExtremeRunsScalar<S, false>;
   t.max = ExtremeScalar<S, true>;
   t.min = ExtremeScalar<S, false>;
   return t;
@@ -193,6 +209,24 @@ double MaxIgnoringNaN(const double* x, int64_t n) {
 }
 float Sum(const float* x, int64_t n) { return detail::Active().f.sum(x, n); }
 double Sum(const double* x, int64_t n) { return detail::Active().d.sum(x, n); }
+void SumRuns(const float* const* x, int k, int64_t n, float* out) {
+  detail::Active().f.sum_runs(x, k, n, out);
+}
+void SumRuns(const double* const* x, int k, int64_t n, double* out) {
+  detail::Active().d.sum_runs(x, k, n, out);
+}
+void MaxRuns(const float* const* x, int k, int64_t n, float* out) {
+  detail::Active().f.max_runs(x, k, n, out);
+}
+void MaxRuns(const double* const* x, int k, int64_t n, double* out) {
+  detail::Active().d.max_runs(x, k, n, out);
+}
+void MinRuns(const float* const* x, int k, int64_t n, float* out) {
+  detail::Active().f.min_runs(x, k, n, out);
+}
+void MinRuns(const double* const* x, int k, int64_t n, double* out) {
+  detail::Active().d.min_runs(x, k, n, out);
+}
 float Max(const float* x, int64_t n) { return detail::Active().f.max(x, n); }
 double Max(const double* x, int64_t n) { return detail::Active().d.max(x, n); }
 float Min(const float* x, int64_t n) { return detail::Active().f.min(x, n); }

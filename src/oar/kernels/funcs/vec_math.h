@@ -71,6 +71,21 @@ float MaxIgnoringNaN(const float* x, int64_t n);
 double MaxIgnoringNaN(const double* x, int64_t n);
 float Sum(const float* x, int64_t n);
 double Sum(const double* x, int64_t n);
+// Note [Reductions read several streams at once]
+// One core streaming through memory keeps only so many cache misses in flight:
+// summing 256 MB took 14.1 ms on one Zen 4 core (19 GB/s) read as one stream,
+// and 10.2 ms (26 GB/s) as four streams far apart, the hardware prefetchers
+// tracking each; on two cores 9.96 ms against 7.82. SumRuns sums k (at most
+// kSumRuns) runs of n elements each, reading them in step, into out[0..k): each
+// result has the bits Sum gives its run, so callers keep their fixed order.
+// MaxRuns and MinRuns likewise, with Max's and Min's bits.
+inline constexpr int kSumRuns = 4;
+void SumRuns(const float* const* x, int k, int64_t n, float* out);
+void SumRuns(const double* const* x, int k, int64_t n, double* out);
+void MaxRuns(const float* const* x, int k, int64_t n, float* out);
+void MaxRuns(const double* const* x, int k, int64_t n, double* out);
+void MinRuns(const float* const* x, int k, int64_t n, float* out);
+void MinRuns(const double* const* x, int k, int64_t n, double* out);
 float Max(const float* x, int64_t n);
 double Max(const double* x, int64_t n);
 float Min(const float* x, int64_t n);

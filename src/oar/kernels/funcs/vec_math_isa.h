@@ -17,8 +17,11 @@ struct TypedTable {
   S (*exp_sub_sum)(const S*, S, S*, int64_t);
   S (*max_ignoring_nan)(const S*, int64_t);
   S (*sum)(const S*, int64_t);
+  void (*sum_runs)(const S* const*, int, int64_t, S*);
   S (*max)(const S*, int64_t);
   S (*min)(const S*, int64_t);
+  void (*max_runs)(const S* const*, int, int64_t, S*);
+  void (*min_runs)(const S* const*, int, int64_t, S*);
 };
 
 struct Table {
