@@ -282,10 +282,11 @@ DenseTensor InferenceConv::Run(const DenseTensor& x, const DenseTensor* residual
       y.set_meta(std::move(meta));
     }
     dnnl::stream s(Engine());
-    const memory src = Input(p->pd.src_desc(), UserMemory(Strided(x), x), s);
+    CallBuffers buffers;
+    const memory src = Input(p->pd.src_desc(), UserMemory(Strided(x), x), s, &buffers);
     memory out(plain ? p->dst_plain : p->dst_kept, Engine(), y.data());
     const bool direct = out.get_desc() == p->pd.dst_desc();
-    memory dst = direct ? out : memory(p->pd.dst_desc(), Engine());
+    memory dst = direct ? out : buffers.New(p->pd.dst_desc());
     if (impl_->spec.residual) {
       // the sum post-op adds the destination's contents
       memory r = UserMemory(Strided(*residual), *residual);
@@ -294,7 +295,7 @@ DenseTensor InferenceConv::Run(const DenseTensor& x, const DenseTensor* residual
     memory bias = UserMemory(
         memory::desc({impl_->bias.dims()[0]}, memory::data_type::f32, memory::format_tag::a),
         impl_->bias);
-    memory scratch(p->pd.scratchpad_desc(), Engine());
+    memory scratch = buffers.New(p->pd.scratchpad_desc());
     p->conv.execute(s, {{DNNL_ARG_SRC, src},
                         {DNNL_ARG_WEIGHTS, p->weight},
                         {DNNL_ARG_BIAS, bias},

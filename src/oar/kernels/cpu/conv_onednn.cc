@@ -58,12 +58,8 @@ auto WithAlgorithm(const Descs& d, int64_t groups, const WindowGeometry& g, Make
   return make(dnnl::algorithm::convolution_direct);
 }
 
-// The passes' attributes: each call brings its scratchpad (RunInto) from oar's
-// allocator, which keeps freed blocks for the next call. Winograd's transformed
-// tiles take tens of megabytes, and the library's own scratchpad, freed with
-// the primitive at the end of each call, came back from the system as fresh
-// pages at every call (ResNet-18's 512-channel forward pass took 19 ms
-// instead of 7).
+// The passes' attributes: each call brings its scratchpad (RunInto) in its
+// CallBuffers.
 dnnl::primitive_attr PassAttr() {
   dnnl::primitive_attr attr;
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
@@ -71,21 +67,19 @@ dnnl::primitive_attr PassAttr() {
 }
 
 // Runs `prim` (of primitive descriptor `pd`) with `args` plus the output `out_arg`
-// written into `user` (via a scratch buffer in the layout `want` when they differ).
+// written into `user` (via a buffer in the layout `want` when they differ), its
+// scratchpad and that buffer from `buffers`.
 void RunInto(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
              std::unordered_map<int, memory> args, int out_arg, const memory::desc& want,
-             memory user, dnnl::stream& s) {
-  const memory::desc scratch_md = pd.scratchpad_desc();
-  DenseTensor scratch(DType::kUInt8, {static_cast<int64_t>(scratch_md.get_size())});
-  if (scratch.numel() > 0) {
-    args.insert(
-        {DNNL_ARG_SCRATCHPAD, memory(scratch_md, Engine(), scratch.mutable_data<uint8_t>())});
+             memory user, dnnl::stream& s, CallBuffers& buffers) {
+  if (pd.scratchpad_desc().get_size() > 0) {
+    args.insert({DNNL_ARG_SCRATCHPAD, buffers.New(pd.scratchpad_desc())});
   }
   if (want == user.get_desc()) {
     args.insert({out_arg, user});
     prim.execute(s, args);
   } else {
-    memory tmp(want, Engine());
+    memory tmp = buffers.New(want);
     args.insert({out_arg, tmp});
     prim.execute(s, args);
     dnnl::reorder(tmp, user).execute(s, tmp, user);
@@ -249,11 +243,12 @@ void OneDnnForward(const DenseTensor& x, const DenseTensor& w, const WindowGeome
     const auto pd =
         WithAlgorithm(d, groups, g, [&](dnnl::algorithm a) { return ForwardPd(d, PassAttr(), a); });
     dnnl::stream s(Engine());
-    const memory src = Input(pd.src_desc(), UserMemory(d.src_plain, x), s);
+    CallBuffers buffers;
+    const memory src = Input(pd.src_desc(), UserMemory(d.src_plain, x), s, &buffers);
     // Note [A convolution's weight packed across calls]
     const memory wei = PackedWeight(w, UserMemory(d.wei_plain, w), pd.weights_desc(), s);
     RunInto(dnnl::convolution_forward(pd), pd, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}},
-            DNNL_ARG_DST, pd.dst_desc(), UserMemory(d.dst_plain, *y), s);
+            DNNL_ARG_DST, pd.dst_desc(), UserMemory(d.dst_plain, *y), s, buffers);
   });
 }
 
@@ -268,11 +263,12 @@ void OneDnnBackwardData(const DenseTensor& dy, const DenseTensor& w, const Windo
           Engine(), ForwardPd(d, {}, a));
     });
     dnnl::stream s(Engine());
-    const memory ddst = Input(pd.diff_dst_desc(), UserMemory(d.dst_plain, dy), s);
-    const memory wei = Input(pd.weights_desc(), UserMemory(d.wei_plain, w), s);
+    CallBuffers buffers;
+    const memory ddst = Input(pd.diff_dst_desc(), UserMemory(d.dst_plain, dy), s, &buffers);
+    const memory wei = Input(pd.weights_desc(), UserMemory(d.wei_plain, w), s, &buffers);
     RunInto(dnnl::convolution_backward_data(pd), pd,
             {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_WEIGHTS, wei}}, DNNL_ARG_DIFF_SRC,
-            pd.diff_src_desc(), UserMemory(d.src_plain, *dx), s);
+            pd.diff_src_desc(), UserMemory(d.src_plain, *dx), s, buffers);
   });
 }
 
@@ -291,11 +287,12 @@ void OneDnnBackwardWeights(const DenseTensor& x, const DenseTensor& dy, const Wi
           Engine(), ForwardPd(hint, {}, a));
     });
     dnnl::stream s(Engine());
-    const memory src = Input(pd.src_desc(), UserMemory(d.src_plain, x), s);
-    const memory ddst = Input(pd.diff_dst_desc(), UserMemory(d.dst_plain, dy), s);
+    CallBuffers buffers;
+    const memory src = Input(pd.src_desc(), UserMemory(d.src_plain, x), s, &buffers);
+    const memory ddst = Input(pd.diff_dst_desc(), UserMemory(d.dst_plain, dy), s, &buffers);
     RunInto(dnnl::convolution_backward_weights(pd), pd,
             {{DNNL_ARG_SRC, src}, {DNNL_ARG_DIFF_DST, ddst}}, DNNL_ARG_DIFF_WEIGHTS,
-            pd.diff_weights_desc(), UserMemory(d.wei_plain, *dw), s);
+            pd.diff_weights_desc(), UserMemory(d.wei_plain, *dw), s, buffers);
   });
 }
 
