@@ -84,8 +84,8 @@ class CallBuffers {
 
 // `user` in the layout `want`: itself, or a reordered copy in `buffers` (or,
 // when null, in memory the copy owns).
-inline dnnl::memory Input(const dnnl::memory::desc& want, const dnnl::memory& user,
-                          dnnl::stream& s, CallBuffers* buffers = nullptr) {
+inline dnnl::memory Input(const dnnl::memory::desc& want, const dnnl::memory& user, dnnl::stream& s,
+                          CallBuffers* buffers = nullptr) {
   if (want == user.get_desc()) return user;
   dnnl::memory m = buffers != nullptr ? buffers->New(want) : dnnl::memory(want, onednn::Engine());
   dnnl::reorder(user, m).execute(s, const_cast<dnnl::memory&>(user), m);
