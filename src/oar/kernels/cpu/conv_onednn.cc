@@ -99,38 +99,40 @@ struct SumBlock {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward conv;
   memory::desc x_view, w_view;
-  memory src, wei;
+  memory src, wei, scratch;
   dnnl::reorder to_src, to_wei;
 };
 
 // `sum_md`: the layout of the running sum the block adds to its output (a binary-add
-// post-op, which also fixes the output's layout); null for the first block.
+// post-op, which also fixes the output's layout); null for the first block. Its
+// buffers come from `buffers`.
 SumBlock MakeSumBlock(int64_t n, int64_t c_in, int64_t len, int64_t c_out, const WindowGeometry& g,
-                      const memory::desc* sum_md) {
+                      const memory::desc* sum_md, CallBuffers& buffers) {
   const DType f32 = DType::kFloat32;
   Descs d = MakeDescs(n, len, c_out, g, 1, f32, f32, f32);
   memory::dims xs = PlainStrides(d.src), ws = PlainStrides(d.wei);
   xs[0] = c_in * g.in_size();
   ws[0] = c_in * g.kernel_size();
-  dnnl::primitive_attr attr;
+  dnnl::primitive_attr attr = PassAttr();
   if (sum_md != nullptr) {
     d.dst_any = *sum_md;
     dnnl::post_ops ops;
     ops.append_binary(dnnl::algorithm::binary_add, *sum_md);
     attr.set_post_ops(ops);
   }
-  SumBlock b{ForwardPd(d, attr), {}, {}, {}, {}, {}, {}, {}};
+  SumBlock b{ForwardPd(d, attr), {}, {}, {}, {}, {}, {}, {}, {}};
   b.conv = dnnl::convolution_forward(b.pd);
   b.x_view = memory::desc(d.src, memory::data_type::f32, xs);
   b.w_view = memory::desc(d.wei, memory::data_type::f32, ws);
   if (b.pd.src_desc() != b.x_view) {
-    b.src = memory(b.pd.src_desc(), Engine());
+    b.src = buffers.New(b.pd.src_desc());
     b.to_src = dnnl::reorder(memory(b.x_view, Engine(), nullptr), b.src);
   }
   if (b.pd.weights_desc() != b.w_view) {
-    b.wei = memory(b.pd.weights_desc(), Engine());
+    b.wei = buffers.New(b.pd.weights_desc());
     b.to_wei = dnnl::reorder(memory(b.w_view, Engine(), nullptr), b.wei);
   }
+  if (b.pd.scratchpad_desc().get_size() > 0) b.scratch = buffers.New(b.pd.scratchpad_desc());
   return b;
 }
 
@@ -152,30 +154,33 @@ void ForwardInBlocks(const DenseTensor& x, const DenseTensor& w, const WindowGeo
   const float* px = static_cast<const float*>(x.data());
   const float* pw = static_cast<const float*>(w.data());
   dnnl::stream s(Engine());
-  const SumBlock first = MakeSumBlock(n, c_in, block, c_out, g, nullptr);
+  CallBuffers buffers;
+  const SumBlock first = MakeSumBlock(n, c_in, block, c_out, g, nullptr, buffers);
   const memory::desc sum_md = first.pd.dst_desc();
   // Every full block after the first shares one primitive; a last, shorter block has its own.
   std::optional<SumBlock> rest, tail;
-  memory sum(sum_md, Engine()), next;
+  memory sum = buffers.New(sum_md), next;
   for (int64_t c0 = 0; c0 < c_in; c0 += block) {
     const int64_t len = std::min(block, c_in - c0);
     const SumBlock* b = &first;
     if (c0 > 0) {
       std::optional<SumBlock>& slot = len == block ? rest : tail;
-      if (!slot) slot = MakeSumBlock(n, c_in, len, c_out, g, &sum_md);
+      if (!slot) slot = MakeSumBlock(n, c_in, len, c_out, g, &sum_md, buffers);
       b = &*slot;
     }
     const memory src = BlockOperand(b->x_view, b->src, b->to_src, px + c0 * g.in_size(), s);
     const memory wei = BlockOperand(b->w_view, b->wei, b->to_wei, pw + c0 * g.kernel_size(), s);
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}};
+    if (b->scratch) args.insert({DNNL_ARG_SCRATCHPAD, b->scratch});
     if (c0 == 0) {
-      b->conv.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, sum}});
+      args.insert({DNNL_ARG_DST, sum});
+      b->conv.execute(s, args);
       continue;
     }
-    if (!next) next = memory(sum_md, Engine());
-    b->conv.execute(s, {{DNNL_ARG_SRC, src},
-                        {DNNL_ARG_WEIGHTS, wei},
-                        {DNNL_ARG_DST, next},
-                        {DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, sum}});
+    if (!next) next = buffers.New(sum_md);
+    args.insert({DNNL_ARG_DST, next});
+    args.insert({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, sum});
+    b->conv.execute(s, args);
     std::swap(sum, next);
   }
   const DType f32 = DType::kFloat32;
