@@ -140,8 +140,9 @@ def test_float32_within_float32_rounding():
 @pytest.mark.parametrize("kind", ["LSTM", "GRU", "tanh"])
 def test_float32_at_sizes_that_run_on_onednn(kind):
     # batch 16 and hidden 256 make every step's product at least 2^20 multiply-adds, so
-    # float32 steps run on oneDNN with the recurrent weight packed once (Note [A recurrent
-    # weight is packed once]), and the op-by-op layers' matmuls on oneDNN too.
+    # float32 steps, forward and backward, run on oneDNN with the recurrent weight packed
+    # once (Note [A recurrent weight is packed once]), and the op-by-op layers' matmuls on
+    # oneDNN too.
     make = {"LSTM": nn.LSTM, "GRU": nn.GRU, "tanh": nn.SimpleRNN}[kind]
     _compare(
         lambda: make(64, 256, direction="bidirect"),

@@ -35,7 +35,7 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
 
 // Gemm(false, tb, m, n, k, a, lda, b, ldb, beta, c, ldc) for `calls` pairs of a
 // and c with one b (the steps of a recurrent layer): float32 products that go to
-// oneDNN with b transposed get b packed once when there are at least three calls,
+// oneDNN get b packed once when there are at least three calls,
 // on CPUs where that pays (Note [A recurrent weight is packed once] in
 // matmul_onednn.h).
 template <typename T>
@@ -45,7 +45,7 @@ class StepGemm {
            int64_t ldc, int64_t calls)
       : tb_(tb), m_(m), n_(n), k_(k), lda_(lda), ldb_(ldb), ldc_(ldc), b_(b), beta_(beta) {
     if constexpr (std::is_same_v<T, float>) {
-      if (tb && calls >= 3 && m > 0 && n > 0 && k > 0 &&
+      if (calls >= 3 && m > 0 && n > 0 && k > 0 &&
           onednn::UsesOneDnn(DType::kFloat32, m * n * k, false, n) && onednn::PackedGemm::Pays()) {
         packed_.emplace(tb, m, n, k, lda, b, ldb, beta, ldc);
       }

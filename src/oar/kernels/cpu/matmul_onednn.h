@@ -68,19 +68,20 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int
 
 // Note [A recurrent weight is packed once]
 // c = a @ op(b) + beta * c, float32, run many times with one b and new contents
-// of a and c (a recurrent weight over the steps of a sequence). oneDNN copies a
-// b it reads transposed into the blocked layout its kernel reads on every call;
-// here b is reordered into that layout once. 35 steps with the reorder against
-// 35 plain calls (benchmarks/blas/matmul_backends.sh, two threads, noisy): a GRU
-// step (20 x 1536 x 512, b transposed) 0.65-0.79x, an LSTM step (20 x 2048 x
-// 512) 0.89-1.12x, and the LSTM layer's forward 18-20 against 21 ms; the
-// backward steps read the weight as stored, where packing gave 0.90-1.08x over
-// four runs, within the noise, so only a transposed b is packed (cpu::StepGemm). Only
-// on AVX-512: with oneDNN and OpenBLAS capped to AVX2 (ONEDNN_MAX_CPU_ISA,
-// OPENBLAS_CORETYPE=Haswell; matmul_backends.sh --avx2) the packed layout took
-// 1.3-1.9x the plain calls' time, where oneDNN's plain calls still beat OpenBLAS's. The
-// shapes, strides and b are fixed at construction; a and c are read and written
-// through the pointers Run is given.
+// of a and c (a recurrent weight over the steps of a sequence). oneDNN reads a
+// plain b through copies into the blocked layout its kernel wants, on every
+// call; here b is reordered into that layout once, for the forward steps (b
+// read transposed) and the backward ones (b as stored) alike. 35 steps with the
+// reorder against 35 plain calls (benchmarks/blas/matmul_backends.sh, two
+// threads): the LSTM step forward and backward (20 x 2048 x 512 and 20 x 512 x
+// 2048) 0.90x each, the GRU step 0.78x. Inside a two-layer LSTM's forward and
+// backward (ONEDNN_VERBOSE, 20 runs) the backward's 70 step products took 14.6
+// ms instead of 18.9, for 1.05 ms of reorders. Only on AVX-512: with oneDNN and
+// OpenBLAS capped to AVX2 (ONEDNN_MAX_CPU_ISA, OPENBLAS_CORETYPE=Haswell;
+// matmul_backends.sh --avx2) the packed layout took 1.3-1.9x the plain calls'
+// time, where oneDNN's plain calls still beat OpenBLAS's. The shapes, strides
+// and b are fixed at construction; a and c are read and written through the
+// pointers Run is given.
 class PackedGemm {
  public:
   // Whether packing pays on this CPU (oneDNN runs AVX-512).
