@@ -2,6 +2,7 @@
 // through add/multiply: broadcasting, non-contiguous operands, empty tensors
 // and tensors large enough to be split across threads. Expected values come
 // from plain loops over the inputs.
+#include <cmath>
 #include <limits>
 
 #include "oar/kernels/funcs/elementwise.h"
@@ -201,6 +202,59 @@ TEST(Elementwise, ThreadsStartMidwayThroughOddShapes) {
   }
   ExpectClose(add(ta, Make(b, {7, 1})), expected, {3, 7, 5});
   ExpectClose(add(Make(b, {7, 1}), ta), expected, {3, 7, 5});
+}
+
+// An operand read across its rows is walked in tiles (Note [Transposed operands are
+// walked in tiles] in funcs/strided_loop.h): groups of rows cut short by the end of a
+// dimension and by threads' chunks (threshold 1), runs cut short by the end of a row,
+// row strides that are multiples of 4 KiB (short runs) and not (long runs), a batch
+// dimension, a broadcast operand, float64, and unary ops (the copy of a transposed
+// view, a vectorised function). Every value must be the plain loop's.
+TEST(Elementwise, TransposedOperandsInTiles) {
+  ParallelThresholdGuard guard(1);
+  for (const auto& [R, C] : {std::pair<int64_t, int64_t>{300, 70}, {1024, 40}, {130, 9}}) {
+    for (DType dt : {DType::kFloat32, DType::kFloat64}) {
+      const auto a = Seq(2 * R * C, 1, 1), b = Seq(2 * R * C, 0, -3), row = Seq(C, 0.5, 2);
+      const auto small = Seq(2 * R * C, -2, 1e-4);
+      // ta[n, i, j] = a[n, j, i]: a [2, C, R] tensor viewed as [2, R, C].
+      const Tensor ta = transpose(Make(a, {2, C, R}, dt), {0, 2, 1});
+      const Tensor ts = transpose(Make(small, {2, C, R}, dt), {0, 2, 1});
+      std::vector<double> sum, bsum, copy, ex;
+      for (int64_t n = 0; n < 2; ++n) {
+        for (int64_t i = 0; i < R; ++i) {
+          for (int64_t j = 0; j < C; ++j) {
+            const double v = a[(n * C + j) * R + i];
+            sum.push_back(v + b[(n * R + i) * C + j]);
+            bsum.push_back(v + row[j]);
+            copy.push_back(v);
+            ex.push_back(std::exp(small[(n * C + j) * R + i]));
+          }
+        }
+      }
+      const std::vector<int64_t> shape{2, R, C};
+      ExpectClose(add(ta, Make(b, shape, dt)), sum, shape);
+      ExpectClose(add(Make(b, shape, dt), ta), sum, shape);
+      ExpectClose(add(ta, Make(row, {C}, dt)), bsum, shape);
+      ExpectClose(assign(ta), copy, shape);
+      ExpectClose(exp(ts), ex, shape, 1e-6, 1e-7);
+    }
+  }
+}
+
+// When an input overlaps the output with other strides (x += x^T), the order of the
+// runs decides what is read, so such a loop keeps the order of rows. One thread: rows in
+// order, each reading the updated rows above it.
+TEST(Elementwise, OverlappingTransposedInputKeepsRowOrder) {
+  ParallelThresholdGuard guard(1e18);
+  const int64_t n = 100;
+  const auto a = Seq(n * n, 0, 1);
+  Tensor x = Make(a, {n, n});
+  add_(x, transpose(x, {1, 0}));
+  std::vector<double> expected = a;
+  for (int64_t i = 0; i < n; ++i) {
+    for (int64_t j = 0; j < n; ++j) expected[i * n + j] += expected[j * n + i];
+  }
+  EXPECT_EQ(Values(x), expected);
 }
 
 // Operands beyond the last-level cache are written with streaming stores (Note

@@ -4,8 +4,10 @@
 // unit or zero, and outer rows are split across threads for large tensors.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
+#include <numeric>
 
 #include "oar/core/dense_tensor.h"
 #include "oar/core/parallel.h"
@@ -31,7 +33,63 @@ struct LoopOperands {
   std::array<DDim, K> strides;  // in bytes, aligned to the loop shape
 };
 
-// Calls body(n, ptrs, inner_strides_in_bytes) for every innermost run.
+// Note [Transposed operands are walked in tiles]
+// The loop runs along the output's innermost dimension. An operand whose elements
+// are adjacent along the next dimension instead (a.T + b, x.T.contiguous()) is then
+// read one cache line per element, and each line again for every row that shares it
+// unless it stayed cached: a.T + b over 1024 x 65536 floats took 394 ms, copying a.T
+// 284 ms. With such an operand the rows are taken in groups of 128 and the innermost
+// dimension in short runs, so a group reads each line of that operand once. The run
+// is shortest when the operand's row stride is a multiple of 4 KiB: its lines then
+// share one set of the first-level cache (64 sets of 64 bytes on x86), whose 8 ways
+// hold only 8 of them. A loop like this one, one thread, copying a transposed 4096 x
+// 4096 float32 matrix (a 16 KiB stride): 140 ms in rows, 49 ms in runs of 64, 14 ms in
+// runs of 8; a 700 x 512 one (2800 bytes): 0.136, 0.074 in runs of 64, 0.162 in runs of
+// 8. In oar, two threads, 1024 x 65536 floats: a.T + b 172 ms, copying a.T 93 ms.
+// Each element is still computed once by the same body; only the order of the runs
+// changes, so tiles are not used when an input overlaps the output with other strides
+// (there the order decides what is read).
+struct Tiling {
+  int64_t rows = 1;  // rows per group; 1: no tiling
+  int64_t run = 0;   // elements of the innermost dimension per call of the body
+};
+
+template <size_t K>
+Tiling ChooseTiling(const DDim& sizes, const std::array<DDim, K>& st,
+                    const std::array<char*, K>& base) {
+  constexpr int64_t kGroupRows = 128, kLongRun = 64, kShortRun = 8, kSetPeriod = 4096;
+  const size_t nd = sizes.size();
+  if (nd < 2 || sizes[nd - 1] <= kShortRun || sizes[nd - 2] < 2) return {};
+  const auto mag = [](int64_t v) { return v < 0 ? -v : v; };
+  int64_t run = 0;
+  for (size_t k = 0; k < K; ++k) {
+    const int64_t in = mag(st[k][nd - 1]), next = mag(st[k][nd - 2]);
+    if (next == 0 || next >= in) continue;
+    // Lines `in` bytes apart fall into kSetPeriod / gcd(in, kSetPeriod) sets (of 64).
+    const int64_t sets = kSetPeriod / std::gcd(in, kSetPeriod);
+    const int64_t r = std::clamp(kShortRun * sets, kShortRun, kLongRun);
+    run = run == 0 ? r : std::min(run, r);
+  }
+  if (run == 0) return {};
+  // [lowest, highest] byte offsets each operand reaches from its base.
+  const auto extent = [&](size_t k) {
+    std::array<char*, 2> e{base[k], base[k]};
+    for (size_t d = 0; d < nd; ++d) {
+      const int64_t span = st[k][d] * (sizes[d] - 1);
+      (span < 0 ? e[0] : e[1]) += span;
+    }
+    return e;
+  };
+  const auto out = extent(0);
+  for (size_t k = 1; k < K; ++k) {
+    const auto e = extent(k);
+    if (e[0] <= out[1] && out[0] <= e[1] && st[k] != st[0]) return {};
+  }
+  return {kGroupRows, run};
+}
+
+// Calls body(n, ptrs, inner_strides_in_bytes) for every innermost run (or, with a
+// transposed operand, for runs of it in tiles).
 template <size_t K, typename Body>
 void StridedLoop(const DDim& shape, LoopOperands<K> ops, int64_t cost_per_element, Body&& body) {
   // Coalesce: drop size-1 dims and merge dims that are contiguous for all operands.
@@ -71,6 +129,7 @@ void StridedLoop(const DDim& shape, LoopOperands<K> ops, int64_t cost_per_elemen
   int64_t rows = 1;
   for (size_t d = 0; d + 1 < nd; ++d) rows *= sizes[d];
 
+  const Tiling tiling = ChooseTiling(sizes, st, ops.base);
   ParallelFor(0, rows, inner * cost_per_element, [&](int64_t r0, int64_t r1) {
     // Multi-index of row r0 over the outer dims, then advance like an odometer.
     DDim idx(nd > 1 ? nd - 1 : 1, 0);
@@ -85,12 +144,30 @@ void StridedLoop(const DDim& shape, LoopOperands<K> ops, int64_t cost_per_elemen
       for (size_t d = 0; d + 1 < nd; ++d) p += idx[d] * st[k][d];
       ptrs[k] = p;
     }
-    for (int64_t r = r0; r < r1; ++r) {
-      body(inner, ptrs, inner_strides);
-      // advance
+    for (int64_t r = r0; r < r1;) {
+      int64_t group = 1;
+      if (tiling.rows > 1) {
+        // Note [Transposed operands are walked in tiles]
+        group = std::min({tiling.rows, r1 - r, sizes[nd - 2] - idx[nd - 2]});
+        for (int64_t j = 0; j < inner; j += tiling.run) {
+          const int64_t n = std::min(tiling.run, inner - j);
+          for (int64_t g = 0; g < group; ++g) {
+            std::array<char*, K> q;
+            for (size_t k = 0; k < K; ++k) {
+              q[k] = ptrs[k] + g * st[k][nd - 2] + j * inner_strides[k];
+            }
+            body(n, q, inner_strides);
+          }
+        }
+      } else {
+        body(inner, ptrs, inner_strides);
+      }
+      r += group;
+      // advance `group` rows (a group never crosses the end of dimension nd - 2)
       for (size_t d = nd - 1; d-- > 0;) {
-        ++idx[d];
-        for (size_t k = 0; k < K; ++k) ptrs[k] += st[k][d];
+        const int64_t step = d == nd - 2 ? group : 1;
+        idx[d] += step;
+        for (size_t k = 0; k < K; ++k) ptrs[k] += step * st[k][d];
         if (idx[d] < sizes[d]) break;
         for (size_t k = 0; k < K; ++k) ptrs[k] -= st[k][d] * sizes[d];
         idx[d] = 0;
