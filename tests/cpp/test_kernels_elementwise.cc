@@ -257,6 +257,38 @@ TEST(Elementwise, OverlappingTransposedInputKeepsRowOrder) {
   EXPECT_EQ(Values(x), expected);
 }
 
+// The same through the loop itself, for an input that overlaps the output with the same
+// strides but other elements: x[1:, :-1] = x[:-1, 1:] + t, t read transposed. Each
+// element reads its upper-right neighbour, which row order has already written and a
+// tile's order (runs of a row before the rest of the row above) would not have.
+TEST(Elementwise, ShiftedOverlappingInputKeepsRowOrder) {
+  ParallelThresholdGuard guard(1e18);
+  const int64_t n = 100, m = n - 1;
+  std::vector<double> x(n * n), t(m * m), expected;
+  for (int64_t i = 0; i < n * n; ++i) x[i] = static_cast<double>(i % 17);
+  for (int64_t i = 0; i < m * m; ++i) t[i] = static_cast<double>(i % 5);
+  expected = x;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < m; ++j) {
+      expected[(i + 1) * n + j] = expected[i * n + j + 1] + t[j * m + i];
+    }
+  }
+  constexpr int64_t e = sizeof(double);
+  char* base = reinterpret_cast<char*>(x.data());
+  funcs::LoopOperands<3> ops{{base + n * e, base + e, reinterpret_cast<char*>(t.data())},
+                             {DDim{n * e, e}, DDim{n * e, e}, DDim{e, m * e}}};
+  funcs::StridedLoop<3>(
+      DDim{m, m}, ops, 1,
+      [](int64_t cnt, const std::array<char*, 3>& p, const std::array<int64_t, 3>& s) {
+        for (int64_t i = 0; i < cnt; ++i) {
+          *reinterpret_cast<double*>(p[0] + i * s[0]) =
+              *reinterpret_cast<const double*>(p[1] + i * s[1]) +
+              *reinterpret_cast<const double*>(p[2] + i * s[2]);
+        }
+      });
+  EXPECT_EQ(x, expected);
+}
+
 // Operands beyond the last-level cache are written with streaming stores (Note
 // [Streaming stores beyond the last-level cache] in funcs/elementwise.h): each thread's
 // chunk starts at an arbitrary element, so the stores before the first 32-byte boundary
