@@ -546,6 +546,10 @@ def main():
     else:
         print("# PyTorch uses its best kernels for this CPU (--torch-isa avx2 to cap them)")
 
+    def where(py):
+        # Which interpreter, without this machine's paths (the output is a record).
+        return "this interpreter" if py == sys.executable else "--paddle-python's interpreter"
+
     def run(framework, py):
         cmd = [py, os.path.abspath(__file__), "--framework", framework, "--repeats", str(args.repeats),
                "--threads", str(THREADS), "--stat", args.stat]
@@ -558,9 +562,9 @@ def main():
             env["ATEN_CPU_CAPABILITY"] = args.torch_isa
         r = subprocess.run(cmd, capture_output=True, text=True, env=env)
         if r.returncode != 0:
-            return None, f"{framework} run failed ({py}): {r.stderr.strip().splitlines()[-1:]}"
+            return None, f"{framework} run failed ({where(py)}): {r.stderr.strip().splitlines()[-1:]}"
         res = json.loads(r.stdout.strip().splitlines()[-1])
-        return res["times"], f"{framework} {res['version']} ({py})"
+        return res["times"], f"{framework} {res['version']} ({where(py)})"
 
     py = paddle_python(args.paddle_python)
     # Rounds interleave the frameworks, so a slow minute of a shared machine is spread
