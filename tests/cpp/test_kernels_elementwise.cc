@@ -241,6 +241,48 @@ TEST(Elementwise, TransposedOperandsInTiles) {
   }
 }
 
+// A strided view that coalesces into one long row (x[:, ::2] of a contiguous matrix) or
+// a few rows (columns 0..C-1 of a [3, C + 1] matrix) is split along the row across the
+// threads (Note [Few long rows are split along the row] in funcs/strided_loop.h); a
+// threshold of 1 cuts many chunks. Binary, unary (a copy, a vectorised function) and
+// ternary kernels, float32 and float64: every value must be the plain loop's.
+TEST(Elementwise, FewLongRowsAreSplitAlongTheRow) {
+  ParallelThresholdGuard guard(1);
+  constexpr int64_t R = 4, C = 1001;
+  for (DType dt : {DType::kFloat32, DType::kFloat64}) {
+    const auto a = Seq(R * 2 * C, 1, 1), b = Seq(R * 2 * C, 0.5, -2);
+    const auto small = Seq(R * 2 * C, -1, 1e-3);
+    // Every other column: one row of R * C elements at stride 2.
+    const auto every_other = [&](const std::vector<double>& v) {
+      return strided_slice(Make(v, {R, 2 * C}, dt), {1}, {0}, {2 * C}, {2});
+    };
+    const Tensor ea = every_other(a), eb = every_other(b), es = every_other(small);
+    std::vector<double> sum, copy, ex, pick;
+    for (int64_t i = 0; i < R * C; ++i) {
+      const double va = a[2 * i], vb = b[2 * i];
+      sum.push_back(va + vb);
+      copy.push_back(va);
+      ex.push_back(std::exp(small[2 * i]));
+      pick.push_back(va > vb ? va : vb);
+    }
+    const std::vector<int64_t> shape{R, C};
+    ExpectClose(add(ea, eb), sum, shape);
+    ExpectClose(assign(ea), copy, shape);
+    ExpectClose(exp(es), ex, shape, 1e-6, 1e-7);
+    ExpectClose(where(greater_than(ea, eb), ea, eb), pick, shape);
+
+    // Three rows that do not coalesce: the first C columns of a [3, C + 1] matrix.
+    const std::vector<double> a3(a.begin(), a.begin() + 3 * (C + 1));
+    const Tensor head = strided_slice(Make(a3, {3, C + 1}, dt), {1}, {0}, {C}, {1});
+    std::vector<double> rows;
+    for (int64_t i = 0; i < 3; ++i) {
+      for (int64_t j = 0; j < C; ++j) rows.push_back(a[i * (C + 1) + j] + b[i * C + j]);
+    }
+    ExpectClose(add(head, Make(std::vector<double>(b.begin(), b.begin() + 3 * C), {3, C}, dt)),
+                rows, {3, C});
+  }
+}
+
 // When an input overlaps the output with other strides (x += x^T), the order of the
 // runs decides what is read, so such a loop keeps the order of rows. One thread: rows in
 // order, each reading the updated rows above it.

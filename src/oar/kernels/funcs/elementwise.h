@@ -19,6 +19,14 @@
 // which skip that read, then fenced before the chunk ends. In-place ops (the output is
 // an input) and smaller tensors keep ordinary stores: there the output is read next
 // from the cache. Only the stores change: the values are computed as before.
+//
+// Note [Strided loops are unrolled]
+// A loop over elements at arbitrary byte strides (x[:, ::2].contiguous(), an operand
+// read across rows) stays scalar, one element per iteration. Such a short loop ran at
+// one or two cycles per element depending only on where the compiler placed it: the same
+// seven instructions copied 512 x 1024 floats in 0.146 ms or 0.29 ms when they straddled
+// a 64-byte line of the instruction cache (two instances of one kernel, inlined in two
+// places). Unrolled four times, every placement took 0.145-0.16 ms in a standalone loop.
 #pragma once
 
 #include <algorithm>
@@ -139,6 +147,7 @@ void UnaryElementwise(const DenseTensor& x, DenseTensor* out, F f, int64_t cost 
                    const F fl = f;
                    char* po = p[0];
                    const char* pi = p[1];
+                   #pragma GCC unroll 4  // Note [Strided loops are unrolled]
                    for (int64_t i = 0; i < n; ++i, po += s[0], pi += s[1]) {
                      *reinterpret_cast<OutT*>(po) =
                          Store<OutT>(fl(Load(*reinterpret_cast<const InT*>(pi))));
@@ -226,6 +235,7 @@ void BinaryElementwise(const DenseTensor& x, const DenseTensor& y, DenseTensor* 
                      const char* ca = p[1];
                      const char* cb = p[2];
                      char* co = p[0];
+                     #pragma GCC unroll 4  // Note [Strided loops are unrolled]
                      for (int64_t i = 0; i < cnt; ++i, co += s[0], ca += s[1], cb += s[2]) {
                        *reinterpret_cast<OutT*>(co) =
                            Store<OutT>(f(Load(*reinterpret_cast<const A*>(ca)),
@@ -301,6 +311,7 @@ void TernaryElementwise(const DenseTensor& x, const DenseTensor& y, const DenseT
         const char* ca = p[1];
         const char* cb = p[2];
         const char* cc = p[3];
+        #pragma GCC unroll 4  // Note [Strided loops are unrolled]
         for (int64_t i = 0; i < cnt; ++i, co += s[0], ca += s[1], cb += s[2], cc += s[3]) {
           *reinterpret_cast<OutT*>(co) = Store<OutT>(fl(Load(*reinterpret_cast<const A*>(ca)),
                                                         Load(*reinterpret_cast<const B*>(cb)),
