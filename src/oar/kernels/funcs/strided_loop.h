@@ -94,7 +94,9 @@ Tiling ChooseTiling(const DDim& sizes, const std::array<DDim, K>& st,
 // x[:, ::2] of a contiguous matrix is a single run with stride 2, and so is x[::3]. Its
 // copy or x[:, ::2] + y[:, ::2] then ran on one thread (0.155 ms for 512 x 1024 floats on
 // one thread and on two alike). With fewer rows than four per thread, each row is split
-// into chunks across the threads instead, one row after the other.
+// into chunks across the threads instead, one row after the other, where a row holds at
+// least two thresholds of work; shorter rows still go to threads whole (seven rows of
+// 30000 elements would otherwise run on one thread, each row below the threshold).
 
 // Calls body(n, ptrs, inner_strides_in_bytes) for every innermost run (or, with a
 // transposed operand, for runs of it in tiles; with few rows, for chunks of a row).
@@ -150,7 +152,8 @@ void StridedLoop(const DDim& shape, LoopOperands<K> ops, int64_t cost_per_elemen
     }
   };
   const Tiling tiling = ChooseTiling(sizes, st, ops.base);
-  if (tiling.rows == 1 && rows < 4 * detail::IntraOpThreads()) {
+  if (tiling.rows == 1 && rows < 4 * detail::IntraOpThreads() &&
+      inner * cost_per_element >= 2 * ParallelThreshold()) {
     // Note [Few long rows are split along the row]
     DDim idx(nd > 1 ? nd - 1 : 1, 0);
     std::array<char*, K> ptrs;
