@@ -124,5 +124,66 @@ TEST(Inplace, GradientThroughInplaceChain) {
   ExpectClose(a.grad(), {6 * std::exp(8.0), 6 * std::exp(14.0)}, {2}, 1e-5);
 }
 
+// Note [In-place inputs that overlap the written tensor]: every case computes what the
+// op computes out of place, whatever the loop's order.
+TEST(Inplace, InputsThatOverlapTheTargetAreReadBeforeTheWrite) {
+  constexpr int64_t n = 1000;
+  std::vector<double> seq(n);
+  for (int64_t i = 0; i < n; ++i) seq[i] = static_cast<double>(i % 97);
+  const auto expect = [&](const Tensor& t, const auto& at, const std::vector<int64_t>& shape) {
+    std::vector<double> want(t.numel());
+    for (size_t i = 0; i < want.size(); ++i) want[i] = at(static_cast<int64_t>(i));
+    ExpectClose(t, want, shape);
+  };
+  {  // x[1:] += x[:-1] and x[:-1] += x[1:]: shifted by one element either way
+    Tensor x = Make(seq, {n});
+    Tensor hi = slice(x, {0}, {1}, {n});
+    add_(hi, slice(x, {0}, {0}, {n - 1}));
+    expect(x, [&](int64_t i) { return seq[i] + (i > 0 ? seq[i - 1] : 0.0); }, {n});
+    Tensor y = Make(seq, {n});
+    Tensor lo = slice(y, {0}, {0}, {n - 1});
+    subtract_(lo, slice(y, {0}, {1}, {n}));
+    expect(y, [&](int64_t i) { return i + 1 < n ? seq[i] - seq[i + 1] : seq[i]; }, {n});
+  }
+  {  // x += x[0], the first row broadcast over all rows
+    Tensor x = Make(seq, {10, 100});
+    add_(x, slice(x, {0}, {0}, {1}));
+    expect(x, [&](int64_t i) { return seq[i] + seq[i % 100]; }, {10, 100});
+  }
+  {  // x *= x.T
+    Tensor x = Make(std::vector<double>(seq.begin(), seq.begin() + 900), {30, 30});
+    multiply_(x, transpose(x, {1, 0}));
+    expect(x, [&](int64_t i) { return seq[i] * seq[(i % 30) * 30 + i / 30]; }, {30, 30});
+  }
+  {  // strided views of the same rows: m[:, 1:] += m[:, :-1]
+    Tensor x = Make(seq, {10, 100});
+    Tensor right = slice(x, {1}, {1}, {100});
+    add_(right, slice(x, {1}, {0}, {99}));
+    expect(x, [&](int64_t i) { return seq[i] + (i % 100 > 0 ? seq[i - 1] : 0.0); }, {10, 100});
+  }
+  {  // a ternary op with two overlapping inputs: x[1:] = lerp(x[1:], x[:-1], x[:-1] / 100)
+    Tensor x = Make(seq, {n});
+    Tensor hi = slice(x, {0}, {1}, {n});
+    const Tensor lo = slice(x, {0}, {0}, {n - 1});
+    lerp_(hi, lo, scale(lo, 0.01));
+    expect(x,
+           [&](int64_t i) {
+             return i == 0 ? seq[0] : seq[i] + seq[i - 1] / 100 * (seq[i - 1] - seq[i]);
+           },
+           {n});
+  }
+  {  // x's own view and a disjoint part of its allocation are read where they are
+    Tensor x = Make(seq, {n});
+    multiply_(x, x);
+    Tensor head = slice(x, {0}, {0}, {n / 2});
+    add_(head, slice(x, {0}, {n / 2}, {n}));
+    expect(x,
+           [&](int64_t i) {
+             return i < n / 2 ? seq[i] * seq[i] + seq[i + n / 2] * seq[i + n / 2] : seq[i] * seq[i];
+           },
+           {n});
+  }
+}
+
 }  // namespace
 }  // namespace oar

@@ -566,6 +566,39 @@ def test_in_place_method_is_the_top_level_function(name):
             getattr(t(data, dtype, grad=True), name)(*_args(spec))
 
 
+# x written in place from an operand that is another view of x's memory: the result is
+# what the method computes out of place, the operand read before any write (NumPy's
+# rule; Note [In-place inputs that overlap the written tensor]).
+OVERLAPPING_OPERANDS = {
+    "rows shifted down": (np.s_[1:], np.s_[:-1]),
+    "rows shifted up": (np.s_[:-1], np.s_[1:]),
+    "columns shifted right": (np.s_[:, 1:], np.s_[:, :-1]),
+    "the first row broadcast": (np.s_[:], np.s_[:1]),
+    "the transpose": (np.s_[:], "T"),
+}
+OVERLAP_METHODS = {
+    "add_": (lambda x, y: x.add_(y), np.add),
+    "subtract_": (lambda x, y: x.subtract_(y), np.subtract),
+    "multiply_": (lambda x, y: x.multiply_(y), np.multiply),
+    "divide_": (lambda x, y: x.divide_(y), np.divide),
+    "hypot_": (lambda x, y: x.hypot_(y), np.hypot),
+    "lerp_": (lambda x, y: x.lerp_(y, y * 0.25), lambda a, b: a + b * 0.25 * (b - a)),
+}
+
+
+@pytest.mark.parametrize("case", sorted(OVERLAPPING_OPERANDS))
+@pytest.mark.parametrize("name", sorted(OVERLAP_METHODS))
+def test_in_place_reads_an_overlapping_operand_before_writing(name, case):
+    method, ref = OVERLAP_METHODS[name]
+    target, operand = OVERLAPPING_OPERANDS[case]
+    base = R.uniform(1.0, 2.0, size=(64, 64))
+    x = t(base)
+    method(x[target], x.t() if operand == "T" else x[operand])
+    want = base.copy()
+    want[target] = ref(base[target], base.T if operand == "T" else base[operand])
+    close(x, want)
+
+
 def test_where_in_place_writes_into_x_as_paddles():
     # Paddle 3.3.1: cond.where_(x, y) is paddle.where_(cond, x, y): x is written
     x, y = t(X), t(Y)

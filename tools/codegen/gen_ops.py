@@ -393,9 +393,12 @@ def gen_api_function(op, inplace=False):
     L.append("    const KernelResult kernel_result = table.SelectKernelOrThrowError(key);")
     L.append("    const DeviceContext& dev_ctx = GetDeviceContextByBackend(")
     L.append("        kernel_result.has_fallback_cpu ? Backend::kCPU : key.backend);")
+    # An in-place op's other inputs may be read from a copy (ReadApartFromTarget below).
+    read_apart = [a for a in op.inputs if inplace and a.name != op.inplace]
     for a in op.inputs:
         transform = "false" if a.name in op.skip_transform else "true"
-        L.append(f"    const auto input_{a.name} = PrepareData({a.name}, key.dtype, {transform});")
+        const = "" if a in read_apart else "const "
+        L.append(f"    {const}auto input_{a.name} = PrepareData({a.name}, key.dtype, {transform});")
 
     def meta_arg(p):
         a = next((x for x in op.args if x.name == p), None)
@@ -434,6 +437,8 @@ def gen_api_function(op, inplace=False):
         L.append(f"      throw errors::InvalidArgument({msg});")
         L.append("    }")
         L.append(f"    DenseTensor* kernel_out = &{op.inplace}.dense();")
+        for a in read_apart:  # Note [In-place inputs that overlap the written tensor]
+            L.append(f"    ReadApartFromTarget(input_{a.name}, *kernel_out);")
     else:
         L.append("    Tensor api_output(MakeShared<DenseTensor>());")
         L.append("    DenseTensor* kernel_out = &api_output.dense();")

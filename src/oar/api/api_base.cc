@@ -1,5 +1,7 @@
 #include "oar/api/api_base.h"
 
+#include <utility>
+
 #include "oar/kernels/funcs/copy.h"
 
 namespace oar::api {
@@ -89,6 +91,48 @@ void CheckInplaceTarget(const Tensor& x, const DenseTensor& inferred) {
       throw errors::InvalidArgument(
           "'x' is an expanded view in which several elements share one memory location; "
           "an in-place op on it would be ambiguous. Use clone() first");
+    }
+  }
+}
+
+namespace {
+
+// The bytes of t's allocation its elements span: [first, last).
+std::pair<int64_t, int64_t> ByteSpan(const DenseTensor& t) {
+  const auto size = static_cast<int64_t>(SizeOf(t.dtype()));
+  int64_t first = t.offset() * size, last = first + size;
+  for (size_t i = 0; i < t.dims().size(); ++i) {
+    const int64_t reach = (t.dims()[i] - 1) * t.strides()[i] * size;
+    (reach < 0 ? first : last) += reach;
+  }
+  return {first, last};
+}
+
+bool ReadsWhatIsWritten(const DenseTensor& in, const DenseTensor& out) {
+  if (in.Holder() != out.Holder() || in.Holder() == nullptr) [[likely]] {
+    return false;
+  }
+  if (in.numel() == 0 || out.numel() == 0) return false;
+  if (in.dtype() == out.dtype() && in.offset() == out.offset() && in.dims() == out.dims() &&
+      in.strides() == out.strides()) {
+    return false;
+  }
+  const auto [in_first, in_last] = ByteSpan(in);
+  const auto [out_first, out_last] = ByteSpan(out);
+  return in_first < out_last && out_first < in_last;
+}
+
+}  // namespace
+
+void ReadApartFromTarget(PreparedTensor& input, const DenseTensor& target) {
+  if (ReadsWhatIsWritten(*input, target)) input = PreparedTensor(funcs::Clone(*input));
+}
+
+void ReadApartFromTarget(PreparedTensorList& inputs, const DenseTensor& target) {
+  for (size_t i = 0; i < inputs.ptrs.size(); ++i) {
+    if (ReadsWhatIsWritten(*inputs.ptrs[i], target)) {
+      inputs.owned[i] = PreparedTensor(funcs::Clone(*inputs.ptrs[i]));
+      inputs.ptrs[i] = inputs.owned[i].get();
     }
   }
 }

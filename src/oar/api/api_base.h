@@ -117,4 +117,17 @@ PreparedTensorList PrepareData(const std::vector<Tensor>& ts, DType kernel_dtype
 // overlap itself (an expanded view).
 void CheckInplaceTarget(const Tensor& x, const DenseTensor& inferred);
 
+// Note [In-place inputs that overlap the written tensor]
+// An in-place op writes x element by element while it reads its other inputs. An
+// input that shares x's memory as another view (x[1:].add_(x[:-1]), x.add_(x[0]) with
+// x[0] broadcast over the rows, x.add_(x.T)) would be read partly after the write: the
+// result would depend on the loop's order and its split across threads. Such an input
+// is read from a contiguous copy made first, so the op computes what it computes out of
+// place (NumPy's rule; PyTorch refuses dense views there and lets the others
+// through in loop order). An input that is x's own view (x.mul_(x)) reads each element
+// before the write to it and needs no copy; nor does one that shares the allocation but
+// not x's bytes. The test costs one pointer comparison per input.
+void ReadApartFromTarget(PreparedTensor& input, const DenseTensor& target);
+void ReadApartFromTarget(PreparedTensorList& inputs, const DenseTensor& target);
+
 }  // namespace oar::api
