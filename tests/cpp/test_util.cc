@@ -2,6 +2,9 @@
 
 #include <unistd.h>
 
+#include <filesystem>
+#include <system_error>
+
 #include "oar/kernels/funcs/copy.h"
 
 namespace oar::testing {
@@ -14,8 +17,35 @@ std::vector<double> Values(const Tensor& t) {
   return std::vector<double>(p, p + c.numel());
 }
 
+namespace {
+
+// Removes this process's files of TempPath when the process exits, so runs of the suite
+// do not pile files up in the temporary directory.
+class TempFiles {
+ public:
+  TempFiles() : prefix_("oar_test_" + std::to_string(getpid()) + "_") {}
+  TempFiles(const TempFiles&) = delete;
+  TempFiles& operator=(const TempFiles&) = delete;
+  ~TempFiles() {
+    std::error_code ec;
+    std::vector<std::filesystem::path> mine;
+    for (std::filesystem::directory_iterator it(::testing::TempDir(), ec), end; !ec && it != end;
+         it.increment(ec)) {
+      if (it->path().filename().string().starts_with(prefix_)) mine.push_back(it->path());
+    }
+    for (const auto& p : mine) std::filesystem::remove_all(p, ec);
+  }
+  std::string Path(const std::string& name) const { return ::testing::TempDir() + prefix_ + name; }
+
+ private:
+  std::string prefix_;
+};
+
+}  // namespace
+
 std::string TempPath(const std::string& name) {
-  return ::testing::TempDir() + "oar_test_" + std::to_string(getpid()) + "_" + name;
+  static const TempFiles files;
+  return files.Path(name);
 }
 
 std::vector<double> Random(int64_t n, uint32_t seed) {
