@@ -5,6 +5,7 @@ an AVX-512 machine. The level is asked of a fresh interpreter, so that a benchma
 that runs each framework in a worker process need not import oar itself."""
 import os
 import platform
+import shlex
 import subprocess
 import sys
 
@@ -73,7 +74,13 @@ def command(script):
         elif a.startswith("--paddle-python="):
             a = "--paddle-python=$OAR_PADDLE_PYTHON"
         args.append(a)
-    return " ".join(["python3", script] + args)
+
+    # Quoted where the shell needs it ('--only "full sum"'), so the line can be run as is;
+    # $OAR_PADDLE_PYTHON is left for the shell to expand.
+    def quote(a):
+        return a if "$OAR_PADDLE_PYTHON" in a else shlex.quote(a)
+
+    return " ".join(["python3", script] + [quote(a) for a in args])
 
 
 def describe():
