@@ -1,7 +1,11 @@
 // The CPU allocator: statistics follow tensor lifetimes, alignment, zero bytes.
 #include <gtest/gtest.h>
 
+#include <cinttypes>
 #include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <string>
 
 #include "oar/core/allocator.h"
 #include "oar/core/dense_tensor.h"
@@ -103,6 +107,35 @@ TEST(Allocator, ZeroBytesGiveANullBlockAndCountNothing) {
   EXPECT_EQ(s.bytes_in_use, before.bytes_in_use);
   EXPECT_EQ(s.live_blocks, before.live_blocks);
   EXPECT_EQ(s.total_allocs, before.total_allocs);
+}
+
+// The VmFlags of the mapping of /proc/self/smaps that holds `address` ("" if none).
+std::string VmFlagsAt(uintptr_t address) {
+  std::ifstream smaps("/proc/self/smaps");
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    uintptr_t lo = 0, hi = 0;
+    // A mapping's first line starts "lo-hi "; no attribute line has two hex numbers.
+    if (std::sscanf(line.c_str(), "%" SCNxPTR "-%" SCNxPTR, &lo, &hi) == 2) {
+      inside = lo <= address && address < hi;
+    } else if (inside && line.starts_with("VmFlags:")) {
+      return line;
+    }
+  }
+  return "";
+}
+
+// Note [Large blocks ask for huge pages]: the whole huge pages inside a block of 4 MiB
+// or more are advised; a small block is not.
+TEST(Allocator, LargeBlocksAreAdvisedHugePages) {
+  size_t huge = 0;
+  std::ifstream("/sys/kernel/mm/transparent_hugepage/hpage_pmd_size") >> huge;
+  if (huge == 0) GTEST_SKIP() << "this kernel has no transparent huge pages";
+  auto allocation = AllocateShared(CPUPlace(), size_t{8} << 20);
+  const auto p = reinterpret_cast<uintptr_t>(allocation->ptr());
+  const uintptr_t first_whole_page = (p + huge - 1) & ~(huge - 1);
+  EXPECT_NE(VmFlagsAt(first_whole_page).find(" hg"), std::string::npos)
+      << VmFlagsAt(first_whole_page);
 }
 
 TEST(Allocator, OnlyTheCPUHasAnAllocator) {
