@@ -10,6 +10,7 @@ stale one) and would hide packaging mistakes, so importing it is an error here.
 """
 import os
 import random
+import tempfile
 import zlib
 
 import numpy as np
@@ -40,6 +41,17 @@ def pytest_collection_modifyitems(config, items):
     kept = [item for k, item in enumerate(items) if k % count == index]
     config.hook.pytest_deselected(items=[item for k, item in enumerate(items) if k % count != index])
     items[:] = kept
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _temporary_files_under_pytest(tmp_path_factory):
+    """Docstring examples and Paddle's examples call tempfile.mkdtemp() and leave what
+    they wrote, as a user's script may. Pointed at a directory of pytest's own, those
+    files go where pytest removes them with its older runs, not into /tmp for good."""
+    before = tempfile.tempdir
+    tempfile.tempdir = str(tmp_path_factory.mktemp("tempfile"))
+    yield
+    tempfile.tempdir = before
 
 
 @pytest.fixture(autouse=True)
