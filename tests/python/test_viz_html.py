@@ -126,7 +126,7 @@ def _browser_missing():
 
 
 @pytest.fixture(scope="module")
-def driver():
+def driver(tmp_path_factory):
     reason = _browser_missing()
     if reason:
         pytest.skip(reason)
@@ -143,6 +143,8 @@ def driver():
     # preloaded into this process, and chromedriver would abort on it.
     env = {k: v for k, v in os.environ.items()
            if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONMALLOC")}
+    # Chromium's own temporary directories, which it leaves behind, go with pytest's.
+    env["TMPDIR"] = str(tmp_path_factory.mktemp("chromium"))
     d = webdriver.Chrome(service=Service(CHROMEDRIVER, env=env), options=opts)
     d.execute_cdp_cmd("Network.enable", {})
     d.execute_cdp_cmd("Network.emulateNetworkConditions",

@@ -22,6 +22,7 @@ import argparse
 import ast
 import json
 import os
+import shutil
 import re
 import signal
 import sys
@@ -118,7 +119,9 @@ def _where(tb, roots) -> str:
 
 def _child(ex, target, roots, res_path):
     os.setsid()
-    scratch = tempfile.mkdtemp(prefix="pex_")
+    # The example's working directory, inside the run's own: files it writes, and the
+    # directory itself if the example is killed at its timeout, go with the run's.
+    scratch = tempfile.mkdtemp(prefix="pex_", dir=os.path.dirname(res_path))
     os.chdir(scratch)
     out = os.open(
         os.path.join(os.path.dirname(res_path), os.path.basename(res_path) + ".out"),
@@ -163,6 +166,7 @@ def _child(ex, target, roots, res_path):
         pass
     with open(res_path, "w") as f:
         json.dump(rec, f)
+    shutil.rmtree(scratch, ignore_errors=True)
     os._exit(0)
 
 
