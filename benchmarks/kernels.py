@@ -3,9 +3,13 @@
     python benchmarks/kernels.py [--paddle-python PATH] [--repeats N] [--only ROW ...] [--threads 2]
                                  [--bandwidth [--sizes 1M 16M 64M]] [--isa avx2] [--torch-isa avx2]
 
-Each framework is timed in its own subprocess running this file (two OpenMP
+Each framework is timed in its own worker process running this file (two OpenMP
 runtimes in one process, oar's and PyTorch's, leave spinning threads that steal
-the cores from each other). oar and PyTorch run under this interpreter, Paddle
+the cores from each other). The workers stay up for the whole run and take the
+rows in turn: every framework times a row before any times the next, so a row's
+figures are seconds apart, not minutes (these VMs' memory bandwidth drifts over
+minutes), with a pause between hand-offs for the last one's threads to stop
+spinning. oar and PyTorch run under this interpreter, Paddle
 under --paddle-python, else $OAR_PADDLE_PYTHON, else this interpreter if it can
 `import paddle`; without one Paddle is skipped with a note. Every framework
 gets the same number of threads (--threads, default 2: OMP_NUM_THREADS,
@@ -14,7 +18,10 @@ MKL_NUM_THREADS, OPENBLAS_NUM_THREADS and torch.set_num_threads).
 Each row is timed as the median over --repeats samples; a sample runs the
 operation enough times to take about 20 ms and reports the time per call.
 --stat min reports the fastest single call out of as many, which is the robust
-figure on a loaded machine.
+figure on a loaded machine. --rounds N passes over the table N times (who goes
+first turns each round) and keeps each row's best or median; the table then
+adds "oar/min by round", the lowest and highest of oar over the faster peer in
+the single rounds, which says how far a ratio can be trusted.
 "backward" rows time forward and the gradients of every input together
 (`grad` with an all-ones output gradient). A row whose op does not exist in a
 framework prints n/a. Run nothing else meanwhile: the numbers are only
@@ -49,11 +56,19 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 
 
 from _env import THREADS, UNSET_NOTES as _UNSET_NOTES  # noqa: E402  (before the frameworks)
 import _machine  # noqa: E402
+
+
+# Between one framework's row and the next framework's: BLAS and OpenMP threads spin for
+# a while after their last job, and would take the next framework's cores.
+HANDOFF_S = 0.2
+# --stat min: a row's single calls stop after this many seconds (and --repeats calls).
+MIN_ROW_S = 2.0
 
 
 class Unavailable(Exception):
@@ -391,11 +406,16 @@ def time_call(f, repeats, stat="median"):
     samples = []
     if stat == "min":
         # The fastest single call: on a loaded machine every ~20 ms sample
-        # contains preemptions, single calls of a few ms often do not.
-        for _ in range(repeats * max(inner, 20)):
+        # contains preemptions, single calls of a few ms often do not. A slow call
+        # (Paddle's 64M rows take up to half a second) stops after `repeats` calls
+        # once the row has had MIN_ROW_S.
+        start = time.perf_counter()
+        for i in range(repeats * max(inner, 20)):
             t0 = time.perf_counter()
             f()
             samples.append(time.perf_counter() - t0)
+            if i + 1 >= repeats and time.perf_counter() - start > MIN_ROW_S:
+                break
         return min(samples)
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -405,20 +425,63 @@ def time_call(f, repeats, stat="median"):
     return min(samples) if stat == "min" else statistics.median(samples)
 
 
-def measure(fw, repeats, only, stat="median", sizes=()):
-    out = {}
-    for name, make, _, _ in rows(sizes):
-        if only and not any(o in name for o in only):
-            continue
-        f = None  # the last row's tensors go before this row's are made (64M rows)
-        try:
-            f = make(fw)
-            f()
-        except (Unavailable, AttributeError, TypeError, NotImplementedError):
-            out[name] = None
-            continue
-        out[name] = time_call(f, repeats, stat)
-    return out
+def measure_row(fw, make, repeats, stat="median"):
+    """Seconds per call of one row, or None where the framework lacks the op."""
+    try:
+        f = make(fw)
+        f()
+    except (Unavailable, AttributeError, TypeError, NotImplementedError):
+        return None
+    return time_call(f, repeats, stat)
+
+
+def serve(fw, version, repeats, stat, sizes):
+    """A framework's worker: prints its version, then times each row named on stdin,
+    one JSON line per row, until stdin closes. The parent sends every framework the
+    same row in turn, so a row's times in the frameworks are taken seconds apart."""
+    makers = {name: make for name, make, _, _ in rows(sizes)}
+    print(json.dumps({"version": version}), flush=True)
+    for line in sys.stdin:
+        t = measure_row(fw, makers[line.strip()], repeats, stat)
+        print(json.dumps({"time": t}), flush=True)
+
+
+class Worker:
+    """The parent's end of one framework's worker process."""
+
+    def __init__(self, framework, cmd, env, label):
+        self.framework, self.label = framework, label
+        self.err = tempfile.TemporaryFile(mode="w+")
+        self.proc = subprocess.Popen(cmd, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                     stderr=self.err, text=True, env=env)
+        self.failure = None
+        first = self._reply()
+        self.version = first and first["version"]
+
+    def _reply(self):
+        line = self.proc.stdout.readline()
+        if line:
+            return json.loads(line)
+        self.proc.wait()
+        self.err.seek(0)
+        last = self.err.read().strip().splitlines()[-1:]
+        self.failure = f"{self.framework} run failed ({self.label}): {last}"
+        return None
+
+    def time(self, name):
+        """Seconds per call of row `name` (None: no such op, or the worker died)."""
+        if self.failure:
+            return None
+        self.proc.stdin.write(name + "\n")
+        self.proc.stdin.flush()
+        reply = self._reply()
+        return reply and reply["time"]
+
+    def close(self):
+        if self.proc.poll() is None:
+            self.proc.stdin.close()
+            self.proc.wait()
+        self.err.close()
 
 
 def copy_reference(counts, repeats, stat):
@@ -479,6 +542,10 @@ def gbps(nbytes, t):
     return None if nbytes is None or t is None else nbytes / t / 1e9
 
 
+def fmt_range(values):
+    return "n/a" if not values else f"{min(values):.2f}-{max(values):.2f}"
+
+
 def fmt_gbps(v):
     return "n/a" if v is None else f"{v:.1f}"
 
@@ -492,8 +559,9 @@ def main():
                     help="median of ~20 ms samples, or the fastest single call (robust under load)")
     ap.add_argument("--only", nargs="*", help="rows whose name contains one of these")
     ap.add_argument("--rounds", type=int, default=1,
-                    help="runs of each framework, interleaved (oar, torch, paddle, oar, ...); each "
-                         "row takes the best (--stat min) or the median of its rounds")
+                    help="passes over the table, each framework timing a row in turn; each row "
+                         "takes the best (--stat min) or the median of its rounds, and with more "
+                         "than one the table adds the spread of oar/min over the rounds")
     ap.add_argument("--framework", choices=["oar", "torch", "paddle"], help=argparse.SUPPRESS)
     ap.add_argument("--out", help="also write the output to this file (a record in "
                                   "benchmarks/results/)")
@@ -521,8 +589,7 @@ def main():
         else:
             fw = Torch()
             ver = fw.t.__version__
-        times = measure(fw, args.repeats, args.only, args.stat, sizes)
-        print(json.dumps({"version": ver, "times": times}))
+        serve(fw, ver, args.repeats, args.stat, sizes)
         return
 
     if args.isa:
@@ -550,51 +617,63 @@ def main():
         # Which interpreter, without this machine's paths (the output is a record).
         return "this interpreter" if py == sys.executable else "--paddle-python's interpreter"
 
-    def run(framework, py):
+    def start(framework, py):
         cmd = [py, os.path.abspath(__file__), "--framework", framework, "--repeats", str(args.repeats),
                "--threads", str(THREADS), "--stat", args.stat]
-        if args.only:
-            cmd += ["--only", *args.only]
         if args.bandwidth:
             cmd += ["--bandwidth", "--sizes", *args.sizes]
         env = dict(os.environ)
         if framework == "torch" and args.torch_isa:
             env["ATEN_CPU_CAPABILITY"] = args.torch_isa
-        r = subprocess.run(cmd, capture_output=True, text=True, env=env)
-        if r.returncode != 0:
-            return None, f"{framework} run failed ({where(py)}): {r.stderr.strip().splitlines()[-1:]}"
-        res = json.loads(r.stdout.strip().splitlines()[-1])
-        return res["times"], f"{framework} {res['version']} ({where(py)})"
+        return Worker(framework, cmd, env, where(py))
 
     py = paddle_python(args.paddle_python)
-    # Rounds interleave the frameworks, so a slow minute of a shared machine is spread
-    # over all of them instead of landing on one framework's whole run.
-    rounds = {"oar": [], "torch": [], "paddle": []}
     notes = {}
+    workers = [start("oar", sys.executable), start("torch", sys.executable)]
+    if py is None:
+        notes["paddle"] = ("Paddle skipped: no interpreter with paddle (use --paddle-python or "
+                           "OAR_PADDLE_PYTHON)")
+    else:
+        workers.append(start("paddle", py))
     table = [r for r in rows(sizes) if not args.only or any(o in r[0] for o in args.only)]
     counts = sorted({r[3] for r in table if r[2] is not None})
+    # Every framework times a row before the next row starts, and rounds repeat the whole
+    # table, so a slow minute of a shared machine (its memory bandwidth drifts over
+    # minutes) lands on all frameworks' times of a row, not on one framework's run.
+    n_rounds = max(args.rounds, 1)
+    rounds = {w.framework: [{} for _ in range(n_rounds)] for w in workers}
     copies = []
-    for _ in range(max(args.rounds, 1)):
+    for i in range(n_rounds):
         copies.append(copy_reference(counts, args.repeats, args.stat))
-        for framework, interpreter in (("oar", sys.executable), ("torch", sys.executable),
-                                       ("paddle", py)):
-            if interpreter is None:
-                notes[framework] = ("Paddle skipped: no interpreter with paddle (use "
-                                    "--paddle-python or OAR_PADDLE_PYTHON)")
-                continue
-            times, notes[framework] = run(framework, interpreter)
-            if times:
-                rounds[framework].append(times)
+        order = workers[i % len(workers):] + workers[:i % len(workers)]  # who goes first turns
+        for name, _, _, _ in table:
+            for w in order:
+                time.sleep(HANDOFF_S)
+                rounds[w.framework][i][name] = w.time(name)
+    for w in workers:
+        w.close()
+        notes[w.framework] = w.failure or f"{w.framework} {w.version} ({w.label})"
 
     def combine(runs):
         pick = min if args.stat == "min" else statistics.median
         names = {n for r in runs for n in r if r[n] is not None}
         return {n: pick([r[n] for r in runs if r.get(n) is not None]) for n in names}
 
-    oar_times, torch_times, paddle_times = (combine(rounds[f]) for f in ("oar", "torch", "paddle"))
+    def round_ratios(name):
+        """oar over the faster peer in each round: the spread of the row's ratio."""
+        out = []
+        for i in range(n_rounds):
+            o = rounds["oar"][i].get(name)
+            peers = [rounds[f][i].get(name) for f in ("torch", "paddle") if f in rounds]
+            peers = [t for t in peers if t is not None]
+            if o is not None and peers:
+                out.append(o / min(peers))
+        return out
+
+    oar_times, torch_times, paddle_times = (combine(rounds.get(f, [])) for f in ("oar", "torch", "paddle"))
     oar_note, torch_note, paddle_note = (notes.get(f) for f in ("oar", "torch", "paddle"))
-    if args.rounds > 1:
-        print(f"# {args.rounds} interleaved rounds per framework")
+    if n_rounds > 1:
+        print(f"# {n_rounds} rounds; in each, every framework times a row before the next row")
     for note in (oar_note, torch_note, paddle_note):
         print(f"# {note}")
     oar_times, torch_times, paddle_times = oar_times or {}, torch_times or {}, paddle_times or {}
@@ -610,9 +689,11 @@ def main():
         print(f"| {_label(c)} | {fmt_ms(tc)} | {fmt_gbps(gbps(8 * c, tc))} | {fmt_ms(ta)} | "
               f"{fmt_gbps(gbps(12 * c, ta))} |")
     print()
+    spread = n_rounds > 1
     print("| row | oar | torch | paddle | oar/torch | oar/paddle | oar/min | oar GB/s | torch GB/s "
-          "| oar of copy |")
-    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |")
+          "| oar of copy |" + (" oar/min by round |" if spread else ""))
+    print("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+          + (" ---: |" if spread else ""))
     for name, _, nbytes, count in table:
         o, t, p = oar_times.get(name), torch_times.get(name), paddle_times.get(name)
         best = min([v for v in (t, p) if v is not None], default=None)
@@ -620,7 +701,7 @@ def main():
         cg = gbps(8 * count, copy[count][0]) if count in copy else None
         print(f"| {name} | {fmt_ms(o)} | {fmt_ms(t)} | {fmt_ms(p)} | {fmt_ratio(o, t)} | "
               f"{fmt_ratio(o, p)} | {fmt_ratio(o, best)} | {fmt_gbps(og)} | {fmt_gbps(tg)} | "
-              f"{fmt_ratio(og, cg)} |")
+              f"{fmt_ratio(og, cg)} |" + (f" {fmt_range(round_ratios(name))} |" if spread else ""))
 
 
 if __name__ == "__main__":
