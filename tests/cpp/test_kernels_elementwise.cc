@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "oar/kernels/funcs/byte_extent.h"
 #include "oar/kernels/funcs/elementwise.h"
 #include "test_util.h"
 
@@ -330,6 +331,33 @@ TEST(Elementwise, ShiftedOverlappingInputKeepsRowOrder) {
         }
       });
   EXPECT_EQ(x, expected);
+}
+
+// The extent behind both overlap tests (funcs/byte_extent.h): negative strides reach
+// below the start, broadcast dimensions reach nothing, and halves that only touch at a
+// boundary do not meet.
+TEST(Elementwise, ByteExtentsOfStridedViews) {
+  using funcs::ExtentOf;
+  const auto x = ExtentOf(0, DDim{4, 10}, DDim{10, 1}, 4, 4);  // [4, 10] float32
+  EXPECT_EQ(x.first, 0);
+  EXPECT_EQ(x.last, 160);
+  const auto flipped = ExtentOf(36, DDim{10}, DDim{-1}, 4, 4);  // x[0, ::-1]
+  EXPECT_EQ(flipped.first, 0);
+  EXPECT_EQ(flipped.last, 40);
+  const auto row = ExtentOf(40, DDim{4, 10}, DDim{0, 1}, 4, 4);  // x[1] over 4 rows
+  EXPECT_EQ(row.first, 40);
+  EXPECT_EQ(row.last, 80);
+  const auto top = ExtentOf(0, DDim{2, 10}, DDim{10, 1}, 4, 4);
+  const auto bottom = ExtentOf(80, DDim{2, 10}, DDim{10, 1}, 4, 4);
+  EXPECT_FALSE(top.Meets(bottom));
+  EXPECT_FALSE(bottom.Meets(top));
+  EXPECT_TRUE(x.Meets(row));
+  EXPECT_FALSE(row.Meets(flipped));  // [40, 80) and [0, 40)
+  EXPECT_TRUE(flipped.Meets(top));
+  // x[:, ::2] and x[:, 1::2] share no byte, but their extents meet: the tests are
+  // conservative there (a copy or an untiled loop, never a wrong order).
+  EXPECT_TRUE(
+      ExtentOf(0, DDim{4, 5}, DDim{10, 2}, 4, 4).Meets(ExtentOf(4, DDim{4, 5}, DDim{10, 2}, 4, 4)));
 }
 
 // Operands beyond the last-level cache are written with streaming stores (Note

@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "oar/kernels/funcs/byte_extent.h"
 #include "oar/kernels/funcs/copy.h"
 
 namespace oar::api {
@@ -97,15 +98,10 @@ void CheckInplaceTarget(const Tensor& x, const DenseTensor& inferred) {
 
 namespace {
 
-// The bytes of t's allocation its elements span: [first, last).
-std::pair<int64_t, int64_t> ByteSpan(const DenseTensor& t) {
+// The bytes of t's allocation its elements reach.
+funcs::ByteExtent ExtentInHolder(const DenseTensor& t) {
   const auto size = static_cast<int64_t>(SizeOf(t.dtype()));
-  int64_t first = t.offset() * size, last = first + size;
-  for (size_t i = 0; i < t.dims().size(); ++i) {
-    const int64_t reach = (t.dims()[i] - 1) * t.strides()[i] * size;
-    (reach < 0 ? first : last) += reach;
-  }
-  return {first, last};
+  return funcs::ExtentOf(t.offset() * size, t.dims(), t.strides(), size, size);
 }
 
 bool ReadsWhatIsWritten(const DenseTensor& in, const DenseTensor& out) {
@@ -117,9 +113,7 @@ bool ReadsWhatIsWritten(const DenseTensor& in, const DenseTensor& out) {
       in.strides() == out.strides()) {
     return false;
   }
-  const auto [in_first, in_last] = ByteSpan(in);
-  const auto [out_first, out_last] = ByteSpan(out);
-  return in_first < out_last && out_first < in_last;
+  return ExtentInHolder(in).Meets(ExtentInHolder(out));
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 
 #include "oar/core/dense_tensor.h"
 #include "oar/core/parallel.h"
+#include "oar/kernels/funcs/byte_extent.h"
 
 namespace oar::funcs {
 
@@ -48,7 +49,10 @@ struct LoopOperands {
 // 8. In oar, two threads, 1024 x 65536 floats: a.T + b 172 ms, copying a.T 93 ms.
 // Each element is still computed once by the same body; only the order of the runs
 // changes, so tiles are not used when an input overlaps the output other than as the
-// same elements (x += x.T, x[1:, :-1] += x[:-1, 1:]: the order decides what is read).
+// same elements (x[1:, :-1] read while x[:-1, 1:] is written: the order decides what is
+// read). In-place ops never hand the loop such an input: the API copies it first (Note
+// [In-place inputs that overlap the written tensor] in api/api_base.h); a kernel that
+// calls the loop directly may.
 struct Tiling {
   int64_t rows = 1;  // rows per group; 1: no tiling
   int64_t run = 0;   // elements of the innermost dimension per call of the body
@@ -71,20 +75,16 @@ Tiling ChooseTiling(const DDim& sizes, const std::array<DDim, K>& st,
     run = run == 0 ? r : std::min(run, r);
   }
   if (run == 0) return {};
-  // [lowest, highest] byte offsets each operand reaches from its base.
+  // The loop does not know the operands' types: each element is taken as long as the
+  // widest dtype's (complex128), so a near miss costs the tiles, never the order.
+  constexpr int64_t kWidestElement = 16;
   const auto extent = [&](size_t k) {
-    std::array<char*, 2> e{base[k], base[k]};
-    for (size_t d = 0; d < nd; ++d) {
-      const int64_t span = st[k][d] * (sizes[d] - 1);
-      (span < 0 ? e[0] : e[1]) += span;
-    }
-    return e;
+    return ExtentOf(reinterpret_cast<intptr_t>(base[k]), sizes, st[k], 1, kWidestElement);
   };
-  const auto out = extent(0);
+  const ByteExtent out = extent(0);
   for (size_t k = 1; k < K; ++k) {
-    const auto e = extent(k);
     const bool same_elements = base[k] == base[0] && st[k] == st[0];  // in place
-    if (e[0] <= out[1] && out[0] <= e[1] && !same_elements) return {};
+    if (!same_elements && extent(k).Meets(out)) return {};
   }
   return {kGroupRows, run};
 }
