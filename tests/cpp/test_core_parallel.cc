@@ -47,33 +47,6 @@ TEST(Threads, PoolCoversEveryIndexOnce) {
   }
 }
 
-// Note [Chunks start on cache-line boundaries]: a long loop's chunks start at multiples
-// of 64 indices (10^6 in 8 chunks would start every other one at 125,000 * odd), short
-// chunks are cut evenly as before, and either way every index is run once.
-TEST(Threads, LongChunksStartAtMultiplesOf64) {
-  for (const bool split_all : {false, true}) {
-    const int64_t saved = GlobalFlags().parallel_threshold.load();
-    if (split_all) GlobalFlags().parallel_threshold.store(1);
-    for (int64_t n : {int64_t{1000000}, int64_t{999999}, int64_t{5000}}) {
-      std::vector<std::atomic<int>> hits(n);
-      for (auto& h : hits) h = 0;
-      std::atomic<int64_t> long_misaligned{0}, chunks{0};
-      ParallelFor(0, n, 1, [&](int64_t b, int64_t e) {
-        chunks.fetch_add(1);
-        if (e - b >= kAlignedChunkMin && e < n && b % kChunkGrain != 0)
-          long_misaligned.fetch_add(1);
-        for (int64_t i = b; i < e; ++i) hits[i].fetch_add(1);
-      });
-      EXPECT_EQ(long_misaligned.load(), 0) << "n=" << n;
-      if (split_all && detail::IntraOpThreads() > 1) {
-        EXPECT_GT(chunks.load(), 1) << "n=" << n;
-      }
-      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "n=" << n << " i=" << i;
-    }
-    GlobalFlags().parallel_threshold.store(saved);
-  }
-}
-
 TEST(Threads, PoolRethrowsTheChunksException) {
   SplitEverything split;
   EXPECT_THROW(ParallelFor(0, 100, 1,

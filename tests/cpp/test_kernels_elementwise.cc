@@ -2,8 +2,10 @@
 // through add/multiply: broadcasting, non-contiguous operands, empty tensors
 // and tensors large enough to be split across threads. Expected values come
 // from plain loops over the inputs.
+#include <atomic>
 #include <cmath>
 #include <limits>
+#include <vector>
 
 #include "oar/kernels/funcs/byte_extent.h"
 #include "oar/kernels/funcs/elementwise.h"
@@ -358,6 +360,30 @@ TEST(Elementwise, ByteExtentsOfStridedViews) {
   // conservative there (a copy or an untiled loop, never a wrong order).
   EXPECT_TRUE(
       ExtentOf(0, DDim{4, 5}, DDim{10, 2}, 4, 4).Meets(ExtentOf(4, DDim{4, 5}, DDim{10, 2}, 4, 4)));
+}
+
+// Note [Contiguous chunks start on cache lines]: the contiguous loops' chunks start at
+// multiples of 64 elements (10^6 in ParallelFor's 8 chunks would start every other one
+// at an odd multiple of 125,000), and every element is run once, split or not.
+TEST(Elementwise, ContiguousChunksStartOnCacheLines) {
+  for (const double threshold : {double(GetFlag("parallel_threshold")), 1.0}) {
+    ParallelThresholdGuard guard(threshold);
+    for (int64_t n : {int64_t{1000000}, int64_t{999999}, int64_t{5000}, int64_t{10}}) {
+      std::vector<std::atomic<int>> hits(n);
+      for (auto& h : hits) h = 0;
+      std::atomic<int64_t> off_line{0}, chunks{0};
+      funcs::ParallelForInLines(n, 1, [&](int64_t b, int64_t e) {
+        chunks.fetch_add(1);
+        if (b % funcs::kLineGrain != 0) off_line.fetch_add(1);
+        for (int64_t i = b; i < e; ++i) hits[i].fetch_add(1);
+      });
+      EXPECT_EQ(off_line.load(), 0) << "n=" << n;
+      if (threshold == 1.0 && n >= 1000 && detail::IntraOpThreads() > 1) {
+        EXPECT_GT(chunks.load(), 1) << "n=" << n;
+      }
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(hits[i].load(), 1) << "n=" << n << " i=" << i;
+    }
+  }
 }
 
 // Operands beyond the last-level cache are written with streaming stores (Note

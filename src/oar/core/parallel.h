@@ -40,18 +40,6 @@ bool InParallelRegion();
 int64_t IntraOpThreads();
 }  // namespace detail
 
-// Note [Chunks start on cache-line boundaries]
-// An elementwise loop over n contiguous elements cut into equal chunks can start them
-// inside a cache line: 10^6 floats in 8 chunks of 125,000 start every other chunk 32
-// bytes into a line, and every 64-byte vector load and store of those chunks then spans
-// two lines. Long chunks are therefore rounded up to a multiple of 64
-// indices, which puts a chunk of any element size on a line boundary when the first
-// does; the last chunk takes the shortfall (at most 63 indices a chunk, under 7% of
-// one at the 1,024-index minimum). An add of 10^6 floats on two Zen 4 threads, the
-// chunk count set through the threshold: 91-99 us in 8 chunks, half of them off a line;
-// 85-93 us in 10 chunks of 100,000, all on one.
-inline constexpr int64_t kChunkGrain = 64, kAlignedChunkMin = 1024;
-
 // Calls f(begin, end) on disjoint chunks covering [begin, end). `cost` is the
 // work per index in element-operations; the loop is split only when the total
 // passes the parallel threshold.
@@ -77,16 +65,14 @@ void ParallelFor(int64_t begin, int64_t end, int64_t cost, F&& f) {
     f(begin, end);
     return;
   }
-  int64_t size = (n + chunks - 1) / chunks;
-  // Note [Chunks start on cache-line boundaries]
-  if (size >= kAlignedChunkMin) size = (size + kChunkGrain - 1) / kChunkGrain * kChunkGrain;
+  const int64_t size = (n + chunks - 1) / chunks;
   auto chunk = [&](int64_t c) {
     const int64_t b = begin + c * size;
     const int64_t e = std::min(end, b + size);
     if (b < e) f(b, e);
   };
-  detail::RunChunks((n + size - 1) / size,
-                    [](void* p, int64_t c) { (*static_cast<decltype(chunk)*>(p))(c); }, &chunk);
+  detail::RunChunks(
+      chunks, [](void* p, int64_t c) { (*static_cast<decltype(chunk)*>(p))(c); }, &chunk);
 }
 
 }  // namespace oar

@@ -120,6 +120,24 @@ template <typename T, typename V>
   return static_cast<T>(v);
 }
 
+// Note [Contiguous chunks start on cache lines]
+// ParallelFor cuts [0, n) into equal chunks, which can start inside a cache line: 10^6
+// floats in 8 chunks of 125,000 start every other chunk 32 bytes into a line, and each
+// 64-byte load and store of those chunks then spans two lines. The contiguous loops
+// below split n in blocks of 64 elements instead, so every chunk starts on a line when
+// the tensors do (the allocator's blocks are 64-byte aligned); the threshold and the
+// chunk count are ParallelFor's as before. An add of 10^6 floats on two Zen 4 threads,
+// the chunk count set through the threshold: 91-99 us in 8 chunks, 85-93 us in 10
+// chunks of 100,000, all on a line.
+inline constexpr int64_t kLineGrain = 64;
+
+template <typename F>
+void ParallelForInLines(int64_t n, int64_t cost, F&& f) {
+  const int64_t blocks = (n + kLineGrain - 1) / kLineGrain;
+  ParallelFor(0, blocks, cost * kLineGrain,
+              [&](int64_t b0, int64_t b1) { f(b0 * kLineGrain, std::min(n, b1 * kLineGrain)); });
+}
+
 inline bool SameLayoutContiguous(const DenseTensor& a, const DenseTensor& out) {
   return a.dims() == out.dims() && a.is_contiguous() && out.is_contiguous();
 }
@@ -131,7 +149,7 @@ void UnaryElementwise(const DenseTensor& x, DenseTensor* out, F f, int64_t cost 
   if (SameLayoutContiguous(x, *out)) {
     const int64_t n = out->numel();
     const bool stream = StreamOutput<OutT>(n * int64_t{sizeof(InT) + sizeof(OutT)}, *out, {&x});
-    ParallelFor(0, n, cost, [&](int64_t b, int64_t e) {
+    ParallelForInLines(n, cost, [&](int64_t b, int64_t e) {
       const F fl = f;  // see Note [Kernel functors are copied into the loop]
       const InT* pi = in + b;
       WriteRun(o + b, e - b, stream, [&](int64_t i) { return Store<OutT>(fl(Load(pi[i]))); });
@@ -170,7 +188,7 @@ void BinaryElementwise(const DenseTensor& x, const DenseTensor& y, DenseTensor* 
   const bool stream = StreamOutput<OutT>(bytes, *out, {&x, &y});
   if (out_c && SameLayoutContiguous(x, *out)) {
     if (SameLayoutContiguous(y, *out)) {
-      ParallelFor(0, n, cost, [&](int64_t lo, int64_t hi) {
+      ParallelForInLines(n, cost, [&](int64_t lo, int64_t hi) {
         const F fl = f;
         const A* pa = a + lo;
         const B* pb = b + lo;
@@ -181,7 +199,7 @@ void BinaryElementwise(const DenseTensor& x, const DenseTensor& y, DenseTensor* 
     }
     if (y.numel() == 1) {
       const auto bv = Load(b[0]);
-      ParallelFor(0, n, cost, [&](int64_t lo, int64_t hi) {
+      ParallelForInLines(n, cost, [&](int64_t lo, int64_t hi) {
         const F fl = f;
         const A* pa = a + lo;
         WriteRun(o + lo, hi - lo, stream,
@@ -192,7 +210,7 @@ void BinaryElementwise(const DenseTensor& x, const DenseTensor& y, DenseTensor* 
   }
   if (out_c && x.numel() == 1 && SameLayoutContiguous(y, *out)) {
     const auto av = Load(a[0]);
-    ParallelFor(0, n, cost, [&](int64_t lo, int64_t hi) {
+    ParallelForInLines(n, cost, [&](int64_t lo, int64_t hi) {
       const F fl = f;
       const B* pb = b + lo;
       WriteRun(o + lo, hi - lo, stream,
@@ -271,7 +289,7 @@ void TernaryElementwise(const DenseTensor& x, const DenseTensor& y, const DenseT
     const A* pa = static_cast<const A*>(x.data());
     const B* pb = static_cast<const B*>(y.data());
     const C* pc = static_cast<const C*>(z.data());
-    ParallelFor(0, n, 1, [&](int64_t lo, int64_t hi) {
+    ParallelForInLines(n, 1, [&](int64_t lo, int64_t hi) {
       const F fl = f;  // see Note [Kernel functors are copied into the loop]
       const A* qa = pa + lo;
       const B* qb = pb + lo;
