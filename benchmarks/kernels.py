@@ -654,8 +654,9 @@ def main():
         w.close()
         notes[w.framework] = w.failure or f"{w.framework} {w.version} ({w.label})"
 
+    pick = min if args.stat == "min" else statistics.median  # over rounds
+
     def combine(runs):
-        pick = min if args.stat == "min" else statistics.median
         names = {n for r in runs for n in r if r[n] is not None}
         return {n: pick([r[n] for r in runs if r.get(n) is not None]) for n in names}
 
@@ -677,7 +678,6 @@ def main():
     for note in (oar_note, torch_note, paddle_note):
         print(f"# {note}")
     oar_times, torch_times, paddle_times = oar_times or {}, torch_times or {}, paddle_times or {}
-    pick = min if args.stat == "min" else statistics.median
     copy = {c: tuple(pick([r[c][k] for r in copies]) for k in (0, 1)) for c in counts}
     print()
     print("Machine copy bandwidth (numpy, %d threads; GB/s = bytes read + written / time):" % THREADS)
