@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <type_traits>  // std::void_t (vec_math_isa.inc)
 
 #include "oar/kernels/funcs/vec_math.h"
 
