@@ -19,7 +19,6 @@ for this CPU.
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 import time
