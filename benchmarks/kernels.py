@@ -25,7 +25,8 @@ the single rounds, which says how far a ratio can be trusted.
 "backward" rows time forward and the gradients of every input together
 (`grad` with an all-ones output gradient). A row whose op does not exist in a
 framework prints n/a. Run nothing else meanwhile: the numbers are only
-meaningful on an idle machine.
+meaningful on an idle machine. The last two rows of the main table loop over short
+rows that do not coalesce: a per-channel scale and abs of a matrix's first columns.
 
 Memory bandwidth. A row that streams memory has a byte count (what it must read
 and write: every input element read once, every output element written once;
@@ -191,6 +192,24 @@ def rows(sizes=()):
         ("GEMM 1024", gemm, None),
     ]
     out = [(name, make, nbytes, nn) for name, make, nbytes in table]
+
+    # Short rows that do not coalesce: a per-channel scale (runs of 64 with one value
+    # each) and a unary op over the first columns of a matrix (contiguous runs of 768).
+    def channel_scale(fw):
+        x, scale = fw.rand([64, 256, 64]), fw.rand([256, 1])
+        f = fw.op("multiply")
+        return lambda: f(x, scale)
+
+    def first_columns_abs(fw):
+        x = fw.first_columns(fw.rand([1024, 1024]), 768)
+        f = fw.op("abs")
+        return lambda: f(x)
+
+    channels, columns = 64 * 256 * 64, 1024 * 768
+    out += [
+        ("channel multiply [64,256,64]*[256,1]", channel_scale, 2 * f4 * channels, channels),
+        ("abs of x[:, :768], x [1024,1024]", first_columns_abs, 2 * f4 * columns, columns),
+    ]
     for count in sizes:
         out += bandwidth_rows(count)
     return out
@@ -287,7 +306,7 @@ class PaddleLike:
 
     def op(self, name):
         fn = self.m.nn.functional
-        if name in ("exp", "tanh", "log", "add", "multiply", "matmul", "where"):
+        if name in ("exp", "tanh", "log", "abs", "add", "multiply", "matmul", "where"):
             f = getattr(self.m, name, None)
         else:
             f = getattr(fn, name, None) or getattr(self.m, name, None)
@@ -307,6 +326,9 @@ class PaddleLike:
 
     def every_other_column(self, x):
         return x[:, ::2]
+
+    def first_columns(self, x, k):
+        return x[:, :k]
 
     def greater_than_zero(self, x):
         return x > 0
@@ -353,6 +375,7 @@ class Torch:
         F = self.t.nn.functional
         table = {
             "exp": self.t.exp,
+            "abs": self.t.abs,
             "tanh": self.t.tanh,
             "log": self.t.log,
             "sigmoid": self.t.sigmoid,
@@ -380,6 +403,9 @@ class Torch:
 
     def every_other_column(self, x):
         return x[:, ::2]
+
+    def first_columns(self, x, k):
+        return x[:, :k]
 
     def greater_than_zero(self, x):
         return x > 0

@@ -335,6 +335,134 @@ TEST(Elementwise, ShiftedOverlappingInputKeepsRowOrder) {
   EXPECT_EQ(x, expected);
 }
 
+// The loop hands a body that takes them runs of rows (Note [Runs of rows go to the body
+// at once] in funcs/strided_loop.h): each run stays within dimension nd - 2 and every
+// element is visited once, whether threads cut the rows (threshold 1) or not; a body of
+// one row at a time sees the same elements.
+TEST(Elementwise, RunsOfRowsReachTheBodyAtOnce) {
+  constexpr int64_t D0 = 3, D1 = 7, D2 = 5, e = sizeof(int32_t);
+  for (double threshold : {1.0, 1e18}) {
+    ParallelThresholdGuard guard(threshold);
+    // out [3, 7, 5] contiguous; the input broadcast along dimension 1, so nothing coalesces.
+    std::vector<int32_t> out(D0 * D1 * D2, 0), in(D0 * D2);
+    for (size_t i = 0; i < in.size(); ++i) in[i] = static_cast<int32_t>(i + 1);
+    funcs::LoopOperands<2> ops{
+        {reinterpret_cast<char*>(out.data()), reinterpret_cast<char*>(in.data())},
+        {DDim{D1 * D2 * e, D2 * e, e}, DDim{D2 * e, 0, e}}};
+    std::atomic<int64_t> calls{0}, longest{0};
+    funcs::StridedLoop<2>(
+        DDim{D0, D1, D2}, ops, 1,
+        [&](int64_t rows, int64_t n, const std::array<char*, 2>& p, const std::array<int64_t, 2>& s,
+            const std::array<int64_t, 2>& step) {
+          ++calls;
+          int64_t seen = longest.load();
+          while (rows > seen && !longest.compare_exchange_weak(seen, rows)) {
+          }
+          for (int64_t r = 0; r < rows; ++r) {
+            for (int64_t i = 0; i < n; ++i) {
+              *reinterpret_cast<int32_t*>(p[0] + r * step[0] + i * s[0]) +=
+                  *reinterpret_cast<const int32_t*>(p[1] + r * step[1] + i * s[1]);
+            }
+          }
+        });
+    std::vector<int32_t> expected;
+    for (int64_t i = 0; i < D0; ++i) {
+      for (int64_t j = 0; j < D1; ++j) {
+        for (int64_t k = 0; k < D2; ++k) expected.push_back(in[i * D2 + k]);
+      }
+    }
+    EXPECT_EQ(out, expected) << "threshold " << threshold;
+    EXPECT_LE(longest.load(), D1);
+    // Unsplit, one call per run of D1 rows; split, the runs are cut but still cover it.
+    if (threshold > 1) {
+      EXPECT_EQ(calls.load(), D0);
+      EXPECT_EQ(longest.load(), D1);
+    }
+  }
+}
+
+// Broadcast operands over short rows, in place and out of place, in both operand orders
+// and through strided views, each of the kinds of row BinaryElementwise decides once per
+// run: plain loops give every value.
+TEST(Elementwise, BroadcastRowsInPlaceAndOutOfPlace) {
+  for (double threshold : {1.0, 1e18}) {
+    ParallelThresholdGuard guard(threshold);
+    constexpr int64_t N = 4, C = 6, H = 3;
+    for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kInt32}) {
+      const auto a = Seq(N * C * H, 1, 1), ch = Seq(C, 2, 1), row = Seq(H, -1, 3);
+      std::vector<double> by_ch, by_row, row_minus;
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t c = 0; c < C; ++c) {
+          for (int64_t h = 0; h < H; ++h) {
+            const double v = a[(n * C + c) * H + h];
+            by_ch.push_back(v * ch[c]);
+            by_row.push_back(v * row[h]);
+            row_minus.push_back(row[h] - v);
+          }
+        }
+      }
+      const std::vector<int64_t> shape{N, C, H};
+      ExpectClose(multiply(Make(a, shape, dt), Make(ch, {C, 1}, dt)), by_ch, shape);
+      ExpectClose(multiply(Make(a, shape, dt), Make(row, {H}, dt)), by_row, shape);
+      ExpectClose(subtract(Make(row, {H}, dt), Make(a, shape, dt)), row_minus, shape);
+      Tensor x = Make(a, shape, dt);
+      multiply_(x, Make(ch, {C, 1}, dt));
+      ExpectClose(x, by_ch, shape);
+      Tensor z = Make(a, shape, dt);
+      multiply_(z, Make(row, {H}, dt));
+      ExpectClose(z, by_row, shape);
+      // Every other element of the rows (element strides); a transposed input (in tiles).
+      const Tensor wide = Make(Seq(N * C * 2 * H, 1, 1), {N, C, 2 * H}, dt);
+      const Tensor every_other = strided_slice(wide, {2}, {0}, {2 * H}, {2});
+      std::vector<double> eo;
+      for (int64_t i = 0; i < N * C * H; ++i) eo.push_back((2 * i + 1) * row[i % H]);
+      ExpectClose(multiply(every_other, Make(row, {H}, dt)), eo, shape);
+      const Tensor t = transpose(Make(a, {N, H, C}, dt), {0, 2, 1});
+      std::vector<double> tr;
+      for (int64_t n = 0; n < N; ++n) {
+        for (int64_t c = 0; c < C; ++c) {
+          for (int64_t h = 0; h < H; ++h) tr.push_back(a[(n * H + h) * C + c] * ch[c]);
+        }
+      }
+      ExpectClose(multiply(t, Make(ch, {C, 1}, dt)), tr, shape);
+    }
+  }
+}
+
+// Unary kernels over the rows of a view that does not coalesce (the first K columns of a
+// [R, C] matrix, contiguous runs of K) and over a transposed one (byte strides): a copy,
+// a cast, abs and neg, whether threads cut the rows or not.
+TEST(Elementwise, UnaryRowsOfAView) {
+  constexpr int64_t R = 37, C = 20, K = 13;
+  for (double threshold : {1.0, 1e18}) {
+    ParallelThresholdGuard guard(threshold);
+    for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kInt32}) {
+      const auto a = Seq(R * C, -200, 1);
+      const Tensor head = strided_slice(Make(a, {R, C}, dt), {1}, {0}, {K}, {1});
+      const Tensor t = transpose(Make(a, {C, R}, dt), {1, 0});
+      std::vector<double> hv, tv;
+      for (int64_t i = 0; i < R; ++i) {
+        for (int64_t j = 0; j < K; ++j) hv.push_back(a[i * C + j]);
+        for (int64_t j = 0; j < C; ++j) tv.push_back(a[j * R + i]);
+      }
+      const auto absolute = [](std::vector<double> v) {
+        for (double& x : v) x = std::abs(x);
+        return v;
+      };
+      const auto negated = [](std::vector<double> v) {
+        for (double& x : v) x = -x;
+        return v;
+      };
+      ExpectClose(assign(head), hv, {R, K});
+      ExpectClose(cast(head, DType::kFloat64), hv, {R, K});
+      ExpectClose(abs(head), absolute(hv), {R, K});
+      ExpectClose(neg(head), negated(hv), {R, K});
+      ExpectClose(assign(t), tv, {R, C});
+      ExpectClose(abs(t), absolute(tv), {R, C});
+    }
+  }
+}
+
 // The extent behind both overlap tests (funcs/byte_extent.h): negative strides reach
 // below the start, broadcast dimensions reach nothing, and halves that only touch at a
 // boundary do not meet.

@@ -6,9 +6,15 @@
 // captured by value (leaky_relu's slope, clip's bounds) sits behind a pointer the
 // compiler cannot prove distinct from the output: it reloads the parameter after
 // every store and leaves the loop scalar (leaky_relu took 6 ms for 1M floats, 40x
-// relu). A local copy of the functor has no address anyone else holds. `f` works on compute types
-// (float for float16/bfloat16) and the result is converted to the output type. The output may alias
-// an input of the same shape (in-place ops).
+// relu). A local copy of the functor has no address anyone else holds. For the same reason the
+// generators handed to WriteRun capture by value (the functor, the pointers, a broadcast value):
+// the streaming path, StreamRun, is a function of its own, and an address that reaches it
+// could alias the output for all the compiler knows; with by-reference captures a broadcast
+// value was reloaded after every store and the loop left partly scalar (x *= y with x of
+// [256, 256, 16] and y of [256, 1], one Zen 4 thread: 272 us, 112 us by value). StreamRun is
+// out of line so that its 4 KB buffer and second loop stay out of the bodies of short rows.
+// `f` works on compute types (float for float16/bfloat16) and the result is converted to the
+// output type. The output may alias an input of the same shape (in-place ops).
 //
 // Note [Streaming stores beyond the last-level cache]
 // An ordinary store reads the line it writes first (write-allocate), so out = a + b over
@@ -33,6 +39,7 @@
 #include <cstring>
 #include <initializer_list>
 #include <type_traits>
+#include <utility>
 
 #include "oar/core/float16.h"
 #include "oar/kernels/funcs/strided_loop.h"
@@ -71,35 +78,40 @@ bool StreamOutput(int64_t bytes, const DenseTensor& out,
 #endif
 }
 
-// dst[i] = gen(i) for i < n, with streaming stores when `stream` and the run is at
-// least 1 KiB: a shorter one (a run of a tile, Note [Transposed operands are walked in
+// dst[i] = gen(i) for i < n, with streaming stores (StreamRun) when `stream` and the run
+// is at least 1 KiB: a shorter one (a run of a tile, Note [Transposed operands are walked in
 // tiles]) would pay a fence for a few partly written lines (a.T + b over 1024 x 65536
 // floats took 788 ms in runs of 8 streamed, 172 ms with ordinary stores).
+template <typename OutT, typename Gen>
+[[gnu::noinline]] void StreamRun(OutT* dst, int64_t n, Gen gen) {
+  constexpr int64_t kBlock = 4096 / sizeof(OutT);
+  alignas(64) unsigned char raw[kBlock * sizeof(OutT)];
+  OutT* buf = reinterpret_cast<OutT*>(raw);
+  // Ordinary stores up to the first 32-byte boundary, then whole vectors.
+  const auto addr = reinterpret_cast<uintptr_t>(dst);
+  int64_t i = std::min<int64_t>(n, static_cast<int64_t>((32 - addr % 32) % 32 / sizeof(OutT)));
+  for (int64_t k = 0; k < i; ++k) dst[k] = gen(k);
+  while (i < n) {
+    const int64_t m = std::min(kBlock, n - i);
+    for (int64_t k = 0; k < m; ++k) buf[k] = gen(i + k);
+    const int64_t bytes = m * static_cast<int64_t>(sizeof(OutT)), whole = bytes & ~int64_t{31};
+    char* d = reinterpret_cast<char*>(dst + i);
+    for (int64_t b = 0; b < whole; b += 32) {
+      _mm256_stream_si256(reinterpret_cast<__m256i*>(d + b),
+                          _mm256_load_si256(reinterpret_cast<const __m256i*>(raw + b)));
+    }
+    std::memcpy(d + whole, raw + whole, static_cast<size_t>(bytes - whole));
+    i += m;
+  }
+  _mm_sfence();
+}
+
 template <typename OutT, typename Gen>
 [[gnu::always_inline]] inline void WriteRun(OutT* dst, int64_t n, bool stream, Gen&& gen) {
 #if defined(__AVX__)
   if constexpr (std::is_trivially_copyable_v<OutT> && sizeof(OutT) <= 16) {
     if (stream && n * static_cast<int64_t>(sizeof(OutT)) >= 1024) {
-      constexpr int64_t kBlock = 4096 / sizeof(OutT);
-      alignas(64) unsigned char raw[kBlock * sizeof(OutT)];
-      OutT* buf = reinterpret_cast<OutT*>(raw);
-      // Ordinary stores up to the first 32-byte boundary, then whole vectors.
-      const auto addr = reinterpret_cast<uintptr_t>(dst);
-      int64_t i = std::min<int64_t>(n, static_cast<int64_t>((32 - addr % 32) % 32 / sizeof(OutT)));
-      for (int64_t k = 0; k < i; ++k) dst[k] = gen(k);
-      while (i < n) {
-        const int64_t m = std::min(kBlock, n - i);
-        for (int64_t k = 0; k < m; ++k) buf[k] = gen(i + k);
-        const int64_t bytes = m * static_cast<int64_t>(sizeof(OutT)), whole = bytes & ~int64_t{31};
-        char* d = reinterpret_cast<char*>(dst + i);
-        for (int64_t b = 0; b < whole; b += 32) {
-          _mm256_stream_si256(reinterpret_cast<__m256i*>(d + b),
-                              _mm256_load_si256(reinterpret_cast<const __m256i*>(raw + b)));
-        }
-        std::memcpy(d + whole, raw + whole, static_cast<size_t>(bytes - whole));
-        i += m;
-      }
-      _mm_sfence();
+      StreamRun(dst, n, std::forward<Gen>(gen));
       return;
     }
   }
@@ -152,7 +164,7 @@ void UnaryElementwise(const DenseTensor& x, DenseTensor* out, F f, int64_t cost 
     ParallelForInLines(n, cost, [&](int64_t b, int64_t e) {
       const F fl = f;  // see Note [Kernel functors are copied into the loop]
       const InT* pi = in + b;
-      WriteRun(o + b, e - b, stream, [&](int64_t i) { return Store<OutT>(fl(Load(pi[i]))); });
+      WriteRun(o + b, e - b, stream, [=](int64_t i) { return Store<OutT>(fl(Load(pi[i]))); });
     });
     return;
   }
@@ -160,15 +172,30 @@ void UnaryElementwise(const DenseTensor& x, DenseTensor* out, F f, int64_t cost 
   LoopOperands<2> ops{
       {reinterpret_cast<char*>(o), const_cast<char*>(reinterpret_cast<const char*>(in))},
       {ByteStrides(*out, shape), ByteStrides(x, shape)}};
+  // Note [Runs of rows go to the body at once]: the kind of row is decided once per run.
   StridedLoop<2>(shape, ops, cost,
-                 [&](int64_t n, const std::array<char*, 2>& p, const std::array<int64_t, 2>& s) {
+                 [&](int64_t rows, int64_t n, const std::array<char*, 2>& p,
+                     const std::array<int64_t, 2>& s, const std::array<int64_t, 2>& step) {
                    const F fl = f;
-                   char* po = p[0];
-                   const char* pi = p[1];
-                   #pragma GCC unroll 4  // Note [Strided loops are unrolled]
-                   for (int64_t i = 0; i < n; ++i, po += s[0], pi += s[1]) {
-                     *reinterpret_cast<OutT*>(po) =
-                         Store<OutT>(fl(Load(*reinterpret_cast<const InT*>(pi))));
+                   char* co = p[0];
+                   const char* ci = p[1];
+                   if (s[0] == sizeof(OutT) && s[1] == sizeof(InT)) {
+                     // Contiguous rows of a view that does not coalesce (x[:, :k]): vectorised.
+                     for (int64_t r = 0; r < rows; ++r, co += step[0], ci += step[1]) {
+                       OutT* po = reinterpret_cast<OutT*>(co);
+                       const InT* pi = reinterpret_cast<const InT*>(ci);
+                       for (int64_t i = 0; i < n; ++i) po[i] = Store<OutT>(fl(Load(pi[i])));
+                     }
+                     return;
+                   }
+                   for (int64_t r = 0; r < rows; ++r, co += step[0], ci += step[1]) {
+                     char* po = co;
+                     const char* pi = ci;
+#pragma GCC unroll 4  // Note [Strided loops are unrolled]
+                     for (int64_t i = 0; i < n; ++i, po += s[0], pi += s[1]) {
+                       *reinterpret_cast<OutT*>(po) =
+                           Store<OutT>(fl(Load(*reinterpret_cast<const InT*>(pi))));
+                     }
                    }
                  });
 }
@@ -193,7 +220,7 @@ void BinaryElementwise(const DenseTensor& x, const DenseTensor& y, DenseTensor* 
         const A* pa = a + lo;
         const B* pb = b + lo;
         WriteRun(o + lo, hi - lo, stream,
-                 [&](int64_t i) { return Store<OutT>(fl(Load(pa[i]), Load(pb[i]))); });
+                 [=](int64_t i) { return Store<OutT>(fl(Load(pa[i]), Load(pb[i]))); });
       });
       return;
     }
@@ -203,7 +230,7 @@ void BinaryElementwise(const DenseTensor& x, const DenseTensor& y, DenseTensor* 
         const F fl = f;
         const A* pa = a + lo;
         WriteRun(o + lo, hi - lo, stream,
-                 [&](int64_t i) { return Store<OutT>(fl(Load(pa[i]), bv)); });
+                 [=](int64_t i) { return Store<OutT>(fl(Load(pa[i]), bv)); });
       });
       return;
     }
@@ -214,7 +241,7 @@ void BinaryElementwise(const DenseTensor& x, const DenseTensor& y, DenseTensor* 
       const F fl = f;
       const B* pb = b + lo;
       WriteRun(o + lo, hi - lo, stream,
-               [&](int64_t i) { return Store<OutT>(fl(av, Load(pb[i]))); });
+               [=](int64_t i) { return Store<OutT>(fl(av, Load(pb[i]))); });
     });
     return;
   }
@@ -223,44 +250,58 @@ void BinaryElementwise(const DenseTensor& x, const DenseTensor& y, DenseTensor* 
       {reinterpret_cast<char*>(o), const_cast<char*>(reinterpret_cast<const char*>(a)),
        const_cast<char*>(reinterpret_cast<const char*>(b))},
       {ByteStrides(*out, shape), ByteStrides(x, shape), ByteStrides(y, shape)}};
-  StridedLoop<3>(shape, ops, cost,
-                 [&](int64_t cnt, const std::array<char*, 3>& p, const std::array<int64_t, 3>& s) {
-                   const F f = f_outer;
-                   OutT* po = reinterpret_cast<OutT*>(p[0]);
-                   const A* pa = reinterpret_cast<const A*>(p[1]);
-                   const B* pb = reinterpret_cast<const B*>(p[2]);
-                   if (s[0] == sizeof(OutT) && s[1] == sizeof(A) && s[2] == sizeof(B)) {
-                     WriteRun(po, cnt, stream,
-                              [&](int64_t i) { return Store<OutT>(f(Load(pa[i]), Load(pb[i]))); });
-                   } else if (s[0] == sizeof(OutT) && s[1] == sizeof(A) && s[2] == 0) {
-                     const auto bv = Load(pb[0]);
-                     WriteRun(po, cnt, stream,
-                              [&](int64_t i) { return Store<OutT>(f(Load(pa[i]), bv)); });
-                   } else if (s[0] == sizeof(OutT) && s[1] == 0 && s[2] == sizeof(B)) {
-                     const auto av = Load(pa[0]);
-                     WriteRun(po, cnt, stream,
-                              [&](int64_t i) { return Store<OutT>(f(av, Load(pb[i]))); });
-                   } else if (s[0] == sizeof(OutT) && s[1] % sizeof(A) == 0 &&
-                              s[2] % sizeof(B) == 0) {
-                     // Element strides (a slice's step, a transpose): indexed loads the
-                     // compiler can gather, in place of three pointers stepped in bytes
-                     // (x[:, ::2] + y[:, ::2] over 2^19 floats: 150 us against 193).
-                     const int64_t sa = s[1] / int64_t{sizeof(A)}, sb = s[2] / int64_t{sizeof(B)};
-                     WriteRun(po, cnt, stream, [&](int64_t i) {
-                       return Store<OutT>(f(Load(pa[i * sa]), Load(pb[i * sb])));
-                     });
-                   } else {
-                     const char* ca = p[1];
-                     const char* cb = p[2];
-                     char* co = p[0];
-                     #pragma GCC unroll 4  // Note [Strided loops are unrolled]
-                     for (int64_t i = 0; i < cnt; ++i, co += s[0], ca += s[1], cb += s[2]) {
-                       *reinterpret_cast<OutT*>(co) =
-                           Store<OutT>(f(Load(*reinterpret_cast<const A*>(ca)),
-                                         Load(*reinterpret_cast<const B*>(cb))));
-                     }
-                   }
-                 });
+  StridedLoop<3>(
+      shape, ops, cost,
+      [&](int64_t rows, int64_t cnt, const std::array<char*, 3>& p, const std::array<int64_t, 3>& s,
+          const std::array<int64_t, 3>& step) {
+        const F f = f_outer;
+        char* co = p[0];
+        const char* ca = p[1];
+        const char* cb = p[2];
+        // run(po, pa, pb) on each row; the kind of row is decided once for all of them
+        const auto each_row = [&](auto&& run) {
+          for (int64_t r = 0; r < rows; ++r, co += step[0], ca += step[1], cb += step[2]) {
+            run(reinterpret_cast<OutT*>(co), reinterpret_cast<const A*>(ca),
+                reinterpret_cast<const B*>(cb));
+          }
+        };
+        if (s[0] == sizeof(OutT) && s[1] == sizeof(A) && s[2] == sizeof(B)) {
+          each_row([&](OutT* po, const A* pa, const B* pb) {
+            WriteRun(po, cnt, stream,
+                     [=](int64_t i) { return Store<OutT>(f(Load(pa[i]), Load(pb[i]))); });
+          });
+        } else if (s[0] == sizeof(OutT) && s[1] == sizeof(A) && s[2] == 0) {
+          each_row([&](OutT* po, const A* pa, const B* pb) {
+            const auto bv = Load(pb[0]);
+            WriteRun(po, cnt, stream, [=](int64_t i) { return Store<OutT>(f(Load(pa[i]), bv)); });
+          });
+        } else if (s[0] == sizeof(OutT) && s[1] == 0 && s[2] == sizeof(B)) {
+          each_row([&](OutT* po, const A* pa, const B* pb) {
+            const auto av = Load(pa[0]);
+            WriteRun(po, cnt, stream, [=](int64_t i) { return Store<OutT>(f(av, Load(pb[i]))); });
+          });
+        } else if (s[0] == sizeof(OutT) && s[1] % sizeof(A) == 0 && s[2] % sizeof(B) == 0) {
+          // Element strides (a slice's step, a transpose): indexed loads the
+          // compiler can gather, in place of three pointers stepped in bytes
+          // (x[:, ::2] + y[:, ::2] over 2^19 floats: 150 us against 193).
+          const int64_t sa = s[1] / int64_t{sizeof(A)}, sb = s[2] / int64_t{sizeof(B)};
+          each_row([&](OutT* po, const A* pa, const B* pb) {
+            WriteRun(po, cnt, stream,
+                     [=](int64_t i) { return Store<OutT>(f(Load(pa[i * sa]), Load(pb[i * sb]))); });
+          });
+        } else {
+          each_row([&](OutT* po, const A* pa, const B* pb) {
+            char* o1 = reinterpret_cast<char*>(po);
+            const char* a1 = reinterpret_cast<const char*>(pa);
+            const char* b1 = reinterpret_cast<const char*>(pb);
+#pragma GCC unroll 4  // Note [Strided loops are unrolled]
+            for (int64_t i = 0; i < cnt; ++i, o1 += s[0], a1 += s[1], b1 += s[2]) {
+              *reinterpret_cast<OutT*>(o1) = Store<OutT>(
+                  f(Load(*reinterpret_cast<const A*>(a1)), Load(*reinterpret_cast<const B*>(b1))));
+            }
+          });
+        }
+      });
 }
 
 // The element at p[i] in compute type; a bool is read as its byte (!= 0), which
@@ -294,7 +335,7 @@ void TernaryElementwise(const DenseTensor& x, const DenseTensor& y, const DenseT
       const A* qa = pa + lo;
       const B* qb = pb + lo;
       const C* qc = pc + lo;
-      WriteRun(o + lo, hi - lo, stream, [&](int64_t i) {
+      WriteRun(o + lo, hi - lo, stream, [=](int64_t i) {
         const auto va = LoadAt(qa, i);
         const auto vb = LoadAt(qb, i);
         const auto vc = LoadAt(qc, i);
@@ -317,7 +358,7 @@ void TernaryElementwise(const DenseTensor& x, const DenseTensor& y, const DenseT
           const A* qa = reinterpret_cast<const A*>(p[1]);
           const B* qb = reinterpret_cast<const B*>(p[2]);
           const C* qc = reinterpret_cast<const C*>(p[3]);
-          WriteRun(reinterpret_cast<OutT*>(p[0]), cnt, stream, [&](int64_t i) {
+          WriteRun(reinterpret_cast<OutT*>(p[0]), cnt, stream, [=](int64_t i) {
             const auto va = LoadAt(qa, i);
             const auto vb = LoadAt(qb, i);
             const auto vc = LoadAt(qc, i);
