@@ -466,6 +466,45 @@ TEST(Elementwise, UnaryRowsOfAView) {
 // The extent behind both overlap tests (funcs/byte_extent.h): negative strides reach
 // below the start, broadcast dimensions reach nothing, and halves that only touch at a
 // boundary do not meet.
+// greater_than and greater_equal run less_than's and less_equal's loops with the operands
+// swapped (cpu/binary_kernels.cc): every pair of special values, both operand orders, each
+// operand broadcast along either axis, and a one-element operand on either side.
+TEST(Elementwise, GreaterComparisonsMatchTheirDefinitions) {
+  const double inf = std::numeric_limits<double>::infinity();
+  const std::vector<double> floats = {std::nan(""), -inf, -1.5, -0.0, 0.0, 1.5, inf};
+  const std::vector<double> ints = {-3, -1, 0, 0, 1, 2, 7};
+  for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32}) {
+    const std::vector<double>& v = dt == DType::kInt32 ? ints : floats;
+    const int64_t n = static_cast<int64_t>(v.size());
+    const Tensor col = Make(v, {n, 1}, dt), row = Make(v, {n}, dt);
+    for (bool ge : {false, true}) {
+      const auto cmp = [ge](double a, double b) -> double { return ge ? a >= b : a > b; };
+      const auto op = [ge](const Tensor& a, const Tensor& b) {
+        return ge ? greater_equal(a, b) : greater_than(a, b);
+      };
+      std::vector<double> col_row(n * n), row_col(n * n);
+      for (int64_t i = 0; i < n; ++i) {
+        for (int64_t j = 0; j < n; ++j) {
+          col_row[i * n + j] = cmp(v[i], v[j]);
+          row_col[i * n + j] = cmp(v[j], v[i]);
+        }
+      }
+      EXPECT_EQ(Values(op(col, row)), col_row) << static_cast<int>(dt) << " ge=" << ge;
+      EXPECT_EQ(Values(op(row, col)), row_col) << static_cast<int>(dt) << " ge=" << ge;
+      for (int64_t k = 0; k < n; ++k) {
+        const Tensor one = Make({v[k]}, {1}, dt);
+        std::vector<double> left(n), right(n);
+        for (int64_t i = 0; i < n; ++i) {
+          left[i] = cmp(v[i], v[k]);
+          right[i] = cmp(v[k], v[i]);
+        }
+        EXPECT_EQ(Values(op(row, one)), left) << static_cast<int>(dt) << " k=" << k;
+        EXPECT_EQ(Values(op(one, row)), right) << static_cast<int>(dt) << " k=" << k;
+      }
+    }
+  }
+}
+
 TEST(Elementwise, ByteExtentsOfStridedViews) {
   using funcs::ExtentOf;
   const auto x = ExtentOf(0, DDim{4, 10}, DDim{10, 1}, 4, 4);  // [4, 10] float32

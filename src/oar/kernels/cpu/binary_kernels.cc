@@ -54,9 +54,21 @@ OAR_COMPARE_KERNEL(EqualKernel, a == b)
 OAR_COMPARE_KERNEL(NotEqualKernel, a != b)
 OAR_COMPARE_KERNEL(LessThanKernel, a < b)
 OAR_COMPARE_KERNEL(LessEqualKernel, a <= b)
-OAR_COMPARE_KERNEL(GreaterThanKernel, a > b)
-OAR_COMPARE_KERNEL(GreaterEqualKernel, a >= b)
 #undef OAR_COMPARE_KERNEL
+
+// x > y is y < x and x >= y is y <= x, NaN included (every comparison with NaN is false):
+// the same loops with the operands swapped. Each comparison is a loop instance per dtype
+// and kind of operand, and these files' instances are what the build spends its time on.
+template <typename T>
+void GreaterThanKernel(const DeviceContext& ctx, const DenseTensor& x, const DenseTensor& y,
+                       DenseTensor* out) {
+  LessThanKernel<T>(ctx, y, x, out);
+}
+template <typename T>
+void GreaterEqualKernel(const DeviceContext& ctx, const DenseTensor& x, const DenseTensor& y,
+                        DenseTensor* out) {
+  LessEqualKernel<T>(ctx, y, x, out);
+}
 
 template <typename T>
 void WhereKernel(const DeviceContext&, const DenseTensor& condition, const DenseTensor& x,
