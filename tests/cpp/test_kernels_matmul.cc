@@ -218,6 +218,40 @@ TEST(Matmul, Float32OnOneDnn) {
   }
 }
 
+// Note [A batch times a weight is one product]: a [35, 20, k] view of [20, 35, k] memory
+// (a recurrent layer's output) times a weight, through linear and matmul. A weight wider
+// than twice a batch's 20 rows copies x and runs one product; a narrower one runs the
+// batch of products on the view; bfloat16 takes the packed route once folded.
+TEST(Matmul, BatchOfAViewTimesAWeight) {
+  const int64_t b = 35, t = 20, k = 64;
+  const auto a = Random(t * b * k, 41);
+  const auto x_at = [&](int64_t r, int64_t p) {  // row r of the view is x[r / t][r % t]
+    return a[((r % t) * b + r / t) * k + p];
+  };
+  for (int64_t n : {1024, 32}) {
+    const auto w = Random(k * n, 42), bias = Random(n, 43);
+    const Tensor x = transpose(Make(a, {t, b, k}, DType::kFloat32), {1, 0, 2});
+    const Tensor wt = Make(w, {k, n}, DType::kFloat32);
+    auto expected = Naive(b * t, n, k, x_at, [&](int64_t p, int64_t j) { return w[p * n + j]; });
+    ExpectClose(matmul(x, wt), expected, {b, t, n}, 2e-4, 2e-4);
+    for (size_t i = 0; i < expected.size(); ++i) expected[i] += bias[i % n];
+    ExpectClose(linear(x, wt, Make(bias, {n}, DType::kFloat32)), expected, {b, t, n}, 2e-4, 2e-4);
+  }
+  {  // bfloat16: 2048 rows and a 128 x 2048 weight, the packed route's smallest
+    const int64_t bb = 64, tt = 32, kk = 128, n = 2048;
+    const auto ab = Random(tt * bb * kk, 44), w = Random(kk * n, 45);
+    const Tensor x = transpose(Make(ab, {tt, bb, kk}, DType::kBFloat16), {1, 0, 2});
+    const Tensor wt = Make(w, {kk, n}, DType::kBFloat16);
+    // The operands as bfloat16 holds them; the products accumulate in float32.
+    const std::vector<double> xa = testing::Values(cast(Make(ab, {tt, bb, kk}), DType::kBFloat16));
+    const std::vector<double> wb = testing::Values(wt);
+    const auto expected = Naive(
+        bb * tt, n, kk, [&](int64_t r, int64_t p) { return xa[((r % tt) * bb + r / tt) * kk + p]; },
+        [&](int64_t p, int64_t j) { return wb[p * n + j]; });
+    ExpectClose(matmul(x, wt), expected, {bb, tt, n}, 1e-2, 5e-2);
+  }
+}
+
 TEST(Matmul, EmptyDimensions) {
   // K = 0: a sum over nothing is zero.
   ExpectClose(matmul(Make({}, {3, 0}), Make({}, {0, 4})), std::vector<double>(12, 0.0), {3, 4});
