@@ -177,26 +177,24 @@ void UnaryElementwise(const DenseTensor& x, DenseTensor* out, F f, int64_t cost 
                  [&](int64_t rows, int64_t n, const std::array<char*, 2>& p,
                      const std::array<int64_t, 2>& s, const std::array<int64_t, 2>& step) {
                    const F fl = f;
-                   char* co = p[0];
-                   const char* ci = p[1];
                    if (s[0] == sizeof(OutT) && s[1] == sizeof(InT)) {
                      // Contiguous rows of a view that does not coalesce (x[:, :k]): vectorised.
-                     for (int64_t r = 0; r < rows; ++r, co += step[0], ci += step[1]) {
-                       OutT* po = reinterpret_cast<OutT*>(co);
-                       const InT* pi = reinterpret_cast<const InT*>(ci);
+                     ForEachRow<2>(rows, p, step, [&](const std::array<char*, 2>& q) {
+                       OutT* po = reinterpret_cast<OutT*>(q[0]);
+                       const InT* pi = reinterpret_cast<const InT*>(q[1]);
                        for (int64_t i = 0; i < n; ++i) po[i] = Store<OutT>(fl(Load(pi[i])));
-                     }
+                     });
                      return;
                    }
-                   for (int64_t r = 0; r < rows; ++r, co += step[0], ci += step[1]) {
-                     char* po = co;
-                     const char* pi = ci;
+                   ForEachRow<2>(rows, p, step, [&](const std::array<char*, 2>& q) {
+                     char* po = q[0];
+                     const char* pi = q[1];
 #pragma GCC unroll 4  // Note [Strided loops are unrolled]
                      for (int64_t i = 0; i < n; ++i, po += s[0], pi += s[1]) {
                        *reinterpret_cast<OutT*>(po) =
                            Store<OutT>(fl(Load(*reinterpret_cast<const InT*>(pi))));
                      }
-                   }
+                   });
                  });
 }
 
@@ -255,15 +253,12 @@ void BinaryElementwise(const DenseTensor& x, const DenseTensor& y, DenseTensor* 
       [&](int64_t rows, int64_t cnt, const std::array<char*, 3>& p, const std::array<int64_t, 3>& s,
           const std::array<int64_t, 3>& step) {
         const F f = f_outer;
-        char* co = p[0];
-        const char* ca = p[1];
-        const char* cb = p[2];
         // run(po, pa, pb) on each row; the kind of row is decided once for all of them
         const auto each_row = [&](auto&& run) {
-          for (int64_t r = 0; r < rows; ++r, co += step[0], ca += step[1], cb += step[2]) {
-            run(reinterpret_cast<OutT*>(co), reinterpret_cast<const A*>(ca),
-                reinterpret_cast<const B*>(cb));
-          }
+          ForEachRow<3>(rows, p, step, [&](const std::array<char*, 3>& q) {
+            run(reinterpret_cast<OutT*>(q[0]), reinterpret_cast<const A*>(q[1]),
+                reinterpret_cast<const B*>(q[2]));
+          });
         };
         if (s[0] == sizeof(OutT) && s[1] == sizeof(A) && s[2] == sizeof(B)) {
           each_row([&](OutT* po, const A* pa, const B* pb) {

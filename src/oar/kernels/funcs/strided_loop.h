@@ -99,6 +99,18 @@ Tiling ChooseTiling(const DDim& sizes, const std::array<DDim, K>& st,
 // least two thresholds of work; shorter rows still go to threads whole (seven rows of
 // 30000 elements would otherwise run on one thread, each row below the threshold).
 
+// run(ptrs) for each of `rows` rows, the pointers stepped by row_strides after each: the
+// one loop over a run of rows, for RunRows and the bodies that take runs.
+template <size_t K, typename Run>
+[[gnu::always_inline]] inline void ForEachRow(int64_t rows, std::array<char*, K> p,
+                                              const std::array<int64_t, K>& row_strides,
+                                              Run&& run) {
+  for (int64_t r = 0; r < rows; ++r) {
+    run(p);
+    for (size_t k = 0; k < K; ++k) p[k] += row_strides[k];
+  }
+}
+
 // Note [Runs of rows go to the body at once]
 // The rows of a run along dimension nd - 2 (all the rows of a thread's chunk, in a loop
 // of two dimensions after coalescing) go to the body in one call, body(rows, n, ptrs,
@@ -117,14 +129,11 @@ template <size_t K, typename Body>
                                            const std::array<int64_t, K>& inner_strides,
                                            const std::array<int64_t, K>& row_strides) {
   if constexpr (std::is_invocable_v<Body&, int64_t, int64_t, const std::array<char*, K>&,
-                                    const std::array<int64_t, K>&,
-                                    const std::array<int64_t, K>&>) {
+                                    const std::array<int64_t, K>&, const std::array<int64_t, K>&>) {
     body(rows, n, p, inner_strides, row_strides);
   } else {
-    for (int64_t r = 0; r < rows; ++r) {
-      body(n, p, inner_strides);
-      for (size_t k = 0; k < K; ++k) p[k] += row_strides[k];
-    }
+    ForEachRow<K>(rows, p, row_strides,
+                  [&](const std::array<char*, K>& q) { body(n, q, inner_strides); });
   }
 }
 
