@@ -130,18 +130,6 @@ bool IsPackLayout(const memory::desc& w, int64_t k, int64_t n) {
          w.get_size() == static_cast<size_t>(kp * np) * sizeof(uint16_t);
 }
 
-// Note [A batch times a weight is one product]
-// x of [batch..., M, K] times a 2-D y is one product over all of x's rows when x's batch
-// dims step through memory as its rows do (a contiguous activation). oneDNN finds that
-// itself for float32; the packed bfloat16 route (Note [Packing bfloat16 weights for
-// oneDNN]) needs the product 2-D, so FoldBatch makes it so. When the batch dims do not
-// step that way (a recurrent layer's output [B, T, H] over memory laid out [T, B, H], the
-// input of a vocabulary head), oneDNN runs one product per batch and reads the whole
-// weight for each. x is then copied contiguous first where the weight is more than twice
-// as wide as a batch is tall: the copy (2 M K per batch) costs less than reading the
-// weight (K N) once more. The LSTM model's head, [35, 20, 512] over [20, 35, 512]
-// memory times [512, 10000], float32 on two Zen 4 threads: 48-51 ms as 35 products,
-// 34 ms copied (the copy itself about 0.2 ms).
 // Whether x's batch dims and rows [..., M, K] are one dim of rows: each batch dim's
 // stride the rows inside it times the row stride (a dim of size 1, or of one row,
 // says nothing about the stride). If so, *rows and *row_stride are that dim's.
@@ -162,6 +150,18 @@ bool FoldsRows(const DenseTensor& x, int64_t* rows, int64_t* row_stride) {
   return true;
 }
 
+// Note [A batch times a weight is one product]
+// x of [batch..., M, K] times a 2-D y is one product over all of x's rows when x's batch
+// dims step through memory as its rows do (a contiguous activation). oneDNN finds that
+// itself for float32; the packed bfloat16 route (Note [Packing bfloat16 weights for
+// oneDNN]) needs the product 2-D, so FoldBatch makes it so. When the batch dims do not
+// step that way (a recurrent layer's output [B, T, H] over memory laid out [T, B, H], the
+// input of a vocabulary head), oneDNN runs one product per batch and reads the whole
+// weight for each. x is then copied contiguous first where the weight is more than twice
+// as wide as a batch is tall: the copy (2 M K per batch) costs less than reading the
+// weight (K N) once more. The LSTM model's head, [35, 20, 512] over [20, 35, 512]
+// memory times [512, 10000], float32 on two Zen 4 threads: 48-51 ms as 35 products,
+// 34 ms copied (the copy itself about 0.2 ms).
 DenseTensor FoldBatch(const DenseTensor& x_in, bool tx, const DenseTensor& y) {
   const int64_t nd = x_in.ndim();
   if (tx || nd <= 2 || y.ndim() != 2) return x_in;
