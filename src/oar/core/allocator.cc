@@ -113,6 +113,16 @@ size_t NextTurn() {
   return kTurnStep * (blocks.fetch_add(1, std::memory_order_relaxed) % kTurns);
 }
 
+// Note [Small blocks are whole lines]
+// mimalloc hands out a block of one of its size classes; when the request's size is a
+// multiple of 64, the blocks of that class are 64-byte aligned and mi_malloc_aligned
+// takes one of them as mi_malloc would. Another size (the 4 bytes of a 1-element
+// float32 tensor, or 1000) sends it down its general path, which over-allocates and
+// offsets: an allocation and free of 4 bytes took 17.9 ns against 9.8 for 64 (Zen 4).
+// So a block is asked for in whole 64-byte lines; the statistics count the bytes the
+// tensor asked for.
+constexpr size_t RoundUp(size_t n, size_t to) { return (n + to - 1) / to * to; }
+
 // Host memory through mimalloc: 64-byte aligned blocks cost a few dozen
 // instructions even for the 1-element tensors of scalar code, where
 // aligned_alloc/free cost more than the op itself.
@@ -129,8 +139,9 @@ class CPUAllocator final : public Allocator {
                                       " bytes of memory and swap");
     }
     const bool turn = bytes >= kTurnMinBytes;  // Note [Large blocks start at turning page offsets]
-    void* p =
-        turn ? mi_malloc_aligned(bytes + kPage, kPage) : mi_malloc_aligned(bytes, kCPUAlignment);
+    // Note [Small blocks are whole lines]
+    void* p = turn ? mi_malloc_aligned(bytes + kPage, kPage)
+                   : mi_malloc_aligned(RoundUp(bytes, kCPUAlignment), kCPUAlignment);
     if (!p)
       throw errors::ResourceExhausted("out of host memory: failed to allocate ", bytes, " bytes");
     if (turn) p = static_cast<char*>(p) + NextTurn();
