@@ -59,8 +59,9 @@ def tee(path):
 
 
 def command(script):
-    """The command line that made this output, without --out (the record's path) and with
-    --paddle-python's interpreter (a path of this machine) as $OAR_PADDLE_PYTHON."""
+    """The command line that made this output, without --out (the record's path), with
+    --paddle-python's interpreter (a path of this machine) as $OAR_PADDLE_PYTHON and
+    --baseline's package path as $OAR_BASELINE."""
     args, skip = [], False
     for a in sys.argv[1:]:
         if skip or a.startswith("--out="):
@@ -73,12 +74,14 @@ def command(script):
             a = "$OAR_PADDLE_PYTHON"
         elif a.startswith("--paddle-python="):
             a = "--paddle-python=$OAR_PADDLE_PYTHON"
+        elif args and args[-1] == "--baseline":  # another build's package: a path here
+            a = "$OAR_BASELINE"
         args.append(a)
 
     # Quoted where the shell needs it ('--only "full sum"'), so the line can be run as is;
-    # $OAR_PADDLE_PYTHON is left for the shell to expand.
+    # the $OAR_ variables are left for the shell to expand.
     def quote(a):
-        return a if "$OAR_PADDLE_PYTHON" in a else shlex.quote(a)
+        return a if a.startswith("$OAR_") or "=$OAR_" in a else shlex.quote(a)
 
     return " ".join(["python3", script] + [quote(a) for a in args])
 

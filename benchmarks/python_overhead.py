@@ -1,7 +1,7 @@
 """Python per-op overhead, oar vs PyTorch, in one process (not a test).
 
     python benchmarks/python_overhead.py [--number N] [--repeat R]
-        [--baseline PYTHONPATH]
+        [--baseline PYTHONPATH] [--out benchmarks/results/<record>.md]
 
 With --baseline, the oar cases also run from another oar package (e.g. a build
 of an earlier commit: PYTHONPATH holding its `oar`), in a subprocess started
@@ -14,13 +14,15 @@ its forward traceback), the nearest PyTorch feature.
 Cases: `a + b` on 1-element float32 tensors without and with grad recording;
 a 100-op chain (y = y * b) forward + backward, per op; `oar.grad` on 2x2
 tensors end to end. Each number is the best of R repeats of N calls (timeit),
-in ns; the ratio is oar / PyTorch (below 1 means oar is faster).
+in ns; the ratio is oar / PyTorch (below 1 means oar is faster). --out also writes the
+output, as printed, to a record in benchmarks/results/.
 """
 import argparse
 import json
 import os
 import subprocess
 import sys
+import time
 import timeit
 
 import _machine
@@ -43,6 +45,8 @@ def main():
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--baseline", help="PYTHONPATH of another oar build to compare with")
     p.add_argument("--oar-only", action="store_true", help=argparse.SUPPRESS)
+    p.add_argument("--out", help="also write the output to this file (a record in "
+                                 "benchmarks/results/)")
     args = p.parse_args()
     n, r = args.number, args.repeat
     torch.set_num_threads(1)
@@ -112,6 +116,9 @@ def main():
     base = {}
     if args.baseline:
         base = _baseline(args)
+    if args.out:
+        _machine.tee(args.out)
+        print(f"# {time.strftime('%Y-%m-%d')}: {_machine.command('benchmarks/python_overhead.py')}")
     print(_machine.describe())
     print(f"oar {oar.__version__} vs torch {torch.__version__}, Python {sys.version.split()[0]}; "
           f"best of {r} repeats")
