@@ -505,6 +505,33 @@ TEST(Elementwise, GreaterComparisonsMatchTheirDefinitions) {
   }
 }
 
+// Note [A one-element op skips the loop machinery]: one-element operands that are views
+// at an offset into larger tensors, of rank 0 to 3, in place, unary, with bool outputs and
+// half-precision values, give what the same ops give on whole tensors.
+TEST(Elementwise, OneElementOperandsAtAnOffset) {
+  for (DType dt : {DType::kFloat32, DType::kFloat64, DType::kFloat16, DType::kInt32}) {
+    const Tensor base = Make({1, 2, 3, 4, 5, 6}, {6}, dt);
+    const Tensor x = strided_slice(base, {0}, {4}, {5}, {1});                      // [5], element 4
+    const Tensor y = reshape(strided_slice(base, {0}, {1}, {2}, {1}), {1, 1, 1});  // [[[2]]]
+    const Tensor s = reshape(strided_slice(base, {0}, {2}, {3}, {1}), {});         // 3, rank 0
+    EXPECT_EQ(Values(add(x, y)), std::vector<double>{7}) << static_cast<int>(dt);
+    EXPECT_EQ(add(x, y).dims(), (DDim{1, 1, 1}));
+    EXPECT_EQ(Values(multiply(s, x)), std::vector<double>{15}) << static_cast<int>(dt);
+    EXPECT_EQ(multiply(s, x).dims(), (DDim{1}));
+    EXPECT_EQ(Values(subtract(s, s)), std::vector<double>{0});
+    EXPECT_EQ(subtract(s, s).dims(), (DDim{}));
+    EXPECT_EQ(Values(less_than(y, x)), std::vector<double>{1});
+    EXPECT_EQ(less_than(y, x).dtype(), DType::kBool);
+    EXPECT_EQ(Values(abs(scale(x, -1.0, 0.0, true))), std::vector<double>{5});
+    Tensor whole = Make({1, 2, 3, 4, 5, 6}, {6}, dt);
+    Tensor in_place = strided_slice(whole, {0}, {4}, {5}, {1});
+    add_(in_place, s);  // writes through the view, into element 4 of `whole`
+    EXPECT_EQ(Values(whole), (std::vector<double>{1, 2, 3, 4, 8, 6})) << static_cast<int>(dt);
+  }
+  const Tensor f = strided_slice(Make({0.5, 1.0, 2.0}, {3}), {0}, {2}, {3}, {1});
+  ExpectClose(exp(f), {std::exp(2.0)}, {1});
+}
+
 TEST(Elementwise, ByteExtentsOfStridedViews) {
   using funcs::ExtentOf;
   const auto x = ExtentOf(0, DDim{4, 10}, DDim{10, 1}, 4, 4);  // [4, 10] float32
