@@ -73,6 +73,10 @@ void SameShapeGradInferMeta(const DenseTensor& out, const DenseTensor& grad_out,
 }
 
 void ElementwiseInferMeta(const DenseTensor& x, const DenseTensor& y, DenseTensor* out) {
+  if (x.dims() == y.dims()) {  // the common case, without a shape made and copied
+    out->set_meta(x.dtype(), x.dims());
+    return;
+  }
   out->set_meta(x.dtype(), BroadcastShape(x.dims(), y.dims()));
 }
 
