@@ -18,7 +18,10 @@ void ThrowStridesOverflow(const DDim& dims) {
                                 " is too large: its dims other than 0 multiply past 2^63");
 }
 
-int64_t CheckedProduct(const DDim& d) {
+namespace {
+// CheckedProduct for a shape with a zero, a negative dim or a product past int64: the
+// error, or 0 for an empty shape whose other dims multiply within int64.
+[[gnu::noinline, gnu::cold]] int64_t CheckedProductSlow(const DDim& d) {
   const bool empty = std::find(d.begin(), d.end(), 0) != d.end();  // not Product: 2^64 wraps to 0
   int64_t n = 1;
   for (int64_t v : d) {
@@ -34,6 +37,16 @@ int64_t CheckedProduct(const DDim& d) {
     }
   }
   return empty ? 0 : n;
+}
+}  // namespace
+
+int64_t CheckedProduct(const DDim& d) {
+  int64_t n = 1;
+  for (int64_t v : d) {
+    if (v <= 0 || __builtin_mul_overflow(n, v, &n)) [[unlikely]]
+      return CheckedProductSlow(d);
+  }
+  return n;
 }
 
 bool DenseTensor::is_contiguous() const {
