@@ -37,8 +37,9 @@ std::vector<int64_t> NormalizeReduceAxes(const std::vector<int64_t>& axis, int64
   return out;
 }
 
-DDim BroadcastShape(const DDim& a, const DDim& b, const char* a_name, const char* b_name) {
-  if (a == b) return a;  // the common case
+namespace {
+// BroadcastShape of two shapes known to differ.
+DDim BroadcastUnequal(const DDim& a, const DDim& b, const char* a_name, const char* b_name) {
   const size_t rank = std::max(a.size(), b.size());
   DDim out(rank);
   for (size_t i = 0; i < rank; ++i) {
@@ -54,6 +55,12 @@ DDim BroadcastShape(const DDim& a, const DDim& b, const char* a_name, const char
     out[i] = da == 1 ? db : da;
   }
   return out;
+}
+}  // namespace
+
+DDim BroadcastShape(const DDim& a, const DDim& b, const char* a_name, const char* b_name) {
+  if (a == b) return a;  // the common case
+  return BroadcastUnequal(a, b, a_name, b_name);
 }
 
 void UnchangedInferMeta(const DenseTensor& x, DenseTensor* out) {
@@ -77,7 +84,7 @@ void ElementwiseInferMeta(const DenseTensor& x, const DenseTensor& y, DenseTenso
     out->set_meta(x.dtype(), x.dims());
     return;
   }
-  out->set_meta(x.dtype(), BroadcastShape(x.dims(), y.dims()));
+  out->set_meta(x.dtype(), BroadcastUnequal(x.dims(), y.dims(), "x", "y"));
 }
 
 void ComplexInferMeta(const DenseTensor& real, const DenseTensor& imag, DenseTensor* out) {
