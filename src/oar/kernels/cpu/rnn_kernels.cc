@@ -40,13 +40,14 @@ namespace {
 
 enum Mode : int64_t { kTanh = 0, kRelu = 1, kLstm = 2, kGru = 3 };
 
+// out[i] = f(in[i]) for i < n; in may be out.
 template <typename T>
-void Sigmoid(T* x, int64_t n) {
-  vec::Apply(vec::Fn::kSigmoid, x, x, n);
+void Sigmoid(const T* in, T* out, int64_t n) {
+  vec::Apply(vec::Fn::kSigmoid, in, out, n);
 }
 template <typename T>
-void Tanh(T* x, int64_t n) {
-  vec::Apply(vec::Fn::kTanh, x, x, n);
+void Tanh(const T* in, T* out, int64_t n) {
+  vec::Apply(vec::Fn::kTanh, in, out, n);
 }
 
 // The tensors of the list, contiguous, in the order of rnn.yaml.
@@ -152,6 +153,7 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
   for (int64_t k = 0; k < T_; ++k) {
     const int64_t t = reverse ? T_ - 1 - k : k;
     T* p = proj.get() + t * B * GH;
+    T* cs = mode == kLstm ? saved + (4 * T_ + t) * pk.bh : nullptr;  // the step's cell states
     if (mode == kGru) {
       // r and z take x's and h's parts summed; the candidate takes r * (h's part).
       for (int64_t b = 0; b < B; ++b) std::memcpy(hh.data() + b * GH, op.b_hh, sizeof(T) * GH);
@@ -162,14 +164,14 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
         const T* hb = hh.data() + b * GH;
         T* rb = sv + b * 4 * H;
         for (int64_t j = 0; j < 2 * H; ++j) rb[j] = pb[j] + hb[j];
-        Sigmoid(rb, 2 * H);
+        Sigmoid(rb, rb, 2 * H);
         T* nb = rb + 2 * H;
         T* hn = rb + 3 * H;
         for (int64_t j = 0; j < H; ++j) {
           hn[j] = hb[2 * H + j];
           nb[j] = pb[2 * H + j] + rb[j] * hn[j];
         }
-        Tanh(nb, H);
+        Tanh(nb, nb, H);
         const T* zb = rb + H;
         T* out_b = h_new.data() + b * H;
         const T* hp = h.data() + b * H;
@@ -179,29 +181,27 @@ void RnnKernel(const DeviceContext&, const std::vector<const DenseTensor*>& inpu
       recur(h.data(), p);
       if (mode == kLstm) {
         T* sv = saved + t * 4 * pk.bh;  // [B][4H]: i, f, g, o activated
-        T* cs = saved + (4 * T_ + t) * pk.bh;
         for (int64_t b = 0; b < B; ++b) {
           T* gb = sv + b * 4 * H;
           const T* pb = p + b * GH;
-          vec::Apply(vec::Fn::kSigmoid, pb, gb, 2 * H);
-          vec::Apply(vec::Fn::kTanh, pb + 2 * H, gb + 2 * H, H);
-          vec::Apply(vec::Fn::kSigmoid, pb + 3 * H, gb + 3 * H, H);
+          Sigmoid(pb, gb, 2 * H);
+          Tanh(pb + 2 * H, gb + 2 * H, H);
+          Sigmoid(pb + 3 * H, gb + 3 * H, H);
           const T *ig = gb, *fg = gb + H, *gg = gb + 2 * H, *og = gb + 3 * H;
           const T* cp = c.data() + b * H;
           T* cn = cs + b * H;  // the new cell state, saved for the backward
           for (int64_t j = 0; j < H; ++j) cn[j] = fg[j] * cp[j] + ig[j] * gg[j];
           T* hn = h_new.data() + b * H;
-          vec::Apply(vec::Fn::kTanh, cn, hn, H);
+          Tanh(cn, hn, H);
           for (int64_t j = 0; j < H; ++j) hn[j] *= og[j];
         }
       } else if (mode == kTanh) {
-        vec::Apply(vec::Fn::kTanh, p, h_new.data(), B * H);
+        Tanh(p, h_new.data(), B * H);
       } else {
         for (int64_t i = 0; i < B * H; ++i) h_new[i] = p[i] < T(0) ? T(0) : p[i];  // NaN stays
       }
     }
     T* yt = y + t * pk.bh;
-    const T* cs = mode == kLstm ? saved + (4 * T_ + t) * pk.bh : nullptr;
     for (int64_t b = 0; b < B; ++b) {
       const bool inside = t < op.lengths[b];
       if (inside || !zero_padded) std::memcpy(yt + b * H, h_new.data() + b * H, sizeof(T) * H);
@@ -298,8 +298,7 @@ void RnnGradKernel(const DeviceContext&, const std::vector<const DenseTensor*>& 
         const T* cn = cs + t * pk.bh + b * H;
         const int64_t src = StateSource(t, op.lengths[b], reverse);
         const T* cp = src < 0 ? op.c0 + b * H : cs + src * pk.bh + b * H;
-        std::memcpy(tanh_c.data(), cn, sizeof(T) * H);
-        Tanh(tanh_c.data(), H);
+        Tanh(cn, tanh_c.data(), H);
         const T* dn = dh_new.data() + b * H;
         const T* gg4 = gsv + b * 4 * H;
         const T* gcb = gcs + b * H;
