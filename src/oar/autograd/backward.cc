@@ -1,10 +1,8 @@
 #include "oar/autograd/backward.h"
 
-#include <deque>
+#include <algorithm>
 #include <optional>
 #include <string>
-#include <unordered_map>
-#include <unordered_set>
 
 #include "oar/api/api.h"
 #include "oar/api/nan_inf_check.h"
@@ -15,8 +13,8 @@
 #include "oar/autograd/forward_stack.h"
 #include "oar/autograd/grad_mode.h"
 #include "oar/autograd/grad_tensor_holder.h"
+#include "oar/autograd/node_table.h"
 #include "oar/core/flags.h"
-#include "oar/core/memory.h"
 #include "oar/core/profiler/record_event.h"
 
 namespace oar {
@@ -42,8 +40,30 @@ struct NodeState {
   int in_degree = 0;
   bool visited = false;
   bool needed = false;
+  bool queued = false;  // a root already in the ready queue
   GradTensorHolder buffer;
-  std::vector<Target> targets;  // grad() inputs captured at this node
+  SmallVector<Target, 1> targets;  // grad() inputs captured at this node
+};
+
+// The nodes ready to run: first in, first out, but a leaf's accumulation node goes
+// to the front (its gradient is final once it is ready). Popped entries stay in the
+// vector, whose length is at most the number of nodes run.
+class ReadyQueue {
+ public:
+  bool empty() const { return head_ == items_.size(); }
+  GradNodeBase* Pop() { return items_[head_++]; }
+  void PushBack(GradNodeBase* node) { items_.push_back(node); }
+  void PushFront(GradNodeBase* node) {
+    if (head_ > 0) {
+      items_[--head_] = node;
+    } else {
+      items_.insert(items_.begin(), node);
+    }
+  }
+
+ private:
+  SmallVector<GradNodeBase*, 16> items_;
+  size_t head_ = 0;
 };
 
 class GraphTask {
@@ -52,25 +72,37 @@ class GraphTask {
       : general_grad_(general_grad),
         create_graph_(create_graph),
         retain_graph_(retain_graph),
-        accumulate_leaves_(accumulate_leaves) {
-    nodes_.reserve(128);
-  }
+        accumulate_leaves_(accumulate_leaves) {}
 
   NodeState& State(GradNodeBase* node) {
-    auto [it, inserted] = nodes_.try_emplace(node);
-    if (inserted) it->second.buffer = GradTensorHolder(node->InputMeta());
-    return it->second;
+    auto [state, inserted] = nodes_.FindOrAdd(node);
+    if (inserted) state->buffer = GradTensorHolder(node->InputMeta());
+    return *state;
   }
+
+  NodeState* Find(GradNodeBase* node) { return nodes_.Find(node); }
 
   void AddRoot(GradNodeBase* node, std::pair<size_t, size_t> rank, const Tensor& seed) {
     State(node).buffer.add(rank.first, rank.second, seed, create_graph_);
     roots_.push_back(node);
   }
   void AddTarget(GradNodeBase* node, Target t) {
+    if (captured_.size() <= t.input_index) captured_.resize(t.input_index + 1);
     State(node).targets.push_back(t);
     min_target_topo_ = std::min(min_target_topo_, node->topological_nr());
   }
   void AddCut(CutEdge cut) { cuts_.push_back(cut); }
+
+  // Room for the states of the nodes the walk will likely reach: a root numbered n
+  // reaches a path of n + 1 nodes at least, and under min_topo none (a small graph's
+  // table stays small; a deep one is not rehashed step by step).
+  void ReserveStates(uint64_t min_topo) {
+    uint64_t n = nodes_.size();
+    for (const GradNodeBase* r : roots_) {
+      if (r->topological_nr() >= min_topo) n += r->topological_nr() - min_topo + 1;
+    }
+    nodes_.Reserve(static_cast<size_t>(std::min<uint64_t>(n, 4096)));
+  }
 
   // Finds the nodes to run and their in-degrees. For grad(), only nodes on a
   // path from an output to an input run, and nodes numbered below the lowest
@@ -78,8 +110,9 @@ class GraphTask {
   void Prepare() {
     const bool prune = general_grad_ && !accumulate_leaves_;
     const uint64_t min_topo = prune ? min_target_topo_ : 0;
-    std::unordered_map<GradNodeBase*, std::vector<GradNodeBase*>> parents;
-    std::vector<GradNodeBase*> stack(roots_.begin(), roots_.end());
+    ReserveStates(min_topo);
+    SmallVector<GradNodeBase*, 16> stack(roots_.begin(), roots_.end());
+    SmallVector<GradNodeBase*, 16> visited;
     while (!stack.empty()) {
       GradNodeBase* node = stack.back();
       stack.pop_back();
@@ -87,51 +120,52 @@ class GraphTask {
       if (st.visited) continue;
       st.visited = true;
       ++stats_.nodes_visited;
-      if (!prune) st.needed = true;  // backward() runs everything it reaches
+      if (prune) {
+        visited.push_back(node);
+      } else {
+        st.needed = true;  // backward() runs everything it reaches
+      }
       ForEachEdge(node, [&](GradNodeBase* next, size_t, size_t) {
         if (next->topological_nr() < min_topo) return;
-        if (prune) {
-          parents[next].push_back(node);
-        } else {
-          ++State(next).in_degree;  // each node is expanded once: each edge counts once
-        }
+        if (!prune) ++State(next).in_degree;  // each node is expanded once: each edge counts once
         stack.push_back(next);
       });
     }
     if (!prune) return;
-    // Needed: the targets and everything above them.
-    std::vector<GradNodeBase*> work;
-    for (auto& [node, st] : nodes_) {
-      if (!st.targets.empty() && st.visited) work.push_back(node);
-    }
-    while (!work.empty()) {
-      GradNodeBase* n = work.back();
-      work.pop_back();
-      NodeState& st = State(n);
+    // Needed: the targets and everything above them. A node reaching another has the
+    // larger number, so in ascending order each node comes after every node it feeds.
+    std::sort(visited.begin(), visited.end(), [](const GradNodeBase* a, const GradNodeBase* b) {
+      return a->topological_nr() < b->topological_nr();
+    });
+    for (GradNodeBase* node : visited) {
+      NodeState& st = State(node);
+      st.needed = !st.targets.empty();
       if (st.needed) continue;
-      st.needed = true;
-      auto it = parents.find(n);
-      if (it != parents.end()) work.insert(work.end(), it->second.begin(), it->second.end());
-    }
-    for (auto& [node, st] : nodes_) {
-      if (!st.needed) continue;
       ForEachEdge(node, [&](GradNodeBase* next, size_t, size_t) {
-        auto it = nodes_.find(next);
-        if (it != nodes_.end() && it->second.needed) ++it->second.in_degree;
+        const NodeState* ns = Find(next);
+        if (ns && ns->needed) st.needed = true;
+      });
+    }
+    for (GradNodeBase* node : visited) {
+      if (!State(node).needed) continue;
+      ForEachEdge(node, [&](GradNodeBase* next, size_t, size_t) {
+        NodeState* ns = Find(next);
+        if (ns && ns->needed) ++ns->in_degree;
       });
     }
   }
 
   void Execute() {
-    std::deque<GradNodeBase*> queue;
-    std::unordered_set<GradNodeBase*> queued;
+    ReadyQueue queue;
     for (GradNodeBase* r : roots_) {
       NodeState& st = State(r);
-      if (st.needed && st.in_degree == 0 && queued.insert(r).second) queue.push_back(r);
+      if (st.needed && st.in_degree == 0 && !st.queued) {
+        st.queued = true;
+        queue.PushBack(r);
+      }
     }
     while (!queue.empty()) {
-      GradNodeBase* node = queue.front();
-      queue.pop_front();
+      GradNodeBase* node = queue.Pop();
       NodeState& st = State(node);
       GradSlots grads = std::move(st.buffer.Buffers());
       GradSlots outs;
@@ -144,19 +178,18 @@ class GraphTask {
           const Edge& edge = metas[i][j].GetEdge();
           GradNodeBase* next = edge.GetGradNode();
           if (!next || IsCut(next, edge.GetEdgeRankInfo())) continue;
-          auto it = nodes_.find(next);
-          if (it == nodes_.end() || !it->second.needed) continue;
-          NodeState& ns = it->second;
+          NodeState* ns = Find(next);
+          if (!ns || !ns->needed) continue;
           if (i < outs.size() && j < outs[i].size() && outs[i][j].defined()) {
             CheckGradShape(node, metas[i][j], outs[i][j], i);
             const auto [slot, rank] = edge.GetEdgeRankInfo();
-            ns.buffer.add(slot, rank, outs[i][j], create_graph_);
+            ns->buffer.add(slot, rank, outs[i][j], create_graph_);
           }
-          if (--ns.in_degree == 0) {
+          if (--ns->in_degree == 0) {
             if (next->IsAccumulationNode()) {
-              queue.push_front(next);
+              queue.PushFront(next);
             } else {
-              queue.push_back(next);
+              queue.PushBack(next);
             }
           }
         }
@@ -168,8 +201,7 @@ class GraphTask {
   std::vector<Tensor> Results(const std::vector<Tensor>& inputs, bool allow_unused) {
     std::vector<Tensor> results(inputs.size());
     for (size_t i = 0; i < inputs.size(); ++i) {
-      auto it = captured_.find(i);
-      if (it == captured_.end() || !it->second.defined()) {
+      if (i >= captured_.size() || !captured_[i].defined()) {
         if (!allow_unused) {
           throw errors::InvalidArgument(
               "grad(): the ", i, "-th input does not appear in the backward graph",
@@ -178,7 +210,7 @@ class GraphTask {
         }
         continue;
       }
-      Tensor r = it->second;
+      Tensor r = captured_[i];
       if (!create_graph_) {
         results[i] = Tensor(r.impl());
       } else {
@@ -304,8 +336,8 @@ class GraphTask {
     // A captured input's node runs only to reach other inputs further down.
     bool feeds_needed = false;
     ForEachEdge(node, [&](GradNodeBase* next, size_t, size_t) {
-      auto it = nodes_.find(next);
-      if (it != nodes_.end() && it->second.needed) feeds_needed = true;
+      const NodeState* ns = Find(next);
+      if (ns && ns->needed) feeds_needed = true;
     });
     return feeds_needed;
   }
@@ -320,14 +352,11 @@ class GraphTask {
   }
 
   bool general_grad_, create_graph_, retain_graph_, accumulate_leaves_;
-  std::unordered_map<GradNodeBase*, NodeState, std::hash<GradNodeBase*>,
-                     std::equal_to<GradNodeBase*>,
-                     FastAllocator<std::pair<GradNodeBase* const, NodeState>>>
-      nodes_;
-  std::vector<GradNodeBase*> roots_;
+  NodeTable<NodeState> nodes_;  // Note [The engine's node table]
+  SmallVector<GradNodeBase*, 2> roots_;
   std::vector<CutEdge> cuts_;
   uint64_t min_target_topo_ = UINT64_MAX;
-  std::unordered_map<size_t, Tensor> captured_;
+  SmallVector<Tensor, 2> captured_;  // by grad() input index
   BackwardStats stats_;
 };
 
