@@ -17,6 +17,8 @@ Tensor grad_as(const Tensor& g, const GradSlotMeta& input_meta) {
 }
 
 Tensor reshape_to(const Tensor& g, const std::vector<int64_t>& shape) {
+  const DDim& dims = g.dims();
+  if (std::equal(dims.begin(), dims.end(), shape.begin(), shape.end())) return g;
   if (std::find(shape.begin(), shape.end(), 0) == shape.end()) return reshape(g, shape);
   return full(shape, 0.0, g.dtype());  // no elements
 }
@@ -71,7 +73,8 @@ Tensor reduce_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>&
                    bool keepdim) {
   if (g.dims() == x.dims()) return g;
   Tensor gk = g;
-  if (!keepdim) {
+  // A 0-d gradient (every axis reduced) broadcasts as it is.
+  if (!keepdim && g.ndim() > 0) {
     // Put the reduced axes back as size-1 dims.
     std::vector<int64_t> kept_shape = x.shape();
     const auto axes = NormalizeReduceAxes(axis, x.ndim());
