@@ -117,6 +117,10 @@ void MatmulImpl(const DenseTensor& x_in, const DenseTensor& y_in, bool transpose
   MatArg a = PrepareMat(x, transpose_x), b = PrepareMat(y, transpose_y);
   const T* pa = static_cast<const T*>(a.t.data());
   const T* pb = static_cast<const T*>(b.t.data());
+  if (xr == 2 && yr == 2) {  // one product: no batch dims to broadcast
+    Gemm<T>(a.trans, b.trans, M, N, K, pa, a.ld, pb, b.ld, o, N);
+    return;
+  }
 
   // Batch dims, broadcast.
   DDim bx(a.t.dims().begin(), a.t.dims().end() - 2), by(b.t.dims().begin(), b.t.dims().end() - 2);
