@@ -41,22 +41,15 @@ class NodeTable {
     if (n > size_ && chunk_size_ - used_ < n - size_) NewChunk(n - size_);
   }
 
-  State* Find(const GradNodeBase* node) const {
-    for (size_t i = Home(node);; i = (i + 1) & mask_) {
-      const Slot& s = slots_[i];
-      if (s.node == node) return s.state;
-      if (s.node == nullptr) return nullptr;
-    }
-  }
+  State* Find(const GradNodeBase* node) const { return slots_[Probe(node)].state; }
 
   // The node's state, default-constructed on first sight (second: true then).
   std::pair<State*, bool> FindOrAdd(const GradNodeBase* node) {
-    if (2 * (size_ + 1) > slots_.size()) Rehash(2 * slots_.size());
-    size_t i = Home(node);
-    for (;; i = (i + 1) & mask_) {
-      Slot& s = slots_[i];
-      if (s.node == node) return {s.state, false};
-      if (s.node == nullptr) break;
+    size_t i = Probe(node);
+    if (slots_[i].node == node) return {slots_[i].state, false};
+    if (2 * (size_ + 1) > slots_.size()) {
+      Rehash(2 * slots_.size());
+      i = Probe(node);
     }
     if (used_ == chunk_size_) NewChunk(2 * chunk_size_);
     State* state = ::new (&chunk_[used_++]) State();
@@ -79,10 +72,13 @@ class NodeTable {
     std::byte bytes[sizeof(State)];
   };
 
-  size_t Home(const GradNodeBase* node) const {
-    // Fibonacci hashing: the product's high bits depend on every bit of the address.
-    return static_cast<size_t>((reinterpret_cast<uintptr_t>(node) * 0x9E3779B97F4A7C15ull) >>
-                               shift_);
+  // The slot holding node, or the empty one where it would go. Fibonacci hashing: the
+  // product's high bits depend on every bit of the address.
+  size_t Probe(const GradNodeBase* node) const {
+    size_t i =
+        static_cast<size_t>((reinterpret_cast<uintptr_t>(node) * 0x9E3779B97F4A7C15ull) >> shift_);
+    while (slots_[i].node != node && slots_[i].node != nullptr) i = (i + 1) & mask_;
+    return i;
   }
 
   void Rehash(size_t capacity) {
@@ -91,10 +87,7 @@ class NodeTable {
     mask_ = capacity - 1;
     shift_ = 64 - std::countr_zero(capacity);
     for (const Slot& s : old) {
-      if (s.node == nullptr) continue;
-      size_t i = Home(s.node);
-      while (slots_[i].node != nullptr) i = (i + 1) & mask_;
-      slots_[i] = s;
+      if (s.node != nullptr) slots_[Probe(s.node)] = s;
     }
   }
 
