@@ -152,6 +152,31 @@ def test_float32_at_sizes_that_run_on_onednn(kind):
     )
 
 
+# Hidden sizes that make batch 16 times the gate width at least 2^14, so each step's rows
+# are split over threads (Note [The rows of a step run in parallel] in rnn_kernels.cc).
+WIDE = {
+    "LSTM": (lambda **k: nn.LSTM(8, 256, **k), lambda: nn.LSTMCell(8, 256)),
+    "GRU": (lambda **k: nn.GRU(8, 352, **k), lambda: nn.GRUCell(8, 352)),
+    "tanh": (lambda **k: nn.SimpleRNN(8, 1024, **k), lambda: nn.SimpleRNNCell(8, 1024)),
+    "relu": (
+        lambda **k: nn.SimpleRNN(8, 1024, activation="relu", **k),
+        lambda: nn.SimpleRNNCell(8, 1024, activation="relu"),
+    ),
+}
+
+
+@pytest.mark.parametrize("kind", list(WIDE))
+def test_rows_split_over_threads(kind):
+    """Sequences of different lengths split over threads: zero-padded (the layers) and
+    the cell's outputs past the end (RNN over a cell), both directions."""
+    stack, cell = WIDE[kind]
+    lengths = oar.to_tensor([5, 1, 0, 3, 5, 2, 4, 5, 1, 3, 5, 0, 2, 4, 5, 3], dtype="int64")
+    x = _x(16, 5, 8) * 0.5
+    _compare(lambda: stack(direction="bidirect"), x, sequence_length=lengths)
+    _compare(lambda: stack(), x)
+    _compare(lambda: nn.RNN(cell(), is_reverse=True), x, sequence_length=lengths)
+
+
 def test_one_op_per_layer_and_direction():
     layer = nn.LSTM(3, 5, num_layers=2, direction="bidirect")
     x = oar.to_tensor(_x(2, 6, 3).astype("float32"))
