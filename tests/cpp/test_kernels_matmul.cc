@@ -3,7 +3,9 @@
 // threshold (m * n * k <= 4096 is a plain loop, larger goes to BLAS), float32
 // products large enough for oneDNN (Note [float32 GEMMs on oneDNN]), K = 0.
 #include <cstdint>
+#include <vector>
 
+#include "oar/kernels/cpu/gemm.h"
 #include "test_util.h"
 
 namespace oar {
@@ -166,9 +168,30 @@ TEST(Matmul, NonContiguousViews) {
 }
 
 // float32 products of at least 2^20 multiply-adds run on oneDNN: a batch as one
-// primitive, broadcast batch dims, transposed flags and views, and the shape that
-// stays on OpenBLAS (A transposed, more than 8192 columns); linear adds its bias
-// in the same primitive.
+// primitive, broadcast batch dims, transposed flags and views, a transposed A with
+// more than 8192 columns (copied transposed first, Note [float32 GEMMs on oneDNN]);
+// linear adds its bias in the same primitive.
+// The GEMM the convolution and RNN kernels drive on raw buffers, with a transposed A
+// of more than 8192 columns (copied transposed first) and padded leading dimensions:
+// c = op(a) @ b + beta * c.
+TEST(Matmul, RawGemmWithAWideTransposedA) {
+  const int64_t m = 16, n = 8200, k = 9, lda = m + 3, ldc = n + 5;
+  const auto a = Random(k * lda, 32), b = Random(k * n, 33), c0 = Random(m * ldc, 34);
+  std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end()), c(c0.begin(), c0.end());
+  cpu::Gemm<float>(true, false, m, n, k, af.data(), lda, bf.data(), n, 0.5f, c.data(), ldc);
+  const auto product = Naive(
+      m, n, k, [&](int64_t i, int64_t p) { return af[p * lda + i]; },
+      [&](int64_t p, int64_t j) { return bf[p * n + j]; });
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < ldc; ++j) {
+      // Columns past n are outside the product and keep their values.
+      const double want = j < n ? product[i * n + j] + 0.5 * static_cast<float>(c0[i * ldc + j])
+                                : static_cast<float>(c0[i * ldc + j]);
+      ASSERT_NEAR(c[i * ldc + j], want, 1e-4) << "at " << i << ", " << j;
+    }
+  }
+}
+
 TEST(Matmul, Float32OnOneDnn) {
   const double tol = 2e-4;
   {  // [2, 3, 64, 96] @ [3, 96, 80]^T-flagged: 36 * 64 * 80 * 96 multiply-adds
@@ -197,7 +220,7 @@ TEST(Matmul, Float32OnOneDnn) {
                     [&](int64_t p, int64_t j) { return b[p * 2 * n + n + j]; }),
                 {n, n}, tol, tol);
   }
-  {  // A transposed with 8200 columns: OpenBLAS, the same values
+  {  // A transposed with 8200 columns: copied transposed, the same values
     const int64_t m = 16, n = 8200, k = 8;
     const auto a = Random(k * m, 25), b = Random(k * n, 26);
     ExpectClose(matmul(Make(a, {k, m}, DType::kFloat32), Make(b, {k, n}, DType::kFloat32), true),
@@ -205,6 +228,19 @@ TEST(Matmul, Float32OnOneDnn) {
                     m, n, k, [&](int64_t i, int64_t p) { return a[p * m + i]; },
                     [&](int64_t p, int64_t j) { return b[p * n + j]; }),
                 {m, n}, tol, tol);
+  }
+  {  // the same for a batch of two, A a column slice (strided) and y broadcast over it
+    const int64_t m = 8, n = 8200, k = 9;
+    const auto a = Random(2 * k * 2 * m, 30), b = Random(k * n, 31);
+    const Tensor x = slice(Make(a, {2, k, 2 * m}, DType::kFloat32), {2}, {m}, {2 * m});
+    std::vector<double> expected;
+    for (int64_t bi = 0; bi < 2; ++bi) {
+      const auto c = Naive(
+          m, n, k, [&](int64_t i, int64_t p) { return a[(bi * k + p) * 2 * m + m + i]; },
+          [&](int64_t p, int64_t j) { return b[p * n + j]; });
+      expected.insert(expected.end(), c.begin(), c.end());
+    }
+    ExpectClose(matmul(x, Make(b, {k, n}, DType::kFloat32), true), expected, {2, m, n}, tol, tol);
   }
   {  // linear: [4, 64, 128] @ [128, 160] + bias
     const auto a = Random(4 * 64 * 128, 27), w = Random(128 * 160, 28), bias = Random(160, 29);

@@ -164,8 +164,7 @@ void MatmulKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor&
   } else {
     const int64_t kx =
         x.ndim() == 1 || !transpose_x ? x.dims()[x.ndim() - 1] : x.dims()[x.ndim() - 2];
-    const int64_t ny = y.ndim() == 1 ? 1 : y.dims()[y.ndim() - (transpose_y ? 2 : 1)];
-    if (onednn::UsesOneDnn(dtype_of_v<T>, out->numel() * kx, transpose_x && x.ndim() > 1, ny)) {
+    if (onednn::UsesOneDnn(dtype_of_v<T>, out->numel() * kx)) {
       // float32 (Note [float32 GEMMs on oneDNN]); bfloat16 (float16 where the
       // CPU has it) read in their dtype and accumulated in float32, each output
       // rounded once. A batch is one primitive.

@@ -183,6 +183,15 @@ DenseTensor FoldBatch(const DenseTensor& x_in, bool tx, const DenseTensor& y) {
   return DenseTensor(x.Holder(), meta);
 }
 
+// t with its last two dims swapped, contiguous: op(t) of a transposed operand as stored.
+DenseTensor TransposedCopy(const DenseTensor& t) {
+  DenseTensorMeta meta = t.meta();
+  const size_t nd = meta.dims.size();
+  std::swap(meta.dims[nd - 2], meta.dims[nd - 1]);
+  std::swap(meta.strides[nd - 2], meta.strides[nd - 1]);
+  return funcs::Contiguous(DenseTensor(t.Holder(), meta));
+}
+
 // op(t) for a row-major float32 matrix t with leading dimension ld, where op(t) is
 // [rows, cols]: t is [cols, rows] when trans.
 memory::desc MatrixDesc(int64_t rows, int64_t cols, int64_t ld, bool trans) {
@@ -213,10 +222,10 @@ bool HasFastMatmul(DType dtype) {
   return false;
 }
 
-bool UsesOneDnn(DType dtype, int64_t work, bool ta, int64_t n) {
+bool UsesOneDnn(DType dtype, int64_t work) {
   if (dtype == DType::kFloat32) {
     static const bool f32 = ProbeFast(DType::kFloat32);
-    return work >= kMinFloat32Work && !(ta && n > kMaxFloat32ColumnsTa) && f32;
+    return work >= kMinFloat32Work && f32;
   }
   return work >= kMinMatmulWork && HasFastMatmul(dtype);
 }
@@ -224,6 +233,19 @@ bool UsesOneDnn(DType dtype, int64_t work, bool ta, int64_t n) {
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int64_t lda,
           const float* b, int64_t ldb, float beta, float* c, int64_t ldc) {
   Guard("matmul", [&] {
+    // Note [float32 GEMMs on oneDNN]: a wide transposed A is copied transposed first.
+    std::unique_ptr<float[]> a_copy;
+    if (ta && n > kMaxFloat32ColumnsTa) {
+      a_copy = std::make_unique_for_overwrite<float[]>(static_cast<size_t>(m * k));
+      memory src(MatrixDesc(m, k, lda, true), Engine(), const_cast<float*>(a));
+      memory dst(MatrixDesc(m, k, k, false), Engine(), a_copy.get());
+      dnnl::stream s(Engine());
+      dnnl::reorder(src, dst).execute(s, src, dst);
+      s.wait();
+      a = a_copy.get();
+      lda = k;
+      ta = false;
+    }
     const memory::desc amd = MatrixDesc(m, k, lda, ta), bmd = MatrixDesc(k, n, ldb, tb),
                        cmd = MatrixDesc(m, n, ldc, false);
     const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), SumAttr(beta),
@@ -240,7 +262,14 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int
 void Matmul(const DenseTensor& x_in, bool tx, const DenseTensor& y_in, bool ty,
             const DenseTensor* bias_in, DenseTensor* out) {
   const DenseTensor y = Readable(y_in) ? y_in : funcs::Contiguous(y_in);
-  const DenseTensor x = FoldBatch(Readable(x_in) ? x_in : funcs::Contiguous(x_in), tx, y);
+  DenseTensor xr = Readable(x_in) ? x_in : funcs::Contiguous(x_in);
+  // Note [float32 GEMMs on oneDNN]: a wide transposed A is copied transposed first.
+  if (tx && x_in.dtype() == DType::kFloat32 && y.ndim() >= 2 &&
+      y.dims()[y.ndim() - (ty ? 2 : 1)] > kMaxFloat32ColumnsTa) {
+    xr = TransposedCopy(x_in);
+    tx = false;
+  }
+  const DenseTensor x = FoldBatch(xr, tx, y);
   const DDim batch = BroadcastShape(DDim(x.dims().begin(), x.dims().end() - 2),
                                     DDim(y.dims().begin(), y.dims().end() - 2), "x", "y");
   const size_t rank = batch.size() + 2;

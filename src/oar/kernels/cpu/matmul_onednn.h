@@ -16,10 +16,15 @@
 // 128x64x128 output 1316 against 304); products with few rows, like a recurrent
 // step (20 x 2048 x 512), 454 against 316 us; the GPT decoder's layers 0.68-0.73x;
 // square and large products within 3%. Below about 96^3 oneDNN's per-call cost
-// (descriptors, its primitive cache, a stream: 3-8 us) loses (64^3: 1.95x). One
-// shape lost at scale: A read transposed with more than 8192 columns (a vocabulary
-// head's weight gradient, 512 x 10000 x 700: 1.15-1.24x; 8192 columns 0.95x), so
-// those stay on OpenBLAS.
+// (descriptors, its primitive cache, a stream: 3-8 us) loses (64^3: 1.95x). Reading A
+// transposed with more than 8192 columns, oneDNN was slower than OpenBLAS (a
+// vocabulary head's weight gradient, 512 x 10000 x 700: 1.00-1.24x over several runs;
+// 8192 columns 0.92-0.99x). Such an A (M K elements, against M N K multiply-adds) is
+// copied transposed first and the plain product runs on oneDNN: the head's weight
+// gradient, the copy included, 0.90-0.95x OpenBLAS's time and the other shapes of the
+// "A read transposed" table of matmul_backends.md 0.87-1.01x (two runs), and from
+// Python 32.7-32.8 ms against 32.8-34.8 on OpenBLAS (three alternating runs of each
+// build).
 #pragma once
 
 #include <cstdint>
@@ -35,9 +40,9 @@ namespace oar::onednn {
 // 56^3 (measured from Python, 2 threads: 48^3 took 4.3 us on oneDNN and 3.5 us
 // converted to float32; 64^3 5.2 and 6.7; docs/amp_kernels.md).
 inline constexpr int64_t kMinMatmulWork = int64_t{1} << 17;
-// float32 products with fewer multiply-adds than this stay on OpenBLAS, and so
-// do those of a transposed A with more columns than kMaxFloat32ColumnsTa (Note
-// [float32 GEMMs on oneDNN]).
+// float32 products with fewer multiply-adds than this stay on OpenBLAS; a float32 A
+// read transposed with more columns than kMaxFloat32ColumnsTa is copied transposed
+// first (Note [float32 GEMMs on oneDNN]).
 inline constexpr int64_t kMinFloat32Work = int64_t{1} << 20;
 inline constexpr int64_t kMaxFloat32ColumnsTa = 8192;
 
@@ -46,12 +51,11 @@ inline constexpr int64_t kMaxFloat32ColumnsTa = 8192;
 // only on CPUs with AVX512-FP16 (oneDNN >= 2.7; never with 2.6). Probed once.
 bool HasFastMatmul(DType dtype);
 
-// Whether a product of `work` multiply-adds (batch * M * N * K) in `dtype`, of
-// op(A) @ op(B) with n columns, A transposed when ta, runs on oneDNN:
-// bfloat16/float16 from kMinMatmulWork where HasFastMatmul, float32 from
-// kMinFloat32Work where oneDNN has an optimised float32 matmul (Note [float32
-// GEMMs on oneDNN]).
-bool UsesOneDnn(DType dtype, int64_t work, bool ta, int64_t n);
+// Whether a product of `work` multiply-adds (batch * M * N * K) in `dtype` runs on
+// oneDNN: bfloat16/float16 from kMinMatmulWork where HasFastMatmul, float32 from
+// kMinFloat32Work where oneDNN has an optimised float32 matmul (Note [float32 GEMMs
+// on oneDNN]).
+bool UsesOneDnn(DType dtype, int64_t work);
 
 // out = op(x) @ op(y) (+ bias), op a transpose when tx/ty. x and y are at least
 // 2-D, any strides, of one dtype; their batch dims broadcast; bias is null or
@@ -73,14 +77,13 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int
 // call; here b is reordered into that layout once, for the forward steps (b
 // read transposed) and the backward ones (b as stored) alike. 35 steps with the
 // reorder against 35 plain calls (benchmarks/blas/matmul_backends.sh, two
-// threads): the LSTM step forward and backward (20 x 2048 x 512 and 20 x 512 x
-// 2048) 0.90x each, the GRU step 0.78x. Inside a two-layer LSTM's forward and
-// backward (ONEDNN_VERBOSE, 20 runs) the backward's 70 step products took 14.6
-// ms instead of 18.9, for 1.05 ms of reorders. Only on AVX-512: with oneDNN and
-// OpenBLAS capped to AVX2 (ONEDNN_MAX_CPU_ISA, OPENBLAS_CORETYPE=Haswell;
-// matmul_backends.sh --avx2) the packed layout took 1.3-1.9x the plain calls'
-// time, where oneDNN's plain calls still beat OpenBLAS's. The shapes, strides
-// and b are fixed at construction; a and c are read and written through the
+// threads, three runs): the LSTM step forward (20 x 2048 x 512) 0.81-0.90x, its
+// backward (20 x 512 x 2048) 0.90-1.21x, the GRU step 0.68-0.82x. Inside a two-layer LSTM's forward
+// and backward (ONEDNN_VERBOSE, 20 runs) the backward's 70 step products took 14.6 ms instead
+// of 18.9, for 1.05 ms of reorders. Only on AVX-512: with oneDNN and OpenBLAS capped to AVX2
+// (ONEDNN_MAX_CPU_ISA, OPENBLAS_CORETYPE=Haswell; matmul_backends.sh --avx2) the packed layout
+// took 1.3-1.9x the plain calls' time, where oneDNN's plain calls still beat OpenBLAS's. The
+// shapes, strides and b are fixed at construction; a and c are read and written through the
 // pointers Run is given.
 class PackedGemm {
  public:
