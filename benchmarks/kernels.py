@@ -629,7 +629,7 @@ def main():
         print(f"# {note}")
     print(f"# {THREADS} threads each (OMP_NUM_THREADS={THREADS}, torch.set_num_threads({THREADS}))")
     print(f"# {args.stat} of {args.repeats} samples; times in ms")
-    print("# load average before the run: %.1f %.1f %.1f (above the CPU count, every number is suspect)"
+    print("# load average before the run: %.1f %.1f %.1f (a load above the CPU count makes every number suspect)"
           % os.getloadavg())
     if args.isa:
         print(f"# OAR_MAX_CPU_ISA={args.isa}: caps oar's run-time dispatched kernels; the rest of "

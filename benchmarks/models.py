@@ -307,8 +307,8 @@ def main():
     for note in _env.UNSET_NOTES:
         print(f"# {note}")
     print(
-        "# load average before the run: %.1f %.1f %.1f (above the CPU count, every "
-        "number is suspect)" % os.getloadavg()
+        "# load average before the run: %.1f %.1f %.1f (a load above the CPU count makes "
+        "every number suspect)" % os.getloadavg()
     )
     print(
         f"# one process per framework and row, 2 threads each; median of {args.steps} "
