@@ -4,7 +4,7 @@ inference also ONNX Runtime on oar's ONNX export and oar's own C++ runtime on
 oar.jit.save's files. Not a test.
 
     python3 benchmarks/models.py [--only ROW,ROW] [--steps 10] [--infer-steps 50]
-                                 [--paddle-python $OAR_PADDLE_PYTHON] [--load]
+                                 [--rounds 1] [--paddle-python $OAR_PADDLE_PYTHON] [--load]
                                  [--jit-latency build/benchmarks/oar_bench_jit_latency]
                                  [--out benchmarks/results/models.md]
 
@@ -38,6 +38,11 @@ as oar_bench_jit_latency with the other C++ benchmarks) times oar::jit::Load's
 Module::Forward (in the environment `import oar` sets for itself: libgomp's spin count
 and mimalloc's settings, see oar_environment); without that program its column is n/a. Ratios below 1: oar is faster.
 The last line is the geometric mean of oar/torch over the rows.
+
+--rounds N measures each row N times, the frameworks in turn in each round (on a shared
+machine one process's median moves by several percent from run to run); a row then shows
+each framework's run with the median time of its rounds, and a column with oar/torch in
+every round.
 
 --load runs every measurement a second time beside one CPU-bound busy process (a Python
 `while True` loop, started before and killed after each measurement) and writes those
@@ -186,25 +191,41 @@ def ratio(a, b):
     return f"{a['median'] / b['median']:.2f}" if a and b else "n/a"
 
 
+def median_round(rounds, fws):
+    """One result per framework from several rounds of one row: the round with the
+    (lower) median time, else the first error."""
+    out = {}
+    for fw in fws:
+        ok = sorted((r[fw][0] for r in rounds if r[fw][0]), key=lambda res: res["median"])
+        errs = [r[fw][1] for r in rounds if r[fw][1]]
+        out[fw] = (ok[(len(ok) - 1) // 2], None) if ok else (None, errs[0] if errs else None)
+    return out
+
+
 def table(suite, rows, load):
     """Measures rows (all of one mode), printing the table row by row and under it the
     failures and any difference in the parameter counts; returns {row: results}."""
     infer = workloads.ROWS[rows[0]].mode == "infer"
     fws = PYTHON_FWS + (INFER_FWS if infer else ())
+    rounds = suite.args.rounds
     cols = [f"{fw} ms" for fw in fws] + ["oar/torch", "oar/paddle"]
     cols += ["oar C++/onnxruntime"] if infer else []
     cols += [f"{fw} MiB" for fw in fws]
+    cols += ["oar/torch by round"] if rounds > 1 else []
     print("| workload | " + " | ".join(cols) + " |")
     print("| --- |" + " ---: |" * len(cols))
     results, notes = {}, []
     for row in rows:
-        r = suite.measure(row, load)
+        each = [suite.measure(row, load) for _ in range(rounds)]
+        r = median_round(each, fws)
         results[row] = r
         res = {fw: r[fw][0] for fw in fws}
         cells = [ms(res[fw]) for fw in fws]
         cells += [ratio(res["oar"], res["torch"]), ratio(res["oar"], res["paddle"])]
         cells += [ratio(res["oar C++"], res["onnxruntime"])] if infer else []
         cells += [mib(res[fw]) for fw in fws]
+        if rounds > 1:
+            cells += [" ".join(ratio(e["oar"][0], e["torch"][0]) for e in each)]
         print(f"| {workloads.ROWS[row].label} | " + " | ".join(cells) + " |")
         sys.stdout.flush()
         for fw in fws:
@@ -266,6 +287,12 @@ def main():
     p.add_argument("--infer-steps", type=int, help="timed inference calls (default 5x --steps)")
     p.add_argument("--warmup", type=int, default=3, help="untimed steps first (default 3)")
     p.add_argument(
+        "--rounds",
+        type=int,
+        default=1,
+        help="measure each row this many times, the frameworks in turn (default 1)",
+    )
+    p.add_argument(
         "--paddle-python",
         help="interpreter with paddlepaddle (default: $OAR_PADDLE_PYTHON, else "
         "this one if it has paddle, else the column is skipped)",
@@ -287,6 +314,8 @@ def main():
     args = p.parse_args()
     if args.infer_steps is None:
         args.infer_steps = 5 * args.steps
+    if args.rounds < 1:
+        p.error(f"--rounds must be at least 1, got {args.rounds}")
     rows = list(workloads.ROWS)
     if args.only:
         rows = [r.strip() for r in args.only.split(",") if r.strip()]
@@ -314,6 +343,11 @@ def main():
         f"# one process per framework and row, 2 threads each; median of {args.steps} "
         f"training steps / {args.infer_steps} inference calls after {args.warmup} "
         f"warm-up; times in ms; MiB: the process's peak RSS"
+        + (
+            f"; {args.rounds} rounds, each framework's round with the median time shown"
+            if args.rounds > 1
+            else ""
+        )
     )
     if suite.paddle is None:
         print("# Paddle skipped: no interpreter with paddle (--paddle-python or OAR_PADDLE_PYTHON)")
