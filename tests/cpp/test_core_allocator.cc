@@ -171,6 +171,33 @@ TEST(Allocator, LargeBlocksMadeInARowStartAtDifferentPageOffsets) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(small->ptr()) % kCPUAlignment, 0u);
 }
 
+// Blocks of 2 MiB and more also move by 512 KiB per turn (the same note): blocks on
+// both sides of both thresholds, four of each size so every turn is taken, hold all
+// their bytes and go back to where they were allocated when freed, in another order
+// (a wrong start would corrupt the heap: the sanitizer builds run this too).
+TEST(Allocator, TurnedBlocksOfEverySizeFreeCleanly) {
+  const AllocatorStats before = Now();
+  const size_t kib = 1024, mib = kib * kib;
+  std::vector<std::shared_ptr<Allocation>> blocks;
+  for (size_t bytes : {256 * kib - 64, 256 * kib, 2 * mib - 64, 2 * mib, 2 * mib + 4096,
+                       size_t{4000000}, 9 * mib + 100}) {
+    for (int i = 0; i < 4; ++i) {
+      blocks.push_back(AllocateShared(CPUPlace(), bytes));
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(blocks.back()->ptr()) % kCPUAlignment, 0u);
+      std::memset(blocks.back()->ptr(), static_cast<int>(blocks.size()), bytes);
+    }
+  }
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const auto* bytes = static_cast<const unsigned char*>(blocks[i]->ptr());
+    EXPECT_EQ(bytes[0], static_cast<unsigned char>(i + 1));
+    EXPECT_EQ(bytes[blocks[i]->size() - 1], static_cast<unsigned char>(i + 1));
+  }
+  for (size_t i = 0; i < blocks.size(); i += 2) blocks[i].reset();  // every other first
+  blocks.clear();
+  EXPECT_EQ(Now().bytes_in_use, before.bytes_in_use);
+  EXPECT_EQ(Now().live_blocks, before.live_blocks);
+}
+
 TEST(Allocator, OnlyTheCPUHasAnAllocator) {
   Catch([] { GetAllocator(GPUPlace()); }, ErrorCode::kUnimplemented);  // no GPU allocator
 }
