@@ -262,14 +262,14 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int
 void Matmul(const DenseTensor& x_in, bool tx, const DenseTensor& y_in, bool ty,
             const DenseTensor* bias_in, DenseTensor* out) {
   const DenseTensor y = Readable(y_in) ? y_in : funcs::Contiguous(y_in);
-  DenseTensor xr = Readable(x_in) ? x_in : funcs::Contiguous(x_in);
   // Note [float32 GEMMs on oneDNN]: a wide transposed A is copied transposed first.
-  if (tx && x_in.dtype() == DType::kFloat32 && y.ndim() >= 2 &&
-      y.dims()[y.ndim() - (ty ? 2 : 1)] > kMaxFloat32ColumnsTa) {
-    xr = TransposedCopy(x_in);
-    tx = false;
-  }
-  const DenseTensor x = FoldBatch(xr, tx, y);
+  const bool copy_x = tx && x_in.dtype() == DType::kFloat32 && y.ndim() >= 2 &&
+                      y.dims()[y.ndim() - (ty ? 2 : 1)] > kMaxFloat32ColumnsTa;
+  if (copy_x) tx = false;
+  const DenseTensor x = FoldBatch(copy_x           ? TransposedCopy(x_in)
+                                  : Readable(x_in) ? x_in
+                                                   : funcs::Contiguous(x_in),
+                                  tx, y);
   const DDim batch = BroadcastShape(DDim(x.dims().begin(), x.dims().end() - 2),
                                     DDim(y.dims().begin(), y.dims().end() - 2), "x", "y");
   const size_t rank = batch.size() + 2;
