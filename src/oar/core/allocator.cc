@@ -105,7 +105,7 @@ void AdviseHugePages([[maybe_unused]] void* p, [[maybe_unused]] size_t bytes) {
 // offset, 161-172 us with them 1 KiB or more apart, whatever the output's offset
 // (PyTorch, whose glibc blocks start anywhere, 157-167 us). Turning through four
 // offsets 1 KiB apart puts any three blocks made in a row at different ones. It costs
-// a page of address space per block of at least 256 KiB.
+// 3 KiB of address space per block of at least 256 KiB.
 //
 // Blocks of at least kColorMinBytes also move by kColorStep per turn. mimalloc lays out
 // blocks of one size at one stride (a block of 10^6 float32 every 4 MiB + 64 KiB), and
@@ -159,8 +159,7 @@ class CPUAllocator final : public Allocator {
     }
     const bool turn = bytes >= kTurnMinBytes;  // Note [Large blocks start at turning page offsets]
     // Note [Small blocks are whole lines]
-    const size_t room = bytes >= kColorMinBytes ? TurnOffset(kTurns - 1, bytes) : kPage;
-    void* p = turn ? mi_malloc_aligned(bytes + room, kPage)
+    void* p = turn ? mi_malloc_aligned(bytes + TurnOffset(kTurns - 1, bytes), kPage)
                    : mi_malloc_aligned(RoundUp(bytes, kCPUAlignment), kCPUAlignment);
     if (!p)
       throw errors::ResourceExhausted("out of host memory: failed to allocate ", bytes, " bytes");
