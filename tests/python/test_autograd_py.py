@@ -249,6 +249,53 @@ def test_clear_grad_set_to_zero_true_and_false():
     assert x.grad is None
 
 
+def test_cleared_gradient_memory_is_released_until_read():
+    # nothing else holds the gradient: clear_grad() frees its memory, the zeros come on
+    # reading, and the next backward stores its gradient without an add
+    n = 1 << 20
+    x = leaf(np.arange(n) % 7)
+    (x * x).sum().backward()
+    with_grad = oar.memory_stats()["bytes_in_use"]
+    x.clear_grad()
+    assert oar.memory_stats()["bytes_in_use"] <= with_grad - 4 * n
+    (x * 3).sum().backward()
+    close(x.grad, np.full(n, 3.0))
+    x.clear_grad()
+    g = x.grad  # reading makes the zeros
+    assert g.shape == [n] and g.dtype == oar.float32 and not g.stop_gradient
+    assert oar.memory_stats()["bytes_in_use"] >= with_grad
+    close(g, np.zeros(n))
+    x.clear_grad()  # a Python handle shares the memory: zeroed in place, seen through it
+    close(g, np.zeros(n))
+    (x * 2).sum().backward()
+    close(x.grad, np.full(n, 2.0))
+    close(g, np.zeros(n))  # the sum is a new tensor, as for any accumulation
+    del g
+    x.clear_grad()
+    x.clear_grad(set_to_zero=False)
+    assert x.grad is None
+
+
+def test_cleared_gradient_read_by_an_optimizer_step():
+    # a step between clear_grad() and the next backward reads zeros (Paddle's semantics:
+    # momentum and weight decay still move the parameter)
+    def run(clear):
+        p = oar.create_parameter([3], "float32")
+        p.set_value(oar.to_tensor([1.0, -2.0, 3.0]))
+        opt = oar.optimizer.Momentum(0.1, 0.9, parameters=[p], weight_decay=0.01)
+        (p * p).sum().backward()
+        opt.step()
+        clear(p)
+        opt.step()
+        return p.numpy()
+
+    def fill_zeros(p):
+        with oar.no_grad():
+            p.grad.zero_()
+
+    np.testing.assert_allclose(run(lambda p: p.clear_grad()), run(fill_zeros), rtol=0, atol=0)
+
+
 def test_set_grad_property():
     x = leaf([1.0, 2.0])
     x.grad = oar.to_tensor([10.0, 20.0])

@@ -26,7 +26,19 @@ Tensor GradNodeAccumulation::Variable() const {
 
 GradSlots GradNodeAccumulation::operator()(GradSlots& grads, bool create_graph, bool) {
   if (!grads.empty() && !grads[0].empty() && grads[0][0].defined()) {
-    if (auto grad = weak_grad_.lock()) *grad = AccumulateGrad(*grad, grads[0][0], create_graph);
+    if (auto grad = weak_grad_.lock()) {
+      // Note [A cleared gradient is zeroed when read]: pending zeros add nothing (with
+      // create_graph the sum is recorded, so they are made and added as before).
+      bool zeros = false;
+      if (auto meta = std::static_pointer_cast<AutogradMeta>(weak_leaf_meta_.lock())) {
+        if (create_graph) {
+          meta->Grad();
+        } else {
+          zeros = meta->TakePendingZeros();
+        }
+      }
+      *grad = AccumulateGrad(zeros ? Tensor() : *grad, grads[0][0], create_graph);
+    }
   }
   for (auto& [id, hook] : reduce_hooks_) hook();
   return {};

@@ -12,6 +12,23 @@
 // non-null (acquire) also see the finished shared_ptr, readers that see null
 // never touch it. After publication grad_node_ changes only in ways a single
 // owner does (an in-place op re-parenting a non-leaf), never concurrently.
+//
+// Note [A cleared gradient is zeroed when read]
+// clear_grad(set_to_zero=True), Paddle's default and what its optimizers' clear_grad()
+// do after every step, promises zeros in .grad until the next backward adds to them.
+// Filling every parameter's gradient with zeros and then adding the next gradient onto
+// them is two passes over the memory of all parameters, where PyTorch's zero_grad()
+// (set_to_none) makes none. For the 11.4 M parameters of the LSTM language model in
+// benchmarks/models.py, clear_grad took 1.5 ms of a 201-203 ms step, which took 3.5-6.5
+// ms less without the fill and the adds (three runs each), and the zeros kept 45 MB
+// resident between steps (the row's peak RSS went from 371 to 284 MiB). When nothing
+// else shares the gradient's memory (IsSoleOwner: no Python handle, no view, no NumPy
+// array), nothing can tell the zeros are not there yet. So clear_grad drops that memory
+// and leaves the gradient's shape, dtype and metadata with a mark: reading the gradient
+// (Grad(), MutableGrad()) makes the zeros then, and the leaf's accumulation node takes
+// the mark off and stores the incoming gradient as a first backward does, without an add
+// (TakePendingZeros). Only a leaf's gradient without history of its own gets the mark:
+// nothing but its accumulation node writes it without reading it first.
 #pragma once
 
 #include <atomic>
@@ -35,13 +52,29 @@ class AutogradMeta : public AbstractAutogradMeta {
         out_rank_(edge.GetEdgeRankInfo().second) {}
   ~AutogradMeta() override = default;
 
-  // The stored gradient (undefined until a backward writes one).
+  // The stored gradient (undefined until a backward writes one), its zeros made first
+  // if they are pending (Note [A cleared gradient is zeroed when read]).
   const Tensor& Grad() const {
     static const Tensor kEmpty;
-    return grad_ ? *grad_ : kEmpty;
+    if (!grad_) return kEmpty;
+    if (ZerosPending()) FillPendingZeros();
+    return *grad_;
   }
-  Tensor* MutableGrad() { return GradHolder().get(); }
+  Tensor* MutableGrad() {
+    Tensor* g = GradHolder().get();
+    if (ZerosPending()) FillPendingZeros();
+    return g;
+  }
+  // The holder itself, zeros pending or not: for the nodes that store into it.
   std::weak_ptr<Tensor> WeakGrad() { return GradHolder(); }
+
+  // Note [A cleared gradient is zeroed when read]. The caller checked that the stored
+  // gradient is a dense tensor on `place` whose memory nothing else shares.
+  void SetPendingZeros(const Place& place);
+  bool ZerosPending() const { return zeros_pending_.load(std::memory_order_acquire); }
+  // Whether zeros were pending; they are not any more, and the caller overwrites the
+  // stored gradient.
+  bool TakePendingZeros() { return zeros_pending_.exchange(false, std::memory_order_acq_rel); }
 
   void SetGradNode(const std::shared_ptr<GradNodeBase>& grad_node) {
     grad_node_ = grad_node;
@@ -92,11 +125,15 @@ class AutogradMeta : public AbstractAutogradMeta {
     if (!grad_) grad_ = std::make_shared<Tensor>();
     return grad_;
   }
+  void FillPendingZeros() const;
 
   std::shared_ptr<Tensor> grad_;
   std::shared_ptr<GradNodeBase> grad_node_;
   std::atomic<GradNodeBase*> published_node_{nullptr};
-  std::mutex mutex_;  // guards the creation of grad_node_ for leaves
+  // guards the creation of grad_node_ for leaves, and the filling of pending zeros
+  mutable std::mutex mutex_;
+  mutable std::atomic<bool> zeros_pending_{false};
+  Place zeros_place_;
   size_t out_slot_id_ = 0;
   size_t out_rank_ = 0;
   int stop_gradient_ = -1;

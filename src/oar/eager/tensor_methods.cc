@@ -1,6 +1,7 @@
 // The autograd methods of Tensor (declared in core/tensor.h so that
 // `loss.backward()` reads naturally; defined here, above the autograd layer).
 #include "oar/api/api.h"
+#include "oar/autograd/accumulate.h"
 #include "oar/autograd/backward.h"
 #include "oar/autograd/eager_utils.h"
 #include "oar/autograd/grad_mode.h"
@@ -37,13 +38,21 @@ void Tensor::retain_grads() const {
 
 void Tensor::clear_grad(bool set_to_zero) const {
   auto* meta = EagerUtils::nullable_autograd_meta(*this);
-  if (!meta || !meta->Grad().defined()) return;
+  if (!meta) return;
+  if (meta->ZerosPending()) {
+    if (!set_to_zero && meta->TakePendingZeros()) meta->MutableGrad()->reset();
+    return;
+  }
+  if (!meta->Grad().defined()) return;
   Tensor* g = meta->MutableGrad();
+  // a gradient with no history of its own (a leaf, as Python's .grad is) is zeroed in
+  // place; one from create_graph=True is part of a graph and is replaced instead
+  const bool plain = g->get_autograd_meta() == nullptr || g->is_leaf();
   if (!set_to_zero) {
     g->reset();
-  } else if ((g->get_autograd_meta() == nullptr || g->is_leaf()) && g->is_contiguous()) {
-    // a gradient with no history of its own (a leaf, as Python's .grad is) is zeroed in
-    // place; one from create_graph=True is part of a graph and is replaced instead
+  } else if (plain && is_leaf() && IsSoleOwner(*g)) {
+    meta->SetPendingZeros(g->place());  // Note [A cleared gradient is zeroed when read]
+  } else if (plain && g->is_contiguous()) {
     NoGradGuard no_grad;
     api::fill_(*g, 0.0);
   } else {
