@@ -167,10 +167,6 @@ TEST(Matmul, NonContiguousViews) {
               {3});
 }
 
-// float32 products of at least 2^20 multiply-adds run on oneDNN: a batch as one
-// primitive, broadcast batch dims, transposed flags and views, a transposed A with
-// more than 8192 columns (copied transposed first, Note [float32 GEMMs on oneDNN]);
-// linear adds its bias in the same primitive.
 // The GEMM the convolution and RNN kernels drive on raw buffers, with a transposed A
 // of more than 8192 columns (copied transposed first) and padded leading dimensions:
 // c = op(a) @ b + beta * c.
@@ -192,6 +188,49 @@ TEST(Matmul, RawGemmWithAWideTransposedA) {
   }
 }
 
+// A B operand packed once and multiplied by new A and C (a recurrent weight over the
+// steps of a sequence, Note [A recurrent weight is packed once]): B as stored and read
+// transposed, K and N on and off the packed blocks (16 x 64), beta 0 and 1, leading
+// dimensions padded or not (oneDNN asks for its blocked layout, which PackF32 writes on
+// AVX-512, only for the unpadded ones).
+TEST(Matmul, StepGemmWithBPackedOnce) {
+  struct Shape {
+    int64_t m, n, k;
+  };
+  for (const Shape s :
+       {Shape{20, 2048, 512}, Shape{20, 512, 2048}, Shape{20, 1000, 300}, Shape{7, 100, 37}}) {
+    for (const bool tb : {true, false}) {
+      for (const int64_t pad : {0, 3}) {
+        const float beta = pad == 0 ? 1.0f : 0.0f;
+        const int64_t lda = s.k + pad, ldb = (tb ? s.k : s.n) + pad, ldc = s.n + pad;
+        const auto a = Random(s.m * lda, 41), b = Random((tb ? s.n : s.k) * ldb, 42),
+                   c0 = Random(s.m * ldc, 43);
+        std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
+        const cpu::StepGemm<float> step(tb, s.m, s.n, s.k, lda, bf.data(), ldb, beta, ldc, 3);
+        const auto product = Naive(
+            s.m, s.n, s.k, [&](int64_t i, int64_t p) { return af[i * lda + p]; },
+            [&](int64_t p, int64_t j) { return tb ? bf[j * ldb + p] : bf[p * ldb + j]; });
+        for (int call = 0; call < 2; ++call) {  // the packed B serves every call
+          std::vector<float> c(c0.begin(), c0.end());
+          step(af.data(), c.data());
+          for (int64_t i = 0; i < s.m; ++i) {
+            for (int64_t j = 0; j < s.n; ++j) {
+              const double want = product[i * s.n + j] + beta * static_cast<float>(c0[i * ldc + j]);
+              ASSERT_NEAR(c[i * ldc + j], want, 1e-3)
+                  << s.m << "x" << s.n << "x" << s.k << " tb " << tb << " pad " << pad << " at "
+                  << i << ", " << j;
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+// float32 products of at least 2^20 multiply-adds run on oneDNN: a batch as one
+// primitive, broadcast batch dims, transposed flags and views, a transposed A with
+// more than 8192 columns (copied transposed first, Note [float32 GEMMs on oneDNN]);
+// linear adds its bias in the same primitive.
 TEST(Matmul, Float32OnOneDnn) {
   const double tol = 2e-4;
   {  // [2, 3, 64, 96] @ [3, 96, 80]^T-flagged: 36 * 64 * 80 * 96 multiply-adds

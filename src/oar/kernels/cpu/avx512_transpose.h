@@ -1,5 +1,5 @@
 // A 16 x 16 transpose of 32-bit words in AVX-512 registers, shared by the
-// bfloat16 packer (bf16_pack.cc) and benchmarks/blas/bf16_gemm_candidate.cc.
+// weight packers (weight_pack.cc) and benchmarks/blas/bf16_gemm_candidate.cc.
 // Only files that check the CPU for AVX-512 before calling it include this.
 #pragma once
 

@@ -11,11 +11,11 @@
 // blocked pair layout as it goes (jit_brgemm_matmul_copy_b): perf put 8% of a
 // 2048^3 bfloat16 product's time in that copy. Given B already in that layout
 // (a weights descriptor of format `any`), it runs without the copy. PackBf16
-// (bf16_pack.h) writes the layout in one pass, 2.8-11x faster than oneDNN's own
+// (weight_pack.h) writes the layout in one pass, 2.8-11x faster than oneDNN's own
 // reorder primitive. With M >= 1024 the pack plus the product took up to 14%
 // less time than the plain call (2048^3: 4-8%); with M = 512 it was up to 5%
 // slower, and with M = 128 and a transposed B (an MLP's input gradient) too,
-// where oneDNN's copy is cheap against the product (benchmarks/blas/bf16_pack.cc;
+// where oneDNN's copy is cheap against the product (benchmarks/blas/weight_pack.cc;
 // docs/amp.md). So only products with M >= 1024 and K * N >= 2^18 are packed.
 // The layout oneDNN asks for is compared with the one the packer writes; any
 // other (another CPU, another oneDNN) keeps the plain call.
@@ -24,8 +24,8 @@
 #include <algorithm>
 #include <unordered_map>
 
-#include "oar/kernels/cpu/bf16_pack.h"
 #include "oar/kernels/cpu/onednn_util.h"
+#include "oar/kernels/cpu/weight_pack.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/infer_meta.h"
 
@@ -110,7 +110,7 @@ constexpr int64_t kMinPackedWeight = int64_t{1} << 18;
 
 // Whether the 2-D product of a [m, k] and b [k, n] takes the packed route.
 bool WantsPacked(const memory::desc& a, const memory::desc& b, const DenseTensor& y) {
-  if (a.dims().size() != 2 || y.dtype() != DType::kBFloat16 || !CanPackBf16()) return false;
+  if (a.dims().size() != 2 || y.dtype() != DType::kBFloat16 || !CanPack()) return false;
   const int64_t m = a.dims()[0], k = b.dims()[0], n = b.dims()[1];
   const auto& s = b.data.format_desc.blocking.strides;
   return m >= kMinPackedRows && k * n >= kMinPackedWeight && (s[0] == 1 || s[1] == 1);
@@ -128,6 +128,22 @@ bool IsPackLayout(const memory::desc& w, int64_t k, int64_t n) {
          blk.inner_idxs[2] == 0 && d.padded_dims[0] == kp && d.padded_dims[1] == np &&
          blk.strides[0] == kBlockElems && blk.strides[1] == kp * kPackCols &&
          w.get_size() == static_cast<size_t>(kp * np) * sizeof(uint16_t);
+}
+
+// Whether w is the float32 layout PackF32 writes (weight_pack.h) for a [k, n] B.
+bool IsF32PackLayout(const memory::desc& w, int64_t k, int64_t n) {
+  const dnnl_memory_desc_t& d = w.data;
+  if (d.format_kind != dnnl_blocked || d.ndims != 2 || d.offset0 != 0 || d.data_type != dnnl_f32) {
+    return false;
+  }
+  const auto& blk = d.format_desc.blocking;
+  const int64_t kp = (k + kF32PackRows - 1) / kF32PackRows * kF32PackRows;
+  const int64_t np = (n + kF32PackCols - 1) / kF32PackCols * kF32PackCols;
+  return blk.inner_nblks == 2 && blk.inner_blks[0] == kF32PackRows && blk.inner_idxs[0] == 0 &&
+         blk.inner_blks[1] == kF32PackCols && blk.inner_idxs[1] == 1 && d.padded_dims[0] == kp &&
+         d.padded_dims[1] == np && blk.strides[0] == kF32BlockElems &&
+         blk.strides[1] == kp * kF32PackCols &&
+         w.get_size() == static_cast<size_t>(kp * np) * sizeof(float);
 }
 
 // Whether x's batch dims and rows [..., M, K] are one dim of rows: each batch dim's
@@ -173,7 +189,7 @@ DenseTensor FoldBatch(const DenseTensor& x_in, bool tx, const DenseTensor& y) {
     x = funcs::Contiguous(x);
     FoldsRows(x, &rows, &row_stride);  // a contiguous x always folds
   }
-  if (y.dtype() != DType::kBFloat16 || !CanPackBf16() || rows < kMinPackedRows ||
+  if (y.dtype() != DType::kBFloat16 || !CanPack() || rows < kMinPackedRows ||
       k * n < kMinPackedWeight) {
     return x;
   }
@@ -342,10 +358,14 @@ PackedGemm::PackedGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, co
                                           Engine());
     // Note [A recurrent weight is packed once]
     st->b = memory(pd.weights_desc(), Engine());
-    memory src(MatrixDesc(k, n, ldb, tb), Engine(), const_cast<float*>(b));
-    dnnl::stream s(Engine());
-    dnnl::reorder(src, st->b).execute(s, src, st->b);
-    s.wait();
+    if (CanPack() && IsF32PackLayout(pd.weights_desc(), k, n)) {
+      PackF32(b, k, n, tb ? 1 : ldb, tb ? ldb : 1, static_cast<float*>(st->b.get_data_handle()));
+    } else {
+      memory src(MatrixDesc(k, n, ldb, tb), Engine(), const_cast<float*>(b));
+      dnnl::stream s(Engine());
+      dnnl::reorder(src, st->b).execute(s, src, st->b);
+      s.wait();
+    }
     st->prim = dnnl::matmul(pd);
     state_ = std::move(st);
   });

@@ -113,7 +113,7 @@ struct Packing {
 // rows go to OpenMP's team, not oar's pool: the recurrent products on each side of the
 // pass run on that team (oneDNN, OpenBLAS), whose threads are still spinning when it
 // starts, where the pool's workers would compete with them for the cores (as in
-// bf16_pack.cc). Each row is computed the same way on any thread, and the biases'
+// weight_pack.cc). Each row is computed the same way on any thread, and the biases'
 // gradients are summed per column in row order (ColumnSums), so no result depends on
 // the thread count.
 inline bool RowsInParallel(int64_t batch, int64_t width) {

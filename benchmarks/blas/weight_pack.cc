@@ -1,17 +1,22 @@
-// oar's bfloat16 packer (src/oar/kernels/cpu/bf16_pack.h, Note [Packing
-// bfloat16 weights for oneDNN] in matmul_onednn.cc) against oneDNN's own
-// reorder into the same layout, and oneDNN's matmul given B plain against
-// given B packed, with the pack's time added, in alternating rounds. Checks
-// that the packer writes what the reorder writes and that the two products are
-// equal bit for bit.
+// oar's packers (src/oar/kernels/cpu/weight_pack.h) against oneDNN's own reorder
+// into the same layouts. Checks that each packer writes what the reorder writes.
 //
-//   g++ -O2 -std=c++20 -Isrc benchmarks/blas/bf16_pack.cc -Lbuild -loar -ldnnl \
-//     -Wl,-rpath,$PWD/build -o /tmp/bf16_pack && OMP_NUM_THREADS=2 /tmp/bf16_pack
+// bfloat16 (Note [Packing bfloat16 weights for oneDNN] in matmul_onednn.cc):
+// oneDNN's matmul given B plain against given B packed, with the pack's time added,
+// in alternating rounds; the two products must be equal bit for bit. Columns: GFLOP/s
+// of the plain call, ms of the reorder and of the pack, GFLOP/s of the packed call
+// alone and with the pack, and plain time over pack + packed time (> 1: packing
+// wins).
 //
-// Columns: GFLOP/s of the plain call, ms of the reorder and of the pack,
-// GFLOP/s of the packed call alone and with the pack, and plain time over
-// pack + packed time (> 1: packing wins). Each figure is the best of the calls
-// in 0.4 s.
+// float32 (Note [A recurrent weight is packed once] in matmul_onednn.h): the
+// recurrent weights of an LSTM step, packed once per sequence; ms of the reorder and
+// of the pack with B in cache and with the caches flushed first (a 64 MiB write), as
+// in a model, where other layers ran since B was last touched.
+//
+//   g++ -O2 -std=c++20 -fopenmp -Isrc benchmarks/blas/weight_pack.cc -Lbuild -loar -ldnnl \
+//     -Wl,-rpath,$PWD/build -o /tmp/weight_pack && OMP_NUM_THREADS=2 /tmp/weight_pack
+//
+// Each figure is the best of the calls in 0.4 s.
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
@@ -19,7 +24,7 @@
 #include <cstring>
 #include <vector>
 
-#include "oar/kernels/cpu/bf16_pack.h"
+#include "oar/kernels/cpu/weight_pack.h"
 #include "oneapi/dnnl/dnnl.hpp"
 
 namespace {
@@ -47,10 +52,63 @@ struct Shape {
   bool b_transposed;
 };
 
+// The float32 table; false if the packer's layout differs from the reorder's.
+bool Float32(const dnnl::engine& eng, dnnl::stream& s) {
+  const Shape shapes[] = {{20, 512, 2048, true},
+                          {20, 2048, 512, false},
+                          {20, 1024, 4096, true},
+                          {20, 4096, 1024, false}};
+  std::puts("\nfloat32, m x k x n, B | reorder ms | pack ms | reorder ms, cold | pack ms, cold");
+  std::vector<char> junk(64 << 20);
+  for (const Shape& sh : shapes) {
+    const auto [m, k, n, bt] = sh;
+    const memory::desc a(memory::dims{m, k}, memory::data_type::f32, tag::ab);
+    const memory::desc b(memory::dims{k, n}, memory::data_type::f32, bt ? tag::ba : tag::ab);
+    const memory::desc c(memory::dims{m, n}, memory::data_type::f32, tag::ab);
+    const memory::desc b_any(memory::dims{k, n}, memory::data_type::f32, tag::any);
+    std::vector<float> bv(k * n);
+    for (size_t i = 0; i < bv.size(); ++i) bv[i] = static_cast<float>(i % 977) * 0.001f;
+    memory bm(b, eng, bv.data());
+    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(a, b_any, c), eng);
+    memory reordered(pd.weights_desc(), eng), ours(pd.weights_desc(), eng);
+    const dnnl::reorder reorder(bm, reordered);
+    auto* ours_data = static_cast<float*>(ours.get_data_handle());
+    const int64_t sr = bt ? 1 : n, sc = bt ? k : 1;
+    const auto pack = [&] { oar::onednn::PackF32(bv.data(), k, n, sr, sc, ours_data); };
+    const auto run_reorder = [&] {
+      reorder.execute(s, bm, reordered);
+      s.wait();
+    };
+    run_reorder();
+    pack();
+    if (std::memcmp(reordered.get_data_handle(), ours_data, pd.weights_desc().get_size()) != 0) {
+      std::printf("%ldx%ldx%ld: MISMATCH (the layout oneDNN asks for is not BA16a64b?)\n", long(m),
+                  long(k), long(n));
+      return false;
+    }
+    const auto cold = [&](auto f) {
+      double best = 1e9;
+      for (int i = 0; i < 20; ++i) {
+        std::memset(junk.data(), i, junk.size());
+        const double t = Now();
+        f();
+        best = std::min(best, Now() - t);
+      }
+      return best;
+    };
+    for (int round = 0; round < 2; ++round) {
+      std::printf("%ld x %ld x %ld, %s | %.3f | %.3f | %.3f | %.3f\n", long(m), long(k), long(n),
+                  bt ? "col" : "row", Best(run_reorder) * 1e3, Best(pack) * 1e3,
+                  cold(run_reorder) * 1e3, cold(pack) * 1e3);
+    }
+  }
+  return true;
+}
+
 }  // namespace
 
 int main() {
-  if (!oar::onednn::CanPackBf16()) {
+  if (!oar::onednn::CanPack()) {
     std::puts("this CPU has no AVX512BW: nothing to measure");
     return 0;
   }
@@ -121,5 +179,5 @@ int main() {
                   t_pack * 1e3, flop / t_packed / 1e9, flop / t_both / 1e9, t_plain / t_both);
     }
   }
-  return 0;
+  return Float32(eng, s) ? 0 : 1;
 }
