@@ -128,6 +128,15 @@ void CrossEntropyHardGradKernel(const DeviceContext&, const DenseTensor& logits_
     }
     // g (softmax - one_hot): e / sum scaled by g, then g subtracted at the label.
     const C gl = C(pg[l]);
+    if constexpr (std::is_same_v<T, C>) {
+      if (s == 1) {  // the exponentials go straight into the gradient's row, scaled there
+        T* d = dz + base;
+        const C scale = gl / ExpLine(pz + base, p.n, d).second;
+        for (int64_t k = 0; k < p.n; ++k) d[k] *= scale;
+        d[y[l]] -= gl;
+        return;
+      }
+    }
     const C scale = gl / ExpLine(LineOf(pz + base, p.n, s, row), p.n, e).second;
     for (int64_t k = 0; k < p.n; ++k) dz[base + k * s] = static_cast<T>(e[k] * scale);
     dz[base + y[l] * s] = static_cast<T>(e[y[l]] * scale - gl);
