@@ -272,6 +272,16 @@ def test_cleared_gradient_memory_is_released_until_read():
     close(g, np.zeros(n))  # the sum is a new tensor, as for any accumulation
     del g
     x.clear_grad()
+    v = oar.to_tensor(np.ones(n, "float32"))
+    in_use = oar.memory_stats()["bytes_in_use"]
+    oar.reset_peak_memory()
+    x.grad = v  # stored as it is, no zeros made first
+    assert oar.memory_stats()["peak_bytes"] < in_use + 4 * n
+    close(x.grad, np.ones(n))
+    x.clear_grad()  # v is held here: zeroed in place
+    close(v, np.zeros(n))
+    del v
+    x.clear_grad()
     x.clear_grad(set_to_zero=False)
     assert x.grad is None
 

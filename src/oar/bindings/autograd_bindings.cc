@@ -20,7 +20,11 @@
 
 namespace oar::py {
 
-Tensor* EagerGradHolder(Tensor& t) { return EagerUtils::autograd_meta(&t)->MutableGrad(); }
+Tensor* EagerGradHolder(Tensor& t) {
+  AutogradMeta* meta = EagerUtils::autograd_meta(&t);
+  meta->TakePendingZeros();
+  return meta->MutableGrad();
+}
 
 Tensor GradForPython(const Tensor& t) {
   auto* meta = EagerUtils::nullable_autograd_meta(t);

@@ -15,6 +15,8 @@ void SetTensorFactory(PyObject* fn);
 void SetShapeType(PyObject* type);
 
 // autograd_bindings.cc
+// Where Tensor.grad = g stores g: zeros pending from clear_grad are dropped, not made
+// (Note [A cleared gradient is zeroed when read]).
 Tensor* EagerGradHolder(Tensor& t);
 // t.grad as Tensor.grad hands it out: marked stop_gradient=False (Paddle's).
 Tensor GradForPython(const Tensor& t);
