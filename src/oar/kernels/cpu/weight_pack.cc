@@ -37,9 +37,12 @@ inline __mmask16 Lanes16(int64_t count) {
 
 // Row-major B: the block (kb, nb), pair by pair. For each pair of rows, the
 // 64 columns as two halves of 32; vpermt2w interleaves one half of the two
-// rows into 2 x 16 pairs.
+// rows into 2 x 16 pairs. The indices come by reference: the caller (a lambda
+// run by ForEachBlock) is not compiled for AVX-512, and a 64-byte vector passed
+// by value would go in memory on its side and in a register on this one.
 OAR_PACK_ISA void PackRowsBlock(const uint16_t* b, int64_t k, int64_t n, int64_t ld, int64_t kb,
-                                int64_t nb, __m512i first, __m512i second, uint16_t* o) {
+                                int64_t nb, const __m512i& first, const __m512i& second,
+                                uint16_t* o) {
   const int64_t c0 = nb * kPackCols;
   const __mmask32 m0 = Lanes(n - c0), m1 = Lanes(n - c0 - 32);
   for (int64_t p = 0; p < kPackRows / 2; ++p) {
