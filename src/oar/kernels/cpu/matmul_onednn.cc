@@ -22,7 +22,9 @@
 #include "oar/kernels/cpu/matmul_onednn.h"
 
 #include <algorithm>
+#include <initializer_list>
 #include <unordered_map>
+#include <utility>
 
 #include "oar/kernels/cpu/onednn_util.h"
 #include "oar/kernels/cpu/weight_pack.h"
@@ -116,34 +118,36 @@ bool WantsPacked(const memory::desc& a, const memory::desc& b, const DenseTensor
   return m >= kMinPackedRows && k * n >= kMinPackedWeight && (s[0] == 1 || s[1] == 1);
 }
 
-// Whether `w` is the layout PackBf16 writes for a [k, n] operand.
-bool IsPackLayout(const memory::desc& w, int64_t k, int64_t n) {
+// Whether `w` is a [k, n] operand of `dtype` in one of the layouts weight_pack.h writes:
+// blocks of rows x cols, block (kb, nb) at (nb * Kp / rows + kb) * rows * cols, and inside
+// a block the inner blocks `inner` ({size, dim}, outermost first).
+bool IsPackLayout(const memory::desc& w, int64_t k, int64_t n, dnnl_data_type_t dtype, int64_t rows,
+                  int64_t cols, std::initializer_list<std::pair<int64_t, int>> inner) {
   const dnnl_memory_desc_t& d = w.data;
-  if (d.format_kind != dnnl_blocked || d.ndims != 2 || d.offset0 != 0) return false;
-  const auto& blk = d.format_desc.blocking;
-  const int64_t kp = (k + kPackRows - 1) / kPackRows * kPackRows;
-  const int64_t np = (n + kPackCols - 1) / kPackCols * kPackCols;
-  return blk.inner_nblks == 3 && blk.inner_blks[0] == kPackRows / 2 && blk.inner_idxs[0] == 0 &&
-         blk.inner_blks[1] == kPackCols && blk.inner_idxs[1] == 1 && blk.inner_blks[2] == 2 &&
-         blk.inner_idxs[2] == 0 && d.padded_dims[0] == kp && d.padded_dims[1] == np &&
-         blk.strides[0] == kBlockElems && blk.strides[1] == kp * kPackCols &&
-         w.get_size() == static_cast<size_t>(kp * np) * sizeof(uint16_t);
-}
-
-// Whether w is the float32 layout PackF32 writes (weight_pack.h) for a [k, n] B.
-bool IsF32PackLayout(const memory::desc& w, int64_t k, int64_t n) {
-  const dnnl_memory_desc_t& d = w.data;
-  if (d.format_kind != dnnl_blocked || d.ndims != 2 || d.offset0 != 0 || d.data_type != dnnl_f32) {
+  if (d.format_kind != dnnl_blocked || d.ndims != 2 || d.offset0 != 0 || d.data_type != dtype) {
     return false;
   }
   const auto& blk = d.format_desc.blocking;
-  const int64_t kp = (k + kF32PackRows - 1) / kF32PackRows * kF32PackRows;
-  const int64_t np = (n + kF32PackCols - 1) / kF32PackCols * kF32PackCols;
-  return blk.inner_nblks == 2 && blk.inner_blks[0] == kF32PackRows && blk.inner_idxs[0] == 0 &&
-         blk.inner_blks[1] == kF32PackCols && blk.inner_idxs[1] == 1 && d.padded_dims[0] == kp &&
-         d.padded_dims[1] == np && blk.strides[0] == kF32BlockElems &&
-         blk.strides[1] == kp * kF32PackCols &&
-         w.get_size() == static_cast<size_t>(kp * np) * sizeof(float);
+  if (blk.inner_nblks != static_cast<int>(inner.size())) return false;
+  int i = 0;
+  for (const auto& [size, dim] : inner) {
+    if (blk.inner_blks[i] != size || blk.inner_idxs[i] != dim) return false;
+    ++i;
+  }
+  const int64_t kp = (k + rows - 1) / rows * rows, np = (n + cols - 1) / cols * cols;
+  return d.padded_dims[0] == kp && d.padded_dims[1] == np && blk.strides[0] == rows * cols &&
+         blk.strides[1] == kp * cols &&
+         w.get_size() == static_cast<size_t>(kp * np) * memory::data_type_size(w.data_type());
+}
+
+// PackBf16's layout (BA16a64b2a) and PackF32's (BA16a64b).
+bool IsBf16PackLayout(const memory::desc& w, int64_t k, int64_t n) {
+  return IsPackLayout(w, k, n, dnnl_bf16, kPackRows, kPackCols,
+                      {{kPackRows / 2, 0}, {kPackCols, 1}, {2, 0}});
+}
+bool IsF32PackLayout(const memory::desc& w, int64_t k, int64_t n) {
+  return IsPackLayout(w, k, n, dnnl_f32, kF32PackRows, kF32PackCols,
+                      {{kF32PackRows, 0}, {kF32PackCols, 1}});
 }
 
 // Whether x's batch dims and rows [..., M, K] are one dim of rows: each batch dim's
@@ -317,7 +321,7 @@ void Matmul(const DenseTensor& x_in, bool tx, const DenseTensor& y_in, bool ty,
       const int64_t k = b.dims()[0], n = b.dims()[1];
       auto packed_pd =
           MakePd(a, memory::desc(b.dims(), b.data_type(), memory::format_tag::any), bias_desc, c);
-      if (IsPackLayout(packed_pd.weights_desc(), k, n)) {
+      if (IsBf16PackLayout(packed_pd.weights_desc(), k, n)) {
         const auto& s = b.data.format_desc.blocking.strides;
         packed = DenseTensor(DType::kBFloat16,
                              DDim{static_cast<int64_t>(packed_pd.weights_desc().get_size() / 2)});
