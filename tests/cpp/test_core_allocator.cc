@@ -95,6 +95,42 @@ TEST(Allocator, BlocksAre64ByteAligned) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(t.AllocateFrom(CPUPlace())) % 64, 0u);
 }
 
+// Note [Small blocks live in their Allocation]: up to 64 bytes in the Allocation's own heap
+// block, counted like any other, and living as long as the Allocation.
+TEST(Allocator, SmallBlocksLiveInTheirAllocation) {
+  auto inside = [](const std::shared_ptr<Allocation>& a) {
+    const auto* p = static_cast<const char*>(a->ptr());
+    const auto* o = reinterpret_cast<const char*>(a.get());
+    return p > o && p < o + 256;
+  };
+  for (size_t bytes : {1, 4, 63, 64, 65, 256}) {
+    const AllocatorStats before = Now();
+    {
+      auto a = AllocateShared(CPUPlace(), bytes);
+      if (bytes <= 64) EXPECT_TRUE(inside(a)) << bytes << " bytes";
+      std::memset(a->ptr(), 0x5a, bytes);  // all of it writable
+      const AllocatorStats s = Now();
+      EXPECT_EQ(s.bytes_in_use - before.bytes_in_use, static_cast<int64_t>(bytes));
+      EXPECT_EQ(s.live_blocks - before.live_blocks, 1);
+      EXPECT_EQ(s.total_allocs - before.total_allocs, 1);
+      EXPECT_FALSE(a->shared_outside());
+    }
+    EXPECT_EQ(Now().bytes_in_use, before.bytes_in_use);
+    EXPECT_EQ(Now().live_blocks, before.live_blocks);
+  }
+  // A view keeps the block, and its bytes, after the tensor that made it is gone.
+  DenseTensor view;
+  {
+    DenseTensor t(DType::kFloat32, {3});
+    auto* p = static_cast<float*>(t.AllocateFrom(CPUPlace()));
+    p[0] = 1.5f, p[1] = 2.5f, p[2] = -4.0f;
+    view.ShareDataWith(t);
+  }
+  const auto* v = static_cast<const float*>(view.data());
+  EXPECT_EQ(v[0], 1.5f);
+  EXPECT_EQ(v[1], 2.5f);
+  EXPECT_EQ(v[2], -4.0f);
+}
 TEST(Allocator, ZeroBytesGiveANullBlockAndCountNothing) {
   const AllocatorStats before = Now();
   auto a = AllocateShared(CPUPlace(), 0);

@@ -5,20 +5,11 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
 #include <new>
-
-#ifdef OAR_SYSTEM_MALLOC  // sanitizer builds (CMakeLists.txt): malloc, which they replace
-static void* mi_malloc_aligned(size_t n, size_t align) {
-  void* p = nullptr;
-  return posix_memalign(&p, align, n ? n : 1) == 0 ? p : nullptr;
-}
-#define mi_free std::free
-#else
-#include <mimalloc.h>
-#endif
 
 #include "oar/core/errors.h"
 #include "oar/core/memory.h"
@@ -26,7 +17,12 @@ static void* mi_malloc_aligned(size_t n, size_t align) {
 namespace oar {
 
 Allocation::~Allocation() {
-  if (allocator_ && ptr_) allocator_->Free(ptr_, size_);
+  if (!allocator_ || !ptr_) return;
+  if (held_inside_) {
+    allocator_->UncountHeld(size_);
+  } else {
+    allocator_->Free(ptr_, size_);
+  }
 }
 
 AllocatorStats Allocator::Stats() const {
@@ -159,10 +155,13 @@ class CPUAllocator final : public Allocator {
     }
     const bool turn = bytes >= kTurnMinBytes;  // Note [Large blocks start at turning page offsets]
     // Note [Small blocks are whole lines]
-    void* p = turn ? mi_malloc_aligned(bytes + TurnOffset(kTurns - 1, bytes), kPage)
-                   : mi_malloc_aligned(RoundUp(bytes, kCPUAlignment), kCPUAlignment);
-    if (!p)
+    void* p;
+    try {
+      p = turn ? FastAllocAligned(bytes + TurnOffset(kTurns - 1, bytes), kPage)
+               : FastAllocAligned(RoundUp(bytes, kCPUAlignment), kCPUAlignment);
+    } catch (const std::bad_alloc&) {
       throw errors::ResourceExhausted("out of host memory: failed to allocate ", bytes, " bytes");
+    }
     if (turn) p = static_cast<char*>(p) + TurnOffset(NextTurn(), bytes);
     AdviseHugePages(p, bytes);
     Record(static_cast<int64_t>(bytes), 1);
@@ -173,7 +172,7 @@ class CPUAllocator final : public Allocator {
       const uintptr_t u = reinterpret_cast<uintptr_t>(ptr);
       ptr = reinterpret_cast<void*>(u - TurnOffset((u & (kPage - 1)) / kTurnStep, bytes));
     }
-    mi_free(ptr);
+    FastFree(ptr);
     Record(-static_cast<int64_t>(bytes), -1);
   }
   Place place() const override { return CPUPlace(); }
@@ -193,8 +192,39 @@ Allocator& GetAllocator(const Place& place) {
   }
 }
 
+namespace {
+
+// Note [Small blocks live in their Allocation]
+// A tensor's memory took three heap blocks: the DenseTensor, the Allocation (with its
+// shared_ptr count) and the bytes. For the one-element tensors of scalar code the bytes'
+// own block, allocated and freed through the allocator, was the largest single part of
+// an op's cost after the kernel lookup: about 10 of the 82 ns of a C++ `add` of two
+// one-element float32 tensors (Zen 4). A block of at most kHeldMaxBytes on the CPU now
+// lives inside its Allocation, 64-byte aligned like any other: one heap block less per
+// op. The allocator's statistics count it as a block all the same (bytes in use, live
+// blocks, allocations), so what tests prove about freed memory holds for small tensors
+// too. Memory handed outside (NumPy, DLPack) holds the Allocation, so the bytes live as
+// long as before.
+constexpr size_t kHeldMaxBytes = 64;
+
+class HeldAllocation final : public Allocation {
+ public:
+  HeldAllocation(size_t bytes, Allocator* allocator)
+      : Allocation(HeldInside{}, bytes_, bytes, CPUPlace(), allocator) {
+    allocator->CountHeld(bytes);
+  }
+
+ private:
+  alignas(kCPUAlignment) std::byte bytes_[kHeldMaxBytes];
+};
+
+}  // namespace
+
 std::shared_ptr<Allocation> AllocateShared(const Place& place, size_t bytes) {
   Allocator& a = GetAllocator(place);
+  if (bytes > 0 && bytes <= kHeldMaxBytes && place.type == AllocationType::kCPU) {
+    return MakeShared<HeldAllocation>(bytes, &a);
+  }
   void* p = bytes ? a.Allocate(bytes) : nullptr;
   try {
     return MakeShared<Allocation>(p, bytes, place, &a);

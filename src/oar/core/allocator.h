@@ -54,11 +54,21 @@ class Allocation {
     derived_.store(std::move(copy), std::memory_order_release);
   }
 
+ protected:
+  // A block whose bytes live inside the object of a subclass (Note [Small blocks live in
+  // their Allocation]): counted by `allocator`'s statistics, never passed to its Free.
+  struct HeldInside {};
+  Allocation(HeldInside, void* ptr, size_t size, Place place, Allocator* allocator)
+      : Allocation(ptr, size, place, allocator) {
+    held_inside_ = true;
+  }
+
  private:
   void* ptr_;
   size_t size_;
   Place place_;
   Allocator* allocator_;
+  bool held_inside_ = false;
   InplaceVersion version_;
   std::atomic<bool> shared_outside_{false};
   std::atomic<std::shared_ptr<const DerivedCopy>> derived_;
@@ -80,6 +90,11 @@ class Allocator {
 
   AllocatorStats Stats() const;
   void ResetPeak();
+
+  // Statistics of a block held inside its Allocation (Note [Small blocks live in their
+  // Allocation]), which the allocator neither allocates nor frees but counts.
+  void CountHeld(size_t bytes) { Record(static_cast<int64_t>(bytes), 1); }
+  void UncountHeld(size_t bytes) { Record(-static_cast<int64_t>(bytes), -1); }
 
  protected:
   void Record(int64_t delta_bytes, int64_t delta_blocks);

@@ -6,6 +6,10 @@
 #include <cstdlib>
 #define mi_malloc std::malloc  // sanitizer builds (CMakeLists.txt): malloc, which they replace
 #define mi_free std::free
+static void* mi_malloc_aligned(size_t n, size_t align) {
+  void* p = nullptr;
+  return posix_memalign(&p, align, n ? n : 1) == 0 ? p : nullptr;
+}
 #else
 #include <mimalloc.h>
 #endif
@@ -14,6 +18,12 @@ namespace oar {
 
 void* FastAlloc(size_t bytes) {
   void* p = mi_malloc(bytes);
+  if (!p) throw std::bad_alloc();
+  return p;
+}
+
+void* FastAllocAligned(size_t bytes, size_t alignment) {
+  void* p = mi_malloc_aligned(bytes, alignment);
   if (!p) throw std::bad_alloc();
   return p;
 }

@@ -11,6 +11,8 @@
 namespace oar {
 
 void* FastAlloc(size_t bytes);
+// `bytes` aligned to `alignment` (a power of two), freed by FastFree.
+void* FastAllocAligned(size_t bytes, size_t alignment);
 void FastFree(void* p) noexcept;
 
 template <typename T>
@@ -19,7 +21,13 @@ struct FastAllocator {
   FastAllocator() noexcept = default;
   template <typename U>
   FastAllocator(const FastAllocator<U>&) noexcept {}  // NOLINT: rebinding
-  T* allocate(size_t n) { return static_cast<T*>(FastAlloc(n * sizeof(T))); }
+  T* allocate(size_t n) {
+    if constexpr (alignof(T) > alignof(std::max_align_t)) {
+      return static_cast<T*>(FastAllocAligned(n * sizeof(T), alignof(T)));
+    } else {
+      return static_cast<T*>(FastAlloc(n * sizeof(T)));
+    }
+  }
   void deallocate(T* p, size_t) noexcept { FastFree(p); }
   template <typename U>
   bool operator==(const FastAllocator<U>&) const noexcept {
