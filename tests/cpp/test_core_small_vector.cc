@@ -88,6 +88,38 @@ TEST(SmallVector, CopyFromInlineAndHeapSourcesIsDeep) {
   }
 }
 
+// Shapes (int64, six inline) are copied as their whole inline buffer: every size, from
+// inline and heap sources, into inline and heap targets, keeps exactly the source's elements.
+TEST(SmallVector, TriviallyCopyableCopiesKeepExactlyTheSource) {
+  using V = SmallVector<int64_t, 6>;
+  for (size_t n = 0; n <= 9; ++n) {
+    V src;
+    for (size_t i = 0; i < n; ++i) src.push_back(static_cast<int64_t>(10 * i + 1));
+    V heap_small;  // a heap buffer holding few elements
+    for (int i = 0; i < 8; ++i) heap_small.push_back(-1);
+    heap_small.resize(n <= 6 ? n : 6);
+    for (size_t i = 0; i < heap_small.size(); ++i) heap_small[i] = static_cast<int64_t>(7 * i);
+    for (const V* from : {&src, &heap_small}) {
+      V copy(*from);
+      EXPECT_EQ(copy, *from);
+      EXPECT_EQ(copy.size(), from->size());
+      V into_inline{5, 5, 5};
+      into_inline = *from;
+      EXPECT_EQ(into_inline, *from);
+      V into_heap(9, 3);
+      into_heap = *from;
+      EXPECT_EQ(into_heap, *from);
+      copy.push_back(99);  // appends after exactly size() elements
+      EXPECT_EQ(copy.size(), from->size() + 1);
+      EXPECT_EQ(copy.back(), 99);
+      EXPECT_NE(copy, *from);
+    }
+  }
+  EXPECT_NE(V({1, 2, 3}), V({1, 2, 4}));
+  EXPECT_NE(V({1, 2}), V({1, 2, 0}));
+  EXPECT_EQ(V(), V());
+}
+
 TEST(SmallVector, MoveFromInlineSourceMovesElements) {
   SmallVector<std::string, 4> src{Long(0), Long(1)};
   SmallVector<std::string, 4> dst(std::move(src));
