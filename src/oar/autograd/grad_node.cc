@@ -28,12 +28,14 @@ GradNodeBase::GradNodeBase(size_t bwd_in_slot_num, size_t bwd_out_slot_num) : Gr
 
 namespace {
 // Nodes whose last owner is being destroyed on this thread, waiting their turn.
-OAR_HOT_TLS thread_local std::vector<std::shared_ptr<GradNodeBase>>* tls_pending_deletes = nullptr;
+// Inline room for a few: freeing a small graph takes no heap block for the queue.
+using PendingDeletes = SmallVector<std::shared_ptr<GradNodeBase>, 8>;
+OAR_HOT_TLS thread_local PendingDeletes* tls_pending_deletes = nullptr;
 }  // namespace
 
 GradNodeBase::~GradNodeBase() {
   // Queued, not recursive: see Note [Freeing deep graphs] in grad_node.h.
-  std::vector<std::shared_ptr<GradNodeBase>> local;
+  PendingDeletes local;
   const bool outermost = tls_pending_deletes == nullptr;
   if (outermost) tls_pending_deletes = &local;
   for (auto& slot : bwd_out_meta_) {

@@ -189,6 +189,11 @@ MatmulOperands Promote(const Tensor& x, const Tensor& y, const Tensor& g, bool t
   if (xv) m.g = unsqueeze(m.g, {-2});
   return m;
 }
+
+// g with like's shape: g itself when it has it (no shape vector built).
+Tensor reshape_like(const Tensor& g, const Tensor& like) {
+  return g.dims() == like.dims() ? g : reshape_to(g, like.shape());
+}
 }  // namespace
 
 Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
@@ -200,7 +205,7 @@ Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool tra
   if (!m.tx && m.ty) dx = matmul(m.g, m.y, false, false);
   if (m.tx && !m.ty) dx = matmul(m.y, m.g, false, true);
   if (m.tx && m.ty) dx = matmul(m.y, m.g, true, true);
-  return reshape_to(unbroadcast(dx, m.x), x.shape());
+  return reshape_like(unbroadcast(dx, m.x), x);
 }
 
 Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
@@ -212,7 +217,7 @@ Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool tra
   if (!m.tx && m.ty) dy = matmul(m.g, m.x, true, false);
   if (m.tx && !m.ty) dy = matmul(m.x, m.g, false, false);
   if (m.tx && m.ty) dy = matmul(m.g, m.x, true, true);
-  return reshape_to(unbroadcast(dy, m.y), y.shape());
+  return reshape_like(unbroadcast(dy, m.y), y);
 }
 
 Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& gg, int64_t axis) {

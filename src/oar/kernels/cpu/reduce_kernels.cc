@@ -12,6 +12,7 @@
 #include <numeric>
 
 #include "oar/core/parallel.h"
+#include "oar/core/small_vector.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/funcs/vec_math.h"
 #include "oar/kernels/infer_meta.h"
@@ -66,10 +67,11 @@ struct Plan {
 DenseTensor PlanReduction(const DenseTensor& x, const std::vector<int64_t>& axes, Plan* plan) {
   DenseTensor xc = funcs::Contiguous(x);
   const int64_t rank = xc.ndim();
-  std::vector<bool> red(rank, axes.empty());
+  // Inline vectors: a reduction of a small tensor costs little more than this plan.
+  SmallVector<bool, 8> red(rank, axes.empty());
   for (int64_t a : axes) red[a] = true;
   // Runs of kept/reduced dims, ignoring size-1 dims.
-  std::vector<std::pair<bool, int64_t>> runs;
+  SmallVector<std::pair<bool, int64_t>, 8> runs;
   for (int64_t d = 0; d < rank; ++d) {
     if (xc.dims()[d] == 1) continue;
     if (!runs.empty() && runs.back().first == red[d]) {
@@ -102,7 +104,7 @@ DenseTensor PlanReduction(const DenseTensor& x, const std::vector<int64_t>& axes
     return xc;
   }
   // Permute kept dims first, reduced dims last, then make that contiguous.
-  std::vector<int64_t> perm;
+  SmallVector<int64_t, 8> perm;
   for (int64_t d = 0; d < rank; ++d)
     if (!red[d]) perm.push_back(d);
   for (int64_t d = 0; d < rank; ++d)
@@ -243,7 +245,7 @@ void ReduceInto(const DenseTensor& x, const std::vector<int64_t>& axes, DenseTen
   if (p.outer == 1 && p.inner == 1) {
     // One output: fixed chunks in parallel, partials combined in order.
     const int64_t chunks = (p.reduce + kChunk - 1) / kChunk;
-    std::vector<A> partial(chunks);
+    SmallVector<A, 8> partial(chunks);
     // Every chunk but the last has kChunk elements.
     const int64_t full = p.reduce / kChunk;
     ParallelFor(0, chunks, kChunk, [&](int64_t b, int64_t e) {
