@@ -105,6 +105,26 @@ def test_grad_returns_list_for_single_tensor_args():
     close(out[0], [4.0])
 
 
+def test_grad_shows_its_signature_and_takes_every_argument_by_name():
+    import inspect
+
+    params = inspect.signature(oar.grad).parameters
+    assert list(params) == ["outputs", "inputs", "grad_outputs", "retain_graph",
+                            "create_graph", "only_inputs", "allow_unused", "no_grad_vars"]
+    assert [params[n].default for n in list(params)[2:]] == [None, None, False, True, False,
+                                                             None]
+    assert oar.grad.__doc__.startswith("d(outputs)/d(inputs)")
+    x, w = leaf([1.0, 2.0]), leaf([3.0, 4.0])
+    y = (x * w).sum()
+    (gx, gw) = oar.grad(outputs=y, inputs=[x, w], grad_outputs=None, retain_graph=True,
+                        create_graph=False, only_inputs=True, allow_unused=False,
+                        no_grad_vars=None)
+    close(gx, [3.0, 4.0])
+    close(gw, [1.0, 2.0])
+    (gw_only,) = oar.grad(outputs=[y], inputs=[w], no_grad_vars=[x])
+    close(gw_only, [1.0, 2.0])
+
+
 def test_grad_grad_outputs():
     x = leaf([1.0, 2.0])
     (g,) = oar.grad([x * x], [x], grad_outputs=[oar.to_tensor([3.0, -1.0])])

