@@ -23,6 +23,10 @@ Tensor reshape_to(const Tensor& g, const std::vector<int64_t>& shape) {
   return full(shape, 0.0, g.dtype());  // no elements
 }
 
+Tensor reshape_to(const Tensor& g, const Tensor& like) {
+  return g.dims() == like.dims() ? g : reshape_to(g, like.shape());
+}
+
 Tensor conj_if_complex(const Tensor& t) { return IsComplex(t.dtype()) ? conj(t) : t; }
 
 namespace {
@@ -66,7 +70,7 @@ Tensor unbroadcast(const Tensor& g, const Tensor& like) {
   while (target.size() - lead > static_cast<size_t>(g.ndim()) && target[lead] == 1) ++lead;
   if (lead == 0) return sum_to(g, target);
   return reshape_to(sum_to(g, {target.begin() + static_cast<std::ptrdiff_t>(lead), target.end()}),
-                    like.shape());
+                    like);
 }
 
 Tensor reduce_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>& axis,
@@ -189,11 +193,6 @@ MatmulOperands Promote(const Tensor& x, const Tensor& y, const Tensor& g, bool t
   if (xv) m.g = unsqueeze(m.g, {-2});
   return m;
 }
-
-// g with like's shape: g itself when it has it (no shape vector built).
-Tensor reshape_like(const Tensor& g, const Tensor& like) {
-  return g.dims() == like.dims() ? g : reshape_to(g, like.shape());
-}
 }  // namespace
 
 Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
@@ -205,7 +204,7 @@ Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool tra
   if (!m.tx && m.ty) dx = matmul(m.g, m.y, false, false);
   if (m.tx && !m.ty) dx = matmul(m.y, m.g, false, true);
   if (m.tx && m.ty) dx = matmul(m.y, m.g, true, true);
-  return reshape_like(unbroadcast(dx, m.x), x);
+  return reshape_to(unbroadcast(dx, m.x), x);
 }
 
 Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
@@ -217,7 +216,7 @@ Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool tra
   if (!m.tx && m.ty) dy = matmul(m.g, m.x, true, false);
   if (m.tx && !m.ty) dy = matmul(m.x, m.g, false, false);
   if (m.tx && m.ty) dy = matmul(m.g, m.x, true, true);
-  return reshape_like(unbroadcast(dy, m.y), y);
+  return reshape_to(unbroadcast(dy, m.y), y);
 }
 
 Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& gg, int64_t axis) {
@@ -257,7 +256,7 @@ std::vector<int64_t> AxesRange(int64_t begin, int64_t end) {
 // means "all axes" to sum, so begin == 0 must not reduce).
 Tensor SumRowsAs(const Tensor& g, int64_t begin, const Tensor& like) {
   const Tensor s = begin == 0 ? g : sum(g, AxesRange(0, begin), DType::kUndefined, false);
-  return reshape_to(s, like.shape());
+  return reshape_to(s, like);
 }
 
 // weight viewed with the trailing shape of x, so it broadcasts over the rows.
@@ -279,7 +278,7 @@ Tensor SumKeep(const Tensor& t, const std::vector<int64_t>& axes) {
 
 Tensor norm_weight_grad(const Tensor& x, const Tensor& weight, const Tensor& g, double epsilon,
                         int64_t begin_norm_axis, bool rms) {
-  return reshape_to(norm_scale_grad(x, g, epsilon, begin_norm_axis, rms), weight.shape());
+  return reshape_to(norm_scale_grad(x, g, epsilon, begin_norm_axis, rms), weight);
 }
 
 // norm_scale_grad(x, g) = sum_rows(g * xhat(x)); with gg its incoming gradient (the
@@ -689,7 +688,7 @@ Tensor cumsum_grad(const Tensor& x, const Tensor& g_out, const std::vector<int64
   const bool widen = IsFloating(x.dtype()) && IsFloating(g_out.dtype()) &&
                      SizeOf(x.dtype()) > SizeOf(g_out.dtype());
   const Tensor g = widen ? cast(g_out, x.dtype()) : g_out;
-  if (axis.empty()) return reshape_to(scan_sum(g, 0, /*reverse=*/true), x.shape());
+  if (axis.empty()) return reshape_to(scan_sum(g, 0, /*reverse=*/true), x);
   return scan_sum(g, axis[0], /*reverse=*/true);
 }
 
@@ -722,7 +721,7 @@ Tensor cumprod_grad(const Tensor& x, const Tensor& out, const Tensor& g,
     at_zero = where(here, grad_r, at_zero);
   }
   if (zeros > 0) d = where(zero, at_zero, d);
-  return dim.empty() ? reshape_to(d, x.shape()) : d;
+  return dim.empty() ? reshape_to(d, x) : d;
 }
 
 }  // namespace oar

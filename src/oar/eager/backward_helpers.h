@@ -15,6 +15,9 @@ Tensor grad_as(const Tensor& g, const GradSlotMeta& input_meta);
 // reshape() to exactly `shape`: reshape reads 0 as "keep this dim" (Paddle's
 // rule), which an empty gradient must not.
 Tensor reshape_to(const Tensor& g, const std::vector<int64_t>& shape);
+// reshape_to(g, like's shape), and g itself when it already has it: no shape vector
+// is built for the common case of a gradient already shaped like its input.
+Tensor reshape_to(const Tensor& g, const Tensor& like);
 // conj(t) for a complex t, t itself otherwise: the backward of a holomorphic op
 // multiplies by the conjugate derivative (the gradient convention of
 // docs/dtypes.md), and real tensors skip the copy.
