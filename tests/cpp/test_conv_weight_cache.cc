@@ -97,6 +97,24 @@ TEST_F(ConvWeightCache, ViewsOfOneBlockKeepTheirOwnValues) {
   }
 }
 
+// 40 input channels: where oneDNN runs no AVX-512 kernels, two blocks of 16 and one of
+// 8, each reading its own packed part of the weight.
+TEST_F(ConvWeightCache, AWeightSummedInBlocksKeepsEveryBlockPacked) {
+  constexpr int64_t kWide = 40;
+  const Tensor xw = Floats(2 * kWide * 36, 5, {2, kWide, 6, 6});
+  Tensor ww = Floats(kC * kWide * 9, 6, {kC, kWide, 3, 3});
+  const std::vector<double> first = Conv(xw, ww);
+  EXPECT_FALSE(HoldsPackedWeight(ww.dense()));
+  EXPECT_EQ(Conv(xw, ww), first);
+  EXPECT_EQ(HoldsPackedWeight(ww.dense()), Packs());
+  EXPECT_EQ(Conv(xw, ww), first);  // from the packed copies
+  EXPECT_EQ(first, Fresh(xw, ww));
+  add_(ww, Floats(kC * kWide * 9, 7, {kC, kWide, 3, 3}));
+  const std::vector<double> after = Conv(xw, ww);
+  EXPECT_NE(after, first);
+  EXPECT_EQ(after, Fresh(xw, ww));
+}
+
 TEST_F(ConvWeightCache, MemoryWrittenOutsideTheOpsIsNeverKept) {
   w.dense().Holder()->MarkSharedOutside();
   const std::vector<double> before = (Conv(x, w), Conv(x, w), Conv(x, w));

@@ -93,14 +93,14 @@ constexpr int64_t kSumBlockChannels = 16;
 
 // One block's convolution: input channels [c0, c0 + len) of x and w into the running
 // sum. The views address the block in the user's plain tensors (strided over the
-// other channels); src and wei hold it in the layouts the primitive wants (empty when
-// the view is that layout).
+// other channels); src holds x's block in the layout the primitive wants (empty when
+// the view is that layout), and the weight's blocks come packed from PackedWeightParts.
 struct SumBlock {
   dnnl::convolution_forward::primitive_desc pd;
   dnnl::convolution_forward conv;
   memory::desc x_view, w_view;
-  memory src, wei, scratch;
-  dnnl::reorder to_src, to_wei;
+  memory src, scratch;
+  dnnl::reorder to_src;
 };
 
 // `sum_md`: the layout of the running sum the block adds to its output (a binary-add
@@ -120,17 +120,13 @@ SumBlock MakeSumBlock(int64_t n, int64_t c_in, int64_t len, int64_t c_out, const
     ops.append_binary(dnnl::algorithm::binary_add, *sum_md);
     attr.set_post_ops(ops);
   }
-  SumBlock b{ForwardPd(d, attr), {}, {}, {}, {}, {}, {}, {}, {}};
+  SumBlock b{ForwardPd(d, attr), {}, {}, {}, {}, {}, {}};
   b.conv = dnnl::convolution_forward(b.pd);
   b.x_view = memory::desc(d.src, memory::data_type::f32, xs);
   b.w_view = memory::desc(d.wei, memory::data_type::f32, ws);
   if (b.pd.src_desc() != b.x_view) {
     b.src = buffers.New(b.pd.src_desc());
     b.to_src = dnnl::reorder(memory(b.x_view, Engine(), nullptr), b.src);
-  }
-  if (b.pd.weights_desc() != b.w_view) {
-    b.wei = buffers.New(b.pd.weights_desc());
-    b.to_wei = dnnl::reorder(memory(b.w_view, Engine(), nullptr), b.wei);
   }
   if (b.pd.scratchpad_desc().get_size() > 0) b.scratch = buffers.New(b.pd.scratchpad_desc());
   return b;
@@ -152,24 +148,31 @@ void ForwardInBlocks(const DenseTensor& x, const DenseTensor& w, const WindowGeo
                      int64_t block, DenseTensor* y) {
   const int64_t n = x.dims()[0], c_in = x.dims()[1], c_out = w.dims()[0];
   const float* px = static_cast<const float*>(x.data());
-  const float* pw = static_cast<const float*>(w.data());
   dnnl::stream s(Engine());
   CallBuffers buffers;
   const SumBlock first = MakeSumBlock(n, c_in, block, c_out, g, nullptr, buffers);
   const memory::desc sum_md = first.pd.dst_desc();
   // Every full block after the first shares one primitive; a last, shorter block has its own.
   std::optional<SumBlock> rest, tail;
+  if (c_in >= 2 * block) rest = MakeSumBlock(n, c_in, block, c_out, g, &sum_md, buffers);
+  if (c_in % block != 0) tail = MakeSumBlock(n, c_in, c_in % block, c_out, g, &sum_md, buffers);
+  auto block_at = [&](int64_t c0) -> const SumBlock& {
+    if (c0 == 0) return first;
+    return c_in - c0 < block ? *tail : *rest;
+  };
+  // Note [A convolution's weight packed across calls]: each block's weight, packed once.
+  std::vector<WeightPart> parts;
+  for (int64_t c0 = 0; c0 < c_in; c0 += block) {
+    const SumBlock& b = block_at(c0);
+    parts.push_back({b.w_view, b.pd.weights_desc(),
+                     c0 * g.kernel_size() * static_cast<int64_t>(sizeof(float))});
+  }
+  const std::vector<memory> weights = PackedWeightParts(w, parts, s);
   memory sum = buffers.New(sum_md), next;
   for (int64_t c0 = 0; c0 < c_in; c0 += block) {
-    const int64_t len = std::min(block, c_in - c0);
-    const SumBlock* b = &first;
-    if (c0 > 0) {
-      std::optional<SumBlock>& slot = len == block ? rest : tail;
-      if (!slot) slot = MakeSumBlock(n, c_in, len, c_out, g, &sum_md, buffers);
-      b = &*slot;
-    }
+    const SumBlock* b = &block_at(c0);
     const memory src = BlockOperand(b->x_view, b->src, b->to_src, px + c0 * g.in_size(), s);
-    const memory wei = BlockOperand(b->w_view, b->wei, b->to_wei, pw + c0 * g.kernel_size(), s);
+    const memory& wei = weights[c0 / block];
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}};
     if (b->scratch) args.insert({DNNL_ARG_SCRATCHPAD, b->scratch});
     if (c0 == 0) {

@@ -1,6 +1,7 @@
 // Note [A convolution's weight packed across calls] (conv_weight_cache.h).
 #include "oar/kernels/cpu/conv_weight_cache.h"
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -9,45 +10,66 @@
 namespace oar::conv_engine {
 namespace {
 
-// What a weight's Allocation keeps: the layouts and the count of writes of
-// the last forward call that read it, and from its second such call on the
-// packed copy.
+// What a weight's Allocation keeps: the parts and the count of writes of the
+// last forward call that read it, and from its second such call the packed
+// copies.
 struct PackedCopy final : DerivedCopy {
   uint64_t writes = 0;
   int64_t offset = 0;
-  dnnl::memory::desc plain, want;
-  dnnl::memory packed;  // empty after the first call
+  std::vector<WeightPart> parts;
+  std::vector<dnnl::memory> packed;  // empty after the first call
 };
+
+dnnl::memory UserPart(const DenseTensor& w, const WeightPart& part) {
+  auto* base = static_cast<char*>(const_cast<void*>(w.data()));
+  return dnnl::memory(part.view, onednn::Engine(), base + part.offset);
+}
+
+std::vector<dnnl::memory> PackAll(const DenseTensor& w, const std::vector<WeightPart>& parts,
+                                  dnnl::stream& s) {
+  std::vector<dnnl::memory> out;
+  out.reserve(parts.size());
+  for (const WeightPart& part : parts) out.push_back(Input(part.want, UserPart(w, part), s));
+  return out;
+}
 
 }  // namespace
 
-dnnl::memory PackedWeight(const DenseTensor& w, const dnnl::memory& user,
-                          const dnnl::memory::desc& want, dnnl::stream& s) {
-  if (want == user.get_desc()) return user;
+std::vector<dnnl::memory> PackedWeightParts(const DenseTensor& w,
+                                            const std::vector<WeightPart>& parts, dnnl::stream& s) {
+  const bool plain =
+      std::all_of(parts.begin(), parts.end(), [](const WeightPart& p) { return p.view == p.want; });
   const std::shared_ptr<Allocation>& block = w.Holder();
-  if (!block || block->shared_outside()) return Input(want, user, s);
+  if (plain || !block || block->shared_outside()) return PackAll(w, parts, s);
   const uint64_t writes = block->inplace_version().Writes();
   const std::shared_ptr<const DerivedCopy> held = block->derived();
   const auto* last = dynamic_cast<const PackedCopy*>(held.get());
   const bool unchanged = last != nullptr && last->writes == writes && last->offset == w.offset() &&
-                         last->plain == user.get_desc() && last->want == want;
-  if (unchanged && last->packed) return last->packed;
-  dnnl::memory packed = Input(want, user, s);
+                         last->parts == parts;
+  if (unchanged && !last->packed.empty()) return last->packed;
+  std::vector<dnnl::memory> packed = PackAll(w, parts, s);
   auto copy = std::make_shared<PackedCopy>();
   copy->writes = writes;
   copy->offset = w.offset();
-  copy->plain = user.get_desc();
-  copy->want = want;
+  copy->parts = parts;
   if (unchanged) copy->packed = packed;
   block->set_derived(std::move(copy));
   return packed;
+}
+
+dnnl::memory PackedWeight(const DenseTensor& w, const dnnl::memory& user,
+                          const dnnl::memory::desc& want, dnnl::stream& s) {
+  if (want == user.get_desc()) return user;
+  const auto offset =
+      static_cast<const char*>(user.get_data_handle()) - static_cast<const char*>(w.data());
+  return PackedWeightParts(w, {{user.get_desc(), want, offset}}, s).front();
 }
 
 bool HoldsPackedWeight(const DenseTensor& w) {
   if (!w.Holder()) return false;
   const std::shared_ptr<const DerivedCopy> held = w.Holder()->derived();
   const auto* copy = dynamic_cast<const PackedCopy*>(held.get());
-  return copy != nullptr && static_cast<bool>(copy->packed);
+  return copy != nullptr && !copy->packed.empty();
 }
 
 }  // namespace oar::conv_engine

@@ -24,7 +24,14 @@
 // A write through a raw pointer (C++ data(), or ctypes at a data_ptr()) is not
 // seen: such code must bump the tensor's version, as saved tensors already
 // require (Note [TensorWrapper lifetimes] in autograd/tensor_wrapper.h).
+// A forward pass that sums its input channels in blocks (Note [The forward
+// convolution sums in blocks] in conv_impl.h) runs one convolution per block, each
+// reading its block of the weight in its own packed layout: those parts are kept
+// together, as one copy, under the same rules.
 #pragma once
+
+#include <cstdint>
+#include <vector>
 
 #include <dnnl.hpp>
 
@@ -37,6 +44,18 @@ namespace oar::conv_engine {
 // Allocation when it is current (see the note). Reorders on s otherwise.
 dnnl::memory PackedWeight(const DenseTensor& w, const dnnl::memory& user,
                           const dnnl::memory::desc& want, dnnl::stream& s);
+
+// One part of a weight packed on its own: the view `view` of w's memory from byte
+// `offset` of w's data, in the layout `want`.
+struct WeightPart {
+  dnnl::memory::desc view, want;
+  int64_t offset = 0;
+  bool operator==(const WeightPart&) const = default;
+};
+
+// Each part of w in its layout, as PackedWeight gives one (see the note).
+std::vector<dnnl::memory> PackedWeightParts(const DenseTensor& w,
+                                            const std::vector<WeightPart>& parts, dnnl::stream& s);
 
 // Whether w's memory holds a packed copy now (for tests).
 bool HoldsPackedWeight(const DenseTensor& w);
