@@ -8,7 +8,10 @@
 # OPENBLAS_CORETYPE=Haswell), to see an AVX2 machine's code paths on an AVX-512
 # one (not its caches or clocks), and writes matmul_backends-avx2.md instead.
 #
-# Usage: benchmarks/blas/matmul_backends.sh [--avx2] [threads]   (default 2 threads)
+# --out FILE writes the table there instead (a run on another machine, kept beside
+# the others).
+#
+# Usage: benchmarks/blas/matmul_backends.sh [--avx2] [--out FILE] [threads]   (default 2 threads)
 set -euo pipefail
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 here=$(cd "$(dirname "$0")" && pwd)
@@ -19,6 +22,10 @@ if [ "${1:-}" = "--avx2" ]; then
   export ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell
   out=$here/../results/matmul_backends-avx2.md
   caps="ONEDNN_MAX_CPU_ISA=AVX2 OPENBLAS_CORETYPE=Haswell"
+fi
+if [ "${1:-}" = "--out" ]; then
+  out=$2
+  shift 2
 fi
 threads=${1:-2}
 bin=$(mktemp -d)/matmul_backends
