@@ -10,7 +10,8 @@
 // A second table: a recurrent layer's 35 steps with one weight, oneDNN reading
 // the plain weight at every step against the weight reordered once into
 // oneDNN's own layout (Note [A recurrent weight is packed once]). A third: A read
-// transposed, by OpenBLAS, by oneDNN, and by oneDNN after a transposed copy of A.
+// transposed (the weight gradients of linear layers), by OpenBLAS, by oneDNN, and by
+// oneDNN after a transposed copy of A.
 //
 // Each cell: the median of 7 samples of 20 calls after 5 warm-up calls.
 #include <cblas.h>
@@ -146,13 +147,22 @@ int main() {
   }
   std::printf(
       "\n| A read transposed | M x N x K | OpenBLAS us | oneDNN us | oneDNN, A copied us |"
-      " copied / OpenBLAS |\n");
-  std::printf("| --- | --- | ---: | ---: | ---: | ---: |\n");
+      " oneDNN / OpenBLAS | copied / OpenBLAS |\n");
+  std::printf("| --- | --- | ---: | ---: | ---: | ---: | ---: |\n");
   constexpr Shape kTransposedA[] = {
       {1, 512, 10000, 700, true, false, "LSTM head, weight gradient"},
       {1, 512, 8192, 700, true, false, "the same with 8192 columns"},
       {1, 1024, 16384, 128, true, false, "a wide weight gradient"},
       {1, 256, 1024, 1024, true, false, "GPT FFN, weight gradient"},
+      {1, 1024, 256, 1024, true, false, "GPT FFN down, weight gradient"},
+      {1, 256, 768, 1024, true, false, "GPT qkv, weight gradient"},
+      {1, 256, 256, 1024, true, false, "GPT attention projection, weight gradient"},
+      {1, 2048, 256, 700, true, false, "LSTM layer 1, input weight gradient"},
+      {1, 2048, 512, 700, true, false, "LSTM layer 2 and recurrent weight gradients"},
+      {1, 320, 49, 1280, true, false, "1x1 convolution's input gradient, 7x7"},
+      {1, 96, 196, 576, true, false, "1x1 convolution's input gradient, 14x14"},
+      {1, 128, 128, 128, true, false, "few sums: 128^3"},
+      {1, 512, 1000, 8, true, false, "classifier head at batch 8, weight gradient"},
   };
   for (const Shape& s : kTransposedA) {
     std::vector<float> a(size_t(s.m) * s.k, 1.0f), at(a.size()), b(size_t(s.k) * s.n, 0.5f),
@@ -181,7 +191,7 @@ int main() {
       st.wait();
       product(plain, at.data());
     });
-    std::printf("| %s | %d x %d x %d | %.1f | %.1f | %.1f | %.2f |\n", s.what, s.m, s.n, s.k, blas,
-                read, copied, copied / blas);
+    std::printf("| %s | %d x %d x %d | %.1f | %.1f | %.1f | %.2f | %.2f |\n", s.what, s.m, s.n, s.k,
+                blas, read, copied, read / blas, copied / blas);
   }
 }

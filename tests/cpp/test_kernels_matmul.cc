@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "oar/core/cpu_isa.h"
 #include "oar/kernels/cpu/gemm.h"
 #include "test_util.h"
 
@@ -291,6 +292,38 @@ TEST(Matmul, Float32OnOneDnn) {
                        Make(bias, {160}, DType::kFloat32)),
                 expected, {4, 64, 160}, tol, tol);
   }
+}
+
+// Note [float32 GEMMs on oneDNN]: a single product reading A transposed with many sums
+// (a linear layer's weight gradient) runs on OpenBLAS where oneDNN runs AVX2 kernels, and on
+// oneDNN where it runs AVX-512 ones; few sums, a batch, fewer than 256 or more than 8192
+// columns (A then copied transposed) or A as stored stay on oneDNN. Either way the values
+// are the product's.
+TEST(Matmul, Float32TransposedAWithManySums) {
+  using onednn::GemmShape;
+  const DType f32 = DType::kFloat32;
+  const bool fast = onednn::UsesOneDnn(f32, GemmShape{1, 256, 1024, 1024, false});
+  const bool wide = CpuIsaAllowed(CpuIsa::kAvx512);  // oneDNN's AVX-512 kernels
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 256, 1024, 1024, true}), fast && wide);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 1024, 256, onednn::kMinBlasSumsTa, true}),
+            fast && wide);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 1024, 2048, onednn::kMinBlasSumsTa - 1, true}),
+            fast);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{4, 256, 256, 1024, true}), fast);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 512, 10000, 700, true}), fast);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 320, 49, 1280, true}), fast);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 320, onednn::kMinBlasColumnsTa, 1280, true}),
+            fast && wide);
+  const int64_t m = 24, n = 260, k = 1024;  // k * m * n above 2^20: oneDNN's size
+  const auto a = Random(k * m, 35), b = Random(k * n, 36);
+  const auto want = Naive(
+      m, n, k, [&](int64_t i, int64_t p) { return a[p * m + i]; },
+      [&](int64_t p, int64_t j) { return b[p * n + j]; });
+  ExpectClose(matmul(Make(a, {k, m}, DType::kFloat32), Make(b, {k, n}, DType::kFloat32), true),
+              want, {m, n}, 1e-4, 5e-4);
+  std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end()), c(m * n);
+  cpu::Gemm<float>(true, false, m, n, k, af.data(), m, bf.data(), n, 0.0f, c.data(), n);
+  for (int64_t i = 0; i < m * n; ++i) ASSERT_NEAR(c[i], want[i], 1e-3) << "at " << i;
 }
 
 // Note [A batch times a weight is one product]: a [35, 20, k] view of [20, 35, k] memory

@@ -242,9 +242,15 @@ bool HasFastMatmul(DType dtype) {
   return false;
 }
 
-bool UsesOneDnn(DType dtype, int64_t work) {
+bool UsesOneDnn(DType dtype, const GemmShape& shape) {
+  const int64_t work = shape.Work();
   if (dtype == DType::kFloat32) {
     static const bool f32 = ProbeFast(DType::kFloat32);
+    // Note [float32 GEMMs on oneDNN]: many sums over a transposed A lose on AVX2.
+    if (shape.ta && shape.batch == 1 && shape.k >= kMinBlasSumsTa && shape.n >= kMinBlasColumnsTa &&
+        shape.n <= kMaxFloat32ColumnsTa && !RunsAvx512()) {
+      return false;
+    }
     return work >= kMinFloat32Work && f32;
   }
   return work >= kMinMatmulWork && HasFastMatmul(dtype);

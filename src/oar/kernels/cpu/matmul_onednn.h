@@ -25,6 +25,20 @@
 // "A read transposed" table of matmul_backends.md 0.87-1.01x (two runs), and from
 // Python 32.7-32.8 ms against 32.8-34.8 on OpenBLAS (three alternating runs of each
 // build).
+// Where oneDNN runs its AVX2 kernels (no AVX-512, or oar's ISA cap below it), reading A
+// transposed costs more. On an AVX2-only Zen 3 (the "A read transposed" table of
+// benchmarks/results/matmul_backends-zen3-transposed-a.md, and ad-hoc runs of the same
+// shapes) the GPT decoder's weight gradients, k = 1024 rows read transposed, took 1.1-2.0x
+// OpenBLAS's time (the FFN's 1.6-2.0x), the LSTM's first-layer input weight gradient (k =
+// 700) 1.5x, and a transposed copy of A first did not help. With few sums oneDNN wins
+// (128^3 0.7x, k = 8 0.4x), and with few columns (a 1x1 convolution's input gradient, 49
+// to 196 columns, 0.6-0.9x). So there a single product reading A transposed with at least
+// kMinBlasSumsTa sums and kMinBlasColumnsTa to kMaxFloat32ColumnsTa columns runs on
+// OpenBLAS. Near those bounds either library can be ahead by 10-25% (the attention
+// projection's 256 columns 0.75-1.12x, the LSTM's 512-column gradients 0.87-0.96x). A
+// batch of such products (attention's gradients) stays on oneDNN, which runs it as one
+// primitive. The GPT decoder's training step took 8-12% less time (benchmarks/models.py,
+// alternating runs of each build: 255-308 ms before, 239-267 after).
 #pragma once
 
 #include <cstdint>
@@ -45,17 +59,29 @@ inline constexpr int64_t kMinMatmulWork = int64_t{1} << 17;
 // first (Note [float32 GEMMs on oneDNN]).
 inline constexpr int64_t kMinFloat32Work = int64_t{1} << 20;
 inline constexpr int64_t kMaxFloat32ColumnsTa = 8192;
+inline constexpr int64_t kMinBlasSumsTa = 512;
+inline constexpr int64_t kMinBlasColumnsTa = 256;
+
+// A product's shape as the backend rule reads it: `batch` products of op(A), [m, k],
+// by op(B), [k, n]; A read transposed when `ta`.
+struct GemmShape {
+  int64_t batch, m, n, k;
+  bool ta;
+  int64_t Work() const { return batch * m * n * k; }
+};
 
 // Whether oneDNN has an optimised (non-reference) matmul for `dtype` on the CPU
 // running this process: bfloat16 on AVX-512 (native with avx512_bf16), float16
 // only on CPUs with AVX512-FP16 (oneDNN >= 2.7; never with 2.6). Probed once.
 bool HasFastMatmul(DType dtype);
 
-// Whether a product of `work` multiply-adds (batch * M * N * K) in `dtype` runs on
-// oneDNN: bfloat16/float16 from kMinMatmulWork where HasFastMatmul, float32 from
-// kMinFloat32Work where oneDNN has an optimised float32 matmul (Note [float32 GEMMs
-// on oneDNN]).
-bool UsesOneDnn(DType dtype, int64_t work);
+// Whether a product of `shape` in `dtype` runs on oneDNN: bfloat16/float16 from
+// kMinMatmulWork multiply-adds where HasFastMatmul, float32 from kMinFloat32Work
+// where oneDNN has an optimised float32 matmul, but not a single product reading A
+// transposed with kMinBlasSumsTa sums or more and kMinBlasColumnsTa to
+// kMaxFloat32ColumnsTa columns where that matmul is oneDNN's AVX2 one (Note [float32
+// GEMMs on oneDNN]).
+bool UsesOneDnn(DType dtype, const GemmShape& shape);
 
 // out = op(x) @ op(y) (+ bias), op a transpose when tx/ty. x and y are at least
 // 2-D, any strides, of one dtype; their batch dims broadcast; bias is null or
