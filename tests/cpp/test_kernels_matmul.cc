@@ -302,18 +302,20 @@ TEST(Matmul, Float32OnOneDnn) {
 TEST(Matmul, Float32TransposedAWithManySums) {
   using onednn::GemmShape;
   const DType f32 = DType::kFloat32;
-  const bool fast = onednn::UsesOneDnn(f32, GemmShape{1, 256, 1024, 1024, false});
+  const bool fast = onednn::UsesOneDnn(f32, GemmShape{1, 1024, 1024, 1024, false, false});
   const bool wide = CpuIsaAllowed(CpuIsa::kAvx512);  // oneDNN's AVX-512 kernels
-  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 256, 1024, 1024, true}), fast && wide);
-  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 1024, 256, onednn::kMinBlasSumsTa, true}),
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 256, 1024, 1024, true, false}), fast && wide);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 1024, 256, onednn::kMinBlasSumsTa, true, false}),
             fast && wide);
-  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 1024, 2048, onednn::kMinBlasSumsTa - 1, true}),
-            fast);
-  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{4, 256, 256, 1024, true}), fast);
-  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 512, 10000, 700, true}), fast);
-  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 320, 49, 1280, true}), fast);
-  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 320, onednn::kMinBlasColumnsTa, 1280, true}),
-            fast && wide);
+  EXPECT_EQ(
+      onednn::UsesOneDnn(f32, GemmShape{1, 1024, 2048, onednn::kMinBlasSumsTa - 1, true, false}),
+      fast);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{4, 256, 256, 1024, true, false}), fast);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 512, 10000, 700, true, false}), fast);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 320, 49, 1280, true, false}), fast);
+  EXPECT_EQ(
+      onednn::UsesOneDnn(f32, GemmShape{1, 320, onednn::kMinBlasColumnsTa, 1280, true, false}),
+      fast && wide);
   const int64_t m = 24, n = 260, k = 1024;  // k * m * n above 2^20: oneDNN's size
   const auto a = Random(k * m, 35), b = Random(k * n, 36);
   const auto want = Naive(
@@ -324,6 +326,32 @@ TEST(Matmul, Float32TransposedAWithManySums) {
   std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end()), c(m * n);
   cpu::Gemm<float>(true, false, m, n, k, af.data(), m, bf.data(), n, 0.0f, c.data(), n);
   for (int64_t i = 0; i < m * n; ++i) ASSERT_NEAR(c[i], want[i], 1e-3) << "at " << i;
+}
+
+// Note [float32 GEMMs on oneDNN]: a plain product with few rows and a multiple of 512
+// columns (the GPT decoder's batch-1 FFN product), which oneDNN's AVX2 GEMM would run on its
+// aligned operands unpacked, runs on OpenBLAS there; more rows, other widths, a transposed
+// operand, a batch or a recurrent step's 20 rows stay on oneDNN. The values are the product's.
+TEST(Matmul, Float32FewRowsOnTwoKibRows) {
+  using onednn::GemmShape;
+  const DType f32 = DType::kFloat32;
+  const bool fast = onednn::UsesOneDnn(f32, GemmShape{1, 1024, 1024, 256, false, false});
+  const bool wide = CpuIsaAllowed(CpuIsa::kAvx512);  // oneDNN's AVX-512 kernels
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 128, 1024, 256, false, false}), fast && wide);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 64, 2048, 1024, false, false}), fast && wide);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 128, 1000, 256, false, false}), fast);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 128, 1024, 256, false, true}), fast);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{2, 128, 1024, 256, false, false}), fast);
+  EXPECT_EQ(onednn::UsesOneDnn(f32, GemmShape{1, 20, 512, 2048, false, false}), fast);
+  const int64_t m = 96, n = 512, k = 64;  // 96 * 512 * 64 multiply-adds: 3 * 2^20
+  const auto a = Random(m * k, 37), b = Random(k * n, 38), bias = Random(n, 39);
+  auto want = Naive(
+      m, n, k, [&](int64_t i, int64_t p) { return a[i * k + p]; },
+      [&](int64_t p, int64_t j) { return b[p * n + j]; });
+  ExpectClose(matmul(Make(a, {m, k}, f32), Make(b, {k, n}, f32)), want, {m, n}, 1e-4, 1e-4);
+  for (size_t i = 0; i < want.size(); ++i) want[i] += bias[i % n];
+  ExpectClose(linear(Make(a, {m, k}, f32), Make(b, {k, n}, f32), Make(bias, {n}, f32)), want,
+              {m, n}, 1e-4, 1e-4);
 }
 
 // Note [A batch times a weight is one product]: a [35, 20, k] view of [20, 35, k] memory

@@ -19,7 +19,7 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
           int64_t ldb, T beta, T* c, int64_t ldc) {
   static_assert(std::is_same_v<T, float> || std::is_same_v<T, double>);
   if constexpr (std::is_same_v<T, float>) {
-    if (m > 0 && n > 0 && k > 0 && onednn::UsesOneDnn(DType::kFloat32, {1, m, n, k, ta})) {
+    if (m > 0 && n > 0 && k > 0 && onednn::UsesOneDnn(DType::kFloat32, {1, m, n, k, ta, tb})) {
       onednn::Gemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
       return;
     }
@@ -46,7 +46,8 @@ class StepGemm {
       : tb_(tb), m_(m), n_(n), k_(k), lda_(lda), ldb_(ldb), ldc_(ldc), b_(b), beta_(beta) {
     if constexpr (std::is_same_v<T, float>) {
       if (calls >= 3 && m > 0 && n > 0 && k > 0 &&
-          onednn::UsesOneDnn(DType::kFloat32, {1, m, n, k, false}) && onednn::PackedGemm::Pays()) {
+          onednn::UsesOneDnn(DType::kFloat32, {1, m, n, k, false, tb}) &&
+          onednn::PackedGemm::Pays()) {
         packed_.emplace(tb, m, n, k, lda, b, ldb, beta, ldc);
       }
     }

@@ -167,7 +167,8 @@ void MatmulKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor&
     const int64_t mx = x.ndim() == 1 ? 1 : x.dims()[x.ndim() - (transpose_x ? 1 : 2)];
     const int64_t ny = y.ndim() == 1 ? 1 : y.dims()[y.ndim() - (transpose_y ? 2 : 1)];
     const int64_t batch = mx * ny == 0 ? 0 : out->numel() / (mx * ny);
-    if (onednn::UsesOneDnn(dtype_of_v<T>, {batch, mx, ny, kx, transpose_x && x.ndim() > 1})) {
+    if (onednn::UsesOneDnn(dtype_of_v<T>, {batch, mx, ny, kx, transpose_x && x.ndim() > 1,
+                                           transpose_y && y.ndim() > 1})) {
       // float32 (Note [float32 GEMMs on oneDNN]); bfloat16 (float16 where the
       // CPU has it) read in their dtype and accumulated in float32, each output
       // rounded once. A batch is one primitive.

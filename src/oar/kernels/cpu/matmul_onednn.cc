@@ -251,6 +251,14 @@ bool UsesOneDnn(DType dtype, const GemmShape& shape) {
         shape.n <= kMaxFloat32ColumnsTa && !RunsAvx512()) {
       return false;
     }
+    // The same note: a few-rows product oneDNN runs unpacked loses on 2 KiB rows.
+    if (!shape.ta && !shape.tb && shape.batch == 1 && shape.m >= kMinNoCopyRows &&
+        shape.n % kNoCopyColumnsStep == 0 &&
+        1.0 / static_cast<double>(shape.m) + 1.0 / static_cast<double>(shape.n) >=
+            kNoCopyThreshold &&
+        !RunsAvx512()) {
+      return false;
+    }
     return work >= kMinFloat32Work && f32;
   }
   return work >= kMinMatmulWork && HasFastMatmul(dtype);

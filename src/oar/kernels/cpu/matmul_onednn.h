@@ -39,6 +39,17 @@
 // batch of such products (attention's gradients) stays on oneDNN, which runs it as one
 // primitive. The GPT decoder's training step took 8-12% less time (benchmarks/models.py,
 // alternating runs of each build: 255-308 ms before, 239-267 after).
+// oneDNN 2.6's AVX2 GEMM also runs a plain product with few rows (1/M + 1/N at least
+// kNoCopyThreshold, its own threshold) straight from its operands, without packing them,
+// when they are aligned, as every oar tensor is. With rows of B and C a multiple of 2 KiB
+// long that loses to conflicts in the caches: the "aligned operands" table of
+// benchmarks/results/matmul_backends-zen3-aligned.md has 64-300 rows by 512-2048 columns
+// at 1.31-1.97x OpenBLAS's time with 64-byte aligned operands and at 0.96-1.05x with
+// operands 16 bytes past that, which oneDNN packs; 768 or 1000 columns at 0.91-0.92x.
+// The GPT decoder's batch-1 FFN product [128, 256] x [256, 1024] is one: from Python
+// 1.00-1.02 ms on oneDNN, 0.53-0.66 ms on OpenBLAS. So there such a product of at least
+// kMinNoCopyRows rows with a multiple of kNoCopyColumnsStep columns runs on OpenBLAS (a
+// recurrent step's 20 x 512 x 2048 stays: oneDNN wins it either way, 0.52-0.68x).
 #pragma once
 
 #include <cstdint>
@@ -61,12 +72,14 @@ inline constexpr int64_t kMinFloat32Work = int64_t{1} << 20;
 inline constexpr int64_t kMaxFloat32ColumnsTa = 8192;
 inline constexpr int64_t kMinBlasSumsTa = 512;
 inline constexpr int64_t kMinBlasColumnsTa = 256;
+inline constexpr int64_t kMinNoCopyRows = 64, kNoCopyColumnsStep = 512;
+inline constexpr double kNoCopyThreshold = 0.0038;  // oneDNN's: 1/M + 1/N from this
 
 // A product's shape as the backend rule reads it: `batch` products of op(A), [m, k],
-// by op(B), [k, n]; A read transposed when `ta`.
+// by op(B), [k, n]; A read transposed when `ta`, B when `tb`.
 struct GemmShape {
   int64_t batch, m, n, k;
-  bool ta;
+  bool ta, tb;
   int64_t Work() const { return batch * m * n * k; }
 };
 
@@ -79,8 +92,9 @@ bool HasFastMatmul(DType dtype);
 // kMinMatmulWork multiply-adds where HasFastMatmul, float32 from kMinFloat32Work
 // where oneDNN has an optimised float32 matmul, but not a single product reading A
 // transposed with kMinBlasSumsTa sums or more and kMinBlasColumnsTa to
-// kMaxFloat32ColumnsTa columns where that matmul is oneDNN's AVX2 one (Note [float32
-// GEMMs on oneDNN]).
+// kMaxFloat32ColumnsTa columns, nor one of kMinNoCopyRows rows or more that oneDNN would
+// run without packing with a multiple of kNoCopyColumnsStep columns, where that matmul is
+// oneDNN's AVX2 one (Note [float32 GEMMs on oneDNN]).
 bool UsesOneDnn(DType dtype, const GemmShape& shape);
 
 // out = op(x) @ op(y) (+ bias), op a transpose when tx/ty. x and y are at least

@@ -43,7 +43,7 @@ void LinearKernel(const DeviceContext&, const DenseTensor& x_in, const DenseTens
                   const DenseTensor& b_in, DenseTensor* out) {
   const int64_t k = w_in.dims()[0], n = w_in.dims()[1];
   const int64_t m = k == 0 ? (n == 0 ? 0 : out->numel() / n) : x_in.numel() / k;
-  if (k > 0 && onednn::UsesOneDnn(dtype_of_v<T>, {1, m, n, k, false})) {
+  if (k > 0 && onednn::UsesOneDnn(dtype_of_v<T>, {1, m, n, k, false, false})) {
     // On oneDNN (Note [float32 GEMMs on oneDNN]; bfloat16, or float16 where the
     // CPU has it): x's leading dims are batch dims weight broadcasts over, the
     // bias is added in the product's float32 output pass, before a low
