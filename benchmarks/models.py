@@ -127,7 +127,7 @@ class Suite:
     def __init__(self, args):
         self.args = args
         self.paddle = paddle_python(args.paddle_python)
-        self.cpp = args.jit_latency if os.path.exists(args.jit_latency) else None
+        self.cpp = os.path.abspath(args.jit_latency) if os.path.exists(args.jit_latency) else None
         self.tmp = tempfile.mkdtemp(prefix="oar-models-")
         self.exported = {}  # row -> (prefix or None, error)
         self.versions = {}
