@@ -10,9 +10,11 @@
 // repeated calls lasting >= kMinSampleSeconds each. Threads: OMP_NUM_THREADS
 // (oneDNN runs on the same OpenMP pool).
 //
-//   usage: oar_bench_conv [float64] [resnet18]   (default float32; oneDNN is float32
-//          only; resnet18: the forward pass of ResNet-18's convolutions at batch 1 and
-//          16, 224x224 input, instead of the CNN's shapes)
+//   usage: oar_bench_conv [float64] [resnet18 | depthwise]   (default float32; oneDNN
+//          is float32 only; resnet18: the forward pass of ResNet-18's convolutions at
+//          batch 1 and 16, 224x224 input, instead of the CNN's shapes; depthwise: every
+//          pass of MobileNetV2's depthwise convolutions at batch 8, a 5x5 depthwise and
+//          two grouped convolutions with 2 and 3 channels per group)
 #include <omp.h>
 
 #include <algorithm>
@@ -68,14 +70,15 @@ oar::DenseTensor Random(oar::DType dtype, const oar::DDim& dims, std::mt19937* r
 struct Shape {
   const char* name;
   int64_t n, c_in, c_out, h, w, k, stride, pad;
+  int64_t groups = 1;
 };
 
 void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng, bool forward_only = false) {
   using oar::conv_engine::Algo;
   using oar::conv_engine::Pass;
-  const oar::DDim xd{s.n, s.c_in, s.h, s.w}, wd{s.c_out, s.c_in, s.k, s.k};
-  const oar::WindowGeometry g =
-      oar::ConvGeometry(xd, wd, {s.stride, s.stride}, {s.pad, s.pad, s.pad, s.pad}, {1, 1}, 1);
+  const oar::DDim xd{s.n, s.c_in, s.h, s.w}, wd{s.c_out, s.c_in / s.groups, s.k, s.k};
+  const oar::WindowGeometry g = oar::ConvGeometry(xd, wd, {s.stride, s.stride},
+                                                  {s.pad, s.pad, s.pad, s.pad}, {1, 1}, s.groups);
   const oar::DDim yd{s.n, s.c_out, g.out[1], g.out[2]};
   const oar::DenseTensor x = Random(dtype, xd, rng), w = Random(dtype, wd, rng);
   const oar::DenseTensor dy = Random(dtype, yd, rng);
@@ -91,20 +94,20 @@ void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng, bool forwar
       return BestSecondsPerCall([&] {
         switch (pass) {
           case Pass::kForward:
-            oar::conv_engine::Forward(a, x, w, g, 1, &y);
+            oar::conv_engine::Forward(a, x, w, g, s.groups, &y);
             break;
           case Pass::kBackwardData:
-            oar::conv_engine::BackwardData(a, dy, w, g, 1, &dx);
+            oar::conv_engine::BackwardData(a, dy, w, g, s.groups, &dx);
             break;
           case Pass::kBackwardWeights:
-            oar::conv_engine::BackwardWeights(a, x, dy, g, 1, &dw);
+            oar::conv_engine::BackwardWeights(a, x, dy, g, s.groups, &dw);
             break;
         }
       });
     };
     const double t_gemm = run(Algo::kGemm);
     const double t_dnnl = onednn ? run(Algo::kOneDnn) : 0.0;
-    const Algo chosen = oar::conv_engine::Choose(pass, dtype, g, s.n, s.c_in, s.c_out, 1);
+    const Algo chosen = oar::conv_engine::Choose(pass, dtype, g, s.n, s.c_in, s.c_out, s.groups);
     std::printf("%-34s %-17s %10.3f %10s %8s  %s\n", s.name, pass_names[int(pass)], t_gemm * 1e3,
                 onednn ? std::to_string(t_dnnl * 1e3).substr(0, 6).c_str() : "-",
                 onednn ? std::to_string(t_dnnl / t_gemm).substr(0, 5).c_str() : "-",
@@ -141,11 +144,36 @@ std::vector<Shape> ResNet18Shapes(int64_t n) {
   return v;
 }
 
+// MobileNetV2's depthwise 3x3 convolutions at batch 8 (224x224 input; the network runs
+// some of them 2-4 times), then the shapes that bound Note [Depthwise convolutions'
+// gradients on oneDNN]: a 5x5 depthwise layer and grouped layers of 2 and 3 channels.
+std::vector<Shape> DepthwiseShapes() {
+  std::vector<Shape> v;
+  struct C {
+    const char* name;
+    int64_t c, hw, k, stride, per_group;
+  };
+  const C convs[] = {
+      {"dw 32x112, 3x3", 32, 112, 3, 1, 1},         {"dw 96x112, 3x3 s2", 96, 112, 3, 2, 1},
+      {"dw 144x56, 3x3", 144, 56, 3, 1, 1},         {"dw 144x56, 3x3 s2", 144, 56, 3, 2, 1},
+      {"dw 192x28, 3x3", 192, 28, 3, 1, 1},         {"dw 192x28, 3x3 s2", 192, 28, 3, 2, 1},
+      {"dw 384x14, 3x3", 384, 14, 3, 1, 1},         {"dw 576x14, 3x3", 576, 14, 3, 1, 1},
+      {"dw 576x14, 3x3 s2", 576, 14, 3, 2, 1},      {"dw 960x7, 3x3", 960, 7, 3, 1, 1},
+      {"dw 64x56, 5x5", 64, 56, 5, 1, 1},           {"64x56, 3x3, 2 per group", 64, 56, 3, 1, 2},
+      {"96x28, 3x3, 3 per group", 96, 28, 3, 1, 3},
+  };
+  for (const C& c : convs) {
+    v.push_back({c.name, 8, c.c, c.c, c.hw, c.hw, c.k, c.stride, c.k / 2, c.c / c.per_group});
+  }
+  return v;
+}
+
 int main(int argc, char** argv) {
-  bool f64 = false, resnet = false;
+  bool f64 = false, resnet = false, depthwise = false;
   for (int i = 1; i < argc; ++i) {
     f64 = f64 || std::strcmp(argv[i], "float64") == 0;
     resnet = resnet || std::strcmp(argv[i], "resnet18") == 0;
+    depthwise = depthwise || std::strcmp(argv[i], "depthwise") == 0;
   }
   const oar::DType dtype = f64 ? oar::DType::kFloat64 : oar::DType::kFloat32;
   std::printf("conv engines, %s, %d threads, best of %d samples (ms per call)\n",
@@ -166,6 +194,10 @@ int main(int argc, char** argv) {
       std::printf("ResNet-18, batch %lld\n", static_cast<long long>(n));
       for (const Shape& s : ResNet18Shapes(n)) BenchShape(s, dtype, &rng, true);
     }
+    return 0;
+  }
+  if (depthwise) {
+    for (const Shape& s : DepthwiseShapes()) BenchShape(s, dtype, &rng);
     return 0;
   }
   for (const Shape& s : shapes) BenchShape(s, dtype, &rng);

@@ -84,7 +84,37 @@ INSTANTIATE_TEST_SUITE_P(
         ConvCase{{2, 40, 7, 6}, {6, 40, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1},
         ConvCase{{2, 36, 9, 8}, {5, 36, 3, 2}, {2, 1}, {1, 0, 0, 1}, {1, 2}, 1},
         ConvCase{{1, 20, 4, 5, 4}, {3, 20, 2, 3, 2}, {1, 1, 1}, {1, 0, 1, 1, 0, 1}, {1, 1, 1}, 1},
-        ConvCase{{2, 300, 4, 4}, {3, 300, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1}));
+        ConvCase{{2, 300, 4, 4}, {3, 300, 1, 1}, {1, 1}, {0, 0, 0, 0}, {1, 1}, 1},
+        // Depthwise layers, which oneDNN's depthwise kernels run (Note [Depthwise
+        // convolutions' gradients on oneDNN]): 3x3 with 16 channels, 5x5 strided.
+        ConvCase{{2, 16, 9, 8}, {16, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 16},
+        ConvCase{{3, 24, 11, 10}, {24, 1, 5, 5}, {2, 2}, {2, 2, 2, 2}, {1, 1}, 24}));
+
+// Note [Depthwise convolutions' gradients on oneDNN] (conv_kernels.cc): which engine
+// each pass of a depthwise or grouped convolution with few taps takes.
+TEST(ConvChoose, DepthwiseGradientsRunOnOneDnn) {
+  using conv_engine::Algo;
+  using conv_engine::Pass;
+  auto choose = [](Pass pass, int64_t c, int64_t per_group, int64_t k) {
+    const WindowGeometry g = ConvGeometry({8, c, 28, 28}, {c, per_group, k, k}, {1, 1},
+                                          {k / 2, k / 2, k / 2, k / 2}, {1, 1}, c / per_group);
+    return conv_engine::Choose(pass, DType::kFloat32, g, 8, c, c, c / per_group);
+  };
+  const bool avx512 = conv_engine::OneDnnAvx512();
+  for (Pass pass : {Pass::kForward, Pass::kBackwardData, Pass::kBackwardWeights}) {
+    EXPECT_EQ(choose(pass, 192, 1, 3), Algo::kOneDnn);
+  }
+  EXPECT_EQ(choose(Pass::kBackwardData, 64, 1, 5), Algo::kOneDnn);
+  EXPECT_EQ(choose(Pass::kBackwardWeights, 64, 1, 5), avx512 ? Algo::kOneDnn : Algo::kGemm);
+  // Two channels per group: the few-taps rule of a first layer, as before.
+  EXPECT_EQ(choose(Pass::kBackwardData, 64, 2, 3), Algo::kGemm);
+  EXPECT_EQ(choose(Pass::kBackwardWeights, 64, 2, 3), avx512 ? Algo::kOneDnn : Algo::kGemm);
+  // A depth multiplier (two outputs per input channel) is not depthwise for oneDNN.
+  const WindowGeometry g =
+      ConvGeometry({8, 32, 28, 28}, {64, 1, 3, 3}, {1, 1}, {1, 1, 1, 1}, {1, 1}, 32);
+  EXPECT_EQ(conv_engine::Choose(Pass::kBackwardData, DType::kFloat32, g, 8, 32, 64, 32),
+            Algo::kGemm);
+}
 
 // Note [The forward convolution sums in blocks] (conv_impl.h): the float32 forward
 // pass's norm-wise relative error against float64, ||y - y64|| / ||y64||, stays near
@@ -216,39 +246,25 @@ TEST(ConvWinograd, PassesStayCloseToFloat64) {
 TEST(ConvInferMeta, TypedErrorsNameTheArgument) {
   DenseTensor x(DType::kFloat32, {1, 4, 5, 5}), out;
   testing::Catch(
-      [&] {
-        ConvInferMeta(x, DenseTensor(DType::kFloat32, {3, 3, 3, 3}), {}, {}, {}, 1, &out);
-      },
+      [&] { ConvInferMeta(x, DenseTensor(DType::kFloat32, {3, 3, 3, 3}), {}, {}, {}, 1, &out); },
       ErrorCode::kInvalidArgument, {"argument 'x' has 4 channels", "expects 3"});
   testing::Catch(
-      [&] {
-        ConvInferMeta(x, DenseTensor(DType::kFloat32, {3, 2, 3, 3}), {}, {}, {}, 2, &out);
-      },
+      [&] { ConvInferMeta(x, DenseTensor(DType::kFloat32, {3, 2, 3, 3}), {}, {}, {}, 2, &out); },
       ErrorCode::kInvalidArgument, {"argument 'groups' (2) must divide"});
   testing::Catch(
-      [&] {
-        ConvInferMeta(x, DenseTensor(DType::kFloat32, {2, 4, 7, 3}), {}, {}, {}, 1, &out);
-      },
+      [&] { ConvInferMeta(x, DenseTensor(DType::kFloat32, {2, 4, 7, 3}), {}, {}, {}, 1, &out); },
       ErrorCode::kInvalidArgument, {"argument 'weight'", "the kernel spans 7"});
   testing::Catch(
-      [&] {
-        ConvInferMeta(x, DenseTensor(DType::kFloat32, {2, 4, 3, 3}), {1}, {}, {}, 1, &out);
-      },
+      [&] { ConvInferMeta(x, DenseTensor(DType::kFloat32, {2, 4, 3, 3}), {1}, {}, {}, 1, &out); },
       ErrorCode::kInvalidArgument, {"argument 'strides' [1] must have 2 values"});
   testing::Catch(
-      [&] {
-        ConvInferMeta(x, DenseTensor(DType::kFloat32, {2, 4, 3}), {}, {}, {}, 1, &out);
-      },
+      [&] { ConvInferMeta(x, DenseTensor(DType::kFloat32, {2, 4, 3}), {}, {}, {}, 1, &out); },
       ErrorCode::kInvalidArgument, {"argument 'x' has shape [1, 4, 5, 5]"});
   testing::Catch(
-      [&] {
-        PoolInferMeta(x, {2, 2}, {2, 2}, {2, 2, 0, 0}, false, true, 0, false, &out);
-      },
+      [&] { PoolInferMeta(x, {2, 2}, {2, 2}, {2, 2, 0, 0}, false, true, 0, false, &out); },
       ErrorCode::kInvalidArgument, {"argument 'paddings'", "at most half of kernel_size"});
   testing::Catch(
-      [&] {
-        PoolInferMeta(x, {6, 2}, {1, 1}, {0, 0, 0, 0}, false, true, 0, false, &out);
-      },
+      [&] { PoolInferMeta(x, {6, 2}, {1, 1}, {0, 0, 0, 0}, false, true, 0, false, &out); },
       ErrorCode::kInvalidArgument, {"argument 'kernel_size' [6, 2] is larger"});
   DenseTensor idx(DType::kInt32, {1, 4, 2, 2});
   testing::Catch([&] { PoolGatherInferMeta(x, idx, &out); }, ErrorCode::kInvalidType,

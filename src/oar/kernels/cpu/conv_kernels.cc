@@ -48,6 +48,29 @@ bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
 // GEMM without im2col) depend on the CPU: GEMM on AVX2 machines, oneDNN's
 // AVX-512 kernels (2x and 1.5x faster) where it has them. float64 has no
 // oneDNN path.
+//
+// Note [Depthwise convolutions' gradients on oneDNN]
+// A 2-D depthwise convolution (one input and one output channel per group, as in
+// MobileNetV2) has few taps too, but the GEMM path runs it as one tiny GEMM per
+// sample and channel. oneDNN's depthwise kernels (jit_dw) run its data gradient for
+// any kernel and its weight gradient for 3x3 kernels; for other kernels its weight
+// gradient is its own im2col GEMM. On an AVX2 Zen 3 (two threads, `oar_bench_conv
+// depthwise`) oneDNN took 0.09-0.63x the GEMM path's time on the data gradients of
+// MobileNetV2's depthwise layers at batch 8, 0.05-0.63x on their weight gradients,
+// and 0.25x on a 5x5 layer's data gradient but 2.4x on its weight gradient;
+// MobileNetV2's training step went from 700-811 to 542-549 ms (benchmarks/models.py).
+// Grouped layers with 2 or 3 channels per group stay with the first layer's rule
+// (oneDNN took 1.7-2.6x GEMM's time on their gradients). So depthwise layers take
+// oneDNN for their data gradient, and for their weight gradient when the kernel is
+// 3x3 or oneDNN runs AVX-512 kernels (the rule for few taps there). On AVX-512 the
+// data gradient moves to oneDNN too, unmeasured there: the GEMM path is the same
+// per-channel loop, and oneDNN's depthwise kernels the same design, wider.
+namespace {
+bool Depthwise2d(const WindowGeometry& g, int64_t c_in, int64_t c_out, int64_t groups) {
+  return g.nd == 2 && groups > 1 && c_in == groups && c_out == groups;
+}
+}  // namespace
+
 Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
             int64_t groups) {
   if (n == 0 || c_in == 0 || c_out == 0 || !OneDnnSupports(dtype, g)) return Algo::kGemm;
@@ -63,6 +86,11 @@ Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t 
                 g.pad_after[d] == 0;
   }
   if (pointwise) return OneDnnAvx512() ? Algo::kOneDnn : Algo::kGemm;
+  if (few_taps && Depthwise2d(g, c_in, c_out, groups)) {
+    const bool three_by_three = g.kernel[1] == 3 && g.kernel[2] == 3;
+    if (pass == Pass::kBackwardWeights && !three_by_three && !OneDnnAvx512()) return Algo::kGemm;
+    return Algo::kOneDnn;
+  }
   if (few_taps && pass == Pass::kBackwardData) return Algo::kGemm;
   if (few_taps && pass == Pass::kBackwardWeights) {
     return OneDnnAvx512() ? Algo::kOneDnn : Algo::kGemm;
