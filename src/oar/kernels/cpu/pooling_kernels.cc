@@ -12,6 +12,7 @@
 #include "oar/core/parallel.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/funcs/max_pool_2x2.h"
+#include "oar/kernels/funcs/max_pool_3x3.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
 
@@ -94,10 +95,12 @@ inline std::pair<int64_t, int64_t> FullColumns(const std::vector<Window>& wcols,
 // offset at a time across the whole run of columns, a loop the compiler vectorises;
 // the few clipped columns at the edges take the plain loop. Both visit a window's
 // elements in row-major order, so ties keep the first.
+// With kIndex, run3 (when not null) does the run of full columns instead
+// (funcs/max_pool_3x3.h: 3-wide windows at column stride 2).
 template <typename T, bool kIndex>
 void MaxPoolRow(const T* plane, int64_t IW, const Window& wh, const std::vector<Window>& wcols,
-                int64_t kw, int64_t sw, int64_t pw, int64_t* index, T* values,
-                compute_t<T>* best_v) {
+                int64_t kw, int64_t sw, int64_t pw, int64_t* index, T* values, compute_t<T>* best_v,
+                funcs::MaxPool3x3RunFn run3 = nullptr) {
   using C = compute_t<T>;
   const int64_t OW = static_cast<int64_t>(wcols.size());
   const auto [lo, hi] = FullColumns(wcols, kw, sw, pw);
@@ -122,6 +125,10 @@ void MaxPoolRow(const T* plane, int64_t IW, const Window& wh, const std::vector<
     }
   }
   if (lo >= hi) return;
+  if (kIndex && run3 != nullptr) {
+    run3(plane, IW, wh.begin, wh.end - wh.begin, lo * sw - pw, hi - lo, index + lo);
+    return;
+  }
   const T* first = plane + wh.begin * IW - pw;
   for (int64_t ow = lo; ow < hi; ++ow) {
     best_v[ow] = C(first[ow * sw]);
@@ -246,12 +253,17 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
       });
       return;
     }
+    // 3-wide windows at column stride 2 (ResNet's 3x3 stride-2 pool): funcs/max_pool_3x3.h.
+    const funcs::MaxPool3x3RunFn run3 =
+        g.kernel[2] == 3 && g.stride[2] == 2 && S < (int64_t{1} << 31)
+            ? funcs::MaxPool3x3RunFor(dtype_of_v<T>)
+            : nullptr;
     ParallelFor(0, Planes(x), g.plane_cost(), [&](int64_t b, int64_t e) {
       std::vector<C> best_v(static_cast<size_t>(OW));
       for (int64_t p = b; p < e; ++p) {
         for (int64_t oh = 0; oh < OH; ++oh) {
           MaxPoolRow<T, true>(px + p * S, IW, w.dim[1][oh], w.dim[2], g.kernel[2], g.stride[2],
-                              g.pad_before[2], po + p * L + oh * OW, nullptr, best_v.data());
+                              g.pad_before[2], po + p * L + oh * OW, nullptr, best_v.data(), run3);
         }
       }
     });

@@ -8,28 +8,11 @@
 #include <immintrin.h>
 
 #include <cstdint>
-#include <cstring>
 
 #include "oar/kernels/funcs/max_pool_2x2_isa.h"
+#include "oar/kernels/funcs/max_pool_avx2.h"
 
 namespace oar::funcs::max_pool_isa {
-namespace {
-
-// The first n lanes (n clamped to [0, 8]) as a maskload mask.
-__m256i FirstLanes8(int64_t n) {
-  const int32_t k = static_cast<int32_t>(n < 0 ? 0 : n > 8 ? 8 : n);
-  return _mm256_cmpgt_epi32(_mm256_set1_epi32(k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
-}
-
-// v wins over best when larger, or when it is a NaN (pooling_kernels.cc's
-// TakesOver, lane-wise: a later NaN takes over).
-__m256 TakesOver8(__m256 v, __m256 best) {
-  const __m256 gt = _mm256_cmp_ps(v, best, _CMP_GT_OQ);
-  const __m256 v_nan = _mm256_cmp_ps(v, v, _CMP_UNORD_Q);
-  return _mm256_or_ps(gt, v_nan);
-}
-
-}  // namespace
 
 void Avx2F32(const void* plane_in, int64_t IW, int64_t OH, int64_t OW, int64_t* out) {
   const float* plane = static_cast<const float*>(plane_in);
@@ -68,18 +51,7 @@ void Avx2F32(const void* plane_in, int64_t IW, int64_t OH, int64_t OW, int64_t* 
       const __m256i col = _mm256_add_epi32(lane2, _mm256_and_si256(ci, one));
       const __m256i idx = _mm256_add_epi32(
           _mm256_add_epi32(row, col), _mm256_set1_epi32(static_cast<int32_t>(2 * oh * IW + c)));
-      const __m256i lo = _mm256_cvtepi32_epi64(_mm256_castsi256_si128(idx));
-      const __m256i hi = _mm256_cvtepi32_epi64(_mm256_extracti128_si256(idx, 1));
-      int64_t* o = out + oh * OW + ow0;
-      if (n == 8) {
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o), lo);
-        _mm256_storeu_si256(reinterpret_cast<__m256i*>(o + 4), hi);
-      } else {
-        alignas(32) int64_t tmp[8];
-        _mm256_store_si256(reinterpret_cast<__m256i*>(tmp), lo);
-        _mm256_store_si256(reinterpret_cast<__m256i*>(tmp + 4), hi);
-        std::memcpy(o, tmp, sizeof(int64_t) * static_cast<size_t>(n));
-      }
+      StoreIndices8(idx, n, out + oh * OW + ow0);
     }
   }
 }
