@@ -222,9 +222,9 @@ def test_max_pool2x2_low_precision_and_float_paths_agree_with_float64(dtype, hw)
 @pytest.mark.parametrize("padding,ceil_mode", [(1, False), (0, False), (1, True), (0, True)])
 @pytest.mark.parametrize("hw", [(3, 3), (5, 4), (7, 9), (12, 17), (9, 35), (112, 112), (4, 40)])
 def test_max_pool3x3_stride2_float_path_agrees_with_float64(hw, padding, ceil_mode):
-    # Full 3-wide windows at column stride 2 take a SIMD run in float32 with AVX2
-    # (funcs/max_pool_3x3.h; the clipped edge windows and float64 keep the generic loop),
-    # eight outputs a step and a masked tail. Few distinct values (ties keep the first
+    # Full 3-wide windows at column stride 2 take a SIMD run in float32 with AVX2, for the
+    # argmax and for the values alone (funcs/max_pool_3x3.h; the clipped edge windows and
+    # float64 keep the generic loop), eight outputs a step and a masked tail. Few distinct values (ties keep the first
     # element in row-major order) and NaNs (which win, the last of several).
     a = RNG.integers(-3, 4, size=(2, 3) + hw).astype("float64")
     a[RNG.random(a.shape) < 0.05] = np.nan
@@ -233,6 +233,11 @@ def test_max_pool3x3_stride2_float_path_agrees_with_float64(hw, padding, ceil_mo
     ref, ref_mask = F.max_pool2d(oar.to_tensor(a), **kw)
     np.testing.assert_array_equal(mask.numpy(), ref_mask.numpy())
     np.testing.assert_array_equal(out.astype("float64").numpy(), ref.numpy())
+    # Without a mask or a gradient: the values alone (the max_pool op), the same run.
+    del kw["return_mask"]
+    values = F.max_pool2d(oar.to_tensor(a).astype("float32"), **kw)
+    np.testing.assert_array_equal(values.astype("float64").numpy(), ref.numpy())
+    kw["return_mask"] = True
     out1, mask1 = F.max_pool1d(oar.to_tensor(a[0]).astype("float32"), **kw)
     ref1, ref_mask1 = F.max_pool1d(oar.to_tensor(a[0]), **kw)
     np.testing.assert_array_equal(mask1.numpy(), ref_mask1.numpy())

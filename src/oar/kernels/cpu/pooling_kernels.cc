@@ -95,8 +95,8 @@ inline std::pair<int64_t, int64_t> FullColumns(const std::vector<Window>& wcols,
 // offset at a time across the whole run of columns, a loop the compiler vectorises;
 // the few clipped columns at the edges take the plain loop. Both visit a window's
 // elements in row-major order, so ties keep the first.
-// With kIndex, run3 (when not null) does the run of full columns instead
-// (funcs/max_pool_3x3.h: 3-wide windows at column stride 2).
+// run3, when not null, does the run of full columns instead (funcs/max_pool_3x3.h:
+// 3-wide windows at column stride 2).
 template <typename T, bool kIndex>
 void MaxPoolRow(const T* plane, int64_t IW, const Window& wh, const std::vector<Window>& wcols,
                 int64_t kw, int64_t sw, int64_t pw, int64_t* index, T* values, compute_t<T>* best_v,
@@ -125,8 +125,9 @@ void MaxPoolRow(const T* plane, int64_t IW, const Window& wh, const std::vector<
     }
   }
   if (lo >= hi) return;
-  if (kIndex && run3 != nullptr) {
-    run3(plane, IW, wh.begin, wh.end - wh.begin, lo * sw - pw, hi - lo, index + lo);
+  if (run3 != nullptr) {
+    run3(plane, IW, wh.begin, wh.end - wh.begin, lo * sw - pw, hi - lo,
+         kIndex ? index + lo : nullptr, kIndex ? nullptr : values + lo);
     return;
   }
   const T* first = plane + wh.begin * IW - pw;
@@ -150,6 +151,15 @@ void MaxPoolRow(const T* plane, int64_t IW, const Window& wh, const std::vector<
   if constexpr (!kIndex) {
     for (int64_t ow = lo; ow < hi; ++ow) values[ow] = static_cast<T>(best_v[ow]);
   }
+}
+
+// The SIMD run of MaxPoolRow for g's rows, or null: 3-wide windows at column stride 2
+// (ResNet's 3x3 stride-2 pool) in planes whose offsets fit 32 bits (funcs/max_pool_3x3.h).
+template <typename T>
+funcs::MaxPool3x3RunFn Run3x3For(const WindowGeometry& g) {
+  const bool fits = g.in_size() < (int64_t{1} << 31);
+  return g.kernel[2] == 3 && g.stride[2] == 2 && fits ? funcs::MaxPool3x3RunFor(dtype_of_v<T>)
+                                                      : nullptr;
 }
 
 }  // namespace
@@ -253,11 +263,7 @@ void MaxPoolIndexKernel(const DeviceContext&, const DenseTensor& x_in,
       });
       return;
     }
-    // 3-wide windows at column stride 2 (ResNet's 3x3 stride-2 pool): funcs/max_pool_3x3.h.
-    const funcs::MaxPool3x3RunFn run3 =
-        g.kernel[2] == 3 && g.stride[2] == 2 && S < (int64_t{1} << 31)
-            ? funcs::MaxPool3x3RunFor(dtype_of_v<T>)
-            : nullptr;
+    const funcs::MaxPool3x3RunFn run3 = Run3x3For<T>(g);
     ParallelFor(0, Planes(x), g.plane_cost(), [&](int64_t b, int64_t e) {
       std::vector<C> best_v(static_cast<size_t>(OW));
       for (int64_t p = b; p < e; ++p) {
@@ -315,12 +321,13 @@ void MaxPoolKernel(const DeviceContext& ctx, const DenseTensor& x_in,
   const Windows w = AllWindows(g, false);
   const int64_t S = g.in_size(), L = g.out_size(), IW = g.in[2];
   const int64_t OH = g.out[1], OW = g.out[2];
+  const funcs::MaxPool3x3RunFn run3 = Run3x3For<T>(g);
   ParallelFor(0, Planes(x), g.plane_cost(), [&](int64_t b, int64_t e) {
     std::vector<C> best_v(static_cast<size_t>(OW));
     for (int64_t p = b; p < e; ++p) {
       for (int64_t oh = 0; oh < OH; ++oh) {
         MaxPoolRow<T, false>(px + p * S, IW, w.dim[1][oh], w.dim[2], g.kernel[2], g.stride[2],
-                             g.pad_before[2], nullptr, po + p * L + oh * OW, best_v.data());
+                             g.pad_before[2], nullptr, po + p * L + oh * OW, best_v.data(), run3);
       }
     }
   });

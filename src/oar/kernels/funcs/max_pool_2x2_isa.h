@@ -16,7 +16,7 @@ void Avx512Bf16(const void* plane, int64_t IW, int64_t OH, int64_t OW, int64_t* 
 void Avx512F16(const void* plane, int64_t IW, int64_t OH, int64_t OW, int64_t* out);
 void Avx2F32(const void* plane, int64_t IW, int64_t OH, int64_t OW, int64_t* out);
 void Avx2F32Run3x3(const void* plane, int64_t IW, int64_t row0, int64_t rows, int64_t col0,
-                   int64_t n, int64_t* out);
+                   int64_t n, int64_t* index, void* values);
 #endif
 
 }  // namespace oar::funcs::max_pool_isa

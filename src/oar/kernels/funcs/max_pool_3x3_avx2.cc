@@ -3,7 +3,8 @@
 // c+2..c+16, the last masked so no column past the windows is read) split into
 // even and odd columns by in-lane shuffles, which leave the outputs in the order
 // 0 1 4 5 | 2 3 6 7; the comparisons do not mind, and only the winners' offsets
-// are put back in order, by one 64-bit permute. Built with -march=x86-64-v3
+// are put back in order, by one 64-bit permute (or the maxima, when only they
+// are wanted). Built with -march=x86-64-v3
 // (CMakeLists.txt), called only when dispatch allows that level
 // (max_pool_3x3.cc); nothing from the rest of the library is included.
 #if defined(__x86_64__)
@@ -16,9 +17,11 @@
 
 namespace oar::funcs::max_pool_isa {
 
-void Avx2F32Run3x3(const void* plane_in, int64_t IW, int64_t row0, int64_t rows, int64_t col0,
-                   int64_t n, int64_t* out) {
-  const float* plane = static_cast<const float*>(plane_in);
+namespace {
+
+template <bool kIndex>
+void Run(const float* plane, int64_t IW, int64_t row0, int64_t rows, int64_t col0, int64_t n,
+         int64_t* index, float* values) {
   const __m256i lane2 = _mm256_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14);  // 2 * output lane
   for (int64_t ow0 = 0; ow0 < n; ow0 += 8) {
     const int64_t m = n - ow0 < 8 ? n - ow0 : 8;  // outputs in this step
@@ -49,15 +52,31 @@ void Avx2F32Run3x3(const void* plane_in, int64_t IW, int64_t row0, int64_t rows,
         }
         const __m256 take = TakesOver8(cand[j], best);
         best = _mm256_blendv_ps(best, cand[j], take);
-        off = _mm256_castps_si256(
-            _mm256_blendv_ps(_mm256_castsi256_ps(off), _mm256_castsi256_ps(at), take));
+        if constexpr (kIndex) {
+          off = _mm256_castps_si256(
+              _mm256_blendv_ps(_mm256_castsi256_ps(off), _mm256_castsi256_ps(at), take));
+        }
       }
+    }
+    if constexpr (!kIndex) {
+      const __m256 ordered = _mm256_castpd_ps(_mm256_permute4x64_pd(_mm256_castps_pd(best), 0xD8));
+      _mm256_maskstore_ps(values + ow0, FirstLanes8(m), ordered);
+      continue;
     }
     const __m256i ordered = _mm256_permute4x64_epi64(off, 0xD8);
     const __m256i idx = _mm256_add_epi32(_mm256_add_epi32(ordered, lane2),
                                          _mm256_set1_epi32(static_cast<int32_t>(row0 * IW + c)));
-    StoreIndices8(idx, m, out + ow0);
+    StoreIndices8(idx, m, index + ow0);
   }
+}
+
+}  // namespace
+
+void Avx2F32Run3x3(const void* plane, int64_t IW, int64_t row0, int64_t rows, int64_t col0,
+                   int64_t n, int64_t* index, void* values) {
+  const float* p = static_cast<const float*>(plane);
+  if (index != nullptr) return Run<true>(p, IW, row0, rows, col0, n, index, nullptr);
+  Run<false>(p, IW, row0, rows, col0, n, nullptr, static_cast<float*>(values));
 }
 
 }  // namespace oar::funcs::max_pool_isa
