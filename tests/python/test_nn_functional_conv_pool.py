@@ -224,8 +224,9 @@ def test_max_pool2x2_low_precision_and_float_paths_agree_with_float64(dtype, hw)
 def test_max_pool3x3_stride2_float_path_agrees_with_float64(hw, padding, ceil_mode):
     # Full 3-wide windows at column stride 2 take a SIMD run in float32 with AVX2, for the
     # argmax and for the values alone (funcs/max_pool_3x3.h; the clipped edge windows and
-    # float64 keep the generic loop), eight outputs a step and a masked tail. Few distinct values (ties keep the first
-    # element in row-major order) and NaNs (which win, the last of several).
+    # float64 keep the generic loop), eight outputs a step and a masked tail. Few distinct
+    # values (ties keep the first element in row-major order) and NaNs (which win, the
+    # last of several).
     a = RNG.integers(-3, 4, size=(2, 3) + hw).astype("float64")
     a[RNG.random(a.shape) < 0.05] = np.nan
     kw = dict(kernel_size=3, stride=2, padding=padding, ceil_mode=ceil_mode, return_mask=True)

@@ -2,7 +2,7 @@
 #include "oar/kernels/funcs/max_pool_2x2.h"
 
 #include "oar/core/cpu_isa.h"
-#include "oar/kernels/funcs/max_pool_2x2_isa.h"
+#include "oar/kernels/funcs/max_pool_isa.h"
 
 namespace oar::funcs {
 

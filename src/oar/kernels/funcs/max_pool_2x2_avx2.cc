@@ -9,8 +9,8 @@
 
 #include <cstdint>
 
-#include "oar/kernels/funcs/max_pool_2x2_isa.h"
 #include "oar/kernels/funcs/max_pool_avx2.h"
+#include "oar/kernels/funcs/max_pool_isa.h"
 
 namespace oar::funcs::max_pool_isa {
 

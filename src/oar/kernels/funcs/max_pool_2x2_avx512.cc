@@ -9,7 +9,7 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "oar/kernels/funcs/max_pool_2x2_isa.h"
+#include "oar/kernels/funcs/max_pool_isa.h"
 
 namespace oar::funcs::max_pool_isa {
 namespace {

@@ -4,16 +4,16 @@
 // even and odd columns by in-lane shuffles, which leave the outputs in the order
 // 0 1 4 5 | 2 3 6 7; the comparisons do not mind, and only the winners' offsets
 // are put back in order, by one 64-bit permute (or the maxima, when only they
-// are wanted). Built with -march=x86-64-v3
-// (CMakeLists.txt), called only when dispatch allows that level
-// (max_pool_3x3.cc); nothing from the rest of the library is included.
+// are wanted). Built with -march=x86-64-v3 (CMakeLists.txt), called only when
+// dispatch allows that level (max_pool_3x3.cc); nothing from the rest of the
+// library is included.
 #if defined(__x86_64__)
 #include <immintrin.h>
 
 #include <cstdint>
 
-#include "oar/kernels/funcs/max_pool_2x2_isa.h"
 #include "oar/kernels/funcs/max_pool_avx2.h"
+#include "oar/kernels/funcs/max_pool_isa.h"
 
 namespace oar::funcs::max_pool_isa {
 
@@ -44,15 +44,12 @@ void Run(const float* plane, int64_t IW, int64_t row0, int64_t rows, int64_t col
       // The window row's three columns: 2k, 2k + 1 and 2k + 2 for output k.
       const __m256 cand[3] = {_mm256_shuffle_ps(a, b, 0x88), _mm256_shuffle_ps(a, b, 0xDD),
                               _mm256_shuffle_ps(cc, d, 0x88)};
-      for (int j = 0; j < 3; ++j) {
-        const __m256i at = _mm256_set1_epi32(static_cast<int32_t>(r * IW + j));
-        if (r == 0 && j == 0) {
-          best = cand[0];
-          continue;
-        }
+      if (r == 0) best = cand[0];  // the window's first element, offset 0
+      for (int j = r == 0 ? 1 : 0; j < 3; ++j) {
         const __m256 take = TakesOver8(cand[j], best);
         best = _mm256_blendv_ps(best, cand[j], take);
         if constexpr (kIndex) {
+          const __m256i at = _mm256_set1_epi32(static_cast<int32_t>(r * IW + j));
           off = _mm256_castps_si256(
               _mm256_blendv_ps(_mm256_castsi256_ps(off), _mm256_castsi256_ps(at), take));
         }
