@@ -25,6 +25,8 @@ struct OpsF {
   static V Sub(V a, V b) { return _mm256_sub_ps(a, b); }
   static V Div(V a, V b) { return _mm256_div_ps(a, b); }
   static V Max(V a, V b) { return _mm256_max_ps(a, b); }
+  static V Or(V a, V b) { return _mm256_or_ps(a, b); }
+  static V Unordered(V a, V b) { return _mm256_cmp_ps(a, b, _CMP_UNORD_Q); }
   static V SelectGreater(V x, V t, V a, V b) {
     return _mm256_blendv_ps(b, a, _mm256_cmp_ps(x, t, _CMP_GT_OQ));
   }
@@ -68,6 +70,8 @@ struct OpsD {
   static V Sub(V a, V b) { return _mm256_sub_pd(a, b); }
   static V Div(V a, V b) { return _mm256_div_pd(a, b); }
   static V Max(V a, V b) { return _mm256_max_pd(a, b); }
+  static V Or(V a, V b) { return _mm256_or_pd(a, b); }
+  static V Unordered(V a, V b) { return _mm256_cmp_pd(a, b, _CMP_UNORD_Q); }
   static V SelectGreater(V x, V t, V a, V b) {
     return _mm256_blendv_pd(b, a, _mm256_cmp_pd(x, t, _CMP_GT_OQ));
   }

@@ -31,7 +31,7 @@ struct OpsF {
   static V Mul(V a, V b) { return _mm512_mul_ps(a, b); }
   static V MulAdd(V a, V b, V c) { return _mm512_fmadd_ps(a, b, c); }
   static V Min(V a, V b) { return _mm512_mask_min_ps(b, 0xFFFF, a, b); }
-  static __mmask16 NaNMask(V v) { return _mm512_cmp_ps_mask(v, v, _CMP_UNORD_Q); }
+  static __mmask16 NaNMask(V a, V b) { return _mm512_cmp_ps_mask(a, b, _CMP_UNORD_Q); }
   // x = m * 2^e with m in [1, 2), for positive normal x only.
   static V SplitExponent(V x, V* e) {
     // Masked forms, as for Max: GCC 12 warns about the unmasked ones' undefined source.
@@ -66,7 +66,7 @@ struct OpsD {
   static V Mul(V a, V b) { return _mm512_mul_pd(a, b); }
   static V MulAdd(V a, V b, V c) { return _mm512_fmadd_pd(a, b, c); }
   static V Min(V a, V b) { return _mm512_mask_min_pd(b, 0xFF, a, b); }
-  static __mmask8 NaNMask(V v) { return _mm512_cmp_pd_mask(v, v, _CMP_UNORD_Q); }
+  static __mmask8 NaNMask(V a, V b) { return _mm512_cmp_pd_mask(a, b, _CMP_UNORD_Q); }
 };
 #define OAR_SF(name, acc) Sleef_##name##f16_##acc##avx512f
 #define OAR_SD(name, acc) Sleef_##name##d8_##acc##avx512f

@@ -27,6 +27,8 @@ struct OpsF {
   static V Sub(V a, V b) { return _mm_sub_ps(a, b); }
   static V Div(V a, V b) { return _mm_div_ps(a, b); }
   static V Max(V a, V b) { return _mm_max_ps(a, b); }
+  static V Or(V a, V b) { return _mm_or_ps(a, b); }
+  static V Unordered(V a, V b) { return _mm_cmpunord_ps(a, b); }
   static V SelectGreater(V x, V t, V a, V b) {
     const V m = _mm_cmpgt_ps(x, t);
     return _mm_or_ps(_mm_and_ps(m, a), _mm_andnot_ps(m, b));
@@ -69,6 +71,8 @@ struct OpsD {
   static V Sub(V a, V b) { return _mm_sub_pd(a, b); }
   static V Div(V a, V b) { return _mm_div_pd(a, b); }
   static V Max(V a, V b) { return _mm_max_pd(a, b); }
+  static V Or(V a, V b) { return _mm_or_pd(a, b); }
+  static V Unordered(V a, V b) { return _mm_cmpunord_pd(a, b); }
   static V SelectGreater(V x, V t, V a, V b) {
     const V m = _mm_cmpgt_pd(x, t);
     return _mm_or_pd(_mm_and_pd(m, a), _mm_andnot_pd(m, b));
