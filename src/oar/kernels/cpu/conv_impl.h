@@ -36,6 +36,9 @@ enum class Pass { kForward, kBackwardData, kBackwardWeights };
 //   kBlocked: the kernels' order, as above; kWhole: one GEMM per sample and group, or
 //   one oneDNN convolution, in the libraries' own order (benchmarks compare the two).
 enum class Sum { kBlocked, kWhole };
+// Input channels per oneDNN convolution where its kernels would sum them all in one
+// accumulator (the note above).
+inline constexpr int64_t kSumBlockChannels = 16;
 
 // Contiguous tensors of one dtype (float32 or float64; oneDNN: float32, or
 // bfloat16 where OneDnnFastDtype says so, then with float32 accumulation and

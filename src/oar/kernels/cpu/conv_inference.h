@@ -12,11 +12,10 @@
 // the weight at every call: at batch 1 a 512-channel 3x3 weight (9.4 MB) is
 // more memory traffic than the convolution's activations. The results differ
 // from the op-by-op ones by rounding only (the products use w * s instead of
-// w, then s). The folded path runs where the ops' kernel would sum all input
-// channels in oneDNN's own order anyway (Note [The forward convolution sums in
-// blocks] in conv_impl.h): on AVX-512, or a 1x1 or grouped convolution, or at
-// most 16 input channels; elsewhere Supports says no and the runtime runs the
-// ops one by one.
+// w, then s): where the ops' kernel sums the input channels in blocks (Note [The
+// forward convolution sums in blocks] in conv_impl.h), so does the folded one
+// (Note [Folded convolutions sum in blocks where the ops do] in
+// conv_inference.cc).
 //
 // Note [Winograd's algorithm for small activations]
 // A 3x3 stride-1 convolution can multiply far less: Winograd's F(2x2, 3x3) and

@@ -87,10 +87,6 @@ void RunInto(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
   s.wait();
 }
 
-// Input channels per oneDNN convolution where its kernels would sum them all in one
-// accumulator (Note [The forward convolution sums in blocks] in conv_impl.h).
-constexpr int64_t kSumBlockChannels = 16;
-
 // One block's convolution: input channels [c0, c0 + len) of x and w into the running
 // sum. The views address the block in the user's plain tensors (strided over the
 // other channels); src holds x's block in the layout the primitive wants (empty when
@@ -194,8 +190,8 @@ void ForwardInBlocks(const DenseTensor& x, const DenseTensor& w, const WindowGeo
 
 // The input channels of one block of the forward pass, or 0 for one convolution over all.
 int64_t SumBlockChannels(const DenseTensor& x, const WindowGeometry& g, int64_t groups, Sum sum) {
-  if (sum != Sum::kBlocked || x.dtype() != DType::kFloat32 || groups != 1 ||
-      g.kernel_size() == 1 || x.dims()[1] <= kSumBlockChannels || OneDnnAvx512()) {
+  if (sum != Sum::kBlocked || x.dtype() != DType::kFloat32 || groups != 1 || g.kernel_size() == 1 ||
+      x.dims()[1] <= kSumBlockChannels || OneDnnAvx512()) {
     return 0;
   }
   return kSumBlockChannels;
