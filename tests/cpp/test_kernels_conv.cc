@@ -183,6 +183,29 @@ TEST(ConvForwardSum, ErrorStaysNearOneBlocksOnEveryIsa) {
   EXPECT_LT(ForwardError({2, 1024, 8, 8}, {32, 1024, 1, 1}, 0, true), 2.6e-7);   // 1,024
 }
 
+// Note [A batch of one reorders its input once for all blocks] (conv_onednn.h): a
+// sample's output from a batch of one (one reorder of the whole input) has the bits of
+// the same sample in a batch of two (one reorder per block), 264 input channels in
+// blocks of 16 and one of 8, direct algorithm, every ISA.
+TEST(ConvForwardSum, ABatchOfOneHasTheBatchsBits) {
+  const ScopedConvWinograd direct(false);
+  std::mt19937 rng(17);
+  const DDim xd{2, 264, 9, 9}, wd{24, 264, 3, 3};
+  const DenseTensor x = RandomF32(xd, &rng), w = RandomF32(wd, &rng);
+  const WindowGeometry g2 = ConvGeometry(xd, wd, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
+  DenseTensor y2 = Empty({2, 24, 9, 9});
+  conv_engine::Forward(conv_engine::Algo::kOneDnn, x, w, g2, 1, &y2);
+  DenseTensor x1 = Empty({1, 264, 9, 9}), y1 = Empty({1, 24, 9, 9});
+  const int64_t per_x = x1.numel(), per_y = y1.numel();
+  std::copy_n(static_cast<const float*>(x.data()) + per_x, per_x, static_cast<float*>(x1.data()));
+  const WindowGeometry g1 = ConvGeometry(x1.dims(), wd, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
+  conv_engine::Forward(conv_engine::Algo::kOneDnn, x1, w, g1, 1, &y1);
+  const float* second = static_cast<const float*>(y2.data()) + per_y;
+  EXPECT_EQ(std::vector<float>(second, second + per_y),
+            std::vector<float>(static_cast<const float*>(y1.data()),
+                               static_cast<const float*>(y1.data()) + per_y));
+}
+
 // Note [Winograd's algorithm in the eager convolution] (conv_impl.h): which
 // convolutions take it. On a CPU without oneDNN's AVX-512 kernels none does.
 TEST(ConvWinograd, TakesLargeThreeByThreeStrideOneConvolutions) {

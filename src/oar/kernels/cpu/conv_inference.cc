@@ -219,12 +219,18 @@ void InferenceConv::Impl::RunBlocks(const Prepared& p, const DenseTensor& x,
       memory::desc({bias.dims()[0]}, memory::data_type::f32, memory::format_tag::a), bias);
   memory::dims dims(x.dims().begin(), x.dims().end());
   const memory::dims strides(x.strides().begin(), x.strides().end());
+  // Note [A batch of one reorders its input once for all blocks] (conv_onednn.h)
+  const memory whole = WholeBlockedInput(p.blocks.front().pd.src_desc(), x.dims()[1],
+                                         UserMemory(Strided(x), x), s, &buffers);
   for (const SumBlock& b : p.blocks) {
-    // the block's input channels: a view of x at its strides
-    dims[1] = b.len;
-    const memory view(memory::desc(dims, memory::data_type::f32, strides), Engine(),
-                      const_cast<float*>(x.data<float>()) + b.c0 * x.strides()[1]);
-    const memory src = Input(b.pd.src_desc(), view, s, &buffers);
+    memory src = BlockOfWhole(whole, b.pd.src_desc(), b.c0, b.len);
+    if (!src) {
+      // the block's input channels: a view of x at its strides
+      dims[1] = b.len;
+      const memory view(memory::desc(dims, memory::data_type::f32, strides), Engine(),
+                        const_cast<float*>(x.data<float>()) + b.c0 * x.strides()[1]);
+      src = Input(b.pd.src_desc(), view, s, &buffers);
+    }
     if (!next) next = buffers.New(sum_md);
     std::unordered_map<int, memory> args{
         {DNNL_ARG_SRC, src},

@@ -165,9 +165,15 @@ void ForwardInBlocks(const DenseTensor& x, const DenseTensor& w, const WindowGeo
   }
   const std::vector<memory> weights = PackedWeightParts(w, parts, s);
   memory sum = buffers.New(sum_md), next;
+  const DType f32 = DType::kFloat32;
+  // Note [A batch of one reorders its input once for all blocks]
+  const memory whole = WholeBlockedInput(
+      first.pd.src_desc(), c_in,
+      UserMemory(MakeDescs(n, c_in, c_out, g, 1, f32, f32, f32).src_plain, x), s, &buffers);
   for (int64_t c0 = 0; c0 < c_in; c0 += block) {
     const SumBlock* b = &block_at(c0);
-    const memory src = BlockOperand(b->x_view, b->src, b->to_src, px + c0 * g.in_size(), s);
+    memory src = BlockOfWhole(whole, b->pd.src_desc(), c0, std::min(block, c_in - c0));
+    if (!src) src = BlockOperand(b->x_view, b->src, b->to_src, px + c0 * g.in_size(), s);
     const memory& wei = weights[c0 / block];
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}};
     if (b->scratch) args.insert({DNNL_ARG_SCRATCHPAD, b->scratch});
@@ -182,7 +188,6 @@ void ForwardInBlocks(const DenseTensor& x, const DenseTensor& w, const WindowGeo
     b->conv.execute(s, args);
     std::swap(sum, next);
   }
-  const DType f32 = DType::kFloat32;
   memory user(MakeDescs(n, c_in, c_out, g, 1, f32, f32, f32).dst_plain, Engine(), y->data());
   dnnl::reorder(sum, user).execute(s, sum, user);
   s.wait();
