@@ -129,9 +129,9 @@ struct InferenceConv::Impl {
   // Whether x's convolution sums its input channels in blocks.
   bool SumsInBlocks(const DenseTensor& x) const;
   void PrepareBlocks(const DenseTensor& x, const WindowGeometry& g, Prepared* p);
-  // Runs p's blocks on x into `out`, adding `residual` (null: none).
-  void RunBlocks(const Prepared& p, const DenseTensor& x, const DenseTensor* residual,
-                 const memory& out, dnnl::stream& s, CallBuffers& buffers) const;
+  // Runs p's blocks on x into `out`, adding `residual` where the spec has one.
+  void RunBlocks(const Prepared& p, const DenseTensor& x, const DenseTensor* residual, memory out,
+                 dnnl::stream& s, CallBuffers& buffers) const;
 };
 
 // Note [Folded convolutions sum in blocks where the ops do]
@@ -206,11 +206,11 @@ void InferenceConv::Impl::PrepareBlocks(const DenseTensor& x, const WindowGeomet
 }
 
 void InferenceConv::Impl::RunBlocks(const Prepared& p, const DenseTensor& x,
-                                    const DenseTensor* residual, const memory& out, dnnl::stream& s,
+                                    const DenseTensor* residual, memory out, dnnl::stream& s,
                                     CallBuffers& buffers) const {
   const memory::desc& sum_md = p.pd.dst_desc();
   memory sum, next;
-  if (residual != nullptr) {
+  if (spec.residual) {  // Run has checked that there is one
     sum = buffers.New(sum_md);
     memory r = UserMemory(Strided(*residual), *residual);
     dnnl::reorder(r, sum).execute(s, r, sum);
@@ -242,7 +242,7 @@ void InferenceConv::Impl::RunBlocks(const Prepared& p, const DenseTensor& x,
     b.conv.execute(s, args);
     std::swap(sum, next);
   }
-  dnnl::reorder(sum, out).execute(s, sum, const_cast<memory&>(out));
+  dnnl::reorder(sum, out).execute(s, sum, out);
   s.wait();
 }
 
