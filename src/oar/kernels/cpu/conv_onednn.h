@@ -107,17 +107,10 @@ inline dnnl::memory Input(const dnnl::memory::desc& want, const dnnl::memory& us
 // The channel-blocked layout tag of `ndims` dims with `block` channels a block, or undef.
 inline dnnl::memory::format_tag ChannelBlockedTag(int ndims, int64_t block) {
   using tag = dnnl::memory::format_tag;
-  if (block == 8)
-    return ndims == 3   ? tag::aBc8b
-           : ndims == 4 ? tag::aBcd8b
-           : ndims == 5 ? tag::aBcde8b
-                        : tag::undef;
-  if (block == 16)
-    return ndims == 3   ? tag::aBc16b
-           : ndims == 4 ? tag::aBcd16b
-           : ndims == 5 ? tag::aBcde16b
-                        : tag::undef;
-  return tag::undef;
+  static constexpr tag kBy8[] = {tag::aBc8b, tag::aBcd8b, tag::aBcde8b};
+  static constexpr tag kBy16[] = {tag::aBc16b, tag::aBcd16b, tag::aBcde16b};
+  if (ndims < 3 || ndims > 5 || (block != 8 && block != 16)) return tag::undef;
+  return (block == 8 ? kBy8 : kBy16)[ndims - 3];
 }
 
 // The channels per block of `md` where it is a batch-of-one float32 channel-blocked
