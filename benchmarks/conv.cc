@@ -10,11 +10,13 @@
 // repeated calls lasting >= kMinSampleSeconds each. Threads: OMP_NUM_THREADS
 // (oneDNN runs on the same OpenMP pool).
 //
-//   usage: oar_bench_conv [float64] [resnet18 | depthwise]   (default float32; oneDNN
+//   usage: oar_bench_conv [float64] [resnet18 | depthwise | winograd]   (default float32; oneDNN
 //          is float32 only; resnet18: the forward pass of ResNet-18's convolutions at
 //          batch 1 and 16, 224x224 input, instead of the CNN's shapes; depthwise: every
 //          pass of MobileNetV2's depthwise convolutions at batch 8, a 5x5 depthwise and
-//          two grouped convolutions with 2 and 3 channels per group)
+//          two grouped convolutions with 2 and 3 channels per group; winograd: oar's
+//          Winograd F(2x2, 3x3) against oneDNN on ResNet-18's 3x3 stride-1 convolutions'
+//          forward and data-gradient passes at batch 1, 8 and 16)
 #include <omp.h>
 
 #include <algorithm>
@@ -116,6 +118,40 @@ void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng, bool forwar
   }
 }
 
+// oar's Winograd F(2x2, 3x3) against oneDNN (direct without AVX-512) on the passes
+// it runs: forward and data gradient of ResNet-18's 3x3 stride-1 convolutions.
+void BenchWinograd(const Shape& s, std::mt19937* rng) {
+  using oar::conv_engine::Algo;
+  const oar::DType f32 = oar::DType::kFloat32;
+  const oar::DDim xd{s.n, s.c_in, s.h, s.w}, wd{s.c_out, s.c_in, 3, 3};
+  const oar::WindowGeometry g = oar::ConvGeometry(xd, wd, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
+  const oar::DDim yd{s.n, s.c_out, g.out[1], g.out[2]};
+  const oar::DenseTensor x = Random(f32, xd, rng), w = Random(f32, wd, rng);
+  const oar::DenseTensor dy = Random(f32, yd, rng);
+  oar::DenseTensor y(f32, yd), dx(f32, xd);
+  y.AllocateFrom(oar::CPUPlace());
+  dx.AllocateFrom(oar::CPUPlace());
+  for (const bool forward : {true, false}) {
+    auto run = [&](Algo a) {
+      return BestSecondsPerCall([&] {
+        if (forward) {
+          oar::conv_engine::Forward(a, x, w, g, 1, &y);
+        } else {
+          oar::conv_engine::BackwardData(a, dy, w, g, 1, &dx);
+        }
+      });
+    };
+    const double t_dnnl = run(Algo::kOneDnn), t_wino = run(Algo::kWinograd);
+    const auto pass =
+        forward ? oar::conv_engine::Pass::kForward : oar::conv_engine::Pass::kBackwardData;
+    const Algo chosen = oar::conv_engine::Choose(pass, f32, g, s.n, s.c_in, s.c_out, 1);
+    std::printf("%-22s batch %-3lld %-14s %10.3f %10.3f %8.3f  %s\n", s.name,
+                static_cast<long long>(s.n), forward ? "forward" : "backward data", t_dnnl * 1e3,
+                t_wino * 1e3, t_wino / t_dnnl, chosen == Algo::kWinograd ? "winograd" : "onednn");
+    std::fflush(stdout);
+  }
+}
+
 }  // namespace
 
 // ResNet-18's convolutions (each once; the network runs the 3x3 ones of a stage 3-4 times).
@@ -169,8 +205,9 @@ std::vector<Shape> DepthwiseShapes() {
 }
 
 int main(int argc, char** argv) {
-  bool f64 = false, resnet = false, depthwise = false;
+  bool f64 = false, resnet = false, depthwise = false, winograd = false;
   for (int i = 1; i < argc; ++i) {
+    winograd = winograd || std::strcmp(argv[i], "winograd") == 0;
     f64 = f64 || std::strcmp(argv[i], "float64") == 0;
     resnet = resnet || std::strcmp(argv[i], "resnet18") == 0;
     depthwise = depthwise || std::strcmp(argv[i], "depthwise") == 0;
@@ -180,6 +217,17 @@ int main(int argc, char** argv) {
               f64 ? "float64" : "float32", omp_get_max_threads(), kSamples);
   std::printf("oar dispatch ISA: %s (CPU: %s)\n", oar::CpuIsaName(oar::MaxCpuIsa()).data(),
               oar::CpuIsaName(oar::DetectedCpuIsa()).data());
+  std::mt19937 rng(0);
+  if (winograd) {
+    std::printf("%-22s %-9s %-14s %10s %10s %8s  %s\n", "shape", "", "pass", "onednn ms", "wino ms",
+                "wino/dnn", "chosen");
+    for (const int64_t n : {1, 8, 16}) {
+      for (const Shape& s : ResNet18Shapes(n)) {
+        if (s.k == 3 && s.stride == 1) BenchWinograd(s, &rng);
+      }
+    }
+    return 0;
+  }
   std::printf("%-34s %-17s %10s %10s %8s  %s\n", "shape", "pass", "gemm ms", "onednn ms",
               "dnn/gemm", "chosen");
   const Shape shapes[] = {
@@ -188,7 +236,6 @@ int main(int argc, char** argv) {
       {"64x64x14x14 -> 64, 1x1", 64, 64, 64, 14, 14, 1, 1, 0},
       {"64x32x28x28 -> 64, 3x3 s2 pad 1", 64, 32, 64, 28, 28, 3, 2, 1},
   };
-  std::mt19937 rng(0);
   if (resnet) {
     for (const int64_t n : {1, 16}) {
       std::printf("ResNet-18, batch %lld\n", static_cast<long long>(n));

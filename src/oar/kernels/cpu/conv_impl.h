@@ -13,7 +13,9 @@
 
 namespace oar::conv_engine {
 
-enum class Algo { kGemm, kOneDnn };
+// kWinograd: oar's own Winograd F(2x2, 3x3), forward and data-gradient passes of the
+// convolutions WinogradShape takes (Note [Winograd's F(2x2, 3x3) where oneDNN has none]).
+enum class Algo { kGemm, kOneDnn, kWinograd };
 enum class Pass { kForward, kBackwardData, kBackwardWeights };
 
 // Note [The forward convolution sums in blocks]
@@ -85,11 +87,32 @@ bool OneDnnAvx512();
 // tile sums away from the exact value rather than of single products
 // (docs/nn.md gives the measured difference), within what training needs;
 // FLAGS_conv_winograd off restores the direct algorithm's results.
+//
+// Note [Winograd's F(2x2, 3x3) where oneDNN has none]
+// Without AVX-512 oneDNN has no Winograd kernel, and its direct AVX2 kernels run
+// near the cores' peak, so the passes the rule above takes run oar's own F(2x2, 3x3)
+// there (conv_winograd.cc): 4x4 input tiles, 2.25x fewer products, on the caller's
+// plain layout with no reorder. Its product is 16 GEMMs of the transformed weight
+// and tiles on oneDNN's GEMM; the transforms are short vector loops. Measured on two
+// AVX2 Zen 3 cores (`oar_bench_conv winograd`, in turn with oneDNN's direct pass):
+// ResNet-18's 3x3 stride-1 layers at batch 8 take 0.66-0.75x the time forward and
+// 0.75x for the data gradient from 64 to 256 channels, 0.89 and 1.10x at 512
+// channels at 7x7 (a 7x7 output is 4x4 tiles, 30% of them outside); at batch 16
+// 0.61-0.79x and 0.75-0.88x. The weight gradient stays direct: its Winograd form
+// transforms the output gradient as well, one more pass over the largest tensor.
+// F(2x2, 3x3) rounds about as the direct pass does: 2.0e-7 to 2.6e-7 norm-wise
+// against float64 (the direct pass 2.2e-7; F(4x4, 3x3) 7.9e-7), since each output
+// sums C_in products per tile element and its transforms add and halve.
 inline constexpr int64_t kWinogradMinChannels = 32;
 inline constexpr int64_t kWinogradMinPositions = 384;
+// Whether the note's rule takes this convolution (FLAGS_conv_winograd, float32,
+// 2-D, 3x3, stride 1, not dilated or grouped, enough channels and positions),
+// whatever the CPU.
+bool WinogradShape(DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
+                   int64_t groups);
 // Whether oneDNN's passes of this convolution run Winograd's algorithm: the
-// note's rule (oneDNN may still lack the kernel for a padding, when the
-// direct algorithm runs).
+// note's rule on a CPU with oneDNN's AVX-512 kernels (oneDNN may still lack the
+// kernel for a padding, when the direct algorithm runs).
 bool OneDnnWinograd(DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
                     int64_t groups);
 // Whether oneDNN can run this pass (OneDnnFastDtype, and its output-size formula

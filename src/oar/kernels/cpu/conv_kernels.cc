@@ -24,6 +24,9 @@ void OneDnnBackwardData(const DenseTensor&, const DenseTensor&, const WindowGeom
                         DenseTensor*);
 void OneDnnBackwardWeights(const DenseTensor&, const DenseTensor&, const WindowGeometry&, int64_t,
                            DenseTensor*);
+void WinogradForward(const DenseTensor&, const DenseTensor&, const WindowGeometry&, DenseTensor*);
+void WinogradBackwardData(const DenseTensor&, const DenseTensor&, const WindowGeometry&,
+                          DenseTensor*);
 }  // namespace detail
 
 bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
@@ -91,6 +94,10 @@ Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t 
     if (pass == Pass::kBackwardWeights && !three_by_three && !OneDnnAvx512()) return Algo::kGemm;
     return Algo::kOneDnn;
   }
+  if (pass != Pass::kBackwardWeights && !OneDnnAvx512() &&
+      WinogradShape(dtype, g, n, c_in, c_out, groups)) {
+    return Algo::kWinograd;
+  }
   if (few_taps && pass == Pass::kBackwardData) return Algo::kGemm;
   if (few_taps && pass == Pass::kBackwardWeights) {
     return OneDnnAvx512() ? Algo::kOneDnn : Algo::kGemm;
@@ -101,16 +108,18 @@ Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t 
 void Forward(Algo algo, const DenseTensor& x, const DenseTensor& w, const WindowGeometry& g,
              int64_t groups, DenseTensor* y, Sum sum) {
   if (algo == Algo::kOneDnn) return detail::OneDnnForward(x, w, g, groups, y, sum);
+  if (algo == Algo::kWinograd) return detail::WinogradForward(x, w, g, y);
   detail::GemmForward(x, w, g, groups, y, sum);
 }
 void BackwardData(Algo algo, const DenseTensor& dy, const DenseTensor& w, const WindowGeometry& g,
                   int64_t groups, DenseTensor* dx) {
   if (algo == Algo::kOneDnn) return detail::OneDnnBackwardData(dy, w, g, groups, dx);
+  if (algo == Algo::kWinograd) return detail::WinogradBackwardData(dy, w, g, dx);
   detail::GemmBackwardData(dy, w, g, groups, dx);
 }
 void BackwardWeights(Algo algo, const DenseTensor& x, const DenseTensor& dy,
                      const WindowGeometry& g, int64_t groups, DenseTensor* dw) {
-  if (algo == Algo::kOneDnn) return detail::OneDnnBackwardWeights(x, dy, g, groups, dw);
+  if (algo != Algo::kGemm) return detail::OneDnnBackwardWeights(x, dy, g, groups, dw);
   detail::GemmBackwardWeights(x, dy, g, groups, dw);
 }
 

@@ -230,13 +230,18 @@ bool OneDnnFastDtype(DType dtype) {
 
 bool OneDnnAvx512() { return onednn::RunsAvx512(); }
 
-bool OneDnnWinograd(DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
-                    int64_t groups) {
+bool WinogradShape(DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
+                   int64_t groups) {
   return FLAGS_conv_winograd() && dtype == DType::kFloat32 && groups == 1 && g.nd == 2 &&
          g.kernel[1] == 3 && g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 &&
          g.dilation[1] == 1 && g.dilation[2] == 1 &&
          std::min(c_in, c_out) >= kWinogradMinChannels &&
-         n * g.out[1] * g.out[2] >= kWinogradMinPositions && OneDnnAvx512();
+         n * g.out[1] * g.out[2] >= kWinogradMinPositions;
+}
+
+bool OneDnnWinograd(DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
+                    int64_t groups) {
+  return WinogradShape(dtype, g, n, c_in, c_out, groups) && OneDnnAvx512();
 }
 
 namespace detail {
