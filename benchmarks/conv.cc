@@ -15,8 +15,8 @@
 //          batch 1 and 16, 224x224 input, instead of the CNN's shapes; depthwise: every
 //          pass of MobileNetV2's depthwise convolutions at batch 8, a 5x5 depthwise and
 //          two grouped convolutions with 2 and 3 channels per group; winograd: oar's
-//          Winograd F(2x2, 3x3) against oneDNN on ResNet-18's 3x3 stride-1 convolutions'
-//          forward and data-gradient passes at batch 1, 8 and 16)
+//          Winograd F(2x2, 3x3) against oneDNN on every pass of ResNet-18's 3x3 stride-1
+//          convolutions at batch 1, 8 and 16)
 #include <omp.h>
 
 #include <algorithm>
@@ -118,36 +118,43 @@ void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng, bool forwar
   }
 }
 
-// oar's Winograd F(2x2, 3x3) against oneDNN (direct without AVX-512) on the passes
-// it runs: forward and data gradient of ResNet-18's 3x3 stride-1 convolutions.
+// oar's Winograd F(2x2, 3x3) against oneDNN (direct without AVX-512) on each pass of
+// ResNet-18's 3x3 stride-1 convolutions.
 void BenchWinograd(const Shape& s, std::mt19937* rng) {
   using oar::conv_engine::Algo;
+  using oar::conv_engine::Pass;
   const oar::DType f32 = oar::DType::kFloat32;
   const oar::DDim xd{s.n, s.c_in, s.h, s.w}, wd{s.c_out, s.c_in, 3, 3};
   const oar::WindowGeometry g = oar::ConvGeometry(xd, wd, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
   const oar::DDim yd{s.n, s.c_out, g.out[1], g.out[2]};
   const oar::DenseTensor x = Random(f32, xd, rng), w = Random(f32, wd, rng);
   const oar::DenseTensor dy = Random(f32, yd, rng);
-  oar::DenseTensor y(f32, yd), dx(f32, xd);
+  oar::DenseTensor y(f32, yd), dx(f32, xd), dw(f32, wd);
   y.AllocateFrom(oar::CPUPlace());
   dx.AllocateFrom(oar::CPUPlace());
-  for (const bool forward : {true, false}) {
+  dw.AllocateFrom(oar::CPUPlace());
+  const char* pass_names[] = {"forward", "backward data", "backward weights"};
+  for (Pass pass : {Pass::kForward, Pass::kBackwardData, Pass::kBackwardWeights}) {
     auto run = [&](Algo a) {
       return BestSecondsPerCall([&] {
-        if (forward) {
-          oar::conv_engine::Forward(a, x, w, g, 1, &y);
-        } else {
-          oar::conv_engine::BackwardData(a, dy, w, g, 1, &dx);
+        switch (pass) {
+          case Pass::kForward:
+            oar::conv_engine::Forward(a, x, w, g, 1, &y);
+            break;
+          case Pass::kBackwardData:
+            oar::conv_engine::BackwardData(a, dy, w, g, 1, &dx);
+            break;
+          case Pass::kBackwardWeights:
+            oar::conv_engine::BackwardWeights(a, x, dy, g, 1, &dw);
+            break;
         }
       });
     };
     const double t_dnnl = run(Algo::kOneDnn), t_wino = run(Algo::kWinograd);
-    const auto pass =
-        forward ? oar::conv_engine::Pass::kForward : oar::conv_engine::Pass::kBackwardData;
     const Algo chosen = oar::conv_engine::Choose(pass, f32, g, s.n, s.c_in, s.c_out, 1);
-    std::printf("%-22s batch %-3lld %-14s %10.3f %10.3f %8.3f  %s\n", s.name,
-                static_cast<long long>(s.n), forward ? "forward" : "backward data", t_dnnl * 1e3,
-                t_wino * 1e3, t_wino / t_dnnl, chosen == Algo::kWinograd ? "winograd" : "onednn");
+    std::printf("%-22s batch %-3lld %-17s %10.3f %10.3f %8.3f  %s\n", s.name,
+                static_cast<long long>(s.n), pass_names[int(pass)], t_dnnl * 1e3, t_wino * 1e3,
+                t_wino / t_dnnl, chosen == Algo::kWinograd ? "winograd" : "onednn");
     std::fflush(stdout);
   }
 }
@@ -219,7 +226,7 @@ int main(int argc, char** argv) {
               oar::CpuIsaName(oar::DetectedCpuIsa()).data());
   std::mt19937 rng(0);
   if (winograd) {
-    std::printf("%-22s %-9s %-14s %10s %10s %8s  %s\n", "shape", "", "pass", "onednn ms", "wino ms",
+    std::printf("%-22s %-9s %-17s %10s %10s %8s  %s\n", "shape", "", "pass", "onednn ms", "wino ms",
                 "wino/dnn", "chosen");
     for (const int64_t n : {1, 8, 16}) {
       for (const Shape& s : ResNet18Shapes(n)) {

@@ -1,8 +1,7 @@
 """Large 3x3 stride-1 convolutions run Winograd's algorithm (Note [Winograd's algorithm
 in the eager convolution] in src/oar/kernels/cpu/conv_impl.h: oneDNN's on AVX-512, oar's
-own F(2x2, 3x3) for the forward and data-gradient passes elsewhere): forward and both
-gradients stay within the note's bound of float64, with the flag on (the default) and
-off, on every ISA."""
+own F(2x2, 3x3) elsewhere): forward and both gradients stay within the note's bound of
+float64, with the flag on (the default) and off, on every ISA."""
 
 import numpy as np
 import pytest

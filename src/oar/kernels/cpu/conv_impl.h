@@ -90,19 +90,22 @@ bool OneDnnAvx512();
 //
 // Note [Winograd's F(2x2, 3x3) where oneDNN has none]
 // Without AVX-512 oneDNN has no Winograd kernel, and its direct AVX2 kernels run
-// near the cores' peak, so the passes the rule above takes run oar's own F(2x2, 3x3)
-// there (conv_winograd.cc): 4x4 input tiles, 2.25x fewer products, on the caller's
-// plain layout with no reorder. Its product is 16 GEMMs of the transformed weight
-// and tiles on oneDNN's GEMM; the transforms are short vector loops. Measured on two
-// AVX2 Zen 3 cores (`oar_bench_conv winograd`, in turn with oneDNN's direct pass):
-// ResNet-18's 3x3 stride-1 layers at batch 8 take 0.66-0.75x the time forward and
-// 0.75x for the data gradient from 64 to 256 channels, 0.89 and 1.10x at 512
-// channels at 7x7 (a 7x7 output is 4x4 tiles, 30% of them outside); at batch 16
-// 0.61-0.79x and 0.75-0.88x. The weight gradient stays direct: its Winograd form
-// transforms the output gradient as well, one more pass over the largest tensor.
-// F(2x2, 3x3) rounds about as the direct pass does: 2.0e-7 to 2.6e-7 norm-wise
-// against float64 (the direct pass 2.2e-7; F(4x4, 3x3) 7.9e-7), since each output
-// sums C_in products per tile element and its transforms add and halve.
+// near the cores' peak, so the convolutions the rule above takes run all three
+// passes in oar's own F(2x2, 3x3) there (conv_winograd.cc): 4x4 input tiles, 2.25x
+// fewer products, on the caller's plain layout with no reorder. Each pass is 16
+// GEMMs on oneDNN's GEMM between short vector transforms, a chunk of tiles at a
+// time; the weight gradient transforms the output gradient's 2x2 tiles as well
+// (dL/dU = A dY A^T times the input's tiles, summed over the tiles). Measured on
+// two AVX2 Zen 3 cores (`GOMP_SPINCOUNT=1000 oar_bench_conv winograd`, in turn with
+// oneDNN's direct passes): ResNet-18's 3x3 stride-1 layers up to 256 channels at
+// batch 8 take 0.72-0.74x the time forward, 0.76-0.80x for the data gradient and
+// 0.59-0.64x for the weight gradient; 512 channels at 7x7 (4x4 tiles, 30% of them
+// outside the output) 0.98x, 1.02x and 0.74x; at batch 1, 64 and 128 channels at
+// 56x56 and 28x28, 0.70-0.75x and 0.53-0.61x. Its rounding stays near the direct
+// passes': 2.0e-7 to 2.6e-7 norm-wise against float64 forward and for the data
+// gradient (direct: 2.2e-7), 2.8e-7 to 5.1e-7 for the weight gradient (direct up
+// to 2.8e-6 over a batch of 8 at 56x56, whose sums run over all positions in one
+// chain), where oneDNN's F(4x4, 3x3) gives 6-8e-7.
 inline constexpr int64_t kWinogradMinChannels = 32;
 inline constexpr int64_t kWinogradMinPositions = 384;
 // Whether the note's rule takes this convolution (FLAGS_conv_winograd, float32,

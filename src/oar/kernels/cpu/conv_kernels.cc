@@ -27,6 +27,8 @@ void OneDnnBackwardWeights(const DenseTensor&, const DenseTensor&, const WindowG
 void WinogradForward(const DenseTensor&, const DenseTensor&, const WindowGeometry&, DenseTensor*);
 void WinogradBackwardData(const DenseTensor&, const DenseTensor&, const WindowGeometry&,
                           DenseTensor*);
+void WinogradBackwardWeights(const DenseTensor&, const DenseTensor&, const WindowGeometry&,
+                             DenseTensor*);
 }  // namespace detail
 
 bool OneDnnSupports(DType dtype, const WindowGeometry& g) {
@@ -94,8 +96,7 @@ Algo Choose(Pass pass, DType dtype, const WindowGeometry& g, int64_t n, int64_t 
     if (pass == Pass::kBackwardWeights && !three_by_three && !OneDnnAvx512()) return Algo::kGemm;
     return Algo::kOneDnn;
   }
-  if (pass != Pass::kBackwardWeights && !OneDnnAvx512() &&
-      WinogradShape(dtype, g, n, c_in, c_out, groups)) {
+  if (!OneDnnAvx512() && WinogradShape(dtype, g, n, c_in, c_out, groups)) {
     return Algo::kWinograd;
   }
   if (few_taps && pass == Pass::kBackwardData) return Algo::kGemm;
@@ -119,7 +120,8 @@ void BackwardData(Algo algo, const DenseTensor& dy, const DenseTensor& w, const 
 }
 void BackwardWeights(Algo algo, const DenseTensor& x, const DenseTensor& dy,
                      const WindowGeometry& g, int64_t groups, DenseTensor* dw) {
-  if (algo != Algo::kGemm) return detail::OneDnnBackwardWeights(x, dy, g, groups, dw);
+  if (algo == Algo::kOneDnn) return detail::OneDnnBackwardWeights(x, dy, g, groups, dw);
+  if (algo == Algo::kWinograd) return detail::WinogradBackwardWeights(x, dy, g, dw);
   detail::GemmBackwardWeights(x, dy, g, groups, dw);
 }
 

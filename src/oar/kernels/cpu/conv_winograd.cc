@@ -1,12 +1,14 @@
-// Winograd's F(2x2, 3x3) in oar's own code, for the forward and data-gradient passes
-// of 3x3 stride-1 float32 convolutions on CPUs where oneDNN has no Winograd kernel
-// (Note [Winograd's F(2x2, 3x3) where oneDNN has none] in conv_impl.h).
+// Winograd's F(2x2, 3x3) in oar's own code: the three passes of 3x3 stride-1 float32
+// convolutions on CPUs where oneDNN has no Winograd kernel (Note [Winograd's F(2x2,
+// 3x3) where oneDNN has none] in conv_impl.h).
 //
 // A pass works through chunks of tile rows (a tile row: one sample's 2-row strip of
 // output, ceil(OW / 2) tiles of 2x2). Per chunk: the input transform writes V[16][C_in][T]
 // (T tiles of the chunk), 16 GEMMs multiply the transformed weight U[16][C_out][C_in]
-// by it into M[16][C_out][T], and the output transform writes the 2x2 tiles from M.
-// A chunk is a few megabytes, so V and M pass from step to step through the caches.
+// by it into M[16][C_out][T], and the output transform writes the 2x2 tiles from M
+// (the weight gradient instead transforms the output gradient's tiles too and sums
+// their products with V over the chunks). A chunk is a few megabytes, so V and M pass
+// from step to step through the caches.
 #include <algorithm>
 #include <cstring>
 #include <vector>
@@ -92,6 +94,17 @@ void AtRows(const float* __restrict a0, const float* __restrict a1, const float*
   for (int64_t t = 0; t < n; ++t) {
     s[t] = a0[t] + a1[t] + a2[t];
     d[t] = a1[t] - a2[t] - a3[t];
+  }
+}
+
+// A's rows (A = A^T transposed, 4x2): o = (a, a + b, a - b, -b).
+void ARows(const float* __restrict a, const float* __restrict b, float* __restrict o0,
+           float* __restrict o1, float* __restrict o2, float* __restrict o3, int64_t n) {
+  for (int64_t t = 0; t < n; ++t) {
+    o0[t] = a[t];
+    o1[t] = a[t] + b[t];
+    o2[t] = a[t] - b[t];
+    o3[t] = -b[t];
   }
 }
 
@@ -183,24 +196,33 @@ float* Buffer(std::vector<DenseTensor>* held, int64_t n) {
   return held->emplace_back(DType::kFloat32, DDim{n}).mutable_data<float>();
 }
 
+// Tile rows per chunk: as many as keep a chunk's transformed tiles within kChunkBytes.
+int64_t ChunkRows(const Shape& s) {
+  const int64_t per_row = kTaps * std::max(s.ci, s.co) * s.tiles_w() * int64_t{sizeof(float)};
+  return std::clamp<int64_t>(kChunkBytes / per_row, 1, s.n * s.tiles_h());
+}
+
+// The input transform of a chunk's tile rows [row0, row1) (t tiles), split by channel.
+void InputTiles(const float* x, const Shape& s, int64_t row0, int64_t row1, int64_t t, float* v) {
+  ParallelFor(0, s.ci, 16 * 8 * t, [&](int64_t b, int64_t e) {
+    std::vector<float> scratch;
+    TransformInput(x, s, b, e, row0, row1, v, t, &scratch);
+  });
+}
+
 // Each step of a chunk splits over the threads by what it has most of: the input
 // transform by input channel, the 16 GEMMs one per thread (Note [Libraries inside a
 // chunk run on one thread] in core/thread_pool.cc), the output transform by output
 // channel. So a chunk of few tiles and many channels (a 512-channel layer at 7x7) is
 // as parallel as one of many tiles.
 void Run(const float* x, const float* u, const Shape& s, float* y) {
-  const int64_t rows = s.n * s.tiles_h(), tw = s.tiles_w();
-  const int64_t per_tile = kTaps * std::max(s.ci, s.co) * int64_t{sizeof(float)};
-  const int64_t chunk_rows = std::clamp<int64_t>(kChunkBytes / (per_tile * tw), 1, rows);
+  const int64_t rows = s.n * s.tiles_h(), tw = s.tiles_w(), chunk_rows = ChunkRows(s);
   std::vector<DenseTensor> held;
   float* v = Buffer(&held, kTaps * s.ci * chunk_rows * tw);
   float* m = Buffer(&held, kTaps * s.co * chunk_rows * tw);
   for (int64_t row0 = 0; row0 < rows; row0 += chunk_rows) {
     const int64_t row1 = std::min(rows, row0 + chunk_rows), t = (row1 - row0) * tw;
-    ParallelFor(0, s.ci, 16 * 8 * t, [&](int64_t b, int64_t e) {
-      std::vector<float> scratch;
-      TransformInput(x, s, b, e, row0, row1, v, t, &scratch);
-    });
+    InputTiles(x, s, row0, row1, t, v);
     ParallelFor(0, kTaps, 2 * s.co * s.ci * t, [&](int64_t b, int64_t e) {
       for (int64_t k = b; k < e; ++k) {
         onednn::Gemm(false, false, s.co, t, s.ci, u + k * s.co * s.ci, s.ci, v + k * s.ci * t, t,
@@ -212,6 +234,111 @@ void Run(const float* x, const float* u, const Shape& s, float* y) {
       TransformOutput(m, s, b, e, row0, row1, t, y, &scratch);
     });
   }
+}
+
+// The weight gradient's side of the output gradient: E = A dy A^T of each 2x2 tile of
+// dy (zero where a tile reaches past the output), for the outputs [o0, o1) of the tile
+// rows [row0, row1); e is [16][CO][T]. (Y = A^T (U . V) A makes dL/dU = A dY A^T . V.)
+void TransformGrad(const float* dy, const Shape& s, int64_t o0, int64_t o1, int64_t row0,
+                   int64_t row1, int64_t t_stride, float* e, std::vector<float>* scratch) {
+  const int64_t th = s.tiles_h(), tw = s.tiles_w();
+  scratch->resize(std::max<size_t>(scratch->size(), 12 * tw));
+  float* split = scratch->data();           // per output row r: even [tw], odd [tw]
+  float* rt = split + 4 * tw;               // row transforms: [row r][value j][tw]
+  const int64_t tap = 4 * s.co * t_stride;  // from E[i][j] to E[i + 1][j]
+  for (int64_t o = o0; o < o1; ++o) {
+    for (int64_t row = row0; row < row1; ++row) {
+      const int64_t b = row / th, ty = row % th, off = (row - row0) * tw;
+      const float* plane = dy + (b * s.co + o) * s.oh * s.ow;
+      for (int r = 0; r < 2; ++r) {
+        float* even = split + 2 * r * tw;
+        float* odd = even + tw;
+        const int64_t oh = 2 * ty + r;
+        if (oh >= s.oh) {
+          std::fill(even, even + 2 * tw, 0.0f);
+        } else {
+          const float* src = plane + oh * s.ow;
+          const int64_t pairs = s.ow / 2;
+          for (int64_t t = 0; t < pairs; ++t) {
+            even[t] = src[2 * t];
+            odd[t] = src[2 * t + 1];
+          }
+          if (s.ow % 2) {
+            even[pairs] = src[s.ow - 1];
+            odd[pairs] = 0.0f;
+          }
+        }
+        float* q = rt + r * 4 * tw;
+        ARows(even, odd, q, q + tw, q + 2 * tw, q + 3 * tw, tw);
+      }
+      for (int j = 0; j < 4; ++j) {
+        float* ej = e + (j * s.co + o) * t_stride + off;
+        ARows(rt + j * tw, rt + (4 + j) * tw, ej, ej + tap, ej + 2 * tap, ej + 3 * tap, tw);
+      }
+    }
+  }
+}
+
+// dw = G^T M G of each (out, in) pair, G^T = [1 1/2 1/2 0; 0 1/2 -1/2 0; 0 1/2 1/2 1],
+// for the outputs [o0, o1); m is [16][CO][CI], dw [CO][CI][3][3].
+void TransformWeightGrad(const float* m, int64_t co, int64_t ci, int64_t o0, int64_t o1,
+                         float* dw) {
+  std::vector<float> t(12 * ci), out(9 * ci);
+  const int64_t tap = co * ci;
+  for (int64_t o = o0; o < o1; ++o) {
+    // t = G^T M: [3 rows][4 columns][ci]
+    for (int c = 0; c < 4; ++c) {
+      const float* m0 = m + (c * co + o) * ci;
+      float* t0 = t.data() + c * ci;
+      for (int64_t i = 0; i < ci; ++i) {
+        const float a = m0[i], b = m0[4 * tap + i], d = m0[8 * tap + i], f = m0[12 * tap + i];
+        t0[i] = a + 0.5f * (b + d);
+        t0[4 * ci + i] = 0.5f * (b - d);
+        t0[8 * ci + i] = 0.5f * (b + d) + f;
+      }
+    }
+    // dw = t G, tap-major, then into [ci][3][3]
+    for (int r = 0; r < 3; ++r) {
+      const float* a0 = t.data() + 4 * r * ci;
+      float* w0 = out.data() + 3 * r * ci;
+      for (int64_t i = 0; i < ci; ++i) {
+        const float a = a0[i], b = a0[ci + i], d = a0[2 * ci + i], f = a0[3 * ci + i];
+        w0[i] = a + 0.5f * (b + d);
+        w0[ci + i] = 0.5f * (b - d);
+        w0[2 * ci + i] = 0.5f * (b + d) + f;
+      }
+    }
+    for (int64_t i = 0; i < ci; ++i) {
+      for (int k = 0; k < 9; ++k) dw[(o * ci + i) * 9 + k] = out[k * ci + i];
+    }
+  }
+}
+
+// dw [CO][CI][3][3] from x and dy: M[k] = E[k] V[k]^T summed over the chunks'
+// tiles, one GEMM per transformed tap and chunk (beta 1 after the first chunk, so
+// each M[k] adds its chunks in order on one thread).
+void RunWeightGrad(const float* x, const float* dy, const Shape& s, float* dw) {
+  const int64_t rows = s.n * s.tiles_h(), tw = s.tiles_w(), chunk_rows = ChunkRows(s);
+  std::vector<DenseTensor> held;
+  float* v = Buffer(&held, kTaps * s.ci * chunk_rows * tw);
+  float* e = Buffer(&held, kTaps * s.co * chunk_rows * tw);
+  float* m = Buffer(&held, kTaps * s.co * s.ci);
+  for (int64_t row0 = 0; row0 < rows; row0 += chunk_rows) {
+    const int64_t row1 = std::min(rows, row0 + chunk_rows), t = (row1 - row0) * tw;
+    InputTiles(x, s, row0, row1, t, v);
+    ParallelFor(0, s.co, 16 * 4 * t, [&](int64_t b, int64_t end) {
+      std::vector<float> scratch;
+      TransformGrad(dy, s, b, end, row0, row1, t, e, &scratch);
+    });
+    ParallelFor(0, kTaps, 2 * s.co * s.ci * t, [&](int64_t b, int64_t end) {
+      for (int64_t k = b; k < end; ++k) {
+        onednn::Gemm(false, true, s.co, s.ci, t, e + k * s.co * t, t, v + k * s.ci * t, t,
+                     row0 == 0 ? 0.0f : 1.0f, m + k * s.co * s.ci, s.ci);
+      }
+    });
+  }
+  ParallelFor(0, s.co, 16 * 12 * s.ci,
+              [&](int64_t b, int64_t end) { TransformWeightGrad(m, s.co, s.ci, b, end, dw); });
 }
 
 // The weight's transform for one pass, split over the threads by output.
@@ -248,6 +375,14 @@ void WinogradBackwardData(const DenseTensor& dy, const DenseTensor& w, const Win
   std::vector<DenseTensor> held;
   Run(static_cast<const float*>(dy.data()), Weight(w, true, &held), s,
       static_cast<float*>(dx->data()));
+}
+
+void WinogradBackwardWeights(const DenseTensor& x, const DenseTensor& dy, const WindowGeometry& g,
+                             DenseTensor* dw) {
+  const Shape s{x.dims()[0], x.dims()[1], g.in[1],         g.in[2],        dw->dims()[0],
+                g.out[1],    g.out[2],    g.pad_before[1], g.pad_before[2]};
+  RunWeightGrad(static_cast<const float*>(x.data()), static_cast<const float*>(dy.data()), s,
+                static_cast<float*>(dw->data()));
 }
 
 }  // namespace detail
