@@ -265,6 +265,17 @@ TEST(JitConvFolding, ChannelsLastMaxPoolIsTheOpsBits) {
   EXPECT_FALSE(conv_engine::MaxPoolTakes(nchw.dense(), {2, 2}, {2, 2}, {0, 0, 0, 0}, false));
 }
 
+// A 3x3 convolution's operands: input and residual [2, c, hw, hw], weight and batch norm.
+struct ThreeByThree {
+  Tensor x, r, w;
+  Norm n;
+  ThreeByThree(int64_t c, int64_t hw, uint32_t seed)
+      : x(Floats(2 * c * hw * hw, seed, 1.0, 0, {2, c, hw, hw})),
+        r(Floats(2 * c * hw * hw, seed + 1, 1.0, 0, {2, c, hw, hw})),
+        w(Floats(c * c * 9, seed + 2, 0.2, 0, {c, c, 3, 3})),
+        n(seed + 10, c) {}
+};
+
 // Note [Winograd's algorithm for small activations]: a 3x3 stride-1
 // convolution of an input of at most kWinogradMaxInputBytes runs Winograd's
 // algorithm where oneDNN has it (AVX-512), with the direct algorithm's values
@@ -272,10 +283,9 @@ TEST(JitConvFolding, ChannelsLastMaxPoolIsTheOpsBits) {
 // keeps the direct one.
 TEST(JitConvFolding, WinogradTakesSmallThreeByThreeConvolutions) {
   constexpr int64_t c = 32;
-  const Tensor x = Floats(2 * c * 100, 100, 1.0, 0, {2, c, 10, 10});
-  const Tensor r = Floats(2 * c * 100, 101, 1.0, 0, {2, c, 10, 10});
-  const Tensor w = Floats(c * c * 9, 102, 0.2, 0, {c, c, 3, 3});
-  const Norm n(110, c);
+  const ThreeByThree t(c, 10, 100);
+  const Tensor &x = t.x, &r = t.r, &w = t.w;
+  const Norm& n = t.n;
   auto prepare = [&](bool winograd, int64_t stride) {
     const conv_engine::InferenceConvSpec spec{{stride, stride},  {1, 1, 1, 1},  {1, 1},  1,
                                               /*residual=*/true, /*relu=*/true, winograd};
@@ -288,9 +298,12 @@ TEST(JitConvFolding, WinogradTakesSmallThreeByThreeConvolutions) {
   EXPECT_EQ(wino->RunsWinograd(x.dense()), has);
   EXPECT_FALSE(direct->RunsWinograd(x.dense()));
   EXPECT_FALSE(prepare(true, 2)->RunsWinograd(x.dense()));
-  // 2 * 32 * 90 * 91 floats are just under the limit, 2 * 32 * 91 * 91 over it.
-  EXPECT_EQ(wino->RunsWinograd(Floats(2 * c * 90 * 91, 103, 1, 0, {2, c, 90, 91}).dense()), has);
-  EXPECT_FALSE(wino->RunsWinograd(Floats(2 * c * 91 * 91, 104, 1, 0, {2, c, 91, 91}).dense()));
+  // 2 * 32 * 90 * 91 floats are just under the limit, 2 * 32 * 91 * 91 over it; where
+  // oneDNN has no Winograd kernel oar's own takes both (Note [Folded convolutions run
+  // oar's Winograd kernel where oneDNN has none]), having 384 output positions or more.
+  EXPECT_TRUE(wino->RunsWinograd(Floats(2 * c * 90 * 91, 103, 1, 0, {2, c, 90, 91}).dense()));
+  EXPECT_EQ(wino->RunsWinograd(Floats(2 * c * 91 * 91, 104, 1, 0, {2, c, 91, 91}).dense()), !has);
+  EXPECT_FALSE(direct->RunsWinograd(Floats(2 * c * 91 * 91, 104, 1, 0, {2, c, 91, 91}).dense()));
 
   const std::vector<double> ops =
       testing::Values(relu(add(n(conv(x, w, {1, 1}, {1, 1, 1, 1}, {1, 1})), r)));
@@ -328,6 +341,38 @@ TEST(JitConvFolding, WinogradTakesSmallThreeByThreeConvolutions) {
   ASSERT_NE(on.At(0), nullptr);
   EXPECT_EQ(on.Conv(*on.At(0))->RunsWinograd(x.dense()), has);
   EXPECT_FALSE(off.Conv(*off.At(0))->RunsWinograd(x.dense()));
+}
+
+// Note [Folded convolutions run oar's Winograd kernel where oneDNN has none]: a folded
+// convolution of 1,152 output positions runs Winograd's algorithm on every CPU (oneDNN's
+// on AVX-512 up to its input limit, oar's own elsewhere), with the ops' values up to the
+// transforms' rounding, from a plain and a channels-last input, with and without the
+// residual and relu.
+TEST(JitConvFolding, WinogradFoldsBiasResidualAndRelu) {
+  constexpr int64_t c = 32;
+  const ThreeByThree t(c, 24, 120);
+  const Tensor &x = t.x, &r = t.r, &w = t.w;
+  const Norm& n = t.n;
+  const Tensor x_last = transpose(Floats(2 * c * 576, 124, 1.0, 0, {2, 24, 24, c}), {0, 3, 1, 2});
+  for (const bool fused : {true, false}) {
+    SCOPED_TRACE(fused);
+    const conv_engine::InferenceConvSpec spec{{1, 1}, {1, 1, 1, 1}, {1, 1}, 1, fused, fused, true};
+    const conv_engine::InferenceConv folded(w.dense(), n.mean.dense(), n.variance.dense(),
+                                            n.weight.dense(), n.bias.dense(), 1e-5, spec);
+    ASSERT_TRUE(folded.RunsWinograd(x.dense()));
+    for (const Tensor& in : {x, x_last}) {
+      Tensor expect = n(conv(in, w, {1, 1}, {1, 1, 1, 1}, {1, 1}));
+      if (fused) expect = relu(add(expect, r));
+      const std::vector<double> ops = testing::Values(expect);
+      const std::vector<double> got = testing::Values(Tensor(std::make_shared<DenseTensor>(
+          folded.Run(in.dense(), fused ? &r.dense() : nullptr, true))));
+      ASSERT_EQ(got.size(), ops.size());
+      double scale = 0;
+      for (double v : ops) scale = std::max(scale, std::abs(v));
+      ASSERT_GT(scale, 1.0);
+      for (size_t j = 0; j < ops.size(); ++j) EXPECT_NEAR(ops[j], got[j], 1e-5 * scale) << j;
+    }
+  }
 }
 
 // Note [Folded convolutions sum in blocks where the ops do]: a folded convolution's

@@ -113,6 +113,16 @@ inline constexpr int64_t kWinogradMinPositions = 384;
 // whatever the CPU.
 bool WinogradShape(DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
                    int64_t groups);
+// oar's own F(2x2, 3x3) (Note [Winograd's F(2x2, 3x3) where oneDNN has none]) for a
+// folded inference convolution (conv_inference.cc), whose weight is transformed once:
+// WinogradWeight gives the transform [16, C_out, C_in] of a float32 [C_out, C_in, 3, 3]
+// weight; WinogradForwardFolded computes y = relu?(conv(x) + bias [+ residual]) from it,
+// x, residual and y contiguous (plain) float32, bias [C_out] (the geometry as
+// Forward's: 2-D, 3x3, stride 1, groups 1).
+DenseTensor WinogradWeight(const DenseTensor& w);
+void WinogradForwardFolded(const DenseTensor& x, const DenseTensor& u, const WindowGeometry& g,
+                           const float* bias, const DenseTensor* residual, bool relu,
+                           DenseTensor* y);
 // Whether oneDNN's passes of this convolution run Winograd's algorithm: the
 // note's rule on a CPU with oneDNN's AVX-512 kernels (oneDNN may still lack the
 // kernel for a padding, when the direct algorithm runs).

@@ -16,6 +16,7 @@
 #include "oar/kernels/cpu/conv_impl.h"
 #include "oar/kernels/cpu/conv_onednn.h"
 #include "oar/kernels/cpu/onednn_util.h"
+#include "oar/kernels/funcs/copy.h"
 
 namespace oar::conv_engine {
 
@@ -48,6 +49,9 @@ struct Prepared {
   // tensor holds it as is, else channels last.
   memory::desc dst_kept;
   DDim kept_strides;
+  // oar's own F(2x2, 3x3) instead of a primitive (Note [Folded convolutions run oar's
+  // Winograd kernel where oneDNN has none]): the folded weight's transform.
+  DenseTensor own_winograd;
 };
 
 memory::desc Strided(const DenseTensor& t) {
@@ -123,6 +127,7 @@ struct InferenceConv::Impl {
   std::map<std::vector<int64_t>, std::shared_ptr<const Prepared>> by_shape;
   // One packed copy per layout: shapes whose primitives read the same layout share it.
   std::vector<memory> packed;
+  DenseTensor own_winograd;  // the folded weight's Winograd transform, once needed
 
   std::shared_ptr<const Prepared> For(const DenseTensor& x);
   DenseTensor FoldedWeight() const;
@@ -351,6 +356,22 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
         attr, Engine());
   };
   auto p = std::make_shared<Prepared>();
+  // Note [Folded convolutions run oar's Winograd kernel where oneDNN has none]
+  // Without oneDNN's AVX-512 kernels the eager passes of the convolutions the rule
+  // takes run oar's own F(2x2, 3x3) (Note [Winograd's F(2x2, 3x3) where oneDNN has
+  // none] in conv_impl.h); a folded one does too, with the folded weight transformed
+  // once, adding the bias, the residual and relu as it writes each output row. It
+  // reads and writes the plain layout.
+  if (spec.winograd && !OneDnnAvx512() &&
+      WinogradShape(f32, g, x.dims()[0], x.dims()[1], weight_dims[0], spec.groups)) {
+    if (!own_winograd.initialized()) own_winograd = WinogradWeight(FoldedWeight());
+    p->own_winograd = own_winograd;
+    p->winograd = true;
+    p->out_dims = DDim(d.dst.begin(), d.dst.end());
+    p->dst_plain = d.dst_plain;
+    by_shape.emplace(std::move(key), p);
+    return p;
+  }
   if (SumsInBlocks(x)) {
     PrepareBlocks(x, g, p.get());
   } else {
@@ -406,6 +427,16 @@ DenseTensor InferenceConv::Run(const DenseTensor& x, const DenseTensor* residual
                 errors::InvalidArgument("folded convolution: the residual must be a dense "
                                         "float32 tensor shaped like the output ",
                                         y.dims()));
+    if (p->own_winograd.initialized()) {
+      const DenseTensor xc = funcs::Contiguous(x);
+      const DenseTensor rc = residual != nullptr ? funcs::Contiguous(*residual) : DenseTensor();
+      const WindowGeometry g =
+          ConvGeometry(x.dims(), impl_->weight_dims, impl_->spec.strides, impl_->spec.paddings,
+                       impl_->spec.dilations, impl_->spec.groups);
+      WinogradForwardFolded(xc, p->own_winograd, g, impl_->bias.data<float>(),
+                            impl_->spec.residual ? &rc : nullptr, impl_->spec.relu, &y);
+      return;
+    }
     // The output keeps the primitive's layout where a tensor can hold it, so
     // the next folded convolution reads it without a reorder.
     if (!plain) {

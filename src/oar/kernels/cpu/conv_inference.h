@@ -31,10 +31,11 @@
 // cost more than Winograd saves, except on the smallest activations. So a
 // folded convolution takes it for inputs of at most kWinogradMaxInputBytes,
 // per input shape, and where oneDNN has it for this CPU (else the direct
-// algorithm). The transforms round differently: the results differ from the
-// direct algorithm's by a few float32 roundings of the tile sums, not of each
-// product (docs/jit.md gives the measured difference on ResNet-18);
-// FLAGS_conv_winograd off keeps the direct algorithm.
+// algorithm; without AVX-512, oar's own kernel: Note [Folded convolutions run oar's
+// Winograd kernel where oneDNN has none] in conv_inference.cc). The transforms round differently:
+// the results differ from the direct algorithm's by a few float32 roundings of the tile sums, not
+// of each product (docs/jit.md gives the measured difference on ResNet-18); FLAGS_conv_winograd off
+// keeps the direct algorithm.
 #pragma once
 
 #include <cstdint>
@@ -79,9 +80,10 @@ class InferenceConv {
   // The output's dims for x (the conv op's shape errors for a wrong x).
   DDim OutputDims(const DenseTensor& x) const;
   // The group's result for x: relu?(bn(conv(x)) [+ residual]), a new tensor,
-  // contiguous if plain, else channels last (a strided tensor: the layout a
-  // folded convolution reads without a reorder, or the one it reorders from
-  // most cheaply when its kernel reads a blocked layout).
+  // contiguous if plain or where oar's own Winograd kernel runs (which reads and
+  // writes that layout), else channels last (a strided tensor: the layout a folded
+  // convolution reads without a reorder, or the one it reorders from most cheaply
+  // when its kernel reads a blocked layout).
   // Safe to call from several threads at once. Shape errors are the conv op's.
   DenseTensor Run(const DenseTensor& x, const DenseTensor* residual, bool plain) const;
 

@@ -31,6 +31,15 @@ struct Shape {
   int64_t tiles_w() const { return (ow + 1) / 2; }
 };
 
+// What a folded convolution adds to each output after the sum: a bias per output
+// channel, then a residual shaped like the output, then relu (oneDNN's order for a
+// bias, a sum post-op and a relu post-op). The eager passes add nothing.
+struct Epilogue {
+  const float* bias = nullptr;
+  const float* residual = nullptr;
+  bool relu = false;
+};
+
 // U = G g G^T for each (out, in) pair, G = [1 0 0; 1/2 1/2 1/2; 1/2 -1/2 1/2; 0 0 1],
 // for the outputs [o0, o1). `flip` transposes the channel pair and rotates the window
 // by 180 degrees: the data gradient's weight (dx = correlation of dy with w rotated,
@@ -156,7 +165,8 @@ void TransformInput(const float* x, const Shape& s, int64_t c0, int64_t c1, int6
 
 // Y = A^T M A, A^T = [1 1 1 0; 0 1 -1 -1], from m [16][CO][T] into y.
 void TransformOutput(const float* m, const Shape& s, int64_t o0, int64_t o1, int64_t row0,
-                     int64_t row1, int64_t t_stride, float* y, std::vector<float>* scratch) {
+                     int64_t row1, int64_t t_stride, float* y, const Epilogue& ep,
+                     std::vector<float>* scratch) {
   const int64_t th = s.tiles_h(), tw = s.tiles_w();
   scratch->resize(std::max<size_t>(scratch->size(), 8 * tw + 2 * tw));
   float* part = scratch->data();  // A^T M: [output row r][column j][tw]
@@ -181,6 +191,14 @@ void TransformOutput(const float* m, const Shape& s, int64_t o0, int64_t o1, int
           dst[2 * t + 1] = odd[t];
         }
         if (s.ow % 2) dst[s.ow - 1] = even[pairs];
+        if (ep.bias != nullptr) {
+          const float bias = ep.bias[o];
+          const float* res = ep.residual == nullptr ? nullptr : ep.residual + (dst - y);
+          for (int64_t j = 0; j < s.ow; ++j) {
+            const float v = dst[j] + bias + (res == nullptr ? 0.0f : res[j]);
+            dst[j] = ep.relu ? std::max(v, 0.0f) : v;
+          }
+        }
       }
     }
   }
@@ -215,7 +233,7 @@ void InputTiles(const float* x, const Shape& s, int64_t row0, int64_t row1, int6
 // chunk run on one thread] in core/thread_pool.cc), the output transform by output
 // channel. So a chunk of few tiles and many channels (a 512-channel layer at 7x7) is
 // as parallel as one of many tiles.
-void Run(const float* x, const float* u, const Shape& s, float* y) {
+void Run(const float* x, const float* u, const Shape& s, float* y, const Epilogue& ep = {}) {
   const int64_t rows = s.n * s.tiles_h(), tw = s.tiles_w(), chunk_rows = ChunkRows(s);
   std::vector<DenseTensor> held;
   float* v = Buffer(&held, kTaps * s.ci * chunk_rows * tw);
@@ -231,7 +249,7 @@ void Run(const float* x, const float* u, const Shape& s, float* y) {
     });
     ParallelFor(0, s.co, 16 * 6 * t, [&](int64_t b, int64_t e) {
       std::vector<float> scratch;
-      TransformOutput(m, s, b, e, row0, row1, t, y, &scratch);
+      TransformOutput(m, s, b, e, row0, row1, t, y, ep, &scratch);
     });
   }
 }
@@ -386,4 +404,25 @@ void WinogradBackwardWeights(const DenseTensor& x, const DenseTensor& dy, const 
 }
 
 }  // namespace detail
+
+DenseTensor WinogradWeight(const DenseTensor& w) {
+  DenseTensor u(DType::kFloat32, DDim{kTaps, w.dims()[0], w.dims()[1]});
+  float* pu = u.mutable_data<float>();
+  ParallelFor(0, w.dims()[0], 16 * w.dims()[1], [&](int64_t b, int64_t e) {
+    TransformWeight(static_cast<const float*>(w.data()), w.dims()[0], w.dims()[1], false, b, e, pu);
+  });
+  return u;
+}
+
+void WinogradForwardFolded(const DenseTensor& x, const DenseTensor& u, const WindowGeometry& g,
+                           const float* bias, const DenseTensor* residual, bool relu,
+                           DenseTensor* y) {
+  const Shape s{x.dims()[0], x.dims()[1], g.in[1],         g.in[2],        u.dims()[1],
+                g.out[1],    g.out[2],    g.pad_before[1], g.pad_before[2]};
+  const Epilogue ep{
+      bias, residual == nullptr ? nullptr : static_cast<const float*>(residual->data()), relu};
+  Run(static_cast<const float*>(x.data()), static_cast<const float*>(u.data()), s,
+      static_cast<float*>(y->data()), ep);
+}
+
 }  // namespace oar::conv_engine
