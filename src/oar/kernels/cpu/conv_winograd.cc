@@ -106,7 +106,7 @@ void AtRows(const float* __restrict a0, const float* __restrict a1, const float*
   }
 }
 
-// A's rows (A = A^T transposed, 4x2): o = (a, a + b, a - b, -b).
+// A's rows (A is 4x2, the transpose of A^T below): o = (a, a + b, a - b, -b).
 void ARows(const float* __restrict a, const float* __restrict b, float* __restrict o0,
            float* __restrict o1, float* __restrict o2, float* __restrict o3, int64_t n) {
   for (int64_t t = 0; t < n; ++t) {
@@ -359,12 +359,14 @@ void RunWeightGrad(const float* x, const float* dy, const Shape& s, float* dw) {
               [&](int64_t b, int64_t end) { TransformWeightGrad(m, s.co, s.ci, b, end, dw); });
 }
 
-// The weight's transform for one pass, split over the threads by output.
-float* Weight(const DenseTensor& w, bool flip, std::vector<DenseTensor>* held) {
-  const int64_t co = w.dims()[0], ci = w.dims()[1];
-  float* u = Buffer(held, kTaps * co * ci);
-  ParallelFor(0, flip ? ci : co, 16 * (flip ? co : ci), [&](int64_t b, int64_t e) {
-    TransformWeight(static_cast<const float*>(w.data()), co, ci, flip, b, e, u);
+// The weight's transform [16, out, in] for one pass, split over the threads by output
+// (`flip`: the data gradient's, as TransformWeight says).
+DenseTensor TransformedWeight(const DenseTensor& w, bool flip) {
+  const int64_t co = w.dims()[0], ci = w.dims()[1], out = flip ? ci : co, in = flip ? co : ci;
+  DenseTensor u(DType::kFloat32, DDim{kTaps, out, in});
+  float* pu = u.mutable_data<float>();
+  ParallelFor(0, out, 16 * in, [&](int64_t b, int64_t e) {
+    TransformWeight(static_cast<const float*>(w.data()), co, ci, flip, b, e, pu);
   });
   return u;
 }
@@ -377,8 +379,8 @@ void WinogradForward(const DenseTensor& x, const DenseTensor& w, const WindowGeo
                      DenseTensor* y) {
   const Shape s{x.dims()[0], x.dims()[1], g.in[1],         g.in[2],        w.dims()[0],
                 g.out[1],    g.out[2],    g.pad_before[1], g.pad_before[2]};
-  std::vector<DenseTensor> held;
-  Run(static_cast<const float*>(x.data()), Weight(w, false, &held), s,
+  const DenseTensor u = TransformedWeight(w, false);
+  Run(static_cast<const float*>(x.data()), static_cast<const float*>(u.data()), s,
       static_cast<float*>(y->data()));
 }
 
@@ -390,8 +392,8 @@ void WinogradBackwardData(const DenseTensor& dy, const DenseTensor& w, const Win
   const Shape s{
       dy.dims()[0],       co, g.out[1], g.out[2], ci, g.in[1], g.in[2], 2 - g.pad_before[1],
       2 - g.pad_before[2]};
-  std::vector<DenseTensor> held;
-  Run(static_cast<const float*>(dy.data()), Weight(w, true, &held), s,
+  const DenseTensor u = TransformedWeight(w, true);
+  Run(static_cast<const float*>(dy.data()), static_cast<const float*>(u.data()), s,
       static_cast<float*>(dx->data()));
 }
 
@@ -405,14 +407,7 @@ void WinogradBackwardWeights(const DenseTensor& x, const DenseTensor& dy, const 
 
 }  // namespace detail
 
-DenseTensor WinogradWeight(const DenseTensor& w) {
-  DenseTensor u(DType::kFloat32, DDim{kTaps, w.dims()[0], w.dims()[1]});
-  float* pu = u.mutable_data<float>();
-  ParallelFor(0, w.dims()[0], 16 * w.dims()[1], [&](int64_t b, int64_t e) {
-    TransformWeight(static_cast<const float*>(w.data()), w.dims()[0], w.dims()[1], false, b, e, pu);
-  });
-  return u;
-}
+DenseTensor WinogradWeight(const DenseTensor& w) { return TransformedWeight(w, false); }
 
 void WinogradForwardFolded(const DenseTensor& x, const DenseTensor& u, const WindowGeometry& g,
                            const float* bias, const DenseTensor* residual, bool relu,
