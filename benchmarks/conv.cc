@@ -75,86 +75,84 @@ struct Shape {
   int64_t groups = 1;
 };
 
+const char* AlgoName(oar::conv_engine::Algo a) {
+  using oar::conv_engine::Algo;
+  return a == Algo::kGemm ? "gemm" : a == Algo::kOneDnn ? "onednn" : "winograd";
+}
+
+// A shape's operands and outputs for every pass, and the time of one pass by one engine.
+struct Operands {
+  oar::WindowGeometry g;
+  oar::DenseTensor x, w, dy, y, dx, dw;
+  int64_t groups;
+
+  Operands(const Shape& s, oar::DType dtype, std::mt19937* rng) : groups(s.groups) {
+    const oar::DDim xd{s.n, s.c_in, s.h, s.w}, wd{s.c_out, s.c_in / s.groups, s.k, s.k};
+    g = oar::ConvGeometry(xd, wd, {s.stride, s.stride}, {s.pad, s.pad, s.pad, s.pad}, {1, 1},
+                          s.groups);
+    const oar::DDim yd{s.n, s.c_out, g.out[1], g.out[2]};
+    x = Random(dtype, xd, rng);
+    w = Random(dtype, wd, rng);
+    dy = Random(dtype, yd, rng);
+    y = oar::DenseTensor(dtype, yd);
+    dx = oar::DenseTensor(dtype, xd);
+    dw = oar::DenseTensor(dtype, wd);
+    for (oar::DenseTensor* t : {&y, &dx, &dw}) t->AllocateFrom(oar::CPUPlace());
+  }
+
+  double Seconds(oar::conv_engine::Algo a, oar::conv_engine::Pass pass) {
+    using oar::conv_engine::Pass;
+    return BestSecondsPerCall([&] {
+      switch (pass) {
+        case Pass::kForward:
+          oar::conv_engine::Forward(a, x, w, g, groups, &y);
+          break;
+        case Pass::kBackwardData:
+          oar::conv_engine::BackwardData(a, dy, w, g, groups, &dx);
+          break;
+        case Pass::kBackwardWeights:
+          oar::conv_engine::BackwardWeights(a, x, dy, g, groups, &dw);
+          break;
+      }
+    });
+  }
+};
+
+constexpr const char* kPassNames[] = {"forward", "backward data", "backward weights"};
+
 void BenchShape(const Shape& s, oar::DType dtype, std::mt19937* rng, bool forward_only = false) {
   using oar::conv_engine::Algo;
   using oar::conv_engine::Pass;
-  const oar::DDim xd{s.n, s.c_in, s.h, s.w}, wd{s.c_out, s.c_in / s.groups, s.k, s.k};
-  const oar::WindowGeometry g = oar::ConvGeometry(xd, wd, {s.stride, s.stride},
-                                                  {s.pad, s.pad, s.pad, s.pad}, {1, 1}, s.groups);
-  const oar::DDim yd{s.n, s.c_out, g.out[1], g.out[2]};
-  const oar::DenseTensor x = Random(dtype, xd, rng), w = Random(dtype, wd, rng);
-  const oar::DenseTensor dy = Random(dtype, yd, rng);
-  oar::DenseTensor y(dtype, yd), dx(dtype, xd), dw(dtype, wd);
-  y.AllocateFrom(oar::CPUPlace());
-  dx.AllocateFrom(oar::CPUPlace());
-  dw.AllocateFrom(oar::CPUPlace());
-  const bool onednn = oar::conv_engine::OneDnnSupports(dtype, g);
-  const char* pass_names[] = {"forward", "backward data", "backward weights"};
+  Operands ops(s, dtype, rng);
+  const bool onednn = oar::conv_engine::OneDnnSupports(dtype, ops.g);
   for (Pass pass : {Pass::kForward, Pass::kBackwardData, Pass::kBackwardWeights}) {
     if (forward_only && pass != Pass::kForward) continue;
-    auto run = [&](Algo a) {
-      return BestSecondsPerCall([&] {
-        switch (pass) {
-          case Pass::kForward:
-            oar::conv_engine::Forward(a, x, w, g, s.groups, &y);
-            break;
-          case Pass::kBackwardData:
-            oar::conv_engine::BackwardData(a, dy, w, g, s.groups, &dx);
-            break;
-          case Pass::kBackwardWeights:
-            oar::conv_engine::BackwardWeights(a, x, dy, g, s.groups, &dw);
-            break;
-        }
-      });
-    };
-    const double t_gemm = run(Algo::kGemm);
-    const double t_dnnl = onednn ? run(Algo::kOneDnn) : 0.0;
-    const Algo chosen = oar::conv_engine::Choose(pass, dtype, g, s.n, s.c_in, s.c_out, s.groups);
-    std::printf("%-34s %-17s %10.3f %10s %8s  %s\n", s.name, pass_names[int(pass)], t_gemm * 1e3,
+    const double t_gemm = ops.Seconds(Algo::kGemm, pass);
+    const double t_dnnl = onednn ? ops.Seconds(Algo::kOneDnn, pass) : 0.0;
+    const Algo chosen =
+        oar::conv_engine::Choose(pass, dtype, ops.g, s.n, s.c_in, s.c_out, s.groups);
+    std::printf("%-34s %-17s %10.3f %10s %8s  %s\n", s.name, kPassNames[int(pass)], t_gemm * 1e3,
                 onednn ? std::to_string(t_dnnl * 1e3).substr(0, 6).c_str() : "-",
                 onednn ? std::to_string(t_dnnl / t_gemm).substr(0, 5).c_str() : "-",
-                chosen == Algo::kGemm ? "gemm" : "onednn");
+                AlgoName(chosen));
     std::fflush(stdout);
   }
 }
 
 // oar's Winograd F(2x2, 3x3) against oneDNN (direct without AVX-512) on each pass of
-// ResNet-18's 3x3 stride-1 convolutions.
+// a 3x3 stride-1 convolution.
 void BenchWinograd(const Shape& s, std::mt19937* rng) {
   using oar::conv_engine::Algo;
   using oar::conv_engine::Pass;
   const oar::DType f32 = oar::DType::kFloat32;
-  const oar::DDim xd{s.n, s.c_in, s.h, s.w}, wd{s.c_out, s.c_in, 3, 3};
-  const oar::WindowGeometry g = oar::ConvGeometry(xd, wd, {1, 1}, {1, 1, 1, 1}, {1, 1}, 1);
-  const oar::DDim yd{s.n, s.c_out, g.out[1], g.out[2]};
-  const oar::DenseTensor x = Random(f32, xd, rng), w = Random(f32, wd, rng);
-  const oar::DenseTensor dy = Random(f32, yd, rng);
-  oar::DenseTensor y(f32, yd), dx(f32, xd), dw(f32, wd);
-  y.AllocateFrom(oar::CPUPlace());
-  dx.AllocateFrom(oar::CPUPlace());
-  dw.AllocateFrom(oar::CPUPlace());
-  const char* pass_names[] = {"forward", "backward data", "backward weights"};
+  Operands ops(s, f32, rng);
   for (Pass pass : {Pass::kForward, Pass::kBackwardData, Pass::kBackwardWeights}) {
-    auto run = [&](Algo a) {
-      return BestSecondsPerCall([&] {
-        switch (pass) {
-          case Pass::kForward:
-            oar::conv_engine::Forward(a, x, w, g, 1, &y);
-            break;
-          case Pass::kBackwardData:
-            oar::conv_engine::BackwardData(a, dy, w, g, 1, &dx);
-            break;
-          case Pass::kBackwardWeights:
-            oar::conv_engine::BackwardWeights(a, x, dy, g, 1, &dw);
-            break;
-        }
-      });
-    };
-    const double t_dnnl = run(Algo::kOneDnn), t_wino = run(Algo::kWinograd);
-    const Algo chosen = oar::conv_engine::Choose(pass, f32, g, s.n, s.c_in, s.c_out, 1);
+    const double t_dnnl = ops.Seconds(Algo::kOneDnn, pass);
+    const double t_wino = ops.Seconds(Algo::kWinograd, pass);
+    const Algo chosen = oar::conv_engine::Choose(pass, f32, ops.g, s.n, s.c_in, s.c_out, 1);
     std::printf("%-22s batch %-3lld %-17s %10.3f %10.3f %8.3f  %s\n", s.name,
-                static_cast<long long>(s.n), pass_names[int(pass)], t_dnnl * 1e3, t_wino * 1e3,
-                t_wino / t_dnnl, chosen == Algo::kWinograd ? "winograd" : "onednn");
+                static_cast<long long>(s.n), kPassNames[int(pass)], t_dnnl * 1e3, t_wino * 1e3,
+                t_wino / t_dnnl, AlgoName(chosen));
     std::fflush(stdout);
   }
 }

@@ -50,8 +50,10 @@ struct Prepared {
   memory::desc dst_kept;
   DDim kept_strides;
   // oar's own F(2x2, 3x3) instead of a primitive (Note [Folded convolutions run oar's
-  // Winograd kernel where oneDNN has none]): the folded weight's transform.
+  // Winograd kernel where oneDNN has none]): the folded weight's transform, and the
+  // geometry for this input shape.
   DenseTensor own_winograd;
+  WindowGeometry geometry;
 };
 
 memory::desc Strided(const DenseTensor& t) {
@@ -366,6 +368,7 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
       WinogradShape(f32, g, x.dims()[0], x.dims()[1], weight_dims[0], spec.groups)) {
     if (!own_winograd.initialized()) own_winograd = WinogradWeight(FoldedWeight());
     p->own_winograd = own_winograd;
+    p->geometry = g;
     p->winograd = true;
     p->out_dims = DDim(d.dst.begin(), d.dst.end());
     p->dst_plain = d.dst_plain;
@@ -430,10 +433,7 @@ DenseTensor InferenceConv::Run(const DenseTensor& x, const DenseTensor* residual
     if (p->own_winograd.initialized()) {
       const DenseTensor xc = funcs::Contiguous(x);
       const DenseTensor rc = residual != nullptr ? funcs::Contiguous(*residual) : DenseTensor();
-      const WindowGeometry g =
-          ConvGeometry(x.dims(), impl_->weight_dims, impl_->spec.strides, impl_->spec.paddings,
-                       impl_->spec.dilations, impl_->spec.groups);
-      WinogradForwardFolded(xc, p->own_winograd, g, impl_->bias.data<float>(),
+      WinogradForwardFolded(xc, p->own_winograd, p->geometry, impl_->bias.data<float>(),
                             impl_->spec.residual ? &rc : nullptr, impl_->spec.relu, &y);
       return;
     }
