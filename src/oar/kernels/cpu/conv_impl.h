@@ -25,9 +25,11 @@ enum class Pass { kForward, kBackwardData, kBackwardWeights };
 // order, it stays near one block's: 2.2e-7 norm-wise for 16 channels of a 3x3 kernel
 // (144 products) against 4.3e-7 for 576 products in one chain and 1.1e-6 for 4,608.
 // benchmarks/conv_accuracy.py measures it and what it costs (docs/benchmarks.md,
-// "Accuracy: the float32 forward pass sums in blocks"). oneDNN's AVX-512 kernels
-// already sum 16 input channels at a time; its AVX2 kernels sum them all in one
-// accumulator. So where oneDNN does not run AVX-512, a float32 forward pass with more
+// "Accuracy: the float32 forward pass sums in blocks"). oneDNN's direct AVX-512 kernels
+// (jit:avx512*, the ones it picks for training) already sum 16 input channels at a
+// time; its AVX2 kernels, and the brgemm kernels it prefers for inference on CPUs with
+// AMX, sum them all in one accumulator (Note [Folded convolutions sum in blocks where
+// the ops do] in conv_inference.cc). So where oneDNN does not run AVX-512, a float32 forward pass with more
 // than 16 input channels and more than one tap (groups 1) runs one oneDNN convolution
 // per 16 input channels, each adding the previous blocks' sum to its output through a
 // binary-add post-op (applied after the block's sum; under a sum post-op the AVX2

@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -133,8 +134,9 @@ struct InferenceConv::Impl {
 
   std::shared_ptr<const Prepared> For(const DenseTensor& x);
   DenseTensor FoldedWeight() const;
-  // Whether x's convolution sums its input channels in blocks.
-  bool SumsInBlocks(const DenseTensor& x) const;
+  // Whether x's convolution sums more products per output than one block's: more
+  // than kSumBlockChannels input channels, more than one tap, no groups.
+  bool SumsManyProducts(const DenseTensor& x) const;
   void PrepareBlocks(const DenseTensor& x, const WindowGeometry& g, Prepared* p);
   // Runs p's blocks on x into `out`, adding `residual` where the spec has one.
   void RunBlocks(const Prepared& p, const DenseTensor& x, const DenseTensor* residual, memory out,
@@ -142,21 +144,39 @@ struct InferenceConv::Impl {
 };
 
 // Note [Folded convolutions sum in blocks where the ops do]
-// Where oneDNN runs no AVX-512 kernels, the op-by-op forward pass sums the input
-// channels in blocks of kSumBlockChannels (Note [The forward convolution sums in
-// blocks] in conv_impl.h), and a folded convolution does too, so folding changes the
-// results by the rounding of w * s alone: one primitive per block, each with its
-// channels of the folded weight packed once, writing its sum plus the running sum
-// (a binary-add post-op) in the layout the first block's primitive picks. The
-// running sum starts from the residual where there is one; the first block adds the
-// bias and the last applies relu. Against the ops one by one this drops the batch
-// norm, relu and residual passes and the weight packing at every call: ResNet-18 at
-// batch 1 in the C++ runtime took 39.4-45.7 ms a call on two Zen 3 threads against
-// 46.4-50.3 ms op by op (four alternating rounds).
-bool InferenceConv::Impl::SumsInBlocks(const DenseTensor& x) const {
+// The op-by-op forward pass sums the input channels in blocks of kSumBlockChannels
+// (Note [The forward convolution sums in blocks] in conv_impl.h): oneDNN's direct
+// AVX-512 kernels (jit:avx512*) do so themselves, and elsewhere oar runs one oneDNN
+// convolution per block. A folded convolution does too, so folding changes the results
+// by the rounding of w * s alone. It asks oneDNN for its primitive in the layouts
+// oneDNN prefers; where that is a kernel that does not sum in blocks (the AVX2 kernels,
+// or on CPUs with AMX the brgemm kernel oneDNN picks for inference, which summed 264
+// channels of a 3x3 kernel in one chain, 8.3e-7 norm-wise), it asks again in the
+// 16-channel-blocked layout the direct AVX-512 kernel reads, and failing that runs the
+// blocks itself: one primitive per block, each with its channels of the folded weight
+// packed once, writing its sum plus the running sum (a binary-add post-op) in the
+// layout the first block's primitive picks. The running sum starts from the residual
+// where there is one; the first block adds the bias and the last applies relu. Against
+// the ops one by one this drops the batch norm, relu and residual passes and the
+// weight packing at every call: ResNet-18 at batch 1 in the C++ runtime took 39.4-45.7
+// ms a call on two Zen 3 threads against 46.4-50.3 ms op by op (four alternating
+// rounds). On a Xeon with AMX the blocked layout's reorders cost ResNet-18 in the C++
+// runtime 5% at batch 1 (17.9 against 17.0 ms) and 10% at batch 16 against brgemm's
+// one chain, on two threads in three alternating rounds.
+bool InferenceConv::Impl::SumsManyProducts(const DenseTensor& x) const {
   const int64_t taps = Product(weight_dims) / (weight_dims[0] * weight_dims[1]);
-  return !onednn::RunsAvx512() && spec.groups == 1 && taps > 1 && x.dims()[1] > kSumBlockChannels;
+  return spec.groups == 1 && taps > 1 && x.dims()[1] > kSumBlockChannels;
 }
+
+namespace {
+
+// Whether oneDNN's chosen kernel sums at most kSumBlockChannels input channels in one
+// chain (the note above).
+bool SumsInBlocks(const dnnl::convolution_forward::primitive_desc& pd) {
+  return std::string_view(pd.impl_info_str()).starts_with("jit:avx512");
+}
+
+}  // namespace
 
 void InferenceConv::Impl::PrepareBlocks(const DenseTensor& x, const WindowGeometry& g,
                                         Prepared* p) {
@@ -351,10 +371,10 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
   // primitive at once, and the library's scratchpad is shared between them.
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   const memory::desc bias_md({weight_dims[0]}, memory::data_type::f32, memory::format_tag::a);
-  auto make = [&](dnnl::algorithm algorithm) {
+  auto make = [&](dnnl::algorithm algorithm, const memory::desc& src, const memory::desc& dst) {
     return dnnl::convolution_forward::primitive_desc(
-        {dnnl::prop_kind::forward_inference, algorithm, d.src_any, d.wei_any, bias_md, d.dst_any,
-         d.strides, d.dilates, d.pad_l, d.pad_r},
+        {dnnl::prop_kind::forward_inference, algorithm, src, d.wei_any, bias_md, dst, d.strides,
+         d.dilates, d.pad_l, d.pad_r},
         attr, Engine());
   };
   auto p = std::make_shared<Prepared>();
@@ -375,7 +395,7 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
     by_shape.emplace(std::move(key), p);
     return p;
   }
-  if (SumsInBlocks(x)) {
+  if (SumsManyProducts(x) && !onednn::RunsAvx512()) {
     PrepareBlocks(x, g, p.get());
   } else {
     // Note [Winograd's algorithm for small activations]
@@ -384,14 +404,32 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
                                 g.dilation[1] == 1 && g.dilation[2] == 1;
     if (spec.winograd && three_by_three && x.numel() * 4 <= kWinogradMaxInputBytes) {
       try {
-        p->pd = make(dnnl::algorithm::convolution_winograd);
+        p->pd = make(dnnl::algorithm::convolution_winograd, d.src_any, d.dst_any);
         p->winograd = true;
       } catch (const dnnl::error&) {
         // no Winograd kernel for this CPU or shape: the direct algorithm
       }
     }
-    if (!p->winograd) p->pd = make(dnnl::algorithm::convolution_direct);
-    p->conv = dnnl::convolution_forward(p->pd);
+    if (!p->winograd) {
+      p->pd = make(dnnl::algorithm::convolution_direct, d.src_any, d.dst_any);
+      // Note [Folded convolutions sum in blocks where the ops do]
+      if (SumsManyProducts(x) && !SumsInBlocks(p->pd)) {
+        const auto tag = ChannelBlockedTag(static_cast<int>(d.src.size()), kSumBlockChannels);
+        try {
+          auto blocked = make(dnnl::algorithm::convolution_direct,
+                              memory::desc(d.src, memory::data_type::f32, tag),
+                              memory::desc(d.dst, memory::data_type::f32, tag));
+          if (SumsInBlocks(blocked)) p->pd = std::move(blocked);
+        } catch (const dnnl::error&) {
+          // no kernel for that layout: the blocks below
+        }
+      }
+    }
+    if (!p->winograd && SumsManyProducts(x) && !SumsInBlocks(p->pd)) {
+      PrepareBlocks(x, g, p.get());
+    } else {
+      p->conv = dnnl::convolution_forward(p->pd);
+    }
   }
   p->dst_plain = d.dst_plain;
   p->out_dims = DDim(d.dst.begin(), d.dst.end());
