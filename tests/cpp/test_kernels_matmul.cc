@@ -1,11 +1,13 @@
 // matmul against a naive triple loop: transpose flags, vector operands,
 // broadcast batches, non-contiguous views, both sides of the small-GEMM
 // threshold (m * n * k <= 4096 is a plain loop, larger goes to BLAS), float32
-// products large enough for oneDNN (Note [float32 GEMMs on oneDNN]), K = 0.
+// products large enough for oneDNN (Note [float32 GEMMs on oneDNN]) and those it runs
+// on oar's pool, K = 0.
 #include <cstdint>
 #include <vector>
 
 #include "oar/core/cpu_isa.h"
+#include "oar/core/flags.h"
 #include "oar/kernels/cpu/gemm.h"
 #include "test_util.h"
 
@@ -292,6 +294,57 @@ TEST(Matmul, Float32OnOneDnn) {
                        Make(bias, {160}, DType::kFloat32)),
                 expected, {4, 64, 160}, tol, tol);
   }
+}
+
+// Note [Float32 products of a model's size run on oar's pool]: blocks of 128 columns
+// (the last one short), each operand transposed or as stored, a column slice, a bias,
+// a batch with broadcast dims; the same bits with the pool's loop split and inline.
+TEST(Matmul, Float32ProductsOnThePool) {
+  const double tol = 2e-4;
+  const int64_t m = 50, n = 300, k = 96;
+  const auto a = Random(m * k, 41), b = Random(k * 2 * n, 42), bias = Random(n, 43);
+  for (bool tx : {false, true}) {
+    for (bool ty : {false, true}) {
+      SCOPED_TRACE(::testing::Message() << "tx=" << tx << " ty=" << ty);
+      const Tensor x = tx ? Make(a, {k, m}, DType::kFloat32) : Make(a, {m, k}, DType::kFloat32);
+      // y: the second half of the columns (rows with ty) of a wider matrix
+      const Tensor y = ty ? slice(Make(b, {2 * n, k}, DType::kFloat32), {0}, {n}, {2 * n})
+                          : slice(Make(b, {k, 2 * n}, DType::kFloat32), {1}, {n}, {2 * n});
+      const auto expected = Naive(
+          m, n, k, [&](int64_t i, int64_t p) { return tx ? a[p * m + i] : a[i * k + p]; },
+          [&](int64_t p, int64_t j) { return ty ? b[(n + j) * k + p] : b[p * 2 * n + n + j]; });
+      ExpectClose(matmul(x, y, tx, ty), expected, {m, n}, tol, tol);
+    }
+  }
+  auto with_bias = Naive(
+      m, n, k, [&](int64_t i, int64_t p) { return a[i * k + p]; },
+      [&](int64_t p, int64_t j) { return b[p * 2 * n + j]; });
+  for (size_t i = 0; i < with_bias.size(); ++i) with_bias[i] += bias[i % n];
+  const Tensor w =
+      Make(std::vector<double>(b.begin(), b.begin() + k * 2 * n), {k, 2 * n}, DType::kFloat32);
+  ExpectClose(linear(Make(a, {m, k}, DType::kFloat32), slice(w, {1}, {0}, {n}),
+                     Make(bias, {n}, DType::kFloat32)),
+              with_bias, {m, n}, tol, tol);
+  // [2, 1, 40, 64] @ [3, 64, 200] -> [2, 3, 40, 200]
+  const auto c = Random(2 * 40 * 64, 44), d = Random(3 * 64 * 200, 45);
+  std::vector<double> batched;
+  for (int i = 0; i < 2; ++i) {
+    for (int j = 0; j < 3; ++j) {
+      const auto e = Naive(
+          40, 200, 64, [&](int64_t r, int64_t p) { return c[(i * 40 + r) * 64 + p]; },
+          [&](int64_t p, int64_t col) { return d[(j * 64 + p) * 200 + col]; });
+      batched.insert(batched.end(), e.begin(), e.end());
+    }
+  }
+  const Tensor cx = Make(c, {2, 1, 40, 64}, DType::kFloat32);
+  const Tensor dy = Make(d, {3, 64, 200}, DType::kFloat32);
+  const Tensor split = matmul(cx, dy);
+  ExpectClose(split, batched, {2, 3, 40, 200}, tol, tol);
+  const int64_t saved = GlobalFlags().parallel_threshold.load();
+  GlobalFlags().parallel_threshold.store(int64_t{1} << 62);
+  const Tensor inline_loop = matmul(cx, dy);
+  GlobalFlags().parallel_threshold.store(saved);
+  EXPECT_EQ(testing::Values(inline_loop), testing::Values(split));
 }
 
 // Note [float32 GEMMs on oneDNN]: a single product reading A transposed with many sums

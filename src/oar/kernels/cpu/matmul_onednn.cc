@@ -21,11 +21,15 @@
 // other (another CPU, another oneDNN) keeps the plain call.
 #include "oar/kernels/cpu/matmul_onednn.h"
 
+#include <omp.h>
+
 #include <algorithm>
 #include <initializer_list>
+#include <optional>
 #include <unordered_map>
 #include <utility>
 
+#include "oar/core/parallel.h"
 #include "oar/kernels/cpu/onednn_util.h"
 #include "oar/kernels/cpu/weight_pack.h"
 #include "oar/kernels/funcs/copy.h"
@@ -231,6 +235,119 @@ dnnl::primitive_attr SumAttr(float beta) {
   return attr;
 }
 
+// Note [Float32 products of a model's size run on oar's pool]
+// oneDNN runs a product on OpenMP's team, and between two products a model runs its
+// other ops on oar's pool (core/thread_pool.cc). oar lets idle OpenMP threads spin
+// only briefly (GOMP_SPINCOUNT=1000, python/oar/__init__.py: a long spin makes a
+// loaded machine many times slower), so by the next product they sleep, and each
+// product first waits for them to wake, while oar's own workers still spin on the
+// same cores. The GPT decoder's batch-1 forward (25 linear layers of 128 rows and 8
+// batched attention products) took 10.4 ms against 8.4 with a 30-times longer spin
+// (Xeon with AVX-512, two threads). So a float32 product of up to kMaxPoolWork
+// multiply-adds with at least two units (one per matrix of the batch and block of
+// kPoolColumns output columns) runs on oar's pool instead: one oneDNN product per
+// unit, each on one thread (Note [Libraries inside a chunk run on one thread] in
+// core/thread_pool.cc). The units do not depend on the thread count, nor then the
+// result. The GPT forward then took 8.0-8.4 ms against 10.3-10.9 (three alternating
+// rounds, benchmarks/models.py's worker); the training rows of GPT, the LSTM and the
+// demo CNN did not move. Larger products keep oneDNN's threading: with 2^28
+// multiply-adds (64 x 4096 x 1024) the blocks took 13% longer.
+constexpr int64_t kPoolColumns = 128;
+constexpr int64_t kMaxPoolWork = int64_t{1} << 27;
+
+// The pool's units of c: one per matrix of the batch and block of columns.
+int64_t PoolUnits(const memory::desc& c) {
+  const memory::dims d = c.dims();
+  int64_t matrices = 1;
+  for (size_t i = 0; i + 2 < d.size(); ++i) matrices *= d[i];
+  return matrices * ((d.back() + kPoolColumns - 1) / kPoolColumns);
+}
+
+bool RunsOnPool(const memory::desc& a, const memory::desc& b, const memory::desc& c) {
+  if (a.data_type() != memory::data_type::f32 || b.data_type() != memory::data_type::f32 ||
+      c.data_type() != memory::data_type::f32) {
+    return false;
+  }
+  const memory::dims d = c.dims();
+  const int64_t k = a.dims().back();
+  int64_t work = k;
+  for (int64_t v : d) work *= v;
+  return PoolUnits(c) >= 2 && work <= kMaxPoolWork;
+}
+
+// One OpenMP thread on this thread while it lives: each unit runs on one thread also
+// where the pool's loop runs inline (below the parallel threshold), so the result is
+// the same either way.
+class OneThread {
+ public:
+  OneThread() : saved_(omp_get_max_threads()) {
+    if (saved_ > 1) omp_set_num_threads(1);
+  }
+  ~OneThread() {
+    if (saved_ > 1) omp_set_num_threads(saved_);
+  }
+  OneThread(const OneThread&) = delete;
+  OneThread& operator=(const OneThread&) = delete;
+
+ private:
+  int saved_;
+};
+
+// c = a @ b (+ bias) on oar's pool, one unit (PoolUnits) at a time (the note above).
+void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, const void* y,
+                   const memory::desc* bias, const void* bias_data, const memory::desc& c,
+                   void* out) {
+  const memory::dims cd = c.dims();
+  const size_t rank = cd.size();
+  const int64_t m = cd[rank - 2], n = cd[rank - 1], k = a.dims()[rank - 1];
+  const int64_t blocks = (n + kPoolColumns - 1) / kPoolColumns;
+  // The [rows, w] matrix of md's last two dims.
+  const auto matrix = [rank](const memory::desc& md, int64_t rows, int64_t w) {
+    const auto& st = md.data.format_desc.blocking.strides;
+    const memory::dims d = {rows, w};
+    return memory::desc(d, md.data_type(), SafeStrides(d, {st[rank - 2], st[rank - 1]}));
+  };
+  // The offset of matrix `i` (row-major over c's batch dims) in md, whose batch dims
+  // of size 1 broadcast.
+  const auto offset = [&](const memory::desc& md, int64_t i) {
+    const memory::dims d = md.dims();
+    const auto& st = md.data.format_desc.blocking.strides;
+    int64_t off = 0;
+    for (size_t j = rank - 2; j-- > 0;) {
+      const int64_t at = i % cd[j];
+      i /= cd[j];
+      if (d[j] != 1) off += at * st[j];
+    }
+    return off;
+  };
+  const auto col = [rank](const memory::desc& md) {
+    return md.data.format_desc.blocking.strides[rank - 1];
+  };
+  const auto at = [](const memory::desc& md, const void* p, int64_t off) {
+    // oneDNN never writes to an input; the cast only satisfies its signature.
+    return memory(md, Engine(), const_cast<float*>(static_cast<const float*>(p)) + off);
+  };
+  ParallelFor(0, PoolUnits(c), m * k * std::min(n, kPoolColumns), [&](int64_t u0, int64_t u1) {
+    const OneThread one;
+    dnnl::stream s(Engine());
+    for (int64_t u = u0; u < u1; ++u) {
+      const int64_t i = u / blocks, j0 = (u % blocks) * kPoolColumns;
+      const int64_t w = std::min(kPoolColumns, n - j0);
+      const memory::desc as = matrix(a, m, k), bs = matrix(b, k, w), cs = matrix(c, m, w);
+      std::optional<memory::desc> bias_s;
+      if (bias != nullptr) bias_s = matrix(*bias, 1, w);
+      const auto pd = MakePd(as, bs, bias_s ? &*bias_s : nullptr, cs);
+      std::unordered_map<int, memory> args = {
+          {DNNL_ARG_SRC, at(as, x, offset(a, i))},
+          {DNNL_ARG_WEIGHTS, at(bs, y, offset(b, i) + j0 * col(b))},
+          {DNNL_ARG_DST, at(cs, out, offset(c, i) + j0 * col(c))}};
+      if (bias_s) args.insert({DNNL_ARG_BIAS, at(*bias_s, bias_data, j0 * col(*bias))});
+      dnnl::matmul(pd).execute(s, args);
+    }
+    s.wait();
+  });
+}
+
 }  // namespace
 
 bool HasFastMatmul(DType dtype) {
@@ -323,6 +440,12 @@ void Matmul(const DenseTensor& x_in, bool tx, const DenseTensor& y_in, bool ty,
       bd = memory::desc(bdims, DataType(bias.dtype()), PlainStrides(bdims));
     }
     const memory::desc* bias_desc = bias_in != nullptr ? &bd : nullptr;
+    // Note [Float32 products of a model's size run on oar's pool]
+    if (RunsOnPool(a, b, c)) {
+      ProductOnPool(a, x.data(), b, y.data(), bias_desc, bias_in != nullptr ? bias.data() : nullptr,
+                    c, out->data());
+      return;
+    }
     const auto mem = [](const memory::desc& md, const DenseTensor& t) {
       // oneDNN never writes to an input; the cast only satisfies its signature.
       return memory(md, Engine(), const_cast<void*>(t.data()));
