@@ -34,6 +34,21 @@ struct Shape {
   int64_t m, n, k;
 };
 
+// [I, 1, m, k] @ [J, k, n] -> [I, J, m, n], both stored as given.
+std::vector<double> BroadcastNaive(int64_t batch_i, int64_t batch_j, Shape s,
+                                   const std::vector<double>& a, const std::vector<double>& b) {
+  std::vector<double> out;
+  for (int64_t i = 0; i < batch_i; ++i) {
+    for (int64_t j = 0; j < batch_j; ++j) {
+      const auto c = Naive(
+          s.m, s.n, s.k, [&](int64_t r, int64_t p) { return a[(i * s.m + r) * s.k + p]; },
+          [&](int64_t p, int64_t col) { return b[(j * s.k + p) * s.n + col]; });
+      out.insert(out.end(), c.begin(), c.end());
+    }
+  }
+  return out;
+}
+
 TEST(Matmul, TwoDimensionalWithTransposeFlags) {
   // 3x5x4 = 60 takes the loop, 64^3 and 20x70x9 = 12600 take BLAS.
   for (Shape s : {Shape{3, 5, 4}, Shape{64, 64, 64}, Shape{20, 70, 9}, Shape{1, 1, 1}}) {
@@ -96,15 +111,7 @@ TEST(Matmul, VectorOperands) {
 TEST(Matmul, BroadcastBatchDims) {
   // [2, 1, 3, 4] @ [5, 4, 2] -> [2, 5, 3, 2]
   const auto a = Random(2 * 3 * 4, 7), b = Random(5 * 4 * 2, 8);
-  std::vector<double> expected;
-  for (int i = 0; i < 2; ++i) {
-    for (int j = 0; j < 5; ++j) {
-      const auto c = Naive(
-          3, 2, 4, [&](int64_t r, int64_t p) { return a[(i * 3 + r) * 4 + p]; },
-          [&](int64_t p, int64_t col) { return b[(j * 4 + p) * 2 + col]; });
-      expected.insert(expected.end(), c.begin(), c.end());
-    }
-  }
+  const std::vector<double> expected = BroadcastNaive(2, 5, {3, 2, 4}, a, b);
   for (DType dtype : {DType::kFloat32, DType::kFloat64}) {
     ExpectClose(matmul(Make(a, {2, 1, 3, 4}, dtype), Make(b, {5, 4, 2}, dtype)), expected,
                 {2, 5, 3, 2}, Tol(dtype), Tol(dtype));
@@ -327,15 +334,7 @@ TEST(Matmul, Float32ProductsOnThePool) {
               with_bias, {m, n}, tol, tol);
   // [2, 1, 40, 64] @ [3, 64, 200] -> [2, 3, 40, 200]
   const auto c = Random(2 * 40 * 64, 44), d = Random(3 * 64 * 200, 45);
-  std::vector<double> batched;
-  for (int i = 0; i < 2; ++i) {
-    for (int j = 0; j < 3; ++j) {
-      const auto e = Naive(
-          40, 200, 64, [&](int64_t r, int64_t p) { return c[(i * 40 + r) * 64 + p]; },
-          [&](int64_t p, int64_t col) { return d[(j * 64 + p) * 200 + col]; });
-      batched.insert(batched.end(), e.begin(), e.end());
-    }
-  }
+  const std::vector<double> batched = BroadcastNaive(2, 3, {40, 200, 64}, c, d);
   const Tensor cx = Make(c, {2, 1, 40, 64}, DType::kFloat32);
   const Tensor dy = Make(d, {3, 64, 200}, DType::kFloat32);
   const Tensor split = matmul(cx, dy);

@@ -40,6 +40,20 @@ bool InParallelRegion();
 int64_t IntraOpThreads();
 }  // namespace detail
 
+// While it lives, the calling thread's OpenMP thread count is 1 (Note [Libraries
+// inside a chunk run on one thread] in thread_pool.cc): a library call made under it
+// (BLAS, oneDNN) runs on this thread alone.
+class OneOpenMPThread {
+ public:
+  OneOpenMPThread();
+  ~OneOpenMPThread();
+  OneOpenMPThread(const OneOpenMPThread&) = delete;
+  OneOpenMPThread& operator=(const OneOpenMPThread&) = delete;
+
+ private:
+  int saved_;
+};
+
 // Calls f(begin, end) on disjoint chunks covering [begin, end). `cost` is the
 // work per index in element-operations; the loop is split only when the total
 // passes the parallel threshold.

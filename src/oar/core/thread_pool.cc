@@ -60,22 +60,7 @@ struct Job {
 // them (4 threads on 2 cores: a 1x1 convolution's forward took 3.6 ms on two threads
 // against 2.0 on one, docs/benchmarks.md). OpenBLAS reads the calling thread's
 // omp_get_max_threads() at each call, so every worker sets its own to 1 once, and the
-// calling thread sets its own to 1 while it draws chunks (OneOpenMPThread).
-class OneOpenMPThread {
- public:
-  OneOpenMPThread() : saved_(omp_get_max_threads()) {
-    if (saved_ > 1) omp_set_num_threads(1);
-  }
-  ~OneOpenMPThread() {
-    if (saved_ > 1) omp_set_num_threads(saved_);
-  }
-  OneOpenMPThread(const OneOpenMPThread&) = delete;
-  OneOpenMPThread& operator=(const OneOpenMPThread&) = delete;
-
- private:
-  int saved_;
-};
-
+// calling thread sets its own to 1 while it draws chunks (OneOpenMPThread, parallel.h).
 void RunOne(Job& job, int64_t c) {
   tl_in_parallel = true;
   try {
@@ -197,6 +182,22 @@ int64_t IntraOpThreads() {
 }
 
 bool InParallelRegion() { return tl_in_parallel; }
+
+}  // namespace oar::detail
+
+namespace oar {
+
+OneOpenMPThread::OneOpenMPThread() : saved_(omp_get_max_threads()) {
+  if (saved_ > 1) omp_set_num_threads(1);
+}
+
+OneOpenMPThread::~OneOpenMPThread() {
+  if (saved_ > 1) omp_set_num_threads(saved_);
+}
+
+}  // namespace oar
+
+namespace oar::detail {
 
 void RunChunks(int64_t chunks, void (*body)(void*, int64_t), void* ctx) {
   // Created on first use; workers are joined at exit.

@@ -21,8 +21,6 @@
 // other (another CPU, another oneDNN) keeps the plain call.
 #include "oar/kernels/cpu/matmul_onednn.h"
 
-#include <omp.h>
-
 #include <algorithm>
 #include <initializer_list>
 #include <optional>
@@ -275,24 +273,6 @@ bool RunsOnPool(const memory::desc& a, const memory::desc& b, const memory::desc
   return PoolUnits(c) >= 2 && work <= kMaxPoolWork;
 }
 
-// One OpenMP thread on this thread while it lives: each unit runs on one thread also
-// where the pool's loop runs inline (below the parallel threshold), so the result is
-// the same either way.
-class OneThread {
- public:
-  OneThread() : saved_(omp_get_max_threads()) {
-    if (saved_ > 1) omp_set_num_threads(1);
-  }
-  ~OneThread() {
-    if (saved_ > 1) omp_set_num_threads(saved_);
-  }
-  OneThread(const OneThread&) = delete;
-  OneThread& operator=(const OneThread&) = delete;
-
- private:
-  int saved_;
-};
-
 // c = a @ b (+ bias) on oar's pool, one unit (PoolUnits) at a time (the note above).
 void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, const void* y,
                    const memory::desc* bias, const void* bias_data, const memory::desc& c,
@@ -328,7 +308,9 @@ void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, 
     return memory(md, Engine(), const_cast<float*>(static_cast<const float*>(p)) + off);
   };
   ParallelFor(0, PoolUnits(c), m * k * std::min(n, kPoolColumns), [&](int64_t u0, int64_t u1) {
-    const OneThread one;
+    // One thread per unit also where the loop runs inline (below the parallel
+    // threshold), so the result is the same either way.
+    const OneOpenMPThread one;
     dnnl::stream s(Engine());
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t i = u / blocks, j0 = (u % blocks) * kPoolColumns;
