@@ -26,6 +26,7 @@
 #include <optional>
 #include <unordered_map>
 #include <utility>
+#include <vector>
 
 #include "oar/core/parallel.h"
 #include "oar/kernels/cpu/onednn_util.h"
@@ -91,9 +92,23 @@ memory::dims PlainStrides(const memory::dims& dims) {
 }
 
 dnnl::matmul::primitive_desc MakePd(const memory::desc& a, const memory::desc& b,
-                                    const memory::desc* bias, const memory::desc& c) {
-  if (bias != nullptr) return {dnnl::matmul::desc(a, b, *bias, c), Engine()};
-  return {dnnl::matmul::desc(a, b, c), Engine()};
+                                    const memory::desc* bias, const memory::desc& c,
+                                    const dnnl::primitive_attr& attr = {}) {
+  if (bias != nullptr) return {dnnl::matmul::desc(a, b, *bias, c), attr, Engine()};
+  return {dnnl::matmul::desc(a, b, c), attr, Engine()};
+}
+
+// Primitives that several threads run at once bring their own scratchpad
+// (scratchpad_mode::user): this thread's, grown as needed.
+dnnl::primitive_attr UserScratchpad() {
+  dnnl::primitive_attr attr;
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  return attr;
+}
+memory ThreadScratchpad(const memory::desc& md) {
+  thread_local std::vector<char> buffer;
+  if (buffer.size() < md.get_size()) buffer.resize(md.get_size());
+  return memory(md, Engine(), buffer.data());
 }
 
 // A small product in `dtype` on plain layouts: what the per-call primitives
@@ -318,11 +333,12 @@ void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, 
       const memory::desc as = matrix(a, m, k), bs = matrix(b, k, w), cs = matrix(c, m, w);
       std::optional<memory::desc> bias_s;
       if (bias != nullptr) bias_s = matrix(*bias, 1, w);
-      const auto pd = MakePd(as, bs, bias_s ? &*bias_s : nullptr, cs);
+      const auto pd = MakePd(as, bs, bias_s ? &*bias_s : nullptr, cs, UserScratchpad());
       std::unordered_map<int, memory> args = {
           {DNNL_ARG_SRC, at(as, x, offset(a, i))},
           {DNNL_ARG_WEIGHTS, at(bs, y, offset(b, i) + j0 * col(b))},
-          {DNNL_ARG_DST, at(cs, out, offset(c, i) + j0 * col(c))}};
+          {DNNL_ARG_DST, at(cs, out, offset(c, i) + j0 * col(c))},
+          {DNNL_ARG_SCRATCHPAD, ThreadScratchpad(pd.scratchpad_desc())}};
       if (bias_s) args.insert({DNNL_ARG_BIAS, at(*bias_s, bias_data, j0 * col(*bias))});
       dnnl::matmul(pd).execute(s, args);
     }
