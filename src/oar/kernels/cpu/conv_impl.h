@@ -28,8 +28,9 @@ enum class Pass { kForward, kBackwardData, kBackwardWeights };
 // "Accuracy: the float32 forward pass sums in blocks"). oneDNN's direct AVX-512 kernels
 // (jit:avx512*, the ones it picks for training) already sum 16 input channels at a
 // time; its AVX2 kernels, and the brgemm kernels it prefers for inference on CPUs with
-// AMX, sum them all in one accumulator (Note [Folded convolutions sum in blocks where
-// the ops do] in conv_inference.cc). So where oneDNN does not run AVX-512, a float32 forward pass with more
+// AMX, sum them all in one accumulator (SumsInBlocks in conv_onednn.h; Note [Folded
+// convolutions sum in blocks where the ops do] in conv_inference.cc). So where
+// oneDNN's direct forward kernel does not (probed once), a float32 forward pass with more
 // than 16 input channels and more than one tap (groups 1) runs one oneDNN convolution
 // per 16 input channels, each adding the previous blocks' sum to its output through a
 // binary-add post-op (applied after the block's sum; under a sum post-op the AVX2

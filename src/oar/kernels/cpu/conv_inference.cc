@@ -9,7 +9,6 @@
 #include <map>
 #include <mutex>
 #include <optional>
-#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -167,16 +166,6 @@ bool InferenceConv::Impl::SumsManyProducts(const DenseTensor& x) const {
   const int64_t taps = Product(weight_dims) / (weight_dims[0] * weight_dims[1]);
   return spec.groups == 1 && taps > 1 && x.dims()[1] > kSumBlockChannels;
 }
-
-namespace {
-
-// Whether oneDNN's chosen kernel sums at most kSumBlockChannels input channels in one
-// chain (the note above).
-bool SumsInBlocks(const dnnl::convolution_forward::primitive_desc& pd) {
-  return std::string_view(pd.impl_info_str()).starts_with("jit:avx512");
-}
-
-}  // namespace
 
 void InferenceConv::Impl::PrepareBlocks(const DenseTensor& x, const WindowGeometry& g,
                                         Prepared* p) {
@@ -395,41 +384,38 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
     by_shape.emplace(std::move(key), p);
     return p;
   }
-  if (SumsManyProducts(x) && !onednn::RunsAvx512()) {
+  // Note [Winograd's algorithm for small activations]
+  const bool three_by_three = g.nd == 2 && spec.groups == 1 && g.kernel[1] == 3 &&
+                              g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 &&
+                              g.dilation[1] == 1 && g.dilation[2] == 1;
+  if (spec.winograd && three_by_three && x.numel() * 4 <= kWinogradMaxInputBytes) {
+    try {
+      p->pd = make(dnnl::algorithm::convolution_winograd, d.src_any, d.dst_any);
+      p->winograd = true;
+    } catch (const dnnl::error&) {
+      // no Winograd kernel for this CPU or shape: the direct algorithm
+    }
+  }
+  // Note [Folded convolutions sum in blocks where the ops do]
+  const bool many = SumsManyProducts(x);
+  if (!p->winograd) {
+    p->pd = make(dnnl::algorithm::convolution_direct, d.src_any, d.dst_any);
+    if (many && !SumsInBlocks(p->pd)) {
+      const auto tag = ChannelBlockedTag(static_cast<int>(d.src.size()), kSumBlockChannels);
+      try {
+        auto blocked = make(dnnl::algorithm::convolution_direct,
+                            memory::desc(d.src, memory::data_type::f32, tag),
+                            memory::desc(d.dst, memory::data_type::f32, tag));
+        if (SumsInBlocks(blocked)) p->pd = std::move(blocked);
+      } catch (const dnnl::error&) {
+        // no kernel for that layout: the blocks below
+      }
+    }
+  }
+  if (!p->winograd && many && !SumsInBlocks(p->pd)) {
     PrepareBlocks(x, g, p.get());
   } else {
-    // Note [Winograd's algorithm for small activations]
-    const bool three_by_three = g.nd == 2 && spec.groups == 1 && g.kernel[1] == 3 &&
-                                g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 &&
-                                g.dilation[1] == 1 && g.dilation[2] == 1;
-    if (spec.winograd && three_by_three && x.numel() * 4 <= kWinogradMaxInputBytes) {
-      try {
-        p->pd = make(dnnl::algorithm::convolution_winograd, d.src_any, d.dst_any);
-        p->winograd = true;
-      } catch (const dnnl::error&) {
-        // no Winograd kernel for this CPU or shape: the direct algorithm
-      }
-    }
-    if (!p->winograd) {
-      p->pd = make(dnnl::algorithm::convolution_direct, d.src_any, d.dst_any);
-      // Note [Folded convolutions sum in blocks where the ops do]
-      if (SumsManyProducts(x) && !SumsInBlocks(p->pd)) {
-        const auto tag = ChannelBlockedTag(static_cast<int>(d.src.size()), kSumBlockChannels);
-        try {
-          auto blocked = make(dnnl::algorithm::convolution_direct,
-                              memory::desc(d.src, memory::data_type::f32, tag),
-                              memory::desc(d.dst, memory::data_type::f32, tag));
-          if (SumsInBlocks(blocked)) p->pd = std::move(blocked);
-        } catch (const dnnl::error&) {
-          // no kernel for that layout: the blocks below
-        }
-      }
-    }
-    if (!p->winograd && SumsManyProducts(x) && !SumsInBlocks(p->pd)) {
-      PrepareBlocks(x, g, p.get());
-    } else {
-      p->conv = dnnl::convolution_forward(p->pd);
-    }
+    p->conv = dnnl::convolution_forward(p->pd);
   }
   p->dst_plain = d.dst_plain;
   p->out_dims = DDim(d.dst.begin(), d.dst.end());

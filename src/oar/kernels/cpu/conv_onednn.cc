@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -193,10 +194,34 @@ void ForwardInBlocks(const DenseTensor& x, const DenseTensor& w, const WindowGeo
   s.wait();
 }
 
+// The probes' convolution: 3x3, padding 1, 8x8 in and out.
+WindowGeometry ProbeGeometry() {
+  WindowGeometry g;
+  g.nd = 2;
+  for (int i = 1; i < 3; ++i) {
+    g.in[i] = g.out[i] = 8;
+    g.kernel[i] = 3;
+    g.pad_before[i] = g.pad_after[i] = 1;
+  }
+  return g;
+}
+
+// Whether oneDNN's direct float32 forward kernel on this CPU sums in blocks itself,
+// probed once on 32 input channels (a CPU does not change; immutable after the
+// thread-safe initialisation).
+bool DirectForwardSumsInBlocks() {
+  static const bool blocks = [] {
+    const auto f32 = DType::kFloat32;
+    return SumsInBlocks(
+        ForwardPd(MakeDescs(1, 2 * kSumBlockChannels, 16, ProbeGeometry(), 1, f32, f32, f32)));
+  }();
+  return blocks;
+}
+
 // The input channels of one block of the forward pass, or 0 for one convolution over all.
 int64_t SumBlockChannels(const DenseTensor& x, const WindowGeometry& g, int64_t groups, Sum sum) {
   if (sum != Sum::kBlocked || x.dtype() != DType::kFloat32 || groups != 1 || g.kernel_size() == 1 ||
-      x.dims()[1] <= kSumBlockChannels || OneDnnAvx512()) {
+      x.dims()[1] <= kSumBlockChannels || DirectForwardSumsInBlocks()) {
     return 0;
   }
   return kSumBlockChannels;
@@ -212,15 +237,8 @@ bool OneDnnFastDtype(DType dtype) {
   // with avx512_bf16; elsewhere only its reference loops have them.
   static const bool bf16 = [] {
     try {
-      WindowGeometry g;
-      g.nd = 2;
-      for (int i = 1; i < 3; ++i) {
-        g.in[i] = g.out[i] = 8;
-        g.kernel[i] = 3;
-        g.pad_before[i] = g.pad_after[i] = 1;
-      }
       const auto bf = DType::kBFloat16;
-      return onednn::IsOptimized(ForwardPd(MakeDescs(1, 16, 16, g, 1, bf, bf, bf)));
+      return onednn::IsOptimized(ForwardPd(MakeDescs(1, 16, 16, ProbeGeometry(), 1, bf, bf, bf)));
     } catch (const dnnl::error&) {
       return false;
     }
@@ -229,6 +247,10 @@ bool OneDnnFastDtype(DType dtype) {
 }
 
 bool OneDnnAvx512() { return onednn::RunsAvx512(); }
+
+bool SumsInBlocks(const dnnl::convolution_forward::primitive_desc& pd) {
+  return std::string_view(pd.impl_info_str()).starts_with("jit:avx512");
+}
 
 bool WinogradShape(DType dtype, const WindowGeometry& g, int64_t n, int64_t c_in, int64_t c_out,
                    int64_t groups) {

@@ -104,6 +104,11 @@ inline dnnl::memory Input(const dnnl::memory::desc& want, const dnnl::memory& us
 // runtime 27.5-43.7 ms a call against 32.7-46.7 (three rounds of four faster), eager
 // inference 31.4-32.7 ms against 32.0-48.3.
 
+// Whether the kernel `pd` runs sums at most kSumBlockChannels input channels in one
+// chain: oneDNN's direct AVX-512 kernels (jit:avx512*) do; its AVX2 ones and its
+// brgemm ones do not (Note [The forward convolution sums in blocks] in conv_impl.h).
+bool SumsInBlocks(const dnnl::convolution_forward::primitive_desc& pd);
+
 // The channel-blocked layout tag of `ndims` dims with `block` channels a block, or undef.
 inline dnnl::memory::format_tag ChannelBlockedTag(int ndims, int64_t block) {
   using tag = dnnl::memory::format_tag;

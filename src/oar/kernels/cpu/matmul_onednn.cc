@@ -322,25 +322,46 @@ void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, 
     // oneDNN never writes to an input; the cast only satisfies its signature.
     return memory(md, Engine(), const_cast<float*>(static_cast<const float*>(p)) + off);
   };
+  // One primitive for the full blocks and one for a short last block, made on one
+  // OpenMP thread (oneDNN fixes the thread count when it makes them), each unit then
+  // run on one thread, also where the loop runs inline (below the parallel threshold),
+  // so the result is the same either way.
+  struct Unit {
+    memory::desc b, c, bias;
+    dnnl::matmul prim;
+    memory::desc scratchpad;
+  };
+  const memory::desc as = matrix(a, m, k);
+  const auto make = [&](int64_t w) {
+    Unit u{matrix(b, k, w),
+           matrix(c, m, w),
+           bias != nullptr ? matrix(*bias, 1, w) : memory::desc(),
+           {},
+           {}};
+    const auto pd = MakePd(as, u.b, bias != nullptr ? &u.bias : nullptr, u.c, UserScratchpad());
+    u.prim = dnnl::matmul(pd);
+    u.scratchpad = pd.scratchpad_desc();
+    return u;
+  };
+  std::optional<Unit> full, tail;
+  {
+    const OneOpenMPThread one;
+    full = make(std::min(n, kPoolColumns));
+    if (n > kPoolColumns && n % kPoolColumns != 0) tail = make(n % kPoolColumns);
+  }
   ParallelFor(0, PoolUnits(c), m * k * std::min(n, kPoolColumns), [&](int64_t u0, int64_t u1) {
-    // One thread per unit also where the loop runs inline (below the parallel
-    // threshold), so the result is the same either way.
     const OneOpenMPThread one;
     dnnl::stream s(Engine());
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t i = u / blocks, j0 = (u % blocks) * kPoolColumns;
-      const int64_t w = std::min(kPoolColumns, n - j0);
-      const memory::desc as = matrix(a, m, k), bs = matrix(b, k, w), cs = matrix(c, m, w);
-      std::optional<memory::desc> bias_s;
-      if (bias != nullptr) bias_s = matrix(*bias, 1, w);
-      const auto pd = MakePd(as, bs, bias_s ? &*bias_s : nullptr, cs, UserScratchpad());
+      const Unit& unit = n - j0 < kPoolColumns && tail ? *tail : *full;
       std::unordered_map<int, memory> args = {
           {DNNL_ARG_SRC, at(as, x, offset(a, i))},
-          {DNNL_ARG_WEIGHTS, at(bs, y, offset(b, i) + j0 * col(b))},
-          {DNNL_ARG_DST, at(cs, out, offset(c, i) + j0 * col(c))},
-          {DNNL_ARG_SCRATCHPAD, ThreadScratchpad(pd.scratchpad_desc())}};
-      if (bias_s) args.insert({DNNL_ARG_BIAS, at(*bias_s, bias_data, j0 * col(*bias))});
-      dnnl::matmul(pd).execute(s, args);
+          {DNNL_ARG_WEIGHTS, at(unit.b, y, offset(b, i) + j0 * col(b))},
+          {DNNL_ARG_DST, at(unit.c, out, offset(c, i) + j0 * col(c))},
+          {DNNL_ARG_SCRATCHPAD, ThreadScratchpad(unit.scratchpad)}};
+      if (bias != nullptr) args.insert({DNNL_ARG_BIAS, at(unit.bias, bias_data, j0 * col(*bias))});
+      unit.prim.execute(s, args);
     }
     s.wait();
   });
