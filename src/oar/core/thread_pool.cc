@@ -1,10 +1,11 @@
 // The intra-op thread pool behind ParallelFor (Note [A late worker never delays
-// an op] in parallel.h): IntraOpThreads() - 1 workers that spin briefly after a
-// job (back-to-back ops find them awake) and then sleep on a futex.
+// an op] in parallel.h): IntraOpThreads() - 1 workers that stay awake briefly after
+// a job (back-to-back ops find them awake) and then sleep on a futex.
 #include <omp.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -142,11 +143,7 @@ class Pool {
   void Loop(uint64_t seen) {
     omp_set_num_threads(1);  // Note [Libraries inside a chunk run on one thread]
     while (true) {
-      uint64_t g = generation_.load(std::memory_order_acquire);
-      for (int spins = 0; g == seen && spins < kSpins; ++spins) {
-        OAR_CPU_RELAX();
-        g = generation_.load(std::memory_order_acquire);
-      }
+      const uint64_t g = AwaitJob(seen);
       if (g == seen) {
         generation_.wait(seen);
         continue;
@@ -162,9 +159,39 @@ class Pool {
     }
   }
 
-  // About 40 microseconds of pause instructions (Zen 3): long enough to stay awake
-  // between the ops of one step, short enough to give the core back soon after.
-  static constexpr int kSpins = 2000;
+  // Note [Idle workers spin, then yield, then sleep]
+  // A worker that finds no job keeps looking for kAwakeFor before it sleeps on the
+  // futex, since waking it costs the next op tens of microseconds on a VM, while the
+  // calling thread does the op alone. It looks with pause instructions for kPauseFor,
+  // then yields the core between looks: the core is often wanted meanwhile by an
+  // OpenMP thread of oneDNN or OpenBLAS (a convolution between two of oar's ops),
+  // which a spinning worker would hold off. The limits are times, not counts of pause
+  // instructions: 2,000 pauses took about 40 us on a Zen 3 and 20 us on a Xeon.
+  // With 2,000 pauses and no yield the worker slept about 30 times in each batch-1
+  // step of the GPT decoder; a 200 us pause-only spin made it 15% faster but
+  // ResNet-18's batch-1 step (oneDNN's convolutions) 10% slower, and spinning, then
+  // yielding made both faster (GPT 6.9-7.6 ms against 8.4-8.8, ResNet-18 21.1-22.8
+  // against 23.4-25.0; Xeon with AVX-512, two threads, benchmarks/models.py's worker
+  // in alternating processes). A yielding worker gives the core to any other
+  // runnable thread, so a loaded machine loses no more than with the short spin.
+  static constexpr auto kPauseFor = std::chrono::microseconds(10);
+  static constexpr auto kAwakeFor = std::chrono::microseconds(200);
+
+  // The generation once it differs from `seen`, or `seen` after kAwakeFor.
+  uint64_t AwaitJob(uint64_t seen) const {
+    using Clock = std::chrono::steady_clock;
+    const Clock::time_point start = Clock::now();
+    while (true) {
+      for (int look = 0; look < 64; ++look) {  // about a microsecond between clock reads
+        const uint64_t g = generation_.load(std::memory_order_acquire);
+        if (g != seen) return g;
+        OAR_CPU_RELAX();
+      }
+      const Clock::duration awake = Clock::now() - start;
+      if (awake >= kAwakeFor) return seen;
+      if (awake >= kPauseFor) std::this_thread::yield();
+    }
+  }
 
   std::vector<std::thread> threads_;
   std::mutex run_mu_;
