@@ -265,6 +265,34 @@ TEST(VecMath, FloatExpDenseSweep) {
   for (int k = 0; k < 64; k += 5) mixed[k] = std::numeric_limits<float>::quiet_NaN();
   const std::vector<float> got = ExpectLanesIndependent(Fn::kExp, mixed);
   for (int k = 0; k < 64; k += 5) EXPECT_TRUE(std::isnan(got[k])) << k;
+  // Note [exp never underflows in the common case]: one vector mixing lanes with
+  // normal, subnormal, zero and infinite results and NaN, in every order.
+  const float lanes[] = {-std::numeric_limits<float>::infinity(),
+                         -105.0f,
+                         -104.0f,
+                         -100.0f,
+                         -87.2f,
+                         -87.0f,
+                         -86.9f,
+                         0.0f,
+                         88.7f,
+                         89.5f,
+                         std::numeric_limits<float>::infinity(),
+                         std::numeric_limits<float>::quiet_NaN()};
+  constexpr int kLanes = sizeof lanes / sizeof lanes[0];
+  std::vector<float> specials(64);
+  for (int k = 0; k < 64; ++k) specials[k] = lanes[(k * 7 + k / kLanes) % kLanes];
+  const std::vector<float> exps = ExpectLanesIndependent(Fn::kExp, specials);
+  for (int k = 0; k < 64; ++k) {
+    const double ref = std::exp(double{specials[k]});
+    if (std::isnan(ref)) {
+      EXPECT_TRUE(std::isnan(exps[k])) << k;
+    } else if (static_cast<float>(ref) == 0 || std::isinf(static_cast<float>(ref))) {
+      EXPECT_EQ(exps[k], static_cast<float>(ref)) << k << " " << specials[k];
+    } else {
+      EXPECT_LE(Ulps<float>(exps[k], ref), 2.0) << k << " " << specials[k];
+    }
+  }
 }
 
 template <typename S>
