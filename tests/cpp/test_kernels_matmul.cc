@@ -303,12 +303,13 @@ TEST(Matmul, Float32OnOneDnn) {
   }
 }
 
-// Note [Float32 products of a model's size run on oar's pool]: blocks of 128 columns
-// (the last one short), each operand transposed or as stored, a column slice, a bias,
-// a batch with broadcast dims; the same bits with the pool's loop split and inline.
-TEST(Matmul, Float32ProductsOnThePool) {
+// Note [Float32 products of a model's size run on oar's pool]: blocks of 128 columns,
+// and of 256 from 1024 columns on (the last one short), each operand transposed or as
+// stored, a column slice, a bias. One shape runs with every layout in turn, so a kept
+// primitive (Note [Pooled products keep their primitives]) that served other strides
+// would give wrong values.
+void CheckProductsOnThePool(int64_t m, int64_t n, int64_t k) {
   const double tol = 2e-4;
-  const int64_t m = 50, n = 300, k = 96;
   const auto a = Random(m * k, 41), b = Random(k * 2 * n, 42), bias = Random(n, 43);
   for (bool tx : {false, true}) {
     for (bool ty : {false, true}) {
@@ -332,6 +333,19 @@ TEST(Matmul, Float32ProductsOnThePool) {
   ExpectClose(linear(Make(a, {m, k}, DType::kFloat32), slice(w, {1}, {0}, {n}),
                      Make(bias, {n}, DType::kFloat32)),
               with_bias, {m, n}, tol, tol);
+}
+
+TEST(Matmul, Float32ProductsOnThePool) {
+  for (int64_t n : {300, 1100}) {
+    SCOPED_TRACE(n);
+    CheckProductsOnThePool(50, n, 96);
+  }
+}
+
+// The same note: a batch with broadcast dims; the same bits with the pool's loop split
+// and inline.
+TEST(Matmul, Float32BatchedProductsOnThePool) {
+  const double tol = 2e-4;
   // [2, 1, 40, 64] @ [3, 64, 200] -> [2, 3, 40, 200]
   const auto c = Random(2 * 40 * 64, 44), d = Random(3 * 64 * 200, 45);
   const std::vector<double> batched = BroadcastNaive(2, 3, {40, 200, 64}, c, d);

@@ -23,6 +23,7 @@
 
 #include <algorithm>
 #include <initializer_list>
+#include <memory>
 #include <optional>
 #include <unordered_map>
 #include <utility>
@@ -258,14 +259,21 @@ dnnl::primitive_attr SumAttr(float beta) {
 // batched attention products) took 10.4 ms against 8.4 with a 30-times longer spin
 // (Xeon with AVX-512, two threads). So a float32 product of up to kMaxPoolWork
 // multiply-adds with at least two units (one per matrix of the batch and block of
-// kPoolColumns output columns) runs on oar's pool instead: one oneDNN product per
+// PoolColumns(n) output columns) runs on oar's pool instead: one oneDNN product per
 // unit, each on one thread (Note [Libraries inside a chunk run on one thread] in
 // core/thread_pool.cc). The units do not depend on the thread count, nor then the
 // result. The GPT forward then took 8.0-8.4 ms against 10.3-10.9 (three alternating
 // rounds, benchmarks/models.py's worker); the training rows of GPT, the LSTM and the
 // demo CNN did not move. Larger products keep oneDNN's threading: with 2^28
 // multiply-adds (64 x 4096 x 1024) the blocks took 13% longer.
+// A unit's columns: 128, or 256 where that still makes four blocks. Units of 128
+// columns of a 128 x 256 x 1024 product took 325 us, of 256 293-301, of 512 285-296;
+// a 128 x 1024 x 256 one took 265-276 us in two units of 128 columns and 295-303 in one
+// (oneDNN's own threading). The width depends on the shape alone.
 constexpr int64_t kPoolColumns = 128;
+constexpr int64_t PoolColumns(int64_t n) {
+  return n >= 8 * kPoolColumns ? 2 * kPoolColumns : kPoolColumns;
+}
 constexpr int64_t kMaxPoolWork = int64_t{1} << 27;
 
 // The pool's units of c: one per matrix of the batch and block of columns.
@@ -273,7 +281,8 @@ int64_t PoolUnits(const memory::desc& c) {
   const memory::dims d = c.dims();
   int64_t matrices = 1;
   for (size_t i = 0; i + 2 < d.size(); ++i) matrices *= d[i];
-  return matrices * ((d.back() + kPoolColumns - 1) / kPoolColumns);
+  const int64_t w = PoolColumns(d.back());
+  return matrices * ((d.back() + w - 1) / w);
 }
 
 bool RunsOnPool(const memory::desc& a, const memory::desc& b, const memory::desc& c) {
@@ -288,6 +297,63 @@ bool RunsOnPool(const memory::desc& a, const memory::desc& b, const memory::desc
   return PoolUnits(c) >= 2 && work <= kMaxPoolWork;
 }
 
+// One primitive for the full blocks of columns and one for a short last block, made on
+// one OpenMP thread (oneDNN fixes the thread count when it makes them), each unit then
+// run on one thread, also where the loop runs inline (below the parallel threshold),
+// so the result is the same either way.
+struct UnitPrimitive {
+  memory::desc b, c, bias;
+  dnnl::matmul prim;
+  memory::desc scratchpad;
+};
+struct PoolPrimitives {
+  std::optional<UnitPrimitive> full, tail;
+};
+
+// What the primitives depend on: the shape and the strides of the operands' matrices
+// (bias -1, -1 when there is none).
+struct PoolPrimitivesKey {
+  int64_t m, n, k;
+  std::pair<int64_t, int64_t> a, b, c, bias;
+  bool operator==(const PoolPrimitivesKey&) const = default;
+};
+
+// Note [Pooled products keep their primitives]
+// Making the two primitives' descriptors took about a tenth of a pooled product's
+// time: oneDNN's primitive cache spares making the primitive, not its descriptor, and
+// that walks oneDNN's implementations each time (perf: 6% of a 128 x 256 x 1024
+// linear's samples in libdnnl outside its kernels). A model repeats a handful of
+// shapes, so each thread keeps the last kPoolPrimitivesCached shapes' primitives. With
+// them and the wider units of PoolColumns, the GPT decoder's batch-1 forward took
+// 5.5-6.3 ms against 6.5-7.1 (three alternating rounds, Xeon with AVX-512).
+constexpr size_t kPoolPrimitivesCached = 16;
+
+struct PoolPrimitivesCache {
+  std::vector<std::pair<PoolPrimitivesKey, std::unique_ptr<PoolPrimitives>>>
+      entries;  // newest last
+};
+thread_local PoolPrimitivesCache tl_pool_primitives;
+
+const PoolPrimitives* CachedPoolPrimitives(const PoolPrimitivesKey& key) {
+  auto& e = tl_pool_primitives.entries;
+  for (size_t i = e.size(); i-- > 0;) {
+    if (e[i].first == key) {
+      if (i + 1 != e.size())
+        std::rotate(e.begin() + static_cast<std::ptrdiff_t>(i),
+                    e.begin() + static_cast<std::ptrdiff_t>(i) + 1, e.end());
+      return e.back().second.get();
+    }
+  }
+  return nullptr;
+}
+
+const PoolPrimitives* CachePoolPrimitives(const PoolPrimitivesKey& key, PoolPrimitives units) {
+  auto& e = tl_pool_primitives.entries;
+  if (e.size() == kPoolPrimitivesCached) e.erase(e.begin());
+  e.emplace_back(key, std::make_unique<PoolPrimitives>(std::move(units)));
+  return e.back().second.get();
+}
+
 // c = a @ b (+ bias) on oar's pool, one unit (PoolUnits) at a time (the note above).
 void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, const void* y,
                    const memory::desc* bias, const void* bias_data, const memory::desc& c,
@@ -295,7 +361,7 @@ void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, 
   const memory::dims cd = c.dims();
   const size_t rank = cd.size();
   const int64_t m = cd[rank - 2], n = cd[rank - 1], k = a.dims()[rank - 1];
-  const int64_t blocks = (n + kPoolColumns - 1) / kPoolColumns;
+  const int64_t w = PoolColumns(n), blocks = (n + w - 1) / w;
   // The [rows, w] matrix of md's last two dims.
   const auto matrix = [rank](const memory::desc& md, int64_t rows, int64_t w) {
     const auto& st = md.data.format_desc.blocking.strides;
@@ -322,39 +388,40 @@ void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, 
     // oneDNN never writes to an input; the cast only satisfies its signature.
     return memory(md, Engine(), const_cast<float*>(static_cast<const float*>(p)) + off);
   };
-  // One primitive for the full blocks and one for a short last block, made on one
-  // OpenMP thread (oneDNN fixes the thread count when it makes them), each unit then
-  // run on one thread, also where the loop runs inline (below the parallel threshold),
-  // so the result is the same either way.
-  struct Unit {
-    memory::desc b, c, bias;
-    dnnl::matmul prim;
-    memory::desc scratchpad;
-  };
   const memory::desc as = matrix(a, m, k);
-  const auto make = [&](int64_t w) {
-    Unit u{matrix(b, k, w),
-           matrix(c, m, w),
-           bias != nullptr ? matrix(*bias, 1, w) : memory::desc(),
-           {},
-           {}};
+  const auto make = [&](int64_t cols) {
+    UnitPrimitive u{matrix(b, k, cols),
+                    matrix(c, m, cols),
+                    bias != nullptr ? matrix(*bias, 1, cols) : memory::desc(),
+                    {},
+                    {}};
     const auto pd = MakePd(as, u.b, bias != nullptr ? &u.bias : nullptr, u.c, UserScratchpad());
     u.prim = dnnl::matmul(pd);
     u.scratchpad = pd.scratchpad_desc();
     return u;
   };
-  std::optional<Unit> full, tail;
-  {
+  const auto last2 = [rank](const memory::desc* md) {
+    if (md == nullptr) return std::pair<int64_t, int64_t>{-1, -1};
+    const auto& st = md->data.format_desc.blocking.strides;
+    return std::pair<int64_t, int64_t>{st[rank - 2], st[rank - 1]};
+  };
+  const PoolPrimitivesKey key{m, n, k, last2(&a), last2(&b), last2(&c), last2(bias)};
+  const PoolPrimitives* units = CachedPoolPrimitives(key);
+  if (units == nullptr) {
     const OneOpenMPThread one;
-    full = make(std::min(n, kPoolColumns));
-    if (n > kPoolColumns && n % kPoolColumns != 0) tail = make(n % kPoolColumns);
+    PoolPrimitives made;
+    made.full = make(std::min(n, w));
+    if (n > w && n % w != 0) made.tail = make(n % w);
+    units = CachePoolPrimitives(key, std::move(made));
   }
-  ParallelFor(0, PoolUnits(c), m * k * std::min(n, kPoolColumns), [&](int64_t u0, int64_t u1) {
+  const std::optional<UnitPrimitive>& full = units->full;
+  const std::optional<UnitPrimitive>& tail = units->tail;
+  ParallelFor(0, PoolUnits(c), m * k * std::min(n, w), [&](int64_t u0, int64_t u1) {
     const OneOpenMPThread one;
     dnnl::stream s(Engine());
     for (int64_t u = u0; u < u1; ++u) {
-      const int64_t i = u / blocks, j0 = (u % blocks) * kPoolColumns;
-      const Unit& unit = n - j0 < kPoolColumns && tail ? *tail : *full;
+      const int64_t i = u / blocks, j0 = (u % blocks) * w;
+      const UnitPrimitive& unit = n - j0 < w && tail ? *tail : *full;
       std::unordered_map<int, memory> args = {
           {DNNL_ARG_SRC, at(as, x, offset(a, i))},
           {DNNL_ARG_WEIGHTS, at(unit.b, y, offset(b, i) + j0 * col(b))},
