@@ -13,6 +13,7 @@
 #include <utility>
 
 #include "oar/core/errors.h"
+#include "oar/kernels/cpu/channel_blocks.h"
 #include "oar/kernels/cpu/conv_impl.h"
 #include "oar/kernels/cpu/conv_onednn.h"
 #include "oar/kernels/cpu/onednn_util.h"
@@ -22,6 +23,7 @@ namespace oar::conv_engine {
 
 using dnnl::memory;
 using onednn::Engine;
+using onednn::Reorder;
 
 namespace {
 
@@ -229,7 +231,7 @@ void InferenceConv::Impl::RunBlocks(const Prepared& p, const DenseTensor& x,
   if (spec.residual) {  // Run has checked that there is one
     sum = buffers.New(sum_md);
     memory r = UserMemory(Strided(*residual), *residual);
-    dnnl::reorder(r, sum).execute(s, r, sum);
+    Reorder(r, sum, s);
   }
   const memory bias_mem = UserMemory(
       memory::desc({bias.dims()[0]}, memory::data_type::f32, memory::format_tag::a), bias);
@@ -258,7 +260,7 @@ void InferenceConv::Impl::RunBlocks(const Prepared& p, const DenseTensor& x,
     b.conv.execute(s, args);
     std::swap(sum, next);
   }
-  dnnl::reorder(sum, out).execute(s, sum, out);
+  Reorder(sum, out, s);
   s.wait();
 }
 
@@ -481,7 +483,7 @@ DenseTensor InferenceConv::Run(const DenseTensor& x, const DenseTensor* residual
     if (impl_->spec.residual) {
       // the sum post-op adds the destination's contents
       memory r = UserMemory(Strided(*residual), *residual);
-      dnnl::reorder(r, dst).execute(s, r, dst);
+      Reorder(r, dst, s);
     }
     memory bias = UserMemory(
         memory::desc({impl_->bias.dims()[0]}, memory::data_type::f32, memory::format_tag::a),
@@ -492,7 +494,7 @@ DenseTensor InferenceConv::Run(const DenseTensor& x, const DenseTensor* residual
                         {DNNL_ARG_BIAS, bias},
                         {DNNL_ARG_DST, dst},
                         {DNNL_ARG_SCRATCHPAD, scratch}});
-    if (!direct) dnnl::reorder(dst, out).execute(s, dst, out);
+    if (!direct) Reorder(dst, out, s);
     s.wait();
   });
   return y;

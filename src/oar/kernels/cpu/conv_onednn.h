@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "oar/core/dense_tensor.h"
+#include "oar/kernels/cpu/channel_blocks.h"
 #include "oar/kernels/cpu/onednn_util.h"
 #include "oar/kernels/infer_meta_conv.h"
 
@@ -88,7 +89,7 @@ inline dnnl::memory Input(const dnnl::memory::desc& want, const dnnl::memory& us
                           CallBuffers* buffers = nullptr) {
   if (want == user.get_desc()) return user;
   dnnl::memory m = buffers != nullptr ? buffers->New(want) : dnnl::memory(want, onednn::Engine());
-  dnnl::reorder(user, m).execute(s, const_cast<dnnl::memory&>(user), m);
+  onednn::Reorder(user, m, s);  // Note [Channel-blocked copies run on oar's pool]
   return m;
 }
 
