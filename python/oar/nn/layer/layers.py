@@ -116,15 +116,18 @@ class Layer:
         stack.append((self, path))
         _C._enter_layer(path)
         try:
-            for hook in list(self._forward_pre_hooks.values()):
-                r = hook(self, inputs)
-                if r is not None:
-                    inputs = r if isinstance(r, tuple) else (r,)
+            # hooks are rare: the empty dicts cost a test each, not a list copy
+            if self._forward_pre_hooks:
+                for hook in list(self._forward_pre_hooks.values()):
+                    r = hook(self, inputs)
+                    if r is not None:
+                        inputs = r if isinstance(r, tuple) else (r,)
             outputs = self.forward(*inputs, **kwargs)
-            for hook in list(self._forward_post_hooks.values()):
-                r = hook(self, inputs, outputs)
-                if r is not None:
-                    outputs = r
+            if self._forward_post_hooks:
+                for hook in list(self._forward_post_hooks.values()):
+                    r = hook(self, inputs, outputs)
+                    if r is not None:
+                        outputs = r
             return outputs
         finally:
             _C._exit_layer()
