@@ -170,8 +170,8 @@ class Pool {
   // With 2,000 pauses and no yield the worker slept about 30 times in each batch-1
   // step of the GPT decoder; a 200 us pause-only spin made it 15% faster but
   // ResNet-18's batch-1 step (oneDNN's convolutions) 10% slower, and spinning, then
-  // yielding made both faster (GPT 6.9-7.6 ms against 8.4-8.8, ResNet-18 21.1-22.8
-  // against 23.4-25.0; Xeon with AVX-512, two threads, benchmarks/models.py's worker
+  // yielding made both faster (GPT 6.7-7.0 ms against 7.5-7.9, ResNet-18 20.6-23.1
+  // against 22.7-24.0; Xeon with AVX-512, two threads, benchmarks/models.py's worker
   // in alternating processes). A yielding worker gives the core to any other
   // runnable thread, so a loaded machine loses no more than with the short spin.
   static constexpr auto kPauseFor = std::chrono::microseconds(10);

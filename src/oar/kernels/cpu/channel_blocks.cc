@@ -8,15 +8,11 @@
 namespace oar::onednn {
 namespace {
 
-// The channels per block of a float32 channel-blocked desc without padding, else 0.
+// ChannelBlock for 8 or 16 channels a block that fill whole blocks (no padding) from
+// the start of the buffer, else 0.
 int64_t BlockOf(const dnnl_memory_desc_t& d) {
-  if (d.data_type != dnnl_f32 || d.format_kind != dnnl_blocked || d.ndims < 3 || d.offset0 != 0) {
-    return 0;
-  }
-  const dnnl_blocking_desc_t& b = d.format_desc.blocking;
-  if (b.inner_nblks != 1 || b.inner_idxs[0] != 1) return 0;
-  const int64_t block = b.inner_blks[0];
-  if ((block != 8 && block != 16) || d.dims[1] % block != 0) return 0;
+  const int64_t block = ChannelBlock(d);
+  if ((block != 8 && block != 16) || d.offset0 != 0 || d.dims[1] % block != 0) return 0;
   for (int i = 0; i < d.ndims; ++i) {
     if (d.padded_dims[i] != d.dims[i]) return 0;
   }
@@ -74,6 +70,14 @@ void Copy(const dnnl_memory_desc_t& plain_md, float* plain, const dnnl_memory_de
 }
 
 }  // namespace
+
+int64_t ChannelBlock(const dnnl_memory_desc_t& d) {
+  if (d.data_type != dnnl_f32 || d.format_kind != dnnl_blocked || d.ndims < 3 || d.ndims > 5) {
+    return 0;
+  }
+  const dnnl_blocking_desc_t& b = d.format_desc.blocking;
+  return b.inner_nblks == 1 && b.inner_idxs[0] == 1 ? b.inner_blks[0] : 0;
+}
 
 bool CopyChannelBlocks(const dnnl::memory& from, const dnnl::memory& to) {
   const dnnl_memory_desc_t& f = from.get_desc().data;

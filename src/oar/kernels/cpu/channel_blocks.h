@@ -13,7 +13,13 @@
 
 #include <dnnl.hpp>
 
+#include <cstdint>
+
 namespace oar::onednn {
+
+// The channels per block of `d` where it is a float32 layout of 3 to 5 dims with one
+// inner block, over the channels (dim 1), else 0; the outer dims at any strides.
+int64_t ChannelBlock(const dnnl_memory_desc_t& d);
 
 // Copies `from` into `to` where one is a float32 channel-blocked layout (8 or 16
 // channels a block, the channel count a multiple of the block, no padding) and the other

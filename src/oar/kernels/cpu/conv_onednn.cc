@@ -83,7 +83,7 @@ void RunInto(const dnnl::primitive& prim, const dnnl::primitive_desc_base& pd,
     memory tmp = buffers.New(want);
     args.insert({out_arg, tmp});
     prim.execute(s, args);
-    dnnl::reorder(tmp, user).execute(s, tmp, user);
+    onednn::Reorder(tmp, user, s);
   }
   s.wait();
 }
@@ -190,7 +190,7 @@ void ForwardInBlocks(const DenseTensor& x, const DenseTensor& w, const WindowGeo
     std::swap(sum, next);
   }
   memory user(MakeDescs(n, c_in, c_out, g, 1, f32, f32, f32).dst_plain, Engine(), y->data());
-  dnnl::reorder(sum, user).execute(s, sum, user);
+  onednn::Reorder(sum, user, s);
   s.wait();
 }
 

@@ -123,11 +123,8 @@ inline dnnl::memory::format_tag ChannelBlockedTag(int ndims, int64_t block) {
 // layout, else 0.
 inline int64_t ChannelBlockOf(const dnnl::memory::desc& md) {
   const dnnl_memory_desc_t& d = md.data;
-  if (d.ndims < 3 || d.dims[0] != 1 || d.format_kind != dnnl_blocked ||
-      d.format_desc.blocking.inner_nblks != 1 || d.format_desc.blocking.inner_idxs[0] != 1) {
-    return 0;
-  }
-  const int64_t block = d.format_desc.blocking.inner_blks[0];
+  const int64_t block = onednn::ChannelBlock(d);
+  if (block == 0 || d.dims[0] != 1) return 0;
   const dnnl::memory::format_tag tag = ChannelBlockedTag(d.ndims, block);
   if (tag == dnnl::memory::format_tag::undef) return 0;
   const dnnl::memory::dims dims(d.dims, d.dims + d.ndims);

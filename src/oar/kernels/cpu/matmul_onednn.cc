@@ -307,7 +307,8 @@ struct UnitPrimitive {
   memory::desc scratchpad;
 };
 struct PoolPrimitives {
-  std::optional<UnitPrimitive> full, tail;
+  UnitPrimitive full;
+  std::optional<UnitPrimitive> tail;
 };
 
 // What the primitives depend on: the shape and the strides of the operands' matrices
@@ -337,10 +338,9 @@ thread_local PoolPrimitivesCache tl_pool_primitives;
 const PoolPrimitives* CachedPoolPrimitives(const PoolPrimitivesKey& key) {
   auto& e = tl_pool_primitives.entries;
   for (size_t i = e.size(); i-- > 0;) {
-    if (e[i].first == key) {
-      if (i + 1 != e.size())
-        std::rotate(e.begin() + static_cast<std::ptrdiff_t>(i),
-                    e.begin() + static_cast<std::ptrdiff_t>(i) + 1, e.end());
+    if (e[i].first == key) {  // moved to the newest end
+      const auto at = e.begin() + static_cast<std::ptrdiff_t>(i);
+      std::rotate(at, at + 1, e.end());
       return e.back().second.get();
     }
   }
@@ -362,10 +362,10 @@ void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, 
   const size_t rank = cd.size();
   const int64_t m = cd[rank - 2], n = cd[rank - 1], k = a.dims()[rank - 1];
   const int64_t w = PoolColumns(n), blocks = (n + w - 1) / w;
-  // The [rows, w] matrix of md's last two dims.
-  const auto matrix = [rank](const memory::desc& md, int64_t rows, int64_t w) {
+  // The [rows, cols] matrix of md's last two dims.
+  const auto matrix = [rank](const memory::desc& md, int64_t rows, int64_t cols) {
     const auto& st = md.data.format_desc.blocking.strides;
-    const memory::dims d = {rows, w};
+    const memory::dims d = {rows, cols};
     return memory::desc(d, md.data_type(), SafeStrides(d, {st[rank - 2], st[rank - 1]}));
   };
   // The offset of matrix `i` (row-major over c's batch dims) in md, whose batch dims
@@ -414,14 +414,14 @@ void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, 
     if (n > w && n % w != 0) made.tail = make(n % w);
     units = CachePoolPrimitives(key, std::move(made));
   }
-  const std::optional<UnitPrimitive>& full = units->full;
+  const UnitPrimitive& full = units->full;
   const std::optional<UnitPrimitive>& tail = units->tail;
   ParallelFor(0, PoolUnits(c), m * k * std::min(n, w), [&](int64_t u0, int64_t u1) {
     const OneOpenMPThread one;
     dnnl::stream s(Engine());
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t i = u / blocks, j0 = (u % blocks) * w;
-      const UnitPrimitive& unit = n - j0 < w && tail ? *tail : *full;
+      const UnitPrimitive& unit = n - j0 < w && tail ? *tail : full;
       std::unordered_map<int, memory> args = {
           {DNNL_ARG_SRC, at(as, x, offset(a, i))},
           {DNNL_ARG_WEIGHTS, at(unit.b, y, offset(b, i) + j0 * col(b))},
