@@ -10,6 +10,7 @@
 #include <fstream>
 #include <memory>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "oar/core/allocator.h"
@@ -148,6 +149,30 @@ TEST(Allocator, ZeroBytesGiveANullBlockAndCountNothing) {
   EXPECT_EQ(s.bytes_in_use, before.bytes_in_use);
   EXPECT_EQ(s.live_blocks, before.live_blocks);
   EXPECT_EQ(s.total_allocs, before.total_allocs);
+}
+
+// Note [Block counts are kept per thread]: blocks made and freed on threads that have
+// ended, or freed on another thread than the one that made them, are counted all the same.
+TEST(Allocator, BlockCountsFollowBlocksAcrossThreads) {
+  const AllocatorStats before = Now();
+  std::shared_ptr<Allocation> kept_small, kept_large;
+  std::thread maker([&] {
+    AllocateShared(CPUPlace(), 4);  // made and freed here
+    kept_small = AllocateShared(CPUPlace(), 4);
+    kept_large = AllocateShared(CPUPlace(), 4096);
+  });
+  maker.join();
+  AllocatorStats s = Now();
+  EXPECT_EQ(s.live_blocks - before.live_blocks, 2);
+  EXPECT_EQ(s.total_allocs - before.total_allocs, 3);
+  EXPECT_EQ(s.bytes_in_use - before.bytes_in_use, 4100);
+  std::thread freer([&] { kept_large.reset(); });  // freed by a thread that made nothing
+  freer.join();
+  kept_small.reset();
+  s = Now();
+  EXPECT_EQ(s.live_blocks, before.live_blocks);
+  EXPECT_EQ(s.total_allocs - before.total_allocs, 3);
+  EXPECT_EQ(s.bytes_in_use, before.bytes_in_use);
 }
 
 // The VmFlags of the mapping of /proc/self/smaps that holds `address` ("" if none).

@@ -9,9 +9,11 @@
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
+#include <mutex>
 #include <new>
 
 #include "oar/core/errors.h"
+#include "oar/core/macros.h"
 #include "oar/core/memory.h"
 
 namespace oar {
@@ -25,12 +27,120 @@ Allocation::~Allocation() {
   }
 }
 
+namespace {
+
+// Note [Block counts are kept per thread]
+// Every allocation updated three shared counters with locked read-modify-write
+// instructions (bytes in use, live blocks, allocations) and every free two; perf put
+// about a sixth of `a + b` on one-element tensors from Python on them (Intel Xeon). The
+// bytes stay one shared counter, since the peak is the highest value their sum reaches
+// and only a shared sum sees it. The two block counts are summed only when read, so each
+// thread keeps its own: written by that thread alone with a plain load and store (atomic,
+// so a reader on another thread sees whole values), read by Stats() under a lock. A block
+// freed on another thread than the one that made it leaves -1 there and +1 here; the sum
+// is the same. A thread that ends adds its counts to the retired ones. Measured with the
+// builds in turn (three rounds, Xeon): `a + b` 131-133 ns against 135-137 without a
+// gradient, 285-290 against 304-307 with one; the bytes unlocked as well (not kept) gained
+// 1-2 ns more. Each allocator takes one of kCountSlots indices in every thread's counts;
+// one made when all are taken keeps shared counters.
+constexpr int kCountSlots = 4;
+
+// Plain integers read and written through std::atomic_ref, so the struct is trivial:
+// zero at start with no first-use check of its own, and read with one instruction.
+struct ThreadBlockCounts {
+  int64_t live[kCountSlots];
+  int64_t allocs[kCountSlots];
+  // 0: not yet in the registry's list, 1: listed, 2: its thread is ending (counted as
+  // retired from then on).
+  unsigned char state;
+  ThreadBlockCounts* next;
+  ThreadBlockCounts* prev;
+};
+
+OAR_HOT_TLS thread_local ThreadBlockCounts tl_block_counts;
+
+// The threads' counts and those of threads that ended, guarded by `mu`. Constant
+// initialized and trivially destructible: threads may end after static destructors ran.
+struct BlockCountRegistry {
+  std::mutex mu;
+  ThreadBlockCounts* head = nullptr;
+  int slots_taken = 0;
+  int64_t retired_live[kCountSlots] = {};
+  int64_t retired_allocs[kCountSlots] = {};
+};
+constinit BlockCountRegistry g_block_counts;
+
+// Only the owning thread writes a count, so a load and a store suffice; atomic, since
+// Stats() reads it from another thread.
+void AddRelaxed(int64_t& v, int64_t d) {
+  const std::atomic_ref<int64_t> a(v);
+  a.store(a.load(std::memory_order_relaxed) + d, std::memory_order_relaxed);
+}
+
+int64_t LoadRelaxed(const int64_t& v) {
+  return std::atomic_ref<const int64_t>(v).load(std::memory_order_relaxed);
+}
+
+// Unlists the thread's counts when it ends, keeping them as retired ones.
+struct ThreadBlockCountsOwner {
+  ~ThreadBlockCountsOwner() {
+    ThreadBlockCounts& c = tl_block_counts;
+    const std::lock_guard lock(g_block_counts.mu);
+    for (int i = 0; i < kCountSlots; ++i) {
+      g_block_counts.retired_live[i] += c.live[i];
+      g_block_counts.retired_allocs[i] += c.allocs[i];
+    }
+    (c.prev ? c.prev->next : g_block_counts.head) = c.next;
+    if (c.next) c.next->prev = c.prev;
+    c.state = 2;
+  }
+};
+
+// The first count of a thread lists its counts; one after the thread began to end (a
+// thread-local tensor destroyed later) goes straight to the retired counts.
+[[gnu::noinline]] void RecordBlocksSlowly(int slot, int64_t delta_blocks) {
+  ThreadBlockCounts& c = tl_block_counts;
+  if (c.state == 2) {
+    const std::lock_guard lock(g_block_counts.mu);
+    g_block_counts.retired_live[slot] += delta_blocks;
+    if (delta_blocks > 0) ++g_block_counts.retired_allocs[slot];
+    return;
+  }
+  thread_local ThreadBlockCountsOwner owner;  // its destructor runs when the thread ends
+  {
+    const std::lock_guard lock(g_block_counts.mu);
+    c.next = g_block_counts.head;
+    c.prev = nullptr;
+    if (c.next) c.next->prev = &c;
+    g_block_counts.head = &c;
+    c.state = 1;
+  }
+  AddRelaxed(c.live[slot], delta_blocks);
+  if (delta_blocks > 0) AddRelaxed(c.allocs[slot], 1);
+}
+
+}  // namespace
+
+Allocator::Allocator() {
+  const std::lock_guard lock(g_block_counts.mu);
+  slot_ = g_block_counts.slots_taken < kCountSlots ? g_block_counts.slots_taken++ : -1;
+}
+
 AllocatorStats Allocator::Stats() const {
   AllocatorStats s;
   s.bytes_in_use = bytes_in_use_.load(std::memory_order_relaxed);
   s.peak_bytes = peak_bytes_.load(std::memory_order_relaxed);
   s.live_blocks = live_blocks_.load(std::memory_order_relaxed);
   s.total_allocs = total_allocs_.load(std::memory_order_relaxed);
+  if (slot_ >= 0) {
+    const std::lock_guard lock(g_block_counts.mu);
+    s.live_blocks += g_block_counts.retired_live[slot_];
+    s.total_allocs += g_block_counts.retired_allocs[slot_];
+    for (const ThreadBlockCounts* c = g_block_counts.head; c; c = c->next) {
+      s.live_blocks += LoadRelaxed(c->live[slot_]);
+      s.total_allocs += LoadRelaxed(c->allocs[slot_]);
+    }
+  }
   return s;
 }
 
@@ -40,8 +150,18 @@ void Allocator::ResetPeak() {
 
 void Allocator::Record(int64_t delta_bytes, int64_t delta_blocks) {
   const int64_t now = bytes_in_use_.fetch_add(delta_bytes, std::memory_order_relaxed) + delta_bytes;
-  live_blocks_.fetch_add(delta_blocks, std::memory_order_relaxed);
-  if (delta_blocks > 0) total_allocs_.fetch_add(1, std::memory_order_relaxed);
+  if (slot_ >= 0) [[likely]] {  // Note [Block counts are kept per thread]
+    ThreadBlockCounts& c = tl_block_counts;
+    if (c.state == 1) [[likely]] {
+      AddRelaxed(c.live[slot_], delta_blocks);
+      if (delta_blocks > 0) AddRelaxed(c.allocs[slot_], 1);
+    } else {
+      RecordBlocksSlowly(slot_, delta_blocks);
+    }
+  } else {
+    live_blocks_.fetch_add(delta_blocks, std::memory_order_relaxed);
+    if (delta_blocks > 0) total_allocs_.fetch_add(1, std::memory_order_relaxed);
+  }
   int64_t peak = peak_bytes_.load(std::memory_order_relaxed);
   while (now > peak && !peak_bytes_.compare_exchange_weak(peak, now, std::memory_order_relaxed)) {
   }
@@ -52,7 +172,7 @@ namespace {
 // Physical memory plus swap: the most one block could ever be backed by.
 size_t HostMemoryBytes() {
   static const size_t bytes = [] {
-    struct sysinfo info {};
+    struct sysinfo info{};
     if (sysinfo(&info) != 0) return ~size_t{0};
     return (static_cast<size_t>(info.totalram) + info.totalswap) * info.mem_unit;
   }();

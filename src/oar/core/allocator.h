@@ -83,6 +83,7 @@ struct AllocatorStats {
 
 class Allocator {
  public:
+  Allocator();
   virtual ~Allocator() = default;
   virtual void* Allocate(size_t bytes) = 0;
   virtual void Free(void* ptr, size_t bytes) = 0;
@@ -102,6 +103,10 @@ class Allocator {
  private:
   std::atomic<int64_t> bytes_in_use_{0};
   std::atomic<int64_t> peak_bytes_{0};
+  // Where the block counts are kept (Note [Block counts are kept per thread]): the index
+  // of this allocator's counts in each thread's, or -1 when all indices are taken and the
+  // counts are these two.
+  int slot_;
   std::atomic<int64_t> live_blocks_{0};
   std::atomic<int64_t> total_allocs_{0};
 };
