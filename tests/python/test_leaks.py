@@ -3,6 +3,7 @@ loops with Python hooks, PyLayers and saved-tensor hooks keep RSS and the alloca
 bytes_in_use flat, and Python callbacks captured by the graph die with it."""
 import gc
 import os
+import sys
 import weakref
 
 import numpy as np
@@ -311,3 +312,29 @@ def test_hook_call_does_not_leak_python_objects():
     gc.collect()
     assert len(gc.get_objects()) - n0 < 50
     assert len(seen) == 2200
+
+
+def test_freed_tensor_objects_are_reused_and_free_their_tensors():
+    # Note [Tensor objects are reused]: a freed oar.Tensor's memory holds the next one,
+    # its tensor (and the tensor's block) released all the same; subclasses are left out.
+    a = oar.to_tensor(BASE)
+    gc.collect()
+    before = in_use()
+    del [a + i for i in range(200)][:]  # more freed objects than are kept
+    blocks = sys.getallocatedblocks()
+    again = [a + i for i in range(48)]  # kept memory: no new Python heap blocks for them
+    assert sys.getallocatedblocks() - blocks < 16
+    del again
+    assert in_use() == before
+    u = a * 2
+    np.testing.assert_array_equal(u.numpy(), BASE * 2)
+    kept = [a + i for i in range(200)]  # more than are kept
+    for i, k in enumerate(kept):
+        np.testing.assert_array_equal(k.numpy(), BASE + i)
+    del kept, k, u
+    assert in_use() == before
+    p = oar.create_parameter([2, 2], "float32")
+    assert type(p) is not oar.Tensor
+    del p
+    v = a - 1
+    np.testing.assert_array_equal(v.numpy(), BASE - 1)

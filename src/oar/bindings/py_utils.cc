@@ -10,6 +10,28 @@ PyTypeObject* g_tensor_type = nullptr;
 // The oar.<dtype> objects in DType order, set by the package on import.
 PyObject* g_dtype_objects[kNumDTypes] = {};
 
+namespace {
+
+// Note [Tensor objects are reused]
+// Each op called from Python makes one oar.Tensor object and, in a loop, frees one: a
+// pymalloc allocation and free each time. Up to kKeptTensorObjects freed oar.Tensor
+// objects (the type itself, not a subclass) keep their memory here for the next one,
+// as CPython keeps freed floats. The list is read and written only under the GIL.
+constexpr int kKeptTensorObjects = 64;
+void* g_kept_tensor_objects[kKeptTensorObjects];  // guarded by the GIL
+int g_kept_tensor_object_count = 0;               // guarded by the GIL
+
+}  // namespace
+
+bool KeepTensorObjectMemory(PyObject* o) {
+  if (Py_TYPE(o) != g_tensor_type || g_kept_tensor_object_count == kKeptTensorObjects ||
+      (g_tensor_type->tp_flags & Py_TPFLAGS_HAVE_GC)) {
+    return false;
+  }
+  g_kept_tensor_objects[g_kept_tensor_object_count++] = o;
+  return true;
+}
+
 PyObject* ToPyObject(Tensor&& t) {
   if (!t.defined()) Py_RETURN_NONE;
   TensorObject* self;
@@ -18,7 +40,10 @@ PyObject* ToPyObject(Tensor&& t) {
     if (!self) return nullptr;
   } else {
     // The common case: no memset, no GC tracking (the object holds no Python refs).
-    self = static_cast<TensorObject*>(PyObject_Malloc(g_tensor_type->tp_basicsize));
+    // Note [Tensor objects are reused]
+    self = static_cast<TensorObject*>(g_kept_tensor_object_count > 0
+                                          ? g_kept_tensor_objects[--g_kept_tensor_object_count]
+                                          : PyObject_Malloc(g_tensor_type->tp_basicsize));
     if (!self) return PyErr_NoMemory();
     PyObject_Init(reinterpret_cast<PyObject*>(self), g_tensor_type);
   }

@@ -37,6 +37,11 @@ inline bool IsTensor(PyObject* o) {
 }
 inline Tensor& AsTensor(PyObject* o) { return reinterpret_cast<TensorObject*>(o)->tensor; }
 
+// Called by oar.Tensor's dealloc once the object's tensor is destroyed: keeps the
+// object's memory for the next oar.Tensor (Note [Tensor objects are reused] in
+// py_utils.cc) and returns true, or returns false and the caller frees it.
+bool KeepTensorObjectMemory(PyObject* o);
+
 // New references. An undefined tensor becomes None.
 PyObject* ToPyObject(Tensor&& t);
 PyObject* ToPyObject(const Tensor& t);

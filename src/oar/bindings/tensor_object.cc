@@ -26,7 +26,7 @@ PyObject* g_shape_type = nullptr;      // oar.Size, for Tensor.shape
 void TensorDealloc(PyObject* o) {
   PyTypeObject* type = Py_TYPE(o);
   AsTensor(o).~Tensor();
-  type->tp_free(o);
+  if (!KeepTensorObjectMemory(o)) type->tp_free(o);
   Py_DECREF(type);  // instances of heap types own a reference to their type
 }
 
