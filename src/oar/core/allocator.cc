@@ -39,10 +39,12 @@ namespace {
 // so a reader on another thread sees whole values), read by Stats() under a lock. A block
 // freed on another thread than the one that made it leaves -1 there and +1 here; the sum
 // is the same. A thread that ends adds its counts to the retired ones. Measured with the
-// builds in turn (three rounds, Xeon): `a + b` 131-133 ns against 135-137 without a
-// gradient, 285-290 against 304-307 with one; the bytes unlocked as well (not kept) gained
-// 1-2 ns more. Each allocator takes one of kCountSlots indices in every thread's counts;
-// one made when all are taken keeps shared counters.
+// builds in turn (Xeon), `a + b` took 131-133 ns against 135-137 in one run of three
+// rounds, and within the noise of this and Note [Tensor objects are reused] together in
+// another of five (133-135 against 134-138); threads that allocate at once contend on one
+// counter instead of three. The bytes unlocked as well (not kept) gained 1-2 ns. Each
+// allocator takes one of kCountSlots indices in every thread's counts; one made when all
+// are taken keeps shared counters.
 constexpr int kCountSlots = 4;
 
 // Plain integers read and written through std::atomic_ref, so the struct is trivial:
