@@ -320,7 +320,8 @@ def test_freed_tensor_objects_are_reused_and_free_their_tensors():
     a = oar.to_tensor(BASE)
     gc.collect()
     before = in_use()
-    del [a + i for i in range(200)][:]  # more freed objects than are kept
+    freed = [a + i for i in range(200)]  # more objects than are kept
+    del freed
     blocks = sys.getallocatedblocks()
     again = [a + i for i in range(48)]  # kept memory: no new Python heap blocks for them
     assert sys.getallocatedblocks() - blocks < 16
