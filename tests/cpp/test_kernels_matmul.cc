@@ -2,8 +2,12 @@
 // broadcast batches, non-contiguous views, both sides of the small-GEMM
 // threshold (m * n * k <= 4096 is a plain loop, larger goes to BLAS), float32
 // products large enough for oneDNN (Note [float32 GEMMs on oneDNN]) and those it runs
-// on oar's pool, K = 0.
+// on oar's pool, products with one output row or column (a GEMV), K = 0.
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <type_traits>
 #include <vector>
 
 #include "oar/core/cpu_isa.h"
@@ -194,6 +198,51 @@ TEST(Matmul, RawGemmWithAWideTransposedA) {
       const double want = j < n ? product[i * n + j] + 0.5 * static_cast<float>(c0[i * ldc + j])
                                 : static_cast<float>(c0[i * ldc + j]);
       ASSERT_NEAR(c[i * ldc + j], want, 1e-4) << "at " << i << ", " << j;
+    }
+  }
+}
+
+// Products with one output row or column run as a GEMV on the BLAS (Note [A product
+// with one row or column is a GEMV] in gemm.h): every transpose flag, padded leading
+// dimensions, beta 0 over an output holding NaN (overwritten) and beta 0.5 (scaled and
+// added), float and double. Elements of c outside the product keep their values.
+template <typename T>
+void CheckGemv(int64_t m, int64_t n, int64_t k, bool ta, bool tb, T beta) {
+  SCOPED_TRACE(::testing::Message() << "m " << m << " n " << n << " k " << k << " ta " << ta
+                                    << " tb " << tb << " beta " << beta);
+  const int64_t lda = (ta ? m : k) + 3, ldb = (tb ? k : n) + 2, ldc = n + 4;
+  const auto ad = Random((ta ? k : m) * lda, 41), bd = Random((tb ? n : k) * ldb, 42);
+  const std::vector<T> a(ad.begin(), ad.end()), b(bd.begin(), bd.end());
+  const auto cd = Random(m * ldc, 43);
+  std::vector<T> c(cd.begin(), cd.end());
+  if (beta == T(0)) std::fill(c.begin(), c.end(), std::numeric_limits<T>::quiet_NaN());
+  const std::vector<T> c0 = c;
+  cpu::Gemm<T>(ta, tb, m, n, k, a.data(), lda, b.data(), ldb, beta, c.data(), ldc);
+  const auto product = Naive(
+      m, n, k, [&](int64_t i, int64_t p) { return ta ? a[p * lda + i] : a[i * lda + p]; },
+      [&](int64_t p, int64_t j) { return tb ? b[j * ldb + p] : b[p * ldb + j]; });
+  const double tol = std::is_same_v<T, float> ? 1e-4 : 1e-12;
+  for (int64_t i = 0; i < m; ++i) {
+    for (int64_t j = 0; j < ldc; ++j) {
+      const T got = c[i * ldc + j], old = c0[i * ldc + j];
+      if (j >= n) {  // NaN == NaN fails, so compare the bits' meaning
+        ASSERT_TRUE(std::isnan(old) ? std::isnan(got) : got == old) << "at " << i << ", " << j;
+        continue;
+      }
+      const double want = product[i * n + j] + (beta == T(0) ? 0.0 : beta * old);
+      ASSERT_NEAR(got, want, tol) << "at " << i << ", " << j;
+    }
+  }
+}
+
+TEST(Matmul, RawGemmWithOneRowOrColumn) {
+  for (bool ta : {false, true}) {
+    for (bool tb : {false, true}) {
+      for (auto [m, n, k] : {Shape{1, 1000, 512}, Shape{300, 1, 40}, Shape{1, 1, 33}}) {
+        CheckGemv<float>(m, n, k, ta, tb, 0.0f);
+        CheckGemv<float>(m, n, k, ta, tb, 0.5f);
+        CheckGemv<double>(m, n, k, ta, tb, 0.0);
+      }
     }
   }
 }

@@ -14,6 +14,47 @@
 
 namespace oar::cpu {
 
+// Note [A product with one row or column is a GEMV]
+// A product whose output is one row (a linear layer at batch 1: ResNet-18's classifier,
+// [1, 512] x [512, 1000], or a decoder generating one token) or one column reads each
+// element of the matrix once. OpenBLAS's GEMM runs it on one thread through its blocked
+// kernel, and oneDNN (from 2^20 multiply-adds) through kernels made for many rows; the
+// BLAS's GEMV streams the matrix on all threads. On two threads of the Xeon
+// (benchmarks/blas/gemv.cc, benchmarks/results/gemv-xeon-avx512-amx.md), with the weight
+// in cache: the classifier 55-56 us as a GEMM, 16-17 as a GEMV; oar's linear on
+// [1, 1024] x [1024, 4096] and [1, 4096] x [4096, 1024] took 619 and 676 us on oneDNN,
+// 374-376 and 382-388 as a GEMV. With the caches flushed first a small GEMV is 10-25 us
+// slower than the one-thread GEMM (it wakes the second thread); in ResNet-18's batch-1
+// forward in the C++ runtime the classifier took 112-122 us instead of 143-152. So every float32 or
+// float64 product of one row or column that is not part of a batch runs as a GEMV (matmul_onednn.cc
+// sends such float32 products here). With beta 0 a GEMV overwrites y as GEMM overwrites c
+// (test_kernels_matmul.cc checks it over an output holding NaN).
+template <typename T>
+void GemvOnBlas(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
+                const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
+  const auto gemv = [](CBLAS_TRANSPOSE t, int64_t rows, int64_t cols, const T* mat, int64_t ld,
+                       const T* x, int64_t incx, T beta, T* y, int64_t incy) {
+    if constexpr (std::is_same_v<T, float>) {
+      cblas_sgemv(CblasRowMajor, t, rows, cols, 1.0f, mat, ld, x, incx, beta, y, incy);
+    } else {
+      cblas_dgemv(CblasRowMajor, t, rows, cols, 1.0, mat, ld, x, incx, beta, y, incy);
+    }
+  };
+  if (m == 1) {  // c[0, :] = op(b)^T op(a)[0, :]; op(a)'s row is a column of a when ta
+    if (tb) {
+      gemv(CblasNoTrans, n, k, b, ldb, a, ta ? lda : 1, beta, c, 1);
+    } else {
+      gemv(CblasTrans, k, n, b, ldb, a, ta ? lda : 1, beta, c, 1);
+    }
+  } else {  // c[:, 0] = op(a) op(b)[:, 0]; op(b)'s column is a row of b when tb
+    if (ta) {
+      gemv(CblasTrans, k, m, a, lda, b, tb ? 1 : ldb, beta, c, ldc);
+    } else {
+      gemv(CblasNoTrans, m, k, a, lda, b, tb ? 1 : ldb, beta, c, ldc);
+    }
+  }
+}
+
 template <typename T>
 void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda, const T* b,
           int64_t ldb, T beta, T* c, int64_t ldc) {
@@ -23,6 +64,10 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
       onednn::Gemm(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
       return;
     }
+  }
+  if (k > 0 && (m == 1 || n == 1)) {  // Note [A product with one row or column is a GEMV]
+    GemvOnBlas<T>(ta, tb, m, n, k, a, lda, b, ldb, beta, c, ldc);
+    return;
   }
   const auto TA = ta ? CblasTrans : CblasNoTrans;
   const auto TB = tb ? CblasTrans : CblasNoTrans;

@@ -449,6 +449,8 @@ bool UsesOneDnn(DType dtype, const GemmShape& shape) {
   const int64_t work = shape.Work();
   if (dtype == DType::kFloat32) {
     static const bool f32 = ProbeFast(DType::kFloat32);
+    // Note [A product with one row or column is a GEMV] (gemm.h): the BLAS's GEMV.
+    if (shape.batch == 1 && (shape.m == 1 || shape.n == 1)) return false;
     // Note [float32 GEMMs on oneDNN]: many sums over a transposed A lose on AVX2.
     if (shape.ta && shape.batch == 1 && shape.k >= kMinBlasSumsTa && shape.n >= kMinBlasColumnsTa &&
         shape.n <= kMaxFloat32ColumnsTa && !RunsAvx512()) {

@@ -90,7 +90,9 @@ bool HasFastMatmul(DType dtype);
 
 // Whether a product of `shape` in `dtype` runs on oneDNN: bfloat16/float16 from
 // kMinMatmulWork multiply-adds where HasFastMatmul, float32 from kMinFloat32Work
-// where oneDNN has an optimised float32 matmul, but not a single product reading A
+// where oneDNN has an optimised float32 matmul, but not a single product of one row or
+// column (the BLAS's GEMV: Note [A product with one row or column is a GEMV] in
+// gemm.h), nor a single product reading A
 // transposed with kMinBlasSumsTa sums or more and kMinBlasColumnsTa to
 // kMaxFloat32ColumnsTa columns, nor one of kMinNoCopyRows rows or more that oneDNN would
 // run without packing with a multiple of kNoCopyColumnsStep columns, where that matmul is
