@@ -8,7 +8,9 @@
 //
 // Note [float32 GEMMs on oneDNN]
 // float32 products of at least 2^20 multiply-adds run here too, and smaller ones
-// (and float64) on OpenBLAS. Measured side by side, two threads, quiet Zen 4
+// (and float64) on OpenBLAS, as does a product of one row or column, as a GEMV
+// (Note [A product with one row or column is a GEMV] in gemm.h).
+// Measured side by side, two threads, quiet Zen 4
 // (benchmarks/blas/matmul_backends.sh, benchmarks/results/matmul_backends.md):
 // OpenBLAS runs a batch of small products one call after another, each too small
 // to split over threads, where oneDNN runs the batch as one primitive
