@@ -25,10 +25,11 @@ namespace oar::cpu {
 // [1, 1024] x [1024, 4096] and [1, 4096] x [4096, 1024] took 619 and 676 us on oneDNN,
 // 374-376 and 382-388 as a GEMV. With the caches flushed first a small GEMV is 10-25 us
 // slower than the one-thread GEMM (it wakes the second thread); in ResNet-18's batch-1
-// forward in the C++ runtime the classifier took 112-122 us instead of 143-152. So every float32 or
-// float64 product of one row or column that is not part of a batch runs as a GEMV (matmul_onednn.cc
-// sends such float32 products here). With beta 0 a GEMV overwrites y as GEMM overwrites c
-// (test_kernels_matmul.cc checks it over an output holding NaN).
+// forward in the C++ runtime the classifier took 112-122 us instead of 143-152. So every
+// float32 or float64 product of one row or column that is not part of a batch runs as a
+// GEMV (matmul_onednn.cc sends such float32 products here). With beta 0 a GEMV
+// overwrites y as GEMM overwrites c (test_kernels_matmul.cc checks it over an output
+// holding NaN).
 template <typename T>
 void GemvOnBlas(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t lda,
                 const T* b, int64_t ldb, T beta, T* c, int64_t ldc) {
