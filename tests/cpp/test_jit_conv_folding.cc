@@ -277,10 +277,11 @@ struct ThreeByThree {
 };
 
 // Note [Winograd's algorithm for small activations]: a 3x3 stride-1
-// convolution of an input of at most kWinogradMaxInputBytes runs Winograd's
-// algorithm where oneDNN has it (AVX-512), with the direct algorithm's values
-// up to the transforms' rounding; a larger input, a stride or the flag off
-// keeps the direct one.
+// convolution of an input of at most kWinogradMaxInputBytes with at least
+// kWinogradMinFoldedPositions output positions runs Winograd's algorithm where
+// oneDNN has it (AVX-512), with the direct algorithm's values up to the transforms'
+// rounding; a larger input, fewer positions, a stride or the flag off keeps the
+// direct one.
 TEST(JitConvFolding, WinogradTakesSmallThreeByThreeConvolutions) {
   constexpr int64_t c = 32;
   const ThreeByThree t(c, 10, 100);
@@ -304,6 +305,10 @@ TEST(JitConvFolding, WinogradTakesSmallThreeByThreeConvolutions) {
   EXPECT_TRUE(wino->RunsWinograd(Floats(2 * c * 90 * 91, 103, 1, 0, {2, c, 90, 91}).dense()));
   EXPECT_EQ(wino->RunsWinograd(Floats(2 * c * 91 * 91, 104, 1, 0, {2, c, 91, 91}).dense()), !has);
   EXPECT_FALSE(direct->RunsWinograd(Floats(2 * c * 91 * 91, 104, 1, 0, {2, c, 91, 91}).dense()));
+  // 7x7 outputs: 98 positions at batch 2 and 147 at batch 3, either side of
+  // kWinogradMinFoldedPositions; oar's own kernel takes neither (fewer than 384).
+  EXPECT_FALSE(wino->RunsWinograd(Floats(2 * c * 49, 106, 1, 0, {2, c, 7, 7}).dense()));
+  EXPECT_EQ(wino->RunsWinograd(Floats(3 * c * 49, 107, 1, 0, {3, c, 7, 7}).dense()), has);
 
   const std::vector<double> ops =
       testing::Values(relu(add(n(conv(x, w, {1, 1}, {1, 1, 1, 1}, {1, 1})), r)));

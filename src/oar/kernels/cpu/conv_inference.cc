@@ -390,7 +390,9 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
   const bool three_by_three = g.nd == 2 && spec.groups == 1 && g.kernel[1] == 3 &&
                               g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 &&
                               g.dilation[1] == 1 && g.dilation[2] == 1;
-  if (spec.winograd && three_by_three && x.numel() * 4 <= kWinogradMaxInputBytes) {
+  const int64_t positions = x.dims()[0] * g.out[1] * g.out[2];
+  if (spec.winograd && three_by_three && x.numel() * 4 <= kWinogradMaxInputBytes &&
+      positions >= kWinogradMinFoldedPositions) {
     try {
       p->pd = make(dnnl::algorithm::convolution_winograd, d.src_any, d.dst_any);
       p->winograd = true;

@@ -29,9 +29,19 @@
 // of ResNet-18 (inputs of 64x56x56 down to 512x7x7, at most 0.8 MB) the
 // convolutions take 0.35-0.62 ms instead of 0.87-0.98 ms and the reorders
 // stay in cache (10-40 us); at batch 16 the same reorders go to memory and
-// cost more than Winograd saves, except on the smallest activations. So a
-// folded convolution takes it for inputs of at most kWinogradMaxInputBytes,
-// per input shape, and where oneDNN has it for this CPU (else the direct
+// cost more than Winograd saves, except on the smallest activations. With few
+// output positions the weight is the traffic instead: F(2x2, 3x3)'s transformed
+// weight is 16/9 the size of the direct one and each of its elements serves one
+// product per 2x2 tile, where the direct weight's serve one per position. ResNet-18's
+// 512-channel convolutions at batch 1 (7x7: 49 positions, 16 tiles) read 16.8 MB of
+// weight each instead of 9.4, from memory, since the model's weights do not stay in
+// cache between calls. Run direct, they took the C++ runtime's batch-1 call from
+// 12.3-15.0 to 12.3-13.3 ms, less in each of five alternating rounds (Xeon with
+// AVX-512, two threads, oar_bench_jit_latency), and its peak memory from 177 to 141
+// MiB; the 256-channel ones at 14x14 (196 positions) run direct made it 4-7% slower
+// (three rounds). So a folded convolution takes Winograd for inputs of at most
+// kWinogradMaxInputBytes with at least kWinogradMinFoldedPositions output positions
+// (batch x height x width), per input shape, and where oneDNN has it for this CPU (else the direct
 // algorithm; without AVX-512, oar's own kernel: Note [Folded convolutions run oar's
 // Winograd kernel where oneDNN has none] in conv_inference.cc). The transforms round differently:
 // the results differ from the direct algorithm's by a few float32 roundings of the tile sums, not
@@ -58,6 +68,8 @@ struct InferenceConvSpec {
 // The largest input (bytes) for which a folded convolution runs Winograd's
 // algorithm (Note [Winograd's algorithm for small activations]).
 inline constexpr int64_t kWinogradMaxInputBytes = int64_t{2} << 20;
+// The fewest output positions for which it does (the same note).
+inline constexpr int64_t kWinogradMinFoldedPositions = 128;
 
 class InferenceConv {
  public:
