@@ -103,6 +103,11 @@ TEST(JitConvFolding, GroupsFoldAndMatchTheOpsUpToRounding) {
   NoGradGuard no_grad;
   const jit::FoldedConvs folded(p, params, cap.consts);
   EXPECT_EQ(folded.size(), 3u);
+  // Group 1's convolution alone reads group 0's output; group 1's output is read
+  // twice, group 2's is a program output.
+  EXPECT_EQ(folded.At(groups[0].first)->reader, 1);
+  EXPECT_EQ(folded.At(groups[1].first)->reader, -1);
+  EXPECT_EQ(folded.At(groups[2].first)->reader, -1);
   const std::vector<Tensor> plain = jit::Run(p, {x}, params, cap.consts);
   const std::vector<Tensor> fast = jit::Run(p, {x}, params, cap.consts, &folded);
   ASSERT_EQ(fast.size(), 2u);
@@ -433,6 +438,88 @@ TEST(JitConvFolding, FoldedErrorStaysNearOneBlocksOnEveryIsa) {
   EXPECT_EQ(testing::Values(Tensor(std::make_shared<DenseTensor>(
                 folded.Run(first(x, c_in).dense(), &first(r, c_out).dense(), true)))),
             std::vector<double>(both.begin(), both.begin() + c_out * 100));
+}
+
+// Note [A convolution's only reader takes its output blocked]: an output handed to the
+// convolution that reads it in that reader's channel blocks gives it the bits the
+// tensor gives, Plain gives the tensor back bit for bit, and a chain of three passes it
+// on blocked. On AVX-512 oneDNN's kernels for 32 channels read blocks (Winograd's and
+// the direct one); elsewhere the reader may take a tensor (ReadsBlocked false).
+TEST(JitConvFolding, AnOnlyReaderTakesTheOutputBlocked) {
+  for (const int64_t c : {kC, int64_t{32}}) {
+    for (const bool winograd : {false, true}) {
+      SCOPED_TRACE(std::to_string(c) + (winograd ? " winograd" : " direct"));
+      const ThreeByThree t(c, 10, 300);
+      const Tensor w2 = Floats(c * c * 9, 310, 0.2, 0, {c, c, 3, 3});
+      const Norm n2(320, c);
+      auto make = [&](const Tensor& w, const Norm& n, bool residual) {
+        const conv_engine::InferenceConvSpec spec{{1, 1},   {1, 1, 1, 1}, {1, 1},  1,
+                                                  residual, true,         winograd};
+        return std::make_unique<conv_engine::InferenceConv>(w.dense(), n.mean.dense(),
+                                                            n.variance.dense(), n.weight.dense(),
+                                                            n.bias.dense(), 1e-5, spec);
+      };
+      const auto a = make(t.w, t.n, false), b = make(w2, n2, true), d = make(t.w, n2, false);
+      const DDim mid = a->OutputDims(t.x.dense());
+      if (!b->ReadsBlocked(mid)) {
+        EXPECT_TRUE(c == kC || MaxCpuIsa() < CpuIsa::kAvx512);
+        continue;
+      }
+      auto values = [](const DenseTensor& y) {
+        return testing::Values(Tensor(std::make_shared<DenseTensor>(y)));
+      };
+      const conv_engine::BlockedActivation h = a->RunBlocked(t.x.dense(), nullptr, *b);
+      EXPECT_EQ(h.dims, mid);
+      const DenseTensor hp = a->Run(t.x.dense(), nullptr, true);
+      EXPECT_EQ(values(b->Plain(h)), values(hp));
+      const DenseTensor y = b->Run(hp, &t.r.dense(), true);
+      EXPECT_EQ(values(b->Run(h, &t.r.dense(), true)), values(y));
+      if (d->ReadsBlocked(mid)) {  // a -> b -> d, both handed over blocked
+        const conv_engine::BlockedActivation k = b->RunBlocked(h, &t.r.dense(), *d);
+        EXPECT_EQ(values(d->Run(k, nullptr, true)), values(d->Run(y, nullptr, true)));
+      }
+    }
+  }
+}
+
+// A reader that cannot fold after all (its residual broadcasts) gets the blocked output
+// back as a tensor and runs the ops on it: the values of the run without folding, up
+// to rounding.
+TEST(JitConvFolding, AReaderThatCannotFoldGetsTheTensorBack) {
+  constexpr int64_t c = 32;
+  const ThreeByThree t(c, 10, 400);
+  const Tensor w2 = Floats(c * c * 9, 410, 0.2, 0, {c, c, 3, 3});
+  const Tensor r = Floats(c, 420, 1.0, 0, {1, c, 1, 1});
+  const Norm n2(430, c);
+  jit::Tracer tracer(false);
+  tracer.AddInput(t.x);
+  tracer.AddInput(r);
+  tracer.AddParam("w1", t.w);
+  tracer.AddParam("w2", w2);
+  t.n.Add(tracer, "n1");
+  n2.Add(tracer, "n2");
+  Tensor out;
+  {
+    jit::Tracer::ActiveGuard active(&tracer);
+    const std::vector<int64_t> one{1, 1}, pad{1, 1, 1, 1};
+    const Tensor h = relu(t.n(conv(t.x, t.w, one, pad, one)));
+    out = relu(add(n2(conv(h, w2, one, pad, one)), r));
+  }
+  ASSERT_FALSE(tracer.broken());
+  const jit::Captured cap = jit::FromTracer(tracer, {out});
+  const std::vector<Tensor> params{t.w,      w2,      t.n.mean,    t.n.variance, t.n.weight,
+                                   t.n.bias, n2.mean, n2.variance, n2.weight,    n2.bias};
+  NoGradGuard no_grad;
+  const jit::FoldedConvs folded(cap.program, params, cap.consts);
+  ASSERT_EQ(folded.size(), 2u);
+  const std::vector<Tensor> want = jit::Run(cap.program, {t.x, r}, params, cap.consts);
+  const std::vector<Tensor> got = jit::Run(cap.program, {t.x, r}, params, cap.consts, &folded);
+  const std::vector<double> a = testing::Values(want[0]), b = testing::Values(got[0]);
+  ASSERT_EQ(a.size(), b.size());
+  double scale = 0;
+  for (double v : a) scale = std::max(scale, std::abs(v));
+  ASSERT_GT(scale, 1.0);
+  for (size_t j = 0; j < a.size(); ++j) EXPECT_NEAR(a[j], b[j], 1e-5 * scale) << j;
 }
 
 }  // namespace

@@ -1,6 +1,7 @@
 #include "oar/jit/conv_folding.h"
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -129,6 +130,16 @@ FoldedConvs::FoldedConvs(const Program& program, const std::vector<Tensor>& para
         g.epsilon, g.spec));
     groups_.push_back(std::move(g));
   }
+  // Note [A convolution's only reader takes its output blocked]
+  for (size_t i = 0; i < groups_.size(); ++i) {
+    ConvGroup& g = groups_[i];
+    if (g.max_pool || g.program_output || program.uses[static_cast<size_t>(g.output)] != 1) {
+      continue;
+    }
+    for (size_t j = i + 1; j < groups_.size(); ++j) {
+      if (!groups_[j].max_pool && groups_[j].x == g.output) g.reader = static_cast<int64_t>(j);
+    }
+  }
 }
 
 FoldedConvs::~FoldedConvs() = default;
@@ -142,11 +153,28 @@ const conv_engine::InferenceConv* FoldedConvs::Conv(const ConvGroup& group) cons
   return convs_[static_cast<size_t>(at_[group.first])].get();
 }
 
-bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values) const {
-  if (!ReplayMayFuse()) return false;
+bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values,
+                      BlockedValues& blocked) const {
+  // An input the group before left in this convolution's layout (Note [A convolution's
+  // only reader takes its output blocked]): taken here, or handed back as a tensor.
+  std::optional<conv_engine::BlockedActivation> bx;
+  if (auto it = std::find_if(blocked.begin(), blocked.end(),
+                             [&](const auto& b) { return b.first == group.x; });
+      it != blocked.end()) {
+    bx = std::move(it->second);
+    blocked.erase(it);
+  }
+  auto cannot = [&] {
+    if (bx) {
+      values[static_cast<size_t>(group.x)] =
+          Tensor(std::make_shared<DenseTensor>(Conv(group)->Plain(*bx)));
+    }
+    return false;
+  };
+  if (!ReplayMayFuse()) return cannot();
   const Tensor& x = values[static_cast<size_t>(group.x)];
   const bool grad = HasGrad();
-  if (group.max_pool) {
+  if (group.max_pool) {  // never given a blocked input: its reader is a convolution
     if (!x.defined() || !x.is_dense() || (grad && !x.stop_gradient()) ||
         !conv_engine::MaxPoolTakes(x.dense(), group.kernel_size, group.spec.strides,
                                    group.spec.paddings, group.ceil_mode)) {
@@ -161,21 +189,31 @@ bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values) const
     return true;
   }
   const conv_engine::InferenceConv& conv = *Conv(group);
-  if (!x.defined() || !x.is_dense() || (grad && !x.stop_gradient()) || !conv.Supports(x.dense())) {
+  if (!bx && (!x.defined() || !x.is_dense() || (grad && !x.stop_gradient()) ||
+              !conv.Supports(x.dense()))) {
     return false;
   }
+  const DDim out_dims = conv.OutputDims(bx ? bx->dims : x.dims());
   const DenseTensor* residual = nullptr;
   if (group.residual >= 0) {
     const Tensor& r = values[static_cast<size_t>(group.residual)];
     if (!r.defined() || !r.is_dense() || (grad && !r.stop_gradient()) ||
-        !conv_engine::InferenceConv::Takes(r.dense()) || r.dims() != conv.OutputDims(x.dense())) {
-      return false;  // the add broadcasts, or needs its own kernel
+        !conv_engine::InferenceConv::Takes(r.dense()) || r.dims() != out_dims) {
+      return cannot();  // the add broadcasts, or needs its own kernel
     }
     residual = &r.dense();
   }
   profiler::RecordEvent event(profiler::StaticName("folded_conv"), profiler::EventKind::kOperator);
-  values[static_cast<size_t>(group.output)] =
-      Tensor(std::make_shared<DenseTensor>(conv.Run(x.dense(), residual, group.program_output)));
+  const conv_engine::InferenceConv* reader =
+      group.reader >= 0 ? convs_[static_cast<size_t>(group.reader)].get() : nullptr;
+  if (reader != nullptr && reader->ReadsBlocked(out_dims)) {
+    blocked.emplace_back(group.output, bx ? conv.RunBlocked(*bx, residual, *reader)
+                                          : conv.RunBlocked(x.dense(), residual, *reader));
+    return true;
+  }
+  values[static_cast<size_t>(group.output)] = Tensor(
+      std::make_shared<DenseTensor>(bx ? conv.Run(*bx, residual, group.program_output)
+                                       : conv.Run(x.dense(), residual, group.program_output)));
   return true;
 }
 

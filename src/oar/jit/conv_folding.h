@@ -13,6 +13,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <utility>
 #include <vector>
 
 #include "oar/core/tensor.h"
@@ -32,6 +33,9 @@ struct ConvGroup {
   int64_t residual = -1;        // the add's other operand, -1 without an add
   int64_t output = -1;          // the last op's output
   bool program_output = false;  // returned by the program: kept contiguous
+  // The folded group whose convolution alone reads the output, as its input (set by
+  // FoldedConvs), or -1 (Note [A convolution's only reader takes its output blocked]).
+  int64_t reader = -1;
   double epsilon = 0;
   conv_engine::InferenceConvSpec spec;
 };
@@ -39,6 +43,11 @@ struct ConvGroup {
 // The groups of program, in program order (structure only: dtypes and shapes
 // are checked when the weights are known).
 std::vector<ConvGroup> PlanConvGroups(const Program& program);
+
+// The outputs one call keeps in the layout of the folded convolution that reads them,
+// by value index, until that convolution takes them (Note [A convolution's only reader
+// takes its output blocked] in kernels/cpu/conv_inference.cc).
+using BlockedValues = std::vector<std::pair<int64_t, conv_engine::BlockedActivation>>;
 
 class FoldedConvs {
  public:
@@ -52,11 +61,12 @@ class FoldedConvs {
   const ConvGroup* At(size_t k) const;
   // The prepared convolution of a group At returned (null for a max_pool).
   const conv_engine::InferenceConv* Conv(const ConvGroup& group) const;
-  // Runs group on values (the replay's table) and stores its output there;
-  // false, touching nothing, when this call cannot take the folded path (a
-  // gradient to record, auto-cast, the NaN/Inf check, a capture recording, or
-  // operands the folded kernel does not take).
-  bool Run(const ConvGroup& group, std::vector<Tensor>& values) const;
+  // Runs group on values (the replay's table) and stores its output there, or in
+  // `blocked` where its reader takes it so; false when this call cannot take the
+  // folded path (a gradient to record, auto-cast, the NaN/Inf check, a capture
+  // recording, or operands the folded kernel does not take), touching nothing but an
+  // input held in `blocked`, which it moves to values as a tensor.
+  bool Run(const ConvGroup& group, std::vector<Tensor>& values, BlockedValues& blocked) const;
   size_t size() const { return groups_.size(); }
 
  private:

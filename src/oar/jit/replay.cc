@@ -1,5 +1,6 @@
 #include "oar/jit/replay.h"
 
+#include <algorithm>
 #include <array>
 #include <string>
 #include <unordered_map>
@@ -48,9 +49,8 @@ void CheckInput(const ValueSpec& spec, size_t i, const Tensor& t) {
 }
 
 // Note [Shapes that depend on values]
-void CheckShape(const ProgramOp& op, size_t k, const Tensor& out,
+void CheckShape(const ProgramOp& op, size_t k, const DDim& dims,
                 const std::vector<int64_t>& symbols) {
-  const DDim& dims = out.dims();
   bool ok = dims.size() == op.shape.size();
   std::vector<int64_t> want = op.shape;
   for (const SymbolicDim& d : op.symbolic_dims) {
@@ -59,7 +59,7 @@ void CheckShape(const ProgramOp& op, size_t k, const Tensor& out,
   for (size_t i = 0; ok && i < want.size(); ++i) ok = dims[i] == want[i];
   OAR_ENFORCE(ok, errors::PreconditionNotMet(
                       "jit program: the output of op ", k, " (", op.type,
-                      op.layer.empty() ? "" : " in " + op.layer, ") has shape ", out.shape(),
+                      op.layer.empty() ? "" : " in " + op.layer, ") has shape ", dims,
                       " but the capture saw ", want,
                       ": a shape that depends on tensor values (Note [Shapes that depend on "
                       "values]); run this function eagerly (not_to_static)"));
@@ -111,11 +111,20 @@ std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& input
     const std::string* path;
     ~RestoreLayer() { ExitLayerScope(path); }
   } restore{outer};
+  // Outputs kept in their reader's layout (Note [A convolution's only reader takes its
+  // output blocked] in kernels/cpu/conv_inference.cc).
+  BlockedValues blocked;
   // After a fused group ran ops first..last: its output's shape check, and
   // freeing the values it read last.
   auto finish_group = [&](size_t last, int64_t output, const auto& read) {
     const ProgramOp& op = program.ops[last];
-    if (op.has_shape) CheckShape(op, last, values[static_cast<size_t>(output)], symbols);
+    if (op.has_shape) {
+      const Tensor& out = values[static_cast<size_t>(output)];
+      const auto b = std::find_if(blocked.begin(), blocked.end(),
+                                  [&](const auto& v) { return v.first == output; });
+      CheckShape(op, last, out.defined() || b == blocked.end() ? out.dims() : b->second.dims,
+                 symbols);
+    }
     for (int64_t id : read) {
       const auto u = static_cast<size_t>(id);
       if (id >= 0 && program.last_use[u] <= static_cast<int64_t>(last) && !is_output[u]) {
@@ -127,7 +136,7 @@ std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& input
   for (size_t k = 0; k < program.ops.size(); ++k) {
     if (const ConvGroup* g = folded ? folded->At(k) : nullptr) {
       ExitLayerScope(program.ops[k].layer_path ? program.ops[k].layer_path : outer);
-      if (folded->Run(*g, values)) {
+      if (folded->Run(*g, values, blocked)) {
         finish_group(g->last, g->output, std::array<int64_t, 2>{g->x, g->residual});
         k = g->last;
         continue;
@@ -169,7 +178,7 @@ std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& input
           static_cast<int64_t>(outs.size()) == op.num_outputs,
           errors::PreconditionNotMet("jit program: op ", k, " (", op.type, ") returned ",
                                      outs.size(), " tensors but the capture saw ", op.num_outputs));
-      if (op.has_shape) CheckShape(op, k, outs[0], symbols);
+      if (op.has_shape) CheckShape(op, k, outs[0].dims(), symbols);
       for (auto& group : args.tensors) group.clear();
       for (size_t i = 0; i < outs.size(); ++i) {
         const auto id = static_cast<size_t>(op.output) + i;
@@ -177,7 +186,7 @@ std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& input
       }
     } else {
       Tensor out = op.schema->call(args);
-      if (op.has_shape) CheckShape(op, k, out, symbols);
+      if (op.has_shape) CheckShape(op, k, out.dims(), symbols);
       for (auto& group : args.tensors) group.clear();  // drop this op's references
       values[static_cast<size_t>(op.output)] = std::move(out);
     }

@@ -133,12 +133,18 @@ struct InferenceConv::Impl {
   std::vector<memory> packed;
   DenseTensor own_winograd;  // the folded weight's Winograd transform, once needed
 
-  std::shared_ptr<const Prepared> For(const DenseTensor& x);
+  std::shared_ptr<const Prepared> For(const DDim& x);
   DenseTensor FoldedWeight() const;
   // Whether x's convolution sums more products per output than one block's: more
   // than kSumBlockChannels input channels, more than one tap, no groups.
-  bool SumsManyProducts(const DenseTensor& x) const;
-  void PrepareBlocks(const DenseTensor& x, const WindowGeometry& g, Prepared* p);
+  bool SumsManyProducts(const DDim& x) const;
+  void PrepareBlocks(const DDim& x, const WindowGeometry& g, Prepared* p);
+  // Runs on x (a tensor) or blocked_x (bytes in this convolution's input layout): the
+  // output in next's input layout (bytes) where next is given, else a float32 tensor,
+  // plain or in the kept layout (Note [A convolution's only reader takes its output
+  // blocked]).
+  DenseTensor Call(const DenseTensor* x, const BlockedActivation* blocked_x,
+                   const DenseTensor* residual, bool plain, const InferenceConv* next);
   // Runs p's blocks on x into `out`, adding `residual` where the spec has one.
   void RunBlocks(const Prepared& p, const DenseTensor& x, const DenseTensor* residual, memory out,
                  dnnl::stream& s, CallBuffers& buffers) const;
@@ -164,15 +170,14 @@ struct InferenceConv::Impl {
 // rounds). On a Xeon with AMX the blocked layout's reorders cost ResNet-18 in the C++
 // runtime 5% at batch 1 (17.9 against 17.0 ms) and 10% at batch 16 against brgemm's
 // one chain, on two threads in three alternating rounds.
-bool InferenceConv::Impl::SumsManyProducts(const DenseTensor& x) const {
+bool InferenceConv::Impl::SumsManyProducts(const DDim& x) const {
   const int64_t taps = Product(weight_dims) / (weight_dims[0] * weight_dims[1]);
-  return spec.groups == 1 && taps > 1 && x.dims()[1] > kSumBlockChannels;
+  return spec.groups == 1 && taps > 1 && x[1] > kSumBlockChannels;
 }
 
-void InferenceConv::Impl::PrepareBlocks(const DenseTensor& x, const WindowGeometry& g,
-                                        Prepared* p) {
+void InferenceConv::Impl::PrepareBlocks(const DDim& x, const WindowGeometry& g, Prepared* p) {
   const DType f32 = DType::kFloat32;
-  const int64_t n = x.dims()[0], c_in = x.dims()[1], c_out = weight_dims[0];
+  const int64_t n = x[0], c_in = x[1], c_out = weight_dims[0];
   const int64_t taps = g.kernel_size();
   const memory::desc bias_md({c_out}, memory::data_type::f32, memory::format_tag::a);
   // `sum_md` null: a probe for the running sum's layout.
@@ -331,28 +336,29 @@ bool InferenceConv::Supports(const DenseTensor& x) const {
 
 bool InferenceConv::RunsWinograd(const DenseTensor& x) const {
   bool winograd = false;
-  onednn::Guard("folded convolution", [&] { winograd = impl_->For(x)->winograd; });
+  onednn::Guard("folded convolution", [&] { winograd = impl_->For(x.dims())->winograd; });
   return winograd;
 }
 
-DDim InferenceConv::OutputDims(const DenseTensor& x) const {
+DDim InferenceConv::OutputDims(const DenseTensor& x) const { return OutputDims(x.dims()); }
+
+DDim InferenceConv::OutputDims(const DDim& x) const {
   const Impl& m = *impl_;
-  const WindowGeometry g = ConvGeometry(x.dims(), m.weight_dims, m.spec.strides, m.spec.paddings,
+  const WindowGeometry g = ConvGeometry(x, m.weight_dims, m.spec.strides, m.spec.paddings,
                                         m.spec.dilations, m.spec.groups);
-  DDim out{x.dims()[0], m.weight_dims[0]};
+  DDim out{x[0], m.weight_dims[0]};
   for (int i = 3 - g.nd; i < 3; ++i) out.push_back(g.out[i]);
   return out;
 }
 
-std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
-  std::vector<int64_t> key(x.dims().begin(), x.dims().end());
+std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DDim& x) {
+  std::vector<int64_t> key(x.begin(), x.end());
   std::lock_guard<std::mutex> lock(mu);
   if (auto it = by_shape.find(key); it != by_shape.end()) return it->second;
   const WindowGeometry g =
-      ConvGeometry(x.dims(), weight_dims, spec.strides, spec.paddings, spec.dilations, spec.groups);
+      ConvGeometry(x, weight_dims, spec.strides, spec.paddings, spec.dilations, spec.groups);
   const DType f32 = DType::kFloat32;
-  const Descs d =
-      MakeDescs(x.dims()[0], x.dims()[1], weight_dims[0], g, spec.groups, f32, f32, f32);
+  const Descs d = MakeDescs(x[0], x[1], weight_dims[0], g, spec.groups, f32, f32, f32);
   dnnl::post_ops ops;
   if (spec.residual) ops.append_sum(1.f);
   if (spec.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
@@ -376,7 +382,7 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
   // once, adding the bias, the residual and relu as it writes each output row. It
   // reads and writes the plain layout.
   if (spec.winograd && !OneDnnAvx512() &&
-      WinogradShape(f32, g, x.dims()[0], x.dims()[1], weight_dims[0], spec.groups)) {
+      WinogradShape(f32, g, x[0], x[1], weight_dims[0], spec.groups)) {
     if (!own_winograd.initialized()) own_winograd = WinogradWeight(FoldedWeight());
     p->own_winograd = own_winograd;
     p->geometry = g;
@@ -390,8 +396,8 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
   const bool three_by_three = g.nd == 2 && spec.groups == 1 && g.kernel[1] == 3 &&
                               g.kernel[2] == 3 && g.stride[1] == 1 && g.stride[2] == 1 &&
                               g.dilation[1] == 1 && g.dilation[2] == 1;
-  const int64_t positions = x.dims()[0] * g.out[1] * g.out[2];
-  if (spec.winograd && three_by_three && x.numel() * 4 <= kWinogradMaxInputBytes &&
+  const int64_t positions = x[0] * g.out[1] * g.out[2];
+  if (spec.winograd && three_by_three && Product(x) * 4 <= kWinogradMaxInputBytes &&
       positions >= kWinogradMinFoldedPositions) {
     try {
       p->pd = make(dnnl::algorithm::convolution_winograd, d.src_any, d.dst_any);
@@ -447,56 +453,134 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DenseTensor& x) {
   return p;
 }
 
-DenseTensor InferenceConv::Run(const DenseTensor& x, const DenseTensor* residual,
-                               bool plain) const {
+// Note [A convolution's only reader takes its output blocked]
+// oneDNN's direct AVX-512 and Winograd kernels read and write 16-channel blocks, which
+// no strided tensor holds, so a folded convolution reorders its input into them and
+// its output back to channels last (Note [Channel-blocked copies run on oar's pool]).
+// Where the only reader of a convolution's output is the next folded convolution's
+// input, the C++ runtime asks for that output in the layout the reader's kernel reads
+// (a BlockedActivation, held beside the replay's tensors, jit/conv_folding.cc): the
+// writer's kernel writes it there, or its own layout is reordered into it once, and the
+// reader takes it as is, where the two reorders ran before (ResNet-18's basic blocks:
+// the first convolution's output, read by the second alone). The bytes are the ones
+// the reorders produced, so the results do not change. A reader that cannot take the
+// folded path after all gets the tensor back first (Plain). ResNet-18 at batch 16 in
+// the C++ runtime took 172-183 ms a call against 184-191, less in each of five
+// alternating rounds (Xeon with AVX-512, two threads, oar_bench_jit_latency); at batch 1
+// the copies' share of the call's samples fell from 5.9% to 3.7% but its time did not
+// move measurably (11.6-12.5 ms against 11.1-12.4).
+DenseTensor InferenceConv::Impl::Call(const DenseTensor* x, const BlockedActivation* blocked_x,
+                                      const DenseTensor* residual, bool plain,
+                                      const InferenceConv* next) {
   DenseTensor y;
   onednn::Guard("folded convolution", [&] {
-    const std::shared_ptr<const Prepared> p = impl_->For(x);
-    y = Float32(p->out_dims);
-    OAR_ENFORCE(!impl_->spec.residual ||
-                    (residual != nullptr && residual->dims() == y.dims() && Takes(*residual)),
+    const DDim& x_dims = x != nullptr ? x->dims() : blocked_x->dims;
+    const std::shared_ptr<const Prepared> p = For(x_dims);
+    OAR_ENFORCE(!spec.residual ||
+                    (residual != nullptr && residual->dims() == p->out_dims && Takes(*residual)),
                 errors::InvalidArgument("folded convolution: the residual must be a dense "
                                         "float32 tensor shaped like the output ",
-                                        y.dims()));
-    if (p->own_winograd.initialized()) {
-      const DenseTensor xc = funcs::Contiguous(x);
+                                        p->out_dims));
+    // Where the output goes: `next`'s input layout, or a tensor.
+    memory::desc out_md;
+    if (next != nullptr) {
+      out_md = next->impl_->For(p->out_dims)->pd.src_desc();
+      y = DenseTensor(DType::kUInt8, DDim{static_cast<int64_t>(out_md.get_size())});
+      y.mutable_data<uint8_t>();
+    } else {
+      y = Float32(p->out_dims);
+    }
+    if (p->own_winograd.initialized()) {  // never with a blocked input or output
+      const DenseTensor xc = funcs::Contiguous(*x);
       const DenseTensor rc = residual != nullptr ? funcs::Contiguous(*residual) : DenseTensor();
-      WinogradForwardFolded(xc, p->own_winograd, p->geometry, impl_->bias.data<float>(),
-                            impl_->spec.residual ? &rc : nullptr, impl_->spec.relu, &y);
+      WinogradForwardFolded(xc, p->own_winograd, p->geometry, bias.data<float>(),
+                            spec.residual ? &rc : nullptr, spec.relu, &y);
       return;
     }
-    // The output keeps the primitive's layout where a tensor can hold it, so
-    // the next folded convolution reads it without a reorder.
-    if (!plain) {
-      DenseTensorMeta meta = y.meta();
-      meta.strides = p->kept_strides;
-      y.set_meta(std::move(meta));
+    // A tensor output keeps the primitive's layout where a tensor can hold it, so the
+    // next folded convolution reads it without a reorder.
+    if (next == nullptr) {
+      out_md = plain ? p->dst_plain : p->dst_kept;
+      if (!plain) {
+        DenseTensorMeta meta = y.meta();
+        meta.strides = p->kept_strides;
+        y.set_meta(std::move(meta));
+      }
     }
     dnnl::stream s(Engine());
     CallBuffers buffers;
-    memory out(plain ? p->dst_plain : p->dst_kept, Engine(), y.data());
-    if (!p->blocks.empty()) {
-      impl_->RunBlocks(*p, x, residual, out, s, buffers);
+    memory out(out_md, Engine(), y.data());
+    if (!p->blocks.empty()) {  // never with a blocked input
+      RunBlocks(*p, *x, residual, out, s, buffers);
       return;
     }
-    const memory src = Input(p->pd.src_desc(), UserMemory(Strided(x), x), s, &buffers);
+    const memory src =
+        x != nullptr
+            ? Input(p->pd.src_desc(), UserMemory(Strided(*x), *x), s, &buffers)
+            : memory(p->pd.src_desc(), Engine(), const_cast<void*>(blocked_x->bytes.data()));
     const bool direct = out.get_desc() == p->pd.dst_desc();
     memory dst = direct ? out : buffers.New(p->pd.dst_desc());
-    if (impl_->spec.residual) {
+    if (spec.residual) {
       // the sum post-op adds the destination's contents
       memory r = UserMemory(Strided(*residual), *residual);
       Reorder(r, dst, s);
     }
-    memory bias = UserMemory(
-        memory::desc({impl_->bias.dims()[0]}, memory::data_type::f32, memory::format_tag::a),
-        impl_->bias);
+    memory bias_mem = UserMemory(
+        memory::desc({bias.dims()[0]}, memory::data_type::f32, memory::format_tag::a), bias);
     memory scratch = buffers.New(p->pd.scratchpad_desc());
     p->conv.execute(s, {{DNNL_ARG_SRC, src},
                         {DNNL_ARG_WEIGHTS, p->weight},
-                        {DNNL_ARG_BIAS, bias},
+                        {DNNL_ARG_BIAS, bias_mem},
                         {DNNL_ARG_DST, dst},
                         {DNNL_ARG_SCRATCHPAD, scratch}});
     if (!direct) Reorder(dst, out, s);
+    s.wait();
+  });
+  return y;
+}
+
+DenseTensor InferenceConv::Run(const DenseTensor& x, const DenseTensor* residual,
+                               bool plain) const {
+  return impl_->Call(&x, nullptr, residual, plain, nullptr);
+}
+
+DenseTensor InferenceConv::Run(const BlockedActivation& x, const DenseTensor* residual,
+                               bool plain) const {
+  return impl_->Call(nullptr, &x, residual, plain, nullptr);
+}
+
+bool InferenceConv::ReadsBlocked(const DDim& x_dims) const {
+  bool blocked = false;
+  onednn::Guard("folded convolution", [&] {
+    const std::shared_ptr<const Prepared> p = impl_->For(x_dims);
+    blocked = !p->own_winograd.initialized() && p->blocks.empty() &&
+              !DenseStrides(p->pd.src_desc()).has_value();
+  });
+  return blocked;
+}
+
+BlockedActivation InferenceConv::RunBlocked(const DenseTensor& x, const DenseTensor* residual,
+                                            const InferenceConv& next) const {
+  const DDim out = OutputDims(x);
+  return {impl_->Call(&x, nullptr, residual, false, &next), out};
+}
+
+BlockedActivation InferenceConv::RunBlocked(const BlockedActivation& x, const DenseTensor* residual,
+                                            const InferenceConv& next) const {
+  const DDim out = OutputDims(x.dims);
+  return {impl_->Call(nullptr, &x, residual, false, &next), out};
+}
+
+DenseTensor InferenceConv::Plain(const BlockedActivation& x) const {
+  DenseTensor y = Float32(x.dims);
+  onednn::Guard("folded convolution", [&] {
+    const memory::desc md = impl_->For(x.dims)->pd.src_desc();
+    dnnl::stream s(Engine());
+    const memory from(md, Engine(), const_cast<void*>(x.bytes.data()));
+    const memory::dims dims(x.dims.begin(), x.dims.end());
+    const memory to(memory::desc(dims, memory::data_type::f32, PlainStrides(dims)), Engine(),
+                    y.data());
+    Reorder(from, to, s);
     s.wait();
   });
   return y;

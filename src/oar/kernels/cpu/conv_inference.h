@@ -71,6 +71,14 @@ inline constexpr int64_t kWinogradMaxInputBytes = int64_t{2} << 20;
 // The fewest output positions for which it does (the same note).
 inline constexpr int64_t kWinogradMinFoldedPositions = 128;
 
+// A folded convolution's output held in the layout the folded convolution that alone
+// reads it takes as input (Note [A convolution's only reader takes its output blocked]
+// in conv_inference.cc): bytes no strided tensor describes.
+struct BlockedActivation {
+  DenseTensor bytes;  // uint8: the reader's input layout for `dims`
+  DDim dims;          // [N, C, *spatial]
+};
+
 class InferenceConv {
  public:
   // weight [C_out, C_in / groups, *kernel], float32; mean, variance, scale and
@@ -92,6 +100,7 @@ class InferenceConv {
   bool Supports(const DenseTensor& x) const;
   // The output's dims for x (the conv op's shape errors for a wrong x).
   DDim OutputDims(const DenseTensor& x) const;
+  DDim OutputDims(const DDim& x) const;
   // The group's result for x: relu?(bn(conv(x)) [+ residual]), a new tensor,
   // contiguous if plain or where oar's own Winograd kernel runs (which reads and
   // writes that layout), else channels last (a strided tensor: the layout a folded
@@ -99,6 +108,20 @@ class InferenceConv {
   // when its kernel reads a blocked layout).
   // Safe to call from several threads at once. Shape errors are the conv op's.
   DenseTensor Run(const DenseTensor& x, const DenseTensor* residual, bool plain) const;
+  // Run on an input RunBlocked gave for this convolution.
+  DenseTensor Run(const BlockedActivation& x, const DenseTensor* residual, bool plain) const;
+
+  // Whether the kernel for an input of x_dims reads a layout no strided tensor holds
+  // (oneDNN's channel blocks), so that an input RunBlocked gives it skips two reorders.
+  bool ReadsBlocked(const DDim& x_dims) const;
+  // Run, with the output in the input layout of `next`, which must read it
+  // (next.ReadsBlocked(OutputDims(x))).
+  BlockedActivation RunBlocked(const DenseTensor& x, const DenseTensor* residual,
+                               const InferenceConv& next) const;
+  BlockedActivation RunBlocked(const BlockedActivation& x, const DenseTensor* residual,
+                               const InferenceConv& next) const;
+  // An input RunBlocked gave for this convolution as a contiguous tensor.
+  DenseTensor Plain(const BlockedActivation& x) const;
 
  private:
   struct Impl;
