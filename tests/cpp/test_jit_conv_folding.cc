@@ -480,6 +480,28 @@ TEST(JitConvFolding, AnOnlyReaderTakesTheOutputBlocked) {
       }
     }
   }
+  // A writer running oar's own Winograd kernel (without AVX-512: 32 channels, 392
+  // positions) hands its plain output over reordered, to a 1x1 reader that reads blocks.
+  constexpr int64_t c = 32;
+  const ThreeByThree t(c, 14, 340);
+  const Tensor& x = t.x;
+  const Tensor w1x1 = Floats(c * c, 350, 0.2, 0, {c, c, 1, 1});
+  const conv_engine::InferenceConvSpec three{{1, 1}, {1, 1, 1, 1}, {1, 1}, 1, false, true, true};
+  const conv_engine::InferenceConvSpec one{{1, 1}, {0, 0, 0, 0}, {1, 1}, 1, false, false, true};
+  const conv_engine::InferenceConv a(t.w.dense(), t.n.mean.dense(), t.n.variance.dense(),
+                                     t.n.weight.dense(), t.n.bias.dense(), 1e-5, three);
+  const conv_engine::InferenceConv e(w1x1.dense(), t.n.mean.dense(), t.n.variance.dense(),
+                                     t.n.weight.dense(), t.n.bias.dense(), 1e-5, one);
+  EXPECT_TRUE(a.RunsWinograd(x.dense()));
+  if (e.ReadsBlocked(a.OutputDims(x.dense()))) {
+    auto values = [](const DenseTensor& y) {
+      return testing::Values(Tensor(std::make_shared<DenseTensor>(y)));
+    };
+    const conv_engine::BlockedActivation h = a.RunBlocked(x.dense(), nullptr, e);
+    const DenseTensor hp = a.Run(x.dense(), nullptr, true);
+    EXPECT_EQ(values(e.Plain(h)), values(hp));
+    EXPECT_EQ(values(e.Run(h, nullptr, true)), values(e.Run(hp, nullptr, true)));
+  }
 }
 
 // A reader that cannot fold after all (its residual broadcasts) gets the blocked output

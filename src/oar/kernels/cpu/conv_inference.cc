@@ -490,11 +490,19 @@ DenseTensor InferenceConv::Impl::Call(const DenseTensor* x, const BlockedActivat
     } else {
       y = Float32(p->out_dims);
     }
-    if (p->own_winograd.initialized()) {  // never with a blocked input or output
+    // oar's own Winograd kernel reads and writes the plain layout (never given a blocked
+    // input: ReadsBlocked is false for it); for `next`, its output is reordered.
+    if (p->own_winograd.initialized()) {
       const DenseTensor xc = funcs::Contiguous(*x);
       const DenseTensor rc = residual != nullptr ? funcs::Contiguous(*residual) : DenseTensor();
+      DenseTensor plain_y = next != nullptr ? Float32(p->out_dims) : y;
       WinogradForwardFolded(xc, p->own_winograd, p->geometry, bias.data<float>(),
-                            spec.residual ? &rc : nullptr, spec.relu, &y);
+                            spec.residual ? &rc : nullptr, spec.relu, &plain_y);
+      if (next != nullptr) {
+        dnnl::stream s(Engine());
+        Reorder(UserMemory(p->dst_plain, plain_y), memory(out_md, Engine(), y.data()), s);
+        s.wait();
+      }
       return;
     }
     // A tensor output keeps the primitive's layout where a tensor can hold it, so the
