@@ -91,13 +91,11 @@ def oar_environment():
     the C++ program, which links liboar without that import: libgomp's spin count
     (GOMP_SPINCOUNT=1000, unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set; with
     libgomp's default, idle OpenMP threads spin and a loaded machine makes a forward
-    pass many times slower) and mimalloc's purge delay and arena."""
+    pass many times slower). libgomp reads it when it is loaded, before liboar; mimalloc's
+    settings liboar makes itself (Note [mimalloc keeps a running loop's memory])."""
     env = dict(os.environ)
     if "OMP_WAIT_POLICY" not in env and "GOMP_SPINCOUNT" not in env:
         env["GOMP_SPINCOUNT"] = "1000"
-    env.setdefault("MIMALLOC_DECOMMIT_DELAY", "1000")
-    env.setdefault("MIMALLOC_PURGE_DELAY", "1000")
-    env.setdefault("MIMALLOC_RESERVE_OS_MEMORY", "1GiB")
     return env
 
 

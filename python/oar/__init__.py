@@ -20,21 +20,8 @@ import sys as _sys
 if "OMP_WAIT_POLICY" not in _os.environ and "GOMP_SPINCOUNT" not in _os.environ:
     _os.environ["GOMP_SPINCOUNT"] = "1000"
 
-# mimalloc (oar's tensor memory) returns freed memory to the OS after 10 ms by
-# default, so a loop that frees and reallocates the same megabytes pays page faults
-# on every new tensor (layer_norm forward+backward at 256x1024: 0.20 ms, or 0.31-0.42
-# ms once earlier ops had freed larger blocks; benchmarks/kernels.py). A second keeps
-# a running loop's memory mapped. mimalloc reads these when _C loads it.
-_os.environ.setdefault("MIMALLOC_DECOMMIT_DELAY", "1000")  # mimalloc 2.0
-_os.environ.setdefault("MIMALLOC_PURGE_DELAY", "1000")  # its name from 2.1 on
-# The delay does not reach blocks too large for mimalloc's segments: 2.0 maps each
-# such block (a 16 MB tensor) when it is allocated and unmaps it when it is freed
-# (strace), so every new tensor of that size faults its pages in again (fft of 2^20
-# complex128 points, 2 threads: 13-14 ms, 4.2-4.4 with an arena; docs/fft.md). Blocks
-# from a reserved arena are kept and purged after the delay like the rest. The arena
-# costs address space, not memory (pages are backed as they are touched); a larger
-# working set falls back to mapping as before.
-_os.environ.setdefault("MIMALLOC_RESERVE_OS_MEMORY", "1GiB")
+# mimalloc's purge delay and arena are liboar's own settings, made when _C loads it
+# (Note [mimalloc keeps a running loop's memory] in src/oar/core/memory.cc).
 
 from . import _C
 

@@ -1,5 +1,15 @@
 // Memory: the allocator's statistics prove that backward frees what the graph
-// saved and that dropping a graph frees everything, however deep.
+// saved and that dropping a graph frees everything, however deep; and liboar's
+// settings of mimalloc are in force.
+#ifndef OAR_SYSTEM_MALLOC
+#include <mimalloc.h>
+#endif
+
+#include <cstdlib>
+#include <fstream>
+#include <sstream>
+#include <string>
+
 #include "test_util.h"
 
 namespace oar {
@@ -75,6 +85,46 @@ TEST(Memory, AStoppedBranchIsNotKept) {
   }
   EXPECT_EQ(BytesInUse() - base, Bytes(x));
 }
+
+#ifndef OAR_SYSTEM_MALLOC
+// The process's mappings when it started, after liboar was loaded and before any test
+// ran: later, mimalloc's purges split the arena into mappings of other permissions.
+const std::string kMapsAtStart = [] {
+  std::ifstream maps("/proc/self/maps");
+  std::stringstream text;
+  text << maps.rdbuf();
+  return text.str();
+}();
+
+// Note [mimalloc keeps a running loop's memory]: loading liboar set mimalloc's purge
+// delay to a second and reserved a 1 GiB arena, unless the environment names them.
+TEST(Memory, LiboarKeepsARunningLoopsMemory) {
+  if (std::getenv("MIMALLOC_DECOMMIT_DELAY") == nullptr &&
+      std::getenv("MIMALLOC_PURGE_DELAY") == nullptr) {
+#if MI_MALLOC_VERSION >= 210
+    EXPECT_EQ(mi_option_get(mi_option_purge_delay), 1000);
+#else
+    EXPECT_EQ(mi_option_get(mi_option_decommit_delay), 1000);
+#endif
+  }
+  if (std::getenv("MIMALLOC_RESERVE_OS_MEMORY") == nullptr) {
+    // The arena: a read-write mapping of at least 1 GiB (the kernel merges it with an
+    // adjacent one of mimalloc's); nothing else in this process maps that much.
+    std::istringstream maps(kMapsAtStart);
+    int arenas = 0;
+    for (std::string line; std::getline(maps, line);) {
+      std::istringstream in(line);
+      std::string range, perms;
+      in >> range >> perms;
+      const size_t dash = range.find('-');
+      const unsigned long long lo = std::stoull(range.substr(0, dash), nullptr, 16);
+      const unsigned long long hi = std::stoull(range.substr(dash + 1), nullptr, 16);
+      if (hi - lo >= (1ULL << 30) && perms.starts_with("rw")) ++arenas;
+    }
+    EXPECT_GE(arenas, 1);
+  }
+}
+#endif
 
 }  // namespace
 }  // namespace oar
