@@ -32,6 +32,11 @@ Tensor Floats(int64_t n, uint32_t seed, double scale, double shift,
   return Make(v, shape, DType::kFloat32);
 }
 
+// A DenseTensor's values, as testing::Values gives a Tensor's.
+std::vector<double> DenseValues(const DenseTensor& t) {
+  return testing::Values(Tensor(std::make_shared<DenseTensor>(t)));
+}
+
 // The four tensors of one batch norm, away from the identity so that folding
 // them changes the weight.
 struct Norm {
@@ -252,7 +257,7 @@ TEST(JitConvFolding, ChannelsLastMaxPoolIsTheOpsBits) {
                                          /*plain=*/false);
     EXPECT_EQ(got.strides()[1], 1);
     const std::vector<double> a = testing::Values(want);
-    const std::vector<double> b = testing::Values(Tensor(std::make_shared<DenseTensor>(got)));
+    const std::vector<double> b = DenseValues(got);
     ASSERT_EQ(a.size(), b.size());
     bool saw_nan = false;
     for (size_t j = 0; j < a.size(); ++j) {
@@ -317,10 +322,9 @@ TEST(JitConvFolding, WinogradTakesSmallThreeByThreeConvolutions) {
 
   const std::vector<double> ops =
       testing::Values(relu(add(n(conv(x, w, {1, 1}, {1, 1, 1, 1}, {1, 1})), r)));
-  const std::vector<double> a = testing::Values(
-      Tensor(std::make_shared<DenseTensor>(direct->Run(x.dense(), &r.dense(), true))));
+  const std::vector<double> a = DenseValues(direct->Run(x.dense(), &r.dense(), true));
   const DenseTensor plain = wino->Run(x.dense(), &r.dense(), true);
-  const std::vector<double> b = testing::Values(Tensor(std::make_shared<DenseTensor>(plain)));
+  const std::vector<double> b = DenseValues(plain);
   EXPECT_TRUE(plain.is_contiguous());
   ASSERT_EQ(a.size(), b.size());
   ASSERT_EQ(a.size(), ops.size());
@@ -336,9 +340,7 @@ TEST(JitConvFolding, WinogradTakesSmallThreeByThreeConvolutions) {
   const Tensor x_plain = Make(testing::Values(x_last), {2, c, 10, 10}, DType::kFloat32);
   const DenseTensor kept = wino->Run(x_last.dense(), &r.dense(), false);
   EXPECT_EQ(kept.strides(), (DDim{100 * c, 1, 10 * c, c}));
-  EXPECT_EQ(testing::Values(Tensor(std::make_shared<DenseTensor>(kept))),
-            testing::Values(Tensor(
-                std::make_shared<DenseTensor>(wino->Run(x_plain.dense(), &r.dense(), true)))));
+  EXPECT_EQ(DenseValues(kept), DenseValues(wino->Run(x_plain.dense(), &r.dense(), true)));
 
   // A loaded program's folded convolution follows FLAGS_conv_winograd.
   Tensor out;
@@ -374,8 +376,8 @@ TEST(JitConvFolding, WinogradFoldsBiasResidualAndRelu) {
       Tensor expect = n(conv(in, w, {1, 1}, {1, 1, 1, 1}, {1, 1}));
       if (fused) expect = relu(add(expect, r));
       const std::vector<double> ops = testing::Values(expect);
-      const std::vector<double> got = testing::Values(Tensor(std::make_shared<DenseTensor>(
-          folded.Run(in.dense(), fused ? &r.dense() : nullptr, true))));
+      const std::vector<double> got =
+          DenseValues(folded.Run(in.dense(), fused ? &r.dense() : nullptr, true));
       ASSERT_EQ(got.size(), ops.size());
       double scale = 0;
       for (double v : ops) scale = std::max(scale, std::abs(v));
@@ -408,7 +410,7 @@ TEST(JitConvFolding, FoldedErrorStaysNearOneBlocksOnEveryIsa) {
   const std::vector<double> ref =
       testing::Values(relu(add(conv(f64(x), f64(w), {1, 1}, {1, 1, 1, 1}, {1, 1}), f64(r))));
   const auto error = [&](const DenseTensor& y) {
-    const std::vector<double> v = testing::Values(Tensor(std::make_shared<DenseTensor>(y)));
+    const std::vector<double> v = DenseValues(y);
     EXPECT_EQ(v.size(), ref.size());
     double err = 0, norm = 0;
     for (size_t i = 0; i < v.size() && i < ref.size(); ++i) {
@@ -419,9 +421,7 @@ TEST(JitConvFolding, FoldedErrorStaysNearOneBlocksOnEveryIsa) {
   };
   const DenseTensor y = folded.Run(x.dense(), &r.dense(), true);
   EXPECT_LT(error(y), 2.6e-7);
-  EXPECT_EQ(testing::Values(
-                Tensor(std::make_shared<DenseTensor>(folded.Run(x.dense(), &r.dense(), true)))),
-            testing::Values(Tensor(std::make_shared<DenseTensor>(y))));
+  EXPECT_EQ(DenseValues(folded.Run(x.dense(), &r.dense(), true)), DenseValues(y));
   const Tensor x_last =
       Make(testing::Values(transpose(x, {0, 2, 3, 1})), {2, 10, 10, c_in}, DType::kFloat32);
   const DenseTensor kept = folded.Run(transpose(x_last, {0, 3, 1, 2}).dense(), &r.dense(), false);
@@ -434,9 +434,8 @@ TEST(JitConvFolding, FoldedErrorStaysNearOneBlocksOnEveryIsa) {
     return Make(std::vector<double>(v.begin(), v.begin() + c * 100), {1, c, 10, 10},
                 DType::kFloat32);
   };
-  const std::vector<double> both = testing::Values(Tensor(std::make_shared<DenseTensor>(y)));
-  EXPECT_EQ(testing::Values(Tensor(std::make_shared<DenseTensor>(
-                folded.Run(first(x, c_in).dense(), &first(r, c_out).dense(), true)))),
+  const std::vector<double> both = DenseValues(y);
+  EXPECT_EQ(DenseValues(folded.Run(first(x, c_in).dense(), &first(r, c_out).dense(), true)),
             std::vector<double>(both.begin(), both.begin() + c_out * 100));
 }
 
@@ -465,18 +464,15 @@ TEST(JitConvFolding, AnOnlyReaderTakesTheOutputBlocked) {
         EXPECT_TRUE(c == kC || MaxCpuIsa() < CpuIsa::kAvx512);
         continue;
       }
-      auto values = [](const DenseTensor& y) {
-        return testing::Values(Tensor(std::make_shared<DenseTensor>(y)));
-      };
       const conv_engine::BlockedActivation h = a->RunBlocked(t.x.dense(), nullptr, *b);
       EXPECT_EQ(h.dims, mid);
       const DenseTensor hp = a->Run(t.x.dense(), nullptr, true);
-      EXPECT_EQ(values(b->Plain(h)), values(hp));
+      EXPECT_EQ(DenseValues(b->Plain(h)), DenseValues(hp));
       const DenseTensor y = b->Run(hp, &t.r.dense(), true);
-      EXPECT_EQ(values(b->Run(h, &t.r.dense(), true)), values(y));
+      EXPECT_EQ(DenseValues(b->Run(h, &t.r.dense(), true)), DenseValues(y));
       if (d->ReadsBlocked(mid)) {  // a -> b -> d, both handed over blocked
         const conv_engine::BlockedActivation k = b->RunBlocked(h, &t.r.dense(), *d);
-        EXPECT_EQ(values(d->Run(k, nullptr, true)), values(d->Run(y, nullptr, true)));
+        EXPECT_EQ(DenseValues(d->Run(k, nullptr, true)), DenseValues(d->Run(y, nullptr, true)));
       }
     }
   }
@@ -494,13 +490,10 @@ TEST(JitConvFolding, AnOnlyReaderTakesTheOutputBlocked) {
                                      t.n.weight.dense(), t.n.bias.dense(), 1e-5, one);
   EXPECT_TRUE(a.RunsWinograd(x.dense()));
   if (e.ReadsBlocked(a.OutputDims(x.dense()))) {
-    auto values = [](const DenseTensor& y) {
-      return testing::Values(Tensor(std::make_shared<DenseTensor>(y)));
-    };
     const conv_engine::BlockedActivation h = a.RunBlocked(x.dense(), nullptr, e);
     const DenseTensor hp = a.Run(x.dense(), nullptr, true);
-    EXPECT_EQ(values(e.Plain(h)), values(hp));
-    EXPECT_EQ(values(e.Run(h, nullptr, true)), values(e.Run(hp, nullptr, true)));
+    EXPECT_EQ(DenseValues(e.Plain(h)), DenseValues(hp));
+    EXPECT_EQ(DenseValues(e.Run(h, nullptr, true)), DenseValues(e.Run(hp, nullptr, true)));
   }
 }
 
