@@ -37,6 +37,16 @@ std::vector<double> DenseValues(const DenseTensor& t) {
   return testing::Values(Tensor(std::make_shared<DenseTensor>(t)));
 }
 
+// got's values within rel times want's largest magnitude, which is above `least`.
+void ExpectNearScaled(const Tensor& want, const Tensor& got, double rel, double least) {
+  const std::vector<double> a = testing::Values(want), b = testing::Values(got);
+  ASSERT_EQ(a.size(), b.size());
+  double scale = 0;
+  for (double v : a) scale = std::max(scale, std::abs(v));
+  ASSERT_GT(scale, least);
+  for (size_t j = 0; j < a.size(); ++j) EXPECT_NEAR(a[j], b[j], rel * scale) << j;
+}
+
 // The four tensors of one batch norm, away from the identity so that folding
 // them changes the weight.
 struct Norm {
@@ -108,11 +118,13 @@ TEST(JitConvFolding, GroupsFoldAndMatchTheOpsUpToRounding) {
   NoGradGuard no_grad;
   const jit::FoldedConvs folded(p, params, cap.consts);
   EXPECT_EQ(folded.size(), 3u);
-  // Group 1's convolution alone reads group 0's output; group 1's output is read
-  // twice, group 2's is a program output.
-  EXPECT_EQ(folded.At(groups[0].first)->reader, 1);
-  EXPECT_EQ(folded.At(groups[1].first)->reader, -1);
-  EXPECT_EQ(folded.At(groups[2].first)->reader, -1);
+  // Group 1's convolution alone reads group 0's output; group 1's output is read by a
+  // convolution that is not a group, group 2's is a program output.
+  EXPECT_EQ(folded.At(groups[0].first)->readers, std::vector<int64_t>{1});
+  EXPECT_EQ(folded.At(groups[0].first)->reads, 1);
+  EXPECT_TRUE(folded.At(groups[1].first)->readers.empty());
+  EXPECT_EQ(folded.At(groups[1].first)->reads, 0);
+  EXPECT_EQ(folded.At(groups[2].first)->reads, 0);
   const std::vector<Tensor> plain = jit::Run(p, {x}, params, cap.consts);
   const std::vector<Tensor> fast = jit::Run(p, {x}, params, cap.consts, &folded);
   ASSERT_EQ(fast.size(), 2u);
@@ -527,14 +539,111 @@ TEST(JitConvFolding, AReaderThatCannotFoldGetsTheTensorBack) {
   NoGradGuard no_grad;
   const jit::FoldedConvs folded(cap.program, params, cap.consts);
   ASSERT_EQ(folded.size(), 2u);
-  const std::vector<Tensor> want = jit::Run(cap.program, {t.x, r}, params, cap.consts);
-  const std::vector<Tensor> got = jit::Run(cap.program, {t.x, r}, params, cap.consts, &folded);
-  const std::vector<double> a = testing::Values(want[0]), b = testing::Values(got[0]);
-  ASSERT_EQ(a.size(), b.size());
-  double scale = 0;
-  for (double v : a) scale = std::max(scale, std::abs(v));
-  ASSERT_GT(scale, 1.0);
-  for (size_t j = 0; j < a.size(); ++j) EXPECT_NEAR(a[j], b[j], 1e-5 * scale) << j;
+  ExpectNearScaled(jit::Run(cap.program, {t.x, r}, params, cap.consts)[0],
+                   jit::Run(cap.program, {t.x, r}, params, cap.consts, &folded)[0], 1e-5, 1.0);
+}
+
+// Note [A block's output stays in blocks for both its readers]: a residual held in the
+// writer's output layout is added onto in place, giving the bits of the tensor route,
+// and its bytes become the output's where the output is held in that layout; an output
+// held in the writer's own layout gives the tensor back bit for bit. On AVX-512 the
+// direct kernels for 32 channels read and write one blocked layout; elsewhere nothing
+// is held (WritesBlocked false).
+TEST(JitConvFolding, AResidualHeldInBlocksIsAddedOntoInPlace) {
+  constexpr int64_t c = 32;
+  const ThreeByThree t(c, 10, 600);
+  const Tensor w2 = Floats(c * c * 9, 610, 0.2, 0, {c, c, 3, 3});
+  const Norm n2(620, c);
+  const conv_engine::InferenceConvSpec plain{{1, 1}, {1, 1, 1, 1}, {1, 1}, 1, false, true, false};
+  const conv_engine::InferenceConvSpec sum{{1, 1}, {1, 1, 1, 1}, {1, 1}, 1, true, true, false};
+  const conv_engine::InferenceConv s(t.w.dense(), t.n.mean.dense(), t.n.variance.dense(),
+                                     t.n.weight.dense(), t.n.bias.dense(), 1e-5, plain);
+  const conv_engine::InferenceConv b(w2.dense(), n2.mean.dense(), n2.variance.dense(),
+                                     n2.weight.dense(), n2.bias.dense(), 1e-5, sum);
+  const DDim dims = s.OutputDims(t.x.dense());
+  if (!s.WritesBlocked(t.x.dense().dims())) {
+    EXPECT_LT(MaxCpuIsa(), CpuIsa::kAvx512);
+    return;
+  }
+  // s's output held in its own layout, then as b's residual: b(r) + s(x).
+  const DenseTensor sp = s.Run(t.x.dense(), nullptr, true);
+  conv_engine::BlockedActivation own = s.RunBlocked({.x = &t.x.dense()}, nullptr);
+  EXPECT_EQ(own.dims, dims);
+  EXPECT_EQ(DenseValues(conv_engine::InferenceConv::Plain(own)), DenseValues(sp));
+  const DenseTensor want = b.Run(t.r.dense(), &sp, true);
+  ASSERT_TRUE(b.AddsOnto(own, t.r.dense().dims()));
+  EXPECT_FALSE(s.AddsOnto(own, t.x.dense().dims()));  // no residual in its spec
+  EXPECT_EQ(DenseValues(b.Run({.x = &t.r.dense(), .onto = &own}, true)), DenseValues(want));
+  EXPECT_FALSE(own.bytes.initialized());  // taken
+  // Held for a reader of that layout, the sum's destination is the output's bytes.
+  ASSERT_TRUE(b.ReadsBlocked(dims));
+  conv_engine::BlockedActivation again = s.RunBlocked({.x = &t.x.dense()}, nullptr);
+  const void* bytes = again.bytes.data();
+  const conv_engine::BlockedActivation y = b.RunBlocked({.x = &t.r.dense(), .onto = &again}, &b);
+  EXPECT_TRUE(b.ReadsAsIs(y));
+  EXPECT_TRUE(b.SameInputLayout(b, dims));
+  if (y.layout != nullptr && b.AddsOnto(y, dims)) EXPECT_EQ(y.bytes.data(), bytes);
+  EXPECT_EQ(DenseValues(conv_engine::InferenceConv::Plain(y)), DenseValues(want));
+}
+
+// A ResNet-like program: a stem, a block whose input two groups read (the first
+// convolution and the residual add), and a downsampling block whose input two
+// convolutions read. Folded with its outputs held in blocks: the values of the ops up
+// to rounding, the same bits in a second call, the plan's readers, and the blocked
+// preference of the convolutions sharing an input.
+TEST(JitConvFolding, ABlocksOutputStaysInBlocksForItsReaders) {
+  constexpr int64_t c = 32;
+  const Tensor x = Floats(2 * c * 12 * 12, 700, 1.0, 0, {2, c, 12, 12});
+  std::vector<Tensor> ws;
+  std::vector<Norm> ns;
+  for (int i = 0; i < 6; ++i) {
+    const int64_t k = i == 5 ? 1 : 3, co = i >= 3 ? 2 * c : c;
+    const int64_t ci = i == 4 ? 2 * c : c;
+    ws.push_back(Floats(co * ci * k * k, 710 + i, 0.15, 0, {co, ci, k, k}));
+    ns.emplace_back(720 + 10 * i, co);
+  }
+  jit::Tracer tracer(false);
+  tracer.AddInput(x);
+  for (int i = 0; i < 6; ++i) tracer.AddParam("w" + std::to_string(i), ws[i]);
+  for (int i = 0; i < 6; ++i) ns[i].Add(tracer, "n" + std::to_string(i));
+  Tensor out;
+  {
+    jit::Tracer::ActiveGuard active(&tracer);
+    const std::vector<int64_t> one{1, 1}, two{2, 2}, pad{1, 1, 1, 1}, none{0, 0, 0, 0};
+    const Tensor s = relu(ns[0](conv(x, ws[0], one, pad, one)));  // stem
+    const Tensor h = relu(ns[1](conv(s, ws[1], one, pad, one)));  // block 1
+    const Tensor y = relu(add(ns[2](conv(h, ws[2], one, pad, one)), s));
+    const Tensor d1 = relu(ns[3](conv(y, ws[3], two, pad, one)));  // block 2, stride 2
+    const Tensor d2 = ns[4](conv(d1, ws[4], one, pad, one));
+    out = relu(add(ns[5](conv(y, ws[5], two, none, one)), d2));  // 1x1 downsampling
+  }
+  ASSERT_FALSE(tracer.broken());
+  const jit::Captured cap = jit::FromTracer(tracer, {out});
+  std::vector<Tensor> params = ws;
+  for (const Norm& n : ns) params.insert(params.end(), {n.mean, n.variance, n.weight, n.bias});
+  NoGradGuard no_grad;
+  const jit::FoldedConvs folded(cap.program, params, cap.consts);
+  ASSERT_EQ(folded.size(), 6u);
+  std::vector<const jit::ConvGroup*> g;
+  for (size_t k = 0; k < cap.program.ops.size(); ++k) {
+    if (const jit::ConvGroup* group = folded.At(k)) g.push_back(group);
+  }
+  ASSERT_EQ(g.size(), 6u);
+  // s: group 1's input and group 2's residual; y: groups 3 and 5's input; d2: group 5's
+  // residual alone; the output: the program's.
+  EXPECT_EQ(g[0]->readers, std::vector<int64_t>{1});
+  EXPECT_EQ(g[0]->reads, 2);
+  EXPECT_EQ(g[2]->readers, (std::vector<int64_t>{3, 5}));
+  EXPECT_EQ(g[2]->reads, 2);
+  EXPECT_TRUE(g[4]->readers.empty());
+  EXPECT_EQ(g[4]->reads, 1);
+  EXPECT_EQ(g[5]->reads, 0);
+  EXPECT_TRUE(g[3]->spec.prefer_blocked && g[5]->spec.prefer_blocked);
+  EXPECT_FALSE(g[1]->spec.prefer_blocked || g[4]->spec.prefer_blocked);
+  const Tensor got = jit::Run(cap.program, {x}, params, cap.consts, &folded)[0];
+  ExpectNearScaled(jit::Run(cap.program, {x}, params, cap.consts)[0], got, 2e-5, 1.0);
+  EXPECT_EQ(testing::Values(jit::Run(cap.program, {x}, params, cap.consts, &folded)[0]),
+            testing::Values(got));
 }
 
 }  // namespace

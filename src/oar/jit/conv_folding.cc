@@ -107,7 +107,17 @@ FoldedConvs::FoldedConvs(const Program& program, const std::vector<Tensor>& para
     const int64_t c0 = program.first_const(), p0 = program.first_param();
     return id >= c0 ? consts[static_cast<size_t>(id - c0)] : params[static_cast<size_t>(id - p0)];
   };
-  for (ConvGroup& g : PlanConvGroups(program)) {
+  std::vector<ConvGroup> planned = PlanConvGroups(program);
+  // Note [A block's output stays in blocks for both its readers]: convolutions that
+  // share their input with another read and write oneDNN's channel blocks.
+  for (ConvGroup& g : planned) {
+    for (const ConvGroup& other : planned) {
+      if (&other != &g && !g.max_pool && !other.max_pool && other.x == g.x) {
+        g.spec.prefer_blocked = true;
+      }
+    }
+  }
+  for (ConvGroup& g : planned) {
     if (g.max_pool) {
       at_[g.first] = static_cast<int64_t>(groups_.size());
       convs_.push_back(nullptr);
@@ -130,14 +140,22 @@ FoldedConvs::FoldedConvs(const Program& program, const std::vector<Tensor>& para
         g.epsilon, g.spec));
     groups_.push_back(std::move(g));
   }
-  // Note [A convolution's only reader takes its output blocked]
+  // Note [A convolution's only reader takes its output blocked], Note [A block's output
+  // stays in blocks for both its readers]: an output that folded groups alone read.
   for (size_t i = 0; i < groups_.size(); ++i) {
     ConvGroup& g = groups_[i];
-    if (g.max_pool || g.program_output || program.uses[static_cast<size_t>(g.output)] != 1) {
-      continue;
-    }
+    if (g.max_pool || g.program_output) continue;
+    int64_t reads = 0;
+    std::vector<int64_t> readers;
     for (size_t j = i + 1; j < groups_.size(); ++j) {
-      if (!groups_[j].max_pool && groups_[j].x == g.output) g.reader = static_cast<int64_t>(j);
+      const ConvGroup& r = groups_[j];
+      if (r.max_pool) continue;
+      if (r.x == g.output) readers.push_back(static_cast<int64_t>(j));
+      reads += (r.x == g.output) + (r.residual == g.output);
+    }
+    if (reads > 0 && reads == program.uses[static_cast<size_t>(g.output)]) {
+      g.readers = std::move(readers);
+      g.reads = reads;
     }
   }
 }
@@ -155,20 +173,22 @@ const conv_engine::InferenceConv* FoldedConvs::Conv(const ConvGroup& group) cons
 
 bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values,
                       BlockedValues& blocked) const {
-  // An input the group before left in this convolution's layout (Note [A convolution's
-  // only reader takes its output blocked]): taken here, or handed back as a tensor.
-  std::optional<conv_engine::BlockedActivation> bx;
-  if (auto it = std::find_if(blocked.begin(), blocked.end(),
-                             [&](const auto& b) { return b.first == group.x; });
-      it != blocked.end()) {
-    bx = std::move(it->second);
-    blocked.erase(it);
-  }
-  auto cannot = [&] {
-    if (bx) {
-      values[static_cast<size_t>(group.x)] =
-          Tensor(std::make_shared<DenseTensor>(Conv(group)->Plain(*bx)));
+  // Operands the groups before left in a convolution's layout (Note [A convolution's
+  // only reader takes its output blocked]): taken here, or handed back as tensors.
+  auto held = [&](int64_t id) {
+    return std::find_if(blocked.begin(), blocked.end(),
+                        [&](const HeldBlocked& b) { return id >= 0 && b.id == id; });
+  };
+  auto to_tensor = [&](int64_t id) {
+    if (auto it = held(id); it != blocked.end()) {
+      values[static_cast<size_t>(id)] =
+          Tensor(std::make_shared<DenseTensor>(conv_engine::InferenceConv::Plain(it->value)));
+      blocked.erase(it);
     }
+  };
+  auto cannot = [&] {
+    to_tensor(group.x);
+    to_tensor(group.residual);
     return false;
   };
   if (!ReplayMayFuse()) return cannot();
@@ -189,31 +209,70 @@ bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values,
     return true;
   }
   const conv_engine::InferenceConv& conv = *Conv(group);
-  if (!bx && (!x.defined() || !x.is_dense() || (grad && !x.stop_gradient()) ||
-              !conv.Supports(x.dense()))) {
-    return false;
+  // An input held in a layout this convolution does not read becomes a tensor first.
+  if (auto it = held(group.x); it != blocked.end() && !conv.ReadsAsIs(it->value)) {
+    to_tensor(group.x);
   }
-  const DDim out_dims = conv.OutputDims(bx ? bx->dims : x.dims());
-  const DenseTensor* residual = nullptr;
-  if (group.residual >= 0) {
+  const bool x_held = held(group.x) != blocked.end();
+  if (!x_held && (!x.defined() || !x.is_dense() || (grad && !x.stop_gradient()) ||
+                  !conv.Supports(x.dense()))) {
+    return cannot();
+  }
+  const DDim x_dims = x_held ? held(group.x)->value.dims : x.dims();
+  const DDim out_dims = conv.OutputDims(x_dims);
+  // Note [A block's output stays in blocks for both its readers]: a held residual that
+  // this group reads last, in its output's layout, is added onto in place; any other
+  // becomes a tensor first.
+  bool onto = false;
+  if (auto r = held(group.residual); r != blocked.end()) {
+    onto = r->reads_left == 1 && group.residual != group.x && conv.AddsOnto(r->value, x_dims);
+    if (!onto) to_tensor(group.residual);
+  }
+  conv_engine::ConvOperands in;
+  if (group.residual >= 0 && !onto) {
     const Tensor& r = values[static_cast<size_t>(group.residual)];
     if (!r.defined() || !r.is_dense() || (grad && !r.stop_gradient()) ||
         !conv_engine::InferenceConv::Takes(r.dense()) || r.dims() != out_dims) {
       return cannot();  // the add broadcasts, or needs its own kernel
     }
-    residual = &r.dense();
+    in.residual = &r.dense();
   }
   profiler::RecordEvent event(profiler::StaticName("folded_conv"), profiler::EventKind::kOperator);
-  const conv_engine::InferenceConv* reader =
-      group.reader >= 0 ? convs_[static_cast<size_t>(group.reader)].get() : nullptr;
-  if (reader != nullptr && reader->ReadsBlocked(out_dims)) {
-    blocked.emplace_back(group.output, bx ? conv.RunBlocked(*bx, residual, *reader)
-                                          : conv.RunBlocked(x.dense(), residual, *reader));
-    return true;
+  if (const auto bx = held(group.x); bx != blocked.end()) {
+    in.blocked_x = &bx->value;
+  } else {
+    in.x = &x.dense();
   }
-  values[static_cast<size_t>(group.output)] = Tensor(
-      std::make_shared<DenseTensor>(bx ? conv.Run(*bx, residual, group.program_output)
-                                       : conv.Run(x.dense(), residual, group.program_output)));
+  conv_engine::BlockedActivation residual_bytes;
+  if (onto) {
+    residual_bytes = std::move(held(group.residual)->value);
+    in.onto = &residual_bytes;
+  }
+  // The output is held for its readers: in the first input reader's layout where each of
+  // them reads that layout (each reads its own where a downsampling block's two
+  // convolutions differ), or, read only as a residual, in this convolution's own.
+  const conv_engine::InferenceConv* reader =
+      group.readers.empty() ? nullptr : convs_[static_cast<size_t>(group.readers[0])].get();
+  bool hold = group.reads > 0 &&
+              (reader != nullptr ? reader->ReadsBlocked(out_dims) : conv.WritesBlocked(x_dims));
+  for (size_t i = 1; hold && i < group.readers.size(); ++i) {
+    hold = convs_[static_cast<size_t>(group.readers[i])]->SameInputLayout(*reader, out_dims);
+  }
+  std::optional<conv_engine::BlockedActivation> out_blocked;
+  DenseTensor out;
+  if (hold) {
+    out_blocked = conv.RunBlocked(in, reader);
+  } else {
+    out = conv.Run(in, group.program_output);
+  }
+  if (onto) blocked.erase(held(group.residual));
+  if (auto it = held(group.x); it != blocked.end() && --it->reads_left == 0) blocked.erase(it);
+  if (hold) {
+    blocked.push_back({group.output, std::move(*out_blocked), group.reads});
+  } else {
+    values[static_cast<size_t>(group.output)] =
+        Tensor(std::make_shared<DenseTensor>(std::move(out)));
+  }
   return true;
 }
 

@@ -33,9 +33,13 @@ struct ConvGroup {
   int64_t residual = -1;        // the add's other operand, -1 without an add
   int64_t output = -1;          // the last op's output
   bool program_output = false;  // returned by the program: kept contiguous
-  // The folded group whose convolution alone reads the output, as its input (set by
-  // FoldedConvs), or -1 (Note [A convolution's only reader takes its output blocked]).
-  int64_t reader = -1;
+  // Where folded groups alone read the output (set by FoldedConvs): those that read it as
+  // their input, in program order (the first one's input layout is the one the output
+  // may take), and how many reads they all make (as input or residual); else none and 0
+  // (Note [A convolution's only reader takes its output blocked], Note [A block's output
+  // stays in blocks for both its readers]).
+  std::vector<int64_t> readers;
+  int64_t reads = 0;
   double epsilon = 0;
   conv_engine::InferenceConvSpec spec;
 };
@@ -44,10 +48,15 @@ struct ConvGroup {
 // are checked when the weights are known).
 std::vector<ConvGroup> PlanConvGroups(const Program& program);
 
-// The outputs one call keeps in the layout of the folded convolution that reads them,
-// by value index, until that convolution takes them (Note [A convolution's only reader
-// takes its output blocked] in kernels/cpu/conv_inference.cc).
-using BlockedValues = std::vector<std::pair<int64_t, conv_engine::BlockedActivation>>;
+// An output one call keeps in the layout of a folded convolution that reads it, until
+// its last folded reader takes it (Note [A convolution's only reader takes its output
+// blocked] in kernels/cpu/conv_inference.cc).
+struct HeldBlocked {
+  int64_t id = -1;  // the value's index
+  conv_engine::BlockedActivation value;
+  int64_t reads_left = 0;
+};
+using BlockedValues = std::vector<HeldBlocked>;
 
 class FoldedConvs {
  public:
@@ -62,10 +71,10 @@ class FoldedConvs {
   // The prepared convolution of a group At returned (null for a max_pool).
   const conv_engine::InferenceConv* Conv(const ConvGroup& group) const;
   // Runs group on values (the replay's table) and stores its output there, or in
-  // `blocked` where its reader takes it so; false when this call cannot take the
+  // `blocked` where its readers take it so; false when this call cannot take the
   // folded path (a gradient to record, auto-cast, the NaN/Inf check, a capture
-  // recording, or operands the folded kernel does not take), touching nothing but an
-  // input held in `blocked`, which it moves to values as a tensor.
+  // recording, or operands the folded kernel does not take), touching nothing but
+  // operands held in `blocked`, which it moves to values as tensors.
   bool Run(const ConvGroup& group, std::vector<Tensor>& values, BlockedValues& blocked) const;
   size_t size() const { return groups_.size(); }
 

@@ -121,8 +121,8 @@ std::vector<Tensor> Run(const Program& program, const std::vector<Tensor>& input
     if (op.has_shape) {
       const Tensor& out = values[static_cast<size_t>(output)];
       const auto b = std::find_if(blocked.begin(), blocked.end(),
-                                  [&](const auto& v) { return v.first == output; });
-      CheckShape(op, last, out.defined() || b == blocked.end() ? out.dims() : b->second.dims,
+                                  [&](const HeldBlocked& v) { return v.id == output; });
+      CheckShape(op, last, out.defined() || b == blocked.end() ? out.dims() : b->value.dims,
                  symbols);
     }
     for (int64_t id : read) {

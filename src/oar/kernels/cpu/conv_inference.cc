@@ -9,6 +9,7 @@
 #include <map>
 #include <mutex>
 #include <optional>
+#include <string_view>
 #include <unordered_map>
 #include <utility>
 
@@ -116,6 +117,10 @@ void CheckStatistic(const DenseTensor& t, int64_t c_out, const char* name) {
 
 }  // namespace
 
+struct BlockedLayout {
+  memory::desc desc;
+};
+
 struct InferenceConv::Impl {
   // The unfolded weight (shared with the loaded model, not copied). The first
   // primitive packs the folded weight from it; any later layout is packed from
@@ -134,17 +139,20 @@ struct InferenceConv::Impl {
   DenseTensor own_winograd;  // the folded weight's Winograd transform, once needed
 
   std::shared_ptr<const Prepared> For(const DDim& x);
+  // Whether the primitive for x reads (input) or writes its activation in a layout no
+  // strided tensor holds.
+  bool Blocked(const DDim& x, bool input);
   DenseTensor FoldedWeight() const;
   // Whether x's convolution sums more products per output than one block's: more
   // than kSumBlockChannels input channels, more than one tap, no groups.
   bool SumsManyProducts(const DDim& x) const;
   void PrepareBlocks(const DDim& x, const WindowGeometry& g, Prepared* p);
-  // Runs on x (a tensor) or blocked_x (bytes in this convolution's input layout): the
-  // output in next's input layout (bytes) where next is given, else a float32 tensor,
+  // Runs on `in`: the output in next's input layout, or this convolution's own output
+  // layout where own_layout (bytes, their layout set in *layout), else a float32 tensor,
   // plain or in the kept layout (Note [A convolution's only reader takes its output
   // blocked]).
-  DenseTensor Call(const DenseTensor* x, const BlockedActivation* blocked_x,
-                   const DenseTensor* residual, bool plain, const InferenceConv* next);
+  DenseTensor Call(const ConvOperands& in, bool plain, const InferenceConv* next, bool own_layout,
+                   std::shared_ptr<const BlockedLayout>* layout);
   // Runs p's blocks on x into `out`, adding `residual` where the spec has one.
   void RunBlocks(const Prepared& p, const DenseTensor& x, const DenseTensor* residual, memory out,
                  dnnl::stream& s, CallBuffers& buffers) const;
@@ -408,7 +416,24 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DDim& x) {
   }
   // Note [Folded convolutions sum in blocks where the ops do]
   const bool many = SumsManyProducts(x);
-  if (!p->winograd) {
+  // Note [A block's output stays in blocks for both its readers]
+  bool chosen = p->winograd;
+  if (!chosen && spec.prefer_blocked && OneDnnAvx512()) {
+    const auto tag = ChannelBlockedTag(static_cast<int>(d.src.size()), kSumBlockChannels);
+    try {
+      auto blocked = make(dnnl::algorithm::convolution_direct,
+                          memory::desc(d.src, memory::data_type::f32, tag),
+                          memory::desc(d.dst, memory::data_type::f32, tag));
+      if (std::string_view(blocked.impl_info_str()).find("ref") == std::string_view::npos &&
+          (!many || SumsInBlocks(blocked))) {
+        p->pd = std::move(blocked);
+        chosen = true;
+      }
+    } catch (const dnnl::error&) {
+      // no kernel for that layout: oneDNN's choice below
+    }
+  }
+  if (!chosen) {
     p->pd = make(dnnl::algorithm::convolution_direct, d.src_any, d.dst_any);
     if (many && !SumsInBlocks(p->pd)) {
       const auto tag = ChannelBlockedTag(static_cast<int>(d.src.size()), kSumBlockChannels);
@@ -469,36 +494,81 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DDim& x) {
 // alternating rounds (Xeon with AVX-512, two threads, oar_bench_jit_latency); at batch 1
 // the copies' share of the call's samples fell from 5.9% to 3.7% but its time did not
 // move measurably (11.6-12.5 ms against 11.1-12.4).
-DenseTensor InferenceConv::Impl::Call(const DenseTensor* x, const BlockedActivation* blocked_x,
-                                      const DenseTensor* residual, bool plain,
-                                      const InferenceConv* next) {
+//
+// Note [A block's output stays in blocks for both its readers]
+// A residual block's output is read twice: as the next block's input by its first
+// convolution, and as the residual its second convolution's sum post-op adds (or, in a
+// downsampling block, as the input of its 1x1 convolution too). One reader at a time
+// (Note [A convolution's only reader takes its output blocked]), such an output went
+// back to channels last and each reader reordered it into oneDNN's blocks again: at
+// batch 16 those copies were 5.7% of ResNet-18's call in the C++ runtime (perf). So an
+// output that folded groups alone read is held in blocks until its last reader takes
+// it: in the first input reader's layout where every input reader reads that layout,
+// or, read only as a residual, in the writer's own output layout. A residual held in
+// its reader's output layout and read last there is the destination the sum post-op
+// adds onto in place, and its bytes become the output's where the output is held in
+// that layout: a chain of identity blocks copies nothing between its convolutions.
+// Convolutions that share an input (a downsampling block's 3x3 and 1x1) ask for
+// oneDNN's 16-channel blocks on AVX-512 (prefer_blocked), where the 1x1 one took
+// channels last before, so both read the held input as it is; its blocked kernel sums
+// in another order, which moved ResNet-18's logits by at most 4.2e-5 (the largest is
+// 70); everything else is the bytes the reorders produced. A reader that cannot take a
+// held operand gets it as a tensor first. ResNet-18 in the C++ runtime at batch 16:
+// 171-181 ms a call against 179-191, less in each of five alternating rounds, and ONNX
+// Runtime's 172-183 ms in the same rounds (Xeon with AVX-512, two threads,
+// oar_bench_jit_latency); at batch 1 the call did not move measurably (12.5-13.3
+// against 12.7-12.9 ms). Peak memory rose by 6-8 MiB.
+DenseTensor InferenceConv::Impl::Call(const ConvOperands& in, bool plain, const InferenceConv* next,
+                                      bool own_layout,
+                                      std::shared_ptr<const BlockedLayout>* layout) {
   DenseTensor y;
+  const DenseTensor* x = in.x;
+  const BlockedActivation* blocked_x = in.blocked_x;
+  const DenseTensor* residual = in.residual;
+  BlockedActivation* onto = in.onto;
   onednn::Guard("folded convolution", [&] {
     const DDim& x_dims = x != nullptr ? x->dims() : blocked_x->dims;
     const std::shared_ptr<const Prepared> p = For(x_dims);
-    OAR_ENFORCE(!spec.residual ||
-                    (residual != nullptr && residual->dims() == p->out_dims && Takes(*residual)),
-                errors::InvalidArgument("folded convolution: the residual must be a dense "
-                                        "float32 tensor shaped like the output ",
-                                        p->out_dims));
-    // Where the output goes: `next`'s input layout, or a tensor.
-    memory::desc out_md;
-    if (next != nullptr) {
-      out_md = next->impl_->For(p->out_dims)->pd.src_desc();
-      y = DenseTensor(DType::kUInt8, DDim{static_cast<int64_t>(out_md.get_size())});
-      y.mutable_data<uint8_t>();
+    OAR_ENFORCE(blocked_x == nullptr || (p->blocks.empty() && !p->own_winograd.initialized() &&
+                                         blocked_x->layout->desc == p->pd.src_desc()),
+                errors::InvalidArgument("folded convolution: the input's blocks are not this "
+                                        "convolution's input layout"));
+    if (onto != nullptr) {
+      OAR_ENFORCE(spec.residual && onto->dims == p->out_dims && p->blocks.empty() &&
+                      !p->own_winograd.initialized() && onto->layout->desc == p->pd.dst_desc(),
+                  errors::InvalidArgument("folded convolution: the residual's blocks are not "
+                                          "this convolution's output layout"));
     } else {
-      y = Float32(p->out_dims);
+      OAR_ENFORCE(!spec.residual ||
+                      (residual != nullptr && residual->dims() == p->out_dims && Takes(*residual)),
+                  errors::InvalidArgument("folded convolution: the residual must be a dense "
+                                          "float32 tensor shaped like the output ",
+                                          p->out_dims));
     }
+    // Where the output goes: `next`'s input layout, this convolution's own, or a tensor.
+    memory::desc out_md;
+    if (next != nullptr) out_md = next->impl_->For(p->out_dims)->pd.src_desc();
+    if (own_layout) out_md = p->pd.dst_desc();
+    const bool held = next != nullptr || own_layout;
+    if (held) *layout = std::make_shared<const BlockedLayout>(BlockedLayout{out_md});
+    auto allocate = [&] {
+      if (held) {
+        y = DenseTensor(DType::kUInt8, DDim{static_cast<int64_t>(out_md.get_size())});
+        y.mutable_data<uint8_t>();
+      } else {
+        y = Float32(p->out_dims);
+      }
+    };
     // oar's own Winograd kernel reads and writes the plain layout (never given a blocked
     // input: ReadsBlocked is false for it); for `next`, its output is reordered.
     if (p->own_winograd.initialized()) {
+      allocate();
       const DenseTensor xc = funcs::Contiguous(*x);
       const DenseTensor rc = residual != nullptr ? funcs::Contiguous(*residual) : DenseTensor();
-      DenseTensor plain_y = next != nullptr ? Float32(p->out_dims) : y;
+      DenseTensor plain_y = held ? Float32(p->out_dims) : y;
       WinogradForwardFolded(xc, p->own_winograd, p->geometry, bias.data<float>(),
                             spec.residual ? &rc : nullptr, spec.relu, &plain_y);
-      if (next != nullptr) {
+      if (held) {
         dnnl::stream s(Engine());
         Reorder(UserMemory(p->dst_plain, plain_y), memory(out_md, Engine(), y.data()), s);
         s.wait();
@@ -507,9 +577,15 @@ DenseTensor InferenceConv::Impl::Call(const DenseTensor* x, const BlockedActivat
     }
     // A tensor output keeps the primitive's layout where a tensor can hold it, so the
     // next folded convolution reads it without a reorder.
-    if (next == nullptr) {
-      out_md = plain ? p->dst_plain : p->dst_kept;
-      if (!plain) {
+    if (!held) out_md = plain ? p->dst_plain : p->dst_kept;
+    // Note [A block's output stays in blocks for both its readers]: the residual's bytes
+    // are the destination, and the output's too where it is to be held in that layout.
+    const bool takes_onto = onto != nullptr && held && out_md == p->pd.dst_desc();
+    if (takes_onto) {
+      y = std::move(onto->bytes);
+    } else {
+      allocate();
+      if (!held && !plain) {
         DenseTensorMeta meta = y.meta();
         meta.strides = p->kept_strides;
         y.set_meta(std::move(meta));
@@ -518,7 +594,7 @@ DenseTensor InferenceConv::Impl::Call(const DenseTensor* x, const BlockedActivat
     dnnl::stream s(Engine());
     CallBuffers buffers;
     memory out(out_md, Engine(), y.data());
-    if (!p->blocks.empty()) {  // never with a blocked input
+    if (!p->blocks.empty()) {  // never with a blocked input or residual
       RunBlocks(*p, *x, residual, out, s, buffers);
       return;
     }
@@ -526,9 +602,13 @@ DenseTensor InferenceConv::Impl::Call(const DenseTensor* x, const BlockedActivat
         x != nullptr
             ? Input(p->pd.src_desc(), UserMemory(Strided(*x), *x), s, &buffers)
             : memory(p->pd.src_desc(), Engine(), const_cast<void*>(blocked_x->bytes.data()));
-    const bool direct = out.get_desc() == p->pd.dst_desc();
-    memory dst = direct ? out : buffers.New(p->pd.dst_desc());
-    if (spec.residual) {
+    memory dst;
+    if (onto != nullptr && !takes_onto) {
+      dst = memory(p->pd.dst_desc(), Engine(), onto->bytes.data());
+    } else {
+      dst = out.get_desc() == p->pd.dst_desc() ? out : buffers.New(p->pd.dst_desc());
+    }
+    if (spec.residual && onto == nullptr) {
       // the sum post-op adds the destination's contents
       memory r = UserMemory(Strided(*residual), *residual);
       Reorder(r, dst, s);
@@ -541,50 +621,97 @@ DenseTensor InferenceConv::Impl::Call(const DenseTensor* x, const BlockedActivat
                         {DNNL_ARG_BIAS, bias_mem},
                         {DNNL_ARG_DST, dst},
                         {DNNL_ARG_SCRATCHPAD, scratch}});
-    if (!direct) Reorder(dst, out, s);
+    if (dst.get_data_handle() != out.get_data_handle()) Reorder(dst, out, s);
     s.wait();
   });
+  if (onto != nullptr) *onto = BlockedActivation{};
   return y;
+}
+
+DenseTensor InferenceConv::Run(const ConvOperands& in, bool plain) const {
+  return impl_->Call(in, plain, nullptr, false, nullptr);
+}
+
+BlockedActivation InferenceConv::RunBlocked(const ConvOperands& in,
+                                            const InferenceConv* next) const {
+  BlockedActivation out;
+  out.dims = OutputDims(in.x != nullptr ? in.x->dims() : in.blocked_x->dims);
+  out.bytes = impl_->Call(in, false, next, next == nullptr, &out.layout);
+  return out;
 }
 
 DenseTensor InferenceConv::Run(const DenseTensor& x, const DenseTensor* residual,
                                bool plain) const {
-  return impl_->Call(&x, nullptr, residual, plain, nullptr);
+  return Run(ConvOperands{.x = &x, .residual = residual}, plain);
 }
 
 DenseTensor InferenceConv::Run(const BlockedActivation& x, const DenseTensor* residual,
                                bool plain) const {
-  return impl_->Call(nullptr, &x, residual, plain, nullptr);
-}
-
-bool InferenceConv::ReadsBlocked(const DDim& x_dims) const {
-  bool blocked = false;
-  onednn::Guard("folded convolution", [&] {
-    const std::shared_ptr<const Prepared> p = impl_->For(x_dims);
-    blocked = !p->own_winograd.initialized() && p->blocks.empty() &&
-              !DenseStrides(p->pd.src_desc()).has_value();
-  });
-  return blocked;
+  return Run(ConvOperands{.blocked_x = &x, .residual = residual}, plain);
 }
 
 BlockedActivation InferenceConv::RunBlocked(const DenseTensor& x, const DenseTensor* residual,
                                             const InferenceConv& next) const {
-  const DDim out = OutputDims(x);
-  return {impl_->Call(&x, nullptr, residual, false, &next), out};
+  return RunBlocked(ConvOperands{.x = &x, .residual = residual}, &next);
 }
 
 BlockedActivation InferenceConv::RunBlocked(const BlockedActivation& x, const DenseTensor* residual,
                                             const InferenceConv& next) const {
-  const DDim out = OutputDims(x.dims);
-  return {impl_->Call(nullptr, &x, residual, false, &next), out};
+  return RunBlocked(ConvOperands{.blocked_x = &x, .residual = residual}, &next);
 }
 
-DenseTensor InferenceConv::Plain(const BlockedActivation& x) const {
+bool InferenceConv::Impl::Blocked(const DDim& x_dims, bool input) {
+  bool blocked = false;
+  onednn::Guard("folded convolution", [&] {
+    const std::shared_ptr<const Prepared> p = For(x_dims);
+    blocked = !p->own_winograd.initialized() && p->blocks.empty() &&
+              !DenseStrides(input ? p->pd.src_desc() : p->pd.dst_desc()).has_value();
+  });
+  return blocked;
+}
+
+bool InferenceConv::ReadsBlocked(const DDim& x_dims) const { return impl_->Blocked(x_dims, true); }
+
+bool InferenceConv::WritesBlocked(const DDim& x_dims) const {
+  return impl_->Blocked(x_dims, false);
+}
+
+bool InferenceConv::SameInputLayout(const InferenceConv& other, const DDim& x_dims) const {
+  bool same = false;
+  onednn::Guard("folded convolution", [&] {
+    const std::shared_ptr<const Prepared> p = impl_->For(x_dims), q = other.impl_->For(x_dims);
+    same = p->blocks.empty() && !p->own_winograd.initialized() && q->blocks.empty() &&
+           !q->own_winograd.initialized() && p->pd.src_desc() == q->pd.src_desc();
+  });
+  return same;
+}
+
+bool InferenceConv::ReadsAsIs(const BlockedActivation& x) const {
+  bool same = false;
+  onednn::Guard("folded convolution", [&] {
+    const std::shared_ptr<const Prepared> p = impl_->For(x.dims);
+    same =
+        p->blocks.empty() && !p->own_winograd.initialized() && x.layout->desc == p->pd.src_desc();
+  });
+  return same;
+}
+
+bool InferenceConv::AddsOnto(const BlockedActivation& residual, const DDim& x_dims) const {
+  if (!impl_->spec.residual) return false;
+  bool adds = false;
+  onednn::Guard("folded convolution", [&] {
+    const std::shared_ptr<const Prepared> p = impl_->For(x_dims);
+    adds = p->blocks.empty() && !p->own_winograd.initialized() && residual.dims == p->out_dims &&
+           residual.layout->desc == p->pd.dst_desc();
+  });
+  return adds;
+}
+
+DenseTensor InferenceConv::Plain(const BlockedActivation& x) {
   DenseTensor y = Float32(x.dims);
   onednn::Guard("folded convolution", [&] {
-    const memory::desc md = impl_->For(x.dims)->pd.src_desc();
     dnnl::stream s(Engine());
-    const memory from(md, Engine(), const_cast<void*>(x.bytes.data()));
+    const memory from(x.layout->desc, Engine(), const_cast<void*>(x.bytes.data()));
     const memory::dims dims(x.dims.begin(), x.dims.end());
     const memory to(memory::desc(dims, memory::data_type::f32, PlainStrides(dims)), Engine(),
                     y.data());

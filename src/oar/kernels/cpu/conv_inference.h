@@ -63,6 +63,10 @@ struct InferenceConvSpec {
   bool residual = false;  // adds a tensor shaped like the output
   bool relu = false;      // then relu
   bool winograd = false;  // may run Winograd's algorithm (see the note)
+  // Reads and writes oneDNN's 16-channel blocks where it has a kernel for them (AVX-512),
+  // rather than the layouts it would pick (Note [A block's output stays in blocks for
+  // both its readers] in conv_inference.cc).
+  bool prefer_blocked = false;
 };
 
 // The largest input (bytes) for which a folded convolution runs Winograd's
@@ -71,12 +75,28 @@ inline constexpr int64_t kWinogradMaxInputBytes = int64_t{2} << 20;
 // The fewest output positions for which it does (the same note).
 inline constexpr int64_t kWinogradMinFoldedPositions = 128;
 
-// A folded convolution's output held in the layout the folded convolution that alone
-// reads it takes as input (Note [A convolution's only reader takes its output blocked]
-// in conv_inference.cc): bytes no strided tensor describes.
+// A oneDNN memory layout of an activation (conv_inference.cc): opaque here.
+struct BlockedLayout;
+
+// A folded convolution's output held in a layout of oneDNN's channel blocks, which no
+// strided tensor describes: a folded convolution's input or output layout (Note [A
+// convolution's only reader takes its output blocked] and Note [A block's output stays
+// in blocks for both its readers] in conv_inference.cc).
 struct BlockedActivation {
-  DenseTensor bytes;  // uint8: the reader's input layout for `dims`
+  DenseTensor bytes;  // uint8: `layout` for `dims`
   DDim dims;          // [N, C, *spatial]
+  std::shared_ptr<const BlockedLayout> layout;
+};
+
+// What one call reads: the input as a tensor or held blocked (ReadsAsIs), and, for a
+// spec with a residual, the residual as a tensor or held blocked in this convolution's
+// output layout (AddsOnto), whose bytes the sum is added onto and become the output's
+// (`onto` is left empty).
+struct ConvOperands {
+  const DenseTensor* x = nullptr;
+  const BlockedActivation* blocked_x = nullptr;
+  const DenseTensor* residual = nullptr;
+  BlockedActivation* onto = nullptr;
 };
 
 class InferenceConv {
@@ -108,20 +128,34 @@ class InferenceConv {
   // when its kernel reads a blocked layout).
   // Safe to call from several threads at once. Shape errors are the conv op's.
   DenseTensor Run(const DenseTensor& x, const DenseTensor* residual, bool plain) const;
-  // Run on an input RunBlocked gave for this convolution.
+  // Run on an input RunBlocked gave in this convolution's input layout (ReadsAsIs).
   DenseTensor Run(const BlockedActivation& x, const DenseTensor* residual, bool plain) const;
+
+  // The general call: relu?(bn(conv(x)) [+ residual]) as Run gives it.
+  DenseTensor Run(const ConvOperands& in, bool plain) const;
+  // The same, held in `next`'s input layout (next.ReadsBlocked(OutputDims(x)) must hold),
+  // or with next null in this convolution's own output layout (WritesBlocked).
+  BlockedActivation RunBlocked(const ConvOperands& in, const InferenceConv* next) const;
 
   // Whether the kernel for an input of x_dims reads a layout no strided tensor holds
   // (oneDNN's channel blocks), so that an input RunBlocked gives it skips two reorders.
   bool ReadsBlocked(const DDim& x_dims) const;
-  // Run, with the output in the input layout of `next`, which must read it
-  // (next.ReadsBlocked(OutputDims(x))).
+  // Whether this convolution's output for x_dims is in such a layout.
+  bool WritesBlocked(const DDim& x_dims) const;
+  // Whether this convolution and `other` read an input of x_dims in one layout.
+  bool SameInputLayout(const InferenceConv& other, const DDim& x_dims) const;
+  // Whether x (a RunBlocked output) is in this convolution's input layout.
+  bool ReadsAsIs(const BlockedActivation& x) const;
+  // Whether `residual` (a RunBlocked output) is in this convolution's output layout for
+  // an input of x_dims (a spec with a residual, one oneDNN primitive).
+  bool AddsOnto(const BlockedActivation& residual, const DDim& x_dims) const;
+  // Run, with the output in the input layout of `next`, which must read it.
   BlockedActivation RunBlocked(const DenseTensor& x, const DenseTensor* residual,
                                const InferenceConv& next) const;
   BlockedActivation RunBlocked(const BlockedActivation& x, const DenseTensor* residual,
                                const InferenceConv& next) const;
-  // An input RunBlocked gave for this convolution as a contiguous tensor.
-  DenseTensor Plain(const BlockedActivation& x) const;
+  // A RunBlocked output as a contiguous tensor.
+  static DenseTensor Plain(const BlockedActivation& x);
 
  private:
   struct Impl;
