@@ -287,6 +287,61 @@ TEST(JitConvFolding, ChannelsLastMaxPoolIsTheOpsBits) {
   EXPECT_FALSE(conv_engine::MaxPoolTakes(nchw.dense(), {2, 2}, {2, 2}, {0, 0, 0, 0}, false));
 }
 
+// Note [Max pooling reads and writes channel blocks]: between channels last and dense
+// 16-channel blocks, either way, the op's bits (a NaN, ties).
+TEST(JitConvFolding, MaxPoolBetweenChannelBlocksIsTheOpsBits) {
+  constexpr int64_t c = 32, b = conv_engine::kPoolChannelBlock, h = 7, w = 6;
+  std::vector<double> v = Random(2 * h * w * c, 95);
+  v[5 * c + 19] = std::nan("");
+  v[17 * c + 1] = v[18 * c + 1] = 4.0;
+  const Tensor x = transpose(Make(v, {2, h, w, c}, DType::kFloat32), {0, 3, 1, 2});
+  // The offset of element i of an NCHW tensor of dims d in blocks: [N, C / b, H, W, b].
+  auto at = [&](int64_t i, const DDim& d) {
+    const int64_t n = i / (d[1] * d[2] * d[3]), ch = i / (d[2] * d[3]) % d[1];
+    return ((n * (d[1] / b) + ch / b) * d[2] * d[3] + i % (d[2] * d[3])) * b + ch % b;
+  };
+  auto blocks = [&](const std::vector<double>& nchw, const DDim& d) {
+    DenseTensor t(DType::kUInt8, DDim{Product(d) * 4});
+    auto* f = reinterpret_cast<float*>(t.mutable_data<uint8_t>());
+    for (int64_t i = 0; i < Product(d); ++i) f[at(i, d)] = static_cast<float>(nchw[i]);
+    return t;
+  };
+  auto unblock = [&](const DenseTensor& t, const DDim& d) {
+    const auto* f = reinterpret_cast<const float*>(t.data<uint8_t>());
+    std::vector<double> out(static_cast<size_t>(Product(d)));
+    for (int64_t i = 0; i < Product(d); ++i) out[i] = f[at(i, d)];
+    return out;
+  };
+  auto same = [](const std::vector<double>& a, const std::vector<double>& got) {
+    ASSERT_EQ(a.size(), got.size());
+    for (size_t j = 0; j < a.size(); ++j) {
+      if (std::isnan(a[j])) {
+        EXPECT_TRUE(std::isnan(got[j])) << j;
+      } else {
+        EXPECT_EQ(a[j], got[j]) << j;
+      }
+    }
+  };
+  const std::vector<int64_t> k{3, 3}, st{2, 2}, pad{1, 1, 1, 1};
+  const DDim xd = x.dims();
+  ASSERT_TRUE(conv_engine::MaxPoolTakesBlocks(xd, k, st, pad, true));
+  EXPECT_FALSE(conv_engine::MaxPoolTakesBlocks(DDim{2, 24, h, w}, k, st, pad, true));
+  const Tensor want = max_pool(x, k, st, pad, true);
+  const std::vector<double> a = testing::Values(want);
+  const DDim yd = conv_engine::MaxPoolDims(xd, k, st, pad, true);
+  EXPECT_EQ(yd, want.dims());
+  const DenseTensor xb = blocks(testing::Values(x), xd);
+  // channels last -> blocks, blocks -> channels last, blocks -> blocks
+  same(a,
+       unblock(conv_engine::MaxPoolChannelBlocks(&x.dense(), nullptr, xd, k, st, pad, true, true),
+               yd));
+  const DenseTensor cl =
+      conv_engine::MaxPoolChannelBlocks(nullptr, &xb, xd, k, st, pad, true, false);
+  EXPECT_EQ(cl.strides()[1], 1);
+  same(a, DenseValues(cl));
+  same(a, unblock(conv_engine::MaxPoolChannelBlocks(nullptr, &xb, xd, k, st, pad, true, true), yd));
+}
+
 // A 3x3 convolution's operands: input and residual [2, c, hw, hw], weight and batch norm.
 struct ThreeByThree {
   Tensor x, r, w;
@@ -586,19 +641,19 @@ TEST(JitConvFolding, AResidualHeldInBlocksIsAddedOntoInPlace) {
   EXPECT_EQ(DenseValues(conv_engine::InferenceConv::Plain(y)), DenseValues(want));
 }
 
-// A ResNet-like program: a stem, a block whose input two groups read (the first
-// convolution and the residual add), and a downsampling block whose input two
-// convolutions read. Folded with its outputs held in blocks: the values of the ops up
-// to rounding, the same bits in a second call, the plan's readers, and the blocked
-// preference of the convolutions sharing an input.
+// A ResNet-like program: a stem of three input channels and a max pool, a block whose
+// input two groups read (the first convolution and the residual add), and a
+// downsampling block whose input two convolutions read. Folded with its outputs held in blocks: the
+// values of the ops up to rounding, the same bits in a second call, the plan's readers, and the
+// blocked preference of the convolutions sharing an input.
 TEST(JitConvFolding, ABlocksOutputStaysInBlocksForItsReaders) {
   constexpr int64_t c = 32;
-  const Tensor x = Floats(2 * c * 12 * 12, 700, 1.0, 0, {2, c, 12, 12});
+  const Tensor x = Floats(2 * 3 * 24 * 24, 700, 1.0, 0, {2, 3, 24, 24});
   std::vector<Tensor> ws;
   std::vector<Norm> ns;
   for (int i = 0; i < 6; ++i) {
     const int64_t k = i == 5 ? 1 : 3, co = i >= 3 ? 2 * c : c;
-    const int64_t ci = i == 4 ? 2 * c : c;
+    const int64_t ci = i == 0 ? 3 : i == 4 ? 2 * c : c;
     ws.push_back(Floats(co * ci * k * k, 710 + i, 0.15, 0, {co, ci, k, k}));
     ns.emplace_back(720 + 10 * i, co);
   }
@@ -610,8 +665,9 @@ TEST(JitConvFolding, ABlocksOutputStaysInBlocksForItsReaders) {
   {
     jit::Tracer::ActiveGuard active(&tracer);
     const std::vector<int64_t> one{1, 1}, two{2, 2}, pad{1, 1, 1, 1}, none{0, 0, 0, 0};
-    const Tensor s = relu(ns[0](conv(x, ws[0], one, pad, one)));  // stem
-    const Tensor h = relu(ns[1](conv(s, ws[1], one, pad, one)));  // block 1
+    const Tensor s =
+        max_pool(relu(ns[0](conv(x, ws[0], one, pad, one))), {3, 3}, two, pad);  // stem
+    const Tensor h = relu(ns[1](conv(s, ws[1], one, pad, one)));                 // block 1
     const Tensor y = relu(add(ns[2](conv(h, ws[2], one, pad, one)), s));
     const Tensor d1 = relu(ns[3](conv(y, ws[3], two, pad, one)));  // block 2, stride 2
     const Tensor d2 = ns[4](conv(d1, ws[4], one, pad, one));
@@ -623,23 +679,27 @@ TEST(JitConvFolding, ABlocksOutputStaysInBlocksForItsReaders) {
   for (const Norm& n : ns) params.insert(params.end(), {n.mean, n.variance, n.weight, n.bias});
   NoGradGuard no_grad;
   const jit::FoldedConvs folded(cap.program, params, cap.consts);
-  ASSERT_EQ(folded.size(), 6u);
+  ASSERT_EQ(folded.size(), 7u);
   std::vector<const jit::ConvGroup*> g;
   for (size_t k = 0; k < cap.program.ops.size(); ++k) {
     if (const jit::ConvGroup* group = folded.At(k)) g.push_back(group);
   }
-  ASSERT_EQ(g.size(), 6u);
-  // s: group 1's input and group 2's residual; y: groups 3 and 5's input; d2: group 5's
-  // residual alone; the output: the program's.
+  ASSERT_EQ(g.size(), 7u);
+  // The stem's output: the max pool's input alone; s (pooled): group 2's input and group
+  // 3's residual; y: groups 4 and 6's input; d2: group 6's residual alone; the output:
+  // the program's.
+  EXPECT_TRUE(g[1]->max_pool);
   EXPECT_EQ(g[0]->readers, std::vector<int64_t>{1});
-  EXPECT_EQ(g[0]->reads, 2);
-  EXPECT_EQ(g[2]->readers, (std::vector<int64_t>{3, 5}));
-  EXPECT_EQ(g[2]->reads, 2);
-  EXPECT_TRUE(g[4]->readers.empty());
-  EXPECT_EQ(g[4]->reads, 1);
-  EXPECT_EQ(g[5]->reads, 0);
-  EXPECT_TRUE(g[3]->spec.prefer_blocked && g[5]->spec.prefer_blocked);
-  EXPECT_FALSE(g[1]->spec.prefer_blocked || g[4]->spec.prefer_blocked);
+  EXPECT_EQ(g[0]->reads, 1);
+  EXPECT_EQ(g[1]->readers, std::vector<int64_t>{2});
+  EXPECT_EQ(g[1]->reads, 2);
+  EXPECT_EQ(g[3]->readers, (std::vector<int64_t>{4, 6}));
+  EXPECT_EQ(g[3]->reads, 2);
+  EXPECT_TRUE(g[5]->readers.empty());
+  EXPECT_EQ(g[5]->reads, 1);
+  EXPECT_EQ(g[6]->reads, 0);
+  EXPECT_TRUE(g[4]->spec.prefer_blocked && g[6]->spec.prefer_blocked);
+  EXPECT_FALSE(g[2]->spec.prefer_blocked || g[5]->spec.prefer_blocked);
   const Tensor got = jit::Run(cap.program, {x}, params, cap.consts, &folded)[0];
   ExpectNearScaled(jit::Run(cap.program, {x}, params, cap.consts)[0], got, 2e-5, 1.0);
   EXPECT_EQ(testing::Values(jit::Run(cap.program, {x}, params, cap.consts, &folded)[0]),

@@ -11,6 +11,7 @@
 #include "oar/jit/fusion.h"
 #include "oar/jit/program.h"
 #include "oar/kernels/cpu/max_pool_channels_last.h"
+#include "oar/kernels/funcs/copy.h"
 
 namespace oar::jit {
 
@@ -144,12 +145,11 @@ FoldedConvs::FoldedConvs(const Program& program, const std::vector<Tensor>& para
   // stays in blocks for both its readers]: an output that folded groups alone read.
   for (size_t i = 0; i < groups_.size(); ++i) {
     ConvGroup& g = groups_[i];
-    if (g.max_pool || g.program_output) continue;
+    if (g.program_output) continue;
     int64_t reads = 0;
     std::vector<int64_t> readers;
     for (size_t j = i + 1; j < groups_.size(); ++j) {
       const ConvGroup& r = groups_[j];
-      if (r.max_pool) continue;
       if (r.x == g.output) readers.push_back(static_cast<int64_t>(j));
       reads += (r.x == g.output) + (r.residual == g.output);
     }
@@ -194,20 +194,7 @@ bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values,
   if (!ReplayMayFuse()) return cannot();
   const Tensor& x = values[static_cast<size_t>(group.x)];
   const bool grad = HasGrad();
-  if (group.max_pool) {  // never given a blocked input: its reader is a convolution
-    if (!x.defined() || !x.is_dense() || (grad && !x.stop_gradient()) ||
-        !conv_engine::MaxPoolTakes(x.dense(), group.kernel_size, group.spec.strides,
-                                   group.spec.paddings, group.ceil_mode)) {
-      return false;
-    }
-    profiler::RecordEvent event(profiler::StaticName("max_pool_channels_last"),
-                                profiler::EventKind::kOperator);
-    values[static_cast<size_t>(group.output)] =
-        Tensor(std::make_shared<DenseTensor>(conv_engine::MaxPoolChannelsLast(
-            x.dense(), group.kernel_size, group.spec.strides, group.spec.paddings, group.ceil_mode,
-            group.program_output)));
-    return true;
-  }
+  if (group.max_pool) return RunMaxPool(group, values, blocked);
   const conv_engine::InferenceConv& conv = *Conv(group);
   // An input held in a layout this convolution does not read becomes a tensor first.
   if (auto it = held(group.x); it != blocked.end() && !conv.ReadsAsIs(it->value)) {
@@ -251,12 +238,22 @@ bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values,
   // The output is held for its readers: in the first input reader's layout where each of
   // them reads that layout (each reads its own where a downsampling block's two
   // convolutions differ), or, read only as a residual, in this convolution's own.
-  const conv_engine::InferenceConv* reader =
-      group.readers.empty() ? nullptr : convs_[static_cast<size_t>(group.readers[0])].get();
-  bool hold = group.reads > 0 &&
-              (reader != nullptr ? reader->ReadsBlocked(out_dims) : conv.WritesBlocked(x_dims));
-  for (size_t i = 1; hold && i < group.readers.size(); ++i) {
-    hold = convs_[static_cast<size_t>(group.readers[i])]->SameInputLayout(*reader, out_dims);
+  // Read by max pooling alone, it is held in this convolution's own layout where that
+  // is the dense channel blocks the pooling reads (Note [Max pooling reads and writes
+  // channel blocks] in kernels/cpu/max_pool_channels_last.h).
+  const conv_engine::InferenceConv* reader = nullptr;
+  bool hold = false;
+  if (ReadByPoolsAlone(group)) {
+    hold = conv.DenseChannelBlocks(x_dims, false, conv_engine::kPoolChannelBlock);
+    for (int64_t r : group.readers) {
+      const ConvGroup& pool = groups_[static_cast<size_t>(r)];
+      hold = hold && conv_engine::MaxPoolTakesBlocks(out_dims, pool.kernel_size, pool.spec.strides,
+                                                     pool.spec.paddings, pool.ceil_mode);
+    }
+  } else {
+    reader = FirstConvReader(group, out_dims);
+    hold = group.reads > 0 && (reader != nullptr || group.readers.empty()) &&
+           (reader != nullptr ? reader->ReadsBlocked(out_dims) : conv.WritesBlocked(x_dims));
   }
   std::optional<conv_engine::BlockedActivation> out_blocked;
   DenseTensor out;
@@ -272,6 +269,81 @@ bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values,
   } else {
     values[static_cast<size_t>(group.output)] =
         Tensor(std::make_shared<DenseTensor>(std::move(out)));
+  }
+  return true;
+}
+
+bool FoldedConvs::ReadByPoolsAlone(const ConvGroup& group) const {
+  return !group.readers.empty() && group.reads == static_cast<int64_t>(group.readers.size()) &&
+         std::all_of(group.readers.begin(), group.readers.end(),
+                     [&](int64_t r) { return groups_[static_cast<size_t>(r)].max_pool; });
+}
+
+const conv_engine::InferenceConv* FoldedConvs::FirstConvReader(const ConvGroup& group,
+                                                               const DDim& out_dims) const {
+  // The first input reader's layout, where every input reader (convolutions all) reads it.
+  if (group.readers.empty()) return nullptr;
+  const conv_engine::InferenceConv* first = nullptr;
+  for (int64_t r : group.readers) {
+    const conv_engine::InferenceConv* c = convs_[static_cast<size_t>(r)].get();
+    if (c == nullptr) return nullptr;  // a max_pool
+    if (first == nullptr) {
+      first = c;
+    } else if (!c->SameInputLayout(*first, out_dims)) {
+      return nullptr;
+    }
+  }
+  return first;
+}
+
+bool FoldedConvs::RunMaxPool(const ConvGroup& group, std::vector<Tensor>& values,
+                             BlockedValues& blocked) const {
+  const std::vector<int64_t>& k = group.kernel_size;
+  const std::vector<int64_t>&st = group.spec.strides, &pad = group.spec.paddings;
+  auto it = std::find_if(blocked.begin(), blocked.end(),
+                         [&](const HeldBlocked& b) { return b.id == group.x; });
+  // An input held in any other layout, or one this call cannot pool, becomes a tensor.
+  if (it != blocked.end() &&
+      (!ReplayMayFuse() ||
+       !conv_engine::InferenceConv::DenseChannelBlocks(it->value, conv_engine::kPoolChannelBlock) ||
+       !conv_engine::MaxPoolTakesBlocks(it->value.dims, k, st, pad, group.ceil_mode))) {
+    values[static_cast<size_t>(group.x)] =
+        Tensor(std::make_shared<DenseTensor>(conv_engine::InferenceConv::Plain(it->value)));
+    blocked.erase(it);
+    it = blocked.end();
+  }
+  const bool x_held = it != blocked.end();
+  const Tensor& x = values[static_cast<size_t>(group.x)];
+  if (!x_held &&
+      (!ReplayMayFuse() || !x.defined() || !x.is_dense() || (HasGrad() && !x.stop_gradient()) ||
+       !conv_engine::MaxPoolTakes(x.dense(), k, st, pad, group.ceil_mode))) {
+    return false;
+  }
+  profiler::RecordEvent event(profiler::StaticName("max_pool_channels_last"),
+                              profiler::EventKind::kOperator);
+  const DDim x_dims = x_held ? it->value.dims : x.dims();
+  const DDim out_dims = conv_engine::MaxPoolDims(x_dims, k, st, pad, group.ceil_mode);
+  // Note [Max pooling reads and writes channel blocks]: held for convolutions that all
+  // read the dense blocks.
+  const conv_engine::InferenceConv* reader = FirstConvReader(group, out_dims);
+  const bool hold = group.reads > 0 && reader != nullptr &&
+                    reader->DenseChannelBlocks(out_dims, true, conv_engine::kPoolChannelBlock) &&
+                    x_dims[1] % conv_engine::kPoolChannelBlock == 0;
+  DenseTensor y;
+  if (x_held || hold) {
+    y = conv_engine::MaxPoolChannelBlocks(x_held ? nullptr : &x.dense(),
+                                          x_held ? &it->value.bytes : nullptr, x_dims, k, st, pad,
+                                          group.ceil_mode, hold);
+    if (!hold && group.program_output) y = funcs::Contiguous(y);
+  } else {
+    y = conv_engine::MaxPoolChannelsLast(x.dense(), k, st, pad, group.ceil_mode,
+                                         group.program_output);
+  }
+  if (x_held && --it->reads_left == 0) blocked.erase(it);
+  if (hold) {
+    blocked.push_back({group.output, reader->AsInput(std::move(y), out_dims), group.reads});
+  } else {
+    values[static_cast<size_t>(group.output)] = Tensor(std::make_shared<DenseTensor>(std::move(y)));
   }
   return true;
 }

@@ -79,6 +79,15 @@ class FoldedConvs {
   size_t size() const { return groups_.size(); }
 
  private:
+  bool RunMaxPool(const ConvGroup& group, std::vector<Tensor>& values,
+                  BlockedValues& blocked) const;
+  // Whether max_pool groups make all the reads of group's output.
+  bool ReadByPoolsAlone(const ConvGroup& group) const;
+  // The first of the convolutions that read group's output as their input, where they all
+  // read an input of out_dims in its layout; else null.
+  const conv_engine::InferenceConv* FirstConvReader(const ConvGroup& group,
+                                                    const DDim& out_dims) const;
+
   std::vector<ConvGroup> groups_;
   std::vector<std::unique_ptr<conv_engine::InferenceConv>> convs_;
   std::vector<int64_t> at_;  // per op: the group starting there, -1 none

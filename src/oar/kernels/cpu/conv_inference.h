@@ -75,6 +75,10 @@ inline constexpr int64_t kWinogradMaxInputBytes = int64_t{2} << 20;
 // The fewest output positions for which it does (the same note).
 inline constexpr int64_t kWinogradMinFoldedPositions = 128;
 
+// The most input channels for which a folded convolution reads its input in the plain
+// layout (Note [A stem convolution reads its plain input] in conv_inference.cc).
+inline constexpr int64_t kPlainInputMaxChannels = 4;
+
 // A oneDNN memory layout of an activation (conv_inference.cc): opaque here.
 struct BlockedLayout;
 
@@ -156,6 +160,17 @@ class InferenceConv {
                                const InferenceConv& next) const;
   // A RunBlocked output as a contiguous tensor.
   static DenseTensor Plain(const BlockedActivation& x);
+
+  // Whether this convolution's input (or output) layout for x_dims is oneDNN's dense
+  // channel blocks of `block` channels, [N, C / block, *spatial, block] floats, as max
+  // pooling reads and writes them (Note [Max pooling reads and writes channel blocks] in
+  // max_pool_channels_last.h).
+  bool DenseChannelBlocks(const DDim& x_dims, bool input, int64_t block) const;
+  // Whether x is held in dense channel blocks of `block` channels.
+  static bool DenseChannelBlocks(const BlockedActivation& x, int64_t block);
+  // `bytes` of dims `dims`, written in this convolution's input layout for them, as a
+  // held input.
+  BlockedActivation AsInput(DenseTensor bytes, const DDim& dims) const;
 
  private:
   struct Impl;

@@ -27,4 +27,30 @@ DenseTensor MaxPoolChannelsLast(const DenseTensor& x, const std::vector<int64_t>
                                 const std::vector<int64_t>& strides,
                                 const std::vector<int64_t>& paddings, bool ceil_mode, bool plain);
 
+// Note [Max pooling reads and writes channel blocks]
+// The same pooling between oneDNN's dense 16-channel blocks ([N, C/16, H, W, 16]
+// floats) and channels last, either way: a folded convolution before it and the ones
+// after it then keep their activations in blocks (Note [A block's output stays in
+// blocks for both its readers] in conv_inference.cc). The values are the same bits.
+inline constexpr int64_t kPoolChannelBlock = 16;
+
+// Whether max pooling of an input of x_dims (float32, kPoolChannelBlock channels a
+// block) with these attributes is taken by MaxPoolChannelBlocks.
+bool MaxPoolTakesBlocks(const DDim& x_dims, const std::vector<int64_t>& kernel_size,
+                        const std::vector<int64_t>& strides, const std::vector<int64_t>& paddings,
+                        bool ceil_mode);
+// The pooled dims of an input of x_dims.
+DDim MaxPoolDims(const DDim& x_dims, const std::vector<int64_t>& kernel_size,
+                 const std::vector<int64_t>& strides, const std::vector<int64_t>& paddings,
+                 bool ceil_mode);
+
+// max_pool of an input that is either a channels-last float32 tensor (`x`) or bytes in
+// channel blocks of dims x_dims (`x_blocks`, x null), written in channel blocks (bytes,
+// uint8) when `blocks_out`, else as a channels-last tensor.
+DenseTensor MaxPoolChannelBlocks(const DenseTensor* x, const DenseTensor* x_blocks,
+                                 const DDim& x_dims, const std::vector<int64_t>& kernel_size,
+                                 const std::vector<int64_t>& strides,
+                                 const std::vector<int64_t>& paddings, bool ceil_mode,
+                                 bool blocks_out);
+
 }  // namespace oar::conv_engine
