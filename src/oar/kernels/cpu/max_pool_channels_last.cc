@@ -2,7 +2,6 @@
 
 #include <utility>
 
-#include "oar/core/parallel.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/infer_meta_conv.h"
 
@@ -30,36 +29,57 @@ bool WindowsFilled(const DDim& x_dims, const std::vector<int64_t>& kernel_size,
   return g.out[1] > 0 && g.out[2] > 0;
 }
 
-// The pooling of every output row: `in(n, ih, iw, k)` and `out(n, oh, ow, k)` point at
-// chunk k's `chunk` channels of an input or output pixel.
-template <typename In, typename Out>
-void PoolRows(const WindowGeometry& g, int64_t n, int64_t chunks, int64_t chunk, In in, Out out) {
-  const int64_t OH = g.out[1], OW = g.out[2];
+// Where one chunk of channels of a pooling's input or output lies: sample n's chunk k
+// starts at base + n * n_step + k * k_step, and its pixel (h, w) h * h_step + w * w_step
+// floats further (channels last: one chunk of all channels; channel blocks: one chunk a
+// block).
+struct Plane {
+  int64_t n_step, k_step, h_step, w_step;
+};
+
+// Below this many channel values pooled, one thread pools them all.
+constexpr int64_t kMinParallelWork = int64_t{1} << 14;
+
+// The pooling of every output row, `chunks` chunks of `chunk` channels a pixel; Chunk,
+// where not 0, is `chunk` known to the compiler (a block: one vector).
+template <int64_t Chunk>
+void PoolRows(const WindowGeometry& g, int64_t n, int64_t chunks, int64_t chunk, const float* x,
+              const Plane& in, float* y, const Plane& out) {
+  const int64_t OH = g.out[1], OW = g.out[2], len = Chunk > 0 ? Chunk : chunk;
+  const int64_t sh = in.h_step, sw = in.w_step;
   std::vector<Window> rows, cols;
   for (int64_t o = 0; o < OH; ++o) rows.push_back(PoolWindow(g, 1, o, false));
   for (int64_t o = 0; o < OW; ++o) cols.push_back(PoolWindow(g, 2, o, false));
-  ParallelFor(0, n * OH, OW * chunks * chunk * 9, [&](int64_t b, int64_t e) {
-    for (int64_t r = b; r < e; ++r) {
-      const int64_t i = r / OH, oh = r % OH;
-      const Window& wh = rows[static_cast<size_t>(oh)];
-      for (int64_t ow = 0; ow < OW; ++ow) {
-        const Window& ww = cols[static_cast<size_t>(ow)];
-        for (int64_t k = 0; k < chunks; ++k) {
-          float* o = out(i, oh, ow, k);
-          const float* first = in(i, wh.begin, ww.begin, k);
-          for (int64_t c = 0; c < chunk; ++c) o[c] = first[c];
-          // Row-major over the window, as the ops' kernel: a NaN wins.
-          for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
-            for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
-              const float* v = in(i, ih, iw, k);
-              for (int64_t c = 0; c < chunk; ++c)
-                o[c] = (v[c] > o[c]) | (v[c] != v[c]) ? v[c] : o[c];
-            }
-          }
+  // On OpenMP's team, as the folded convolutions on each side of it (Note [Max pooling
+  // reads and writes channel blocks]). A blocked input by chunks first (the convolution
+  // before it wrote its blocks by thread so: oneDNN's partition at batch 1), a
+  // channels-last one by pixels.
+  const int64_t n_rows = n * OH;
+  const bool chunks_first = in.k_step >= in.h_step;
+#pragma omp parallel for schedule(static) if (n_rows * OW * chunks * len >= kMinParallelWork)
+  for (int64_t kr = 0; kr < chunks * n_rows; ++kr) {
+    const int64_t k = chunks_first ? kr / n_rows : kr % chunks;
+    const int64_t r = chunks_first ? kr % n_rows : kr / chunks;
+    const int64_t i = r / OH, oh = r % OH;
+    const Window& wh = rows[static_cast<size_t>(oh)];
+    const float* xk = x + i * in.n_step + k * in.k_step;
+    float* yk = y + i * out.n_step + k * out.k_step + oh * out.h_step;
+    for (int64_t ow = 0; ow < OW; ++ow) {
+      const Window& ww = cols[static_cast<size_t>(ow)];
+      float* o = yk + ow * out.w_step;
+      const float* first = xk + wh.begin * sh + ww.begin * sw;
+#pragma omp simd
+      for (int64_t c = 0; c < len; ++c) o[c] = first[c];
+      // Row-major over the window, as the ops' kernel: a NaN wins.
+      for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
+        for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
+          const float* v = xk + ih * sh + iw * sw;
+#pragma omp simd
+          for (int64_t c = 0; c < len; ++c) o[c] = (v[c] > o[c]) | (v[c] != v[c]) ? v[c] : o[c];
         }
       }
     }
-  });
+  }
 }
 
 // A channels-last float32 tensor of dims [N, C, H, W], its memory [N, H, W, C].
@@ -91,12 +111,7 @@ DenseTensor MaxPoolChannelsLast(const DenseTensor& x, const std::vector<int64_t>
   float* py = y.data<float>();
   const float* px = x.data<float>();
   const int64_t sn = x.strides()[0], sh = x.strides()[2], sw = x.strides()[3];
-  PoolRows(
-      g, N, 1, C,
-      [&](int64_t n, int64_t ih, int64_t iw, int64_t) { return px + n * sn + ih * sh + iw * sw; },
-      [&](int64_t n, int64_t oh, int64_t ow, int64_t) {
-        return py + ((n * OH + oh) * OW + ow) * C;
-      });
+  PoolRows<0>(g, N, 1, C, px, Plane{sn, 0, sh, sw}, py, Plane{OH * OW * C, 0, OW * C, C});
   return plain ? funcs::Contiguous(y) : y;
 }
 
@@ -132,27 +147,16 @@ DenseTensor MaxPoolChannelBlocks(const DenseTensor* x, const DenseTensor* x_bloc
     y = ChannelsLast(N, C, OH, OW);
     py = y.data<float>();
   }
-  auto out = [&](int64_t n, int64_t oh, int64_t ow, int64_t k) {
-    return blocks_out ? py + (((n * K + k) * OH + oh) * OW + ow) * B
-                      : py + ((n * OH + oh) * OW + ow) * C + k * B;
-  };
+  const Plane out = blocks_out ? Plane{K * OH * OW * B, OH * OW * B, OW * B, B}
+                               : Plane{OH * OW * C, B, OW * C, C};
   if (x_blocks != nullptr) {
-    const auto* px = reinterpret_cast<const float*>(x_blocks->data<uint8_t>());
-    PoolRows(
-        g, N, K, B,
-        [&](int64_t n, int64_t ih, int64_t iw, int64_t k) {
-          return px + (((n * K + k) * H + ih) * W + iw) * B;
-        },
-        out);
+    PoolRows<kPoolChannelBlock>(g, N, K, B,
+                                reinterpret_cast<const float*>(x_blocks->data<uint8_t>()),
+                                Plane{K * H * W * B, H * W * B, W * B, B}, py, out);
   } else {
-    const float* px = x->data<float>();
-    const int64_t sn = x->strides()[0], sh = x->strides()[2], sw = x->strides()[3];
-    PoolRows(
-        g, N, K, B,
-        [&](int64_t n, int64_t ih, int64_t iw, int64_t k) {
-          return px + n * sn + ih * sh + iw * sw + k * B;
-        },
-        out);
+    PoolRows<kPoolChannelBlock>(g, N, K, B, x->data<float>(),
+                                Plane{x->strides()[0], B, x->strides()[2], x->strides()[3]}, py,
+                                out);
   }
   return y;
 }

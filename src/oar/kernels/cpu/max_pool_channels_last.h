@@ -32,6 +32,12 @@ DenseTensor MaxPoolChannelsLast(const DenseTensor& x, const std::vector<int64_t>
 // floats) and channels last, either way: a folded convolution before it and the ones
 // after it then keep their activations in blocks (Note [A block's output stays in
 // blocks for both its readers] in conv_inference.cc). The values are the same bits.
+// Each window compares whole vectors of channels (`omp simd`: with a block's 16
+// channels known to the compiler, GCC 12 otherwise unrolled the loop into scalar
+// code, 5x slower), on OpenMP's team like the convolutions around it. ResNet-18's max
+// pooling at batch 1 (64 x 112 x 112 to 56 x 56, two threads, Xeon with AVX-512)
+// takes 65-67 us block to block, 77-80 us channels last to blocks and 84-90 us
+// channels last to channels last, against 94-101 us for the kernel before.
 inline constexpr int64_t kPoolChannelBlock = 16;
 
 // Whether max pooling of an input of x_dims (float32, kPoolChannelBlock channels a
