@@ -641,6 +641,25 @@ TEST(JitConvFolding, AResidualHeldInBlocksIsAddedOntoInPlace) {
   EXPECT_EQ(DenseValues(conv_engine::InferenceConv::Plain(y)), DenseValues(want));
 }
 
+// A held activation without its layout (not one RunBlocked gave) is read by nothing:
+// the queries say no and the calls raise a typed error.
+TEST(JitConvFolding, AHeldActivationWithoutItsLayoutIsRefused) {
+  const ThreeByThree t(kC, 6, 800);
+  const conv_engine::InferenceConvSpec sum{{1, 1}, {1, 1, 1, 1}, {1, 1}, 1, true, true, false};
+  const conv_engine::InferenceConv b(t.w.dense(), t.n.mean.dense(), t.n.variance.dense(),
+                                     t.n.weight.dense(), t.n.bias.dense(), 1e-5, sum);
+  conv_engine::BlockedActivation bare{DenseTensor(DType::kUInt8, DDim{4}), t.x.dims(), nullptr};
+  EXPECT_FALSE(b.ReadsAsIs(bare));
+  EXPECT_FALSE(b.AddsOnto(bare, t.x.dims()));
+  EXPECT_FALSE(conv_engine::InferenceConv::DenseChannelBlocks(bare, 16));
+  testing::Catch([&] { conv_engine::InferenceConv::Plain(bare); }, ErrorCode::kInvalidArgument,
+                 {"without its layout"});
+  testing::Catch([&] { b.Run({.blocked_x = &bare, .residual = &t.r.dense()}, true); },
+                 ErrorCode::kInvalidArgument, {"input's blocks"});
+  testing::Catch([&] { b.Run({.x = &t.x.dense(), .onto = &bare}, true); },
+                 ErrorCode::kInvalidArgument, {"residual's blocks"});
+}
+
 // A ResNet-like program: a stem of three input channels and a max pool, a block whose
 // input two groups read (the first convolution and the residual add), and a
 // downsampling block whose input two convolutions read. Folded with its outputs held in blocks: the

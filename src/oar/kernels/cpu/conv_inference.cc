@@ -554,13 +554,15 @@ DenseTensor InferenceConv::Impl::Call(const ConvOperands& in, bool plain, const 
   onednn::Guard("folded convolution", [&] {
     const DDim& x_dims = x != nullptr ? x->dims() : blocked_x->dims;
     const std::shared_ptr<const Prepared> p = For(x_dims);
-    OAR_ENFORCE(blocked_x == nullptr || (p->blocks.empty() && !p->own_winograd.initialized() &&
-                                         blocked_x->layout->desc == p->pd.src_desc()),
+    OAR_ENFORCE(blocked_x == nullptr ||
+                    (p->blocks.empty() && !p->own_winograd.initialized() &&
+                     blocked_x->layout != nullptr && blocked_x->layout->desc == p->pd.src_desc()),
                 errors::InvalidArgument("folded convolution: the input's blocks are not this "
                                         "convolution's input layout"));
     if (onto != nullptr) {
       OAR_ENFORCE(spec.residual && onto->dims == p->out_dims && p->blocks.empty() &&
-                      !p->own_winograd.initialized() && onto->layout->desc == p->pd.dst_desc(),
+                      !p->own_winograd.initialized() && onto->layout != nullptr &&
+                      onto->layout->desc == p->pd.dst_desc(),
                   errors::InvalidArgument("folded convolution: the residual's blocks are not "
                                           "this convolution's output layout"));
     } else {
@@ -737,7 +739,8 @@ bool InferenceConv::DenseChannelBlocks(const DDim& x_dims, bool input, int64_t b
 bool InferenceConv::DenseChannelBlocks(const BlockedActivation& x, int64_t block) {
   bool dense = false;
   onednn::Guard("folded convolution", [&] {
-    dense = x.dims[1] % block == 0 && x.layout->desc == DenseBlocks(x.dims, block);
+    dense = x.layout != nullptr && x.dims[1] % block == 0 &&
+            x.layout->desc == DenseBlocks(x.dims, block);
   });
   return dense;
 }
@@ -755,8 +758,8 @@ bool InferenceConv::ReadsAsIs(const BlockedActivation& x) const {
   bool same = false;
   onednn::Guard("folded convolution", [&] {
     const std::shared_ptr<const Prepared> p = impl_->For(x.dims);
-    same =
-        p->blocks.empty() && !p->own_winograd.initialized() && x.layout->desc == p->pd.src_desc();
+    same = p->blocks.empty() && !p->own_winograd.initialized() && x.layout != nullptr &&
+           x.layout->desc == p->pd.src_desc();
   });
   return same;
 }
@@ -767,7 +770,7 @@ bool InferenceConv::AddsOnto(const BlockedActivation& residual, const DDim& x_di
   onednn::Guard("folded convolution", [&] {
     const std::shared_ptr<const Prepared> p = impl_->For(x_dims);
     adds = p->blocks.empty() && !p->own_winograd.initialized() && residual.dims == p->out_dims &&
-           residual.layout->desc == p->pd.dst_desc();
+           residual.layout != nullptr && residual.layout->desc == p->pd.dst_desc();
   });
   return adds;
 }
@@ -776,6 +779,9 @@ DenseTensor InferenceConv::Plain(const BlockedActivation& x) {
   DenseTensor y = Float32(x.dims);
   onednn::Guard("folded convolution", [&] {
     dnnl::stream s(Engine());
+    OAR_ENFORCE(x.layout != nullptr,
+                errors::InvalidArgument("folded convolution: a held activation without its "
+                                        "layout"));
     const memory from(x.layout->desc, Engine(), const_cast<void*>(x.bytes.data()));
     const memory::dims dims(x.dims.begin(), x.dims.end());
     const memory to(memory::desc(dims, memory::data_type::f32, PlainStrides(dims)), Engine(),
