@@ -171,21 +171,31 @@ const conv_engine::InferenceConv* FoldedConvs::Conv(const ConvGroup& group) cons
   return convs_[static_cast<size_t>(at_[group.first])].get();
 }
 
+namespace {
+
+// Value id's entry in `blocked`, or its end.
+BlockedValues::iterator Held(BlockedValues& blocked, int64_t id) {
+  return std::find_if(blocked.begin(), blocked.end(),
+                      [&](const HeldBlocked& b) { return id >= 0 && b.id == id; });
+}
+
+// Value id, where it is held, as a tensor in `values` instead.
+void ToTensor(BlockedValues& blocked, std::vector<Tensor>& values, int64_t id) {
+  if (auto it = Held(blocked, id); it != blocked.end()) {
+    values[static_cast<size_t>(id)] =
+        Tensor(std::make_shared<DenseTensor>(conv_engine::InferenceConv::Plain(it->value)));
+    blocked.erase(it);
+  }
+}
+
+}  // namespace
+
 bool FoldedConvs::Run(const ConvGroup& group, std::vector<Tensor>& values,
                       BlockedValues& blocked) const {
   // Operands the groups before left in a convolution's layout (Note [A convolution's
   // only reader takes its output blocked]): taken here, or handed back as tensors.
-  auto held = [&](int64_t id) {
-    return std::find_if(blocked.begin(), blocked.end(),
-                        [&](const HeldBlocked& b) { return id >= 0 && b.id == id; });
-  };
-  auto to_tensor = [&](int64_t id) {
-    if (auto it = held(id); it != blocked.end()) {
-      values[static_cast<size_t>(id)] =
-          Tensor(std::make_shared<DenseTensor>(conv_engine::InferenceConv::Plain(it->value)));
-      blocked.erase(it);
-    }
-  };
+  auto held = [&](int64_t id) { return Held(blocked, id); };
+  auto to_tensor = [&](int64_t id) { ToTensor(blocked, values, id); };
   auto cannot = [&] {
     to_tensor(group.x);
     to_tensor(group.residual);
@@ -300,18 +310,15 @@ bool FoldedConvs::RunMaxPool(const ConvGroup& group, std::vector<Tensor>& values
                              BlockedValues& blocked) const {
   const std::vector<int64_t>& k = group.kernel_size;
   const std::vector<int64_t>&st = group.spec.strides, &pad = group.spec.paddings;
-  auto it = std::find_if(blocked.begin(), blocked.end(),
-                         [&](const HeldBlocked& b) { return b.id == group.x; });
   // An input held in any other layout, or one this call cannot pool, becomes a tensor.
-  if (it != blocked.end() &&
+  if (auto h = Held(blocked, group.x);
+      h != blocked.end() &&
       (!ReplayMayFuse() ||
-       !conv_engine::InferenceConv::DenseChannelBlocks(it->value, conv_engine::kPoolChannelBlock) ||
-       !conv_engine::MaxPoolTakesBlocks(it->value.dims, k, st, pad, group.ceil_mode))) {
-    values[static_cast<size_t>(group.x)] =
-        Tensor(std::make_shared<DenseTensor>(conv_engine::InferenceConv::Plain(it->value)));
-    blocked.erase(it);
-    it = blocked.end();
+       !conv_engine::InferenceConv::DenseChannelBlocks(h->value, conv_engine::kPoolChannelBlock) ||
+       !conv_engine::MaxPoolTakesBlocks(h->value.dims, k, st, pad, group.ceil_mode))) {
+    ToTensor(blocked, values, group.x);
   }
+  const auto it = Held(blocked, group.x);
   const bool x_held = it != blocked.end();
   const Tensor& x = values[static_cast<size_t>(group.x)];
   if (!x_held &&
@@ -327,8 +334,7 @@ bool FoldedConvs::RunMaxPool(const ConvGroup& group, std::vector<Tensor>& values
   // read the dense blocks.
   const conv_engine::InferenceConv* reader = FirstConvReader(group, out_dims);
   const bool hold = group.reads > 0 && reader != nullptr &&
-                    reader->DenseChannelBlocks(out_dims, true, conv_engine::kPoolChannelBlock) &&
-                    x_dims[1] % conv_engine::kPoolChannelBlock == 0;
+                    reader->DenseChannelBlocks(out_dims, true, conv_engine::kPoolChannelBlock);
   DenseTensor y;
   if (x_held || hold) {
     y = conv_engine::MaxPoolChannelBlocks(x_held ? nullptr : &x.dense(),

@@ -57,6 +57,9 @@ struct Prepared {
   // geometry for this input shape.
   DenseTensor own_winograd;
   WindowGeometry geometry;
+  // One oneDNN primitive (not blocks of input channels, not oar's own Winograd): the
+  // only kind whose activations may be held in its layouts.
+  bool OnePrimitive() const { return blocks.empty() && !own_winograd.initialized(); }
 };
 
 memory::desc Strided(const DenseTensor& t) {
@@ -554,15 +557,13 @@ DenseTensor InferenceConv::Impl::Call(const ConvOperands& in, bool plain, const 
   onednn::Guard("folded convolution", [&] {
     const DDim& x_dims = x != nullptr ? x->dims() : blocked_x->dims;
     const std::shared_ptr<const Prepared> p = For(x_dims);
-    OAR_ENFORCE(blocked_x == nullptr ||
-                    (p->blocks.empty() && !p->own_winograd.initialized() &&
-                     blocked_x->layout != nullptr && blocked_x->layout->desc == p->pd.src_desc()),
+    OAR_ENFORCE(blocked_x == nullptr || (p->OnePrimitive() && blocked_x->layout != nullptr &&
+                                         blocked_x->layout->desc == p->pd.src_desc()),
                 errors::InvalidArgument("folded convolution: the input's blocks are not this "
                                         "convolution's input layout"));
     if (onto != nullptr) {
-      OAR_ENFORCE(spec.residual && onto->dims == p->out_dims && p->blocks.empty() &&
-                      !p->own_winograd.initialized() && onto->layout != nullptr &&
-                      onto->layout->desc == p->pd.dst_desc(),
+      OAR_ENFORCE(spec.residual && onto->dims == p->out_dims && p->OnePrimitive() &&
+                      onto->layout != nullptr && onto->layout->desc == p->pd.dst_desc(),
                   errors::InvalidArgument("folded convolution: the residual's blocks are not "
                                           "this convolution's output layout"));
     } else {
@@ -691,8 +692,8 @@ bool InferenceConv::Impl::Blocked(const DDim& x_dims, bool input) {
   bool blocked = false;
   onednn::Guard("folded convolution", [&] {
     const std::shared_ptr<const Prepared> p = For(x_dims);
-    blocked = !p->own_winograd.initialized() && p->blocks.empty() &&
-              !DenseStrides(input ? p->pd.src_desc() : p->pd.dst_desc()).has_value();
+    blocked =
+        p->OnePrimitive() && !DenseStrides(input ? p->pd.src_desc() : p->pd.dst_desc()).has_value();
   });
   return blocked;
 }
@@ -707,8 +708,7 @@ bool InferenceConv::SameInputLayout(const InferenceConv& other, const DDim& x_di
   bool same = false;
   onednn::Guard("folded convolution", [&] {
     const std::shared_ptr<const Prepared> p = impl_->For(x_dims), q = other.impl_->For(x_dims);
-    same = p->blocks.empty() && !p->own_winograd.initialized() && q->blocks.empty() &&
-           !q->own_winograd.initialized() && p->pd.src_desc() == q->pd.src_desc();
+    same = p->OnePrimitive() && q->OnePrimitive() && p->pd.src_desc() == q->pd.src_desc();
   });
   return same;
 }
@@ -727,7 +727,7 @@ bool InferenceConv::DenseChannelBlocks(const DDim& x_dims, bool input, int64_t b
   bool dense = false;
   onednn::Guard("folded convolution", [&] {
     const std::shared_ptr<const Prepared> p = impl_->For(x_dims);
-    if (p->blocks.empty() && !p->own_winograd.initialized()) {
+    if (p->OnePrimitive()) {
       const DDim& dims = input ? x_dims : p->out_dims;
       dense = dims[1] % block == 0 &&
               (input ? p->pd.src_desc() : p->pd.dst_desc()) == DenseBlocks(dims, block);
@@ -758,8 +758,7 @@ bool InferenceConv::ReadsAsIs(const BlockedActivation& x) const {
   bool same = false;
   onednn::Guard("folded convolution", [&] {
     const std::shared_ptr<const Prepared> p = impl_->For(x.dims);
-    same = p->blocks.empty() && !p->own_winograd.initialized() && x.layout != nullptr &&
-           x.layout->desc == p->pd.src_desc();
+    same = p->OnePrimitive() && x.layout != nullptr && x.layout->desc == p->pd.src_desc();
   });
   return same;
 }
@@ -769,8 +768,8 @@ bool InferenceConv::AddsOnto(const BlockedActivation& residual, const DDim& x_di
   bool adds = false;
   onednn::Guard("folded convolution", [&] {
     const std::shared_ptr<const Prepared> p = impl_->For(x_dims);
-    adds = p->blocks.empty() && !p->own_winograd.initialized() && residual.dims == p->out_dims &&
-           residual.layout != nullptr && residual.layout->desc == p->pd.dst_desc();
+    adds = p->OnePrimitive() && residual.dims == p->out_dims && residual.layout != nullptr &&
+           residual.layout->desc == p->pd.dst_desc();
   });
   return adds;
 }
