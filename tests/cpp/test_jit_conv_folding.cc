@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "oar/core/cpu_isa.h"
+#include "oar/core/parallel.h"
 #include "oar/eager/trace.h"
 #include "oar/jit/conv_folding.h"
 #include "oar/jit/replay.h"
@@ -639,6 +640,51 @@ TEST(JitConvFolding, AResidualHeldInBlocksIsAddedOntoInPlace) {
   EXPECT_TRUE(b.SameInputLayout(b, dims));
   if (y.layout != nullptr && b.AddsOnto(y, dims)) EXPECT_EQ(y.bytes.data(), bytes);
   EXPECT_EQ(DenseValues(conv_engine::InferenceConv::Plain(y)), DenseValues(want));
+}
+
+// Note [A batch of one runs in parts of its output channels]: a batch of one with
+// kPartMinChannels output channels per thread and a channel-blocked output (on AVX-512
+// oneDNN's 16-channel blocks) runs one primitive per thread, and gives the bits of the
+// whole primitive: Winograd's algorithm (3x3, stride 1) and the direct one (1x1, stride
+// 2), adding a residual given as a tensor or held in blocks, then relu.
+TEST(JitConvFolding, ABatchOfOneRunsInPartsWithTheWholePrimitivesBits) {
+  const int64_t threads = detail::IntraOpThreads();
+  const int64_t c = conv_engine::kPartMinChannels * std::max<int64_t>(threads, 2);
+  const Tensor x = Floats(c * 12 * 12, 900, 1.0, 0, {1, c, 12, 12});
+  const Norm n(910, c);
+  for (const int64_t k : {3, 1}) {
+    const int64_t stride = k == 3 ? 1 : 2, pad = k / 2;
+    const Tensor w = Floats(c * c * k * k, 920 + static_cast<uint32_t>(k), 0.1, 0, {c, c, k, k});
+    conv_engine::InferenceConvSpec spec{
+        {stride, stride}, {pad, pad, pad, pad}, {1, 1}, 1, true, true, true, true};
+    const conv_engine::InferenceConv parts(w.dense(), n.mean.dense(), n.variance.dense(),
+                                           n.weight.dense(), n.bias.dense(), 1e-5, spec);
+    spec.split_output_channels = false;
+    const conv_engine::InferenceConv whole(w.dense(), n.mean.dense(), n.variance.dense(),
+                                           n.weight.dense(), n.bias.dense(), 1e-5, spec);
+    const DDim& dims = x.dense().dims();
+    const DDim out = whole.OutputDims(dims);
+    const Tensor r =
+        Floats(Product(out), 930, 1.0, 0, std::vector<int64_t>(out.begin(), out.end()));
+    EXPECT_EQ(whole.Parts(dims), 0);
+    if (threads >= 2 && MaxCpuIsa() >= CpuIsa::kAvx512) {
+      ASSERT_TRUE(parts.WritesBlocked(dims)) << k;
+      EXPECT_EQ(parts.Parts(dims), threads) << k;
+    }
+    const std::vector<double> want = DenseValues(whole.Run(x.dense(), &r.dense(), true));
+    EXPECT_EQ(DenseValues(parts.Run(x.dense(), &r.dense(), true)), want) << k;
+    if (k != 3 || !parts.WritesBlocked(dims)) continue;
+    // A residual held in the output's blocks (written by a convolution of r): the parts
+    // add onto their bytes of it.
+    spec.residual = false;
+    const conv_engine::InferenceConv writer(w.dense(), n.mean.dense(), n.variance.dense(),
+                                            n.weight.dense(), n.bias.dense(), 1e-5, spec);
+    conv_engine::BlockedActivation held = writer.RunBlocked({.x = &r.dense()}, nullptr);
+    const DenseTensor residual = conv_engine::InferenceConv::Plain(held);
+    ASSERT_TRUE(parts.AddsOnto(held, dims));
+    EXPECT_EQ(DenseValues(parts.Run({.x = &x.dense(), .onto = &held}, true)),
+              DenseValues(whole.Run(x.dense(), &residual, true)));
+  }
 }
 
 // A held activation without its layout (not one RunBlocked gave) is read by nothing:

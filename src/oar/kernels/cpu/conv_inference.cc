@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "oar/core/errors.h"
+#include "oar/core/parallel.h"
 #include "oar/kernels/cpu/channel_blocks.h"
 #include "oar/kernels/cpu/conv_impl.h"
 #include "oar/kernels/cpu/conv_onednn.h"
@@ -38,12 +39,24 @@ struct SumBlock {
   int64_t c0 = 0, len = 0;  // input channels [c0, c0 + len)
 };
 
+// One range of a batch of one's output channels, on one thread (Note [A batch of one
+// runs in parts of its output channels]): its primitive, its channels of the folded
+// weight, packed, and where its channels start in the bias and the output.
+struct Part {
+  dnnl::convolution_forward conv;
+  memory::desc dst, bias, scratchpad;
+  memory weight;
+  int64_t c0 = 0;
+  size_t dst_offset = 0;  // bytes
+};
+
 // The primitive for one input shape, with the weight in the layout it reads.
 struct Prepared {
   dnnl::convolution_forward::primitive_desc pd;  // with blocks: the last block's
   dnnl::convolution_forward conv;
   memory weight;                 // packed
   std::vector<SumBlock> blocks;  // empty: one primitive over all input channels
+  std::vector<Part> parts;       // empty: `conv` on OpenMP's team, reading `weight`
   memory::desc dst_plain;
   DDim out_dims;
   bool winograd = false;
@@ -150,6 +163,7 @@ struct InferenceConv::Impl {
   // than kSumBlockChannels input channels, more than one tap, no groups.
   bool SumsManyProducts(const DDim& x) const;
   void PrepareBlocks(const DDim& x, const WindowGeometry& g, Prepared* p);
+  void PrepareParts(const Descs& d, const dnnl::primitive_attr& attr, Prepared* p);
   // Runs on `in`: the output in next's input layout, or this convolution's own output
   // layout where own_layout (bytes, their layout set in *layout), else a float32 tensor,
   // plain or in the kept layout (Note [A convolution's only reader takes its output
@@ -351,6 +365,12 @@ bool InferenceConv::RunsWinograd(const DenseTensor& x) const {
   return winograd;
 }
 
+int64_t InferenceConv::Parts(const DDim& x_dims) const {
+  size_t parts = 0;
+  onednn::Guard("folded convolution", [&] { parts = impl_->For(x_dims)->parts.size(); });
+  return static_cast<int64_t>(parts);
+}
+
 DDim InferenceConv::OutputDims(const DenseTensor& x) const { return OutputDims(x.dims()); }
 
 DDim InferenceConv::OutputDims(const DDim& x) const {
@@ -490,10 +510,12 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DDim& x) {
     p->dst_kept = memory::desc(d.dst, memory::data_type::f32,
                                memory::dims(p->kept_strides.begin(), p->kept_strides.end()));
   }
+  if (p->OnePrimitive()) PrepareParts(d, attr, p.get());
+  const bool whole = p->blocks.empty() && p->parts.empty();
   for (const memory& m : packed) {
-    if (p->blocks.empty() && m.get_desc() == p->pd.weights_desc()) p->weight = m;
+    if (whole && m.get_desc() == p->pd.weights_desc()) p->weight = m;
   }
-  if (p->blocks.empty() && !p->weight) {
+  if (whole && !p->weight) {
     auto blocked = std::find_if(packed.begin(), packed.end(), [](const memory& m) {
       return m.get_desc().data.format_kind != dnnl_format_kind_wino;
     });
@@ -505,6 +527,124 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DDim& x) {
   by_shape.emplace(std::move(key), p);
   return p;
 }
+
+// Note [A batch of one runs in parts of its output channels]
+// A oneDNN primitive runs on OpenMP's team, whose idle threads spin briefly and then
+// sleep (GOMP_SPINCOUNT=1000, Note [OpenMP's spinning and oar's pool]); on a VM, waking
+// a thread for the next primitive, or the one left waiting at a primitive's end, costs
+// tens of microseconds, and a batch of one's convolution only takes 0.1-1.4 ms: ResNet-18
+// at batch 1 in the C++ runtime took 12.2-13.4 ms a call with a spin of 10000 against
+// 13.5-15.8 with 1000. A longer spin for the process costs every other workload and the
+// machine's other processes (docs/jit.md), so a batch of one instead runs as one
+// primitive per thread of oar's pool, each over a contiguous range of the output
+// channels, created for one thread: the pool's workers stay awake between ops (Note
+// [Idle workers spin, then yield, then sleep] in thread_pool.cc) and a late one's part is
+// taken by the caller (Note [A late worker never delays an op] in parallel.h). In a
+// channel-blocked layout a batch of one's channels [c0, c0 + len) are that layout's
+// tensor of len channels at an offset, so each part writes its own bytes of the output
+// (a residual already there is its sum post-op's), and all read the whole input. Each
+// output channel is summed by the same kernel in the same order (parts are made only
+// where the part's primitive is the whole one's kernel in the same layouts): the bits
+// do not change. A part has at least kPartMinChannels channels: every part transforms
+// the whole input for Winograd's algorithm, and the direct kernels block their registers
+// over the output channels; ResNet-18's first stage (64 channels, two parts of 32) took
+// 0.80-1.07 ms a convolution in parts against 0.53-0.67 whole. ResNet-18 at batch 1 in
+// the C++ runtime, five alternating rounds: 12.6-13.2 ms a call against 13.0-13.9 as
+// whole primitives (less in four), and ONNX Runtime's 13.1-13.9 in the same rounds
+// (Xeon with AVX-512, two threads, oar_bench_jit_latency); beside a busy process
+// 24.6-25.4 against 24.9-25.7 (ONNX Runtime 30.3-30.7); the same bits, and 6 MiB more
+// peak memory (the pool's worker and its parts' scratchpads).
+void InferenceConv::Impl::PrepareParts(const Descs& d, const dnnl::primitive_attr& attr,
+                                       Prepared* p) {
+  const int64_t count = detail::IntraOpThreads();
+  const int64_t c_out = weight_dims[0];
+  const int64_t block = ChannelBlockOf(p->pd.dst_desc());
+  if (!spec.split_output_channels || d.src[0] != 1 || count < 2 || spec.groups != 1 || block == 0 ||
+      c_out % (count * block) != 0 || c_out / count < kPartMinChannels) {
+    return;
+  }
+  const int64_t len = c_out / count;
+  memory::dims dst = d.dst, wei = d.wei;
+  dst[1] = len;
+  wei[0] = len;
+  const memory::desc dst_md(dst, memory::data_type::f32,
+                            ChannelBlockedTag(static_cast<int>(dst.size()), block));
+  const memory::desc bias_md({len}, memory::data_type::f32, memory::format_tag::a);
+  const memory::desc wei_any(wei, memory::data_type::f32, memory::format_tag::any);
+  const memory::desc wei_plain(wei, memory::data_type::f32, PlainStrides(wei));
+  const auto algorithm =
+      p->winograd ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct;
+  const DenseTensor folded = FoldedWeight();
+  const int64_t per_channel = Product(weight_dims) / c_out;
+  const OneOpenMPThread one;  // each part's primitive runs on one thread
+  dnnl::stream s(Engine());
+  std::vector<Part> parts;
+  for (int64_t k = 0; k < count; ++k) {
+    dnnl::convolution_forward::primitive_desc pd;
+    try {
+      pd = dnnl::convolution_forward::primitive_desc(
+          {dnnl::prop_kind::forward_inference, algorithm, p->pd.src_desc(), wei_any, bias_md,
+           dst_md, d.strides, d.dilates, d.pad_l, d.pad_r},
+          attr, Engine());
+    } catch (const dnnl::error&) {
+      return;  // no kernel for one thread: the whole primitive
+    }
+    if (pd.src_desc() != p->pd.src_desc() || pd.dst_desc() != dst_md ||
+        std::string_view(pd.impl_info_str()) != std::string_view(p->pd.impl_info_str())) {
+      return;
+    }
+    Part part{dnnl::convolution_forward(pd),
+              dst_md,
+              bias_md,
+              pd.scratchpad_desc(),
+              memory(pd.weights_desc(), Engine()),
+              k * len,
+              static_cast<size_t>(k) * dst_md.get_size()};
+    const memory view(wei_plain, Engine(),
+                      const_cast<float*>(folded.data<float>()) + k * len * per_channel);
+    Reorder(view, part.weight, s);
+    parts.push_back(std::move(part));
+  }
+  s.wait();
+  p->parts = std::move(parts);
+}
+
+namespace {
+
+// The parts of p on `src` into `dst` (p's whole output layout).
+void RunParts(const Prepared& p, const memory& src, const memory& dst, const DenseTensor& bias,
+              CallBuffers& buffers) {
+  struct Call {
+    const Prepared& p;
+    const memory& src;
+    char* dst;
+    float* bias;
+    std::vector<memory> scratch;
+    void operator()(int64_t k) const {
+      const Part& part = p.parts[static_cast<size_t>(k)];
+      dnnl::stream s(Engine());
+      part.conv.execute(s, {{DNNL_ARG_SRC, src},
+                            {DNNL_ARG_WEIGHTS, part.weight},
+                            {DNNL_ARG_BIAS, memory(part.bias, Engine(), bias + part.c0)},
+                            {DNNL_ARG_DST, memory(part.dst, Engine(), dst + part.dst_offset)},
+                            {DNNL_ARG_SCRATCHPAD, scratch[static_cast<size_t>(k)]}});
+      s.wait();
+    }
+  } call{p,
+         src,
+         static_cast<char*>(dst.get_data_handle()),
+         const_cast<float*>(bias.data<float>()),
+         {}};
+  for (const Part& part : p.parts) call.scratch.push_back(buffers.New(part.scratchpad));
+  const auto count = static_cast<int64_t>(p.parts.size());
+  if (detail::InParallelRegion()) {  // already on the pool: one part after another
+    for (int64_t k = 0; k < count; ++k) call(k);
+    return;
+  }
+  detail::RunChunks(count, [](void* c, int64_t k) { (*static_cast<const Call*>(c))(k); }, &call);
+}
+
+}  // namespace
 
 // Note [A convolution's only reader takes its output blocked]
 // oneDNN's direct AVX-512 and Winograd kernels read and write 16-channel blocks, which
@@ -640,6 +780,13 @@ DenseTensor InferenceConv::Impl::Call(const ConvOperands& in, bool plain, const 
       // the sum post-op adds the destination's contents
       memory r = UserMemory(Strided(*residual), *residual);
       Reorder(r, dst, s);
+    }
+    if (!p->parts.empty()) {
+      s.wait();  // the residual's reorder into dst
+      RunParts(*p, src, dst, bias, buffers);
+      if (dst.get_data_handle() != out.get_data_handle()) Reorder(dst, out, s);
+      s.wait();
+      return;
     }
     memory bias_mem = UserMemory(
         memory::desc({bias.dims()[0]}, memory::data_type::f32, memory::format_tag::a), bias);

@@ -67,6 +67,10 @@ struct InferenceConvSpec {
   // rather than the layouts it would pick (Note [A block's output stays in blocks for
   // both its readers] in conv_inference.cc).
   bool prefer_blocked = false;
+  // A batch of one may run as one primitive per thread over a range of the output
+  // channels, on oar's pool (Note [A batch of one runs in parts of its output
+  // channels] in conv_inference.cc); false keeps one primitive on OpenMP's team.
+  bool split_output_channels = true;
 };
 
 // The largest input (bytes) for which a folded convolution runs Winograd's
@@ -74,6 +78,10 @@ struct InferenceConvSpec {
 inline constexpr int64_t kWinogradMaxInputBytes = int64_t{2} << 20;
 // The fewest output positions for which it does (the same note).
 inline constexpr int64_t kWinogradMinFoldedPositions = 128;
+
+// The fewest output channels each part of a batch of one has (Note [A batch of one runs
+// in parts of its output channels] in conv_inference.cc).
+inline constexpr int64_t kPartMinChannels = 64;
 
 // The most input channels for which a folded convolution reads its input in the plain
 // layout (Note [A stem convolution reads its plain input] in conv_inference.cc).
@@ -119,6 +127,9 @@ class InferenceConv {
   static bool Takes(const DenseTensor& t);
   // Whether Run on x would run Winograd's algorithm (see the note).
   bool RunsWinograd(const DenseTensor& x) const;
+  // The primitives over ranges of the output channels an input of x_dims runs as, one
+  // per thread of oar's pool, or 0 where it runs as one primitive.
+  int64_t Parts(const DDim& x_dims) const;
   // Whether Run takes x (as Takes says, [N, C_in, *spatial] of the weight's
   // rank) on this CPU (see the note).
   bool Supports(const DenseTensor& x) const;
