@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -40,23 +41,29 @@ struct SumBlock {
 };
 
 // One range of a batch of one's output channels, on one thread (Note [A batch of one
-// runs in parts of its output channels]): its primitive, its channels of the folded
-// weight, packed, and where its channels start in the bias and the output.
+// runs in parts of its output channels]): its primitive and its channels of the folded
+// weight, packed, or its blocks of input channels; where its channels start in the bias
+// and the output (or the running sums).
 struct Part {
   dnnl::convolution_forward conv;
-  memory::desc dst, bias, scratchpad;
   memory weight;
+  std::vector<SumBlock> blocks;
+  memory::desc dst, bias;
+  memory::desc scratchpad;  // its primitive's, or bytes for the largest of its blocks'
   int64_t c0 = 0;
   size_t dst_offset = 0;  // bytes
 };
 
 // The primitive for one input shape, with the weight in the layout it reads.
 struct Prepared {
-  dnnl::convolution_forward::primitive_desc pd;  // with blocks: the last block's
+  dnnl::convolution_forward::primitive_desc pd;  // with blocks: the first block's probe
   dnnl::convolution_forward conv;
-  memory weight;                 // packed
-  std::vector<SumBlock> blocks;  // empty: one primitive over all input channels
-  std::vector<Part> parts;       // empty: `conv` on OpenMP's team, reading `weight`
+  memory weight;  // packed
+  // Sums its input channels in blocks (Note [Folded convolutions sum in blocks where the
+  // ops do]): `blocks`, or each part's.
+  bool in_blocks = false;
+  std::vector<SumBlock> blocks;
+  std::vector<Part> parts;  // empty: `conv` or `blocks` on OpenMP's team
   memory::desc dst_plain;
   DDim out_dims;
   bool winograd = false;
@@ -72,7 +79,7 @@ struct Prepared {
   WindowGeometry geometry;
   // One oneDNN primitive (not blocks of input channels, not oar's own Winograd): the
   // only kind whose activations may be held in its layouts.
-  bool OnePrimitive() const { return blocks.empty() && !own_winograd.initialized(); }
+  bool OnePrimitive() const { return !in_blocks && !own_winograd.initialized(); }
 };
 
 memory::desc Strided(const DenseTensor& t) {
@@ -163,7 +170,26 @@ struct InferenceConv::Impl {
   // than kSumBlockChannels input channels, more than one tap, no groups.
   bool SumsManyProducts(const DDim& x) const;
   void PrepareBlocks(const DDim& x, const WindowGeometry& g, Prepared* p);
-  void PrepareParts(const Descs& d, const dnnl::primitive_attr& attr, Prepared* p);
+  // The first block's primitive for `len` input channels and `c_out` output channels,
+  // writing the running sum in *sum_md (null: a probe for its layout).
+  dnnl::convolution_forward::primitive_desc BlockPrimitive(const DDim& x, const WindowGeometry& g,
+                                                           int64_t len, int64_t c_out, bool first,
+                                                           bool last,
+                                                           const memory::desc* sum_md) const;
+  // The blocks of input channels for output channels [o0, o0 + c_out), with their channels
+  // of the folded weight packed.
+  std::vector<SumBlock> MakeBlocks(const DDim& x, const WindowGeometry& g, int64_t o0,
+                                   int64_t c_out, const memory::desc& sum_md,
+                                   const DenseTensor& folded) const;
+  // Note [A batch of one runs in parts of its output channels]: p's parts where it takes
+  // them (d and attr: its one primitive's; folded: the folded weight, or null).
+  void PrepareParts(const DDim& x, const WindowGeometry& g, const Descs& d,
+                    const dnnl::primitive_attr& attr, const DenseTensor* folded, Prepared* p);
+  // p's parts on `src` (with blocks: the whole blocked input), writing `one` (one
+  // primitive: the whole output) or, with blocks, the running sums in `one` and `other`
+  // from `sum` (the residual in `one`, or null).
+  void RunParts(const Prepared& p, const memory& src, const memory& sum, const memory& one,
+                const memory& other, CallBuffers& buffers) const;
   // Runs on `in`: the output in next's input layout, or this convolution's own output
   // layout where own_layout (bytes, their layout set in *layout), else a float32 tensor,
   // plain or in the kept layout (Note [A convolution's only reader takes its output
@@ -200,77 +226,124 @@ bool InferenceConv::Impl::SumsManyProducts(const DDim& x) const {
   return spec.groups == 1 && taps > 1 && x[1] > kSumBlockChannels;
 }
 
-void InferenceConv::Impl::PrepareBlocks(const DDim& x, const WindowGeometry& g, Prepared* p) {
+dnnl::convolution_forward::primitive_desc InferenceConv::Impl::BlockPrimitive(
+    const DDim& x, const WindowGeometry& g, int64_t len, int64_t c_out, bool first, bool last,
+    const memory::desc* sum_md) const {
   const DType f32 = DType::kFloat32;
-  const int64_t n = x[0], c_in = x[1], c_out = weight_dims[0];
-  const int64_t taps = g.kernel_size();
-  const memory::desc bias_md({c_out}, memory::data_type::f32, memory::format_tag::a);
-  // `sum_md` null: a probe for the running sum's layout.
-  auto make = [&](int64_t len, bool first, bool last, const memory::desc* sum_md) {
-    Descs d = MakeDescs(n, len, c_out, g, 1, f32, f32, f32);
-    dnnl::post_ops ops;
-    if (sum_md != nullptr) {
-      d.dst_any = *sum_md;
-      if (!first || spec.residual) ops.append_binary(dnnl::algorithm::binary_add, *sum_md);
-    }
-    if (last && spec.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
-    dnnl::primitive_attr attr;
-    attr.set_post_ops(ops);
-    attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
-    const auto kind = dnnl::prop_kind::forward_inference;
-    const auto algo = dnnl::algorithm::convolution_direct;
-    if (first) {
-      return dnnl::convolution_forward::primitive_desc(
-          {kind, algo, d.src_any, d.wei_any, bias_md, d.dst_any, d.strides, d.dilates, d.pad_l,
-           d.pad_r},
-          attr, Engine());
-    }
+  Descs d = MakeDescs(x[0], len, c_out, g, 1, f32, f32, f32);
+  dnnl::post_ops ops;
+  if (sum_md != nullptr) {
+    d.dst_any = *sum_md;
+    if (!first || spec.residual) ops.append_binary(dnnl::algorithm::binary_add, *sum_md);
+  }
+  if (last && spec.relu) ops.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f);
+  dnnl::primitive_attr attr;
+  attr.set_post_ops(ops);
+  attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
+  const auto kind = dnnl::prop_kind::forward_inference;
+  const auto algo = dnnl::algorithm::convolution_direct;
+  if (first) {
+    const memory::desc bias_md({c_out}, memory::data_type::f32, memory::format_tag::a);
     return dnnl::convolution_forward::primitive_desc(
-        {kind, algo, d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r}, attr,
-        Engine());
-  };
-  const memory::desc sum_md =
-      make(std::min(kSumBlockChannels, c_in), true, false, nullptr).dst_desc();
-  const DenseTensor folded = FoldedWeight();
+        {kind, algo, d.src_any, d.wei_any, bias_md, d.dst_any, d.strides, d.dilates, d.pad_l,
+         d.pad_r},
+        attr, Engine());
+  }
+  return dnnl::convolution_forward::primitive_desc(
+      {kind, algo, d.src_any, d.wei_any, d.dst_any, d.strides, d.dilates, d.pad_l, d.pad_r}, attr,
+      Engine());
+}
+
+std::vector<SumBlock> InferenceConv::Impl::MakeBlocks(const DDim& x, const WindowGeometry& g,
+                                                      int64_t o0, int64_t c_out,
+                                                      const memory::desc& sum_md,
+                                                      const DenseTensor& folded) const {
+  const DType f32 = DType::kFloat32;
+  const int64_t c_in = x[1], taps = g.kernel_size();
+  std::vector<SumBlock> blocks;
   dnnl::stream s(Engine());
   for (int64_t c0 = 0; c0 < c_in; c0 += kSumBlockChannels) {
     SumBlock b;
     b.c0 = c0;
     b.len = std::min(kSumBlockChannels, c_in - c0);
-    b.pd = make(b.len, c0 == 0, c0 + b.len == c_in, &sum_md);
+    b.pd = BlockPrimitive(x, g, b.len, c_out, c0 == 0, c0 + b.len == c_in, &sum_md);
     b.conv = dnnl::convolution_forward(b.pd);
     // the block's channels of the folded weight [C_out, C_in, *kernel]: a strided view
-    const Descs d = MakeDescs(n, b.len, c_out, g, 1, f32, f32, f32);
+    const Descs d = MakeDescs(x[0], b.len, c_out, g, 1, f32, f32, f32);
     memory::dims ws = PlainStrides(d.wei);
     ws[0] = c_in * taps;
     memory view(memory::desc(d.wei, memory::data_type::f32, ws), Engine(),
-                const_cast<float*>(folded.data<float>()) + c0 * taps);
+                const_cast<float*>(folded.data<float>()) + (o0 * c_in + c0) * taps);
     b.weight = memory(b.pd.weights_desc(), Engine());
     dnnl::reorder(view, b.weight).execute(s, view, b.weight);
-    p->blocks.push_back(std::move(b));
+    blocks.push_back(std::move(b));
   }
   s.wait();
-  p->pd = p->blocks.back().pd;
+  return blocks;
 }
+
+void InferenceConv::Impl::PrepareBlocks(const DDim& x, const WindowGeometry& g, Prepared* p) {
+  const int64_t c_in = x[1], c_out = weight_dims[0];
+  p->in_blocks = true;
+  // the first block's primitive, probing for the running sum's layout
+  p->pd = BlockPrimitive(x, g, std::min(kSumBlockChannels, c_in), c_out, true, false, nullptr);
+  const DenseTensor folded = FoldedWeight();
+  PrepareParts(x, g, Descs{}, dnnl::primitive_attr(), &folded, p);
+  if (p->parts.empty()) p->blocks = MakeBlocks(x, g, 0, c_out, p->pd.dst_desc(), folded);
+}
+
+namespace {
+
+// The blocks in order, each adding its input channels' products to the running sum
+// (`sum`: the residual, or null) in whichever of `one` and `other` does not hold it;
+// returns the one holding the result.
+memory SumOverBlocks(const std::vector<SumBlock>& blocks,
+                     const std::function<memory(const SumBlock&)>& input, memory sum,
+                     const memory& one, const memory& other, const memory& bias,
+                     const std::function<memory(const memory::desc&)>& scratchpad,
+                     dnnl::stream& s) {
+  for (const SumBlock& b : blocks) {
+    const memory dst = sum && sum.get_data_handle() == one.get_data_handle() ? other : one;
+    std::unordered_map<int, memory> args{{DNNL_ARG_SRC, input(b)},
+                                         {DNNL_ARG_WEIGHTS, b.weight},
+                                         {DNNL_ARG_DST, dst},
+                                         {DNNL_ARG_SCRATCHPAD, scratchpad(b.pd.scratchpad_desc())}};
+    if (b.c0 == 0) args.insert({DNNL_ARG_BIAS, bias});
+    if (sum) args.insert({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, sum});
+    b.conv.execute(s, args);
+    sum = dst;
+  }
+  return sum;
+}
+
+}  // namespace
 
 void InferenceConv::Impl::RunBlocks(const Prepared& p, const DenseTensor& x,
                                     const DenseTensor* residual, memory out, dnnl::stream& s,
                                     CallBuffers& buffers) const {
   const memory::desc& sum_md = p.pd.dst_desc();
-  memory sum, next;
+  const memory one = buffers.New(sum_md), other = buffers.New(sum_md);
+  memory sum;
   if (spec.residual) {  // Run has checked that there is one
-    sum = buffers.New(sum_md);
-    memory r = UserMemory(Strided(*residual), *residual);
-    Reorder(r, sum, s);
+    sum = one;
+    Reorder(UserMemory(Strided(*residual), *residual), sum, s);
   }
-  const memory bias_mem = UserMemory(
-      memory::desc({bias.dims()[0]}, memory::data_type::f32, memory::format_tag::a), bias);
   memory::dims dims(x.dims().begin(), x.dims().end());
   const memory::dims strides(x.strides().begin(), x.strides().end());
   // Note [A batch of one reorders its input once for all blocks] (conv_onednn.h)
-  const memory whole = WholeBlockedInput(p.blocks.front().pd.src_desc(), x.dims()[1],
+  const std::vector<SumBlock>& first = p.parts.empty() ? p.blocks : p.parts.front().blocks;
+  const memory whole = WholeBlockedInput(first.front().pd.src_desc(), x.dims()[1],
                                          UserMemory(Strided(x), x), s, &buffers);
-  for (const SumBlock& b : p.blocks) {
+  if (!p.parts.empty()) {
+    s.wait();
+    RunParts(p, whole, sum, one, other, buffers);
+    // SumOverBlocks's turns: the first block writes `other` after a residual, else `one`
+    const bool odd = p.parts.front().blocks.size() % 2 == 1;
+    Reorder(odd == static_cast<bool>(sum) ? other : one, out, s);
+    s.wait();
+    return;
+  }
+  auto input = [&](const SumBlock& b) {
     memory src = BlockOfWhole(whole, b.pd.src_desc(), b.c0, b.len);
     if (!src) {
       // the block's input channels: a view of x at its strides
@@ -279,17 +352,13 @@ void InferenceConv::Impl::RunBlocks(const Prepared& p, const DenseTensor& x,
                         const_cast<float*>(x.data<float>()) + b.c0 * x.strides()[1]);
       src = Input(b.pd.src_desc(), view, s, &buffers);
     }
-    if (!next) next = buffers.New(sum_md);
-    std::unordered_map<int, memory> args{
-        {DNNL_ARG_SRC, src},
-        {DNNL_ARG_WEIGHTS, b.weight},
-        {DNNL_ARG_DST, next},
-        {DNNL_ARG_SCRATCHPAD, buffers.New(b.pd.scratchpad_desc())}};
-    if (b.c0 == 0) args.insert({DNNL_ARG_BIAS, bias_mem});
-    if (sum) args.insert({DNNL_ARG_ATTR_MULTIPLE_POST_OP(0) | DNNL_ARG_SRC_1, sum});
-    b.conv.execute(s, args);
-    std::swap(sum, next);
-  }
+    return src;
+  };
+  const memory bias_mem = UserMemory(
+      memory::desc({bias.dims()[0]}, memory::data_type::f32, memory::format_tag::a), bias);
+  sum = SumOverBlocks(
+      p.blocks, input, sum, one, other, bias_mem,
+      [&](const memory::desc& md) { return buffers.New(md); }, s);
   Reorder(sum, out, s);
   s.wait();
 }
@@ -510,8 +579,8 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DDim& x) {
     p->dst_kept = memory::desc(d.dst, memory::data_type::f32,
                                memory::dims(p->kept_strides.begin(), p->kept_strides.end()));
   }
-  if (p->OnePrimitive()) PrepareParts(d, attr, p.get());
-  const bool whole = p->blocks.empty() && p->parts.empty();
+  if (p->OnePrimitive()) PrepareParts(x, g, d, attr, nullptr, p.get());
+  const bool whole = !p->in_blocks && p->parts.empty();
   for (const memory& m : packed) {
     if (whole && m.get_desc() == p->pd.weights_desc()) p->weight = m;
   }
@@ -542,10 +611,16 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DDim& x) {
 // taken by the caller (Note [A late worker never delays an op] in parallel.h). In a
 // channel-blocked layout a batch of one's channels [c0, c0 + len) are that layout's
 // tensor of len channels at an offset, so each part writes its own bytes of the output
-// (a residual already there is its sum post-op's), and all read the whole input. Each
-// output channel is summed by the same kernel in the same order (parts are made only
-// where the part's primitive is the whole one's kernel in the same layouts): the bits
-// do not change. A part has at least kPartMinChannels channels: every part transforms
+// (a residual already there is its sum post-op's), and all read the whole input. A
+// convolution that sums its input channels in blocks (Note [Folded convolutions sum in
+// blocks where the ops do]: oneDNN's AVX2 kernels) runs its blocks in each part over the
+// part's channels of the two running sums, reading the input reordered once (Note [A
+// batch of one reorders its input once for all blocks] in conv_onednn.h), where it ran
+// every block, a primitive of 16 input channels, on the team: ResNet-18's 512-channel
+// layer 32 times a convolution. Each output channel is summed by the same kernel in the
+// same order (parts are made only where each part's primitives are the whole one's
+// kernel in the same layouts): the bits do not change. A part has at least
+// kPartMinChannels channels: every part transforms
 // the whole input for Winograd's algorithm, and the direct kernels block their registers
 // over the output channels; ResNet-18's first stage (64 channels, two parts of 32) took
 // 0.80-1.07 ms a convolution in parts against 0.53-0.67 whole. ResNet-18 at batch 1 in
@@ -553,56 +628,80 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DDim& x) {
 // whole primitives (less in four), and ONNX Runtime's 13.1-13.9 in the same rounds
 // (Xeon with AVX-512, two threads, oar_bench_jit_latency); beside a busy process
 // 24.6-25.4 against 24.9-25.7 (ONNX Runtime 30.3-30.7); the same bits, and 6 MiB more
-// peak memory (the pool's worker and its parts' scratchpads).
-void InferenceConv::Impl::PrepareParts(const Descs& d, const dnnl::primitive_attr& attr,
-                                       Prepared* p) {
+// peak memory (the pool's worker and its parts' scratchpads). With oneDNN and oar held
+// to AVX2 on that machine (OAR_MAX_CPU_ISA=avx2) the blocks in parts took the call from
+// 38.1-47.8 ms to 28.3-35.8 (four alternating rounds), the same bits.
+void InferenceConv::Impl::PrepareParts(const DDim& x, const WindowGeometry& g, const Descs& d,
+                                       const dnnl::primitive_attr& attr,
+                                       const DenseTensor* folded_weight, Prepared* p) {
   const int64_t count = detail::IntraOpThreads();
   const int64_t c_out = weight_dims[0];
+  // the output's layout, or the running sum's
   const int64_t block = ChannelBlockOf(p->pd.dst_desc());
-  if (!spec.split_output_channels || d.src[0] != 1 || count < 2 || spec.groups != 1 || block == 0 ||
+  if (!spec.split_output_channels || x[0] != 1 || count < 2 || spec.groups != 1 || block == 0 ||
       c_out % (count * block) != 0 || c_out / count < kPartMinChannels) {
     return;
   }
+  // Blocks read their channels of the whole input in one blocked layout (Note [A batch of
+  // one reorders its input once for all blocks] in conv_onednn.h).
+  const int64_t in_block = ChannelBlockOf(p->pd.src_desc());
+  if (p->in_blocks &&
+      (in_block == 0 || kSumBlockChannels % in_block != 0 || x[1] % in_block != 0)) {
+    return;
+  }
   const int64_t len = c_out / count;
-  memory::dims dst = d.dst, wei = d.wei;
+  memory::dims dst = p->pd.dst_desc().dims();
   dst[1] = len;
-  wei[0] = len;
   const memory::desc dst_md(dst, memory::data_type::f32,
                             ChannelBlockedTag(static_cast<int>(dst.size()), block));
-  const memory::desc bias_md({len}, memory::data_type::f32, memory::format_tag::a);
-  const memory::desc wei_any(wei, memory::data_type::f32, memory::format_tag::any);
-  const memory::desc wei_plain(wei, memory::data_type::f32, PlainStrides(wei));
-  const auto algorithm =
-      p->winograd ? dnnl::algorithm::convolution_winograd : dnnl::algorithm::convolution_direct;
-  const DenseTensor folded = FoldedWeight();
+  const std::string_view impl = p->pd.impl_info_str();
+  const DenseTensor folded = folded_weight != nullptr ? *folded_weight : FoldedWeight();
   const int64_t per_channel = Product(weight_dims) / c_out;
-  const OneOpenMPThread one;  // each part's primitive runs on one thread
+  const OneOpenMPThread one;  // each part's primitives run on one thread
   dnnl::stream s(Engine());
   std::vector<Part> parts;
   for (int64_t k = 0; k < count; ++k) {
-    dnnl::convolution_forward::primitive_desc pd;
+    Part part;
+    part.dst = dst_md;
+    part.bias = memory::desc({len}, memory::data_type::f32, memory::format_tag::a);
+    part.c0 = k * len;
+    part.dst_offset = static_cast<size_t>(k) * dst_md.get_size();
     try {
-      pd = dnnl::convolution_forward::primitive_desc(
-          {dnnl::prop_kind::forward_inference, algorithm, p->pd.src_desc(), wei_any, bias_md,
-           dst_md, d.strides, d.dilates, d.pad_l, d.pad_r},
-          attr, Engine());
+      if (p->in_blocks) {
+        int64_t bytes = 0;
+        part.blocks = MakeBlocks(x, g, part.c0, len, dst_md, folded);
+        for (const SumBlock& b : part.blocks) {
+          if (b.pd.dst_desc() != dst_md || std::string_view(b.pd.impl_info_str()) != impl ||
+              ChannelBlockOf(b.pd.src_desc()) != in_block) {
+            return;
+          }
+          bytes = std::max<int64_t>(bytes, static_cast<int64_t>(b.pd.scratchpad_desc().get_size()));
+        }
+        part.scratchpad = memory::desc({bytes}, memory::data_type::u8, memory::format_tag::a);
+      } else {
+        memory::dims wei = d.wei;
+        wei[0] = len;
+        const dnnl::convolution_forward::primitive_desc pd(
+            {dnnl::prop_kind::forward_inference,
+             p->winograd ? dnnl::algorithm::convolution_winograd
+                         : dnnl::algorithm::convolution_direct,
+             p->pd.src_desc(), memory::desc(wei, memory::data_type::f32, memory::format_tag::any),
+             part.bias, dst_md, d.strides, d.dilates, d.pad_l, d.pad_r},
+            attr, Engine());
+        if (pd.src_desc() != p->pd.src_desc() || pd.dst_desc() != dst_md ||
+            std::string_view(pd.impl_info_str()) != impl) {
+          return;
+        }
+        part.conv = dnnl::convolution_forward(pd);
+        part.scratchpad = pd.scratchpad_desc();
+        part.weight = memory(pd.weights_desc(), Engine());
+        const memory view(memory::desc(wei, memory::data_type::f32, PlainStrides(wei)), Engine(),
+                          const_cast<float*>(folded.data<float>()) + part.c0 * per_channel);
+        Reorder(view, part.weight, s);
+      }
     } catch (const dnnl::error&) {
       return;  // no kernel for one thread: the whole primitive
     }
-    if (pd.src_desc() != p->pd.src_desc() || pd.dst_desc() != dst_md ||
-        std::string_view(pd.impl_info_str()) != std::string_view(p->pd.impl_info_str())) {
-      return;
-    }
-    Part part{dnnl::convolution_forward(pd),
-              dst_md,
-              bias_md,
-              pd.scratchpad_desc(),
-              memory(pd.weights_desc(), Engine()),
-              k * len,
-              static_cast<size_t>(k) * dst_md.get_size()};
-    const memory view(wei_plain, Engine(),
-                      const_cast<float*>(folded.data<float>()) + k * len * per_channel);
-    Reorder(view, part.weight, s);
     parts.push_back(std::move(part));
   }
   s.wait();
@@ -611,40 +710,54 @@ void InferenceConv::Impl::PrepareParts(const Descs& d, const dnnl::primitive_att
 
 namespace {
 
-// The parts of p on `src` into `dst` (p's whole output layout).
-void RunParts(const Prepared& p, const memory& src, const memory& dst, const DenseTensor& bias,
-              CallBuffers& buffers) {
-  struct Call {
-    const Prepared& p;
-    const memory& src;
-    char* dst;
-    float* bias;
-    std::vector<memory> scratch;
-    void operator()(int64_t k) const {
-      const Part& part = p.parts[static_cast<size_t>(k)];
-      dnnl::stream s(Engine());
-      part.conv.execute(s, {{DNNL_ARG_SRC, src},
-                            {DNNL_ARG_WEIGHTS, part.weight},
-                            {DNNL_ARG_BIAS, memory(part.bias, Engine(), bias + part.c0)},
-                            {DNNL_ARG_DST, memory(part.dst, Engine(), dst + part.dst_offset)},
-                            {DNNL_ARG_SCRATCHPAD, scratch[static_cast<size_t>(k)]}});
-      s.wait();
-    }
-  } call{p,
-         src,
-         static_cast<char*>(dst.get_data_handle()),
-         const_cast<float*>(bias.data<float>()),
-         {}};
-  for (const Part& part : p.parts) call.scratch.push_back(buffers.New(part.scratchpad));
-  const auto count = static_cast<int64_t>(p.parts.size());
-  if (detail::InParallelRegion()) {  // already on the pool: one part after another
-    for (int64_t k = 0; k < count; ++k) call(k);
+// fn(k) for each of `count` parts, on oar's pool (or one after another on a thread that
+// already runs a chunk of it).
+template <typename F>
+void EachPart(int64_t count, const F& fn) {
+  if (detail::InParallelRegion()) {
+    for (int64_t k = 0; k < count; ++k) fn(k);
     return;
   }
-  detail::RunChunks(count, [](void* c, int64_t k) { (*static_cast<const Call*>(c))(k); }, &call);
+  detail::RunChunks(
+      count, [](void* c, int64_t k) { (*static_cast<const F*>(c))(k); }, const_cast<F*>(&fn));
+}
+
+memory At(const memory::desc& md, const memory& whole, size_t offset) {
+  return memory(md, Engine(), static_cast<char*>(whole.get_data_handle()) + offset);
 }
 
 }  // namespace
+
+void InferenceConv::Impl::RunParts(const Prepared& p, const memory& src, const memory& sum,
+                                   const memory& one, const memory& other,
+                                   CallBuffers& buffers) const {
+  std::vector<memory> scratch;
+  for (const Part& part : p.parts) scratch.push_back(buffers.New(part.scratchpad));
+  auto* b = const_cast<float*>(bias.data<float>());
+  EachPart(static_cast<int64_t>(p.parts.size()), [&](int64_t k) {
+    const Part& part = p.parts[static_cast<size_t>(k)];
+    const memory& pad = scratch[static_cast<size_t>(k)];
+    const memory bias_mem(part.bias, Engine(), b + part.c0);
+    dnnl::stream s(Engine());
+    if (part.blocks.empty()) {
+      part.conv.execute(s, {{DNNL_ARG_SRC, src},
+                            {DNNL_ARG_WEIGHTS, part.weight},
+                            {DNNL_ARG_BIAS, bias_mem},
+                            {DNNL_ARG_DST, At(part.dst, one, part.dst_offset)},
+                            {DNNL_ARG_SCRATCHPAD, pad}});
+    } else {
+      SumOverBlocks(
+          part.blocks,
+          [&](const SumBlock& block) {
+            return BlockOfWhole(src, block.pd.src_desc(), block.c0, block.len);
+          },
+          sum ? At(part.dst, sum, part.dst_offset) : memory(), At(part.dst, one, part.dst_offset),
+          At(part.dst, other, part.dst_offset), bias_mem,
+          [&](const memory::desc& md) { return memory(md, Engine(), pad.get_data_handle()); }, s);
+    }
+    s.wait();
+  });
+}
 
 // Note [A convolution's only reader takes its output blocked]
 // oneDNN's direct AVX-512 and Winograd kernels read and write 16-channel blocks, which
@@ -762,7 +875,7 @@ DenseTensor InferenceConv::Impl::Call(const ConvOperands& in, bool plain, const 
     dnnl::stream s(Engine());
     CallBuffers buffers;
     memory out(out_md, Engine(), y.data());
-    if (!p->blocks.empty()) {  // never with a blocked input or residual
+    if (p->in_blocks) {  // never with a blocked input or residual
       RunBlocks(*p, *x, residual, out, s, buffers);
       return;
     }
@@ -783,7 +896,7 @@ DenseTensor InferenceConv::Impl::Call(const ConvOperands& in, bool plain, const 
     }
     if (!p->parts.empty()) {
       s.wait();  // the residual's reorder into dst
-      RunParts(*p, src, dst, bias, buffers);
+      RunParts(*p, src, memory(), dst, memory(), buffers);
       if (dst.get_data_handle() != out.get_data_handle()) Reorder(dst, out, s);
       s.wait();
       return;
