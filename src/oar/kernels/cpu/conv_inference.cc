@@ -627,8 +627,8 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DDim& x) {
 // the C++ runtime, five alternating rounds: 12.6-13.2 ms a call against 13.0-13.9 as
 // whole primitives (less in four), and ONNX Runtime's 13.1-13.9 in the same rounds
 // (Xeon with AVX-512, two threads, oar_bench_jit_latency); beside a busy process
-// 24.6-25.4 against 24.9-25.7 (ONNX Runtime 30.3-30.7); the same bits, and 6 MiB more
-// peak memory (the pool's worker and its parts' scratchpads). With oneDNN and oar held
+// 24.6-25.4 against 24.9-25.7 (ONNX Runtime 30.3-30.7); the same bits, and the same
+// peak memory (139.5 against 139.7 MiB). With oneDNN and oar held
 // to AVX2 on that machine (OAR_MAX_CPU_ISA=avx2) the blocks in parts took the call from
 // 38.1-47.8 ms to 28.3-35.8 (four alternating rounds), the same bits.
 void InferenceConv::Impl::PrepareParts(const DDim& x, const WindowGeometry& g, const Descs& d,
