@@ -5,8 +5,10 @@
 // ISA there (Note [Convolutions folded for inference]).
 #include <gtest/gtest.h>
 
+#include <atomic>
 #include <cmath>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include "oar/core/cpu_isa.h"
@@ -684,6 +686,37 @@ TEST(JitConvFolding, ABatchOfOneRunsInPartsWithTheWholePrimitivesBits) {
     EXPECT_EQ(DenseValues(parts.Run({.x = &x.dense(), .onto = &held}, true)),
               DenseValues(whole.Run(x.dense(), &residual, true)));
   }
+}
+
+// Note [A batch of one runs in parts of its output channels], from several threads at
+// once (the Threads suite runs under TSan too): a call that finds oar's pool busy runs
+// its parts on its own thread, and every call gives the whole convolution's bits.
+TEST(Threads, FoldedConvolutionsInPartsRunFromSeveralThreads) {
+  const int64_t c = conv_engine::kPartMinChannels * std::max<int64_t>(detail::IntraOpThreads(), 2);
+  const Tensor x = Floats(c * 8 * 8, 940, 1.0, 0, {1, c, 8, 8});
+  const Tensor r = Floats(c * 8 * 8, 941, 1.0, 0, {1, c, 8, 8});
+  const Tensor w = Floats(c * c * 9, 942, 0.1, 0, {c, c, 3, 3});
+  const Norm n(950, c);
+  conv_engine::InferenceConvSpec spec{{1, 1}, {1, 1, 1, 1}, {1, 1}, 1, true, true, false};
+  const conv_engine::InferenceConv parts(w.dense(), n.mean.dense(), n.variance.dense(),
+                                         n.weight.dense(), n.bias.dense(), 1e-5, spec);
+  spec.split_output_channels = false;
+  const conv_engine::InferenceConv whole(w.dense(), n.mean.dense(), n.variance.dense(),
+                                         n.weight.dense(), n.bias.dense(), 1e-5, spec);
+  const int64_t pool = detail::IntraOpThreads();
+  if (pool >= 2 && MaxCpuIsa() >= CpuIsa::kAvx2) EXPECT_EQ(parts.Parts(x.dense().dims()), pool);
+  const std::vector<double> want = DenseValues(whole.Run(x.dense(), &r.dense(), true));
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&] {
+      for (int rep = 0; rep < 20; ++rep) {
+        if (DenseValues(parts.Run(x.dense(), &r.dense(), true)) != want) wrong.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 // A held activation without its layout (not one RunBlocked gave) is read by nothing:
