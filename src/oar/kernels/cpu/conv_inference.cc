@@ -604,7 +604,9 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DDim& x) {
 // tens of microseconds, and a batch of one's convolution only takes 0.1-1.4 ms: ResNet-18
 // at batch 1 in the C++ runtime took 12.2-13.4 ms a call with a spin of 10000 against
 // 13.5-15.8 with 1000. A longer spin for the process costs every other workload and the
-// machine's other processes (docs/jit.md), so a batch of one instead runs as one
+// machine's other processes (docs/jit.md), so, as a float32 product of a model's size
+// does (Note [Float32 products of a model's size run on oar's pool] in
+// matmul_onednn.cc), a batch of one instead runs as one
 // primitive per thread of oar's pool, each over a contiguous range of the output
 // channels, created for one thread: the pool's workers stay awake between ops (Note
 // [Idle workers spin, then yield, then sleep] in thread_pool.cc) and a late one's part is
