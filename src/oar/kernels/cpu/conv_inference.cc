@@ -297,13 +297,20 @@ namespace {
 // The blocks in order, each adding its input channels' products to the running sum
 // (`sum`: the residual, or null) in whichever of `one` and `other` does not hold it;
 // returns the one holding the result.
+// Block i writes `one` where i plus (a residual first) is even, else `other`.
+const memory& Turn(size_t i, bool residual, const memory& one, const memory& other) {
+  return (i + (residual ? 1 : 0)) % 2 == 0 ? one : other;
+}
+
 memory SumOverBlocks(const std::vector<SumBlock>& blocks,
                      const std::function<memory(const SumBlock&)>& input, memory sum,
                      const memory& one, const memory& other, const memory& bias,
                      const std::function<memory(const memory::desc&)>& scratchpad,
                      dnnl::stream& s) {
-  for (const SumBlock& b : blocks) {
-    const memory dst = sum && sum.get_data_handle() == one.get_data_handle() ? other : one;
+  const bool residual = static_cast<bool>(sum);
+  for (size_t i = 0; i < blocks.size(); ++i) {
+    const SumBlock& b = blocks[i];
+    const memory dst = Turn(i, residual, one, other);
     std::unordered_map<int, memory> args{{DNNL_ARG_SRC, input(b)},
                                          {DNNL_ARG_WEIGHTS, b.weight},
                                          {DNNL_ARG_DST, dst},
@@ -337,9 +344,8 @@ void InferenceConv::Impl::RunBlocks(const Prepared& p, const DenseTensor& x,
   if (!p.parts.empty()) {
     s.wait();
     RunParts(p, whole, sum, one, other, buffers);
-    // SumOverBlocks's turns: the first block writes `other` after a residual, else `one`
-    const bool odd = p.parts.front().blocks.size() % 2 == 1;
-    Reorder(odd == static_cast<bool>(sum) ? other : one, out, s);
+    const size_t last = p.parts.front().blocks.size() - 1;
+    Reorder(Turn(last, static_cast<bool>(sum), one, other), out, s);
     s.wait();
     return;
   }
@@ -629,8 +635,10 @@ std::shared_ptr<const Prepared> InferenceConv::Impl::For(const DDim& x) {
 // the C++ runtime, five alternating rounds: 12.6-13.2 ms a call against 13.0-13.9 as
 // whole primitives (less in four), and ONNX Runtime's 13.1-13.9 in the same rounds
 // (Xeon with AVX-512, two threads, oar_bench_jit_latency); beside a busy process
-// 24.6-25.4 against 24.9-25.7 (ONNX Runtime 30.3-30.7); the same bits, and the same
-// peak memory (139.5 against 139.7 MiB). With oneDNN and oar held
+// 24.6-25.4 against 24.9-25.7 (ONNX Runtime 30.3-30.7); the same bits, and a peak
+// memory of 139.5 or 145.5 MiB depending on the build (against 139.6-140.1; builds that
+// differ in how the parts are handed to the pool gave one or the other, steadily). With
+// oneDNN and oar held
 // to AVX2 on that machine (OAR_MAX_CPU_ISA=avx2) the blocks in parts took the call from
 // 38.1-47.8 ms to 28.3-35.8 (four alternating rounds), the same bits.
 void InferenceConv::Impl::PrepareParts(const DDim& x, const WindowGeometry& g, const Descs& d,
@@ -712,18 +720,6 @@ void InferenceConv::Impl::PrepareParts(const DDim& x, const WindowGeometry& g, c
 
 namespace {
 
-// fn(k) for each of `count` parts, on oar's pool (or one after another on a thread that
-// already runs a chunk of it).
-template <typename F>
-void EachPart(int64_t count, const F& fn) {
-  if (detail::InParallelRegion()) {
-    for (int64_t k = 0; k < count; ++k) fn(k);
-    return;
-  }
-  detail::RunChunks(
-      count, [](void* c, int64_t k) { (*static_cast<const F*>(c))(k); }, const_cast<F*>(&fn));
-}
-
 memory At(const memory::desc& md, const memory& whole, size_t offset) {
   return memory(md, Engine(), static_cast<char*>(whole.get_data_handle()) + offset);
 }
@@ -736,7 +732,9 @@ void InferenceConv::Impl::RunParts(const Prepared& p, const memory& src, const m
   std::vector<memory> scratch;
   for (const Part& part : p.parts) scratch.push_back(buffers.New(part.scratchpad));
   auto* b = const_cast<float*>(bias.data<float>());
-  EachPart(static_cast<int64_t>(p.parts.size()), [&](int64_t k) {
+  // One chunk a part (a part's cost passes the threshold alone); on a thread that already
+  // runs a chunk of the pool, one after another.
+  auto run = [&](int64_t k) {
     const Part& part = p.parts[static_cast<size_t>(k)];
     const memory& pad = scratch[static_cast<size_t>(k)];
     const memory bias_mem(part.bias, Engine(), b + part.c0);
@@ -758,7 +756,11 @@ void InferenceConv::Impl::RunParts(const Prepared& p, const memory& src, const m
           [&](const memory::desc& md) { return memory(md, Engine(), pad.get_data_handle()); }, s);
     }
     s.wait();
-  });
+  };
+  ParallelFor(0, static_cast<int64_t>(p.parts.size()), ParallelThreshold(),
+              [&](int64_t begin, int64_t end) {
+                for (int64_t k = begin; k < end; ++k) run(k);
+              });
 }
 
 // Note [A convolution's only reader takes its output blocked]
