@@ -916,7 +916,7 @@ def gen_eager(ops):
         '#include "oar/api/nan_inf_check.h"',
         '#include "oar/autograd/eager_utils.h"',
         '#include "oar/api/op_flops.h"',
-        '#include "oar/autograd/grad_mode.h"',
+        '#include "oar/core/grad_mode.h"',
         '#include "oar/core/flags.h"',
         '#include "oar/core/profiler/record_event.h"',
         '#include "oar/eager/amp.h"',

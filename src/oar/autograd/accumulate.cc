@@ -3,8 +3,8 @@
 #include "oar/api/api.h"
 #include "oar/autograd/autograd_meta.h"
 #include "oar/autograd/eager_utils.h"
-#include "oar/autograd/grad_mode.h"
 #include "oar/autograd/grad_node.h"
+#include "oar/core/grad_mode.h"
 
 namespace oar {
 namespace {

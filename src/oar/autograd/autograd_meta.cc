@@ -1,7 +1,7 @@
 #include "oar/autograd/autograd_meta.h"
 
 #include "oar/api/api.h"
-#include "oar/autograd/grad_mode.h"
+#include "oar/core/grad_mode.h"
 
 namespace oar {
 

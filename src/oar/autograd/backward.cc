@@ -11,10 +11,10 @@
 #include "oar/autograd/autograd_meta.h"
 #include "oar/autograd/eager_utils.h"
 #include "oar/autograd/forward_stack.h"
-#include "oar/autograd/grad_mode.h"
 #include "oar/autograd/grad_tensor_holder.h"
 #include "oar/autograd/node_table.h"
 #include "oar/core/flags.h"
+#include "oar/core/grad_mode.h"
 #include "oar/core/profiler/record_event.h"
 
 namespace oar {

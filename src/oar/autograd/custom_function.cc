@@ -2,7 +2,7 @@
 
 #include "oar/api/api.h"
 #include "oar/autograd/eager_utils.h"
-#include "oar/autograd/grad_mode.h"
+#include "oar/core/grad_mode.h"
 
 namespace oar {
 

@@ -9,13 +9,13 @@
 #include "oar/autograd/backward.h"
 #include "oar/autograd/custom_function.h"
 #include "oar/autograd/eager_utils.h"
-#include "oar/autograd/grad_mode.h"
 #include "oar/bindings/arg_parse.h"
 #include "oar/bindings/jit_capture.h"
 #include "oar/bindings/tensor_object.h"
 #include "oar/core/allocator.h"
 #include "oar/core/flags.h"
 #include "oar/core/generator.h"
+#include "oar/core/grad_mode.h"
 #include "oar/eager/functional.h"
 
 namespace oar::py {

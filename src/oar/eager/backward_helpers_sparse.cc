@@ -1,7 +1,7 @@
 // Backward helpers of the sparse sections (src/oar/ops/sparse*.yaml), declared in
 // backward_helpers.h. Written in declared ops, so every order of gradient works
 // wherever the ops themselves are differentiable.
-#include "oar/autograd/grad_mode.h"
+#include "oar/core/grad_mode.h"
 #include "oar/eager/backward_helpers.h"
 #include "oar/eager/dygraph_functions.h"
 

@@ -4,8 +4,8 @@
 #include <limits>
 
 #include "oar/autograd/eager_utils.h"
-#include "oar/autograd/grad_mode.h"
 #include "oar/core/errors.h"
+#include "oar/core/grad_mode.h"
 #include "oar/eager/dygraph_functions.h"
 
 namespace oar::optim {

@@ -4,7 +4,7 @@
 #include "oar/autograd/accumulate.h"
 #include "oar/autograd/backward.h"
 #include "oar/autograd/eager_utils.h"
-#include "oar/autograd/grad_mode.h"
+#include "oar/core/grad_mode.h"
 
 namespace oar {
 

@@ -6,7 +6,7 @@
 #include "oar/api/api.h"
 #include "oar/autograd/custom_function.h"
 #include "oar/autograd/eager_utils.h"
-#include "oar/autograd/grad_mode.h"
+#include "oar/core/grad_mode.h"
 #include "oar/core/profiler/record_event.h"
 #include "oar/eager/dygraph_functions.h"
 #include "oar/eager/trace.h"

@@ -5,8 +5,8 @@
 #include <string_view>
 #include <utility>
 
-#include "oar/autograd/grad_mode.h"
 #include "oar/core/conv_flags.h"
+#include "oar/core/grad_mode.h"
 #include "oar/core/profiler/record_event.h"
 #include "oar/jit/fusion.h"
 #include "oar/jit/program.h"

@@ -4,8 +4,8 @@
 #include <string_view>
 
 #include "oar/autograd/amp_mode.h"
-#include "oar/autograd/grad_mode.h"
 #include "oar/core/flags.h"
+#include "oar/core/grad_mode.h"
 #include "oar/core/profiler/record_event.h"
 #include "oar/eager/dygraph_functions.h"
 #include "oar/eager/trace.h"

@@ -7,8 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "oar/autograd/grad_mode.h"
 #include "oar/core/errors.h"
+#include "oar/core/grad_mode.h"
 #include "oar/core/jit_flags.h"
 #include "oar/jit/conv_folding.h"
 #include "oar/jit/replay.h"

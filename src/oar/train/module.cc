@@ -3,8 +3,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "oar/autograd/grad_mode.h"
 #include "oar/core/errors.h"
+#include "oar/core/grad_mode.h"
 #include "oar/eager/creation.h"
 #include "oar/eager/dygraph_functions.h"
 

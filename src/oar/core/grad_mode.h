@@ -1,5 +1,8 @@
 // Grad mode: whether ops record the backward graph. Thread-local, so a
-// no_grad block in one thread never affects another.
+// no_grad block in one thread never affects another. It lives in the core, below
+// the kernels, because a kernel may run a faster inference algorithm where no
+// graph is recorded (Note [A convolution without a graph runs folded] in
+// kernels/cpu/conv_no_grad.h).
 #pragma once
 
 namespace oar {

@@ -1,4 +1,4 @@
-#include "oar/autograd/grad_mode.h"
+#include "oar/core/grad_mode.h"
 
 #include "oar/core/macros.h"
 
