@@ -1,7 +1,9 @@
 """The eager convolution keeps its weight packed across inference calls (Note [A
-convolution's weight packed across calls] in src/oar/kernels/cpu/conv_weight_cache.h):
-whatever changes the weight between calls, the next call uses the new values, equal to
-a convolution with a copy of them."""
+convolution's weight packed across calls] in src/oar/kernels/cpu/conv_weight_cache.h),
+and with grad mode off a folded convolution under the same rules (Note [A convolution
+without a graph runs folded] in src/oar/kernels/cpu/conv_no_grad.h): whatever changes
+the weight between calls, the next call uses the new values, equal to a convolution
+with a copy of them in the same grad mode. Each test runs in both modes."""
 
 import numpy as np
 import pytest
@@ -19,8 +21,14 @@ def _model():
     return x, conv
 
 
-def _with_copy(x, w):
-    return F.conv2d(x, oar.to_tensor(np.array(w.numpy())), padding=1).numpy()
+@pytest.fixture(params=["no_grad", "enable_grad"])
+def mode(request):
+    return getattr(oar, request.param)
+
+
+def _with_copy(x, w, mode):
+    with mode():
+        return F.conv2d(x, oar.to_tensor(np.array(w.numpy())), padding=1).numpy()
 
 
 def _set_value(conv, x):
@@ -72,35 +80,35 @@ CHANGES = [
 
 
 @pytest.mark.parametrize("change", CHANGES, ids=lambda f: f.__name__.strip("_"))
-def test_a_changed_weight_is_the_one_used(change):
+def test_a_changed_weight_is_the_one_used(change, mode):
     x, conv = _model()
-    with oar.no_grad():
+    with mode():
         before = conv(x).numpy()
         for _ in range(3):  # the second call keeps the packed copy, the third reads it
             np.testing.assert_array_equal(conv(x).numpy(), before)
     change(conv, x)
-    with oar.no_grad():
+    with mode():
         after = conv(x).numpy()
         again = conv(x).numpy()
     assert not np.array_equal(after, before)
-    np.testing.assert_array_equal(after, _with_copy(x, conv.weight))
+    np.testing.assert_array_equal(after, _with_copy(x, conv.weight, mode))
     np.testing.assert_array_equal(again, after)
 
 
-def test_memory_shared_with_numpy_follows_its_writes():
+def test_memory_shared_with_numpy_follows_its_writes(mode):
     x, _ = _model()
     a = np.random.default_rng(1).standard_normal((16, 16, 3, 3)).astype("float32")
     w = oar.from_dlpack(a)  # oar's tensor over numpy's memory
-    with oar.no_grad():
+    with mode():
         before = [F.conv2d(x, w, padding=1).numpy() for _ in range(3)]
         a *= 3.0
         after = F.conv2d(x, w, padding=1).numpy()
     np.testing.assert_array_equal(before[2], before[0])
     assert not np.array_equal(after, before[0])
-    np.testing.assert_array_equal(after, _with_copy(x, w))
+    np.testing.assert_array_equal(after, _with_copy(x, w, mode))
 
 
-def test_numpy_copies_leave_a_weight_writable_only_by_oar():
+def test_numpy_copies_leave_a_weight_writable_only_by_oar(mode):
     # numpy() and printing copy or read the memory: they hand out no writable view,
     # so the weight stays one that only oar's ops write.
     x, conv = _model()
@@ -108,27 +116,27 @@ def test_numpy_copies_leave_a_weight_writable_only_by_oar():
     conv.weight.numpy()
     str(conv.weight)
     assert not np.asarray(conv.weight._readonly_buffer()).flags.writeable
-    with oar.no_grad():
+    with mode():
         before = conv(x).numpy()
         conv(x)
         conv.weight.add_(oar.ones_like(conv.weight))
         after = conv(x).numpy()
     assert not np.array_equal(after, before)
-    np.testing.assert_array_equal(after, _with_copy(x, conv.weight))
+    np.testing.assert_array_equal(after, _with_copy(x, conv.weight, mode))
 
 
-def test_a_write_through_data_ptr_counts_once_bumped():
+def test_a_write_through_data_ptr_counts_once_bumped(mode):
     import ctypes
 
     x, conv = _model()
-    with oar.no_grad():
+    with mode():
         before = conv(x).numpy()
         conv(x)
     w = conv.weight
     values = (ctypes.c_float * int(w.numel())).from_address(w.data_ptr())
     values[:] = [-v for v in values]
     w._bump_inplace_version()  # what an in-place op does after its write
-    with oar.no_grad():
+    with mode():
         after = conv(x).numpy()
     assert not np.array_equal(after, before)
-    np.testing.assert_array_equal(after, _with_copy(x, w))
+    np.testing.assert_array_equal(after, _with_copy(x, w, mode))

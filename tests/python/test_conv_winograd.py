@@ -57,5 +57,6 @@ def test_kept_weight_follows_changes():
             conv(x)
         conv.weight.set_value(conv.weight.numpy() * -0.5)
         got = conv(x).numpy()
-    fresh = F.conv2d(x, oar.to_tensor(conv.weight.numpy()), padding=1).numpy()
+        # in the same grad mode (Note [A convolution without a graph runs folded])
+        fresh = F.conv2d(x, oar.to_tensor(conv.weight.numpy()), padding=1).numpy()
     np.testing.assert_array_equal(got, fresh)

@@ -372,21 +372,12 @@ void InferenceConv::Impl::RunBlocks(const Prepared& p, const DenseTensor& x,
 InferenceConv::InferenceConv(const DenseTensor& weight, const DenseTensor& mean,
                              const DenseTensor& variance, const DenseTensor& scale,
                              const DenseTensor& shift, double epsilon, InferenceConvSpec spec)
-    : impl_(std::make_unique<Impl>()) {
-  OAR_ENFORCE(
-      weight.dtype() == DType::kFloat32 && weight.is_contiguous() && weight.ndim() >= 3,
-      errors::InvalidArgument("folded convolution: the weight must be a contiguous float32 tensor "
-                              "[C_out, C_in / groups, *kernel]"));
+    : InferenceConv(weight, std::move(spec)) {
   const int64_t c_out = weight.dims()[0];
   CheckStatistic(mean, c_out, "mean");
   CheckStatistic(variance, c_out, "variance");
   CheckStatistic(scale, c_out, "weight");
   CheckStatistic(shift, c_out, "bias");
-  impl_->spec = std::move(spec);
-  impl_->weight = weight;
-  impl_->weight_dims = weight.dims();
-  impl_->bias = Float32(DDim{c_out});
-  impl_->channel_scale.resize(static_cast<size_t>(c_out));
   const float *m = mean.data<float>(), *v = variance.data<float>();
   const float *g = scale.data<float>(), *b = shift.data<float>();
   float* fb = impl_->bias.data<float>();
@@ -395,6 +386,21 @@ InferenceConv::InferenceConv(const DenseTensor& weight, const DenseTensor& mean,
     impl_->channel_scale[static_cast<size_t>(o)] = s;
     fb[o] = static_cast<float>(static_cast<double>(b[o]) - static_cast<double>(m[o]) * s);
   }
+}
+
+InferenceConv::InferenceConv(const DenseTensor& weight, InferenceConvSpec spec)
+    : impl_(std::make_unique<Impl>()) {
+  OAR_ENFORCE(
+      weight.dtype() == DType::kFloat32 && weight.is_contiguous() && weight.ndim() >= 3,
+      errors::InvalidArgument("folded convolution: the weight must be a contiguous float32 tensor "
+                              "[C_out, C_in / groups, *kernel]"));
+  const int64_t c_out = weight.dims()[0];
+  impl_->spec = std::move(spec);
+  impl_->weight = weight;
+  impl_->weight_dims = weight.dims();
+  impl_->bias = Float32(DDim{c_out});
+  std::fill_n(impl_->bias.data<float>(), c_out, 0.f);
+  impl_->channel_scale.assign(static_cast<size_t>(c_out), 1.0);  // w * 1.0 is w exactly
 }
 
 DenseTensor InferenceConv::Impl::FoldedWeight() const {

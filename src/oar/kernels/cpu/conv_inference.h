@@ -118,6 +118,9 @@ class InferenceConv {
   InferenceConv(const DenseTensor& weight, const DenseTensor& mean, const DenseTensor& variance,
                 const DenseTensor& scale, const DenseTensor& shift, double epsilon,
                 InferenceConvSpec spec);
+  // A convolution with no batch norm after it: the weight as it is, no bias (Note [A
+  // convolution without a graph runs folded] in conv_no_grad.h).
+  InferenceConv(const DenseTensor& weight, InferenceConvSpec spec);
   ~InferenceConv();
   InferenceConv(const InferenceConv&) = delete;
   InferenceConv& operator=(const InferenceConv&) = delete;

@@ -4,6 +4,7 @@
 
 #include "oar/core/wide_int.h"
 #include "oar/kernels/cpu/conv_impl.h"
+#include "oar/kernels/cpu/conv_no_grad.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/infer_meta.h"
 #include "oar/kernels/kernel_registry.h"
@@ -178,6 +179,11 @@ void ConvKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& w
                 const std::vector<int64_t>& dilations, int64_t groups, DenseTensor* out) {
   const WindowGeometry g =
       ConvGeometry(x.dims(), weight.dims(), strides, paddings, dilations, groups);
+  // Note [A convolution without a graph runs folded]
+  if (std::is_same_v<T, float> &&
+      conv_engine::NoGradForward(x, weight, strides, paddings, dilations, groups, out)) {
+    return;
+  }
   RunPass<T>(conv_engine::Pass::kForward, x, weight, g, groups, x.dims()[0], x.dims()[1],
              weight.dims()[0], out);
 }

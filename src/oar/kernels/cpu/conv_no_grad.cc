@@ -1,0 +1,91 @@
+// Note [A convolution without a graph runs folded] (conv_no_grad.h).
+#include "oar/kernels/cpu/conv_no_grad.h"
+
+#include <memory>
+#include <utility>
+
+#include "oar/core/conv_flags.h"
+#include "oar/core/errors.h"
+#include "oar/core/grad_mode.h"
+#include "oar/kernels/cpu/conv_inference.h"
+
+namespace oar::conv_engine {
+namespace {
+
+// What a weight's Allocation keeps: the call it was made for, and from the second call
+// that found the weight unchanged its convolution.
+struct HeldConv final : DerivedCopy {
+  uint64_t writes = 0;
+  int64_t offset = 0;
+  DDim dims;
+  InferenceConvSpec spec;
+  std::unique_ptr<const InferenceConv> conv;  // null after the first call
+
+  bool Matches(uint64_t w_writes, const DenseTensor& w, const InferenceConvSpec& s) const {
+    return writes == w_writes && offset == w.offset() && dims == w.dims() &&
+           spec.strides == s.strides && spec.paddings == s.paddings &&
+           spec.dilations == s.dilations && spec.groups == s.groups && spec.winograd == s.winograd;
+  }
+};
+
+// w's elements through an Allocation that does not own them (see the note).
+DenseTensor Unowned(const DenseTensor& w) {
+  auto block = std::make_shared<Allocation>(const_cast<void*>(w.data()),
+                                            static_cast<size_t>(w.numel()) * sizeof(float),
+                                            w.place(), nullptr);
+  return DenseTensor(std::move(block), DenseTensorMeta(w.dtype(), w.dims()));
+}
+
+}  // namespace
+
+bool NoGradForward(const DenseTensor& x, const DenseTensor& w, const std::vector<int64_t>& strides,
+                   const std::vector<int64_t>& paddings, const std::vector<int64_t>& dilations,
+                   int64_t groups, DenseTensor* out) {
+  if (HasGrad() || x.dtype() != DType::kFloat32 || w.dtype() != DType::kFloat32 || w.ndim() != 4 ||
+      x.ndim() != 4 || x.dims()[0] != 1 || !w.is_contiguous() || w.numel() == 0 || x.numel() == 0 ||
+      x.place().type != AllocationType::kCPU || w.place().type != AllocationType::kCPU ||
+      !InferenceConv::Takes(x)) {
+    return false;
+  }
+  InferenceConvSpec spec{.strides = strides,
+                         .paddings = paddings,
+                         .dilations = dilations,
+                         .groups = groups,
+                         .winograd = FLAGS_conv_winograd()};
+  const std::shared_ptr<Allocation>& block = w.Holder();
+  const bool may_keep = block != nullptr && !block->shared_outside();
+  const uint64_t writes = may_keep ? block->inplace_version().Writes() : 0;
+  const std::shared_ptr<const DerivedCopy> held = may_keep ? block->derived() : nullptr;
+  const auto* last = dynamic_cast<const HeldConv*>(held.get());
+  const bool unchanged = last != nullptr && last->Matches(writes, w, spec);
+  std::unique_ptr<const InferenceConv> made;
+  const InferenceConv* conv = unchanged ? last->conv.get() : nullptr;
+  if (conv == nullptr) {
+    made = std::make_unique<const InferenceConv>(Unowned(w), spec);
+    conv = made.get();
+  }
+  DenseTensor y = conv->Run(x, nullptr, /*plain=*/true);
+  OAR_ENFORCE(y.dims() == out->dims(),
+              errors::Fatal("conv: the folded convolution's output is ", DimsToString(y.dims()),
+                            " where the op's shape is ", DimsToString(out->dims())));
+  *out = std::move(y);
+  if (may_keep && made != nullptr) {
+    auto copy = std::make_shared<HeldConv>();
+    copy->writes = writes;
+    copy->offset = w.offset();
+    copy->dims = w.dims();
+    copy->spec = std::move(spec);
+    if (unchanged) copy->conv = std::move(made);
+    block->set_derived(std::move(copy));
+  }
+  return true;
+}
+
+bool HoldsNoGradConv(const DenseTensor& w) {
+  if (!w.Holder()) return false;
+  const std::shared_ptr<const DerivedCopy> held = w.Holder()->derived();
+  const auto* copy = dynamic_cast<const HeldConv*>(held.get());
+  return copy != nullptr && copy->conv != nullptr;
+}
+
+}  // namespace oar::conv_engine
