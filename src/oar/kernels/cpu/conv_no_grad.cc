@@ -1,6 +1,7 @@
 // Note [A convolution without a graph runs folded] (conv_no_grad.h).
 #include "oar/kernels/cpu/conv_no_grad.h"
 
+#include <functional>
 #include <memory>
 #include <utility>
 
@@ -40,7 +41,7 @@ DenseTensor Unowned(const DenseTensor& w) {
 
 bool NoGradForward(const DenseTensor& x, const DenseTensor& w, const std::vector<int64_t>& strides,
                    const std::vector<int64_t>& paddings, const std::vector<int64_t>& dilations,
-                   int64_t groups, DenseTensor* out) {
+                   int64_t groups, DenseTensor* out, const std::function<void()>& ops_pass) {
   if (HasGrad() || x.dtype() != DType::kFloat32 || w.dtype() != DType::kFloat32 || w.ndim() != 4 ||
       x.ndim() != 4 || x.dims()[0] != 1 || !w.is_contiguous() || w.numel() == 0 || x.numel() == 0 ||
       x.place().type != AllocationType::kCPU || w.place().type != AllocationType::kCPU ||
@@ -58,26 +59,34 @@ bool NoGradForward(const DenseTensor& x, const DenseTensor& w, const std::vector
   const std::shared_ptr<const DerivedCopy> held = may_keep ? block->derived() : nullptr;
   const auto* last = dynamic_cast<const HeldConv*>(held.get());
   const bool unchanged = last != nullptr && last->Matches(writes, w, spec);
-  std::unique_ptr<const InferenceConv> made;
-  const InferenceConv* conv = unchanged ? last->conv.get() : nullptr;
-  if (conv == nullptr) {
-    made = std::make_unique<const InferenceConv>(Unowned(w), spec);
-    conv = made.get();
+  std::shared_ptr<const HeldConv> use;  // keeps the convolution alive while it runs
+  if (unchanged && last->conv != nullptr) {
+    use = std::shared_ptr<const HeldConv>(held, last);
+  } else {
+    if (!may_keep) return false;
+    auto copy = std::make_shared<HeldConv>();
+    copy->writes = writes;
+    copy->offset = w.offset();
+    copy->dims = w.dims();
+    copy->spec = spec;
+    if (!unchanged) {
+      // The first call with this weight: the ops' passes, then the mark (after them, since
+      // their packed weight takes the same place: Note [A convolution's weight packed
+      // across calls]).
+      ops_pass();
+      block->set_derived(std::move(copy));
+      return true;
+    }
+    copy->conv = std::make_unique<const InferenceConv>(Unowned(w), std::move(spec));
+    block->set_derived(copy);
+    use = std::move(copy);
   }
+  const InferenceConv* conv = use->conv.get();
   DenseTensor y = conv->Run(x, nullptr, /*plain=*/true);
   OAR_ENFORCE(y.dims() == out->dims(),
               errors::Fatal("conv: the folded convolution's output is ", DimsToString(y.dims()),
                             " where the op's shape is ", DimsToString(out->dims())));
   *out = std::move(y);
-  if (may_keep && made != nullptr) {
-    auto copy = std::make_shared<HeldConv>();
-    copy->writes = writes;
-    copy->offset = w.offset();
-    copy->dims = w.dims();
-    copy->spec = std::move(spec);
-    if (unchanged) copy->conv = std::move(made);
-    block->set_derived(std::move(copy));
-  }
   return true;
 }
 

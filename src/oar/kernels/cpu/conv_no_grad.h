@@ -21,21 +21,25 @@
 //
 // The InferenceConv is kept on the weight's Allocation (a DerivedCopy) under the rules
 // of Note [A convolution's weight packed across calls] (conv_weight_cache.h): it is
-// reused while the weight's count of writes, its offset, the op's attributes and
-// FLAGS_conv_winograd are those it was made for, it is kept only from the second call
-// that finds the weight unchanged, and never for memory written outside oar's ops. So a
-// training step whose backward runs a convolution with grad mode off (the data
-// gradient of conv_transpose) keeps nothing and its peak memory stays as it was;
-// repeated inference keeps one per weight. The kept one reads the weight through a
-// view that does not own its memory, since the weight's Allocation owns it: a view
-// that owned the memory would keep both alive forever. Every call with grad mode off
-// runs this path, kept or not, so repeated calls give the same bits. The results
-// differ from those with grad mode on by rounding only (another algorithm or kernel
-// for some shapes; the input channels are summed in the same blocks, Note [Folded
-// convolutions sum in blocks where the ops do] in conv_inference.cc).
+// made at the second call that finds the weight unchanged (its count of writes, its
+// offset, the op's attributes and FLAGS_conv_winograd those of the call before), and
+// never for memory written outside oar's ops; calls before it run the ops' passes. Its
+// making is the cost: oneDNN's primitives for the whole and its parts, the weight
+// copied and packed (Winograd's transform among them). Made anew at every call, one of
+// 256 channels at 14x14 took 10.4 ms against the ops' 1.4, 128 at 28x28 3.0 against
+// 1.1; so a weight that changes between calls (a policy acting between updates, the
+// data gradient of conv_transpose in a backward pass) keeps the ops' passes and their
+// cost. The first call's results differ from the later ones' by rounding only, as
+// they differ from a call with grad mode on (another algorithm or kernel for some
+// shapes; the input channels are summed in the same blocks, Note [Folded convolutions
+// sum in blocks where the ops do] in conv_inference.cc). The kept convolution reads
+// the weight through a view that does not own its memory, since the weight's
+// Allocation owns the convolution: a view that owned the memory would keep both alive
+// forever.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "oar/core/dense_tensor.h"
@@ -44,11 +48,13 @@ namespace oar::conv_engine {
 
 // Computes conv(x, w) into *out (shaped by the op's InferMeta) as the note says and
 // returns true where it applies: grad mode off, float32 x and w on the CPU, a 2-D
-// convolution of a contiguous weight, an x of one sample whose elements fill its memory.
-// Returns false otherwise, and the op's own passes run.
+// convolution of a contiguous weight in oar's memory, an x of one sample whose elements
+// fill its memory. Where the weight is new or changed since the last such call it runs
+// `ops_pass` (the op's passes into *out) and remembers the weight. Returns false where
+// it does not apply (the caller runs the op's passes).
 bool NoGradForward(const DenseTensor& x, const DenseTensor& w, const std::vector<int64_t>& strides,
                    const std::vector<int64_t>& paddings, const std::vector<int64_t>& dilations,
-                   int64_t groups, DenseTensor* out);
+                   int64_t groups, DenseTensor* out, const std::function<void()>& ops_pass);
 
 // Whether w's memory keeps an InferenceConv for calls without a graph now (for tests).
 bool HoldsNoGradConv(const DenseTensor& w);
