@@ -6,6 +6,8 @@
 // test_conv_weight_cache.cc.)
 #include <gtest/gtest.h>
 
+#include <atomic>
+#include <thread>
 #include <vector>
 
 #include "oar/core/conv_flags.h"
@@ -121,6 +123,39 @@ TEST_F(ConvNoGrad, LargerBatchesOtherDtypesAndRanksRunTheOpsPasses) {
   (void)conv(x1, w1, {1}, {1, 1}, {1});
   (void)conv(x1, w1, {1}, {1, 1}, {1});
   EXPECT_FALSE(HoldsNoGradConv(w1.dense()));
+}
+
+// Several threads with grad mode off (each thread's own) call one weight's kept folded
+// convolution at once (the Threads suite runs under TSan too), each call with the bits
+// of a standalone one. (Work oneDNN runs on OpenMP's team, whose threads TSan does not
+// see synchronise, is kept out: the calls before it is kept, and a Winograd weight's
+// transform.)
+TEST(Threads, NoGradConvolutionsOfOneWeightRunFromSeveralThreads) {
+  // 8x8: the direct algorithm, whose small weight reorder oneDNN runs on the calling thread
+  const Tensor x = Floats({1, 48, 8, 8}, 10), w = Floats({32, 48, 3, 3}, 11);
+  InferenceConvSpec spec{.strides = {1, 1}, .paddings = {1, 1, 1, 1}, .dilations = {1, 1}};
+  spec.winograd = FLAGS_conv_winograd();
+  const InferenceConv standalone(w.dense(), spec);
+  const std::vector<double> folded = Values(
+      Tensor(std::make_shared<DenseTensor>(standalone.Run(x.dense(), nullptr, /*plain=*/true))));
+  {
+    const NoGradGuard no_grad;
+    (void)Conv(x, w);  // the ops' passes; the second call keeps the folded convolution
+    ASSERT_EQ(Conv(x, w), folded);
+    ASSERT_TRUE(HoldsNoGradConv(w.dense()));
+  }
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 3; ++t) {
+    threads.emplace_back([&] {
+      const NoGradGuard no_grad;
+      for (int rep = 0; rep < 10; ++rep) {
+        if (Conv(x, w) != folded) wrong.fetch_add(1);
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
 }
 
 }  // namespace
