@@ -71,6 +71,7 @@ struct InferenceConvSpec {
   // channels, on oar's pool (Note [A batch of one runs in parts of its output
   // channels] in conv_inference.cc); false keeps one primitive on OpenMP's team.
   bool split_output_channels = true;
+  bool operator==(const InferenceConvSpec&) const = default;
 };
 
 // The largest input (bytes) for which a folded convolution runs Winograd's

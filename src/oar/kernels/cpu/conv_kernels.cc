@@ -179,16 +179,13 @@ void ConvKernel(const DeviceContext&, const DenseTensor& x, const DenseTensor& w
                 const std::vector<int64_t>& dilations, int64_t groups, DenseTensor* out) {
   const WindowGeometry g =
       ConvGeometry(x.dims(), weight.dims(), strides, paddings, dilations, groups);
-  const auto ops_pass = [&] {
-    RunPass<T>(conv_engine::Pass::kForward, x, weight, g, groups, x.dims()[0], x.dims()[1],
-               weight.dims()[0], out);
-  };
   // Note [A convolution without a graph runs folded]
   if (std::is_same_v<T, float> &&
-      conv_engine::NoGradForward(x, weight, strides, paddings, dilations, groups, out, ops_pass)) {
+      conv_engine::NoGradForward(x, weight, strides, paddings, dilations, groups, out)) {
     return;
   }
-  ops_pass();
+  RunPass<T>(conv_engine::Pass::kForward, x, weight, g, groups, x.dims()[0], x.dims()[1],
+             weight.dims()[0], out);
 }
 
 // conv_transpose(x, w) is the data gradient of the convolution whose output

@@ -1,7 +1,6 @@
 // Note [A convolution without a graph runs folded] (conv_no_grad.h).
 #include "oar/kernels/cpu/conv_no_grad.h"
 
-#include <functional>
 #include <memory>
 #include <utility>
 
@@ -9,6 +8,7 @@
 #include "oar/core/errors.h"
 #include "oar/core/grad_mode.h"
 #include "oar/kernels/cpu/conv_inference.h"
+#include "oar/kernels/cpu/conv_weight_cache.h"
 
 namespace oar::conv_engine {
 namespace {
@@ -23,9 +23,7 @@ struct HeldConv final : DerivedCopy {
   std::unique_ptr<const InferenceConv> conv;  // null after the first call
 
   bool Matches(uint64_t w_writes, const DenseTensor& w, const InferenceConvSpec& s) const {
-    return writes == w_writes && offset == w.offset() && dims == w.dims() &&
-           spec.strides == s.strides && spec.paddings == s.paddings &&
-           spec.dilations == s.dilations && spec.groups == s.groups && spec.winograd == s.winograd;
+    return writes == w_writes && offset == w.offset() && dims == w.dims() && spec == s;
   }
 };
 
@@ -41,7 +39,7 @@ DenseTensor Unowned(const DenseTensor& w) {
 
 bool NoGradForward(const DenseTensor& x, const DenseTensor& w, const std::vector<int64_t>& strides,
                    const std::vector<int64_t>& paddings, const std::vector<int64_t>& dilations,
-                   int64_t groups, DenseTensor* out, const std::function<void()>& ops_pass) {
+                   int64_t groups, DenseTensor* out) {
   if (HasGrad() || x.dtype() != DType::kFloat32 || w.dtype() != DType::kFloat32 || w.ndim() != 4 ||
       x.ndim() != 4 || x.dims()[0] != 1 || !w.is_contiguous() || w.numel() == 0 || x.numel() == 0 ||
       x.place().type != AllocationType::kCPU || w.place().type != AllocationType::kCPU ||
@@ -54,35 +52,26 @@ bool NoGradForward(const DenseTensor& x, const DenseTensor& w, const std::vector
                          .groups = groups,
                          .winograd = FLAGS_conv_winograd()};
   const std::shared_ptr<Allocation>& block = w.Holder();
-  const bool may_keep = block != nullptr && !block->shared_outside();
-  const uint64_t writes = may_keep ? block->inplace_version().Writes() : 0;
-  const std::shared_ptr<const DerivedCopy> held = may_keep ? block->derived() : nullptr;
+  if (block == nullptr || block->shared_outside()) return false;  // never kept
+  const uint64_t writes = block->inplace_version().Writes();
+  const std::shared_ptr<const DerivedCopy> held = HeldCopy(*block, WeightCopyKind::kNoGradConv);
   const auto* last = dynamic_cast<const HeldConv*>(held.get());
   const bool unchanged = last != nullptr && last->Matches(writes, w, spec);
   std::shared_ptr<const HeldConv> use;  // keeps the convolution alive while it runs
   if (unchanged && last->conv != nullptr) {
     use = std::shared_ptr<const HeldConv>(held, last);
   } else {
-    if (!may_keep) return false;
     auto copy = std::make_shared<HeldConv>();
     copy->writes = writes;
     copy->offset = w.offset();
     copy->dims = w.dims();
     copy->spec = spec;
-    if (!unchanged) {
-      // The first call with this weight: the ops' passes, then the mark (after them, since
-      // their packed weight takes the same place: Note [A convolution's weight packed
-      // across calls]).
-      ops_pass();
-      block->set_derived(std::move(copy));
-      return true;
-    }
-    copy->conv = std::make_unique<const InferenceConv>(Unowned(w), std::move(spec));
-    block->set_derived(copy);
+    if (unchanged) copy->conv = std::make_unique<const InferenceConv>(Unowned(w), std::move(spec));
+    Hold(*block, WeightCopyKind::kNoGradConv, copy);
+    if (!unchanged) return false;  // the first call with this weight: the ops' passes
     use = std::move(copy);
   }
-  const InferenceConv* conv = use->conv.get();
-  DenseTensor y = conv->Run(x, nullptr, /*plain=*/true);
+  DenseTensor y = use->conv->Run(x, nullptr, /*plain=*/true);
   OAR_ENFORCE(y.dims() == out->dims(),
               errors::Fatal("conv: the folded convolution's output is ", DimsToString(y.dims()),
                             " where the op's shape is ", DimsToString(out->dims())));
@@ -92,7 +81,8 @@ bool NoGradForward(const DenseTensor& x, const DenseTensor& w, const std::vector
 
 bool HoldsNoGradConv(const DenseTensor& w) {
   if (!w.Holder()) return false;
-  const std::shared_ptr<const DerivedCopy> held = w.Holder()->derived();
+  const std::shared_ptr<const DerivedCopy> held =
+      HeldCopy(*w.Holder(), WeightCopyKind::kNoGradConv);
   const auto* copy = dynamic_cast<const HeldConv*>(held.get());
   return copy != nullptr && copy->conv != nullptr;
 }

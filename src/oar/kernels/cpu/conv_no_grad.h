@@ -19,11 +19,12 @@
 // plain input and output, reordered to and from oneDNN's blocks at every call (the C++
 // runtime holds them blocked between convolutions), made ResNet-18 1.23x slower.
 //
-// The InferenceConv is kept on the weight's Allocation (a DerivedCopy) under the rules
-// of Note [A convolution's weight packed across calls] (conv_weight_cache.h): it is
-// made at the second call that finds the weight unchanged (its count of writes, its
-// offset, the op's attributes and FLAGS_conv_winograd those of the call before), and
-// never for memory written outside oar's ops; calls before it run the ops' passes. Its
+// The InferenceConv is kept on the weight's Allocation (a DerivedCopy, beside the packed
+// weight: WeightCopyKind in conv_weight_cache.h) under the rules of Note [A
+// convolution's weight packed across calls] (conv_weight_cache.h): it is made at the
+// second call that finds the weight unchanged (its count of writes, its offset, the
+// op's attributes and FLAGS_conv_winograd those of the call before), and never for
+// memory written outside oar's ops; calls before it run the ops' passes. Its
 // making is the cost: oneDNN's primitives for the whole and its parts, the weight
 // copied and packed (Winograd's transform among them). Made anew at every call, one of
 // 256 channels at 14x14 took 10.4 ms against the ops' 1.4, 128 at 28x28 3.0 against
@@ -39,7 +40,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 #include <vector>
 
 #include "oar/core/dense_tensor.h"
@@ -49,12 +49,12 @@ namespace oar::conv_engine {
 // Computes conv(x, w) into *out (shaped by the op's InferMeta) as the note says and
 // returns true where it applies: grad mode off, float32 x and w on the CPU, a 2-D
 // convolution of a contiguous weight in oar's memory, an x of one sample whose elements
-// fill its memory. Where the weight is new or changed since the last such call it runs
-// `ops_pass` (the op's passes into *out) and remembers the weight. Returns false where
-// it does not apply (the caller runs the op's passes).
+// fill its memory, the weight unchanged since the last such call. Where the weight is
+// new or changed it remembers the weight and returns false, as where the path does not
+// apply: the caller runs the op's passes.
 bool NoGradForward(const DenseTensor& x, const DenseTensor& w, const std::vector<int64_t>& strides,
                    const std::vector<int64_t>& paddings, const std::vector<int64_t>& dilations,
-                   int64_t groups, DenseTensor* out, const std::function<void()>& ops_pass);
+                   int64_t groups, DenseTensor* out);
 
 // Whether w's memory keeps an InferenceConv for calls without a graph now (for tests).
 bool HoldsNoGradConv(const DenseTensor& w);

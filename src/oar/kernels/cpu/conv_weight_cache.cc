@@ -2,6 +2,7 @@
 #include "oar/kernels/cpu/conv_weight_cache.h"
 
 #include <algorithm>
+#include <array>
 #include <memory>
 #include <utility>
 
@@ -33,7 +34,26 @@ std::vector<dnnl::memory> PackAll(const DenseTensor& w, const std::vector<Weight
   return out;
 }
 
+// The one DerivedCopy an Allocation holds: a copy of each kind.
+struct WeightCopies final : DerivedCopy {
+  std::array<std::shared_ptr<const DerivedCopy>, kWeightCopyKinds> kinds;
+};
+
 }  // namespace
+
+std::shared_ptr<const DerivedCopy> HeldCopy(const Allocation& block, WeightCopyKind kind) {
+  const std::shared_ptr<const DerivedCopy> held = block.derived();
+  const auto* copies = dynamic_cast<const WeightCopies*>(held.get());
+  return copies ? copies->kinds[static_cast<size_t>(kind)] : nullptr;
+}
+
+void Hold(Allocation& block, WeightCopyKind kind, std::shared_ptr<const DerivedCopy> copy) {
+  const std::shared_ptr<const DerivedCopy> held = block.derived();
+  auto next = std::make_shared<WeightCopies>();
+  if (const auto* copies = dynamic_cast<const WeightCopies*>(held.get())) *next = *copies;
+  next->kinds[static_cast<size_t>(kind)] = std::move(copy);
+  block.set_derived(std::move(next));
+}
 
 std::vector<dnnl::memory> PackedWeightParts(const DenseTensor& w,
                                             const std::vector<WeightPart>& parts, dnnl::stream& s) {
@@ -42,7 +62,7 @@ std::vector<dnnl::memory> PackedWeightParts(const DenseTensor& w,
   const std::shared_ptr<Allocation>& block = w.Holder();
   if (plain || !block || block->shared_outside()) return PackAll(w, parts, s);
   const uint64_t writes = block->inplace_version().Writes();
-  const std::shared_ptr<const DerivedCopy> held = block->derived();
+  const std::shared_ptr<const DerivedCopy> held = HeldCopy(*block, WeightCopyKind::kPacked);
   const auto* last = dynamic_cast<const PackedCopy*>(held.get());
   const bool unchanged = last != nullptr && last->writes == writes && last->offset == w.offset() &&
                          last->parts == parts;
@@ -53,7 +73,7 @@ std::vector<dnnl::memory> PackedWeightParts(const DenseTensor& w,
   copy->offset = w.offset();
   copy->parts = parts;
   if (unchanged) copy->packed = packed;
-  block->set_derived(std::move(copy));
+  Hold(*block, WeightCopyKind::kPacked, std::move(copy));
   return packed;
 }
 
@@ -67,7 +87,7 @@ dnnl::memory PackedWeight(const DenseTensor& w, const dnnl::memory& user,
 
 bool HoldsPackedWeight(const DenseTensor& w) {
   if (!w.Holder()) return false;
-  const std::shared_ptr<const DerivedCopy> held = w.Holder()->derived();
+  const std::shared_ptr<const DerivedCopy> held = HeldCopy(*w.Holder(), WeightCopyKind::kPacked);
   const auto* copy = dynamic_cast<const PackedCopy*>(held.get());
   return copy != nullptr && !copy->packed.empty();
 }

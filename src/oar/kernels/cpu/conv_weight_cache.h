@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <vector>
 
 #include <dnnl.hpp>
@@ -59,5 +60,16 @@ std::vector<dnnl::memory> PackedWeightParts(const DenseTensor& w,
 
 // Whether w's memory holds a packed copy now (for tests).
 bool HoldsPackedWeight(const DenseTensor& w);
+
+// What a weight's memory keeps, one of each kind side by side, so that the eager
+// passes' packed weight and the folded convolution of calls without a graph (Note [A
+// convolution without a graph runs folded] in conv_no_grad.h) never evict each other.
+enum class WeightCopyKind { kPacked, kNoGradConv };
+inline constexpr int kWeightCopyKinds = 2;
+// The copy of `kind` block keeps (null: none).
+std::shared_ptr<const DerivedCopy> HeldCopy(const Allocation& block, WeightCopyKind kind);
+// Keeps `copy` as block's copy of `kind`, the other kinds' as they are. Two threads
+// keeping copies at once may leave one of them unkept: a later call makes it again.
+void Hold(Allocation& block, WeightCopyKind kind, std::shared_ptr<const DerivedCopy> copy);
 
 }  // namespace oar::conv_engine
