@@ -19,6 +19,7 @@
 #include "oar/kernels/cpu/channel_blocks.h"
 #include "oar/kernels/cpu/conv_impl.h"
 #include "oar/kernels/cpu/conv_onednn.h"
+#include "oar/kernels/cpu/conv_weight_layout.h"
 #include "oar/kernels/cpu/onednn_util.h"
 #include "oar/kernels/funcs/copy.h"
 
@@ -27,6 +28,7 @@ namespace oar::conv_engine {
 using dnnl::memory;
 using onednn::Engine;
 using onednn::Reorder;
+using onednn::WriteConvWeight;
 
 namespace {
 
@@ -110,8 +112,9 @@ DDim ChannelsLastStrides(const DDim& dims) {
   return s;
 }
 
-// Copies a weight into another layout. oneDNN reorders into its Winograd
-// layout only from the plain one, so a blocked source goes through it.
+// Copies a weight into another layout (Note [oar writes a folded convolution's weight
+// layouts]). A Winograd layout is transformed from the plain one, so a blocked source goes
+// through it.
 memory Repack(const memory& source, const memory::desc& want, const memory::desc& plain) {
   dnnl::stream s(Engine());
   memory from = source;
@@ -120,7 +123,7 @@ memory Repack(const memory& source, const memory::desc& want, const memory::desc
     dnnl::reorder(source, from).execute(s, const_cast<memory&>(source), from);
   }
   memory to(want, Engine());
-  dnnl::reorder(from, to).execute(s, from, to);
+  if (!WriteConvWeight(from, to)) dnnl::reorder(from, to).execute(s, from, to);
   s.wait();
   return to;
 }
@@ -408,12 +411,16 @@ DenseTensor InferenceConv::Impl::FoldedWeight() const {
   const int64_t c_out = weight_dims[0], per_out = Product(weight_dims) / c_out;
   const float* w = weight.data<float>();
   float* fw = folded.data<float>();
-  for (int64_t o = 0; o < c_out; ++o) {
-    const double s = channel_scale[static_cast<size_t>(o)];
-    for (int64_t i = 0; i < per_out; ++i) {
-      fw[o * per_out + i] = static_cast<float>(static_cast<double>(w[o * per_out + i]) * s);
+  // On oar's pool: a model's first call folds every weight (its fresh pages are cleared as
+  // they are written, so that work is split too).
+  ParallelFor(0, c_out, per_out, [&](int64_t o0, int64_t o1) {
+    for (int64_t o = o0; o < o1; ++o) {
+      const double s = channel_scale[static_cast<size_t>(o)];
+      for (int64_t i = 0; i < per_out; ++i) {
+        fw[o * per_out + i] = static_cast<float>(static_cast<double>(w[o * per_out + i]) * s);
+      }
     }
-  }
+  });
   return folded;
 }
 
@@ -713,7 +720,8 @@ void InferenceConv::Impl::PrepareParts(const DDim& x, const WindowGeometry& g, c
         part.weight = memory(pd.weights_desc(), Engine());
         const memory view(memory::desc(wei, memory::data_type::f32, PlainStrides(wei)), Engine(),
                           const_cast<float*>(folded.data<float>()) + part.c0 * per_channel);
-        Reorder(view, part.weight, s);
+        // Note [oar writes a folded convolution's weight layouts]
+        if (!WriteConvWeight(view, part.weight)) Reorder(view, part.weight, s);
       }
     } catch (const dnnl::error&) {
       return;  // no kernel for one thread: the whole primitive
