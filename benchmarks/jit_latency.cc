@@ -1,11 +1,13 @@
 // Inference latency of a model saved from Python with oar.jit.save, run by
 // oar's C++ runtime without Python: loads MODEL.oarmodel + MODEL.safetensors
 // with oar::jit::Load, reads the inputs (in forward's order) from a
-// safetensors file, runs Module::Forward WARMUP times untimed and STEPS times
-// timed, and prints one JSON line: the median time of a call in seconds and
-// the peak resident set size of the process in MiB (getrusage). It is the
-// "oar C++" column of benchmarks/models.py, which saves the model and starts
-// this program with OMP_NUM_THREADS set.
+// safetensors file, runs Module::Forward WARMUP times untimed (at least once:
+// the first call is timed apart) and STEPS times timed, and prints one JSON line: the median time
+// of a call in seconds, the peak resident set size of the process in MiB (getrusage), and the
+// seconds oar::jit::Load and the first call took ("load", "first": where a model's folded
+// convolutions are made). It is the "oar C++" column of benchmarks/models.py, which saves the model
+// and starts this program with OMP_NUM_THREADS set, and benchmarks/first_calls.py reads the last
+// two.
 //
 //   usage: oar_bench_jit_latency [--no-fold] [--no-winograd] MODEL INPUTS.safetensors
 //                                [WARMUP] [STEPS]
@@ -45,25 +47,32 @@ int main(int argc, char** argv) {
     return 2;
   }
   try {
-    const oar::jit::Module module = oar::jit::Load(argv[1]);
+    using Clock = std::chrono::steady_clock;
+    const auto seconds = [](Clock::time_point a, Clock::time_point b) {
+      return std::chrono::duration<double>(b - a).count();
+    };
     std::vector<oar::Tensor> inputs;
     for (auto& [name, t] : oar::Load(argv[2])) inputs.push_back(t);
-    for (int i = 0; i < warmup; ++i) module.Forward(inputs);
+    const auto t_load = Clock::now();
+    const oar::jit::Module module = oar::jit::Load(argv[1]);
+    const auto t_first = Clock::now();
+    module.Forward(inputs);
+    const double load = seconds(t_load, t_first), first = seconds(t_first, Clock::now());
+    for (int i = 1; i < warmup; ++i) module.Forward(inputs);
     std::vector<double> times;
     times.reserve(static_cast<size_t>(steps));
     for (int i = 0; i < steps; ++i) {
       const auto t0 = std::chrono::steady_clock::now();
       const std::vector<oar::Tensor> out = module.Forward(inputs);
-      times.push_back(
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+      times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
     }
     std::sort(times.begin(), times.end());
     const size_t n = times.size();
     const double median = n % 2 ? times[n / 2] : (times[n / 2 - 1] + times[n / 2]) / 2;
     rusage usage{};
     getrusage(RUSAGE_SELF, &usage);  // ru_maxrss: KiB on Linux
-    std::printf("{\"median\": %.9g, \"peak_mib\": %.1f}\n", median,
-                static_cast<double>(usage.ru_maxrss) / 1024.0);
+    std::printf("{\"median\": %.9g, \"peak_mib\": %.1f, \"load\": %.9g, \"first\": %.9g}\n", median,
+                static_cast<double>(usage.ru_maxrss) / 1024.0, load, first);
   } catch (const std::exception& e) {
     std::fprintf(stderr, "jit_latency: %s\n", e.what());
     return 1;
