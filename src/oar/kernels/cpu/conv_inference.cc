@@ -407,6 +407,11 @@ InferenceConv::InferenceConv(const DenseTensor& weight, InferenceConvSpec spec)
 }
 
 DenseTensor InferenceConv::Impl::FoldedWeight() const {
+  // Without a batch norm (an eager no_grad convolution) every scale is 1 and w * 1.0 is w:
+  // the weight itself, which the layouts only read.
+  if (std::all_of(channel_scale.begin(), channel_scale.end(), [](double s) { return s == 1.0; })) {
+    return weight;
+  }
   DenseTensor folded = Float32(weight_dims);
   const int64_t c_out = weight_dims[0], per_out = Product(weight_dims) / c_out;
   const float* w = weight.data<float>();
