@@ -8,6 +8,7 @@ machines, override OpenBLAS's CPU detection and cache blocking (a large factor
 for GEMM); they are unset for this process and its subprocesses, and
 UNSET_NOTES says what they were, for the output.
 """
+
 import os
 import sys
 
@@ -28,3 +29,16 @@ for _v in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE"):
     os.environ.pop(_v, None)
 for _v in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
     os.environ[_v] = str(THREADS)
+
+
+def oar_environment():
+    """The environment `import oar` gives its own process (python/oar/__init__.py), for
+    the C++ program, which links liboar without that import: libgomp's spin count
+    (GOMP_SPINCOUNT=1000, unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set; with
+    libgomp's default, idle OpenMP threads spin and a loaded machine makes a forward
+    pass many times slower). libgomp reads it when it is loaded, before liboar; mimalloc's
+    settings liboar makes itself (Note [mimalloc keeps a running loop's memory])."""
+    env = dict(os.environ)
+    if "OMP_WAIT_POLICY" not in env and "GOMP_SPINCOUNT" not in env:
+        env["GOMP_SPINCOUNT"] = "1000"
+    return env

@@ -11,11 +11,11 @@ folded]; in the C++ runtime, at the first call), oneDNN's kernels, PyTorch's and
 Runtime's own set-up. Two tables, medians over --rounds rounds, each measurement a process
 of its own with 2 threads, the frameworks in turn in every round:
 
-- eager: model_zoo's ResNet-18 in eval() under no_grad on the suite's fixed input (built
-  and warmed by nothing), the time of each of the first --calls calls and the median of
-  the next ten, in oar and PyTorch;
+- eager: model_zoo's ResNet-18 inference call (worker.py's: eval(), no_grad, the output
+  read back as a numpy array) on the suite's fixed input, warmed by nothing, the time of
+  each of the first --calls calls and the median of the next ten, in oar and PyTorch;
 - serving: oar's C++ runtime on oar.jit.save's files (benchmarks/jit_latency.cc: the time
-  of oar::jit::Load and of the first call, in the environment models.py gives it) against
+  of oar::jit::Load and of the first call, in _env.oar_environment(), as models.py runs it) against
   ONNX Runtime on oar.onnx.export's file (the time to make the session and of its first
   run), the model exported once by model_zoo/worker.py. Without the program the table is
   skipped.
@@ -42,57 +42,47 @@ ROW = "resnet18_infer_b1"
 STEADY = 10  # calls whose median is the steady state
 
 
+def first_times(step, calls):
+    """The seconds of each of the first `calls` calls of step() and the median of the next
+    STEADY."""
+    times = []
+    for _ in range(calls + STEADY):
+        t0 = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t0)
+    return times[:calls], statistics.median(times[calls:])
+
+
 def eager_worker(fw, calls):
-    """Times the first `calls` calls and the median of the next STEADY (this process)."""
+    """model_zoo's ResNet-18 inference call (worker.py's) in a fresh process."""
     sys.path.insert(0, ZOO)
     import workloads
 
+    if fw == "torch":
+        import torch_models as zoo
+    else:
+        import paddle_api as zoo
     w = workloads.ROWS[ROW]
     x, _ = workloads.data(w.model, w.batch)
-    if fw == "torch":
-        import torch
-        import torch_models as zoo
-
-        torch.set_num_threads(2)
-        no_grad, x = torch.no_grad, torch.from_numpy(x)
-    else:
-        import oar
-        import paddle_api as zoo
-
-        no_grad, x = oar.no_grad, oar.to_tensor(x)
     zoo.use(fw)
-    net = zoo.build(w.model)
-    net.eval()
-    times = []
-    with no_grad():
-        for _ in range(calls + STEADY):
-            t0 = time.perf_counter()
-            net(x).numpy()
-            times.append(time.perf_counter() - t0)
-    print(json.dumps({"first": times[:calls], "steady": statistics.median(times[calls:])}))
+    first, steady = first_times(zoo.infer_step(zoo.build(w.model), x), calls)
+    print(json.dumps({"first": first, "steady": steady}))
 
 
 def ort_worker(prefix):
-    """The time to make ONNX Runtime's session, of its first run and of the steady ones."""
-    import numpy as np
-    import onnxruntime as ort
-    from safetensors.numpy import load_file
+    """The time worker.py takes to make ONNX Runtime's session for the model, of its first
+    run and of the steady ones."""
+    sys.path.insert(0, ZOO)
+    import workloads
+    from worker import onnxruntime_step
 
-    x = np.ascontiguousarray(next(iter(load_file(prefix + ".inputs.safetensors").values())))
+    w = workloads.ROWS[ROW]
+    x, _ = workloads.data(w.model, w.batch)
     t0 = time.perf_counter()
-    so = ort.SessionOptions()
-    so.intra_op_num_threads, so.inter_op_num_threads = 2, 1
-    sess = ort.InferenceSession(prefix + ".onnx", so, providers=["CPUExecutionProvider"])
-    feed = {sess.get_inputs()[0].name: x}
-    t1 = time.perf_counter()
-    sess.run(None, feed)
-    t2 = time.perf_counter()
-    steady = []
-    for _ in range(STEADY):
-        t = time.perf_counter()
-        sess.run(None, feed)
-        steady.append(time.perf_counter() - t)
-    print(json.dumps({"load": t1 - t0, "first": t2 - t1, "steady": statistics.median(steady)}))
+    step, _ = onnxruntime_step(prefix, x)
+    load = time.perf_counter() - t0
+    first, steady = first_times(step, 1)
+    print(json.dumps({"load": load, "first": first[0], "steady": steady}))
 
 
 def run_json(cmd, env=None):
@@ -101,14 +91,6 @@ def run_json(cmd, env=None):
         err = r.stderr.strip().splitlines()
         raise RuntimeError(f"{' '.join(cmd[:3])}: {err[-1] if err else r.returncode}")
     return json.loads(r.stdout.strip().splitlines()[-1])
-
-
-def cpp_environment():
-    """What `import oar` sets for itself (models.py's oar_environment)."""
-    env = dict(os.environ)
-    if "OMP_WAIT_POLICY" not in env and "GOMP_SPINCOUNT" not in env:
-        env["GOMP_SPINCOUNT"] = "1000"
-    return env
 
 
 def ms(v):
@@ -189,7 +171,7 @@ def main():
             serve["oar C++"].append(
                 run_json(
                     [cpp, prefix, prefix + ".inputs.safetensors", "1", str(STEADY)],
-                    cpp_environment(),
+                    _env.oar_environment(),
                 )
             )
             serve["onnxruntime"].append(run_json([sys.executable, me, "--worker", "ort", prefix]))

@@ -36,7 +36,7 @@ separate oar process first exports the model (oar.onnx.export and oar.jit.save, 
 batch dimension); ONNX Runtime runs the .onnx file and benchmarks/jit_latency.cc (built
 as oar_bench_jit_latency with the other C++ benchmarks) times oar::jit::Load's
 Module::Forward (in the environment `import oar` sets for itself: libgomp's spin count
-and mimalloc's settings, see oar_environment); without that program its column is n/a. Ratios below 1: oar is faster.
+and mimalloc's settings, see _env.oar_environment); without that program its column is n/a. Ratios below 1: oar is faster.
 The last line is the geometric mean of oar/torch over the rows.
 
 --rounds N measures each row N times, the frameworks in turn in each round (on a shared
@@ -62,7 +62,7 @@ import sys
 import tempfile
 import time
 
-import _env  # noqa: F401  (thread counts and OpenBLAS overrides, before the frameworks)
+import _env  # thread counts and OpenBLAS overrides, before the frameworks
 import _machine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -84,19 +84,6 @@ def paddle_python(arg):
     import importlib.util
 
     return sys.executable if importlib.util.find_spec("paddle") is not None else None
-
-
-def oar_environment():
-    """The environment `import oar` gives its own process (python/oar/__init__.py), for
-    the C++ program, which links liboar without that import: libgomp's spin count
-    (GOMP_SPINCOUNT=1000, unless OMP_WAIT_POLICY or GOMP_SPINCOUNT is set; with
-    libgomp's default, idle OpenMP threads spin and a loaded machine makes a forward
-    pass many times slower). libgomp reads it when it is loaded, before liboar; mimalloc's
-    settings liboar makes itself (Note [mimalloc keeps a running loop's memory])."""
-    env = dict(os.environ)
-    if "OMP_WAIT_POLICY" not in env and "GOMP_SPINCOUNT" not in env:
-        env["GOMP_SPINCOUNT"] = "1000"
-    return env
 
 
 def run(cmd, load, env=None):
@@ -165,7 +152,7 @@ class Suite:
                     else run(
                         [self.cpp, prefix, prefix + ".inputs.safetensors", warm, n],
                         load,
-                        oar_environment(),
+                        _env.oar_environment(),
                     )
                 )
         for fw, (res, _) in out.items():
