@@ -1,7 +1,9 @@
 #include "oar/kernels/cpu/max_pool_channels_last.h"
 
+#include <algorithm>
 #include <utility>
 
+#include "oar/core/parallel.h"
 #include "oar/kernels/funcs/copy.h"
 #include "oar/kernels/infer_meta_conv.h"
 
@@ -50,36 +52,39 @@ void PoolRows(const WindowGeometry& g, int64_t n, int64_t chunks, int64_t chunk,
   std::vector<Window> rows, cols;
   for (int64_t o = 0; o < OH; ++o) rows.push_back(PoolWindow(g, 1, o, false));
   for (int64_t o = 0; o < OW; ++o) cols.push_back(PoolWindow(g, 2, o, false));
-  // On OpenMP's team, as the folded convolutions on each side of it (Note [Max pooling
-  // reads and writes channel blocks]). A blocked input by chunks first (the convolution
-  // before it wrote its blocks by thread so: oneDNN's partition at batch 1), a
-  // channels-last one by pixels.
+  // On oar's pool, as the folded convolution before it at batch 1 (Note [A batch of one
+  // runs in parts of its output channels]; Note [Max pooling reads and writes channel
+  // blocks]). A blocked input by chunks first (that convolution wrote its blocks by
+  // thread so), a channels-last one by pixels.
   const int64_t n_rows = n * OH;
   const bool chunks_first = in.k_step >= in.h_step;
-#pragma omp parallel for schedule(static) if (n_rows * OW * chunks * len >= kMinParallelWork)
-  for (int64_t kr = 0; kr < chunks * n_rows; ++kr) {
-    const int64_t k = chunks_first ? kr / n_rows : kr % chunks;
-    const int64_t r = chunks_first ? kr % n_rows : kr / chunks;
-    const int64_t i = r / OH, oh = r % OH;
-    const Window& wh = rows[static_cast<size_t>(oh)];
-    const float* xk = x + i * in.n_step + k * in.k_step;
-    float* yk = y + i * out.n_step + k * out.k_step + oh * out.h_step;
-    for (int64_t ow = 0; ow < OW; ++ow) {
-      const Window& ww = cols[static_cast<size_t>(ow)];
-      float* o = yk + ow * out.w_step;
-      const float* first = xk + wh.begin * sh + ww.begin * sw;
+  // The cost only sets the chunking: a window's taps saturated, so it cannot overflow.
+  const int64_t taps = std::min<int64_t>(g.kernel[1] * g.kernel[2], 64);
+  ParallelFor(0, chunks * n_rows, OW * len * taps, [&](int64_t kr_begin, int64_t kr_end) {
+    for (int64_t kr = kr_begin; kr < kr_end; ++kr) {
+      const int64_t k = chunks_first ? kr / n_rows : kr % chunks;
+      const int64_t r = chunks_first ? kr % n_rows : kr / chunks;
+      const int64_t i = r / OH, oh = r % OH;
+      const Window& wh = rows[static_cast<size_t>(oh)];
+      const float* xk = x + i * in.n_step + k * in.k_step;
+      float* yk = y + i * out.n_step + k * out.k_step + oh * out.h_step;
+      for (int64_t ow = 0; ow < OW; ++ow) {
+        const Window& ww = cols[static_cast<size_t>(ow)];
+        float* o = yk + ow * out.w_step;
+        const float* first = xk + wh.begin * sh + ww.begin * sw;
 #pragma omp simd
-      for (int64_t c = 0; c < len; ++c) o[c] = first[c];
-      // Row-major over the window, as the ops' kernel: a NaN wins.
-      for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
-        for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
-          const float* v = xk + ih * sh + iw * sw;
+        for (int64_t c = 0; c < len; ++c) o[c] = first[c];
+        // Row-major over the window, as the ops' kernel: a NaN wins.
+        for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
+          for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
+            const float* v = xk + ih * sh + iw * sw;
 #pragma omp simd
-          for (int64_t c = 0; c < len; ++c) o[c] = (v[c] > o[c]) | (v[c] != v[c]) ? v[c] : o[c];
+            for (int64_t c = 0; c < len; ++c) o[c] = (v[c] > o[c]) | (v[c] != v[c]) ? v[c] : o[c];
+          }
         }
       }
     }
-  }
+  });
 }
 
 // A channels-last float32 tensor of dims [N, C, H, W], its memory [N, H, W, C].

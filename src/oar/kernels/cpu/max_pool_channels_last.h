@@ -34,10 +34,15 @@ DenseTensor MaxPoolChannelsLast(const DenseTensor& x, const std::vector<int64_t>
 // blocks for both its readers] in conv_inference.cc). The values are the same bits.
 // Each window compares whole vectors of channels (`omp simd`: with a block's 16
 // channels known to the compiler, GCC 12 otherwise unrolled the loop into scalar
-// code, 5x slower), on OpenMP's team like the convolutions around it. ResNet-18's max
-// pooling at batch 1 (64 x 112 x 112 to 56 x 56, two threads, Xeon with AVX-512)
-// takes 65-67 us block to block, 77-80 us channels last to blocks and 84-90 us
-// channels last to channels last, against 94-101 us for the kernel before.
+// code, 5x slower). ResNet-18's max pooling at batch 1 (64 x 112 x 112 to 56 x 56, two
+// threads, Xeon with AVX-512) takes 65-67 us block to block on an input in cache, 77-80 us
+// channels last to blocks and 84-90 us channels last to channels last, against 94-101 us
+// for the kernel before. It runs on oar's pool, as the convolution before it at batch 1
+// (Note [A batch of one runs in parts of its output channels] in conv_inference.cc),
+// whose worker is still awake: on OpenMP's team, whose worker had slept through that
+// convolution, the caller did its static half and then waited for the worker to wake, and
+// the pooling took 230-300 us a call in the C++ runtime against 195-215 (three
+// alternating rounds; the input, just written, is mostly out of the core's cache there).
 inline constexpr int64_t kPoolChannelBlock = 16;
 
 // Whether max pooling of an input of x_dims (float32, kPoolChannelBlock channels a
