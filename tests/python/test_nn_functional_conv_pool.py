@@ -307,6 +307,37 @@ def test_avg_pool_forms():
     close(F.avg_pool2d(xo, 2, 2, padding=[1, 0, 0, 1]), sums / counts)
 
 
+@pytest.mark.parametrize("dtype,tol", [("float32", 1e-5), ("float64", 1e-12)])
+def test_avg_pool_reads_a_channels_last_view_in_place(dtype, tol):
+    """Note [Average pooling sums a block of planes side by side]: an input whose channels
+    are adjacent (an NHWC array transposed, as a folded convolution's output) is pooled
+    where it is, sixteen planes side by side: the contiguous input's bits and torch's
+    values, for channel counts below, at and across a block of sixteen."""
+    cases2d = [
+        (lambda x: F.avg_pool2d(x, 3, 2, 1),
+         lambda t: TF.avg_pool2d(t, 3, 2, 1, count_include_pad=False)),
+        (lambda x: F.avg_pool2d(x, 3, 2, 1, exclusive=False, ceil_mode=True),
+         lambda t: TF.avg_pool2d(t, 3, 2, 1, ceil_mode=True)),
+        (lambda x: F.avg_pool2d(x, [2, 3], divisor_override=4),
+         lambda t: TF.avg_pool2d(t, [2, 3], divisor_override=4)),
+        (lambda x: F.adaptive_avg_pool2d(x, 1), lambda t: TF.adaptive_avg_pool2d(t, 1)),
+        (lambda x: F.adaptive_avg_pool2d(x, [3, 5]), lambda t: TF.adaptive_avg_pool2d(t, [3, 5])),
+    ]
+    cases3d = [(lambda x: F.avg_pool3d(x, 2, 2), lambda t: TF.avg_pool3d(t, 2, 2))]
+    for channels in (3, 16, 35):
+        for spatial, cases in (([9, 7], cases2d), ([4, 5, 6], cases3d)):
+            a = RNG.uniform(-10, 10, size=[2, *spatial, channels]).astype(dtype)
+            order = [0, len(spatial) + 1, *range(1, len(spatial) + 1)]
+            view = oar.transpose(oar.to_tensor(a), order)
+            assert not view.is_contiguous()
+            plain = oar.to_tensor(np.ascontiguousarray(a.transpose(order)))
+            t = torch.tensor(a).permute(order)
+            for f, tf in cases:
+                got = f(view).numpy()
+                assert got.tobytes() == f(plain).numpy().tobytes()
+                np.testing.assert_allclose(got, tf(t).numpy(), rtol=tol, atol=tol)
+
+
 def test_avg_pool_double_grad():
     xo, xt = pair([1, 2, 5, 5])
     out = F.avg_pool2d(xo, 3, 2, padding=1)

@@ -164,6 +164,31 @@ funcs::MaxPool3x3RunFn Run3x3For(const WindowGeometry& g) {
 
 }  // namespace
 
+// Note [Average pooling sums a block of planes side by side]
+// A window's sum is a chain of dependent adds, one element at a time in row-major order:
+// a global average over a small plane (ResNet's 512 x 7 x 7 head) waits on the add's
+// latency for every element. Summing kAvgPlaneBlock planes' windows side by side keeps
+// each plane's order (the same bits) and runs that many chains at once; an input whose
+// channels are adjacent in memory (a folded convolution's channels-last output) is read
+// where it is, a block's channels one vector, instead of being made contiguous first.
+// ResNet-18's head (512 x 7 x 7 in the C++ runtime, two threads, Xeon with AVX-512) took
+// 14-15 us this way against 44-45 a plane at a time (three alternating rounds).
+constexpr int64_t kAvgPlaneBlock = 16;
+
+// Whether x (of rank 3 to 5) holds its channels adjacent, each sample's pixels C apart
+// in row-major order: the layout AvgPoolKernel reads in place.
+bool ChannelsAdjacent(const DenseTensor& x) {
+  const DDim& d = x.dims();
+  const DDim& st = x.strides();
+  if (d.size() < 3 || st[1] != 1) return false;
+  int64_t step = d[1];
+  for (size_t i = d.size(); i-- > 2;) {
+    if (d[i] != 1 && st[i] != step) return false;
+    step *= d[i];
+  }
+  return d[0] == 1 || st[0] == step;
+}
+
 template <typename T>
 void AvgPoolKernel(const DeviceContext&, const DenseTensor& x_in,
                    const std::vector<int64_t>& kernel_size, const std::vector<int64_t>& strides,
@@ -172,25 +197,45 @@ void AvgPoolKernel(const DeviceContext&, const DenseTensor& x_in,
   using C = compute_t<T>;
   const WindowGeometry g =
       PoolGeometry(x_in.dims(), kernel_size, strides, paddings, ceil_mode, adaptive);
-  const DenseTensor x = funcs::Contiguous(x_in);
+  const bool adjacent = ChannelsAdjacent(x_in);
+  const DenseTensor x = adjacent ? x_in : funcs::Contiguous(x_in);
   const T* px = static_cast<const T*>(x.data());
   T* po = static_cast<T*>(out->AllocateFrom(x.place()));
   if (out->numel() == 0) return;
   const Windows w = AllWindows(g, adaptive);
   const int64_t S = g.in_size(), L = g.out_size(), IH = g.in[1], IW = g.in[2];
-  ForEachWindow(Planes(x), g, w,
-                [&](int64_t p, int64_t o, const Window& wd, const Window& wh, const Window& ww) {
-                  const T* plane = px + p * S;
-                  C sum = 0;
-                  for (int64_t id = wd.begin; id < wd.end; ++id) {
-                    for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
-                      const T* row = plane + (id * IH + ih) * IW;
-                      for (int64_t iw = ww.begin; iw < ww.end; ++iw) sum += C(row[iw]);
-                    }
-                  }
-                  const int64_t div = Divisor(wd, wh, ww, exclusive, divisor, adaptive);
-                  po[p * L + o] = static_cast<T>(sum / C(div));
-                });
+  const int64_t N = x.dims()[0], CH = x.dims()[1];
+  // Plane (n, c) starts at n * CH * S + c * c_step; its pixel i is i * pixel floats on.
+  const int64_t c_step = adjacent ? 1 : S, pixel = adjacent ? CH : 1;
+  const int64_t blocks = (CH + kAvgPlaneBlock - 1) / kAvgPlaneBlock;
+  const int64_t cost = kAvgPlaneBlock * g.plane_cost();
+  ParallelFor(0, N * blocks, cost, [&](int64_t b, int64_t e) {
+    for (int64_t nb = b; nb < e; ++nb) {
+      const int64_t n = nb / blocks, c0 = nb % blocks * kAvgPlaneBlock;
+      const int64_t len = std::min(kAvgPlaneBlock, CH - c0);
+      const T* first = px + n * CH * S + c0 * c_step;
+      T* dst = po + (n * CH + c0) * L;
+      int64_t o = 0;
+      for (const Window& wd : w.dim[0]) {
+        for (const Window& wh : w.dim[1]) {
+          for (const Window& ww : w.dim[2]) {
+            C sum[kAvgPlaneBlock] = {};
+            for (int64_t id = wd.begin; id < wd.end; ++id) {
+              for (int64_t ih = wh.begin; ih < wh.end; ++ih) {
+                for (int64_t iw = ww.begin; iw < ww.end; ++iw) {
+                  const T* v = first + ((id * IH + ih) * IW + iw) * pixel;
+                  for (int64_t j = 0; j < len; ++j) sum[j] += C(v[j * c_step]);
+                }
+              }
+            }
+            const C div = C(Divisor(wd, wh, ww, exclusive, divisor, adaptive));
+            for (int64_t j = 0; j < len; ++j) dst[j * L + o] = static_cast<T>(sum[j] / div);
+            ++o;
+          }
+        }
+      }
+    }
+  });
 }
 
 template <typename T>
