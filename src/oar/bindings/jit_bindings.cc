@@ -74,6 +74,8 @@ PyObject* TracerSwap(PyObject*, PyObject* arg) {
   OAR_PY_CATCH
 }
 
+PyObject* Tracing(PyObject*, PyObject*) { return PyBool_FromLong(Tracer::Current() != nullptr); }
+
 PyObject* TracerAddInput(PyObject*, PyObject* args) {
   OAR_PY_TRY
   PyObject *cap, *t;
@@ -259,6 +261,7 @@ PyMethodDef g_jit_functions[] = {
     {"_jit_set_package_dir", SetPackageDir, METH_O, "Where oar's own Python sources are."},
     {"_jit_tracer_new", TracerNew, METH_O, "_jit_tracer_new(full_graph) -> tracer"},
     {"_jit_tracer_swap", TracerSwap, METH_O, "Makes a tracer (or None) current on this thread."},
+    {"_jit_tracing", Tracing, METH_NOARGS, "Whether a capture records this thread's ops now."},
     {"_jit_tracer_add_input", TracerAddInput, METH_VARARGS, "(tracer, tensor) -> value id"},
     {"_jit_tracer_add_param", TracerAddParam, METH_VARARGS, "(tracer, name, tensor) -> value id"},
     {"_jit_tracer_break_reason", TracerBreakReason, METH_O, "The first graph break, or None."},
