@@ -338,6 +338,15 @@ def test_avg_pool_reads_a_channels_last_view_in_place(dtype, tol):
                 np.testing.assert_allclose(got, tf(t).numpy(), rtol=tol, atol=tol)
 
 
+def test_avg_pool_of_few_large_planes():
+    """Note [Average pooling sums a block of planes side by side]: three planes split over
+    the threads by output rows; torch's values."""
+    a = RNG.uniform(-1, 1, size=[1, 3, 96, 128])
+    for kw in ({"kernel_size": 3, "stride": 1, "padding": 1}, {"kernel_size": 2}):
+        ref = TF.avg_pool2d(torch.tensor(a), **kw, count_include_pad=False)  # Paddle's exclusive
+        close(F.avg_pool2d(oar.to_tensor(a), **kw), ref)
+
+
 def test_avg_pool_double_grad():
     xo, xt = pair([1, 2, 5, 5])
     out = F.avg_pool2d(xo, 3, 2, padding=1)
