@@ -1,9 +1,9 @@
 """TransformerEncoderLayer running its ops itself where nothing observes its sub-layers
 (Note [An encoder layer runs its ops itself where nothing observes its sub-layers] in
 python/oar/nn/layer/transformer.py): under no_grad the same bits as the sub-layer calls,
-with no sub-layer's forward running, for every form of the layer; and every observer
-(gradient recording, a hook, training dropout, a subclass, the profiler, a capture, a
-dropout that scales in inference) still sees the sub-layers run."""
+with no sub-layer's forward running, for every form of the layer and under auto_cast;
+and every observer (gradient recording, a hook, training dropout, a subclass, the
+profiler, a capture, a dropout that scales in inference) still sees the sub-layers run."""
 
 import numpy as np
 import pytest
@@ -79,6 +79,17 @@ def test_no_grad_runs_the_same_ops_without_the_sub_layers(
         assert forwards["n"] > 0
         forwards["n"] = 0
         got = layer(x, src_mask=_mask(mask)).numpy()
+    assert forwards["n"] == 0
+    assert got.tobytes() == want.tobytes()
+
+
+def test_auto_cast_gives_the_same_bits(forwards):
+    layer = _layer()
+    x = oar.to_tensor(RNG.standard_normal([2, 5, 16]).astype("float32"))
+    with oar.no_grad(), oar.amp.auto_cast(dtype="bfloat16"):
+        want = _through_sub_layers(layer, x, _mask("bool"))
+        forwards["n"] = 0
+        got = layer(x, src_mask=_mask("bool")).numpy()
     assert forwards["n"] == 0
     assert got.tobytes() == want.tobytes()
 
