@@ -39,9 +39,6 @@ struct Plane {
   int64_t n_step, k_step, h_step, w_step;
 };
 
-// Below this many channel values pooled, one thread pools them all.
-constexpr int64_t kMinParallelWork = int64_t{1} << 14;
-
 // The pooling of every output row, `chunks` chunks of `chunk` channels a pixel; Chunk,
 // where not 0, is `chunk` known to the compiler (a block: one vector).
 template <int64_t Chunk>
