@@ -174,8 +174,7 @@ def _encoder_params(layer, features):
 
 
 def _linear(x, params):
-    w, b = params
-    return _C.linear(x, w, b) if b is not None else F.linear(x, w)
+    return F.linear(x, *params)
 
 
 def _encode(layer, src, mask, attn, lins, norms):
