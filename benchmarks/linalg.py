@@ -7,8 +7,14 @@ Paddle is measured when it imports (run with the interpreter of a venv
 made with --system-site-packages and paddlepaddle installed, so it also sees oar and torch); otherwise its columns are left out.
 
   python3 benchmarks/linalg.py [--threads 2] [--sizes 256,1024] [--reps 20] [--ops inv,solve]
+                               [--out benchmarks/results/<record>.md]
+
+oar's LAPACK routines run on OpenBLAS; the header names the core OpenBLAS runs (Note
+[OpenBLAS's core on a CPU it does not know]). --out also writes the output, as printed,
+to a record in benchmarks/results/.
 """
 import argparse
+import ctypes
 import time
 
 import _env  # noqa: F401 - sets the thread counts before the frameworks load
@@ -60,13 +66,28 @@ def cases(a, spd, b):
     return out
 
 
+def _openblas_core():
+    """The kernels OpenBLAS runs in this process (liboar loaded it), or n/a."""
+    try:
+        lib = ctypes.CDLL("libopenblas.so.0")
+        lib.openblas_get_corename.restype = ctypes.c_char_p
+        return lib.openblas_get_corename().decode()
+    except (OSError, AttributeError):
+        return "n/a"
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--sizes", default="256,1024")
     ap.add_argument("--reps", type=int, default=20)
     ap.add_argument("--ops", default="inv,solve,cholesky,svd,eigh")
+    ap.add_argument("--out", help="also write the output to this file (a record in "
+                                  "benchmarks/results/)")
     args = ap.parse_args()
+    if args.out:
+        _machine.tee(args.out)
+        print(f"# {time.strftime('%Y-%m-%d')}: {_machine.command('benchmarks/linalg.py')}")
     torch.set_num_threads(args.threads)
     if paddle is not None:
         paddle.set_device("cpu")
@@ -75,7 +96,7 @@ def main():
     ops = args.ops.split(",")
     print(_machine.describe())
     print(f"threads={args.threads}; paddle: {paddle.__version__ if paddle else 'not found'}; "
-          f"{'; '.join(_env.UNSET_NOTES)}")
+          f"{'; '.join(_env.UNSET_NOTES)}; OpenBLAS core: {_openblas_core()}")
     head = f"{'op':10s} {'shape':>12s} {'oar ms':>9s} {'torch ms':>9s}"
     head += f" {'paddle ms':>9s}" if paddle else ""
     head += f" {'oar/torch':>9s}" + (f" {'oar/paddle':>10s}" if paddle else "")

@@ -3,10 +3,14 @@
 // threshold (m * n * k <= 4096 is a plain loop, larger goes to BLAS), float32
 // products large enough for oneDNN (Note [float32 GEMMs on oneDNN]) and those it runs
 // on oar's pool, products with one output row or column (a GEMV), K = 0.
+#include <dlfcn.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <cstdlib>
 #include <limits>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -51,6 +55,15 @@ std::vector<double> BroadcastNaive(int64_t batch_i, int64_t batch_j, Shape s,
     }
   }
   return out;
+}
+
+// Note [OpenBLAS's core on a CPU it does not know]: with liboar loaded, OpenBLAS never
+// runs its SSE3 fallback on a CPU with AVX2 or more, unless the environment asks for it.
+TEST(Matmul, OpenBlasRunsTheCpusKernels) {
+  using NameFn = char* (*)();
+  auto name = reinterpret_cast<NameFn>(dlsym(RTLD_DEFAULT, "openblas_get_corename"));
+  if (!name || std::getenv("OPENBLAS_CORETYPE") != nullptr) GTEST_SKIP();
+  if (DetectedCpuIsa() >= CpuIsa::kAvx2) EXPECT_NE(std::string_view(name()), "Prescott");
 }
 
 TEST(Matmul, TwoDimensionalWithTransposeFlags) {
