@@ -15,6 +15,7 @@
 set -euo pipefail
 unset OPENBLAS_CORETYPE OPENBLAS_L2_SIZE
 here=$(cd "$(dirname "$0")" && pwd)
+. "$here/machine.sh"
 out=$here/../results/matmul_backends.md
 caps="none"
 if [ "${1:-}" = "--avx2" ]; then
@@ -35,11 +36,7 @@ g++ -O2 -std=c++20 -fopenmp "$here/matmul_backends.cc" -o "$bin" -ldnnl -lopenbl
   echo
   echo "\`benchmarks/blas/matmul_backends.sh $*\`, $(date +%F); OMP_NUM_THREADS=$threads;"
   echo "OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE unset for the run; ISA caps: $caps."
-  echo "$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')" \
-    "(family $(grep -m1 'cpu family' /proc/cpuinfo | cut -d: -f2 | tr -d ' ')," \
-    "model $(grep -m1 '^model\s' /proc/cpuinfo | cut -d: -f2 | tr -d ' ');" \
-    "$(grep -qw avx512f /proc/cpuinfo && echo AVX-512 || echo AVX2)),"
-  echo "$(nproc) cores, load average before the run: $(cut -d' ' -f1-3 /proc/loadavg)."
+  describe_machine
   echo
   OMP_NUM_THREADS=$threads "$bin"
 } | tee "$out"

@@ -365,12 +365,11 @@ TEST(Matmul, Float32OnOneDnn) {
   }
 }
 
-// Note [Float32 products of a model's size run on oar's pool]: blocks of 128 columns,
-// and of 256 from 1024 columns on (the last one short), each operand transposed or as
-// stored, a column slice, a bias. One shape runs with every layout in turn, so a kept
-// primitive (Note [Pooled products keep their primitives]) that served other strides
-// would give wrong values.
-void CheckProductsOnThePool(int64_t m, int64_t n, int64_t k) {
+// One float32 product shape with each operand transposed or as stored, B a column slice,
+// and with a bias, against the naive loop. For the pool's units (below), one shape runs
+// with every layout in turn, so a kept primitive (Note [Pooled products keep their
+// primitives]) that served other strides would give wrong values.
+void CheckFloat32Products(int64_t m, int64_t n, int64_t k) {
   const double tol = 2e-4;
   const auto a = Random(m * k, 41), b = Random(k * 2 * n, 42), bias = Random(n, 43);
   for (bool tx : {false, true}) {
@@ -397,10 +396,40 @@ void CheckProductsOnThePool(int64_t m, int64_t n, int64_t k) {
               with_bias, {m, n}, tol, tol);
 }
 
+// Note [Float32 products of a model's size run on oar's pool]: blocks of 128 columns,
+// and of 256 from 1024 columns on (the last one short).
 TEST(Matmul, Float32ProductsOnThePool) {
   for (int64_t n : {300, 1100}) {
     SCOPED_TRACE(n);
-    CheckProductsOnThePool(50, n, 96);
+    CheckFloat32Products(50, n, 96);
+  }
+}
+
+// Note [oneDNN's float32 products past 2048 columns]: where oneDNN runs AVX-512 kernels,
+// products of more than 2048 columns that are not a power of two run in blocks of columns
+// (4500: three of 1536, the last 1428); either way the values are the product's. Every
+// transpose flag, B a strided slice, a bias; and the raw GEMM of the convolution and RNN
+// kernels with padded leading dimensions and beta, whose columns past n keep their values.
+TEST(Matmul, Float32ProductsInColumnBlocks) {
+  CheckFloat32Products(24, 4500, 1300);
+  const int64_t m = 33, n = 4500, k = 40, lda = k + 3, ldb = n + 7, ldc = n + 5;
+  const auto a = Random(m * lda, 51), b = Random(n * ldb, 52), c0 = Random(m * ldc, 53);
+  const std::vector<float> af(a.begin(), a.end()), bf(b.begin(), b.end());
+  for (bool tb : {false, true}) {
+    SCOPED_TRACE(tb);
+    const int64_t ld = tb ? k + 1 : ldb;  // b is [n, k] when tb, [k, n] otherwise
+    std::vector<float> c(c0.begin(), c0.end());
+    cpu::Gemm<float>(false, tb, m, n, k, af.data(), lda, bf.data(), ld, 0.5f, c.data(), ldc);
+    const auto product = Naive(
+        m, n, k, [&](int64_t i, int64_t p) { return af[i * lda + p]; },
+        [&](int64_t p, int64_t j) { return tb ? bf[j * ld + p] : bf[p * ld + j]; });
+    for (int64_t i = 0; i < m; ++i) {
+      for (int64_t j = 0; j < ldc; ++j) {
+        const double want = j < n ? product[i * n + j] + 0.5 * static_cast<float>(c0[i * ldc + j])
+                                  : static_cast<float>(c0[i * ldc + j]);
+        ASSERT_NEAR(c[i * ldc + j], want, 1e-4) << "at " << i << ", " << j;
+      }
+    }
   }
 }
 

@@ -434,6 +434,42 @@ void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, 
   });
 }
 
+// c = a @ b (+ bias), float32, in blocks of columns of c (Note [oneDNN's float32
+// products past 2048 columns] in matmul_onednn.h), each on OpenMP's team as one product.
+void ProductInColumnBlocks(const memory::desc& a, const void* x, const memory::desc& b,
+                           const void* y, const memory::desc* bias, const void* bias_data,
+                           const memory::desc& c, void* out) {
+  const size_t rank = c.dims().size();
+  const int64_t n = c.dims()[rank - 1], w = ColumnBlockWidth(n);
+  // md's first `cols` columns, its strides kept.
+  const auto narrow = [rank](const memory::desc& md, int64_t cols) {
+    memory::dims d = md.dims();
+    d[rank - 1] = cols;
+    const auto& st = md.data.format_desc.blocking.strides;
+    return memory::desc(d, md.data_type(), memory::dims(st, st + rank));
+  };
+  const auto col = [rank](const memory::desc& md) {
+    return md.data.format_desc.blocking.strides[rank - 1];
+  };
+  const auto at = [](const memory::desc& md, const void* p, int64_t off) {
+    // oneDNN never writes to an input; the cast only satisfies its signature.
+    return memory(md, Engine(), const_cast<float*>(static_cast<const float*>(p)) + off);
+  };
+  dnnl::stream s(Engine());
+  for (int64_t j0 = 0; j0 < n; j0 += w) {
+    const int64_t cols = std::min(w, n - j0);
+    const memory::desc bj = narrow(b, cols), cj = narrow(c, cols);
+    const memory::desc biasj = bias != nullptr ? narrow(*bias, cols) : memory::desc();
+    const auto pd = MakePd(a, bj, bias != nullptr ? &biasj : nullptr, cj);
+    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, at(a, x, 0)},
+                                            {DNNL_ARG_WEIGHTS, at(bj, y, j0 * col(b))},
+                                            {DNNL_ARG_DST, at(cj, out, j0 * col(c))}};
+    if (bias != nullptr) args.insert({DNNL_ARG_BIAS, at(biasj, bias_data, j0 * col(*bias))});
+    dnnl::matmul(pd).execute(s, args);
+  }
+  s.wait();
+}
+
 }  // namespace
 
 bool HasFastMatmul(DType dtype) {
@@ -485,15 +521,22 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int
       lda = k;
       ta = false;
     }
-    const memory::desc amd = MatrixDesc(m, k, lda, ta), bmd = MatrixDesc(k, n, ldb, tb),
-                       cmd = MatrixDesc(m, n, ldc, false);
-    const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), SumAttr(beta),
-                                          Engine());
-    // oneDNN never writes to an input; the casts only satisfy its signature.
+    const memory::desc amd = MatrixDesc(m, k, lda, ta);
+    // Note [oneDNN's float32 products past 2048 columns]
+    const int64_t w = RunsAvx512() ? ColumnBlockWidth(n) : n;
     dnnl::stream s(Engine());
-    dnnl::matmul(pd).execute(s, {{DNNL_ARG_SRC, memory(amd, Engine(), const_cast<float*>(a))},
-                                 {DNNL_ARG_WEIGHTS, memory(bmd, Engine(), const_cast<float*>(b))},
-                                 {DNNL_ARG_DST, memory(cmd, Engine(), c)}});
+    for (int64_t j0 = 0; j0 < n; j0 += w) {
+      const int64_t cols = std::min(w, n - j0);
+      const memory::desc bmd = MatrixDesc(k, cols, ldb, tb), cmd = MatrixDesc(m, cols, ldc, false);
+      const dnnl::matmul::primitive_desc pd(dnnl::matmul::desc(amd, bmd, cmd), SumAttr(beta),
+                                            Engine());
+      // oneDNN never writes to an input; the casts only satisfy its signature.
+      const float* bj = b + (tb ? j0 * ldb : j0);
+      dnnl::matmul(pd).execute(s,
+                               {{DNNL_ARG_SRC, memory(amd, Engine(), const_cast<float*>(a))},
+                                {DNNL_ARG_WEIGHTS, memory(bmd, Engine(), const_cast<float*>(bj))},
+                                {DNNL_ARG_DST, memory(cmd, Engine(), c + j0)}});
+    }
     s.wait();
   });
 }
@@ -555,6 +598,13 @@ void Matmul(const DenseTensor& x_in, bool tx, const DenseTensor& y_in, bool ty,
         weights = memory(packed_pd.weights_desc(), Engine(), dst);
         pd = std::move(packed_pd);
       }
+    }
+    // Note [oneDNN's float32 products past 2048 columns]
+    if (!weights && out->dtype() == DType::kFloat32 && RunsAvx512() &&
+        ColumnBlockWidth(c.dims()[rank - 1]) < c.dims()[rank - 1]) {
+      ProductInColumnBlocks(a, x.data(), b, y.data(), bias_desc,
+                            bias_in != nullptr ? bias.data() : nullptr, c, out->data());
+      return;
     }
     if (!weights) {
       pd = MakePd(a, b, bias_desc, c);

@@ -77,6 +77,39 @@ inline constexpr int64_t kMinBlasColumnsTa = 256;
 inline constexpr int64_t kMinNoCopyRows = 64, kNoCopyColumnsStep = 512;
 inline constexpr double kNoCopyThreshold = 0.0038;  // oneDNN's: 1/M + 1/N from this
 
+// Note [oneDNN's float32 products past 2048 columns]
+// oneDNN 2.6's float32 matmul, where it runs its AVX-512 kernels, runs many products of
+// more than 2048 columns far below its rate on 2048 or fewer. On two threads of an
+// AVX-512 Xeon (family 6, model 207), 700 x N x 512 took 195-255 GFLOP/s for N up to
+// 2048, but 77-83 for N = 3072, 75 for 5120, 98-99 for 6144 and 12288, 135-155 for 10000;
+// on one thread 137 at 2048 against 31 at 3072. A BERT-base FFN product (1024 x 3072 x
+// 768) took 41-58 ms against OpenBLAS's 24. Widths that are powers of two ran well (4096,
+// 8192: 205-275 GFLOP/s). Run as blocks of at most kMaxColumnBlock columns (each block's
+// B and C are those columns of the whole operands, read and written in place), the
+// products took 0.47-0.51x their time at 3072 and 5120 columns, 0.61-0.63x at 6144 and
+// 12288, 0.73-0.77x at 6000 and 10000 (700 rows), 0.84-0.99x with 10000 columns read
+// transposed; but at powers of two, whole, 0.83-0.94x with 700-2048 rows and 1.09-1.14x
+// with 64-256, and 1.06-1.11x with 10000 and 32000 columns and 20 and 256 rows
+// (benchmarks/blas/column_blocks.sh: both ways in turn in one process,
+// benchmarks/results/column_blocks-xeon-model207.md). From Python, oar's linear with a
+// bias took 0.52x its time at 3072 columns and 0.89x on the LSTM model's 10000-word head.
+// With oneDNN capped to its AVX2 kernels blocks changed nothing (0.97-1.07x,
+// column_blocks-xeon-model207-avx2.md). So where oneDNN runs AVX-512 kernels every
+// float32 product it runs with more than kMaxColumnBlock columns, unless a power of two,
+// runs as blocks of ColumnBlockWidth(n) columns (a multiple of 64; the last block
+// shorter). Each output element is a sum over K either way, in oneDNN's order for its
+// block.
+inline constexpr int64_t kMaxColumnBlock = 2048;
+
+// The width of the column blocks an n-column float32 product runs in on oneDNN's AVX-512
+// kernels: n (one block) up to kMaxColumnBlock or at a power of two, else n over the
+// fewest blocks of at most kMaxColumnBlock, rounded up to a multiple of 64.
+constexpr int64_t ColumnBlockWidth(int64_t n) {
+  if (n <= kMaxColumnBlock || (n & (n - 1)) == 0) return n;
+  const int64_t blocks = (n + kMaxColumnBlock - 1) / kMaxColumnBlock;
+  return ((n + blocks - 1) / blocks + 63) / 64 * 64;
+}
+
 // A product's shape as the backend rule reads it: `batch` products of op(A), [m, k],
 // by op(B), [k, n]; A read transposed when `ta`, B when `tb`.
 struct GemmShape {
