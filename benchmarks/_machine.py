@@ -8,6 +8,7 @@ import platform
 import shlex
 import subprocess
 import sys
+import time
 
 
 def cpu_model():
@@ -93,6 +94,17 @@ def describe():
     tail = f"; {', '.join(caps)}" if caps else ""
     return (f"# machine: {cpu_model()}, {os.cpu_count()} cores; "
             f"oar dispatch ISA: {oar_isa()}{tail}")
+
+
+def header(title, script, notes=()):
+    """A record's first lines: `title`, the command (command(script)) and the date, the
+    machine line, one comment line per note, and the load average."""
+    print(f"# {title}\n")
+    print(f"`{command(script)}`, {time.strftime('%Y-%m-%d')}\n")
+    print(describe())
+    for note in notes:
+        print(f"# {note}")
+    print("# load average before the run: %.1f %.1f %.1f" % os.getloadavg())
 
 
 if __name__ == "__main__":  # the C++ benchmarks' scripts print the same line

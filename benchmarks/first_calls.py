@@ -123,12 +123,11 @@ def main():
         p.error("--rounds and --calls must be at least 1")
     if args.out:
         _machine.tee(args.out)
-    print("# benchmarks/first_calls.py: ResNet-18's first calls at batch 1 in a fresh process\n")
-    print(f"`{_machine.command('benchmarks/first_calls.py')}`, {time.strftime('%Y-%m-%d')}\n")
-    print(_machine.describe())
-    for note in _env.UNSET_NOTES:
-        print(f"# {note}")
-    print("# load average before the run: %.1f %.1f %.1f" % os.getloadavg())
+    _machine.header(
+        "benchmarks/first_calls.py: ResNet-18's first calls at batch 1 in a fresh process",
+        "benchmarks/first_calls.py",
+        _env.UNSET_NOTES,
+    )
     print(f"# {args.rounds} rounds, a process per measurement, 2 threads; medians; times in ms\n")
 
     me = os.path.abspath(__file__)

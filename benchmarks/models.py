@@ -301,13 +301,7 @@ def main():
         args.infer_steps = 5 * args.steps
     if args.rounds < 1:
         p.error(f"--rounds must be at least 1, got {args.rounds}")
-    rows = list(workloads.ROWS)
-    if args.only:
-        rows = [r.strip() for r in args.only.split(",") if r.strip()]
-        unknown = [r for r in rows if r not in workloads.ROWS]
-        if unknown:
-            p.error(f"unknown rows {unknown}; the rows are {', '.join(workloads.ROWS)}")
-        rows = [r for r in workloads.ROWS if r in rows]  # the tables' order
+    rows = workloads.rows_named(args.only, p.error)
     if args.out:
         _machine.tee(args.out)
     suite = Suite(args)

@@ -41,6 +41,19 @@ ROWS = {
     "gpt_infer_b1": Row("gpt", "infer", 1, None, "GPT decoder, seq 128, batch 1"),
 }
 
+
+def rows_named(only, error):
+    """The rows a comma list of names gives (every row for None or ''), in the tables'
+    order; an unknown name is passed to `error` (argparse's parser.error) in a message."""
+    if not only:
+        return list(ROWS)
+    wanted = [r.strip() for r in only.split(",") if r.strip()]
+    unknown = [r for r in wanted if r not in ROWS]
+    if unknown:
+        error(f"unknown rows {unknown}; the rows are {', '.join(ROWS)}")
+    return [r for r in ROWS if r in wanted]
+
+
 # Learning rates and the like: the same in every framework (they do not change the time).
 OPT = dict(
     momentum=dict(lr=0.01, momentum=0.9),
