@@ -2,6 +2,7 @@
 test): where its training step spends its time in each framework.
 
     python3 benchmarks/lstm_parts.py [--rounds 5] [--steps 15] [--out benchmarks/results/<record>.md]
+    python3 benchmarks/lstm_parts.py --lockstep [--blocks 15] [--timed 3] [--out ...]
 
 Parts, at the model's shapes (batch 20, seq 35, embedding 256, hidden 512, vocab 10000,
 batch-first, float32):
@@ -14,8 +15,13 @@ Each framework runs in a process of its own with 2 threads (OMP_NUM_THREADS=2,
 torch.set_num_threads(2)), the two in turn in every round; a part's figure is the
 median over --steps timed runs after 3 untimed ones, in ms, and the table shows each
 framework's median over the rounds, with oar/torch in every round (below 1: oar is
-faster). OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset for the workers
-(benchmarks/_env.py). The output also goes to --out when given.
+faster). With --lockstep the two workers are alive at once and take turns instead
+(benchmarks/_lockstep.py): a block runs every part once untimed and --timed times timed,
+the blocks go oar, PyTorch, PyTorch, oar, ..., and a part's row gives each framework's
+median over all its timed runs and the median and quartiles of oar/torch over the
+--blocks pairs of adjacent blocks, so a slow phase of a shared machine falls on both.
+OPENBLAS_CORETYPE and OPENBLAS_L2_SIZE are unset for the workers (benchmarks/_env.py).
+The output also goes to --out when given.
 """
 
 import argparse
@@ -27,6 +33,7 @@ import sys
 import time
 
 import _env  # thread counts and OpenBLAS overrides, before the frameworks
+import _lockstep
 import _machine
 
 B, T, E, H, V = 20, 35, 256, 512, 10000
@@ -102,27 +109,70 @@ def _torch_parts(d):
     return _table(lstm, x, gy, lambda: F.linear(h, w, b), gl, loss), clear
 
 
+def _timed(part, clear):
+    """One run of a part, in seconds. A backward part times only the backward; its
+    forward runs untimed before it."""
+    fwd, bwd = part
+    clear()
+    if bwd is None:
+        t0 = time.perf_counter()
+        fwd()
+    else:
+        y = fwd()
+        t0 = time.perf_counter()
+        bwd(y)
+    return time.perf_counter() - t0
+
+
 def worker(fw, steps):
-    """One framework's medians, ms, as a JSON line. A backward part times only the
-    backward; its forward runs untimed before it."""
+    """One framework's medians, ms, as a JSON line."""
     parts, clear = (_oar_parts if fw == "oar" else _torch_parts)(_data())
     out = {}
     for name in PARTS:
-        fwd, bwd = parts[name]
-        times = []
-        for i in range(3 + steps):
-            clear()
-            if bwd is None:
-                t0 = time.perf_counter()
-                fwd()
-            else:
-                y = fwd()
-                t0 = time.perf_counter()
-                bwd(y)
-            if i >= 3:
-                times.append(time.perf_counter() - t0)
+        times = [_timed(parts[name], clear) for _ in range(3 + steps)][3:]
         out[name] = statistics.median(times) * 1e3
     print(json.dumps(out))
+
+
+def lockstep_worker(fw):
+    """The worker side of _lockstep's protocol: a block runs every part once untimed and
+    N times timed, and replies {part: [seconds]}."""
+    parts, clear = (_oar_parts if fw == "oar" else _torch_parts)(_data())
+    for name in PARTS:
+        for _ in range(3):
+            _timed(parts[name], clear)
+    print(json.dumps({}), flush=True)
+    for line in sys.stdin:
+        if line.strip() == "end":
+            break
+        reply = {}
+        for name in PARTS:
+            _timed(parts[name], clear)
+            reply[name] = [_timed(parts[name], clear) for _ in range(int(line))]
+        print(json.dumps(reply), flush=True)
+    print(json.dumps({}), flush=True)
+
+
+def lockstep_table(blocks, timed):
+    """The parts with oar and PyTorch in lockstep (_lockstep.py): each part's median over
+    all timed runs, and the median and quartiles of oar/torch over the pairs of blocks."""
+    argvs = {fw: [__file__, "--worker", fw, "--lockstep"] for fw in ("oar", "torch")}
+    pairs, _ = _lockstep.run_pairs(argvs, blocks, timed, dict)
+    print(
+        f"2 threads each; {blocks} pairs of blocks, a block: every part once untimed and "
+        f"{timed} times timed; ms\n"
+    )
+    print("| part | oar ms | torch ms | oar/torch (median of pairs) | quartiles |")
+    print("| --- | ---: | ---: | ---: | ---: |")
+    for name in PARTS:
+        o = [t for p in pairs for t in p["oar"][name]]
+        t = [t for p in pairs for t in p["torch"][name]]
+        r = [statistics.median(p["oar"][name]) / statistics.median(p["torch"][name]) for p in pairs]
+        q = statistics.quantiles(r, n=4, method="inclusive") if len(r) > 1 else [r[0]] * 3
+        print(
+            f"| {name} | {statistics.median(o) * 1e3:.2f} | {statistics.median(t) * 1e3:.2f} "
+            f"| {statistics.median(r):.2f} | {q[0]:.2f}-{q[2]:.2f} |"
+        )
 
 
 def main():
@@ -132,10 +182,20 @@ def main():
     p.add_argument(
         "--out", help="also write the output to this file (a record in benchmarks/results/)"
     )
+    p.add_argument(
+        "--lockstep",
+        action="store_true",
+        help="oar and PyTorch in lockstep (_lockstep.py) instead of rounds",
+    )
+    p.add_argument("--blocks", type=int, default=15, help="--lockstep: pairs of blocks")
+    p.add_argument("--timed", type=int, default=3, help="--lockstep: timed runs a block")
     p.add_argument("--worker", choices=["oar", "torch"], help=argparse.SUPPRESS)
     args = p.parse_args()
     if args.worker:
-        worker(args.worker, args.steps)
+        if args.lockstep:
+            lockstep_worker(args.worker)
+        else:
+            worker(args.worker, args.steps)
         return
     if args.out:
         _machine.tee(args.out)
@@ -143,6 +203,9 @@ def main():
     print(_machine.describe())
     for note in _env.UNSET_NOTES:
         print(f"# {note}")
+    if args.lockstep:
+        lockstep_table(args.blocks, args.timed)
+        return
     runs = {"oar": [], "torch": []}
     for _ in range(args.rounds):
         for fw in runs:

@@ -21,15 +21,13 @@ output also goes to --out when given.
 """
 
 import argparse
-import json
 import math
 import os
 import statistics
-import subprocess
 import sys
-import tempfile
 
 import _env  # thread counts and OpenBLAS overrides, before the frameworks
+import _lockstep
 import _machine
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -40,74 +38,14 @@ import workloads  # noqa: E402
 FWS = ("oar", "torch")
 
 
-class Worker:
-    """One framework's worker process in lockstep mode."""
-
-    def __init__(self, fw, row, warmup):
-        self.fw = fw
-        self.stderr = tempfile.TemporaryFile(mode="w+")  # a pipe left unread could fill
-        self.proc = subprocess.Popen(
-            [sys.executable, WORKER, fw, row, "lockstep", str(warmup)],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=self.stderr,
-            text=True,
-            cwd=tempfile.gettempdir(),
-        )
-        self.info = self._reply(dict)
-
-    def _reply(self, kind):
-        """The next line of stdout that is JSON of `kind` (a framework may print too)."""
-        for line in self.proc.stdout:
-            try:
-                value = json.loads(line)
-            except ValueError:
-                continue
-            if isinstance(value, kind):
-                return value
-        self.proc.wait()
-        self.stderr.seek(0)
-        err = self.stderr.read().strip().splitlines()
-        raise RuntimeError(f"{self.fw} worker: {err[-1] if err else 'no reply'}")
-
-    def block(self, timed):
-        self.proc.stdin.write(f"{timed}\n")
-        self.proc.stdin.flush()
-        return self._reply(list)
-
-    def end(self):
-        self.proc.stdin.write("end\n")
-        self.proc.stdin.flush()
-        result = self._reply(dict)
-        self.proc.wait()
-        return result
-
-    def kill(self):
-        if self.proc.poll() is None:
-            self.proc.kill()
-            self.proc.wait()
-
-
 def measure(row, args):
     """(per-framework step times, per-pair ratios, final results) of one row."""
     timed = args.timed * (5 if workloads.ROWS[row].mode == "infer" else 1)
-    workers = {}
-    try:
-        for fw in FWS:
-            workers[fw] = Worker(fw, row, args.warmup)
-        times = {fw: [] for fw in FWS}
-        ratios = []
-        for b in range(args.blocks):
-            block = {}
-            for fw in FWS if b % 2 == 0 else FWS[::-1]:
-                block[fw] = workers[fw].block(timed)
-                times[fw] += block[fw]
-            ratios.append(statistics.median(block["oar"]) / statistics.median(block["torch"]))
-        final = {fw: {**workers[fw].info, **workers[fw].end()} for fw in FWS}
-        return times, ratios, final
-    finally:
-        for w in workers.values():
-            w.kill()
+    argvs = {fw: [WORKER, fw, row, "lockstep", str(args.warmup)] for fw in FWS}
+    pairs, final = _lockstep.run_pairs(argvs, args.blocks, timed, list)
+    times = {fw: [t for pair in pairs for t in pair[fw]] for fw in FWS}
+    ratios = [statistics.median(p["oar"]) / statistics.median(p["torch"]) for p in pairs]
+    return times, ratios, final
 
 
 def main():
@@ -146,7 +84,11 @@ def main():
             continue
         versions.update({fw: final[fw]["version"] for fw in FWS})
         medians.append(statistics.median(ratios))
-        q = statistics.quantiles(ratios, n=4) if len(ratios) > 1 else [ratios[0]] * 3
+        q = (
+            statistics.quantiles(ratios, n=4, method="inclusive")
+            if len(ratios) > 1
+            else [ratios[0]] * 3
+        )
         cells = [f"{statistics.median(times[fw]) * 1e3:.2f}" for fw in FWS]
         cells += [f"{statistics.median(ratios):.2f}", f"{q[0]:.2f}-{q[2]:.2f}"]
         cells += [f"{sum(r < 1 for r in ratios)}/{len(ratios)}"]
