@@ -354,6 +354,18 @@ const PoolPrimitives* CachePoolPrimitives(const PoolPrimitivesKey& key, PoolPrim
   return e.back().second.get();
 }
 
+// The stride of md's last dim: a column's step along a row, for a float32 operand.
+int64_t ColumnStride(const memory::desc& md) {
+  const int64_t rank = md.data.ndims;
+  return md.data.format_desc.blocking.strides[rank - 1];
+}
+
+// A float32 memory of md at element `off` of p. oneDNN never writes to an input; the
+// cast only satisfies its signature.
+memory FloatAt(const memory::desc& md, const void* p, int64_t off) {
+  return memory(md, Engine(), const_cast<float*>(static_cast<const float*>(p)) + off);
+}
+
 // c = a @ b (+ bias) on oar's pool, one unit (PoolUnits) at a time (the note above).
 void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, const void* y,
                    const memory::desc* bias, const void* bias_data, const memory::desc& c,
@@ -380,13 +392,6 @@ void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, 
       if (d[j] != 1) off += at * st[j];
     }
     return off;
-  };
-  const auto col = [rank](const memory::desc& md) {
-    return md.data.format_desc.blocking.strides[rank - 1];
-  };
-  const auto at = [](const memory::desc& md, const void* p, int64_t off) {
-    // oneDNN never writes to an input; the cast only satisfies its signature.
-    return memory(md, Engine(), const_cast<float*>(static_cast<const float*>(p)) + off);
   };
   const memory::desc as = matrix(a, m, k);
   const auto make = [&](int64_t cols) {
@@ -423,11 +428,12 @@ void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, 
       const int64_t i = u / blocks, j0 = (u % blocks) * w;
       const UnitPrimitive& unit = n - j0 < w && tail ? *tail : full;
       std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, at(as, x, offset(a, i))},
-          {DNNL_ARG_WEIGHTS, at(unit.b, y, offset(b, i) + j0 * col(b))},
-          {DNNL_ARG_DST, at(unit.c, out, offset(c, i) + j0 * col(c))},
+          {DNNL_ARG_SRC, FloatAt(as, x, offset(a, i))},
+          {DNNL_ARG_WEIGHTS, FloatAt(unit.b, y, offset(b, i) + j0 * ColumnStride(b))},
+          {DNNL_ARG_DST, FloatAt(unit.c, out, offset(c, i) + j0 * ColumnStride(c))},
           {DNNL_ARG_SCRATCHPAD, ThreadScratchpad(unit.scratchpad)}};
-      if (bias != nullptr) args.insert({DNNL_ARG_BIAS, at(unit.bias, bias_data, j0 * col(*bias))});
+      if (bias != nullptr)
+        args.insert({DNNL_ARG_BIAS, FloatAt(unit.bias, bias_data, j0 * ColumnStride(*bias))});
       unit.prim.execute(s, args);
     }
     s.wait();
@@ -448,23 +454,18 @@ void ProductInColumnBlocks(const memory::desc& a, const void* x, const memory::d
     const auto& st = md.data.format_desc.blocking.strides;
     return memory::desc(d, md.data_type(), memory::dims(st, st + rank));
   };
-  const auto col = [rank](const memory::desc& md) {
-    return md.data.format_desc.blocking.strides[rank - 1];
-  };
-  const auto at = [](const memory::desc& md, const void* p, int64_t off) {
-    // oneDNN never writes to an input; the cast only satisfies its signature.
-    return memory(md, Engine(), const_cast<float*>(static_cast<const float*>(p)) + off);
-  };
   dnnl::stream s(Engine());
   for (int64_t j0 = 0; j0 < n; j0 += w) {
     const int64_t cols = std::min(w, n - j0);
     const memory::desc bj = narrow(b, cols), cj = narrow(c, cols);
     const memory::desc biasj = bias != nullptr ? narrow(*bias, cols) : memory::desc();
     const auto pd = MakePd(a, bj, bias != nullptr ? &biasj : nullptr, cj);
-    std::unordered_map<int, memory> args = {{DNNL_ARG_SRC, at(a, x, 0)},
-                                            {DNNL_ARG_WEIGHTS, at(bj, y, j0 * col(b))},
-                                            {DNNL_ARG_DST, at(cj, out, j0 * col(c))}};
-    if (bias != nullptr) args.insert({DNNL_ARG_BIAS, at(biasj, bias_data, j0 * col(*bias))});
+    std::unordered_map<int, memory> args = {
+        {DNNL_ARG_SRC, FloatAt(a, x, 0)},
+        {DNNL_ARG_WEIGHTS, FloatAt(bj, y, j0 * ColumnStride(b))},
+        {DNNL_ARG_DST, FloatAt(cj, out, j0 * ColumnStride(c))}};
+    if (bias != nullptr)
+      args.insert({DNNL_ARG_BIAS, FloatAt(biasj, bias_data, j0 * ColumnStride(*bias))});
     dnnl::matmul(pd).execute(s, args);
   }
   s.wait();
