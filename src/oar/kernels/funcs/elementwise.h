@@ -82,6 +82,7 @@ bool StreamOutput(int64_t bytes, const DenseTensor& out,
 // is at least 1 KiB: a shorter one (a run of a tile, Note [Transposed operands are walked in
 // tiles]) would pay a fence for a few partly written lines (a.T + b over 1024 x 65536
 // floats took 788 ms in runs of 8 streamed, 172 ms with ordinary stores).
+#if defined(__AVX__)  // StreamRun's stores are AVX's
 template <typename OutT, typename Gen>
 [[gnu::noinline]] void StreamRun(OutT* dst, int64_t n, Gen gen) {
   constexpr int64_t kBlock = 4096 / sizeof(OutT);
@@ -105,6 +106,7 @@ template <typename OutT, typename Gen>
   }
   _mm_sfence();
 }
+#endif  // __AVX__
 
 template <typename OutT, typename Gen>
 [[gnu::always_inline]] inline void WriteRun(OutT* dst, int64_t n, bool stream, Gen&& gen) {
