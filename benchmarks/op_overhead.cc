@@ -36,7 +36,7 @@ struct Case {
   const char* mode;
   const char* op;
   std::function<void()> run_chain;  // performs kChain ops
-  std::vector<double> ns_per_op;
+  std::vector<double> ns_per_op{};  // filled by the timing loop
 };
 
 void Warmup(const Case& c) {
