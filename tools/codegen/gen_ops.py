@@ -851,15 +851,22 @@ def gen_eager_function(op, inplace=False):
             f"{P}AutogradMeta* out_autograd_meta = EagerUtils::autograd_meta(&{out});",
             f"{P}EagerUtils::PassStopGradient(false, out_autograd_meta);",
             f"{P}EagerUtils::SetOutRankWithSlot(out_autograd_meta, 0);",
-            f"{P}EagerUtils::SetHistory(out_autograd_meta, grad_node);",
             f"{P}grad_node->SetGradInMeta({out}, 0);",
             f"{P}op_event.set_sequence_nr(grad_node->sequence_nr());  // Note [Forward-backward flows]",
         ]
         if op.view:
             R.append(f"{P}out_autograd_meta->SetIsView(true);")
-        for n, is_out in saved:
-            if is_out:
+        saved_outs = [n for n, is_out in saved if is_out]
+        if saved_outs:
+            # A saved output keeps a weak pointer to the node its meta names, so the
+            # history is set first.
+            R.append(f"{P}EagerUtils::SetHistory(out_autograd_meta, grad_node);")
+            for n in saved_outs:
                 R.append(f"{P}grad_node->SetTensorWrapper_{n}({out});")
+        else:
+            # The last use of the local: the node moves into the output's meta
+            # (a reference count taken and dropped costs two atomic operations).
+            R.append(f"{P}EagerUtils::SetHistory(out_autograd_meta, std::move(grad_node));")
         return R
 
     L.append(f"  std::shared_ptr<{op.node_class}> grad_node;")

@@ -80,6 +80,10 @@ class AutogradMeta : public AbstractAutogradMeta {
     grad_node_ = grad_node;
     published_node_.store(grad_node_.get(), std::memory_order_release);
   }
+  void SetGradNode(std::shared_ptr<GradNodeBase>&& grad_node) {
+    grad_node_ = std::move(grad_node);
+    published_node_.store(grad_node_.get(), std::memory_order_release);
+  }
   const std::shared_ptr<GradNodeBase>& GetMutableGradNode() const {
     static const std::shared_ptr<GradNodeBase> kNone;
     return published_node_.load(std::memory_order_acquire) ? grad_node_ : kNone;

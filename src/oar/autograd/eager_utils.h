@@ -61,6 +61,9 @@ class EagerUtils {
   static void SetHistory(AutogradMeta* meta, const std::shared_ptr<GradNodeBase>& grad_node) {
     meta->SetGradNode(grad_node);
   }
+  static void SetHistory(AutogradMeta* meta, std::shared_ptr<GradNodeBase>&& grad_node) {
+    meta->SetGradNode(std::move(grad_node));
+  }
 
   // A leaf has no grad node or only its accumulation node.
   static bool IsLeafTensor(const Tensor& target) {

@@ -18,7 +18,12 @@ OAR_HOT_TLS thread_local uint64_t tls_sequence_nr = 0;
 
 GradNodeBase::GradNodeBase() : sequence_nr_(tls_sequence_nr++), layer_path_(CurrentLayerPath()) {
   if (FLAGS_record_forward_stack()) [[unlikely]]
-    forward_stack_ = RecordForwardStack();
+    MutableExtras().forward_stack = RecordForwardStack();
+}
+
+GradNodeBase::Extras& GradNodeBase::MutableExtras() {
+  if (!extras_) extras_ = std::make_unique<Extras>();
+  return *extras_;
 }
 
 GradNodeBase::GradNodeBase(size_t bwd_in_slot_num, size_t bwd_out_slot_num) : GradNodeBase() {
@@ -133,19 +138,25 @@ void GradNodeBase::SetDefaultGradInOutMeta() {
   bwd_out_meta_[0].resize(1);
 }
 
+const GradNodeBase::GradientHookMap& GradNodeBase::GetGradientHookFuntions() const {
+  static const GradientHookMap kNone;
+  return extras_ ? extras_->gradient_hooks : kNone;
+}
+
 int64_t GradNodeBase::RegisterGradientHook(size_t slot_id, size_t rank,
                                            std::shared_ptr<TensorHook> hook) {
-  gradient_hooks_.emplace(next_hook_id_, std::make_tuple(slot_id, rank, std::move(hook)));
-  return next_hook_id_++;
+  Extras& x = MutableExtras();
+  x.gradient_hooks.emplace(x.next_hook_id, std::make_tuple(slot_id, rank, std::move(hook)));
+  return x.next_hook_id++;
 }
 
 bool GradNodeBase::RemoveGradientHook(int64_t hook_id) {
-  return gradient_hooks_.erase(hook_id) > 0;
+  return extras_ && extras_->gradient_hooks.erase(hook_id) > 0;
 }
 
 GradSlots GradNodeBase::ApplyGradientHooks(const GradSlots& tensors) {
   GradSlots outs = tensors;
-  for (auto& [id, entry] : gradient_hooks_) {
+  for (auto& [id, entry] : GetGradientHookFuntions()) {
     const auto& [slot_id, rank, hook] = entry;
     if (slot_id >= outs.size() || rank >= outs[slot_id].size()) continue;
     Tensor& out = outs[slot_id][rank];
@@ -165,17 +176,27 @@ GradSlots GradNodeBase::ApplyGradientHooks(const GradSlots& tensors) {
 }
 
 void GradNodeBase::RegisterRetainGrad(size_t slot_id, size_t rank, std::weak_ptr<Tensor> grad) {
-  for (const auto& e : retain_grads_) {
+  auto& retain_grads = MutableExtras().retain_grads;
+  for (const auto& e : retain_grads) {
     if (e.slot == slot_id && e.rank == rank && !e.grad.owner_before(grad) &&
         !grad.owner_before(e.grad)) {
       return;
     }
   }
-  retain_grads_.push_back({slot_id, rank, std::move(grad)});
+  retain_grads.push_back({slot_id, rank, std::move(grad)});
+}
+
+std::vector<std::pair<size_t, size_t>> GradNodeBase::RetainGradSlots() const {
+  std::vector<std::pair<size_t, size_t>> v;
+  if (extras_) {
+    for (const auto& e : extras_->retain_grads) v.emplace_back(e.slot, e.rank);
+  }
+  return v;
 }
 
 void GradNodeBase::ApplyRetainGrads(const GradSlots& grads, bool create_graph) {
-  for (const auto& e : retain_grads_) {
+  if (!extras_) return;
+  for (const auto& e : extras_->retain_grads) {
     auto grad = e.grad.lock();
     if (!grad || e.slot >= grads.size() || e.rank >= grads[e.slot].size()) continue;
     const Tensor& g = grads[e.slot][e.rank];

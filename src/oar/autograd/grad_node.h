@@ -118,7 +118,7 @@ inline bool NeedsGrad(const SlotMetas& metas, size_t slot) {
 // Only floating and complex tensors carry gradients.
 inline bool IsDifferentiableDType(DType t) { return IsFloating(t) || IsComplex(t); }
 
-class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
+class GradNodeBase {
  public:
   GradNodeBase();
   GradNodeBase(size_t bwd_in_slot_num, size_t bwd_out_slot_num);
@@ -146,7 +146,9 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
   // Where the forward op was called (Python frames outside oar, the layer
   // path), recorded only with FLAGS_record_forward_stack; null otherwise.
   // Note [Forward stacks] in forward_stack.h.
-  const ForwardStack* forward_stack() const { return forward_stack_.get(); }
+  const ForwardStack* forward_stack() const {
+    return extras_ ? extras_->forward_stack.get() : nullptr;
+  }
   // The oar.nn.Layer path ("Net.block1.conv") that was running when the
   // forward op ran, or null outside any layer (core/layer_scope.h).
   const std::string* layer_path() const { return layer_path_; }
@@ -166,23 +168,19 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
   // registration order before the node computes (Note [Hook order]).
   int64_t RegisterGradientHook(size_t slot_id, size_t rank, std::shared_ptr<TensorHook> hook);
   bool RemoveGradientHook(int64_t hook_id);
-  bool GradientHooksRegistered() const { return !gradient_hooks_.empty(); }
+  bool GradientHooksRegistered() const { return extras_ && !extras_->gradient_hooks.empty(); }
   using GradientHookMap =
       std::map<int64_t, std::tuple<size_t, size_t, std::shared_ptr<TensorHook>>>;
-  const GradientHookMap& GetGradientHookFuntions() const { return gradient_hooks_; }
+  const GradientHookMap& GetGradientHookFuntions() const;
   GradSlots ApplyGradientHooks(const GradSlots& tensors);
 
   // retain_grads(): backward() adds the gradient arriving at (slot, rank)
   // into `grad` before any tensor hook runs (Note [Hook order]).
   void RegisterRetainGrad(size_t slot_id, size_t rank, std::weak_ptr<Tensor> grad);
   void ApplyRetainGrads(const GradSlots& grads, bool create_graph);
-  bool HasRetainGrads() const { return !retain_grads_.empty(); }
+  bool HasRetainGrads() const { return extras_ && !extras_->retain_grads.empty(); }
   // The (slot, rank) of each retain_grads() registered here, for inspection.
-  std::vector<std::pair<size_t, size_t>> RetainGradSlots() const {
-    std::vector<std::pair<size_t, size_t>> v;
-    for (const auto& e : retain_grads_) v.emplace_back(e.slot, e.rank);
-    return v;
-  }
+  std::vector<std::pair<size_t, size_t>> RetainGradSlots() const;
 
   bool IsTensorWrappersCleared() const { return is_tensor_wrappers_cleared_; }
   void SetIsTensorWrappersCleared(bool cleared) { is_tensor_wrappers_cleared_ = cleared; }
@@ -202,18 +200,26 @@ class GradNodeBase : public std::enable_shared_from_this<GradNodeBase> {
  private:
   void UpdateTopologicalNr(const GradNodeBase* next);
 
-  GradientHookMap gradient_hooks_;
-  int64_t next_hook_id_ = 0;
+  // What few nodes have: tensor hooks, retain_grads() entries, a forward stack. Kept
+  // out of line, made on first use, so that a node without them builds and frees none
+  // of their containers (most nodes of a graph: every op's).
   struct RetainGradEntry {
     size_t slot, rank;
     std::weak_ptr<Tensor> grad;
   };
-  std::vector<RetainGradEntry> retain_grads_;
+  struct Extras {
+    GradientHookMap gradient_hooks;
+    int64_t next_hook_id = 0;
+    std::vector<RetainGradEntry> retain_grads;
+    std::shared_ptr<const ForwardStack> forward_stack;
+  };
+  Extras& MutableExtras();
+
   bool is_tensor_wrappers_cleared_ = false;
   uint64_t topological_nr_ = 0;
   uint64_t sequence_nr_ = 0;
   const std::string* layer_path_ = nullptr;  // interned, lives for the process
-  std::shared_ptr<const ForwardStack> forward_stack_;
+  std::unique_ptr<Extras> extras_;
   mutable std::mutex mutex_;
 };
 

@@ -12,6 +12,9 @@ namespace oar {
 
 class GradSlotMeta {
  public:
+  // User-provided: a value-initialized meta (SmallVector::resize) is built by its
+  // member initializers alone, without zeroing all of it first.
+  GradSlotMeta() noexcept {}  // NOLINT(modernize-use-equals-default)
   bool IsStopGradient() const { return stop_gradient_; }
   void SetStopGradient(bool stop_gradient = true) { stop_gradient_ = stop_gradient; }
 

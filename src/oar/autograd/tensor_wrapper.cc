@@ -13,21 +13,27 @@ void TensorWrapper::Save(const Tensor& tensor, bool no_need_buffer, const char* 
   arg_ = arg;
   if (!tensor.defined()) return;
   defined_ = true;
+  if (no_need_buffer) {
+    // Only the meta: no memory to check for in-place writes, and no grad node to
+    // reconnect (nothing differentiable reads a tensor without data).
+    dims_ = tensor.impl()->dims();
+    dtype_ = tensor.impl()->dtype();
+    if (!tensor.name().empty()) name_ = tensor.name();
+    return;
+  }
   inplace_version_snapshot_ = tensor.current_inplace_version();
-  if (no_need_buffer || HasSavedTensorsHooks()) {
+  if (HasSavedTensorsHooks()) {
     // Only the meta stays here: the memory may be freed while the graph lives.
     dims_ = tensor.impl()->dims();
     dtype_ = tensor.impl()->dtype();
-    if (!no_need_buffer) {
-      unpack_hook_ = CurrentSavedTensorsHooks();
-      // The hook sees the data with the tensor's stop_gradient (as in Paddle), on a
-      // fresh autograd meta: the tensor's own would let a hook that keeps its argument
-      // hold the grad node that holds the packed value (a reference cycle).
-      Tensor shown(tensor.impl(), tensor.name());
-      const auto* meta = EagerUtils::nullable_autograd_meta(tensor);
-      if (meta && !meta->StopGradient()) EagerUtils::autograd_meta(&shown)->SetStopGradient(false);
-      packed_value_ = unpack_hook_->pack(shown);
-    }
+    unpack_hook_ = CurrentSavedTensorsHooks();
+    // The hook sees the data with the tensor's stop_gradient (as in Paddle), on a
+    // fresh autograd meta: the tensor's own would let a hook that keeps its argument
+    // hold the grad node that holds the packed value (a reference cycle).
+    Tensor shown(tensor.impl(), tensor.name());
+    const auto* meta = EagerUtils::nullable_autograd_meta(tensor);
+    if (meta && !meta->StopGradient()) EagerUtils::autograd_meta(&shown)->SetStopGradient(false);
+    packed_value_ = unpack_hook_->pack(shown);
   } else {
     impl_ = tensor.impl();
   }

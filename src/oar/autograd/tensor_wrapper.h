@@ -10,8 +10,9 @@
 //   by the saving node's own edge to it, and a saved output's producer is the
 //   saving node itself.
 // - for a no_need_buffer input, only its dims and dtype, inline: saving
-//   allocates nothing and does not keep the memory alive; recover() returns a
-//   tensor with that meta and no data.
+//   allocates nothing, takes no reference and does not keep the memory alive;
+//   recover() returns a tensor with that meta, no data and no grad node (a
+//   formula reads only its shape, which nothing differentiates).
 // - inside saved-tensor hooks, whatever pack() returned; recover() calls
 //   unpack() and checks it gave back the shape and dtype that were packed.
 // When the data is freed: right after the node ran in a backward() or grad()
