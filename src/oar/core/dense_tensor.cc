@@ -73,7 +73,15 @@ void DenseTensor::set_meta(DType dtype, const DDim& dims) {
 void DenseTensor::Resize(const DDim& dims) {
   CheckedProduct(dims);
   meta_.dims = dims;
-  meta_.strides = ContiguousStrides(dims);
+  // ContiguousStrides, written in place: every op's output passes here, and the
+  // temporary and its move cost as much as the loop.
+  const size_t n = dims.size();
+  meta_.strides.resize(n);
+  int64_t s = 1;
+  for (size_t i = n; i-- > 0;) {
+    meta_.strides[i] = s;
+    if (dims[i] > 1 && __builtin_mul_overflow(s, dims[i], &s) && i > 0) ThrowStridesOverflow(dims);
+  }
   meta_.offset = 0;
 }
 
