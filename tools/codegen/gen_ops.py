@@ -538,6 +538,8 @@ def gen_node_class(op):
                 f'    for (const auto& t : {n}) {n}_.emplace_back(t, {nnb}, "{op.name}", "{n}");'
             )
             L.append("  }")
+        elif a is not None and n in op.no_need_buffer:
+            L.append(f"  void SetTensorWrapper_{n}(const Tensor& {n}) {{ {n}_.Save({n}); }}")
         else:
             L.append(f"  void SetTensorWrapper_{n}(const Tensor& {n}) {{")
             L.append(f'    {n}_.Save({n}, {nnb}, "{op.name}", "{n}");')
@@ -548,7 +550,12 @@ def gen_node_class(op):
     L.append(" private:")
     for n, _ in saved:
         a = next((x for x in op.inputs if x.name == n), None)
-        t = "std::vector<TensorWrapper>" if a is not None and a.is_tensor_list else "TensorWrapper"
+        if a is not None and a.is_tensor_list:
+            t = "std::vector<TensorWrapper>"
+        elif a is not None and n in op.no_need_buffer:
+            t = "SavedTensorMeta"  # only the shape is ever read
+        else:
+            t = "TensorWrapper"
         L.append(f"  {t} {n}_;")
     for a in op.attrs:
         L.append(f"  {a.member_type} {a.name}_{{}};")

@@ -129,4 +129,33 @@ SavedValueInfo TensorWrapper::Info(std::string name) const {
   return info;
 }
 
+void SavedTensorMeta::Save(const Tensor& tensor) {
+  if (!tensor.defined()) return;
+  defined_ = true;
+  dims_ = tensor.dims();
+  dtype_ = tensor.dtype();
+  if (!tensor.name().empty()) name_ = tensor.name();
+}
+
+Tensor SavedTensorMeta::recover(bool /*with_grad_meta*/) const {
+  if (!defined_) return Tensor();
+  return Tensor(MakeShared<DenseTensor>(dtype_, dims_), name_);
+}
+
+SavedValueInfo SavedTensorMeta::Info(std::string name) const {
+  SavedValueInfo info;
+  info.name = std::move(name);
+  info.is_tensor = true;
+  info.released = released_;
+  info.meta_only = true;
+  if (!defined_ && !released_) {
+    info.value = "None";  // an optional input that was not given
+    return info;
+  }
+  info.dims = dims_;
+  info.dtype = dtype_;
+  info.value = StrCat(dtype_, DimsToString(dims_), released_ ? " (released)" : "");
+  return info;
+}
+
 }  // namespace oar

@@ -86,4 +86,28 @@ class TensorWrapper {
   std::shared_ptr<const SavedTensorsHooks> unpack_hook_;
 };
 
+// A no_need_buffer input saved by a generated grad node: its dims, dtype and name
+// alone, what TensorWrapper keeps for one (Note [TensorWrapper lifetimes]) without
+// the fields for data, hooks and grad nodes that every op with such an input (add,
+// subtract, expand...) would otherwise build and free.
+class SavedTensorMeta {
+ public:
+  void Save(const Tensor& tensor);
+  // A tensor with the saved meta and no data; never reconnected to a grad node.
+  Tensor recover(bool with_grad_meta = false) const;
+  void clear() {
+    released_ = defined_;
+    defined_ = false;
+  }
+  bool defined() const { return defined_; }
+  SavedValueInfo Info(std::string name) const;
+
+ private:
+  bool defined_ = false;
+  bool released_ = false;
+  DType dtype_ = DType::kUndefined;
+  DDim dims_;
+  std::string name_;
+};
+
 }  // namespace oar
