@@ -26,9 +26,21 @@ GradNodeBase::Extras& GradNodeBase::MutableExtras() {
   return *extras_;
 }
 
+namespace {
+// Appends n empty slots, each moved from a default-initialized one: resize(n) would
+// value-initialize them, zeroing every slot's inline storage (room for a grad slot
+// meta) before constructing it.
+void AddEmptySlots(SlotMetas& metas, size_t n) {
+  for (size_t i = 0; i < n; ++i) {
+    SlotMetas::value_type empty;
+    metas.emplace_back(std::move(empty));
+  }
+}
+}  // namespace
+
 GradNodeBase::GradNodeBase(size_t bwd_in_slot_num, size_t bwd_out_slot_num) : GradNodeBase() {
-  bwd_in_meta_.resize(bwd_in_slot_num);
-  bwd_out_meta_.resize(bwd_out_slot_num);
+  AddEmptySlots(bwd_in_meta_, bwd_in_slot_num);
+  AddEmptySlots(bwd_out_meta_, bwd_out_slot_num);
 }
 
 namespace {
