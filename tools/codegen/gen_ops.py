@@ -569,8 +569,10 @@ def gen_node_impl(op):
         f"GradSlots {op.node_class}::operator()(GradSlots& grads, bool create_graph, bool) {{",
         "  const auto& out_metas = OutputMeta();",
         f"  GradSlots returns({len(op.inputs)});",
-        f"  const Tensor& {op.grad_out} = grads[0][0];",
     ]
+    # A formula may not read the incoming gradient (rnn's double grad recomputes).
+    if any(re.search(rf"\b{op.grad_out}\b", f) for f in op.backward.values()):
+        L.append(f"  const Tensor& {op.grad_out} = grads[0][0];")
     for n, _ in saved:
         a = next((x for x in op.inputs if x.name == n), None)
         if a is not None and a.is_tensor_list:
