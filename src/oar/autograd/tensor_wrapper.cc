@@ -106,19 +106,30 @@ std::string TensorWrapper::Describe() const {
   return StrCat(dtype(), DimsToString(dims()));
 }
 
-SavedValueInfo TensorWrapper::Info(std::string name) const {
+namespace {
+// What a saved tensor shows for graph inspection from its meta alone: "None" for an
+// optional input that was not given, else "float32[2, 3]" (with " (released)").
+SavedValueInfo MetaInfo(std::string name, bool defined, bool released, bool meta_only, DType dtype,
+                        const DDim& dims) {
   SavedValueInfo info;
   info.name = std::move(name);
   info.is_tensor = true;
-  info.released = released_;
-  info.meta_only = no_need_buffer_;
-  if (!defined_ && !released_) {
-    info.value = "None";  // an optional input that was not given
+  info.released = released;
+  info.meta_only = meta_only;
+  if (!defined && !released) {
+    info.value = "None";
     return info;
   }
-  info.dims = dims();
-  info.dtype = dtype();
-  info.value = released_ ? StrCat(dtype(), DimsToString(dims()), " (released)") : Describe();
+  info.dims = dims;
+  info.dtype = dtype;
+  info.value = StrCat(dtype, DimsToString(dims), released ? " (released)" : "");
+  return info;
+}
+}  // namespace
+
+SavedValueInfo TensorWrapper::Info(std::string name) const {
+  SavedValueInfo info =
+      MetaInfo(std::move(name), defined_, released_, no_need_buffer_, dtype(), dims());
   const auto* dense = impl_ && impl_->kind() == TensorKind::kDense
                           ? static_cast<const DenseTensor*>(impl_.get())
                           : nullptr;
@@ -143,19 +154,7 @@ Tensor SavedTensorMeta::recover(bool /*with_grad_meta*/) const {
 }
 
 SavedValueInfo SavedTensorMeta::Info(std::string name) const {
-  SavedValueInfo info;
-  info.name = std::move(name);
-  info.is_tensor = true;
-  info.released = released_;
-  info.meta_only = true;
-  if (!defined_ && !released_) {
-    info.value = "None";  // an optional input that was not given
-    return info;
-  }
-  info.dims = dims_;
-  info.dtype = dtype_;
-  info.value = StrCat(dtype_, DimsToString(dims_), released_ ? " (released)" : "");
-  return info;
+  return MetaInfo(std::move(name), defined_, released_, /*meta_only=*/true, dtype_, dims_);
 }
 
 }  // namespace oar
