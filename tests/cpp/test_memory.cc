@@ -1,15 +1,22 @@
 // Memory: the allocator's statistics prove that backward frees what the graph
-// saved and that dropping a graph frees everything, however deep; and liboar's
-// settings of mimalloc are in force.
+// saved and that dropping a graph frees everything, however deep; liboar's
+// settings of mimalloc are in force; and the per-thread cache of freed objects
+// hands out blocks large and aligned enough, across threads that end.
 #ifndef OAR_SYSTEM_MALLOC
 #include <mimalloc.h>
 #endif
 
+#include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
+#include <thread>
+#include <vector>
 
+#include "oar/autograd/autograd_meta.h"
+#include "oar/core/memory.h"
 #include "test_util.h"
 
 namespace oar {
@@ -84,6 +91,59 @@ TEST(Memory, AStoppedBranchIsNotKept) {
     EXPECT_TRUE(y.stop_gradient());
   }
   EXPECT_EQ(BytesInUse() - base, Bytes(x));
+}
+
+// Note [Freed objects wait in a per-thread cache]: requests of 33 to 48 bytes share a
+// size class, so a block kept after any of them must hold 48; an over-aligned request
+// gets an aligned block whatever was kept.
+TEST(Memory, AKeptBlockServesEveryRequestOfItsSizeClass) {
+  for (size_t first = 33; first <= 48; ++first) {
+    FastFreeSized(FastAlloc(first), first);
+    void* q = FastAlloc(48);
+    std::memset(q, 0xab, 48);
+#ifndef OAR_SYSTEM_MALLOC
+    EXPECT_GE(mi_usable_size(q), 48u) << "kept after a request of " << first;
+#endif
+    FastFreeSized(q, 48);
+  }
+  std::vector<void*> kept;
+  for (int i = 0; i < 8; ++i) kept.push_back(FastAlloc(184));
+  for (void* p : kept) FastFreeSized(p, 184);
+  for (int i = 0; i < 8; ++i) {
+    void* p = FastAllocAligned(192, 64);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+    std::memset(p, 0xcd, 192);
+    FastFreeSized(p, 192);
+  }
+}
+
+// Objects made on one thread and dropped on another, by threads that end (each
+// freeing its cache), and this thread's ops after them.
+TEST(Memory, ObjectsOutliveTheThreadsThatMadeAndCachedThem) {
+  constexpr int kThreads = 4;
+  constexpr int kObjects = 3000;
+  std::vector<std::vector<std::shared_ptr<AutogradMeta>>> made(kThreads);
+  std::vector<std::thread> makers;
+  for (int t = 0; t < kThreads; ++t) {
+    makers.emplace_back([&made, t] {
+      for (int i = 0; i < kObjects; ++i) made[t].push_back(MakeShared<AutogradMeta>());
+    });
+  }
+  for (auto& th : makers) th.join();
+  std::vector<std::thread> droppers;
+  for (int t = 0; t < kThreads; ++t) {
+    droppers.emplace_back([&made, t] {
+      made[(t + 1) % kThreads].clear();  // into this thread's cache, or freed
+      for (int i = 0; i < kObjects; ++i) {
+        auto kept = MakeShared<AutogradMeta>();  // from this thread's cache
+        kept->SetStopGradient(false);
+        EXPECT_FALSE(kept->StopGradient());
+      }
+    });
+  }
+  for (auto& th : droppers) th.join();
+  Tensor x = testing::Make({1, 2, 3}, {3}, DType::kFloat32, false);
+  EXPECT_EQ(testing::Values(add(x, x)), std::vector<double>({2, 4, 6}));
 }
 
 #ifndef OAR_SYSTEM_MALLOC

@@ -1,7 +1,9 @@
 // Fast allocation for the small objects every op creates (tensor impls,
 // autograd metadata, grad nodes, engine bookkeeping). glibc's malloc caches
 // only a handful of blocks per size, and a graph frees hundreds of nodes at
-// once; mimalloc keeps such alloc/free pairs at a few dozen instructions.
+// once; mimalloc keeps such alloc/free pairs at a few dozen instructions, and
+// objects freed with their size wait in a per-thread cache for the next of
+// their size (Note [Freed objects wait in a per-thread cache] in memory.cc).
 #pragma once
 
 #include <cstddef>
@@ -14,6 +16,9 @@ void* FastAlloc(size_t bytes);
 // `bytes` aligned to `alignment` (a power of two), freed by FastFree.
 void* FastAllocAligned(size_t bytes, size_t alignment);
 void FastFree(void* p) noexcept;
+// Frees a block FastAlloc/FastAllocAligned returned for `bytes`: kept for the next
+// request of that size on this thread if it is small.
+void FastFreeSized(void* p, size_t bytes) noexcept;
 
 template <typename T>
 struct FastAllocator {
@@ -28,7 +33,7 @@ struct FastAllocator {
       return static_cast<T*>(FastAlloc(n * sizeof(T)));
     }
   }
-  void deallocate(T* p, size_t) noexcept { FastFree(p); }
+  void deallocate(T* p, size_t n) noexcept { FastFreeSized(p, n * sizeof(T)); }
   template <typename U>
   bool operator==(const FastAllocator<U>&) const noexcept {
     return true;
