@@ -3,8 +3,10 @@ of benchmarks/python_overhead.py, split into its layers (not a test).
 
     python3 benchmarks/op_cost_breakdown.py [--number N] [--repeat R]
         [--cpp build/benchmarks/oar_bench_op_overhead] [--no-perf]
+        [--instructions [--loop N] [--baseline PYTHONPATH]]
+        [--out benchmarks/results/<record>.md]
 
-Two views, in one run:
+Two views, in one run, and a third on request:
 
 1. Layers, by timing each entry point (best of R repeats of N calls, ns per op): the
    Python `a + b` (interpreter, binding, result object, eager function, C++ API), and,
@@ -18,11 +20,19 @@ Two views, in one run:
    missing or not allowed): each symbol's share of the loop's samples, grouped into
    the parts named below, times the measured ns per op. Import-time samples (the
    parser, the compiler) are left out of the shares.
+3. With --instructions, by instructions (valgrind's callgrind: a loop of --loop `a + b`
+   less a loop of none, without and with a gradient recorded): each part's instructions
+   per op and the functions that execute most. A count, not a time: the same in every
+   run of one build whatever else the machine is doing, so it compares builds on a
+   shared machine where times move by more than a change does. --baseline adds the
+   counts of another build (PYTHONPATH holding its `oar`). Build oar with
+   -DOAR_NATIVE=OFF for it (valgrind does not know every AVX-512 instruction).
 
 PyTorch's `a + b` is timed in the same run for the ratio python_overhead.py reports.
 """
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shutil
@@ -63,9 +73,16 @@ PARTS = [
     ),
     ("shape inference", r"InferMeta|BroadcastShape|CheckedProduct|DimsToString"),
     (
+        "autograd bookkeeping (grad node, slot metas, saved tensors)",
+        r"GradNode|GradSlotMeta|SlotMeta|AutogradMeta|autograd_meta|TensorWrapper|"
+        r"SavedTensorMeta|SetHistory|FillOutMeta|FillInMeta|AddEmptySlots|PassStopGradient|"
+        r"SetOutRank",
+    ),
+    (
         "allocation and release",
         r"Allocat|Resize|mi_|mimalloc|operator new|operator delete|"
-        r"_Sp_counted|~Tensor|~DenseTensor|unique_ptr|GetAllocator|MakeShared|free|malloc",
+        r"_Sp_counted|~Tensor|~DenseTensor|unique_ptr|GetAllocator|MakeShared|FastAlloc|FastFree|"
+        r"free|malloc",
     ),
     (
         "kernel",
@@ -142,6 +159,94 @@ def perf_shares(n):
     return {k: v / total for k, v in shares.items()} if total else None
 
 
+CALLGRIND_LOOP = """
+import sys
+import oar
+def run(a, b, n):
+    for _ in range(n):
+        a + b
+a, b = oar.to_tensor([1.0]), oar.to_tensor([2.0])
+if sys.argv[2] == "record":
+    a.stop_gradient = False
+run(a, b, 2000)  # first calls fill caches and lazily made state
+run(a, b, int(sys.argv[1]))
+"""
+
+
+def callgrind_counts(script, n, mode, pythonpath):
+    """{"dso symbol": instructions} of a run of CALLGRIND_LOOP."""
+    out = f"{script}.{n}.{mode}.{len(pythonpath or '')}.out"
+    # One BLAS thread (numpy's spinning server would count), a fixed hash seed (the
+    # interpreter's dict probes would move the count); the runs differ only in argv.
+    env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
+    cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable]
+    subprocess.run(cmd + [script, str(n), mode], env=env, capture_output=True, check=True)
+    ann = subprocess.run(
+        ["callgrind_annotate", "--threshold=100", out], capture_output=True, text=True, check=True
+    ).stdout
+    counts = {}
+    for line in ann.splitlines():
+        m = re.match(r"\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+(?:[^:\[]*):(.*?)(?:\s+\[(.*)\])?$", line)
+        if m:
+            key = f"{os.path.basename(m.group(3) or '?')} {m.group(2).strip()}"
+            counts[key] = counts.get(key, 0) + int(m.group(1).replace(",", ""))
+    return counts
+
+
+def instructions(n, pythonpath=None):
+    """{"no grad"|"recording": {"dso symbol": instructions per op}} of the oar on
+    `pythonpath` (None: this process's), or None without valgrind."""
+    if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
+        return None
+    runs = [(mode, k) for mode in ("plain", "record") for k in (0, n)]
+    with tempfile.TemporaryDirectory() as d:
+        script = os.path.join(d, "loop.py")
+        with open(script, "w") as f:
+            f.write(CALLGRIND_LOOP)
+        # valgrind runs a process on one core: the four at once on the machine's cores
+        with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
+            counts = dict(
+                zip(
+                    runs, pool.map(lambda r: callgrind_counts(script, r[1], r[0], pythonpath), runs)
+                )
+            )
+    per_op = {}
+    for mode, name in (("plain", "no grad"), ("record", "recording")):
+        empty, full = counts[(mode, 0)], counts[(mode, n)]
+        per_op[name] = {k: (full.get(k, 0) - empty.get(k, 0)) / n for k in full}
+    return per_op
+
+
+def part_of(key):
+    return next((p for p, rx in PARTS if re.search(rx, key)), "other")
+
+
+def print_instructions(per_op, n, base=None):
+    print(f"instructions per `a + b` (callgrind; a loop of {n} less a loop of none):")
+    runs = [per_op] + ([base] if base else [])
+    head = f"  {'part':60s} {'no grad':>8s} {'recording':>10s}"
+    print(head + (f" {'base no grad':>13s} {'base rec.':>10s}" if base else ""))
+
+    def line(name, row):
+        cells = [f"{row[0]:8.0f}", f"{row[1]:10.0f}"] + (
+            [f"{row[2]:13.0f}", f"{row[3]:10.0f}"] if base else []
+        )
+        print(f"  {name:60s} " + " ".join(cells))
+
+    for name, _ in PARTS + [("other", "")]:
+        row = [sum(v for k, v in r[m].items() if part_of(k) == name) for r in runs for m in r]
+        if max(abs(v) for v in row) >= 0.5:
+            line(name, row)
+    line("total", [sum(r[m].values()) for r in runs for m in r])
+    print()
+    print("  the functions executing most instructions per recorded `a + b`:")
+    top = sorted(per_op["recording"].items(), key=lambda kv: -kv[1])[:25]
+    for key, v in top:
+        print(f"  {v:8.0f}  {key[:110]}")
+
+
 def main():
     p = argparse.ArgumentParser()
     p.add_argument("--number", type=int, default=200000)
@@ -150,7 +255,18 @@ def main():
         "--cpp", default=os.path.join(HERE, "..", "build", "benchmarks", "oar_bench_op_overhead")
     )
     p.add_argument("--no-perf", action="store_true")
+    p.add_argument("--instructions", action="store_true", help="add the callgrind view")
+    p.add_argument("--loop", type=int, default=20000, help="calls in the callgrind loop")
+    p.add_argument(
+        "--baseline",
+        help="PYTHONPATH of another oar build: its instruction counts in the same table",
+    )
+    p.add_argument(
+        "--out", help="also write the output to this file (a record in benchmarks/results/)"
+    )
     args = p.parse_args()
+    if args.out:
+        _machine.tee(args.out)
     torch.set_num_threads(1)
     n, r = args.number, args.repeat
     a, b = oar.to_tensor([1.0]), oar.to_tensor([2.0])
@@ -162,7 +278,13 @@ def main():
     t_nograd = best_ns(lambda: ta + tb, n, r)
     t_grad = best_ns(lambda: tag + tb, n, r)
     cpp = cpp_rows(args.cpp)
-    print(_machine.describe())
+    notes = []
+    if args.instructions:
+        notes.append(
+            "instruction counts of the oar `import oar` finds (--baseline: another "
+            "build's); builds with -DOAR_NATIVE=OFF for valgrind"
+        )
+    _machine.header("Where the time of one small op goes", "benchmarks/op_cost_breakdown.py", notes)
     print(f"oar {oar.__version__} vs torch {torch.__version__}; best of {r} x {n} calls, ns")
     print()
     print(f"{'a + b, 1-element float32':44s} {'oar':>8s} {'torch':>8s} {'ratio':>6s}")
@@ -183,11 +305,19 @@ def main():
     shares = None if args.no_perf else perf_shares(max(n * 10, 2000000))
     if shares is None:
         print("perf: not available here; no split inside the layers")
-        return
-    print("inside the no-grad call, by perf samples (share x the no-grad time):")
-    for name, _ in PARTS + [("other", "")]:
-        if name in shares:
-            print(f"  {name:52s} {shares[name] * py_nograd:7.1f}  ({shares[name]:5.1%})")
+    else:
+        print("inside the no-grad call, by perf samples (share x the no-grad time):")
+        for name, _ in PARTS + [("other", "")]:
+            if name in shares:
+                print(f"  {name:52s} {shares[name] * py_nograd:7.1f}  ({shares[name]:5.1%})")
+    if args.instructions:
+        print()
+        per_op = instructions(args.loop)
+        if per_op is None:
+            print("valgrind: not installed here; no instruction counts")
+        else:
+            base = instructions(args.loop, args.baseline) if args.baseline else None
+            print_instructions(per_op, args.loop, base)
 
 
 if __name__ == "__main__":
