@@ -1,12 +1,15 @@
 """Python per-op overhead, oar vs PyTorch, in one process (not a test).
 
     python benchmarks/python_overhead.py [--number N] [--repeat R]
-        [--baseline PYTHONPATH] [--out benchmarks/results/<record>.md]
+        [--baseline PYTHONPATH [--rounds K]] [--out benchmarks/results/<record>.md]
 
 With --baseline, the oar cases also run from another oar package (e.g. a build
 of an earlier commit: PYTHONPATH holding its `oar`), in a subprocess started
-before and after this process's own runs (the best of both is kept), and a
-column compares this build with it: "within noise" is judged in the same run.
+before this process's own runs, which a column compares with, and again after
+them (printed under the table): "within noise" is judged in the same run. On a
+shared machine whose speed changes from minute to minute, --rounds K adds K rounds of
+the two builds' oar cases in processes taken in turn, this build's first, and each
+case's ratio in every round and their median: a slow phase then falls on both.
 The "stack on" row runs oar with FLAGS_record_forward_stack (every grad node
 records its Python call site) and PyTorch in anomaly mode (every node records
 its forward traceback), the nearest PyTorch feature.
@@ -21,6 +24,7 @@ record in benchmarks/results/.
 import argparse
 import json
 import os
+import statistics
 import subprocess
 import sys
 import time
@@ -58,6 +62,8 @@ def main():
     p.add_argument("--number", type=int, default=100000)
     p.add_argument("--repeat", type=int, default=7)
     p.add_argument("--baseline", help="PYTHONPATH of another oar build to compare with")
+    p.add_argument("--rounds", type=int, default=0,
+                   help="with --baseline: rounds of the two builds' processes in turn")
     p.add_argument("--oar-only", action="store_true", help=argparse.SUPPRESS)
     p.add_argument("--out", help="also write the output to this file (a record in "
                                  "benchmarks/results/)")
@@ -129,7 +135,7 @@ def main():
         return
     base = {}
     if args.baseline:
-        base = _baseline(args)
+        base = _oar_only(args, args.baseline)
     if args.out:
         _machine.tee(args.out)
         print(f"# {time.strftime('%Y-%m-%d')}: {_machine.command('benchmarks/python_overhead.py')}")
@@ -145,8 +151,20 @@ def main():
             line += f" {base[name]:10.1f} {to / base[name]:9.2f}"
         print(line)
     if args.baseline:  # the baseline again, after: both sides see the same machine
-        again = _baseline(args)
+        again = _oar_only(args, args.baseline)
         print("baseline after:", ", ".join(f"{k} {v:.1f}" for k, v in again.items()))
+    if args.baseline and args.rounds:
+        here = os.path.dirname(os.path.dirname(os.path.abspath(oar.__file__)))
+        ratios = {}
+        for _ in range(args.rounds):
+            mine, theirs = _oar_only(args, here), _oar_only(args, args.baseline)
+            for k in mine:
+                ratios.setdefault(k, []).append(mine[k] / theirs[k])
+        print(f"in turn, {args.rounds} rounds (a process of this build, then one of the "
+              "baseline): oar/base")
+        for k, v in ratios.items():
+            print(f"{k:34s} median {statistics.median(v):5.2f}   by round "
+                  + " ".join(f"{x:.2f}" for x in v))
 
 
 def _flag_names():
@@ -157,8 +175,9 @@ def _flag_names():
         return []
 
 
-def _baseline(args):
-    env = dict(os.environ, PYTHONPATH=args.baseline)
+def _oar_only(args, pythonpath):
+    """The oar cases' best ns, {case: ns}, of the oar on `pythonpath`, in a process."""
+    env = dict(os.environ, PYTHONPATH=pythonpath)
     out = subprocess.run([sys.executable, __file__, "--oar-only", "--number", str(args.number),
                           "--repeat", str(args.repeat)], env=env, capture_output=True, text=True,
                          check=True, cwd="/tmp")
