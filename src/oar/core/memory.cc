@@ -140,7 +140,26 @@ size_t AllocationBytes(size_t bytes) {
   return bytes <= kCachedMaxBytes ? SizeClass(bytes) * 16 : bytes;
 }
 
+// Whether freed block p of `bytes` was kept for the next request of its size.
+bool KeepCached(void* p, size_t bytes) {
+  ObjectCache* c = tl_cache;
+  if (c == nullptr || bytes > kCachedMaxBytes) return false;
+  const size_t s = SizeClass(bytes);
+  if (c->count[s] == kBlocksPerSize || c->held + s * 16 > kCacheMaxHeld) return false;
+  c->blocks[s][c->count[s]++] = p;
+  c->held += s * 16;
+  return true;
+}
+
 }  // namespace
+#else
+namespace {
+// The sanitizer builds keep no cache (Note [Freed objects wait in a per-thread cache]).
+void* TakeCached(size_t, size_t) { return nullptr; }
+size_t AllocationBytes(size_t bytes) { return bytes; }
+bool KeepCached(void*, size_t) { return false; }
+}  // namespace
+#endif
 
 void* FastAlloc(size_t bytes) {
   if (void* p = TakeCached(bytes, 1)) return p;
@@ -159,32 +178,7 @@ void* FastAllocAligned(size_t bytes, size_t alignment) {
 void FastFree(void* p) noexcept { mi_free(p); }
 
 void FastFreeSized(void* p, size_t bytes) noexcept {
-  ObjectCache* c = tl_cache;
-  if (c != nullptr && bytes <= kCachedMaxBytes) {
-    const size_t s = SizeClass(bytes);
-    if (c->count[s] < kBlocksPerSize && c->held + s * 16 <= kCacheMaxHeld) {
-      c->blocks[s][c->count[s]++] = p;
-      c->held += s * 16;
-      return;
-    }
-  }
-  mi_free(p);
+  if (!KeepCached(p, bytes)) mi_free(p);
 }
-#else
-void* FastAlloc(size_t bytes) {
-  void* p = mi_malloc(bytes);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
-
-void* FastAllocAligned(size_t bytes, size_t alignment) {
-  void* p = mi_malloc_aligned(bytes, alignment);
-  if (!p) throw std::bad_alloc();
-  return p;
-}
-
-void FastFree(void* p) noexcept { mi_free(p); }
-void FastFreeSized(void* p, size_t) noexcept { mi_free(p); }
-#endif
 
 }  // namespace oar
