@@ -70,18 +70,24 @@ void DenseTensor::set_meta(DType dtype, const DDim& dims) {
   Resize(dims);
 }
 
+namespace {
+// ContiguousStrides written into `strides` in place: every op's output passes here
+// (Resize, then AllocateFrom), and a temporary and its move cost as much as the loop.
+void SetContiguousStrides(const DDim& dims, DDim* strides) {
+  const size_t n = dims.size();
+  strides->resize(n);
+  int64_t s = 1;
+  for (size_t i = n; i-- > 0;) {
+    (*strides)[i] = s;
+    if (dims[i] > 1 && __builtin_mul_overflow(s, dims[i], &s) && i > 0) ThrowStridesOverflow(dims);
+  }
+}
+}  // namespace
+
 void DenseTensor::Resize(const DDim& dims) {
   CheckedProduct(dims);
   meta_.dims = dims;
-  // ContiguousStrides, written in place: every op's output passes here, and the
-  // temporary and its move cost as much as the loop.
-  const size_t n = dims.size();
-  meta_.strides.resize(n);
-  int64_t s = 1;
-  for (size_t i = n; i-- > 0;) {
-    meta_.strides[i] = s;
-    if (dims[i] > 1 && __builtin_mul_overflow(s, dims[i], &s) && i > 0) ThrowStridesOverflow(dims);
-  }
+  SetContiguousStrides(meta_.dims, &meta_.strides);
   meta_.offset = 0;
 }
 
@@ -110,7 +116,7 @@ void* DenseTensor::AllocateFrom(const Place& place) {
                                       meta_.dtype, " needs more bytes than memory can address");
     }
     // Fresh memory is always laid out contiguously.
-    meta_.strides = ContiguousStrides(meta_.dims);
+    SetContiguousStrides(meta_.dims, &meta_.strides);
     meta_.offset = 0;
     holder_ = AllocateShared(place, bytes);
   }
