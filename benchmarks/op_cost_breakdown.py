@@ -175,7 +175,7 @@ run(a, b, int(sys.argv[1]))
 
 def callgrind_counts(script, n, mode, pythonpath):
     """{"dso symbol": instructions} of a run of CALLGRIND_LOOP."""
-    out = f"{script}.{n}.{mode}.{len(pythonpath or '')}.out"
+    out = f"{script}.{n}.{mode}.out"  # one directory per instructions() call
     # One BLAS thread (numpy's spinning server would count), a fixed hash seed (the
     # interpreter's dict probes would move the count); the runs differ only in argv.
     env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
