@@ -1,5 +1,5 @@
 // DenseTensor and Tensor: meta, contiguity of views, RequiredBytes, typed
-// data access, item(), and the inplace version counter shared by views.
+// data access, item(), names, and the inplace version counter shared by views.
 #include <cstdint>
 #include <limits>
 #include <utility>
@@ -145,6 +145,30 @@ TEST(Tensor, UndefinedTensor) {
   EXPECT_FALSE(t.initialized());
   EXPECT_EQ(t.current_inplace_version(), 0u);
   EXPECT_EQ(Catch([&] { t.dims(); }).code(), ErrorCode::kPreconditionNotMet);
+}
+
+// Note [A tensor's name is held out of line]: copies share the string but never see
+// another handle's set_name; an empty name is no name.
+TEST(Tensor, EachHandleKeepsItsOwnName) {
+  Tensor a = Iota({2});
+  EXPECT_FALSE(a.has_name());
+  EXPECT_EQ(a.name(), "");
+  a.set_name("weight_with_a_name_longer_than_the_small_buffer");
+  Tensor b = a;
+  Tensor d = a.detach();
+  b.set_name("b");
+  EXPECT_EQ(a.name(), "weight_with_a_name_longer_than_the_small_buffer");
+  EXPECT_EQ(d.name(), a.name());
+  EXPECT_EQ(b.name(), "b");
+  Tensor moved = std::move(b);
+  EXPECT_EQ(moved.name(), "b");
+  moved.set_name("");
+  EXPECT_FALSE(moved.has_name());
+  EXPECT_EQ(Tensor(a.impl(), "c").name(), "c");
+  EXPECT_FALSE(Tensor(a.impl(), "").has_name());
+  a.reset();
+  EXPECT_EQ(a.name(), "");
+  EXPECT_EQ(d.name(), "weight_with_a_name_longer_than_the_small_buffer");
 }
 
 TEST(Tensor, ViewsShareMemoryAndTheInplaceVersion) {

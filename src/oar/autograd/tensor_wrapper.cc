@@ -18,7 +18,7 @@ void TensorWrapper::Save(const Tensor& tensor, bool no_need_buffer, const char* 
     // reconnect (nothing differentiable reads a tensor without data).
     dims_ = tensor.impl()->dims();
     dtype_ = tensor.impl()->dtype();
-    if (!tensor.name().empty()) name_ = tensor.name();
+    if (tensor.has_name()) name_ = tensor.name();
     return;
   }
   inplace_version_snapshot_ = tensor.current_inplace_version();
@@ -37,7 +37,7 @@ void TensorWrapper::Save(const Tensor& tensor, bool no_need_buffer, const char* 
   } else {
     impl_ = tensor.impl();
   }
-  if (!tensor.name().empty()) name_ = tensor.name();
+  if (tensor.has_name()) name_ = tensor.name();
   if (const auto* meta = EagerUtils::nullable_autograd_meta(tensor)) {
     has_autograd_meta_ = true;
     stop_gradient_ = meta->StopGradient();
@@ -145,7 +145,7 @@ void SavedTensorMeta::Save(const Tensor& tensor) {
   defined_ = true;
   dims_ = tensor.dims();
   dtype_ = tensor.dtype();
-  if (!tensor.name().empty()) name_ = tensor.name();
+  if (tensor.has_name()) name_ = tensor.name();
 }
 
 Tensor SavedTensorMeta::recover(bool /*with_grad_meta*/) const {

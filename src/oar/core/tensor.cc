@@ -2,6 +2,9 @@
 
 namespace oar {
 
+// Constant-initialized, so it exists before any static initializer reads a name.
+constinit const std::string Tensor::kNoName;
+
 const TensorBase& Tensor::base() const {
   OAR_ENFORCE(impl_ != nullptr,
               errors::PreconditionNotMet("the tensor is undefined (it holds no data and no meta)"));

@@ -45,8 +45,9 @@ class Tensor final {
  public:
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorBase> impl) : impl_(std::move(impl)) {}
-  Tensor(std::shared_ptr<TensorBase> impl, std::string name)
-      : impl_(std::move(impl)), name_(std::move(name)) {}
+  Tensor(std::shared_ptr<TensorBase> impl, std::string name) : impl_(std::move(impl)) {
+    set_name(std::move(name));
+  }
 
   // --- data -------------------------------------------------------------
   bool defined() const { return impl_ != nullptr; }
@@ -61,7 +62,7 @@ class Tensor final {
   void reset() {
     impl_.reset();
     autograd_meta_.reset();
-    name_.clear();
+    name_.reset();
   }
   // The impl as its concrete type; each throws on an undefined tensor or
   // another kind (a typed error naming both kinds).
@@ -120,8 +121,16 @@ class Tensor final {
   template <typename T>
   T item() const;
 
-  const std::string& name() const { return name_; }
-  void set_name(std::string name) { name_ = std::move(name); }
+  // Note [A tensor's name is held out of line]
+  const std::string& name() const { return name_ ? *name_ : kNoName; }
+  bool has_name() const { return name_ != nullptr; }
+  void set_name(std::string name) {
+    if (name.empty()) {
+      name_.reset();
+    } else {
+      name_ = std::make_shared<const std::string>(std::move(name));
+    }
+  }
 
   // --- inplace versions -------------------------------------------------
   void bump_inplace_version();
@@ -164,7 +173,15 @@ class Tensor final {
 
   std::shared_ptr<TensorBase> impl_;
   std::shared_ptr<AbstractAutogradMeta> autograd_meta_;
-  std::string name_;
+  // Note [A tensor's name is held out of line]
+  // An op moves and destroys its tensors several times (into the API, the eager
+  // function, the Python object), and almost none has a name. A std::string member
+  // made each move copy its small buffer (a libc memcpy) and each destruction test
+  // it; a pointer, null when unnamed, is moved and destroyed as the handles beside
+  // it are. The string is shared between copies and replaced, never changed, by
+  // set_name, so a copy's name stays its own.
+  std::shared_ptr<const std::string> name_;
+  static const std::string kNoName;
 };
 
 }  // namespace oar
