@@ -63,9 +63,6 @@ const RunningLoopMemory kRunningLoopMemory;  // set up when liboar is loaded
 }  // namespace
 #endif
 
-#ifndef OAR_SYSTEM_MALLOC
-namespace {
-
 // Note [Freed objects wait in a per-thread cache]
 // An op makes and frees the same few small objects every call: its output's tensor
 // impl and small data block, and a grad node and an autograd meta when it records. In
@@ -77,32 +74,25 @@ namespace {
 // at most kCachedMaxBytes and kCacheMaxHeld in all, and FastAlloc hands the last one
 // back to the next request of that rounded size, as glibc's tcache does (every such
 // block is allocated with its rounded size); an over-aligned request takes it only if
-// it is aligned enough. That is about 40 instructions a block; asking mimalloc for
+// it is aligned enough. Taking and keeping are inline (memory.h). Asking mimalloc for
 // block sizes instead (mi_good_size, mi_usable_size) cost as much as its slow path. A
-// thread's first FastAlloc makes its cache and the thread's end frees it; frees after
-// that go straight to mimalloc. The sanitizer builds use the system malloc and keep no
-// cache, so that ASan sees every free.
-constexpr size_t kCachedMaxBytes = 2048;
-constexpr size_t kCacheMaxHeld = size_t{256} << 10;
-constexpr int kBlocksPerSize = 4;
-constexpr size_t kSizeClasses = kCachedMaxBytes / 16 + 1;
+// thread's first FastAlloc of a small block makes its cache and the thread's end frees
+// it; frees after that go straight to mimalloc. The sanitizer builds use the system
+// malloc and keep no cache, so that ASan sees every free.
+namespace memory_detail {
 
-constexpr size_t SizeClass(size_t bytes) { return (bytes + 15) / 16; }
+constinit OAR_HOT_TLS thread_local ObjectCache* tl_object_cache = nullptr;
 
-struct ObjectCache {
-  void* blocks[kSizeClasses][kBlocksPerSize];
-  unsigned char count[kSizeClasses];
-  size_t held;
-};
+namespace {
 
-OAR_HOT_TLS thread_local ObjectCache* tl_cache = nullptr;
+#ifndef OAR_SYSTEM_MALLOC
 OAR_HOT_TLS thread_local bool tl_cache_closed = false;
 
 struct CacheOwner {
   std::unique_ptr<ObjectCache> cache = std::make_unique<ObjectCache>();  // zeroed
-  CacheOwner() { tl_cache = cache.get(); }
+  CacheOwner() { tl_object_cache = cache.get(); }
   ~CacheOwner() {
-    tl_cache = nullptr;
+    tl_object_cache = nullptr;
     tl_cache_closed = true;
     for (size_t s = 0; s < kSizeClasses; ++s) {
       for (int i = 0; i < cache->count[s]; ++i) mi_free(cache->blocks[s][i]);
@@ -112,73 +102,39 @@ struct CacheOwner {
   CacheOwner& operator=(const CacheOwner&) = delete;
 };
 
-[[gnu::noinline]] ObjectCache* MakeCache() {
-  if (tl_cache_closed) return nullptr;
+// Makes this thread's cache unless it has begun to end.
+void OpenCache() {
+  if (tl_object_cache != nullptr || tl_cache_closed) return;
   thread_local CacheOwner owner;  // freed when the thread ends
-  return owner.cache.get();
-}
-
-// A kept block for `bytes` aligned to `alignment`, or null.
-void* TakeCached(size_t bytes, size_t alignment) {
-  if (bytes > kCachedMaxBytes) return nullptr;
-  ObjectCache* c = tl_cache;
-  if (c == nullptr && (c = MakeCache()) == nullptr) [[unlikely]]
-    return nullptr;
-  const size_t s = SizeClass(bytes);
-  unsigned char& n = c->count[s];
-  if (n == 0) return nullptr;
-  void* p = c->blocks[s][n - 1];
-  if (reinterpret_cast<uintptr_t>(p) % alignment != 0) return nullptr;
-  --n;
-  c->held -= s * 16;
-  return p;
 }
 
 // A block that may be kept has its whole size class's bytes, whatever the request in
 // that class it is handed to next.
 size_t AllocationBytes(size_t bytes) {
-  return bytes <= kCachedMaxBytes ? SizeClass(bytes) * 16 : bytes;
+  if (bytes > kCachedMaxBytes) return bytes;
+  OpenCache();
+  return SizeClass(bytes) * 16;
 }
-
-// Whether freed block p of `bytes` was kept for the next request of its size.
-bool KeepCached(void* p, size_t bytes) {
-  ObjectCache* c = tl_cache;
-  if (c == nullptr || bytes > kCachedMaxBytes) return false;
-  const size_t s = SizeClass(bytes);
-  if (c->count[s] == kBlocksPerSize || c->held + s * 16 > kCacheMaxHeld) return false;
-  c->blocks[s][c->count[s]++] = p;
-  c->held += s * 16;
-  return true;
-}
-
-}  // namespace
 #else
-namespace {
-// The sanitizer builds keep no cache (Note [Freed objects wait in a per-thread cache]).
-void* TakeCached(size_t, size_t) { return nullptr; }
 size_t AllocationBytes(size_t bytes) { return bytes; }
-bool KeepCached(void*, size_t) { return false; }
-}  // namespace
 #endif
 
-void* FastAlloc(size_t bytes) {
-  if (void* p = TakeCached(bytes, 1)) return p;
+}  // namespace
+
+void* AllocateFresh(size_t bytes) {
   void* p = mi_malloc(AllocationBytes(bytes));
   if (!p) throw std::bad_alloc();
   return p;
 }
 
-void* FastAllocAligned(size_t bytes, size_t alignment) {
-  if (void* p = TakeCached(bytes, alignment)) return p;
+void* AllocateFreshAligned(size_t bytes, size_t alignment) {
   void* p = mi_malloc_aligned(AllocationBytes(bytes), alignment);
   if (!p) throw std::bad_alloc();
   return p;
 }
 
-void FastFree(void* p) noexcept { mi_free(p); }
+}  // namespace memory_detail
 
-void FastFreeSized(void* p, size_t bytes) noexcept {
-  if (!KeepCached(p, bytes)) mi_free(p);
-}
+void FastFree(void* p) noexcept { mi_free(p); }
 
 }  // namespace oar
