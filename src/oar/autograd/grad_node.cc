@@ -85,38 +85,55 @@ void CheckSlot(size_t slot_rank, size_t size, const char* which) {
   }
 }
 
-void FillOutMeta(GradSlotMeta& meta, const Tensor& fwd_in) {
+// Builds the meta of forward input `fwd_in` with put(args...), args for one of
+// GradSlotMeta's constructors.
+template <typename Put>
+GradSlotMeta& PutOutMeta(const Tensor& fwd_in, Put put) {
   auto* fwd_in_meta = static_cast<AutogradMeta*>(fwd_in.get_autograd_meta());
   const bool stop = fwd_in_meta == nullptr || fwd_in_meta->StopGradient();
-  meta.SetStopGradient(stop);
-  if (!stop) {
-    // A leaf that needs a gradient gets its accumulation node on first use.
-    meta.SetEdge(fwd_in_meta->GradNodeOrMake(
-                     [&] { return MakeShared<GradNodeAccumulation>(fwd_in, fwd_in_meta); }),
-                 fwd_in_meta->OutRankInfo());
-  }
+  // A leaf that needs a gradient gets its accumulation node on first use.
+  Edge edge = stop ? Edge()
+                   : Edge(fwd_in_meta->GradNodeOrMake([&] {
+                       return MakeShared<GradNodeAccumulation>(fwd_in, fwd_in_meta);
+                     }),
+                          fwd_in_meta->OutRankInfo());
   if (fwd_in.defined() && fwd_in.impl()->valid()) {
-    meta.SetTensorMeta(fwd_in.dtype(), fwd_in.dims());
-    meta.SetPlace(fwd_in.place());
+    return put(stop, fwd_in.dtype(), fwd_in.dims(), fwd_in.place(), std::move(edge));
   }
+  return put(stop, std::move(edge));
 }
 
-void FillInMeta(GradSlotMeta& meta, const Tensor& fwd_out) {
+// The same for forward output `fwd_out`, which has no edge.
+template <typename Put>
+GradSlotMeta& PutInMeta(const Tensor& fwd_out, Put put) {
   auto* fwd_out_meta = static_cast<AutogradMeta*>(fwd_out.get_autograd_meta());
-  if (fwd_out_meta && fwd_out_meta->StopGradient()) meta.SetStopGradient(true);
+  const bool stop = fwd_out_meta && fwd_out_meta->StopGradient();
   if (fwd_out.defined() && fwd_out.impl()->valid()) {
-    meta.SetTensorMeta(fwd_out.dtype(), fwd_out.dims());
-    meta.SetPlace(fwd_out.place());
+    return put(stop, fwd_out.dtype(), fwd_out.dims(), fwd_out.place(), Edge());
   }
+  return put(stop, Edge());
+}
+
+// A put for a slot of one tensor: its meta is built in place when the slot is empty.
+auto IntoSlot(SlotMetas::value_type& metas) {
+  return [&metas](auto&&... args) -> GradSlotMeta& {
+    if (metas.empty()) return metas.emplace_back(std::forward<decltype(args)>(args)...);
+    return metas[0] = GradSlotMeta(std::forward<decltype(args)>(args)...);
+  };
+}
+
+// A put for rank i of a Tensor[] slot.
+auto IntoRank(SlotMetas::value_type& metas, size_t i) {
+  return [&metas, i](auto&&... args) -> GradSlotMeta& {
+    return metas[i] = GradSlotMeta(std::forward<decltype(args)>(args)...);
+  };
 }
 }  // namespace
 
 void GradNodeBase::SetGradOutMeta(const Tensor& fwd_in, size_t slot_rank) {
   CheckSlot(slot_rank, bwd_out_meta_.size(), "output");
-  auto& metas = bwd_out_meta_[slot_rank];
-  if (metas.empty()) metas.resize(1);
-  FillOutMeta(metas[0], fwd_in);
-  UpdateTopologicalNr(metas[0].GetEdge().GetGradNode());
+  const GradSlotMeta& meta = PutOutMeta(fwd_in, IntoSlot(bwd_out_meta_[slot_rank]));
+  UpdateTopologicalNr(meta.GetEdge().GetGradNode());
 }
 
 void GradNodeBase::SetGradOutMeta(const std::vector<Tensor>& fwd_in, size_t slot_rank) {
@@ -124,23 +141,21 @@ void GradNodeBase::SetGradOutMeta(const std::vector<Tensor>& fwd_in, size_t slot
   auto& metas = bwd_out_meta_[slot_rank];
   metas.resize(fwd_in.size());
   for (size_t i = 0; i < fwd_in.size(); ++i) {
-    FillOutMeta(metas[i], fwd_in[i]);
-    UpdateTopologicalNr(metas[i].GetEdge().GetGradNode());
+    const GradSlotMeta& meta = PutOutMeta(fwd_in[i], IntoRank(metas, i));
+    UpdateTopologicalNr(meta.GetEdge().GetGradNode());
   }
 }
 
 void GradNodeBase::SetGradInMeta(const Tensor& fwd_out, size_t slot_rank) {
   CheckSlot(slot_rank, bwd_in_meta_.size(), "input");
-  auto& metas = bwd_in_meta_[slot_rank];
-  if (metas.empty()) metas.resize(1);
-  FillInMeta(metas[0], fwd_out);
+  PutInMeta(fwd_out, IntoSlot(bwd_in_meta_[slot_rank]));
 }
 
 void GradNodeBase::SetGradInMeta(const std::vector<Tensor>& fwd_out, size_t slot_rank) {
   CheckSlot(slot_rank, bwd_in_meta_.size(), "input");
   auto& metas = bwd_in_meta_[slot_rank];
   metas.resize(fwd_out.size());
-  for (size_t i = 0; i < fwd_out.size(); ++i) FillInMeta(metas[i], fwd_out[i]);
+  for (size_t i = 0; i < fwd_out.size(); ++i) PutInMeta(fwd_out[i], IntoRank(metas, i));
 }
 
 void GradNodeBase::SetDefaultGradInOutMeta() {

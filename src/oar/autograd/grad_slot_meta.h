@@ -3,6 +3,8 @@
 // gradients and to check hook results), and for outputs the edge onward.
 #pragma once
 
+#include <utility>
+
 #include "oar/autograd/edge.h"
 #include "oar/core/ddim.h"
 #include "oar/core/dtype.h"
@@ -15,6 +17,18 @@ class GradSlotMeta {
   // User-provided: a value-initialized meta (SmallVector::resize) is built by its
   // member initializers alone, without zeroing all of it first.
   GradSlotMeta() noexcept {}  // NOLINT(modernize-use-equals-default)
+  // All of a meta at once, as a node fills its slots: built in place, not
+  // default-built and then overwritten field by field. The dims, dtype and place
+  // are those of a tensor with memory; without them HasTensorMeta() is false.
+  GradSlotMeta(bool stop_gradient, Edge&& edge) noexcept
+      : stop_gradient_(stop_gradient), adj_edge_(std::move(edge)) {}
+  GradSlotMeta(bool stop_gradient, DType dtype, const DDim& dims, const Place& place, Edge&& edge)
+      : stop_gradient_(stop_gradient),
+        has_meta_(true),
+        dtype_(dtype),
+        place_(place),
+        dims_(dims),
+        adj_edge_(std::move(edge)) {}
   bool IsStopGradient() const { return stop_gradient_; }
   void SetStopGradient(bool stop_gradient = true) { stop_gradient_ = stop_gradient; }
 
