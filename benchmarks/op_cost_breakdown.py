@@ -71,7 +71,10 @@ PARTS = [
         r"KernelTable|KernelKeyParser|CheckInput|PrepareData|"
         r"GetDeviceContext|KernelFactory|api::add\b",
     ),
-    ("shape inference", r"InferMeta|BroadcastShape|CheckedProduct|DimsToString"),
+    (
+        "shape inference",
+        r"InferMeta|BroadcastShape|CheckedProduct|DimsToString|set_meta|Strides",
+    ),
     (
         "autograd bookkeeping (grad node, slot metas, saved tensors)",
         r"GradNode|GradSlotMeta|SlotMeta|AutogradMeta|autograd_meta|TensorWrapper|"
@@ -81,8 +84,8 @@ PARTS = [
     (
         "allocation and release",
         r"Allocat|Resize|mi_|mimalloc|operator new|operator delete|"
-        r"_Sp_counted|~Tensor|~DenseTensor|unique_ptr|GetAllocator|MakeShared|FastAlloc|FastFree|"
-        r"free|malloc",
+        r"_Sp_counted|__shared_count|~Tensor|~DenseTensor|unique_ptr|GetAllocator|MakeShared|"
+        r"FastAlloc|FastFree|free|malloc",
     ),
     (
         "kernel",
