@@ -26,21 +26,9 @@ GradNodeBase::Extras& GradNodeBase::MutableExtras() {
   return *extras_;
 }
 
-namespace {
-// Appends n empty slots, each moved from a default-initialized one: resize(n) would
-// value-initialize them, zeroing every slot's inline storage (room for a grad slot
-// meta) before constructing it.
-void AddEmptySlots(SlotMetas& metas, size_t n) {
-  for (size_t i = 0; i < n; ++i) {
-    SlotMetas::value_type empty;
-    metas.emplace_back(std::move(empty));
-  }
-}
-}  // namespace
-
 GradNodeBase::GradNodeBase(size_t bwd_in_slot_num, size_t bwd_out_slot_num) : GradNodeBase() {
-  AddEmptySlots(bwd_in_meta_, bwd_in_slot_num);
-  AddEmptySlots(bwd_out_meta_, bwd_out_slot_num);
+  bwd_in_meta_.resize(bwd_in_slot_num);
+  bwd_out_meta_.resize(bwd_out_slot_num);
 }
 
 namespace {
@@ -78,11 +66,16 @@ void GradNodeBase::UpdateTopologicalNr(const GradNodeBase* next) {
 }
 
 namespace {
+[[noreturn, gnu::cold, gnu::noinline]] void ThrowSlotOutOfRange(size_t slot_rank, size_t size,
+                                                                const char* which) {
+  throw errors::Fatal("slot ", slot_rank, " is out of range: the grad node has ", size, " ", which,
+                      " slots");
+}
+
+// One compare inline; the message is built out of line.
 void CheckSlot(size_t slot_rank, size_t size, const char* which) {
-  if (slot_rank >= size) {
-    throw errors::Fatal("slot ", slot_rank, " is out of range: the grad node has ", size, " ",
-                        which, " slots");
-  }
+  if (slot_rank >= size) [[unlikely]]
+    ThrowSlotOutOfRange(slot_rank, size, which);
 }
 
 // Builds the meta of forward input `fwd_in` with put(args...), args for one of

@@ -73,13 +73,9 @@ void DenseTensor::set_meta(DType dtype, const DDim& dims) {
 namespace {
 // ContiguousStrides written into `strides` in place: every op's output passes here
 // (Resize, then AllocateFrom), and a temporary and its move cost as much as the loop.
-// Out of line, so that SetContiguousStrides saves no registers for it (every op's output
-// passes there twice: its meta set, then its memory allocated).
-[[gnu::noinline]] void ResizeStrides(DDim* strides, size_t n) { strides->resize(n); }
-
 void SetContiguousStrides(const DDim& dims, DDim* strides) {
   const size_t n = dims.size();
-  if (strides->size() != n) ResizeStrides(strides, n);
+  strides->resize_for_overwrite(n);  // every element is written below
   int64_t s = 1;
   for (size_t i = n; i-- > 0;) {
     (*strides)[i] = s;

@@ -29,7 +29,10 @@ class SmallVector {
   using reference = T&;
   using const_reference = const T&;
 
-  SmallVector() noexcept = default;
+  // User-provided: a value-initialized SmallVector (an element of a vector of them, made
+  // by resize) is built by its member initializers alone, without zeroing its inline
+  // room first.
+  SmallVector() noexcept {}  // NOLINT(modernize-use-equals-default)
   explicit SmallVector(size_t n) { resize(n); }
   SmallVector(size_t n, const T& value) { assign(n, value); }
   SmallVector(std::initializer_list<T> init) { append(init.begin(), init.end()); }
@@ -60,22 +63,16 @@ class SmallVector {
   ~SmallVector() { destroy_and_free(); }
 
   SmallVector& operator=(const SmallVector& other) {
-    if (this != &other) {
-      clear();
-      if constexpr (std::is_trivially_copyable_v<T>) {
-        if (kCopyWholeBuffer && is_inline() && other.is_inline()) {
-          std::memcpy(inline_, other.inline_, sizeof(inline_));
-          size_ = other.size_;
-          return *this;
-        }
-        if (other.size_ <= cap_) {
-          std::memcpy(static_cast<void*>(ptr()), other.data(), other.size_ * sizeof(T));
-          size_ = other.size_;
-          return *this;
-        }
+    if constexpr (std::is_trivially_copyable_v<T> && kCopyWholeBuffer) {
+      // The common case inline (a shape over a shape); the others out of line, so that
+      // their calls do not make every function that copies a shape save registers.
+      if (is_inline() && other.is_inline()) {
+        if (this != &other) std::memcpy(inline_, other.inline_, sizeof(inline_));
+        size_ = other.size_;
+        return *this;
       }
-      append(other.begin(), other.end());
     }
+    if (this != &other) copy_from(other);
     return *this;
   }
   SmallVector& operator=(SmallVector&& other) noexcept(std::is_nothrow_move_constructible_v<T>) {
@@ -154,6 +151,12 @@ class SmallVector {
     std::uninitialized_copy(first, last, ptr() + size_);
     size_ += n;
   }
+  // Sets the size to n, leaving new elements uninitialized (trivial T only), for a caller
+  // that writes every one of them next.
+  void resize_for_overwrite(size_t n) requires std::is_trivial_v<T> {
+    if (n > cap_) grow(n);
+    size_ = n;
+  }
   void push_back(const T& v) { emplace_back(v); }
   void push_back(T&& v) { emplace_back(std::move(v)); }
   template <typename... Args>
@@ -205,7 +208,18 @@ class SmallVector {
     return is_inline() ? reinterpret_cast<const T*>(inline_) : heap_;
   }
 
-  void grow(size_t n) {
+  [[gnu::noinline]] void copy_from(const SmallVector& other) {
+    clear();
+    if constexpr (std::is_trivially_copyable_v<T>) {
+      if (other.size_ <= cap_) {
+        std::memcpy(static_cast<void*>(ptr()), other.data(), other.size_ * sizeof(T));
+        size_ = other.size_;
+        return;
+      }
+    }
+    append(other.begin(), other.end());
+  }
+  [[gnu::noinline]] void grow(size_t n) {  // rare: out of line, off the callers' fast paths
     n = std::max(n, cap_ * 2);
     T* fresh = static_cast<T*>(::operator new(n * sizeof(T), std::align_val_t(alignof(T))));
     std::uninitialized_move(ptr(), ptr() + size_, fresh);
