@@ -76,7 +76,7 @@ class GraphTask {
 
   NodeState& State(GradNodeBase* node) {
     auto [state, inserted] = nodes_.FindOrAdd(node);
-    if (inserted) state->buffer = GradTensorHolder(node->InputMeta());
+    if (inserted) state->buffer.SizeFor(node->InputMeta());
     return *state;
   }
 
@@ -167,9 +167,12 @@ class GraphTask {
     while (!queue.empty()) {
       GradNodeBase* node = queue.Pop();
       NodeState& st = State(node);
-      GradSlots grads = std::move(st.buffer.Buffers());
-      GradSlots outs;
-      if (HasAnyGrad(grads)) outs = RunNode(node, st, grads);
+      // The node's gradients are used where they were summed and released once it has
+      // run; its results are built in place, not assigned. (Moving a GradSlots moves
+      // each tensor of its inline slots one by one.)
+      GradSlots& grads = st.buffer.Buffers();
+      GradSlots outs = HasAnyGrad(grads) ? RunNode(node, st, grads) : GradSlots();
+      grads.clear();
       // Hand the results to the next nodes; an edge with no gradient still
       // counts, so its node becomes ready.
       const SlotMetas& metas = node->OutputMeta();
@@ -183,7 +186,7 @@ class GraphTask {
           if (i < outs.size() && j < outs[i].size() && outs[i][j].defined()) {
             CheckGradShape(node, metas[i][j], outs[i][j], i);
             const auto [slot, rank] = edge.GetEdgeRankInfo();
-            ns->buffer.add(slot, rank, outs[i][j], create_graph_);
+            ns->buffer.add(slot, rank, std::move(outs[i][j]), create_graph_);
           }
           if (--ns->in_degree == 0) {
             if (next->IsAccumulationNode()) {
@@ -275,6 +278,16 @@ class GraphTask {
     }
   }
 
+  // The node's backward, its errors prefixed with the node's name.
+  GradSlots CallNode(GradNodeBase* node, GradSlots& grads) {
+    try {
+      return (*node)(grads, create_graph_, general_grad_);
+    } catch (Error& e) {
+      e.Prepend(StrCat("in ", node->name(), " (the backward of ", node->forward_op(), "): "));
+      throw;
+    }
+  }
+
   GradSlots RunNodeUnnamed(GradNodeBase* node, NodeState& st, GradSlots& grads) {
     std::lock_guard<std::mutex> node_lock(node->mutex());  // Note [Thread safety of grad nodes]
     // The node's span: hooks and the node itself, after the lock was taken.
@@ -307,13 +320,7 @@ class GraphTask {
           ") saved have been freed by an earlier backward. Specify retain_graph=True when "
           "calling backward() or grad() the first time");
     }
-    GradSlots outs;
-    try {
-      outs = (*node)(grads, create_graph_, general_grad_);
-    } catch (Error& e) {
-      e.Prepend(StrCat("in ", node->name(), " (the backward of ", node->forward_op(), "): "));
-      throw;
-    }
+    GradSlots outs = CallNode(node, grads);
     ++stats_.nodes_executed;
     if (FLAGS_check_nan_inf()) [[unlikely]] {
       for (const auto& slot : outs) {

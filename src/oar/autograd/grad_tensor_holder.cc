@@ -5,23 +5,21 @@
 
 namespace oar {
 
-GradTensorHolder::GradTensorHolder(const SlotMetas& metas) {
+void GradTensorHolder::SizeFor(const SlotMetas& metas) {
   buffer_.resize(metas.size());
   for (size_t i = 0; i < metas.size(); ++i) buffer_[i].resize(metas[i].size());
 }
 
-void GradTensorHolder::CheckIndex(size_t slot_id, size_t rank) const {
-  if (slot_id >= buffer_.size() || rank >= buffer_[slot_id].size()) {
-    throw errors::Fatal("gradient buffer index (", slot_id, ", ", rank,
-                        ") is out of range for a node with ", buffer_.size(), " slots");
-  }
+void GradTensorHolder::ThrowIndexOutOfRange(size_t slot_id, size_t rank) const {
+  throw errors::Fatal("gradient buffer index (", slot_id, ", ", rank,
+                      ") is out of range for a node with ", buffer_.size(), " slots");
 }
 
-void GradTensorHolder::add(size_t slot_id, size_t rank, const Tensor& t, bool create_graph) {
+void GradTensorHolder::add(size_t slot_id, size_t rank, Tensor t, bool create_graph) {
   CheckIndex(slot_id, rank);
   Tensor& buf = buffer_[slot_id][rank];
   if (!buf.defined()) {
-    buf = t;  // shared: nodes never write into their input gradients
+    buf = std::move(t);  // shared: nodes never write into their input gradients
   } else if (!create_graph && t.is_dense() && IsSoleOwner(buf) && buf.dims() == t.dims() &&
              buf.dtype() == t.dtype()) {
     api::add_(buf, t);  // nobody else sees this buffer: sum in place, no allocation
