@@ -18,7 +18,7 @@ void TensorWrapper::Save(const Tensor& tensor, bool no_need_buffer, const char* 
     // reconnect (nothing differentiable reads a tensor without data).
     dims_ = tensor.impl()->dims();
     dtype_ = tensor.impl()->dtype();
-    if (tensor.has_name()) name_ = tensor.name();
+    name_ = tensor.shared_name();
     return;
   }
   inplace_version_snapshot_ = tensor.current_inplace_version();
@@ -37,7 +37,7 @@ void TensorWrapper::Save(const Tensor& tensor, bool no_need_buffer, const char* 
   } else {
     impl_ = tensor.impl();
   }
-  if (tensor.has_name()) name_ = tensor.name();
+  name_ = tensor.shared_name();
   if (const auto* meta = EagerUtils::nullable_autograd_meta(tensor)) {
     has_autograd_meta_ = true;
     stop_gradient_ = meta->StopGradient();
@@ -63,7 +63,7 @@ void TensorWrapper::check_inplace_version() const {
   if (!impl_ || impl_->kind() != TensorKind::kDense) return;
   const uint32_t current = static_cast<const DenseTensor&>(*impl_).current_inplace_version();
   if (current != inplace_version_snapshot_) {
-    const std::string& n = name_;
+    const std::string n = name_ ? *name_ : std::string();
     throw errors::PreconditionNotMet(
         "a tensor needed for gradient computation has been modified by an inplace operation: "
         "the ",
@@ -145,7 +145,7 @@ void SavedTensorMeta::Save(const Tensor& tensor) {
   defined_ = true;
   dims_ = tensor.dims();
   dtype_ = tensor.dtype();
-  if (tensor.has_name()) name_ = tensor.name();
+  name_ = tensor.shared_name();
 }
 
 Tensor SavedTensorMeta::recover(bool /*with_grad_meta*/) const {

@@ -74,7 +74,7 @@ class TensorWrapper {
   std::shared_ptr<TensorBase> impl_;  // the data (null if only the meta is kept)
   DDim dims_;                         // the meta, kept inline: saving it allocates nothing
   DType dtype_ = DType::kUndefined;
-  std::string name_;
+  Tensor::SharedName name_;  // the tensor's (Note [A tensor's name is held out of line])
   std::weak_ptr<GradNodeBase> weak_grad_node_;
   std::pair<size_t, size_t> out_rank_info_{0, 0};
   bool has_autograd_meta_ = false;
@@ -107,7 +107,7 @@ class SavedTensorMeta {
   bool released_ = false;
   DType dtype_ = DType::kUndefined;
   DDim dims_;
-  std::string name_;
+  Tensor::SharedName name_;  // the tensor's (Note [A tensor's name is held out of line])
 };
 
 }  // namespace oar

@@ -43,11 +43,17 @@ class HookHandle {
 
 class Tensor final {
  public:
+  // Note [A tensor's name is held out of line]
+  using SharedName = std::shared_ptr<const std::string>;
+
   Tensor() = default;
   explicit Tensor(std::shared_ptr<TensorBase> impl) : impl_(std::move(impl)) {}
   Tensor(std::shared_ptr<TensorBase> impl, std::string name) : impl_(std::move(impl)) {
     set_name(std::move(name));
   }
+  // A handle with another's name as shared_name() gave it (null: none).
+  Tensor(std::shared_ptr<TensorBase> impl, SharedName name)
+      : impl_(std::move(impl)), name_(std::move(name)) {}
 
   // --- data -------------------------------------------------------------
   bool defined() const { return impl_ != nullptr; }
@@ -124,6 +130,9 @@ class Tensor final {
   // Note [A tensor's name is held out of line]
   const std::string& name() const { return name_ ? *name_ : kNoName; }
   bool has_name() const { return name_ != nullptr; }
+  // The name's string as held (null when unnamed), for a saved tensor to keep and give
+  // back without copying it.
+  const SharedName& shared_name() const { return name_; }
   void set_name(std::string name) {
     if (name.empty()) {
       name_.reset();
@@ -180,7 +189,7 @@ class Tensor final {
   // it; a pointer, null when unnamed, is moved and destroyed as the handles beside
   // it are. The string is shared between copies and replaced, never changed, by
   // set_name, so a copy's name stays its own.
-  std::shared_ptr<const std::string> name_;
+  SharedName name_;
   static const std::string kNoName;
 };
 

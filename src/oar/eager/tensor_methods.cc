@@ -80,11 +80,7 @@ bool HookHandle::remove() {
   return node && node->RemoveGradientHook(id_);
 }
 
-Tensor Tensor::detach() const {
-  Tensor d(impl_);
-  d.name_ = name_;  // shared (Note [A tensor's name is held out of line])
-  return d;
-}
+Tensor Tensor::detach() const { return Tensor(impl_, name_); }
 
 std::shared_ptr<GradNodeBase> Tensor::grad_fn() const {
   const auto* meta = EagerUtils::nullable_autograd_meta(*this);
