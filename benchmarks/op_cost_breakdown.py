@@ -21,8 +21,10 @@ Two views, in one run, and a third on request:
    the parts named below, times the measured ns per op. Import-time samples (the
    parser, the compiler) are left out of the shares.
 3. With --instructions, by instructions (valgrind's callgrind: a loop of --loop `a + b`
-   less a loop of none, without and with a gradient recorded): each part's instructions
-   per op and the functions that execute most. A count, not a time: the same in every
+   less a loop of none, without and with a gradient recorded, and --loop links of
+   python_overhead.py's 100-op chain `y = y * b` forward and backward less none): each
+   part's instructions per op (per link of the chain) and the functions that execute
+   most. A count, not a time: the same in every
    run of one build whatever else the machine is doing, so it compares builds on a
    shared machine where times move by more than a change does. --baseline adds the
    counts of another build (PYTHONPATH holding its `oar`). Build oar with
@@ -76,9 +78,14 @@ PARTS = [
         r"InferMeta|BroadcastShape|CheckedProduct|DimsToString|set_meta|Strides",
     ),
     (
+        "backward: engine and formulas",
+        r"GraphTask|GradTensorHolder|GradNode::operator\(\)|grad_as|unbroadcast|"
+        r"conj_if_complex|AccumulateGrad|RunBackward|oar::Backward",
+    ),
+    (
         "autograd bookkeeping (grad node, slot metas, saved tensors)",
         r"GradNode|GradSlotMeta|SlotMeta|AutogradMeta|autograd_meta|TensorWrapper|"
-        r"SavedTensorMeta|SetHistory|FillOutMeta|FillInMeta|AddEmptySlots|PassStopGradient|"
+        r"SavedTensorMeta|SetHistory|PutOutMeta|PutInMeta|PassStopGradient|"
         r"SetOutRank",
     ),
     (
@@ -168,11 +175,22 @@ import oar
 def run(a, b, n):
     for _ in range(n):
         a + b
+def chain(a, b, links):
+    for _ in range(links // 100):
+        y = a
+        for _ in range(100):
+            y = y * b
+        y.backward()
 a, b = oar.to_tensor([1.0]), oar.to_tensor([2.0])
-if sys.argv[2] == "record":
+if sys.argv[2] != "plain":
     a.stop_gradient = False
-run(a, b, 2000)  # first calls fill caches and lazily made state
-run(a, b, int(sys.argv[1]))
+if sys.argv[2] == "chain":  # as python_overhead.py's chain: both need a gradient
+    b.stop_gradient = False
+    chain(a, b, 2000)  # first calls fill caches and lazily made state
+    chain(a, b, int(sys.argv[1]))
+else:
+    run(a, b, 2000)
+    run(a, b, int(sys.argv[1]))
 """
 
 
@@ -198,17 +216,21 @@ def callgrind_counts(script, n, mode, pythonpath):
     return counts
 
 
+# the callgrind loop's modes -> their columns
+MODES = {"plain": "no grad", "record": "recording", "chain": "chain link"}
+
+
 def instructions(n, pythonpath=None):
-    """{"no grad"|"recording": {"dso symbol": instructions per op}} of the oar on
+    """{column of MODES: {"dso symbol": instructions per op}} of the oar on
     `pythonpath` (None: this process's), or None without valgrind."""
     if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
         return None
-    runs = [(mode, k) for mode in ("plain", "record") for k in (0, n)]
+    runs = [(mode, k) for mode in MODES for k in (0, n)]
     with tempfile.TemporaryDirectory() as d:
         script = os.path.join(d, "loop.py")
         with open(script, "w") as f:
             f.write(CALLGRIND_LOOP)
-        # valgrind runs a process on one core: the four at once on the machine's cores
+        # valgrind runs a process on one core: the runs at once on the machine's cores
         with concurrent.futures.ThreadPoolExecutor(os.cpu_count()) as pool:
             counts = dict(
                 zip(
@@ -216,7 +238,7 @@ def instructions(n, pythonpath=None):
                 )
             )
     per_op = {}
-    for mode, name in (("plain", "no grad"), ("record", "recording")):
+    for mode, name in MODES.items():
         empty, full = counts[(mode, 0)], counts[(mode, n)]
         per_op[name] = {k: (full.get(k, 0) - empty.get(k, 0)) / n for k in full}
     return per_op
@@ -227,16 +249,17 @@ def part_of(key):
 
 
 def print_instructions(per_op, n, base=None):
-    print(f"instructions per `a + b` (callgrind; a loop of {n} less a loop of none):")
+    print(
+        f"instructions per `a + b`, and per link of the chain (callgrind; a loop of {n} "
+        "less a loop of none):"
+    )
     runs = [per_op] + ([base] if base else [])
-    head = f"  {'part':60s} {'no grad':>8s} {'recording':>10s}"
-    print(head + (f" {'base no grad':>13s} {'base rec.':>10s}" if base else ""))
+    columns = list(MODES.values()) + ([f"base {c}" for c in MODES.values()] if base else [])
+    widths = [max(8, len(c)) for c in columns]
+    print(f"  {'part':60s} " + " ".join(f"{c:>{w}s}" for c, w in zip(columns, widths)))
 
     def line(name, row):
-        cells = [f"{row[0]:8.0f}", f"{row[1]:10.0f}"] + (
-            [f"{row[2]:13.0f}", f"{row[3]:10.0f}"] if base else []
-        )
-        print(f"  {name:60s} " + " ".join(cells))
+        print(f"  {name:60s} " + " ".join(f"{v:{w}.0f}" for v, w in zip(row, widths)))
 
     for name, _ in PARTS + [("other", "")]:
         row = [sum(v for k, v in r[m].items() if part_of(k) == name) for r in runs for m in r]
@@ -244,10 +267,12 @@ def print_instructions(per_op, n, base=None):
             line(name, row)
     line("total", [sum(r[m].values()) for r in runs for m in r])
     print()
-    print("  the functions executing most instructions per recorded `a + b`:")
-    top = sorted(per_op["recording"].items(), key=lambda kv: -kv[1])[:25]
-    for key, v in top:
-        print(f"  {v:8.0f}  {key[:110]}")
+    for column, what in (("recording", "recorded `a + b`"), ("chain link", "link of the chain")):
+        print()
+        print(f"  the functions executing most instructions per {what}:")
+        top = sorted(per_op[column].items(), key=lambda kv: -kv[1])[:25]
+        for key, v in top:
+            print(f"  {v:8.0f}  {key[:110]}")
 
 
 def main():
