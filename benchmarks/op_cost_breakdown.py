@@ -64,14 +64,14 @@ PARTS = [
     ("binding", r"oar::py::"),
     (
         "eager function (checks, grad decision)",
-        r"oar::add\b|NeedsPromotion|amp::|Tracer|"
+        r"oar::(add|multiply)\(|NeedsPromotion|amp::|Tracer|"
         r"RecordEvent|EagerUtils|ComputeRequireGrad|HasGrad|nullable_autograd_meta|"
         r"CheckTensorHasNanOrInf|FLAGS_",
     ),
     (
         "kernel lookup and input checks",
         r"KernelTable|KernelKeyParser|CheckInput|PrepareData|"
-        r"GetDeviceContext|KernelFactory|api::add\b",
+        r"GetDeviceContext|KernelFactory|oar::api::",
     ),
     (
         "shape inference",
@@ -92,7 +92,7 @@ PARTS = [
         "allocation and release",
         r"Allocat|Resize|mi_|mimalloc|operator new|operator delete|"
         r"_Sp_counted|__shared_count|~Tensor|~DenseTensor|unique_ptr|GetAllocator|MakeShared|"
-        r"FastAlloc|FastFree|free|malloc",
+        r"FastAlloc|FastFree|free|malloc|SmallVector<",
     ),
     (
         "kernel",
