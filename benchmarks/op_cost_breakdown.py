@@ -85,7 +85,7 @@ PARTS = [
     (
         "autograd bookkeeping (grad node, slot metas, saved tensors)",
         r"GradNode|GradSlotMeta|SlotMeta|AutogradMeta|autograd_meta|TensorWrapper|"
-        r"SavedTensorMeta|SetHistory|PutOutMeta|PutInMeta|PassStopGradient|"
+        r"SetHistory|PutOutMeta|PutInMeta|PassStopGradient|"
         r"SetOutRank",
     ),
     (

@@ -1,5 +1,6 @@
 """Tensor.grad_fn and oar._C.GradNode on known graphs; forward stacks and the
 backward errors that name them (docs/viz.md)."""
+
 import gc
 import inspect
 
@@ -34,9 +35,9 @@ def test_names_slots_and_attributes():
     y = oar.matmul(x, w, transpose_y=True).tanh().sum()
     s = y.grad_fn
     assert s.name() == "SumGradNode" and s.forward_op == "sum"
-    (t, slot), = s.next_functions
+    ((t, slot),) = s.next_functions
     assert t.name() == "TanhGradNode" and slot == 0
-    (m, m_slot), = t.next_functions
+    ((m, m_slot),) = t.next_functions
     assert m.name() == "MatmulGradNode" and m_slot == 0
     assert m.attributes() == {"transpose_x": "false", "transpose_y": "true"}
     (ax, sx), (aw, sw) = m.next_functions
@@ -52,7 +53,9 @@ def test_meta_per_slot():
     m = oar.matmul(x, w).grad_fn
     out = m.output_meta()
     assert [(d["slot"], d["shape"], d["dtype"], d["stop_gradient"]) for d in out] == [
-        (0, [2, 3], oar.float32, False), (1, [3, 4], oar.float32, True)]
+        (0, [2, 3], oar.float32, False),
+        (1, [3, 4], oar.float32, True),
+    ]
     (i,) = m.input_meta()
     assert i["shape"] == [2, 4] and i["place"] == "Place(cpu)" and not i["stop_gradient"]
 
@@ -109,6 +112,23 @@ def test_no_need_buffer_saves_only_meta():
     x = leaf(np.ones((2, 3)))
     (s,) = x.sum().grad_fn.saved_tensors()
     assert s["meta_only"] and s["bytes"] == 0 and s["shape"] == [2, 3]
+
+
+def test_shape_only_inputs_shown_from_their_slot_meta():
+    # add saves nothing for x and y: their shapes come from the node's slot metas
+    # (Note [A shape-only input is read from its slot meta]).
+    x, y = leaf(np.ones((2, 3))), leaf(np.ones((3,)))
+    n = (x + y).grad_fn
+    sx, sy = n.saved_tensors()
+    assert (sx["name"], sx["shape"], sy["name"], sy["shape"]) == ("x", [2, 3], "y", [3])
+    assert sx["meta_only"] and not sx["released"] and sx["bytes"] == 0
+    z = x + y
+    z.sum().backward()
+    sx, sy = z.grad_fn.saved_tensors()
+    assert sx["released"] and sy["released"] and sy["shape"] == [3]
+    np.testing.assert_array_equal(y.grad.numpy(), np.full((3,), 2.0, np.float32))
+    with pytest.raises(RuntimeError, match="second time"):
+        z.sum().backward()
 
 
 def test_node_identity_hash_and_lifetime():
@@ -237,15 +257,21 @@ def test_forward_stack_names_the_call_site(stack_flag):
     x = leaf([1.0, 2.0])
     y = x.sin()  # call site: sin
     frames = y.grad_fn.forward_stack
-    assert frames[0] == (__file__, line_of("# call site: sin"),
-                         "test_forward_stack_names_the_call_site")
+    assert frames[0] == (
+        __file__,
+        line_of("# call site: sin"),
+        "test_forward_stack_names_the_call_site",
+    )
     # Frames inside oar (the Layer machinery, nn.functional) are left out.
     net = _Net()
     out = net(oar.randn([2, 3]))  # call site: net
     lin = out.grad_fn.next_functions[0][0]
     assert all("/oar/" not in f[0] for f in lin.forward_stack)
-    assert (__file__, line_of("# call site: net"),
-            "test_forward_stack_names_the_call_site") in lin.forward_stack
+    assert (
+        __file__,
+        line_of("# call site: net"),
+        "test_forward_stack_names_the_call_site",
+    ) in lin.forward_stack
 
 
 def test_inplace_error_names_the_call_site(stack_flag):

@@ -266,6 +266,18 @@ class Op:
             saved.append((self.out, True))
         return saved
 
+    def reads_slot_meta(self, name):
+        """A saved input whose shape alone the formulas read and whose gradient the
+        node computes: its slot meta holds that shape already, so the node saves
+        nothing for it (Note [A shape-only input is read from its slot meta])."""
+        a = next((x for x in self.inputs if x.name == name), None)
+        return (
+            a is not None
+            and not a.is_tensor_list
+            and name in self.no_need_buffer
+            and name in self.backward
+        )
+
     def signature(self, name=None, inplace=False, defaults=True):
         params = []
         for a in self.args:
@@ -520,6 +532,8 @@ def gen_node_class(op):
     ]
     for n, _ in saved:
         a = next((x for x in op.inputs if x.name == n), None)
+        if op.reads_slot_meta(n):
+            continue
         if a is not None and a.is_tensor_list:
             L.append(f"    for (auto& tw : {n}_) tw.clear();")
         else:
@@ -531,6 +545,8 @@ def gen_node_class(op):
     for n, is_out in saved:
         nnb = "true" if n in op.no_need_buffer else "false"
         a = next((x for x in op.inputs if x.name == n), None)
+        if op.reads_slot_meta(n):
+            continue
         if a is not None and a.is_tensor_list:
             L.append(f"  void SetTensorWrapper_{n}(const std::vector<Tensor>& {n}) {{")
             L.append(f"    {n}_.clear();")
@@ -538,27 +554,23 @@ def gen_node_class(op):
                 f'    for (const auto& t : {n}) {n}_.emplace_back(t, {nnb}, "{op.name}", "{n}");'
             )
             L.append("  }")
-        elif a is not None and n in op.no_need_buffer:
-            L.append(f"  void SetTensorWrapper_{n}(const Tensor& {n}) {{ {n}_.Save({n}); }}")
         else:
             L.append(f"  void SetTensorWrapper_{n}(const Tensor& {n}) {{")
             L.append(f'    {n}_.Save({n}, {nnb}, "{op.name}", "{n}");')
             L.append("  }")
     for a in op.attrs:
         L.append(f"  void SetAttribute_{a.name}({a.member_type} v) {{ {a.name}_ = std::move(v); }}")
-    L.append("")
-    L.append(" private:")
+    members = []
     for n, _ in saved:
         a = next((x for x in op.inputs if x.name == n), None)
-        if a is not None and a.is_tensor_list:
-            t = "std::vector<TensorWrapper>"
-        elif a is not None and n in op.no_need_buffer:
-            t = "SavedTensorMeta"  # only the shape is ever read
-        else:
-            t = "TensorWrapper"
-        L.append(f"  {t} {n}_;")
+        if op.reads_slot_meta(n):
+            continue
+        t = "std::vector<TensorWrapper>" if a is not None and a.is_tensor_list else "TensorWrapper"
+        members.append(f"  {t} {n}_;")
     for a in op.attrs:
-        L.append(f"  {a.member_type} {a.name}_{{}};")
+        members.append(f"  {a.member_type} {a.name}_{{}};")
+    if members:
+        L += ["", " private:"] + members
     L.append("};")
     return "\n".join(L)
 
@@ -573,9 +585,12 @@ def gen_node_impl(op):
     # A formula may not read the incoming gradient (rnn's double grad recomputes).
     if any(re.search(rf"\b{op.grad_out}\b", f) for f in op.backward.values()):
         L.append(f"  const Tensor& {op.grad_out} = grads[0][0];")
+    slot_of = {a.name: i for i, a in enumerate(op.inputs)}
     for n, _ in saved:
         a = next((x for x in op.inputs if x.name == n), None)
-        if a is not None and a.is_tensor_list:
+        if op.reads_slot_meta(n):
+            L.append(f"  const Tensor {n} = SlotMetaTensor(out_metas[{slot_of[n]}][0]);")
+        elif a is not None and a.is_tensor_list:
             L.append(f"  std::vector<Tensor> {n};")
             L.append(f"  for (const auto& tw : {n}_) {n}.push_back(tw.recover(create_graph));")
         else:
@@ -606,7 +621,12 @@ def gen_node_impl(op):
     L.append("  std::vector<SavedValueInfo> v;")
     for n, _ in saved:
         a = next((x for x in op.inputs if x.name == n), None)
-        if a is not None and a.is_tensor_list:
+        if op.reads_slot_meta(n):
+            L.append(
+                f'  v.push_back(SlotMetaInfo("{n}", OutputMeta()[{slot_of[n]}][0], '
+                "IsTensorWrappersCleared()));"
+            )
+        elif a is not None and a.is_tensor_list:
             L.append(
                 f'  for (size_t i = 0; i < {n}_.size(); ++i) v.push_back({n}_[i].Info(StrCat("{n}[", i, "]")));'
             )
@@ -835,7 +855,7 @@ def gen_eager_function(op, inplace=False):
             if a.name in op.backward:
                 R.append(f"{P}grad_node->SetGradOutMeta({a.name}, {slot});")
         for n, is_out in saved:
-            if is_out:
+            if is_out or op.reads_slot_meta(n):
                 continue
             if inplace and n == op.inplace and n not in op.no_need_buffer:
                 # Note [In-place ops save a copy of what they overwrite]: the formulas

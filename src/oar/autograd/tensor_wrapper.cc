@@ -140,21 +140,15 @@ SavedValueInfo TensorWrapper::Info(std::string name) const {
   return info;
 }
 
-void SavedTensorMeta::Save(const Tensor& tensor) {
-  if (!tensor.defined()) return;
-  defined_ = true;
-  dims_ = tensor.dims();
-  dtype_ = tensor.dtype();
-  name_ = tensor.shared_name();
+Tensor SlotMetaTensor(const GradSlotMeta& meta) {
+  if (!meta.HasTensorMeta()) return Tensor();
+  return Tensor(MakeShared<DenseTensor>(meta.dtype(), meta.dims()));
 }
 
-Tensor SavedTensorMeta::recover(bool /*with_grad_meta*/) const {
-  if (!defined_) return Tensor();
-  return Tensor(MakeShared<DenseTensor>(dtype_, dims_), name_);
-}
-
-SavedValueInfo SavedTensorMeta::Info(std::string name) const {
-  return MetaInfo(std::move(name), defined_, released_, /*meta_only=*/true, dtype_, dims_);
+SavedValueInfo SlotMetaInfo(std::string name, const GradSlotMeta& meta, bool released) {
+  const bool defined = meta.HasTensorMeta();
+  return MetaInfo(std::move(name), defined && !released, defined && released,
+                  /*meta_only=*/true, meta.dtype(), meta.dims());
 }
 
 }  // namespace oar
