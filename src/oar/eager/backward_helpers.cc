@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <utility>
 
 #include "oar/core/wide_int.h"
 #include "oar/eager/creation.h"
@@ -10,7 +11,7 @@
 
 namespace oar {
 
-Tensor grad_as(const Tensor& g, const GradSlotMeta& input_meta) {
+Tensor grad_as(Tensor g, const GradSlotMeta& input_meta) {
   if (!g.defined() || !input_meta.HasTensorMeta() || g.dtype() == input_meta.dtype()) return g;
   if (g.is_sparse()) return sparse_with_values(g, cast(sparse_values(g), input_meta.dtype()));
   return cast(g, input_meta.dtype());
@@ -27,7 +28,10 @@ Tensor reshape_to(const Tensor& g, const Tensor& like) {
   return g.dims() == like.dims() ? g : reshape_to(g, like.shape());
 }
 
-Tensor conj_if_complex(const Tensor& t) { return IsComplex(t.dtype()) ? conj(t) : t; }
+Tensor conj_if_complex(Tensor t) {
+  if (IsComplex(t.dtype())) return conj(t);
+  return t;  // moved out, not copied (a conditional expression would copy it)
+}
 
 namespace {
 
@@ -61,7 +65,7 @@ Tensor angle_grad(const Tensor& x, const Tensor& g) {
   return complex(divide(multiply(neg(im), g), den), divide(multiply(re, g), den));
 }
 
-Tensor unbroadcast(const Tensor& g, const Tensor& like) {
+Tensor unbroadcast(Tensor g, const Tensor& like) {
   if (g.dims() == like.dims()) return g;
   // An operand outside the broadcast may have more leading size-1 dims than the output:
   // masked_fill's one-element value of shape [1] filling a 0-d x (fuzz seed 238).
@@ -198,25 +202,25 @@ MatmulOperands Promote(const Tensor& x, const Tensor& y, const Tensor& g, bool t
 Tensor matmul_grad_x(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
                      bool transpose_y) {
   MatmulOperands m = Promote(x, y, g, transpose_x, transpose_y);
-  m.y = conj_if_complex(m.y);  // d(x y)/dx applied to g: g y^H for complex operands
+  m.y = conj_if_complex(std::move(m.y));  // d(x y)/dx applied to g: g y^H for complex operands
   Tensor dx;
   if (!m.tx && !m.ty) dx = matmul(m.g, m.y, false, true);
   if (!m.tx && m.ty) dx = matmul(m.g, m.y, false, false);
   if (m.tx && !m.ty) dx = matmul(m.y, m.g, false, true);
   if (m.tx && m.ty) dx = matmul(m.y, m.g, true, true);
-  return reshape_to(unbroadcast(dx, m.x), x);
+  return reshape_to(unbroadcast(std::move(dx), m.x), x);
 }
 
 Tensor matmul_grad_y(const Tensor& x, const Tensor& y, const Tensor& g, bool transpose_x,
                      bool transpose_y) {
   MatmulOperands m = Promote(x, y, g, transpose_x, transpose_y);
-  m.x = conj_if_complex(m.x);
+  m.x = conj_if_complex(std::move(m.x));
   Tensor dy;
   if (!m.tx && !m.ty) dy = matmul(m.x, m.g, true, false);
   if (!m.tx && m.ty) dy = matmul(m.g, m.x, true, false);
   if (m.tx && !m.ty) dy = matmul(m.x, m.g, false, false);
   if (m.tx && m.ty) dy = matmul(m.g, m.x, true, true);
-  return reshape_to(unbroadcast(dy, m.y), y);
+  return reshape_to(unbroadcast(std::move(dy), m.y), y);
 }
 
 Tensor softmax_grad_out_grad(const Tensor& out, const Tensor& g, const Tensor& gg, int64_t axis) {

@@ -10,8 +10,11 @@
 namespace oar {
 
 // The gradient in the dtype of the input it belongs to (mixed-dtype ops compute
-// in the promoted dtype).
-Tensor grad_as(const Tensor& g, const GradSlotMeta& input_meta);
+// in the promoted dtype). This and unbroadcast take the gradient by value: a
+// formula hands them the temporary it just computed, which then moves through
+// instead of being copied (a copy takes and drops a reference on the tensor and
+// on its autograd meta, locked instructions once the process has a second thread).
+Tensor grad_as(Tensor g, const GradSlotMeta& input_meta);
 // reshape() to exactly `shape`: reshape reads 0 as "keep this dim" (Paddle's
 // rule), which an empty gradient must not.
 Tensor reshape_to(const Tensor& g, const std::vector<int64_t>& shape);
@@ -21,7 +24,7 @@ Tensor reshape_to(const Tensor& g, const Tensor& like);
 // conj(t) for a complex t, t itself otherwise: the backward of a holomorphic op
 // multiplies by the conjugate derivative (the gradient convention of
 // docs/dtypes.md), and real tensors skip the copy.
-Tensor conj_if_complex(const Tensor& t);
+Tensor conj_if_complex(Tensor t);  // by value, as grad_as
 // The gradient of abs: g * sign(x) for real x; g * z / |z| (0 at 0) for complex x,
 // written in differentiable ops (sign's own gradient is 0).
 Tensor abs_grad(const Tensor& x, const Tensor& g);
@@ -32,7 +35,7 @@ Tensor sign_grad(const Tensor& x, const Tensor& out, const Tensor& g);
 // The gradient of angle(x): g * i x / |x|^2 for complex x, zeros for real x.
 Tensor angle_grad(const Tensor& x, const Tensor& g);
 // g summed down to like's shape (the reverse of broadcasting); g itself when equal.
-Tensor unbroadcast(const Tensor& g, const Tensor& like);
+Tensor unbroadcast(Tensor g, const Tensor& like);
 // The gradient of a reduction over `axis` spread back to x's shape.
 Tensor reduce_grad(const Tensor& g, const Tensor& x, const std::vector<int64_t>& axis,
                    bool keepdim);
