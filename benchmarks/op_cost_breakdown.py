@@ -23,7 +23,10 @@ Two views, in one run, and a third on request:
 3. With --instructions, by instructions (valgrind's callgrind: a loop of --loop `a + b`
    less a loop of none, without and with a gradient recorded, and --loop links of
    python_overhead.py's 100-op chain `y = y * b` forward and backward less none): each
-   part's instructions per op (per link of the chain) and the functions that execute
+   part's instructions per op (per link of the chain), how many of them are locked
+   (atomic read-modify-writes, each a barrier that costs far more than one count; the
+   loop runs with a second thread parked, as every oar process has one, so shared
+   pointers count with them as they do for users), and the functions that execute
    most. A count, not a time: the same in every
    run of one build whatever else the machine is doing, so it compares builds on a
    shared machine where times move by more than a change does. --baseline adds the
@@ -171,6 +174,12 @@ def perf_shares(n):
 
 CALLGRIND_LOOP = """
 import sys
+import threading
+# A second thread, parked: every oar process has one (OpenBLAS's OpenMP team starts it
+# at load; OPENBLAS_NUM_THREADS=1 below keeps that one away, its spinning would count),
+# and from the first second thread on, libstdc++ updates shared_ptr counts with locked
+# instructions instead of plain ones. The loop runs the path a real process runs.
+threading.Thread(target=threading.Event().wait, daemon=True).start()
 import oar
 def run(a, b, n):
     for _ in range(n):
@@ -202,7 +211,15 @@ def callgrind_counts(script, n, mode, pythonpath):
     env = dict(os.environ, PYTHONHASHSEED="0", OPENBLAS_NUM_THREADS="1")
     if pythonpath is not None:
         env["PYTHONPATH"] = pythonpath
-    cmd = ["valgrind", "--tool=callgrind", f"--callgrind-out-file={out}", sys.executable]
+    cmd = [
+        "valgrind",
+        "--tool=callgrind",
+        "--dump-instr=yes",  # per instruction, for the locked ones
+        "--compress-pos=no",
+        "--compress-strings=no",
+        f"--callgrind-out-file={out}",
+        sys.executable,
+    ]
     subprocess.run(cmd + [script, str(n), mode], env=env, capture_output=True, check=True)
     ann = subprocess.run(
         ["callgrind_annotate", "--threshold=100", out], capture_output=True, text=True, check=True
@@ -213,7 +230,46 @@ def callgrind_counts(script, n, mode, pythonpath):
         if m:
             key = f"{os.path.basename(m.group(3) or '?')} {m.group(2).strip()}"
             counts[key] = counts.get(key, 0) + int(m.group(1).replace(",", ""))
+    return counts, instruction_counts(out)
+
+
+def instruction_counts(out):
+    """{(object, address): times executed} from a callgrind file of --dump-instr=yes."""
+    counts = {}
+    obj, after_call = None, False
+    with open(out, errors="replace") as f:
+        for line in f:
+            if line.startswith("ob="):
+                obj = line[3:].strip()
+            elif line.startswith("calls="):
+                after_call = True  # the next line is the call's inclusive cost
+            elif line.startswith("0x"):
+                if after_call:
+                    after_call = False
+                    continue
+                parts = line.split()
+                key = (obj, int(parts[0], 16))
+                counts[key] = counts.get(key, 0) + int(parts[-1])
     return counts
+
+
+LOCKED = re.compile(r"^\s*([0-9a-f]+):\s+(?:lock\b|xchg\s+[^,]*\(|xchg\s+[^,]*,\s*\S*\()")
+
+
+def locked_per_op(empty, full, n):
+    """Locked instructions (atomic read-modify-writes: lock-prefixed ones, and xchg with
+    memory) executed per op, from two instruction_counts, by objdump of each object."""
+    diff = {k: (v - empty.get(k, 0)) / n for k, v in full.items()}
+    total = 0.0
+    for obj in {o for (o, _), v in diff.items() if v >= 0.5 and o and os.path.exists(o)}:
+        dis = subprocess.run(
+            ["objdump", "-d", "--no-show-raw-insn", obj], capture_output=True, text=True
+        ).stdout
+        for line in dis.splitlines():
+            m = LOCKED.match(line)
+            if m:
+                total += diff.get((obj, int(m.group(1), 16)), 0.0)
+    return total
 
 
 # the callgrind loop's modes -> their columns
@@ -239,9 +295,14 @@ def instructions(n, pythonpath=None):
             )
     per_op = {}
     for mode, name in MODES.items():
-        empty, full = counts[(mode, 0)], counts[(mode, n)]
+        (empty, empty_instr), (full, full_instr) = counts[(mode, 0)], counts[(mode, n)]
         per_op[name] = {k: (full.get(k, 0) - empty.get(k, 0)) / n for k in full}
+        per_op[name][LOCKED_KEY] = locked_per_op(empty_instr, full_instr, n)
     return per_op
+
+
+# Not a function: the per-op count of locked instructions, shown on its own row.
+LOCKED_KEY = " locked instructions"
 
 
 def part_of(key):
@@ -261,16 +322,26 @@ def print_instructions(per_op, n, base=None):
     def line(name, row):
         print(f"  {name:60s} " + " ".join(f"{v:{w}.0f}" for v, w in zip(row, widths)))
 
+    def functions(counts):
+        return {k: v for k, v in counts.items() if k != LOCKED_KEY}
+
     for name, _ in PARTS + [("other", "")]:
-        row = [sum(v for k, v in r[m].items() if part_of(k) == name) for r in runs for m in r]
+        row = [
+            sum(v for k, v in functions(r[m]).items() if part_of(k) == name)
+            for r in runs
+            for m in r
+        ]
         if max(abs(v) for v in row) >= 0.5:
             line(name, row)
-    line("total", [sum(r[m].values()) for r in runs for m in r])
+    line("total", [sum(functions(r[m]).values()) for r in runs for m in r])
+    # Each an atomic read-modify-write: a barrier the core waits on, costing far more
+    # than its one count above (shared_ptr counts, the allocator's bytes in use).
+    line("of which locked instructions", [r[m].get(LOCKED_KEY, 0.0) for r in runs for m in r])
     print()
     for column, what in (("recording", "recorded `a + b`"), ("chain link", "link of the chain")):
         print()
         print(f"  the functions executing most instructions per {what}:")
-        top = sorted(per_op[column].items(), key=lambda kv: -kv[1])[:25]
+        top = sorted(functions(per_op[column]).items(), key=lambda kv: -kv[1])[:25]
         for key, v in top:
             print(f"  {v:8.0f}  {key[:110]}")
 
