@@ -33,6 +33,10 @@ Tensor conj_if_complex(Tensor t) {
   return t;  // moved out, not copied (a conditional expression would copy it)
 }
 
+Tensor multiply_conj(const Tensor& g, const Tensor& t) {
+  return IsComplex(t.dtype()) ? multiply(g, conj(t)) : multiply(g, t);
+}
+
 namespace {
 
 // num / |x| for a complex x, in x's dtype, 0 where x is 0. The quotient is taken in the

@@ -25,6 +25,9 @@ Tensor reshape_to(const Tensor& g, const Tensor& like);
 // multiplies by the conjugate derivative (the gradient convention of
 // docs/dtypes.md), and real tensors skip the copy.
 Tensor conj_if_complex(Tensor t);  // by value, as grad_as
+// multiply(g, conj_if_complex(t)) without copying t: the gradient of multiply and
+// exp reads a saved tensor, which conj_if_complex would copy to return it.
+Tensor multiply_conj(const Tensor& g, const Tensor& t);
 // The gradient of abs: g * sign(x) for real x; g * z / |z| (0 at 0) for complex x,
 // written in differentiable ops (sign's own gradient is 0).
 Tensor abs_grad(const Tensor& x, const Tensor& g);
