@@ -83,7 +83,7 @@ PARTS = [
     (
         "backward: engine and formulas",
         r"GraphTask|GradTensorHolder|GradNode::operator\(\)|grad_as|unbroadcast|"
-        r"conj_if_complex|AccumulateGrad|RunBackward|oar::Backward",
+        r"conj_if_complex|multiply_conj|AccumulateGrad|RunBackward|oar::Backward",
     ),
     (
         "autograd bookkeeping (grad node, slot metas, saved tensors)",
@@ -253,7 +253,8 @@ def instruction_counts(out):
     return counts
 
 
-LOCKED = re.compile(r"^\s*([0-9a-f]+):\s+(?:lock\b|xchg\s+[^,]*\(|xchg\s+[^,]*,\s*\S*\()")
+# An objdump line of a locked instruction: a lock prefix, or xchg with a memory operand.
+LOCKED = re.compile(r"^\s*([0-9a-f]+):\s+(?:lock\b|xchg\s.*\()")
 
 
 def locked_per_op(empty, full, n):
@@ -277,8 +278,9 @@ MODES = {"plain": "no grad", "record": "recording", "chain": "chain link"}
 
 
 def instructions(n, pythonpath=None):
-    """{column of MODES: {"dso symbol": instructions per op}} of the oar on
-    `pythonpath` (None: this process's), or None without valgrind."""
+    """({column of MODES: {"dso symbol": instructions per op}}, {column of MODES: locked
+    instructions per op}) of the oar on `pythonpath` (None: this process's), or None
+    without valgrind."""
     if shutil.which("valgrind") is None or shutil.which("callgrind_annotate") is None:
         return None
     runs = [(mode, k) for mode in MODES for k in (0, n)]
@@ -293,28 +295,25 @@ def instructions(n, pythonpath=None):
                     runs, pool.map(lambda r: callgrind_counts(script, r[1], r[0], pythonpath), runs)
                 )
             )
-    per_op = {}
+    per_op, locked = {}, {}
     for mode, name in MODES.items():
         (empty, empty_instr), (full, full_instr) = counts[(mode, 0)], counts[(mode, n)]
         per_op[name] = {k: (full.get(k, 0) - empty.get(k, 0)) / n for k in full}
-        per_op[name][LOCKED_KEY] = locked_per_op(empty_instr, full_instr, n)
-    return per_op
-
-
-# Not a function: the per-op count of locked instructions, shown on its own row.
-LOCKED_KEY = " locked instructions"
+        locked[name] = locked_per_op(empty_instr, full_instr, n)
+    return per_op, locked
 
 
 def part_of(key):
     return next((p for p, rx in PARTS if re.search(rx, key)), "other")
 
 
-def print_instructions(per_op, n, base=None):
+def print_instructions(counts, n, base=None):
     print(
         f"instructions per `a + b`, and per link of the chain (callgrind; a loop of {n} "
         "less a loop of none):"
     )
-    runs = [per_op] + ([base] if base else [])
+    runs = [counts] + ([base] if base else [])
+    per_op = counts[0]
     columns = list(MODES.values()) + ([f"base {c}" for c in MODES.values()] if base else [])
     widths = [max(8, len(c)) for c in columns]
     print(f"  {'part':60s} " + " ".join(f"{c:>{w}s}" for c, w in zip(columns, widths)))
@@ -322,26 +321,21 @@ def print_instructions(per_op, n, base=None):
     def line(name, row):
         print(f"  {name:60s} " + " ".join(f"{v:{w}.0f}" for v, w in zip(row, widths)))
 
-    def functions(counts):
-        return {k: v for k, v in counts.items() if k != LOCKED_KEY}
-
     for name, _ in PARTS + [("other", "")]:
         row = [
-            sum(v for k, v in functions(r[m]).items() if part_of(k) == name)
-            for r in runs
-            for m in r
+            sum(v for k, v in fns[m].items() if part_of(k) == name) for fns, _ in runs for m in fns
         ]
         if max(abs(v) for v in row) >= 0.5:
             line(name, row)
-    line("total", [sum(functions(r[m]).values()) for r in runs for m in r])
+    line("total", [sum(fns[m].values()) for fns, _ in runs for m in fns])
     # Each an atomic read-modify-write: a barrier the core waits on, costing far more
     # than its one count above (shared_ptr counts, the allocator's bytes in use).
-    line("of which locked instructions", [r[m].get(LOCKED_KEY, 0.0) for r in runs for m in r])
+    line("of which locked instructions", [locked[m] for _, locked in runs for m in locked])
     print()
     for column, what in (("recording", "recorded `a + b`"), ("chain link", "link of the chain")):
         print()
         print(f"  the functions executing most instructions per {what}:")
-        top = sorted(functions(per_op[column]).items(), key=lambda kv: -kv[1])[:25]
+        top = sorted(per_op[column].items(), key=lambda kv: -kv[1])[:25]
         for key, v in top:
             print(f"  {v:8.0f}  {key[:110]}")
 
@@ -411,12 +405,12 @@ def main():
                 print(f"  {name:52s} {shares[name] * py_nograd:7.1f}  ({shares[name]:5.1%})")
     if args.instructions:
         print()
-        per_op = instructions(args.loop)
-        if per_op is None:
+        counts = instructions(args.loop)
+        if counts is None:
             print("valgrind: not installed here; no instruction counts")
         else:
             base = instructions(args.loop, args.baseline) if args.baseline else None
-            print_instructions(per_op, args.loop, base)
+            print_instructions(counts, args.loop, base)
 
 
 if __name__ == "__main__":
