@@ -17,23 +17,24 @@ DType PromoteOperands(DType a, DType b) {
       PromoteTypes(a, b), "')");
 }
 
-void CheckInput(const Tensor& t, const char* arg, int position, bool need_data) {
+void ThrowBadInput(const Tensor& t, const char* arg, int position) {
   if (!t.defined()) {
     throw errors::InvalidArgument("argument '", arg, "' (position ", position,
                                   ") must be a Tensor, but got an undefined tensor");
   }
-  if (need_data && !t.initialized()) {
-    throw errors::PreconditionNotMet("argument '", arg, "' (position ", position,
-                                     ") is a tensor without data (its buffer was released)");
-  }
+  throw errors::PreconditionNotMet("argument '", arg, "' (position ", position,
+                                   ") is a tensor without data (its buffer was released)");
 }
 
-PreparedTensor PrepareData(const Tensor& t, DType kernel_dtype, bool transform) {
-  const DenseTensor* d = &t.dense();
-  if (!transform || d->dtype() == kernel_dtype || kernel_dtype == DType::kUndefined) {
-    return PreparedTensor(d);
-  }
-  return PreparedTensor(funcs::CastTo(*d, kernel_dtype));
+PreparedTensor::PreparedTensor(DenseTensor owned)
+    : owned_(std::make_unique<DenseTensor>(std::move(owned)).release()), ptr_(owned_.get()) {}
+
+void PreparedTensor::DeleteOwned::operator()(DenseTensor* t) const noexcept {
+  std::default_delete<DenseTensor>()(t);
+}
+
+PreparedTensor CastForKernel(const DenseTensor& d, DType kernel_dtype) {
+  return PreparedTensor(funcs::CastTo(d, kernel_dtype));
 }
 
 PreparedSparse<SparseCooTensor> PrepareSparseCoo(const Tensor& t, DType kernel_dtype,

@@ -63,26 +63,49 @@ class KernelKeyParser {
   DType dtype_ = DType::kUndefined;
 };
 
+// Note [An input's checks and preparation are inline]
+// Every generated API function checks each tensor input and prepares it for the kernel.
+// On the common path (a defined tensor with data, already of the kernel's dtype) both are
+// a few compares, cheaper inline than the calls they were; the errors and the cast are out
+// of line. PreparedTensor's owned copy is freed by an out-of-line deleter, so that its
+// destructor is one compare too: with DenseTensor's inline destructor, the compiler had
+// kept it as a call in the generated functions.
+
 // A kernel input: the tensor's own DenseTensor, or a converted copy it owns.
 class PreparedTensor {
  public:
   PreparedTensor() = default;
   explicit PreparedTensor(const DenseTensor* t) : ptr_(t) {}
-  explicit PreparedTensor(DenseTensor owned)
-      : owned_(std::make_unique<DenseTensor>(std::move(owned))), ptr_(owned_.get()) {}
+  explicit PreparedTensor(DenseTensor owned);
   const DenseTensor& operator*() const { return *ptr_; }
   const DenseTensor* get() const { return ptr_; }
 
  private:
-  std::unique_ptr<DenseTensor> owned_;
+  struct DeleteOwned {
+    void operator()(DenseTensor* t) const noexcept;
+  };
+  std::unique_ptr<DenseTensor, DeleteOwned> owned_;
   const DenseTensor* ptr_ = nullptr;
 };
 
+[[noreturn]] void ThrowBadInput(const Tensor& t, const char* arg, int position);
+
 // Checks an argument is a defined tensor (with data unless the op reads only
 // its meta); names it on failure.
-void CheckInput(const Tensor& t, const char* arg, int position, bool need_data);
+inline void CheckInput(const Tensor& t, const char* arg, int position, bool need_data) {
+  if (!t.defined() || (need_data && !t.initialized())) [[unlikely]]
+    ThrowBadInput(t, arg, position);
+}
 
-PreparedTensor PrepareData(const Tensor& t, DType kernel_dtype, bool transform);
+// t as the kernel reads it: itself, or cast to kernel_dtype when `transform` and its
+// dtype differs.
+PreparedTensor CastForKernel(const DenseTensor& d, DType kernel_dtype);
+inline PreparedTensor PrepareData(const Tensor& t, DType kernel_dtype, bool transform) {
+  const DenseTensor* d = &t.dense();
+  if (!transform || d->dtype() == kernel_dtype || kernel_dtype == DType::kUndefined) [[likely]]
+    return PreparedTensor(d);
+  return CastForKernel(*d, kernel_dtype);
+}
 
 // A sparse kernel input: the tensor's own impl, or a copy with its values cast.
 template <typename S>
