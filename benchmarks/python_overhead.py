@@ -18,8 +18,11 @@ Cases: `a + b` on 1-element float32 tensors without and with grad recording;
 a 100-op chain (y = y * b) forward + backward, per op; `oar.grad` on 2x2
 tensors end to end. Each number is the best of R repeats of N calls (timeit), after one
 untimed call, oar's and PyTorch's repeats taken in turn, in ns; the ratio is oar /
-PyTorch (below 1 means oar is faster). --out also writes the output, as printed, to a
-record in benchmarks/results/.
+PyTorch (below 1 means oar is faster). The defaults take many short repeats (50 of
+20,000 calls of `a + b`, a few milliseconds each): a shared machine's speed can change
+between two states within seconds (`a + b` read about 260 ns, then 130, in one process
+seconds apart), and a few long repeats could miss the fast state on one side of a
+ratio. --out also writes the output, as printed, to a record in benchmarks/results/.
 """
 import argparse
 import json
@@ -59,8 +62,8 @@ def best_ns_pair(fo, ft, number, repeat, per=1):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--number", type=int, default=100000)
-    p.add_argument("--repeat", type=int, default=7)
+    p.add_argument("--number", type=int, default=20000)
+    p.add_argument("--repeat", type=int, default=50)
     p.add_argument("--baseline", help="PYTHONPATH of another oar build to compare with")
     p.add_argument("--rounds", type=int, default=0,
                    help="with --baseline: rounds of the two builds' processes in turn")
