@@ -4,16 +4,18 @@
 
 namespace oar::amp {
 
+namespace detail {
+constinit OAR_HOT_TLS thread_local Level tls_level = Level::kO0;
+}  // namespace detail
+
 namespace {
-OAR_HOT_TLS thread_local Level tls_level = Level::kO0;
 thread_local State tls_state;
 }  // namespace
 
-Level CurrentLevel() { return tls_level; }
 const State& CurrentState() { return tls_state; }
 
 void SetState(State state) {
-  tls_level = state.level;
+  detail::tls_level = state.level;
   tls_state = std::move(state);
 }
 

@@ -11,6 +11,7 @@
 #include <unordered_set>
 
 #include "oar/core/dtype.h"
+#include "oar/core/macros.h"
 
 namespace oar::amp {
 
@@ -32,9 +33,14 @@ struct State {
   std::shared_ptr<const CustomLists> lists;  // null: the defaults only
 };
 
+namespace detail {
+// The level on this thread, read inline by every op (CurrentLevel).
+extern constinit OAR_HOT_TLS thread_local Level tls_level;
+}  // namespace detail
+
 // The level on this thread: the one read every op, so it is kept apart from
-// the rest of the state.
-Level CurrentLevel();
+// the rest of the state, and read inline.
+inline Level CurrentLevel() { return detail::tls_level; }
 const State& CurrentState();
 void SetState(State state);
 

@@ -8,11 +8,10 @@
 
 namespace oar::jit {
 
-namespace {
-OAR_HOT_TLS thread_local Tracer* tls_tracer = nullptr;
-}  // namespace
-
-Tracer* Tracer::Current() { return tls_tracer; }
+namespace detail {
+constinit OAR_HOT_TLS thread_local Tracer* tls_tracer = nullptr;
+}  // namespace detail
+using detail::tls_tracer;
 
 Tracer* Tracer::Exchange(Tracer* tracer) { return std::exchange(tls_tracer, tracer); }
 

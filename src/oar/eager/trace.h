@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "oar/core/dtype.h"
+#include "oar/core/macros.h"
 #include "oar/core/scalar.h"
 #include "oar/core/tensor.h"
 
@@ -73,13 +74,19 @@ struct TracedOp {
   std::string layer;                         // the oar.nn.Layer path that ran it
 };
 
+class Tracer;
+namespace detail {
+// The tracer of this thread (Tracer::Current).
+extern constinit OAR_HOT_TLS thread_local Tracer* tls_tracer;
+}  // namespace detail
+
 class Tracer {
  public:
   explicit Tracer(bool full_graph) : full_graph_(full_graph) {}
   Tracer(const Tracer&) = delete;
   Tracer& operator=(const Tracer&) = delete;
 
-  // The tracer of this thread, or null when no capture runs.
+  // The tracer of this thread, or null when no capture runs (read inline by every op).
   static Tracer* Current();
   // Makes tracer (or null) current on this thread; returns the one that was.
   static Tracer* Exchange(Tracer* tracer);
@@ -162,5 +169,7 @@ class Tracer {
   std::vector<TracedOp> ops_;
   std::unordered_map<const TensorBase*, int64_t> ids_;
 };
+
+inline Tracer* Tracer::Current() { return detail::tls_tracer; }
 
 }  // namespace oar::jit
