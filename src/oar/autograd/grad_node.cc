@@ -78,13 +78,6 @@ void CheckSlot(size_t slot_rank, size_t size, const char* which) {
     ThrowSlotOutOfRange(slot_rank, size, which);
 }
 
-// Whether t has dims and a dtype to record; a dense t without virtual calls.
-bool HasTensorMeta(const Tensor& t) {
-  if (t.is_dense()) [[likely]]
-    return t.dense().valid();
-  return t.defined() && t.impl()->valid();
-}
-
 // Builds the meta of forward input `fwd_in` with put(args...), args for one of
 // GradSlotMeta's constructors.
 template <typename Put>
@@ -97,7 +90,7 @@ GradSlotMeta& PutOutMeta(const Tensor& fwd_in, Put put) {
                        return MakeShared<GradNodeAccumulation>(fwd_in, fwd_in_meta);
                      }),
                           fwd_in_meta->OutRankInfo());
-  if (HasTensorMeta(fwd_in)) {
+  if (fwd_in.has_meta()) {
     return put(stop, fwd_in.dtype(), fwd_in.dims(), fwd_in.place(), std::move(edge));
   }
   return put(stop, std::move(edge));
@@ -108,7 +101,7 @@ template <typename Put>
 GradSlotMeta& PutInMeta(const Tensor& fwd_out, Put put) {
   auto* fwd_out_meta = static_cast<AutogradMeta*>(fwd_out.get_autograd_meta());
   const bool stop = fwd_out_meta && fwd_out_meta->StopGradient();
-  if (HasTensorMeta(fwd_out)) {
+  if (fwd_out.has_meta()) {
     return put(stop, fwd_out.dtype(), fwd_out.dims(), fwd_out.place(), Edge());
   }
   return put(stop, Edge());

@@ -315,13 +315,11 @@ DType CastPyArg2DType(PyObject* obj, const char* op, const char* arg, int pos,
 namespace {
 constexpr int64_t kReleaseGilElements = 1 << 16;
 }
-bool WorthReleasingGil(const Tensor& t) {
-  return t.defined() && t.impl()->valid() && t.numel() >= kReleaseGilElements;
-}
+bool WorthReleasingGil(const Tensor& t) { return t.has_meta() && t.numel() >= kReleaseGilElements; }
 bool WorthReleasingGil(const std::vector<Tensor>& ts) {
   int64_t n = 0;  // stops at the threshold: expanded views can sum past int64
   for (const auto& t : ts) {
-    n += t.defined() && t.impl()->valid() ? std::min(t.numel(), kReleaseGilElements) : 0;
+    n += t.has_meta() ? std::min(t.numel(), kReleaseGilElements) : 0;
     if (n >= kReleaseGilElements) return true;
   }
   return false;

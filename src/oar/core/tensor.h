@@ -63,6 +63,13 @@ class Tensor final {
       return d->initialized();
     return impl_ && impl_->initialized();
   }
+  // Has a dtype and a shape to read (false for an undefined tensor or a bare
+  // DenseTensor()); the dense case inline and without virtual calls.
+  bool has_meta() const {
+    if (const DenseTensor* d = dense_or_null()) [[likely]]
+      return d->valid();
+    return impl_ && impl_->valid();
+  }
   const std::shared_ptr<TensorBase>& impl() const { return impl_; }
   void set_impl(std::shared_ptr<TensorBase> impl) { impl_ = std::move(impl); }
   void reset() {

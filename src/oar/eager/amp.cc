@@ -47,7 +47,7 @@ DType DestDType(const char* op, OpList list, std::span<const DType> input_dtypes
 }
 
 Tensor AutoCast(const Tensor& t, DType dtype) {
-  if (!t.defined() || !t.impl()->valid() || !Castable(t.dtype()) || t.dtype() == dtype) return t;
+  if (!t.has_meta() || !Castable(t.dtype()) || t.dtype() == dtype) return t;
   return cast(t, dtype);
 }
 

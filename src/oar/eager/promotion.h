@@ -17,13 +17,9 @@ bool DTypesDiffer(DType first, const Tensor& t, const Rest&... rest);
 template <typename... Rest>
 bool DTypesDiffer(DType first, const std::vector<Tensor>& ts, const Rest&... rest);
 
-// Whether t has a dtype and it is not `first`; a dense t without virtual calls.
+// Whether t has a dtype and it is not `first`.
 inline bool DTypeDiffers(DType first, const Tensor& t) {
-  if (t.is_dense()) [[likely]] {
-    const DenseTensor& d = t.dense();
-    return d.valid() && d.dtype() != first;
-  }
-  return t.defined() && t.impl()->valid() && t.dtype() != first;
+  return t.has_meta() && t.dtype() != first;
 }
 
 template <typename... Rest>
