@@ -10,10 +10,9 @@
 
 namespace oar {
 
-Flags& GlobalFlags() {
-  static Flags flags;
-  return flags;
-}
+namespace detail {
+constinit Flags global_flags;
+}  // namespace detail
 
 namespace {
 std::atomic<int>& CheckNanInfLevel() {

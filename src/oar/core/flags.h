@@ -25,7 +25,12 @@ struct Flags {
   std::atomic<bool> fused_rnn{true};
 };
 
-Flags& GlobalFlags();
+namespace detail {
+// Constant-initialised (its atomics are), so reading a flag needs no guard.
+extern constinit Flags global_flags;
+}  // namespace detail
+
+inline Flags& GlobalFlags() { return detail::global_flags; }
 
 inline bool FLAGS_check_nan_inf() {
   return GlobalFlags().check_nan_inf.load(std::memory_order_relaxed);

@@ -3,11 +3,10 @@
 #include "oar/core/macros.h"
 
 namespace oar {
-namespace {
-OAR_HOT_TLS thread_local bool tls_has_grad = true;
-}  // namespace
+namespace detail {
+constinit OAR_HOT_TLS thread_local bool tls_has_grad = true;
+}  // namespace detail
 
-bool HasGrad() { return tls_has_grad; }
-void SetHasGrad(bool enabled) { tls_has_grad = enabled; }
+void SetHasGrad(bool enabled) { detail::tls_has_grad = enabled; }
 
 }  // namespace oar

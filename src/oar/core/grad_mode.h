@@ -5,9 +5,16 @@
 // kernels/cpu/conv_no_grad.h).
 #pragma once
 
+#include "oar/core/macros.h"
+
 namespace oar {
 
-bool HasGrad();
+namespace detail {
+// This thread's grad mode, read inline by every op (HasGrad).
+extern constinit OAR_HOT_TLS thread_local bool tls_has_grad;
+}  // namespace detail
+
+inline bool HasGrad() { return detail::tls_has_grad; }
 void SetHasGrad(bool enabled);
 inline bool is_grad_enabled() { return HasGrad(); }
 

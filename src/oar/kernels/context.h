@@ -8,7 +8,7 @@ namespace oar {
 
 class DeviceContext {
  public:
-  explicit DeviceContext(Place place) : place_(place) {}
+  constexpr explicit DeviceContext(Place place) : place_(place) {}
   virtual ~DeviceContext() = default;
   const Place& GetPlace() const { return place_; }
 
@@ -18,10 +18,21 @@ class DeviceContext {
 
 class CPUContext final : public DeviceContext {
  public:
-  CPUContext() : DeviceContext(CPUPlace()) {}
+  constexpr CPUContext() : DeviceContext(CPUPlace()) {}
 };
 
+namespace detail {
+// Constant-initialised: reading it needs no guard (every op asks for it).
+extern const CPUContext cpu_context;
+// Another backend's context, or the error for a backend without one.
+const DeviceContext& OtherDeviceContext(Backend backend);
+}  // namespace detail
+
 // Immutable per-backend contexts; a backend without one is a clear error.
-const DeviceContext& GetDeviceContextByBackend(Backend backend);
+inline const DeviceContext& GetDeviceContextByBackend(Backend backend) {
+  if (backend == Backend::kCPU) [[likely]]
+    return detail::cpu_context;
+  return detail::OtherDeviceContext(backend);
+}
 
 }  // namespace oar

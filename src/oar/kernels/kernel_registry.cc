@@ -33,16 +33,15 @@ std::ostream& operator<<(std::ostream& os, const KernelKey& k) {
   return os << "(" << k.backend << ", " << k.layout << ", " << k.dtype << ")";
 }
 
-const DeviceContext& GetDeviceContextByBackend(Backend backend) {
-  static const CPUContext cpu;
-  switch (backend) {
-    case Backend::kCPU:
-      return cpu;
-    default:
-      throw errors::Unimplemented("no device context for backend ", backend,
-                                  ": this build of oar supports only the CPU");
-  }
+namespace detail {
+constinit const CPUContext cpu_context;
+
+const DeviceContext& OtherDeviceContext(Backend backend) {
+  if (backend == Backend::kCPU) return cpu_context;
+  throw errors::Unimplemented("no device context for backend ", backend,
+                              ": this build of oar supports only the CPU");
 }
+}  // namespace detail
 
 void Kernel::ThrowSignatureMismatch(const std::type_info& wanted) const {
   throw errors::Fatal("kernel called with signature ", wanted.name(),
@@ -90,7 +89,7 @@ std::string KernelTable::RegisteredDTypes() const {
   return os.str();
 }
 
-KernelResult KernelTable::SelectKernelOrThrowError(const KernelKey& key) const {
+KernelResult KernelTable::SelectFallbackOrThrowError(const KernelKey& key) const {
   if (const Kernel* k = Find(key)) return {*k, false};
   if (key.backend != Backend::kCPU) {
     // Paddle's fallback: run the CPU kernel when the backend has none.

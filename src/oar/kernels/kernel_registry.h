@@ -59,9 +59,20 @@ class KernelTable {
   // Some dtype has a CPU kernel for tensors of this layout.
   bool HasLayout(DataLayout layout) const;
 
-  KernelResult SelectKernelOrThrowError(const KernelKey& key) const;
+  // The kernel of `key`, or the CPU one for a backend without it; a clear
+  // error when there is neither. The exact key inline (every op asks once),
+  // the fallbacks and errors out of line.
+  KernelResult SelectKernelOrThrowError(const KernelKey& key) const {
+    if (key.backend != Backend::kUndefined && key.dtype != DType::kUndefined) [[likely]] {
+      const Kernel& k = kernels_[Index(key)];
+      if (k.IsValid()) [[likely]]
+        return {k, false};
+    }
+    return SelectFallbackOrThrowError(key);
+  }
 
  private:
+  KernelResult SelectFallbackOrThrowError(const KernelKey& key) const;
   static size_t Index(const KernelKey& k) {
     return (static_cast<size_t>(k.backend) * kNumLayouts + static_cast<size_t>(k.layout)) *
                kNumDTypes +
