@@ -78,6 +78,13 @@ PreparedTensorList PrepareData(const std::vector<Tensor>& ts, DType kernel_dtype
   return out;
 }
 
+void KernelKeyParser::AddOther(const Tensor& t) {
+  if (!t.defined()) return;
+  // The first sparse input decides the layout (Paddle's sparse kernel key).
+  if (layout_ == DataLayout::kAny) layout_ = t.layout();
+  Add(*t.impl());
+}
+
 void CheckInplaceTarget(const Tensor& x, const DenseTensor& inferred) {
   const DenseTensor& d = x.dense();
   if (inferred.dims() != d.dims()) {

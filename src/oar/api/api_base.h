@@ -20,15 +20,13 @@ DType PromoteOperands(DType a, DType b);
 
 class KernelKeyParser {
  public:
+  // A dense input inline (every op reads one or two); the others out of line.
   void operator()(const Tensor& t) {
-    if (!t.defined()) return;
     if (t.is_dense()) [[likely]] {
-      Add(t.dense());
-    } else {
-      // The first sparse input decides the layout (Paddle's sparse kernel key).
-      if (layout_ == DataLayout::kAny) layout_ = t.layout();
-      Add(*t.impl());
+      Add(static_cast<const DenseTensor&>(*t.impl()));
+      return;
     }
+    AddOther(t);
   }
   void operator()(const std::vector<Tensor>& ts) {
     for (const auto& t : ts) (*this)(t);
@@ -49,6 +47,8 @@ class KernelKeyParser {
   }
 
  private:
+  // An undefined input (nothing) or a sparse one.
+  void AddOther(const Tensor& t);
   // Instantiated for DenseTensor (final: no virtual calls) and TensorBase.
   template <typename T>
   void Add(const T& d) {

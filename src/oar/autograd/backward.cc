@@ -45,24 +45,30 @@ struct NodeState {
   SmallVector<Target, 1> targets;  // grad() inputs captured at this node
 };
 
+// A node ready to run, with its state (found when it became ready, not again).
+struct ReadyNode {
+  GradNodeBase* node;
+  NodeState* state;
+};
+
 // The nodes ready to run: first in, first out, but a leaf's accumulation node goes
 // to the front (its gradient is final once it is ready). Popped entries stay in the
 // vector, whose length is at most the number of nodes run.
 class ReadyQueue {
  public:
   bool empty() const { return head_ == items_.size(); }
-  GradNodeBase* Pop() { return items_[head_++]; }
-  void PushBack(GradNodeBase* node) { items_.push_back(node); }
-  void PushFront(GradNodeBase* node) {
+  ReadyNode Pop() { return items_[head_++]; }
+  void PushBack(ReadyNode r) { items_.push_back(r); }
+  void PushFront(ReadyNode r) {
     if (head_ > 0) {
-      items_[--head_] = node;
+      items_[--head_] = r;
     } else {
-      items_.insert(items_.begin(), node);
+      items_.insert(items_.begin(), r);
     }
   }
 
  private:
-  SmallVector<GradNodeBase*, 16> items_;
+  SmallVector<ReadyNode, 16> items_;
   size_t head_ = 0;
 };
 
@@ -161,12 +167,13 @@ class GraphTask {
       NodeState& st = State(r);
       if (st.needed && st.in_degree == 0 && !st.queued) {
         st.queued = true;
-        queue.PushBack(r);
+        queue.PushBack({r, &st});
       }
     }
     while (!queue.empty()) {
-      GradNodeBase* node = queue.Pop();
-      NodeState& st = State(node);
+      // States never move while the pass runs (Note [The engine's node table]).
+      const auto [node, state] = queue.Pop();
+      NodeState& st = *state;
       // The node's gradients are used where they were summed and released once it has
       // run; its results are built in place, not assigned. (Moving a GradSlots moves
       // each tensor of its inline slots one by one.)
@@ -190,9 +197,9 @@ class GraphTask {
           }
           if (--ns->in_degree == 0) {
             if (next->IsAccumulationNode()) {
-              queue.PushFront(next);
+              queue.PushFront({next, ns});
             } else {
-              queue.PushBack(next);
+              queue.PushBack({next, ns});
             }
           }
         }

@@ -91,18 +91,11 @@ void DenseTensor::Resize(const DDim& dims) {
   meta_.offset = 0;
 }
 
-const void* DenseTensor::data() const {
-  OAR_ENFORCE(holder_ != nullptr,
-              errors::PreconditionNotMet("the tensor has no memory: it was never computed or its "
-                                         "buffer was released (saved without data)"));
-  // A view of an empty tensor may carry any offset (a diagonal's start, say) into a zero-byte
-  // block whose pointer is null; nothing is read through it, and offsetting null is undefined.
-  if (holder_->size() == 0) return holder_->ptr();
-  return static_cast<const char*>(holder_->ptr()) + meta_.offset * SizeOf(meta_.dtype);
-}
-
-void* DenseTensor::data() {
-  return const_cast<void*>(static_cast<const DenseTensor*>(this)->data());
+void DenseTensor::ThrowNoMemory() {
+  detail::ThrowWithExpectation(
+      errors::PreconditionNotMet("the tensor has no memory: it was never computed or its "
+                                 "buffer was released (saved without data)"),
+      "Expected holder_ != nullptr, but it is not true.");
 }
 
 void* DenseTensor::AllocateFrom(const Place& place) {

@@ -62,8 +62,18 @@ class DenseTensor final : public TensorBase {
   void set_dtype(DType dtype) { meta_.dtype = dtype; }
   void Resize(const DDim& dims);
 
-  const void* data() const;
-  void* data();
+  // The first element; inline, as kernels ask for it once per operand.
+  const void* data() const {
+    if (holder_ == nullptr) [[unlikely]]
+      ThrowNoMemory();
+    void* p = holder_->ptr();
+    // A view of an empty tensor may carry any offset (a diagonal's start, say) into a
+    // zero-byte block whose pointer is null; nothing is read through it, and offsetting
+    // null is undefined.
+    if (meta_.offset == 0 || holder_->size() == 0) return p;
+    return static_cast<const char*>(p) + meta_.offset * SizeOf(meta_.dtype);
+  }
+  void* data() { return const_cast<void*>(static_cast<const DenseTensor*>(this)->data()); }
   template <typename T>
   const T* data() const {
     CheckType(dtype_of_v<T>);
@@ -105,6 +115,7 @@ class DenseTensor final : public TensorBase {
 
  private:
   void CheckType(DType expected) const;
+  [[noreturn]] static void ThrowNoMemory();
 
   DenseTensorMeta meta_;
   std::shared_ptr<Allocation> holder_;

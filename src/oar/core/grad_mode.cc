@@ -7,6 +7,4 @@ namespace detail {
 constinit OAR_HOT_TLS thread_local bool tls_has_grad = true;
 }  // namespace detail
 
-void SetHasGrad(bool enabled) { detail::tls_has_grad = enabled; }
-
 }  // namespace oar

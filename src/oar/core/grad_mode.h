@@ -15,7 +15,7 @@ extern constinit OAR_HOT_TLS thread_local bool tls_has_grad;
 }  // namespace detail
 
 inline bool HasGrad() { return detail::tls_has_grad; }
-void SetHasGrad(bool enabled);
+inline void SetHasGrad(bool enabled) { detail::tls_has_grad = enabled; }
 inline bool is_grad_enabled() { return HasGrad(); }
 
 // Sets grad mode for a scope and restores the previous mode on exit.

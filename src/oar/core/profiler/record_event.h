@@ -28,7 +28,10 @@ struct StaticName {
 
 class RecordEvent {
  public:
-  explicit RecordEvent(StaticName name, EventKind kind = EventKind::kUserDefined) {
+  // always_inline: off, the span is a load and a branch, and GCC had kept a clone
+  // of this constructor as a call in the generated API functions.
+  [[gnu::always_inline]] explicit RecordEvent(StaticName name,
+                                              EventKind kind = EventKind::kUserDefined) {
     if (IsRecording()) [[unlikely]]
       Begin(name.value, {}, kind);
   }
