@@ -221,8 +221,13 @@ def callgrind_counts(script, n, mode, pythonpath):
         sys.executable,
     ]
     subprocess.run(cmd + [script, str(n), mode], env=env, capture_output=True, check=True)
+    # --auto=no: for a library with debug information callgrind_annotate would otherwise
+    # print its annotated source, whose lines this parser would read as more functions.
     ann = subprocess.run(
-        ["callgrind_annotate", "--threshold=100", out], capture_output=True, text=True, check=True
+        ["callgrind_annotate", "--threshold=100", "--auto=no", out],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     counts = {}
     for line in ann.splitlines():
