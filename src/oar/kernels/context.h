@@ -24,7 +24,8 @@ class CPUContext final : public DeviceContext {
 namespace detail {
 // Constant-initialised: reading it needs no guard (every op asks for it).
 extern const CPUContext cpu_context;
-// Another backend's context, or the error for a backend without one.
+// The context of a backend other than the CPU: the error for a backend without one,
+// which in this CPU-only build is every other backend.
 const DeviceContext& OtherDeviceContext(Backend backend);
 }  // namespace detail
 

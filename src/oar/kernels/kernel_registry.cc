@@ -37,7 +37,6 @@ namespace detail {
 constinit const CPUContext cpu_context;
 
 const DeviceContext& OtherDeviceContext(Backend backend) {
-  if (backend == Backend::kCPU) return cpu_context;
   throw errors::Unimplemented("no device context for backend ", backend,
                               ": this build of oar supports only the CPU");
 }
