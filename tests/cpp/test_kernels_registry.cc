@@ -86,6 +86,8 @@ TEST(KernelRegistry, SelectionFallsBackToCPUAndToAnyLayout) {
   const KernelResult gpu =
       table.SelectKernelOrThrowError({Backend::kGPU, DataLayout::kAny, DType::kFloat32});
   EXPECT_TRUE(gpu.has_fallback_cpu);
+  EXPECT_EQ(gpu.RunsOn(Backend::kGPU), Backend::kCPU);
+  EXPECT_EQ(cpu.RunsOn(Backend::kCPU), Backend::kCPU);
   EXPECT_EQ(&gpu.kernel, &cpu.kernel);
   const KernelResult nchw =
       table.SelectKernelOrThrowError({Backend::kCPU, DataLayout::kNCHW, DType::kFloat32});

@@ -334,8 +334,10 @@ def gen_sparse_api_function(op):
         )
         L.append("      const KernelResult kernel_result =")
         L.append(f"          table.SelectKernelOrThrowError({{key.backend, {layout}, key.dtype}});")
-        L.append("      const DeviceContext& dev_ctx = GetDeviceContextByBackend(")
-        L.append("          kernel_result.has_fallback_cpu ? Backend::kCPU : key.backend);")
+        L.append(
+            "      const DeviceContext& dev_ctx ="
+            " GetDeviceContextByBackend(kernel_result.RunsOn(key.backend));"
+        )
         sig = ["const DeviceContext&"]
         call = ["dev_ctx"]
         kinds_of = dict(zip([a.name for a in op.inputs], kinds))
@@ -403,8 +405,10 @@ def gen_api_function(op, inplace=False):
     L.append("    const KernelKey key = parser.key();")
     L.append(f'    static const KernelTable& table = KernelFactory::Instance().Table("{op.name}");')
     L.append("    const KernelResult kernel_result = table.SelectKernelOrThrowError(key);")
-    L.append("    const DeviceContext& dev_ctx = GetDeviceContextByBackend(")
-    L.append("        kernel_result.has_fallback_cpu ? Backend::kCPU : key.backend);")
+    L.append(
+        "    const DeviceContext& dev_ctx ="
+        " GetDeviceContextByBackend(kernel_result.RunsOn(key.backend));"
+    )
     # An in-place op's other inputs may be read from a copy (ReadApartFromTarget below).
     read_apart = [a for a in op.inputs if inplace and a.name != op.inplace]
     for a in op.inputs:

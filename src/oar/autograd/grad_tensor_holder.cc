@@ -22,8 +22,7 @@ void SumInto(DenseTensor* buf, const DenseTensor& t) {
   static const KernelTable& table = KernelFactory::Instance().Table("add");
   const KernelKey key{BackendOf(buf->place()), DataLayout::kAny, buf->dtype()};
   const KernelResult kernel = table.SelectKernelOrThrowError(key);
-  const DeviceContext& dev_ctx =
-      GetDeviceContextByBackend(kernel.has_fallback_cpu ? Backend::kCPU : key.backend);
+  const DeviceContext& dev_ctx = GetDeviceContextByBackend(kernel.RunsOn(key.backend));
   using Signature =
       void (*)(const DeviceContext&, const DenseTensor&, const DenseTensor&, DenseTensor*);
   auto* fn = kernel.kernel.GetVariadicKernelFn<Signature>();

@@ -44,6 +44,8 @@ class Kernel {
 struct KernelResult {
   const Kernel& kernel;
   bool has_fallback_cpu;
+  // The backend whose device context runs the kernel selected for `requested`.
+  Backend RunsOn(Backend requested) const { return has_fallback_cpu ? Backend::kCPU : requested; }
 };
 
 // All kernels of one op name, indexed directly by the key.
