@@ -94,8 +94,8 @@ PARTS = [
     (
         "allocation and release",
         r"Allocat|Resize|mi_|mimalloc|operator new|operator delete|"
-        r"_Sp_counted|__shared_count|~Tensor|~DenseTensor|unique_ptr|GetAllocator|MakeShared|"
-        r"FastAlloc|FastFree|free|malloc|SmallVector<",
+        r"_Sp_counted|__shared_count|~Tensor|Tensor::Release|~DenseTensor|unique_ptr|GetAllocator|"
+        r"MakeShared|FastAlloc|FastFree|free|malloc|SmallVector<",
     ),
     (
         "kernel",

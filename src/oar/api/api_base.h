@@ -69,7 +69,8 @@ class KernelKeyParser {
 // a few compares, cheaper inline than the calls they were; the errors and the cast are out
 // of line. PreparedTensor's owned copy is freed by an out-of-line deleter, so that its
 // destructor is one compare too: with DenseTensor's inline destructor, the compiler had
-// kept it as a call in the generated functions.
+// kept it as a call in the generated functions. Both are always inlined: the generated
+// API is one large file, where GCC's growth limits had put CheckInput back out of line.
 
 // A kernel input: the tensor's own DenseTensor, or a converted copy it owns.
 class PreparedTensor {
@@ -92,7 +93,8 @@ class PreparedTensor {
 
 // Checks an argument is a defined tensor (with data unless the op reads only
 // its meta); names it on failure.
-inline void CheckInput(const Tensor& t, const char* arg, int position, bool need_data) {
+[[gnu::always_inline]] inline void CheckInput(const Tensor& t, const char* arg, int position,
+                                              bool need_data) {
   if (!t.defined() || (need_data && !t.initialized())) [[unlikely]]
     ThrowBadInput(t, arg, position);
 }
@@ -100,7 +102,8 @@ inline void CheckInput(const Tensor& t, const char* arg, int position, bool need
 // t as the kernel reads it: itself, or cast to kernel_dtype when `transform` and its
 // dtype differs.
 PreparedTensor CastForKernel(const DenseTensor& d, DType kernel_dtype);
-inline PreparedTensor PrepareData(const Tensor& t, DType kernel_dtype, bool transform) {
+[[gnu::always_inline]] inline PreparedTensor PrepareData(const Tensor& t, DType kernel_dtype,
+                                                         bool transform) {
   const DenseTensor* d = &t.dense();
   if (!transform || d->dtype() == kernel_dtype || kernel_dtype == DType::kUndefined) [[likely]]
     return PreparedTensor(d);

@@ -5,6 +5,12 @@ namespace oar {
 // Constant-initialized, so it exists before any static initializer reads a name.
 constinit const std::string Tensor::kNoName;
 
+void Tensor::Release() noexcept {
+  name_.reset();
+  autograd_meta_.reset();
+  impl_.reset();
+}
+
 const TensorBase& Tensor::base() const {
   OAR_ENFORCE(impl_ != nullptr,
               errors::PreconditionNotMet("the tensor is undefined (it holds no data and no meta)"));
