@@ -171,6 +171,28 @@ TEST(Tensor, EachHandleKeepsItsOwnName) {
   EXPECT_EQ(d.name(), "weight_with_a_name_longer_than_the_small_buffer");
 }
 
+// Note [A moved-from handle is destroyed inline]: a handle is released when it owns an
+// object, whatever its pointer; one moved from owns nothing and releases nothing.
+TEST(Tensor, DestroyingAHandleReleasesWhatItOwns) {
+  const std::shared_ptr<TensorBase> owner = Iota({2}).impl();
+  {
+    // An aliasing handle: a null pointer that still shares the owner's count.
+    Tensor aliased{std::shared_ptr<TensorBase>(owner, nullptr)};
+    EXPECT_FALSE(aliased.defined());
+    EXPECT_EQ(owner.use_count(), 2);
+  }
+  EXPECT_EQ(owner.use_count(), 1);
+  {
+    Tensor a(owner, "a");
+    Tensor b = std::move(a);
+    EXPECT_EQ(owner.use_count(), 2);
+    { Tensor moved_from = std::move(a); }  // NOLINT(bugprone-use-after-move): a is empty
+    EXPECT_EQ(owner.use_count(), 2);
+    EXPECT_EQ(b.name(), "a");
+  }
+  EXPECT_EQ(owner.use_count(), 1);
+}
+
 TEST(Tensor, ViewsShareMemoryAndTheInplaceVersion) {
   Tensor x = Iota({2, 3});
   const Tensor r = reshape(x, {3, 2});
