@@ -60,6 +60,47 @@ TEST(DenseTensor, EmptyShapesWhoseOtherDimsPassInt64AreRefused) {
   Catch([] { CheckedProduct({k40, k40}); }, ErrorCode::kInvalidArgument, {"more than 2^63"});
 }
 
+// Resize and AllocateFrom find the strides and the element count in one loop: they
+// refuse the shapes CheckedProduct and ContiguousStrides refuse, with their messages.
+TEST(DenseTensor, ResizeAndAllocateFromRefuseWhatTheShapeChecksRefuse) {
+  static constexpr int64_t k40 = int64_t{1} << 40, k31 = int64_t{1} << 31;
+  DenseTensor t(DType::kFloat32, {2, 3});
+  Catch([&] { t.Resize({2, -1, 3}); }, ErrorCode::kInvalidArgument, {"negative dimension"});
+  Catch([&] { t.Resize({k40, 3, k40}); }, ErrorCode::kInvalidArgument, {"more than 2^63"});
+  Catch([&] { t.Resize({1, 0, k40, k40}); }, ErrorCode::kInvalidArgument, {"too large"});
+  // a rejected shape leaves strides of its own length, never a stale shorter list
+  EXPECT_EQ(t.strides().size(), t.dims().size());
+
+  t.Resize({k31, 0, k31});
+  EXPECT_EQ(t.strides(), (DDim{k31, k31, 1}));
+  t.AllocateFrom(CPUPlace());  // no element: a zero-byte block
+  EXPECT_TRUE(t.initialized());
+  EXPECT_EQ(t.memory_size(), 0u);
+
+  t.Resize({4, 1, 5});
+  EXPECT_EQ(t.strides(), (DDim{5, 5, 1}));
+  t.AllocateFrom(CPUPlace());
+  EXPECT_EQ(t.memory_size(), 80u);
+
+  // a meta set as a whole is checked when memory is asked for
+  DenseTensorMeta bad(DType::kFloat32, {2});
+  bad.dims = {3, -2};
+  DenseTensor u;
+  u.set_meta(bad);
+  Catch([&] { u.AllocateFrom(CPUPlace()); }, ErrorCode::kInvalidArgument, {"negative dimension"});
+  // elements that fit int64 but whose bytes do not fit size_t
+  DenseTensor huge(DType::kFloat64, {int64_t{1} << 62});
+  Catch([&] { huge.AllocateFrom(CPUPlace()); }, ErrorCode::kResourceExhausted,
+        {"[4611686018427387904]", "float64", "more bytes than memory can address"});
+  // a view's strides become contiguous when it is given fresh memory
+  DenseTensorMeta view(DType::kFloat32, {2, 3});
+  view.strides = {1, 2};
+  DenseTensor v(nullptr, view);
+  v.AllocateFrom(CPUPlace());
+  EXPECT_EQ(v.strides(), (DDim{3, 1}));
+  EXPECT_EQ(v.memory_size(), 24u);
+}
+
 TEST(DenseTensor, DataWithoutMemoryIsAPreconditionError) {
   DenseTensor t(DType::kFloat32, {2});
   EXPECT_EQ(Catch([&] { t.data(); }).code(), ErrorCode::kPreconditionNotMet);

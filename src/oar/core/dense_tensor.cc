@@ -71,21 +71,45 @@ void DenseTensor::set_meta(DType dtype, const DDim& dims) {
 }
 
 namespace {
-// ContiguousStrides written into `strides` in place: every op's output passes here
-// (Resize, then AllocateFrom), and a temporary and its move cost as much as the loop.
-void SetContiguousStrides(const DDim& dims, DDim* strides) {
+// The slow path of SetContiguousStrides: a shape with a zero, a negative dim or a
+// product past int64. It throws as CheckedProduct does, then as ContiguousStrides does
+// for an empty shape whose strides overflow.
+[[gnu::noinline]] int64_t SetContiguousStridesSlow(const DDim& dims, DDim* strides) {
+  const int64_t count = CheckedProduct(dims);
+  int64_t s = 1;
+  for (size_t i = dims.size(); i-- > 0;) {
+    (*strides)[i] = s;
+    if (dims[i] > 1 && __builtin_mul_overflow(s, dims[i], &s) && i > 0) ThrowStridesOverflow(dims);
+  }
+  return count;
+}
+
+// ContiguousStrides written into `strides` in place, returning the element count
+// (CheckedProduct's). Every op's output passes here twice (Resize in shape inference,
+// then AllocateFrom); a temporary and its move cost as much as the loop, and one loop
+// finds both the strides and the count, as in a shape of positive dims they are the
+// same running product.
+int64_t SetContiguousStrides(const DDim& dims, DDim* strides) {
   const size_t n = dims.size();
   strides->resize_for_overwrite(n);  // every element is written below
   int64_t s = 1;
   for (size_t i = n; i-- > 0;) {
     (*strides)[i] = s;
-    if (dims[i] > 1 && __builtin_mul_overflow(s, dims[i], &s) && i > 0) ThrowStridesOverflow(dims);
+    if (dims[i] <= 0 || __builtin_mul_overflow(s, dims[i], &s)) [[unlikely]]
+      return SetContiguousStridesSlow(dims, strides);
   }
+  return s;
+}
+
+[[noreturn, gnu::noinline, gnu::cold]] void ThrowTooManyBytes(const DenseTensorMeta& meta) {
+  throw errors::ResourceExhausted("a tensor of shape ", DimsToString(meta.dims), " and dtype ",
+                                  meta.dtype, " needs more bytes than memory can address");
 }
 }  // namespace
 
+// On a shape it rejects, the tensor keeps the new dims (with strides of their size), so
+// its meta stays consistent; shape inference then fails the op that asked.
 void DenseTensor::Resize(const DDim& dims) {
-  CheckedProduct(dims);
   meta_.dims = dims;
   SetContiguousStrides(meta_.dims, &meta_.strides);
   meta_.offset = 0;
@@ -103,14 +127,11 @@ void* DenseTensor::AllocateFrom(const Place& place) {
                                  "cannot allocate memory for a tensor whose dtype is undefined"));
   const size_t es = SizeOf(meta_.dtype);
   if (!holder_ || holder_->place() != place || holder_->size() < RequiredBytes()) {
-    size_t bytes;
-    if (__builtin_mul_overflow(static_cast<size_t>(CheckedProduct(meta_.dims)), es, &bytes)) {
-      throw errors::ResourceExhausted("a tensor of shape ", DimsToString(meta_.dims), " and dtype ",
-                                      meta_.dtype, " needs more bytes than memory can address");
-    }
     // Fresh memory is always laid out contiguously.
-    SetContiguousStrides(meta_.dims, &meta_.strides);
+    const int64_t count = SetContiguousStrides(meta_.dims, &meta_.strides);
     meta_.offset = 0;
+    size_t bytes;
+    if (__builtin_mul_overflow(static_cast<size_t>(count), es, &bytes)) ThrowTooManyBytes(meta_);
     holder_ = AllocateShared(place, bytes);
   }
   return data();

@@ -70,8 +70,8 @@ class Tensor final {
   // something calls out; after Release the members are known empty, so the compiler
   // emits no second release (the unreachable branch tells it so).
   [[gnu::always_inline]] ~Tensor() {
-    if (Owns(impl_) || Owns(autograd_meta_) || Owns(name_)) Release();
-    if (Owns(impl_) || Owns(autograd_meta_) || Owns(name_)) __builtin_unreachable();
+    if (OwnsAny()) Release();
+    if (OwnsAny()) __builtin_unreachable();
   }
 
   // --- data -------------------------------------------------------------
@@ -210,6 +210,9 @@ class Tensor final {
   [[gnu::always_inline]] static bool Owns(const std::shared_ptr<T>& p) noexcept {
     const std::shared_ptr<void> none;
     return none.owner_before(p) || p.owner_before(none);
+  }
+  [[gnu::always_inline]] bool OwnsAny() const noexcept {
+    return Owns(impl_) || Owns(autograd_meta_) || Owns(name_);
   }
   // Releases the three handles (in the implicit destructor's order) and leaves them empty.
   [[gnu::noinline]] void Release() noexcept;
