@@ -165,6 +165,13 @@ def rows(sizes=()):
         f = fw.op("matmul")
         return lambda: f(a, b)
 
+    def batched_gemm(fw):
+        # Attention's output product in the GPT decoder of benchmarks/models.py: batch 8
+        # times 4 heads of [128, 128] x [128, 64], each a product too small to split.
+        a, b = fw.rand([32, 128, 128]), fw.rand([32, 128, 64])
+        f = fw.op("matmul")
+        return lambda: f(a, b)
+
     f4, nn = 4, n * n
     table = [
         ("exp", unary("exp"), 2 * f4 * nn),
@@ -190,6 +197,7 @@ def rows(sizes=()):
         ("max_pool2d fwd+bwd 64x32x28x28", max_pool, None),
         ("batch_norm fwd+bwd 64x32x28x28", batch_norm, None),
         ("GEMM 1024", gemm, None),
+        ("batched GEMM 32x128x128x64", batched_gemm, None),
     ]
     out = [(name, make, nbytes, nn) for name, make, nbytes in table]
 

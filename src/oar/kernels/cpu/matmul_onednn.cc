@@ -22,6 +22,8 @@
 #include "oar/kernels/cpu/matmul_onednn.h"
 
 #include <algorithm>
+#include <atomic>
+#include <cstdint>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -106,10 +108,10 @@ dnnl::primitive_attr UserScratchpad() {
   attr.set_scratchpad_mode(dnnl::scratchpad_mode::user);
   return attr;
 }
-memory ThreadScratchpad(const memory::desc& md) {
+char* ThreadScratchpad(size_t bytes) {
   thread_local std::vector<char> buffer;
-  if (buffer.size() < md.get_size()) buffer.resize(md.get_size());
-  return memory(md, Engine(), buffer.data());
+  if (buffer.size() < bytes) buffer.resize(bytes);
+  return buffer.data();
 }
 
 // A small product in `dtype` on plain layouts: what the per-call primitives
@@ -366,6 +368,51 @@ memory FloatAt(const memory::desc& md, const void* p, int64_t off) {
   return memory(md, Engine(), const_cast<float*>(static_cast<const float*>(p)) + off);
 }
 
+// Note [A pooled product's memory objects are made once a thread]
+// A unit of a pooled product is small (one of attention's 128 x 128 x 64 scores takes
+// 10-15 us on one thread), and making its four or five oneDNN memory objects and their
+// argument map for every unit took about a tenth of it. So each thread makes them at its
+// first unit of each primitive in a call and points them at each later unit's matrices
+// (set_data_handle: a plain layout has no padding to clear). Attention's 32 products of
+// [128, 128] x [128, 64] (benchmarks/kernels.py's batched GEMM row, two threads, Xeon of
+// model 207) then took 0.99-1.00x PyTorch's time (MKL) instead of 1.06-1.21x, in three
+// alternating runs of each build.
+struct UnitArgs {
+  memory src, weights, dst, bias;
+  std::unordered_map<int, memory> map;  // handles: the same objects as the members
+
+  UnitArgs(const memory::desc& a, const UnitPrimitive& unit, char* scratchpad, const float* s,
+           const float* w, float* d, const float* b)
+      : src(FloatAt(a, s, 0)), weights(FloatAt(unit.b, w, 0)), dst(FloatAt(unit.c, d, 0)) {
+    map = {{DNNL_ARG_SRC, src},
+           {DNNL_ARG_WEIGHTS, weights},
+           {DNNL_ARG_DST, dst},
+           {DNNL_ARG_SCRATCHPAD, memory(unit.scratchpad, Engine(), scratchpad)}};
+    if (b != nullptr) {
+      bias = FloatAt(unit.bias, b, 0);
+      map.insert({DNNL_ARG_BIAS, bias});
+    }
+  }
+  // oneDNN never writes to an input; the casts only satisfy its signature.
+  void Point(const float* s, const float* w, float* d, const float* b) const {
+    src.set_data_handle(const_cast<float*>(s));
+    weights.set_data_handle(const_cast<float*>(w));
+    dst.set_data_handle(d);
+    if (b != nullptr) bias.set_data_handle(const_cast<float*>(b));
+  }
+};
+
+// The memory objects a thread made for the pooled product it runs, and which call of
+// ProductOnPool that is (numbered from g_pooled_calls): ParallelFor hands a product's
+// units out one chunk at a time, often one unit a chunk, so they are kept per thread for
+// the whole call, and a thread's first chunk of a new call makes them again.
+struct ThreadUnitArgs {
+  uint64_t call = 0;
+  std::optional<UnitArgs> args[2];  // the full blocks' and the short last block's
+};
+thread_local ThreadUnitArgs tl_unit_args;
+std::atomic<uint64_t> g_pooled_calls{0};
+
 // c = a @ b (+ bias) on oar's pool, one unit (PoolUnits) at a time (the note above).
 void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, const void* y,
                    const memory::desc* bias, const void* bias_data, const memory::desc& c,
@@ -421,20 +468,37 @@ void ProductOnPool(const memory::desc& a, const void* x, const memory::desc& b, 
   }
   const UnitPrimitive& full = units->full;
   const std::optional<UnitPrimitive>& tail = units->tail;
+  const uint64_t call = g_pooled_calls.fetch_add(1, std::memory_order_relaxed) + 1;
   ParallelFor(0, PoolUnits(c), m * k * std::min(n, w), [&](int64_t u0, int64_t u1) {
     const OneOpenMPThread one;
     dnnl::stream s(Engine());
+    // One scratchpad for both primitives: sized once, so it never moves under a
+    // memory object made for it.
+    char* scratchpad = ThreadScratchpad(
+        std::max(full.scratchpad.get_size(), tail ? tail->scratchpad.get_size() : size_t{0}));
+    ThreadUnitArgs& mine = tl_unit_args;
+    if (mine.call != call) {
+      mine.args[0].reset();
+      mine.args[1].reset();
+      mine.call = call;
+    }
     for (int64_t u = u0; u < u1; ++u) {
       const int64_t i = u / blocks, j0 = (u % blocks) * w;
-      const UnitPrimitive& unit = n - j0 < w && tail ? *tail : full;
-      std::unordered_map<int, memory> args = {
-          {DNNL_ARG_SRC, FloatAt(as, x, offset(a, i))},
-          {DNNL_ARG_WEIGHTS, FloatAt(unit.b, y, offset(b, i) + j0 * ColumnStride(b))},
-          {DNNL_ARG_DST, FloatAt(unit.c, out, offset(c, i) + j0 * ColumnStride(c))},
-          {DNNL_ARG_SCRATCHPAD, ThreadScratchpad(unit.scratchpad)}};
-      if (bias != nullptr)
-        args.insert({DNNL_ARG_BIAS, FloatAt(unit.bias, bias_data, j0 * ColumnStride(*bias))});
-      unit.prim.execute(s, args);
+      const bool last = n - j0 < w && tail;
+      const UnitPrimitive& unit = last ? *tail : full;
+      const float* src = static_cast<const float*>(x) + offset(a, i);
+      const float* weights = static_cast<const float*>(y) + offset(b, i) + j0 * ColumnStride(b);
+      float* dst = static_cast<float*>(out) + offset(c, i) + j0 * ColumnStride(c);
+      const float* bias_at = bias != nullptr
+                                 ? static_cast<const float*>(bias_data) + j0 * ColumnStride(*bias)
+                                 : nullptr;
+      std::optional<UnitArgs>& unit_args = mine.args[last];
+      if (!unit_args) {
+        unit_args.emplace(as, unit, scratchpad, src, weights, dst, bias_at);
+      } else {
+        unit_args->Point(src, weights, dst, bias_at);
+      }
+      unit.prim.execute(s, unit_args->map);
     }
     s.wait();
   });
