@@ -28,10 +28,11 @@ Two views, in one run, and a third on request:
    loop runs with a second thread parked, as every oar process has one, so shared
    pointers count with them as they do for users), and the functions that execute
    most. A count, not a time: nearly the same in every run of one build whatever else
-   the machine is doing (one run in several has read a few percent more, in allocation
-   and release), so it compares builds on a shared machine where times move by more than
-   a change does; compare more than one run. --baseline adds the
-   counts of another build (PYTHONPATH holding its `oar`). Build oar with
+   the machine is doing (one run has read a few percent more, in allocation and
+   release; later runs, beside busy processes too, agreed to within a few
+   instructions), so it compares builds on a shared machine where times move by more
+   than a change does; compare more than one run. --baseline adds the counts of
+   another build (PYTHONPATH holding its `oar`). Build oar with
    -DOAR_NATIVE=OFF for it (valgrind does not know every AVX-512 instruction).
 
 PyTorch's `a + b` is timed in the same run for the ratio python_overhead.py reports.
