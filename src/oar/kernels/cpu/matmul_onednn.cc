@@ -376,7 +376,9 @@ memory FloatAt(const memory::desc& md, const void* p, int64_t off) {
 // (set_data_handle: a plain layout has no padding to clear). Attention's 32 products of
 // [128, 128] x [128, 64] (benchmarks/kernels.py's batched GEMM row, two threads, Xeon of
 // model 207) then took 0.99-1.00x PyTorch's time (MKL) instead of 1.06-1.21x, in three
-// alternating runs of each build.
+// alternating runs of each build; with --stat min --rounds 3, 0.97x the faster peer's
+// (Paddle's) instead of 1.16x (benchmarks/results/kernels-xeon-model207-batched-gemm.md
+// and -before.md).
 struct UnitArgs {
   memory src, weights, dst, bias;
   std::unordered_map<int, memory> map;  // handles: the same objects as the members
