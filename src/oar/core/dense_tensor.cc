@@ -73,14 +73,10 @@ void DenseTensor::set_meta(DType dtype, const DDim& dims) {
 namespace {
 // The slow path of SetContiguousStrides: a shape with a zero, a negative dim or a
 // product past int64. It throws as CheckedProduct does, then as ContiguousStrides does
-// for an empty shape whose strides overflow.
+// for an empty shape whose strides overflow (a temporary is fine off the hot path).
 [[gnu::noinline]] int64_t SetContiguousStridesSlow(const DDim& dims, DDim* strides) {
   const int64_t count = CheckedProduct(dims);
-  int64_t s = 1;
-  for (size_t i = dims.size(); i-- > 0;) {
-    (*strides)[i] = s;
-    if (dims[i] > 1 && __builtin_mul_overflow(s, dims[i], &s) && i > 0) ThrowStridesOverflow(dims);
-  }
+  *strides = ContiguousStrides(dims);
   return count;
 }
 
