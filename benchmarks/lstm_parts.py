@@ -36,6 +36,8 @@ import _env  # thread counts and OpenBLAS overrides, before the frameworks
 import _lockstep
 import _machine
 
+# Where the command ran: --out is read from there, though the run moves to this directory.
+LAUNCH_DIR = os.getcwd()
 B, T, E, H, V = 20, 35, 256, 512, 10000
 PARTS = ["lstm forward", "lstm backward", "head forward", "head backward", "loss fwd+bwd"]
 
@@ -198,7 +200,7 @@ def main():
             worker(args.worker, args.steps)
         return
     if args.out:
-        _machine.tee(args.out)
+        _machine.tee(os.path.join(LAUNCH_DIR, args.out))
         print(f"# {time.strftime('%Y-%m-%d')}: {_machine.command('benchmarks/lstm_parts.py')}")
     print(_machine.describe())
     for note in _env.UNSET_NOTES:
