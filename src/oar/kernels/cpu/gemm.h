@@ -11,6 +11,7 @@
 #include <type_traits>
 
 #include "oar/kernels/cpu/matmul_onednn.h"
+#include "oar/kernels/cpu/panel_gemm.h"
 
 namespace oar::cpu {
 
@@ -80,10 +81,12 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
 }
 
 // Gemm(false, tb, m, n, k, a, lda, b, ldb, beta, c, ldc) for `calls` pairs of a
-// and c with one b (the steps of a recurrent layer): float32 products that go to
-// oneDNN get b packed once when there are at least three calls,
-// on CPUs where that pays (Note [A recurrent weight is packed once] in
-// matmul_onednn.h).
+// and c with one b (the steps of a recurrent layer). With at least three calls b is
+// packed once for float32: for the panel kernel where it runs (few rows, b read
+// transposed, AVX-512; Note [A product of few rows streams its weight once] in
+// panel_gemm.h), else for
+// oneDNN where the product goes there and packing pays (Note [A recurrent weight is
+// packed once] in matmul_onednn.h).
 template <typename T>
 class StepGemm {
  public:
@@ -91,15 +94,21 @@ class StepGemm {
            int64_t ldc, int64_t calls)
       : tb_(tb), m_(m), n_(n), k_(k), lda_(lda), ldb_(ldb), ldc_(ldc), b_(b), beta_(beta) {
     if constexpr (std::is_same_v<T, float>) {
-      if (calls >= 3 && m > 0 && n > 0 && k > 0 &&
-          onednn::UsesOneDnn(DType::kFloat32, {1, m, n, k, false, tb}) &&
-          onednn::PackedGemm::Pays()) {
+      if (calls < 3 || m <= 0 || n <= 0 || k <= 0) return;
+      if (PanelGemm::Runs(m, tb)) {
+        panel_.emplace(tb, m, n, k, lda, b, ldb, beta, ldc);
+      } else if (onednn::UsesOneDnn(DType::kFloat32, {1, m, n, k, false, tb}) &&
+                 onednn::PackedGemm::Pays()) {
         packed_.emplace(tb, m, n, k, lda, b, ldb, beta, ldc);
       }
     }
   }
   void operator()(const T* a, T* c) const {
     if constexpr (std::is_same_v<T, float>) {
+      if (panel_) {
+        panel_->Run(a, c);
+        return;
+      }
       if (packed_) {
         packed_->Run(a, c);
         return;
@@ -113,6 +122,7 @@ class StepGemm {
   int64_t m_, n_, k_, lda_, ldb_, ldc_;
   const T* b_;
   T beta_;
+  std::optional<PanelGemm> panel_;
   std::optional<onednn::PackedGemm> packed_;
 };
 

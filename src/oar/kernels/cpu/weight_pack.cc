@@ -68,17 +68,18 @@ OAR_PACK_ISA void PackRowsBlock(const uint16_t* b, int64_t k, int64_t n, int64_t
 // one vector of 16 32-bit words (16 pairs of bfloat16 rows, or 16 float32 rows), so a
 // transpose gives the block's 16 rows (of pairs) for those columns: words p * 64 + q *
 // 16 on in both layouts.
+// `cols`: the block's width, a multiple of 16 (kPackCols for bfloat16).
 template <typename T>
 OAR_PACK_ISA void PackColsBlock(const T* b, int64_t k, int64_t n, int64_t ld, int64_t kb,
-                                int64_t nb, T* out) {
+                                int64_t nb, int64_t cols, T* out) {
   constexpr bool kBf16 = sizeof(T) == 2;
   constexpr int64_t kRows = kBf16 ? kPackRows : kF32PackRows;
   const int64_t r0 = kb * kRows;
   auto* o = reinterpret_cast<uint32_t*>(out);
-  for (int64_t q = 0; q < kPackCols / 16; ++q) {
+  for (int64_t q = 0; q < cols / 16; ++q) {
     __m512i v[16];
     for (int64_t i = 0; i < 16; ++i) {
-      const int64_t c = nb * kPackCols + q * 16 + i;
+      const int64_t c = nb * cols + q * 16 + i;
       if (c >= n) {
         v[i] = _mm512_setzero_si512();
       } else if constexpr (kBf16) {
@@ -88,7 +89,7 @@ OAR_PACK_ISA void PackColsBlock(const T* b, int64_t k, int64_t n, int64_t ld, in
       }
     }
     avx512::Transpose16(v);
-    for (int64_t p = 0; p < 16; ++p) _mm512_storeu_si512(o + p * kPackCols + q * 16, v[p]);
+    for (int64_t p = 0; p < 16; ++p) _mm512_storeu_si512(o + p * cols + q * 16, v[p]);
   }
 }
 
@@ -125,22 +126,22 @@ OAR_PACK_ISA void Pack(const uint16_t* b, int64_t k, int64_t n, int64_t sr, int6
     if (sc == 1) {
       PackRowsBlock(b, k, n, sr, kb, nb, first, second, o);
     } else {
-      PackColsBlock(b, k, n, sc, kb, nb, o);
+      PackColsBlock(b, k, n, sc, kb, nb, kPackCols, o);
     }
   });
 }
 
-// float32, row-major B: the block (kb, nb), row by row.
+// float32, row-major B: the block (kb, nb), `cols` wide, row by row.
 OAR_PACK_ISA void PackF32RowsBlock(const float* b, int64_t k, int64_t n, int64_t ld, int64_t kb,
-                                   int64_t nb, float* o) {
-  const int64_t c0 = nb * kF32PackCols;
+                                   int64_t nb, int64_t cols, float* o) {
+  const int64_t c0 = nb * cols;
   for (int64_t p = 0; p < kF32PackRows; ++p) {
     const int64_t r = kb * kF32PackRows + p;
-    for (int64_t q = 0; q < kF32PackCols / 16; ++q) {
+    for (int64_t q = 0; q < cols / 16; ++q) {
       const __m512 v =
           r < k ? _mm512_maskz_loadu_ps(Lanes16(n - c0 - q * 16), b + r * ld + c0 + q * 16)
                 : _mm512_setzero_ps();
-      _mm512_storeu_ps(o + p * kF32PackCols + q * 16, v);
+      _mm512_storeu_ps(o + p * cols + q * 16, v);
     }
   }
 }
@@ -153,12 +154,13 @@ void PackBf16(const uint16_t* b, int64_t k, int64_t n, int64_t sr, int64_t sc, u
   Pack(b, k, n, sr, sc, out);
 }
 
-void PackF32(const float* b, int64_t k, int64_t n, int64_t sr, int64_t sc, float* out) {
-  ForEachBlock(k, n, kF32PackRows, kF32PackCols, out, [&](int64_t kb, int64_t nb, float* o) {
+void PackF32(const float* b, int64_t k, int64_t n, int64_t sr, int64_t sc, float* out,
+             int64_t cols) {
+  ForEachBlock(k, n, kF32PackRows, cols, out, [&](int64_t kb, int64_t nb, float* o) {
     if (sc == 1) {
-      PackF32RowsBlock(b, k, n, sr, kb, nb, o);
+      PackF32RowsBlock(b, k, n, sr, kb, nb, cols, o);
     } else {
-      PackColsBlock(b, k, n, sc, kb, nb, o);
+      PackColsBlock(b, k, n, sc, kb, nb, cols, o);
     }
   });
 }

@@ -35,8 +35,10 @@ inline constexpr int64_t kF32PackRows = 16;
 inline constexpr int64_t kF32PackCols = 64;
 inline constexpr int64_t kF32BlockElems = kF32PackRows * kF32PackCols;
 
-// As PackBf16, for a float32 B in the layout above; out holds RoundUp(k, 16) *
-// RoundUp(n, 64) floats.
-void PackF32(const float* b, int64_t k, int64_t n, int64_t sr, int64_t sc, float* out);
+// As PackBf16, for a float32 B in the layout above, or with blocks `cols` wide (a
+// multiple of 16): 16 gives the column panels of panel_gemm.h, each panel's rows
+// one after the other. out holds RoundUp(k, 16) * RoundUp(n, cols) floats.
+void PackF32(const float* b, int64_t k, int64_t n, int64_t sr, int64_t sc, float* out,
+             int64_t cols = kF32PackCols);
 
 }  // namespace oar::onednn

@@ -1,0 +1,165 @@
+// The panel kernel of panel_gemm.h (Note [A product of few rows streams its weight
+// once]), in AVX-512: a tile of rows of A times one 16-column panel of B.
+#include "oar/kernels/cpu/panel_gemm.h"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <utility>
+
+#include "oar/core/cpu_isa.h"
+#include "oar/core/errors.h"
+#include "oar/kernels/cpu/weight_pack.h"
+
+namespace oar::cpu {
+namespace {
+
+#define OAR_PANEL_ISA __attribute__((target("avx512f")))
+
+// GCC 12 warns of the undefined pass-through operand inside its own unmasked
+// AVX-512 intrinsics.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
+
+// The row stride of the copied block of A: a constant, and not a multiple of 4 KiB,
+// so the rows of a tile fall in different sets of L1.
+constexpr int64_t kBlockStride = kBlockDepth + kPanelCols;
+
+// How a tile's accumulators start: zero, c's values, or beta * c.
+enum class Start { kZero, kLoad, kScale };
+
+// c[r, :16 under mask] = start + sum over k < depth of ab[r, k] * b[k, :], for the rows r
+// < Rows of a tile; ab is the copied block (row stride kBlockStride), b the panel's
+// rows of this block.
+template <int Rows>
+OAR_PANEL_ISA void Tile(const float* ab, const float* b, int64_t depth, float* c, int64_t ldc,
+                        Start start, float beta, __mmask16 mask) {
+  __m512 acc[Rows];
+#pragma GCC unroll 32
+  for (int r = 0; r < Rows; ++r) {
+    if (start == Start::kZero) {
+      acc[r] = _mm512_setzero_ps();
+    } else {
+      acc[r] = _mm512_maskz_loadu_ps(mask, c + r * ldc);
+      if (start == Start::kScale) acc[r] = _mm512_mul_ps(acc[r], _mm512_set1_ps(beta));
+    }
+  }
+  for (int64_t k = 0; k < depth; ++k) {
+    const __m512 bk = _mm512_load_ps(b + k * kPanelCols);
+#pragma GCC unroll 32
+    for (int r = 0; r < Rows; ++r) {
+      acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(ab[r * kBlockStride + k]), bk, acc[r]);
+    }
+  }
+#pragma GCC unroll 32
+  for (int r = 0; r < Rows; ++r) _mm512_mask_storeu_ps(c + r * ldc, mask, acc[r]);
+}
+
+using TileFn = void (*)(const float*, const float*, int64_t, float*, int64_t, Start, float,
+                        __mmask16);
+
+template <size_t... R>
+constexpr std::array<TileFn, sizeof...(R)> TileTable(std::index_sequence<R...>) {
+  return {(R == 0 ? nullptr : &Tile<static_cast<int>(R)>)...};
+}
+// kTiles[r]: the tile of r rows.
+constexpr auto kTiles = TileTable(std::make_index_sequence<kMaxTileRows + 1>());
+
+inline __mmask16 Lanes16(int64_t count) {
+  return count >= kPanelCols ? static_cast<__mmask16>(0xFFFF)
+                             : static_cast<__mmask16>((1u << count) - 1);
+}
+
+struct Product {
+  int64_t m, n, k, lda, ldc;
+  float beta;
+  const float* panels;  // PackF32's layout, kPanelCols wide; k padded to a multiple of 16
+  const float* a;
+  float* c;
+};
+
+// Panels [p0, p1) of the product: block by block of A's columns, each block copied to
+// `ab` once and multiplied by every panel, the rows in tiles of at most kMaxTileRows.
+OAR_PANEL_ISA void RunPanels(const Product& o, int64_t p0, int64_t p1, float* ab) {
+  const int64_t padded_k = (o.k + 15) / 16 * 16;
+  const int64_t tiles = (o.m + kMaxTileRows - 1) / kMaxTileRows;
+  for (int64_t k0 = 0; k0 < o.k; k0 += kBlockDepth) {
+    const int64_t depth = std::min(kBlockDepth, o.k - k0);
+    for (int64_t r = 0; r < o.m; ++r) {
+      std::memcpy(ab + r * kBlockStride, o.a + r * o.lda + k0, sizeof(float) * depth);
+    }
+    const Start start = k0 > 0           ? Start::kLoad
+                        : o.beta == 0.0f ? Start::kZero
+                        : o.beta == 1.0f ? Start::kLoad
+                                         : Start::kScale;
+    for (int64_t p = p0; p < p1; ++p) {
+      const int64_t n0 = p * kPanelCols;
+      const __mmask16 mask = Lanes16(o.n - n0);
+      const float* bp = o.panels + (p * padded_k + k0) * kPanelCols;
+      // Tiles of as even a size as the rows allow (40 rows: two of 20).
+      for (int64_t t = 0, r0 = 0; t < tiles; ++t) {
+        const int64_t rows = o.m / tiles + (t < o.m % tiles ? 1 : 0);
+        kTiles[rows](ab + r0 * kBlockStride, bp, depth, o.c + r0 * o.ldc + n0, o.ldc, start, o.beta,
+                     mask);
+        r0 += rows;
+      }
+    }
+  }
+}
+
+// The calling thread's buffer for the copied blocks of A of every thread of a product,
+// at least `floats` long: made before the parallel region, where nothing may throw.
+float* CallerBlocks(int64_t floats) {
+  struct Buffer {
+    std::unique_ptr<float, void (*)(void*)> data{nullptr, std::free};
+    int64_t size = 0;
+  };
+  thread_local Buffer buf;
+  if (buf.size < floats) {
+    buf.data.reset(static_cast<float*>(std::aligned_alloc(64, sizeof(float) * floats)));
+    buf.size = buf.data != nullptr ? floats : 0;
+    OAR_ENFORCE(buf.data != nullptr,
+                errors::ResourceExhausted("PanelGemm: out of memory for the blocks of A"));
+  }
+  return buf.data.get();
+}
+
+}  // namespace
+
+bool PanelGemm::Runs(int64_t m, bool tb) {
+  return tb && m >= kMinPanelRows && m <= kMaxPanelRows && CpuIsaAllowed(CpuIsa::kAvx512);
+}
+
+PanelGemm::PanelGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, const float* b,
+                     int64_t ldb, float beta, int64_t ldc)
+    : m_(m), n_(n), k_(k), lda_(lda), ldc_(ldc), beta_(beta) {
+  OAR_ENFORCE(m > 0 && n > 0 && k > 0 && CpuIsaAllowed(CpuIsa::kAvx512),
+              errors::InvalidArgument("PanelGemm: ", m, " x ", n, " x ", k,
+                                      " is not a product the panel kernel runs here"));
+  const int64_t padded_k = (k + 15) / 16 * 16, padded_n = (n + 15) / 16 * 16;
+  panels_.reset(static_cast<float*>(std::aligned_alloc(64, sizeof(float) * padded_k * padded_n)));
+  OAR_ENFORCE(panels_ != nullptr,
+              errors::ResourceExhausted("PanelGemm: out of memory for the packed B"));
+  onednn::PackF32(b, k, n, tb ? 1 : ldb, tb ? ldb : 1, panels_.get(), kPanelCols);
+}
+
+void PanelGemm::Run(const float* a, float* c) const {
+  const Product o{m_, n_, k_, lda_, ldc_, beta_, panels_.get(), a, c};
+  const int64_t panels = (n_ + kPanelCols - 1) / kPanelCols;
+  const int64_t block = m_ * kBlockStride;  // a multiple of 16 floats: 64-byte aligned
+  const bool par = panels >= 2 && m_ * n_ * k_ >= (int64_t{1} << 16);
+  float* blocks = CallerBlocks((par ? omp_get_max_threads() : 1) * block);
+  // On OpenMP's team, as the row passes between the steps (Note [The rows of a step run
+  // in parallel] in rnn_kernels.cc).
+#pragma omp parallel if (par)
+  {
+    const int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
+    const int64_t p0 = panels * part / parts, p1 = panels * (part + 1) / parts;
+    if (p0 < p1) RunPanels(o, p0, p1, blocks + part * block);
+  }
+}
+
+}  // namespace oar::cpu

@@ -1,0 +1,97 @@
+// The panel kernel of a product of few rows (Note [A product of few rows streams its
+// weight once], kernels/cpu/panel_gemm.h) against a double-precision loop: B as stored
+// and read transposed, tiles of one and two sizes, N off the 16-column panels, K across
+// the copied blocks of A, beta 0 over a C of NaN, 1 and 0.5, padded leading dimensions;
+// and the same bits on one thread as on three.
+#include <omp.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <vector>
+
+#include "oar/core/cpu_isa.h"
+#include "oar/kernels/cpu/panel_gemm.h"
+#include "test_util.h"
+
+namespace oar {
+namespace {
+
+using cpu::PanelGemm;
+using testing::Random;
+
+struct Case {
+  int64_t m, n, k;
+};
+
+std::vector<float> Floats(int64_t n, uint32_t seed) {
+  const auto d = Random(n, seed);
+  return {d.begin(), d.end()};
+}
+
+TEST(PanelGemm, RunsWhereDispatchAllowsAvx512) {
+  EXPECT_EQ(PanelGemm::Runs(20, true), CpuIsaAllowed(CpuIsa::kAvx512));
+  EXPECT_FALSE(PanelGemm::Runs(20, false));
+  EXPECT_FALSE(PanelGemm::Runs(cpu::kMinPanelRows - 1, true));
+  EXPECT_FALSE(PanelGemm::Runs(cpu::kMaxPanelRows + 1, true));
+}
+
+TEST(PanelGemm, MatchesALoopInDouble) {
+  if (!CpuIsaAllowed(CpuIsa::kAvx512)) GTEST_SKIP() << "the panel kernel needs AVX-512";
+  const Case cases[] = {{20, 2048, 512}, {20, 512, 2048}, {1, 17, 3},   {8, 100, 513},
+                        {24, 16, 1100},  {25, 33, 64},    {40, 48, 40}, {48, 15, 1}};
+  for (const Case s : cases) {
+    for (const bool tb : {true, false}) {
+      for (const float beta : {0.0f, 1.0f, 0.5f}) {
+        const int64_t pad = beta == 1.0f ? 0 : 5;
+        const int64_t lda = s.k + pad, ldb = (tb ? s.k : s.n) + pad, ldc = s.n + pad;
+        const auto a = Floats(s.m * lda, 51), b = Floats((tb ? s.n : s.k) * ldb, 52);
+        auto c0 = Floats(s.m * ldc, 53);
+        if (beta == 0.0f) c0.assign(c0.size(), std::numeric_limits<float>::quiet_NaN());
+        const PanelGemm g(tb, s.m, s.n, s.k, lda, b.data(), ldb, beta, ldc);
+        for (int call = 0; call < 2; ++call) {  // the packed B serves every call
+          auto c = c0;
+          g.Run(a.data(), c.data());
+          for (int64_t i = 0; i < s.m; ++i) {
+            for (int64_t j = 0; j < s.n; ++j) {
+              double want = beta == 0.0f ? 0.0 : double(beta) * c0[i * ldc + j];
+              for (int64_t p = 0; p < s.k; ++p) {
+                want += double(a[i * lda + p]) * (tb ? b[j * ldb + p] : b[p * ldb + j]);
+              }
+              ASSERT_NEAR(c[i * ldc + j], want, 1e-5 * (1.0 + std::sqrt(double(s.k))))
+                  << s.m << "x" << s.n << "x" << s.k << " tb " << tb << " beta " << beta << " at "
+                  << i << ", " << j;
+            }
+            for (int64_t j = s.n; j < ldc; ++j) {  // the padding stays untouched
+              ASSERT_TRUE(std::isnan(c[i * ldc + j]) || c[i * ldc + j] == c0[i * ldc + j]);
+            }
+          }
+        }
+      }
+    }
+  }
+}
+
+TEST(PanelGemm, SameBitsOnAnyThreadCount) {
+  if (!CpuIsaAllowed(CpuIsa::kAvx512)) GTEST_SKIP() << "the panel kernel needs AVX-512";
+  const int64_t m = 20, n = 1000, k = 700;
+  const auto a = Floats(m * k, 61), b = Floats(n * k, 62);
+  const PanelGemm g(true, m, n, k, k, b.data(), k, 0.0f, n);
+  std::vector<float> one(m * n), three(m * n);
+  const int saved = omp_get_max_threads();
+  omp_set_num_threads(1);
+  g.Run(a.data(), one.data());
+  omp_set_num_threads(3);
+  g.Run(a.data(), three.data());
+  omp_set_num_threads(saved);
+  for (int64_t i = 0; i < m * n; ++i) ASSERT_EQ(one[i], three[i]) << "at " << i;
+}
+
+TEST(PanelGemm, RefusesWhatItCannotRun) {
+  const std::vector<float> b(16, 1.0f);
+  EXPECT_THROW(PanelGemm(false, 0, 4, 4, 4, b.data(), 4, 0.0f, 4), Error);
+  EXPECT_THROW(PanelGemm(false, 4, 4, 0, 4, b.data(), 4, 0.0f, 4), Error);
+}
+
+}  // namespace
+}  // namespace oar
