@@ -84,9 +84,8 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
 // and c with one b (the steps of a recurrent layer). With at least three calls b is
 // packed once for float32: for the panel kernel where it runs (few rows, b read
 // transposed, AVX-512; Note [A product of few rows streams its weight once] in
-// panel_gemm.h), else for
-// oneDNN where the product goes there and packing pays (Note [A recurrent weight is
-// packed once] in matmul_onednn.h).
+// panel_gemm.h), else for oneDNN where the product goes there and packing pays (Note [A
+// recurrent weight is packed once] in matmul_onednn.h).
 template <typename T>
 class StepGemm {
  public:
