@@ -91,7 +91,7 @@ void Row(const Shape& s, int steps, int rounds) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (!oar::cpu::PanelGemm::Runs(oar::cpu::kMinPanelRows, true)) {
+  if (!oar::cpu::PanelGemm::Runs(oar::cpu::kMinPanelRows)) {
     std::puts("the panel kernel does not run on this CPU (it needs AVX-512)");
     return 0;
   }

@@ -1,8 +1,8 @@
 // The panel kernel of a product of few rows (Note [A product of few rows streams its
 // weight once], kernels/cpu/panel_gemm.h) against a double-precision loop: B as stored
 // and read transposed, tiles of one and two sizes, N off the 16-column panels, K across
-// the copied blocks of A, beta 0 over a C of NaN, 1 and 0.5, padded leading dimensions;
-// and the same bits on one thread as on three.
+// several copied blocks of A, beta 0 over a C of NaN, 1 and 0.5, padded leading
+// dimensions; and the same bits on one thread as on three.
 #include <omp.h>
 
 #include <cmath>
@@ -30,10 +30,9 @@ std::vector<float> Floats(int64_t n, uint32_t seed) {
 }
 
 TEST(PanelGemm, RunsWhereDispatchAllowsAvx512) {
-  EXPECT_EQ(PanelGemm::Runs(20, true), CpuIsaAllowed(CpuIsa::kAvx512));
-  EXPECT_FALSE(PanelGemm::Runs(20, false));
-  EXPECT_FALSE(PanelGemm::Runs(cpu::kMinPanelRows - 1, true));
-  EXPECT_FALSE(PanelGemm::Runs(cpu::kMaxPanelRows + 1, true));
+  EXPECT_EQ(PanelGemm::Runs(20), CpuIsaAllowed(CpuIsa::kAvx512));
+  EXPECT_FALSE(PanelGemm::Runs(cpu::kMinPanelRows - 1));
+  EXPECT_FALSE(PanelGemm::Runs(cpu::kMaxPanelRows + 1));
 }
 
 TEST(PanelGemm, MatchesALoopInDouble) {

@@ -82,10 +82,10 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
 
 // Gemm(false, tb, m, n, k, a, lda, b, ldb, beta, c, ldc) for `calls` pairs of a
 // and c with one b (the steps of a recurrent layer). With at least three calls b is
-// packed once for float32: for the panel kernel where it runs (few rows, b read
-// transposed, AVX-512; Note [A product of few rows streams its weight once] in
-// panel_gemm.h), else for oneDNN where the product goes there and packing pays (Note [A
-// recurrent weight is packed once] in matmul_onednn.h).
+// packed once for float32: for the panel kernel where it runs (few rows, AVX-512; Note
+// [A product of few rows streams its weight once] in panel_gemm.h), else for oneDNN where
+// the product goes there and packing pays (Note [A recurrent weight is packed once] in
+// matmul_onednn.h).
 template <typename T>
 class StepGemm {
  public:
@@ -94,7 +94,7 @@ class StepGemm {
       : tb_(tb), m_(m), n_(n), k_(k), lda_(lda), ldb_(ldb), ldc_(ldc), b_(b), beta_(beta) {
     if constexpr (std::is_same_v<T, float>) {
       if (calls < 3 || m <= 0 || n <= 0 || k <= 0) return;
-      if (PanelGemm::Runs(m, tb)) {
+      if (PanelGemm::Runs(m)) {
         panel_.emplace(tb, m, n, k, lda, b, ldb, beta, ldc);
       } else if (onednn::UsesOneDnn(DType::kFloat32, {1, m, n, k, false, tb}) &&
                  onednn::PackedGemm::Pays()) {

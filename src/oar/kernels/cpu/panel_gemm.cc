@@ -31,12 +31,12 @@ constexpr int64_t kBlockStride = kBlockDepth + kPanelCols;
 // How a tile's accumulators start: zero, c's values, or beta * c.
 enum class Start { kZero, kLoad, kScale };
 
-// c[r, :16 under mask] = start + sum over k < depth of ab[r, k] * b[k, :], for the rows r
-// < Rows of a tile; ab is the copied block (row stride kBlockStride), b the panel's
-// rows of this block.
+// c[r, :16 under mask] = start + sum over k < depth of a[r, k] * b[k, :], for the rows r
+// < Rows of a tile; ab holds A's copied blocks of kBlockDepth columns, block_floats apart
+// (row stride kBlockStride in each), b the panel's rows.
 template <int Rows>
-OAR_PANEL_ISA void Tile(const float* ab, const float* b, int64_t depth, float* c, int64_t ldc,
-                        Start start, float beta, __mmask16 mask) {
+OAR_PANEL_ISA void Tile(const float* ab, int64_t block_floats, const float* b, int64_t depth,
+                        float* c, int64_t ldc, Start start, float beta, __mmask16 mask) {
   __m512 acc[Rows];
 #pragma GCC unroll 32
   for (int r = 0; r < Rows; ++r) {
@@ -47,18 +47,22 @@ OAR_PANEL_ISA void Tile(const float* ab, const float* b, int64_t depth, float* c
       if (start == Start::kScale) acc[r] = _mm512_mul_ps(acc[r], _mm512_set1_ps(beta));
     }
   }
-  for (int64_t k = 0; k < depth; ++k) {
-    const __m512 bk = _mm512_load_ps(b + k * kPanelCols);
+  for (int64_t k0 = 0; k0 < depth; k0 += kBlockDepth, ab += block_floats) {
+    const int64_t k1 = std::min(depth - k0, kBlockDepth);
+    const float* bb = b + k0 * kPanelCols;
+    for (int64_t k = 0; k < k1; ++k) {
+      const __m512 bk = _mm512_load_ps(bb + k * kPanelCols);
 #pragma GCC unroll 32
-    for (int r = 0; r < Rows; ++r) {
-      acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(ab[r * kBlockStride + k]), bk, acc[r]);
+      for (int r = 0; r < Rows; ++r) {
+        acc[r] = _mm512_fmadd_ps(_mm512_set1_ps(ab[r * kBlockStride + k]), bk, acc[r]);
+      }
     }
   }
 #pragma GCC unroll 32
   for (int r = 0; r < Rows; ++r) _mm512_mask_storeu_ps(c + r * ldc, mask, acc[r]);
 }
 
-using TileFn = void (*)(const float*, const float*, int64_t, float*, int64_t, Start, float,
+using TileFn = void (*)(const float*, int64_t, const float*, int64_t, float*, int64_t, Start, float,
                         __mmask16);
 
 template <size_t... R>
@@ -81,31 +85,31 @@ struct Product {
   float* c;
 };
 
-// Panels [p0, p1) of the product: block by block of A's columns, each block copied to
-// `ab` once and multiplied by every panel, the rows in tiles of at most kMaxTileRows.
+// Panels [p0, p1) of the product: A copied to `ab` once, in blocks of kBlockDepth
+// columns, then each panel streamed once per tile of at most kMaxTileRows rows, the tile's
+// accumulators held over all of k (panel by panel, B is read in order).
 OAR_PANEL_ISA void RunPanels(const Product& o, int64_t p0, int64_t p1, float* ab) {
   const int64_t padded_k = (o.k + 15) / 16 * 16;
   const int64_t tiles = (o.m + kMaxTileRows - 1) / kMaxTileRows;
-  for (int64_t k0 = 0; k0 < o.k; k0 += kBlockDepth) {
+  const int64_t block_floats = o.m * kBlockStride;
+  for (int64_t k0 = 0, kb = 0; k0 < o.k; k0 += kBlockDepth, ++kb) {
     const int64_t depth = std::min(kBlockDepth, o.k - k0);
     for (int64_t r = 0; r < o.m; ++r) {
-      std::memcpy(ab + r * kBlockStride, o.a + r * o.lda + k0, sizeof(float) * depth);
+      std::memcpy(ab + kb * block_floats + r * kBlockStride, o.a + r * o.lda + k0,
+                  sizeof(float) * depth);
     }
-    const Start start = k0 > 0           ? Start::kLoad
-                        : o.beta == 0.0f ? Start::kZero
-                        : o.beta == 1.0f ? Start::kLoad
-                                         : Start::kScale;
-    for (int64_t p = p0; p < p1; ++p) {
-      const int64_t n0 = p * kPanelCols;
-      const __mmask16 mask = Lanes16(o.n - n0);
-      const float* bp = o.panels + (p * padded_k + k0) * kPanelCols;
+  }
+  const Start start = o.beta == 0.0f ? Start::kZero : o.beta == 1.0f ? Start::kLoad : Start::kScale;
+  for (int64_t p = p0; p < p1; ++p) {
+    const int64_t n0 = p * kPanelCols;
+    const __mmask16 mask = Lanes16(o.n - n0);
+    const float* bp = o.panels + p * padded_k * kPanelCols;
+    for (int64_t t = 0, r0 = 0; t < tiles; ++t) {
       // Tiles of as even a size as the rows allow (40 rows: two of 20).
-      for (int64_t t = 0, r0 = 0; t < tiles; ++t) {
-        const int64_t rows = o.m / tiles + (t < o.m % tiles ? 1 : 0);
-        kTiles[rows](ab + r0 * kBlockStride, bp, depth, o.c + r0 * o.ldc + n0, o.ldc, start, o.beta,
-                     mask);
-        r0 += rows;
-      }
+      const int64_t rows = o.m / tiles + (t < o.m % tiles ? 1 : 0);
+      kTiles[rows](ab + r0 * kBlockStride, block_floats, bp, o.k, o.c + r0 * o.ldc + n0, o.ldc,
+                   start, o.beta, mask);
+      r0 += rows;
     }
   }
 }
@@ -129,8 +133,8 @@ float* CallerBlocks(int64_t floats) {
 
 }  // namespace
 
-bool PanelGemm::Runs(int64_t m, bool tb) {
-  return tb && m >= kMinPanelRows && m <= kMaxPanelRows && CpuIsaAllowed(CpuIsa::kAvx512);
+bool PanelGemm::Runs(int64_t m) {
+  return m >= kMinPanelRows && m <= kMaxPanelRows && CpuIsaAllowed(CpuIsa::kAvx512);
 }
 
 PanelGemm::PanelGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, const float* b,
@@ -149,7 +153,8 @@ PanelGemm::PanelGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, cons
 void PanelGemm::Run(const float* a, float* c) const {
   const Product o{m_, n_, k_, lda_, ldc_, beta_, panels_.get(), a, c};
   const int64_t panels = (n_ + kPanelCols - 1) / kPanelCols;
-  const int64_t block = m_ * kBlockStride;  // a multiple of 16 floats: 64-byte aligned
+  // A's copied blocks: a multiple of 16 floats, so every thread's start is 64-byte aligned.
+  const int64_t block = m_ * kBlockStride * ((k_ + kBlockDepth - 1) / kBlockDepth);
   const bool par = panels >= 2 && m_ * n_ * k_ >= (int64_t{1} << 16);
   float* blocks = CallerBlocks((par ? omp_get_max_threads() : 1) * block);
   // On OpenMP's team, as the row passes between the steps (Note [The rows of a step run
