@@ -12,6 +12,7 @@
 
 #include "oar/core/cpu_isa.h"
 #include "oar/core/errors.h"
+#include "oar/kernels/cpu/avx512_lanes.h"
 #include "oar/kernels/cpu/weight_pack.h"
 
 namespace oar::cpu {
@@ -72,11 +73,6 @@ constexpr std::array<TileFn, sizeof...(R)> TileTable(std::index_sequence<R...>) 
 // kTiles[r]: the tile of r rows.
 constexpr auto kTiles = TileTable(std::make_index_sequence<kMaxTileRows + 1>());
 
-inline __mmask16 Lanes16(int64_t count) {
-  return count >= kPanelCols ? static_cast<__mmask16>(0xFFFF)
-                             : static_cast<__mmask16>((1u << count) - 1);
-}
-
 struct Product {
   int64_t m, n, k, lda, ldc;
   float beta;
@@ -102,7 +98,7 @@ OAR_PANEL_ISA void RunPanels(const Product& o, int64_t p0, int64_t p1, float* ab
   const Start start = o.beta == 0.0f ? Start::kZero : o.beta == 1.0f ? Start::kLoad : Start::kScale;
   for (int64_t p = p0; p < p1; ++p) {
     const int64_t n0 = p * kPanelCols;
-    const __mmask16 mask = Lanes16(o.n - n0);
+    const __mmask16 mask = avx512::Lanes16(o.n - n0);
     const float* bp = o.panels + p * padded_k * kPanelCols;
     for (int64_t t = 0, r0 = 0; t < tiles; ++t) {
       // Tiles of as even a size as the rows allow (40 rows: two of 20).
@@ -112,23 +108,6 @@ OAR_PANEL_ISA void RunPanels(const Product& o, int64_t p0, int64_t p1, float* ab
       r0 += rows;
     }
   }
-}
-
-// The calling thread's buffer for the copied blocks of A of every thread of a product,
-// at least `floats` long: made before the parallel region, where nothing may throw.
-float* CallerBlocks(int64_t floats) {
-  struct Buffer {
-    std::unique_ptr<float, void (*)(void*)> data{nullptr, std::free};
-    int64_t size = 0;
-  };
-  thread_local Buffer buf;
-  if (buf.size < floats) {
-    buf.data.reset(static_cast<float*>(std::aligned_alloc(64, sizeof(float) * floats)));
-    buf.size = buf.data != nullptr ? floats : 0;
-    OAR_ENFORCE(buf.data != nullptr,
-                errors::ResourceExhausted("PanelGemm: out of memory for the blocks of A"));
-  }
-  return buf.data.get();
 }
 
 }  // namespace
@@ -144,26 +123,26 @@ PanelGemm::PanelGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, cons
               errors::InvalidArgument("PanelGemm: ", m, " x ", n, " x ", k,
                                       " is not a product the panel kernel runs here"));
   const int64_t padded_k = (k + 15) / 16 * 16, padded_n = (n + 15) / 16 * 16;
-  panels_.reset(static_cast<float*>(std::aligned_alloc(64, sizeof(float) * padded_k * padded_n)));
-  OAR_ENFORCE(panels_ != nullptr,
-              errors::ResourceExhausted("PanelGemm: out of memory for the packed B"));
-  onednn::PackF32(b, k, n, tb ? 1 : ldb, tb ? ldb : 1, panels_.get(), kPanelCols);
+  panels_ = DenseTensor(DType::kFloat32, DDim{padded_k * padded_n});
+  onednn::PackF32(b, k, n, tb ? 1 : ldb, tb ? ldb : 1, panels_.mutable_data<float>(), kPanelCols);
 }
 
 void PanelGemm::Run(const float* a, float* c) const {
-  const Product o{m_, n_, k_, lda_, ldc_, beta_, panels_.get(), a, c};
+  const Product o{m_, n_, k_, lda_, ldc_, beta_, panels_.data<float>(), a, c};
   const int64_t panels = (n_ + kPanelCols - 1) / kPanelCols;
-  // A's copied blocks: a multiple of 16 floats, so every thread's start is 64-byte aligned.
+  // Each thread's copy of A: a multiple of 16 floats, so every copy starts 64-byte aligned
+  // (oar's allocator aligns blocks to 64 bytes).
   const int64_t block = m_ * kBlockStride * ((k_ + kBlockDepth - 1) / kBlockDepth);
   const bool par = panels >= 2 && m_ * n_ * k_ >= (int64_t{1} << 16);
-  float* blocks = CallerBlocks((par ? omp_get_max_threads() : 1) * block);
+  DenseTensor blocks(DType::kFloat32, DDim{(par ? omp_get_max_threads() : 1) * block});
+  float* ab = blocks.mutable_data<float>();
   // On OpenMP's team, as the row passes between the steps (Note [The rows of a step run
   // in parallel] in rnn_kernels.cc).
 #pragma omp parallel if (par)
   {
     const int64_t parts = omp_get_num_threads(), part = omp_get_thread_num();
     const int64_t p0 = panels * part / parts, p1 = panels * (part + 1) / parts;
-    if (p0 < p1) RunPanels(o, p0, p1, blocks + part * block);
+    if (p0 < p1) RunPanels(o, p0, p1, ab + part * block);
   }
 }
 

@@ -4,8 +4,8 @@
 #pragma once
 
 #include <cstdint>
-#include <cstdlib>
-#include <memory>
+
+#include "oar/core/dense_tensor.h"
 
 namespace oar::cpu {
 
@@ -58,12 +58,9 @@ class PanelGemm {
   void Run(const float* a, float* c) const;
 
  private:
-  struct Free {
-    void operator()(float* p) const { std::free(p); }
-  };
   int64_t m_, n_, k_, lda_, ldc_;
   float beta_;
-  std::unique_ptr<float, Free> panels_;  // PackF32's layout, kPanelCols wide
+  DenseTensor panels_;  // PackF32's layout, kPanelCols wide, from oar's allocator
 };
 
 }  // namespace oar::cpu

@@ -9,6 +9,7 @@
 #include <immintrin.h>
 
 #include "oar/core/cpu_isa.h"
+#include "oar/kernels/cpu/avx512_lanes.h"
 #include "oar/kernels/cpu/avx512_transpose.h"
 
 namespace oar::onednn {
@@ -21,19 +22,8 @@ namespace {
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #pragma GCC diagnostic ignored "-Wuninitialized"
 
-// The low `count` of 32 lanes (all for count >= 32, none for count <= 0).
-inline __mmask32 Lanes(int64_t count) {
-  if (count >= 32) return ~__mmask32(0);
-  if (count <= 0) return 0;
-  return (__mmask32(1) << count) - 1;
-}
-
-// The low `count` of 16 lanes (all for count >= 16, none for count <= 0).
-inline __mmask16 Lanes16(int64_t count) {
-  if (count >= 16) return ~__mmask16(0);
-  if (count <= 0) return 0;
-  return static_cast<__mmask16>((1u << count) - 1);
-}
+using avx512::Lanes;
+using avx512::Lanes16;
 
 // Row-major B: the block (kb, nb), pair by pair. For each pair of rows, the
 // 64 columns as two halves of 32; vpermt2w interleaves one half of the two
