@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Builds panel_gemm.cc against a built liboar (the build directory, default build/) and
 # writes its table, with the machine and the command, to
-# benchmarks/results/panel_gemm.md (--out FILE: there instead). Needs AVX-512, the panel
-# kernel's ISA. Run nothing else meanwhile.
+# benchmarks/results/panel_gemm.md (--out FILE: there instead). Needs AVX2 at least: the
+# kernel's AVX-512 tile runs where dispatch allows it, else its AVX2 one (OAR_MAX_CPU_ISA,
+# passed through, caps it). Run nothing else meanwhile.
 #
 # Usage: benchmarks/blas/panel_gemm.sh [--out FILE] [--build DIR] [rounds]   (default 20 rounds)
 set -euo pipefail

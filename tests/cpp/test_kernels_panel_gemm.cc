@@ -2,7 +2,9 @@
 // weight once], kernels/cpu/panel_gemm.h) against a double-precision loop: B as stored
 // and read transposed, tiles of one and two sizes, N off the 16-column panels, K across
 // several copied blocks of A, beta 0 over a C of NaN, 1 and 0.5, padded leading
-// dimensions; and the same bits on one thread as on three.
+// dimensions; and the same bits on one thread as on three. The AVX-512 tile runs where
+// dispatch allows it, else the AVX2 tile and packer (ctest runs the suite under each
+// ISA cap below the CPU's).
 #include <omp.h>
 
 #include <cmath>
@@ -29,25 +31,36 @@ std::vector<float> Floats(int64_t n, uint32_t seed) {
   return {d.begin(), d.end()};
 }
 
-TEST(PanelGemm, RunsWhereDispatchAllowsAvx512) {
-  EXPECT_EQ(PanelGemm::Runs(20), CpuIsaAllowed(CpuIsa::kAvx512));
-  EXPECT_FALSE(PanelGemm::Runs(cpu::kMinPanelRows - 1));
-  EXPECT_FALSE(PanelGemm::Runs(cpu::kMaxPanelRows + 1));
+// Each ISA takes the rows its benchmark set (AVX-512's bounds, else AVX2's).
+TEST(PanelGemm, RunsWhereDispatchAllowsAvx2) {
+  EXPECT_EQ(PanelGemm::Runs(20), CpuIsaAllowed(CpuIsa::kAvx2));
+  const bool avx512 = CpuIsaAllowed(CpuIsa::kAvx512);
+  const int64_t lo = avx512 ? cpu::kMinPanelRows : cpu::kMinPanelRowsAvx2;
+  const int64_t hi = avx512 ? cpu::kMaxPanelRows : cpu::kMaxPanelRowsAvx2;
+  EXPECT_FALSE(PanelGemm::Runs(lo - 1));
+  EXPECT_EQ(PanelGemm::Runs(lo), CpuIsaAllowed(CpuIsa::kAvx2));
+  EXPECT_EQ(PanelGemm::Runs(hi), CpuIsaAllowed(CpuIsa::kAvx2));
+  EXPECT_FALSE(PanelGemm::Runs(hi + 1));
 }
 
-// Below AVX-512 (a CPU without it, or OAR_MAX_CPU_ISA) the kernel refuses to be made,
-// and StepGemm runs the products elsewhere (Matmul.StepGemmWithBPackedOnce).
-bool RefusedWithoutAvx512() {
-  if (CpuIsaAllowed(CpuIsa::kAvx512)) return false;
+// Below AVX2 (OAR_MAX_CPU_ISA=sse2, or a CPU without it) the kernel refuses to be made,
+// and StepGemm runs the products elsewhere (Matmul.StepGemmWithBPackedOnce). Under the
+// cap of AVX2 on an AVX-512 CPU these tests run the AVX2 tile and packer.
+bool RefusedWithoutAvx2() {
+  if (CpuIsaAllowed(CpuIsa::kAvx2)) return false;
   const std::vector<float> b(20 * 16, 1.0f);
   EXPECT_THROW(PanelGemm(true, 20, 16, 20, 20, b.data(), 20, 0.0f, 16), Error);
   return true;
 }
 
 TEST(PanelGemm, MatchesALoopInDouble) {
-  if (RefusedWithoutAvx512()) return;
+  if (RefusedWithoutAvx2()) return;
+  // Tiles of 24 rows at most on AVX-512 and 12 on AVX2, so 13, 25, 40 and 48 rows split
+  // into tiles of two sizes or several of one; 23 columns end inside an 8-column half
+  // of a panel, 24 rows of B inside a packed block of 16.
   const Case cases[] = {{20, 2048, 512}, {20, 512, 2048}, {1, 17, 3},   {8, 100, 513},
-                        {24, 16, 1100},  {25, 33, 64},    {40, 48, 40}, {48, 15, 1}};
+                        {24, 16, 1100},  {25, 33, 64},    {40, 48, 40}, {48, 15, 1},
+                        {12, 23, 24},    {13, 9, 20}};
   for (const Case s : cases) {
     for (const bool tb : {true, false}) {
       for (const float beta : {0.0f, 1.0f, 0.5f}) {
@@ -81,7 +94,7 @@ TEST(PanelGemm, MatchesALoopInDouble) {
 }
 
 TEST(PanelGemm, SameBitsOnAnyThreadCount) {
-  if (RefusedWithoutAvx512()) return;
+  if (RefusedWithoutAvx2()) return;
   const int64_t m = 20, n = 1000, k = 700;
   const auto a = Floats(m * k, 61), b = Floats(n * k, 62);
   const PanelGemm g(true, m, n, k, k, b.data(), k, 0.0f, n);

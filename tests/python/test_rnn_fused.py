@@ -141,9 +141,9 @@ def test_float32_within_float32_rounding():
 def test_float32_at_sizes_of_packed_steps(kind):
     # batch 16 and hidden 256 make every step's product at least 2^20 multiply-adds, so
     # the recurrent weight is packed once: the steps, forward and backward, run on the
-    # panel kernel where AVX-512 dispatch is allowed (Note [A product of few rows streams
-    # its weight once]), else on oneDNN (Note [A recurrent weight is packed once]); the
-    # op-by-op layers' matmuls run on oneDNN.
+    # panel kernel where AVX2 dispatch is allowed, its AVX-512 tile or its AVX2 one (Note
+    # [A product of few rows streams its weight once]), else on oneDNN (Note [A recurrent
+    # weight is packed once]); the op-by-op layers' matmuls run on oneDNN.
     make = {"LSTM": nn.LSTM, "GRU": nn.GRU, "tanh": nn.SimpleRNN}[kind]
     _compare(
         lambda: make(64, 256, direction="bidirect"),

@@ -82,7 +82,7 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const T* a, int64_t
 
 // Gemm(false, tb, m, n, k, a, lda, b, ldb, beta, c, ldc) for `calls` pairs of a
 // and c with one b (the steps of a recurrent layer). With at least three calls b is
-// packed once for float32: for the panel kernel where it runs (few rows, AVX-512; Note
+// packed once for float32: for the panel kernel where it runs (few rows, AVX2 or AVX-512; Note
 // [A product of few rows streams its weight once] in panel_gemm.h), else for oneDNN where
 // the product goes there and packing pays (Note [A recurrent weight is packed once] in
 // matmul_onednn.h).

@@ -165,8 +165,8 @@ void Gemm(bool ta, bool tb, int64_t m, int64_t n, int64_t k, const float* a, int
 // ms as stored, against 0.27-0.40 and 0.17-0.38 ms for oneDNN's reorder
 // (benchmarks/blas/weight_pack.cc, benchmarks/results/weight_pack.md); inside the model the
 // reorder took 0.54-0.74 ms. The shapes, strides and b are fixed at construction; a and c
-// are read and written through the pointers Run is given. A step of 8 to 32 rows runs on
-// the panel kernel instead where that runs (StepGemm in gemm.h, Note [A product of few
+// are read and written through the pointers Run is given. A step of few rows (8 to 32 on
+// AVX-512) runs on the panel kernel instead (StepGemm in gemm.h, Note [A product of few
 // rows streams its weight once] in panel_gemm.h).
 class PackedGemm {
  public:
