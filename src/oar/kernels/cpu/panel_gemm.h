@@ -62,10 +62,11 @@ inline constexpr int64_t kMaxPanelRowsAvx2 = 32;
 // the shapes and strides are fixed then, a and c given to each Run.
 class PanelGemm {
  public:
-  // Whether a product of m rows runs here on this CPU: AVX-512 dispatch allowed (Note [One
-  // cap on the dispatched ISA] in core/cpu_isa.h) and kMinPanelRows <= m <= kMaxPanelRows.
+  // Whether a product of m rows runs here on this CPU: where AVX-512 dispatch is allowed
+  // (Note [One cap on the dispatched ISA] in core/cpu_isa.h), kMinPanelRows <= m <=
+  // kMaxPanelRows; else where AVX2 is, kMinPanelRowsAvx2 <= m <= kMaxPanelRowsAvx2.
   static bool Runs(int64_t m);
-  // Any positive shape where AVX-512 dispatch is allowed (a benchmark runs more rows than
+  // Any positive shape where AVX2 dispatch is allowed (a benchmark runs more rows than
   // Runs takes); else InvalidArgument.
   PanelGemm(bool tb, int64_t m, int64_t n, int64_t k, int64_t lda, const float* b, int64_t ldb,
             float beta, int64_t ldc);
@@ -75,7 +76,7 @@ class PanelGemm {
   int64_t m_, n_, k_, lda_, ldc_;
   float beta_;
   bool avx512_;         // the AVX-512 tile and packer, else the AVX2 ones
-  DenseTensor panels_;  // PackF32's layout, kPanelCols wide, from oar's allocator
+  DenseTensor panels_;  // PackF32's panel layout, kPanelCols wide, from oar's allocator
 };
 
 }  // namespace oar::cpu
